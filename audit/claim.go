@@ -1,0 +1,52 @@
+package audit
+
+import (
+	"context"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// A Claim is what a method certifies, with the arithmetic that produced it, so a report can
+// show every step and a reader can redo it.
+type Claim struct {
+	Method    string  `json:"method"`    // e.g. "Descent-to-Delete, perturbed GD, secret state"
+	Source    string  `json:"source"`    // paper and theorem
+	Guarantee string  `json:"guarantee"` // e.g. "(ε, δ)-unlearning"
+	Epsilon   float64 `json:"epsilon"`
+	Delta     float64 `json:"delta"`
+	// Rho, when positive, is a Rényi curve the derivation also certifies:
+	// D_α(unlearned ‖ retrained) ≤ α·Rho for every α > 1 (zCDP).
+	Rho         float64  `json:"rho,omitempty"`
+	Relation    string   `json:"relation"` // the neighbouring relation the claim is about
+	Assumptions []string `json:"assumptions"`
+	Constants   []Value  `json:"constants"`
+	Derivation  []Step   `json:"derivation"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+// A Value is a named number.
+type Value struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// A Step is one line of a derivation: a quantity, the formula that gives it, its value.
+type Step struct {
+	Quantity string  `json:"quantity"`
+	Formula  string  `json:"formula"`
+	Value    float64 `json:"value"`
+}
+
+// A Subject is an unlearning setup the auditor can sample from. Trial t of a subject is a
+// pure function of the subject's configuration and (seed, t): all its randomness comes from
+// the streams it is given, so trials re-run bit for bit and may run in any order.
+type Subject interface {
+	// Name identifies the subject in reports and checkpoints.
+	Name() string
+	// Claim is what the method certifies.
+	Claim() Claim
+	// Unlearned learns on 𝒟, serves the deletion and addition requests, and publishes.
+	Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error)
+	// Retrained retrains on the final dataset from scratch and publishes.
+	Retrained(ctx context.Context, s reference.Streams) (reference.Release, error)
+}

@@ -1,0 +1,213 @@
+package d2daudit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
+)
+
+// instance is a small problem where one record matters: a mislabelled outlier of norm 1
+// is added, then deleted, so the minimiser moves by far more than the certified radius.
+func instance(t *testing.T, mode d2d.Mode) *d2daudit.Subject {
+	t.Helper()
+	ds, err := reference.SyntheticClassification(200, 5, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := reference.Logistic{Lambda: 0.05}
+	radius := 10.0
+	star, err := retrain.Minimize(loss.Objective(ds), radius, retrain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := append([]float64(nil), star.Theta...)
+	for j := range x {
+		x[j] /= reference.Norm(star.Theta)
+	}
+	outlier := reference.Record{ID: 1000, X: x, Y: -1} // on the model's positive side, labelled −1
+	updates := []reference.Update{reference.DeleteID(0), reference.AddRecord(outlier), reference.DeleteID(7), reference.DeleteID(1000)}
+	universe, _ := ds.With(outlier)
+	p := d2d.Params{Constants: loss.Constants(universe, radius), Radius: radius, Budget: 20, Epsilon: 1, Delta: 1e-6}
+	if mode == d2d.Perfect {
+		p.Dim = ds.Dim()
+		p.Budget = max(p.Budget, p.PerfectMinBudget())
+	}
+	s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Updates: updates, Params: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func audited(t *testing.T, run audit.Subject, s *d2daudit.Subject, trials int) map[string]audit.Finding {
+	t.Helper()
+	res, err := audit.Engine{}.Run(context.Background(), run, 1, trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := d2daudit.Check(context.Background(), s, res, d2daudit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]audit.Finding{}
+	for _, f := range fs {
+		out[f.Check] = f
+	}
+	return out
+}
+
+// Control: the reference implementation passes every check on the instance, in both
+// modes. The statistical release checks have false-FAIL probability ≤ 0.05 each at the
+// default confidence; this seeded run is one fixed draw.
+func TestReferencePassesEveryCheck(t *testing.T) {
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		s := instance(t, mode)
+		for name, f := range audited(t, s, s, 100) {
+			if f.Verdict != audit.Pass {
+				t.Errorf("%s %s: %v (%s)", mode, name, f, f.Detail)
+			}
+		}
+	}
+}
+
+// noNoise publishes the secret model as is: the planted bug "publishing without noise".
+type noNoise struct{ *d2daudit.Subject }
+
+func (b noNoise) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	r, err := b.Subject.Unlearned(ctx, st)
+	r.Published = append([]float64(nil), r.Secret...)
+	return r, err
+}
+
+func TestPlantedBugNoNoiseFailsRelease(t *testing.T) {
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		s := instance(t, mode)
+		fs := audited(t, noNoise{s}, s, 50)
+		if f := fs["d2d/release/renyi"]; f.Verdict != audit.Fail || !strings.Contains(f.Detail, "unlearned side") {
+			t.Errorf("%s: release check %v (%s); want FAIL blaming the unlearned side's noise", mode, f, f.Detail)
+		}
+		if f := fs["d2d/implementation/radius"]; f.Verdict != audit.Pass {
+			t.Errorf("%s: the secret model is right, yet the implementation check says %v", mode, f)
+		}
+	}
+}
+
+// usesDeleted runs D2D but descends, at each update, on the dataset before the update:
+// the planted bug "an unlearning step that still uses the deleted record".
+type usesDeleted struct{ *d2daudit.Subject }
+
+func (b usesDeleted) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	setup, plan := b.Setup(), b.Plan()
+	p := plan.Params
+	theta := make([]float64, setup.Data.Dim())
+	grad := make([]float64, len(theta))
+	data := setup.Data
+	d2d.Descend(setup.Loss.Objective(data), theta, grad, plan.StepSize, p.Radius, plan.LearnIterations(data.Len()))
+	pub := make([]float64, len(theta))
+	for i, u := range setup.Updates {
+		next, err := data.Apply(u)
+		if err != nil {
+			return reference.Release{}, err
+		}
+		if plan.Mode == d2d.Perfect {
+			reference.FillNormal(pub, plan.Sigma, st.Rand(fmt.Sprintf("bug/%d", i)))
+			for j := range theta {
+				theta[j] += pub[j]
+			}
+			reference.ProjectBall(theta, p.Radius)
+		}
+		d2d.Descend(setup.Loss.Objective(data), theta, grad, plan.StepSize, p.Radius, plan.UpdateIterations(i+1)) // bug: data, not next
+		data = next
+	}
+	reference.FillNormal(pub, plan.Sigma, st.Rand("bug/publish"))
+	for j := range pub {
+		pub[j] += theta[j]
+	}
+	return reference.Release{Published: pub, Secret: theta}, nil
+}
+
+func TestPlantedBugDeletedRecordFailsImplementation(t *testing.T) {
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		s := instance(t, mode)
+		fs := audited(t, usesDeleted{s}, s, 20)
+		f := fs["d2d/implementation/radius"]
+		if f.Verdict != audit.Fail {
+			t.Errorf("%s: implementation check %v; want FAIL", mode, f)
+		}
+		// the record matters: the bug moves the model by more than twice the radius
+		if f.Measured < 2*f.Bound {
+			t.Errorf("%s: the outlier moved the model by only %v against a radius %v", mode, f.Measured, f.Bound)
+		}
+	}
+}
+
+func TestUnknownIDIsNamed(t *testing.T) {
+	ds, _ := reference.SyntheticClassification(50, 3, 1)
+	loss := reference.Logistic{Lambda: 0.1}
+	p := d2d.Params{Constants: loss.Constants(ds, 5), Radius: 5, Budget: 5, Epsilon: 1, Delta: 1e-6}
+	_, err := d2daudit.New(d2daudit.Setup{Loss: loss, Data: ds, Updates: []reference.Update{reference.DeleteID(4), reference.DeleteID(777)}, Params: p})
+	if !errors.Is(err, reference.ErrUnknownID) || !strings.Contains(err.Error(), "777") || !strings.Contains(err.Error(), "update 2") {
+		t.Fatalf("got %v; want an unknown-ID error naming 777 and update 2", err)
+	}
+}
+
+// A deployment that declares too little noise, or a Lipschitz constant below the data's,
+// fails the certificate check.
+func TestCertificateCatchesBadDeclarations(t *testing.T) {
+	s := instance(t, d2d.SecretState)
+	setup := s.Setup()
+	setup.Sigma = s.Plan().Sigma / 2
+	weak, err := d2daudit.New(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := audited(t, weak, weak, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Fail {
+		t.Errorf("σ/2: certificate check %v; want FAIL", f)
+	}
+	setup = s.Setup()
+	setup.Params.Lipschitz = 0.5 // the data's supremum is ≈ 1 + λR = 1.5
+	low, err := d2daudit.New(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := audited(t, low, low, 20)["d2d/certificate/lipschitz"]; f.Verdict != audit.Fail {
+		t.Errorf("L = 0.5: certificate check %v; want FAIL", f)
+	}
+}
+
+func ExampleCheck() {
+	ds, _ := reference.SyntheticClassification(300, 5, 1)
+	loss := reference.Logistic{Lambda: 0.05}
+	p := d2d.Params{Constants: loss.Constants(ds, 10), Radius: 10, Budget: 10, Epsilon: 1, Delta: 1e-6}
+	s, err := d2daudit.New(d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: ds,
+		Updates: []reference.Update{reference.DeleteID(3), reference.DeleteID(8)}, Params: p})
+	if err != nil {
+		panic(err)
+	}
+	trials, _ := audit.Engine{}.Run(context.Background(), s, 1, 50)
+	findings, _ := d2daudit.Check(context.Background(), s, trials, d2daudit.Options{})
+	for _, f := range findings {
+		fmt.Println(f.Verdict, f.Check)
+	}
+	// Output:
+	// PASS d2d/certificate/sigma
+	// PASS d2d/certificate/lipschitz
+	// PASS d2d/certificate/smoothness
+	// PASS d2d/certificate/strong-convexity
+	// PASS d2d/implementation/radius
+	// PASS d2d/implementation/retrain-gap
+	// PASS d2d/implementation/learner-radius
+	// PASS d2d/release/renyi
+	// PASS d2d/release/exact-epsilon
+}
+
+// D2D's learner is the recipe a retrain from scratch reruns.
+var _ retrain.Recipe = d2d.Recipe{}

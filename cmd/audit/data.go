@@ -1,0 +1,184 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// dataFlags are the flags that choose a dataset.
+type dataFlags struct {
+	path, format, labels string
+	labelColumn          int
+	classes              string
+}
+
+func (d *dataFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.path, "data", "", "data file (default: built-in synthetic data)")
+	fs.StringVar(&d.format, "format", "", "format of --data: csv, libsvm, idx or sklearn-csv")
+	fs.StringVar(&d.labels, "labels", "", "idx labels file (default: the images file name with images→labels)")
+	fs.IntVar(&d.labelColumn, "label-column", -1, "csv: 0-based label column; negative counts from the end")
+	fs.StringVar(&d.classes, "classes", "", "two labels A,B to keep as +1 and −1 (e.g. 3,8 for MNIST)")
+}
+
+// loaded is a dataset ready for binary logistic regression, with its provenance.
+type loaded struct {
+	ds            *reference.Dataset
+	description   string
+	preprocessing []string
+	inputs        []reports.Input
+}
+
+// load reads, labels and scales the data the flags name, or generates the synthetic set.
+// Every error is a usage error naming the file and line or the flag.
+func (d *dataFlags) load(seed uint64) (*loaded, error) {
+	if d.path == "" {
+		if d.format != "" || d.labels != "" || d.classes != "" {
+			return nil, usagef("--format, --labels and --classes need --data")
+		}
+		ds, err := reference.SyntheticClassification(1000, 20, seed)
+		if err != nil {
+			return nil, err
+		}
+		return &loaded{ds: ds, description: fmt.Sprintf("built-in synthetic binary classification (seed %d)", seed),
+			preprocessing: []string{"features N(0, I₂₀), labels sign(wᵀx + N(0, 0.25)) for a fixed unit w; rows scaled into the unit ball"}}, nil
+	}
+	var (
+		ds     *reference.Dataset
+		err    error
+		prep   []string
+		inputs []string
+	)
+	switch d.format {
+	case "csv":
+		ds, err = reference.LoadCSV(d.path, reference.CSVOptions{Header: false, LabelColumn: d.labelColumn})
+		inputs = []string{"data", d.path}
+	case "sklearn-csv":
+		ds, err = reference.LoadSklearnCSV(d.path)
+		inputs = []string{"data", d.path}
+	case "libsvm":
+		ds, err = reference.LoadLIBSVM(d.path, reference.LIBSVMOptions{})
+		inputs = []string{"data", d.path}
+	case "idx":
+		lp := d.labels
+		if lp == "" {
+			lp = defaultLabels(d.path)
+		}
+		ds, err = reference.LoadIDX(d.path, lp)
+		inputs = []string{"images", d.path, "labels", lp}
+	case "":
+		return nil, usagef("--format is required with --data (csv, libsvm, idx or sklearn-csv)")
+	default:
+		return nil, usagef("--format %q: want csv, libsvm, idx or sklearn-csv", d.format)
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	out := &loaded{description: fmt.Sprintf("%s (%s)", d.path, d.format)}
+	for i := 0; i < len(inputs); i += 2 {
+		in, err := reports.HashFile(inputs[i], inputs[i+1])
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out.inputs = append(out.inputs, in)
+	}
+	// labels → ±1
+	switch {
+	case d.classes != "":
+		a, b, err := parseClasses(d.classes)
+		if err != nil {
+			return nil, err
+		}
+		if ds, err = ds.SelectClasses(a, b); err != nil {
+			return nil, usageError{fmt.Errorf("--classes: %w", err)}
+		}
+		prep = append(prep, fmt.Sprintf("kept classes %g (→ +1) and %g (→ −1)", a, b))
+	default:
+		vals := distinct(ds.Labels())
+		switch {
+		case len(vals) == 2 && vals[0] == -1 && vals[1] == 1:
+		case len(vals) == 2:
+			ds = ds.BinaryLabels(vals[1])
+			prep = append(prep, fmt.Sprintf("labels %g → +1, %g → −1", vals[1], vals[0]))
+		default:
+			return nil, usagef("%s has %d distinct labels; choose two with --classes A,B", d.path, len(vals))
+		}
+	}
+	if ds.Len() < 20 {
+		return nil, usagef("%s: %d usable rows; the demo needs at least 20", d.path, ds.Len())
+	}
+	if d.format == "idx" {
+		ds = ds.Scale(1.0 / 255)
+		prep = append(prep, "pixels scaled to [0, 1]")
+	} else {
+		ds = ds.Standardize()
+		prep = append(prep, "columns standardised to mean 0, variance 1")
+	}
+	ds = ds.NormalizeRows()
+	prep = append(prep, "rows scaled to Euclidean norm 1")
+	if ds.MaxRowNorm() == 0 {
+		return nil, usagef("%s: every row is zero after preprocessing (are all features constant?)", d.path)
+	}
+	out.ds, out.preprocessing = ds, prep
+	return out, nil
+}
+
+// defaultLabels guesses the idx labels file for an images file (images→labels), with or
+// without a .gz suffix, whichever exists.
+func defaultLabels(images string) string {
+	guess := reference.DefaultLabelsPath(images)
+	alt := strings.TrimSuffix(guess, ".gz")
+	if alt == guess {
+		alt = guess + ".gz"
+	}
+	if _, err := os.Stat(guess); err != nil {
+		if _, err := os.Stat(alt); err == nil {
+			return alt
+		}
+	}
+	return guess
+}
+
+func parseClasses(s string) (a, b float64, err error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 {
+		return 0, 0, usagef("--classes %q: want two labels A,B", s)
+	}
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, usagef("--classes %q: labels must be numbers", s)
+	}
+	if a == b {
+		return 0, 0, usagef("--classes %q: the two labels must differ", s)
+	}
+	return a, b, nil
+}
+
+func distinct(v []float64) []float64 {
+	out := slices.Clone(v)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// parseIDs reads a comma-separated list of record IDs.
+func parseIDs(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ids []int64
+	for _, f := range strings.Split(s, ",") {
+		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, usagef("--delete: %q is not a record ID", f)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}

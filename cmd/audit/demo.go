@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
+)
+
+type demoConfig struct {
+	out        string
+	seed       uint64
+	trials     int
+	workers    int
+	confidence float64
+	lambda     float64
+	epsilon    float64
+	delta      float64
+	iterations int
+	deletes    string
+	data       dataFlags
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c demoConfig
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.out, "out", "audit-report", "directory for report.json, report.md and the trial files")
+	fs.Uint64Var(&c.seed, "seed", 1, "root seed: the same inputs and seed give the same report, byte for byte")
+	fs.IntVar(&c.trials, "trials", 200, "trials per audited method")
+	fs.IntVar(&c.workers, "workers", 0, "parallel trials (0: one per core)")
+	fs.Float64Var(&c.confidence, "confidence", 0.95, "confidence level of the statistical checks")
+	fs.Float64Var(&c.lambda, "lambda", 0.05, "L2 weight λ of the logistic loss (its strong convexity)")
+	fs.Float64Var(&c.epsilon, "epsilon", 1, "target ε")
+	fs.Float64Var(&c.delta, "delta", 1e-6, "target δ")
+	fs.IntVar(&c.iterations, "iterations", 10, "iteration budget I per update (perfect mode uses at least I_min)")
+	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
+	c.data.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits Descent-to-Delete in both modes (Neel et al. 2020, Thms 3.1 and 3.2) on L2-logistic\nregression and writes DIR/report.json and DIR/report.md.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case c.trials < 2:
+		return usagef("--trials %d: want at least 2", c.trials)
+	case !(c.confidence > 0 && c.confidence < 1):
+		return usagef("--confidence %v: want a level in (0, 1)", c.confidence)
+	case !(c.lambda > 0):
+		return usagef("--lambda %v: want λ > 0", c.lambda)
+	}
+	deletes, err := parseIDs(c.deletes)
+	if err != nil {
+		return err
+	}
+	data, err := c.data.load(c.seed)
+	if err != nil {
+		return err
+	}
+	subjects, requests, err := demoSubjects(c, data.ds, deletes)
+	if err != nil {
+		return err
+	}
+
+	rep := &reports.Report{
+		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "demo",
+		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: data.inputs,
+		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
+			Preprocessing: data.preprocessing, Requests: requests},
+	}
+	trialDir := filepath.Join(c.out, "trials")
+	if err := os.MkdirAll(trialDir, 0o755); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	for _, s := range subjects {
+		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(trialDir, strings.ReplaceAll(s.Name(), "/", "-")+".jsonl")}
+		results, err := eng.Run(ctx, s, c.seed, c.trials)
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		fsd, err := d2daudit.Check(ctx, s, results, d2daudit.Options{Confidence: c.confidence})
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fsd))
+	}
+	rep.Summarize()
+	if err := writeReport(rep, c.out); err != nil {
+		return err
+	}
+	printSummary(stdout, rep, c.out)
+	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+}
+
+// demoSubjects builds the request sequence and one D2D subject per mode. Two random records
+// are held out to be added later; the deletions are the user's IDs or, by default, the
+// record with the largest gradient at the minimiser (the one whose removal moves the model
+// most) and two random ones. Requests alternate delete, add, delete, add, delete.
+func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]*d2daudit.Subject, []string, error) {
+	r := reference.Stream(c.seed, 0, "demo/requests")
+	loss := reference.Logistic{Lambda: c.lambda}
+	// The unconstrained minimiser of every 𝒟_i has norm ≤ ‖∇f(0)‖/λ ≤ max‖x‖/(2λ), so this
+	// radius keeps θ* interior and the constraint never binds at the optimum.
+	radius := ds.MaxRowNorm() / (2 * c.lambda)
+
+	named := map[int64]bool{}
+	for _, id := range deletes {
+		if !ds.Has(id) {
+			return nil, nil, usagef("--delete: record ID %d is not in the dataset (IDs are 0-based row numbers of the file; rows dropped by --classes are gone)", id)
+		}
+		if named[id] {
+			return nil, nil, usagef("--delete: record ID %d named twice", id)
+		}
+		named[id] = true
+	}
+	var candidates []int64
+	for i := range ds.Len() {
+		if !named[ds.ID(i)] {
+			candidates = append(candidates, ds.ID(i))
+		}
+	}
+	r.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
+	holdout := candidates[:2]
+	d0, err := ds.Without(holdout...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(deletes) == 0 {
+		opt, err := retrain.Minimize(loss.Objective(d0), radius, retrain.Options{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("demo: %w", err)
+		}
+		obj := loss.Objective(d0)
+		g := make([]float64, d0.Dim())
+		best, bestNorm := int64(0), -1.0
+		for i := range d0.Len() {
+			obj.ExampleGradient(g, opt.Theta, i)
+			if nrm := reference.Norm(g); nrm > bestNorm {
+				best, bestNorm = d0.ID(i), nrm
+			}
+		}
+		deletes = []int64{best}
+		for _, id := range candidates[2:] {
+			if len(deletes) == 3 {
+				break
+			}
+			if id != best {
+				deletes = append(deletes, id)
+			}
+		}
+	}
+	var updates []reference.Update
+	for k, id := range deletes {
+		updates = append(updates, reference.DeleteID(id))
+		if k < len(holdout) {
+			row, _ := ds.Lookup(holdout[k])
+			updates = append(updates, reference.AddRecord(ds.Record(row)))
+		}
+	}
+	requests := make([]string, len(updates))
+	for i, u := range updates {
+		requests[i] = u.String()
+	}
+
+	constants := loss.Constants(ds, radius)
+	var subjects []*d2daudit.Subject
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		p := d2d.Params{Constants: constants, Radius: radius, Budget: c.iterations, Epsilon: c.epsilon, Delta: c.delta,
+			N: d0.Len(), Dim: d0.Dim()}
+		if mode == d2d.Perfect {
+			p.Budget = max(p.Budget, p.PerfectMinBudget())
+		}
+		s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: d0, Updates: updates, Params: p})
+		if err != nil {
+			if errors.Is(err, reference.ErrUnknownID) {
+				return nil, nil, usageError{fmt.Errorf("--delete: %w", err)}
+			}
+			return nil, nil, usageError{err}
+		}
+		subjects = append(subjects, s)
+	}
+	return subjects, requests, nil
+}
+
+// writeReport writes report.json and report.md atomically: each goes to a temporary file
+// first and is renamed into place only when complete.
+func writeReport(rep *reports.Report, dir string) error {
+	js, err := rep.JSON()
+	if err != nil {
+		return err
+	}
+	var md strings.Builder
+	if err := rep.Markdown(&md); err != nil {
+		return err
+	}
+	for name, body := range map[string][]byte{"report.json": js, "report.md": []byte(md.String())} {
+		if err := writeAtomic(filepath.Join(dir, name), body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeAtomic(path string, body []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(body)
+	merr := tmp.Chmod(0o644)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, merr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func printSummary(w io.Writer, rep *reports.Report, dir string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim")
+	for _, s := range rep.Subjects {
+		var p, f, i int
+		for _, x := range s.Findings {
+			switch x.Verdict {
+			case "PASS":
+				p++
+			case "FAIL":
+				f++
+			default:
+				i++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta)
+	}
+	tw.Flush()
+	for _, s := range rep.Subjects {
+		for _, f := range s.Findings {
+			if f.Verdict != "PASS" {
+				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, s.Name, f.Title, fmtG(float64(f.Measured)), fmtG(float64(f.Bound)))
+			}
+		}
+	}
+	fmt.Fprintf(w, "overall: %s; report: %s, %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"), filepath.Join(dir, "report.md"))
+}

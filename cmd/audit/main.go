@@ -1,0 +1,127 @@
+// Command audit verifies machine unlearning: it recomputes certificates, runs unlearning
+// methods against retraining from scratch, measures what the published models leak, and
+// writes compliance reports. Run "audit help" for the subcommands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// version is the tool version written into every report.
+const version = "0.1.0"
+
+// Exit codes.
+const (
+	exitPass         = 0
+	exitFail         = 1
+	exitUsage        = 2
+	exitInconclusive = 3
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	code := exitCode(err)
+	if err != nil && code == exitUsage {
+		fmt.Fprintln(os.Stderr, "audit:", err)
+	}
+	os.Exit(code)
+}
+
+// usageError is bad usage or bad input: exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// verdictError carries a non-passing overall verdict: exit 1 or 3.
+type verdictError struct{ verdict audit.Verdict }
+
+func (e verdictError) Error() string { return "overall verdict " + string(e.verdict) }
+
+func exitCode(err error) int {
+	var ve verdictError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitPass
+	case errors.As(err, &ve) && ve.verdict == audit.Fail:
+		return exitFail
+	case errors.As(err, &ve):
+		return exitInconclusive
+	}
+	return exitUsage
+}
+
+// verdictErr turns an overall verdict into run's result.
+func verdictErr(v audit.Verdict) error {
+	if v == audit.Pass {
+		return nil
+	}
+	return verdictError{v}
+}
+
+const usageText = `usage: audit <command> [flags]
+
+Commands:
+  demo      audit Descent-to-Delete (both modes) on built-in or given data, write a report
+  bounds    compute a method's certificate from declared constants (bounds d2d ...)
+  version   print the version
+
+Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
+3 inconclusive. Run "audit <command> -h" for a command's flags.
+`
+
+// run is the whole program, testable without a process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usageText)
+		return usagef("no command given")
+	}
+	switch args[0] {
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "bounds":
+		return runBounds(args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "audit", version)
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usageText)
+		return nil
+	}
+	fmt.Fprint(stderr, usageText)
+	return usagef("unknown command %q", args[0])
+}
+
+// parseFlags parses a subcommand's flags, turning parse errors into usage errors (the
+// FlagSet has already printed the message and the usage).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// setFlags reports which flags were given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}

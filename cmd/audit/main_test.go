@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &o, &e)
+	code = exitCode(err)
+	if err != nil && code == exitUsage {
+		e.WriteString(err.Error())
+	}
+	return o.String(), e.String(), code
+}
+
+func shared(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "datasets")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("shared datasets missing at %s: %v", dir, err)
+		}
+		t.Skipf("shared datasets not found at %s", dir)
+	}
+	return dir
+}
+
+func readReport(t *testing.T, dir string) (*reports.Report, []byte) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := reports.ReadJSON(bytes.NewReader(b), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, b
+}
+
+// The README's main command, with its defaults: every check passes, the report is written,
+// and the same seed gives byte-identical JSON.
+func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	out, errOut, code := runCLI(t, "demo", "--out", a)
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "overall: PASS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	rep, first := readReport(t, a)
+	if len(rep.Subjects) != 2 || rep.Summary.Verdict != "PASS" || rep.Summary.Fail != 0 || rep.Summary.Pass != 18 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	if _, err := os.Stat(filepath.Join(a, "report.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := runCLI(t, "demo", "--out", b); code != exitPass {
+		t.Fatal("second run failed")
+	}
+	if _, second := readReport(t, b); !bytes.Equal(first, second) {
+		t.Fatal("same inputs and seed gave different report.json bytes")
+	}
+	c := filepath.Join(t.TempDir(), "c")
+	runCLI(t, "demo", "--out", c, "--seed", "2", "--trials", "20")
+	if _, third := readReport(t, c); bytes.Equal(first, third) {
+		t.Fatal("a different seed gave the same report")
+	}
+}
+
+func TestDemoOnRealData(t *testing.T) {
+	dir := shared(t)
+	cases := [][]string{{"--data", filepath.Join(dir, "sklearn", "breast_cancer.csv"), "--format", "sklearn-csv"},
+		{"--data", filepath.Join(dir, "liblinear", "heart_scale"), "--format", "libsvm"}}
+	if !testing.Short() {
+		cases = append(cases, []string{"--data", filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), "--format", "idx", "--classes", "3,8", "--trials", "30"})
+	}
+	for _, args := range cases {
+		out := filepath.Join(t.TempDir(), "r")
+		stdout, stderr, code := runCLI(t, append([]string{"demo", "--out", out}, args...)...)
+		if code != exitPass {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		rep, _ := readReport(t, out)
+		if len(rep.Inputs) == 0 || len(rep.Inputs[0].SHA256) != 64 {
+			t.Errorf("%v: inputs %+v; want each file with its SHA-256", args, rep.Inputs)
+		}
+	}
+}
+
+// Malformed inputs exit 2 with a message naming the file and line (or record, or ID),
+// and write no report.
+func TestDemoBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var rows strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&rows, "%d,%d,%d,%d\n", i%7, i%5, i%3, []int{1, -1}[i%2])
+	}
+	good := rows.String()
+	missing := write("missing.csv", good+"0.1,0.2,1\n")
+	nan := write("nan.csv", good+"0.1,NaN,0.3,1\n")
+	okCSV := write("ok.csv", good)
+
+	images, labels := idxPair(40)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(images)
+	zw.Close()
+	truncImages := write("t-images-idx3-ubyte.gz", string(gz.Bytes()[:gz.Len()/2]))
+	write("t-labels-idx1-ubyte", string(labels))
+	rawTrunc := write("r-images-idx3-ubyte", string(images[:len(images)-5]))
+	write("r-labels-idx1-ubyte", string(labels))
+
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"csv row missing a field", []string{"--data", missing, "--format", "csv"}, []string{missing + ":31", "3 fields, want 4"}},
+		{"NaN feature", []string{"--data", nan, "--format", "csv"}, []string{nan + ":31", "not finite"}},
+		{"truncated gzip idx", []string{"--data", truncImages, "--format", "idx"}, []string{truncImages, "truncated"}},
+		{"truncated raw idx", []string{"--data", rawTrunc, "--format", "idx"}, []string{rawTrunc, "record 39", "3 of 4 bytes"}},
+		{"unknown record ID", []string{"--data", okCSV, "--format", "csv", "--delete", "3,999"}, []string{"999", "not in the dataset"}},
+		{"missing format", []string{"--data", okCSV}, []string{"--format is required"}},
+		{"bad flag", []string{"--trials", "x"}, []string{"invalid value"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))
+			_, stderr, code := runCLI(t, append([]string{"demo", "--out", out}, c.args...)...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want 2; stderr: %s", code, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("message %q lacks %q", stderr, w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.json")); !os.IsNotExist(err) {
+				t.Errorf("a report was written despite bad input (%v)", err)
+			}
+		})
+	}
+}
+
+// idxPair is an idx image file of n 2×2 images and its labels, alternating 3 and 8.
+func idxPair(n int) (images, labels []byte) {
+	be := func(v uint32) []byte { return []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)} }
+	images = append(append(append(be(0x803), be(uint32(n))...), be(2)...), be(2)...)
+	labels = append(be(0x801), be(uint32(n))...)
+	for i := range n {
+		images = append(images, byte(i), byte(3*i), byte(7*i), byte(11*i))
+		labels = append(labels, []byte{3, 8}[i%2])
+	}
+	return images, labels
+}
+
+// audit bounds d2d reproduces the spec's golden values (spec d2d §4.10).
+func TestBoundsD2DGolden(t *testing.T) {
+	out, errOut, code := runCLI(t, "bounds", "d2d", "--variant", "strongly-convex", "--lipschitz", "1", "--smoothness", "4",
+		"--strong-convexity", "0.05", "--n", "1000", "--iterations", "5", "--epsilon", "1", "--delta", "1e-6", "--radius", "1", "--json")
+	if code != exitPass {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, k := range []string{"sigma", "gamma", "step_size", "iterations"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, out)
+		}
+	}
+	near := func(k string, want, sig float64) {
+		if v := got[k].(float64); math.Abs(v-want) > 0.5*math.Pow(10, 1-sig)*want {
+			t.Errorf("%s = %.12g, spec §4.10 gives %.12g", k, v, want)
+		}
+	}
+	near("sigma", 6.428534171, 10)
+	near("gamma", 0.975308641975, 12)
+	near("step_size", 0.493827160494, 12)
+	if got["iterations"].(float64) != 5 || got["learner_iterations"].(float64) != 162 {
+		t.Errorf("iterations %v, learner %v; want 5 and 162", got["iterations"], got["learner_iterations"])
+	}
+	out, _, code = runCLI(t, "bounds", "d2d", "--variant", "perfect", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
+		"--n", "1000", "--iterations", "304", "--epsilon", "1", "--delta", "1e-6", "--dimension", "10", "--json")
+	if code != exitPass {
+		t.Fatalf("perfect: exit %d", code)
+	}
+	json.Unmarshal([]byte(out), &got)
+	near("sigma", 8.991212223e-4, 10)
+	if got["min_iterations"].(float64) != 304 || got["iterations"].(float64) != 419 {
+		t.Errorf("perfect: I_min %v, T_1 %v; want 304 and ⌈418.49⌉ = 419", got["min_iterations"], got["iterations"])
+	}
+	if !(got["epsilon_as_printed"].(float64) > 0) {
+		t.Error("perfect: the proof's printed reading is missing")
+	}
+	// the human form prints the same σ
+	text, _, _ := runCLI(t, "bounds", "d2d", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05", "--n", "1000", "--iterations", "5", "--epsilon", "1", "--delta", "1e-6")
+	if !strings.Contains(text, "6.428534171") {
+		t.Errorf("text output lacks σ:\n%s", text)
+	}
+}
+
+func TestBoundsUsageErrors(t *testing.T) {
+	_, stderr, code := runCLI(t, "bounds", "d2d", "--lipschitz", "1")
+	if code != exitUsage || !strings.Contains(stderr, "--smoothness is required") || !strings.Contains(stderr, "--delta is required") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "bounds", "d2d", "--variant", "perfect", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
+		"--n", "1000", "--iterations", "3", "--epsilon", "1", "--delta", "1e-6", "--dimension", "10")
+	if code != exitUsage || !strings.Contains(stderr, "I_min") {
+		t.Fatalf("budget below I_min: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "bounds", "d2d", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "5",
+		"--n", "1000", "--iterations", "3", "--epsilon", "1", "--delta", "2")
+	if code != exitUsage || !strings.Contains(stderr, "smoothness") || !strings.Contains(stderr, "delta") {
+		t.Fatalf("invalid constants: exit %d: %s", code, stderr)
+	}
+	if _, _, code := runCLI(t, "nonsense"); code != exitUsage {
+		t.Fatalf("unknown command: exit %d", code)
+	}
+	if _, _, code := runCLI(t); code != exitUsage {
+		t.Fatalf("no command: exit %d", code)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for v, want := range map[audit.Verdict]int{audit.Pass: 0, audit.Fail: 1, audit.Inconclusive: 3} {
+		if got := exitCode(verdictErr(v)); got != want {
+			t.Errorf("%s: exit %d, want %d", v, got, want)
+		}
+	}
+	if got := exitCode(usagef("x")); got != exitUsage {
+		t.Errorf("usage error: exit %d", got)
+	}
+	var b bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, nil, &b, io.Discard); err != nil || !strings.Contains(b.String(), version) {
+		t.Errorf("version: %v %q", err, b.String())
+	}
+}

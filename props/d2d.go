@@ -1,0 +1,213 @@
+package props
+
+import (
+	"context"
+	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
+	"pgregory.net/rapid"
+)
+
+// within is the rounding slack for deterministic inequalities (spec d2d §4.1):
+// lhs ≤ rhs·(1 + 1e-9) + 1e-12. The exact minimisers are accurate to a stationarity
+// residual of 1e-10, i.e. within 1e-10/m ≤ 5e-9 of θ* for m ≥ 0.02; that error enters
+// distances to θ*, so those comparisons add it.
+func within(lhs, rhs, extra float64) bool { return lhs <= rhs*(1+1e-9)+1e-12+extra }
+
+// oracleSlack is the distance error of retrain.Minimize's θ* at strong convexity m.
+func oracleSlack(m float64) float64 { return 1e-10 / m }
+
+// interiorRadius is a ball radius that contains the unconstrained minimiser of any
+// dataset drawn by Dataset with loss l: ‖θ*‖ ≤ ‖∇f(0)‖/λ, and ‖∇f(0)‖ ≤ ‖x‖max·(|y|max + 1).
+func interiorRadius(ds *reference.Dataset, l reference.Loss) float64 {
+	return 1.1 * ds.MaxRowNorm() * (ds.MaxAbsLabel() + 1) / l.Regularization()
+}
+
+// Sensitivity is Lemma 2.12 against exact ERM: for a random dataset 𝒟 of size n, an L2
+// loss with constants (L, m) on a ball containing every minimiser, and a random update u,
+// ‖θ*_𝒟 − θ*_{𝒟∘u}‖ ≤ 2L/(m n) — and the tight form [spec EXT] L/(m·max(n, n')).
+func Sensitivity(t *rapid.T) {
+	regression := rapid.Bool().Draw(t, "regression")
+	ds := Dataset(DataConfig{Regression: regression}).Draw(t, "data")
+	loss := Loss(regression).Draw(t, "loss")
+	us := Updates(t, ds, SequenceConfig{MaxLen: 1, Regression: regression})
+	next, err := ds.Apply(us[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	radius := math.Max(interiorRadius(ds, loss), interiorRadius(next, loss))
+	all := ds
+	if us[0].Kind == reference.Add {
+		all, _ = ds.With(us[0].Record)
+	}
+	c := loss.TightConstants(all, radius)
+	a := mustMinimize(t, loss, ds, radius)
+	b := mustMinimize(t, loss, next, radius)
+	dist := reference.Distance(a, b)
+	slack := 2 * oracleSlack(c.StrongConvexity)
+	if bound := 2 * c.Lipschitz / (c.StrongConvexity * float64(ds.Len())); !within(dist, bound, slack) {
+		t.Fatalf("%s: ‖θ*_D − θ*_D∘u‖ = %.6g > 2L/(mn) = %.6g", us[0], dist, bound)
+	}
+	if bound := c.Lipschitz / (c.StrongConvexity * float64(max(ds.Len(), next.Len()))); !within(dist, bound, slack) {
+		t.Fatalf("%s: ‖θ*_D − θ*_D∘u‖ = %.6g > L/(m·max(n,n')) = %.6g", us[0], dist, bound)
+	}
+}
+
+func mustMinimize(t *rapid.T, l reference.Loss, ds *reference.Dataset, radius float64) []float64 {
+	res, err := retrain.Minimize(l.Objective(ds), radius, retrain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Theta
+}
+
+// D2DConfig draws a D2D configuration for a dataset (spec d2d §4.2): I ∈ [1, 25],
+// ε log-uniform in [0.05, 10], δ log-uniform in [1e−10, 1e−2], the loss's own constants on
+// a ball containing every minimiser.
+func D2DConfig(t *rapid.T, mode d2d.Mode, loss reference.Loss, universe *reference.Dataset, n int) d2d.Plan {
+	radius := interiorRadius(universe, loss)
+	p := d2d.Params{
+		Constants: loss.Constants(universe, radius), Radius: radius, N: n, Dim: universe.Dim(),
+		Budget:  rapid.IntRange(1, 25).Draw(t, "I"),
+		Epsilon: logScaled(t, 0.05, 10, "epsilon"),
+		Delta:   logScaled(t, 1e-10, 1e-2, "delta"),
+	}
+	if mode == d2d.Perfect {
+		p.Budget = max(p.Budget, p.PerfectMinBudget())
+	}
+	plan, err := d2d.NewPlan(mode, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+// D2DTrajectory runs D2D along a random update sequence and checks, at every round, the
+// deterministic inequalities of the proofs against exact retraining (spec d2d §4.4):
+//
+//   - the retrain A(𝒟_i) is within (2L/(m n_i))γ^I of θ*_i (Eq. 2);
+//   - the unlearned secret model is within the certified radius of θ*_i (Eq. 3, or Eq. 13
+//     in perfect mode, which fails with probability ≤ δ/2 per round);
+//   - the unlearned secret model is within Δ of the retrain;
+//   - each update costs exactly n_i·T_i gradient evaluations, and T_i does not grow with i
+//     (secret state) or grows by at most ⌈ln(ln(4di/δ)/ln(4d/δ))/ln(1/γ)⌉ + 1 (perfect).
+func D2DTrajectory(mode d2d.Mode) func(*rapid.T) {
+	return func(t *rapid.T) {
+		regression := rapid.Bool().Draw(t, "regression")
+		ds := Dataset(DataConfig{Regression: regression}).Draw(t, "data")
+		loss := Loss(regression).Draw(t, "loss")
+		us := Updates(t, ds, SequenceConfig{Regression: regression})
+		universe := ds
+		for _, u := range us {
+			if u.Kind == reference.Add && !universe.Has(u.ID) {
+				universe, _ = universe.With(u.Record)
+			}
+		}
+		plan := D2DConfig(t, mode, loss, universe, ds.Len())
+		p := plan.Params
+		ctx := context.Background()
+		noise := reference.Stream(1, 0, "props/d2d")
+		m, err := d2d.Learn(ctx, plan, loss, ds, noise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slack := oracleSlack(p.StrongConvexity)
+		prevEvals := m.GradientEvaluations()
+		for i, u := range us {
+			if err := m.Update(ctx, u, noise); err != nil {
+				t.Fatal(err)
+			}
+			round := i + 1
+			cur := m.Data()
+			star := mustMinimize(t, loss, cur, p.Radius)
+			re, err := d2d.Learn(ctx, plan, loss, cur, noise)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, b := reference.Distance(re.Secret(), star), p.LearnRadius(cur.Len()); !within(d, b, slack) {
+				t.Fatalf("round %d: ‖A(𝒟_i) − θ*‖ = %.6g > (2L/(m n_i))γ^I = %.6g", round, d, b)
+			}
+			if d, b := reference.Distance(m.Secret(), star), plan.Radius(); !within(d, b, slack) {
+				t.Fatalf("round %d (%s): ‖θ̂_i − θ*‖ = %.6g > certified radius %.6g", round, u, d, b)
+			}
+			if d, b := reference.Distance(m.Secret(), re.Secret()), plan.Sensitivity(); !within(d, b, 0) {
+				t.Fatalf("round %d: ‖θ̂_i − A(𝒟_i)‖ = %.6g > Δ = %.6g", round, d, b)
+			}
+			Ti := plan.UpdateIterations(round)
+			if got := m.GradientEvaluations() - prevEvals; got != int64(Ti*cur.Len()) {
+				t.Fatalf("round %d: %d gradient evaluations, want n_i·T_i = %d·%d", round, got, cur.Len(), Ti)
+			}
+			prevEvals = m.GradientEvaluations()
+			switch mode {
+			case d2d.SecretState:
+				if Ti != p.Budget {
+					t.Fatalf("round %d: T_i = %d, want I = %d", round, Ti, p.Budget)
+				}
+			case d2d.Perfect:
+				grow := int(math.Ceil(math.Log(math.Log(4*float64(p.Dim)*float64(round)/p.Delta)/math.Log(4*float64(p.Dim)/p.Delta))/math.Log(1/plan.Gamma))) + 1
+				if Ti-plan.UpdateIterations(1) > grow || Ti < plan.UpdateIterations(max(1, round-1)) {
+					t.Fatalf("round %d: T_i = %d, T_1 = %d (allowed growth %d, non-decreasing)", round, Ti, plan.UpdateIterations(1), grow)
+				}
+			}
+		}
+	}
+}
+
+// SigmaMonotone checks that the calibrated σ moves as the formulas say (spec d2d §4.3):
+// decreasing in ε and in n, increasing as δ decreases, for both modes; and the secret-state
+// σ recovers ε exactly through Lemma A.3.
+func SigmaMonotone(t *rapid.T) {
+	p := d2d.Params{
+		Constants: reference.Constants{
+			Lipschitz:       scaled(t, 0.1, 10, "L"),
+			StrongConvexity: scaled(t, 0.02, 1, "m"),
+		},
+		Radius: scaled(t, 1, 20, "R"), N: rapid.IntRange(4, 100000).Draw(t, "n"), Dim: rapid.IntRange(1, 100).Draw(t, "d"),
+		Budget: rapid.IntRange(1, 50).Draw(t, "I"), Epsilon: logScaled(t, 0.05, 10, "eps"), Delta: logScaled(t, 1e-10, 1e-2, "delta"),
+	}
+	p.Smoothness = p.StrongConvexity * scaled(t, 1.01, 50, "condition")
+	changes := []struct {
+		name   string
+		change func(d2d.Params) d2d.Params
+		less   bool
+	}{
+		{"ε up", func(q d2d.Params) d2d.Params { q.Epsilon *= 1.5; return q }, true},
+		{"n up", func(q d2d.Params) d2d.Params { q.N *= 2; return q }, true},
+		{"δ down", func(q d2d.Params) d2d.Params { q.Delta /= 10; return q }, false},
+	}
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		q := p
+		if mode == d2d.Perfect {
+			// the formulas are monotone at fixed I; take an I every variant allows
+			q.Budget = max(q.Budget, q.PerfectMinBudget())
+			for _, c := range changes {
+				q.Budget = max(q.Budget, c.change(q).PerfectMinBudget())
+			}
+		}
+		sigma := func(q d2d.Params) float64 {
+			pl, err := d2d.NewPlan(mode, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pl.Sigma
+		}
+		base := sigma(q)
+		for _, c := range changes {
+			got := sigma(c.change(q))
+			if c.less && !(got < base) || !c.less && !(got > base) {
+				t.Fatalf("%s, %s: σ went from %v to %v", mode, c.name, base, got)
+			}
+		}
+	}
+	pl, _ := d2d.NewPlan(d2d.SecretState, p)
+	if eps := epsOf(pl); math.Abs(eps-p.Epsilon) > 1e-9*p.Epsilon {
+		t.Fatalf("GaussianEpsilon(Δ, σ, δ) = %v, want ε = %v", eps, p.Epsilon)
+	}
+}
+
+func epsOf(pl d2d.Plan) float64 {
+	rho := pl.Rho()
+	return rho + 2*math.Sqrt(rho*math.Log(1/pl.Params.Delta))
+}

@@ -1,0 +1,14 @@
+package props_test
+
+import (
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/props"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"pgregory.net/rapid"
+)
+
+func TestSensitivityLemma212(t *testing.T)      { rapid.Check(t, props.Sensitivity) }
+func TestD2DTrajectorySecretState(t *testing.T) { rapid.Check(t, props.D2DTrajectory(d2d.SecretState)) }
+func TestD2DTrajectoryPerfect(t *testing.T)     { rapid.Check(t, props.D2DTrajectory(d2d.Perfect)) }
+func TestSigmaMonotone(t *testing.T)            { rapid.Check(t, props.SigmaMonotone) }

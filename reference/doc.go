@@ -1,0 +1,37 @@
+// Package reference holds the model layer every unlearning method in the toolkit is built
+// on: datasets with stable record IDs, loaders for the common file formats, preprocessing,
+// deterministic synthetic data, L2-regularised losses with certified constants, projection
+// onto a ball, and seeded random streams. The algorithms themselves live in subpackages,
+// one per paper (d2d, …), and the privacy arithmetic they share in dp.
+//
+// # Data
+//
+// A Dataset is an immutable n×d feature matrix with labels and one int64 ID per row.
+// Requests name IDs, never row numbers, and deleting an ID that is not present is an
+// error that says whether it was deleted earlier or never existed:
+//
+//	ds, err := reference.LoadSklearnCSV("breast_cancer.csv")   // IDs are file row numbers
+//	ds = ds.BinaryLabels(1).Standardize().NormalizeRows()      // ±1 labels, ‖x‖ = 1
+//	next, err := ds.Apply(reference.DeleteID(17))              // a new dataset; ds is unchanged
+//
+// Loaders (CSV, LIBSVM, MNIST idx, scikit-learn's CSV with a count header; gzip is
+// detected) report bad input as an *InputError naming the file, the line or record, and
+// the field.
+//
+// # Losses
+//
+// Logistic and Ridge are f_z(θ) = φ(xᵀθ; y) + (λ/2)‖θ‖². Constants gives the per-example
+// Lipschitz constant, smoothness and strong convexity on the ball of radius R in the
+// papers' closed forms; TightConstants gives exact suprema for checking declared constants
+// against the data. Objective binds a loss to a dataset and evaluates the mean loss, its
+// gradient (full or mini-batch), Hessian–vector products and the Hessian with BLAS, without
+// allocating per call. Optional per-example gradient clipping turns φ into its Huberised
+// version, which keeps the loss convex and smooth.
+//
+// # Randomness
+//
+// There is no global random generator. Every random step takes a *rand.Rand from
+// Streams{Seed, Trial}.Rand(purpose): the same (seed, trial, purpose) always gives the same
+// numbers, distinct purposes give independent streams. Two runs that must share randomness
+// ask for the same purpose.
+package reference

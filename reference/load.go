@@ -1,0 +1,440 @@
+package reference
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// InputError describes bad input: the file, the line (or, for binary formats, the record),
+// the field, and what was expected. Line and Field are zero when they do not apply.
+type InputError struct {
+	File   string
+	Line   int    // 1-based line number; 0 when not line-based
+	Record int    // 1-based record number for binary formats; 0 otherwise
+	Field  string // field name or column, if known
+	Msg    string
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Record > 0 {
+		fmt.Fprintf(&b, ": record %d", e.Record)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": %s", e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// open opens a data file, transparently decompressing gzip (detected by magic bytes).
+func open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	br := bufio.NewReader(f)
+	magic, _ := br.Peek(2)
+	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, &InputError{File: path, Msg: fmt.Sprintf("bad gzip header: %v", err)}
+		}
+		return readCloser{zr, f}, nil
+	}
+	return readCloser{br, f}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
+
+// gzipError turns a decompression failure into an InputError naming the file.
+func gzipError(name string, err error) error {
+	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &InputError{File: name, Msg: fmt.Sprintf("file is truncated or corrupt: %v", err)}
+	}
+	return err
+}
+
+func parseFloat(name string, line int, field, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%q is not a number", s)}
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("value %q is not finite; features and labels must be finite", s)}
+	}
+	return v, nil
+}
+
+// CSVOptions says how to read a delimited text file.
+type CSVOptions struct {
+	Header      bool // the first line names the columns and is skipped
+	LabelColumn int  // 0-based column holding the label; negative counts from the end (-1 = last)
+	Comma       rune // field separator; 0 means ','
+}
+
+// LoadCSV reads a delimited text file (plain or gzip) with one row per record and one
+// label column. Record IDs are the 0-based row numbers, header excluded.
+func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
+	rc, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return ParseCSV(rc, path, opt)
+}
+
+// ParseCSV reads CSV from r; name is used in error messages.
+func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	if opt.Comma != 0 {
+		cr.Comma = opt.Comma
+	}
+	var (
+		xs    []float64
+		ys    []float64
+		width = -1
+		label int
+		first = true
+	)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				return nil, &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+			}
+			return nil, gzipError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if first && opt.Header {
+			first = false
+			continue
+		}
+		first = false
+		if width < 0 {
+			width = len(rec)
+			if width < 2 {
+				return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("%d column; want features plus a label column", width)}
+			}
+			label = opt.LabelColumn
+			if label < 0 {
+				label += width
+			}
+			if label < 0 || label >= width {
+				return nil, &InputError{File: name, Line: line, Field: "label column",
+					Msg: fmt.Sprintf("column %d does not exist; rows have %d columns", opt.LabelColumn, width)}
+			}
+		}
+		if len(rec) != width {
+			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", len(rec), width)}
+		}
+		for j, s := range rec {
+			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
+			if err != nil {
+				return nil, err
+			}
+			if j == label {
+				ys = append(ys, v)
+			} else {
+				xs = append(xs, v)
+			}
+		}
+	}
+	if len(ys) == 0 {
+		return nil, &InputError{File: name, Msg: "no data rows"}
+	}
+	return denseDataset(xs, ys, width-1)
+}
+
+func denseDataset(xs, ys []float64, d int) (*Dataset, error) {
+	n := len(ys)
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(i)
+	}
+	ds, err := NewDataset(ids, mat.NewDense(n, d, xs), ys)
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// LoadSklearnCSV reads the CSV layout of scikit-learn's bundled datasets
+// (breast_cancer.csv, iris.csv, wine_data.csv): a first line "n,d,class names…", then n
+// rows of d features followed by the integer label. The counts in the header are checked.
+func LoadSklearnCSV(path string) (*Dataset, error) {
+	rc, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return ParseSklearnCSV(rc, path)
+}
+
+// ParseSklearnCSV reads the scikit-learn bundled CSV layout from r; name is used in errors.
+func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, gzipError(name, err)
+		}
+		return nil, &InputError{File: name, Line: 1, Msg: "empty file; want a header \"n,d,class names…\""}
+	}
+	head := strings.Split(sc.Text(), ",")
+	if len(head) < 2 {
+		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: "want \"n,d,class names…\""}
+	}
+	n, err1 := strconv.Atoi(strings.TrimSpace(head[0]))
+	d, err2 := strconv.Atoi(strings.TrimSpace(head[1]))
+	if err1 != nil || err2 != nil || n < 1 || d < 1 {
+		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("counts %q,%q are not positive integers", head[0], head[1])}
+	}
+	if n > 1<<24 || d > 1<<20 || n*d > 1<<28 {
+		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("%d×%d is too large", n, d)}
+	}
+	xs := make([]float64, 0, n*d)
+	ys := make([]float64, 0, n)
+	line := 1
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		if len(ys) == n {
+			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("more than the %d rows the header announces", n)}
+		}
+		fields := strings.Split(text, ",")
+		if len(fields) != d+1 {
+			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d features and a label", len(fields), d)}
+		}
+		for j, s := range fields {
+			field := fmt.Sprintf("column %d", j+1)
+			if j == d {
+				field = "label"
+			}
+			v, err := parseFloat(name, line, field, s)
+			if err != nil {
+				return nil, err
+			}
+			if j == d {
+				ys = append(ys, v)
+			} else {
+				xs = append(xs, v)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, gzipError(name, err)
+	}
+	if len(ys) != n {
+		return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("file ends after %d rows; the header announces %d", len(ys), n)}
+	}
+	return denseDataset(xs, ys, d)
+}
+
+// LIBSVMOptions says how to read LIBSVM sparse text.
+type LIBSVMOptions struct {
+	// Dim fixes the number of features; 0 means the largest index in the file.
+	Dim int
+}
+
+// LoadLIBSVM reads LIBSVM sparse text ("label idx:val idx:val …", 1-based ascending
+// indices) into a dense dataset. Record IDs are the 0-based row numbers.
+func LoadLIBSVM(path string, opt LIBSVMOptions) (*Dataset, error) {
+	rc, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return ParseLIBSVM(rc, path, opt)
+}
+
+// ParseLIBSVM reads LIBSVM sparse text from r; name is used in errors.
+func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) {
+	type entry struct {
+		row, col int
+		v        float64
+	}
+	var (
+		entries []entry
+		ys      []float64
+		maxCol  int
+	)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		fields := strings.Fields(text)
+		if len(fields) == 0 {
+			continue
+		}
+		y, err := parseFloat(name, line, "label", fields[0])
+		if err != nil {
+			return nil, err
+		}
+		row := len(ys)
+		ys = append(ys, y)
+		prev := 0
+		for _, f := range fields[1:] {
+			k, vs, ok := strings.Cut(f, ":")
+			if !ok {
+				return nil, &InputError{File: name, Line: line, Field: f, Msg: "want index:value"}
+			}
+			col, err := strconv.Atoi(k)
+			if err != nil || col < 1 {
+				return nil, &InputError{File: name, Line: line, Field: f, Msg: "index must be a positive integer"}
+			}
+			if col <= prev {
+				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d does not follow %d; indices must ascend", col, prev)}
+			}
+			if opt.Dim > 0 && col > opt.Dim {
+				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
+			}
+			if col > 1<<20 {
+				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d is too large", col)}
+			}
+			prev = col
+			v, err := parseFloat(name, line, fmt.Sprintf("feature %d", col), vs)
+			if err != nil {
+				return nil, err
+			}
+			entries = append(entries, entry{row, col - 1, v})
+			maxCol = max(maxCol, col)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, gzipError(name, err)
+	}
+	if len(ys) == 0 {
+		return nil, &InputError{File: name, Msg: "no data rows"}
+	}
+	d := maxCol
+	if opt.Dim > 0 {
+		d = opt.Dim
+	}
+	if d == 0 {
+		return nil, &InputError{File: name, Msg: "no features in any row"}
+	}
+	if len(ys)*d > 1<<28 {
+		return nil, &InputError{File: name, Msg: fmt.Sprintf("%d×%d is too large to hold densely", len(ys), d)}
+	}
+	xs := make([]float64, len(ys)*d)
+	for _, e := range entries {
+		xs[e.row*d+e.col] = e.v
+	}
+	return denseDataset(xs, ys, d)
+}
+
+// LoadIDX reads an MNIST-style pair of idx files (plain or gzip): images (magic 0x803,
+// n×rows×cols unsigned bytes) and labels (magic 0x801, n unsigned bytes). Pixels are kept
+// as their raw values 0..255; use the preprocessing helpers to scale them. Record IDs are
+// the 0-based image numbers.
+func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
+	ri, err := open(imagesPath)
+	if err != nil {
+		return nil, err
+	}
+	defer ri.Close()
+	rl, err := open(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer rl.Close()
+	return ParseIDX(ri, imagesPath, rl, labelsPath)
+}
+
+// DefaultLabelsPath guesses the labels file that goes with an idx images file, following
+// the MNIST naming: "…-images-idx3-ubyte…" → "…-labels-idx1-ubyte…".
+func DefaultLabelsPath(imagesPath string) string {
+	p := strings.Replace(imagesPath, "images-idx3", "labels-idx1", 1)
+	if p == imagesPath {
+		p = strings.Replace(imagesPath, "images", "labels", 1)
+	}
+	return p
+}
+
+// ParseIDX reads idx images and labels from readers; the names are used in errors.
+func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName string) (*Dataset, error) {
+	var hi [16]byte
+	if _, err := io.ReadFull(images, hi[:]); err != nil {
+		return nil, &InputError{File: imagesName, Field: "header", Msg: fmt.Sprintf("file ends inside the 16-byte header: %v", err)}
+	}
+	if m := binary.BigEndian.Uint32(hi[:4]); m != 0x00000803 {
+		return nil, &InputError{File: imagesName, Field: "header", Msg: fmt.Sprintf("magic %#08x, want 0x00000803 (unsigned-byte 3-D images)", m)}
+	}
+	n := int(binary.BigEndian.Uint32(hi[4:8]))
+	rows := int(binary.BigEndian.Uint32(hi[8:12]))
+	cols := int(binary.BigEndian.Uint32(hi[12:16]))
+	// bound each factor before multiplying, so a hostile header cannot overflow the product
+	if n < 1 || rows < 1 || cols < 1 || rows > 1<<16 || cols > 1<<16 || rows*cols > 1<<16 || n > 1<<24 || n*rows*cols > 1<<30 {
+		return nil, &InputError{File: imagesName, Field: "header", Msg: fmt.Sprintf("implausible shape %d×%d×%d", n, rows, cols)}
+	}
+	var hl [8]byte
+	if _, err := io.ReadFull(labels, hl[:]); err != nil {
+		return nil, &InputError{File: labelsName, Field: "header", Msg: fmt.Sprintf("file ends inside the 8-byte header: %v", err)}
+	}
+	if m := binary.BigEndian.Uint32(hl[:4]); m != 0x00000801 {
+		return nil, &InputError{File: labelsName, Field: "header", Msg: fmt.Sprintf("magic %#08x, want 0x00000801 (unsigned-byte labels)", m)}
+	}
+	if nl := int(binary.BigEndian.Uint32(hl[4:8])); nl != n {
+		return nil, &InputError{File: labelsName, Field: "header", Msg: fmt.Sprintf("%d labels for %d images in %s", nl, n, imagesName)}
+	}
+	d := rows * cols
+	pix := make([]byte, d)
+	xs := make([]float64, n*d)
+	for i := range n {
+		if k, err := io.ReadFull(images, pix); err != nil {
+			return nil, &InputError{File: imagesName, Record: i + 1,
+				Msg: fmt.Sprintf("file is truncated: image %d of %d has %d of %d bytes (byte offset %d)", i+1, n, k, d, 16+i*d+k)}
+		}
+		row := xs[i*d : (i+1)*d]
+		for j, p := range pix {
+			row[j] = float64(p)
+		}
+	}
+	lab := make([]byte, n)
+	if k, err := io.ReadFull(labels, lab); err != nil {
+		return nil, &InputError{File: labelsName, Record: k + 1, Msg: fmt.Sprintf("file is truncated: %d of %d labels", k, n)}
+	}
+	ys := make([]float64, n)
+	for i, l := range lab {
+		ys[i] = float64(l)
+	}
+	return denseDataset(xs, ys, d)
+}

@@ -1,0 +1,421 @@
+package reference
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Constants are per-example regularity constants of a loss on Θ = {‖θ‖ ≤ R} for a given
+// set of rows. The papers disagree on which letter means what (SGLU's L is smoothness), so
+// the toolkit always uses these names.
+type Constants struct {
+	Lipschitz       float64 `json:"lipschitz"`        // sup over Θ and rows of ‖∇f_z(θ)‖
+	Smoothness      float64 `json:"smoothness"`       // ‖∇f_z(θ) − ∇f_z(θ')‖ ≤ Smoothness·‖θ − θ'‖
+	StrongConvexity float64 `json:"strong_convexity"` // f_z − (m/2)‖θ‖² is convex
+}
+
+// A Loss is an L2-regularised per-example loss f_z(θ) = φ(xᵀθ; y) + (λ/2)‖θ‖².
+type Loss interface {
+	// Name identifies the loss in reports, e.g. "logistic(λ=0.05)".
+	Name() string
+	// Regularization is λ.
+	Regularization() float64
+	// Constants are the certified constants of the papers' formulas on the ball of the
+	// given radius for the given rows (spec d2d §1.7).
+	Constants(ds *Dataset, radius float64) Constants
+	// TightConstants are the exact suprema where they have a closed form (the Lipschitz
+	// constant always does), for checking declared constants against the data.
+	TightConstants(ds *Dataset, radius float64) Constants
+	// Objective binds the loss to a dataset: f_D(θ) = (1/n) Σ f_z(θ).
+	Objective(ds *Dataset) *Objective
+	// ExampleLoss and ExampleGradient evaluate one example.
+	ExampleLoss(theta, x []float64, y float64) float64
+	ExampleGradient(dst, theta, x []float64, y float64)
+
+	link() link
+}
+
+// link is the scalar part φ of a generalised linear loss, with optional clipping of the
+// derivative at magnitude c (c = +Inf: no clipping). Clipping |φ'| at c is the derivative
+// of a Huberised φ, so a clipped loss is still convex and smooth, and Value, Gradient and
+// Hessian stay consistent with one another.
+type link interface {
+	value(u, y, c float64) float64
+	deriv(u, y, c float64) float64
+	curv(u, y, c float64) float64
+	// maxDeriv is sup |φ'(u)| over |u| ≤ radius·‖x‖ (with clipping c).
+	maxDeriv(xnorm, y, radius, c float64) float64
+	// maxCurv is an upper bound on sup φ''.
+	maxCurv() float64
+}
+
+// Logistic is binary logistic regression with labels ±1 and L2 weight Lambda:
+// f_z(θ) = log(1 + exp(−y xᵀθ)) + (λ/2)‖θ‖². Clip > 0 clips the data gradient of each
+// example to norm Clip.
+type Logistic struct {
+	Lambda float64
+	Clip   float64
+}
+
+// Ridge is least squares with L2 weight Lambda: f_z(θ) = ½(xᵀθ − y)² + (λ/2)‖θ‖².
+// Clip > 0 clips the data gradient of each example to norm Clip (a Huber loss).
+type Ridge struct {
+	Lambda float64
+	Clip   float64
+}
+
+func (l Logistic) Name() string {
+	if l.Clip > 0 {
+		return fmt.Sprintf("logistic(λ=%g, clip=%g)", l.Lambda, l.Clip)
+	}
+	return fmt.Sprintf("logistic(λ=%g)", l.Lambda)
+}
+
+func (l Ridge) Name() string {
+	if l.Clip > 0 {
+		return fmt.Sprintf("ridge(λ=%g, clip=%g)", l.Lambda, l.Clip)
+	}
+	return fmt.Sprintf("ridge(λ=%g)", l.Lambda)
+}
+
+func (l Logistic) Regularization() float64 { return l.Lambda }
+func (l Ridge) Regularization() float64    { return l.Lambda }
+
+func (l Logistic) link() link { return logisticLink{} }
+func (l Ridge) link() link    { return squareLink{} }
+
+func clipLevel(clip, xnorm float64) float64 {
+	if clip <= 0 {
+		return math.Inf(1)
+	}
+	if xnorm == 0 {
+		return math.Inf(1)
+	}
+	return clip / xnorm
+}
+
+// Constants (spec d2d §1.7): L = min(‖x‖max, clip) + λR, M = ‖x‖²max/4 + λ, m = λ.
+func (l Logistic) Constants(ds *Dataset, radius float64) Constants {
+	xm := ds.MaxRowNorm()
+	data := xm
+	if l.Clip > 0 {
+		data = math.Min(data, l.Clip)
+	}
+	return Constants{Lipschitz: data + l.Lambda*radius, Smoothness: xm*xm/4 + l.Lambda, StrongConvexity: l.Lambda}
+}
+
+// Constants (spec d2d §1.7): L = ‖x‖max(‖x‖max R + |y|max) + λR (or clip + λR),
+// M = ‖x‖²max + λ, m = λ.
+func (l Ridge) Constants(ds *Dataset, radius float64) Constants {
+	xm := ds.MaxRowNorm()
+	data := xm * (xm*radius + ds.MaxAbsLabel())
+	if l.Clip > 0 {
+		data = math.Min(data, l.Clip)
+	}
+	return Constants{Lipschitz: data + l.Lambda*radius, Smoothness: xm*xm + l.Lambda, StrongConvexity: l.Lambda}
+}
+
+func (l Logistic) TightConstants(ds *Dataset, radius float64) Constants {
+	return tightConstants(logisticLink{}, l.Lambda, l.Clip, ds, radius)
+}
+
+func (l Ridge) TightConstants(ds *Dataset, radius float64) Constants {
+	return tightConstants(squareLink{}, l.Lambda, l.Clip, ds, radius)
+}
+
+// tightConstants: the Lipschitz constant is the exact supremum of ‖x φ'(xᵀθ) + λθ‖ over the
+// ball. Both terms reach their maxima at θ = ∓R x/‖x‖ (the sign that makes |φ'| largest),
+// and there they point the same way, so the supremum is ‖x‖·sup|φ'| + λR.
+func tightConstants(lk link, lambda, clip float64, ds *Dataset, radius float64) Constants {
+	var lip, smooth float64
+	for i := range ds.Len() {
+		xn := math.Sqrt(dot(ds.Row(i), ds.Row(i)))
+		c := clipLevel(clip, xn)
+		lip = math.Max(lip, xn*lk.maxDeriv(xn, ds.Label(i), radius, c))
+		smooth = math.Max(smooth, xn*xn*lk.maxCurv())
+	}
+	return Constants{Lipschitz: lip + lambda*radius, Smoothness: smooth + lambda, StrongConvexity: lambda}
+}
+
+func (l Logistic) ExampleLoss(theta, x []float64, y float64) float64 {
+	return exampleLoss(logisticLink{}, l.Lambda, l.Clip, theta, x, y)
+}
+func (l Ridge) ExampleLoss(theta, x []float64, y float64) float64 {
+	return exampleLoss(squareLink{}, l.Lambda, l.Clip, theta, x, y)
+}
+func (l Logistic) ExampleGradient(dst, theta, x []float64, y float64) {
+	exampleGradient(logisticLink{}, l.Lambda, l.Clip, dst, theta, x, y)
+}
+func (l Ridge) ExampleGradient(dst, theta, x []float64, y float64) {
+	exampleGradient(squareLink{}, l.Lambda, l.Clip, dst, theta, x, y)
+}
+
+func exampleLoss(lk link, lambda, clip float64, theta, x []float64, y float64) float64 {
+	c := clipLevel(clip, math.Sqrt(dot(x, x)))
+	return lk.value(dot(x, theta), y, c) + lambda/2*dot(theta, theta)
+}
+
+func exampleGradient(lk link, lambda, clip float64, dst, theta, x []float64, y float64) {
+	c := clipLevel(clip, math.Sqrt(dot(x, x)))
+	g := lk.deriv(dot(x, theta), y, c)
+	for j := range dst {
+		dst[j] = g*x[j] + lambda*theta[j]
+	}
+}
+
+func (l Logistic) Objective(ds *Dataset) *Objective { return newObjective(l, l.Lambda, l.Clip, ds) }
+func (l Ridge) Objective(ds *Dataset) *Objective    { return newObjective(l, l.Lambda, l.Clip, ds) }
+
+// logisticLink: φ(u; y) = log(1 + e^{−yu}); |φ'| = σ(−yu), clipped at c. Beyond the margin
+// t₀ where σ(−t₀) = c, φ continues linearly with slope c (a Huberised logistic loss).
+type logisticLink struct{}
+
+func softplus(t float64) float64 { // log(1 + e^t), stable
+	if t > 0 {
+		return t + math.Log1p(math.Exp(-t))
+	}
+	return math.Log1p(math.Exp(t))
+}
+
+func sigmoid(t float64) float64 {
+	if t >= 0 {
+		return 1 / (1 + math.Exp(-t))
+	}
+	e := math.Exp(t)
+	return e / (1 + e)
+}
+
+func (logisticLink) value(u, y, c float64) float64 {
+	t := y * u
+	if c < 1 {
+		t0 := math.Log((1 - c) / c) // σ(−t0) = c
+		if t < t0 {
+			return softplus(-t0) + c*(t0-t)
+		}
+	}
+	return softplus(-t)
+}
+
+func (logisticLink) deriv(u, y, c float64) float64 {
+	return -y * math.Min(sigmoid(-y*u), c)
+}
+
+func (logisticLink) curv(u, y, c float64) float64 {
+	s := sigmoid(-y * u)
+	if s > c {
+		return 0
+	}
+	return s * (1 - s)
+}
+
+func (logisticLink) maxDeriv(xnorm, _, radius, c float64) float64 {
+	return math.Min(sigmoid(radius*xnorm), c)
+}
+
+func (logisticLink) maxCurv() float64 { return 0.25 }
+
+// squareLink: φ(u; y) = ½(u − y)², clipped to a Huber loss with threshold c.
+type squareLink struct{}
+
+func (squareLink) value(u, y, c float64) float64 {
+	r := u - y
+	if math.Abs(r) <= c {
+		return r * r / 2
+	}
+	return c*math.Abs(r) - c*c/2
+}
+
+func (squareLink) deriv(u, y, c float64) float64 {
+	return math.Max(-c, math.Min(c, u-y))
+}
+
+func (squareLink) curv(u, y, c float64) float64 {
+	if math.Abs(u-y) <= c {
+		return 1
+	}
+	return 0
+}
+
+func (squareLink) maxDeriv(xnorm, y, radius, c float64) float64 {
+	return math.Min(xnorm*radius+math.Abs(y), c)
+}
+
+func (squareLink) maxCurv() float64 { return 1 }
+
+func dot(a, b []float64) float64 {
+	return blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(b), Inc: 1, Data: b})
+}
+
+// Objective is a loss bound to a dataset: f_D(θ) = (1/n) Σ_{z∈D} f_z(θ). It owns scratch
+// buffers so that evaluations do not allocate; it is not safe for concurrent use, so give
+// each goroutine its own (they are cheap: O(n) memory, the data is shared).
+type Objective struct {
+	loss   Loss
+	lk     link
+	lambda float64
+	ds     *Dataset
+	clipAt []float64 // per-row clip level c_i (+Inf when not clipping)
+	u      []float64 // scratch: Xθ
+	w      []float64 // scratch: per-row weights
+	scaled *mat.Dense
+}
+
+func newObjective(l Loss, lambda, clip float64, ds *Dataset) *Objective {
+	n := ds.Len()
+	o := &Objective{loss: l, lk: l.link(), lambda: lambda, ds: ds, clipAt: make([]float64, n), u: make([]float64, n), w: make([]float64, n)}
+	for i := range n {
+		o.clipAt[i] = clipLevel(clip, math.Sqrt(dot(ds.Row(i), ds.Row(i))))
+	}
+	return o
+}
+
+// Loss returns the loss the objective evaluates.
+func (o *Objective) Loss() Loss { return o.loss }
+
+// Data returns the bound dataset.
+func (o *Objective) Data() *Dataset { return o.ds }
+
+// Dim is the parameter dimension.
+func (o *Objective) Dim() int { return o.ds.Dim() }
+
+func (o *Objective) raw() blas64.General { return o.ds.x.RawMatrix() }
+
+func vec(s []float64) blas64.Vector { return blas64.Vector{N: len(s), Inc: 1, Data: s} }
+
+// margins sets o.u = Xθ.
+func (o *Objective) margins(theta []float64) {
+	blas64.Gemv(blas.NoTrans, 1, o.raw(), vec(theta), 0, vec(o.u))
+}
+
+// Value returns f_D(θ).
+func (o *Objective) Value(theta []float64) float64 {
+	o.checkDim(theta)
+	o.margins(theta)
+	var s float64
+	for i, u := range o.u {
+		s += o.lk.value(u, o.ds.y[i], o.clipAt[i])
+	}
+	return s/float64(o.ds.Len()) + o.lambda/2*dot(theta, theta)
+}
+
+// Gradient sets dst = ∇f_D(θ).
+func (o *Objective) Gradient(dst, theta []float64) {
+	o.checkDim(theta)
+	o.checkDim(dst)
+	o.margins(theta)
+	inv := 1 / float64(o.ds.Len())
+	for i, u := range o.u {
+		o.w[i] = inv * o.lk.deriv(u, o.ds.y[i], o.clipAt[i])
+	}
+	copy(dst, theta)
+	blas64.Gemv(blas.Trans, 1, o.raw(), vec(o.w), o.lambda, vec(dst))
+}
+
+// BatchGradient sets dst to the mean gradient over the given rows:
+// (1/|B|) Σ_{i∈B} ∇f_{z_i}(θ). It does not allocate.
+func (o *Objective) BatchGradient(dst, theta []float64, rows []int) {
+	o.checkDim(theta)
+	o.checkDim(dst)
+	if len(rows) == 0 {
+		panic("reference: BatchGradient over an empty batch")
+	}
+	inv := 1 / float64(len(rows))
+	copy(dst, theta)
+	blas64.Scal(o.lambda, vec(dst))
+	for _, i := range rows {
+		x := o.ds.Row(i)
+		g := inv * o.lk.deriv(dot(x, theta), o.ds.y[i], o.clipAt[i])
+		blas64.Axpy(g, vec(x), vec(dst))
+	}
+}
+
+// ExampleGradient sets dst = ∇f_{z_i}(θ) for row i.
+func (o *Objective) ExampleGradient(dst, theta []float64, i int) {
+	x := o.ds.Row(i)
+	g := o.lk.deriv(dot(x, theta), o.ds.y[i], o.clipAt[i])
+	for j := range dst {
+		dst[j] = g*x[j] + o.lambda*theta[j]
+	}
+}
+
+// HessVec sets dst = ∇²f_D(θ)·v.
+func (o *Objective) HessVec(dst, theta, v []float64) {
+	o.checkDim(theta)
+	o.checkDim(v)
+	o.checkDim(dst)
+	o.margins(theta)
+	inv := 1 / float64(o.ds.Len())
+	for i, u := range o.u {
+		o.w[i] = inv * o.lk.curv(u, o.ds.y[i], o.clipAt[i])
+	}
+	// reuse u for Xv once the curvatures are stored
+	blas64.Gemv(blas.NoTrans, 1, o.raw(), vec(v), 0, vec(o.u))
+	for i := range o.u {
+		o.u[i] *= o.w[i]
+	}
+	copy(dst, v)
+	blas64.Gemv(blas.Trans, 1, o.raw(), vec(o.u), o.lambda, vec(dst))
+}
+
+// Hessian sets dst = ∇²f_D(θ) = Xᵀ diag(φ”/n) X + λI. dst must be d×d.
+func (o *Objective) Hessian(dst *mat.SymDense, theta []float64) {
+	o.checkDim(theta)
+	d := o.Dim()
+	if dst.SymmetricDim() != d {
+		panic(fmt.Sprintf("reference: Hessian destination is %d×%d, want %d×%d", dst.SymmetricDim(), dst.SymmetricDim(), d, d))
+	}
+	o.margins(theta)
+	n := o.ds.Len()
+	if o.scaled == nil {
+		o.scaled = mat.NewDense(n, d, nil)
+	}
+	inv := 1 / float64(n)
+	for i, u := range o.u {
+		s := math.Sqrt(inv * o.lk.curv(u, o.ds.y[i], o.clipAt[i]))
+		row := o.scaled.RawRowView(i)
+		for j, v := range o.ds.Row(i) {
+			row[j] = s * v
+		}
+	}
+	raw := dst.RawSymmetric()
+	for i := range d {
+		for j := i; j < d; j++ {
+			raw.Data[i*raw.Stride+j] = 0
+		}
+		raw.Data[i*raw.Stride+i] = o.lambda
+	}
+	blas64.Syrk(blas.Trans, 1, o.scaled.RawMatrix(), 1, raw)
+}
+
+func (o *Objective) checkDim(v []float64) {
+	if len(v) != o.Dim() {
+		panic(fmt.Sprintf("reference: vector of length %d for an objective of dimension %d", len(v), o.Dim()))
+	}
+}
+
+// ProjectBall projects θ onto the Euclidean ball of the given radius in place and returns
+// it: θ ← θ·min(1, R/‖θ‖). A radius of +Inf leaves θ unchanged.
+func ProjectBall(theta []float64, radius float64) []float64 {
+	nrm := math.Sqrt(dot(theta, theta))
+	if nrm > radius {
+		blas64.Scal(radius/nrm, vec(theta))
+	}
+	return theta
+}
+
+// Norm is the Euclidean norm.
+func Norm(v []float64) float64 { return blas64.Nrm2(vec(v)) }
+
+// Distance is ‖a − b‖₂.
+func Distance(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,171 @@
+package reference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// transform returns a copy of ds whose rows are rewritten by f (in place on the copy).
+func (ds *Dataset) transform(f func(i int, row []float64)) *Dataset {
+	out := ds.pick(seq(ds.Len()), cloneSet(ds.deleted))
+	for i := range out.Len() {
+		f(i, out.x.RawRowView(i))
+	}
+	return out
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// Standardize returns a copy with every feature column shifted to mean 0 and scaled to
+// standard deviation 1 (population form). Constant columns become 0.
+func (ds *Dataset) Standardize() *Dataset {
+	n, d := ds.Len(), ds.Dim()
+	mean := make([]float64, d)
+	sd := make([]float64, d)
+	for i := range n {
+		for j, v := range ds.Row(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for i := range n {
+		for j, v := range ds.Row(i) {
+			sd[j] += (v - mean[j]) * (v - mean[j])
+		}
+	}
+	for j := range sd {
+		sd[j] = math.Sqrt(sd[j] / float64(n))
+	}
+	return ds.transform(func(_ int, row []float64) {
+		for j := range row {
+			if sd[j] > 0 {
+				row[j] = (row[j] - mean[j]) / sd[j]
+			} else {
+				row[j] = 0
+			}
+		}
+	})
+}
+
+// NormalizeRows returns a copy with every non-zero row scaled to Euclidean norm 1.
+func (ds *Dataset) NormalizeRows() *Dataset {
+	return ds.transform(func(_ int, row []float64) {
+		nrm := mat.Norm(mat.NewVecDense(len(row), row), 2)
+		if nrm > 0 {
+			for j := range row {
+				row[j] /= nrm
+			}
+		}
+	})
+}
+
+// ScaleToUnitBall returns a copy with all rows divided by the largest row norm, so every
+// row has norm ≤ 1 and the geometry between rows is kept.
+func (ds *Dataset) ScaleToUnitBall() *Dataset {
+	m := ds.MaxRowNorm()
+	return ds.transform(func(_ int, row []float64) {
+		if m > 0 {
+			for j := range row {
+				row[j] /= m
+			}
+		}
+	})
+}
+
+// Scale returns a copy with every feature multiplied by c (e.g. 1/255 for pixels).
+func (ds *Dataset) Scale(c float64) *Dataset {
+	return ds.transform(func(_ int, row []float64) {
+		for j := range row {
+			row[j] *= c
+		}
+	})
+}
+
+// BinaryLabels returns a copy whose label is +1 where it equals positive and −1 elsewhere.
+func (ds *Dataset) BinaryLabels(positive float64) *Dataset {
+	out := ds.transform(func(int, []float64) {})
+	for i, v := range out.y {
+		if v == positive {
+			out.y[i] = 1
+		} else {
+			out.y[i] = -1
+		}
+	}
+	return out
+}
+
+// SelectClasses keeps the rows labelled positive or negative and relabels them +1 and −1
+// (e.g. MNIST 3 vs 8). Record IDs are kept, so they still name rows of the source file.
+func (ds *Dataset) SelectClasses(positive, negative float64) (*Dataset, error) {
+	if positive == negative {
+		return nil, fmt.Errorf("select classes: both classes are %v", positive)
+	}
+	var ids []int64
+	for i := range ds.Len() {
+		if y := ds.y[i]; y == positive || y == negative {
+			ids = append(ids, ds.ids[i])
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("select classes: no rows labelled %v or %v", positive, negative)
+	}
+	sub, err := ds.Subset(ids)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range sub.y {
+		if v == positive {
+			sub.y[i] = 1
+		} else {
+			sub.y[i] = -1
+		}
+	}
+	return sub, nil
+}
+
+// Sample returns k records drawn without replacement, in random order, using r.
+func (ds *Dataset) Sample(k int, r *rand.Rand) (*Dataset, error) {
+	if k < 1 || k > ds.Len() {
+		return nil, fmt.Errorf("sample: %d records requested from %d", k, ds.Len())
+	}
+	perm := r.Perm(ds.Len())[:k]
+	ids := make([]int64, k)
+	for i, p := range perm {
+		ids[i] = ds.ids[p]
+	}
+	return ds.Subset(ids)
+}
+
+// Split partitions the records into the first k (by the order of a random permutation
+// drawn from r) and the rest.
+func (ds *Dataset) Split(k int, r *rand.Rand) (first, rest *Dataset, err error) {
+	if k < 1 || k >= ds.Len() {
+		return nil, nil, fmt.Errorf("split: %d of %d records; want 1 ≤ k < n", k, ds.Len())
+	}
+	perm := r.Perm(ds.Len())
+	a := make([]int64, k)
+	b := make([]int64, ds.Len()-k)
+	for i, p := range perm {
+		if i < k {
+			a[i] = ds.ids[p]
+		} else {
+			b[i-k] = ds.ids[p]
+		}
+	}
+	if first, err = ds.Subset(a); err != nil {
+		return nil, nil, err
+	}
+	rest, err = ds.Subset(b)
+	return first, rest, err
+}

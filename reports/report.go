@@ -1,0 +1,246 @@
+package reports
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// Schema is the identifier of the JSON report format this package writes.
+const Schema = "unlearnaudit/report/v1"
+
+// Number is a float64 that survives JSON: finite values are numbers, ±Inf and NaN are the
+// strings "+Inf", "-Inf" and "NaN".
+type Number float64
+
+// MarshalJSON writes finite values in Go's shortest round-trip form.
+func (n Number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	switch {
+	case math.IsInf(f, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-Inf"`), nil
+	case math.IsNaN(f):
+		return []byte(`"NaN"`), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"+Inf"`:
+		*n = Number(math.Inf(1))
+		return nil
+	case `"-Inf"`:
+		*n = Number(math.Inf(-1))
+		return nil
+	case `"NaN"`:
+		*n = Number(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("number %s: %w", b, err)
+	}
+	*n = Number(f)
+	return nil
+}
+
+// Report is a complete audit report. Everything in it is a function of the inputs and the
+// seed, so the same inputs and seed give byte-identical JSON: there are no timestamps and
+// no host names.
+type Report struct {
+	Schema     string    `json:"schema"`
+	Tool       Tool      `json:"tool"`
+	Command    string    `json:"command"`
+	Seed       uint64    `json:"seed"`
+	Trials     int       `json:"trials"`
+	Confidence Number    `json:"confidence"`
+	Inputs     []Input   `json:"inputs"`
+	Data       Data      `json:"data"`
+	Subjects   []Subject `json:"subjects"`
+	Summary    Summary   `json:"summary"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Input is a file the audit read, with its digest.
+type Input struct {
+	Role   string `json:"role"` // e.g. "data", "labels"
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// Data describes the dataset after loading and preprocessing.
+type Data struct {
+	Description   string   `json:"description"`
+	Rows          int      `json:"rows"`
+	Features      int      `json:"features"`
+	Preprocessing []string `json:"preprocessing,omitempty"`
+	Requests      []string `json:"requests"`
+}
+
+// Subject is one audited method with its claim and findings.
+type Subject struct {
+	Name     string    `json:"name"`
+	Verdict  string    `json:"verdict"`
+	Claim    Claim     `json:"claim"`
+	Findings []Finding `json:"findings"`
+}
+
+// Claim mirrors audit.Claim.
+type Claim struct {
+	Method      string   `json:"method"`
+	Source      string   `json:"source"`
+	Guarantee   string   `json:"guarantee"`
+	Epsilon     Number   `json:"epsilon"`
+	Delta       Number   `json:"delta"`
+	Rho         *Number  `json:"rho,omitempty"`
+	Relation    string   `json:"relation"`
+	Assumptions []string `json:"assumptions"`
+	Constants   []Value  `json:"constants"`
+	Derivation  []Step   `json:"derivation"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+// Value is a named number.
+type Value struct {
+	Name  string `json:"name"`
+	Value Number `json:"value"`
+}
+
+// Step is a derivation step.
+type Step struct {
+	Quantity string `json:"quantity"`
+	Formula  string `json:"formula"`
+	Value    Number `json:"value"`
+}
+
+// Finding mirrors audit.Finding.
+type Finding struct {
+	Check        string    `json:"check"`
+	Title        string    `json:"title"`
+	Kind         string    `json:"kind"`
+	Verdict      string    `json:"verdict"`
+	Measured     Number    `json:"measured"`
+	Interval     *Interval `json:"interval,omitempty"`
+	Bound        Number    `json:"bound"`
+	Comparison   string    `json:"comparison"`
+	Confidence   Number    `json:"confidence"`
+	Trials       int       `json:"trials,omitempty"`
+	TrialsNeeded int       `json:"trials_needed,omitempty"`
+	Detail       string    `json:"detail,omitempty"`
+}
+
+// Interval is a confidence interval.
+type Interval struct {
+	Lower Number `json:"lower"`
+	Upper Number `json:"upper"`
+}
+
+// Summary tallies the verdicts of every finding.
+type Summary struct {
+	Verdict      string `json:"verdict"`
+	Pass         int    `json:"pass"`
+	Fail         int    `json:"fail"`
+	Inconclusive int    `json:"inconclusive"`
+}
+
+// NewSubject converts an audited subject's claim and findings into the report model.
+func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
+	s := Subject{Name: name, Verdict: string(audit.Worst(fs)), Claim: convertClaim(c)}
+	for _, f := range fs {
+		rf := Finding{Check: f.Check, Title: f.Title, Kind: string(f.Kind), Verdict: string(f.Verdict),
+			Measured: Number(f.Measured), Bound: Number(f.Bound), Comparison: f.Comparison,
+			Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
+		if f.Interval != nil {
+			rf.Interval = &Interval{Lower: Number(f.Interval.Lower), Upper: Number(f.Interval.Upper)}
+		}
+		s.Findings = append(s.Findings, rf)
+	}
+	return s
+}
+
+func convertClaim(c audit.Claim) Claim {
+	out := Claim{Method: c.Method, Source: c.Source, Guarantee: c.Guarantee, Epsilon: Number(c.Epsilon), Delta: Number(c.Delta),
+		Relation: c.Relation, Assumptions: c.Assumptions, Notes: c.Notes}
+	if c.Rho > 0 {
+		r := Number(c.Rho)
+		out.Rho = &r
+	}
+	for _, v := range c.Constants {
+		out.Constants = append(out.Constants, Value{Name: v.Name, Value: Number(v.Value)})
+	}
+	for _, s := range c.Derivation {
+		out.Derivation = append(out.Derivation, Step{Quantity: s.Quantity, Formula: s.Formula, Value: Number(s.Value)})
+	}
+	return out
+}
+
+// Summarize fills in Summary from the subjects' findings.
+func (r *Report) Summarize() {
+	var all []audit.Finding
+	for _, s := range r.Subjects {
+		for _, f := range s.Findings {
+			all = append(all, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
+		}
+	}
+	p, f, i := audit.Count(all)
+	r.Summary = Summary{Verdict: string(audit.Worst(all)), Pass: p, Fail: f, Inconclusive: i}
+}
+
+// HashFile returns the input record of a file: its SHA-256 and size.
+func HashFile(role, path string) (Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Input{}, fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return Input{}, fmt.Errorf("hash %s: %w", path, err)
+	}
+	return Input{Role: role, Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n}, nil
+}
+
+// JSON encodes the report, indented, with a final newline.
+func (r *Report) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// ReadJSON decodes a report and checks its schema.
+func ReadJSON(r io.Reader, name string) (*Report, error) {
+	var rep Report
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		return nil, fmt.Errorf("read report %s: %w", name, err)
+	}
+	if rep.Schema != Schema {
+		return nil, fmt.Errorf("read report %s: schema %q, want %q", name, rep.Schema, Schema)
+	}
+	return &rep, nil
+}

@@ -1,0 +1,74 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+func sample() *Report {
+	claim := audit.Claim{Method: "m", Source: "s", Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6, Rho: 0.0175,
+		Relation: "r", Assumptions: []string{"a"}, Constants: []audit.Value{{Name: "L", Value: 1.5}},
+		Derivation: []audit.Step{{Quantity: "σ", Formula: "Δ/…", Value: 0.046}}}
+	fs := []audit.Finding{
+		{Check: "x/pass", Title: "ok | with a pipe", Kind: audit.Certificate, Verdict: audit.Pass, Measured: 1, Bound: 2, Comparison: "≤", Confidence: 1},
+		{Check: "x/fail", Title: "broken", Kind: audit.Release, Verdict: audit.Fail, Measured: math.Inf(1),
+			Interval: &audit.Interval{Lower: math.Inf(1), Upper: math.Inf(1)}, Bound: 0.03, Comparison: "≤", Confidence: 0.95, Trials: 50},
+	}
+	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "demo", Seed: 7, Trials: 50,
+		Confidence: 0.95, Data: Data{Description: "d", Rows: 3, Features: 2, Requests: []string{"delete 1"}},
+		Subjects: []Subject{NewSubject("x", claim, fs)}}
+	r.Summarize()
+	return r
+}
+
+func TestJSONRoundTripWithInfinity(t *testing.T) {
+	r := sample()
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"measured": "+Inf"`)) || !bytes.Contains(b, []byte(`"schema": "unlearnaudit/report/v1"`)) {
+		t.Fatalf("unexpected JSON:\n%s", b)
+	}
+	back, err := ReadJSON(bytes.NewReader(b), "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, back, cmp.Comparer(func(a, b Number) bool {
+		return a == b || math.IsNaN(float64(a)) && math.IsNaN(float64(b))
+	})); diff != "" {
+		t.Fatalf("round trip changed the report:\n%s", diff)
+	}
+	again, _ := back.JSON()
+	if !bytes.Equal(b, again) {
+		t.Fatal("re-encoding a decoded report changed its bytes")
+	}
+	if _, err := ReadJSON(strings.NewReader(`{"schema":"other/v9"}`), "x.json"); err == nil || !strings.Contains(err.Error(), "x.json") {
+		t.Fatalf("wrong schema: %v", err)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	r := sample()
+	if r.Summary != (Summary{Verdict: "FAIL", Pass: 1, Fail: 1}) || r.Subjects[0].Verdict != "FAIL" {
+		t.Fatalf("summary %+v, subject verdict %s", r.Summary, r.Subjects[0].Verdict)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	var b strings.Builder
+	if err := sample().Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"**Overall verdict: FAIL**", "| x | **FAIL** | 1 | 1 | 0 |", `ok \| with a pipe`, "+∞", "| σ | Δ/… | 0.046 |", "D_α ≤ α·0.0175"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

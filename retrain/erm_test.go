@@ -1,0 +1,142 @@
+package retrain_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/props"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
+	"gonum.org/v1/gonum/mat"
+	"pgregory.net/rapid"
+)
+
+// The ridge minimiser solves (XᵀX/n + λI)θ = Xᵀy/n; check it against gonum's general
+// solver on the normal equations, an independent route.
+func TestRidgeClosedForm(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ds := props.Dataset(props.DataConfig{Regression: true}).Draw(t, "data")
+		loss := props.Loss(true).Draw(t, "loss").(reference.Ridge)
+		res, err := retrain.Minimize(loss.Objective(ds), math.Inf(1), retrain.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, d := ds.Dims()
+		var a mat.Dense
+		a.Mul(ds.Features().T(), ds.Features())
+		a.Scale(1/float64(n), &a)
+		for j := range d {
+			a.Set(j, j, a.At(j, j)+loss.Lambda)
+		}
+		var b mat.VecDense
+		b.MulVec(ds.Features().T(), mat.NewVecDense(n, ds.Labels()))
+		b.ScaleVec(1/float64(n), &b)
+		var want mat.VecDense
+		if err := want.SolveVec(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		if diff := reference.Distance(res.Theta, want.RawVector().Data); diff > 1e-10*(1+reference.Norm(res.Theta)) {
+			t.Fatalf("closed form differs from the normal equations by %v", diff)
+		}
+	})
+}
+
+// Every minimiser meets its stationarity tolerance, and no feasible point does better
+// (strong convexity makes the minimiser unique, so a lower value would disprove it).
+func TestMinimizeIsStationaryAndOptimal(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		regression := rapid.Bool().Draw(t, "regression")
+		ds := props.Dataset(props.DataConfig{Regression: regression}).Draw(t, "data")
+		loss := props.Loss(regression).Draw(t, "loss")
+		if rapid.Bool().Draw(t, "clip") {
+			if l, ok := loss.(reference.Logistic); ok {
+				loss = reference.Logistic{Lambda: l.Lambda, Clip: 0.3}
+			} else {
+				loss = reference.Ridge{Lambda: loss.Regularization(), Clip: 0.3}
+			}
+		}
+		// radii from tight (constraint binds) to loose
+		radius := float64(rapid.IntRange(1, 100).Draw(t, "R")) / 50
+		obj := loss.Objective(ds)
+		res, err := retrain.Minimize(obj, radius, retrain.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := reference.Norm(res.Theta); n > radius*(1+1e-12) {
+			t.Fatalf("minimiser outside the ball: %v > %v", n, radius)
+		}
+		if r := retrain.ProjectedGradientNorm(obj, res.Theta, radius); r > 1e-10 {
+			t.Fatalf("projected-gradient residual %v > 1e-10", r)
+		}
+		if res.OnBoundary {
+			// KKT: ∇f(θ) = −μθ with μ > 0
+			g := make([]float64, ds.Dim())
+			obj.Gradient(g, res.Theta)
+			for j := range g {
+				if math.Abs(g[j]+res.Multiplier*res.Theta[j]) > 1e-8 {
+					t.Fatalf("KKT residual %v at coordinate %d", g[j]+res.Multiplier*res.Theta[j], j)
+				}
+			}
+		}
+		best := obj.Value(res.Theta)
+		for range 20 {
+			p := make([]float64, ds.Dim())
+			for j := range p {
+				p[j] = res.Theta[j] + float64(rapid.IntRange(-100, 100).Draw(t, "p"))/1000
+			}
+			reference.ProjectBall(p, radius)
+			if v := obj.Value(p); v < best-1e-12*(1+math.Abs(best)) {
+				t.Fatalf("feasible point with value %.15g below the minimum %.15g", v, best)
+			}
+		}
+	})
+}
+
+func TestConstrainedMatchesLongProjectedGD(t *testing.T) {
+	ds, err := reference.SyntheticClassification(200, 5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := reference.Logistic{Lambda: 0.01}
+	obj := loss.Objective(ds)
+	radius := 0.5 // the unconstrained minimiser has a larger norm, so the constraint binds
+	res, err := retrain.Minimize(obj, radius, retrain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OnBoundary {
+		t.Fatal("expected the constraint to bind")
+	}
+	// projected GD with η = 1/M contracts at rate 1 − m/M; 20 000 steps at m/M ≈ 0.04 reach
+	// far below 1e-12
+	c := loss.Constants(ds, radius)
+	theta := make([]float64, ds.Dim())
+	g := make([]float64, ds.Dim())
+	for range 20000 {
+		obj.Gradient(g, theta)
+		for j := range theta {
+			theta[j] -= g[j] / c.Smoothness
+		}
+		reference.ProjectBall(theta, radius)
+	}
+	if d := reference.Distance(theta, res.Theta); d > 1e-10 {
+		t.Fatalf("projected GD ends %v from the oracle", d)
+	}
+}
+
+func TestReplayAppliesUpdatesThenLearns(t *testing.T) {
+	ds, _ := reference.SyntheticRegression(20, 2, 1)
+	var seen int
+	recipe := retrain.RecipeFunc(func(ctx context.Context, d *reference.Dataset, s reference.Streams) (reference.Release, error) {
+		seen = d.Len()
+		return reference.Release{Published: []float64{float64(d.Len())}}, nil
+	})
+	rec := reference.Record{ID: 100, X: []float64{0, 0}, Y: 1}
+	if _, err := retrain.Replay(context.Background(), recipe, ds, []reference.Update{reference.DeleteID(3), reference.AddRecord(rec), reference.DeleteID(4)}, reference.Streams{}); err != nil || seen != 19 {
+		t.Fatalf("replay: %v, learned on %d rows, want 19", err, seen)
+	}
+	if _, err := retrain.FromScratch(context.Background(), recipe, ds, []int64{5, 99}, reference.Streams{}); err == nil {
+		t.Fatal("an unknown ID in a retrain must be an error")
+	}
+}
