@@ -55,7 +55,7 @@ func Sensitivity(t *rapid.T) {
 	}
 }
 
-func mustMinimize(t *rapid.T, l reference.Loss, ds *reference.Dataset, radius float64) []float64 {
+func mustMinimize(t TB, l reference.Loss, ds *reference.Dataset, radius float64) []float64 {
 	res, err := retrain.Minimize(l.Objective(ds), radius, retrain.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -84,15 +84,16 @@ func D2DConfig(t *rapid.T, mode d2d.Mode, loss reference.Loss, universe *referen
 	return plan
 }
 
-// D2DTrajectory runs D2D along a random update sequence and checks, at every round, the
-// deterministic inequalities of the proofs against exact retraining (spec d2d §4.4):
-//
-//   - the retrain A(𝒟_i) is within (2L/(m n_i))γ^I of θ*_i (Eq. 2);
-//   - the unlearned secret model is within the certified radius of θ*_i (Eq. 3, or Eq. 13
-//     in perfect mode, which fails with probability ≤ δ/2 per round);
-//   - the unlearned secret model is within Δ of the retrain;
-//   - each update costs exactly n_i·T_i gradient evaluations, and T_i does not grow with i
-//     (secret state) or grows by at most ⌈ln(ln(4di/δ)/ln(4d/δ))/ln(1/γ)⌉ + 1 (perfect).
+// TB is the part of testing.TB and *rapid.T the property checks use, so they run under
+// either.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// D2DTrajectory runs D2D along a random update sequence and checks every round with
+// CheckD2DRun.
 func D2DTrajectory(mode d2d.Mode) func(*rapid.T) {
 	return func(t *rapid.T) {
 		regression := rapid.Bool().Draw(t, "regression")
@@ -105,51 +106,70 @@ func D2DTrajectory(mode d2d.Mode) func(*rapid.T) {
 				universe, _ = universe.With(u.Record)
 			}
 		}
-		plan := D2DConfig(t, mode, loss, universe, ds.Len())
-		p := plan.Params
-		ctx := context.Background()
-		noise := reference.Stream(1, 0, "props/d2d")
-		m, err := d2d.Learn(ctx, plan, loss, ds, noise)
+		CheckD2DRun(t, D2DConfig(t, mode, loss, universe, ds.Len()), loss, ds, us)
+	}
+}
+
+// CheckD2DRun learns on ds with the plan, serves the updates, and checks at every round
+// the deterministic inequalities of the proofs against exact retraining (spec d2d §4.4):
+//
+//   - the retrain A(𝒟_i) is within (2L/(m n_i))γ^I of θ*_i (Eq. 2);
+//   - the unlearned secret model is within the certified radius of θ*_i (Eq. 3, or Eq. 13
+//     in perfect mode, which fails with probability ≤ δ/2 per round);
+//   - the unlearned secret model is within Δ of the retrain;
+//   - each update costs exactly n_i·T_i gradient evaluations, and T_i does not grow with i
+//     (secret state) or grows by at most ⌈ln(ln(4di/δ)/ln(4d/δ))/ln(1/γ)⌉ + 1 (perfect).
+//
+// θ*_i comes from retrain.Minimize on the plan's ball.
+func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset, us []reference.Update) {
+	t.Helper()
+	p := plan.Params
+	ctx := context.Background()
+	noise := reference.Stream(1, 0, "props/d2d")
+	m, err := d2d.Learn(ctx, plan, loss, ds, noise)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slack := oracleSlack(p.StrongConvexity)
+	prevEvals := m.GradientEvaluations()
+	for i, u := range us {
+		if err := m.Update(ctx, u, noise); err != nil {
+			t.Fatal(err)
+		}
+		round := i + 1
+		cur := m.Data()
+		res, err := retrain.Minimize(loss.Objective(cur), p.Radius, retrain.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		slack := oracleSlack(p.StrongConvexity)
-		prevEvals := m.GradientEvaluations()
-		for i, u := range us {
-			if err := m.Update(ctx, u, noise); err != nil {
-				t.Fatal(err)
+		star := res.Theta
+		re, err := d2d.Learn(ctx, plan, loss, cur, noise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, b := reference.Distance(re.Secret(), star), p.LearnRadius(cur.Len()); !within(d, b, slack) {
+			t.Fatalf("round %d: ‖A(𝒟_i) − θ*‖ = %.6g > (2L/(m n_i))γ^I = %.6g", round, d, b)
+		}
+		if d, b := reference.Distance(m.Secret(), star), plan.Radius(); !within(d, b, slack) {
+			t.Fatalf("round %d (%s): ‖θ̂_i − θ*‖ = %.6g > certified radius %.6g", round, u, d, b)
+		}
+		if d, b := reference.Distance(m.Secret(), re.Secret()), plan.Sensitivity(); !within(d, b, 0) {
+			t.Fatalf("round %d: ‖θ̂_i − A(𝒟_i)‖ = %.6g > Δ = %.6g", round, d, b)
+		}
+		Ti := plan.UpdateIterations(round)
+		if got := m.GradientEvaluations() - prevEvals; got != int64(Ti*cur.Len()) {
+			t.Fatalf("round %d: %d gradient evaluations, want n_i·T_i = %d·%d", round, got, cur.Len(), Ti)
+		}
+		prevEvals = m.GradientEvaluations()
+		switch plan.Mode {
+		case d2d.SecretState:
+			if Ti != p.Budget {
+				t.Fatalf("round %d: T_i = %d, want I = %d", round, Ti, p.Budget)
 			}
-			round := i + 1
-			cur := m.Data()
-			star := mustMinimize(t, loss, cur, p.Radius)
-			re, err := d2d.Learn(ctx, plan, loss, cur, noise)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d, b := reference.Distance(re.Secret(), star), p.LearnRadius(cur.Len()); !within(d, b, slack) {
-				t.Fatalf("round %d: ‖A(𝒟_i) − θ*‖ = %.6g > (2L/(m n_i))γ^I = %.6g", round, d, b)
-			}
-			if d, b := reference.Distance(m.Secret(), star), plan.Radius(); !within(d, b, slack) {
-				t.Fatalf("round %d (%s): ‖θ̂_i − θ*‖ = %.6g > certified radius %.6g", round, u, d, b)
-			}
-			if d, b := reference.Distance(m.Secret(), re.Secret()), plan.Sensitivity(); !within(d, b, 0) {
-				t.Fatalf("round %d: ‖θ̂_i − A(𝒟_i)‖ = %.6g > Δ = %.6g", round, d, b)
-			}
-			Ti := plan.UpdateIterations(round)
-			if got := m.GradientEvaluations() - prevEvals; got != int64(Ti*cur.Len()) {
-				t.Fatalf("round %d: %d gradient evaluations, want n_i·T_i = %d·%d", round, got, cur.Len(), Ti)
-			}
-			prevEvals = m.GradientEvaluations()
-			switch mode {
-			case d2d.SecretState:
-				if Ti != p.Budget {
-					t.Fatalf("round %d: T_i = %d, want I = %d", round, Ti, p.Budget)
-				}
-			case d2d.Perfect:
-				grow := int(math.Ceil(math.Log(math.Log(4*float64(p.Dim)*float64(round)/p.Delta)/math.Log(4*float64(p.Dim)/p.Delta))/math.Log(1/plan.Gamma))) + 1
-				if Ti-plan.UpdateIterations(1) > grow || Ti < plan.UpdateIterations(max(1, round-1)) {
-					t.Fatalf("round %d: T_i = %d, T_1 = %d (allowed growth %d, non-decreasing)", round, Ti, plan.UpdateIterations(1), grow)
-				}
+		case d2d.Perfect:
+			grow := int(math.Ceil(math.Log(math.Log(4*float64(p.Dim)*float64(round)/p.Delta)/math.Log(4*float64(p.Dim)/p.Delta))/math.Log(1/plan.Gamma))) + 1
+			if Ti-plan.UpdateIterations(1) > grow || Ti < plan.UpdateIterations(max(1, round-1)) {
+				t.Fatalf("round %d: T_i = %d, T_1 = %d (allowed growth %d, non-decreasing)", round, Ti, plan.UpdateIterations(1), grow)
 			}
 		}
 	}

@@ -302,17 +302,31 @@ func (o *Objective) Value(theta []float64) float64 {
 	return s/float64(o.ds.Len()) + o.lambda/2*dot(theta, theta)
 }
 
-// Gradient sets dst = ∇f_D(θ).
+// gradBlock is the number of rows whose two matrix–vector products run back to back, so
+// a block is read from memory once and reused from cache (128 rows of 784 doubles are
+// 800 KB). Measured on 12000×784 (BenchmarkLogistic): see the package benchmarks.
+const gradBlock = 128
+
+// Gradient sets dst = ∇f_D(θ) = (1/n) Xᵀ φ'(Xθ) + λθ, block by block: for each block of
+// rows, u = X_B θ and dst += X_Bᵀ w_B with two BLAS calls while the block is in cache.
 func (o *Objective) Gradient(dst, theta []float64) {
 	o.checkDim(theta)
 	o.checkDim(dst)
-	o.margins(theta)
-	inv := 1 / float64(o.ds.Len())
-	for i, u := range o.u {
-		o.w[i] = inv * o.lk.deriv(u, o.ds.y[i], o.clipAt[i])
-	}
+	n := o.ds.Len()
+	inv := 1 / float64(n)
 	copy(dst, theta)
-	blas64.Gemv(blas.Trans, 1, o.raw(), vec(o.w), o.lambda, vec(dst))
+	blas64.Scal(o.lambda, vec(dst))
+	raw := o.raw()
+	for lo := 0; lo < n; lo += gradBlock {
+		hi := min(lo+gradBlock, n)
+		blk := blas64.General{Rows: hi - lo, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[lo*raw.Stride:]}
+		u, w := vec(o.u[lo:hi]), vec(o.w[lo:hi])
+		blas64.Gemv(blas.NoTrans, 1, blk, vec(theta), 0, u)
+		for i := lo; i < hi; i++ {
+			o.w[i] = inv * o.lk.deriv(o.u[i], o.ds.y[i], o.clipAt[i])
+		}
+		blas64.Gemv(blas.Trans, 1, blk, w, 1, vec(dst))
+	}
 }
 
 // BatchGradient sets dst to the mean gradient over the given rows:
@@ -342,23 +356,28 @@ func (o *Objective) ExampleGradient(dst, theta []float64, i int) {
 	}
 }
 
-// HessVec sets dst = ∇²f_D(θ)·v.
+// HessVec sets dst = ∇²f_D(θ)·v = (1/n) Xᵀ diag(φ”(Xθ)) X v + λv, block by block as in
+// Gradient, so the data are read once.
 func (o *Objective) HessVec(dst, theta, v []float64) {
 	o.checkDim(theta)
 	o.checkDim(v)
 	o.checkDim(dst)
-	o.margins(theta)
-	inv := 1 / float64(o.ds.Len())
-	for i, u := range o.u {
-		o.w[i] = inv * o.lk.curv(u, o.ds.y[i], o.clipAt[i])
-	}
-	// reuse u for Xv once the curvatures are stored
-	blas64.Gemv(blas.NoTrans, 1, o.raw(), vec(v), 0, vec(o.u))
-	for i := range o.u {
-		o.u[i] *= o.w[i]
-	}
+	n := o.ds.Len()
+	inv := 1 / float64(n)
 	copy(dst, v)
-	blas64.Gemv(blas.Trans, 1, o.raw(), vec(o.u), o.lambda, vec(dst))
+	blas64.Scal(o.lambda, vec(dst))
+	raw := o.raw()
+	for lo := 0; lo < n; lo += gradBlock {
+		hi := min(lo+gradBlock, n)
+		blk := blas64.General{Rows: hi - lo, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[lo*raw.Stride:]}
+		u, w := vec(o.u[lo:hi]), vec(o.w[lo:hi])
+		blas64.Gemv(blas.NoTrans, 1, blk, vec(theta), 0, u)
+		blas64.Gemv(blas.NoTrans, 1, blk, vec(v), 0, w)
+		for i := lo; i < hi; i++ {
+			o.w[i] *= inv * o.lk.curv(o.u[i], o.ds.y[i], o.clipAt[i])
+		}
+		blas64.Gemv(blas.Trans, 1, blk, w, 1, vec(dst))
+	}
 }
 
 // Hessian sets dst = ∇²f_D(θ) = Xᵀ diag(φ”/n) X + λI. dst must be d×d.
