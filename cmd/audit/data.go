@@ -16,6 +16,7 @@ import (
 type dataFlags struct {
 	path, format, labels string
 	labelColumn          int
+	header               bool
 	classes              string
 }
 
@@ -24,6 +25,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.format, "format", "", "format of --data: csv, libsvm, idx or sklearn-csv")
 	fs.StringVar(&d.labels, "labels", "", "idx labels file (default: the images file name with images→labels)")
 	fs.IntVar(&d.labelColumn, "label-column", -1, "csv: 0-based label column; negative counts from the end")
+	fs.BoolVar(&d.header, "header", false, "csv: the first line names the columns")
 	fs.StringVar(&d.classes, "classes", "", "two labels A,B to keep as +1 and −1 (e.g. 3,8 for MNIST)")
 }
 
@@ -57,7 +59,7 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	)
 	switch d.format {
 	case "csv":
-		ds, err = reference.LoadCSV(d.path, reference.CSVOptions{Header: false, LabelColumn: d.labelColumn})
+		ds, err = reference.LoadCSV(d.path, reference.CSVOptions{Header: d.header, LabelColumn: d.labelColumn})
 		inputs = []string{"data", d.path}
 	case "sklearn-csv":
 		ds, err = reference.LoadSklearnCSV(d.path)

@@ -78,7 +78,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "demo",
-		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: data.inputs,
+		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
 	}
@@ -132,6 +132,9 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]*d2da
 		if !named[ds.ID(i)] {
 			candidates = append(candidates, ds.ID(i))
 		}
+	}
+	if len(candidates) < 5 {
+		return nil, nil, usagef("--delete names %d of the %d records; the demo needs at least 5 others to hold out and keep", len(deletes), ds.Len())
 	}
 	r.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
 	holdout := candidates[:2]

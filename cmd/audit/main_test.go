@@ -264,3 +264,24 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("version: %v %q", err, b.String())
 	}
 }
+
+func TestDemoCSVWithHeader(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("f1,f2,f3,label\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", i%7, (3*i)%5, i%3, []int{0, 1}[(i/2)%2])
+	}
+	p := filepath.Join(t.TempDir(), "h.csv")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	if _, stderr, code := runCLI(t, "demo", "--out", t.TempDir(), "--data", p, "--format", "csv"); code != exitUsage || !strings.Contains(stderr, p+":1") {
+		t.Fatalf("a header read as data must fail at line 1: exit %d, %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	if stdout, stderr, code := runCLI(t, "demo", "--out", out, "--data", p, "--format", "csv", "--header", "--trials", "20"); code == exitUsage {
+		t.Fatalf("--header: exit %d\n%s%s", code, stdout, stderr)
+	}
+	rep, _ := readReport(t, out)
+	if rep.Data.Rows != 60 || rep.Data.Features != 3 {
+		t.Fatalf("read %d×%d, want 60×3", rep.Data.Rows, rep.Data.Features)
+	}
+}
