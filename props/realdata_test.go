@@ -1,7 +1,7 @@
 package props_test
 
 import (
-	"os"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"path/filepath"
 	"testing"
 
@@ -9,18 +9,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 )
-
-func sharedDatasets(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "datasets")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared datasets missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared datasets not found at %s", dir)
-	}
-	return dir
-}
 
 // realRun serves delete, add, delete on real data and checks every round against exact
 // retraining with props.CheckD2DRun, in both modes.
@@ -48,7 +36,7 @@ func realRun(t *testing.T, ds *reference.Dataset) {
 }
 
 func TestD2DOnBreastCancer(t *testing.T) {
-	ds, err := reference.LoadSklearnCSV(filepath.Join(sharedDatasets(t), "sklearn", "breast_cancer.csv"))
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.SharedDatasets(t), "sklearn", "breast_cancer.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +44,7 @@ func TestD2DOnBreastCancer(t *testing.T) {
 }
 
 func TestD2DOnMNIST3vs8(t *testing.T) {
-	images := filepath.Join(sharedDatasets(t), "mnist-t10k", "t10k-images-idx3-ubyte.gz")
+	images := filepath.Join(testenv.SharedDatasets(t), "mnist-t10k", "t10k-images-idx3-ubyte.gz")
 	ds, err := reference.LoadIDX(images, reference.DefaultLabelsPath(images))
 	if err != nil {
 		t.Fatal(err)

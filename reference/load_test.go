@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,20 +144,9 @@ func TestLoadIDXGzipAndTruncatedGzip(t *testing.T) {
 }
 
 // sharedDatasets returns ../shared/datasets, failing when CI is set and it is missing.
-func sharedDatasets(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "datasets")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared datasets missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared datasets not found at %s", dir)
-	}
-	return dir
-}
 
 func TestRealDatasets(t *testing.T) {
-	dir := sharedDatasets(t)
+	dir := testenv.SharedDatasets(t)
 	bc, err := LoadSklearnCSV(filepath.Join(dir, "sklearn", "breast_cancer.csv"))
 	if err != nil || bc.Len() != 569 || bc.Dim() != 30 {
 		t.Fatalf("breast cancer: %v %v", bc, err)

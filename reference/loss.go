@@ -312,21 +312,24 @@ const gradBlock = 128
 func (o *Objective) Gradient(dst, theta []float64) {
 	o.checkDim(theta)
 	o.checkDim(dst)
-	n := o.ds.Len()
-	inv := 1 / float64(n)
+	inv := 1 / float64(o.ds.Len())
 	copy(dst, theta)
 	blas64.Scal(o.lambda, vec(dst))
-	raw := o.raw()
-	for lo := 0; lo < n; lo += gradBlock {
-		hi := min(lo+gradBlock, n)
-		blk := blas64.General{Rows: hi - lo, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[lo*raw.Stride:]}
-		u, w := vec(o.u[lo:hi]), vec(o.w[lo:hi])
-		blas64.Gemv(blas.NoTrans, 1, blk, vec(theta), 0, u)
+	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
+		blk, hi := o.block(lo)
+		blas64.Gemv(blas.NoTrans, 1, blk, vec(theta), 0, vec(o.u[lo:hi]))
 		for i := lo; i < hi; i++ {
 			o.w[i] = inv * o.lk.deriv(o.u[i], o.ds.y[i], o.clipAt[i])
 		}
-		blas64.Gemv(blas.Trans, 1, blk, w, 1, vec(dst))
+		blas64.Gemv(blas.Trans, 1, blk, vec(o.w[lo:hi]), 1, vec(dst))
 	}
+}
+
+// block returns rows lo..hi−1 of X as a BLAS matrix view, hi = min(lo+gradBlock, n).
+func (o *Objective) block(lo int) (blas64.General, int) {
+	raw := o.raw()
+	hi := min(lo+gradBlock, raw.Rows)
+	return blas64.General{Rows: hi - lo, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[lo*raw.Stride:]}, hi
 }
 
 // BatchGradient sets dst to the mean gradient over the given rows:
@@ -362,21 +365,17 @@ func (o *Objective) HessVec(dst, theta, v []float64) {
 	o.checkDim(theta)
 	o.checkDim(v)
 	o.checkDim(dst)
-	n := o.ds.Len()
-	inv := 1 / float64(n)
+	inv := 1 / float64(o.ds.Len())
 	copy(dst, v)
 	blas64.Scal(o.lambda, vec(dst))
-	raw := o.raw()
-	for lo := 0; lo < n; lo += gradBlock {
-		hi := min(lo+gradBlock, n)
-		blk := blas64.General{Rows: hi - lo, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data[lo*raw.Stride:]}
-		u, w := vec(o.u[lo:hi]), vec(o.w[lo:hi])
-		blas64.Gemv(blas.NoTrans, 1, blk, vec(theta), 0, u)
-		blas64.Gemv(blas.NoTrans, 1, blk, vec(v), 0, w)
+	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
+		blk, hi := o.block(lo)
+		blas64.Gemv(blas.NoTrans, 1, blk, vec(theta), 0, vec(o.u[lo:hi]))
+		blas64.Gemv(blas.NoTrans, 1, blk, vec(v), 0, vec(o.w[lo:hi]))
 		for i := lo; i < hi; i++ {
 			o.w[i] *= inv * o.lk.curv(o.u[i], o.ds.y[i], o.clipAt[i])
 		}
-		blas64.Gemv(blas.Trans, 1, blk, w, 1, vec(dst))
+		blas64.Gemv(blas.Trans, 1, blk, vec(o.w[lo:hi]), 1, vec(dst))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"io"
 	"math"
 	"os"
@@ -26,18 +27,6 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		e.WriteString(err.Error())
 	}
 	return o.String(), e.String(), code
-}
-
-func shared(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "datasets")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared datasets missing at %s: %v", dir, err)
-		}
-		t.Skipf("shared datasets not found at %s", dir)
-	}
-	return dir
 }
 
 func readReport(t *testing.T, dir string) (*reports.Report, []byte) {
@@ -87,7 +76,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 }
 
 func TestDemoOnRealData(t *testing.T) {
-	dir := shared(t)
+	dir := testenv.SharedDatasets(t)
 	cases := [][]string{{"--data", filepath.Join(dir, "sklearn", "breast_cancer.csv"), "--format", "sklearn-csv"},
 		{"--data", filepath.Join(dir, "liblinear", "heart_scale"), "--format", "libsvm"}}
 	if !testing.Short() {

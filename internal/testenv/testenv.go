@@ -1,0 +1,47 @@
+// Package testenv is test plumbing shared across packages: where the real datasets are,
+// and how a test behaves when they are missing.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// SharedDatasets returns the path of ../shared/datasets beside the module root. When the
+// folder is missing the test fails if the CI environment variable is set (CI must run the
+// real-data tests) and is skipped with a message otherwise.
+func SharedDatasets(t testing.TB) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err == nil {
+		dir := filepath.Join(root, "..", "shared", "datasets")
+		if _, err = os.Stat(dir); err == nil {
+			return dir
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("shared datasets missing (../shared/datasets beside the module): %v", err)
+	}
+	t.Skipf("shared datasets not found beside the module: %v", err)
+	return ""
+}
+
+// moduleRoot walks up from the working directory (a test runs in its package folder) to
+// the folder holding go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", os.ErrNotExist
+		}
+		dir = parent
+	}
+}
