@@ -1,0 +1,218 @@
+package epsilon
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// A Rule flags a sample as positive when its score is ≥ Threshold (Above) or ≤ Threshold.
+type Rule struct {
+	Threshold float64 `json:"threshold"`
+	Above     bool    `json:"above"`
+}
+
+// Count applies the rule to positive and negative samples.
+func (r Rule) Count(pos, neg []float64) Counts {
+	c := Counts{Pos: len(pos), Neg: len(neg)}
+	for _, s := range pos {
+		if r.flags(s) {
+			c.TP++
+		}
+	}
+	for _, s := range neg {
+		if r.flags(s) {
+			c.FP++
+		}
+	}
+	return c
+}
+
+func (r Rule) flags(s float64) bool {
+	if r.Above {
+		return s >= r.Threshold
+	}
+	return s <= r.Threshold
+}
+
+// Strategy says how a rule is chosen without invalidating its confidence bound.
+type Strategy int
+
+const (
+	// Split chooses the rule on the first half of each sample and bounds it on the
+	// second half, which it has not seen. Samples must be exchangeable (i.i.d. trials).
+	Split Strategy = iota
+	// Bonferroni chooses the best rule on all the samples with bounds that hold for every
+	// threshold at once: as the threshold moves, the false-positive count takes only
+	// m + 1 values, and a Clopper–Pearson bound fails for some threshold only if it fails
+	// at the boundary of one of them, where the true rate is Beta-distributed; so the level
+	// is divided by (m + 1) for the false-positive rate, (n + 1) for the false-negative
+	// rate, and by 2 for the two rule directions. Exact for continuous scores.
+	Bonferroni
+)
+
+func (s Strategy) String() string {
+	if s == Bonferroni {
+		return "bonferroni"
+	}
+	return "split"
+}
+
+// ParseStrategy reads "split" or "bonferroni".
+func ParseStrategy(s string) (Strategy, error) {
+	switch s {
+	case "split", "":
+		return Split, nil
+	case "bonferroni":
+		return Bonferroni, nil
+	}
+	return 0, fmt.Errorf("unknown threshold strategy %q; want split or bonferroni", s)
+}
+
+// Game is a distinguishing game: scores of samples from two laws, and the (δ, confidence)
+// at which to bound ε.
+type Game struct {
+	Delta      float64
+	Confidence float64 // 0 means 0.95
+	Strategy   Strategy
+}
+
+// Result is the best bound a game found.
+type Result struct {
+	Epsilon  float64 // the ε lower bound, holding with probability ≥ Confidence
+	Rule     Rule    // the rule that achieved it
+	Counts   Counts  // the counts it was bounded with (the held-out half for Split)
+	Point    float64 // ε̂ at the empirical rates of those counts (an estimate)
+	Strategy Strategy
+}
+
+func (g Game) conf() float64 {
+	if g.Confidence == 0 {
+		return 0.95
+	}
+	return g.Confidence
+}
+
+// LowerBound plays the game on positive and negative scores and returns the largest
+// ε lower bound over single-threshold rules, chosen by the game's strategy.
+func (g Game) LowerBound(pos, neg []float64) (Result, error) {
+	if err := g.check(pos, neg); err != nil {
+		return Result{}, err
+	}
+	a := 1 - g.conf()
+	if g.Strategy == Split {
+		np, nn := len(pos)/2, len(neg)/2
+		sel := bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return LowerBound(c, g.Delta, a) })
+		c := sel.Count(pos[np:], neg[nn:])
+		return Result{Epsilon: LowerBound(c, g.Delta, a), Rule: sel, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Split}, nil
+	}
+	bound := func(c Counts) float64 {
+		fpr := CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1)))
+		fnr := CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1)))
+		return epsFromRates(fpr, fnr, g.Delta)
+	}
+	r := bestRule(pos, neg, bound)
+	c := r.Count(pos, neg)
+	return Result{Epsilon: bound(c), Rule: r, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Bonferroni}, nil
+}
+
+func (g Game) check(pos, neg []float64) error {
+	switch {
+	case !(g.Delta >= 0 && g.Delta < 1):
+		return fmt.Errorf("distinguishing game: δ = %v; want 0 ≤ δ < 1", g.Delta)
+	case !(g.conf() > 0 && g.conf() < 1):
+		return fmt.Errorf("distinguishing game: confidence %v; want a level in (0, 1)", g.conf())
+	case len(pos) < 4 || len(neg) < 4:
+		return fmt.Errorf("distinguishing game: %d and %d samples; want at least 4 on each side", len(pos), len(neg))
+	}
+	for _, s := range [][]float64{pos, neg} {
+		for _, v := range s {
+			if math.IsNaN(v) {
+				return fmt.Errorf("distinguishing game: NaN score")
+			}
+		}
+	}
+	return nil
+}
+
+// bestRule scans every distinct threshold in both directions and returns the rule with
+// the largest value of f. Sorting makes each count O(log n).
+func bestRule(pos, neg []float64, f func(Counts) float64) Rule {
+	sp, sn := slices.Clone(pos), slices.Clone(neg)
+	sort.Float64s(sp)
+	sort.Float64s(sn)
+	cands := slices.Concat(sp, sn)
+	sort.Float64s(cands)
+	cands = slices.Compact(cands)
+	best, bestV := Rule{Threshold: math.Inf(1), Above: true}, math.Inf(-1)
+	for _, t := range cands {
+		for _, above := range []bool{true, false} {
+			c := countSorted(sp, sn, t, above)
+			if v := f(c); v > bestV {
+				best, bestV = Rule{Threshold: t, Above: above}, v
+			}
+		}
+	}
+	return best
+}
+
+// countSorted counts a rule on sorted samples.
+func countSorted(sp, sn []float64, t float64, above bool) Counts {
+	ge := func(s []float64) int { return len(s) - sort.SearchFloat64s(s, t) }
+	le := func(s []float64) int { return sort.Search(len(s), func(i int) bool { return s[i] > t }) }
+	c := Counts{Pos: len(sp), Neg: len(sn)}
+	if above {
+		c.TP, c.FP = ge(sp), ge(sn)
+	} else {
+		c.TP, c.FP = le(sp), le(sn)
+	}
+	return c
+}
+
+// GDPResult is the Gaussian-DP route (Nasr et al. 2023, "Tight auditing"): a lower bound
+// on the GDP parameter μ from the best rule's rate bounds, converted to ε at δ through
+// the Gaussian privacy profile.
+type GDPResult struct {
+	Mu      float64 // lower bound on μ: Φ⁻¹(1 − FPR̄) − Φ⁻¹(FNR̄)
+	Epsilon float64 // ε at δ of a μ-GDP mechanism (0 when μ ≤ 0)
+	Rule    Rule
+}
+
+// GDP plays the game with the GDP statistic instead of the (ε, δ) one, with the same
+// threshold strategies. Its ε is a lower bound under the assumption that the pair is
+// exactly Gaussian-DP (the trade-off curve of a Gaussian pair); it is reported as that.
+func (g Game) GDP(pos, neg []float64) (GDPResult, error) {
+	if err := g.check(pos, neg); err != nil {
+		return GDPResult{}, err
+	}
+	a := 1 - g.conf()
+	mu := func(fpr, fnr float64) float64 {
+		return distuv.UnitNormal.Quantile(1-fpr) - distuv.UnitNormal.Quantile(fnr)
+	}
+	var r Rule
+	var m float64
+	switch g.Strategy {
+	case Split:
+		np, nn := len(pos)/2, len(neg)/2
+		stat := func(c Counts) float64 {
+			return mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
+		}
+		r = bestRule(pos[:np], neg[:nn], stat)
+		m = stat(r.Count(pos[np:], neg[nn:]))
+	default:
+		stat := func(c Counts) float64 {
+			return mu(CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1))), CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1))))
+		}
+		r = bestRule(pos, neg, stat)
+		m = stat(r.Count(pos, neg))
+	}
+	res := GDPResult{Mu: m, Rule: r}
+	if m > 0 {
+		res.Epsilon = dp.GaussianExactEpsilon(m, g.Delta) // +Inf at δ = 0: a Gaussian pair is never (ε, 0)-DP
+	}
+	return res, nil
+}
