@@ -1,4 +1,28 @@
-// Package mia will hold membership-inference attacks (loss, LiRA, U-LiRA, model
-// difference) and their metrics (ROC, AUC, TPR at low FPR). It is planned in issue #3 and
-// empty until then.
+// Package mia holds membership-inference attacks and their metrics: the third way the
+// toolkit asks whether a forgotten record's influence is gone, by attacking the released
+// models the way an adversary would.
+//
+// Scores: Scores fills a models × examples matrix of per-example scores (Confidence, the
+// log-odds of the true label, or Loss) with one matrix product; Calibrate subtracts each
+// example's mean score under reference models.
+//
+// Attacks:
+//   - LiRA (Carlini et al. 2022): TrainShadows trains shadow models by the caller's recipe
+//     on balanced random halves, FitLiRA fits per-example Gaussians to the IN and OUT
+//     scores, and LiRA.Statistic scores a target model (online or offline; the reference
+//     code's median centre and fixed-variance variant are options, labelled as such).
+//   - U-LiRA (Hayes et al. 2024) for unlearning: IN is "trained with x, then unlearned",
+//     OUT is "retrained without x"; accuracy near 50 % means x was forgotten.
+//   - DifferenceScores, the model-difference attack on the before/after pair of a deletion.
+//
+// Metrics: ROCCurve, AUC, TPRAtFPR, BalancedAccuracy, and Evaluate, which gives all of them
+// (TPR at FPR 0.1 %, 1 %, 10 %) with bootstrap intervals. Intervals are estimates.
+//
+//	sh, _ := mia.TrainShadows(ctx, train, data, 64, seed, 0)
+//	mia.Scores(scores, mia.Confidence, loss, sh.Models, data)
+//	attack, _ := mia.FitLiRA(scores, sh.In, mia.LiRAOptions{})
+//	attack.Statistic(stat, targetScores) // larger = more likely a member
+//
+// The package imports only reference: training and unlearning are passed in as functions,
+// so any method can be attacked.
 package mia

@@ -1,0 +1,207 @@
+package mia
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// merged is the pooled scores of positives (members) and negatives in ascending order,
+// with ties grouped, so that every metric is one pass and a bootstrap replicate only
+// reweights the samples.
+type merged struct {
+	values []float64 // distinct scores, ascending
+	pos    []int     // index of each positive's score in values
+	neg    []int
+}
+
+func merge(pos, neg []float64) merged {
+	vals := slices.Concat(pos, neg)
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	idx := func(s []float64) []int {
+		out := make([]int, len(s))
+		for i, v := range s {
+			out[i] = sort.SearchFloat64s(vals, v)
+		}
+		return out
+	}
+	return merged{values: vals, pos: idx(pos), neg: idx(neg)}
+}
+
+// weighted holds per-distinct-score counts of positives and negatives.
+type weighted struct {
+	p, n       []float64
+	totP, totN float64
+}
+
+func (m merged) counts(wPos, wNeg []float64) weighted {
+	return m.countsInto(weighted{p: make([]float64, len(m.values)), n: make([]float64, len(m.values))}, wPos, wNeg)
+}
+
+// countsInto is counts reusing w's buffers (cleared first).
+func (m merged) countsInto(w weighted, wPos, wNeg []float64) weighted {
+	clear(w.p)
+	clear(w.n)
+	w.totP, w.totN = 0, 0
+	for i, j := range m.pos {
+		c := 1.0
+		if wPos != nil {
+			c = wPos[i]
+		}
+		w.p[j] += c
+		w.totP += c
+	}
+	for i, j := range m.neg {
+		c := 1.0
+		if wNeg != nil {
+			c = wNeg[i]
+		}
+		w.n[j] += c
+		w.totN += c
+	}
+	return w
+}
+
+// auc is P(score_pos > score_neg) + ½P(tie): the Mann–Whitney statistic.
+func (w weighted) auc() float64 {
+	var below, s float64
+	for j := range w.p {
+		s += w.p[j] * (below + w.n[j]/2)
+		below += w.n[j]
+	}
+	return s / (w.totP * w.totN)
+}
+
+// sweep calls f(tpr, fpr) for the rule "score ≥ t" at every distinct threshold, from the
+// highest threshold (flag nothing) down to the lowest (flag everything).
+func (w weighted) sweep(f func(tpr, fpr float64)) {
+	f(0, 0)
+	var tp, fp float64
+	for j := len(w.p) - 1; j >= 0; j-- {
+		tp += w.p[j]
+		fp += w.n[j]
+		f(tp/w.totP, fp/w.totN)
+	}
+}
+
+func (w weighted) tprAt(level float64) float64 {
+	best := 0.0
+	w.sweep(func(tpr, fpr float64) {
+		if fpr <= level {
+			best = math.Max(best, tpr)
+		}
+	})
+	return best
+}
+
+func (w weighted) balanced() float64 {
+	best := 0.5
+	w.sweep(func(tpr, fpr float64) { best = math.Max(best, (tpr+1-fpr)/2) })
+	return best
+}
+
+// ROC is a receiver operating characteristic: the rule "score ≥ t" at every distinct
+// threshold, from flagging nothing to flagging everything.
+type ROC struct{ FPR, TPR []float64 }
+
+// ROCCurve computes the ROC of member scores pos against non-member scores neg (larger
+// scores mean "member").
+func ROCCurve(pos, neg []float64) ROC {
+	var r ROC
+	merge(pos, neg).counts(nil, nil).sweep(func(tpr, fpr float64) {
+		r.TPR = append(r.TPR, tpr)
+		r.FPR = append(r.FPR, fpr)
+	})
+	return r
+}
+
+// AUC is the area under the ROC curve (ties count half).
+func AUC(pos, neg []float64) float64 { return merge(pos, neg).counts(nil, nil).auc() }
+
+// TPRAtFPR is the largest true-positive rate of a threshold rule whose false-positive
+// rate is at most level.
+func TPRAtFPR(pos, neg []float64, level float64) float64 {
+	return merge(pos, neg).counts(nil, nil).tprAt(level)
+}
+
+// BalancedAccuracy is the best (TPR + TNR)/2 over thresholds; 0.5 is chance.
+func BalancedAccuracy(pos, neg []float64) float64 {
+	return merge(pos, neg).counts(nil, nil).balanced()
+}
+
+// Metric is a point value with a bootstrap interval (an estimate, not a bound).
+type Metric struct {
+	Value    float64 `json:"value"`
+	Lower    float64 `json:"lower"`
+	Upper    float64 `json:"upper"`
+	Replicas int     `json:"replicas"`
+}
+
+// Metrics summarise an attack.
+type Metrics struct {
+	AUC              Metric `json:"auc"`
+	TPRAt0_1Percent  Metric `json:"tpr_at_fpr_0.001"`
+	TPRAt1Percent    Metric `json:"tpr_at_fpr_0.01"`
+	TPRAt10Percent   Metric `json:"tpr_at_fpr_0.1"`
+	BalancedAccuracy Metric `json:"balanced_accuracy"`
+}
+
+// Evaluate computes every metric of member scores pos against non-member scores neg, with
+// percentile bootstrap intervals at level conf from reps replicates that resample the
+// members and the non-members separately (seeded). The scores are sorted once; a
+// replicate reweights them, so it costs one pass, not a sort.
+func Evaluate(pos, neg []float64, reps int, conf float64, seed uint64) (Metrics, error) {
+	if len(pos) == 0 || len(neg) == 0 {
+		return Metrics{}, fmt.Errorf("evaluate attack: %d member and %d non-member scores", len(pos), len(neg))
+	}
+	if reps < 2 || !(conf > 0 && conf < 1) {
+		return Metrics{}, fmt.Errorf("evaluate attack: %d replicates at confidence %v", reps, conf)
+	}
+	m := merge(pos, neg)
+	stats := func(w weighted) [5]float64 {
+		return [5]float64{w.auc(), w.tprAt(0.001), w.tprAt(0.01), w.tprAt(0.1), w.balanced()}
+	}
+	point := stats(m.counts(nil, nil))
+	r := reference.Stream(seed, -1, "mia/bootstrap")
+	wp, wn := make([]float64, len(pos)), make([]float64, len(neg))
+	buf := m.counts(nil, nil)
+	rep := make([][]float64, 5)
+	for i := range rep {
+		rep[i] = make([]float64, reps)
+	}
+	for b := range reps {
+		clear(wp)
+		clear(wn)
+		for range pos {
+			wp[r.IntN(len(pos))]++
+		}
+		for range neg {
+			wn[r.IntN(len(neg))]++
+		}
+		buf = m.countsInto(buf, wp, wn)
+		s := stats(buf)
+		for i := range s {
+			rep[i][b] = s[i]
+		}
+	}
+	a := 1 - conf
+	out := make([]Metric, 5)
+	for i := range out {
+		slices.Sort(rep[i])
+		out[i] = Metric{Value: point[i], Lower: quantile(rep[i], a/2), Upper: quantile(rep[i], 1-a/2), Replicas: reps}
+	}
+	return Metrics{AUC: out[0], TPRAt0_1Percent: out[1], TPRAt1Percent: out[2], TPRAt10Percent: out[3], BalancedAccuracy: out[4]}, nil
+}
+
+func quantile(sorted []float64, p float64) float64 {
+	h := p * float64(len(sorted)-1)
+	i := int(math.Floor(h))
+	if i >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}
