@@ -10,12 +10,13 @@
 // finished trial is appended to a checkpoint file at once, so an interrupted audit resumes
 // where it stopped.
 //
-// Checks turn trials into Findings of three kinds: certificate (is the claim's arithmetic
+// Checks turn trials into Findings of four kinds: certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method
-// behave as its proof assumes, against an exact retrain), and release (how far apart are
-// the published laws). Method-specific checks live in subpackages (d2daudit); the
-// Gaussian release check here serves every method that publishes a model plus Gaussian
-// noise.
+// behave as its proof assumes, against an exact retrain), release (how far apart are the
+// published laws, measured with the method's secret state), and empirical (what an
+// attacker who sees only the published models can show). Method-specific checks live in
+// subpackages (d2daudit); GaussianRelease serves every method that publishes a model plus
+// Gaussian noise, EmpiricalRelease every method at all.
 //
 // # Verdicts
 //
@@ -24,15 +25,21 @@
 //   - FAIL when an empirical lower bound on the quantity exceeds the certified bound at the
 //     stated confidence, or a deterministic inequality of the proof is broken (beyond a
 //     rounding slack of 1e-9 relative plus 1e-12 absolute).
-//   - PASS when the upper end of the confidence interval is within the bound: the evidence
-//     is consistent with the claim and precise enough that a violation of the claimed size
-//     would have shown.
+//   - PASS when it does not, and the check had the resolution to see a violation of the
+//     claimed size: for a confidence interval, its upper end is within the bound; for a
+//     distinguishing game, the largest ε its trials could show (epsilon.MaxCertifiable,
+//     about ln N) exceeds the claimed ε.
 //   - INCONCLUSIVE otherwise; the finding gives the number of trials that would decide,
 //     assuming the point estimates stay where they are.
 //
-// Point estimates are reported but never decide a verdict alone. A Finding's Confidence is
-// the probability that a FAIL is not a false alarm (1 for deterministic checks).
+// Point estimates are reported but never decide a verdict alone. A Finding's Estimates —
+// divergence estimates with bootstrap intervals, the Gaussian-DP route's ε, the NeurIPS
+// 2023 competition's ε — are estimates, not bounds, and are reported beside the
+// measurement that decides. A Finding's Confidence is the probability that a FAIL is not a
+// false alarm (1 for deterministic checks).
 //
-// The Rényi-divergence and Gaussian-mechanism arithmetic the checks use is in
-// reference/dp, shared with the algorithms that calibrate their noise with it.
+// The measuring instruments are in subpackages: estimate (Rényi divergence from samples),
+// epsilon (ε lower bounds, the competition scorer, the planner); the Rényi-divergence and
+// Gaussian-mechanism arithmetic is in reference/dp, shared with the algorithms that
+// calibrate their noise with it.
 package audit

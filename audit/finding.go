@@ -29,6 +29,9 @@ const (
 	Implementation Kind = "implementation"
 	// Release checks measure how far the published laws are apart.
 	Release Kind = "release"
+	// Empirical checks attack the published models with no knowledge of the method's
+	// internals: the ε lower bound of a distinguishing game.
+	Empirical Kind = "empirical"
 )
 
 // Interval is a confidence interval.
@@ -54,6 +57,17 @@ type Finding struct {
 	Trials       int     `json:"trials,omitempty"`
 	TrialsNeeded int     `json:"trials_needed,omitempty"` // set on INCONCLUSIVE
 	Detail       string  `json:"detail,omitempty"`
+	// Estimates are reported beside the measurement and never decide the verdict.
+	Estimates []Estimate `json:"estimates,omitempty"`
+}
+
+// An Estimate is a reported quantity that is not a bound: a point estimate, with an
+// interval when it has one (a bootstrap interval, itself an estimate).
+type Estimate struct {
+	Name     string    `json:"name"`
+	Value    float64   `json:"value"`
+	Interval *Interval `json:"interval,omitempty"`
+	Note     string    `json:"note,omitempty"`
 }
 
 // DecideUpper applies the verdict rule to a quantity that must not exceed bound, given a

@@ -66,3 +66,22 @@ func FuzzParseIDX(f *testing.F) {
 		checkParsed(t, ds, err)
 	})
 }
+
+func FuzzParseMatrixCSV(f *testing.F) {
+	f.Add("1,2\n3,4\n")
+	f.Add("1e308,-1e308\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := ParseMatrixCSV(strings.NewReader(in), "fuzz.csv")
+		if err != nil {
+			return
+		}
+		r, c := m.Dims()
+		for i := range r {
+			for j := range c {
+				if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("non-finite value %v accepted", v)
+				}
+			}
+		}
+	})
+}

@@ -438,3 +438,58 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 	}
 	return denseDataset(xs, ys, d)
 }
+
+// LoadMatrixCSV reads a numeric matrix from a CSV file (plain or gzip) with no header: one
+// row per line, the same number of columns on every line, every value finite.
+func LoadMatrixCSV(path string) (*mat.Dense, error) {
+	rc, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return ParseMatrixCSV(rc, path)
+}
+
+// ParseMatrixCSV reads a numeric CSV matrix from r; name is used in errors.
+func ParseMatrixCSV(r io.Reader, name string) (*mat.Dense, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	var vals []float64
+	rows, width := 0, -1
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				return nil, &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+			}
+			return nil, gzipError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if width < 0 {
+			width = len(rec)
+		}
+		if len(rec) != width {
+			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", len(rec), width)}
+		}
+		for j, s := range rec {
+			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, v)
+		}
+		rows++
+		if rows*width > 1<<28 {
+			return nil, &InputError{File: name, Line: line, Msg: "matrix too large"}
+		}
+	}
+	if rows == 0 {
+		return nil, &InputError{File: name, Msg: "no rows"}
+	}
+	return mat.NewDense(rows, width, vals), nil
+}

@@ -185,3 +185,17 @@ func TestRealDatasets(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMatrixCSV(t *testing.T) {
+	m, err := ParseMatrixCSV(strings.NewReader("1, 2\n3,4\n5,6\n"), "m.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := m.Dims(); r != 3 || c != 2 || m.At(2, 1) != 6 {
+		t.Fatalf("got %d×%d", r, c)
+	}
+	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3\n"), "m.csv")
+	wantInputError(t, err, "m.csv", 2, "1 fields, want 2")
+	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3,inf\n"), "m.csv")
+	wantInputError(t, err, "m.csv", 2, "not finite")
+}

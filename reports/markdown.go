@@ -112,6 +112,17 @@ func (r *Report) Markdown(w io.Writer) error {
 			if f.Detail != "" {
 				fmt.Fprintf(&b, "- `%s`: %s\n", f.Check, f.Detail)
 			}
+			for _, e := range f.Estimates {
+				iv := ""
+				if e.Interval != nil {
+					iv = fmt.Sprintf(" [%s, %s]", num(e.Interval.Lower), num(e.Interval.Upper))
+				}
+				fmt.Fprintf(&b, "  - estimate (not a bound): %s = %s%s", e.Name, num(e.Value), iv)
+				if e.Note != "" {
+					fmt.Fprintf(&b, " — %s", e.Note)
+				}
+				b.WriteString("\n")
+			}
 		}
 		b.WriteString("\n")
 	}

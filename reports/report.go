@@ -133,18 +133,27 @@ type Step struct {
 
 // Finding mirrors audit.Finding.
 type Finding struct {
-	Check        string    `json:"check"`
-	Title        string    `json:"title"`
-	Kind         string    `json:"kind"`
-	Verdict      string    `json:"verdict"`
-	Measured     Number    `json:"measured"`
-	Interval     *Interval `json:"interval,omitempty"`
-	Bound        Number    `json:"bound"`
-	Comparison   string    `json:"comparison"`
-	Confidence   Number    `json:"confidence"`
-	Trials       int       `json:"trials,omitempty"`
-	TrialsNeeded int       `json:"trials_needed,omitempty"`
-	Detail       string    `json:"detail,omitempty"`
+	Check        string     `json:"check"`
+	Title        string     `json:"title"`
+	Kind         string     `json:"kind"`
+	Verdict      string     `json:"verdict"`
+	Measured     Number     `json:"measured"`
+	Interval     *Interval  `json:"interval,omitempty"`
+	Bound        Number     `json:"bound"`
+	Comparison   string     `json:"comparison"`
+	Confidence   Number     `json:"confidence"`
+	Trials       int        `json:"trials,omitempty"`
+	TrialsNeeded int        `json:"trials_needed,omitempty"`
+	Detail       string     `json:"detail,omitempty"`
+	Estimates    []Estimate `json:"estimates,omitempty"`
+}
+
+// Estimate mirrors audit.Estimate: reported, never deciding a verdict.
+type Estimate struct {
+	Name     string    `json:"name"`
+	Value    Number    `json:"value"`
+	Interval *Interval `json:"interval,omitempty"`
+	Note     string    `json:"note,omitempty"`
 }
 
 // Interval is a confidence interval.
@@ -170,6 +179,13 @@ func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
 			Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
 		if f.Interval != nil {
 			rf.Interval = &Interval{Lower: Number(f.Interval.Lower), Upper: Number(f.Interval.Upper)}
+		}
+		for _, e := range f.Estimates {
+			re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}
+			if e.Interval != nil {
+				re.Interval = &Interval{Lower: Number(e.Interval.Lower), Upper: Number(e.Interval.Upper)}
+			}
+			rf.Estimates = append(rf.Estimates, re)
 		}
 		s.Findings = append(s.Findings, rf)
 	}

@@ -15,6 +15,7 @@ import (
 type Options struct {
 	Confidence float64 // for the statistical release checks; 0 means 0.95
 	Alpha      float64 // Rényi order reported; 0 means 2
+	Seed       uint64  // seeds the estimators' resampling
 }
 
 // Check runs the three families of D2D checks on finished trials of s (or of a subject
@@ -26,7 +27,9 @@ type Options struct {
 //   - implementation: on every trial, the distance from the unlearned secret model to the
 //     exact minimiser on 𝒟_k within the radius the proof needs (Eq. 3 or Eq. 13), its
 //     distance to the retrain within Δ, and the retrain within the learner's radius (Eq. 2);
-//   - release: the divergence of the published laws against the claim (audit.GaussianRelease).
+//   - release: the divergence of the published laws against the claim (audit.GaussianRelease);
+//   - empirical: a distinguishing game on the published models alone, which needs no
+//     secret state (audit.EmpiricalRelease).
 func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d check: no trials")
@@ -44,7 +47,14 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	if err != nil {
 		return nil, fmt.Errorf("d2d check: %w", err)
 	}
-	return append(fs, rel...), nil
+	fs = append(fs, rel...)
+	c := s.Claim()
+	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Rho: c.Rho,
+		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed}.Check(results)
+	if err != nil {
+		return nil, fmt.Errorf("d2d check: %w", err)
+	}
+	return append(fs, emp), nil
 }
 
 func (s *Subject) certificateFindings() []audit.Finding {

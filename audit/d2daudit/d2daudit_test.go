@@ -149,6 +149,36 @@ func TestPlantedBugDeletedRecordFailsImplementation(t *testing.T) {
 	}
 }
 
+// The planted bugs are caught by the empirical route alone: the distinguishing game on the
+// published models, with no certificate, no secret models and no exact checks. Each game
+// is at 95 % confidence; with these separations the bound reaches the game's resolution.
+func TestPlantedBugsCaughtByEmpiricalRouteAlone(t *testing.T) {
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		s := instance(t, mode)
+		c := s.Claim()
+		for _, bug := range []struct {
+			name string
+			run  audit.Subject
+		}{{"no noise", noNoise{s}}, {"deleted record still used", usesDeleted{s}}} {
+			res, err := audit.Engine{}.Run(context.Background(), bug.run, 1, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range res { // the empirical route sees only what is published
+				res[i].Unlearned.Secret, res[i].Retrained.Secret = nil, nil
+			}
+			f, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Seed: 1}.Check(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Verdict != audit.Fail {
+				t.Errorf("%s, %s: empirical finding %v (%s); want FAIL", mode, bug.name, f, f.Detail)
+			}
+			t.Logf("%s, %s: ε_LB = %.3f > ε = %v", mode, bug.name, f.Measured, c.Epsilon)
+		}
+	}
+}
+
 func TestUnknownIDIsNamed(t *testing.T) {
 	ds, _ := reference.SyntheticClassification(50, 3, 1)
 	loss := reference.Logistic{Lambda: 0.1}
@@ -207,6 +237,7 @@ func ExampleCheck() {
 	// PASS d2d/implementation/learner-radius
 	// PASS d2d/release/renyi
 	// PASS d2d/release/exact-epsilon
+	// PASS d2d/empirical/epsilon-lower-bound
 }
 
 // D2D's learner is the recipe a retrain from scratch reruns.

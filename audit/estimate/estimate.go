@@ -344,14 +344,14 @@ func ProjectedOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate
 func Project(a, b mat.Matrix) (pa, pb []float64, err error) {
 	na, _ := a.Dims()
 	nb, _ := b.Dims()
-	u := fisherDirection(a, b)
+	u := FisherDirection(a, b)
 	return project(a, u, na/2, na), project(b, u, nb/2, nb), nil
 }
 
-// fisherDirection is the unit vector Σ̂⁻¹(μ̂_A − μ̂_B) fitted on the first half of each
+// FisherDirection is the unit vector Σ̂⁻¹(μ̂_A − μ̂_B) fitted on the first half of each
 // sample, with the pooled Ledoit–Wolf covariance. Without spread it falls back to the mean
 // difference, and without a mean difference to the first axis.
-func fisherDirection(a, b mat.Matrix) []float64 {
+func FisherDirection(a, b mat.Matrix) []float64 {
 	na, d := a.Dims()
 	nb, _ := b.Dims()
 	ga, gb := fitPair(rows(a, 0, na/2), rows(b, 0, nb/2), Pooled)

@@ -105,7 +105,7 @@ func TestCoverageOfKnownAnswers(t *testing.T) {
 		{"projected/pooled/d=100", alphas, func(rep int, al []float64) ([]Estimate, []float64) {
 			a := draw(1000, 100, 0.5, 1, uint64(rep), "a")
 			b := draw(1000, 100, 0, 1, uint64(rep), "b")
-			u := fisherDirection(a, b)
+			u := FisherDirection(a, b)
 			es, err := ProjectedOrders(a, b, al, Options{Seed: uint64(rep), Covariance: Pooled})
 			if err != nil {
 				t.Error(err)

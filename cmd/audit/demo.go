@@ -92,7 +92,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
-		fsd, err := d2daudit.Check(ctx, s, results, d2daudit.Options{Confidence: c.confidence})
+		fsd, err := d2daudit.Check(ctx, s, results, d2daudit.Options{Confidence: c.confidence, Seed: c.seed})
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}

@@ -76,6 +76,9 @@ const usageText = `usage: audit <command> [flags]
 Commands:
   demo      audit Descent-to-Delete (both modes) on built-in or given data, write a report
   bounds    compute a method's certificate from declared constants (bounds d2d ...)
+  estimate  estimate the Rényi divergence between two samples, with an interval
+  epsilon   bound ε from below from per-example scores of two kinds of models
+  plan      how large an ε a number of trials can resolve, and how many trials a claim needs
   version   print the version
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
@@ -93,6 +96,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "bounds":
 		return runBounds(args[1:], stdout, stderr)
+	case "estimate":
+		return runEstimate(args[1:], stdout, stderr)
+	case "epsilon":
+		return runEpsilon(args[1:], stdout, stderr)
+	case "plan":
+		return runPlan(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "audit", version)
 		return nil

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// jsonFloat writes ±Inf as strings, as the reports do.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Inf"`), nil
+	case math.IsNaN(v):
+		return []byte(`"NaN"`), nil
+	}
+	return json.Marshal(v)
+}
+
+func loadSamples(flagName, path string) (*mat.Dense, error) {
+	if path == "" {
+		return nil, usagef("--%s is required", flagName)
+	}
+	m, err := reference.LoadMatrixCSV(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return m, nil
+}
+
+type estimateOutput struct {
+	Method     string    `json:"method"`
+	Alpha      float64   `json:"alpha"`
+	Estimate   jsonFloat `json:"estimate"`
+	Lower      jsonFloat `json:"lower"`
+	Upper      jsonFloat `json:"upper"`
+	PlugIn     jsonFloat `json:"plug_in"`
+	SE         float64   `json:"standard_error"`
+	Confidence float64   `json:"confidence"`
+	Resamples  int       `json:"resamples"`
+	SamplesA   int       `json:"samples_a"`
+	SamplesB   int       `json:"samples_b"`
+	Dimension  int       `json:"dimension"`
+	Note       string    `json:"note"`
+}
+
+func runEstimate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	aPath := fs.String("a", "", "samples of law A: CSV, one row per sample, one column per coordinate, no header (required)")
+	bPath := fs.String("b", "", "samples of law B, the same layout (required)")
+	alpha := fs.Float64("alpha", 2, "Rényi order α (> 0, ≠ 1)")
+	method := fs.String("method", "gauss", "gauss, projected or knn")
+	cov := fs.String("covariance", "separate", "gauss and projected: separate or pooled covariance")
+	conf := fs.Float64("confidence", 0.95, "interval level")
+	seed := fs.Uint64("seed", 1, "seed of the resampling")
+	reps := fs.Int("reps", 0, "resamples (0: 200, or 50 half-samples for knn)")
+	k := fs.Int("k", 0, "knn: neighbour rank (0: max(5, ⌈α⌉+1))")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit estimate --a A.csv --b B.csv [flags]\n\nEstimates the Rényi divergence D_α(A‖B) from samples, with an interval (an estimate, not a bound).\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, err := loadSamples("a", *aPath)
+	if err != nil {
+		return err
+	}
+	b, err := loadSamples("b", *bPath)
+	if err != nil {
+		return err
+	}
+	model, err := estimate.ParseCovariance(*cov)
+	if err != nil {
+		return usageError{fmt.Errorf("--covariance: %w", err)}
+	}
+	e, err := estimate.ByName(*method, a, b, estimate.Options{Alpha: *alpha, Confidence: *conf, Reps: *reps, K: *k, Seed: *seed, Covariance: model})
+	if err != nil {
+		return usageError{fmt.Errorf("estimate: %w", err)}
+	}
+	na, d := a.Dims()
+	nb, _ := b.Dims()
+	out := estimateOutput{Method: *method, Alpha: *alpha, Estimate: jsonFloat(e.Value), Lower: jsonFloat(e.Interval.Lower), Upper: jsonFloat(e.Interval.Upper),
+		PlugIn: jsonFloat(e.PlugIn), SE: e.SE, Confidence: *conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
+		Note: "an estimate with a resampling interval, not a bound; see audit/estimate for each estimator's regime"}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "D_%g(A‖B) ≈ %s, %g%% interval [%s, %s]  (%s, %d and %d samples in %d dimensions; an estimate, not a bound)\n",
+		*alpha, fmtG(e.Value), 100**conf, fmtG(e.Interval.Lower), fmtG(e.Interval.Upper), *method, na, nb, d)
+	return nil
+}
+
+type exampleBound struct {
+	Example      int       `json:"example"`
+	Epsilon      jsonFloat `json:"epsilon_lower_bound"`
+	Threshold    jsonFloat `json:"threshold"`
+	Above        bool      `json:"flag_above"`
+	FP           int       `json:"false_positives"`
+	FN           int       `json:"false_negatives"`
+	PointEpsilon jsonFloat `json:"point_estimate"`
+	GDPEpsilon   jsonFloat `json:"gdp_epsilon"`
+}
+
+type epsilonOutput struct {
+	EpsilonLowerBound jsonFloat          `json:"epsilon_lower_bound"`
+	Delta             float64            `json:"delta"`
+	Confidence        float64            `json:"confidence"`
+	Strategy          string             `json:"strategy"`
+	Resolution        jsonFloat          `json:"max_certifiable_epsilon"`
+	PerExample        []exampleBound     `json:"per_example"`
+	Competition       competitionOutput  `json:"competition"`
+	Models            struct{ A, B int } `json:"models"`
+	Note              string             `json:"note"`
+}
+
+type competitionOutput struct {
+	Epsilons        []float64 `json:"epsilons"`
+	ForgettingScore float64   `json:"forgetting_score"`
+	EMax            float64   `json:"e_max"`
+	Note            string    `json:"note"`
+}
+
+func runEpsilon(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("epsilon", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	aPath := fs.String("a", "", "scores under models of kind A (e.g. unlearned): one row per model, one column per example (required)")
+	bPath := fs.String("b", "", "scores under models of kind B (e.g. retrained), the same layout (required)")
+	delta := fs.Float64("delta", -1, "δ of the (ε, δ) bound (required)")
+	conf := fs.Float64("confidence", 0.95, "confidence of the bound, shared by all examples (Bonferroni)")
+	strategy := fs.String("strategy", "split", "threshold choice: split (held-out half) or bonferroni (all thresholds, corrected)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit epsilon --a scoresA.csv --b scoresB.csv --delta D [flags]\n\nBounds ε from below by a distinguishing game on each example's scores, and computes the\nNeurIPS 2023 unlearning competition's per-example ε and forgetting score.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !setFlags(fs)["delta"] {
+		return usagef("epsilon: --delta is required")
+	}
+	if !(*delta >= 0 && *delta < 1) || !(*conf > 0 && *conf < 1) {
+		return usagef("epsilon: --delta %v and --confidence %v; want 0 ≤ δ < 1 and a level in (0, 1)", *delta, *conf)
+	}
+	strat, err := epsilon.ParseStrategy(*strategy)
+	if err != nil {
+		return usageError{fmt.Errorf("--strategy: %w", err)}
+	}
+	a, err := loadSamples("a", *aPath)
+	if err != nil {
+		return err
+	}
+	b, err := loadSamples("b", *bPath)
+	if err != nil {
+		return err
+	}
+	na, k := a.Dims()
+	nb, kb := b.Dims()
+	if k != kb {
+		return usagef("epsilon: %s scores %d examples per model, %s scores %d", *aPath, k, *bPath, kb)
+	}
+	// every example's bound holds at once: the examples share the false-alarm budget
+	perConf := 1 - (1-*conf)/float64(k)
+	game := epsilon.Game{Delta: *delta, Confidence: perConf, Strategy: strat}
+	out := epsilonOutput{Delta: *delta, Confidence: *conf, Strategy: strat.String(),
+		Resolution: jsonFloat(epsilon.MaxCertifiable(min(na, nb), *delta, perConf, strat)),
+		Note:       "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
+	out.Models.A, out.Models.B = na, nb
+	best := 0.0
+	for j := range k {
+		colA, colB := mat.Col(nil, j, a), mat.Col(nil, j, b)
+		res, err := game.LowerBound(colA, colB)
+		if err != nil {
+			return usageError{fmt.Errorf("epsilon, example %d: %w", j, err)}
+		}
+		g, err := game.GDP(colA, colB)
+		if err != nil {
+			return usageError{fmt.Errorf("epsilon, example %d: %w", j, err)}
+		}
+		out.PerExample = append(out.PerExample, exampleBound{Example: j, Epsilon: jsonFloat(res.Epsilon), Threshold: jsonFloat(res.Rule.Threshold),
+			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: jsonFloat(res.Point), GDPEpsilon: jsonFloat(g.Epsilon)})
+		best = math.Max(best, res.Epsilon)
+	}
+	out.EpsilonLowerBound = jsonFloat(best)
+	rowsA, rowsB := make([][]float64, na), make([][]float64, nb)
+	for i := range na {
+		rowsA[i] = mat.Row(nil, i, a)
+	}
+	for i := range nb {
+		rowsB[i] = mat.Row(nil, i, b)
+	}
+	comp, err := epsilon.Competition(rowsA, rowsB)
+	if err != nil {
+		return usageError{fmt.Errorf("epsilon: %w", err)}
+	}
+	out.Competition = competitionOutput{Epsilons: comp.Epsilons, ForgettingScore: comp.Score, EMax: comp.EMax,
+		Note: "NeurIPS 2023 machine-unlearning competition scorer (δ = 1e-5, ε capped at 50); an estimate without confidence"}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "ε lower bound: %s at δ = %g, %g%% confidence for all %d examples (%s thresholds; these trials can show at most %s)\n",
+		fmtG(best), *delta, 100**conf, k, strat, fmtG(float64(out.Resolution)))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "example\tε lower bound\tpoint ε\tGDP ε\tcompetition ε")
+	for j, e := range out.PerExample {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j, fmtG(float64(e.Epsilon)), fmtG(float64(e.PointEpsilon)), fmtG(float64(e.GDPEpsilon)), fmtG(comp.Epsilons[j]))
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "competition forgetting score: %.4f (E_max = %g)\n", comp.Score, comp.EMax)
+	return nil
+}
+
+type planOutput struct {
+	Trials              int       `json:"trials"`
+	Delta               float64   `json:"delta"`
+	Confidence          float64   `json:"confidence"`
+	Strategy            string    `json:"strategy"`
+	MaxCertifiable      jsonFloat `json:"max_certifiable_epsilon"`
+	ClaimEpsilon        float64   `json:"claim_epsilon,omitempty"`
+	TrialsForResolution int       `json:"trials_for_resolution,omitempty"`
+	Factor              float64   `json:"factor,omitempty"`
+	Power               float64   `json:"power,omitempty"`
+	TrialsNeeded        int       `json:"trials_needed,omitempty"`
+	GDPMu               float64   `json:"gdp_mu,omitempty"`
+	Assumption          string    `json:"assumption,omitempty"`
+}
+
+func runPlan(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	trials := fs.Int("trials", 0, "trials (models) per side (required)")
+	delta := fs.Float64("delta", -1, "δ of the claim (required)")
+	conf := fs.Float64("confidence", 0.95, "confidence of the ε lower bound")
+	claim := fs.Float64("claim-epsilon", 0, "claimed ε: also say how many trials would detect it being off")
+	factor := fs.Float64("factor", 2, "with --claim-epsilon: the violation to detect, true ε = factor × claim")
+	power := fs.Float64("power", 0.8, "with --claim-epsilon: probability of detecting it")
+	strategy := fs.String("strategy", "split", "threshold choice: split or bonferroni")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	var missing []error
+	if !set["trials"] {
+		missing = append(missing, errors.New("--trials is required"))
+	}
+	if !set["delta"] {
+		missing = append(missing, errors.New("--delta is required"))
+	}
+	if len(missing) > 0 {
+		return usageError{fmt.Errorf("plan: %w", errors.Join(missing...))}
+	}
+	if *trials < 2 || !(*delta >= 0 && *delta < 1) || !(*conf > 0 && *conf < 1) {
+		return usagef("plan: --trials %d, --delta %v, --confidence %v; want ≥ 2 trials, 0 ≤ δ < 1, a level in (0, 1)", *trials, *delta, *conf)
+	}
+	strat, err := epsilon.ParseStrategy(*strategy)
+	if err != nil {
+		return usageError{fmt.Errorf("--strategy: %w", err)}
+	}
+	out := planOutput{Trials: *trials, Delta: *delta, Confidence: *conf, Strategy: strat.String(),
+		MaxCertifiable: jsonFloat(epsilon.MaxCertifiable(*trials, *delta, *conf, strat))}
+	if set["claim-epsilon"] {
+		out.ClaimEpsilon, out.Factor, out.Power = *claim, *factor, *power
+		if out.TrialsForResolution, err = epsilon.TrialsForResolution(*claim, *delta, *conf, strat); err != nil {
+			return usageError{fmt.Errorf("plan: %w", err)}
+		}
+		n, mu, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: *claim, Factor: *factor, Power: *power, Delta: *delta, Conf: *conf})
+		if err != nil {
+			return usageError{fmt.Errorf("plan: %w", err)}
+		}
+		out.TrialsNeeded, out.GDPMu = n, mu
+		out.Assumption = "trials_needed assumes a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, split thresholds, and a conservative power computation"
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %g%% confidence, a distinguishing game can show at most ε = %s violated.\n",
+		*trials, *delta, 100**conf, fmtG(float64(out.MaxCertifiable)))
+	if set["claim-epsilon"] {
+		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", *claim, out.TrialsForResolution)
+		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (assuming a Gaussian leak, μ = %.4g).\n",
+			*factor, *claim, *power, out.TrialsNeeded, out.GDPMu)
+	}
+	return nil
+}
