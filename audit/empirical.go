@@ -6,6 +6,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -72,7 +73,7 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 	proj := func(m *mat.Dense) []float64 {
 		out := make([]float64, n)
 		for i := range n {
-			out[i] = dot(m.RawRowView(i), u)
+			out[i] = floats.Dot(m.RawRowView(i), u)
 		}
 		return out
 	}
@@ -158,12 +159,4 @@ func column(s []float64) [][]float64 {
 		out[i] = []float64{v}
 	}
 	return out
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }

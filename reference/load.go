@@ -109,58 +109,28 @@ func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
 
 // ParseCSV reads CSV from r; name is used in error messages.
 func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
-	if opt.Comma != 0 {
-		cr.Comma = opt.Comma
-	}
 	var (
-		xs    []float64
-		ys    []float64
-		width = -1
-		label int
-		first = true
+		xs, ys []float64
+		label  int
 	)
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
-				return nil, &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
-			}
-			return nil, gzipError(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if first && opt.Header {
-			first = false
-			continue
-		}
-		first = false
-		if width < 0 {
-			width = len(rec)
-			if width < 2 {
-				return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("%d column; want features plus a label column", width)}
+	width, err := readCSV(r, name, opt.Comma, opt.Header, func(line int, rec []string, first bool) error {
+		if first {
+			if len(rec) < 2 {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("%d column; want features plus a label column", len(rec))}
 			}
 			label = opt.LabelColumn
 			if label < 0 {
-				label += width
+				label += len(rec)
 			}
-			if label < 0 || label >= width {
-				return nil, &InputError{File: name, Line: line, Field: "label column",
-					Msg: fmt.Sprintf("column %d does not exist; rows have %d columns", opt.LabelColumn, width)}
+			if label < 0 || label >= len(rec) {
+				return &InputError{File: name, Line: line, Field: "label column",
+					Msg: fmt.Sprintf("column %d does not exist; rows have %d columns", opt.LabelColumn, len(rec))}
 			}
-		}
-		if len(rec) != width {
-			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", len(rec), width)}
 		}
 		for j, s := range rec {
 			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if j == label {
 				ys = append(ys, v)
@@ -168,11 +138,57 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				xs = append(xs, v)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(ys) == 0 {
 		return nil, &InputError{File: name, Msg: "no data rows"}
 	}
 	return denseDataset(xs, ys, width-1)
+}
+
+// readCSV calls row for every record of r (skipping the first line when header is set),
+// after checking that every record has as many fields as the first; first is true for the
+// first record. It returns the number of fields. Errors name the file and line.
+func readCSV(r io.Reader, name string, comma rune, header bool, row func(line int, rec []string, first bool) error) (int, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	if comma != 0 {
+		cr.Comma = comma
+	}
+	width := -1
+	skip := header
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return width, nil
+		}
+		if err != nil {
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				return 0, &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+			}
+			return 0, gzipError(name, err)
+		}
+		if skip {
+			skip = false
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		first := width < 0
+		if first {
+			width = len(rec)
+		}
+		if len(rec) != width {
+			return 0, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", len(rec), width)}
+		}
+		if err := row(line, rec, first); err != nil {
+			return 0, err
+		}
+	}
 }
 
 func denseDataset(xs, ys []float64, d int) (*Dataset, error) {
@@ -452,41 +468,24 @@ func LoadMatrixCSV(path string) (*mat.Dense, error) {
 
 // ParseMatrixCSV reads a numeric CSV matrix from r; name is used in errors.
 func ParseMatrixCSV(r io.Reader, name string) (*mat.Dense, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
 	var vals []float64
-	rows, width := 0, -1
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
-				return nil, &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
-			}
-			return nil, gzipError(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if width < 0 {
-			width = len(rec)
-		}
-		if len(rec) != width {
-			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", len(rec), width)}
-		}
+	rows := 0
+	width, err := readCSV(r, name, 0, false, func(line int, rec []string, _ bool) error {
 		for j, s := range rec {
 			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			vals = append(vals, v)
 		}
 		rows++
-		if rows*width > 1<<28 {
-			return nil, &InputError{File: name, Line: line, Msg: "matrix too large"}
+		if rows*len(rec) > 1<<28 {
+			return &InputError{File: name, Line: line, Msg: "matrix too large"}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if rows == 0 {
 		return nil, &InputError{File: name, Msg: "no rows"}

@@ -33,3 +33,18 @@ func ExampleMaxCertifiable() {
 	// N =  1000: ε up to 4.91 can be shown violated
 	// N = 10000: ε up to 7.21 can be shown violated
 }
+
+func ExampleCompetition() {
+	// one forget example, scored by 6 unlearned and 6 retrained models
+	unlearned := [][]float64{{2.0}, {2.4}, {1.1}, {2.9}, {1.7}, {2.2}}
+	retrained := [][]float64{{0.3}, {1.2}, {-0.4}, {0.9}, {0.1}, {1.5}}
+	res, _ := epsilon.Competition(unlearned, retrained)
+	fmt.Printf("ε = %.3f, forgetting score %.3f (E_max %.0f)\n", res.Epsilons[0], res.Score, res.EMax)
+	// Output: ε = 1.609, forgetting score 0.125 (E_max 2)
+}
+
+func ExampleTrialsToDetect() {
+	n, mu, _ := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.01, Conf: 0.95})
+	fmt.Printf("catching ε = 2 against a claimed 1 at δ = 0.01 takes %d trials per side (Gaussian leak, μ = %.3f)\n", n, mu)
+	// Output: catching ε = 2 against a claimed 1 at δ = 0.01 takes 3185 trials per side (Gaussian leak, μ = 0.896)
+}

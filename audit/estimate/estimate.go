@@ -76,6 +76,24 @@ func (o Options) validate(method string) error {
 	return nil
 }
 
+// orders validates the options at each Rényi order and returns each order's k-NN rank.
+func (o Options) orders(method string, alphas []float64, knn bool) ([]int, error) {
+	if len(alphas) == 0 {
+		return nil, fmt.Errorf("%s: no Rényi orders", method)
+	}
+	ks := make([]int, len(alphas))
+	for i, al := range alphas {
+		p := o
+		p.Alpha = al
+		p = p.withDefaults(knn)
+		if err := p.validate(method); err != nil {
+			return nil, err
+		}
+		ks[i] = p.K
+	}
+	return ks, nil
+}
+
 func (o Options) rand(purpose string) *rand.Rand {
 	return reference.Stream(o.Seed, -1, "estimate/"+purpose)
 }
@@ -111,14 +129,10 @@ func Gauss(a, b mat.Matrix, opt Options) (Estimate, error) {
 // GaussOrders is Gauss at several Rényi orders at once: the fits and bootstrap replicates,
 // the expensive part, are shared (opt.Alpha is ignored).
 func GaussOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate, error) {
-	opt = opt.withDefaults(false)
-	for _, al := range alphas {
-		o := opt
-		o.Alpha = al
-		if err := o.validate("gauss"); err != nil {
-			return nil, err
-		}
+	if _, err := opt.orders("gauss", alphas, false); err != nil {
+		return nil, err
 	}
+	opt = opt.withDefaults(false)
 	if err := checkShapes("gauss", a, b, 3); err != nil {
 		return nil, err
 	}
@@ -292,14 +306,10 @@ func Projected(a, b mat.Matrix, opt Options) (Estimate, error) {
 // ProjectedOrders is Projected at several orders with shared replicates (opt.Alpha is
 // ignored).
 func ProjectedOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate, error) {
-	opt = opt.withDefaults(false)
-	for _, al := range alphas {
-		o := opt
-		o.Alpha = al
-		if err := o.validate("projected"); err != nil {
-			return nil, err
-		}
+	if _, err := opt.orders("projected", alphas, false); err != nil {
+		return nil, err
 	}
+	opt = opt.withDefaults(false)
 	if err := checkShapes("projected", a, b, 6); err != nil {
 		return nil, err
 	}

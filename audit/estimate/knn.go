@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -53,16 +54,7 @@ func kthDistances(dst []float64, q, ref *mat.Dense, k int, self bool) {
 				if self && j == i {
 					continue
 				}
-				d2 := qn[i] + rn[j] - 2*g
-				if d2 < best[k-1] {
-					// insert into the sorted buffer
-					t := k - 1
-					for t > 0 && best[t-1] > d2 {
-						best[t] = best[t-1]
-						t--
-					}
-					best[t] = d2
-				}
+				keepSmallest(best, qn[i]+rn[j]-2*g)
 			}
 			for t, v := range best {
 				dst[i*k+t] = math.Max(0, v)
@@ -96,17 +88,25 @@ func kthDistancesDirect(dst []float64, q, ref *mat.Dense, k int, self bool) {
 				diff := v - y[c]
 				d2 += diff * diff
 			}
-			if d2 < best[k-1] {
-				t := k - 1
-				for t > 0 && best[t-1] > d2 {
-					best[t] = best[t-1]
-					t--
-				}
-				best[t] = d2
-			}
+			keepSmallest(best, d2)
 		}
 		copy(dst[i*k:(i+1)*k], best)
 	}
+}
+
+// keepSmallest inserts v into best, the ascending list of the smallest values seen so far,
+// if it belongs there.
+func keepSmallest(best []float64, v float64) {
+	k := len(best)
+	if v >= best[k-1] {
+		return
+	}
+	t := k - 1
+	for t > 0 && best[t-1] > v {
+		best[t] = best[t-1]
+		t--
+	}
+	best[t] = v
 }
 
 func rowNorms2(m *mat.Dense) []float64 {
@@ -203,18 +203,11 @@ func KNN(a, b mat.Matrix, opt Options) (Estimate, error) {
 // KNNOrders is KNN at several orders from one neighbour search per (half-)sample
 // (opt.Alpha is ignored; opt.K, when set, is used for every order).
 func KNNOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate, error) {
-	ks := make([]int, len(alphas))
-	kmax := 0
-	for i, al := range alphas {
-		o := opt
-		o.Alpha = al
-		o = o.withDefaults(true)
-		if err := o.validate("knn"); err != nil {
-			return nil, err
-		}
-		ks[i] = o.K
-		kmax = max(kmax, o.K)
+	ks, err := opt.orders("knn", alphas, true)
+	if err != nil {
+		return nil, err
 	}
+	kmax := slices.Max(ks)
 	opt = opt.withDefaults(true)
 	if err := checkShapes("knn", a, b, 2*kmax+2); err != nil {
 		return nil, err

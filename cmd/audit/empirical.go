@@ -12,24 +12,9 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
-
-// jsonFloat writes ±Inf as strings, as the reports do.
-type jsonFloat float64
-
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsInf(v, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
-	case math.IsNaN(v):
-		return []byte(`"NaN"`), nil
-	}
-	return json.Marshal(v)
-}
 
 func loadSamples(flagName, path string) (*mat.Dense, error) {
 	if path == "" {
@@ -43,19 +28,19 @@ func loadSamples(flagName, path string) (*mat.Dense, error) {
 }
 
 type estimateOutput struct {
-	Method     string    `json:"method"`
-	Alpha      float64   `json:"alpha"`
-	Estimate   jsonFloat `json:"estimate"`
-	Lower      jsonFloat `json:"lower"`
-	Upper      jsonFloat `json:"upper"`
-	PlugIn     jsonFloat `json:"plug_in"`
-	SE         float64   `json:"standard_error"`
-	Confidence float64   `json:"confidence"`
-	Resamples  int       `json:"resamples"`
-	SamplesA   int       `json:"samples_a"`
-	SamplesB   int       `json:"samples_b"`
-	Dimension  int       `json:"dimension"`
-	Note       string    `json:"note"`
+	Method     string         `json:"method"`
+	Alpha      float64        `json:"alpha"`
+	Estimate   reports.Number `json:"estimate"`
+	Lower      reports.Number `json:"lower"`
+	Upper      reports.Number `json:"upper"`
+	PlugIn     reports.Number `json:"plug_in"`
+	SE         float64        `json:"standard_error"`
+	Confidence float64        `json:"confidence"`
+	Resamples  int            `json:"resamples"`
+	SamplesA   int            `json:"samples_a"`
+	SamplesB   int            `json:"samples_b"`
+	Dimension  int            `json:"dimension"`
+	Note       string         `json:"note"`
 }
 
 func runEstimate(args []string, stdout, stderr io.Writer) error {
@@ -96,8 +81,8 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	}
 	na, d := a.Dims()
 	nb, _ := b.Dims()
-	out := estimateOutput{Method: *method, Alpha: *alpha, Estimate: jsonFloat(e.Value), Lower: jsonFloat(e.Interval.Lower), Upper: jsonFloat(e.Interval.Upper),
-		PlugIn: jsonFloat(e.PlugIn), SE: e.SE, Confidence: *conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
+	out := estimateOutput{Method: *method, Alpha: *alpha, Estimate: reports.Number(e.Value), Lower: reports.Number(e.Interval.Lower), Upper: reports.Number(e.Interval.Upper),
+		PlugIn: reports.Number(e.PlugIn), SE: e.SE, Confidence: *conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
 		Note: "an estimate with a resampling interval, not a bound; see audit/estimate for each estimator's regime"}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
@@ -108,22 +93,22 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 }
 
 type exampleBound struct {
-	Example      int       `json:"example"`
-	Epsilon      jsonFloat `json:"epsilon_lower_bound"`
-	Threshold    jsonFloat `json:"threshold"`
-	Above        bool      `json:"flag_above"`
-	FP           int       `json:"false_positives"`
-	FN           int       `json:"false_negatives"`
-	PointEpsilon jsonFloat `json:"point_estimate"`
-	GDPEpsilon   jsonFloat `json:"gdp_epsilon"`
+	Example      int            `json:"example"`
+	Epsilon      reports.Number `json:"epsilon_lower_bound"`
+	Threshold    reports.Number `json:"threshold"`
+	Above        bool           `json:"flag_above"`
+	FP           int            `json:"false_positives"`
+	FN           int            `json:"false_negatives"`
+	PointEpsilon reports.Number `json:"point_estimate"`
+	GDPEpsilon   reports.Number `json:"gdp_epsilon"`
 }
 
 type epsilonOutput struct {
-	EpsilonLowerBound jsonFloat          `json:"epsilon_lower_bound"`
+	EpsilonLowerBound reports.Number     `json:"epsilon_lower_bound"`
 	Delta             float64            `json:"delta"`
 	Confidence        float64            `json:"confidence"`
 	Strategy          string             `json:"strategy"`
-	Resolution        jsonFloat          `json:"max_certifiable_epsilon"`
+	Resolution        reports.Number     `json:"max_certifiable_epsilon"`
 	PerExample        []exampleBound     `json:"per_example"`
 	Competition       competitionOutput  `json:"competition"`
 	Models            struct{ A, B int } `json:"models"`
@@ -180,7 +165,7 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	perConf := 1 - (1-*conf)/float64(k)
 	game := epsilon.Game{Delta: *delta, Confidence: perConf, Strategy: strat}
 	out := epsilonOutput{Delta: *delta, Confidence: *conf, Strategy: strat.String(),
-		Resolution: jsonFloat(epsilon.MaxCertifiable(min(na, nb), *delta, perConf, strat)),
+		Resolution: reports.Number(epsilon.MaxCertifiable(min(na, nb), *delta, perConf, strat)),
 		Note:       "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
 	out.Models.A, out.Models.B = na, nb
 	best := 0.0
@@ -194,11 +179,11 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError{fmt.Errorf("epsilon, example %d: %w", j, err)}
 		}
-		out.PerExample = append(out.PerExample, exampleBound{Example: j, Epsilon: jsonFloat(res.Epsilon), Threshold: jsonFloat(res.Rule.Threshold),
-			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: jsonFloat(res.Point), GDPEpsilon: jsonFloat(g.Epsilon)})
+		out.PerExample = append(out.PerExample, exampleBound{Example: j, Epsilon: reports.Number(res.Epsilon), Threshold: reports.Number(res.Rule.Threshold),
+			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: reports.Number(res.Point), GDPEpsilon: reports.Number(g.Epsilon)})
 		best = math.Max(best, res.Epsilon)
 	}
-	out.EpsilonLowerBound = jsonFloat(best)
+	out.EpsilonLowerBound = reports.Number(best)
 	rowsA, rowsB := make([][]float64, na), make([][]float64, nb)
 	for i := range na {
 		rowsA[i] = mat.Row(nil, i, a)
@@ -228,18 +213,18 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 }
 
 type planOutput struct {
-	Trials              int       `json:"trials"`
-	Delta               float64   `json:"delta"`
-	Confidence          float64   `json:"confidence"`
-	Strategy            string    `json:"strategy"`
-	MaxCertifiable      jsonFloat `json:"max_certifiable_epsilon"`
-	ClaimEpsilon        float64   `json:"claim_epsilon,omitempty"`
-	TrialsForResolution int       `json:"trials_for_resolution,omitempty"`
-	Factor              float64   `json:"factor,omitempty"`
-	Power               float64   `json:"power,omitempty"`
-	TrialsNeeded        int       `json:"trials_needed,omitempty"`
-	GDPMu               float64   `json:"gdp_mu,omitempty"`
-	Assumption          string    `json:"assumption,omitempty"`
+	Trials              int            `json:"trials"`
+	Delta               float64        `json:"delta"`
+	Confidence          float64        `json:"confidence"`
+	Strategy            string         `json:"strategy"`
+	MaxCertifiable      reports.Number `json:"max_certifiable_epsilon"`
+	ClaimEpsilon        float64        `json:"claim_epsilon,omitempty"`
+	TrialsForResolution int            `json:"trials_for_resolution,omitempty"`
+	Factor              float64        `json:"factor,omitempty"`
+	Power               float64        `json:"power,omitempty"`
+	TrialsNeeded        int            `json:"trials_needed,omitempty"`
+	GDPMu               float64        `json:"gdp_mu,omitempty"`
+	Assumption          string         `json:"assumption,omitempty"`
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
@@ -275,7 +260,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
 	out := planOutput{Trials: *trials, Delta: *delta, Confidence: *conf, Strategy: strat.String(),
-		MaxCertifiable: jsonFloat(epsilon.MaxCertifiable(*trials, *delta, *conf, strat))}
+		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(*trials, *delta, *conf, strat))}
 	if set["claim-epsilon"] {
 		out.ClaimEpsilon, out.Factor, out.Power = *claim, *factor, *power
 		if out.TrialsForResolution, err = epsilon.TrialsForResolution(*claim, *delta, *conf, strat); err != nil {
