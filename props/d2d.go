@@ -138,7 +138,7 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 		}
 		round := i + 1
 		cur := m.Data()
-		res, err := retrain.Minimize(loss.Objective(cur), p.Radius, retrain.Options{})
+		res, err := retrain.Minimize(plan.Loss(loss).Objective(cur), p.Radius, retrain.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,10 +147,10 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d, b := reference.Distance(re.Secret(), star), p.LearnRadius(cur.Len()); !within(d, b, slack) {
+		if d, b := reference.Distance(re.Secret(), star), plan.LearnRadius(cur.Len()); !within(d, b, slack) {
 			t.Fatalf("round %d: ‖A(𝒟_i) − θ*‖ = %.6g > (2L/(m n_i))γ^I = %.6g", round, d, b)
 		}
-		if d, b := reference.Distance(m.Secret(), star), plan.Radius(); !within(d, b, slack) {
+		if d, b := reference.Distance(m.Secret(), star), plan.RadiusAt(round); !within(d, b, slack) {
 			t.Fatalf("round %d (%s): ‖θ̂_i − θ*‖ = %.6g > certified radius %.6g", round, u, d, b)
 		}
 		if d, b := reference.Distance(m.Secret(), re.Secret()), plan.Sensitivity(); !within(d, b, 0) {

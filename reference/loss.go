@@ -24,6 +24,9 @@ type Loss interface {
 	Name() string
 	// Regularization is λ.
 	Regularization() float64
+	// WithRegularization is the same loss with L2 weight λ (the convex D2D variants add
+	// their own ridge term this way).
+	WithRegularization(lambda float64) Loss
 	// Constants are the certified constants of the papers' formulas on the ball of the
 	// given radius for the given rows (spec d2d §1.7).
 	Constants(ds *Dataset, radius float64) Constants
@@ -84,6 +87,9 @@ func (l Ridge) Name() string {
 
 func (l Logistic) Regularization() float64 { return l.Lambda }
 func (l Ridge) Regularization() float64    { return l.Lambda }
+
+func (l Logistic) WithRegularization(lambda float64) Loss { l.Lambda = lambda; return l }
+func (l Ridge) WithRegularization(lambda float64) Loss    { l.Lambda = lambda; return l }
 
 func (l Logistic) link() link { return logisticLink{} }
 func (l Ridge) link() link    { return squareLink{} }

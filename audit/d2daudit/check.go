@@ -82,7 +82,7 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 		return nil, err
 	}
 	p := s.setup.Params
-	opt, err := retrain.Minimize(s.setup.Loss.Objective(s.final), p.Radius, retrain.Options{})
+	opt, err := retrain.Minimize(s.plan.Loss(s.setup.Loss).Objective(s.final), p.Radius, retrain.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("d2d check: exact minimiser on 𝒟_k: %w", err)
 	}
@@ -98,12 +98,12 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 	n := len(results)
 	fs := []audit.Finding{
 		audit.Deterministic("d2d/implementation/radius", "distance of the unlearned secret model to the exact minimiser on 𝒟_k (worst trial)",
-			audit.Implementation, radius, s.plan.Radius(), n,
+			audit.Implementation, radius, s.plan.RadiusAt(len(s.setup.Updates)), n,
 			fmt.Sprintf("θ* by %s (residual %.2g, on the sphere: %v)", minimiserMethod(s.setup.Loss), opt.Residual, opt.OnBoundary)),
 		audit.Deterministic("d2d/implementation/retrain-gap", "distance of the unlearned secret model to the retrain's (worst trial), against Δ",
 			audit.Implementation, gap, s.plan.Sensitivity(), n, "the mean gap the Gaussian mechanism is calibrated to"),
 		audit.Deterministic("d2d/implementation/learner-radius", "distance of the retrain A(𝒟_k) to the exact minimiser (worst trial)",
-			audit.Implementation, learn, p.LearnRadius(s.final.Len()), n, "Eq. 2: (2L/(m·n_k))·γ^I"),
+			audit.Implementation, learn, s.plan.LearnRadius(s.final.Len()), n, "Eq. 2: (2L/(m·n_k))·γ^I"),
 	}
 	if s.setup.Mode == d2d.Perfect { // Eq. 13 holds with probability ≥ 1 − δ/2 per trial: Eq. 13 holds with probability ≥ 1 − δ/2 per trial
 		conf := math.Max(0, 1-float64(n)*p.Delta/2)

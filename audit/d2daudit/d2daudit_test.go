@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -242,3 +243,54 @@ func ExampleCheck() {
 
 // D2D's learner is the recipe a retrain from scratch reruns.
 var _ retrain.Recipe = d2d.Recipe{}
+
+// convexInstance: unregularised logistic regression (convex, m = 0) audited with the
+// convex variants, which add their own ridge term.
+func convexInstance(t *testing.T, mode d2d.Mode, p func(*d2d.Params)) *d2daudit.Subject {
+	t.Helper()
+	ds, err := reference.SyntheticClassification(300, 5, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := reference.Logistic{}
+	radius := 10.0
+	params := d2d.Params{Constants: loss.Constants(ds, radius), Radius: radius, Budget: 10, Epsilon: 1, Delta: 1e-6}
+	if p != nil {
+		p(&params)
+	}
+	held := reference.Record{ID: 999, X: ds.Row(3), Y: -ds.Label(3)}
+	s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Params: params,
+		Updates: []reference.Update{reference.DeleteID(0), reference.AddRecord(held), reference.DeleteID(9), reference.DeleteID(999)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConvexVariantsPassEveryCheck(t *testing.T) {
+	for _, mode := range []d2d.Mode{d2d.ConvexStrong, d2d.ConvexWeak} {
+		s := convexInstance(t, mode, nil)
+		for name, f := range audited(t, s, s, 100) {
+			if f.Verdict != audit.Pass {
+				t.Errorf("%s %s: %v (%s)", mode, name, f, f.Detail)
+			}
+		}
+		if s.Plan().Reg <= 0 || len(s.Claim().Notes) == 0 {
+			t.Errorf("%s: plan %+v, notes %v; want the added ridge weight and the flagged formula reported", mode, s.Plan(), s.Claim().Notes)
+		}
+	}
+}
+
+// With ξ = 2.5 the printed constant 2√2 is below the 4√2·c_ξ = 3.107 the proof needs: the
+// certificate check recomputes σ with the corrected constant and fails the deployment.
+func TestWeakPrintedConstantFailsAboveXiTwo(t *testing.T) {
+	s := convexInstance(t, d2d.ConvexWeak, func(p *d2d.Params) { p.Xi, p.SigmaConstant = 2.5, d2d.AsPrinted })
+	f := audited(t, s, s, 20)["d2d/certificate/sigma"]
+	if f.Verdict != audit.Fail || f.Measured/f.Bound < 3.107/(2*math.Sqrt2)-1e-6 {
+		t.Fatalf("certificate check %v; want FAIL with ratio 3.107/2.828", f)
+	}
+	ok := convexInstance(t, d2d.ConvexWeak, func(p *d2d.Params) { p.Xi, p.SigmaConstant = 1.5, d2d.AsPrinted })
+	if f := audited(t, ok, ok, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Pass {
+		t.Fatalf("ξ = 1.5 with the printed constant: %v; it suffices for ξ ≤ 2", f)
+	}
+}

@@ -94,7 +94,7 @@ func runBoundsD2D(args []string, stdout, stderr io.Writer) error {
 	}
 	out := d2dBounds{
 		Variant: mode.String(), Sigma: plan.Sigma, Gamma: plan.Gamma, StepSize: plan.StepSize,
-		Iterations: plan.UpdateIterations(1), Sensitivity: plan.Sensitivity(), Radius: plan.Radius(), Rho: plan.Rho(),
+		Iterations: plan.UpdateIterations(1), Sensitivity: plan.Sensitivity(), Radius: plan.RadiusAt(1), Rho: plan.Rho(),
 	}
 	if plan.Sigma > 0 {
 		out.EpsilonExact = dp.GaussianExactEpsilon(plan.Sensitivity()/plan.Sigma, plan.MechanismDelta())

@@ -3,63 +3,80 @@ package d2d
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
 
-// Mode says which model the unlearner starts from at each update.
+// Mode is the D2D variant.
 type Mode int
 
 const (
-	// SecretState warm-starts each update from the previous secret (pre-noise) model
-	// (Thm 3.1). The secret model must be kept private; only its noisy image is certified.
+	// SecretState: strongly convex f, each update warm-starts from the previous secret
+	// (pre-noise) model (Theorem 3.1). The secret model must be kept private; only its
+	// noisy image is certified.
 	SecretState Mode = iota
-	// Perfect warm-starts each update from the previous published model, projected onto
-	// Θ (Thm 3.2), so everything the system keeps is itself certified.
+	// Perfect: strongly convex f, each update warm-starts from the previous published
+	// model, projected onto Θ (Theorem 3.2), so everything the system keeps is certified.
 	Perfect
+	// ConvexStrong: convex f made strongly convex by an added ridge term m chosen by
+	// Theorem 3.4; T_i = I (strong unlearning).
+	ConvexStrong
+	// ConvexWeak: convex f with the ridge term of Theorem 3.5 / Remark 3.6 and
+	// T_i = i^{2ξ}·I (weak unlearning: the cost grows with the sequence).
+	ConvexWeak
 )
 
-func (m Mode) String() string {
-	if m == Perfect {
-		return "perfect"
-	}
-	return "strongly-convex"
-}
+var modeNames = map[Mode]string{SecretState: "strongly-convex", Perfect: "perfect", ConvexStrong: "convex-strong", ConvexWeak: "convex-weak"}
 
-// ParseMode reads "strongly-convex" (or "secret") and "perfect".
+func (m Mode) String() string { return modeNames[m] }
+
+// ParseMode reads "strongly-convex" (or "secret"), "perfect", "convex-strong" and
+// "convex-weak".
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "strongly-convex", "secret", "secret-state":
+	if s == "secret" || s == "secret-state" {
 		return SecretState, nil
-	case "perfect":
-		return Perfect, nil
 	}
-	return 0, fmt.Errorf("unknown D2D variant %q; want strongly-convex or perfect", s)
+	for m, name := range modeNames {
+		if s == name {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown D2D variant %q; want strongly-convex, perfect, convex-strong or convex-weak", s)
 }
 
-// A Plan is a validated configuration with everything derived from it: step size,
-// contraction, noise scale and the iteration schedule.
+// Convex reports whether the mode adds its own ridge term to a convex loss.
+func (m Mode) Convex() bool { return m == ConvexStrong || m == ConvexWeak }
+
+// A Plan is a validated configuration with everything derived from it: the ridge weight
+// of the convex variants, step size, contraction, noise scale and iteration schedule.
 type Plan struct {
 	Mode     Mode
 	Params   Params
-	Gamma    float64 // γ = (M−m)/(M+m)
-	StepSize float64 // η = 2/(M+m)
+	Reg      float64 // the ridge weight m the convex variants add (0 otherwise)
+	Gamma    float64 // contraction of one GD step on the objective the algorithm runs
+	StepSize float64 // η
 	Sigma    float64 // publishing noise
 }
 
 // NewPlan validates the parameters for the mode and derives the plan. Perfect mode needs
-// the dimension and refuses a budget below I_min (spec d2d §4.9).
+// the dimension and refuses a budget below I_min (spec d2d §4.9); the convex modes need
+// the dimension for their regulariser.
 func NewPlan(mode Mode, p Params) (Plan, error) {
-	if err := p.Validate(); err != nil {
-		return Plan{}, fmt.Errorf("d2d %s: %w", mode, err)
-	}
-	pl := Plan{Mode: mode, Params: p, Gamma: p.Gamma(), StepSize: p.StepSize()}
+	pl := Plan{Mode: mode, Params: p}
 	switch mode {
-	case SecretState:
-		pl.Sigma = p.SecretSigma()
-	case Perfect:
+	case SecretState, Perfect:
+		if err := p.Validate(); err != nil {
+			return Plan{}, fmt.Errorf("d2d %s: %w", mode, err)
+		}
+		pl.Gamma, pl.StepSize = p.Gamma(), p.StepSize()
+		if mode == SecretState {
+			pl.Sigma = p.SecretSigma()
+			break
+		}
 		if p.Dim < 1 {
 			return Plan{}, fmt.Errorf("d2d perfect: dimension: d = %d; Thm 3.2 needs d ≥ 1", p.Dim)
 		}
@@ -67,20 +84,94 @@ func NewPlan(mode Mode, p Params) (Plan, error) {
 			return Plan{}, fmt.Errorf("d2d perfect: iterations: I = %d is below I_min = %d (Thm 3.2)", p.Budget, minI)
 		}
 		pl.Sigma = p.PerfectSigma()
+	case ConvexStrong, ConvexWeak:
+		if err := p.validateConvex(mode == ConvexWeak); err != nil {
+			return Plan{}, fmt.Errorf("d2d %s: %w", mode, err)
+		}
+		L, M, diam := p.Lipschitz, p.Smoothness, p.Diameter()
+		switch {
+		case mode == ConvexWeak:
+			pl.Reg = RegLambdaWeak(L, M, diam, p.Dim, p.N, p.Budget, p.Epsilon, p.Delta, p.xi())
+		case p.Exponent == AsPrinted:
+			pl.Reg = RegLambdaStrongAsPrinted(L, M, diam, p.Dim, p.N, p.Budget, p.Epsilon, p.Delta)
+		default:
+			pl.Reg = RegLambdaStrong(L, M, diam, p.Dim, p.N, p.Budget, p.Epsilon, p.Delta)
+		}
+		pl.Gamma, pl.StepSize = RegGamma(M, pl.Reg), 2/(M+2*pl.Reg)
+		if mode == ConvexStrong {
+			pl.Sigma = dp.GaussianSigma(pl.Sensitivity(), p.Epsilon, p.Delta)
+		} else {
+			_, den := ellDen(p.Epsilon, p.Delta)
+			pl.Sigma = WeakSigmaConstant(p.xi(), p.SigmaConstant) * pl.weakRho() / 4 / den
+		}
 	default:
 		return Plan{}, fmt.Errorf("d2d: unknown mode %d", mode)
 	}
 	return pl, nil
 }
 
-// LearnIterations is the learner's iteration count on a dataset of size n.
-func (pl Plan) LearnIterations(n int) int { return pl.Params.LearnIterations(n) }
+// strongConvexity is the strong convexity of the objective the algorithm runs.
+func (pl Plan) strongConvexity() float64 {
+	if pl.Mode.Convex() {
+		return pl.Reg
+	}
+	return pl.Params.StrongConvexity
+}
+
+// lipschitz is the Lipschitz constant of the objective's per-example terms: L, or
+// L + mD for the regularised g (Claim 3.3).
+func (pl Plan) lipschitz() float64 {
+	if pl.Mode.Convex() {
+		return pl.Params.Lipschitz + pl.Reg*pl.Params.Diameter()
+	}
+	return pl.Params.Lipschitz
+}
+
+// unit is the sensitivity of the objective's minimiser to one update under Assumption 2.6,
+// 2L/(m·n_floor) (4L/(mn) with n_floor = n/2; Lemma 2.12).
+func (pl Plan) unit() float64 {
+	return 2 * pl.lipschitz() / (pl.strongConvexity() * pl.Params.Floor())
+}
+
+// weakRho is ρ_ξ = (4L'/(mn))·(M/(mI))^{1/(2ξ)} (Eq. 19, Remark 3.6) with n_floor.
+func (pl Plan) weakRho() float64 {
+	p := pl.Params
+	return pl.unit() * math.Pow(p.Smoothness/(pl.Reg*float64(p.Budget)), 1/(2*p.xi()))
+}
+
+// Loss is the objective the algorithm runs for a given loss f: f itself, or f with the
+// convex variants' ridge term added.
+func (pl Plan) Loss(f reference.Loss) reference.Loss {
+	if pl.Mode.Convex() {
+		return f.WithRegularization(f.Regularization() + pl.Reg)
+	}
+	return f
+}
+
+// LearnIterations is the learner's iteration count on a dataset of size n: the theorems'
+// T ≥ I + ln(D·m·n/(2L))/ln(1/γ), with m and γ of the objective the algorithm runs and L
+// of f (Theorems 3.4 and 3.5 print L rather than L + mD, which only adds iterations).
+func (pl Plan) LearnIterations(n int) int {
+	p := pl.Params
+	extra := math.Log(p.Diameter()*pl.strongConvexity()*float64(n)/(2*p.Lipschitz)) / math.Log(1/pl.Gamma)
+	return int(math.Ceil(float64(p.Budget) + math.Max(0, extra)))
+}
+
+// LearnRadius bounds the learner's distance to the minimiser of the objective on a dataset
+// of size n: (2L/(m n))·γ^I (Eq. 2; Eq. 17 for the regularised objective).
+func (pl Plan) LearnRadius(n int) float64 {
+	return 2 * pl.Params.Lipschitz / (pl.strongConvexity() * float64(n)) * powGamma(pl.Gamma, float64(pl.Params.Budget))
+}
 
 // UpdateIterations is T_i, the iterations of the i-th update (i ≥ 1): I in secret-state
-// mode, I + ln(ln(4di/δ))/ln(1/γ) in perfect mode.
+// and convex-strong modes, I + ln(ln(4di/δ))/ln(1/γ) in perfect mode, ⌈i^{2ξ}·I⌉ in
+// convex-weak mode.
 func (pl Plan) UpdateIterations(i int) int {
-	if pl.Mode == Perfect {
+	switch pl.Mode {
+	case Perfect:
 		return pl.Params.PerfectUpdateIterations(i)
+	case ConvexWeak:
+		return WeakIterations(i, pl.Params.Budget, pl.Params.xi())
 	}
 	return pl.Params.Budget
 }
@@ -122,7 +213,7 @@ func Learn(ctx context.Context, plan Plan, loss reference.Loss, ds *reference.Da
 	d := ds.Dim()
 	m := &Model{plan: plan, loss: loss, data: ds, secret: make([]float64, d), published: make([]float64, d), grad: make([]float64, d)}
 	T := plan.LearnIterations(ds.Len())
-	Descend(loss.Objective(ds), m.secret, m.grad, plan.StepSize, plan.Params.Radius, T)
+	Descend(plan.Loss(loss).Objective(ds), m.secret, m.grad, plan.StepSize, plan.Params.Radius, T)
 	m.gradEvals += int64(T) * int64(ds.Len())
 	m.publish(noise)
 	return m, nil
@@ -159,7 +250,7 @@ func (m *Model) Update(ctx context.Context, u reference.Update, noise *rand.Rand
 	m.round++
 	m.data = next
 	T := m.plan.UpdateIterations(m.round)
-	Descend(m.loss.Objective(next), m.secret, m.grad, m.plan.StepSize, m.plan.Params.Radius, T)
+	Descend(m.plan.Loss(m.loss).Objective(next), m.secret, m.grad, m.plan.StepSize, m.plan.Params.Radius, T)
 	m.gradEvals += int64(T) * int64(next.Len())
 	m.publish(noise)
 	return nil
@@ -188,39 +279,55 @@ func (m *Model) GradientEvaluations() int64 { return m.gradEvals }
 // Plan returns the model's plan.
 func (m *Model) Plan() Plan { return m.plan }
 
-// Sensitivity is the Δ the plan's σ is calibrated to: Thm 3.1's Δ in secret-state mode,
-// and the tight reading of Thm 3.2's Δ in perfect mode (which holds with probability
-// ≥ 1 − δ/2 over the earlier noises).
+// Sensitivity is the Δ the proof certifies between the unlearned and the retrained
+// pre-noise models: Theorem 3.1's (8L/(mn))·γ^I/(1−γ^I); the tight reading of
+// Theorem 3.2's Δ (with probability ≥ 1 − δ/2 over the earlier noises); Theorem 3.1's Δ
+// for g in convex-strong mode; and 2c_ξ·ρ_ξ in convex-weak mode (Eq. 19 with the tight
+// Fact E.1, spec d2d §3.7).
 func (pl Plan) Sensitivity() float64 {
-	if pl.Mode == Perfect {
+	switch pl.Mode {
+	case Perfect:
 		tight, _ := pl.Params.PerfectSensitivity(pl.Sigma)
 		return tight
+	case ConvexWeak:
+		return 2 * WeakTightFactor(pl.Params.xi()) * pl.weakRho()
 	}
-	return pl.Params.SecretSensitivity()
+	return 2 * pl.unit() * ratio(pl.Gamma, pl.Params.Budget)
 }
 
-// Radius is the distance to the exact minimiser that the proof needs of the unlearned
-// secret model at every round ≥ 1 (Eq. 3 for Thm 3.1, Eq. 13 for Thm 3.2).
-func (pl Plan) Radius() float64 {
-	if pl.Mode == Perfect {
+// RadiusAt is the distance to the exact minimiser of the objective that the proof needs of
+// the unlearned secret model after update i ≥ 1: Eq. 3 (Theorems 3.1, 3.4), Eq. 13
+// (Theorem 3.2, with probability ≥ 1 − δ/2), and Eq. 18, (4L'/(mn))·i·γ^{T_i}, for the
+// weak variant.
+func (pl Plan) RadiusAt(i int) float64 {
+	switch pl.Mode {
+	case Perfect:
 		return pl.Params.PerfectRadius(pl.Sigma)
+	case ConvexWeak:
+		return pl.unit() * float64(i) * powGamma(pl.Gamma, float64(pl.UpdateIterations(i)))
 	}
-	return pl.Params.SecretRadius()
+	return pl.unit() * ratio(pl.Gamma, pl.Params.Budget)
+}
+
+// CertifiedSigma is the σ the proof needs for this plan's constants and ridge weight,
+// with the corrected readings: it differs from Sigma only when the deployment chose the
+// weak variant's printed constant 2√2, which falls short for ξ > 2.
+func (pl Plan) CertifiedSigma() float64 {
+	if pl.Mode == Perfect {
+		return pl.Params.PerfectSigma()
+	}
+	return dp.GaussianSigma(pl.Sensitivity(), pl.Params.Epsilon, pl.Params.Delta)
 }
 
 // Rho is the zCDP parameter Δ²/(2σ²) of the release: the published laws of the unlearned
 // model and the retrain satisfy D_α ≤ α·ρ for every α > 1 (conditional on the noise-norm
 // event in perfect mode).
 func (pl Plan) Rho() float64 {
-	s := pl.Sensitivity()
-	if s == 0 {
-		return 0
-	}
-	return s * s / (2 * pl.Sigma * pl.Sigma)
+	return dp.GaussianRho(pl.Sensitivity(), pl.Sigma)
 }
 
-// MechanismDelta is the δ the Gaussian mechanism step certifies: δ in secret-state mode,
-// δ/2 in perfect mode (the other δ/2 covers the noise-norm event, Lemma A.1).
+// MechanismDelta is the δ the Gaussian mechanism step certifies: δ/2 in perfect mode (the
+// other δ/2 covers the noise-norm event, Lemma A.1), δ otherwise.
 func (pl Plan) MechanismDelta() float64 {
 	if pl.Mode == Perfect {
 		return pl.Params.Delta / 2

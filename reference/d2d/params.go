@@ -21,6 +21,45 @@ type Params struct {
 	Budget  int     // I, the iteration budget per update
 	Epsilon float64 // ε
 	Delta   float64 // δ
+
+	// The convex variants (Theorems 3.4, 3.5, Remark 3.6), where Constants describe a
+	// convex f (StrongConvexity may be 0) and the algorithm adds its own ridge term:
+	Xi            float64 // ξ ≥ 1 of the weak variant; 0 means 1
+	Exponent      Reading // Theorem 3.4's regulariser exponent: Corrected 2/5 (default) or AsPrinted 4/5
+	SigmaConstant Reading // the weak variant's σ constant: Corrected 4√2·c_ξ (default) or AsPrinted 2√2
+}
+
+// xi is ξ with its default.
+func (p Params) xi() float64 {
+	if p.Xi == 0 {
+		return 1
+	}
+	return p.Xi
+}
+
+// validateConvex checks the hypotheses of Theorems 3.4 and 3.5: f convex, L-Lipschitz and
+// M-smooth (M > 0), Θ a ball around 0, and the common ranges.
+func (p Params) validateConvex(weak bool) error {
+	var errs []error
+	check := func(ok bool, field, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+		}
+	}
+	check(p.Smoothness > 0 && !math.IsInf(p.Smoothness, 0), "smoothness", "M = %v; want 0 < M < ∞", p.Smoothness)
+	check(p.StrongConvexity >= 0, "strong-convexity", "m = %v; f must be convex (m ≥ 0)", p.StrongConvexity)
+	check(p.Lipschitz > 0 && !math.IsInf(p.Lipschitz, 0), "lipschitz", "L = %v; want 0 < L < ∞", p.Lipschitz)
+	check(p.Radius > 0 && !math.IsInf(p.Radius, 0), "radius", "R = %v; want 0 < R < ∞ (Θ must be a ball around 0)", p.Radius)
+	check(p.N >= 1, "n", "n = %d; want n ≥ 1", p.N)
+	check(p.NFloor >= 0 && p.NFloor <= p.N, "n-floor", "n_floor = %d; want 0 (meaning n/2) or 1 ≤ n_floor ≤ n", p.NFloor)
+	check(p.Budget >= 1, "iterations", "I = %d; want I ≥ 1", p.Budget)
+	check(p.Epsilon > 0 && !math.IsInf(p.Epsilon, 0), "epsilon", "ε = %v; want 0 < ε < ∞", p.Epsilon)
+	check(p.Delta > 0 && p.Delta < 1, "delta", "δ = %v; want 0 < δ < 1", p.Delta)
+	check(p.Dim >= 1, "dimension", "d = %d; the regulariser depends on d ≥ 1", p.Dim)
+	if weak {
+		check(p.xi() >= 1, "xi", "ξ = %v; Remark 3.6 needs ξ ≥ 1", p.xi())
+	}
+	return errors.Join(errs...)
 }
 
 // Validate checks the hypotheses every D2D theorem shares (spec d2d §3: m > 0, M ≥ m,
