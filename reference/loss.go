@@ -356,6 +356,17 @@ func (o *Objective) BatchGradient(dst, theta []float64, rows []int) {
 	}
 }
 
+// BatchValue is the mean loss over the given rows (repeats count):
+// (1/|B|) Σ_{i∈B} f_{z_i}(θ).
+func (o *Objective) BatchValue(theta []float64, rows []int) float64 {
+	o.checkDim(theta)
+	var s float64
+	for _, i := range rows {
+		s += o.lk.value(dot(o.ds.Row(i), theta), o.ds.y[i], o.clipAt[i])
+	}
+	return s/float64(len(rows)) + o.lambda/2*dot(theta, theta)
+}
+
 // ExampleGradient sets dst = ∇f_{z_i}(θ) for row i.
 func (o *Objective) ExampleGradient(dst, theta []float64, i int) {
 	x := o.ds.Row(i)
