@@ -59,21 +59,27 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 
 func (s *Subject) certificateFindings() []audit.Finding {
 	p := s.setup.Params
-	tight := s.setup.Loss.TightConstants(s.universe, p.Radius)
-	n := s.universe.Len()
-	return []audit.Finding{
+	return append([]audit.Finding{
 		audit.Deterministic("d2d/certificate/sigma", "σ the theorem requires, recomputed from the declared constants (must not exceed the σ used)",
 			audit.Certificate, s.required, s.plan.Sigma, 0,
 			fmt.Sprintf("%s with L=%.6g, M=%.6g, m=%.6g, n=%d, I=%d, ε=%g, δ=%g", s.Claim().Source, p.Lipschitz, p.Smoothness, p.StrongConvexity, p.N, p.Budget, p.Epsilon, p.Delta)),
+	}, constantFindings(s.setup.Loss, s.universe, p.Constants, p.Radius)...)
+}
+
+// constantFindings check declared constants against the data: the exact largest gradient
+// norm on Θ over every record that appears, the loss's smoothness and strong convexity.
+func constantFindings(loss reference.Loss, universe *reference.Dataset, declared reference.Constants, radius float64) []audit.Finding {
+	tight := loss.TightConstants(universe, radius)
+	return []audit.Finding{
 		audit.Deterministic("d2d/certificate/lipschitz", "largest per-example gradient norm on Θ, exact (must not exceed the declared L)",
-			audit.Certificate, tight.Lipschitz, p.Lipschitz, 0,
-			fmt.Sprintf("sup over ‖θ‖ ≤ %g of ‖∇f_z(θ)‖ for %s, over the %d records that appear in any 𝒟_i", p.Radius, s.setup.Loss.Name(), n)),
+			audit.Certificate, tight.Lipschitz, declared.Lipschitz, 0,
+			fmt.Sprintf("sup over ‖θ‖ ≤ %g of ‖∇f_z(θ)‖ for %s, over the %d records that appear in any 𝒟_i", radius, loss.Name(), universe.Len())),
 		audit.Deterministic("d2d/certificate/smoothness", "per-example smoothness of the loss on the data (must not exceed the declared M)",
-			audit.Certificate, tight.Smoothness, p.Smoothness, 0,
-			fmt.Sprintf("max‖x‖²·sup φ'' + λ for %s", s.setup.Loss.Name())),
+			audit.Certificate, tight.Smoothness, declared.Smoothness, 0,
+			fmt.Sprintf("max‖x‖²·sup φ'' + λ for %s", loss.Name())),
 		audit.Deterministic("d2d/certificate/strong-convexity", "declared strong convexity m (must not exceed the loss's λ)",
-			audit.Certificate, p.StrongConvexity, tight.StrongConvexity, 0,
-			fmt.Sprintf("%s is λ-strongly convex per example", s.setup.Loss.Name())),
+			audit.Certificate, declared.StrongConvexity, tight.StrongConvexity, 0,
+			fmt.Sprintf("%s is λ-strongly convex per example", loss.Name())),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -69,49 +70,53 @@ func New(s Setup) (*Subject, error) {
 	if s.Sigma > 0 {
 		sub.plan.Sigma = s.Sigma
 	}
-	sets, err := s.Data.ApplyAll(s.Updates)
-	if err != nil {
-		return nil, fmt.Errorf("d2d audit: requests: %w", err)
+	if sub.final, sub.universe, sub.minSize, err = requested(s.Data, s.Updates, s.Params.Floor()); err != nil {
+		return nil, err
 	}
-	sub.final = sets[len(sets)-1]
-	sub.minSize = s.Data.Len()
-	var added []reference.Record
-	for i, ds := range sets[1:] {
-		sub.minSize = min(sub.minSize, ds.Len())
-		if float64(ds.Len()) < s.Params.Floor() {
-			return nil, fmt.Errorf("d2d audit: request %d (%s) leaves %d records, below the %v the certificate assumes (Assumption 2.6)",
-				i+1, s.Updates[i], ds.Len(), s.Params.Floor())
-		}
-		if u := s.Updates[i]; u.Kind == reference.Add {
-			added = append(added, u.Record)
-		}
-	}
-	sub.universe = s.Data
-	for _, r := range added {
-		if !sub.universe.Has(r.ID) {
-			if sub.universe, err = sub.universe.With(r); err != nil {
-				return nil, fmt.Errorf("d2d audit: %w", err)
-			}
-		}
-	}
-	sub.fp = fingerprint(s, sub.plan.Sigma)
+	sub.fp = fingerprint(fmt.Sprintf("%s|%s|%+v|%v", s.Mode, s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates)
 	return sub, nil
 }
 
-func fingerprint(s Setup, sigma float64) string {
+// requested replays the requests on ds and returns 𝒟_k, the union of every record present
+// in some 𝒟_i, and the smallest |𝒟_i|; a request naming an unknown ID, or leaving fewer
+// records than floor, is an error naming it.
+func requested(ds *reference.Dataset, updates []reference.Update, floor float64) (final, universe *reference.Dataset, minSize int, err error) {
+	sets, err := ds.ApplyAll(updates)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("d2d audit: requests: %w", err)
+	}
+	minSize = ds.Len()
+	universe = ds
+	for i, cur := range sets[1:] {
+		minSize = min(minSize, cur.Len())
+		if float64(cur.Len()) < floor {
+			return nil, nil, 0, fmt.Errorf("d2d audit: request %d (%s) leaves %d records, below the %v the certificate assumes (Assumption 2.6)",
+				i+1, updates[i], cur.Len(), floor)
+		}
+		if u := updates[i]; u.Kind == reference.Add && !universe.Has(u.ID) {
+			if universe, err = universe.With(u.Record); err != nil {
+				return nil, nil, 0, fmt.Errorf("d2d audit: %w", err)
+			}
+		}
+	}
+	return sets[len(sets)-1], universe, minSize, nil
+}
+
+// fingerprint hashes a configuration header, the data and the requests.
+func fingerprint(header string, data *reference.Dataset, updates []reference.Update) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%+v|%v\n", s.Mode, s.Loss.Name(), s.Params, sigma)
+	io.WriteString(h, header+"\n")
 	var b [8]byte
 	put := func(v float64) { binary.LittleEndian.PutUint64(b[:], math.Float64bits(v)); h.Write(b[:]) }
-	for i := range s.Data.Len() {
-		binary.LittleEndian.PutUint64(b[:], uint64(s.Data.ID(i)))
+	for i := range data.Len() {
+		binary.LittleEndian.PutUint64(b[:], uint64(data.ID(i)))
 		h.Write(b[:])
-		for _, v := range s.Data.Row(i) {
+		for _, v := range data.Row(i) {
 			put(v)
 		}
-		put(s.Data.Label(i))
+		put(data.Label(i))
 	}
-	for _, u := range s.Updates {
+	for _, u := range updates {
 		fmt.Fprintf(h, "%s|%v|%v\n", u, u.Record.X, u.Record.Y)
 	}
 	return hex.EncodeToString(h.Sum(nil))

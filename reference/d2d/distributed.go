@@ -263,11 +263,12 @@ func (m *Distributed) CertifiedDelta() float64 {
 	return s + powGamma(m.plan.Gamma, float64(m.plan.T))*2*m.plan.Params.Radius
 }
 
-// Release returns the published model, the chosen copy's average, the coupled retrain, and
-// diagnostics: the certified Δ of §3.11 and the partitions the last update touched.
+// Release returns the published model, the chosen copy's average, and diagnostics: the
+// certified Δ of §3.11 and the partitions the last update touched. (The coupled retrain is
+// a full retrain; CoupledRetrain computes it when a check needs it.)
 func (m *Distributed) Release() reference.Release {
 	return reference.Release{
-		Published: slices.Clone(m.published), Secret: slices.Clone(m.secret), Coupled: m.CoupledRetrain(),
+		Published: slices.Clone(m.published), Secret: slices.Clone(m.secret),
 		Diagnostics: map[string]float64{
 			"certified_delta":    m.CertifiedDelta(),
 			"touched_partitions": float64(len(m.copies[m.chosen].touched)),
