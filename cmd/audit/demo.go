@@ -30,7 +30,18 @@ type demoConfig struct {
 	delta      float64
 	iterations int
 	deletes    string
+	variants   string
+	schedule   string
 	data       dataFlags
+}
+
+// allVariants are the D2D variants the demo audits by default.
+const allVariants = "strongly-convex,perfect,convex-strong,convex-weak,distributed"
+
+// demoSubject is one audited variant: its subject and its checks.
+type demoSubject struct {
+	subject audit.Subject
+	check   func(ctx context.Context, results []audit.TrialResult) ([]audit.Finding, error)
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -47,9 +58,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&c.delta, "delta", 1e-6, "target δ")
 	fs.IntVar(&c.iterations, "iterations", 10, "iteration budget I per update (perfect mode uses at least I_min)")
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
+	fs.StringVar(&c.variants, "variants", allVariants, "D2D variants to audit, comma-separated")
+	fs.StringVar(&c.schedule, "schedule", "fixed", "distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)")
 	c.data.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits Descent-to-Delete in both modes (Neel et al. 2020, Thms 3.1 and 3.2) on L2-logistic\nregression and writes DIR/report.json and DIR/report.md.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every Descent-to-Delete variant (Neel et al. 2020: Thms 3.1, 3.2, 3.4, 3.5, 4.5) on logistic\nregression and writes DIR/report.json and DIR/report.md.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -86,13 +99,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := os.MkdirAll(trialDir, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	for _, s := range subjects {
+	for _, ds := range subjects {
+		s := ds.subject
 		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(trialDir, strings.ReplaceAll(s.Name(), "/", "-")+".jsonl")}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
-		fsd, err := d2daudit.Check(ctx, s, results, d2daudit.Options{Confidence: c.confidence, Seed: c.seed})
+		fsd, err := ds.check(ctx, results)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -110,7 +124,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // are held out to be added later; the deletions are the user's IDs or, by default, the
 // record with the largest gradient at the minimiser (the one whose removal moves the model
 // most) and two random ones. Requests alternate delete, add, delete, add, delete.
-func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]*d2daudit.Subject, []string, error) {
+func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoSubject, []string, error) {
 	r := reference.Stream(c.seed, 0, "demo/requests")
 	loss := reference.Logistic{Lambda: c.lambda}
 	// The unconstrained minimiser of every 𝒟_i has norm ≤ ‖∇f(0)‖/λ ≤ max‖x‖/(2λ), so this
@@ -179,22 +193,65 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]*d2da
 		requests[i] = u.String()
 	}
 
-	constants := loss.Constants(ds, radius)
-	var subjects []*d2daudit.Subject
-	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
-		p := d2d.Params{Constants: constants, Radius: radius, Budget: c.iterations, Epsilon: c.epsilon, Delta: c.delta,
+	wanted := map[string]bool{}
+	for _, v := range strings.Split(c.variants, ",") {
+		v = strings.TrimSpace(v)
+		if v != "distributed" {
+			if _, err := d2d.ParseMode(v); err != nil {
+				return nil, nil, usagef("--variants: %q: want some of %s", v, allVariants)
+			}
+		}
+		wanted[v] = true
+	}
+	opt := d2daudit.Options{Confidence: c.confidence, Seed: c.seed}
+	wrap := func(err error) error {
+		if errors.Is(err, reference.ErrUnknownID) {
+			return usageError{fmt.Errorf("--delete: %w", err)}
+		}
+		return usageError{err}
+	}
+	var subjects []demoSubject
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect, d2d.ConvexStrong, d2d.ConvexWeak} {
+		if !wanted[mode.String()] {
+			continue
+		}
+		f := reference.Loss(loss)
+		if mode.Convex() {
+			f = reference.Logistic{} // a convex loss: the variant adds its own ridge term
+		}
+		p := d2d.Params{Constants: f.Constants(ds, radius), Radius: radius, Budget: c.iterations, Epsilon: c.epsilon, Delta: c.delta,
 			N: d0.Len(), Dim: d0.Dim()}
 		if mode == d2d.Perfect {
 			p.Budget = max(p.Budget, p.PerfectMinBudget())
 		}
-		s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: d0, Updates: updates, Params: p})
+		s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: f, Data: d0, Updates: updates, Params: p})
 		if err != nil {
-			if errors.Is(err, reference.ErrUnknownID) {
-				return nil, nil, usageError{fmt.Errorf("--delete: %w", err)}
-			}
-			return nil, nil, usageError{err}
+			return nil, nil, wrap(err)
 		}
-		subjects = append(subjects, s)
+		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+			return d2daudit.Check(ctx, s, r, opt)
+		}})
+	}
+	if wanted["distributed"] {
+		sched := d2d.FixedSchedule
+		switch c.schedule {
+		case "fixed":
+		case "paper":
+			sched = d2d.PaperSchedule
+		default:
+			return nil, nil, usagef("--schedule %q: want fixed or paper", c.schedule)
+		}
+		s, err := d2daudit.NewDist(d2daudit.DistSetup{Loss: loss, Data: d0, Updates: updates, Params: d2d.DistParams{
+			Constants: loss.Constants(ds, radius), Radius: radius, Xi: 1.2, Budget: 1, Epsilon: c.epsilon, Delta: c.delta, Schedule: sched}})
+		if err != nil {
+			return nil, nil, wrap(err)
+		}
+		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+			return d2daudit.CheckDist(ctx, s, r, opt)
+		}})
+	}
+	if len(subjects) == 0 {
+		return nil, nil, usagef("--variants: none selected")
 	}
 	return subjects, requests, nil
 }

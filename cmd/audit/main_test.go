@@ -42,20 +42,21 @@ func readReport(t *testing.T, dir string) (*reports.Report, []byte) {
 	return r, b
 }
 
-// The README's main command, with its defaults: every check passes, the report is written,
-// and the same seed gives byte-identical JSON.
+// The README's main command, with its defaults: every variant, every check passes, the
+// report is written; and the same seed gives byte-identical JSON (checked on two variants,
+// one of each subject type, to keep the test fast).
 func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
-	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	a := filepath.Join(t.TempDir(), "a")
 	out, errOut, code := runCLI(t, "demo", "--out", a)
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "overall: PASS"} {
+	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "overall: PASS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	rep, first := readReport(t, a)
+	rep, _ := readReport(t, a)
 	total, empirical := 0, 0
 	for _, s := range rep.Subjects {
 		total += len(s.Findings)
@@ -65,31 +66,36 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.Subjects) != 2 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass != total || empirical != 2 {
+	if len(rep.Subjects) != 5 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass != total || empirical != 5 {
 		t.Fatalf("summary %+v over %d findings (%d empirical); want every finding PASS and one empirical finding per subject", rep.Summary, total, empirical)
 	}
 	if _, err := os.Stat(filepath.Join(a, "report.md")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, code := runCLI(t, "demo", "--out", b); code != exitPass {
-		t.Fatal("second run failed")
+	small := []string{"--variants", "strongly-convex,distributed", "--trials", "40"}
+	b, c, d := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "d")
+	for _, dir := range []string{b, c} {
+		if _, _, code := runCLI(t, append([]string{"demo", "--out", dir}, small...)...); code != exitPass {
+			t.Fatalf("%s: exit %d", dir, code)
+		}
 	}
-	if _, second := readReport(t, b); !bytes.Equal(first, second) {
+	_, first := readReport(t, b)
+	if _, second := readReport(t, c); !bytes.Equal(first, second) {
 		t.Fatal("same inputs and seed gave different report.json bytes")
 	}
-	c := filepath.Join(t.TempDir(), "c")
-	runCLI(t, "demo", "--out", c, "--seed", "2", "--trials", "20")
-	if _, third := readReport(t, c); bytes.Equal(first, third) {
+	runCLI(t, append([]string{"demo", "--out", d, "--seed", "2"}, small...)...)
+	if _, third := readReport(t, d); bytes.Equal(first, third) {
 		t.Fatal("a different seed gave the same report")
 	}
 }
 
 func TestDemoOnRealData(t *testing.T) {
 	dir := testenv.SharedDatasets(t)
-	cases := [][]string{{"--data", filepath.Join(dir, "sklearn", "breast_cancer.csv"), "--format", "sklearn-csv"},
-		{"--data", filepath.Join(dir, "liblinear", "heart_scale"), "--format", "libsvm"}}
+	cases := [][]string{{"--data", filepath.Join(dir, "sklearn", "breast_cancer.csv"), "--format", "sklearn-csv", "--trials", "60"},
+		{"--data", filepath.Join(dir, "liblinear", "heart_scale"), "--format", "libsvm", "--trials", "60"}}
 	if !testing.Short() {
-		cases = append(cases, []string{"--data", filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), "--format", "idx", "--classes", "3,8", "--trials", "30"})
+		cases = append(cases, []string{"--data", filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), "--format", "idx", "--classes", "3,8",
+			"--trials", "30", "--variants", "strongly-convex,perfect"})
 	}
 	for _, args := range cases {
 		out := filepath.Join(t.TempDir(), "r")
@@ -225,6 +231,43 @@ func TestBoundsD2DGolden(t *testing.T) {
 	}
 }
 
+// The other variants reproduce the spec's golden values too (§4.10).
+func TestBoundsOtherVariants(t *testing.T) {
+	read := func(args ...string) map[string]any {
+		t.Helper()
+		out, errOut, code := runCLI(t, append([]string{"bounds", "d2d", "--json"}, args...)...)
+		if code != exitPass {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return got
+	}
+	rel := func(name string, got any, want float64, sig int) {
+		t.Helper()
+		if v := got.(float64); math.Abs(v-want) > 0.5*math.Pow(10, 1-float64(sig))*math.Abs(want) {
+			t.Errorf("%s = %.12g, spec §4.10 gives %.12g", name, v, want)
+		}
+	}
+	common := []string{"--lipschitz", "1", "--smoothness", "1", "--n", "10000", "--dimension", "10", "--radius", "1", "--iterations", "10", "--epsilon", "1", "--delta", "1e-6"}
+	g := read(append([]string{"--variant", "convex-strong"}, common...)...)
+	rel("Thm 3.4 σ", g["sigma"], 0.4484744284, 10)
+	rel("Thm 3.4 m", g["regularizer"], 0.02030773042, 10)
+	rel("Thm 3.4 σ (printed exponent)", g["sigma_other_reading"], 1254.619873, 10)
+	g = read(append([]string{"--variant", "convex-weak", "--sigma-constant", "printed", "--update-index", "10"}, common...)...)
+	rel("Thm 3.5 σ", g["sigma"], 0.4367466411, 10)
+	if g["iterations"].(float64) != 1000 {
+		t.Errorf("Thm 3.5 T_10 = %v, spec gives 1000", g["iterations"])
+	}
+	g = read("--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05", "--n", "10000", "--dimension", "10",
+		"--radius", "1", "--iterations", "2", "--epsilon", "1", "--delta", "1e-6", "--xi", "1.2", "--update-index", "1000")
+	if g["corrected_first_exceeding"].(float64) != 3 || g["partitions"].(float64) != 251 {
+		t.Errorf("distributed: %v", g)
+	}
+}
+
 func TestBoundsUsageErrors(t *testing.T) {
 	_, stderr, code := runCLI(t, "bounds", "d2d", "--lipschitz", "1")
 	if code != exitUsage || !strings.Contains(stderr, "--smoothness is required") || !strings.Contains(stderr, "--delta is required") {
@@ -239,6 +282,16 @@ func TestBoundsUsageErrors(t *testing.T) {
 		"--n", "1000", "--iterations", "3", "--epsilon", "1", "--delta", "2")
 	if code != exitUsage || !strings.Contains(stderr, "smoothness") || !strings.Contains(stderr, "delta") {
 		t.Fatalf("invalid constants: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "bounds", "d2d", "--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
+		"--n", "1000", "--iterations", "2", "--epsilon", "1", "--delta", "1e-6")
+	if code != exitUsage || !strings.Contains(stderr, "--xi is required") || !strings.Contains(stderr, "--radius is required") {
+		t.Fatalf("distributed without --xi/--radius: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "bounds", "d2d", "--variant", "convex-weak", "--lipschitz", "1", "--smoothness", "1", "--n", "100", "--dimension", "2",
+		"--radius", "1", "--iterations", "2", "--epsilon", "1", "--delta", "1e-6", "--xi", "0.5")
+	if code != exitUsage || !strings.Contains(stderr, "ξ") {
+		t.Fatalf("ξ < 1: exit %d: %s", code, stderr)
 	}
 	if _, _, code := runCLI(t, "nonsense"); code != exitUsage {
 		t.Fatalf("unknown command: exit %d", code)

@@ -24,8 +24,16 @@ func DistRealSizes(n int, xi, I float64) (B, K, a float64) {
 // B/K slots each, B = K·⌈⌈n^ξ⌉/K⌉, and a recomputed from them. The proof needs B ≥ n and
 // K n² ≥ B² (a ≥ I); either failing is an error.
 func DistSizes(n int, xi, I float64) (B, K int, a float64, err error) {
+	return DistSizesWithPartitions(n, xi, I, 0)
+}
+
+// DistSizesWithPartitions is DistSizes with K chosen by the caller (0: the rule's K).
+func DistSizesWithPartitions(n int, xi, I float64, partitions int) (B, K int, a float64, err error) {
 	b0 := int(math.Ceil(math.Pow(float64(n), xi) - 1e-9))
-	K = int(math.Floor(math.Sqrt(float64(b0)) + 1e-9))
+	K = partitions
+	if K <= 0 {
+		K = int(math.Floor(math.Sqrt(float64(b0)) + 1e-9))
+	}
 	if K < 1 {
 		K = 1
 	}
@@ -150,6 +158,7 @@ type DistParams struct {
 	Budget              float64 // I
 	Epsilon, Delta      float64
 	Copies              int // C; 0 means 1 (the setting the unlearning proof covers)
+	Partitions          int // K; 0 means ⌊√⌈n^ξ⌉⌋ (spec §2.10)
 	Selection           Selection
 	Schedule            Schedule
 }
@@ -184,10 +193,11 @@ func NewDistPlan(p DistParams) (DistPlan, error) {
 	check(p.Epsilon > 0 && !math.IsInf(p.Epsilon, 0), "epsilon", "ε = %v; want 0 < ε < ∞", p.Epsilon)
 	check(p.Delta > 0 && p.Delta < 1, "delta", "δ = %v; want 0 < δ < 1", p.Delta)
 	check(p.Copies >= 0, "copies", "C = %d; want C ≥ 1 (0 means 1)", p.Copies)
+	check(p.Partitions >= 0, "partitions", "K = %d; want K ≥ 1 (0 means the rule's K)", p.Partitions)
 	if err := errors.Join(errs...); err != nil {
 		return DistPlan{}, fmt.Errorf("d2d distributed: %w", err)
 	}
-	B, K, a, err := DistSizes(p.N, p.Xi, p.Budget)
+	B, K, a, err := DistSizesWithPartitions(p.N, p.Xi, p.Budget, p.Partitions)
 	if err != nil {
 		return DistPlan{}, fmt.Errorf("d2d distributed: %w", err)
 	}
