@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"pgregory.net/rapid"
 )
@@ -64,18 +66,27 @@ func mustMinimize(t TB, l reference.Loss, ds *reference.Dataset, radius float64)
 }
 
 // D2DConfig draws a D2D configuration for a dataset (spec d2d §4.2): I ∈ [1, 25],
-// ε log-uniform in [0.05, 10], δ log-uniform in [1e−10, 1e−2], the loss's own constants on
-// a ball containing every minimiser.
+// ε log-uniform in [0.05, 10], δ log-uniform in [1e−10, 1e−2], the loss's own constants.
+// The strongly convex modes use a ball containing every minimiser; the convex modes, which
+// run on a convex f and add their own ridge term, draw R ∈ [1, 20] (the constrained
+// minimiser may then sit on the sphere, which the proofs allow).
 func D2DConfig(t *rapid.T, mode d2d.Mode, loss reference.Loss, universe *reference.Dataset, n int) d2d.Plan {
 	radius := interiorRadius(universe, loss)
+	if mode.Convex() {
+		radius = scaled(t, 1, 20, "R")
+	}
 	p := d2d.Params{
 		Constants: loss.Constants(universe, radius), Radius: radius, N: n, Dim: universe.Dim(),
 		Budget:  rapid.IntRange(1, 25).Draw(t, "I"),
 		Epsilon: logScaled(t, 0.05, 10, "epsilon"),
 		Delta:   logScaled(t, 1e-10, 1e-2, "delta"),
 	}
-	if mode == d2d.Perfect {
+	switch mode {
+	case d2d.Perfect:
 		p.Budget = max(p.Budget, p.PerfectMinBudget())
+	case d2d.ConvexWeak:
+		p.Budget = rapid.IntRange(1, 5).Draw(t, "Iweak") // T_i = i²·I grows fast
+		p.Xi = scaled(t, 1, 2, "xi")
 	}
 	plan, err := d2d.NewPlan(mode, p)
 	if err != nil {
@@ -99,7 +110,14 @@ func D2DTrajectory(mode d2d.Mode) func(*rapid.T) {
 		regression := rapid.Bool().Draw(t, "regression")
 		ds := Dataset(DataConfig{Regression: regression}).Draw(t, "data")
 		loss := Loss(regression).Draw(t, "loss")
-		us := Updates(t, ds, SequenceConfig{Regression: regression})
+		maxLen := 30
+		if mode.Convex() {
+			loss = loss.WithRegularization(0) // a convex f: the variant adds its own ridge term
+		}
+		if mode == d2d.ConvexWeak {
+			maxLen = 8 // T_i = i^{2ξ}·I
+		}
+		us := Updates(t, ds, SequenceConfig{Regression: regression, MaxLen: maxLen})
 		universe := ds
 		for _, u := range us {
 			if u.Kind == reference.Add && !universe.Has(u.ID) {
@@ -130,8 +148,15 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 	if err != nil {
 		t.Fatal(err)
 	}
-	slack := oracleSlack(p.StrongConvexity)
+	m0 := p.StrongConvexity
+	if plan.Mode.Convex() {
+		m0 = plan.Reg
+	}
+	slack := oracleSlack(m0)
 	prevEvals := m.GradientEvaluations()
+	sizes := []int{ds.Len()}
+	var kinds []reference.UpdateKind
+	rhoStar := dp.GaussianRho(plan.Sensitivity(), plan.CertifiedSigma())
 	for i, u := range us {
 		if err := m.Update(ctx, u, noise); err != nil {
 			t.Fatal(err)
@@ -153,8 +178,38 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 		if d, b := reference.Distance(m.Secret(), star), plan.RadiusAt(round); !within(d, b, slack) {
 			t.Fatalf("round %d (%s): ‖θ̂_i − θ*‖ = %.6g > certified radius %.6g", round, u, d, b)
 		}
-		if d, b := reference.Distance(m.Secret(), re.Secret()), plan.Sensitivity(); !within(d, b, 0) {
+		gap := reference.Distance(m.Secret(), re.Secret())
+		if d, b := gap, plan.Sensitivity(); !within(d, b, 0) {
 			t.Fatalf("round %d: ‖θ̂_i − A(𝒟_i)‖ = %.6g > Δ = %.6g", round, d, b)
+		}
+		sizes, kinds = append(sizes, cur.Len()), append(kinds, u.Kind)
+		if plan.Mode != d2d.Perfect { // perfect mode's recursion needs the realised noise norms
+			cert := d2daudit.CertifiedDeltas(plan, sizes, kinds)[i]
+			if !within(gap, cert, 0) {
+				t.Fatalf("round %d: gap %.6g exceeds the certified Δ_i %.6g of the §3.11 recursion", round, gap, cert)
+			}
+			if plan.Mode != d2d.ConvexWeak && !within(cert, plan.Sensitivity(), 0) {
+				t.Fatalf("round %d: certified Δ_i %.6g exceeds the closed form %.6g", round, cert, plan.Sensitivity())
+			}
+		}
+		// §4.5, exact Gaussian privacy: the published laws are N(θ̂_i, σ²I) and N(A(𝒟_i), σ²I)
+		// (conditionally on the noises in perfect mode) with s = gap/σ
+		if sigma := plan.Sigma; sigma > 0 && plan.Mode != d2d.Perfect {
+			// a gap above Δ by rounding only (see within) counts as Δ: when Δ is below the
+			// floating-point resolution of the iterates, no σ calibrated to it is realisable
+			gap := math.Min(gap, plan.Sensitivity())
+			s := gap / sigma
+			if e := dp.GaussianEpsilon(gap, sigma, p.Delta); e > p.Epsilon*(1+1e-9) {
+				t.Fatalf("round %d: Lemma A.3 gives ε = %v > %v", round, e, p.Epsilon)
+			}
+			if d := dp.GaussianExactDelta(p.Epsilon, s); d > p.Delta*(1+1e-9) {
+				t.Fatalf("round %d: exact δ = %v > %v", round, d, p.Delta)
+			}
+			for _, alpha := range []float64{1.5, 2, 5, 10} {
+				if dv := alpha * s * s / 2; !within(dv, alpha*rhoStar, 0) {
+					t.Fatalf("round %d: D_%v = %v > α·ρ* = %v", round, alpha, dv, alpha*rhoStar)
+				}
+			}
 		}
 		Ti := plan.UpdateIterations(round)
 		if got := m.GradientEvaluations() - prevEvals; got != int64(Ti*cur.Len()) {
@@ -162,9 +217,17 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 		}
 		prevEvals = m.GradientEvaluations()
 		switch plan.Mode {
-		case d2d.SecretState:
+		case d2d.SecretState, d2d.ConvexStrong:
 			if Ti != p.Budget {
 				t.Fatalf("round %d: T_i = %d, want I = %d", round, Ti, p.Budget)
+			}
+		case d2d.ConvexWeak:
+			if want := d2d.WeakIterations(round, p.Budget, plan.Params.Xi); Ti != want {
+				t.Fatalf("round %d: T_i = %d, want ⌈i^{2ξ}·I⌉ = %d", round, Ti, want)
+			}
+			rho := plan.Sensitivity() / (2 * d2d.WeakTightFactor(plan.Params.Xi))
+			if r := plan.RadiusAt(round); !within(r, rho, 0) {
+				t.Fatalf("round %d: Eq. 18 radius %v exceeds ρ = %v", round, r, rho)
 			}
 		case d2d.Perfect:
 			grow := int(math.Ceil(math.Log(math.Log(4*float64(p.Dim)*float64(round)/p.Delta)/math.Log(4*float64(p.Dim)/p.Delta))/math.Log(1/plan.Gamma))) + 1

@@ -200,17 +200,16 @@ func (m *Distributed) Update(ctx context.Context, u reference.Update, r *rand.Ra
 	ni := len(m.member)
 	per := m.plan.B / m.plan.K
 	Ti := m.plan.UpdateBudget(round)
+	var moved []int
 	for _, c := range m.copies {
+		if u.Kind == reference.Add {
+			moved = ReservoirAdd(moved[:0], c.slots, row, ni, r)
+		} else {
+			moved = ReservoirDelete(moved[:0], c.slots, row, m.member, r)
+		}
 		changed := make([]int, m.plan.K)
-		for s, cur := range c.slots {
-			switch {
-			case u.Kind == reference.Add && r.Float64() < 1/float64(ni):
-				c.slots[s] = row
-				changed[s/per]++
-			case u.Kind == reference.Delete && cur == row:
-				c.slots[s] = m.member[r.IntN(ni)]
-				changed[s/per]++
-			}
+		for _, s := range moved {
+			changed[s/per]++
 		}
 		c.touched, c.changed = c.touched[:0], c.changed[:0]
 		for j, k := range changed {
@@ -229,6 +228,35 @@ func (m *Distributed) Update(ctx context.Context, u reference.Update, r *rand.Ra
 	}
 	m.publish(r)
 	return nil
+}
+
+// ReservoirAdd is Algorithm 5 for an addition to a dataset that now holds n_i records:
+// each slot independently becomes the new record with probability 1/n_i (equivalently, N ~
+// Bin(B, 1/n_i) distinct slots chosen uniformly). It appends the changed slot positions to
+// changed and returns it.
+func ReservoirAdd(changed, slots []int, record, ni int, r *rand.Rand) []int {
+	for s := range slots {
+		if r.Float64() < 1/float64(ni) {
+			slots[s] = record
+			changed = append(changed, s)
+		}
+	}
+	return changed
+}
+
+// ReservoirDelete is Algorithm 5 for a deletion, keyed by record: every slot holding the
+// deleted record is replaced by an independent uniform draw from members (𝒟_i, which no
+// longer holds it). Keying by record rather than by value is the spec's fix for duplicate
+// values (§2.7): the paper's value rule is biased when several records share a value. It
+// appends the changed slot positions to changed and returns it.
+func ReservoirDelete(changed, slots []int, record int, members []int, r *rand.Rand) []int {
+	for s, cur := range slots {
+		if cur == record {
+			slots[s] = members[r.IntN(len(members))]
+			changed = append(changed, s)
+		}
+	}
+	return changed
 }
 
 // CoupledRetrain is the retrain from scratch that the proof of Theorem 4.5 compares with
