@@ -170,6 +170,12 @@ func TestGaussianMechanismProperties(t *testing.T) {
 		if got := GaussianEpsilon(sens, sigma, delta); math.Abs(got-eps) > 1e-9*eps {
 			t.Fatalf("GaussianEpsilon(GaussianSigma) = %v, want %v", got, eps)
 		}
+		// the mechanism depends on Δ/σ only: scaling both by 2^k changes nothing, even where Δ²
+		// alone would under- or overflow (D2D's distributed Δ ∝ γ^a reaches 1e-160)
+		k := math.Ldexp(1, rapid.IntRange(-600, 600).Draw(t, "scale"))
+		if got := GaussianEpsilon(sens*k, sigma*k, delta); !(math.Abs(got-eps) <= 1e-9*eps) { // NaN fails too
+			t.Fatalf("GaussianEpsilon(%v·Δ, %v·σ) = %v, want %v", k, k, got, eps)
+		}
 		// ρ* + 2√(ρ*ℓ) = ε (spec d2d §3.3)
 		rho := GaussianRho(sens, sigma)
 		if got := rho + 2*math.Sqrt(rho*math.Log(1/delta)); math.Abs(got-eps) > 1e-9*eps {

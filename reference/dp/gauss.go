@@ -28,7 +28,8 @@ func GaussianRho(sensitivity, sigma float64) float64 {
 	if sensitivity == 0 {
 		return 0
 	}
-	return sensitivity * sensitivity / (2 * sigma * sigma)
+	r := sensitivity / sigma // the ratio first: Δ² underflows for Δ ≲ 1e-154
+	return r * r / 2
 }
 
 // ZCDPToDP converts ρ-zCDP to (ε, δ)-DP with the simple bound ε = ρ + 2√(ρ ln(1/δ))
