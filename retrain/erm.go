@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -58,33 +59,76 @@ var ErrNotConverged = errors.New("exact minimiser did not reach the tolerance")
 func Minimize(obj *reference.Objective, radius float64, opt Options) (Result, error) {
 	opt = opt.withDefaults()
 	s := newSolver(obj, opt)
-	theta := make([]float64, obj.Dim())
-	if err := s.solve(theta, 0); err != nil {
-		return Result{}, err
+	d := obj.Dim()
+	g0 := make([]float64, d)
+	obj.Gradient(g0, make([]float64, d))
+	// At μ = ‖∇f(0)‖/R, ‖θ(μ)‖ ≤ ‖∇F(0)‖/(λ+μ) ≤ R by strong convexity of F = f + (μ/2)‖θ‖².
+	hi := reference.Norm(g0) / radius
+	psi := func(th []float64) float64 { return 1/reference.Norm(th) - 1/radius }
+	var (
+		lo       float64
+		loTheta  []float64
+		hiTheta  []float64
+		interior bool
+	)
+	if obj.Loss().Regularization() > 0 || hi == 0 || math.IsInf(radius, 1) {
+		// Strongly convex (or trivially solved): the unconstrained solve is well conditioned.
+		loTheta = make([]float64, d)
+		if err := s.solve(loTheta, 0); err != nil {
+			return Result{}, err
+		}
+		interior = reference.Norm(loTheta) <= radius
+		if !interior {
+			hiTheta = slices.Clone(loTheta)
+			if err := s.solve(hiTheta, hi); err != nil {
+				return Result{}, err
+			}
+		}
+	} else {
+		// λ = 0: the unconstrained problem may have no minimiser (separable classes), and
+		// Newton would then walk off towards infinity for a hundred steps. Bracket μ from
+		// above instead, lowering it a decade at a time from the point known to be inside.
+		hiTheta = make([]float64, d)
+		if err := s.solve(hiTheta, hi); err != nil {
+			return Result{}, err
+		}
+		cur := slices.Clone(hiTheta)
+		floor := hi * 1e-12
+		for mu := hi / 10; mu >= floor; mu /= 10 {
+			if err := s.solve(cur, mu); err != nil {
+				return Result{}, err
+			}
+			if reference.Norm(cur) > radius {
+				lo, loTheta = mu, cur
+				break
+			}
+			hi = mu
+			copy(hiTheta, cur)
+		}
+		if loTheta == nil { // inside the ball down to μ ≈ 0: look at μ = 0 itself
+			if err := s.solve(cur, 0); err != nil {
+				return Result{}, err
+			}
+			lo, loTheta = 0, cur
+			interior = reference.Norm(cur) <= radius
+		}
 	}
-	res := Result{Theta: theta, NewtonSteps: s.steps}
-	if reference.Norm(theta) <= radius {
-		res.Residual = s.gradNorm(theta, 0)
+	if interior {
+		res := Result{Theta: loTheta, NewtonSteps: s.steps}
+		res.Residual = s.gradNorm(loTheta, 0)
 		return s.finish(res)
 	}
-	// Bracket μ: at μ = ‖∇f(0)‖/R, ‖θ(μ)‖ ≤ ‖∇F(0)‖/(λ+μ) ≤ R by strong convexity of F.
-	g0 := make([]float64, obj.Dim())
-	obj.Gradient(g0, make([]float64, obj.Dim()))
-	lo, hi := 0.0, reference.Norm(g0)/radius
-	psi := func(th []float64) float64 { return 1/reference.Norm(th) - 1/radius }
-	psiLo := psi(theta)
-	hiTheta := append([]float64(nil), theta...)
-	if err := s.solve(hiTheta, hi); err != nil {
-		return Result{}, err
-	}
-	psiHi := psi(hiTheta)
+	psiLo, psiHi := psi(loTheta), psi(hiTheta)
 	mu := hi
 	cur := hiTheta
+	side := 0 // which end the last step replaced: −1 lo, +1 hi
 	for range 200 {
 		if math.Abs(reference.Norm(cur)-radius) <= 1e-13*radius || hi-lo <= 1e-16*hi {
 			break
 		}
-		// secant (regula falsi with the Illinois rule) inside [lo, hi]
+		// Regula falsi inside [lo, hi] with the Illinois rule: when the same end is replaced
+		// twice running, halve the other end's value so the bracket shrinks from both sides
+		// (superlinear; plain regula falsi stalls on one side of a convex ψ).
 		next := hi - psiHi*(hi-lo)/(psiHi-psiLo)
 		if !(next > lo && next < hi) {
 			next = (lo + hi) / 2
@@ -96,14 +140,25 @@ func Minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 		p := psi(cur)
 		if p < 0 { // norm too large: μ too small
 			lo, psiLo = mu, p
-			psiHi /= 2
+			if side == -1 {
+				psiHi /= 2
+			}
+			side = -1
 		} else {
 			hi, psiHi = mu, p
-			psiLo /= 2
+			if side == 1 {
+				psiLo /= 2
+			}
+			side = 1
 		}
 	}
-	reference.ProjectBall(cur, radius)
-	res = Result{Theta: cur, OnBoundary: true, Multiplier: mu, NewtonSteps: s.steps}
+	// The constrained minimiser lies on the sphere: put it there exactly, from either side
+	// (projecting would leave a point a rounding error inside, short of the optimum).
+	scale := radius / reference.Norm(cur)
+	for j := range cur {
+		cur[j] *= scale
+	}
+	res := Result{Theta: cur, OnBoundary: true, Multiplier: mu, NewtonSteps: s.steps}
 	res.Residual = projectedGradientNorm(obj, cur, radius)
 	return s.finish(res)
 }

@@ -140,3 +140,67 @@ func TestReplayAppliesUpdatesThenLearns(t *testing.T) {
 		t.Fatal("an unknown ID in a retrain must be an error")
 	}
 }
+
+// Without regularisation the logistic loss may have no minimiser at all (separable classes);
+// the ball-constrained one still exists. The oracle must find it: stationary to tolerance,
+// KKT on the sphere, and no feasible point lower. For labels that a direction separates,
+// the constraint must bind (the unconstrained infimum is approached only at infinity).
+func TestMinimizeUnregularised(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ds := props.Dataset(props.DataConfig{}).Draw(t, "data")
+		separable := rapid.Bool().Draw(t, "separable")
+		if separable {
+			n := ds.Len()
+			ids, y := ds.IDs(), make([]float64, n)
+			for i := range n {
+				y[i] = 1
+				if ds.Row(i)[0] < 0 { // the first coordinate separates
+					y[i] = -1
+				}
+			}
+			var err error
+			if ds, err = reference.NewDataset(ids, mat.DenseCopyOf(ds.Features()), y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		obj := reference.Logistic{}.Objective(ds)
+		radius := float64(rapid.IntRange(1, 200).Draw(t, "R")) / 20
+		res, err := retrain.Minimize(obj, radius, retrain.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := reference.Norm(res.Theta); n > radius*(1+1e-12) {
+			t.Fatalf("minimiser outside the ball: %v > %v", n, radius)
+		}
+		if r := retrain.ProjectedGradientNorm(obj, res.Theta, radius); r > 1e-10 {
+			t.Fatalf("projected-gradient residual %v > 1e-10", r)
+		}
+		separates := false
+		for i := range ds.Len() {
+			separates = separates || ds.Row(i)[0] != 0
+		}
+		if separable && separates && !res.OnBoundary {
+			t.Fatalf("separable data, yet the minimiser %v is interior", res.Theta)
+		}
+		// Without strong convexity a small residual does not pin the value to 1e-12; convexity
+		// does: f(p) ≥ f(θ) + ⟨∇f(θ), p − θ⟩ and, with e = ∇f(θ) + μθ the KKT residual,
+		// ⟨∇f(θ), p − θ⟩ ≥ −‖e‖·‖p − θ‖ for every feasible p. Plus rounding of f itself.
+		g := make([]float64, ds.Dim())
+		obj.Gradient(g, res.Theta)
+		for j := range g {
+			g[j] += res.Multiplier * res.Theta[j]
+		}
+		kkt := reference.Norm(g)
+		best := obj.Value(res.Theta)
+		for range 20 {
+			p := make([]float64, ds.Dim())
+			for j := range p {
+				p[j] = res.Theta[j] + float64(rapid.IntRange(-100, 100).Draw(t, "p"))/1000
+			}
+			reference.ProjectBall(p, radius)
+			if v := obj.Value(p); v < best-kkt*reference.Distance(p, res.Theta)-1e-12*(1+math.Abs(best)) {
+				t.Fatalf("feasible point with value %.15g below the minimum %.15g (KKT residual %v)", v, best, kkt)
+			}
+		}
+	})
+}
