@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -42,7 +42,7 @@ func TrainShadows(ctx context.Context, train Trainer, ds *reference.Dataset, m i
 		}
 	}
 	models := make([][]float64, m)
-	err := parallel(ctx, m, workers, func(i int) error {
+	err := par.Do(ctx, m, workers, func(i int) error {
 		var ids []int64
 		for k := range n {
 			if in[i][k] {
@@ -72,46 +72,6 @@ func TrainShadows(ctx context.Context, train Trainer, ds *reference.Dataset, m i
 		out.SetRow(i, th)
 	}
 	return &Shadows{Models: out, In: in}, nil
-}
-
-// parallel runs f(0..n−1) on workers goroutines and returns the first error.
-func parallel(ctx context.Context, n, workers int, f func(i int) error) error {
-	if workers <= 0 {
-		workers = defaultWorkers()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan int)
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if err := f(i); err != nil {
-					once.Do(func() { first = err; cancel() })
-				}
-			}
-		}()
-	}
-loop:
-	for i := range n {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break loop
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
 }
 
 // Center says how LiRA estimates the centre of a score distribution.

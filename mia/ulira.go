@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -74,7 +75,7 @@ func ULiRA(ctx context.Context, unlearn Unlearner, retrain Trainer, loss referen
 	for t := range targets {
 		in[t], out[t] = make([]float64, pairs), make([]float64, pairs)
 	}
-	err := parallel(ctx, len(targets)*pairs, opt.Workers, func(job int) error {
+	err := par.Do(ctx, len(targets)*pairs, opt.Workers, func(job int) error {
 		t, j := job/pairs, job%pairs
 		x := targets[t]
 		rest, err := ds.Without(x)

@@ -174,22 +174,27 @@ type Summary struct {
 func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
 	s := Subject{Name: name, Verdict: string(audit.Worst(fs)), Claim: convertClaim(c)}
 	for _, f := range fs {
-		rf := Finding{Check: f.Check, Title: f.Title, Kind: string(f.Kind), Verdict: string(f.Verdict),
-			Measured: Number(f.Measured), Bound: Number(f.Bound), Comparison: f.Comparison,
-			Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
-		if f.Interval != nil {
-			rf.Interval = &Interval{Lower: Number(f.Interval.Lower), Upper: Number(f.Interval.Upper)}
-		}
-		for _, e := range f.Estimates {
-			re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}
-			if e.Interval != nil {
-				re.Interval = &Interval{Lower: Number(e.Interval.Lower), Upper: Number(e.Interval.Upper)}
-			}
-			rf.Estimates = append(rf.Estimates, re)
-		}
-		s.Findings = append(s.Findings, rf)
+		s.Findings = append(s.Findings, NewFinding(f))
 	}
 	return s
+}
+
+// NewFinding converts an audit finding into the report model.
+func NewFinding(f audit.Finding) Finding {
+	rf := Finding{Check: f.Check, Title: f.Title, Kind: string(f.Kind), Verdict: string(f.Verdict),
+		Measured: Number(f.Measured), Bound: Number(f.Bound), Comparison: f.Comparison,
+		Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
+	if f.Interval != nil {
+		rf.Interval = &Interval{Lower: Number(f.Interval.Lower), Upper: Number(f.Interval.Upper)}
+	}
+	for _, e := range f.Estimates {
+		re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}
+		if e.Interval != nil {
+			re.Interval = &Interval{Lower: Number(e.Interval.Lower), Upper: Number(e.Interval.Upper)}
+		}
+		rf.Estimates = append(rf.Estimates, re)
+	}
+	return rf
 }
 
 func convertClaim(c audit.Claim) Claim {
@@ -210,14 +215,11 @@ func convertClaim(c audit.Claim) Claim {
 
 // Summarize fills in Summary from the subjects' findings.
 func (r *Report) Summarize() {
-	var all []audit.Finding
+	var all []Finding
 	for _, s := range r.Subjects {
-		for _, f := range s.Findings {
-			all = append(all, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
-		}
+		all = append(all, s.Findings...)
 	}
-	p, f, i := audit.Count(all)
-	r.Summary = Summary{Verdict: string(audit.Worst(all)), Pass: p, Fail: f, Inconclusive: i}
+	r.Summary = summarize(all)
 }
 
 // HashFile returns the input record of a file: its SHA-256 and size.

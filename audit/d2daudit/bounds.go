@@ -122,6 +122,15 @@ func AccuracyRegWeak(L, M, diam, lambda float64, n, I, d int, eps, delta, beta, 
 	return rad, M/2*rad*rad + lambda*diam*rad + lambda/2*diam*diam
 }
 
+// AccuracyRegLipschitz bounds the convex variants' excess risk f(θ̃) − min_Θ f without the
+// interior-minimiser step of Theorems 3.4 and 3.5 (spec d2d §3.4 FLAG), for f L-Lipschitz on
+// all of ℝ^d (logistic and Huberised losses; θ̃ is not projected): f(θ̃) − f(θ*_reg) ≤ L·r,
+// and g(θ*_reg) ≤ g(θ*) gives f(θ*_reg) − f(θ*) ≤ (λ/2)(‖θ*‖² − ‖θ*_reg‖²) ≤ (λ/2)R² on the
+// ball of radius R. r is the radius of ‖θ̃ − θ*_reg‖ (AccuracyRegStrong, AccuracyRegWeak).
+func AccuracyRegLipschitz(L, lambda, radius, r float64) float64 {
+	return L*r + lambda/2*radius*radius
+}
+
 // Table1Row is a row of the paper's Table 1 (asymptotic summary).
 type Table1Row int
 

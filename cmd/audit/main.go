@@ -74,11 +74,12 @@ func verdictErr(v audit.Verdict) error {
 const usageText = `usage: audit <command> [flags]
 
 Commands:
-  demo      audit Descent-to-Delete (both modes) on built-in or given data, write a report
+  demo      audit every Descent-to-Delete variant on built-in or given data, write a report
   bounds    compute a method's certificate from declared constants (bounds d2d ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
   epsilon   bound ε from below from per-example scores of two kinds of models
   plan      how large an ε a number of trials can resolve, and how many trials a claim needs
+  reproduce re-run a paper experiment on the shared datasets (reproduce d2d-accuracy)
   version   print the version
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
@@ -102,6 +103,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runEpsilon(args[1:], stdout, stderr)
 	case "plan":
 		return runPlan(args[1:], stdout, stderr)
+	case "reproduce":
+		return runReproduce(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "audit", version)
 		return nil

@@ -1,5 +1,0 @@
-package mia
-
-import "runtime"
-
-func defaultWorkers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,245 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// ReproductionSchema identifies the JSON layout of a Reproduction.
+const ReproductionSchema = "unlearnaudit/reproduction/v1"
+
+// A Reproduction is a paper experiment re-run: measured curves along update sequences with
+// the theorems' bounds beside them, per dataset, and the checks made on them. Like Report
+// it is a function of the inputs and seed alone.
+type Reproduction struct {
+	Schema     string              `json:"schema"`
+	Tool       Tool                `json:"tool"`
+	Command    string              `json:"command"`
+	Experiment string              `json:"experiment"`
+	Title      string              `json:"title"`
+	Seed       uint64              `json:"seed"`
+	Inputs     []Input             `json:"inputs"`
+	Settings   []Value             `json:"settings"`
+	Notes      []string            `json:"notes,omitempty"`
+	Datasets   []ReproducedDataset `json:"datasets"`
+	Summary    Summary             `json:"summary"`
+}
+
+// ReproducedDataset is the experiment on one dataset.
+type ReproducedDataset struct {
+	Name          string   `json:"name"`
+	Description   string   `json:"description"`
+	Preprocessing []string `json:"preprocessing,omitempty"`
+	Rows          int      `json:"rows"`     // records available
+	Features      int      `json:"features"` // d
+	Initial       int      `json:"initial"`  // |D_0|
+	Adds          int      `json:"adds"`
+	Deletes       int      `json:"deletes"`
+	// References are values drawn as horizontal lines, e.g. the zero model's excess risk.
+	References []Value  `json:"references,omitempty"`
+	Curves     []Curve  `json:"curves"`
+	Figures    []string `json:"figures,omitempty"` // files written beside the report
+}
+
+// Curve is one method's measurements along its sequence.
+type Curve struct {
+	Method     string `json:"method"`
+	Theorem    string `json:"theorem"`
+	Loss       string `json:"loss"`
+	Iterations string `json:"iterations"`
+	Updates    int    `json:"updates"`
+	Sigma      Number `json:"sigma"`
+	// Bound is the value the checks compare with, in the form BoundForm names; PaperBound
+	// is the paper's own form when it differs (NaN when it does not apply).
+	Bound        Number `json:"bound"`
+	BoundChecked bool   `json:"bound_checked"` // false: a rate drawn for reference only
+	BoundForm    string `json:"bound_form"`
+	PaperBound   Number `json:"paper_bound"`
+	BoundRadius  Number `json:"bound_radius"`
+	Growth       Number `json:"growth"`
+	// Gradient evaluations per update, and per retraining from scratch.
+	UpdateGradients  Number       `json:"update_gradients"`
+	RetrainGradients Number       `json:"retrain_gradients"`
+	Points           []CurvePoint `json:"points"`
+	Verdict          string       `json:"verdict"`
+	Findings         []Finding    `json:"findings"`
+}
+
+// CurvePoint is one checkpoint of a curve.
+type CurvePoint struct {
+	Round        int    `json:"round"`
+	N            int    `json:"n"`
+	Excess       Number `json:"excess"`
+	ExcessMean   Number `json:"excess_mean"`
+	ExcessSD     Number `json:"excess_sd"` // spread of the draws behind ExcessMean
+	SecretExcess Number `json:"secret_excess"`
+	Distance     Number `json:"distance"`
+	OnBoundary   bool   `json:"on_boundary"`
+	Gradients    int64  `json:"gradients"`
+}
+
+// Summarize sets each curve's verdict and the overall summary from the findings. A curve
+// with no findings (nothing it could be checked against) is reported, not judged.
+func (r *Reproduction) Summarize() {
+	var all []Finding
+	for i := range r.Datasets {
+		for j := range r.Datasets[i].Curves {
+			c := &r.Datasets[i].Curves[j]
+			c.Verdict = "—"
+			if len(c.Findings) > 0 {
+				c.Verdict = summarize(c.Findings).Verdict
+			}
+			all = append(all, c.Findings...)
+		}
+	}
+	r.Summary = summarize(all)
+}
+
+func summarize(fs []Finding) Summary {
+	var all []audit.Finding
+	for _, f := range fs {
+		all = append(all, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
+	}
+	p, f, i := audit.Count(all)
+	return Summary{Verdict: string(audit.Worst(all)), Pass: p, Fail: f, Inconclusive: i}
+}
+
+// JSON encodes the reproduction, indented, with a final newline.
+func (r *Reproduction) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("encode reproduction: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// ReadReproduction decodes a reproduction and checks its schema.
+func ReadReproduction(rd io.Reader, name string) (*Reproduction, error) {
+	var r Reproduction
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("read reproduction %s: %w", name, err)
+	}
+	if r.Schema != ReproductionSchema {
+		return nil, fmt.Errorf("read reproduction %s: schema %q, want %q", name, r.Schema, ReproductionSchema)
+	}
+	return &r, nil
+}
+
+// Figure draws a dataset's curves against the update index on log–log axes: the mean
+// excess risk of fresh publications per method (solid, with points) and each method's
+// bound (dashed, same colour), plus the reference lines. Update 0, the learner, has no
+// place on a log axis; the tables hold it.
+func (d ReproducedDataset) Figure(title string) Figure {
+	f := Figure{Title: title + " — " + d.Name, XLabel: "update i", YLabel: "excess empirical risk", LogX: true, LogY: true}
+	longest := 0
+	for _, c := range d.Curves {
+		longest = max(longest, c.Updates)
+	}
+	for g, c := range d.Curves {
+		s := Series{Name: c.Method + " (" + c.Theorem + ")", Group: g, Points: true}
+		for _, p := range c.Points {
+			if p.Round > 0 {
+				s.X = append(s.X, float64(p.Round))
+				s.Y = append(s.Y, float64(p.ExcessMean))
+			}
+		}
+		f.Series = append(f.Series, s)
+		if finite(float64(c.Bound)) {
+			name := "  its bound"
+			if !c.BoundChecked {
+				name = "  its rate, constants 1"
+			}
+			f.Series = append(f.Series, Series{Name: name, Group: g, Dashed: true,
+				X: []float64{1, float64(c.Updates)}, Y: []float64{float64(c.Bound), float64(c.Bound)}})
+		}
+	}
+	for k, ref := range d.References {
+		f.Series = append(f.Series, Series{Name: ref.Name, Group: -1 - k, Dashed: true,
+			X: []float64{1, float64(longest)}, Y: []float64{float64(ref.Value), float64(ref.Value)}})
+	}
+	return f
+}
+
+// Markdown renders the reproduction: settings, then per dataset a summary table of the
+// curves, the figures, the findings and every checkpoint.
+func (r *Reproduction) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.Title)
+	fmt.Fprintf(&b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed)
+	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
+	var set []string
+	for _, v := range r.Settings {
+		set = append(set, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))
+	}
+	fmt.Fprintf(&b, "**Settings.** %s.\n\n", strings.Join(set, ", "))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "> %s\n\n", n)
+	}
+	if len(r.Inputs) > 0 {
+		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
+		for _, in := range r.Inputs {
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | %d |\n", in.Role, cell(in.Path), in.SHA256, in.Bytes)
+		}
+		b.WriteString("\n")
+	}
+	for _, d := range r.Datasets {
+		fmt.Fprintf(&b, "## %s\n\n%s: %d records × %d features; D₀ holds %d, and the sequence adds %d and deletes %d.\n\n",
+			d.Name, d.Description, d.Rows, d.Features, d.Initial, d.Adds, d.Deletes)
+		for _, p := range d.Preprocessing {
+			fmt.Fprintf(&b, "- %s\n", p)
+		}
+		if len(d.Preprocessing) > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("| method | verdict | updates | σ | excess risk (update 1) | (last) | secret (last) | bound | growth | gradients / update | / retrain |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, c := range d.Curves {
+			first, last := c.Points[min(1, len(c.Points)-1)], c.Points[len(c.Points)-1]
+			fmt.Fprintf(&b, "| %s (%s) | **%s** | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Method, c.Theorem, c.Verdict, c.Updates,
+				num(c.Sigma), num(first.ExcessMean), num(last.ExcessMean), num(last.SecretExcess), num(c.Bound), num(c.Growth),
+				num(c.UpdateGradients), num(c.RetrainGradients))
+		}
+		b.WriteString("\nExcess risk is f_i(θ) − min_Θ f_i on the current dataset, for fresh publications of the model (mean of the draws); " +
+			"\"secret\" is the noise-free model. Growth is the mean over the last 10% of updates ÷ the first 10%.\n\n")
+		for _, ref := range d.References {
+			fmt.Fprintf(&b, "- reference: %s = %s\n", ref.Name, num(ref.Value))
+		}
+		if len(d.References) > 0 {
+			b.WriteString("\n")
+		}
+		for _, fig := range d.Figures {
+			if strings.HasSuffix(fig, ".svg") {
+				fmt.Fprintf(&b, "![%s](%s)\n\n", d.Name, fig)
+			}
+		}
+		for _, c := range d.Curves {
+			fmt.Fprintf(&b, "### %s (%s)\n\nLoss %s; iterations per update %s; σ = %s. Bound: %s = %s", c.Method, c.Theorem, c.Loss, c.Iterations, num(c.Sigma), c.BoundForm, num(c.Bound))
+			if finite(float64(c.PaperBound)) {
+				fmt.Fprintf(&b, " (paper's form: %s)", num(c.PaperBound))
+			}
+			b.WriteString(".\n\n")
+			for _, f := range c.Findings {
+				fmt.Fprintf(&b, "- **%s** %s: %s %s %s. %s\n", f.Verdict, cell(f.Title), num(f.Measured), f.Comparison, num(f.Bound), cell(f.Detail))
+			}
+			if len(c.Findings) > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("| update | n | excess (published) | excess (mean of draws) | excess (secret) | ‖θ̃ − θ*‖ | θ* on sphere | gradients |\n|---|---|---|---|---|---|---|---|\n")
+			for _, p := range c.Points {
+				fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %v | %d |\n", p.Round, p.N, num(p.Excess), num(p.ExcessMean), num(p.SecretExcess), num(p.Distance), p.OnBoundary, p.Gradients)
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
