@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/props"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"gonum.org/v1/gonum/stat/distuv"
 	"pgregory.net/rapid"
 )
@@ -247,4 +249,53 @@ func TestEdgeTheorem45DegenerateXi(t *testing.T) {
 	if math.Abs(a-3) > 1e-9 || math.Abs(K*1e6-B*B) > 1e-6*B*B {
 		t.Fatalf("ξ = 4/3: a = %v (want I = 3), K n² = %v, B² = %v", a, K*1e6, B*B)
 	}
+}
+
+// AccuracyRegLipschitz's derivation, checked on random problems: for any θ̃,
+// f(θ̃) − min_Θ f ≤ L·‖θ̃ − θ*_reg‖ + (λ/2)R², with θ*_reg the minimiser of f + (λ/2)‖θ‖² on
+// the ball and L the logistic loss's Lipschitz constant on all of ℝ^d (max‖x‖). The
+// bound is increasing in each argument.
+func TestPropAccuracyRegLipschitz(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ds := props.Dataset(props.DataConfig{}).Draw(t, "data")
+		lambda := logScaled(t, 1e-3, 1, "lambda")
+		radius := scaled(t, 0.1, 10, "R")
+		f := reference.Logistic{}
+		reg, err := retrain.Minimize(reference.Logistic{Lambda: lambda}.Objective(ds), radius, retrain.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt, err := retrain.Minimize(f.Objective(ds), radius, retrain.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := f.Objective(ds)
+		L := ds.MaxRowNorm()
+		for k := range 5 {
+			theta := make([]float64, ds.Dim())
+			for j := range theta {
+				theta[j] = reg.Theta[j]
+				if k > 0 { // k = 0: θ̃ = θ*_reg, where the (λ/2)R² term alone carries the bound
+					theta[j] += scaled(t, -3, 3, "step")
+				}
+			}
+			excess := obj.Value(theta) - obj.Value(opt.Theta)
+			bound := d2daudit.AccuracyRegLipschitz(L, lambda, radius, reference.Distance(theta, reg.Theta))
+			// Both minimisers meet a stationarity residual of 1e-10: min f is overestimated by at
+			// most 1e-10·2R (convexity), θ*_reg is within 1e-10/λ of the exact one (strong
+			// convexity), which moves the bound by L·1e-10/λ; plus rounding.
+			if tol := 1e-10*(2*radius+L/lambda) + 1e-12; excess > bound+tol {
+				t.Fatalf("excess %v > L·r + (λ/2)R² = %v", excess, bound)
+			}
+		}
+		b := d2daudit.AccuracyRegLipschitz(1, lambda, radius, 1)
+		for _, bigger := range []float64{
+			d2daudit.AccuracyRegLipschitz(1.1, lambda, radius, 1), d2daudit.AccuracyRegLipschitz(1, lambda*1.1, radius, 1),
+			d2daudit.AccuracyRegLipschitz(1, lambda, radius*1.1, 1), d2daudit.AccuracyRegLipschitz(1, lambda, radius, 1.1),
+		} {
+			if !(bigger > b) {
+				t.Fatalf("not increasing: %v vs %v", bigger, b)
+			}
+		}
+	})
 }
