@@ -127,11 +127,30 @@ func (ds *Dataset) Lookup(id int64) (row int, ok bool) {
 // Has reports whether the record ID is present.
 func (ds *Dataset) Has(id int64) bool { _, ok := ds.index[id]; return ok }
 
-func (ds *Dataset) missing(op string, id int64) error {
-	if _, gone := ds.deleted[id]; gone {
+func (ds *Dataset) missing(op string, id int64) error { return missingID(ds.deleted, op, id) }
+
+// missingID is the error for an ID that is not present: deleted earlier, or never seen.
+func missingID(deleted map[int64]struct{}, op string, id int64) error {
+	if _, gone := deleted[id]; gone {
 		return fmt.Errorf("%s: record ID %d was already deleted: %w", op, id, ErrUnknownID)
 	}
 	return fmt.Errorf("%s: record ID %d is not in the dataset: %w", op, id, ErrUnknownID)
+}
+
+// checkRecord validates a record to add to a dataset of dimension d.
+func checkRecord(r Record, d int) error {
+	if len(r.X) != d {
+		return fmt.Errorf("add: record %d has %d features, want %d", r.ID, len(r.X), d)
+	}
+	for j, v := range r.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("add: record %d feature %d is %v; features must be finite", r.ID, j, v)
+		}
+	}
+	if math.IsNaN(r.Y) || math.IsInf(r.Y, 0) {
+		return fmt.Errorf("add: record %d label is %v; labels must be finite", r.ID, r.Y)
+	}
+	return nil
 }
 
 // Subset returns the rows with the given IDs, in the order given. Unknown or repeated IDs
@@ -194,16 +213,8 @@ func (ds *Dataset) With(recs ...Record) (*Dataset, error) {
 			return nil, fmt.Errorf("add: record ID %d named twice in one request", r.ID)
 		}
 		seen[r.ID] = struct{}{}
-		if len(r.X) != ds.d {
-			return nil, fmt.Errorf("add: record %d has %d features, want %d", r.ID, len(r.X), ds.d)
-		}
-		for j, v := range r.X {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("add: record %d feature %d is %v; features must be finite", r.ID, j, v)
-			}
-		}
-		if math.IsNaN(r.Y) || math.IsInf(r.Y, 0) {
-			return nil, fmt.Errorf("add: record %d label is %v; labels must be finite", r.ID, r.Y)
+		if err := checkRecord(r, ds.d); err != nil {
+			return nil, err
 		}
 	}
 	n := ds.Len() + len(recs)

@@ -189,11 +189,13 @@ func Descend(obj *reference.Objective, theta, grad []float64, eta, radius float6
 }
 
 // Model is the state of a D2D learner: the current dataset, the secret model θ̂_i, the
-// published model θ̃_i, and the round. Learn creates it; Update serves one request.
+// published model θ̃_i, and the round. Learn creates it; Update serves one request. The
+// dataset lives in a reference.Store, so a request costs O(d) bookkeeping besides its
+// gradient steps, not a copy of the data.
 type Model struct {
 	plan      Plan
 	loss      reference.Loss
-	data      *reference.Dataset
+	data      *reference.Store
 	secret    []float64
 	published []float64
 	grad      []float64
@@ -211,7 +213,7 @@ func Learn(ctx context.Context, plan Plan, loss reference.Loss, ds *reference.Da
 		return nil, fmt.Errorf("d2d learn: empty dataset")
 	}
 	d := ds.Dim()
-	m := &Model{plan: plan, loss: loss, data: ds, secret: make([]float64, d), published: make([]float64, d), grad: make([]float64, d)}
+	m := &Model{plan: plan, loss: loss, data: reference.NewStore(ds), secret: make([]float64, d), published: make([]float64, d), grad: make([]float64, d)}
 	T := plan.LearnIterations(ds.Len())
 	Descend(plan.Loss(loss).Objective(ds), m.secret, m.grad, plan.StepSize, plan.Params.Radius, T)
 	m.gradEvals += int64(T) * int64(ds.Len())
@@ -235,20 +237,26 @@ func (m *Model) Update(ctx context.Context, u reference.Update, noise *rand.Rand
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	next, err := m.data.Apply(u)
-	if err != nil {
+	if err := m.data.Check(u); err != nil {
 		return fmt.Errorf("d2d update %d: %w", m.round+1, err)
 	}
-	if floor := m.plan.Params.Floor(); float64(next.Len()) < floor {
+	n := m.data.Len() + 1
+	if u.Kind == reference.Delete {
+		n -= 2
+	}
+	if floor := m.plan.Params.Floor(); float64(n) < floor {
 		return fmt.Errorf("d2d update %d: %s leaves %d records, below the %v the certificate assumes (n_i ≥ n/2, Assumption 2.6, unless n-floor is set)",
-			m.round+1, u, next.Len(), floor)
+			m.round+1, u, n, floor)
+	}
+	if err := m.data.Apply(u); err != nil {
+		return fmt.Errorf("d2d update %d: %w", m.round+1, err)
 	}
 	if m.plan.Mode == Perfect {
 		copy(m.secret, m.published)
 		reference.ProjectBall(m.secret, m.plan.Params.Radius)
 	}
 	m.round++
-	m.data = next
+	next := m.data.View()
 	T := m.plan.UpdateIterations(m.round)
 	Descend(m.plan.Loss(m.loss).Objective(next), m.secret, m.grad, m.plan.StepSize, m.plan.Params.Radius, T)
 	m.gradEvals += int64(T) * int64(next.Len())
@@ -267,8 +275,9 @@ func (m *Model) Release() reference.Release {
 	return reference.Release{Published: m.Published(), Secret: m.Secret()}
 }
 
-// Data returns the current dataset 𝒟_i.
-func (m *Model) Data() *reference.Dataset { return m.data }
+// Data returns a copy of the current dataset 𝒟_i. Its records are those the requests
+// left; their row order is the store's (a deletion moves the last row into the hole).
+func (m *Model) Data() *reference.Dataset { return m.data.Snapshot() }
 
 // Round is i, the number of updates served.
 func (m *Model) Round() int { return m.round }

@@ -52,11 +52,23 @@ func TestDistributedUpdateInvariants(t *testing.T) {
 		for j := range plan.K {
 			before[j] = m.PartitionModel(0, j)
 		}
+		slotsBefore := m.SlotIDs(0)
 		evals := m.GradientEvaluations()
 		if err := m.Update(ctx, u, r); err != nil {
 			t.Fatal(err)
 		}
 		touched := m.Touched(0)
+		// Algorithm 6 re-optimises exactly the partitions whose slots changed, no others
+		var changed []int
+		slotsAfter := m.SlotIDs(0)
+		for j := range plan.K {
+			if !slices.Equal(slotsBefore[j*per:(j+1)*per], slotsAfter[j*per:(j+1)*per]) {
+				changed = append(changed, j)
+			}
+		}
+		if !slices.Equal(touched, changed) {
+			t.Fatalf("update %d touched partitions %v, but the slots of %v changed", i+1, touched, changed)
+		}
 		for j := range plan.K {
 			if !slices.Contains(touched, j) && !slices.Equal(before[j], m.PartitionModel(0, j)) {
 				t.Fatalf("update %d: untouched partition %d changed", i+1, j)
