@@ -1,6 +1,7 @@
 package d2daudit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -234,6 +235,7 @@ type accuracyVariant struct {
 	name, theorem, iterations string
 	convex                    bool // excess risk on the unregularised loss
 	updates                   int
+	cost                      float64 // gradients of the whole run, roughly: schedules the jobs
 	sigma                     float64
 	learn                     func(ctx context.Context, d0 *reference.Dataset, r *rand.Rand) (accuracyModel, error)
 	retrain                   func(n int) float64 // gradients of one retraining from scratch on n records
@@ -291,7 +293,8 @@ func Accuracy(ctx context.Context, c AccuracyConfig) (*AccuracyResult, error) {
 		}
 	}
 
-	// The exact minimisers at every checkpoint of every variant, for its loss.
+	// The variants run and the exact minimisers are solved side by side, longest jobs
+	// first (distributed descent dominates); the measurements need both, and come after.
 	sc, convex := reference.Logistic{Lambda: c.Lambda}, reference.Logistic{}
 	losses := map[bool]reference.Loss{false: sc, true: convex}
 	var keys []ermKey
@@ -300,9 +303,41 @@ func Accuracy(ctx context.Context, c AccuracyConfig) (*AccuracyResult, error) {
 			keys = append(keys, ermKey{i, v.convex})
 		}
 	}
-	erms, err := solveCheckpoints(ctx, d0, updates, keys, losses, c.Radius, c.Workers)
+	keys, snaps, err := checkpointData(d0, updates, keys)
 	if err != nil {
 		return nil, fmt.Errorf("accuracy %s: %w", c.Name, err)
+	}
+	order := make([]int, len(variants)) // variants by decreasing cost
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(variants[b].cost, variants[a].cost) })
+	traces := make([]accuracyTrace, len(variants))
+	solved := make([]erm, len(keys))
+	err = par.Do(ctx, len(variants)+len(keys), c.Workers, func(j int) error {
+		if j < len(variants) {
+			v := variants[order[j]]
+			tr, err := runTrace(ctx, c, v, d0, updates[:v.updates])
+			if err != nil {
+				return fmt.Errorf("accuracy %s %s: %w", c.Name, v.name, err)
+			}
+			traces[order[j]] = tr
+			return nil
+		}
+		k := j - len(variants)
+		e, err := solveERM(losses[keys[k].convex], snaps[keys[k].round], c.Radius)
+		if err != nil {
+			return fmt.Errorf("accuracy %s: exact minimiser at update %d: %w", c.Name, keys[k].round, err)
+		}
+		solved[k] = e
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	erms := make(map[ermKey]erm, len(keys))
+	for k, key := range keys {
+		erms[key] = solved[k]
 	}
 	zero := make([]float64, c.Data.Dim())
 	for _, isConvex := range []bool{false, true} {
@@ -310,19 +345,10 @@ func Accuracy(ctx context.Context, c AccuracyConfig) (*AccuracyResult, error) {
 			res.ZeroModelExcess[e.loss.Name()] = e.loss.Objective(d0).Value(zero) - e.value
 		}
 	}
-
 	res.Curves = make([]AccuracyCurve, len(variants))
 	err = par.Do(ctx, len(variants), c.Workers, func(k int) error {
 		v := variants[k]
-		curve, err := runAccuracyVariant(ctx, c, v, d0, updates[:v.updates], func(round int) erm { return erms[ermKey{round, v.convex}] })
-		if err != nil {
-			return fmt.Errorf("accuracy %s %s: %w", c.Name, v.name, err)
-		}
-		curve.Loss = sc.Name()
-		if v.convex {
-			curve.Loss = convex.Name()
-		}
-		res.Curves[k] = curve
+		res.Curves[k] = measureTrace(c, v, traces[k], func(round int) erm { return erms[ermKey{round, v.convex}] })
 		return nil
 	})
 	if err != nil {
@@ -337,23 +363,22 @@ type ermKey struct {
 	convex bool
 }
 
-// solveCheckpoints replays the requests from d0 and solves min_Θ f_i exactly at every
-// key's round for the key's loss, in parallel.
-func solveCheckpoints(ctx context.Context, d0 *reference.Dataset, updates []reference.Update, keys []ermKey, losses map[bool]reference.Loss, radius float64, workers int) (map[ermKey]erm, error) {
+// checkpointData sorts and deduplicates the keys and replays the requests from d0,
+// keeping the dataset at every round a key names.
+func checkpointData(d0 *reference.Dataset, updates []reference.Update, keys []ermKey) ([]ermKey, map[int]*reference.Dataset, error) {
+	keys = slices.Clone(keys)
 	slices.SortFunc(keys, func(a, b ermKey) int {
-		if a.round != b.round {
-			return a.round - b.round
+		if c := cmp.Compare(a.round, b.round); c != 0 {
+			return c
 		}
-		if a.convex == b.convex {
-			return 0
-		} else if b.convex {
-			return -1
-		}
-		return 1
+		return cmp.Compare(boolInt(a.convex), boolInt(b.convex))
 	})
 	keys = slices.Compact(keys)
 	need := map[int]bool{}
 	for _, k := range keys {
+		if k.round > len(updates) {
+			return nil, nil, fmt.Errorf("checkpoint %d is past the %d requests", k.round, len(updates))
+		}
 		need[k.round] = true
 	}
 	snaps := map[int]*reference.Dataset{0: d0}
@@ -361,26 +386,45 @@ func solveCheckpoints(ctx context.Context, d0 *reference.Dataset, updates []refe
 	for i, u := range updates {
 		var err error
 		if cur, err = cur.Apply(u); err != nil {
-			return nil, fmt.Errorf("request %d: %w", i+1, err)
+			return nil, nil, fmt.Errorf("request %d: %w", i+1, err)
 		}
 		if need[i+1] {
 			snaps[i+1] = cur
 		}
 	}
+	return keys, snaps, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// solveERM is the exact minimiser of the loss on the data over the ball.
+func solveERM(loss reference.Loss, data *reference.Dataset, radius float64) (erm, error) {
+	obj := loss.Objective(data)
+	opt, err := retrain.Minimize(obj, radius, retrain.Options{})
+	if err != nil {
+		return erm{}, err
+	}
+	return erm{loss: loss, data: data, value: obj.Value(opt.Theta), theta: opt.Theta, onSph: opt.OnBoundary}, nil
+}
+
+// solveCheckpoints solves every key's minimiser, in parallel.
+func solveCheckpoints(ctx context.Context, d0 *reference.Dataset, updates []reference.Update, keys []ermKey, losses map[bool]reference.Loss, radius float64, workers int) (map[ermKey]erm, error) {
+	keys, snaps, err := checkpointData(d0, updates, keys)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]erm, len(keys))
-	err := par.Do(ctx, len(keys), workers, func(j int) error {
-		k := keys[j]
-		data, ok := snaps[k.round]
-		if !ok {
-			return fmt.Errorf("checkpoint %d is past the %d requests", k.round, len(updates))
-		}
-		loss := losses[k.convex]
-		obj := loss.Objective(data)
-		opt, err := retrain.Minimize(obj, radius, retrain.Options{})
+	err = par.Do(ctx, len(keys), workers, func(j int) error {
+		e, err := solveERM(losses[keys[j].convex], snaps[keys[j].round], radius)
 		if err != nil {
-			return fmt.Errorf("exact minimiser at update %d: %w", k.round, err)
+			return fmt.Errorf("exact minimiser at update %d: %w", keys[j].round, err)
 		}
-		out[j] = erm{loss: loss, data: data, value: obj.Value(opt.Theta), theta: opt.Theta, onSph: opt.OnBoundary}
+		out[j] = e
 		return nil
 	})
 	if err != nil {
@@ -393,57 +437,74 @@ func solveCheckpoints(ctx context.Context, d0 *reference.Dataset, updates []refe
 	return m, nil
 }
 
-// runAccuracyVariant learns on D_0, serves the requests and measures every checkpoint.
-func runAccuracyVariant(ctx context.Context, c AccuracyConfig, v accuracyVariant, d0 *reference.Dataset, updates []reference.Update, ermAt func(int) erm) (AccuracyCurve, error) {
-	stream := "accuracy/" + c.Name + "/" + v.name
-	noise := reference.Stream(c.Seed, 0, stream+"/run")
-	draws := reference.Stream(c.Seed, 0, stream+"/draws")
+// accuracyTrace is a variant's run: its models at every checkpoint.
+type accuracyTrace struct {
+	states    []modelState
+	learnCost int64 // gradients of learning
+}
+
+type modelState struct {
+	round             int
+	published, secret []float64
+	gradients         int64
+}
+
+// runTrace learns on D_0, serves the requests and keeps the models at every checkpoint.
+func runTrace(ctx context.Context, c AccuracyConfig, v accuracyVariant, d0 *reference.Dataset, updates []reference.Update) (accuracyTrace, error) {
+	noise := reference.Stream(c.Seed, 0, "accuracy/"+c.Name+"/"+v.name+"/run")
 	m, err := v.learn(ctx, d0, noise)
 	if err != nil {
-		return AccuracyCurve{}, err
+		return accuracyTrace{}, err
 	}
-	curve := AccuracyCurve{Variant: v.name, Theorem: v.theorem, Iterations: v.iterations, Updates: len(updates), Sigma: v.sigma}
-	z := make([]float64, d0.Dim())
-	measure := func(round int) AccuracyPoint {
-		e := ermAt(round)
+	tr := accuracyTrace{learnCost: m.GradientEvaluations()}
+	keep := func(round int) {
+		tr.states = append(tr.states, modelState{round: round, published: m.Published(), secret: m.Secret(), gradients: m.GradientEvaluations()})
+	}
+	checkpoints := AccuracyCheckpoints(len(updates))
+	keep(0)
+	next := 1
+	for i, u := range updates {
+		if err := m.Update(ctx, u, noise); err != nil {
+			return accuracyTrace{}, err
+		}
+		if round := i + 1; round == checkpoints[next] {
+			keep(round)
+			next++
+		}
+	}
+	return tr, nil
+}
+
+// measureTrace measures every checkpoint of a run against the exact minimisers, and makes
+// the curve's checks.
+func measureTrace(c AccuracyConfig, v accuracyVariant, tr accuracyTrace, ermAt func(int) erm) AccuracyCurve {
+	draws := reference.Stream(c.Seed, 0, "accuracy/"+c.Name+"/"+v.name+"/draws")
+	last := tr.states[len(tr.states)-1]
+	updates := last.round
+	curve := AccuracyCurve{Variant: v.name, Theorem: v.theorem, Loss: ermAt(0).loss.Name(), Iterations: v.iterations, Updates: updates, Sigma: v.sigma}
+	z := make([]float64, len(last.secret))
+	for _, st := range tr.states {
+		e := ermAt(st.round)
 		obj := e.loss.Objective(e.data)
-		pub, sec := m.Published(), m.Secret()
-		p := AccuracyPoint{Round: round, N: e.data.Len(), Excess: obj.Value(pub) - e.value, SecretExcess: obj.Value(sec) - e.value,
-			Distance: reference.Distance(pub, e.theta), OnBoundary: e.onSph, Gradients: m.GradientEvaluations()}
+		p := AccuracyPoint{Round: st.round, N: e.data.Len(), Excess: obj.Value(st.published) - e.value, SecretExcess: obj.Value(st.secret) - e.value,
+			Distance: reference.Distance(st.published, e.theta), OnBoundary: e.onSph, Gradients: st.gradients}
 		var sum, sumSq float64
 		for range c.Draws {
 			reference.FillNormal(z, v.sigma, draws)
 			for j := range z {
-				z[j] += sec[j]
+				z[j] += st.secret[j]
 			}
 			x := obj.Value(z) - e.value
 			sum, sumSq = sum+x, sumSq+x*x
 		}
 		k := float64(c.Draws)
 		p.ExcessMean = sum / k
-		if c.Draws > 1 {
-			p.ExcessSD = math.Sqrt(math.Max(0, (sumSq-sum*sum/k)/(k-1)))
-		}
-		return p
+		p.ExcessSD = math.Sqrt(math.Max(0, (sumSq-sum*sum/k)/(k-1)))
+		curve.Points = append(curve.Points, p)
 	}
-	checkpoints := AccuracyCheckpoints(len(updates))
-	curve.Points = append(curve.Points, measure(0))
-	learnCost := m.GradientEvaluations()
-	next := 1
-	for i, u := range updates {
-		if err := m.Update(ctx, u, noise); err != nil {
-			return AccuracyCurve{}, err
-		}
-		if round := i + 1; round == checkpoints[next] {
-			curve.Points = append(curve.Points, measure(round))
-			next++
-		}
-	}
-	last := curve.Points[len(curve.Points)-1]
-	curve.UpdateGradients = float64(m.GradientEvaluations()-learnCost) / float64(len(updates))
-	curve.RetrainGradients = v.retrain(last.N)
-	curve.Growth, curve.GrowthInterval = growth(curve.Points, len(updates), c.Draws, c.Confidence)
-
+	curve.UpdateGradients = float64(last.gradients-tr.learnCost) / float64(updates)
+	curve.RetrainGradients = v.retrain(curve.Points[len(curve.Points)-1].N)
+	curve.Growth, curve.GrowthInterval = growth(curve.Points, updates, c.Draws, c.Confidence)
 	boundary := false
 	for _, p := range curve.Points {
 		boundary = boundary || p.OnBoundary
@@ -451,7 +512,16 @@ func runAccuracyVariant(ctx context.Context, c AccuracyConfig, v accuracyVariant
 	b := v.bound(boundary)
 	curve.Bound, curve.PaperBound, curve.BoundRadius, curve.BoundForm, curve.BoundChecked = b.value, b.paper, b.radius, b.form, b.checked
 	curve.Findings = accuracyFindings(c, v, curve)
-	return curve, nil
+	return curve
+}
+
+// runAccuracyVariant is runTrace then measureTrace.
+func runAccuracyVariant(ctx context.Context, c AccuracyConfig, v accuracyVariant, d0 *reference.Dataset, updates []reference.Update, ermAt func(int) erm) (AccuracyCurve, error) {
+	tr, err := runTrace(ctx, c, v, d0, updates)
+	if err != nil {
+		return AccuracyCurve{}, err
+	}
+	return measureTrace(c, v, tr, ermAt), nil
 }
 
 // growth is the mean ExcessMean in the last 10% of rounds over that in the first 10%
@@ -542,8 +612,12 @@ func accuracyVariants(c AccuracyConfig) ([]accuracyVariant, error) {
 			if err != nil {
 				return nil, fmt.Errorf("accuracy %s: %w", c.Name, err)
 			}
+			var cost float64
+			for i := 1; i <= c.DistUpdates; i++ {
+				cost += plan.UpdateBudget(i) * float64(n0)
+			}
 			out = append(out, accuracyVariant{
-				name: name, theorem: "Thm 4.5", iterations: fmt.Sprintf("T_i (%s schedule), n·T_i gradients per update", c.Schedule), updates: c.DistUpdates, sigma: plan.Sigma,
+				name: name, theorem: "Thm 4.5", cost: cost, iterations: fmt.Sprintf("T_i (%s schedule), n·T_i gradients per update", c.Schedule), updates: c.DistUpdates, sigma: plan.Sigma,
 				learn: func(ctx context.Context, d0 *reference.Dataset, r *rand.Rand) (accuracyModel, error) {
 					return d2d.LearnDistributed(ctx, plan, sc, d0, r)
 				},
@@ -606,6 +680,9 @@ func accuracyVariants(c AccuracyConfig) ([]accuracyVariant, error) {
 			b := accuracyBound{value: AccuracyRegLipschitz(L, plan.Reg, c.Radius, r), paper: paper, radius: r, checked: true,
 				form: v.theorem + " in the Lipschitz form L·r + (λ/2)R², valid without an interior minimiser (the paper's (M/2)r² + λDr + (λ/2)D² assumes one)"}
 			v.bound = func(bool) accuracyBound { return b }
+		}
+		for i := 1; i <= v.updates; i++ {
+			v.cost += float64(plan.UpdateIterations(i)) * float64(n0)
 		}
 		out = append(out, v)
 	}
