@@ -142,6 +142,19 @@ func D2DTrajectory(mode d2d.Mode) func(*rapid.T) {
 // θ*_i comes from retrain.Minimize on the plan's ball.
 func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset, us []reference.Update) {
 	t.Helper()
+	checkD2D(t, plan, loss, ds, func(i int, _ *d2d.Model) (reference.Update, bool) {
+		if i >= len(us) {
+			return reference.Update{}, false
+		}
+		return us[i], true
+	})
+}
+
+// checkD2D is CheckD2DRun with the requests chosen one at a time by next, which sees the
+// model after the previous request (adaptive sequences, spec d2d §4.4.9). It stops when
+// next says so.
+func checkD2D(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset, next func(i int, m *d2d.Model) (reference.Update, bool)) {
+	t.Helper()
 	p := plan.Params
 	ctx := context.Background()
 	noise := reference.Stream(1, 0, "props/d2d")
@@ -158,7 +171,11 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 	sizes := []int{ds.Len()}
 	var kinds []reference.UpdateKind
 	rhoStar := dp.GaussianRho(plan.Sensitivity(), plan.CertifiedSigma())
-	for i, u := range us {
+	for i := 0; ; i++ {
+		u, more := next(i, m)
+		if !more {
+			break
+		}
 		if err := m.Update(ctx, u, noise); err != nil {
 			t.Fatal(err)
 		}
@@ -192,6 +209,9 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 			if plan.Mode != d2d.ConvexWeak && !within(cert, plan.Sensitivity(), 0) {
 				t.Fatalf("round %d: certified Δ_i %.6g exceeds the closed form %.6g", round, cert, plan.Sensitivity())
 			}
+		}
+		if plan.Mode.Convex() {
+			checkRegularizedAccuracy(t, plan, loss, cur, m.Secret(), res, round)
 		}
 		// §4.5, exact Gaussian privacy: the published laws are N(θ̂_i, σ²I) and N(A(𝒟_i), σ²I)
 		// (conditionally on the noises in perfect mode) with s = gap/σ
@@ -235,6 +255,118 @@ func CheckD2DRun(t TB, plan d2d.Plan, loss reference.Loss, ds *reference.Dataset
 			if Ti-plan.UpdateIterations(1) > grow || Ti < plan.UpdateIterations(max(1, round-1)) {
 				t.Fatalf("round %d: T_i = %d, T_1 = %d (allowed growth %d, non-decreasing)", round, Ti, plan.UpdateIterations(1), grow)
 			}
+		}
+	}
+}
+
+// checkRegularizedAccuracy is spec d2d §4.4.8, the deterministic part of Theorems 3.4 and
+// 3.5's accuracy: the secret model, within r_i of the minimiser θ*_reg of the regularised
+// objective, has f(θ̂_i) − min_Θ f ≤ L·r_i + (m/2)R² (f is L-Lipschitz on Θ, and θ̂_i ∈ Θ),
+// and, when θ*_reg is interior as the paper's step needs, ≤ (M/2)r_i² + m·D·r_i + (m/2)D².
+func checkRegularizedAccuracy(t TB, plan d2d.Plan, f reference.Loss, cur *reference.Dataset, secret []float64, reg retrain.Result, round int) {
+	t.Helper()
+	p := plan.Params
+	obj := f.Objective(cur)
+	best, err := retrain.Minimize(obj, p.Radius, retrain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	excess := obj.Value(secret) - obj.Value(best.Theta)
+	r := plan.RadiusAt(round) + oracleSlack(plan.Reg)
+	// min f is overestimated by at most the residual times the diameter (convexity)
+	slack := best.Residual * p.Diameter()
+	if b := d2daudit.AccuracyRegLipschitz(p.Lipschitz, plan.Reg, p.Radius, r); !within(excess, b, slack) {
+		t.Fatalf("round %d: f(θ̂_i) − min f = %.6g > L·r + (m/2)R² = %.6g", round, excess, b)
+	}
+	if !reg.OnBoundary {
+		D := p.Diameter()
+		if b := p.Smoothness/2*r*r + plan.Reg*D*r + plan.Reg/2*D*D; !within(excess, b, slack) {
+			t.Fatalf("round %d: f(θ̂_i) − min f = %.6g > (M/2)r² + mDr + (m/2)D² = %.6g", round, excess, b)
+		}
+	}
+}
+
+// D2DAdaptiveTrajectory is D2DTrajectory with an adaptive adversary (spec d2d §4.4.9):
+// each request is a function of the last published model θ̃_{i−1}. It alternates adding
+// an outlier at the largest row norm, pointing along θ̃ with the label that maximises its
+// gradient, and deleting the record whose gradient at θ̃ is largest. The theorems of §3
+// allow adaptive sequences; the constants stay valid because the outliers stay within the
+// data's row norm and label range.
+func D2DAdaptiveTrajectory(mode d2d.Mode) func(*rapid.T) {
+	return func(t *rapid.T) {
+		regression := rapid.Bool().Draw(t, "regression")
+		ds := Dataset(DataConfig{Regression: regression}).Draw(t, "data")
+		loss := Loss(regression).Draw(t, "loss")
+		length := rapid.IntRange(1, 30).Draw(t, "length")
+		if mode.Convex() {
+			loss = loss.WithRegularization(0)
+		}
+		if mode == d2d.ConvexWeak {
+			length = min(length, 8)
+		}
+		plan := D2DConfig(t, mode, loss, ds, ds.Len())
+		floor := (ds.Len() + 1) / 2
+		nextID := int64(0)
+		for i := range ds.Len() {
+			nextID = max(nextID, ds.ID(i)+1)
+		}
+		norm, label := ds.MaxRowNorm(), ds.MaxAbsLabel()
+		checkD2D(t, plan, loss, ds, func(i int, m *d2d.Model) (reference.Update, bool) {
+			if i >= length {
+				return reference.Update{}, false
+			}
+			pub := m.Published()
+			cur := m.Data()
+			if i%2 == 1 && cur.Len()-1 >= floor {
+				obj := plan.Loss(loss).Objective(cur)
+				g := make([]float64, cur.Dim())
+				worst, id := -1.0, cur.ID(0)
+				for k := range cur.Len() {
+					obj.ExampleGradient(g, pub, k)
+					if n := reference.Norm(g); n > worst {
+						worst, id = n, cur.ID(k)
+					}
+				}
+				return reference.DeleteID(id), true
+			}
+			x := make([]float64, cur.Dim())
+			if n := reference.Norm(pub); n > 0 {
+				for j := range x {
+					x[j] = pub[j] / n * norm
+				}
+			} else {
+				x[0] = norm
+			}
+			y := -label // xᵀθ̃ ≥ 0: the opposite label maximises the loss and its gradient
+			nextID++
+			return reference.AddRecord(reference.Record{ID: nextID - 1, X: x, Y: y}), true
+		})
+	}
+}
+
+// Contraction is spec d2d §4.4.5: every projected GD step with η = 2/(M+m) contracts the
+// distance to the constrained minimiser by γ = (M−m)/(M+m): ‖θ_t − θ*‖ ≤ γ^t‖θ_0 − θ*‖.
+func Contraction(t *rapid.T) {
+	regression := rapid.Bool().Draw(t, "regression")
+	ds := Dataset(DataConfig{Regression: regression}).Draw(t, "data")
+	loss := Loss(regression).Draw(t, "loss")
+	radius := scaled(t, 0.2, 5, "R") // small radii make the constraint bind
+	c := loss.Constants(ds, radius)
+	obj := loss.Objective(ds)
+	star := mustMinimize(t, loss, ds, radius)
+	theta := make([]float64, ds.Dim())
+	for j := range theta {
+		theta[j] = scaled(t, -5, 5, "theta0")
+	}
+	reference.ProjectBall(theta, radius)
+	gamma, eta := d2d.Contraction(c.Smoothness, c.StrongConvexity), d2d.StepSize(c.Smoothness, c.StrongConvexity)
+	d0 := reference.Distance(theta, star)
+	g := make([]float64, ds.Dim())
+	slack := oracleSlack(c.StrongConvexity)
+	for step := 1; step <= 50; step++ {
+		d2d.Descend(obj, theta, g, eta, radius, 1)
+		if d, b := reference.Distance(theta, star), math.Pow(gamma, float64(step))*d0; !within(d, b, 2*slack) {
+			t.Fatalf("step %d: ‖θ_t − θ*‖ = %.6g > γ^t‖θ_0 − θ*‖ = %.6g", step, d, b)
 		}
 	}
 }
