@@ -238,27 +238,35 @@ func HashFile(role, path string) (Input, error) {
 }
 
 // JSON encodes the report, indented, with a final newline.
-func (r *Report) JSON() ([]byte, error) {
+func (r *Report) JSON() ([]byte, error) { return encodeJSON(r, "report") }
+
+// ReadJSON decodes a report and checks its schema.
+func ReadJSON(r io.Reader, name string) (*Report, error) {
+	return decodeJSON(r, name, "report", Schema, func(rep *Report) string { return rep.Schema })
+}
+
+// encodeJSON writes v indented, HTML characters unescaped, with a final newline.
+func encodeJSON(v any, what string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, fmt.Errorf("encode report: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
 	return b.Bytes(), nil
 }
 
-// ReadJSON decodes a report and checks its schema.
-func ReadJSON(r io.Reader, name string) (*Report, error) {
-	var rep Report
+// decodeJSON reads a T strictly (unknown fields are errors) and checks its schema.
+func decodeJSON[T any](r io.Reader, name, what, want string, schema func(*T) string) (*T, error) {
+	var v T
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
-		return nil, fmt.Errorf("read report %s: %w", name, err)
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
 	}
-	if rep.Schema != Schema {
-		return nil, fmt.Errorf("read report %s: schema %q, want %q", name, rep.Schema, Schema)
+	if got := schema(&v); got != want {
+		return nil, fmt.Errorf("read %s %s: schema %q, want %q", what, name, got, want)
 	}
-	return &rep, nil
+	return &v, nil
 }

@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -110,29 +108,11 @@ func summarize(fs []Finding) Summary {
 }
 
 // JSON encodes the reproduction, indented, with a final newline.
-func (r *Reproduction) JSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, fmt.Errorf("encode reproduction: %w", err)
-	}
-	return b.Bytes(), nil
-}
+func (r *Reproduction) JSON() ([]byte, error) { return encodeJSON(r, "reproduction") }
 
 // ReadReproduction decodes a reproduction and checks its schema.
 func ReadReproduction(rd io.Reader, name string) (*Reproduction, error) {
-	var r Reproduction
-	dec := json.NewDecoder(rd)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("read reproduction %s: %w", name, err)
-	}
-	if r.Schema != ReproductionSchema {
-		return nil, fmt.Errorf("read reproduction %s: schema %q, want %q", name, r.Schema, ReproductionSchema)
-	}
-	return &r, nil
+	return decodeJSON(rd, name, "reproduction", ReproductionSchema, func(r *Reproduction) string { return r.Schema })
 }
 
 // Figure draws a dataset's curves against the update index on log–log axes: the mean

@@ -59,16 +59,7 @@ func TestMinimizeIsStationaryAndOptimal(t *testing.T) {
 		// radii from tight (constraint binds) to loose
 		radius := float64(rapid.IntRange(1, 100).Draw(t, "R")) / 50
 		obj := loss.Objective(ds)
-		res, err := retrain.Minimize(obj, radius, retrain.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := reference.Norm(res.Theta); n > radius*(1+1e-12) {
-			t.Fatalf("minimiser outside the ball: %v > %v", n, radius)
-		}
-		if r := retrain.ProjectedGradientNorm(obj, res.Theta, radius); r > 1e-10 {
-			t.Fatalf("projected-gradient residual %v > 1e-10", r)
-		}
+		res := feasibleStationary(t, obj, radius)
 		if res.OnBoundary {
 			// KKT: ∇f(θ) = −μθ with μ > 0
 			g := make([]float64, ds.Dim())
@@ -79,18 +70,40 @@ func TestMinimizeIsStationaryAndOptimal(t *testing.T) {
 				}
 			}
 		}
-		best := obj.Value(res.Theta)
-		for range 20 {
-			p := make([]float64, ds.Dim())
-			for j := range p {
-				p[j] = res.Theta[j] + float64(rapid.IntRange(-100, 100).Draw(t, "p"))/1000
-			}
-			reference.ProjectBall(p, radius)
-			if v := obj.Value(p); v < best-1e-12*(1+math.Abs(best)) {
-				t.Fatalf("feasible point with value %.15g below the minimum %.15g", v, best)
-			}
-		}
+		noFeasibleBelow(t, obj, res.Theta, radius, func([]float64) float64 { return 0 })
 	})
+}
+
+// feasibleStationary minimises and checks the result is in the ball and stationary to the
+// oracle's tolerance.
+func feasibleStationary(t *rapid.T, obj *reference.Objective, radius float64) retrain.Result {
+	res, err := retrain.Minimize(obj, radius, retrain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := reference.Norm(res.Theta); n > radius*(1+1e-12) {
+		t.Fatalf("minimiser outside the ball: %v > %v", n, radius)
+	}
+	if r := retrain.ProjectedGradientNorm(obj, res.Theta, radius); r > 1e-10 {
+		t.Fatalf("projected-gradient residual %v > 1e-10", r)
+	}
+	return res
+}
+
+// noFeasibleBelow draws 20 feasible points near θ and fails if one has a lower value than
+// θ by more than slack(p) plus the rounding of f (1e-12 relative).
+func noFeasibleBelow(t *rapid.T, obj *reference.Objective, theta []float64, radius float64, slack func(p []float64) float64) {
+	best := obj.Value(theta)
+	for range 20 {
+		p := make([]float64, len(theta))
+		for j := range p {
+			p[j] = theta[j] + float64(rapid.IntRange(-100, 100).Draw(t, "p"))/1000
+		}
+		reference.ProjectBall(p, radius)
+		if v := obj.Value(p); v < best-slack(p)-1e-12*(1+math.Abs(best)) {
+			t.Fatalf("feasible point with value %.15g below the minimum %.15g (slack %v)", v, best, slack(p))
+		}
+	}
 }
 
 func TestConstrainedMatchesLongProjectedGD(t *testing.T) {
@@ -165,16 +178,7 @@ func TestMinimizeUnregularised(t *testing.T) {
 		}
 		obj := reference.Logistic{}.Objective(ds)
 		radius := float64(rapid.IntRange(1, 200).Draw(t, "R")) / 20
-		res, err := retrain.Minimize(obj, radius, retrain.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := reference.Norm(res.Theta); n > radius*(1+1e-12) {
-			t.Fatalf("minimiser outside the ball: %v > %v", n, radius)
-		}
-		if r := retrain.ProjectedGradientNorm(obj, res.Theta, radius); r > 1e-10 {
-			t.Fatalf("projected-gradient residual %v > 1e-10", r)
-		}
+		res := feasibleStationary(t, obj, radius)
 		separates := false
 		for i := range ds.Len() {
 			separates = separates || ds.Row(i)[0] != 0
@@ -191,16 +195,6 @@ func TestMinimizeUnregularised(t *testing.T) {
 			g[j] += res.Multiplier * res.Theta[j]
 		}
 		kkt := reference.Norm(g)
-		best := obj.Value(res.Theta)
-		for range 20 {
-			p := make([]float64, ds.Dim())
-			for j := range p {
-				p[j] = res.Theta[j] + float64(rapid.IntRange(-100, 100).Draw(t, "p"))/1000
-			}
-			reference.ProjectBall(p, radius)
-			if v := obj.Value(p); v < best-kkt*reference.Distance(p, res.Theta)-1e-12*(1+math.Abs(best)) {
-				t.Fatalf("feasible point with value %.15g below the minimum %.15g (KKT residual %v)", v, best, kkt)
-			}
-		}
+		noFeasibleBelow(t, obj, res.Theta, radius, func(p []float64) float64 { return kkt * reference.Distance(p, res.Theta) })
 	})
 }

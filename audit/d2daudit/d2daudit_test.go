@@ -58,11 +58,7 @@ func audited(t *testing.T, run audit.Subject, s *d2daudit.Subject, trials int) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]audit.Finding{}
-	for _, f := range fs {
-		out[f.Check] = f
-	}
-	return out
+	return byCheck(fs)
 }
 
 // Control: the reference implementation passes every check on the instance, in both
@@ -293,4 +289,13 @@ func TestWeakPrintedConstantFailsAboveXiTwo(t *testing.T) {
 	if f := audited(t, ok, ok, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Pass {
 		t.Fatalf("ξ = 1.5 with the printed constant: %v; it suffices for ξ ≤ 2", f)
 	}
+}
+
+// byCheck indexes findings by their check identifier.
+func byCheck(fs []audit.Finding) map[string]audit.Finding {
+	out := map[string]audit.Finding{}
+	for _, f := range fs {
+		out[f.Check] = f
+	}
+	return out
 }

@@ -45,11 +45,7 @@ func checkDist(t *testing.T, s *d2daudit.DistSubject, trials int) map[string]aud
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]audit.Finding{}
-	for _, f := range fs {
-		out[f.Check] = f
-	}
-	return out
+	return byCheck(fs)
 }
 
 // The fixed schedule keeps every check green; the paper's schedule passes everything but

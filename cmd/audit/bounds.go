@@ -91,13 +91,9 @@ func runBoundsD2D(args []string, stdout, stderr io.Writer) error {
 	add := func(key string, val any, note string) { rows = append(rows, boundRow{key, val, note}) }
 	if *variant == "distributed" {
 		need("strong-convexity", "dimension", "radius", "xi")
-		sched := d2d.PaperSchedule
-		switch *schedule {
-		case "paper":
-		case "fixed":
-			sched = d2d.FixedSchedule
-		default:
-			problems = append(problems, fmt.Errorf("--schedule %q: want paper or fixed", *schedule))
+		sched, err := d2d.ParseSchedule(*schedule)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("--schedule: %w", err))
 		}
 		if len(problems) > 0 {
 			return usageError{fmt.Errorf("bounds d2d: %w", errors.Join(problems...))}

@@ -233,13 +233,9 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoS
 		}})
 	}
 	if wanted["distributed"] {
-		sched := d2d.FixedSchedule
-		switch c.schedule {
-		case "fixed":
-		case "paper":
-			sched = d2d.PaperSchedule
-		default:
-			return nil, nil, usagef("--schedule %q: want fixed or paper", c.schedule)
+		sched, err := d2d.ParseSchedule(c.schedule)
+		if err != nil {
+			return nil, nil, usagef("--schedule: %w", err)
 		}
 		s, err := d2daudit.NewDist(d2daudit.DistSetup{Loss: loss, Data: d0, Updates: updates, Params: d2d.DistParams{
 			Constants: loss.Constants(ds, radius), Radius: radius, Xi: 1.2, Budget: 1, Epsilon: c.epsilon, Delta: c.delta, Schedule: sched}})

@@ -178,13 +178,9 @@ func runD2DAccuracy(ctx context.Context, args []string, stdout, stderr io.Writer
 	case !(c.delta > 0 && c.delta < 1):
 		return usagef("--delta %v: want δ in (0, 1)", c.delta)
 	}
-	sched := d2d.FixedSchedule
-	switch c.schedule {
-	case "fixed":
-	case "paper":
-		sched = d2d.PaperSchedule
-	default:
-		return usagef("--schedule %q: want fixed or paper", c.schedule)
+	sched, err := d2d.ParseSchedule(c.schedule)
+	if err != nil {
+		return usagef("--schedule: %w", err)
 	}
 	variants := splitList(c.variants)
 	for _, v := range variants {

@@ -134,6 +134,17 @@ func (s Schedule) String() string {
 	return "paper"
 }
 
+// ParseSchedule reads "paper" or "fixed".
+func ParseSchedule(s string) (Schedule, error) {
+	switch s {
+	case "paper":
+		return PaperSchedule, nil
+	case "fixed":
+		return FixedSchedule, nil
+	}
+	return 0, fmt.Errorf("unknown schedule %q; want paper or fixed", s)
+}
+
 // Selection says how the published copy is chosen when C > 1 (spec d2d §3.9.6).
 type Selection int
 
