@@ -1,0 +1,11 @@
+// Package sgluaudit audits Stochastic Gradient Langevin Unlearning (reference/sglu).
+//
+// Every guarantee of the paper is a pure function here (spec sglu §3): Lemma 3.5's W∞
+// bound, Corollary 3.8 (the main bound), Theorem 3.2 (finite learning), Corollary 3.9
+// (random batches), Corollary 3.10 (convex), Corollary 3.12 (batch requests), Theorem 3.11
+// (sequential requests), the Langevin Unlearning and Descent-to-Delete baselines, the
+// (ϵ, δ) conversion and the searches for the least K and the smallest σ. The readings the
+// spec flags are options: PABI form (sglu.PABIMode), noise-variance convention
+// (sglu.Variance), Theorem 3.2's F_T (FTReading), the α range (sglu.AlphaRange) and the
+// code's mixed mode for sequential requests.
+package sgluaudit

@@ -1,0 +1,156 @@
+package sgluaudit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
+)
+
+// BestDPEpsilon converts any Rényi curve ε(α) to (ϵ, δ) with Mironov's conversion
+// ϵ = ε(α) + log(1/δ)/(α−1), minimised over the α range by golden-section search on
+// log(α − 1) (for curves without a closed form, such as Corollary 3.9's). The search
+// assumes the objective is unimodal in log(α − 1), which holds for every bound here.
+func BestDPEpsilon(f func(alpha float64) float64, delta float64, r sglu.AlphaRange) (eps, alpha float64) {
+	l := math.Log(1 / delta)
+	obj := func(u float64) float64 {
+		a := 1 + math.Exp(u)
+		return f(a) + l/(a-1)
+	}
+	lo := math.Log(math.Max(r.Min-1, 1e-6))
+	hi := math.Log(math.Min(r.Max, 1e12) - 1)
+	const phi = 0.6180339887498949
+	a, b := lo, hi
+	x1, x2 := b-phi*(b-a), a+phi*(b-a)
+	f1, f2 := obj(x1), obj(x2)
+	for b-a > 1e-12*(1+math.Abs(a)+math.Abs(b)) {
+		if f1 <= f2 {
+			b, x2, f2 = x2, x1, f1
+			x1 = b - phi*(b-a)
+			f1 = obj(x1)
+		} else {
+			a, x1, f1 = x1, x2, f2
+			x2 = a + phi*(b-a)
+			f2 = obj(x2)
+		}
+	}
+	u := (a + b) / 2
+	// the ends themselves, where the optimum may sit
+	best, bestU := obj(u), u
+	for _, e := range []float64{lo, hi} {
+		if v := obj(e); v < best {
+			best, bestU = v, e
+		}
+	}
+	return best, 1 + math.Exp(bestU)
+}
+
+// LeastKNonConvergent is Algorithm 5 corrected (spec sglu §2.5): the least K ≥ 1 whose
+// Theorem 3.2 bound, converted at δ at its optimal α in the range, is at most the target.
+// The printed algorithm adds 2R·c^{Tn/b} to ε2 instead of to Z and returns K + 1.
+func LeastKNonConvergent(target, delta, sigma float64, p sglu.Problem, nc NonConvergent, v sglu.Variance, r sglu.AlphaRange) (int, error) {
+	ok := func(K int) bool {
+		A1, A2 := NonConvergentTerms(sigma, p, K, nc, v)
+		eps, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
+		return eps <= target
+	}
+	if ok(1) {
+		return 1, nil
+	}
+	lo, hi := 1, 2
+	for !ok(hi) {
+		if hi >= sglu.MaxEpochs {
+			return 0, fmt.Errorf("no K ≤ %d meets ϵ̂ = %v with σ = %v: %w", sglu.MaxEpochs, target, sigma, sglu.ErrInfeasible)
+		}
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// SigmaSearch configures Algorithm 4.
+type SigmaSearch struct {
+	Low, High, Tol float64 // bracket and tolerance; defaults 1e-15, 10, 1e-8 (the code's)
+}
+
+func (s SigmaSearch) withDefaults() SigmaSearch {
+	if s.Low == 0 {
+		s.Low = 1e-15
+	}
+	if s.High == 0 {
+		s.High = 10
+	}
+	if s.Tol == 0 {
+		s.Tol = 1e-8
+	}
+	return s
+}
+
+// SearchSigma is Algorithm 4 corrected (it prints "return K"; spec sglu §2.7): the
+// smallest σ in the bracket, to the tolerance, whose least K is at most K̂, by bisection
+// on a leastK that is non-increasing in σ. It returns σ_high, so leastK(σ) ≤ K̂ holds at
+// the result.
+func SearchSigma(Khat int, leastK func(sigma float64) (int, error), s SigmaSearch) (float64, error) {
+	s = s.withDefaults()
+	meets := func(sigma float64) (bool, error) {
+		k, err := leastK(sigma)
+		if errors.Is(err, sglu.ErrInfeasible) {
+			return false, nil
+		}
+		return err == nil && k <= Khat, err
+	}
+	ok, err := meets(s.High)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("σ search: even σ = %v needs more than K̂ = %d epochs: %w", s.High, Khat, sglu.ErrInfeasible)
+	}
+	lo, hi := s.Low, s.High
+	for hi-lo > s.Tol {
+		mid := (lo + hi) / 2
+		ok, err := meets(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// SigmaClosedForm is the smallest σ at which the convergent bound from distance Z meets
+// the target with K̂ epochs, with α unclamped: every bound depends on σ through 1/σ², so
+// σ* = √(Z²·PABIFactor(c, K̂n/b)/(k·η·A_max)), k = 2 (paper variance) or 4 (true), A_max =
+// (√(ℓ+ϵ̂) − √ℓ)². A test oracle for SearchSigma.
+func SigmaClosedForm(p sglu.Problem, Khat int, target, delta, Z float64, mode sglu.PABIMode, v sglu.Variance) float64 {
+	k := 2.0
+	if v == sglu.TrueVariance {
+		k = 4
+	}
+	f := sglu.PABIFactor(p.StepSize, p.StrongConvexity, float64(Khat*p.StepsPerEpoch()), mode)
+	return math.Sqrt(Z * Z * f / (k * p.StepSize * sglu.MaxLinearCoefficient(target, delta)))
+}
+
+// Table3Sigma is the σ of the paper's Table 3: Algorithm 4 over the corrected Algorithm 5
+// at K̂ = 1, δ = 1/n, α ∈ [2, 1e4], with the official runs' configuration of Theorem 3.2
+// (R = 0 in the 2R terms, no 2R cap on Z, F_T = 1/(1 − c^{n/b}); spec sglu §2.5, §4.5).
+func Table3Sigma(p sglu.Problem, target float64) (float64, error) {
+	p.Radius = math.Inf(1)
+	nc := NonConvergent{T: 1, InitRadius: 0, FT: ProofFT}
+	delta := 1 / float64(p.N)
+	return SearchSigma(1, func(sigma float64) (int, error) {
+		return LeastKNonConvergent(target, delta, sigma, p, nc, sglu.PaperVariance, sglu.NonConvergentAlphas)
+	}, SigmaSearch{})
+}
