@@ -123,11 +123,13 @@ func UnlearnEpsilonRandomBatches(alpha, sigma float64, p sglu.Problem, K int, v 
 		terms[j0] = alpha * (alpha - 1) * z * z * f
 		top = math.Max(top, terms[j0])
 	}
+	// log-mean-exp as top + log1p(mean(expm1(x − top))): keeps relative precision when
+	// every term is tiny, as it is for α near 1.
 	var s float64
 	for _, x := range terms {
-		s += math.Exp(x - top)
+		s += math.Expm1(x - top)
 	}
-	return (top + math.Log(s/float64(per))) / (alpha - 1)
+	return (top + math.Log1p(s/float64(per))) / (alpha - 1)
 }
 
 // UnlearnEpsilonConvex is Corollary 3.10 (m = 0, c = 1, convergent): ε ≤ α·Z²/(2s²)·b/(K·n)

@@ -171,7 +171,11 @@ func BestEpsilonLinear(A, delta float64, r AlphaRange) (eps, alpha float64) {
 		}
 		return l / (alpha - 1), alpha
 	}
-	alpha = r.clamp(1 + math.Sqrt(l/A))
+	star := 1 + math.Sqrt(l/A)
+	if alpha = r.clamp(star); alpha == star {
+		// The closed form stays finite when A is so small that α* overflows.
+		return A + 2*math.Sqrt(A*l), alpha
+	}
 	if alpha <= 1 {
 		return math.Inf(1), alpha
 	}
@@ -190,7 +194,10 @@ func BestEpsilonWeakTriangle(B, delta float64, r AlphaRange) (eps, alpha float64
 		}
 		return f(alpha), alpha
 	}
-	alpha = r.clamp(1 + math.Sqrt((B/2+l)/B))
+	star := 1 + math.Sqrt((B/2+l)/B)
+	if alpha = r.clamp(star); alpha == star {
+		return 1.5*B + 2*math.Sqrt(B*(B/2+l)), alpha
+	}
 	if alpha <= 1 {
 		return math.Inf(1), alpha
 	}
