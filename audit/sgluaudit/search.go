@@ -55,25 +55,7 @@ func LeastKNonConvergent(target, delta, sigma float64, p sglu.Problem, nc NonCon
 		eps, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
 		return eps <= target
 	}
-	if ok(1) {
-		return 1, nil
-	}
-	lo, hi := 1, 2
-	for !ok(hi) {
-		if hi >= sglu.MaxEpochs {
-			return 0, fmt.Errorf("no K ≤ %d meets ϵ̂ = %v with σ = %v: %w", sglu.MaxEpochs, target, sigma, sglu.ErrInfeasible)
-		}
-		lo, hi = hi, hi*2
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, nil
+	return sglu.LeastEpochs(ok, fmt.Sprintf("ϵ̂ = %v at δ = %v with σ = %v", target, delta, sigma))
 }
 
 // SigmaSearch configures Algorithm 4.

@@ -18,17 +18,19 @@ import (
 
 func runBounds(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: audit bounds d2d [flags]   (run \"audit bounds d2d -h\" for the flags)")
+		fmt.Fprintln(stderr, "usage: audit bounds d2d|sglu [flags]   (run \"audit bounds d2d -h\" for the flags)")
 		if len(args) == 0 {
-			return usagef("bounds: name a method (d2d)")
+			return usagef("bounds: name a method (d2d or sglu)")
 		}
 		return flag.ErrHelp
 	}
 	switch args[0] {
 	case "d2d":
 		return runBoundsD2D(args[1:], stdout, stderr)
+	case "sglu":
+		return runBoundsSGLU(args[1:], stdout, stderr)
 	}
-	return usagef("bounds: unknown method %q; want d2d", args[0])
+	return usagef("bounds: unknown method %q; want d2d or sglu", args[0])
 }
 
 // boundRow is one line of the bounds output: a key of the JSON object, its value and what

@@ -227,11 +227,12 @@ func (p Problem) LeastK(target, delta, sigma, Z float64, mode PABIMode, v Varian
 		eps, _ := BestEpsilonLinear(p.Epsilon(1, sigma, Z, K, mode, v), delta, r)
 		return eps <= target
 	}
-	return leastK(ok, fmt.Sprintf("ϵ̂ = %v at δ = %v with σ = %v", target, delta, sigma))
+	return LeastEpochs(ok, fmt.Sprintf("ϵ̂ = %v at δ = %v with σ = %v", target, delta, sigma))
 }
 
-// leastK finds the least K in [1, MaxEpochs] with ok(K), for ok monotone.
-func leastK(ok func(int) bool, what string) (int, error) {
+// LeastEpochs finds the least K in [1, MaxEpochs] with ok(K), for ok monotone (false
+// then true), by doubling and bisection; what names the target in the error.
+func LeastEpochs(ok func(K int) bool, what string) (int, error) {
 	if ok(1) {
 		return 1, nil
 	}
