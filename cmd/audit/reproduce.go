@@ -26,6 +26,10 @@ Experiments:
   d2d-accuracy  excess empirical risk of every Descent-to-Delete variant against exact ERM
                 along add/delete sequences of up to 1,000 updates, on MNIST 3-vs-8 and breast
                 cancer, with the theorems' accuracy bounds beside the measurements
+  sglu-table3   the noise σ of SGLU's Table 3 (MNIST and CIFAR-10 constants), full precision
+                beside the paper's four decimals
+  sglu-fig3d    SGLU's accumulated unlearning epochs over 100 sequential removals (Fig. 3d),
+                per batch size and σ, beside the printed appendix loop
 
 Run "audit reproduce <experiment> -h" for its flags.
 `
@@ -38,6 +42,10 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch args[0] {
 	case "d2d-accuracy":
 		return runD2DAccuracy(ctx, args[1:], stdout, stderr)
+	case "sglu-table3":
+		return runSGLUTable3(args[1:], stdout, stderr)
+	case "sglu-fig3d":
+		return runSGLUFig3d(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, reproduceUsage)
 		return nil
