@@ -73,15 +73,27 @@ type NonConvergent struct {
 // Z = 2R·c^{Tn/b} + min(F_T·2ηM/b, 2R_cap): Theorem 3.2's bound is
 // ε(α) = (α − ½)/(α − 1)·2α·(A1 + A2).
 func NonConvergentTerms(sigma float64, p sglu.Problem, K int, nc NonConvergent, v sglu.Variance) (A1, A2 float64) {
+	return nonConvergentTerms(NonConvergentZ(p, nc), sigma, p, K, nc, v)
+}
+
+// NonConvergentZ is Theorem 3.2's W∞ distance 2R·c^{Tn/b} + min(F_T·2ηM/b, 2R_cap) between
+// the learned law and ν_{D'}.
+func NonConvergentZ(p sglu.Problem, nc NonConvergent) float64 {
 	eta, m := p.StepSize, p.StrongConvexity
 	per := float64(p.StepsPerEpoch())
-	den := v.Denominator(eta, sigma)
-	cT := sglu.PowC(eta, m, float64(nc.T)*per)
 	ft := 1 / -math.Expm1(per*math.Log1p(-eta*m))
 	if nc.FT == PrintedFT {
 		ft *= -math.Expm1(float64(nc.T) * per * math.Log1p(-eta*m))
 	}
-	z := 2*nc.InitRadius*cT + math.Min(ft*2*eta*p.Lipschitz/float64(p.Batch), 2*p.Radius)
+	return 2*nc.InitRadius*sglu.PowC(eta, m, float64(nc.T)*per) + math.Min(ft*2*eta*p.Lipschitz/float64(p.Batch), 2*p.Radius)
+}
+
+// nonConvergentTerms is NonConvergentTerms with the W∞ distance Z given.
+func nonConvergentTerms(z, sigma float64, p sglu.Problem, K int, nc NonConvergent, v sglu.Variance) (A1, A2 float64) {
+	eta, m := p.StepSize, p.StrongConvexity
+	per := float64(p.StepsPerEpoch())
+	den := v.Denominator(eta, sigma)
+	cT := sglu.PowC(eta, m, float64(nc.T)*per)
 	A1 = 4 * nc.InitRadius * nc.InitRadius * cT * cT / den
 	A2 = z * z * sglu.PABIFactor(eta, m, float64(K)*per, sglu.PaperPABI) / den
 	return A1, A2

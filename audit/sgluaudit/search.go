@@ -136,3 +136,33 @@ func Table3Sigma(p sglu.Problem, target float64) (float64, error) {
 		return LeastKNonConvergent(target, delta, sigma, p, nc, sglu.PaperVariance, sglu.NonConvergentAlphas)
 	}, SigmaSearch{})
 }
+
+// SequentialNonConvergent carries Theorem 3.2 along Theorem 3.11's recursion, for a
+// learner run T epochs from an initial law on C_{R0} (R0 = nc.InitRadius) that then serves
+// single-record requests in turn. After request s the unlearned model is compared with T
+// epochs of retraining on D_s (same B) through ν_{D_s} by the weak triangle inequality:
+// ε1 = a·(2R0)²c^{2Tn/b}/(2s²) as in Theorem 3.2, and ε2 = a·Z_s²·c^{2K_s n/b}/(2s²) with
+// Z_1 Theorem 3.2's Z and Z_{s+1} = min(c^{K_s n/b}·Z_s + Z_B, 2R) (Theorem 3.11: the
+// learner's distance to ν_{D_s} contracts over K_s epochs, then moves by at most Z_B).
+// Each K_s is the least meeting the target; eps[s] is what request s certifies. For one
+// request it is Theorem 3.2 and LeastKNonConvergent exactly. The composition is ours, of
+// the paper's own lemmas; the paper states the sequential case only under convergence.
+func SequentialNonConvergent(target, delta, sigma float64, p sglu.Problem, nc NonConvergent, requests int, v sglu.Variance, r sglu.AlphaRange) (Ks []int, eps []float64, err error) {
+	A1, _ := NonConvergentTerms(sigma, p, 1, nc, v)
+	z := NonConvergentZ(p, nc)
+	for s := range requests {
+		conv := func(K int) float64 {
+			_, A2 := nonConvergentTerms(z, sigma, p, K, nc, v)
+			e, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
+			return e
+		}
+		K, err := sglu.LeastEpochs(func(K int) bool { return conv(K) <= target },
+			fmt.Sprintf("ϵ̂ = %v at δ = %v with σ = %v (request %d)", target, delta, sigma, s+1))
+		if err != nil {
+			return nil, nil, err
+		}
+		Ks, eps = append(Ks, K), append(eps, conv(K))
+		z = p.NextZ(z, K)
+	}
+	return Ks, eps, nil
+}

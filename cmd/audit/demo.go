@@ -13,6 +13,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -33,10 +34,13 @@ type demoConfig struct {
 	variants   string
 	schedule   string
 	data       dataFlags
+	sgluBatch  int
+	sgluSigma  float64
+	sgluEpochs int
 }
 
 // allVariants are the D2D variants the demo audits by default.
-const allVariants = "strongly-convex,perfect,convex-strong,convex-weak,distributed"
+const allVariants = "strongly-convex,perfect,convex-strong,convex-weak,distributed,sglu"
 
 // demoSubject is one audited variant: its subject and its checks.
 type demoSubject struct {
@@ -60,9 +64,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
 	fs.StringVar(&c.variants, "variants", allVariants, "D2D variants to audit, comma-separated")
 	fs.StringVar(&c.schedule, "schedule", "fixed", "distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)")
+	fs.IntVar(&c.sgluBatch, "sglu-batch", 32, "SGLU: mini-batch size b (the data are cut to a multiple of it)")
+	fs.Float64Var(&c.sgluSigma, "sglu-sigma", 0.05, "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))")
+	fs.IntVar(&c.sgluEpochs, "sglu-epochs", 0, "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)")
 	c.data.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every Descent-to-Delete variant (Neel et al. 2020: Thms 3.1, 3.2, 3.4, 3.5, 4.5) on logistic\nregression and writes DIR/report.json and DIR/report.md.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every Descent-to-Delete variant (Neel et al. 2020: Thms 3.1, 3.2, 3.4, 3.5, 4.5) and\nStochastic Gradient Langevin Unlearning (Chien et al. 2024) on logistic regression and writes DIR/report.json and DIR/report.md.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -196,7 +203,7 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoS
 	wanted := map[string]bool{}
 	for _, v := range strings.Split(c.variants, ",") {
 		v = strings.TrimSpace(v)
-		if v != "distributed" {
+		if v != "distributed" && v != "sglu" {
 			if _, err := d2d.ParseMode(v); err != nil {
 				return nil, nil, usagef("--variants: %q: want some of %s", v, allVariants)
 			}
@@ -246,10 +253,55 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoS
 			return d2daudit.CheckDist(ctx, s, r, opt)
 		}})
 	}
+	if wanted["sglu"] {
+		s, err := demoSGLU(c, d0, deletes, radius)
+		if err != nil {
+			return nil, nil, wrap(err)
+		}
+		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+			return sgluaudit.Check(ctx, s, r, sgluaudit.Options{Confidence: c.confidence, Seed: c.seed})
+		}})
+	}
 	if len(subjects) == 0 {
 		return nil, nil, usagef("--variants: none selected")
 	}
 	return subjects, requests, nil
+}
+
+// demoSGLU audits SGLU on 𝒟₀ with the deletions as its removal requests (SGLU serves
+// removals only, by replacing the record in its batch slot). The data are cut to a multiple
+// of the batch size, keeping the records to remove, as the paper cuts its training set.
+func demoSGLU(c demoConfig, d0 *reference.Dataset, removals []int64, radius float64) (*sgluaudit.Subject, error) {
+	b := c.sgluBatch
+	if b <= 0 || b > d0.Len() {
+		return nil, usagef("--sglu-batch %d: want 1 … %d", b, d0.Len())
+	}
+	keep := d0.Len() / b * b
+	removing := map[int64]bool{}
+	for _, id := range removals {
+		removing[id] = true
+	}
+	var ids []int64
+	for i := range d0.Len() {
+		if id := d0.ID(i); removing[id] {
+			ids = append(ids, id)
+		}
+	}
+	for i := 0; i < d0.Len() && len(ids) < keep; i++ {
+		if id := d0.ID(i); !removing[id] {
+			ids = append(ids, id)
+		}
+	}
+	data, err := d0.Subset(ids)
+	if err != nil {
+		return nil, err
+	}
+	T := c.sgluEpochs
+	if T <= 0 {
+		T = sgluaudit.BurnIn(sgluaudit.LogisticProblem(reference.Logistic{Lambda: c.lambda}, data, b, radius), 1e-3)
+	}
+	return sgluaudit.New(sgluaudit.Setup{Loss: reference.Logistic{Lambda: c.lambda}, Data: data, Removals: removals, Batch: b,
+		Sigma: c.sgluSigma, Epochs: T, Radius: radius, Epsilon: c.epsilon, Delta: c.delta, Seed: c.seed})
 }
 
 // writeReport writes report.json and report.md atomically: each goes to a temporary file

@@ -51,7 +51,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "overall: PASS"} {
+	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "sglu/b=32", "overall: PASS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -66,13 +66,13 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.Subjects) != 5 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass != total || empirical != 5 {
+	if len(rep.Subjects) != 6 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass != total || empirical != 6 {
 		t.Fatalf("summary %+v over %d findings (%d empirical); want every finding PASS and one empirical finding per subject", rep.Summary, total, empirical)
 	}
 	if _, err := os.Stat(filepath.Join(a, "report.md")); err != nil {
 		t.Fatal(err)
 	}
-	small := []string{"--variants", "strongly-convex,distributed", "--trials", "40"}
+	small := []string{"--variants", "strongly-convex,distributed,sglu", "--trials", "40"}
 	b, c, d := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "d")
 	for _, dir := range []string{b, c} {
 		if _, _, code := runCLI(t, append([]string{"demo", "--out", dir}, small...)...); code != exitPass {

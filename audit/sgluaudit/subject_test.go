@@ -1,0 +1,149 @@
+package sgluaudit
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
+)
+
+// breastCancer is the scikit-learn breast cancer data, standardised, rows of norm 1, cut
+// to 560 rows so that b = 56 divides n.
+func breastCancer(t *testing.T) *reference.Dataset {
+	t.Helper()
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.SharedDatasets(t), "sklearn", "breast_cancer.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = ds.BinaryLabels(1).Standardize().NormalizeRows()
+	keep := ds.IDs()[:560]
+	ds, err = ds.Subset(keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func setup(ds *reference.Dataset) Setup {
+	return Setup{Loss: reference.Logistic{Lambda: 0.05}, Data: ds, Removals: []int64{3, 70, 200}, Batch: 56, Sigma: 0.05,
+		Epochs: 10, Radius: 10, Epsilon: 1, Seed: 1}
+}
+
+func run(t *testing.T, s audit.Subject, sub *Subject, trials int) map[string]audit.Finding {
+	t.Helper()
+	res, err := audit.Engine{}.Run(context.Background(), s, 7, trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Check(context.Background(), sub, res, Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]audit.Finding{}
+	for _, f := range fs {
+		out[f.Check] = f
+	}
+	return out
+}
+
+// An honest SGLU deployment on real data: the certificate meets the target with the
+// accountant's epochs (and one epoch fewer on any request would not), the exact oracle
+// sits below its bound, and the distinguishing game finds nothing. The game's false
+// FAIL probability is at most 1 − 0.95 by its construction (seeded: this run is fixed).
+func TestSubjectHonest(t *testing.T) {
+	s, err := New(setup(breastCancer(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range s.Needed() {
+		fewer := append([]int(nil), s.Needed()...)
+		fewer[i] = k - 1
+		if k > 1 {
+			if e := s.certified(fewer); e[i] <= 1 {
+				t.Errorf("request %d: K = %d − 1 already certifies %v", i+1, k, e[i])
+			}
+		}
+	}
+	fs := run(t, s, s, 200)
+	for _, c := range []string{"sglu/certificate", "sglu/exact-oracle"} {
+		if fs[c].Verdict != audit.Pass {
+			t.Errorf("%s: %+v", c, fs[c])
+		}
+	}
+	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict == audit.Fail {
+		t.Errorf("empirical game failed an honest run: %+v", f)
+	}
+	if f := fs["sglu/exact-oracle"]; !(f.Measured > 0 && f.Measured < f.Bound) {
+		t.Errorf("oracle: exact %v, bound %v", f.Measured, f.Bound)
+	}
+}
+
+// One removal is Theorem 3.2 exactly: the sequential accountant's K and ϵ are those of
+// LeastKNonConvergent and UnlearnEpsilonNonConvergent's conversion.
+func TestSequentialNonConvergentOneRequest(t *testing.T) {
+	s := setup(breastCancer(t))
+	s.Removals = s.Removals[:1]
+	sub, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	K, err := LeastKNonConvergent(1, sub.delta, s.Sigma, sub.problem, sub.nc, sglu.PaperVariance, sglu.NonConvergentAlphas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	A1, A2 := NonConvergentTerms(s.Sigma, sub.problem, K, sub.nc, sglu.PaperVariance)
+	want, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), sub.delta, sglu.NonConvergentAlphas)
+	if sub.Needed()[0] != K || sub.Certified()[0] != want {
+		t.Fatalf("sequential: K %v ϵ %v; Theorem 3.2: K %d ϵ %v", sub.Needed(), sub.Certified(), K, want)
+	}
+}
+
+// A deployment that runs fewer epochs than its certificate needs fails the certificate.
+func TestSubjectTooFewEpochs(t *testing.T) {
+	st := setup(breastCancer(t))
+	st.UnlearnEpochs = []int{1, 1, 1}
+	s, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.certificateFinding()
+	if f.Verdict != audit.Fail || !(f.Measured > 1) {
+		t.Fatalf("K = 1: %+v", f)
+	}
+}
+
+// leaky serves the requests without replacing the records: it keeps training on D.
+type leaky struct{ *Subject }
+
+func (l leaky) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	r := st.Rand("sglu/unlearned")
+	m, err := sglu.LearnOrdered(ctx, l.params(), l.setup.Loss, l.ordered, r)
+	if err != nil {
+		return reference.Release{}, err
+	}
+	for _, k := range l.ks {
+		if err := m.Epochs(ctx, k, r); err != nil {
+			return reference.Release{}, err
+		}
+	}
+	return m.Release(), nil
+}
+
+// A planted leak — the removed records stay in the data — is caught by the empirical game
+// at σ = 0.005 (the certificate, computed from the declared run, cannot see it).
+func TestSubjectLeakCaught(t *testing.T) {
+	st := setup(breastCancer(t))
+	st.Sigma = 0.005
+	s, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := run(t, leaky{s}, s, 200)
+	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict != audit.Fail {
+		t.Fatalf("leak not caught: %+v", f)
+	}
+}
