@@ -30,6 +30,8 @@ Experiments:
                 beside the paper's four decimals
   sglu-fig3d    SGLU's accumulated unlearning epochs over 100 sequential removals (Fig. 3d),
                 per batch size and σ, beside the printed appendix loop
+  sglu-mnist    SGLU's Fig. 3a/3b/3c on MNIST 3-vs-8: accuracy, certified ϵ, empirical
+                estimate and gradient cost of SGLU, LU, D2D and retraining
 
 Run "audit reproduce <experiment> -h" for its flags.
 `
@@ -46,6 +48,8 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return runSGLUTable3(args[1:], stdout, stderr)
 	case "sglu-fig3d":
 		return runSGLUFig3d(args[1:], stdout, stderr)
+	case "sglu-mnist":
+		return runSGLUMNIST(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, reproduceUsage)
 		return nil

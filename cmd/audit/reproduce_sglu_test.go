@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -99,5 +101,64 @@ func TestReproduceSGLUFig3d(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "reproduce", "sglu-fig3d", "--out", b, "--formats", "gif"); code != exitUsage || !strings.Contains(stderr, "gif") {
 		t.Errorf("bad format: exit %d %s", code, stderr)
+	}
+}
+
+// A small sglu-mnist run: every table and figure is written, SGLU's Fig. 3b epochs are
+// the accountant's, the same seed gives the same JSON, and no empirical check fails.
+func TestReproduceSGLUMNIST(t *testing.T) {
+	datasets := testenv.SharedDatasets(t)
+	args := func(out string, extra ...string) []string {
+		return append([]string{"reproduce", "sglu-mnist", "--datasets", datasets, "--train", "512", "--trials", "20", "--targets", "1",
+			"--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg", "--out", out}, extra...)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	out, errOut, code := runCLI(t, args(a)...)
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	tb, js := readTables(t, filepath.Join(a, "sglu-mnist.json"))
+	if len(tb.Tables) != 3 || len(tb.Figures) != 3 || len(tb.Inputs) != 2 {
+		t.Fatalf("%d tables, figures %v, %d inputs", len(tb.Tables), tb.Figures, len(tb.Inputs))
+	}
+	if rows := len(tb.Tables[0].Rows); rows != 5 { // SGLU b=128, full, LU, D2D I=1, 5
+		t.Errorf("Fig. 3a has %d rows, want 5", rows)
+	}
+	for _, r := range tb.Tables[0].Rows {
+		if acc := float64(r.Cells[1].Value); !(acc > 0.3 && acc <= 1) {
+			t.Errorf("%s: accuracy %v", r.Label, acc)
+		}
+	}
+	for _, f := range tb.Tables[0].Findings {
+		if f.Verdict == "FAIL" {
+			t.Errorf("empirical check failed: %+v", f)
+		}
+	}
+	if sg := tb.Tables[1].Rows[0]; len(sg.Cells[0].List) != 4 || float64(total(sg.Cells[0].List)) != float64(sg.Cells[0].Value) {
+		t.Errorf("Fig. 3b SGLU b=32: %+v", sg.Cells[0])
+	}
+	// D2D's row is Theorem L.2's iteration counts for requests 1 … 4 at n = 512.
+	p := sgluaudit.PaperSetting{N: 512}.Problem(0)
+	p.StrongConvexity, p.Smoothness = 0.011264, 0.261264
+	p.StepSize = 1 / p.Smoothness
+	I := sgluaudit.D2DMinI(p, 1, 1.0/512, 784)
+	want := 0
+	for i := 1; i <= 4; i++ {
+		want += sgluaudit.D2DItersForRequest(p, i, I, 1.0/512, 784)
+	}
+	if d2d := tb.Tables[1].Rows[4]; !strings.HasPrefix(d2d.Label, "D2D") || int(d2d.Cells[0].Value) != want {
+		t.Errorf("Fig. 3b D2D: %s %v, Theorem L.2 gives %d", d2d.Label, d2d.Cells[0].Value, want)
+	}
+	for _, f := range tb.Figures {
+		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	printed, _, _ := runCLI(t, args(b, "--json")...)
+	if printed != string(js) {
+		t.Error("a second run's JSON differs")
+	}
+	if _, stderr, code := runCLI(t, "reproduce", "sglu-mnist", "--datasets", datasets, "--train", "500"); code != exitUsage || !strings.Contains(stderr, "multiple of 512") {
+		t.Errorf("--train 500: exit %d %s", code, stderr)
 	}
 }
