@@ -8,4 +8,10 @@
 // spec flags are options: PABI form (sglu.PABIMode), noise-variance convention
 // (sglu.Variance), Theorem 3.2's F_T (FTReading), the α range (sglu.AlphaRange) and the
 // code's mixed mode for sequential requests.
+//
+// Beyond the formulas: Subject and Check audit an SGLU deployment on real data, with the
+// certificate, an exact oracle (QuadraticOracle: the same rows and epochs on a quadratic
+// loss, where the laws are Gaussian) and the empirical distinguishing game side by side;
+// PaperSettings, Table3Paper and the Fig. 3d grid hold the paper's experiment constants;
+// Experiment runs its Fig. 3a/3b/3c on a real train/test split.
 package sgluaudit

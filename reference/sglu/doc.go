@@ -10,6 +10,9 @@
 // requests through Theorem 3.11's W∞ recursion. The remaining bounds of the paper are in
 // audit/sgluaudit.
 //
+// Langevin Unlearning, the paper's full-batch baseline (§2.9), is this learner with
+// Batch = N.
+//
 // Notation: the paper writes L for smoothness and M for the Lipschitz constant of the
 // per-sample data gradient; this package names them Smoothness and Lipschitz.
 //
