@@ -1,8 +1,10 @@
 package reference
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -341,3 +343,28 @@ func (ds *Dataset) ApplyAll(us []Update) ([]*Dataset, error) {
 
 // Dims returns (rows, features).
 func (ds *Dataset) Dims() (n, d int) { return ds.Len(), ds.Dim() }
+
+// HashInto writes the records — ID, features, label, each little-endian — to w in row
+// order: the canonical form fingerprints of a configuration hash.
+func (ds *Dataset) HashInto(w io.Writer) {
+	for i := range ds.Len() {
+		hashRecord(w, ds.ID(i), ds.Row(i), ds.Label(i))
+	}
+}
+
+// HashRecords writes records to w in HashInto's form.
+func HashRecords(w io.Writer, recs ...Record) {
+	for _, r := range recs {
+		hashRecord(w, r.ID, r.X, r.Y)
+	}
+}
+
+func hashRecord(w io.Writer, id int64, x []float64, y float64) {
+	b := make([]byte, 8*(len(x)+2))
+	binary.LittleEndian.PutUint64(b, uint64(id))
+	for j, v := range x {
+		binary.LittleEndian.PutUint64(b[8*(j+1):], math.Float64bits(v))
+	}
+	binary.LittleEndian.PutUint64(b[8*(len(x)+1):], math.Float64bits(y))
+	w.Write(b)
+}

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -128,4 +129,21 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// HashInto and HashRecords write the same canonical form, and any changed value changes it.
+func TestHashInto(t *testing.T) {
+	recs := []Record{{ID: 3, X: []float64{1, 2}, Y: 1}, {ID: 9, X: []float64{-1, 0.5}, Y: -1}}
+	ds, err := FromRecords(2, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b, c bytes.Buffer
+	ds.HashInto(&a)
+	HashRecords(&b, recs...)
+	recs[1].X[1] = 0.25
+	HashRecords(&c, recs...)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) || bytes.Equal(a.Bytes(), c.Bytes()) || a.Len() != 2*8*4 {
+		t.Fatalf("hash forms: %d / %d bytes, equal %v, changed-equal %v", a.Len(), b.Len(), bytes.Equal(a.Bytes(), b.Bytes()), bytes.Equal(a.Bytes(), c.Bytes()))
+	}
 }

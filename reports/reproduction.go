@@ -154,24 +154,7 @@ func (d ReproducedDataset) Figure(title string) Figure {
 // curves, the figures, the findings and every checkpoint.
 func (r *Reproduction) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", r.Title)
-	fmt.Fprintf(&b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed)
-	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
-	var set []string
-	for _, v := range r.Settings {
-		set = append(set, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))
-	}
-	fmt.Fprintf(&b, "**Settings.** %s.\n\n", strings.Join(set, ", "))
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "> %s\n\n", n)
-	}
-	if len(r.Inputs) > 0 {
-		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
-		for _, in := range r.Inputs {
-			fmt.Fprintf(&b, "| %s | `%s` | `%s` | %d |\n", in.Role, cell(in.Path), in.SHA256, in.Bytes)
-		}
-		b.WriteString("\n")
-	}
+	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, true, r.Settings, r.Notes, r.Inputs)
 	for _, d := range r.Datasets {
 		fmt.Fprintf(&b, "## %s\n\n%s: %d records × %d features; D₀ holds %d, and the sequence adds %d and deletes %d.\n\n",
 			d.Name, d.Description, d.Rows, d.Features, d.Initial, d.Adds, d.Deletes)
@@ -222,4 +205,31 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHeader renders what every experiment document opens with: title, provenance, the
+// overall verdict (when anything was judged), settings, notes and the input files.
+func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, judged bool, settings []Value, notes []string, inputs []Input) {
+	fmt.Fprintf(b, "# %s\n\n", title)
+	fmt.Fprintf(b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", tool.Name, tool.Version, schema, command, seed)
+	if judged {
+		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)
+	}
+	var set []string
+	for _, v := range settings {
+		set = append(set, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))
+	}
+	if len(set) > 0 {
+		fmt.Fprintf(b, "**Settings.** %s.\n\n", strings.Join(set, ", "))
+	}
+	for _, n := range notes {
+		fmt.Fprintf(b, "> %s\n\n", n)
+	}
+	if len(inputs) > 0 {
+		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
+		for _, in := range inputs {
+			fmt.Fprintf(b, "| %s | `%s` | `%s` | %d |\n", in.Role, cell(in.Path), in.SHA256, in.Bytes)
+		}
+		b.WriteString("\n")
+	}
 }

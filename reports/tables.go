@@ -83,28 +83,8 @@ func (c Cell) String() string {
 // they agree, ✗ where not), their findings, and the figures.
 func (t *Tables) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", t.Title)
-	fmt.Fprintf(&b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", t.Tool.Name, t.Tool.Version, t.Schema, t.Command, t.Seed)
-	if t.Summary.Pass+t.Summary.Fail+t.Summary.Inconclusive > 0 {
-		fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", t.Summary.Verdict, t.Summary.Pass, t.Summary.Fail, t.Summary.Inconclusive)
-	}
-	var set []string
-	for _, v := range t.Settings {
-		set = append(set, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))
-	}
-	if len(set) > 0 {
-		fmt.Fprintf(&b, "**Settings.** %s.\n\n", strings.Join(set, ", "))
-	}
-	for _, n := range t.Notes {
-		fmt.Fprintf(&b, "> %s\n\n", n)
-	}
-	if len(t.Inputs) > 0 {
-		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
-		for _, in := range t.Inputs {
-			fmt.Fprintf(&b, "| %s | `%s` | `%s` | %d |\n", in.Role, cell(in.Path), in.SHA256, in.Bytes)
-		}
-		b.WriteString("\n")
-	}
+	judged := t.Summary.Pass+t.Summary.Fail+t.Summary.Inconclusive > 0
+	writeHeader(&b, t.Title, t.Tool, t.Schema, t.Command, t.Seed, t.Summary, judged, t.Settings, t.Notes, t.Inputs)
 	for _, tb := range t.Tables {
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", tb.Name, tb.Caption)
 		fmt.Fprintf(&b, "| |%s|\n|---|%s\n", strings.Join(tb.Columns, "|"), strings.Repeat("---|", len(tb.Columns)))

@@ -3,7 +3,6 @@ package d2daudit
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -106,16 +105,7 @@ func requested(ds *reference.Dataset, updates []reference.Update, floor float64)
 func fingerprint(header string, data *reference.Dataset, updates []reference.Update) string {
 	h := sha256.New()
 	io.WriteString(h, header+"\n")
-	var b [8]byte
-	put := func(v float64) { binary.LittleEndian.PutUint64(b[:], math.Float64bits(v)); h.Write(b[:]) }
-	for i := range data.Len() {
-		binary.LittleEndian.PutUint64(b[:], uint64(data.ID(i)))
-		h.Write(b[:])
-		for _, v := range data.Row(i) {
-			put(v)
-		}
-		put(data.Label(i))
-	}
+	data.HashInto(h)
 	for _, u := range updates {
 		fmt.Fprintf(h, "%s|%v|%v\n", u, u.Record.X, u.Record.Y)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
 
@@ -20,24 +21,8 @@ func BestDPEpsilon(f func(alpha float64) float64, delta float64, r sglu.AlphaRan
 	}
 	lo := math.Log(math.Max(r.Min-1, 1e-6))
 	hi := math.Log(math.Min(r.Max, 1e12) - 1)
-	const phi = 0.6180339887498949
-	a, b := lo, hi
-	x1, x2 := b-phi*(b-a), a+phi*(b-a)
-	f1, f2 := obj(x1), obj(x2)
-	for b-a > 1e-12*(1+math.Abs(a)+math.Abs(b)) {
-		if f1 <= f2 {
-			b, x2, f2 = x2, x1, f1
-			x1 = b - phi*(b-a)
-			f1 = obj(x1)
-		} else {
-			a, x1, f1 = x1, x2, f2
-			x2 = a + phi*(b-a)
-			f2 = obj(x2)
-		}
-	}
-	u := (a + b) / 2
+	bestU, best := dp.GoldenSection(obj, lo, hi, 1e-12)
 	// the ends themselves, where the optimum may sit
-	best, bestU := obj(u), u
 	for _, e := range []float64{lo, hi} {
 		if v := obj(e); v < best {
 			best, bestU = v, e

@@ -3,7 +3,6 @@ package sgluaudit
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -194,24 +193,8 @@ func (s *Subject) certified(ks []int) []float64 {
 func fingerprint(header string, data *reference.Dataset, extra []reference.Record) string {
 	h := sha256.New()
 	io.WriteString(h, header+"\n")
-	var b [8]byte
-	put := func(v float64) { binary.LittleEndian.PutUint64(b[:], math.Float64bits(v)); h.Write(b[:]) }
-	for i := range data.Len() {
-		binary.LittleEndian.PutUint64(b[:], uint64(data.ID(i)))
-		h.Write(b[:])
-		for _, v := range data.Row(i) {
-			put(v)
-		}
-		put(data.Label(i))
-	}
-	for _, r := range extra {
-		binary.LittleEndian.PutUint64(b[:], uint64(r.ID))
-		h.Write(b[:])
-		for _, v := range r.X {
-			put(v)
-		}
-		put(r.Y)
-	}
+	data.HashInto(h)
+	reference.HashRecords(h, extra...)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

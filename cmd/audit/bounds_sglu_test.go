@@ -15,15 +15,7 @@ var mnistSGLU = []string{"--n", "11264", "--smoothness", "0.261264", "--lipschit
 
 func boundsSGLU(t *testing.T, args ...string) map[string]any {
 	t.Helper()
-	out, errOut, code := runCLI(t, append(append([]string{"bounds", "sglu", "--json"}, mnistSGLU...), args...)...)
-	if code != exitPass {
-		t.Fatalf("%v: exit %d: %s", args, code, errOut)
-	}
-	var got map[string]any
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	return got
+	return runJSONObject(t, append(append([]string{"bounds", "sglu", "--json"}, mnistSGLU...), args...)...)
 }
 
 // Corollary 3.8 on the MNIST constants reproduces every row of spec sglu §4.5's golden

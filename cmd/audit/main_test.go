@@ -6,13 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -27,6 +28,20 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		e.WriteString(err.Error())
 	}
 	return o.String(), e.String(), code
+}
+
+// runJSONObject runs the CLI, which must pass, and decodes the one JSON object it prints.
+func runJSONObject(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	out, errOut, code := runCLI(t, args...)
+	if code != exitPass {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return got
 }
 
 func readReport(t *testing.T, dir string) (*reports.Report, []byte) {
@@ -235,15 +250,7 @@ func TestBoundsD2DGolden(t *testing.T) {
 func TestBoundsOtherVariants(t *testing.T) {
 	read := func(args ...string) map[string]any {
 		t.Helper()
-		out, errOut, code := runCLI(t, append([]string{"bounds", "d2d", "--json"}, args...)...)
-		if code != exitPass {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		var got map[string]any
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		return got
+		return runJSONObject(t, append([]string{"bounds", "d2d", "--json"}, args...)...)
 	}
 	rel := func(name string, got any, want float64, sig int) {
 		t.Helper()

@@ -83,12 +83,20 @@ func ZCDPToDPOptimal(rho, delta float64) float64 {
 }
 
 func goldenMin(f func(float64) float64, lo, hi float64) float64 {
+	_, v := GoldenSection(f, lo, hi, 1e-12)
+	return v
+}
+
+// GoldenSection minimises a unimodal f on [lo, hi] by golden-section search until the
+// bracket is narrower than tol·max(1, |lo|) and returns the better inner point and its
+// value.
+func GoldenSection(f func(float64) float64, lo, hi, tol float64) (x, fx float64) {
 	const g = 0.6180339887498949
 	a, b := lo, hi
 	c := b - g*(b-a)
 	d := a + g*(b-a)
 	fc, fd := f(c), f(d)
-	for b-a > 1e-12*math.Max(1, math.Abs(a)) {
+	for b-a > tol*math.Max(1, math.Abs(a)) {
 		if fc < fd {
 			b, d, fd = d, c, fc
 			c = b - g*(b-a)
@@ -99,5 +107,8 @@ func goldenMin(f func(float64) float64, lo, hi float64) float64 {
 			fd = f(d)
 		}
 	}
-	return math.Min(fc, fd)
+	if fc < fd {
+		return c, fc
+	}
+	return d, fd
 }
