@@ -1,7 +1,6 @@
 package sgluaudit
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -67,6 +66,10 @@ type NonConvergent struct {
 	// set the Problem's Radius to +Inf to reproduce them (spec sglu §2.5).
 	InitRadius float64
 	FT         FTReading
+	// Removed > 1 is a request of that many records at once: the removal's W∞ term is
+	// Corollary 3.12's worst placement instead of Lemma 3.5's single record (the same
+	// proof with Corollary 3.12 for Lemma 3.5).
+	Removed int
 }
 
 // NonConvergentTerms are A1 = (2R)²c^{2Tn/b}/(2s²) and A2 = Z²c^{2Kn/b}/(2s²) with
@@ -77,7 +80,8 @@ func NonConvergentTerms(sigma float64, p sglu.Problem, K int, nc NonConvergent, 
 }
 
 // NonConvergentZ is Theorem 3.2's W∞ distance 2R·c^{Tn/b} + min(F_T·2ηM/b, 2R_cap) between
-// the learned law and ν_{D'}.
+// the learned law and ν_{D'}; for a request of S records the 2ηM/b becomes
+// 2ηM/b·Σ_{g<⌈S/b⌉} c^g·min(b, S − g·b) (Corollary 3.12's worst placement).
 func NonConvergentZ(p sglu.Problem, nc NonConvergent) float64 {
 	eta, m := p.StepSize, p.StrongConvexity
 	per := float64(p.StepsPerEpoch())
@@ -85,7 +89,14 @@ func NonConvergentZ(p sglu.Problem, nc NonConvergent) float64 {
 	if nc.FT == PrintedFT {
 		ft *= -math.Expm1(float64(nc.T) * per * math.Log1p(-eta*m))
 	}
-	return 2*nc.InitRadius*sglu.PowC(eta, m, float64(nc.T)*per) + math.Min(ft*2*eta*p.Lipschitz/float64(p.Batch), 2*p.Radius)
+	records := 1.0
+	if nc.Removed > 1 {
+		records = 0
+		for g := 0; g*p.Batch < nc.Removed && g < p.StepsPerEpoch(); g++ {
+			records += sglu.PowC(eta, m, float64(g)) * float64(min(p.Batch, nc.Removed-g*p.Batch))
+		}
+	}
+	return 2*nc.InitRadius*sglu.PowC(eta, m, float64(nc.T)*per) + math.Min(ft*2*eta*p.Lipschitz*records/float64(p.Batch), 2*p.Radius)
 }
 
 // nonConvergentTerms is NonConvergentTerms with the W∞ distance Z given.
@@ -155,38 +166,17 @@ func UnlearnEpsilonConvex(alpha, sigma float64, p sglu.Problem, T, K int, v sglu
 }
 
 // BatchCount is how many of the S replaced records sit in batch J.
-type BatchCount struct{ J, Count int }
+type BatchCount = sglu.BatchCount
 
 // ZBatch is Corollary 3.12's W∞ bound for S records replaced at once in the given
 // batches: min(Σ_g c^{n/b−j_g−1}·2ηM·S_g/b/(1 − c^{n/b}), 2R), with the convergent
-// prefactor 1/(1 − c^{n/b}) (the printed (1−c^T)/(1−c) is a slip; spec §3.8 FLAG).
-func ZBatch(p sglu.Problem, placement []BatchCount) (float64, error) {
-	per := p.StepsPerEpoch()
-	eta, m := p.StepSize, p.StrongConvexity
-	var s float64
-	for _, bc := range placement {
-		if bc.J < 0 || bc.J >= per || bc.Count < 1 || bc.Count > p.Batch {
-			return 0, fmt.Errorf("batch placement %+v: want 0 ≤ J < %d and 1 ≤ Count ≤ b = %d", bc, per, p.Batch)
-		}
-		s += sglu.PowC(eta, m, float64(per-bc.J-1)) * 2 * eta * p.Lipschitz * float64(bc.Count) / float64(p.Batch)
-	}
-	if eta*m == 0 {
-		return 2 * p.Radius, nil
-	}
-	return math.Min(s/-math.Expm1(float64(per)*math.Log1p(-eta*m)), 2*p.Radius), nil
-}
+// prefactor 1/(1 − c^{n/b}) (the printed (1−c^T)/(1−c) is a slip; spec §3.8 FLAG). The
+// arithmetic is sglu.Problem.ZBatch, which the accountant uses.
+func ZBatch(p sglu.Problem, placement []BatchCount) (float64, error) { return p.ZBatch(placement) }
 
 // ZBatchWorstCase is ZBatch at the worst placement of S records: the last batches filled
 // first, Z_S = min(Z_B·Σ_{g<G} c^g·min(b, S − g·b), 2R) with G = ⌈S/b⌉. At most min(S·Z_B, 2R).
-func ZBatchWorstCase(p sglu.Problem, S int) float64 {
-	per := p.StepsPerEpoch()
-	var placement []BatchCount
-	for g := 0; g*p.Batch < S && g < per; g++ {
-		placement = append(placement, BatchCount{J: per - 1 - g, Count: min(p.Batch, S-g*p.Batch)})
-	}
-	z, _ := ZBatch(p, placement)
-	return z
-}
+func ZBatchWorstCase(p sglu.Problem, S int) float64 { return p.ZBatchWorstCase(S) }
 
 // UnlearnEpsilonBatch is Corollary 3.12: α·Z_S²·c^{2Kn/b}/(2s²) for S records replaced in one
 // request, at the worst placement.

@@ -36,6 +36,14 @@ type golden struct {
 		Target  float64
 		I       int
 	} `json:"d2d_min_I"`
+	Fig3b struct {
+		Rows []struct {
+			Dataset        string
+			D              int
+			SGLUExactShift int `json:"sglu_exact_shift"`
+			D2DApprox      int `json:"d2d_approx"`
+		}
+	}
 	Table3 struct {
 		Targets []float64
 		Rows    []struct {
@@ -140,6 +148,43 @@ func TestGoldenTable3(t *testing.T) {
 			if trunc := math.Floor(sigma*1e4) / 1e4; math.Abs(trunc-want) > 1e-9 {
 				t.Errorf("%s b=%d ϵ̂=%v: σ = %.8f, Table 3 prints %s", row.Dataset, p.Batch, target, sigma, row.Sigma[k])
 			}
+		}
+	}
+}
+
+// Spec sglu §5.3's Fig. 3b cross-check: 100 requests at σ = 0.03, ϵ̂ = 1, full batch. The
+// spec's SGLU totals are the accountant's with the exact-shift factor on every request
+// (the authors' mixed mode, paper factor first, needs a few more: 887 and 1,190). D2D's
+// totals are printed rounded (≈), so they are matched to the 1 % the rounding allows.
+func TestGoldenFig3bTotals(t *testing.T) {
+	g := readGolden(t)
+	for _, row := range g.Fig3b.Rows {
+		p := g.problem(row.Dataset, 0)
+		delta := 1 / float64(p.N)
+		a := sglu.Accountant{Problem: p, Target: 1, Delta: delta, Sigma: 0.03, Mode: sglu.ExactShiftPABI}
+		mixed := sglu.Accountant{Problem: p, Target: 1, Delta: delta, Sigma: 0.03, Mixed: true}
+		total, totalMixed := 0, 0
+		for range 100 {
+			k, _, err := a.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			km, _, err := mixed.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			total, totalMixed = total+k, totalMixed+km
+		}
+		if total != row.SGLUExactShift || totalMixed < total {
+			t.Errorf("%s: %d epochs with the exact-shift factor (spec %d), %d in mixed mode", row.Dataset, total, row.SGLUExactShift, totalMixed)
+		}
+		I := D2DMinI(p, 1, delta, row.D)
+		d2d := 0
+		for i := 1; i <= 100; i++ {
+			d2d += D2DItersForRequest(p, i, I, delta, row.D)
+		}
+		if math.Abs(float64(d2d-row.D2DApprox)) > 0.01*float64(row.D2DApprox) {
+			t.Errorf("%s: D2D needs %d full-batch steps, spec ≈ %d", row.Dataset, d2d, row.D2DApprox)
 		}
 	}
 }

@@ -34,3 +34,50 @@ func TestPaperSettings(t *testing.T) {
 		}
 	}
 }
+
+// Fig. 3d's K-lists against what spec sglu §5.4 reads off the official result files: at
+// b = 32 every request needs one epoch at every σ; at b = 512 and σ ≥ 0.05 the first
+// request needs at most 7 and the later ones at most 5. And the figure's trends: the total
+// is non-increasing in σ and non-decreasing in b.
+func TestFig3dEpochs(t *testing.T) {
+	for _, s := range PaperSettings {
+		totals := map[int][]int{}
+		for _, b := range Fig3dBatches {
+			for _, sigma := range Fig3dSigmas {
+				p := s.Problem(b)
+				ks, err := SequentialEpochs(p, Fig3dTarget, 1/float64(p.N), sigma, Fig3dRequests, true, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				total, later := 0, 0
+				for i, k := range ks {
+					total += k
+					if i > 0 {
+						later = max(later, k)
+					}
+				}
+				totals[b] = append(totals[b], total)
+				switch {
+				case b == 32 && total != Fig3dRequests:
+					t.Errorf("%s b = 32 σ = %v: %d epochs over %d requests, want one each", s.Name, sigma, total, Fig3dRequests)
+				case b == 512 && sigma >= 0.05 && (ks[0] > 7 || later > 5):
+					t.Errorf("%s b = 512 σ = %v: first request %d epochs, later up to %d; the official runs need ≤ 7 and ≤ 5", s.Name, sigma, ks[0], later)
+				}
+			}
+		}
+		for i, b := range Fig3dBatches {
+			for k := 1; k < len(Fig3dSigmas); k++ {
+				if totals[b][k] > totals[b][k-1] {
+					t.Errorf("%s b = %d: total %d at σ = %v exceeds %d at σ = %v", s.Name, b, totals[b][k], Fig3dSigmas[k], totals[b][k-1], Fig3dSigmas[k-1])
+				}
+			}
+			if i > 0 {
+				for k := range Fig3dSigmas {
+					if prev := Fig3dBatches[i-1]; totals[b][k] < totals[prev][k] {
+						t.Errorf("%s σ = %v: b = %d needs %d epochs, fewer than b = %d's %d", s.Name, Fig3dSigmas[k], b, totals[b][k], prev, totals[prev][k])
+					}
+				}
+			}
+		}
+	}
+}

@@ -12,8 +12,13 @@ import (
 // BestDPEpsilon converts any Rényi curve ε(α) to (ϵ, δ) with Mironov's conversion
 // ϵ = ε(α) + log(1/δ)/(α−1), minimised over the α range by golden-section search on
 // log(α − 1) (for curves without a closed form, such as Corollary 3.9's). The search
-// assumes the objective is unimodal in log(α − 1), which holds for every bound here.
+// assumes the objective is unimodal in log(α − 1), which holds for every bound here. The
+// zero range is sglu.DefaultAlphas.
 func BestDPEpsilon(f func(alpha float64) float64, delta float64, r sglu.AlphaRange) (eps, alpha float64) {
+	r = r.OrDefault()
+	if !(r.Max > 1) {
+		return math.Inf(1), r.Max
+	}
 	l := math.Log(1 / delta)
 	obj := func(u float64) float64 {
 		a := 1 + math.Exp(u)

@@ -275,7 +275,7 @@ func (s *Subject) Claim() audit.Claim {
 	steps = append(steps, audit.Step{Quantity: "Σ K_s", Formula: "unlearning epochs over all requests", Value: float64(total)})
 	return audit.Claim{
 		Method:    "Stochastic Gradient Langevin Unlearning (PNSGD, fixed cyclic batches)",
-		Source:    "Chien, Wang, Li 2024, Theorem 3.2 (finite T) carried along Theorem 3.11's W∞ recursion",
+		Source:    "Chien, Wang, Chen, Li 2024, Theorem 3.2 (finite T) carried along Theorem 3.11's W∞ recursion",
 		Guarantee: "(ϵ, δ)-unlearning of every request",
 		Epsilon:   s.setup.Epsilon, Delta: s.delta,
 		Relation: "one record replaced per request (the paper's adjacency); the published model after request s against T epochs of retraining on D_s with the same B and fresh noise",
@@ -331,7 +331,7 @@ func (s *Subject) certificateFinding() audit.Finding {
 		detail += fmt.Sprintf("; the target needs K = %v", compactInts(s.needed))
 	}
 	return audit.Finding{Check: "sglu/certificate", Title: "certificate recomputed", Kind: audit.Certificate, Verdict: v,
-		Measured: worst, Bound: s.setup.Epsilon, Comparison: "≤", Detail: detail}
+		Measured: worst, Bound: s.setup.Epsilon, Comparison: "≤", Confidence: 1, Detail: detail}
 }
 
 // oracleFinding: the quadratic surrogate with a = m starts at its stationary law on D
@@ -367,7 +367,7 @@ func (s *Subject) oracleFinding() audit.Finding {
 		v = audit.Fail
 	}
 	return audit.Finding{Check: "sglu/exact-oracle", Title: "exact divergence on the quadratic surrogate", Kind: audit.Release, Verdict: v,
-		Measured: exact, Bound: bound[last], Comparison: "≤",
+		Measured: exact, Bound: bound[last], Comparison: "≤", Confidence: 1,
 		Detail: fmt.Sprintf("D_2(unlearned ‖ ν_{D_S}) = %.4g exactly, Theorem 3.11 bounds it by %.4g (%.3g× slack; %.4g with the injected variance 2ησ²)",
 			exact, bound[last], bound[last]/exact, tight[last])}
 }

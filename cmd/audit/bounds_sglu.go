@@ -195,7 +195,7 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 		}
 	case "random-batches":
 		add("variant", "random-batches", sgluSource+"Cor 3.9 (convergent reading, spec FLAG)")
-		add("z_worst", p.ZB(), "Z at the worst slot j0 = 0; the bound averages over the uniform j0")
+		add("z_worst", p.ZB(), "Z at the worst slot j0 = n/b − 1 (Cor 3.8's Z_B); the bound averages over the uniform j0")
 		c.renyi = func(a, s float64, K int) float64 { return sgluaudit.UnlearnEpsilonRandomBatches(a, s, p, K, v) }
 		c.dp = func(s float64, K int) (float64, float64) {
 			return sgluaudit.BestDPEpsilon(func(a float64) float64 { return c.renyi(a, s, K) }, delta, r)

@@ -144,7 +144,8 @@ func (p Problem) Epsilon(alpha, sigma, Z float64, K int, mode PABIMode, v Varian
 
 // AlphaRange bounds the Rényi orders the conversion may use. The official code searches
 // [2, 1e5] for the convergent bounds and [2, 1e4] for Theorem 3.2; outside the range the
-// objective is evaluated at the nearer end (spec sglu §2.6).
+// objective is evaluated at the nearer end (spec sglu §2.6). The zero AlphaRange means
+// DefaultAlphas.
 type AlphaRange struct{ Min, Max float64 }
 
 // DefaultAlphas is the code's range for the convergent bounds; NonConvergentAlphas for
@@ -156,6 +157,14 @@ var (
 	Unbounded = AlphaRange{1, math.Inf(1)}
 )
 
+// OrDefault is r, or DefaultAlphas for the zero range.
+func (r AlphaRange) OrDefault() AlphaRange {
+	if r == (AlphaRange{}) {
+		return DefaultAlphas
+	}
+	return r
+}
+
 func (r AlphaRange) clamp(a float64) float64 { return math.Min(math.Max(a, r.Min), r.Max) }
 
 // BestEpsilonLinear converts a bound linear in α, ε(α) = A·α, to (ϵ, δ) with Mironov's
@@ -163,10 +172,14 @@ func (r AlphaRange) clamp(a float64) float64 { return math.Min(math.Max(a, r.Min
 // clamped into the range, where the objective, convex in α−1, is then evaluated.
 // Unclamped, ϵ* = A + 2√(Aℓ).
 func BestEpsilonLinear(A, delta float64, r AlphaRange) (eps, alpha float64) {
+	r = r.OrDefault()
 	l := math.Log(1 / delta)
 	if A == 0 {
 		alpha = r.Max
-		if math.IsInf(alpha, 1) {
+		switch {
+		case alpha <= 1: // no order above 1 to convert at
+			return math.Inf(1), alpha
+		case math.IsInf(alpha, 1):
 			return 0, alpha
 		}
 		return l / (alpha - 1), alpha
@@ -185,11 +198,15 @@ func BestEpsilonLinear(A, delta float64, r AlphaRange) (eps, alpha float64) {
 // BestEpsilonWeakTriangle converts Theorem 3.2's bound ε(α) = B·α(α−½)/(α−1) to (ϵ, δ):
 // α* = 1 + √((B/2 + ℓ)/B), unclamped ϵ* = 3B/2 + 2√(B(B/2 + ℓ)).
 func BestEpsilonWeakTriangle(B, delta float64, r AlphaRange) (eps, alpha float64) {
+	r = r.OrDefault()
 	l := math.Log(1 / delta)
 	f := func(a float64) float64 { return B*a*(a-0.5)/(a-1) + l/(a-1) }
 	if B == 0 {
 		alpha = r.Max
-		if math.IsInf(alpha, 1) {
+		switch {
+		case alpha <= 1:
+			return math.Inf(1), alpha
+		case math.IsInf(alpha, 1):
 			return 0, alpha
 		}
 		return f(alpha), alpha
@@ -270,8 +287,11 @@ func (p Problem) LeastKClosedForm(target, delta, sigma, Z float64, v Variance) i
 
 // NextZ is Theorem 3.11's recursion: after a request that ran K epochs from distance Z,
 // the next request starts from min(c^{K·n/b}·Z + Z_B, 2R).
-func (p Problem) NextZ(Z float64, K int) float64 {
-	return math.Min(PowC(p.StepSize, p.StrongConvexity, float64(K*p.StepsPerEpoch()))*Z+p.ZB(), 2*p.Radius)
+func (p Problem) NextZ(Z float64, K int) float64 { return p.nextZ(Z, K, p.ZB()) }
+
+// nextZ is the recursion with a request's own W∞ step (Z_B, or Z_S for S records).
+func (p Problem) nextZ(Z float64, K int, step float64) float64 {
+	return math.Min(PowC(p.StepSize, p.StrongConvexity, float64(K*p.StepsPerEpoch()))*Z+step, 2*p.Radius)
 }
 
 // SequentialZ is Z^(1..S) of Theorem 3.11 for the epochs K_1..K_S of S requests: Z^(1) =
@@ -290,7 +310,13 @@ func (p Problem) SequentialZ(Ks []int) []float64 {
 // Accountant is the sequential unlearning driver of spec sglu §2.3: for each request it
 // finds the least K meeting the target at the current W∞ distance Z^(s), then advances
 // Z by Theorem 3.11. Mixed uses the paper PABI factor for the first request and the
-// exact-shift one after, as the official code does (the §4.6 golden lists need it).
+// exact-shift one after, as the official code does (the §4.6 golden lists need it). The
+// zero Alphas is DefaultAlphas.
+//
+// PerRequest > 1 serves requests of that many records each: the W∞ step of a request is
+// then Corollary 3.12's worst-case Z_S instead of Z_B, at the start and in the recursion
+// (spec sglu §2.4, an extension the paper does not state; its proof is Theorem 3.11's
+// with Lemma 3.5 replaced by Corollary 3.12).
 type Accountant struct {
 	Problem
 	Target, Delta, Sigma float64
@@ -298,19 +324,41 @@ type Accountant struct {
 	Mixed                bool
 	Variance             Variance
 	Alphas               AlphaRange
+	PerRequest           int // records per request; 0 means 1
 
 	z        float64
 	requests int
+}
+
+// Validate checks the problem and the accountant's own fields.
+func (a *Accountant) Validate() error {
+	errs := []error{a.Problem.Validate()}
+	if !(a.Target > 0) || math.IsInf(a.Target, 0) {
+		errs = append(errs, fmt.Errorf("target: ϵ̂ = %v; want 0 < ϵ̂ < ∞", a.Target))
+	}
+	if !(a.Delta > 0 && a.Delta < 1) {
+		errs = append(errs, fmt.Errorf("delta: δ = %v; want 0 < δ < 1", a.Delta))
+	}
+	if !(a.Sigma > 0) || math.IsInf(a.Sigma, 0) {
+		errs = append(errs, fmt.Errorf("sigma: σ = %v; want 0 < σ < ∞", a.Sigma))
+	}
+	if r := a.Alphas.OrDefault(); !(r.Min >= 1 && r.Max > 1 && r.Max >= r.Min) {
+		errs = append(errs, fmt.Errorf("alphas: [%v, %v]; want 1 ≤ min ≤ max, max > 1", r.Min, r.Max))
+	}
+	if a.PerRequest < 0 || a.PerRequest > a.N {
+		errs = append(errs, fmt.Errorf("per-request: S = %d; want 0 ≤ S ≤ n = %d", a.PerRequest, a.N))
+	}
+	return errors.Join(errs...)
 }
 
 // Next returns the epochs for the next request and the converted ϵ they certify, and
 // advances the recursion.
 func (a *Accountant) Next() (K int, eps float64, err error) {
 	if a.requests == 0 {
-		if err := a.Problem.Validate(); err != nil {
+		if err := a.Validate(); err != nil {
 			return 0, 0, fmt.Errorf("sglu accountant: %w", err)
 		}
-		a.z = a.ZB()
+		a.z = a.step()
 	}
 	mode := a.Mode
 	if a.Mixed {
@@ -324,15 +372,23 @@ func (a *Accountant) Next() (K int, eps float64, err error) {
 		return 0, 0, fmt.Errorf("sglu accountant, request %d: %w", a.requests+1, err)
 	}
 	eps, _ = BestEpsilonLinear(a.Epsilon(1, a.Sigma, a.z, K, mode, a.Variance), a.Delta, a.Alphas)
-	a.z = a.NextZ(a.z, K)
+	a.z = a.nextZ(a.z, K, a.step())
 	a.requests++
 	return K, eps, nil
 }
 
-// Z is the W∞ distance the next request starts from (Z_B before the first).
+// step is a request's own W∞ step: Z_B, or Z_S for requests of S records.
+func (a *Accountant) step() float64 {
+	if a.PerRequest > 1 {
+		return a.ZBatchWorstCase(a.PerRequest)
+	}
+	return a.ZB()
+}
+
+// Z is the W∞ distance the next request starts from (Z_B, or Z_S, before the first).
 func (a *Accountant) Z() float64 {
 	if a.requests == 0 {
-		return a.ZB()
+		return a.step()
 	}
 	return a.z
 }

@@ -288,5 +288,16 @@ func (m *Model) GradientEvaluations() int64 { return m.grads }
 // EpochsRun is the number of epochs run so far (learning and unlearning).
 func (m *Model) EpochsRun() int { return m.epochs }
 
+// SetSigma changes the noise of the epochs that follow. The bounds assume one σ
+// throughout, so a model whose σ drops after learning is outside them: this models such
+// a deployment for an audit to catch.
+func (m *Model) SetSigma(sigma float64) error {
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return fmt.Errorf("sglu: sigma: σ = %v; want 0 < σ < ∞", sigma)
+	}
+	m.params.Sigma = sigma
+	return nil
+}
+
 // Params returns the model's parameters.
 func (m *Model) Params() Params { return m.params }

@@ -68,6 +68,9 @@ func TestPNSGDBasics(t *testing.T) {
 	if got := a.Ordered(); got.Len() != 64 || !got.Has(rec.ID) || got.Has(id) {
 		t.Fatal("Ordered does not reflect the replacement")
 	}
+	if err := a.SetSigma(0); err == nil || a.Params().Sigma != p.Sigma {
+		t.Fatalf("σ = 0 accepted (%v) or changed the model", err)
+	}
 	if _, err := Learn(ctx, p, loss, unitData(t, 60, 3, 1), reference.Stream(1, 0, "a")); err == nil {
 		t.Fatal("b ∤ n was accepted")
 	}
