@@ -1,13 +1,12 @@
 package epsilon
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"pgregory.net/rapid"
@@ -30,17 +29,7 @@ type golden struct {
 	} `json:"tf_privacy_ratio"`
 }
 
-func loadGolden(t *testing.T) golden {
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g golden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func loadGolden(t *testing.T) golden { return testenv.ReadGolden[golden](t) }
 
 func TestGoldenClopperPearson(t *testing.T) {
 	for _, c := range loadGolden(t).CP.Cases {

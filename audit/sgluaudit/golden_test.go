@@ -1,9 +1,7 @@
 package sgluaudit
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -54,18 +52,7 @@ type golden struct {
 	}
 }
 
-func readGolden(t *testing.T) golden {
-	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g golden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func readGolden(t *testing.T) golden { return testenv.ReadGolden[golden](t) }
 
 func (g golden) problem(dataset string, b int) sglu.Problem {
 	c := g.Datasets[dataset]

@@ -1,9 +1,12 @@
 package testenv
 
 import (
+	"encoding/json"
 	"math"
+	"os"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Printed parses a golden value as printed in a paper or spec and returns it with the
@@ -26,4 +29,20 @@ func Printed(s string) (value, tol float64, err error) {
 		decimals = len(mant) - i - 1
 	}
 	return value, 0.5 * math.Pow(10, float64(exp-decimals)), nil
+}
+
+// ReadGolden decodes the package's testdata/golden.json into a T, failing the test with
+// the file's name when it cannot.
+func ReadGolden[T any](t testing.TB) T {
+	t.Helper()
+	const path = "testdata/golden.json"
+	var g T
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &g)
+	}
+	if err != nil {
+		t.Fatalf("golden values %s: %v", path, err)
+	}
+	return g
 }

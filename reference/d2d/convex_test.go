@@ -1,11 +1,10 @@
 package d2d
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -35,17 +34,7 @@ type convexGolden struct {
 	} `json:"weak_constant"`
 }
 
-func loadConvexGolden(t *testing.T) convexGolden {
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g convexGolden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func loadConvexGolden(t *testing.T) convexGolden { return testenv.ReadGolden[convexGolden](t) }
 
 func convexParams(g convexGolden) Params {
 	m := g.Thm34.Params

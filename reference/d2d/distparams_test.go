@@ -1,10 +1,10 @@
 package d2d
 
 import (
-	"encoding/json"
-	"os"
 	"strconv"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
 type distGolden struct {
@@ -22,14 +22,7 @@ type distGolden struct {
 }
 
 func TestGoldenTheorem45(t *testing.T) {
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g distGolden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	g := testenv.ReadGolden[distGolden](t)
 	p := g.Thm45.Params
 	n := int(p["n"])
 	B, K, a := DistRealSizes(n, p["xi"], p["I"])

@@ -1,12 +1,11 @@
 package d2d
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"strconv"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -47,18 +46,7 @@ type goldenFile struct {
 	} `json:"gauss_profile"`
 }
 
-func loadGolden(t *testing.T) goldenFile {
-	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g goldenFile
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func loadGolden(t *testing.T) goldenFile { return testenv.ReadGolden[goldenFile](t) }
 
 // relClose reports |got − want| ≤ tol·|want|.
 func relClose(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }

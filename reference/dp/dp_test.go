@@ -1,11 +1,10 @@
 package dp
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
 	"pgregory.net/rapid"
@@ -21,17 +20,7 @@ type golden struct {
 	Uni    struct{ Cases [][5]float64 }          `json:"univariate_renyi"`
 }
 
-func loadGolden(t *testing.T) golden {
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g golden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func loadGolden(t *testing.T) golden { return testenv.ReadGolden[golden](t) }
 
 func TestGoldenRDPConversion(t *testing.T) {
 	g := loadGolden(t).RDP

@@ -1,9 +1,7 @@
 package sglu
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,18 +37,7 @@ type goldenFile struct {
 	}
 }
 
-func readGolden(t *testing.T) goldenFile {
-	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g goldenFile
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func readGolden(t *testing.T) goldenFile { return testenv.ReadGolden[goldenFile](t) }
 
 // goldenProblem is a row's problem: MNIST or CIFAR-10 constants, M = 1, no 2R cap.
 func goldenProblem(t *testing.T, g goldenFile, dataset string, b int) Problem {
