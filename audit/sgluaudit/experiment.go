@@ -25,6 +25,9 @@ type ExperimentConfig struct {
 	Burnin   map[int]int
 	D2DIters []int // D2D's I (with internal state, Thm L.1)
 	Trials   int   // per side for Fig. 3a
+	// FullTrials, when set, is Trials for the full-batch methods (SGLU full batch and LU),
+	// whose runs cost a full pass over the data per step.
+	FullTrials int
 	// Fig. 3b/3c: sequential removals.
 	Requests     int
 	SeqSigma     float64   // Fig. 3b's σ (target 1)
@@ -254,6 +257,13 @@ func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials 
 	return err
 }
 
+func (c ExperimentConfig) fullTrials() int {
+	if c.FullTrials > 0 {
+		return c.FullTrials
+	}
+	return c.Trials
+}
+
 func (c ExperimentConfig) burnin(b int) int {
 	if t, ok := c.Burnin[b]; ok {
 		return t
@@ -283,7 +293,11 @@ func (c ExperimentConfig) fig3a(ctx context.Context, data *experimentData) ([]Me
 				name = "SGLU full batch"
 			}
 			mr := MethodResult{Method: name, Target: target, Sigma: sigma, Certified: cert, UnlearnGrads: float64(n), RetrainGrads: float64(T * n)}
-			err = c.compare(ctx, &mr, c.Trials,
+			trials := c.Trials
+			if p.Batch == n {
+				trials = c.fullTrials()
+			}
+			err = c.compare(ctx, &mr, trials,
 				func(st *reference.Streams) ([]float64, error) {
 					return c.pnsgdRun(ctx, data, p, sigma, T, []int{1}, st, fmt.Sprintf("3a/%s/%v/unlearned", name, target))
 				},
@@ -312,7 +326,7 @@ func (c ExperimentConfig) fig3a(ctx context.Context, data *experimentData) ([]Me
 		cert, _ := BestDPEpsilon(func(a float64) float64 { return lu(a, sigma) }, delta, sglu.DefaultAlphas)
 		T := c.burnin(0)
 		mr := MethodResult{Method: "LU (full-batch PNGD)", Target: target, Sigma: sigma, Certified: cert, UnlearnGrads: float64(n), RetrainGrads: float64(T * n)}
-		if err := c.compare(ctx, &mr, c.Trials,
+		if err := c.compare(ctx, &mr, c.fullTrials(),
 			func(st *reference.Streams) ([]float64, error) {
 				return c.pnsgdRun(ctx, data, p, sigma, T, []int{1}, st, fmt.Sprintf("3a/LU/%v/unlearned", target))
 			},

@@ -74,12 +74,12 @@ func verdictErr(v audit.Verdict) error {
 const usageText = `usage: audit <command> [flags]
 
 Commands:
-  demo      audit every Descent-to-Delete variant on built-in or given data, write a report
-  bounds    compute a method's certificate from declared constants (bounds d2d ...)
+  demo      audit every Descent-to-Delete variant and SGLU on built-in or given data, write a report
+  bounds    compute a method's certificate from declared constants (bounds d2d|sglu ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
   epsilon   bound ε from below from per-example scores of two kinds of models
   plan      how large an ε a number of trials can resolve, and how many trials a claim needs
-  reproduce re-run a paper experiment on the shared datasets (reproduce d2d-accuracy)
+  reproduce re-run a paper's experiment (reproduce d2d-accuracy|sglu-table3|sglu-fig3d|sglu-mnist)
   version   print the version
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,

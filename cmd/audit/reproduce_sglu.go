@@ -317,9 +317,13 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	targets := fs.String("targets", "0.05,0.1,0.5,1,2,5", "Fig. 3a: target ϵ̂ values")
 	sigmas := fs.String("sigmas", "0.05,0.1,0.2,0.5,1", "Fig. 3c: σ values (the paper's; its code also ran 0.01)")
 	lambda := fs.Float64("lambda", 0.011264, "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)")
-	train := fs.Int("train", 1536, "training rows (a multiple of 512; the rest is the test set)")
+	train := fs.Int("train", 0, "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)")
+	source := fs.String("source", "mnist-t10k", "data: mnist-t10k (MNIST test set from the shared datasets) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)")
+	fashionDir := fs.String("fashion-dir", DefaultFashionMNIST, "fashion-mnist: folder of the idx files")
+	classes := fs.String("classes", "3,8", "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag")
+	fullTrials := fs.Int("full-trials", 0, "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit reproduce sglu-mnist [flags]\n\nRuns Fig. 3a (one removal, K = 1: accuracy, certified ϵ, empirical estimate and gradient cost of\nSGLU, LU, D2D and retraining), Fig. 3b (100 sequential removals at σ = 0.03: accumulated epochs)\nand Fig. 3c (accuracy and epochs against σ per batch size) of Chien et al. 2024 on MNIST 3-vs-8\nfrom the MNIST test set. Exit 1 if an empirical check fails a certificate (INCONCLUSIVE,\nwhere ϵ̂ exceeds what the trials can show, does not fail the run).\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit reproduce sglu-mnist [flags]\n\nRuns Fig. 3a (one removal, K = 1: accuracy, certified ϵ, empirical estimate and gradient cost of\nSGLU, LU, D2D and retraining), Fig. 3b (100 sequential removals at σ = 0.03: accumulated epochs)\nand Fig. 3c (accuracy and epochs against σ per batch size) of Chien et al. 2024 on MNIST 3-vs-8\nfrom the MNIST test set, or with --source fashion-mnist on two Fashion-MNIST classes at the\npaper's n = 11,264. Exit 1 if an empirical check fails a certificate (INCONCLUSIVE, where ϵ̂\nexceeds what the trials can show, does not fail the run).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -347,16 +351,26 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	pos, neg, err := parseClasses(*classes)
+	if err != nil {
+		return err
+	}
+	pair := [2]float64{pos, neg}
+	if *fullTrials == 0 {
+		*fullTrials = *trials
+	}
 	switch {
-	case *trials < 20:
-		return usagef("--trials %d: want at least 20 (the empirical game splits them)", *trials)
+	case *source != "mnist-t10k" && *source != "fashion-mnist":
+		return usagef("--source %q: want mnist-t10k or fashion-mnist", *source)
+	case *trials < 20 || *fullTrials < 20:
+		return usagef("--trials %d, --full-trials %d: want at least 20 (the empirical game splits them)", *trials, *fullTrials)
 	case *requests < 1:
 		return usagef("--requests %d: want at least 1", *requests)
 	case *seqTrials < 0:
 		return usagef("--seq-trials %d: want ≥ 0", *seqTrials)
 	case !(*lambda > 0):
 		return usagef("--lambda %v: want > 0", *lambda)
-	case *train < 512 || *train%512 != 0:
+	case *train < 0 || *train%512 != 0:
 		return usagef("--train %d: want a positive multiple of 512 (b = 32, 128, 512 and n must divide it)", *train)
 	}
 	formats := splitList(c.formats)
@@ -365,53 +379,36 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usagef("--formats: %q: want some of %s", f, strings.Join(reports.Formats, ","))
 		}
 	}
-	dir, err := findDatasets(*datasetsDir)
+	data, err := sgluMNISTData(*source, *datasetsDir, *fashionDir, pair, *train, *seed)
 	if err != nil {
 		return err
 	}
-	rd, err := reproDatasets["mnist-3v8"](dir)
-	if err != nil {
-		return usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
+	trainDS, testDS := data.train, data.test
+	n := trainDS.Len()
+	// Burn-in: at least 240 noisy steps at every batch size, c^240 ≈ 2.5e-5 at the
+	// paper's λ (the initial law is already the stationary spread's scale).
+	burnin := map[int]int{0: 240}
+	for _, b := range []int{32, 128, 512} {
+		burnin[b] = (240*b + n - 1) / n
 	}
-	if *train >= rd.ds.Len() {
-		return usagef("--train %d: the data hold %d rows; leave some for the test set", *train, rd.ds.Len())
-	}
-	ids := rd.ds.IDs()
-	perm := reference.Stream(*seed, 0, "sglu-mnist/split").Perm(len(ids))
-	trainIDs, testIDs := make([]int64, 0, *train), make([]int64, 0, len(ids)-*train)
-	for k, row := range perm {
-		if k < *train {
-			trainIDs = append(trainIDs, ids[row])
-		} else {
-			testIDs = append(testIDs, ids[row])
+	// Fig. 3b/3c's batch sizes, without those that are the full batch at this n.
+	var seqBatches []int
+	for _, b := range []int{32, 128, 512} {
+		if b < n {
+			seqBatches = append(seqBatches, b)
 		}
 	}
-	trainDS, err := rd.ds.Subset(trainIDs)
-	if err != nil {
-		return err
-	}
-	testDS, err := rd.ds.Subset(testIDs)
-	if err != nil {
-		return err
-	}
-	n := *train
-	// Burn-in: 240 noisy steps at every batch size, c^240 ≈ 2.5e-5 at the paper's λ (the
-	// initial law is already the stationary spread's scale).
-	burnin := map[int]int{32: 240 * 32 / n, 128: 240 * 128 / n, 512: 240 * 512 / n, 0: 240}
-	for b, t := range burnin {
-		burnin[b] = max(t, 1)
-	}
 	cfg := sgluaudit.ExperimentConfig{Train: trainDS, Test: testDS, Lambda: *lambda, Targets: tg, Batch: 128, Burnin: burnin,
-		D2DIters: []int{1, 5}, Trials: *trials, Requests: *requests, SeqSigma: 0.03, SeqBatches: []int{32, 128, 512, 0},
+		D2DIters: []int{1, 5}, Trials: *trials, FullTrials: *fullTrials, Requests: *requests, SeqSigma: 0.03, SeqBatches: append(seqBatches, 0),
 		Sigmas: sg, SeqTarget: 0.01, SeqTrials: *seqTrials, LUPerRequest: 10, Seed: *seed, Workers: *workers}
 	fmt.Fprintf(stderr, "sglu-mnist: %d training and %d test rows × %d features…\n", trainDS.Len(), testDS.Len(), trainDS.Dim())
 	res, err := sgluaudit.Experiment(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("reproduce sglu-mnist: %w", err)
 	}
-	t := newTables("sglu-mnist", "SGLU on MNIST 3-vs-8: Fig. 3a, 3b and 3c")
+	t := newTables("sglu-mnist", "SGLU on "+data.title+": Fig. 3a, 3b and 3c")
 	t.Seed = *seed
-	for _, in := range rd.inputs {
+	for _, in := range data.inputs {
 		h, err := reports.HashFile(in.Role, in.Path)
 		if err != nil {
 			return usageError{err}
@@ -421,10 +418,11 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	t.Settings = []reports.Value{{Name: "n (train)", Value: reports.Number(n)}, {Name: "test rows", Value: reports.Number(testDS.Len())},
 		{Name: "d", Value: reports.Number(trainDS.Dim())}, {Name: "λ = m", Value: reports.Number(*lambda)}, {Name: "L", Value: reports.Number(res.Problem.Smoothness)},
 		{Name: "M", Value: 1}, {Name: "η", Value: reports.Number(res.Problem.StepSize)}, {Name: "δ", Value: reports.Number(1 / float64(n))},
-		{Name: "trials per side (3a)", Value: reports.Number(*trials)}, {Name: "runs per setting (3b/3c)", Value: reports.Number(*seqTrials)},
+		{Name: "trials per side (3a)", Value: reports.Number(*trials)}, {Name: "trials per side (3a, full batch)", Value: reports.Number(*fullTrials)},
+		{Name: "runs per setting (3b/3c)", Value: reports.Number(*seqTrials)},
 		{Name: "requests (3b/3c)", Value: reports.Number(*requests)}}
 	t.Notes = []string{
-		fmt.Sprintf("Data: the MNIST test set (t10k) from ../shared/datasets, digits 3 (+1) and 8 (−1), %d rows, pixels scaled to [0, 1] and rows to norm 1, split at random into %d training and %d test rows. The paper trains on 11,264 rows of the MNIST training set, which is not available offline; Debian's dataset-fashion-mnist holds Fashion-MNIST, not digits, so it is not used. Absolute accuracies are therefore lower than the paper's and its numbers are not comparable cell by cell.", rd.ds.Len(), n, testDS.Len()),
+		data.note,
 		"Model and constants as in the paper (§5.1): logistic loss with the data gradient clipped at 1, λ = m, L = 1/4 + λ, M = 1, η = 1/L, no projection, Gaussian initial law N(0, 2σ²/m), δ = 1/n. λ keeps the paper's MNIST value, so c = 1 − ηm is the paper's; burn-in is 240 noisy steps at every batch size (c^240 ≈ 2.5e-5; the paper runs 1,760 at b = 128 and 1,000 at full batch, which would make this reproduction take many minutes).",
 		"One fixed ordered partition B and one fixed sequence of removed records (each replaced, in its slot, by a random unit row with a random label, as the paper does) serve every run, so the unlearned and retrained laws are well defined; each run draws its own noise.",
 		"Fig. 3a σ: SGLU's is the least meeting ϵ̂ with one epoch under Theorem 3.2 in the official runs' convention (Table 3's); LU's the least for which Eq. 79 meets ϵ̂ at K = 1 over α ∈ [2, 1e5] (the LU paper's own search is not reproduced; spec §2.9 FLAG); D2D's from Theorem L.1 with its internal state. The empirical ε is the distinguishing game on the published models (FAIL if its lower bound exceeds ϵ̂); D̂_2 the projected Rényi estimate with its 95 % interval.",
@@ -435,7 +433,7 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	t3a := reports.Table{Name: "Fig. 3a: one removal, one unlearning epoch",
 		Caption: "Per method and target ϵ̂. Accuracy is the mean test accuracy of the unlearned models (± sd), beside retraining from scratch; the paper's SGLU accuracy (n = 11,264) is shown for reference only. Gradients count per-sample gradient evaluations of one request and of one retraining.",
 		Columns: []string{"σ", "accuracy", "± sd", "retrain accuracy", "certified ϵ", "empirical ε_LB", "verdict", "D̂_2 (projected)", "D̂_2 upper", "unlearn gradients", "retrain gradients"}}
-	fig3a := reports.Figure{Title: "SGLU, MNIST 3-vs-8: test accuracy after one removal (K = 1)", XLabel: "target ϵ̂", YLabel: "test accuracy", LogX: true}
+	fig3a := reports.Figure{Title: "SGLU, " + data.title + ": test accuracy after one removal (K = 1)", XLabel: "target ϵ̂", YLabel: "test accuracy", LogX: true}
 	series := map[string]*reports.Series{}
 	var order []string
 	for _, m := range res.Fig3a {
@@ -470,7 +468,7 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	t3b := reports.Table{Name: fmt.Sprintf("Fig. 3b: %d sequential removals at σ = 0.03, (1, 1/n)-unlearning", *requests),
 		Caption: "Accumulated unlearning epochs (D2D: full-batch steps) with the per-request list in the JSON; SGLU's accuracy after the last request beside retraining.",
 		Columns: []string{"Σ epochs", "per request", "accuracy", "retrain accuracy", "retrain epochs"}}
-	fig3b := reports.Figure{Title: "MNIST 3-vs-8: accumulated unlearning epochs (σ = 0.03, ϵ̂ = 1)", XLabel: "request", YLabel: "Σ epochs", LogY: true}
+	fig3b := reports.Figure{Title: data.title + ": accumulated unlearning epochs (σ = 0.03, ϵ̂ = 1)", XLabel: "request", YLabel: "Σ epochs", LogY: true}
 	for g, r := range res.Fig3b {
 		label := r.Method
 		if r.Method == "SGLU" {
@@ -493,7 +491,7 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for _, s := range sg {
 		t3c.Columns = append(t3c.Columns, "σ = "+fmtG(s))
 	}
-	fig3c := reports.Figure{Title: "MNIST 3-vs-8: accuracy after the removals against σ (ϵ̂ = 0.01)", XLabel: "σ", YLabel: "test accuracy", LogX: true}
+	fig3c := reports.Figure{Title: data.title + ": accuracy after the removals against σ (ϵ̂ = 0.01)", XLabel: "σ", YLabel: "test accuracy", LogX: true}
 	rows := map[int]*reports.TableRow{}
 	var batches []int
 	for _, r := range res.Fig3c {
@@ -545,4 +543,86 @@ func batchOrFull(b, n int) int {
 		return 0
 	}
 	return b
+}
+
+// sgluMNISTInput is the train/test split sglu-mnist runs on, with what the report says of it.
+type sgluMNISTInput struct {
+	train, test *reference.Dataset
+	inputs      []reports.Input
+	title, note string
+}
+
+// sgluMNISTData prepares the data: MNIST t10k's two digits split at random into training
+// and test rows, or two Fashion-MNIST classes with training rows drawn from its training
+// file (the paper's n by default) and its t10k file's rows of those classes as the test set.
+func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, train int, seed uint64) (*sgluMNISTInput, error) {
+	var all, test *reference.Dataset
+	out := &sgluMNISTInput{}
+	cls := fmt.Sprintf("%v-vs-%v", pair[0], pair[1])
+	switch source {
+	case "fashion-mnist":
+		if train == 0 {
+			train = 11264
+		}
+		var err error
+		var in []reports.Input
+		if all, out.inputs, err = loadFashionPair(fashionDir, "train", pair[0], pair[1]); err != nil {
+			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w (install Debian's dataset-fashion-mnist or give --fashion-dir)", err)}
+		}
+		if test, in, err = loadFashionPair(fashionDir, "t10k", pair[0], pair[1]); err != nil {
+			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
+		}
+		out.inputs = append(out.inputs, in...)
+		if train > all.Len() {
+			return nil, usagef("--train %d: Fashion-MNIST's training file holds %d rows of classes %s", train, all.Len(), cls)
+		}
+		out.title = "Fashion-MNIST " + cls
+		out.note = fmt.Sprintf("Data: Fashion-MNIST from Debian's dataset-fashion-mnist (%s), classes %v (+1) and %v (−1) (3 and 8 are dress and bag), pixels scaled to [0, 1] and rows to norm 1: %d training rows drawn at random from the training file's %d, and the t10k file's %d rows of those classes as the test set. This is the paper's scale (n = 11,264 by default, so every constant and Table 3's σ are the paper's) on other images: the paper's MNIST training set is not available offline, and the MNIST test set holds only 1,984 threes and eights (--source mnist-t10k).", fashionDir, pair[0], pair[1], train, all.Len(), test.Len())
+	default:
+		dir, err := findDatasets(datasetsDir)
+		if err != nil {
+			return nil, err
+		}
+		images := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
+		labels := reference.DefaultLabelsPath(images)
+		ds, err := reference.LoadIDX(images, labels)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
+		}
+		p, err := ds.SelectClasses(pair[0], pair[1])
+		if err != nil {
+			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %s: %w", images, err)}
+		}
+		all = p.Scale(1.0 / 255).NormalizeRows()
+		out.inputs = []reports.Input{{Role: "images", Path: images}, {Role: "labels", Path: labels}}
+		if train == 0 {
+			train = 1536
+		}
+		if train >= all.Len() {
+			return nil, usagef("--train %d: the data hold %d rows; leave some for the test set", train, all.Len())
+		}
+		out.title = "MNIST " + cls
+		out.note = fmt.Sprintf("Data: the MNIST test set (t10k) from ../shared/datasets, digits %v (+1) and %v (−1), %d rows, pixels scaled to [0, 1] and rows to norm 1, split at random into %d training and %d test rows. The paper trains on 11,264 rows of the MNIST training set, which is not available offline, so its σ for a target ϵ̂ are larger here and its accuracies are not comparable cell by cell; --source fashion-mnist runs at the paper's scale on Fashion-MNIST.", pair[0], pair[1], all.Len(), train, all.Len()-train)
+	}
+	ids := all.IDs()
+	perm := reference.Stream(seed, 0, "sglu-mnist/split").Perm(len(ids))
+	trainIDs, restIDs := make([]int64, 0, train), make([]int64, 0, len(ids)-train)
+	for k, row := range perm {
+		if k < train {
+			trainIDs = append(trainIDs, ids[row])
+		} else {
+			restIDs = append(restIDs, ids[row])
+		}
+	}
+	var err error
+	if out.train, err = all.Subset(trainIDs); err != nil {
+		return nil, err
+	}
+	if test == nil {
+		if test, err = all.Subset(restIDs); err != nil {
+			return nil, err
+		}
+	}
+	out.test = test
+	return out, nil
 }

@@ -27,6 +27,22 @@ func SharedDatasets(t testing.TB) string {
 	return ""
 }
 
+// FashionMNIST returns the folder of Debian's dataset-fashion-mnist package, which
+// .ci/run installs. Missing, the test fails under CI and is skipped otherwise.
+func FashionMNIST(t testing.TB) string {
+	t.Helper()
+	const dir = "/usr/share/datasets/fashion-mnist"
+	_, err := os.Stat(filepath.Join(dir, "train-images-idx3-ubyte.gz"))
+	if err == nil {
+		return dir
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("Fashion-MNIST missing (apt-get install dataset-fashion-mnist): %v", err)
+	}
+	t.Skipf("Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): %v", err)
+	return ""
+}
+
 // moduleRoot walks up from the working directory (a test runs in its package folder) to
 // the folder holding go.mod.
 func moduleRoot() (string, error) {
