@@ -140,6 +140,10 @@ func (m *Model) rebuild(j int) error {
 		return err
 	}
 	m.batches[j] = m.loss.Objective(ds)
+	// An epoch sweeps every batch once, so each batch comes from memory whenever the
+	// whole matrix does, however small the batch.
+	r := m.x.RawMatrix()
+	m.batches[j].SetStreaming(reference.StreamsFromMemory(r.Rows, r.Cols))
 	return nil
 }
 
