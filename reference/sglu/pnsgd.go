@@ -21,6 +21,10 @@ const (
 	GaussianInit Init = iota
 	// ZeroInit starts at θ = 0 ∈ C_R, which Theorem 3.2's hypothesis allows.
 	ZeroInit
+	// PointInit starts at Params.Start, which must lie in C_R: a point mass, which the
+	// hypothesis also allows (the coupled checks of package props start runs where they
+	// need them).
+	PointInit
 )
 
 // Removal says how a removal request changes the data.
@@ -43,6 +47,7 @@ type Params struct {
 	Sigma   float64 // σ: each step adds √(2ησ²)·N(0, I)
 	Epochs  int     // T, the learning epochs
 	Init    Init
+	Start   []float64 // the initial point under PointInit
 	Removal Removal
 }
 
@@ -60,6 +65,15 @@ func (p Params) Validate(n int) error {
 		return fmt.Errorf("epochs: T = %d; want T ≥ 0", p.Epochs)
 	case p.Init == GaussianInit && !(p.StrongConvexity > 0):
 		return fmt.Errorf("init: the Gaussian initial law N(0, 2σ²/m) needs m > 0")
+	case p.Init == PointInit:
+		for _, v := range p.Start {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("start: a coordinate is %v; want finite values", v)
+			}
+		}
+		if nrm := reference.Norm(p.Start); nrm > p.Radius*(1+1e-12) {
+			return fmt.Errorf("start: ‖θ₀‖ = %v lies outside the ball of radius R = %v", nrm, p.Radius)
+		}
 	}
 	return nil
 }
@@ -121,8 +135,14 @@ func LearnOrdered(ctx context.Context, p Params, loss reference.Loss, ds *refere
 			return nil, fmt.Errorf("sglu learn: %w", err)
 		}
 	}
-	if p.Init == GaussianInit {
+	switch p.Init {
+	case GaussianInit:
 		reference.FillNormal(m.theta, math.Sqrt(2/p.StrongConvexity)*p.Sigma, r)
+	case PointInit:
+		if len(p.Start) != d {
+			return nil, fmt.Errorf("sglu learn: start: %d coordinates for %d features", len(p.Start), d)
+		}
+		copy(m.theta, p.Start)
 	}
 	if err := m.Epochs(ctx, p.Epochs, r); err != nil {
 		return nil, err
