@@ -10,6 +10,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 	"gonum.org/v1/gonum/mat"
 )
@@ -349,23 +350,13 @@ func (c ExperimentConfig) fig3a(ctx context.Context, data *experimentData) ([]Me
 }
 
 // gd runs full-batch gradient descent with step 2/(L+m) on the clipped logistic loss,
-// projected on the ball of radius M/m that holds the minimiser.
+// projected on the ball of radius M/m that holds the minimiser: reference/d2d's descent.
 func (c ExperimentConfig) gd(ctx context.Context, theta []float64, ds *reference.Dataset, p sglu.Problem, steps int) error {
-	obj := reference.Logistic{Lambda: c.Lambda, Clip: 1}.Objective(ds)
-	g := make([]float64, len(theta))
-	eta := 2 / (p.Smoothness + p.StrongConvexity)
-	for s := range steps {
-		if s%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		obj.Gradient(g, theta)
-		for i := range theta {
-			theta[i] -= eta * g[i]
-		}
-		reference.ProjectBall(theta, p.Lipschitz/p.StrongConvexity)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	obj := reference.Logistic{Lambda: c.Lambda, Clip: 1}.Objective(ds)
+	d2d.Descend(obj, theta, make([]float64, len(theta)), 2/(p.Smoothness+p.StrongConvexity), p.Lipschitz/p.StrongConvexity, steps)
 	return nil
 }
 
