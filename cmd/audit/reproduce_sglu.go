@@ -302,7 +302,8 @@ func isFormat(f string) bool {
 }
 
 // runSGLUMNIST runs the paper's Fig. 3a/3b/3c experiments on MNIST 3-vs-8 from the MNIST
-// test set (the training set is not among the shared datasets).
+// test set (the training set is not among the shared datasets), or on two Fashion-MNIST
+// classes at the paper's n.
 func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c tablesFlags
 	fs := flag.NewFlagSet("reproduce sglu-mnist", flag.ContinueOnError)
