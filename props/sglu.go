@@ -73,6 +73,22 @@ func couplingSlack(p sglu.Problem, d int, size float64) float64 {
 	return steps * 16 * float64(d+p.Batch) * eps * (1 + size)
 }
 
+// coupledRuns runs the implementation from x0 on dx and from y0 on dy, each K epochs on
+// its own copy of the same noise stream.
+func coupledRuns(t TB, run NoisyEpochs, x0, y0 []float64, dx, dy *reference.Dataset, K int, seed uint64, purpose string) (x, y []float64) {
+	t.Helper()
+	ctx := context.Background()
+	x, err := run(ctx, x0, dx, K, reference.Stream(seed, 0, purpose))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err = run(ctx, y0, dy, K, reference.Stream(seed, 0, purpose))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, y
+}
+
 // CheckPNSGDContraction checks the contraction every SGLU bound rests on (Appendix D;
 // spec sglu §4.2, simulator sanity): K epochs from two starts on the same data with the
 // same noise end at most c^{K·n/b} times as far apart as they began, c = 1 − ηm, when
@@ -80,15 +96,7 @@ func couplingSlack(p sglu.Problem, d int, size float64) float64 {
 // b). Projection onto a ball only helps.
 func CheckPNSGDContraction(t TB, run NoisyEpochs, p sglu.Problem, data *reference.Dataset, K int, x0, y0 []float64, seed uint64) {
 	t.Helper()
-	ctx := context.Background()
-	x, err := run(ctx, x0, data, K, reference.Stream(seed, 0, "props/pnsgd-coupling"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := run(ctx, y0, data, K, reference.Stream(seed, 0, "props/pnsgd-coupling"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y := coupledRuns(t, run, x0, y0, data, data, K, seed, "props/pnsgd-coupling")
 	w0, got := reference.Distance(x0, y0), reference.Distance(x, y)
 	bound := sglu.PowC(p.StepSize, p.StrongConvexity, float64(K*p.StepsPerEpoch()))*w0 +
 		float64(K)*couplingSlack(p, data.Dim(), math.Max(reference.Norm(x0), reference.Norm(y0))+reference.Norm(x))
@@ -105,7 +113,6 @@ func CheckPNSGDContraction(t TB, run NoisyEpochs, p sglu.Problem, data *referenc
 // CheckPNSGDContraction needs. This is the step from which Corollary 3.8's Z_B comes.
 func CheckPNSGDReplacement(t TB, run NoisyEpochs, p sglu.Problem, data *reference.Dataset, k int, rec reference.Record, K int, start []float64, seed uint64) {
 	t.Helper()
-	ctx := context.Background()
 	recs := make([]reference.Record, data.Len())
 	for i := range recs {
 		recs[i] = data.Record(i)
@@ -115,14 +122,7 @@ func CheckPNSGDReplacement(t TB, run NoisyEpochs, p sglu.Problem, data *referenc
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := run(ctx, start, data, K, reference.Stream(seed, 0, "props/pnsgd-replacement"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := run(ctx, start, changed, K, reference.Stream(seed, 0, "props/pnsgd-replacement"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y := coupledRuns(t, run, start, start, data, changed, K, seed, "props/pnsgd-replacement")
 	j0 := k / p.Batch
 	bound := sgluaudit.W8Adjacent(p, j0, float64(K))
 	if got := reference.Distance(x, y); got > bound+float64(K)*couplingSlack(p, data.Dim(), reference.Norm(start)+reference.Norm(x)) {

@@ -347,20 +347,26 @@ func (ds *Dataset) Dims() (n, d int) { return ds.Len(), ds.Dim() }
 // HashInto writes the records — ID, features, label, each little-endian — to w in row
 // order: the canonical form fingerprints of a configuration hash.
 func (ds *Dataset) HashInto(w io.Writer) {
+	buf := make([]byte, 8*(ds.Dim()+2))
 	for i := range ds.Len() {
-		hashRecord(w, ds.ID(i), ds.Row(i), ds.Label(i))
+		hashRecord(w, buf, ds.ID(i), ds.Row(i), ds.Label(i))
 	}
 }
 
 // HashRecords writes records to w in HashInto's form.
 func HashRecords(w io.Writer, recs ...Record) {
+	var buf []byte
 	for _, r := range recs {
-		hashRecord(w, r.ID, r.X, r.Y)
+		if n := 8 * (len(r.X) + 2); cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		hashRecord(w, buf, r.ID, r.X, r.Y)
 	}
 }
 
-func hashRecord(w io.Writer, id int64, x []float64, y float64) {
-	b := make([]byte, 8*(len(x)+2))
+// hashRecord writes one record through buf, which holds at least 8·(len(x)+2) bytes.
+func hashRecord(w io.Writer, buf []byte, id int64, x []float64, y float64) {
+	b := buf[:8*(len(x)+2)]
 	binary.LittleEndian.PutUint64(b, uint64(id))
 	for j, v := range x {
 		binary.LittleEndian.PutUint64(b[8*(j+1):], math.Float64bits(v))

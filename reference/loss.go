@@ -318,25 +318,23 @@ func StreamsFromMemory(n, d int) bool { return 8*n*d > streamBytes }
 // batches do, knows better. The results agree to rounding either way.
 func (o *Objective) SetStreaming(on bool) { o.stream = on }
 
-// rowsTimes sets dst[i] = x_i·v for rows lo..hi−1 (dst indexed from lo), in the layout
-// the objective uses.
-func (o *Objective) rowsTimes(dst, v []float64, lo, hi int) {
+// rowsTimes sets dst[i−lo] = x_i·v for the rows of the block starting at lo, in the
+// layout the objective uses.
+func (o *Objective) rowsTimes(dst, v []float64, lo int) {
+	blk, hi := o.block(lo)
 	if o.stream {
 		for i := lo; i < hi; i++ {
 			dst[i-lo] = floats.Dot(o.ds.Row(i), v)
 		}
 		return
 	}
-	blk, _ := o.block(lo)
-	blk.Rows = hi - lo
 	blas64.Gemv(blas.NoTrans, 1, blk, vec(v), 0, vec(dst[:hi-lo]))
 }
 
 // margins sets o.u = Xθ.
 func (o *Objective) margins(theta []float64) {
 	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
-		hi := min(lo+gradBlock, o.ds.Len())
-		o.rowsTimes(o.u[lo:hi], theta, lo, hi)
+		o.rowsTimes(o.u[lo:], theta, lo)
 	}
 }
 
@@ -366,7 +364,7 @@ func (o *Objective) Gradient(dst, theta []float64) {
 	blas64.Scal(o.lambda, vec(dst))
 	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
 		blk, hi := o.block(lo)
-		o.rowsTimes(o.u[lo:hi], theta, lo, hi)
+		o.rowsTimes(o.u[lo:hi], theta, lo)
 		for i := lo; i < hi; i++ {
 			o.w[i] = inv * o.lk.deriv(o.u[i], o.ds.y[i], o.clipAt[i])
 		}
@@ -432,8 +430,8 @@ func (o *Objective) HessVec(dst, theta, v []float64) {
 	blas64.Scal(o.lambda, vec(dst))
 	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
 		blk, hi := o.block(lo)
-		o.rowsTimes(o.u[lo:hi], theta, lo, hi)
-		o.rowsTimes(o.w[lo:hi], v, lo, hi)
+		o.rowsTimes(o.u[lo:hi], theta, lo)
+		o.rowsTimes(o.w[lo:hi], v, lo)
 		for i := lo; i < hi; i++ {
 			o.w[i] *= inv * o.lk.curv(o.u[i], o.ds.y[i], o.clipAt[i])
 		}

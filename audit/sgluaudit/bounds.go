@@ -89,13 +89,7 @@ func NonConvergentZ(p sglu.Problem, nc NonConvergent) float64 {
 	if nc.FT == PrintedFT {
 		ft *= -math.Expm1(float64(nc.T) * per * math.Log1p(-eta*m))
 	}
-	records := 1.0
-	if nc.Removed > 1 {
-		records = 0
-		for g := 0; g*p.Batch < nc.Removed && g < p.StepsPerEpoch(); g++ {
-			records += sglu.PowC(eta, m, float64(g)) * float64(min(p.Batch, nc.Removed-g*p.Batch))
-		}
-	}
+	records, _ := p.PlacementWeight(p.WorstPlacement(max(nc.Removed, 1)))
 	return 2*nc.InitRadius*sglu.PowC(eta, m, float64(nc.T)*per) + math.Min(ft*2*eta*p.Lipschitz*records/float64(p.Batch), 2*p.Radius)
 }
 

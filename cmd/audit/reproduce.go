@@ -70,19 +70,13 @@ type reproDataset struct {
 // reproDatasets are the real datasets experiments run on, by name.
 var reproDatasets = map[string]func(dir string) (*reproDataset, error){
 	"mnist-3v8": func(dir string) (*reproDataset, error) {
-		images := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
-		labels := reference.DefaultLabelsPath(images)
-		ds, err := reference.LoadIDX(images, labels)
+		ds, inputs, err := loadIDXPair(filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), "", 3, 8)
 		if err != nil {
 			return nil, err
 		}
-		pair, err := ds.SelectClasses(3, 8)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", images, err)
-		}
-		return &reproDataset{description: "MNIST test set (t10k), digits 3 and 8", ds: pair.Scale(1.0 / 255).NormalizeRows(),
+		return &reproDataset{description: "MNIST test set (t10k), digits 3 and 8", ds: ds,
 			prep:   []string{"kept digits 3 (→ +1) and 8 (→ −1)", "pixels scaled to [0, 1]", "rows scaled to Euclidean norm 1"},
-			inputs: []reports.Input{{Role: "images", Path: images}, {Role: "labels", Path: labels}}}, nil
+			inputs: inputs}, nil
 	},
 	"breast-cancer": func(dir string) (*reproDataset, error) {
 		path := filepath.Join(dir, "sklearn", "breast_cancer.csv")
@@ -99,10 +93,10 @@ var reproDatasets = map[string]func(dir string) (*reproDataset, error){
 // DefaultFashionMNIST is where Debian's dataset-fashion-mnist package puts the data.
 const DefaultFashionMNIST = "/usr/share/datasets/fashion-mnist"
 
-// loadFashionPair reads one split ("train" or "t10k") of Fashion-MNIST from dir and keeps
-// classes pos (→ +1) and neg (→ −1), pixels scaled to [0, 1] and rows to norm 1.
-func loadFashionPair(dir, split string, pos, neg float64) (*reference.Dataset, []reports.Input, error) {
-	images := filepath.Join(dir, split+"-images-idx3-ubyte.gz")
+// loadIDXPair reads an idx images file and its labels (MNIST's or Fashion-MNIST's) and
+// keeps classes pos (→ +1) and neg (→ −1), pixels scaled to [0, 1] and rows to norm 1. The
+// inputs' roles are "images" and "labels", after role prefix when one is given.
+func loadIDXPair(images, prefix string, pos, neg float64) (*reference.Dataset, []reports.Input, error) {
 	labels := reference.DefaultLabelsPath(images)
 	ds, err := reference.LoadIDX(images, labels)
 	if err != nil {
@@ -112,7 +106,8 @@ func loadFashionPair(dir, split string, pos, neg float64) (*reference.Dataset, [
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", images, err)
 	}
-	return pair.Scale(1.0 / 255).NormalizeRows(), []reports.Input{{Role: split + " images", Path: images}, {Role: split + " labels", Path: labels}}, nil
+	role := func(r string) string { return strings.TrimSpace(prefix + " " + r) }
+	return pair.Scale(1.0 / 255).NormalizeRows(), []reports.Input{{Role: role("images"), Path: images}, {Role: role("labels"), Path: labels}}, nil
 }
 
 // findDatasets locates the shared datasets folder: the flag, else $UNLEARNAUDIT_DATASETS,

@@ -567,10 +567,10 @@ func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, trai
 		}
 		var err error
 		var in []reports.Input
-		if all, out.inputs, err = loadFashionPair(fashionDir, "train", pair[0], pair[1]); err != nil {
+		if all, out.inputs, err = loadIDXPair(filepath.Join(fashionDir, "train-images-idx3-ubyte.gz"), "train", pair[0], pair[1]); err != nil {
 			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w (install Debian's dataset-fashion-mnist or give --fashion-dir)", err)}
 		}
-		if test, in, err = loadFashionPair(fashionDir, "t10k", pair[0], pair[1]); err != nil {
+		if test, in, err = loadIDXPair(filepath.Join(fashionDir, "t10k-images-idx3-ubyte.gz"), "t10k", pair[0], pair[1]); err != nil {
 			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
 		}
 		out.inputs = append(out.inputs, in...)
@@ -584,18 +584,9 @@ func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, trai
 		if err != nil {
 			return nil, err
 		}
-		images := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
-		labels := reference.DefaultLabelsPath(images)
-		ds, err := reference.LoadIDX(images, labels)
-		if err != nil {
+		if all, out.inputs, err = loadIDXPair(filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), "", pair[0], pair[1]); err != nil {
 			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
 		}
-		p, err := ds.SelectClasses(pair[0], pair[1])
-		if err != nil {
-			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %s: %w", images, err)}
-		}
-		all = p.Scale(1.0 / 255).NormalizeRows()
-		out.inputs = []reports.Input{{Role: "images", Path: images}, {Role: "labels", Path: labels}}
 		if train == 0 {
 			train = 1536
 		}

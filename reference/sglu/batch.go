@@ -12,38 +12,56 @@ import (
 // BatchCount is how many of the records replaced in one request sit in batch J.
 type BatchCount struct{ J, Count int }
 
-// ZBatch is Corollary 3.12's W∞ bound between the stationary laws of datasets that
-// differ in several records, placed in batches as given:
-// min(Σ_g c^{n/b−j_g−1}·2ηM·S_g/b / (1 − c^{n/b}), 2R). The prefactor is the convergent
-// 1/(1 − c^{n/b}); the printed (1 − c^T)/(1 − c) is a slip (spec sglu §3.8 FLAG).
-func (p Problem) ZBatch(placement []BatchCount) (float64, error) {
+// PlacementWeight is Σ_g c^{n/b−j_g−1}·S_g over the batches of a placement: how many
+// records' worth of W∞ the placement adds per epoch, each discounted by the steps between
+// its batch and the epoch's end (one record in the last batch weighs 1). A batch may hold
+// at most b of them.
+func (p Problem) PlacementWeight(placement []BatchCount) (float64, error) {
 	per := p.StepsPerEpoch()
-	eta, m := p.StepSize, p.StrongConvexity
 	perBatch := map[int]int{}
-	var s float64
+	var w float64
 	for _, bc := range placement {
 		perBatch[bc.J] += bc.Count
 		if bc.J < 0 || bc.J >= per || bc.Count < 1 || perBatch[bc.J] > p.Batch {
 			return 0, fmt.Errorf("batch placement %+v: want 0 ≤ J < %d and 1 ≤ records per batch ≤ b = %d", bc, per, p.Batch)
 		}
-		s += PowC(eta, m, float64(per-bc.J-1)) * 2 * eta * p.Lipschitz * float64(bc.Count) / float64(p.Batch)
+		w += PowC(p.StepSize, p.StrongConvexity, float64(per-bc.J-1)) * float64(bc.Count)
 	}
-	if eta*m == 0 {
-		return 2 * p.Radius, nil
-	}
-	return math.Min(s/oneMinusPowC(eta, m, float64(per)), 2*p.Radius), nil
+	return w, nil
 }
 
-// ZBatchWorstCase is ZBatch at the worst placement of S records, the last batches filled
-// first: Z_S = min(Z_B·Σ_{g<G} c^g·min(b, S − g·b), 2R) with G = ⌈S/b⌉. At most
-// min(S·Z_B, 2R); Z_B for S = 1.
-func (p Problem) ZBatchWorstCase(S int) float64 {
+// WorstPlacement is the placement of S records that weighs most: the last batches filled
+// first, Σ_{g<⌈S/b⌉} c^g·min(b, S − g·b).
+func (p Problem) WorstPlacement(S int) []BatchCount {
 	per := p.StepsPerEpoch()
 	var placement []BatchCount
 	for g := 0; g*p.Batch < S && g < per; g++ {
 		placement = append(placement, BatchCount{J: per - 1 - g, Count: min(p.Batch, S-g*p.Batch)})
 	}
-	z, _ := p.ZBatch(placement)
+	return placement
+}
+
+// ZBatch is Corollary 3.12's W∞ bound between the stationary laws of datasets that
+// differ in several records, placed in batches as given:
+// min(2ηM/b·PlacementWeight/(1 − c^{n/b}), 2R). The prefactor is the convergent
+// 1/(1 − c^{n/b}); the printed (1 − c^T)/(1 − c) is a slip (spec sglu §3.8 FLAG).
+func (p Problem) ZBatch(placement []BatchCount) (float64, error) {
+	w, err := p.PlacementWeight(placement)
+	if err != nil {
+		return 0, err
+	}
+	eta, m := p.StepSize, p.StrongConvexity
+	if eta*m == 0 {
+		return 2 * p.Radius, nil
+	}
+	return math.Min(2*eta*p.Lipschitz/float64(p.Batch)*w/oneMinusPowC(eta, m, float64(p.StepsPerEpoch())), 2*p.Radius), nil
+}
+
+// ZBatchWorstCase is ZBatch at the worst placement of S records:
+// Z_S = min(Z_B·Σ_{g<G} c^g·min(b, S − g·b), 2R) with G = ⌈S/b⌉. At most min(S·Z_B, 2R);
+// Z_B for S = 1.
+func (p Problem) ZBatchWorstCase(S int) float64 {
+	z, _ := p.ZBatch(p.WorstPlacement(S))
 	return z
 }
 
