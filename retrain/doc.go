@@ -4,7 +4,10 @@
 // L2-regularised loss: ridge in closed form by Cholesky, other losses by Newton's method
 // with the exact Hessian, to a stationarity residual of 1e-10. When the ball constraint
 // binds, θ* is found on the sphere through its KKT condition (a secular-equation search on
-// the multiplier), and the residual is the projected-gradient norm.
+// the multiplier), and the residual is the projected-gradient norm. An unregularised
+// problem with a rank-deficient design (least squares with fewer rows than features,
+// collinear columns) has many minimisers of one value; Minimize returns the one of least
+// norm, by solving in an orthonormal basis of range(Xᵀ).
 //
 // Replay and FromScratch rerun a method's own learning procedure — a Recipe — from scratch
 // on the data after the requests. A Recipe takes its randomness from named streams, so a

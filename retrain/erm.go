@@ -56,8 +56,108 @@ var ErrNotConverged = errors.New("exact minimiser did not reach the tolerance")
 // Its norm decreases in μ, so μ is found by a safeguarded secant search on
 // 1/‖θ(μ)‖ − 1/R (the trust-region "secular equation"), each inner solve warm-started.
 // This is the documented alternative to projected Newton that the oracle uses.
+//
+// Without regularisation (λ = 0) a rank-deficient design — fewer rows than features,
+// collinear columns — has a set of minimisers θ* + null(X), all of one value. Minimize then
+// returns the one of least norm: it solves in an orthonormal basis of range(Xᵀ), where the
+// problem has a unique minimiser, and maps back. A generalised linear loss depends on θ
+// only through Xθ and on each row only through xᵀθ and ‖x‖, so nothing is lost, and the
+// ball maps onto itself. Directions along which X has a singular value below
+// NullSingularRatio times its largest count as null; if the gradient along them keeps the
+// result from stationarity (they were not quite null), the full problem is solved instead.
 func Minimize(obj *reference.Objective, radius float64, opt Options) (Result, error) {
 	opt = opt.withDefaults()
+	if obj.Loss().Regularization() == 0 {
+		if basis, ok := rangeBasis(obj.Data()); ok {
+			res, err := minimizeOnRange(obj, basis, radius, opt)
+			if !errors.Is(err, ErrNotConverged) {
+				return res, err
+			}
+			// A direction counted null was not quite (features on a scale of 1e-10, say):
+			// the gradient along it keeps the reduced solution from being stationary. Solve
+			// the full problem; the minimiser is then not certified to be of least norm.
+			full, fullErr := minimize(obj, radius, opt)
+			if fullErr == nil || (errors.Is(fullErr, ErrNotConverged) && full.Residual < res.Residual) {
+				return full, fullErr
+			}
+			return res, err
+		}
+	}
+	return minimize(obj, radius, opt)
+}
+
+// NullSingularRatio is the relative size below which a singular value of the design
+// counts as zero for Minimize's minimum-norm rule: the eigenvalues of XᵀX it is read from
+// carry a rounding error of about 1e-16 of the largest, so σ² ≤ 1e-12·σ²_max is null.
+const NullSingularRatio = 1e-6
+
+// rangeBasis returns an orthonormal basis of range(Xᵀ) (as the columns of a d × r matrix)
+// when X is rank-deficient, and ok = false when it has full column rank.
+func rangeBasis(ds *reference.Dataset) (*mat.Dense, bool) {
+	n, d := ds.Dims()
+	if n == 0 || d == 0 {
+		return nil, false
+	}
+	var gram mat.SymDense
+	gram.SymOuterK(1, ds.Features().T())
+	var eig mat.EigenSym
+	if !eig.Factorize(&gram, true) {
+		return nil, false // leave it to the full solver, which reports what fails
+	}
+	vals := eig.Values(nil) // ascending
+	top := vals[len(vals)-1]
+	cut := NullSingularRatio * NullSingularRatio * top
+	first := 0
+	for first < d && vals[first] <= cut {
+		first++
+	}
+	if first == 0 {
+		return nil, false
+	}
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	basis := mat.NewDense(d, max(d-first, 1), nil)
+	if first < d {
+		basis.Copy(vecs.Slice(0, d, first, d))
+	} else {
+		basis = mat.NewDense(d, 1, nil) // X = 0: f is constant and θ = 0 is the least-norm minimiser
+	}
+	return basis, true
+}
+
+// minimizeOnRange minimises over θ = Qβ, Q an orthonormal basis of range(Xᵀ), and reports
+// the result and its residual in the original coordinates.
+func minimizeOnRange(obj *reference.Objective, basis *mat.Dense, radius float64, opt Options) (Result, error) {
+	ds := obj.Data()
+	var xq mat.Dense
+	xq.Mul(ds.Features(), basis)
+	reduced, err := reference.NewDataset(ds.IDs(), &xq, ds.Labels())
+	if err != nil {
+		return Result{}, fmt.Errorf("minimise %s on range(Xᵀ): %w", obj.Loss().Name(), err)
+	}
+	// Aim a decade below the tolerance: mapping back adds rounding, and the residual that
+	// counts is the one recomputed below in the original coordinates.
+	innerOpt := opt
+	innerOpt.Tolerance /= 10
+	inner, err := minimize(obj.Loss().Objective(reduced), radius, innerOpt)
+	if err != nil && !errors.Is(err, ErrNotConverged) {
+		return Result{}, err
+	}
+	theta := mat.NewVecDense(obj.Dim(), nil)
+	theta.MulVec(basis, mat.NewVecDense(len(inner.Theta), inner.Theta))
+	res := inner
+	res.Theta = theta.RawVector().Data
+	if res.OnBoundary {
+		res.Residual = projectedGradientNorm(obj, res.Theta, radius)
+	} else {
+		g := make([]float64, obj.Dim())
+		obj.Gradient(g, res.Theta)
+		res.Residual = reference.Norm(g)
+	}
+	return newSolver(obj, opt).finish(res)
+}
+
+func minimize(obj *reference.Objective, radius float64, opt Options) (Result, error) {
 	s := newSolver(obj, opt)
 	d := obj.Dim()
 	g0 := make([]float64, d)
@@ -193,7 +293,7 @@ type solver struct {
 	obj   *reference.Objective
 	opt   Options
 	ridge bool
-	h     *mat.SymDense
+	h, hd *mat.SymDense // Hessian, and its damped copy for the factorisation
 	g, p  []float64
 	trial []float64
 	steps int
@@ -202,8 +302,21 @@ type solver struct {
 func newSolver(obj *reference.Objective, opt Options) *solver {
 	d := obj.Dim()
 	r, isRidge := obj.Loss().(reference.Ridge)
-	return &solver{obj: obj, opt: opt, ridge: isRidge && r.Clip <= 0, h: mat.NewSymDense(d, nil),
+	return &solver{obj: obj, opt: opt, ridge: isRidge && r.Clip <= 0, h: mat.NewSymDense(d, nil), hd: mat.NewSymDense(d, nil),
 		g: make([]float64, d), p: make([]float64, d), trial: make([]float64, d)}
+}
+
+// maxNewtonCondition is the largest condition number of a damped Hessian whose Newton
+// system is solved as it is: past it a solve loses more than 4 of float64's 16 digits.
+const maxNewtonCondition = 1e12
+
+// hScale is the largest diagonal entry of the Hessian, the scale of the damping term.
+func (s *solver) hScale() float64 {
+	m := 0.0
+	for i := range s.h.SymmetricDim() {
+		m = math.Max(m, math.Abs(s.h.At(i, i)))
+	}
+	return m
 }
 
 // gradNorm is ‖∇f(θ) + μθ‖, leaving the gradient in s.g.
@@ -243,16 +356,17 @@ func (s *solver) solve(theta []float64, mu float64) error {
 		damp := mu
 		var chol mat.Cholesky
 		for {
-			hd := mat.NewSymDense(s.h.SymmetricDim(), nil)
-			hd.CopySym(s.h)
-			for i := range hd.SymmetricDim() {
-				hd.SetSym(i, i, hd.At(i, i)+damp)
+			s.hd.CopySym(s.h)
+			for i := range s.hd.SymmetricDim() {
+				s.hd.SetSym(i, i, s.hd.At(i, i)+damp)
 			}
-			if chol.Factorize(hd) {
+			// A rank-deficient convex problem (λ = 0 with n < d, collinear columns) has a
+			// singular Hessian; Cholesky may still succeed on rounding noise and leave a
+			// system too ill-conditioned to solve. Either way, add a Levenberg damping term.
+			if chol.Factorize(s.hd) && chol.Cond() <= maxNewtonCondition {
 				break
 			}
-			// λ = 0 with a rank-deficient design: add a Levenberg damping term.
-			damp = math.Max(2*damp, 1e-12+mu)
+			damp = math.Max(2*damp, 1e-12*(1+s.hScale())+mu)
 			if damp > 1e12 {
 				return fmt.Errorf("minimise %s: Hessian is not positive definite", s.obj.Loss().Name())
 			}

@@ -198,3 +198,106 @@ func TestMinimizeUnregularised(t *testing.T) {
 		noFeasibleBelow(t, obj, res.Theta, radius, func(p []float64) float64 { return kkt * reference.Distance(p, res.Theta) })
 	})
 }
+
+// Rank-deficient convex problems (λ = 0 with n < d, or a column that repeats another up
+// to scale) have a set of minimisers θ* + null(X); Minimize must return the one of least
+// norm. For least squares that is the pseudo-inverse solution X⁺y when it lies in the
+// ball, computed here independently by an SVD. For any loss it lies in range(Xᵀ), so its
+// component along null(X) vanishes.
+//
+// Tolerances from the theory: on range(Xᵀ) the least-squares objective is strongly convex
+// with modulus σ²/n (σ the smallest non-zero singular value of X), so a stationarity
+// residual r ≤ 1e-10 puts θ within r·n/σ² of X⁺y; the null-space component is pure
+// rounding, bounded at 1e-9(1 + ‖θ‖).
+func TestMinimizeRankDeficientIsMinimumNorm(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		regression := rapid.Bool().Draw(t, "regression")
+		ds := props.Dataset(props.DataConfig{MinRows: 1, MaxRows: 12, Regression: regression}).Draw(t, "data")
+		if ds.Dim() < 2 {
+			return // one feature: rank-deficient only when X = 0, which the cases below cover anyway
+		}
+		// fewer rows than features is rank-deficient; otherwise make a column repeat another
+		collinear := ds.Len() >= ds.Dim() || rapid.Bool().Draw(t, "collinear")
+		x := mat.DenseCopyOf(ds.Features())
+		if collinear { // column 1 := c·column 0 makes X rank-deficient whatever n is
+			c := float64(rapid.IntRange(-4, 4).Draw(t, "c")) / 2
+			for i := range ds.Len() {
+				x.Set(i, 1, c*x.At(i, 0))
+			}
+		}
+		var err error
+		if ds, err = reference.NewDataset(ds.IDs(), x, ds.Labels()); err != nil {
+			t.Fatal(err)
+		}
+		var loss reference.Loss = reference.Logistic{}
+		if regression {
+			loss = reference.Ridge{}
+		}
+		radius := math.Inf(1)
+		if !regression || rapid.Bool().Draw(t, "ball") { // logistic needs the ball: separable rows have no minimiser
+			radius = float64(rapid.IntRange(1, 200).Draw(t, "R")) / 20
+		}
+		obj := loss.Objective(ds)
+		res, err := retrain.Minimize(obj, radius, retrain.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var svd mat.SVD
+		if !svd.Factorize(x, mat.SVDFull) {
+			t.Fatal("SVD failed")
+		}
+		sv := svd.Values(nil)
+		var v mat.Dense
+		svd.VTo(&v)
+		nd := ds.Dim()
+		cut := retrain.NullSingularRatio * sv[0]
+		rank := 0
+		for _, s := range sv {
+			if s > cut {
+				rank++
+			}
+		}
+		if rank == nd {
+			t.Fatalf("test setup: X has full column rank %d", rank)
+		}
+		// null(X) is spanned by the right singular vectors past the rank
+		null := 0.0
+		for k := rank; k < nd; k++ {
+			dot := 0.0
+			for j := range nd {
+				dot += v.At(j, k) * res.Theta[j]
+			}
+			null += dot * dot
+		}
+		if math.Sqrt(null) > 1e-9*(1+reference.Norm(res.Theta)) {
+			t.Fatalf("minimiser has a null-space component of norm %v: not the minimum-norm one", math.Sqrt(null))
+		}
+		if !regression || rank == 0 {
+			return
+		}
+		// X⁺y = Σ_k v_k (u_kᵀy)/σ_k over the non-zero singular values
+		var u mat.Dense
+		svd.UTo(&u)
+		pinv := make([]float64, nd)
+		for k := range rank {
+			uy := 0.0
+			for i := range ds.Len() {
+				uy += u.At(i, k) * ds.Labels()[i]
+			}
+			for j := range nd {
+				pinv[j] += v.At(j, k) * uy / sv[k]
+			}
+		}
+		if reference.Norm(pinv) > radius {
+			if !res.OnBoundary {
+				t.Fatalf("‖X⁺y‖ = %v > R = %v, yet the minimiser is interior", reference.Norm(pinv), radius)
+			}
+			return
+		}
+		smin := sv[rank-1]
+		tol := 1e-10*float64(ds.Len())/(smin*smin) + 1e-9*(1+reference.Norm(pinv))
+		if dist := reference.Distance(res.Theta, pinv); dist > tol {
+			t.Fatalf("minimiser %v is %v from the minimum-norm solution %v (tolerance %v)", res.Theta, dist, pinv, tol)
+		}
+	})
+}
