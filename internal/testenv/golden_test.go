@@ -1,6 +1,9 @@
 package testenv
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPrinted(t *testing.T) {
 	for _, c := range []struct {
@@ -14,5 +17,32 @@ func TestPrinted(t *testing.T) {
 	}
 	if _, _, err := Printed("x"); err == nil {
 		t.Error("Printed(\"x\") gave no error")
+	}
+}
+
+func TestDecodeGoldenIsStrict(t *testing.T) {
+	type caseList struct {
+		Cases []struct{ X, Y float64 }
+		Scale float64 `json:"scale"`
+		Opt   float64 `json:"opt,omitempty"`
+	}
+	good := `{"source": "spec §1", "cases": [{"x": 1, "y": 2}], "scale": 3}`
+	var g caseList
+	if err := DecodeGolden([]byte(good), &g); err != nil || len(g.Cases) != 1 || g.Scale != 3 {
+		t.Fatalf("DecodeGolden(%s) = %+v, %v", good, g, err)
+	}
+	for _, bad := range []struct{ json, want string }{
+		{`{"cases": [], "scale": 3}`, "cases is empty"},
+		{`{"scale": 3}`, `no key "Cases"`},
+		{`{"kases": [{"x": 1, "y": 2}], "cases": [{"x": 1, "y": 2}], "scale": 3}`, "unknown field"},
+		{`{"cases": [{"x": 1}], "scale": 3}`, `cases[0] has no key "Y"`},
+		{`{"cases": [{"x": 1, "y": 2}]}`, `no key "scale"`},
+		{`[1]`, "must be a JSON object"},
+	} {
+		var g caseList
+		err := DecodeGolden([]byte(bad.json), &g)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("DecodeGolden(%s) = %v, want an error containing %q", bad.json, err, bad.want)
+		}
 	}
 }

@@ -13,17 +13,29 @@ import (
 // real-data tests) and is skipped with a message otherwise.
 func SharedDatasets(t testing.TB) string {
 	t.Helper()
+	return shared(t, "datasets")
+}
+
+// SharedGolden returns the path of ../shared/golden/name (external tools' outputs), with
+// SharedDatasets's rule when it is missing.
+func SharedGolden(t testing.TB, name string) string {
+	t.Helper()
+	return shared(t, filepath.Join("golden", name))
+}
+
+func shared(t testing.TB, sub string) string {
+	t.Helper()
 	root, err := moduleRoot()
 	if err == nil {
-		dir := filepath.Join(root, "..", "shared", "datasets")
+		dir := filepath.Join(root, "..", "shared", sub)
 		if _, err = os.Stat(dir); err == nil {
 			return dir
 		}
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("shared datasets missing (../shared/datasets beside the module): %v", err)
+		t.Fatalf("shared %s missing (../shared/%s beside the module): %v", sub, sub, err)
 	}
-	t.Skipf("shared datasets not found beside the module: %v", err)
+	t.Skipf("shared %s not found beside the module: %v", sub, err)
 	return ""
 }
 

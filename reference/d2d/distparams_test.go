@@ -22,7 +22,7 @@ type distGolden struct {
 }
 
 func TestGoldenTheorem45(t *testing.T) {
-	g := testenv.ReadGolden[distGolden](t)
+	g := testenv.ReadGolden[d2dGolden](t).distGolden
 	p := g.Thm45.Params
 	n := int(p["n"])
 	B, K, a := DistRealSizes(n, p["xi"], p["I"])
