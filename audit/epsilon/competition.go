@@ -14,7 +14,6 @@ import (
 const (
 	CompetitionDelta = 1e-5 // δ of every decision rule
 	CompetitionCap   = 50.0 // ε is clipped to [0, 50]; also the "peaky distribution" value
-	competitionGrid  = 0.01 // threshold grid step
 )
 
 // CompetitionResult is the scorer's output for a set of forget examples.
@@ -40,7 +39,10 @@ func Competition(unlearned, retrained [][]float64) (CompetitionResult, error) {
 			}
 		}
 	}
-	n := min(len(unlearned), len(retrained))
+	if len(unlearned) != len(retrained) {
+		return CompetitionResult{}, fmt.Errorf("competition score: %d unlearned and %d retrained models; the scorer pairs them, want as many of each", len(unlearned), len(retrained))
+	}
+	n := len(unlearned)
 	res := CompetitionResult{N: n, EMax: math.Ceil(math.Log(float64(n - 1))), Epsilons: make([]float64, k)}
 	u, r := make([]float64, len(unlearned)), make([]float64, len(retrained))
 	var points float64
@@ -74,20 +76,24 @@ func CompetitionFinalScore(f, retainU, retainR, testU, testR float64) float64 {
 	return f * (retainU / retainR) * (testU / testR)
 }
 
-// CompetitionEpsilon is the per-example ε of the scorer:
+// CompetitionEpsilon is the per-example ε of the official scorer (metric.py, _get_epsilons;
+// spec estimators-and-attacks.md §3(b) and (b′)):
 //
-//  1. the positive class is the sample with the larger median;
-//  2. single thresholds t on a grid of step 0.01 over the pooled range (positive if s ≥ t),
-//     and double thresholds [l, r] around the narrower sample (positive, i.e. that sample,
-//     if l ≤ s ≤ r);
-//  3. per rule ε = max{ln(1−δ−FPR) − ln FNR, ln(1−δ−FNR) − ln FPR} ≥ 0 with δ = 1e−5;
-//     +∞ when FPR = FNR = 0; the rule is discarded when exactly one of them is 0;
-//  4. the maximum over surviving rules (0 if none), 50 if the narrower sample's range is
-//     below 1 % of the wider one's, clipped to [0, 50].
+//  1. if the narrower sample's range is below 1 % of the wider one's, ε = 50 (the "peaky
+//     distribution" guard);
+//  2. single thresholds: the positive sample is the one with the larger median (ties: the
+//     unlearned one is negative); t runs over linspace(min, max, ⌈(max − min)·100⌉) of the
+//     pooled scores, computed in float32 as torch.linspace does, and flags s ≥ t;
+//  3. double thresholds: the positive sample becomes the one of strictly smaller range (on a
+//     tie, the single-threshold negative); with w that range, right ends r run over
+//     linspace(min(pos) + w − 2, max(pos) + 2, ⌈(max(pos) − min(pos) − w + 4)·100⌉) and, for
+//     each, left ends l over linspace(r − w − 2, r − w + 2, 400); l ≤ s ≤ r flags;
+//  4. per rule ε = max{ln(1−δ−FPR) − ln FNR, ln(1−δ−FNR) − ln FPR} ≥ 0 with δ = 1e−5, a
+//     logarithm of a negative number counting as NaN; +∞ when FPR = FNR = 0; the rule is
+//     discarded when exactly one of them is 0 or both terms are NaN;
+//  5. the maximum over surviving rules (0 if none), clipped to [0, 50].
 //
-// The spec does not fix how the double thresholds are enumerated; here l and r run over
-// the same 0.01 grid with l ≤ median ≤ r inside the narrower sample's range, which is
-// labelled as this toolkit's reading.
+// The official rates are float32 means, so its ε agree with these to about 1e-7 relative.
 func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 	u, r := slices.Clone(unlearned), slices.Clone(retrained)
 	sort.Float64s(u)
@@ -96,97 +102,122 @@ func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 	if median(r) > median(u) {
 		pos, neg = r, u
 	}
-	narrow, wide := u, r
-	if span(r) < span(u) {
-		narrow, wide = r, u
+	posDiff, negDiff := span(pos), span(neg)
+	if largest := math.Max(posDiff, negDiff); math.Min(posDiff, negDiff)/largest < 0.01 {
+		return CompetitionCap // (0/0 is NaN and, as in the official code, does not trip the guard)
 	}
-	if span(narrow) < 0.01*span(wide) {
-		return CompetitionCap
-	}
-	lo := math.Min(u[0], r[0])
-	hi := math.Max(u[len(u)-1], r[len(r)-1])
-	g := grid{lo: lo, step: competitionGrid}
-	pooled := slices.Concat(u, r)
-	best := 0.0
-	consider := func(fpr, fnr float64) {
-		switch {
-		case fpr == 0 && fnr == 0:
-			best = math.Inf(1)
-		case fpr == 0 || fnr == 0:
-			// too few samples to see this rule's error: discarded
-		default:
-			best = math.Max(best, epsFromRates(fpr, fnr, CompetitionDelta))
+	best, survived := 0.0, false
+	consider := func(tp, fp int, np, nn int) {
+		fpr := float64(fp) / float64(nn)
+		fnr := float64(np-tp) / float64(np)
+		eps, keep := competitionRuleEpsilon(fpr, fnr)
+		if keep {
+			best, survived = math.Max(best, eps), true
 		}
 	}
-	np, nn := float64(len(pos)), float64(len(neg))
-	for _, t := range g.lowers(pooled, lo, hi) {
-		tp := float64(len(pos) - sort.SearchFloat64s(pos, t))
-		fp := float64(len(neg) - sort.SearchFloat64s(neg, t))
-		consider(fp/nn, 1-tp/np)
+	// single thresholds, in float32 as the scorer's torch.linspace makes them
+	lo, hi := math.Min(u[0], r[0]), math.Max(u[len(u)-1], r[len(r)-1])
+	for _, t := range linspace32(lo, hi, int(math.Ceil((hi-lo)*competitionPerUnit))) {
+		consider(countIn(pos, t, math.Inf(1)), countIn(neg, t, math.Inf(1)), len(pos), len(neg))
 	}
-	// double thresholds around the narrower sample: inside means "the narrower sample"
-	nIn, nOut := float64(len(narrow)), float64(len(wide))
-	m := median(narrow)
-	ls := g.lowers(pooled, narrow[0], m)
-	rs := g.uppers(pooled, m, narrow[len(narrow)-1])
-	for _, l := range ls {
-		for _, rr := range rs {
-			if rr < l {
-				continue
-			}
-			consider(float64(countIn(wide, l, rr))/nOut, 1-float64(countIn(narrow, l, rr))/nIn)
+	// double thresholds around the sample of strictly smaller range
+	in, out := pos, neg
+	if posDiff >= negDiff {
+		in, out = neg, pos
+	}
+	width := math.Min(posDiff, negDiff)
+	rFrom, rTo := in[0]+width-competitionBuffer, in[len(in)-1]+competitionBuffer
+	nLeft := int(math.Ceil(2 * competitionBuffer * competitionPerUnit))
+	left := make([]float64, nLeft)
+	for _, rr := range linspace64(nil, rFrom, rTo, int(math.Ceil((rTo-rFrom)*competitionPerUnit))) {
+		for _, l := range linspace64(left, rr-width-competitionBuffer, rr-width+competitionBuffer, nLeft) {
+			consider(countIn(in, l, rr), countIn(out, l, rr), len(in), len(out))
 		}
+	}
+	if !survived {
+		return 0
 	}
 	return math.Min(CompetitionCap, math.Max(0, best))
 }
 
-// grid is the threshold grid lo + k·step. Rates change only when a threshold crosses a
-// sample value, so one grid point per interval between consecutive values gives every
-// rule the full grid gives; lowers and uppers return those representatives (with their
-// neighbours, against rounding in the index arithmetic), which keeps the scan exact and
-// independent of the score range.
-type grid struct{ lo, step float64 }
+const (
+	competitionPerUnit = 100 // thresholds per unit of score (NUM_THRESHOLDS_PER_UNIT)
+	competitionBuffer  = 2.0 // how far double thresholds reach beyond the narrower sample
+)
 
-func (g grid) at(k int) float64 { return g.lo + float64(k)*g.step }
-
-// lowers: grid points in [from, to] usable as a lower threshold (s ≥ t): the first one,
-// and the first above each sample value.
-func (g grid) lowers(values []float64, from, to float64) []float64 {
-	first := int(math.Ceil((from-g.lo)/g.step - 1e-9))
-	ks := []int{first}
-	for _, v := range values {
-		if v >= from && v <= to {
-			k := int(math.Floor((v-g.lo)/g.step)) + 1
-			ks = append(ks, k-1, k, k+1)
-		}
+// competitionRuleEpsilon is the official per-rule ε and whether the rule survives.
+func competitionRuleEpsilon(fpr, fnr float64) (float64, bool) {
+	switch {
+	case fpr == 0 && fnr == 0:
+		return math.Inf(1), true
+	case fpr == 0 || fnr == 0:
+		return 0, false // too few samples to see this rule's error
 	}
-	return g.points(ks, from, to)
+	a := logOrNaN(1-CompetitionDelta-fpr) - math.Log(fnr)
+	b := logOrNaN(1-CompetitionDelta-fnr) - math.Log(fpr)
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0, false
+	case math.IsNaN(a):
+		a = b
+	case math.IsNaN(b):
+		b = a
+	}
+	return math.Max(0, math.Max(a, b)), true
 }
 
-// uppers: grid points in [from, to] usable as an upper threshold (s ≤ t): the last one,
-// and the last below each sample value.
-func (g grid) uppers(values []float64, from, to float64) []float64 {
-	last := int(math.Floor((to-g.lo)/g.step + 1e-9))
-	ks := []int{last}
-	for _, v := range values {
-		if v >= from && v <= to {
-			k := int(math.Ceil((v-g.lo)/g.step)) - 1
-			ks = append(ks, k-1, k, k+1)
-		}
+func logOrNaN(x float64) float64 {
+	if x < 0 {
+		return math.NaN()
 	}
-	return g.points(ks, from, to)
+	return math.Log(x)
 }
 
-func (g grid) points(ks []int, from, to float64) []float64 {
-	slices.Sort(ks)
-	ks = slices.Compact(ks)
-	var out []float64
-	for _, k := range ks {
-		if t := g.at(k); t >= from-1e-12 && t <= to+1e-12 {
-			out = append(out, t)
+// linspace32 is torch.linspace(from, to, n) in float32: the ends rounded to float32, the
+// step (to − from)/(n − 1) in float32, the first half counted up from the start and the
+// second half down from the end.
+func linspace32(from, to float64, n int) []float64 {
+	if n <= 0 {
+		return nil
+	}
+	a, b := float32(from), float32(to)
+	out := make([]float64, n)
+	if n == 1 {
+		out[0] = float64(a)
+		return out
+	}
+	step := (b - a) / float32(n-1)
+	half := n / 2
+	for i := range n {
+		if i < half {
+			out[i] = float64(a + step*float32(i))
+		} else {
+			out[i] = float64(b - step*float32(n-1-i))
 		}
 	}
 	return out
+}
+
+// linspace64 is numpy.linspace(from, to, n) into dst (reallocated if short): i·step + from
+// with step = (to − from)/(n − 1), and the last point exactly to.
+func linspace64(dst []float64, from, to float64, n int) []float64 {
+	if n <= 0 {
+		return dst[:0]
+	}
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	if n == 1 {
+		dst[0] = from
+		return dst
+	}
+	step := (to - from) / float64(n-1)
+	for i := range n {
+		dst[i] = float64(i)*step + from
+	}
+	dst[n-1] = to
+	return dst
 }
 
 func countIn(sorted []float64, l, r float64) int {

@@ -1,15 +1,17 @@
 package epsilon
 
 import (
+	"encoding/csv"
 	"math"
-	"slices"
-	"sort"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
-	"pgregory.net/rapid"
 )
 
 type golden struct {
@@ -162,77 +164,75 @@ func TestCompetitionHandComputed(t *testing.T) {
 	}
 }
 
-// The scorer evaluates one grid point per interval between sample values; the maximum must
-// equal a brute-force scan of every grid point.
-func TestCompetitionMatchesFullGridScan(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(3, 12).Draw(t, "n")
-		draw := func(label string) []float64 {
-			s := make([]float64, n)
-			for i := range s {
-				s[i] = float64(rapid.IntRange(-150, 150).Draw(t, label)) / 100 // values on and off the grid
-				if rapid.Bool().Draw(t, label+"off") {
-					s[i] += 0.003
+// The official scorer's outputs (google-deepmind/unlearning_evaluation metric.py, run on
+// ../shared/golden/neurips23): per-example ε and the forgetting score. The official rates
+// are float32 means, so ε agrees to 1e-6 relative (a float32 rate carries 6e-8 relative
+// error, and ε = ln of a ratio of two of them), and the score, a sum of powers of two
+// chosen by those ε, exactly.
+func TestCompetitionMatchesOfficialScorer(t *testing.T) {
+	dir := testenv.SharedGolden(t, "neurips23")
+	cases, err := filepath.Glob(filepath.Join(dir, "*_oracle.json"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases in %s (%v)", dir, err)
+	}
+	for _, path := range cases {
+		name := strings.TrimSuffix(filepath.Base(path), "_oracle.json")
+		t.Run(name, func(t *testing.T) {
+			var want struct {
+				Epsilons []float64 `json:"epsilons"`
+				Score    float64   `json:"forgetting_score"`
+			}
+			b, err := os.ReadFile(path)
+			if err == nil {
+				err = testenv.DecodeGolden(b, &want)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			u := readScoreCSV(t, filepath.Join(dir, name+"_u.csv"))
+			r := readScoreCSV(t, filepath.Join(dir, name+"_r.csv"))
+			got, err := Competition(u, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Epsilons) != len(want.Epsilons) {
+				t.Fatalf("%d examples scored, the official scorer gives %d", len(got.Epsilons), len(want.Epsilons))
+			}
+			for j, w := range want.Epsilons {
+				if g := got.Epsilons[j]; math.Abs(g-w) > 1e-6*math.Abs(w) {
+					t.Errorf("example %d: ε = %.9g, official %.9g", j, g, w)
 				}
 			}
-			return s
-		}
-		u, r := draw("u"), draw("r")
-		got := CompetitionEpsilon(u, r)
-		if want := bruteCompetition(u, r); got != want {
-			t.Fatalf("fast scan %v, full grid %v", got, want)
-		}
-	})
+			if got.Score != want.Score {
+				t.Errorf("forgetting score %v, official %v", got.Score, want.Score)
+			}
+		})
+	}
 }
 
-// bruteCompetition is CompetitionEpsilon with every grid point enumerated.
-func bruteCompetition(unlearned, retrained []float64) float64 {
-	u, r := slices.Clone(unlearned), slices.Clone(retrained)
-	sort.Float64s(u)
-	sort.Float64s(r)
-	pos, neg := u, r
-	if median(r) > median(u) {
-		pos, neg = r, u
+// readScoreCSV reads one row per model, one column per example, no header.
+func readScoreCSV(t *testing.T, path string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	narrow, wide := u, r
-	if span(r) < span(u) {
-		narrow, wide = r, u
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	if span(narrow) < 0.01*span(wide) {
-		return CompetitionCap
-	}
-	lo := math.Min(u[0], r[0])
-	hi := math.Max(u[len(u)-1], r[len(r)-1])
-	g := grid{lo: lo, step: competitionGrid}
-	best := 0.0
-	consider := func(fpr, fnr float64) {
-		switch {
-		case fpr == 0 && fnr == 0:
-			best = math.Inf(1)
-		case fpr == 0 || fnr == 0:
-		default:
-			best = math.Max(best, epsFromRates(fpr, fnr, CompetitionDelta))
-		}
-	}
-	for k := 0; g.at(k) <= hi+1e-12; k++ {
-		t := g.at(k)
-		consider(float64(countIn(neg, t, math.Inf(1)))/float64(len(neg)), 1-float64(countIn(pos, t, math.Inf(1)))/float64(len(pos)))
-	}
-	m := median(narrow)
-	for kl := 0; g.at(kl) <= m+1e-12; kl++ {
-		l := g.at(kl)
-		if l < narrow[0]-1e-12 {
-			continue
-		}
-		for kr := kl; g.at(kr) <= narrow[len(narrow)-1]+1e-12; kr++ {
-			rr := g.at(kr)
-			if rr < m-1e-12 {
-				continue
+	out := make([][]float64, len(recs))
+	for i, rec := range recs {
+		for j, field := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+			if err != nil {
+				t.Fatalf("%s line %d column %d: %v", path, i+1, j+1, err)
 			}
-			consider(float64(countIn(wide, l, rr))/float64(len(wide)), 1-float64(countIn(narrow, l, rr))/float64(len(narrow)))
+			out[i] = append(out[i], v)
 		}
 	}
-	return math.Min(CompetitionCap, math.Max(0, best))
+	return out
 }
 
 func TestPlannerResolution(t *testing.T) {
