@@ -34,7 +34,9 @@ type convexGolden struct {
 	} `json:"weak_constant"`
 }
 
-func loadConvexGolden(t *testing.T) convexGolden { return testenv.ReadGolden[d2dGolden](t).convexGolden }
+func loadConvexGolden(t *testing.T) convexGolden {
+	return testenv.ReadGolden[d2dGolden](t).convexGolden
+}
 
 func convexParams(g convexGolden) Params {
 	m := g.Thm34.Params
