@@ -10,11 +10,27 @@
 //
 // Also here: the Gaussian-DP route (Game.GDP), TensorFlow Privacy's ratio bounds
 // (RatioLowerBound), the NeurIPS 2023 unlearning competition's per-example ε and
-// forgetting score (Competition, reproduced from the official scorer and labelled as
-// that), and the planner: MaxCertifiable, the largest ε any test with N trials could show
-// (about ln N), and TrialsToDetect, the trials needed to catch a claim that is off by a
-// factor with a given power.
+// forgetting score (Competition, checked against the official scorer's outputs to 1e-6).
 //
-//	res, err := epsilon.Game{Delta: 1e-5}.LowerBound(unlearnedScores, retrainedScores)
-//	if res.Epsilon > claimed { /* the claim is violated at 95 % confidence */ }
+// # Power: what a game could have caught
+//
+// A game that shows no violation has shown nothing unless it could have shown one. Its
+// power is stated against a named alternative: the Gaussian pair N(μ, 1) against N(0, 1)
+// whose exact ε at the claim's δ is F times the claimed ε.
+//
+//   - MaxCertifiable is the resolution, the largest ε any rule could show with N trials
+//     (about ln N): necessary for power, not sufficient.
+//
+//   - SplitGamePower is the probability that the split game with N trials shows
+//     ε_LB > claim against the F× alternative: the game's own rule choice replayed on
+//     seeded selection halves, and exact binomial tails on the held-out half.
+//
+//   - SmallestDetectableFactor is the least F caught with a given power at N trials.
+//
+//   - TrialsToDetect is the least N whose power reaches the target (to about 5 %).
+//
+//     res, err := epsilon.Game{Delta: 1e-5}.LowerBound(unlearnedScores, retrainedScores)
+//     if res.Epsilon > claimed { /* the claim is violated at 95 % confidence */ }
+//     pw, err := epsilon.SplitGamePower(len(unlearnedScores), epsilon.PowerSpec{Claim: claimed, Factor: 2, Delta: 1e-5, Conf: 0.95})
+//     if pw.Power < 0.8 { /* no violation shown, but none of twice the claim would have been */ }
 package epsilon

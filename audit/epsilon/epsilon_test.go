@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"pgregory.net/rapid"
 )
 
 type golden struct {
@@ -250,32 +252,112 @@ func TestPlannerResolution(t *testing.T) {
 	}
 }
 
-// The planner's trial count is checked by simulation: at the count it returns, a Gaussian
-// pair with twice the claimed ε must be caught (ε_LB > claim) in at least the promised
-// 80 % of seeded games. The planner's power is conservative, so the simulated rate sits
-// above it; with 200 games the test falsely fails with probability below 1e-4 even if the
-// true power were exactly 0.8 (binomial tail at 0.8 − 4.2σ).
-func TestPlannerTrialsAchievePower(t *testing.T) {
+// The planner's promise is checked from both sides by playing the real game: at the count
+// TrialsToDetect returns, seeded games on the Gaussian pair with twice the claimed ε must
+// catch the violation at a rate within a two-sided interval of the promised 80 %. Below,
+// the rate may not fall short (a planner whose true power is 0.70 fails: 0.70 sits 5σ
+// under the lower end at 1,000 games); above, the rate may not exceed what the planner's
+// own power at that count allows, so an overcautious planner fails too. σ combines the
+// games' binomial spread with the planner's simulation error; at 4σ each side the test
+// falsely fails with probability below 1e-4.
+func TestPlannerPowerFromBothSides(t *testing.T) {
 	spec := PowerSpec{Claim: 0.5, Factor: 2, Power: 0.8, Delta: 0.05, Conf: 0.95}
 	n, mu, err := TrialsToDetect(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	games := 200
-	if testing.Short() {
-		games = 60
+	promised, err := SplitGamePower(n, spec)
+	if err != nil {
+		t.Fatal(err)
 	}
-	caught := 0
-	for seed := range games {
-		pos, neg := gaussianScores(n, mu, uint64(seed))
-		res, _ := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: Split}.LowerBound(pos, neg)
-		if res.Epsilon > spec.Claim {
-			caught++
+	if promised.Power < spec.Power {
+		t.Fatalf("TrialsToDetect returned %d trials, where its own power is %.3f < %.2f", n, promised.Power, spec.Power)
+	}
+	games := 1000
+	if testing.Short() {
+		games = 250
+	}
+	play := func(trials, games int, seed0 uint64) float64 {
+		caught := 0
+		for seed := range games {
+			pos, neg := gaussianScores(trials, mu, seed0+uint64(seed))
+			res, err := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: Split}.LowerBound(pos, neg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Epsilon > spec.Claim {
+				caught++
+			}
+		}
+		return float64(caught) / float64(games)
+	}
+	sigma := func(games int) float64 {
+		return math.Sqrt(spec.Power*(1-spec.Power)/float64(games) + promised.StdErr*promised.StdErr)
+	}
+	// the promise: at n, the game catches the violation at least 80 % of the time
+	rate := play(n, games, 0)
+	t.Logf("planner: %d trials per side (μ = %.3f), its power %.3f ± %.3f; caught %.3f of %d games", n, mu, promised.Power, promised.StdErr, rate, games)
+	if rate < spec.Power-4*sigma(games) {
+		t.Fatalf("caught %.3f of %d games at the planned %d trials; promised %.2f (4σ = %.3f)", rate, games, n, spec.Power, 4*sigma(games))
+	}
+	// and no more than it needs: 10 % fewer trials must not already comfortably reach 80 %
+	// (the planner brackets its count to 5 %, so the power there is at most about 0.8)
+	fewer := n * 9 / 10
+	rate = play(fewer, games/2, 1<<20)
+	t.Logf("at %d trials: caught %.3f of %d games", fewer, rate, games/2)
+	if rate > spec.Power+4*sigma(games/2) {
+		t.Fatalf("caught %.3f of %d games with 10 %% fewer trials (%d) than planned: the planner asks for more than the promise needs (4σ = %.3f)",
+			rate, games/2, fewer, 4*sigma(games/2))
+	}
+}
+
+// The exact held-out power and the replayed rule choice together are the game: on small
+// counts, SplitGamePower agrees with the detection rate of many simulated games.
+func TestSplitGamePowerMatchesSimulatedGames(t *testing.T) {
+	spec := PowerSpec{Claim: 0.3, Factor: 3, Delta: 0.05, Conf: 0.9}
+	for _, n := range []int{40, 150} {
+		pw, err := SplitGamePower(n, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games := 2000
+		if testing.Short() {
+			games = 500
+		}
+		caught := 0
+		for seed := range games {
+			pos, neg := gaussianScores(n, pw.Mu, uint64(1000+seed))
+			res, _ := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: Split}.LowerBound(pos, neg)
+			if res.Epsilon > spec.Claim {
+				caught++
+			}
+		}
+		rate := float64(caught) / float64(games)
+		sigma := math.Sqrt(pw.Power*(1-pw.Power)/float64(games) + pw.StdErr*pw.StdErr)
+		t.Logf("n = %d: power %.3f ± %.3f, simulated %.3f", n, pw.Power, pw.StdErr, rate)
+		if math.Abs(rate-pw.Power) > 4*sigma { // false-failure probability below 1e-4
+			t.Errorf("n = %d: SplitGamePower %.3f, simulated games %.3f (4σ = %.3f)", n, pw.Power, rate, 4*sigma)
 		}
 	}
-	rate := float64(caught) / float64(games)
-	t.Logf("planner: %d trials per side (μ = %.3f); caught %d of %d", n, mu, caught, games)
-	if rate < 0.8-4.2*math.Sqrt(0.16/float64(games)) {
-		t.Fatalf("caught %d of %d games at the planned %d trials; promised 80 %%", caught, games, n)
-	}
+}
+
+// The sweep that replays the game's rule choice chooses exactly what bestRule chooses,
+// ties included.
+func TestRuleSweepIsBestRule(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		draw := func(label string) []float64 {
+			s := make([]float64, rapid.IntRange(1, 30).Draw(t, label+"n"))
+			for i := range s {
+				s[i] = float64(rapid.IntRange(-20, 20).Draw(t, label)) / 4 // ties are common
+			}
+			return s
+		}
+		pos, neg := draw("pos"), draw("neg")
+		f := func(c Counts) float64 { return LowerBound(c, 0.01, 0.1) }
+		want := bestRule(pos, neg, f)
+		got := ruleSweep{}.best(slices.Clone(pos), slices.Clone(neg), f)
+		if got != want {
+			t.Fatalf("sweep chose %+v, bestRule %+v", got, want)
+		}
+	})
 }

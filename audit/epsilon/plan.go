@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MaxCertifiable is the resolution limit of a distinguishing game with the given number
@@ -67,46 +69,134 @@ type PowerSpec struct {
 	Conf   float64 // confidence of the ε lower bound
 }
 
-// TrialsToDetect is the number of trials per side with which the split-threshold game
-// shows ε_LB > Claim with probability at least Power, when the truth is a Gaussian pair
-// (μ-GDP) whose ε at δ is Factor × Claim and the rule's threshold is placed optimally on
-// the selection half.
-//
-// The power is computed conservatively: the bound at threshold t exceeds the claim with
-// at least the probability that both error counts stay at or below their √Power binomial
-// quantiles (the counts are independent), so the reported count never overstates the
-// power. The Gaussian shape of the leak is an assumption (it is the shape of the
-// toolkit's Gaussian mechanisms); leaks of another shape may need fewer or more trials.
+// TrialsToDetect is the least number of trials per side with which the split-threshold
+// game shows ε_LB > Claim with probability at least Power, when the truth is the Gaussian
+// pair (μ-GDP) whose exact ε at δ is Factor × Claim; it also returns that μ. The power at
+// each count is SplitGamePower's: the game's own rule choice, simulated, and exact binomial
+// tails for the held-out half. The Gaussian shape of the leak is the named alternative (it
+// is the shape of the toolkit's Gaussian mechanisms); leaks of another shape may need
+// fewer or more trials.
 func TrialsToDetect(p PowerSpec) (int, float64, error) {
-	switch {
-	case !(p.Claim > 0), !(p.Factor > 1), !(p.Power > 0 && p.Power < 1), !(p.Delta > 0 && p.Delta < 1), !(p.Conf > 0 && p.Conf < 1):
-		return 0, 0, fmt.Errorf("plan: claim %v, factor %v, power %v, δ %v, confidence %v; want ε > 0, factor > 1, and power, δ, confidence in (0, 1)",
-			p.Claim, p.Factor, p.Power, p.Delta, p.Conf)
+	if v, ok := plans.Load(p); ok {
+		r := v.(plan)
+		return r.trials, r.mu, r.err
 	}
-	target := p.Factor * p.Claim
-	mu, err := gdpMuFor(target, p.Delta)
+	n, mu, err := trialsToDetect(p)
+	plans.Store(p, plan{n, mu, err})
+	return n, mu, err
+}
+
+// plans memoises TrialsToDetect: a plan at tens of thousands of trials takes seconds, and
+// every subject of an audit usually shares one claim.
+var plans sync.Map // PowerSpec → plan
+
+type plan struct {
+	trials int
+	mu     float64
+	err    error
+}
+
+func trialsToDetect(p PowerSpec) (int, float64, error) {
+	if err := p.check(true); err != nil {
+		return 0, 0, fmt.Errorf("plan: %w", err)
+	}
+	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
 	if err != nil {
 		return 0, 0, err
 	}
-	q := math.Sqrt(p.Power)
-	a := 1 - p.Conf
-	detects := func(trials int) bool {
-		n := trials - trials/2 // evaluation half
-		// thresholds on a grid of the negative law's quantiles: FPR = Φ̄(t), FNR = Φ(t − μ)
-		for i := 1; i < 400; i++ {
-			t := -3 + float64(i)*(mu+9)/400
-			fpr := 1 - distuv.UnitNormal.CDF(t)
-			fnr := distuv.UnitNormal.CDF(t - mu)
-			fp := binomialQuantile(n, fpr, q)
-			fn := binomialQuantile(n, fnr, q)
-			if LowerBound(Counts{TP: n - fn, Pos: n, FP: fp, Neg: n}, p.Delta, a) > p.Claim {
-				return true
+	// no count below the resolution limit can show the claim violated at all
+	start, err := TrialsForResolution(p.Claim, p.Delta, p.Conf, Split)
+	if err != nil {
+		return 0, 0, fmt.Errorf("plan: %w", err)
+	}
+	// a coarse search on few replicates brackets the count; the full estimate settles it
+	reps := coarseReps
+	powerAt := func(trials int) float64 {
+		pw, _ := newPowerSim(trials, p).powerReps(mu, reps)
+		return pw
+	}
+	// Φ⁻¹(power) grows about linearly in √n (the held-out counts' signal-to-noise ratio
+	// does): secant steps on that line find the count in a few evaluations; the answer is
+	// then bracketed and bisected to 5 % of the count, about what the simulation's noise
+	// lets the power tell apart.
+	z := distuv.UnitNormal.Quantile(p.Power)
+	lineZ := func(pw float64) float64 {
+		return distuv.UnitNormal.Quantile(math.Min(math.Max(pw, 1e-12), 1-1e-12))
+	}
+	lo, hi := start-1, 0 // power(lo) < target ≤ power(hi), hi = 0 while unknown
+	n1, n2 := start, 2*start
+	p1, p2 := powerAt(n1), powerAt(n2)
+	for range 12 {
+		for _, c := range [][2]float64{{float64(n1), p1}, {float64(n2), p2}} {
+			if c[1] >= p.Power && (hi == 0 || int(c[0]) < hi) {
+				hi = int(c[0])
+			}
+			if c[1] < p.Power && int(c[0]) > lo {
+				lo = int(c[0])
 			}
 		}
-		return false
+		if hi != 0 && hi-lo <= max(1, hi/10) {
+			break
+		}
+		z1, z2 := lineZ(p1), lineZ(p2)
+		r1, r2 := math.Sqrt(float64(n1)), math.Sqrt(float64(n2))
+		next := 0.0
+		if z2 != z1 {
+			r := r2 + (z-z2)*(r2-r1)/(z2-z1)
+			next = r * r
+		}
+		n3 := int(math.Ceil(next))
+		// keep the step inside what is known, and away from the ends
+		if !(next > float64(lo)) || (hi != 0 && n3 >= hi) || math.IsNaN(next) {
+			if hi == 0 {
+				n3 = max(n1, n2) * 3 / 2
+			} else {
+				n3 = lo + (hi-lo)/2
+			}
+		}
+		if n3 > 1e9 {
+			return 0, 0, errors.New("plan: no trial count up to 10⁹ suffices")
+		}
+		n1, p1 = n2, p2
+		n2, p2 = n3, powerAt(n3)
 	}
-	n, err := leastTrials(detects)
-	return n, mu, err
+	for hi == 0 { // the secant did not bracket: double
+		lo, hi = max(lo, n2), 2*max(lo, n2)
+		if hi > 1e9 {
+			return 0, 0, errors.New("plan: no trial count up to 10⁹ suffices")
+		}
+		if powerAt(hi) < p.Power {
+			lo, hi = hi, 0
+		}
+	}
+	for hi-lo > max(1, hi/10) {
+		mid := lo + (hi-lo)/2
+		if powerAt(mid) >= p.Power {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	// settle with the full estimate, widening the coarse bracket where it was wrong
+	reps = PowerReps
+	for powerAt(hi) < p.Power {
+		lo, hi = hi, hi+hi/5
+		if hi > 1e9 {
+			return 0, 0, errors.New("plan: no trial count up to 10⁹ suffices")
+		}
+	}
+	for lo > start-1 && powerAt(lo) >= p.Power {
+		hi, lo = lo, max(start-1, lo-lo/5)
+	}
+	for hi-lo > max(1, hi/20) {
+		mid := lo + (hi-lo)/2
+		if powerAt(mid) >= p.Power {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, mu, nil
 }
 
 // gdpMuFor is the μ of the Gaussian pair whose exact ε at δ is eps.
@@ -129,23 +219,5 @@ func gdpMuFor(eps, delta float64) (float64, error) {
 	return hi, nil
 }
 
-// binomialQuantile is the least k with P(Bin(n, p) ≤ k) ≥ q.
-func binomialQuantile(n int, p, q float64) int {
-	if p <= 0 {
-		return 0
-	}
-	if p >= 1 {
-		return n
-	}
-	b := distuv.Binomial{N: float64(n), P: p}
-	lo, hi := 0, n
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if b.CDF(float64(mid)) >= q {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
+// coarseReps replicates bracket a plan's count before PowerReps settle it.
+const coarseReps = 32

@@ -1,0 +1,306 @@
+package epsilon
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The power of a distinguishing game is stated against a named alternative: the Gaussian
+// pair N(μ, 1) against N(0, 1) whose exact ε at the claim's δ is Factor × the claimed ε
+// (the Gaussian mechanism's trade-off curve, dp.GaussianExactEpsilon). A game with N trials
+// per side "would catch a F× violation with 80 % power" when, played on that pair, it shows
+// ε_LB > claim with probability at least 0.8.
+//
+// The game is the split-threshold game (Game with Split): the rule is chosen on the first
+// half of each side and bounded on the other half. Its power is computed as
+//
+//	P = E_rule[ P(ε_LB(FP, FN) > claim | rule) ],
+//
+// the inner probability exactly, from the binomial laws of the held-out counts under the
+// pair, and the outer expectation by a seeded simulation of the selection half that
+// replays the game's own rule choice. The result is deterministic for given inputs and
+// carries the simulation's standard error.
+
+// PowerReps is the number of simulated selection halves behind a power estimate.
+const PowerReps = 256
+
+// powerSeed roots the planner's simulation; with the replicate's index it fixes every draw,
+// so a power statement is reproducible and the same in every report.
+const powerSeed = 0x5eed_90e7
+
+// PowerResult is a power estimate.
+type PowerResult struct {
+	Power  float64 // probability of showing ε_LB > claim
+	StdErr float64 // standard error of the simulation over the selection half
+	Mu     float64 // the alternative's μ
+}
+
+// SplitGamePower is the power of the split-threshold game with the given trials per side
+// against the alternative of p (p.Power is not used).
+func SplitGamePower(trials int, p PowerSpec) (PowerResult, error) {
+	if err := p.check(false); err != nil {
+		return PowerResult{}, err
+	}
+	if trials < 4 {
+		return PowerResult{}, fmt.Errorf("power: %d trials per side; want at least 4", trials)
+	}
+	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
+	if err != nil {
+		return PowerResult{}, err
+	}
+	sim := newPowerSim(trials, p)
+	pw, se := sim.power(mu)
+	return PowerResult{Power: pw, StdErr: se, Mu: mu}, nil
+}
+
+// SmallestDetectableFactor is the least factor F (to 1 %) such that the split game with
+// the given trials per side catches the F× Gaussian alternative with probability at least
+// p.Power; +Inf when no violation of any size can be caught (the claim is above what the
+// trials can resolve, MaxCertifiable). p.Factor is not used.
+func SmallestDetectableFactor(trials int, p PowerSpec) (float64, error) {
+	p.Factor = 2 // placeholder for the check
+	if err := p.check(true); err != nil {
+		return 0, err
+	}
+	if trials < 4 {
+		return 0, fmt.Errorf("power: %d trials per side; want at least 4", trials)
+	}
+	if MaxCertifiable(trials, p.Delta, p.Conf, Split) <= p.Claim {
+		return math.Inf(1), nil
+	}
+	sim := newPowerSim(trials, p)
+	detects := func(f float64) (bool, error) {
+		mu, err := gdpMuFor(f*p.Claim, p.Delta)
+		if err != nil {
+			return false, err
+		}
+		pw, _ := sim.power(mu)
+		return pw >= p.Power, nil
+	}
+	lo, hi := 1.0, 2.0
+	for {
+		ok, err := detects(hi)
+		if err != nil {
+			return math.Inf(1), nil // past any Gaussian pair the planner can build
+		}
+		if ok {
+			break
+		}
+		lo, hi = hi, 2*hi
+		if hi > 1024 {
+			return math.Inf(1), nil
+		}
+	}
+	for hi/lo > 1.01 {
+		mid := math.Sqrt(lo * hi)
+		ok, err := detects(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+func (p PowerSpec) check(needPower bool) error {
+	if !(p.Claim > 0) || !(p.Factor > 1) || !(p.Delta > 0 && p.Delta < 1) || !(p.Conf > 0 && p.Conf < 1) ||
+		(needPower && !(p.Power > 0 && p.Power < 1)) {
+		return fmt.Errorf("power: claim %v, factor %v, power %v, δ %v, confidence %v; want ε > 0, factor > 1, and power, δ, confidence in (0, 1)",
+			p.Claim, p.Factor, p.Power, p.Delta, p.Conf)
+	}
+	return nil
+}
+
+// powerSim holds what a power computation at one trial count reuses: the Clopper–Pearson
+// bounds of both halves.
+type powerSim struct {
+	trials, sel, eval int
+	claim, delta, a   float64
+	uSel, uEval       []float64 // CPUpper(k, ·, a/2) for k = 0..n
+}
+
+func newPowerSim(trials int, p PowerSpec) *powerSim {
+	s := &powerSim{trials: trials, sel: trials / 2, eval: trials - trials/2, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf}
+	s.uSel = cpUppers(s.sel, s.a/2)
+	s.uEval = cpUppers(s.eval, s.a/2)
+	return s
+}
+
+// cpUppers tabulates CPUpper(k, n, a) for every k, in parallel: the replicates read it
+// concurrently, and at 10⁵ trials it is most of a coarse estimate's cost.
+func cpUppers(n int, a float64) []float64 {
+	out := make([]float64, n+1)
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k <= n; k += workers {
+				out[k] = CPUpper(k, n, a)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// power is the game's power against N(μ, 1) vs N(0, 1) and its standard error.
+func (s *powerSim) power(mu float64) (float64, float64) { return s.powerReps(mu, PowerReps) }
+
+// powerReps estimates the power from the first reps replicates. Replicates run in
+// parallel and are summed in their order, so the result does not depend on the cores.
+func (s *powerSim) powerReps(mu float64, reps int) (float64, float64) {
+	lb := func(c Counts) float64 {
+		return epsFromRates(s.uSel[c.FP], s.uSel[c.Pos-c.TP], s.delta)
+	}
+	per := make([]float64, reps)
+	workers := min(reps, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			pos, neg := make([]float64, s.sel), make([]float64, s.sel)
+			for rep := w; rep < reps; rep += workers {
+				// replicate rep draws the same sequence at every μ and every trial count, so
+				// power is smooth in both (common random numbers) and searches are stable
+				rng := rand.New(rand.NewPCG(powerSeed, uint64(rep)))
+				for i := range s.sel {
+					pos[i] = mu + rng.NormFloat64()
+					neg[i] = rng.NormFloat64()
+				}
+				rule := ruleSweep{}.best(pos, neg, lb) // the game's own choice on the selection half
+				var tpr, fpr float64
+				if rule.Above {
+					tpr, fpr = 1-distuv.UnitNormal.CDF(rule.Threshold-mu), 1-distuv.UnitNormal.CDF(rule.Threshold)
+				} else {
+					tpr, fpr = distuv.UnitNormal.CDF(rule.Threshold-mu), distuv.UnitNormal.CDF(rule.Threshold)
+				}
+				per[rep] = s.evalPower(tpr, fpr)
+			}
+		})
+	}
+	wg.Wait()
+	var sum, sum2 float64
+	for _, pw := range per {
+		sum += pw
+		sum2 += pw * pw
+	}
+	m := sum / float64(reps)
+	v := math.Max(0, sum2/float64(reps)-m*m)
+	return m, math.Sqrt(v / float64(reps-1))
+}
+
+// evalPower is P(ε_LB > claim) on the held-out half for a rule with the given true rates:
+// FN ~ Bin(n, 1 − tpr) and FP ~ Bin(n, fpr), independent. ε_LB decreases in both counts, so
+// the region where it exceeds the claim is {FP ≤ m(FN)} with m non-increasing.
+func (s *powerSim) evalPower(tpr, fpr float64) float64 {
+	n := s.eval
+	fnLo, fnPMF := binomialWindow(n, 1-tpr)
+	fpLo, fpPMF := binomialWindow(n, fpr)
+	fpCDF := make([]float64, len(fpPMF))
+	acc := 0.0
+	for i, v := range fpPMF {
+		acc += v
+		fpCDF[i] = acc
+	}
+	cdfFP := func(k int) float64 {
+		switch {
+		case k < fpLo:
+			return 0
+		case k >= fpLo+len(fpCDF):
+			return 1
+		}
+		return fpCDF[k-fpLo]
+	}
+	exceeds := func(fp, fn int) bool {
+		return epsFromRates(s.uEval[fp], s.uEval[fn], s.delta) > s.claim
+	}
+	total := 0.0
+	hi := n // m(fn) ≤ hi, found by bisection and then only lowered
+	for i, pf := range fnPMF {
+		fn := fnLo + i
+		if !exceeds(0, fn) {
+			break // m(fn) < 0 here and beyond
+		}
+		lo := 0
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if exceeds(mid, fn) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		total += pf * cdfFP(lo)
+	}
+	return math.Min(1, total)
+}
+
+// binomialWindow returns the probabilities of Bin(n, p) on the window of counts that holds
+// all but about 1e-30 of its mass, and the window's first count.
+func binomialWindow(n int, p float64) (int, []float64) {
+	switch {
+	case p <= 0:
+		return 0, []float64{1}
+	case p >= 1:
+		return n, []float64{1}
+	}
+	mean, sd := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
+	lo := max(0, int(math.Floor(mean-12*sd))-2)
+	hi := min(n, int(math.Ceil(mean+12*sd))+2)
+	b := distuv.Binomial{N: float64(n), P: p}
+	out := make([]float64, hi-lo+1)
+	for k := lo; k <= hi; k++ {
+		out[k-lo] = math.Exp(b.LogProb(float64(k)))
+	}
+	return lo, out
+}
+
+// ruleSweep chooses the same rule as bestRule — the first, in the order of ascending
+// threshold and "above" before "below", with the largest f — by one merged pass over the
+// sorted samples instead of two binary searches per candidate. Both samples are sorted in
+// place.
+type ruleSweep struct{}
+
+func (ruleSweep) best(pos, neg []float64, f func(Counts) float64) Rule {
+	slices.Sort(pos)
+	slices.Sort(neg)
+	np, nn := len(pos), len(neg)
+	best, bestV := Rule{Threshold: math.Inf(1), Above: true}, math.Inf(-1)
+	i, j := 0, 0 // pos[:i] and neg[:j] are below the current threshold t
+	for i < np || j < nn {
+		var t float64
+		switch {
+		case i == np:
+			t = neg[j]
+		case j == nn:
+			t = pos[i]
+		default:
+			t = math.Min(pos[i], neg[j])
+		}
+		// #{s ≥ t} = n − (values below t); #{s ≤ t} adds the values equal to t
+		ie, je := i, j
+		for ie < np && pos[ie] == t {
+			ie++
+		}
+		for je < nn && neg[je] == t {
+			je++
+		}
+		if v := f(Counts{TP: np - i, Pos: np, FP: nn - j, Neg: nn}); v > bestV {
+			best, bestV = Rule{Threshold: t, Above: true}, v
+		}
+		if v := f(Counts{TP: ie, Pos: np, FP: je, Neg: nn}); v > bestV {
+			best, bestV = Rule{Threshold: t, Above: false}, v
+		}
+		i, j = ie, je
+	}
+	return best
+}
