@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -22,6 +23,19 @@ type Claim struct {
 	Constants   []Value  `json:"constants"`
 	Derivation  []Step   `json:"derivation"`
 	Notes       []string `json:"notes,omitempty"`
+	// Required names the kinds of finding that decide the verdict (Decide). An audit that
+	// runs the method itself requires certificate, implementation and release checks and
+	// reports the empirical game as supporting evidence; a black-box audit of saved
+	// models requires the empirical checks. Empty: every finding decides.
+	Required []Kind `json:"required,omitempty"`
+}
+
+// StateHolding are the kinds an audit that holds the method's state requires.
+var StateHolding = []Kind{Certificate, Implementation, Release}
+
+// Requires reports whether findings of kind k decide the claim's verdict.
+func (c Claim) Requires(k Kind) bool {
+	return len(c.Required) == 0 || slices.Contains(c.Required, k)
 }
 
 // A Value is a named number.

@@ -25,12 +25,24 @@
 //   - FAIL when an empirical lower bound on the quantity exceeds the certified bound at the
 //     stated confidence, or a deterministic inequality of the proof is broken (beyond a
 //     rounding slack of 1e-9 relative plus 1e-12 absolute).
-//   - PASS when it does not, and the check had the resolution to see a violation of the
-//     claimed size: for a confidence interval, its upper end is within the bound; for a
-//     distinguishing game, the largest ε its trials could show (epsilon.MaxCertifiable,
-//     about ln N) exceeds the claimed ε.
-//   - INCONCLUSIVE otherwise; the finding gives the number of trials that would decide,
-//     assuming the point estimates stay where they are.
+//   - PASS when it does not, and the check could have shown a violation: for a confidence
+//     interval, its upper end is within the bound; for a distinguishing game, it would
+//     have caught the named violation — the Gaussian-mechanism pair whose exact ε at the
+//     claim's δ is F times the claimed ε (F = 2 unless set; DefaultPowerAgainst) — with
+//     probability at least 0.8 (PowerTarget) at the trials it used. Every empirical
+//     finding states that power and the smallest F it catches (Finding.Power). The
+//     resolution, the largest ε its trials could show at all (about ln N), is necessary
+//     for power but not sufficient.
+//   - INCONCLUSIVE otherwise; the finding gives about the number of trials that would
+//     decide (for a game, the trials per side that reach 80 % power against F×).
+//
+// A subject's verdict (Decide) comes from the findings its claim requires
+// (Claim.Required). An audit that runs the method itself requires certificate,
+// implementation and release checks (StateHolding) and reports the empirical game as
+// supporting evidence with its power; a black-box audit of saved models requires the
+// empirical checks. Supporting evidence never makes a subject PASS or INCONCLUSIVE, but a
+// violation it shows fails the subject. Consistent states what a sound method's findings
+// look like, for tests of one's own unlearner.
 //
 // Point estimates are reported but never decide a verdict alone. A Finding's Estimates —
 // divergence estimates with bootstrap intervals, the Gaussian-DP route's ε, the NeurIPS

@@ -23,9 +23,14 @@ import (
 // false-alarm budget. The largest bound decides:
 //
 //   - FAIL when ε_LB exceeds the claimed ε: a violation at the stated confidence;
-//   - PASS when it does not and the game could have shown the claimed ε violated (its
-//     resolution, epsilon.MaxCertifiable, exceeds the claim);
-//   - INCONCLUSIVE otherwise, with the trials the resolution needs.
+//   - PASS when it does not and the game had power: played with these trials on the
+//     Gaussian-mechanism pair whose exact ε is PowerAgainst × the claim (default 2×), it
+//     would have shown the claim violated with probability at least 0.8
+//     (epsilon.SplitGamePower, at the per-score confidence);
+//   - INCONCLUSIVE otherwise, with about the trials per side that would reach that power.
+//
+// Every finding states its power: the probability against the named alternative and the
+// smallest violation it would catch with 80 % power (Finding.Power).
 //
 // Reported beside it, as estimates: the projected Rényi divergence with its interval
 // (against the claimed α·ρ when the claim has a Rényi curve), the Gaussian-DP route's ε,
@@ -38,6 +43,9 @@ type EmpiricalRelease struct {
 	Alpha      float64 // order of the Rényi estimate; 0 means 2
 	Confidence float64 // 0 means 0.95
 	Seed       uint64  // for the estimators' resampling
+	// PowerAgainst names the violation a PASS must have been able to catch: the Gaussian
+	// pair at PowerAgainst × the claimed ε. 0 means DefaultPowerAgainst.
+	PowerAgainst float64
 }
 
 // Check runs the game on finished trials.
@@ -51,6 +59,12 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 	}
 	if e.Confidence == 0 {
 		e.Confidence = 0.95
+	}
+	if e.PowerAgainst == 0 {
+		e.PowerAgainst = DefaultPowerAgainst
+	}
+	if !(e.PowerAgainst > 1) {
+		return Finding{}, fmt.Errorf("empirical release check: power against %g× the claim; want a factor above 1", e.PowerAgainst)
 	}
 	d := len(results[0].Unlearned.Published)
 	a, b := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
@@ -112,22 +126,46 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game on the published models at δ = %.3g", e.Delta),
 		Measured: best.Epsilon, Interval: &Interval{Lower: best.Epsilon, Upper: math.Inf(1)},
 		Bound: e.Epsilon, Comparison: "≤", Confidence: e.Confidence, Trials: n,
-		Detail: fmt.Sprintf("best attack: threshold on the %s, chosen on %d trials per side and bounded with Clopper–Pearson on the other %d (%d false positives, %d false negatives); the game can show at most ε = %.3g with these trials",
+		Detail: fmt.Sprintf("best attack: threshold on the %s, chosen on %d trials per side and bounded with Clopper–Pearson on the other %d (%d false positives, %d false negatives); the game can show at most ε = %.3g with these trials (its resolution)",
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
+	pw, err := e.power(n, famConf)
+	if err != nil {
+		return Finding{}, fmt.Errorf("empirical release check: %w", err)
+	}
+	f.Power = pw
 	switch {
 	case best.Epsilon > e.Epsilon:
 		f.Verdict = Fail
-	case resolution > e.Epsilon:
+	case pw.Sufficient():
 		f.Verdict = Pass
 	default:
 		f.Verdict = Inconclusive
-		if need, err := epsilon.TrialsForResolution(e.Epsilon, e.Delta, famConf, epsilon.Split); err == nil {
-			f.TrialsNeeded = need
-		}
+		f.TrialsNeeded = pw.TrialsNeeded
 	}
 	f.Estimates = e.estimates(a, b, fams[0].pos, fams[0].neg)
 	return f, nil
+}
+
+// power states what the game with n trials per side could catch, at the confidence each
+// score family is bounded with.
+func (e EmpiricalRelease) power(n int, conf float64) (*Power, error) {
+	spec := epsilon.PowerSpec{Claim: e.Epsilon, Factor: e.PowerAgainst, Power: PowerTarget, Delta: e.Delta, Conf: conf}
+	res, err := epsilon.SplitGamePower(n, spec)
+	if err != nil {
+		return nil, err
+	}
+	smallest, err := epsilon.SmallestDetectableFactor(n, spec)
+	if err != nil {
+		return nil, err
+	}
+	p := &Power{Against: e.PowerAgainst, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest}
+	if !p.Sufficient() {
+		if p.TrialsNeeded, err = epsilon.EstimateTrialsToDetect(spec); err != nil {
+			p.TrialsNeeded = 0 // beyond 10⁹: the Summary says it cannot
+		}
+	}
+	return p, nil
 }
 
 func (e EmpiricalRelease) estimates(a, b *mat.Dense, projA, projB []float64) []Estimate {

@@ -9,8 +9,9 @@ import (
 type Verdict string
 
 const (
-	// Pass: the evidence is consistent with the claim, and the check had the resolution to
-	// see a violation of the claimed size.
+	// Pass: the evidence is consistent with the claim, and the check could have shown a
+	// violation: a deterministic check by construction, an empirical one with power at
+	// least PowerTarget against its named alternative (Finding.Power).
 	Pass Verdict = "PASS"
 	// Fail: a violation shown at the stated confidence (an empirical lower bound above the
 	// certified upper bound, or a deterministic inequality broken).
@@ -57,8 +58,56 @@ type Finding struct {
 	Trials       int     `json:"trials,omitempty"`
 	TrialsNeeded int     `json:"trials_needed,omitempty"` // set on INCONCLUSIVE
 	Detail       string  `json:"detail,omitempty"`
+	// Power, on an empirical finding, says what the check could have caught.
+	Power *Power `json:"power,omitempty"`
 	// Estimates are reported beside the measurement and never decide the verdict.
 	Estimates []Estimate `json:"estimates,omitempty"`
+}
+
+// PowerTarget is the probability with which an empirical PASS must have been able to catch
+// the named violation.
+const PowerTarget = 0.8
+
+// DefaultPowerAgainst is the named violation an empirical check must be able to catch by
+// default: a Gaussian-mechanism pair whose exact ε is twice the claimed ε.
+const DefaultPowerAgainst = 2.0
+
+// Power is what an empirical check could have caught, against a named alternative: the
+// Gaussian-mechanism pair whose exact ε at the claim's δ is Against × the claimed ε.
+type Power struct {
+	Against float64 `json:"against_factor"`
+	// Power is the probability that the check, with the trials it used, shows the claim
+	// violated when the truth is that alternative; StdErr is its simulation error.
+	Power  float64 `json:"power"`
+	StdErr float64 `json:"power_stderr"`
+	// SmallestFactor is the least F whose F× alternative the check catches with
+	// probability PowerTarget at these trials (+Inf: none, the trials cannot resolve the
+	// claim at all).
+	SmallestFactor float64 `json:"smallest_detectable_factor"`
+	// TrialsNeeded estimates (to about 10 %) the trials per side that reach PowerTarget
+	// against the Against× alternative; 0 when these trials already do.
+	TrialsNeeded int `json:"trials_needed,omitempty"`
+}
+
+// Sufficient reports that the check had the power PASS needs.
+func (p *Power) Sufficient() bool { return p != nil && p.Power >= PowerTarget }
+
+// Summary is the power in words, for reports.
+func (p *Power) Summary() string {
+	if p == nil {
+		return ""
+	}
+	catches := fmt.Sprintf("would catch a %g× violation with probability %.2f", p.Against, p.Power)
+	switch {
+	case math.IsInf(p.SmallestFactor, 1):
+		catches += "; these trials cannot show the claim violated at any size"
+	default:
+		catches += fmt.Sprintf("; catches ≥ %.3g× violations with %.0f %% power", p.SmallestFactor, 100*PowerTarget)
+	}
+	if p.TrialsNeeded > 0 {
+		catches += fmt.Sprintf("; about %d trials per side would catch %g× with %.0f %% power", p.TrialsNeeded, p.Against, 100*PowerTarget)
+	}
+	return catches
 }
 
 // An Estimate is a reported quantity that is not a bound: a point estimate, with an
@@ -86,6 +135,44 @@ func DecideUpper(iv Interval, bound float64) Verdict {
 // FloatTolerance is the slack a deterministic inequality lhs ≤ rhs is given for rounding:
 // lhs ≤ rhs·(1 + 1e-9) + 1e-12 (spec d2d §4.1).
 func FloatTolerance(lhs, rhs float64) bool { return lhs <= rhs*(1+1e-9)+1e-12 }
+
+// Decide is a subject's verdict: the worst verdict of the findings the claim requires
+// (Claim.Required; every finding when it names none). The other findings are supporting
+// evidence, reported with their own verdicts and power: one that lacks power does not
+// hold the verdict back, but one that shows a violation (FAIL) fails the subject, since a
+// violation shown is shown whichever check found it.
+func Decide(c Claim, fs []Finding) Verdict {
+	var req []Finding
+	for _, f := range fs {
+		if f.Verdict == Fail {
+			return Fail
+		}
+		if c.Requires(f.Kind) {
+			req = append(req, f)
+		}
+	}
+	return Worst(req)
+}
+
+// Consistent returns nil when f is what a sound method's audit under claim c should show:
+// a required finding PASSes; a supporting one does not FAIL; and an empirical finding's
+// verdict agrees with its stated power (PASS only with power, INCONCLUSIVE only without
+// it and with the trials that would decide). Otherwise it says what is wrong.
+func Consistent(c Claim, f Finding) error {
+	switch {
+	case c.Requires(f.Kind) && f.Verdict != Pass:
+		return fmt.Errorf("required finding %s: %s, want PASS (%s)", f.Check, f.Verdict, f.Detail)
+	case f.Verdict == Fail:
+		return fmt.Errorf("supporting finding %s: FAIL (%s)", f.Check, f.Detail)
+	case f.Kind == Empirical && f.Power == nil:
+		return fmt.Errorf("empirical finding %s states no power", f.Check)
+	case f.Power != nil && f.Verdict == Pass && !f.Power.Sufficient():
+		return fmt.Errorf("finding %s: PASS with power %.3f < %.1f", f.Check, f.Power.Power, PowerTarget)
+	case f.Power != nil && f.Verdict == Inconclusive && (f.Power.Sufficient() || f.TrialsNeeded <= 0):
+		return fmt.Errorf("finding %s: INCONCLUSIVE with power %.3f and %d trials needed", f.Check, f.Power.Power, f.TrialsNeeded)
+	}
+	return nil
+}
 
 // Worst combines verdicts: FAIL if any failed, else INCONCLUSIVE if any was, else PASS.
 // No findings at all is INCONCLUSIVE: nothing was shown.

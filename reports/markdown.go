@@ -48,7 +48,12 @@ func (r *Report) Markdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 
-	b.WriteString("## Summary\n\n| subject | verdict | pass | fail | inconclusive |\n|---|---|---|---|---|\n")
+	b.WriteString("## Summary\n\n")
+	b.WriteString("A subject's verdict comes from the findings its claim requires; the others are supporting evidence, " +
+		"which cannot make it PASS but fail it when they show a violation. " +
+		"PASS means no violation was shown and the check could have shown one: a deterministic check by construction, " +
+		"an empirical game only if it would have caught the named violation (a Gaussian pair at F× the claimed ε) with 80 % power.\n\n")
+	b.WriteString("| subject | verdict | pass | fail | inconclusive | empirical game | would catch F× with 80 % power |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Subjects {
 		var p, f, i int
 		for _, x := range s.Findings {
@@ -61,7 +66,18 @@ func (r *Report) Markdown(w io.Writer) error {
 				i++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d |\n", s.Name, s.Verdict, p, f, i)
+		game, power := "—", "—"
+		for _, x := range s.Findings {
+			if x.Power == nil {
+				continue
+			}
+			game = x.Verdict
+			if !x.Required {
+				game += " (supporting)"
+			}
+			power = PowerVerdict(x.Power)
+		}
+		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d | %s | %s |\n", s.Name, s.Verdict, p, f, i, game, power)
 	}
 	b.WriteString("\n")
 
@@ -91,7 +107,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		for _, n := range c.Notes {
 			fmt.Fprintf(&b, "> %s\n\n", n)
 		}
-		b.WriteString("**Findings.**\n\n| verdict | kind | check | measured | interval | bound | confidence | trials |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("**Findings.**\n\n| verdict | decides | kind | check | measured | interval | bound | confidence | trials |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, f := range s.Findings {
 			iv := "—"
 			if f.Interval != nil {
@@ -104,13 +120,20 @@ func (r *Report) Markdown(w io.Writer) error {
 			if f.TrialsNeeded > 0 {
 				trials += fmt.Sprintf(" (need %d)", f.TrialsNeeded)
 			}
-			fmt.Fprintf(&b, "| **%s** | %s | %s | %s | %s | %s %s | %s | %s |\n",
-				f.Verdict, f.Kind, cell(f.Title), num(f.Measured), iv, f.Comparison, num(f.Bound), num(f.Confidence), trials)
+			decides := "required"
+			if !f.Required {
+				decides = "supporting"
+			}
+			fmt.Fprintf(&b, "| **%s** | %s | %s | %s | %s | %s | %s %s | %s | %s |\n",
+				f.Verdict, decides, f.Kind, cell(f.Title), num(f.Measured), iv, f.Comparison, num(f.Bound), num(f.Confidence), trials)
 		}
 		b.WriteString("\n")
 		for _, f := range s.Findings {
 			if f.Detail != "" {
 				fmt.Fprintf(&b, "- `%s`: %s\n", f.Check, f.Detail)
+			}
+			if f.Power != nil {
+				fmt.Fprintf(&b, "  - power: %s\n", f.Power.Summary)
 			}
 			for _, e := range f.Estimates {
 				iv := ""
@@ -128,4 +151,30 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// PowerVerdict says in a few words whether an empirical check had the power a PASS needs:
+// "yes (≥ 1.6×)" or "no (power 0.03; ≈ 210000 trials needed)".
+func PowerVerdict(p *Power) string {
+	if p == nil {
+		return "—"
+	}
+	if float64(p.Power) >= 0.8 {
+		return fmt.Sprintf("yes (catches ≥ %s×)", num(Number(roundUp(float64(p.SmallestFactor)))))
+	}
+	out := fmt.Sprintf("no (power %.2f against %s×", float64(p.Power), num(p.Against))
+	if p.TrialsNeeded > 0 {
+		out += fmt.Sprintf("; ≈ %d trials per side needed", p.TrialsNeeded)
+	}
+	return out + ")"
+}
+
+// roundUp keeps three significant digits, rounding up so a stated factor is never
+// smaller than the one computed.
+func roundUp(v float64) float64 {
+	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	scale := math.Pow(10, 2-math.Floor(math.Log10(v)))
+	return math.Ceil(v*scale) / scale
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// Schema is the identifier of the JSON report format this package writes.
-const Schema = "unlearnaudit/report/v1"
+// Schema is the identifier of the JSON report format this package writes. v2: a subject's verdict comes from the findings its claim
+// requires (Claim.Required, Finding.Required), and empirical findings state their power.
+const Schema = "unlearnaudit/report/v2"
 
 // Number is a float64 that survives JSON: finite values are numbers, ±Inf and NaN are the
 // strings "+Inf", "-Inf" and "NaN".
@@ -116,6 +117,9 @@ type Claim struct {
 	Constants   []Value  `json:"constants"`
 	Derivation  []Step   `json:"derivation"`
 	Notes       []string `json:"notes,omitempty"`
+	// Required are the kinds of finding that decide the subject's verdict; the others are
+	// supporting evidence.
+	Required []string `json:"required,omitempty"`
 }
 
 // Value is a named number.
@@ -133,19 +137,33 @@ type Step struct {
 
 // Finding mirrors audit.Finding.
 type Finding struct {
-	Check        string     `json:"check"`
-	Title        string     `json:"title"`
-	Kind         string     `json:"kind"`
-	Verdict      string     `json:"verdict"`
-	Measured     Number     `json:"measured"`
-	Interval     *Interval  `json:"interval,omitempty"`
-	Bound        Number     `json:"bound"`
-	Comparison   string     `json:"comparison"`
-	Confidence   Number     `json:"confidence"`
-	Trials       int        `json:"trials,omitempty"`
-	TrialsNeeded int        `json:"trials_needed,omitempty"`
-	Detail       string     `json:"detail,omitempty"`
-	Estimates    []Estimate `json:"estimates,omitempty"`
+	Check        string    `json:"check"`
+	Title        string    `json:"title"`
+	Kind         string    `json:"kind"`
+	Verdict      string    `json:"verdict"`
+	Measured     Number    `json:"measured"`
+	Interval     *Interval `json:"interval,omitempty"`
+	Bound        Number    `json:"bound"`
+	Comparison   string    `json:"comparison"`
+	Confidence   Number    `json:"confidence"`
+	Trials       int       `json:"trials,omitempty"`
+	TrialsNeeded int       `json:"trials_needed,omitempty"`
+	Detail       string    `json:"detail,omitempty"`
+	// Required says the finding decides its subject's verdict; otherwise it is supporting
+	// evidence.
+	Required  bool       `json:"required"`
+	Power     *Power     `json:"power,omitempty"`
+	Estimates []Estimate `json:"estimates,omitempty"`
+}
+
+// Power mirrors audit.Power: what an empirical check could have caught.
+type Power struct {
+	Against        Number `json:"against_factor"`
+	Power          Number `json:"power"`
+	StdErr         Number `json:"power_stderr"`
+	SmallestFactor Number `json:"smallest_detectable_factor"`
+	TrialsNeeded   int    `json:"trials_needed,omitempty"`
+	Summary        string `json:"summary"`
 }
 
 // Estimate mirrors audit.Estimate: reported, never deciding a verdict.
@@ -172,9 +190,11 @@ type Summary struct {
 
 // NewSubject converts an audited subject's claim and findings into the report model.
 func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
-	s := Subject{Name: name, Verdict: string(audit.Worst(fs)), Claim: convertClaim(c)}
+	s := Subject{Name: name, Verdict: string(audit.Decide(c, fs)), Claim: convertClaim(c)}
 	for _, f := range fs {
-		s.Findings = append(s.Findings, NewFinding(f))
+		rf := NewFinding(f)
+		rf.Required = c.Requires(f.Kind)
+		s.Findings = append(s.Findings, rf)
 	}
 	return s
 }
@@ -186,6 +206,10 @@ func NewFinding(f audit.Finding) Finding {
 		Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
 	if f.Interval != nil {
 		rf.Interval = &Interval{Lower: Number(f.Interval.Lower), Upper: Number(f.Interval.Upper)}
+	}
+	if p := f.Power; p != nil {
+		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
+			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Summary: p.Summary()}
 	}
 	for _, e := range f.Estimates {
 		re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}
@@ -200,6 +224,9 @@ func NewFinding(f audit.Finding) Finding {
 func convertClaim(c audit.Claim) Claim {
 	out := Claim{Method: c.Method, Source: c.Source, Guarantee: c.Guarantee, Epsilon: Number(c.Epsilon), Delta: Number(c.Delta),
 		Relation: c.Relation, Assumptions: c.Assumptions, Notes: c.Notes}
+	for _, k := range c.Required {
+		out.Required = append(out.Required, string(k))
+	}
 	if c.Rho > 0 {
 		r := Number(c.Rho)
 		out.Rho = &r
@@ -220,6 +247,14 @@ func (r *Report) Summarize() {
 		all = append(all, s.Findings...)
 	}
 	r.Summary = summarize(all)
+	// the verdict is the subjects': each decided by the findings its claim requires
+	var subjects []audit.Finding
+	for _, s := range r.Subjects {
+		subjects = append(subjects, audit.Finding{Verdict: audit.Verdict(s.Verdict)})
+	}
+	if len(r.Subjects) > 0 {
+		r.Summary.Verdict = string(audit.Worst(subjects))
+	}
 }
 
 // HashFile returns the input record of a file: its SHA-256 and size.

@@ -18,6 +18,9 @@ func sample() *Report {
 		{Check: "x/pass", Title: "ok | with a pipe", Kind: audit.Certificate, Verdict: audit.Pass, Measured: 1, Bound: 2, Comparison: "≤", Confidence: 1},
 		{Check: "x/fail", Title: "broken", Kind: audit.Release, Verdict: audit.Fail, Measured: math.Inf(1),
 			Interval: &audit.Interval{Lower: math.Inf(1), Upper: math.Inf(1)}, Bound: 0.03, Comparison: "≤", Confidence: 0.95, Trials: 50},
+		{Check: "x/game", Title: "game", Kind: audit.Empirical, Verdict: audit.Inconclusive, Measured: 0, Bound: 1, Comparison: "≤",
+			Confidence: 0.95, Trials: 50, TrialsNeeded: 4000,
+			Power: &audit.Power{Against: 2, Power: 0.01, StdErr: 0.001, SmallestFactor: math.Inf(1), TrialsNeeded: 4000}},
 	}
 	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "demo", Seed: 7, Trials: 50,
 		Confidence: 0.95, Data: Data{Description: "d", Rows: 3, Features: 2, Requests: []string{"delete 1"}},
@@ -32,7 +35,7 @@ func TestJSONRoundTripWithInfinity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b, []byte(`"measured": "+Inf"`)) || !bytes.Contains(b, []byte(`"schema": "unlearnaudit/report/v1"`)) {
+	if !bytes.Contains(b, []byte(`"measured": "+Inf"`)) || !bytes.Contains(b, []byte(`"schema": "unlearnaudit/report/v2"`)) {
 		t.Fatalf("unexpected JSON:\n%s", b)
 	}
 	back, err := ReadJSON(bytes.NewReader(b), "r.json")
@@ -55,7 +58,7 @@ func TestJSONRoundTripWithInfinity(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	r := sample()
-	if r.Summary != (Summary{Verdict: "FAIL", Pass: 1, Fail: 1}) || r.Subjects[0].Verdict != "FAIL" {
+	if r.Summary != (Summary{Verdict: "FAIL", Pass: 1, Fail: 1, Inconclusive: 1}) || r.Subjects[0].Verdict != "FAIL" {
 		t.Fatalf("summary %+v, subject verdict %s", r.Summary, r.Subjects[0].Verdict)
 	}
 }
@@ -66,9 +69,41 @@ func TestMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"**Overall verdict: FAIL**", "| x | **FAIL** | 1 | 1 | 0 |", `ok \| with a pipe`, "+∞", "| σ | Δ/… | 0.046 |", "D_α ≤ α·0.0175"} {
+	for _, want := range []string{"**Overall verdict: FAIL**", "| x | **FAIL** | 1 | 1 | 1 | INCONCLUSIVE | no (power 0.01 against 2×; ≈ 4000 trials per side needed) |", `ok \| with a pipe`, "+∞", "| σ | Δ/… | 0.046 |", "D_α ≤ α·0.0175"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// A subject's verdict comes from its required findings; the empirical game, supporting,
+// is shown with its power and cannot hold a PASS back.
+func TestRequiredFindingsAndPower(t *testing.T) {
+	claim := audit.Claim{Guarantee: "g", Epsilon: 1, Delta: 1e-6, Required: audit.StateHolding}
+	fs := []audit.Finding{
+		{Check: "c", Kind: audit.Certificate, Verdict: audit.Pass, Comparison: "≤", Confidence: 1},
+		{Check: "e", Kind: audit.Empirical, Verdict: audit.Inconclusive, Comparison: "≤", Confidence: 0.95, Trials: 200, TrialsNeeded: 446507,
+			Power: &audit.Power{Against: 2, Power: 0.0001, SmallestFactor: 19.9, TrialsNeeded: 446507}},
+	}
+	r := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, fs)}}
+	r.Summarize()
+	if r.Summary.Verdict != "PASS" || r.Subjects[0].Verdict != "PASS" || r.Summary.Inconclusive != 1 {
+		t.Fatalf("summary %+v, subject %s; want PASS from the required finding, the game counted inconclusive", r.Summary, r.Subjects[0].Verdict)
+	}
+	if f := r.Subjects[0].Findings; !f[0].Required || f[1].Required || f[1].Power == nil || !strings.Contains(f[1].Power.Summary, "about 446507 trials per side") {
+		t.Fatalf("findings %+v", f)
+	}
+	var md bytes.Buffer
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| INCONCLUSIVE (supporting) | no (power 0.00 against 2×; ≈ 446507 trials per side needed) |",
+		"| **INCONCLUSIVE** | supporting | empirical |", "  - power: would catch a 2× violation with probability 0.00; catches ≥ 19.9× violations"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if got := PowerVerdict(&Power{Power: 0.9, SmallestFactor: 1.2345}); got != "yes (catches ≥ 1.24×)" {
+		t.Errorf("PowerVerdict = %q; the factor must round up", got)
 	}
 }

@@ -16,6 +16,9 @@ type Options struct {
 	Confidence float64 // for the statistical release checks; 0 means 0.95
 	Alpha      float64 // Rényi order reported; 0 means 2
 	Seed       uint64  // seeds the estimators' resampling
+	// PowerAgainst is the multiple of the claimed ε the empirical game must catch with
+	// 80 % power to PASS; 0 means audit.DefaultPowerAgainst.
+	PowerAgainst float64
 }
 
 // Check runs the three families of D2D checks on finished trials of s (or of a subject
@@ -50,7 +53,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	fs = append(fs, rel...)
 	c := s.Claim()
 	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Rho: c.Rho,
-		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed}.Check(results)
+		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
 	if err != nil {
 		return nil, fmt.Errorf("d2d check: %w", err)
 	}

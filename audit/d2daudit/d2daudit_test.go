@@ -61,18 +61,35 @@ func audited(t *testing.T, run audit.Subject, s *d2daudit.Subject, trials int) m
 	return byCheck(fs)
 }
 
-// Control: the reference implementation passes every check on the instance, in both
-// modes. The statistical release checks have false-FAIL probability ≤ 0.05 each at the
-// default confidence; this seeded run is one fixed draw.
+// Control: the reference implementation passes every required check on the instance, in
+// both modes, and the empirical game (supporting evidence) shows no violation and states
+// its power. The statistical checks have false-FAIL probability ≤ 0.05 each at the default
+// confidence; this seeded run is one fixed draw.
 func TestReferencePassesEveryCheck(t *testing.T) {
 	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
 		s := instance(t, mode)
-		for name, f := range audited(t, s, s, 100) {
-			if f.Verdict != audit.Pass {
-				t.Errorf("%s %s: %v (%s)", mode, name, f, f.Detail)
+		fs := audited(t, s, s, 100)
+		for _, f := range fs {
+			if err := audit.Consistent(s.Claim(), f); err != nil {
+				t.Errorf("%s: %v", mode, err)
 			}
 		}
+		// 100 trials at δ = 1e-6 cannot catch a 2× violation: the game must say so
+		if f := fs["d2d/empirical/epsilon-lower-bound"]; f.Verdict != audit.Inconclusive || f.Power.Sufficient() {
+			t.Errorf("%s: empirical game %v with power %+v; 100 trials at δ = 1e-6 have almost none", mode, f.Verdict, f.Power)
+		}
+		if v := audit.Decide(s.Claim(), values(fs)); v != audit.Pass {
+			t.Errorf("%s: subject verdict %s, want PASS from its required findings", mode, v)
+		}
 	}
+}
+
+func values(m map[string]audit.Finding) []audit.Finding {
+	var out []audit.Finding
+	for _, f := range m {
+		out = append(out, f)
+	}
+	return out
 }
 
 // noNoise publishes the secret model as is: the planted bug "publishing without noise".
@@ -223,7 +240,12 @@ func ExampleCheck() {
 	findings, _ := d2daudit.Check(context.Background(), s, trials, d2daudit.Options{})
 	for _, f := range findings {
 		fmt.Println(f.Verdict, f.Check)
+		if f.Power != nil {
+			fmt.Println("  power:", f.Power.Summary())
+		}
 	}
+	// the empirical game is supporting evidence: the required findings decide
+	fmt.Println("subject:", audit.Decide(s.Claim(), findings))
 	// Output:
 	// PASS d2d/certificate/sigma
 	// PASS d2d/certificate/lipschitz
@@ -234,7 +256,9 @@ func ExampleCheck() {
 	// PASS d2d/implementation/learner-radius
 	// PASS d2d/release/renyi
 	// PASS d2d/release/exact-epsilon
-	// PASS d2d/empirical/epsilon-lower-bound
+	// INCONCLUSIVE d2d/empirical/epsilon-lower-bound
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.9× violations with 80 % power; about 446507 trials per side would catch 2× with 80 % power
+	// subject: PASS
 }
 
 // D2D's learner is the recipe a retrain from scratch reruns.
@@ -266,9 +290,9 @@ func convexInstance(t *testing.T, mode d2d.Mode, p func(*d2d.Params)) *d2daudit.
 func TestConvexVariantsPassEveryCheck(t *testing.T) {
 	for _, mode := range []d2d.Mode{d2d.ConvexStrong, d2d.ConvexWeak} {
 		s := convexInstance(t, mode, nil)
-		for name, f := range audited(t, s, s, 100) {
-			if f.Verdict != audit.Pass {
-				t.Errorf("%s %s: %v (%s)", mode, name, f, f.Detail)
+		for _, f := range audited(t, s, s, 100) {
+			if err := audit.Consistent(s.Claim(), f); err != nil {
+				t.Errorf("%s: %v", mode, err)
 			}
 		}
 		if s.Plan().Reg <= 0 || len(s.Claim().Notes) == 0 {

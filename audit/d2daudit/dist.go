@@ -114,6 +114,7 @@ func (s *DistSubject) Claim() audit.Claim {
 		Method:    "Descent-to-Delete, perturbed distributed descent (reservoir-sampled bootstrap, K partitions)",
 		Source:    "Neel, Roth, Sharifi-Malvajerdi 2020, Theorem 4.5",
 		Guarantee: "(ε, δ)-unlearning",
+		Required:  audit.StateHolding, // the toolkit runs the method: the empirical game supports
 		Epsilon:   p.Epsilon, Delta: p.Delta,
 		Rho:      rhoStar(p.Epsilon, p.Delta/2),
 		Relation: "one add or delete per round; the published model at round i against a retrain from scratch on 𝒟_i with fresh randomness (Definition 2.3)",
@@ -230,7 +231,7 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	}
 	fs = append(fs, rel...)
 	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: p.Epsilon, Delta: p.Delta, Rho: rhoStar(p.Epsilon, p.Delta/2),
-		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed}.Check(results)
+		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
 	if err != nil {
 		return nil, fmt.Errorf("d2d distributed check: %w", err)
 	}

@@ -170,6 +170,7 @@ func (s *Subject) Claim() audit.Claim {
 	k := len(s.setup.Updates)
 	c := audit.Claim{
 		Guarantee: "(ε, δ)-unlearning",
+		Required:  audit.StateHolding, // the toolkit runs the method: the empirical game supports
 		Epsilon:   p.Epsilon, Delta: p.Delta,
 		Rho:      rhoStar(p.Epsilon, pl.MechanismDelta()),
 		Relation: "one add or delete per round; the published model at round i against a retrain from scratch on 𝒟_i with fresh randomness (Definition 2.3)",

@@ -96,7 +96,26 @@ type plan struct {
 	err    error
 }
 
-func trialsToDetect(p PowerSpec) (int, float64, error) {
+// EstimateTrialsToDetect is TrialsToDetect's coarse bracket alone: the count to about
+// 10 %, from 32 simulated selection halves instead of 256, several times faster. Findings
+// quote it as an estimate; `audit plan` gives the settled count. Memoised.
+func EstimateTrialsToDetect(p PowerSpec) (int, error) {
+	key := p
+	key.Power = -key.Power // a separate cache slot from the settled plan's
+	if v, ok := plans.Load(key); ok {
+		r := v.(plan)
+		return r.trials, r.err
+	}
+	n, mu, err := searchTrials(p, false)
+	plans.Store(key, plan{n, mu, err})
+	return n, err
+}
+
+func trialsToDetect(p PowerSpec) (int, float64, error) { return searchTrials(p, true) }
+
+// searchTrials brackets the least count with the target power on coarse estimates and,
+// when settle is set, settles it with the full one.
+func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	if err := p.check(true); err != nil {
 		return 0, 0, fmt.Errorf("plan: %w", err)
 	}
@@ -176,6 +195,9 @@ func trialsToDetect(p PowerSpec) (int, float64, error) {
 		} else {
 			lo = mid
 		}
+	}
+	if !settle {
+		return hi, mu, nil
 	}
 	// settle with the full estimate, widening the coarse bracket where it was wrong
 	reps = PowerReps

@@ -25,7 +25,8 @@ func ExampleTable3Sigma() {
 // Audit an SGLU deployment: PNSGD with b = 32 on synthetic data of unit rows, two
 // removals, each served with the epochs the certificate needs; then the three findings
 // side by side: the certificate recomputed, the exact quadratic oracle and the
-// distinguishing game on 200 trials.
+// distinguishing game on 200 trials, which shows no violation but could not have caught a
+// 2× one: supporting evidence, with the trials that would make it decisive.
 func ExampleCheck() {
 	ctx := context.Background()
 	ds, err := reference.SyntheticClassification(512, 10, 3)
@@ -52,10 +53,17 @@ func ExampleCheck() {
 	fmt.Println("epochs per removal:", s.UnlearnEpochs())
 	for _, f := range findings {
 		fmt.Println(f.Verdict, f.Check)
+		if f.Power != nil {
+			fmt.Println("  power:", f.Power.Summary())
+		}
 	}
+	// the empirical game is supporting evidence: the required findings decide
+	fmt.Println("subject:", audit.Decide(s.Claim(), findings))
 	// Output:
 	// epochs per removal: [1 1]
 	// PASS sglu/certificate
 	// PASS sglu/exact-oracle
-	// PASS sglu/empirical/epsilon-lower-bound
+	// INCONCLUSIVE sglu/empirical/epsilon-lower-bound
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 10057 trials per side would catch 2× with 80 % power
+	// subject: PASS
 }

@@ -277,6 +277,7 @@ func (s *Subject) Claim() audit.Claim {
 		Method:    "Stochastic Gradient Langevin Unlearning (PNSGD, fixed cyclic batches)",
 		Source:    "Chien, Wang, Chen, Li 2024, Theorem 3.2 (finite T) carried along Theorem 3.11's W∞ recursion",
 		Guarantee: "(ϵ, δ)-unlearning of every request",
+		Required:  audit.StateHolding, // the toolkit runs the method: the empirical game supports
 		Epsilon:   s.setup.Epsilon, Delta: s.delta,
 		Relation: "one record replaced per request (the paper's adjacency); the published model after request s against T epochs of retraining on D_s with the same B and fresh noise",
 		Assumptions: []string{
@@ -298,6 +299,9 @@ func (s *Subject) Claim() audit.Claim {
 type Options struct {
 	Confidence float64 // 0 means 0.95
 	Seed       uint64
+	// PowerAgainst is the multiple of the claimed ε the empirical game must catch with
+	// 80 % power to PASS; 0 means audit.DefaultPowerAgainst.
+	PowerAgainst float64
 }
 
 // Check returns the three views of an SGLU audit side by side: the certificate recomputed
@@ -311,7 +315,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		conf = 0.95
 	}
 	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding()}
-	emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed}.Check(results)
+	emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
 	if err != nil {
 		return nil, err
 	}

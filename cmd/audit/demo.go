@@ -21,22 +21,23 @@ import (
 )
 
 type demoConfig struct {
-	out        string
-	seed       uint64
-	trials     int
-	workers    int
-	confidence float64
-	lambda     float64
-	epsilon    float64
-	delta      float64
-	iterations int
-	deletes    string
-	variants   string
-	schedule   string
-	data       dataFlags
-	sgluBatch  int
-	sgluSigma  float64
-	sgluEpochs int
+	out          string
+	seed         uint64
+	trials       int
+	workers      int
+	confidence   float64
+	powerAgainst float64
+	lambda       float64
+	epsilon      float64
+	delta        float64
+	iterations   int
+	deletes      string
+	variants     string
+	schedule     string
+	data         dataFlags
+	sgluBatch    int
+	sgluSigma    float64
+	sgluEpochs   int
 }
 
 // allVariants are the D2D variants the demo audits by default.
@@ -57,6 +58,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&c.trials, "trials", 200, "trials per audited method")
 	fs.IntVar(&c.workers, "workers", 0, "parallel trials (0: one per core)")
 	fs.Float64Var(&c.confidence, "confidence", 0.95, "confidence level of the statistical checks")
+	fs.Float64Var(&c.powerAgainst, "power-against", audit.DefaultPowerAgainst, "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε")
 	fs.Float64Var(&c.lambda, "lambda", 0.05, "L2 weight λ of the logistic loss (its strong convexity)")
 	fs.Float64Var(&c.epsilon, "epsilon", 1, "target ε")
 	fs.Float64Var(&c.delta, "delta", 1e-6, "target δ")
@@ -80,6 +82,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("--trials %d: want at least 2", c.trials)
 	case !(c.confidence > 0 && c.confidence < 1):
 		return usagef("--confidence %v: want a level in (0, 1)", c.confidence)
+	case !(c.powerAgainst > 1):
+		return usagef("--power-against %v: want a factor above 1", c.powerAgainst)
 	case !(c.lambda > 0):
 		return usagef("--lambda %v: want λ > 0", c.lambda)
 	}
@@ -210,7 +214,7 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoS
 		}
 		wanted[v] = true
 	}
-	opt := d2daudit.Options{Confidence: c.confidence, Seed: c.seed}
+	opt := d2daudit.Options{Confidence: c.confidence, Seed: c.seed, PowerAgainst: c.powerAgainst}
 	wrap := func(err error) error {
 		if errors.Is(err, reference.ErrUnknownID) {
 			return usageError{fmt.Errorf("--delete: %w", err)}
@@ -259,7 +263,7 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoS
 			return nil, nil, wrap(err)
 		}
 		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
-			return sgluaudit.Check(ctx, s, r, sgluaudit.Options{Confidence: c.confidence, Seed: c.seed})
+			return sgluaudit.Check(ctx, s, r, sgluaudit.Options{Confidence: c.confidence, Seed: c.seed, PowerAgainst: c.powerAgainst})
 		}})
 	}
 	if len(subjects) == 0 {
@@ -344,7 +348,7 @@ func writeAtomic(path string, body []byte) error {
 
 func printSummary(w io.Writer, rep *reports.Report, dir string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim")
+	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim\tempirical game (supporting)\twould catch F× with 80 % power")
 	for _, s := range rep.Subjects {
 		var p, f, i int
 		for _, x := range s.Findings {
@@ -357,15 +361,22 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 				i++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta)
+		game, power := "—", "—"
+		for _, x := range s.Findings {
+			if x.Power != nil {
+				game, power = x.Verdict, reports.PowerVerdict(x.Power)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\t%s\t%s\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta, game, power)
 	}
 	tw.Flush()
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
-			if f.Verdict != "PASS" {
+			if f.Verdict != "PASS" && f.Required {
 				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, s.Name, f.Title, fmtG(float64(f.Measured)), fmtG(float64(f.Bound)))
 			}
 		}
 	}
+	fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
 	fmt.Fprintf(w, "overall: %s; report: %s, %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"), filepath.Join(dir, "report.md"))
 }

@@ -1,0 +1,100 @@
+package audit_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// gaussianTrials publishes N(shift·e₁, I) after unlearning and N(0, I) after retraining,
+// in two coordinates.
+func gaussianTrials(n int, shift float64, seed uint64) []audit.TrialResult {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	out := make([]audit.TrialResult, n)
+	for i := range out {
+		out[i] = audit.TrialResult{Index: i,
+			Unlearned: reference.Release{Published: []float64{shift + rng.NormFloat64(), rng.NormFloat64()}},
+			Retrained: reference.Release{Published: []float64{rng.NormFloat64(), rng.NormFloat64()}}}
+	}
+	return out
+}
+
+// An empirical PASS needs power: with identical laws the game shows no violation at any
+// trial count, but it PASSes only once the trials would have caught a 2× violation with
+// 80 % power; below that it is INCONCLUSIVE and names about the trials that would decide.
+// A real violation FAILs. Each verdict is one seeded draw; the FAIL case's shift (ε ≈ 11
+// for a Gaussian pair against a claimed 1) makes a miss practically impossible.
+func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
+	check := audit.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
+	famConf := 1 - (1-0.95)/2 // the two score families share the false-alarm budget
+	need, _, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.05, Conf: famConf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a 2× violation of ε = 1 at δ = 0.05 takes %d trials per side", need)
+
+	few, err := check.Check(gaussianTrials(need/4, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if few.Verdict != audit.Inconclusive || few.Power == nil || few.Power.Sufficient() || few.TrialsNeeded < need/2 {
+		t.Errorf("%d trials: %s, power %+v, %d trials needed; want INCONCLUSIVE naming about %d", need/4, few.Verdict, few.Power, few.TrialsNeeded, need)
+	}
+	if few.Power.SmallestFactor <= 2 {
+		t.Errorf("%d trials: smallest detectable factor %v, yet the power against 2× is %v", need/4, few.Power.SmallestFactor, few.Power.Power)
+	}
+
+	enough, err := check.Check(gaussianTrials(need*3/2, 0, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enough.Verdict != audit.Pass || !enough.Power.Sufficient() || enough.Power.SmallestFactor > 2 || enough.TrialsNeeded != 0 {
+		t.Errorf("%d trials: %s, power %+v; want PASS with power against 2×", need*3/2, enough.Verdict, enough.Power)
+	}
+
+	leak, err := check.Check(gaussianTrials(need/4, 6, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leak.Verdict != audit.Fail {
+		t.Errorf("a 6σ shift: %s (ε_LB %v)", leak.Verdict, leak.Measured)
+	}
+
+	for _, bad := range []float64{1, 0.5, -2} {
+		if _, err := (audit.EmpiricalRelease{Epsilon: 1, Delta: 0.05, PowerAgainst: bad}).Check(gaussianTrials(20, 0, 4)); err == nil {
+			t.Errorf("power against %g× accepted", bad)
+		}
+	}
+}
+
+// Decide takes the verdict from the findings the claim requires (with none named, from
+// all), but a violation shown by any finding fails the subject.
+func TestDecideUsesRequiredFindings(t *testing.T) {
+	fs := []audit.Finding{
+		{Kind: audit.Certificate, Verdict: audit.Pass},
+		{Kind: audit.Release, Verdict: audit.Pass},
+		{Kind: audit.Empirical, Verdict: audit.Inconclusive},
+	}
+	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, fs); v != audit.Pass {
+		t.Errorf("state-holding claim: %s, want PASS (the empirical game supports)", v)
+	}
+	if v := audit.Decide(audit.Claim{Required: []audit.Kind{audit.Empirical}}, fs); v != audit.Inconclusive {
+		t.Errorf("black-box claim: %s, want INCONCLUSIVE", v)
+	}
+	if v := audit.Decide(audit.Claim{}, fs); v != audit.Inconclusive {
+		t.Errorf("claim requiring everything: %s, want INCONCLUSIVE", v)
+	}
+	fs[2].Verdict = audit.Fail // a violation shown counts whoever showed it
+	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, fs); v != audit.Fail {
+		t.Errorf("a supporting finding showed a violation, yet the verdict is %s", v)
+	}
+	if err := audit.Consistent(audit.Claim{Required: audit.StateHolding}, fs[2]); err == nil {
+		t.Error("Consistent accepted a failing supporting finding")
+	}
+	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, nil); v != audit.Inconclusive {
+		t.Errorf("no findings: %s, want INCONCLUSIVE", v)
+	}
+}
