@@ -78,7 +78,10 @@ func TestEdgeAddThenDeleteSameRecord(t *testing.T) {
 // Delete down to one record with n_floor = 1: the bounds with the floor hold all the way;
 // deleting the last record is an error.
 func TestEdgeDeleteDownToOne(t *testing.T) {
-	ds, _ := reference.SyntheticClassification(6, 2, 3)
+	ds, err := reference.SyntheticClassification(6, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	loss := reference.Logistic{Lambda: 0.2}
 	plan := edgePlan(t, d2d.SecretState, ds, loss, 5, 1)
 	var ups []reference.Update
@@ -86,12 +89,22 @@ func TestEdgeDeleteDownToOne(t *testing.T) {
 		ups = append(ups, reference.DeleteID(id))
 	}
 	props.CheckD2DRun(t, plan, loss, ds, ups)
-	m, _ := d2d.Learn(context.Background(), plan, loss, ds, reference.Stream(1, 0, "e"))
-	for _, u := range ups {
-		m.Update(context.Background(), u, reference.Stream(1, 0, "e"))
+	m, err := d2d.Learn(context.Background(), plan, loss, ds, reference.Stream(1, 0, "e"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := m.Update(context.Background(), reference.DeleteID(5), reference.Stream(1, 0, "e")); err == nil {
-		t.Fatal("deleting the last record must be an error")
+	for i, u := range ups {
+		if err := m.Update(context.Background(), u, reference.Stream(1, 0, "e")); err != nil {
+			t.Fatalf("update %d: %v", i+1, err)
+		}
+	}
+	before := m.Published()
+	err = m.Update(context.Background(), reference.DeleteID(5), reference.Stream(1, 0, "e"))
+	if !errors.Is(err, reference.ErrWouldEmpty) {
+		t.Fatalf("deleting the last record: %v; want an error wrapping reference.ErrWouldEmpty", err)
+	}
+	if after := m.Published(); reference.Distance(before, after) != 0 {
+		t.Fatalf("the refused request changed the published model from %v to %v", before, after)
 	}
 }
 

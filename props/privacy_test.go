@@ -50,7 +50,10 @@ func tightSetup(t *testing.T) tight {
 	if err != nil {
 		t.Fatal(err)
 	}
-	final, _ := ds.Without(n - 1)
+	final, err := ds.Without(n - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return tight{ds: ds, loss: loss, plan: plan, final: final}
 }
 
@@ -74,9 +77,14 @@ func (c tight) means(t *testing.T, updateIters int) (unlearned, retrained []floa
 // The tight setup really is the reference algorithm: its means agree with d2d.Model.
 func TestTightSetupIsTheReference(t *testing.T) {
 	c := tightSetup(t)
-	m, _ := d2d.Learn(context.Background(), c.plan, c.loss, c.ds, reference.Stream(1, 0, "n"))
-	m.Update(context.Background(), reference.DeleteID(9), reference.Stream(1, 1, "n"))
-	u, _ := c.means(t, c.plan.UpdateIterations(1))
+	m, err := d2d.Learn(context.Background(), c.plan, c.loss, c.ds, reference.Stream(1, 0, "n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Update(context.Background(), reference.DeleteID(9), reference.Stream(1, 1, "n")); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := c.means(t, c.plan.UpdateIterations(1)) // means returns no error: it fails t itself
 	if reference.Distance(u, m.Secret()) != 0 {
 		t.Fatalf("setup %v, reference %v", u, m.Secret())
 	}
@@ -105,8 +113,10 @@ func TestControlsMustFail(t *testing.T) {
 	}{
 		{"σ = 0", u, 0, true},
 		{"σ/10", u, c.plan.Sigma / 10, false},
+		// Republishing θ̂_{i−1} without the update has this same marginal law (θ_{i−1} plus
+		// noise); it differs only to an observer of both publications, which is
+		// TestPairsObserverReport's view.
 		{"T_i = 0 (no descent, only the noise refreshed)", u0, c.plan.Sigma, true},
-		{"publishing θ̂_{i−1} without the update", u0, c.plan.Sigma, true},
 	}
 	for _, ctl := range controls {
 		s := math.Inf(1)
@@ -196,7 +206,10 @@ func TestPerfectModeMixture(t *testing.T) {
 	if testing.Short() {
 		seeds = 400
 	}
-	ds, _ := reference.SyntheticClassification(40, 2, 8)
+	ds, err := reference.SyntheticClassification(40, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
 	loss := reference.Logistic{Lambda: 0.2}
 	p := d2d.Params{Constants: loss.Constants(ds, 3), Radius: 3, N: 40, Dim: 2, Epsilon: 1, Delta: 1e-6}
 	p.Budget = p.PerfectMinBudget()
@@ -205,17 +218,26 @@ func TestPerfectModeMixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	updates := []reference.Update{reference.DeleteID(0), reference.DeleteID(1), reference.DeleteID(2)}
-	final, _ := ds.Without(0, 1, 2)
+	final, err := ds.Without(0, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	star, err := retrain.Minimize(loss.Objective(final), p.Radius, retrain.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	re, _ := d2d.Learn(context.Background(), plan, loss, final, reference.Stream(0, 0, "x"))
-	tight, _ := p.PerfectSensitivity(plan.Sigma)
+	re, err := d2d.Learn(context.Background(), plan, loss, final, reference.Stream(0, 0, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tight, _ := p.PerfectSensitivity(plan.Sigma) // the spec's tight reading; the printed one is larger
 	unl, ret := mat.NewDense(seeds, 2, nil), mat.NewDense(seeds, 2, nil)
 	for seed := range seeds {
 		st := reference.Streams{Seed: 5, Trial: seed}
-		m, _ := d2d.Learn(context.Background(), plan, loss, ds, st.Rand("publish/0"))
+		m, err := d2d.Learn(context.Background(), plan, loss, ds, st.Rand("publish/0"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i, u := range updates {
 			if err := m.Update(context.Background(), u, st.Rand(fmt.Sprint("publish/", i+1))); err != nil {
 				t.Fatal(err)
@@ -243,43 +265,86 @@ func TestPerfectModeMixture(t *testing.T) {
 	}
 }
 
-// §4.5 pairs (the paper's introduction, not a theorem): an observer of the published models
-// before and after a deletion. Two neighbouring worlds differ in one record, z or z'; each
-// deletes its own differing record, so both end on the same data. The attacker sees the pair
-// (θ̃₀, θ̃₁); the ε_LB of a threshold on its projection is expected at most 2ε. Reported and
-// never failed, as the spec asks.
+// §4.5 pairs (the paper's introduction): an observer of the published models before and
+// after a deletion. Two neighbouring worlds differ in one record, z or z'; each deletes its
+// own differing record, so both end on the same data. The attacker sees the pair (θ̃₀, θ̃₁).
+//
+// The paper expects ε ≤ 2ε for the pair; that is a remark, not a theorem (the first
+// publication is not certified against a replaced record), so it is reported, not failed.
+// What is exact: in secret-state mode both secret models are deterministic, so the pair is
+// a Gaussian mechanism with sensitivity √(Δ₀² + Δ₁²)/σ measured on the two worlds' secret
+// states, and its exact ε at δ is known. The threshold attack's ε_LB at 99.9 % must not
+// exceed it (false-failure probability ≤ 0.001). Republishing old noise, or noise shared
+// between the two publications, breaks that law and fails the test.
 func TestPairsObserverReport(t *testing.T) {
-	ds, _ := reference.SyntheticClassification(30, 2, 9)
+	ctx := context.Background()
+	ds, err := reference.SyntheticClassification(30, 2, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
 	loss := reference.Logistic{Lambda: 0.2}
 	p := d2d.Params{Constants: loss.Constants(ds, 3), Radius: 3, N: 30, Dim: 2, Budget: 5, Epsilon: 1, Delta: 1e-6}
 	plan, err := d2d.NewPlan(d2d.SecretState, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := ds.Without(0)
-	other, _ = other.With(reference.Record{ID: 100, X: []float64{-ds.Row(0)[0], -ds.Row(0)[1]}, Y: -ds.Label(0)})
+	other, err := ds.Without(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// z' = (−x₀, y₀): a record the loss tells apart from z (the mirror (−x₀, −y₀) has the
+	// same logistic loss, which would make the two worlds one)
+	if other, err = other.With(reference.Record{ID: 100, X: []float64{-ds.Row(0)[0], -ds.Row(0)[1]}, Y: ds.Label(0)}); err != nil {
+		t.Fatal(err)
+	}
 	n := 4000
-	pairs := func(data *reference.Dataset, z int64, seed uint64) *mat.Dense {
-		out := mat.NewDense(n, 4, nil)
-		for i := range n {
-			st := reference.Streams{Seed: seed, Trial: i}
-			m, _ := d2d.Learn(context.Background(), plan, loss, data, st.Rand("0"))
-			first := m.Published()
-			m.Update(context.Background(), reference.DeleteID(z), st.Rand("1"))
-			out.SetRow(i, append(first, m.Published()...))
+	if testing.Short() {
+		n = 1000
+	}
+	// run returns the pair of published models and the pair of secret ones.
+	run := func(data *reference.Dataset, z int64, st reference.Streams) (published, secret []float64) {
+		m, err := d2d.Learn(ctx, plan, loss, data, st.Rand("0"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
+		published, secret = m.Published(), m.Secret()
+		if err := m.Update(ctx, reference.DeleteID(z), st.Rand("1")); err != nil {
+			t.Fatal(err)
+		}
+		return append(published, m.Published()...), append(secret, m.Secret()...)
 	}
-	pa, pb, err := estimate.Project(pairs(ds, 0, 1), pairs(other, 100, 2))
+	pairs := func(data *reference.Dataset, z int64, seed uint64) (*mat.Dense, []float64) {
+		out := mat.NewDense(n, 4, nil)
+		var secret []float64
+		for i := range n {
+			pub, sec := run(data, z, reference.Streams{Seed: seed, Trial: i})
+			if secret == nil {
+				secret = sec
+			} else if reference.Distance(sec, secret) != 0 {
+				t.Fatalf("trial %d: secret state %v differs from trial 0's %v; secret-state descent is deterministic", i, sec, secret)
+			}
+			out.SetRow(i, pub)
+		}
+		return out, secret
+	}
+	a, secretA := pairs(ds, 0, 1)
+	b, secretB := pairs(other, 100, 2)
+	s := reference.Distance(secretA, secretB) / plan.Sigma
+	if !(s > 0.01) {
+		t.Fatalf("the two worlds' secret pairs are %.3g σ apart: the test cannot tell them apart", s)
+	}
+	exact := dp.GaussianExactEpsilon(s, p.Delta)
+	pa, pb, err := estimate.Project(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := epsilon.Game{Delta: p.Delta}.LowerBound(pa, pb)
+	res, err := epsilon.Game{Delta: p.Delta, Confidence: 0.999}.LowerBound(pa, pb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("pairs observer: ε_LB = %.3f (the paper's remark expects ≤ 2ε = %v)", res.Epsilon, 2*p.Epsilon)
-	if res.Epsilon > 2*p.Epsilon {
-		t.Logf("WARNING: the pair view exceeds 2ε; the remark is not a theorem, so this is reported, not failed")
+	t.Logf("pairs observer: ε_LB = %.3f at 99.9 %%; exact ε of the pair %.4g (Δ/σ = %.4g); the paper's remark expects ≤ 2ε = %v",
+		res.Epsilon, exact, s, 2*p.Epsilon)
+	if res.Epsilon > exact {
+		t.Fatalf("ε_LB %.3f exceeds the exact ε %.3f of the Gaussian pair: the publications are not the secret states plus fresh independent noise", res.Epsilon, exact)
 	}
 }

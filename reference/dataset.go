@@ -21,6 +21,9 @@ type Record struct {
 // ErrUnknownID is wrapped by every error about a record ID that is not in a dataset.
 var ErrUnknownID = errors.New("unknown record ID")
 
+// ErrWouldEmpty is wrapped when a deletion would remove every remaining record.
+var ErrWouldEmpty = errors.New("a dataset must keep at least one record")
+
 // Dataset is an immutable set of labelled rows, each with a stable int64 record ID.
 // Deletion requests name IDs, never row numbers: row positions change as records come
 // and go, IDs do not. Deleting an ID that is not present is an error, and the error says
@@ -188,7 +191,7 @@ func (ds *Dataset) Without(ids ...int64) (*Dataset, error) {
 		drop[id] = struct{}{}
 	}
 	if len(drop) == ds.Len() && ds.Len() > 0 {
-		return nil, fmt.Errorf("delete: request removes all %d records; a dataset must keep at least one", ds.Len())
+		return nil, fmt.Errorf("delete: request removes all %d records: %w", ds.Len(), ErrWouldEmpty)
 	}
 	rows := make([]int, 0, ds.Len()-len(drop))
 	for i, id := range ds.ids {

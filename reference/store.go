@@ -49,7 +49,7 @@ func (s *Store) Check(u Update) error {
 		return missingID(s.deleted, "delete", u.ID)
 	}
 	if s.Len() == 1 {
-		return fmt.Errorf("delete: request removes all 1 records; a dataset must keep at least one")
+		return fmt.Errorf("delete: request removes all 1 records: %w", ErrWouldEmpty)
 	}
 	return nil
 }

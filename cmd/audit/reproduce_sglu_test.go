@@ -126,10 +126,47 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 	if rows := len(tb.Tables[0].Rows); rows != 5 { // SGLU b=128, full, LU, D2D I=1, 5
 		t.Errorf("Fig. 3a has %d rows, want 5", rows)
 	}
-	for _, r := range tb.Tables[0].Rows {
-		if acc := float64(r.Cells[1].Value); !(acc > 0.3 && acc <= 1) {
-			t.Errorf("%s: accuracy %v", r.Label, acc)
+	// What Fig. 3a must show, on this small run too: every method's σ certifies the target
+	// ϵ̂ = 1; SGLU reaches it with less noise than D2D (the paper's point); one SGLU
+	// request costs fewer gradients than a retrain; and the unlearned models' accuracy
+	// matches retraining's within sampling error — a two-sample z-test on the 20 trials'
+	// means at 4 standard errors (false-failure probability ≈ 6e-5 per row when the means
+	// are equal; the seeded run is one fixed draw).
+	fig3a := tb.Tables[0]
+	col := func(name string) int {
+		i := slices.Index(fig3a.Columns, name)
+		if i < 0 {
+			t.Fatalf("Fig. 3a has no column %q: %v", name, fig3a.Columns)
 		}
+		return i
+	}
+	sigma, acc, sd, racc, cert := col("σ"), col("accuracy"), col("± sd"), col("retrain accuracy"), col("certified ϵ")
+	unGrad, reGrad := col("unlearn gradients"), col("retrain gradients")
+	v := func(r reports.TableRow, i int) float64 { return float64(r.Cells[i].Value) }
+	maxSGLU, minD2D := 0.0, math.Inf(1)
+	for _, r := range fig3a.Rows {
+		if c := v(r, cert); !(c <= 1*(1+1e-9)) {
+			t.Errorf("%s: certified ϵ %v above the target 1", r.Label, c)
+		}
+		a, ra := v(r, acc), v(r, racc)
+		if !(a >= 0 && a <= 1 && ra >= 0 && ra <= 1) {
+			t.Errorf("%s: accuracies %v and %v outside [0, 1]", r.Label, a, ra)
+		}
+		if se := v(r, sd) * math.Sqrt(2.0/20); math.Abs(a-ra) > 4*se {
+			t.Errorf("%s: unlearned accuracy %.3f against retraining's %.3f, beyond 4 standard errors (%.3f)", r.Label, a, ra, 4*se)
+		}
+		switch {
+		case strings.HasPrefix(r.Label, "SGLU"):
+			maxSGLU = math.Max(maxSGLU, v(r, sigma))
+			if v(r, unGrad) >= v(r, reGrad) {
+				t.Errorf("%s: unlearning costs %v gradients, retraining %v", r.Label, v(r, unGrad), v(r, reGrad))
+			}
+		case strings.HasPrefix(r.Label, "D2D"):
+			minD2D = math.Min(minD2D, v(r, sigma))
+		}
+	}
+	if !(maxSGLU > 0 && maxSGLU < minD2D) {
+		t.Errorf("SGLU's σ (up to %v) is not below D2D's (from %v) at the same target", maxSGLU, minD2D)
 	}
 	for _, f := range tb.Tables[0].Findings {
 		if f.Verdict == "FAIL" {
