@@ -3,14 +3,17 @@
 // A Subject is an unlearning setup the auditor can sample: each trial learns, serves the
 // requests and publishes (Unlearned), and retrains from scratch on the final data and
 // publishes (Retrained). Its Claim says what the method certifies, under which
-// assumptions and neighbouring relation, with the arithmetic that produced it.
+// assumptions and neighbouring relation, with the arithmetic that produced it: named
+// constants (Value) and derivation steps (Step), each with its formula.
 //
 // The Engine runs trials on a worker pool. Trial i takes all its randomness from
 // reference.Streams{Seed, i}, so results do not depend on the number of workers, and each
-// finished trial is appended to a checkpoint file at once, so an interrupted audit resumes
-// where it stopped.
+// finished trial (a TrialResult) is appended to a checkpoint file at once, so an
+// interrupted audit resumes where it stopped. A checkpoint is keyed by the subject's
+// Fingerprint — its claim, and whatever else a Fingerprinter says about its configuration
+// — so one written for another configuration is refused, never mixed in.
 //
-// Checks turn trials into Findings of four kinds: certificate (is the claim's arithmetic
+// Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method
 // behave as its proof assumes, against an exact retrain), release (how far apart are the
 // published laws, measured with the method's secret state), and empirical (what an
@@ -24,7 +27,7 @@
 //
 //   - FAIL when an empirical lower bound on the quantity exceeds the certified bound at the
 //     stated confidence, or a deterministic inequality of the proof is broken (beyond a
-//     rounding slack of 1e-9 relative plus 1e-12 absolute).
+//     rounding slack of 1e-9 relative plus 1e-12 absolute: FloatTolerance, Deterministic).
 //   - PASS when it does not, and the check could have shown a violation: for a confidence
 //     interval, its upper end is within the bound; for a distinguishing game, it would
 //     have caught the named violation — the Gaussian-mechanism pair whose exact ε at the
@@ -34,7 +37,11 @@
 //     resolution, the largest ε its trials could show at all (about ln N), is necessary
 //     for power but not sufficient.
 //   - INCONCLUSIVE otherwise; the finding gives about the number of trials that would
-//     decide (for a game, the trials per side that reach 80 % power against F×).
+//     decide (for a game, the trials per side that reach 80 % power against F×). A game
+//     needs at least MinEmpiricalTrials trials to be played at all.
+//
+// A statistical finding carries its confidence Interval; Worst and Count combine and
+// tally verdicts.
 //
 // A subject's verdict (Decide) comes from the findings its claim requires
 // (Claim.Required). An audit that runs the method itself requires certificate,

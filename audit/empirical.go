@@ -48,11 +48,14 @@ type EmpiricalRelease struct {
 	PowerAgainst float64
 }
 
+// MinEmpiricalTrials is the fewest trials EmpiricalRelease accepts: four per half per side.
+const MinEmpiricalTrials = 8
+
 // Check runs the game on finished trials.
 func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 	n := len(results)
-	if n < 8 {
-		return Finding{}, fmt.Errorf("empirical release check: %d trials; want at least 8", n)
+	if n < MinEmpiricalTrials {
+		return Finding{}, fmt.Errorf("empirical release check: %d trials; want at least %d", n, MinEmpiricalTrials)
 	}
 	if e.Alpha == 0 {
 		e.Alpha = 2

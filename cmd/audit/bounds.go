@@ -63,6 +63,10 @@ func runBoundsD2D(args []string, stdout, stderr io.Writer) error {
 	constant := fs.String("sigma-constant", "corrected", "convex-weak: the σ constant, corrected (4√2·c_ξ) or printed (2√2)")
 	index := fs.Int("update-index", 1, "the update i whose iteration count T_i is reported")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit bounds d2d [flags]\n\nComputes Descent-to-Delete's certificates (Neel, Roth, Sharifi-Malvajerdi 2020) from declared constants:\nγ, η, the iterations, the sensitivity and the σ each theorem requires, both readings where the spec flags\na formula. --json writes the same as one object.\n\nFlags:")
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -53,6 +53,10 @@ func runBoundsSGLU(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.ft, "ft", "proof", "finite: F_T reading, proof (1/(1−c^{n/b})) or printed ((1−c^{Tn/b})/(1−c^{n/b}); spec FLAG)")
 	fs.BoolVar(&f.mixed, "mixed", false, "sequential: paper PABI factor for the first request, exact-shift after (the authors' code)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit bounds sglu [flags]\n\nComputes Stochastic Gradient Langevin Unlearning's certificates (Chien, Wang, Chen, Li 2024) from declared\nconstants: the ε of a deployment, or with --target-epsilon the σ or epochs that meet a target. Prints every\nstep of the derivation; --json writes the same as one object.\n\nFlags:")
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

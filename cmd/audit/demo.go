@@ -78,8 +78,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	switch {
-	case c.trials < 2:
-		return usagef("--trials %d: want at least 2", c.trials)
+	case c.trials < audit.MinEmpiricalTrials: // the empirical game's minimum: refuse before running anything
+		return usagef("--trials %d: want at least %d", c.trials, audit.MinEmpiricalTrials)
 	case !(c.confidence > 0 && c.confidence < 1):
 		return usagef("--confidence %v: want a level in (0, 1)", c.confidence)
 	case !(c.powerAgainst > 1):

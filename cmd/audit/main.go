@@ -119,11 +119,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // parseFlags parses a subcommand's flags, turning parse errors into usage errors (the
 // FlagSet has already printed the message and the usage).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package prints a parse error and the usage itself; main prints the error
+	// again. Silence it while parsing: -h shows the usage, any other error is one line.
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
 			return err
 		}
-		return usageError{err}
+		return usagef("%v (run \"audit %s -h\" for the flags)", err, fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
