@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"path/filepath"
+	"strings"
 )
 
 // TrialResult is one trial: the unlearned and the retrained release.
@@ -64,6 +66,15 @@ func Fingerprint(s Subject) string {
 		io.WriteString(h, f.Fingerprint())
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CheckpointPath is where, under dir, the trials of s with the given seed are kept: one
+// file per subject, seed and configuration fingerprint, so rerunning with the same
+// configuration resumes and rerunning with another starts a file of its own; trials of
+// two configurations are never mixed.
+func CheckpointPath(dir string, s Subject, seed uint64) string {
+	name := strings.NewReplacer("/", "-", "=", "", " ", "_").Replace(s.Name())
+	return filepath.Join(dir, fmt.Sprintf("%s-seed%d-%s.jsonl", name, seed, Fingerprint(s)[:12]))
 }
 
 // Run returns trials 0..n−1 of s in index order.
@@ -222,8 +233,8 @@ func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (
 				}
 				if got != hdr {
 					f.Close()
-					return nil, fmt.Errorf("checkpoint %s was written for another audit (subject %q, seed %d); remove it or choose another path",
-						path, got.Subject, got.Seed)
+					return nil, fmt.Errorf("checkpoint %s was written for another audit (subject %q, seed %d, configuration %.12s…, not %.12s…); remove it, choose another path, or key the path by the configuration (CheckpointPath)",
+						path, got.Subject, got.Seed, got.Fingerprint, hdr.Fingerprint)
 				}
 			} else {
 				var r TrialResult

@@ -318,16 +318,8 @@ func D2DAdaptiveTrajectory(mode d2d.Mode) func(*rapid.T) {
 			pub := m.Published()
 			cur := m.Data()
 			if i%2 == 1 && cur.Len()-1 >= floor {
-				obj := plan.Loss(loss).Objective(cur)
-				g := make([]float64, cur.Dim())
-				worst, id := -1.0, cur.ID(0)
-				for k := range cur.Len() {
-					obj.ExampleGradient(g, pub, k)
-					if n := reference.Norm(g); n > worst {
-						worst, id = n, cur.ID(k)
-					}
-				}
-				return reference.DeleteID(id), true
+				row, _ := plan.Loss(loss).Objective(cur).MostInfluential(pub)
+				return reference.DeleteID(cur.ID(row)), true
 			}
 			x := make([]float64, cur.Dim())
 			if n := reference.Norm(pub); n > 0 {

@@ -21,7 +21,7 @@ func realRun(t *testing.T, ds *reference.Dataset) {
 	d0, _ := ds.Without(held.ID(0))
 	updates := []reference.Update{reference.DeleteID(d0.ID(3)), reference.AddRecord(held.Record(0)), reference.DeleteID(d0.ID(10))}
 	loss := reference.Logistic{Lambda: 0.05}
-	radius := ds.MaxRowNorm() / (2 * loss.Lambda) // contains every unconstrained minimiser
+	radius := reference.MinimiserRadius(loss, ds) // contains every unconstrained minimiser
 	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
 		p := d2d.Params{Constants: loss.Constants(ds, radius), Radius: radius, N: d0.Len(), Dim: d0.Dim(), Budget: 10, Epsilon: 1, Delta: 1e-6}
 		if mode == d2d.Perfect {

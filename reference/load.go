@@ -396,11 +396,22 @@ func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
 }
 
 // DefaultLabelsPath guesses the labels file that goes with an idx images file, following
-// the MNIST naming: "…-images-idx3-ubyte…" → "…-labels-idx1-ubyte…".
+// the MNIST naming: "…-images-idx3-ubyte…" → "…-labels-idx1-ubyte…". When that file does
+// not exist but its gzipped (or un-gzipped) twin does — images kept compressed, labels not,
+// or the other way round — it returns the twin.
 func DefaultLabelsPath(imagesPath string) string {
 	p := strings.Replace(imagesPath, "images-idx3", "labels-idx1", 1)
 	if p == imagesPath {
 		p = strings.Replace(imagesPath, "images", "labels", 1)
+	}
+	twin := strings.TrimSuffix(p, ".gz")
+	if twin == p {
+		twin = p + ".gz"
+	}
+	if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(twin); err == nil {
+			return twin
+		}
 	}
 	return p
 }

@@ -199,3 +199,31 @@ func TestParseMatrixCSV(t *testing.T) {
 	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3,inf\n"), "m.csv")
 	wantInputError(t, err, "m.csv", 2, "not finite")
 }
+
+// Images and labels need not share compression: DefaultLabelsPath finds the gzipped or
+// plain twin of the labels file the MNIST naming gives, and prefers the exact name.
+func TestDefaultLabelsPathFindsTwin(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gzImages, plainLabels := filepath.Join(dir, "a-images-idx3-ubyte.gz"), write("a-labels-idx1-ubyte")
+	if got := DefaultLabelsPath(gzImages); got != plainLabels {
+		t.Errorf("gzipped images, plain labels: %s, want %s", got, plainLabels)
+	}
+	plainImages, gzLabels := filepath.Join(dir, "b-images-idx3-ubyte"), write("b-labels-idx1-ubyte.gz")
+	if got := DefaultLabelsPath(plainImages); got != gzLabels {
+		t.Errorf("plain images, gzipped labels: %s, want %s", got, gzLabels)
+	}
+	exact := write("b-labels-idx1-ubyte")
+	if got := DefaultLabelsPath(plainImages); got != exact {
+		t.Errorf("both present: %s, want the exact name %s", got, exact)
+	}
+	if got, want := DefaultLabelsPath(filepath.Join(dir, "c-images-idx3-ubyte")), filepath.Join(dir, "c-labels-idx1-ubyte"); got != want {
+		t.Errorf("neither present: %s, want the MNIST name %s", got, want)
+	}
+}

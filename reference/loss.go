@@ -497,3 +497,38 @@ func Distance(a, b []float64) float64 {
 	}
 	return math.Sqrt(s)
 }
+
+// MinimiserRadius is a radius whose ball holds the unconstrained minimiser of f_D for the
+// rows of ds and every subset of them: λ-strong convexity gives ‖θ*‖ ≤ ‖∇f_D(0)‖/λ, and
+// ∇f_D(0) is a mean of the per-example data gradients at 0, so ‖θ*‖ ≤ max_i ‖∇f_{z_i}(0)‖/λ
+// (max‖x‖/(2λ) for the logistic loss). With this radius the ball constraint never binds
+// at the optimum. +Inf when λ = 0.
+func MinimiserRadius(l Loss, ds *Dataset) float64 {
+	lambda := l.Regularization()
+	if lambda <= 0 {
+		return math.Inf(1)
+	}
+	zero := make([]float64, ds.Dim())
+	g := make([]float64, ds.Dim())
+	worst := 0.0
+	for i := range ds.Len() {
+		l.ExampleGradient(g, zero, ds.Row(i), ds.Label(i))
+		worst = math.Max(worst, Norm(g))
+	}
+	return worst / lambda
+}
+
+// MostInfluential is the row whose example gradient at θ is largest, and that norm: at
+// the minimiser, the record whose removal moves the model most (by the first-order
+// influence ∇f_z(θ*)/n, up to the Hessian's conditioning).
+func (o *Objective) MostInfluential(theta []float64) (row int, norm float64) {
+	g := make([]float64, o.Dim())
+	row, norm = 0, -1
+	for i := range o.ds.Len() {
+		o.ExampleGradient(g, theta, i)
+		if n := Norm(g); n > norm {
+			row, norm = i, n
+		}
+	}
+	return row, norm
+}

@@ -319,3 +319,37 @@ func TestObjectiveLayoutsAgree(t *testing.T) {
 		}
 	})
 }
+
+// For the logistic loss MinimiserRadius is max‖x‖/(2λ), bit for bit (halving is exact), so
+// audits that used that formula keep their numbers; MostInfluential is the largest example
+// gradient, found by brute force here.
+func TestMinimiserRadiusAndMostInfluential(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n, d := rapid.IntRange(1, 40).Draw(t, "n"), rapid.IntRange(1, 6).Draw(t, "d")
+		rows := make([]reference.Record, n)
+		for i := range rows {
+			rows[i] = reference.Record{ID: int64(i), X: drawVec(t, d, 2, "x"), Y: float64(2*rapid.IntRange(0, 1).Draw(t, "y") - 1)}
+		}
+		ds, err := reference.FromRecords(d, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lambda := float64(rapid.IntRange(1, 1000).Draw(t, "λ")) / 1000
+		loss := reference.Logistic{Lambda: lambda}
+		if got, want := reference.MinimiserRadius(loss, ds), ds.MaxRowNorm()/(2*lambda); got != want {
+			t.Fatalf("MinimiserRadius %v, max‖x‖/(2λ) %v", got, want)
+		}
+		theta := drawVec(t, d, 3, "theta")
+		row, norm := loss.Objective(ds).MostInfluential(theta)
+		g := make([]float64, d)
+		for i := range n {
+			loss.ExampleGradient(g, theta, ds.Row(i), ds.Label(i))
+			if reference.Norm(g) > norm {
+				t.Fatalf("row %d's gradient %v exceeds the most influential row %d's %v", i, reference.Norm(g), row, norm)
+			}
+		}
+	})
+	if r := reference.MinimiserRadius(reference.Logistic{}, nil); !math.IsInf(r, 1) {
+		t.Errorf("λ = 0: radius %v, want +Inf", r)
+	}
+}

@@ -301,3 +301,33 @@ func TestMinimizeRankDeficientIsMinimumNorm(t *testing.T) {
 		}
 	})
 }
+
+// reference.MinimiserRadius holds the exact unconstrained minimiser, of the data and of
+// any subset of its rows (the requests of an audit only delete and re-add them).
+func TestMinimiserRadiusHoldsTheMinimiser(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		regression := rapid.Bool().Draw(t, "regression")
+		ds := props.Dataset(props.DataConfig{Regression: regression}).Draw(t, "data")
+		loss := props.Loss(regression).Draw(t, "loss")
+		radius := reference.MinimiserRadius(loss, ds)
+		drop := rapid.IntRange(0, ds.Len()-1).Draw(t, "drop")
+		var ids []int64
+		for i := range drop {
+			ids = append(ids, ds.ID(i))
+		}
+		sub, err := ds.Without(ids...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []*reference.Dataset{ds, sub} {
+			res, err := retrain.Minimize(loss.Objective(d), math.Inf(1), retrain.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the minimiser is within 1e-10/λ of θ* (the solver's residual, strong convexity)
+			if n := reference.Norm(res.Theta); n > radius+1e-10/loss.Regularization() {
+				t.Fatalf("%s on %d rows: ‖θ*‖ = %v > MinimiserRadius %v", loss.Name(), d.Len(), n, radius)
+			}
+		}
+	})
+}

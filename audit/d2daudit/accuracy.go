@@ -90,7 +90,7 @@ func (c AccuracyConfig) withDefaults() AccuracyConfig {
 	deff(&c.Beta, 1e-3)
 	deff(&c.Confidence, 0.999)
 	if c.Radius == 0 && c.Data != nil {
-		c.Radius = c.Data.MaxRowNorm() / (2 * c.Lambda)
+		c.Radius = reference.MinimiserRadius(reference.Logistic{Lambda: c.Lambda}, c.Data)
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package epsilon
 import (
 	"encoding/csv"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 	"pgregory.net/rapid"
 )
 
@@ -360,4 +363,52 @@ func TestRuleSweepIsBestRule(t *testing.T) {
 			t.Fatalf("sweep chose %+v, bestRule %+v", got, want)
 		}
 	})
+}
+
+// PerExample's bounds hold for all examples at once: each of the k games is played at
+// 1 − 0.05/k (checked exactly; dropping the split fails here), and on k = 20 examples
+// whose two laws are identical (true ε = 0) the largest bound is positive in at most 5 %
+// of audits at 95 % confidence: over 200 seeded audits the count must stay below the
+// binomial tail at 0.05 whose probability is under 1e-4 (24 of 200). That rate check is
+// valid but weak: Clopper–Pearson on a held-out half is conservative, and it passes even
+// without the split (measured: 0 of 200 either way), so the level check is what guards the
+// split.
+func TestPerExampleBoundsAreSimultaneous(t *testing.T) {
+	audits := 200
+	if testing.Short() {
+		audits = 50
+	}
+	const k, n = 20, 60
+	positive := 0
+	for seed := range audits {
+		rng := rand.New(rand.NewPCG(uint64(seed), 17))
+		a, b := mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+		for i := range n {
+			for j := range k {
+				a.Set(i, j, rng.NormFloat64())
+				b.Set(i, j, rng.NormFloat64())
+			}
+		}
+		res, err := Game{Delta: 0, Confidence: 0.95, Strategy: Split}.PerExample(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Examples) != k || math.Abs(res.PerExampleConfidence-(1-0.05/k)) > 1e-15 {
+			t.Fatalf("%d examples at confidence %v", len(res.Examples), res.PerExampleConfidence)
+		}
+		if res.Epsilon > 0 {
+			positive++
+		}
+	}
+	// the least count c with P(Bin(audits, 0.05) ≥ c) < 1e-4: the false-failure probability
+	limit := 0
+	for b := (distuv.Binomial{N: float64(audits), P: 0.05}); 1-b.CDF(float64(limit-1)) >= 1e-4; limit++ {
+	}
+	t.Logf("%d of %d null audits showed ε > 0 (fails at %d)", positive, audits, limit)
+	if positive >= limit {
+		t.Fatalf("%d of %d audits of identical laws showed ε > 0; the simultaneous level allows about 5 %%", positive, audits)
+	}
+	if _, err := (Game{Delta: 0}).PerExample(mat.NewDense(8, 2, nil), mat.NewDense(8, 3, nil)); err == nil {
+		t.Error("different example counts accepted")
+	}
 }

@@ -151,6 +151,41 @@ func New(s Setup) (*Subject, error) {
 	return sub, nil
 }
 
+// TrimToBatches cuts ds to the largest multiple of the batch size b, as the paper cuts
+// its training set to n = 11,264 = 88·128: it keeps every record in keep (the ones to be
+// removed), first, and fills up with the others, each group in the order of ds. Errors when b is not in 1 … |ds|
+// or keep names more records than fit.
+func TrimToBatches(ds *reference.Dataset, b int, keep []int64) (*reference.Dataset, error) {
+	if b <= 0 || b > ds.Len() {
+		return nil, fmt.Errorf("sglu audit: batch size %d: want 1 … %d", b, ds.Len())
+	}
+	n := ds.Len() / b * b
+	if len(keep) > n {
+		return nil, fmt.Errorf("sglu audit: %d records to keep, but %d batches of %d hold only %d", len(keep), n/b, b, n)
+	}
+	kept := map[int64]bool{}
+	for _, id := range keep {
+		if !ds.Has(id) {
+			return nil, fmt.Errorf("sglu audit: record %d to keep: %w", id, reference.ErrUnknownID)
+		}
+		kept[id] = true
+	}
+	// the kept records first, then the others, each in the order of ds: Subset keeps this
+	// order, which fixes every record's batch slot
+	ids := make([]int64, 0, n)
+	for i := range ds.Len() {
+		if kept[ds.ID(i)] {
+			ids = append(ids, ds.ID(i))
+		}
+	}
+	for i := 0; i < ds.Len() && len(ids) < n; i++ {
+		if id := ds.ID(i); !kept[id] {
+			ids = append(ids, id)
+		}
+	}
+	return ds.Subset(ids)
+}
+
 // LogisticProblem is the constants of L2-logistic regression on ds for PNSGD with batch b
 // and radius R: L = ‖x‖²max/4 + λ, m = λ, η = 1/L, and the data gradient's bound
 // M = ‖x‖max (or the clip), Remark 3.7's constant. Replacements keep the removed row's

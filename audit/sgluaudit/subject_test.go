@@ -3,6 +3,7 @@ package sgluaudit
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -145,5 +146,30 @@ func TestSubjectLeakCaught(t *testing.T) {
 	fs := run(t, leaky{s}, s, 200)
 	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict != audit.Fail {
 		t.Fatalf("leak not caught: %+v", f)
+	}
+}
+
+// TrimToBatches keeps the records to remove, first, fills up to a multiple of b with the
+// others in order, and refuses what cannot fit.
+func TestTrimToBatches(t *testing.T) {
+	ds, err := reference.SyntheticClassification(23, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := TrimToBatches(ds, 5, []int64{21, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{3, 21, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}
+	if !slices.Equal(got.IDs(), want) {
+		t.Fatalf("kept %v, want %v", got.IDs(), want)
+	}
+	for _, c := range []struct {
+		b    int
+		keep []int64
+	}{{0, nil}, {24, nil}, {20, ds.IDs()[:21]}, {5, []int64{99}}} {
+		if _, err := TrimToBatches(ds, c.b, c.keep); err == nil {
+			t.Errorf("b = %d, keep %v: no error", c.b, c.keep)
+		}
 	}
 }

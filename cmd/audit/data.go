@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +69,7 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	case "idx":
 		lp := d.labels
 		if lp == "" {
-			lp = defaultLabels(d.path)
+			lp = reference.DefaultLabelsPath(d.path)
 		}
 		ds, err = reference.LoadIDX(d.path, lp)
 		inputs = []string{"images", d.path, "labels", lp}
@@ -129,22 +128,6 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	}
 	out.ds, out.preprocessing = ds, prep
 	return out, nil
-}
-
-// defaultLabels guesses the idx labels file for an images file (images→labels), with or
-// without a .gz suffix, whichever exists.
-func defaultLabels(images string) string {
-	guess := reference.DefaultLabelsPath(images)
-	alt := strings.TrimSuffix(guess, ".gz")
-	if alt == guess {
-		alt = guess + ".gz"
-	}
-	if _, err := os.Stat(guess); err != nil {
-		if _, err := os.Stat(alt); err == nil {
-			return alt
-		}
-	}
-	return guess
 }
 
 func parseClasses(s string) (a, b float64, err error) {

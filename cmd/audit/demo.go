@@ -27,6 +27,7 @@ type demoConfig struct {
 	workers      int
 	confidence   float64
 	powerAgainst float64
+	fresh        bool
 	lambda       float64
 	epsilon      float64
 	delta        float64
@@ -58,6 +59,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&c.trials, "trials", 200, "trials per audited method")
 	fs.IntVar(&c.workers, "workers", 0, "parallel trials (0: one per core)")
 	fs.Float64Var(&c.confidence, "confidence", 0.95, "confidence level of the statistical checks")
+	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
 	fs.Float64Var(&c.powerAgainst, "power-against", audit.DefaultPowerAgainst, "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε")
 	fs.Float64Var(&c.lambda, "lambda", 0.05, "L2 weight λ of the logistic loss (its strong convexity)")
 	fs.Float64Var(&c.epsilon, "epsilon", 1, "target ε")
@@ -112,7 +114,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	for _, ds := range subjects {
 		s := ds.subject
-		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(trialDir, strings.ReplaceAll(s.Name(), "/", "-")+".jsonl")}
+		path := audit.CheckpointPath(trialDir, s, c.seed)
+		if c.fresh {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("demo: --fresh: %w", err)
+			}
+		}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: path}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
@@ -138,9 +146,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoSubject, []string, error) {
 	r := reference.Stream(c.seed, 0, "demo/requests")
 	loss := reference.Logistic{Lambda: c.lambda}
-	// The unconstrained minimiser of every 𝒟_i has norm ≤ ‖∇f(0)‖/λ ≤ max‖x‖/(2λ), so this
-	// radius keeps θ* interior and the constraint never binds at the optimum.
-	radius := ds.MaxRowNorm() / (2 * c.lambda)
+	radius := reference.MinimiserRadius(loss, ds) // θ* of every 𝒟_i stays interior
 
 	named := map[int64]bool{}
 	for _, id := range deletes {
@@ -172,15 +178,8 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoS
 		if err != nil {
 			return nil, nil, fmt.Errorf("demo: %w", err)
 		}
-		obj := loss.Objective(d0)
-		g := make([]float64, d0.Dim())
-		best, bestNorm := int64(0), -1.0
-		for i := range d0.Len() {
-			obj.ExampleGradient(g, opt.Theta, i)
-			if nrm := reference.Norm(g); nrm > bestNorm {
-				best, bestNorm = d0.ID(i), nrm
-			}
-		}
+		row, _ := loss.Objective(d0).MostInfluential(opt.Theta)
+		best := d0.ID(row)
 		deletes = []int64{best}
 		for _, id := range candidates[2:] {
 			if len(deletes) == 3 {
@@ -280,23 +279,7 @@ func demoSGLU(c demoConfig, d0 *reference.Dataset, removals []int64, radius floa
 	if b <= 0 || b > d0.Len() {
 		return nil, usagef("--sglu-batch %d: want 1 … %d", b, d0.Len())
 	}
-	keep := d0.Len() / b * b
-	removing := map[int64]bool{}
-	for _, id := range removals {
-		removing[id] = true
-	}
-	var ids []int64
-	for i := range d0.Len() {
-		if id := d0.ID(i); removing[id] {
-			ids = append(ids, id)
-		}
-	}
-	for i := 0; i < d0.Len() && len(ids) < keep; i++ {
-		if id := d0.ID(i); !removing[id] {
-			ids = append(ids, id)
-		}
-	}
-	data, err := d0.Subset(ids)
+	data, err := sgluaudit.TrimToBatches(d0, b, removals)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
@@ -161,28 +160,19 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	if k != kb {
 		return usagef("epsilon: %s scores %d examples per model, %s scores %d", *aPath, k, *bPath, kb)
 	}
-	// every example's bound holds at once: the examples share the false-alarm budget
-	perConf := 1 - (1-*conf)/float64(k)
-	game := epsilon.Game{Delta: *delta, Confidence: perConf, Strategy: strat}
-	out := epsilonOutput{Delta: *delta, Confidence: *conf, Strategy: strat.String(),
-		Resolution: reports.Number(epsilon.MaxCertifiable(min(na, nb), *delta, perConf, strat)),
-		Note:       "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
-	out.Models.A, out.Models.B = na, nb
-	best := 0.0
-	for j := range k {
-		colA, colB := mat.Col(nil, j, a), mat.Col(nil, j, b)
-		res, err := game.LowerBound(colA, colB)
-		if err != nil {
-			return usageError{fmt.Errorf("epsilon, example %d: %w", j, err)}
-		}
-		g, err := game.GDP(colA, colB)
-		if err != nil {
-			return usageError{fmt.Errorf("epsilon, example %d: %w", j, err)}
-		}
-		out.PerExample = append(out.PerExample, exampleBound{Example: j, Epsilon: reports.Number(res.Epsilon), Threshold: reports.Number(res.Rule.Threshold),
-			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: reports.Number(res.Point), GDPEpsilon: reports.Number(g.Epsilon)})
-		best = math.Max(best, res.Epsilon)
+	pe, err := epsilon.Game{Delta: *delta, Confidence: *conf, Strategy: strat}.PerExample(a, b)
+	if err != nil {
+		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
+	out := epsilonOutput{Delta: *delta, Confidence: *conf, Strategy: strat.String(), Resolution: reports.Number(pe.Resolution),
+		Note: "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
+	out.Models.A, out.Models.B = na, nb
+	for _, e := range pe.Examples {
+		res := e.Result
+		out.PerExample = append(out.PerExample, exampleBound{Example: e.Example, Epsilon: reports.Number(res.Epsilon), Threshold: reports.Number(res.Rule.Threshold),
+			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: reports.Number(res.Point), GDPEpsilon: reports.Number(e.GDP.Epsilon)})
+	}
+	best := pe.Epsilon
 	out.EpsilonLowerBound = reports.Number(best)
 	rowsA, rowsB := make([][]float64, na), make([][]float64, nb)
 	for i := range na {

@@ -358,3 +358,30 @@ func TestDemoCSVWithHeader(t *testing.T) {
 		t.Fatalf("read %d×%d, want 60×3", rep.Data.Rows, rep.Data.Features)
 	}
 }
+
+// Rerunning demo into the same --out with a changed configuration gets a checkpoint of its
+// own (never the other configuration's trials); the same configuration resumes from its
+// checkpoint, and --fresh recomputes it; both give the same report bytes.
+func TestDemoCheckpointPerConfiguration(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"demo", "--out", out, "--variants", "strongly-convex", "--trials", "12"}
+	if _, errOut, code := runCLI(t, base...); code != exitPass {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	_, first := readReport(t, out)
+	if _, errOut, code := runCLI(t, append(base, "--lambda", "0.1")...); code != exitPass {
+		t.Fatalf("changed λ into the same --out: exit %d: %s", code, errOut)
+	}
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.jsonl"))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("trial files %v (%v); want one per configuration", files, err)
+	}
+	for _, args := range [][]string{base, append(base, "--fresh")} {
+		if _, errOut, code := runCLI(t, args...); code != exitPass {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if _, again := readReport(t, out); !bytes.Equal(first, again) {
+			t.Fatalf("%v: the report differs from the first run's", args)
+		}
+	}
+}
