@@ -11,7 +11,8 @@
 // finished trial (a TrialResult) is appended to a checkpoint file at once, so an
 // interrupted audit resumes where it stopped. A checkpoint is keyed by the subject's
 // Fingerprint — its claim, and whatever else a Fingerprinter says about its configuration
-// — so one written for another configuration is refused, never mixed in.
+// — so one written for another configuration is refused, never mixed in; CheckpointPath
+// gives each configuration a file of its own.
 //
 // Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method
@@ -56,6 +57,17 @@
 // 2023 competition's ε — are estimates, not bounds, and are reported beside the
 // measurement that decides. A Finding's Confidence is the probability that a FAIL is not a
 // false alarm (1 for deterministic checks).
+//
+// # Methods
+//
+// Every method's audit package implements one contract, Method, and registers it
+// (Register, in its init function; package audit/methods imports them all). A Method
+// names its demo variants and its own settings (Variant, Param — a front end makes a flag
+// of each and passes the values as Args) and builds Audited subjects, each with a Check
+// of one signature, from a DemoSetup that NewDemoSetup builds once for all methods from a
+// DemoConfig: the data, the requests and the target. Front ends only look methods up
+// (Methods, MethodOfVariant, DemoVariantNames), so a new method adds no file under cmd/;
+// a test may Deregister a method it registered.
 //
 // The measuring instruments are in subpackages: estimate (Rényi divergence from samples),
 // epsilon (ε lower bounds, the competition scorer, the planner); the Rényi-divergence and

@@ -8,16 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
-	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
-	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reports"
-	"github.com/unlearnaudit/unlearnaudit/retrain"
 )
 
 type demoConfig struct {
@@ -31,23 +28,10 @@ type demoConfig struct {
 	lambda       float64
 	epsilon      float64
 	delta        float64
-	iterations   int
 	deletes      string
 	variants     string
-	schedule     string
 	data         dataFlags
-	sgluBatch    int
-	sgluSigma    float64
-	sgluEpochs   int
-}
-
-// allVariants are the D2D variants the demo audits by default.
-const allVariants = "strongly-convex,perfect,convex-strong,convex-weak,distributed,sglu"
-
-// demoSubject is one audited variant: its subject and its checks.
-type demoSubject struct {
-	subject audit.Subject
-	check   func(ctx context.Context, results []audit.TrialResult) ([]audit.Finding, error)
+	methodArgs   audit.Args // every method's own settings, by flag name
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -64,16 +48,26 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&c.lambda, "lambda", 0.05, "L2 weight λ of the logistic loss (its strong convexity)")
 	fs.Float64Var(&c.epsilon, "epsilon", 1, "target ε")
 	fs.Float64Var(&c.delta, "delta", 1e-6, "target δ")
-	fs.IntVar(&c.iterations, "iterations", 10, "iteration budget I per update (perfect mode uses at least I_min)")
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
-	fs.StringVar(&c.variants, "variants", allVariants, "D2D variants to audit, comma-separated")
-	fs.StringVar(&c.schedule, "schedule", "fixed", "distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)")
-	fs.IntVar(&c.sgluBatch, "sglu-batch", 32, "SGLU: mini-batch size b (the data are cut to a multiple of it)")
-	fs.Float64Var(&c.sgluSigma, "sglu-sigma", 0.05, "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))")
-	fs.IntVar(&c.sgluEpochs, "sglu-epochs", 0, "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)")
+	variants := audit.DemoVariantNames()
+	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated")
+	c.methodArgs = audit.Args{}
+	for _, m := range audit.Methods() {
+		for _, p := range m.DemoParams() {
+			c.methodArgs[p.Name] = p.Default
+			fs.Func(p.Name, p.Usage+" (default "+p.Default+")", func(v string) error { c.methodArgs[p.Name] = v; return nil })
+		}
+	}
 	c.data.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every Descent-to-Delete variant (Neel et al. 2020: Thms 3.1, 3.2, 3.4, 3.5, 4.5) and\nStochastic Gradient Langevin Unlearning (Chien et al. 2024) on logistic regression and writes DIR/report.json and DIR/report.md.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
+		for _, m := range audit.Methods() {
+			fmt.Fprintf(stderr, "\n  %s: %s\n", m.Name(), m.Summary())
+			for _, v := range m.DemoVariants() {
+				fmt.Fprintf(stderr, "    %-16s %s\n", v.Name, v.Summary)
+			}
+		}
+		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -113,7 +107,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: %w", err)
 	}
 	for _, ds := range subjects {
-		s := ds.subject
+		s := ds.Subject
 		path := audit.CheckpointPath(trialDir, s, c.seed)
 		if c.fresh {
 			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
@@ -125,7 +119,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
-		fsd, err := ds.check(ctx, results)
+		fsd, err := ds.Check(ctx, results)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -139,156 +133,46 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 
-// demoSubjects builds the request sequence and one D2D subject per mode. Two random records
-// are held out to be added later; the deletions are the user's IDs or, by default, the
-// record with the largest gradient at the minimiser (the one whose removal moves the model
-// most) and two random ones. Requests alternate delete, add, delete, add, delete.
-func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]demoSubject, []string, error) {
-	r := reference.Stream(c.seed, 0, "demo/requests")
-	loss := reference.Logistic{Lambda: c.lambda}
-	radius := reference.MinimiserRadius(loss, ds) // θ* of every 𝒟_i stays interior
-
-	named := map[int64]bool{}
-	for _, id := range deletes {
-		if !ds.Has(id) {
-			return nil, nil, usagef("--delete: record ID %d is not in the dataset (IDs are 0-based row numbers of the file; rows dropped by --classes are gone)", id)
-		}
-		if named[id] {
-			return nil, nil, usagef("--delete: record ID %d named twice", id)
-		}
-		named[id] = true
-	}
-	var candidates []int64
-	for i := range ds.Len() {
-		if !named[ds.ID(i)] {
-			candidates = append(candidates, ds.ID(i))
-		}
-	}
-	if len(candidates) < 5 {
-		return nil, nil, usagef("--delete names %d of the %d records; the demo needs at least 5 others to hold out and keep", len(deletes), ds.Len())
-	}
-	r.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
-	holdout := candidates[:2]
-	d0, err := ds.Without(holdout...)
+// demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
+// method for the subjects of its wanted variants; each method checks its own settings.
+func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
+	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
+		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usageError{err}
 	}
-	if len(deletes) == 0 {
-		opt, err := retrain.Minimize(loss.Objective(d0), radius, retrain.Options{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("demo: %w", err)
-		}
-		row, _ := loss.Objective(d0).MostInfluential(opt.Theta)
-		best := d0.ID(row)
-		deletes = []int64{best}
-		for _, id := range candidates[2:] {
-			if len(deletes) == 3 {
-				break
-			}
-			if id != best {
-				deletes = append(deletes, id)
-			}
-		}
-	}
-	var updates []reference.Update
-	for k, id := range deletes {
-		updates = append(updates, reference.DeleteID(id))
-		if k < len(holdout) {
-			row, _ := ds.Lookup(holdout[k])
-			updates = append(updates, reference.AddRecord(ds.Record(row)))
-		}
-	}
-	requests := make([]string, len(updates))
-	for i, u := range updates {
+	requests := make([]string, len(setup.Updates))
+	for i, u := range setup.Updates {
 		requests[i] = u.String()
 	}
-
-	wanted := map[string]bool{}
+	wanted := map[string][]string{} // method name → its wanted variants
 	for _, v := range strings.Split(c.variants, ",") {
 		v = strings.TrimSpace(v)
-		if v != "distributed" && v != "sglu" {
-			if _, err := d2d.ParseMode(v); err != nil {
-				return nil, nil, usagef("--variants: %q: want some of %s", v, allVariants)
+		m, ok := audit.MethodOfVariant(v)
+		if !ok {
+			return nil, nil, usagef("--variants: %q: want some of %s", v, strings.Join(audit.DemoVariantNames(), ","))
+		}
+		wanted[m.Name()] = append(wanted[m.Name()], v)
+	}
+	var subjects []audit.Audited
+	for _, m := range audit.Methods() {
+		// in the method's own order, whatever the order of --variants
+		var vs []string
+		for _, v := range m.DemoVariants() {
+			if slices.Contains(wanted[m.Name()], v.Name) {
+				vs = append(vs, v.Name)
 			}
 		}
-		wanted[v] = true
-	}
-	opt := d2daudit.Options{Confidence: c.confidence, Seed: c.seed, PowerAgainst: c.powerAgainst}
-	wrap := func(err error) error {
-		if errors.Is(err, reference.ErrUnknownID) {
-			return usageError{fmt.Errorf("--delete: %w", err)}
-		}
-		return usageError{err}
-	}
-	var subjects []demoSubject
-	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect, d2d.ConvexStrong, d2d.ConvexWeak} {
-		if !wanted[mode.String()] {
-			continue
-		}
-		f := reference.Loss(loss)
-		if mode.Convex() {
-			f = reference.Logistic{} // a convex loss: the variant adds its own ridge term
-		}
-		p := d2d.Params{Constants: f.Constants(ds, radius), Radius: radius, Budget: c.iterations, Epsilon: c.epsilon, Delta: c.delta,
-			N: d0.Len(), Dim: d0.Dim()}
-		if mode == d2d.Perfect {
-			p.Budget = max(p.Budget, p.PerfectMinBudget())
-		}
-		s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: f, Data: d0, Updates: updates, Params: p})
+		got, err := m.Demo(setup, vs, c.methodArgs)
 		if err != nil {
-			return nil, nil, wrap(err)
+			return nil, nil, usageError{fmt.Errorf("%s: %w", m.Name(), err)}
 		}
-		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
-			return d2daudit.Check(ctx, s, r, opt)
-		}})
-	}
-	if wanted["distributed"] {
-		sched, err := d2d.ParseSchedule(c.schedule)
-		if err != nil {
-			return nil, nil, usagef("--schedule: %w", err)
-		}
-		s, err := d2daudit.NewDist(d2daudit.DistSetup{Loss: loss, Data: d0, Updates: updates, Params: d2d.DistParams{
-			Constants: loss.Constants(ds, radius), Radius: radius, Xi: 1.2, Budget: 1, Epsilon: c.epsilon, Delta: c.delta, Schedule: sched}})
-		if err != nil {
-			return nil, nil, wrap(err)
-		}
-		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
-			return d2daudit.CheckDist(ctx, s, r, opt)
-		}})
-	}
-	if wanted["sglu"] {
-		s, err := demoSGLU(c, d0, deletes, radius)
-		if err != nil {
-			return nil, nil, wrap(err)
-		}
-		subjects = append(subjects, demoSubject{s, func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
-			return sgluaudit.Check(ctx, s, r, sgluaudit.Options{Confidence: c.confidence, Seed: c.seed, PowerAgainst: c.powerAgainst})
-		}})
+		subjects = append(subjects, got...)
 	}
 	if len(subjects) == 0 {
 		return nil, nil, usagef("--variants: none selected")
 	}
 	return subjects, requests, nil
-}
-
-// demoSGLU audits SGLU on 𝒟₀ with the deletions as its removal requests (SGLU serves
-// removals only, by replacing the record in its batch slot). The data are cut to a multiple
-// of the batch size, keeping the records to remove, as the paper cuts its training set.
-func demoSGLU(c demoConfig, d0 *reference.Dataset, removals []int64, radius float64) (*sgluaudit.Subject, error) {
-	b := c.sgluBatch
-	if b <= 0 || b > d0.Len() {
-		return nil, usagef("--sglu-batch %d: want 1 … %d", b, d0.Len())
-	}
-	data, err := sgluaudit.TrimToBatches(d0, b, removals)
-	if err != nil {
-		return nil, err
-	}
-	T := c.sgluEpochs
-	if T <= 0 {
-		T = sgluaudit.BurnIn(sgluaudit.LogisticProblem(reference.Logistic{Lambda: c.lambda}, data, b, radius), 1e-3)
-	}
-	return sgluaudit.New(sgluaudit.Setup{Loss: reference.Logistic{Lambda: c.lambda}, Data: data, Removals: removals, Batch: b,
-		Sigma: c.sgluSigma, Epochs: T, Radius: radius, Epsilon: c.epsilon, Delta: c.delta, Seed: c.seed})
 }
 
 // writeReport writes report.json and report.md atomically: each goes to a temporary file

@@ -11,8 +11,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // every method registers itself: the CLI only looks them up
 )
 
 // version is the tool version written into every report.
@@ -86,10 +88,24 @@ Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
 3 inconclusive. Run "audit <command> -h" for a command's flags.
 `
 
+// usage is usageText followed by the registered methods and their demo variants.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(usageText)
+	b.WriteString("\nMethods (audit demo --variants picks among their variants):\n")
+	for _, m := range audit.Methods() {
+		fmt.Fprintf(&b, "  %-9s %s\n", m.Name(), m.Summary())
+		for _, v := range m.DemoVariants() {
+			fmt.Fprintf(&b, "            %-16s %s\n", v.Name, v.Summary)
+		}
+	}
+	return b.String()
+}
+
 // run is the whole program, testable without a process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usageText)
+		fmt.Fprint(stderr, usage())
 		return usagef("no command given")
 	}
 	switch args[0] {
@@ -109,10 +125,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "audit", version)
 		return nil
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usageText)
+		fmt.Fprint(stdout, usage())
 		return nil
 	}
-	fmt.Fprint(stderr, usageText)
+	fmt.Fprint(stderr, usage())
 	return usagef("unknown command %q", args[0])
 }
 

@@ -1,0 +1,130 @@
+package audit_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	_ "github.com/unlearnaudit/unlearnaudit/audit/methods"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
+)
+
+type stub struct {
+	name     string
+	variants []audit.Variant
+	params   []audit.Param
+}
+
+func (s stub) Name() string                  { return s.name }
+func (s stub) Summary() string               { return "stub" }
+func (s stub) DemoVariants() []audit.Variant { return s.variants }
+func (s stub) DemoParams() []audit.Param     { return s.params }
+func (s stub) Demo(audit.DemoSetup, []string, audit.Args) ([]audit.Audited, error) {
+	return nil, nil
+}
+
+func panics(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = r.(string)
+		}
+	}()
+	f()
+	return ""
+}
+
+func TestRegistry(t *testing.T) {
+	var names []string
+	for _, m := range audit.Methods() {
+		names = append(names, m.Name())
+	}
+	if !slices.Equal(names, []string{"d2d", "sglu"}) {
+		t.Fatalf("registered methods %v; want d2d and sglu, in order of name", names)
+	}
+	if m, ok := audit.MethodOfVariant("distributed"); !ok || m.Name() != "d2d" {
+		t.Errorf("variant distributed belongs to %v", m)
+	}
+	if _, ok := audit.MethodOfVariant("nope"); ok {
+		t.Error("an unknown variant was found")
+	}
+	for _, c := range []struct {
+		m    stub
+		want string
+	}{
+		{stub{name: "d2d"}, `method "d2d" registered twice`},
+		{stub{name: "x", variants: []audit.Variant{{Name: "perfect"}}}, `variant "perfect" of method "x" is also "d2d"'s`},
+		{stub{name: "x", params: []audit.Param{{Name: "sglu-batch"}}}, `parameter "sglu-batch" of method "x" is also "sglu"'s`},
+	} {
+		if msg := panics(func() { audit.Register(c.m) }); !strings.Contains(msg, c.want) {
+			t.Errorf("Register(%s): panic %q, want %q", c.m.name, msg, c.want)
+		}
+	}
+	audit.Register(stub{name: "aaa", variants: []audit.Variant{{Name: "a1"}}})
+	if got := audit.DemoVariantNames(); got[0] != "a1" {
+		t.Errorf("variants %v; want the new method's first", got)
+	}
+	audit.Deregister("aaa")
+	if len(audit.Methods()) != 2 {
+		t.Error("Deregister left the method registered")
+	}
+}
+
+func TestArgsNameTheFlag(t *testing.T) {
+	a := audit.Args{"n": "12", "x": "1e-3", "bad": "twelve"}
+	if n, err := a.Int("n"); err != nil || n != 12 {
+		t.Errorf("Int(n) = %v, %v", n, err)
+	}
+	if x, err := a.Float("x"); err != nil || x != 1e-3 {
+		t.Errorf("Float(x) = %v, %v", x, err)
+	}
+	for _, f := range []func() error{
+		func() error { _, err := a.Int("bad"); return err },
+		func() error { _, err := a.Float("bad"); return err },
+	} {
+		if err := f(); err == nil || !strings.Contains(err.Error(), `--bad "twelve"`) {
+			t.Errorf("error %v does not name the flag and its value", err)
+		}
+	}
+}
+
+// NewDemoSetup: three deletions and two additions, alternating; by default the first
+// deletion is the record with the largest gradient at the exact minimiser; bad --delete
+// values are refused with the ID named.
+func TestNewDemoSetup(t *testing.T) {
+	ds, err := reference.SyntheticClassification(60, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := audit.DemoConfig{Lambda: 0.1, Epsilon: 1, Delta: 1e-6, Seed: 3}
+	s, err := audit.NewDemoSetup(ds, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []reference.UpdateKind
+	for _, u := range s.Updates {
+		kinds = append(kinds, u.Kind)
+	}
+	want := []reference.UpdateKind{reference.Delete, reference.Add, reference.Delete, reference.Add, reference.Delete}
+	if !slices.Equal(kinds, want) || len(s.Deletions) != 3 || s.Data.Len() != 58 {
+		t.Fatalf("updates %v, deletions %v, 𝒟₀ of %d rows", s.Updates, s.Deletions, s.Data.Len())
+	}
+	loss := reference.Logistic{Lambda: 0.1}
+	opt, err := retrain.Minimize(loss.Objective(s.Data), s.Radius, retrain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := loss.Objective(s.Data).MostInfluential(opt.Theta); s.Data.ID(row) != s.Deletions[0] {
+		t.Errorf("first deletion %d, the most influential record is %d", s.Deletions[0], s.Data.ID(row))
+	}
+	for _, c := range []struct {
+		deletes []int64
+		want    string
+	}{{[]int64{999}, "record ID 999 is not in the dataset"}, {[]int64{4, 4}, "record ID 4 named twice"}} {
+		cfg.Deletes = c.deletes
+		if _, err := audit.NewDemoSetup(ds, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--delete %v: %v, want %q", c.deletes, err, c.want)
+		}
+	}
+}

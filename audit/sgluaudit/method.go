@@ -1,0 +1,80 @@
+package sgluaudit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+func init() { audit.Register(Method{}) }
+
+// Method is SGLU's audit behind the contract the front ends drive (audit.Method).
+type Method struct{}
+
+// Name is "sglu".
+func (Method) Name() string { return "sglu" }
+
+// Summary is one line for help output.
+func (Method) Summary() string {
+	return "Stochastic Gradient Langevin Unlearning (Chien, Wang, Chen, Li 2024): projected noisy mini-batch SGD, Thms 3.2, 3.11"
+}
+
+// DemoVariants is the one demo variant, "sglu".
+func (Method) DemoVariants() []audit.Variant {
+	return []audit.Variant{{Name: "sglu", Summary: "PNSGD on fixed cyclic batches, each deletion served by replacing the record in its slot"}}
+}
+
+// DemoParams are the batch size, the noise and the learning epochs.
+func (Method) DemoParams() []audit.Param {
+	return []audit.Param{
+		{Name: "sglu-batch", Usage: "SGLU: mini-batch size b (the data are cut to a multiple of it)", Default: "32"},
+		{Name: "sglu-sigma", Usage: "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))", Default: "0.05"},
+		{Name: "sglu-epochs", Usage: "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)", Default: "0"},
+	}
+}
+
+// Demo audits SGLU on 𝒟₀ with the demo's deletions as its removal requests (SGLU serves
+// removals only, by replacing the record in its batch slot), the data cut to a multiple
+// of the batch size as the paper cuts its training set.
+func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+	b, err := args.Int("sglu-batch")
+	if err != nil {
+		return nil, err
+	}
+	sigma, err := args.Float("sglu-sigma")
+	if err != nil {
+		return nil, err
+	}
+	T, err := args.Int("sglu-epochs")
+	if err != nil {
+		return nil, err
+	}
+	if T < 0 {
+		return nil, fmt.Errorf("--sglu-epochs %d: want 0 (automatic) or more", T)
+	}
+	if b <= 0 || b > s.Data.Len() {
+		return nil, fmt.Errorf("--sglu-batch %d: want 1 … %d", b, s.Data.Len())
+	}
+	if len(variants) == 0 { // the settings are checked all the same: a typo is not silent
+		return nil, nil
+	}
+	data, err := TrimToBatches(s.Data, b, s.Deletions)
+	if err != nil {
+		return nil, err
+	}
+	loss := reference.Logistic{Lambda: s.Lambda}
+	if T == 0 {
+		T = BurnIn(LogisticProblem(loss, data, b, s.Radius), 1e-3)
+	}
+	sub, err := New(Setup{Loss: loss, Data: data, Removals: s.Deletions, Batch: b,
+		Sigma: sigma, Epochs: T, Radius: s.Radius, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
+	if err != nil {
+		return nil, err
+	}
+	opt := Options{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
+	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		return Check(ctx, sub, r, opt)
+	}}}, nil
+}
