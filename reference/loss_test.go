@@ -268,14 +268,7 @@ func TestStreamsAreDeterministicAndDistinct(t *testing.T) {
 func TestObjectiveLayoutsAgree(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n, d := rapid.IntRange(1, 300).Draw(t, "n"), rapid.IntRange(1, 60).Draw(t, "d")
-		rows := make([]reference.Record, n)
-		for i := range rows {
-			rows[i] = reference.Record{ID: int64(i), X: drawVec(t, d, 2, "x"), Y: float64(2*rapid.IntRange(0, 1).Draw(t, "y") - 1)}
-		}
-		ds, err := reference.FromRecords(d, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := drawRecords(t, n, d)
 		theta := drawVec(t, d, 3, "theta")
 		eps := math.Nextafter(1, 2) - 1
 		gamma := func(k int) float64 { return float64(k) * eps / (1 - float64(k)*eps) }
@@ -326,14 +319,7 @@ func TestObjectiveLayoutsAgree(t *testing.T) {
 func TestMinimiserRadiusAndMostInfluential(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n, d := rapid.IntRange(1, 40).Draw(t, "n"), rapid.IntRange(1, 6).Draw(t, "d")
-		rows := make([]reference.Record, n)
-		for i := range rows {
-			rows[i] = reference.Record{ID: int64(i), X: drawVec(t, d, 2, "x"), Y: float64(2*rapid.IntRange(0, 1).Draw(t, "y") - 1)}
-		}
-		ds, err := reference.FromRecords(d, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := drawRecords(t, n, d)
 		lambda := float64(rapid.IntRange(1, 1000).Draw(t, "λ")) / 1000
 		loss := reference.Logistic{Lambda: lambda}
 		if got, want := reference.MinimiserRadius(loss, ds), ds.MaxRowNorm()/(2*lambda); got != want {
@@ -352,4 +338,17 @@ func TestMinimiserRadiusAndMostInfluential(t *testing.T) {
 	if r := reference.MinimiserRadius(reference.Logistic{}, nil); !math.IsInf(r, 1) {
 		t.Errorf("λ = 0: radius %v, want +Inf", r)
 	}
+}
+
+// drawRecords draws n records of d features in [−2, 2] with labels ±1, IDs 0…n−1.
+func drawRecords(t *rapid.T, n, d int) *reference.Dataset {
+	rows := make([]reference.Record, n)
+	for i := range rows {
+		rows[i] = reference.Record{ID: int64(i), X: drawVec(t, d, 2, "x"), Y: float64(2*rapid.IntRange(0, 1).Draw(t, "y") - 1)}
+	}
+	ds, err := reference.FromRecords(d, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

@@ -134,6 +134,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 		pw, _ := newPowerSim(trials, p).powerReps(mu, reps)
 		return pw
 	}
+	reaches := func(trials int) bool { return powerAt(trials) >= p.Power }
 	// Φ⁻¹(power) grows about linearly in √n (the held-out counts' signal-to-noise ratio
 	// does): secant steps on that line find the count in a few evaluations; the answer is
 	// then bracketed and bisected to 5 % of the count, about what the simulation's noise
@@ -188,14 +189,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 			lo, hi = hi, 0
 		}
 	}
-	for hi-lo > max(1, hi/10) {
-		mid := lo + (hi-lo)/2
-		if powerAt(mid) >= p.Power {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
+	lo, hi = bisectCount(lo, hi, 10, reaches)
 	if !settle {
 		return hi, mu, nil
 	}
@@ -210,14 +204,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	for lo > start-1 && powerAt(lo) >= p.Power {
 		hi, lo = lo, max(start-1, lo-lo/5)
 	}
-	for hi-lo > max(1, hi/20) {
-		mid := lo + (hi-lo)/2
-		if powerAt(mid) >= p.Power {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
+	_, hi = bisectCount(lo, hi, 20, reaches)
 	return hi, mu, nil
 }
 
@@ -243,3 +230,17 @@ func gdpMuFor(eps, delta float64) (float64, error) {
 
 // coarseReps replicates bracket a plan's count before PowerReps settle it.
 const coarseReps = 32
+
+// bisectCount narrows a bracket of trial counts — ok(lo) false, ok(hi) true — to within
+// hi/parts (at least 1).
+func bisectCount(lo, hi, parts int, ok func(int) bool) (int, int) {
+	for hi-lo > max(1, hi/parts) {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return lo, hi
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -97,19 +98,8 @@ func SmallestDetectableFactor(trials int, p PowerSpec) (float64, error) {
 			return math.Inf(1), nil
 		}
 	}
-	for hi/lo > 1.01 {
-		mid := math.Sqrt(lo * hi)
-		ok, err := detects(mid)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, nil
+	return dp.Bisect(lo, hi, func(lo, hi float64) float64 { return math.Sqrt(lo * hi) },
+		func(lo, hi float64) bool { return hi/lo <= 1.01 }, detects)
 }
 
 func (p PowerSpec) check(needPower bool) error {

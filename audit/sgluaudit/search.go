@@ -86,20 +86,8 @@ func SearchSigma(Khat int, leastK func(sigma float64) (int, error), s SigmaSearc
 	if !ok {
 		return 0, fmt.Errorf("σ search: even σ = %v needs more than K̂ = %d epochs: %w", s.High, Khat, sglu.ErrInfeasible)
 	}
-	lo, hi := s.Low, s.High
-	for hi-lo > s.Tol {
-		mid := (lo + hi) / 2
-		ok, err := meets(mid)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, nil
+	return dp.Bisect(s.Low, s.High, func(lo, hi float64) float64 { return (lo + hi) / 2 },
+		func(lo, hi float64) bool { return hi-lo <= s.Tol }, meets)
 }
 
 // SigmaClosedForm is the smallest σ at which the convergent bound from distance Z meets

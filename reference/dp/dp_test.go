@@ -1,6 +1,7 @@
 package dp
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -203,5 +204,27 @@ func TestLogStdNormalCDFTail(t *testing.T) {
 	}
 	if v := LogStdNormalCDF(-1000); math.IsInf(v, 0) || math.IsNaN(v) {
 		t.Errorf("ln Φ(−1000) = %v", v)
+	}
+}
+
+// Bisect returns the least point found where a monotone predicate holds, to the asked
+// precision, with either midpoint, and stops at the predicate's first error.
+func TestBisect(t *testing.T) {
+	arith := func(lo, hi float64) float64 { return (lo + hi) / 2 }
+	geom := func(lo, hi float64) float64 { return math.Sqrt(lo * hi) }
+	atLeast := func(c float64) func(float64) (bool, error) {
+		return func(x float64) (bool, error) { return x >= c, nil }
+	}
+	x, err := Bisect(0, 1, arith, func(lo, hi float64) bool { return hi-lo <= 1e-9 }, atLeast(0.3))
+	if err != nil || x < 0.3 || x > 0.3+1e-9 {
+		t.Errorf("arithmetic: %v, %v; want within 1e-9 above 0.3", x, err)
+	}
+	x, err = Bisect(1, 1024, geom, func(lo, hi float64) bool { return hi/lo <= 1.01 }, atLeast(7))
+	if err != nil || x < 7 || x > 7*1.01 {
+		t.Errorf("geometric: %v, %v; want within 1 %% above 7", x, err)
+	}
+	boom := errors.New("boom")
+	if _, err := Bisect(0, 1, arith, func(lo, hi float64) bool { return false }, func(float64) (bool, error) { return false, boom }); !errors.Is(err, boom) {
+		t.Errorf("error %v, want the predicate's", err)
 	}
 }

@@ -112,3 +112,23 @@ func GoldenSection(f func(float64) float64, lo, hi, tol float64) (x, fx float64)
 	}
 	return d, fd
 }
+
+// Bisect narrows a bracket [lo, hi] of a monotone predicate — ok(lo) false, ok(hi) true —
+// until done(lo, hi), choosing each next point with mid (the arithmetic mean, or the
+// geometric one for scale parameters), and returns hi: the least point found where ok
+// holds. An error from ok stops it.
+func Bisect(lo, hi float64, mid func(lo, hi float64) float64, done func(lo, hi float64) bool, ok func(float64) (bool, error)) (float64, error) {
+	for !done(lo, hi) {
+		m := mid(lo, hi)
+		yes, err := ok(m)
+		if err != nil {
+			return 0, err
+		}
+		if yes {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return hi, nil
+}
