@@ -20,7 +20,9 @@
 // published laws, measured with the method's secret state), and empirical (what an
 // attacker who sees only the published models can show). Method-specific checks live in
 // subpackages (d2daudit); GaussianRelease serves every method that publishes a model plus
-// Gaussian noise, EmpiricalRelease every method at all.
+// Gaussian noise, EmpiricalRelease every method at all, and MembershipRelease every method
+// whose requests delete records: a membership-inference attack (package mia's scores) on
+// the deleted records under the unlearned and the retrained models.
 //
 // # Verdicts
 //

@@ -132,43 +132,14 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 		Detail: fmt.Sprintf("best attack: threshold on the %s, chosen on %d trials per side and bounded with Clopper–Pearson on the other %d (%d false positives, %d false negatives); the game can show at most ε = %.3g with these trials (its resolution)",
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
-	pw, err := e.power(n, famConf)
-	if err != nil {
+	spec := epsilon.PowerSpec{Claim: e.Epsilon, Factor: e.PowerAgainst, Power: PowerTarget, Delta: e.Delta, Conf: famConf}
+	var err error
+	if f.Power, err = powerOf(n, spec); err != nil {
 		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
-	f.Power = pw
-	switch {
-	case best.Epsilon > e.Epsilon:
-		f.Verdict = Fail
-	case pw.Sufficient():
-		f.Verdict = Pass
-	default:
-		f.Verdict = Inconclusive
-		f.TrialsNeeded = pw.TrialsNeeded
-	}
+	decide(&f, spec)
 	f.Estimates = e.estimates(a, b, fams[0].pos, fams[0].neg)
 	return f, nil
-}
-
-// power states what the game with n trials per side could catch, at the confidence each
-// score family is bounded with.
-func (e EmpiricalRelease) power(n int, conf float64) (*Power, error) {
-	spec := epsilon.PowerSpec{Claim: e.Epsilon, Factor: e.PowerAgainst, Power: PowerTarget, Delta: e.Delta, Conf: conf}
-	res, err := epsilon.SplitGamePower(n, spec)
-	if err != nil {
-		return nil, err
-	}
-	smallest, err := epsilon.SmallestDetectableFactor(n, spec)
-	if err != nil {
-		return nil, err
-	}
-	p := &Power{Against: e.PowerAgainst, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest}
-	if !p.Sufficient() {
-		if p.TrialsNeeded, err = epsilon.EstimateTrialsToDetect(spec); err != nil {
-			p.TrialsNeeded = 0 // beyond 10⁹: the Summary says it cannot
-		}
-	}
-	return p, nil
 }
 
 func (e EmpiricalRelease) estimates(a, b *mat.Dense, projA, projB []float64) []Estimate {

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -96,5 +97,37 @@ func TestDecideUsesRequiredFindings(t *testing.T) {
 	}
 	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, nil); v != audit.Inconclusive {
 		t.Errorf("no findings: %s, want INCONCLUSIVE", v)
+	}
+}
+
+// The membership attack on the deleted records: when the unlearned models still lean
+// towards a deleted record (their mean shifted along it by 6σ: ε ≈ 11 against a claimed 1)
+// the record's scores show it and the check FAILs; when unlearning is exact (no shift) it
+// shows no violation, states its power, and PASSes only with it.
+func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
+	deleted, err := reference.FromRecords(2, []reference.Record{{ID: 7, X: []float64{1, 0}, Y: 1}, {ID: 9, X: []float64{0, 1}, Y: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := audit.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
+	leak, err := check.Check(gaussianTrials(200, 6, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leak.Verdict != audit.Fail || !strings.Contains(leak.Detail, "strongest: record 7") || len(leak.Estimates) != 2 {
+		t.Errorf("remembered record: %s, ε_LB %v (%s), %d estimates; want FAIL on record 7", leak.Verdict, leak.Measured, leak.Detail, len(leak.Estimates))
+	}
+	if auc := leak.Estimates[0].Value; !(auc > 0.9) {
+		t.Errorf("record 7's membership AUC %v; the shift makes it near 1", auc)
+	}
+	exact, err := check.Check(gaussianTrials(200, 0, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.Consistent(audit.Claim{Required: audit.StateHolding}, exact); err != nil || exact.Verdict == audit.Fail {
+		t.Errorf("exact unlearning: %s: %v", exact.Verdict, err)
+	}
+	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Loss: check.Loss}).Check(gaussianTrials(20, 0, 7)); err == nil {
+		t.Error("no deleted records accepted")
 	}
 }

@@ -76,6 +76,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				game += " (supporting)"
 			}
 			power = PowerVerdict(x.Power)
+			break // the first: the distinguishing game on the published models
 		}
 		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d | %s | %s |\n", s.Name, s.Verdict, p, f, i, game, power)
 	}

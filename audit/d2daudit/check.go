@@ -57,7 +57,37 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	if err != nil {
 		return nil, fmt.Errorf("d2d check: %w", err)
 	}
-	return append(fs, emp), nil
+	fs = append(fs, emp)
+	mem, err := membership(s.setup.Loss, s.universe, s.setup.Updates, c.Epsilon, c.Delta, opt, results)
+	if err != nil {
+		return nil, fmt.Errorf("d2d check: %w", err)
+	}
+	return append(fs, mem...), nil
+}
+
+// membership attacks the records the requests delete (audit.MembershipRelease); none
+// when the requests only add.
+func membership(loss reference.Loss, universe *reference.Dataset, updates []reference.Update, eps, delta float64, opt Options, results []audit.TrialResult) ([]audit.Finding, error) {
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, u := range updates {
+		if u.Kind == reference.Delete && !seen[u.ID] {
+			ids, seen[u.ID] = append(ids, u.ID), true
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	deleted, err := universe.Subset(ids)
+	if err != nil {
+		return nil, err
+	}
+	f, err := audit.MembershipRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Confidence: opt.Confidence, Loss: loss,
+		Deleted: deleted, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+	if err != nil {
+		return nil, err
+	}
+	return []audit.Finding{f}, nil
 }
 
 func (s *Subject) certificateFindings() []audit.Finding {

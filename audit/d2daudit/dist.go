@@ -235,5 +235,10 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	if err != nil {
 		return nil, fmt.Errorf("d2d distributed check: %w", err)
 	}
-	return append(fs, emp), nil
+	fs = append(fs, emp)
+	mem, err := membership(s.setup.Loss, s.universe, s.setup.Updates, p.Epsilon, p.Delta, opt, results)
+	if err != nil {
+		return nil, fmt.Errorf("d2d distributed check: %w", err)
+	}
+	return append(fs, mem...), nil
 }

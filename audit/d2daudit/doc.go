@@ -18,7 +18,8 @@
 //     the proof needs (Theorem 3.1, Eq. 3; Theorem 3.2, Eq. 13), within Δ of the retrain,
 //     and the retrain within the learner's radius (Eq. 2);
 //   - release: the Gaussian release check of the published laws against the claim;
-//   - empirical: the distinguishing game on the published models, with its power.
+//   - empirical: the distinguishing game on the published models, and the membership
+//     attack on the deleted records (audit.MembershipRelease), each with its power.
 //
 // The claim requires the first three (the audit runs the method, so it holds its state);
 // the game is supporting evidence, PASS only with 80 % power against a 2× violation

@@ -65,5 +65,7 @@ func ExampleCheck() {
 	// PASS sglu/exact-oracle
 	// INCONCLUSIVE sglu/empirical/epsilon-lower-bound
 	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 10057 trials per side would catch 2× with 80 % power
+	// INCONCLUSIVE sglu/empirical/membership
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 10057 trials per side would catch 2× with 80 % power
 	// subject: PASS
 }

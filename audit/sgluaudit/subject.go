@@ -354,7 +354,16 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	if err != nil {
 		return nil, err
 	}
-	return append(fs, emp), nil
+	removed, err := s.setup.Data.Subset(s.setup.Removals) // the records as they were before removal
+	if err != nil {
+		return nil, fmt.Errorf("sglu check: %w", err)
+	}
+	mem, err := audit.MembershipRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Loss: s.setup.Loss,
+		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+	if err != nil {
+		return nil, fmt.Errorf("sglu check: %w", err)
+	}
+	return append(fs, emp, mem), nil
 }
 
 func (s *Subject) certificateFinding() audit.Finding {

@@ -230,8 +230,9 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 		}
 		game, power := "—", "—"
 		for _, x := range s.Findings {
-			if x.Power != nil {
+			if x.Power != nil { // the distinguishing game; the membership attack follows it in the report
 				game, power = x.Verdict, reports.PowerVerdict(x.Power)
+				break
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\t%s\t%s\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta, game, power)

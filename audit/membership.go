@@ -1,0 +1,141 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/mia"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// MembershipRelease attacks the deleted records themselves, as a membership-inference
+// attack on unlearning does (U-LiRA's question: does the unlearned model still treat the
+// record as a member?). Each deleted record is scored — by its logit-scaled confidence
+// (mia.Confidence), the competition's and LiRA's score — under every unlearned and every
+// retrained published model. Any function of the published model is as indistinguishable
+// as the model, so each record's scores form a distinguishing game that bounds ε from
+// below for the same claim; the records' games are played at once (epsilon.Game.PerExample,
+// split thresholds, the false-alarm budget shared among the records).
+//
+// The verdict follows EmpiricalRelease's rule: FAIL when the largest ε_LB exceeds the
+// claimed ε; PASS only when, at the trials used, each record's game would have caught the
+// PowerAgainst× Gaussian violation with 80 % power; INCONCLUSIVE otherwise, with about the
+// trials that would. The attack's AUC per record, with a bootstrap interval, is reported
+// beside it as an estimate.
+type MembershipRelease struct {
+	Prefix     string
+	Epsilon    float64 // claimed ε
+	Delta      float64 // claimed δ
+	Confidence float64 // 0 means 0.95
+	// Loss scores the records (its link; the regulariser does not enter a score).
+	Loss reference.Loss
+	// Deleted holds the records the requests deleted, as they were before deletion.
+	Deleted *reference.Dataset
+	Seed    uint64 // for the AUC bootstrap
+	// PowerAgainst is as in EmpiricalRelease; 0 means DefaultPowerAgainst.
+	PowerAgainst float64
+}
+
+// Check runs the attack on finished trials.
+func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
+	n := len(results)
+	if n < MinEmpiricalTrials {
+		return Finding{}, fmt.Errorf("membership check: %d trials; want at least %d", n, MinEmpiricalTrials)
+	}
+	if m.Deleted == nil || m.Deleted.Len() == 0 {
+		return Finding{}, fmt.Errorf("membership check: no deleted records to attack")
+	}
+	if m.Confidence == 0 {
+		m.Confidence = 0.95
+	}
+	if m.PowerAgainst == 0 {
+		m.PowerAgainst = DefaultPowerAgainst
+	}
+	if !(m.PowerAgainst > 1) {
+		return Finding{}, fmt.Errorf("membership check: power against %g× the claim; want a factor above 1", m.PowerAgainst)
+	}
+	d, k := m.Deleted.Dim(), m.Deleted.Len()
+	unl, ret := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
+	for i, tr := range results {
+		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
+			return Finding{}, fmt.Errorf("membership check: trial %d publishes %d and %d coordinates; the records have %d",
+				tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
+		}
+		unl.SetRow(i, tr.Unlearned.Published)
+		ret.SetRow(i, tr.Retrained.Published)
+	}
+	su, sr := mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+	mia.Scores(su, mia.Confidence, m.Loss, unl, m.Deleted)
+	mia.Scores(sr, mia.Confidence, m.Loss, ret, m.Deleted)
+	game := epsilon.Game{Delta: m.Delta, Confidence: m.Confidence, Strategy: epsilon.Split}
+	pe, err := game.PerExample(su, sr)
+	if err != nil {
+		return Finding{}, fmt.Errorf("membership check: %w", err)
+	}
+	worst := pe.Examples[0]
+	for _, e := range pe.Examples {
+		if e.Result.Epsilon > worst.Result.Epsilon {
+			worst = e
+		}
+	}
+	spec := epsilon.PowerSpec{Claim: m.Epsilon, Factor: m.PowerAgainst, Power: PowerTarget, Delta: m.Delta, Conf: pe.PerExampleConfidence}
+	pw, err := powerOf(n, spec)
+	if err != nil {
+		return Finding{}, fmt.Errorf("membership check: %w", err)
+	}
+	f := Finding{
+		Check: m.Prefix + "/empirical/membership", Kind: Empirical,
+		Title:    fmt.Sprintf("membership of the %d deleted records: ε lower bound from their scores at δ = %.3g", k, m.Delta),
+		Measured: pe.Epsilon, Interval: &Interval{Lower: pe.Epsilon, Upper: math.Inf(1)},
+		Bound: m.Epsilon, Comparison: "≤", Confidence: m.Confidence, Trials: n, Power: pw,
+		Detail: fmt.Sprintf("each deleted record's logit-scaled confidence under %d unlearned and %d retrained models; thresholds chosen on half the trials and bounded with Clopper–Pearson on the other half, every record at confidence %.4g so that all hold at once; strongest: record %d (%d false positives, %d false negatives); these trials can show at most ε = %.3g per record",
+			n, n, pe.PerExampleConfidence, m.Deleted.ID(worst.Example), worst.Result.Counts.FP, worst.Result.Counts.Pos-worst.Result.Counts.TP, pe.Resolution),
+	}
+	decide(&f, spec)
+	for j := range k {
+		metrics, err := mia.Evaluate(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j))
+		if err != nil {
+			continue // a record every model scores alike has no ROC to report
+		}
+		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("membership AUC of record %d", m.Deleted.ID(j)), Value: metrics.AUC.Value,
+			Interval: &Interval{Lower: metrics.AUC.Lower, Upper: metrics.AUC.Upper},
+			Note:     "unlearned models as members, retrained as non-members; 0.5 is chance; 95 % bootstrap interval (an estimate)"})
+	}
+	return f, nil
+}
+
+// powerOf is what a split game with n trials per side could catch under spec: its power
+// against spec.Factor× and the smallest factor it catches with spec.Power. needTrials is
+// set by decide when the verdict rests on it.
+func powerOf(n int, spec epsilon.PowerSpec) (*Power, error) {
+	res, err := epsilon.SplitGamePower(n, spec)
+	if err != nil {
+		return nil, err
+	}
+	smallest, err := epsilon.SmallestDetectableFactor(n, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest}, nil
+}
+
+// decide applies the empirical rule to a finding whose Measured is an ε lower bound and
+// whose Power is set: FAIL above the claim; PASS with power; INCONCLUSIVE otherwise, with
+// about the trials that would reach the power (a planner run, so only then).
+func decide(f *Finding, spec epsilon.PowerSpec) {
+	switch {
+	case f.Measured > f.Bound:
+		f.Verdict = Fail
+	case f.Power.Sufficient():
+		f.Verdict = Pass
+	default:
+		f.Verdict = Inconclusive
+		need, err := epsilon.EstimateTrialsToDetect(spec)
+		if err != nil {
+			need = 0 // beyond 10⁹: the power's Summary says the trials cannot resolve it
+		}
+		f.Power.TrialsNeeded, f.TrialsNeeded = need, need
+	}
+}
