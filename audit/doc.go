@@ -12,7 +12,8 @@
 // interrupted audit resumes where it stopped. A checkpoint is keyed by the subject's
 // Fingerprint — its claim, and whatever else a Fingerprinter says about its configuration
 // — so one written for another configuration is refused, never mixed in; CheckpointPath
-// gives each configuration a file of its own.
+// gives each configuration a file of its own, and ConfigFingerprint is the one hash every
+// method's Fingerprint uses.
 //
 // Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method

@@ -68,6 +68,20 @@ func Fingerprint(s Subject) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// ConfigFingerprint hashes what identifies a subject's configuration beyond its claim,
+// for a Fingerprinter: a header naming its settings, the data it learns on, the requests
+// it serves and any records it brings in (SGLU's replacements).
+func ConfigFingerprint(header string, data *reference.Dataset, updates []reference.Update, records []reference.Record) string {
+	h := sha256.New()
+	io.WriteString(h, header+"\n")
+	data.HashInto(h)
+	for _, u := range updates {
+		fmt.Fprintf(h, "%s|%v|%v\n", u, u.Record.X, u.Record.Y)
+	}
+	reference.HashRecords(h, records...)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // CheckpointPath is where, under dir, the trials of s with the given seed are kept: one
 // file per subject, seed and configuration fingerprint, so rerunning with the same
 // configuration resumes and rerunning with another starts a file of its own; trials of

@@ -128,3 +128,31 @@ func TestNewDemoSetup(t *testing.T) {
 		}
 	}
 }
+
+// ConfigFingerprint changes with each part of a configuration, and only with them.
+func TestConfigFingerprint(t *testing.T) {
+	ds, err := reference.SyntheticClassification(10, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := reference.SyntheticClassification(10, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups := []reference.Update{reference.DeleteID(3)}
+	recs := []reference.Record{{ID: 99, X: []float64{1, 0}, Y: 1}}
+	base := audit.ConfigFingerprint("h", ds, ups, recs)
+	if again := audit.ConfigFingerprint("h", ds, ups, recs); again != base {
+		t.Fatal("the same configuration gave two fingerprints")
+	}
+	for name, fp := range map[string]string{
+		"header":  audit.ConfigFingerprint("h2", ds, ups, recs),
+		"data":    audit.ConfigFingerprint("h", other, ups, recs),
+		"updates": audit.ConfigFingerprint("h", ds, []reference.Update{reference.DeleteID(4)}, recs),
+		"records": audit.ConfigFingerprint("h", ds, ups, nil),
+	} {
+		if fp == base {
+			t.Errorf("a different %s gave the same fingerprint", name)
+		}
+	}
+}

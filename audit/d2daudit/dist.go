@@ -61,7 +61,7 @@ func NewDist(s DistSetup) (*DistSubject, error) {
 	if sub.final, sub.universe, _, err = requested(s.Data, s.Updates, float64(s.Params.N)/2); err != nil {
 		return nil, err
 	}
-	sub.fp = fingerprint(fmt.Sprintf("distributed|%s|%+v|%v", s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates)
+	sub.fp = audit.ConfigFingerprint(fmt.Sprintf("distributed|%s|%+v|%v", s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates, nil)
 	return sub, nil
 }
 

@@ -2,10 +2,7 @@ package d2daudit
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -72,7 +69,7 @@ func New(s Setup) (*Subject, error) {
 	if sub.final, sub.universe, sub.minSize, err = requested(s.Data, s.Updates, s.Params.Floor()); err != nil {
 		return nil, err
 	}
-	sub.fp = fingerprint(fmt.Sprintf("%s|%s|%+v|%v", s.Mode, s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates)
+	sub.fp = audit.ConfigFingerprint(fmt.Sprintf("%s|%s|%+v|%v", s.Mode, s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates, nil)
 	return sub, nil
 }
 
@@ -99,17 +96,6 @@ func requested(ds *reference.Dataset, updates []reference.Update, floor float64)
 		}
 	}
 	return sets[len(sets)-1], universe, minSize, nil
-}
-
-// fingerprint hashes a configuration header, the data and the requests.
-func fingerprint(header string, data *reference.Dataset, updates []reference.Update) string {
-	h := sha256.New()
-	io.WriteString(h, header+"\n")
-	data.HashInto(h)
-	for _, u := range updates {
-		fmt.Fprintf(h, "%s|%v|%v\n", u, u.Record.X, u.Record.Y)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Name is "d2d/strongly-convex" or "d2d/perfect".

@@ -2,10 +2,7 @@ package sgluaudit
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -147,7 +144,7 @@ func New(s Setup) (*Subject, error) {
 		sub.ks = s.UnlearnEpochs
 	}
 	sub.eps = sub.certified(sub.ks)
-	sub.fp = fingerprint(fmt.Sprintf("sglu|%s|%+v|%v|%d|%v|%v", s.Loss.Name(), p, s.Sigma, s.Epochs, sub.ks, s.Seed), ordered, replacements)
+	sub.fp = audit.ConfigFingerprint(fmt.Sprintf("sglu|%s|%+v|%v|%d|%v|%v", s.Loss.Name(), p, s.Sigma, s.Epochs, sub.ks, s.Seed), ordered, nil, replacements)
 	return sub, nil
 }
 
@@ -223,14 +220,6 @@ func (s *Subject) certified(ks []int) []float64 {
 		z = s.problem.NextZ(z, k)
 	}
 	return out
-}
-
-func fingerprint(header string, data *reference.Dataset, extra []reference.Record) string {
-	h := sha256.New()
-	io.WriteString(h, header+"\n")
-	data.HashInto(h)
-	reference.HashRecords(h, extra...)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Name is "sglu/b=128" or "sglu/full-batch".
