@@ -8,12 +8,17 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// ReproductionSchema identifies the JSON layout of a Reproduction.
-const ReproductionSchema = "unlearnaudit/reproduction/v1"
+// ReproductionSchema identifies the JSON layout of a Reproduction. v2: one schema for
+// every reproduction, curves (Datasets) and tables (Tables) alike; v1 had curves only, and
+// the table-shaped experiments wrote a schema of their own (tables/v1).
+const ReproductionSchema = "unlearnaudit/reproduction/v2"
 
-// A Reproduction is a paper experiment re-run: measured curves along update sequences with
-// the theorems' bounds beside them, per dataset, and the checks made on them. Like Report
-// it is a function of the inputs and seed alone.
+// A Reproduction is a paper experiment re-run, in one of two shapes or both: measured
+// curves along update sequences with the theorems' bounds beside them, per dataset
+// (Datasets); or tables — a bound or accountant over a grid, measurements per method —
+// each cell beside the paper's printed value where the paper gives one (Tables). Either
+// carries the checks made on it. Like Report it is a function of the inputs and seed
+// alone.
 type Reproduction struct {
 	Schema     string              `json:"schema"`
 	Tool       Tool                `json:"tool"`
@@ -21,10 +26,12 @@ type Reproduction struct {
 	Experiment string              `json:"experiment"`
 	Title      string              `json:"title"`
 	Seed       uint64              `json:"seed"`
-	Inputs     []Input             `json:"inputs"`
+	Inputs     []Input             `json:"inputs,omitempty"`
 	Settings   []Value             `json:"settings"`
 	Notes      []string            `json:"notes,omitempty"`
-	Datasets   []ReproducedDataset `json:"datasets"`
+	Datasets   []ReproducedDataset `json:"datasets,omitempty"`
+	Tables     []Table             `json:"tables,omitempty"`
+	Figures    []string            `json:"figures,omitempty"` // files written beside it (a dataset's own figures are listed with it)
 	Summary    Summary             `json:"summary"`
 }
 
@@ -81,8 +88,9 @@ type CurvePoint struct {
 	Gradients    int64  `json:"gradients"`
 }
 
-// Summarize sets each curve's verdict and the overall summary from the findings. A curve
-// with no findings (nothing it could be checked against) is reported, not judged.
+// Summarize sets each curve's verdict and the overall summary from the findings of the
+// curves and the tables. A curve with no findings (nothing it could be checked against) is
+// reported, not judged.
 func (r *Reproduction) Summarize() {
 	var all []Finding
 	for i := range r.Datasets {
@@ -94,6 +102,9 @@ func (r *Reproduction) Summarize() {
 			}
 			all = append(all, c.Findings...)
 		}
+	}
+	for _, tb := range r.Tables {
+		all = append(all, tb.Findings...)
 	}
 	r.Summary = summarize(all)
 }
@@ -150,11 +161,15 @@ func (d ReproducedDataset) Figure(title string) Figure {
 	return f
 }
 
-// Markdown renders the reproduction: settings, then per dataset a summary table of the
-// curves, the figures, the findings and every checkpoint.
+// Markdown renders the reproduction: settings; its tables, with the paper's values beside
+// the computed ones (✓ where they agree, ✗ where not), their findings and the figures; then
+// per dataset a summary table of the curves, the figures, the findings and every
+// checkpoint.
 func (r *Reproduction) Markdown(w io.Writer) error {
 	var b strings.Builder
-	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, true, r.Settings, r.Notes, r.Inputs)
+	judged := r.Summary.Pass+r.Summary.Fail+r.Summary.Inconclusive > 0 || len(r.Datasets) > 0
+	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, judged, r.Settings, r.Notes, r.Inputs)
+	writeTables(&b, r.Tables, r.Figures)
 	for _, d := range r.Datasets {
 		fmt.Fprintf(&b, "## %s\n\n%s: %d records × %d features; D₀ holds %d, and the sequence adds %d and deletes %d.\n\n",
 			d.Name, d.Description, d.Rows, d.Features, d.Initial, d.Adds, d.Deletes)

@@ -13,7 +13,7 @@ import (
 // wrong schema, and render the paper's values with agreement marks.
 func TestTables(t *testing.T) {
 	yes, no := true, false
-	tb := &Tables{Schema: TablesSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T",
+	tb := &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T",
 		Settings: []Value{{Name: "ϵ̂", Value: 0.01}},
 		Tables: []Table{{Name: "grid", Caption: "c", Columns: []string{"a", "b"}, Rows: []TableRow{
 			{Label: "r1", Cells: []Cell{{Value: 0.5, Paper: "0.5", Match: &yes}, {Value: 3, Text: "3", List: []int{1, 2}}}},
@@ -28,14 +28,14 @@ func TestTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadTables(bytes.NewReader(js), "t.json")
+	back, err := ReadReproduction(bytes.NewReader(js), "t.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(tb, back); diff != "" {
 		t.Fatalf("round trip differs:\n%s", diff)
 	}
-	if _, err := ReadTables(strings.NewReader(strings.Replace(string(js), TablesSchema, "unlearnaudit/tables/v0", 1)), "t.json"); err == nil || !strings.Contains(err.Error(), "schema") {
+	if _, err := ReadReproduction(strings.NewReader(strings.Replace(string(js), ReproductionSchema, "unlearnaudit/tables/v1", 1)), "t.json"); err == nil || !strings.Contains(err.Error(), "schema") {
 		t.Errorf("wrong schema: %v", err)
 	}
 	var md strings.Builder

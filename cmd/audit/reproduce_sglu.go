@@ -32,14 +32,14 @@ func (c *tablesFlags) register(fs *flag.FlagSet, experiment string, figures bool
 	}
 }
 
-func newTables(experiment, title string) *reports.Tables {
-	return &reports.Tables{Schema: reports.TablesSchema, Tool: reports.Tool{Name: "unlearnaudit", Version: version},
+func newTables(experiment, title string) *reports.Reproduction {
+	return &reports.Reproduction{Schema: reports.ReproductionSchema, Tool: reports.Tool{Name: "unlearnaudit", Version: version},
 		Command: "reproduce " + experiment, Experiment: experiment, Title: title}
 }
 
 // writeTables writes DIR/experiment.json and .md (and the figures already listed), then
 // prints the JSON or the text tables.
-func writeTables(t *reports.Tables, c tablesFlags, figures map[string][]byte, stdout io.Writer) error {
+func writeTables(t *reports.Reproduction, c tablesFlags, figures map[string][]byte, stdout io.Writer) error {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", t.Command, err)
 	}
@@ -70,7 +70,7 @@ func writeTables(t *reports.Tables, c tablesFlags, figures map[string][]byte, st
 	return nil
 }
 
-func printTables(w io.Writer, t *reports.Tables, dir string) {
+func printTables(w io.Writer, t *reports.Reproduction, dir string) {
 	for _, tb := range t.Tables {
 		fmt.Fprintf(w, "%s\n", tb.Name)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

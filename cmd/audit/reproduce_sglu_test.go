@@ -14,13 +14,13 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
-func readTables(t *testing.T, path string) (*reports.Tables, []byte) {
+func readTables(t *testing.T, path string) (*reports.Reproduction, []byte) {
 	t.Helper()
 	js, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := reports.ReadTables(bytes.NewReader(js), path)
+	tb, err := reports.ReadReproduction(bytes.NewReader(js), path)
 	if err != nil {
 		t.Fatal(err)
 	}
