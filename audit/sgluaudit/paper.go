@@ -88,3 +88,27 @@ func SequentialEpochs(p sglu.Problem, target, delta, sigma float64, requests int
 	}
 	return Ks, nil
 }
+
+// Fig3aPaperAccuracy is the SGLU test accuracy the paper's Fig. 3a plots on MNIST 3-vs-8
+// (n = 11,264), per method label as the reproduction names its rows, at the Table3Targets
+// ϵ̂ in order, read off the figure to three decimals. Shown for reference only: the
+// reproduction runs at another n and draws its own noise.
+var Fig3aPaperAccuracy = map[string][]string{
+	"SGLU b=128":      {"0.817", "0.873", "0.894", "0.894", "0.895", "0.895"},
+	"SGLU full batch": {"0.556", "0.594", "0.799", "0.870", "0.894", "0.898"},
+}
+
+// Fig3aPaper is the paper's Fig. 3a accuracy of a method at target ϵ̂, or "" where the
+// paper gives none.
+func Fig3aPaper(method string, target float64) string {
+	ps, ok := Fig3aPaperAccuracy[method]
+	if !ok {
+		return ""
+	}
+	for k, e := range Table3Targets {
+		if e == target && k < len(ps) {
+			return ps[k]
+		}
+	}
+	return ""
+}

@@ -81,3 +81,21 @@ func TestFig3dEpochs(t *testing.T) {
 		}
 	}
 }
+
+// The paper's Fig. 3a values line up with Table 3's targets, one per target per method.
+func TestFig3aPaper(t *testing.T) {
+	for method, vals := range Fig3aPaperAccuracy {
+		if len(vals) != len(Table3Targets) {
+			t.Errorf("%s: %d values for %d targets", method, len(vals), len(Table3Targets))
+		}
+	}
+	if got := Fig3aPaper("SGLU b=128", 1); got != "0.894" {
+		t.Errorf("SGLU b=128 at ϵ̂ = 1: %q, the paper plots 0.894", got)
+	}
+	if got := Fig3aPaper("SGLU full batch", 0.05); got != "0.556" {
+		t.Errorf("full batch at ϵ̂ = 0.05: %q, the paper plots 0.556", got)
+	}
+	if Fig3aPaper("D2D I=1", 1) != "" || Fig3aPaper("SGLU b=128", 3) != "" {
+		t.Error("a value where the paper gives none")
+	}
+}
