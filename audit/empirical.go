@@ -51,34 +51,53 @@ type EmpiricalRelease struct {
 // MinEmpiricalTrials is the fewest trials EmpiricalRelease accepts: four per half per side.
 const MinEmpiricalTrials = 8
 
+// empiricalSettings checks the trial count and fills in the defaults of an empirical
+// check's confidence (0.95) and named violation (DefaultPowerAgainst).
+func empiricalSettings(trials int, confidence, against *float64) error {
+	if trials < MinEmpiricalTrials {
+		return fmt.Errorf("%d trials; want at least %d", trials, MinEmpiricalTrials)
+	}
+	if *confidence == 0 {
+		*confidence = 0.95
+	}
+	if *against == 0 {
+		*against = DefaultPowerAgainst
+	}
+	if !(*against > 1) {
+		return fmt.Errorf("power against %g× the claim; want a factor above 1", *against)
+	}
+	return nil
+}
+
+// publishedModels stacks the trials' published models, unlearned and retrained, one row
+// a trial, each of d coordinates.
+func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.Dense, err error) {
+	unlearned, retrained = mat.NewDense(len(results), d, nil), mat.NewDense(len(results), d, nil)
+	for i, tr := range results {
+		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
+			return nil, nil, fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
+				tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
+		}
+		unlearned.SetRow(i, tr.Unlearned.Published)
+		retrained.SetRow(i, tr.Retrained.Published)
+	}
+	return unlearned, retrained, nil
+}
+
 // Check runs the game on finished trials.
 func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 	n := len(results)
-	if n < MinEmpiricalTrials {
-		return Finding{}, fmt.Errorf("empirical release check: %d trials; want at least %d", n, MinEmpiricalTrials)
-	}
 	if e.Alpha == 0 {
 		e.Alpha = 2
 	}
-	if e.Confidence == 0 {
-		e.Confidence = 0.95
+	if err := empiricalSettings(n, &e.Confidence, &e.PowerAgainst); err != nil {
+		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
-	if e.PowerAgainst == 0 {
-		e.PowerAgainst = DefaultPowerAgainst
+	a, b, err := publishedModels(results, len(results[0].Unlearned.Published))
+	if err != nil {
+		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
-	if !(e.PowerAgainst > 1) {
-		return Finding{}, fmt.Errorf("empirical release check: power against %g× the claim; want a factor above 1", e.PowerAgainst)
-	}
-	d := len(results[0].Unlearned.Published)
-	a, b := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
-	for i, tr := range results {
-		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
-			return Finding{}, fmt.Errorf("empirical release check: trial %d publishes %d and %d coordinates, trial 0 %d",
-				tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
-		}
-		a.SetRow(i, tr.Unlearned.Published)
-		b.SetRow(i, tr.Retrained.Published)
-	}
+	d := a.RawMatrix().Cols
 	h := n / 2
 	u := estimate.FisherDirection(a, b)
 	center := make([]float64, d)
@@ -133,7 +152,6 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
 	spec := epsilon.PowerSpec{Claim: e.Epsilon, Factor: e.PowerAgainst, Power: PowerTarget, Delta: e.Delta, Conf: famConf}
-	var err error
 	if f.Power, err = powerOf(n, spec); err != nil {
 		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}

@@ -41,30 +41,16 @@ type MembershipRelease struct {
 // Check runs the attack on finished trials.
 func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 	n := len(results)
-	if n < MinEmpiricalTrials {
-		return Finding{}, fmt.Errorf("membership check: %d trials; want at least %d", n, MinEmpiricalTrials)
-	}
 	if m.Deleted == nil || m.Deleted.Len() == 0 {
 		return Finding{}, fmt.Errorf("membership check: no deleted records to attack")
 	}
-	if m.Confidence == 0 {
-		m.Confidence = 0.95
+	if err := empiricalSettings(n, &m.Confidence, &m.PowerAgainst); err != nil {
+		return Finding{}, fmt.Errorf("membership check: %w", err)
 	}
-	if m.PowerAgainst == 0 {
-		m.PowerAgainst = DefaultPowerAgainst
-	}
-	if !(m.PowerAgainst > 1) {
-		return Finding{}, fmt.Errorf("membership check: power against %g× the claim; want a factor above 1", m.PowerAgainst)
-	}
-	d, k := m.Deleted.Dim(), m.Deleted.Len()
-	unl, ret := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
-	for i, tr := range results {
-		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
-			return Finding{}, fmt.Errorf("membership check: trial %d publishes %d and %d coordinates; the records have %d",
-				tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
-		}
-		unl.SetRow(i, tr.Unlearned.Published)
-		ret.SetRow(i, tr.Retrained.Published)
+	k := m.Deleted.Len()
+	unl, ret, err := publishedModels(results, m.Deleted.Dim()) // a model has a coordinate per feature
+	if err != nil {
+		return Finding{}, fmt.Errorf("membership check: %w", err)
 	}
 	su, sr := mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
 	mia.Scores(su, mia.Confidence, m.Loss, unl, m.Deleted)
