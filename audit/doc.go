@@ -65,12 +65,25 @@
 //
 // Every method's audit package implements one contract, Method, and registers it
 // (Register, in its init function; package audit/methods imports them all). A Method
-// names its demo variants and its own settings (Variant, Param — a front end makes a flag
-// of each and passes the values as Args) and builds Audited subjects, each with a Check
-// of one signature, from a DemoSetup that NewDemoSetup builds once for all methods from a
-// DemoConfig: the data, the requests and the target. Front ends only look methods up
-// (Methods, MethodOfVariant, DemoVariantNames), so a new method adds no file under cmd/;
-// a test may Deregister a method it registered.
+// offers three things, each described by data a front end turns into flags:
+//
+//   - Demo subjects: its demo variants and settings (Variant, Param; BindFlags makes a
+//     flag of each and fills Args), and Demo, which builds Audited subjects, each with a
+//     Check of one signature, from a DemoSetup that NewDemoSetup builds once for all
+//     methods from a DemoConfig: the data, the requests and the target.
+//   - A certificate from declared constants (Bounds): the theorems it can apply as
+//     variants, the constants as parameters, and Compute, which returns Rows of key,
+//     value and note — the formula and source, or the other reading where a spec flags
+//     one. Bounds.Run does the whole of "audit bounds METHOD" but the printing.
+//   - The papers' experiments (Experiment): parameters and a Run that computes and
+//     renders everything into a Reproduced — files, JSON, text and verdict — which the
+//     front end writes (Reproduced.Write) only once the run has succeeded.
+//
+// Parameters arrive as text; Args parses them and names the flag in its errors, knows
+// which were given (Given, Require), and an ArgReader gathers every error of a parse so
+// that bad input is reported whole. Front ends only look methods up (Methods,
+// MethodNamed, MethodOfVariant, DemoVariantNames, ExperimentNamed, AllExperiments), so a
+// new method adds no file under cmd/; a test may Deregister a method it registered.
 //
 // The measuring instruments are in subpackages: estimate (Rényi divergence from samples),
 // epsilon (ε lower bounds, the competition scorer, the planner); the Rényi-divergence and

@@ -2,7 +2,9 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +18,8 @@ import (
 // Register; the CLI looks methods up and holds no method-specific code, so a new method
 // adds no file under cmd/.
 type Method interface {
-	// Name is the method's short name, e.g. "d2d"; subjects are named "name/…".
+	// Name is the method's short name, e.g. "d2d"; subjects are named "name/…", and
+	// "audit bounds name" computes its certificate.
 	Name() string
 	// Summary is one line for help output.
 	Summary() string
@@ -28,6 +31,58 @@ type Method interface {
 	// Demo builds the subjects of the wanted variants (a subset of DemoVariants) on the
 	// demo's data and requests, with the method's settings in args.
 	Demo(setup DemoSetup, variants []string, args Args) ([]Audited, error)
+	// Bounds is the method's certificate computed from declared constants.
+	Bounds() Bounds
+	// Experiments are the papers' experiments "audit reproduce" re-runs; their names are
+	// unique across methods.
+	Experiments() []Experiment
+}
+
+// Bounds computes a method's certificate from declared constants: what "audit bounds
+// NAME" prints. A front end makes a flag of each Param and a --variant flag choosing
+// among Variants (the first is the default), then calls Compute.
+type Bounds struct {
+	About    string    // a paragraph for the help: the paper and what is computed
+	Variants []Variant // the theorems it can apply; the first is the default
+	Params   []Param
+	// Compute returns the certificate's rows, in order. Its errors are bad input and name
+	// the parameter at fault.
+	Compute func(variant string, args Args) ([]Row, error)
+}
+
+// A Row is one quantity of a certificate: a key (of the JSON object a front end may
+// print), its value (a number, an integer, a string or a list), and what it is: the
+// formula and source, or the other reading where a spec flags one.
+type Row struct {
+	Key   string
+	Value any
+	Note  string
+}
+
+// An Experiment is a paper's experiment "audit reproduce NAME" re-runs. Run computes and
+// renders everything and returns it; the front end writes the files and prints, so an
+// experiment that fails leaves nothing behind.
+type Experiment struct {
+	Name    string
+	Summary string // one line (or two) for the list of experiments
+	About   string // a paragraph for the help
+	Params  []Param
+	Run     func(ctx context.Context, env ExperimentEnv, args Args) (*Reproduced, error)
+}
+
+// ExperimentEnv is what the front end gives every experiment.
+type ExperimentEnv struct {
+	Out      string    // the directory the files will be written to, for the printed summary
+	Version  string    // the tool's version, written into the results
+	Progress io.Writer // where to say what is running
+}
+
+// Reproduced is an experiment's outcome, rendered.
+type Reproduced struct {
+	Files   map[string][]byte // file name → contents, to write into ExperimentEnv.Out
+	JSON    []byte            // the result, printed with --json
+	Text    string            // the summary printed otherwise
+	Verdict Verdict           // Fail makes the run fail; Inconclusive is reported, not failed, where the experiment says so
 }
 
 // A Variant is a named configuration of a method.
@@ -39,35 +94,88 @@ type Variant struct {
 // A Param is a setting a method declares; front ends read it as text (a flag's value)
 // and the method parses it with Args.
 type Param struct {
-	Name    string // the flag's name, unique across methods
-	Usage   string // what it sets, with its unit
-	Default string // as typed on a command line
+	Name    string // the flag's name; a demo parameter's is unique across methods
+	Usage   string // what it sets
+	Default string // as typed on a command line; "" for none
+	Unit    string // what the value measures or counts, e.g. "records"; "" for a pure number or a choice
+	Bool    bool   // a switch: given alone it means true
 }
 
-// Args are a method's settings by parameter name, as text. Its getters parse a value and
-// name the parameter in their errors.
-type Args map[string]string
+// Args are a method's settings by parameter name, as text, and which of them were given
+// (the others hold their defaults). Its getters parse a value and name the parameter in
+// their errors.
+type Args struct {
+	values map[string]string
+	given  map[string]bool
+}
+
+// DefaultArgs holds every parameter at its default, none given.
+func DefaultArgs(params []Param) Args {
+	a := Args{values: map[string]string{}, given: map[string]bool{}}
+	for _, p := range params {
+		a.values[p.Name] = p.Default
+	}
+	return a
+}
+
+// Set gives a setting's value.
+func (a Args) Set(name, value string) {
+	a.values[name] = value
+	a.given[name] = true
+}
+
+// Given reports whether a setting was given rather than left at its default.
+func (a Args) Given(name string) bool { return a.given[name] }
+
+// Require returns one error per named setting that was not given, saying what needs it.
+func (a Args) Require(what string, names ...string) []error {
+	var errs []error
+	for _, n := range names {
+		if !a.given[n] {
+			errs = append(errs, fmt.Errorf("--%s is required for %s", n, what))
+		}
+	}
+	return errs
+}
 
 // Float parses the named setting as a number.
 func (a Args) Float(name string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(a[name]), 64)
+	v, err := strconv.ParseFloat(strings.TrimSpace(a.values[name]), 64)
 	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want a number", name, a[name])
+		return 0, fmt.Errorf("--%s %q: want a number", name, a.values[name])
 	}
 	return v, nil
 }
 
 // Int parses the named setting as an integer.
 func (a Args) Int(name string) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(a[name]))
+	v, err := strconv.Atoi(strings.TrimSpace(a.values[name]))
 	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want an integer", name, a[name])
+		return 0, fmt.Errorf("--%s %q: want an integer", name, a.values[name])
+	}
+	return v, nil
+}
+
+// Uint64 parses the named setting as a non-negative integer, e.g. a seed.
+func (a Args) Uint64(name string) (uint64, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(a.values[name]), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %q: want a non-negative integer", name, a.values[name])
+	}
+	return v, nil
+}
+
+// Bool parses the named setting as a switch.
+func (a Args) Bool(name string) (bool, error) {
+	v, err := strconv.ParseBool(strings.TrimSpace(a.values[name]))
+	if err != nil {
+		return false, fmt.Errorf("--%s %q: want true or false", name, a.values[name])
 	}
 	return v, nil
 }
 
 // String returns the named setting.
-func (a Args) String(name string) string { return a[name] }
+func (a Args) String(name string) string { return a.values[name] }
 
 // Audited is a subject with the checks that judge its trials. Check has one signature
 // for every method.
@@ -111,6 +219,11 @@ func Register(m Method) {
 		for _, v := range m.DemoVariants() {
 			if slices.ContainsFunc(other.DemoVariants(), func(o Variant) bool { return o.Name == v.Name }) {
 				panic(fmt.Sprintf("audit: variant %q of method %q is also %q's", v.Name, m.Name(), other.Name()))
+			}
+		}
+		for _, e := range m.Experiments() {
+			if slices.ContainsFunc(other.Experiments(), func(o Experiment) bool { return o.Name == e.Name }) {
+				panic(fmt.Sprintf("audit: experiment %q of method %q is also %q's", e.Name, m.Name(), other.Name()))
 			}
 		}
 		for _, p := range m.DemoParams() {
@@ -160,4 +273,113 @@ func DemoVariantNames() []string {
 		}
 	}
 	return out
+}
+
+// MethodNamed returns the registered method of that name.
+func MethodNamed(name string) (Method, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	m, ok := registry[name]
+	return m, ok
+}
+
+// ExperimentNamed returns the registered experiment of that name.
+func ExperimentNamed(name string) (Experiment, bool) {
+	for _, e := range AllExperiments() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Experiment{}, false
+}
+
+// AllExperiments lists every registered method's experiments, method by method.
+func AllExperiments() []Experiment {
+	var out []Experiment
+	for _, m := range Methods() {
+		out = append(out, m.Experiments()...)
+	}
+	return out
+}
+
+// An ArgReader parses settings one after another and keeps every error, so that bad
+// input is reported whole rather than one mistake per run.
+type ArgReader struct {
+	Args Args
+	errs []error
+}
+
+// Float parses a number (0 on error).
+func (r *ArgReader) Float(name string) float64 {
+	v, err := r.Args.Float(name)
+	r.Fail(err)
+	return v
+}
+
+// Int parses an integer (0 on error).
+func (r *ArgReader) Int(name string) int {
+	v, err := r.Args.Int(name)
+	r.Fail(err)
+	return v
+}
+
+// Bool parses a switch (false on error).
+func (r *ArgReader) Bool(name string) bool {
+	v, err := r.Args.Bool(name)
+	r.Fail(err)
+	return v
+}
+
+// Require records an error for each named setting that was not given.
+func (r *ArgReader) Require(what string, names ...string) {
+	r.errs = append(r.errs, r.Args.Require(what, names...)...)
+}
+
+// Fail records err unless it is nil.
+func (r *ArgReader) Fail(err error) {
+	if err != nil {
+		r.errs = append(r.errs, err)
+	}
+}
+
+// Failf records an error.
+func (r *ArgReader) Failf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf(format, args...))
+}
+
+// Err joins the errors recorded so far (nil if none).
+func (r *ArgReader) Err() error { return errors.Join(r.errs...) }
+
+// List splits a comma-separated setting, dropping empty items.
+func (a Args) List(name string) []string {
+	var out []string
+	for _, f := range strings.Split(a.values[name], ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Settings most experiments share.
+var (
+	SeedParam     = Param{Name: "seed", Usage: "root seed: the same inputs and seed give the same JSON, byte for byte", Default: "1"}
+	WorkersParam  = Param{Name: "workers", Usage: "parallel runs (0: one per core)", Default: "0"}
+	DatasetsParam = Param{Name: "datasets", Usage: "folder of the shared datasets (default: $UNLEARNAUDIT_DATASETS, else shared/datasets found beside the working directory or a parent)"}
+)
+
+// Choose parses a setting that names one of several options: the value paired with the
+// name given, or an error listing the names ("want paper or exact-shift").
+func Choose[T any](a Args, name string, names []string, values []T) (T, error) {
+	for i, n := range names {
+		if a.values[name] == n {
+			return values[i], nil
+		}
+	}
+	var zero T
+	want := strings.Join(names, ", ")
+	if k := len(names); k > 1 {
+		want = strings.Join(names[:k-1], ", ") + " or " + names[k-1]
+	}
+	return zero, fmt.Errorf("--%s %q: want %s", name, a.values[name], want)
 }

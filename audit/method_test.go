@@ -12,9 +12,10 @@ import (
 )
 
 type stub struct {
-	name     string
-	variants []audit.Variant
-	params   []audit.Param
+	name        string
+	variants    []audit.Variant
+	params      []audit.Param
+	experiments []audit.Experiment
 }
 
 func (s stub) Name() string                  { return s.name }
@@ -24,6 +25,8 @@ func (s stub) DemoParams() []audit.Param     { return s.params }
 func (s stub) Demo(audit.DemoSetup, []string, audit.Args) ([]audit.Audited, error) {
 	return nil, nil
 }
+func (s stub) Bounds() audit.Bounds            { return audit.Bounds{} }
+func (s stub) Experiments() []audit.Experiment { return s.experiments }
 
 func panics(f func()) (msg string) {
 	defer func() {
@@ -56,6 +59,7 @@ func TestRegistry(t *testing.T) {
 		{stub{name: "d2d"}, `method "d2d" registered twice`},
 		{stub{name: "x", variants: []audit.Variant{{Name: "perfect"}}}, `variant "perfect" of method "x" is also "d2d"'s`},
 		{stub{name: "x", params: []audit.Param{{Name: "sglu-batch"}}}, `parameter "sglu-batch" of method "x" is also "sglu"'s`},
+		{stub{name: "x", experiments: []audit.Experiment{{Name: "sglu-table3"}}}, `experiment "sglu-table3" of method "x" is also "sglu"'s`},
 	} {
 		if msg := panics(func() { audit.Register(c.m) }); !strings.Contains(msg, c.want) {
 			t.Errorf("Register(%s): panic %q, want %q", c.m.name, msg, c.want)
@@ -72,7 +76,7 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestArgsNameTheFlag(t *testing.T) {
-	a := audit.Args{"n": "12", "x": "1e-3", "bad": "twelve"}
+	a := audit.DefaultArgs([]audit.Param{{Name: "n", Default: "12"}, {Name: "x", Default: "1e-3"}, {Name: "bad", Default: "twelve"}})
 	if n, err := a.Int("n"); err != nil || n != 12 {
 		t.Errorf("Int(n) = %v, %v", n, err)
 	}
@@ -86,6 +90,82 @@ func TestArgsNameTheFlag(t *testing.T) {
 		if err := f(); err == nil || !strings.Contains(err.Error(), `--bad "twelve"`) {
 			t.Errorf("error %v does not name the flag and its value", err)
 		}
+	}
+}
+
+// Args know which settings were given; Require names each missing one and what needs
+// it; an ArgReader reports every bad value at once.
+func TestArgsGivenAndRequired(t *testing.T) {
+	a := audit.DefaultArgs([]audit.Param{{Name: "n", Default: "0"}, {Name: "on", Default: "false", Bool: true}, {Name: "list", Default: " a, ,b "}})
+	if a.Given("n") {
+		t.Error("a default counts as given")
+	}
+	a.Set("n", "5")
+	if !a.Given("n") {
+		t.Error("a set value is not given")
+	}
+	errs := a.Require("--variant v", "n", "on", "list")
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "--on is required for --variant v") {
+		t.Errorf("Require: %v", errs)
+	}
+	if l := a.List("list"); !slices.Equal(l, []string{"a", "b"}) {
+		t.Errorf("List = %q", l)
+	}
+	if on, err := a.Bool("on"); err != nil || on {
+		t.Errorf("Bool(on) = %v, %v", on, err)
+	}
+	a.Set("on", "maybe")
+	a.Set("list", "x")
+	r := audit.ArgReader{Args: a}
+	r.Bool("on")
+	r.Int("list")
+	r.Float("n")
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "--on") || !strings.Contains(err.Error(), "--list") || strings.Contains(err.Error(), "--n ") {
+		t.Errorf("ArgReader: %v; want both bad values named, and only those", err)
+	}
+	if _, err := a.Uint64("n"); err != nil {
+		t.Error(err)
+	}
+	a.Set("n", "-1")
+	if _, err := a.Uint64("n"); err == nil {
+		t.Error("a negative seed was accepted")
+	}
+}
+
+// A certificate is computed through its flags: --variant picks among the declared
+// variants (the first by default, an unknown one refused with the choices), and BindFlags
+// fills Args from flags, switches included.
+func TestBoundsRun(t *testing.T) {
+	b := audit.Bounds{
+		Variants: []audit.Variant{{Name: "first"}, {Name: "second"}},
+		Params:   []audit.Param{{Name: "k", Default: "2"}, {Name: "loud", Bool: true, Default: "false"}},
+		Compute: func(variant string, args audit.Args) ([]audit.Row, error) {
+			k, err := args.Int("k")
+			if err != nil {
+				return nil, err
+			}
+			loud, _ := args.Bool("loud")
+			return []audit.Row{{Key: "variant", Value: variant}, {Key: "k", Value: k}, {Key: "loud", Value: loud}, {Key: "k_given", Value: args.Given("k")}}, nil
+		},
+	}
+	rows, err := b.Run([]string{"--loud", "--k", "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{"first", 7, true, true}
+	for i, r := range rows {
+		if r.Value != want[i] {
+			t.Errorf("%s = %v, want %v", r.Key, r.Value, want[i])
+		}
+	}
+	if rows, _ := b.Run(nil); rows[1].Value != 2 || rows[3].Value != false {
+		t.Errorf("defaults: %v", rows)
+	}
+	if _, err := b.Run([]string{"--variant", "third"}); err == nil || !strings.Contains(err.Error(), "want one of first, second") {
+		t.Errorf("unknown variant: %v", err)
+	}
+	if _, err := b.Run([]string{"--k", "x"}); err == nil || !strings.Contains(err.Error(), "--k") {
+		t.Errorf("bad value: %v", err)
 	}
 }
 
@@ -154,5 +234,17 @@ func TestConfigFingerprint(t *testing.T) {
 		if fp == base {
 			t.Errorf("a different %s gave the same fingerprint", name)
 		}
+	}
+}
+
+// Choose maps a name to its value and lists the names when none matches.
+func TestChoose(t *testing.T) {
+	a := audit.DefaultArgs([]audit.Param{{Name: "pick", Default: "b"}})
+	if v, err := audit.Choose(a, "pick", []string{"a", "b", "c"}, []int{1, 2, 3}); err != nil || v != 2 {
+		t.Errorf("b → %v, %v", v, err)
+	}
+	a.Set("pick", "d")
+	if _, err := audit.Choose(a, "pick", []string{"a", "b", "c"}, []int{1, 2, 3}); err == nil || err.Error() != `--pick "d": want a, b or c` {
+		t.Errorf("d: %v", err)
 	}
 }

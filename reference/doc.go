@@ -16,7 +16,9 @@
 //
 // Loaders (CSV, LIBSVM, MNIST idx, scikit-learn's CSV with a count header; gzip is
 // detected) report bad input as an *InputError naming the file, the line or record, and
-// the field.
+// the field. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
+// the experiments' preprocessing; FindSharedDatasets locates the shared datasets folder of
+// a checkout; ParseClassPair reads an "A,B" pair of labels.
 //
 // # Losses
 //

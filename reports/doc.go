@@ -7,4 +7,15 @@
 // its verdict, measured value, interval, bound and confidence. It contains no timestamps or
 // host names, so the same inputs and seed give byte-identical JSON. Infinite values are
 // written as the strings "+Inf" and "-Inf". Markdown renders the same content for people.
+//
+// A Reproduction ("unlearnaudit/reproduction/v2") is a paper's experiment re-run: curves
+// along update sequences per dataset, tables beside the paper's printed values, or both,
+// with the checks made on them. An experiment starts one with NewReproduction, draws its
+// figures with RenderFigure (in the FormatsParam formats), hashes its inputs
+// (HashInputs), calls Summarize, and returns Reproduced: the JSON, the Markdown, the
+// figures and the plain-text summary (WriteText) as one audit.Reproduced.
+//
+// WriteCertificate prints a method's certificate (audit.Row) as a table or as one JSON
+// object whose keys keep the table's order; G10 is the ten-digit number format of the
+// command line's text outputs.
 package reports

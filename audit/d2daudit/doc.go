@@ -51,4 +51,15 @@
 // a long random sequence of additions and deletions, the excess risk of fresh publications
 // against exact ERM at checkpoints (AccuracyCheckpoints), beside each theorem's accuracy
 // bound, and a check that the error does not grow (AccuracyResult, AccuracyCurve).
+//
+// # The method contract
+//
+// Method is D2D behind audit.Method, registered in init: its demo variants (the four
+// modes and distributed descent) and settings; its certificate from declared constants
+// (Method.Bounds: γ, η, iterations, sensitivity and σ of Theorems 3.1–3.5 and 4.5, with
+// the other reading of each flagged formula — what "audit bounds d2d" prints); and the
+// d2d-accuracy experiment (Method.Experiments), which runs Accuracy on the shared MNIST
+// 3-vs-8 and breast-cancer data and renders the reproduction with its figures:
+//
+//	rows, err := d2daudit.Method{}.Bounds().Run([]string{"--variant", "perfect", "--lipschitz", "1", …})
 package d2daudit

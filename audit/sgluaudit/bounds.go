@@ -149,13 +149,19 @@ func UnlearnEpsilonRandomBatches(alpha, sigma float64, p sglu.Problem, K int, v 
 	return (top + math.Log1p(s/float64(per))) / (alpha - 1)
 }
 
+// ZConvex is Corollary 3.10's W∞ bound after T learning epochs without strong convexity
+// (c = 1, so nothing contracts): min(2ηM·T/b, 2R).
+func ZConvex(p sglu.Problem, T int) float64 {
+	return math.Min(2*p.StepSize*p.Lipschitz*float64(T)/float64(p.Batch), 2*p.Radius)
+}
+
 // UnlearnEpsilonConvex is Corollary 3.10 (m = 0, c = 1, convergent): ε ≤ α·Z²/(2s²)·b/(K·n)
 // with Z = min(2ηM·T/b, 2R). Only linear decay in K, and Z grows with T (spec §3.7 FLAG).
 func UnlearnEpsilonConvex(alpha, sigma float64, p sglu.Problem, T, K int, v sglu.Variance) float64 {
 	if K < 1 {
 		return math.Inf(1)
 	}
-	z := math.Min(2*p.StepSize*p.Lipschitz*float64(T)/float64(p.Batch), 2*p.Radius)
+	z := ZConvex(p, T)
 	return alpha * z * z / v.Denominator(p.StepSize, sigma) * float64(p.Batch) / (float64(K) * float64(p.N))
 }
 

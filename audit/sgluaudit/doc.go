@@ -14,4 +14,13 @@
 // loss, where the laws are Gaussian) and the empirical distinguishing game side by side;
 // PaperSettings, Table3Paper and the Fig. 3d grid hold the paper's experiment constants;
 // Experiment runs its Fig. 3a/3b/3c on a real train/test split.
+//
+// Method is SGLU behind audit.Method, registered in init: its demo subject and settings;
+// its certificate from declared constants (Method.Bounds, "audit bounds sglu"), which
+// chooses the theorem by variant — convergent (Cor 3.8), finite (Thm 3.2), random-batches
+// (Cor 3.9), convex (Cor 3.10, with ZConvex), batch (Cor 3.12), sequential (Thm 3.11) —
+// and the conversion, searches σ or K for a target, and prints the other reading beside
+// each flagged formula; and the paper's experiments (Method.Experiments): sglu-table3,
+// sglu-fig3d and sglu-mnist (MNIST 3-vs-8 from the shared t10k file, or Fashion-MNIST at
+// the paper's n with --source fashion-mnist), each rendered as one reproduction.
 package sgluaudit

@@ -92,7 +92,7 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	// labels → ±1
 	switch {
 	case d.classes != "":
-		a, b, err := parseClasses(d.classes)
+		a, b, err := reference.ParseClassPair(d.classes)
 		if err != nil {
 			return nil, err
 		}
@@ -128,22 +128,6 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	}
 	out.ds, out.preprocessing = ds, prep
 	return out, nil
-}
-
-func parseClasses(s string) (a, b float64, err error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 {
-		return 0, 0, usagef("--classes %q: want two labels A,B", s)
-	}
-	a, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-	b, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, usagef("--classes %q: labels must be numbers", s)
-	}
-	if a == b {
-		return 0, 0, usagef("--classes %q: the two labels must differ", s)
-	}
-	return a, b, nil
 }
 
 func distinct(v []float64) []float64 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,13 +50,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
 	variants := audit.DemoVariantNames()
 	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated")
-	c.methodArgs = audit.Args{}
+	var params []audit.Param
 	for _, m := range audit.Methods() {
-		for _, p := range m.DemoParams() {
-			c.methodArgs[p.Name] = p.Default
-			fs.Func(p.Name, p.Usage+" (default "+p.Default+")", func(v string) error { c.methodArgs[p.Name] = v; return nil })
-		}
+		params = append(params, m.DemoParams()...)
 	}
+	c.methodArgs = audit.BindFlags(fs, params)
 	c.data.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
@@ -187,28 +184,9 @@ func writeReport(rep *reports.Report, dir string) error {
 		return err
 	}
 	for name, body := range map[string][]byte{"report.json": js, "report.md": []byte(md.String())} {
-		if err := writeAtomic(filepath.Join(dir, name), body); err != nil {
+		if err := audit.WriteFileAtomic(filepath.Join(dir, name), body); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func writeAtomic(path string, body []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(body)
-	merr := tmp.Chmod(0o644)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, merr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
@@ -241,7 +219,7 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
 			if f.Verdict != "PASS" && f.Required {
-				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, s.Name, f.Title, fmtG(float64(f.Measured)), fmtG(float64(f.Bound)))
+				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, s.Name, f.Title, reports.G10(float64(f.Measured)), reports.G10(float64(f.Bound)))
 			}
 		}
 	}

@@ -87,7 +87,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "D_%g(A‖B) ≈ %s, %g%% interval [%s, %s]  (%s, %d and %d samples in %d dimensions; an estimate, not a bound)\n",
-		*alpha, fmtG(e.Value), 100**conf, fmtG(e.Interval.Lower), fmtG(e.Interval.Upper), *method, na, nb, d)
+		*alpha, reports.G10(e.Value), 100**conf, reports.G10(e.Interval.Lower), reports.G10(e.Interval.Upper), *method, na, nb, d)
 	return nil
 }
 
@@ -191,11 +191,11 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "ε lower bound: %s at δ = %g, %g%% confidence for all %d examples (%s thresholds; these trials can show at most %s)\n",
-		fmtG(best), *delta, 100**conf, k, strat, fmtG(float64(out.Resolution)))
+		reports.G10(best), *delta, 100**conf, k, strat, reports.G10(float64(out.Resolution)))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "example\tε lower bound\tpoint ε\tGDP ε\tcompetition ε")
 	for j, e := range out.PerExample {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j, fmtG(float64(e.Epsilon)), fmtG(float64(e.PointEpsilon)), fmtG(float64(e.GDPEpsilon)), fmtG(comp.Epsilons[j]))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j, reports.G10(float64(e.Epsilon)), reports.G10(float64(e.PointEpsilon)), reports.G10(float64(e.GDPEpsilon)), reports.G10(comp.Epsilons[j]))
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "competition forgetting score: %.4f (E_max = %g)\n", comp.Score, comp.EMax)
@@ -267,7 +267,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %g%% confidence, a distinguishing game can show at most ε = %s violated.\n",
-		*trials, *delta, 100**conf, fmtG(float64(out.MaxCertifiable)))
+		*trials, *delta, 100**conf, reports.G10(float64(out.MaxCertifiable)))
 	if set["claim-epsilon"] {
 		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", *claim, out.TrialsForResolution)
 		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (assuming a Gaussian leak, μ = %.4g).\n",

@@ -76,19 +76,20 @@ func verdictErr(v audit.Verdict) error {
 const usageText = `usage: audit <command> [flags]
 
 Commands:
-  demo      audit every Descent-to-Delete variant and SGLU on built-in or given data, write a report
-  bounds    compute a method's certificate from declared constants (bounds d2d|sglu ...)
+  demo      audit every method's variants on built-in or given data, write a report
+  bounds    compute a method's certificate from declared constants (bounds METHOD ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
   epsilon   bound ε from below from per-example scores of two kinds of models
   plan      how large an ε a number of trials can resolve, and how many trials a claim needs
-  reproduce re-run a paper's experiment (reproduce d2d-accuracy|sglu-table3|sglu-fig3d|sglu-mnist)
+  reproduce re-run a paper's experiment (reproduce EXPERIMENT ...; "audit reproduce help" lists them)
   version   print the version
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
 3 inconclusive. Run "audit <command> -h" for a command's flags.
 `
 
-// usage is usageText followed by the registered methods and their demo variants.
+// usage is usageText followed by the registered methods, their demo variants and their
+// experiments.
 func usage() string {
 	var b strings.Builder
 	b.WriteString(usageText)
@@ -97,6 +98,13 @@ func usage() string {
 		fmt.Fprintf(&b, "  %-9s %s\n", m.Name(), m.Summary())
 		for _, v := range m.DemoVariants() {
 			fmt.Fprintf(&b, "            %-16s %s\n", v.Name, v.Summary)
+		}
+		if es := m.Experiments(); len(es) > 0 {
+			names := make([]string, len(es))
+			for i, e := range es {
+				names[i] = e.Name
+			}
+			fmt.Fprintf(&b, "            experiments: %s\n", strings.Join(names, ", "))
 		}
 	}
 	return b.String()

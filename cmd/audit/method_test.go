@@ -3,16 +3,20 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // toyMethod is a method the CLI has never heard of: registered by the test alone, it must
 // appear in help and demo -h, be selectable with --variants, take its own setting as a
-// flag, and be audited end to end, with no line of cmd/audit naming it.
+// flag, be audited end to end, have its certificate computed by "audit bounds" and its
+// experiment run by "audit reproduce", with no line of cmd/audit naming it.
 type toyMethod struct{}
 
 func (toyMethod) Name() string    { return "toy" }
@@ -39,6 +43,35 @@ func (toyMethod) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]
 		}})
 	}
 	return out, nil
+}
+
+// Bounds: the toy's certificate is σ = Δ/ε with its sensitivity Δ declared.
+func (toyMethod) Bounds() audit.Bounds {
+	return audit.Bounds{About: "The toy method's certificate.", Variants: []audit.Variant{{Name: "plain", Summary: "the toy theorem"}},
+		Params: []audit.Param{{Name: "toy-sensitivity", Usage: "sensitivity Δ (required)", Default: "0"}, {Name: "epsilon", Usage: "target ε", Default: "1"}},
+		Compute: func(variant string, args audit.Args) ([]audit.Row, error) {
+			r := audit.ArgReader{Args: args}
+			r.Require("--variant "+variant, "toy-sensitivity")
+			d, e := r.Float("toy-sensitivity"), r.Float("epsilon")
+			if err := r.Err(); err != nil {
+				return nil, err
+			}
+			return []audit.Row{{Key: "variant", Value: variant, Note: "toy"}, {Key: "sigma", Value: d / e, Note: "σ = Δ/ε"}}, nil
+		}}
+}
+
+// Experiments: one table whose verdict follows --toy-verdict.
+func (toyMethod) Experiments() []audit.Experiment {
+	return []audit.Experiment{{Name: "toy-table", Summary: "a toy table", About: "Writes one toy table.",
+		Params: []audit.Param{{Name: "toy-verdict", Usage: "the check's verdict", Default: "PASS"}},
+		Run: func(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+			rep := reports.NewReproduction(env.Version, "toy-table", "A toy table")
+			f := audit.Finding{Check: "toy", Title: "toy check", Kind: audit.Certificate, Verdict: audit.Verdict(args.String("toy-verdict"))}
+			rep.Tables = []reports.Table{{Name: "toy", Columns: []string{"x"}, Rows: []reports.TableRow{{Label: "row", Cells: []reports.Cell{{Value: 1}}}},
+				Findings: []reports.Finding{reports.NewFinding(f)}}}
+			rep.Summarize()
+			return rep.Reproduced(env.Out, map[string][]byte{"toy.svg": []byte("<svg/>")})
+		}}}
 }
 
 type toySubject struct {
@@ -82,5 +115,39 @@ func TestToyMethodJoinsThroughTheContract(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "demo", "--out", t.TempDir(), "--variants", "toy-one", "--toy-noise", "0"); code != exitUsage || !strings.Contains(stderr, "toy: --toy-noise 0") {
 		t.Errorf("a bad toy setting: exit %d, %q", code, stderr)
+	}
+
+	// bounds: listed, its flags and variants in -h, computed, refused without its
+	// required constant
+	_, boundsHelp, _ := runCLI(t, "bounds", "-h")
+	_, toyHelp, _ := runCLI(t, "bounds", "toy", "-h")
+	stdout, _, code = runCLI(t, "bounds", "toy", "--toy-sensitivity", "3", "--epsilon", "2", "--json")
+	if !strings.Contains(boundsHelp, "toy") || !strings.Contains(toyHelp, "-toy-sensitivity") || !strings.Contains(toyHelp, "plain (the toy theorem)") {
+		t.Errorf("bounds help lacks the toy:\n%s\n%s", boundsHelp, toyHelp)
+	}
+	if code != exitPass || stdout != `{"variant":"plain","sigma":1.5}`+"\n" {
+		t.Errorf("bounds toy: exit %d, %q", code, stdout)
+	}
+	if _, stderr, code := runCLI(t, "bounds", "toy"); code != exitUsage || !strings.Contains(stderr, "--toy-sensitivity is required for --variant plain") {
+		t.Errorf("bounds toy without Δ: exit %d, %q", code, stderr)
+	}
+
+	// reproduce: listed, run, its files written, its verdict the exit code
+	reproHelp, _, _ := runCLI(t, "reproduce", "help")
+	if !strings.Contains(reproHelp, "toy-table     a toy table") {
+		t.Errorf("reproduce help lacks the toy experiment:\n%s", reproHelp)
+	}
+	dir := filepath.Join(t.TempDir(), "toy")
+	stdout, stderr, code = runCLI(t, "reproduce", "toy-table", "--out", dir)
+	if code != exitPass || !strings.Contains(stdout, "overall: PASS") {
+		t.Errorf("reproduce toy-table: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"toy-table.json", "toy-table.md", "toy.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("reproduce toy-table did not write %s: %v", name, err)
+		}
+	}
+	if _, _, code := runCLI(t, "reproduce", "toy-table", "--out", t.TempDir(), "--toy-verdict", "FAIL"); code != exitFail {
+		t.Errorf("a failing toy experiment: exit %d, want %d", code, exitFail)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package sgluaudit
 
 import (
 	"bytes"
@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -27,14 +28,15 @@ func readTables(t *testing.T, path string) (*reports.Reproduction, []byte) {
 	return tb, js
 }
 
-// sglu-table3 matches all 24 entries of the paper's Table 3 and says so; --json prints
-// the file's bytes.
+// sglu-table3 matches all 24 entries of the paper's Table 3 and says so; the JSON printed
+// is the file's bytes.
 func TestReproduceSGLUTable3(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, "reproduce", "sglu-table3", "--out", dir)
-	if code != exitPass {
-		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	res, err := audittest.Reproduce(t, "sglu-table3", dir)
+	if err != nil || res.Verdict != audit.Pass {
+		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
+	out := res.Text
 	if !strings.Contains(out, "24 of 24 entries agree") || !strings.Contains(out, "0.07905598") {
 		t.Errorf("summary:\n%s", out)
 	}
@@ -51,9 +53,8 @@ func TestReproduceSGLUTable3(t *testing.T) {
 	if cells != 24 || tb.Summary.Verdict != "PASS" {
 		t.Fatalf("%d cells, summary %+v", cells, tb.Summary)
 	}
-	printed, _, _ := runCLI(t, "reproduce", "sglu-table3", "--out", t.TempDir(), "--json")
-	if printed != string(js) {
-		t.Error("--json output differs from the file")
+	if !bytes.Equal(res.JSON, js) {
+		t.Error("the JSON printed differs from the file")
 	}
 }
 
@@ -62,9 +63,8 @@ func TestReproduceSGLUTable3(t *testing.T) {
 // request from Z_B, the recursion's least value). Same flags, same bytes.
 func TestReproduceSGLUFig3d(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	out, errOut, code := runCLI(t, "reproduce", "sglu-fig3d", "--out", a, "--formats", "svg")
-	if code != exitPass {
-		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	if res, err := audittest.Reproduce(t, "sglu-fig3d", a, "--formats", "svg"); err != nil || res.Verdict != audit.Pass {
+		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, js := readTables(t, filepath.Join(a, "sglu-fig3d.json"))
 	if len(tb.Tables) != 4 || len(tb.Figures) != 2 {
@@ -97,12 +97,11 @@ func TestReproduceSGLUFig3d(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a, "sglu-fig3d-mnist.svg")); err != nil {
 		t.Error(err)
 	}
-	printed, _, _ := runCLI(t, "reproduce", "sglu-fig3d", "--out", b, "--formats", "svg", "--json")
-	if printed != string(js) {
-		t.Error("a second run's JSON differs")
+	if again, err := audittest.Reproduce(t, "sglu-fig3d", b, "--formats", "svg"); err != nil || !bytes.Equal(again.JSON, js) {
+		t.Errorf("a second run's JSON differs (error %v)", err)
 	}
-	if _, stderr, code := runCLI(t, "reproduce", "sglu-fig3d", "--out", b, "--formats", "gif"); code != exitUsage || !strings.Contains(stderr, "gif") {
-		t.Errorf("bad format: exit %d %s", code, stderr)
+	if _, err := audittest.Reproduce(t, "sglu-fig3d", b, "--formats", "gif"); err == nil || !strings.Contains(err.Error(), "gif") {
+		t.Errorf("bad format: %v", err)
 	}
 }
 
@@ -110,14 +109,11 @@ func TestReproduceSGLUFig3d(t *testing.T) {
 // the accountant's, the same seed gives the same JSON, and no empirical check fails.
 func TestReproduceSGLUMNIST(t *testing.T) {
 	datasets := testenv.SharedDatasets(t)
-	args := func(out string, extra ...string) []string {
-		return append([]string{"reproduce", "sglu-mnist", "--datasets", datasets, "--train", "512", "--trials", "20", "--targets", "1",
-			"--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg", "--out", out}, extra...)
-	}
+	args := []string{"--datasets", datasets, "--train", "512", "--trials", "20", "--targets", "1",
+		"--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg"}
 	a, b := t.TempDir(), t.TempDir()
-	out, errOut, code := runCLI(t, args(a)...)
-	if code != exitPass {
-		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	if res, err := audittest.Reproduce(t, "sglu-mnist", a, args...); err != nil || res.Verdict != audit.Pass {
+		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, js := readTables(t, filepath.Join(a, "sglu-mnist.json"))
 	if len(tb.Tables) != 3 || len(tb.Figures) != 3 || len(tb.Inputs) != 2 {
@@ -177,13 +173,13 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 		t.Errorf("Fig. 3b SGLU b=32: %+v", sg.Cells[0])
 	}
 	// D2D's row is Theorem L.2's iteration counts for requests 1 … 4 at n = 512.
-	p := sgluaudit.PaperSetting{N: 512}.Problem(0)
+	p := PaperSetting{N: 512}.Problem(0)
 	p.StrongConvexity, p.Smoothness = 0.011264, 0.261264
 	p.StepSize = 1 / p.Smoothness
-	I := sgluaudit.D2DMinI(p, 1, 1.0/512, 784)
+	I := D2DMinI(p, 1, 1.0/512, 784)
 	want := 0
 	for i := 1; i <= 4; i++ {
-		want += sgluaudit.D2DItersForRequest(p, i, I, 1.0/512, 784)
+		want += D2DItersForRequest(p, i, I, 1.0/512, 784)
 	}
 	var labels []string
 	for _, r := range tb.Tables[1].Rows {
@@ -201,13 +197,12 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	printed, _, _ := runCLI(t, args(b, "--json")...)
-	if printed != string(js) {
-		t.Error("a second run's JSON differs")
+	if again, err := audittest.Reproduce(t, "sglu-mnist", b, args...); err != nil || !bytes.Equal(again.JSON, js) {
+		t.Errorf("a second run's JSON differs (error %v)", err)
 	}
 	for _, bad := range [][]string{{"--train", "500"}, {"--source", "cifar"}, {"--classes", "3,3"}, {"--full-trials", "10"}} {
-		if _, stderr, code := runCLI(t, append([]string{"reproduce", "sglu-mnist", "--datasets", datasets}, bad...)...); code != exitUsage || !strings.Contains(stderr, bad[0]) {
-			t.Errorf("%v: exit %d %s", bad, code, stderr)
+		if _, err := audittest.Reproduce(t, "sglu-mnist", t.TempDir(), append([]string{"--datasets", datasets}, bad...)...); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v: %v", bad, err)
 		}
 	}
 }
@@ -221,10 +216,10 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 func TestReproduceSGLUFashion(t *testing.T) {
 	dir := testenv.FashionMNIST(t)
 	out := t.TempDir()
-	stdout, errOut, code := runCLI(t, "reproduce", "sglu-mnist", "--source", "fashion-mnist", "--fashion-dir", dir, "--train", "512", "--trials", "20",
-		"--targets", "1", "--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg", "--out", out)
-	if code == exitFail || code == exitUsage {
-		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	res, err := audittest.Reproduce(t, "sglu-mnist", out, "--source", "fashion-mnist", "--fashion-dir", dir, "--train", "512", "--trials", "20",
+		"--targets", "1", "--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg")
+	if err != nil || res.Verdict == audit.Fail {
+		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, _ := readTables(t, filepath.Join(out, "sglu-mnist.json"))
 	if len(tb.Inputs) != 4 || !strings.Contains(tb.Title, "Fashion-MNIST") {

@@ -1,108 +1,68 @@
-package main
+package sgluaudit
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
-// tablesFlags are the flags every table reproduction shares.
-type tablesFlags struct {
-	out, formats string
-	json         bool
-}
+// DefaultFashionMNIST is where Debian's dataset-fashion-mnist package puts the data.
+const DefaultFashionMNIST = "/usr/share/datasets/fashion-mnist"
 
-func (c *tablesFlags) register(fs *flag.FlagSet, experiment string, figures bool) {
-	fs.StringVar(&c.out, "out", "reproduce-"+experiment, "directory for "+experiment+".json and "+experiment+".md")
-	fs.BoolVar(&c.json, "json", false, "print the JSON result on stdout instead of the table")
-	if figures {
-		fs.StringVar(&c.formats, "formats", "svg,png", "figure formats, comma-separated: svg, png, pdf")
+// Experiments are the paper's Table 3 (sglu-table3), Fig. 3d (sglu-fig3d) and Fig. 3a–c
+// on MNIST or Fashion-MNIST (sglu-mnist).
+func (Method) Experiments() []audit.Experiment {
+	return []audit.Experiment{
+		{
+			Name:    "sglu-table3",
+			Summary: "the noise σ of SGLU's Table 3 (MNIST and CIFAR-10 constants), full precision\nbeside the paper's four decimals",
+			About:   "Recomputes Table 3 of Chien et al. 2024 (SGLU): the smallest σ for which K̂ = 1 unlearning\nepoch meets ϵ̂ under Theorem 3.2, for MNIST and CIFAR-10 constants at b = 128 and full batch,\nat full precision beside the paper's four decimals. Exit 1 if any entry disagrees.",
+			Run:     runTable3,
+		},
+		{
+			Name:    "sglu-fig3d",
+			Summary: "SGLU's accumulated unlearning epochs over 100 sequential removals (Fig. 3d),\nper batch size and σ, beside the printed appendix loop",
+			About:   "Recomputes Fig. 3d of Chien et al. 2024 (SGLU): the unlearning epochs each of 100 sequential\nsingle-record removals needs at ϵ̂ = 0.01, δ = 1/n (Theorem 3.11's W∞ recursion), for\nb ∈ {32, 128, 512, n} and σ ∈ {0.01, 0.05, 0.1, 0.2, 0.5, 1}, beside the printed appendix loop\nthat restarts every request from Z_B. Writes the sums, the per-request lists and a figure.",
+			Params: []audit.Param{
+				reports.FormatsParam,
+				{Name: "requests", Usage: "sequential single-record removal requests", Default: strconv.Itoa(Fig3dRequests)},
+				{Name: "target-epsilon", Usage: "ϵ̂ each request must meet", Default: reports.G10(Fig3dTarget)},
+				{Name: "mixed", Usage: "the authors' mode: paper PABI factor for request 1, exact-shift after (false: paper factor throughout)", Default: "true", Bool: true},
+			},
+			Run: runFig3d,
+		},
+		{
+			Name:    "sglu-mnist",
+			Summary: "SGLU's Fig. 3a/3b/3c on MNIST 3-vs-8 (or Fashion-MNIST at the paper's n):\naccuracy, certified ϵ, empirical estimate and gradient cost of SGLU, LU, D2D\nand retraining",
+			About:   "Runs Fig. 3a (one removal, K = 1: accuracy, certified ϵ, empirical estimate and gradient cost of\nSGLU, LU, D2D and retraining), Fig. 3b (100 sequential removals at σ = 0.03: accumulated epochs)\nand Fig. 3c (accuracy and epochs against σ per batch size) of Chien et al. 2024 on MNIST 3-vs-8\nfrom the MNIST test set, or with --source fashion-mnist on two Fashion-MNIST classes at the\npaper's n = 11,264. Exit 1 if an empirical check fails a certificate (INCONCLUSIVE, where ϵ̂\nexceeds what the trials can show, does not fail the run).",
+			Params: []audit.Param{
+				reports.FormatsParam,
+				audit.DatasetsParam,
+				audit.SeedParam,
+				audit.WorkersParam,
+				{Name: "trials", Usage: "Fig. 3a: runs per side (unlearned and retrained) for each method and ϵ̂", Default: "100", Unit: "runs"},
+				{Name: "seq-trials", Usage: "Fig. 3b/3c: runs per setting for the accuracy after every request (0: epochs only)", Default: "2", Unit: "runs"},
+				{Name: "requests", Usage: "Fig. 3b/3c: sequential removal requests", Default: "100"},
+				{Name: "targets", Usage: "Fig. 3a: target ϵ̂ values", Default: "0.05,0.1,0.5,1,2,5"},
+				{Name: "sigmas", Usage: "Fig. 3c: σ values (the paper's; its code also ran 0.01)", Default: "0.05,0.1,0.2,0.5,1"},
+				{Name: "lambda", Usage: "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)", Default: "0.011264"},
+				{Name: "train", Usage: "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)", Default: "0", Unit: "records"},
+				{Name: "source", Usage: "data: mnist-t10k (MNIST test set from the shared datasets) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)", Default: "mnist-t10k"},
+				{Name: "fashion-dir", Usage: "fashion-mnist: folder of the idx files", Default: DefaultFashionMNIST},
+				{Name: "classes", Usage: "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag", Default: "3,8"},
+				{Name: "full-trials", Usage: "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)", Default: "0", Unit: "runs"},
+			},
+			Run: runMNIST,
+		},
 	}
-}
-
-func newTables(experiment, title string) *reports.Reproduction {
-	return &reports.Reproduction{Schema: reports.ReproductionSchema, Tool: reports.Tool{Name: "unlearnaudit", Version: version},
-		Command: "reproduce " + experiment, Experiment: experiment, Title: title}
-}
-
-// writeTables writes DIR/experiment.json and .md (and the figures already listed), then
-// prints the JSON or the text tables.
-func writeTables(t *reports.Reproduction, c tablesFlags, figures map[string][]byte, stdout io.Writer) error {
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return fmt.Errorf("%s: %w", t.Command, err)
-	}
-	for _, name := range t.Figures {
-		if err := writeAtomic(filepath.Join(c.out, name), figures[name]); err != nil {
-			return err
-		}
-	}
-	js, err := t.JSON()
-	if err != nil {
-		return err
-	}
-	var md strings.Builder
-	if err := t.Markdown(&md); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(c.out, t.Experiment+".json"), js); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(c.out, t.Experiment+".md"), []byte(md.String())); err != nil {
-		return err
-	}
-	if c.json {
-		_, err := stdout.Write(js)
-		return err
-	}
-	printTables(stdout, t, c.out)
-	return nil
-}
-
-func printTables(w io.Writer, t *reports.Reproduction, dir string) {
-	for _, tb := range t.Tables {
-		fmt.Fprintf(w, "%s\n", tb.Name)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "  \t%s\n", strings.Join(tb.Columns, "\t"))
-		for _, r := range tb.Rows {
-			fmt.Fprintf(tw, "  %s", r.Label)
-			for _, c := range r.Cells {
-				s := c.String()
-				if c.Match != nil && !*c.Match {
-					s += " ✗ paper " + c.Paper
-				}
-				fmt.Fprintf(tw, "\t%s", s)
-			}
-			fmt.Fprintln(tw)
-		}
-		tw.Flush()
-		passed := 0
-		for _, f := range tb.Findings {
-			if f.Verdict == string(audit.Pass) && len(tb.Findings) > 3 {
-				passed++
-				continue
-			}
-			fmt.Fprintf(w, "  %s %s: %s\n", f.Verdict, f.Title, f.Detail)
-		}
-		if passed > 0 {
-			fmt.Fprintf(w, "  PASS: %d more checks (details in the report)\n", passed)
-		}
-	}
-	if t.Summary.Pass+t.Summary.Fail+t.Summary.Inconclusive > 0 {
-		fmt.Fprintf(w, "overall: %s; ", t.Summary.Verdict)
-	}
-	fmt.Fprintf(w, "report: %s, %s\n", filepath.Join(dir, t.Experiment+".json"), filepath.Join(dir, t.Experiment+".md"))
 }
 
 func batchLabel(b int) string {
@@ -112,21 +72,10 @@ func batchLabel(b int) string {
 	return "b = " + strconv.Itoa(b)
 }
 
-// runSGLUTable3 recomputes the paper's Table 3: the least σ for which one unlearning epoch
+// runTable3 recomputes the paper's Table 3: the least σ for which one unlearning epoch
 // meets ϵ̂ under Theorem 3.2, by the corrected Algorithms 4 and 5.
-func runSGLUTable3(args []string, stdout, stderr io.Writer) error {
-	var c tablesFlags
-	fs := flag.NewFlagSet("reproduce sglu-table3", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c.register(fs, "sglu-table3", false)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit reproduce sglu-table3 [flags]\n\nRecomputes Table 3 of Chien et al. 2024 (SGLU): the smallest σ for which K̂ = 1 unlearning\nepoch meets ϵ̂ under Theorem 3.2, for MNIST and CIFAR-10 constants at b = 128 and full batch,\nat full precision beside the paper's four decimals. Exit 1 if any entry disagrees.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	t := newTables("sglu-table3", "SGLU: the noise σ of the paper's Table 3")
+func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*audit.Reproduced, error) {
+	t := reports.NewReproduction(env.Version, "sglu-table3", "SGLU: the noise σ of the paper's Table 3")
 	t.Settings = []reports.Value{{Name: "K̂", Value: 1}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e4}, {Name: "T (learning epochs)", Value: 1}}
 	t.Notes = []string{
 		"σ is the least value, to 1e-8, whose least K under Theorem 3.2 (weak triangle inequality, F_T = 1/(1 − c^{n/b})) is at most K̂ = 1, converted to (ϵ̂, δ = 1/n) at the best α in [2, 1e4] (spec sglu §2.5, Algorithms 4–5 corrected).",
@@ -134,24 +83,24 @@ func runSGLUTable3(args []string, stdout, stderr io.Writer) error {
 		"The paper prints σ truncated to four decimals (0.10849… appears as 0.1084); an entry matches when our σ truncated to four decimals equals it.",
 	}
 	tb := reports.Table{Name: "Table 3: σ for one unlearning epoch", Caption: "Rows: dataset and batch size; columns: target ϵ̂. Each cell is σ at full precision, the paper's value beside it."}
-	for _, e := range sgluaudit.Table3Targets {
-		tb.Columns = append(tb.Columns, "ϵ̂ = "+fmtG(e))
+	for _, e := range Table3Targets {
+		tb.Columns = append(tb.Columns, "ϵ̂ = "+reports.G10(e))
 	}
 	matched, total := 0, 0
 	var worst string
-	for _, row := range sgluaudit.Table3Paper {
-		var setting sgluaudit.PaperSetting
-		for _, s := range sgluaudit.PaperSettings {
+	for _, row := range Table3Paper {
+		var setting PaperSetting
+		for _, s := range PaperSettings {
 			if s.Name == row.Dataset {
 				setting = s
 			}
 		}
 		p := setting.Problem(row.Batch)
 		r := reports.TableRow{Label: setting.Label + ", " + batchLabel(row.Batch)}
-		for k, target := range sgluaudit.Table3Targets {
-			sigma, err := sgluaudit.Table3Sigma(p, target)
+		for k, target := range Table3Targets {
+			sigma, err := Table3Sigma(p, target)
 			if err != nil {
-				return fmt.Errorf("reproduce sglu-table3: %s: %w", r.Label, err)
+				return nil, fmt.Errorf("%s: %w", r.Label, err)
 			}
 			paper, _ := strconv.ParseFloat(row.Sigma[k], 64)
 			ok := math.Abs(math.Floor(sigma*1e4)/1e4-paper) < 1e-9
@@ -175,45 +124,31 @@ func runSGLUTable3(args []string, stdout, stderr io.Writer) error {
 		Verdict: verdict, Measured: float64(matched), Bound: float64(total), Comparison: "of", Detail: detail}))
 	t.Tables = append(t.Tables, tb)
 	t.Summarize()
-	if err := writeTables(t, c, nil, stdout); err != nil {
-		return err
-	}
-	return verdictErr(audit.Verdict(t.Summary.Verdict))
+	return t.Reproduced(env.Out, nil)
 }
 
-// runSGLUFig3d recomputes Fig. 3d: the unlearning epochs 100 sequential single-record
+// runFig3d recomputes Fig. 3d: the unlearning epochs 100 sequential single-record
 // removals need at ϵ̂ = 0.01 under Theorem 3.11, per batch size and σ.
-func runSGLUFig3d(args []string, stdout, stderr io.Writer) error {
-	var c tablesFlags
-	fs := flag.NewFlagSet("reproduce sglu-fig3d", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c.register(fs, "sglu-fig3d", true)
-	requests := fs.Int("requests", sgluaudit.Fig3dRequests, "sequential single-record removal requests")
-	target := fs.Float64("target-epsilon", sgluaudit.Fig3dTarget, "ϵ̂ each request must meet")
-	mixed := fs.Bool("mixed", true, "the authors' mode: paper PABI factor for request 1, exact-shift after (false: paper factor throughout)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit reproduce sglu-fig3d [flags]\n\nRecomputes Fig. 3d of Chien et al. 2024 (SGLU): the unlearning epochs each of 100 sequential\nsingle-record removals needs at ϵ̂ = 0.01, δ = 1/n (Theorem 3.11's W∞ recursion), for\nb ∈ {32, 128, 512, n} and σ ∈ {0.01, 0.05, 0.1, 0.2, 0.5, 1}, beside the printed appendix loop\nthat restarts every request from Z_B. Writes the sums, the per-request lists and a figure.\n\nFlags:")
-		fs.PrintDefaults()
+func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+	r := audit.ArgReader{Args: args}
+	requests, target, mixed := r.Int("requests"), r.Float("target-epsilon"), r.Bool("mixed")
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	if requests < 1 || requests > 100000 {
+		return nil, fmt.Errorf("--requests %d: want 1 … 100000", requests)
 	}
-	if *requests < 1 || *requests > 100000 {
-		return usagef("--requests %d: want 1 … 100000", *requests)
+	if !(target > 0) {
+		return nil, fmt.Errorf("--target-epsilon %v: want > 0", target)
 	}
-	if !(*target > 0) {
-		return usagef("--target-epsilon %v: want > 0", *target)
+	formats, err := reports.ParseFormats(args.List("formats"))
+	if err != nil {
+		return nil, err
 	}
-	formats := splitList(c.formats)
-	for _, f := range formats {
-		if !isFormat(f) {
-			return usagef("--formats: %q: want some of %s", f, strings.Join(reports.Formats, ","))
-		}
-	}
-	t := newTables("sglu-fig3d", "SGLU: accumulated unlearning epochs over sequential removals")
-	t.Settings = []reports.Value{{Name: "ϵ̂", Value: reports.Number(*target)}, {Name: "requests", Value: reports.Number(*requests)}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e5}}
+	t := reports.NewReproduction(env.Version, "sglu-fig3d", "SGLU: accumulated unlearning epochs over sequential removals")
+	t.Settings = []reports.Value{{Name: "ϵ̂", Value: reports.Number(target)}, {Name: "requests", Value: reports.Number(requests)}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e5}}
 	mode := "the paper PABI factor c^{2Kn/b} for every request"
-	if *mixed {
+	if mixed {
 		mode = "the authors' mixed mode: the paper PABI factor for the first request and the exact-shift one after"
 	}
 	t.Notes = []string{
@@ -222,31 +157,31 @@ func runSGLUFig3d(args []string, stdout, stderr io.Writer) error {
 		"Constants as in the paper: λ = m = 1e-6·n, L = 1/4 + λ, η = 1/L, no projection. Cells read Σ K_s; the JSON lists every K_s.",
 	}
 	figures := map[string][]byte{}
-	for _, s := range sgluaudit.PaperSettings {
+	for _, s := range PaperSettings {
 		delta := 1 / float64(s.N)
-		sound := reports.Table{Name: s.Label + ": Σ K over " + strconv.Itoa(*requests) + " requests (Theorem 3.11)",
+		sound := reports.Table{Name: s.Label + ": Σ K over " + strconv.Itoa(requests) + " requests (Theorem 3.11)",
 			Caption: "Rows: batch size; columns: σ. Each cell is the accumulated unlearning epochs; the JSON holds the per-request K list."}
 		printed := reports.Table{Name: s.Label + ": the printed appendix loop (every request from Z_B; unsound)",
 			Caption: "The same grid with the printed loop's accounting."}
-		for _, sigma := range sgluaudit.Fig3dSigmas {
-			sound.Columns = append(sound.Columns, "σ = "+fmtG(sigma))
-			printed.Columns = append(printed.Columns, "σ = "+fmtG(sigma))
+		for _, sigma := range Fig3dSigmas {
+			sound.Columns = append(sound.Columns, "σ = "+reports.G10(sigma))
+			printed.Columns = append(printed.Columns, "σ = "+reports.G10(sigma))
 		}
 		fig := reports.Figure{Title: "SGLU, " + s.Label + ", b = 128: accumulated unlearning epochs", XLabel: "request", YLabel: "Σ K (epochs)"}
 		var under, cells int
-		for _, b := range sgluaudit.Fig3dBatches {
+		for _, b := range Fig3dBatches {
 			p := s.Problem(b)
 			rs, rp := reports.TableRow{Label: batchLabel(b)}, reports.TableRow{Label: batchLabel(b)}
-			for g, sigma := range sgluaudit.Fig3dSigmas {
-				ks, err := sgluaudit.SequentialEpochs(p, *target, delta, sigma, *requests, *mixed, false)
+			for g, sigma := range Fig3dSigmas {
+				ks, err := SequentialEpochs(p, target, delta, sigma, requests, mixed, false)
 				if err != nil {
 					rs.Cells = append(rs.Cells, reports.Cell{Value: reports.Number(math.Inf(1)), Text: "unreachable"})
 					rp.Cells = append(rp.Cells, reports.Cell{Value: reports.Number(math.Inf(1)), Text: "unreachable"})
 					continue
 				}
-				kp, err := sgluaudit.SequentialEpochs(p, *target, delta, sigma, *requests, *mixed, true)
+				kp, err := SequentialEpochs(p, target, delta, sigma, requests, mixed, true)
 				if err != nil {
-					return fmt.Errorf("reproduce sglu-fig3d: %w", err)
+					return nil, err
 				}
 				sum, sumPrinted := total(ks), total(kp)
 				cells++
@@ -256,7 +191,7 @@ func runSGLUFig3d(args []string, stdout, stderr io.Writer) error {
 				rs.Cells = append(rs.Cells, reports.Cell{Value: reports.Number(sum), Text: strconv.Itoa(sum), List: ks})
 				rp.Cells = append(rp.Cells, reports.Cell{Value: reports.Number(sumPrinted), Text: strconv.Itoa(sumPrinted), List: kp})
 				if b == 128 {
-					ser := reports.Series{Name: "σ = " + fmtG(sigma), Group: g}
+					ser := reports.Series{Name: "σ = " + reports.G10(sigma), Group: g}
 					acc := 0
 					for i, k := range ks {
 						acc += k
@@ -271,17 +206,18 @@ func runSGLUFig3d(args []string, stdout, stderr io.Writer) error {
 		// only undercount; say how often it does.
 		printed.Caption += fmt.Sprintf(" In %d of %d settings it certifies fewer epochs than Theorem 3.11 requires.", under, cells)
 		t.Tables = append(t.Tables, sound, printed)
-		for _, format := range formats {
-			var b strings.Builder
-			if _, err := fig.Render(&b, format); err != nil {
-				return fmt.Errorf("reproduce sglu-fig3d: %w", err)
-			}
-			name := "sglu-fig3d-" + s.Name + "." + format
-			figures[name] = []byte(b.String())
-			t.Figures = append(t.Figures, name)
+		names, err := reports.RenderFigure(figures, "sglu-fig3d-"+s.Name, fig, formats)
+		if err != nil {
+			return nil, err
 		}
+		t.Figures = append(t.Figures, names...)
 	}
-	return writeTables(t, c, figures, stdout)
+	rep, err := t.Reproduced(env.Out, figures)
+	if err != nil {
+		return nil, err
+	}
+	rep.Verdict = audit.Pass // nothing judged: the table is reported, not checked
+	return rep, nil
 }
 
 func total(ks []int) int {
@@ -292,97 +228,74 @@ func total(ks []int) int {
 	return s
 }
 
-func isFormat(f string) bool {
-	for _, g := range reports.Formats {
-		if f == g {
-			return true
-		}
+// runMNIST runs the paper's Fig. 3a/3b/3c experiments on MNIST 3-vs-8 from the MNIST test
+// set (the training set is not among the shared datasets), or on two Fashion-MNIST classes
+// at the paper's n.
+func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+	r := audit.ArgReader{Args: args}
+	trials, seqTrials, requests, train, fullTrials, workers := r.Int("trials"), r.Int("seq-trials"), r.Int("requests"), r.Int("train"), r.Int("full-trials"), r.Int("workers")
+	lambda := r.Float("lambda")
+	seed, err := args.Uint64("seed")
+	r.Fail(err)
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
-	return false
-}
-
-// runSGLUMNIST runs the paper's Fig. 3a/3b/3c experiments on MNIST 3-vs-8 from the MNIST
-// test set (the training set is not among the shared datasets), or on two Fashion-MNIST
-// classes at the paper's n.
-func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var c tablesFlags
-	fs := flag.NewFlagSet("reproduce sglu-mnist", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c.register(fs, "sglu-mnist", true)
-	datasetsDir := fs.String("datasets", "", "folder of the shared datasets (default: $UNLEARNAUDIT_DATASETS, else shared/datasets beside the working directory or a parent)")
-	seed := fs.Uint64("seed", 1, "root seed: the same inputs and seed give the same JSON, byte for byte")
-	workers := fs.Int("workers", 0, "parallel runs (0: one per core)")
-	trials := fs.Int("trials", 100, "Fig. 3a: runs per side (unlearned and retrained) for each method and ϵ̂")
-	seqTrials := fs.Int("seq-trials", 2, "Fig. 3b/3c: runs per setting for the accuracy after every request (0: epochs only)")
-	requests := fs.Int("requests", 100, "Fig. 3b/3c: sequential removal requests")
-	targets := fs.String("targets", "0.05,0.1,0.5,1,2,5", "Fig. 3a: target ϵ̂ values")
-	sigmas := fs.String("sigmas", "0.05,0.1,0.2,0.5,1", "Fig. 3c: σ values (the paper's; its code also ran 0.01)")
-	lambda := fs.Float64("lambda", 0.011264, "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)")
-	train := fs.Int("train", 0, "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)")
-	source := fs.String("source", "mnist-t10k", "data: mnist-t10k (MNIST test set from the shared datasets) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)")
-	fashionDir := fs.String("fashion-dir", DefaultFashionMNIST, "fashion-mnist: folder of the idx files")
-	classes := fs.String("classes", "3,8", "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag")
-	fullTrials := fs.Int("full-trials", 0, "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit reproduce sglu-mnist [flags]\n\nRuns Fig. 3a (one removal, K = 1: accuracy, certified ϵ, empirical estimate and gradient cost of\nSGLU, LU, D2D and retraining), Fig. 3b (100 sequential removals at σ = 0.03: accumulated epochs)\nand Fig. 3c (accuracy and epochs against σ per batch size) of Chien et al. 2024 on MNIST 3-vs-8\nfrom the MNIST test set, or with --source fashion-mnist on two Fashion-MNIST classes at the\npaper's n = 11,264. Exit 1 if an empirical check fails a certificate (INCONCLUSIVE, where ϵ̂\nexceeds what the trials can show, does not fail the run).\n\nFlags:")
-		fs.PrintDefaults()
+	source, datasetsDir, fashionDir := args.String("source"), args.String("datasets"), args.String("fashion-dir")
+	progress := env.Progress
+	if progress == nil {
+		progress = io.Discard
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	parse := func(name, s string) ([]float64, error) {
+	parse := func(name string) ([]float64, error) {
 		var out []float64
-		for _, f := range splitList(s) {
+		for _, f := range args.List(name) {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil || !(v > 0) {
-				return nil, usagef("--%s: %q: want positive numbers, comma-separated", name, f)
+				return nil, fmt.Errorf("--%s: %q: want positive numbers, comma-separated", name, f)
 			}
 			out = append(out, v)
 		}
 		if len(out) == 0 {
-			return nil, usagef("--%s: name at least one value", name)
+			return nil, fmt.Errorf("--%s: name at least one value", name)
 		}
 		return out, nil
 	}
-	tg, err := parse("targets", *targets)
+	tg, err := parse("targets")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sg, err := parse("sigmas", *sigmas)
+	sg, err := parse("sigmas")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	pos, neg, err := parseClasses(*classes)
+	pos, neg, err := reference.ParseClassPair(args.String("classes"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pair := [2]float64{pos, neg}
-	if *fullTrials == 0 {
-		*fullTrials = *trials
+	if fullTrials == 0 {
+		fullTrials = trials
 	}
 	switch {
-	case *source != "mnist-t10k" && *source != "fashion-mnist":
-		return usagef("--source %q: want mnist-t10k or fashion-mnist", *source)
-	case *trials < 20 || *fullTrials < 20:
-		return usagef("--trials %d, --full-trials %d: want at least 20 (the empirical game splits them)", *trials, *fullTrials)
-	case *requests < 1:
-		return usagef("--requests %d: want at least 1", *requests)
-	case *seqTrials < 0:
-		return usagef("--seq-trials %d: want ≥ 0", *seqTrials)
-	case !(*lambda > 0):
-		return usagef("--lambda %v: want > 0", *lambda)
-	case *train < 0 || *train%512 != 0:
-		return usagef("--train %d: want a positive multiple of 512 (b = 32, 128, 512 and n must divide it)", *train)
+	case source != "mnist-t10k" && source != "fashion-mnist":
+		return nil, fmt.Errorf("--source %q: want mnist-t10k or fashion-mnist", source)
+	case trials < 20 || fullTrials < 20:
+		return nil, fmt.Errorf("--trials %d, --full-trials %d: want at least 20 (the empirical game splits them)", trials, fullTrials)
+	case requests < 1:
+		return nil, fmt.Errorf("--requests %d: want at least 1", requests)
+	case seqTrials < 0:
+		return nil, fmt.Errorf("--seq-trials %d: want ≥ 0", seqTrials)
+	case !(lambda > 0):
+		return nil, fmt.Errorf("--lambda %v: want > 0", lambda)
+	case train < 0 || train%512 != 0:
+		return nil, fmt.Errorf("--train %d: want a positive multiple of 512 (b = 32, 128, 512 and n must divide it)", train)
 	}
-	formats := splitList(c.formats)
-	for _, f := range formats {
-		if !isFormat(f) {
-			return usagef("--formats: %q: want some of %s", f, strings.Join(reports.Formats, ","))
-		}
-	}
-	data, err := sgluMNISTData(*source, *datasetsDir, *fashionDir, pair, *train, *seed)
+	formats, err := reports.ParseFormats(args.List("formats"))
 	if err != nil {
-		return err
+		return nil, err
+	}
+	data, err := sgluMNISTData(source, datasetsDir, fashionDir, pair, train, seed)
+	if err != nil {
+		return nil, err
 	}
 	trainDS, testDS := data.train, data.test
 	n := trainDS.Len()
@@ -399,29 +312,25 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			seqBatches = append(seqBatches, b)
 		}
 	}
-	cfg := sgluaudit.ExperimentConfig{Train: trainDS, Test: testDS, Lambda: *lambda, Targets: tg, Batch: 128, Burnin: burnin,
-		D2DIters: []int{1, 5}, Trials: *trials, FullTrials: *fullTrials, Requests: *requests, SeqSigma: 0.03, SeqBatches: append(seqBatches, 0),
-		Sigmas: sg, SeqTarget: 0.01, SeqTrials: *seqTrials, LUPerRequest: 10, Seed: *seed, Workers: *workers}
-	fmt.Fprintf(stderr, "sglu-mnist: %d training and %d test rows × %d features…\n", trainDS.Len(), testDS.Len(), trainDS.Dim())
-	res, err := sgluaudit.Experiment(ctx, cfg)
+	cfg := ExperimentConfig{Train: trainDS, Test: testDS, Lambda: lambda, Targets: tg, Batch: 128, Burnin: burnin,
+		D2DIters: []int{1, 5}, Trials: trials, FullTrials: fullTrials, Requests: requests, SeqSigma: 0.03, SeqBatches: append(seqBatches, 0),
+		Sigmas: sg, SeqTarget: 0.01, SeqTrials: seqTrials, LUPerRequest: 10, Seed: seed, Workers: workers}
+	fmt.Fprintf(progress, "sglu-mnist: %d training and %d test rows × %d features…\n", trainDS.Len(), testDS.Len(), trainDS.Dim())
+	res, err := Experiment(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("reproduce sglu-mnist: %w", err)
+		return nil, err
 	}
-	t := newTables("sglu-mnist", "SGLU on "+data.title+": Fig. 3a, 3b and 3c")
-	t.Seed = *seed
-	for _, in := range data.inputs {
-		h, err := reports.HashFile(in.Role, in.Path)
-		if err != nil {
-			return usageError{err}
-		}
-		t.Inputs = append(t.Inputs, h)
+	t := reports.NewReproduction(env.Version, "sglu-mnist", "SGLU on "+data.title+": Fig. 3a, 3b and 3c")
+	t.Seed = seed
+	if t.Inputs, err = reports.HashInputs(data.inputs); err != nil {
+		return nil, err
 	}
 	t.Settings = []reports.Value{{Name: "n (train)", Value: reports.Number(n)}, {Name: "test rows", Value: reports.Number(testDS.Len())},
-		{Name: "d", Value: reports.Number(trainDS.Dim())}, {Name: "λ = m", Value: reports.Number(*lambda)}, {Name: "L", Value: reports.Number(res.Problem.Smoothness)},
+		{Name: "d", Value: reports.Number(trainDS.Dim())}, {Name: "λ = m", Value: reports.Number(lambda)}, {Name: "L", Value: reports.Number(res.Problem.Smoothness)},
 		{Name: "M", Value: 1}, {Name: "η", Value: reports.Number(res.Problem.StepSize)}, {Name: "δ", Value: reports.Number(1 / float64(n))},
-		{Name: "trials per side (3a)", Value: reports.Number(*trials)}, {Name: "trials per side (3a, full batch)", Value: reports.Number(*fullTrials)},
-		{Name: "runs per setting (3b/3c)", Value: reports.Number(*seqTrials)},
-		{Name: "requests (3b/3c)", Value: reports.Number(*requests)}}
+		{Name: "trials per side (3a)", Value: reports.Number(trials)}, {Name: "trials per side (3a, full batch)", Value: reports.Number(fullTrials)},
+		{Name: "runs per setting (3b/3c)", Value: reports.Number(seqTrials)},
+		{Name: "requests (3b/3c)", Value: reports.Number(requests)}}
 	t.Notes = []string{
 		data.note,
 		"Model and constants as in the paper (§5.1): logistic loss with the data gradient clipped at 1, λ = m, L = 1/4 + λ, M = 1, η = 1/L, no projection, Gaussian initial law N(0, 2σ²/m), δ = 1/n. λ keeps the paper's MNIST value, so c = 1 − ηm is the paper's; burn-in is 240 noisy steps at every batch size (c^240 ≈ 2.5e-5; the paper runs 1,760 at b = 128 and 1,000 at full batch, which would make this reproduction take many minutes).",
@@ -437,15 +346,15 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	series := map[string]*reports.Series{}
 	var order []string
 	for _, m := range res.Fig3a {
-		paper := sgluaudit.Fig3aPaper(m.Method, m.Target)
-		row := reports.TableRow{Label: fmt.Sprintf("%s, ϵ̂ = %s", m.Method, fmtG(m.Target)), Cells: []reports.Cell{
+		paper := Fig3aPaper(m.Method, m.Target)
+		row := reports.TableRow{Label: fmt.Sprintf("%s, ϵ̂ = %s", m.Method, reports.G10(m.Target)), Cells: []reports.Cell{
 			{Value: reports.Number(m.Sigma)}, {Value: reports.Number(m.Accuracy), Paper: paper}, {Value: reports.Number(m.AccuracySD)},
 			{Value: reports.Number(m.RetrainAcc)}, {Value: reports.Number(m.Certified)}, {Value: reports.Number(m.Empirical.Measured)},
 			{Value: 0, Text: string(m.Empirical.Verdict)}, {Value: reports.Number(m.RenyiEstimate.Value)}, {Value: reports.Number(m.RenyiEstimate.Interval.Upper)},
 			{Value: reports.Number(m.UnlearnGrads)}, {Value: reports.Number(m.RetrainGrads)}}}
 		t3a.Rows = append(t3a.Rows, row)
 		f := m.Empirical
-		f.Title = m.Method + ", ϵ̂ = " + fmtG(m.Target) + ": " + f.Title
+		f.Title = m.Method + ", ϵ̂ = " + reports.G10(m.Target) + ": " + f.Title
 		t3a.Findings = append(t3a.Findings, reports.NewFinding(f))
 		if series[m.Method] == nil {
 			series[m.Method] = &reports.Series{Name: m.Method, Group: len(order), Points: true}
@@ -458,7 +367,7 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fig3a.Series = append(fig3a.Series, *series[name])
 	}
 	// Fig. 3b
-	t3b := reports.Table{Name: fmt.Sprintf("Fig. 3b: %d sequential removals at σ = 0.03, (1, 1/n)-unlearning", *requests),
+	t3b := reports.Table{Name: fmt.Sprintf("Fig. 3b: %d sequential removals at σ = 0.03, (1, 1/n)-unlearning", requests),
 		Caption: "Accumulated unlearning epochs (D2D: full-batch steps) with the per-request list in the JSON; SGLU's accuracy after the last request beside retraining.",
 		Columns: []string{"Σ epochs", "per request", "accuracy", "retrain accuracy", "retrain epochs"}}
 	fig3b := reports.Figure{Title: data.title + ": accumulated unlearning epochs (σ = 0.03, ϵ̂ = 1)", XLabel: "request", YLabel: "Σ epochs", LogY: true}
@@ -471,7 +380,7 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			{Value: reports.Number(r.TotalEpochs), List: r.Epochs}, {Value: 0, Text: epochList(r.Epochs).String()},
 			{Value: reports.Number(r.Accuracy)}, {Value: reports.Number(r.RetrainAcc)}, {Value: reports.Number(r.RetrainEpochs)}}})
 		s := reports.Series{Name: label, Group: g}
-		acc, step := 0, max(1, *requests/len(r.Epochs))
+		acc, step := 0, max(1, requests/len(r.Epochs))
 		for i, k := range r.Epochs {
 			acc += k
 			s.X, s.Y = append(s.X, float64((i+1)*step)), append(s.Y, float64(acc))
@@ -479,10 +388,10 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fig3b.Series = append(fig3b.Series, s)
 	}
 	// Fig. 3c
-	t3c := reports.Table{Name: fmt.Sprintf("Fig. 3c/3d: %d sequential removals at ϵ̂ = 0.01: accuracy (Σ epochs)", *requests),
+	t3c := reports.Table{Name: fmt.Sprintf("Fig. 3c/3d: %d sequential removals at ϵ̂ = 0.01: accuracy (Σ epochs)", requests),
 		Caption: "Rows: batch size; columns: σ. Each cell is the mean test accuracy after the last request, with the accumulated unlearning epochs; the JSON lists every K."}
 	for _, s := range sg {
-		t3c.Columns = append(t3c.Columns, "σ = "+fmtG(s))
+		t3c.Columns = append(t3c.Columns, "σ = "+reports.G10(s))
 	}
 	fig3c := reports.Figure{Title: data.title + ": accuracy after the removals against σ (ϵ̂ = 0.01)", XLabel: "σ", YLabel: "test accuracy", LogX: true}
 	rows := map[int]*reports.TableRow{}
@@ -504,30 +413,26 @@ func runSGLUMNIST(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	t.Tables = []reports.Table{t3a, t3b, t3c}
 	t.Summarize()
 	figures := map[string][]byte{}
-	for name, fig := range map[string]reports.Figure{"fig3a": fig3a, "fig3b": fig3b, "fig3c": fig3c} {
-		for _, format := range formats {
-			var b strings.Builder
-			if _, err := fig.Render(&b, format); err != nil {
-				return fmt.Errorf("reproduce sglu-mnist: %w", err)
-			}
-			file := "sglu-mnist-" + name + "." + format
-			figures[file] = []byte(b.String())
+	for _, f := range []struct {
+		name string
+		fig  reports.Figure
+	}{{"fig3a", fig3a}, {"fig3b", fig3b}, {"fig3c", fig3c}} {
+		names, err := reports.RenderFigure(figures, "sglu-mnist-"+f.name, f.fig, formats)
+		if err != nil {
+			return nil, err
 		}
+		t.Figures = append(t.Figures, names...)
 	}
-	for _, name := range []string{"fig3a", "fig3b", "fig3c"} {
-		for _, format := range formats {
-			t.Figures = append(t.Figures, "sglu-mnist-"+name+"."+format)
-		}
-	}
-	if err := writeTables(t, c, figures, stdout); err != nil {
-		return err
+	rep, err := t.Reproduced(env.Out, figures)
+	if err != nil {
+		return nil, err
 	}
 	// INCONCLUSIVE is expected where ϵ̂ exceeds what the trials can show; only a
 	// violation fails the run.
-	if t.Summary.Verdict == string(audit.Fail) {
-		return verdictErr(audit.Fail)
+	if rep.Verdict != audit.Fail {
+		rep.Verdict = audit.Pass
 	}
-	return nil
+	return rep, nil
 }
 
 // batchOrFull maps the full batch n to 0 for labels.
@@ -549,6 +454,11 @@ type sgluMNISTInput struct {
 // and test rows, or two Fashion-MNIST classes with training rows drawn from its training
 // file (the paper's n by default) and its t10k file's rows of those classes as the test set.
 func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, train int, seed uint64) (*sgluMNISTInput, error) {
+	loadPair := func(images, prefix string) (*reference.Dataset, []reports.Input, error) {
+		ds, labels, err := reference.LoadIDXClasses(images, pair[0], pair[1])
+		role := func(r string) string { return strings.TrimSpace(prefix + " " + r) }
+		return ds, []reports.Input{{Role: role("images"), Path: images}, {Role: role("labels"), Path: labels}}, err
+	}
 	var all, test *reference.Dataset
 	out := &sgluMNISTInput{}
 	cls := fmt.Sprintf("%v-vs-%v", pair[0], pair[1])
@@ -559,31 +469,31 @@ func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, trai
 		}
 		var err error
 		var in []reports.Input
-		if all, out.inputs, err = loadIDXPair(filepath.Join(fashionDir, "train-images-idx3-ubyte.gz"), "train", pair[0], pair[1]); err != nil {
-			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w (install Debian's dataset-fashion-mnist or give --fashion-dir)", err)}
+		if all, out.inputs, err = loadPair(filepath.Join(fashionDir, "train-images-idx3-ubyte.gz"), "train"); err != nil {
+			return nil, fmt.Errorf("%w (install Debian's dataset-fashion-mnist or give --fashion-dir)", err)
 		}
-		if test, in, err = loadIDXPair(filepath.Join(fashionDir, "t10k-images-idx3-ubyte.gz"), "t10k", pair[0], pair[1]); err != nil {
-			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
+		if test, in, err = loadPair(filepath.Join(fashionDir, "t10k-images-idx3-ubyte.gz"), "t10k"); err != nil {
+			return nil, err
 		}
 		out.inputs = append(out.inputs, in...)
 		if train > all.Len() {
-			return nil, usagef("--train %d: Fashion-MNIST's training file holds %d rows of classes %s", train, all.Len(), cls)
+			return nil, fmt.Errorf("--train %d: Fashion-MNIST's training file holds %d rows of classes %s", train, all.Len(), cls)
 		}
 		out.title = "Fashion-MNIST " + cls
 		out.note = fmt.Sprintf("Data: Fashion-MNIST from Debian's dataset-fashion-mnist (%s), classes %v (+1) and %v (−1) (3 and 8 are dress and bag), pixels scaled to [0, 1] and rows to norm 1: %d training rows drawn at random from the training file's %d, and the t10k file's %d rows of those classes as the test set. This is the paper's scale (n = 11,264 by default, so every constant and Table 3's σ are the paper's) on other images: the paper's MNIST training set is not available offline, and the MNIST test set holds only 1,984 threes and eights (--source mnist-t10k).", fashionDir, pair[0], pair[1], train, all.Len(), test.Len())
 	default:
-		dir, err := findDatasets(datasetsDir)
+		dir, err := reference.FindSharedDatasets(datasetsDir)
 		if err != nil {
 			return nil, err
 		}
-		if all, out.inputs, err = loadIDXPair(filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), "", pair[0], pair[1]); err != nil {
-			return nil, usageError{fmt.Errorf("reproduce sglu-mnist: %w", err)}
+		if all, out.inputs, err = loadPair(filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz"), ""); err != nil {
+			return nil, err
 		}
 		if train == 0 {
 			train = 1536
 		}
 		if train >= all.Len() {
-			return nil, usagef("--train %d: the data hold %d rows; leave some for the test set", train, all.Len())
+			return nil, fmt.Errorf("--train %d: the data hold %d rows; leave some for the test set", train, all.Len())
 		}
 		out.title = "MNIST " + cls
 		out.note = fmt.Sprintf("Data: the MNIST test set (t10k) from ../shared/datasets, digits %v (+1) and %v (−1), %d rows, pixels scaled to [0, 1] and rows to norm 1, split at random into %d training and %d test rows. The paper trains on 11,264 rows of the MNIST training set, which is not available offline, so its σ for a target ϵ̂ are larger here and its accuracies are not comparable cell by cell; --source fashion-mnist runs at the paper's scale on Fashion-MNIST.", pair[0], pair[1], all.Len(), train, all.Len()-train)

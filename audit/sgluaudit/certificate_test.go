@@ -1,4 +1,4 @@
-package main
+package sgluaudit_test
 
 import (
 	"encoding/json"
@@ -8,14 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
 var mnistSGLU = []string{"--n", "11264", "--smoothness", "0.261264", "--lipschitz", "1", "--strong-convexity", "0.011264"}
 
+// boundsSGLU is "audit bounds sglu --json" on the MNIST constants and args.
 func boundsSGLU(t *testing.T, args ...string) map[string]any {
 	t.Helper()
-	return runJSONObject(t, append(append([]string{"bounds", "sglu", "--json"}, mnistSGLU...), args...)...)
+	obj, _, err := audittest.Certificate(t, "sglu", append(mnistSGLU[:len(mnistSGLU):len(mnistSGLU)], args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }
 
 // Corollary 3.8 on the MNIST constants reproduces every row of spec sglu §4.5's golden
@@ -111,7 +118,7 @@ func TestBoundsSGLUSearches(t *testing.T) {
 	if !(seq["z_next"].(float64) > seq["z_printed_loop"].(float64)) {
 		t.Errorf("the recursion's Z %v should exceed the printed loop's Z_B %v after 100 requests", seq["z_next"], seq["z_printed_loop"])
 	}
-	text, _, _ := runCLI(t, append(append([]string{"bounds", "sglu"}, mnistSGLU...), "--variant", "sequential", "--mixed", "--batch", "128", "--sigma", "0.1", "--requests", "100", "--target-epsilon", "0.01")...)
+	_, text, _ := audittest.Certificate(t, "sglu", append(mnistSGLU[:len(mnistSGLU):len(mnistSGLU)], "--variant", "sequential", "--mixed", "--batch", "128", "--sigma", "0.1", "--requests", "100", "--target-epsilon", "0.01")...)
 	if !strings.Contains(text, "1×") {
 		t.Errorf("the text form should run-length encode the K list:\n%s", text)
 	}
@@ -133,13 +140,14 @@ func TestBoundsSGLUUsageErrors(t *testing.T) {
 		{append(mnistSGLU[:len(mnistSGLU):len(mnistSGLU)], "--sigma", "0.1", "--variant", "convex", "--epochs", "2"), []string{"convex", "m = 0"}},
 	}
 	for _, c := range cases {
-		_, stderr, code := runCLI(t, append([]string{"bounds", "sglu"}, c.args...)...)
-		if code != exitUsage {
-			t.Errorf("%v: exit %d, want %d", c.args, code, exitUsage)
+		_, _, err := audittest.Certificate(t, "sglu", c.args...)
+		if err == nil {
+			t.Errorf("%v: accepted", c.args)
+			continue
 		}
 		for _, w := range c.want {
-			if !strings.Contains(stderr, w) {
-				t.Errorf("%v: error lacks %q: %s", c.args, w, stderr)
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error lacks %q: %v", c.args, w, err)
 			}
 		}
 	}

@@ -1,86 +1,85 @@
-package main
+package sgluaudit
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 const sgluSource = "Chien et al. 2024 (SGLU), "
 
-// sgluBoundsFlags are the flags of "audit bounds sglu".
-type sgluBoundsFlags struct {
-	variant                                string
-	n, batch, epochs, unlearnEpochs, S     int
-	requests                               int
-	eta, sigma, smooth, lip, sc, radius    float64
-	initRadius, alpha, delta, target       float64
-	pabi, variance, alphaRange, ft, search string
-	mixed, asJSON                          bool
+// Bounds computes SGLU's certificates from declared constants: the ε of a deployment, or
+// with --target-epsilon the σ or the epochs that meet a target, every step of the
+// derivation shown and the other reading beside each flagged formula.
+func (Method) Bounds() audit.Bounds {
+	return audit.Bounds{
+		About: "Computes Stochastic Gradient Langevin Unlearning's certificates (Chien, Wang, Chen, Li 2024) from declared\nconstants: the ε of a deployment, or with --target-epsilon the σ or epochs that meet a target. Prints every\nstep of the derivation.",
+		Variants: []audit.Variant{
+			{Name: "convergent", Summary: "Cor 3.8"},
+			{Name: "finite", Summary: "Thm 3.2"},
+			{Name: "random-batches", Summary: "Cor 3.9"},
+			{Name: "convex", Summary: "Cor 3.10"},
+			{Name: "batch", Summary: "Cor 3.12"},
+			{Name: "sequential", Summary: "Thm 3.11"},
+		},
+		Params: []audit.Param{
+			{Name: "n", Usage: "dataset size n (required)", Default: "0", Unit: "records"},
+			{Name: "batch", Usage: "mini-batch size b, dividing n (0: n, full batch)", Default: "0", Unit: "records"},
+			{Name: "eta", Usage: "step size η ≤ 1/smoothness (0: 1/smoothness, the paper's choice)", Default: "0"},
+			{Name: "sigma", Usage: "noise σ (required unless --target-epsilon searches it)", Default: "0"},
+			{Name: "smoothness", Usage: "smoothness L of the loss (required; the paper's L)", Default: "0"},
+			{Name: "lipschitz", Usage: "Lipschitz constant M of the per-example data gradient (required; the paper's M)", Default: "0"},
+			{Name: "strong-convexity", Usage: "strong convexity m (required except for convex, where it is 0)", Default: "0"},
+			{Name: "radius", Usage: "projection radius R; caps every W∞ distance at 2R (+Inf: no cap, the official code)", Default: "+Inf"},
+			{Name: "epochs", Usage: "learning epochs T (finite and convex: required)", Default: "0", Unit: "epochs"},
+			{Name: "init-radius", Usage: "finite: the R of Thm 3.2's 2R·c^{Tn/b} terms (default: --radius; 0 as in the official runs)", Default: "0"},
+			{Name: "unlearn-epochs", Usage: "unlearning epochs K per request (with --target-epsilon and no --sigma: the K̂ the σ search targets)", Default: "1", Unit: "epochs"},
+			{Name: "removed", Usage: "batch: records S removed in one request", Default: "1", Unit: "records"},
+			{Name: "requests", Usage: "sequential: number of single-record requests", Default: "1"},
+			{Name: "alpha", Usage: "also report the Rényi bound ε(α) at this order", Default: "0"},
+			{Name: "delta", Usage: "δ of the (ϵ, δ) conversion (0: 1/n, the paper's)", Default: "0"},
+			{Name: "target-epsilon", Usage: "search: with --sigma, the least K meeting ϵ̂; without, the least σ meeting ϵ̂ within --unlearn-epochs (Algorithms 4–5, corrected)", Default: "0"},
+			{Name: "pabi", Usage: "PABI factor: paper (c^{2N}) or exact-shift ((1−c²)c^{2N}/(1−c^{2N}); spec FLAG)", Default: "paper"},
+			{Name: "variance", Usage: "noise-variance convention: paper (2ησ²) or true (4ησ², the spec's 2× observation)", Default: "paper"},
+			{Name: "alpha-range", Usage: "α range of the conversion, min:max or unbounded (default 2:1e5; finite 2:1e4; the official code's)", Default: ""},
+			{Name: "ft", Usage: "finite: F_T reading, proof (1/(1−c^{n/b})) or printed ((1−c^{Tn/b})/(1−c^{n/b}); spec FLAG)", Default: "proof"},
+			{Name: "mixed", Usage: "sequential: paper PABI factor for the first request, exact-shift after (the authors' code)", Default: "false", Bool: true},
+		},
+		Compute: certificate,
+	}
 }
 
-func runBoundsSGLU(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bounds sglu", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f sgluBoundsFlags
-	fs.StringVar(&f.variant, "variant", "convergent", "convergent (Cor 3.8), finite (Thm 3.2), random-batches (Cor 3.9), convex (Cor 3.10), batch (Cor 3.12) or sequential (Thm 3.11)")
-	fs.IntVar(&f.n, "n", 0, "dataset size n (required)")
-	fs.IntVar(&f.batch, "batch", 0, "mini-batch size b, dividing n (0: n, full batch)")
-	fs.Float64Var(&f.eta, "eta", 0, "step size η ≤ 1/smoothness (0: 1/smoothness, the paper's choice)")
-	fs.Float64Var(&f.sigma, "sigma", 0, "noise σ (required unless --target-epsilon searches it)")
-	fs.Float64Var(&f.smooth, "smoothness", 0, "smoothness L of the loss (required; the paper's L)")
-	fs.Float64Var(&f.lip, "lipschitz", 0, "Lipschitz constant M of the per-example data gradient (required; the paper's M)")
-	fs.Float64Var(&f.sc, "strong-convexity", 0, "strong convexity m (required except for convex, where it is 0)")
-	fs.Float64Var(&f.radius, "radius", math.Inf(1), "projection radius R; caps every W∞ distance at 2R (default +Inf: no cap, the official code)")
-	fs.IntVar(&f.epochs, "epochs", 0, "learning epochs T (finite and convex: required)")
-	fs.Float64Var(&f.initRadius, "init-radius", 0, "finite: the R of Thm 3.2's 2R·c^{Tn/b} terms (default: --radius; 0 as in the official runs)")
-	fs.IntVar(&f.unlearnEpochs, "unlearn-epochs", 1, "unlearning epochs K per request (with --target-epsilon and no --sigma: the K̂ the σ search targets)")
-	fs.IntVar(&f.S, "removed", 1, "batch: records S removed in one request")
-	fs.IntVar(&f.requests, "requests", 1, "sequential: number of single-record requests")
-	fs.Float64Var(&f.alpha, "alpha", 0, "also report the Rényi bound ε(α) at this order")
-	fs.Float64Var(&f.delta, "delta", 0, "δ of the (ϵ, δ) conversion (0: 1/n, the paper's)")
-	fs.Float64Var(&f.target, "target-epsilon", 0, "search: with --sigma, the least K meeting ϵ̂; without, the least σ meeting ϵ̂ within --unlearn-epochs (Algorithms 4–5, corrected)")
-	fs.StringVar(&f.pabi, "pabi", "paper", "PABI factor: paper (c^{2N}) or exact-shift ((1−c²)c^{2N}/(1−c^{2N}); spec FLAG)")
-	fs.StringVar(&f.variance, "variance", "paper", "noise-variance convention: paper (2ησ²) or true (4ησ², the spec's 2× observation)")
-	fs.StringVar(&f.alphaRange, "alpha-range", "", "α range of the conversion, min:max or unbounded (default 2:1e5; finite 2:1e4; the official code's)")
-	fs.StringVar(&f.ft, "ft", "proof", "finite: F_T reading, proof (1/(1−c^{n/b})) or printed ((1−c^{Tn/b})/(1−c^{n/b}); spec FLAG)")
-	fs.BoolVar(&f.mixed, "mixed", false, "sequential: paper PABI factor for the first request, exact-shift after (the authors' code)")
-	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit bounds sglu [flags]\n\nComputes Stochastic Gradient Langevin Unlearning's certificates (Chien, Wang, Chen, Li 2024) from declared\nconstants: the ε of a deployment, or with --target-epsilon the σ or epochs that meet a target. Prints every\nstep of the derivation; --json writes the same as one object.\n\nFlags:")
-		fs.PrintDefaults()
+// certificate computes the rows of one variant's certificate; every error is bad input.
+func certificate(variant string, args audit.Args) ([]audit.Row, error) {
+	rd := audit.ArgReader{Args: args}
+	f := struct {
+		variant                             string
+		n, batch, epochs, unlearnEpochs, S  int
+		requests                            int
+		eta, sigma, smooth, lip, sc, radius float64
+		initRadius, alpha, delta, target    float64
+		alphaRange                          string
+		mixed                               bool
+	}{variant: variant, n: rd.Int("n"), batch: rd.Int("batch"), epochs: rd.Int("epochs"), unlearnEpochs: rd.Int("unlearn-epochs"),
+		S: rd.Int("removed"), requests: rd.Int("requests"), eta: rd.Float("eta"), sigma: rd.Float("sigma"), smooth: rd.Float("smoothness"),
+		lip: rd.Float("lipschitz"), sc: rd.Float("strong-convexity"), radius: rd.Float("radius"), initRadius: rd.Float("init-radius"),
+		alpha: rd.Float("alpha"), delta: rd.Float("delta"), target: rd.Float("target-epsilon"),
+		alphaRange: args.String("alpha-range"), mixed: rd.Bool("mixed")}
+	if err := rd.Err(); err != nil {
+		return nil, err
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	set := setFlags(fs)
-	rows, err := sgluBounds(f, set)
-	if err != nil {
-		return usageError{fmt.Errorf("bounds sglu: %w", err)}
-	}
-	return printBounds(stdout, rows, f.asJSON)
-}
-
-// sgluBounds computes the rows of "audit bounds sglu"; every error is bad input.
-func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
+	set := args.Given
 	var problems []error
-	need := func(names ...string) {
-		for _, name := range names {
-			if !set[name] {
-				problems = append(problems, fmt.Errorf("--%s is required for --variant %s", name, f.variant))
-			}
-		}
-	}
+	need := func(names ...string) { problems = append(problems, args.Require("--variant "+f.variant, names...)...) }
 	need("n", "smoothness", "lipschitz")
-	search := set["target-epsilon"]
-	searchSigma := search && !set["sigma"]
+	search := set("target-epsilon")
+	searchSigma := search && !set("sigma")
 	if !search {
 		need("sigma")
 	}
@@ -106,17 +105,17 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 	if f.variant == "sequential" && !search {
 		problems = append(problems, errors.New("--target-epsilon is required for --variant sequential: each request runs the least K meeting it"))
 	}
-	mode, err := parsePABI(f.pabi)
-	problems = appendErr(problems, err)
-	v, err := parseVariance(f.variance)
-	problems = appendErr(problems, err)
-	ft := sgluaudit.ProofFT
-	switch f.ft {
-	case "proof":
-	case "printed":
-		ft = sgluaudit.PrintedFT
-	default:
-		problems = append(problems, fmt.Errorf("--ft %q: want proof or printed", f.ft))
+	mode, err := audit.Choose(args, "pabi", []string{"paper", "exact-shift"}, []sglu.PABIMode{sglu.PaperPABI, sglu.ExactShiftPABI})
+	if err != nil {
+		problems = append(problems, err)
+	}
+	v, err := audit.Choose(args, "variance", []string{"paper", "true"}, []sglu.Variance{sglu.PaperVariance, sglu.TrueVariance})
+	if err != nil {
+		problems = append(problems, err)
+	}
+	ft, err := audit.Choose(args, "ft", []string{"proof", "printed"}, []FTReading{ProofFT, PrintedFT})
+	if err != nil {
+		problems = append(problems, err)
 	}
 	r := sglu.DefaultAlphas
 	if f.variant == "finite" {
@@ -124,18 +123,20 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 	}
 	if f.alphaRange != "" {
 		r, err = parseAlphaRange(f.alphaRange)
-		problems = appendErr(problems, err)
+		if err != nil {
+			problems = append(problems, err)
+		}
 	}
 	if f.unlearnEpochs < 1 {
 		problems = append(problems, fmt.Errorf("--unlearn-epochs %d: want ≥ 1", f.unlearnEpochs))
 	}
-	if set["sigma"] && !(f.sigma > 0) {
+	if set("sigma") && !(f.sigma > 0) {
 		problems = append(problems, fmt.Errorf("--sigma %v: want > 0", f.sigma))
 	}
-	if set["alpha"] && !(f.alpha > 1) {
+	if set("alpha") && !(f.alpha > 1) {
 		problems = append(problems, fmt.Errorf("--alpha %v: want > 1", f.alpha))
 	}
-	if set["delta"] && !(f.delta > 0 && f.delta < 1) {
+	if set("delta") && !(f.delta > 0 && f.delta < 1) {
 		problems = append(problems, fmt.Errorf("--delta %v: want 0 < δ < 1", f.delta))
 	}
 	if f.requests < 1 || f.requests > 1_000_000 {
@@ -164,15 +165,17 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 		return nil, fmt.Errorf("--removed %d: want 1 ≤ S ≤ n = %d", f.S, f.n)
 	}
 	initRadius := f.initRadius
-	if !set["init-radius"] {
+	if !set("init-radius") {
 		initRadius = f.radius
 	}
 	if f.variant == "finite" && math.IsInf(initRadius, 0) {
 		return nil, errors.New("--init-radius: Thm 3.2 needs a finite initial radius (give --radius or --init-radius; 0 reproduces the official runs)")
 	}
 
-	var rows []boundRow
-	add := func(key string, val any, note string) { rows = append(rows, boundRow{key, val, note}) }
+	var rows []audit.Row
+	add := func(key string, val any, note string) {
+		rows = append(rows, audit.Row{Key: key, Value: val, Note: note})
+	}
 	K := f.unlearnEpochs
 	// linear: a bound ε(α) = A(σ, K)·α with a Z and a closed form (Cor 3.8, 3.12).
 	type curve struct {
@@ -187,8 +190,8 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 		name, zNote := "convergent", "Z_B = min(2ηM/(b(1 − c^{n/b})), 2R), Cor 3.8"
 		add("variant", name, sgluSource+"Cor 3.8")
 		if f.variant == "batch" {
-			z = sgluaudit.ZBatchWorstCase(p, f.S)
-			rows[0] = boundRow{"variant", "batch", sgluSource + "Cor 3.12"}
+			z = ZBatchWorstCase(p, f.S)
+			rows[0] = audit.Row{Key: "variant", Value: "batch", Note: sgluSource + "Cor 3.12"}
 			zNote = fmt.Sprintf("Z_S at the worst placement of S = %d records, Cor 3.12", f.S)
 			add("removed", f.S, "S")
 		}
@@ -200,25 +203,25 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 	case "random-batches":
 		add("variant", "random-batches", sgluSource+"Cor 3.9 (convergent reading, spec FLAG)")
 		add("z_worst", p.ZB(), "Z at the worst slot j0 = n/b − 1 (Cor 3.8's Z_B); the bound averages over the uniform j0")
-		c.renyi = func(a, s float64, K int) float64 { return sgluaudit.UnlearnEpsilonRandomBatches(a, s, p, K, v) }
+		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonRandomBatches(a, s, p, K, v) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			return sgluaudit.BestDPEpsilon(func(a float64) float64 { return c.renyi(a, s, K) }, delta, r)
+			return BestDPEpsilon(func(a float64) float64 { return c.renyi(a, s, K) }, delta, r)
 		}
 	case "convex":
-		z = math.Min(2*p.StepSize*p.Lipschitz*float64(f.epochs)/float64(p.Batch), 2*p.Radius)
+		z = ZConvex(p, f.epochs)
 		add("variant", "convex", sgluSource+"Cor 3.10 (m = 0; ε decays only as 1/K and grows with T)")
 		add("z", z, "min(2ηM·T/b, 2R)")
-		c.renyi = func(a, s float64, K int) float64 { return sgluaudit.UnlearnEpsilonConvex(a, s, p, f.epochs, K, v) }
+		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonConvex(a, s, p, f.epochs, K, v) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			return sglu.BestEpsilonLinear(sgluaudit.UnlearnEpsilonConvex(1, s, p, f.epochs, K, v), delta, r)
+			return sglu.BestEpsilonLinear(UnlearnEpsilonConvex(1, s, p, f.epochs, K, v), delta, r)
 		}
 	case "finite":
-		nc := sgluaudit.NonConvergent{T: f.epochs, InitRadius: initRadius, FT: ft}
+		nc := NonConvergent{T: f.epochs, InitRadius: initRadius, FT: ft}
 		add("variant", "finite", sgluSource+"Thm 3.2 (weak triangle inequality, F_T "+ft.String()+")")
 		add("init_radius", initRadius, "R of the 2R·c^{Tn/b} terms")
-		c.renyi = func(a, s float64, K int) float64 { return sgluaudit.UnlearnEpsilonNonConvergent(a, s, p, K, nc, v) }
+		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonNonConvergent(a, s, p, K, nc, v) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			A1, A2 := sgluaudit.NonConvergentTerms(s, p, K, nc, v)
+			A1, A2 := NonConvergentTerms(s, p, K, nc, v)
 			return sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
 		}
 	case "sequential":
@@ -229,7 +232,7 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 	add("batch", p.Batch, "b")
 	add("steps_per_epoch", p.StepsPerEpoch(), "n/b")
 	add("delta", delta, "δ")
-	add("alpha_range", fmt.Sprintf("%s:%s", fmtG(r.Min), fmtG(r.Max)), "orders the conversion may use")
+	add("alpha_range", reports.G10(r.Min)+":"+reports.G10(r.Max), "orders the conversion may use")
 
 	if f.variant == "sequential" {
 		acct := sglu.Accountant{Problem: p, Target: f.target, Delta: delta, Sigma: f.sigma, Mode: mode, Mixed: f.mixed, Variance: v, Alphas: r}
@@ -259,21 +262,21 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 	if searchSigma {
 		var leastK func(s float64) (int, error)
 		if f.variant == "finite" {
-			nc := sgluaudit.NonConvergent{T: f.epochs, InitRadius: initRadius, FT: ft}
+			nc := NonConvergent{T: f.epochs, InitRadius: initRadius, FT: ft}
 			leastK = func(s float64) (int, error) {
-				return sgluaudit.LeastKNonConvergent(f.target, delta, s, p, nc, v, r)
+				return LeastKNonConvergent(f.target, delta, s, p, nc, v, r)
 			}
 		} else {
 			leastK = func(s float64) (int, error) { return p.LeastK(f.target, delta, s, z, mode, v, r) }
 		}
-		s, err := sgluaudit.SearchSigma(K, leastK, sgluaudit.SigmaSearch{})
+		s, err := SearchSigma(K, leastK, SigmaSearch{})
 		if err != nil {
 			return nil, err
 		}
 		sigma = s
 		add("sigma", sigma, fmt.Sprintf("least σ (to 1e-8) whose least K is ≤ K̂ = %d for ϵ̂ = %v (Alg. 4 corrected)", K, f.target))
 		if f.variant != "finite" && r == sglu.Unbounded {
-			add("sigma_closed_form", sgluaudit.SigmaClosedForm(p, K, f.target, delta, z, mode, v), "closed form with α unclamped")
+			add("sigma_closed_form", SigmaClosedForm(p, K, f.target, delta, z, mode, v), "closed form with α unclamped")
 		}
 	} else {
 		add("sigma", sigma, "σ")
@@ -294,7 +297,7 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 	} else {
 		add("unlearn_epochs", K, "K")
 	}
-	if set["alpha"] {
+	if set("alpha") {
 		add("renyi_epsilon", c.renyi(f.alpha, sigma, K), fmt.Sprintf("ε(α = %v): unlearned vs retrained Rényi bound", f.alpha))
 	}
 	eps, alpha := c.dp(sigma, K)
@@ -308,40 +311,13 @@ func sgluBounds(f sgluBoundsFlags, set map[string]bool) ([]boundRow, error) {
 		e2, _ := sglu.BestEpsilonLinear(p.Epsilon(1, sigma, z, K, other, v), delta, r)
 		add("epsilon_other_pabi", e2, "ϵ with the "+other.String()+" PABI factor")
 	}
-	if f.variant == "finite" && ft == sgluaudit.ProofFT {
-		nc := sgluaudit.NonConvergent{T: f.epochs, InitRadius: initRadius, FT: sgluaudit.PrintedFT}
-		A1, A2 := sgluaudit.NonConvergentTerms(sigma, p, K, nc, v)
+	if f.variant == "finite" && ft == ProofFT {
+		nc := NonConvergent{T: f.epochs, InitRadius: initRadius, FT: PrintedFT}
+		A1, A2 := NonConvergentTerms(sigma, p, K, nc, v)
 		e2, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
 		add("epsilon_printed_ft", e2, "ϵ with the printed F_T, which the proof does not give (spec FLAG)")
 	}
 	return rows, nil
-}
-
-func appendErr(errs []error, err error) []error {
-	if err != nil {
-		return append(errs, err)
-	}
-	return errs
-}
-
-func parsePABI(s string) (sglu.PABIMode, error) {
-	switch s {
-	case "paper":
-		return sglu.PaperPABI, nil
-	case "exact-shift":
-		return sglu.ExactShiftPABI, nil
-	}
-	return 0, fmt.Errorf("--pabi %q: want paper or exact-shift", s)
-}
-
-func parseVariance(s string) (sglu.Variance, error) {
-	switch s {
-	case "paper":
-		return sglu.PaperVariance, nil
-	case "true":
-		return sglu.TrueVariance, nil
-	}
-	return 0, fmt.Errorf("--variance %q: want paper or true", s)
 }
 
 // parseAlphaRange reads "min:max" (max may be inf) or "unbounded".

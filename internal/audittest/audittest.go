@@ -1,0 +1,67 @@
+// Package audittest runs registered methods the way the CLI does, for the tests of the
+// method packages: a certificate from flags (Certificate) and an experiment from flags
+// with its files written (Reproduce). It is separate from testenv, which the packages
+// audit imports use in their own tests.
+package audittest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// Reproduce runs a registered experiment as "audit reproduce NAME argv…" does and writes
+// its files into out. Its error is the experiment's: bad settings or input.
+func Reproduce(t testing.TB, name, out string, argv ...string) (*audit.Reproduced, error) {
+	t.Helper()
+	e, ok := audit.ExperimentNamed(name)
+	if !ok {
+		t.Fatalf("experiment %s is not registered", name)
+	}
+	res, err := e.RunArgs(context.Background(), audit.ExperimentEnv{Out: out, Version: "test"}, argv)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	return res, nil
+}
+
+// Summary is what "audit reproduce" would have printed for res, for failure messages.
+func Summary(res *audit.Reproduced) string {
+	if res == nil {
+		return ""
+	}
+	return string(res.Verdict) + ": " + res.Text
+}
+
+// Certificate computes a registered method's certificate as "audit bounds METHOD argv…"
+// does, and returns it as the JSON object --json prints, decoded, and as the text table.
+// Its error is the method's: bad or missing constants.
+func Certificate(t testing.TB, method string, argv ...string) (obj map[string]any, text string, err error) {
+	t.Helper()
+	m, ok := audit.MethodNamed(method)
+	if !ok {
+		t.Fatalf("method %s is not registered", method)
+	}
+	rows, err := m.Bounds().Run(argv)
+	if err != nil {
+		return nil, "", err
+	}
+	var js, tab bytes.Buffer
+	if err := reports.WriteCertificate(&js, rows, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := reports.WriteCertificate(&tab, rows, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js.Bytes(), &obj); err != nil {
+		t.Fatalf("certificate JSON %s: %v", js.Bytes(), err)
+	}
+	return obj, tab.String(), nil
+}

@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// NewReproduction starts the result of "audit reproduce EXPERIMENT" written by the given
+// tool version.
+func NewReproduction(version, experiment, title string) *Reproduction {
+	return &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: version},
+		Command: "reproduce " + experiment, Experiment: experiment, Title: title}
+}
+
+// FormatsParam is the figure-format setting of every experiment that draws figures.
+var FormatsParam = audit.Param{Name: "formats", Usage: "figure formats, comma-separated: " + strings.Join(Formats, ", "), Default: "svg,png"}
+
+// ParseFormats reads a FormatsParam setting.
+func ParseFormats(list []string) ([]string, error) {
+	for _, f := range list {
+		if !slices.Contains(Formats, f) {
+			return nil, fmt.Errorf("--formats: %q: want some of %s", f, strings.Join(Formats, ","))
+		}
+	}
+	return list, nil
+}
+
+// RenderFigure draws fig in each format into files, as base.FORMAT, and returns the names
+// in the order of formats.
+func RenderFigure(files map[string][]byte, base string, fig Figure, formats []string) ([]string, error) {
+	var names []string
+	for _, format := range formats {
+		var b strings.Builder
+		if _, err := fig.Render(&b, format); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", base, err)
+		}
+		name := base + "." + format
+		files[name] = []byte(b.String())
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// HashInputs hashes each input file (HashFile), so that a result names exactly what it
+// was computed from.
+func HashInputs(in []Input) ([]Input, error) {
+	out := make([]Input, 0, len(in))
+	for _, i := range in {
+		h, err := HashFile(i.Role, i.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// Reproduced renders a summarised reproduction as an experiment's outcome: the files
+// EXPERIMENT.json and EXPERIMENT.md beside the figures given (name → contents), the JSON,
+// the plain-text summary naming the files in dir, and the overall verdict.
+func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit.Reproduced, error) {
+	js, err := r.JSON()
+	if err != nil {
+		return nil, err
+	}
+	var md, text strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		return nil, err
+	}
+	r.WriteText(&text, dir)
+	files := map[string][]byte{r.Experiment + ".json": js, r.Experiment + ".md": []byte(md.String())}
+	for name, body := range figures {
+		files[name] = body
+	}
+	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: audit.Verdict(r.Summary.Verdict)}, nil
+}
+
+// WriteText prints the reproduction for a terminal: per dataset a table of its curves and
+// the checks that did not pass; each table, with the paper's value beside every cell that
+// disagrees and the checks (all of them when few, else those that did not pass); then the
+// overall verdict and where the files are in dir.
+func (r *Reproduction) WriteText(w io.Writer, dir string) {
+	for _, d := range r.Datasets {
+		fmt.Fprintf(w, "%s: %d records × %d features, D₀ = %d, %d adds and %d deletes\n", d.Name, d.Rows, d.Features, d.Initial, d.Adds, d.Deletes)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  method\tverdict\tupdates\tσ\texcess@1\texcess@last\tbound\tgrowth\tgradients/update\t/retrain")
+		for _, c := range d.Curves {
+			first, last := c.Points[min(1, len(c.Points)-1)], c.Points[len(c.Points)-1]
+			fmt.Fprintf(tw, "  %s (%s)\t%s\t%d\t%.3g\t%.3g\t%.3g\t%s\t%s\t%.3g\t%.3g\n", c.Method, c.Theorem, c.Verdict, c.Updates, float64(c.Sigma),
+				float64(first.ExcessMean), float64(last.ExcessMean), short(c.Bound), short(c.Growth), float64(c.UpdateGradients), float64(c.RetrainGradients))
+		}
+		tw.Flush()
+		for _, c := range d.Curves {
+			for _, f := range c.Findings {
+				if f.Verdict != string(audit.Pass) {
+					fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, c.Method, f.Title, G10(float64(f.Measured)), G10(float64(f.Bound)))
+				}
+			}
+		}
+	}
+	for _, tb := range r.Tables {
+		fmt.Fprintf(w, "%s\n", tb.Name)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "  \t%s\n", strings.Join(tb.Columns, "\t"))
+		for _, row := range tb.Rows {
+			fmt.Fprintf(tw, "  %s", row.Label)
+			for _, c := range row.Cells {
+				s := c.String()
+				if c.Match != nil && !*c.Match {
+					s += " ✗ paper " + c.Paper
+				}
+				fmt.Fprintf(tw, "\t%s", s)
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+		passed := 0
+		for _, f := range tb.Findings {
+			if f.Verdict == string(audit.Pass) && len(tb.Findings) > 3 {
+				passed++
+				continue
+			}
+			fmt.Fprintf(w, "  %s %s: %s\n", f.Verdict, f.Title, f.Detail)
+		}
+		if passed > 0 {
+			fmt.Fprintf(w, "  PASS: %d more checks (details in the report)\n", passed)
+		}
+	}
+	if r.Summary.Pass+r.Summary.Fail+r.Summary.Inconclusive > 0 || len(r.Datasets) > 0 {
+		fmt.Fprintf(w, "overall: %s; ", r.Summary.Verdict)
+	}
+	fmt.Fprintf(w, "report: %s, %s\n", filepath.Join(dir, r.Experiment+".json"), filepath.Join(dir, r.Experiment+".md"))
+}
+
+// short prints a number to three digits, a dash for NaN (a value that does not apply).
+func short(n Number) string {
+	if math.IsNaN(float64(n)) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3g", float64(n))
+}
