@@ -43,24 +43,35 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		return nil, err
 	}
 	fs = append(fs, impl...)
-	rel, err := audit.GaussianRelease{
-		Prefix: "d2d", Sigma: s.plan.Sigma, Rho: s.Claim().Rho, Epsilon: s.setup.Params.Epsilon,
+	c := s.Claim()
+	pub, err := publishedFindings(audit.GaussianRelease{
+		Prefix: "d2d", Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon,
 		Delta: s.plan.MechanismDelta(), Alpha: opt.Alpha, Confidence: opt.Confidence,
-	}.Check(results)
+	}, c.Epsilon, c.Delta, c.Rho, s.setup.Loss, s.universe, s.setup.Updates, opt, results)
 	if err != nil {
 		return nil, fmt.Errorf("d2d check: %w", err)
 	}
-	fs = append(fs, rel...)
-	c := s.Claim()
-	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Rho: c.Rho,
+	return append(fs, pub...), nil
+}
+
+// publishedFindings are the checks every D2D subject makes on the published models: the
+// Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with
+// the claim's Rényi slope rho, and the membership attack on the deleted records.
+func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
+	updates []reference.Update, opt Options, results []audit.TrialResult) ([]audit.Finding, error) {
+	fs, err := rel.Check(results)
+	if err != nil {
+		return nil, err
+	}
+	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Rho: rho,
 		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
 	if err != nil {
-		return nil, fmt.Errorf("d2d check: %w", err)
+		return nil, err
 	}
 	fs = append(fs, emp)
-	mem, err := membership(s.setup.Loss, s.universe, s.setup.Updates, c.Epsilon, c.Delta, opt, results)
+	mem, err := membership(loss, universe, updates, eps, delta, opt, results)
 	if err != nil {
-		return nil, fmt.Errorf("d2d check: %w", err)
+		return nil, err
 	}
 	return append(fs, mem...), nil
 }

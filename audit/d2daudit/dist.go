@@ -224,21 +224,11 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	if p.Copies > 1 && p.Selection == d2d.NoisySelection {
 		sigma *= math.Sqrt(float64(p.Copies))
 	}
-	rel, err := audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
-		Delta: p.Delta / 2, Alpha: opt.Alpha, Confidence: opt.Confidence}.Check(results)
+	pub, err := publishedFindings(audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
+		Delta: p.Delta / 2, Alpha: opt.Alpha, Confidence: opt.Confidence}, p.Epsilon, p.Delta, rhoStar(p.Epsilon, p.Delta/2),
+		s.setup.Loss, s.universe, s.setup.Updates, opt, results)
 	if err != nil {
 		return nil, fmt.Errorf("d2d distributed check: %w", err)
 	}
-	fs = append(fs, rel...)
-	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: p.Epsilon, Delta: p.Delta, Rho: rhoStar(p.Epsilon, p.Delta/2),
-		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
-	if err != nil {
-		return nil, fmt.Errorf("d2d distributed check: %w", err)
-	}
-	fs = append(fs, emp)
-	mem, err := membership(s.setup.Loss, s.universe, s.setup.Updates, p.Epsilon, p.Delta, opt, results)
-	if err != nil {
-		return nil, fmt.Errorf("d2d distributed check: %w", err)
-	}
-	return append(fs, mem...), nil
+	return append(fs, pub...), nil
 }
