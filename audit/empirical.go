@@ -51,6 +51,11 @@ type EmpiricalRelease struct {
 // MinEmpiricalTrials is the fewest trials EmpiricalRelease accepts: four per half per side.
 const MinEmpiricalTrials = 8
 
+// MaxTrials is the most trials per subject the front ends accept: above the ~450,000 per
+// side the planner asks for to catch a 2× violation of ε = 1 at δ = 1e-6, and small enough
+// that the trials' results (a model each) fit in memory.
+const MaxTrials = 1_000_000
+
 // empiricalSettings checks the trial count and fills in the defaults of an empirical
 // check's confidence (0.95) and named violation (DefaultPowerAgainst).
 func empiricalSettings(trials int, confidence, against *float64) error {

@@ -54,7 +54,7 @@ func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []strin
 	fs := flag.NewFlagSet(e.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	args := BindFlags(fs, e.Params)
-	if err := fs.Parse(argv); err != nil {
+	if err := ParseFlags(fs, argv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // BindFlags defines a flag on fs for each parameter and returns the Args the flags fill
@@ -13,7 +15,13 @@ import (
 func BindFlags(fs *flag.FlagSet, params []Param) Args {
 	args := DefaultArgs(params)
 	for _, p := range params {
-		set := func(v string) error { args.Set(p.Name, v); return nil }
+		set := func(v string) error {
+			if err := refused(fs, p, v); err != nil {
+				return err
+			}
+			args.Set(p.Name, v)
+			return nil
+		}
 		if p.Bool {
 			fs.BoolFunc(p.Name, p.help(), set)
 		} else {
@@ -23,19 +31,29 @@ func BindFlags(fs *flag.FlagSet, params []Param) Args {
 	return args
 }
 
-// help is the parameter's usage as a flag shows it: its unit (as the value's name) and
-// its default, unless that is the zero of its kind.
+// help is the parameter's usage as a flag shows it, followed by its unit (as the
+// value's name), its range or choices, and its default unless that is the zero of its kind:
+// "iteration budget I (unit: gradient steps; in [1, 1e9]; default 10)".
 func (p Param) help() string {
-	s := p.Usage
+	var notes []string
 	if p.Unit != "" {
-		s += " (unit: `" + p.Unit + "`)"
+		notes = append(notes, "unit: `"+p.Unit+"`")
+	}
+	switch {
+	case p.Range != "":
+		notes = append(notes, "in "+p.Range)
+	case p.Kind == Choice && !strings.Contains(p.Usage, p.Choices[0]):
+		notes = append(notes, orList(p.Choices))
 	}
 	switch p.Default {
 	case "", "0", "false":
 	default:
-		s += " (default " + p.Default + ")"
+		notes = append(notes, "default "+p.Default)
 	}
-	return s
+	if len(notes) == 0 {
+		return p.Usage
+	}
+	return p.Usage + " (" + strings.Join(notes, "; ") + ")"
 }
 
 // FlagSet makes the certificate's flags: --variant (the first variant by default) and
@@ -71,11 +89,68 @@ func (b Bounds) Certify(variant string, args Args) ([]Row, error) {
 func (b Bounds) Run(argv []string) ([]Row, error) {
 	fs, variant, args := b.FlagSet("bounds")
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(argv); err != nil {
+	if err := ParseFlags(fs, argv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return b.Certify(*variant, args)
+}
+
+// Var defines a flag for p on fs that stores its value in dst, refusing as it is parsed
+// any value p does not accept; dst starts at p's default. It is how a front end declares
+// its own settings (--trials, --workers) with the ranges methods' parameters have.
+func Var[T int | float64 | string](fs *flag.FlagSet, dst *T, p Param) {
+	if err := p.validate(); err != nil {
+		panic("audit: " + err.Error())
+	}
+	assign := func(v string) {
+		v = strings.TrimSpace(v)
+		switch d := any(dst).(type) {
+		case *int:
+			*d, _ = strconv.Atoi(v) // refuse (or validate, for the default) has read it
+		case *float64:
+			*d, _ = strconv.ParseFloat(v, 64)
+		case *string:
+			*d = v
+		}
+	}
+	if p.Default != "" {
+		assign(p.Default) // a default outside the range means "automatic": it is kept
+	}
+	fs.Func(p.Name, p.help(), func(v string) error {
+		if err := refused(fs, p, v); err != nil {
+			return err
+		}
+		assign(v)
+		return nil
+	})
+}
+
+// refusals holds, per flag set being parsed, the value a parameter refused: the flag
+// package reports it only as text ("invalid value … for flag -x: …"), and ParseFlags
+// returns it in the form every other settings error takes ("--trials 7: want …").
+var refusals sync.Map // *flag.FlagSet → *ParamError
+
+// refused checks a flag's value against its parameter and records a refusal for ParseFlags.
+func refused(fs *flag.FlagSet, p Param, v string) error {
+	if want := p.refuse(v, true); want != "" {
+		pe := &ParamError{Name: p.Name, Value: v, Want: want}
+		refusals.Store(fs, pe)
+		return pe
+	}
+	return nil
+}
+
+// ParseFlags parses argv with fs. A value a declared parameter refuses comes back as its
+// *ParamError ("--trials 7: want an integer in [8, 1000000]"); other errors are the flag
+// package's.
+func ParseFlags(fs *flag.FlagSet, argv []string) error {
+	refusals.Delete(fs)
+	err := fs.Parse(argv)
+	if pe, ok := refusals.LoadAndDelete(fs); ok && err != nil {
+		return pe.(*ParamError)
+	}
+	return err
 }

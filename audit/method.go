@@ -91,16 +91,6 @@ type Variant struct {
 	Summary string
 }
 
-// A Param is a setting a method declares; front ends read it as text (a flag's value)
-// and the method parses it with Args.
-type Param struct {
-	Name    string // the flag's name; a demo parameter's is unique across methods
-	Usage   string // what it sets
-	Default string // as typed on a command line; "" for none
-	Unit    string // what the value measures or counts, e.g. "records"; "" for a pure number or a choice
-	Bool    bool   // a switch: given alone it means true
-}
-
 // Args are a method's settings by parameter name, as text, and which of them were given
 // (the others hold their defaults). Its getters parse a value and name the parameter in
 // their errors.
@@ -214,6 +204,15 @@ func Register(m Method) {
 	defer registryMu.Unlock()
 	if _, dup := registry[m.Name()]; dup {
 		panic(fmt.Sprintf("audit: method %q registered twice", m.Name()))
+	}
+	params := slices.Concat(m.DemoParams(), m.Bounds().Params)
+	for _, e := range m.Experiments() {
+		params = append(params, e.Params...)
+	}
+	for _, p := range params {
+		if err := p.validate(); err != nil {
+			panic(fmt.Sprintf("audit: method %q: %v", m.Name(), err))
+		}
 	}
 	for _, other := range registry {
 		for _, v := range m.DemoVariants() {
@@ -364,7 +363,7 @@ func (a Args) List(name string) []string {
 // Settings most experiments share.
 var (
 	SeedParam     = Param{Name: "seed", Usage: "root seed: the same inputs and seed give the same JSON, byte for byte", Default: "1"}
-	WorkersParam  = Param{Name: "workers", Usage: "parallel runs (0: one per core)", Default: "0"}
+	WorkersParam  = Param{Name: "workers", Usage: "parallel runs (0: one per core)", Default: "0", Kind: Integer, Range: "[0, 1024]"}
 	DatasetsParam = Param{Name: "datasets", Usage: "folder of the shared datasets (default: $UNLEARNAUDIT_DATASETS, else shared/datasets found beside the working directory or a parent)"}
 )
 
@@ -377,9 +376,5 @@ func Choose[T any](a Args, name string, names []string, values []T) (T, error) {
 		}
 	}
 	var zero T
-	want := strings.Join(names, ", ")
-	if k := len(names); k > 1 {
-		want = strings.Join(names[:k-1], ", ") + " or " + names[k-1]
-	}
-	return zero, fmt.Errorf("--%s %q: want %s", name, a.values[name], want)
+	return zero, fmt.Errorf("--%s %q: want %s", name, a.values[name], orList(names))
 }

@@ -60,6 +60,10 @@ func TestRegistry(t *testing.T) {
 		{stub{name: "x", variants: []audit.Variant{{Name: "perfect"}}}, `variant "perfect" of method "x" is also "d2d"'s`},
 		{stub{name: "x", params: []audit.Param{{Name: "sglu-batch"}}}, `parameter "sglu-batch" of method "x" is also "sglu"'s`},
 		{stub{name: "x", experiments: []audit.Experiment{{Name: "sglu-table3"}}}, `experiment "sglu-table3" of method "x" is also "sglu"'s`},
+		{stub{name: "x", params: []audit.Param{{Name: "p", Kind: audit.Integer, Range: "[1, 2"}}}, `parameter "p": interval "[1, 2"`},
+		{stub{name: "x", params: []audit.Param{{Name: "p", Kind: audit.Integer, Default: "1.5"}}}, `its default "1.5": want an integer`},
+		{stub{name: "x", params: []audit.Param{{Name: "p", Kind: audit.Choice}}}, `a choice without choices`},
+		{stub{name: "x", params: []audit.Param{{Name: "p", Range: "[0, 1]"}}}, `a range on a parameter that is not a number`},
 	} {
 		if msg := panics(func() { audit.Register(c.m) }); !strings.Contains(msg, c.want) {
 			t.Errorf("Register(%s): panic %q, want %q", c.m.name, msg, c.want)

@@ -122,6 +122,10 @@ func TestPreprocessing(t *testing.T) {
 	if _, err := ds.SelectClasses(4, 5); err == nil {
 		t.Error("selecting absent classes must fail")
 	}
+	// one class present, the other absent: a degenerate problem every model fits
+	if _, err := ds.SelectClasses(3, 5); err == nil || !strings.Contains(err.Error(), "0 labelled 5") {
+		t.Errorf("selecting one present class: %v; want a refusal naming the absent class", err)
+	}
 }
 
 func abs(x float64) float64 {

@@ -1,7 +1,10 @@
 package reference
 
 import (
+	"runtime"
+
 	"bytes"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"strings"
 	"testing"
@@ -29,22 +32,57 @@ func checkParsed(t *testing.T, ds *Dataset, err error) {
 	}
 }
 
+// allocated is the bytes f allocates (runtime.MemStats.TotalAlloc, which counts every
+// allocation, freed or not: a parser that reserves from a header shows here).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// checkAllocation asserts that parsing k input bytes allocated O(k): at most perByte
+// bytes per input byte above a fixed overhead (buffers of the readers). perByte is each
+// format's worst case: a one-byte value ("1,") becomes an 8-byte float64, doubled by
+// append's growth and once more by the final dataset's copy.
+func checkAllocation(t *testing.T, k int, perByte int, bytes uint64) {
+	t.Helper()
+	const overhead = 1 << 20
+	if limit := uint64(perByte*k + overhead); bytes > limit {
+		t.Fatalf("parsing %d bytes allocated %d bytes; want at most %d·k + %d = %d", k, bytes, perByte, overhead, limit)
+	}
+}
+
 func FuzzParseCSV(f *testing.F) {
 	f.Add("1,2,1\n3,4,-1\n", true, -1)
 	f.Add("a,b\n1,2\n", true, 0)
 	f.Add("1,\"2\",3\n", false, 1)
 	f.Fuzz(func(t *testing.T, in string, header bool, label int) {
-		ds, err := ParseCSV(strings.NewReader(in), "fuzz.csv", CSVOptions{Header: header, LabelColumn: label})
+		var (
+			ds  *Dataset
+			err error
+		)
+		n := allocated(func() {
+			ds, err = ParseCSV(strings.NewReader(in), "fuzz.csv", CSVOptions{Header: header, LabelColumn: label})
+		})
 		checkParsed(t, ds, err)
+		checkAllocation(t, len(in), 64, n)
 	})
 }
 
 func FuzzParseSklearnCSV(f *testing.F) {
 	f.Add("2,2,a,b\n1,2,0\n3,4,1\n")
 	f.Add("1,1\n5,0\n")
+	f.Add("16777216,16\n1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,0\n") // a header claiming 2 GiB
 	f.Fuzz(func(t *testing.T, in string) {
-		ds, err := ParseSklearnCSV(strings.NewReader(in), "fuzz.csv")
+		var (
+			ds  *Dataset
+			err error
+		)
+		n := allocated(func() { ds, err = ParseSklearnCSV(strings.NewReader(in), "fuzz.csv") })
 		checkParsed(t, ds, err)
+		checkAllocation(t, len(in), 64, n)
 	})
 }
 
@@ -61,9 +99,18 @@ func FuzzParseIDX(f *testing.F) {
 	im, lb := idx(2, 2, 2)
 	f.Add(im, lb)
 	f.Add(im[:10], lb)
+	// a 24-byte file claiming 3,158,064 images of 48 × 2 (2.4 GB if allocated up front)
+	claim := []byte{0, 0, 8, 3, 0, 0x30, 0x30, 0x30, 0, 0, 0, 0x30, 0, 0, 0, 2, 1, 2, 3, 4, 5, 6, 7, 8}
+	f.Add(claim, []byte{0, 0, 8, 1, 0, 0x30, 0x30, 0x30})
 	f.Fuzz(func(t *testing.T, images, labels []byte) {
-		ds, err := ParseIDX(bytes.NewReader(images), "i", bytes.NewReader(labels), "l")
+		var (
+			ds  *Dataset
+			err error
+		)
+		n := allocated(func() { ds, err = ParseIDX(bytes.NewReader(images), "i", bytes.NewReader(labels), "l") })
 		checkParsed(t, ds, err)
+		// one pixel byte becomes a float64, doubled by append and copied once more
+		checkAllocation(t, len(images)+len(labels), 64, n)
 	})
 }
 
@@ -71,7 +118,12 @@ func FuzzParseMatrixCSV(f *testing.F) {
 	f.Add("1,2\n3,4\n")
 	f.Add("1e308,-1e308\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		m, err := ParseMatrixCSV(strings.NewReader(in), "fuzz.csv")
+		var (
+			m   *mat.Dense
+			err error
+		)
+		n := allocated(func() { m, err = ParseMatrixCSV(strings.NewReader(in), "fuzz.csv") })
+		checkAllocation(t, len(in), 64, n)
 		if err != nil {
 			return
 		}

@@ -238,8 +238,10 @@ func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	if n > 1<<24 || d > 1<<20 || n*d > 1<<28 {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("%d×%d is too large", n, d)}
 	}
-	xs := make([]float64, 0, n*d)
-	ys := make([]float64, 0, n)
+	// reserve what a small file needs; beyond that, grow with the rows read, so that a
+	// header cannot make us allocate what the file does not hold
+	xs := make([]float64, 0, min(n*d, 1<<16))
+	ys := make([]float64, 0, min(n, 1<<12))
 	line := 1
 	for sc.Scan() {
 		line++
@@ -443,25 +445,31 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 		return nil, &InputError{File: labelsName, Field: "header", Msg: fmt.Sprintf("%d labels for %d images in %s", nl, n, imagesName)}
 	}
 	d := rows * cols
+	// Grow with what has been read, never with what the header claims: a 24-byte file
+	// may announce millions of images (append doubles, so memory stays within a small
+	// factor of the bytes read).
 	pix := make([]byte, d)
-	xs := make([]float64, n*d)
+	var xs []float64
 	for i := range n {
 		if k, err := io.ReadFull(images, pix); err != nil {
 			return nil, &InputError{File: imagesName, Record: i + 1,
 				Msg: fmt.Sprintf("file is truncated: image %d of %d has %d of %d bytes (byte offset %d)", i+1, n, k, d, 16+i*d+k)}
 		}
-		row := xs[i*d : (i+1)*d]
-		for j, p := range pix {
-			row[j] = float64(p)
+		for _, p := range pix {
+			xs = append(xs, float64(p))
 		}
 	}
-	lab := make([]byte, n)
-	if k, err := io.ReadFull(labels, lab); err != nil {
-		return nil, &InputError{File: labelsName, Record: k + 1, Msg: fmt.Sprintf("file is truncated: %d of %d labels", k, n)}
-	}
-	ys := make([]float64, n)
-	for i, l := range lab {
-		ys[i] = float64(l)
+	ys := make([]float64, 0, min(n, 1<<16))
+	var chunk [4096]byte
+	for len(ys) < n {
+		want := chunk[:min(len(chunk), n-len(ys))]
+		k, err := io.ReadFull(labels, want)
+		for _, l := range want[:k] {
+			ys = append(ys, float64(l))
+		}
+		if err != nil {
+			return nil, &InputError{File: labelsName, Record: len(ys) + 1, Msg: fmt.Sprintf("file is truncated: %d of %d labels", len(ys), n)}
+		}
 	}
 	return denseDataset(xs, ys, d)
 }

@@ -111,14 +111,25 @@ func (ds *Dataset) SelectClasses(positive, negative float64) (*Dataset, error) {
 	if positive == negative {
 		return nil, fmt.Errorf("select classes: both classes are %v", positive)
 	}
-	var ids []int64
+	var (
+		ids        []int64
+		npos, nneg int
+	)
 	for i := range ds.Len() {
-		if y := ds.y[i]; y == positive || y == negative {
-			ids = append(ids, ds.ids[i])
+		switch ds.y[i] {
+		case positive:
+			npos++
+		case negative:
+			nneg++
+		default:
+			continue
 		}
+		ids = append(ids, ds.ids[i])
 	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("select classes: no rows labelled %v or %v", positive, negative)
+	// one class alone is no classification problem: every model fits it, so any audit
+	// of it would pass without testing anything
+	if npos == 0 || nneg == 0 {
+		return nil, fmt.Errorf("select classes: %d rows labelled %v and %d labelled %v; want both classes present", npos, positive, nneg, negative)
 	}
 	sub, err := ds.Subset(ids)
 	if err != nil {

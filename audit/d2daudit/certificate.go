@@ -24,23 +24,23 @@ func (Method) Bounds() audit.Bounds {
 			{Name: "distributed", Summary: "Thm 4.5"},
 		},
 		Params: []audit.Param{
-			{Name: "lipschitz", Usage: "per-example Lipschitz constant L (required)", Default: "0"},
-			{Name: "smoothness", Usage: "per-example smoothness M (required)", Default: "0"},
-			{Name: "strong-convexity", Usage: "per-example strong convexity m (required except for the convex variants, where it defaults to 0)", Default: "0"},
-			{Name: "n", Usage: "size of the initial dataset (required)", Default: "0", Unit: "records"},
-			{Name: "iterations", Usage: "iteration budget I per update (required)", Default: "0", Unit: "gradient steps"},
-			{Name: "epsilon", Usage: "target ε (required)", Default: "0"},
-			{Name: "delta", Usage: "target δ (required)", Default: "0"},
-			{Name: "dimension", Usage: "parameter dimension d (required for perfect, convex and distributed)", Default: "0"},
-			{Name: "radius", Usage: "radius R of Θ (required for convex and distributed; otherwise it adds the learner's iteration count)", Default: "0"},
-			{Name: "n-floor", Usage: "guaranteed lower bound on every n_i (0: n/2, the paper's Assumption 2.6)", Default: "0", Unit: "records"},
-			{Name: "xi", Usage: "ξ: convex-weak T_i = i^{2ξ}I (default 1); distributed B = n^ξ, 1 ≤ ξ ≤ 4/3 (required)", Default: "0"},
-			{Name: "partitions", Usage: "distributed: K partitions (0: ⌊√⌈n^ξ⌉⌋)", Default: "0"},
-			{Name: "copies", Usage: "distributed: C copies (0: 1)", Default: "0"},
-			{Name: "schedule", Usage: "distributed: update budget, paper (Thm 4.5) or fixed (spec §3.9.4)", Default: "paper"},
-			{Name: "exponent", Usage: "convex-strong: the regulariser exponent, corrected (2/5) or printed (4/5)", Default: "corrected"},
-			{Name: "sigma-constant", Usage: "convex-weak: the σ constant, corrected (4√2·c_ξ) or printed (2√2)", Default: "corrected"},
-			{Name: "update-index", Usage: "the update i whose iteration count T_i is reported", Default: "1"},
+			{Name: "lipschitz", Usage: "per-example Lipschitz constant L (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
+			{Name: "smoothness", Usage: "per-example smoothness M (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
+			{Name: "strong-convexity", Usage: "per-example strong convexity m (required except for the convex variants, where it defaults to 0)", Default: "0", Kind: audit.Number, Range: "[0, inf)"},
+			{Name: "n", Usage: "size of the initial dataset (required)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"},
+			{Name: "iterations", Usage: "iteration budget I per update (required)", Default: "0", Unit: "gradient steps", Kind: audit.Number, Range: "[1, 1e9]"},
+			{Name: "epsilon", Usage: "target ε (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
+			{Name: "delta", Usage: "target δ (required)", Default: "0", Kind: audit.Number, Range: "(0, 1)"},
+			{Name: "dimension", Usage: "parameter dimension d (required for perfect, convex and distributed)", Default: "0", Kind: audit.Integer, Range: "[1, 1e9]"},
+			{Name: "radius", Usage: "radius R of Θ (required for convex and distributed; otherwise it adds the learner's iteration count)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
+			{Name: "n-floor", Usage: "guaranteed lower bound on every n_i (0: n/2, the paper's Assumption 2.6)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[0, 1e12]"},
+			{Name: "xi", Usage: "ξ: convex-weak T_i = i^{2ξ}I (default 1); distributed B = n^ξ, 1 ≤ ξ ≤ 4/3 (required)", Default: "0", Kind: audit.Number, Range: "(0, 100]"},
+			{Name: "partitions", Usage: "distributed: K partitions (0: ⌊√⌈n^ξ⌉⌋)", Default: "0", Kind: audit.Integer, Range: "[0, 1e9]"},
+			{Name: "copies", Usage: "distributed: C copies (0: 1)", Default: "0", Kind: audit.Integer, Range: "[0, 1e6]"},
+			{Name: "schedule", Usage: "distributed: update budget, paper (Thm 4.5) or fixed (spec §3.9.4)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "fixed"}},
+			{Name: "exponent", Usage: "convex-strong: the regulariser exponent, corrected (2/5) or printed (4/5)", Default: "corrected", Kind: audit.Choice, Choices: []string{"corrected", "printed"}},
+			{Name: "sigma-constant", Usage: "convex-weak: the σ constant, corrected (4√2·c_ξ) or printed (2√2)", Default: "corrected", Kind: audit.Choice, Choices: []string{"corrected", "printed"}},
+			{Name: "update-index", Usage: "the update i whose iteration count T_i is reported", Default: "1", Kind: audit.Integer, Range: "[1, 1e6]"},
 		},
 		Compute: certificate,
 	}
@@ -125,6 +125,17 @@ func certificate(variant string, args audit.Args) ([]audit.Row, error) {
 	plan, err := d2d.NewPlan(mode, p)
 	if err != nil {
 		return nil, err
+	}
+	if mode == d2d.ConvexWeak {
+		// T_i = ⌈i^{2ξ}·I⌉ grows fast: refuse what no int (or float64 exactly) holds
+		// rather than print a wrapped count
+		x := p.Xi
+		if x == 0 {
+			x = 1 // d2d's default ξ
+		}
+		if t := math.Pow(float64(index), 2*x) * float64(p.Budget); !(t <= 1<<53) {
+			return nil, fmt.Errorf("--update-index %d: T_%d = %d^(2ξ)·I ≈ %.3g iterations at ξ = %g, beyond 2^53; choose a smaller index or ξ", index, index, index, t, x)
+		}
 	}
 	sources := map[d2d.Mode]string{d2d.SecretState: "Neel et al. 2020, Thm 3.1", d2d.Perfect: "Neel et al. 2020, Thm 3.2",
 		d2d.ConvexStrong: "Neel et al. 2020, Thm 3.4", d2d.ConvexWeak: "Neel et al. 2020, Thm 3.5 / Rem. 3.6"}

@@ -100,9 +100,15 @@ func TestBoundsUsageErrors(t *testing.T) {
 		t.Fatalf("budget below I_min: %v", err)
 	}
 	_, _, err = audittest.Certificate(t, "d2d", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "5",
+		"--n", "1000", "--iterations", "3", "--epsilon", "1", "--delta", "1e-6")
+	if stderr := fmt.Sprint(err); err == nil || !strings.Contains(stderr, "smoothness") {
+		t.Fatalf("strong convexity above smoothness: %v", err)
+	}
+	// a value outside its declared range is refused as the flag is parsed, naming it
+	_, _, err = audittest.Certificate(t, "d2d", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "1",
 		"--n", "1000", "--iterations", "3", "--epsilon", "1", "--delta", "2")
-	if stderr := fmt.Sprint(err); err == nil || !strings.Contains(stderr, "smoothness") || !strings.Contains(stderr, "delta") {
-		t.Fatalf("invalid constants: %v", err)
+	if stderr := fmt.Sprint(err); err == nil || !strings.Contains(stderr, "--delta 2: want a number in (0, 1)") {
+		t.Fatalf("δ = 2: %v", err)
 	}
 	_, _, err = audittest.Certificate(t, "d2d", "--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
 		"--n", "1000", "--iterations", "2", "--epsilon", "1", "--delta", "1e-6")

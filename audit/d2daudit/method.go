@@ -40,8 +40,8 @@ func (Method) DemoVariants() []audit.Variant {
 // DemoParams are the iteration budget and distributed descent's schedule.
 func (Method) DemoParams() []audit.Param {
 	return []audit.Param{
-		{Name: "iterations", Usage: "D2D: iteration budget I per update (perfect mode uses at least I_min)", Default: "10"},
-		{Name: "schedule", Usage: "D2D distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)", Default: "fixed"},
+		{Name: "iterations", Usage: "D2D: iteration budget I per update (perfect mode uses at least I_min)", Default: "10", Kind: audit.Integer, Range: "[1, 1e6]"},
+		{Name: "schedule", Usage: "D2D distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}},
 	}
 }
 

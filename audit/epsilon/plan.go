@@ -117,7 +117,7 @@ func trialsToDetect(p PowerSpec) (int, float64, error) { return searchTrials(p, 
 // when settle is set, settles it with the full one.
 func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	if err := p.check(true); err != nil {
-		return 0, 0, fmt.Errorf("plan: %w", err)
+		return 0, 0, fmt.Errorf("trials to detect: %w", err)
 	}
 	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
 	if err != nil {
@@ -126,7 +126,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	// no count below the resolution limit can show the claim violated at all
 	start, err := TrialsForResolution(p.Claim, p.Delta, p.Conf, Split)
 	if err != nil {
-		return 0, 0, fmt.Errorf("plan: %w", err)
+		return 0, 0, fmt.Errorf("trials to detect: %w", err)
 	}
 	// a coarse search on few replicates brackets the count; the full estimate settles it
 	reps := coarseReps
@@ -175,7 +175,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 			}
 		}
 		if n3 > 1e9 {
-			return 0, 0, errors.New("plan: no trial count up to 10⁹ suffices")
+			return 0, 0, errors.New("trials to detect: no trial count up to 10⁹ suffices")
 		}
 		n1, p1 = n2, p2
 		n2, p2 = n3, powerAt(n3)
@@ -183,7 +183,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	for hi == 0 { // the secant did not bracket: double
 		lo, hi = max(lo, n2), 2*max(lo, n2)
 		if hi > 1e9 {
-			return 0, 0, errors.New("plan: no trial count up to 10⁹ suffices")
+			return 0, 0, errors.New("trials to detect: no trial count up to 10⁹ suffices")
 		}
 		if powerAt(hi) < p.Power {
 			lo, hi = hi, 0
@@ -198,7 +198,7 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	for powerAt(hi) < p.Power {
 		lo, hi = hi, hi+hi/5
 		if hi > 1e9 {
-			return 0, 0, errors.New("plan: no trial count up to 10⁹ suffices")
+			return 0, 0, errors.New("trials to detect: no trial count up to 10⁹ suffices")
 		}
 	}
 	for lo > start-1 && powerAt(lo) >= p.Power {
@@ -214,7 +214,7 @@ func gdpMuFor(eps, delta float64) (float64, error) {
 	for dp.GaussianExactEpsilon(hi, delta) < eps {
 		lo, hi = hi, 2*hi
 		if hi > 1e4 {
-			return 0, fmt.Errorf("plan: no Gaussian pair reaches ε = %v at δ = %v", eps, delta)
+			return 0, fmt.Errorf("no Gaussian pair reaches ε = %v at δ = %v", eps, delta)
 		}
 	}
 	for hi-lo > 1e-12*hi {

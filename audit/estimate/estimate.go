@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -72,6 +73,8 @@ func (o Options) validate(method string) error {
 		return fmt.Errorf("%s: confidence %v; want a level in (0, 1)", method, o.Confidence)
 	case o.Reps < 2:
 		return fmt.Errorf("%s: %d resamples; want at least 2", method, o.Reps)
+	case o.K < 1:
+		return fmt.Errorf("%s: neighbour rank k = %d; want k ≥ 1 (0 chooses it)", method, o.K)
 	}
 	return nil
 }
@@ -320,6 +323,17 @@ func ProjectedOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate
 	// parametric bootstrap in one dimension, for the reason given at Gauss
 	ma, va := univariate(pa)
 	mb, vb := univariate(pb)
+	// a sample with no spread along u has no density to compare: the 1-D fit would
+	// report +Inf or 0, neither of which the data support (Gauss refuses it too). Constant
+	// is tested exactly: the fitted variance of equal values is a rounding error, not 0.
+	for _, s := range []struct {
+		name string
+		p    []float64
+	}{{"A", pa}, {"B", pb}} {
+		if slices.Min(s.p) == slices.Max(s.p) {
+			return nil, fmt.Errorf("projected: sample %s has no spread along the projection (its held-out half is constant)", s.name)
+		}
+	}
 	if opt.Covariance == Pooled {
 		va = (va*float64(len(pa)) + vb*float64(len(pb))) / float64(len(pa)+len(pb))
 		vb = va

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -309,6 +310,17 @@ func TestIdenticalSamples(t *testing.T) {
 	if _, err := KNN(flat, a, Options{}); err != ErrTies {
 		t.Fatalf("k-NN on a sample of coincident points: %v; want ErrTies", err)
 	}
+	// projected: a constant sample (here a non-zero point, whose fitted variance is a
+	// rounding error rather than 0) has no density along any direction
+	point := mat.NewDense(40, 3, nil)
+	for i := range 40 {
+		point.SetRow(i, []float64{0.1, 0.7, 1.3})
+	}
+	for _, c := range []struct{ a, b *mat.Dense }{{point, a}, {a, point}, {point, point}} {
+		if e, err := Projected(c.a, c.b, Options{Seed: 1}); err == nil || !strings.Contains(err.Error(), "no spread") {
+			t.Errorf("projected with a constant sample: %+v, %v; want a refusal", e, err)
+		}
+	}
 }
 
 func TestOptionErrors(t *testing.T) {
@@ -321,6 +333,9 @@ func TestOptionErrors(t *testing.T) {
 	}
 	if _, err := KNN(a, draw(20, 2, 0, 1, 2, "c"), Options{Alpha: 12, K: 5}); err == nil {
 		t.Error("k ≤ α − 1 must fail")
+	}
+	if _, err := KNN(a, draw(20, 2, 0, 1, 2, "c"), Options{K: -1}); err == nil {
+		t.Error("a negative k must fail, not panic")
 	}
 	if _, err := ByName("nope", a, a, Options{}); err == nil {
 		t.Error("unknown method must fail")

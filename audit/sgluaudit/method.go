@@ -29,9 +29,9 @@ func (Method) DemoVariants() []audit.Variant {
 // DemoParams are the batch size, the noise and the learning epochs.
 func (Method) DemoParams() []audit.Param {
 	return []audit.Param{
-		{Name: "sglu-batch", Usage: "SGLU: mini-batch size b (the data are cut to a multiple of it)", Default: "32"},
-		{Name: "sglu-sigma", Usage: "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))", Default: "0.05"},
-		{Name: "sglu-epochs", Usage: "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)", Default: "0"},
+		{Name: "sglu-batch", Usage: "SGLU: mini-batch size b (the data are cut to a multiple of it)", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"},
+		{Name: "sglu-sigma", Usage: "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"},
+		{Name: "sglu-epochs", Usage: "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)", Default: "0", Kind: audit.Integer, Range: "[0, 1e5]"},
 	}
 }
 

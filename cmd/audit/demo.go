@@ -39,14 +39,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.out, "out", "audit-report", "directory for report.json, report.md and the trial files")
 	fs.Uint64Var(&c.seed, "seed", 1, "root seed: the same inputs and seed give the same report, byte for byte")
-	fs.IntVar(&c.trials, "trials", 200, "trials per audited method")
-	fs.IntVar(&c.workers, "workers", 0, "parallel trials (0: one per core)")
-	fs.Float64Var(&c.confidence, "confidence", 0.95, "confidence level of the statistical checks")
+	audit.Var(fs, &c.trials, audit.Param{Name: "trials", Usage: "trials per audited method", Default: "200",
+		Kind: audit.Integer, Range: fmt.Sprintf("[%d, %d]", audit.MinEmpiricalTrials, audit.MaxTrials)})
+	audit.Var(fs, &c.workers, audit.WorkersParam)
+	audit.Var(fs, &c.confidence, audit.Param{Name: "confidence", Usage: "confidence level of the statistical checks", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
-	fs.Float64Var(&c.powerAgainst, "power-against", audit.DefaultPowerAgainst, "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε")
-	fs.Float64Var(&c.lambda, "lambda", 0.05, "L2 weight λ of the logistic loss (its strong convexity)")
-	fs.Float64Var(&c.epsilon, "epsilon", 1, "target ε")
-	fs.Float64Var(&c.delta, "delta", 1e-6, "target δ")
+	audit.Var(fs, &c.powerAgainst, audit.Param{Name: "power-against", Usage: "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε",
+		Default: reports.G10(audit.DefaultPowerAgainst), Kind: audit.Number, Range: "(1, 1000]"})
+	audit.Var(fs, &c.lambda, audit.Param{Name: "lambda", Usage: "L2 weight λ of the logistic loss (its strong convexity)", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"})
+	audit.Var(fs, &c.epsilon, audit.Param{Name: "epsilon", Usage: "target ε", Default: "1", Kind: audit.Number, Range: "(0, inf)"})
+	audit.Var(fs, &c.delta, audit.Param{Name: "delta", Usage: "target δ", Default: "1e-6", Kind: audit.Number, Range: "(0, 1)"})
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
 	variants := audit.DemoVariantNames()
 	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated")
@@ -69,16 +71,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	switch {
-	case c.trials < audit.MinEmpiricalTrials: // the empirical game's minimum: refuse before running anything
-		return usagef("--trials %d: want at least %d", c.trials, audit.MinEmpiricalTrials)
-	case !(c.confidence > 0 && c.confidence < 1):
-		return usagef("--confidence %v: want a level in (0, 1)", c.confidence)
-	case !(c.powerAgainst > 1):
-		return usagef("--power-against %v: want a factor above 1", c.powerAgainst)
-	case !(c.lambda > 0):
-		return usagef("--lambda %v: want λ > 0", c.lambda)
 	}
 	deletes, err := parseIDs(c.deletes)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -47,13 +48,18 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	aPath := fs.String("a", "", "samples of law A: CSV, one row per sample, one column per coordinate, no header (required)")
 	bPath := fs.String("b", "", "samples of law B, the same layout (required)")
-	alpha := fs.Float64("alpha", 2, "Rényi order α (> 0, ≠ 1)")
-	method := fs.String("method", "gauss", "gauss, projected or knn")
-	cov := fs.String("covariance", "separate", "gauss and projected: separate or pooled covariance")
-	conf := fs.Float64("confidence", 0.95, "interval level")
+	var (
+		alpha, conf float64
+		method, cov string
+		reps, k     int
+	)
+	audit.Var(fs, &alpha, audit.Param{Name: "alpha", Usage: "Rényi order α (≠ 1)", Default: "2", Kind: audit.Number, Range: "(0, 1e6]"})
+	audit.Var(fs, &method, audit.Param{Name: "method", Usage: "gauss, projected or knn", Default: "gauss", Kind: audit.Choice, Choices: []string{"gauss", "projected", "knn"}})
+	audit.Var(fs, &cov, audit.Param{Name: "covariance", Usage: "gauss and projected: separate or pooled covariance", Default: "separate", Kind: audit.Choice, Choices: []string{"separate", "pooled"}})
+	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "interval level", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
 	seed := fs.Uint64("seed", 1, "seed of the resampling")
-	reps := fs.Int("reps", 0, "resamples (0: 200, or 50 half-samples for knn)")
-	k := fs.Int("k", 0, "knn: neighbour rank (0: max(5, ⌈α⌉+1))")
+	audit.Var(fs, &reps, audit.Param{Name: "reps", Usage: "resamples (0: 200, or 50 half-samples for knn)", Kind: audit.Integer, Range: "[0, 100000]"})
+	audit.Var(fs, &k, audit.Param{Name: "k", Usage: "knn: neighbour rank (0: max(5, ⌈α⌉+1))", Kind: audit.Integer, Range: "[0, 1000000]"})
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit estimate --a A.csv --b B.csv [flags]\n\nEstimates the Rényi divergence D_α(A‖B) from samples, with an interval (an estimate, not a bound).\n\nFlags:")
@@ -70,24 +76,24 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	model, err := estimate.ParseCovariance(*cov)
+	model, err := estimate.ParseCovariance(cov)
 	if err != nil {
 		return usageError{fmt.Errorf("--covariance: %w", err)}
 	}
-	e, err := estimate.ByName(*method, a, b, estimate.Options{Alpha: *alpha, Confidence: *conf, Reps: *reps, K: *k, Seed: *seed, Covariance: model})
+	e, err := estimate.ByName(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
 	if err != nil {
 		return usageError{fmt.Errorf("estimate: %w", err)}
 	}
 	na, d := a.Dims()
 	nb, _ := b.Dims()
-	out := estimateOutput{Method: *method, Alpha: *alpha, Estimate: reports.Number(e.Value), Lower: reports.Number(e.Interval.Lower), Upper: reports.Number(e.Interval.Upper),
-		PlugIn: reports.Number(e.PlugIn), SE: e.SE, Confidence: *conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
+	out := estimateOutput{Method: method, Alpha: alpha, Estimate: reports.Number(e.Value), Lower: reports.Number(e.Interval.Lower), Upper: reports.Number(e.Interval.Upper),
+		PlugIn: reports.Number(e.PlugIn), SE: e.SE, Confidence: conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
 		Note: "an estimate with a resampling interval, not a bound; see audit/estimate for each estimator's regime"}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "D_%g(A‖B) ≈ %s, %g%% interval [%s, %s]  (%s, %d and %d samples in %d dimensions; an estimate, not a bound)\n",
-		*alpha, reports.G10(e.Value), 100**conf, reports.G10(e.Interval.Lower), reports.G10(e.Interval.Upper), *method, na, nb, d)
+		alpha, reports.G10(e.Value), 100*conf, reports.G10(e.Interval.Lower), reports.G10(e.Interval.Upper), method, na, nb, d)
 	return nil
 }
 
@@ -126,9 +132,14 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	aPath := fs.String("a", "", "scores under models of kind A (e.g. unlearned): one row per model, one column per example (required)")
 	bPath := fs.String("b", "", "scores under models of kind B (e.g. retrained), the same layout (required)")
-	delta := fs.Float64("delta", -1, "δ of the (ε, δ) bound (required)")
-	conf := fs.Float64("confidence", 0.95, "confidence of the bound, shared by all examples (Bonferroni)")
-	strategy := fs.String("strategy", "split", "threshold choice: split (held-out half) or bonferroni (all thresholds, corrected)")
+	var (
+		delta, conf float64
+		strategy    string
+	)
+	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the (ε, δ) bound (required)", Kind: audit.Number, Range: "[0, 1)"})
+	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the bound, shared by all examples (Bonferroni)", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split (held-out half) or bonferroni (all thresholds, corrected)", Default: "split",
+		Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit epsilon --a scoresA.csv --b scoresB.csv --delta D [flags]\n\nBounds ε from below by a distinguishing game on each example's scores, and computes the\nNeurIPS 2023 unlearning competition's per-example ε and forgetting score.\n\nFlags:")
@@ -140,10 +151,7 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	if !setFlags(fs)["delta"] {
 		return usagef("epsilon: --delta is required")
 	}
-	if !(*delta >= 0 && *delta < 1) || !(*conf > 0 && *conf < 1) {
-		return usagef("epsilon: --delta %v and --confidence %v; want 0 ≤ δ < 1 and a level in (0, 1)", *delta, *conf)
-	}
-	strat, err := epsilon.ParseStrategy(*strategy)
+	strat, err := epsilon.ParseStrategy(strategy)
 	if err != nil {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
@@ -160,11 +168,11 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	if k != kb {
 		return usagef("epsilon: %s scores %d examples per model, %s scores %d", *aPath, k, *bPath, kb)
 	}
-	pe, err := epsilon.Game{Delta: *delta, Confidence: *conf, Strategy: strat}.PerExample(a, b)
+	pe, err := epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat}.PerExample(a, b)
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
-	out := epsilonOutput{Delta: *delta, Confidence: *conf, Strategy: strat.String(), Resolution: reports.Number(pe.Resolution),
+	out := epsilonOutput{Delta: delta, Confidence: conf, Strategy: strat.String(), Resolution: reports.Number(pe.Resolution),
 		Note: "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
 	out.Models.A, out.Models.B = na, nb
 	for _, e := range pe.Examples {
@@ -191,7 +199,7 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "ε lower bound: %s at δ = %g, %g%% confidence for all %d examples (%s thresholds; these trials can show at most %s)\n",
-		reports.G10(best), *delta, 100**conf, k, strat, reports.G10(float64(out.Resolution)))
+		reports.G10(best), delta, 100*conf, k, strat, reports.G10(float64(out.Resolution)))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "example\tε lower bound\tpoint ε\tGDP ε\tcompetition ε")
 	for j, e := range out.PerExample {
@@ -220,13 +228,18 @@ type planOutput struct {
 func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	trials := fs.Int("trials", 0, "trials (models) per side (required)")
-	delta := fs.Float64("delta", -1, "δ of the claim (required)")
-	conf := fs.Float64("confidence", 0.95, "confidence of the ε lower bound")
-	claim := fs.Float64("claim-epsilon", 0, "claimed ε: also say how many trials would detect it being off")
-	factor := fs.Float64("factor", 2, "with --claim-epsilon: the violation to detect, true ε = factor × claim")
-	power := fs.Float64("power", 0.8, "with --claim-epsilon: probability of detecting it")
-	strategy := fs.String("strategy", "split", "threshold choice: split or bonferroni")
+	var (
+		trials                            int
+		delta, conf, claim, factor, power float64
+		strategy                          string
+	)
+	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
+	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required)", Kind: audit.Number, Range: "[0, 1)"})
+	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &claim, audit.Param{Name: "claim-epsilon", Usage: "claimed ε: also say how many trials would detect it being off", Kind: audit.Number, Range: "(0, 100]"})
+	audit.Var(fs, &factor, audit.Param{Name: "factor", Usage: "with --claim-epsilon: the violation to detect, true ε = factor × claim", Default: "2", Kind: audit.Number, Range: "(1, 1000]"})
+	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --claim-epsilon: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -242,21 +255,18 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if len(missing) > 0 {
 		return usageError{fmt.Errorf("plan: %w", errors.Join(missing...))}
 	}
-	if *trials < 2 || !(*delta >= 0 && *delta < 1) || !(*conf > 0 && *conf < 1) {
-		return usagef("plan: --trials %d, --delta %v, --confidence %v; want ≥ 2 trials, 0 ≤ δ < 1, a level in (0, 1)", *trials, *delta, *conf)
-	}
-	strat, err := epsilon.ParseStrategy(*strategy)
+	strat, err := epsilon.ParseStrategy(strategy)
 	if err != nil {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
-	out := planOutput{Trials: *trials, Delta: *delta, Confidence: *conf, Strategy: strat.String(),
-		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(*trials, *delta, *conf, strat))}
+	out := planOutput{Trials: trials, Delta: delta, Confidence: conf, Strategy: strat.String(),
+		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(trials, delta, conf, strat))}
 	if set["claim-epsilon"] {
-		out.ClaimEpsilon, out.Factor, out.Power = *claim, *factor, *power
-		if out.TrialsForResolution, err = epsilon.TrialsForResolution(*claim, *delta, *conf, strat); err != nil {
+		out.ClaimEpsilon, out.Factor, out.Power = claim, factor, power
+		if out.TrialsForResolution, err = epsilon.TrialsForResolution(claim, delta, conf, strat); err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
-		n, mu, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: *claim, Factor: *factor, Power: *power, Delta: *delta, Conf: *conf})
+		n, mu, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
@@ -267,11 +277,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %g%% confidence, a distinguishing game can show at most ε = %s violated.\n",
-		*trials, *delta, 100**conf, reports.G10(float64(out.MaxCertifiable)))
+		trials, delta, 100*conf, reports.G10(float64(out.MaxCertifiable)))
 	if set["claim-epsilon"] {
-		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", *claim, out.TrialsForResolution)
+		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", claim, out.TrialsForResolution)
 		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (assuming a Gaussian leak, μ = %.4g).\n",
-			*factor, *claim, *power, out.TrialsNeeded, out.GDPMu)
+			factor, claim, power, out.TrialsNeeded, out.GDPMu)
 	}
 	return nil
 }

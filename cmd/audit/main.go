@@ -148,7 +148,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	err := fs.Parse(args)
+	err := audit.ParseFlags(fs, args)
 	fs.SetOutput(out)
 	fs.Usage = usage
 	if err != nil {
@@ -156,7 +156,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			fs.Usage()
 			return err
 		}
-		return usagef("%v (run \"audit %s -h\" for the flags)", err, fs.Name())
+		return usagef("%s: %v (run \"audit %s -h\" for the flags)", fs.Name(), err, fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))

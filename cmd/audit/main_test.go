@@ -179,8 +179,8 @@ func TestDemoBadInputs(t *testing.T) {
 		{"truncated raw idx", []string{"--data", rawTrunc, "--format", "idx"}, []string{rawTrunc, "record 39", "3 of 4 bytes"}},
 		{"unknown record ID", []string{"--data", okCSV, "--format", "csv", "--delete", "3,999"}, []string{"999", "not in the dataset"}},
 		{"missing format", []string{"--data", okCSV}, []string{"--format is required"}},
-		{"bad flag", []string{"--trials", "x"}, []string{"invalid value", `run "audit demo -h" for the flags`}},
-		{"too few trials for the empirical game", []string{"--trials", "7"}, []string{"--trials 7: want at least 8"}},
+		{"bad flag", []string{"--trials", "x"}, []string{`--trials "x": want an integer`, `run "audit demo -h" for the flags`}},
+		{"too few trials for the empirical game", []string{"--trials", "7"}, []string{"--trials 7: want an integer in [8, 1000000]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,214 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Param is a setting a method declares; front ends read it as text (a flag's value)
+// and the method parses it with Args. Kind, Range and Choices declare the values it
+// accepts: BindFlags refuses any other as the flag is parsed, so a setting is checked
+// once, where it is given, whether or not the variant run uses it.
+type Param struct {
+	Name    string // the flag's name; a demo parameter's is unique across methods
+	Usage   string // what it sets
+	Default string // as typed on a command line; "" for none
+	Unit    string // what the value measures or counts, e.g. "records"; "" for a pure number or a choice
+	Bool    bool   // a switch: given alone it means true
+
+	Kind    ValueKind // how the value reads; Text accepts anything
+	Range   string    // Number and Integer: the interval of accepted values, e.g. "[1, 1e6]" or "(0, inf]"; "" for any finite value
+	Choices []string  // Choice: the accepted names
+}
+
+// ValueKind says how a parameter's value reads.
+type ValueKind int
+
+const (
+	Text    ValueKind = iota // any text (a path, a list)
+	Number                   // a finite float64 (infinite only where Range closes on inf)
+	Integer                  // an int that fits the machine's int
+	Choice                   // one of Param.Choices
+)
+
+// ValueRange is a parsed Param.Range: Lo and Hi with whether each end is included.
+type ValueRange struct {
+	Lo, Hi         float64
+	LoOpen, HiOpen bool
+}
+
+// ParseRange reads "[a, b]", "(a, b)", "[a, b)" or "(a, b]"; a and b are numbers,
+// -inf or inf.
+func ParseRange(s string) (ValueRange, error) {
+	t := strings.TrimSpace(s)
+	if len(t) < 5 {
+		return ValueRange{}, fmt.Errorf("interval %q: want [a, b] with ( or ) for open ends", s)
+	}
+	var iv ValueRange
+	switch t[0] {
+	case '[':
+	case '(':
+		iv.LoOpen = true
+	default:
+		return ValueRange{}, fmt.Errorf("interval %q: want [ or ( first", s)
+	}
+	switch t[len(t)-1] {
+	case ']':
+	case ')':
+		iv.HiOpen = true
+	default:
+		return ValueRange{}, fmt.Errorf("interval %q: want ] or ) last", s)
+	}
+	lo, hi, ok := strings.Cut(t[1:len(t)-1], ",")
+	if !ok {
+		return ValueRange{}, fmt.Errorf("interval %q: want two ends separated by a comma", s)
+	}
+	var err1, err2 error
+	iv.Lo, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	iv.Hi, err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	if err := errors.Join(err1, err2); err != nil || math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || iv.Lo > iv.Hi {
+		return ValueRange{}, fmt.Errorf("interval %q: want numbers a ≤ b", s)
+	}
+	return iv, nil
+}
+
+// Contains reports whether x is in the interval.
+func (iv ValueRange) Contains(x float64) bool {
+	above := x > iv.Lo || (!iv.LoOpen && x == iv.Lo)
+	below := x < iv.Hi || (!iv.HiOpen && x == iv.Hi)
+	return above && below
+}
+
+// String is the interval as Range writes it.
+func (iv ValueRange) String() string {
+	num := func(x float64) string {
+		switch {
+		case math.IsInf(x, 1):
+			return "inf"
+		case math.IsInf(x, -1):
+			return "-inf"
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	l, r := "[", "]"
+	if iv.LoOpen {
+		l = "("
+	}
+	if iv.HiOpen {
+		r = ")"
+	}
+	return l + num(iv.Lo) + ", " + num(iv.Hi) + r
+}
+
+// interval is the parameter's declared range; a malformed Range is a programmer error
+// (Register checks every parameter, so front ends never meet one).
+func (p Param) interval() ValueRange {
+	if p.Range == "" {
+		return ValueRange{Lo: -math.MaxFloat64, Hi: math.MaxFloat64}
+	}
+	iv, err := ParseRange(p.Range)
+	if err != nil {
+		panic(fmt.Sprintf("audit: parameter %q: %v", p.Name, err))
+	}
+	return iv
+}
+
+// A ParamError is a value its parameter does not accept.
+type ParamError struct {
+	Name, Value string
+	Want        string // what the parameter accepts, e.g. "want an integer in [8, 1e6]"
+}
+
+func (e *ParamError) Error() string {
+	// numbers read best bare ("--trials 7"), names and text quoted ("--pabi \"nope\"")
+	v := strconv.Quote(e.Value)
+	if _, err := strconv.ParseFloat(e.Value, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		v = e.Value
+	}
+	return fmt.Sprintf("--%s %s: %s", e.Name, v, e.Want)
+}
+
+// Check says whether value is one the parameter accepts; a *ParamError names the flag
+// and what it wants ("--trials \"0\": want an integer in [8, 1e6]").
+func (p Param) Check(value string) error {
+	if want := p.refuse(value, true); want != "" {
+		return &ParamError{Name: p.Name, Value: value, Want: want}
+	}
+	return nil
+}
+
+// refuse says what the parameter wants instead of value, or "" when it accepts it;
+// inRange false checks only that the value reads as the parameter's kind.
+func (p Param) refuse(value string, inRange bool) string {
+	v := strings.TrimSpace(value)
+	if p.Bool {
+		if _, err := strconv.ParseBool(v); err != nil {
+			return "want true or false"
+		}
+		return ""
+	}
+	switch p.Kind {
+	case Number:
+		iv := p.interval()
+		x, err := strconv.ParseFloat(v, 64)
+		switch {
+		case errors.Is(err, strconv.ErrRange) && math.IsInf(x, 0):
+			return fmt.Sprintf("overflows float64 (largest ±%g)", math.MaxFloat64)
+		case err != nil && !errors.Is(err, strconv.ErrRange), math.IsNaN(x):
+			return "want a number" // an underflow to zero or a subnormal is still a number
+		case inRange && !iv.Contains(x):
+			return "want a number in " + p.Range
+		}
+	case Integer:
+		iv := p.interval()
+		x, err := strconv.ParseInt(v, 10, strconv.IntSize)
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return fmt.Sprintf("overflows a %d-bit integer", strconv.IntSize)
+		case err != nil:
+			return "want an integer"
+		case inRange && !iv.Contains(float64(x)):
+			return "want an integer in " + p.Range
+		}
+	case Choice:
+		if !slices.Contains(p.Choices, v) {
+			return "want " + orList(p.Choices)
+		}
+	}
+	return ""
+}
+
+// validate checks the declaration itself: its range reads and its default reads as its
+// kind. The default may lie outside the range: 0 often stands for "not given" (a
+// required constant) or "automatic" (workers), which a user cannot type meaningfully.
+func (p Param) validate() error {
+	if p.Kind == Choice && len(p.Choices) == 0 {
+		return fmt.Errorf("parameter %q: a choice without choices", p.Name)
+	}
+	if p.Range != "" {
+		if p.Kind != Number && p.Kind != Integer {
+			return fmt.Errorf("parameter %q: a range on a parameter that is not a number", p.Name)
+		}
+		if _, err := ParseRange(p.Range); err != nil {
+			return fmt.Errorf("parameter %q: %w", p.Name, err)
+		}
+	}
+	if p.Default != "" {
+		if want := p.refuse(p.Default, false); want != "" {
+			return fmt.Errorf("parameter %q: its default %q: %s", p.Name, p.Default, want)
+		}
+	}
+	return nil
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if k := len(names); k > 1 {
+		return strings.Join(names[:k-1], ", ") + " or " + names[k-1]
+	}
+	return strings.Join(names, "")
+}

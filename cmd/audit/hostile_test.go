@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostileCase is one input a hostile (or careless) user gives: the CLI must refuse it as
+// bad usage (exit 2), name what is wrong, and write nothing.
+type hostileCase struct {
+	name string
+	args []string // {out} stands for a fresh output folder
+	want []string // every one must be in the message
+}
+
+// runHostile runs each case and checks the exit code, the message, and that the output
+// folder it names was not created.
+func runHostile(t *testing.T, cases []hostileCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "{out}", out)
+			}
+			_, stderr, code := runCLI(t, args...)
+			if code != exitUsage {
+				t.Fatalf("%v: exit %d, want %d (bad usage); stderr: %s", args, code, exitUsage, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("message %q lacks %q", stderr, w)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s was created (%v)", out, err)
+			}
+		})
+	}
+}
+
+// The inputs issue 11 found crashing, exhausting memory or accepted silently; each is
+// now refused before any work, naming the flag, file or setting.
+func TestHostileFlagsAndData(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var spread, flat, oneClass strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&spread, "%d.%d,%d\n", i%7, (i*37)%11, (i*13)%5)
+		fmt.Fprintln(&flat, "1,2")
+		fmt.Fprintf(&oneClass, "%d,%d,1\n", i, (i*7)%5)
+	}
+	a, b, f := write("a.csv", spread.String()), write("b.csv", spread.String()), write("flat.csv", flat.String())
+	one := write("oneclass.csv", oneClass.String())
+	weak := []string{"bounds", "d2d", "--variant", "convex-weak", "--lipschitz", "1", "--smoothness", "4", "--n", "1000",
+		"--iterations", "10", "--epsilon", "1", "--delta", "1e-6", "--dimension", "10", "--radius", "5"}
+	dist := []string{"bounds", "d2d", "--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "1",
+		"--n", "1000", "--iterations", "10", "--epsilon", "1", "--delta", "1e-6", "--dimension", "10", "--radius", "5", "--xi", "1.2"}
+	runHostile(t, []hostileCase{
+		{"knn with a negative rank", []string{"estimate", "--a", a, "--b", b, "--method", "knn", "--k", "-1"}, []string{"--k -1: want an integer in [0, 1000000]"}},
+		{"projected on a sample without spread", []string{"estimate", "--a", f, "--b", b, "--method", "projected"}, []string{"projected: sample A has no spread"}},
+		{"a billion demo trials", []string{"demo", "--out", "{out}", "--trials", "1000000000"}, []string{"--trials 1000000000: want an integer in [8, 1000000]"}},
+		{"negative workers", []string{"demo", "--out", "{out}", "--workers", "-1"}, []string{"--workers -1: want an integer in [0, 1024]"}},
+		{"negative SGLU epochs", []string{"demo", "--out", "{out}", "--sglu-epochs", "-5"}, []string{"--sglu-epochs -5: want an integer in [0, 1e5]"}},
+		{"a schedule that does not apply", []string{"bounds", "d2d", "--variant", "strongly-convex", "--schedule", "bogus"}, []string{`--schedule "bogus": want paper or fixed`}},
+		{"a huge distributed update index", append(dist, "--update-index", "1000000000"), []string{"--update-index 1000000000: want an integer in [1, 1e6]"}},
+		{"an update index whose T_i overflows", append(weak, "--xi", "2", "--update-index", "1000000"), []string{"T_1000000", "beyond 2^53"}},
+		{"an overflowing number", []string{"demo", "--out", "{out}", "--epsilon", "1e400"}, []string{"--epsilon 1e400: overflows float64"}},
+		{"one class after --classes", []string{"demo", "--out", "{out}", "--data", one, "--format", "csv", "--classes", "1,0"}, []string{"--classes", "0 labelled 0", "want both classes"}},
+		{"a plan whose claim no trials can show", []string{"plan", "--trials", "10", "--delta", "0.5", "--claim-epsilon", "100", "--factor", "1000"}, []string{"plan: no trial count up to 10⁹ suffices"}},
+	})
+}
