@@ -11,9 +11,18 @@
 // finished trial (a TrialResult) is appended to a checkpoint file at once, so an
 // interrupted audit resumes where it stopped. A checkpoint is keyed by the subject's
 // Fingerprint — its claim, and whatever else a Fingerprinter says about its configuration
-// — so one written for another configuration is refused, never mixed in; CheckpointPath
-// gives each configuration a file of its own, and ConfigFingerprint is the one hash every
-// method's Fingerprint uses.
+// — so one written for another configuration is refused, never mixed in, with the
+// settings that differ named; CheckpointPath gives each configuration a file of its own,
+// and ConfigFingerprint is the one hash every method's Fingerprint uses. Every trial line
+// carries its index and a checksum of the configuration and its own content: a line edited,
+// duplicated, out of range or copied from another configuration's file is a
+// CheckpointError naming the file and line (a torn last line, an interrupted write, is
+// dropped). The file is created with the first finished trial.
+//
+// Settings are declared, not parsed ad hoc: a Param has a Kind, a Range ("[8, 1e6]") or
+// Choices, and BindFlags, Var and ParseFlags refuse any other value where it is given
+// ("--trials 7: want an integer in [8, 1000000]"), whether or not the run uses it. Every
+// setting that drives size or time has an upper bound (MaxTrials for trials).
 //
 // Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method

@@ -47,13 +47,54 @@ type Engine struct {
 	Checkpoint string // JSON-lines file of finished trials; "" keeps them in memory only
 }
 
-const checkpointSchema = "unlearnaudit/trials/v1"
+const checkpointSchema = "unlearnaudit/trials/v2"
 
+// checkpointHeader is a checkpoint's first line: what the trials are of. Claim is kept in
+// clear so that a refusal can name the settings that differ.
 type checkpointHeader struct {
 	Schema      string `json:"schema"`
 	Subject     string `json:"subject"`
 	Seed        uint64 `json:"seed"`
+	Epsilon     string `json:"epsilon"` // %g: the claim may be +Inf, which JSON cannot encode
+	Delta       string `json:"delta"`
+	Claim       string `json:"claim"`
 	Fingerprint string `json:"fingerprint"`
+}
+
+// trialLine is a checkpoint's trial line: the result and a checksum of the configuration's
+// fingerprint and the result's own JSON, so that a line edited, or copied from another
+// configuration's file, is caught rather than read into a report.
+type trialLine struct {
+	TrialResult
+	Sum string `json:"sum"`
+}
+
+// trialSum is the checksum a trial line of the given configuration carries.
+func trialSum(fingerprint string, r TrialResult) (string, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	io.WriteString(h, fingerprint+"\n")
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// A CheckpointError is a checkpoint file that cannot be resumed from: the file, the line
+// (0 for the whole file) and why. Starting over (removing the file, the CLI's --fresh)
+// is the remedy.
+type CheckpointError struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *CheckpointError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("checkpoint %s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("checkpoint %s: %s", e.Path, e.Msg)
 }
 
 // Fingerprint identifies a subject's configuration: its name, its claim and, if it has
@@ -100,10 +141,12 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 	done := make([]bool, n)
 	var sink *checkpoint
 	if e.Checkpoint != "" {
-		hdr := checkpointHeader{Schema: checkpointSchema, Subject: s.Name(), Seed: seed, Fingerprint: Fingerprint(s)}
+		cl := s.Claim()
+		hdr := checkpointHeader{Schema: checkpointSchema, Subject: s.Name(), Seed: seed, Epsilon: fmt.Sprintf("%g", cl.Epsilon),
+			Delta: fmt.Sprintf("%g", cl.Delta), Claim: fmt.Sprintf("%+v", cl), Fingerprint: Fingerprint(s)}
 		var err error
 		sink, err = openCheckpoint(e.Checkpoint, hdr, func(r TrialResult) {
-			if r.Index >= 0 && r.Index < n {
+			if r.Index < n { // trials beyond n (an earlier, longer run) are kept, not used
 				results[r.Index], done[r.Index] = r, true
 			}
 		})
@@ -215,15 +258,85 @@ func RunTrial(ctx context.Context, s Subject, seed uint64, i int) (TrialResult, 
 
 // checkpoint is an append-only JSON-lines file of finished trials.
 type checkpoint struct {
-	path string
-	f    *os.File
-	w    *bufio.Writer
+	path   string
+	hdr    checkpointHeader
+	f      *os.File // nil until the first trial when the file did not exist
+	w      *bufio.Writer
+	headed bool // the header line is written
+}
+
+// checkLine reads line number k of a checkpoint: the header must be hdr; a trial line must
+// be well formed, carry its checksum, and hold an index in range that no earlier line
+// (recorded in seen) holds. The error's Path is left to the caller.
+func checkLine(k int, line []byte, hdr checkpointHeader, seen map[int]int, load func(TrialResult)) *CheckpointError {
+	fail := func(format string, args ...any) *CheckpointError {
+		return &CheckpointError{Line: k, Msg: fmt.Sprintf(format, args...)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if k == 1 {
+		var got checkpointHeader
+		if err := dec.Decode(&got); err != nil || got.Schema != checkpointSchema {
+			return fail("not a trials file of schema %s", checkpointSchema)
+		}
+		if got != hdr {
+			return &CheckpointError{Msg: "written for another audit: " + headerDiff(got, hdr)}
+		}
+		return nil
+	}
+	var t trialLine
+	if err := dec.Decode(&t); err != nil {
+		return fail("not a trial line: %v", err)
+	}
+	if t.Sum == "" {
+		return fail("trial line without its checksum")
+	}
+	if want, err := trialSum(hdr.Fingerprint, t.TrialResult); err != nil || want != t.Sum {
+		return fail("checksum does not match the line's content and this configuration (edited, or copied from another audit's file)")
+	}
+	switch first, dup := seen[t.Index]; {
+	case t.Index < 0 || t.Index >= MaxTrials:
+		return fail("trial index %d out of range [0, %d)", t.Index, MaxTrials)
+	case dup:
+		return fail("trial %d again (first at line %d)", t.Index, first)
+	}
+	seen[t.Index] = k
+	load(t.TrialResult)
+	return nil
+}
+
+// headerDiff names what differs between a checkpoint's header and the audit resuming it.
+func headerDiff(got, want checkpointHeader) string {
+	var diffs []string
+	if got.Subject != want.Subject {
+		diffs = append(diffs, fmt.Sprintf("subject %q, not %q", got.Subject, want.Subject))
+	}
+	if got.Seed != want.Seed {
+		diffs = append(diffs, fmt.Sprintf("seed %d, not %d", got.Seed, want.Seed))
+	}
+	if got.Epsilon != want.Epsilon {
+		diffs = append(diffs, fmt.Sprintf("ε %s, not %s", got.Epsilon, want.Epsilon))
+	}
+	if got.Delta != want.Delta {
+		diffs = append(diffs, fmt.Sprintf("δ %s, not %s", got.Delta, want.Delta))
+	}
+	if len(diffs) == 0 && got.Claim != want.Claim {
+		diffs = append(diffs, "the claim's constants or derivation (the same ε and δ)")
+	}
+	if len(diffs) == 0 {
+		diffs = append(diffs, fmt.Sprintf("the same subject, seed and claim, but another configuration of its data, requests or method settings (fingerprint %.12s…, not %.12s…)", got.Fingerprint, want.Fingerprint))
+	}
+	return strings.Join(diffs, "; ")
 }
 
 // openCheckpoint opens or creates the file, checks its header against hdr, feeds every
 // complete trial line to load, and drops an incomplete last line (an interrupted write).
 func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (*checkpoint, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if os.IsNotExist(err) {
+		// created with the first finished trial: a run that finishes none leaves no file
+		return &checkpoint{path: path, hdr: hdr}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
@@ -235,28 +348,15 @@ func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (
 	keep := 0 // bytes of complete, valid lines
 	if len(data) > 0 {
 		lines := bytes.SplitAfter(data, []byte("\n"))
+		seen := map[int]int{} // trial index → its line
 		for k, line := range lines {
 			if len(line) == 0 || line[len(line)-1] != '\n' {
 				break // an interrupted write: drop it
 			}
-			if k == 0 {
-				var got checkpointHeader
-				if err := json.Unmarshal(line, &got); err != nil || got.Schema != checkpointSchema {
-					f.Close()
-					return nil, fmt.Errorf("checkpoint %s:1: not a trials file of schema %s", path, checkpointSchema)
-				}
-				if got != hdr {
-					f.Close()
-					return nil, fmt.Errorf("checkpoint %s was written for another audit (subject %q, seed %d, configuration %.12s…, not %.12s…); remove it, choose another path, or key the path by the configuration (CheckpointPath)",
-						path, got.Subject, got.Seed, got.Fingerprint, hdr.Fingerprint)
-				}
-			} else {
-				var r TrialResult
-				if err := json.Unmarshal(line, &r); err != nil {
-					f.Close()
-					return nil, fmt.Errorf("checkpoint %s:%d: %w", path, k+1, err)
-				}
-				load(r)
+			if err := checkLine(k+1, line, hdr, seen, load); err != nil {
+				f.Close()
+				err.Path = path
+				return nil, err
 			}
 			keep += len(line)
 		}
@@ -269,13 +369,8 @@ func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (
 		f.Close()
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	c := &checkpoint{path: path, f: f, w: bufio.NewWriter(f)}
-	if keep == 0 {
-		if err := c.writeLine(hdr); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
+	c := &checkpoint{path: path, hdr: hdr, f: f, w: bufio.NewWriter(f)}
+	c.headed = keep > 0
 	return c, nil
 }
 
@@ -294,10 +389,32 @@ func (c *checkpoint) writeLine(v any) error {
 	return nil
 }
 
-// Append records one finished trial.
-func (c *checkpoint) Append(r TrialResult) error { return c.writeLine(r) }
+// Append records one finished trial with its checksum.
+func (c *checkpoint) Append(r TrialResult) error {
+	if c.f == nil {
+		f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: %w", c.path, err)
+		}
+		c.f, c.w = f, bufio.NewWriter(f)
+	}
+	if !c.headed {
+		if err := c.writeLine(c.hdr); err != nil {
+			return err
+		}
+		c.headed = true
+	}
+	sum, err := trialSum(c.hdr.Fingerprint, r)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", c.path, err)
+	}
+	return c.writeLine(trialLine{TrialResult: r, Sum: sum})
+}
 
 func (c *checkpoint) Close() error {
+	if c.f == nil {
+		return nil
+	}
 	err := c.w.Flush()
 	return errors.Join(err, c.f.Close())
 }

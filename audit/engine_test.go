@@ -2,7 +2,9 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,8 +127,13 @@ func TestEngineRefusesForeignCheckpoint(t *testing.T) {
 	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 3); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 6, 3); err == nil || !strings.Contains(err.Error(), "another audit") {
-		t.Fatalf("another seed: %v", err)
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 6, 3); err == nil || !strings.Contains(err.Error(), "another audit: seed 5, not 6") {
+		t.Fatalf("another seed: %v; want a refusal naming the seeds", err)
+	}
+	otherClaim := counting(-1)
+	otherClaim.rho *= 2 // the same ε and δ, another ρ
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, otherClaim, 5, 3); err == nil || !strings.Contains(err.Error(), "another audit: the claim's constants or derivation") {
+		t.Fatalf("another claim: %v", err)
 	}
 	os.WriteFile(path, []byte("{\"schema\":\"x\"}\n"), 0o644)
 	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 3); err == nil || !strings.Contains(err.Error(), path+":1") {
@@ -144,5 +151,81 @@ func TestEngineStopsOnCancel(t *testing.T) {
 	}
 	if n := c.runs.Load(); n > 10 {
 		t.Fatalf("%d trials ran after cancellation", n)
+	}
+}
+
+// Every trial line is verified: a line whose index was edited, one copied from another
+// configuration's file, a duplicate, an index out of range and an empty object are each
+// refused with the file and line, and nothing of the file is read into results.
+func TestEngineVerifiesCheckpointLines(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	if _, err := (Engine{Checkpoint: good}).Run(ctx, counting(-1), 5, 4); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.jsonl") // another configuration: another noise scale
+	otherSubject := counting(-1)
+	otherSubject.rho *= 2 // another claim: another fingerprint
+	if _, err := (Engine{Checkpoint: other}).Run(ctx, otherSubject, 5, 4); err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) []string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.SplitAfter(string(b), "\n")
+	}
+	lines, foreign := read(good), read(other)
+	index := func(line string) int {
+		var r TrialResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Index
+	}
+	i1 := index(lines[1])
+	edited := strings.Replace(lines[1], fmt.Sprintf(`"index":%d`, i1), fmt.Sprintf(`"index":%d`, i1+50), 1)
+	for _, c := range []struct {
+		name  string
+		lines []string // header first
+		want  string
+	}{
+		{"index edited", []string{lines[0], lines[2], edited}, ":3: checksum does not match"},
+		{"line from another configuration", []string{lines[0], lines[1], foreign[2]}, ":3: checksum does not match"},
+		{"duplicate", []string{lines[0], lines[2], lines[1], lines[1]}, fmt.Sprintf(":4: trial %d again (first at line 3)", i1)},
+		{"empty object", []string{lines[0], "{}\n", lines[2]}, ":2: trial line without its checksum"},
+		{"not JSON in the middle", []string{lines[0], lines[1], "garbage\n", lines[2]}, ":3: not a trial line"},
+		{"unknown field", []string{lines[0], strings.Replace(lines[1], `{`, `{"extra":1,`, 1)}, ":2: not a trial line"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "trials.jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(c.lines, "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+			_, err := Engine{Checkpoint: path}.Run(ctx, counting(-1), 5, 4)
+			var ce *CheckpointError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), path+c.want) {
+				t.Fatalf("error %v; want a CheckpointError with %q", err, path+c.want)
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Error("a refused checkpoint was modified")
+			}
+		})
+	}
+	// an index out of range needs a valid checksum to get that far: forge one
+	var r TrialResult
+	if err := json.Unmarshal([]byte(lines[1]), &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Index = MaxTrials
+	sum, _ := trialSum(Fingerprint(counting(-1)), r)
+	forged, _ := json.Marshal(trialLine{TrialResult: r, Sum: sum})
+	path := filepath.Join(t.TempDir(), "trials.jsonl")
+	os.WriteFile(path, []byte(lines[0]+string(forged)+"\n"), 0o644)
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 4); err == nil || !strings.Contains(err.Error(), path+":2: trial index 1000000 out of range") {
+		t.Fatalf("index out of range: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -92,9 +93,36 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			Preprocessing: data.preprocessing, Requests: requests},
 	}
 	trialDir := filepath.Join(c.out, "trials")
-	if err := os.MkdirAll(trialDir, 0o755); err != nil {
+	// A report of an earlier run must not sit beside this run's failure as if it were its
+	// result; it is rewritten when this run succeeds.
+	for _, name := range []string{"report.json", "report.md"} {
+		if err := os.Remove(filepath.Join(c.out, name)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	created, err := mkdirs(trialDir)
+	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	if err := runSubjects(ctx, c, subjects, trialDir, rep); err != nil {
+		removeIfEmpty(created) // a run that stopped before any trial leaves no empty folder
+		var ce *audit.CheckpointError
+		if errors.As(err, &ce) {
+			return usageError{fmt.Errorf("demo: %w (--fresh discards this configuration's kept trials and starts over)", err)}
+		}
+		return err
+	}
+	rep.Summarize()
+	if err := writeReport(rep, c.out); err != nil {
+		return err
+	}
+	printSummary(stdout, rep, c.out)
+	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+}
+
+// runSubjects runs and checks every subject's trials, resuming from its checkpoint under
+// trialDir, and adds its findings to rep.
+func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, trialDir string, rep *reports.Report) error {
 	for _, ds := range subjects {
 		s := ds.Subject
 		path := audit.CheckpointPath(trialDir, s, c.seed)
@@ -114,12 +142,27 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fsd))
 	}
-	rep.Summarize()
-	if err := writeReport(rep, c.out); err != nil {
-		return err
+	return nil
+}
+
+// mkdirs is os.MkdirAll that returns the folders it created, innermost first.
+func mkdirs(dir string) ([]string, error) {
+	var created []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		created = append(created, d)
 	}
-	printSummary(stdout, rep, c.out)
-	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+	return created, os.MkdirAll(dir, 0o755)
+}
+
+// removeIfEmpty removes each folder, innermost first, that is empty (os.Remove refuses
+// the others: what they hold is kept).
+func removeIfEmpty(dirs []string) {
+	for _, d := range dirs {
+		os.Remove(d)
+	}
 }
 
 // demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,4 +81,62 @@ func TestHostileFlagsAndData(t *testing.T) {
 		{"one class after --classes", []string{"demo", "--out", "{out}", "--data", one, "--format", "csv", "--classes", "1,0"}, []string{"--classes", "0 labelled 0", "want both classes"}},
 		{"a plan whose claim no trials can show", []string{"plan", "--trials", "10", "--delta", "0.5", "--claim-epsilon", "100", "--factor", "1000"}, []string{"plan: no trial count up to 10⁹ suffices"}},
 	})
+}
+
+// An interrupted run exits 130, not 2, leaves no empty output folder when no trial
+// finished, and leaves no earlier report beside it.
+func TestInterruptedRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // interrupted before the first trial finished
+	var o, e bytes.Buffer
+	err := run(ctx, []string{"demo", "--out", out, "--trials", "8", "--variants", "strongly-convex"}, strings.NewReader(""), &o, &e)
+	if code := exitCode(err); code != exitInterrupted {
+		t.Fatalf("exit %d (%v), want %d", code, err, exitInterrupted)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an interrupted run left %s (%v)", out, err)
+	}
+	// a folder holding an earlier report: the failed run removes the report, keeps the folder
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(out, "report.json")
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	err = run(ctx, []string{"demo", "--out", out, "--trials", "8", "--variants", "strongly-convex"}, strings.NewReader(""), &o, &e)
+	if exitCode(err) != exitInterrupted {
+		t.Fatalf("second run: %v", err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("an earlier report was left beside a failed run (%v)", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the user's folder was removed: %v", err)
+	}
+}
+
+// A damaged checkpoint is bad input: exit 2, naming the file and line, with the way out.
+func TestDamagedCheckpoint(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"demo", "--out", out, "--trials", "8", "--variants", "strongly-convex"}
+	if _, stderr, code := runCLI(t, args...); code == exitUsage {
+		t.Fatalf("first run: %s", stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "trials", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("checkpoints %v; want one", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	lines := strings.SplitAfter(string(b), "\n")
+	os.WriteFile(files[0], []byte(lines[0]+lines[1]+"{}\n"+strings.Join(lines[2:], "")), 0o644)
+	_, stderr, code := runCLI(t, args...)
+	if code != exitUsage || !strings.Contains(stderr, files[0]+":3: trial line without its checksum") || !strings.Contains(stderr, "--fresh") {
+		t.Fatalf("exit %d: %s; want 2 naming %s:3 and --fresh", code, stderr, files[0])
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.json")); !os.IsNotExist(err) {
+		t.Errorf("the earlier report was left beside the refusal (%v)", err)
+	}
+	if _, stderr, code := runCLI(t, append(args, "--fresh")...); code == exitUsage {
+		t.Fatalf("--fresh: %s", stderr)
+	}
 }

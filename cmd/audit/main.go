@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // every method registers itself: the CLI only looks them up
@@ -26,14 +27,26 @@ const (
 	exitFail         = 1
 	exitUsage        = 2
 	exitInconclusive = 3
+	exitInterrupted  = 130 // 128 + SIGINT, the shells' convention; SIGTERM exits with it too
 )
 
+// interruptedHint is what an interrupted run says: finished trials are kept, so the same
+// command picks up where it stopped.
+const interruptedHint = "interrupted; finished trials are kept: rerun the same command to resume"
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once
+	}()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	code := exitCode(err)
-	if err != nil && code == exitUsage {
+	switch {
+	case code == exitInterrupted:
+		fmt.Fprintln(os.Stderr, "audit:", interruptedHint)
+	case err != nil && code == exitUsage:
 		fmt.Fprintln(os.Stderr, "audit:", err)
 	}
 	os.Exit(code)
@@ -57,6 +70,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitPass
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
 	case errors.As(err, &ve) && ve.verdict == audit.Fail:
 		return exitFail
 	case errors.As(err, &ve):
