@@ -80,7 +80,12 @@ func gzipError(name string, err error) error {
 
 func parseFloat(name string, line int, field, s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0):
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%q overflows float64 (largest ±%g)", s, math.MaxFloat64)}
+	case errors.Is(err, strconv.ErrRange):
+		// underflow: the value rounds to zero or a subnormal, which is what it means
+	case err != nil:
 		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%q is not a number", s)}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -338,7 +343,10 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 			if err != nil || col < 1 {
 				return nil, &InputError{File: name, Line: line, Field: f, Msg: "index must be a positive integer"}
 			}
-			if col <= prev {
+			if col == prev {
+				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d appears twice", col)}
+			}
+			if col < prev {
 				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d does not follow %d; indices must ascend", col, prev)}
 			}
 			if opt.Dim > 0 && col > opt.Dim {

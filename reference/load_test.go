@@ -49,6 +49,12 @@ func TestParseCSVErrors(t *testing.T) {
 	wantInputError(t, err, "d.csv", 2, "column 2")
 	_, err = ParseCSV(strings.NewReader("1,2,1\n"), "d.csv", CSVOptions{LabelColumn: 5})
 	wantInputError(t, err, "d.csv", 1, "label column")
+	// 1e400 is a number, one no float64 holds; 1e-400 rounds to zero, as it means
+	_, err = ParseCSV(strings.NewReader("1,2,1\n3,1e400,1\n"), "d.csv", CSVOptions{LabelColumn: -1})
+	wantInputError(t, err, "d.csv", 2, `"1e400" overflows float64`)
+	if ds, err := ParseCSV(strings.NewReader("1,2,1\n3,1e-400,-1\n"), "d.csv", CSVOptions{LabelColumn: -1}); err != nil || ds.Row(1)[1] != 0 {
+		t.Errorf("an underflowing value: %v", err)
+	}
 }
 
 func TestParseSklearnCSV(t *testing.T) {
@@ -74,6 +80,8 @@ func TestParseLIBSVM(t *testing.T) {
 	}
 	_, err = ParseLIBSVM(strings.NewReader("1 1:1\n1 3:1 2:1\n"), "h", LIBSVMOptions{})
 	wantInputError(t, err, "h", 2, "ascend")
+	_, err = ParseLIBSVM(strings.NewReader("1 1:1\n1 2:1 2:1\n"), "h", LIBSVMOptions{})
+	wantInputError(t, err, "h", 2, "index 2 appears twice")
 	_, err = ParseLIBSVM(strings.NewReader("1 1:1\n1 2\n"), "h", LIBSVMOptions{})
 	wantInputError(t, err, "h", 2, "index:value")
 	_, err = ParseLIBSVM(strings.NewReader("1 1:inf\n"), "h", LIBSVMOptions{})
