@@ -67,6 +67,11 @@ var ErrNotConverged = errors.New("exact minimiser did not reach the tolerance")
 // result from stationarity (they were not quite null), the full problem is solved instead.
 func Minimize(obj *reference.Objective, radius float64, opt Options) (Result, error) {
 	opt = opt.withDefaults()
+	if d := obj.Dim(); d > MaxDenseDim {
+		// refuse before allocating: a 60,000-feature text set would ask for 29 GB a matrix
+		return Result{}, fmt.Errorf("exact ERM: dimension %d: the dense Newton solver holds several d × d matrices (%.3g GB each) and stops at dimension %d",
+			d, float64(d)*float64(d)*8/1e9, MaxDenseDim)
+	}
 	if obj.Loss().Regularization() == 0 {
 		if basis, ok := rangeBasis(obj.Data()); ok {
 			res, err := minimizeOnRange(obj, basis, radius, opt)
@@ -85,6 +90,10 @@ func Minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 	}
 	return minimize(obj, radius, opt)
 }
+
+// MaxDenseDim is the largest dimension Minimize solves: its Newton steps and its
+// minimum-norm basis keep d × d matrices (288 MB each at 6,000), so memory grows as d².
+const MaxDenseDim = 6000
 
 // NullSingularRatio is the relative size below which a singular value of the design
 // counts as zero for Minimize's minimum-norm rule: the eigenvalues of XᵀX it is read from

@@ -3,6 +3,8 @@ package retrain_test
 import (
 	"context"
 	"math"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/props"
@@ -330,4 +332,29 @@ func TestMinimiserRadiusHoldsTheMinimiser(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Above MaxDenseDim, Minimize refuses before allocating its d × d matrices: a few rows of
+// a wide sparse-text design must not take the machine's memory.
+func TestMinimizeRefusesWideDesignsBeforeAllocating(t *testing.T) {
+	const d = retrain.MaxDenseDim + 1
+	x := mat.NewDense(2, d, nil)
+	x.Set(0, 0, 1)
+	x.Set(1, d-1, 0.5)
+	ds, err := reference.NewDataset([]int64{0, 1}, x, []float64{1, -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := reference.Logistic{Lambda: 0.1}.Objective(ds)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = retrain.Minimize(obj, 10, retrain.Options{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "stops at dimension") {
+		t.Fatalf("dimension %d: %v; want a refusal", d, err)
+	}
+	// one d × d matrix would be 288 MB; the refusal allocates next to nothing
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("the refusal allocated %d bytes", got)
+	}
 }

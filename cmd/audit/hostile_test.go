@@ -140,3 +140,18 @@ func TestDamagedCheckpoint(t *testing.T) {
 		t.Fatalf("--fresh: %s", stderr)
 	}
 }
+
+// A 2.4 KB LIBSVM file with 60,000 features once asked the dense Newton solver for a
+// 60,000 × 60,000 Hessian and died out of memory; it is now refused, naming the limit.
+func TestWideLIBSVMRefusedNotCrashed(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "%s 1:0.%d 60000:0.5\n", []string{"-1", "+1"}[i%2], i)
+	}
+	path := filepath.Join(t.TempDir(), "w.svm")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runHostile(t, []hostileCase{{"60,000 features", []string{"demo", "--out", "{out}", "--data", path, "--format", "libsvm", "--variants", "strongly-convex"},
+		[]string{"exact ERM: dimension 60000", "stops at dimension 6000"}}})
+}
