@@ -83,27 +83,6 @@ func (iv ValueRange) Contains(x float64) bool {
 	return above && below
 }
 
-// String is the interval as Range writes it.
-func (iv ValueRange) String() string {
-	num := func(x float64) string {
-		switch {
-		case math.IsInf(x, 1):
-			return "inf"
-		case math.IsInf(x, -1):
-			return "-inf"
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	l, r := "[", "]"
-	if iv.LoOpen {
-		l = "("
-	}
-	if iv.HiOpen {
-		r = ")"
-	}
-	return l + num(iv.Lo) + ", " + num(iv.Hi) + r
-}
-
 // interval is the parameter's declared range; a malformed Range is a programmer error
 // (Register checks every parameter, so front ends never meet one).
 func (p Param) interval() ValueRange {

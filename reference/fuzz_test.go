@@ -1,9 +1,8 @@
 package reference
 
 import (
-	"runtime"
-
 	"bytes"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"gonum.org/v1/gonum/mat"
 	"math"
 	"strings"
@@ -32,16 +31,6 @@ func checkParsed(t *testing.T, ds *Dataset, err error) {
 	}
 }
 
-// allocated is the bytes f allocates (runtime.MemStats.TotalAlloc, which counts every
-// allocation, freed or not: a parser that reserves from a header shows here).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // checkAllocation asserts that parsing k input bytes allocated O(k): at most perByte
 // bytes per input byte above a fixed overhead (buffers of the readers). perByte is each
 // format's worst case: a one-byte value ("1,") becomes an 8-byte float64, doubled by
@@ -63,7 +52,7 @@ func FuzzParseCSV(f *testing.F) {
 			ds  *Dataset
 			err error
 		)
-		n := allocated(func() {
+		n := testenv.Allocated(func() {
 			ds, err = ParseCSV(strings.NewReader(in), "fuzz.csv", CSVOptions{Header: header, LabelColumn: label})
 		})
 		checkParsed(t, ds, err)
@@ -80,7 +69,7 @@ func FuzzParseSklearnCSV(f *testing.F) {
 			ds  *Dataset
 			err error
 		)
-		n := allocated(func() { ds, err = ParseSklearnCSV(strings.NewReader(in), "fuzz.csv") })
+		n := testenv.Allocated(func() { ds, err = ParseSklearnCSV(strings.NewReader(in), "fuzz.csv") })
 		checkParsed(t, ds, err)
 		checkAllocation(t, len(in), 64, n)
 	})
@@ -107,7 +96,7 @@ func FuzzParseIDX(f *testing.F) {
 			ds  *Dataset
 			err error
 		)
-		n := allocated(func() { ds, err = ParseIDX(bytes.NewReader(images), "i", bytes.NewReader(labels), "l") })
+		n := testenv.Allocated(func() { ds, err = ParseIDX(bytes.NewReader(images), "i", bytes.NewReader(labels), "l") })
 		checkParsed(t, ds, err)
 		// one pixel byte becomes a float64, doubled by append and copied once more
 		checkAllocation(t, len(images)+len(labels), 64, n)
@@ -122,7 +111,7 @@ func FuzzParseMatrixCSV(f *testing.F) {
 			m   *mat.Dense
 			err error
 		)
-		n := allocated(func() { m, err = ParseMatrixCSV(strings.NewReader(in), "fuzz.csv") })
+		n := testenv.Allocated(func() { m, err = ParseMatrixCSV(strings.NewReader(in), "fuzz.csv") })
 		checkAllocation(t, len(in), 64, n)
 		if err != nil {
 			return

@@ -126,16 +126,8 @@ func certificate(variant string, args audit.Args) ([]audit.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mode == d2d.ConvexWeak {
-		// T_i = ⌈i^{2ξ}·I⌉ grows fast: refuse what no int (or float64 exactly) holds
-		// rather than print a wrapped count
-		x := p.Xi
-		if x == 0 {
-			x = 1 // d2d's default ξ
-		}
-		if t := math.Pow(float64(index), 2*x) * float64(p.Budget); !(t <= 1<<53) {
-			return nil, fmt.Errorf("--update-index %d: T_%d = %d^(2ξ)·I ≈ %.3g iterations at ξ = %g, beyond 2^53; choose a smaller index or ξ", index, index, index, t, x)
-		}
+	if err := plan.CheckUpdate(index); err != nil {
+		return nil, fmt.Errorf("--update-index: %w; choose a smaller index or ξ", err) // never print a wrapped count
 	}
 	sources := map[d2d.Mode]string{d2d.SecretState: "Neel et al. 2020, Thm 3.1", d2d.Perfect: "Neel et al. 2020, Thm 3.2",
 		d2d.ConvexStrong: "Neel et al. 2020, Thm 3.4", d2d.ConvexWeak: "Neel et al. 2020, Thm 3.5 / Rem. 3.6"}

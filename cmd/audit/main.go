@@ -100,7 +100,7 @@ Commands:
   version   print the version
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
-3 inconclusive. Run "audit <command> -h" for a command's flags.
+3 inconclusive, 130 interrupted (rerun the same command to resume). Run "audit <command> -h" for a command's flags.
 `
 
 // usage is usageText followed by the registered methods, their demo variants and their

@@ -5,6 +5,7 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -72,4 +73,15 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Allocated is the bytes f allocates: runtime.MemStats.TotalAlloc, which counts every
+// allocation, freed or not, so code that reserves memory from a header's claim shows
+// here even if it returns an error at once.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -93,6 +93,14 @@ func TestGoldenTheorem35AndRemark36(t *testing.T) {
 	if got := pl.UpdateIterations(10); got != g.Thm35.T10 {
 		t.Errorf("T_10 = %d, spec gives %d", got, g.Thm35.T10)
 	}
+	// T_i = i²·I: the largest index whose count fits 2^53 is ⌊√(2^53/I)⌋
+	last := int(math.Sqrt(float64(MaxUpdateIterations) / float64(p.Budget)))
+	if err := pl.CheckUpdate(last); err != nil {
+		t.Errorf("T_%d = %d fits 2^53: %v", last, pl.UpdateIterations(last), err)
+	}
+	if err := pl.CheckUpdate(last + 1); err == nil {
+		t.Errorf("T_%d is beyond 2^53 and was accepted", last+1)
+	}
 	p.Xi = g.Rem36.Xi
 	rem, err := NewPlan(ConvexWeak, p)
 	if err != nil {

@@ -163,6 +163,23 @@ func (pl Plan) LearnRadius(n int) float64 {
 	return 2 * pl.Params.Lipschitz / (pl.strongConvexity() * float64(n)) * powGamma(pl.Gamma, float64(pl.Params.Budget))
 }
 
+// MaxUpdateIterations is the largest T_i a plan schedules: beyond 2^53 a float64 no
+// longer holds the count exactly, and an int overflows soon after.
+const MaxUpdateIterations = 1 << 53
+
+// CheckUpdate says whether update i's iteration count T_i fits MaxUpdateIterations. Only
+// convex-weak mode, whose T_i = ⌈i^{2ξ}·I⌉ grows as a power of i, can exceed it.
+func (pl Plan) CheckUpdate(i int) error {
+	if pl.Mode != ConvexWeak {
+		return nil
+	}
+	xi := pl.Params.xi()
+	if t := math.Pow(float64(i), 2*xi) * float64(pl.Params.Budget); !(t <= MaxUpdateIterations) {
+		return fmt.Errorf("update %d: T_%d = %d^(2ξ)·I ≈ %.3g iterations at ξ = %g, beyond 2^53", i, i, i, t, xi)
+	}
+	return nil
+}
+
 // UpdateIterations is T_i, the iterations of the i-th update (i ≥ 1): I in secret-state
 // and convex-strong modes, I + ln(ln(4di/δ))/ln(1/γ) in perfect mode, ⌈i^{2ξ}·I⌉ in
 // convex-weak mode.
