@@ -132,6 +132,16 @@ func CheckpointPath(dir string, s Subject, seed uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%s-seed%d-%s.jsonl", name, seed, Fingerprint(s)[:12]))
 }
 
+// CheckTrialCapacity refuses, before any work, an audit of the given trials whose kept
+// models would exceed reference.MaxValues: each trial keeps two releases (unlearned and
+// retrained), each with a published and a secret model of dim parameters.
+func CheckTrialCapacity(trials, dim int) error {
+	if err := reference.CheckValues("models kept by the audit (4 per trial)", 4*trials, dim); err != nil {
+		return fmt.Errorf("%w; or lower --trials", err)
+	}
+	return nil
+}
+
 // Run returns trials 0..n−1 of s in index order.
 func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]TrialResult, error) {
 	if n < 1 {

@@ -30,10 +30,13 @@ var ErrWouldEmpty = errors.New("a dataset must keep at least one record")
 // whether the ID was deleted earlier or never existed.
 //
 // The feature matrix is dense, n×d, row-major, so that the losses can evaluate it with
-// BLAS. Methods that "change" a Dataset return a new one and leave the receiver as it was.
+// BLAS, or sparse (CSR) for data such as text with few non-zeros per row, which the losses
+// evaluate directly (NewSparseDataset; ParseLIBSVM chooses by density). Methods that
+// "change" a Dataset return a new one and leave the receiver as it was, in the same form.
 type Dataset struct {
 	ids     []int64
-	x       *mat.Dense // nil when n == 0
+	x       *mat.Dense // nil when n == 0 or when sparse
+	sp      *CSR       // non-nil for a sparse dataset
 	y       []float64
 	d       int
 	index   map[int64]int
@@ -70,6 +73,36 @@ func NewDataset(ids []int64, x *mat.Dense, y []float64) (*Dataset, error) {
 	return &Dataset{ids: ids, x: x, y: y, d: d, index: index, deleted: map[int64]struct{}{}}, nil
 }
 
+// NewSparseDataset builds a dataset from parallel IDs, a sparse n×d feature matrix and n
+// labels. IDs must be unique, the matrix well formed and every value finite. The matrix
+// is used as is, not copied.
+func NewSparseDataset(ids []int64, x *CSR, y []float64) (*Dataset, error) {
+	if err := x.check(); err != nil {
+		return nil, fmt.Errorf("new dataset: %w", err)
+	}
+	if len(ids) != x.Rows || len(y) != x.Rows {
+		return nil, fmt.Errorf("new dataset: %d IDs, %d rows and %d labels; want equal counts", len(ids), x.Rows, len(y))
+	}
+	index := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		if j, dup := index[id]; dup {
+			return nil, fmt.Errorf("new dataset: record ID %d appears at rows %d and %d", id, j, i)
+		}
+		index[id] = i
+		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+			return nil, fmt.Errorf("new dataset: record %d label is %v; labels must be finite", id, y[i])
+		}
+	}
+	return &Dataset{ids: ids, sp: x, y: y, d: x.Cols, index: index, deleted: map[int64]struct{}{}}, nil
+}
+
+// IsSparse reports whether the features are held sparse (see Sparse).
+func (ds *Dataset) IsSparse() bool { return ds.sp != nil }
+
+// Sparse returns the sparse feature matrix, or nil for a dense dataset. It aliases the
+// dataset: do not modify it.
+func (ds *Dataset) Sparse() *CSR { return ds.sp }
+
 // FromRecords builds a dataset of dimension d from records, copying their features.
 func FromRecords(d int, recs []Record) (*Dataset, error) {
 	ids := make([]int64, len(recs))
@@ -105,8 +138,34 @@ func (ds *Dataset) ID(i int) int64 { return ds.ids[i] }
 // IDs returns a copy of the record IDs in row order.
 func (ds *Dataset) IDs() []int64 { return slices.Clone(ds.ids) }
 
-// Row returns the features of row i. The slice aliases the dataset: do not modify it.
-func (ds *Dataset) Row(i int) []float64 { return ds.x.RawRowView(i) }
+// Row returns the features of row i. For a dense dataset the slice aliases the dataset: do
+// not modify it. For a sparse one it is a new dense copy, O(d): loops over rows of data
+// that may be sparse should use RowNorm, or the Objective's products.
+func (ds *Dataset) Row(i int) []float64 {
+	if ds.sp != nil {
+		return ds.sp.DenseRow(make([]float64, ds.d), i)
+	}
+	return ds.x.RawRowView(i)
+}
+
+// RowNorm is ‖x_i‖₂ (BLAS's overflow-safe Nrm2, in O(non-zeros) for sparse data).
+func (ds *Dataset) RowNorm(i int) float64 {
+	if ds.sp != nil {
+		_, val := ds.sp.Row(i)
+		return Norm(val)
+	}
+	return Norm(ds.x.RawRowView(i))
+}
+
+// rowNormDot is √(x_i·x_i), the form the losses' clipping levels and constants have
+// always used (it can differ from RowNorm in the last bit).
+func (ds *Dataset) rowNormDot(i int) float64 {
+	if ds.sp != nil {
+		_, val := ds.sp.Row(i)
+		return math.Sqrt(dot(val, val))
+	}
+	return math.Sqrt(dot(ds.x.RawRowView(i), ds.x.RawRowView(i)))
+}
 
 // Label returns the label of row i.
 func (ds *Dataset) Label(i int) float64 { return ds.y[i] }
@@ -114,9 +173,19 @@ func (ds *Dataset) Label(i int) float64 { return ds.y[i] }
 // Labels returns the labels in row order. The slice aliases the dataset: do not modify it.
 func (ds *Dataset) Labels() []float64 { return ds.y }
 
-// Features returns the n×d feature matrix, or nil for an empty dataset. It aliases the
-// dataset: do not modify it.
-func (ds *Dataset) Features() *mat.Dense { return ds.x }
+// Features returns the n×d feature matrix, or nil for an empty dataset. For a dense
+// dataset it aliases the dataset: do not modify it. For a sparse one it is a new dense
+// copy of n·d values (callers that must have dense rows, such as SGLU's model, take it).
+func (ds *Dataset) Features() *mat.Dense {
+	if ds.sp != nil && ds.Len() > 0 {
+		x := mat.NewDense(ds.Len(), ds.d, nil)
+		for i := range ds.Len() {
+			ds.sp.DenseRow(x.RawRowView(i), i)
+		}
+		return x
+	}
+	return ds.x
+}
 
 // Record returns a copy of row i as a Record.
 func (ds *Dataset) Record(i int) Record {
@@ -225,37 +294,63 @@ func (ds *Dataset) With(recs ...Record) (*Dataset, error) {
 	n := ds.Len() + len(recs)
 	ids := make([]int64, 0, n)
 	y := make([]float64, 0, n)
-	x := mat.NewDense(n, ds.d, nil)
-	for i := range ds.Len() {
-		ids = append(ids, ds.ids[i])
-		y = append(y, ds.y[i])
-		x.SetRow(i, ds.Row(i))
-	}
-	for k, r := range recs {
+	ids = append(ids, ds.ids...)
+	y = append(y, ds.y...)
+	for _, r := range recs {
 		ids = append(ids, r.ID)
 		y = append(y, r.Y)
-		x.SetRow(ds.Len()+k, r.X)
 	}
-	deleted := cloneSet(ds.deleted)
-	index := make(map[int64]int, n)
+	out := &Dataset{ids: ids, y: y, d: ds.d, index: make(map[int64]int, n), deleted: cloneSet(ds.deleted)}
 	for i, id := range ids {
-		index[id] = i
-		delete(deleted, id)
+		out.index[id] = i
+		delete(out.deleted, id)
 	}
-	return &Dataset{ids: ids, x: x, y: y, d: ds.d, index: index, deleted: deleted}, nil
+	if ds.sp != nil {
+		b := newSparseBuilder(ds.d, n, ds.sp.NNZ())
+		for i := range ds.Len() {
+			b.appendSparse(ds.sp.Row(i))
+		}
+		for _, r := range recs {
+			b.appendDense(r.X)
+		}
+		out.sp = b.done()
+		return out, nil
+	}
+	out.x = mat.NewDense(n, ds.d, nil)
+	for i := range ds.Len() {
+		out.x.SetRow(i, ds.x.RawRowView(i))
+	}
+	for k, r := range recs {
+		out.x.SetRow(ds.Len()+k, r.X)
+	}
+	return out, nil
 }
 
 // pick copies the given rows into a new dataset.
 func (ds *Dataset) pick(rows []int, deleted map[int64]struct{}) *Dataset {
 	n := len(rows)
 	out := &Dataset{ids: make([]int64, n), y: make([]float64, n), d: ds.d, index: make(map[int64]int, n), deleted: deleted}
+	for k, i := range rows {
+		out.ids[k], out.y[k] = ds.ids[i], ds.y[i]
+		out.index[ds.ids[i]] = k
+	}
+	if ds.sp != nil {
+		nnz := 0
+		for _, i := range rows {
+			nnz += ds.sp.Indptr[i+1] - ds.sp.Indptr[i]
+		}
+		b := newSparseBuilder(ds.d, n, nnz)
+		for _, i := range rows {
+			b.appendSparse(ds.sp.Row(i))
+		}
+		out.sp = b.done()
+		return out
+	}
 	if n > 0 {
 		out.x = mat.NewDense(n, ds.d, nil)
 	}
 	for k, i := range rows {
-		out.ids[k], out.y[k] = ds.ids[i], ds.y[i]
-		out.index[ds.ids[i]] = k
-		out.x.SetRow(k, ds.Row(i))
+		out.x.SetRow(k, ds.x.RawRowView(i))
 	}
 	return out
 }
@@ -272,7 +367,7 @@ func cloneSet(m map[int64]struct{}) map[int64]struct{} {
 func (ds *Dataset) MaxRowNorm() float64 {
 	var m float64
 	for i := range ds.Len() {
-		m = math.Max(m, mat.Norm(mat.NewVecDense(ds.d, ds.Row(i)), 2))
+		m = math.Max(m, ds.RowNorm(i))
 	}
 	return m
 }
@@ -351,8 +446,18 @@ func (ds *Dataset) Dims() (n, d int) { return ds.Len(), ds.Dim() }
 // order: the canonical form fingerprints of a configuration hash.
 func (ds *Dataset) HashInto(w io.Writer) {
 	buf := make([]byte, 8*(ds.Dim()+2))
+	var row []float64 // sparse rows are hashed in their dense form, so both forms agree
+	if ds.sp != nil {
+		row = make([]float64, ds.d)
+	}
 	for i := range ds.Len() {
-		hashRecord(w, buf, ds.ID(i), ds.Row(i), ds.Label(i))
+		x := row
+		if ds.sp != nil {
+			ds.sp.DenseRow(row, i)
+		} else {
+			x = ds.x.RawRowView(i)
+		}
+		hashRecord(w, buf, ds.ID(i), x, ds.Label(i))
 	}
 }
 

@@ -23,7 +23,13 @@ func checkParsed(t *testing.T, ds *Dataset, err error) {
 		if ds.ID(i) != int64(i) {
 			t.Fatalf("row %d has ID %d", i, ds.ID(i))
 		}
-		for _, v := range append(ds.Row(i), ds.Label(i)) {
+		var x []float64
+		if sp := ds.Sparse(); sp != nil { // not Row: a sparse row may be 10⁸ wide
+			_, x = sp.Row(i)
+		} else {
+			x = ds.Row(i)
+		}
+		for _, v := range append(x, ds.Label(i)) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("non-finite value %v accepted", v)
 			}
@@ -78,9 +84,19 @@ func FuzzParseSklearnCSV(f *testing.F) {
 func FuzzParseLIBSVM(f *testing.F) {
 	f.Add("+1 1:0.5 3:-1\n-1 2:2\n")
 	f.Add("1 1:1e308 2:-1e308\n")
+	f.Add("+1 1:0.1 60000:0.5\n-1 1:0.2 60000:0.5\n")        // wide: kept sparse
+	f.Add(strings.Repeat("+1 1048576:1\n-1 1048576:1\n", 2)) // the 3.3 KB file's lines
+	f.Add("1 134217729:1\n")                                 // one past MaxValues
 	f.Fuzz(func(t *testing.T, in string) {
-		ds, err := ParseLIBSVM(strings.NewReader(in), "fuzz", LIBSVMOptions{})
+		var (
+			ds  *Dataset
+			err error
+		)
+		n := testenv.Allocated(func() { ds, err = ParseLIBSVM(strings.NewReader(in), "fuzz", LIBSVMOptions{}) })
 		checkParsed(t, ds, err)
+		// an entry "1:1 " (4 bytes) is 12 bytes stored, doubled by append; the dense form is
+		// chosen only when n·d ≤ 3·entries, so it is at most 6 bytes per input byte
+		checkAllocation(t, len(in), 64, n)
 	})
 }
 

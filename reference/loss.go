@@ -140,7 +140,7 @@ func (l Ridge) TightConstants(ds *Dataset, radius float64) Constants {
 func tightConstants(lk link, lambda, clip float64, ds *Dataset, radius float64) Constants {
 	var lip, smooth float64
 	for i := range ds.Len() {
-		xn := math.Sqrt(dot(ds.Row(i), ds.Row(i)))
+		xn := ds.rowNormDot(i)
 		c := clipLevel(clip, xn)
 		lip = math.Max(lip, xn*lk.maxDeriv(xn, ds.Label(i), radius, c))
 		smooth = math.Max(smooth, xn*xn*lk.maxCurv())
@@ -272,16 +272,18 @@ type Objective struct {
 	clipAt []float64 // per-row clip level c_i (+Inf when not clipping)
 	u      []float64 // scratch: Xθ
 	w      []float64 // scratch: per-row weights
+	curv   []float64 // φ”(x_iᵀθ)/n at the point of the last CurvatureAt
 	scaled *mat.Dense
 	stream bool // products with X row by row (see StreamsFromMemory)
+	sp     *CSR // the sparse features, when the data are sparse
 }
 
 func newObjective(l Loss, lambda, clip float64, ds *Dataset) *Objective {
 	n := ds.Len()
 	o := &Objective{loss: l, lk: l.link(), lambda: lambda, ds: ds, clipAt: make([]float64, n), u: make([]float64, n), w: make([]float64, n),
-		stream: StreamsFromMemory(n, ds.Dim())}
+		stream: StreamsFromMemory(n, ds.Dim()), sp: ds.sp}
 	for i := range n {
-		o.clipAt[i] = clipLevel(clip, math.Sqrt(dot(ds.Row(i), ds.Row(i))))
+		o.clipAt[i] = clipLevel(clip, ds.rowNormDot(i))
 	}
 	return o
 }
@@ -321,6 +323,12 @@ func (o *Objective) SetStreaming(on bool) { o.stream = on }
 // rowsTimes sets dst[i−lo] = x_i·v for the rows of the block starting at lo, in the
 // layout the objective uses.
 func (o *Objective) rowsTimes(dst, v []float64, lo int) {
+	if o.sp != nil {
+		for i := lo; i < min(lo+gradBlock, o.ds.Len()); i++ {
+			dst[i-lo] = o.sp.RowDot(i, v)
+		}
+		return
+	}
 	blk, hi := o.block(lo)
 	if o.stream {
 		for i := lo; i < hi; i++ {
@@ -363,14 +371,29 @@ func (o *Objective) Gradient(dst, theta []float64) {
 	copy(dst, theta)
 	blas64.Scal(o.lambda, vec(dst))
 	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
-		blk, hi := o.block(lo)
+		hi := o.blockEnd(lo)
 		o.rowsTimes(o.u[lo:hi], theta, lo)
 		for i := lo; i < hi; i++ {
 			o.w[i] = inv * o.lk.deriv(o.u[i], o.ds.y[i], o.clipAt[i])
 		}
-		blas64.Gemv(blas.Trans, 1, blk, vec(o.w[lo:hi]), 1, vec(dst))
+		o.addRowsT(dst, o.w[lo:hi], lo)
 	}
 }
+
+// addRowsT sets dst += X_Bᵀ w for the block of rows starting at lo, w indexed from lo.
+func (o *Objective) addRowsT(dst, w []float64, lo int) {
+	if o.sp != nil {
+		for i := lo; i < min(lo+gradBlock, o.ds.Len()); i++ {
+			o.sp.RowAddTo(dst, w[i-lo], i)
+		}
+		return
+	}
+	blk, _ := o.block(lo)
+	blas64.Gemv(blas.Trans, 1, blk, vec(w), 1, vec(dst))
+}
+
+// blockEnd is min(lo+gradBlock, n).
+func (o *Objective) blockEnd(lo int) int { return min(lo+gradBlock, o.ds.Len()) }
 
 // block returns rows lo..hi−1 of X as a BLAS matrix view, hi = min(lo+gradBlock, n).
 func (o *Objective) block(lo int) (blas64.General, int) {
@@ -392,8 +415,15 @@ func (o *Objective) BatchGradient(dst, theta []float64, rows []int) {
 	floats.Scale(o.lambda, dst)
 	// floats reaches the same assembly kernels as blas64 without its interface dispatch,
 	// which dominates for short rows (BenchmarkBatchSmall).
+	if o.sp != nil {
+		for _, i := range rows {
+			g := inv * o.lk.deriv(o.sp.RowDot(i, theta), o.ds.y[i], o.clipAt[i])
+			o.sp.RowAddTo(dst, g, i)
+		}
+		return
+	}
 	for _, i := range rows {
-		x := o.ds.Row(i)
+		x := o.ds.x.RawRowView(i)
 		g := inv * o.lk.deriv(floats.Dot(x, theta), o.ds.y[i], o.clipAt[i])
 		floats.AddScaled(dst, g, x)
 	}
@@ -405,18 +435,33 @@ func (o *Objective) BatchValue(theta []float64, rows []int) float64 {
 	o.checkDim(theta)
 	var s float64
 	for _, i := range rows {
-		s += o.lk.value(dot(o.ds.Row(i), theta), o.ds.y[i], o.clipAt[i])
+		s += o.lk.value(o.rowDot(i, theta), o.ds.y[i], o.clipAt[i])
 	}
 	return s/float64(len(rows)) + o.lambda/2*dot(theta, theta)
 }
 
 // ExampleGradient sets dst = ∇f_{z_i}(θ) for row i.
 func (o *Objective) ExampleGradient(dst, theta []float64, i int) {
-	x := o.ds.Row(i)
-	g := o.lk.deriv(dot(x, theta), o.ds.y[i], o.clipAt[i])
+	g := o.lk.deriv(o.rowDot(i, theta), o.ds.y[i], o.clipAt[i])
+	if o.sp != nil {
+		for j := range dst {
+			dst[j] = o.lambda * theta[j]
+		}
+		o.sp.RowAddTo(dst, g, i)
+		return
+	}
+	x := o.ds.x.RawRowView(i)
 	for j := range dst {
 		dst[j] = g*x[j] + o.lambda*theta[j]
 	}
+}
+
+// rowDot is x_i·v in the data's own form.
+func (o *Objective) rowDot(i int, v []float64) float64 {
+	if o.sp != nil {
+		return o.sp.RowDot(i, v)
+	}
+	return dot(o.ds.x.RawRowView(i), v)
 }
 
 // HessVec sets dst = ∇²f_D(θ)·v = (1/n) Xᵀ diag(φ”(Xθ)) X v + λv, block by block as in
@@ -429,13 +474,54 @@ func (o *Objective) HessVec(dst, theta, v []float64) {
 	copy(dst, v)
 	blas64.Scal(o.lambda, vec(dst))
 	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
-		blk, hi := o.block(lo)
+		hi := o.blockEnd(lo)
 		o.rowsTimes(o.u[lo:hi], theta, lo)
 		o.rowsTimes(o.w[lo:hi], v, lo)
 		for i := lo; i < hi; i++ {
 			o.w[i] *= inv * o.lk.curv(o.u[i], o.ds.y[i], o.clipAt[i])
 		}
-		blas64.Gemv(blas.Trans, 1, blk, vec(o.w[lo:hi]), 1, vec(dst))
+		o.addRowsT(dst, o.w[lo:hi], lo)
+	}
+}
+
+// Curvature is ∇²f_D(θ) at one point θ as an operator, for Hessian-free solvers: the
+// per-row curvatures φ”(x_iᵀθ) are computed once by Objective.CurvatureAt, after which
+// each product costs one pass over X, not HessVec's two. It shares the objective's
+// buffer: the next CurvatureAt on the same objective changes it.
+type Curvature struct {
+	o *Objective
+}
+
+// CurvatureAt fixes the point of the Hessian–vector products of the returned operator.
+func (o *Objective) CurvatureAt(theta []float64) Curvature {
+	o.checkDim(theta)
+	if o.curv == nil {
+		o.curv = make([]float64, o.ds.Len())
+	}
+	o.margins(theta)
+	inv := 1 / float64(o.ds.Len())
+	for i, u := range o.u {
+		o.curv[i] = inv * o.lk.curv(u, o.ds.y[i], o.clipAt[i])
+	}
+	return Curvature{o}
+}
+
+// Apply sets dst = ∇²f_D(θ)·v + shift·v = (1/n) Xᵀ diag(φ”) X v + (λ + shift)v, block by
+// block so that each block of X is read from memory once. The shift is the damping
+// μ‖θ‖²/2 of a penalised problem (zero for the Hessian itself).
+func (h Curvature) Apply(dst, v []float64, shift float64) {
+	o := h.o
+	o.checkDim(v)
+	o.checkDim(dst)
+	copy(dst, v)
+	blas64.Scal(o.lambda+shift, vec(dst))
+	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
+		hi := o.blockEnd(lo)
+		o.rowsTimes(o.w[lo:hi], v, lo)
+		for i := lo; i < hi; i++ {
+			o.w[i] *= o.curv[i]
+		}
+		o.addRowsT(dst, o.w[lo:hi], lo)
 	}
 }
 
@@ -510,9 +596,19 @@ func MinimiserRadius(l Loss, ds *Dataset) float64 {
 	}
 	zero := make([]float64, ds.Dim())
 	g := make([]float64, ds.Dim())
+	var row []float64
+	if ds.sp != nil {
+		row = make([]float64, ds.Dim())
+	}
 	worst := 0.0
 	for i := range ds.Len() {
-		l.ExampleGradient(g, zero, ds.Row(i), ds.Label(i))
+		x := row
+		if ds.sp != nil {
+			ds.sp.DenseRow(row, i)
+		} else {
+			x = ds.x.RawRowView(i)
+		}
+		l.ExampleGradient(g, zero, x, ds.Label(i))
 		worst = math.Max(worst, Norm(g))
 	}
 	return worst / lambda

@@ -4,14 +4,19 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // transform returns a copy of ds whose rows are rewritten by f (in place on the copy).
+// For sparse data f sees only a row's stored values, so f must map 0 to 0 and treat the
+// entries alike (scalings do; centring does not).
 func (ds *Dataset) transform(f func(i int, row []float64)) *Dataset {
 	out := ds.pick(seq(ds.Len()), cloneSet(ds.deleted))
 	for i := range out.Len() {
+		if out.sp != nil {
+			_, vals := out.sp.Row(i)
+			f(i, vals)
+			continue
+		}
 		f(i, out.x.RawRowView(i))
 	}
 	return out
@@ -26,8 +31,12 @@ func seq(n int) []int {
 }
 
 // Standardize returns a copy with every feature column shifted to mean 0 and scaled to
-// standard deviation 1 (population form). Constant columns become 0.
+// standard deviation 1 (population form). Constant columns become 0. Centring fills in
+// the zeros, so the copy of a sparse dataset is dense; MaxAbsScale keeps data sparse.
 func (ds *Dataset) Standardize() *Dataset {
+	if ds.sp != nil {
+		ds = ds.dense()
+	}
 	n, d := ds.Len(), ds.Dim()
 	mean := make([]float64, d)
 	sd := make([]float64, d)
@@ -58,10 +67,56 @@ func (ds *Dataset) Standardize() *Dataset {
 	})
 }
 
+// dense is a dense copy of a sparse dataset.
+func (ds *Dataset) dense() *Dataset {
+	out := &Dataset{ids: ds.ids, x: ds.Features(), y: ds.y, d: ds.d, index: ds.index, deleted: ds.deleted}
+	return out.pick(seq(ds.Len()), cloneSet(ds.deleted))
+}
+
+// MaxAbsScale returns a copy with every feature column divided by its largest absolute
+// value, so features lie in [−1, 1]; all-zero columns stay 0. It maps 0 to 0, so sparse
+// data stay sparse (scikit-learn's MaxAbsScaler; the usual scaling of text features).
+func (ds *Dataset) MaxAbsScale() *Dataset {
+	top := make([]float64, ds.d)
+	for i := range ds.Len() {
+		if ds.sp != nil {
+			idx, val := ds.sp.Row(i)
+			for k, c := range idx {
+				top[c] = math.Max(top[c], math.Abs(val[k]))
+			}
+			continue
+		}
+		for j, v := range ds.x.RawRowView(i) {
+			top[j] = math.Max(top[j], math.Abs(v))
+		}
+	}
+	out := ds.pick(seq(ds.Len()), cloneSet(ds.deleted))
+	scale := func(j int, v float64) float64 {
+		if top[j] > 0 {
+			return v / top[j]
+		}
+		return 0
+	}
+	for i := range out.Len() {
+		if out.sp != nil {
+			idx, val := out.sp.Row(i)
+			for k, c := range idx {
+				val[k] = scale(int(c), val[k])
+			}
+			continue
+		}
+		row := out.x.RawRowView(i)
+		for j := range row {
+			row[j] = scale(j, row[j])
+		}
+	}
+	return out
+}
+
 // NormalizeRows returns a copy with every non-zero row scaled to Euclidean norm 1.
 func (ds *Dataset) NormalizeRows() *Dataset {
 	return ds.transform(func(_ int, row []float64) {
-		nrm := mat.Norm(mat.NewVecDense(len(row), row), 2)
+		nrm := Norm(row)
 		if nrm > 0 {
 			for j := range row {
 				row[j] /= nrm

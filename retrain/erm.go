@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Options tune the exact minimiser.
@@ -15,7 +15,7 @@ type Options struct {
 	// Tolerance on the stationarity residual: ‖∇f‖ for an interior minimiser, the norm of
 	// the projected-gradient map for one on the sphere. Default 1e-10.
 	Tolerance float64
-	// MaxIterations bounds Newton steps per solve. Default 200.
+	// MaxIterations bounds trust-region Newton steps per inner solve. Default 200.
 	MaxIterations int
 }
 
@@ -38,8 +38,10 @@ type Result struct {
 	// multiplier μ > 0 with ∇f(θ) = −μθ and ‖θ‖ = R.
 	OnBoundary bool
 	Multiplier float64
-	// NewtonSteps counts Newton iterations over all inner solves.
+	// NewtonSteps counts trust-region Newton steps over all inner solves, HessVecs the
+	// Hessian–vector products their conjugate gradients took (each one pass over X).
 	NewtonSteps int
+	HessVecs    int
 }
 
 // ErrNotConverged is wrapped when the solver stops above the tolerance.
@@ -48,123 +50,36 @@ var ErrNotConverged = errors.New("exact minimiser did not reach the tolerance")
 // Minimize returns θ* = argmin_{‖θ‖ ≤ R} f_D(θ) for an L2-regularised generalised linear
 // loss, to the tolerance of opt (radius +Inf: unconstrained).
 //
-// Ridge without clipping is solved in closed form by a Cholesky factorisation of
-// XᵀX/n + λI; other losses by Newton's method with the exact Hessian and a backtracking
-// line search. When the unconstrained minimiser lies outside the ball, the constrained one
-// is on the sphere and satisfies the KKT condition ∇f(θ) + μθ = 0, ‖θ‖ = R: it is the
-// unconstrained minimiser of f + (μ/2)‖θ‖² for the μ at which that minimiser has norm R.
-// Its norm decreases in μ, so μ is found by a safeguarded secant search on
-// 1/‖θ(μ)‖ − 1/R (the trust-region "secular equation"), each inner solve warm-started.
-// This is the documented alternative to projected Newton that the oracle uses.
+// The solver is Hessian-free: a trust-region truncated Newton method (Steihaug's conjugate
+// gradient inside a trust region, the method of liblinear's TRON) that touches the
+// Hessian only through products ∇²f(θ)v, one pass over X each. Memory is O(n + d) beyond
+// the data, whatever d is, and each step costs a few passes over X.
+//
+// When the unconstrained minimiser lies outside the ball, the constrained one is on the
+// sphere and satisfies the KKT condition ∇f(θ) + μθ = 0, ‖θ‖ = R: it is the unconstrained
+// minimiser of f + (μ/2)‖θ‖² for the μ at which that minimiser has norm R. Its norm
+// decreases in μ, so μ is found by a safeguarded secant search on 1/‖θ(μ)‖ − 1/R (the
+// trust-region "secular equation"), each inner solve warm-started. This is the documented
+// alternative to a projected Newton method that the oracle uses: every inner problem is
+// unconstrained and strongly convex, so the trust-region solver needs no projection.
 //
 // Without regularisation (λ = 0) a rank-deficient design — fewer rows than features,
 // collinear columns — has a set of minimisers θ* + null(X), all of one value. Minimize then
-// returns the one of least norm: it solves in an orthonormal basis of range(Xᵀ), where the
-// problem has a unique minimiser, and maps back. A generalised linear loss depends on θ
-// only through Xθ and on each row only through xᵀθ and ‖x‖, so nothing is lost, and the
-// ball maps onto itself. Directions along which X has a singular value below
-// NullSingularRatio times its largest count as null; if the gradient along them keeps the
-// result from stationarity (they were not quite null), the full problem is solved instead.
+// returns the one of least norm. It needs no basis of range(Xᵀ) for that: it starts from
+// θ = 0, and every gradient Xᵀw + μθ, every product (XᵀDX + μI)v and so every conjugate
+// gradient step lies in range(Xᵀ) when θ does, so the iterates never leave it, and the
+// minimiser in range(Xᵀ) is the one of least norm. Directions whose singular value is
+// below NullSingularRatio of the largest are numerically null: along them the gradient is
+// under the tolerance and the solver does not move.
 func Minimize(obj *reference.Objective, radius float64, opt Options) (Result, error) {
-	opt = opt.withDefaults()
-	if d := obj.Dim(); d > MaxDenseDim {
-		// refuse before allocating: a 60,000-feature text set would ask for 29 GB a matrix
-		return Result{}, fmt.Errorf("exact ERM: dimension %d: the dense Newton solver holds several d × d matrices (%.3g GB each) and stops at dimension %d",
-			d, float64(d)*float64(d)*8/1e9, MaxDenseDim)
-	}
-	if obj.Loss().Regularization() == 0 {
-		if basis, ok := rangeBasis(obj.Data()); ok {
-			res, err := minimizeOnRange(obj, basis, radius, opt)
-			if !errors.Is(err, ErrNotConverged) {
-				return res, err
-			}
-			// A direction counted null was not quite (features on a scale of 1e-10, say):
-			// the gradient along it keeps the reduced solution from being stationary. Solve
-			// the full problem; the minimiser is then not certified to be of least norm.
-			full, fullErr := minimize(obj, radius, opt)
-			if fullErr == nil || (errors.Is(fullErr, ErrNotConverged) && full.Residual < res.Residual) {
-				return full, fullErr
-			}
-			return res, err
-		}
-	}
-	return minimize(obj, radius, opt)
+	return minimize(obj, radius, opt.withDefaults())
 }
-
-// MaxDenseDim is the largest dimension Minimize solves: its Newton steps and its
-// minimum-norm basis keep d × d matrices (288 MB each at 6,000), so memory grows as d².
-const MaxDenseDim = 6000
 
 // NullSingularRatio is the relative size below which a singular value of the design
-// counts as zero for Minimize's minimum-norm rule: the eigenvalues of XᵀX it is read from
-// carry a rounding error of about 1e-16 of the largest, so σ² ≤ 1e-12·σ²_max is null.
+// counts as zero for Minimize's minimum-norm rule (see Minimize): at σ ≤ 1e-6·σ_max the
+// curvature σ² is below 1e-12 of the largest, within the rounding of the products that
+// the conjugate gradients build their steps from.
 const NullSingularRatio = 1e-6
-
-// rangeBasis returns an orthonormal basis of range(Xᵀ) (as the columns of a d × r matrix)
-// when X is rank-deficient, and ok = false when it has full column rank.
-func rangeBasis(ds *reference.Dataset) (*mat.Dense, bool) {
-	n, d := ds.Dims()
-	if n == 0 || d == 0 {
-		return nil, false
-	}
-	var gram mat.SymDense
-	gram.SymOuterK(1, ds.Features().T())
-	var eig mat.EigenSym
-	if !eig.Factorize(&gram, true) {
-		return nil, false // leave it to the full solver, which reports what fails
-	}
-	vals := eig.Values(nil) // ascending
-	top := vals[len(vals)-1]
-	cut := NullSingularRatio * NullSingularRatio * top
-	first := 0
-	for first < d && vals[first] <= cut {
-		first++
-	}
-	if first == 0 {
-		return nil, false
-	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	basis := mat.NewDense(d, max(d-first, 1), nil)
-	if first < d {
-		basis.Copy(vecs.Slice(0, d, first, d))
-	} else {
-		basis = mat.NewDense(d, 1, nil) // X = 0: f is constant and θ = 0 is the least-norm minimiser
-	}
-	return basis, true
-}
-
-// minimizeOnRange minimises over θ = Qβ, Q an orthonormal basis of range(Xᵀ), and reports
-// the result and its residual in the original coordinates.
-func minimizeOnRange(obj *reference.Objective, basis *mat.Dense, radius float64, opt Options) (Result, error) {
-	ds := obj.Data()
-	var xq mat.Dense
-	xq.Mul(ds.Features(), basis)
-	reduced, err := reference.NewDataset(ds.IDs(), &xq, ds.Labels())
-	if err != nil {
-		return Result{}, fmt.Errorf("minimise %s on range(Xᵀ): %w", obj.Loss().Name(), err)
-	}
-	// Aim a decade below the tolerance: mapping back adds rounding, and the residual that
-	// counts is the one recomputed below in the original coordinates.
-	innerOpt := opt
-	innerOpt.Tolerance /= 10
-	inner, err := minimize(obj.Loss().Objective(reduced), radius, innerOpt)
-	if err != nil && !errors.Is(err, ErrNotConverged) {
-		return Result{}, err
-	}
-	theta := mat.NewVecDense(obj.Dim(), nil)
-	theta.MulVec(basis, mat.NewVecDense(len(inner.Theta), inner.Theta))
-	res := inner
-	res.Theta = theta.RawVector().Data
-	if res.OnBoundary {
-		res.Residual = projectedGradientNorm(obj, res.Theta, radius)
-	} else {
-		g := make([]float64, obj.Dim())
-		obj.Gradient(g, res.Theta)
-		res.Residual = reference.Norm(g)
-	}
-	return newSolver(obj, opt).finish(res)
-}
 
 func minimize(obj *reference.Objective, radius float64, opt Options) (Result, error) {
 	s := newSolver(obj, opt)
@@ -215,6 +130,7 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 			copy(hiTheta, cur)
 		}
 		if loTheta == nil { // inside the ball down to μ ≈ 0: look at μ = 0 itself
+			clear(cur) // from θ = 0 (see coldStart)
 			if err := s.solve(cur, 0); err != nil {
 				return Result{}, err
 			}
@@ -223,10 +139,16 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 		}
 	}
 	if interior {
-		res := Result{Theta: loTheta, NewtonSteps: s.steps}
+		res := Result{Theta: loTheta, NewtonSteps: s.steps, HessVecs: s.hessVecs}
 		res.Residual = s.gradNorm(loTheta, 0)
 		return s.finish(res)
 	}
+	// Without regularisation, a solve at a small μ moves θ along directions that are null
+	// only to rounding (singular value ≈ 1e-16) by about 1e-16/μ, and a warm start would
+	// carry that into the answer, where the gradient along them is too small to undo it.
+	// Starting every solve that decides the answer from θ = 0 keeps the minimum-norm rule
+	// to what the final μ's KKT condition itself puts there.
+	coldStart := obj.Loss().Regularization() == 0
 	psiLo, psiHi := psi(loTheta), psi(hiTheta)
 	mu := hi
 	cur := hiTheta
@@ -243,6 +165,9 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 			next = (lo + hi) / 2
 		}
 		mu = next
+		if coldStart {
+			clear(cur)
+		}
 		if err := s.solve(cur, mu); err != nil {
 			return Result{}, err
 		}
@@ -267,15 +192,15 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 	for j := range cur {
 		cur[j] *= scale
 	}
-	res := Result{Theta: cur, OnBoundary: true, Multiplier: mu, NewtonSteps: s.steps}
+	res := Result{Theta: cur, OnBoundary: true, Multiplier: mu, NewtonSteps: s.steps, HessVecs: s.hessVecs}
 	res.Residual = projectedGradientNorm(obj, cur, radius)
 	return s.finish(res)
 }
 
 func (s *solver) finish(res Result) (Result, error) {
 	if res.Residual > s.opt.Tolerance {
-		return res, fmt.Errorf("minimise %s on %d rows: residual %.3g > %.3g after %d Newton steps: %w",
-			s.obj.Loss().Name(), s.obj.Data().Len(), res.Residual, s.opt.Tolerance, res.NewtonSteps, ErrNotConverged)
+		return res, fmt.Errorf("minimise %s on %d rows: residual %.3g > %.3g after %d Newton steps (%d Hessian–vector products): %w",
+			s.obj.Loss().Name(), s.obj.Data().Len(), res.Residual, s.opt.Tolerance, res.NewtonSteps, res.HessVecs, ErrNotConverged)
 	}
 	return res, nil
 }
@@ -299,40 +224,26 @@ func ProjectedGradientNorm(obj *reference.Objective, theta []float64, radius flo
 }
 
 type solver struct {
-	obj   *reference.Objective
-	opt   Options
-	ridge bool
-	h, hd *mat.SymDense // Hessian, and its damped copy for the factorisation
-	g, p  []float64
-	trial []float64
-	steps int
+	obj      *reference.Objective
+	opt      Options
+	g, s     []float64 // gradient and step
+	r, p, hp []float64 // conjugate-gradient residual, direction and H·direction
+	trial    []float64
+	steps    int
+	hessVecs int
 }
 
 func newSolver(obj *reference.Objective, opt Options) *solver {
 	d := obj.Dim()
-	r, isRidge := obj.Loss().(reference.Ridge)
-	return &solver{obj: obj, opt: opt, ridge: isRidge && r.Clip <= 0, h: mat.NewSymDense(d, nil), hd: mat.NewSymDense(d, nil),
-		g: make([]float64, d), p: make([]float64, d), trial: make([]float64, d)}
-}
-
-// maxNewtonCondition is the largest condition number of a damped Hessian whose Newton
-// system is solved as it is: past it a solve loses more than 4 of float64's 16 digits.
-const maxNewtonCondition = 1e12
-
-// hScale is the largest diagonal entry of the Hessian, the scale of the damping term.
-func (s *solver) hScale() float64 {
-	m := 0.0
-	for i := range s.h.SymmetricDim() {
-		m = math.Max(m, math.Abs(s.h.At(i, i)))
-	}
-	return m
+	buf := make([]float64, 6*d)
+	return &solver{obj: obj, opt: opt, g: buf[:d], s: buf[d : 2*d], r: buf[2*d : 3*d], p: buf[3*d : 4*d], hp: buf[4*d : 5*d], trial: buf[5*d:]}
 }
 
 // gradNorm is ‖∇f(θ) + μθ‖, leaving the gradient in s.g.
 func (s *solver) gradNorm(theta []float64, mu float64) float64 {
 	s.obj.Gradient(s.g, theta)
-	for i := range s.g {
-		s.g[i] += mu * theta[i]
+	if mu != 0 {
+		floats.AddScaled(s.g, mu, theta)
 	}
 	return reference.Norm(s.g)
 }
@@ -346,85 +257,158 @@ func (s *solver) value(theta []float64, mu float64) float64 {
 	return v
 }
 
+// Trust-region constants (Nocedal & Wright, Algorithm 4.1, with liblinear's choices): a
+// step is taken when it achieves more than acceptRatio of the decrease its quadratic
+// model predicts; the region shrinks to shrinkFactor of the step below poorRatio and
+// doubles when a step at its edge achieves more than goodRatio.
+const (
+	acceptRatio  = 1e-4
+	poorRatio    = 0.25
+	goodRatio    = 0.75
+	shrinkFactor = 0.25
+)
+
 // solve minimises F = f + (μ/2)‖θ‖² from the given start, in place, until ‖∇F‖ ≤ target
-// or Newton stops making progress (rounding); the caller checks the final residual. By
+// or the method stops making progress (rounding); the caller checks the final residual. By
 // strong convexity the solution is then within target/(λ+μ) of the exact minimiser of F,
 // so inner solves of the secular search aim at tol·(λ+μ)/10.
+//
+// Each outer step fixes the curvature at θ and runs Steihaug's truncated conjugate
+// gradients on the quadratic model inside the trust region, stopping at a relative
+// residual of min(0.1, √‖∇F‖) (superlinear convergence near the optimum), at the region's
+// edge, or on a direction of no curvature (a singular Hessian when λ = μ = 0).
 func (s *solver) solve(theta []float64, mu float64) error {
 	tol := s.opt.Tolerance / 10
 	if mu > 0 {
 		tol = math.Min(tol, s.opt.Tolerance*(s.obj.Loss().Regularization()+mu)/10)
 	}
+	radius := math.Inf(1) // trust region: the first step is the Newton–CG step itself
 	stalls := 0
+	gn := s.gradNorm(theta, mu)
+	f0 := s.value(theta, mu)
 	for range s.opt.MaxIterations {
-		gn := s.gradNorm(theta, mu)
 		if gn <= tol {
 			return nil
 		}
-		s.obj.Hessian(s.h, theta)
-		damp := mu
-		var chol mat.Cholesky
-		for {
-			s.hd.CopySym(s.h)
-			for i := range s.hd.SymmetricDim() {
-				s.hd.SetSym(i, i, s.hd.At(i, i)+damp)
-			}
-			// A rank-deficient convex problem (λ = 0 with n < d, collinear columns) has a
-			// singular Hessian; Cholesky may still succeed on rounding noise and leave a
-			// system too ill-conditioned to solve. Either way, add a Levenberg damping term.
-			if chol.Factorize(s.hd) && chol.Cond() <= maxNewtonCondition {
-				break
-			}
-			damp = math.Max(2*damp, 1e-12*(1+s.hScale())+mu)
-			if damp > 1e12 {
-				return fmt.Errorf("minimise %s: Hessian is not positive definite", s.obj.Loss().Name())
-			}
-		}
 		s.steps++
-		gv := mat.NewVecDense(len(s.g), s.g)
-		pv := mat.NewVecDense(len(s.p), s.p)
-		if err := chol.SolveVecTo(pv, gv); err != nil {
-			return fmt.Errorf("minimise %s: Newton system: %w", s.obj.Loss().Name(), err)
+		h := s.obj.CurvatureAt(theta)
+		cgTol := math.Max(math.Min(0.1, math.Sqrt(gn))*gn, tol/4)
+		boundary := s.steihaug(h, mu, radius, cgTol)
+		step := reference.Norm(s.s)
+		if step == 0 {
+			return nil // no direction left within rounding: Minimize judges the residual
 		}
-		if s.ridge && damp == mu {
-			// quadratic objective: the Newton step is exact
-			for i := range theta {
-				theta[i] -= s.p[i]
+		// predicted decrease −(gᵀs + ½sᵀHs); with the CG residual r = −g − Hs that is
+		// −½(gᵀs − rᵀs), which needs no further product
+		pred := -0.5 * (floats.Dot(s.g, s.s) - floats.Dot(s.r, s.s))
+		copy(s.trial, theta)
+		floats.Add(s.trial, s.s)
+		ft := s.value(s.trial, mu)
+		if pred <= 1e-12*(1+math.Abs(f0)) {
+			// Below the rounding error of F, the ratio test compares noise: judge the step
+			// by the gradient norm instead.
+			gt := s.gradNorm(s.trial, mu)
+			if gt < gn {
+				copy(theta, s.trial)
+				gn, f0 = gt, ft
+				continue
 			}
+			if stalls++; stalls >= 3 {
+				s.gradNorm(theta, mu)
+				return nil // rounding floor reached; Minimize judges the residual
+			}
+			radius = shrinkFactor * step
+			s.gradNorm(theta, mu)
 			continue
 		}
-		// Backtracking line search on F along −p. Near the optimum the predicted decrease
-		// falls below the rounding error of F, where Armijo's test compares noise; there the
-		// full Newton step is taken and judged by the gradient norm instead.
-		f0 := s.value(theta, mu)
-		slope := -mat.Dot(gv, pv)
-		if -slope <= 1e-12*(1+math.Abs(f0)) {
-			for i := range theta {
-				s.trial[i] = theta[i] - s.p[i]
-			}
-			if s.gradNorm(s.trial, mu) >= gn {
-				stalls++
-				if stalls >= 3 {
-					return nil // rounding floor reached; Minimize judges the residual
-				}
-			}
+		rho := (f0 - ft) / pred
+		switch {
+		case rho < poorRatio:
+			radius = shrinkFactor * step
+		case rho > goodRatio && boundary:
+			radius = 2 * radius
+		case math.IsInf(radius, 1):
+			radius = math.Max(step, 1e-300) // from now on the region follows the steps
+		}
+		if rho > acceptRatio {
 			copy(theta, s.trial)
-			continue
+			f0 = ft
+			gn = s.gradNorm(theta, mu)
 		}
-		t := 1.0
-		for {
-			for i := range theta {
-				s.trial[i] = theta[i] - t*s.p[i]
-			}
-			if f := s.value(s.trial, mu); f <= f0+1e-4*t*slope || t < 1e-10 {
-				break
-			}
-			t /= 2
+		if radius < 1e-14*(1+reference.Norm(theta)) {
+			return fmt.Errorf("minimise %s: trust region collapsed at ‖∇‖=%.3g: %w", s.obj.Loss().Name(), gn, ErrNotConverged)
 		}
-		if t < 1e-10 {
-			return fmt.Errorf("minimise %s: line search stalled at ‖∇‖=%.3g: %w", s.obj.Loss().Name(), gn, ErrNotConverged)
-		}
-		copy(theta, s.trial)
 	}
 	return nil // Minimize judges the residual
+}
+
+// steihaug approximately minimises the model gᵀs + ½sᵀ(H + μI)s over ‖s‖ ≤ radius by
+// conjugate gradients from s = 0, leaving the step in s.s and the model's residual
+// −g − (H + μI)s in s.r. It reports whether the step ends on the region's edge.
+func (s *solver) steihaug(h reference.Curvature, mu, radius, cgTol float64) bool {
+	clear(s.s)
+	for i, g := range s.g {
+		s.r[i] = -g
+	}
+	copy(s.p, s.r)
+	rr := floats.Dot(s.r, s.r)
+	maxCG := min(2*len(s.s)+10, maxCGSteps)
+	for range maxCG {
+		if math.Sqrt(rr) <= cgTol {
+			return false
+		}
+		h.Apply(s.hp, s.p, mu)
+		s.hessVecs++
+		pHp := floats.Dot(s.p, s.hp)
+		if pHp <= 1e-300 {
+			// no curvature along p: the model decreases without bound that way, so go to the
+			// region's edge (or, with no region yet, stop at the step so far, or take the
+			// gradient step if there is none)
+			if math.IsInf(radius, 1) {
+				if floats.Norm(s.s, 2) == 0 {
+					floats.AddScaled(s.s, 1, s.r)
+				}
+				return false
+			}
+			tau := toBoundary(s.s, s.p, radius)
+			floats.AddScaled(s.s, tau, s.p)
+			floats.AddScaled(s.r, -tau, s.hp)
+			return true
+		}
+		alpha := rr / pHp
+		if !math.IsInf(radius, 1) {
+			copy(s.trial, s.s)
+			floats.AddScaled(s.trial, alpha, s.p)
+			if floats.Norm(s.trial, 2) >= radius {
+				tau := toBoundary(s.s, s.p, radius)
+				floats.AddScaled(s.s, tau, s.p)
+				floats.AddScaled(s.r, -tau, s.hp)
+				return true
+			}
+		}
+		floats.AddScaled(s.s, alpha, s.p)
+		floats.AddScaled(s.r, -alpha, s.hp)
+		next := floats.Dot(s.r, s.r)
+		beta := next / rr
+		rr = next
+		for i := range s.p {
+			s.p[i] = s.r[i] + beta*s.p[i]
+		}
+	}
+	return false
+}
+
+// maxCGSteps bounds the conjugate-gradient steps of one trust-region step; in exact
+// arithmetic d steps solve the model, and rounding takes a few more.
+const maxCGSteps = 5000
+
+// toBoundary is the τ ≥ 0 with ‖s + τp‖ = radius (the positive root of a quadratic,
+// computed in the form that does not cancel).
+func toBoundary(s, p []float64, radius float64) float64 {
+	sp, pp, ss := floats.Dot(s, p), floats.Dot(p, p), floats.Dot(s, s)
+	disc := math.Sqrt(math.Max(0, sp*sp+pp*(radius*radius-ss)))
+	if sp >= 0 {
+		return (radius*radius - ss) / (sp + disc)
+	}
+	return (disc - sp) / pp
 }

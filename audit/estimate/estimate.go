@@ -8,6 +8,9 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -375,10 +378,33 @@ func Project(a, b mat.Matrix) (pa, pb []float64, err error) {
 // FisherDirection is the unit vector Σ̂⁻¹(μ̂_A − μ̂_B) fitted on the first half of each
 // sample, with the pooled Ledoit–Wolf covariance. Without spread it falls back to the mean
 // difference, and without a mean difference to the first axis.
+//
+// When the dimension exceeds the rows of the fit (a model of 60,000 weights from a few
+// hundred trials), the d × d covariance is never formed: the shrunk covariance is
+// aI + bCᵀC for the centred rows C, and Woodbury's identity solves with it through the
+// n × n Gram matrix CCᵀ, in O(n²d) time and O(nd) memory (fisherLowRank).
 func FisherDirection(a, b mat.Matrix) []float64 {
 	na, d := a.Dims()
 	nb, _ := b.Dims()
-	ga, gb := fitPair(rows(a, 0, na/2), rows(b, 0, nb/2), Pooled)
+	var u *mat.VecDense
+	if na/2+nb/2 < d {
+		u = mat.NewVecDense(d, fisherLowRank(rows(a, 0, na/2), rows(b, 0, nb/2)))
+	} else {
+		u = fisherDense(rows(a, 0, na/2), rows(b, 0, nb/2))
+	}
+	if nrm := mat.Norm(u, 2); nrm > 0 {
+		u.ScaleVec(1/nrm, u)
+	} else {
+		u.SetVec(0, 1)
+	}
+	return u.RawVector().Data
+}
+
+// fisherDense is Σ̂⁻¹(μ̂_A − μ̂_B) with the d × d pooled Ledoit–Wolf covariance, or the mean
+// difference when it cannot be factorised.
+func fisherDense(a, b *mat.Dense) *mat.VecDense {
+	_, d := a.Dims()
+	ga, gb := fitPair(a, b, Pooled)
 	diff := mat.NewVecDense(d, nil)
 	for j := range d {
 		diff.SetVec(j, ga.Mean[j]-gb.Mean[j])
@@ -388,12 +414,84 @@ func FisherDirection(a, b mat.Matrix) []float64 {
 	if !chol.Factorize(ga.Cov) || chol.SolveVecTo(u, diff) != nil {
 		u.CopyVec(diff)
 	}
-	if nrm := mat.Norm(u, 2); nrm > 0 {
-		u.ScaleVec(1/nrm, u)
-	} else {
-		u.SetVec(0, 1)
+	return u
+}
+
+// fisherLowRank is fisherDense's direction without a d × d matrix. With C the n × d rows of
+// both samples, each centred at its own mean and then at the overall mean (as FitGaussian
+// centres them), S = CᵀC/n, and every Ledoit–Wolf quantity is a function of the Gram
+// matrix G = CCᵀ: tr S = tr G/n, ‖S‖²_F = ‖G‖²_F/n², Σ_k ‖c_k‖⁴ = Σ_k G_kk². The shrunk
+// covariance is Σ̂ = aI + bCᵀC with a = ρ·tr S/d and b = (1−ρ)/n, and by Woodbury
+// Σ̂⁻¹v = (v − Cᵀ(aI/b + G)⁻¹Cv)/a. Without shrinkage (a = 0) Σ̂ is singular, and the
+// direction falls back to the mean difference, as fisherDense's failed factorisation does.
+func fisherLowRank(a, b *mat.Dense) []float64 {
+	na, d := a.Dims()
+	nb, _ := b.Dims()
+	n := na + nb
+	ma, mb := columnMeans(a), columnMeans(b)
+	c := mat.NewDense(n, d, nil)
+	centre := make([]float64, d)
+	for i := range n {
+		row, src, mean := c.RawRowView(i), a, ma
+		k := i
+		if i >= na {
+			src, mean, k = b, mb, i-na
+		}
+		for j, v := range src.RawRowView(k) {
+			row[j] = v - mean[j]
+			centre[j] += row[j] / float64(n)
+		}
 	}
-	return u.RawVector().Data
+	for i := range n {
+		floats.Sub(c.RawRowView(i), centre)
+	}
+	gram := mat.NewSymDense(n, nil)
+	blas64.Syrk(blas.NoTrans, 1, c.RawMatrix(), 0, gram.RawSymmetric())
+	var trace, frob2, sumFourth float64
+	for i := range n {
+		gii := gram.At(i, i)
+		trace += gii
+		sumFourth += gii * gii
+		for j := range n {
+			frob2 += gram.At(i, j) * gram.At(i, j)
+		}
+	}
+	nf, df := float64(n), float64(d)
+	trace /= nf
+	frob2 /= nf * nf
+	mu := trace / df
+	delta2 := (frob2 - df*mu*mu) / df
+	beta2 := (sumFourth/nf - frob2) / (nf * df)
+	rho := 0.0
+	if delta2 > 0 {
+		rho = math.Max(0, math.Min(beta2, delta2)/delta2)
+	}
+	diff := make([]float64, d)
+	floats.SubTo(diff, ma, mb)
+	shift, scale := rho*mu, (1-rho)/nf
+	if shift <= 0 || scale <= 0 {
+		return diff
+	}
+	// inner = (shift/scale)·I + G, solved for C·diff
+	inner := mat.NewSymDense(n, nil)
+	inner.CopySym(gram)
+	for i := range n {
+		inner.SetSym(i, i, inner.At(i, i)+shift/scale)
+	}
+	cv := mat.NewVecDense(n, nil)
+	cv.MulVec(c, mat.NewVecDense(d, diff))
+	var chol mat.Cholesky
+	w := mat.NewVecDense(n, nil)
+	if !chol.Factorize(inner) || chol.SolveVecTo(w, cv) != nil {
+		return diff
+	}
+	u := mat.NewVecDense(d, nil)
+	u.MulVec(c.T(), w)
+	out := make([]float64, d)
+	for j := range out {
+		out[j] = (diff[j] - u.AtVec(j)) / shift
+	}
+	return out
 }
 
 func project(m mat.Matrix, u []float64, lo, hi int) []float64 {

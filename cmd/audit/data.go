@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -17,6 +18,7 @@ type dataFlags struct {
 	labelColumn          int
 	header               bool
 	classes              string
+	maxValues            int
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -26,6 +28,9 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&d.labelColumn, "label-column", -1, "csv: 0-based label column; negative counts from the end")
 	fs.BoolVar(&d.header, "header", false, "csv: the first line names the columns")
 	fs.StringVar(&d.classes, "classes", "", "two labels A,B to keep as +1 and −1 (e.g. 3,8 for MNIST)")
+	audit.Var(fs, &d.maxValues, audit.Param{Name: "max-values", Kind: audit.Integer, Unit: "float64 values",
+		Usage:   "the cap on one matrix held in memory: dense data (rows × features), the models kept per audit (trials × parameters)",
+		Default: strconv.Itoa(reference.MaxValues), Range: "[1048576, 1e12]"})
 }
 
 // loaded is a dataset ready for binary logistic regression, with its provenance.
@@ -39,6 +44,7 @@ type loaded struct {
 // load reads, labels and scales the data the flags name, or generates the synthetic set.
 // Every error is a usage error naming the file and line or the flag.
 func (d *dataFlags) load(seed uint64) (*loaded, error) {
+	reference.MaxValues = d.maxValues
 	if d.path == "" {
 		if d.format != "" || d.labels != "" || d.classes != "" {
 			return nil, usagef("--format, --labels and --classes need --data")
@@ -117,6 +123,10 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	if d.format == "idx" {
 		ds = ds.Scale(1.0 / 255)
 		prep = append(prep, "pixels scaled to [0, 1]")
+	} else if ds.IsSparse() {
+		// centring would fill in the zeros of text-like data (60,000 features × n rows)
+		ds = ds.MaxAbsScale()
+		prep = append(prep, fmt.Sprintf("kept sparse (%d of %d × %d entries non-zero); columns scaled by their largest absolute value, not centred", ds.Sparse().NNZ(), ds.Len(), ds.Dim()))
 	} else {
 		ds = ds.Standardize()
 		prep = append(prep, "columns standardised to mean 0, variance 1")

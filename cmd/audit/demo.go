@@ -81,6 +81,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim()); err != nil {
+		return usageError{fmt.Errorf("demo: --trials %d on %s: %w", c.trials, c.data.path, err)}
+	}
 	subjects, requests, err := demoSubjects(c, data.ds, deletes)
 	if err != nil {
 		return err
