@@ -143,6 +143,9 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				xs = append(xs, v)
 			}
 		}
+		if err := CheckValues("dense features", len(ys), len(rec)-1); err != nil {
+			return &InputError{File: name, Line: line, Msg: err.Error()}
+		}
 		return nil
 	})
 	if err != nil {

@@ -235,3 +235,26 @@ func TestDefaultLabelsPathFindsTwin(t *testing.T) {
 		t.Errorf("neither present: %s, want the MNIST name %s", got, want)
 	}
 }
+
+// The one cap, MaxValues, stops a dense load at the line that crosses it and
+// says how to raise it; lowered here so that a small file reaches it.
+func TestLoadersStopAtMaxValues(t *testing.T) {
+	saved := MaxValues
+	defer func() { MaxValues = saved }()
+	MaxValues = 6 // three rows of two features
+	_, err := ParseCSV(strings.NewReader("1,2,1\n3,4,0\n5,6,1\n7,8,0\n"), "rows.csv", CSVOptions{})
+	if err == nil {
+		t.Fatal("a fourth row of two features passed a cap of 6 values")
+	}
+	for _, want := range []string{"rows.csv:4", "4 × 2 values exceed the cap of 6", "--max-values"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if _, err := ParseSklearnCSV(strings.NewReader("4,2,a,b\n"), "sk.csv"); err == nil || !strings.Contains(err.Error(), "cap of 6") {
+		t.Errorf("sklearn header of 4 × 2 under a cap of 6: %v", err)
+	}
+	if _, err := ParseCSV(strings.NewReader("1,2,1\n3,4,0\n5,6,1\n"), "ok.csv", CSVOptions{}); err != nil {
+		t.Errorf("3 × 2 under a cap of 6: %v", err)
+	}
+}
