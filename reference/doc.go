@@ -14,9 +14,18 @@
 //	ds = ds.BinaryLabels(1).Standardize().NormalizeRows()      // ±1 labels, ‖x‖ = 1
 //	next, err := ds.Apply(reference.DeleteID(17))              // a new dataset; ds is unchanged
 //
+// The features are dense (row-major, evaluated with BLAS) or sparse: NewSparseDataset
+// takes a CSR matrix, and ParseLIBSVM keeps text-like data (fewer than a third of the
+// entries non-zero) that way, so 60,000 features cost memory in proportion to the
+// non-zeros. Record operations and the scalings (Scale, NormalizeRows, ScaleToUnitBall,
+// MaxAbsScale) keep the form; Standardize centres, which fills in the zeros, so it returns
+// dense data.
+//
 // Loaders (CSV, LIBSVM, MNIST idx, scikit-learn's CSV with a count header; gzip is
 // detected) report bad input as an *InputError naming the file, the line or record, and
-// the field. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
+// the field. They grow with the bytes they read, never with what a header announces, and
+// MaxValues is the one cap on a dense matrix (rows × features, 1 GiB of float64 by
+// default); CheckValues applies it, and its *LimitError says how to raise it. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
 // the experiments' preprocessing; FindSharedDatasets locates the shared datasets folder of
 // a checkout; ParseClassPair reads an "A,B" pair of labels.
 //
@@ -26,8 +35,9 @@
 // Lipschitz constant, smoothness and strong convexity on the ball of radius R in the
 // papers' closed forms; TightConstants gives exact suprema for checking declared constants
 // against the data. Objective binds a loss to a dataset and evaluates the mean loss, its
-// gradient (full or mini-batch), Hessian–vector products and the Hessian with BLAS, without
-// allocating per call. Optional per-example gradient clipping turns φ into its Huberised
+// gradient (full or mini-batch), Hessian–vector products and the Hessian with BLAS (or
+// indexed loops for sparse data), without allocating per call. CurvatureAt fixes the
+// point of a Hessian-free solver's products, so that each costs one pass over X. Optional per-example gradient clipping turns φ into its Huberised
 // version, which keeps the loss convex and smooth.
 //
 // # Randomness

@@ -35,3 +35,25 @@ func ExampleStreams() {
 	fmt.Println(a == b, a == c)
 	// Output: true false
 }
+
+func ExampleNewSparseDataset() {
+	// two rows of a 60,000-feature text set, two non-zeros each
+	x := &reference.CSR{Rows: 2, Cols: 60000, Indptr: []int{0, 2, 4},
+		Indices: []int32{0, 59999, 1, 59999}, Values: []float64{0.5, 0.25, 1, 0.25}}
+	ds, err := reference.NewSparseDataset([]int64{10, 11}, x, []float64{1, -1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	obj := reference.Logistic{Lambda: 0.1}.Objective(ds)
+	g := make([]float64, ds.Dim())
+	obj.Gradient(g, make([]float64, ds.Dim())) // one pass over the 4 non-zeros
+	fmt.Println(ds.IsSparse(), ds.Sparse().NNZ(), g[0], g[1], g[59999])
+	// Output: true 4 -0.125 0.25 0
+}
+
+func ExampleCheckValues() {
+	err := reference.CheckValues("dense features", 256, 1<<20)
+	fmt.Println(err)
+	// Output: dense features: 256 × 1048576 values exceed the cap of 134217728 (reference.MaxValues, 1.07 GB of float64; raise it with --max-values)
+}
