@@ -23,7 +23,7 @@
 // Choices, and BindFlags, Var and ParseFlags refuse any other value where it is given
 // ("--trials 7: want an integer in [8, 1000000]"), whether or not the run uses it. Every
 // setting that drives size or time has an upper bound (MaxTrials for trials), and
-// CheckTrialCapacity refuses, before any work, trials whose kept models (four per trial)
+// CheckTrialCapacity refuses, before any work, trials whose kept models (up to six per trial)
 // would pass reference.MaxValues, the toolkit's one memory cap.
 //
 // Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic

@@ -93,7 +93,7 @@ func TestHostileFlagsAndData(t *testing.T) {
 		{"an update index whose T_i overflows", append(weak, "--xi", "2", "--update-index", "1000000"), []string{"T_1000000", "beyond 2^53"}},
 		{"an overflowing number", []string{"demo", "--out", "{out}", "--epsilon", "1e400"}, []string{"--epsilon 1e400: overflows float64"}},
 		{"a million features times 200 trials", []string{"demo", "--out", "{out}", "--data", wide, "--format", "libsvm"},
-			[]string{"--trials 200", "800 × 1048576 values exceed the cap of 134217728", "--max-values", "lower --trials"}},
+			[]string{"--trials 200", "1200 × 1048576 values exceed the cap of 134217728", "--max-values", "lower --trials"}},
 		{"one class after --classes", []string{"demo", "--out", "{out}", "--data", one, "--format", "csv", "--classes", "1,0"}, []string{"--classes", "0 labelled 0", "want both classes"}},
 		{"a plan whose claim no trials can show", []string{"plan", "--trials", "10", "--delta", "0.5", "--claim-epsilon", "100", "--factor", "1000"}, []string{"plan: no trial count up to 10⁹ suffices"}},
 	})
