@@ -1,0 +1,83 @@
+package artifact
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// maxNPZEntries bounds the arrays of one .npz archive: a model or a score matrix is a
+// handful; a central directory announcing millions is hostile.
+const maxNPZEntries = 4096
+
+// LoadNPZ reads a NumPy .npz archive (np.savez or np.savez_compressed).
+func LoadNPZ(path string) ([]*Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load npz: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load npz: %w", err)
+	}
+	return ParseNPZ(f, st.Size(), path)
+}
+
+// ParseNPZ reads the .npy arrays of a zip archive of size bytes, sorted by entry name (the
+// keyword names given to np.savez, "arr_0", … for positional ones). Each entry is read as
+// ParseNPY reads a file, and together they hold at most reference.MaxValues elements.
+func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, &reference.InputError{File: name, Msg: fmt.Sprintf("not a zip archive (.npz): %v", err)}
+	}
+	if len(zr.File) > maxNPZEntries {
+		return nil, &reference.InputError{File: name, Msg: fmt.Sprintf("%d entries; at most %d are read", len(zr.File), maxNPZEntries)}
+	}
+	if len(zr.File) == 0 {
+		return nil, &reference.InputError{File: name, Msg: "no arrays in the archive"}
+	}
+	files := slices.Clone(zr.File)
+	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	var (
+		out   []*Array
+		total int
+	)
+	for i, zf := range files {
+		entry := name + ":" + strings.TrimSuffix(zf.Name, ".npy")
+		if !strings.HasSuffix(zf.Name, ".npy") {
+			return nil, &reference.InputError{File: entry, Msg: "entry is not a .npy array"}
+		}
+		if i > 0 && zf.Name == files[i-1].Name {
+			return nil, &reference.InputError{File: entry, Msg: "entry appears twice"}
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return nil, &reference.InputError{File: entry, Msg: err.Error()}
+		}
+		a, err := ParseNPY(bufio.NewReader(rc), entry)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		total += len(a.Data)
+		if err := reference.CheckValues("arrays of "+name, 1, total); err != nil {
+			return nil, &reference.InputError{File: entry, Msg: err.Error()}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// parseNPZBytes is ParseNPZ over an in-memory archive (for the fuzzer and tests).
+func parseNPZBytes(b []byte, name string) ([]*Array, error) {
+	return ParseNPZ(bytes.NewReader(b), int64(len(b)), name)
+}
