@@ -1,6 +1,6 @@
 // Package artifact reads models and scores that other tools wrote, so that the toolkit can
-// audit what it did not train. This first part reads NumPy's formats; safetensors, weight
-// CSVs and the toolkit's own model cards are to follow.
+// audit what it did not train: NumPy's .npy and .npz, and Hugging Face's safetensors.
+// Weight CSVs and the toolkit's own model cards are to follow.
 //
 // # NumPy
 //
@@ -18,6 +18,19 @@
 // should not mistake for leakage. Everything else is refused by name: integer arrays (say
 // which conversion to make), structured dtypes, and object arrays, which NumPy would
 // unpickle — arbitrary code that a reader of untrusted files must never run.
+//
+// # safetensors
+//
+// LoadSafetensors reads a .safetensors file (PyTorch's safe format: an 8-byte length, a
+// JSON header of names, dtypes, shapes and byte offsets, then the data) with a reader
+// written here, not a binding. F64, F32, F16 and BF16 tensors are widened exactly to
+// float64; integer tensors are refused. The header is validated whole before a byte of
+// data is read: at most 100 MB, every dtype known, every shape within the cap, every
+// tensor's offsets spanning exactly its elements, and the tensors tiling the data with no
+// overlap and no gap, as the format requires.
+//
+//	st, err := artifact.LoadSafetensors("model.safetensors")
+//	w := st.Tensor("linear.weight")                 // nil if absent
 //
 // # Hostile files
 //

@@ -29,16 +29,30 @@ type Array struct {
 	Fortran bool
 }
 
-// Rows and Cols read a vector as one row and a matrix as rows × columns.
+// Rows and Cols read an array as a matrix: a scalar as 1 × 1, a vector as one row, and an
+// array of rank ≥ 2 as Shape[0] rows of the remaining dimensions flattened (one row per
+// model, or per output unit of a layer).
 func (a *Array) Rows() int {
-	if len(a.Shape) == 1 {
+	if len(a.Shape) < 2 {
 		return 1
 	}
 	return a.Shape[0]
 }
 
 // Cols is the length of a row (see Rows).
-func (a *Array) Cols() int { return a.Shape[len(a.Shape)-1] }
+func (a *Array) Cols() int {
+	switch len(a.Shape) {
+	case 0:
+		return 1
+	case 1:
+		return a.Shape[0]
+	}
+	c := 1
+	for _, s := range a.Shape[1:] {
+		c *= s
+	}
+	return c
+}
 
 // Row returns row i (aliasing the array).
 func (a *Array) Row(i int) []float64 { c := a.Cols(); return a.Data[i*c : (i+1)*c] }

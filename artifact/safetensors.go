@@ -1,0 +1,229 @@
+package artifact
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// maxSafetensorsHeader bounds the JSON header, as the reference implementation does
+// (100 MB): a header is names, shapes and offsets, never data.
+const maxSafetensorsHeader = 100 << 20
+
+// A Safetensors file is the tensors of a safetensors file, sorted by name, with the
+// header's free-form metadata.
+type Safetensors struct {
+	Tensors  []*Array
+	Metadata map[string]string
+}
+
+// Tensor returns the tensor of the given name, or nil.
+func (s *Safetensors) Tensor(name string) *Array {
+	for _, t := range s.Tensors {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// LoadSafetensors reads a .safetensors file (Hugging Face's format).
+func LoadSafetensors(path string) (*Safetensors, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load safetensors: %w", err)
+	}
+	defer f.Close()
+	return ParseSafetensors(bufio.NewReader(f), path)
+}
+
+type tensorEntry struct {
+	DType   string  `json:"dtype"`
+	Shape   []int64 `json:"shape"`
+	Offsets []int64 `json:"data_offsets"`
+	name    string
+}
+
+// ParseSafetensors reads the safetensors format from r; name is used in errors. The
+// header is an 8-byte little-endian length, at most 100 MB of JSON, then the tensors'
+// bytes. Every tensor is validated before any data is read: a known floating-point dtype
+// (F64, F32, F16, BF16, widened exactly to float64), a shape whose element count is within
+// reference.MaxValues, offsets whose span is exactly that many elements, and together the
+// tensors tile the data without overlap or gap, as the format requires. The data are then
+// read in order as they arrive, so a header's claims cost nothing until bytes back them.
+func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
+	fail := func(field, format string, args ...any) error {
+		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	var lenBuf [8]byte
+	if _, err := io.ReadFull(r, lenBuf[:]); err != nil {
+		return nil, fail("header", "file ends inside the 8-byte header length")
+	}
+	hlen := binary.LittleEndian.Uint64(lenBuf[:])
+	if hlen > maxSafetensorsHeader {
+		return nil, fail("header", "header of %d bytes claimed; at most %d are read", hlen, maxSafetensorsHeader)
+	}
+	// read the header as it arrives (a 10-byte file may claim 100 MB)
+	var head bytes.Buffer
+	if k, err := io.CopyN(&head, r, int64(hlen)); err != nil {
+		return nil, fail("header", "file ends after %d of the header's %d bytes", k, hlen)
+	}
+	dec := json.NewDecoder(bytes.NewReader(head.Bytes()))
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fail("header", "not a JSON object: %v", err)
+	}
+	out := &Safetensors{}
+	var entries []tensorEntry
+	for key, msg := range raw {
+		if key == "__metadata__" {
+			if err := json.Unmarshal(msg, &out.Metadata); err != nil {
+				return nil, fail("__metadata__", "want an object of strings: %v", err)
+			}
+			continue
+		}
+		var e tensorEntry
+		d := json.NewDecoder(bytes.NewReader(msg))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&e); err != nil {
+			return nil, fail(key, "want {dtype, shape, data_offsets}: %v", err)
+		}
+		e.name = key
+		entries = append(entries, e)
+	}
+	// validate every tensor, then the tiling, before reading any data
+	total := 0
+	for i := range entries {
+		e := &entries[i]
+		size, err := floatSize(e.DType)
+		if err != nil {
+			return nil, fail(e.name+".dtype", "%v", err)
+		}
+		count := int64(1)
+		for _, s := range e.Shape {
+			if s < 0 {
+				return nil, fail(e.name+".shape", "negative dimension %d", s)
+			}
+			if s > 0 && count > int64(reference.MaxValues)/s {
+				return nil, fail(e.name+".shape", "%v", reference.CheckValues("tensor "+e.name, int(min(count, math.MaxInt32)), int(min(s, math.MaxInt32))))
+			}
+			count *= s
+		}
+		if len(e.Offsets) != 2 || e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] {
+			return nil, fail(e.name+".data_offsets", "%v; want [begin, end] with 0 ≤ begin ≤ end", e.Offsets)
+		}
+		if span := e.Offsets[1] - e.Offsets[0]; span != count*int64(size) {
+			return nil, fail(e.name+".data_offsets", "[%d, %d] spans %d bytes; shape %v of %s needs %d", e.Offsets[0], e.Offsets[1], span, e.Shape, e.DType, count*int64(size))
+		}
+		total += int(count)
+		if err := reference.CheckValues("tensors of "+name, 1, total); err != nil {
+			return nil, fail(e.name+".shape", "%v", err)
+		}
+	}
+	slices.SortFunc(entries, func(a, b tensorEntry) int {
+		if c := int(a.Offsets[0] - b.Offsets[0]); c != 0 {
+			return c
+		}
+		return int(a.Offsets[1] - b.Offsets[1])
+	})
+	var at int64
+	for _, e := range entries {
+		switch {
+		case e.Offsets[0] < at:
+			return nil, fail(e.name+".data_offsets", "[%d, %d] overlaps the tensor before it (which ends at %d)", e.Offsets[0], e.Offsets[1], at)
+		case e.Offsets[0] > at:
+			return nil, fail(e.name+".data_offsets", "[%d, %d] leaves bytes %d–%d of the data unused", e.Offsets[0], e.Offsets[1], at, e.Offsets[0])
+		}
+		at = e.Offsets[1]
+	}
+	// the data, in offset order
+	for _, e := range entries {
+		a, err := readTensor(r, name, e)
+		if err != nil {
+			return nil, err
+		}
+		out.Tensors = append(out.Tensors, a)
+	}
+	if n, _ := io.ReadFull(r, lenBuf[:1]); n > 0 {
+		return nil, fail("data", "bytes after the last tensor (which ends at offset %d)", at)
+	}
+	slices.SortFunc(out.Tensors, func(a, b *Array) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// floatSize is the element size of a floating-point safetensors dtype.
+func floatSize(dtype string) (int, error) {
+	switch dtype {
+	case "F64":
+		return 8, nil
+	case "F32":
+		return 4, nil
+	case "F16", "BF16":
+		return 2, nil
+	}
+	return 0, fmt.Errorf("unsupported dtype %q; want F64, F32, F16 or BF16 (a model's weights)", dtype)
+}
+
+func readTensor(r io.Reader, file string, e tensorEntry) (*Array, error) {
+	size, _ := floatSize(e.DType)
+	count := int((e.Offsets[1] - e.Offsets[0]) / int64(size))
+	shape := make([]int, len(e.Shape))
+	for i, s := range e.Shape {
+		shape[i] = int(s)
+	}
+	a := &Array{Name: e.name, Shape: shape, DType: e.DType, Converted: size < 8, Data: make([]float64, 0, min(count, 1<<16))}
+	buf := make([]byte, 1<<16)
+	for len(a.Data) < count {
+		k, err := io.ReadFull(r, buf[:min(len(buf), (count-len(a.Data))*size)])
+		for off := 0; off+size <= k; off += size {
+			v := decodeFloat(e.DType, buf[off:off+size])
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &reference.InputError{File: file, Field: e.name, Msg: fmt.Sprintf("element %d is %v; values must be finite", len(a.Data), v)}
+			}
+			a.Data = append(a.Data, v)
+		}
+		if err != nil {
+			return nil, &reference.InputError{File: file, Field: e.name, Msg: fmt.Sprintf("file is truncated: %d of the tensor's %d elements", len(a.Data), count)}
+		}
+	}
+	return a, nil
+}
+
+// decodeFloat widens one little-endian element to float64 (exactly: every F32, F16 and
+// BF16 value is a float64).
+func decodeFloat(dtype string, b []byte) float64 {
+	switch dtype {
+	case "F64":
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	case "F32":
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case "BF16": // the top half of a float32
+		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
+	default: // F16: 1 sign, 5 exponent, 10 fraction bits
+		h := binary.LittleEndian.Uint16(b)
+		sign := 1.0
+		if h&0x8000 != 0 {
+			sign = -1
+		}
+		exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
+		switch exp {
+		case 0: // subnormal
+			return sign * math.Ldexp(frac, -24)
+		case 0x1f:
+			if frac == 0 {
+				return sign * math.Inf(1)
+			}
+			return math.NaN()
+		}
+		return sign * math.Ldexp(1024+frac, exp-25)
+	}
+}

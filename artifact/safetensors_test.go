@@ -1,0 +1,145 @@
+package artifact
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+)
+
+// stFile builds a safetensors file: the length, the header as given, the data.
+func stFile(header string, data []byte) []byte {
+	var b bytes.Buffer
+	binary.Write(&b, binary.LittleEndian, uint64(len(header)))
+	b.WriteString(header)
+	b.Write(data)
+	return b.Bytes()
+}
+
+func le(vs ...any) []byte {
+	var b bytes.Buffer
+	for _, v := range vs {
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	return b.Bytes()
+}
+
+// A file laid out as the format specifies (tensors out of name order in the data, metadata,
+// every float dtype) reads back with the values written, widened exactly; the half-precision
+// values are the IEEE 754 and bfloat16 encodings of known numbers.
+func TestSafetensorsReadsEveryFloatDType(t *testing.T) {
+	header := `{"__metadata__":{"format":"pt","note":"test"},` +
+		`"w":{"dtype":"F32","shape":[2,2],"data_offsets":[8,24]},` +
+		`"b":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},` +
+		`"h":{"dtype":"F16","shape":[4],"data_offsets":[24,32]},` +
+		`"g":{"dtype":"BF16","shape":[2],"data_offsets":[32,36]}}`
+	data := le(float64(-0.5), float32(1), float32(2.5), float32(-3), float32(0.125),
+		uint16(0x3c00), uint16(0xc000), uint16(0x0001), uint16(0x7bff), // 1, −2, 2⁻²⁴, 65504
+		uint16(0x3f80), uint16(0x4049)) // 1, 3.140625
+	st, err := ParseSafetensors(bytes.NewReader(stFile(header, data)), "m.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float64{"b": {-0.5}, "g": {1, 3.140625}, "h": {1, -2, 0x1p-24, 65504}, "w": {1, 2.5, -3, 0.125}}
+	var names []string
+	for _, a := range st.Tensors {
+		names = append(names, a.Name)
+		if !slices.Equal(a.Data, want[a.Name]) {
+			t.Errorf("%s = %v, want %v", a.Name, a.Data, want[a.Name])
+		}
+		if a.Converted != (a.DType != "F64") {
+			t.Errorf("%s: Converted = %v for %s", a.Name, a.Converted, a.DType)
+		}
+	}
+	if !slices.Equal(names, []string{"b", "g", "h", "w"}) {
+		t.Errorf("tensors %v; want sorted by name", names)
+	}
+	if st.Metadata["format"] != "pt" || st.Tensor("w").Rows() != 2 || st.Tensor("w").Cols() != 2 {
+		t.Errorf("metadata %v, w %v", st.Metadata, st.Tensor("w"))
+	}
+}
+
+// Every malformed file the issue names, and more, is refused with the file and the field
+// (tensor.dtype, tensor.data_offsets, …) before its claims cost memory.
+func TestSafetensorsRefusals(t *testing.T) {
+	one := `{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"truncated length", []byte{1, 2, 3}, "inside the 8-byte header length"},
+		{"header of 2^40 bytes claimed", le(uint64(1) << 40), "header of 1099511627776 bytes claimed"},
+		{"header shorter than claimed", le(uint64(1000), uint8('{')), "file ends after 1 of the header's 1000 bytes"},
+		{"not JSON", stFile("nope", nil), "not a JSON object"},
+		{"truncated data", stFile(one, le(uint32(1))), "a: file is truncated: 0 of the tensor's 1 elements"},
+		{"overlapping offsets", stFile(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, le(1.0, 2.0)),
+			"b.data_offsets: [8, 16] overlaps"},
+		{"a gap", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, le(1.0, 2.0)), "leaves bytes 0–8 of the data unused"},
+		{"offsets and shape disagree", stFile(`{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, le(1.0)), "spans 8 bytes; shape [3] of F32 needs 12"},
+		{"integer dtype", stFile(`{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}`, le(int64(1))), `a.dtype: unsupported dtype "I64"`},
+		{"2^40 elements", stFile(`{"a":{"dtype":"F64","shape":[1048576,1048576],"data_offsets":[0,8796093022208]}}`, nil), "a.shape"},
+		{"negative dimension", stFile(`{"a":{"dtype":"F64","shape":[-1],"data_offsets":[0,8]}}`, le(1.0)), "negative dimension"},
+		{"unknown field", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8],"x":1}}`, le(1.0)), "unknown field"},
+		{"metadata not strings", stFile(`{"__metadata__":{"k":1},"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, le(1.0)), "__metadata__"},
+		{"NaN", stFile(one, le(nan())), "a: element 0 is NaN"},
+		{"trailing bytes", stFile(one, le(1.0, 2.0)), "bytes after the last tensor"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			got := testenv.Allocated(func() { _, err = ParseSafetensors(bytes.NewReader(c.in), "m.safetensors") })
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "m.safetensors") {
+				t.Fatalf("error %v; want m.safetensors… %q", err, c.want)
+			}
+			if got > 1<<20 {
+				t.Errorf("refusal allocated %d bytes", got)
+			}
+		})
+	}
+}
+
+func FuzzParseSafetensors(f *testing.F) {
+	f.Add(stFile(`{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, le(float32(1), float32(2))))
+	f.Add(stFile(`{"a":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]},"b":{"dtype":"F16","shape":[1],"data_offsets":[2,4]}}`, le(uint16(0x3f80), uint16(0x3c00))))
+	f.Add(le(uint64(1) << 40))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var (
+			st  *Safetensors
+			err error
+		)
+		got := testenv.Allocated(func() { st, err = ParseSafetensors(bytes.NewReader(in), "fuzz.safetensors") })
+		// JSON decoding keeps a few copies of the header; an F16 element (2 bytes) becomes 8,
+		// doubled by growth: 64 per input byte covers both
+		if got > fuzzAllocLimit(len(in)) {
+			t.Fatalf("%d input bytes allocated %d", len(in), got)
+		}
+		if err != nil {
+			return
+		}
+		for _, a := range st.Tensors {
+			n := 1
+			for _, s := range a.Shape {
+				n *= s
+			}
+			if len(a.Data) != n {
+				t.Fatalf("%s: shape %v with %d elements", a.Name, a.Shape, len(a.Data))
+			}
+		}
+	})
+}
+
+// Scalars and rank-3 tensors read as matrices: 1 × 1, and Shape[0] rows of the rest.
+func TestArrayRowsAndCols(t *testing.T) {
+	for _, c := range []struct {
+		shape      []int
+		rows, cols int
+	}{{nil, 1, 1}, {[]int{5}, 1, 5}, {[]int{2, 3}, 2, 3}, {[]int{2, 3, 4}, 2, 12}} {
+		a := &Array{Shape: c.shape}
+		if a.Rows() != c.rows || a.Cols() != c.cols {
+			t.Errorf("shape %v: %d × %d, want %d × %d", c.shape, a.Rows(), a.Cols(), c.rows, c.cols)
+		}
+	}
+}
