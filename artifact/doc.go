@@ -1,6 +1,6 @@
 // Package artifact reads models and scores that other tools wrote, so that the toolkit can
 // audit what it did not train: NumPy's .npy and .npz, and Hugging Face's safetensors.
-// Weight CSVs and the toolkit's own model cards are to follow.
+// and CSVs of weights. The toolkit's own model cards are to follow.
 //
 // # NumPy
 //
@@ -31,6 +31,16 @@
 //
 //	st, err := artifact.LoadSafetensors("model.safetensors")
 //	w := st.Tensor("linear.weight")                 // nil if absent
+//
+// # Models and samples
+//
+// LoadModel reads one model's parameters as a vector, whatever the format (the arrays of
+// an archive concatenated in name order, with a layout naming the parts). LoadSample reads
+// N models as an N × d matrix — a directory of model files, or one matrix whose rows are
+// models — the sample of N trials that an audit's distributional tests take. Models of
+// different sizes are refused, naming both files.
+//
+//	unlearned, files, err := artifact.LoadSample("unlearned/")   // 200 × d
 //
 // # Hostile files
 //

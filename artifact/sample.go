@@ -1,0 +1,123 @@
+package artifact
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// modelExts are the file types a model can be read from, by extension.
+var modelExts = []string{".npy", ".npz", ".safetensors", ".csv"}
+
+// LoadModel reads one model's parameters as a vector: an .npy array flattened, the
+// arrays of an .npz or the tensors of a .safetensors file concatenated in name order (so
+// "bias" comes before "weight", the same order for every file of one exporter), or a CSV
+// of weights (reference.LoadMatrixCSV) flattened by rows. The layout names the parts, so
+// that a report can say what was compared.
+func LoadModel(path string) (params []float64, layout []string, err error) {
+	var arrays []*Array
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".npy":
+		a, err := LoadNPY(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		arrays = []*Array{a}
+	case ".npz":
+		if arrays, err = LoadNPZ(path); err != nil {
+			return nil, nil, err
+		}
+	case ".safetensors":
+		st, err := LoadSafetensors(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		arrays = st.Tensors
+	case ".csv":
+		m, err := reference.LoadMatrixCSV(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, c := m.Dims()
+		arrays = []*Array{{Name: path, Shape: []int{r, c}, Data: m.RawMatrix().Data, DType: "csv"}}
+	default:
+		return nil, nil, fmt.Errorf("%s: unknown model format %q; want one of %s", path, ext, strings.Join(modelExts, ", "))
+	}
+	for _, a := range arrays {
+		params = append(params, a.Data...)
+		layout = append(layout, fmt.Sprintf("%s %v %s", a.Name, a.Shape, a.DType))
+	}
+	return params, layout, nil
+}
+
+// LoadSample reads a sample of models, one row per model: every model file of a directory
+// (sorted by name), or one file whose rows are the models (a 2-D .npy, a CSV). A sample
+// of N models is N trials of an audit. Every model must have as many parameters as the
+// first; the error names both files.
+func LoadSample(path string) (*mat.Dense, []string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load sample: %w", err)
+	}
+	if !st.IsDir() {
+		return loadSampleFile(path)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load sample: %w", err)
+	}
+	var (
+		files []string
+		data  []float64
+		width int
+	)
+	for _, e := range entries {
+		if e.IsDir() || !slices.Contains(modelExts, strings.ToLower(filepath.Ext(e.Name()))) {
+			continue
+		}
+		p := filepath.Join(path, e.Name())
+		params, _, err := LoadModel(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(files) == 0 {
+			width = len(params)
+		} else if len(params) != width {
+			return nil, nil, fmt.Errorf("%s: %d parameters; %s, the first model, has %d: a sample's models must agree", p, len(params), files[0], width)
+		}
+		if err := reference.CheckValues("models of "+path, len(files)+1, width); err != nil {
+			return nil, nil, err
+		}
+		files = append(files, p)
+		data = append(data, params...)
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("%s: no model files (%s)", path, strings.Join(modelExts, ", "))
+	}
+	return mat.NewDense(len(files), width, data), files, nil
+}
+
+// loadSampleFile reads one file as a sample: its rows are the models.
+func loadSampleFile(path string) (*mat.Dense, []string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		a, err := LoadNPY(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return mat.NewDense(a.Rows(), a.Cols(), a.Data), []string{path}, nil
+	case ".csv":
+		m, err := reference.LoadMatrixCSV(path)
+		return m, []string{path}, err
+	}
+	params, _, err := LoadModel(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mat.NewDense(1, len(params), params), []string{path}, nil
+}

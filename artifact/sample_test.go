@@ -1,0 +1,61 @@
+package artifact
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A directory of models is a sample, one row per file in name order; NumPy's archive of
+// weights and bias reads as bias then weights, flattened.
+func TestLoadSampleFromDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.npz", "b.npz"} {
+		if err := os.WriteFile(filepath.Join(dir, name), must(os.ReadFile("testdata/models.npz")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "README.txt"), []byte("not a model"), 0o644)
+	m, files, err := LoadSample(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, c := m.Dims()
+	if r != 2 || c != 7+15 || len(files) != 2 || !strings.HasSuffix(files[1], "b.npz") {
+		t.Fatalf("%d × %d from %v; want 2 × 22 from a.npz, b.npz", r, c, files)
+	}
+	params, layout, err := LoadModel(filepath.Join(dir, "a.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(layout) != 2 || !strings.Contains(layout[0], ":bias [7]") || m.At(1, 7) != params[7] {
+		t.Errorf("layout %v, row 1 col 7 = %v, params[7] = %v", layout, m.At(1, 7), params[7])
+	}
+}
+
+// Models of different sizes in one sample are refused, naming both files.
+func TestLoadSampleRefusesMixedDimensions(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.npy"), must(os.ReadFile("testdata/vector_f8.npy")), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.npy"), must(os.ReadFile("testdata/c_f8.npy")), 0o644)
+	_, _, err := LoadSample(dir)
+	if err == nil || !strings.Contains(err.Error(), "b.npy: 15 parameters") || !strings.Contains(err.Error(), "a.npy, the first model, has 7") {
+		t.Fatalf("error %v; want both files named", err)
+	}
+	if _, _, err := LoadSample(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no model files") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// One .npy matrix is a sample whose rows are the models.
+func TestLoadSampleFromOneMatrix(t *testing.T) {
+	m, _, err := LoadSample("testdata/fortran_f8.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := LoadNPY("testdata/c_f8.npy")
+	if r, cols := m.Dims(); r != 3 || cols != 5 || m.At(2, 4) != c.Data[14] {
+		t.Fatalf("%d × %d, last %v; want 3 × 5 in C order", r, cols, m.At(2, 4))
+	}
+}
