@@ -26,6 +26,11 @@
 // CheckTrialCapacity refuses, before any work, trials whose kept models (up to six per trial)
 // would pass reference.MaxValues, the toolkit's one memory cap.
 //
+// A Spec is an audit written down (ParseSpec, LoadSpec): data, method, variants and
+// settings, deletions, claim, trials and power, each field checked against the same
+// declarations as the flags (TrialsParam, EpsilonParam, a method's DemoParams, …), unknown
+// fields refused, and every error a SpecError naming the field's path.
+//
 // Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method
 // behave as its proof assumes, against an exact retrain), release (how far apart are the

@@ -114,6 +114,13 @@ func (a Args) Set(name, value string) {
 	a.given[name] = true
 }
 
+// Merge gives a the settings given in b (those b holds at their defaults are left alone).
+func (a Args) Merge(b Args) {
+	for name := range b.given {
+		a.Set(name, b.values[name])
+	}
+}
+
 // Given reports whether a setting was given rather than left at its default.
 func (a Args) Given(name string) bool { return a.given[name] }
 
@@ -365,6 +372,18 @@ var (
 	SeedParam     = Param{Name: "seed", Usage: "root seed: the same inputs and seed give the same JSON, byte for byte", Default: "1"}
 	WorkersParam  = Param{Name: "workers", Usage: "parallel runs (0: one per core)", Default: "0", Kind: Integer, Range: "[0, 1024]"}
 	DatasetsParam = Param{Name: "datasets", Usage: "folder of the shared datasets (default: $UNLEARNAUDIT_DATASETS, else shared/datasets found beside the working directory or a parent)"}
+)
+
+// The audit's own settings, declared once for the demo's flags and the spec file's fields.
+var (
+	TrialsParam = Param{Name: "trials", Usage: "trials per audited method", Default: "200",
+		Kind: Integer, Range: fmt.Sprintf("[%d, %d]", MinEmpiricalTrials, MaxTrials)}
+	ConfidenceParam   = Param{Name: "confidence", Usage: "confidence level of the statistical checks", Default: "0.95", Kind: Number, Range: "(0, 1)"}
+	PowerAgainstParam = Param{Name: "power-against", Usage: "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε",
+		Default: strconv.FormatFloat(DefaultPowerAgainst, 'g', -1, 64), Kind: Number, Range: "(1, 1000]"}
+	LambdaParam  = Param{Name: "lambda", Usage: "L2 weight λ of the logistic loss (its strong convexity)", Default: "0.05", Kind: Number, Range: "(0, inf)"}
+	EpsilonParam = Param{Name: "epsilon", Usage: "target ε", Default: "1", Kind: Number, Range: "(0, inf)"}
+	DeltaParam   = Param{Name: "delta", Usage: "target δ", Default: "1e-6", Kind: Number, Range: "(0, 1)"}
 )
 
 // Choose parses a setting that names one of several options: the value paired with the

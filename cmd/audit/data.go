@@ -28,10 +28,13 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&d.labelColumn, "label-column", -1, "csv: 0-based label column; negative counts from the end")
 	fs.BoolVar(&d.header, "header", false, "csv: the first line names the columns")
 	fs.StringVar(&d.classes, "classes", "", "two labels A,B to keep as +1 and −1 (e.g. 3,8 for MNIST)")
-	audit.Var(fs, &d.maxValues, audit.Param{Name: "max-values", Kind: audit.Integer, Unit: "float64 values",
-		Usage:   "the cap on one matrix held in memory: dense data (rows × features), the models kept per audit (trials × parameters)",
-		Default: strconv.Itoa(reference.MaxValues), Range: "[1048576, 1e12]"})
+	audit.Var(fs, &d.maxValues, maxValuesParam)
 }
+
+// maxValuesParam raises or lowers reference.MaxValues, the one memory cap.
+var maxValuesParam = audit.Param{Name: "max-values", Kind: audit.Integer, Unit: "float64 values",
+	Usage:   "the cap on one matrix held in memory: dense data (rows × features), the models kept per audit (trials × parameters)",
+	Default: strconv.Itoa(reference.MaxValues), Range: "[1048576, 1e12]"}
 
 // loaded is a dataset ready for binary logistic regression, with its provenance.
 type loaded struct {

@@ -32,6 +32,7 @@ type demoConfig struct {
 	variants     string
 	data         dataFlags
 	methodArgs   audit.Args // every method's own settings, by flag name
+	command      string     // "demo" or "run": the report's command and the errors' prefix
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,16 +41,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.out, "out", "audit-report", "directory for report.json, report.md and the trial files")
 	fs.Uint64Var(&c.seed, "seed", 1, "root seed: the same inputs and seed give the same report, byte for byte")
-	audit.Var(fs, &c.trials, audit.Param{Name: "trials", Usage: "trials per audited method", Default: "200",
-		Kind: audit.Integer, Range: fmt.Sprintf("[%d, %d]", audit.MinEmpiricalTrials, audit.MaxTrials)})
+	audit.Var(fs, &c.trials, audit.TrialsParam)
 	audit.Var(fs, &c.workers, audit.WorkersParam)
-	audit.Var(fs, &c.confidence, audit.Param{Name: "confidence", Usage: "confidence level of the statistical checks", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &c.confidence, audit.ConfidenceParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
-	audit.Var(fs, &c.powerAgainst, audit.Param{Name: "power-against", Usage: "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε",
-		Default: reports.G10(audit.DefaultPowerAgainst), Kind: audit.Number, Range: "(1, 1000]"})
-	audit.Var(fs, &c.lambda, audit.Param{Name: "lambda", Usage: "L2 weight λ of the logistic loss (its strong convexity)", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"})
-	audit.Var(fs, &c.epsilon, audit.Param{Name: "epsilon", Usage: "target ε", Default: "1", Kind: audit.Number, Range: "(0, inf)"})
-	audit.Var(fs, &c.delta, audit.Param{Name: "delta", Usage: "target δ", Default: "1e-6", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
+	audit.Var(fs, &c.lambda, audit.LambdaParam)
+	audit.Var(fs, &c.epsilon, audit.EpsilonParam)
+	audit.Var(fs, &c.delta, audit.DeltaParam)
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
 	variants := audit.DemoVariantNames()
 	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated")
@@ -73,6 +72,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	c.command = "demo"
+	return runAudit(ctx, c, stdout)
+}
+
+// runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file
+// (audit run), and writes its report.
+func runAudit(ctx context.Context, c demoConfig, stdout io.Writer) error {
 	deletes, err := parseIDs(c.deletes)
 	if err != nil {
 		return err
@@ -82,7 +88,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim()); err != nil {
-		return usageError{fmt.Errorf("demo: --trials %d on %s: %w", c.trials, c.data.path, err)}
+		return usageError{fmt.Errorf("%s: --trials %d on %s: %w", c.command, c.trials, c.data.path, err)}
 	}
 	subjects, requests, err := demoSubjects(c, data.ds, deletes)
 	if err != nil {
@@ -90,7 +96,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 
 	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "demo",
+		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command,
 		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
@@ -100,18 +106,18 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// result; it is rewritten when this run succeeds.
 	for _, name := range []string{"report.json", "report.md"} {
 		if err := os.Remove(filepath.Join(c.out, name)); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("demo: %w", err)
+			return fmt.Errorf("%s: %w", c.command, err)
 		}
 	}
 	created, err := mkdirs(trialDir)
 	if err != nil {
-		return fmt.Errorf("demo: %w", err)
+		return fmt.Errorf("%s: %w", c.command, err)
 	}
 	if err := runSubjects(ctx, c, subjects, trialDir, rep); err != nil {
 		removeIfEmpty(created) // a run that stopped before any trial leaves no empty folder
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {
-			return usageError{fmt.Errorf("demo: %w (--fresh discards this configuration's kept trials and starts over)", err)}
+			return usageError{fmt.Errorf("%s: %w (--fresh discards this configuration's kept trials and starts over)", c.command, err)}
 		}
 		return err
 	}
@@ -131,17 +137,17 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		path := audit.CheckpointPath(trialDir, s, c.seed)
 		if c.fresh {
 			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("demo: --fresh: %w", err)
+				return fmt.Errorf("%s: --fresh: %w", c.command, err)
 			}
 		}
 		eng := audit.Engine{Workers: c.workers, Checkpoint: path}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		if err != nil {
-			return fmt.Errorf("demo: %w", err)
+			return fmt.Errorf("%s: %w", c.command, err)
 		}
 		fsd, err := ds.Check(ctx, results)
 		if err != nil {
-			return fmt.Errorf("demo: %w", err)
+			return fmt.Errorf("%s: %w", c.command, err)
 		}
 		rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fsd))
 	}

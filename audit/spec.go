@@ -1,0 +1,442 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// SpecSchema names the version of the audit spec format ParseSpec reads.
+const SpecSchema = "unlearnaudit/spec/v1"
+
+// A Spec is an audit written down: what data, which method and settings, which deletions,
+// what claim, how many trials and what power. It is what `audit run --spec` runs, and the
+// same file can be versioned beside the model it audits. Every field is checked where it
+// is read; a SpecError names the file and the field's path.
+//
+//	{
+//	  "schema": "unlearnaudit/spec/v1",
+//	  "data": {"file": "heart_scale", "format": "libsvm"},
+//	  "model": {"loss": "logistic", "lambda": 0.05},
+//	  "method": {"name": "d2d", "variants": ["strongly-convex"], "params": {"iterations": 10}},
+//	  "deletes": [17, 42],
+//	  "claim": {"epsilon": 1, "delta": 1e-6},
+//	  "trials": 200,
+//	  "power": {"against": 2},
+//	  "confidence": 0.95,
+//	  "seed": 1
+//	}
+//
+// Fields left out take the demo's defaults (TrialsParam, ConfidenceParam, …); the method's
+// params are its DemoParams, by name, checked against their declared ranges.
+type Spec struct {
+	Data         SpecData
+	Lambda       float64 // model.lambda
+	Method       Method
+	Variants     []string
+	Params       Args // the method's settings, as its DemoParams read them
+	Deletes      []int64
+	Epsilon      float64
+	Delta        float64
+	Trials       int
+	PowerAgainst float64
+	Confidence   float64
+	Seed         uint64
+}
+
+// SpecData says where the data are and how to read them, as the demo's data flags do.
+// File is resolved against the spec's own folder by LoadSpec.
+type SpecData struct {
+	File        string
+	Format      string // csv, libsvm, idx or sklearn-csv
+	Labels      string // idx: the labels file
+	Classes     string // "A,B": keep two classes as +1 and −1
+	LabelColumn int    // csv: 0-based, negative from the end (default −1)
+	Header      bool   // csv: the first line names the columns
+}
+
+// SpecError is a refusal of a spec file: the file, the path of the field at fault
+// ("method.params.sigma", "deletes[2]"), and what is wrong.
+type SpecError struct {
+	File, Path, Msg string
+}
+
+func (e *SpecError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Path, e.Msg)
+}
+
+// LoadSpec reads a spec file; a relative data file is taken from the spec's folder.
+func LoadSpec(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load spec: %w", err)
+	}
+	s, err := ParseSpec(bytes.NewReader(b), path)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []*string{&s.Data.File, &s.Data.Labels} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(filepath.Dir(path), *p)
+		}
+	}
+	return s, nil
+}
+
+// maxSpecBytes bounds a spec file: settings, never data.
+const maxSpecBytes = 1 << 20
+
+// ParseSpec reads a spec from r; name is used in errors. Unknown fields are errors (a
+// misspelt setting must not fall back to its default silently), and so is every value
+// outside its declared range.
+func ParseSpec(r io.Reader, name string) (*Spec, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read spec %s: %w", name, err)
+	}
+	if len(b) > maxSpecBytes {
+		return nil, &SpecError{File: name, Msg: fmt.Sprintf("larger than %d bytes; a spec holds settings, not data", maxSpecBytes)}
+	}
+	p := specParser{file: name}
+	root, err := p.object("", b)
+	if err != nil {
+		return nil, err
+	}
+	s := &Spec{Data: SpecData{LabelColumn: -1}}
+	defaults := []struct {
+		param Param
+		dst   any
+	}{{TrialsParam, &s.Trials}, {ConfidenceParam, &s.Confidence}, {PowerAgainstParam, &s.PowerAgainst},
+		{LambdaParam, &s.Lambda}, {EpsilonParam, &s.Epsilon}, {DeltaParam, &s.Delta}}
+	for _, d := range defaults {
+		if err := p.set("", d.param, d.param.Default, d.dst); err != nil {
+			return nil, err
+		}
+	}
+	s.Seed = 1
+	var method json.RawMessage
+	err = p.fields("", root, map[string]func(string, json.RawMessage) error{
+		"schema": func(path string, v json.RawMessage) error {
+			var got string
+			if json.Unmarshal(v, &got) != nil || got != SpecSchema {
+				return p.fail(path, "want %q", SpecSchema)
+			}
+			return nil
+		},
+		"data": func(path string, v json.RawMessage) error { return p.data(path, v, &s.Data) },
+		"model": func(path string, v json.RawMessage) error {
+			obj, err := p.object(path, v)
+			if err != nil {
+				return err
+			}
+			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
+				"loss": func(path string, v json.RawMessage) error {
+					var loss string
+					if json.Unmarshal(v, &loss) != nil || loss != "logistic" {
+						return p.fail(path, "want \"logistic\" (the losses the methods run on)")
+					}
+					return nil
+				},
+				"lambda": p.param(LambdaParam, &s.Lambda),
+			})
+		},
+		"method":  func(_ string, v json.RawMessage) error { method = v; return nil },
+		"deletes": func(path string, v json.RawMessage) error { return p.ids(path, v, &s.Deletes) },
+		"claim": func(path string, v json.RawMessage) error {
+			obj, err := p.object(path, v)
+			if err != nil {
+				return err
+			}
+			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
+				"epsilon": p.param(EpsilonParam, &s.Epsilon),
+				"delta":   p.param(DeltaParam, &s.Delta),
+			})
+		},
+		"trials": p.param(TrialsParam, &s.Trials),
+		"power": func(path string, v json.RawMessage) error {
+			obj, err := p.object(path, v)
+			if err != nil {
+				return err
+			}
+			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{"against": p.param(PowerAgainstParam, &s.PowerAgainst)})
+		},
+		"confidence": p.param(ConfidenceParam, &s.Confidence),
+		"seed":       p.param(SeedParam, &s.Seed),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if method == nil {
+		return nil, p.fail("method", "missing; want {\"name\": …} (one of %s)", strings.Join(methodNames(), ", "))
+	}
+	if err := p.method("method", method, s); err != nil {
+		return nil, err
+	}
+	if s.Data.File == "" && (s.Data.Format != "" || s.Data.Classes != "" || s.Data.Labels != "") {
+		return nil, p.fail("data.file", "missing; format, classes and labels describe a file")
+	}
+	return s, nil
+}
+
+func methodNames() []string {
+	var out []string
+	for _, m := range Methods() {
+		out = append(out, m.Name())
+	}
+	return out
+}
+
+// specParser reads the JSON of a spec with the path of every value, for its errors.
+type specParser struct{ file string }
+
+func (p specParser) fail(path, format string, args ...any) error {
+	return &SpecError{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// object decodes a JSON object, refusing anything else and repeated keys.
+func (p specParser) object(path string, v json.RawMessage) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		what := path
+		if what == "" {
+			return nil, p.fail("", "not a JSON object")
+		}
+		return nil, p.fail(what, "want an object {…}")
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, p.fail(path, "malformed JSON: %v", err)
+		}
+		key := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, p.fail(join(path, key), "malformed JSON: %v", err)
+		}
+		if _, dup := out[key]; dup {
+			return nil, p.fail(join(path, key), "given twice")
+		}
+		out[key] = val
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, p.fail(path, "malformed JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, p.fail(path, "text after the object")
+	}
+	return out, nil
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// fields calls each known field's reader in sorted key order (so the first error is the
+// same every time) and refuses unknown ones, listing the known.
+func (p specParser) fields(path string, obj map[string]json.RawMessage, known map[string]func(string, json.RawMessage) error) error {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		read, ok := known[k]
+		if !ok {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return p.fail(join(path, k), "unknown field; want one of %s", strings.Join(names, ", "))
+		}
+		if err := read(join(path, k), obj[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// text is a JSON scalar as the text a flag would hold: a number as written, a string
+// unquoted, a boolean as true or false.
+func (p specParser) text(path string, v json.RawMessage) (string, error) {
+	var x any
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	if err := dec.Decode(&x); err != nil {
+		return "", p.fail(path, "malformed JSON: %v", err)
+	}
+	switch x := x.(type) {
+	case json.Number:
+		return x.String(), nil
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", p.fail(path, "want a number, a string or true/false")
+}
+
+// param reads a field declared by a Param into dst (*int, *float64, *uint64).
+func (p specParser) param(decl Param, dst any) func(string, json.RawMessage) error {
+	return func(path string, v json.RawMessage) error {
+		s, err := p.text(path, v)
+		if err != nil {
+			return err
+		}
+		return p.set(path, decl, s, dst)
+	}
+}
+
+func (p specParser) set(path string, decl Param, s string, dst any) error {
+	if err := decl.Check(s); err != nil {
+		return p.fail(path, "%s", err.(*ParamError).Want)
+	}
+	var err error
+	switch d := dst.(type) {
+	case *int:
+		*d, err = strconv.Atoi(strings.TrimSpace(s))
+	case *float64:
+		*d, err = strconv.ParseFloat(strings.TrimSpace(s), 64)
+	case *uint64:
+		*d, err = strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	}
+	if err != nil {
+		return p.fail(path, "want %s", map[bool]string{true: "a non-negative integer", false: "a number"}[decl.Name == "seed"])
+	}
+	return nil
+}
+
+func (p specParser) data(path string, v json.RawMessage, d *SpecData) error {
+	obj, err := p.object(path, v)
+	if err != nil {
+		return err
+	}
+	str := func(dst *string, choices ...string) func(string, json.RawMessage) error {
+		return func(path string, v json.RawMessage) error {
+			if json.Unmarshal(v, dst) != nil {
+				return p.fail(path, "want a string")
+			}
+			if len(choices) > 0 && !slices.Contains(choices, *dst) {
+				return p.fail(path, "%q: want one of %s", *dst, strings.Join(choices, ", "))
+			}
+			return nil
+		}
+	}
+	return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
+		"file":    str(&d.File),
+		"format":  str(&d.Format, "csv", "libsvm", "idx", "sklearn-csv"),
+		"labels":  str(&d.Labels),
+		"classes": str(&d.Classes),
+		"label_column": func(path string, v json.RawMessage) error {
+			if json.Unmarshal(v, &d.LabelColumn) != nil {
+				return p.fail(path, "want an integer column (negative counts from the end)")
+			}
+			return nil
+		},
+		"header": func(path string, v json.RawMessage) error {
+			if json.Unmarshal(v, &d.Header) != nil {
+				return p.fail(path, "want true or false")
+			}
+			return nil
+		},
+	})
+}
+
+func (p specParser) ids(path string, v json.RawMessage, dst *[]int64) error {
+	var raw []json.RawMessage
+	if json.Unmarshal(v, &raw) != nil {
+		return p.fail(path, "want a list of record IDs [17, 42, …]")
+	}
+	seen := map[int64]bool{}
+	for i, r := range raw {
+		var id int64
+		if json.Unmarshal(r, &id) != nil {
+			return p.fail(fmt.Sprintf("%s[%d]", path, i), "want an integer record ID")
+		}
+		if seen[id] {
+			return p.fail(fmt.Sprintf("%s[%d]", path, i), "record ID %d named twice", id)
+		}
+		seen[id] = true
+		*dst = append(*dst, id)
+	}
+	return nil
+}
+
+// method reads {"name", "variants", "params"}: the method by name, variants among its own,
+// params among its DemoParams, each checked against its declaration.
+func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
+	obj, err := p.object(path, v)
+	if err != nil {
+		return err
+	}
+	var name string
+	if raw, ok := obj["name"]; !ok || json.Unmarshal(raw, &name) != nil {
+		return p.fail(join(path, "name"), "missing; want one of %s", strings.Join(methodNames(), ", "))
+	}
+	for _, m := range Methods() {
+		if m.Name() == name {
+			s.Method = m
+		}
+	}
+	if s.Method == nil {
+		return p.fail(join(path, "name"), "%q: want one of %s", name, strings.Join(methodNames(), ", "))
+	}
+	var variants []string
+	for _, v := range s.Method.DemoVariants() {
+		variants = append(variants, v.Name)
+	}
+	decls := s.Method.DemoParams()
+	s.Params = DefaultArgs(decls)
+	s.Variants = variants
+	return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
+		"name": func(string, json.RawMessage) error { return nil },
+		"variants": func(path string, v json.RawMessage) error {
+			var got []string
+			if json.Unmarshal(v, &got) != nil || len(got) == 0 {
+				return p.fail(path, "want a non-empty list of variant names (%s)", strings.Join(variants, ", "))
+			}
+			for i, g := range got {
+				if !slices.Contains(variants, g) {
+					return p.fail(fmt.Sprintf("%s[%d]", path, i), "%q is not a variant of %s; want one of %s", g, name, strings.Join(variants, ", "))
+				}
+			}
+			s.Variants = got
+			return nil
+		},
+		"params": func(path string, v json.RawMessage) error {
+			obj, err := p.object(path, v)
+			if err != nil {
+				return err
+			}
+			known := map[string]func(string, json.RawMessage) error{}
+			for _, d := range decls {
+				known[d.Name] = func(path string, v json.RawMessage) error {
+					t, err := p.text(path, v)
+					if err != nil {
+						return err
+					}
+					if err := d.Check(t); err != nil {
+						return p.fail(path, "%s", err.(*ParamError).Want)
+					}
+					s.Params.Set(d.Name, t)
+					return nil
+				}
+			}
+			return p.fields(path, obj, known)
+		},
+	})
+}
