@@ -60,3 +60,28 @@ func TestRunRefusesBadSpec(t *testing.T) {
 		t.Errorf("no spec: exit %d, %q", code, stderr)
 	}
 }
+
+// audit report re-renders a finished audit from its JSON alone: the Markdown and the
+// JSON are the files the run wrote, byte for byte; a file that is not a report is refused.
+func TestReportRerenders(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r")
+	if _, stderr, code := runCLI(t, "demo", "--out", out, "--variants", "strongly-convex", "--trials", "8", "--delta", "0.01"); code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct{ format, file string }{{"md", "report.md"}, {"json", "report.json"}} {
+		want, err := os.ReadFile(filepath.Join(out, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, stderr, code := runCLI(t, "report", "--in", filepath.Join(out, "report.json"), "--format", c.format)
+		if code != 0 || got != string(want) {
+			t.Errorf("%s: exit %d (%s); output equals %s: %v", c.format, code, stderr, c.file, got == string(want))
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema": "other"}`), 0o644)
+	if _, stderr, code := runCLI(t, "report", "--in", bad); code != exitUsage || !strings.Contains(stderr, "bad.json") {
+		t.Errorf("not a report: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// runReport re-renders a finished audit's report.json: the JSON is the source of truth,
+// and every other form is made from it alone.
+func runReport(args []string, stdout, stderr io.Writer) error {
+	var in, format, out string
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&in, "in", "", "a report.json written by demo or run (required)")
+	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "json"}})
+	fs.StringVar(&out, "out", "", "file to write (default: standard output)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if in == "" {
+		return usagef("report: --in is required")
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return usageError{fmt.Errorf("report: %w", err)}
+	}
+	defer f.Close()
+	rep, err := reports.ReadJSON(f, in)
+	if err != nil {
+		return usageError{fmt.Errorf("report: %w", err)}
+	}
+	var body []byte
+	switch format {
+	case "json":
+		if body, err = rep.JSON(); err != nil {
+			return err
+		}
+	default:
+		var b strings.Builder
+		if err := rep.Markdown(&b); err != nil {
+			return err
+		}
+		body = []byte(b.String())
+	}
+	if out == "" {
+		_, err := stdout.Write(body)
+		return err
+	}
+	return audit.WriteFileAtomic(out, body)
+}
