@@ -93,6 +93,7 @@ const usageText = `usage: audit <command> [flags]
 Commands:
   demo      audit every method's variants on built-in or given data, write a report
   run       run the audit a spec file describes (run --spec FILE), write a report
+  verify    audit models trained elsewhere (verify --unlearned DIR --retrained DIR --spec FILE)
   report    re-render a finished audit from its report.json (Markdown or JSON)
   bounds    compute a method's certificate from declared constants (bounds METHOD ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
@@ -140,6 +141,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRun(ctx, args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "verify":
+		return runVerify(ctx, args[1:], stdout, stderr)
 	case "bounds":
 		return runBounds(args[1:], stdout, stderr)
 	case "estimate":

@@ -1,0 +1,40 @@
+#!/usr/bin/python3
+"""Models of audit verify's tests, trained by scikit-learn (Debian's python3-sklearn) and
+saved by NumPy: L2-logistic regression on scikit-learn's breast-cancer data (standardised),
+50 records deleted. Each model is the minimiser plus Gaussian output noise (σ = 0.02), a
+release that (ε, δ)-unlearning can hold for:
+
+  retrained/  minimiser on the data without the deleted records, plus noise
+  good/       the same recipe run again with other noise: a correct unlearner's law
+  broken/     minimiser on all the data (the deletion ignored), plus noise
+
+so `verify --unlearned good --retrained retrained` compares one law with itself and
+`verify --unlearned broken --retrained retrained` a law shifted by the deleted records.
+Run from the repository root: /usr/bin/python3 cmd/audit/testdata/verify/make_models.py
+"""
+import os
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+out = os.path.dirname(os.path.abspath(__file__))
+x, y = load_breast_cancer(return_X_y=True)
+x = StandardScaler().fit_transform(x)
+keep = np.ones(len(y), dtype=bool)
+keep[:50] = False  # the deleted records
+
+
+def fit(mask):
+    clf = LogisticRegression(C=1.0, tol=1e-10, max_iter=10000).fit(x[mask], y[mask])
+    return np.concatenate([clf.intercept_, clf.coef_.ravel()])
+
+
+retrained, full = fit(keep), fit(np.ones(len(y), dtype=bool))
+rng = np.random.default_rng(11)
+for name, centre in [("retrained", retrained), ("good", retrained), ("broken", full)]:
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    for i in range(40):
+        np.save(os.path.join(out, name, f"model_{i:02d}.npy"), centre + 0.02 * rng.standard_normal(centre.shape))
+print("shift of the broken mean:", np.linalg.norm(full - retrained))
