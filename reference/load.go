@@ -458,7 +458,9 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 	rows := int(binary.BigEndian.Uint32(hi[8:12]))
 	cols := int(binary.BigEndian.Uint32(hi[12:16]))
 	// bound each factor before multiplying, so a hostile header cannot overflow the product
-	if n < 1 || rows < 1 || cols < 1 || rows > 1<<16 || cols > 1<<16 {
+	// an image holds at most 65,536 pixels: one is read whole into a buffer before its
+	// pixels count as read, so its size must not come from the header unchecked
+	if n < 1 || rows < 1 || cols < 1 || rows > 1<<16 || cols > 1<<16 || rows*cols > 1<<16 {
 		return nil, &InputError{File: imagesName, Field: "header", Msg: fmt.Sprintf("implausible shape %d×%d×%d", n, rows, cols)}
 	}
 	if err := CheckValues("dense features", n, rows*cols); err != nil {
