@@ -18,6 +18,20 @@
 //		...
 //	})
 //
+// # Your own unlearner
+//
+// CheckUnlearner audits any unlearning method from `go test`: give it as an Unlearner —
+// an Unlearn function (learn, serve the deletions, publish) and a Retrain function, both
+// taking their randomness from the trial's reference.Streams — with its (ε, δ) claim. It
+// checks that trials re-run bit for bit, runs them, and plays the distinguishing game on
+// the published models: a violation shown fails the test with the ε it shows; a game
+// without power is logged as INCONCLUSIVE, never passed off as a PASS.
+//
+//	func TestMyUnlearner(t *testing.T) {
+//		props.CheckUnlearner(t, props.Unlearner{Name: "mine", Unlearn: myUnlearn, Retrain: myRetrain,
+//			Epsilon: 1, Delta: 1e-5}, data, deletes, 400, 1)
+//	}
+//
 // # Descent-to-Delete
 //
 // D2DTrajectory(mode) is a whole property: it draws data, a loss and requests, plans the

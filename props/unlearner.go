@@ -1,0 +1,119 @@
+package props
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// An Unlearner is your own method under test, as two functions of the data and a trial's
+// random streams (reference.Streams: ask for a stream by purpose, never use a global
+// generator, so that a trial re-runs bit for bit):
+//
+//   - Unlearn learns on data, serves the deletion of the given record IDs, and returns the
+//     published model;
+//   - Retrain learns from scratch on the data without them and returns the published model.
+//
+// Epsilon and Delta are the (ε, δ)-unlearning claim the method makes for these deletions.
+type Unlearner struct {
+	Name           string
+	Unlearn        func(ctx context.Context, data *reference.Dataset, deletes []int64, s reference.Streams) ([]float64, error)
+	Retrain        func(ctx context.Context, remaining *reference.Dataset, s reference.Streams) ([]float64, error)
+	Epsilon, Delta float64
+}
+
+// ReportTB is what CheckUnlearner reports through: *testing.T and *testing.B satisfy it.
+type ReportTB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+// CheckUnlearner audits your unlearner from `go test`, the way the toolkit audits its own
+// methods: it checks the contract the audit rests on, then runs trials of unlearning and
+// of retraining and plays the distinguishing game on the published models.
+//
+//   - Reproducibility: a trial run twice with the same streams publishes the same model,
+//     and every model has the same length. An audit of a method that is not a function of
+//     its data and streams measures nothing.
+//   - The game (audit.EmpiricalRelease): a violation of the claim shown at 95 %
+//     confidence fails the test, naming the ε it shows. A game without the power to catch
+//     a 2× violation is not a pass: it is logged as INCONCLUSIVE with the trials that would
+//     decide, and the test does not fail for it.
+//
+// It returns the game's finding for further assertions.
+func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trials int, seed uint64) audit.Finding {
+	t.Helper()
+	remaining, err := data.Without(deletes...)
+	if err != nil {
+		t.Errorf("%s: the deletions: %v", u.Name, err)
+		return audit.Finding{}
+	}
+	ctx := context.Background()
+	s := reference.Streams{Seed: seed, Trial: 0}
+	a, errA := u.Unlearn(ctx, data, deletes, s)
+	b, errB := u.Unlearn(ctx, data, deletes, s)
+	r, errR := u.Retrain(ctx, remaining, s)
+	switch {
+	case errA != nil || errB != nil || errR != nil:
+		t.Errorf("%s: trial 0: unlearn %v, %v; retrain %v", u.Name, errA, errB, errR)
+		return audit.Finding{}
+	case !slices.Equal(a, b):
+		t.Errorf("%s: Unlearn published different models from the same streams: take every random choice from the streams given", u.Name)
+		return audit.Finding{}
+	case len(a) != len(r) || len(a) == 0:
+		t.Errorf("%s: Unlearn publishes %d parameters, Retrain %d", u.Name, len(a), len(r))
+		return audit.Finding{}
+	}
+	subject := &unlearnerSubject{u: u, data: data, remaining: remaining, deletes: deletes}
+	results, err := audit.Engine{}.Run(ctx, subject, seed, trials)
+	if err != nil {
+		t.Errorf("%s: %v", u.Name, err)
+		return audit.Finding{}
+	}
+	f, err := audit.EmpiricalRelease{Prefix: u.Name, Epsilon: u.Epsilon, Delta: u.Delta, Seed: seed}.Check(results)
+	if err != nil {
+		t.Errorf("%s: %v", u.Name, err)
+		return audit.Finding{}
+	}
+	switch f.Verdict {
+	case audit.Fail:
+		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows ε ≥ %.3g over %d trials (%s)", u.Name, u.Epsilon, u.Delta, f.Title, f.Measured, trials, f.Detail)
+	case audit.Inconclusive:
+		t.Logf("%s: INCONCLUSIVE: %s", u.Name, f.Detail)
+	}
+	return f
+}
+
+// unlearnerSubject adapts an Unlearner to the audit engine.
+type unlearnerSubject struct {
+	u               Unlearner
+	data, remaining *reference.Dataset
+	deletes         []int64
+}
+
+func (s *unlearnerSubject) Name() string { return s.u.Name }
+
+func (s *unlearnerSubject) Claim() audit.Claim {
+	return audit.Claim{Method: s.u.Name, Guarantee: "(ε, δ)-unlearning", Epsilon: s.u.Epsilon, Delta: s.u.Delta,
+		Source: "declared by the test", Required: []audit.Kind{audit.Empirical}}
+}
+
+func (s *unlearnerSubject) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	m, err := s.u.Unlearn(ctx, s.data, s.deletes, st)
+	if err != nil {
+		return reference.Release{}, fmt.Errorf("unlearn: %w", err)
+	}
+	return reference.Release{Published: m}, nil
+}
+
+func (s *unlearnerSubject) Retrained(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	m, err := s.u.Retrain(ctx, s.remaining, st)
+	if err != nil {
+		return reference.Release{}, fmt.Errorf("retrain: %w", err)
+	}
+	return reference.Release{Published: m}, nil
+}
