@@ -6,7 +6,11 @@
 // with its SHA-256, each subject's claim with its full derivation, and each finding with
 // its verdict, measured value, interval, bound and confidence. It contains no timestamps or
 // host names, so the same inputs and seed give byte-identical JSON. Infinite values are
-// written as the strings "+Inf" and "-Inf". Markdown renders the same content for people.
+// written as the strings "+Inf" and "-Inf". Markdown renders the same content for people,
+// and HTML as one self-contained page (inline CSS, no script, no network) with the
+// verdict table and what each verdict means in plain words; html/template escapes every
+// string the report carries, so a file name or a description cannot inject markup. Both
+// are made from the JSON alone (ReadJSON), byte-identical for one report.
 //
 // A Reproduction ("unlearnaudit/reproduction/v2") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,

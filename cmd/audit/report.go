@@ -18,10 +18,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&in, "in", "", "a report.json written by demo or run (required)")
-	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "json"}})
+	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown), html (one self-contained page) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "html", "json"}})
 	fs.StringVar(&out, "out", "", "file to write (default: standard output)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -45,6 +45,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if body, err = rep.JSON(); err != nil {
 			return err
 		}
+	case "html":
+		var b strings.Builder
+		if err := rep.HTML(&b); err != nil {
+			return err
+		}
+		body = []byte(b.String())
 	default:
 		var b strings.Builder
 		if err := rep.Markdown(&b); err != nil {

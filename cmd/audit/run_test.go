@@ -79,6 +79,10 @@ func TestReportRerenders(t *testing.T) {
 			t.Errorf("%s: exit %d (%s); output equals %s: %v", c.format, code, stderr, c.file, got == string(want))
 		}
 	}
+	page, stderr, code := runCLI(t, "report", "--in", filepath.Join(out, "report.json"), "--format", "html")
+	if code != 0 || !strings.Contains(page, `<table id="verdicts">`) || !strings.Contains(page, "d2d/strongly-convex") {
+		t.Errorf("html: exit %d (%s); the page lacks the verdict table or the subject", code, stderr)
+	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"schema": "other"}`), 0o644)
 	if _, stderr, code := runCLI(t, "report", "--in", bad); code != exitUsage || !strings.Contains(stderr, "bad.json") {

@@ -1,0 +1,65 @@
+package reports
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed html.tmpl
+var htmlFiles embed.FS
+
+var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
+	"num":   num,
+	"nump":  func(n *Number) string { return num(*n) },
+	"power": PowerVerdict,
+	"lower": strings.ToLower,
+	"counts": func(fs []Finding) [3]int {
+		var c [3]int
+		for _, f := range fs {
+			switch f.Verdict {
+			case "PASS":
+				c[0]++
+			case "FAIL":
+				c[1]++
+			default:
+				c[2]++
+			}
+		}
+		return c
+	},
+	"game": func(fs []Finding) *Finding {
+		for i := range fs {
+			if fs[i].Power != nil {
+				return &fs[i]
+			}
+		}
+		return nil
+	},
+	"meaning": verdictMeaning,
+}).ParseFS(htmlFiles, "html.tmpl"))
+
+// verdictMeaning says in plain words what a subject's verdict means.
+func verdictMeaning(v string) string {
+	switch v {
+	case "PASS":
+		return "No violation of the claim was shown, and every check that decides it could have shown one: the deterministic checks by construction, the empirical ones with 80 % power against the named violation."
+	case "FAIL":
+		return "A violation of the claim was shown at the stated confidence."
+	}
+	return "No violation was shown, but a check that decides the claim lacked the power to show one: more trials would decide (the number is given with the check)."
+}
+
+// HTML writes the report as one self-contained page — inline CSS, no script, no network —
+// that reads on a laptop and prints. Every string from the report is escaped
+// (html/template), and the same report gives the same bytes.
+func (r *Report) HTML(w io.Writer) error {
+	var b strings.Builder
+	if err := htmlPage.Execute(&b, r); err != nil {
+		return fmt.Errorf("render html: %w", err)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,39 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+)
+
+// The HTML page holds the verdict table, every subject with its claim, derivation and
+// findings, and the power statement; every string from the report is escaped, so a data
+// description or a path cannot inject markup; and the same report gives the same bytes.
+func TestHTML(t *testing.T) {
+	r := sample()
+	r.Data.Description = `<script>alert("x")</script> & co`
+	r.Inputs = []Input{{Role: "data", Path: `a"b<c>.csv`, SHA256: "00ff", Bytes: 3}}
+	var a, b strings.Builder
+	if err := r.HTML(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Fatal("two renderings of one report differ")
+	}
+	page := a.String()
+	for _, want := range []string{
+		`<table id="verdicts">`, `<span class="v fail">FAIL</span>`, "A violation of the claim was shown at the stated confidence.",
+		"no (power 0.01 against 2×; ≈ 4000 trials per side needed)", "<td>σ</td><td>Δ/…</td><td>0.046</td>", "D_α ≤ α·0.0175",
+		"ok | with a pipe", "&#43;∞", // html/template writes + as &#43;
+		`&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; co`, `a&#34;b&lt;c&gt;.csv`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "http://") || strings.Contains(page, "https://") {
+		t.Error("page has a script or a network reference")
+	}
+}
