@@ -45,6 +45,10 @@ type Fingerprinter interface {
 type Engine struct {
 	Workers    int    // 0 means GOMAXPROCS
 	Checkpoint string // JSON-lines file of finished trials; "" keeps them in memory only
+	// Progress, if set, is told how many of the trials are done: once before any runs
+	// (counting those resumed from the checkpoint) and after each finished trial, always
+	// from the goroutine that called Run.
+	Progress func(subject string, done, total int)
 }
 
 const checkpointSchema = "unlearnaudit/trials/v2"
@@ -172,6 +176,13 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 			todo = append(todo, i)
 		}
 	}
+	finished := n - len(todo)
+	report := func() {
+		if e.Progress != nil {
+			e.Progress(s.Name(), finished, n)
+		}
+	}
+	report()
 	if len(todo) == 0 {
 		return results, nil
 	}
@@ -230,6 +241,8 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 			}
 		}
 		results[r.Index], done[r.Index] = r, true
+		finished++
+		report()
 	}
 	if firstErr != nil {
 		return nil, firstErr

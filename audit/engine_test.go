@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,5 +228,28 @@ func TestEngineVerifiesCheckpointLines(t *testing.T) {
 	os.WriteFile(path, []byte(lines[0]+string(forged)+"\n"), 0o644)
 	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 4); err == nil || !strings.Contains(err.Error(), path+":2: trial index 1000000 out of range") {
 		t.Fatalf("index out of range: %v", err)
+	}
+}
+
+// Progress counts from the trials resumed from the checkpoint up to all of them, one step
+// per finished trial.
+func TestEngineReportsProgress(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "trials.jsonl")
+	if _, err := (Engine{Workers: 1, Checkpoint: path}).Run(ctx, counting(5), 3, 12); err == nil {
+		t.Fatal("trial 5 did not fail")
+	}
+	var seen []int
+	eng := Engine{Workers: 2, Checkpoint: path, Progress: func(name string, done, total int) {
+		if total != 12 || name == "" {
+			t.Errorf("progress %q %d/%d", name, done, total)
+		}
+		seen = append(seen, done)
+	}}
+	if _, err := eng.Run(ctx, counting(-1), 3, 12); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{5, 6, 7, 8, 9, 10, 11, 12}; !slices.Equal(seen, want) {
+		t.Errorf("progress %v, want %v", seen, want)
 	}
 }

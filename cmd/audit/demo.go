@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -33,6 +34,8 @@ type demoConfig struct {
 	data         dataFlags
 	methodArgs   audit.Args // every method's own settings, by flag name
 	command      string     // "demo" or "run": the report's command and the errors' prefix
+	quiet        bool
+	progress     *progress.Bar // trials done and ETA on stderr, when it is a terminal
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,6 +48,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &c.workers, audit.WorkersParam)
 	audit.Var(fs, &c.confidence, audit.ConfidenceParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
 	audit.Var(fs, &c.epsilon, audit.EpsilonParam)
@@ -73,12 +77,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	c.command = "demo"
-	return runAudit(ctx, c, stdout)
+	return runAudit(ctx, c, stdout, stderr)
 }
 
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file
 // (audit run), and writes its report.
-func runAudit(ctx context.Context, c demoConfig, stdout io.Writer) error {
+func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
+	c.progress = progress.New(stderr, !c.quiet && isTerminal(stderr))
 	deletes, err := parseIDs(c.deletes)
 	if err != nil {
 		return err
@@ -140,8 +145,9 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 				return fmt.Errorf("%s: --fresh: %w", c.command, err)
 			}
 		}
-		eng := audit.Engine{Workers: c.workers, Checkpoint: path}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
+		c.progress.Done()
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
@@ -269,4 +275,10 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 	}
 	fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
 	fmt.Fprintf(w, "overall: %s; report: %s, %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"), filepath.Join(dir, "report.md"))
+}
+
+// isTerminal reports whether w is a terminal (the progress bar's condition).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && progress.IsTerminal(f)
 }

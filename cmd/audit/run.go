@@ -27,6 +27,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	audit.Var(fs, &c.workers, audit.WorkersParam)
 	audit.Var(fs, &c.data.maxValues, maxValuesParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit run --spec FILE [flags]\n\nRuns the audit a spec file describes and writes DIR/report.json and DIR/report.md.\nThe spec names the data, the method and its settings, the deletions, the claim and the trials;\n--trials overrides the spec's. Example spec:\n\n"+specExample+"\nFlags:")
 		fs.PrintDefaults()
@@ -66,7 +67,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	c.methodArgs = audit.DefaultArgs(params)
 	c.methodArgs.Merge(s.Params)
-	return runAudit(ctx, c, stdout)
+	return runAudit(ctx, c, stdout, stderr)
 }
 
 const specExample = `  {
