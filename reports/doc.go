@@ -9,8 +9,10 @@
 // written as the strings "+Inf" and "-Inf". Markdown renders the same content for people,
 // and HTML as one self-contained page (inline CSS, no script, no network) with the
 // verdict table and what each verdict means in plain words; html/template escapes every
-// string the report carries, so a file name or a description cannot inject markup. Both
-// are made from the JSON alone (ReadJSON), byte-identical for one report.
+// string the report carries, so a file name or a description cannot inject markup. PDF
+// lays the same content out on A4 with DejaVu Sans embedded (fonts/, Bitstream Vera
+// license), a fixed creation date and sorted objects. All are made from the JSON alone
+// (ReadJSON), byte-identical for one report.
 //
 // A Reproduction ("unlearnaudit/reproduction/v2") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -18,10 +19,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&in, "in", "", "a report.json written by demo or run (required)")
-	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown), html (one self-contained page) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "html", "json"}})
+	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown), html (one self-contained page), pdf (A4, fonts embedded) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "html", "pdf", "json"}})
 	fs.StringVar(&out, "out", "", "file to write (default: standard output)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|pdf|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -51,6 +52,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		body = []byte(b.String())
+	case "pdf":
+		var b bytes.Buffer
+		if err := rep.PDF(&b); err != nil {
+			return err
+		}
+		body = b.Bytes()
 	default:
 		var b strings.Builder
 		if err := rep.Markdown(&b); err != nil {

@@ -1,0 +1,213 @@
+package reports
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"strings"
+
+	"codeberg.org/go-pdf/fpdf"
+	"golang.org/x/text/unicode/norm"
+)
+
+//go:embed fonts/DejaVuSansCondensed.ttf
+var fontRegular []byte
+
+//go:embed fonts/DejaVuSansCondensed-Bold.ttf
+var fontBold []byte
+
+// PDF writes the report as an A4 document with the Markdown's content: the verdict table,
+// what each verdict means, each subject's claim, derivation and findings with their power,
+// and the inputs. DejaVu Sans is embedded (subset), so the symbols of a derivation print
+// on any machine; the creation date is fixed and the objects sorted, so the same report
+// gives the same bytes.
+func (r *Report) PDF(w io.Writer) error {
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetCatalogSort(true)
+	p.AddUTF8FontFromBytes("dejavu", "", fontRegular)
+	p.AddUTF8FontFromBytes("dejavu", "B", fontBold)
+	p.SetMargins(15, 15, 15)
+	p.SetAutoPageBreak(true, 15)
+	p.SetTitle("Unlearning audit report", true)
+	p.SetCreator(r.Tool.Name+" "+r.Tool.Version, true)
+	p.AddPage()
+	pageW, _ := p.GetPageSize()
+	textW := pageW - 30
+
+	para := func(size float64, style, text string) {
+		p.SetFont("dejavu", style, size)
+		p.MultiCell(textW, size*0.5, pdfText(text), "", "L", false)
+		p.Ln(1)
+	}
+	heading := func(text string) {
+		p.Ln(3)
+		para(13, "B", text)
+	}
+	para(17, "B", "Unlearning audit report — "+r.Summary.Verdict)
+	para(9, "", fmt.Sprintf("%s %s · schema %s · command %s · seed %d · %d trials per subject · confidence %s · %d pass, %d fail, %d inconclusive",
+		r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed, r.Trials, num(r.Confidence), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive))
+
+	heading("Summary")
+	para(10, "", "A subject's verdict comes from the findings its claim requires; the others are supporting evidence, which cannot make it PASS but fail it when they show a violation.")
+	cols := []struct {
+		title string
+		w     float64
+	}{{"subject", 0.22}, {"verdict", 0.12}, {"pass", 0.055}, {"fail", 0.055}, {"inconcl.", 0.07}, {"empirical game · would catch F× with 80 % power", 0.48}}
+	p.SetFont("dejavu", "B", 8)
+	for _, c := range cols {
+		p.CellFormat(c.w*textW, 6, c.title, "1", 0, "L", false, 0, "")
+	}
+	p.Ln(-1)
+	p.SetFont("dejavu", "", 8)
+	for _, s := range r.Subjects {
+		var n [3]int
+		for _, f := range s.Findings {
+			switch f.Verdict {
+			case "PASS":
+				n[0]++
+			case "FAIL":
+				n[1]++
+			default:
+				n[2]++
+			}
+		}
+		game := "—"
+		for _, f := range s.Findings {
+			if f.Power != nil {
+				game = f.Verdict + " · " + PowerVerdict(f.Power)
+				break
+			}
+		}
+		cells := []string{s.Name, s.Verdict, fmt.Sprint(n[0]), fmt.Sprint(n[1]), fmt.Sprint(n[2]), game}
+		for i, c := range cols {
+			p.CellFormat(c.w*textW, 6, fit(p, pdfText(cells[i]), c.w*textW-2), "1", 0, "L", false, 0, "")
+		}
+		p.Ln(-1)
+	}
+	p.Ln(2)
+	for _, s := range r.Subjects {
+		para(9, "", s.Name+" — "+s.Verdict+": "+verdictMeaning(s.Verdict))
+	}
+
+	heading("Data")
+	data := r.Data.Description
+	if r.Data.Rows > 0 {
+		data += fmt.Sprintf(": %d rows × %d features", r.Data.Rows, r.Data.Features)
+	}
+	para(10, "", data+".")
+	for _, pr := range r.Data.Preprocessing {
+		para(9, "", "• "+pr)
+	}
+	if len(r.Data.Requests) > 0 {
+		para(9, "", "Requests served, in order: "+strings.Join(r.Data.Requests, ", ")+".")
+	}
+	for _, in := range r.Inputs {
+		para(8, "", fmt.Sprintf("%s: %s (%d bytes, SHA-256 %s)", in.Role, in.Path, in.Bytes, in.SHA256))
+	}
+
+	for _, s := range r.Subjects {
+		c := s.Claim
+		heading(s.Name + " — " + s.Verdict)
+		claim := fmt.Sprintf("Claim: %s with ε = %s, δ = %s", c.Guarantee, num(c.Epsilon), num(c.Delta))
+		if c.Rho != nil {
+			claim += fmt.Sprintf(" (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
+		}
+		para(10, "B", claim+".")
+		para(9, "", "Method: "+c.Method+". Source: "+c.Source+". Neighbouring relation: "+c.Relation+".")
+		for _, a := range c.Assumptions {
+			para(9, "", "• "+a)
+		}
+		if len(c.Constants) > 0 {
+			var cs []string
+			for _, v := range c.Constants {
+				cs = append(cs, v.Name+" = "+num(v.Value))
+			}
+			para(9, "", "Constants: "+strings.Join(cs, ", ")+".")
+		}
+		if len(c.Derivation) > 0 {
+			para(10, "B", "Derivation")
+			for _, st := range c.Derivation {
+				para(9, "", fmt.Sprintf("%s = %s = %s", st.Quantity, st.Formula, num(st.Value)))
+			}
+		}
+		for _, n := range c.Notes {
+			para(9, "", "Note: "+n)
+		}
+		para(10, "B", "Findings")
+		for _, f := range s.Findings {
+			decides := "required"
+			if !f.Required {
+				decides = "supporting"
+			}
+			line := fmt.Sprintf("[%s] %s, %s — %s: measured %s", f.Verdict, decides, f.Kind, f.Title, num(f.Measured))
+			if f.Interval != nil {
+				line += fmt.Sprintf(" in [%s, %s]", num(f.Interval.Lower), num(f.Interval.Upper))
+			}
+			line += fmt.Sprintf(", %s %s at confidence %s", f.Comparison, num(f.Bound), num(f.Confidence))
+			if f.Trials > 0 {
+				line += fmt.Sprintf(", %d trials", f.Trials)
+			}
+			if f.TrialsNeeded > 0 {
+				line += fmt.Sprintf(" (need %d)", f.TrialsNeeded)
+			}
+			para(9, "", line+".")
+			if f.Detail != "" {
+				para(8, "", f.Check+": "+f.Detail)
+			}
+			if f.Power != nil {
+				para(8, "", "Power: "+f.Power.Summary)
+			}
+			for _, e := range f.Estimates {
+				est := fmt.Sprintf("Estimate (not a bound): %s = %s", e.Name, num(e.Value))
+				if e.Interval != nil {
+					est += fmt.Sprintf(" [%s, %s]", num(e.Interval.Lower), num(e.Interval.Upper))
+				}
+				if e.Note != "" {
+					est += " — " + e.Note
+				}
+				para(8, "", est)
+			}
+		}
+	}
+	if err := p.Error(); err != nil {
+		return fmt.Errorf("render pdf: %w", err)
+	}
+	if err := p.Output(w); err != nil {
+		return fmt.Errorf("render pdf: %w", err)
+	}
+	return nil
+}
+
+// pdfText maps the characters fpdf cannot encode — those outside the Basic Multilingual
+// Plane, such as the script 𝒟 of the derivations — to their compatibility forms (NFKC:
+// 𝒟 → D), and anything left to "?".
+func pdfText(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r > 0xFFFF }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r <= 0xFFFF {
+			b.WriteRune(r)
+			continue
+		}
+		alt := norm.NFKC.String(string(r))
+		if strings.ContainsFunc(alt, func(r rune) bool { return r > 0xFFFF }) {
+			alt = "?"
+		}
+		b.WriteString(alt)
+	}
+	return b.String()
+}
+
+// fit shortens text with an ellipsis to the given width in the current font.
+func fit(p *fpdf.Fpdf, text string, width float64) string {
+	if p.GetStringWidth(text) <= width {
+		return text
+	}
+	r := []rune(text)
+	for len(r) > 0 && p.GetStringWidth(string(r)+"…") > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
