@@ -179,6 +179,19 @@ func (a Args) String(name string) string { return a.values[name] }
 type Audited struct {
 	Subject Subject
 	Check   func(ctx context.Context, results []TrialResult) ([]Finding, error)
+	// Controls are negative controls: the same audit of mutants of the method with a known
+	// bug, which it must FAIL. Run beside the subject (--controls), they show which real
+	// bugs the audit catches on this data and trial count; one it does not catch is a
+	// limit of the audit, reported as such. Empty when the method defines none.
+	Controls []Control
+}
+
+// A Control is a mutant of an audited subject: its Bug in plain words, and the subject and
+// check that audit it (the check is the real subject's own).
+type Control struct {
+	Name    string // short, e.g. "no-unlearning"
+	Bug     string
+	Audited Audited
 }
 
 // DemoSetup is what every method's demo subjects share: the data, the requests and the

@@ -37,3 +37,33 @@ func TestHTML(t *testing.T) {
 		t.Error("page has a script or a network reference")
 	}
 }
+
+// Negative controls are rendered in every format, a control not caught said plainly, and
+// they do not change the summary.
+func TestControlsRendered(t *testing.T) {
+	r := sample()
+	before := r.Summary
+	r.Controls = []Control{{Subject: "x", Name: "weak-noise", Bug: "a tenth of the noise", Verdict: "FAIL", Caught: true, CaughtBy: []string{"x/fail"}},
+		{Subject: "x", Name: "no-unlearning", Bug: "ignores requests", Verdict: "PASS"}}
+	r.Summarize()
+	if r.Summary != before {
+		t.Fatalf("controls changed the summary: %+v → %+v", before, r.Summary)
+	}
+	var md, page strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.HTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Negative controls", "| x | weak-noise | a tenth of the noise | FAIL | `x/fail` |", "| x | no-unlearning | ignores requests | PASS | **not caught** |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	for _, want := range []string{`<table id="controls-table">`, "<b>not caught</b>", "<code>x/fail</code>"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+}

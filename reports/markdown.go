@@ -150,6 +150,19 @@ func (r *Report) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(r.Controls) > 0 {
+		b.WriteString("## Negative controls\n\n")
+		b.WriteString("The same audit on mutants of the method with a known bug, which it must FAIL: they show which real bugs it catches on this data and trial count. A control not caught is a limit of the audit, not of the method.\n\n")
+		b.WriteString("| subject | control | bug | verdict | caught by |\n|---|---|---|---|---|\n")
+		for _, c := range r.Controls {
+			by := "**not caught**"
+			if c.Caught {
+				by = "`" + strings.Join(c.CaughtBy, "`, `") + "`"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Subject, c.Name, cell(c.Bug), c.Verdict, by)
+		}
+		b.WriteString("\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

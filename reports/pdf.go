@@ -169,6 +169,17 @@ func (r *Report) PDF(w io.Writer) error {
 			}
 		}
 	}
+	if len(r.Controls) > 0 {
+		heading("Negative controls")
+		para(10, "", "The same audit on mutants of the method with a known bug, which it must FAIL: they show which real bugs it catches on this data and trial count. A control not caught is a limit of the audit, not of the method.")
+		for _, c := range r.Controls {
+			by := "NOT CAUGHT"
+			if c.Caught {
+				by = "caught by " + strings.Join(c.CaughtBy, ", ")
+			}
+			para(9, "", fmt.Sprintf("%s, %s (%s): %s — %s", c.Subject, c.Name, c.Bug, c.Verdict, by))
+		}
+	}
 	if err := p.Error(); err != nil {
 		return fmt.Errorf("render pdf: %w", err)
 	}

@@ -70,7 +70,34 @@ type Report struct {
 	Inputs     []Input   `json:"inputs"`
 	Data       Data      `json:"data"`
 	Subjects   []Subject `json:"subjects"`
-	Summary    Summary   `json:"summary"`
+	// Controls are the negative controls run beside the subjects (--controls): they do not
+	// enter the summary, which is about the method as it is.
+	Controls []Control `json:"controls,omitempty"`
+	Summary  Summary   `json:"summary"`
+}
+
+// Control is a negative control's outcome: a mutant of Subject with a known Bug, audited
+// by the subject's own checks. Caught says the audit FAILed it; CaughtBy names the checks
+// that did. A control not caught is a limit of the audit at these trials.
+type Control struct {
+	Subject  string   `json:"subject"`
+	Name     string   `json:"name"`
+	Bug      string   `json:"bug"`
+	Verdict  string   `json:"verdict"`
+	Caught   bool     `json:"caught"`
+	CaughtBy []string `json:"caught_by,omitempty"`
+}
+
+// NewControl converts a control's findings, decided under the real subject's claim.
+func NewControl(subject, name, bug string, c audit.Claim, fs []audit.Finding) Control {
+	out := Control{Subject: subject, Name: name, Bug: bug, Verdict: string(audit.Decide(c, fs))}
+	for _, f := range fs {
+		if f.Verdict == audit.Fail {
+			out.CaughtBy = append(out.CaughtBy, f.Check)
+		}
+	}
+	out.Caught = out.Verdict == string(audit.Fail)
+	return out
 }
 
 // Tool names the program that wrote the report.

@@ -62,4 +62,10 @@
 // 3-vs-8 and breast-cancer data and renders the reproduction with its figures:
 //
 //	rows, err := d2daudit.Method{}.Bounds().Run([]string{"--variant", "perfect", "--lipschitz", "1", …})
+//
+// Controls are a subject's negative controls (audit.Control): the same checks on three
+// mutants — no-unlearning (the requests ignored), weak-noise (a tenth of the σ needed) and
+// sees-deleted (every update descends on the data before its request) — which the audit
+// must FAIL. The demo attaches them to every gradient-descent subject; distributed descent
+// has none yet.
 package d2daudit

@@ -86,7 +86,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		}
 		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 			return Check(ctx, sub, r, opt)
-		}})
+		}, Controls: Controls(sub, opt)})
 	}
 	if wanted["distributed"] {
 		sub, err := NewDist(DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{

@@ -35,6 +35,7 @@ type demoConfig struct {
 	methodArgs   audit.Args // every method's own settings, by flag name
 	command      string     // "demo" or "run": the report's command and the errors' prefix
 	quiet        bool
+	controls     bool          // also audit each subject's negative controls
 	progress     *progress.Bar // trials done and ETA on stderr, when it is a terminal
 }
 
@@ -49,6 +50,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &c.confidence, audit.ConfidenceParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
+	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
 	audit.Var(fs, &c.epsilon, audit.EpsilonParam)
@@ -156,6 +158,23 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
 		rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fsd))
+		if !c.controls {
+			continue
+		}
+		for _, ctl := range ds.Controls {
+			cs := ctl.Audited.Subject
+			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update}
+			results, err := eng.Run(ctx, cs, c.seed, c.trials)
+			c.progress.Done()
+			if err != nil {
+				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
+			}
+			fsc, err := ctl.Audited.Check(ctx, results)
+			if err != nil {
+				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
+			}
+			rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fsc))
+		}
 	}
 	return nil
 }
@@ -272,6 +291,17 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, s.Name, f.Title, reports.G10(float64(f.Measured)), reports.G10(float64(f.Bound)))
 			}
 		}
+	}
+	if len(rep.Controls) > 0 {
+		caught := 0
+		for _, c := range rep.Controls {
+			if c.Caught {
+				caught++
+				continue
+			}
+			fmt.Fprintf(w, "  control %s of %s NOT CAUGHT (%s): a limit of this audit at %d trials\n", c.Name, c.Subject, c.Bug, rep.Trials)
+		}
+		fmt.Fprintf(w, "controls: %d of %d caught (mutants with a known bug; they do not enter the verdict)\n", caught, len(rep.Controls))
 	}
 	fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
 	fmt.Fprintf(w, "overall: %s; report: %s, %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"), filepath.Join(dir, "report.md"))

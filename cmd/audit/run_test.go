@@ -19,7 +19,7 @@ func TestRunSpecMatchesDemoFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOut, demoOut := filepath.Join(dir, "run"), filepath.Join(dir, "demo")
-	if _, stderr, code := runCLI(t, "run", "--spec", spec, "--out", runOut); code != 0 {
+	if _, stderr, code := runCLI(t, "run", "--spec", spec, "--out", runOut, "--controls=false"); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := runCLI(t, "demo", "--out", demoOut, "--variants", "strongly-convex", "--iterations", "12",

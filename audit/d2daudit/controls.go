@@ -1,0 +1,104 @@
+package d2daudit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+)
+
+// Controls are the negative controls of a subject (audit.Control): D2D with one of three
+// real bugs, each audited by the subject's own checks, which must FAIL it.
+//
+//   - no-unlearning: the model learned on 𝒟₀ is published (with the right noise) and the
+//     requests are ignored;
+//   - weak-noise: the published noise is a tenth of the σ the certificate needs;
+//   - sees-deleted: every update descends on the data before the request, so a deleted
+//     record still pulls the model.
+func Controls(s *Subject, opt Options) []audit.Control {
+	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		return Check(ctx, s, r, opt)
+	}
+	mk := func(name, bug string, sub audit.Subject) audit.Control {
+		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: sub, Check: check}}
+	}
+	return []audit.Control{
+		mk("no-unlearning", "publishes the model learned before the requests, with the right noise, ignoring every deletion", mutant{s, "no-unlearning", noUnlearning}),
+		mk("weak-noise", "publishes with a tenth of the noise the certificate needs", mutant{s, "weak-noise", noiseDividedBy10}),
+		mk("sees-deleted", "each update descends on the data before its request, so a deleted record still pulls the model", mutant{s, "sees-deleted", seesDeleted}),
+	}
+}
+
+// mutant is a subject whose unlearned run is replaced by a buggy one; the retrain is the
+// real subject's.
+type mutant struct {
+	*Subject
+	name string
+	run  func(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error)
+}
+
+func (m mutant) Name() string { return m.Subject.Name() + "~" + m.name }
+
+func (m mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	return m.run(m.Subject, ctx, st)
+}
+
+// learnOn runs the subject's learner on data and returns its secret model.
+func learnOn(s *Subject, data *reference.Dataset) []float64 {
+	plan, p := s.plan, s.plan.Params
+	theta := make([]float64, data.Dim())
+	grad := make([]float64, len(theta))
+	d2d.Descend(plan.Loss(s.setup.Loss).Objective(data), theta, grad, plan.StepSize, p.Radius, plan.LearnIterations(data.Len()))
+	return theta
+}
+
+// publish adds the plan's noise (scaled) to theta from the control's own stream.
+func publish(s *Subject, theta []float64, scale float64, st reference.Streams) reference.Release {
+	pub := make([]float64, len(theta))
+	reference.FillNormal(pub, scale*s.plan.Sigma, st.Rand("control/publish"))
+	for j := range pub {
+		pub[j] += theta[j]
+	}
+	return reference.Release{Published: pub, Secret: theta}
+}
+
+func noUnlearning(s *Subject, _ context.Context, st reference.Streams) (reference.Release, error) {
+	return publish(s, learnOn(s, s.setup.Data), 1, st), nil
+}
+
+func noiseDividedBy10(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error) {
+	r, err := s.Unlearned(ctx, st)
+	if err != nil {
+		return r, err
+	}
+	for j := range r.Published {
+		r.Published[j] = r.Secret[j] + (r.Published[j]-r.Secret[j])/10
+	}
+	return r, nil
+}
+
+func seesDeleted(s *Subject, _ context.Context, st reference.Streams) (reference.Release, error) {
+	plan, p := s.plan, s.plan.Params
+	data := s.setup.Data
+	theta := learnOn(s, data)
+	grad := make([]float64, len(theta))
+	noise := make([]float64, len(theta))
+	for i, u := range s.setup.Updates {
+		next, err := data.Apply(u)
+		if err != nil {
+			return reference.Release{}, err
+		}
+		if plan.Mode == d2d.Perfect { // perfect mode perturbs the state at every update
+			reference.FillNormal(noise, plan.Sigma, st.Rand(fmt.Sprintf("control/%d", i)))
+			for j := range theta {
+				theta[j] += noise[j]
+			}
+			reference.ProjectBall(theta, p.Radius)
+		}
+		d2d.Descend(plan.Loss(s.setup.Loss).Objective(data), theta, grad, plan.StepSize, p.Radius, plan.UpdateIterations(i+1)) // the bug: data, not next
+		data = next
+	}
+	return publish(s, theta, 1, st), nil
+}
