@@ -56,7 +56,8 @@ func LoadModel(path string) (params []float64, layout []string, err error) {
 }
 
 // LoadSample reads a sample of models, one row per model: every model file of a directory
-// (sorted by name), or one file whose rows are the models (a 2-D .npy, a CSV). A sample
+// (sorted by name), or one file whose rows are the models (a 2-D .npy, an .npz holding one
+// array, a CSV); any other file is one model. A sample
 // of N models is N trials of an audit. Every model must have as many parameters as the
 // first; the error names both files.
 func LoadSample(path string) (*mat.Dense, []string, error) {
@@ -114,6 +115,15 @@ func loadSampleFile(path string) (*mat.Dense, []string, error) {
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path)
 		return m, []string{path}, err
+	case ".npz":
+		arrays, err := LoadNPZ(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(arrays) == 1 { // one matrix (np.savez(f, scores=m)): its rows are the models
+			a := arrays[0]
+			return mat.NewDense(a.Rows(), a.Cols(), a.Data), []string{path}, nil
+		}
 	}
 	params, _, err := LoadModel(path)
 	if err != nil {

@@ -2,7 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -52,3 +54,60 @@ func VerifySamples(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, 
 }
 
 func releaseOf(published []float64) reference.Release { return reference.Release{Published: published} }
+
+// VerifyScores audits per-example scores — the route for models whose parameters are too
+// many to compare (deep networks), as the NeurIPS 2023 unlearning competition collects
+// them: unlearned and retrained are N × k matrices, one row per model, one column per
+// example (a loss, logit or confidence on a forget-set or held-out example). Each example
+// is a distinguishing game on its column (epsilon.Game.PerExample, Bonferroni over the k
+// examples); the largest ε lower bound decides against the claim, and the power is that of
+// one example's game at the corrected confidence.
+func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+	nu, ku := unlearned.Dims()
+	nr, kr := retrained.Dims()
+	if ku != kr {
+		return Claim{}, nil, fmt.Errorf("verify: unlearned models score %d examples, retrained ones %d", ku, kr)
+	}
+	if nu != nr {
+		return Claim{}, nil, fmt.Errorf("verify: scores of %d unlearned and %d retrained models; supply as many of each", nu, nr)
+	}
+	if nu < MinEmpiricalTrials {
+		return Claim{}, nil, fmt.Errorf("verify: scores of %d model(s) a side; each example's game needs at least %d a side", nu, MinEmpiricalTrials)
+	}
+	claim := Claim{
+		Method: s.Method.Name() + " (models trained elsewhere, per-example scores)", Source: "declared in the audit spec",
+		Guarantee: "(ε, δ)-unlearning", Epsilon: s.Epsilon, Delta: s.Delta,
+		Relation: "the law of each example's score under unlearned models vs under models retrained without the deleted records",
+		Assumptions: []string{
+			"the models are independent runs with fresh randomness, none selected after the fact",
+			"a score is a function of the published model (post-processing), so a bound on it is a bound on the models",
+		},
+		Required: []Kind{Empirical},
+	}
+	game := epsilon.Game{Delta: s.Delta, Confidence: s.Confidence, Strategy: epsilon.Split}
+	pe, err := game.PerExample(unlearned, retrained)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify: %w", err)
+	}
+	worst := 0
+	for j, e := range pe.Examples {
+		if e.Result.Epsilon > pe.Examples[worst].Result.Epsilon {
+			worst = j
+		}
+	}
+	best := pe.Examples[worst].Result
+	f := Finding{
+		Check: "verify/empirical/per-example-epsilon", Kind: Empirical,
+		Title:    fmt.Sprintf("largest ε lower bound of the %d per-example games on the scores at δ = %.3g", ku, s.Delta),
+		Measured: pe.Epsilon, Interval: &Interval{Lower: pe.Epsilon, Upper: math.Inf(1)},
+		Bound: s.Epsilon, Comparison: "≤", Confidence: s.Confidence, Trials: nu,
+		Detail: fmt.Sprintf("example %d decides (%d false positives, %d false negatives on the held-out half); each example's game at confidence %.4g (Bonferroni over %d); the games can show at most ε = %.3g with these models",
+			worst, best.Counts.FP, best.Counts.Pos-best.Counts.TP, pe.PerExampleConfidence, ku, pe.Resolution),
+	}
+	spec := epsilon.PowerSpec{Claim: s.Epsilon, Factor: s.PowerAgainst, Power: PowerTarget, Delta: s.Delta, Conf: pe.PerExampleConfidence}
+	if f.Power, err = powerOf(nu, spec); err != nil {
+		return Claim{}, nil, fmt.Errorf("verify: %w", err)
+	}
+	decide(&f, spec)
+	return claim, []Finding{f}, nil
+}

@@ -22,8 +22,9 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&unlearnedPath, "unlearned", "", "unlearned models: a folder of model files (.npy, .npz, .safetensors, .csv) or one matrix, a model a row (required)")
 	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (required)")
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and report.md")
+	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE --retrained DIR|FILE --spec FILE [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE --retrained DIR|FILE --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -53,7 +54,11 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageError{fmt.Errorf("verify: --retrained: %w", err)}
 	}
-	claim, findings, err := audit.VerifySamples(unlearned, retrained, s)
+	verify := audit.VerifySamples
+	if *scores {
+		verify = audit.VerifyScores
+	}
+	claim, findings, err := verify(unlearned, retrained, s)
 	if err != nil {
 		return usageError{err}
 	}
@@ -73,10 +78,14 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 		inputs = append(inputs, in)
 	}
 	n, d := unlearned.Dims()
+	what := fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, n, d)
+	if *scores {
+		what = fmt.Sprintf("per-example scores of %d unlearned and %d retrained models on %d examples, computed elsewhere", n, n, d)
+	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "verify",
 		Seed: s.Seed, Trials: n, Confidence: reports.Number(s.Confidence), Inputs: inputs,
-		Data: reports.Data{Description: fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, n, d)},
+		Data: reports.Data{Description: what},
 	}
 	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.Method.Name(), claim, findings))
 	if _, err := mkdirs(out); err != nil {

@@ -16,7 +16,8 @@ import (
 func TestVerifySavedModels(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.json")
-	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-5}}`), 0o644)
+	// δ = 1e-3 keeps the power planning quick; the verdicts are those at the README's 1e-5
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
 	models := filepath.Join("testdata", "verify")
 	for _, c := range []struct {
 		unlearned string
@@ -71,6 +72,30 @@ func TestVerifyRefusals(t *testing.T) {
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%v: %s was written", c.args, out)
+		}
+	}
+}
+
+// The per-example route (--scores): each model's loss on the 50 deleted records, as NumPy
+// saved them. Against a claim of ε = 0.5 the correct unlearner's scores show nothing
+// (INCONCLUSIVE: 40 models lack the power) and the one that ignored the deletion is caught
+// (FAIL on one example). At ε = 1 the same scores cannot show it — the route is
+// weaker than the parameters', which the report's power statement says.
+func TestVerifyScores(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.json")
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 0.5, "delta": 1e-3}}`), 0o644)
+	models := filepath.Join("testdata", "verify")
+	for _, c := range []struct {
+		unlearned string
+		code      int
+		want      string
+	}{{"good", exitInconclusive, "INCONCLUSIVE verify/d2d: largest ε lower bound of the 50 per-example games"},
+		{"broken", exitFail, "FAIL verify/d2d: largest ε lower bound of the 50 per-example games"}} {
+		stdout, stderr, code := runCLI(t, "verify", "--scores", "--spec", spec, "--unlearned", filepath.Join(models, "scores_"+c.unlearned+".npz"),
+			"--retrained", filepath.Join(models, "scores_retrained.npz"), "--out", filepath.Join(dir, c.unlearned))
+		if code != c.code || !strings.Contains(stdout, c.want) {
+			t.Errorf("%s: exit %d, want %d; %s %s", c.unlearned, code, c.code, stdout, stderr)
 		}
 	}
 }

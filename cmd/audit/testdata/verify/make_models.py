@@ -10,6 +10,8 @@ release that (ε, δ)-unlearning can hold for:
 
 so `verify --unlearned good --retrained retrained` compares one law with itself and
 `verify --unlearned broken --retrained retrained` a law shifted by the deleted records.
+scores_NAME.npz holds each model's logistic loss on the 50 deleted records (40 × 50), for
+`verify --scores`.
 Run from the repository root: /usr/bin/python3 cmd/audit/testdata/verify/make_models.py
 """
 import os
@@ -33,8 +35,15 @@ def fit(mask):
 
 retrained, full = fit(keep), fit(np.ones(len(y), dtype=bool))
 rng = np.random.default_rng(11)
+signs = 2.0 * y[~keep] - 1  # labels of the deleted records as ±1
 for name, centre in [("retrained", retrained), ("good", retrained), ("broken", full)]:
     os.makedirs(os.path.join(out, name), exist_ok=True)
+    scores = []
     for i in range(40):
-        np.save(os.path.join(out, name, f"model_{i:02d}.npy"), centre + 0.02 * rng.standard_normal(centre.shape))
+        model = centre + 0.02 * rng.standard_normal(centre.shape)
+        np.save(os.path.join(out, name, f"model_{i:02d}.npy"), model)
+        # per-example scores: each model's logistic loss on the 50 deleted records
+        margins = signs * (model[0] + x[~keep] @ model[1:])
+        scores.append(np.logaddexp(0, -margins))
+    np.savez(os.path.join(out, f"scores_{name}.npz"), losses=np.array(scores))
 print("shift of the broken mean:", np.linalg.norm(full - retrained))
