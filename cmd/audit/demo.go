@@ -36,6 +36,7 @@ type demoConfig struct {
 	command      string     // "demo" or "run": the report's command and the errors' prefix
 	quiet        bool
 	controls     bool          // also audit each subject's negative controls
+	json         bool          // print the report's JSON instead of the summary table
 	progress     *progress.Bar // trials done and ETA on stderr, when it is a terminal
 }
 
@@ -50,6 +51,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &c.confidence, audit.ConfidenceParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
+	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
@@ -132,7 +134,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err := writeReport(rep, c.out); err != nil {
 		return err
 	}
-	printSummary(stdout, rep, c.out)
+	if err := emit(stdout, rep, c.out, c.json); err != nil {
+		return err
+	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 
@@ -305,6 +309,20 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 	}
 	fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
 	fmt.Fprintf(w, "overall: %s; report: %s, %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"), filepath.Join(dir, "report.md"))
+}
+
+// emit prints the summary table, or with asJSON the report's JSON (what report.json holds).
+func emit(w io.Writer, rep *reports.Report, dir string, asJSON bool) error {
+	if !asJSON {
+		printSummary(w, rep, dir)
+		return nil
+	}
+	b, err := rep.JSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // isTerminal reports whether w is a terminal (the progress bar's condition).

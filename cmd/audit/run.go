@@ -28,6 +28,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	audit.Var(fs, &c.data.maxValues, maxValuesParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
+	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", true, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL); --controls=false skips them")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit run --spec FILE [flags]\n\nRuns the audit a spec file describes and writes DIR/report.json and DIR/report.md.\nThe spec names the data, the method and its settings, the deletions, the claim and the trials;\n--trials overrides the spec's. Example spec:\n\n"+specExample+"\nFlags:")

@@ -89,3 +89,16 @@ func TestReportRerenders(t *testing.T) {
 		t.Errorf("not a report: exit %d, %q", code, stderr)
 	}
 }
+
+// --json prints exactly the report.json the run writes, for scripts.
+func TestJSONOutputIsTheReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	stdout, stderr, code := runCLI(t, "demo", "--out", out, "--variants", "strongly-convex", "--trials", "8", "--delta", "0.01", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil || stdout != string(want) {
+		t.Errorf("stdout is not report.json (%v):\n%s", err, stdout)
+	}
+}

@@ -22,6 +22,7 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&unlearnedPath, "unlearned", "", "unlearned models: a folder of model files (.npy, .npz, .safetensors, .csv) or one matrix, a model a row (required)")
 	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (required)")
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and report.md")
+	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE --retrained DIR|FILE --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nFlags:")
@@ -95,6 +96,8 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err := writeReport(rep, out); err != nil {
 		return err
 	}
-	printSummary(stdout, rep, out)
+	if err := emit(stdout, rep, out, *asJSON); err != nil {
+		return err
+	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
