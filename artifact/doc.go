@@ -1,6 +1,6 @@
 // Package artifact reads models and scores that other tools wrote, so that the toolkit can
-// audit what it did not train: NumPy's .npy and .npz, and Hugging Face's safetensors.
-// and CSVs of weights. The toolkit's own model cards are to follow.
+// audit what it did not train: NumPy's .npy and .npz, Hugging Face's safetensors, CSVs of
+// weights, and the toolkit's own model card.
 //
 // # NumPy
 //
@@ -31,6 +31,14 @@
 //
 //	st, err := artifact.LoadSafetensors("model.safetensors")
 //	w := st.Tensor("linear.weight")                 // nil if absent
+//
+// # Model cards
+//
+// A Card (LoadCard, schema unlearnaudit/model-card/v1) is the toolkit's own model file:
+// the weights with the loss and λ, the training recipe (method, variant, settings), the
+// seed, the dataset by SHA-256 with its shape, the deletions served and the claim. Unknown
+// fields are errors, and so is any field that disagrees with another (features against
+// the weights, deletions against the rows).
 //
 // # Models and samples
 //

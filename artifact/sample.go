@@ -12,12 +12,13 @@ import (
 )
 
 // modelExts are the file types a model can be read from, by extension.
-var modelExts = []string{".npy", ".npz", ".safetensors", ".csv"}
+var modelExts = []string{".npy", ".npz", ".safetensors", ".csv", ".json"}
 
 // LoadModel reads one model's parameters as a vector: an .npy array flattened, the
 // arrays of an .npz or the tensors of a .safetensors file concatenated in name order (so
-// "bias" comes before "weight", the same order for every file of one exporter), or a CSV
-// of weights (reference.LoadMatrixCSV) flattened by rows. The layout names the parts, so
+// "bias" comes before "weight", the same order for every file of one exporter), a CSV
+// of weights (reference.LoadMatrixCSV) flattened by rows, or the weights of a model card
+// (.json, LoadCard). The layout names the parts, so
 // that a report can say what was compared.
 func LoadModel(path string) (params []float64, layout []string, err error) {
 	var arrays []*Array
@@ -45,6 +46,12 @@ func LoadModel(path string) (params []float64, layout []string, err error) {
 		}
 		r, c := m.Dims()
 		arrays = []*Array{{Name: path, Shape: []int{r, c}, Data: m.RawMatrix().Data, DType: "csv"}}
+	case ".json":
+		card, err := LoadCard(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		arrays = []*Array{{Name: path + ":weights", Shape: []int{len(card.Weights)}, Data: card.Weights, DType: "json"}}
 	default:
 		return nil, nil, fmt.Errorf("%s: unknown model format %q; want one of %s", path, ext, strings.Join(modelExts, ", "))
 	}
