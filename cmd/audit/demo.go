@@ -74,6 +74,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				fmt.Fprintf(stderr, "    %-16s %s\n", v.Name, v.Summary)
 			}
 		}
+		fmt.Fprint(stderr, `
+Examples:
+  audit demo                                            # built-in data, every variant
+  audit demo --data heart_scale --format libsvm --variants strongly-convex,perfect --controls
+  audit demo --data t10k-images-idx3-ubyte.gz --format idx --classes 3,8 --trials 400
+`)
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}

@@ -157,6 +157,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "audit", version)
 		return nil
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] != "help" { // audit help CMD: the command's own help
+			err := run(ctx, []string{args[1], "-h"}, stdin, stdout, stdout)
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
+		}
 		fmt.Fprint(stdout, usage())
 		return nil
 	}

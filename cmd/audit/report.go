@@ -22,7 +22,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown), html (one self-contained page), pdf (A4, fonts embedded) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "html", "pdf", "json"}})
 	fs.StringVar(&out, "out", "", "file to write (default: standard output)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|pdf|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|pdf|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nExamples:\n  audit report --in audit-report/report.json --format html --out report.html\n  audit report --in audit-report/report.json --format pdf --out report.pdf\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

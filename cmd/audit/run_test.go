@@ -102,3 +102,13 @@ func TestJSONOutputIsTheReport(t *testing.T) {
 		t.Errorf("stdout is not report.json (%v):\n%s", err, stdout)
 	}
 }
+
+// audit help CMD prints the command's own help, examples included, on stdout.
+func TestHelpCommand(t *testing.T) {
+	for _, cmd := range []string{"demo", "run", "verify", "report"} {
+		stdout, stderr, code := runCLI(t, "help", cmd)
+		if code != 0 || !strings.Contains(stdout, "usage: audit "+cmd) || !strings.Contains(stdout, "xample") {
+			t.Errorf("help %s: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
+		}
+	}
+}

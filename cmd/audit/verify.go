@@ -25,7 +25,7 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE --retrained DIR|FILE --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE --retrained DIR|FILE --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
