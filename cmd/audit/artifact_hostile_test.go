@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The bad inputs issue 12 names, given to verify: each exits 2 naming the file and the
+// problem, writes no report, and costs no more than its bytes (runHostile checks all three).
+func TestHostileArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.json")
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}}`), 0o644)
+	good := filepath.Join("testdata", "verify", "retrained")
+	// a folder holding one bad file among good models
+	folder := func(name string, bad []byte) string {
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		entries, _ := os.ReadDir(good)
+		for _, e := range entries[:8] {
+			b, _ := os.ReadFile(filepath.Join(good, e.Name()))
+			os.WriteFile(filepath.Join(d, e.Name()), b, 0o644)
+		}
+		if bad != nil {
+			os.WriteFile(filepath.Join(d, "zz_bad"+filepath.Ext(name)), bad, 0o644)
+		}
+		return d
+	}
+	st := func(header string, data []byte) []byte {
+		var b bytes.Buffer
+		binary.Write(&b, binary.LittleEndian, uint64(len(header)))
+		b.WriteString(header)
+		b.Write(data)
+		return b.Bytes()
+	}
+	npy := func(header string) []byte {
+		h := header + "\n"
+		var b bytes.Buffer
+		b.WriteString("\x93NUMPY\x01\x00")
+		binary.Write(&b, binary.LittleEndian, uint16(len(h)))
+		b.WriteString(h)
+		return b.Bytes()
+	}
+	var huge bytes.Buffer
+	binary.Write(&huge, binary.LittleEndian, uint64(1)<<40)
+	mixed := folder("mixed.npy", must(os.ReadFile(filepath.Join("..", "..", "artifact", "testdata", "vector_f8.npy")))) // 7 parameters
+	nanScores := filepath.Join(dir, "nan.csv")
+	os.WriteFile(nanScores, []byte("1,2\n3,NaN\n"), 0o644)
+	negSigma := filepath.Join(dir, "neg.json")
+	os.WriteFile(negSigma, []byte(`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`), 0o644)
+	unknown := filepath.Join(dir, "unknown.json")
+	os.WriteFile(unknown, []byte(`{"method": {"name": "d2d"}, "trails": 8}`), 0o644)
+	v := func(unlearned, retrained string, extra ...string) []string {
+		return append([]string{"verify", "--spec", spec, "--out", "{out}", "--unlearned", unlearned, "--retrained", retrained}, extra...)
+	}
+	runHostile(t, []hostileCase{
+		{"truncated safetensors", v(folder("trunc.safetensors", st(`{"w":{"dtype":"F64","shape":[31],"data_offsets":[0,248]}}`, make([]byte, 16))), good),
+			[]string{"zz_bad.safetensors", "file is truncated"}},
+		{"safetensors header claiming 2^40 bytes", v(folder("huge.safetensors", huge.Bytes()), good), []string{"zz_bad.safetensors", "header of 1099511627776 bytes claimed"}},
+		{"overlapping tensor offsets", v(folder("overlap.safetensors", st(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, make([]byte, 16))), good),
+			[]string{"zz_bad.safetensors", "b.data_offsets", "overlaps"}},
+		{"npy with an unsupported dtype", v(folder("int.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (31,), }")), good), []string{"zz_bad.npy", `unsupported dtype "<i8"`}},
+		{"a folder mixing dimensions", v(mixed, good), []string{"zz_bad.npy: 7 parameters", "the first model, has 31"}},
+		{"scores with NaN", v(nanScores, nanScores, "--scores"), []string{"nan.csv", "NaN"}},
+		{"a spec with a negative σ", []string{"verify", "--spec", negSigma, "--out", "{out}", "--unlearned", good, "--retrained", good}, []string{"neg.json", "method.params.sglu-sigma: want a number in (0, inf)"}},
+		{"a spec with an unknown field", []string{"run", "--spec", unknown, "--out", "{out}"}, []string{"unknown.json", "trails: unknown field"}},
+	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
