@@ -162,6 +162,11 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 	}
 	decide(&f, spec)
 	f.Estimates = e.estimates(a, b, fams[0].pos, fams[0].neg)
+	for _, fam := range fams {
+		if fam.name == bestName {
+			f.Scores = SummarizeScores(fam.name, fam.pos, fam.neg)
+		}
+	}
 	return f, nil
 }
 

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 )
 
 // Verdict is the outcome of one check.
@@ -62,6 +64,83 @@ type Finding struct {
 	Power *Power `json:"power,omitempty"`
 	// Estimates are reported beside the measurement and never decide the verdict.
 	Estimates []Estimate `json:"estimates,omitempty"`
+	// Scores, on a game's finding, summarise the attack score of both sides for plots.
+	Scores *ScoreSummary `json:"scores,omitempty"`
+}
+
+// ScoreSummary is what a report plots of an attack score: a histogram of each side on
+// shared bins, and the ROC curve of the threshold attack (the false- and true-positive
+// rates of "unlearned" over every threshold), both of every trial.
+type ScoreSummary struct {
+	Name      string     `json:"name"`
+	Edges     []float64  `json:"edges"`     // len(bins)+1 bin edges
+	Unlearned []int      `json:"unlearned"` // counts per bin
+	Retrained []int      `json:"retrained"`
+	ROC       []ROCPoint `json:"roc"`
+}
+
+// ROCPoint is one threshold of the ROC curve.
+type ROCPoint struct {
+	FPR float64 `json:"fpr"`
+	TPR float64 `json:"tpr"`
+}
+
+// scoreBins is the histogram's bin count; rocPoints bounds the ROC curve's thresholds.
+const (
+	scoreBins = 30
+	rocPoints = 200
+)
+
+// SummarizeScores bins both sides' scores on [min, max] and traces the ROC of the rule
+// "score ≥ t means unlearned" (with the sides swapped when that rule is worse than chance,
+// so the curve shows the better direction), at up to 200 thresholds.
+func SummarizeScores(name string, unlearned, retrained []float64) *ScoreSummary {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range append(append([]float64(nil), unlearned...), retrained...) {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	s := &ScoreSummary{Name: name, Edges: make([]float64, scoreBins+1), Unlearned: make([]int, scoreBins), Retrained: make([]int, scoreBins)}
+	for i := range s.Edges {
+		s.Edges[i] = lo + (hi-lo)*float64(i)/scoreBins
+	}
+	bin := func(v float64) int { return min(scoreBins-1, int((v-lo)/(hi-lo)*scoreBins)) }
+	for _, v := range unlearned {
+		s.Unlearned[bin(v)]++
+	}
+	for _, v := range retrained {
+		s.Retrained[bin(v)]++
+	}
+	pos, neg := slices.Clone(unlearned), slices.Clone(retrained)
+	slices.Sort(pos)
+	slices.Sort(neg)
+	above := func(xs []float64, t float64) float64 { // fraction ≥ t
+		return float64(len(xs)-sort.SearchFloat64s(xs, t)) / float64(len(xs))
+	}
+	auc := 0.0
+	for k := range rocPoints + 1 {
+		t := lo + (hi-lo)*float64(k)/rocPoints
+		p := ROCPoint{FPR: above(neg, t), TPR: above(pos, t)}
+		s.ROC = append(s.ROC, p)
+		auc += p.TPR - p.FPR
+	}
+	if auc < 0 { // the other direction separates: plot it
+		for i := range s.ROC {
+			s.ROC[i] = ROCPoint{FPR: 1 - s.ROC[i].FPR, TPR: 1 - s.ROC[i].TPR}
+		}
+		slices.Reverse(s.ROC)
+	}
+	// the thresholds below every score and above every score, where ties at the ends leave
+	// the curve short of its corners
+	if s.ROC[0] != (ROCPoint{1, 1}) {
+		s.ROC = append([]ROCPoint{{1, 1}}, s.ROC...)
+	}
+	if s.ROC[len(s.ROC)-1] != (ROCPoint{}) {
+		s.ROC = append(s.ROC, ROCPoint{})
+	}
+	return s
 }
 
 // PowerTarget is the probability with which an empirical PASS must have been able to catch

@@ -109,5 +109,6 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
 	decide(&f, spec)
+	f.Scores = SummarizeScores(fmt.Sprintf("score on example %d", worst), mat.Col(nil, worst, unlearned), mat.Col(nil, worst, retrained))
 	return claim, []Finding{f}, nil
 }

@@ -38,7 +38,9 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 		}
 		return nil
 	},
-	"meaning": verdictMeaning,
+	"meaning":   verdictMeaning,
+	"histogram": histogramSVG,
+	"roc":       rocSVG,
 }).ParseFS(htmlFiles, "html.tmpl"))
 
 // verdictMeaning says in plain words what a subject's verdict means.

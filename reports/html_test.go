@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,28 @@ func TestControlsRendered(t *testing.T) {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("html lacks %q", want)
 		}
+	}
+}
+
+// A game's scores are drawn as two inline SVG plots (histogram, log–log ROC), their
+// labels escaped.
+func TestHTMLPlots(t *testing.T) {
+	r := sample()
+	r.Subjects[0].Findings[2].Scores = audit.SummarizeScores(`<b>projection</b>`, []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, "<svg "); n != 2 {
+		t.Errorf("%d plots, want 2", n)
+	}
+	for _, want := range []string{`aria-label="histogram: &lt;b&gt;projection&lt;/b&gt;"`, `ROC (log–log)`, "<polyline points="} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<b>projection</b>") {
+		t.Error("a score name was inserted unescaped")
 	}
 }

@@ -181,6 +181,8 @@ type Finding struct {
 	Required  bool       `json:"required"`
 	Power     *Power     `json:"power,omitempty"`
 	Estimates []Estimate `json:"estimates,omitempty"`
+	// Scores summarise a game's attack score for the HTML report's plots.
+	Scores *audit.ScoreSummary `json:"scores,omitempty"`
 }
 
 // Power mirrors audit.Power: what an empirical check could have caught.
@@ -245,6 +247,7 @@ func NewFinding(f audit.Finding) Finding {
 		}
 		rf.Estimates = append(rf.Estimates, re)
 	}
+	rf.Scores = f.Scores
 	return rf
 }
 
