@@ -21,7 +21,9 @@ const (
 func svgOpen(b *strings.Builder, title string) {
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
 		plotW, plotH, plotW, plotH, template.HTMLEscapeString(title))
-	fmt.Fprintf(b, `<text x="%g" y="14" font-size="12" font-family="sans-serif">%s</text>`, padL, template.HTMLEscapeString(title))
+	// the full title is the label and the tooltip; the visible one is cut to the frame
+	fmt.Fprintf(b, `<title>%s</title><text x="4" y="14" font-size="11" font-family="sans-serif">%s</text>`,
+		template.HTMLEscapeString(title), template.HTMLEscapeString(shorten(title, 58)))
 	fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, padL, padT, plotW-padL-padR, plotH-padT-padB)
 }
 
@@ -80,4 +82,13 @@ func rocSVG(s *audit.ScoreSummary) template.HTML {
 	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" font-family="sans-serif" text-anchor="middle">false-positive rate (retrained called unlearned)</text>`, (padL+plotW-padR)/2, plotH-8)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// shorten cuts s to at most n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
