@@ -17,6 +17,10 @@ type DemoConfig struct {
 	Seed         uint64
 	Confidence   float64
 	PowerAgainst float64
+	// DeletesOnly makes the requests exactly Deletes, in order, on all of ds: no record is
+	// held out to be added. It is the request sequence of models trained elsewhere, which
+	// `audit verify` retrains from the spec's recipe.
+	DeletesOnly bool
 }
 
 // NewDemoSetup builds the demo's requests on ds. Two random records are held out to be
@@ -41,6 +45,16 @@ func NewDemoSetup(ds *reference.Dataset, cfg DemoConfig) (DemoSetup, error) {
 			return DemoSetup{}, fmt.Errorf("--delete: record ID %d named twice", id)
 		}
 		named[id] = true
+	}
+	if cfg.DeletesOnly {
+		if len(cfg.Deletes) == 0 {
+			return DemoSetup{}, fmt.Errorf("deletes: none named; retraining without the deleted records needs their IDs")
+		}
+		for _, id := range cfg.Deletes {
+			setup.Updates = append(setup.Updates, reference.DeleteID(id))
+		}
+		setup.Data, setup.Deletions = ds, cfg.Deletes
+		return setup, nil
 	}
 	var candidates []int64
 	for i := range ds.Len() {

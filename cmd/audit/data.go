@@ -31,6 +31,12 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	audit.Var(fs, &d.maxValues, maxValuesParam)
 }
 
+// setFromSpec takes the data a spec names (the cap stays the flag's).
+func (d *dataFlags) setFromSpec(s *audit.Spec) {
+	d.path, d.format, d.labels, d.classes = s.Data.File, s.Data.Format, s.Data.Labels, s.Data.Classes
+	d.labelColumn, d.header = s.Data.LabelColumn, s.Data.Header
+}
+
 // maxValuesParam raises or lowers reference.MaxValues, the one memory cap.
 var maxValuesParam = audit.Param{Name: "max-values", Kind: audit.Integer, Unit: "float64 values",
 	Usage:   "the cap on one matrix held in memory: dense data (rows × features), the models kept per audit (trials × parameters)",

@@ -61,8 +61,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		ids[i] = strconv.FormatInt(id, 10)
 	}
 	c.deletes = strings.Join(ids, ",")
-	c.data.path, c.data.format, c.data.labels, c.data.classes = s.Data.File, s.Data.Format, s.Data.Labels, s.Data.Classes
-	c.data.labelColumn, c.data.header = s.Data.LabelColumn, s.Data.Header
+	c.data.setFromSpec(s)
 	var params []audit.Param
 	for _, m := range audit.Methods() {
 		params = append(params, m.DemoParams()...)

@@ -11,21 +11,26 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
+	"gonum.org/v1/gonum/mat"
 )
 
 // runVerify audits models trained elsewhere (audit.VerifySamples) and writes a report.
-func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var specPath, unlearnedPath, retrainedPath, out string
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&specPath, "spec", "", "the audit spec: the claim, confidence, power target and seed (required)")
 	fs.StringVar(&unlearnedPath, "unlearned", "", "unlearned models: a folder of model files (.npy, .npz, .safetensors, .csv) or one matrix, a model a row (required)")
-	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (required)")
+	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (default: the toolkit retrains them by the spec's recipe)")
+	var workers int
+	audit.Var(fs, &workers, audit.WorkersParam)
+	var data dataFlags
+	audit.Var(fs, &data.maxValues, maxValuesParam)
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and report.md")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE --retrained DIR|FILE --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE [--retrained DIR|FILE] --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of its method, run by the toolkit's own implementation. Then one unlearned model\nis enough for a per-example attack on the deleted records (it can show a gross violation,\nnever that the claim holds); 8 or more get the distributional game with its power.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -36,8 +41,8 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("verify: --spec is required")
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
-	case retrainedPath == "":
-		return usagef("verify: --retrained is required (retraining from the spec's recipe is not supported yet)")
+	case retrainedPath == "" && *scores:
+		return usagef("verify: --scores needs --retrained scores: the toolkit retrains linear models by a recipe, not the model that scored them")
 	}
 	s, err := audit.LoadSpec(specPath)
 	if err != nil {
@@ -51,19 +56,53 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageError{fmt.Errorf("verify: --unlearned: %w", err)}
 	}
-	retrained, rFiles, err := artifact.LoadSample(retrainedPath)
-	if err != nil {
-		return usageError{fmt.Errorf("verify: --retrained: %w", err)}
+	var (
+		claim    audit.Claim
+		findings []audit.Finding
+		rFiles   []string
+		inputs   []reports.Input
+		what     string
+		n, d     = unlearned.Dims()
+	)
+	if retrainedPath == "" {
+		data.setFromSpec(s)
+		ds, err := data.load(s.Seed)
+		if err != nil {
+			return err
+		}
+		recipe, err := audit.NewRecipe(s, ds.ds)
+		if err != nil {
+			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
+		}
+		var ret *mat.Dense
+		claim, findings, ret, err = audit.VerifyAgainstRecipe(ctx, unlearned, recipe, s, workers)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
+			return usageError{err}
+		}
+		inputs = append(inputs, ds.inputs...)
+		m, _ := ret.Dims()
+		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.description)
+	} else {
+		retrained, files, err := artifact.LoadSample(retrainedPath)
+		if err != nil {
+			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
+		}
+		rFiles = files
+		verify := audit.VerifySamples
+		if *scores {
+			verify = audit.VerifyScores
+		}
+		if claim, findings, err = verify(unlearned, retrained, s); err != nil {
+			return usageError{err}
+		}
+		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, n, d)
+		if *scores {
+			what = fmt.Sprintf("per-example scores of %d unlearned and %d retrained models on %d examples, computed elsewhere", n, n, d)
+		}
 	}
-	verify := audit.VerifySamples
-	if *scores {
-		verify = audit.VerifyScores
-	}
-	claim, findings, err := verify(unlearned, retrained, s)
-	if err != nil {
-		return usageError{err}
-	}
-	inputs := []reports.Input{}
 	for _, f := range append([]string{specPath}, append(uFiles, rFiles...)...) {
 		role := "unlearned model"
 		switch {
@@ -77,11 +116,6 @@ func runVerify(_ context.Context, args []string, stdout, stderr io.Writer) error
 			return usageError{fmt.Errorf("verify: %w", err)}
 		}
 		inputs = append(inputs, in)
-	}
-	n, d := unlearned.Dims()
-	what := fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, n, d)
-	if *scores {
-		what = fmt.Sprintf("per-example scores of %d unlearned and %d retrained models on %d examples, computed elsewhere", n, n, d)
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "verify",

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // Models scikit-learn trained (testdata/verify/make_models.py): a correct unlearner's law
@@ -62,7 +68,7 @@ func TestVerifyRefusals(t *testing.T) {
 	}{
 		{[]string{"--unlearned", few, "--retrained", few}, "3 model(s) a side; the distributional game needs at least 8"},
 		{[]string{"--unlearned", few, "--retrained", retrained}, "3 unlearned and 40 retrained models"},
-		{[]string{"--unlearned", few}, "--retrained is required"},
+		{[]string{"--unlearned", few}, "recipe: deletes: none named"},
 		{[]string{"--unlearned", filepath.Join(dir, "none"), "--retrained", retrained}, "--unlearned"},
 	} {
 		out := filepath.Join(dir, "out")
@@ -96,6 +102,104 @@ func TestVerifyScores(t *testing.T) {
 			"--retrained", filepath.Join(models, "scores_retrained.npz"), "--out", filepath.Join(dir, c.unlearned))
 		if code != c.code || !strings.Contains(stdout, c.want) {
 			t.Errorf("%s: exit %d, want %d; %s %s", c.unlearned, code, c.code, stdout, stderr)
+		}
+	}
+}
+
+// writeModels writes n models a subject publishes (on a seed of their own) as a CSV
+// matrix, one model a row: models "trained elsewhere" by the toolkit's own recipe.
+func writeModels(t *testing.T, path string, sub audit.Subject, n int) {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		rel, err := sub.Unlearned(context.Background(), reference.Streams{Seed: 9090, Trial: i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range rel.Published {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Without --retrained, verify retrains by the spec's recipe: 40 models of D2D's one-shot
+// variant are not failed (false-failure probability 1 − confidence = 5 %, seeds fixed)
+// and the report says the retrains are the toolkit's; 40 models with a tenth of the noise
+// are failed; one model gets the per-example attack and is INCONCLUSIVE, saying what
+// would decide; a spec naming two variants, or --scores without retrained scores, is
+// refused.
+func TestVerifyRetrainsByRecipe(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "recipe.json")
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d", "variants": ["perfect"]}, "deletes": [830, 3, 4],
+		"claim": {"epsilon": 1, "delta": 1e-3}, "trials": 40}`), 0o644)
+	s, err := audit.LoadSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := reference.SyntheticClassification(1000, 20, s.Seed) // the data the spec names: the built-in set
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe, err := audit.NewRecipe(s, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, weak, one := filepath.Join(dir, "good.csv"), filepath.Join(dir, "weak.csv"), filepath.Join(dir, "one.csv")
+	writeModels(t, good, recipe.Audited.Subject, 40)
+	writeModels(t, one, recipe.Audited.Subject, 1)
+	for _, c := range recipe.Audited.Controls {
+		if c.Name == "weak-noise" {
+			writeModels(t, weak, c.Audited.Subject, 40)
+		}
+	}
+	for _, c := range []struct {
+		models string
+		codes  []int
+		want   []string
+	}{
+		{good, []int{exitPass, exitInconclusive}, []string{"verify/d2d", "40 retrains by the spec's recipe"}},
+		{weak, []int{exitFail}, []string{"FAIL verify/d2d"}},
+		{one, []int{exitInconclusive}, []string{"INCONCLUSIVE verify/d2d", "two-sided rank p-value"}},
+	} {
+		out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(c.models), ".csv"))
+		stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", c.models, "--out", out)
+		if !slices.Contains(c.codes, code) {
+			t.Fatalf("%s: exit %d, want one of %v\n%s%s", c.models, code, c.codes, stdout, stderr)
+		}
+		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+		for _, w := range c.want {
+			if !strings.Contains(stdout+string(md), w) {
+				t.Errorf("%s: neither the summary nor report.md says %q:\n%s", c.models, w, stdout)
+			}
+		}
+		if c.models == one && !strings.Contains(string(md), "supply at least 8 independently unlearned models") {
+			t.Errorf("one model: report.md does not say what would decide:\n%s", md)
+		}
+	}
+	two := filepath.Join(dir, "two.json")
+	os.WriteFile(two, []byte(`{"method": {"name": "d2d", "variants": ["perfect", "strongly-convex"]}, "deletes": [3]}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", "--spec", two, "--unlearned", good}, "two.json: recipe: method.variants: 2 selected"},
+		{[]string{"verify", "--spec", spec, "--scores", "--unlearned", good}, "--scores needs --retrained"},
+	} {
+		out := filepath.Join(dir, "refused")
+		_, stderr, code := runCLI(t, append(c.args, "--out", out)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: refused, yet wrote %s", c.args, out)
 		}
 	}
 }
