@@ -43,6 +43,7 @@ type Method interface {
 // among Variants (the first is the default), then calls Compute.
 type Bounds struct {
 	About    string    // a paragraph for the help: the paper and what is computed
+	Example  string    // the flags of a typical call, for the help
 	Variants []Variant // the theorems it can apply; the first is the default
 	Params   []Param
 	// Compute returns the certificate's rows, in order. Its errors are bad input and name

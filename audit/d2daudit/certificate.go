@@ -15,7 +15,8 @@ import (
 // the spec flags a formula.
 func (Method) Bounds() audit.Bounds {
 	return audit.Bounds{
-		About: "Computes Descent-to-Delete's certificates (Neel, Roth, Sharifi-Malvajerdi 2020) from declared constants:\nγ, η, the iterations, the sensitivity and the σ each theorem requires, both readings where the spec flags\na formula.",
+		About:   "Computes Descent-to-Delete's certificates (Neel, Roth, Sharifi-Malvajerdi 2020) from declared constants:\nγ, η, the iterations, the sensitivity and the σ each theorem requires, both readings where the spec flags\na formula.",
+		Example: "--variant strongly-convex --lipschitz 1 --smoothness 4 --strong-convexity 0.05 --n 1000 --iterations 5 --epsilon 1 --delta 1e-6",
 		Variants: []audit.Variant{
 			{Name: d2d.SecretState.String(), Summary: "Thm 3.1"},
 			{Name: d2d.Perfect.String(), Summary: "Thm 3.2"},

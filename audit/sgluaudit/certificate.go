@@ -19,7 +19,8 @@ const sgluSource = "Chien et al. 2024 (SGLU), "
 // derivation shown and the other reading beside each flagged formula.
 func (Method) Bounds() audit.Bounds {
 	return audit.Bounds{
-		About: "Computes Stochastic Gradient Langevin Unlearning's certificates (Chien, Wang, Chen, Li 2024) from declared\nconstants: the ε of a deployment, or with --target-epsilon the σ or epochs that meet a target. Prints every\nstep of the derivation.",
+		About:   "Computes Stochastic Gradient Langevin Unlearning's certificates (Chien, Wang, Chen, Li 2024) from declared\nconstants: the ε of a deployment, or with --target-epsilon the σ or epochs that meet a target. Prints every\nstep of the derivation.",
+		Example: "--n 11264 --batch 128 --smoothness 0.261264 --lipschitz 1 --strong-convexity 0.011264 --sigma 0.03 --alpha 10",
 		Variants: []audit.Variant{
 			{Name: "convergent", Summary: "Cor 3.8"},
 			{Name: "finite", Summary: "Thm 3.2"},

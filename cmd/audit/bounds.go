@@ -36,7 +36,7 @@ func runBounds(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit bounds %s [flags]\n\n%s --json writes the same as one object.\n\nFlags:\n", m.Name(), b.About)
+		fmt.Fprintf(stderr, "usage: audit bounds %s [flags]\n\n%s --json writes the same as one object.\n\nExample:\n  audit bounds %s %s\n\nFlags:\n", m.Name(), b.About, m.Name(), b.Example)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {

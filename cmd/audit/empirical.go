@@ -62,7 +62,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	audit.Var(fs, &k, audit.Param{Name: "k", Usage: "knn: neighbour rank (0: max(5, ⌈α⌉+1))", Kind: audit.Integer, Range: "[0, 1000000]"})
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit estimate --a A.csv --b B.csv [flags]\n\nEstimates the Rényi divergence D_α(A‖B) from samples, with an interval (an estimate, not a bound).\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit estimate --a A.csv --b B.csv [flags]\n\nEstimates the Rényi divergence D_α(A‖B) from samples, with an interval (an estimate, not a bound).\n\nExamples:\n  audit estimate --a unlearned.csv --b retrained.csv --method gauss --alpha 2\n  audit estimate --a unlearned.csv --b retrained.csv --method knn --k 5 --json\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -82,7 +82,8 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	}
 	e, err := estimate.ByName(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
 	if err != nil {
-		return usageError{fmt.Errorf("estimate: %w", err)}
+		// the estimators speak of samples A and B: say which files they are
+		return usageError{fmt.Errorf("estimate: %w (A is %s, B is %s)", err, *aPath, *bPath)}
 	}
 	na, d := a.Dims()
 	nb, _ := b.Dims()
@@ -142,7 +143,7 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 		Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit epsilon --a scoresA.csv --b scoresB.csv --delta D [flags]\n\nBounds ε from below by a distinguishing game on each example's scores, and computes the\nNeurIPS 2023 unlearning competition's per-example ε and forgetting score.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit epsilon --a scoresA.csv --b scoresB.csv --delta D [flags]\n\nBounds ε from below by a distinguishing game on each example's scores, and computes the\nNeurIPS 2023 unlearning competition's per-example ε and forgetting score.\n\nExamples:\n  audit epsilon --a scores_unlearned.csv --b scores_retrained.csv --delta 1e-5\n  audit epsilon --a scores_unlearned.csv --b scores_retrained.csv --delta 1e-5 --json\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -233,6 +234,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		delta, conf, claim, factor, power float64
 		strategy                          string
 	)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--claim-epsilon E] [flags]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --claim-epsilon, its power against a true ε of --factor × the claim\nand how many trials per side would reach --power.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --claim-epsilon 1 --factor 2\n\nFlags:")
+		fs.PrintDefaults()
+	}
 	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
 	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required)", Kind: audit.Number, Range: "[0, 1)"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})

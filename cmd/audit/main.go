@@ -93,8 +93,8 @@ const usageText = `usage: audit <command> [flags]
 Commands:
   demo      audit every method's variants on built-in or given data, write a report
   run       run the audit a spec file describes (run --spec FILE), write a report
-  verify    audit models trained elsewhere (verify --unlearned DIR --retrained DIR --spec FILE)
-  report    re-render a finished audit from its report.json (Markdown or JSON)
+  verify    audit models trained elsewhere (verify --unlearned DIR [--retrained DIR] --spec FILE)
+  report    re-render a finished audit from its report.json (Markdown, HTML, PDF or JSON)
   bounds    compute a method's certificate from declared constants (bounds METHOD ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
   epsilon   bound ε from below from per-example scores of two kinds of models

@@ -46,7 +46,7 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := fs.Bool("json", false, "print the JSON result on stdout instead of the summary")
 	eargs := audit.BindFlags(fs, e.Params)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: audit reproduce %s [flags]\n\n%s\n\nFlags:\n", e.Name, e.About)
+		fmt.Fprintf(stderr, "usage: audit reproduce %s [flags]\n\n%s\n\nExample:\n  audit reproduce %s --out reproduce-%s\n\nFlags:\n", e.Name, e.About, e.Name, e.Name)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {

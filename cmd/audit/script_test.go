@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts run the real binary: "exec audit …" in a script runs this
+// test binary as the audit command, in its own process, with its exit code and streams.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"audit": main})
+}
+
+// The end-to-end scripts of testdata/script: every command as a user types it, and the
+// bad inputs, each checked for its exit code, its messages on stderr, its results on
+// stdout and the files it writes or must not write. $TESTDATA is this folder's testdata,
+// $EXAMPLES the repository's examples and $ARTIFACTS artifact/testdata.
+func TestScripts(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("TESTDATA", filepath.Join(wd, "testdata"))
+			env.Setenv("EXAMPLES", filepath.Join(wd, "..", "..", "examples"))
+			env.Setenv("ARTIFACTS", filepath.Join(wd, "..", "..", "artifact", "testdata"))
+			env.Setenv("SHARED", filepath.Join(wd, "..", "..", "..", "shared"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":   cmdExits,
+			"hostile": cmdHostile,
+		},
+	})
+}
+
+// cmdExits runs a command and checks its exit code: "exits 2 audit verify …". Its stdout
+// and stderr are then what the script's stdout and stderr commands match.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %q is not an exit code", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdHostile writes a malformed binary file a script cannot spell in text:
+// "hostile KIND FILE".
+func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hostile KIND FILE")
+	}
+	safetensors := func(header string, data []byte) []byte {
+		var b bytes.Buffer
+		binary.Write(&b, binary.LittleEndian, uint64(len(header)))
+		b.WriteString(header)
+		b.Write(data)
+		return b.Bytes()
+	}
+	var out []byte
+	switch args[0] {
+	case "truncated-safetensors": // 31 float64s declared, 2 present
+		out = safetensors(`{"w":{"dtype":"F64","shape":[31],"data_offsets":[0,248]}}`, make([]byte, 16))
+	case "huge-header-safetensors": // a header of 2^40 bytes claimed in an 8-byte file
+		out = binary.LittleEndian.AppendUint64(nil, 1<<40)
+	case "overlapping-safetensors":
+		out = safetensors(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, make([]byte, 16))
+	case "int64-npy":
+		h := "{'descr': '<i8', 'fortran_order': False, 'shape': (31,), }\n"
+		out = append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
+		out = append(append(out, h...), make([]byte, 31*8)...)
+	default:
+		ts.Fatalf("hostile: unknown kind %q", args[0])
+	}
+	if err := os.WriteFile(ts.MkAbs(args[1]), out, 0o644); err != nil {
+		ts.Fatalf("hostile: %v", err)
+	}
+}
