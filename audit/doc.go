@@ -77,6 +77,19 @@
 // measurement that decides. A Finding's Confidence is the probability that a FAIL is not a
 // false alarm (1 for deterministic checks).
 //
+// # Models trained elsewhere
+//
+// VerifySamples audits two samples of saved models (one model a row, as
+// artifact.LoadSample reads them) against a Spec's claim with the distinguishing game and
+// its power; VerifyScores does the same per example on scores (models × examples), the
+// route for deep networks. Without retrained models, a Recipe (NewRecipe: the spec's data,
+// deletions and one variant of its method, run by the toolkit's own implementation)
+// retrains them (Recipe.Retrain), and VerifyAgainstRecipe says what the number of models
+// supports: N ≥ MinEmpiricalTrials get the game; one gets VerifyOneModel, a per-example
+// attack on the deleted records whose rank p-value is rejected at OneModelThreshold — it
+// can FAIL a gross violation and never PASSes. SavedSubject turns two saved samples into a
+// Subject, so the Engine and every check run on models from disk as on the toolkit's own.
+//
 // # Methods
 //
 // Every method's audit package implements one contract, Method, and registers it

@@ -32,6 +32,18 @@
 //			Epsilon: 1, Delta: 1e-5}, data, deletes, 400, 1)
 //	}
 //
+// # Models on disk
+//
+// CheckSaved audits models another tool trained and saved — a folder of .npy, .npz,
+// .safetensors, CSV or model-card files, or one matrix with a model a row, for the
+// unlearned and for the retrained side, as `audit verify` reads them — with the same game
+// and the same reporting. Trial i pairs the i-th model of each side (audit.SavedSubject),
+// so a test of a training pipeline can assert on the files it wrote:
+//
+//	func TestExportedModelsForget(t *testing.T) {
+//		props.CheckSaved(t, "pipeline", "out/unlearned", "out/retrained", 1, 1e-5, 1)
+//	}
+//
 // # Descent-to-Delete
 //
 // D2DTrajectory(mode) is a whole property: it draws data, a loss and requests, plans the

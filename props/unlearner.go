@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -74,18 +75,58 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 		t.Errorf("%s: %v", u.Name, err)
 		return audit.Finding{}
 	}
-	f, err := audit.EmpiricalRelease{Prefix: u.Name, Epsilon: u.Epsilon, Delta: u.Delta, Seed: seed}.Check(results)
+	return playGame(t, u.Name, u.Epsilon, u.Delta, seed, results)
+}
+
+// playGame runs the distinguishing game on the trials and reports its verdict: a FAIL
+// fails the test, an INCONCLUSIVE is logged with the trials that would decide.
+func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []audit.TrialResult) audit.Finding {
+	t.Helper()
+	f, err := audit.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(results)
 	if err != nil {
-		t.Errorf("%s: %v", u.Name, err)
+		t.Errorf("%s: %v", name, err)
 		return audit.Finding{}
 	}
 	switch f.Verdict {
 	case audit.Fail:
-		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows ε ≥ %.3g over %d trials (%s)", u.Name, u.Epsilon, u.Delta, f.Title, f.Measured, trials, f.Detail)
+		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows ε ≥ %.3g over %d trials (%s)", name, epsilon, delta, f.Title, f.Measured, len(results), f.Detail)
 	case audit.Inconclusive:
-		t.Logf("%s: INCONCLUSIVE: %s", u.Name, f.Detail)
+		t.Logf("%s: INCONCLUSIVE: %s", name, f.Detail)
 	}
 	return f
+}
+
+// CheckSaved audits models already on disk from `go test`: unlearned and retrained are
+// each a folder of model files or one matrix file, as `audit verify` reads them
+// (artifact.LoadSample), paired trial by trial through an audit.SavedSubject. The game and
+// its reporting are CheckUnlearner's: a violation of the (ε, δ) claim fails the test, a
+// game without the power to decide is logged as INCONCLUSIVE. Files that cannot be read,
+// or samples that do not pair, fail the test naming the file.
+func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64) audit.Finding {
+	t.Helper()
+	u, _, err := artifact.LoadSample(unlearned)
+	if err != nil {
+		t.Errorf("%s: unlearned models: %v", name, err)
+		return audit.Finding{}
+	}
+	r, _, err := artifact.LoadSample(retrained)
+	if err != nil {
+		t.Errorf("%s: retrained models: %v", name, err)
+		return audit.Finding{}
+	}
+	claim := audit.Claim{Method: name, Guarantee: "(ε, δ)-unlearning", Epsilon: epsilon, Delta: delta,
+		Source: "declared by the test", Required: []audit.Kind{audit.Empirical}}
+	subject, err := audit.NewSavedSubject(name, claim, u, r)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return audit.Finding{}
+	}
+	results, err := audit.Engine{}.Run(context.Background(), subject, seed, subject.Trials())
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return audit.Finding{}
+	}
+	return playGame(t, name, epsilon, delta, seed, results)
 }
 
 // unlearnerSubject adapts an Unlearner to the audit engine.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/props"
@@ -64,4 +65,17 @@ func ExampleCheckUnlearner() {
 	}
 	// Output:
 	// forgetful violates its (ε = 1, δ = 0.001) claim: ε lower bound of a distinguishing game on the published models at δ = 0.001 shows ε ≥ 3.08
+}
+
+// Models saved by another tool — here scikit-learn models written by NumPy
+// (cmd/audit/testdata/verify/make_models.py), a folder of .npy files each — audited from
+// `go test`: the broken sample ignored its deletions, and the game shows it. In a test,
+// pass t instead of the recorder.
+func ExampleCheckSaved() {
+	dir := filepath.Join("..", "cmd", "audit", "testdata", "verify")
+	var t reportLog
+	f := props.CheckSaved(&t, "sklearn-logistic", filepath.Join(dir, "broken"), filepath.Join(dir, "retrained"), 1, 1e-3, 1)
+	fmt.Println(f.Verdict, len(t.errors), "error")
+	// Output:
+	// FAIL 1 error
 }

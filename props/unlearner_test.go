@@ -3,12 +3,14 @@ package props_test
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/props"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
 )
 
 func positives(data *reference.Dataset, k int) []int64 {
@@ -63,5 +65,44 @@ func TestCheckUnlearnerRefusesIrreproducibleMethods(t *testing.T) {
 	props.CheckUnlearner(&r, bad, data, positives(data, 2), 16, 1)
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "different models from the same streams") {
 		t.Fatalf("errors %v; want the reproducibility refusal", r.errors)
+	}
+}
+
+// CheckSaved on models on disk: the correct scikit-learn sample is not failed (its game's
+// false-failure probability is 5 %; the fixture is one fixed draw that does not), the
+// broken one is; unreadable or unpaired samples fail the test naming what is wrong; and a
+// SavedSubject refuses a trial past its models instead of reusing one.
+func TestCheckSaved(t *testing.T) {
+	dir := filepath.Join("..", "cmd", "audit", "testdata", "verify")
+	var good reportLog
+	if f := props.CheckSaved(&good, "good", filepath.Join(dir, "good"), filepath.Join(dir, "retrained"), 1, 1e-3, 1); f.Verdict == audit.Fail || len(good.errors) > 0 || f.Trials != 40 {
+		t.Errorf("correct sample: %s over %d trials, errors %v", f.Verdict, f.Trials, good.errors)
+	}
+	var broken reportLog
+	if f := props.CheckSaved(&broken, "broken", filepath.Join(dir, "broken"), filepath.Join(dir, "retrained"), 1, 1e-3, 1); f.Verdict != audit.Fail || len(broken.errors) != 1 {
+		t.Errorf("broken sample: %s, errors %v", f.Verdict, broken.errors)
+	}
+	for _, c := range []struct{ unlearned, want string }{
+		{filepath.Join(dir, "missing"), "unlearned models"},
+		{filepath.Join(dir, "scores_good.npz"), "parameters"}, // 40 × 50 scores against 40 × 31 models
+	} {
+		var r reportLog
+		props.CheckSaved(&r, "bad", c.unlearned, filepath.Join(dir, "retrained"), 1, 1e-3, 1)
+		if len(r.errors) != 1 || !strings.Contains(r.errors[0], c.want) {
+			t.Errorf("%s: errors %v, want one naming %q", c.unlearned, r.errors, c.want)
+		}
+	}
+	s, err := audit.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, []float64{1, 2}), mat.NewDense(2, 1, []float64{3, 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, err := s.Retrained(context.Background(), reference.Streams{Trial: 1}); err != nil || rel.Published[0] != 4 {
+		t.Errorf("trial 1 retrained: %v, %v", rel.Published, err)
+	}
+	if _, err := s.Unlearned(context.Background(), reference.Streams{Trial: 2}); err == nil || !strings.Contains(err.Error(), "trial 2 of 2 saved models") {
+		t.Errorf("trial past the saved models: %v", err)
+	}
+	if _, err := audit.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, nil), mat.NewDense(3, 1, nil)); err == nil {
+		t.Error("unpaired samples accepted")
 	}
 }

@@ -1,0 +1,56 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// SavedSubject is a Subject over models already trained: trial i publishes row i of
+// UnlearnedModels and of RetrainedModels (artifact.LoadSample reads them from disk). It lets the
+// engine, its checks and a report treat models on disk like the toolkit's own runs —
+// from `go test` (props.CheckSaved) or a program — with one rule: there are only as many
+// trials as saved models, and a trial past them is an error, never a reuse.
+type SavedSubject struct {
+	Label           string     // the subject's name in reports
+	Declared        Claim      // the claim the models are audited against
+	UnlearnedModels *mat.Dense // one model a row
+	RetrainedModels *mat.Dense
+}
+
+// NewSavedSubject checks that both samples hold as many models of as many parameters.
+func NewSavedSubject(label string, claim Claim, unlearned, retrained *mat.Dense) (*SavedSubject, error) {
+	nu, du := unlearned.Dims()
+	nr, dr := retrained.Dims()
+	switch {
+	case du != dr:
+		return nil, fmt.Errorf("saved subject %s: unlearned models have %d parameters, retrained ones %d", label, du, dr)
+	case nu != nr:
+		return nil, fmt.Errorf("saved subject %s: %d unlearned and %d retrained models; trials pair them, so supply as many of each", label, nu, nr)
+	}
+	return &SavedSubject{Label: label, Declared: claim, UnlearnedModels: unlearned, RetrainedModels: retrained}, nil
+}
+
+// Trials is the number of saved trials.
+func (s *SavedSubject) Trials() int { n, _ := s.UnlearnedModels.Dims(); return n }
+
+func (s *SavedSubject) Name() string { return s.Label }
+
+func (s *SavedSubject) Claim() Claim { return s.Declared }
+
+func (s *SavedSubject) Unlearned(_ context.Context, st reference.Streams) (reference.Release, error) {
+	return s.row(s.UnlearnedModels, st.Trial)
+}
+
+func (s *SavedSubject) Retrained(_ context.Context, st reference.Streams) (reference.Release, error) {
+	return s.row(s.RetrainedModels, st.Trial)
+}
+
+func (s *SavedSubject) row(m *mat.Dense, i int) (reference.Release, error) {
+	if i < 0 || i >= s.Trials() {
+		return reference.Release{}, fmt.Errorf("saved subject %s: trial %d of %d saved models", s.Label, i, s.Trials())
+	}
+	return reference.Release{Published: mat.Row(nil, i, m)}, nil
+}
