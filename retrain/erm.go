@@ -117,7 +117,11 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 			return Result{}, err
 		}
 		cur := slices.Clone(hiTheta)
-		floor := hi * 1e-12
+		// Below μ = tol/(2R) a θ(μ) inside the ball is already an answer: ∇f = −μθ there,
+		// so ‖∇f‖ ≤ μR ≤ tol/2. Lowering μ further only moves θ along directions whose
+		// gradient is under the tolerance — numerically null ones, which a tiny μ would
+		// push out to the sphere (‖θ_null‖ ≈ ‖∇f_null‖/μ) and so off the minimiser.
+		floor := max(hi*1e-12, opt.Tolerance/(2*radius))
 		for mu := hi / 10; mu >= floor; mu /= 10 {
 			if err := s.solve(cur, mu); err != nil {
 				return Result{}, err
