@@ -130,6 +130,7 @@ func VerifyOneModel(model []float64, retrained *mat.Dense, r *Recipe, s *Spec) (
 	t := OneModelThreshold(s, k)
 	loss := reference.Logistic{Lambda: r.Setup.Lambda}
 	worst, p, worstScore, worstBelow := -1, math.Inf(1), 0.0, 0
+	losses, worstLosses := make([]float64, m), make([]float64, m) // the retrains' losses on a record, and on the deciding one
 	for j, id := range deleted {
 		row, ok := all.Lookup(id)
 		if !ok {
@@ -139,7 +140,9 @@ func VerifyOneModel(model []float64, retrained *mat.Dense, r *Recipe, s *Spec) (
 		score := loss.ExampleLoss(model, rec.X, rec.Y)
 		below, above := 0, 0
 		for i := range m {
-			switch r := loss.ExampleLoss(retrained.RawRowView(i), rec.X, rec.Y); {
+			r := loss.ExampleLoss(retrained.RawRowView(i), rec.X, rec.Y)
+			losses[i] = r
+			switch {
 			case r < score:
 				below++
 			case r > score:
@@ -153,6 +156,7 @@ func VerifyOneModel(model []float64, retrained *mat.Dense, r *Recipe, s *Spec) (
 		pj := math.Min(1, 2*float64(1+min(below, above))/float64(m+1))
 		if pj < p {
 			worst, p, worstScore, worstBelow = j, pj, score, below
+			losses, worstLosses = worstLosses, losses
 		}
 	}
 	claim := Claim{
@@ -183,15 +187,7 @@ func VerifyOneModel(model []float64, retrained *mat.Dense, r *Recipe, s *Spec) (
 			f.Detail += fmt.Sprintf("; at δ = %.3g and confidence %.3g over %d records no p-value can show a violation", s.Delta, s.Confidence, k)
 		}
 	}
-	us := make([]float64, 1)
-	rs := make([]float64, m)
-	row, _ := all.Lookup(deleted[worst])
-	rec := all.Record(row)
-	us[0] = loss.ExampleLoss(model, rec.X, rec.Y)
-	for i := range m {
-		rs[i] = loss.ExampleLoss(retrained.RawRowView(i), rec.X, rec.Y)
-	}
-	f.Scores = SummarizeScores(fmt.Sprintf("loss on deleted record %d", deleted[worst]), us, rs)
+	f.Scores = SummarizeScores(fmt.Sprintf("loss on deleted record %d", deleted[worst]), []float64{worstScore}, worstLosses)
 	return claim, []Finding{f}, nil
 }
 

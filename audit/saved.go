@@ -22,13 +22,8 @@ type SavedSubject struct {
 
 // NewSavedSubject checks that both samples hold as many models of as many parameters.
 func NewSavedSubject(label string, claim Claim, unlearned, retrained *mat.Dense) (*SavedSubject, error) {
-	nu, du := unlearned.Dims()
-	nr, dr := retrained.Dims()
-	switch {
-	case du != dr:
-		return nil, fmt.Errorf("saved subject %s: unlearned models have %d parameters, retrained ones %d", label, du, dr)
-	case nu != nr:
-		return nil, fmt.Errorf("saved subject %s: %d unlearned and %d retrained models; trials pair them, so supply as many of each", label, nu, nr)
+	if _, _, err := paired(unlearned, retrained, "saved subject "+label, "have %d parameters"); err != nil {
+		return nil, err
 	}
 	return &SavedSubject{Label: label, Declared: claim, UnlearnedModels: unlearned, RetrainedModels: retrained}, nil
 }

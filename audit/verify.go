@@ -17,13 +17,9 @@ import (
 // What the sample can support is said, not assumed: fewer than MinEmpiricalTrials models a
 // side is an error naming how many the game needs.
 func VerifySamples(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
-	nu, du := unlearned.Dims()
-	nr, dr := retrained.Dims()
-	if du != dr {
-		return Claim{}, nil, fmt.Errorf("verify: unlearned models have %d parameters, retrained ones %d", du, dr)
-	}
-	if nu != nr {
-		return Claim{}, nil, fmt.Errorf("verify: %d unlearned and %d retrained models; the game pairs trials, so supply as many of each", nu, nr)
+	nu, _, err := paired(unlearned, retrained, "verify", "have %d parameters")
+	if err != nil {
+		return Claim{}, nil, err
 	}
 	if nu < MinEmpiricalTrials {
 		return Claim{}, nil, fmt.Errorf("verify: %d model(s) a side; the distributional game needs at least %d a side (and, to catch a %g× violation with 80 %% power, many more: audit plan says how many). One model a side supports only per-example attacks, on per-example scores",
@@ -53,6 +49,20 @@ func VerifySamples(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, 
 	return claim, []Finding{f}, nil
 }
 
+// paired checks that two samples, one model a row, pair trial by trial: as many models of
+// as many columns (what a column is, e.g. "have %d parameters", names it in the error).
+func paired(unlearned, retrained *mat.Dense, op, columns string) (n, d int, err error) {
+	nu, du := unlearned.Dims()
+	nr, dr := retrained.Dims()
+	if du != dr {
+		return 0, 0, fmt.Errorf("%s: unlearned models "+columns+", retrained ones %d", op, du, dr)
+	}
+	if nu != nr {
+		return 0, 0, fmt.Errorf("%s: %d unlearned and %d retrained models; trials pair them, so supply as many of each", op, nu, nr)
+	}
+	return nu, du, nil
+}
+
 func releaseOf(published []float64) reference.Release { return reference.Release{Published: published} }
 
 // VerifyScores audits per-example scores — the route for models whose parameters are too
@@ -63,13 +73,9 @@ func releaseOf(published []float64) reference.Release { return reference.Release
 // examples); the largest ε lower bound decides against the claim, and the power is that of
 // one example's game at the corrected confidence.
 func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
-	nu, ku := unlearned.Dims()
-	nr, kr := retrained.Dims()
-	if ku != kr {
-		return Claim{}, nil, fmt.Errorf("verify: unlearned models score %d examples, retrained ones %d", ku, kr)
-	}
-	if nu != nr {
-		return Claim{}, nil, fmt.Errorf("verify: scores of %d unlearned and %d retrained models; supply as many of each", nu, nr)
+	nu, ku, err := paired(unlearned, retrained, "verify", "score %d examples")
+	if err != nil {
+		return Claim{}, nil, err
 	}
 	if nu < MinEmpiricalTrials {
 		return Claim{}, nil, fmt.Errorf("verify: scores of %d model(s) a side; each example's game needs at least %d a side", nu, MinEmpiricalTrials)

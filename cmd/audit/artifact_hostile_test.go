@@ -29,23 +29,6 @@ func TestHostileArtifacts(t *testing.T) {
 		}
 		return d
 	}
-	st := func(header string, data []byte) []byte {
-		var b bytes.Buffer
-		binary.Write(&b, binary.LittleEndian, uint64(len(header)))
-		b.WriteString(header)
-		b.Write(data)
-		return b.Bytes()
-	}
-	npy := func(header string) []byte {
-		h := header + "\n"
-		var b bytes.Buffer
-		b.WriteString("\x93NUMPY\x01\x00")
-		binary.Write(&b, binary.LittleEndian, uint16(len(h)))
-		b.WriteString(h)
-		return b.Bytes()
-	}
-	var huge bytes.Buffer
-	binary.Write(&huge, binary.LittleEndian, uint64(1)<<40)
 	mixed := folder("mixed.npy", must(os.ReadFile(filepath.Join("..", "..", "artifact", "testdata", "vector_f8.npy")))) // 7 parameters
 	nanScores := filepath.Join(dir, "nan.csv")
 	os.WriteFile(nanScores, []byte("1,2\n3,NaN\n"), 0o644)
@@ -57,12 +40,12 @@ func TestHostileArtifacts(t *testing.T) {
 		return append([]string{"verify", "--spec", spec, "--out", "{out}", "--unlearned", unlearned, "--retrained", retrained}, extra...)
 	}
 	runHostile(t, []hostileCase{
-		{"truncated safetensors", v(folder("trunc.safetensors", st(`{"w":{"dtype":"F64","shape":[31],"data_offsets":[0,248]}}`, make([]byte, 16))), good),
+		{"truncated safetensors", v(folder("trunc.safetensors", hostileFile("truncated-safetensors")), good),
 			[]string{"zz_bad.safetensors", "file is truncated"}},
-		{"safetensors header claiming 2^40 bytes", v(folder("huge.safetensors", huge.Bytes()), good), []string{"zz_bad.safetensors", "header of 1099511627776 bytes claimed"}},
-		{"overlapping tensor offsets", v(folder("overlap.safetensors", st(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, make([]byte, 16))), good),
+		{"safetensors header claiming 2^40 bytes", v(folder("huge.safetensors", hostileFile("huge-header-safetensors")), good), []string{"zz_bad.safetensors", "header of 1099511627776 bytes claimed"}},
+		{"overlapping tensor offsets", v(folder("overlap.safetensors", hostileFile("overlapping-safetensors")), good),
 			[]string{"zz_bad.safetensors", "b.data_offsets", "overlaps"}},
-		{"npy with an unsupported dtype", v(folder("int.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (31,), }")), good), []string{"zz_bad.npy", `unsupported dtype "<i8"`}},
+		{"npy with an unsupported dtype", v(folder("int.npy", hostileFile("int64-npy")), good), []string{"zz_bad.npy", `unsupported dtype "<i8"`}},
 		{"a folder mixing dimensions", v(mixed, good), []string{"zz_bad.npy: 7 parameters", "the first model, has 31"}},
 		{"scores with NaN", v(nanScores, nanScores, "--scores"), []string{"nan.csv", "NaN"}},
 		{"a spec with a negative σ", []string{"verify", "--spec", negSigma, "--out", "{out}", "--unlearned", good, "--retrained", good}, []string{"neg.json", "method.params.sglu-sigma: want a number in (0, inf)"}},
@@ -75,4 +58,29 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// hostileFile is a malformed file of a kind the bad-input tests name (TestHostileArtifacts,
+// and the scripts' "hostile" command); nil for an unknown kind.
+func hostileFile(kind string) []byte {
+	safetensors := func(header string, data []byte) []byte {
+		var b bytes.Buffer
+		binary.Write(&b, binary.LittleEndian, uint64(len(header)))
+		b.WriteString(header)
+		b.Write(data)
+		return b.Bytes()
+	}
+	switch kind {
+	case "truncated-safetensors": // 31 float64s declared, 2 present
+		return safetensors(`{"w":{"dtype":"F64","shape":[31],"data_offsets":[0,248]}}`, make([]byte, 16))
+	case "huge-header-safetensors": // 8 bytes claiming a header of 2^40
+		return binary.LittleEndian.AppendUint64(nil, 1<<40)
+	case "overlapping-safetensors":
+		return safetensors(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, make([]byte, 16))
+	case "int64-npy": // 31 int64s, a dtype models are not read from
+		h := "{'descr': '<i8', 'fortran_order': False, 'shape': (31,), }\n"
+		b := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
+		return append(append(b, h...), make([]byte, 31*8)...)
+	}
+	return nil
 }

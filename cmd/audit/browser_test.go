@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"image/png"
 	"os"
 	"os/exec"
@@ -108,19 +109,19 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		if _, stderr, code := runCLI(t, "report", "--in", filepath.Join(out, "report.json"), "--format", "html", "--out", page); code != exitPass {
 			t.Fatalf("report: exit %d: %s", code, stderr)
 		}
-		html, err := os.ReadFile(page)
+		rendered, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
 		}
 		probePage := filepath.Join(out, "probe.html")
-		os.WriteFile(probePage, bytes.Replace(html, []byte("</body>"), []byte(browserProbe+"</body>"), 1), 0o644)
+		os.WriteFile(probePage, bytes.Replace(rendered, []byte("</body>"), []byte(browserProbe+"</body>"), 1), 0o644)
 		dom := string(browse(t, browser, "--dump-dom", "file://"+probePage))
 		start, end := strings.Index(dom, `<pre id="__probe">`), strings.Index(dom, "</pre><script>")
 		if start < 0 || end < start {
 			t.Fatalf("%s: the probe did not run; DOM:\n%.2000s", page, dom)
 		}
 		var got probed
-		if err := json.Unmarshal([]byte(strings.ReplaceAll(dom[start+len(`<pre id="__probe">`):end], "&quot;", `"`)), &got); err != nil {
+		if err := json.Unmarshal([]byte(html.UnescapeString(dom[start+len(`<pre id="__probe">`):end])), &got); err != nil {
 			t.Fatalf("%s: probe output: %v", page, err)
 		}
 

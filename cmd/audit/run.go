@@ -40,13 +40,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if specPath == "" {
 		return usagef("run: --spec is required (run \"audit run -h\" for an example)")
 	}
-	s, err := audit.LoadSpec(specPath)
+	s, err := loadSpec("run", specPath)
 	if err != nil {
-		var se *audit.SpecError
-		if errors.As(err, &se) {
-			return usageError{err}
-		}
-		return usageError{fmt.Errorf("run: %w", err)}
+		return err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -69,6 +65,20 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c.methodArgs = audit.DefaultArgs(params)
 	c.methodArgs.Merge(s.Params)
 	return runAudit(ctx, c, stdout, stderr)
+}
+
+// loadSpec reads a spec for a command; every refusal is bad input (exit 2), a SpecError
+// already naming the file and field.
+func loadSpec(command, path string) (*audit.Spec, error) {
+	s, err := audit.LoadSpec(path)
+	if err != nil {
+		var se *audit.SpecError
+		if errors.As(err, &se) {
+			return nil, usageError{err}
+		}
+		return nil, usageError{fmt.Errorf("%s: %w", command, err)}
+	}
+	return s, nil
 }
 
 const specExample = `  {

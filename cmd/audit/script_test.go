@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -74,26 +72,8 @@ func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: hostile KIND FILE")
 	}
-	safetensors := func(header string, data []byte) []byte {
-		var b bytes.Buffer
-		binary.Write(&b, binary.LittleEndian, uint64(len(header)))
-		b.WriteString(header)
-		b.Write(data)
-		return b.Bytes()
-	}
-	var out []byte
-	switch args[0] {
-	case "truncated-safetensors": // 31 float64s declared, 2 present
-		out = safetensors(`{"w":{"dtype":"F64","shape":[31],"data_offsets":[0,248]}}`, make([]byte, 16))
-	case "huge-header-safetensors": // a header of 2^40 bytes claimed in an 8-byte file
-		out = binary.LittleEndian.AppendUint64(nil, 1<<40)
-	case "overlapping-safetensors":
-		out = safetensors(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, make([]byte, 16))
-	case "int64-npy":
-		h := "{'descr': '<i8', 'fortran_order': False, 'shape': (31,), }\n"
-		out = append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
-		out = append(append(out, h...), make([]byte, 31*8)...)
-	default:
+	out := hostileFile(args[0])
+	if out == nil {
 		ts.Fatalf("hostile: unknown kind %q", args[0])
 	}
 	if err := os.WriteFile(ts.MkAbs(args[1]), out, 0o644); err != nil {

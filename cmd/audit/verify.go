@@ -44,13 +44,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case retrainedPath == "" && *scores:
 		return usagef("verify: --scores needs --retrained scores: the toolkit retrains linear models by a recipe, not the model that scored them")
 	}
-	s, err := audit.LoadSpec(specPath)
+	s, err := loadSpec("verify", specPath)
 	if err != nil {
-		var se *audit.SpecError
-		if errors.As(err, &se) {
-			return usageError{err}
-		}
-		return usageError{fmt.Errorf("verify: %w", err)}
+		return err
 	}
 	unlearned, uFiles, err := artifact.LoadSample(unlearnedPath)
 	if err != nil {
