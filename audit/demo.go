@@ -21,6 +21,8 @@ type DemoConfig struct {
 	// held out to be added. It is the request sequence of models trained elsewhere, which
 	// `audit verify` retrains from the spec's recipe.
 	DeletesOnly bool
+	// Attacks are the empirical attacks each method's check runs (nil: all).
+	Attacks Attacks
 }
 
 // NewDemoSetup builds the demo's requests on ds. Two random records are held out to be
@@ -35,7 +37,7 @@ func NewDemoSetup(ds *reference.Dataset, cfg DemoConfig) (DemoSetup, error) {
 	r := reference.Stream(cfg.Seed, 0, "demo/requests")
 	loss := reference.Logistic{Lambda: cfg.Lambda}
 	setup := DemoSetup{All: ds, Lambda: cfg.Lambda, Radius: reference.MinimiserRadius(loss, ds), Epsilon: cfg.Epsilon, Delta: cfg.Delta,
-		Seed: cfg.Seed, Confidence: cfg.Confidence, PowerAgainst: cfg.PowerAgainst}
+		Seed: cfg.Seed, Confidence: cfg.Confidence, PowerAgainst: cfg.PowerAgainst, Attacks: cfg.Attacks}
 	named := map[int64]bool{}
 	for _, id := range cfg.Deletes {
 		if !ds.Has(id) {

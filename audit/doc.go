@@ -26,10 +26,17 @@
 // CheckTrialCapacity refuses, before any work, trials whose kept models (up to six per trial)
 // would pass reference.MaxValues, the toolkit's one memory cap.
 //
-// A Spec is an audit written down (ParseSpec, LoadSpec): data, method, variants and
-// settings, deletions, claim, trials and power, each field checked against the same
-// declarations as the flags (TrialsParam, EpsilonParam, a method's DemoParams, …), unknown
-// fields refused, and every error a SpecError naming the field's path.
+// A Spec is an audit written down (ParseSpec, LoadSpec): data and its preprocessing
+// (reference.ParsePipeline), model, method, variants and settings, deletions, claim,
+// trials and power, the attacks to run (Attacks: the GameAttack and the MembershipAttack)
+// and the outputs (SpecOutputs), each field checked against the same declarations as the
+// flags (TrialsParam, EpsilonParam, a method's DemoParams, …), unknown fields refused, and
+// every error a SpecError naming the field's path.
+//
+// A Finding may carry Traces: a quantity followed request by request (which requests:
+// TraceRequests) beside the bound it is held to, for the reports' plots against the number
+// of requests. AddTrace holds a deterministic finding to every traced request, so a method
+// that strays from its bound mid-sequence fails even if it ends within it.
 //
 // Checks turn trials into Findings of four kinds (Kind): certificate (is the claim's arithmetic
 // right, do the declared constants hold on the data), implementation (does the method
@@ -82,10 +89,13 @@
 // VerifySamples audits two samples of saved models (one model a row, as
 // artifact.LoadSample reads them) against a Spec's claim with the distinguishing game and
 // its power; VerifyScores does the same per example on scores (models × examples), the
-// route for deep networks. Without retrained models, a Recipe (NewRecipe: the spec's data,
+// route for deep networks. For linear models the toolkit computes those scores itself:
+// LinearLosses gives each model's logistic loss on the deleted records from its weights
+// and the data (with the intercept first when Spec.Intercept), and VerifyModels runs the
+// spec's attacks — the game on the parameters, the membership attack on those losses. Without retrained models, a Recipe (NewRecipe: the spec's data,
 // deletions and one variant of its method, run by the toolkit's own implementation)
 // retrains them (Recipe.Retrain), and VerifyAgainstRecipe says what the number of models
-// supports: N ≥ MinEmpiricalTrials get the game; one gets VerifyOneModel, a per-example
+// supports: N ≥ MinEmpiricalTrials get VerifyModels' attacks; one gets VerifyOneModel, a per-example
 // attack on the deleted records whose rank p-value is rejected at OneModelThreshold — it
 // can FAIL a gross violation and never PASSes. SavedSubject turns two saved samples into a
 // Subject, so the Engine and every check run on models from disk as on the toolkit's own.

@@ -66,6 +66,76 @@ type Finding struct {
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores, on a game's finding, summarise the attack score of both sides for plots.
 	Scores *ScoreSummary `json:"scores,omitempty"`
+	// Traces follow the finding's quantity request by request, for plots against the
+	// number of requests.
+	Traces []Trace `json:"traces,omitempty"`
+}
+
+// A Trace follows a quantity request by request — what a method certifies, or what a check
+// measured, after the 1st, 2nd, … deletion request — beside the bound or claim it is held
+// to at that request. Reports plot it against the number of requests served.
+type Trace struct {
+	Name string `json:"name"` // what Values are, e.g. "ε certified after request i"
+	// Requests are the 1-based numbers of the requests Values follow (every request, or an
+	// even selection of a long sequence, always with the last).
+	Requests  []int     `json:"requests"`
+	Values    []float64 `json:"values"`
+	BoundName string    `json:"bound_name"`
+	Bound     []float64 `json:"bound"` // as long as Values
+}
+
+// TraceRequests are the request numbers a trace of k requests follows: every one up to
+// MaxTracePoints, else an even selection that keeps the first and the last.
+func TraceRequests(k int) []int {
+	if k <= MaxTracePoints {
+		out := make([]int, k)
+		for i := range out {
+			out[i] = i + 1
+		}
+		return out
+	}
+	out := make([]int, MaxTracePoints)
+	for j := range out { // 1 + round(j·(k−1)/(P−1)): distinct, since the step exceeds 1
+		out[j] = 1 + int(math.Round(float64(j)*float64(k-1)/float64(MaxTracePoints-1)))
+	}
+	return out
+}
+
+// MaxTracePoints bounds the requests a trace follows: each may cost a retrain.
+const MaxTracePoints = 64
+
+// AddTrace attaches t to a deterministic "≤" finding and holds every traced value to its
+// bound as the finding holds its measurement: a request past its bound fails the finding,
+// which then reports that request's value and bound. Any other finding only carries t.
+func (f *Finding) AddTrace(t Trace) error {
+	if err := t.Check(); err != nil {
+		return err
+	}
+	f.Traces = append(f.Traces, t)
+	if f.Comparison != "≤" || f.Confidence != 1 || f.Verdict == Fail {
+		return nil
+	}
+	for i, v := range t.Values {
+		if !FloatTolerance(v, t.Bound[i]) || math.IsNaN(v) {
+			f.Verdict, f.Measured, f.Bound = Fail, v, t.Bound[i]
+			f.Detail = fmt.Sprintf("after request %d: %s = %.6g > %.6g; %s", t.Requests[i], t.Name, v, t.Bound[i], f.Detail)
+			return nil
+		}
+	}
+	return nil
+}
+
+// Check reports a trace whose bound does not pair with its values.
+func (t Trace) Check() error {
+	if len(t.Values) == 0 || len(t.Bound) != len(t.Values) || len(t.Requests) != len(t.Values) {
+		return fmt.Errorf("trace %q: %d requests, %d values and %d bounds; want as many, at least one", t.Name, len(t.Requests), len(t.Values), len(t.Bound))
+	}
+	for i, r := range t.Requests {
+		if r < 1 || (i > 0 && r <= t.Requests[i-1]) {
+			return fmt.Errorf("trace %q: request numbers must rise from 1; got %v", t.Name, t.Requests)
+		}
+	}
+	return nil
 }
 
 // ScoreSummary is what a report plots of an attack score: a histogram of each side on

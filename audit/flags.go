@@ -22,14 +22,38 @@ func BindFlags(fs *flag.FlagSet, params []Param) Args {
 			args.Set(p.Name, v)
 			return nil
 		}
-		if p.Bool {
-			fs.BoolFunc(p.Name, p.help(), set)
-		} else {
-			fs.Func(p.Name, p.help(), set)
-		}
+		fs.Var(&textFlag{set: set, isBool: p.Bool}, p.Name, p.help())
 	}
 	return args
 }
+
+// textFlag is a flag that keeps the text it was last given, so that a command line read
+// back with flag.Visit (a report's provenance) shows it: flag.Func's values print as "".
+// Its zero value prints as "", so the usage shows no "(default …)" beside the parameter's
+// own help, which already names the default.
+type textFlag struct {
+	text   string
+	set    func(string) error
+	isBool bool
+}
+
+func (f *textFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.text
+}
+
+func (f *textFlag) Set(v string) error {
+	if err := f.set(v); err != nil {
+		return err
+	}
+	f.text = v
+	return nil
+}
+
+// IsBoolFlag lets a boolean parameter stand alone (--controls for --controls=true).
+func (f *textFlag) IsBoolFlag() bool { return f.isBool }
 
 // help is the parameter's usage as a flag shows it, followed by its unit (as the
 // value's name), its range or choices, and its default unless that is the zero of its kind:
@@ -119,13 +143,13 @@ func Var[T int | float64 | string](fs *flag.FlagSet, dst *T, p Param) {
 	if p.Default != "" {
 		assign(p.Default) // a default outside the range means "automatic": it is kept
 	}
-	fs.Func(p.Name, p.help(), func(v string) error {
+	fs.Var(&textFlag{set: func(v string) error {
 		if err := refused(fs, p, v); err != nil {
 			return err
 		}
 		assign(v)
 		return nil
-	})
+	}}, p.Name, p.help())
 }
 
 // refusals holds, per flag set being parsed, the value a parameter refused: the flag

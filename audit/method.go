@@ -210,6 +210,8 @@ type DemoSetup struct {
 	// Confidence and PowerAgainst configure the statistical checks (see EmpiricalRelease).
 	Confidence   float64
 	PowerAgainst float64
+	// Attacks are the empirical attacks the checks run (nil: all).
+	Attacks Attacks
 }
 
 var (

@@ -28,6 +28,9 @@ func NewRecipe(s *Spec, ds *reference.Dataset) (*Recipe, error) {
 	if len(s.Deletes) == 0 {
 		return nil, fmt.Errorf("recipe: deletes: none named; retraining without the deleted records needs their IDs")
 	}
+	if s.Intercept {
+		return nil, fmt.Errorf("recipe: model.intercept: the toolkit's methods fit no intercept, so its retrains cannot stand in for these models; supply --retrained models")
+	}
 	if len(s.Variants) != 1 {
 		var names []string
 		for _, v := range s.Method.DemoVariants() {
@@ -220,7 +223,7 @@ func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s
 	if _, d := unlearned.Dims(); d != ret.RawMatrix().Cols {
 		return Claim{}, nil, nil, fmt.Errorf("verify: the models have %d parameters, the recipe's retrains %d (%s on %d features)", d, ret.RawMatrix().Cols, r.Audited.Subject.Name(), r.Setup.All.Dim())
 	}
-	c, fs, err := VerifySamples(unlearned, ret, s)
+	c, fs, err := VerifyModels(unlearned, ret, r.Setup.All, s)
 	if err != nil {
 		return Claim{}, nil, nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // SpecSchema names the version of the audit spec format ParseSpec reads.
@@ -30,14 +32,19 @@ const SpecSchema = "unlearnaudit/spec/v1"
 //	  "trials": 200,
 //	  "power": {"against": 2},
 //	  "confidence": 0.95,
-//	  "seed": 1
+//	  "seed": 1,
+//	  "attacks": ["game", "membership"],
+//	  "outputs": {"dir": "audit-report", "formats": ["md", "html", "pdf"]}
 //	}
 //
 // Fields left out take the demo's defaults (TrialsParam, ConfidenceParam, …); the method's
 // params are its DemoParams, by name, checked against their declared ranges.
 type Spec struct {
-	Data         SpecData
-	Lambda       float64 // model.lambda
+	Data   SpecData
+	Lambda float64 // model.lambda
+	// Intercept (model.intercept) says each saved model's first parameter is an intercept,
+	// as scikit-learn's [intercept_, coef_]: the losses computed from the weights use it.
+	Intercept    bool
 	Method       Method
 	Variants     []string
 	Params       Args // the method's settings, as its DemoParams read them
@@ -48,7 +55,22 @@ type Spec struct {
 	PowerAgainst float64
 	Confidence   float64
 	Seed         uint64
+	// Attacks are the empirical attacks to run (nil: all of AttackNames).
+	Attacks Attacks
+	// Outputs say where the report goes and in which formats besides JSON.
+	Outputs SpecOutputs
 }
+
+// SpecOutputs is where a spec's report is written: Dir (resolved against the spec's
+// folder by LoadSpec; empty for the command's default) and the formats written beside
+// report.json, among ReportFormats' md, html and pdf (default md).
+type SpecOutputs struct {
+	Dir     string
+	Formats []string
+}
+
+// OutputFormats are the renderings a spec may ask for beside report.json.
+var OutputFormats = []string{"json", "md", "html", "pdf"}
 
 // SpecData says where the data are and how to read them, as the demo's data flags do.
 // File is resolved against the spec's own folder by LoadSpec.
@@ -59,6 +81,10 @@ type SpecData struct {
 	Classes     string // "A,B": keep two classes as +1 and −1
 	LabelColumn int    // csv: 0-based, negative from the end (default −1)
 	Header      bool   // csv: the first line names the columns
+	// Preprocessing is "auto" (the demo's choice for the format), "none", or
+	// reference.PipelineSteps, comma-separated, in order: how a model trained elsewhere
+	// saw its features, so the recipe's retrains see the same rows.
+	Preprocessing string
 }
 
 // SpecError is a refusal of a spec file: the file, the path of the field at fault
@@ -84,7 +110,7 @@ func LoadSpec(path string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range []*string{&s.Data.File, &s.Data.Labels} {
+	for _, p := range []*string{&s.Data.File, &s.Data.Labels, &s.Outputs.Dir} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(filepath.Dir(path), *p)
 		}
@@ -111,7 +137,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Spec{Data: SpecData{LabelColumn: -1}}
+	s := &Spec{Data: SpecData{LabelColumn: -1, Preprocessing: "auto"}}
 	defaults := []struct {
 		param Param
 		dst   any
@@ -123,6 +149,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		}
 	}
 	s.Seed = 1
+	s.Outputs.Formats = []string{"md"}
 	var method json.RawMessage
 	err = p.fields("", root, map[string]func(string, json.RawMessage) error{
 		"schema": func(path string, v json.RawMessage) error {
@@ -147,6 +174,12 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 					return nil
 				},
 				"lambda": p.param(LambdaParam, &s.Lambda),
+				"intercept": func(path string, v json.RawMessage) error {
+					if json.Unmarshal(v, &s.Intercept) != nil {
+						return p.fail(path, "want true or false")
+					}
+					return nil
+				},
 			})
 		},
 		"method":  func(_ string, v json.RawMessage) error { method = v; return nil },
@@ -171,6 +204,30 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		},
 		"confidence": p.param(ConfidenceParam, &s.Confidence),
 		"seed":       p.param(SeedParam, &s.Seed),
+		"attacks": func(path string, v json.RawMessage) error {
+			names, err := p.names(path, v, AttackNames)
+			s.Attacks = names
+			return err
+		},
+		"outputs": func(path string, v json.RawMessage) error {
+			obj, err := p.object(path, v)
+			if err != nil {
+				return err
+			}
+			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
+				"dir": func(path string, v json.RawMessage) error {
+					if json.Unmarshal(v, &s.Outputs.Dir) != nil || s.Outputs.Dir == "" {
+						return p.fail(path, "want a folder name")
+					}
+					return nil
+				},
+				"formats": func(path string, v json.RawMessage) error {
+					var err error
+					s.Outputs.Formats, err = p.names(path, v, OutputFormats)
+					return err
+				},
+			})
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -181,8 +238,8 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	if err := p.method("method", method, s); err != nil {
 		return nil, err
 	}
-	if s.Data.File == "" && (s.Data.Format != "" || s.Data.Classes != "" || s.Data.Labels != "") {
-		return nil, p.fail("data.file", "missing; format, classes and labels describe a file")
+	if s.Data.File == "" && (s.Data.Format != "" || s.Data.Classes != "" || s.Data.Labels != "" || s.Data.Preprocessing != "auto") {
+		return nil, p.fail("data.file", "missing; format, classes, labels and preprocessing describe a file")
 	}
 	return s, nil
 }
@@ -353,7 +410,37 @@ func (p specParser) data(path string, v json.RawMessage, d *SpecData) error {
 			}
 			return nil
 		},
+		"preprocessing": func(path string, v json.RawMessage) error {
+			if json.Unmarshal(v, &d.Preprocessing) != nil {
+				return p.fail(path, "want a string: auto, none or steps such as \"standardize,unit-rows\"")
+			}
+			if d.Preprocessing == "auto" {
+				return nil
+			}
+			if _, err := reference.ParsePipeline(d.Preprocessing); err != nil {
+				return p.fail(path, "%v", err)
+			}
+			return nil
+		},
 	})
+}
+
+// names reads a non-empty list of distinct names among known.
+func (p specParser) names(path string, v json.RawMessage, known []string) ([]string, error) {
+	var got []string
+	if json.Unmarshal(v, &got) != nil || len(got) == 0 {
+		return nil, p.fail(path, "want a non-empty list of names among %s", strings.Join(known, ", "))
+	}
+	for i, g := range got {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		if !slices.Contains(known, g) {
+			return nil, p.fail(at, "%q: want one of %s", g, strings.Join(known, ", "))
+		}
+		if slices.Contains(got[:i], g) {
+			return nil, p.fail(at, "%q named twice", g)
+		}
+	}
+	return got, nil
 }
 
 func (p specParser) ids(path string, v json.RawMessage, dst *[]int64) error {

@@ -15,15 +15,17 @@ import (
 func TestParseSpecReadsEveryField(t *testing.T) {
 	in := `{
 	  "schema": "unlearnaudit/spec/v1",
-	  "data": {"file": "rows.csv", "format": "csv", "label_column": 0, "header": true, "classes": "1,0"},
-	  "model": {"loss": "logistic", "lambda": 0.1},
+	  "data": {"file": "rows.csv", "format": "csv", "label_column": 0, "header": true, "classes": "1,0", "preprocessing": "standardize,unit-ball"},
+	  "model": {"loss": "logistic", "lambda": 0.1, "intercept": true},
 	  "method": {"name": "sglu", "variants": ["sglu"], "params": {"sglu-sigma": 0.2, "sglu-batch": 16}},
 	  "deletes": [17, 42],
 	  "claim": {"epsilon": 2, "delta": 1e-5},
 	  "trials": 64,
 	  "power": {"against": 3},
 	  "confidence": 0.9,
-	  "seed": 7
+	  "seed": 7,
+	  "attacks": ["membership"],
+	  "outputs": {"dir": "out", "formats": ["html", "pdf"]}
 	}`
 	s, err := audit.ParseSpec(strings.NewReader(in), "a.json")
 	if err != nil {
@@ -34,7 +36,10 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 	if s.Method.Name() != "sglu" || !slices.Equal(s.Variants, []string{"sglu"}) || sigma != 0.2 || batch != 16 || !s.Params.Given("sglu-sigma") || s.Params.Given("sglu-epochs") {
 		t.Errorf("method %s %v, σ %v, b %v", s.Method.Name(), s.Variants, sigma, batch)
 	}
-	want := audit.SpecData{File: "rows.csv", Format: "csv", LabelColumn: 0, Header: true, Classes: "1,0"}
+	want := audit.SpecData{File: "rows.csv", Format: "csv", LabelColumn: 0, Header: true, Classes: "1,0", Preprocessing: "standardize,unit-ball"}
+	if !s.Intercept || !slices.Equal(s.Attacks, audit.Attacks{"membership"}) || s.Attacks.Has(audit.GameAttack) || s.Outputs.Dir != "out" || !slices.Equal(s.Outputs.Formats, []string{"html", "pdf"}) {
+		t.Errorf("intercept %v, attacks %v, outputs %+v", s.Intercept, s.Attacks, s.Outputs)
+	}
 	if s.Data != want || s.Lambda != 0.1 || !slices.Equal(s.Deletes, []int64{17, 42}) || s.Epsilon != 2 || s.Delta != 1e-5 ||
 		s.Trials != 64 || s.PowerAgainst != 3 || s.Confidence != 0.9 || s.Seed != 7 {
 		t.Errorf("spec %+v", s)
@@ -43,7 +48,9 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if min.Trials != 200 || min.Epsilon != 1 || min.Delta != 1e-6 || min.Lambda != 0.05 || min.Seed != 1 || min.Data.LabelColumn != -1 || len(min.Variants) != 5 {
+	if min.Trials != 200 || min.Epsilon != 1 || min.Delta != 1e-6 || min.Lambda != 0.05 || min.Seed != 1 || min.Data.LabelColumn != -1 || len(min.Variants) != 5 ||
+		min.Data.Preprocessing != "auto" || min.Intercept || min.Attacks != nil || !min.Attacks.Has(audit.GameAttack) || !min.Attacks.Has(audit.MembershipAttack) ||
+		min.Outputs.Dir != "" || !slices.Equal(min.Outputs.Formats, []string{"md"}) {
 		t.Errorf("defaults: %+v", min)
 	}
 }
@@ -53,7 +60,16 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 func TestParseSpecRefusals(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`[1]`, "s.json: not a JSON object"},
-		{`{"method": {"name": "d2d"}, "trails": 10}`, "s.json: trails: unknown field; want one of claim, confidence, data, deletes, method, model, power, schema, seed, trials"},
+		{`{"method": {"name": "d2d"}, "trails": 10}`, "s.json: trails: unknown field; want one of attacks, claim, confidence, data, deletes, method, model, outputs, power, schema, seed, trials"},
+		{`{"method": {"name": "d2d"}, "attacks": ["game", "lira"]}`, `s.json: attacks[1]: "lira": want one of game, membership`},
+		{`{"method": {"name": "d2d"}, "attacks": ["game", "game"]}`, `s.json: attacks[1]: "game" named twice`},
+		{`{"method": {"name": "d2d"}, "attacks": []}`, `s.json: attacks: want a non-empty list of names among game, membership`},
+		{`{"method": {"name": "d2d"}, "outputs": {"formats": ["docx"]}}`, `s.json: outputs.formats[0]: "docx": want one of json, md, html, pdf`},
+		{`{"method": {"name": "d2d"}, "outputs": {"folder": "x"}}`, `s.json: outputs.folder: unknown field; want one of dir, formats`},
+		{`{"method": {"name": "d2d"}, "outputs": {"dir": ""}}`, `s.json: outputs.dir: want a folder name`},
+		{`{"method": {"name": "d2d"}, "model": {"intercept": 1}}`, `s.json: model.intercept: want true or false`},
+		{`{"method": {"name": "d2d"}, "data": {"file": "x.csv", "preprocessing": "standardise"}}`, `s.json: data.preprocessing: preprocessing step "standardise": want none or a comma-separated list of standardize, max-abs, pixels, unit-ball, unit-rows`},
+		{`{"method": {"name": "d2d"}, "data": {"preprocessing": "none"}}`, `s.json: data.file: missing; format, classes, labels and preprocessing describe a file`},
 		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "s.json: method.params.sglu-sigma: want a number in (0, inf)"},
 		{`{"method": {"name": "sglu", "params": {"sigma": 1}}}`, "s.json: method.params.sigma: unknown field; want one of sglu-batch, sglu-epochs, sglu-sigma"},
 		{`{"method": {"name": "hf"}}`, `s.json: method.name: "hf": want one of d2d, sglu`},
@@ -79,29 +95,30 @@ func TestParseSpecRefusals(t *testing.T) {
 	}
 }
 
-// LoadSpec resolves a relative data file against the spec's folder, so a spec travels
-// with its data.
+// LoadSpec resolves a relative data file and output folder against the spec's folder, so a
+// spec travels with its data and says where its report goes wherever it is run from.
 func TestLoadSpecResolvesDataBesideIt(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "audit.json")
-	if err := os.WriteFile(path, []byte(`{"method": {"name": "d2d"}, "data": {"file": "rows.csv", "format": "csv"}}`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"method": {"name": "d2d"}, "data": {"file": "rows.csv", "format": "csv"}, "outputs": {"dir": "out"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := audit.LoadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Data.File != filepath.Join(dir, "rows.csv") {
-		t.Errorf("data file %q", s.Data.File)
+	if s.Data.File != filepath.Join(dir, "rows.csv") || s.Outputs.Dir != filepath.Join(dir, "out") {
+		t.Errorf("data file %q, output folder %q", s.Data.File, s.Outputs.Dir)
 	}
 }
 
 func FuzzParseSpec(f *testing.F) {
 	f.Add(`{"method": {"name": "d2d", "params": {"iterations": 5}}, "deletes": [1]}`)
 	f.Add(`{"data": {"file": "x", "format": "idx"}, "method": {"name": "sglu"}}`)
+	f.Add(`{"method": {"name": "d2d"}, "attacks": ["game"], "outputs": {"dir": "o", "formats": ["pdf"]}, "data": {"file": "x", "preprocessing": "none"}}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := audit.ParseSpec(strings.NewReader(in), "fuzz.json")
-		if err == nil && (s.Method == nil || s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1)) {
+		if err == nil && (s.Method == nil || s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 || (s.Attacks != nil && len(s.Attacks) == 0)) {
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
 		var se *audit.SpecError
@@ -119,5 +136,22 @@ func TestExampleSpecIsValid(t *testing.T) {
 	}
 	if s.Method.Name() != "d2d" || !slices.Equal(s.Variants, []string{"strongly-convex", "perfect"}) || !strings.HasSuffix(s.Data.File, filepath.Join("shared", "datasets", "liblinear", "heart_scale")) {
 		t.Errorf("spec %+v", s)
+	}
+}
+
+// Attacks: nil runs every attack; a list runs those it names, each once.
+func TestParseAttacks(t *testing.T) {
+	var all audit.Attacks
+	if !all.Has(audit.GameAttack) || !all.Has(audit.MembershipAttack) {
+		t.Error("nil attacks do not run every attack")
+	}
+	got, err := audit.ParseAttacks(" membership ")
+	if err != nil || !got.Has(audit.MembershipAttack) || got.Has(audit.GameAttack) {
+		t.Errorf("ParseAttacks(membership) = %v, %v", got, err)
+	}
+	for in, want := range map[string]string{"game,game": `attack "game" named twice`, "lira": `attack "lira": want a comma-separated list of game, membership`, "": `attack ""`} {
+		if _, err := audit.ParseAttacks(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseAttacks(%q) = %v, want %q", in, err, want)
+		}
 	}
 }

@@ -26,7 +26,9 @@
 // the field. They grow with the bytes they read, never with what a header announces, and
 // MaxValues is the one cap on a dense matrix (rows × features, 1 GiB of float64 by
 // default); CheckValues applies it, and its *LimitError says how to raise it. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
-// the experiments' preprocessing; FindSharedDatasets locates the shared datasets folder of
+// the experiments' preprocessing; a preprocessing pipeline names its steps (PipelineSteps,
+// ParsePipeline, Dataset.Preprocess) so that a model trained elsewhere and the toolkit's
+// retrains see the same rows; FindSharedDatasets locates the shared datasets folder of
 // a checkout; ParseClassPair reads an "A,B" pair of labels.
 //
 // # Losses

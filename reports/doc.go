@@ -12,7 +12,14 @@
 // string the report carries, so a file name or a description cannot inject markup. PDF
 // lays the same content out on A4 with DejaVu Sans embedded (fonts/, Bitstream Vera
 // license), a fixed creation date and sorted objects. All are made from the JSON alone
-// (ReadJSON), byte-identical for one report.
+// (ReadJSON), byte-identical for one report; Render gives any of ReportFormats.
+//
+// HTML and PDF draw the same small plots, built once as a chart from numbers only and
+// drawn by two backends (inline SVG, PDF lines and text): a game's score histograms and
+// its ROC curve on log–log axes, and each Trace against the number of requests, its bound
+// dashed, on a log axis when the values span more than a decade. The provenance is the
+// tool version, the seed, the inputs' digests and Report.CommandLine (ShellLine quotes it
+// for pasting back).
 //
 // A Reproduction ("unlearnaudit/reproduction/v2") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
 //go:embed html.tmpl
@@ -39,8 +41,10 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 		return nil
 	},
 	"meaning":   verdictMeaning,
-	"histogram": histogramSVG,
-	"roc":       rocSVG,
+	"shell":     ShellLine,
+	"histogram": func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },
+	"roc":       func(s *audit.ScoreSummary) template.HTML { return rocChart(s).svg() },
+	"trace":     func(t Trace) template.HTML { return traceChart(t).svg() },
 }).ParseFS(htmlFiles, "html.tmpl"))
 
 // verdictMeaning says in plain words what a subject's verdict means.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"math"
 	"strings"
 	"testing"
 )
@@ -89,5 +90,63 @@ func TestHTMLPlots(t *testing.T) {
 	}
 	if strings.Contains(page, "<b>projection</b>") {
 		t.Error("a score name was inserted unescaped")
+	}
+}
+
+// A finding's traces are drawn one plot each against the number of requests, captioned
+// with their full names, escaped; Markdown lists their points.
+func TestTracePlots(t *testing.T) {
+	r := sample()
+	r.Subjects[0].Findings[0].Traces = []Trace{{Name: "<i>distance</i>", BoundName: "radius", Requests: []int{1, 2, 3},
+		Values: []Number{1e-6, 2e-6, 0}, Bound: []Number{1e-2, 1e-2, 2e-2}}}
+	var b strings.Builder
+	if err := r.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, "<svg "); n != 1 {
+		t.Errorf("%d plots, want 1", n)
+	}
+	for _, want := range []string{`aria-label="&lt;i&gt;distance&lt;/i&gt;"`, "request by request: &lt;i&gt;distance&lt;/i&gt; (solid) against radius (dashed)", ">1e-6<", ">1e-1<"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<i>distance</i>") {
+		t.Error("a trace name was inserted unescaped")
+	}
+	var md strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := "per request, <i>distance</i> against radius: 1: 1e-06 ≤ 0.01 · 2: 2e-06 ≤ 0.01 · 3: 0 ≤ 0.02"; !strings.Contains(md.String(), want) {
+		t.Errorf("Markdown lacks %q", want)
+	}
+}
+
+// Trace charts stay inside their frame: a log axis when the values span more than a
+// decade (zeros on its floor), a linear one otherwise, and a single request drawn as a
+// tick of two points rather than a point no one sees.
+func TestTraceChartGeometry(t *testing.T) {
+	for _, tr := range []Trace{
+		{Name: "log", Requests: []int{1, 5, 64}, Values: []Number{1e-9, 0, 3e-3}, Bound: []Number{1e-2, 1e-2, 1e-2}},
+		{Name: "linear", Requests: []int{1, 2}, Values: []Number{0.5, 0.7}, Bound: []Number{1, 1}},
+		{Name: "one", Requests: []int{7}, Values: []Number{0.5}, Bound: []Number{1}},
+		{Name: "past the bound", Requests: []int{1, 2}, Values: []Number{3, Number(math.NaN())}, Bound: []Number{1, 1}},
+	} {
+		c := traceChart(tr)
+		if len(c.lines) != 2 {
+			t.Errorf("%s: %d lines, want the bound and the values", tr.Name, len(c.lines))
+		}
+		for _, l := range c.lines {
+			if len(l.pts) < 2 {
+				t.Errorf("%s: a line of %d points", tr.Name, len(l.pts))
+			}
+			for _, p := range l.pts {
+				if p[0] < padL-1e-9 || p[0] > plotW-padR+1e-9 || p[1] < padT-1e-9 || p[1] > plotH-padB+1e-9 {
+					t.Errorf("%s: point %v outside the frame", tr.Name, p)
+				}
+			}
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
 // num formats a number for tables: six significant digits, ±∞ spelled out.
@@ -30,6 +32,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Unlearning audit report\n\n")
 	fmt.Fprintf(&b, "%s %s · schema `%s` · command `%s` · seed %d · %d trials per subject · confidence %s\n\n",
 		r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed, r.Trials, num(r.Confidence))
+	if len(r.CommandLine) > 0 {
+		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): `%s`\n\n", ShellLine(r.CommandLine))
+	}
 	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
 	fmt.Fprintf(&b, "## Data\n\n%s: %d rows × %d features.\n\n", r.Data.Description, r.Data.Rows, r.Data.Features)
@@ -147,6 +152,9 @@ func (r *Report) Markdown(w io.Writer) error {
 				}
 				b.WriteString("\n")
 			}
+			for _, t := range f.Traces {
+				fmt.Fprintf(&b, "  - per request, %s against %s: %s\n", t.Name, t.BoundName, traceCells(t))
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -191,4 +199,18 @@ func roundUp(v float64) float64 {
 	}
 	scale := math.Pow(10, 2-math.Floor(math.Log10(v)))
 	return math.Ceil(v*scale) / scale
+}
+
+// traceCells writes a trace's points as "request: value ≤ bound", separated by " · ",
+// with ">" where the value is past its bound.
+func traceCells(t Trace) string {
+	cells := make([]string, len(t.Values))
+	for i, v := range t.Values {
+		op := "≤"
+		if !audit.FloatTolerance(float64(v), float64(t.Bound[i])) {
+			op = ">"
+		}
+		cells[i] = fmt.Sprintf("%d: %s %s %s", t.Requests[i], num(v), op, num(t.Bound[i]))
+	}
+	return strings.Join(cells, " · ")
 }

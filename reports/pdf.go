@@ -31,13 +31,32 @@ func (r *Report) PDF(w io.Writer) error {
 	p.SetTitle("Unlearning audit report", true)
 	p.SetCreator(r.Tool.Name+" "+r.Tool.Version, true)
 	p.AddPage()
-	pageW, _ := p.GetPageSize()
+	pageW, pageH := p.GetPageSize()
 	textW := pageW - 30
 
 	para := func(size float64, style, text string) {
 		p.SetFont("dejavu", style, size)
 		p.MultiCell(textW, size*0.5, pdfText(text), "", "L", false)
 		p.Ln(1)
+	}
+	// charts draws plots two to a row, starting a page when a row would not fit, and
+	// captions them.
+	charts := func(cs []*chart, caption string) {
+		const gap = 4.0
+		w := (textW - gap) / 2
+		h := w * plotH / plotW
+		for i := 0; i < len(cs); i += 2 {
+			if p.GetY()+h > pageH-15 {
+				p.AddPage()
+			}
+			y := p.GetY()
+			cs[i].pdf(p, 15, y, w)
+			if i+1 < len(cs) {
+				cs[i+1].pdf(p, 15+w+gap, y, w)
+			}
+			p.SetY(y + h + 1)
+		}
+		para(8, "", caption)
 	}
 	heading := func(text string) {
 		p.Ln(3)
@@ -46,6 +65,9 @@ func (r *Report) PDF(w io.Writer) error {
 	para(17, "B", "Unlearning audit report — "+r.Summary.Verdict)
 	para(9, "", fmt.Sprintf("%s %s · schema %s · command %s · seed %d · %d trials per subject · confidence %s · %d pass, %d fail, %d inconclusive",
 		r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed, r.Trials, num(r.Confidence), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive))
+	if len(r.CommandLine) > 0 {
+		para(9, "", "Command line (flags that only place or show the output left out): "+ShellLine(r.CommandLine))
+	}
 
 	heading("Summary")
 	para(10, "", "A subject's verdict comes from the findings its claim requires; the others are supporting evidence, which cannot make it PASS but fail it when they show a violation.")
@@ -166,6 +188,18 @@ func (r *Report) PDF(w io.Writer) error {
 					est += " — " + e.Note
 				}
 				para(8, "", est)
+			}
+			if f.Scores != nil {
+				charts([]*chart{histogramChart(f.Scores), rocChart(f.Scores)}, f.Check+": the attack score of every trial, unlearned (solid) against retrained (dashed), and the ROC curve of the threshold attack on log–log axes.")
+			}
+			if len(f.Traces) > 0 {
+				var cs []*chart
+				var names []string
+				for _, t := range f.Traces {
+					cs = append(cs, traceChart(t))
+					names = append(names, t.Name+" (solid) against "+t.BoundName+" (dashed)")
+				}
+				charts(cs, f.Check+", request by request: "+strings.Join(names, "; ")+".")
 			}
 		}
 	}

@@ -7,15 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
 // The PDF is deterministic (fixed dates, sorted objects) and carries the verdicts, the
-// power statement and the derivation with its symbols: pdftotext (Debian's poppler-utils,
+// power statement, the derivation with its symbols and the HTML page's plots: pdftotext (Debian's poppler-utils,
 // which .ci/run installs) reads them back. The script 𝒟, outside what fpdf encodes, prints
 // as D.
 func TestPDF(t *testing.T) {
 	r := sample()
 	r.Subjects[0].Claim.Relation = "replace one record of 𝒟"
+	r.Subjects[0].Findings[2].Scores = audit.SummarizeScores("projection", []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
+	r.Subjects[0].Findings[0].Traces = []Trace{{Name: "distance to θ*_i", BoundName: "radius", Requests: []int{1, 2, 3},
+		Values: []Number{1e-6, 2e-6, 0}, Bound: []Number{1e-2, 1e-2, 2e-2}}}
 	var a, b bytes.Buffer
 	if err := r.PDF(&a); err != nil {
 		t.Fatal(err)
@@ -46,7 +51,10 @@ func TestPDF(t *testing.T) {
 	}
 	text := string(out)
 	for _, want := range []string{"Unlearning audit report — FAIL", "A violation of the claim was shown", "σ = Δ/… = 0.046",
-		"D_α ≤ α·0.0175", "[FAIL] required, release — broken", "no (power 0.01 against 2×", "replace one record of D"} {
+		"D_α ≤ α·0.0175", "[FAIL] required, release — broken", "no (power 0.01 against 2×", "replace one record of D",
+		// the plots: their titles, axes and captions
+		"histogram: projection", "ROC (log–log): projection", "false-positive rate (retrained called unlearned)",
+		"x/pass, request by request: distance to θ*_i (solid) against radius (dashed)", "request", "1e-6", "— measured"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the PDF's text lacks %q:\n%s", want, text)
 		}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
@@ -61,15 +62,19 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 // seed, so the same inputs and seed give byte-identical JSON: there are no timestamps and
 // no host names.
 type Report struct {
-	Schema     string    `json:"schema"`
-	Tool       Tool      `json:"tool"`
-	Command    string    `json:"command"`
-	Seed       uint64    `json:"seed"`
-	Trials     int       `json:"trials"`
-	Confidence Number    `json:"confidence"`
-	Inputs     []Input   `json:"inputs"`
-	Data       Data      `json:"data"`
-	Subjects   []Subject `json:"subjects"`
+	Schema  string `json:"schema"`
+	Tool    Tool   `json:"tool"`
+	Command string `json:"command"`
+	// CommandLine is the command that decides the report, program name first, its flags
+	// in name order (those that only place or show the output left out): with the tool
+	// version, the seed and the inputs' digests, what it takes to reproduce the report.
+	CommandLine []string  `json:"command_line,omitempty"`
+	Seed        uint64    `json:"seed"`
+	Trials      int       `json:"trials"`
+	Confidence  Number    `json:"confidence"`
+	Inputs      []Input   `json:"inputs"`
+	Data        Data      `json:"data"`
+	Subjects    []Subject `json:"subjects"`
 	// Controls are the negative controls run beside the subjects (--controls): they do not
 	// enter the summary, which is about the method as it is.
 	Controls []Control `json:"controls,omitempty"`
@@ -183,6 +188,18 @@ type Finding struct {
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores summarise a game's attack score for the HTML report's plots.
 	Scores *audit.ScoreSummary `json:"scores,omitempty"`
+	// Traces follow the finding's quantity request by request, for the plots against the
+	// number of requests.
+	Traces []Trace `json:"traces,omitempty"`
+}
+
+// Trace mirrors audit.Trace.
+type Trace struct {
+	Name      string   `json:"name"`
+	Requests  []int    `json:"requests"`
+	Values    []Number `json:"values"`
+	BoundName string   `json:"bound_name"`
+	Bound     []Number `json:"bound"`
 }
 
 // Power mirrors audit.Power: what an empirical check could have caught.
@@ -248,6 +265,14 @@ func NewFinding(f audit.Finding) Finding {
 		rf.Estimates = append(rf.Estimates, re)
 	}
 	rf.Scores = f.Scores
+	for _, t := range f.Traces {
+		rt := Trace{Name: t.Name, Requests: t.Requests, BoundName: t.BoundName}
+		for i := range t.Values {
+			rt.Values = append(rt.Values, Number(t.Values[i]))
+			rt.Bound = append(rt.Bound, Number(t.Bound[i]))
+		}
+		rf.Traces = append(rf.Traces, rt)
+	}
 	return rf
 }
 
@@ -334,4 +359,43 @@ func decodeJSON[T any](r io.Reader, name, what, want string, schema func(*T) str
 		return nil, fmt.Errorf("read %s %s: schema %q, want %q", what, name, got, want)
 	}
 	return &v, nil
+}
+
+// ShellLine joins a command line for display, quoting (POSIX shell single quotes) each
+// word that a shell would split or expand, so that it can be pasted back.
+func ShellLine(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r))
+		}) {
+			out[i] = w
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+// ReportFormats are the renderings of a report, by file extension: JSON is the source of
+// truth, the others are read by people.
+var ReportFormats = []string{"json", "md", "html", "pdf"}
+
+// Render renders the report in one of ReportFormats.
+func (r *Report) Render(format string) ([]byte, error) {
+	var b bytes.Buffer
+	var err error
+	switch format {
+	case "json":
+		return r.JSON()
+	case "md":
+		err = r.Markdown(&b)
+	case "html":
+		err = r.HTML(&b)
+	case "pdf":
+		err = r.PDF(&b)
+	default:
+		return nil, fmt.Errorf("render report: format %q; want one of %s", format, strings.Join(ReportFormats, ", "))
+	}
+	return b.Bytes(), err
 }

@@ -107,3 +107,24 @@ func TestRequiredFindingsAndPower(t *testing.T) {
 		t.Errorf("PowerVerdict = %q; the factor must round up", got)
 	}
 }
+
+// ShellLine quotes what a POSIX shell would split or expand, so the line pastes back.
+func TestShellLine(t *testing.T) {
+	got := ShellLine([]string{"audit", "run", "--spec=my spec.json", "--data=a'b", "", "--delete=1,2", "$HOME"})
+	want := `audit run '--spec=my spec.json' '--data=a'\''b' '' --delete=1,2 '$HOME'`
+	if got != want {
+		t.Errorf("ShellLine = %s, want %s", got, want)
+	}
+	r := sample()
+	r.CommandLine = []string{"audit", "demo", "--data=<x>.csv"}
+	var md, page strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.HTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "`audit demo '--data=<x>.csv'`") || !strings.Contains(page.String(), `<code id="command-line">audit demo &#39;--data=&lt;x&gt;.csv&#39;</code>`) {
+		t.Errorf("the command line is missing or unescaped:\n%s\n%s", md.String()[:300], page.String())
+	}
+}

@@ -6,11 +6,14 @@ import (
 	"math"
 	"strings"
 
+	"codeberg.org/go-pdf/fpdf"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// Inline SVG plots of a game's scores for the HTML report: built from numbers only, with
-// every label escaped, so they are safe to insert as markup.
+// The report's small plots — a game's score histogram and ROC curve, a trace against the
+// number of requests — are built once as a chart, in the 360 × 220 pixel space of the HTML
+// page (y down), from numbers only, and drawn by two backends: inline SVG for the HTML
+// page, with every label escaped, and vector lines and text on the PDF page.
 
 const (
 	plotW, plotH = 360.0, 220.0
@@ -18,70 +21,240 @@ const (
 	padT, padB   = 22.0, 36.0
 )
 
-func svgOpen(b *strings.Builder, title string) {
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
-		plotW, plotH, plotW, plotH, template.HTMLEscapeString(title))
-	// the full title is the label and the tooltip; the visible one is cut to the frame
-	fmt.Fprintf(b, `<title>%s</title><text x="4" y="14" font-size="11" font-family="sans-serif">%s</text>`,
-		template.HTMLEscapeString(title), template.HTMLEscapeString(shorten(title, 58)))
-	fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, padL, padT, plotW-padL-padR, plotH-padT-padB)
+// A chart is one plot: a title, a frame, lines and labels in plot pixels.
+type chart struct {
+	title string
+	lines []chartLine
+	texts []chartText
 }
 
-// histogramSVG draws both sides' counts as step outlines on the shared bins.
-func histogramSVG(s *audit.ScoreSummary) template.HTML {
+type chartLine struct {
+	pts    [][2]float64
+	color  string // #rrggbb
+	width  float64
+	dashed []float64 // on, off lengths; nil for solid
+}
+
+type chartText struct {
+	x, y   float64
+	size   float64
+	anchor string // start, middle or end
+	color  string // "" for black
+	text   string
+}
+
+func (c *chart) line(color string, width float64, dashed []float64, pts ...[2]float64) {
+	c.lines = append(c.lines, chartLine{pts: pts, color: color, width: width, dashed: dashed})
+}
+
+func (c *chart) text(x, y, size float64, anchor, color, text string) {
+	c.texts = append(c.texts, chartText{x: x, y: y, size: size, anchor: anchor, color: color, text: text})
+}
+
+// frameW and frameH are the plotting area's size inside the padding.
+const frameW, frameH = plotW - padL - padR, plotH - padT - padB
+
+// svg draws the chart as inline SVG. The full title is the label and the tooltip; the
+// visible one is cut to the frame.
+func (c *chart) svg() template.HTML {
 	var b strings.Builder
-	svgOpen(&b, "histogram: "+s.Name)
+	esc := template.HTMLEscapeString
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
+		plotW, plotH, plotW, plotH, esc(c.title))
+	fmt.Fprintf(&b, `<title>%s</title><text x="4" y="14" font-size="11" font-family="sans-serif">%s</text>`, esc(c.title), esc(shorten(c.title, 58)))
+	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, padL, padT, frameW, frameH)
+	for _, l := range c.lines {
+		pts := make([]string, len(l.pts))
+		for i, p := range l.pts {
+			pts[i] = fmt.Sprintf("%.1f,%.1f", p[0], p[1])
+		}
+		dash := ""
+		if l.dashed != nil {
+			dash = fmt.Sprintf(` stroke-dasharray="%g %g"`, l.dashed[0], l.dashed[1])
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="%g"%s/>`, strings.Join(pts, " "), l.color, l.width, dash)
+	}
+	for _, t := range c.texts {
+		attrs := ""
+		if t.anchor != "start" {
+			attrs += fmt.Sprintf(` text-anchor="%s"`, t.anchor)
+		}
+		if t.color != "" {
+			attrs += fmt.Sprintf(` fill="%s"`, t.color)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="%g" font-family="sans-serif"%s>%s</text>`, t.x, t.y, t.size, attrs, esc(t.text))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// pdf draws the chart on the current page with its top-left corner at (x, y) mm, width w
+// mm (the height keeps the plot's proportions); the title is cut to the frame as in SVG.
+func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
+	k := w / plotW // mm per plot pixel
+	const ptPerMM = 72 / 25.4
+	pt := func(px, py float64) (float64, float64) { return x + px*k, y + py*k }
+	rgb := func(hex string) (int, int, int) {
+		var r, g, b int
+		if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b); err != nil {
+			return 0, 0, 0
+		}
+		return r, g, b
+	}
+	text := func(t chartText) {
+		p.SetFont("dejavu", "", t.size*k*ptPerMM)
+		p.SetTextColor(rgb(t.color))
+		s := pdfText(t.text)
+		tx, ty := pt(t.x, t.y)
+		switch t.anchor {
+		case "middle":
+			tx -= p.GetStringWidth(s) / 2
+		case "end":
+			tx -= p.GetStringWidth(s)
+		}
+		p.Text(tx, ty, s)
+	}
+	text(chartText{x: 4, y: 14, size: 11, anchor: "start", text: shorten(c.title, 58)})
+	p.SetDrawColor(153, 153, 153)
+	p.SetLineWidth(0.2)
+	fx, fy := pt(padL, padT)
+	p.Rect(fx, fy, frameW*k, frameH*k, "D")
+	for _, l := range c.lines {
+		p.SetDrawColor(rgb(l.color))
+		p.SetLineWidth(l.width * k)
+		if l.dashed != nil {
+			p.SetDashPattern([]float64{l.dashed[0] * k, l.dashed[1] * k}, 0)
+		}
+		for i := 1; i < len(l.pts); i++ {
+			x0, y0 := pt(l.pts[i-1][0], l.pts[i-1][1])
+			x1, y1 := pt(l.pts[i][0], l.pts[i][1])
+			p.Line(x0, y0, x1, y1)
+		}
+		p.SetDashPattern(nil, 0)
+	}
+	for _, t := range c.texts {
+		text(t)
+	}
+	p.SetTextColor(0, 0, 0)
+	p.SetDrawColor(0, 0, 0)
+}
+
+// histogramChart draws both sides' counts as step outlines on the shared bins.
+func histogramChart(s *audit.ScoreSummary) *chart {
+	c := &chart{title: "histogram: " + s.Name}
 	top := 1
 	for i := range s.Unlearned {
 		top = max(top, s.Unlearned[i], s.Retrained[i])
 	}
 	n := len(s.Unlearned)
-	x := func(i int) float64 { return padL + (plotW-padL-padR)*float64(i)/float64(n) }
-	y := func(c int) float64 { return plotH - padB - (plotH-padT-padB)*float64(c)/float64(top) }
-	step := func(counts []int, color, dash string) {
-		var pts []string
-		for i, c := range counts {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(i), y(c), x(i+1), y(c)))
+	x := func(i int) float64 { return padL + frameW*float64(i)/float64(n) }
+	y := func(v int) float64 { return plotH - padB - frameH*float64(v)/float64(top) }
+	step := func(counts []int, color string, dashed []float64) {
+		var pts [][2]float64
+		for i, v := range counts {
+			pts = append(pts, [2]float64{x(i), y(v)}, [2]float64{x(i + 1), y(v)})
 		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"%s/>`, strings.Join(pts, " "), color, dash)
+		c.line(color, 1.5, dashed, pts...)
 	}
-	step(s.Unlearned, "#b2182b", "")
-	step(s.Retrained, "#2166ac", ` stroke-dasharray="4 2"`)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" font-family="sans-serif">%s</text>`, padL, plotH-padB+14, num(Number(s.Edges[0])))
-	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" font-family="sans-serif" text-anchor="end">%s</text>`, plotW-padR, plotH-padB+14, num(Number(s.Edges[len(s.Edges)-1])))
-	fmt.Fprintf(&b, `<text x="4" y="%g" font-size="10" font-family="sans-serif">%d</text>`, padT+8, top)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" font-family="sans-serif" fill="#b2182b">— unlearned</text><text x="%g" y="%g" font-size="10" font-family="sans-serif" fill="#2166ac">- - retrained</text>`,
-		padL, plotH-6, padL+90, plotH-6)
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
+	step(s.Unlearned, "#b2182b", nil)
+	step(s.Retrained, "#2166ac", []float64{4, 2})
+	c.text(padL, plotH-padB+14, 10, "start", "", num(Number(s.Edges[0])))
+	c.text(plotW-padR, plotH-padB+14, 10, "end", "", num(Number(s.Edges[len(s.Edges)-1])))
+	c.text(4, padT+8, 10, "start", "", fmt.Sprint(top))
+	c.text(padL, plotH-6, 10, "start", "#b2182b", "— unlearned")
+	c.text(padL+90, plotH-6, 10, "start", "#2166ac", "- - retrained")
+	return c
 }
 
-// rocSVG draws the ROC curve on log–log axes (rates from 10⁻³, where a small-δ attack
+// rocChart draws the ROC curve on log–log axes (rates from 10⁻³, where a small-δ attack
 // lives) with the chance diagonal.
-func rocSVG(s *audit.ScoreSummary) template.HTML {
-	var b strings.Builder
-	svgOpen(&b, "ROC (log–log): "+s.Name)
+func rocChart(s *audit.ScoreSummary) *chart {
+	c := &chart{title: "ROC (log–log): " + s.Name}
 	const floor = 1e-3
-	pos := func(r float64, span float64) float64 {
+	pos := func(r, span float64) float64 {
 		return (math.Log10(math.Max(r, floor)) - math.Log10(floor)) / -math.Log10(floor) * span
 	}
-	x := func(f float64) float64 { return padL + pos(f, plotW-padL-padR) }
-	y := func(t float64) float64 { return plotH - padB - pos(t, plotH-padT-padB) }
-	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#bbb" stroke-dasharray="3 3"/>`, x(floor), y(floor), x(1), y(1))
-	var pts []string
+	x := func(f float64) float64 { return padL + pos(f, frameW) }
+	y := func(t float64) float64 { return plotH - padB - pos(t, frameH) }
+	c.line("#bbbbbb", 1, []float64{3, 3}, [2]float64{x(floor), y(floor)}, [2]float64{x(1), y(1)})
+	var pts [][2]float64
 	for _, p := range s.ROC {
 		if p.FPR > 0 || p.TPR > 0 {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p.FPR), y(p.TPR)))
+			pts = append(pts, [2]float64{x(p.FPR), y(p.TPR)})
 		}
 	}
-	fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="#1b7837" stroke-width="1.5"/>`, strings.Join(pts, " "))
+	c.line("#1b7837", 1.5, nil, pts...)
 	for _, t := range []float64{1e-3, 1e-2, 1e-1, 1} {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%g" font-size="9" font-family="sans-serif" text-anchor="middle">%g</text>`, x(t), plotH-padB+12, t)
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" font-size="9" font-family="sans-serif" text-anchor="end">%g</text>`, padL-3, y(t)+3, t)
+		c.text(x(t), plotH-padB+12, 9, "middle", "", fmt.Sprint(t))
+		c.text(padL-3, y(t)+3, 9, "end", "", fmt.Sprint(t))
 	}
-	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" font-family="sans-serif" text-anchor="middle">false-positive rate (retrained called unlearned)</text>`, (padL+plotW-padR)/2, plotH-8)
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
+	c.text((padL+plotW-padR)/2, plotH-8, 10, "middle", "", "false-positive rate (retrained called unlearned)")
+	return c
+}
+
+// traceChart draws a trace against the number of requests: the measured values solid, the
+// bound dashed. The y axis is logarithmic when the values span more than a decade (a
+// distance of 1e-6 beside a radius of 1e-2 would sit on the axis otherwise), with zeros
+// drawn on the axis floor; a single request is drawn as a short tick.
+func traceChart(t Trace) *chart {
+	c := &chart{title: t.Name}
+	lo, hi := math.Inf(1), 0.0
+	for _, vs := range [][]Number{t.Values, t.Bound} {
+		for _, v := range vs {
+			if f := float64(v); f > 0 && !math.IsInf(f, 0) {
+				lo, hi = math.Min(lo, f), math.Max(hi, f)
+			}
+		}
+	}
+	if hi == 0 {
+		lo, hi = 0, 1
+	}
+	logY := hi/lo > 10
+	var ymap func(float64) float64
+	if logY {
+		llo, lhi := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+		ymap = func(v float64) float64 {
+			f := (math.Log10(math.Max(v, math.Pow(10, llo))) - llo) / (lhi - llo)
+			return plotH - padB - frameH*math.Min(f, 1)
+		}
+		c.text(padL-3, plotH-padB+3, 9, "end", "", fmt.Sprintf("1e%g", llo))
+		c.text(padL-3, padT+3, 9, "end", "", fmt.Sprintf("1e%g", lhi))
+	} else {
+		top := hi * 1.1
+		ymap = func(v float64) float64 { return plotH - padB - frameH*math.Min(math.Max(v, 0)/top, 1) }
+		c.text(padL-3, plotH-padB+3, 9, "end", "", "0")
+		c.text(padL-3, padT+3, 9, "end", "", num(Number(top)))
+	}
+	first, last := float64(t.Requests[0]), float64(t.Requests[len(t.Requests)-1])
+	if first == last {
+		first, last = first-0.5, last+0.5
+	}
+	xmap := func(r float64) float64 { return padL + frameW*(r-first)/(last-first) }
+	series := func(vs []Number, color string, dashed []float64) {
+		var pts [][2]float64
+		for i, v := range vs {
+			f := float64(v)
+			if math.IsNaN(f) {
+				continue
+			}
+			pts = append(pts, [2]float64{xmap(float64(t.Requests[i])), ymap(f)})
+		}
+		if len(pts) == 1 {
+			x, y := pts[0][0], pts[0][1]
+			pts = [][2]float64{{math.Max(padL, x-frameW/4), y}, {math.Min(plotW-padR, x+frameW/4), y}}
+		}
+		if len(pts) > 0 {
+			c.line(color, 1.5, dashed, pts...)
+		}
+	}
+	series(t.Bound, "#2166ac", []float64{4, 2})
+	series(t.Values, "#b2182b", nil)
+	c.text(padL, plotH-padB+12, 9, "start", "", fmt.Sprint(t.Requests[0]))
+	c.text(plotW-padR, plotH-padB+12, 9, "end", "", fmt.Sprint(t.Requests[len(t.Requests)-1]))
+	c.text((padL+plotW-padR)/2, plotH-padB+12, 9, "middle", "", "request")
+	c.text(padL, plotH-6, 10, "start", "#b2182b", "— measured")
+	c.text(padL+80, plotH-6, 10, "start", "#2166ac", "- - "+shorten(t.BoundName, 38))
+	return c
 }
 
 // shorten cuts s to at most n runes, marking the cut with an ellipsis.

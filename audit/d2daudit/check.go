@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -20,6 +21,8 @@ type Options struct {
 	// PowerAgainst is the multiple of the claimed ε the empirical game must catch with
 	// 80 % power to PASS; 0 means audit.DefaultPowerAgainst.
 	PowerAgainst float64
+	// Attacks are the empirical attacks run (nil: all).
+	Attacks audit.Attacks
 }
 
 // Check runs the three families of D2D checks on finished trials of s (or of a subject
@@ -39,7 +42,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		return nil, fmt.Errorf("d2d check: no trials")
 	}
 	fs := s.certificateFindings()
-	impl, err := s.implementationFindings(ctx, results)
+	impl, err := s.implementationFindings(ctx, results, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +67,17 @@ func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss 
 	if err != nil {
 		return nil, err
 	}
-	emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Rho: rho,
-		Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
-	if err != nil {
-		return nil, err
+	if opt.Attacks.Has(audit.GameAttack) {
+		emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Rho: rho,
+			Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, emp)
 	}
-	fs = append(fs, emp)
+	if !opt.Attacks.Has(audit.MembershipAttack) {
+		return fs, nil
+	}
 	mem, err := membership(loss, universe, updates, eps, delta, opt, results)
 	if err != nil {
 		return nil, err
@@ -128,7 +136,7 @@ func constantFindings(loss reference.Loss, universe *reference.Dataset, declared
 	}
 }
 
-func (s *Subject) implementationFindings(ctx context.Context, results []audit.TrialResult) ([]audit.Finding, error) {
+func (s *Subject) implementationFindings(ctx context.Context, results []audit.TrialResult, seed uint64) ([]audit.Finding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -166,6 +174,26 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 		conf := math.Max(0, 1-float64(n)*p.Delta/2)
 		fs[0].Confidence, fs[1].Confidence = conf, conf
 		fs[0].Detail += fmt.Sprintf("; Eq. 13 holds with probability ≥ 1 − δ/2 per trial, so a FAIL is a false alarm with probability ≤ %.2g", float64(n)*p.Delta/2)
+	}
+	if len(s.setup.Updates) == 0 {
+		return fs, nil
+	}
+	first := slices.MinFunc(results, func(a, b audit.TrialResult) int { return a.Index - b.Index })
+	radiusTrace, gapTrace, epsTrace, ok, err := s.requestTraces(ctx, seed, first)
+	if err != nil {
+		return nil, err
+	}
+	if !ok { // a stand-in subject: its trials are not this subject's replay
+		return fs, nil
+	}
+	for _, t := range []struct {
+		f *audit.Finding
+		t audit.Trace
+	}{{&fs[0], radiusTrace}, {&fs[1], gapTrace}, {&fs[1], epsTrace}} {
+		t.t.Name += fmt.Sprintf(" (trial %d)", first.Index)
+		if err := t.f.AddTrace(t.t); err != nil {
+			return nil, fmt.Errorf("d2d check: %w", err)
+		}
 	}
 	return fs, nil
 }

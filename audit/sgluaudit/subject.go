@@ -326,6 +326,8 @@ type Options struct {
 	// PowerAgainst is the multiple of the claimed ε the empirical game must catch with
 	// 80 % power to PASS; 0 means audit.DefaultPowerAgainst.
 	PowerAgainst float64
+	// Attacks are the empirical attacks run (nil: all).
+	Attacks audit.Attacks
 }
 
 // Check returns the three views of an SGLU audit side by side: the certificate recomputed
@@ -339,9 +341,15 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		conf = 0.95
 	}
 	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding()}
-	emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
-	if err != nil {
-		return nil, err
+	if opt.Attacks.Has(audit.GameAttack) {
+		emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, emp)
+	}
+	if !opt.Attacks.Has(audit.MembershipAttack) {
+		return fs, nil
 	}
 	removed, err := s.setup.Data.Subset(s.setup.Removals) // the records as they were before removal
 	if err != nil {
@@ -352,7 +360,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	if err != nil {
 		return nil, fmt.Errorf("sglu check: %w", err)
 	}
-	return append(fs, emp, mem), nil
+	return append(fs, mem), nil
 }
 
 func (s *Subject) certificateFinding() audit.Finding {
@@ -367,8 +375,16 @@ func (s *Subject) certificateFinding() audit.Finding {
 		v = audit.Fail
 		detail += fmt.Sprintf("; the target needs K = %v", compactInts(s.needed))
 	}
-	return audit.Finding{Check: "sglu/certificate", Title: "certificate recomputed", Kind: audit.Certificate, Verdict: v,
+	f := audit.Finding{Check: "sglu/certificate", Title: "certificate recomputed", Kind: audit.Certificate, Verdict: v,
 		Measured: worst, Bound: s.setup.Epsilon, Comparison: "≤", Confidence: 1, Detail: detail}
+	if len(s.eps) > 0 {
+		t := audit.Trace{Name: "ϵ certified for request i with the K_i epochs run", BoundName: "claimed ϵ"}
+		for _, i := range audit.TraceRequests(len(s.eps)) {
+			t.Requests, t.Values, t.Bound = append(t.Requests, i), append(t.Values, s.eps[i-1]), append(t.Bound, s.setup.Epsilon)
+		}
+		_ = f.AddTrace(t) // paired by construction
+	}
+	return f
 }
 
 // oracleFinding: the quadratic surrogate with a = m starts at its stationary law on D

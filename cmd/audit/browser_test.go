@@ -85,8 +85,8 @@ func browse(t *testing.T, browser string, args ...string) []byte {
 
 // A browser renders the HTML report of a real audit (a run with its negative controls) and
 // of a verify with a FAIL: the verdict table it lays out holds every subject with the
-// verdict of report.json, every game's two plots are drawn at full size with their curves
-// inside the frame, nothing overflows a 1280-pixel laptop window, and a screenshot shows a
+// verdict of report.json, every game's two plots and every per-request trace are drawn at
+// full size with their curves inside the frame, nothing overflows a 1280-pixel laptop window, and a screenshot shows a
 // page. UNLEARNAUDIT_SCREENSHOT=FILE keeps the run's screenshot (the README's image).
 func TestHTMLReportInBrowser(t *testing.T) {
 	browser := headlessBrowser(t)
@@ -136,16 +136,20 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		if got.Controls != len(rep.Controls) {
 			t.Errorf("%s: controls table shows %d rows, report has %d", page, got.Controls, len(rep.Controls))
 		}
-		withScores := 0
+		withScores, traces := 0, 0
 		for _, s := range rep.Subjects {
 			for _, f := range s.Findings {
 				if f.Scores != nil {
 					withScores++
 				}
+				traces += len(f.Traces)
 			}
 		}
-		if withScores == 0 || len(got.Plots) != 2*withScores {
-			t.Errorf("%s: %d plots drawn for %d findings with scores (want a histogram and an ROC curve each)", page, len(got.Plots), withScores)
+		if withScores == 0 || len(got.Plots) != 2*withScores+traces {
+			t.Errorf("%s: %d plots drawn for %d findings with scores and %d traces (want a histogram and an ROC curve each, and a plot per trace)", page, len(got.Plots), withScores, traces)
+		}
+		if out == runOut && traces == 0 {
+			t.Errorf("%s: the run's D2D findings carry no per-request trace", page)
 		}
 		for _, p := range got.Plots {
 			if p.W < 300 || p.H < 180 {

@@ -18,6 +18,7 @@ type dataFlags struct {
 	labelColumn          int
 	header               bool
 	classes              string
+	preprocess           string // auto, none or reference.PipelineSteps
 	maxValues            int
 }
 
@@ -28,6 +29,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&d.labelColumn, "label-column", -1, "csv: 0-based label column; negative counts from the end")
 	fs.BoolVar(&d.header, "header", false, "csv: the first line names the columns")
 	fs.StringVar(&d.classes, "classes", "", "two labels A,B to keep as +1 and −1 (e.g. 3,8 for MNIST)")
+	fs.StringVar(&d.preprocess, "preprocess", "auto", "steps applied to the features, in order: auto (pixels for idx, max-abs for sparse data, else standardize; then unit-rows), none, or a comma-separated list of "+strings.Join(reference.PipelineSteps, ", ")+" — to match how a model trained elsewhere saw its data")
 	audit.Var(fs, &d.maxValues, maxValuesParam)
 }
 
@@ -35,6 +37,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 func (d *dataFlags) setFromSpec(s *audit.Spec) {
 	d.path, d.format, d.labels, d.classes = s.Data.File, s.Data.Format, s.Data.Labels, s.Data.Classes
 	d.labelColumn, d.header = s.Data.LabelColumn, s.Data.Header
+	d.preprocess = s.Data.Preprocessing
 }
 
 // maxValuesParam raises or lowers reference.MaxValues, the one memory cap.
@@ -55,8 +58,8 @@ type loaded struct {
 func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	reference.MaxValues = d.maxValues
 	if d.path == "" {
-		if d.format != "" || d.labels != "" || d.classes != "" {
-			return nil, usagef("--format, --labels and --classes need --data")
+		if d.format != "" || d.labels != "" || d.classes != "" || (d.preprocess != "" && d.preprocess != "auto") {
+			return nil, usagef("--format, --labels, --classes and --preprocess need --data")
 		}
 		ds, err := reference.SyntheticClassification(1000, 20, seed)
 		if err != nil {
@@ -129,24 +132,44 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	if ds.Len() < 20 {
 		return nil, usagef("%s: %d usable rows; the demo needs at least 20", d.path, ds.Len())
 	}
+	if d.preprocess == "" || d.preprocess == "auto" {
+		ds, prep = d.autoPreprocess(ds, prep)
+	} else {
+		steps, err := reference.ParsePipeline(d.preprocess)
+		if err != nil {
+			return nil, usagef("--preprocess: %v", err)
+		}
+		var said []string
+		if ds, said, err = ds.Preprocess(steps); err != nil {
+			return nil, usagef("--preprocess: %v", err)
+		}
+		prep = append(prep, said...)
+		if len(steps) == 0 {
+			prep = append(prep, "features used as read (no preprocessing)")
+		}
+	}
+	if ds.MaxRowNorm() == 0 {
+		return nil, usagef("%s: every row is zero after preprocessing (are all features constant?)", d.path)
+	}
+	out.ds, out.preprocessing = ds, prep
+	return out, nil
+}
+
+// autoPreprocess is --preprocess auto: pixels to [0, 1] for idx images, sparse data scaled
+// by column maxima (centring would fill in the zeros of text-like data, 60,000 features ×
+// n rows), anything else standardised; then every row to norm 1.
+func (d *dataFlags) autoPreprocess(ds *reference.Dataset, prep []string) (*reference.Dataset, []string) {
 	if d.format == "idx" {
 		ds = ds.Scale(1.0 / 255)
 		prep = append(prep, "pixels scaled to [0, 1]")
 	} else if ds.IsSparse() {
-		// centring would fill in the zeros of text-like data (60,000 features × n rows)
 		ds = ds.MaxAbsScale()
 		prep = append(prep, fmt.Sprintf("kept sparse (%d of %d × %d entries non-zero); columns scaled by their largest absolute value, not centred", ds.Sparse().NNZ(), ds.Len(), ds.Dim()))
 	} else {
 		ds = ds.Standardize()
 		prep = append(prep, "columns standardised to mean 0, variance 1")
 	}
-	ds = ds.NormalizeRows()
-	prep = append(prep, "rows scaled to Euclidean norm 1")
-	if ds.MaxRowNorm() == 0 {
-		return nil, usagef("%s: every row is zero after preprocessing (are all features constant?)", d.path)
-	}
-	out.ds, out.preprocessing = ds, prep
-	return out, nil
+	return ds.NormalizeRows(), append(prep, "rows scaled to Euclidean norm 1")
 }
 
 func distinct(v []float64) []float64 {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,9 +35,13 @@ type demoConfig struct {
 	data         dataFlags
 	methodArgs   audit.Args // every method's own settings, by flag name
 	command      string     // "demo" or "run": the report's command and the errors' prefix
+	commandLine  []string   // resultFlags, for the report's provenance
 	quiet        bool
 	controls     bool          // also audit each subject's negative controls
 	json         bool          // print the report's JSON instead of the summary table
+	attacks      string        // --attacks: audit.AttackNames, comma-separated
+	formats      string        // --formats: the renderings beside report.json
+	attackList   audit.Attacks // attacks, parsed
 	progress     *progress.Bar // trials done and ETA on stderr, when it is a terminal
 }
 
@@ -53,6 +58,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
+	c.registerReportFlags(fs)
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
 	audit.Var(fs, &c.epsilon, audit.EpsilonParam)
@@ -86,14 +92,43 @@ Examples:
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	c.commandLine = resultFlags(fs)
 	c.command = "demo"
 	return runAudit(ctx, c, stdout, stderr)
+}
+
+// registerReportFlags declares --attacks and --formats, which demo and run share.
+func (c *demoConfig) registerReportFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.attacks, "attacks", strings.Join(audit.AttackNames, ","), "the empirical attacks to run on the published models, comma-separated: game (the distinguishing game), membership (the attack on the deleted records)")
+	fs.StringVar(&c.formats, "formats", "md", "the report's renderings beside report.json, comma-separated: md, html, pdf")
+}
+
+// parseFormats reads --formats (or a spec's outputs.formats, joined).
+func parseFormats(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(audit.OutputFormats, f) {
+			return nil, usagef("--formats: %q: want a comma-separated list of md, html, pdf", f)
+		}
+		if f != "json" && !slices.Contains(out, f) { // report.json is always written
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file
 // (audit run), and writes its report.
 func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
 	c.progress = progress.New(stderr, !c.quiet && isTerminal(stderr))
+	formats, err := parseFormats(c.formats) // settings are refused before any work
+	if err != nil {
+		return err
+	}
+	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
+		return usagef("--attacks: %v", err)
+	}
 	deletes, err := parseIDs(c.deletes)
 	if err != nil {
 		return err
@@ -111,7 +146,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	}
 
 	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command,
+		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
 		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
@@ -119,8 +154,8 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	trialDir := filepath.Join(c.out, "trials")
 	// A report of an earlier run must not sit beside this run's failure as if it were its
 	// result; it is rewritten when this run succeeds.
-	for _, name := range []string{"report.json", "report.md"} {
-		if err := os.Remove(filepath.Join(c.out, name)); err != nil && !os.IsNotExist(err) {
+	for _, f := range reports.ReportFormats {
+		if err := os.Remove(filepath.Join(c.out, "report."+f)); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
 	}
@@ -137,10 +172,10 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	rep.Summarize()
-	if err := writeReport(rep, c.out); err != nil {
+	if err := writeReport(rep, c.out, formats); err != nil {
 		return err
 	}
-	if err := emit(stdout, rep, c.out, c.json); err != nil {
+	if err := emit(stdout, rep, c.out, formats, c.json); err != nil {
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
@@ -213,7 +248,7 @@ func removeIfEmpty(dirs []string) {
 // method for the subjects of its wanted variants; each method checks its own settings.
 func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
 	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
-		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst})
+		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
@@ -251,28 +286,29 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 	return subjects, requests, nil
 }
 
-// writeReport writes report.json and report.md atomically: each goes to a temporary file
-// first and is renamed into place only when complete.
-func writeReport(rep *reports.Report, dir string) error {
-	js, err := rep.JSON()
-	if err != nil {
-		return err
+// writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
+// (reports.ReportFormats). Every rendering is made before any file is written, so a
+// failure leaves no report that looks complete.
+func writeReport(rep *reports.Report, dir string, formats []string) error {
+	files := map[string][]byte{}
+	for _, f := range append([]string{"json"}, formats...) {
+		body, err := rep.Render(f)
+		if err != nil {
+			return err
+		}
+		files["report."+f] = body
 	}
-	var md strings.Builder
-	if err := rep.Markdown(&md); err != nil {
-		return err
-	}
-	for name, body := range map[string][]byte{"report.json": js, "report.md": []byte(md.String())} {
-		if err := audit.WriteFileAtomic(filepath.Join(dir, name), body); err != nil {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := audit.WriteFileAtomic(filepath.Join(dir, name), files[name]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func printSummary(w io.Writer, rep *reports.Report, dir string) {
+func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim\tempirical game (supporting)\twould catch F× with 80 % power")
+	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim\tempirical game\twould catch F× with 80 % power")
 	for _, s := range rep.Subjects {
 		var p, f, i int
 		for _, x := range s.Findings {
@@ -288,7 +324,10 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 		game, power := "—", "—"
 		for _, x := range s.Findings {
 			if x.Power != nil { // the distinguishing game; the membership attack follows it in the report
-				game, power = x.Verdict, reports.PowerVerdict(x.Power)
+				game, power = x.Verdict+" (required)", reports.PowerVerdict(x.Power)
+				if !x.Required {
+					game = x.Verdict + " (supporting)"
+				}
 				break
 			}
 		}
@@ -314,13 +353,17 @@ func printSummary(w io.Writer, rep *reports.Report, dir string) {
 		fmt.Fprintf(w, "controls: %d of %d caught (mutants with a known bug; they do not enter the verdict)\n", caught, len(rep.Controls))
 	}
 	fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
-	fmt.Fprintf(w, "overall: %s; report: %s, %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"), filepath.Join(dir, "report.md"))
+	files := []string{filepath.Join(dir, "report.json")}
+	for _, f := range formats {
+		files = append(files, filepath.Join(dir, "report."+f))
+	}
+	fmt.Fprintf(w, "overall: %s; report: %s\n", rep.Summary.Verdict, strings.Join(files, ", "))
 }
 
 // emit prints the summary table, or with asJSON the report's JSON (what report.json holds).
-func emit(w io.Writer, rep *reports.Report, dir string, asJSON bool) error {
+func emit(w io.Writer, rep *reports.Report, dir string, formats []string, asJSON bool) error {
 	if !asJSON {
-		printSummary(w, rep, dir)
+		printSummary(w, rep, dir, formats)
 		return nil
 	}
 	b, err := rep.JSON()

@@ -201,3 +201,19 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
 	return m
 }
+
+// resultFlags is the command line that decides a report: "audit", the command, and every
+// flag given, as --name=value in name order. Flags that change only where or how results
+// are shown, or how fast they come (--out, --formats, --workers, --fresh, --quiet, --json), are left
+// out, so that the same inputs and seed still give the same report bytes.
+func resultFlags(fs *flag.FlagSet) []string {
+	out := []string{"audit", fs.Name()}
+	fs.Visit(func(f *flag.Flag) { // in lexicographical order
+		switch f.Name {
+		case "out", "workers", "fresh", "quiet", "json", "formats":
+			return
+		}
+		out = append(out, "--"+f.Name+"="+f.Value.String())
+	})
+	return out
+}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -40,30 +38,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Errorf("report: %w", err)}
 	}
-	var body []byte
-	switch format {
-	case "json":
-		if body, err = rep.JSON(); err != nil {
-			return err
-		}
-	case "html":
-		var b strings.Builder
-		if err := rep.HTML(&b); err != nil {
-			return err
-		}
-		body = []byte(b.String())
-	case "pdf":
-		var b bytes.Buffer
-		if err := rep.PDF(&b); err != nil {
-			return err
-		}
-		body = b.Bytes()
-	default:
-		var b strings.Builder
-		if err := rep.Markdown(&b); err != nil {
-			return err
-		}
-		body = []byte(b.String())
+	body, err := rep.Render(format)
+	if err != nil {
+		return err
 	}
 	if out == "" {
 		_, err := stdout.Write(body)

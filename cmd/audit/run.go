@@ -30,13 +30,15 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", true, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL); --controls=false skips them")
+	c.registerReportFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit run --spec FILE [flags]\n\nRuns the audit a spec file describes and writes DIR/report.json and DIR/report.md.\nThe spec names the data, the method and its settings, the deletions, the claim and the trials;\n--trials overrides the spec's. Example spec:\n\n"+specExample+"\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit run --spec FILE [flags]\n\nRuns the audit a spec file describes and writes DIR/report.json and DIR/report.md.\nThe spec names the data, the method and its settings, the deletions, the claim, the trials,\nthe attacks and the outputs; flags given override the spec's. Example spec:\n\n"+specExample+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	c.commandLine = resultFlags(fs)
 	if specPath == "" {
 		return usagef("run: --spec is required (run \"audit run -h\" for an example)")
 	}
@@ -48,6 +50,15 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if !given["trials"] {
 		c.trials = s.Trials
+	}
+	if !given["attacks"] && s.Attacks != nil {
+		c.attacks = strings.Join(s.Attacks, ",")
+	}
+	if !given["formats"] {
+		c.formats = strings.Join(s.Outputs.Formats, ",")
+	}
+	if !given["out"] && s.Outputs.Dir != "" {
+		c.out = s.Outputs.Dir
 	}
 	c.command, c.seed, c.confidence, c.powerAgainst = "run", s.Seed, s.Confidence, s.PowerAgainst
 	c.lambda, c.epsilon, c.delta = s.Lambda, s.Epsilon, s.Delta
@@ -91,6 +102,8 @@ const specExample = `  {
     "trials": 200,
     "power": {"against": 2},
     "confidence": 0.95,
-    "seed": 1
+    "seed": 1,
+    "attacks": ["game", "membership"],
+    "outputs": {"dir": "audit-report", "formats": ["md", "html", "pdf"]}
   }
 `

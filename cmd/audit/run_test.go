@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // A spec runs the audit the equivalent demo flags run: the reports agree byte for byte
-// but for the command that made them.
+// but for the command (and command line) that made them.
 func TestRunSpecMatchesDemoFlags(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "audit.json")
@@ -26,14 +27,17 @@ func TestRunSpecMatchesDemoFlags(t *testing.T) {
 		"--epsilon", "1", "--delta", "0.01", "--delete", "5,9", "--trials", "8", "--seed", "3"); code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
-	a, err1 := os.ReadFile(filepath.Join(runOut, "report.json"))
-	b, err2 := os.ReadFile(filepath.Join(demoOut, "report.json"))
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
+	ra, _ := readReport(t, runOut)
+	rb, b := readReport(t, demoOut)
+	if want := []string{"audit", "run", "--controls=false", "--spec=" + spec}; !slices.Equal(ra.CommandLine, want) {
+		t.Errorf("run's command line %q, want %q", ra.CommandLine, want)
 	}
-	a = bytes.Replace(a, []byte(`"command": "run"`), []byte(`"command": "demo"`), 1)
-	if !bytes.Equal(a, b) {
-		t.Errorf("run --spec and the demo's flags wrote different reports")
+	if want := []string{"audit", "demo", "--delete=5,9", "--delta=0.01", "--epsilon=1", "--iterations=12", "--seed=3", "--trials=8", "--variants=strongly-convex"}; !slices.Equal(rb.CommandLine, want) {
+		t.Errorf("demo's command line %q, want %q", rb.CommandLine, want)
+	}
+	ra.Command, ra.CommandLine = rb.Command, rb.CommandLine
+	if a, err := ra.JSON(); err != nil || !bytes.Equal(a, b) {
+		t.Errorf("run --spec and the demo's flags wrote different reports (%v)", err)
 	}
 }
 

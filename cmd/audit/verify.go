@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,7 +28,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	audit.Var(fs, &workers, audit.WorkersParam)
 	var data dataFlags
 	audit.Var(fs, &data.maxValues, maxValuesParam)
-	fs.StringVar(&out, "out", "audit-report", "directory for report.json and report.md")
+	fs.StringVar(&out, "out", "audit-report", "directory for report.json and the other formats (default: the spec's outputs.dir, else audit-report)")
+	formats := fs.String("formats", "", "the report's renderings beside report.json, comma-separated: md, html, pdf (default: the spec's outputs.formats, else md)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
@@ -58,12 +61,12 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rFiles   []string
 		inputs   []reports.Input
 		what     string
+		ds       *loaded // the spec's data, when read
 		n, d     = unlearned.Dims()
 	)
 	if retrainedPath == "" {
 		data.setFromSpec(s)
-		ds, err := data.load(s.Seed)
-		if err != nil {
+		if ds, err = data.load(s.Seed); err != nil {
 			return err
 		}
 		recipe, err := audit.NewRecipe(s, ds.ds)
@@ -78,7 +81,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			return usageError{err}
 		}
-		inputs = append(inputs, ds.inputs...)
 		m, _ := ret.Dims()
 		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.description)
 	} else {
@@ -87,14 +89,25 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
 		}
 		rFiles = files
-		verify := audit.VerifySamples
-		if *scores {
-			verify = audit.VerifyScores
+		switch {
+		case *scores:
+			claim, findings, err = audit.VerifyScores(unlearned, retrained, s)
+		case s.Data.File != "": // the deleted records' losses, computed from the weights
+			data.setFromSpec(s)
+			if ds, err = data.load(s.Seed); err != nil {
+				return err
+			}
+			claim, findings, err = audit.VerifyModels(unlearned, retrained, ds.ds, s)
+		default:
+			claim, findings, err = audit.VerifyModels(unlearned, retrained, nil, s)
 		}
-		if claim, findings, err = verify(unlearned, retrained, s); err != nil {
+		if err != nil {
 			return usageError{err}
 		}
 		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, n, d)
+		if ds != nil {
+			what += "; the deleted records' losses computed on " + ds.description
+		}
 		if *scores {
 			what = fmt.Sprintf("per-example scores of %d unlearned and %d retrained models on %d examples, computed elsewhere", n, n, d)
 		}
@@ -114,19 +127,37 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		inputs = append(inputs, in)
 	}
 	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "verify",
+		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "verify", CommandLine: resultFlags(fs),
 		Seed: s.Seed, Trials: n, Confidence: reports.Number(s.Confidence), Inputs: inputs,
 		Data: reports.Data{Description: what},
 	}
+	if ds != nil {
+		rep.Inputs = append(slices.Clone(ds.inputs), rep.Inputs...)
+		rep.Data.Rows, rep.Data.Features, rep.Data.Preprocessing = ds.ds.Len(), ds.ds.Dim(), ds.preprocessing
+		for _, id := range s.Deletes {
+			rep.Data.Requests = append(rep.Data.Requests, reference.DeleteID(id).String())
+		}
+	}
 	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.Method.Name(), claim, findings))
+	given := setFlags(fs)
+	if !given["out"] && s.Outputs.Dir != "" {
+		out = s.Outputs.Dir
+	}
+	if !given["formats"] {
+		*formats = strings.Join(s.Outputs.Formats, ",")
+	}
+	outFormats, err := parseFormats(*formats)
+	if err != nil {
+		return err
+	}
 	if _, err := mkdirs(out); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
 	rep.Summarize()
-	if err := writeReport(rep, out); err != nil {
+	if err := writeReport(rep, out, outFormats); err != nil {
 		return err
 	}
-	if err := emit(stdout, rep, out, *asJSON); err != nil {
+	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))

@@ -1,0 +1,114 @@
+package d2daudit
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+)
+
+// The per-request traces follow the first trial through every request, within their
+// bounds for the reference implementation, and end where the final check's trial ends:
+// the last gap is the distance between that trial's unlearned and retrained secret models
+// (the same models up to the row order of 𝒟_k, hence the 1e-9 tolerance of summation
+// order). The ε trace is the Gaussian release's ε at the measured gap, below the claim.
+func TestRequestTracesFollowTheFirstTrial(t *testing.T) {
+	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
+		s := traceInstance(t, mode)
+		res, err := audit.Engine{}.Run(context.Background(), s, 1, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := checked(s, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		radius, gap := fs["d2d/implementation/radius"], fs["d2d/implementation/retrain-gap"]
+		if len(radius.Traces) != 1 || len(gap.Traces) != 2 {
+			t.Fatalf("%s: %d radius and %d gap traces; want 1 and 2", mode, len(radius.Traces), len(gap.Traces))
+		}
+		k := len(s.Setup().Updates)
+		for _, tr := range append(radius.Traces, gap.Traces...) {
+			if err := tr.Check(); err != nil || len(tr.Values) != k {
+				t.Fatalf("%s: trace %q: %v, %d values for %d requests", mode, tr.Name, err, len(tr.Values), k)
+			}
+			for i, v := range tr.Values {
+				if !(v >= 0 && v <= tr.Bound[i]) {
+					t.Errorf("%s: %s after request %d: %v, bound %v", mode, tr.Name, tr.Requests[i], v, tr.Bound[i])
+				}
+			}
+		}
+		want := reference.Distance(res[0].Unlearned.Secret, res[0].Retrained.Secret)
+		if got := gap.Traces[0].Values[k-1]; math.Abs(got-want) > 1e-9*math.Max(want, 1e-12) {
+			t.Errorf("%s: last traced gap %v; the trial's secret models are %v apart", mode, got, want)
+		}
+		if eps := gap.Traces[1]; eps.Values[k-1] >= eps.Bound[k-1] {
+			t.Errorf("%s: ε at the measured gap %v not below the claim %v", mode, eps.Values[k-1], eps.Bound[k-1])
+		}
+	}
+}
+
+// A stand-in whose unlearner is not the subject's gets no trace: the replay would follow
+// the reference implementation, not the trials audited.
+func TestNoTraceForAStandIn(t *testing.T) {
+	s := traceInstance(t, d2d.SecretState)
+	res, err := audit.Engine{}.Run(context.Background(), staleLast{s}, 1, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := checked(s, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		if len(f.Traces) > 0 {
+			t.Errorf("%s carries a trace of a replay that is not the trials'", f.Check)
+		}
+	}
+}
+
+// checked runs the implementation checks (the traces' home) of s on res, by check name;
+// the full Check adds the empirical game's power planning, which costs seconds.
+func checked(s *Subject, res []audit.TrialResult) (map[string]audit.Finding, error) {
+	fs, err := s.implementationFindings(context.Background(), res, 1)
+	out := map[string]audit.Finding{}
+	for _, f := range fs {
+		out[f.Check] = f
+	}
+	return out, err
+}
+
+// traceInstance: 200 synthetic records, two deletions, an addition and a third deletion.
+func traceInstance(t *testing.T, mode d2d.Mode) *Subject {
+	t.Helper()
+	ds, err := reference.SyntheticClassification(200, 5, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := reference.Logistic{Lambda: 0.05}
+	extra := reference.Record{ID: 1000, X: []float64{0.5, -0.5, 0.5, 0, 0}, Y: -1}
+	universe, _ := ds.With(extra)
+	p := d2d.Params{Constants: loss.Constants(universe, 10), Radius: 10, Budget: 20, Epsilon: 1, Delta: 1e-6}
+	if mode == d2d.Perfect {
+		p.Dim = ds.Dim()
+		p.Budget = max(p.Budget, p.PerfectMinBudget())
+	}
+	updates := []reference.Update{reference.DeleteID(0), reference.DeleteID(3), reference.AddRecord(extra), reference.DeleteID(7)}
+	s, err := New(Setup{Mode: mode, Loss: loss, Data: ds, Updates: updates, Params: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// staleLast publishes the subject's model before its last request: a stand-in.
+type staleLast struct{ *Subject }
+
+func (b staleLast) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	short := *b.Subject
+	short.setup.Updates = short.setup.Updates[:len(short.setup.Updates)-1]
+	return short.Unlearned(ctx, st)
+}
