@@ -46,7 +46,7 @@ func TestControlsRendered(t *testing.T) {
 	r := sample()
 	before := r.Summary
 	r.Controls = []Control{{Subject: "x", Name: "weak-noise", Bug: "a tenth of the noise", Verdict: "FAIL", Caught: true, CaughtBy: []string{"x/fail"}},
-		{Subject: "x", Name: "no-unlearning", Bug: "ignores requests", Verdict: "PASS"}}
+		{Subject: "x", Name: "no-unlearning", Bug: "ignores requests", Verdict: "PASS", Closest: "x/radius measured 0.05 against its bound 0.4 (0.125 of it)"}}
 	r.Summarize()
 	if r.Summary != before {
 		t.Fatalf("controls changed the summary: %+v → %+v", before, r.Summary)
@@ -58,12 +58,12 @@ func TestControlsRendered(t *testing.T) {
 	if err := r.HTML(&page); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Negative controls", "| x | weak-noise | a tenth of the noise | FAIL | `x/fail` |", "| x | no-unlearning | ignores requests | PASS | **not caught** |"} {
+	for _, want := range []string{"## Negative controls", "| x | weak-noise | a tenth of the noise | FAIL | `x/fail` |", "| x | no-unlearning | ignores requests | PASS | **not caught**; closest: x/radius measured 0.05 against its bound 0.4 (0.125 of it) |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
-	for _, want := range []string{`<table id="controls-table">`, "<b>not caught</b>", "<code>x/fail</code>"} {
+	for _, want := range []string{`<table id="controls-table">`, "<b>not caught</b>; closest: x/radius measured 0.05", "<code>x/fail</code>"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("html lacks %q", want)
 		}

@@ -205,9 +205,9 @@ func (r *Report) PDF(w io.Writer) error {
 	}
 	if len(r.Controls) > 0 {
 		heading("Negative controls")
-		para(10, "", "The same audit on mutants of the method with a known bug, which it must FAIL: they show which real bugs it catches on this data and trial count. A control not caught is a limit of the audit, not of the method.")
+		para(10, "", "The same audit on mutants of the method with a known bug, which it must FAIL: they show which real bugs it catches on this data and trial count. A control not caught is a limit of the audit, not of the method; the check that came closest to failing it says which: far inside its bound, the bug does not break the claim on this data and no sound audit could fail it.")
 		for _, c := range r.Controls {
-			by := "NOT CAUGHT"
+			by := "NOT CAUGHT; closest: " + c.Closest
 			if c.Caught {
 				by = "caught by " + strings.Join(c.CaughtBy, ", ")
 			}

@@ -91,6 +91,11 @@ type Control struct {
 	Verdict  string   `json:"verdict"`
 	Caught   bool     `json:"caught"`
 	CaughtBy []string `json:"caught_by,omitempty"`
+	// Closest, on a control not caught, is the check on its runs (certificate checks read
+	// only declared constants) that came nearest to failing it, with
+	// its measurement and bound: far inside the bound means the bug does not break the
+	// claim on this data (no sound audit could fail it), near it that more trials might.
+	Closest string `json:"closest,omitempty"`
 }
 
 // NewControl converts a control's findings, decided under the real subject's claim.
@@ -102,6 +107,17 @@ func NewControl(subject, name, bug string, c audit.Claim, fs []audit.Finding) Co
 		}
 	}
 	out.Caught = out.Verdict == string(audit.Fail)
+	if !out.Caught {
+		ratio := -1.0
+		for _, f := range fs {
+			r := f.Measured / f.Bound
+			if f.Kind == audit.Certificate || f.Comparison != "≤" || !(f.Bound > 0) || math.IsInf(f.Bound, 0) || math.IsNaN(r) || r <= ratio {
+				continue
+			}
+			ratio = r
+			out.Closest = fmt.Sprintf("%s measured %.3g against its bound %.3g (%.3g of it)", f.Check, f.Measured, f.Bound, r)
+		}
+	}
 	return out
 }
 

@@ -128,3 +128,25 @@ func TestShellLine(t *testing.T) {
 		t.Errorf("the command line is missing or unescaped:\n%s\n%s", md.String()[:300], page.String())
 	}
 }
+
+// A control the audit FAILs names the checks that caught it; one it does not names the
+// check on its runs that came closest — never a certificate check, which reads declared
+// constants only and is the same for the mutant as for the method.
+func TestNewControl(t *testing.T) {
+	claim := audit.Claim{Epsilon: 1, Delta: 1e-6}
+	fs := []audit.Finding{
+		{Check: "m/certificate/sigma", Kind: audit.Certificate, Verdict: audit.Pass, Measured: 4, Bound: 4, Comparison: "≤", Confidence: 1},
+		{Check: "m/implementation/radius", Kind: audit.Implementation, Verdict: audit.Pass, Measured: 0.05, Bound: 0.4, Comparison: "≤", Confidence: 1},
+		{Check: "m/release/renyi", Kind: audit.Release, Verdict: audit.Pass, Measured: 0.01, Bound: 0.4, Comparison: "≤", Confidence: 0.95},
+		{Check: "m/empirical/game", Kind: audit.Empirical, Verdict: audit.Inconclusive, Measured: 0, Bound: math.Inf(1), Comparison: "≤", Confidence: 0.95},
+	}
+	c := NewControl("m", "no-unlearning", "ignores deletions", claim, fs)
+	if c.Caught || c.Verdict != "INCONCLUSIVE" || c.Closest != "m/implementation/radius measured 0.05 against its bound 0.4 (0.125 of it)" {
+		t.Errorf("not caught: %+v", c)
+	}
+	fs[2].Verdict, fs[2].Measured = audit.Fail, 0.9
+	c = NewControl("m", "no-unlearning", "ignores deletions", claim, fs)
+	if !c.Caught || c.Closest != "" || len(c.CaughtBy) != 1 || c.CaughtBy[0] != "m/release/renyi" {
+		t.Errorf("caught: %+v", c)
+	}
+}

@@ -348,7 +348,7 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 				caught++
 				continue
 			}
-			fmt.Fprintf(w, "  control %s of %s NOT CAUGHT (%s): a limit of this audit at %d trials\n", c.Name, c.Subject, c.Bug, rep.Trials)
+			fmt.Fprintf(w, "  control %s of %s NOT CAUGHT (%s): a limit of this audit at %d trials; closest to failing it: %s\n", c.Name, c.Subject, c.Bug, rep.Trials, c.Closest)
 		}
 		fmt.Fprintf(w, "controls: %d of %d caught (mutants with a known bug; they do not enter the verdict)\n", caught, len(rep.Controls))
 	}
