@@ -1,0 +1,31 @@
+// Package multiclass holds the multi-class models the second-order and streaming
+// unlearning methods run on — multinomial logistic (softmax) regression and a small
+// multi-layer perceptron — each a per-example loss over one flat parameter vector with
+// its exact gradient and exact Hessian–vector product (Model). HF never forms a Hessian:
+// it pushes vectors through products with it, so those products must be right to
+// rounding, not to a finite-difference step.
+//
+// Softmax is the convex model (the HF paper's "LR": 784 → 10, d = 7850): cross-entropy of
+// softmax(Wx + b) plus (λ/2)‖w‖² on every parameter, λ-strongly convex and M-smooth with
+// M = ½(‖x‖² + 1) + λ (Smoothness). Its Hessian has a closed form (Hessian), which the
+// Hessian-free product is tested against, and a Batch evaluates gradients and products
+// over a block of rows in one fused pass (each row read once, W kept in cache), without
+// allocating.
+//
+// MLP is the non-convex one: tanh hidden layers (Sizes = [p, h₁, …, K]) and a softmax
+// output, with gradients by backpropagation and products by Pearlmutter's R-operator. It
+// claims no certified constants.
+//
+//	m := multiclass.Softmax{K: 10, P: 784, Lambda: 0.5}
+//	g := make([]float64, m.Dim())
+//	m.Gradient(g, w, x, label)      // ∇ℓ(w; x, y)
+//	m.HVP(hv, w, x, label, v)        // ∇²ℓ(w; x, y)·v
+//	b := m.NewBatch(32)              // a mini-batch at a time:
+//	loss := b.Gradient(g, w, xb, yb) //   mean gradient and loss over the rows of xb
+//	b.HVP(hv, w, xb, v)              //   mean Hessian–vector product
+//
+// Data pairs features with labels 0 … K−1 (NewData checks them); MeanLoss, MeanGradient
+// and MeanHVP average any Model over rows. The tests hold every model to central
+// differences of its loss and gradient, to the symmetry uᵀHv = vᵀHu, and Softmax to its
+// explicit Hessian.
+package multiclass
