@@ -1,0 +1,36 @@
+// Package hf implements Hessian-Free online certified unlearning (Qiao, Zhang, Tang, Wei;
+// spec ../shared/spec/hf-hessian-free-unlearning.md) on the models of
+// reference/multiclass.
+//
+// Stage I (Learn) trains with mini-batch SGD at step η_t = η·q^t and keeps what the later
+// stages replay: the batch order (Schedule: a permutation per epoch, or one for all epochs
+// as the official code does) and the iterate before every step (Trajectory.Checkpoints).
+//
+// Stage II (Trajectory.Statistics) computes, for every record u, the statistic a^{-u}: the
+// first-order change of the final model when u is dropped from every batch it was in,
+// pushed through the linearised SGD maps A_t = I − η_t H_t by Hessian–vector products at
+// the checkpoints — never a Hessian. All statistics advance through a step together. The
+// step's own gradient enters after its map (PaperOrder, the exact derivative: a^{-u} =
+// −dw_T/dω for u's weight 1 + ω) or before it (CodeOrder, the official code's, O(η²)
+// off). SetStatistic runs the recursion once for a set; Theorem 1 says it equals the sum.
+//
+// Stage III (Unlearner) deletes by vector additions, w̄ = w_T + Σ a^{-u}, one request
+// after another: a record deleted twice is refused (ErrAlreadyDeleted), statistics of
+// deleted records are dropped, and Release adds N(0, σ²I) with σ from reference/dp's
+// classic or analytic Gaussian calibration.
+//
+// What HF approximates is the paper's retraining (Trajectory.Retrain with PaperRule): the
+// same start, the same batches, the removed records dropped with the divisor |B_t| kept.
+// CodeRule averages over the records left instead, as the official code does; HF is not
+// its first-order approximation, and the audit shows the difference. Reweighted is the
+// weighted replay whose ω-derivative is a^{-u}, the tests' oracle.
+//
+//	tr, _ := hf.Learn(ctx, hf.Config{Model: m, Epochs: 15, BatchSize: 32, Eta: 0.05, Decay: 0.995}, data, w0, rng)
+//	stats, _ := tr.Statistics(ctx, data, nil, hf.PaperOrder)
+//	u := hf.NewUnlearner(tr, stats)
+//	_ = u.Delete(17, 42)
+//	published := u.Release(sigma, rng)
+//
+// Clipped training (Config.Clip) runs, but Statistics refuses it: HF's recursion is the
+// derivative of unclipped SGD.
+package hf

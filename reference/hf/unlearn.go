@@ -1,0 +1,88 @@
+package hf
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// ErrAlreadyDeleted is a deletion of a record deleted before: adding its statistic again
+// would approximate giving it weight −1 (an anti-record), not deleting it.
+var ErrAlreadyDeleted = errors.New("record already deleted")
+
+// An Unlearner is Stage III online (spec hf §2.5): the noiseless state
+// w̄_k = w_T + Σ_{j≤k} a^{-u_j} and the set of deleted records. Deleting is vector
+// additions only; the statistics of deleted records are dropped, and a release adds fresh
+// Gaussian noise sized for every deletion so far (one draw per release, as Algorithm 1
+// describes; the official code's noise after every deletion compounds, which the paper
+// does not account for).
+type Unlearner struct {
+	w       []float64
+	stats   *Stats
+	deleted map[int]bool
+	order   []int
+}
+
+// NewUnlearner starts from the learned model w_T with Stage II's statistics, which it
+// takes over (deleting drops them).
+func NewUnlearner(tr *Trajectory, stats *Stats) *Unlearner {
+	return &Unlearner{w: slices.Clone(tr.Final), stats: stats, deleted: map[int]bool{}}
+}
+
+// Delete serves one request: every row in it is deleted, in order. A row deleted before
+// (ErrAlreadyDeleted), named twice in the request, or without a statistic is an error,
+// and then nothing of the request is applied.
+func (u *Unlearner) Delete(rows ...int) error {
+	seen := map[int]bool{}
+	for _, r := range rows {
+		switch {
+		case u.deleted[r]:
+			return fmt.Errorf("hf delete: row %d: %w", r, ErrAlreadyDeleted)
+		case seen[r]:
+			return fmt.Errorf("hf delete: row %d named twice in one request", r)
+		}
+		if _, ok := u.stats.Of(r); !ok {
+			return fmt.Errorf("hf delete: row %d has no statistic (Stage II did not compute it)", r)
+		}
+		seen[r] = true
+	}
+	for _, r := range rows {
+		a, _ := u.stats.Of(r)
+		for j, v := range a {
+			u.w[j] += v
+		}
+		u.stats.drop(r)
+		u.deleted[r] = true
+		u.order = append(u.order, r)
+	}
+	return nil
+}
+
+// Model is the noiseless state w̄ (a copy).
+func (u *Unlearner) Model() []float64 { return slices.Clone(u.w) }
+
+// Deleted lists the deleted rows in the order they were deleted.
+func (u *Unlearner) Deleted() []int { return slices.Clone(u.order) }
+
+// Release is w̄ + N(0, σ²I), the published model, with σ sized by the caller for the
+// number of deletions so far (dp.ClassicGaussianSigma or dp.AnalyticGaussianSigma of a
+// bound on the approximation error).
+func (u *Unlearner) Release(sigma float64, r *rand.Rand) []float64 {
+	out := make([]float64, len(u.w))
+	reference.FillNormal(out, sigma, r)
+	for j, v := range u.w {
+		out[j] += v
+	}
+	return out
+}
+
+// drop forgets a statistic.
+func (s *Stats) drop(row int) {
+	if k, ok := s.index[row]; ok {
+		s.vecs[k] = nil
+		delete(s.index, row)
+	}
+}
