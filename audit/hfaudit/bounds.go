@@ -1,0 +1,155 @@
+package hfaudit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+)
+
+// The bounds of the HF paper (spec hf §3) as pure functions. Each returns +Inf or an error
+// where a hypothesis fails; sums are preferred to closed forms, which divide by ρ − q.
+
+// DriftBound is Lemma 2: ‖w^{-U}_t − w_t‖ ≤ 2ηG(1 − q^t)/(1 − q) (2ηGt when q = 1), for
+// any U, with G bounding every per-record gradient norm on both trajectories.
+func DriftBound(eta, G, q float64, t int) float64 {
+	if q == 1 {
+		return 2 * eta * G * float64(t)
+	}
+	return 2 * eta * G * (1 - math.Pow(q, float64(t))) / (1 - q)
+}
+
+// Rho is Lemma 3's contraction max(|1 − ηλ|, |1 − ηM|) of I − ηH when λI ⪯ H ⪯ MI.
+func Rho(eta, lambda, M float64) float64 {
+	return math.Max(math.Abs(1-eta*lambda), math.Abs(1-eta*M))
+}
+
+// Thm4Params are Theorem 4's constants: η, G, q, ρ, the steps T, the batches per epoch B
+// and the nominal batch size |𝓑|. RemainderScale multiplies the remainder term c1: 1 is
+// the paper's unproven ‖remainder‖ ≤ ‖Δw‖; a rigorous reading needs 2M (spec hf §3.4).
+type Thm4Params struct {
+	Eta, G, Q, Rho  float64
+	T, B, BatchSize int
+	RemainderScale  float64 // 0 means 1
+}
+
+// Thm4PerSample is Eq. 56 for a record at position bU of its epoch, in the sum forms:
+//
+//	c1 = s·(2η²G/(1 − q))·Σ_{k<T} ρ^{T−1−k}(q^k − q^{2k})
+//	c2 = (2ηG/|𝓑|)·Σ_{e=0}^{T/B−1} ρ^{T−eB−b_u−1} q^{eB+b_u}
+//
+// Its hypotheses are 0 < q < 1 and T a multiple of B; q < ρ makes the closed forms finite
+// but the sums need it not. ρ > 1 (non-convex, large η) is evaluated as is and may be +Inf.
+func Thm4PerSample(p Thm4Params, bU int) (c1, c2 float64, err error) {
+	switch {
+	case !(p.Q > 0 && p.Q < 1):
+		return math.Inf(1), math.Inf(1), fmt.Errorf("theorem 4: q = %v; it needs 0 < q < 1", p.Q)
+	case p.B < 1 || p.T%p.B != 0:
+		return math.Inf(1), math.Inf(1), fmt.Errorf("theorem 4: T = %d steps is not a whole number of epochs of B = %d", p.T, p.B)
+	case bU < 0 || bU >= p.B:
+		return math.Inf(1), math.Inf(1), fmt.Errorf("theorem 4: b(u) = %d; want 0 … %d", bU, p.B-1)
+	}
+	scale := p.RemainderScale
+	if scale == 0 {
+		scale = 1
+	}
+	sum := 0.0
+	for k := range p.T {
+		sum += math.Pow(p.Rho, float64(p.T-1-k)) * (math.Pow(p.Q, float64(k)) - math.Pow(p.Q, float64(2*k)))
+	}
+	c1 = scale * 2 * p.Eta * p.Eta * p.G / (1 - p.Q) * sum
+	sum = 0
+	for e := range p.T / p.B {
+		sum += math.Pow(p.Rho, float64(p.T-e*p.B-bU-1)) * math.Pow(p.Q, float64(e*p.B+bU))
+	}
+	c2 = 2 * p.Eta * p.G / float64(p.BatchSize) * sum
+	return c1, c2, nil
+}
+
+// Thm4Closed is Eq. 56 in the paper's closed forms (for checking the sums; it needs ρ ≠ q,
+// ρ ≠ q² and ρ^B ≠ q^B).
+func Thm4Closed(p Thm4Params, bU int) (c1, c2 float64) {
+	scale := p.RemainderScale
+	if scale == 0 {
+		scale = 1
+	}
+	r, q, T, B := p.Rho, p.Q, float64(p.T), float64(p.B)
+	c1 = scale * 2 * p.Eta * p.Eta * p.G / (1 - q) * ((math.Pow(r, T)-math.Pow(q, T))/(r-q) - (math.Pow(r, T)-math.Pow(q, 2*T))/(r-q*q))
+	c2 = 2 * p.Eta * p.G / float64(p.BatchSize) * (math.Pow(r, T) - math.Pow(q, T)) / (math.Pow(r, B) - math.Pow(q, B)) *
+		math.Pow(r, B-float64(bU)-1) * math.Pow(q, float64(bU))
+	return c1, c2
+}
+
+// Thm4Simplified is Eq. 57, 2ηG(ρ^T − q^{2T})·(ηq/((ρ − q)(ρ − q²)) + 1/(|𝓑|(ρ − q))), which
+// bounds c1 + c2 when q < ρ; +Inf otherwise.
+func Thm4Simplified(p Thm4Params) float64 {
+	r, q := p.Rho, p.Q
+	if !(q < r) {
+		return math.Inf(1)
+	}
+	return 2 * p.Eta * p.G * (math.Pow(r, float64(p.T)) - math.Pow(q, float64(2*p.T))) *
+		(p.Eta*q/((r-q)*(r-q*q)) + 1/(float64(p.BatchSize)*(r-q)))
+}
+
+// Thm4SetPaper is the set-level bound m·(c1 + max_b c2(b)) for m deleted records, the max
+// at b = 0 when q < ρ (and taken over every b otherwise).
+func Thm4SetPaper(p Thm4Params, m int) (float64, error) {
+	c1, worst := 0.0, 0.0
+	for b := range p.B {
+		a, c, err := Thm4PerSample(p, b)
+		if err != nil {
+			return math.Inf(1), err
+		}
+		c1, worst = a, math.Max(worst, c)
+		if p.Q < p.Rho {
+			break // c2 falls with b
+		}
+	}
+	return float64(m) * (c1 + worst), nil
+}
+
+// CodeBound is the bound the official code computes (utils/perturbation.py, spec hf §3.12):
+// T = n(epochs+1)/|𝓑| (one epoch too many, not rounded), the paper's c1 multiplied by
+// (1 − q)² (it divides by 1 − q where the code multiplies), and c2 at ρ^{|𝓑|}q^{|𝓑|} for
+// every record, times m/|𝓑|. At the paper's LR settings it is 0.093 where Eq. 56 gives 413.
+func CodeBound(lr, clip, q, rho float64, n, epochs, batchSize, m int) float64 {
+	T := float64(n) * float64(epochs+1) / float64(batchSize)
+	B := float64(batchSize)
+	first := 2 * lr * lr * clip * ((math.Pow(rho, T)-math.Pow(q, T))/(rho-q) - (math.Pow(rho, T)-math.Pow(q, 2*T))/(rho-q*q)) * (1 - q)
+	second := 2 * lr * clip * float64(m) / B * (math.Pow(rho, T) - math.Pow(q, T)) / (math.Pow(rho, B) - math.Pow(q, B)) * math.Pow(rho, B) * math.Pow(q, B)
+	return first + second
+}
+
+// ERMExcessRisk is Lemma 9: 4L²/(λ(n − m)).
+func ERMExcessRisk(L, lambda float64, n, m int) float64 { return 4 * L * L / (lambda * float64(n-m)) }
+
+// GDDistanceBound is Lemma 10 as its proof ends: ρ^T·2L/λ (the statement's 2M/λ is a slip).
+func GDDistanceBound(rho float64, T int, L, lambda float64) float64 {
+	return math.Pow(rho, float64(T)) * 2 * L / lambda
+}
+
+// ExcessRiskBound is Theorem 6's Eq. 77, the excess population risk of the noised unlearned
+// model: 4L²/(λ(n−m)) + ρ^T·2L²/λ + (√d·√(2 ln(1.25/δ))/ε + 1)·L·‖Δ‖.
+func ExcessRiskBound(L, lambda float64, n, m, d int, rho float64, T int, eps, delta, deltaNorm float64) float64 {
+	return ERMExcessRisk(L, lambda, n, m) + math.Pow(rho, float64(T))*2*L*L/lambda +
+		(math.Sqrt(float64(d))*math.Sqrt(2*math.Log(1.25/delta))/eps+1)*L*deltaNorm
+}
+
+// DeletionCapacity is the largest m in [0, n) with bound(m) ≤ γ (App. B.2, computed, since
+// the paper gives only an order); −1 when even m = 0 exceeds γ. bound must not fall with m.
+func DeletionCapacity(gamma float64, bound func(m int) float64, n int) int {
+	lo, hi := -1, n // bound(lo) ≤ γ (or lo = −1), bound(hi) > γ (or hi = n)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if bound(mid) <= gamma {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// GaussianAUC is the optimal test's AUC between N(0, σ²I) and N(Δ, σ²I) at μ = ‖Δ‖/σ:
+// Φ(μ/√2) (spec hf §3.11).
+func GaussianAUC(mu float64) float64 { return dp.StdNormalCDF(mu / math.Sqrt2) }

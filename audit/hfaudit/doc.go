@@ -1,0 +1,20 @@
+// Package hfaudit checks Hessian-Free online certified unlearning (reference/hf) against
+// its paper's guarantees (spec hf §3). The guarantees are pure functions of the run's
+// constants, each saying where its hypotheses fail:
+//
+//   - DriftBound, Lemma 2: how far retraining's trajectory can drift, 2ηG(1 − q^t)/(1 − q);
+//   - Rho, Lemma 3: the contraction max(|1 − ηλ|, |1 − ηM|) of one linearised step;
+//   - Thm4PerSample, Thm4SetPaper, Thm4Simplified, Thm4Closed, Theorem 4: the bound on
+//     HF's approximation error ‖w^{-U}_T − w_T − a^{-U}‖ that sizes the noise, in sum
+//     forms (the closed forms divide by ρ − q), with RemainderScale for the rigorous
+//     reading of the proof's unproven remainder step;
+//   - CodeBound: what the official code computes instead (one epoch too many, a factor
+//     (1 − q)² off, every record at batch position B), 0.093 where Eq. 56 gives 413 at the
+//     paper's own settings, against a measured error of about 0.21 — the paper's bound is
+//     vacuous there and the code's is not a bound of the same quantity;
+//   - ERMExcessRisk, GDDistanceBound, ExcessRiskBound (Lemma 9, Lemma 10, Theorem 6) and
+//     DeletionCapacity, computed where the paper states only an order;
+//   - GaussianAUC: the optimal test between the two Gaussian releases, Φ(μ/√2).
+//
+// The tests hold each to the spec's golden values and to the identities between forms.
+package hfaudit
