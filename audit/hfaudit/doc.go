@@ -17,4 +17,14 @@
 //   - GaussianAUC: the optimal test between the two Gaussian releases, Φ(μ/√2).
 //
 // The tests hold each to the spec's golden values and to the identities between forms.
+//
+// A Subject (New, from a Setup) is one HF audit: softmax regression trained by Stage I on
+// each trial's own batch order, the deleted records removed by Stage III, published with
+// analytic Gaussian noise sized by the Reading's bound — PaperBound (Theorem 4) or
+// CodeReading (the official code's) — against the paper's retraining on the same order.
+// Check sets side by side the certificate (σ recomputed), the measured approximation error
+// against the bound that sized the noise, the per-record gradients against the a priori G,
+// the published laws' divergence (audit.GaussianRelease) and the distinguishing game.
+// Method registers HF with the front ends: demo variants "hf" and "hf-code" (two-class
+// softmax on the demo's data) and "audit bounds hf".
 package hfaudit

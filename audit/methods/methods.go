@@ -8,5 +8,6 @@ package methods
 
 import (
 	_ "github.com/unlearnaudit/unlearnaudit/audit/d2daudit"  // Descent-to-Delete
+	_ "github.com/unlearnaudit/unlearnaudit/audit/hfaudit"   // Hessian-Free online certified unlearning
 	_ "github.com/unlearnaudit/unlearnaudit/audit/sgluaudit" // Stochastic Gradient Langevin Unlearning
 )

@@ -29,7 +29,9 @@ func runBounds(args []string, stdout, stderr io.Writer) error {
 	}
 	m, ok := audit.MethodNamed(args[0])
 	if !ok {
-		return usagef("bounds: unknown method %q; want %s", args[0], strings.ReplaceAll(methodNames(), "|", " or "))
+		names := strings.Split(methodNames(), "|")
+		last := len(names) - 1
+		return usagef("bounds: unknown method %q; want %s or %s", args[0], strings.Join(names[:last], ", "), names[last])
 	}
 	b := m.Bounds()
 	fs, variant, margs := b.FlagSet("bounds " + m.Name())

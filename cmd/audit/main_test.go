@@ -68,7 +68,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "sglu/b=32", "overall: PASS"} {
+	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "sglu/b=32", "hf/theorem-4", "hf/code-bound", "overall: PASS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -93,8 +93,8 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.Subjects) != 6 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass != total-empirical || empirical != 12 {
-		t.Fatalf("summary %+v over %d findings (%d empirical); want PASS, every required finding PASS and two empirical findings per subject (the game, the membership attack)", rep.Summary, total, empirical)
+	if len(rep.Subjects) != 8 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass != total-empirical || empirical != 14 {
+		t.Fatalf("summary %+v over %d findings (%d empirical); want PASS, every required finding PASS, and the game and the membership attack for the six D2D and SGLU subjects, the game alone for the two HF ones (its softmax model is not what the membership attack's losses read)", rep.Summary, total, empirical)
 	}
 	if _, err := os.Stat(filepath.Join(a, "report.md")); err != nil {
 		t.Fatal(err)
@@ -225,10 +225,10 @@ func idxPair(n int) (images, labels []byte) {
 
 // bounds without a method, or with an unknown one, and unknown commands are bad usage.
 func TestBoundsUsageErrors(t *testing.T) {
-	if _, stderr, code := runCLI(t, "bounds"); code != exitUsage || !strings.Contains(stderr, "d2d|sglu") {
+	if _, stderr, code := runCLI(t, "bounds"); code != exitUsage || !strings.Contains(stderr, "d2d|hf|sglu") {
 		t.Fatalf("bounds alone: exit %d: %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, "bounds", "nope"); code != exitUsage || !strings.Contains(stderr, `unknown method "nope"; want d2d or sglu`) {
+	if _, stderr, code := runCLI(t, "bounds", "nope"); code != exitUsage || !strings.Contains(stderr, `unknown method "nope"; want d2d, hf or sglu`) {
 		t.Fatalf("bounds nope: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := runCLI(t, "bounds", "d2d", "--variant", "nope"); code != exitUsage || !strings.Contains(stderr, "want one of strongly-convex, perfect") {

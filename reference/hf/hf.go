@@ -106,6 +106,16 @@ func (tr *Trajectory) Eta(t int) float64 {
 	return tr.Config.Eta * math.Pow(tr.Config.Decay, float64(t))
 }
 
+// Plan draws Stage I's batch order from r, as Learn does, without training: a trajectory
+// with no checkpoints, enough to Retrain (which replays the order from w0) when the same
+// stream gave Learn its order elsewhere.
+func Plan(c Config, n int, w0 []float64, r *rand.Rand) (*Trajectory, error) {
+	if err := c.Check(n); err != nil {
+		return nil, err
+	}
+	return &Trajectory{Config: c, Schedule: newSchedule(n, c, r), W0: append([]float64(nil), w0...)}, nil
+}
+
 // Learn runs Stage I on data from w0 (copied), drawing the batch order from r.
 func Learn(ctx context.Context, c Config, data *multiclass.Data, w0 []float64, r *rand.Rand) (*Trajectory, error) {
 	if err := c.Check(data.Len()); err != nil {

@@ -1,0 +1,130 @@
+package hfaudit
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+)
+
+// Options configure Check.
+type Options struct {
+	Confidence   float64 // 0 means 0.95
+	Seed         uint64  // the trials' seed (the gradient-bound check replays trial 0)
+	PowerAgainst float64
+	Attacks      audit.Attacks
+}
+
+// Check sets HF's certificate, its measured error and its empirical privacy side by side:
+//
+//   - certificate: σ recomputed from Δ̂, and which bound Δ̂ is (Theorem 4, or the code's);
+//   - implementation: the measured approximation error ‖w^{-U}_T − w̄‖ of every trial (the
+//     secret models) against the Δ̂ σ is sized for — Theorem 4 is vacuous by orders of
+//     magnitude, the code's bound may be too small, and the finding shows which; and the
+//     per-record gradients along the first trial's trajectory against the a priori G;
+//   - release: the divergence of the published laws at the measured error
+//     (audit.GaussianRelease);
+//   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease).
+func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+	if len(results) == 0 {
+		return nil, fmt.Errorf("hf check: no trials")
+	}
+	conf := opt.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	want, err := dp.AnalyticGaussianSigma(s.bound, s.setup.Epsilon, s.setup.Delta)
+	if err != nil {
+		return nil, fmt.Errorf("hf check: %w", err)
+	}
+	reading := "Theorem 4's set bound m·(c1 + c2(0)) (Eq. 56)"
+	if s.setup.Reading == CodeReading {
+		reading = "the official code's bound (spec hf §3.12), not Theorem 4"
+	}
+	fs := []audit.Finding{
+		audit.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
+			audit.Certificate, want, s.sigma, 0, fmt.Sprintf("Δ̂ = %.4g from %s; ε = %g, δ = %g", s.bound, reading, s.setup.Epsilon, s.setup.Delta)),
+	}
+	worst := 0.0
+	for _, tr := range results {
+		if tr.Unlearned.Secret == nil || tr.Retrained.Secret == nil {
+			return nil, fmt.Errorf("hf check: trial %d has no secret model", tr.Index)
+		}
+		worst = math.Max(worst, reference.Distance(tr.Unlearned.Secret, tr.Retrained.Secret))
+	}
+	errF := audit.Deterministic("hf/implementation/error", "HF's approximation error ‖w^{-U}_T − w̄‖ (worst trial) against the Δ̂ σ is sized for",
+		audit.Implementation, worst, s.bound, len(results), fmt.Sprintf("Δ̂ from %s; the bound is %.3g times the measured error", reading, s.bound/math.Max(worst, 1e-300)))
+	fs = append(fs, errF)
+	g, err := s.measuredG(ctx, opt.Seed, results[0].Index)
+	if err != nil {
+		return nil, err
+	}
+	fs = append(fs, audit.Deterministic("hf/implementation/gradient-bound", "largest per-record gradient norm along the first trial's trajectories (must not exceed G)",
+		audit.Implementation, g, s.g, 1, "Lemma 2's G over both trajectories' batches, against the a priori 2√2·√(‖x‖²max + 1)"))
+	rel, err := audit.GaussianRelease{Prefix: "hf", Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
+		Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf}.Check(results)
+	if err != nil {
+		return nil, fmt.Errorf("hf check: %w", err)
+	}
+	fs = append(fs, rel...)
+	if opt.Attacks.Has(audit.GameAttack) {
+		emp, err := audit.EmpiricalRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
+			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		if err != nil {
+			return nil, fmt.Errorf("hf check: %w", err)
+		}
+		fs = append(fs, emp)
+	}
+	return fs, nil
+}
+
+// measuredG is the largest per-record gradient norm at every checkpoint over its batch,
+// on trial's learned trajectory and on its paper-rule retraining.
+func (s *Subject) measuredG(ctx context.Context, seed uint64, trial int) (float64, error) {
+	st := reference.Streams{Seed: seed, Trial: trial}
+	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
+	if err != nil {
+		return 0, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
+	}
+	removed := map[int32]bool{}
+	for _, r := range s.rows {
+		removed[int32(r)] = true
+	}
+	// the retrained trajectory, step by step under the paper rule
+	w := s.w0()
+	grad, step, g := make([]float64, len(w)), make([]float64, len(w)), 0.0
+	data := s.setup.Data
+	for t, wt := range tr.Checkpoints {
+		batch := tr.Schedule.Batch(t)
+		clear(grad)
+		for _, i := range batch {
+			s.setup.Model.Gradient(grad, wt, data.Row(int(i)), data.Y[i])
+			g = math.Max(g, math.Sqrt(dot(grad, grad)))
+			if removed[i] {
+				continue
+			}
+			s.setup.Model.Gradient(grad, w, data.Row(int(i)), data.Y[i])
+			g = math.Max(g, math.Sqrt(dot(grad, grad)))
+		}
+		// advance the retrained iterate
+		clear(step)
+		for _, i := range batch {
+			if removed[i] {
+				continue
+			}
+			s.setup.Model.Gradient(grad, w, data.Row(int(i)), data.Y[i])
+			for j, v := range grad {
+				step[j] += v
+			}
+		}
+		eta := tr.Eta(t) / float64(len(batch))
+		for j := range w {
+			w[j] -= eta * step[j]
+		}
+	}
+	return g, nil
+}

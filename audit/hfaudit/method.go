@@ -1,0 +1,160 @@
+package hfaudit
+
+import (
+	"context"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/mat"
+)
+
+func init() { audit.Register(Method{}) }
+
+// Method is HF's audit behind the contract the front ends drive (audit.Method).
+type Method struct{}
+
+// Name is "hf".
+func (Method) Name() string { return "hf" }
+
+// Summary is one line for help output.
+func (Method) Summary() string {
+	return "Hessian-Free online certified unlearning (Qiao, Zhang, Tang, Wei): per-record statistics by Hessian–vector products, Theorem 4"
+}
+
+// DemoVariants are the two readings of the noise bound.
+func (Method) DemoVariants() []audit.Variant {
+	return []audit.Variant{
+		{Name: "hf", Summary: "HF on softmax regression, noise sized by Theorem 4's bound"},
+		{Name: "hf-code", Summary: "the same, noise sized by the official code's bound (spec hf §3.12)"},
+	}
+}
+
+// DemoParams are Stage I's settings.
+func (Method) DemoParams() []audit.Param {
+	return []audit.Param{
+		{Name: "hf-epochs", Usage: "HF: SGD epochs", Default: "5", Kind: audit.Integer, Range: "[1, 1e4]"},
+		{Name: "hf-batch", Usage: "HF: mini-batch size |𝓑|", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"},
+		{Name: "hf-eta", Usage: "HF: initial step size η", Default: "0.1", Kind: audit.Number, Range: "(0, inf)"},
+		{Name: "hf-decay", Usage: "HF: step decay q per step, η_t = η·q^t", Default: "0.995", Kind: audit.Number, Range: "(0, 1)"},
+	}
+}
+
+// Demo audits HF on 𝒟₀ as a two-class softmax regression (labels −1, +1 as classes 0, 1)
+// with the demo's deletions as its requests (HF serves deletions only).
+func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+	epochs, err := args.Int("hf-epochs")
+	if err != nil {
+		return nil, err
+	}
+	batch, err := args.Int("hf-batch")
+	if err != nil {
+		return nil, err
+	}
+	eta, err := args.Float("hf-eta")
+	if err != nil {
+		return nil, err
+	}
+	q, err := args.Float("hf-decay")
+	if err != nil {
+		return nil, err
+	}
+	if len(variants) == 0 {
+		return nil, nil
+	}
+	n, p := s.Data.Len(), s.Data.Dim()
+	x := mat.NewDense(n, p, nil)
+	y := make([]int, n)
+	for i := range n {
+		x.SetRow(i, s.Data.Record(i).X)
+		if s.Data.Label(i) > 0 {
+			y[i] = 1
+		}
+	}
+	data, err := multiclass.NewData(x, y, 2)
+	if err != nil {
+		return nil, err
+	}
+	var out []audit.Audited
+	for _, v := range variants {
+		reading := PaperBound
+		if v == "hf-code" {
+			reading = CodeReading
+		}
+		sub, err := New(Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
+			Config: hf.Config{Epochs: epochs, BatchSize: batch, Eta: eta, Decay: q},
+			Data:   data, IDs: s.Data.IDs(), Removals: s.Deletions, Epsilon: s.Epsilon, Delta: s.Delta, Reading: reading})
+		if err != nil {
+			return nil, err
+		}
+		opt := Options{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
+		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+			return Check(ctx, sub, r, opt)
+		}})
+	}
+	return out, nil
+}
+
+// Bounds is Theorem 4 and the code's bound from declared constants ("audit bounds hf").
+func (Method) Bounds() audit.Bounds {
+	return audit.Bounds{
+		About:   "HF's approximation-error bounds (spec hf §3): Theorem 4 per record and for m records (Eq. 56, sum forms), Eq. 57, the official code's bound, and the analytic Gaussian noise each sizes.",
+		Example: "--eta 0.05 --g 5 --q 0.995 --rho 1 --n 1000 --epochs 15 --batch 32 --m 1 --epsilon 1 --delta 1e-5",
+		Variants: []audit.Variant{{Name: "theorem-4", Summary: "Theorem 4 (Eq. 56) sizes the noise"},
+			{Name: "code", Summary: "the official code's bound sizes the noise"}},
+		Params: []audit.Param{
+			{Name: "eta", Usage: "initial step size η", Kind: audit.Number, Range: "(0, inf)", Default: "0.05"},
+			{Name: "g", Usage: "per-record gradient bound G (the code's clip C)", Kind: audit.Number, Range: "(0, inf)", Default: "5"},
+			{Name: "q", Usage: "step decay per step", Kind: audit.Number, Range: "(0, 1)", Default: "0.995"},
+			{Name: "rho", Usage: "contraction bound ρ of one linearised step", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
+			{Name: "n", Usage: "training records", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1000"},
+			{Name: "epochs", Usage: "SGD epochs", Kind: audit.Integer, Range: "[1, 1e6]", Default: "15"},
+			{Name: "batch", Usage: "mini-batch size |𝓑|", Kind: audit.Integer, Range: "[1, 1e9]", Default: "32"},
+			{Name: "m", Usage: "records deleted", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1"},
+			{Name: "epsilon", Usage: "ε of the claim", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
+			{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"},
+		},
+		Compute: computeBounds,
+	}
+}
+
+// Experiments: none registered yet.
+func (Method) Experiments() []audit.Experiment { return nil }
+
+func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
+	r := &audit.ArgReader{Args: args}
+	eta, g, q, rho := r.Float("eta"), r.Float("g"), r.Float("q"), r.Float("rho")
+	n, epochs, batch, m := r.Int("n"), r.Int("epochs"), r.Int("batch"), r.Int("m")
+	eps, delta := r.Float("epsilon"), r.Float("delta")
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	B := (n + batch - 1) / batch
+	p := Thm4Params{Eta: eta, G: g, Q: q, Rho: rho, T: epochs * B, B: B, BatchSize: batch}
+	c1, c2, err := Thm4PerSample(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	set, _ := Thm4SetPaper(p, m)
+	code := CodeBound(eta, g, q, rho, n, epochs, batch, m)
+	bound, source := set, "Theorem 4: m·(c1 + c2(0))"
+	if variant == "code" {
+		bound, source = code, "the official code's bound"
+	}
+	sigma, err := dp.AnalyticGaussianSigma(bound, eps, delta)
+	if err != nil {
+		return nil, err
+	}
+	return []audit.Row{
+		{Key: "variant", Value: variant, Note: "Qiao et al., HF"},
+		{Key: "steps", Value: p.T, Note: "T = epochs·⌈n/|𝓑|⌉"},
+		{Key: "c1", Value: c1, Note: "remainder term (2η²G/(1−q))·Σ ρ^{T−1−k}(q^k − q^{2k}), Eq. 56"},
+		{Key: "c2", Value: c2, Note: "gradient-mismatch term at b(u) = 0, Eq. 56"},
+		{Key: "theorem4_set", Value: set, Note: "m·(c1 + c2(0))"},
+		{Key: "simplified", Value: Thm4Simplified(p), Note: "Eq. 57 (+Inf unless q < ρ)"},
+		{Key: "code_bound", Value: code, Note: "utils/perturbation.py: T = n(E+1)/|𝓑|, c1·(1−q)², every record at |𝓑|"},
+		{Key: "bound", Value: bound, Note: source},
+		{Key: "sigma", Value: sigma, Note: "analytic Gaussian mechanism at the bound, ε, δ"},
+	}, nil
+}

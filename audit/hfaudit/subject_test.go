@@ -1,0 +1,132 @@
+package hfaudit
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/mat"
+)
+
+// instance is three-class softmax regression on 120 records, 3 of them deleted.
+func instance(t *testing.T, reading Reading) *Subject {
+	t.Helper()
+	r := rand.New(rand.NewPCG(3, 4))
+	n, p, k := 120, 4, 3
+	x := mat.NewDense(n, p, nil)
+	y := make([]int, n)
+	ids := make([]int64, n)
+	for i := range n {
+		ids[i], y[i] = int64(100+i), r.IntN(k)
+		for j := range p {
+			x.Set(i, j, 0.5*r.NormFloat64()+0.3*float64(y[i]))
+		}
+	}
+	data, err := multiclass.NewData(x, y, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Setup{Model: multiclass.Softmax{K: k, P: p, Lambda: 0.05}, Config: hf.Config{Epochs: 3, BatchSize: 8, Eta: 0.2, Decay: 0.995},
+		Data: data, IDs: ids, Removals: []int64{105, 150, 199}, Epsilon: 1, Delta: 1e-2, Reading: reading})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func checked(t *testing.T, s *Subject, trials int) map[string]audit.Finding {
+	t.Helper()
+	res, err := audit.Engine{}.Run(context.Background(), s, 2, trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Check(context.Background(), s, res, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]audit.Finding{}
+	for _, f := range fs {
+		out[f.Check] = f
+	}
+	return out
+}
+
+// The reference passes every required check under both readings, and the report carries
+// HF's certificate, its measured error against the bound and the game side by side. The
+// release checks are statistical at confidence 0.95 (false-failure probability ≤ 0.05 each;
+// this seeded run is one fixed draw).
+func TestReferencePasses(t *testing.T) {
+	for _, reading := range []Reading{PaperBound, CodeReading} {
+		s := instance(t, reading)
+		fs := checked(t, s, 40)
+		for _, name := range []string{"hf/certificate/sigma", "hf/implementation/error", "hf/implementation/gradient-bound", "hf/release/renyi", "hf/release/exact-epsilon", "hf/empirical/epsilon-lower-bound"} {
+			if _, ok := fs[name]; !ok {
+				t.Fatalf("%s: no finding %s", s.Name(), name)
+			}
+		}
+		var all []audit.Finding
+		for _, f := range fs {
+			all = append(all, f)
+		}
+		if v := audit.Decide(s.Claim(), all); v != audit.Pass {
+			t.Errorf("%s: verdict %s", s.Name(), v)
+			for _, f := range all {
+				t.Log(f, f.Detail)
+			}
+		}
+		if e := fs["hf/implementation/error"]; !(e.Measured > 0 && e.Measured < e.Bound) || !strings.Contains(e.Detail, "times the measured error") {
+			t.Errorf("%s: error finding %v (%s)", s.Name(), e, e.Detail)
+		}
+	}
+}
+
+// A certificate whose Δ̂ is smaller than HF's real error is caught: the noise sized for a
+// tenth of the measured error fails the implementation check and the release checks. A
+// gradient bound below the gradients met is caught too.
+func TestWrongCertificatesCaught(t *testing.T) {
+	s := instance(t, PaperBound)
+	fs := checked(t, s, 12)
+	measured := fs["hf/implementation/error"].Measured
+	s.bound = measured / 10
+	var err error
+	if s.sigma, err = dp.AnalyticGaussianSigma(s.bound, s.setup.Epsilon, s.setup.Delta); err != nil {
+		t.Fatal(err)
+	}
+	s.fp += "|small bound"
+	fs = checked(t, s, 12)
+	for _, name := range []string{"hf/implementation/error", "hf/release/exact-epsilon"} {
+		if fs[name].Verdict != audit.Fail {
+			t.Errorf("Δ̂ = a tenth of the error: %s is %v", name, fs[name].Verdict)
+		}
+	}
+	s = instance(t, PaperBound)
+	s.g = 0.01
+	if f := checked(t, s, 8)["hf/implementation/gradient-bound"]; f.Verdict != audit.Fail {
+		t.Errorf("G = 0.01: gradient-bound check %v", f.Verdict)
+	}
+}
+
+// Bad setups name what is wrong: an unknown record, λ = 0 (no a priori gradient bound),
+// clipping.
+func TestSetupRefusals(t *testing.T) {
+	s := instance(t, PaperBound)
+	for _, c := range []struct {
+		change func(*Setup)
+		want   string
+	}{
+		{func(st *Setup) { st.Removals = []int64{7} }, "record 7 is not in the data"},
+		{func(st *Setup) { st.Model.Lambda = 0 }, "needs λ > 0"},
+		{func(st *Setup) { st.Config.Clip = 1 }, "clip"},
+	} {
+		st := s.setup
+		c.change(&st)
+		if _, err := New(st); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want %q, got %v", c.want, err)
+		}
+	}
+}
