@@ -1,9 +1,10 @@
 package audit
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/names"
 )
 
 // Attacks names the empirical attacks an audit runs on the published models; nil runs
@@ -30,16 +31,5 @@ func (a Attacks) Has(name string) bool { return a == nil || slices.Contains(a, n
 // ParseAttacks reads a comma-separated list of AttackNames; an unknown or repeated name is
 // an error naming it.
 func ParseAttacks(s string) (Attacks, error) {
-	out := Attacks{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		switch {
-		case !slices.Contains(AttackNames, f):
-			return nil, fmt.Errorf("attack %q: want a comma-separated list of %s", f, strings.Join(AttackNames, ", "))
-		case slices.Contains(out, f):
-			return nil, fmt.Errorf("attack %q named twice", f)
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return names.Parse(s, AttackNames, "attack", "a comma-separated list of "+strings.Join(AttackNames, ", "))
 }

@@ -2,8 +2,8 @@ package audit
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -12,7 +12,8 @@ import (
 // loss log(1 + exp(−y·(b + wᵀx))) of every model on every record of ids, models ×
 // records. A model is a row of models, [b, w…] when intercept is set (scikit-learn's
 // intercept_ then coef_), else w. The losses are the data fit alone, without the L2 term:
-// what a membership attack on a record reads.
+// mia's loss score, computed for all models at once (mia.Scores), on the records with a
+// constant first feature when the models carry an intercept.
 func LinearLosses(models *mat.Dense, ds *reference.Dataset, ids []int64, intercept bool) (*mat.Dense, error) {
 	n, d := models.Dims()
 	off := 0
@@ -29,30 +30,25 @@ func LinearLosses(models *mat.Dense, ds *reference.Dataset, ids []int64, interce
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("linear losses: no records named")
 	}
-	out := mat.NewDense(n, len(ids), nil)
-	for j, id := range ids {
-		row, ok := ds.Lookup(id)
-		if !ok {
-			return nil, fmt.Errorf("linear losses: record %d is not in the data", id)
+	sub, err := ds.Subset(ids)
+	if err != nil {
+		return nil, fmt.Errorf("linear losses: %w", err)
+	}
+	if intercept {
+		x := mat.NewDense(len(ids), d, nil)
+		for i := range len(ids) {
+			row := x.RawRowView(i)
+			row[0] = 1
+			copy(row[1:], sub.Record(i).X)
 		}
-		rec := ds.Record(row)
-		for i := range n {
-			m := models.RawRowView(i)
-			margin := 0.0
-			if intercept {
-				margin = m[0]
-			}
-			for k, x := range rec.X {
-				margin += m[off+k] * x
-			}
-			out.Set(i, j, softplus(-rec.Y*margin))
+		if sub, err = reference.NewDataset(sub.IDs(), x, sub.Labels()); err != nil {
+			return nil, fmt.Errorf("linear losses: %w", err)
 		}
 	}
+	out := mat.NewDense(n, len(ids), nil)
+	mia.Scores(out, mia.Loss, reference.Logistic{}, models, sub)
 	return out, nil
 }
-
-// softplus is log(1 + eˣ) without overflow for large x or loss of digits for small.
-func softplus(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
 
 // VerifyModels audits saved linear models against retrained ones with the spec's attacks:
 // the distinguishing game on the parameters (VerifySamples) and, when data are given and
@@ -84,7 +80,7 @@ func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spe
 		if err != nil {
 			return Claim{}, nil, fmt.Errorf("verify: retrained models: %w", err)
 		}
-		c, f, err := VerifyScores(lu, lr, s)
+		c, f, err := verifyScores(lu, lr, s, "loss of example")
 		if err != nil {
 			return Claim{}, nil, err
 		}
@@ -92,9 +88,6 @@ func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spe
 		m.Check = "verify/empirical/membership"
 		m.Title = fmt.Sprintf("membership of the %d deleted records: largest ε lower bound of the per-record games on their logistic losses at δ = %.3g", len(s.Deletes), s.Delta)
 		m.Detail = "losses computed from the weights and the spec's data, preprocessed as declared; " + m.Detail
-		if m.Scores != nil {
-			m.Scores.Name = "loss of " + m.Scores.Name[len("score on "):]
-		}
 		if len(fs) == 0 {
 			claim = c
 		}

@@ -67,7 +67,7 @@ func TestLinearLossesMatchNumPy(t *testing.T) {
 	if _, err := audit.LinearLosses(models, ds, ids(3), false); err == nil || !strings.Contains(err.Error(), "31 parameters, the data 30 features (with no intercept, want 30)") {
 		t.Errorf("an intercept read as a weight: %v", err)
 	}
-	if _, err := audit.LinearLosses(models, ds, []int64{100000}, true); err == nil || !strings.Contains(err.Error(), "record 100000") {
+	if _, err := audit.LinearLosses(models, ds, []int64{100000}, true); err == nil || !strings.Contains(err.Error(), "record ID 100000 is not in the dataset") {
 		t.Errorf("unknown record: %v", err)
 	}
 }

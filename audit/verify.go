@@ -73,6 +73,11 @@ func releaseOf(published []float64) reference.Release { return reference.Release
 // examples); the largest ε lower bound decides against the claim, and the power is that of
 // one example's game at the corrected confidence.
 func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+	return verifyScores(unlearned, retrained, s, "score on example")
+}
+
+// verifyScores is VerifyScores with the plots' name of a column ("score on example").
+func verifyScores(unlearned, retrained *mat.Dense, s *Spec, column string) (Claim, []Finding, error) {
 	nu, ku, err := paired(unlearned, retrained, "verify", "score %d examples")
 	if err != nil {
 		return Claim{}, nil, err
@@ -115,6 +120,6 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
 	decide(&f, spec)
-	f.Scores = SummarizeScores(fmt.Sprintf("score on example %d", worst), mat.Col(nil, worst, unlearned), mat.Col(nil, worst, retrained))
+	f.Scores = SummarizeScores(fmt.Sprintf("%s %d", column, worst), mat.Col(nil, worst, unlearned), mat.Col(nil, worst, retrained))
 	return claim, []Finding{f}, nil
 }

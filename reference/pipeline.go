@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/names"
 )
 
 // A preprocessing pipeline names, in order, the steps that turn a file's features into the
@@ -17,53 +19,48 @@ import (
 //	unit-rows    every non-zero row scaled to norm 1
 //
 // "none" applies nothing; the steps run in the order named.
-var PipelineSteps = []string{"standardize", "max-abs", "pixels", "unit-ball", "unit-rows"}
+var PipelineSteps []string
+
+// A pipelineStep is a step with what it does and what it says in a report.
+type pipelineStep struct {
+	name, says string
+	apply      func(*Dataset) *Dataset
+}
+
+var pipelineSteps = []pipelineStep{
+	{"standardize", "columns standardised to mean 0, variance 1", (*Dataset).Standardize},
+	{"max-abs", "columns scaled by their largest absolute value, not centred", (*Dataset).MaxAbsScale},
+	{"pixels", "pixels scaled to [0, 1]", func(ds *Dataset) *Dataset { return ds.Scale(1.0 / 255) }},
+	{"unit-ball", "rows divided by the largest row norm (every row in the unit ball)", (*Dataset).ScaleToUnitBall},
+	{"unit-rows", "rows scaled to Euclidean norm 1", (*Dataset).NormalizeRows},
+}
+
+func init() {
+	for _, st := range pipelineSteps {
+		PipelineSteps = append(PipelineSteps, st.name)
+	}
+}
 
 // ParsePipeline reads a comma-separated list of PipelineSteps, or "none" for no step.
 // A step named twice or an unknown name is an error that lists the steps.
 func ParsePipeline(s string) ([]string, error) {
-	s = strings.TrimSpace(s)
-	if s == "none" {
+	if strings.TrimSpace(s) == "none" {
 		return []string{}, nil
 	}
-	var steps []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		switch {
-		case !slices.Contains(PipelineSteps, f):
-			return nil, fmt.Errorf("preprocessing step %q: want none or a comma-separated list of %s", f, strings.Join(PipelineSteps, ", "))
-		case slices.Contains(steps, f):
-			return nil, fmt.Errorf("preprocessing step %q named twice", f)
-		}
-		steps = append(steps, f)
-	}
-	return steps, nil
+	return names.Parse(s, PipelineSteps, "preprocessing step", "none or a comma-separated list of "+strings.Join(PipelineSteps, ", "))
 }
 
 // Preprocess applies steps (PipelineSteps names, in order) to a copy of ds and says what
 // each did, for a report.
 func (ds *Dataset) Preprocess(steps []string) (*Dataset, []string, error) {
 	var said []string
-	for _, s := range steps {
-		switch s {
-		case "standardize":
-			ds = ds.Standardize()
-			said = append(said, "columns standardised to mean 0, variance 1")
-		case "max-abs":
-			ds = ds.MaxAbsScale()
-			said = append(said, "columns scaled by their largest absolute value, not centred")
-		case "pixels":
-			ds = ds.Scale(1.0 / 255)
-			said = append(said, "values divided by 255 (pixels to [0, 1])")
-		case "unit-ball":
-			ds = ds.ScaleToUnitBall()
-			said = append(said, "rows divided by the largest row norm (every row in the unit ball)")
-		case "unit-rows":
-			ds = ds.NormalizeRows()
-			said = append(said, "rows scaled to Euclidean norm 1")
-		default:
-			return nil, nil, fmt.Errorf("preprocess: unknown step %q; want one of %s", s, strings.Join(PipelineSteps, ", "))
+	for _, name := range steps {
+		i := slices.IndexFunc(pipelineSteps, func(st pipelineStep) bool { return st.name == name })
+		if i < 0 {
+			return nil, nil, fmt.Errorf("preprocess: unknown step %q; want one of %s", name, strings.Join(PipelineSteps, ", "))
 		}
+		ds = pipelineSteps[i].apply(ds)
+		said = append(said, pipelineSteps[i].says)
 	}
 	return ds, said, nil
 }

@@ -394,8 +394,8 @@ func ShellLine(words []string) string {
 }
 
 // ReportFormats are the renderings of a report, by file extension: JSON is the source of
-// truth, the others are read by people.
-var ReportFormats = []string{"json", "md", "html", "pdf"}
+// truth, the others are read by people. They are what a spec's outputs.formats may name.
+var ReportFormats = audit.OutputFormats
 
 // Render renders the report in one of ReportFormats.
 func (r *Report) Render(format string) ([]byte, error) {

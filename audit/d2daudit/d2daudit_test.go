@@ -10,6 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/retrain"
@@ -58,7 +59,7 @@ func audited(t *testing.T, run audit.Subject, s *d2daudit.Subject, trials int) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	return byCheck(fs)
+	return audittest.ByCheck(fs)
 }
 
 // Control: the reference implementation passes every required check on the instance, in
@@ -315,13 +316,4 @@ func TestWeakPrintedConstantFailsAboveXiTwo(t *testing.T) {
 	if f := audited(t, ok, ok, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Pass {
 		t.Fatalf("ξ = 1.5 with the printed constant: %v; it suffices for ξ ≤ 2", f)
 	}
-}
-
-// byCheck indexes findings by their check identifier.
-func byCheck(fs []audit.Finding) map[string]audit.Finding {
-	out := map[string]audit.Finding{}
-	for _, f := range fs {
-		out[f.Check] = f
-	}
-	return out
 }

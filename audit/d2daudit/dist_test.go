@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 )
@@ -45,7 +46,7 @@ func checkDist(t *testing.T, s *d2daudit.DistSubject, trials int) map[string]aud
 	if err != nil {
 		t.Fatal(err)
 	}
-	return byCheck(fs)
+	return audittest.ByCheck(fs)
 }
 
 // The fixed schedule keeps every check green; the paper's schedule passes everything but

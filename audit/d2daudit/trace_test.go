@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 )
@@ -74,11 +75,7 @@ func TestNoTraceForAStandIn(t *testing.T) {
 // the full Check adds the empirical game's power planning, which costs seconds.
 func checked(s *Subject, res []audit.TrialResult) (map[string]audit.Finding, error) {
 	fs, err := s.implementationFindings(context.Background(), res, 1)
-	out := map[string]audit.Finding{}
-	for _, f := range fs {
-		out[f.Check] = f
-	}
-	return out, err
+	return audittest.ByCheck(fs), err
 }
 
 // traceInstance: 200 synthetic records, two deletions, an addition and a third deletion.

@@ -9,6 +9,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Options configure Check.
@@ -41,10 +42,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	if err != nil {
 		return nil, fmt.Errorf("hf check: %w", err)
 	}
-	reading := "Theorem 4's set bound m·(c1 + c2(0)) (Eq. 56)"
-	if s.setup.Reading == CodeReading {
-		reading = "the official code's bound (spec hf §3.12), not Theorem 4"
-	}
+	reading := s.readingSource()
 	fs := []audit.Finding{
 		audit.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
 			audit.Certificate, want, s.sigma, 0, fmt.Sprintf("Δ̂ = %.4g from %s; ε = %g, δ = %g", s.bound, reading, s.setup.Epsilon, s.setup.Delta)),
@@ -83,7 +81,8 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 }
 
 // measuredG is the largest per-record gradient norm at every checkpoint over its batch,
-// on trial's learned trajectory and on its paper-rule retraining.
+// on trial's learned trajectory and on its paper-rule retraining (the records still in
+// the batch).
 func (s *Subject) measuredG(ctx context.Context, seed uint64, trial int) (float64, error) {
 	st := reference.Streams{Seed: seed, Trial: trial}
 	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
@@ -94,37 +93,21 @@ func (s *Subject) measuredG(ctx context.Context, seed uint64, trial int) (float6
 	for _, r := range s.rows {
 		removed[int32(r)] = true
 	}
-	// the retrained trajectory, step by step under the paper rule
-	w := s.w0()
-	grad, step, g := make([]float64, len(w)), make([]float64, len(w)), 0.0
-	data := s.setup.Data
-	for t, wt := range tr.Checkpoints {
-		batch := tr.Schedule.Batch(t)
-		clear(grad)
-		for _, i := range batch {
-			s.setup.Model.Gradient(grad, wt, data.Row(int(i)), data.Y[i])
-			g = math.Max(g, math.Sqrt(dot(grad, grad)))
-			if removed[i] {
+	data, grad, g := s.setup.Data, make([]float64, s.setup.Model.Dim()), 0.0
+	largest := func(t int, w []float64, skipRemoved bool) {
+		for _, i := range tr.Schedule.Batch(t) {
+			if skipRemoved && removed[i] {
 				continue
 			}
 			s.setup.Model.Gradient(grad, w, data.Row(int(i)), data.Y[i])
-			g = math.Max(g, math.Sqrt(dot(grad, grad)))
+			g = math.Max(g, floats.Norm(grad, 2))
 		}
-		// advance the retrained iterate
-		clear(step)
-		for _, i := range batch {
-			if removed[i] {
-				continue
-			}
-			s.setup.Model.Gradient(grad, w, data.Row(int(i)), data.Y[i])
-			for j, v := range grad {
-				step[j] += v
-			}
-		}
-		eta := tr.Eta(t) / float64(len(batch))
-		for j := range w {
-			w[j] -= eta * step[j]
-		}
+	}
+	for t, w := range tr.Checkpoints {
+		largest(t, w, false)
+	}
+	if _, err := tr.Retrain(ctx, data, s.rows, hf.PaperRule, func(t int, w []float64) { largest(t, w, true) }); err != nil {
+		return 0, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
 	}
 	return g, nil
 }

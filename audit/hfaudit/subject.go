@@ -10,6 +10,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Reading is which bound on HF's approximation error sizes the noise.
@@ -78,7 +79,7 @@ func New(s Setup) (*Subject, error) {
 	}
 	maxNorm := 0.0
 	for i := range n {
-		maxNorm = math.Max(maxNorm, math.Sqrt(dot(s.Data.Row(i), s.Data.Row(i))))
+		maxNorm = math.Max(maxNorm, floats.Norm(s.Data.Row(i), 2))
 	}
 	// ‖∇CE‖ = ‖π − e_y‖·‖(x, 1)‖ ≤ √2·√(‖x‖² + 1); SGD from 0 with ηλ ≤ 1 keeps ‖w‖ ≤ that/λ
 	// on both trajectories (the paper rule scales both terms of a step alike), so every
@@ -110,12 +111,12 @@ func New(s Setup) (*Subject, error) {
 	return sub, nil
 }
 
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
+// readingSource says which bound sized the noise, for the claim and the findings.
+func (s *Subject) readingSource() string {
+	if s.setup.Reading == CodeReading {
+		return "the official code's bound (utils/perturbation.py, spec hf §3.12): T = n(E+1)/|𝓑|, c1·(1 − q)², every record at position |𝓑|, ρ = 1 (its power iteration's value), not Theorem 4"
 	}
-	return s
+	return "Theorem 4 in its set form m·(c1 + c2(0)) (Eq. 56), G and ρ a priori"
 }
 
 // Name is "hf/theorem-4" or "hf/code-bound".
@@ -128,12 +129,6 @@ func (s *Subject) Name() string {
 
 // Fingerprint identifies the configuration beyond the claim.
 func (s *Subject) Fingerprint() string { return s.fp }
-
-// Sigma is the calibrated noise; Bound the Δ̂ it is sized for.
-func (s *Subject) Sigma() float64 { return s.sigma }
-
-// Bound is the Δ̂ of the reading.
-func (s *Subject) Bound() float64 { return s.bound }
 
 func (s *Subject) w0() []float64 { return make([]float64, s.setup.Model.Dim()) }
 
@@ -165,7 +160,7 @@ func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (referenc
 	if err != nil {
 		return reference.Release{}, err
 	}
-	w, err := tr.Retrain(ctx, s.setup.Data, s.rows, hf.PaperRule)
+	w, err := tr.Retrain(ctx, s.setup.Data, s.rows, hf.PaperRule, nil)
 	if err != nil {
 		return reference.Release{}, err
 	}
@@ -180,10 +175,9 @@ func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (referenc
 // Claim is the certificate of the reading with its derivation.
 func (s *Subject) Claim() audit.Claim {
 	c := s.setup.Config
-	reading := "Theorem 4 in its set form m·(c1 + c2(0)) (Eq. 56), G and ρ a priori"
+	reading := s.readingSource()
 	boundFormula := "m·(c1 + c2(0))"
 	if s.setup.Reading == CodeReading {
-		reading = "the official code's bound (utils/perturbation.py): T = n(E+1)/|𝓑|, c1·(1 − q)², every record at position |𝓑|, ρ = 1 (its power iteration's value)"
 		boundFormula = "code: 2η²G[(ρ^T−q^T)/(ρ−q) − (ρ^T−q^{2T})/(ρ−q²)](1−q) + 2ηG(m/|𝓑|)(ρ^T−q^T)ρ^{|𝓑|}q^{|𝓑|}/(ρ^{|𝓑|}−q^{|𝓑|})"
 	}
 	return audit.Claim{

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -49,11 +50,7 @@ func checked(t *testing.T, s *Subject, trials int) map[string]audit.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]audit.Finding{}
-	for _, f := range fs {
-		out[f.Check] = f
-	}
-	return out
+	return audittest.ByCheck(fs)
 }
 
 // The reference passes every required check under both readings, and the report carries

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
@@ -44,11 +45,7 @@ func run(t *testing.T, s audit.Subject, sub *Subject, trials int) map[string]aud
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]audit.Finding{}
-	for _, f := range fs {
-		out[f.Check] = f
-	}
-	return out
+	return audittest.ByCheck(fs)
 }
 
 // An honest SGLU deployment on real data: the certificate meets the target with the

@@ -132,21 +132,23 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	if ds.Len() < 20 {
 		return nil, usagef("%s: %d usable rows; the demo needs at least 20", d.path, ds.Len())
 	}
-	if d.preprocess == "" || d.preprocess == "auto" {
-		ds, prep = d.autoPreprocess(ds, prep)
-	} else {
-		steps, err := reference.ParsePipeline(d.preprocess)
-		if err != nil {
+	auto := d.preprocess == "" || d.preprocess == "auto"
+	steps := autoSteps(d.format, ds)
+	if !auto {
+		if steps, err = reference.ParsePipeline(d.preprocess); err != nil {
 			return nil, usagef("--preprocess: %v", err)
 		}
-		var said []string
-		if ds, said, err = ds.Preprocess(steps); err != nil {
-			return nil, usagef("--preprocess: %v", err)
-		}
-		prep = append(prep, said...)
-		if len(steps) == 0 {
-			prep = append(prep, "features used as read (no preprocessing)")
-		}
+	}
+	var said []string
+	if ds, said, err = ds.Preprocess(steps); err != nil {
+		return nil, usagef("--preprocess: %v", err)
+	}
+	if auto && ds.IsSparse() {
+		said[0] = fmt.Sprintf("kept sparse (%d of %d × %d entries non-zero); %s", ds.Sparse().NNZ(), ds.Len(), ds.Dim(), said[0])
+	}
+	prep = append(prep, said...)
+	if len(steps) == 0 {
+		prep = append(prep, "features used as read (no preprocessing)")
 	}
 	if ds.MaxRowNorm() == 0 {
 		return nil, usagef("%s: every row is zero after preprocessing (are all features constant?)", d.path)
@@ -155,21 +157,17 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	return out, nil
 }
 
-// autoPreprocess is --preprocess auto: pixels to [0, 1] for idx images, sparse data scaled
-// by column maxima (centring would fill in the zeros of text-like data, 60,000 features ×
-// n rows), anything else standardised; then every row to norm 1.
-func (d *dataFlags) autoPreprocess(ds *reference.Dataset, prep []string) (*reference.Dataset, []string) {
-	if d.format == "idx" {
-		ds = ds.Scale(1.0 / 255)
-		prep = append(prep, "pixels scaled to [0, 1]")
-	} else if ds.IsSparse() {
-		ds = ds.MaxAbsScale()
-		prep = append(prep, fmt.Sprintf("kept sparse (%d of %d × %d entries non-zero); columns scaled by their largest absolute value, not centred", ds.Sparse().NNZ(), ds.Len(), ds.Dim()))
-	} else {
-		ds = ds.Standardize()
-		prep = append(prep, "columns standardised to mean 0, variance 1")
+// autoSteps are --preprocess auto's steps: pixels to [0, 1] for idx images, sparse data
+// scaled by column maxima (centring would fill in the zeros of text-like data, 60,000
+// features × n rows), anything else standardised; then every row to norm 1.
+func autoSteps(format string, ds *reference.Dataset) []string {
+	switch {
+	case format == "idx":
+		return []string{"pixels", "unit-rows"}
+	case ds.IsSparse():
+		return []string{"max-abs", "unit-rows"}
 	}
-	return ds.NormalizeRows(), append(prep, "rows scaled to Euclidean norm 1")
+	return []string{"standardize", "unit-rows"}
 }
 
 func distinct(v []float64) []float64 {

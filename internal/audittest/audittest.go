@@ -65,3 +65,12 @@ func Certificate(t testing.TB, method string, argv ...string) (obj map[string]an
 	}
 	return obj, tab.String(), nil
 }
+
+// ByCheck indexes findings by their check identifier, for tests that look findings up.
+func ByCheck(fs []audit.Finding) map[string]audit.Finding {
+	out := make(map[string]audit.Finding, len(fs))
+	for _, f := range fs {
+		out[f.Check] = f
+	}
+	return out
+}

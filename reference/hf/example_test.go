@@ -35,7 +35,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	retrained, _ := tr.Retrain(ctx, data, []int{5, 17}, hf.PaperRule)
+	retrained, _ := tr.Retrain(ctx, data, []int{5, 17}, hf.PaperRule, nil)
 	dist := func(a, b []float64) float64 {
 		s := 0.0
 		for i := range a {

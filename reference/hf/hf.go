@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Config is Stage I's training procedure (spec hf §1.2): mini-batch SGD for Epochs epochs
@@ -125,7 +127,9 @@ func Learn(ctx context.Context, c Config, data *multiclass.Data, w0 []float64, r
 		return nil, fmt.Errorf("hf learn: w0 has %d entries, the model %d parameters", len(w0), c.Model.Dim())
 	}
 	tr := &Trajectory{Config: c, Schedule: newSchedule(data.Len(), c, r), W0: append([]float64(nil), w0...)}
-	final, err := tr.run(ctx, data, nil, paperRule, true)
+	final, err := tr.run(ctx, data, nil, PaperRule, func(_ int, w []float64) {
+		tr.Checkpoints = append(tr.Checkpoints, slices.Clone(w))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +150,6 @@ const (
 	CodeRule
 )
 
-const paperRule = PaperRule
-
 func (r Rule) String() string {
 	if r == CodeRule {
 		return "code rule (mean over the remaining records of each batch)"
@@ -156,9 +158,9 @@ func (r Rule) String() string {
 }
 
 // run replays the schedule from the trajectory's w0 with per-row weights: row i's term in
-// every batch it is in counts 1 + weight[i] (weight −1 removes it). With keep it records
-// the checkpoints (Stage I).
-func (tr *Trajectory) run(ctx context.Context, data *multiclass.Data, weight map[int32]float64, rule Rule, keep bool) ([]float64, error) {
+// every batch it is in counts 1 + weight[i] (weight −1 removes it). visit, if not nil, sees
+// the iterate before every step (Stage I keeps them as its checkpoints).
+func (tr *Trajectory) run(ctx context.Context, data *multiclass.Data, weight map[int32]float64, rule Rule, visit func(t int, w []float64)) ([]float64, error) {
 	c := tr.Config
 	d := c.Model.Dim()
 	w := append(make([]float64, 0, d), tr.W0...)
@@ -169,8 +171,8 @@ func (tr *Trajectory) run(ctx context.Context, data *multiclass.Data, weight map
 				return nil, err
 			}
 		}
-		if keep {
-			tr.Checkpoints = append(tr.Checkpoints, append([]float64(nil), w...))
+		if visit != nil {
+			visit(t, w)
 		}
 		batch := tr.Schedule.Batch(t)
 		total := 0.0
@@ -181,9 +183,7 @@ func (tr *Trajectory) run(ctx context.Context, data *multiclass.Data, weight map
 				continue
 			}
 			c.Model.Gradient(tmp, w, data.Row(int(i)), data.Y[i])
-			for j, v := range tmp {
-				g[j] += wt * v
-			}
+			floats.AddScaled(g, wt, tmp)
 			total += wt
 		}
 		div := float64(len(batch))
@@ -193,28 +193,23 @@ func (tr *Trajectory) run(ctx context.Context, data *multiclass.Data, weight map
 			}
 			div = total
 		}
-		for j := range g {
-			g[j] /= div
-		}
+		floats.Scale(1/div, g)
 		if c.Clip > 0 {
-			if nrm := math.Sqrt(dot(g, g)); nrm > c.Clip {
-				for j := range g {
-					g[j] *= c.Clip / nrm
-				}
+			if nrm := floats.Norm(g, 2); nrm > c.Clip {
+				floats.Scale(c.Clip/nrm, g)
 			}
 		}
-		eta := tr.Eta(t)
-		for j := range w {
-			w[j] -= eta * g[j]
-		}
+		floats.AddScaled(w, -tr.Eta(t), g)
 	}
 	return w, nil
 }
 
 // Retrain replays Stage I from the same w0 and batch order with the removed rows dropped
 // from every batch, under rule: the reference HF approximates (PaperRule) or the official
-// code's (CodeRule). It is the "retraining" of the paper, not a fresh run on S \ U.
-func (tr *Trajectory) Retrain(ctx context.Context, data *multiclass.Data, removed []int, rule Rule) ([]float64, error) {
+// code's (CodeRule). It is the "retraining" of the paper, not a fresh run on S \ U. visit,
+// if not nil, sees the retrained iterate before every step (the audit measures Lemma 2's
+// gradients along it).
+func (tr *Trajectory) Retrain(ctx context.Context, data *multiclass.Data, removed []int, rule Rule, visit func(t int, w []float64)) ([]float64, error) {
 	weight := map[int32]float64{}
 	for _, i := range removed {
 		if i < 0 || i >= data.Len() {
@@ -222,7 +217,7 @@ func (tr *Trajectory) Retrain(ctx context.Context, data *multiclass.Data, remove
 		}
 		weight[int32(i)] = -1
 	}
-	return tr.run(ctx, data, weight, rule, false)
+	return tr.run(ctx, data, weight, rule, visit)
 }
 
 // Reweighted replays Stage I with row's term in every batch weighted 1 + omega (the divisor
@@ -230,15 +225,7 @@ func (tr *Trajectory) Retrain(ctx context.Context, data *multiclass.Data, remove
 // −d w_T/dω at ω = 0 is exactly HF's statistic a^{-row} (spec hf §2.1), the oracle its
 // tests use.
 func (tr *Trajectory) Reweighted(ctx context.Context, data *multiclass.Data, row int, omega float64) ([]float64, error) {
-	return tr.run(ctx, data, map[int32]float64{int32(row): omega}, PaperRule, false)
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
+	return tr.run(ctx, data, map[int32]float64{int32(row): omega}, PaperRule, nil)
 }
 
 // batchOps evaluates a batch's mean Hessian–vector product: with Softmax's fused Batch on

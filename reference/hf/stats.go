@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
-	"slices"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Order is where a step's own gradient enters Stage II's recursion (spec hf §2.2).
@@ -43,9 +43,6 @@ func (s *Stats) Of(row int) ([]float64, bool) {
 	return s.vecs[k], true
 }
 
-// Len is the number of statistics held.
-func (s *Stats) Len() int { return len(s.vecs) }
-
 // Statistics runs Stage II for rows (every row when nil): the affine recursion
 // a ← A_t a (+ the step's gradient of u when u ∈ B_t), A_t = I − η_t H_t with H_t the batch
 // Hessian at the checkpoint w_t over the full batch, by Hessian–vector products only. All
@@ -53,9 +50,6 @@ func (s *Stats) Len() int { return len(s.vecs) }
 // starts at the first step its record is in (before it, it is 0 and A_t·0 = 0). It costs
 // Σ_t (records started by t) batch products and holds one d-vector per record.
 func (tr *Trajectory) Statistics(ctx context.Context, data *multiclass.Data, rows []int, order Order) (*Stats, error) {
-	if tr.Config.Clip > 0 {
-		return nil, fmt.Errorf("hf statistics: the trajectory clipped its gradients (clip %v); HF's recursion is the derivative of unclipped SGD (the spec's ClipMode Off), so learn with clip 0", tr.Config.Clip)
-	}
 	n := data.Len()
 	if rows == nil {
 		rows = make([]int, n)
@@ -64,6 +58,7 @@ func (tr *Trajectory) Statistics(ctx context.Context, data *multiclass.Data, row
 		}
 	}
 	s := &Stats{Order: order, index: map[int]int{}}
+	feeds := map[int32]int{}
 	for _, r := range rows {
 		if r < 0 || r >= n {
 			return nil, fmt.Errorf("hf statistics: row %d is not in the data (%d rows)", r, n)
@@ -71,117 +66,80 @@ func (tr *Trajectory) Statistics(ctx context.Context, data *multiclass.Data, row
 		if _, dup := s.index[r]; dup {
 			return nil, fmt.Errorf("hf statistics: row %d named twice", r)
 		}
-		s.index[r] = len(s.vecs)
-		s.vecs = append(s.vecs, nil) // allocated when the record starts
+		s.index[r], feeds[int32(r)] = len(feeds), len(feeds)
 	}
-	err := tr.recurse(ctx, data, func(t int, batch []int32, step func(a []float64), source func(a []float64, row int, scale float64)) {
-		eta := tr.Eta(t) / float64(len(batch))
-		if order == CodeOrder {
-			for _, i := range batch {
-				if k, ok := s.index[int(i)]; ok {
-					if s.vecs[k] == nil {
-						s.vecs[k] = make([]float64, tr.Config.Model.Dim())
-					}
-					source(s.vecs[k], int(i), eta)
-				}
-			}
-		}
-		for _, a := range s.vecs {
-			if a != nil {
-				step(a)
-			}
-		}
-		if order == PaperOrder {
-			for _, i := range batch {
-				if k, ok := s.index[int(i)]; ok {
-					if s.vecs[k] == nil {
-						s.vecs[k] = make([]float64, tr.Config.Model.Dim())
-					}
-					source(s.vecs[k], int(i), eta)
-				}
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	for k, a := range s.vecs { // a record in no batch (impossible for permutations) has a = 0
-		if a == nil {
-			s.vecs[k] = make([]float64, tr.Config.Model.Dim())
-		}
-	}
-	return s, nil
+	var err error
+	s.vecs, err = tr.propagate(ctx, data, feeds, len(rows), order)
+	return s, err
 }
 
 // SetStatistic runs the recursion once with the summed source of every row of U: a^{-U},
 // which Theorem 1 says equals Σ_{u∈U} a^{-u} (A_t does not depend on u).
 func (tr *Trajectory) SetStatistic(ctx context.Context, data *multiclass.Data, rows []int, order Order) ([]float64, error) {
-	in := map[int]bool{}
+	feeds := map[int32]int{}
 	for _, r := range rows {
 		if r < 0 || r >= data.Len() {
 			return nil, fmt.Errorf("hf set statistic: row %d is not in the data (%d rows)", r, data.Len())
 		}
-		in[r] = true
+		feeds[int32(r)] = 0
 	}
-	a := make([]float64, tr.Config.Model.Dim())
-	err := tr.recurse(ctx, data, func(t int, batch []int32, step func(a []float64), source func(a []float64, row int, scale float64)) {
-		eta := tr.Eta(t) / float64(len(batch))
-		add := func() {
-			for _, i := range batch {
-				if in[int(i)] {
-					source(a, int(i), eta)
-				}
-			}
-		}
-		if order == CodeOrder {
-			add()
-		}
-		step(a)
-		if order == PaperOrder {
-			add()
-		}
-	})
-	return a, err
+	vecs, err := tr.propagate(ctx, data, feeds, 1, order)
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
 }
 
-// recurse walks the trajectory's steps, handing visit the step's batch, a function that
-// applies A_t = I − η_t H_t in place and one that adds scale·∇ℓ(w_t; row) in place.
-func (tr *Trajectory) recurse(ctx context.Context, data *multiclass.Data, visit func(t int, batch []int32, step func([]float64), source func([]float64, int, float64))) error {
+// propagate runs Stage II's recursion for count vectors, record row's gradient feeding
+// vector feeds[row], in the given order of map and gradient. A vector is allocated at the
+// first step one of its records is in; one never fed is 0.
+func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feeds map[int32]int, count int, order Order) ([][]float64, error) {
 	c := tr.Config
-	d := c.Model.Dim()
-	if len(tr.Checkpoints) != tr.Schedule.Steps() {
-		return fmt.Errorf("hf: the trajectory holds %d checkpoints for %d steps", len(tr.Checkpoints), tr.Schedule.Steps())
+	if c.Clip > 0 {
+		return nil, fmt.Errorf("hf statistics: the trajectory clipped its gradients (clip %v); HF's recursion is the derivative of unclipped SGD (the spec's ClipMode Off), so learn with clip 0", c.Clip)
 	}
+	if len(tr.Checkpoints) != tr.Schedule.Steps() {
+		return nil, fmt.Errorf("hf: the trajectory holds %d checkpoints for %d steps", len(tr.Checkpoints), tr.Schedule.Steps())
+	}
+	d := c.Model.Dim()
+	vecs := make([][]float64, count)
 	ops := newBatchOps(c.Model, data, c.BatchSize)
 	hv, g := make([]float64, d), make([]float64, d)
+	addSources := func(w []float64, batch []int32, eta float64) { // + (η_t/|B_t|)∇ℓ(w_t; u) for each fed u ∈ B_t
+		for _, i := range batch {
+			k, ok := feeds[i]
+			if !ok {
+				continue
+			}
+			if vecs[k] == nil {
+				vecs[k] = make([]float64, d)
+			}
+			c.Model.Gradient(g, w, data.Row(int(i)), data.Y[i])
+			floats.AddScaled(vecs[k], eta/float64(len(batch)), g)
+		}
+	}
 	for t := range tr.Schedule.Steps() {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		w, batch, eta := tr.Checkpoints[t], tr.Schedule.Batch(t), tr.Eta(t)
-		visit(t, batch,
-			func(a []float64) {
+		if order == CodeOrder {
+			addSources(w, batch, eta)
+		}
+		for _, a := range vecs { // a ← A_t a
+			if a != nil {
 				ops.hvp(hv, w, batch, a)
-				for j := range a {
-					a[j] -= eta * hv[j]
-				}
-			},
-			func(a []float64, row int, scale float64) {
-				c.Model.Gradient(g, w, data.Row(row), data.Y[row])
-				for j := range a {
-					a[j] += scale * g[j]
-				}
-			})
+				floats.AddScaled(a, -eta, hv)
+			}
+		}
+		if order == PaperOrder {
+			addSources(w, batch, eta)
+		}
 	}
-	return nil
-}
-
-// Rows lists the rows that have statistics, in increasing order.
-func (s *Stats) Rows() []int {
-	out := make([]int, 0, len(s.index))
-	for r := range s.index {
-		out = append(out, r)
+	for k, a := range vecs {
+		if a == nil {
+			vecs[k] = make([]float64, d)
+		}
 	}
-	slices.Sort(out)
-	return out
+	return vecs, nil
 }

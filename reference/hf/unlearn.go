@@ -23,7 +23,6 @@ type Unlearner struct {
 	w       []float64
 	stats   *Stats
 	deleted map[int]bool
-	order   []int
 }
 
 // NewUnlearner starts from the learned model w_T with Stage II's statistics, which it
@@ -56,16 +55,12 @@ func (u *Unlearner) Delete(rows ...int) error {
 		}
 		u.stats.drop(r)
 		u.deleted[r] = true
-		u.order = append(u.order, r)
 	}
 	return nil
 }
 
 // Model is the noiseless state w̄ (a copy).
 func (u *Unlearner) Model() []float64 { return slices.Clone(u.w) }
-
-// Deleted lists the deleted rows in the order they were deleted.
-func (u *Unlearner) Deleted() []int { return slices.Clone(u.order) }
 
 // Release is w̄ + N(0, σ²I), the published model, with σ sized by the caller for the
 // number of deletions so far (dp.ClassicGaussianSigma or dp.AnalyticGaussianSigma of a

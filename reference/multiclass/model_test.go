@@ -179,3 +179,21 @@ func TestBadShapes(t *testing.T) {
 		t.Errorf("MNIST softmax has %d parameters, want 7850", d)
 	}
 }
+
+// Softmax's per-example loss, gradient and product allocate nothing up to 16 classes:
+// HF's stages call them once per record per step.
+func TestSoftmaxPerExampleDoesNotAllocate(t *testing.T) {
+	s := Softmax{K: 10, P: 20, Lambda: 0.1}
+	w, v, dst := make([]float64, s.Dim()), make([]float64, s.Dim()), make([]float64, s.Dim())
+	x := make([]float64, s.P)
+	for i := range x {
+		x[i] = float64(i) / 20
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		s.Loss(w, x, 3)
+		s.Gradient(dst, w, x, 3)
+		s.HVP(dst, w, x, 3, v)
+	}); n != 0 {
+		t.Errorf("%v allocations per example", n)
+	}
+}

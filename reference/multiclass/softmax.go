@@ -49,16 +49,33 @@ func (s Softmax) logits(z, w, x []float64) {
 	}
 }
 
+// scratchClasses is the most classes whose per-example scratch lives on the stack: the
+// per-example methods run once per record per step in HF's stages, and should not
+// allocate there.
+const scratchClasses = 16
+
+// scratch returns four K-long vectors, in buf when K ≤ scratchClasses.
+func (s Softmax) scratch(buf *[4 * scratchClasses]float64) (a, b, c, d []float64) {
+	v := buf[:]
+	if s.K > scratchClasses {
+		v = make([]float64, 4*s.K)
+	}
+	k := s.K
+	return v[:k], v[k : 2*k], v[2*k : 3*k], v[3*k : 4*k]
+}
+
 // Loss is ℓ(w; x, y).
 func (s Softmax) Loss(w, x []float64, y int) float64 {
-	z, p := make([]float64, s.K), make([]float64, s.K)
+	var buf [4 * scratchClasses]float64
+	z, p, _, _ := s.scratch(&buf)
 	s.logits(z, w, x)
 	return softmax(p, z) - z[y] + s.Lambda/2*sqNorm(w)
 }
 
 // Gradient sets dst = ∇ℓ(w; x, y).
 func (s Softmax) Gradient(dst, w, x []float64, y int) {
-	z, p := make([]float64, s.K), make([]float64, s.K)
+	var buf [4 * scratchClasses]float64
+	z, p, _, _ := s.scratch(&buf)
 	s.logits(z, w, x)
 	softmax(p, z)
 	p[y]--
@@ -81,7 +98,8 @@ func (s Softmax) outer(dst, g, x []float64) {
 
 // HVP sets dst = ∇²ℓ(w; x, y)·v (the label does not enter the Hessian).
 func (s Softmax) HVP(dst, w, x []float64, _ int, v []float64) {
-	z, p, dz, dp := make([]float64, s.K), make([]float64, s.K), make([]float64, s.K), make([]float64, s.K)
+	var buf [4 * scratchClasses]float64
+	z, p, dz, dp := s.scratch(&buf)
 	s.logits(z, w, x)
 	softmax(p, z)
 	s.logits(dz, v, x) // δz = Vx + v_b: the logits map is linear in the parameters

@@ -1,0 +1,28 @@
+// Package names reads comma-separated lists of names from a fixed set — the attacks, the
+// preprocessing steps, the report formats — with the same errors everywhere: the name at
+// fault, what was wanted, and a name given twice.
+package names
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Parse splits s at commas, trims each name and checks it against known. noun names one
+// item in errors ("attack"); want says what is accepted ("a comma-separated list of game,
+// membership").
+func Parse(s string, known []string, noun, want string) ([]string, error) {
+	out := []string{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case !slices.Contains(known, f):
+			return nil, fmt.Errorf("%s %q: want %s", noun, f, want)
+		case slices.Contains(out, f):
+			return nil, fmt.Errorf("%s %q named twice", noun, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
