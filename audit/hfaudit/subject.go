@@ -2,7 +2,11 @@ package hfaudit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -65,6 +69,9 @@ func New(s Setup) (*Subject, error) {
 	if s.Config.Clip > 0 {
 		return nil, fmt.Errorf("hf: clipped training is not what HF's statistics linearise; set clip 0")
 	}
+	if len(s.IDs) != n {
+		return nil, fmt.Errorf("hf: %d record IDs for %d rows", len(s.IDs), n)
+	}
 	index := map[int64]int{}
 	for i, id := range s.IDs {
 		index[id] = i
@@ -107,8 +114,28 @@ func New(s Setup) (*Subject, error) {
 	if sub.sigma, err = dp.AnalyticGaussianSigma(sub.bound, s.Epsilon, s.Delta); err != nil {
 		return nil, fmt.Errorf("hf: %w", err)
 	}
-	sub.fp = fmt.Sprintf("hf|%s|%+v|%v|%v|%v|%d|%v", s.Model.Name(), s.Config, s.Removals, s.Epsilon, s.Delta, s.Reading, n)
+	sub.fp = fingerprint(fmt.Sprintf("hf|%s|%+v|%v|%v|%v|%v", s.Model.Name(), s.Config, s.Removals, s.Epsilon, s.Delta, s.Reading), s)
 	return sub, nil
+}
+
+// fingerprint hashes the settings with the data themselves — every feature, label and
+// ID — so that trials kept for one dataset are never resumed on another of the same size.
+func fingerprint(header string, s Setup) string {
+	h := sha256.New()
+	io.WriteString(h, header+"\n")
+	var b [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(b[:], v)
+		h.Write(b[:])
+	}
+	for i := range s.Data.Len() {
+		for _, v := range s.Data.Row(i) {
+			put(math.Float64bits(v))
+		}
+		put(uint64(s.Data.Y[i]))
+		put(uint64(s.IDs[i]))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // readingSource says which bound sized the noise, for the claim and the findings.

@@ -119,11 +119,38 @@ func TestSetupRefusals(t *testing.T) {
 		{func(st *Setup) { st.Removals = []int64{7} }, "record 7 is not in the data"},
 		{func(st *Setup) { st.Model.Lambda = 0 }, "needs λ > 0"},
 		{func(st *Setup) { st.Config.Clip = 1 }, "clip"},
+		{func(st *Setup) { st.IDs = st.IDs[1:] }, "119 record IDs for 120 rows"},
 	} {
 		st := s.setup
 		c.change(&st)
 		if _, err := New(st); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want %q, got %v", c.want, err)
 		}
+	}
+}
+
+// The configuration fingerprint covers the data, not only their size: trials kept for one
+// dataset must not resume on another.
+func TestFingerprintCoversTheData(t *testing.T) {
+	a := instance(t, PaperBound)
+	b, err := New(a.setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Fatal("the same setup gave two fingerprints")
+	}
+	st := a.setup
+	x := mat.DenseCopyOf(st.Data.X)
+	x.Set(7, 2, x.At(7, 2)+1e-9)
+	if st.Data, err = multiclass.NewData(x, st.Data.Y, 3); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Fingerprint() == a.Fingerprint() {
+		t.Error("a changed feature kept the fingerprint")
 	}
 }

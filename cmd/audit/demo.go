@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -104,18 +105,13 @@ func (c *demoConfig) registerReportFlags(fs *flag.FlagSet) {
 }
 
 // parseFormats reads --formats (or a spec's outputs.formats, joined).
+// The list is checked as the spec's outputs.formats is: a format named twice is an error.
 func parseFormats(s string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if !slices.Contains(audit.OutputFormats, f) {
-			return nil, usagef("--formats: %q: want a comma-separated list of md, html, pdf", f)
-		}
-		if f != "json" && !slices.Contains(out, f) { // report.json is always written
-			out = append(out, f)
-		}
+	fs, err := names.Parse(s, audit.OutputFormats, "format", "a comma-separated list of md, html, pdf")
+	if err != nil {
+		return nil, usagef("--formats: %v", err)
 	}
-	return out, nil
+	return slices.DeleteFunc(fs, func(f string) bool { return f == "json" }), nil // report.json is always written
 }
 
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file

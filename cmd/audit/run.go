@@ -54,12 +54,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !given["attacks"] && s.Attacks != nil {
 		c.attacks = strings.Join(s.Attacks, ",")
 	}
-	if !given["formats"] {
-		c.formats = strings.Join(s.Outputs.Formats, ",")
-	}
-	if !given["out"] && s.Outputs.Dir != "" {
-		c.out = s.Outputs.Dir
-	}
+	specOutputs(given, s, &c.out, &c.formats)
 	c.command, c.seed, c.confidence, c.powerAgainst = "run", s.Seed, s.Confidence, s.PowerAgainst
 	c.lambda, c.epsilon, c.delta = s.Lambda, s.Epsilon, s.Delta
 	c.variants = strings.Join(s.Variants, ",")
@@ -76,6 +71,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c.methodArgs = audit.DefaultArgs(params)
 	c.methodArgs.Merge(s.Params)
 	return runAudit(ctx, c, stdout, stderr)
+}
+
+// specOutputs takes the spec's output folder and formats where the flags did not name them.
+func specOutputs(given map[string]bool, s *audit.Spec, out, formats *string) {
+	if !given["out"] && s.Outputs.Dir != "" {
+		*out = s.Outputs.Dir
+	}
+	if !given["formats"] {
+		*formats = strings.Join(s.Outputs.Formats, ",")
+	}
 }
 
 // loadSpec reads a spec for a command; every refusal is bad input (exit 2), a SpecError

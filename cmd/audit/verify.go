@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -48,6 +47,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("verify: --scores needs --retrained scores: the toolkit retrains linear models by a recipe, not the model that scored them")
 	}
 	s, err := loadSpec("verify", specPath)
+	if err != nil {
+		return err
+	}
+	specOutputs(setFlags(fs), s, &out, formats)
+	outFormats, err := parseFormats(*formats) // refused before any work
 	if err != nil {
 		return err
 	}
@@ -139,17 +143,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.Method.Name(), claim, findings))
-	given := setFlags(fs)
-	if !given["out"] && s.Outputs.Dir != "" {
-		out = s.Outputs.Dir
-	}
-	if !given["formats"] {
-		*formats = strings.Join(s.Outputs.Formats, ",")
-	}
-	outFormats, err := parseFormats(*formats)
-	if err != nil {
-		return err
-	}
 	if _, err := mkdirs(out); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
