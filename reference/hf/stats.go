@@ -29,19 +29,86 @@ func (o Order) String() string {
 // Stats are Stage II's per-record statistics a^{-u}: the first-order change of w_T when u
 // is dropped from every batch it was in, under the paper's retraining rule.
 type Stats struct {
-	Order Order
-	index map[int]int
-	vecs  [][]float64
+	Order  Order
+	index  map[int]int
+	vecs   [][]float64
+	vecs32 [][]float32 // the store after StoreFloat32; vecs is then nil
 }
 
-// Of returns a^{-row} (not a copy) and whether it was computed.
+// Of returns a^{-row} and whether it was computed: the stored vector itself in float64
+// storage, a float64 copy after StoreFloat32.
 func (s *Stats) Of(row int) ([]float64, bool) {
 	k, ok := s.index[row]
 	if !ok {
 		return nil, false
 	}
+	if s.vecs32 != nil {
+		out := make([]float64, len(s.vecs32[k]))
+		for j, v := range s.vecs32[k] {
+			out[j] = float64(v)
+		}
+		return out, true
+	}
 	return s.vecs[k], true
 }
+
+// Has reports whether a^{-row} is held.
+func (s *Stats) Has(row int) bool { _, ok := s.index[row]; return ok }
+
+// addTo adds a^{-row} to dst, in float64 whatever the storage.
+func (s *Stats) addTo(dst []float64, row int) {
+	k := s.index[row]
+	if s.vecs32 != nil {
+		for j, v := range s.vecs32[k] {
+			dst[j] += float64(v)
+		}
+		return
+	}
+	floats.Add(dst, s.vecs[k])
+}
+
+// Len is the number of statistics held (deleted records' are dropped).
+func (s *Stats) Len() int { return len(s.index) }
+
+// Bytes is the store's size: Len·d values of 8 bytes, or of 4 after StoreFloat32.
+func (s *Stats) Bytes() int {
+	size, d := 8, 0
+	for _, v := range s.vecs {
+		d = max(d, len(v))
+	}
+	if s.vecs32 != nil {
+		size = 4
+		for _, v := range s.vecs32 {
+			d = max(d, len(v))
+		}
+	}
+	return size * d * s.Len()
+}
+
+// StoreFloat32 halves the store (the n × d statistics dominate HF's memory, spec hf §2.8)
+// by rounding every statistic to float32 once, after Stage II has run in float64. Each
+// entry is then within a relative 2⁻²⁴ of the float64 value (round to nearest; an
+// absolute 2⁻¹⁴⁹ below float32's normal range), and a deletion's sum is accumulated in
+// float64, so the noiseless model moves by at most 2⁻²⁴·Σ|a^{-u}_j| per coordinate j.
+func (s *Stats) StoreFloat32() {
+	if s.vecs32 != nil {
+		return
+	}
+	s.vecs32 = make([][]float32, len(s.vecs))
+	for k, v := range s.vecs {
+		if v == nil {
+			continue
+		}
+		s.vecs32[k] = make([]float32, len(v))
+		for j, x := range v {
+			s.vecs32[k][j] = float32(x)
+		}
+	}
+	s.vecs = nil
+}
+
+// Float32 reports whether the store holds float32 values.
+func (s *Stats) Float32() bool { return s.vecs32 != nil }
 
 // Statistics runs Stage II for rows (every row when nil): the affine recursion
 // a ← A_t a (+ the step's gradient of u when u ∈ B_t), A_t = I − η_t H_t with H_t the batch
@@ -142,4 +209,16 @@ func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feed
 		}
 	}
 	return vecs, nil
+}
+
+// drop forgets a statistic.
+func (s *Stats) drop(row int) {
+	if k, ok := s.index[row]; ok {
+		if s.vecs32 != nil {
+			s.vecs32[k] = nil
+		} else {
+			s.vecs[k] = nil
+		}
+		delete(s.index, row)
+	}
 }

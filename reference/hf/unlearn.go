@@ -43,16 +43,13 @@ func (u *Unlearner) Delete(rows ...int) error {
 		case seen[r]:
 			return fmt.Errorf("hf delete: row %d named twice in one request", r)
 		}
-		if _, ok := u.stats.Of(r); !ok {
+		if !u.stats.Has(r) {
 			return fmt.Errorf("hf delete: row %d has no statistic (Stage II did not compute it)", r)
 		}
 		seen[r] = true
 	}
 	for _, r := range rows {
-		a, _ := u.stats.Of(r)
-		for j, v := range a {
-			u.w[j] += v
-		}
+		u.stats.addTo(u.w, r)
 		u.stats.drop(r)
 		u.deleted[r] = true
 	}
@@ -72,12 +69,4 @@ func (u *Unlearner) Release(sigma float64, r *rand.Rand) []float64 {
 		out[j] += v
 	}
 	return out
-}
-
-// drop forgets a statistic.
-func (s *Stats) drop(row int) {
-	if k, ok := s.index[row]; ok {
-		s.vecs[k] = nil
-		delete(s.index, row)
-	}
 }
