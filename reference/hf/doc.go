@@ -31,6 +31,25 @@
 //	_ = u.Delete(17, 42)
 //	published := u.Release(sigma, rng)
 //
+// The statistics dominate HF's memory (n × d values). Stats.StoreFloat32 halves them after
+// Stage II has run in float64; each entry is then within 2⁻²⁴ relative, and deletions
+// still sum in float64.
+//
+// Unlearner.Repair is Algorithm 3, the unlearning–repairing heuristic: fine-tune on the
+// records left, carry every held statistic through the repair phase's maps and add the
+// phase's own contributions. The paper certifies none of it, and Repaired says a repair
+// ran so that an audit can refuse a certificate.
+//
+// The second-order baselines of the paper's comparison (spec §2.7) precompute the Hessian
+// sum at the learned model (NewSecondOrder): NewtonStep is Eq. 15 (Sekhari et al.), a new
+// d × d solve per request; Jackknife is Eq. 16 (Suriyakumar et al.), one factorisation
+// for all. SecondOrderOptions.CodeCompat follows the official code instead (cross-entropy
+// only, mean gradient over U).
+//
+//	so, _ := hf.NewSecondOrder(ctx, m, data, tr.Final, hf.SecondOrderOptions{Damping: 0.01})
+//	ns, _ := so.NewtonStep(ctx, []int{17, 42})
+//	ij, _ := so.Jackknife([]int{17, 42})
+//
 // Clipped training (Config.Clip) runs, but Statistics refuses it: HF's recursion is the
 // derivative of unclipped SGD.
 package hf

@@ -75,18 +75,25 @@ func (s Schedule) Batch(t int) []int32 {
 	return perm[b*s.BatchSize : min((b+1)*s.BatchSize, s.N)]
 }
 
-// newSchedule draws the permutations from r.
+// newSchedule draws the permutations of rows 0 … n−1 from r.
 func newSchedule(n int, c Config, r *rand.Rand) Schedule {
+	rows := make([]int32, n)
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	return scheduleOver(rows, c, r)
+}
+
+// scheduleOver draws the permutations of the given rows from r.
+func scheduleOver(rows []int32, c Config, r *rand.Rand) Schedule {
+	n := len(rows)
 	s := Schedule{N: n, BatchSize: c.BatchSize, Epochs: c.Epochs}
 	perms := 1
 	if c.Reshuffle {
 		perms = c.Epochs
 	}
 	for range perms {
-		p := make([]int32, n)
-		for i := range p {
-			p[i] = int32(i)
-		}
+		p := slices.Clone(rows)
 		r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
 		s.Perms = append(s.Perms, p)
 	}

@@ -136,7 +136,7 @@ func (tr *Trajectory) Statistics(ctx context.Context, data *multiclass.Data, row
 		s.index[r], feeds[int32(r)] = len(feeds), len(feeds)
 	}
 	var err error
-	s.vecs, err = tr.propagate(ctx, data, feeds, len(rows), order)
+	s.vecs, err = tr.propagate(ctx, data, feeds, make([][]float64, len(rows)), order)
 	return s, err
 }
 
@@ -150,17 +150,18 @@ func (tr *Trajectory) SetStatistic(ctx context.Context, data *multiclass.Data, r
 		}
 		feeds[int32(r)] = 0
 	}
-	vecs, err := tr.propagate(ctx, data, feeds, 1, order)
+	vecs, err := tr.propagate(ctx, data, feeds, make([][]float64, 1), order)
 	if err != nil {
 		return nil, err
 	}
 	return vecs[0], nil
 }
 
-// propagate runs Stage II's recursion for count vectors, record row's gradient feeding
-// vector feeds[row], in the given order of map and gradient. A vector is allocated at the
-// first step one of its records is in; one never fed is 0.
-func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feeds map[int32]int, count int, order Order) ([][]float64, error) {
+// propagate runs Stage II's recursion for the vectors vecs (updated in place and
+// returned), record row's gradient feeding vector feeds[row], in the given order of map
+// and gradient. A nil vector is 0: it is allocated at the first step one of its records is
+// in; one never fed is 0 at the end.
+func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feeds map[int32]int, vecs [][]float64, order Order) ([][]float64, error) {
 	c := tr.Config
 	if c.Clip > 0 {
 		return nil, fmt.Errorf("hf statistics: the trajectory clipped its gradients (clip %v); HF's recursion is the derivative of unclipped SGD (the spec's ClipMode Off), so learn with clip 0", c.Clip)
@@ -169,7 +170,6 @@ func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feed
 		return nil, fmt.Errorf("hf: the trajectory holds %d checkpoints for %d steps", len(tr.Checkpoints), tr.Schedule.Steps())
 	}
 	d := c.Model.Dim()
-	vecs := make([][]float64, count)
 	ops := newBatchOps(c.Model, data, c.BatchSize)
 	hv, g := make([]float64, d), make([]float64, d)
 	addSources := func(w []float64, batch []int32, eta float64) { // + (η_t/|B_t|)∇ℓ(w_t; u) for each fed u ∈ B_t

@@ -20,15 +20,17 @@ var ErrAlreadyDeleted = errors.New("record already deleted")
 // describes; the official code's noise after every deletion compounds, which the paper
 // does not account for).
 type Unlearner struct {
-	w       []float64
-	stats   *Stats
-	deleted map[int]bool
+	config   Config // Stage I's, for its model and its defaults
+	w        []float64
+	stats    *Stats
+	deleted  map[int]bool
+	repaired int // repairs run: after one, no certificate applies
 }
 
 // NewUnlearner starts from the learned model w_T with Stage II's statistics, which it
 // takes over (deleting drops them).
 func NewUnlearner(tr *Trajectory, stats *Stats) *Unlearner {
-	return &Unlearner{w: slices.Clone(tr.Final), stats: stats, deleted: map[int]bool{}}
+	return &Unlearner{config: tr.Config, w: slices.Clone(tr.Final), stats: stats, deleted: map[int]bool{}}
 }
 
 // Delete serves one request: every row in it is deleted, in order. A row deleted before
