@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,7 +34,43 @@ type SecondOrder struct {
 	w     []float64
 	opt   SecondOrderOptions
 	sum   *mat.SymDense // Σ_{i∈S} ∇²ℓ(ŵ; z_i), without damping
-	chol  mat.Cholesky  // of sum + n·Damping·I: IJ's matrix
+	ij    solver        // of sum + n·Damping·I: IJ's matrix
+	// Indefinite records that IJ's matrix was not positive definite (a non-convex model at
+	// ŵ), so it is solved by LU, as the official code's torch.linalg.solve does.
+	Indefinite bool
+}
+
+// solver is a factorised system.
+type solver interface {
+	solve(dst *mat.VecDense, b *mat.VecDense) error
+	cond() float64
+}
+
+type cholSolver struct{ mat.Cholesky }
+
+func (c *cholSolver) solve(dst, b *mat.VecDense) error { return c.SolveVecTo(dst, b) }
+func (c *cholSolver) cond() float64                    { return c.Cond() }
+
+type luSolver struct{ mat.LU }
+
+func (l *luSolver) solve(dst, b *mat.VecDense) error { return l.SolveVecTo(dst, false, b) }
+func (l *luSolver) cond() float64                    { return l.Cond() }
+
+// factorize is Cholesky where h is positive definite, LU otherwise (indefinite reports
+// which); systems too ill-conditioned to solve to about 1e-4 are refused.
+func factorize(h *mat.SymDense) (s solver, indefinite bool, err error) {
+	var c cholSolver
+	if c.Factorize(h) {
+		s = &c
+	} else {
+		var l luSolver
+		l.Factorize(h)
+		s, indefinite = &l, true
+	}
+	if k := s.cond(); !(k <= maxCondition) {
+		return nil, indefinite, fmt.Errorf("condition number %.3g; a solve would keep under %.0f%% of its digits, so add damping", k, math.Max(0, 100*(1-math.Log10(k)/16)))
+	}
+	return s, indefinite, nil
 }
 
 // NewSecondOrder precomputes the Hessian sum at w (the learned model, copied) over every
@@ -50,11 +87,8 @@ func NewSecondOrder(ctx context.Context, m multiclass.Model, data *multiclass.Da
 	if s.sum, err = s.hessianSum(ctx, nil); err != nil {
 		return nil, err
 	}
-	if !s.chol.Factorize(s.damped(s.sum, data.Len())) {
-		return nil, fmt.Errorf("hf second order: the Hessian sum at ŵ (damping %v) is not positive definite; IJ needs it invertible", opt.Damping)
-	}
-	if c := s.chol.Cond(); c > maxCondition {
-		return nil, fmt.Errorf("hf second order: the Hessian sum at ŵ (damping %v) has condition number %.3g; a solve would keep under %.0f%% of its digits, so add damping", opt.Damping, c, 100*(1-math.Log10(c)/16))
+	if s.ij, s.Indefinite, err = factorize(s.damped(s.sum, data.Len())); err != nil {
+		return nil, fmt.Errorf("hf second order: the Hessian sum at ŵ (damping %v): %w", opt.Damping, err)
 	}
 	return s, nil
 }
@@ -63,13 +97,29 @@ func NewSecondOrder(ctx context.Context, m multiclass.Model, data *multiclass.Da
 func (s *SecondOrder) Bytes() int { d := s.model.Dim(); return 8 * d * d }
 
 // hessianSum is Σ ∇²ℓ(ŵ; z_i) over rows (every row when nil), without the L2 term in
-// CodeCompat. Softmax's per-example Hessian is explicit; other models are assembled column
+// CodeCompat. Softmax sums by blocked products (AddHessianSum); other models are assembled column
 // by column from Hessian–vector products.
 func (s *SecondOrder) hessianSum(ctx context.Context, rows []int) (*mat.SymDense, error) {
 	d := s.model.Dim()
 	h := mat.NewSymDense(d, nil)
 	raw := h.RawSymmetric().Data
 	count := 0
+	if sm, ok := s.model.(multiclass.Softmax); ok {
+		if rows == nil {
+			rows = make([]int, s.data.Len())
+			for i := range rows {
+				rows[i] = i
+			}
+		}
+		p := sm.P
+		x := make([]float64, len(rows)*p)
+		for k, i := range rows {
+			copy(x[k*p:], s.data.Row(i))
+		}
+		sm.AddHessianSum(raw, s.w, blas64.General{Rows: len(rows), Cols: p, Stride: p, Data: x})
+		count = len(rows)
+		return s.finishSum(h, count), ctx.Err()
+	}
 	each := func(i int) error {
 		if count%16 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -78,10 +128,6 @@ func (s *SecondOrder) hessianSum(ctx context.Context, rows []int) (*mat.SymDense
 		}
 		count++
 		x, y := s.data.Row(i), s.data.Y[i]
-		if sm, ok := s.model.(multiclass.Softmax); ok {
-			floats.Add(raw, sm.Hessian(s.w, x))
-			return nil
-		}
 		e, col := make([]float64, d), make([]float64, d)
 		for j := range d {
 			e[j] = 1
@@ -106,9 +152,14 @@ func (s *SecondOrder) hessianSum(ctx context.Context, rows []int) (*mat.SymDense
 			}
 		}
 	}
-	if count == 0 {
-		return h, nil
-	}
+	return s.finishSum(h, count), nil
+}
+
+// finishSum symmetrises the sum of count records' Hessians and drops their L2 terms in
+// CodeCompat.
+func (s *SecondOrder) finishSum(h *mat.SymDense, count int) *mat.SymDense {
+	d := s.model.Dim()
+	raw := h.RawSymmetric().Data
 	// symmetrise what rounding and HVP columns left uneven, and drop the L2 term for the
 	// code's cross-entropy-only Hessian
 	lam := s.model.Regularization()
@@ -121,7 +172,7 @@ func (s *SecondOrder) hessianSum(ctx context.Context, rows []int) (*mat.SymDense
 			raw[i*d+j], raw[j*d+i] = v, v
 		}
 	}
-	return h, nil
+	return h
 }
 
 // damped is H + n·Damping·I: the damping is on the mean Hessian.
@@ -179,14 +230,11 @@ func (s *SecondOrder) NewtonStep(ctx context.Context, removed []int) ([]float64,
 	for j := range r {
 		r[j] = all[j] - r[j]
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(s.damped(rest, s.data.Len()-len(removed))) {
-		return nil, fmt.Errorf("hf newton step: the remaining records' Hessian sum is not positive definite")
+	f, _, err := factorize(s.damped(rest, s.data.Len()-len(removed)))
+	if err != nil {
+		return nil, fmt.Errorf("hf newton step: the remaining records' Hessian sum: %w", err)
 	}
-	if c := chol.Cond(); c > maxCondition {
-		return nil, fmt.Errorf("hf newton step: the remaining records' Hessian sum has condition number %.3g; add damping", c)
-	}
-	return s.step(&chol, g)
+	return s.step(f, g)
 }
 
 // maxCondition refuses systems whose solve would be accurate to less than about 1e-4
@@ -200,12 +248,12 @@ func (s *SecondOrder) Jackknife(removed []int) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hf jackknife: %w", err)
 	}
-	return s.step(&s.chol, g)
+	return s.step(s.ij, g)
 }
 
-func (s *SecondOrder) step(chol *mat.Cholesky, g []float64) ([]float64, error) {
+func (s *SecondOrder) step(f solver, g []float64) ([]float64, error) {
 	var dw mat.VecDense
-	if err := chol.SolveVecTo(&dw, mat.NewVecDense(len(g), g)); err != nil {
+	if err := f.solve(&dw, mat.NewVecDense(len(g), g)); err != nil {
 		return nil, fmt.Errorf("hf second order: %w", err)
 	}
 	out := slices.Clone(s.w)

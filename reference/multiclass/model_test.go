@@ -160,6 +160,33 @@ func TestSoftmaxExplicitHessianAndBatch(t *testing.T) {
 	})
 }
 
+// AddHessianSum's blocked products equal the sum of the explicit per-example Hessians:
+// the same sums in another order, so 1e-12 relative to the entries' scale (n ≤ 6 terms of
+// magnitude ≤ 5 each). A block placed transposed, a bias index off by one or λ counted
+// once instead of n times breaks it.
+func TestSoftmaxHessianSum(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := Softmax{K: rapid.IntRange(2, 4).Draw(t, "K"), P: rapid.IntRange(1, 5).Draw(t, "p"), Lambda: rapid.Float64Range(0, 1).Draw(t, "λ")}
+		d := s.Dim()
+		w := drawVec(t, d, "w")
+		n := rapid.IntRange(0, 6).Draw(t, "rows")
+		xs := drawVec(t, n*s.P, "x")
+		want := make([]float64, d*d)
+		for i := range n {
+			for j, h := range s.Hessian(w, xs[i*s.P:(i+1)*s.P]) {
+				want[j] += h
+			}
+		}
+		got := make([]float64, d*d)
+		s.AddHessianSum(got, w, blas64.General{Rows: n, Cols: s.P, Stride: s.P, Data: xs})
+		for j := range got {
+			if math.Abs(got[j]-want[j]) > 1e-12*(1+math.Abs(want[j])) {
+				t.Fatalf("entry (%d, %d): blocked %v, per-example sum %v", j/d, j%d, got[j], want[j])
+			}
+		}
+	})
+}
+
 // Labels outside 0 … K−1 and rows without labels are refused, naming the row; an MLP
 // without a hidden layer is refused.
 func TestBadShapes(t *testing.T) {

@@ -3,6 +3,7 @@ package multiclass
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
@@ -215,4 +216,62 @@ func (s Softmax) addOuter(dst, g, x []float64) {
 		floats.AddScaled(dst[k*s.P:(k+1)*s.P], gk, x)
 	}
 	floats.Add(dst[s.K*s.P:], g)
+}
+
+// AddHessianSum adds Σ_i ∇²ℓ(w; x_i) over the rows of x (n × p), λI terms included, to
+// dst (Dim × Dim, row-major, laid out as the parameters are): the matrix the second-order
+// baselines factorise. Block (k, l) is X̃ᵀ diag(π_k δ_kl − π_k π_l) X̃ with X̃ = (X, 1), so
+// the sum costs K(K+1)/2 matrix products of n × (p+1) panels — 4e9 flops at n = 1000,
+// p = 196, K = 10 — instead of n explicit Dim² Hessians.
+func (s Softmax) AddHessianSum(dst, w []float64, x blas64.General) {
+	n, p1, d := x.Rows, s.P+1, s.Dim()
+	if n == 0 {
+		return
+	}
+	xt := make([]float64, n*p1) // X̃, bias column last
+	probs := make([]float64, n*s.K)
+	z := make([]float64, s.K)
+	for i := range n {
+		row := x.Data[i*x.Stride : i*x.Stride+s.P]
+		copy(xt[i*p1:], row)
+		xt[i*p1+s.P] = 1
+		s.logits(z, w, row)
+		softmax(probs[i*s.K:(i+1)*s.K], z)
+	}
+	xg := blas64.General{Rows: n, Cols: p1, Stride: p1, Data: xt}
+	scaled := blas64.General{Rows: n, Cols: p1, Stride: p1, Data: make([]float64, n*p1)}
+	block := blas64.General{Rows: p1, Cols: p1, Stride: p1, Data: make([]float64, p1*p1)}
+	idx := func(k, j int) int { // parameter of class k, input j (j = P is the bias)
+		if j == s.P {
+			return s.K*s.P + k
+		}
+		return k*s.P + j
+	}
+	for k := range s.K {
+		for l := k; l < s.K; l++ {
+			for i := range n {
+				pi := probs[i*s.K : (i+1)*s.K]
+				c := -pi[k] * pi[l]
+				if k == l {
+					c += pi[k]
+				}
+				for j := range p1 {
+					scaled.Data[i*p1+j] = c * xt[i*p1+j]
+				}
+			}
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, xg, scaled, 0, block)
+			for a := range p1 {
+				for b := range p1 {
+					v := block.Data[a*p1+b]
+					dst[idx(k, a)*d+idx(l, b)] += v
+					if k != l {
+						dst[idx(l, b)*d+idx(k, a)] += v
+					}
+				}
+			}
+		}
+	}
+	for i := range d {
+		dst[i*d+i] += float64(n) * s.Lambda
+	}
 }
