@@ -27,4 +27,22 @@
 // the published laws' divergence (audit.GaussianRelease) and the distinguishing game.
 // Method registers HF with the front ends: demo variants "hf" and "hf-code" (two-class
 // softmax on the demo's data) and "audit bounds hf".
+//
+// # Reproductions
+//
+// Verification is the paper's Verification I (Fig. 1): nested forget sets at deletion
+// rates, HF, the Newton step and the jackknife (reference/hf's SecondOrder) against the
+// paper-rule retrain — distances, and the Pearson and Spearman correlations of each
+// method's predicted loss changes on the forgotten records with the retrain's:
+//
+//	data, _ := hfaudit.MNISTData("", 1000, 400, 2, 42)
+//	m := multiclass.Softmax{K: 10, P: 196, Lambda: 0.5}
+//	res, _ := hfaudit.Verification(ctx, hfaudit.VerificationConfig{
+//		Learn: hf.Config{Model: m, Epochs: 15, BatchSize: 32, Eta: 0.05, Decay: 0.995},
+//		Train: data.Train, Rates: []float64{0.01, 0.3}, Seeds: hfaudit.PaperSeeds,
+//		Damping: 0.01, Baselines: true})
+//
+// "audit reproduce hf-verification" runs it on MNIST (MNISTData: the t10k images,
+// downsampled 2 × 2 by default) and on the review code's Wine MLP (WineData), beside the
+// paper's numbers, with figures.
 package hfaudit

@@ -119,9 +119,6 @@ func (Method) Bounds() audit.Bounds {
 	}
 }
 
-// Experiments: none registered yet.
-func (Method) Experiments() []audit.Experiment { return nil }
-
 func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 	r := &audit.ArgReader{Args: args}
 	eta, g, q, rho := r.Float("eta"), r.Float("g"), r.Float("q"), r.Float("rho")

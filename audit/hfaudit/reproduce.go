@@ -1,0 +1,296 @@
+package hfaudit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// PaperSeeds are the seven seeds of the paper's experiments (spec hf §5.1).
+var PaperSeeds = []uint64{42, 930, 124, 114514, 3407, 5, 1}
+
+// Experiments are Verification I (hf-verification) and the online deletion experiment
+// (hf-online).
+func (Method) Experiments() []audit.Experiment {
+	return []audit.Experiment{
+		{
+			Name:    "hf-verification",
+			Summary: "HF's Verification I (Fig. 1): distance to retraining and loss-change correlation of\nHF, Newton step and jackknife against the deletion rate, MNIST softmax and the Wine MLP",
+			About: "Runs Verification I of Qiao et al. (HF; spec hf §5.2): for nested forget sets at deletion rates\n1–30 %, the distance ‖w^{-U}_T − w‖ from the paper-rule retrain to HF's estimate, the Newton step\n(Eq. 15) and the infinitesimal jackknife (Eq. 16), and the Pearson and Spearman correlations of\neach method's predicted loss change on the forgotten records with the retrain's, over seeds, on\nMNIST softmax regression (the paper's LR configuration) and on the review code's Wine MLP\n(13 → 64 → 3), beside the paper's numbers. Also HF's distance to the official code's retraining\nrule (spec A6). Nothing is certified here: the claims are findings, reported, not failed on.",
+			Params: []audit.Param{
+				reports.FormatsParam,
+				audit.DatasetsParam,
+				audit.WorkersParam,
+				{Name: "seeds", Usage: "seeds, comma-separated (the paper's seven by default)", Default: "42,930,124,114514,3407,5,1"},
+				{Name: "rates", Usage: "deletion rates in percent, comma-separated", Default: "1,5,10,15,20,25,30"},
+				{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 9000]"},
+				{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks: 2 gives 14 × 14 (d = 1,970), 1 the paper's 28 × 28 (d = 7,850, slow for NS/IJ)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"},
+				{Name: "wine", Usage: "also run the Wine MLP", Default: "true", Bool: true},
+				{Name: "baselines", Usage: "run NS and IJ (a d × d Hessian and one factorisation per rate)", Default: "true", Bool: true},
+			},
+			Run: runVerification,
+		},
+	}
+}
+
+// VerificationPaper are the numbers the paper and the review code print (spec hf §5.2,
+// §5.10), by dataset, method and rate in percent: distance, Pearson, Spearman ("" when
+// not printed).
+var VerificationPaper = map[string]map[string]map[int][3]string{
+	"mnist": {
+		MethodHF: {30: {"0.2097", "0.96", "0.95"}},
+		MethodNS: {30: {"0.246554", "", ""}},
+		MethodIJ: {30: {"0.246557", "", ""}},
+	},
+	"wine": {
+		MethodHF: {5: {"0.0426", "", ""}},
+		MethodNS: {5: {"0.7140", "", ""}},
+		MethodIJ: {5: {"1.3287", "", ""}},
+	},
+}
+
+// verificationSetting is one dataset of the experiment.
+type verificationSetting struct {
+	key    string // "mnist" or "wine"
+	data   *ExperimentData
+	config VerificationConfig
+	about  string
+}
+
+func parseList(args audit.Args, name string, parse func(string) (float64, error)) ([]float64, error) {
+	var out []float64
+	for _, f := range args.List(name) {
+		v, err := parse(f)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %q: %w", name, f, err)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s: name at least one value", name)
+	}
+	return out, nil
+}
+
+func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+	r := audit.ArgReader{Args: args}
+	train, pool, workers := r.Int("train"), r.Int("pool"), r.Int("workers")
+	wine, baselines := r.Bool("wine"), r.Bool("baselines")
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	formats, err := reports.ParseFormats(args.List("formats"))
+	if err != nil {
+		return nil, err
+	}
+	var seeds []uint64
+	for _, f := range args.List("seeds") {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds: %q: want non-negative integers, comma-separated", f)
+		}
+		seeds = append(seeds, v)
+	}
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("--seeds: name at least one seed")
+	}
+	rates, err := parseList(args, "rates", func(s string) (float64, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err == nil && !(v > 0 && v < 100) {
+			err = fmt.Errorf("want a percentage in (0, 100)")
+		}
+		return v / 100, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	progress := env.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	mnist, err := MNISTData(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seeds[0])
+	if err != nil {
+		return nil, err
+	}
+	softmax := multiclass.Softmax{K: 10, P: mnist.Train.X.RawMatrix().Cols, Lambda: 0.5}
+	settings := []verificationSetting{{key: "mnist", data: mnist,
+		config: VerificationConfig{Learn: hf.Config{Model: softmax, Epochs: 15, BatchSize: 32, Eta: 0.05, Decay: 0.995},
+			Train: mnist.Train, Rates: rates, Seeds: seeds, Damping: 0.01, Baselines: baselines, Workers: workers},
+		about: "softmax regression (the paper's LR: λ = 0.5, 15 epochs, η = 0.05, batch 32, q = 0.995, no clipping)"}}
+	if wine {
+		wd, err := WineData(args.String("datasets"), seeds[0])
+		if err != nil {
+			return nil, err
+		}
+		mlp := multiclass.MLP{Sizes: []int{13, 64, 3}, Lambda: 0.005}
+		settings = append(settings, verificationSetting{key: "wine", data: wd,
+			config: VerificationConfig{Learn: hf.Config{Model: mlp, Epochs: 40, BatchSize: 64, Eta: 0.01, Decay: 0.9995},
+				Train: wd.Train, Init: mlp.Init, Rates: rates, Seeds: seeds, Damping: 0.01, Baselines: baselines, Workers: workers},
+			about: "tanh MLP 13 → 64 → 3 (the review code's: λ = 0.005, 40 epochs, η = 0.01, batch 64, q = 0.9995, no clipping; the code's MLP uses ReLU)"})
+	}
+	t := reports.NewReproduction(env.Version, "hf-verification", "HF: Verification I — distance to retraining and correlation against the deletion rate")
+	t.Seed = seeds[0]
+	t.Settings = []reports.Value{{Name: "seeds", Value: reports.Number(len(seeds))}, {Name: "NS/IJ damping", Value: 0.01}}
+	t.Notes = []string{
+		"Retraining is the paper's (spec hf §1.3): the same start, batches and steps with the forgotten records dropped and each batch's divisor kept. HF is its first-order approximation: w_T + Σ_{u∈U} a^{-u}, statistics by Hessian–vector products in the paper's order. NS and IJ are Eqs. 15 and 16 at the SGD output w_T with damping 0.01 on the mean Hessian, L2 term included (the paper's equations, not its code; spec §2.7 FLAG).",
+		"Correlation (our reading of the paper, spec §5.1): across the forgotten records u, the predicted loss change ℓ(w; u) − ℓ(w_T; u) of each method against the retrain's. Cells show the mean over seeds with [min, max]; the forget sets are nested prefixes of one random order per seed.",
+		"Claims are reported as findings; nothing here is certified, and a claim that does not reproduce does not fail the run.",
+	}
+	figures := map[string][]byte{}
+	for _, s := range settings {
+		fmt.Fprintf(progress, "hf-verification: %s, %d training rows, d = %d, %d seeds…\n", s.data.Title, s.data.Train.Len(), s.config.Learn.Model.Dim(), len(seeds))
+		res, err := Verification(ctx, s.config)
+		if err != nil {
+			return nil, err
+		}
+		ins, err := reports.HashInputs(s.data.Inputs)
+		if err != nil {
+			return nil, err
+		}
+		t.Inputs = append(t.Inputs, ins...)
+		t.Notes = append(t.Notes, s.data.Note+" Model: "+s.about+".")
+		tb, figs, err := verificationTable(s, res, formats, figures)
+		if err != nil {
+			return nil, err
+		}
+		t.Tables = append(t.Tables, tb)
+		t.Figures = append(t.Figures, figs...)
+	}
+	t.Summarize()
+	rep, err := t.Reproduced(env.Out, figures)
+	if err != nil {
+		return nil, err
+	}
+	rep.Verdict = audit.Pass // reported, not judged
+	return rep, nil
+}
+
+func cellRange(xs []float64) reports.Cell {
+	mean, lo, hi := MeanRange(xs)
+	if math.IsNaN(mean) {
+		return reports.Cell{Value: reports.Number(mean), Text: "—"}
+	}
+	if len(xs) == 1 {
+		return reports.Cell{Value: reports.Number(mean), Text: fmt.Sprintf("%.4g", mean)}
+	}
+	return reports.Cell{Value: reports.Number(mean), Text: fmt.Sprintf("%.4g [%.3g, %.3g]", mean, lo, hi)}
+}
+
+// verificationTable renders one dataset's points and its findings, and draws the figures.
+func verificationTable(s verificationSetting, res *VerificationResult, formats []string, files map[string][]byte) (reports.Table, []string, error) {
+	tb := reports.Table{Name: fmt.Sprintf("Verification I, %s (%s, d = %d)", s.data.Title, s.config.Learn.Model.Name(), s.config.Learn.Model.Dim()),
+		Caption: "Per method and deletion rate: m forgotten records; the distance to the paper-rule retrain; Pearson and Spearman of predicted against actual loss changes; ‖w^{-U}_T − w_T‖ for scale; the distance to the official code's retraining rule (spec A6). Mean over seeds [min, max]; the paper's value beside it where printed.",
+		Columns: []string{"m", "distance", "Pearson", "Spearman", "‖w^{-U}_T − w_T‖", "distance (code rule)"}}
+	dist := reports.Figure{Title: "Verification I, " + s.data.Title + ": distance to retraining", XLabel: "deletion rate (%)", YLabel: "‖w^{-U}_T − w‖", LogY: true}
+	corr := reports.Figure{Title: "Verification I, " + s.data.Title + ": Spearman correlation of loss changes", XLabel: "deletion rate (%)", YLabel: "Spearman ρ"}
+	group := map[string]int{MethodHF: 0, MethodNS: 1, MethodIJ: 2}
+	series := map[string]*reports.Series{}
+	cseries := map[string]*reports.Series{}
+	var order []string
+	for _, p := range res.Points {
+		pct := int(math.Round(100 * p.Rate))
+		paper := VerificationPaper[s.key][p.Method][pct]
+		row := reports.TableRow{Label: fmt.Sprintf("%s, %d %%", p.Method, pct)}
+		row.Cells = append(row.Cells, reports.Cell{Value: reports.Number(p.M)})
+		for k, xs := range [][]float64{p.Distance, p.Pearson, p.Spearman} {
+			c := cellRange(xs)
+			c.Paper = paper[k]
+			row.Cells = append(row.Cells, c)
+		}
+		row.Cells = append(row.Cells, cellRange(p.RetrainNorm), cellRange(p.CodeDistance))
+		tb.Rows = append(tb.Rows, row)
+		if series[p.Method] == nil {
+			series[p.Method] = &reports.Series{Name: p.Method, Group: group[p.Method], Points: true}
+			cseries[p.Method] = &reports.Series{Name: p.Method, Group: group[p.Method], Points: true}
+			order = append(order, p.Method)
+		}
+		mean, _, _ := MeanRange(p.Distance)
+		series[p.Method].X, series[p.Method].Y = append(series[p.Method].X, float64(pct)), append(series[p.Method].Y, mean)
+		sp, _, _ := MeanRange(p.Spearman)
+		cseries[p.Method].X, cseries[p.Method].Y = append(cseries[p.Method].X, float64(pct)), append(cseries[p.Method].Y, sp)
+	}
+	scale := reports.Series{Name: "‖w^{-U}_T − w_T‖", Group: -1, Dashed: true}
+	for _, p := range res.Points {
+		if p.Method == MethodHF {
+			mean, _, _ := MeanRange(p.RetrainNorm)
+			scale.X, scale.Y = append(scale.X, math.Round(100*p.Rate)), append(scale.Y, mean)
+		}
+	}
+	for _, name := range order {
+		dist.Series = append(dist.Series, *series[name])
+		corr.Series = append(corr.Series, *cseries[name])
+	}
+	dist.Series = append(dist.Series, scale)
+	tb.Findings = verificationFindings(res)
+	var names []string
+	for _, f := range []struct {
+		name string
+		fig  reports.Figure
+	}{{"distance", dist}, {"spearman", corr}} {
+		ns, err := reports.RenderFigure(files, "hf-verification-"+s.key+"-"+f.name, f.fig, formats)
+		if err != nil {
+			return tb, nil, err
+		}
+		names = append(names, ns...)
+	}
+	return tb, names, nil
+}
+
+// verificationFindings states the paper's claims against the measurements: HF closer to
+// retraining than NS and IJ (spec A5), and HF closer than not unlearning at all.
+func verificationFindings(res *VerificationResult) []reports.Finding {
+	byKey := map[string]VerificationPoint{}
+	for _, p := range res.Points {
+		byKey[p.Method+strconv.FormatFloat(p.Rate, 'g', -1, 64)] = p
+	}
+	var out []reports.Finding
+	closer, cases, useful := 0, 0, 0
+	for _, p := range res.Points {
+		if p.Method != MethodHF {
+			continue
+		}
+		key := strconv.FormatFloat(p.Rate, 'g', -1, 64)
+		ns, hasNS := byKey[MethodNS+key]
+		ij := byKey[MethodIJ+key]
+		for s, d := range p.Distance {
+			if d < p.RetrainNorm[s] {
+				useful++
+			}
+			if hasNS {
+				cases++
+				if d <= ns.Distance[s] && d <= ij.Distance[s] {
+					closer++
+				}
+			}
+		}
+	}
+	total := 0
+	for _, p := range res.Points {
+		if p.Method == MethodHF {
+			total += len(p.Distance)
+		}
+	}
+	out = append(out, reports.NewFinding(audit.Finding{Check: "hf-verification/better-than-nothing", Title: "HF's estimate is closer to the retrain than the learned model is", Kind: audit.Implementation,
+		Verdict: verdictAll(useful, total), Measured: float64(useful), Bound: float64(total), Comparison: "of",
+		Detail: fmt.Sprintf("in %d of %d (seed, rate) cases ‖w^{-U}_T − (w_T + a^{-U})‖ < ‖w^{-U}_T − w_T‖", useful, total)}))
+	if cases > 0 {
+		out = append(out, reports.NewFinding(audit.Finding{Check: "hf-verification/closer-than-baselines", Title: "the paper's claim: HF is closer to retraining than NS and IJ", Kind: audit.Implementation,
+			Verdict: verdictAll(closer, cases), Measured: float64(closer), Bound: float64(cases), Comparison: "of",
+			Detail: fmt.Sprintf("HF's distance is at most both baselines' in %d of %d (seed, rate) cases (spec A5)", closer, cases)}))
+	}
+	return out
+}
+
+func verdictAll(k, n int) audit.Verdict {
+	if k == n {
+		return audit.Pass
+	}
+	return audit.Fail
+}
