@@ -55,7 +55,11 @@ func Thm4PerSample(p Thm4Params, bU int) (c1, c2 float64, err error) {
 	}
 	sum := 0.0
 	for k := range p.T {
-		sum += math.Pow(p.Rho, float64(p.T-1-k)) * (math.Pow(p.Q, float64(k)) - math.Pow(p.Q, float64(2*k)))
+		// the k = 0 term is 0; skipping it keeps ρ^{T−1} = +Inf (ρ > 1, spec §4.6 case 9)
+		// from making the sum Inf·0 = NaN
+		if f := math.Pow(p.Q, float64(k)) - math.Pow(p.Q, float64(2*k)); f != 0 {
+			sum += math.Pow(p.Rho, float64(p.T-1-k)) * f
+		}
 	}
 	c1 = scale * 2 * p.Eta * p.Eta * p.G / (1 - p.Q) * sum
 	sum = 0

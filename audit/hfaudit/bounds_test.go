@@ -125,4 +125,13 @@ func TestHypothesesAndCapacity(t *testing.T) {
 	if got, want := Rho(0.1, 1, 30), 2.0; got != want {
 		t.Errorf("ρ = %v, want %v", got, want)
 	}
+	// ρ ≫ 1 (spec §4.6 case 9): the bound overflows to +Inf, never NaN (ρ^{T−1}·0 at k = 0)
+	p = paperLR
+	p.Rho = 9
+	if c1, c2, err := Thm4PerSample(p, 0); err != nil || !math.IsInf(c1, 1) || !math.IsInf(c2, 1) {
+		t.Errorf("ρ = 9: c1 = %v, c2 = %v, %v; want +Inf", c1, c2, err)
+	}
+	if b, err := Thm4SetPaper(p, 5); err != nil || !math.IsInf(b, 1) {
+		t.Errorf("ρ = 9: set bound %v, %v; want +Inf", b, err)
+	}
 }

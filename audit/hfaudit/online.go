@@ -1,0 +1,211 @@
+package hfaudit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/floats"
+)
+
+// OnlineConfig is the paper's Application I (spec hf §5.3, Table 2): a fraction of the
+// training records forgotten one request at a time, each method timed per request.
+type OnlineConfig struct {
+	Model       multiclass.Softmax
+	Learn       hf.Config // Model is set from Model
+	Train, Test *multiclass.Data
+	Fraction    float64 // of the training records, forgotten one per request
+	Seed        uint64
+	Damping     float64 // NS/IJ
+	// NSRequests and RetrainRequests cap the requests NS and retraining are timed on;
+	// their totals are extrapolated from the mean (a request's cost does not depend on
+	// its place for either). 0 times every request.
+	NSRequests, RetrainRequests int
+	Epsilon, Delta              float64 // the release's (ε, δ), the paper's 1 and 1e-3 for LR
+}
+
+// OnlineMethod is one method's line of Table 2.
+type OnlineMethod struct {
+	Name string
+	// Timed is how many requests were timed of Requests; Total is PerRequest·Requests.
+	Requests, Timed   int
+	PerRequest, Total time.Duration
+	Precompute        time.Duration
+	Storage           int     // bytes kept between requests
+	Accuracy          float64 // test accuracy after the last request (noiseless)
+	Distance          float64 // to the paper-rule retrain after the last request (NaN when not all requests ran)
+}
+
+// OnlineResult is Table 2 at this machine's scale.
+type OnlineResult struct {
+	Methods []OnlineMethod // HF, NS, IJ, Retrain
+	// Released accuracies of HF's published model after the last request, with σ sized
+	// by Theorem 4 (PaperBound) and by the official code's bound (CodeReading).
+	PaperSigma, CodeSigma       float64
+	PaperAccuracy, CodeAccuracy float64 // NaN where σ is +Inf
+	// Rho and G are Theorem 4's contraction (from the a priori smoothness) and gradient
+	// bound on this data.
+	Rho, G float64
+	// Float32Gap is max_j |w_j| between HF's final noiseless models from float64 and
+	// float32 statistics, and Float32Bound StoreFloat32's bound 2⁻²⁴·Σ_u|a^{-u}_j| at
+	// that coordinate's worst.
+	Float32Gap, Float32Bound float64
+	Float32Storage           int
+}
+
+// Online runs the experiment. Timings are this machine's; the other figures are
+// deterministic in the seed.
+func Online(ctx context.Context, c OnlineConfig) (*OnlineResult, error) {
+	n := c.Train.Len()
+	m := int(math.Round(c.Fraction * float64(n)))
+	if m < 1 || m >= n {
+		return nil, fmt.Errorf("hf online: fraction %v of %d records; want at least one and not all", c.Fraction, n)
+	}
+	c.Learn.Model = c.Model
+	timed := func(cap int) int {
+		if cap <= 0 || cap > m {
+			return m
+		}
+		return cap
+	}
+	start := time.Now()
+	w0 := make([]float64, c.Model.Dim())
+	tr, err := hf.Learn(ctx, c.Learn, c.Train, w0, reference.Stream(c.Seed, 0, "hf-online/batches"))
+	if err != nil {
+		return nil, err
+	}
+	learn := time.Since(start)
+	stats, err := tr.Statistics(ctx, c.Train, nil, hf.PaperOrder)
+	if err != nil {
+		return nil, err
+	}
+	hfPre := time.Since(start)
+	stats32, err := tr.Statistics(ctx, c.Train, nil, hf.PaperOrder)
+	if err != nil {
+		return nil, err
+	}
+	order := reference.Stream(c.Seed, 0, "hf-online/forget").Perm(n)[:m]
+	res := &OnlineResult{}
+
+	// HF: one vector addition per request
+	bound32 := make([]float64, c.Model.Dim())
+	for _, u := range order {
+		a, _ := stats.Of(u)
+		for j, v := range a {
+			bound32[j] += 0x1p-24*math.Abs(v) + 0x1p-149
+		}
+	}
+	storage := stats.Bytes()
+	un := hf.NewUnlearner(tr, stats)
+	start = time.Now()
+	for _, u := range order {
+		if err := un.Delete(u); err != nil {
+			return nil, err
+		}
+	}
+	hfTotal := time.Since(start)
+	retrained, err := tr.Retrain(ctx, c.Train, order, hf.PaperRule, nil)
+	if err != nil {
+		return nil, err
+	}
+	final := un.Model()
+	res.Methods = append(res.Methods, OnlineMethod{Name: MethodHF, Requests: m, Timed: m, PerRequest: hfTotal / time.Duration(m), Total: hfTotal,
+		Precompute: hfPre, Storage: storage, Accuracy: Accuracy(c.Model, final, c.Test), Distance: floats.Distance(final, retrained, 2)})
+	stats32.StoreFloat32()
+	res.Float32Storage = stats32.Bytes()
+	un32 := hf.NewUnlearner(tr, stats32)
+	if err := un32.Delete(order...); err != nil {
+		return nil, err
+	}
+	for j, v := range un32.Model() {
+		if gap := math.Abs(v - final[j]); gap > res.Float32Gap {
+			res.Float32Gap, res.Float32Bound = gap, bound32[j]
+		}
+	}
+
+	// the release's σ under both readings, for the accuracy the published model keeps
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(i)
+	}
+	removals := make([]int64, m)
+	for k, u := range order {
+		removals[k] = int64(u)
+	}
+	for _, reading := range []Reading{PaperBound, CodeReading} {
+		sub, err := New(Setup{Model: c.Model, Config: c.Learn, Data: c.Train, IDs: ids, Removals: removals, Epsilon: c.Epsilon, Delta: c.Delta, Reading: reading})
+		if err != nil {
+			return nil, err
+		}
+		acc := math.NaN()
+		if !math.IsInf(sub.sigma, 0) {
+			acc = Accuracy(c.Model, un.Release(sub.sigma, reference.Stream(c.Seed, 0, "hf-online/noise")), c.Test)
+		}
+		res.Rho, res.G = sub.rho, sub.g
+		if reading == PaperBound {
+			res.PaperSigma, res.PaperAccuracy = sub.sigma, acc
+		} else {
+			res.CodeSigma, res.CodeAccuracy = sub.sigma, acc
+		}
+	}
+
+	// NS and IJ, each request on every record forgotten so far
+	start = time.Now()
+	so, err := hf.NewSecondOrder(ctx, c.Model, c.Train, tr.Final, hf.SecondOrderOptions{Damping: c.Damping})
+	if err != nil {
+		return nil, err
+	}
+	soPre := learn + time.Since(start)
+	for _, name := range []string{MethodNS, MethodIJ} {
+		k := m
+		if name == MethodNS {
+			k = timed(c.NSRequests)
+		}
+		var w []float64
+		start = time.Now()
+		for i := 1; i <= k; i++ {
+			if name == MethodNS {
+				w, err = so.NewtonStep(ctx, order[:i])
+			} else {
+				w, err = so.Jackknife(order[:i])
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		el := time.Since(start)
+		om := OnlineMethod{Name: name, Requests: m, Timed: k, PerRequest: el / time.Duration(k), Precompute: soPre, Storage: so.Bytes(),
+			Accuracy: math.NaN(), Distance: math.NaN()}
+		om.Total = om.PerRequest * time.Duration(m)
+		if k == m {
+			om.Accuracy, om.Distance = Accuracy(c.Model, w, c.Test), floats.Distance(w, retrained, 2)
+		}
+		res.Methods = append(res.Methods, om)
+	}
+
+	// retraining from scratch after every request
+	k := timed(c.RetrainRequests)
+	start = time.Now()
+	for i := 1; i <= k; i++ {
+		if _, err := tr.Retrain(ctx, c.Train, slices.Clone(order[:i]), hf.PaperRule, nil); err != nil {
+			return nil, err
+		}
+	}
+	el := time.Since(start)
+	om := OnlineMethod{Name: "Retrain", Requests: m, Timed: k, PerRequest: el / time.Duration(k), Storage: 0,
+		Accuracy: Accuracy(c.Model, retrained, c.Test), Distance: 0}
+	om.Total = om.PerRequest * time.Duration(m)
+	res.Methods = append(res.Methods, om)
+	return res, nil
+}
+
+// Speedup is the retrain's time per request over the method's.
+func (r *OnlineResult) Speedup(method OnlineMethod) float64 {
+	retrain := r.Methods[len(r.Methods)-1]
+	return float64(retrain.PerRequest) / float64(max(method.PerRequest, 1))
+}

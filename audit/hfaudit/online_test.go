@@ -1,0 +1,76 @@
+package hfaudit
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// hf-online at a small size: the four methods' rows with the paper's values beside them,
+// the requests timed as asked, the float32 check passing with the bound it states, and
+// every cell but the measured times the same on a second run.
+func TestReproduceOnline(t *testing.T) {
+	testenv.SharedDatasets(t)
+	argv := []string{"--train", "100", "--pool", "4", "--fraction", "0.1", "--ns-requests", "3", "--retrain-requests", "4"}
+	read := func() (*audit.Reproduced, *reports.Reproduction) {
+		dir := t.TempDir()
+		res, err := audittest.Reproduce(t, "hf-online", dir, argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := os.ReadFile(filepath.Join(dir, "hf-online.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := reports.ReadReproduction(bytes.NewReader(js), "hf-online.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, tb
+	}
+	res, first := read()
+	if res.Verdict != audit.Pass {
+		t.Fatalf("verdict %s:\n%s", res.Verdict, res.Text)
+	}
+	table := first.Tables[0]
+	var names []string
+	for _, r := range table.Rows {
+		names = append(names, r.Label)
+		if r.Cells[2].Paper == "" {
+			t.Errorf("%s: no paper speed-up beside ours", r.Label)
+		}
+	}
+	if strings.Join(names, ",") != "HF,NS,IJ,Retrain" {
+		t.Fatalf("rows %v", names)
+	}
+	if table.Rows[1].Cells[0].Text != "3 of 10" || table.Rows[3].Cells[0].Text != "4 of 10" {
+		t.Errorf("timed cells %q, %q; want 3 of 10 and 4 of 10", table.Rows[1].Cells[0].Text, table.Rows[3].Cells[0].Text)
+	}
+	var f32 *reports.Finding
+	for i := range table.Findings {
+		if table.Findings[i].Check == "hf-online/float32" {
+			f32 = &table.Findings[i]
+		}
+	}
+	if f32 == nil || f32.Verdict != string(audit.Pass) || !(f32.Bound > 0) {
+		t.Fatalf("float32 finding %+v", f32)
+	}
+	_, second := read()
+	for i, r := range second.Tables[0].Rows {
+		for _, c := range []int{0, 4, 5, 6} { // timed, storage, accuracy, distance: not measured times
+			if a, b := table.Rows[i].Cells[c].Text, r.Cells[c].Text; a != b {
+				t.Errorf("%s column %d: %q then %q", r.Label, c, a, b)
+			}
+		}
+	}
+	if _, err := audittest.Reproduce(t, "hf-online", t.TempDir(), "--fraction", "1.5"); err == nil || !strings.Contains(err.Error(), "--fraction") {
+		t.Errorf("--fraction 1.5: %v", err)
+	}
+}
