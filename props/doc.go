@@ -79,10 +79,24 @@
 // QuadraticPNSGD is the exact oracle: on a quadratic loss the laws are Gaussian, so the
 // divergence between unlearning and retraining is computed, not estimated.
 //
+// # Hessian-Free unlearning: checks for your own Stage II and release
+//
+// An HFStatistics is any implementation of HF's Stage II on a reference/hf trajectory.
+// CheckHFStatistics holds every statistic to what it is, the derivative of the final model
+// in the record's weight (the trajectory replayed by Reweighted, central differences);
+// HFStatisticsProperty runs it on problems HFProblem draws (softmax, MLP, least squares
+// and LinearLoss, the exact case). CheckHFRelease checks a Gaussian release against the
+// retrain's with the exact laws: noise N(0, σ²I) centred on the unlearned model, the best
+// linear test's AUC below Φ(μ/√2), δ(ε) within the target — each at false-failure 1e-4.
+// This package's tests plant the official code's order, a 1e-3 scale error, a lost epoch,
+// half the noise and the printed N(0, σI), and see each caught.
+//
+//	rapid.Check(t, props.HFStatisticsProperty(myStageII))
+//
 // # What the tests of this package add
 //
 // The package's own tests run these properties and more against the reference
-// implementations: spec d2d §4 and sglu §4 property lists, edge cases (deleting the last
+// implementations: spec d2d §4, sglu §4 and hf §4 property lists (hf's regime properties R1–R4 and every edge case of its §4.6 as a named test), edge cases (deleting the last
 // record, duplicates, long adversarial sequences), privacy controls that must fail, and
 // Monte Carlo comparisons of unlearning with retraining. Every property is run with
 // rapid's random seeds, in CI too; a failure is a bug to fix, never a seed to pin.

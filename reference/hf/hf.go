@@ -28,6 +28,10 @@ type Config struct {
 	// Reshuffle draws a new permutation every epoch; by default every epoch uses the same
 	// one, as the official code (which re-seeds per epoch) does.
 	Reshuffle bool
+	// Replacement samples each epoch's n batch slots uniformly with replacement instead of
+	// permuting (spec hf §4.6 case 10): a record may sit in a batch more than once, each
+	// occurrence a term, and one never drawn has statistic 0.
+	Replacement bool
 }
 
 // Check reports settings Stage I cannot run with.
@@ -52,8 +56,8 @@ func (c Config) Check(n int) error {
 }
 
 // Schedule is the batch order Stage I used, kept so that retraining and Stage II replay it:
-// one permutation of the rows per epoch (one for all epochs unless Reshuffle), cut into
-// consecutive batches. It costs n integers an epoch — never the n × T gradients.
+// one permutation of the rows per epoch (one for all epochs unless Reshuffle; n draws
+// with replacement under Config.Replacement), cut into consecutive batches. It costs n integers an epoch — never the n × T gradients.
 type Schedule struct {
 	N, BatchSize, Epochs int
 	Perms                [][]int32 // Perms[e], or Perms[0] for every epoch
@@ -94,7 +98,13 @@ func scheduleOver(rows []int32, c Config, r *rand.Rand) Schedule {
 	}
 	for range perms {
 		p := slices.Clone(rows)
-		r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
+		if c.Replacement {
+			for i := range p {
+				p[i] = rows[r.IntN(n)]
+			}
+		} else {
+			r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
+		}
 		s.Perms = append(s.Perms, p)
 	}
 	return s

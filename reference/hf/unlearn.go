@@ -33,24 +33,27 @@ func NewUnlearner(tr *Trajectory, stats *Stats) *Unlearner {
 	return &Unlearner{config: tr.Config, w: slices.Clone(tr.Final), stats: stats, deleted: map[int]bool{}}
 }
 
-// Delete serves one request: every row in it is deleted, in order. A row deleted before
-// (ErrAlreadyDeleted), named twice in the request, or without a statistic is an error,
-// and then nothing of the request is applied.
+// Delete serves one request: every row in it is deleted, in order; a row named twice in
+// the request counts once (spec hf I13: U is a set). A row deleted by an earlier request
+// (ErrAlreadyDeleted) or without a statistic is an error, and then nothing of the request
+// is applied.
 func (u *Unlearner) Delete(rows ...int) error {
 	seen := map[int]bool{}
+	var unique []int
 	for _, r := range rows {
 		switch {
 		case u.deleted[r]:
 			return fmt.Errorf("hf delete: row %d: %w", r, ErrAlreadyDeleted)
 		case seen[r]:
-			return fmt.Errorf("hf delete: row %d named twice in one request", r)
+			continue
 		}
 		if !u.stats.Has(r) {
 			return fmt.Errorf("hf delete: row %d has no statistic (Stage II did not compute it)", r)
 		}
 		seen[r] = true
+		unique = append(unique, r)
 	}
-	for _, r := range rows {
+	for _, r := range unique {
 		u.stats.addTo(u.w, r)
 		u.stats.drop(r)
 		u.deleted[r] = true
