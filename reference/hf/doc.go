@@ -50,6 +50,8 @@
 //	ns, _ := so.NewtonStep(ctx, []int{17, 42})
 //	ij, _ := so.Jackknife([]int{17, 42})
 //
-// Clipped training (Config.Clip) runs, but Statistics refuses it: HF's recursion is the
-// derivative of unclipped SGD.
+// Clipped training (Config.Clip) needs a ClipMode for Stage II: ClipExactJacobian is the
+// derivative of the clipped run (the maps and sources pass through the clipping
+// Jacobian); ClipCodeCompat is the official code's (clipped maps, per-sample clipped
+// sources); with ClipOff, the default, Statistics refuses a clipped trajectory.
 package hf

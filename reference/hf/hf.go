@@ -22,9 +22,10 @@ type Config struct {
 	Eta       float64 // η
 	Decay     float64 // q in (0, 1]: η_t = η q^t, per step
 	// Clip, when positive, clips the batch-mean gradient to norm Clip (the official code's
-	// --clip). HF's statistics assume no clipping (the spec's ClipMode Off); Statistics
-	// refuses a clipped trajectory rather than approximate a different map.
-	Clip float64
+	// --clip). ClipMode says how Stage II linearises a clipped step; with ClipOff (the
+	// default) Statistics refuses a clipped trajectory rather than approximate another map.
+	Clip     float64
+	ClipMode ClipMode
 	// Reshuffle draws a new permutation every epoch; by default every epoch uses the same
 	// one, as the official code (which re-seeds per epoch) does.
 	Reshuffle bool
@@ -32,6 +33,33 @@ type Config struct {
 	// permuting (spec hf §4.6 case 10): a record may sit in a batch more than once, each
 	// occurrence a term, and one never drawn has statistic 0.
 	Replacement bool
+}
+
+// ClipMode is how Stage II treats clipped steps (spec hf §2.2). A clipped step is
+// w ← w − η_t·clip(g_t), g_t the batch mean gradient; where ‖g_t‖ > C its Jacobian is
+// J_t = (C/‖g_t‖)(I − ĝĝᵀ), ĝ = g_t/‖g_t‖ (the identity where ‖g_t‖ ≤ C).
+type ClipMode int
+
+const (
+	// ClipOff: no clipping is linearised; Statistics refuses a clipped trajectory.
+	ClipOff ClipMode = iota
+	// ClipCodeCompat is the official code: maps I − η_t J_t H_t (it differentiates through
+	// the scale), but sources (η_t/|B_t|)·clip(∇ℓ(w_t; u), C), the per-sample gradient
+	// clipped on its own. Not the derivative of the clipped run.
+	ClipCodeCompat
+	// ClipExactJacobian is the ω-derivative of the clipped run: maps I − η_t J_t H_t and
+	// sources (η_t/|B_t|)·J_t∇ℓ(w_t; u).
+	ClipExactJacobian
+)
+
+func (m ClipMode) String() string {
+	switch m {
+	case ClipCodeCompat:
+		return "code-compatible (clipped Jacobian in the maps, per-sample clipped sources)"
+	case ClipExactJacobian:
+		return "exact Jacobian of the clipped step"
+	}
+	return "off"
 }
 
 // Check reports settings Stage I cannot run with.

@@ -163,16 +163,25 @@ func (tr *Trajectory) SetStatistic(ctx context.Context, data *multiclass.Data, r
 // in; one never fed is 0 at the end.
 func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feeds map[int32]int, vecs [][]float64, order Order) ([][]float64, error) {
 	c := tr.Config
-	if c.Clip > 0 {
-		return nil, fmt.Errorf("hf statistics: the trajectory clipped its gradients (clip %v); HF's recursion is the derivative of unclipped SGD (the spec's ClipMode Off), so learn with clip 0", c.Clip)
+	if c.Clip > 0 && c.ClipMode == ClipOff {
+		return nil, fmt.Errorf("hf statistics: the trajectory clipped its gradients (clip %v) and ClipMode is off; HF's recursion is the derivative of unclipped SGD, so learn with clip 0 or choose ClipExactJacobian (or ClipCodeCompat, the official code's)", c.Clip)
 	}
 	if len(tr.Checkpoints) != tr.Schedule.Steps() {
 		return nil, fmt.Errorf("hf: the trajectory holds %d checkpoints for %d steps", len(tr.Checkpoints), tr.Schedule.Steps())
 	}
 	d := c.Model.Dim()
 	ops := newBatchOps(c.Model, data, c.BatchSize)
-	hv, g := make([]float64, d), make([]float64, d)
-	addSources := func(w []float64, batch []int32, eta float64) { // + (η_t/|B_t|)∇ℓ(w_t; u) for each fed u ∈ B_t
+	hv, g, gt, tmp := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
+	// jac applies the step's clipping Jacobian J_t = s(I − ĝĝᵀ) in place (s = 0: identity)
+	var s float64
+	jac := func(v []float64) {
+		if s == 0 {
+			return
+		}
+		floats.AddScaled(v, -floats.Dot(gt, v), gt)
+		floats.Scale(s, v)
+	}
+	addSources := func(w []float64, batch []int32, eta float64) { // + (η_t/|B_t|)·(J_t or clip)∇ℓ(w_t; u) for each fed u ∈ B_t
 		for _, i := range batch {
 			k, ok := feeds[i]
 			if !ok {
@@ -182,6 +191,14 @@ func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feed
 				vecs[k] = make([]float64, d)
 			}
 			c.Model.Gradient(g, w, data.Row(int(i)), data.Y[i])
+			switch c.ClipMode {
+			case ClipExactJacobian:
+				jac(g)
+			case ClipCodeCompat:
+				if nrm := floats.Norm(g, 2); c.Clip > 0 && nrm > c.Clip {
+					floats.Scale(c.Clip/nrm, g)
+				}
+			}
 			floats.AddScaled(vecs[k], eta/float64(len(batch)), g)
 		}
 	}
@@ -190,12 +207,26 @@ func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feed
 			return nil, err
 		}
 		w, batch, eta := tr.Checkpoints[t], tr.Schedule.Batch(t), tr.Eta(t)
+		s = 0
+		if c.Clip > 0 { // the step's batch gradient, as Stage I clipped it
+			clear(gt)
+			for _, i := range batch {
+				c.Model.Gradient(tmp, w, data.Row(int(i)), data.Y[i])
+				floats.Add(gt, tmp)
+			}
+			floats.Scale(1/float64(len(batch)), gt)
+			if nrm := floats.Norm(gt, 2); nrm > c.Clip {
+				s = c.Clip / nrm
+				floats.Scale(1/nrm, gt) // ĝ
+			}
+		}
 		if order == CodeOrder {
 			addSources(w, batch, eta)
 		}
-		for _, a := range vecs { // a ← A_t a
+		for _, a := range vecs { // a ← A_t a = a − η_t J_t H_t a
 			if a != nil {
 				ops.hvp(hv, w, batch, a)
+				jac(hv)
 				floats.AddScaled(a, -eta, hv)
 			}
 		}
