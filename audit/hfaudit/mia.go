@@ -1,0 +1,235 @@
+package hfaudit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/par"
+	"github.com/unlearnaudit/unlearnaudit/mia"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// MIAConfig is the paper's MIA-L experiment (spec hf §5.4): LiRA (Carlini et al. 2022)
+// with shadow models on the pool of training and held-out records, run against the
+// original model, HF's unlearned model and the retrain, on the forgotten records (as
+// members) and the held-out ones (as non-members).
+type MIAConfig struct {
+	Learn          hf.Config // Stage I, for the target and every shadow
+	Train, Holdout *multiclass.Data
+	Shadows        int     // the paper's code: 16
+	Fraction       float64 // forgotten share of Train (the paper's 5 %)
+	Seed           uint64
+	Workers        int
+	Confidence     float64 // of the bootstrap intervals (0: 0.95)
+	// Sigma, when positive, adds N(0, σ²I) to HF's model before the attack: the
+	// published model instead of the noiseless one.
+	Sigma float64
+}
+
+// MIAModel is the attack against one model.
+type MIAModel struct {
+	Name    string
+	Metrics mia.Metrics // forgotten records (positives) against held-out ones
+}
+
+// MIAResult is the attack on every model, and how HF compares with retraining.
+type MIAResult struct {
+	Models                   []MIAModel // original, HF, retrain
+	Forgotten, Heldout       int
+	ExcessAUC                float64 // AUC(HF) − AUC(retrain)
+	ExcessLower, ExcessUpper float64
+	// Detectable is the smallest excess AUC a one-sided test at the interval's level would
+	// show with 80 % power at these sample sizes (Hanley–McNeil variance at AUC ½, the two
+	// models' AUCs taken as independent: conservative for these paired scores).
+	Detectable float64
+	// ForgetForDetectable is the forgotten-set size that would bring Detectable to 0.1.
+	ForgetForDetectable int
+}
+
+// confidenceScore is LiRA's logit-scaled confidence, log p_y − log Σ_{k≠y} p_k, from the
+// model's loss (cross-entropy plus the L2 term, which is subtracted).
+func confidenceScore(m multiclass.Model, w []float64, sqNorm float64, x []float64, y int) float64 {
+	ce := m.Loss(w, x, y) - m.Regularization()/2*sqNorm
+	logP := -ce
+	return logP - math.Log(-math.Expm1(logP)) // log p − log(1 − p)
+}
+
+func scoreAll(m multiclass.Model, w []float64, pool *multiclass.Data, dst []float64) {
+	sq := 0.0
+	for _, v := range w {
+		sq += v * v
+	}
+	for i := range pool.Len() {
+		dst[i] = confidenceScore(m, w, sq, pool.Row(i), pool.Y[i])
+	}
+}
+
+// MIA runs the experiment.
+func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
+	n, h := c.Train.Len(), c.Holdout.Len()
+	m := int(math.Round(c.Fraction * float64(n)))
+	switch {
+	case c.Shadows < 4 || c.Shadows%2 != 0:
+		return nil, fmt.Errorf("hf mia: %d shadow models; want an even number, at least 4", c.Shadows)
+	case m < 2 || m >= n:
+		return nil, fmt.Errorf("hf mia: fraction %v of %d records forgets %d; want at least 2 and not all", c.Fraction, n, m)
+	case h < 2:
+		return nil, fmt.Errorf("hf mia: %d held-out records; want at least 2", h)
+	}
+	conf := c.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	model := c.Learn.Model
+	d := model.Dim()
+	// the pool: training rows, then held-out rows
+	_, p := c.Train.X.Dims()
+	x := mat.NewDense(n+h, p, nil)
+	x.Slice(0, n, 0, p).(*mat.Dense).Copy(c.Train.X)
+	x.Slice(n, n+h, 0, p).(*mat.Dense).Copy(c.Holdout.X)
+	pool, err := multiclass.NewData(x, append(slices.Clone(c.Train.Y), c.Holdout.Y...), model.Classes())
+	if err != nil {
+		return nil, fmt.Errorf("hf mia: %w", err)
+	}
+	N := n + h
+	// balanced membership: every example is in exactly half the shadows
+	in := make([][]bool, c.Shadows)
+	for i := range in {
+		in[i] = make([]bool, N)
+	}
+	member := reference.Stream(c.Seed, 0, "hf-mia/membership")
+	for k := range N {
+		for _, i := range member.Perm(c.Shadows)[:c.Shadows/2] {
+			in[i][k] = true
+		}
+	}
+	scores := mat.NewDense(c.Shadows, N, nil)
+	err = par.Do(ctx, c.Shadows, c.Workers, func(i int) error {
+		var rows []int
+		for k := range N {
+			if in[i][k] {
+				rows = append(rows, k)
+			}
+		}
+		sub, err := subset(pool, rows, model.Classes())
+		if err != nil {
+			return err
+		}
+		tr, err := hf.Learn(ctx, c.Learn, sub, make([]float64, d), reference.Stream(c.Seed, i, "hf-mia/shadow"))
+		if err != nil {
+			return err
+		}
+		scoreAll(model, tr.Final, pool, scores.RawRowView(i))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hf mia: shadows: %w", err)
+	}
+	lira, err := mia.FitLiRA(scores, in, mia.LiRAOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("hf mia: %w", err)
+	}
+
+	// the target, HF and the retrain
+	tr, err := hf.Learn(ctx, c.Learn, c.Train, make([]float64, d), reference.Stream(c.Seed, 0, "hf-mia/target"))
+	if err != nil {
+		return nil, err
+	}
+	forget := reference.Stream(c.Seed, 0, "hf-mia/forget").Perm(n)[:m]
+	slices.Sort(forget)
+	stats, err := tr.Statistics(ctx, c.Train, forget, hf.PaperOrder)
+	if err != nil {
+		return nil, err
+	}
+	un := hf.NewUnlearner(tr, stats)
+	if err := un.Delete(forget...); err != nil {
+		return nil, err
+	}
+	hfModel := un.Model()
+	if c.Sigma > 0 {
+		hfModel = un.Release(c.Sigma, reference.Stream(c.Seed, 0, "hf-mia/noise"))
+	}
+	retrained, err := tr.Retrain(ctx, c.Train, forget, hf.PaperRule, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := &MIAResult{Forgotten: m, Heldout: h}
+	target := make([]float64, N)
+	stat := make([]float64, N)
+	split := func(w []float64) (pos, neg []float64) {
+		scoreAll(model, w, pool, target)
+		lira.Statistic(stat, target)
+		for _, k := range forget {
+			pos = append(pos, stat[k])
+		}
+		return pos, slices.Clone(stat[n:])
+	}
+	var pairs [3][2][]float64
+	for j, w := range [][]float64{tr.Final, hfModel, retrained} {
+		pos, neg := split(w)
+		pairs[j] = [2][]float64{pos, neg}
+		met, err := mia.Evaluate(pos, neg, 400, conf, c.Seed)
+		if err != nil {
+			return nil, err
+		}
+		res.Models = append(res.Models, MIAModel{Name: []string{"original", MethodHF, "Retrain"}[j], Metrics: met})
+	}
+	res.ExcessAUC, res.ExcessLower, res.ExcessUpper = pairedExcess(pairs[1], pairs[2], 400, conf, c.Seed)
+	res.Detectable = detectableAUC(m, h, conf)
+	res.ForgetForDetectable = m
+	for res.ForgetForDetectable < 1<<30 && detectableAUC(res.ForgetForDetectable, h, conf) > 0.1 {
+		res.ForgetForDetectable *= 2
+	}
+	return res, nil
+}
+
+// subset is the rows of data.
+func subset(data *multiclass.Data, rows []int, classes int) (*multiclass.Data, error) {
+	_, p := data.X.Dims()
+	x := mat.NewDense(len(rows), p, nil)
+	y := make([]int, len(rows))
+	for k, i := range rows {
+		copy(x.RawRowView(k), data.Row(i))
+		y[k] = data.Y[i]
+	}
+	return multiclass.NewData(x, y, classes)
+}
+
+// pairedExcess is AUC(a) − AUC(b) for two attacks on the same records, with a percentile
+// bootstrap interval that resamples the records once for both (the scores are paired).
+func pairedExcess(a, b [2][]float64, reps int, conf float64, seed uint64) (point, lo, hi float64) {
+	point = mia.AUC(a[0], a[1]) - mia.AUC(b[0], b[1])
+	r := reference.Stream(seed, -1, "hf-mia/paired")
+	diffs := make([]float64, reps)
+	np, nn := len(a[0]), len(a[1])
+	ap, an, bp, bn := make([]float64, np), make([]float64, nn), make([]float64, np), make([]float64, nn)
+	for i := range reps {
+		for k := range np {
+			j := r.IntN(np)
+			ap[k], bp[k] = a[0][j], b[0][j]
+		}
+		for k := range nn {
+			j := r.IntN(nn)
+			an[k], bn[k] = a[1][j], b[1][j]
+		}
+		diffs[i] = mia.AUC(ap, an) - mia.AUC(bp, bn)
+	}
+	slices.Sort(diffs)
+	alpha := 1 - conf
+	q := func(f float64) float64 { return diffs[min(reps-1, int(math.Floor(f*float64(reps))))] }
+	return point, q(alpha / 2), q(1 - alpha/2)
+}
+
+// detectableAUC is the smallest excess of one AUC over another that a one-sided z-test at
+// level (1 − conf)/2 detects with 80 % power, with pos and neg records: Hanley–McNeil's
+// variance at AUC ½, (1/12)(1/pos + 1/neg), for each of two independent AUCs.
+func detectableAUC(pos, neg int, conf float64) float64 {
+	se := math.Sqrt(2 * (1.0 / 12) * (1/float64(pos) + 1/float64(neg)))
+	return (distuv.UnitNormal.Quantile(1-(1-conf)/2) + distuv.UnitNormal.Quantile(0.8)) * se
+}

@@ -1,0 +1,83 @@
+package hfaudit
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The paired excess: identical attacks differ by exactly 0 in every replicate; an attack
+// whose member scores are shifted up by one standard deviation beats the unshifted one
+// with an interval above 0 (AUC rises from ½ to Φ(1/√2) ≈ 0.76; with 200 records a side
+// the interval's half-width is about 0.05). The detectable excess shrinks with the
+// records, by √(1/pos + 1/neg).
+func TestPairedExcessAndPower(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pos, neg := make([]float64, 200), make([]float64, 200)
+	for i := range pos {
+		pos[i], neg[i] = r.NormFloat64(), r.NormFloat64()
+	}
+	same := [2][]float64{pos, neg}
+	if p, lo, hi := pairedExcess(same, same, 200, 0.95, 1); p != 0 || lo != 0 || hi != 0 {
+		t.Errorf("identical attacks: %v [%v, %v]", p, lo, hi)
+	}
+	shifted := make([]float64, len(pos))
+	for i, v := range pos {
+		shifted[i] = v + 1
+	}
+	p, lo, _ := pairedExcess([2][]float64{shifted, neg}, same, 400, 0.95, 1)
+	if !(lo > 0) || math.Abs(p-(distuv.UnitNormal.CDF(1/math.Sqrt2)-0.5)) > 0.1 {
+		t.Errorf("a one-sd shift: excess %.3f, lower %.3f; want ≈ 0.26 and above 0", p, lo)
+	}
+	a, b := detectableAUC(50, 1000, 0.95), detectableAUC(200, 1000, 0.95)
+	if !(b < a) || math.Abs(a/b-math.Sqrt((1.0/50+1.0/1000)/(1.0/200+1.0/1000))) > 1e-12 {
+		t.Errorf("detectable excess %v at 50 records, %v at 200", a, b)
+	}
+}
+
+// hf-mia end to end at a small size: three models, the attack sees the original model's
+// members (its AUC is the largest), the finding is there with a verdict, and the JSON is
+// the same byte for byte on a second run.
+func TestReproduceMIA(t *testing.T) {
+	testenv.SharedDatasets(t)
+	argv := []string{"--train", "300", "--heldout", "300", "--pool", "4", "--fraction", "0.2", "--shadows", "8", "--workers", "2"}
+	dir := t.TempDir()
+	res, err := audittest.Reproduce(t, "hf-mia", dir, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "hf-mia.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := reports.ReadReproduction(bytes.NewReader(js), "hf-mia.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := rep.Tables[0]
+	if len(tb.Rows) != 3 || tb.Rows[0].Label != "original" || len(tb.Findings) != 1 || tb.Findings[0].Verdict == "" {
+		t.Fatalf("table %+v", tb)
+	}
+	if orig, retr := float64(tb.Rows[0].Cells[0].Value), float64(tb.Rows[2].Cells[0].Value); !(orig > retr) {
+		t.Errorf("the original model's AUC %.3f is not above the retrain's %.3f: the attack sees no membership", orig, retr)
+	}
+	again, err := audittest.Reproduce(t, "hf-mia", t.TempDir(), argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(res.JSON, again.JSON) {
+		t.Error("the same seed gave different JSON")
+	}
+	if _, err := audittest.Reproduce(t, "hf-mia", t.TempDir(), "--shadows", "5"); err == nil || !strings.Contains(err.Error(), "even") {
+		t.Errorf("--shadows 5: %v", err)
+	}
+}
