@@ -16,51 +16,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// LinearLoss is ℓ(w; x, y) = (y + 1)·xᵀw: a zero Hessian, so every SGD map is the identity
-// and HF is exact for it (spec hf I5) — the oracle case for any Stage II.
-type LinearLoss struct{ P int }
-
-func (l LinearLoss) Name() string                       { return "linear" }
-func (l LinearLoss) Dim() int                           { return l.P }
-func (l LinearLoss) Inputs() int                        { return l.P }
-func (l LinearLoss) Classes() int                       { return 3 }
-func (l LinearLoss) Regularization() float64            { return 0 }
-func (l LinearLoss) Loss(w, x []float64, y int) float64 { return float64(y+1) * floats.Dot(x, w) }
-func (l LinearLoss) Gradient(dst, w, x []float64, y int) {
-	for j := range dst {
-		dst[j] = float64(y+1) * x[j]
-	}
-}
-func (l LinearLoss) HVP(dst, w, x []float64, y int, v []float64) { clear(dst) }
-
-// LeastSquares is ℓ = ½(wᵀx − y)² + (λ/2)‖w‖²: a constant Hessian, so one epoch's final
-// model is affine in the weight of records that share a batch (spec hf I6).
-type LeastSquares struct {
-	P      int
-	Lambda float64
-}
-
-func (l LeastSquares) Name() string            { return "least-squares" }
-func (l LeastSquares) Dim() int                { return l.P }
-func (l LeastSquares) Inputs() int             { return l.P }
-func (l LeastSquares) Classes() int            { return 3 }
-func (l LeastSquares) Regularization() float64 { return l.Lambda }
-func (l LeastSquares) Loss(w, x []float64, y int) float64 {
-	r := floats.Dot(w, x) - float64(y)
-	return r*r/2 + l.Lambda/2*floats.Dot(w, w)
-}
-func (l LeastSquares) Gradient(dst, w, x []float64, y int) {
-	r := floats.Dot(w, x) - float64(y)
-	for j := range dst {
-		dst[j] = r*x[j] + l.Lambda*w[j]
-	}
-}
-func (l LeastSquares) HVP(dst, w, x []float64, y int, v []float64) {
-	s := floats.Dot(x, v)
-	for j := range dst {
-		dst[j] = s*x[j] + l.Lambda*v[j]
-	}
-}
+// LinearLoss and LeastSquares are the oracle models HFProblem draws besides softmax and
+// the MLP (multiclass.Linear, multiclass.LeastSquares).
+type (
+	LinearLoss   = multiclass.Linear
+	LeastSquares = multiclass.LeastSquares
+)
 
 // An HFInstance is a generated HF problem: data, a model and Stage I's trajectory.
 type HFInstance struct {

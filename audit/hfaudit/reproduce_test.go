@@ -15,27 +15,10 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 	"pgregory.net/rapid"
 )
-
-// linear is ℓ = (y + 1)·xᵀw, a zero Hessian: HF is exact for it (spec hf I5).
-type linear struct{ p int }
-
-func (l linear) Name() string                       { return "linear" }
-func (l linear) Dim() int                           { return l.p }
-func (l linear) Inputs() int                        { return l.p }
-func (l linear) Classes() int                       { return 2 }
-func (l linear) Regularization() float64            { return 0 }
-func (l linear) Loss(w, x []float64, y int) float64 { return float64(y+1) * floats.Dot(x, w) }
-func (l linear) Gradient(dst, w, x []float64, y int) {
-	for j := range dst {
-		dst[j] = float64(y+1) * x[j]
-	}
-}
-func (l linear) HVP(dst, w, x []float64, y int, v []float64) { clear(dst) }
 
 // The verification's wiring: on a linear loss HF equals the paper-rule retrain, so every
 // distance is rounding (1e-12 relative to the scale ‖w^{-U}_T − w_T‖) and the predicted
@@ -53,7 +36,7 @@ func TestVerificationExactOnLinearLoss(t *testing.T) {
 		y[i] = r.IntN(2)
 	}
 	data, _ := multiclass.NewData(x, y, 2)
-	res, err := Verification(context.Background(), VerificationConfig{Learn: hf.Config{Model: linear{p}, Epochs: 2, BatchSize: 7, Eta: 0.1, Decay: 0.99},
+	res, err := Verification(context.Background(), VerificationConfig{Learn: hf.Config{Model: multiclass.Linear{P: p}, Epochs: 2, BatchSize: 7, Eta: 0.1, Decay: 0.99},
 		Train: data, Rates: []float64{0.05, 0.25}, Seeds: []uint64{1, 2}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +57,7 @@ func TestVerificationExactOnLinearLoss(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Verification(context.Background(), VerificationConfig{Learn: hf.Config{Model: linear{p}, Epochs: 1, BatchSize: 7, Eta: 0.1, Decay: 1},
+	if _, err := Verification(context.Background(), VerificationConfig{Learn: hf.Config{Model: multiclass.Linear{P: p}, Epochs: 1, BatchSize: 7, Eta: 0.1, Decay: 1},
 		Train: data, Rates: []float64{1.5}, Seeds: []uint64{1}}); err == nil || !strings.Contains(err.Error(), "deletion rate 1.5") {
 		t.Errorf("rate 1.5: %v", err)
 	}

@@ -15,53 +15,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-// linearLoss is ℓ = (y + 1)·xᵀw: a zero Hessian, so HF is exact for it (spec hf I5).
-type linearLoss struct{ p int }
-
-func (l linearLoss) Name() string            { return "linear" }
-func (l linearLoss) Dim() int                { return l.p }
-func (l linearLoss) Inputs() int             { return l.p }
-func (l linearLoss) Classes() int            { return 3 }
-func (l linearLoss) Regularization() float64 { return 0 }
-func (l linearLoss) Loss(w, x []float64, y int) float64 {
-	return float64(y+1) * floats.Dot(x, w)
-}
-func (l linearLoss) Gradient(dst, w, x []float64, y int) {
-	for j := range dst {
-		dst[j] = float64(y+1) * x[j]
-	}
-}
-func (l linearLoss) HVP(dst, w, x []float64, y int, v []float64) { clear(dst) }
-
-// leastSquares is ℓ = ½(wᵀx − y)² + (λ/2)‖w‖²: a constant Hessian, so w_T is affine in the
-// weight of records that share one batch of a single epoch (spec hf I6).
-type leastSquares struct {
-	p      int
-	lambda float64
-}
-
-func (l leastSquares) Name() string            { return "least-squares" }
-func (l leastSquares) Dim() int                { return l.p }
-func (l leastSquares) Inputs() int             { return l.p }
-func (l leastSquares) Classes() int            { return 3 }
-func (l leastSquares) Regularization() float64 { return l.lambda }
-func (l leastSquares) Loss(w, x []float64, y int) float64 {
-	r := floats.Dot(w, x) - float64(y)
-	return r*r/2 + l.lambda/2*floats.Dot(w, w)
-}
-func (l leastSquares) Gradient(dst, w, x []float64, y int) {
-	r := floats.Dot(w, x) - float64(y)
-	for j := range dst {
-		dst[j] = r*x[j] + l.lambda*w[j]
-	}
-}
-func (l leastSquares) HVP(dst, w, x []float64, y int, v []float64) {
-	s := floats.Dot(x, v)
-	for j := range dst {
-		dst[j] = s*x[j] + l.lambda*v[j]
-	}
-}
-
 // instance is a generated problem: data, a model, a learned trajectory.
 type instance struct {
 	data *multiclass.Data
@@ -102,9 +55,9 @@ func draw(t *rapid.T, kinds ...string) instance {
 	case "mlp":
 		m, smooth = multiclass.MLP{Sizes: []int{p, rapid.IntRange(1, 4).Draw(t, "hidden"), k}, Lambda: lambda}, 3.3
 	case "least-squares":
-		m, smooth = leastSquares{p: p, lambda: lambda}, maxNorm*maxNorm+lambda
+		m, smooth = multiclass.LeastSquares{P: p, Lambda: lambda}, maxNorm*maxNorm+lambda
 	case "linear":
-		m, smooth = linearLoss{p: p}, 1
+		m, smooth = multiclass.Linear{P: p}, 1
 	default:
 		t.Fatalf("kind %q", kind)
 	}
@@ -242,7 +195,7 @@ func TestExactWhereTheTheorySaysSo(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := draw(t, "linear", "least-squares")
 		var U []int
-		if _, ls := in.tr.Config.Model.(leastSquares); ls {
+		if _, ls := in.tr.Config.Model.(multiclass.LeastSquares); ls {
 			if in.tr.Config.Epochs != 1 {
 				in.tr.Config.Epochs = 1
 				var err error

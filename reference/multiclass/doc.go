@@ -27,5 +27,10 @@
 // Data pairs features with labels 0 … K−1 (NewData checks them); MeanLoss, MeanGradient
 // and MeanHVP average any Model over rows. The tests hold every model to central
 // differences of its loss and gradient, to the symmetry uᵀHv = vᵀHu, and Softmax to its
-// explicit Hessian.
+// explicit Hessian. Softmax.AddHessianSum adds the explicit Hessian summed over rows by
+// blocked products, for second-order methods that factorise it.
+//
+// Linear (a zero Hessian) and LeastSquares (a constant one) are oracle models: on them
+// first-order unlearning is exact, or exact within one batch of one epoch, which is what
+// the tests of reference/hf and props hold HF to.
 package multiclass
