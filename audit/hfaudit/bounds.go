@@ -139,6 +139,18 @@ func ExcessRiskBound(L, lambda float64, n, m, d int, rho float64, T int, eps, de
 		(math.Sqrt(float64(d))*math.Sqrt(2*math.Log(1.25/delta))/eps+1)*L*deltaNorm
 }
 
+// ExcessRiskBoundRegularized is Eq. 77 repaired for a loss whose L2 term is part of F
+// (spec hf §3.8, as the paper's models are): F is not L-Lipschitz where the Gaussian noise
+// takes w̃, since (λ/2)‖w‖² grows quadratically. Splitting F(w̃) − F(w̄) into the
+// data term (L-Lipschitz: L·E‖n‖ ≤ L√d·σ) and the regulariser (λ⟨w̄, n⟩ + (λ/2)‖n‖², mean
+// (λ/2)dσ²) adds (λ/2)·d·σ² to Eq. 77, σ the classic Gaussian noise
+// √(2 ln(1.25/δ))·‖Δ‖/ε. The paper's Eq. 77 omits it; a measured run shows the omission
+// (props' TestHFTheorem6OnAMeasuredRun).
+func ExcessRiskBoundRegularized(L, lambda float64, n, m, d int, rho float64, T int, eps, delta, deltaNorm float64) float64 {
+	sigma := deltaNorm * math.Sqrt(2*math.Log(1.25/delta)) / eps
+	return ExcessRiskBound(L, lambda, n, m, d, rho, T, eps, delta, deltaNorm) + lambda/2*float64(d)*sigma*sigma
+}
+
 // DeletionCapacity is the largest m in [0, n) with bound(m) ≤ γ (App. B.2, computed, since
 // the paper gives only an order); −1 when even m = 0 exceeds γ. bound must not fall with m.
 func DeletionCapacity(gamma float64, bound func(m int) float64, n int) int {

@@ -1,6 +1,7 @@
 package hfaudit
 
 import (
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"math"
 	"testing"
 
@@ -124,6 +125,15 @@ func TestHypothesesAndCapacity(t *testing.T) {
 	}
 	if got, want := Rho(0.1, 1, 30), 2.0; got != want {
 		t.Errorf("ρ = %v, want %v", got, want)
+	}
+	// the repaired Eq. 77 adds exactly the regulariser's mean (λ/2)dσ², σ the classic noise
+	sigma, err := dp.ClassicGaussianSigma(0.3, 0.5, 1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := ExcessRiskBoundRegularized(4, 0.5, 100, 3, 9, 0.9, 50, 0.5, 1e-4, 0.3) - ExcessRiskBound(4, 0.5, 100, 3, 9, 0.9, 50, 0.5, 1e-4, 0.3)
+	if want := 0.25 * 9 * sigma * sigma; math.Abs(gap-want) > 1e-12*want {
+		t.Errorf("repaired − printed Eq. 77 = %v, want (λ/2)dσ² = %v", gap, want)
 	}
 	// ρ ≫ 1 (spec §4.6 case 9): the bound overflows to +Inf, never NaN (ρ^{T−1}·0 at k = 0)
 	p = paperLR

@@ -14,6 +14,9 @@
 //     vacuous there and the code's is not a bound of the same quantity;
 //   - ERMExcessRisk, GDDistanceBound, ExcessRiskBound (Lemma 9, Lemma 10, Theorem 6) and
 //     DeletionCapacity, computed where the paper states only an order;
+//     ExcessRiskBoundRegularized repairs Eq. 77, which charges the noise as if the
+//     regularised loss were Lipschitz everywhere: a measured run violates the printed
+//     bound by three orders (props' TestHFTheorem6OnAMeasuredRun) and meets the repaired one;
 //   - GaussianAUC: the optimal test between the two Gaussian releases, Φ(μ/√2).
 //
 // The tests hold each to the spec's golden values and to the identities between forms.
