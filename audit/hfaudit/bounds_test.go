@@ -1,11 +1,11 @@
 package hfaudit
 
 import (
-	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"math"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"pgregory.net/rapid"
 )
 
