@@ -131,3 +131,25 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 		t.Error("no deleted records accepted")
 	}
 }
+
+// The same attack through a Score function (the route of models that are not linear in
+// the features): scoring record 7 as the first coordinate of the published model, the
+// remembered record (a 6σ shift) FAILs, and an exact unlearning does not.
+func TestMembershipReleaseWithAScoreFunction(t *testing.T) {
+	score := func(dst, w []float64) { dst[0], dst[1] = w[0], w[1] }
+	check := audit.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Score: score, IDs: []int64{7, 9}, Seed: 1}
+	leak, err := check.Check(gaussianTrials(200, 6, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leak.Verdict != audit.Fail || !strings.Contains(leak.Detail, "strongest: record 7") {
+		t.Errorf("remembered record: %s (%s); want FAIL on record 7", leak.Verdict, leak.Detail)
+	}
+	exact, err := check.Check(gaussianTrials(200, 0, 6))
+	if err != nil || exact.Verdict == audit.Fail {
+		t.Errorf("exact unlearning: %s: %v", exact.Verdict, err)
+	}
+	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Score: score}).Check(gaussianTrials(20, 0, 7)); err == nil {
+		t.Error("a score function without record IDs accepted")
+	}
+}

@@ -33,7 +33,12 @@ type MembershipRelease struct {
 	Loss reference.Loss
 	// Deleted holds the records the requests deleted, as they were before deletion.
 	Deleted *reference.Dataset
-	Seed    uint64 // for the AUC bootstrap
+	// Score, when set, scores the deleted records instead of Loss and Deleted, for
+	// models that are not linear in the features (a softmax's K·(p+1) parameters):
+	// dst[j] is record IDs[j]'s logit-scaled confidence under model.
+	Score func(dst, model []float64)
+	IDs   []int64
+	Seed  uint64 // for the AUC bootstrap
 	// PowerAgainst is as in EmpiricalRelease; 0 means DefaultPowerAgainst.
 	PowerAgainst float64
 }
@@ -41,20 +46,38 @@ type MembershipRelease struct {
 // Check runs the attack on finished trials.
 func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 	n := len(results)
-	if m.Deleted == nil || m.Deleted.Len() == 0 {
+	if m.Score == nil && (m.Deleted == nil || m.Deleted.Len() == 0) || m.Score != nil && len(m.IDs) == 0 {
 		return Finding{}, fmt.Errorf("membership check: no deleted records to attack")
 	}
 	if err := empiricalSettings(n, &m.Confidence, &m.PowerAgainst); err != nil {
 		return Finding{}, fmt.Errorf("membership check: %w", err)
 	}
-	k := m.Deleted.Len()
-	unl, ret, err := publishedModels(results, m.Deleted.Dim()) // a model has a coordinate per feature
-	if err != nil {
-		return Finding{}, fmt.Errorf("membership check: %w", err)
+	var su, sr *mat.Dense
+	var id func(j int) int64
+	if m.Score != nil {
+		k, d := len(m.IDs), len(results[0].Unlearned.Published)
+		unl, ret, err := publishedModels(results, d)
+		if err != nil {
+			return Finding{}, fmt.Errorf("membership check: %w", err)
+		}
+		su, sr = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+		for i := range n {
+			m.Score(su.RawRowView(i), unl.RawRowView(i))
+			m.Score(sr.RawRowView(i), ret.RawRowView(i))
+		}
+		id = func(j int) int64 { return m.IDs[j] }
+	} else {
+		k := m.Deleted.Len()
+		unl, ret, err := publishedModels(results, m.Deleted.Dim()) // a model has a coordinate per feature
+		if err != nil {
+			return Finding{}, fmt.Errorf("membership check: %w", err)
+		}
+		su, sr = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+		mia.Scores(su, mia.Confidence, m.Loss, unl, m.Deleted)
+		mia.Scores(sr, mia.Confidence, m.Loss, ret, m.Deleted)
+		id = m.Deleted.ID
 	}
-	su, sr := mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
-	mia.Scores(su, mia.Confidence, m.Loss, unl, m.Deleted)
-	mia.Scores(sr, mia.Confidence, m.Loss, ret, m.Deleted)
+	_, k := su.Dims()
 	game := epsilon.Game{Delta: m.Delta, Confidence: m.Confidence, Strategy: epsilon.Split}
 	pe, err := game.PerExample(su, sr)
 	if err != nil {
@@ -77,7 +100,7 @@ func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 		Measured: pe.Epsilon, Interval: &Interval{Lower: pe.Epsilon, Upper: math.Inf(1)},
 		Bound: m.Epsilon, Comparison: "≤", Confidence: m.Confidence, Trials: n, Power: pw,
 		Detail: fmt.Sprintf("each deleted record's logit-scaled confidence under %d unlearned and %d retrained models; thresholds chosen on half the trials and bounded with Clopper–Pearson on the other half, every record at confidence %.4g so that all hold at once; strongest: record %d (%d false positives, %d false negatives); these trials can show at most ε = %.3g per record",
-			n, n, pe.PerExampleConfidence, m.Deleted.ID(worst.Example), worst.Result.Counts.FP, worst.Result.Counts.Pos-worst.Result.Counts.TP, pe.Resolution),
+			n, n, pe.PerExampleConfidence, id(worst.Example), worst.Result.Counts.FP, worst.Result.Counts.Pos-worst.Result.Counts.TP, pe.Resolution),
 	}
 	decide(&f, spec)
 	for j := range k {
@@ -85,7 +108,7 @@ func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 		if err != nil {
 			continue // a record every model scores alike has no ROC to report
 		}
-		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("membership AUC of record %d", m.Deleted.ID(j)), Value: metrics.AUC.Value,
+		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("membership AUC of record %d", id(j)), Value: metrics.AUC.Value,
 			Interval: &Interval{Lower: metrics.AUC.Lower, Upper: metrics.AUC.Upper},
 			Note:     "unlearned models as members, retrained as non-members; 0.5 is chance; 95 % bootstrap interval (an estimate)"})
 	}

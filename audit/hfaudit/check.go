@@ -29,7 +29,9 @@ type Options struct {
 //     per-record gradients along the first trial's trajectory against the a priori G;
 //   - release: the divergence of the published laws at the measured error
 //     (audit.GaussianRelease);
-//   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease).
+//   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease),
+//     and the membership attack on the deleted records' logit-scaled confidence
+//     (audit.MembershipRelease with a softmax score), each as the attacks option asks.
 func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("hf check: no trials")
@@ -76,6 +78,28 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 			return nil, fmt.Errorf("hf check: %w", err)
 		}
 		fs = append(fs, emp)
+	}
+	if opt.Attacks.Has(audit.MembershipAttack) && len(s.rows) > 0 {
+		ids := make([]int64, len(s.rows))
+		for j, r := range s.rows {
+			ids[j] = s.setup.IDs[r]
+		}
+		m := s.setup.Model
+		score := func(dst, w []float64) {
+			sq := 0.0
+			for _, v := range w {
+				sq += v * v
+			}
+			for j, r := range s.rows {
+				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r])
+			}
+		}
+		mem, err := audit.MembershipRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
+			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		if err != nil {
+			return nil, fmt.Errorf("hf check: %w", err)
+		}
+		fs = append(fs, mem)
 	}
 	return fs, nil
 }
