@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -50,19 +51,7 @@ func TestPairedExcessAndPower(t *testing.T) {
 func TestReproduceMIA(t *testing.T) {
 	testenv.SharedDatasets(t)
 	argv := []string{"--train", "300", "--heldout", "300", "--pool", "4", "--fraction", "0.2", "--shadows", "8", "--workers", "2"}
-	dir := t.TempDir()
-	res, err := audittest.Reproduce(t, "hf-mia", dir, argv...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := os.ReadFile(filepath.Join(dir, "hf-mia.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := reports.ReadReproduction(bytes.NewReader(js), "hf-mia.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, rep := reproduced(t, "hf-mia", argv...)
 	tb := rep.Tables[0]
 	if len(tb.Rows) != 3 || tb.Rows[0].Label != "original" || len(tb.Findings) != 1 || tb.Findings[0].Verdict == "" {
 		t.Fatalf("table %+v", tb)
@@ -80,4 +69,23 @@ func TestReproduceMIA(t *testing.T) {
 	if _, err := audittest.Reproduce(t, "hf-mia", t.TempDir(), "--shadows", "5"); err == nil || !strings.Contains(err.Error(), "even") {
 		t.Errorf("--shadows 5: %v", err)
 	}
+}
+
+// reproduced runs an experiment into a fresh folder and reads back the JSON it wrote.
+func reproduced(t *testing.T, name string, argv ...string) (*audit.Reproduced, *reports.Reproduction) {
+	t.Helper()
+	dir := t.TempDir()
+	res, err := audittest.Reproduce(t, name, dir, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := reports.ReadReproduction(bytes.NewReader(js), name+".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, rep
 }

@@ -1,9 +1,6 @@
 package hfaudit
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,22 +16,7 @@ import (
 func TestReproduceOnline(t *testing.T) {
 	testenv.SharedDatasets(t)
 	argv := []string{"--train", "100", "--pool", "4", "--fraction", "0.1", "--ns-requests", "3", "--retrain-requests", "4"}
-	read := func() (*audit.Reproduced, *reports.Reproduction) {
-		dir := t.TempDir()
-		res, err := audittest.Reproduce(t, "hf-online", dir, argv...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		js, err := os.ReadFile(filepath.Join(dir, "hf-online.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, err := reports.ReadReproduction(bytes.NewReader(js), "hf-online.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, tb
-	}
+	read := func() (*audit.Reproduced, *reports.Reproduction) { return reproduced(t, "hf-online", argv...) }
 	res, first := read()
 	if res.Verdict != audit.Pass {
 		t.Fatalf("verdict %s:\n%s", res.Verdict, res.Text)
