@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"math/rand/v2"
 	"testing"
 
@@ -338,5 +339,35 @@ func TestDifferenceAttack(t *testing.T) {
 	}
 	if auc := mia.AUC(pos, neg); auc < 0.9 {
 		t.Fatalf("difference attack AUC %v; the deleted record should stand out", auc)
+	}
+}
+
+// U-LiRA's Score hook gives the very statistics the loss-based scoring does when it
+// computes the same score, bit for bit, and a loss is then not needed.
+func TestULiRAScoreHook(t *testing.T) {
+	ds, _ := reference.SyntheticClassification(40, 20, 6)
+	loss := reference.Logistic{Lambda: 1e-3}
+	train := exactTrainer(loss)
+	noop := func(ctx context.Context, d *reference.Dataset, target int64, r *rand.Rand) ([]float64, error) {
+		return train(ctx, d, r)
+	}
+	targets := []int64{1, 5, 9}
+	opt := mia.ULiRAOptions{Shadows: 4, Evals: 4, Seed: 2}
+	want, err := mia.ULiRA(context.Background(), noop, train, loss, ds, targets, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Score = func(model []float64, rec reference.Record) float64 {
+		one, _ := reference.FromRecords(ds.Dim(), []reference.Record{rec})
+		s := make([]float64, 1)
+		mia.ScoreModel(s, mia.Confidence, loss, model, one)
+		return s[0]
+	}
+	got, err := mia.ULiRA(context.Background(), noop, train, nil, ds, targets, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Unlearned, want.Unlearned) || !slices.Equal(got.Retrained, want.Retrained) {
+		t.Error("the Score hook changed the statistics")
 	}
 }

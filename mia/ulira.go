@@ -29,6 +29,10 @@ type ULiRAOptions struct {
 	Coupled bool
 	Workers int
 	Seed    uint64
+	// Score, when set, scores the target record under a model instead of Kind and the
+	// loss (which may then be nil): for models that are not linear in the features, such
+	// as a softmax over K classes whose labels the dataset holds as 0 … K−1.
+	Score func(model []float64, rec reference.Record) float64
 }
 
 // ULiRATarget is the attack's result on one target record.
@@ -104,6 +108,10 @@ func ULiRA(ctx context.Context, unlearn Unlearner, retrain Trainer, loss referen
 		rm, err := retrain(ctx, other, reference.Stream(opt.Seed, job, "ulira/retrained"))
 		if err != nil {
 			return fmt.Errorf("U-LiRA target %d pair %d, retrain: %w", x, j, err)
+		}
+		if opt.Score != nil {
+			in[t][j], out[t][j] = opt.Score(um, ds.Record(row)), opt.Score(rm, ds.Record(row))
+			return nil
 		}
 		one, err := ds.Subset([]int64{x})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
@@ -11,6 +12,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -30,6 +32,9 @@ type MIAConfig struct {
 	// Sigma, when positive, adds N(0, σ²I) to HF's model before the attack: the
 	// published model instead of the noiseless one.
 	Sigma float64
+	// ULiRATargets is how many training records U-LiRA attacks (0: none), each with
+	// ULiRAPairs shadow and as many evaluation pairs of models.
+	ULiRATargets, ULiRAPairs int
 }
 
 // MIAModel is the attack against one model.
@@ -50,6 +55,10 @@ type MIAResult struct {
 	Detectable float64
 	// ForgetForDetectable is the forgotten-set size that would bring Detectable to 0.1.
 	ForgetForDetectable int
+	// ULiRA is the unlearning likelihood-ratio attack on HF (nil when not run), and
+	// ULiRADetectable the AUC above ½ it detects with 80 % power at its evaluations.
+	ULiRA           *mia.ULiRAResult
+	ULiRADetectable float64
 }
 
 // confidenceScore is LiRA's logit-scaled confidence, log p_y − log Σ_{k≠y} p_k, from the
@@ -181,6 +190,13 @@ func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
 		res.Models = append(res.Models, MIAModel{Name: []string{"original", MethodHF, "Retrain"}[j], Metrics: met})
 	}
 	res.ExcessAUC, res.ExcessLower, res.ExcessUpper = pairedExcess(pairs[1], pairs[2], 400, conf, c.Seed)
+	if c.ULiRATargets > 0 {
+		if res.ULiRA, err = c.uLiRA(ctx, forget); err != nil {
+			return nil, err
+		}
+		evals := c.ULiRATargets * c.ULiRAPairs
+		res.ULiRADetectable = detectableAUC(evals, evals, conf) / math.Sqrt2 // one AUC against ½
+	}
 	res.Detectable = detectableAUC(m, h, conf)
 	res.ForgetForDetectable = m
 	for res.ForgetForDetectable < 1<<30 && detectableAUC(res.ForgetForDetectable, h, conf) > 0.1 {
@@ -232,4 +248,88 @@ func pairedExcess(a, b [2][]float64, reps int, conf float64, seed uint64) (point
 func detectableAUC(pos, neg int, conf float64) float64 {
 	se := math.Sqrt(2 * (1.0 / 12) * (1/float64(pos) + 1/float64(neg)))
 	return (distuv.UnitNormal.Quantile(1-(1-conf)/2) + distuv.UnitNormal.Quantile(0.8)) * se
+}
+
+// uLiRA runs U-LiRA (Hayes et al. 2024) on HF: for each target (training records not in
+// the forget set), pairs of models on random halves of the other training records — one
+// learned with the target and unlearned by HF's Stage II and III, one retrained without
+// it — scored by the target's logit-scaled confidence.
+func (c MIAConfig) uLiRA(ctx context.Context, forget []int) (*mia.ULiRAResult, error) {
+	n := c.Train.Len()
+	ids := make([]int64, n)
+	labels := make([]float64, n)
+	for i := range n {
+		ids[i], labels[i] = int64(i), float64(c.Train.Y[i])
+	}
+	ds, err := reference.NewDataset(ids, mat.DenseCopyOf(c.Train.X), labels)
+	if err != nil {
+		return nil, err
+	}
+	model := c.Learn.Model
+	toData := func(d *reference.Dataset) (*multiclass.Data, error) {
+		y := make([]int, d.Len())
+		for i := range y {
+			y[i] = int(d.Label(i))
+		}
+		return multiclass.NewData(mat.DenseCopyOf(d.Features()), y, model.Classes())
+	}
+	unlearn := func(ctx context.Context, d *reference.Dataset, target int64, r *rand.Rand) ([]float64, error) {
+		data, err := toData(d)
+		if err != nil {
+			return nil, err
+		}
+		row, ok := d.Lookup(target)
+		if !ok {
+			return nil, fmt.Errorf("target %d not in the half", target)
+		}
+		tr, err := hf.Learn(ctx, c.Learn, data, make([]float64, model.Dim()), r)
+		if err != nil {
+			return nil, err
+		}
+		stats, err := tr.Statistics(ctx, data, []int{row}, hf.PaperOrder)
+		if err != nil {
+			return nil, err
+		}
+		u := hf.NewUnlearner(tr, stats)
+		if err := u.Delete(row); err != nil {
+			return nil, err
+		}
+		if c.Sigma > 0 {
+			return u.Release(c.Sigma, r), nil
+		}
+		return u.Model(), nil
+	}
+	retrain := func(ctx context.Context, d *reference.Dataset, r *rand.Rand) ([]float64, error) {
+		data, err := toData(d)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := hf.Learn(ctx, c.Learn, data, make([]float64, model.Dim()), r)
+		if err != nil {
+			return nil, err
+		}
+		w := tr.Final
+		if c.Sigma > 0 {
+			noise := make([]float64, len(w))
+			reference.FillNormal(noise, c.Sigma, r)
+			floats.Add(w, noise)
+		}
+		return w, nil
+	}
+	forgotten := map[int]bool{}
+	for _, f := range forget {
+		forgotten[f] = true
+	}
+	var targets []int64
+	for _, i := range reference.Stream(c.Seed, 0, "hf-mia/ulira-targets").Perm(n) {
+		if !forgotten[i] && len(targets) < c.ULiRATargets {
+			targets = append(targets, int64(i))
+		}
+	}
+	score := func(w []float64, rec reference.Record) float64 {
+		sq := floats.Dot(w, w)
+		return confidenceScore(model, w, sq, rec.X, int(rec.Y))
+	}
+	return mia.ULiRA(ctx, unlearn, retrain, nil, ds, targets, mia.ULiRAOptions{Shadows: c.ULiRAPairs, Evals: c.ULiRAPairs,
+		Seed: c.Seed, Workers: c.Workers, Score: score})
 }

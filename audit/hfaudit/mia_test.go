@@ -46,12 +46,17 @@ func TestPairedExcessAndPower(t *testing.T) {
 }
 
 // hf-mia end to end at a small size: three models, the attack sees the original model's
-// members (its AUC is the largest), the finding is there with a verdict, and the JSON is
-// the same byte for byte on a second run.
+// members (its AUC is the largest), the finding is there with a verdict, U-LiRA's table
+// pools every target's evaluations, and the JSON is the same byte for byte on a second
+// run.
 func TestReproduceMIA(t *testing.T) {
 	testenv.SharedDatasets(t)
-	argv := []string{"--train", "300", "--heldout", "300", "--pool", "4", "--fraction", "0.2", "--shadows", "8", "--workers", "2"}
+	argv := []string{"--train", "300", "--heldout", "300", "--pool", "4", "--fraction", "0.2", "--shadows", "8", "--workers", "2",
+		"--ulira-targets", "3", "--ulira-pairs", "4"}
 	res, rep := reproduced(t, "hf-mia", argv...)
+	if len(rep.Tables) != 2 || rep.Tables[1].Findings[0].Check != "hf-mia/ulira" || rep.Tables[1].Findings[0].Trials != 12 {
+		t.Fatalf("want LiRA's table and U-LiRA's (3 targets × 4 evaluation pairs), got %+v", rep.Tables)
+	}
 	tb := rep.Tables[0]
 	if len(tb.Rows) != 3 || tb.Rows[0].Label != "original" || len(tb.Findings) != 1 || tb.Findings[0].Verdict == "" {
 		t.Fatalf("table %+v", tb)

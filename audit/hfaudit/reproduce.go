@@ -65,6 +65,8 @@ func (Method) Experiments() []audit.Experiment {
 				{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks (1: the paper's 28 × 28)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"},
 				{Name: "fraction", Usage: "share of the training records forgotten (the paper's 5 %)", Default: "0.05", Kind: audit.Number, Range: "(0, 1)"},
 				{Name: "shadows", Usage: "shadow models (even; the paper's code: 16)", Default: "16", Kind: audit.Integer, Range: "[4, 1024]"},
+				{Name: "ulira-targets", Usage: "training records U-LiRA attacks (0: no U-LiRA)", Default: "10", Kind: audit.Integer, Range: "[0, 1000]"},
+				{Name: "ulira-pairs", Usage: "U-LiRA's shadow pairs per target, and as many evaluation pairs", Default: "16", Kind: audit.Integer, Range: "[2, 1024]"},
 			},
 			Run: runMIA,
 		},
@@ -438,6 +440,7 @@ func releaseNote(res *OnlineResult) string {
 func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	train, heldout, pool, shadows, workers := r.Int("train"), r.Int("heldout"), r.Int("pool"), r.Int("shadows"), r.Int("workers")
+	uTargets, uPairs := r.Int("ulira-targets"), r.Int("ulira-pairs")
 	fraction := r.Float("fraction")
 	seed, err := args.Uint64("seed")
 	r.Fail(err)
@@ -456,7 +459,8 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	}
 	model := multiclass.Softmax{K: 10, P: data.Train.X.RawMatrix().Cols, Lambda: 0.5}
 	res, err := MIA(ctx, MIAConfig{Learn: hf.Config{Model: model, Epochs: 15, BatchSize: 32, Eta: 0.05, Decay: 0.995},
-		Train: data.Train, Holdout: data.Test, Shadows: shadows, Fraction: fraction, Seed: seed, Workers: workers})
+		Train: data.Train, Holdout: data.Test, Shadows: shadows, Fraction: fraction, Seed: seed, Workers: workers,
+		ULiRATargets: uTargets, ULiRAPairs: uPairs})
 	if err != nil {
 		return nil, err
 	}
@@ -470,7 +474,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	t.Notes = []string{data.Note,
 		"Model: softmax regression at the paper's LR settings (λ = 0.5, 15 epochs, η = 0.05, batch 32, q = 0.995); every shadow trains by the same recipe on its half of the pool (each record in exactly half the shadows). LiRA is online (IN and OUT Gaussians per record), on the logit-scaled confidence log p_y − log Σ_{k≠y} p_k, as the paper's code scores. HF's model is the noiseless one, the attacker's best case.",
 		"Positives are the forgotten records, negatives the held-out ones. On the original model the forgotten records are members, so its AUC shows what the attack can see at all; a good unlearning brings HF's AUC to the retrain's. Intervals are percentile bootstraps (400 replicates, 95 %); the excess of HF over the retrain resamples the records once for both.",
-		"U-LiRA (Hayes et al.), which attacks the unlearning itself with shadow unlearnings, is not run here.",
+		"U-LiRA (Hayes et al. 2024) attacks the unlearning itself: for each target record, pairs of models on random halves of the other training records — one learned with the target and unlearned by HF, one retrained without it — fit per-target Gaussians to the target's score, and fresh pairs are told apart by the likelihood ratio. Its AUC pools every target's evaluation pairs (unlearned as positives); 0.5 means HF's unlearned models cannot be told from retrains.",
 	}
 	tb := reports.Table{Name: "MIA-L: LiRA on the forgotten records, " + data.Title,
 		Caption: "Per model: AUC and TPR at 1 % FPR with 95 % intervals, forgotten against held-out records. The paper reports AUC 0.51 for HF, NS and IJ on MNIST LR (Table 6).",
@@ -499,6 +503,35 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	}
 	tb.Findings = append(tb.Findings, reports.NewFinding(f))
 	t.Tables = []reports.Table{tb}
+	if u := res.ULiRA; u != nil {
+		acc := 0.0
+		for _, tg := range u.Targets {
+			acc += tg.Accuracy / float64(len(u.Targets))
+		}
+		a := u.Metrics.AUC
+		ut := reports.Table{Name: "U-LiRA on HF's unlearning, " + data.Title,
+			Caption: fmt.Sprintf("%d targets, %d evaluation pairs each: pooled AUC of the likelihood ratio (HF-unlearned as positives, retrained as negatives) with its 95 %% bootstrap interval, and the mean per-target balanced accuracy.", len(u.Targets), uPairs),
+			Columns: []string{"AUC", "AUC interval", "mean accuracy"},
+			Rows: []reports.TableRow{{Label: MethodHF, Cells: []reports.Cell{
+				{Value: reports.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
+				{Value: reports.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
+				{Value: reports.Number(acc), Text: fmt.Sprintf("%.4f", acc)}}}}}
+		g := audit.Finding{Check: "hf-mia/ulira", Title: "U-LiRA cannot tell HF's unlearned models from retrained ones (AUC ≤ ½)", Kind: audit.Empirical,
+			Measured: a.Value, Bound: 0.5, Comparison: "≤", Confidence: 0.95, Trials: len(u.Unlearned)}
+		switch {
+		case a.Lower > 0.5:
+			g.Verdict = audit.Fail
+			g.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: the attack tells HF's unlearned models from retrains", a.Value, a.Lower, a.Upper)
+		case res.ULiRADetectable <= 0.1:
+			g.Verdict = audit.Pass
+			g.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown; %d evaluations a side catch an AUC of ½ + %.3f with 80 %% power", a.Value, a.Lower, a.Upper, len(u.Unlearned), res.ULiRADetectable)
+		default:
+			g.Verdict = audit.Inconclusive
+			g.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown, but %d evaluations a side catch only ½ + %.3f with 80 %% power; raise --ulira-targets or --ulira-pairs", a.Value, a.Lower, a.Upper, len(u.Unlearned), res.ULiRADetectable)
+		}
+		ut.Findings = append(ut.Findings, reports.NewFinding(g))
+		t.Tables = append(t.Tables, ut)
+	}
 	t.Summarize()
 	rep, err := t.Reproduced(env.Out, nil)
 	if err != nil {
