@@ -2,8 +2,10 @@ package hfaudit
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"pgregory.net/rapid"
@@ -143,5 +145,39 @@ func TestHypothesesAndCapacity(t *testing.T) {
 	}
 	if b, err := Thm4SetPaper(p, 5); err != nil || !math.IsInf(b, 1) {
 		t.Errorf("ρ = 9: set bound %v, %v; want +Inf", b, err)
+	}
+}
+
+// "audit bounds hf" computes the deletion capacity as it says: the largest m whose
+// Theorem 6 bound stays within γ — the bound at that m is within γ and at m + 1 above it,
+// for the printed Eq. 77 and for the repaired one (which, larger, never allows more).
+func TestBoundsCapacity(t *testing.T) {
+	argv := []string{"--variant", "code", "--gamma", "1000"}
+	obj, _, err := audittest.Certificate(t, "hf", argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	printed, repaired := int(obj["deletion_capacity"].(float64)), int(obj["deletion_capacity_regularized"].(float64))
+	if printed < 1 || repaired > printed {
+		t.Fatalf("capacities %d (printed) and %d (repaired); want the printed ≥ 1 and ≥ the repaired", printed, repaired)
+	}
+	for _, c := range []struct {
+		key string
+		m   int
+	}{{"excess_risk", printed}, {"excess_risk_regularized", repaired}} {
+		if c.m < 1 {
+			continue
+		}
+		at, _, err := audittest.Certificate(t, "hf", append(argv, "--m", strconv.Itoa(c.m))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, _, err := audittest.Certificate(t, "hf", append(argv, "--m", strconv.Itoa(c.m+1))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := at[c.key].(float64), next[c.key].(float64); !(a <= 1000 && b > 1000) {
+			t.Errorf("%s at m = %d: %v, at m + 1: %v; want the capacity where it crosses γ = 1000", c.key, c.m, a, b)
+		}
 	}
 }

@@ -114,6 +114,9 @@ func (Method) Bounds() audit.Bounds {
 			{Name: "m", Usage: "records deleted", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1"},
 			{Name: "epsilon", Usage: "ε of the claim", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
 			{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"},
+			{Name: "lambda", Usage: "L2 weight λ (Theorem 6)", Kind: audit.Number, Range: "(0, inf)", Default: "0.5"},
+			{Name: "d", Usage: "parameters d (Theorem 6)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "7850"},
+			{Name: "gamma", Usage: "excess-risk budget γ of the deletion capacity", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
 		},
 		Compute: computeBounds,
 	}
@@ -124,6 +127,7 @@ func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 	eta, g, q, rho := r.Float("eta"), r.Float("g"), r.Float("q"), r.Float("rho")
 	n, epochs, batch, m := r.Int("n"), r.Int("epochs"), r.Int("batch"), r.Int("m")
 	eps, delta := r.Float("epsilon"), r.Float("delta")
+	lambda, d, gamma := r.Float("lambda"), r.Int("d"), r.Float("gamma")
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
@@ -143,7 +147,20 @@ func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []audit.Row{
+	// Theorem 6 with G as the Lipschitz constant and the variant's ‖Δ‖, and the deletion
+	// capacity each gives (App. B.2, computed: the largest m whose bound stays within γ)
+	deltaNorm := func(k int) float64 {
+		if variant == "code" {
+			return CodeBound(eta, g, q, rho, n, epochs, batch, k)
+		}
+		b, _ := Thm4SetPaper(p, k)
+		return b
+	}
+	risk := func(k int) float64 { return ExcessRiskBound(g, lambda, n, k, d, rho, p.T, eps, delta, deltaNorm(k)) }
+	riskReg := func(k int) float64 {
+		return ExcessRiskBoundRegularized(g, lambda, n, k, d, rho, p.T, eps, delta, deltaNorm(k))
+	}
+	rows := []audit.Row{
 		{Key: "variant", Value: variant, Note: "Qiao et al., HF"},
 		{Key: "steps", Value: p.T, Note: "T = epochs·⌈n/|𝓑|⌉"},
 		{Key: "c1", Value: c1, Note: "remainder term (2η²G/(1−q))·Σ ρ^{T−1−k}(q^k − q^{2k}), Eq. 56"},
@@ -153,5 +170,14 @@ func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 		{Key: "code_bound", Value: code, Note: "utils/perturbation.py: T = n(E+1)/|𝓑|, c1·(1−q)², every record at |𝓑|"},
 		{Key: "bound", Value: bound, Note: source},
 		{Key: "sigma", Value: sigma, Note: "analytic Gaussian mechanism at the bound, ε, δ"},
-	}, nil
+	}
+	if m < n {
+		rows = append(rows,
+			audit.Row{Key: "excess_risk", Value: risk(m), Note: "Theorem 6, Eq. 77 as printed, L = G, ‖Δ‖ = bound (charges the noise as if the regularised loss were Lipschitz everywhere)"},
+			audit.Row{Key: "excess_risk_regularized", Value: riskReg(m), Note: "Eq. 77 + (λ/2)dσ², the regulariser's mean under the classic noise (the repair; props' measured run violates the printed form)"})
+	}
+	rows = append(rows,
+		audit.Row{Key: "deletion_capacity", Value: DeletionCapacity(gamma, risk, n), Note: "largest m < n with Eq. 77 ≤ γ (−1: none)"},
+		audit.Row{Key: "deletion_capacity_regularized", Value: DeletionCapacity(gamma, riskReg, n), Note: "the same with the repaired Eq. 77"})
+	return rows, nil
 }
