@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -58,6 +59,9 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	}
 	errF := audit.Deterministic("hf/implementation/error", "HF's approximation error ‖w^{-U}_T − w̄‖ (worst trial) against the Δ̂ σ is sized for",
 		audit.Implementation, worst, s.bound, len(results), fmt.Sprintf("Δ̂ from %s; the bound is %.3g times the measured error", reading, s.bound/math.Max(worst, 1e-300)))
+	if err := s.traceError(ctx, &errF, opt.Seed, results[0]); err != nil {
+		return nil, err
+	}
 	fs = append(fs, errF)
 	g, err := s.measuredG(ctx, opt.Seed, results[0].Index)
 	if err != nil {
@@ -134,4 +138,57 @@ func (s *Subject) measuredG(ctx context.Context, seed uint64, trial int) (float6
 		return 0, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
 	}
 	return g, nil
+}
+
+// boundAfter is the Δ̂ the reading gives after k deletions.
+func (s *Subject) boundAfter(k int) float64 {
+	n := s.setup.Data.Len()
+	if s.setup.Reading == CodeReading {
+		return CodeBound(s.setup.Config.Eta, s.g, s.setup.Config.Decay, 1, n, s.setup.Config.Epochs, s.setup.Config.BatchSize, k)
+	}
+	p := Thm4Params{Eta: s.setup.Config.Eta, G: s.g, Q: s.setup.Config.Decay, Rho: s.rho, T: s.steps, B: s.perEpoch, BatchSize: s.setup.Config.BatchSize}
+	b, _ := Thm4SetPaper(p, k)
+	return b
+}
+
+// traceError replays the first trial one request at a time and traces HF's error
+// ‖w^{-U_k}_T − w̄_k‖ against the bound for k deletions, holding the finding to every
+// traced request. The replay must end at the trial's own secret model; if it does not
+// (a stand-in subject), no trace is drawn.
+func (s *Subject) traceError(ctx context.Context, f *audit.Finding, seed uint64, first audit.TrialResult) error {
+	k := len(s.rows)
+	if k == 0 {
+		return nil
+	}
+	st := reference.Streams{Seed: seed, Trial: first.Index}
+	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
+	if err != nil {
+		return fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
+	}
+	stats, err := tr.Statistics(ctx, s.setup.Data, s.rows, hf.PaperOrder)
+	if err != nil {
+		return fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
+	}
+	u := hf.NewUnlearner(tr, stats)
+	requests := audit.TraceRequests(k)
+	trace := audit.Trace{Name: "‖w^{-U}_T − w̄‖ after request i", BoundName: "Δ̂ for i deletions (" + s.readingSource() + ")", Requests: requests}
+	next := 0
+	for i, r := range s.rows {
+		if err := u.Delete(r); err != nil {
+			return fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
+		}
+		if next < len(requests) && requests[next] == i+1 {
+			w, err := tr.Retrain(ctx, s.setup.Data, s.rows[:i+1], hf.PaperRule, nil)
+			if err != nil {
+				return fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
+			}
+			trace.Values = append(trace.Values, reference.Distance(u.Model(), w))
+			trace.Bound = append(trace.Bound, s.boundAfter(i+1))
+			next++
+		}
+	}
+	if !slices.Equal(u.Model(), first.Unlearned.Secret) {
+		return nil
+	}
+	return f.AddTrace(trace)
 }

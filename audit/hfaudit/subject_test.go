@@ -76,8 +76,13 @@ func TestReferencePasses(t *testing.T) {
 				t.Log(f, f.Detail)
 			}
 		}
-		if e := fs["hf/implementation/error"]; !(e.Measured > 0 && e.Measured < e.Bound) || !strings.Contains(e.Detail, "times the measured error") {
+		e := fs["hf/implementation/error"]
+		if !(e.Measured > 0 && e.Measured < e.Bound) || !strings.Contains(e.Detail, "times the measured error") {
 			t.Errorf("%s: error finding %v (%s)", s.Name(), e, e.Detail)
+		}
+		// the per-request trace follows all three deletions and ends at the bound σ is sized for
+		if len(e.Traces) != 1 || len(e.Traces[0].Requests) != 3 || e.Traces[0].Bound[2] != s.bound || !(e.Traces[0].Values[0] > 0) {
+			t.Errorf("%s: error traces %+v; want requests 1–3 ending at Δ̂ = %v", s.Name(), e.Traces, s.bound)
 		}
 	}
 }
