@@ -48,4 +48,16 @@
 // "audit reproduce hf-verification" runs it on MNIST (MNISTData: the t10k images,
 // downsampled 2 × 2 by default) and on the review code's Wine MLP (WineData), beside the
 // paper's numbers, with figures.
+//
+// Online is Table 2: a fifth of the records forgotten one request at a time by HF, NS, IJ
+// and retraining, timed, with storage, accuracy, HF's float32 store against its rounding
+// bound and the release's accuracy under each bound's σ ("audit reproduce hf-online").
+// MIA is §5.4's membership inference: LiRA with balanced shadow models on the forgotten
+// records of the original, HF-unlearned and retrained models, the paired excess of HF over
+// the retrain with the excess it could detect, and U-LiRA on HF's unlearning itself
+// ("audit reproduce hf-mia"). Each finding of a paper's claim says what the measurements
+// show; a claim that does not reproduce is reported, and the run does not fail on it.
+//
+// Check also traces HF's error request by request against the bound for that many
+// deletions, and runs the membership attack on the deleted records' confidence.
 package hfaudit
