@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
@@ -27,6 +28,8 @@ type OnlineConfig struct {
 	// its place for either). 0 times every request.
 	NSRequests, RetrainRequests int
 	Epsilon, Delta              float64 // the release's (ε, δ), the paper's 1 and 1e-3 for LR
+	// D2DIterations is Descent-to-Delete's budget I per request (0: no D2D row).
+	D2DIterations int
 }
 
 // OnlineMethod is one method's line of Table 2.
@@ -43,7 +46,7 @@ type OnlineMethod struct {
 
 // OnlineResult is Table 2 at this machine's scale.
 type OnlineResult struct {
-	Methods []OnlineMethod // HF, NS, IJ, Retrain
+	Methods []OnlineMethod // HF, NS, IJ, D2D (when run), Retrain
 	// Released accuracies of HF's published model after the last request, with σ sized
 	// by Theorem 4 (PaperBound) and by the official code's bound (CodeReading).
 	PaperSigma, CodeSigma       float64
@@ -51,6 +54,9 @@ type OnlineResult struct {
 	// Rho and G are Theorem 4's contraction (from the a priori smoothness) and gradient
 	// bound on this data.
 	Rho, G float64
+	// D2DSigma is D2D's publishing noise and D2DPublishedAccuracy its published model's
+	// test accuracy after the last request.
+	D2DSigma, D2DPublishedAccuracy float64
 	// Float32Gap is max_j |w_j| between HF's final noiseless models from float64 and
 	// float32 statistics, and Float32Bound StoreFloat32's bound 2⁻²⁴·Σ_u|a^{-u}_j| at
 	// that coordinate's worst.
@@ -186,6 +192,36 @@ func Online(ctx context.Context, c OnlineConfig) (*OnlineResult, error) {
 			om.Accuracy, om.Distance = Accuracy(c.Model, w, c.Test), floats.Distance(w, retrained, 2)
 		}
 		res.Methods = append(res.Methods, om)
+	}
+
+	// Descent-to-Delete (secret-state mode, Theorem 3.1) with reference/d2d's plan
+	if c.D2DIterations > 0 {
+		maxNorm := 0.0
+		for i := range n {
+			maxNorm = math.Max(maxNorm, floats.Norm(c.Train.Row(i), 2))
+		}
+		params := hf.SoftmaxD2DParams(c.Model, maxNorm, d2d.Params{N: n, NFloor: n - m, Dim: c.Model.Dim(), Budget: c.D2DIterations, Epsilon: c.Epsilon, Delta: c.Delta})
+		plan, err := d2d.NewPlan(d2d.SecretState, params)
+		if err != nil {
+			return nil, err
+		}
+		noise := reference.Stream(c.Seed, 0, "hf-online/d2d")
+		start = time.Now()
+		dd, err := hf.NewD2D(ctx, c.Model, c.Train, plan, noise)
+		if err != nil {
+			return nil, err
+		}
+		pre := time.Since(start)
+		start = time.Now()
+		for _, u := range order {
+			if err := dd.Delete(ctx, u, noise); err != nil {
+				return nil, err
+			}
+		}
+		el := time.Since(start)
+		res.Methods = append(res.Methods, OnlineMethod{Name: "D2D", Requests: m, Timed: m, PerRequest: el / time.Duration(m), Total: el,
+			Precompute: pre, Storage: 8 * c.Model.Dim(), Accuracy: Accuracy(c.Model, dd.Secret(), c.Test), Distance: math.NaN()})
+		res.D2DSigma, res.D2DPublishedAccuracy = plan.Sigma, Accuracy(c.Model, dd.Published(), c.Test)
 	}
 
 	// retraining from scratch after every request

@@ -1,0 +1,114 @@
+package hf
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+)
+
+// SoftmaxD2DParams are the constants Descent-to-Delete needs for L2-regularised softmax
+// regression on data whose rows have norm at most maxNorm: the minimiser lies in the ball
+// of radius R = √2·√(maxNorm² + 1)/λ (the cross-entropy's gradient norm over λ), and on
+// that ball every per-record loss is L = 2√2·√(maxNorm² + 1)-Lipschitz, M = s.Smoothness
+// smooth and λ-strongly convex. The rest of p (N, Dim, Budget, ε, δ) is the caller's.
+func SoftmaxD2DParams(s multiclass.Softmax, maxNorm float64, p d2d.Params) d2d.Params {
+	ce := math.Sqrt2 * math.Sqrt(maxNorm*maxNorm+1)
+	p.Radius = ce / s.Lambda
+	p.Constants = reference.Constants{Lipschitz: 2 * ce, Smoothness: s.Smoothness(maxNorm), StrongConvexity: s.Lambda}
+	return p
+}
+
+// D2D is Descent-to-Delete (Neel et al. 2021; spec hf §2.7 names it as a baseline) on a
+// multiclass model: its plan — step size, noise and iteration schedule — comes from
+// reference/d2d for the model's declared constants, and it runs that plan's projected
+// full-batch gradient descent on the records not yet deleted: learning from 0, then
+// UpdateIterations(i) steps from the secret model for the i-th request, publishing the
+// secret model plus N(0, σ²I). Unlike HF it touches the data at every request.
+type D2D struct {
+	Plan      d2d.Plan
+	model     multiclass.Model
+	data      *multiclass.Data
+	keep      []int // rows not deleted, in order
+	deleted   map[int]bool
+	secret    []float64
+	published []float64
+	round     int
+	grad, tmp []float64
+}
+
+// NewD2D learns: LearnIterations(n) projected steps from 0, then publishes from r.
+func NewD2D(ctx context.Context, m multiclass.Model, data *multiclass.Data, plan d2d.Plan, r *rand.Rand) (*D2D, error) {
+	if plan.Params.N != data.Len() {
+		return nil, fmt.Errorf("hf d2d: the plan is for n = %d records, the data hold %d", plan.Params.N, data.Len())
+	}
+	d := m.Dim()
+	s := &D2D{Plan: plan, model: m, data: data, deleted: map[int]bool{}, secret: make([]float64, d), grad: make([]float64, d), tmp: make([]float64, d)}
+	for i := range data.Len() {
+		s.keep = append(s.keep, i)
+	}
+	if err := s.descend(ctx, plan.LearnIterations(len(s.keep))); err != nil {
+		return nil, err
+	}
+	s.publish(r)
+	return s, nil
+}
+
+// descend runs projected full-batch gradient descent on the kept rows.
+func (s *D2D) descend(ctx context.Context, steps int) error {
+	for k := range steps {
+		if k%32 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		multiclass.MeanGradient(s.model, s.grad, s.tmp, s.secret, s.data, s.keep)
+		for j, g := range s.grad {
+			s.secret[j] -= s.Plan.StepSize * g
+		}
+		reference.ProjectBall(s.secret, s.Plan.Params.Radius)
+	}
+	return nil
+}
+
+func (s *D2D) publish(r *rand.Rand) {
+	s.published = make([]float64, len(s.secret))
+	reference.FillNormal(s.published, s.Plan.Sigma, r)
+	for j, v := range s.secret {
+		s.published[j] += v
+	}
+}
+
+// Delete serves one request deleting row: UpdateIterations(i) steps on the rows left,
+// from the secret model, and a fresh publication from r. A row deleted before is
+// ErrAlreadyDeleted.
+func (s *D2D) Delete(ctx context.Context, row int, r *rand.Rand) error {
+	switch {
+	case row < 0 || row >= s.data.Len():
+		return fmt.Errorf("hf d2d delete: row %d is not in the data (%d rows)", row, s.data.Len())
+	case s.deleted[row]:
+		return fmt.Errorf("hf d2d delete: row %d: %w", row, ErrAlreadyDeleted)
+	case len(s.keep) == 1:
+		return fmt.Errorf("hf d2d delete: row %d is the last record", row)
+	}
+	if err := s.Plan.CheckUpdate(s.round + 1); err != nil {
+		return fmt.Errorf("hf d2d delete: %w", err)
+	}
+	s.deleted[row] = true
+	s.keep = slices.DeleteFunc(s.keep, func(i int) bool { return i == row })
+	s.round++
+	if err := s.descend(ctx, s.Plan.UpdateIterations(s.round)); err != nil {
+		return err
+	}
+	s.publish(r)
+	return nil
+}
+
+// Secret is the secret model θ̂_i (a copy); Published the last release (a copy).
+func (s *D2D) Secret() []float64    { return slices.Clone(s.secret) }
+func (s *D2D) Published() []float64 { return slices.Clone(s.published) }
