@@ -12,6 +12,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -35,6 +36,24 @@ type MIAConfig struct {
 	// ULiRATargets is how many training records U-LiRA attacks (0: none), each with
 	// ULiRAPairs shadow and as many evaluation pairs of models.
 	ULiRATargets, ULiRAPairs int
+	// MIAU runs the paper's MIA-U (Chen et al. 2021) too: each shadow also unlearns a
+	// share Fraction of its members by HF, and a logistic-regression attack learns, from
+	// the shadows' (original, unlearned) posteriors, to tell deleted members from
+	// non-members.
+	MIAU bool
+}
+
+// MIAUFeatures are the features of Chen et al.'s attack this runs: the posterior
+// difference, the difference of the sorted posteriors, and their Euclidean distance.
+var MIAUFeatures = []string{"DirectDiff", "SortedDiff", "EucDist"}
+
+// MIAUResult is MIA-U with one feature: the attack's AUC on the forgotten records against
+// held-out ones, from the (original, HF-unlearned) pair and from the (original, retrained)
+// pair.
+type MIAUResult struct {
+	Feature         string
+	HF, Retrain     mia.Metric
+	ShadowPositives int
 }
 
 // MIAModel is the attack against one model.
@@ -55,6 +74,8 @@ type MIAResult struct {
 	Detectable float64
 	// ForgetForDetectable is the forgotten-set size that would bring Detectable to 0.1.
 	ForgetForDetectable int
+	// MIAU is the paper's MIA-U per feature (nil when not run).
+	MIAU []MIAUResult
 	// ULiRA is the unlearning likelihood-ratio attack on HF (nil when not run), and
 	// ULiRADetectable the AUC above ½ it detects with 80 % power at its evaluations.
 	ULiRA           *mia.ULiRAResult
@@ -119,6 +140,8 @@ func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
 		}
 	}
 	scores := mat.NewDense(c.Shadows, N, nil)
+	shadowPairs := make([][2][][]float64, c.Shadows) // per shadow: posteriors (original, unlearned) of deleted members, then of as many non-members
+	shadowLabels := make([][]float64, c.Shadows)
 	err = par.Do(ctx, c.Shadows, c.Workers, func(i int) error {
 		var rows []int
 		for k := range N {
@@ -135,6 +158,39 @@ func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
 			return err
 		}
 		scoreAll(model, tr.Final, pool, scores.RawRowView(i))
+		if !c.MIAU {
+			return nil
+		}
+		// unlearn a share of this shadow's members by HF; its non-members are the negatives
+		r := reference.Stream(c.Seed, i, "hf-mia/shadow-forget")
+		k := max(2, int(math.Round(c.Fraction*float64(len(rows)))))
+		local := r.Perm(len(rows))[:k] // rows of sub
+		stats, err := tr.Statistics(ctx, sub, local, hf.PaperOrder)
+		if err != nil {
+			return err
+		}
+		u := hf.NewUnlearner(tr, stats)
+		if err := u.Delete(local...); err != nil {
+			return err
+		}
+		unl := u.Model()
+		var outside []int
+		for kk := range N {
+			if !in[i][kk] {
+				outside = append(outside, kk)
+			}
+		}
+		for _, j := range local {
+			shadowPairs[i][0] = append(shadowPairs[i][0], posterior(model, tr.Final, sub.Row(j)))
+			shadowPairs[i][1] = append(shadowPairs[i][1], posterior(model, unl, sub.Row(j)))
+			shadowLabels[i] = append(shadowLabels[i], 1)
+		}
+		for _, j := range r.Perm(len(outside))[:min(k, len(outside))] {
+			x := pool.Row(outside[j])
+			shadowPairs[i][0] = append(shadowPairs[i][0], posterior(model, tr.Final, x))
+			shadowPairs[i][1] = append(shadowPairs[i][1], posterior(model, unl, x))
+			shadowLabels[i] = append(shadowLabels[i], -1)
+		}
 		return nil
 	})
 	if err != nil {
@@ -190,6 +246,11 @@ func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
 		res.Models = append(res.Models, MIAModel{Name: []string{"original", MethodHF, "Retrain"}[j], Metrics: met})
 	}
 	res.ExcessAUC, res.ExcessLower, res.ExcessUpper = pairedExcess(pairs[1], pairs[2], 400, conf, c.Seed)
+	if c.MIAU {
+		if res.MIAU, err = miaU(shadowPairs, shadowLabels, model, tr.Final, hfModel, retrained, c.Train, forget, c.Holdout, conf, c.Seed); err != nil {
+			return nil, err
+		}
+	}
 	if c.ULiRATargets > 0 {
 		if res.ULiRA, err = c.uLiRA(ctx, forget); err != nil {
 			return nil, err
@@ -332,4 +393,124 @@ func (c MIAConfig) uLiRA(ctx context.Context, forget []int) (*mia.ULiRAResult, e
 	}
 	return mia.ULiRA(ctx, unlearn, retrain, nil, ds, targets, mia.ULiRAOptions{Shadows: c.ULiRAPairs, Evals: c.ULiRAPairs,
 		Seed: c.Seed, Workers: c.Workers, Score: score})
+}
+
+// posterior is the model's class probabilities at x: exp(−cross-entropy) per label.
+func posterior(m multiclass.Model, w, x []float64) []float64 {
+	reg := m.Regularization() / 2 * floats.Dot(w, w)
+	p := make([]float64, m.Classes())
+	for k := range p {
+		p[k] = math.Exp(-(m.Loss(w, x, k) - reg))
+	}
+	return p
+}
+
+// miaUFeature is one of MIAUFeatures from a record's two posteriors.
+func miaUFeature(kind string, orig, unl []float64) []float64 {
+	switch kind {
+	case "SortedDiff":
+		a, b := slices.Clone(orig), slices.Clone(unl)
+		slices.Sort(a)
+		slices.Sort(b)
+		for j := range a {
+			a[j] -= b[j]
+		}
+		return a
+	case "EucDist":
+		return []float64{floats.Distance(orig, unl, 2)}
+	}
+	d := slices.Clone(orig)
+	floats.Sub(d, unl)
+	return d
+}
+
+// miaU trains, per feature, an L2 logistic-regression attack (exact ERM, λ = 1e-3, the
+// features standardised with the shadows' statistics) on the shadows' deleted members
+// (+1) and non-members (−1), and scores the target's forgotten records against held-out
+// ones under (original, HF) and (original, retrained).
+func miaU(pairs [][2][][]float64, labels [][]float64, m multiclass.Model, orig, hfModel, retrained []float64,
+	train *multiclass.Data, forget []int, holdout *multiclass.Data, conf float64, seed uint64) ([]MIAUResult, error) {
+	var out []MIAUResult
+	for _, kind := range MIAUFeatures {
+		var xs, ys []float64
+		dim, positives := 0, 0
+		for i := range pairs {
+			for j := range labels[i] {
+				f := miaUFeature(kind, pairs[i][0][j], pairs[i][1][j])
+				dim = len(f)
+				xs, ys = append(xs, f...), append(ys, labels[i][j])
+				if labels[i][j] > 0 {
+					positives++
+				}
+			}
+		}
+		nRows := len(ys)
+		mean, sd := make([]float64, dim), make([]float64, dim)
+		for r := range nRows {
+			for j := range dim {
+				mean[j] += xs[r*dim+j] / float64(nRows)
+			}
+		}
+		for r := range nRows {
+			for j := range dim {
+				d := xs[r*dim+j] - mean[j]
+				sd[j] += d * d / float64(nRows)
+			}
+		}
+		for j := range sd {
+			sd[j] = math.Sqrt(sd[j])
+			if sd[j] == 0 {
+				sd[j] = 1
+			}
+		}
+		standard := func(f []float64) []float64 {
+			g := make([]float64, dim+1)
+			for j := range dim {
+				g[j] = (f[j] - mean[j]) / sd[j]
+			}
+			g[dim] = 1
+			return g
+		}
+		design := make([]float64, 0, nRows*(dim+1))
+		ids := make([]int64, nRows)
+		for r := range nRows {
+			design = append(design, standard(xs[r*dim:(r+1)*dim])...)
+			ids[r] = int64(r)
+		}
+		ds, err := reference.NewDataset(ids, mat.NewDense(nRows, dim+1, design), ys)
+		if err != nil {
+			return nil, err
+		}
+		fit, err := retrain.Minimize(reference.Logistic{Lambda: 1e-3}.Objective(ds), 1e6, retrain.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("hf mia-u %s: %w", kind, err)
+		}
+		attack := func(w []float64) (pos, neg []float64) {
+			score := func(x []float64) float64 {
+				return floats.Dot(fit.Theta, standard(miaUFeature(kind, posterior(m, orig, x), posterior(m, w, x))))
+			}
+			for _, u := range forget {
+				pos = append(pos, score(train.Row(u)))
+			}
+			for i := range holdout.Len() {
+				neg = append(neg, score(holdout.Row(i)))
+			}
+			return pos, neg
+		}
+		r := MIAUResult{Feature: kind, ShadowPositives: positives}
+		for j, w := range [][]float64{hfModel, retrained} {
+			pos, neg := attack(w)
+			met, err := mia.Evaluate(pos, neg, 400, conf, seed)
+			if err != nil {
+				return nil, err
+			}
+			if j == 0 {
+				r.HF = met.AUC
+			} else {
+				r.Retrain = met.AUC
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

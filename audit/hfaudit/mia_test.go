@@ -12,6 +12,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -46,16 +47,16 @@ func TestPairedExcessAndPower(t *testing.T) {
 }
 
 // hf-mia end to end at a small size: three models, the attack sees the original model's
-// members (its AUC is the largest), the finding is there with a verdict, U-LiRA's table
-// pools every target's evaluations, and the JSON is the same byte for byte on a second
-// run.
+// members (its AUC is the largest), the finding is there with a verdict, MIA-U reports
+// every feature, U-LiRA's table pools every target's evaluations, and the JSON is the same
+// byte for byte on a second run.
 func TestReproduceMIA(t *testing.T) {
 	testenv.SharedDatasets(t)
 	argv := []string{"--train", "300", "--heldout", "300", "--pool", "4", "--fraction", "0.2", "--shadows", "8", "--workers", "2",
 		"--ulira-targets", "3", "--ulira-pairs", "4"}
 	res, rep := reproduced(t, "hf-mia", argv...)
-	if len(rep.Tables) != 2 || rep.Tables[1].Findings[0].Check != "hf-mia/ulira" || rep.Tables[1].Findings[0].Trials != 12 {
-		t.Fatalf("want LiRA's table and U-LiRA's (3 targets × 4 evaluation pairs), got %+v", rep.Tables)
+	if len(rep.Tables) != 3 || len(rep.Tables[1].Rows) != len(MIAUFeatures) || rep.Tables[2].Findings[0].Check != "hf-mia/ulira" || rep.Tables[2].Findings[0].Trials != 12 {
+		t.Fatalf("want LiRA's table, MIA-U's (one row per feature) and U-LiRA's (3 targets × 4 evaluation pairs), got %+v", rep.Tables)
 	}
 	tb := rep.Tables[0]
 	if len(tb.Rows) != 3 || tb.Rows[0].Label != "original" || len(tb.Findings) != 1 || tb.Findings[0].Verdict == "" {
@@ -93,4 +94,24 @@ func reproduced(t *testing.T, name string, argv ...string) (*audit.Reproduced, *
 		t.Fatal(err)
 	}
 	return res, rep
+}
+
+// MIA-U's features: the posterior difference, the sorted posteriors' difference and their
+// distance, each from the two posteriors alone; posteriors sum to one.
+func TestMIAUFeatures(t *testing.T) {
+	a, b := []float64{0.7, 0.2, 0.1}, []float64{0.2, 0.5, 0.3}
+	if got := miaUFeature("DirectDiff", a, b); math.Abs(got[0]-0.5) > 1e-15 || math.Abs(got[1]+0.3) > 1e-15 {
+		t.Errorf("DirectDiff %v", got)
+	}
+	if got := miaUFeature("SortedDiff", a, b); math.Abs(got[0]+0.1) > 1e-15 || math.Abs(got[2]-0.2) > 1e-15 {
+		t.Errorf("SortedDiff %v (ascending: 0.1−0.2, 0.2−0.3, 0.7−0.5)", got)
+	}
+	if got := miaUFeature("EucDist", a, b); math.Abs(got[0]-math.Sqrt(0.25+0.09+0.04)) > 1e-15 {
+		t.Errorf("EucDist %v", got)
+	}
+	m := multiclass.Softmax{K: 3, P: 2, Lambda: 0.7}
+	p := posterior(m, []float64{0.3, -1, 2, 0.5, 0, 1, 0.1, 0.2, -0.3}, []float64{1, -2})
+	if s := p[0] + p[1] + p[2]; math.Abs(s-1) > 1e-12 {
+		t.Errorf("posterior %v sums to %v", p, s)
+	}
 }
