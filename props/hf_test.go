@@ -558,3 +558,125 @@ func TestHFTheorem6OnAMeasuredRun(t *testing.T) {
 	t.Logf("Theorem 6: σ = %.3g (Theorem 4's ‖Δ‖ ≤ %.3g); excess risk %.4g ± %.2g; Eq. 77 %.4g (violated); repaired %.4g (%.3g× the measurement)",
 		sigma, deltaNorm, mean, half, bound, repaired, repaired/mean)
 }
+
+// I9, Lemma 2 along real trajectories (both retraining rules): every retrained iterate
+// stays within 2G·Σ_{s<t} η_s (DriftBound) of the learned one, G the largest per-record
+// gradient norm met on either trajectory; 1e-12 relative slack for rounding. A bound that
+// sums one step short fails it (a removed record in the first batch drifts at step 1). The
+// factor 2 — both trajectories' gradients — is not tight on these losses: a removed
+// record's own step differs by η_t‖∇ℓ‖/|B_t| ≤ η_tG, so a bound without it still holds here.
+func TestHFLemma2Drift(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := props.HFProblem(t, "softmax", "least-squares", "linear")
+		tr, data := in.Trajectory, in.Data
+		m := tr.Config.Model
+		removed := rapid.SliceOfNDistinct(rapid.IntRange(0, data.Len()-1), 0, data.Len(), rapid.ID[int]).Draw(t, "U")
+		g := make([]float64, m.Dim())
+		G := 0.0
+		largest := func(w []float64, batch []int32) {
+			for _, i := range batch {
+				m.Gradient(g, w, data.Row(int(i)), data.Y[i])
+				G = math.Max(G, floats.Norm(g, 2))
+			}
+		}
+		for step, w := range tr.Checkpoints {
+			largest(w, tr.Schedule.Batch(step))
+		}
+		for _, rule := range []hf.Rule{hf.PaperRule, hf.CodeRule} {
+			var drift []float64
+			_, err := tr.Retrain(context.Background(), data, removed, rule, func(step int, w []float64) {
+				largest(w, tr.Schedule.Batch(step))
+				drift = append(drift, floats.Distance(w, tr.Checkpoints[step], 2))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for step, d := range drift {
+				if bound := hfaudit.DriftBound(tr.Config.Eta, G, tr.Config.Decay, step); d > bound*(1+1e-12)+1e-300 {
+					t.Fatalf("%v, step %d: drift %.6g above Lemma 2's %.6g (G = %.4g)", rule, step, d, bound, G)
+				}
+			}
+		}
+	})
+}
+
+// I10, Lemma 3: for a symmetric H with spectrum in [λ, M] (λ may be negative) and any v,
+// ‖(I − ηH)v‖ ≤ max(|1 − ηλ|, |1 − ηM|)·‖v‖ — the matrices built from random rotations and
+// spectra, 1e-12 relative slack.
+func TestHFLemma3Contraction(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := rapid.IntRange(1, 6).Draw(t, "d")
+		lo := rapid.Float64Range(-2, 5).Draw(t, "λ")
+		hi := lo + rapid.Float64Range(0, 10).Draw(t, "M − λ")
+		eta := rapid.Float64Range(1e-3, 1).Draw(t, "η")
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 3))
+		a := mat.NewDense(d, d, nil)
+		for i := range d {
+			for j := range d {
+				a.Set(i, j, r.NormFloat64())
+			}
+		}
+		var qr mat.QR
+		qr.Factorize(a)
+		var q mat.Dense
+		qr.QTo(&q)
+		eig := make([]float64, d)
+		for i := range eig {
+			eig[i] = lo + (hi-lo)*r.Float64()
+		}
+		eig[0], eig[d-1] = lo, hi
+		var h, tmp mat.Dense
+		tmp.Mul(&q, mat.NewDiagDense(d, eig))
+		h.Mul(&tmp, q.T())
+		v := make([]float64, d)
+		for i := range v {
+			v[i] = r.NormFloat64()
+		}
+		var hv mat.VecDense
+		hv.MulVec(&h, mat.NewVecDense(d, v))
+		out := make([]float64, d)
+		for i := range out {
+			out[i] = v[i] - eta*hv.AtVec(i)
+		}
+		if got, bound := floats.Norm(out, 2), hfaudit.Rho(eta, lo, hi)*floats.Norm(v, 2); got > bound*(1+1e-12)+1e-12 {
+			t.Fatalf("‖(I − ηH)v‖ = %.6g above ρ‖v‖ = %.6g", got, bound)
+		}
+	})
+}
+
+// A2, Lemma 10: full-batch gradient descent at a constant η ≤ 2/(λ + M) on an
+// L2-regularised softmax contracts to the minimiser ŵ at rate ρ = Rho(η, λ, M):
+// ‖w_T − ŵ‖ ≤ ρ^T‖w_0 − ŵ‖, ŵ computed by the same descent run to a step below 1e-14.
+func TestHFLemma10(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := props.HFProblem(t, "softmax")
+		s := in.Trajectory.Config.Model.(multiclass.Softmax)
+		if s.Lambda < 0.05 {
+			t.Skip("slow contraction")
+		}
+		eta := rapid.Float64Range(0.1, 1).Draw(t, "η fraction") * 2 / (s.Lambda + in.Smoothness)
+		rho := hfaudit.Rho(eta, s.Lambda, in.Smoothness)
+		g, tmp := make([]float64, s.Dim()), make([]float64, s.Dim())
+		step := func(w []float64) float64 {
+			multiclass.MeanGradient(s, g, tmp, w, in.Data, nil)
+			floats.AddScaled(w, -eta, g)
+			return eta * floats.Norm(g, 2)
+		}
+		opt := make([]float64, s.Dim())
+		for k := 0; step(opt) > 1e-14; k++ {
+			if k > 1e6 {
+				t.Skip("minimiser not reached")
+			}
+		}
+		w := make([]float64, s.Dim())
+		start := floats.Distance(w, opt, 2)
+		T := rapid.IntRange(1, 50).Draw(t, "T")
+		for range T {
+			step(w)
+		}
+		// the minimiser is exact to 1e-14·ρ/(1 − ρ); allow that and rounding
+		if gap, bound := floats.Distance(w, opt, 2), math.Pow(rho, float64(T))*start; gap > bound*(1+1e-9)+1e-12/(1-rho) {
+			t.Fatalf("after %d steps %.6g from ŵ; Lemma 10 allows ρ^T‖w₀ − ŵ‖ = %.6g (ρ = %.4g)", T, gap, bound, rho)
+		}
+	})
+}
