@@ -43,9 +43,10 @@ type MIAConfig struct {
 	MIAU bool
 }
 
-// MIAUFeatures are the features of Chen et al.'s attack this runs: the posterior
-// difference, the difference of the sorted posteriors, and their Euclidean distance.
-var MIAUFeatures = []string{"DirectDiff", "SortedDiff", "EucDist"}
+// MIAUFeatures are the features of Chen et al.'s attack: the posterior difference, the
+// difference of the sorted posteriors, the two posteriors side by side (raw and sorted),
+// and their Euclidean distance.
+var MIAUFeatures = []string{"DirectDiff", "SortedDiff", "DirectConcat", "SortedConcat", "EucDist"}
 
 // MIAUResult is MIA-U with one feature: the attack's AUC on the forgotten records against
 // held-out ones, from the (original, HF-unlearned) pair and from the (original, retrained)
@@ -418,6 +419,13 @@ func miaUFeature(kind string, orig, unl []float64) []float64 {
 		return a
 	case "EucDist":
 		return []float64{floats.Distance(orig, unl, 2)}
+	case "DirectConcat":
+		return append(slices.Clone(orig), unl...)
+	case "SortedConcat":
+		a, b := slices.Clone(orig), slices.Clone(unl)
+		slices.Sort(a)
+		slices.Sort(b)
+		return append(a, b...)
 	}
 	d := slices.Clone(orig)
 	floats.Sub(d, unl)

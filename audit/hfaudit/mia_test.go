@@ -106,6 +106,12 @@ func TestMIAUFeatures(t *testing.T) {
 	if got := miaUFeature("SortedDiff", a, b); math.Abs(got[0]+0.1) > 1e-15 || math.Abs(got[2]-0.2) > 1e-15 {
 		t.Errorf("SortedDiff %v (ascending: 0.1−0.2, 0.2−0.3, 0.7−0.5)", got)
 	}
+	if got := miaUFeature("SortedConcat", a, b); len(got) != 6 || got[0] != 0.1 || got[2] != 0.7 || got[3] != 0.2 || got[5] != 0.5 {
+		t.Errorf("SortedConcat %v", got)
+	}
+	if got := miaUFeature("DirectConcat", a, b); len(got) != 6 || got[0] != 0.7 || got[3] != 0.2 {
+		t.Errorf("DirectConcat %v", got)
+	}
 	if got := miaUFeature("EucDist", a, b); math.Abs(got[0]-math.Sqrt(0.25+0.09+0.04)) > 1e-15 {
 		t.Errorf("EucDist %v", got)
 	}
