@@ -2,6 +2,7 @@ package props
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 
@@ -267,8 +268,12 @@ func checkRegularizedAccuracy(t TB, plan d2d.Plan, f reference.Loss, cur *refere
 	t.Helper()
 	p := plan.Params
 	obj := f.Objective(cur)
+	// f alone is only convex (the variants add their ridge term themselves), so on separable
+	// rows its minimiser sits on the sphere and the solver may stop a little above its
+	// 1e-10 tolerance; whatever residual it reaches enters the slack below, so accept it
+	// while it is small enough to leave the check meaningful.
 	best, err := retrain.Minimize(obj, p.Radius, retrain.Options{})
-	if err != nil {
+	if err != nil && !(errors.Is(err, retrain.ErrNotConverged) && best.Residual <= 1e-6) {
 		t.Fatal(err)
 	}
 	excess := obj.Value(secret) - obj.Value(best.Theta)
