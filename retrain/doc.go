@@ -18,6 +18,10 @@
 //	res, err := retrain.Minimize(reference.Logistic{Lambda: 0.01}.Objective(ds), math.Inf(1), retrain.Options{})
 //	// res.Theta is θ*, res.Residual ≤ 1e-10; ProjectedGradientNorm rechecks any point
 //
+// The multi-class models' exact minimiser (softmax regression, with or without a linear
+// perturbation) is reference/multiclass.Minimize: it lives beside the models because
+// Guo et al.'s certified removal trains with it, and reference must not import retrain.
+//
 // Replay and FromScratch rerun a method's own learning procedure — a Recipe — from scratch
 // on the data after the requests. A Recipe takes its randomness from named streams, so a
 // retrain shares exactly the random choices the comparison needs with the run it is

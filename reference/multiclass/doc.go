@@ -30,6 +30,17 @@
 // explicit Hessian. Softmax.AddHessianSum adds the explicit Hessian summed over rows by
 // blocked products, for second-order methods that factorise it.
 //
+// An Objective sums a model's loss over chosen rows and adds a linear term, F(w) =
+// Σ ℓ(w; z_i) + bᵀw; its Solve runs conjugate gradients on Hessian–vector products, and
+// Minimize finds the exact minimiser of a strongly convex objective by truncated Newton
+// steps — the training of Guo et al.'s certified removal (reference/hf) and the exact
+// retraining oracle it is measured against. The tests prove its accuracy rather than
+// compare it: an independent gradient below the tolerance puts the result within
+// tol/(λn) of the minimiser, and least squares is held to its closed form.
+//
+//	o, _ := multiclass.NewObjective(m, data, rows, b)
+//	res, _ := multiclass.Minimize(ctx, o, nil, multiclass.MinimizeOptions{}) // res.W, res.Residual
+//
 // Linear (a zero Hessian) and LeastSquares (a constant one) are oracle models: on them
 // first-order unlearning is exact, or exact within one batch of one epoch, which is what
 // the tests of reference/hf and props hold HF to.
