@@ -50,6 +50,21 @@
 //	ns, _ := so.NewtonStep(ctx, []int{17, 42})
 //	ij, _ := so.Jackknife([]int{17, 42})
 //
+// Guo is the certified removal of Guo, Goldstein, Hannun and van der Maaten (ICML 2020),
+// the Newton step with a certificate: training minimises the loss plus a random linear
+// term bᵀw exactly (b ~ N(0, σ²I), by multiclass.Minimize), a request takes one Newton
+// step on the records left, and a data-dependent bound on the step's gradient residual is
+// added up against the budget σε/c of Theorem 3 (c = √(2 ln(1.5/δ))); past it the model is
+// retrained with a fresh b. The paper's bound (Corollary 1) is for binary logistic
+// regression; here it is derived for softmax from the Lipschitz constant 1/√2 of the
+// softmax Jacobian, in the integral form (GuoIntegral, the default) or the paper's shape
+// (GuoPrinted). The accumulated bound also charges the solvers' own residuals. The tests
+// hold the true residual below the bound on random problems and every quantity to a
+// NumPy/SciPy implementation (testdata/make_guo.py).
+//
+//	g, _ := hf.NewGuo(ctx, hf.GuoConfig{Model: m, Sigma: 10, Epsilon: 1, Delta: 1e-4}, data, rng)
+//	rem, _ := g.Delete(ctx, 17) // rem.Spent: the bound so far; rem.Retrained: the budget ran out
+//
 // Clipped training (Config.Clip) needs a ClipMode for Stage II: ClipExactJacobian is the
 // derivative of the clipped run (the maps and sources pass through the clipping
 // Jacobian); ClipCodeCompat is the official code's (clipped maps, per-sample clipped
