@@ -9,6 +9,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
@@ -30,6 +31,9 @@ type OnlineConfig struct {
 	Epsilon, Delta              float64 // the release's (ε, δ), the paper's 1 and 1e-3 for LR
 	// D2DIterations is Descent-to-Delete's budget I per request (0: no D2D row).
 	D2DIterations int
+	// GuoSigma is the standard deviation of Guo et al.'s loss perturbation (0: no Guo
+	// row); its certificate is for (Epsilon, Delta) too.
+	GuoSigma float64
 }
 
 // OnlineMethod is one method's line of Table 2.
@@ -62,6 +66,26 @@ type OnlineResult struct {
 	// that coordinate's worst.
 	Float32Gap, Float32Bound float64
 	Float32Storage           int
+	// Guo is Guo et al.'s certified removal's accounting, when it ran.
+	Guo *GuoOnline
+}
+
+// GuoOnline is what Guo et al.'s certified removal spent serving the requests.
+type GuoOnline struct {
+	Sigma, Budget float64 // b ~ N(0, σ²I), and the residual budget σε/c it pays for
+	Retrains      int     // requests the budget sent back to training from scratch
+	// Spent bounds the gradient residual ‖∇L_b(w; D')‖ after the last request, and
+	// Residual is that residual measured; Epsilon is the ε Theorem 3 states for Spent.
+	Spent, Residual, Epsilon float64
+	// ExactDelta is the Gaussian mechanism's exact δ at (ε, δ)'s ε for a shift of the whole
+	// budget (Balle–Wang): what Theorem 3's δ = 1.5·e^{−c²/2} must be at least.
+	ExactDelta float64
+	// BoundRatio is the median over requests served by a Newton step of the accumulated
+	// bound over the residual it bounds.
+	BoundRatio float64
+	// OracleDistance is ‖w − argmin L_b(D')‖ after the last request, and OracleBound
+	// what strong convexity allows: (Spent + the oracle's residual)/(λ|D'|).
+	OracleDistance, OracleBound float64
 }
 
 // Online runs the experiment. Timings are this machine's; the other figures are
@@ -224,6 +248,15 @@ func Online(ctx context.Context, c OnlineConfig) (*OnlineResult, error) {
 		res.D2DSigma, res.D2DPublishedAccuracy = plan.Sigma, Accuracy(c.Model, dd.Published(), c.Test)
 	}
 
+	if c.GuoSigma > 0 {
+		row, acct, err := onlineGuo(ctx, c, order)
+		if err != nil {
+			return nil, err
+		}
+		res.Methods = append(res.Methods, row)
+		res.Guo = acct
+	}
+
 	// retraining from scratch after every request
 	k := timed(c.RetrainRequests)
 	start = time.Now()
@@ -244,4 +277,52 @@ func Online(ctx context.Context, c OnlineConfig) (*OnlineResult, error) {
 func (r *OnlineResult) Speedup(method OnlineMethod) float64 {
 	retrain := r.Methods[len(r.Methods)-1]
 	return float64(retrain.PerRequest) / float64(max(method.PerRequest, 1))
+}
+
+// onlineGuo serves the requests by Guo et al.'s certified removal, one Newton step each,
+// measuring after each what the mechanism never releases: the true gradient residual its
+// accumulated bound stands for.
+func onlineGuo(ctx context.Context, c OnlineConfig, order []int) (OnlineMethod, *GuoOnline, error) {
+	cfg := hf.GuoConfig{Model: c.Model, Sigma: c.GuoSigma, Epsilon: c.Epsilon, Delta: c.Delta}
+	start := time.Now()
+	g, err := hf.NewGuo(ctx, cfg, c.Train, reference.Stream(c.Seed, 0, "hf-online/guo"))
+	if err != nil {
+		return OnlineMethod{}, nil, err
+	}
+	pre := time.Since(start)
+	var el time.Duration
+	var ratios []float64
+	for _, u := range order {
+		start = time.Now()
+		rem, err := g.Delete(ctx, u)
+		el += time.Since(start)
+		if err != nil {
+			return OnlineMethod{}, nil, err
+		}
+		if !rem.Retrained {
+			res, err := g.Residual()
+			if err != nil {
+				return OnlineMethod{}, nil, err
+			}
+			ratios = append(ratios, rem.Spent/res)
+		}
+	}
+	acct := &GuoOnline{Sigma: c.GuoSigma, Budget: g.Budget(), Retrains: g.Retrains(), Spent: g.Spent(), Epsilon: g.Epsilon(),
+		ExactDelta: dp.GaussianExactDelta(c.Epsilon, g.Budget()/c.GuoSigma), BoundRatio: math.NaN()}
+	if acct.Residual, err = g.Residual(); err != nil {
+		return OnlineMethod{}, nil, err
+	}
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		acct.BoundRatio = ratios[len(ratios)/2]
+	}
+	exact, err := g.Exact(ctx, multiclass.MinimizeOptions{})
+	if err != nil {
+		return OnlineMethod{}, nil, err
+	}
+	acct.OracleDistance = floats.Distance(g.Model(), exact.W, 2)
+	acct.OracleBound = (g.Spent() + exact.Residual) / (c.Model.Lambda * float64(len(g.Remaining())))
+	m := len(order)
+	return OnlineMethod{Name: MethodGuo, Requests: m, Timed: m, PerRequest: el / time.Duration(m), Total: el, Precompute: pre,
+		Storage: 16 * c.Model.Dim(), Accuracy: Accuracy(c.Model, g.Model(), c.Test), Distance: math.NaN()}, acct, nil
 }

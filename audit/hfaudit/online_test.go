@@ -10,9 +10,9 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
-// hf-online at a small size: the four methods' rows with the paper's values beside them,
-// the requests timed as asked, the float32 check passing with the bound it states, and
-// every cell but the measured times the same on a second run.
+// hf-online at a small size: the methods' rows with the paper's values beside them, the
+// requests timed as asked, the float32 check and Guo's three checks passing with the
+// bounds they state, and every cell but the measured times the same on a second run.
 func TestReproduceOnline(t *testing.T) {
 	testenv.SharedDatasets(t)
 	argv := []string{"--train", "100", "--pool", "4", "--fraction", "0.1", "--ns-requests", "3", "--retrain-requests", "4", "--d2d-iterations", "3"}
@@ -25,24 +25,24 @@ func TestReproduceOnline(t *testing.T) {
 	var names []string
 	for _, r := range table.Rows {
 		names = append(names, r.Label)
-		if r.Cells[2].Paper == "" && r.Label != "D2D" { // the paper does not run D2D
+		if r.Cells[2].Paper == "" && r.Label != "D2D" && r.Label != MethodGuo { // the paper runs neither
 			t.Errorf("%s: no paper speed-up beside ours", r.Label)
 		}
 	}
-	if strings.Join(names, ",") != "HF,NS,IJ,D2D,Retrain" {
+	if strings.Join(names, ",") != "HF,NS,IJ,D2D,Guo,Retrain" {
 		t.Fatalf("rows %v", names)
 	}
-	if table.Rows[1].Cells[0].Text != "3 of 10" || table.Rows[4].Cells[0].Text != "4 of 10" || table.Rows[3].Cells[0].Text != "10 of 10" {
-		t.Errorf("timed cells %q, %q, %q; want 3, 10 and 4 of 10", table.Rows[1].Cells[0].Text, table.Rows[3].Cells[0].Text, table.Rows[4].Cells[0].Text)
+	if table.Rows[1].Cells[0].Text != "3 of 10" || table.Rows[5].Cells[0].Text != "4 of 10" || table.Rows[3].Cells[0].Text != "10 of 10" {
+		t.Errorf("timed cells %q, %q, %q; want 3, 10 and 4 of 10", table.Rows[1].Cells[0].Text, table.Rows[3].Cells[0].Text, table.Rows[5].Cells[0].Text)
 	}
-	var f32 *reports.Finding
+	checks := map[string]*reports.Finding{}
 	for i := range table.Findings {
-		if table.Findings[i].Check == "hf-online/float32" {
-			f32 = &table.Findings[i]
-		}
+		checks[table.Findings[i].Check] = &table.Findings[i]
 	}
-	if f32 == nil || f32.Verdict != string(audit.Pass) || !(f32.Bound > 0) {
-		t.Fatalf("float32 finding %+v", f32)
+	for _, name := range []string{"hf-online/float32", "hf-online/guo-residual", "hf-online/guo-oracle", "hf-online/guo-delta"} {
+		if f := checks[name]; f == nil || f.Verdict != string(audit.Pass) || !(f.Bound > 0) {
+			t.Fatalf("%s finding %+v", name, f)
+		}
 	}
 	_, second := read()
 	for i, r := range second.Tables[0].Rows {

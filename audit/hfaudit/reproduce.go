@@ -50,6 +50,7 @@ func (Method) Experiments() []audit.Experiment {
 				{Name: "ns-requests", Usage: "requests NS is timed on (each is a d × d factorisation; the total is extrapolated; 0: all)", Default: "10", Kind: audit.Integer, Range: "[0, 1e6]"},
 				{Name: "retrain-requests", Usage: "requests retraining is timed on (the total is extrapolated; 0: all)", Default: "20", Kind: audit.Integer, Range: "[0, 1e6]"},
 				{Name: "d2d-iterations", Usage: "Descent-to-Delete's gradient steps per request, I (0: no D2D row); 15 makes a request cost as many passes over the data as retraining's 15 epochs", Default: "15", Kind: audit.Integer, Range: "[0, 1e6]"},
+				{Name: "guo-sigma", Usage: "standard deviation of Guo et al.'s loss perturbation b (0: no Guo row); a larger σ buys a larger residual budget and costs accuracy", Default: "10", Kind: audit.Number, Range: "[0, 1e6]"},
 			},
 			Run: runOnline,
 		},
@@ -87,7 +88,7 @@ var OnlinePaper = map[string][5]string{
 func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	train, pool, nsReq, reReq, d2dIters := r.Int("train"), r.Int("pool"), r.Int("ns-requests"), r.Int("retrain-requests"), r.Int("d2d-iterations")
-	fraction := r.Float("fraction")
+	fraction, guoSigma := r.Float("fraction"), r.Float("guo-sigma")
 	seed, err := args.Uint64("seed")
 	r.Fail(err)
 	if err := r.Err(); err != nil {
@@ -105,7 +106,7 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	}
 	model := multiclass.Softmax{K: 10, P: data.Train.X.RawMatrix().Cols, Lambda: 0.5}
 	cfg := OnlineConfig{Model: model, Learn: hf.Config{Epochs: 15, BatchSize: 32, Eta: 0.05, Decay: 0.995}, Train: data.Train, Test: data.Test,
-		Fraction: fraction, Seed: seed, Damping: 0.01, NSRequests: nsReq, RetrainRequests: reReq, Epsilon: 1, Delta: 1e-3, D2DIterations: d2dIters}
+		Fraction: fraction, Seed: seed, Damping: 0.01, NSRequests: nsReq, RetrainRequests: reReq, Epsilon: 1, Delta: 1e-3, D2DIterations: d2dIters, GuoSigma: guoSigma}
 	res, err := Online(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -124,6 +125,10 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	}
 	if d2dIters > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("D2D is Descent-to-Delete (Neel et al. 2021) in its secret-state mode (Theorem 3.1), the paper's unevaluated baseline: reference/d2d's plan for softmax's constants on the ball holding the minimiser (L = 2√2·√(‖x‖²max + 1), M = ½(‖x‖²max + 1) + λ, m = λ), I = %d full-batch steps per request from its secret model. Its row's accuracy is the secret model's; its published model, with σ = %.4g at ε = 1, δ = 1e-3, has test accuracy %.4g. Its guarantee is against the exact minimiser, not the SGD retrain, so its distance cell is empty.", d2dIters, res.D2DSigma, res.D2DPublishedAccuracy))
+	}
+	if g := res.Guo; g != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("Guo is certified removal (Guo, Goldstein, Hannun, van der Maaten, ICML 2020), the paper's unevaluated baseline: training minimises the loss plus bᵀw exactly, b ~ N(0, σ²I) with σ = %.4g; each request is one Newton step on the records left, and a data-dependent bound on the step's gradient residual (Corollary 1's, carried to softmax: see reference/hf) is added up until it would pass the budget σε/c = %.4g (Theorem 3, c = √(2 ln(1.5/δ)) at ε = 1, δ = 1e-3), when the model is retrained from scratch with a fresh b: %d of %d requests were. The bound stood at %.3g times the residual it bounds (median over the Newton steps). Its row's time includes those retrainings, its storage is b and w, and its guarantee is against the exact minimiser of the perturbed loss, not the SGD retrain, so its distance cell is empty.",
+			g.Sigma, g.Budget, g.Retrains, res.Methods[0].Requests, g.BoundRatio))
 	}
 	retrainAcc := res.Methods[len(res.Methods)-1].Accuracy
 	tb := reports.Table{Name: "Table 2 (LR row), " + data.Title,
@@ -160,14 +165,30 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 		reports.NewFinding(audit.Deterministic("hf-online/float32", "float32 statistics: final model within StoreFloat32's rounding bound", audit.Implementation,
 			res.Float32Gap, res.Float32Bound, 1, fmt.Sprintf("max |w₃₂ − w₆₄| = %.3g at the coordinate where 2⁻²⁴·Σ|a^{-u}| = %.3g; the float32 store is %.3g GB against %.3g GB",
 				res.Float32Gap, res.Float32Bound, float64(res.Float32Storage)/(1<<30), float64(hfRow.Storage)/(1<<30)))))
+	if g := res.Guo; g != nil {
+		tb.Findings = append(tb.Findings,
+			reports.NewFinding(audit.Deterministic("hf-online/guo-residual", "Guo: the gradient residual after the last request within the bound the mechanism spent", audit.Implementation,
+				g.Residual, g.Spent, 1, fmt.Sprintf("‖∇L_b(w; D')‖ = %.3g measured, %.3g accumulated (%.3g of the budget %.3g); the bound certifies ε = %.3g at δ = 1e-3 by Theorem 3",
+					g.Residual, g.Spent, g.Spent/g.Budget, g.Budget, g.Epsilon))),
+			reports.NewFinding(audit.Deterministic("hf-online/guo-oracle", "Guo: distance to the exact minimiser of the perturbed loss on the records left, against strong convexity's allowance", audit.Implementation,
+				g.OracleDistance, g.OracleBound, 1, "‖w − argmin L_b(D')‖ against (spent + the oracle's residual)/(λ|D'|)")),
+			reports.NewFinding(audit.Deterministic("hf-online/guo-delta", "Guo's Theorem 3 at its budget: the Gaussian mechanism's exact δ at ε = 1 (must not exceed the stated δ = 1e-3)", audit.Certificate,
+				g.ExactDelta, 1e-3, 1, fmt.Sprintf("a shift of the whole budget %.3g against σ = %.3g is a Gaussian pair at μ = ε/c = %.3g; its exact δ at ε = 1 (Balle–Wang)", g.Budget, g.Sigma, g.Budget/g.Sigma))))
+	}
 	t.Tables = []reports.Table{tb}
 	t.Summarize()
 	rep, err := t.Reproduced(env.Out, nil)
 	if err != nil {
 		return nil, err
 	}
-	if rep.Verdict != audit.Fail || tb.Findings[1].Verdict == string(audit.Fail) {
+	// the speed-up ordering (the first finding) is the paper's claim: reported, not judged
+	if rep.Verdict != audit.Fail {
 		return rep, nil
+	}
+	for _, f := range tb.Findings[1:] {
+		if f.Verdict == string(audit.Fail) {
+			return rep, nil
+		}
 	}
 	rep.Text += "The speed-up ordering that differs from the paper's is reported, not judged; the run does not fail on it.\n"
 	rep.Verdict = audit.Pass

@@ -35,11 +35,13 @@ type VerificationConfig struct {
 	Workers   int
 }
 
-// Methods the verification compares, in report order.
+// Methods the reproductions compare, in report order (Guo in hf-online only).
 const (
 	MethodHF = "HF"
 	MethodNS = "NS"
 	MethodIJ = "IJ"
+	// MethodGuo is Guo et al.'s certified removal (a Newton step with loss perturbation).
+	MethodGuo = "Guo"
 )
 
 // A VerificationPoint is one method at one deletion rate, over the seeds.
