@@ -10,7 +10,9 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Options configure Check.
@@ -26,8 +28,9 @@ type Options struct {
 //   - certificate: σ recomputed from Δ̂, and which bound Δ̂ is (Theorem 4, or the code's);
 //   - implementation: the measured approximation error ‖w^{-U}_T − w̄‖ of every trial (the
 //     secret models) against the Δ̂ σ is sized for — Theorem 4 is vacuous by orders of
-//     magnitude, the code's bound may be too small, and the finding shows which; and the
-//     per-record gradients along the first trial's trajectory against the a priori G;
+//     magnitude, the code's bound may be too small, and the finding shows which; and,
+//     replaying the first trial, the per-record gradients against the a priori G,
+//     Lemma 2's drift, Lemma 3's contraction and Theorem 1's additivity (lemmaFindings);
 //   - release: the divergence of the published laws at the measured error
 //     (audit.GaussianRelease);
 //   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease),
@@ -63,12 +66,11 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		return nil, err
 	}
 	fs = append(fs, errF)
-	g, err := s.measuredG(ctx, opt.Seed, results[0].Index)
+	lemmas, err := s.lemmaFindings(ctx, opt.Seed, results[0].Index)
 	if err != nil {
 		return nil, err
 	}
-	fs = append(fs, audit.Deterministic("hf/implementation/gradient-bound", "largest per-record gradient norm along the first trial's trajectories (must not exceed G)",
-		audit.Implementation, g, s.g, 1, "Lemma 2's G over both trajectories' batches, against the a priori 2√2·√(‖x‖²max + 1)"))
+	fs = append(fs, lemmas...)
 	rel, err := audit.GaussianRelease{Prefix: "hf", Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
 		Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf}.Check(results)
 	if err != nil {
@@ -108,36 +110,175 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 	return fs, nil
 }
 
-// measuredG is the largest per-record gradient norm at every checkpoint over its batch,
-// on trial's learned trajectory and on its paper-rule retraining (the records still in
-// the batch).
-func (s *Subject) measuredG(ctx context.Context, seed uint64, trial int) (float64, error) {
+// krylovSteps caps the Lanczos steps the contraction check takes per batch Hessian.
+const krylovSteps = 60
+
+// ritzValues runs k = min(d, krylovSteps) Lanczos steps (fully reorthogonalised) on the
+// symmetric operator apply from a random start and returns the Ritz values: each is a
+// Rayleigh quotient vᵀHv of a unit vector, so |1 − ηθ| ≤ ‖I − ηH‖₂ for every one of
+// them, and the extreme ones approach the extreme eigenvalues far faster than power
+// iteration does when 1 − ηλ is near 1. A batch Hessian of low rank plus λI is spanned
+// exactly once k exceeds its rank.
+func ritzValues(apply func(dst, v []float64), d int, r interface{ NormFloat64() float64 }) ([]float64, error) {
+	k := min(d, krylovSteps)
+	q := make([][]float64, 0, k+1)
+	v := make([]float64, d)
+	for j := range v {
+		v[j] = r.NormFloat64()
+	}
+	floats.Scale(1/floats.Norm(v, 2), v)
+	q = append(q, v)
+	var alpha, beta []float64
+	w := make([]float64, d)
+	for j := 0; j < k; j++ {
+		apply(w, q[j])
+		a := floats.Dot(q[j], w)
+		alpha = append(alpha, a)
+		for range 2 { // full reorthogonalisation, twice ("twice is enough")
+			for _, u := range q {
+				floats.AddScaled(w, -floats.Dot(u, w), u)
+			}
+		}
+		b := floats.Norm(w, 2)
+		if j == k-1 || b <= 1e-12*(math.Abs(a)+1) {
+			break // k steps, or an invariant subspace: its Ritz values are eigenvalues
+		}
+		beta = append(beta, b)
+		next := make([]float64, d)
+		floats.ScaleTo(next, 1/b, w)
+		q = append(q, next)
+	}
+	n := len(alpha)
+	t := mat.NewSymDense(n, nil)
+	for i := range n {
+		t.SetSym(i, i, alpha[i])
+		if i+1 < n {
+			t.SetSym(i, i+1, beta[i])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(t, false) {
+		return nil, fmt.Errorf("the %d × %d Lanczos matrix's eigenvalues did not converge", n, n)
+	}
+	return eig.Values(nil), nil
+}
+
+// lemmaFindings replays trial's learning and holds it to the hypotheses and lemmas the
+// certificate rests on:
+//
+//   - G: the largest per-record gradient norm at every checkpoint over its batch, on the
+//     learned trajectory and on its paper-rule retraining (the records still in the
+//     batch), against the a priori G;
+//   - Lemma 2: the drift ‖w^{-U}_t − w_t‖ at every step against 2ηG(1 − q^t)/(1 − q) with
+//     the measured G, reported at the step where the ratio is largest;
+//   - Lemma 3: ‖I − η_t H_t‖₂ at every checkpoint over its batch, estimated from below by
+//     the Ritz values of Lanczos steps on Hessian–vector products, against ρ_t =
+//     max(|1 − η_tλ|, |1 − η_tM|) with the certificate's λ and M: an estimate above ρ_t
+//     disproves the contraction the bound assumes;
+//   - Theorem 1: the deleted set's statistic by one joint recursion against the sum of the
+//     per-record statistics, equal to rounding (spec I1: 1e-12·(1 + Σ‖a^{-u}‖)).
+func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]audit.Finding, error) {
 	st := reference.Streams{Seed: seed, Trial: trial}
 	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
 	if err != nil {
-		return 0, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
+		return nil, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
 	}
 	removed := map[int32]bool{}
 	for _, r := range s.rows {
 		removed[int32(r)] = true
 	}
-	data, grad, g := s.setup.Data, make([]float64, s.setup.Model.Dim()), 0.0
+	// the loss the trajectory trained on, against the certificate's declared constants
+	m, data, lambda := tr.Config.Model, s.setup.Data, s.setup.Model.Lambda
+	d := m.Dim()
+	grad, g := make([]float64, d), 0.0
 	largest := func(t int, w []float64, skipRemoved bool) {
 		for _, i := range tr.Schedule.Batch(t) {
 			if skipRemoved && removed[i] {
 				continue
 			}
-			s.setup.Model.Gradient(grad, w, data.Row(int(i)), data.Y[i])
+			m.Gradient(grad, w, data.Row(int(i)), data.Y[i])
 			g = math.Max(g, floats.Norm(grad, 2))
 		}
 	}
 	for t, w := range tr.Checkpoints {
 		largest(t, w, false)
 	}
-	if _, err := tr.Retrain(ctx, data, s.rows, hf.PaperRule, func(t int, w []float64) { largest(t, w, true) }); err != nil {
-		return 0, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
+	drift := make([]float64, tr.Schedule.Steps()+1)
+	final, err := tr.Retrain(ctx, data, s.rows, hf.PaperRule, func(t int, w []float64) {
+		largest(t, w, true)
+		drift[t] = floats.Distance(w, tr.Checkpoints[t], 2)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
 	}
-	return g, nil
+	drift[len(drift)-1] = floats.Distance(final, tr.Final, 2)
+	c := s.setup.Config
+	fs := []audit.Finding{audit.Deterministic("hf/implementation/gradient-bound", "largest per-record gradient norm along the first trial's trajectories (must not exceed G)",
+		audit.Implementation, g, s.g, 1, "Lemma 2's G over both trajectories' batches, against the a priori 2√2·√(‖x‖²max + 1)")}
+
+	worstT, worstRatio := 0, -1.0
+	for t := 1; t < len(drift); t++ {
+		if r := drift[t] / DriftBound(c.Eta, g, c.Decay, t); r > worstRatio {
+			worstT, worstRatio = t, r
+		}
+	}
+	fs = append(fs, audit.Deterministic("hf/implementation/drift", "Lemma 2: the retraining's drift ‖w^{-U}_t − w_t‖ along the first trial, at the step nearest its bound",
+		audit.Implementation, drift[worstT], DriftBound(c.Eta, g, c.Decay, worstT), 1,
+		fmt.Sprintf("2ηG(1 − q^t)/(1 − q) with the measured G = %.4g at every step t = 1 … %d; the largest ratio, %.3g, is at t = %d", g, len(drift)-1, worstRatio, worstT)))
+
+	M := s.smooth
+	r := st.Rand("hf/check/lanczos")
+	tmp := make([]float64, d)
+	worstT, worstRatio = 0, -1.0
+	worstEst := 0.0
+	for t, w := range tr.Checkpoints {
+		if t%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		batch := tr.Schedule.Batch(t)
+		rows := make([]int, len(batch))
+		for k, i := range batch {
+			rows[k] = int(i)
+		}
+		ritz, err := ritzValues(func(dst, v []float64) { multiclass.MeanHVP(m, dst, tmp, w, data, rows, v) }, d, r)
+		if err != nil {
+			return nil, fmt.Errorf("hf check: contraction at step %d: %w", t, err)
+		}
+		eta, est := tr.Eta(t), 0.0
+		for _, theta := range ritz {
+			est = math.Max(est, math.Abs(1-eta*theta))
+		}
+		if ratio := est / Rho(eta, lambda, M); ratio > worstRatio {
+			worstT, worstRatio, worstEst = t, ratio, est
+		}
+	}
+	fs = append(fs, audit.Deterministic("hf/implementation/contraction", "Lemma 3: ‖I − η_t H_t‖₂ along the first trial (Lanczos, a lower bound), against ρ_t",
+		audit.Implementation, worstEst, Rho(tr.Eta(worstT), lambda, M), 1,
+		fmt.Sprintf("the largest |1 − η_tθ| over the Ritz values θ of up to %d Lanczos steps on each of the %d batch Hessians at their checkpoints, against max(|1 − η_tλ|, |1 − η_tM|) with the certificate's λ and M = %.4g; the largest ratio, %.6g, is at t = %d",
+			krylovSteps, len(tr.Checkpoints), M, worstRatio, worstT)))
+
+	if len(s.rows) > 0 {
+		stats, err := tr.Statistics(ctx, data, s.rows, hf.PaperOrder)
+		if err != nil {
+			return nil, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
+		}
+		joint, err := tr.SetStatistic(ctx, data, s.rows, hf.PaperOrder)
+		if err != nil {
+			return nil, fmt.Errorf("hf check: replay trial %d: %w", trial, err)
+		}
+		sum, scale := make([]float64, d), 1.0
+		for _, row := range s.rows {
+			a, _ := stats.Of(row)
+			floats.Add(sum, a)
+			scale += floats.Norm(a, 2)
+		}
+		fs = append(fs, audit.Deterministic("hf/implementation/additivity", "Theorem 1: the deleted set's statistic by one recursion equals the sum of the records' statistics",
+			audit.Implementation, floats.Distance(joint, sum, 2), 1e-12*scale, 1,
+			fmt.Sprintf("‖a^{-U} − Σ_u a^{-u}‖ for the %d deleted records along the first trial, against rounding 1e-12·(1 + Σ‖a^{-u}‖) (spec I1)", len(s.rows))))
+	}
+	return fs, nil
 }
 
 // boundAfter is the Δ̂ the reading gives after k deletions.

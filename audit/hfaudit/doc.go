@@ -26,8 +26,11 @@
 // analytic Gaussian noise sized by the Reading's bound — PaperBound (Theorem 4) or
 // CodeReading (the official code's) — against the paper's retraining on the same order.
 // Check sets side by side the certificate (σ recomputed), the measured approximation error
-// against the bound that sized the noise, the per-record gradients against the a priori G,
-// the published laws' divergence (audit.GaussianRelease) and the distinguishing game.
+// against the bound that sized the noise, the hypotheses the bound rests on replayed on
+// the first trial (the per-record gradients against the a priori G, Lemma 2's drift,
+// Lemma 3's contraction estimated from below by Lanczos on the batch Hessians, Theorem 1's
+// additivity), the published laws' divergence (audit.GaussianRelease) and the
+// distinguishing game.
 // Method registers HF with the front ends: demo variants "hf" and "hf-code" (two-class
 // softmax on the demo's data) and "audit bounds hf".
 //
@@ -49,9 +52,13 @@
 // downsampled 2 × 2 by default) and on the review code's Wine MLP (WineData), beside the
 // paper's numbers, with figures.
 //
-// Online is Table 2: a fifth of the records forgotten one request at a time by HF, NS, IJ
-// and retraining, timed, with storage, accuracy, HF's float32 store against its rounding
-// bound and the release's accuracy under each bound's σ ("audit reproduce hf-online").
+// Online is Table 2: a fifth of the records forgotten one request at a time by HF, NS, IJ,
+// Descent-to-Delete, Guo et al.'s certified removal and retraining, timed, with storage,
+// accuracy, HF's float32 store against its rounding bound and the release's accuracy
+// under each bound's σ ("audit reproduce hf-online"). Guo's row carries its accounting:
+// the retrainings its budget forced, its true gradient residual against the bound it
+// spent, its distance to its own oracle (the exact minimiser of the perturbed loss) and
+// Theorem 3's δ against the Gaussian mechanism's exact one.
 // MIA is §5.4's membership inference: LiRA with balanced shadow models on the forgotten
 // records of the original, HF-unlearned and retrained models, the paired excess of HF over
 // the retrain with the excess it could detect, and U-LiRA on HF's unlearning itself

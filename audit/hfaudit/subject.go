@@ -49,6 +49,7 @@ type Subject struct {
 	setup           Setup
 	rows            []int
 	lip, g, rho     float64 // per-record ‖∇CE‖ bound, G, sup_t ρ_t
+	smooth          float64 // the a priori M = ½(‖x‖²max + 1) + λ
 	c1, c2, bound   float64 // Theorem 4's terms and the Δ̂ used
 	sigma           float64
 	steps, perEpoch int
@@ -94,6 +95,7 @@ func New(s Setup) (*Subject, error) {
 	sub.lip = math.Sqrt2 * math.Sqrt(maxNorm*maxNorm+1)
 	sub.g = 2 * sub.lip
 	m := s.Model.Smoothness(maxNorm)
+	sub.smooth = m
 	sub.perEpoch = (n + s.Config.BatchSize - 1) / s.Config.BatchSize
 	sub.steps = s.Config.Epochs * sub.perEpoch
 	for t := range sub.steps {
@@ -232,6 +234,6 @@ func (s *Subject) Claim() audit.Claim {
 			{Quantity: "Δ̂", Formula: boundFormula, Value: s.bound},
 			{Quantity: "σ", Formula: "analytic Gaussian mechanism (Balle–Wang 2018) at Δ̂, ε, δ", Value: s.sigma},
 		},
-		Notes: []string{"The membership attack of the toolkit reads binary-logistic losses; HF's softmax model gets the distinguishing game on its published models instead."},
+		Notes: []string{"The membership attack scores each deleted record by its logit-scaled confidence under the softmax models, log p_y − log Σ_{k≠y} p_k (the LiRA score of spec hf §5.4)."},
 	}
 }

@@ -61,7 +61,8 @@ func TestReferencePasses(t *testing.T) {
 	for _, reading := range []Reading{PaperBound, CodeReading} {
 		s := instance(t, reading)
 		fs := checked(t, s, 40)
-		for _, name := range []string{"hf/certificate/sigma", "hf/implementation/error", "hf/implementation/gradient-bound", "hf/release/renyi", "hf/release/exact-epsilon", "hf/empirical/epsilon-lower-bound", "hf/empirical/membership"} {
+		for _, name := range []string{"hf/certificate/sigma", "hf/implementation/error", "hf/implementation/gradient-bound", "hf/implementation/drift",
+			"hf/implementation/contraction", "hf/implementation/additivity", "hf/release/renyi", "hf/release/exact-epsilon", "hf/empirical/epsilon-lower-bound", "hf/empirical/membership"} {
 			if _, ok := fs[name]; !ok {
 				t.Fatalf("%s: no finding %s", s.Name(), name)
 			}
@@ -110,6 +111,14 @@ func TestWrongCertificatesCaught(t *testing.T) {
 	s.g = 0.01
 	if f := checked(t, s, 8)["hf/implementation/gradient-bound"]; f.Verdict != audit.Fail {
 		t.Errorf("G = 0.01: gradient-bound check %v", f.Verdict)
+	}
+	// a certificate that declares a larger λ than the loss's claims a contraction
+	// 1 − η_tλ the batch Hessians do not give: softmax's Hessian has curvature exactly λ
+	// along a shift of every class alike, and Lanczos finds it
+	s = instance(t, PaperBound)
+	s.setup.Model.Lambda *= 1.5
+	if f := checked(t, s, 8)["hf/implementation/contraction"]; f.Verdict != audit.Fail {
+		t.Errorf("λ declared 1.5 times the loss's: contraction check %v (%s)", f.Verdict, f.Detail)
 	}
 }
 
