@@ -16,16 +16,7 @@ import (
 // error, 2 % of the change at η·M ≈ 0.1.
 func Example() {
 	r := rand.New(rand.NewPCG(1, 2))
-	n, p, k := 60, 3, 3
-	x := mat.NewDense(n, p, nil)
-	y := make([]int, n)
-	for i := range n {
-		y[i] = i % k
-		for j := range p {
-			x.Set(i, j, r.NormFloat64()+float64(y[i]*j)/2)
-		}
-	}
-	data, _ := multiclass.NewData(x, y, k)
+	data, p, k := exampleData(r)
 	m := multiclass.Softmax{K: k, P: p, Lambda: 0.1}
 	ctx := context.Background()
 	tr, _ := hf.Learn(ctx, hf.Config{Model: m, Epochs: 3, BatchSize: 8, Eta: 0.02, Decay: 0.99}, data, make([]float64, m.Dim()), r)
@@ -58,16 +49,7 @@ func Example() {
 // budget σε/c. The true residual, which the mechanism never releases, is below it.
 func ExampleGuo() {
 	r := rand.New(rand.NewPCG(1, 2))
-	n, p, k := 60, 3, 3
-	x := mat.NewDense(n, p, nil)
-	y := make([]int, n)
-	for i := range n {
-		y[i] = i % k
-		for j := range p {
-			x.Set(i, j, r.NormFloat64()+float64(y[i]*j)/2)
-		}
-	}
-	data, _ := multiclass.NewData(x, y, k)
+	data, p, k := exampleData(r)
 	ctx := context.Background()
 	g, err := hf.NewGuo(ctx, hf.GuoConfig{Model: multiclass.Softmax{K: k, P: p, Lambda: 0.1}, Sigma: 10, Epsilon: 1, Delta: 1e-4}, data, r)
 	if err != nil {
@@ -87,4 +69,21 @@ func ExampleGuo() {
 	// budget 2.2803, spent 1.5132 (retrained: false)
 	// true residual below the bound: true
 	// certified ε so far: 0.664
+}
+
+// exampleData is 60 rows of 3 features in 3 classes whose means differ along the
+// features.
+func exampleData(r *rand.Rand) (data *multiclass.Data, p, k int) {
+	n := 60
+	p, k = 3, 3
+	x := mat.NewDense(n, p, nil)
+	y := make([]int, n)
+	for i := range n {
+		y[i] = i % k
+		for j := range p {
+			x.Set(i, j, r.NormFloat64()+float64(y[i]*j)/2)
+		}
+	}
+	data, _ = multiclass.NewData(x, y, k)
+	return data, p, k
 }
