@@ -273,14 +273,18 @@ func (tr *Trajectory) Reweighted(ctx context.Context, data *multiclass.Data, row
 	return tr.run(ctx, data, map[int32]float64{int32(row): omega}, PaperRule, nil)
 }
 
-// batchOps evaluates a batch's mean Hessian–vector product: with Softmax's fused Batch on
-// the gathered rows, else as the mean of per-example products.
+// batchOps evaluates a batch's mean Hessian–vector products at one checkpoint: with
+// Softmax's fused Batch on the gathered rows (their probabilities computed once per step
+// for every vector), else as the mean of per-example products.
 type batchOps struct {
 	m       multiclass.Model
 	data    *multiclass.Data
 	softmax *multiclass.Batch
 	x       []float64 // gathered rows, BatchSize × p
 	tmp     []float64
+	// the point and batch of the last at
+	w     []float64
+	batch []int32
 }
 
 func newBatchOps(m multiclass.Model, data *multiclass.Data, size int) *batchOps {
@@ -292,24 +296,32 @@ func newBatchOps(m multiclass.Model, data *multiclass.Data, size int) *batchOps 
 	return o
 }
 
-// hvp sets dst = (1/|B|) Σ_{i∈B} ∇²ℓ(w; z_i)·v.
-func (o *batchOps) hvp(dst, w []float64, batch []int32, v []float64) {
+// at fixes the checkpoint w and the batch that hvp applies the Hessian of.
+func (o *batchOps) at(w []float64, batch []int32) {
+	o.w, o.batch = w, batch
 	if o.softmax != nil {
 		p := o.m.Inputs()
 		for k, i := range batch {
 			copy(o.x[k*p:(k+1)*p], o.data.Row(int(i)))
 		}
-		o.softmax.HVP(dst, w, blas64.General{Rows: len(batch), Cols: p, Stride: p, Data: o.x[:len(batch)*p]}, v)
+		o.softmax.Linearize(w, blas64.General{Rows: len(batch), Cols: p, Stride: p, Data: o.x[:len(batch)*p]})
+	}
+}
+
+// hvp sets dst = (1/|B|) Σ_{i∈B} ∇²ℓ(w; z_i)·v at the point and batch of the last at.
+func (o *batchOps) hvp(dst, v []float64) {
+	if o.softmax != nil {
+		o.softmax.HVPAt(dst, v)
 		return
 	}
 	clear(dst)
-	for _, i := range batch {
-		o.m.HVP(o.tmp, w, o.data.Row(int(i)), o.data.Y[i], v)
+	for _, i := range o.batch {
+		o.m.HVP(o.tmp, o.w, o.data.Row(int(i)), o.data.Y[i], v)
 		for j, h := range o.tmp {
 			dst[j] += h
 		}
 	}
 	for j := range dst {
-		dst[j] /= float64(len(batch))
+		dst[j] /= float64(len(o.batch))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
+	"slices"
 )
 
 // Order is where a step's own gradient enters Stage II's recursion (spec hf §2.2).
@@ -223,9 +224,12 @@ func (tr *Trajectory) propagate(ctx context.Context, data *multiclass.Data, feed
 		if order == CodeOrder {
 			addSources(w, batch, eta)
 		}
+		if slices.ContainsFunc(vecs, func(a []float64) bool { return a != nil }) {
+			ops.at(w, batch)
+		}
 		for _, a := range vecs { // a ← A_t a = a − η_t J_t H_t a
 			if a != nil {
-				ops.hvp(hv, w, batch, a)
+				ops.hvp(hv, a)
 				jac(hv)
 				floats.AddScaled(a, -eta, hv)
 			}

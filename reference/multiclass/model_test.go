@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"pgregory.net/rapid"
 )
@@ -149,6 +150,13 @@ func TestSoftmaxExplicitHessianAndBatch(t *testing.T) {
 		gotH, wantH := make([]float64, d), make([]float64, d)
 		b.HVP(gotH, w, raw, v)
 		MeanHVP(s, wantH, tmp, w, data, nil, v)
+		// Linearize once, then HVPAt: the same products without recomputing the probabilities
+		at := make([]float64, d)
+		b.Linearize(w, raw)
+		b.HVPAt(at, v)
+		if !floats.Equal(at, gotH) {
+			t.Fatalf("HVPAt %v, HVP %v", at, gotH)
+		}
 		for i := range d {
 			if math.Abs(gotG[i]-wantG[i]) > 1e-12*(1+math.Abs(wantG[i])) || math.Abs(gotH[i]-wantH[i]) > 1e-12*(1+math.Abs(wantH[i])) {
 				t.Fatalf("batch gradient/HVP entry %d: %v/%v, per-example means %v/%v", i, gotG[i], gotH[i], wantG[i], wantH[i])

@@ -159,6 +159,9 @@ func (s Softmax) Hessian(w, x []float64) []float64 {
 type Batch struct {
 	s              Softmax
 	z, p, dz, g, u []float64 // K each
+	// Linearize's state: the rows and their probabilities at the point, for HVPAt
+	at    blas64.General
+	probs []float64
 }
 
 // NewBatch makes a Batch. The rows argument is kept for callers that size scratch by
@@ -200,6 +203,37 @@ func (b *Batch) HVP(dst, w []float64, x blas64.General, v []float64) {
 		s.addOuter(dst, b.g, row)
 	}
 	b.finish(dst, v, n)
+}
+
+// Linearize fixes the point w and the rows of x (n × p, kept, not copied) at which HVPAt
+// applies the mean Hessian: their probabilities are computed once, so that many vectors
+// — HF's statistics, which all pass through the same step's map — cost only their own
+// directional logits each.
+func (b *Batch) Linearize(w []float64, x blas64.General) {
+	s := b.s
+	b.at = x
+	if need := x.Rows * s.K; cap(b.probs) < need {
+		b.probs = make([]float64, need)
+	}
+	b.probs = b.probs[:x.Rows*s.K]
+	for i := range x.Rows {
+		s.logits(b.z, w, x.Data[i*x.Stride:i*x.Stride+s.P])
+		softmax(b.probs[i*s.K:(i+1)*s.K], b.z)
+	}
+}
+
+// HVPAt sets dst to the mean Hessian–vector product at Linearize's point and rows: the
+// same as HVP there, without recomputing the probabilities.
+func (b *Batch) HVPAt(dst, v []float64) {
+	s, x := b.s, b.at
+	clear(dst)
+	for i := range x.Rows {
+		row := x.Data[i*x.Stride : i*x.Stride+s.P]
+		s.logits(b.dz, v, row)
+		softmaxJVP(b.g, b.probs[i*s.K:(i+1)*s.K], b.dz)
+		s.addOuter(dst, b.g, row)
+	}
+	b.finish(dst, v, x.Rows)
 }
 
 // finish divides the sums by n and adds λ·reg.
