@@ -30,6 +30,16 @@
 // explicit Hessian. Softmax.AddHessianSum adds the explicit Hessian summed over rows by
 // blocked products, for second-order methods that factorise it.
 //
+// A Network (both models are) also exposes its logits and its penultimate embedding with
+// their vector–Jacobian products, for losses other than the labelled cross-entropy:
+// SAFE's divergence from a target distribution, CaMU's between embeddings. Train runs a
+// mini-batch recipe — SGD or Adam (held to PyTorch's own torch.optim.Adam,
+// testdata/make_adam.py) — from a start, drawing each epoch's order from a random source;
+// Accuracy and Predict read the largest logit.
+//
+//	w, _ := multiclass.Train(ctx, m, data, rows, w0, multiclass.TrainConfig{Optimizer: multiclass.Adam, Epochs: 20, BatchSize: 32, LR: 1e-3}, rng)
+//	acc := multiclass.Accuracy(m, w, test, nil)
+//
 // An Objective sums a model's loss over chosen rows and adds a linear term, F(w) =
 // Σ ℓ(w; z_i) + bᵀw; its Solve runs conjugate gradients on Hessian–vector products, and
 // Minimize finds the exact minimiser of a strongly convex objective by truncated Newton

@@ -123,19 +123,26 @@ func (o *Objective) HVP(dst, w, v []float64) {
 	}
 }
 
-// ErrNegativeCurvature is returned by Solve when ∇²F(w) is not positive definite along
-// the direction conjugate gradients reached (a non-convex model).
+// ErrNegativeCurvature is returned by ConjugateGradient (and Solve) when the operator is
+// not positive definite along the direction it reached (a non-convex model's Hessian).
 var ErrNegativeCurvature = errors.New("the Hessian is not positive definite")
 
 // Solve returns x with ‖∇²F(w)·x − rhs‖ ≤ relTol·‖rhs‖ by conjugate gradients on
 // Hessian–vector products (never a d × d matrix), and how many products it took. It
 // needs ∇²F(w) positive definite, as for the strongly convex Softmax with λ > 0.
 func (o *Objective) Solve(ctx context.Context, w, rhs []float64, relTol float64) (x []float64, products int, err error) {
+	return ConjugateGradient(ctx, func(dst, v []float64) { o.HVP(dst, w, v) }, rhs, relTol)
+}
+
+// ConjugateGradient solves A·x = rhs for a symmetric positive definite A given by its
+// product apply(dst, v) = A·v, to ‖A·x − rhs‖ ≤ relTol·‖rhs‖, from x = 0. It stops with
+// ErrNegativeCurvature where pᵀAp ≤ 0, and with an error after 10·d + 100 products.
+func ConjugateGradient(ctx context.Context, apply func(dst, v []float64), rhs []float64, relTol float64) (x []float64, products int, err error) {
 	d := len(rhs)
 	x = make([]float64, d)
-	r := slices.Clone(rhs) // r = rhs − H x with x = 0
+	r := slices.Clone(rhs) // r = rhs − A x with x = 0
 	p := slices.Clone(r)
-	hp := make([]float64, d)
+	ap := make([]float64, d)
 	rr := floats.Dot(r, r)
 	target := relTol * relTol * rr
 	for rr > target {
@@ -145,17 +152,17 @@ func (o *Objective) Solve(ctx context.Context, w, rhs []float64, relTol float64)
 			}
 		}
 		if products >= 10*d+100 {
-			return nil, products, fmt.Errorf("multiclass solve: conjugate gradients did not reach %.2g relative in %d products (residual %.3g)", relTol, products, math.Sqrt(rr/floats.Dot(rhs, rhs)))
+			return nil, products, fmt.Errorf("conjugate gradients did not reach %.2g relative in %d products (residual %.3g)", relTol, products, math.Sqrt(rr/floats.Dot(rhs, rhs)))
 		}
-		o.HVP(hp, w, p)
+		apply(ap, p)
 		products++
-		php := floats.Dot(p, hp)
-		if !(php > 0) {
-			return nil, products, fmt.Errorf("multiclass solve: %w (pᵀHp = %.3g)", ErrNegativeCurvature, php)
+		pap := floats.Dot(p, ap)
+		if !(pap > 0) {
+			return nil, products, fmt.Errorf("conjugate gradients: %w (pᵀAp = %.3g)", ErrNegativeCurvature, pap)
 		}
-		alpha := rr / php
+		alpha := rr / pap
 		floats.AddScaled(x, alpha, p)
-		floats.AddScaled(r, -alpha, hp)
+		floats.AddScaled(r, -alpha, ap)
 		next := floats.Dot(r, r)
 		floats.AddScaledTo(p, r, next/rr, p)
 		rr = next

@@ -130,8 +130,13 @@ func (m MLP) Loss(w, x []float64, y int) float64 {
 // backward writes into dst the gradient of the data term for output error g (dℓ/dz_L),
 // given the activations; it overwrites g layer by layer.
 func (m MLP) backward(dst, w []float64, ps pass, g []float64) {
-	L := len(m.Sizes) - 1
-	for l := L; l >= 1; l-- {
+	m.backwardFrom(dst, w, ps, g, len(m.Sizes)-1)
+}
+
+// backwardFrom writes into dst's layers 1 … top the gradient for error g at layer top's
+// pre-activation z_top; the layers above are left as they are.
+func (m MLP) backwardFrom(dst, w []float64, ps pass, g []float64, top int) {
+	for l := top; l >= 1; l-- {
 		dW, db := m.layer(dst, l)
 		in := ps.a[l-1]
 		for i, gi := range g {
