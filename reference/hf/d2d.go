@@ -88,19 +88,34 @@ func (s *D2D) publish(r *rand.Rand) {
 // from the secret model, and a fresh publication from r. A row deleted before is
 // ErrAlreadyDeleted.
 func (s *D2D) Delete(ctx context.Context, row int, r *rand.Rand) error {
-	switch {
-	case row < 0 || row >= s.data.Len():
-		return fmt.Errorf("hf d2d delete: row %d is not in the data (%d rows)", row, s.data.Len())
-	case s.deleted[row]:
-		return fmt.Errorf("hf d2d delete: row %d: %w", row, ErrAlreadyDeleted)
-	case len(s.keep) == 1:
-		return fmt.Errorf("hf d2d delete: row %d is the last record", row)
+	return s.DeleteBatch(ctx, []int{row}, r)
+}
+
+// DeleteBatch serves one request deleting several rows as one update (a row named twice
+// counts once). The plan's σ is sized for one record per update: a request of m records
+// is covered only by group privacy, at m times the sensitivity, which the caller must
+// account for.
+func (s *D2D) DeleteBatch(ctx context.Context, rows []int, r *rand.Rand) error {
+	seen := map[int]bool{}
+	for _, row := range rows {
+		switch {
+		case row < 0 || row >= s.data.Len():
+			return fmt.Errorf("hf d2d delete: row %d is not in the data (%d rows)", row, s.data.Len())
+		case s.deleted[row]:
+			return fmt.Errorf("hf d2d delete: row %d: %w", row, ErrAlreadyDeleted)
+		}
+		seen[row] = true
+	}
+	if len(seen) >= len(s.keep) {
+		return fmt.Errorf("hf d2d delete: the request would delete the %d records left", len(s.keep))
 	}
 	if err := s.Plan.CheckUpdate(s.round + 1); err != nil {
 		return fmt.Errorf("hf d2d delete: %w", err)
 	}
-	s.deleted[row] = true
-	s.keep = slices.DeleteFunc(s.keep, func(i int) bool { return i == row })
+	for row := range seen {
+		s.deleted[row] = true
+	}
+	s.keep = slices.DeleteFunc(s.keep, func(i int) bool { return seen[i] })
 	s.round++
 	if err := s.descend(ctx, s.Plan.UpdateIterations(s.round)); err != nil {
 		return err

@@ -24,6 +24,14 @@
 //	u, _ := safe.New(ctx, m, data, w0, safe.Config{Lambda: 1000, K: 2.5, T: 20}, rng)
 //	res, _ := u.Round(ctx, safe.RequestOf(data, rows)) // res.W: the published model
 //
+// Every method of the paper's comparison is a Streamer — one request a round, a model
+// published after each: SAFE (Unlearner.Streamer), Retrain (the original Recipe fitted
+// from scratch on the records left, the reference), Unroll (Thudi et al.'s single-gradient
+// unrolling), CaMU (the authors' counterfactual unlearning), Newton (L-CODEC-style: a
+// Newton step on a selected share of the parameters) and D2D (Descent-to-Delete through
+// reference/hf's multiclass D2D). RandomStream and ClassStream make the paper's two
+// protocols: random subsets, and one class deleted over the rounds.
+//
 // Where the paper is ambiguous or wrong, the spec's reading is the default and the others
 // are options (Config): the targets reweight every class (PerClass; the paper's notation
 // read literally, LiteralScalar, gives a forgetting gradient of exactly zero); the
