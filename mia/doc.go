@@ -14,6 +14,10 @@
 //   - U-LiRA (Hayes et al. 2024) for unlearning: IN is "trained with x, then unlearned",
 //     OUT is "retrained without x"; accuracy near 50 % means x was forgotten.
 //   - DifferenceScores, the model-difference attack on the before/after pair of a deletion.
+//   - FitSVC, a C-support-vector classifier with the RBF kernel (LIBSVM's SMO with
+//     second-order working sets, held to scikit-learn's SVC): the attack model of the
+//     SAFE paper's membership inference, trained on a model's sorted softmax outputs at
+//     records it saw and records it did not.
 //
 // Metrics: ROCCurve, AUC, TPRAtFPR, BalancedAccuracy, and Evaluate, which gives all of them
 // (TPR at FPR 0.1 %, 1 %, 10 %) with bootstrap intervals. Intervals are estimates.
