@@ -52,22 +52,7 @@ func MNISTData(datasetsDir string, train, test, pool int, seed uint64) (*Experim
 	p := side * side
 	perm := reference.Stream(seed, 0, "hf-mnist/split").Perm(all.Len())
 	build := func(rows []int) (*multiclass.Data, error) {
-		x := mat.NewDense(len(rows), p, nil)
-		y := make([]int, len(rows))
-		for k, i := range rows {
-			src := all.Row(i)
-			dst := x.RawRowView(k)
-			for r := range 28 {
-				for c := range 28 {
-					dst[(r/pool)*side+c/pool] += src[r*28+c]
-				}
-			}
-			for j := range dst {
-				dst[j] = (dst[j]/float64(pool*pool)/255 - mnistMean) / mnistStd
-			}
-			y[k] = int(all.Label(i))
-		}
-		return multiclass.NewData(x, y, 10)
+		return PooledImages(all, rows, 28, pool, mnistMean, mnistStd, 10)
 	}
 	out := &ExperimentData{Classes: 10, Inputs: []reports.Input{{Role: "images", Path: images}, {Role: "labels", Path: labels}}}
 	if out.Train, err = build(perm[:train]); err != nil {
@@ -157,4 +142,33 @@ func Accuracy(m multiclass.Model, w []float64, data *multiclass.Data) float64 {
 		}
 	}
 	return float64(right) / float64(data.Len())
+}
+
+// PooledImages turns rows of a square-image dataset (side × side pixels in 0 … 255, as
+// LoadIDX reads them, the label in 0 … classes−1) into multi-class data: pixels averaged
+// over pool × pool blocks, scaled to [0, 1] and standardised, (x/255 − mean)/std.
+func PooledImages(all *reference.Dataset, rows []int, side, pool int, mean, std float64, classes int) (*multiclass.Data, error) {
+	if pool < 1 || side%pool != 0 {
+		return nil, fmt.Errorf("pool %d does not divide the %d-pixel side", pool, side)
+	}
+	out := side / pool
+	x := mat.NewDense(len(rows), out*out, nil)
+	y := make([]int, len(rows))
+	for k, i := range rows {
+		src := all.Row(i)
+		if len(src) != side*side {
+			return nil, fmt.Errorf("row %d has %d pixels; want %d × %d", i, len(src), side, side)
+		}
+		dst := x.RawRowView(k)
+		for r := range side {
+			for c := range side {
+				dst[(r/pool)*out+c/pool] += src[r*side+c]
+			}
+		}
+		for j := range dst {
+			dst[j] = (dst[j]/float64(pool*pool)/255 - mean) / std
+		}
+		y[k] = int(all.Label(i))
+	}
+	return multiclass.NewData(x, y, classes)
 }

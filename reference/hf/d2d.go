@@ -10,6 +10,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"gonum.org/v1/gonum/floats"
 )
 
 // SoftmaxD2DParams are the constants Descent-to-Delete needs for L2-regularised softmax
@@ -44,13 +45,9 @@ type D2D struct {
 
 // NewD2D learns: LearnIterations(n) projected steps from 0, then publishes from r.
 func NewD2D(ctx context.Context, m multiclass.Model, data *multiclass.Data, plan d2d.Plan, r *rand.Rand) (*D2D, error) {
-	if plan.Params.N != data.Len() {
-		return nil, fmt.Errorf("hf d2d: the plan is for n = %d records, the data hold %d", plan.Params.N, data.Len())
-	}
-	d := m.Dim()
-	s := &D2D{Plan: plan, model: m, data: data, deleted: map[int]bool{}, secret: make([]float64, d), grad: make([]float64, d), tmp: make([]float64, d)}
-	for i := range data.Len() {
-		s.keep = append(s.keep, i)
+	s, err := newD2D(m, data, plan, make([]float64, m.Dim()))
+	if err != nil {
+		return nil, err
 	}
 	if err := s.descend(ctx, plan.LearnIterations(len(s.keep))); err != nil {
 		return nil, err
@@ -59,18 +56,52 @@ func NewD2D(ctx context.Context, m multiclass.Model, data *multiclass.Data, plan
 	return s, nil
 }
 
-// descend runs projected full-batch gradient descent on the kept rows.
+// NewD2DFrom starts D2D's secret state at a model trained elsewhere (projected onto the
+// plan's ball) instead of its own learning phase, and publishes from r. The plan's
+// certificate assumes the learning phase's accuracy, which a start from elsewhere does not
+// carry: this is how a comparison that shares one original model among methods runs D2D,
+// not a certified deployment.
+func NewD2DFrom(m multiclass.Model, data *multiclass.Data, plan d2d.Plan, start []float64, r *rand.Rand) (*D2D, error) {
+	if len(start) != m.Dim() {
+		return nil, fmt.Errorf("hf d2d: the start has %d entries, the model %d parameters", len(start), m.Dim())
+	}
+	s, err := newD2D(m, data, plan, slices.Clone(start))
+	if err != nil {
+		return nil, err
+	}
+	reference.ProjectBall(s.secret, plan.Params.Radius)
+	s.publish(r)
+	return s, nil
+}
+
+func newD2D(m multiclass.Model, data *multiclass.Data, plan d2d.Plan, secret []float64) (*D2D, error) {
+	if plan.Params.N != data.Len() {
+		return nil, fmt.Errorf("hf d2d: the plan is for n = %d records, the data hold %d", plan.Params.N, data.Len())
+	}
+	d := m.Dim()
+	s := &D2D{Plan: plan, model: m, data: data, deleted: map[int]bool{}, secret: secret, grad: make([]float64, d), tmp: make([]float64, d)}
+	for i := range data.Len() {
+		s.keep = append(s.keep, i)
+	}
+	return s, nil
+}
+
+// descend runs projected full-batch gradient descent on the kept rows (their mean
+// gradient through an Objective, which evaluates Softmax in fused blocks).
 func (s *D2D) descend(ctx context.Context, steps int) error {
+	o, err := multiclass.NewObjective(s.model, s.data, s.keep, nil)
+	if err != nil {
+		return err
+	}
+	inv := 1 / float64(len(s.keep))
 	for k := range steps {
 		if k%32 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		multiclass.MeanGradient(s.model, s.grad, s.tmp, s.secret, s.data, s.keep)
-		for j, g := range s.grad {
-			s.secret[j] -= s.Plan.StepSize * g
-		}
+		o.Gradient(s.grad, s.secret)
+		floats.AddScaled(s.secret, -s.Plan.StepSize*inv, s.grad)
 		reference.ProjectBall(s.secret, s.Plan.Params.Radius)
 	}
 	return nil

@@ -131,14 +131,20 @@ var ErrNegativeCurvature = errors.New("the Hessian is not positive definite")
 // Hessian–vector products (never a d × d matrix), and how many products it took. It
 // needs ∇²F(w) positive definite, as for the strongly convex Softmax with λ > 0.
 func (o *Objective) Solve(ctx context.Context, w, rhs []float64, relTol float64) (x []float64, products int, err error) {
-	return ConjugateGradient(ctx, func(dst, v []float64) { o.HVP(dst, w, v) }, rhs, relTol)
+	return ConjugateGradient(ctx, func(dst, v []float64) { o.HVP(dst, w, v) }, rhs, relTol, 0)
 }
 
 // ConjugateGradient solves A·x = rhs for a symmetric positive definite A given by its
 // product apply(dst, v) = A·v, to ‖A·x − rhs‖ ≤ relTol·‖rhs‖, from x = 0. It stops with
-// ErrNegativeCurvature where pᵀAp ≤ 0, and with an error after 10·d + 100 products.
-func ConjugateGradient(ctx context.Context, apply func(dst, v []float64), rhs []float64, relTol float64) (x []float64, products int, err error) {
+// ErrNegativeCurvature where pᵀAp ≤ 0, and with an error after maxProducts products
+// (0: 10·d + 100) — or, with maxProducts set, returns the iterate it reached (a truncated
+// solve, for methods that need only an approximate step).
+func ConjugateGradient(ctx context.Context, apply func(dst, v []float64), rhs []float64, relTol float64, maxProducts int) (x []float64, products int, err error) {
 	d := len(rhs)
+	truncate := maxProducts > 0
+	if !truncate {
+		maxProducts = 10*d + 100
+	}
 	x = make([]float64, d)
 	r := slices.Clone(rhs) // r = rhs − A x with x = 0
 	p := slices.Clone(r)
@@ -151,7 +157,10 @@ func ConjugateGradient(ctx context.Context, apply func(dst, v []float64), rhs []
 				return nil, products, err
 			}
 		}
-		if products >= 10*d+100 {
+		if products >= maxProducts {
+			if truncate {
+				return x, products, nil
+			}
 			return nil, products, fmt.Errorf("conjugate gradients did not reach %.2g relative in %d products (residual %.3g)", relTol, products, math.Sqrt(rr/floats.Dot(rhs, rhs)))
 		}
 		apply(ap, p)

@@ -23,7 +23,7 @@ func TestBaselinesRefuseRepeats(t *testing.T) {
 	pr := fixedProblem(t)
 	ctx := context.Background()
 	recipe := Recipe{Model: pr.m, Exact: true}
-	d2dSub, err := NewD2D(ctx, pr.m, pr.data, 2, 4, 1, 1e-5, rand.New(rand.NewPCG(1, 1)))
+	d2dSub, err := NewD2D(pr.m, pr.data, pr.w0, 2, 1, 1e-5, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestUnrollAddsTheGradients(t *testing.T) {
 func TestNewtonIsGuosStep(t *testing.T) {
 	pr := fixedProblem(t)
 	ctx := context.Background()
-	s := NewNewton(pr.m, pr.data, pr.w0, NewtonConfig{Fraction: 1}, rand.New(rand.NewPCG(1, 1)))
+	s := NewNewton(pr.m, pr.data, pr.w0, NewtonConfig{Fraction: 1, Tol: 1e-12}, rand.New(rand.NewPCG(1, 1)))
 	w, err := s.Round(ctx, RequestOf(pr.data, []int{0, 5, 6}))
 	if err != nil {
 		t.Fatal(err)

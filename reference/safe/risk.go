@@ -59,3 +59,54 @@ func (u *Unlearner) ForgetPoints() [][]float64 {
 	}
 	return out
 }
+
+// RiskGradient sets dst = ∇R(w) of the risk RetentionRisk(w; rows) + ForgettingRisk(w; xs,
+// ts, λ, dir): the mean loss gradient over the rows plus the forgetting term's (the rows
+// need the data: for the audit). It returns the risk too.
+func RiskGradient(dst []float64, m multiclass.Network, w []float64, data *multiclass.Data, rows []int, xs, ts [][]float64, lambda float64, dir KLDirection) float64 {
+	d := m.Dim()
+	tmp := make([]float64, d)
+	multiclass.MeanGradient(m, dst, tmp, w, data, rows)
+	risk := RetentionRisk(m, w, data, rows)
+	if len(xs) == 0 || lambda == 0 {
+		return risk
+	}
+	C := m.Classes()
+	z, gz := make([]float64, C), make([]float64, C)
+	logF, logT := make([]float64, C), make([]float64, C)
+	fg := make([]float64, d)
+	for i, x := range xs {
+		m.Logits(z, w, x)
+		lse := logSumExp(z)
+		for c := range C {
+			logF[c] = z[c] - lse
+			logT[c] = math.Log(ts[i][c])
+		}
+		risk += lambda / float64(len(xs)) * Divergence(m, w, x, ts[i], dir)
+		if dir == TargetToModel {
+			s := 0.0
+			for _, v := range ts[i] {
+				s += v
+			}
+			for c := range C {
+				gz[c] = s*math.Exp(logF[c]) - ts[i][c]
+			}
+		} else {
+			mean := 0.0
+			for c := range C {
+				mean += math.Exp(logF[c]) * (logF[c] - logT[c])
+			}
+			for c := range C {
+				gz[c] = math.Exp(logF[c]) * (logF[c] - logT[c] - mean)
+			}
+		}
+		m.BackLogits(tmp, w, x, gz)
+		for j := range fg {
+			fg[j] += tmp[j]
+		}
+	}
+	for j := range dst {
+		dst[j] += lambda / float64(len(xs)) * fg[j]
+	}
+	return risk
+}

@@ -704,3 +704,33 @@ func TestEdgeCases(t *testing.T) {
 		}
 	})
 }
+
+// RiskGradient is the gradient of the risk it returns, at any w (not only w₀), in both
+// directions: central differences (h = 1e-5; tolerance rel 1e-5, as I11).
+func TestRiskGradient(t *testing.T) {
+	pr := fixedProblem(t)
+	u := pr.unlearner(t, pr.cfg)
+	if _, err := u.Round(context.Background(), RequestOf(pr.data, classRows(pr.data, 0)[:7])); err != nil {
+		t.Fatal(err)
+	}
+	rows := remaining(pr.data.Len(), u.Deleted())
+	w := slices.Clone(pr.w0)
+	for j := range w {
+		w[j] += 0.1 * math.Sin(float64(j))
+	}
+	for _, dir := range []KLDirection{ModelToTarget, TargetToModel} {
+		g := make([]float64, pr.m.Dim())
+		RiskGradient(g, pr.m, w, pr.data, rows, u.ForgetPoints(), u.Targets(), 3, dir)
+		const h = 1e-5
+		for j := range w {
+			plus, minus := slices.Clone(w), slices.Clone(w)
+			plus[j] += h
+			minus[j] -= h
+			fd := (RiskGradient(make([]float64, len(w)), pr.m, plus, pr.data, rows, u.ForgetPoints(), u.Targets(), 3, dir) -
+				RiskGradient(make([]float64, len(w)), pr.m, minus, pr.data, rows, u.ForgetPoints(), u.Targets(), 3, dir)) / (2 * h)
+			if math.Abs(fd-g[j]) > 1e-5*(1+math.Abs(g[j])) {
+				t.Fatalf("%v: ∂R/∂w_%d = %v, central difference %v", dir, j, g[j], fd)
+			}
+		}
+	}
+}
