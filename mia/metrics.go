@@ -3,10 +3,12 @@ package mia
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // merged is the pooled scores of positives (members) and negatives in ascending order,
@@ -204,4 +206,39 @@ func quantile(sorted []float64, p float64) float64 {
 		return sorted[len(sorted)-1]
 	}
 	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// PairedAUCExcess is AUC(a) − AUC(b) for two attacks on the same records (each a
+// [positives, negatives] pair of scores), with a percentile bootstrap interval at conf
+// that resamples the records once for both attacks, since their scores are paired; r
+// draws the resamples.
+func PairedAUCExcess(a, b [2][]float64, reps int, conf float64, r *rand.Rand) (point, lo, hi float64) {
+	point = AUC(a[0], a[1]) - AUC(b[0], b[1])
+	diffs := make([]float64, reps)
+	np, nn := len(a[0]), len(a[1])
+	ap, an, bp, bn := make([]float64, np), make([]float64, nn), make([]float64, np), make([]float64, nn)
+	for i := range reps {
+		for k := range np {
+			j := r.IntN(np)
+			ap[k], bp[k] = a[0][j], b[0][j]
+		}
+		for k := range nn {
+			j := r.IntN(nn)
+			an[k], bn[k] = a[1][j], b[1][j]
+		}
+		diffs[i] = AUC(ap, an) - AUC(bp, bn)
+	}
+	slices.Sort(diffs)
+	alpha := 1 - conf
+	q := func(f float64) float64 { return diffs[min(reps-1, int(math.Floor(f*float64(reps))))] }
+	return point, q(alpha / 2), q(1 - alpha/2)
+}
+
+// DetectableAUCExcess is the smallest excess of one AUC over another that a one-sided
+// z-test at level (1 − conf)/2 detects with 80 % power, with pos and neg records:
+// Hanley–McNeil's variance at AUC ½, (1/12)(1/pos + 1/neg), for each of two independent
+// AUCs (conservative for paired scores). Divided by √2 it is the excess of one AUC over ½.
+func DetectableAUCExcess(pos, neg int, conf float64) float64 {
+	se := math.Sqrt(2 * (1.0 / 12) * (1/float64(pos) + 1/float64(neg)))
+	return (distuv.UnitNormal.Quantile(1-(1-conf)/2) + distuv.UnitNormal.Quantile(0.8)) * se
 }

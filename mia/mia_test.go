@@ -13,6 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 	"pgregory.net/rapid"
 )
 
@@ -369,5 +370,34 @@ func TestULiRAScoreHook(t *testing.T) {
 	}
 	if !slices.Equal(got.Unlearned, want.Unlearned) || !slices.Equal(got.Retrained, want.Retrained) {
 		t.Error("the Score hook changed the statistics")
+	}
+}
+
+// The paired excess: identical attacks differ by exactly 0 in every replicate; an attack
+// whose member scores are shifted up by one standard deviation beats the unshifted one
+// with an interval above 0 (AUC rises from ½ to Φ(1/√2) ≈ 0.76; with 200 records a side
+// the interval's half-width is about 0.05). The detectable excess shrinks with the
+// records, by √(1/pos + 1/neg).
+func TestPairedExcessAndPower(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pos, neg := make([]float64, 200), make([]float64, 200)
+	for i := range pos {
+		pos[i], neg[i] = r.NormFloat64(), r.NormFloat64()
+	}
+	same := [2][]float64{pos, neg}
+	if p, lo, hi := mia.PairedAUCExcess(same, same, 200, 0.95, reference.Stream(1, -1, "paired")); p != 0 || lo != 0 || hi != 0 {
+		t.Errorf("identical attacks: %v [%v, %v]", p, lo, hi)
+	}
+	shifted := make([]float64, len(pos))
+	for i, v := range pos {
+		shifted[i] = v + 1
+	}
+	p, lo, _ := mia.PairedAUCExcess([2][]float64{shifted, neg}, same, 400, 0.95, reference.Stream(1, -1, "paired"))
+	if !(lo > 0) || math.Abs(p-(distuv.UnitNormal.CDF(1/math.Sqrt2)-0.5)) > 0.1 {
+		t.Errorf("a one-sd shift: excess %.3f, lower %.3f; want ≈ 0.26 and above 0", p, lo)
+	}
+	a, b := mia.DetectableAUCExcess(50, 1000, 0.95), mia.DetectableAUCExcess(200, 1000, 0.95)
+	if !(b < a) || math.Abs(a/b-math.Sqrt((1.0/50+1.0/1000)/(1.0/200+1.0/1000))) > 1e-12 {
+		t.Errorf("detectable excess %v at 50 records, %v at 200", a, b)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MIAConfig is the paper's MIA-L experiment (spec hf §5.4): LiRA (Carlini et al. 2022)
@@ -246,7 +245,7 @@ func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
 		}
 		res.Models = append(res.Models, MIAModel{Name: []string{"original", MethodHF, "Retrain"}[j], Metrics: met})
 	}
-	res.ExcessAUC, res.ExcessLower, res.ExcessUpper = pairedExcess(pairs[1], pairs[2], 400, conf, c.Seed)
+	res.ExcessAUC, res.ExcessLower, res.ExcessUpper = mia.PairedAUCExcess(pairs[1], pairs[2], 400, conf, reference.Stream(c.Seed, -1, "hf-mia/paired"))
 	if c.MIAU {
 		if res.MIAU, err = miaU(shadowPairs, shadowLabels, model, tr.Final, hfModel, retrained, c.Train, forget, c.Holdout, conf, c.Seed); err != nil {
 			return nil, err
@@ -257,11 +256,11 @@ func MIA(ctx context.Context, c MIAConfig) (*MIAResult, error) {
 			return nil, err
 		}
 		evals := c.ULiRATargets * c.ULiRAPairs
-		res.ULiRADetectable = detectableAUC(evals, evals, conf) / math.Sqrt2 // one AUC against ½
+		res.ULiRADetectable = mia.DetectableAUCExcess(evals, evals, conf) / math.Sqrt2 // one AUC against ½
 	}
-	res.Detectable = detectableAUC(m, h, conf)
+	res.Detectable = mia.DetectableAUCExcess(m, h, conf)
 	res.ForgetForDetectable = m
-	for res.ForgetForDetectable < 1<<30 && detectableAUC(res.ForgetForDetectable, h, conf) > 0.1 {
+	for res.ForgetForDetectable < 1<<30 && mia.DetectableAUCExcess(res.ForgetForDetectable, h, conf) > 0.1 {
 		res.ForgetForDetectable *= 2
 	}
 	return res, nil
@@ -277,39 +276,6 @@ func subset(data *multiclass.Data, rows []int, classes int) (*multiclass.Data, e
 		y[k] = data.Y[i]
 	}
 	return multiclass.NewData(x, y, classes)
-}
-
-// pairedExcess is AUC(a) − AUC(b) for two attacks on the same records, with a percentile
-// bootstrap interval that resamples the records once for both (the scores are paired).
-func pairedExcess(a, b [2][]float64, reps int, conf float64, seed uint64) (point, lo, hi float64) {
-	point = mia.AUC(a[0], a[1]) - mia.AUC(b[0], b[1])
-	r := reference.Stream(seed, -1, "hf-mia/paired")
-	diffs := make([]float64, reps)
-	np, nn := len(a[0]), len(a[1])
-	ap, an, bp, bn := make([]float64, np), make([]float64, nn), make([]float64, np), make([]float64, nn)
-	for i := range reps {
-		for k := range np {
-			j := r.IntN(np)
-			ap[k], bp[k] = a[0][j], b[0][j]
-		}
-		for k := range nn {
-			j := r.IntN(nn)
-			an[k], bn[k] = a[1][j], b[1][j]
-		}
-		diffs[i] = mia.AUC(ap, an) - mia.AUC(bp, bn)
-	}
-	slices.Sort(diffs)
-	alpha := 1 - conf
-	q := func(f float64) float64 { return diffs[min(reps-1, int(math.Floor(f*float64(reps))))] }
-	return point, q(alpha / 2), q(1 - alpha/2)
-}
-
-// detectableAUC is the smallest excess of one AUC over another that a one-sided z-test at
-// level (1 − conf)/2 detects with 80 % power, with pos and neg records: Hanley–McNeil's
-// variance at AUC ½, (1/12)(1/pos + 1/neg), for each of two independent AUCs.
-func detectableAUC(pos, neg int, conf float64) float64 {
-	se := math.Sqrt(2 * (1.0 / 12) * (1/float64(pos) + 1/float64(neg)))
-	return (distuv.UnitNormal.Quantile(1-(1-conf)/2) + distuv.UnitNormal.Quantile(0.8)) * se
 }
 
 // uLiRA runs U-LiRA (Hayes et al. 2024) on HF: for each target (training records not in
