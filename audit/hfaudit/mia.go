@@ -284,22 +284,13 @@ func subset(data *multiclass.Data, rows []int, classes int) (*multiclass.Data, e
 // it — scored by the target's logit-scaled confidence.
 func (c MIAConfig) uLiRA(ctx context.Context, forget []int) (*mia.ULiRAResult, error) {
 	n := c.Train.Len()
-	ids := make([]int64, n)
-	labels := make([]float64, n)
-	for i := range n {
-		ids[i], labels[i] = int64(i), float64(c.Train.Y[i])
-	}
-	ds, err := reference.NewDataset(ids, mat.DenseCopyOf(c.Train.X), labels)
+	ds, err := c.Train.Dataset()
 	if err != nil {
 		return nil, err
 	}
 	model := c.Learn.Model
 	toData := func(d *reference.Dataset) (*multiclass.Data, error) {
-		y := make([]int, d.Len())
-		for i := range y {
-			y[i] = int(d.Label(i))
-		}
-		return multiclass.NewData(mat.DenseCopyOf(d.Features()), y, model.Classes())
+		return multiclass.FromDataset(d, model.Classes())
 	}
 	unlearn := func(ctx context.Context, d *reference.Dataset, target int64, r *rand.Rand) ([]float64, error) {
 		data, err := toData(d)

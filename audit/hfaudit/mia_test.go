@@ -3,8 +3,6 @@ package hfaudit
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,19 +47,7 @@ func TestReproduceMIA(t *testing.T) {
 // reproduced runs an experiment into a fresh folder and reads back the JSON it wrote.
 func reproduced(t *testing.T, name string, argv ...string) (*audit.Reproduced, *reports.Reproduction) {
 	t.Helper()
-	dir := t.TempDir()
-	res, err := audittest.Reproduce(t, name, dir, argv...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := os.ReadFile(filepath.Join(dir, name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := reports.ReadReproduction(bytes.NewReader(js), name+".json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, rep, _ := audittest.Reproduced(t, name, argv...)
 	return res, rep
 }
 

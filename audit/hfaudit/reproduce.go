@@ -555,19 +555,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 				{Value: reports.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
 				{Value: reports.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
 				{Value: reports.Number(acc), Text: fmt.Sprintf("%.4f", acc)}}}}}
-		g := audit.Finding{Check: "hf-mia/ulira", Title: "U-LiRA cannot tell HF's unlearned models from retrained ones (AUC ≤ ½)", Kind: audit.Empirical,
-			Measured: a.Value, Bound: 0.5, Comparison: "≤", Confidence: 0.95, Trials: len(u.Unlearned)}
-		switch {
-		case a.Lower > 0.5:
-			g.Verdict = audit.Fail
-			g.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: the attack tells HF's unlearned models from retrains", a.Value, a.Lower, a.Upper)
-		case res.ULiRADetectable <= 0.1:
-			g.Verdict = audit.Pass
-			g.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown; %d evaluations a side catch an AUC of ½ + %.3f with 80 %% power", a.Value, a.Lower, a.Upper, len(u.Unlearned), res.ULiRADetectable)
-		default:
-			g.Verdict = audit.Inconclusive
-			g.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown, but %d evaluations a side catch only ½ + %.3f with 80 %% power; raise --ulira-targets or --ulira-pairs", a.Value, a.Lower, a.Upper, len(u.Unlearned), res.ULiRADetectable)
-		}
+		g := audit.ULiRAFinding("hf-mia/ulira", MethodHF, u, res.ULiRADetectable, "--ulira-targets or --ulira-pairs")
 		ut.Findings = append(ut.Findings, reports.NewFinding(g))
 		t.Tables = append(t.Tables, ut)
 	}

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -73,4 +75,24 @@ func ByCheck(fs []audit.Finding) map[string]audit.Finding {
 		out[f.Check] = f
 	}
 	return out
+}
+
+// Reproduced runs a registered experiment into a temporary folder, failing the test on
+// bad settings, and reads its JSON back: the outcome, the reproduction and the folder.
+func Reproduced(t *testing.T, name string, argv ...string) (*audit.Reproduced, *reports.Reproduction, string) {
+	t.Helper()
+	dir := t.TempDir()
+	res, err := Reproduce(t, name, dir, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := reports.ReadReproduction(bytes.NewReader(js), name+".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, rep, dir
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -230,5 +231,24 @@ func TestSoftmaxPerExampleDoesNotAllocate(t *testing.T) {
 		s.HVP(dst, w, x, 3, v)
 	}); n != 0 {
 		t.Errorf("%v allocations per example", n)
+	}
+}
+
+// Dataset and FromDataset are inverses: the features, labels and row order survive the
+// round trip, and the IDs are the row numbers; a fractional label is refused.
+func TestDatasetRoundTrip(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	d, _ := NewData(x, []int{2, 0, 1}, 3)
+	ds, err := d.Dataset()
+	if err != nil || ds.ID(2) != 2 || ds.Label(0) != 2 {
+		t.Fatalf("Dataset: %v, id %d, label %v", err, ds.ID(2), ds.Label(0))
+	}
+	back, err := FromDataset(ds, 3)
+	if err != nil || !mat.Equal(back.X, x) || back.Y[0] != 2 || back.Y[2] != 1 {
+		t.Fatalf("FromDataset: %v, %v, %v", err, mat.Formatted(back.X), back.Y)
+	}
+	bad, _ := reference.NewDataset([]int64{1}, mat.NewDense(1, 1, []float64{0}), []float64{0.5})
+	if _, err := FromDataset(bad, 3); err == nil {
+		t.Error("label 0.5 accepted")
 	}
 }

@@ -1,0 +1,30 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/unlearnaudit/unlearnaudit/mia"
+)
+
+// ULiRAFinding judges U-LiRA (Hayes et al. 2024) on a method's unlearning from its pooled
+// AUC (the method's unlearned models as positives, retrains as negatives) against ½ at its
+// 95 % interval: FAIL where the interval lies above ½ (the attack tells the unlearned
+// models from retrains); PASS where no advantage shows and the evaluations catch an AUC of
+// ½ + 0.1 with 80 % power (detectable ≤ 0.1); INCONCLUSIVE otherwise, saying what to raise.
+func ULiRAFinding(check, method string, u *mia.ULiRAResult, detectable float64, raise string) Finding {
+	a := u.Metrics.AUC
+	f := Finding{Check: check, Title: fmt.Sprintf("U-LiRA cannot tell %s's unlearned models from retrained ones (AUC ≤ ½)", method), Kind: Empirical,
+		Measured: a.Value, Bound: 0.5, Comparison: "≤", Confidence: 0.95, Trials: len(u.Unlearned)}
+	switch {
+	case a.Lower > 0.5:
+		f.Verdict = Fail
+		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: the attack tells %s's unlearned models from retrains", a.Value, a.Lower, a.Upper, method)
+	case detectable <= 0.1:
+		f.Verdict = Pass
+		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown; %d evaluations a side catch an AUC of ½ + %.3f with 80 %% power", a.Value, a.Lower, a.Upper, len(u.Unlearned), detectable)
+	default:
+		f.Verdict = Inconclusive
+		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown, but %d evaluations a side catch only ½ + %.3f with 80 %% power; raise %s", a.Value, a.Lower, a.Upper, len(u.Unlearned), detectable, raise)
+	}
+	return f
+}
