@@ -1,7 +1,9 @@
 package safeaudit
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +12,15 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
+	"github.com/unlearnaudit/unlearnaudit/reference/safe"
 	"github.com/unlearnaudit/unlearnaudit/reports"
+	"gonum.org/v1/gonum/mat"
 )
 
 // safe-stream --quick on MNIST: the configuration's table holds every method with the
-// paper's Table 1 values beside ours, SAFE's recursion check passes and decides the run
+// paper's Table 1 values beside ours (Table 2's for the ablations) and, softmax being
+// convex, each method's distance to the retrain, SAFE's recursion check passes and decides the run
 // (the paper's claims are reported), the theorems' table reports Theorem 1's printed bound
 // broken by orders (its missing λ) and Theorem 2's bounds above the trivial ones, LiRA and
 // U-LiRA report with their power, the per-round figures are written, and every cell but
@@ -41,8 +47,11 @@ func TestReproduceStreamQuick(t *testing.T) {
 			t.Errorf("%s: no paper value beside RA", r.Label)
 		}
 	}
-	if strings.Join(rows, ",") != "Retrain,Unroll,CaMU,Newton (Lcode),D2D (Desc),SAFE,Original" {
+	if strings.Join(rows, ",") != "Retrain,Unroll,CaMU,Newton (Lcode),D2D (Desc),SAFE,SAFE w/o TR,SAFE w/o DS,Original" {
 		t.Fatalf("rows %v", rows)
+	}
+	if last := main.Columns[len(main.Columns)-1]; last != "‖w − w_retrain‖" || !(main.Rows[0].Cells[len(main.Columns)-1].Value == 0) || !(main.Rows[5].Cells[len(main.Columns)-1].Value > 0) {
+		t.Errorf("the convex table's distance column %q: Retrain %v, SAFE %v", last, main.Rows[0].Cells[len(main.Columns)-1].Value, main.Rows[5].Cells[len(main.Columns)-1].Value)
 	}
 	checks := map[string]reports.Finding{}
 	for _, tb := range rep.Tables {
@@ -125,5 +134,24 @@ func TestRanks(t *testing.T) {
 	r := ranks(sums, []string{"A", "B"}, false)
 	if r["A"] != 1 || r["B"] != 1.75 {
 		t.Errorf("ranks %v; want A 1, B 1.75", r)
+	}
+}
+
+// The ablations' report names are the ones reference/safe's streamers give them.
+func TestAblationNames(t *testing.T) {
+	x := mat.NewDense(8, 1, []float64{1, 2, 3, 4, -1, -2, -3, -4})
+	data, err := multiclass.NewData(x, []int{0, 0, 0, 0, 1, 1, 1, 1}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := multiclass.Softmax{K: 2, P: 1, Lambda: 0.1}
+	for name, a := range map[string]safe.Ablation{MethodSAFE: safe.Full, MethodNoTR: safe.NoTR, MethodNoDS: safe.NoDS} {
+		u, err := safe.New(context.Background(), m, data, make([]float64, m.Dim()), safe.Config{K: 1, T: 1, Proj: 1, Ablation: a}, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.Streamer().Name(); got != name {
+			t.Errorf("%v streams as %q, reported as %q", a, got, name)
+		}
 	}
 }

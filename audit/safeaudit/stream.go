@@ -25,6 +25,9 @@ const (
 	MethodD2D      = "D2D"
 	MethodOriginal = "Original"
 	MethodRetrain  = "Retrain"
+	// SAFE's ablations (Table 2), as its streamer names them.
+	MethodNoTR = "SAFE w/o TR"
+	MethodNoDS = "SAFE w/o DS"
 )
 
 // Baselines are the methods a stream may compare SAFE with, in report order.
@@ -38,8 +41,11 @@ type StreamConfig struct {
 	Recipe      safe.Recipe
 	SAFE        safe.Config // its horizon T is the stream's length
 	Baselines   []string    // among Baselines
-	CaMU        safe.CaMUConfig
-	Newton      safe.NewtonConfig
+	// Ablations runs SAFE again with each of these parts switched off (Table 2), beside
+	// the full method.
+	Ablations []safe.Ablation
+	CaMU      safe.CaMUConfig
+	Newton    safe.NewtonConfig
 	// D2D runs Descent-to-Delete (softmax only) with this many steps per round, for
 	// (Epsilon, Delta).
 	D2DIterations  int
@@ -180,6 +186,18 @@ func RunStream(ctx context.Context, c StreamConfig) (*StreamResult, error) {
 	}
 	if err := add(u.Streamer(), nil, began); err != nil {
 		return nil, err
+	}
+	for _, a := range c.Ablations {
+		ac := cfg
+		ac.Ablation = a
+		began = time.Now()
+		v, err := safe.New(ctx, model, c.Train, w0, ac, stream("safe", 0))
+		if err != nil {
+			return nil, err
+		}
+		if err := add(v.Streamer(), nil, began); err != nil {
+			return nil, err
+		}
 	}
 	for _, name := range c.Baselines {
 		began = time.Now()
