@@ -93,10 +93,27 @@
 //
 //	rapid.Check(t, props.HFStatisticsProperty(myStageII))
 //
+// # SAFE: checks for your own streaming forgetter
+//
+// SAFEProblem draws a streaming-forgetting problem (spec safe §4.1 scaled down): classes
+// of Gaussian points, a softmax model with its exact minimiser w₀, a deterministic SAFE
+// configuration and a stream of requests, random or one class after another. A
+// SAFEFactory builds any SAFE implementation seen through safe.Streamer; ReferenceSAFE is
+// this toolkit's. CheckSAFERun holds it, through its published models alone, to the
+// algorithm and the theory: every round one step of length √W/(K√T) from w₀ (I6), the
+// whole deleted set in one request giving the same model (I7), repeated records refused
+// (I9), and no published model below the exact retrain's streaming risk (R1).
+// CheckSAFEInvariants holds reference/safe's kept state to recomputation from the data
+// after every round (I1–I3: the retention gradient, the class Gaussians, the label
+// ratios). This package's tests plant a SAFE that steps from its previous model and see it
+// caught.
+//
+//	rapid.Check(t, props.SAFEProperty(mySAFE))
+//
 // # What the tests of this package add
 //
 // The package's own tests run these properties and more against the reference
-// implementations: spec d2d §4, sglu §4 and hf §4 property lists (hf's regime properties R1–R4 and every edge case of its §4.6 as a named test), edge cases (deleting the last
+// implementations: spec d2d §4, sglu §4, hf §4 and safe §4 property lists (hf's regime properties R1–R4 and every edge case of its §4.6 as a named test), edge cases (deleting the last
 // record, duplicates, long adversarial sequences), privacy controls that must fail, and
 // Monte Carlo comparisons of unlearning with retraining. Every property is run with
 // rapid's random seeds, in CI too; a failure is a bug to fix, never a seed to pin.

@@ -117,11 +117,13 @@ func ReferenceSAFE(ctx context.Context, m multiclass.Network, data *multiclass.D
 //     as if it had not been made;
 //   - R1: the exact retrain w_t* on the records left minimises the streaming risk R_t
 //     (its retention part is the loss it minimises, its forgetting part zero there): no
-//     published model has a smaller R_t, up to the retrain's own residual;
-//   - R4: with a class-focused stream and λ > 0, once classes are gone, SAFE's
-//     probability mass of them at their deleted points is below the original model's
-//     (the spec's sanity condition; one point may move the other way under a long step,
-//     and one extinct class gain what another loses).
+//     published model has a smaller R_t, up to the retrain's own residual.
+//
+// The spec's sanity condition R4 — once a class is gone, SAFE's probability mass of it at
+// its deleted points is below the original model's — is not asserted: rapid finds it
+// false at λ = 1 (the retention term's ascent on the other deleted records lifts it), at
+// λ = 100 with two classes gone, and point by point under a long step. reference/safe's
+// TestEdgeCases holds it on one fixed problem, where it does hold.
 func CheckSAFERun(t TB, factory SAFEFactory, in SAFEInstance) {
 	ctx := context.Background()
 	cfg := in.Config
@@ -188,38 +190,98 @@ func CheckSAFERun(t TB, factory SAFEFactory, in SAFEInstance) {
 	if d := floats.Distance(w1, w, 2); d > 1e-10*(floats.Norm(in.W0, 2)+gamma) {
 		t.Fatalf("one request with all %d records gives a model %v from the stream's", len(deleted), d)
 	}
-	// R4: an extinct class loses probability at its deleted points
-	if !in.ClassFocused || cfg.Lambda == 0 || cfg.Q != safe.PerClass {
-		return
-	}
-	remain := map[int]int{}
-	for i := range n {
-		remain[in.Data.Y[i]]++
-	}
-	for _, r := range deleted {
-		remain[in.Data.Y[r]]--
-	}
-	f0, f1 := make([]float64, in.Model.K), make([]float64, in.Model.K)
-	mass0, mass1 := 0.0, 0.0
-	for _, r := range deleted {
-		if remain[in.Data.Y[r]] > 0 {
-			continue
-		}
-		multiclass.Probabilities(in.Model, f0, in.W0, in.Data.Row(r))
-		multiclass.Probabilities(in.Model, f1, w, in.Data.Row(r))
-		for c, left := range remain {
-			if left == 0 {
-				mass0 += f0[c]
-				mass1 += f1[c]
-			}
-		}
-	}
-	if mass0 > 0 && !(mass1 < mass0) {
-		t.Fatalf("the classes gone keep a probability mass %v at their deleted points under SAFE, not below w₀'s %v", mass1, mass0)
-	}
 }
 
 // SAFEProperty is CheckSAFERun on SAFEProblem's instances.
 func SAFEProperty(factory SAFEFactory) func(*rapid.T) {
 	return func(t *rapid.T) { CheckSAFERun(t, factory, SAFEProblem(t)) }
 }
+
+// CheckSAFEInvariants runs reference/safe's SAFE along the instance's stream and holds its
+// state after every round to recomputation from the data (spec safe §4.2, exact in
+// deterministic mode): I1, the retention gradient kept by the recursion against the mean
+// gradient over the records left (relative 1e-10); I2, every class's Gaussian against the
+// mean and unbiased covariance of its records left in its standardised projection
+// (relative 1e-9); I3, the label ratios averaging to one under D₀'s class shares (1e-12).
+func CheckSAFEInvariants(t TB, in SAFEInstance) {
+	ctx := context.Background()
+	u, err := safe.New(ctx, in.Model, in.Data, in.W0, in.Config, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d, C := in.Data.Len(), in.Model.Dim(), in.Model.K
+	n0 := make([]float64, C)
+	for _, y := range in.Data.Y {
+		n0[y]++
+	}
+	gone := map[int]bool{}
+	for round, rows := range in.Stream {
+		if _, err := u.Round(ctx, safe.RequestOf(in.Data, rows)); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			gone[r] = true
+		}
+		var left []int
+		for i := range n {
+			if !gone[i] {
+				left = append(left, i)
+			}
+		}
+		want, tmp := make([]float64, d), make([]float64, d)
+		multiclass.MeanGradient(in.Model, want, tmp, in.W0, in.Data, left)
+		if gap := floats.Distance(u.RetentionGradient(), want, 2); gap > 1e-10*(1+floats.Norm(want, 2)) {
+			t.Fatalf("round %d: the retention recursion is %v from the mean gradient over the records left", round+1, gap)
+		}
+		k := in.Config.Proj
+		for c := range C {
+			var zs [][]float64
+			for _, i := range left {
+				if in.Data.Y[i] == c {
+					zs = append(zs, u.Standardized(c, in.Data.Row(i)))
+				}
+			}
+			cnt, mean, cov := u.ClassGaussian(c, true)
+			if cnt != len(zs) {
+				t.Fatalf("round %d: class %d counts %d records, %d are left", round+1, c, cnt, len(zs))
+			}
+			if cnt == 0 {
+				continue
+			}
+			wantMean := make([]float64, k)
+			for _, z := range zs {
+				floats.Add(wantMean, z)
+			}
+			floats.Scale(1/float64(cnt), wantMean)
+			if floats.Distance(mean, wantMean, 2) > 1e-9*(1+floats.Norm(wantMean, 2)) {
+				t.Fatalf("round %d: class %d's mean %v, recomputed %v", round+1, c, mean, wantMean)
+			}
+			scale := 1.0
+			for a := range k {
+				for b := range k {
+					v := 0.0
+					if cnt > 1 {
+						for _, z := range zs {
+							v += (z[a] - wantMean[a]) * (z[b] - wantMean[b])
+						}
+						v /= float64(cnt - 1)
+					}
+					scale = math.Max(scale, math.Abs(v))
+					if math.Abs(cov.At(a, b)-v) > 1e-9*scale {
+						t.Fatalf("round %d: class %d's covariance (%d, %d) = %v, recomputed %v", round+1, c, a, b, cov.At(a, b), v)
+					}
+				}
+			}
+		}
+		avg := 0.0
+		for c, r := range u.LabelRatios() {
+			avg += n0[c] / float64(n) * r
+		}
+		if math.Abs(avg-1) > 1e-12 {
+			t.Fatalf("round %d: Σ_c (n₀(c)/N₀)·r_t(c) = %v", round+1, avg)
+		}
+	}
+}
+
+// SAFEInvariantsProperty is CheckSAFEInvariants on SAFEProblem's instances.
+func SAFEInvariantsProperty(t *rapid.T) { CheckSAFEInvariants(t, SAFEProblem(t)) }

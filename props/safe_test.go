@@ -12,7 +12,7 @@ import (
 
 // The reference SAFE passes CheckSAFERun on generated problems (spec safe §4.2–4.3): every
 // step γ from w₀, path independence, repeats refused, the exact retrain minimising the
-// streaming risk, an extinct class's probability falling at its deleted points.
+// streaming risk.
 func TestSAFEReference(t *testing.T) {
 	rapid.Check(t, SAFEProperty(ReferenceSAFE))
 }
@@ -86,3 +86,9 @@ type stop struct{}
 func (recorder) Helper()               {}
 func (recorder) Fatal(...any)          { panic(stop{}) }
 func (recorder) Fatalf(string, ...any) { panic(stop{}) }
+
+// The reference SAFE's state equals its recomputation from the data after every round of
+// generated streams (I1–I3).
+func TestSAFEInvariants(t *testing.T) {
+	rapid.Check(t, SAFEInvariantsProperty)
+}

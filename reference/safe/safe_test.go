@@ -607,6 +607,57 @@ func TestEdgeCases(t *testing.T) {
 			t.Errorf("class 2's probability fell at %d of its %d deleted points", below, len(xs))
 		}
 	})
+	t.Run("E2 the last point of a class, alone: one point ridged, then none, the gradient still exact", func(t *testing.T) {
+		pr := fixedProblem(t)
+		rows := classRows(pr.data, 2)
+		cfg := pr.cfg
+		cfg.T = 2
+		u := pr.unlearner(t, cfg)
+		last := rows[len(rows)-1]
+		res, err := u.Round(ctx, RequestOf(pr.data, rows[:len(rows)-1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := u.ClassGaussian(2, true); n != 1 || !slices.Contains(res.Ridged, 2) {
+			t.Errorf("one point of class 2 left: count %d, ridged %v; want 1 and the ridge", n, res.Ridged)
+		}
+		for _, q := range u.Targets() {
+			for _, v := range q {
+				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+					t.Fatalf("a target with one point of class 2 left: %v", q)
+				}
+			}
+		}
+		if res, err = u.Round(ctx, RequestOf(pr.data, []int{last})); err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := u.ClassGaussian(2, true); n != 0 || !slices.Equal(res.Extinct, []int{2}) {
+			t.Errorf("the last point gone: count %d, extinct %v", n, res.Extinct)
+		}
+		for _, v := range res.W {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("w has %v", v)
+			}
+		}
+		want, tmp := make([]float64, pr.m.Dim()), make([]float64, pr.m.Dim())
+		multiclass.MeanGradient(pr.m, want, tmp, pr.w0, pr.data, remaining(pr.data.Len(), u.Deleted()))
+		if !relClose(u.RetentionGradient(), want, 1e-10) {
+			t.Errorf("the retention gradient is %v from the recomputed one", floats.Distance(u.RetentionGradient(), want, 2))
+		}
+		if r := u.LabelRatios()[2]; r != 0 {
+			t.Errorf("class 2's label ratio with no points left: %v", r)
+		}
+	})
+	t.Run("E5 a record requested again is refused (TestRepeatsAndJunk holds the state unchanged)", func(t *testing.T) {
+		pr := fixedProblem(t)
+		u := pr.unlearner(t, pr.cfg)
+		if _, err := u.Round(ctx, RequestOf(pr.data, []int{3})); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Round(ctx, RequestOf(pr.data, []int{3})); !errors.Is(err, ErrAlreadyDeleted) {
+			t.Errorf("row 3 twice: %v; want ErrAlreadyDeleted", err)
+		}
+	})
 	t.Run("E3 deleting every record left is refused", func(t *testing.T) {
 		pr := fixedProblem(t)
 		u := pr.unlearner(t, pr.cfg)
