@@ -21,12 +21,14 @@
 // tool version, the seed, the inputs' digests and Report.CommandLine (ShellLine quotes it
 // for pasting back).
 //
-// A Reproduction ("unlearnaudit/reproduction/v2") is a paper's experiment re-run: curves
+// A Reproduction ("unlearnaudit/reproduction/v3") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,
 // with the checks made on them. An experiment starts one with NewReproduction, draws its
 // figures with RenderFigure (in the FormatsParam formats), hashes its inputs
-// (HashInputs), calls Summarize, and returns Reproduced: the JSON, the Markdown, the
-// figures and the plain-text summary (WriteText) as one audit.Reproduced.
+// (HashInputs), marks the paper's claims with ReportClaims — they are shown with their
+// verdicts but counted apart, while its own implementation checks decide the run — calls
+// Summarize, and returns Reproduced: the JSON, the Markdown, the figures and the
+// plain-text summary (WriteText) as one audit.Reproduced.
 //
 // WriteCertificate prints a method's certificate (audit.Row) as a table or as one JSON
 // object whose keys keep the table's order; G10 is the ten-digit number format of the

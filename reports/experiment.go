@@ -79,7 +79,11 @@ func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit
 	for name, body := range figures {
 		files[name] = body
 	}
-	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: audit.Verdict(r.Summary.Verdict)}, nil
+	verdict := audit.Verdict(r.Summary.Verdict)
+	if r.Summary.Verdict == NotJudged {
+		verdict = audit.Pass // every finding reported: the run completed, nothing was judged
+	}
+	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: verdict}, nil
 }
 
 // WriteText prints the reproduction for a terminal: per dataset a table of its curves and
@@ -100,7 +104,7 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 		for _, c := range d.Curves {
 			for _, f := range c.Findings {
 				if f.Verdict != string(audit.Pass) {
-					fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, c.Method, f.Title, G10(float64(f.Measured)), G10(float64(f.Bound)))
+					fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Label(), c.Method, f.Title, G10(float64(f.Measured)), G10(float64(f.Bound)))
 				}
 			}
 		}
@@ -127,14 +131,17 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 				passed++
 				continue
 			}
-			fmt.Fprintf(w, "  %s %s: %s\n", f.Verdict, f.Title, f.Detail)
+			fmt.Fprintf(w, "  %s %s: %s\n", f.Label(), f.Title, f.Detail)
 		}
 		if passed > 0 {
 			fmt.Fprintf(w, "  PASS: %d more checks (details in the report)\n", passed)
 		}
 	}
-	if r.Summary.Pass+r.Summary.Fail+r.Summary.Inconclusive > 0 || len(r.Datasets) > 0 {
+	if r.Summary.Judged() || len(r.Datasets) > 0 {
 		fmt.Fprintf(w, "overall: %s; ", r.Summary.Verdict)
+	}
+	if r.Summary.Reported != nil {
+		fmt.Fprintf(w, "reported, not judged: %s; ", r.Summary.Reported)
 	}
 	fmt.Fprintf(w, "report: %s, %s\n", filepath.Join(dir, r.Experiment+".json"), filepath.Join(dir, r.Experiment+".md"))
 }

@@ -197,6 +197,10 @@ type Finding struct {
 	Trials       int       `json:"trials,omitempty"`
 	TrialsNeeded int       `json:"trials_needed,omitempty"`
 	Detail       string    `json:"detail,omitempty"`
+	// Reported marks a claim under test — a paper's, in a reproduction — measured and
+	// reported, not judged: it is shown with its verdict but counts apart (Summary.Reported)
+	// and never decides an overall verdict.
+	Reported bool `json:"reported,omitempty"`
 	// Required says the finding decides its subject's verdict; otherwise it is supporting
 	// evidence.
 	Required  bool       `json:"required"`
@@ -242,12 +246,41 @@ type Interval struct {
 	Upper Number `json:"upper"`
 }
 
-// Summary tallies the verdicts of every finding.
+// Summary tallies the verdicts of every judged finding and, apart, of the reported ones.
+// Its verdict is the worst judged one: "—" when every finding is reported (nothing was
+// judged), INCONCLUSIVE when there are no findings at all.
 type Summary struct {
 	Verdict      string `json:"verdict"`
 	Pass         int    `json:"pass"`
 	Fail         int    `json:"fail"`
 	Inconclusive int    `json:"inconclusive"`
+	Reported     *Tally `json:"reported,omitempty"`
+}
+
+// Tally counts verdicts.
+type Tally struct {
+	Pass         int `json:"pass"`
+	Fail         int `json:"fail"`
+	Inconclusive int `json:"inconclusive"`
+}
+
+// String is the tally in words.
+func (t Tally) String() string {
+	return fmt.Sprintf("%d pass, %d fail, %d inconclusive", t.Pass, t.Fail, t.Inconclusive)
+}
+
+// NotJudged is the verdict of a summary or curve whose findings are all reported.
+const NotJudged = "—"
+
+// Judged says whether any finding decided the summary's verdict.
+func (s Summary) Judged() bool { return s.Pass+s.Fail+s.Inconclusive > 0 }
+
+// Label is the finding's verdict as reports show it, marked when reported, not judged.
+func (f Finding) Label() string {
+	if f.Reported {
+		return f.Verdict + " (reported, not judged)"
+	}
+	return f.Verdict
 }
 
 // NewSubject converts an audited subject's claim and findings into the report model.

@@ -8,10 +8,13 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// ReproductionSchema identifies the JSON layout of a Reproduction. v2: one schema for
-// every reproduction, curves (Datasets) and tables (Tables) alike; v1 had curves only, and
-// the table-shaped experiments wrote a schema of their own (tables/v1).
-const ReproductionSchema = "unlearnaudit/reproduction/v2"
+// ReproductionSchema identifies the JSON layout of a Reproduction. v3: a finding may be
+// reported, not judged (a paper's claim), and the summary counts those apart from the
+// verdict; v2 counted every finding in the verdict and left it to the run to override. v2
+// brought one schema for every reproduction, curves (Datasets) and tables (Tables) alike;
+// v1 had curves only, and the table-shaped experiments wrote a schema of their own
+// (tables/v1).
+const ReproductionSchema = "unlearnaudit/reproduction/v3"
 
 // A Reproduction is a paper experiment re-run, in one of two shapes or both: measured
 // curves along update sequences with the theorems' bounds beside them, per dataset
@@ -96,7 +99,7 @@ func (r *Reproduction) Summarize() {
 	for i := range r.Datasets {
 		for j := range r.Datasets[i].Curves {
 			c := &r.Datasets[i].Curves[j]
-			c.Verdict = "—"
+			c.Verdict = NotJudged
 			if len(c.Findings) > 0 {
 				c.Verdict = summarize(c.Findings).Verdict
 			}
@@ -109,13 +112,39 @@ func (r *Reproduction) Summarize() {
 	r.Summary = summarize(all)
 }
 
-func summarize(fs []Finding) Summary {
-	var all []audit.Finding
-	for _, f := range fs {
-		all = append(all, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
+// ReportClaims marks every finding of the tables as reported, not judged, except those
+// whose check judged names (nil: none): a reproduction measures a paper's claims and
+// reports them, while its own implementation checks decide whether the run passed. Call
+// it before Summarize.
+func (r *Reproduction) ReportClaims(judged func(check string) bool) {
+	for i := range r.Tables {
+		for j := range r.Tables[i].Findings {
+			f := &r.Tables[i].Findings[j]
+			f.Reported = judged == nil || !judged(f.Check)
+		}
 	}
-	p, f, i := audit.Count(all)
-	return Summary{Verdict: string(audit.Worst(all)), Pass: p, Fail: f, Inconclusive: i}
+}
+
+// summarize tallies findings: the judged decide the verdict, the reported count apart.
+func summarize(fs []Finding) Summary {
+	var judged, reported []audit.Finding
+	for _, f := range fs {
+		if f.Reported {
+			reported = append(reported, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
+		} else {
+			judged = append(judged, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
+		}
+	}
+	p, f, i := audit.Count(judged)
+	s := Summary{Verdict: string(audit.Worst(judged)), Pass: p, Fail: f, Inconclusive: i}
+	if len(reported) > 0 {
+		p, f, i := audit.Count(reported)
+		s.Reported = &Tally{Pass: p, Fail: f, Inconclusive: i}
+		if len(judged) == 0 {
+			s.Verdict = NotJudged
+		}
+	}
+	return s
 }
 
 // JSON encodes the reproduction, indented, with a final newline.
@@ -167,7 +196,7 @@ func (d ReproducedDataset) Figure(title string) Figure {
 // checkpoint.
 func (r *Reproduction) Markdown(w io.Writer) error {
 	var b strings.Builder
-	judged := r.Summary.Pass+r.Summary.Fail+r.Summary.Inconclusive > 0 || len(r.Datasets) > 0
+	judged := r.Summary.Judged() || len(r.Datasets) > 0
 	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, judged, r.Settings, r.Notes, r.Inputs)
 	writeTables(&b, r.Tables, r.Figures)
 	for _, d := range r.Datasets {
@@ -206,7 +235,7 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 			}
 			b.WriteString(".\n\n")
 			for _, f := range c.Findings {
-				fmt.Fprintf(&b, "- **%s** %s: %s %s %s. %s\n", f.Verdict, cell(f.Title), num(f.Measured), f.Comparison, num(f.Bound), cell(f.Detail))
+				fmt.Fprintf(&b, "- **%s** %s: %s %s %s. %s\n", f.Label(), cell(f.Title), num(f.Measured), f.Comparison, num(f.Bound), cell(f.Detail))
 			}
 			if len(c.Findings) > 0 {
 				b.WriteString("\n")
@@ -228,7 +257,13 @@ func writeHeader(b *strings.Builder, title string, tool Tool, schema, command st
 	fmt.Fprintf(b, "# %s\n\n", title)
 	fmt.Fprintf(b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", tool.Name, tool.Version, schema, command, seed)
 	if judged {
-		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)
+		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)
+		if sum.Reported != nil {
+			fmt.Fprintf(b, "; besides, reported, not judged: %s", sum.Reported)
+		}
+		b.WriteString("\n\n")
+	} else if sum.Reported != nil {
+		fmt.Fprintf(b, "**Nothing judged.** Reported, not judged: %s\n\n", sum.Reported)
 	}
 	var set []string
 	for _, v := range settings {

@@ -69,3 +69,67 @@ func TestReproductionRendering(t *testing.T) {
 		}
 	}
 }
+
+// A paper's claims are reported, not judged: ReportClaims marks every table finding but
+// the judged ones; the summary's verdict comes from the judged findings alone and the
+// reported count apart; Markdown and text say so beside each reported verdict; a run with
+// nothing judged has the verdict "—" and completes (PASS), one with a judged failure fails.
+func TestReportedClaims(t *testing.T) {
+	build := func(implVerdict string) *Reproduction {
+		r := &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T",
+			Tables: []Table{{Name: "grid", Columns: []string{"a"}, Rows: []TableRow{{Label: "r", Cells: []Cell{{Value: 1}}}},
+				Findings: []Finding{
+					{Check: "x/claim", Title: "the paper's claim", Verdict: "FAIL"},
+					{Check: "x/other-claim", Title: "another claim", Verdict: "INCONCLUSIVE"},
+					{Check: "x/implementation", Title: "our recursion", Verdict: implVerdict},
+				}}}}
+		r.ReportClaims(func(check string) bool { return check == "x/implementation" })
+		r.Summarize()
+		return r
+	}
+	r := build("PASS")
+	want := Summary{Verdict: "PASS", Pass: 1, Reported: &Tally{Fail: 1, Inconclusive: 1}}
+	if diff := cmp.Diff(want, r.Summary); diff != "" {
+		t.Fatalf("summary (-want +got):\n%s", diff)
+	}
+	if !r.Tables[0].Findings[0].Reported || r.Tables[0].Findings[2].Reported {
+		t.Fatalf("reported flags: %+v", r.Tables[0].Findings)
+	}
+	var md, text strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	r.WriteText(&text, "out")
+	for _, want := range []string{"**Overall verdict: PASS** (1 pass, 0 fail, 0 inconclusive); besides, reported, not judged: 0 pass, 1 fail, 1 inconclusive",
+		"**FAIL (reported, not judged)** the paper's claim", "**PASS** our recursion"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{"FAIL (reported, not judged) the paper's claim", "PASS our recursion",
+		"overall: PASS; reported, not judged: 0 pass, 1 fail, 1 inconclusive; report: "} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "PASS" {
+		t.Errorf("reproduced: %v, %v; want PASS", rep.Verdict, err)
+	}
+	if rep, err := build("FAIL").Reproduced("out", nil); err != nil || rep.Verdict != "FAIL" {
+		t.Errorf("a judged failure: %v, %v; want FAIL", rep.Verdict, err)
+	}
+	// nothing judged
+	r = build("PASS")
+	r.ReportClaims(nil)
+	r.Summarize()
+	if r.Summary.Verdict != NotJudged || r.Summary.Judged() || *r.Summary.Reported != (Tally{Pass: 1, Fail: 1, Inconclusive: 1}) {
+		t.Fatalf("nothing judged: %+v %+v", r.Summary, r.Summary.Reported)
+	}
+	md.Reset()
+	if err := r.Markdown(&md); err != nil || !strings.Contains(md.String(), "**Nothing judged.** Reported, not judged: 1 pass, 1 fail, 1 inconclusive") || strings.Contains(md.String(), "Overall verdict") {
+		t.Errorf("nothing judged, markdown:\n%s", md.String())
+	}
+	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "PASS" || strings.Contains(rep.Text, "overall:") {
+		t.Errorf("nothing judged: %v, %v, %q; want PASS without an overall verdict", rep.Verdict, err, rep.Text)
+	}
+}

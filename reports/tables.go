@@ -62,7 +62,7 @@ func writeTables(b *strings.Builder, tables []Table, figures []string) {
 		}
 		b.WriteString("\n")
 		for _, f := range tb.Findings {
-			fmt.Fprintf(b, "- **%s** %s: %s %s %s. %s\n", f.Verdict, cell(f.Title), num(f.Measured), f.Comparison, num(f.Bound), cell(f.Detail))
+			fmt.Fprintf(b, "- **%s** %s: %s %s %s. %s\n", f.Label(), cell(f.Title), num(f.Measured), f.Comparison, num(f.Bound), cell(f.Detail))
 		}
 		if len(tb.Findings) > 0 {
 			b.WriteString("\n")

@@ -176,23 +176,10 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 				g.ExactDelta, 1e-3, 1, fmt.Sprintf("a shift of the whole budget %.3g against σ = %.3g is a Gaussian pair at μ = ε/c = %.3g; its exact δ at ε = 1 (Balle–Wang)", g.Budget, g.Sigma, g.Budget/g.Sigma))))
 	}
 	t.Tables = []reports.Table{tb}
+	// the speed-up ordering is the paper's claim; the rest check our implementations
+	t.ReportClaims(func(check string) bool { return check != "hf-online/speedups" })
 	t.Summarize()
-	rep, err := t.Reproduced(env.Out, nil)
-	if err != nil {
-		return nil, err
-	}
-	// the speed-up ordering (the first finding) is the paper's claim: reported, not judged
-	if rep.Verdict != audit.Fail {
-		return rep, nil
-	}
-	for _, f := range tb.Findings[1:] {
-		if f.Verdict == string(audit.Fail) {
-			return rep, nil
-		}
-	}
-	rep.Text += "The speed-up ordering that differs from the paper's is reported, not judged; the run does not fail on it.\n"
-	rep.Verdict = audit.Pass
-	return rep, nil
+	return t.Reproduced(env.Out, nil)
 }
 
 // VerificationPaper are the numbers the paper and the review code print (spec hf §5.2,
@@ -318,16 +305,9 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 		t.Tables = append(t.Tables, tb)
 		t.Figures = append(t.Figures, figs...)
 	}
+	t.ReportClaims(nil) // every finding is a paper's claim
 	t.Summarize()
-	rep, err := t.Reproduced(env.Out, figures)
-	if err != nil {
-		return nil, err
-	}
-	if rep.Verdict == audit.Fail {
-		rep.Text += "A FAIL above is a paper's claim that these measurements do not bear out; it is reported, not judged, and the run does not fail on it.\n"
-	}
-	rep.Verdict = audit.Pass // reported, not judged
-	return rep, nil
+	return t.Reproduced(env.Out, figures)
 }
 
 func cellRange(xs []float64) reports.Cell {
@@ -559,14 +539,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 		ut.Findings = append(ut.Findings, reports.NewFinding(g))
 		t.Tables = append(t.Tables, ut)
 	}
+	t.ReportClaims(nil) // every finding is a paper's claim
 	t.Summarize()
-	rep, err := t.Reproduced(env.Out, nil)
-	if err != nil {
-		return nil, err
-	}
-	if rep.Verdict == audit.Fail {
-		rep.Text += "A FAIL above is a paper's claim that these measurements do not bear out; it is reported, not judged, and the run does not fail on it.\n"
-	}
-	rep.Verdict = audit.Pass
-	return rep, nil
+	return t.Reproduced(env.Out, nil)
 }
