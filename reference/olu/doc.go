@@ -34,6 +34,23 @@
 //
 // Seeded alike, the two share their noise draws: the coupling the tests compare pathwise.
 //
+// # Active unlearning
+//
+// Active is Algorithm 2: at each request, I₁ projected gradient steps on the mean of every
+// function seen (the deleted ones too, as printed) and I₂ on those kept, then noise sized
+// for the distance the two descents can still leave between the run and its reference
+// (ActiveShift; the printed Eq. 40, which drops a 1/D, is the Eq40Noise option). It needs
+// strongly convex costs and Theorem 6's schedule, each deleted function arriving after the
+// previous request. RetainedOnly descends on the kept functions in both phases; then the
+// two runs apply the same descent map and the noise shrinks to γ^{I₁+I₂}·Γη_uL — derived
+// here, not in the paper. ActiveReference is its reference run. ActiveNewton is the
+// appendix's Algorithm 3, a Newton step after the descent, with the sign the spec corrects
+// (SekhariPlus) and the printed one; no theorem covers it, so its noise (Eq. 59) is only
+// measured.
+//
+// A noise is never sized below 10⁻¹² of the state's scale: where a contraction is exactly
+// 0 in real arithmetic, floating point still leaves the runs rounding apart.
+//
 // # Baselines and regret
 //
 // Retrain recomputes the state without the deleted functions at every request (noiseless,

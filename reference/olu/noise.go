@@ -80,3 +80,15 @@ func RDPSpent(alpha, epsilon, omega float64, i int) float64 {
 	}
 	return alpha * epsilon * (omega - 1) / omega * h
 }
+
+// roundingFloor is the least shift a noise is sized for: 10⁻¹² of the state's scale. In
+// exact arithmetic a descent with contraction 0 (β = μ at the step 2/(β + μ)) lands two
+// runs on the same point and needs no noise; in floating point they differ by rounding,
+// which zero noise would publish.
+func roundingFloor(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return 1e-12 * (1 + m)
+}

@@ -219,6 +219,9 @@ func Passive(ctx context.Context, c Config, stream []Cost, sched Schedule, r *ra
 			req := sched[i]
 			gamma := Contraction(c.Contraction, st.etas, req.U, req.Tau, c.Mu, c.Beta)
 			shift := gamma * st.etas[req.U-1] * c.Lipschitz
+			if c.Contraction == PerStep {
+				shift = math.Max(shift, roundingFloor(st.x))
+			}
 			sigma := NoiseMultiplier(i+1, c.Omega, c.Epsilon) * shift
 			run.Served = append(run.Served, Served{Request: req, Contraction: gamma, Shift: shift, Sigma: sigma, Noise: st.addNoise(sigma, r)})
 		}
