@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -24,9 +25,16 @@ func WriteCertificate(w io.Writer, rows []audit.Row, asJSON bool) error {
 				return fmt.Errorf("certificate key %q: %w", r.Key, err)
 			}
 			var v []byte
-			if f, ok := r.Value.(float64); ok {
-				v, err = Number(f).MarshalJSON()
-			} else {
+			switch x := r.Value.(type) {
+			case float64:
+				v, err = Number(x).MarshalJSON()
+			case []float64: // as Numbers, so that ±Inf and NaN survive in a list too
+				ns := make([]Number, len(x))
+				for i, f := range x {
+					ns[i] = Number(f)
+				}
+				v, err = json.Marshal(ns)
+			default:
 				v, err = json.Marshal(r.Value)
 			}
 			if err != nil {
@@ -41,8 +49,15 @@ func WriteCertificate(w io.Writer, rows []audit.Row, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range rows {
 		v := fmt.Sprint(r.Value)
-		if f, ok := r.Value.(float64); ok {
-			v = G10(f)
+		switch x := r.Value.(type) {
+		case float64:
+			v = G10(x)
+		case []float64:
+			parts := make([]string, len(x))
+			for i, f := range x {
+				parts[i] = G10(f)
+			}
+			v = "[" + strings.Join(parts, " ") + "]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Key, v, r.Note)
 	}

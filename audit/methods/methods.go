@@ -9,6 +9,7 @@ package methods
 import (
 	_ "github.com/unlearnaudit/unlearnaudit/audit/d2daudit"  // Descent-to-Delete
 	_ "github.com/unlearnaudit/unlearnaudit/audit/hfaudit"   // Hessian-Free online certified unlearning
+	_ "github.com/unlearnaudit/unlearnaudit/audit/oluaudit"  // Online Learning and Unlearning
 	_ "github.com/unlearnaudit/unlearnaudit/audit/safeaudit" // SAFE streaming forgetting
 	_ "github.com/unlearnaudit/unlearnaudit/audit/sgluaudit" // Stochastic Gradient Langevin Unlearning
 )

@@ -68,7 +68,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "sglu/b=32", "hf/theorem-4", "hf/code-bound", "safe/stream", "overall: PASS"} {
+	for _, want := range []string{"d2d/strongly-convex", "d2d/perfect", "d2d/convex-strong", "d2d/convex-weak", "d2d/distributed", "sglu/b=32", "hf/theorem-4", "hf/code-bound", "safe/stream", "olu/passive", "olu/active", "overall: PASS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -99,8 +99,8 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.Subjects) != 9 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass < total-empirical || empirical != 19 {
-		t.Fatalf("summary %+v over %d findings (%d empirical); want PASS, every required finding PASS, and the game and the membership attack for each of the nine subjects (and SAFE's stream attack)", rep.Summary, total, empirical)
+	if len(rep.Subjects) != 11 || rep.Summary.Verdict != "PASS" || rep.Summary.Pass < total-empirical || empirical != 23 {
+		t.Fatalf("summary %+v over %d findings (%d empirical); want PASS, every required finding PASS, and the game and the membership attack for each of the eleven subjects (and SAFE's stream attack)", rep.Summary, total, empirical)
 	}
 	if _, err := os.Stat(filepath.Join(a, "report.md")); err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func idxPair(n int) (images, labels []byte) {
 
 // bounds without a method, or with an unknown one, and unknown commands are bad usage.
 func TestBoundsUsageErrors(t *testing.T) {
-	if _, stderr, code := runCLI(t, "bounds"); code != exitUsage || !strings.Contains(stderr, "d2d|hf|safe|sglu") {
+	if _, stderr, code := runCLI(t, "bounds"); code != exitUsage || !strings.Contains(stderr, "d2d|hf|olu|safe|sglu") {
 		t.Fatalf("bounds alone: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := runCLI(t, "bounds", "nope"); code != exitUsage || !strings.Contains(stderr, `unknown method "nope"; want d2d, hf, safe or sglu`) {
