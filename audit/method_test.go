@@ -43,8 +43,8 @@ func TestRegistry(t *testing.T) {
 	for _, m := range audit.Methods() {
 		names = append(names, m.Name())
 	}
-	if !slices.Equal(names, []string{"d2d", "hf", "safe", "sglu"}) {
-		t.Fatalf("registered methods %v; want d2d, hf, safe and sglu, in order of name", names)
+	if !slices.Equal(names, []string{"d2d", "hf", "olu", "safe", "sglu"}) {
+		t.Fatalf("registered methods %v; want d2d, hf, olu, safe and sglu, in order of name", names)
 	}
 	if m, ok := audit.MethodOfVariant("distributed"); !ok || m.Name() != "d2d" {
 		t.Errorf("variant distributed belongs to %v", m)

@@ -19,6 +19,7 @@ type Param struct {
 	Default string // as typed on a command line; "" for none
 	Unit    string // what the value measures or counts, e.g. "records"; "" for a pure number or a choice
 	Bool    bool   // a switch: given alone it means true
+	List    bool   // a comma-separated list, each element of Kind within Range
 
 	Kind    ValueKind // how the value reads; Text accepts anything
 	Range   string    // Number and Integer: the interval of accepted values, e.g. "[1, 1e6]" or "(0, inf]"; "" for any finite value
@@ -127,6 +128,16 @@ func (p Param) refuse(value string, inRange bool) string {
 	if p.Bool {
 		if _, err := strconv.ParseBool(v); err != nil {
 			return "want true or false"
+		}
+		return ""
+	}
+	if p.List {
+		one := p
+		one.List = false
+		for i, f := range strings.Split(v, ",") {
+			if want := one.refuse(f, inRange); want != "" {
+				return fmt.Sprintf("element %d: %s (a comma-separated list)", i+1, want)
+			}
 		}
 		return ""
 	}

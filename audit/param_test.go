@@ -103,7 +103,8 @@ func TestVarAndParseFlags(t *testing.T) {
 	audit.Var(fs, &trials, audit.Param{Name: "trials", Default: "200", Kind: audit.Integer, Range: "[8, 1e6]"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &formats, audit.Param{Name: "formats", Default: "svg"})
-	args := audit.BindFlags(fs, []audit.Param{{Name: "schedule", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}}})
+	args := audit.BindFlags(fs, []audit.Param{{Name: "schedule", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}},
+		{Name: "rounds", Default: "4,5", List: true, Kind: audit.Integer, Range: "[1, 100]"}})
 	if trials != 200 || conf != 0.95 || formats != "svg" || args.String("schedule") != "fixed" {
 		t.Fatalf("defaults %d %v %q %q", trials, conf, formats, args.String("schedule"))
 	}
@@ -120,6 +121,8 @@ func TestVarAndParseFlags(t *testing.T) {
 		{[]string{"--trials", "0"}, "--trials 0: want an integer in [8, 1e6]"},
 		{[]string{"--confidence", "1"}, "--confidence 1: want a number in (0, 1)"},
 		{[]string{"--schedule", "bogus"}, `--schedule "bogus": want fixed or paper`},
+		{[]string{"--rounds", "3,0"}, `--rounds "3,0": element 2: want an integer in [1, 100] (a comma-separated list)`},
+		{[]string{"--rounds", "3,x"}, `--rounds "3,x": element 2: want an integer (a comma-separated list)`},
 	} {
 		err := audit.ParseFlags(fs, c.argv)
 		var pe *audit.ParamError

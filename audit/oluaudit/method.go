@@ -141,8 +141,8 @@ func (Method) Bounds() audit.Bounds {
 			{Name: "omega", Usage: "the budget split ω > 1", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"},
 			{Name: "d", Usage: "the dimension d", Default: "1", Kind: audit.Integer, Range: "[1, 1e9]"},
 			{Name: "t", Usage: "the horizon T", Default: "100", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "u", Usage: "the rounds whose functions the requests delete, comma-separated", Default: "4"},
-			{Name: "tau", Usage: "the rounds the requests are served at, comma-separated, one per u", Default: "20"},
+			{Name: "u", Usage: "the rounds whose functions the requests delete, comma-separated", Default: "4", List: true, Kind: audit.Integer, Range: "[1, 1e9]"},
+			{Name: "tau", Usage: "the rounds the requests are served at, comma-separated, one per u", Default: "20", List: true, Kind: audit.Integer, Range: "[1, 1e9]"},
 		},
 		Compute: computeBounds,
 	}
@@ -324,4 +324,3 @@ func gradientCounts(i1s []int, I2 int, taus []float64, k int) []float64 {
 }
 
 // Experiments are OLU's reproductions.
-func (Method) Experiments() []audit.Experiment { return nil }

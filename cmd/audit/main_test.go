@@ -234,7 +234,7 @@ func TestBoundsUsageErrors(t *testing.T) {
 	if _, stderr, code := runCLI(t, "bounds"); code != exitUsage || !strings.Contains(stderr, "d2d|hf|olu|safe|sglu") {
 		t.Fatalf("bounds alone: exit %d: %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, "bounds", "nope"); code != exitUsage || !strings.Contains(stderr, `unknown method "nope"; want d2d, hf, safe or sglu`) {
+	if _, stderr, code := runCLI(t, "bounds", "nope"); code != exitUsage || !strings.Contains(stderr, `unknown method "nope"; want d2d, hf, olu, safe or sglu`) {
 		t.Fatalf("bounds nope: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := runCLI(t, "bounds", "d2d", "--variant", "nope"); code != exitUsage || !strings.Contains(stderr, "want one of strongly-convex, perfect") {
