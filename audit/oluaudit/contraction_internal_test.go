@@ -1,0 +1,79 @@
+package oluaudit
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/olu"
+)
+
+// The closed-form laws behind the contraction audit's exact divergences, against samples
+// of the runs themselves: on the three-request quadratic case, at every request's round,
+// each coordinate's sample mean of the real run's outputs is within 5 standard errors of
+// the noise-free state, and its sample variance within 5 standard errors (√(2/N)
+// relative) of V. Per-comparison false-failure probability below 6·10⁻⁷; 30 comparisons.
+func TestContractionExactLaws(t *testing.T) {
+	cases, err := ContractionCases(nil, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cases[1]
+	if c.Name != "quadratic-5d" {
+		t.Fatalf("case %s", c.Name)
+	}
+	ctx := context.Background()
+	cfg := c.Config
+	cfg.KeepStates = true
+	base, err := olu.OGD(ctx, cfg, c.Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := olu.Passive(ctx, c.Config, c.Stream, c.Sched, reference.Stream(1, 0, "plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigmas := plan.Sigmas()
+	n := 4000
+	if testing.Short() {
+		n = 1000
+	}
+	k, d := len(c.Sched), len(cfg.X0)
+	sum, sq := make([][]float64, k), make([][]float64, k)
+	for i := range k {
+		sum[i], sq[i] = make([]float64, d), make([]float64, d)
+	}
+	for s := range n {
+		run, err := olu.Passive(ctx, c.Config, c.Stream, c.Sched, reference.Stream(2, s, "laws"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range k {
+			for j, x := range run.Served[i].Noisy {
+				x -= base.States[c.Sched[i].Tau][j]
+				sum[i][j] += x
+				sq[i][j] += x * x
+			}
+		}
+	}
+	for i := range k {
+		_, v, err := exactLaws(c, base, base, sigmas[:i+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range d {
+			mean := sum[i][j] / float64(n)
+			variance := sq[i][j]/float64(n) - mean*mean
+			if math.Abs(mean) > 5*math.Sqrt(v[j]/float64(n)) || math.Abs(variance/v[j]-1) > 5*math.Sqrt(2/float64(n)) {
+				t.Errorf("request %d, coordinate %d: mean offset %.3g (sd %.3g), variance %.4g against V = %.4g", i+1, j, mean, math.Sqrt(v[j]/float64(n)), variance, v[j])
+			}
+		}
+	}
+	// the refusal: laws that are not Gaussian
+	box := c
+	box.Config.Domain = olu.Box{R: 10}
+	if _, _, err := exactLaws(box, base, base, sigmas); err == nil {
+		t.Error("a projected domain after the first request was accepted")
+	}
+}
