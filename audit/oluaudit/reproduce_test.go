@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/oluaudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
@@ -42,5 +43,66 @@ func TestReproduceContraction(t *testing.T) {
 	again, _, _ := audittest.Reproduced(t, "olu-contraction", argv...)
 	if !bytes.Equal(res.JSON, again.JSON) {
 		t.Error("a second run wrote different JSON")
+	}
+}
+
+// olu-regret --quick end to end: both sweeps hold every learner and the bounds beside
+// them, each judged bound holds (the run passes) and the paper's Theorem 5 is shown broken
+// on the spec's counterexample at the spec's own figure; the JSON is the same on a second
+// run.
+func TestReproduceRegretQuick(t *testing.T) {
+	testenv.SharedDatasets(t)
+	argv := []string{"--quick", "--formats", "svg"}
+	res, rep, _ := audittest.Reproduced(t, "olu-regret", argv...)
+	if res.Verdict != audit.Pass {
+		t.Fatalf("verdict %s:\n%s", res.Verdict, audittest.Summary(res))
+	}
+	if len(rep.Tables) != 3 || len(rep.Figures) != 2 {
+		t.Fatalf("%d tables, figures %v; want 3 and 2", len(rep.Tables), rep.Figures)
+	}
+	for _, tb := range rep.Tables[:2] {
+		if len(tb.Rows) != len(oluaudit.Learners)+7 {
+			t.Errorf("%s: %d rows", tb.Name, len(tb.Rows))
+		}
+		for i, l := range oluaudit.Learners {
+			if tb.Rows[i].Label != l || !(tb.Rows[i].Cells[0].Value > 0) {
+				t.Errorf("%s: row %d %q = %v", tb.Name, i, tb.Rows[i].Label, tb.Rows[i].Cells[0].Value)
+			}
+		}
+	}
+	checks := map[string]bool{}
+	for _, tb := range rep.Tables {
+		for _, f := range tb.Findings {
+			checks[f.Check] = f.Verdict == string(audit.Pass)
+			if f.Reported == strings.Contains(f.Check, "/judged/") {
+				t.Errorf("%s: reported %v", f.Check, f.Reported)
+			}
+		}
+	}
+	if checks["olu-regret/theorem-5-instance/paper/stated"] || !checks["olu-regret/theorem-5-instance/judged/paper-method"] || !checks["olu-regret/theorem-5-instance/judged/tight"] {
+		t.Errorf("Theorem 5's instance: %v", checks)
+	}
+	b5 := rep.Tables[2].Rows[0].Cells[0].Value
+	if !(b5 > 5.6e5 && b5 < 5.95e5) {
+		t.Errorf("B5 mean regret %v; the spec's simulation gives ≈ 5.77e5", b5)
+	}
+	again, _, _ := audittest.Reproduced(t, "olu-regret", argv...)
+	if !bytes.Equal(res.JSON, again.JSON) {
+		t.Error("a second run wrote different JSON")
+	}
+}
+
+func TestReproduceRegretRefuses(t *testing.T) {
+	testenv.SharedDatasets(t)
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"--ts", "20", "--k", "16"}, "--ts 20: too short"},
+		{[]string{"--ks", "100", "--t", "100"}, "--ks 100: too many"},
+	} {
+		if _, err := audittest.Reproduce(t, "olu-regret", t.TempDir(), c.argv...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.argv, err, c.want)
+		}
 	}
 }
