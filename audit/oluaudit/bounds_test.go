@@ -1,11 +1,14 @@
 package oluaudit
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
+	"gonum.org/v1/gonum/mat"
 	"pgregory.net/rapid"
 )
 
@@ -198,4 +201,131 @@ func TestLemmas7And9(t *testing.T) {
 			t.Fatalf("Lemma 7: %v above %v", lhs, rhs)
 		}
 	})
+}
+
+// I14: Lemmas 5 and 6 on computed minimisers. Lemma 5 on strongly convex quadratics over a
+// box: removing m of n terms moves the minimiser of the sum by at most 2mL/(μn), L the
+// terms' Lipschitz constant on the box. Lemma 6 on least squares over the whole space:
+// removing k terms moves it by at most 2kL/κ_F, κ_F the sum's quadratic growth (the least
+// eigenvalue of Σ a_t a_tᵀ) and L the removed terms' gradient norm on the segment between
+// the minimisers (the lemma's proof uses no more). The minimisers are computed to a
+// gradient mapping of 1e-10, which moves each by at most 2·1e-10 over the mean's strong
+// convexity: the tolerance, for both.
+func TestLemmas5And6OnMinimisers(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ctx := context.Background()
+		d := rapid.IntRange(1, 3).Draw(t, "d")
+		n := rapid.IntRange(3, 20).Draw(t, "n")
+		m := rapid.IntRange(1, n-1).Draw(t, "m")
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1))
+		mu, beta, R := 0.2+r.Float64(), 0.0, 0.5+2*r.Float64()
+		quads := make([]olu.Cost, n)
+		for i := range quads {
+			q := olu.Quadratic{A: make([]float64, d), C: make([]float64, d)}
+			for j := range d {
+				q.A[j] = mu * (1 + 3*r.Float64())
+				q.C[j] = 4*r.Float64() - 2
+				beta = math.Max(beta, q.A[j])
+			}
+			quads[i] = q
+		}
+		L := 0.0 // ‖a∘(z − c)‖ ≤ √Σ (a_j(R + |c_j|))² on the box
+		for _, f := range quads {
+			q := f.(olu.Quadratic)
+			s := 0.0
+			for j := range d {
+				v := q.A[j] * (R + math.Abs(q.C[j]))
+				s += v * v
+			}
+			L = math.Max(L, math.Sqrt(s))
+		}
+		box := olu.Box{R: R}
+		opts := olu.MinimizeOptions{Smoothness: beta, Tol: 1e-10}
+		full, _, err := olu.Minimize(ctx, quads, box, make([]float64, d), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, _, err := olu.Minimize(ctx, quads[m:], box, full, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gap, bound := dist(full, part), Lemma5Bound(m, L, mu, n); gap > bound*(1+1e-9)+4e-10/mu {
+			t.Fatalf("Lemma 5: gap %v > 2mL/(μn) = %v (m = %d, n = %d)", gap, bound, m, n)
+		}
+		// Lemma 6 on least squares with a full-rank design
+		ls := make([]olu.Cost, n+d)
+		gram := make([]float64, d*d)
+		for i := range ls {
+			a := make([]float64, d)
+			for j := range a {
+				a[j] = 2*r.Float64() - 1
+			}
+			if i < d {
+				clear(a)
+				a[i] = 1
+			}
+			ls[i] = olu.LeastSquares{A: a, B: 2*r.Float64() - 1}
+		}
+		k := rapid.IntRange(1, n).Draw(t, "k")
+		removed := ls[len(ls)-k:]
+		for _, f := range ls {
+			a := f.(olu.LeastSquares).A
+			for p := range d {
+				for q := range d {
+					gram[p*d+q] += a[p] * a[q]
+				}
+			}
+		}
+		kappa := leastEigen(gram, d)
+		betaLS := 0.0
+		for p := range d {
+			betaLS += gram[p*d+p]
+		}
+		o := olu.MinimizeOptions{Smoothness: betaLS, Tol: 1e-10} // the trace bounds every mean's Hessian
+		zf, _, err := olu.Minimize(ctx, ls, olu.Whole{}, make([]float64, d), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zk, _, err := olu.Minimize(ctx, ls[:len(ls)-k], olu.Whole{}, zf, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		L6 := 0.0 // the removed terms' gradient norm at both ends bounds it on the segment (it is affine)
+		g := make([]float64, d)
+		for _, f := range removed {
+			for _, z := range [][]float64{zf, zk} {
+				f.Gradient(g, z)
+				L6 = math.Max(L6, math.Sqrt(dot(g, g)))
+			}
+		}
+		// both means are at least 1/(n + d)-strongly convex (the identity rows are kept)
+		if gap, bound := dist(zf, zk), Lemma6Bound(k, L6, kappa); gap > bound*(1+1e-9)+4e-10*float64(len(ls)) {
+			t.Fatalf("Lemma 6: gap %v > 2kL/κ_F = %v (k = %d, κ_F = %v)", gap, bound, k, kappa)
+		}
+	})
+}
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// leastEigen is the least eigenvalue of the symmetric d×d matrix m (row-major).
+func leastEigen(m []float64, d int) float64 {
+	var e mat.EigenSym
+	if !e.Factorize(mat.NewSymDense(d, slices.Clone(m)), false) {
+		panic("eigen")
+	}
+	return slices.Min(e.Values(nil))
 }

@@ -150,6 +150,42 @@ func spread(m *mat.Dense) float64 {
 	return out
 }
 
+// ExactDivergence is D_α/α (the same at every α) between the outputs at each τ_i of
+// passive OLU with noise scales sigmas and of Definition 2's reference for request i, in
+// closed form: the case's deleted rounds must all come before its first request is
+// served, and with more than one request every step after that must be affine (quadratic
+// costs on the whole space). It is what ContractionAudit computes for each reading, for
+// any implementation's σ_i.
+func ExactDivergence(ctx context.Context, c ContractionCase, sigmas []float64) ([]float64, error) {
+	k := len(c.Sched)
+	if len(sigmas) != k || k == 0 {
+		return nil, fmt.Errorf("olu exact divergence %s: %d noise scales for %d requests", c.Name, len(sigmas), k)
+	}
+	first := slices.Min(c.Sched.Taus())
+	for i, q := range c.Sched {
+		if q.U >= first {
+			return nil, fmt.Errorf("olu exact divergence %s: request %d deletes round %d, not before the first request's round %d", c.Name, i+1, q.U, first)
+		}
+	}
+	cfg := c.Config
+	cfg.KeepStates = true
+	base, err := olu.OGD(ctx, cfg, c.Stream)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, k)
+	for i := range k {
+		ref, err := olu.OGD(ctx, cfg, olu.Without(c.Stream, c.Sched, i+1))
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = exactShift(c, base, ref, sigmas[:i+1]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // exactShift is D_α/α between the outputs at τ_i of the run and of the reference run
 // (noise-free trajectories base and ref, noise scales sigmas for requests 1..i):
 // ½ Σ_j (m_j − m′_j)²/V_j over exactLaws' means and variances.
