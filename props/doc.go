@@ -110,10 +110,27 @@
 //
 //	rapid.Check(t, props.SAFEProperty(mySAFE))
 //
+// # OLU: checks for your own online learner-unlearner
+//
+// A PassiveOLU is any implementation of passive online learning–unlearning (Algorithm 1)
+// with olu.Passive's signature. OLUProblem draws an instance — strongly convex quadratics,
+// a step schedule, requests whose deleted rounds come before any noise, so that the
+// outputs' laws are exactly Gaussian — and CheckPassiveOLU holds the implementation to the
+// algorithm and Theorem 1 through its runs: no request is online descent, the canonical
+// index convention, every σ_i at least what the valid contraction needs, releases in the
+// domain, the outputs' exact divergence from Definition 2's reference within the
+// accountant, and repeated requests refused. CheckPassiveRegret holds its mean regret to
+// Theorem 2's corrected bound where the theorem's hypotheses hold. This package's tests
+// plant the paper's γ, too little noise, σ of the wrong request, repeats accepted and a
+// Lipschitz constant ten times too small, and see each caught.
+//
+//	rapid.Check(t, props.OLUProperty(myPassiveOLU))
+//	rapid.Check(t, props.PassiveRegretProperty(myPassiveOLU))
+//
 // # What the tests of this package add
 //
 // The package's own tests run these properties and more against the reference
-// implementations: spec d2d §4, sglu §4, hf §4 and safe §4 property lists (hf's regime properties R1–R4 and every edge case of its §4.6 as a named test), edge cases (deleting the last
+// implementations: spec d2d §4, sglu §4, hf §4, safe §4 and olu §4 property lists (hf's regime properties R1–R4 and every edge case of its §4.6 as a named test), edge cases (deleting the last
 // record, duplicates, long adversarial sequences), privacy controls that must fail, and
 // Monte Carlo comparisons of unlearning with retraining. Every property is run with
 // rapid's random seeds, in CI too; a failure is a bug to fix, never a seed to pin.

@@ -31,4 +31,33 @@
 // for, with what the paper's γ would charge), the implementation, the release and the
 // attacks. Controls are the paper's γ and a tenth of the noise, which the checks must
 // FAIL. RhoFor turns the demo's (ε, δ) into the OLU target ρ.
+//
+// # The contraction audit
+//
+// The spec argues that Corollary 1's γ = (β/μ − 1)/(β/μ + 1) is the contraction of a
+// gradient step only at η = 2/(β + μ), so that Theorem 2's noise, sized with γ^{τ−u} at
+// η_t = 1/(μt), is far too small. ContractionAudit decides it on a ContractionCase (a
+// stream, requests whose deleted rounds all come before the first is served, a learner):
+// it measures the gap between two noiseless descents that differ in the first deleted
+// round against γ^{τ−u} and the valid per-step product Γ(u, τ), and for each reading of
+// the contraction it runs passive OLU against Definition 2's reference — the outputs'
+// divergence per order exactly (ExactDivergence: the laws are Gaussian, with equal
+// covariances) and estimated from samples with its interval and power. Findings names the
+// paper's reading's checks …/paper/… (claims under test) and the corrected one's
+// …/corrected/…. ContractionCases are the four instances "audit reproduce
+// olu-contraction" runs; any other stream fits the same mould:
+//
+//	res, err := oluaudit.ContractionAudit(ctx, oluaudit.ContractionCase{Name: "mine",
+//		Stream: stream, Sched: olu.Schedule{{U: 4, Tau: 20}}, Config: cfg}, 2000, seed)
+//	for _, f := range res.Findings() { fmt.Println(f) }
+//
+// # The regret reproduction
+//
+// RegretAt runs every learner of the comparison (Learners: passive OLU at each step
+// schedule, active OLU, discard-and-restart, DP-FTRL, retraining) at one horizon T and
+// number of requests k (spread by RegretSchedule) on a logistic stream, averages Eq. 5's
+// regret over noise draws, and evaluates Theorems 2, 3 and 5 beside it, as stated and in
+// the forms this package derives; BoundFindings checks each (the mean less three standard
+// errors against the bound). RunTheorem5Instance is the spec's counterexample to Theorem
+// 5's stated bound. "audit reproduce olu-regret" sweeps T and k and draws the plots.
 package oluaudit
