@@ -369,6 +369,13 @@ func (r *ArgReader) Failf(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf(format, args...))
 }
 
+// Ints parses a list setting of integers (Args.Ints), recording a failure.
+func (r *ArgReader) Ints(name string) []int {
+	v, err := r.Args.Ints(name)
+	r.Fail(err)
+	return v
+}
+
 // Err joins the errors recorded so far (nil if none).
 func (r *ArgReader) Err() error { return errors.Join(r.errs...) }
 
@@ -381,6 +388,22 @@ func (a Args) List(name string) []string {
 		}
 	}
 	return out
+}
+
+// Ints parses the named comma-separated setting as integers; an empty list is an error.
+func (a Args) Ints(name string) ([]int, error) {
+	var out []int
+	for _, f := range a.List(name) {
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %q: want an integer", name, f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s: name at least one value", name)
+	}
+	return out, nil
 }
 
 // Settings most experiments share.

@@ -87,6 +87,18 @@ func TestArgsNameTheFlag(t *testing.T) {
 	if x, err := a.Float("x"); err != nil || x != 1e-3 {
 		t.Errorf("Float(x) = %v, %v", x, err)
 	}
+	a.Set("ns", " 4, ,5 ")
+	if ns, err := a.Ints("ns"); err != nil || !slices.Equal(ns, []int{4, 5}) {
+		t.Errorf("Ints(ns) = %v, %v", ns, err)
+	}
+	a.Set("ns", "4,x")
+	if _, err := a.Ints("ns"); err == nil || !strings.Contains(err.Error(), `--ns: "x"`) {
+		t.Errorf("Ints(4,x): %v", err)
+	}
+	a.Set("ns", " , ")
+	if _, err := a.Ints("ns"); err == nil {
+		t.Error("Ints of an empty list: no error")
+	}
 	for _, f := range []func() error{
 		func() error { _, err := a.Int("bad"); return err },
 		func() error { _, err := a.Float("bad"); return err },

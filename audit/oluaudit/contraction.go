@@ -11,6 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // A ContractionCase is one instance of the contraction audit: a stream, passive requests
@@ -58,37 +59,19 @@ type ContractionResult struct {
 // every τ_i from the noise-free trajectories (their means) and the propagated noise
 // variances, and estimates the last divergence from samples outputs per side.
 func ContractionAudit(ctx context.Context, c ContractionCase, samples int, seed uint64) (*ContractionResult, error) {
-	k := len(c.Sched)
-	if k == 0 {
-		return nil, fmt.Errorf("olu contraction %s: no requests", c.Name)
-	}
 	if samples < 10 {
 		return nil, fmt.Errorf("olu contraction %s: %d samples per side; want at least 10", c.Name, samples)
 	}
-	first := slices.Min(c.Sched.Taus())
-	for i, q := range c.Sched {
-		if q.U >= first {
-			return nil, fmt.Errorf("olu contraction %s: request %d deletes round %d, not before the first request's round %d", c.Name, i+1, q.U, first)
-		}
-	}
-	cfg := c.Config
-	cfg.KeepStates = true
-	base, err := olu.OGD(ctx, cfg, c.Stream)
+	nl, err := newNoiseless(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("olu contraction %s: %w", c.Name, err)
+		return nil, err
 	}
-	refs := make([]*olu.Run, k)
-	for i := range refs {
-		if refs[i], err = olu.OGD(ctx, cfg, olu.Without(c.Stream, c.Sched, i+1)); err != nil {
-			return nil, fmt.Errorf("olu contraction %s: %w", c.Name, err)
-		}
-	}
+	base, k := nl.base, len(c.Sched)
+	cfg := c.Config
 	res := &ContractionResult{Case: c, Samples: samples, Gamma: olu.Contraction(olu.PaperGamma, base.Etas, 0, 1, cfg.Mu, cfg.Beta)}
 	u, tau := c.Sched[0].U, c.Sched[0].Tau
 	for t := u; t <= tau; t++ {
-		res.Gaps = append(res.Gaps, reference.Distance(base.States[t], refs[0].States[t]))
-	}
-	for t := u; t <= tau; t++ {
+		res.Gaps = append(res.Gaps, reference.Distance(base.States[t], nl.refs[0].States[t]))
 		res.Paper = append(res.Paper, res.Gaps[0]*olu.Contraction(olu.PaperGamma, base.Etas, u, t, cfg.Mu, cfg.Beta))
 		res.Valid = append(res.Valid, res.Gaps[0]*olu.Contraction(olu.PerStep, base.Etas, u, t, cfg.Mu, cfg.Beta))
 	}
@@ -99,25 +82,22 @@ func ContractionAudit(ctx context.Context, c ContractionCase, samples int, seed 
 		if err != nil {
 			return nil, fmt.Errorf("olu contraction %s: %w", c.Name, err)
 		}
-		rd := ContractionReading{Mode: mode, Sigmas: plan.Sigmas()}
+		rd := ContractionReading{Mode: mode, Sigmas: plan.Sigmas(), Exact: nl.divergences(c, plan.Sigmas())}
 		for i := range k {
-			d, err := exactShift(c, base, refs[i], rd.Sigmas[:i+1])
-			if err != nil {
-				return nil, err
-			}
-			rd.Exact = append(rd.Exact, d)
 			rd.Budget = append(rd.Budget, olu.RDPSpent(1, cfg.Epsilon, cfg.Omega, i+1))
 		}
 		dim := len(cfg.X0)
 		a, b := mat.NewDense(samples, dim, nil), mat.NewDense(samples, dim, nil)
+		realPurpose := fmt.Sprintf("olu-contraction/%s/%d/real", c.Name, ri)
+		refPurpose := fmt.Sprintf("olu-contraction/%s/%d/reference", c.Name, ri)
 		for n := range samples {
-			r := reference.Stream(seed, n, fmt.Sprintf("olu-contraction/%s/%d/real", c.Name, ri))
+			r := reference.Stream(seed, n, realPurpose)
 			run, err := olu.Passive(ctx, cfg, c.Stream, c.Sched, r)
 			if err != nil {
 				return nil, err
 			}
 			a.SetRow(n, run.Served[k-1].Noisy)
-			r = reference.Stream(seed, n, fmt.Sprintf("olu-contraction/%s/%d/reference", c.Name, ri))
+			r = reference.Stream(seed, n, refPurpose)
 			ref, err := olu.Reference(ctx, cfg, c.Stream, c.Sched, k, rd.Sigmas, r)
 			if err != nil {
 				return nil, err
@@ -157,69 +137,89 @@ func spread(m *mat.Dense) float64 {
 // costs on the whole space). It is what ContractionAudit computes for each reading, for
 // any implementation's σ_i.
 func ExactDivergence(ctx context.Context, c ContractionCase, sigmas []float64) ([]float64, error) {
-	k := len(c.Sched)
-	if len(sigmas) != k || k == 0 {
-		return nil, fmt.Errorf("olu exact divergence %s: %d noise scales for %d requests", c.Name, len(sigmas), k)
+	if len(sigmas) != len(c.Sched) {
+		return nil, fmt.Errorf("olu exact divergence %s: %d noise scales for %d requests", c.Name, len(sigmas), len(c.Sched))
 	}
-	first := slices.Min(c.Sched.Taus())
+	nl, err := newNoiseless(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return nl.divergences(c, sigmas), nil
+}
+
+// noiseless are the noise-free runs the closed form rests on: the run with every
+// function, its states kept, and for each request i the run with the first i deleted
+// functions ⊥ — each output's mean.
+type noiseless struct {
+	base *olu.Run
+	refs []*olu.Run
+}
+
+// newNoiseless checks that the case's laws are Gaussian with equal covariances (every
+// deleted round before the first τ; with several requests, affine steps after it) and
+// runs its noise-free trajectories.
+func newNoiseless(ctx context.Context, c ContractionCase) (*noiseless, error) {
+	k := len(c.Sched)
+	if k == 0 {
+		return nil, fmt.Errorf("olu contraction %s: no requests", c.Name)
+	}
+	taus := c.Sched.Taus()
+	first, last := slices.Min(taus), slices.Max(taus)
 	for i, q := range c.Sched {
 		if q.U >= first {
-			return nil, fmt.Errorf("olu exact divergence %s: request %d deletes round %d, not before the first request's round %d", c.Name, i+1, q.U, first)
+			return nil, fmt.Errorf("olu contraction %s: request %d deletes round %d, not before the first request's round %d", c.Name, i+1, q.U, first)
+		}
+	}
+	if k > 1 {
+		_, whole := c.Config.Domain.(olu.Whole)
+		for s := first + 1; s <= last; s++ {
+			if _, ok := c.Stream[s-1].(olu.Quadratic); !ok || !whole {
+				return nil, fmt.Errorf("olu contraction %s: round %d after the first request is not an affine step (a quadratic cost on the whole space): the laws are not Gaussian", c.Name, s)
+			}
 		}
 	}
 	cfg := c.Config
 	cfg.KeepStates = true
-	base, err := olu.OGD(ctx, cfg, c.Stream)
-	if err != nil {
-		return nil, err
+	nl := &noiseless{refs: make([]*olu.Run, k)}
+	var err error
+	if nl.base, err = olu.OGD(ctx, cfg, c.Stream); err != nil {
+		return nil, fmt.Errorf("olu contraction %s: %w", c.Name, err)
 	}
-	out := make([]float64, k)
-	for i := range k {
-		ref, err := olu.OGD(ctx, cfg, olu.Without(c.Stream, c.Sched, i+1))
-		if err != nil {
-			return nil, err
-		}
-		if out[i], err = exactShift(c, base, ref, sigmas[:i+1]); err != nil {
-			return nil, err
+	for i := range nl.refs {
+		if nl.refs[i], err = olu.OGD(ctx, cfg, olu.Without(c.Stream, c.Sched, i+1)); err != nil {
+			return nil, fmt.Errorf("olu contraction %s: %w", c.Name, err)
 		}
 	}
-	return out, nil
+	return nl, nil
 }
 
-// exactShift is D_α/α between the outputs at τ_i of the run and of the reference run
-// (noise-free trajectories base and ref, noise scales sigmas for requests 1..i):
-// ½ Σ_j (m_j − m′_j)²/V_j over exactLaws' means and variances.
-func exactShift(c ContractionCase, base, ref *olu.Run, sigmas []float64) (float64, error) {
-	diff, v, err := exactLaws(c, base, ref, sigmas)
-	if err != nil {
-		return 0, err
+// divergences is D_α/α at each τ_i for noise scales sigmas: ½ Σ_j (m_j − m′_j)²/V_j over
+// exactLaws' means and variances.
+func (nl *noiseless) divergences(c ContractionCase, sigmas []float64) []float64 {
+	out := make([]float64, len(sigmas))
+	for i := range sigmas {
+		diff, v := exactLaws(c, nl.base, nl.refs[i], sigmas[:i+1])
+		for j := range diff {
+			out[i] += diff[j] * diff[j] / (2 * v[j])
+		}
 	}
-	out := 0.0
-	for j := range diff {
-		out += diff[j] * diff[j] / (2 * v[j])
-	}
-	return out, nil
+	return out
 }
 
-// exactLaws are the outputs' laws at τ_i: N(m, V) and N(m′, V) with m, m′ the noise-free
-// states (their difference returned) and V diagonal, Σ_l σ_l² Π_{s=τ_l+1}^{τ_i} (1 − η_s a_s)²
-// per coordinate — exact when the steps after the first τ are affine, which it checks: a
-// quadratic cost a round and no domain.
-func exactLaws(c ContractionCase, base, ref *olu.Run, sigmas []float64) (diff, v []float64, err error) {
+// exactLaws are the outputs' laws at τ_i (i = len(sigmas)): N(m, V) and N(m′, V) with m,
+// m′ the noise-free states (their difference returned) and V diagonal,
+// Σ_l σ_l² Π_{s=τ_l+1}^{τ_i} (1 − η_s a_s)² per coordinate. newNoiseless has checked that
+// the steps in that product are quadratic.
+func exactLaws(c ContractionCase, base, ref *olu.Run, sigmas []float64) (diff, v []float64) {
 	i := len(sigmas)
 	tau := c.Sched[i-1].Tau
 	d := len(c.Config.X0)
 	v = make([]float64, d)
 	for l := range i {
-		from := c.Sched[l].Tau
 		for j := range d {
 			g := 1.0
-			for s := from + 1; s <= tau; s++ {
-				q, ok := c.Stream[s-1].(olu.Quadratic)
-				if _, whole := c.Config.Domain.(olu.Whole); !ok || !whole {
-					return nil, nil, fmt.Errorf("olu contraction %s: round %d after the first request is not an affine step (a quadratic cost on the whole space): the laws are not Gaussian", c.Name, s)
-				}
-				f := 1 - base.Etas[s-1]*q.A[j]
+			for s := c.Sched[l].Tau + 1; s <= tau; s++ {
+				f := 1 - base.Etas[s-1]*c.Stream[s-1].(olu.Quadratic).A[j]
 				g *= f * f
 			}
 			v[j] += sigmas[l] * sigmas[l] * g
@@ -229,7 +229,7 @@ func exactLaws(c ContractionCase, base, ref *olu.Run, sigmas []float64) (diff, v
 	for j := range d {
 		diff[j] = base.States[tau][j] - ref.States[tau][j]
 	}
-	return diff, v, nil
+	return diff, v
 }
 
 // The Gaussian estimate's power (ContractionFindings): along the mean difference the
@@ -238,8 +238,8 @@ func exactLaws(c ContractionCase, base, ref *olu.Run, sigmas []float64) (diff, v
 // interval's lower end).
 func contractionPower(eps float64, n int, against float64) audit.Power {
 	se := math.Sqrt(2 / float64(n))
-	const z, z80 = 1.959963984540054, 0.8416212335729143
-	power := normalCDF((math.Sqrt(2*against*eps)-math.Sqrt(2*eps))/se - z)
+	z, z80 := distuv.UnitNormal.Quantile(0.975), distuv.UnitNormal.Quantile(0.8)
+	power := distuv.UnitNormal.CDF((math.Sqrt(2*against*eps)-math.Sqrt(2*eps))/se - z)
 	smallest := math.Pow(math.Sqrt(2*eps)+(z+z80)*se, 2) / (2 * eps)
 	p := audit.Power{Against: against, Power: power, SmallestFactor: smallest}
 	if power < audit.PowerTarget {
@@ -247,8 +247,6 @@ func contractionPower(eps float64, n int, against float64) audit.Power {
 	}
 	return p
 }
-
-func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 // readingName is a reading's name in check identifiers.
 func readingName(m olu.ContractionMode) string {

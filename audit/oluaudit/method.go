@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -148,30 +147,12 @@ func (Method) Bounds() audit.Bounds {
 	}
 }
 
-func ints(args audit.Args, name string) ([]int, error) {
-	var out []int
-	for _, f := range args.List(name) {
-		v, err := strconv.Atoi(f)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("--%s: %q is not a round (an integer ≥ 1)", name, f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--%s: no rounds given", name)
-	}
-	return out, nil
-}
-
 func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 	r := &audit.ArgReader{Args: args}
 	mu, beta, L, D, eta, kappa := r.Float("mu"), r.Float("beta"), r.Float("lipschitz"), r.Float("diameter"), r.Float("eta"), r.Float("kappa")
 	eps, omega := r.Float("epsilon"), r.Float("omega")
 	d, T := r.Int("d"), r.Int("t")
-	us, err := ints(args, "u")
-	r.Fail(err)
-	taus, err := ints(args, "tau")
-	r.Fail(err)
+	us, taus := r.Ints("u"), r.Ints("tau")
 	if err := r.Err(); err != nil {
 		return nil, err
 	}

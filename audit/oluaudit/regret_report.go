@@ -3,27 +3,11 @@ package oluaudit
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
-
-func intList(args audit.Args, name string) ([]int, error) {
-	var out []int
-	for _, f := range args.List(name) {
-		v, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("--%s: %q: want an integer", name, f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--%s: name at least one value", name)
-	}
-	return out, nil
-}
 
 func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
@@ -34,10 +18,7 @@ func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	r.Fail(err)
 	formats, err := reports.ParseFormats(args.List("formats"))
 	r.Fail(err)
-	ts, err := intList(args, "ts")
-	r.Fail(err)
-	ks, err := intList(args, "ks")
-	r.Fail(err)
+	ts, ks := r.Ints("ts"), r.Ints("ks")
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
