@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
@@ -72,5 +73,35 @@ func TestContractionExactLaws(t *testing.T) {
 	box.Config.Domain = olu.Box{R: 10}
 	if _, err := ExactDivergence(ctx, box, sigmas); err == nil {
 		t.Error("a projected domain after the first request was accepted")
+	}
+}
+
+// A regret finding PASSes only with the power to show a mean of twice its bound: noisy
+// draws whose standard error is half the bound's distance past three of them cannot
+// (power Φ(bound/SE − 3)), and they say how many draws would.
+func TestRegretFindingPower(t *testing.T) {
+	for _, c := range []struct {
+		regrets []float64
+		bound   float64
+		want    audit.Verdict
+	}{
+		{[]float64{5, 5, 5}, 10, audit.Pass},              // no noise: full power
+		{[]float64{1, 9, 1, 9}, 10, audit.Pass},           // SE 2.31: power Φ(10/2.31 − 3) = 0.91
+		{[]float64{0, 20, 0, 20}, 10, audit.Inconclusive}, // SE 5.77: power Φ(1.73 − 3) = 0.10
+		{[]float64{30, 31, 29, 30}, 10, audit.Fail},
+	} {
+		f := regretFinding("c", "t", c.regrets, c.bound, "")
+		mean, se := MeanSE(c.regrets)
+		wantPower := 1.0
+		if se > 0 {
+			wantPower = 0.5 * math.Erfc(-(c.bound/se-3)/math.Sqrt2)
+		}
+		if math.Abs(f.Power.Power-wantPower) > 1e-12 {
+			t.Errorf("%v: power %v, want %v", c.regrets, f.Power.Power, wantPower)
+		}
+		want := c.want
+		if f.Verdict != want || (want == audit.Inconclusive) != (f.TrialsNeeded > len(c.regrets)) {
+			t.Errorf("%v (mean %v, SE %v): %s, %d draws needed; want %s", c.regrets, mean, se, f.Verdict, f.TrialsNeeded, want)
+		}
 	}
 }
