@@ -19,6 +19,26 @@
 // CheckpointError naming the file and line (a torn last line, an interrupted write, is
 // dropped). The file is created with the first finished trial.
 //
+// # Shards
+//
+// Because a trial depends only on (configuration, seed, index), an audit splits across
+// machines without a scheduler: a Shard is part I of N (ParseShard reads "I/N";
+// ShardFromEnv takes it from a Slurm job array or a Kubernetes Indexed Job), and an Engine
+// with a Shard runs only trials I, I+N, I+2N, … into its checkpoint. Each part's folder holds
+// a ShardManifest (WriteShardManifest, ReadShardManifest) naming the audit's RunFingerprint,
+// the command to replay and a checkpoint per subject, marked Complete only when every trial
+// is on disk. MergeShards gathers the parts (FindShards) and refuses, in one MergeError
+// listing every problem, parts of another fingerprint or count, a part given twice, trials
+// missing (with the part to rerun and the command), trials filed in the wrong part and
+// edited lines; WriteCheckpoints then leaves the merged trials where a one-machine run would
+// have, and an Engine with ResumeOnly checks and reports them without running any, so the
+// merged report is the one-machine report byte for byte.
+//
+// Calibrate times a few trials and each check on this machine, and Calibration.Predict
+// turns that into the wall time of any number of trials on one machine and on N shards;
+// GamePowerSpec is the power question the distinguishing game answers, which the planner
+// asks too, so the trials it names are the trials the finding counts as enough.
+//
 // Settings are declared, not parsed ad hoc: a Param has a Kind, a Range ("[8, 1e6]") or
 // Choices, and BindFlags, Var and ParseFlags refuse any other value where it is given
 // ("--trials 7: want an integer in [8, 1000000]"), whether or not the run uses it. Every

@@ -156,7 +156,7 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 		Detail: fmt.Sprintf("best attack: threshold on the %s, chosen on %d trials per side and bounded with Clopper–Pearson on the other %d (%d false positives, %d false negatives); the game can show at most ε = %.3g with these trials (its resolution)",
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
-	spec := epsilon.PowerSpec{Claim: e.Epsilon, Factor: e.PowerAgainst, Power: PowerTarget, Delta: e.Delta, Conf: famConf}
+	spec := GamePowerSpec(e.Epsilon, e.Delta, e.Confidence, e.PowerAgainst)
 	if f.Power, err = powerOf(n, spec); err != nil {
 		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}

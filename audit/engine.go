@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -49,6 +50,14 @@ type Engine struct {
 	// (counting those resumed from the checkpoint) and after each finished trial, always
 	// from the goroutine that called Run.
 	Progress func(subject string, done, total int)
+	// Shard, unless whole, restricts Run to the shard's trials: they are appended to the
+	// Checkpoint (which a sharded Run requires), for MergeShards to gather, and Run returns
+	// no results.
+	Shard Shard
+	// ResumeOnly makes Run read every trial from the Checkpoint and run none: a missing
+	// trial is an error naming it (what merging shards relies on: a gap is never filled
+	// silently by the merging machine).
+	ResumeOnly bool
 }
 
 const checkpointSchema = "unlearnaudit/trials/v2"
@@ -147,10 +156,14 @@ func CheckTrialCapacity(trials, dim int) error {
 	return nil
 }
 
-// Run returns trials 0..n−1 of s in index order.
+// Run returns trials 0..n−1 of s in index order (with a Shard, runs the shard's trials
+// into the checkpoint and returns none).
 func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]TrialResult, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("run %s: %d trials; want at least 1", s.Name(), n)
+	}
+	if !e.Shard.Whole() && e.Checkpoint == "" {
+		return nil, fmt.Errorf("run %s: shard %s without a checkpoint file: its trials would be lost", s.Name(), e.Shard)
 	}
 	results := make([]TrialResult, n)
 	done := make([]bool, n)
@@ -172,18 +185,25 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 	}
 	var todo []int
 	for i, ok := range done {
-		if !ok {
+		if !ok && e.Shard.Owns(i) {
 			todo = append(todo, i)
 		}
 	}
-	finished := n - len(todo)
+	total := e.Shard.Trials(n)
+	finished := total - len(todo)
 	report := func() {
 		if e.Progress != nil {
-			e.Progress(s.Name(), finished, n)
+			e.Progress(s.Name(), finished, total)
 		}
 	}
 	report()
+	if e.ResumeOnly && len(todo) > 0 {
+		return nil, fmt.Errorf("run %s: %d of %d trials missing from %s (%s), and this run may not run any", s.Name(), len(todo), n, e.Checkpoint, listIndices(todo, 8))
+	}
 	if len(todo) == 0 {
+		if !e.Shard.Whole() {
+			return nil, nil
+		}
 		return results, nil
 	}
 	workers := e.Workers
@@ -251,11 +271,34 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		return nil, fmt.Errorf("run %s: %w", s.Name(), err)
 	}
 	for i, ok := range done {
-		if !ok {
+		if !ok && e.Shard.Owns(i) {
 			return nil, fmt.Errorf("run %s: trial %d did not finish", s.Name(), i)
 		}
 	}
+	if !e.Shard.Whole() {
+		return nil, nil
+	}
 	return results, nil
+}
+
+// listIndices names up to max indices: "trials 3, 7, 11, … (250 in all)".
+func listIndices(idx []int, max int) string {
+	if len(idx) == 1 {
+		return fmt.Sprintf("trial %d", idx[0])
+	}
+	parts := make([]string, 0, max+1)
+	for k, i := range idx {
+		if k == max {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, strconv.Itoa(i))
+	}
+	out := "trials " + strings.Join(parts, ", ")
+	if len(idx) > max {
+		out += fmt.Sprintf(" (%d in all)", len(idx))
+	}
+	return out
 }
 
 // RunTrial runs trial i of s: the unlearned and the retrained release with the streams of

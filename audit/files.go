@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -15,11 +16,24 @@ import (
 // WriteFileAtomic writes body to path through a temporary file in the same directory,
 // renamed into place: a reader never sees half a file, and a failure leaves none.
 func WriteFileAtomic(path string, body []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(body)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for a body too large to hold: write streams it into the
+// temporary file (buffered), which is renamed into place only if write succeeds.
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, werr := tmp.Write(body)
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	merr := tmp.Chmod(0o644)
 	cerr := tmp.Close()
 	if err := errors.Join(werr, merr, cerr); err != nil {

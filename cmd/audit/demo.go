@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
@@ -44,6 +45,10 @@ type demoConfig struct {
 	formats      string        // --formats: the renderings beside report.json
 	attackList   audit.Attacks // attacks, parsed
 	progress     *progress.Bar // trials done and ETA on stderr, when it is a terminal
+	shard        audit.Shard   // audit run --shard: the part of the trials to run
+	shardFrom    string        // what assigned the part: "--shard" or an environment variable
+	replayArgs   []string      // the flags a shard's manifest keeps (replayArgs)
+	replay       replay        // audit merge's replay of the command
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -117,6 +122,7 @@ func parseFormats(s string) ([]string, error) {
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file
 // (audit run), and writes its report.
 func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
+	start := time.Now()
 	c.progress = progress.New(stderr, !c.quiet && isTerminal(stderr))
 	formats, err := parseFormats(c.formats) // settings are refused before any work
 	if err != nil {
@@ -140,6 +146,17 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if c.replay.fingerprint != "" {
+		if got := runFingerprint(c, subjects); got != c.replay.fingerprint {
+			return usagef("merge: the audit's configuration changed since the shards ran (fingerprint %.12s…, the shards' %.12s…): the spec, its data or the tool's version differ; rerun the shards", got, c.replay.fingerprint)
+		}
+	}
+	if !c.shard.Whole() {
+		return runShard(ctx, c, subjects, stdout)
+	}
+	if c.replay.plan != nil {
+		return runPlanSpec(ctx, c, subjects, time.Since(start), stdout)
+	}
 
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
@@ -158,6 +175,11 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	created, err := mkdirs(trialDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.command, err)
+	}
+	if c.replay.shards != nil {
+		if err := c.replay.shards.WriteCheckpoints(trialDir); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
 	}
 	if err := runSubjects(ctx, c, subjects, trialDir, rep); err != nil {
 		removeIfEmpty(created) // a run that stopped before any trial leaves no empty folder
@@ -188,7 +210,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 				return fmt.Errorf("%s: --fresh: %w", c.command, err)
 			}
 		}
-		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -204,7 +226,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		}
 		for _, ctl := range ds.Controls {
 			cs := ctl.Audited.Subject
-			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update}
+			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
 			results, err := eng.Run(ctx, cs, c.seed, c.trials)
 			c.progress.Done()
 			if err != nil {

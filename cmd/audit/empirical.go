@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
@@ -226,28 +228,54 @@ type planOutput struct {
 	Assumption          string         `json:"assumption,omitempty"`
 }
 
-func runPlan(args []string, stdout, stderr io.Writer) error {
+func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		trials                            int
+		trials, shards, workers           int
 		delta, conf, claim, factor, power float64
-		strategy                          string
+		strategy, spec                    string
+		budget                            time.Duration
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--claim-epsilon E] [flags]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --claim-epsilon, its power against a true ε of --factor × the claim\nand how many trials per side would reach --power.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --claim-epsilon 1 --factor 2\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--claim-epsilon E] [flags]\n       audit plan --spec FILE [--power 0.8 --against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --claim-epsilon, its power against a true ε of --factor × the claim\nand how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--against × its ε with --power, and, from a short calibration run on this machine, how long\nthe audit takes at those trials (and at the spec's) on one machine and on --shards parts\n(audit run --shard, then audit merge).\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --claim-epsilon 1 --factor 2\n  audit plan --spec audit.json --power 0.8 --against 2 --shards 4\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
-	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required)", Kind: audit.Number, Range: "[0, 1)"})
+	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
+	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required without --spec)", Kind: audit.Number, Range: "[0, 1)"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &claim, audit.Param{Name: "claim-epsilon", Usage: "claimed ε: also say how many trials would detect it being off", Kind: audit.Number, Range: "(0, 100]"})
 	audit.Var(fs, &factor, audit.Param{Name: "factor", Usage: "with --claim-epsilon: the violation to detect, true ε = factor × claim", Default: "2", Kind: audit.Number, Range: "(1, 1000]"})
-	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --claim-epsilon: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --claim-epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
+	fs.StringVar(&spec, "spec", "", "plan the audit this spec file describes (audit run --spec FILE)")
+	var against float64
+	audit.Var(fs, &against, audit.Param{Name: "against", Usage: "with --spec: the violation to detect, true ε = against × the claim (default: the spec's power.against, else 2)", Kind: audit.Number, Range: "(1, 1000]"})
+	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxShards)})
+	fs.DurationVar(&budget, "calibrate", 10*time.Second, "with --spec: about how long the calibration run may take")
+	audit.Var(fs, &workers, audit.WorkersParam)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if spec != "" {
+		set := setFlags(fs)
+		for _, f := range []string{"delta", "claim-epsilon", "factor", "strategy", "confidence"} {
+			if set[f] {
+				return usagef("plan: --%s comes from the spec with --spec (the spec's claim and confidence are planned)", f)
+			}
+		}
+		if budget <= 0 || budget > 24*time.Hour {
+			return usagef("plan: --calibrate %v: want a duration in (0, 24h]", budget)
+		}
+		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), "--quiet"}
+		if set["trials"] {
+			argv = append(argv, fmt.Sprintf("--trials=%d", trials))
+		}
+		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{power: power, against: against, shards: shards, budget: budget, json: *asJSON}})
+	}
+	if setFlags(fs)["against"] {
+		factor = against
 	}
 	set := setFlags(fs)
 	var missing []error

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -92,7 +93,9 @@ const usageText = `usage: audit <command> [flags]
 
 Commands:
   demo      audit every method's variants on built-in or given data, write a report
-  run       run the audit a spec file describes (run --spec FILE), write a report
+  run       run the audit a spec file describes (run --spec FILE), write a report;
+            with --shard I/N (or in a Slurm array or Kubernetes Indexed Job) run part I of N
+  merge     merge the parts of a sharded run and report as the one-machine run would
   verify    audit models trained elsewhere (verify --unlearned DIR [--retrained DIR] --spec FILE)
   report    re-render a finished audit from its report.json (Markdown, HTML, PDF or JSON)
   bounds    compute a method's certificate from declared constants (bounds METHOD ...)
@@ -139,6 +142,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "run":
 		return runRun(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(ctx, args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
 	case "verify":
@@ -150,7 +155,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "epsilon":
 		return runEpsilon(args[1:], stdout, stderr)
 	case "plan":
-		return runPlan(args[1:], stdout, stderr)
+		return runPlan(ctx, args[1:], stdout, stderr)
 	case "reproduce":
 		return runReproduce(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -204,16 +209,26 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 
 // resultFlags is the command line that decides a report: "audit", the command, and every
 // flag given, as --name=value in name order. Flags that change only where or how results
-// are shown, or how fast they come (--out, --formats, --workers, --fresh, --quiet, --json), are left
-// out, so that the same inputs and seed still give the same report bytes.
+// are shown, or how fast or where they come (--out, --formats, --workers, --fresh, --quiet,
+// --json, --shard), are left out, so that the same inputs and seed still give the same
+// report bytes, however the trials were run.
 func resultFlags(fs *flag.FlagSet) []string {
-	out := []string{"audit", fs.Name()}
+	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard")...)
+}
+
+// replayArgs are the flags a shard's manifest keeps for audit merge to run the command
+// again: resultFlags' and --formats, which decides the renderings the merge writes.
+func replayArgs(fs *flag.FlagSet) []string {
+	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard")
+}
+
+// givenFlags lists the flags given, as --name=value in name order, but the ones left out.
+func givenFlags(fs *flag.FlagSet, leftOut ...string) []string {
+	var out []string
 	fs.Visit(func(f *flag.Flag) { // in lexicographical order
-		switch f.Name {
-		case "out", "workers", "fresh", "quiet", "json", "formats":
-			return
+		if !slices.Contains(leftOut, f.Name) {
+			out = append(out, "--"+f.Name+"="+f.Value.String())
 		}
-		out = append(out, "--"+f.Name+"="+f.Value.String())
 	})
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -15,8 +16,24 @@ import (
 // runRun runs the audit a spec file describes (audit.Spec), with the demo's machinery:
 // the same trials, checks, checkpoints and report. Flags given override the spec.
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runRunAs(ctx, args, stdout, stderr, replay{})
+}
+
+// replay is how audit merge runs a finished audit's command again: from the merged trials
+// only, refusing to run any, and only if the configuration is still the shards' own.
+type replay struct {
+	fingerprint string          // the shards' RunFingerprint; "" for an ordinary run
+	shards      *audit.ShardSet // their trials, written into the run's trial folder once the configuration is checked
+	plan        *planRequest    // audit plan --spec: calibrate and predict instead of running
+}
+
+// getenv reads the environment for ShardFromEnv; tests replace it.
+var getenv = os.Getenv
+
+func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp replay) error {
 	var (
 		specPath string
+		shard    string
 		c        demoConfig
 	)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -29,6 +46,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
+	fs.StringVar(&shard, "shard", "", "run part I of N of the trials (trials I, I+N, I+2N, …) into DIR/shard-I-of-N, for audit merge; default: the part a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, JOB_COMPLETIONS) assigns, if any")
 	fs.BoolVar(&c.controls, "controls", true, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL); --controls=false skips them")
 	c.registerReportFlags(fs)
 	fs.Usage = func() {
@@ -41,6 +59,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c.commandLine = resultFlags(fs)
 	if specPath == "" {
 		return usagef("run: --spec is required (run \"audit run -h\" for an example)")
+	}
+	var err error
+	if rp.fingerprint == "" && rp.plan == nil {
+		if c.shard, c.shardFrom, err = shardOf(shard); err != nil {
+			return err
+		}
+	}
+	c.replayArgs, c.replay = replayArgs(fs), rp
+	if !c.shard.Whole() && c.json {
+		return usagef("run: --json: a shard writes no report (audit merge does)")
 	}
 	s, err := loadSpec("run", specPath)
 	if err != nil {
@@ -71,6 +99,23 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c.methodArgs = audit.DefaultArgs(params)
 	c.methodArgs.Merge(s.Params)
 	return runAudit(ctx, c, stdout, stderr)
+}
+
+// shardOf is the part of the trials this process runs: --shard if given, else the part a
+// batch system's environment assigns (audit.ShardFromEnv), else the whole audit.
+func shardOf(flagValue string) (audit.Shard, string, error) {
+	if flagValue != "" {
+		sh, err := audit.ParseShard(flagValue)
+		if err != nil {
+			return audit.Shard{}, "", usagef("--shard: %v", err)
+		}
+		return sh, "--shard", nil
+	}
+	sh, from, err := audit.ShardFromEnv(getenv)
+	if err != nil {
+		return audit.Shard{}, "", usagef("run: %v", err)
+	}
+	return sh, from, nil
 }
 
 // specOutputs takes the spec's output folder and formats where the flags did not name them.

@@ -1,0 +1,164 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+)
+
+// GamePowerSpec is the power question the distinguishing game (EmpiricalRelease) answers
+// for a claim: can it show a true ε of against × the claimed ε violated, with the claim's
+// δ, at the per-family confidence the game plays at (two score families share the
+// false-alarm budget). The planner and the finding ask it alike, so the trials the
+// planner names are the trials the finding counts as enough.
+func GamePowerSpec(claimEpsilon, delta, confidence, against float64) epsilon.PowerSpec {
+	return epsilon.PowerSpec{Claim: claimEpsilon, Factor: against, Power: PowerTarget, Delta: delta, Conf: 1 - (1-confidence)/2}
+}
+
+// A Calibration is what a short run on this machine measured of an audit, to say how long
+// the whole audit takes at any number of trials and shards (Predict). Trials are
+// independent and alike, so a trial's cost is the same at 16 trials as at 16,000; a
+// check's cost grows with the trials, modelled as fixed plus per-trial from two counts.
+type Calibration struct {
+	Workers  int
+	Setup    time.Duration // loading the data and building the subjects, measured by the caller
+	Subjects []SubjectTiming
+	Took     time.Duration // the calibration's own wall time
+}
+
+// SubjectTiming is one subject's measured costs.
+type SubjectTiming struct {
+	Name          string
+	Trials        int           // trials the calibration ran
+	PerTrial      time.Duration // wall time per trial with the calibration's workers
+	CheckFixed    time.Duration // the check's time at n trials ≈ CheckFixed + n·CheckPerTrial
+	CheckPerTrial time.Duration
+}
+
+// CalibrationSubjects lists what an audit runs: each subject and, with controls, its
+// controls, as (name, subject, check).
+func CalibrationSubjects(audited []Audited, controls bool) []Audited {
+	var out []Audited
+	for _, a := range audited {
+		out = append(out, a)
+		if controls {
+			for _, c := range a.Controls {
+				out = append(out, c.Audited)
+			}
+		}
+	}
+	return out
+}
+
+// Calibrate runs a few trials of each subject with the given workers (0: one per core)
+// and times them and the subject's check. budget is the time to aim for in all: each
+// subject first runs max(16, 2·workers) trials, then, if that took less than its share
+// of the budget, again with as many as fit in the share (at most maxTrials). The first
+// run also warms the caches the second is timed without.
+func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int, budget time.Duration, maxTrials int) (Calibration, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
+	cal := Calibration{Workers: workers}
+	share := budget / time.Duration(max(1, len(subjects)))
+	// the trials are written to a checkpoint as a real run writes them: encoding is part
+	// of a trial's cost
+	dir, err := os.MkdirTemp("", "unlearnaudit-calibrate-")
+	if err != nil {
+		return Calibration{}, fmt.Errorf("calibrate: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	for _, a := range subjects {
+		s := a.Subject
+		k := min(max(16, 2*workers), maxTrials)
+		path := filepath.Join(dir, "trials.jsonl")
+		eng := Engine{Workers: workers, Checkpoint: path}
+		run := func(k int) ([]TrialResult, time.Duration, error) {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				return nil, 0, err
+			}
+			t0 := time.Now()
+			results, err := eng.Run(ctx, s, seed, k)
+			return results, time.Since(t0), err
+		}
+		results, took, err := run(k)
+		if err != nil {
+			return Calibration{}, fmt.Errorf("calibrate %s: %w", s.Name(), err)
+		}
+		if want := int(float64(k) * float64(share) / float64(max(took, time.Millisecond))); want > k && k < maxTrials {
+			k = min(want, maxTrials, 4096)
+			if results, took, err = run(k); err != nil {
+				return Calibration{}, fmt.Errorf("calibrate %s: %w", s.Name(), err)
+			}
+		}
+		st := SubjectTiming{Name: s.Name(), Trials: k, PerTrial: took / time.Duration(k)}
+		if k >= 2*MinEmpiricalTrials {
+			// the first check pays once-per-process costs (memoised plans); the fit uses
+			// the next two, and the once-only cost joins the fixed part
+			first, err := timeCheck(ctx, a, results)
+			if err != nil {
+				return Calibration{}, err
+			}
+			full, err := timeCheck(ctx, a, results)
+			if err != nil {
+				return Calibration{}, err
+			}
+			half, err := timeCheck(ctx, a, results[:k/2])
+			if err != nil {
+				return Calibration{}, err
+			}
+			per := max(0, (full-half)/time.Duration(k-k/2))
+			st.CheckPerTrial = per
+			st.CheckFixed = max(0, full-per*time.Duration(k)) + max(0, first-full)
+		}
+		cal.Subjects = append(cal.Subjects, st)
+	}
+	cal.Took = time.Since(start)
+	return cal, nil
+}
+
+func timeCheck(ctx context.Context, a Audited, results []TrialResult) (time.Duration, error) {
+	t0 := time.Now()
+	if _, err := a.Check(ctx, results); err != nil {
+		return 0, fmt.Errorf("calibrate %s: check: %w", a.Subject.Name(), err)
+	}
+	return time.Since(t0), nil
+}
+
+// A Prediction is how long an audit of some trials takes on machines like the one
+// calibrated: on one, and split into shards (each part's run, then the merge's checks).
+type Prediction struct {
+	Trials   int
+	Shards   int
+	One      time.Duration // the whole audit on one machine
+	PerShard time.Duration // the slowest part on one machine each
+	Merge    time.Duration // the merge: setup and every check at the full trial count
+}
+
+// Predict is the wall time of the audit at trials per subject, on one machine and in
+// shards parts (queueing and file transfer not counted).
+func (c Calibration) Predict(trials, shards int) Prediction {
+	p := Prediction{Trials: trials, Shards: shards}
+	part := Shard{Index: 0, Count: max(shards, 1)}.Trials(trials) // part 0 is the largest
+	var run, runPart, check time.Duration
+	for _, s := range c.Subjects {
+		run += scale(s.PerTrial, trials)
+		runPart += scale(s.PerTrial, part)
+		check += s.CheckFixed + scale(s.CheckPerTrial, trials)
+	}
+	p.One = c.Setup + run + check
+	p.PerShard = c.Setup + runPart
+	p.Merge = c.Setup + check
+	return p
+}
+
+func scale(d time.Duration, n int) time.Duration {
+	return time.Duration(math.Round(float64(d) * float64(n)))
+}

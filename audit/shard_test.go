@@ -1,0 +1,238 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// The parts of any count cover every trial exactly once, and Trials counts each part's.
+func TestShardsPartitionTrials(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 500).Draw(t, "trials")
+		count := rapid.IntRange(1, 40).Draw(t, "parts")
+		owners := make([]int, n)
+		for p := range count {
+			sh, err := ParseShard(Shard{Index: p, Count: count}.String())
+			if err != nil || sh != (Shard{Index: p, Count: count}) {
+				t.Fatalf("%d/%d does not read back: %v %v", p, count, sh, err)
+			}
+			got := 0
+			for i := range n {
+				if sh.Owns(i) {
+					owners[i]++
+					got++
+				}
+			}
+			if got != sh.Trials(n) {
+				t.Fatalf("part %s owns %d of %d trials, Trials says %d", sh, got, n, sh.Trials(n))
+			}
+		}
+		for i, k := range owners {
+			if k != 1 {
+				t.Fatalf("trial %d in %d parts", i, k)
+			}
+		}
+	})
+}
+
+func TestParseShardRefuses(t *testing.T) {
+	for in, want := range map[string]string{
+		"3":         "want I/N",
+		"a/4":       "with integers",
+		"4/4":       "numbered 0 to 3",
+		"-1/4":      "numbered 0 to 3",
+		"0/0":       "want 1 to 100000",
+		"0/1e6":     "with integers",
+		"0/2000000": "want 1 to 100000",
+	} {
+		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
+func TestShardFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		env        map[string]string
+		want       Shard
+		from, fail string
+	}{
+		{env: nil},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, want: Shard{2, 4}, from: EnvSlurmTaskID},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1"}, want: Shard{2, 4}, from: EnvSlurmTaskID},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "6", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_STEP": "2"}, want: Shard{3, 4}, from: EnvSlurmTaskID},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "0", "JOB_COMPLETIONS": "8"}, want: Shard{0, 8}, from: EnvJobIndex},
+		// Slurm first: a Slurm job inside a pod is a Slurm task
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2", "JOB_COMPLETION_INDEX": "0", "JOB_COMPLETIONS": "8"}, want: Shard{1, 2}, from: EnvSlurmTaskID},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "2"}, fail: "SLURM_ARRAY_TASK_COUNT is not"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"}, fail: `SLURM_ARRAY_TASK_ID="x": not an integer`},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_COUNT": "3"}, fail: "sparse --array"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_STEP": "2"}, fail: "not a task of a regular array"},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "1"}, fail: "JOB_COMPLETIONS is not"},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "5", "JOB_COMPLETIONS": "5"}, fail: "numbered 0 to 4"},
+	} {
+		sh, from, err := ShardFromEnv(func(k string) string { return c.env[k] })
+		switch {
+		case c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)):
+			t.Errorf("%v: %v, want an error with %q", c.env, err, c.fail)
+		case c.fail == "" && (err != nil || sh != c.want || from != c.from):
+			t.Errorf("%v: %v from %q (%v), want %v from %q", c.env, sh, from, err, c.want, c.from)
+		}
+	}
+}
+
+// A sharded Run runs only its part's trials, into its checkpoint; the parts' trials are
+// the whole run's, and a ResumeOnly run over the merged file runs nothing and returns them.
+// ResumeOnly with a trial missing refuses, naming it.
+func TestEngineShardsAndResumeOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	whole, err := Engine{Workers: 2}.Run(ctx, counting(-1), 7, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for p := range 3 {
+		sub := counting(-1)
+		d := filepath.Join(dir, Shard{p, 3}.Name())
+		os.MkdirAll(filepath.Join(d, "trials"), 0o755)
+		file := "trials/" + filepath.Base(CheckpointPath("", sub, 7))
+		res, err := Engine{Workers: 2, Shard: Shard{p, 3}, Checkpoint: filepath.Join(d, file)}.Run(ctx, sub, 7, 11)
+		if err != nil || res != nil {
+			t.Fatalf("part %d: %v, %d results returned", p, err, len(res))
+		}
+		if got, want := int(sub.runs.Load()), (Shard{p, 3}).Trials(11); got != want {
+			t.Fatalf("part %d ran %d trials, want %d", p, got, want)
+		}
+		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file}}
+		m := ShardManifest{Tool: "test", Shard: Shard{p, 3}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 11, Subjects: subj, Complete: true}
+		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 11, subj)
+		if err := WriteShardManifest(d, m); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	if _, err := (Engine{Shard: Shard{0, 3}}).Run(ctx, counting(-1), 7, 11); err == nil {
+		t.Error("a sharded run without a checkpoint was accepted")
+	}
+	set, err := MergeShards([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := set.WriteCheckpoints(out); err != nil {
+		t.Fatal(err)
+	}
+	sub := counting(-1)
+	got, err := Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}.Run(ctx, sub, 7, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.runs.Load() != 0 {
+		t.Errorf("the resumed run ran %d trials", sub.runs.Load())
+	}
+	if diff := cmp.Diff(whole, got); diff != "" {
+		t.Errorf("merged parts differ from the whole run:\n%s", diff)
+	}
+	if _, err := (Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}).Run(ctx, sub, 7, 13); err == nil || !strings.Contains(err.Error(), "trials 11, 12") {
+		t.Errorf("ResumeOnly with trials 11 and 12 missing: %v", err)
+	}
+}
+
+// A manifest that is not one this tool wrote is refused with the file and the field.
+func TestReadShardManifestRefuses(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"f","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl"}],"complete":true}`
+	for _, c := range []struct{ body, want string }{
+		{good, ""},
+		{strings.Replace(good, `"0/2"`, `"2/2"`, 1), "field shard"},
+		{strings.Replace(good, `"trials":4`, `"trials":0`, 1), "field trials"},
+		{strings.Replace(good, `trials/s.jsonl`, `../../etc/passwd`, 1), "subjects[0].file"},
+		{strings.Replace(good, `"complete":true`, `"complete":true,"extra":1`, 1), "unknown field"},
+		{strings.Replace(good, `shard/v1`, `shard/v0`, 1), "schema"},
+		{strings.Repeat(" ", maxManifestBytes+1), "larger than"},
+	} {
+		p := filepath.Join(dir, "shard.json")
+		os.WriteFile(p, []byte(c.body), 0o644)
+		_, err := ReadShardManifest(p)
+		if (c.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p))) {
+			t.Errorf("%.60s: %v, want %q naming the file", c.body, err, c.want)
+		}
+	}
+}
+
+// FuzzReadShardManifest: any bytes are read or refused, never a panic, and a manifest
+// read names only files inside its folder.
+func FuzzReadShardManifest(f *testing.F) {
+	f.Add([]byte(`{"schema":"unlearnaudit/shard/v1","shard":"0/2","trials":4,"subjects":[{"name":"s","file":"trials/s.jsonl"}]}`))
+	f.Add([]byte(`{"schema":"unlearnaudit/shard/v1","shard":"1/2","trials":4,"subjects":[{"name":"s","file":"/abs"}]}`))
+	f.Add([]byte(`null`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p := filepath.Join(dir, "shard.json")
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadShardManifest(p)
+		if err != nil {
+			return
+		}
+		for _, s := range m.Subjects {
+			if filepath.IsAbs(s.File) || strings.Contains(s.File, "..") {
+				t.Fatalf("accepted file %q outside the folder", s.File)
+			}
+		}
+	})
+}
+
+// Predict is the calibration's arithmetic: setup, trials × per-trial, and each check's
+// fixed plus per-trial cost; a part runs its own share of the trials (part 0, the largest).
+func TestCalibrationPredict(t *testing.T) {
+	c := Calibration{Setup: time.Second, Subjects: []SubjectTiming{
+		{PerTrial: 10 * time.Millisecond, CheckFixed: 2 * time.Second, CheckPerTrial: time.Millisecond},
+		{PerTrial: 30 * time.Millisecond},
+	}}
+	p := c.Predict(1001, 4)
+	if want := time.Second + 1001*40*time.Millisecond + 2*time.Second + 1001*time.Millisecond; p.One != want {
+		t.Errorf("one machine %v, want %v", p.One, want)
+	}
+	if want := time.Second + 251*40*time.Millisecond; p.PerShard != want {
+		t.Errorf("per part %v, want %v (part 0 of 4 holds 251 of 1001 trials)", p.PerShard, want)
+	}
+	if want := time.Second + 2*time.Second + 1001*time.Millisecond; p.Merge != want {
+		t.Errorf("merge %v, want %v", p.Merge, want)
+	}
+}
+
+// Calibrate runs at least 16 trials of each subject (and its controls when asked), times
+// them, and fits its check; the subject's trials are the engine's own (no checkpoint left).
+func TestCalibrate(t *testing.T) {
+	sub := counting(-1)
+	checked := 0
+	a := Audited{Subject: sub, Check: func(ctx context.Context, r []TrialResult) ([]Finding, error) {
+		checked++
+		time.Sleep(time.Millisecond)
+		return nil, nil
+	}}
+	cal, err := Calibrate(context.Background(), []Audited{a}, 3, 2, 50*time.Millisecond, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := cal.Subjects[0]
+	if len(cal.Subjects) != 1 || st.Trials < 16 || st.Trials > 100 || st.PerTrial <= 0 {
+		t.Fatalf("calibration %+v", cal)
+	}
+	if checked != 3 || st.CheckFixed+st.CheckPerTrial*time.Duration(st.Trials) < time.Millisecond {
+		t.Errorf("check run %d times, fitted %v + %v a trial; want 3 runs and at least the 1 ms it sleeps", checked, st.CheckFixed, st.CheckPerTrial)
+	}
+	if int(sub.runs.Load()) < st.Trials {
+		t.Errorf("%d trials run, %d reported", sub.runs.Load(), st.Trials)
+	}
+}

@@ -1,0 +1,429 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ShardSchema names the version of a shard's manifest (shard.json).
+const ShardSchema = "unlearnaudit/shard/v1"
+
+// ShardManifestFile is the manifest's name in a shard's folder.
+const ShardManifestFile = "shard.json"
+
+// A ShardManifest says what a shard's folder holds: which part of which audit, how to
+// replay the audit's command (Args, run in Dir), and a checkpoint file per subject. It
+// is written when the shard starts, with Complete false, and rewritten with Complete true
+// when every one of its trials is on disk: a shard killed on the way is known as such.
+type ShardManifest struct {
+	Schema string `json:"schema"`
+	Tool   string `json:"tool"`  // the tool and version that ran it: trials of two versions never mix
+	Shard  string `json:"shard"` // "I/N"
+	// From is what assigned the part: "--shard", or the environment variable read
+	// (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX).
+	From string `json:"from"`
+	// Fingerprint identifies the audit's configuration (RunFingerprint): shards merge
+	// only with shards of the same fingerprint.
+	Fingerprint string `json:"fingerprint"`
+	// Dir is the working directory the command ran in: relative paths in Args are
+	// relative to it.
+	Dir string `json:"dir"`
+	// Args are the command's arguments that decide the report (--name=value), without
+	// the ones that only say where or how fast it runs (--shard, --out, --workers, …).
+	Args     []string       `json:"args"`
+	Seed     uint64         `json:"seed"`
+	Trials   int            `json:"trials"`
+	Subjects []ShardSubject `json:"subjects"`
+	Complete bool           `json:"complete"`
+}
+
+// A ShardSubject is one audited subject of a shard (a control is a subject too): its
+// name, its Fingerprint and its checkpoint file, relative to the shard's folder.
+type ShardSubject struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+	File        string `json:"file"`
+}
+
+// RunFingerprint identifies an audit run for sharding: the tool's version, its arguments,
+// seed, trials and every subject's Fingerprint (so the data, claim and method settings are
+// in it).
+func RunFingerprint(tool string, args []string, seed uint64, trials int, subjects []ShardSubject) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\ntool %q\nseed %d\ntrials %d\n", ShardSchema, tool, seed, trials)
+	for _, a := range args {
+		fmt.Fprintf(h, "arg %q\n", a)
+	}
+	for _, s := range subjects {
+		fmt.Fprintf(h, "subject %q %s %s\n", s.Name, s.Fingerprint, filepath.Base(s.File))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// WriteShardManifest writes dir/shard.json atomically.
+func WriteShardManifest(dir string, m ShardManifest) error {
+	m.Schema = ShardSchema
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write shard manifest: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(dir, ShardManifestFile), append(b, '\n'))
+}
+
+// maxManifestBytes bounds a manifest: settings and file names, never trials.
+const maxManifestBytes = 1 << 20
+
+// ReadShardManifest reads and checks a shard's manifest.
+func ReadShardManifest(path string) (ShardManifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ShardManifest{}, fmt.Errorf("read shard manifest: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	if err != nil {
+		return ShardManifest{}, fmt.Errorf("read shard manifest %s: %w", path, err)
+	}
+	if len(b) > maxManifestBytes {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: larger than %d bytes", path, maxManifestBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var m ShardManifest
+	if err := dec.Decode(&m); err != nil {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: %w", path, err)
+	}
+	if m.Schema != ShardSchema {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: schema %q, want %q", path, m.Schema, ShardSchema)
+	}
+	if _, err := ParseShard(m.Shard); err != nil {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: field shard: %w", path, err)
+	}
+	if m.Trials < 1 || m.Trials > MaxTrials {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: field trials: %d, want 1 to %d", path, m.Trials, MaxTrials)
+	}
+	if len(m.Subjects) == 0 {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects: empty", path)
+	}
+	for k, s := range m.Subjects {
+		if s.File == "" || filepath.IsAbs(s.File) || strings.Contains(filepath.ToSlash(s.File), "..") {
+			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].file: %q is not a file inside the shard's folder", path, k, s.File)
+		}
+	}
+	return m, nil
+}
+
+// A FoundShard is a shard's folder and what its manifest says.
+type FoundShard struct {
+	Dir      string
+	Shard    Shard
+	Manifest ShardManifest
+}
+
+// A ShardSet is the shards of one audit run, checked complete and consistent by
+// MergeShards: every trial of every subject present exactly once.
+type ShardSet struct {
+	Shards []FoundShard // in part order
+	// Trials holds each subject's trials, in index order, by subject name.
+	Trials map[string][]TrialResult
+	header map[string]checkpointHeader
+}
+
+// Manifest is the manifest the shards share (the first shard's: they agree on all
+// that merging uses).
+func (ss *ShardSet) Manifest() ShardManifest { return ss.Shards[0].Manifest }
+
+// A MergeError is shards that cannot be merged: what is wrong, and what to do about it
+// (which shards to rerun, with the command), one line each.
+type MergeError struct {
+	Problems []string
+}
+
+func (e *MergeError) Error() string {
+	return "cannot merge the shards:\n  " + strings.Join(e.Problems, "\n  ")
+}
+
+// FindShards finds the shards among dirs: each is a shard's folder (it holds shard.json)
+// or a folder of shard folders (shard-I-of-N/shard.json), as `audit run --shard` writes.
+func FindShards(dirs []string) ([]FoundShard, error) {
+	var found []FoundShard
+	for _, d := range dirs {
+		candidates := []string{d}
+		if _, err := os.Stat(filepath.Join(d, ShardManifestFile)); os.IsNotExist(err) {
+			subs, err := filepath.Glob(filepath.Join(d, "shard-*-of-*"))
+			if err != nil {
+				return nil, fmt.Errorf("find shards in %s: %w", d, err)
+			}
+			if len(subs) == 0 {
+				if _, err := os.Stat(d); err != nil {
+					return nil, fmt.Errorf("find shards: %w", err)
+				}
+				return nil, fmt.Errorf("find shards: %s holds no %s and no shard-I-of-N folders (is it a shard's --out?)", d, ShardManifestFile)
+			}
+			candidates = subs
+		}
+		for _, c := range candidates {
+			m, err := ReadShardManifest(filepath.Join(c, ShardManifestFile))
+			if err != nil {
+				return nil, fmt.Errorf("find shards: %w", err)
+			}
+			sh, _ := ParseShard(m.Shard) // checked by ReadShardManifest
+			found = append(found, FoundShard{Dir: c, Shard: sh, Manifest: m})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b FoundShard) int { return a.Shard.Index - b.Shard.Index })
+	return found, nil
+}
+
+// MergeShards gathers the shards among dirs (FindShards) and checks that they are one
+// audit's, whole: the same fingerprint and part count, no part twice, every trial of every
+// subject present once, in the part it belongs to, with its checksum. Every problem is
+// reported at once in a MergeError, with the parts to rerun and the command that reruns
+// them (a rerun resumes: only the missing trials run).
+func MergeShards(dirs []string) (*ShardSet, error) {
+	found, err := FindShards(dirs)
+	if err != nil {
+		return nil, err
+	}
+	first := found[0]
+	var problems []string
+	// one audit: same fingerprint and part count
+	byFingerprint := map[string][]string{}
+	var fps []string
+	for _, f := range found {
+		if _, ok := byFingerprint[f.Manifest.Fingerprint]; !ok {
+			fps = append(fps, f.Manifest.Fingerprint)
+		}
+		byFingerprint[f.Manifest.Fingerprint] = append(byFingerprint[f.Manifest.Fingerprint], fmt.Sprintf("%s (%s)", f.Shard, f.Dir))
+	}
+	if len(fps) > 1 {
+		msg := "shards of different audits (configuration fingerprints differ; merge the shards of one run):"
+		for _, fp := range fps {
+			msg += fmt.Sprintf(" %.12s… holds %s;", fp, strings.Join(byFingerprint[fp], ", "))
+		}
+		for _, f := range found {
+			if f.Manifest.Fingerprint != first.Manifest.Fingerprint {
+				msg += fmt.Sprintf(" %s and %s differ in %s", first.Shard, f.Shard, manifestDiff(first.Manifest, f.Manifest))
+				break
+			}
+		}
+		return nil, &MergeError{Problems: []string{strings.TrimSuffix(msg, ";")}}
+	}
+	count := first.Shard.Count
+	byIndex := map[int]FoundShard{}
+	for _, f := range found {
+		if f.Shard.Count != count {
+			problems = append(problems, fmt.Sprintf("%s holds part %s but %s holds part %s: parts of one run share their count", f.Dir, f.Shard, first.Dir, first.Shard))
+			continue
+		}
+		if g, dup := byIndex[f.Shard.Index]; dup {
+			problems = append(problems, fmt.Sprintf("part %s given twice: %s and %s; give each part once", f.Shard, g.Dir, f.Dir))
+			continue
+		}
+		byIndex[f.Shard.Index] = f
+	}
+	if len(problems) > 0 {
+		return nil, &MergeError{Problems: problems}
+	}
+	ss := &ShardSet{Trials: map[string][]TrialResult{}, header: map[string]checkpointHeader{}}
+	for i := range count {
+		if f, ok := byIndex[i]; ok {
+			ss.Shards = append(ss.Shards, f)
+		}
+	}
+	n := first.Manifest.Trials
+	// missing[part] lists, per subject, the trials missing from that part
+	missing := map[int][]string{}
+	for _, subj := range first.Manifest.Subjects {
+		results := make([]TrialResult, n)
+		have := make([]bool, n)
+		for _, f := range ss.Shards {
+			path := filepath.Join(f.Dir, subj.File)
+			hdr, trials, err := readCheckpointFile(path)
+			switch {
+			case os.IsNotExist(err):
+				continue // its trials are reported missing below
+			case err != nil:
+				problems = append(problems, err.Error())
+				continue
+			case hdr.Fingerprint != subj.Fingerprint || hdr.Subject != subj.Name || hdr.Seed != first.Manifest.Seed:
+				problems = append(problems, fmt.Sprintf("%s: written for %q (seed %d, fingerprint %.12s…), not %q of this run", path, hdr.Subject, hdr.Seed, hdr.Fingerprint, subj.Name))
+				continue
+			}
+			ss.header[subj.Name] = hdr
+			for _, t := range trials {
+				switch {
+				case t.Index >= n:
+					continue // an earlier, longer run's trial: kept there, not used
+				case !f.Shard.Owns(t.Index):
+					problems = append(problems, fmt.Sprintf("%s holds trial %d, which belongs to part %d/%d, not %s", path, t.Index, t.Index%count, count, f.Shard))
+				case have[t.Index]:
+					problems = append(problems, fmt.Sprintf("trial %d of %s twice (%s)", t.Index, subj.Name, path))
+				default:
+					results[t.Index], have[t.Index] = t, true
+				}
+			}
+		}
+		var lost map[int][]int
+		for i, ok := range have {
+			if !ok {
+				if lost == nil {
+					lost = map[int][]int{}
+				}
+				lost[i%count] = append(lost[i%count], i)
+			}
+		}
+		for part, idx := range lost {
+			missing[part] = append(missing[part], fmt.Sprintf("%s: %s", subj.Name, listIndices(idx, 4)))
+		}
+		ss.Trials[subj.Name] = results
+	}
+	parts := make([]int, 0, len(missing))
+	for p := range missing {
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	for _, p := range parts {
+		sh := Shard{Index: p, Count: count}
+		where := "not among the folders given"
+		if f, ok := byIndex[p]; ok {
+			where = "in " + f.Dir
+			if !f.Manifest.Complete {
+				where += ", which did not finish (interrupted, or still running)"
+			}
+		}
+		problems = append(problems, fmt.Sprintf("part %s is missing trials (%s) — %s; rerun it: %s", sh, strings.Join(missing[p], "; "), where, rerunCommand(first, sh)))
+	}
+	if len(problems) > 0 {
+		return nil, &MergeError{Problems: problems}
+	}
+	return ss, nil
+}
+
+// rerunCommand is the command that (re)runs part sh of the audit f belongs to, into the
+// folder the shards' folders are in.
+func rerunCommand(f FoundShard, sh Shard) string {
+	out := filepath.Dir(f.Dir)
+	if filepath.Base(f.Dir) != f.Shard.Name() { // a shard's own folder was given
+		out = f.Dir
+	}
+	cmd := "audit run " + strings.Join(f.Manifest.Args, " ") + " --shard " + sh.String() + " --out " + out
+	if f.Manifest.Dir != "" {
+		cmd = "(cd " + f.Manifest.Dir + " && " + cmd + ")"
+	}
+	return cmd
+}
+
+// manifestDiff names what differs between two manifests' settings.
+func manifestDiff(a, b ShardManifest) string {
+	var d []string
+	if a.Tool != b.Tool {
+		d = append(d, fmt.Sprintf("tool (%s, not %s)", a.Tool, b.Tool))
+	}
+	if !slices.Equal(a.Args, b.Args) {
+		d = append(d, fmt.Sprintf("arguments (%s, not %s)", strings.Join(a.Args, " "), strings.Join(b.Args, " ")))
+	}
+	if a.Seed != b.Seed {
+		d = append(d, fmt.Sprintf("seed (%d, not %d)", a.Seed, b.Seed))
+	}
+	if a.Trials != b.Trials {
+		d = append(d, fmt.Sprintf("trials (%d, not %d)", a.Trials, b.Trials))
+	}
+	if len(d) == 0 {
+		d = append(d, "the data, claim or method settings behind the same arguments (the spec file or its data changed between them)")
+	}
+	return strings.Join(d, "; ")
+}
+
+// readCheckpointFile reads a whole checkpoint: its header and every complete trial line,
+// each checked as a resuming run checks it (checksum, index range, no repeats). A torn
+// last line is dropped: its trial is missing.
+func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return checkpointHeader{}, nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var (
+		hdr    checkpointHeader
+		trials []TrialResult
+		seen   = map[int]int{}
+	)
+	for k := 1; ; k++ {
+		line, err := r.ReadBytes('\n')
+		if len(line) == 0 || line[len(line)-1] != '\n' {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return hdr, nil, fmt.Errorf("read %s: %w", path, err)
+			}
+			if k == 1 {
+				return hdr, nil, &CheckpointError{Path: path, Msg: "empty"}
+			}
+			return hdr, trials, nil
+		}
+		if len(line) > maxTrialLineBytes {
+			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)}
+		}
+		if k == 1 {
+			dec := json.NewDecoder(bytes.NewReader(line))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&hdr); err != nil || hdr.Schema != checkpointSchema {
+				return hdr, nil, &CheckpointError{Path: path, Line: 1, Msg: "not a trials file of schema " + checkpointSchema}
+			}
+			continue
+		}
+		if ce := checkLine(k, line, hdr, seen, func(t TrialResult) { trials = append(trials, t) }); ce != nil {
+			ce.Path = path
+			return hdr, nil, ce
+		}
+	}
+}
+
+// maxTrialLineBytes bounds one checkpoint line when merging: six models of up to
+// reference.MaxValues/6 parameters could not be held anyway; a line this long is not a
+// trial this toolkit wrote.
+const maxTrialLineBytes = 1 << 30
+
+// WriteCheckpoints writes every subject's merged trials into trialDir, one checkpoint
+// file per subject under the name its shards used, as a one-machine run would have left
+// them: a run resuming from trialDir (Engine.ResumeOnly) then checks and reports exactly
+// what it would have. Each file is written whole or not at all.
+func (ss *ShardSet) WriteCheckpoints(trialDir string) error {
+	for _, subj := range ss.Manifest().Subjects {
+		hdr, ok := ss.header[subj.Name]
+		if !ok {
+			return fmt.Errorf("write merged trials of %s: no shard had its file", subj.Name)
+		}
+		name, trials := subj.Name, ss.Trials[subj.Name]
+		err := WriteAtomic(filepath.Join(trialDir, filepath.Base(subj.File)), func(w io.Writer) error {
+			enc := json.NewEncoder(w) // one line per value, as the engine writes them
+			if err := enc.Encode(hdr); err != nil {
+				return err
+			}
+			for _, t := range trials {
+				sum, err := trialSum(hdr.Fingerprint, t)
+				if err != nil {
+					return err
+				}
+				if err := enc.Encode(trialLine{TrialResult: t, Sum: sum}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("write merged trials of %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// toolName is the tool and version a shard's manifest records.
+func toolName() string { return "unlearnaudit " + version }
+
+// shardSubjects lists the audit's subjects, each followed by its controls when they run,
+// with their checkpoint files relative to a shard's folder.
+func shardSubjects(c demoConfig, subjects []audit.Audited) []audit.ShardSubject {
+	var out []audit.ShardSubject
+	add := func(s audit.Subject) {
+		out = append(out, audit.ShardSubject{Name: s.Name(), Fingerprint: audit.Fingerprint(s),
+			File: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed))})
+	}
+	for _, ds := range subjects {
+		add(ds.Subject)
+		if c.controls {
+			for _, ctl := range ds.Controls {
+				add(ctl.Audited.Subject)
+			}
+		}
+	}
+	return out
+}
+
+// runFingerprint is the audit's RunFingerprint.
+func runFingerprint(c demoConfig, subjects []audit.Audited) string {
+	return audit.RunFingerprint(toolName(), c.replayArgs, c.seed, c.trials, shardSubjects(c, subjects))
+}
+
+// runShard runs part c.shard of every subject's trials into OUT/shard-I-of-N: a manifest
+// (shard.json, marked complete only at the end) and a checkpoint file per subject. It
+// checks nothing and writes no report: audit merge does, once every part is in.
+func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdout io.Writer) error {
+	dir := filepath.Join(c.out, c.shard.Name())
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	m := audit.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
+		Seed: c.seed, Trials: c.trials, Subjects: shardSubjects(c, subjects)}
+	m.Fingerprint = runFingerprint(c, subjects)
+	if old, err := audit.ReadShardManifest(filepath.Join(dir, audit.ShardManifestFile)); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
+		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
+	}
+	created, err := mkdirs(filepath.Join(dir, "trials"))
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if c.fresh {
+		for _, s := range m.Subjects {
+			if err := os.Remove(filepath.Join(dir, s.File)); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("run: --fresh: %w", err)
+			}
+		}
+	}
+	if err := audit.WriteShardManifest(dir, m); err != nil {
+		removeIfEmpty(created)
+		return fmt.Errorf("run: %w", err)
+	}
+	byName := map[string]audit.Subject{}
+	for _, ds := range subjects {
+		byName[ds.Subject.Name()] = ds.Subject
+		for _, ctl := range ds.Controls {
+			byName[ctl.Audited.Subject.Name()] = ctl.Audited.Subject
+		}
+	}
+	for _, ss := range m.Subjects {
+		s := byName[ss.Name]
+		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(dir, ss.File), Progress: c.progress.Update, Shard: c.shard}
+		_, err := eng.Run(ctx, s, c.seed, c.trials)
+		c.progress.Done()
+		if err != nil {
+			var ce *audit.CheckpointError
+			if errors.As(err, &ce) {
+				return usageError{fmt.Errorf("run: %w (--fresh discards this part's kept trials and starts over)", err)}
+			}
+			return fmt.Errorf("run: %w", err)
+		}
+	}
+	m.Complete = true
+	if err := audit.WriteShardManifest(dir, m); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	subjectsText := fmt.Sprintf("each of %d subjects", len(m.Subjects))
+	if len(m.Subjects) == 1 {
+		subjectsText = m.Subjects[0].Name
+	}
+	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, dir)
+	fmt.Fprintf(stdout, "when every part is done: audit merge %s --out REPORT-DIR\n", c.out)
+	return nil
+}
+
+// runMerge gathers the parts of a sharded audit run and checks and reports them exactly as
+// the one-machine run of the same command would: the same report, byte for byte.
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		out           string
+		workers       int
+		quiet, asJSON bool
+	)
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&out, "out", "audit-report", "directory for the report and the merged trial files")
+	audit.Var(fs, &workers, audit.WorkersParam)
+	fs.BoolVar(&quiet, "quiet", false, "no progress bar on stderr")
+	fs.BoolVar(&asJSON, "json", false, "print the report's JSON on stdout instead of the summary table")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
+
+Merges the parts of an audit run with --shard (each DIR is a part's folder, or the --out
+folder holding shard-I-of-N folders), then checks and reports exactly as the run without
+--shard would: OUT/report.json is byte-identical to the one-machine run's. Shards of
+different audits, parts given twice and missing trials are refused, naming the parts to
+rerun and the command that reruns them (a rerun resumes where the part stopped).
+
+Example (a Slurm array of 4 tasks, then the merge):
+  sbatch --array=0-3 --wrap 'audit run --spec audit.json --out shards'
+  audit merge shards --out report
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	var dirs []string
+	rest := args
+	for { // DIRs and flags in any order
+		err := audit.ParseFlags(fs, rest)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		if err != nil {
+			return usagef("merge: %v (run \"audit merge -h\" for the flags)", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs, rest = append(dirs, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(dirs) == 0 {
+		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
+	}
+	set, err := audit.MergeShards(dirs)
+	if err != nil {
+		return usageError{fmt.Errorf("merge: %w", err)}
+	}
+	m := set.Manifest()
+	if wd, err := os.Getwd(); err == nil && m.Dir != "" && wd != m.Dir && hasRelativeSpec(m.Args) {
+		return usagef("merge: the shards ran in %s with a relative --spec; run the merge there too (the report records the paths as given)", m.Dir)
+	}
+	argv := append(append([]string{}, m.Args...), "--out="+out, fmt.Sprintf("--workers=%d", workers))
+	if quiet {
+		argv = append(argv, "--quiet")
+	}
+	if asJSON {
+		argv = append(argv, "--json")
+	}
+	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, shards: set})
+}
+
+// hasRelativeSpec reports whether the replayed arguments name the spec by a relative path.
+func hasRelativeSpec(args []string) bool {
+	for _, a := range args {
+		if p, ok := strings.CutPrefix(a, "--spec="); ok {
+			return !filepath.IsAbs(p)
+		}
+	}
+	return false
+}
