@@ -1,0 +1,81 @@
+package ensemble
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// BenchmarkTrialEpoch times one trial-epoch of full-batch logistic gradients at the SGLU
+// paper's MNIST scale (11 264 × 784, 70.6 MB of float64 features): one model alone
+// (reference.Objective.Gradient), two models on two goroutines, and k = 8, 32, 128 models
+// in lockstep. Each reports ns a trial-epoch and its ratios, measured in the same run, to
+// the time to stream the data once (x-stream) and to the FLOP limit, 4·n·d flops a
+// trial-epoch at this core's measured FMA peak (x-peak; 1 is the ceiling).
+func BenchmarkTrialEpoch(b *testing.B) {
+	const n, d = 11264, 784
+	ds, err := reference.SyntheticClassification(n, d, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds = ds.NormalizeRows()
+	X := ds.Features().RawMatrix().Data
+	y := ds.Labels()
+	stream := StreamSeconds(X, 20)
+	peak := PeakFLOPS(200 * time.Millisecond)
+	limit := 4 * n * d / peak // seconds a trial-epoch at the FLOP peak
+	b.Logf("stream once: %.3g ms (%.1f GB/s); FMA peak %.1f GFLOP/s (assembly %v): FLOP limit %.3g ms a trial-epoch",
+		1e3*stream, float64(8*len(X))/stream/1e9, peak/1e9, HasAsm, 1e3*limit)
+	report := func(b *testing.B, trials int) {
+		per := b.Elapsed().Seconds() / float64(b.N) / float64(trials)
+		b.ReportMetric(per*1e9, "ns/trial-epoch")
+		b.ReportMetric(per/stream, "x-stream")
+		b.ReportMetric(per/limit, "x-peak")
+		b.ReportMetric(0, "ns/op")
+	}
+	loss := reference.Logistic{Lambda: 1e-6 * n}
+	b.Run("single", func(b *testing.B) {
+		obj := loss.Objective(ds)
+		obj.SetStreaming(reference.StreamsFromMemory(n, d))
+		theta, g := make([]float64, d), make([]float64, d)
+		for b.Loop() {
+			obj.Gradient(g, theta)
+		}
+		report(b, 1)
+	})
+	b.Run("two-workers", func(b *testing.B) {
+		objs := [2]*reference.Objective{loss.Objective(ds), loss.Objective(ds)}
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for _, o := range objs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					o.SetStreaming(reference.StreamsFromMemory(n, d))
+					theta, g := make([]float64, d), make([]float64, d)
+					o.Gradient(g, theta)
+				}()
+			}
+			wg.Wait()
+		}
+		report(b, 2)
+	})
+	for _, k := range []int{8, 32, 128} {
+		b.Run(fmt.Sprintf("lockstep-k=%d", k), func(b *testing.B) {
+			Theta, G := make([]float64, d*k), make([]float64, d*k)
+			for i := range Theta {
+				Theta[i] = 1e-3 * float64(i%7)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				LogisticGradient(G, X, y, Theta, n, d, k, loss.Lambda)
+			}
+			report(b, k)
+		})
+	}
+	_ = mat.Dense{}
+}

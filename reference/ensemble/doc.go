@@ -1,0 +1,27 @@
+// Package ensemble advances many models of one configuration in lockstep: k logistic
+// models whose parameters are the columns of one d × k matrix Θ, each step one pass over
+// the data for all k.
+//
+// A trial of an SGLU or D2D audit is memory-bound: one full-batch gradient reads the whole
+// matrix (70 MB at the SGLU paper's 11 264 × 784) for 4·n·d flops, 35 MFLOP, so a core
+// spends its time waiting for memory. Trials of one configuration differ only in their
+// noise, so their gradients share X:
+//
+//	G = (1/m) Xᵀ R + λΘ,  R_it = −y_i σ(−y_i (XΘ)_it),
+//
+// two matrix–matrix products instead of 2k matrix–vector ones. LogisticGradient computes
+// them with a blocked kernel: rows of X in blocks of 4, models in panels of 8 kept in
+// registers, 32 models' parameters and gradients held in L2 while the rows pass, each row
+// block's XΘ turned into R and added into G before the next is read. The micro-kernels are
+// AVX2 and FMA assembly on amd64 CPUs that have them (HasAsm), else the same loops in Go;
+// both sum in the same order with the same fused operations, so they agree bit for bit,
+// and the default build stays pure Go, static and cgo-free (the assembly is Go's own).
+//
+// Against one model at a time the results differ only by rounding: each gradient is the
+// same sums in another order, within the bound Higham's γ_n gives (the tests derive it
+// per coordinate and hold the kernel to it).
+//
+// PeakFLOPS and StreamSeconds measure the two ceilings the benchmarks state their times
+// against: this core's FMA peak (4·n·d flops a trial-epoch at that rate is the FLOP limit)
+// and one streaming read of the data.
+package ensemble

@@ -1,0 +1,57 @@
+package ensemble
+
+import (
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// PeakFLOPS measures this core's float64 peak: independent 4-wide FMAs on registers
+// (assembly where the CPU has AVX2 and FMA; else independent math.FMA chains in Go, the
+// pure-Go kernel's own ceiling) for about the given time. It is the FLOP ceiling the
+// benchmarks state their ratios to.
+func PeakFLOPS(over time.Duration) float64 {
+	n := 1 << 16
+	for {
+		start := time.Now()
+		flops := fmaRounds(n)
+		took := time.Since(start)
+		if took >= over || n >= 1<<40 {
+			return flops / took.Seconds()
+		}
+		n = int(float64(n) * math.Max(2, 1.2*float64(over)/float64(max(took, time.Microsecond))))
+	}
+}
+
+// fmaRounds runs n rounds of the peak loop and returns the flops done.
+func fmaRounds(n int) float64 {
+	if HasAsm {
+		sink = fmaPeakAVX2(n)
+		return 96 * float64(n)
+	}
+	var a [8]float64
+	const x, y = 1.0, 0x1.fffffffffffffp-1
+	for range n {
+		for i := range a {
+			a[i] = math.FMA(x, y, a[i])
+		}
+	}
+	sink = a[0] + a[7]
+	return 16 * float64(n)
+}
+
+// StreamSeconds measures one streaming read of the given floats (a dot product of the
+// slice with itself, over the best of reps reads): the time any pass over the data takes
+// at least, the other floor the benchmarks state their ratios to.
+func StreamSeconds(data []float64, reps int) float64 {
+	best := math.Inf(1)
+	for range reps {
+		start := time.Now()
+		sink = floats.Dot(data, data)
+		best = math.Min(best, time.Since(start).Seconds())
+	}
+	return best
+}
+
+var sink float64
