@@ -206,15 +206,26 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		}
 		return results, nil
 	}
+	// batches of the trials to do, aligned on multiples of the batch size, so a trial's
+	// companions do not depend on what was resumed
+	k := batchSize(s)
+	var batches [][]int
+	for _, i := range todo {
+		if n := len(batches); n > 0 && batches[n-1][0]/k == i/k {
+			batches[n-1] = append(batches[n-1], i)
+			continue
+		}
+		batches = append(batches, []int{i})
+	}
 	workers := e.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(todo))
+	workers = min(workers, len(batches))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan int)
+	jobs := make(chan []int)
 	out := make(chan TrialResult)
 	var (
 		wg       sync.WaitGroup
@@ -228,25 +239,27 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
-				r, err := RunTrial(ctx, s, seed, i)
+			for batch := range jobs {
+				rs, err := runTrials(ctx, s, seed, batch)
 				if err != nil {
 					fail(err)
 					return
 				}
-				select {
-				case out <- r:
-				case <-ctx.Done():
-					return
+				for _, r := range rs {
+					select {
+					case out <- r:
+					case <-ctx.Done():
+						return
+					}
 				}
 			}
 		}()
 	}
 	go func() {
 		defer close(jobs)
-		for _, i := range todo {
+		for _, batch := range batches {
 			select {
-			case jobs <- i:
+			case jobs <- batch:
 			case <-ctx.Done():
 				return
 			}
@@ -301,6 +314,72 @@ func listIndices(idx []int, max int) string {
 	return out
 }
 
+// A BatchSubject can run several trials at once — in lockstep, each step one pass over the
+// data for all of them. Trial i's result must be the same bits whichever trials share its
+// batch (and as Unlearned and Retrained give alone): then batching is a matter of speed,
+// and the engine's determinism (any workers, any resume) holds for batches too.
+type BatchSubject interface {
+	Subject
+	// BatchSize is the most trials it runs together; below 1 the engine runs them one by
+	// one through Unlearned and Retrained.
+	BatchSize() int
+	// RunTrials runs the given trials, returning each one's unlearned and retrained release
+	// in the order given.
+	RunTrials(ctx context.Context, seed uint64, indices []int) ([]TrialResult, error)
+}
+
+// batchSize is how many trials of s the engine runs together.
+func batchSize(s Subject) int {
+	if bs, ok := s.(BatchSubject); ok {
+		return max(1, bs.BatchSize())
+	}
+	return 1
+}
+
+// runTrials runs the trials of one batch: with RunTrials for a BatchSubject, else one by one.
+func runTrials(ctx context.Context, s Subject, seed uint64, batch []int) ([]TrialResult, error) {
+	bs, ok := s.(BatchSubject)
+	if !ok || bs.BatchSize() < 1 {
+		out := make([]TrialResult, len(batch))
+		for k, i := range batch {
+			r, err := RunTrial(ctx, s, seed, i)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	}
+	out, err := bs.RunTrials(ctx, seed, batch)
+	if err != nil {
+		return nil, fmt.Errorf("%s trials %s: %w", s.Name(), listIndices(batch, 4), err)
+	}
+	if len(out) != len(batch) {
+		return nil, fmt.Errorf("%s: %d results for %d trials", s.Name(), len(out), len(batch))
+	}
+	for k, r := range out {
+		if r.Index != batch[k] {
+			return nil, fmt.Errorf("%s: result %d is trial %d, want %d", s.Name(), k, r.Index, batch[k])
+		}
+		if err := checkFinite(s, r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// checkFinite refuses a trial with a non-finite model coordinate.
+func checkFinite(s Subject, r TrialResult) error {
+	for _, v := range [][]float64{r.Unlearned.Published, r.Unlearned.Secret, r.Retrained.Published, r.Retrained.Secret} {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s trial %d produced a non-finite model coordinate %v", s.Name(), r.Index, x)
+			}
+		}
+	}
+	return nil
+}
+
 // RunTrial runs trial i of s: the unlearned and the retrained release with the streams of
 // (seed, i). Non-finite outputs are errors.
 func RunTrial(ctx context.Context, s Subject, seed uint64, i int) (TrialResult, error) {
@@ -313,14 +392,11 @@ func RunTrial(ctx context.Context, s Subject, seed uint64, i int) (TrialResult, 
 	if err != nil {
 		return TrialResult{}, fmt.Errorf("%s trial %d, retrain: %w", s.Name(), i, err)
 	}
-	for _, v := range [][]float64{u.Published, u.Secret, r.Published, r.Secret} {
-		for _, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return TrialResult{}, fmt.Errorf("%s trial %d produced a non-finite model coordinate %v", s.Name(), i, x)
-			}
-		}
+	res := TrialResult{Index: i, Unlearned: u, Retrained: r}
+	if err := checkFinite(s, res); err != nil {
+		return TrialResult{}, err
 	}
-	return TrialResult{Index: i, Unlearned: u, Retrained: r}, nil
+	return res, nil
 }
 
 // checkpoint is an append-only JSON-lines file of finished trials.

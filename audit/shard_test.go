@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"pgregory.net/rapid"
 )
 
@@ -234,5 +236,64 @@ func TestCalibrate(t *testing.T) {
 	}
 	if int(sub.runs.Load()) < st.Trials {
 		t.Errorf("%d trials run, %d reported", sub.runs.Load(), st.Trials)
+	}
+}
+
+// batchSubject runs trials in batches through the Gaussian subject's own runs (so its
+// results are the same bits batched or not) and records the batches it was given.
+type batchSubject struct {
+	countingSubject
+	k       int
+	mu      sync.Mutex
+	batches [][]int
+}
+
+func (b *batchSubject) BatchSize() int { return b.k }
+
+func (b *batchSubject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]TrialResult, error) {
+	b.mu.Lock()
+	b.batches = append(b.batches, append([]int(nil), indices...))
+	b.mu.Unlock()
+	out := make([]TrialResult, len(indices))
+	for k, i := range indices {
+		st := reference.Streams{Seed: seed, Trial: i}
+		u, _ := b.countingSubject.Unlearned(ctx, st)
+		r, _ := b.countingSubject.Retrained(ctx, st)
+		out[k] = TrialResult{Index: i, Unlearned: u, Retrained: r}
+	}
+	return out, nil
+}
+
+// The engine hands a BatchSubject batches aligned on multiples of its size (so a trial's
+// companions do not depend on what was resumed), and its results equal the one-by-one
+// run's whatever the workers and resumes.
+func TestEngineBatches(t *testing.T) {
+	ctx := context.Background()
+	one, err := Engine{Workers: 1}.Run(ctx, counting(-1), 5, 23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 3} {
+		bs := &batchSubject{countingSubject: counting(-1), k: 8}
+		path := filepath.Join(t.TempDir(), "trials.jsonl")
+		// a first run stopped after 11 trials (a shard of them), then the rest
+		if _, err := (Engine{Workers: workers, Checkpoint: path, Shard: Shard{Index: 0, Count: 2}}).Run(ctx, bs, 5, 23); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Engine{Workers: workers, Checkpoint: path}.Run(ctx, bs, 5, 23)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(one, got); diff != "" {
+			t.Fatalf("%d workers: batched results differ from one by one:\n%s", workers, diff)
+		}
+		for _, b := range bs.batches {
+			if len(b) > 8 || b[0]/8 != b[len(b)-1]/8 {
+				t.Errorf("%d workers: batch %v is not within one aligned block of 8", workers, b)
+			}
+		}
+		if len(bs.batches) != 6 { // evens of 0–7, 8–15, 16–22, then the odds of each
+			t.Errorf("%d workers: %d batches %v, want 6", workers, len(bs.batches), bs.batches)
+		}
 	}
 }

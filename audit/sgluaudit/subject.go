@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -30,6 +31,12 @@ type Setup struct {
 	// Seed fixes the ordered partition B and the replacement records, which the theorem
 	// holds fixed; the trials' noise comes from the engine's streams.
 	Seed uint64
+	// Lockstep > 0 runs trials through sglu.Ensemble, up to Lockstep of them advancing
+	// together, one pass over each batch's rows for all (audit.BatchSubject); every trial,
+	// alone or batched, then takes the ensemble's kernel, so its results are the same bits
+	// however it is batched. They differ from the one-at-a-time Model's by rounding only,
+	// but differ: lockstep is part of the configuration's fingerprint (its size is not).
+	Lockstep int
 }
 
 // Subject is an SGLU setup the audit engine can sample (it implements audit.Subject).
@@ -144,7 +151,11 @@ func New(s Setup) (*Subject, error) {
 		sub.ks = s.UnlearnEpochs
 	}
 	sub.eps = sub.certified(sub.ks)
-	sub.fp = audit.ConfigFingerprint(fmt.Sprintf("sglu|%s|%+v|%v|%d|%v|%v", s.Loss.Name(), p, s.Sigma, s.Epochs, sub.ks, s.Seed), ordered, nil, replacements)
+	header := fmt.Sprintf("sglu|%s|%+v|%v|%d|%v|%v", s.Loss.Name(), p, s.Sigma, s.Epochs, sub.ks, s.Seed)
+	if s.Lockstep > 0 {
+		header += "|lockstep" // the ensemble's kernel: the same trials up to rounding
+	}
+	sub.fp = audit.ConfigFingerprint(header, ordered, nil, replacements)
 	return sub, nil
 }
 
@@ -252,6 +263,13 @@ func (s *Subject) params() sglu.Params {
 // Unlearned learns T epochs on D with the fixed B, then serves each removal (its fixed
 // replacement in the slot) and runs K_s epochs. Noise from the stream "sglu/unlearned".
 func (s *Subject) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	if s.setup.Lockstep > 0 {
+		e, err := s.unlearnedEnsemble(ctx, st.Seed, []int{st.Trial})
+		if err != nil {
+			return reference.Release{}, err
+		}
+		return reference.Release{Published: e.Published(0)}, nil
+	}
 	r := st.Rand("sglu/unlearned")
 	m, err := sglu.LearnOrdered(ctx, s.params(), s.setup.Loss, s.ordered, r)
 	if err != nil {
@@ -271,6 +289,13 @@ func (s *Subject) Unlearned(ctx context.Context, st reference.Streams) (referenc
 // Retrained learns T epochs from θ = 0 on the final data with the same B and fresh
 // noise (stream "sglu/retrained"): Theorem 3.2's reference.
 func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	if s.setup.Lockstep > 0 {
+		e, err := sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, s.final, ensembleStreams(st.Seed, []int{st.Trial}, "sglu/retrained"))
+		if err != nil {
+			return reference.Release{}, err
+		}
+		return reference.Release{Published: e.Published(0)}, nil
+	}
 	m, err := sglu.LearnOrdered(ctx, s.params(), s.setup.Loss, s.final, st.Rand("sglu/retrained"))
 	if err != nil {
 		return reference.Release{}, err
@@ -430,4 +455,55 @@ func compactInts(ks []int) string {
 		return fmt.Sprint(ks)
 	}
 	return fmt.Sprintf("%v … %v", ks[:3], ks[len(ks)-2:])
+}
+
+// BatchSize is how many trials run in lockstep (audit.BatchSubject); 0 when they run one
+// at a time on sglu.Model.
+func (s *Subject) BatchSize() int { return s.setup.Lockstep }
+
+// RunTrials runs the given trials in lockstep: the unlearned runs as one sglu.Ensemble
+// (learning, then each removal and its K_s epochs, for all at once) and the retrains as
+// another, each trial drawing from its own streams exactly what Unlearned and Retrained
+// draw.
+func (s *Subject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]audit.TrialResult, error) {
+	u, err := s.unlearnedEnsemble(ctx, seed, indices)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, s.final, ensembleStreams(seed, indices, "sglu/retrained"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]audit.TrialResult, len(indices))
+	for k, i := range indices {
+		out[k] = audit.TrialResult{Index: i, Unlearned: reference.Release{Published: u.Published(k)}, Retrained: reference.Release{Published: r.Published(k)}}
+	}
+	return out, nil
+}
+
+// unlearnedEnsemble runs the trials' unlearned runs in lockstep: learning, then each
+// removal and its K_s epochs.
+func (s *Subject) unlearnedEnsemble(ctx context.Context, seed uint64, indices []int) (*sglu.Ensemble, error) {
+	u, err := sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, s.ordered, ensembleStreams(seed, indices, "sglu/unlearned"))
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range s.setup.Removals {
+		if err := u.Replace(id, s.replacements[i]); err != nil {
+			return nil, err
+		}
+		if err := u.Epochs(ctx, s.ks[i]); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// ensembleStreams are the trials' streams of one purpose, in order.
+func ensembleStreams(seed uint64, indices []int, purpose string) []*rand.Rand {
+	rs := make([]*rand.Rand, len(indices))
+	for k, i := range indices {
+		rs[k] = reference.Streams{Seed: seed, Trial: i}.Rand(purpose)
+	}
+	return rs
 }

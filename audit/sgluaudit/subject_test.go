@@ -2,6 +2,7 @@ package sgluaudit
 
 import (
 	"context"
+	"github.com/google/go-cmp/cmp"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -168,5 +169,51 @@ func TestTrimToBatches(t *testing.T) {
 		if _, err := TrimToBatches(ds, c.b, c.keep); err == nil {
 			t.Errorf("b = %d, keep %v: no error", c.b, c.keep)
 		}
+	}
+}
+
+// Trials in lockstep are the same bits however they are batched: alone (Unlearned and
+// Retrained), in the engine's batches of 4 or of 16, on one worker or two, so batching is
+// speed only; the batch size is not part of the configuration, lockstep itself is (its
+// kernel rounds otherwise than sglu.Model, which reference/sglu's property holds within
+// the derived bound).
+func TestLockstepTrials(t *testing.T) {
+	ds := breastCancer(t)
+	st := setup(ds)
+	plain, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Lockstep = 4
+	four, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Lockstep = 16
+	sixteen, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if four.Fingerprint() != sixteen.Fingerprint() || four.Fingerprint() == plain.Fingerprint() {
+		t.Error("fingerprints: want lockstep's size out of it and lockstep itself in it")
+	}
+	ctx := context.Background()
+	a, err := audit.Engine{Workers: 1}.Run(ctx, four, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := audit.Engine{Workers: 2}.Run(ctx, sixteen, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("batches of 4 on one worker and of 16 on two differ:\n%s", diff)
+	}
+	alone, err := audit.RunTrial(ctx, sixteen, 3, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a[7], alone); diff != "" {
+		t.Fatalf("trial 7 alone differs from trial 7 batched:\n%s", diff)
 	}
 }

@@ -3,7 +3,7 @@
 package ensemble
 
 // HasAsm reports whether the assembly micro-kernels run: never on this architecture.
-const HasAsm = false
+var HasAsm = false
 
 func mul4x8(x *float64, ldx int, a *float64, lda, d int, z *float64) {
 	mul4x8Go(x, ldx, a, lda, d, z)

@@ -31,33 +31,6 @@ func problem(m, d, k int, seed uint64) (X, y, Theta []float64) {
 	return X, y, Theta
 }
 
-// gradientBound is a rounding bound on |G_jt − Ĝ_jt| between two float64 evaluations of
-// the same gradient that sum in any orders (with or without FMA), u = 2⁻⁵³ and
-// γ_n = nu/(1 − nu) (Higham, Accuracy and Stability, §3.1):
-//
-//   - each evaluation's uᵢ = xᵢᵀθ is off by at most γ_d Σ_j |x_ij θ_j|, so the two by twice that;
-//   - φ' is ¼-Lipschitz, and σ costs exp (≤ 1 ulp) and three operations: |Δφ'ᵢ| ≤ ¼|Δuᵢ| + 2·5u|φ'ᵢ|;
-//   - the sum (1/m)Σᵢ x_ij φ'ᵢ + λθ_j of m + 1 terms is off by γ_{m+2} of its absolute terms
-//     in each evaluation (the 1/m scaling included).
-func gradientBound(X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
-	const u = 0x1p-53
-	gamma := func(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
-	var b, abs float64
-	for i := range m {
-		var uAbs, ui float64
-		for l := range d {
-			uAbs += math.Abs(X[i*d+l] * Theta[l*k+t])
-			ui += X[i*d+l] * Theta[l*k+t]
-		}
-		dphi := math.Abs(logisticDeriv(ui, y[i]))
-		dDeriv := 0.25*2*gamma(d)*uAbs + 2*5*u*dphi
-		b += math.Abs(X[i*d+j]) * dDeriv / float64(m)
-		abs += math.Abs(X[i*d+j]*dphi) / float64(m)
-	}
-	abs += math.Abs(lambda * Theta[j*k+t])
-	return b + 2*gamma(m+2)*abs
-}
-
 // Every model's gradient is reference.Logistic's, one model at a time, within the rounding
 // bound the two summation orders allow; the shapes cover full blocks, edge rows (m mod 4)
 // and edge models (k mod 8), one group and several.
@@ -85,7 +58,7 @@ func TestLogisticGradientMatchesReference(t *testing.T) {
 			obj.Gradient(g, theta)
 			for j := range c.d {
 				diff := math.Abs(G[j*c.k+tt] - g[j])
-				bound := gradientBound(X, y, Theta, c.m, c.d, c.k, j, tt, lambda)
+				bound := RoundingBound(X, y, Theta, c.m, c.d, c.k, j, tt, lambda)
 				if diff > bound {
 					t.Fatalf("%+v: model %d, coordinate %d: %v against the reference's %v (off by %.3g, bound %.3g)", c, tt, j, G[j*c.k+tt], g[j], diff, bound)
 				}
@@ -131,4 +104,100 @@ func TestLogisticGradientRefusesShortSlices(t *testing.T) {
 		}
 	}()
 	LogisticGradient(make([]float64, 7), X, y, Theta, 8, 4, 2, 0)
+}
+
+// A model's gradient is the same bits whatever its place among the k and however many
+// there are: in a panel, at the edge, alone. So trials run in lockstep give the results
+// they give alone, and batches of any composition agree.
+func TestLogisticGradientIndependentOfPlace(t *testing.T) {
+	const m, d = 45, 23
+	X, y, Theta := problem(m, d, 40, 9)
+	all := make([]float64, d*40)
+	LogisticGradient(all, X, y, Theta, m, d, 40, 0.1)
+	for _, k := range []int{1, 7, 13} {
+		for pos := range k {
+			for _, model := range []int{0, 9, 39} {
+				sub := make([]float64, d*k)
+				for j := range d {
+					for c := range k {
+						sub[j*k+c] = Theta[j*40+(model+c-pos+40)%40]
+					}
+				}
+				g := make([]float64, d*k)
+				LogisticGradient(g, X, y, sub, m, d, k, 0.1)
+				for j := range d {
+					if g[j*k+pos] != all[j*40+model] {
+						t.Fatalf("model %d at place %d of %d: coordinate %d is %v, at place %d of 40 %v", model, pos, k, j, g[j*k+pos], model, all[j*40+model])
+					}
+				}
+			}
+		}
+	}
+}
+
+// Every model's Hessian–vector product is reference.Logistic's Hessian times the direction,
+// one model at a time, to within a rounding bound derived as RoundingBound's: xᵢᵀθ and
+// xᵢᵀv each off by γ_d of their absolute terms in each evaluation, φ″ ≤ ¼ and
+// 1/(6√3)-Lipschitz, the weight (1/m)·φ″·xᵢᵀv costing 8u relative in each (exp's ulp, four
+// operations for φ″, two multiplications), and the outer sum γ_{m+2}.
+func TestLogisticHVPMatchesReference(t *testing.T) {
+	for _, c := range []struct{ m, d, k int }{{37, 19, 13}, {64, 40, 8}, {130, 33, 70}} {
+		X, y, Theta := problem(c.m, c.d, c.k, uint64(c.m+c.k))
+		_, _, V := problem(c.m, c.d, c.k, uint64(c.m+c.k+1))
+		const lambda = 0.05
+		HV := make([]float64, c.d*c.k)
+		LogisticHVP(HV, X, y, Theta, V, c.m, c.d, c.k, lambda)
+		ids := make([]int64, c.m)
+		for i := range ids {
+			ids[i] = int64(i)
+		}
+		ds, err := reference.NewDataset(ids, mat.NewDense(c.m, c.d, X), y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := reference.Logistic{Lambda: lambda}.Objective(ds)
+		theta, v, hv := make([]float64, c.d), make([]float64, c.d), make([]float64, c.d)
+		for tt := range c.k {
+			for j := range c.d {
+				theta[j], v[j] = Theta[j*c.k+tt], V[j*c.k+tt]
+			}
+			obj.HessVec(hv, theta, v)
+			for j := range c.d {
+				var b, abs float64
+				for i := range c.m {
+					var ua, va, ui, vi float64
+					for l := range c.d {
+						ua += math.Abs(X[i*c.d+l] * theta[l])
+						va += math.Abs(X[i*c.d+l] * v[l])
+						ui += X[i*c.d+l] * theta[l]
+						vi += X[i*c.d+l] * v[l]
+					}
+					s := logisticCurv(ui)
+					ds := 2*Gamma(c.d)*ua/(6*math.Sqrt(3))*(math.Abs(vi)+2*Gamma(c.d)*va) + 0.25*2*Gamma(c.d)*va + 2*8*Unit*s*math.Abs(vi)
+					b += math.Abs(X[i*c.d+j]) * ds / float64(c.m)
+					abs += math.Abs(X[i*c.d+j]*s*vi) / float64(c.m)
+				}
+				abs += math.Abs(lambda * v[j])
+				bound := b + 2*Gamma(c.m+2)*abs
+				if diff := math.Abs(HV[j*c.k+tt] - hv[j]); diff > bound {
+					t.Fatalf("%+v: model %d, coordinate %d: %v against the reference's %v (off by %.3g, bound %.3g)", c, tt, j, HV[j*c.k+tt], hv[j], diff, bound)
+				}
+			}
+		}
+	}
+	// the assembly and Go kernels agree bit for bit here too
+	if HasAsm {
+		X, y, Theta := problem(45, 21, 19, 2)
+		_, _, V := problem(45, 21, 19, 3)
+		a, b := make([]float64, 21*19), make([]float64, 21*19)
+		LogisticHVP(a, X, y, Theta, V, 45, 21, 19, 0.1)
+		HasAsm = false
+		LogisticHVP(b, X, y, Theta, V, 45, 21, 19, 0.1)
+		HasAsm = true
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("coordinate %d: assembly %v, Go %v", i, a[i], b[i])
+			}
+		}
+	}
 }

@@ -1,0 +1,162 @@
+package sglu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
+)
+
+// An Ensemble is k runs of Algorithm 1 on the same data and partition B that differ only in
+// their randomness, advanced in lockstep: each step computes the k batch gradients in one
+// pass over the batch's rows (ensemble.LogisticGradient), instead of k passes. Run t draws
+// from its own stream exactly what a Model draws, in the same order, so it is the Model of
+// LearnOrdered with that stream up to rounding: the gradients' sums run in another order.
+// A run's iterates are the same bits whatever the ensemble's size and the run's place in
+// it, so trials batched any way agree.
+//
+// Only logistic regression without clipping is supported (the kernel's loss), with
+// replacement removals (Replace; the slots keep their batches).
+type Ensemble struct {
+	params Params
+	lambda float64
+	n, d   int
+	x, y   []float64 // rows in slot order, n × d
+	ids    []int64
+	slot   map[int64]int
+	theta  []float64 // d × k: column t is run t
+	grad   []float64 // d × k
+	col    []float64 // one run's iterate, for its noise and projection
+	noise  []float64
+	rs     []*rand.Rand
+	epochs int
+}
+
+// LearnOrderedEnsemble is LearnOrdered for len(rs) runs at once, run t drawing from rs[t].
+func LearnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds *reference.Dataset, rs []*rand.Rand) (*Ensemble, error) {
+	lg, ok := loss.(reference.Logistic)
+	if !ok || lg.Clip > 0 {
+		return nil, fmt.Errorf("sglu ensemble: loss %s: only logistic regression without clipping runs in lockstep", loss.Name())
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("sglu ensemble: no runs")
+	}
+	if err := p.Validate(ds.Len()); err != nil {
+		return nil, fmt.Errorf("sglu ensemble: %w", err)
+	}
+	if p.Removal != ReplaceRemoval {
+		return nil, fmt.Errorf("sglu ensemble: only replacement removals run in lockstep")
+	}
+	n, d := ds.Dims()
+	k := len(rs)
+	e := &Ensemble{params: p, lambda: lg.Lambda, n: n, d: d, x: slices.Clone(ds.Features().RawMatrix().Data[:n*d]),
+		y: slices.Clone(ds.Labels()), ids: ds.IDs(), slot: make(map[int64]int, n),
+		theta: make([]float64, d*k), grad: make([]float64, d*k), col: make([]float64, d), noise: make([]float64, d), rs: rs}
+	if raw := ds.Features().RawMatrix(); raw.Stride != d {
+		e.x = make([]float64, 0, n*d)
+		for i := range n {
+			e.x = append(e.x, ds.Features().RawRowView(i)...)
+		}
+	}
+	for i, id := range e.ids {
+		e.slot[id] = i
+	}
+	for t, r := range rs {
+		switch p.Init {
+		case GaussianInit:
+			reference.FillNormal(e.col, math.Sqrt(2/p.StrongConvexity)*p.Sigma, r)
+		case PointInit:
+			if len(p.Start) != d {
+				return nil, fmt.Errorf("sglu ensemble: start: %d coordinates for %d features", len(p.Start), d)
+			}
+			copy(e.col, p.Start)
+		default:
+			clear(e.col)
+		}
+		e.setColumn(t)
+	}
+	if err := e.Epochs(ctx, p.Epochs); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Len is the number of runs.
+func (e *Ensemble) Len() int { return len(e.rs) }
+
+// Epochs runs K more epochs of every run: for each batch in order, the k gradients in one
+// pass, then each run's noise, step and projection. It does not allocate.
+func (e *Ensemble) Epochs(ctx context.Context, K int) error {
+	for range K {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for j := range e.n / e.params.Batch {
+			e.step(j)
+		}
+		e.epochs++
+	}
+	return nil
+}
+
+// step is one noisy projected step of every run on batch j.
+func (e *Ensemble) step(j int) {
+	p, k, b := e.params, len(e.rs), e.params.Batch
+	sd := math.Sqrt(2*p.StepSize) * p.Sigma
+	ensemble.LogisticGradient(e.grad, e.x[j*b*e.d:(j+1)*b*e.d], e.y[j*b:(j+1)*b], e.theta, b, e.d, k, e.lambda)
+	for t, r := range e.rs {
+		reference.FillNormal(e.noise, sd, r)
+		for i := range e.col {
+			e.col[i] = e.theta[i*k+t] + (e.noise[i] - p.StepSize*e.grad[i*k+t])
+		}
+		if !math.IsInf(p.Radius, 1) {
+			reference.ProjectBall(e.col, p.Radius)
+		}
+		e.setColumn(t)
+	}
+}
+
+// setColumn stores e.col as run t's iterate.
+func (e *Ensemble) setColumn(t int) {
+	k := len(e.rs)
+	for i, v := range e.col {
+		e.theta[i*k+t] = v
+	}
+}
+
+// Replace puts rec in the slot of the record id, for every run (the requests are the
+// configuration's, not the run's).
+func (e *Ensemble) Replace(id int64, rec reference.Record) error {
+	i, ok := e.slot[id]
+	switch {
+	case !ok:
+		return fmt.Errorf("sglu ensemble replace: record ID %d is not in the dataset: %w", id, reference.ErrUnknownID)
+	case len(rec.X) != e.d:
+		return fmt.Errorf("sglu ensemble replace: record %d has %d features, want %d", rec.ID, len(rec.X), e.d)
+	}
+	if _, dup := e.slot[rec.ID]; dup && rec.ID != id {
+		return fmt.Errorf("sglu ensemble replace: record ID %d is already in the dataset", rec.ID)
+	}
+	copy(e.x[i*e.d:(i+1)*e.d], rec.X)
+	e.y[i], e.ids[i] = rec.Y, rec.ID
+	delete(e.slot, id)
+	e.slot[rec.ID] = i
+	return nil
+}
+
+// Published returns a copy of run t's iterate.
+func (e *Ensemble) Published(t int) []float64 {
+	k := len(e.rs)
+	out := make([]float64, e.d)
+	for i := range out {
+		out[i] = e.theta[i*k+t]
+	}
+	return out
+}
+
+// EpochsRun is the number of epochs every run has run.
+func (e *Ensemble) EpochsRun() int { return e.epochs }

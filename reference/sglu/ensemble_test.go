@@ -1,0 +1,158 @@
+package sglu
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
+	"gonum.org/v1/gonum/mat"
+	"pgregory.net/rapid"
+)
+
+// stepBound bounds, for one run at one step, how far the ensemble's computed step and the
+// Model's may each stray from the exact step: η·½·RoundingBound of the gradient at each
+// iterate, the update θ + (ξ − ηg) (three operations: γ₃ of its absolute terms) and, with
+// a finite radius, the projection's scaling (γ_{d+3} of the vector's norm). The exact step
+// θ ↦ Π(θ − η∇f_B(θ) + ξ) is non-expansive for η ≤ 2/L (a gradient step of a convex
+// L-smooth function, a translation, a projection onto a convex set), so the two
+// trajectories' distance grows by at most the sum of these every step.
+func stepBound(x, y []float64, m, d int, lambda, eta, radius float64, a, b, noise, ga, gb []float64) float64 {
+	one := func(theta, g []float64) float64 {
+		rb, abs := 0.0, 0.0
+		for j := range d {
+			v := ensemble.RoundingBound(x, y, theta, m, d, 1, j, 0, lambda) / 2
+			rb += v * v
+			w := math.Abs(theta[j]) + math.Abs(noise[j]) + eta*math.Abs(g[j])
+			abs += w * w
+		}
+		s := eta*math.Sqrt(rb) + ensemble.Gamma(3)*math.Sqrt(abs)
+		if !math.IsInf(radius, 1) {
+			s += ensemble.Gamma(d+3) * math.Sqrt(abs)
+		}
+		return s
+	}
+	return one(a, ga) + one(b, gb)
+}
+
+// Runs in lockstep are the Models of the same streams up to rounding: after every step of
+// learning and of unlearning (records replaced in their slots), each run's iterate is
+// within the accumulated rounding bound of its Model's.
+func TestEnsembleMatchesModels(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		b := rapid.IntRange(1, 8).Draw(rt, "b")
+		n := b * rapid.IntRange(max(1, 3-b), 5).Draw(rt, "batches") // n ≥ 2: the synthetic data's least
+		d := rapid.IntRange(1, 7).Draw(rt, "d")
+		k := rapid.IntRange(1, 10).Draw(rt, "runs")
+		epochs := rapid.IntRange(0, 3).Draw(rt, "epochs")
+		seed := rapid.Uint64().Draw(rt, "seed")
+		radius := rapid.SampledFrom([]float64{math.Inf(1), 0.5, 5}).Draw(rt, "radius")
+		init := rapid.SampledFrom([]Init{ZeroInit, GaussianInit}).Draw(rt, "init")
+		sigma := rapid.Float64Range(1e-3, 0.5).Draw(rt, "sigma")
+		lambda := rapid.Float64Range(1e-3, 1).Draw(rt, "lambda")
+		ds, err := reference.SyntheticClassification(n, d, seed)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		ds = ds.NormalizeRows()
+		L := 0.25 + lambda
+		p := Params{Problem: Problem{Smoothness: L, Lipschitz: 1, StrongConvexity: lambda, StepSize: 1 / L, N: n, Batch: b, Radius: radius},
+			Sigma: sigma, Init: init}
+		loss := reference.Logistic{Lambda: lambda}
+		streams := func() []*rand.Rand {
+			rs := make([]*rand.Rand, k)
+			for i := range rs {
+				rs[i] = reference.Stream(seed, i, "ensemble-test")
+			}
+			return rs
+		}
+		rs := streams()
+		e, err := LearnOrderedEnsemble(context.Background(), p, loss, ds, rs)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		ms := make([]*Model, k)
+		mrs := streams()
+		for i := range ms {
+			if ms[i], err = LearnOrdered(context.Background(), p, loss, ds, mrs[i]); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		bound := make([]float64, k)
+		check := func(when string) {
+			for i, m := range ms {
+				got := e.Published(i)
+				if dist := reference.Distance(got, m.theta); dist > bound[i] {
+					rt.Fatalf("%s: run %d is %.3g from its Model, beyond the rounding bound %.3g", when, i, dist, bound[i])
+				}
+			}
+		}
+		check("start")
+		run := func(epochs int) {
+			for range epochs {
+				for j := range n / b {
+					x := e.x[j*b*d : (j+1)*b*d]
+					yb := e.y[j*b : (j+1)*b]
+					before := make([][]float64, k)
+					for i := range ms {
+						before[i] = e.Published(i)
+					}
+					// the two steps, then the bound from their iterates and gradients
+					e.step(j)
+					for i, m := range ms {
+						prev := append([]float64(nil), m.theta...)
+						m.stepBatch(j, mrs[i])
+						noise := m.noise // the step's noise, which the ensemble drew alike
+						ga := column(e.grad, d, k, i)
+						gb := append([]float64(nil), m.grad...)
+						bound[i] += stepBound(x, yb, b, d, lambda, p.StepSize, radius, before[i], prev, noise, ga, gb)
+					}
+					check("after a step")
+				}
+			}
+		}
+		run(epochs)
+		for r := range 2 {
+			id := ds.ID(rapid.IntRange(0, n-1).Draw(rt, "remove"))
+			if _, ok := e.slot[id]; !ok {
+				continue
+			}
+			rec := RandomReplacement(int64(1000+r), ds.Features().RawRowView(0), rand.New(rand.NewPCG(seed, uint64(r))))
+			if err := e.Replace(id, rec); err != nil {
+				rt.Fatal(err)
+			}
+			for _, m := range ms {
+				if err := m.Replace(id, rec); err != nil {
+					rt.Fatal(err)
+				}
+			}
+			run(1)
+		}
+	})
+}
+
+func column(a []float64, d, k, t int) []float64 {
+	out := make([]float64, d)
+	for i := range out {
+		out[i] = a[i*k+t]
+	}
+	return out
+}
+
+func TestEnsembleRefuses(t *testing.T) {
+	ds, _ := reference.SyntheticClassification(8, 2, 1)
+	p := Params{Problem: Problem{Smoothness: 1, Lipschitz: 1, StrongConvexity: 0.1, StepSize: 1, N: 8, Batch: 2, Radius: 1}, Sigma: 0.1, Init: ZeroInit}
+	rs := []*rand.Rand{reference.Stream(1, 0, "x")}
+	if _, err := LearnOrderedEnsemble(context.Background(), p, reference.Ridge{Lambda: 0.1}, ds, rs); err == nil {
+		t.Error("ridge accepted")
+	}
+	if _, err := LearnOrderedEnsemble(context.Background(), p, reference.Logistic{Lambda: 0.1, Clip: 1}, ds, rs); err == nil {
+		t.Error("clipped logistic accepted")
+	}
+	if _, err := LearnOrderedEnsemble(context.Background(), p, reference.Logistic{Lambda: 0.1}, ds, nil); err == nil {
+		t.Error("no runs accepted")
+	}
+	_ = mat.Dense{}
+}
