@@ -13,9 +13,10 @@ import (
 // BenchmarkTrialEpoch times one trial-epoch of full-batch logistic gradients at the SGLU
 // paper's MNIST scale (11 264 × 784, 70.6 MB of float64 features): one model alone
 // (reference.Objective.Gradient), two models on two goroutines, and k = 8, 32, 128 models
-// in lockstep. Each reports ns a trial-epoch and its ratios, measured in the same run, to
-// the time to stream the data once (x-stream) and to the FLOP limit, 4·n·d flops a
-// trial-epoch at this core's measured FMA peak (x-peak; 1 is the ceiling).
+// in lockstep, in float64 and float32. Each reports ns a trial-epoch and its ratios,
+// measured in the same run, to the time to stream the float64 data once (x-stream) and to
+// the FLOP limit, 4·n·d flops a trial-epoch at this core's measured FMA peak (x-peak; 1 is
+// the ceiling; float32's peak is twice float64's, eight lanes a register instead of four).
 func BenchmarkTrialEpoch(b *testing.B) {
 	const n, d = 11264, 784
 	ds, err := reference.SyntheticClassification(n, d, 1)
@@ -75,6 +76,36 @@ func BenchmarkTrialEpoch(b *testing.B) {
 				LogisticGradient(G, X, y, Theta, n, d, k, loss.Lambda)
 			}
 			report(b, k)
+		})
+	}
+	// the SGLU paper's mini-batches: an epoch of b = 128 steps (gradients only)
+	b.Run("lockstep-b=128-k=32", func(b *testing.B) {
+		const k, batch = 32, 128
+		Theta, G := make([]float64, d*k), make([]float64, d*k)
+		b.ReportAllocs()
+		for b.Loop() {
+			for lo := 0; lo+batch <= n; lo += batch {
+				LogisticGradient(G, X[lo*d:(lo+batch)*d], y[lo:lo+batch], Theta, batch, d, k, loss.Lambda)
+			}
+		}
+		report(b, k)
+	})
+	X32, y32 := to32(X), to32(y)
+	for _, k := range []int{8, 32, 128} {
+		b.Run(fmt.Sprintf("lockstep32-k=%d", k), func(b *testing.B) {
+			Theta, G := make([]float32, d*k), make([]float32, d*k)
+			for i := range Theta {
+				Theta[i] = 1e-3 * float32(i%7)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				LogisticGradient32(G, X32, y32, Theta, n, d, k, float32(loss.Lambda))
+			}
+			per := b.Elapsed().Seconds() / float64(b.N) / float64(k)
+			b.ReportMetric(per*1e9, "ns/trial-epoch")
+			b.ReportMetric(per/stream, "x-stream")
+			b.ReportMetric(per/(limit/2), "x-peak")
+			b.ReportMetric(0, "ns/op")
 		})
 	}
 	_ = mat.Dense{}

@@ -6,13 +6,13 @@ import (
 	"unsafe"
 )
 
-// Block sizes: the micro-kernels work on rowBlock rows of X against panelCols models at a
-// time; panelGroup models' parameters and gradients (2·d·panelGroup·8 bytes, 400 KB at
-// d = 784) stay in the core's L2 cache while every row block passes over them.
+// Block sizes: the micro-kernels work on rowBlock rows of X against a panel of models at
+// a time (8 float64 or 16 float32: two AVX2 registers a row); a group of models'
+// parameters and gradients (2·d·group·size bytes, 400 KB at d = 784) stays in the core's
+// L2 cache while every row block passes over them.
 const (
-	rowBlock   = 4
-	panelCols  = 8
-	panelGroup = 32
+	rowBlock = 4
+	maxPanel = 16
 )
 
 // LogisticGradient sets G to the gradient, at each of k models, of the mean logistic loss
@@ -24,41 +24,21 @@ const (
 // (row-major: column t is model t). It reads X once per group of 32 models, not once per
 // model: the two matrix products run as a blocked matrix–matrix kernel (AVX2 and FMA
 // assembly where the CPU has them, else the same blocking in Go), so k models cost far
-// less than k gradients. It does not allocate.
+// less than k gradients. A model's gradient is the same bits wherever it sits among the k
+// (the edges sum as the micro-kernels do). It does not allocate.
 func LogisticGradient(G, X, y, Theta []float64, m, d, k int, lambda float64) {
-	if m < 1 || d < 1 || k < 1 || len(X) < m*d || len(y) < m || len(Theta) < d*k || len(G) < d*k {
-		panic(fmt.Sprintf("ensemble: LogisticGradient: m = %d, d = %d, k = %d with len(X) = %d, len(y) = %d, len(Θ) = %d, len(G) = %d",
-			m, d, k, len(X), len(y), len(Theta), len(G)))
-	}
-	for i, v := range Theta[:d*k] {
-		G[i] = lambda * v
-	}
-	inv := 1 / float64(m)
-	var z [rowBlock * panelCols]float64
-	for c0 := 0; c0 < k; c0 += panelGroup {
-		c1 := min(c0+panelGroup, k)
-		i := 0
-		for ; i+rowBlock <= m; i += rowBlock {
-			x := &X[i*d]
-			c := c0
-			for ; c+panelCols <= c1; c += panelCols {
-				mul4x8(x, d, &Theta[c], k, d, &z[0])
-				for r := range rowBlock {
-					yi := y[i+r]
-					for t := range panelCols {
-						z[r*panelCols+t] = inv * logisticDeriv(z[r*panelCols+t], yi)
-					}
-				}
-				acc4x8(x, d, &z[0], d, &G[c], k)
-			}
-			if c < c1 {
-				rowsGeneric(G, X, y, Theta, i, i+rowBlock, c, c1, d, k, inv)
-			}
-		}
-		if i < m {
-			rowsGeneric(G, X, y, Theta, i, m, c0, c1, d, k, inv)
-		}
-	}
+	checkShapes("LogisticGradient", G, X, y, Theta, nil, m, d, k)
+	gradient(G, X, y, Theta, m, d, k, lambda, kernels64())
+}
+
+// LogisticGradient32 is LogisticGradient in float32: panels of 16 models, groups of 64,
+// half the bytes and twice the flops an instruction. Its sums round to float32 (2⁻²⁴),
+// and the Go fallback rounds each fused step twice (through float64), so unlike the
+// float64 kernel it is not the same bits on every path: a speed path for measurements,
+// not for certificates or exact checks.
+func LogisticGradient32(G, X, y, Theta []float32, m, d, k int, lambda float32) {
+	checkShapes("LogisticGradient32", G, X, y, Theta, nil, m, d, k)
+	gradient(G, X, y, Theta, m, d, k, lambda, kernels32())
 }
 
 // LogisticHVP sets HV to the Hessian–vector products, at each of k models Θ and directions
@@ -69,60 +49,167 @@ func LogisticGradient(G, X, y, Theta []float64, m, d, k int, lambda float64) {
 // with the same blocking, kernels and summation orders as LogisticGradient (so a model's
 // product is the same bits wherever it sits among the k). It does not allocate.
 func LogisticHVP(HV, X, y, Theta, V []float64, m, d, k int, lambda float64) {
-	if m < 1 || d < 1 || k < 1 || len(X) < m*d || len(y) < m || len(Theta) < d*k || len(V) < d*k || len(HV) < d*k {
-		panic(fmt.Sprintf("ensemble: LogisticHVP: m = %d, d = %d, k = %d with len(X) = %d, len(y) = %d, len(Θ) = %d, len(V) = %d, len(HV) = %d",
-			m, d, k, len(X), len(y), len(Theta), len(V), len(HV)))
+	checkShapes("LogisticHVP", HV, X, y, Theta, V, m, d, k)
+	hvp(HV, X, Theta, V, m, d, k, lambda, kernels64())
+}
+
+// LogisticHVP32 is LogisticHVP in float32, as LogisticGradient32 is LogisticGradient.
+func LogisticHVP32(HV, X, y, Theta, V []float32, m, d, k int, lambda float32) {
+	checkShapes("LogisticHVP32", HV, X, y, Theta, V, m, d, k)
+	hvp(HV, X, Theta, V, m, d, k, lambda, kernels32())
+}
+
+type float interface{ ~float32 | ~float64 }
+
+// kernels say which micro-kernels a precision runs: the assembly's (asm) or Go's, on
+// panels of panel models, in groups of group. Calls go through mul and acc, which call
+// the kernels directly (not through function values), so the scratch passed stays on the
+// caller's stack.
+type kernels[F float] struct {
+	panel, group int
+	asm          bool
+}
+
+// mul sets z (4 × panel, stride panel) to x (4 rows of d, stride ldx) times a (d × panel,
+// stride lda).
+func (kn kernels[F]) mul(x *F, ldx int, a *F, lda, d int, z *F) {
+	var zero F
+	switch {
+	case kn.asm && unsafe.Sizeof(zero) == 8:
+		mul4x8AVX2((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(a)), lda, d, (*float64)(unsafe.Pointer(z)))
+	case kn.asm:
+		mul4x16AVX2((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(a)), lda, d, (*float32)(unsafe.Pointer(z)))
+	default:
+		mulGo(kn.panel, x, ldx, a, lda, d, z)
 	}
-	for i, v := range V[:d*k] {
-		HV[i] = lambda * v
+}
+
+// acc adds x's transpose (x: 4 rows of d, stride ldx) times z (4 × panel) to g (d × panel,
+// stride ldg).
+func (kn kernels[F]) acc(x *F, ldx int, z *F, d int, g *F, ldg int) {
+	var zero F
+	switch {
+	case kn.asm && unsafe.Sizeof(zero) == 8:
+		acc4x8AVX2((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(z)), d, (*float64)(unsafe.Pointer(g)), ldg)
+	case kn.asm:
+		acc4x16AVX2((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(z)), d, (*float32)(unsafe.Pointer(g)), ldg)
+	default:
+		accGo(kn.panel, x, ldx, z, d, g, ldg)
 	}
-	inv := 1 / float64(m)
-	var z, zv [rowBlock * panelCols]float64
-	for c0 := 0; c0 < k; c0 += panelGroup {
-		c1 := min(c0+panelGroup, k)
+}
+
+func checkShapes[F float](name string, out, X, y, Theta, V []F, m, d, k int) {
+	if m < 1 || d < 1 || k < 1 || len(X) < m*d || len(y) < m || len(Theta) < d*k || len(out) < d*k || (V != nil && len(V) < d*k) {
+		panic(fmt.Sprintf("ensemble: %s: m = %d, d = %d, k = %d with len(X) = %d, len(y) = %d, len(Θ) = %d, len(V) = %d, len(out) = %d",
+			name, m, d, k, len(X), len(y), len(Theta), len(V), len(out)))
+	}
+}
+
+// fma is the fused a·b + c in F (for float32, through float64: rounded twice).
+func fma[F float](a, b, c F) F { return F(math.FMA(float64(a), float64(b), float64(c))) }
+
+// gradient is LogisticGradient for either precision.
+func gradient[F float](G, X, y, Theta []F, m, d, k int, lambda F, kn kernels[F]) {
+	for i, v := range Theta[:d*k] {
+		G[i] = lambda * v
+	}
+	inv := 1 / F(m)
+	p := kn.panel
+	var z [rowBlock * maxPanel]F
+	for c0 := 0; c0 < k; c0 += kn.group {
+		c1 := min(c0+kn.group, k)
 		i := 0
 		for ; i+rowBlock <= m; i += rowBlock {
 			x := &X[i*d]
 			c := c0
-			for ; c+panelCols <= c1; c += panelCols {
-				mul4x8(x, d, &Theta[c], k, d, &z[0])
-				mul4x8(x, d, &V[c], k, d, &zv[0])
-				for q := range z {
-					z[q] = inv * logisticCurv(z[q]) * zv[q]
+			for ; c+p <= c1; c += p {
+				kn.mul(x, d, &Theta[c], k, d, &z[0])
+				for r := range rowBlock {
+					yi := float64(y[i+r])
+					for t := range p {
+						z[r*p+t] = inv * F(logisticDeriv(float64(z[r*p+t]), yi))
+					}
 				}
-				acc4x8(x, d, &z[0], d, &HV[c], k)
+				kn.acc(x, d, &z[0], d, &G[c], k)
 			}
 			if c < c1 {
-				hvpGeneric(HV, X, Theta, V, i, i+rowBlock, c, c1, d, k, inv)
+				gradientEdge(G, X, y, Theta, i, i+rowBlock, c, c1, d, k, inv)
 			}
 		}
 		if i < m {
-			hvpGeneric(HV, X, Theta, V, i, m, c0, c1, d, k, inv)
+			gradientEdge(G, X, y, Theta, i, m, c0, c1, d, k, inv)
 		}
 	}
 }
 
-// logisticCurv is φ″(u) = σ(u)σ(−u), the same for both labels.
-func logisticCurv(u float64) float64 {
-	e := math.Exp(-math.Abs(u))
-	return e / ((1 + e) * (1 + e))
-}
-
-// hvpGeneric is rowsGeneric for LogisticHVP.
-func hvpGeneric(HV, X, Theta, V []float64, lo, hi, c0, c1, d, k int, inv float64) {
+// gradientEdge adds rows lo..hi's terms for models c0..c1 to G, one row and one model at
+// a time: the edges the micro-kernels' blocks do not cover. It sums in the micro-kernels'
+// order with their fused operations (xᵢᵀθ over j from 0, then G over the rows in order),
+// so a model's gradient is the same bits wherever it sits among the k: in a panel or at
+// the edge, in an ensemble of 1 or of 128.
+func gradientEdge[F float](G, X, y, Theta []F, lo, hi, c0, c1, d, k int, inv F) {
 	for i := lo; i < hi; i++ {
 		x := X[i*d : (i+1)*d]
 		for c := c0; c < c1; c++ {
-			var u, uv float64
+			var u F
 			for j, xj := range x {
-				u = math.FMA(xj, Theta[j*k+c], u)
+				u = fma(xj, Theta[j*k+c], u)
+			}
+			w := inv * F(logisticDeriv(float64(u), float64(y[i])))
+			for j, xj := range x {
+				G[j*k+c] = fma(xj, w, G[j*k+c])
+			}
+		}
+	}
+}
+
+// hvp is LogisticHVP for either precision.
+func hvp[F float](HV, X, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) {
+	for i, v := range V[:d*k] {
+		HV[i] = lambda * v
+	}
+	inv := 1 / F(m)
+	p := kn.panel
+	var z, zv [rowBlock * maxPanel]F
+	for c0 := 0; c0 < k; c0 += kn.group {
+		c1 := min(c0+kn.group, k)
+		i := 0
+		for ; i+rowBlock <= m; i += rowBlock {
+			x := &X[i*d]
+			c := c0
+			for ; c+p <= c1; c += p {
+				kn.mul(x, d, &Theta[c], k, d, &z[0])
+				kn.mul(x, d, &V[c], k, d, &zv[0])
+				for q := range rowBlock * p {
+					z[q] = inv * F(logisticCurv(float64(z[q]))) * zv[q]
+				}
+				kn.acc(x, d, &z[0], d, &HV[c], k)
+			}
+			if c < c1 {
+				hvpEdge(HV, X, Theta, V, i, i+rowBlock, c, c1, d, k, inv)
+			}
+		}
+		if i < m {
+			hvpEdge(HV, X, Theta, V, i, m, c0, c1, d, k, inv)
+		}
+	}
+}
+
+// hvpEdge is gradientEdge for hvp.
+func hvpEdge[F float](HV, X, Theta, V []F, lo, hi, c0, c1, d, k int, inv F) {
+	for i := lo; i < hi; i++ {
+		x := X[i*d : (i+1)*d]
+		for c := c0; c < c1; c++ {
+			var u, uv F
+			for j, xj := range x {
+				u = fma(xj, Theta[j*k+c], u)
 			}
 			for j, xj := range x {
-				uv = math.FMA(xj, V[j*k+c], uv)
+				uv = fma(xj, V[j*k+c], uv)
 			}
-			w := inv * logisticCurv(u) * uv
+			w := inv * F(logisticCurv(float64(u))) * uv
 			for j, xj := range x {
-				HV[j*k+c] = math.FMA(xj, w, HV[j*k+c])
+				HV[j*k+c] = fma(xj, w, HV[j*k+c])
 			}
 		}
 	}
@@ -141,60 +228,45 @@ func logisticDeriv(u, y float64) float64 {
 	return -y * s
 }
 
-// rowsGeneric adds rows lo..hi's terms for models c0..c1 to G, one row and one model at
-// a time: the edges the micro-kernels' blocks do not cover. It sums in the micro-kernels'
-// order with their fused operations (xᵢᵀθ over j from 0, then G over the rows in order),
-// so a model's gradient is the same bits wherever it sits among the k: in a panel or at
-// the edge, in an ensemble of 1 or of 128.
-func rowsGeneric(G, X, y, Theta []float64, lo, hi, c0, c1, d, k int, inv float64) {
-	for i := lo; i < hi; i++ {
-		x := X[i*d : (i+1)*d]
-		for c := c0; c < c1; c++ {
-			var u float64
-			for j, xj := range x {
-				u = math.FMA(xj, Theta[j*k+c], u)
-			}
-			w := inv * logisticDeriv(u, y[i])
-			for j, xj := range x {
-				G[j*k+c] = math.FMA(xj, w, G[j*k+c])
+// logisticCurv is φ″(u) = σ(u)σ(−u), the same for both labels.
+func logisticCurv(u float64) float64 {
+	e := math.Exp(-math.Abs(u))
+	return e / ((1 + e) * (1 + e))
+}
+
+// mulGo is the pure-Go micro-kernel mul for a panel of p models.
+func mulGo[F float](p int, x *F, ldx int, a *F, lda, d int, z *F) {
+	{
+		xs := unsafe.Slice(x, 3*ldx+d)
+		as := unsafe.Slice(a, (d-1)*lda+p)
+		zs := unsafe.Slice(z, rowBlock*p)
+		var acc [rowBlock * maxPanel]F
+		for j := range d {
+			ar := as[j*lda : j*lda+p : j*lda+p]
+			for r := range rowBlock {
+				xv := xs[r*ldx+j]
+				for t, av := range ar {
+					acc[r*p+t] = fma(xv, av, acc[r*p+t])
+				}
 			}
 		}
+		copy(zs, acc[:rowBlock*p])
 	}
 }
 
-// mul4x8Go is the pure-Go micro-kernel: z (4 × 8, stride 8) = x (4 rows of d, stride ldx)
-// times a (d × 8, stride lda).
-func mul4x8Go(x *float64, ldx int, a *float64, lda, d int, z *float64) {
-	xs := unsafe.Slice(x, 3*ldx+d)
-	as := unsafe.Slice(a, (d-1)*lda+panelCols)
-	zs := (*[rowBlock * panelCols]float64)(unsafe.Pointer(z))
-	var acc [rowBlock][panelCols]float64
-	for j := range d {
-		ar := as[j*lda : j*lda+panelCols : j*lda+panelCols]
-		for r := range rowBlock {
-			xv := xs[r*ldx+j]
-			for t, av := range ar {
-				acc[r][t] = math.FMA(xv, av, acc[r][t])
-			}
-		}
-	}
-	for r := range rowBlock {
-		copy(zs[r*panelCols:(r+1)*panelCols], acc[r][:])
-	}
-}
-
-// acc4x8Go is the pure-Go micro-kernel: g (d × 8, stride ldg) += x (4 rows of d, stride
-// ldx)ᵀ times z (4 × 8, stride 8).
-func acc4x8Go(x *float64, ldx int, z *float64, d int, g *float64, ldg int) {
-	xs := unsafe.Slice(x, 3*ldx+d)
-	gs := unsafe.Slice(g, (d-1)*ldg+panelCols)
-	zs := (*[rowBlock * panelCols]float64)(unsafe.Pointer(z))
-	for j := range d {
-		gr := gs[j*ldg : j*ldg+panelCols : j*ldg+panelCols]
-		for r := range rowBlock {
-			xv := xs[r*ldx+j]
-			for t := range gr {
-				gr[t] = math.FMA(xv, zs[r*panelCols+t], gr[t])
+// accGo is the pure-Go micro-kernel acc for a panel of p models.
+func accGo[F float](p int, x *F, ldx int, z *F, d int, g *F, ldg int) {
+	{
+		xs := unsafe.Slice(x, 3*ldx+d)
+		gs := unsafe.Slice(g, (d-1)*ldg+p)
+		zs := unsafe.Slice(z, rowBlock*p)
+		for j := range d {
+			gr := gs[j*ldg : j*ldg+p : j*ldg+p]
+			for r := range rowBlock {
+				xv := xs[r*ldx+j]
+				for t := range gr {
+					gr[t] = fma(xv, zs[r*p+t], gr[t])
+				}
 			}
 		}
 	}
@@ -202,17 +274,34 @@ func acc4x8Go(x *float64, ldx int, z *float64, d int, g *float64, ldg int) {
 
 // RoundingBound bounds |G_jt − Ĝ_jt| between two float64 evaluations of model t's gradient
 // coordinate j that sum in any orders, with or without fused operations (this package's and
-// reference.Logistic's, say); u = 2⁻⁵³ and γ_n = nu/(1 − nu) (Higham, Accuracy and
-// Stability of Numerical Algorithms, §3.1):
+// reference.Logistic's, say): twice one evaluation's error bound, evalBound, with
+// u = 2⁻⁵³ and γ_n = nu/(1 − nu) (Higham, Accuracy and Stability of Numerical
+// Algorithms, §3.1):
 //
-//   - each evaluation's xᵢᵀθ is off by at most γ_d Σ_j |x_ij θ_j|, so the two by twice that;
-//   - φ' is ¼-Lipschitz, and σ costs exp (at most 1 ulp) and three operations, so the two
-//     φ'ᵢ differ by at most ¼·|Δ(xᵢᵀθ)| + 2·5u|φ'ᵢ|;
+//   - an evaluation's xᵢᵀθ is off by at most γ_d Σ_j |x_ij θ_j|;
+//   - φ' is ¼-Lipschitz, and σ costs exp (at most 1 ulp) and three operations, so φ'ᵢ is
+//     off by at most ¼·|Δ(xᵢᵀθ)| + 5u|φ'ᵢ|;
 //   - the sum (1/m)Σᵢ x_ij φ'ᵢ + λθ_j of m + 1 terms is off by γ_{m+2} of its absolute
-//     terms in each evaluation (the scaling by 1/m included).
-//
-// Half of it bounds one evaluation's error against the exact gradient.
+//     terms (the scaling by 1/m included).
 func RoundingBound(X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
+	return 2 * evalBound(Unit, X, y, Theta, m, d, k, j, t, lambda)
+}
+
+// RoundingBound32 bounds |G_jt − Ĝ_jt| between LogisticGradient32's evaluation and a
+// float64 one on the same (float32) inputs: one evaluation's bound at float32's unit
+// roundoff, 2⁻²⁴ (times 1 + 2⁻²⁸ for the Go fallback's fused steps rounded twice), plus
+// one at float64's.
+func RoundingBound32(X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
+	return evalBound(Unit32, X, y, Theta, m, d, k, j, t, lambda) + evalBound(Unit, X, y, Theta, m, d, k, j, t, lambda)
+}
+
+// Unit32 is float32's unit roundoff 2⁻²⁴, widened by 2⁻²⁸ of itself: a fused step computed
+// through float64 and rounded to float32 errs by at most 2⁻²⁴ + 2⁻⁵³ of its result.
+const Unit32 = 0x1p-24 * (1 + 0x1p-28)
+
+// evalBound is one evaluation's error bound at unit roundoff u (RoundingBound's terms).
+func evalBound(u float64, X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
+	gamma := func(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 	var b, abs float64
 	for i := range m {
 		var uAbs, ui float64
@@ -221,12 +310,12 @@ func RoundingBound(X, y, Theta []float64, m, d, k, j, t int, lambda float64) flo
 			ui += X[i*d+l] * Theta[l*k+t]
 		}
 		dphi := math.Abs(logisticDeriv(ui, y[i]))
-		dDeriv := 0.25*2*Gamma(d)*uAbs + 2*5*Unit*dphi
+		dDeriv := 0.25*gamma(d)*uAbs + 5*u*dphi
 		b += math.Abs(X[i*d+j]) * dDeriv / float64(m)
 		abs += math.Abs(X[i*d+j]*dphi) / float64(m)
 	}
 	abs += math.Abs(lambda * Theta[j*k+t])
-	return b + 2*Gamma(m+2)*abs
+	return b + gamma(m+2)*abs
 }
 
 // Unit is float64's unit roundoff, 2⁻⁵³.
@@ -234,3 +323,7 @@ const Unit = 0x1p-53
 
 // Gamma is Higham's γ_n = nu/(1 − nu): the relative error bound of n float64 operations.
 func Gamma(n int) float64 { return float64(n) * Unit / (1 - float64(n)*Unit) }
+
+func kernels64() kernels[float64] { return kernels[float64]{panel: 8, group: 32, asm: HasAsm} }
+
+func kernels32() kernels[float32] { return kernels[float32]{panel: 16, group: 64, asm: HasAsm} }

@@ -163,22 +163,7 @@ func TestLogisticHVPMatchesReference(t *testing.T) {
 			}
 			obj.HessVec(hv, theta, v)
 			for j := range c.d {
-				var b, abs float64
-				for i := range c.m {
-					var ua, va, ui, vi float64
-					for l := range c.d {
-						ua += math.Abs(X[i*c.d+l] * theta[l])
-						va += math.Abs(X[i*c.d+l] * v[l])
-						ui += X[i*c.d+l] * theta[l]
-						vi += X[i*c.d+l] * v[l]
-					}
-					s := logisticCurv(ui)
-					ds := 2*Gamma(c.d)*ua/(6*math.Sqrt(3))*(math.Abs(vi)+2*Gamma(c.d)*va) + 0.25*2*Gamma(c.d)*va + 2*8*Unit*s*math.Abs(vi)
-					b += math.Abs(X[i*c.d+j]) * ds / float64(c.m)
-					abs += math.Abs(X[i*c.d+j]*s*vi) / float64(c.m)
-				}
-				abs += math.Abs(lambda * v[j])
-				bound := b + 2*Gamma(c.m+2)*abs
+				bound := 2 * hvpEvalBound(Unit, X, theta, v, c.m, c.d, j, lambda)
 				if diff := math.Abs(HV[j*c.k+tt] - hv[j]); diff > bound {
 					t.Fatalf("%+v: model %d, coordinate %d: %v against the reference's %v (off by %.3g, bound %.3g)", c, tt, j, HV[j*c.k+tt], hv[j], diff, bound)
 				}
@@ -197,6 +182,107 @@ func TestLogisticHVPMatchesReference(t *testing.T) {
 		for i := range a {
 			if a[i] != b[i] {
 				t.Fatalf("coordinate %d: assembly %v, Go %v", i, a[i], b[i])
+			}
+		}
+	}
+}
+
+// The float32 kernel's gradients are the float64 kernel's on the same inputs within
+// RoundingBound32 (float32's error bound plus float64's), on the assembly and on the Go
+// path alike.
+func TestLogisticGradient32(t *testing.T) {
+	for _, c := range []struct{ m, d, k int }{{37, 19, 13}, {64, 40, 16}, {130, 33, 70}, {3, 7, 9}} {
+		X, y, Theta := problem(c.m, c.d, c.k, uint64(c.m*c.k+5))
+		for i := range X { // inputs float32 can hold
+			X[i] = float64(float32(X[i]))
+		}
+		for i := range Theta {
+			Theta[i] = float64(float32(Theta[i]))
+		}
+		const lambda = 0.0625 // a power of two: exact in both
+		G := make([]float64, c.d*c.k)
+		LogisticGradient(G, X, y, Theta, c.m, c.d, c.k, lambda)
+		X32, y32, T32 := to32(X), to32(y), to32(Theta)
+		for _, asm := range []bool{true, false} {
+			if asm && !HasAsm {
+				continue
+			}
+			saved := HasAsm
+			HasAsm = asm
+			G32 := make([]float32, c.d*c.k)
+			LogisticGradient32(G32, X32, y32, T32, c.m, c.d, c.k, lambda)
+			HasAsm = saved
+			worst := 0.0
+			for j := range c.d {
+				for tt := range c.k {
+					diff := math.Abs(float64(G32[j*c.k+tt]) - G[j*c.k+tt])
+					bound := RoundingBound32(X, y, Theta, c.m, c.d, c.k, j, tt, lambda)
+					if diff > bound {
+						t.Fatalf("%+v (assembly %v): model %d, coordinate %d: float32 %v, float64 %v (off by %.3g, bound %.3g)", c, asm, tt, j, G32[j*c.k+tt], G[j*c.k+tt], diff, bound)
+					}
+					worst = max(worst, diff/bound)
+				}
+			}
+			t.Logf("%+v (assembly %v): worst difference %.3g of the bound", c, asm, worst)
+		}
+	}
+}
+
+func to32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+// hvpEvalBound is one evaluation's error bound on coordinate j of a Hessian–vector product
+// at unit roundoff u (TestLogisticHVPMatchesReference's terms).
+func hvpEvalBound(u float64, X, theta, v []float64, m, d, j int, lambda float64) float64 {
+	gamma := func(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
+	var b, abs float64
+	for i := range m {
+		var ua, va, ui, vi float64
+		for l := range d {
+			ua += math.Abs(X[i*d+l] * theta[l])
+			va += math.Abs(X[i*d+l] * v[l])
+			ui += X[i*d+l] * theta[l]
+			vi += X[i*d+l] * v[l]
+		}
+		s := logisticCurv(ui)
+		ds := gamma(d)*ua/(6*math.Sqrt(3))*(math.Abs(vi)+gamma(d)*va) + 0.25*gamma(d)*va + 8*u*s*math.Abs(vi)
+		b += math.Abs(X[i*d+j]) * ds / float64(m)
+		abs += math.Abs(X[i*d+j]*s*vi) / float64(m)
+	}
+	abs += math.Abs(lambda * v[j])
+	return b + gamma(m+2)*abs
+}
+
+// The float32 Hessian–vector products are the float64 ones within one float32 evaluation's
+// bound plus one float64's.
+func TestLogisticHVP32(t *testing.T) {
+	const m, d, k = 61, 27, 35
+	X, y, Theta := problem(m, d, k, 11)
+	_, _, V := problem(m, d, k, 12)
+	for _, a := range [][]float64{X, Theta, V} {
+		for i := range a {
+			a[i] = float64(float32(a[i]))
+		}
+	}
+	const lambda = 0.125
+	HV := make([]float64, d*k)
+	LogisticHVP(HV, X, y, Theta, V, m, d, k, lambda)
+	HV32 := make([]float32, d*k)
+	LogisticHVP32(HV32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, lambda)
+	theta, v := make([]float64, d), make([]float64, d)
+	for tt := range k {
+		for j := range d {
+			theta[j], v[j] = Theta[j*k+tt], V[j*k+tt]
+		}
+		for j := range d {
+			bound := hvpEvalBound(Unit32, X, theta, v, m, d, j, lambda) + hvpEvalBound(Unit, X, theta, v, m, d, j, lambda)
+			if diff := math.Abs(float64(HV32[j*k+tt]) - HV[j*k+tt]); diff > bound {
+				t.Fatalf("model %d, coordinate %d: float32 %v, float64 %v (off by %.3g, bound %.3g)", tt, j, HV32[j*k+tt], HV[j*k+tt], diff, bound)
 			}
 		}
 	}
