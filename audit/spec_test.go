@@ -71,7 +71,7 @@ func TestParseSpecRefusals(t *testing.T) {
 		{`{"method": {"name": "d2d"}, "data": {"file": "x.csv", "preprocessing": "standardise"}}`, `s.json: data.preprocessing: preprocessing step "standardise": want none or a comma-separated list of standardize, max-abs, pixels, unit-ball, unit-rows`},
 		{`{"method": {"name": "d2d"}, "data": {"preprocessing": "none"}}`, `s.json: data.file: missing; format, classes, labels and preprocessing describe a file`},
 		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "s.json: method.params.sglu-sigma: want a number in (0, inf)"},
-		{`{"method": {"name": "sglu", "params": {"sigma": 1}}}`, "s.json: method.params.sigma: unknown field; want one of sglu-batch, sglu-epochs, sglu-lockstep, sglu-sigma"},
+		{`{"method": {"name": "sglu", "params": {"sigma": 1}}}`, "s.json: method.params.sigma: unknown field; want one of sglu-batch, sglu-epochs, sglu-lockstep, sglu-precision, sglu-sigma"},
 		{`{"method": {"name": "newton"}}`, `s.json: method.name: "newton": want one of d2d, hf, olu, safe, sglu`},
 		{`{"method": {"name": "d2d", "variants": ["sglu"]}}`, `s.json: method.variants[0]: "sglu" is not a variant of d2d`},
 		{`{}`, "s.json: method: missing"},

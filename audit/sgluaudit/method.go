@@ -26,12 +26,13 @@ func (Method) DemoVariants() []audit.Variant {
 	return []audit.Variant{{Name: "sglu", Summary: "PNSGD on fixed cyclic batches, each deletion served by replacing the record in its slot"}}
 }
 
-// DemoParams are the batch size, the noise, the learning epochs and the lockstep size.
+// DemoParams are the batch size, the noise, the learning epochs, the lockstep size and its precision.
 func (Method) DemoParams() []audit.Param {
 	return []audit.Param{
 		{Name: "sglu-batch", Usage: "SGLU: mini-batch size b (the data are cut to a multiple of it)", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"},
 		{Name: "sglu-sigma", Usage: "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"},
 		{Name: "sglu-epochs", Usage: "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)", Default: "0", Kind: audit.Integer, Range: "[0, 1e5]"},
+		{Name: "sglu-precision", Usage: "SGLU: the lockstep gradients' precision: float64, or float32 to measure what it changes (needs --sglu-lockstep)", Default: "float64", Kind: audit.Choice, Choices: []string{"float64", "float32"}},
 		{Name: "sglu-lockstep", Usage: "SGLU: run up to this many trials in lockstep, one pass over each batch for all (0: one at a time; the trials then differ by rounding only)", Default: "0", Kind: audit.Integer, Range: "[0, 1024]"},
 	}
 }
@@ -59,6 +60,10 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 	if err != nil {
 		return nil, err
 	}
+	precision := args.String("sglu-precision")
+	if precision == "float32" && lockstep < 1 {
+		return nil, fmt.Errorf("--sglu-precision float32: runs in lockstep only; set --sglu-lockstep")
+	}
 	if b <= 0 || b > s.Data.Len() {
 		return nil, fmt.Errorf("--sglu-batch %d: want 1 … %d", b, s.Data.Len())
 	}
@@ -74,7 +79,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		T = BurnIn(LogisticProblem(loss, data, b, s.Radius), 1e-3)
 	}
 	sub, err := New(Setup{Loss: loss, Data: data, Removals: s.Deletions, Batch: b,
-		Sigma: sigma, Epochs: T, Radius: s.Radius, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed, Lockstep: lockstep})
+		Sigma: sigma, Epochs: T, Radius: s.Radius, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed, Lockstep: lockstep, Float32: precision == "float32"})
 	if err != nil {
 		return nil, err
 	}

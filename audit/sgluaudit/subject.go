@@ -37,6 +37,10 @@ type Setup struct {
 	// however it is batched. They differ from the one-at-a-time Model's by rounding only,
 	// but differ: lockstep is part of the configuration's fingerprint (its size is not).
 	Lockstep int
+	// Float32 computes the lockstep gradients in float32 (sglu.LearnOrderedEnsemble32):
+	// for measuring what float32 changes in the audit's statistics, never the default.
+	// It needs Lockstep and is part of the fingerprint.
+	Float32 bool
 }
 
 // Subject is an SGLU setup the audit engine can sample (it implements audit.Subject).
@@ -65,6 +69,9 @@ func New(s Setup) (*Subject, error) {
 	}
 	if len(s.Removals) == 0 {
 		return nil, fmt.Errorf("sglu audit: no removal requests; an unlearning audit needs at least one")
+	}
+	if s.Float32 && s.Lockstep < 1 {
+		return nil, fmt.Errorf("sglu audit: float32 gradients run in lockstep only: set a lockstep size")
 	}
 	if !(s.Loss.Lambda > 0) {
 		return nil, fmt.Errorf("sglu audit: loss: λ = %v; SGLU's bounds need strong convexity λ > 0", s.Loss.Lambda)
@@ -154,6 +161,9 @@ func New(s Setup) (*Subject, error) {
 	header := fmt.Sprintf("sglu|%s|%+v|%v|%d|%v|%v", s.Loss.Name(), p, s.Sigma, s.Epochs, sub.ks, s.Seed)
 	if s.Lockstep > 0 {
 		header += "|lockstep" // the ensemble's kernel: the same trials up to rounding
+	}
+	if s.Float32 {
+		header += "|float32"
 	}
 	sub.fp = audit.ConfigFingerprint(header, ordered, nil, replacements)
 	return sub, nil
@@ -290,7 +300,7 @@ func (s *Subject) Unlearned(ctx context.Context, st reference.Streams) (referenc
 // noise (stream "sglu/retrained"): Theorem 3.2's reference.
 func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (reference.Release, error) {
 	if s.setup.Lockstep > 0 {
-		e, err := sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, s.final, ensembleStreams(st.Seed, []int{st.Trial}, "sglu/retrained"))
+		e, err := s.learnEnsemble(ctx, s.final, ensembleStreams(st.Seed, []int{st.Trial}, "sglu/retrained"))
 		if err != nil {
 			return reference.Release{}, err
 		}
@@ -470,7 +480,7 @@ func (s *Subject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]
 	if err != nil {
 		return nil, err
 	}
-	r, err := sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, s.final, ensembleStreams(seed, indices, "sglu/retrained"))
+	r, err := s.learnEnsemble(ctx, s.final, ensembleStreams(seed, indices, "sglu/retrained"))
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +494,7 @@ func (s *Subject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]
 // unlearnedEnsemble runs the trials' unlearned runs in lockstep: learning, then each
 // removal and its K_s epochs.
 func (s *Subject) unlearnedEnsemble(ctx context.Context, seed uint64, indices []int) (*sglu.Ensemble, error) {
-	u, err := sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, s.ordered, ensembleStreams(seed, indices, "sglu/unlearned"))
+	u, err := s.learnEnsemble(ctx, s.ordered, ensembleStreams(seed, indices, "sglu/unlearned"))
 	if err != nil {
 		return nil, err
 	}
@@ -497,6 +507,14 @@ func (s *Subject) unlearnedEnsemble(ctx context.Context, seed uint64, indices []
 		}
 	}
 	return u, nil
+}
+
+// learnEnsemble learns T epochs of the runs on ds in lockstep, in the setup's precision.
+func (s *Subject) learnEnsemble(ctx context.Context, ds *reference.Dataset, rs []*rand.Rand) (*sglu.Ensemble, error) {
+	if s.setup.Float32 {
+		return sglu.LearnOrderedEnsemble32(ctx, s.params(), s.setup.Loss, ds, rs)
+	}
+	return sglu.LearnOrderedEnsemble(ctx, s.params(), s.setup.Loss, ds, rs)
 }
 
 // ensembleStreams are the trials' streams of one purpose, in order.

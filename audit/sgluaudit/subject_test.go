@@ -5,6 +5,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -196,6 +197,18 @@ func TestLockstepTrials(t *testing.T) {
 	}
 	if four.Fingerprint() != sixteen.Fingerprint() || four.Fingerprint() == plain.Fingerprint() {
 		t.Error("fingerprints: want lockstep's size out of it and lockstep itself in it")
+	}
+	st.Float32 = true
+	f32, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f32.Fingerprint() == sixteen.Fingerprint() {
+		t.Error("float32 lockstep has float64's fingerprint")
+	}
+	st.Lockstep = 0
+	if _, err := New(st); err == nil || !strings.Contains(err.Error(), "lockstep only") {
+		t.Errorf("float32 without lockstep: %v", err)
 	}
 	ctx := context.Background()
 	a, err := audit.Engine{Workers: 1}.Run(ctx, four, 3, 10)

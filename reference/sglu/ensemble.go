@@ -34,10 +34,25 @@ type Ensemble struct {
 	noise  []float64
 	rs     []*rand.Rand
 	epochs int
+	// float32 gradients (LearnOrderedEnsemble32): the rows, the iterates as the kernel
+	// reads them, and its gradients
+	x32, y32, theta32, grad32 []float32
 }
 
 // LearnOrderedEnsemble is LearnOrdered for len(rs) runs at once, run t drawing from rs[t].
 func LearnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds *reference.Dataset, rs []*rand.Rand) (*Ensemble, error) {
+	return learnOrderedEnsemble(ctx, p, loss, ds, rs, false)
+}
+
+// LearnOrderedEnsemble32 is LearnOrderedEnsemble with the gradients in float32
+// (ensemble.LogisticGradient32 on the rows and iterates rounded to float32); the iterates,
+// the noise, the step and the projection stay in float64. It is for measuring what
+// float32 changes in an audit's statistics, never for certificates or exact checks.
+func LearnOrderedEnsemble32(ctx context.Context, p Params, loss reference.Loss, ds *reference.Dataset, rs []*rand.Rand) (*Ensemble, error) {
+	return learnOrderedEnsemble(ctx, p, loss, ds, rs, true)
+}
+
+func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds *reference.Dataset, rs []*rand.Rand, f32 bool) (*Ensemble, error) {
 	lg, ok := loss.(reference.Logistic)
 	if !ok || lg.Clip > 0 {
 		return nil, fmt.Errorf("sglu ensemble: loss %s: only logistic regression without clipping runs in lockstep", loss.Name())
@@ -64,6 +79,10 @@ func LearnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 	}
 	for i, id := range e.ids {
 		e.slot[id] = i
+	}
+	if f32 {
+		e.x32, e.y32 = toFloat32(e.x), toFloat32(e.y)
+		e.theta32, e.grad32 = make([]float32, d*k), make([]float32, d*k)
 	}
 	for t, r := range rs {
 		switch p.Init {
@@ -107,7 +126,17 @@ func (e *Ensemble) Epochs(ctx context.Context, K int) error {
 func (e *Ensemble) step(j int) {
 	p, k, b := e.params, len(e.rs), e.params.Batch
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
-	ensemble.LogisticGradient(e.grad, e.x[j*b*e.d:(j+1)*b*e.d], e.y[j*b:(j+1)*b], e.theta, b, e.d, k, e.lambda)
+	if e.x32 != nil {
+		for i, v := range e.theta {
+			e.theta32[i] = float32(v)
+		}
+		ensemble.LogisticGradient32(e.grad32, e.x32[j*b*e.d:(j+1)*b*e.d], e.y32[j*b:(j+1)*b], e.theta32, b, e.d, k, float32(e.lambda))
+		for i, v := range e.grad32 {
+			e.grad[i] = float64(v)
+		}
+	} else {
+		ensemble.LogisticGradient(e.grad, e.x[j*b*e.d:(j+1)*b*e.d], e.y[j*b:(j+1)*b], e.theta, b, e.d, k, e.lambda)
+	}
 	for t, r := range e.rs {
 		reference.FillNormal(e.noise, sd, r)
 		for i := range e.col {
@@ -143,6 +172,12 @@ func (e *Ensemble) Replace(id int64, rec reference.Record) error {
 	}
 	copy(e.x[i*e.d:(i+1)*e.d], rec.X)
 	e.y[i], e.ids[i] = rec.Y, rec.ID
+	if e.x32 != nil {
+		for j, v := range rec.X {
+			e.x32[i*e.d+j] = float32(v)
+		}
+		e.y32[i] = float32(rec.Y)
+	}
 	delete(e.slot, id)
 	e.slot[rec.ID] = i
 	return nil
@@ -160,3 +195,11 @@ func (e *Ensemble) Published(t int) []float64 {
 
 // EpochsRun is the number of epochs every run has run.
 func (e *Ensemble) EpochsRun() int { return e.epochs }
+
+func toFloat32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}

@@ -156,3 +156,94 @@ func TestEnsembleRefuses(t *testing.T) {
 	}
 	_ = mat.Dense{}
 }
+
+// Runs with float32 gradients stay within a derived bound of the float64 runs on the same
+// streams. Each step adds η times the float32 evaluation's error (ensemble.RoundingBound32
+// at the float32-rounded inputs) and the inputs' own rounding to float32 — θ by u₃₂‖θ‖
+// through the gradient's Lipschitz constant ¼·max‖xᵢ‖² + λ, each row by u₃₂‖xᵢ‖ through
+// |φ'| ≤ 1 and φ” ≤ ¼: (1/b)Σᵢ u₃₂‖xᵢ‖(1 + ¼‖xᵢ‖‖θ‖) — and each update's rounding, at
+// most γ₃(2‖θ_new‖ + ‖θ_prev‖ + η‖g‖) with ‖g‖ ≤ max‖xᵢ‖ + λ‖θ‖ (no projection here, so the
+// stored iterate is the update's result). The steps are non-expansive, so the bounds add.
+func TestEnsemble32NearEnsemble64(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		b := rapid.IntRange(2, 8).Draw(rt, "b")
+		n := b * rapid.IntRange(1, 4).Draw(rt, "batches")
+		d := rapid.IntRange(1, 6).Draw(rt, "d")
+		k := rapid.IntRange(1, 20).Draw(rt, "runs")
+		seed := rapid.Uint64().Draw(rt, "seed")
+		lambda := rapid.Float64Range(1e-2, 1).Draw(rt, "lambda")
+		ds, err := reference.SyntheticClassification(n, d, seed)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		ds = ds.NormalizeRows()
+		L := 0.25 + lambda
+		p := Params{Problem: Problem{Smoothness: L, Lipschitz: 1, StrongConvexity: lambda, StepSize: 1 / L, N: n, Batch: b, Radius: math.Inf(1)},
+			Sigma: 0.1, Init: ZeroInit}
+		loss := reference.Logistic{Lambda: lambda}
+		streams := func() []*rand.Rand {
+			rs := make([]*rand.Rand, k)
+			for i := range rs {
+				rs[i] = reference.Stream(seed, i, "ensemble32-test")
+			}
+			return rs
+		}
+		e64, err := LearnOrderedEnsemble(context.Background(), p, loss, ds, streams())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		e32, err := LearnOrderedEnsemble32(context.Background(), p, loss, ds, streams())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		const u32 = ensemble.Unit32
+		eta := p.StepSize
+		bound := make([]float64, k)
+		for range 3 {
+			for j := range n / b {
+				x := e64.x[j*b*d : (j+1)*b*d]
+				yb := e64.y[j*b : (j+1)*b]
+				x32 := make([]float64, len(x))
+				for i, v := range e32.x32[j*b*d : (j+1)*b*d] {
+					x32[i] = float64(v)
+				}
+				var maxRow float64
+				for r := range b {
+					maxRow = math.Max(maxRow, reference.Norm(x[r*d:(r+1)*d]))
+				}
+				prev32, prev64 := make([][]float64, k), make([][]float64, k)
+				for i := range k {
+					prev32[i], prev64[i] = e32.Published(i), e64.Published(i)
+				}
+				e64.step(j)
+				e32.step(j)
+				for i := range k {
+					th := prev32[i]
+					th32 := make([]float64, d)
+					for l, v := range th {
+						th32[l] = float64(float32(v))
+					}
+					var rb float64
+					for l := range d {
+						v := ensemble.RoundingBound32(x32, yb, th32, b, d, 1, l, 0, lambda)
+						rb += v * v
+					}
+					nt := reference.Norm(th)
+					inputs := (0.25*maxRow*maxRow + lambda) * u32 * nt
+					for r := range b {
+						xr := reference.Norm(x[r*d : (r+1)*d])
+						inputs += u32 * xr * (1 + 0.25*xr*nt) / float64(b)
+					}
+					update := func(prev, next []float64) float64 {
+						np := reference.Norm(prev)
+						return ensemble.Gamma(3) * (2*reference.Norm(next) + np + eta*(maxRow+lambda*np))
+					}
+					bound[i] += eta*(math.Sqrt(rb)+inputs) + update(prev32[i], e32.Published(i)) + update(prev64[i], e64.Published(i))
+					if dist := reference.Distance(e64.Published(i), e32.Published(i)); dist > bound[i] {
+						rt.Fatalf("run %d: float32 gradients put it %.3g from float64's, beyond the bound %.3g", i, dist, bound[i])
+					}
+				}
+			}
+		}
+	})
+}
