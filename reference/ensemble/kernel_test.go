@@ -40,14 +40,7 @@ func TestLogisticGradientMatchesReference(t *testing.T) {
 		const lambda = 0.05
 		G := make([]float64, c.d*c.k)
 		LogisticGradient(G, X, y, Theta, c.m, c.d, c.k, lambda)
-		ids := make([]int64, c.m)
-		for i := range ids {
-			ids[i] = int64(i)
-		}
-		ds, err := reference.NewDataset(ids, mat.NewDense(c.m, c.d, X), y)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := dataset(t, X, y, c.m, c.d)
 		obj := reference.Logistic{Lambda: lambda}.Objective(ds)
 		theta, g := make([]float64, c.d), make([]float64, c.d)
 		worst := 0.0
@@ -147,14 +140,7 @@ func TestLogisticHVPMatchesReference(t *testing.T) {
 		const lambda = 0.05
 		HV := make([]float64, c.d*c.k)
 		LogisticHVP(HV, X, y, Theta, V, c.m, c.d, c.k, lambda)
-		ids := make([]int64, c.m)
-		for i := range ids {
-			ids[i] = int64(i)
-		}
-		ds, err := reference.NewDataset(ids, mat.NewDense(c.m, c.d, X), y)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := dataset(t, X, y, c.m, c.d)
 		obj := reference.Logistic{Lambda: lambda}.Objective(ds)
 		theta, v, hv := make([]float64, c.d), make([]float64, c.d), make([]float64, c.d)
 		for tt := range c.k {
@@ -286,4 +272,18 @@ func TestLogisticHVP32(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dataset wraps rows and labels as a reference.Dataset with IDs 0..m−1.
+func dataset(t *testing.T, X, y []float64, m, d int) *reference.Dataset {
+	t.Helper()
+	ids := make([]int64, m)
+	for i := range ids {
+		ids[i] = int64(i)
+	}
+	ds, err := reference.NewDataset(ids, mat.NewDense(m, d, X), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

@@ -85,16 +85,8 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 		e.theta32, e.grad32 = make([]float32, d*k), make([]float32, d*k)
 	}
 	for t, r := range rs {
-		switch p.Init {
-		case GaussianInit:
-			reference.FillNormal(e.col, math.Sqrt(2/p.StrongConvexity)*p.Sigma, r)
-		case PointInit:
-			if len(p.Start) != d {
-				return nil, fmt.Errorf("sglu ensemble: start: %d coordinates for %d features", len(p.Start), d)
-			}
-			copy(e.col, p.Start)
-		default:
-			clear(e.col)
+		if err := p.initial(e.col, r); err != nil {
+			return nil, fmt.Errorf("sglu ensemble: %w", err)
 		}
 		e.setColumn(t)
 	}

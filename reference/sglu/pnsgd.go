@@ -135,19 +135,29 @@ func LearnOrdered(ctx context.Context, p Params, loss reference.Loss, ds *refere
 			return nil, fmt.Errorf("sglu learn: %w", err)
 		}
 	}
-	switch p.Init {
-	case GaussianInit:
-		reference.FillNormal(m.theta, math.Sqrt(2/p.StrongConvexity)*p.Sigma, r)
-	case PointInit:
-		if len(p.Start) != d {
-			return nil, fmt.Errorf("sglu learn: start: %d coordinates for %d features", len(p.Start), d)
-		}
-		copy(m.theta, p.Start)
+	if err := p.initial(m.theta, r); err != nil {
+		return nil, fmt.Errorf("sglu learn: %w", err)
 	}
 	if err := m.Epochs(ctx, p.Epochs, r); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// initial draws θ₀ from the initial law into theta (zeroed under ZeroInit), from r.
+func (p Params) initial(theta []float64, r *rand.Rand) error {
+	switch p.Init {
+	case GaussianInit:
+		reference.FillNormal(theta, math.Sqrt(2/p.StrongConvexity)*p.Sigma, r)
+	case PointInit:
+		if len(p.Start) != len(theta) {
+			return fmt.Errorf("start: %d coordinates for %d features", len(p.Start), len(theta))
+		}
+		copy(theta, p.Start)
+	default:
+		clear(theta)
+	}
+	return nil
 }
 
 // rebuild binds batch j's objective to its rows (after a change to them).
