@@ -25,3 +25,5 @@
 // against: this core's FMA peak (4·n·d flops a trial-epoch at that rate is the FLOP limit)
 // and one streaming read of the data.
 package ensemble
+
+//go:generate go run -C asm . -out ../kernel_amd64.s -stubs ../kernel_amd64_stubs.go -pkg ensemble
