@@ -41,9 +41,9 @@ type SubjectTiming struct {
 	CheckPerTrial time.Duration
 }
 
-// CalibrationSubjects lists what an audit runs: each subject and, with controls, its
-// controls, as (name, subject, check).
-func CalibrationSubjects(audited []Audited, controls bool) []Audited {
+// WithControls lists what an audit runs, in the order it runs them: each subject followed,
+// with controls, by its controls (their Audited: the mutant subject and its check).
+func WithControls(audited []Audited, controls bool) []Audited {
 	var out []Audited
 	for _, a := range audited {
 		out = append(out, a)

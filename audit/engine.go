@@ -415,11 +415,9 @@ func checkLine(k int, line []byte, hdr checkpointHeader, seen map[int]int, load 
 	fail := func(format string, args ...any) *CheckpointError {
 		return &CheckpointError{Line: k, Msg: fmt.Sprintf(format, args...)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
 	if k == 1 {
-		var got checkpointHeader
-		if err := dec.Decode(&got); err != nil || got.Schema != checkpointSchema {
+		got, ok := decodeHeader(line)
+		if !ok {
 			return fail("not a trials file of schema %s", checkpointSchema)
 		}
 		if got != hdr {
@@ -427,6 +425,8 @@ func checkLine(k int, line []byte, hdr checkpointHeader, seen map[int]int, load 
 		}
 		return nil
 	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
 	var t trialLine
 	if err := dec.Decode(&t); err != nil {
 		return fail("not a trial line: %v", err)
@@ -446,6 +446,18 @@ func checkLine(k int, line []byte, hdr checkpointHeader, seen map[int]int, load 
 	seen[t.Index] = k
 	load(t.TrialResult)
 	return nil
+}
+
+// decodeHeader reads a checkpoint's first line, strictly: false if it is not a header of
+// checkpointSchema.
+func decodeHeader(line []byte) (checkpointHeader, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var h checkpointHeader
+	if err := dec.Decode(&h); err != nil || h.Schema != checkpointSchema {
+		return checkpointHeader{}, false
+	}
+	return h, true
 }
 
 // headerDiff names what differs between a checkpoint's header and the audit resuming it.

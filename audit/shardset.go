@@ -375,9 +375,8 @@ func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
 			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)}
 		}
 		if k == 1 {
-			dec := json.NewDecoder(bytes.NewReader(line))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&hdr); err != nil || hdr.Schema != checkpointSchema {
+			var ok bool
+			if hdr, ok = decodeHeader(line); !ok {
 				return hdr, nil, &CheckpointError{Path: path, Line: 1, Msg: "not a trials file of schema " + checkpointSchema}
 			}
 			continue

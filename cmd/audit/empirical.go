@@ -272,7 +272,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if set["trials"] {
 			argv = append(argv, fmt.Sprintf("--trials=%d", trials))
 		}
-		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{power: power, against: against, shards: shards, budget: budget, json: *asJSON}})
+		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: against, shards: shards, budget: budget, json: *asJSON}})
 	}
 	if setFlags(fs)["against"] {
 		factor = against

@@ -14,6 +14,7 @@ import (
 
 // planRequest is audit plan --spec's question: the power target, and how to calibrate.
 type planRequest struct {
+	spec           string  // the spec file, as given
 	power, against float64 // against 0: the spec's power.against, else audit.DefaultPowerAgainst
 	shards         int
 	budget         time.Duration
@@ -85,12 +86,12 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 		}
 		specPower = res.Power
 	}
-	cal, err := audit.Calibrate(ctx, audit.CalibrationSubjects(subjects, c.controls), c.seed, c.workers, pr.budget, max(need, c.trials))
+	cal, err := audit.Calibrate(ctx, audit.WithControls(subjects, c.controls), c.seed, c.workers, pr.budget, max(need, c.trials))
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 	cal.Setup = setup
-	out := planSpecOutput{Spec: strings.TrimPrefix(c.commandLine[2], "--spec="), Epsilon: claim.Epsilon, Delta: claim.Delta, Confidence: c.confidence,
+	out := planSpecOutput{Spec: pr.spec, Epsilon: claim.Epsilon, Delta: claim.Delta, Confidence: c.confidence,
 		Against: against, Power: pr.power, TrialsNeeded: need, GDPMu: mu, SpecTrials: c.trials, SpecPower: specPower,
 		Workers: cal.Workers, SetupSeconds: setup.Seconds(), CalibrationS: cal.Took.Seconds(),
 		Assumption: "trials_needed assumes a Gaussian (μ-GDP) leak whose ε at δ is against × claim; times are for machines like this one, without queueing or file transfer"}

@@ -16,21 +16,14 @@ import (
 // toolName is the tool and version a shard's manifest records.
 func toolName() string { return "unlearnaudit " + version }
 
-// shardSubjects lists the audit's subjects, each followed by its controls when they run,
-// with their checkpoint files relative to a shard's folder.
+// shardSubjects lists the audit's subjects as audit.WithControls orders them, with their
+// checkpoint files relative to a shard's folder.
 func shardSubjects(c demoConfig, subjects []audit.Audited) []audit.ShardSubject {
 	var out []audit.ShardSubject
-	add := func(s audit.Subject) {
+	for _, a := range audit.WithControls(subjects, c.controls) {
+		s := a.Subject
 		out = append(out, audit.ShardSubject{Name: s.Name(), Fingerprint: audit.Fingerprint(s),
 			File: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed))})
-	}
-	for _, ds := range subjects {
-		add(ds.Subject)
-		if c.controls {
-			for _, ctl := range ds.Controls {
-				add(ctl.Audited.Subject)
-			}
-		}
 	}
 	return out
 }
@@ -70,15 +63,8 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		removeIfEmpty(created)
 		return fmt.Errorf("run: %w", err)
 	}
-	byName := map[string]audit.Subject{}
-	for _, ds := range subjects {
-		byName[ds.Subject.Name()] = ds.Subject
-		for _, ctl := range ds.Controls {
-			byName[ctl.Audited.Subject.Name()] = ctl.Audited.Subject
-		}
-	}
-	for _, ss := range m.Subjects {
-		s := byName[ss.Name]
+	for k, a := range audit.WithControls(subjects, c.controls) {
+		s, ss := a.Subject, m.Subjects[k]
 		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(dir, ss.File), Progress: c.progress.Update, Shard: c.shard}
 		_, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()

@@ -283,6 +283,7 @@ func TestPlanSpec(t *testing.T) {
 		n := p["trials"].(float64)
 		check := cal["check_seconds_fixed"].(float64) + n*cal["check_seconds_per_trial"].(float64)
 		one := got["setup_seconds"].(float64) + n*cal["seconds_per_trial"].(float64) + check
+		// Predict sums durations rounded to the nanosecond, so the JSON and this sum agree to a few ns (held to 1 µs)
 		if d := p["one_machine_seconds"].(float64) - one; d < -1e-6 || d > 1e-6 {
 			t.Errorf("at %v trials: one machine %v s, want setup + trials × per-trial + check = %v", n, p["one_machine_seconds"], one)
 		}

@@ -50,13 +50,13 @@ func LogisticGradient32(G, X, y, Theta []float32, m, d, k int, lambda float32) {
 // product is the same bits wherever it sits among the k). It does not allocate.
 func LogisticHVP(HV, X, y, Theta, V []float64, m, d, k int, lambda float64) {
 	checkShapes("LogisticHVP", HV, X, y, Theta, V, m, d, k)
-	hvp(HV, X, Theta, V, m, d, k, lambda, kernels64())
+	hvp(HV, X, y, Theta, V, m, d, k, lambda, kernels64())
 }
 
 // LogisticHVP32 is LogisticHVP in float32, as LogisticGradient32 is LogisticGradient.
 func LogisticHVP32(HV, X, y, Theta, V []float32, m, d, k int, lambda float32) {
 	checkShapes("LogisticHVP32", HV, X, y, Theta, V, m, d, k)
-	hvp(HV, X, Theta, V, m, d, k, lambda, kernels32())
+	hvp(HV, X, y, Theta, V, m, d, k, lambda, kernels32())
 }
 
 type float interface{ ~float32 | ~float64 }
@@ -110,65 +110,30 @@ func fma[F float](a, b, c F) F { return F(math.FMA(float64(a), float64(b), float
 
 // gradient is LogisticGradient for either precision.
 func gradient[F float](G, X, y, Theta []F, m, d, k int, lambda F, kn kernels[F]) {
-	for i, v := range Theta[:d*k] {
-		G[i] = lambda * v
-	}
 	inv := 1 / F(m)
-	p := kn.panel
-	var z [rowBlock * maxPanel]F
-	for c0 := 0; c0 < k; c0 += kn.group {
-		c1 := min(c0+kn.group, k)
-		i := 0
-		for ; i+rowBlock <= m; i += rowBlock {
-			x := &X[i*d]
-			c := c0
-			for ; c+p <= c1; c += p {
-				kn.mul(x, d, &Theta[c], k, d, &z[0])
-				for r := range rowBlock {
-					yi := float64(y[i+r])
-					for t := range p {
-						z[r*p+t] = inv * F(logisticDeriv(float64(z[r*p+t]), yi))
-					}
-				}
-				kn.acc(x, d, &z[0], d, &G[c], k)
-			}
-			if c < c1 {
-				gradientEdge(G, X, y, Theta, i, i+rowBlock, c, c1, d, k, inv)
-			}
-		}
-		if i < m {
-			gradientEdge(G, X, y, Theta, i, m, c0, c1, d, k, inv)
-		}
-	}
-}
-
-// gradientEdge adds rows lo..hi's terms for models c0..c1 to G, one row and one model at
-// a time: the edges the micro-kernels' blocks do not cover. It sums in the micro-kernels'
-// order with their fused operations (xᵢᵀθ over j from 0, then G over the rows in order),
-// so a model's gradient is the same bits wherever it sits among the k: in a panel or at
-// the edge, in an ensemble of 1 or of 128.
-func gradientEdge[F float](G, X, y, Theta []F, lo, hi, c0, c1, d, k int, inv F) {
-	for i := lo; i < hi; i++ {
-		x := X[i*d : (i+1)*d]
-		for c := c0; c < c1; c++ {
-			var u F
-			for j, xj := range x {
-				u = fma(xj, Theta[j*k+c], u)
-			}
-			w := inv * F(logisticDeriv(float64(u), float64(y[i])))
-			for j, xj := range x {
-				G[j*k+c] = fma(xj, w, G[j*k+c])
-			}
-		}
-	}
+	pass(G, X, y, Theta, nil, Theta, m, d, k, lambda, kn, func(u, _, yi F) F {
+		return inv * F(logisticDeriv(float64(u), float64(yi)))
+	})
 }
 
 // hvp is LogisticHVP for either precision.
-func hvp[F float](HV, X, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) {
-	for i, v := range V[:d*k] {
-		HV[i] = lambda * v
-	}
+func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) {
 	inv := 1 / F(m)
+	pass(HV, X, y, Theta, V, V, m, d, k, lambda, kn, func(u, uv, _ F) F {
+		return inv * F(logisticCurv(float64(u))) * uv
+	})
+}
+
+// pass is the one pass over the data both products make: out = λ·base + Xᵀ W, with W_it =
+// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 and
+// models in panels through the micro-kernels; the edges the blocks do not cover go one row
+// and one model at a time in the micro-kernels' order with their fused operations (xᵢᵀθ
+// over j from 0, then out over the rows in order), so a model's result is the same bits
+// wherever it sits among the k: in a panel or at the edge, in an ensemble of 1 or of 128.
+func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F) {
+	for i, v := range base[:d*k] {
+		out[i] = lambda * v
+	}
 	p := kn.panel
 	var z, zv [rowBlock * maxPanel]F
 	for c0 := 0; c0 < k; c0 += kn.group {
@@ -179,24 +144,29 @@ func hvp[F float](HV, X, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) {
 			c := c0
 			for ; c+p <= c1; c += p {
 				kn.mul(x, d, &Theta[c], k, d, &z[0])
-				kn.mul(x, d, &V[c], k, d, &zv[0])
-				for q := range rowBlock * p {
-					z[q] = inv * F(logisticCurv(float64(z[q]))) * zv[q]
+				if V != nil {
+					kn.mul(x, d, &V[c], k, d, &zv[0])
 				}
-				kn.acc(x, d, &z[0], d, &HV[c], k)
+				for r := range rowBlock {
+					for t := range p {
+						z[r*p+t] = weight(z[r*p+t], zv[r*p+t], y[i+r])
+					}
+				}
+				kn.acc(x, d, &z[0], d, &out[c], k)
 			}
 			if c < c1 {
-				hvpEdge(HV, X, Theta, V, i, i+rowBlock, c, c1, d, k, inv)
+				edge(out, X, y, Theta, V, i, i+rowBlock, c, c1, d, k, weight)
 			}
 		}
 		if i < m {
-			hvpEdge(HV, X, Theta, V, i, m, c0, c1, d, k, inv)
+			edge(out, X, y, Theta, V, i, m, c0, c1, d, k, weight)
 		}
 	}
 }
 
-// hvpEdge is gradientEdge for hvp.
-func hvpEdge[F float](HV, X, Theta, V []F, lo, hi, c0, c1, d, k int, inv F) {
+// edge adds rows lo..hi's terms for models c0..c1 to out, one row and one model at a time
+// (pass's edges).
+func edge[F float](out, X, y, Theta, V []F, lo, hi, c0, c1, d, k int, weight func(u, uv, yi F) F) {
 	for i := lo; i < hi; i++ {
 		x := X[i*d : (i+1)*d]
 		for c := c0; c < c1; c++ {
@@ -204,12 +174,14 @@ func hvpEdge[F float](HV, X, Theta, V []F, lo, hi, c0, c1, d, k int, inv F) {
 			for j, xj := range x {
 				u = fma(xj, Theta[j*k+c], u)
 			}
-			for j, xj := range x {
-				uv = fma(xj, V[j*k+c], uv)
+			if V != nil {
+				for j, xj := range x {
+					uv = fma(xj, V[j*k+c], uv)
+				}
 			}
-			w := inv * F(logisticCurv(float64(u))) * uv
+			w := weight(u, uv, y[i])
 			for j, xj := range x {
-				HV[j*k+c] = fma(xj, w, HV[j*k+c])
+				out[j*k+c] = fma(xj, w, out[j*k+c])
 			}
 		}
 	}
