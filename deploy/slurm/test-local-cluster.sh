@@ -33,12 +33,28 @@ work=$(mktemp -d /tmp/unlearnaudit-slurm.XXXXXX)
 chmod 755 "$work"
 pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	# the daemons detach: stop them by their pid files
+	local status=$? daemons=() f p i
+	set +e # the test's status is decided: cleaning up must not change it
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	# the daemons detach: stop them by their pid files, then wait until they are gone, since
+	# slurmctld writes its state on the way out (removing the folder under it fails)
 	for f in "$work"/slurmd.pid "$work"/slurmctld.pid "$work"/munge/munged.pid; do
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+		[ -f "$f" ] && daemons+=("$(cat "$f")")
 	done
-	if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
+	for p in "${daemons[@]}"; do kill "$p" 2>/dev/null; done
+	for i in $(seq 100); do
+		alive=0
+		for p in "${daemons[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "kept $work"
+	else
+		for i in 1 2 3 4 5; do rm -rf "$work" 2>/dev/null && break; sleep 1; done
+		[ -e "$work" ] && echo "note: could not remove $work" >&2
+	fi
+	exit $status
 }
 trap cleanup EXIT
 
