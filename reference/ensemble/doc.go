@@ -11,15 +11,23 @@
 //
 // two matrix–matrix products instead of 2k matrix–vector ones. LogisticGradient computes
 // them with a blocked kernel: rows of X in blocks of 4, models in panels of 8 kept in
-// registers, 32 models' parameters and gradients held in L2 while the rows pass, each row
-// block's XΘ turned into R and added into G before the next is read. The micro-kernels are
+// registers (then one half panel of 4, then the last k mod 4 one at a time), 32 models'
+// parameters and gradients held in L2 while the rows pass, each row block's XΘ turned into
+// R and added into G before the next is read. The micro-kernels are
 // AVX2 and FMA assembly on amd64 CPUs that have them (HasAsm), else the same loops in Go;
 // both sum in the same order with the same fused operations, so they agree bit for bit,
 // and the default build stays pure Go, static and cgo-free (the assembly is Go's own).
 //
 // Against one model at a time the results differ only by rounding: each gradient is the
 // same sums in another order, within the bound Higham's γ_n gives (the tests derive it
-// per coordinate and hold the kernel to it).
+// per coordinate and hold the kernel to it). A model's result does not depend on where it
+// sits among the k, nor on k: in a panel, a half panel or at the edge it is the same sums
+// in the same order, so trials run in lockstep give the bits they give alone.
+//
+// LogisticHVP makes the same pass for Hessian–vector products (Newton-type steps and
+// curvature checks). LogisticGradient32 and LogisticHVP32 are the float32 versions:
+// panels of 16, half the bytes and twice the flops an instruction, within RoundingBound32
+// of float64 — for measuring what precision changes, not for certificates.
 //
 // PeakFLOPS and StreamSeconds measure the two ceilings the benchmarks state their times
 // against: this core's FMA peak (4·n·d flops a trial-epoch at that rate is the FLOP limit)

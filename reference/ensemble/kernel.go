@@ -7,9 +7,10 @@ import (
 )
 
 // Block sizes: the micro-kernels work on rowBlock rows of X against a panel of models at
-// a time (8 float64 or 16 float32: two AVX2 registers a row); a group of models'
-// parameters and gradients (2·d·group·size bytes, 400 KB at d = 784) stays in the core's
-// L2 cache while every row block passes over them.
+// a time (8 float64 or 16 float32: two AVX2 registers a row), or a half panel (one
+// register a row) where fewer models are left; a group of models' parameters and
+// gradients (2·d·group·size bytes, 400 KB at d = 784) stays in the core's L2 cache while
+// every row block passes over them.
 const (
 	rowBlock = 4
 	maxPanel = 16
@@ -62,39 +63,63 @@ func LogisticHVP32(HV, X, y, Theta, V []float32, m, d, k int, lambda float32) {
 type float interface{ ~float32 | ~float64 }
 
 // kernels say which micro-kernels a precision runs: the assembly's (asm) or Go's, on
-// panels of panel models, in groups of group. Calls go through mul and acc, which call
-// the kernels directly (not through function values), so the scratch passed stays on the
-// caller's stack.
+// panels of panel models (or half that), in groups of group. Calls go through mul and
+// acc, which call the kernels directly (not through function values), so the scratch
+// passed stays on the caller's stack.
 type kernels[F float] struct {
 	panel, group int
 	asm          bool
 }
 
-// mul sets z (4 × panel, stride panel) to x (4 rows of d, stride ldx) times a (d × panel,
-// stride lda).
-func (kn kernels[F]) mul(x *F, ldx int, a *F, lda, d int, z *F) {
+// mul sets z (4 × w, stride w) to x (4 rows of d, stride ldx) times a (d × w, stride
+// lda), for w the panel or half of it.
+func (kn kernels[F]) mul(w int, x *F, ldx int, a *F, lda, d int, z *F) {
+	if !kn.asm {
+		mulGo(w, x, ldx, a, lda, d, z)
+		return
+	}
+	full := w == kn.panel
 	var zero F
-	switch {
-	case kn.asm && unsafe.Sizeof(zero) == 8:
-		mul4x8AVX2((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(a)), lda, d, (*float64)(unsafe.Pointer(z)))
-	case kn.asm:
-		mul4x16AVX2((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(a)), lda, d, (*float32)(unsafe.Pointer(z)))
-	default:
-		mulGo(kn.panel, x, ldx, a, lda, d, z)
+	if unsafe.Sizeof(zero) == 8 {
+		x, a, z := (*float64)(unsafe.Pointer(x)), (*float64)(unsafe.Pointer(a)), (*float64)(unsafe.Pointer(z))
+		if full {
+			mulF64x8AVX2(x, ldx, a, lda, d, z)
+		} else {
+			mulF64x4AVX2(x, ldx, a, lda, d, z)
+		}
+		return
+	}
+	x32, a32, z32 := (*float32)(unsafe.Pointer(x)), (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(z))
+	if full {
+		mulF32x16AVX2(x32, ldx, a32, lda, d, z32)
+	} else {
+		mulF32x8AVX2(x32, ldx, a32, lda, d, z32)
 	}
 }
 
-// acc adds x's transpose (x: 4 rows of d, stride ldx) times z (4 × panel) to g (d × panel,
-// stride ldg).
-func (kn kernels[F]) acc(x *F, ldx int, z *F, d int, g *F, ldg int) {
+// acc adds x's transpose (x: 4 rows of d, stride ldx) times z (4 × w) to g (d × w, stride
+// ldg), for w the panel or half of it.
+func (kn kernels[F]) acc(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
+	if !kn.asm {
+		accGo(w, x, ldx, z, d, g, ldg)
+		return
+	}
+	full := w == kn.panel
 	var zero F
-	switch {
-	case kn.asm && unsafe.Sizeof(zero) == 8:
-		acc4x8AVX2((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(z)), d, (*float64)(unsafe.Pointer(g)), ldg)
-	case kn.asm:
-		acc4x16AVX2((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(z)), d, (*float32)(unsafe.Pointer(g)), ldg)
-	default:
-		accGo(kn.panel, x, ldx, z, d, g, ldg)
+	if unsafe.Sizeof(zero) == 8 {
+		x, z, g := (*float64)(unsafe.Pointer(x)), (*float64)(unsafe.Pointer(z)), (*float64)(unsafe.Pointer(g))
+		if full {
+			accF64x8AVX2(x, ldx, z, d, g, ldg)
+		} else {
+			accF64x4AVX2(x, ldx, z, d, g, ldg)
+		}
+		return
+	}
+	x32, z32, g32 := (*float32)(unsafe.Pointer(x)), (*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(g))
+	if full {
+		accF32x16AVX2(x32, ldx, z32, d, g32, ldg)
+	} else {
+		accF32x8AVX2(x32, ldx, z32, d, g32, ldg)
 	}
 }
 
@@ -126,10 +151,11 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 
 // pass is the one pass over the data both products make: out = λ·base + Xᵀ W, with W_it =
 // weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 and
-// models in panels through the micro-kernels; the edges the blocks do not cover go one row
-// and one model at a time in the micro-kernels' order with their fused operations (xᵢᵀθ
-// over j from 0, then out over the rows in order), so a model's result is the same bits
-// wherever it sits among the k: in a panel or at the edge, in an ensemble of 1 or of 128.
+// models in panels through the micro-kernels, then at most one half panel; the edges the
+// blocks do not cover go one row and one model at a time in the micro-kernels' order with
+// their fused operations (xᵢᵀθ over j from 0, then out over the rows in order), so a
+// model's result is the same bits wherever it sits among the k: in a panel, a half panel
+// or at the edge, in an ensemble of 1 or of 128.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F) {
 	for i, v := range base[:d*k] {
 		out[i] = lambda * v
@@ -142,17 +168,19 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		for ; i+rowBlock <= m; i += rowBlock {
 			x := &X[i*d]
 			c := c0
-			for ; c+p <= c1; c += p {
-				kn.mul(x, d, &Theta[c], k, d, &z[0])
-				if V != nil {
-					kn.mul(x, d, &V[c], k, d, &zv[0])
-				}
-				for r := range rowBlock {
-					for t := range p {
-						z[r*p+t] = weight(z[r*p+t], zv[r*p+t], y[i+r])
+			for w := p; w >= p/2; w /= 2 {
+				for ; c+w <= c1; c += w {
+					kn.mul(w, x, d, &Theta[c], k, d, &z[0])
+					if V != nil {
+						kn.mul(w, x, d, &V[c], k, d, &zv[0])
 					}
+					for r := range rowBlock {
+						for t := range w {
+							z[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[i+r])
+						}
+					}
+					kn.acc(w, x, d, &z[0], d, &out[c], k)
 				}
-				kn.acc(x, d, &z[0], d, &out[c], k)
 			}
 			if c < c1 {
 				edge(out, X, y, Theta, V, i, i+rowBlock, c, c1, d, k, weight)

@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func mul4x8AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+// func mulF64x8AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 // Requires: AVX, FMA3
-TEXT ·mul4x8AVX2(SB), NOSPLIT, $0-48
+TEXT ·mulF64x8AVX2(SB), NOSPLIT, $0-48
 	MOVQ   x+0(FP), AX
 	MOVQ   ldx+8(FP), CX
 	SHLQ   $0x03, CX
@@ -28,9 +28,9 @@ TEXT ·mul4x8AVX2(SB), NOSPLIT, $0-48
 	VXORPD Y7, Y7, Y7
 	XORQ   R10, R10
 
-mul4x8loop:
+mulF64x8AVX2loop:
 	CMPQ         R10, R8
-	JGE          mul4x8store
+	JGE          mulF64x8AVX2store
 	VMOVUPD      (SI), Y8
 	VMOVUPD      32(SI), Y9
 	VBROADCASTSD (AX)(R10*8), Y10
@@ -47,9 +47,9 @@ mul4x8loop:
 	VFMADD231PD  Y9, Y10, Y7
 	ADDQ         DI, SI
 	INCQ         R10
-	JMP          mul4x8loop
+	JMP          mulF64x8AVX2loop
 
-mul4x8store:
+mulF64x8AVX2store:
 	VMOVUPD Y0, (R9)
 	VMOVUPD Y1, 32(R9)
 	VMOVUPD Y2, 64(R9)
@@ -61,9 +61,9 @@ mul4x8store:
 	VZEROUPPER
 	RET
 
-// func acc4x8AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+// func accF64x8AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 // Requires: AVX, FMA3
-TEXT ·acc4x8AVX2(SB), NOSPLIT, $0-48
+TEXT ·accF64x8AVX2(SB), NOSPLIT, $0-48
 	MOVQ    x+0(FP), AX
 	MOVQ    ldx+8(FP), CX
 	SHLQ    $0x03, CX
@@ -85,9 +85,9 @@ TEXT ·acc4x8AVX2(SB), NOSPLIT, $0-48
 	VMOVUPD 224(SI), Y7
 	XORQ    SI, SI
 
-acc4x8loop:
+accF64x8AVX2loop:
 	CMPQ         SI, DI
-	JGE          acc4x8done
+	JGE          accF64x8AVX2done
 	VMOVUPD      (R8), Y8
 	VMOVUPD      32(R8), Y9
 	VBROADCASTSD (AX)(SI*8), Y10
@@ -106,15 +106,100 @@ acc4x8loop:
 	VMOVUPD      Y9, 32(R8)
 	ADDQ         R9, R8
 	INCQ         SI
-	JMP          acc4x8loop
+	JMP          accF64x8AVX2loop
 
-acc4x8done:
+accF64x8AVX2done:
 	VZEROUPPER
 	RET
 
-// func mul4x16AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+// func mulF64x4AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 // Requires: AVX, FMA3
-TEXT ·mul4x16AVX2(SB), NOSPLIT, $0-48
+TEXT ·mulF64x4AVX2(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x03, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   a+16(FP), SI
+	MOVQ   lda+24(FP), DI
+	SHLQ   $0x03, DI
+	MOVQ   d+32(FP), R8
+	MOVQ   z+40(FP), R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R10, R10
+
+mulF64x4AVX2loop:
+	CMPQ         R10, R8
+	JGE          mulF64x4AVX2store
+	VMOVUPD      (SI), Y4
+	VBROADCASTSD (AX)(R10*8), Y5
+	VFMADD231PD  Y4, Y5, Y0
+	VBROADCASTSD (DX)(R10*8), Y5
+	VFMADD231PD  Y4, Y5, Y1
+	VBROADCASTSD (BX)(R10*8), Y5
+	VFMADD231PD  Y4, Y5, Y2
+	VBROADCASTSD (CX)(R10*8), Y5
+	VFMADD231PD  Y4, Y5, Y3
+	ADDQ         DI, SI
+	INCQ         R10
+	JMP          mulF64x4AVX2loop
+
+mulF64x4AVX2store:
+	VMOVUPD Y0, (R9)
+	VMOVUPD Y1, 32(R9)
+	VMOVUPD Y2, 64(R9)
+	VMOVUPD Y3, 96(R9)
+	VZEROUPPER
+	RET
+
+// func accF64x4AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+// Requires: AVX, FMA3
+TEXT ·accF64x4AVX2(SB), NOSPLIT, $0-48
+	MOVQ    x+0(FP), AX
+	MOVQ    ldx+8(FP), CX
+	SHLQ    $0x03, CX
+	LEAQ    (AX)(CX*1), DX
+	LEAQ    (DX)(CX*1), BX
+	LEAQ    (BX)(CX*1), CX
+	MOVQ    z+16(FP), SI
+	MOVQ    d+24(FP), DI
+	MOVQ    gp+32(FP), R8
+	MOVQ    ldg+40(FP), R9
+	SHLQ    $0x03, R9
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	XORQ    SI, SI
+
+accF64x4AVX2loop:
+	CMPQ         SI, DI
+	JGE          accF64x4AVX2done
+	VMOVUPD      (R8), Y4
+	VBROADCASTSD (AX)(SI*8), Y5
+	VFMADD231PD  Y0, Y5, Y4
+	VBROADCASTSD (DX)(SI*8), Y5
+	VFMADD231PD  Y1, Y5, Y4
+	VBROADCASTSD (BX)(SI*8), Y5
+	VFMADD231PD  Y2, Y5, Y4
+	VBROADCASTSD (CX)(SI*8), Y5
+	VFMADD231PD  Y3, Y5, Y4
+	VMOVUPD      Y4, (R8)
+	ADDQ         R9, R8
+	INCQ         SI
+	JMP          accF64x4AVX2loop
+
+accF64x4AVX2done:
+	VZEROUPPER
+	RET
+
+// func mulF32x16AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+// Requires: AVX, FMA3
+TEXT ·mulF32x16AVX2(SB), NOSPLIT, $0-48
 	MOVQ   x+0(FP), AX
 	MOVQ   ldx+8(FP), CX
 	SHLQ   $0x02, CX
@@ -136,9 +221,9 @@ TEXT ·mul4x16AVX2(SB), NOSPLIT, $0-48
 	VXORPS Y7, Y7, Y7
 	XORQ   R10, R10
 
-mul4x16loop:
+mulF32x16AVX2loop:
 	CMPQ         R10, R8
-	JGE          mul4x16store
+	JGE          mulF32x16AVX2store
 	VMOVUPS      (SI), Y8
 	VMOVUPS      32(SI), Y9
 	VBROADCASTSS (AX)(R10*4), Y10
@@ -155,9 +240,9 @@ mul4x16loop:
 	VFMADD231PS  Y9, Y10, Y7
 	ADDQ         DI, SI
 	INCQ         R10
-	JMP          mul4x16loop
+	JMP          mulF32x16AVX2loop
 
-mul4x16store:
+mulF32x16AVX2store:
 	VMOVUPS Y0, (R9)
 	VMOVUPS Y1, 32(R9)
 	VMOVUPS Y2, 64(R9)
@@ -169,9 +254,9 @@ mul4x16store:
 	VZEROUPPER
 	RET
 
-// func acc4x16AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+// func accF32x16AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 // Requires: AVX, FMA3
-TEXT ·acc4x16AVX2(SB), NOSPLIT, $0-48
+TEXT ·accF32x16AVX2(SB), NOSPLIT, $0-48
 	MOVQ    x+0(FP), AX
 	MOVQ    ldx+8(FP), CX
 	SHLQ    $0x02, CX
@@ -193,9 +278,9 @@ TEXT ·acc4x16AVX2(SB), NOSPLIT, $0-48
 	VMOVUPS 224(SI), Y7
 	XORQ    SI, SI
 
-acc4x16loop:
+accF32x16AVX2loop:
 	CMPQ         SI, DI
-	JGE          acc4x16done
+	JGE          accF32x16AVX2done
 	VMOVUPS      (R8), Y8
 	VMOVUPS      32(R8), Y9
 	VBROADCASTSS (AX)(SI*4), Y10
@@ -214,9 +299,94 @@ acc4x16loop:
 	VMOVUPS      Y9, 32(R8)
 	ADDQ         R9, R8
 	INCQ         SI
-	JMP          acc4x16loop
+	JMP          accF32x16AVX2loop
 
-acc4x16done:
+accF32x16AVX2done:
+	VZEROUPPER
+	RET
+
+// func mulF32x8AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+// Requires: AVX, FMA3
+TEXT ·mulF32x8AVX2(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   a+16(FP), SI
+	MOVQ   lda+24(FP), DI
+	SHLQ   $0x02, DI
+	MOVQ   d+32(FP), R8
+	MOVQ   z+40(FP), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   R10, R10
+
+mulF32x8AVX2loop:
+	CMPQ         R10, R8
+	JGE          mulF32x8AVX2store
+	VMOVUPS      (SI), Y4
+	VBROADCASTSS (AX)(R10*4), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS (DX)(R10*4), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS (BX)(R10*4), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS (CX)(R10*4), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	ADDQ         DI, SI
+	INCQ         R10
+	JMP          mulF32x8AVX2loop
+
+mulF32x8AVX2store:
+	VMOVUPS Y0, (R9)
+	VMOVUPS Y1, 32(R9)
+	VMOVUPS Y2, 64(R9)
+	VMOVUPS Y3, 96(R9)
+	VZEROUPPER
+	RET
+
+// func accF32x8AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+// Requires: AVX, FMA3
+TEXT ·accF32x8AVX2(SB), NOSPLIT, $0-48
+	MOVQ    x+0(FP), AX
+	MOVQ    ldx+8(FP), CX
+	SHLQ    $0x02, CX
+	LEAQ    (AX)(CX*1), DX
+	LEAQ    (DX)(CX*1), BX
+	LEAQ    (BX)(CX*1), CX
+	MOVQ    z+16(FP), SI
+	MOVQ    d+24(FP), DI
+	MOVQ    gp+32(FP), R8
+	MOVQ    ldg+40(FP), R9
+	SHLQ    $0x02, R9
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	XORQ    SI, SI
+
+accF32x8AVX2loop:
+	CMPQ         SI, DI
+	JGE          accF32x8AVX2done
+	VMOVUPS      (R8), Y4
+	VBROADCASTSS (AX)(SI*4), Y5
+	VFMADD231PS  Y0, Y5, Y4
+	VBROADCASTSS (DX)(SI*4), Y5
+	VFMADD231PS  Y1, Y5, Y4
+	VBROADCASTSS (BX)(SI*4), Y5
+	VFMADD231PS  Y2, Y5, Y4
+	VBROADCASTSS (CX)(SI*4), Y5
+	VFMADD231PS  Y3, Y5, Y4
+	VMOVUPS      Y4, (R8)
+	ADDQ         R9, R8
+	INCQ         SI
+	JMP          accF32x8AVX2loop
+
+accF32x8AVX2done:
 	VZEROUPPER
 	RET
 

@@ -4,25 +4,45 @@
 
 package ensemble
 
-// mul4x8AVX2 sets z (4 × 8) to x's four rows times a's d × 8 panel.
+// mulF64x8AVX2 sets z (4 × 8) to x's four rows times a's d × 8 panel.
 //
 //go:noescape
-func mul4x8AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+func mulF64x8AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// acc4x8AVX2 adds x's four rows, transposed, times z (4 × 8) to g's d × 8 panel.
+// accF64x8AVX2 adds x's four rows, transposed, times z (4 × 8) to g's d × 8 panel.
 //
 //go:noescape
-func acc4x8AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+func accF64x8AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
-// mul4x16AVX2 sets z (4 × 16) to x's four rows times a's d × 16 panel.
+// mulF64x4AVX2 sets z (4 × 4) to x's four rows times a's d × 4 panel.
 //
 //go:noescape
-func mul4x16AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+func mulF64x4AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// acc4x16AVX2 adds x's four rows, transposed, times z (4 × 16) to g's d × 16 panel.
+// accF64x4AVX2 adds x's four rows, transposed, times z (4 × 4) to g's d × 4 panel.
 //
 //go:noescape
-func acc4x16AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+func accF64x4AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF32x16AVX2 sets z (4 × 16) to x's four rows times a's d × 16 panel.
+//
+//go:noescape
+func mulF32x16AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// accF32x16AVX2 adds x's four rows, transposed, times z (4 × 16) to g's d × 16 panel.
+//
+//go:noescape
+func accF32x16AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x8AVX2 sets z (4 × 8) to x's four rows times a's d × 8 panel.
+//
+//go:noescape
+func mulF32x8AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// accF32x8AVX2 adds x's four rows, transposed, times z (4 × 8) to g's d × 8 panel.
+//
+//go:noescape
+func accF32x8AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64

@@ -17,30 +17,47 @@ import (
 // precision is what differs between the float64 and float32 kernels: the element size,
 // the lanes a register holds, and the instructions.
 type precision struct {
-	name   string      // "float64" or "float32"
-	suffix string      // the kernels' names: mul4x8AVX2, mul4x16AVX2
-	size   uint8       // bytes an element
-	lanes  int         // elements a 256-bit register
-	load   func(...Op) // VMOVUPD/VMOVUPS src, dst
-	store  func(...Op) // the same, register to memory
-	bcast  func(...Op) // VBROADCASTSD/SS m, dst
-	fma    func(...Op) // VFMADD231PD/PS a, b, acc: acc += a·b
-	zero   func(...Op) // VXORPD/PS r, r, r
+	typ   string      // the Go type: "float64" or "float32"
+	short string      // in the kernels' names: F64, F32
+	size  uint8       // bytes an element
+	lanes int         // elements a 256-bit register
+	load  func(...Op) // VMOVUPD/VMOVUPS src, dst
+	store func(...Op) // the same, register to memory
+	bcast func(...Op) // VBROADCASTSD/SS m, dst
+	fma   func(...Op) // VFMADD231PD/PS a, b, acc: acc += a·b
+	zero  func(...Op) // VXORPD/PS r, r, r
 }
 
 var precisions = []precision{
-	{name: "float64", suffix: "4x8", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD},
-	{name: "float32", suffix: "4x16", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS},
+	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD},
+	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS},
 }
 
-// rows is the micro-kernels' row block; each row's panel takes two registers.
+// rows is the micro-kernels' row block.
 const rows = 4
+
+// A kernel is a precision on a panel of regs registers a row: 2 (the full panel: 8
+// float64 or 16 float32 models) or 1 (the half panel the ensemble's edge takes before it
+// goes one model at a time). Both sum in the same order, so a model's result does not
+// depend on which panel it falls in.
+type kernel struct {
+	precision
+	regs int
+}
+
+// width is the models a panel holds.
+func (k kernel) width() int { return k.regs * k.lanes }
+
+// name is the kernel's name for op ("mul" or "acc"): mulF64x8AVX2, accF32x16AVX2, ….
+func (k kernel) name(op string) string { return fmt.Sprintf("%s%sx%dAVX2", op, k.short, k.width()) }
 
 func main() {
 	ConstraintExpr("amd64")
 	for _, p := range precisions {
-		mul(p)
-		acc(p)
+		for _, regs := range []int{2, 1} {
+			mul(kernel{p, regs})
+			acc(kernel{p, regs})
+		}
 	}
 	peak()
 	Generate()
@@ -67,20 +84,22 @@ func shift(size uint8) uint8 {
 	return 2
 }
 
-// mul: z[r][t] = Σ_j x[r][j]·a[j][t], r < 4, t < 2·lanes: eight accumulators, one FMA
+// mul: z[r][t] = Σ_j x[r][j]·a[j][t], r < 4, t < width: 4·regs accumulators, one FMA
 // chain per output, j in order (the pure-Go kernel's order, so both round alike).
-func mul(p precision) {
-	TEXT("mul"+p.suffix+"AVX2", NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.name))
+func mul(p kernel) {
+	name := p.name("mul")
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("mul%sAVX2 sets z (4 × %d) to x's four rows times a's d × %d panel.", p.suffix, 2*p.lanes, 2*p.lanes))
-	x := rowPointers(p)
+	Doc(fmt.Sprintf("%s sets z (4 × %d) to x's four rows times a's d × %d panel.", name, p.width(), p.width()))
+	x := rowPointers(p.precision)
 	a := Load(Param("a"), GP64())
 	lda := Load(Param("lda"), GP64())
 	SHLQ(U8(shift(p.size)), lda)
 	d := Load(Param("d"), GP64())
 	z := Load(Param("z"), GP64())
-	var accs [rows][2]reg.VecVirtual
+	accs := make([][]reg.VecVirtual, rows)
 	for r := range accs {
+		accs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range accs[r] {
 			accs[r][h] = YMM()
 			p.zero(accs[r][h], accs[r][h], accs[r][h])
@@ -88,70 +107,80 @@ func mul(p precision) {
 	}
 	j := GP64()
 	XORQ(j, j)
-	Label("mul" + p.suffix + "loop")
+	Label(name + "loop")
 	CMPQ(j, d)
-	JGE(LabelRef("mul" + p.suffix + "store"))
-	a0, a1 := YMM(), YMM()
-	p.load(Mem{Base: a}, a0)
-	p.load(Mem{Base: a, Disp: 32}, a1)
+	JGE(LabelRef(name + "store"))
+	as := make([]reg.VecVirtual, p.regs)
+	for h := range as {
+		as[h] = YMM()
+		p.load(Mem{Base: a, Disp: 32 * h}, as[h])
+	}
 	for r := range rows {
 		b := YMM()
 		p.bcast(Mem{Base: x[r], Index: j, Scale: p.size}, b)
-		p.fma(a0, b, accs[r][0])
-		p.fma(a1, b, accs[r][1])
+		for h := range as {
+			p.fma(as[h], b, accs[r][h])
+		}
 	}
 	ADDQ(lda, a)
 	INCQ(j)
-	JMP(LabelRef("mul" + p.suffix + "loop"))
-	Label("mul" + p.suffix + "store")
+	JMP(LabelRef(name + "loop"))
+	Label(name + "store")
 	for r := range rows {
-		for h := range 2 {
-			p.store(accs[r][h], Mem{Base: z, Disp: 32 * (2*r + h)})
+		for h := range p.regs {
+			p.store(accs[r][h], Mem{Base: z, Disp: 32 * (p.regs*r + h)})
 		}
 	}
 	VZEROUPPER()
 	RET()
 }
 
-// acc: g[j][t] += Σ_{r<4} x[r][j]·z[r][t]: z stays in eight registers; each row of g is
-// loaded, takes four FMAs in r order (the pure-Go kernel's order) and is stored.
-func acc(p precision) {
-	TEXT("acc"+p.suffix+"AVX2", NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.name))
+// acc: g[j][t] += Σ_{r<4} x[r][j]·z[r][t]: z stays in 4·regs registers; each row of g is
+// loaded, takes four FMAs a register in r order (the pure-Go kernel's order) and is
+// stored.
+func acc(p kernel) {
+	name := p.name("acc")
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("acc%sAVX2 adds x's four rows, transposed, times z (4 × %d) to g's d × %d panel.", p.suffix, 2*p.lanes, 2*p.lanes))
-	x := rowPointers(p)
+	Doc(fmt.Sprintf("%s adds x's four rows, transposed, times z (4 × %d) to g's d × %d panel.", name, p.width(), p.width()))
+	x := rowPointers(p.precision)
 	z := Load(Param("z"), GP64())
 	d := Load(Param("d"), GP64())
 	g := Load(Param("gp"), GP64())
 	ldg := Load(Param("ldg"), GP64())
 	SHLQ(U8(shift(p.size)), ldg)
-	var zs [rows][2]reg.VecVirtual
+	zs := make([][]reg.VecVirtual, rows)
 	for r := range zs {
+		zs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range zs[r] {
 			zs[r][h] = YMM()
-			p.load(Mem{Base: z, Disp: 32 * (2*r + h)}, zs[r][h])
+			p.load(Mem{Base: z, Disp: 32 * (p.regs*r + h)}, zs[r][h])
 		}
 	}
 	j := GP64()
 	XORQ(j, j)
-	Label("acc" + p.suffix + "loop")
+	Label(name + "loop")
 	CMPQ(j, d)
-	JGE(LabelRef("acc" + p.suffix + "done"))
-	g0, g1 := YMM(), YMM()
-	p.load(Mem{Base: g}, g0)
-	p.load(Mem{Base: g, Disp: 32}, g1)
+	JGE(LabelRef(name + "done"))
+	gs := make([]reg.VecVirtual, p.regs)
+	for h := range gs {
+		gs[h] = YMM()
+		p.load(Mem{Base: g, Disp: 32 * h}, gs[h])
+	}
 	for r := range rows {
 		b := YMM()
 		p.bcast(Mem{Base: x[r], Index: j, Scale: p.size}, b)
-		p.fma(zs[r][0], b, g0)
-		p.fma(zs[r][1], b, g1)
+		for h := range gs {
+			p.fma(zs[r][h], b, gs[h])
+		}
 	}
-	p.store(g0, Mem{Base: g})
-	p.store(g1, Mem{Base: g, Disp: 32})
+	for h := range gs {
+		p.store(gs[h], Mem{Base: g, Disp: 32 * h})
+	}
 	ADDQ(ldg, g)
 	INCQ(j)
-	JMP(LabelRef("acc" + p.suffix + "loop"))
-	Label("acc" + p.suffix + "done")
+	JMP(LabelRef(name + "loop"))
+	Label(name + "done")
 	VZEROUPPER()
 	RET()
 }
