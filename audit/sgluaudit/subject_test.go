@@ -210,6 +210,7 @@ func TestLockstepTrials(t *testing.T) {
 	if _, err := New(st); err == nil || !strings.Contains(err.Error(), "lockstep only") {
 		t.Errorf("float32 without lockstep: %v", err)
 	}
+
 	ctx := context.Background()
 	a, err := audit.Engine{Workers: 1}.Run(ctx, four, 3, 10)
 	if err != nil {
@@ -228,5 +229,27 @@ func TestLockstepTrials(t *testing.T) {
 	}
 	if diff := cmp.Diff(a[7], alone); diff != "" {
 		t.Fatalf("trial 7 alone differs from trial 7 batched:\n%s", diff)
+	}
+	// float32 too: its kernels' edges round as their panels (batches of 4 leave 2 here;
+	// the rare operands where a Go edge would round otherwise are reference/ensemble's
+	// TestLogisticGradient32DoubleRoundingWitness)
+	st.Lockstep = 4
+	f32four, err := New(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := audit.Engine{Workers: 1}.Run(ctx, f32four, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := audit.Engine{Workers: 2}.Run(ctx, f32, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, d); diff != "" {
+		t.Fatalf("float32: batches of 4 on one worker and of 16 on two differ:\n%s", diff)
+	}
+	if diff := cmp.Diff(c, a); diff == "" {
+		t.Fatal("float32 lockstep gave float64's trials")
 	}
 }

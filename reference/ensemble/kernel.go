@@ -35,8 +35,9 @@ func LogisticGradient(G, X, y, Theta []float64, m, d, k int, lambda float64) {
 // LogisticGradient32 is LogisticGradient in float32: panels of 16 models, groups of 64,
 // half the bytes and twice the flops an instruction. Its sums round to float32 (2⁻²⁴),
 // and the Go fallback rounds each fused step twice (through float64), so unlike the
-// float64 kernel it is not the same bits on every path: a speed path for measurements,
-// not for certificates or exact checks.
+// float64 kernel it is not the same bits on every path (on one path a model's bits still
+// do not depend on its place among the k): a speed path for measurements, not for
+// certificates or exact checks.
 func LogisticGradient32(G, X, y, Theta []float32, m, d, k int, lambda float32) {
 	checkShapes("LogisticGradient32", G, X, y, Theta, nil, m, d, k)
 	gradient(G, X, y, Theta, m, d, k, lambda, kernels32())
@@ -72,53 +73,63 @@ type kernels[F float] struct {
 }
 
 // mul sets z (4 × w, stride w) to x (4 rows of d, stride ldx) times a (d × w, stride
-// lda), for w the panel or half of it.
+// lda), for w the panel, half of it, or one model.
 func (kn kernels[F]) mul(w int, x *F, ldx int, a *F, lda, d int, z *F) {
 	if !kn.asm {
 		mulGo(w, x, ldx, a, lda, d, z)
 		return
 	}
-	full := w == kn.panel
 	var zero F
 	if unsafe.Sizeof(zero) == 8 {
 		x, a, z := (*float64)(unsafe.Pointer(x)), (*float64)(unsafe.Pointer(a)), (*float64)(unsafe.Pointer(z))
-		if full {
+		switch w {
+		case kn.panel:
 			mulF64x8AVX2(x, ldx, a, lda, d, z)
-		} else {
+		case 1:
+			mulF64x1AVX2(x, ldx, a, lda, d, z)
+		default:
 			mulF64x4AVX2(x, ldx, a, lda, d, z)
 		}
 		return
 	}
 	x32, a32, z32 := (*float32)(unsafe.Pointer(x)), (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(z))
-	if full {
+	switch w {
+	case kn.panel:
 		mulF32x16AVX2(x32, ldx, a32, lda, d, z32)
-	} else {
+	case 1:
+		mulF32x1AVX2(x32, ldx, a32, lda, d, z32)
+	default:
 		mulF32x8AVX2(x32, ldx, a32, lda, d, z32)
 	}
 }
 
 // acc adds x's transpose (x: 4 rows of d, stride ldx) times z (4 × w) to g (d × w, stride
-// ldg), for w the panel or half of it.
+// ldg), for w the panel, half of it, or one model.
 func (kn kernels[F]) acc(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
 	if !kn.asm {
 		accGo(w, x, ldx, z, d, g, ldg)
 		return
 	}
-	full := w == kn.panel
 	var zero F
 	if unsafe.Sizeof(zero) == 8 {
 		x, z, g := (*float64)(unsafe.Pointer(x)), (*float64)(unsafe.Pointer(z)), (*float64)(unsafe.Pointer(g))
-		if full {
+		switch w {
+		case kn.panel:
 			accF64x8AVX2(x, ldx, z, d, g, ldg)
-		} else {
+		case 1:
+			accF64x1AVX2(x, ldx, z, d, g, ldg)
+		default:
 			accF64x4AVX2(x, ldx, z, d, g, ldg)
 		}
 		return
 	}
 	x32, z32, g32 := (*float32)(unsafe.Pointer(x)), (*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(g))
-	if full {
+	switch w {
+	case kn.panel:
 		accF32x16AVX2(x32, ldx, z32, d, g32, ldg)
-	} else {
+	case 1:
+		accF32x1AVX2(x32, ldx, z32, d, g32, ldg)
+	default:
 		accF32x8AVX2(x32, ldx, z32, d, g32, ldg)
 	}
 }
@@ -150,12 +161,14 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 }
 
 // pass is the one pass over the data both products make: out = λ·base + Xᵀ W, with W_it =
-// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 and
-// models in panels through the micro-kernels, then at most one half panel; the edges the
-// blocks do not cover go one row and one model at a time in the micro-kernels' order with
-// their fused operations (xᵢᵀθ over j from 0, then out over the rows in order), so a
-// model's result is the same bits wherever it sits among the k: in a panel, a half panel
-// or at the edge, in an ensemble of 1 or of 128.
+// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 through
+// the micro-kernels, models in panels, then at most one half panel, then one at a time
+// (the one-model kernels, scalar fused operations in the panels' order); the last m mod 4
+// rows go one row and one model at a time in the same order for every model (xᵢᵀθ over j
+// from 0, then out over the rows in order). So a model's result is the same bits wherever
+// it sits among the k — in a panel, a half panel or alone, in an ensemble of 1 or of 128 —
+// in float32 too, where the Go fallback's fused steps round differently from the
+// assembly's: every model of a call takes the same path.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F) {
 	for i, v := range base[:d*k] {
 		out[i] = lambda * v
@@ -168,7 +181,7 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		for ; i+rowBlock <= m; i += rowBlock {
 			x := &X[i*d]
 			c := c0
-			for w := p; w >= p/2; w /= 2 {
+			for _, w := range [...]int{p, p / 2, 1} {
 				for ; c+w <= c1; c += w {
 					kn.mul(w, x, d, &Theta[c], k, d, &z[0])
 					if V != nil {
@@ -182,9 +195,6 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 					kn.acc(w, x, d, &z[0], d, &out[c], k)
 				}
 			}
-			if c < c1 {
-				edge(out, X, y, Theta, V, i, i+rowBlock, c, c1, d, k, weight)
-			}
 		}
 		if i < m {
 			edge(out, X, y, Theta, V, i, m, c0, c1, d, k, weight)
@@ -193,7 +203,7 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 }
 
 // edge adds rows lo..hi's terms for models c0..c1 to out, one row and one model at a time
-// (pass's edges).
+// (pass's last m mod 4 rows).
 func edge[F float](out, X, y, Theta, V []F, lo, hi, c0, c1, d, k int, weight func(u, uv, yi F) F) {
 	for i := lo; i < hi; i++ {
 		x := X[i*d : (i+1)*d]

@@ -197,6 +197,81 @@ accF64x4AVX2done:
 	VZEROUPPER
 	RET
 
+// func mulF64x1AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+// Requires: AVX, FMA3
+TEXT ·mulF64x1AVX2(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x03, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   a+16(FP), SI
+	MOVQ   lda+24(FP), DI
+	SHLQ   $0x03, DI
+	MOVQ   d+32(FP), R8
+	MOVQ   z+40(FP), R9
+	VXORPD X0, X0, X0
+	VXORPD X1, X1, X1
+	VXORPD X2, X2, X2
+	VXORPD X3, X3, X3
+	XORQ   R10, R10
+
+mulF64x1AVX2loop:
+	CMPQ        R10, R8
+	JGE         mulF64x1AVX2store
+	VMOVSD      (SI), X4
+	VFMADD231SD (AX)(R10*8), X4, X0
+	VFMADD231SD (DX)(R10*8), X4, X1
+	VFMADD231SD (BX)(R10*8), X4, X2
+	VFMADD231SD (CX)(R10*8), X4, X3
+	ADDQ        DI, SI
+	INCQ        R10
+	JMP         mulF64x1AVX2loop
+
+mulF64x1AVX2store:
+	VMOVSD X0, (R9)
+	VMOVSD X1, 8(R9)
+	VMOVSD X2, 16(R9)
+	VMOVSD X3, 24(R9)
+	RET
+
+// func accF64x1AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+// Requires: AVX, FMA3
+TEXT ·accF64x1AVX2(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x03, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   z+16(FP), SI
+	MOVQ   d+24(FP), DI
+	MOVQ   gp+32(FP), R8
+	MOVQ   ldg+40(FP), R9
+	SHLQ   $0x03, R9
+	VMOVSD (SI), X0
+	VMOVSD 8(SI), X1
+	VMOVSD 16(SI), X2
+	VMOVSD 24(SI), X3
+	XORQ   SI, SI
+
+accF64x1AVX2loop:
+	CMPQ        SI, DI
+	JGE         accF64x1AVX2done
+	VMOVSD      (R8), X4
+	VFMADD231SD (AX)(SI*8), X0, X4
+	VFMADD231SD (DX)(SI*8), X1, X4
+	VFMADD231SD (BX)(SI*8), X2, X4
+	VFMADD231SD (CX)(SI*8), X3, X4
+	VMOVSD      X4, (R8)
+	ADDQ        R9, R8
+	INCQ        SI
+	JMP         accF64x1AVX2loop
+
+accF64x1AVX2done:
+	RET
+
 // func mulF32x16AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 // Requires: AVX, FMA3
 TEXT ·mulF32x16AVX2(SB), NOSPLIT, $0-48
@@ -388,6 +463,81 @@ accF32x8AVX2loop:
 
 accF32x8AVX2done:
 	VZEROUPPER
+	RET
+
+// func mulF32x1AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+// Requires: AVX, FMA3
+TEXT ·mulF32x1AVX2(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   a+16(FP), SI
+	MOVQ   lda+24(FP), DI
+	SHLQ   $0x02, DI
+	MOVQ   d+32(FP), R8
+	MOVQ   z+40(FP), R9
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X2, X2, X2
+	VXORPS X3, X3, X3
+	XORQ   R10, R10
+
+mulF32x1AVX2loop:
+	CMPQ        R10, R8
+	JGE         mulF32x1AVX2store
+	VMOVSS      (SI), X4
+	VFMADD231SS (AX)(R10*4), X4, X0
+	VFMADD231SS (DX)(R10*4), X4, X1
+	VFMADD231SS (BX)(R10*4), X4, X2
+	VFMADD231SS (CX)(R10*4), X4, X3
+	ADDQ        DI, SI
+	INCQ        R10
+	JMP         mulF32x1AVX2loop
+
+mulF32x1AVX2store:
+	VMOVSS X0, (R9)
+	VMOVSS X1, 4(R9)
+	VMOVSS X2, 8(R9)
+	VMOVSS X3, 12(R9)
+	RET
+
+// func accF32x1AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+// Requires: AVX, FMA3
+TEXT ·accF32x1AVX2(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   z+16(FP), SI
+	MOVQ   d+24(FP), DI
+	MOVQ   gp+32(FP), R8
+	MOVQ   ldg+40(FP), R9
+	SHLQ   $0x02, R9
+	VMOVSS (SI), X0
+	VMOVSS 4(SI), X1
+	VMOVSS 8(SI), X2
+	VMOVSS 12(SI), X3
+	XORQ   SI, SI
+
+accF32x1AVX2loop:
+	CMPQ        SI, DI
+	JGE         accF32x1AVX2done
+	VMOVSS      (R8), X4
+	VFMADD231SS (AX)(SI*4), X0, X4
+	VFMADD231SS (DX)(SI*4), X1, X4
+	VFMADD231SS (BX)(SI*4), X2, X4
+	VFMADD231SS (CX)(SI*4), X3, X4
+	VMOVSS      X4, (R8)
+	ADDQ        R9, R8
+	INCQ        SI
+	JMP         accF32x1AVX2loop
+
+accF32x1AVX2done:
 	RET
 
 // func fmaPeakAVX2(n int) float64

@@ -24,6 +24,16 @@ func mulF64x4AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 //go:noescape
 func accF64x4AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
+// mulF64x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
+//
+//go:noescape
+func mulF64x1AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// accF64x1AVX2 adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).
+//
+//go:noescape
+func accF64x1AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
 // mulF32x16AVX2 sets z (4 × 16) to x's four rows times a's d × 16 panel.
 //
 //go:noescape
@@ -43,6 +53,16 @@ func mulF32x8AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 //
 //go:noescape
 func accF32x8AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
+//
+//go:noescape
+func mulF32x1AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// accF32x1AVX2 adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).
+//
+//go:noescape
+func accF32x1AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64

@@ -14,4 +14,8 @@ func mulF32x16AVX2(*float32, int, *float32, int, int, *float32) { panic("ensembl
 func accF32x16AVX2(*float32, int, *float32, int, *float32, int) { panic("ensemble: no assembly") }
 func mulF32x8AVX2(*float32, int, *float32, int, int, *float32)  { panic("ensemble: no assembly") }
 func accF32x8AVX2(*float32, int, *float32, int, *float32, int)  { panic("ensemble: no assembly") }
+func mulF64x1AVX2(*float64, int, *float64, int, int, *float64)  { panic("ensemble: no assembly") }
+func accF64x1AVX2(*float64, int, *float64, int, *float64, int)  { panic("ensemble: no assembly") }
+func mulF32x1AVX2(*float32, int, *float32, int, int, *float32)  { panic("ensemble: no assembly") }
+func accF32x1AVX2(*float32, int, *float32, int, *float32, int)  { panic("ensemble: no assembly") }
 func fmaPeakAVX2(int) float64                                   { panic("ensemble: no assembly") }

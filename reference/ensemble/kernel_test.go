@@ -287,3 +287,78 @@ func dataset(t *testing.T, X, y []float64, m, d int) *reference.Dataset {
 	}
 	return ds
 }
+
+// The float32 kernel's models are place-independent too, on each path: in a panel, a half
+// panel or at the edge, every output is the same chain of fused float32 operations (the
+// assembly's single-rounded ones, or the Go fallback's, rounded through float64), so
+// float32 trials in lockstep give the same bits however they are batched.
+func TestLogisticGradient32IndependentOfPlace(t *testing.T) {
+	const m, d, n = 45, 23, 40
+	X, y, Theta := problem(m, d, n, 9)
+	X32, y32, T32 := to32(X), to32(y), to32(Theta)
+	for _, asm := range []bool{true, false} {
+		if asm && !HasAsm {
+			continue
+		}
+		saved := HasAsm
+		HasAsm = asm
+		all := make([]float32, d*n)
+		LogisticGradient32(all, X32, y32, T32, m, d, n, 0.1)
+		for _, k := range []int{1, 7, 13, 19} {
+			for pos := range k {
+				for _, model := range []int{0, 9, 39} {
+					sub := make([]float32, d*k)
+					for j := range d {
+						for c := range k {
+							sub[j*k+c] = T32[j*n+(model+c-pos+n)%n]
+						}
+					}
+					g := make([]float32, d*k)
+					LogisticGradient32(g, X32, y32, sub, m, d, k, 0.1)
+					for j := range d {
+						if g[j*k+pos] != all[j*n+model] {
+							HasAsm = saved
+							t.Fatalf("assembly %v: model %d at place %d of %d: coordinate %d is %v, at place %d of %d %v", asm, model, pos, k, j, g[j*k+pos], model, n, all[j*n+model])
+						}
+					}
+				}
+			}
+		}
+		HasAsm = saved
+	}
+}
+
+// A witness that the float32 paths must round alike, not merely nearly: x·θ = 2⁻⁸⁰ +
+// 1.5·(1 + 3·2⁻²³) is just above a float32 midpoint, which one fused float32 operation
+// rounds up, but which rounded first to float64 lands on the midpoint and then rounds to
+// even, down. A model at the edge (k = 1) and in a half panel (k = 8) must still agree.
+func TestLogisticGradient32DoubleRoundingWitness(t *testing.T) {
+	const m, d = 4, 2
+	X := []float32{0x1p-40, 1.5, 0x1p-40, 1.5, 0x1p-40, 1.5, 0x1p-40, 1.5}
+	y := []float32{1, -1, 1, -1}
+	theta := []float32{0x1p-40, 1 + 3*0x1p-23}
+	for _, asm := range []bool{true, false} {
+		if asm && !HasAsm {
+			continue
+		}
+		saved := HasAsm
+		HasAsm = asm
+		alone := make([]float32, d)
+		LogisticGradient32(alone, X, y, theta, m, d, 1, 0)
+		const k = 8
+		Theta := make([]float32, d*k)
+		for j := range d {
+			for c := range k {
+				Theta[j*k+c] = theta[j]
+			}
+		}
+		G := make([]float32, d*k)
+		LogisticGradient32(G, X, y, Theta, m, d, k, 0)
+		HasAsm = saved
+		for j := range d {
+			if G[j*k] != alone[j] {
+				t.Fatalf("assembly %v: coordinate %d is %v in a panel of %d, %v alone", asm, j, G[j*k], k, alone[j])
+			}
+		}
+	}
+}

@@ -26,11 +26,13 @@ type precision struct {
 	bcast func(...Op) // VBROADCASTSD/SS m, dst
 	fma   func(...Op) // VFMADD231PD/PS a, b, acc: acc += a·b
 	zero  func(...Op) // VXORPD/PS r, r, r
+	smov  func(...Op) // VMOVSD/VMOVSS: one element, memory to register or back
+	sfma  func(...Op) // VFMADD231SD/SS: one element's acc += a·b
 }
 
 var precisions = []precision{
-	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD},
-	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS},
+	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD, smov: VMOVSD, sfma: VFMADD231SD},
+	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS, smov: VMOVSS, sfma: VFMADD231SS},
 }
 
 // rows is the micro-kernels' row block.
@@ -58,6 +60,8 @@ func main() {
 			mul(kernel{p, regs})
 			acc(kernel{p, regs})
 		}
+		mulOne(p)
+		accOne(p)
 	}
 	peak()
 	Generate()
@@ -182,6 +186,80 @@ func acc(p kernel) {
 	JMP(LabelRef(name + "loop"))
 	Label(name + "done")
 	VZEROUPPER()
+	RET()
+}
+
+// mulOne is mul for one model (the ensemble's edge): z[r] = Σ_j x[r][j]·a[j·lda], r < 4,
+// with scalar fused operations in the panels' order, so a model at the edge rounds as one
+// in a panel (float32 included: the Go fallback's fused steps round twice, through float64).
+func mulOne(p precision) {
+	name := "mul" + p.short + "x1AVX2"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
+	Pragma("noescape")
+	Doc(name + " sets z (4) to x's four rows times a's column of d (stride lda).")
+	x := rowPointers(p)
+	a := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	SHLQ(U8(shift(p.size)), lda)
+	d := Load(Param("d"), GP64())
+	z := Load(Param("z"), GP64())
+	var accs [rows]reg.VecVirtual
+	for r := range accs {
+		accs[r] = XMM()
+		p.zero(accs[r], accs[r], accs[r])
+	}
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "loop")
+	CMPQ(j, d)
+	JGE(LabelRef(name + "store"))
+	av := XMM()
+	p.smov(Mem{Base: a}, av)
+	for r := range rows {
+		p.sfma(Mem{Base: x[r], Index: j, Scale: p.size}, av, accs[r])
+	}
+	ADDQ(lda, a)
+	INCQ(j)
+	JMP(LabelRef(name + "loop"))
+	Label(name + "store")
+	for r := range rows {
+		p.smov(accs[r], Mem{Base: z, Disp: int(p.size) * r})
+	}
+	RET()
+}
+
+// accOne is acc for one model: g[j·ldg] += Σ_{r<4} x[r][j]·z[r], r in order.
+func accOne(p precision) {
+	name := "acc" + p.short + "x1AVX2"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
+	Pragma("noescape")
+	Doc(name + " adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).")
+	x := rowPointers(p)
+	z := Load(Param("z"), GP64())
+	d := Load(Param("d"), GP64())
+	g := Load(Param("gp"), GP64())
+	ldg := Load(Param("ldg"), GP64())
+	SHLQ(U8(shift(p.size)), ldg)
+	var zs [rows]reg.VecVirtual
+	for r := range zs {
+		zs[r] = XMM()
+		p.smov(Mem{Base: z, Disp: int(p.size) * r}, zs[r])
+	}
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "loop")
+	CMPQ(j, d)
+	JGE(LabelRef(name + "done"))
+	gv := XMM()
+	p.smov(Mem{Base: g}, gv)
+	for r := range rows {
+		p.sfma(Mem{Base: x[r], Index: j, Scale: p.size}, zs[r], gv)
+	}
+	p.smov(gv, Mem{Base: g})
+	ADDQ(ldg, g)
+	INCQ(j)
+	JMP(LabelRef(name + "loop"))
+	Label(name + "done")
 	RET()
 }
 
