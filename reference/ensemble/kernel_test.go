@@ -189,15 +189,9 @@ func TestLogisticGradient32(t *testing.T) {
 		G := make([]float64, c.d*c.k)
 		LogisticGradient(G, X, y, Theta, c.m, c.d, c.k, lambda)
 		X32, y32, T32 := to32(X), to32(y), to32(Theta)
-		for _, asm := range []bool{true, false} {
-			if asm && !HasAsm {
-				continue
-			}
-			saved := HasAsm
-			HasAsm = asm
+		onEachPath(func(asm bool) {
 			G32 := make([]float32, c.d*c.k)
 			LogisticGradient32(G32, X32, y32, T32, c.m, c.d, c.k, lambda)
-			HasAsm = saved
 			worst := 0.0
 			for j := range c.d {
 				for tt := range c.k {
@@ -210,7 +204,7 @@ func TestLogisticGradient32(t *testing.T) {
 				}
 			}
 			t.Logf("%+v (assembly %v): worst difference %.3g of the bound", c, asm, worst)
-		}
+		})
 	}
 }
 
@@ -296,12 +290,7 @@ func TestLogisticGradient32IndependentOfPlace(t *testing.T) {
 	const m, d, n = 45, 23, 40
 	X, y, Theta := problem(m, d, n, 9)
 	X32, y32, T32 := to32(X), to32(y), to32(Theta)
-	for _, asm := range []bool{true, false} {
-		if asm && !HasAsm {
-			continue
-		}
-		saved := HasAsm
-		HasAsm = asm
+	onEachPath(func(asm bool) {
 		all := make([]float32, d*n)
 		LogisticGradient32(all, X32, y32, T32, m, d, n, 0.1)
 		for _, k := range []int{1, 7, 13, 19} {
@@ -317,15 +306,13 @@ func TestLogisticGradient32IndependentOfPlace(t *testing.T) {
 					LogisticGradient32(g, X32, y32, sub, m, d, k, 0.1)
 					for j := range d {
 						if g[j*k+pos] != all[j*n+model] {
-							HasAsm = saved
 							t.Fatalf("assembly %v: model %d at place %d of %d: coordinate %d is %v, at place %d of %d %v", asm, model, pos, k, j, g[j*k+pos], model, n, all[j*n+model])
 						}
 					}
 				}
 			}
 		}
-		HasAsm = saved
-	}
+	})
 }
 
 // A witness that the float32 paths must round alike, not merely nearly: x·θ = 2⁻⁸⁰ +
@@ -337,12 +324,7 @@ func TestLogisticGradient32DoubleRoundingWitness(t *testing.T) {
 	X := []float32{0x1p-40, 1.5, 0x1p-40, 1.5, 0x1p-40, 1.5, 0x1p-40, 1.5}
 	y := []float32{1, -1, 1, -1}
 	theta := []float32{0x1p-40, 1 + 3*0x1p-23}
-	for _, asm := range []bool{true, false} {
-		if asm && !HasAsm {
-			continue
-		}
-		saved := HasAsm
-		HasAsm = asm
+	onEachPath(func(asm bool) {
 		alone := make([]float32, d)
 		LogisticGradient32(alone, X, y, theta, m, d, 1, 0)
 		const k = 8
@@ -354,11 +336,26 @@ func TestLogisticGradient32DoubleRoundingWitness(t *testing.T) {
 		}
 		G := make([]float32, d*k)
 		LogisticGradient32(G, X, y, Theta, m, d, k, 0)
-		HasAsm = saved
 		for j := range d {
 			if G[j*k] != alone[j] {
 				t.Fatalf("assembly %v: coordinate %d is %v in a panel of %d, %v alone", asm, j, G[j*k], k, alone[j])
 			}
 		}
+	})
+}
+
+// onEachPath runs f with the assembly kernels (where the CPU has them) and with the Go
+// fallback, restoring HasAsm after each, also when f stops the test.
+func onEachPath(f func(asm bool)) {
+	for _, asm := range []bool{true, false} {
+		if asm && !HasAsm {
+			continue
+		}
+		func() {
+			saved := HasAsm
+			HasAsm = asm
+			defer func() { HasAsm = saved }()
+			f(asm)
+		}()
 	}
 }
