@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
@@ -315,5 +317,60 @@ func TestWeakPrintedConstantFailsAboveXiTwo(t *testing.T) {
 	ok := convexInstance(t, d2d.ConvexWeak, func(p *d2d.Params) { p.Xi, p.SigmaConstant = 1.5, d2d.AsPrinted })
 	if f := audited(t, ok, ok, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Pass {
 		t.Fatalf("ξ = 1.5 with the printed constant: %v; it suffices for ξ ≤ 2", f)
+	}
+}
+
+// A trial's releases are a whole reference run's, bit for bit, in every variant: the
+// unlearned run learns on 𝒟₀ and serves each request with d2d.Model, publishing each
+// round from its own stream, and the retrain is Recipe().Learn on 𝒟_k — though outside
+// Perfect mode the subject descends once for all trials and only draws each trial's noise.
+// A first call under a cancelled context fails without spoiling the later ones.
+func TestTrialsAreWholeRuns(t *testing.T) {
+	subjects := map[string]*d2daudit.Subject{
+		"secret-state":  instance(t, d2d.SecretState),
+		"perfect":       instance(t, d2d.Perfect),
+		"convex-strong": convexInstance(t, d2d.ConvexStrong, nil),
+		"convex-weak":   convexInstance(t, d2d.ConvexWeak, nil),
+	}
+	for name, s := range subjects {
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := s.Unlearned(cancelled, reference.Streams{Seed: 5}); err == nil {
+			t.Errorf("%s: unlearned under a cancelled context: no error", name)
+		}
+		if _, err := s.Retrained(cancelled, reference.Streams{Seed: 5}); err == nil {
+			t.Errorf("%s: retrained under a cancelled context: no error", name)
+		}
+		ctx := context.Background()
+		for trial := range 3 {
+			st := reference.Streams{Seed: 5, Trial: trial}
+			setup := s.Setup()
+			m, err := d2d.Learn(ctx, s.Plan(), setup.Loss, setup.Data, st.Rand("d2d/unlearned/publish/0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, u := range setup.Updates {
+				if err := m.Update(ctx, u, st.Rand(fmt.Sprintf("d2d/unlearned/publish/%d", i+1))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := s.Unlearned(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(m.Release(), got); diff != "" {
+				t.Fatalf("%s, trial %d: unlearned release differs from the whole run's:\n%s", name, trial, diff)
+			}
+			want, err := s.Recipe().Learn(ctx, s.Final(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err = s.Retrained(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s, trial %d: retrained release differs from the whole run's:\n%s", name, trial, diff)
+			}
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -35,6 +37,34 @@ type Subject struct {
 	universe *reference.Dataset // every record that appears in any 𝒟_i
 	minSize  int
 	fp       string
+	secrets  *secrets
+}
+
+// secrets holds the noise-free models every trial publishes from. Outside Perfect mode a
+// D2D run's descent never reads its noise (Algorithm 3 adds noise to a copy), and a
+// retrain from scratch never does, so every trial's secret models are the same bits:
+// they are computed once, on the first trial that needs them, and each trial only draws
+// its noise — a trial costs d normal draws instead of a whole descent. Perfect mode's
+// updates warm-start from the noisy published model, so its unlearned runs descend each
+// trial.
+type secrets struct {
+	mu                   sync.Mutex
+	unlearned, retrained []float64 // nil until computed
+}
+
+// secret returns *slot, computing it with run on first use. An error (a cancelled
+// context, say) is returned and not kept, so a later trial tries again.
+func (c *secrets) secret(slot *[]float64, run func() ([]float64, error)) ([]float64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if *slot == nil {
+		v, err := run()
+		if err != nil {
+			return nil, err
+		}
+		*slot = v
+	}
+	return *slot, nil
 }
 
 // New validates the setup — constants, target, and every request against the data (an
@@ -62,7 +92,7 @@ func New(s Setup) (*Subject, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := &Subject{setup: s, plan: plan, required: plan.CertifiedSigma()}
+	sub := &Subject{setup: s, plan: plan, required: plan.CertifiedSigma(), secrets: &secrets{}}
 	if s.Sigma > 0 {
 		sub.plan.Sigma = s.Sigma
 	}
@@ -117,8 +147,26 @@ func (s *Subject) Final() *reference.Dataset { return s.final }
 func (s *Subject) Universe() *reference.Dataset { return s.universe }
 
 // Unlearned learns on 𝒟₀, serves every request, and returns the last release. The noise
-// of round i comes from the stream "d2d/unlearned/publish/i".
+// of round i comes from the stream "d2d/unlearned/publish/i". Outside Perfect mode the
+// secret model is the one every trial shares (see secrets), published with this trial's
+// noise: the bits a full run gives.
 func (s *Subject) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	if s.plan.Mode == d2d.Perfect {
+		return s.unlearn(ctx, st)
+	}
+	secret, err := s.secrets.secret(&s.secrets.unlearned, func() ([]float64, error) {
+		r, err := s.unlearn(ctx, reference.Streams{})
+		return r.Secret, err
+	})
+	if err != nil {
+		return reference.Release{}, err
+	}
+	last := st.Rand(fmt.Sprintf("d2d/unlearned/publish/%d", len(s.setup.Updates)))
+	return reference.Release{Published: s.plan.Publish(secret, last), Secret: slices.Clone(secret)}, nil
+}
+
+// unlearn is the whole run: learn, serve every request, publish each round.
+func (s *Subject) unlearn(ctx context.Context, st reference.Streams) (reference.Release, error) {
 	m, err := d2d.Learn(ctx, s.plan, s.setup.Loss, s.setup.Data, st.Rand("d2d/unlearned/publish/0"))
 	if err != nil {
 		return reference.Release{}, err
@@ -139,9 +187,19 @@ func (s *Subject) Recipe() d2d.Recipe {
 // Retrained reruns the learner from scratch on 𝒟_k and publishes, with noise independent of
 // the unlearned run's (Definition 2.3 compares with fresh randomness). 𝒟_k is the dataset
 // New computed by replaying the requests (retrain.Replay's first step), so trials do not
-// copy the data again.
+// copy the data again. The descent from scratch never reads the noise, so it runs once
+// for all trials (see secrets) and each trial publishes it with its own noise, from the
+// stream the recipe names: the bits Recipe().Learn gives.
 func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (reference.Release, error) {
-	return s.Recipe().Learn(ctx, s.final, st)
+	recipe := s.Recipe()
+	secret, err := s.secrets.secret(&s.secrets.retrained, func() ([]float64, error) {
+		r, err := recipe.Learn(ctx, s.final, reference.Streams{})
+		return r.Secret, err
+	})
+	if err != nil {
+		return reference.Release{}, err
+	}
+	return reference.Release{Published: s.plan.Publish(secret, st.Rand(recipe.Purpose)), Secret: slices.Clone(secret)}, nil
 }
 
 // Claim is the certificate of the variant's theorem with its derivation.

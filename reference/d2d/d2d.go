@@ -238,10 +238,22 @@ func Learn(ctx context.Context, plan Plan, loss reference.Loss, ds *reference.Da
 	return m, nil
 }
 
-func (m *Model) publish(noise *rand.Rand) {
-	reference.FillNormal(m.published, m.plan.Sigma, noise)
-	for j, v := range m.secret {
-		m.published[j] += v
+func (m *Model) publish(noise *rand.Rand) { m.plan.publishInto(m.published, m.secret, noise) }
+
+// Publish is Algorithm 3 alone: the secret model plus N(0, σ²I) noise drawn from noise,
+// as a Model publishes it (the same draws, the same bits). Outside Perfect mode the
+// descent never reads the published model, so a run's secret models do not depend on the
+// noise: an audit can descend once and publish many times.
+func (pl Plan) Publish(secret []float64, noise *rand.Rand) []float64 {
+	out := make([]float64, len(secret))
+	pl.publishInto(out, secret, noise)
+	return out
+}
+
+func (pl Plan) publishInto(dst, secret []float64, noise *rand.Rand) {
+	reference.FillNormal(dst, pl.Sigma, noise)
+	for j, v := range secret {
+		dst[j] += v
 	}
 }
 
