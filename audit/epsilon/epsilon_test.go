@@ -1,6 +1,7 @@
 package epsilon
 
 import (
+	"cmp"
 	"encoding/csv"
 	"math"
 	"math/rand/v2"
@@ -411,4 +412,108 @@ func TestPerExampleBoundsAreSimultaneous(t *testing.T) {
 	if _, err := (Game{Delta: 0}).PerExample(mat.NewDense(8, 2, nil), mat.NewDense(8, 3, nil)); err == nil {
 		t.Error("different example counts accepted")
 	}
+}
+
+// The power simulation's pruned sweep chooses exactly the rule the full sweep chooses with
+// the game's criterion, ties included: on small samples with many ties (rapid) and on the
+// simulation's own draws at realistic sizes (below).
+func TestPowerSimChooseIsRuleSweep(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(2, 40).Draw(t, "n")
+		p := PowerSpec{Claim: rapid.Float64Range(0.1, 3).Draw(t, "claim"), Factor: 2,
+			Delta: rapid.SampledFrom([]float64{1e-6, 1e-3, 0.05}).Draw(t, "delta"), Conf: 0.95}
+		s := newPowerSim(2*n, p)
+		draw := func(label string) []float64 {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = float64(rapid.IntRange(-12, 12).Draw(t, label)) / 4
+			}
+			return v
+		}
+		pos, neg := draw("pos"), draw("neg")
+		want := ruleSweep{}.best(slices.Clone(pos), slices.Clone(neg), s.lb)
+		if got := s.choose(pos, neg, make([]float64, n)); got != want {
+			t.Fatalf("pruned sweep chose %+v, the full sweep %+v", got, want)
+		}
+	})
+}
+
+func TestPowerSimChooseOnSimulatedHalves(t *testing.T) {
+	cases := 0
+	for _, trials := range []int{200, 2000, 14374} {
+		for _, delta := range []float64{1e-6, 1e-3} {
+			p := PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95}
+			s := newPowerSim(trials, p)
+			for _, mu := range []float64{0.3, 1, 3} {
+				for rep := range 8 {
+					rng := rand.New(rand.NewPCG(powerSeed, uint64(rep)))
+					pos, neg := make([]float64, s.sel), make([]float64, s.sel)
+					for i := range s.sel {
+						pos[i] = mu + rng.NormFloat64()
+						neg[i] = rng.NormFloat64()
+					}
+					want := ruleSweep{}.best(slices.Clone(pos), slices.Clone(neg), s.lb)
+					if got := s.choose(pos, neg, make([]float64, s.sel)); got != want {
+						t.Fatalf("%d trials, δ = %v, μ = %v, replicate %d: pruned sweep chose %+v, the full sweep %+v", trials, delta, mu, rep, got, want)
+					}
+					cases++
+				}
+			}
+		}
+	}
+	if cases == 0 {
+		t.Fatal("no cases")
+	}
+}
+
+// The pruned sweep's premise: ε(FP, FN) = max(0, ln ratio(FP, FN)) to rounding, with ε = 0
+// exactly where the ratio is at most 1.
+func TestPowerSimRatioIsEpsilon(t *testing.T) {
+	checked := 0
+	for _, trials := range []int{10, 201, 2000} {
+		for _, delta := range []float64{1e-6, 0.05} {
+			s := newPowerSim(trials, PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95})
+			step := max(1, s.sel/60)
+			for fp := 0; fp <= s.sel; fp += step {
+				for fn := 0; fn <= s.sel; fn += step {
+					eps, r := epsFromRates(s.uSel[fp], s.uSel[fn], delta), s.ratio(fp, fn)
+					if r <= 1 && eps != 0 || r > 1 && math.Abs(math.Log(r)-eps) > 1e-12*max(1, eps) {
+						t.Fatalf("%d trials, δ = %v, FP = %d, FN = %d: ε %v, ratio %v (ln %v)", trials, delta, fp, fn, eps, r, math.Log(r))
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d count pairs", checked)
+}
+
+// sortFloats sorts as slices.Sort does (equal values, −0 and +0 included, compare equal),
+// on values with every kind of bit pattern: ties, signed zeros, infinities, subnormals,
+// a common byte (a pass skipped), and lengths 0 to 300.
+func TestSortFloatsIsSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, math.Inf(1), math.Inf(-1), 5e-324, -5e-324,
+			math.MaxFloat64, -math.MaxFloat64, 1e-300, 3, -2.5}
+		n := rapid.IntRange(0, 300).Draw(t, "n")
+		a := make([]float64, n)
+		for i := range a {
+			if rapid.Bool().Draw(t, "fromPool") {
+				a[i] = rapid.SampledFrom(pool).Draw(t, "v")
+			} else {
+				a[i] = rapid.Float64Range(-1e6, 1e6).Draw(t, "v")
+			}
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		sortFloats(a, make([]float64, n))
+		for i := range a {
+			if a[i] != want[i] {
+				t.Fatalf("place %d: %v, slices.Sort %v", i, a[i], want[i])
+			}
+		}
+		if !slices.IsSortedFunc(a, func(x, y float64) int { return cmp.Compare(sortKey(x), sortKey(y)) }) {
+			t.Fatal("not in key order")
+		}
+	})
 }

@@ -149,15 +149,12 @@ func (s *powerSim) power(mu float64) (float64, float64) { return s.powerReps(mu,
 // powerReps estimates the power from the first reps replicates. Replicates run in
 // parallel and are summed in their order, so the result does not depend on the cores.
 func (s *powerSim) powerReps(mu float64, reps int) (float64, float64) {
-	lb := func(c Counts) float64 {
-		return epsFromRates(s.uSel[c.FP], s.uSel[c.Pos-c.TP], s.delta)
-	}
 	per := make([]float64, reps)
 	workers := min(reps, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			pos, neg := make([]float64, s.sel), make([]float64, s.sel)
+			pos, neg, buf := make([]float64, s.sel), make([]float64, s.sel), make([]float64, s.sel)
 			for rep := w; rep < reps; rep += workers {
 				// replicate rep draws the same sequence at every μ and every trial count, so
 				// power is smooth in both (common random numbers) and searches are stable
@@ -166,7 +163,7 @@ func (s *powerSim) powerReps(mu float64, reps int) (float64, float64) {
 					pos[i] = mu + rng.NormFloat64()
 					neg[i] = rng.NormFloat64()
 				}
-				rule := ruleSweep{}.best(pos, neg, lb) // the game's own choice on the selection half
+				rule := s.choose(pos, neg, buf) // the game's own choice on the selection half
 				var tpr, fpr float64
 				if rule.Above {
 					tpr, fpr = 1-distuv.UnitNormal.CDF(rule.Threshold-mu), 1-distuv.UnitNormal.CDF(rule.Threshold)
@@ -234,6 +231,51 @@ func (s *powerSim) evalPower(tpr, fpr float64) float64 {
 	return math.Min(1, total)
 }
 
+// lb is the selection half's ε lower bound for a rule's counts (the game's criterion).
+func (s *powerSim) lb(c Counts) float64 {
+	return epsFromRates(s.uSel[c.FP], s.uSel[c.Pos-c.TP], s.delta)
+}
+
+// choose is ruleSweep{}.best(pos, neg, s.lb) — the same rule, ties included — without most
+// of its logarithms: ε(FP, FN) = max(0, ln r₁, ln r₂) for the ratios r₁ = (1 − δ − u_FN)/u_FP
+// and r₂ = (1 − δ − u_FP)/u_FN (u the tabulated Clopper–Pearson bounds), so a candidate
+// whose larger ratio is below the best's by more than a relative 10⁻⁹ has a logarithm
+// smaller by 10⁻⁹ — far beyond math.Log's error of an ulp or so — and cannot win; one whose
+// ratios are at most 1 has ε = 0 and cannot beat a best ≥ 0. Only the others compute ε
+// as lb does. It sorts pos and neg in place (sortFloats, through buf).
+func (s *powerSim) choose(pos, neg, buf []float64) Rule {
+	sortFloats(pos, buf)
+	sortFloats(neg, buf)
+	var bestR float64 // the best candidate's larger ratio
+	bestV := math.Inf(-1)
+	consider := func(fp, fn int) bool {
+		r := s.ratio(fp, fn)
+		if bestV >= 0 && (r <= 1 || r < bestR*(1-1e-9)) {
+			return false
+		}
+		v := epsFromRates(s.uSel[fp], s.uSel[fn], s.delta)
+		if v > bestV {
+			bestR, bestV = r, v
+			return true
+		}
+		return false
+	}
+	return sweep(pos, neg, func(c Counts) bool { return consider(c.FP, c.Pos-c.TP) })
+}
+
+// ratio is max(r₁, r₂) of choose (0 where neither numerator is positive).
+func (s *powerSim) ratio(fp, fn int) float64 {
+	fpr, fnr := s.uSel[fp], s.uSel[fn]
+	r := 0.0
+	if num := 1 - s.delta - fnr; num > 0 {
+		r = num / fpr
+	}
+	if num := 1 - s.delta - fpr; num > 0 {
+		r = max(r, num/fnr)
+	}
+	return r
+}
+
 // binomialWindow returns the probabilities of Bin(n, p) on the window of counts that holds
 // all but about 1e-30 of its mass, and the window's first count.
 func binomialWindow(n int, p float64) (int, []float64) {
@@ -263,8 +305,22 @@ type ruleSweep struct{}
 func (ruleSweep) best(pos, neg []float64, f func(Counts) float64) Rule {
 	slices.Sort(pos)
 	slices.Sort(neg)
+	bestV := math.Inf(-1)
+	return sweep(pos, neg, func(c Counts) bool {
+		if v := f(c); v > bestV {
+			bestV = v
+			return true
+		}
+		return false
+	})
+}
+
+// sweep offers every rule on the sorted samples pos and neg to better, in ruleSweep's
+// order; better reports whether the rule beats every rule offered before it, and the last
+// such rule is returned (none: the threshold +∞, above).
+func sweep(pos, neg []float64, better func(Counts) bool) Rule {
 	np, nn := len(pos), len(neg)
-	best, bestV := Rule{Threshold: math.Inf(1), Above: true}, math.Inf(-1)
+	best := Rule{Threshold: math.Inf(1), Above: true}
 	i, j := 0, 0 // pos[:i] and neg[:j] are below the current threshold t
 	for i < np || j < nn {
 		var t float64
@@ -284,11 +340,11 @@ func (ruleSweep) best(pos, neg []float64, f func(Counts) float64) Rule {
 		for je < nn && neg[je] == t {
 			je++
 		}
-		if v := f(Counts{TP: np - i, Pos: np, FP: nn - j, Neg: nn}); v > bestV {
-			best, bestV = Rule{Threshold: t, Above: true}, v
+		if better(Counts{TP: np - i, Pos: np, FP: nn - j, Neg: nn}) {
+			best = Rule{Threshold: t, Above: true}
 		}
-		if v := f(Counts{TP: ie, Pos: np, FP: je, Neg: nn}); v > bestV {
-			best, bestV = Rule{Threshold: t, Above: false}, v
+		if better(Counts{TP: ie, Pos: np, FP: je, Neg: nn}) {
+			best = Rule{Threshold: t, Above: false}
 		}
 		i, j = ie, je
 	}
