@@ -517,3 +517,21 @@ func TestSortFloatsIsSort(t *testing.T) {
 		}
 	})
 }
+
+// ruleSweep is sweep with "beats" as "f is larger": bestRule's choice by one merged pass.
+// Both samples are sorted in place. The tests hold it to bestRule and the power
+// simulation's pruned choice to it.
+type ruleSweep struct{}
+
+func (ruleSweep) best(pos, neg []float64, f func(Counts) float64) Rule {
+	slices.Sort(pos)
+	slices.Sort(neg)
+	bestV := math.Inf(-1)
+	return sweep(pos, neg, func(c Counts) bool {
+		if v := f(c); v > bestV {
+			bestV = v
+			return true
+		}
+		return false
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -236,7 +235,7 @@ func (s *powerSim) lb(c Counts) float64 {
 	return epsFromRates(s.uSel[c.FP], s.uSel[c.Pos-c.TP], s.delta)
 }
 
-// choose is ruleSweep{}.best(pos, neg, s.lb) — the same rule, ties included — without most
+// choose is bestRule(pos, neg, s.lb) — the same rule, ties included — without most
 // of its logarithms: ε(FP, FN) = max(0, ln r₁, ln r₂) for the ratios r₁ = (1 − δ − u_FN)/u_FP
 // and r₂ = (1 − δ − u_FP)/u_FN (u the tabulated Clopper–Pearson bounds), so a candidate
 // whose larger ratio is below the best's by more than a relative 10⁻⁹ has a logarithm
@@ -296,28 +295,12 @@ func binomialWindow(n int, p float64) (int, []float64) {
 	return lo, out
 }
 
-// ruleSweep chooses the same rule as bestRule — the first, in the order of ascending
-// threshold and "above" before "below", with the largest f — by one merged pass over the
-// sorted samples instead of two binary searches per candidate. Both samples are sorted in
-// place.
-type ruleSweep struct{}
-
-func (ruleSweep) best(pos, neg []float64, f func(Counts) float64) Rule {
-	slices.Sort(pos)
-	slices.Sort(neg)
-	bestV := math.Inf(-1)
-	return sweep(pos, neg, func(c Counts) bool {
-		if v := f(c); v > bestV {
-			bestV = v
-			return true
-		}
-		return false
-	})
-}
-
-// sweep offers every rule on the sorted samples pos and neg to better, in ruleSweep's
-// order; better reports whether the rule beats every rule offered before it, and the last
-// such rule is returned (none: the threshold +∞, above).
+// sweep offers every rule on the sorted samples pos and neg to better — every distinct
+// threshold in ascending order, "above" before "below", as bestRule scans them, by one
+// merged pass instead of two binary searches per candidate; better reports whether the
+// rule beats every rule offered before it, and the last such rule is returned (none: the
+// threshold +∞, above). With "beats" as "f is larger" it is bestRule's choice, ties
+// included (ruleSweep in the tests).
 func sweep(pos, neg []float64, better func(Counts) bool) Rule {
 	np, nn := len(pos), len(neg)
 	best := Rule{Threshold: math.Inf(1), Above: true}
