@@ -88,19 +88,70 @@ func shift(size uint8) uint8 {
 	return 2
 }
 
+// mulArgs are a mul kernel's arguments in registers (strides in bytes).
+type mulArgs struct {
+	x         [rows]reg.Register // x's four rows
+	a, lda, d reg.Register
+	z         reg.Register
+}
+
+// mulHeader declares a mul kernel (func(x *F, ldx int, a *F, lda, d int, z *F)) and
+// loads its arguments.
+func mulHeader(p precision, name, doc string) mulArgs {
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
+	Pragma("noescape")
+	Doc(doc)
+	var m mulArgs
+	m.x = rowPointers(p)
+	m.a = Load(Param("a"), GP64())
+	m.lda = Load(Param("lda"), GP64())
+	SHLQ(U8(shift(p.size)), m.lda)
+	m.d = Load(Param("d"), GP64())
+	m.z = Load(Param("z"), GP64())
+	return m
+}
+
+// accArgs are an acc kernel's arguments in registers (strides in bytes).
+type accArgs struct {
+	x      [rows]reg.Register // x's four rows
+	z, d   reg.Register
+	g, ldg reg.Register
+}
+
+// accHeader declares an acc kernel (func(x *F, ldx int, z *F, d int, gp *F, ldg int)) and
+// loads its arguments.
+func accHeader(p precision, name, doc string) accArgs {
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
+	Pragma("noescape")
+	Doc(doc)
+	var a accArgs
+	a.x = rowPointers(p)
+	a.z = Load(Param("z"), GP64())
+	a.d = Load(Param("d"), GP64())
+	a.g = Load(Param("gp"), GP64())
+	a.ldg = Load(Param("ldg"), GP64())
+	SHLQ(U8(shift(p.size)), a.ldg)
+	return a
+}
+
+// overJ emits body(j) for j = 0, …, d − 1, then the label name+end.
+func overJ(name, end string, d reg.Register, body func(j reg.Register)) {
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "loop")
+	CMPQ(j, d)
+	JGE(LabelRef(name + end))
+	body(j)
+	INCQ(j)
+	JMP(LabelRef(name + "loop"))
+	Label(name + end)
+}
+
 // mul: z[r][t] = Σ_j x[r][j]·a[j][t], r < 4, t < width: 4·regs accumulators, one FMA
 // chain per output, j in order (the pure-Go kernel's order, so both round alike).
 func mul(p kernel) {
 	name := p.name("mul")
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s sets z (4 × %d) to x's four rows times a's d × %d panel.", name, p.width(), p.width()))
-	x := rowPointers(p.precision)
-	a := Load(Param("a"), GP64())
-	lda := Load(Param("lda"), GP64())
-	SHLQ(U8(shift(p.size)), lda)
-	d := Load(Param("d"), GP64())
-	z := Load(Param("z"), GP64())
+	m := mulHeader(p.precision, name, fmt.Sprintf("%s sets z (4 × %d) to x's four rows times a's d × %d panel.", name, p.width(), p.width()))
 	accs := make([][]reg.VecVirtual, rows)
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
@@ -109,30 +160,24 @@ func mul(p kernel) {
 			p.zero(accs[r][h], accs[r][h], accs[r][h])
 		}
 	}
-	j := GP64()
-	XORQ(j, j)
-	Label(name + "loop")
-	CMPQ(j, d)
-	JGE(LabelRef(name + "store"))
-	as := make([]reg.VecVirtual, p.regs)
-	for h := range as {
-		as[h] = YMM()
-		p.load(Mem{Base: a, Disp: 32 * h}, as[h])
-	}
-	for r := range rows {
-		b := YMM()
-		p.bcast(Mem{Base: x[r], Index: j, Scale: p.size}, b)
+	overJ(name, "store", m.d, func(j reg.Register) {
+		as := make([]reg.VecVirtual, p.regs)
 		for h := range as {
-			p.fma(as[h], b, accs[r][h])
+			as[h] = YMM()
+			p.load(Mem{Base: m.a, Disp: 32 * h}, as[h])
 		}
-	}
-	ADDQ(lda, a)
-	INCQ(j)
-	JMP(LabelRef(name + "loop"))
-	Label(name + "store")
+		for r := range rows {
+			b := YMM()
+			p.bcast(Mem{Base: m.x[r], Index: j, Scale: p.size}, b)
+			for h := range as {
+				p.fma(as[h], b, accs[r][h])
+			}
+		}
+		ADDQ(m.lda, m.a)
+	})
 	for r := range rows {
 		for h := range p.regs {
-			p.store(accs[r][h], Mem{Base: z, Disp: 32 * (p.regs*r + h)})
+			p.store(accs[r][h], Mem{Base: m.z, Disp: 32 * (p.regs*r + h)})
 		}
 	}
 	VZEROUPPER()
@@ -144,47 +189,33 @@ func mul(p kernel) {
 // stored.
 func acc(p kernel) {
 	name := p.name("acc")
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s adds x's four rows, transposed, times z (4 × %d) to g's d × %d panel.", name, p.width(), p.width()))
-	x := rowPointers(p.precision)
-	z := Load(Param("z"), GP64())
-	d := Load(Param("d"), GP64())
-	g := Load(Param("gp"), GP64())
-	ldg := Load(Param("ldg"), GP64())
-	SHLQ(U8(shift(p.size)), ldg)
+	a := accHeader(p.precision, name, fmt.Sprintf("%s adds x's four rows, transposed, times z (4 × %d) to g's d × %d panel.", name, p.width(), p.width()))
 	zs := make([][]reg.VecVirtual, rows)
 	for r := range zs {
 		zs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range zs[r] {
 			zs[r][h] = YMM()
-			p.load(Mem{Base: z, Disp: 32 * (p.regs*r + h)}, zs[r][h])
+			p.load(Mem{Base: a.z, Disp: 32 * (p.regs*r + h)}, zs[r][h])
 		}
 	}
-	j := GP64()
-	XORQ(j, j)
-	Label(name + "loop")
-	CMPQ(j, d)
-	JGE(LabelRef(name + "done"))
-	gs := make([]reg.VecVirtual, p.regs)
-	for h := range gs {
-		gs[h] = YMM()
-		p.load(Mem{Base: g, Disp: 32 * h}, gs[h])
-	}
-	for r := range rows {
-		b := YMM()
-		p.bcast(Mem{Base: x[r], Index: j, Scale: p.size}, b)
+	overJ(name, "done", a.d, func(j reg.Register) {
+		gs := make([]reg.VecVirtual, p.regs)
 		for h := range gs {
-			p.fma(zs[r][h], b, gs[h])
+			gs[h] = YMM()
+			p.load(Mem{Base: a.g, Disp: 32 * h}, gs[h])
 		}
-	}
-	for h := range gs {
-		p.store(gs[h], Mem{Base: g, Disp: 32 * h})
-	}
-	ADDQ(ldg, g)
-	INCQ(j)
-	JMP(LabelRef(name + "loop"))
-	Label(name + "done")
+		for r := range rows {
+			b := YMM()
+			p.bcast(Mem{Base: a.x[r], Index: j, Scale: p.size}, b)
+			for h := range gs {
+				p.fma(zs[r][h], b, gs[h])
+			}
+		}
+		for h := range gs {
+			p.store(gs[h], Mem{Base: a.g, Disp: 32 * h})
+		}
+		ADDQ(a.ldg, a.g)
+	})
 	VZEROUPPER()
 	RET()
 }
@@ -194,36 +225,22 @@ func acc(p kernel) {
 // in a panel (float32 included: the Go fallback's fused steps round twice, through float64).
 func mulOne(p precision) {
 	name := "mul" + p.short + "x1AVX2"
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
-	Pragma("noescape")
-	Doc(name + " sets z (4) to x's four rows times a's column of d (stride lda).")
-	x := rowPointers(p)
-	a := Load(Param("a"), GP64())
-	lda := Load(Param("lda"), GP64())
-	SHLQ(U8(shift(p.size)), lda)
-	d := Load(Param("d"), GP64())
-	z := Load(Param("z"), GP64())
+	m := mulHeader(p, name, name+" sets z (4) to x's four rows times a's column of d (stride lda).")
 	var accs [rows]reg.VecVirtual
 	for r := range accs {
 		accs[r] = XMM()
 		p.zero(accs[r], accs[r], accs[r])
 	}
-	j := GP64()
-	XORQ(j, j)
-	Label(name + "loop")
-	CMPQ(j, d)
-	JGE(LabelRef(name + "store"))
-	av := XMM()
-	p.smov(Mem{Base: a}, av)
+	overJ(name, "store", m.d, func(j reg.Register) {
+		av := XMM()
+		p.smov(Mem{Base: m.a}, av)
+		for r := range rows {
+			p.sfma(Mem{Base: m.x[r], Index: j, Scale: p.size}, av, accs[r])
+		}
+		ADDQ(m.lda, m.a)
+	})
 	for r := range rows {
-		p.sfma(Mem{Base: x[r], Index: j, Scale: p.size}, av, accs[r])
-	}
-	ADDQ(lda, a)
-	INCQ(j)
-	JMP(LabelRef(name + "loop"))
-	Label(name + "store")
-	for r := range rows {
-		p.smov(accs[r], Mem{Base: z, Disp: int(p.size) * r})
+		p.smov(accs[r], Mem{Base: m.z, Disp: int(p.size) * r})
 	}
 	RET()
 }
@@ -231,35 +248,21 @@ func mulOne(p precision) {
 // accOne is acc for one model: g[j·ldg] += Σ_{r<4} x[r][j]·z[r], r in order.
 func accOne(p precision) {
 	name := "acc" + p.short + "x1AVX2"
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
-	Pragma("noescape")
-	Doc(name + " adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).")
-	x := rowPointers(p)
-	z := Load(Param("z"), GP64())
-	d := Load(Param("d"), GP64())
-	g := Load(Param("gp"), GP64())
-	ldg := Load(Param("ldg"), GP64())
-	SHLQ(U8(shift(p.size)), ldg)
+	a := accHeader(p, name, name+" adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).")
 	var zs [rows]reg.VecVirtual
 	for r := range zs {
 		zs[r] = XMM()
-		p.smov(Mem{Base: z, Disp: int(p.size) * r}, zs[r])
+		p.smov(Mem{Base: a.z, Disp: int(p.size) * r}, zs[r])
 	}
-	j := GP64()
-	XORQ(j, j)
-	Label(name + "loop")
-	CMPQ(j, d)
-	JGE(LabelRef(name + "done"))
-	gv := XMM()
-	p.smov(Mem{Base: g}, gv)
-	for r := range rows {
-		p.sfma(Mem{Base: x[r], Index: j, Scale: p.size}, zs[r], gv)
-	}
-	p.smov(gv, Mem{Base: g})
-	ADDQ(ldg, g)
-	INCQ(j)
-	JMP(LabelRef(name + "loop"))
-	Label(name + "done")
+	overJ(name, "done", a.d, func(j reg.Register) {
+		gv := XMM()
+		p.smov(Mem{Base: a.g}, gv)
+		for r := range rows {
+			p.sfma(Mem{Base: a.x[r], Index: j, Scale: p.size}, zs[r], gv)
+		}
+		p.smov(gv, Mem{Base: a.g})
+		ADDQ(a.ldg, a.g)
+	})
 	RET()
 }
 
