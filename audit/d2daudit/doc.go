@@ -8,8 +8,11 @@
 // and publishes (Unlearned), and retrains from scratch on the final data and publishes
 // (Retrained); Claim gives the certificate with every step of its derivation, Plan the
 // derived noise and iterations, Universe every record that appears in any round, and
-// Fingerprint the configuration a checkpoint is keyed by. Check then runs four families of
-// checks on the trials:
+// Fingerprint the configuration a checkpoint is keyed by. Outside Perfect mode neither
+// run's descent reads its noise (Algorithm 3 adds it to a copy), so a subject descends
+// once, on its first trial, and every trial publishes those secret models with its own
+// noise: the bits a whole run gives, for microseconds a trial. Check then runs four
+// families of checks on the trials:
 //
 //   - certificate: σ recomputed from the declared constants; the declared Lipschitz
 //     constant against the exact largest gradient norm on Θ over every record that
