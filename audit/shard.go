@@ -78,7 +78,7 @@ const (
 	EnvSlurmTaskStep  = "SLURM_ARRAY_TASK_STEP"  // its stride (--array=0-6:2)
 	EnvJobIndex       = "JOB_COMPLETION_INDEX"   // Kubernetes Indexed Jobs: this pod's index
 	// EnvJobCompletions is the Indexed Job's spec.completions. Kubernetes does not set it:
-	// the Job's manifest must (deploy/kubernetes/audit-job.yaml does).
+	// the Job's manifest must (deploy/kubernetes/audit-trials.yaml does).
 	EnvJobCompletions = "JOB_COMPLETIONS"
 )
 

@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +298,28 @@ func TestEngineBatches(t *testing.T) {
 		if len(bs.batches) != 6 { // evens of 0–7, 8–15, 16–22, then the odds of each
 			t.Errorf("%d workers: %d batches %v, want 6", workers, len(bs.batches), bs.batches)
 		}
+	}
+}
+
+// readLine returns lines whole across the reader's buffer, the last one without its
+// newline with io.EOF, and refuses a line past its bound before holding it.
+func TestReadLineBound(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	r := bufio.NewReaderSize(strings.NewReader("short\n"+long+"\n"+long+"\ntail"), 16)
+	for k, want := range []string{"short\n", long + "\n"} {
+		got, err := readLine(r, 101)
+		if err != nil || string(got) != want {
+			t.Fatalf("line %d: %q, %v; want %q", k+1, got, err, want)
+		}
+	}
+	if _, err := readLine(r, 100); !errors.Is(err, errLineTooLong) {
+		t.Fatalf("a 101-byte line under a bound of 100: %v, want errLineTooLong", err)
+	}
+	r = bufio.NewReaderSize(strings.NewReader("tail"), 16)
+	if got, err := readLine(r, 100); string(got) != "tail" || !errors.Is(err, io.EOF) {
+		t.Fatalf("last line: %q, %v; want \"tail\", EOF", got, err)
+	}
+	if _, err := MergeShards(nil); err == nil {
+		t.Fatal("MergeShards of no folders: no error")
 	}
 }

@@ -191,6 +191,9 @@ func FindShards(dirs []string) ([]FoundShard, error) {
 // reported at once in a MergeError, with the parts to rerun and the command that reruns
 // them (a rerun resumes: only the missing trials run).
 func MergeShards(dirs []string) (*ShardSet, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("merge shards: no folders given")
+	}
 	found, err := FindShards(dirs)
 	if err != nil {
 		return nil, err
@@ -361,7 +364,10 @@ func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
 		seen   = map[int]int{}
 	)
 	for k := 1; ; k++ {
-		line, err := r.ReadBytes('\n')
+		line, err := readLine(r, maxTrialLineBytes)
+		if errors.Is(err, errLineTooLong) {
+			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)}
+		}
 		if len(line) == 0 || line[len(line)-1] != '\n' {
 			if err != nil && !errors.Is(err, io.EOF) {
 				return hdr, nil, fmt.Errorf("read %s: %w", path, err)
@@ -370,9 +376,6 @@ func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
 				return hdr, nil, &CheckpointError{Path: path, Msg: "empty"}
 			}
 			return hdr, trials, nil
-		}
-		if len(line) > maxTrialLineBytes {
-			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)}
 		}
 		if k == 1 {
 			var ok bool
@@ -384,6 +387,26 @@ func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
 		if ce := checkLine(k, line, hdr, seen, func(t TrialResult) { trials = append(trials, t) }); ce != nil {
 			ce.Path = path
 			return hdr, nil, ce
+		}
+	}
+}
+
+// errLineTooLong is readLine's refusal of a line past its bound.
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads up to and including the next '\n' (or to the end of the input), but
+// refuses with errLineTooLong, having held no more than about max bytes, a line longer
+// than max: the bound holds whatever the file holds.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
 		}
 	}
 }

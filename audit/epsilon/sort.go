@@ -4,9 +4,9 @@ import "math"
 
 // sortFloats sorts a (finite or infinite values, no NaN) ascending, as slices.Sort does,
 // by an LSD radix sort on the values' order-preserving bit keys: eight byte passes,
-// skipping a byte every value shares, through buf (at least len(a) long). It is 2–3×
-// faster than slices.Sort on the power simulation's normal samples, whose sorting is half
-// of a check's time. −0 sorts before +0 (slices.Sort leaves equal values in any order);
+// skipping a byte every value shares, through buf (at least len(a) long). It is 2.6×
+// faster than slices.Sort on the power simulation's normal samples (BenchmarkSortFloats:
+// 153 against 393 µs at 7 187), whose sorting was half of a decisive check's time. −0 sorts before +0 (slices.Sort leaves equal values in any order);
 // nothing here tells them apart.
 func sortFloats(a, buf []float64) {
 	n := len(a)

@@ -274,10 +274,18 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: against, shards: shards, budget: budget, json: *asJSON}})
 	}
-	if setFlags(fs)["against"] {
+	set := setFlags(fs)
+	for _, f := range []string{"shards", "calibrate", "workers"} {
+		if set[f] {
+			return usagef("plan: --%s plans a spec's run: it needs --spec", f)
+		}
+	}
+	if set["against"] {
+		if set["factor"] {
+			return usagef("plan: --against and --factor name the same violation; give one")
+		}
 		factor = against
 	}
-	set := setFlags(fs)
 	var missing []error
 	if !set["trials"] {
 		missing = append(missing, errors.New("--trials is required"))

@@ -157,4 +157,14 @@ func TestPlanCommand(t *testing.T) {
 	if _, errOut, code := runCLI(t, "plan", "--delta", "1e-5"); code != exitUsage || !strings.Contains(errOut, "--trials is required") {
 		t.Errorf("missing --trials: exit %d, %q", code, errOut)
 	}
+	// the spec planner's flags are refused without a spec rather than ignored
+	for _, extra := range [][]string{{"--shards", "3"}, {"--calibrate", "1s"}, {"--workers", "2"}} {
+		args := append([]string{"plan", "--trials", "100", "--delta", "1e-5"}, extra...)
+		if _, errOut, code := runCLI(t, args...); code != exitUsage || !strings.Contains(errOut, extra[0]+" plans a spec's run") {
+			t.Errorf("%v without --spec: exit %d, %q", extra, code, errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, "plan", "--trials", "100", "--delta", "1e-5", "--claim-epsilon", "1", "--against", "3", "--factor", "2"); code != exitUsage || !strings.Contains(errOut, "give one") {
+		t.Errorf("--against with --factor: exit %d, %q", code, errOut)
+	}
 }

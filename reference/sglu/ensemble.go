@@ -68,14 +68,11 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 	}
 	n, d := ds.Dims()
 	k := len(rs)
-	e := &Ensemble{params: p, lambda: lg.Lambda, n: n, d: d, x: slices.Clone(ds.Features().RawMatrix().Data[:n*d]),
+	e := &Ensemble{params: p, lambda: lg.Lambda, n: n, d: d, x: make([]float64, 0, n*d),
 		y: slices.Clone(ds.Labels()), ids: ds.IDs(), slot: make(map[int64]int, n),
 		theta: make([]float64, d*k), grad: make([]float64, d*k), col: make([]float64, d), noise: make([]float64, d), rs: rs}
-	if raw := ds.Features().RawMatrix(); raw.Stride != d {
-		e.x = make([]float64, 0, n*d)
-		for i := range n {
-			e.x = append(e.x, ds.Features().RawRowView(i)...)
-		}
+	for i := range n { // row by row: the kernel wants stride d, whatever the matrix's
+		e.x = append(e.x, ds.Features().RawRowView(i)...)
 	}
 	for i, id := range e.ids {
 		e.slot[id] = i
