@@ -212,17 +212,7 @@ func TestLockstepTrials(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	a, err := audit.Engine{Workers: 1}.Run(ctx, four, 3, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := audit.Engine{Workers: 2}.Run(ctx, sixteen, 3, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(a, b); diff != "" {
-		t.Fatalf("batches of 4 on one worker and of 16 on two differ:\n%s", diff)
-	}
+	a := batchedAlike(t, "float64", four, sixteen)
 	alone, err := audit.RunTrial(ctx, sixteen, 3, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -238,18 +228,26 @@ func TestLockstepTrials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := audit.Engine{Workers: 1}.Run(ctx, f32four, 3, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := audit.Engine{Workers: 2}.Run(ctx, f32, 3, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(c, d); diff != "" {
-		t.Fatalf("float32: batches of 4 on one worker and of 16 on two differ:\n%s", diff)
-	}
+	c := batchedAlike(t, "float32", f32four, f32)
 	if diff := cmp.Diff(c, a); diff == "" {
 		t.Fatal("float32 lockstep gave float64's trials")
 	}
+}
+
+// batchedAlike runs trials 0..9 (seed 3) of small in batches on one worker and of large
+// on two, fails unless they are the same bits, and returns them.
+func batchedAlike(t *testing.T, what string, small, large *Subject) []audit.TrialResult {
+	t.Helper()
+	a, err := audit.Engine{Workers: 1}.Run(context.Background(), small, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := audit.Engine{Workers: 2}.Run(context.Background(), large, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("%s: batches of %d on one worker and of %d on two differ:\n%s", what, small.BatchSize(), large.BatchSize(), diff)
+	}
+	return a
 }
