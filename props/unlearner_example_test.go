@@ -64,7 +64,7 @@ func ExampleCheckUnlearner() {
 		fmt.Println(e[:strings.Index(e, " over ")])
 	}
 	// Output:
-	// forgetful violates its (ε = 1, δ = 0.001) claim: ε lower bound of a distinguishing game on the published models at δ = 0.001 shows ε ≥ 3.08
+	// forgetful violates its (ε = 1, δ = 0.001) claim: ε lower bound of a distinguishing game on the published models at δ = 0.001 shows ε ≥ 3.1
 }
 
 // Models saved by another tool — here scikit-learn models written by NumPy

@@ -260,9 +260,9 @@ func ExampleCheck() {
 	// PASS d2d/release/renyi
 	// PASS d2d/release/exact-epsilon
 	// INCONCLUSIVE d2d/empirical/epsilon-lower-bound
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.9× violations with 80 % power; about 446507 trials per side would catch 2× with 80 % power
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 671675 trials per side would catch 2× with 80 % power
 	// INCONCLUSIVE d2d/empirical/membership
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.9× violations with 80 % power; about 446507 trials per side would catch 2× with 80 % power
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 671675 trials per side would catch 2× with 80 % power
 	// subject: PASS
 }
 

@@ -345,8 +345,9 @@ func TestSplitGamePowerMatchesSimulatedGames(t *testing.T) {
 	}
 }
 
-// The sweep that replays the game's rule choice chooses exactly what bestRule chooses,
-// ties included.
+// The sweep behind bestRule and the power simulation chooses what a brute-force scan of
+// every distinct score chooses, ties included, with its threshold at the midpoint to the
+// neighbouring distinct score; and the threshold parts the samples as counted.
 func TestRuleSweepIsBestRule(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		draw := func(label string) []float64 {
@@ -358,10 +359,13 @@ func TestRuleSweepIsBestRule(t *testing.T) {
 		}
 		pos, neg := draw("pos"), draw("neg")
 		f := func(c Counts) float64 { return LowerBound(c, 0.01, 0.1) }
-		want := bestRule(pos, neg, f)
-		got := ruleSweep{}.best(slices.Clone(pos), slices.Clone(neg), f)
+		want := bruteRule(pos, neg, f)
+		got := bestRule(pos, neg, f)
 		if got != want {
-			t.Fatalf("sweep chose %+v, bestRule %+v", got, want)
+			t.Fatalf("sweep chose %+v, brute force %+v", got, want)
+		}
+		if c := got.Count(pos, neg); f(c) != f(countAt(pos, neg, want)) {
+			t.Fatalf("the midpoint threshold %+v counts %+v", got, c)
 		}
 	})
 }
@@ -516,6 +520,53 @@ func TestSortFloatsIsSort(t *testing.T) {
 			t.Fatal("not in key order")
 		}
 	})
+}
+
+// bruteRule is the game's rule choice by brute force: every distinct score in ascending
+// order, "above" before "below", two binary searches each; the threshold then moves to the
+// midpoint with the neighbouring distinct score (±∞ past the ends).
+func bruteRule(pos, neg []float64, f func(Counts) float64) Rule {
+	sp, sn := slices.Clone(pos), slices.Clone(neg)
+	slices.Sort(sp)
+	slices.Sort(sn)
+	cands := slices.Compact(slices.Sorted(slices.Values(slices.Concat(sp, sn))))
+	best, bestV, at := Rule{Threshold: math.Inf(1), Above: true}, math.Inf(-1), -1
+	for k, t := range cands {
+		for _, above := range []bool{true, false} {
+			if v := f(countSorted(sp, sn, t, above)); v > bestV {
+				best, bestV, at = Rule{Threshold: t, Above: above}, v, k
+			}
+		}
+	}
+	switch {
+	case at < 0:
+	case best.Above && at == 0:
+		best.Threshold = math.Inf(-1)
+	case best.Above:
+		best.Threshold = (cands[at-1] + cands[at]) / 2
+	case at == len(cands)-1:
+		best.Threshold = math.Inf(1)
+	default:
+		best.Threshold = (cands[at] + cands[at+1]) / 2
+	}
+	return best
+}
+
+// countAt counts the rule at a candidate score's partition: "above" flags scores above the
+// midpoint threshold, "below" those under it.
+func countAt(pos, neg []float64, r Rule) Counts {
+	c := Counts{Pos: len(pos), Neg: len(neg)}
+	for _, s := range pos {
+		if r.Above && s > r.Threshold || !r.Above && s < r.Threshold {
+			c.TP++
+		}
+	}
+	for _, s := range neg {
+		if r.Above && s > r.Threshold || !r.Above && s < r.Threshold {
+			c.FP++
+		}
+	}
+	return c
 }
 
 // ruleSweep is sweep with "beats" as "f is larger": bestRule's choice by one merged pass.

@@ -20,7 +20,7 @@ func ExampleGame_LowerBound() {
 	// perfect separation: the bound is the resolution of 50 trials, no more
 	fmt.Printf("resolution of 50 trials: %.3f\n", epsilon.MaxCertifiable(50, 1e-5, 0.95, epsilon.Bonferroni))
 	// Output:
-	// ε ≥ 1.710 at 95% confidence (rule: score ≥ 2.00)
+	// ε ≥ 1.710 at 95% confidence (rule: score ≥ 0.99)
 	// resolution of 50 trials: 1.710
 }
 
@@ -46,5 +46,5 @@ func ExampleCompetition() {
 func ExampleTrialsToDetect() {
 	n, mu, _ := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.01, Conf: 0.95})
 	fmt.Printf("catching ε = 2 against a claimed 1 at δ = 0.01 takes %d trials per side (Gaussian leak, μ = %.3f)\n", n, mu)
-	// Output: catching ε = 2 against a claimed 1 at δ = 0.01 takes 3578 trials per side (Gaussian leak, μ = 0.896)
+	// Output: catching ε = 2 against a claimed 1 at δ = 0.01 takes 3566 trials per side (Gaussian leak, μ = 0.896)
 }

@@ -296,15 +296,22 @@ func binomialWindow(n int, p float64) (int, []float64) {
 }
 
 // sweep offers every rule on the sorted samples pos and neg to better — every distinct
-// threshold in ascending order, "above" before "below", as bestRule scans them, by one
-// merged pass instead of two binary searches per candidate; better reports whether the
-// rule beats every rule offered before it, and the last such rule is returned (none: the
-// threshold +∞, above). With "beats" as "f is larger" it is bestRule's choice, ties
-// included (ruleSweep in the tests).
+// score in ascending order, "above" before "below", by one merged pass instead of two
+// binary searches per candidate; better reports whether the rule beats every rule offered
+// before it, and the last such rule is returned (none: the threshold +∞, above).
+//
+// The counts are those of the partition at each distinct score, but the threshold is put
+// between scores, not on them (spec estimators-and-attacks §(g)): "above" at score t
+// becomes the midpoint of t and the distinct score before it (−∞ for the first), "below"
+// at t the midpoint of t and the one after it (+∞ for the last). On the samples seen the
+// rule flags exactly the same scores; on held-out scores it no longer sides with whichever
+// sample happened to hold the boundary value, which misclassified held-out points of
+// perfectly separable pairs.
 func sweep(pos, neg []float64, better func(Counts) bool) Rule {
 	np, nn := len(pos), len(neg)
 	best := Rule{Threshold: math.Inf(1), Above: true}
-	i, j := 0, 0 // pos[:i] and neg[:j] are below the current threshold t
+	prev := math.Inf(-1) // the distinct score before t
+	i, j := 0, 0         // pos[:i] and neg[:j] are below the current threshold t
 	for i < np || j < nn {
 		var t float64
 		switch {
@@ -324,12 +331,40 @@ func sweep(pos, neg []float64, better func(Counts) bool) Rule {
 			je++
 		}
 		if better(Counts{TP: np - i, Pos: np, FP: nn - j, Neg: nn}) {
-			best = Rule{Threshold: t, Above: true}
+			best = Rule{Threshold: between(prev, t, t), Above: true}
 		}
 		if better(Counts{TP: ie, Pos: np, FP: je, Neg: nn}) {
-			best = Rule{Threshold: t, Above: false}
+			next := math.Inf(1)
+			switch {
+			case ie < np && je < nn:
+				next = math.Min(pos[ie], neg[je])
+			case ie < np:
+				next = pos[ie]
+			case je < nn:
+				next = neg[je]
+			}
+			best = Rule{Threshold: between(t, next, t), Above: false}
 		}
+		prev = t
 		i, j = ie, je
 	}
 	return best
+}
+
+// between is a threshold between scores lo < hi: their midpoint, computed without
+// overflow; −∞ when lo is, +∞ when hi is. Where lo and hi are adjacent floats no value
+// lies strictly between them and it is the score the rule was counted at (on), whose
+// "≥" or "≤" parts the scores as the sweep counted them.
+func between(lo, hi, on float64) float64 {
+	switch {
+	case math.IsInf(lo, -1):
+		return lo
+	case math.IsInf(hi, 1):
+		return hi
+	}
+	m := lo/2 + hi/2
+	if m <= lo || m >= hi {
+		return on
+	}
+	return m
 }

@@ -139,25 +139,21 @@ func (g Game) check(pos, neg []float64) error {
 	return nil
 }
 
-// bestRule scans every distinct threshold in both directions and returns the rule with
-// the largest value of f. Sorting makes each count O(log n).
+// bestRule returns the rule with the largest value of f over every partition of the
+// scores by a threshold, in both directions, the first of equals in sweep's order; its
+// threshold lies between scores (sweep).
 func bestRule(pos, neg []float64, f func(Counts) float64) Rule {
 	sp, sn := slices.Clone(pos), slices.Clone(neg)
 	sort.Float64s(sp)
 	sort.Float64s(sn)
-	cands := slices.Concat(sp, sn)
-	sort.Float64s(cands)
-	cands = slices.Compact(cands)
-	best, bestV := Rule{Threshold: math.Inf(1), Above: true}, math.Inf(-1)
-	for _, t := range cands {
-		for _, above := range []bool{true, false} {
-			c := countSorted(sp, sn, t, above)
-			if v := f(c); v > bestV {
-				best, bestV = Rule{Threshold: t, Above: above}, v
-			}
+	bestV := math.Inf(-1)
+	return sweep(sp, sn, func(c Counts) bool {
+		if v := f(c); v > bestV {
+			bestV = v
+			return true
 		}
-	}
-	return best
+		return false
+	})
 }
 
 // countSorted counts a rule on sorted samples.

@@ -64,8 +64,8 @@ func ExampleCheck() {
 	// PASS sglu/certificate
 	// PASS sglu/exact-oracle
 	// INCONCLUSIVE sglu/empirical/epsilon-lower-bound
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 10057 trials per side would catch 2× with 80 % power
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 9876 trials per side would catch 2× with 80 % power
 	// INCONCLUSIVE sglu/empirical/membership
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 10057 trials per side would catch 2× with 80 % power
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 9876 trials per side would catch 2× with 80 % power
 	// subject: PASS
 }

@@ -1,0 +1,166 @@
+package epsilon
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// A Statistic is one pre-registered number per model of each side — the mean loss over the
+// deleted records, a projection of the parameters, … — a fixed function of the published
+// model, so that a bound on it is a bound on the models (post-processing). A statistic
+// fitted on data (a direction) must be fitted on the selection half alone (the first
+// len/2 of each side), which Family never evaluates on.
+type Statistic struct {
+	Name     string
+	Pos, Neg []float64 // one value per model: the law the rule should flag, and the other
+}
+
+// FamilyResult is the family game's bound and the statistic that gave it.
+type FamilyResult struct {
+	Result
+	Chosen int // the index of the statistic that decided
+	// Selection holds each statistic's ε lower bound on the selection half (Split), or
+	// its own simultaneous bound (Bonferroni): what the choice was made on, not bounds.
+	Selection []float64
+}
+
+// Family plays one game over a pre-registered family of statistics (spec
+// estimators-and-attacks §(g)). With Split it chooses the statistic and its rule together
+// on the first half of each side — the pair with the largest ε lower bound there, the first
+// of equals in the family's order — and bounds ε with that pair alone on the second halves,
+// which the choice never saw: one held-out evaluation, so the game keeps its whole
+// confidence, however many statistics the family holds. With Bonferroni every statistic's
+// game is played on all the samples at 1 − (1 − Confidence)/k and the largest bound decides.
+//
+// The sides may differ in size; each is bounded with its own Clopper–Pearson interval.
+func (g Game) Family(stats []Statistic) (FamilyResult, error) {
+	if len(stats) == 0 {
+		return FamilyResult{}, fmt.Errorf("family game: no statistics")
+	}
+	for i, s := range stats {
+		if len(s.Pos) != len(stats[0].Pos) || len(s.Neg) != len(stats[0].Neg) {
+			return FamilyResult{}, fmt.Errorf("family game: statistic %d (%s) has %d and %d values; the first has %d and %d",
+				i, s.Name, len(s.Pos), len(s.Neg), len(stats[0].Pos), len(stats[0].Neg))
+		}
+		if err := g.check(s.Pos, s.Neg); err != nil {
+			return FamilyResult{}, fmt.Errorf("family game: statistic %s: %w", s.Name, err)
+		}
+	}
+	out := FamilyResult{Selection: make([]float64, len(stats))}
+	if g.Strategy == Bonferroni {
+		each := g
+		each.Confidence = 1 - (1-g.conf())/float64(len(stats))
+		out.Result.Epsilon = -1
+		for i, s := range stats {
+			r, err := each.LowerBound(s.Pos, s.Neg)
+			if err != nil {
+				return FamilyResult{}, fmt.Errorf("family game: statistic %s: %w", s.Name, err)
+			}
+			out.Selection[i] = r.Epsilon
+			if r.Epsilon > out.Result.Epsilon {
+				out.Result, out.Chosen = r, i
+			}
+		}
+		return out, nil
+	}
+	a := 1 - g.conf()
+	np, nn := len(stats[0].Pos)/2, len(stats[0].Neg)/2
+	lb := func(c Counts) float64 { return LowerBound(c, g.Delta, a) }
+	best, bestV := Rule{}, math.Inf(-1)
+	for i, s := range stats {
+		r := bestRule(s.Pos[:np], s.Neg[:nn], lb)
+		v := lb(r.Count(s.Pos[:np], s.Neg[:nn]))
+		out.Selection[i] = v
+		if v > bestV {
+			best, bestV, out.Chosen = r, v, i
+		}
+	}
+	s := stats[out.Chosen]
+	c := best.Count(s.Pos[np:], s.Neg[nn:])
+	out.Result = Result{Epsilon: LowerBound(c, g.Delta, a), Rule: best, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Split}
+	return out, nil
+}
+
+// RankPValue is the exact one-sided rank p-value of a statistic t of one model among the
+// same statistic of n reference models, small when t is lower than theirs:
+//
+//	p = (#{r < t} + U·(1 + #{r = t})) / (n + 1),   U ~ Uniform(0, 1),
+//
+// ties broken at random (u is U). When the model and the references are exchangeable — the
+// model drawn from the references' law — p is exactly Uniform(0, 1), so P(p ≤ x) = x for
+// every x; it is never smaller than U/(n + 1), nor larger than 1.
+func RankPValue(t float64, refs []float64, u float64) float64 {
+	below, ties := 0, 0
+	for _, r := range refs {
+		switch {
+		case r < t:
+			below++
+		case r == t:
+			ties++
+		}
+	}
+	return (float64(below) + u*float64(1+ties)) / float64(len(refs)+1)
+}
+
+// RankTest is the test of an (ε, δ) claim that k published models' statistics (models)
+// are drawn from a law within (ε, δ) of the references' law (refs, n of them). Each model's
+// one-sided rank p-value (RankPValue, its tie-breaker drawn from rng) is compared with
+//
+//	t = ((1 − confidence)/k − δ)/e^ε:
+//
+// under the claim, for any event E of the statistic, P_model(E) ≤ e^ε·P_ref(E) + δ, and the
+// event {p ≤ t} has probability t under the references' law, so with Bonferroni over the k
+// models some p ≤ t has probability at most 1 − confidence. A p ≤ t shows the claim
+// violated at that confidence; nothing shows it holds (one model cannot bound a law).
+type RankTest struct {
+	PValues   []float64 // one a model
+	Min       float64   // the smallest
+	Worst     int       // the model it belongs to
+	Threshold float64   // t; ≤ 0 when δ alone exceeds the per-model level, and nothing can fail
+	Violated  bool      // Min ≤ Threshold
+}
+
+// Ranks runs RankTest's test.
+func Ranks(models, refs []float64, epsilon, delta, confidence float64, rng *rand.Rand) (RankTest, error) {
+	switch {
+	case len(models) == 0:
+		return RankTest{}, fmt.Errorf("rank test: no models")
+	case len(refs) == 0:
+		return RankTest{}, fmt.Errorf("rank test: no reference models")
+	case !(confidence > 0 && confidence < 1) || !(delta >= 0 && delta < 1) || !(epsilon >= 0) || math.IsInf(epsilon, 1):
+		return RankTest{}, fmt.Errorf("rank test: ε %v, δ %v, confidence %v; want ε ≥ 0 finite, δ in [0, 1), confidence in (0, 1)", epsilon, delta, confidence)
+	}
+	for i, v := range models {
+		if math.IsNaN(v) {
+			return RankTest{}, fmt.Errorf("rank test: model %d: NaN statistic", i)
+		}
+	}
+	for i, v := range refs {
+		if math.IsNaN(v) {
+			return RankTest{}, fmt.Errorf("rank test: reference %d: NaN statistic", i)
+		}
+	}
+	rt := RankTest{PValues: make([]float64, len(models)), Min: math.Inf(1),
+		Threshold: ((1-confidence)/float64(len(models)) - delta) / math.Exp(epsilon)}
+	for i, v := range models {
+		p := RankPValue(v, refs, rng.Float64())
+		rt.PValues[i] = p
+		if p < rt.Min {
+			rt.Min, rt.Worst = p, i
+		}
+	}
+	rt.Violated = rt.Threshold > 0 && rt.Min <= rt.Threshold
+	return rt, nil
+}
+
+// RanksNeeded is the fewest references with which a model whose statistic is below every
+// reference's is certain to show a violation: its p-value is at most 1/(n + 1), so n + 1 ≥
+// 1/t suffices (0 when t ≤ 0: no number of references can).
+func RanksNeeded(k int, epsilon, delta, confidence float64) int {
+	t := ((1-confidence)/float64(k) - delta) / math.Exp(epsilon)
+	if !(t > 0) {
+		return 0
+	}
+	return int(math.Ceil(1/t)) - 1
+}
