@@ -1,9 +1,11 @@
 package onerun
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -106,4 +108,52 @@ func TestCoreMatchesJaxPrivacy(t *testing.T) {
 		}
 	}
 	t.Logf("%d core triples, %d values, worst relative error %.3g", len(g.Core), checked, worst)
+}
+
+// The settings of the golden cases: CanaryScoreAuditor at significance 0.05 and δ = 1e-5.
+const goldenSignificance, goldenDelta = 0.05, 1e-5
+
+func TestAuditorMatchesJaxPrivacy(t *testing.T) {
+	g := readGolden(t)
+	worst, checked := 0.0, 0
+	for _, c := range g.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			check := func(what string, got, want float64) {
+				t.Helper()
+				checked++
+				worst = math.Max(worst, relErr(got, want))
+				if !near(got, want) {
+					t.Errorf("%s = %.17g, jax_privacy %.17g (rel %.2g)", what, got, want, relErr(got, want))
+				}
+			}
+			r, err := Audit(c.In, c.Out, goldenSignificance, goldenDelta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ParetoThresholds != c.ParetoThresholds {
+				t.Errorf("%d Pareto thresholds, jax_privacy %d", r.ParetoThresholds, c.ParetoThresholds)
+			}
+			check("one-run ε", r.EpsilonOneRun, c.EpsOneRun)
+			check("f-DP one-run ε", r.EpsilonOneRunFDP, c.EpsOneRunFDP)
+			check("Clopper-Pearson ε one-sided", r.EpsilonCPOneSided, c.EpsCPOneSided)
+			check("Clopper-Pearson ε two-sided", r.EpsilonCPTwoSided, c.EpsCPTwoSided)
+			check("GDP ε", r.EpsilonGDP, c.EpsGDP)
+			check("AUROC", r.AUROC, c.AUROC)
+			check("raw-count ε (min 10)", r.EpsilonRawCounts, c.EpsRawCounts)
+			check("max accuracy", r.MaxAccuracy, c.MaxAccuracy)
+			check("max accuracy 95% bound", r.MaxAccuracyUpper, c.MaxAccuracyUpper)
+			if len(c.TPRAtFPR) != len(ReportFPRs) {
+				t.Errorf("golden TPR at %d FPRs, Report gives %d", len(c.TPRAtFPR), len(ReportFPRs))
+			}
+			for i, f := range ReportFPRs {
+				want, ok := c.TPRAtFPR[strconv.FormatFloat(f, 'g', -1, 64)]
+				if !ok {
+					t.Errorf("golden has no TPR at FPR %v", f)
+					continue
+				}
+				check(fmt.Sprintf("TPR at FPR %v", f), r.TPRAtFPR[i], want)
+			}
+		})
+	}
+	t.Logf("%d cases, %d values, worst relative error %.3g", len(g.Cases), checked, worst)
 }
