@@ -35,16 +35,20 @@ func (t *binomTail) pValue(m, nCorrect int, eps, delta float64) float64 {
 		t.w[k] = lp
 		top = math.Max(top, lp)
 	}
+	// The probabilities sum to 1: dividing by their computed sum rather than
+	// multiplying by e^top cancels the rounding common to every ln C(n, k).
+	var total float64
 	for k := range t.w {
 		t.w[k] = math.Exp(t.w[k] - top)
+		total += t.w[k]
 	}
-	scale := math.Exp(top)
+	scale := 1 / total
 	// β = P[Bin(n, q) ≥ nCorrect], summed from the far tail inwards.
 	var tail float64
 	for k := n; k >= nCorrect; k-- {
 		tail += t.w[k]
 	}
-	beta := tail * scale
+	beta := math.Min(tail*scale, 1)
 	if delta == 0 {
 		return beta
 	}

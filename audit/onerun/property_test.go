@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mathext"
 	"pgregory.net/rapid"
 )
 
@@ -114,4 +115,22 @@ func TestParetoFrontierMatchesJaxPasses(t *testing.T) {
 			t.Fatalf("frontier %v, jax_privacy's passes %v", got, want)
 		}
 	})
+}
+
+// At δ = 0 the p-value is the binomial tail P[Bin(n, q) ≥ v] = I_q(v, n − v + 1); the
+// log-space sum agrees with the regularised incomplete beta function up to n = 100000,
+// deep tails included.
+func TestPValueBinomialTail(t *testing.T) {
+	for _, c := range []struct{ n, v int }{{20, 19}, {100, 90}, {1000, 850}, {5000, 4000}, {100_000, 73_000}, {100_000, 60_000}} {
+		for _, eps := range []float64{0.3, 1, 2} {
+			got := PValue(2*c.n, c.n, c.v, eps, 0)
+			want := mathext.RegIncBeta(float64(c.v), float64(c.n-c.v+1), logistic(eps))
+			if want < 1e-300 {
+				continue
+			}
+			if relErr(got, want) > 1e-8 {
+				t.Errorf("n=%d v=%d ε=%v: p = %.15g, I_q = %.15g", c.n, c.v, eps, got, want)
+			}
+		}
+	}
 }
