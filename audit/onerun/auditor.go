@@ -14,7 +14,8 @@ import (
 // canaries that were included in training, Out those that were not, and an included
 // canary is expected to score higher. The decision rules are thresholds t: a canary
 // scoring at least t is guessed "included". It matches jax_privacy.auditing's
-// CanaryScoreAuditor, whose methods it mirrors; build it with NewAuditor.
+// CanaryScoreAuditor, whose methods it mirrors; build it with NewAuditor. An Auditor is
+// never modified after NewAuditor and is safe for concurrent use.
 //
 // Only the thresholds on the Pareto frontier of the (false-negative, true-negative) count
 // pairs are kept (see Thresholds): the others are dominated by randomising between two
@@ -429,8 +430,9 @@ func (a *Auditor) maxAccuracy(rate func(k, n int) float64) float64 {
 	return best
 }
 
-// ReportFPRs are the false-positive rates at which Report gives the TPR.
-var ReportFPRs = []float64{0.001, 0.01, 0.1}
+// ReportFPRs returns the false-positive rates at which Report gives the TPR: 0.001,
+// 0.01 and 0.1, as in the reference run.
+func ReportFPRs() []float64 { return []float64{0.001, 0.01, 0.1} }
 
 // ReportMinCount is the minimum false-positive count of Report's raw-count estimate.
 const ReportMinCount = 10
@@ -484,7 +486,7 @@ func (a *Auditor) Report(significance, delta float64) (Report, error) {
 	r.EpsilonGDP = keep(a.EpsilonFromGDP(significance, delta))
 	r.EpsilonRawCounts = keep(a.EpsilonRawCounts(ReportMinCount, delta, true))
 	r.AUROC = a.AUROC()
-	for _, f := range ReportFPRs {
+	for _, f := range ReportFPRs() {
 		r.TPRAtFPR = append(r.TPRAtFPR, keep(a.TPRAtFPR(f)))
 	}
 	r.MaxAccuracy = a.MaxAccuracy()

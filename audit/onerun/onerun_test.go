@@ -156,10 +156,10 @@ func TestAuditorMatchesJaxPrivacy(t *testing.T) {
 			check("raw-count ε (min 10)", r.EpsilonRawCounts, c.EpsRawCounts)
 			check("max accuracy", r.MaxAccuracy, c.MaxAccuracy)
 			check("max accuracy 95% bound", r.MaxAccuracyUpper, c.MaxAccuracyUpper)
-			if len(c.TPRAtFPR) != len(ReportFPRs) {
-				t.Errorf("golden TPR at %d FPRs, Report gives %d", len(c.TPRAtFPR), len(ReportFPRs))
+			if len(c.TPRAtFPR) != len(ReportFPRs()) {
+				t.Errorf("golden TPR at %d FPRs, Report gives %d", len(c.TPRAtFPR), len(ReportFPRs()))
 			}
-			for i, f := range ReportFPRs {
+			for i, f := range ReportFPRs() {
 				want, ok := c.TPRAtFPR[strconv.FormatFloat(f, 'g', -1, 64)]
 				if !ok {
 					t.Errorf("golden has no TPR at FPR %v", f)
