@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -50,52 +51,67 @@ func LinearLosses(models *mat.Dense, ds *reference.Dataset, ids []int64, interce
 	return out, nil
 }
 
-// VerifyModels audits saved linear models against retrained ones with the spec's attacks:
-// the distinguishing game on the parameters (VerifySamples) and, when data are given and
-// the spec names its deletions, the membership attack on the deleted records, a per-record
-// game on their losses computed from the weights and the data (LinearLosses, VerifyScores).
-// Both decide the verdict: without the method's state they are the evidence.
+// VerifyModels audits saved linear models against retrained ones. Without data (ds nil)
+// it is VerifySamples. With the data and the spec's deletions it plays one game over the
+// whole family: the parameter statistics (attack "game"), and (attack "membership") the
+// deleted records' mean and median logistic loss and mean logit-scaled confidence,
+// computed from the weights and the data, and the projection on their summed loss
+// gradient at the retrained mean. One game at the whole confidence: two games each at it
+// would fail honest pairs twice as often. Fewer unlearned models than the game needs —
+// one production model included — are ranked among the retrains by the deleted records'
+// mean loss (RankCheck), which can FAIL and never PASSes.
 func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spec) (Claim, []Finding, error) {
 	membership := ds != nil && len(s.Deletes) > 0 && s.Attacks.Has(MembershipAttack)
 	if s.Attacks != nil && s.Attacks.Has(MembershipAttack) && !membership {
 		return Claim{}, nil, fmt.Errorf("verify: attacks: membership needs the spec's data and deletes, to compute the deleted records' losses from the weights")
 	}
-	var (
-		claim Claim
-		fs    []Finding
-	)
+	if !membership {
+		if !s.Attacks.Has(GameAttack) {
+			return Claim{}, nil, fmt.Errorf("verify: attacks: none of %v can run on saved models", s.Attacks)
+		}
+		return VerifySamples(unlearned, retrained, s)
+	}
+	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
+		return Claim{}, nil, err
+	}
+	lu, cu, err := linearScores(unlearned, ds, s.Deletes, s.Intercept)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify: unlearned models: %w", err)
+	}
+	lr, cr, err := linearScores(retrained, ds, s.Deletes, s.Intercept)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify: retrained models: %w", err)
+	}
+	claim := s.savedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records")
+	claim.Assumptions = append(claim.Assumptions, "the spec's data, preprocessed as declared, are the rows the models were trained on: a deleted record's loss is computed from them")
+	losses := recordStatistics("logistic loss over the deleted records", lu, lr)
+	nu, _ := unlearned.Dims()
+	nr, _ := retrained.Dims()
+	if nu < MinEmpiricalTrials {
+		f, err := s.rankRoute(losses[0])
+		if err != nil {
+			return Claim{}, nil, fmt.Errorf("verify: %w", err)
+		}
+		return claim, []Finding{f}, nil
+	}
+	if nr < MinEmpiricalTrials {
+		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
+	}
+	var stats []epsilon.Statistic
 	if s.Attacks.Has(GameAttack) {
-		c, f, err := VerifySamples(unlearned, retrained, s)
-		if err != nil {
-			return Claim{}, nil, err
-		}
-		claim, fs = c, f
+		stats = parameterStatistics(unlearned, retrained)
 	}
-	if membership {
-		lu, err := LinearLosses(unlearned, ds, s.Deletes, s.Intercept)
-		if err != nil {
-			return Claim{}, nil, fmt.Errorf("verify: unlearned models: %w", err)
-		}
-		lr, err := LinearLosses(retrained, ds, s.Deletes, s.Intercept)
-		if err != nil {
-			return Claim{}, nil, fmt.Errorf("verify: retrained models: %w", err)
-		}
-		c, f, err := verifyScores(lu, lr, s, "loss of example")
-		if err != nil {
-			return Claim{}, nil, err
-		}
-		m := f[0]
-		m.Check = "verify/empirical/membership"
-		m.Title = fmt.Sprintf("membership of the %d deleted records: largest ε lower bound of the per-record games on their logistic losses at δ = %.3g", len(s.Deletes), s.Delta)
-		m.Detail = "losses computed from the weights and the spec's data, preprocessed as declared; " + m.Detail
-		if len(fs) == 0 {
-			claim = c
-		}
-		claim.Assumptions = append(claim.Assumptions, "the spec's data, preprocessed as declared, are the rows the models were trained on: a deleted record's loss is computed from them")
-		fs = append(fs, m)
+	deleted, err := ds.Subset(s.Deletes)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	if len(fs) == 0 {
-		return Claim{}, nil, fmt.Errorf("verify: attacks: none of %v can run on saved models", s.Attacks)
+	stats = append(stats, losses...)
+	stats = append(stats, recordStatistics("logit-scaled confidence over the deleted records", cu, cr)[0],
+		gradientStatistic(unlearned, retrained, deleted, s.Intercept))
+	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(stats)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	return claim, fs, nil
+	f.Detail += "; losses and confidences computed from the weights and the spec's data, preprocessed as declared"
+	return claim, []Finding{f}, nil
 }

@@ -44,8 +44,16 @@ type Spec struct {
 	Lambda float64 // model.lambda
 	// Intercept (model.intercept) says each saved model's first parameter is an intercept,
 	// as scikit-learn's [intercept_, coef_]: the losses computed from the weights use it.
-	Intercept    bool
+	Intercept bool
+	// Method is the toolkit's implementation the spec names; nil when the name is not one
+	// of Methods() (a user's own method, audited on its saved models by `audit verify`,
+	// which needs only a claim) or when the spec names none. MethodLabel is the name as
+	// written, "" when absent.
 	Method       Method
+	MethodLabel  string
+	// Scores (spec "scores") says what per-record score files hold: "loss" (the default;
+	// lower means the record is fitted better) or "confidence" (logit-scaled; higher).
+	Scores ScoreKind
 	Variants     []string
 	Params       Args // the method's settings, as its DemoParams read them
 	Deletes      []int64
@@ -59,6 +67,48 @@ type Spec struct {
 	Attacks Attacks
 	// Outputs say where the report goes and in which formats besides JSON.
 	Outputs SpecOutputs
+}
+
+// ScoreKind says which way a per-record score points.
+type ScoreKind int
+
+const (
+	LossScores       ScoreKind = iota // a loss: lower on records a model remembers
+	ConfidenceScores                  // a confidence or logit: higher on records a model remembers
+)
+
+// MethodName is the method's name for reports: the registered method's, else the label
+// the spec gives, else "unnamed method".
+func (s *Spec) MethodName() string {
+	switch {
+	case s.Method != nil:
+		return s.Method.Name()
+	case s.MethodLabel != "":
+		return s.MethodLabel
+	}
+	return "unnamed method"
+}
+
+// methodSource says where the claim comes from: a claim is declared by the user in every
+// case; the method too, when the toolkit does not implement it.
+func (s *Spec) methodSource() string {
+	if s.Method == nil {
+		return "declared in the audit spec; the method (" + s.MethodName() + ") is declared by the user, not one the toolkit implements"
+	}
+	return "declared in the audit spec"
+}
+
+// RequireMethod is the refusal of a spec that names no method the toolkit runs, for the
+// routes that run one (run, plan --spec, a recipe's retrains).
+func (s *Spec) RequireMethod(file string) error {
+	if s.Method != nil {
+		return nil
+	}
+	msg := "missing; this command runs the method, so it must be one of " + strings.Join(methodNames(), ", ")
+	if s.MethodLabel != "" {
+		msg = fmt.Sprintf("%q is not a method the toolkit implements (one of %s); only audit verify on saved models or scores takes a method of your own", s.MethodLabel, strings.Join(methodNames(), ", "))
+	}
+	return &SpecError{File: file, Path: "method.name", Msg: msg}
 }
 
 // SpecOutputs is where a spec's report is written: Dir (resolved against the spec's
@@ -184,6 +234,21 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		},
 		"method":  func(_ string, v json.RawMessage) error { method = v; return nil },
 		"deletes": func(path string, v json.RawMessage) error { return p.ids(path, v, &s.Deletes) },
+		"scores": func(path string, v json.RawMessage) error {
+			var kind string
+			if json.Unmarshal(v, &kind) != nil {
+				return p.fail(path, "want \"loss\" or \"confidence\"")
+			}
+			switch kind {
+			case "loss":
+				s.Scores = LossScores
+			case "confidence":
+				s.Scores = ConfidenceScores
+			default:
+				return p.fail(path, "%q: want \"loss\" or \"confidence\"", kind)
+			}
+			return nil
+		},
 		"claim": func(path string, v json.RawMessage) error {
 			obj, err := p.object(path, v)
 			if err != nil {
@@ -232,11 +297,10 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if method == nil {
-		return nil, p.fail("method", "missing; want {\"name\": …} (one of %s)", strings.Join(methodNames(), ", "))
-	}
-	if err := p.method("method", method, s); err != nil {
-		return nil, err
+	if method != nil {
+		if err := p.method("method", method, s); err != nil {
+			return nil, err
+		}
 	}
 	if s.Data.File == "" && (s.Data.Format != "" || s.Data.Classes != "" || s.Data.Labels != "" || s.Data.Preprocessing != "auto") {
 		return nil, p.fail("data.file", "missing; format, classes, labels and preprocessing describe a file")
@@ -471,16 +535,23 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		return err
 	}
 	var name string
-	if raw, ok := obj["name"]; !ok || json.Unmarshal(raw, &name) != nil {
-		return p.fail(join(path, "name"), "missing; want one of %s", strings.Join(methodNames(), ", "))
+	if raw, ok := obj["name"]; !ok || json.Unmarshal(raw, &name) != nil || strings.TrimSpace(name) == "" {
+		return p.fail(join(path, "name"), "missing; want a name: one of %s, or your own method's for audit verify", strings.Join(methodNames(), ", "))
 	}
+	if len(name) > 200 {
+		return p.fail(join(path, "name"), "%d characters; want a name of at most 200", len(name))
+	}
+	s.MethodLabel = name
 	for _, m := range Methods() {
 		if m.Name() == name {
 			s.Method = m
 		}
 	}
 	if s.Method == nil {
-		return p.fail(join(path, "name"), "%q: want one of %s", name, strings.Join(methodNames(), ", "))
+		// a method of the user's own: a label, with nothing the toolkit could run
+		return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
+			"name": func(string, json.RawMessage) error { return nil },
+		})
 	}
 	var variants []string
 	for _, v := range s.Method.DemoVariants() {

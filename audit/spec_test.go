@@ -60,7 +60,7 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 func TestParseSpecRefusals(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`[1]`, "s.json: not a JSON object"},
-		{`{"method": {"name": "d2d"}, "trails": 10}`, "s.json: trails: unknown field; want one of attacks, claim, confidence, data, deletes, method, model, outputs, power, schema, seed, trials"},
+		{`{"method": {"name": "d2d"}, "trails": 10}`, "s.json: trails: unknown field; want one of attacks, claim, confidence, data, deletes, method, model, outputs, power, schema, scores, seed, trials"},
 		{`{"method": {"name": "d2d"}, "attacks": ["game", "lira"]}`, `s.json: attacks[1]: "lira": want one of game, membership`},
 		{`{"method": {"name": "d2d"}, "attacks": ["game", "game"]}`, `s.json: attacks[1]: "game" named twice`},
 		{`{"method": {"name": "d2d"}, "attacks": []}`, `s.json: attacks: want a non-empty list of names among game, membership`},
@@ -72,9 +72,10 @@ func TestParseSpecRefusals(t *testing.T) {
 		{`{"method": {"name": "d2d"}, "data": {"preprocessing": "none"}}`, `s.json: data.file: missing; format, classes, labels and preprocessing describe a file`},
 		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "s.json: method.params.sglu-sigma: want a number in (0, inf)"},
 		{`{"method": {"name": "sglu", "params": {"sigma": 1}}}`, "s.json: method.params.sigma: unknown field; want one of sglu-batch, sglu-epochs, sglu-lockstep, sglu-precision, sglu-sigma"},
-		{`{"method": {"name": "newton"}}`, `s.json: method.name: "newton": want one of d2d, hf, olu, safe, sglu`},
+		{`{"method": {"name": "newton", "variants": ["x"]}}`, `s.json: method.variants: unknown field; want one of name`},
+		{`{"method": {"name": ""}}`, `s.json: method.name: missing; want a name`},
+		{`{"method": {"name": "d2d"}, "scores": "probability"}`, `s.json: scores: "probability": want "loss" or "confidence"`},
 		{`{"method": {"name": "d2d", "variants": ["sglu"]}}`, `s.json: method.variants[0]: "sglu" is not a variant of d2d`},
-		{`{}`, "s.json: method: missing"},
 		{`{"method": {"name": "d2d"}, "claim": {"delta": 1}}`, "s.json: claim.delta: want a number in (0, 1)"},
 		{`{"method": {"name": "d2d"}, "trials": 7}`, "s.json: trials: want an integer in [8, 1000000]"},
 		{`{"method": {"name": "d2d"}, "trials": "many"}`, "s.json: trials: want an integer"},
@@ -91,6 +92,26 @@ func TestParseSpecRefusals(t *testing.T) {
 		var se *audit.SpecError
 		if err == nil || !errors.As(err, &se) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant %s…", c.in, err, c.want)
+		}
+	}
+}
+
+// A spec for audit verify needs only a claim: the method is optional, and a name the
+// toolkit does not implement is a label (reported as declared by the user). The routes
+// that run the method refuse it, naming the field.
+func TestSpecMethodOptional(t *testing.T) {
+	for _, c := range []struct{ in, name, refusal string }{
+		{`{"claim": {"epsilon": 1}}`, "unnamed method", `s.json: method.name: missing; this command runs the method`},
+		{`{"method": {"name": "my-sgd"}}`, "my-sgd", `s.json: method.name: "my-sgd" is not a method the toolkit implements`},
+		{`{"method": {"name": "d2d"}}`, "d2d", ""},
+	} {
+		s, err := audit.ParseSpec(strings.NewReader(c.in), "s.json")
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		err = s.RequireMethod("s.json")
+		if s.MethodName() != c.name || (c.refusal == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.refusal) {
+			t.Errorf("%s: name %q, RequireMethod %v; want %q and %q", c.in, s.MethodName(), err, c.name, c.refusal)
 		}
 	}
 }

@@ -139,6 +139,11 @@ func loadSpec(command, path string) (*audit.Spec, error) {
 		}
 		return nil, usageError{fmt.Errorf("%s: %w", command, err)}
 	}
+	if command != "verify" { // verify audits a user's own method on its saved models
+		if err := s.RequireMethod(path); err != nil {
+			return nil, usageError{err}
+		}
+	}
 	return s, nil
 }
 

@@ -69,6 +69,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		n, d     = unlearned.Dims()
 	)
 	if retrainedPath == "" {
+		if err := s.RequireMethod(specPath); err != nil {
+			return usageError{fmt.Errorf("verify: without --retrained the toolkit retrains by the spec's recipe: %w", err)}
+		}
 		data.setFromSpec(s)
 		if ds, err = data.load(s.Seed); err != nil {
 			return err
@@ -108,12 +111,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return usageError{err}
 		}
-		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, n, d)
+		nr, _ := retrained.Dims()
+		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, nr, d)
 		if ds != nil {
 			what += "; the deleted records' losses computed on " + ds.description
 		}
 		if *scores {
-			what = fmt.Sprintf("per-example scores of %d unlearned and %d retrained models on %d examples, computed elsewhere", n, n, d)
+			what = fmt.Sprintf("per-record scores of %d unlearned and %d retrained models on %d records, computed elsewhere", n, nr, d)
 		}
 	}
 	for _, f := range append([]string{specPath}, append(uFiles, rFiles...)...) {
@@ -142,7 +146,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			rep.Data.Requests = append(rep.Data.Requests, reference.DeleteID(id).String())
 		}
 	}
-	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.Method.Name(), claim, findings))
+	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.MethodName(), claim, findings))
 	if _, err := mkdirs(out); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}

@@ -1,0 +1,283 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/mia"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// The statistics a black-box audit tests (spec estimators-and-attacks §(g)). A game on raw
+// parameters — d in the thousands, tens of models a side — or one game per deleted record
+// with a Bonferroni correction has almost no power; one number per model that carries the
+// signal, such as the deleted records' mean loss, separates the sides. Each statistic
+// below is a fixed function of the published model (post-processing), or one fitted on
+// the selection half alone (the first half of each side), which the game never evaluates
+// on; the family game (epsilon.Game.Family) chooses the statistic and its rule together on
+// that half and bounds ε on the other.
+
+// recordStatistics are the mean and the median over records (columns) of per-record
+// scores, one value per model (row), named after what the scores are.
+func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
+	mean := func(m *mat.Dense) []float64 {
+		n, _ := m.Dims()
+		out := make([]float64, n)
+		for i := range n {
+			out[i] = stat.Mean(m.RawRowView(i), nil)
+		}
+		return out
+	}
+	median := func(m *mat.Dense) []float64 {
+		n, _ := m.Dims()
+		out := make([]float64, n)
+		for i := range n {
+			row := slices.Clone(m.RawRowView(i))
+			slices.Sort(row)
+			k := len(row)
+			out[i] = (row[(k-1)/2] + row[k/2]) / 2
+		}
+		return out
+	}
+	return []epsilon.Statistic{
+		{Name: "mean " + what, Pos: mean(u), Neg: mean(r)},
+		{Name: "median " + what, Pos: median(u), Neg: median(r)},
+	}
+}
+
+// parameterStatistics look at the parameters alone: the projection on the Fisher
+// direction with Ledoit–Wolf shrinkage (estimate.FisherDirection, which solves through
+// the models' Gram matrix when d exceeds them), the projection on the raw difference of
+// the two sides' means (the limit of full shrinkage, robust where the covariance of a few
+// dozen models in thousands of dimensions is noise), and the squared distance to the
+// centre of both sides (a change of spread: noise missing or too weak). Every direction
+// and centre is fitted on the selection halves.
+func parameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
+	nu, d := u.Dims()
+	nr, _ := r.Dims()
+	hu, hr := nu/2, nr/2
+	meanOf := func(m *mat.Dense, rows int) []float64 {
+		out := make([]float64, d)
+		for i := range rows {
+			floats.Add(out, m.RawRowView(i))
+		}
+		floats.Scale(1/float64(rows), out)
+		return out
+	}
+	mu, mr := meanOf(u, hu), meanOf(r, hr)
+	diff := floats.SubTo(make([]float64, d), mu, mr)
+	centre := make([]float64, d)
+	floats.AddScaledTo(centre, floats.ScaleTo(make([]float64, d), float64(hu)/float64(hu+hr), mu), float64(hr)/float64(hu+hr), mr)
+	proj := func(m *mat.Dense, dir []float64) []float64 {
+		n, _ := m.Dims()
+		out := make([]float64, n)
+		for i := range n {
+			out[i] = floats.Dot(m.RawRowView(i), dir)
+		}
+		return out
+	}
+	spread := func(m *mat.Dense) []float64 {
+		n, _ := m.Dims()
+		out := make([]float64, n)
+		for i := range n {
+			out[i] = floats.Distance(m.RawRowView(i), centre, 2)
+			out[i] *= out[i]
+		}
+		return out
+	}
+	fisher := estimate.FisherDirection(u, r)
+	return []epsilon.Statistic{
+		{Name: "projection on the shrunk Fisher direction", Pos: proj(u, fisher), Neg: proj(r, fisher)},
+		{Name: "projection on the difference of the means", Pos: proj(u, diff), Neg: proj(r, diff)},
+		{Name: "squared distance to the centre", Pos: spread(u), Neg: spread(r)},
+	}
+}
+
+// gradientStatistic is the projection on a direction the data give without looking at
+// the unlearned models: the deleted records' summed logistic-loss gradient at the mean of
+// the selection half's retrained models. A model that kept the records sits down that
+// gradient, so a low projection is what remembering looks like. intercept says each
+// model's first parameter is an intercept.
+func gradientStatistic(u, r *mat.Dense, deleted *reference.Dataset, intercept bool) epsilon.Statistic {
+	nr, d := r.Dims()
+	theta := make([]float64, d)
+	for i := range nr / 2 {
+		floats.Add(theta, r.RawRowView(i))
+	}
+	floats.Scale(1/float64(nr/2), theta)
+	off := 0
+	if intercept {
+		off = 1
+	}
+	g := make([]float64, d)
+	for k := range deleted.Len() {
+		rec := deleted.Record(k)
+		margin := rec.Y * (floats.Dot(theta[off:], rec.X))
+		if intercept {
+			margin += rec.Y * theta[0]
+		}
+		// ∂/∂θ log(1 + e^{−y·θᵀx}) = −y·x·σ(−y·θᵀx)
+		w := -rec.Y / (1 + math.Exp(margin))
+		floats.AddScaled(g[off:], w, rec.X)
+		if intercept {
+			g[0] += w
+		}
+	}
+	proj := func(m *mat.Dense) []float64 {
+		n, _ := m.Dims()
+		out := make([]float64, n)
+		for i := range n {
+			out[i] = floats.Dot(m.RawRowView(i), g)
+		}
+		return out
+	}
+	return epsilon.Statistic{Name: "projection on the deleted records' loss gradient at the retrained mean", Pos: proj(u), Neg: proj(r)}
+}
+
+// linearScores are the deleted records' logistic losses and logit-scaled confidences
+// φ = ln p_y − ln(1 − p_y) under every model (models × records), from the weights and the
+// data (LinearLosses). For a logistic model φ is the margin m, and ℓ = log(1 + e^{−m}), so
+// φ = −ln(e^ℓ − 1): a decreasing function of the loss, whose median is the median loss's
+// image (only its mean adds a statistic).
+func linearScores(models *mat.Dense, ds *reference.Dataset, ids []int64, intercept bool) (loss, conf *mat.Dense, err error) {
+	loss, err = LinearLosses(models, ds, ids, intercept)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, k := loss.Dims()
+	conf = mat.NewDense(n, k, nil)
+	for i := range n {
+		for j := range k {
+			// ℓ = log(1 + e^{−m}) gives e^{−m} = e^{ℓ} − 1, and φ = ln(p/(1−p)) = m
+			conf.Set(i, j, -math.Log(math.Expm1(loss.At(i, j))))
+		}
+	}
+	return loss, conf, nil
+}
+
+// FamilyGame is the distinguishing game over a pre-registered family of statistics
+// (epsilon.Game.Family, split): the audit of published models when the evidence is the
+// models alone. Sides may differ in size (each is bounded with its own Clopper–Pearson
+// interval); the power is stated at the smaller side's count, which understates it.
+type FamilyGame struct {
+	Check      string  // the finding's identifier
+	Epsilon    float64 // claimed ε
+	Delta      float64 // claimed δ
+	Confidence float64 // 0 means 0.95
+	// PowerAgainst names the violation a PASS must have been able to catch; 0 means
+	// DefaultPowerAgainst.
+	PowerAgainst float64
+}
+
+// Play runs the game on the statistics and returns its finding: FAIL above the claim,
+// PASS with power against the PowerAgainst× Gaussian pair at the confidence used,
+// INCONCLUSIVE otherwise, with the models per side that would decide. The finding names
+// the statistic that decided and carries its two histograms.
+func (g FamilyGame) Play(stats []epsilon.Statistic) (Finding, error) {
+	if len(stats) == 0 {
+		return Finding{}, fmt.Errorf("family game: no statistics")
+	}
+	nu, nr := len(stats[0].Pos), len(stats[0].Neg)
+	n := min(nu, nr)
+	if err := empiricalSettings(n, &g.Confidence, &g.PowerAgainst); err != nil {
+		return Finding{}, fmt.Errorf("family game: %w", err)
+	}
+	res, err := epsilon.Game{Delta: g.Delta, Confidence: g.Confidence, Strategy: epsilon.Split}.Family(stats)
+	if err != nil {
+		return Finding{}, err
+	}
+	chosen := stats[res.Chosen]
+	names := make([]string, len(stats))
+	for i, s := range stats {
+		names[i] = fmt.Sprintf("%s (%.3g)", s.Name, res.Selection[i])
+	}
+	dir := "≥"
+	if !res.Rule.Above {
+		dir = "≤"
+	}
+	f := Finding{
+		Check: g.Check, Kind: Empirical,
+		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of the published models at δ = %.3g", len(stats), g.Delta),
+		Measured: res.Epsilon, Interval: &Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
+		Bound: g.Epsilon, Comparison: "≤", Confidence: g.Confidence, Trials: n,
+		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (unlearned if %s %.6g, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's ε bound on the selection half: %s",
+			chosen.Name, dir, res.Rule.Threshold, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
+	}
+	if nu != nr {
+		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
+	}
+	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: PowerTarget, Delta: g.Delta, Conf: g.Confidence}
+	if f.Power, err = powerOf(n, spec); err != nil {
+		return Finding{}, fmt.Errorf("family game: %w", err)
+	}
+	decide(&f, spec)
+	f.Scores = SummarizeScores(chosen.Name, chosen.Pos, chosen.Neg)
+	if c, err := epsilon.Competition(column(chosen.Pos), column(chosen.Neg)); err == nil && nu == nr {
+		f.Estimates = append(f.Estimates, Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic)", Value: c.Epsilons[0],
+			Note: fmt.Sprintf("the competition's scorer on the deciding statistic, chosen on these models: δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", c.EMax)})
+	}
+	if m, err := mia.Evaluate(chosen.Pos, chosen.Neg, 200, 0.95, 1); err == nil {
+		f.Estimates = append(f.Estimates, Estimate{Name: "AUC of the deciding statistic", Value: m.AUC.Value,
+			Interval: &Interval{Lower: m.AUC.Lower, Upper: m.AUC.Upper},
+			Note:     "unlearned models as positives, retrained as negatives; 0.5 is chance; 95 % bootstrap interval (an estimate; the statistic was chosen on half these models)"})
+	}
+	return f, nil
+}
+
+// RankCheck is the audit of fewer unlearned models than a game needs — one production
+// model is the usual case — against N reference retrains: each model's pre-registered
+// primary statistic, oriented so that lower means "remembers the deleted records", is
+// ranked among the references' (epsilon.Ranks). A p-value at or below
+// ((1 − confidence)/k − δ)/e^ε shows a violation (FAIL); nothing else decides, so the
+// verdict is otherwise INCONCLUSIVE, never PASS.
+type RankCheck struct {
+	Check      string
+	Epsilon    float64
+	Delta      float64
+	Confidence float64 // 0 means 0.95
+	Seed       uint64  // for the tie-breakers
+}
+
+// Play ranks the models' statistic among the references'.
+func (c RankCheck) Play(primary string, models, refs []float64) (Finding, error) {
+	if c.Confidence == 0 {
+		c.Confidence = 0.95
+	}
+	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rand.New(rand.NewPCG(c.Seed, 0x72616e6b)))
+	if err != nil {
+		return Finding{}, fmt.Errorf("rank check: %w", err)
+	}
+	k, n := len(models), len(refs)
+	f := Finding{
+		Check: c.Check, Kind: Empirical,
+		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered)", k, n, primary),
+		Measured: rt.Min, Bound: rt.Threshold, Comparison: ">", Confidence: c.Confidence, Trials: k,
+		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest exact rank p-value, %.4g (ties broken at random, seeded); under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
+			primary, rt.Worst, rt.Min, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
+	}
+	need := epsilon.RanksNeeded(k, c.Epsilon, c.Delta, c.Confidence)
+	switch {
+	case rt.Violated:
+		f.Verdict = Fail
+	default:
+		f.Verdict = Inconclusive
+		f.TrialsNeeded = MinEmpiricalTrials
+		f.Detail += fmt.Sprintf("; a rank test can show a violation but never that the claim holds: supply at least %d unlearned models (and as many retrains) for the distributional game and its power", MinEmpiricalTrials)
+		switch {
+		case need == 0:
+			f.Detail += fmt.Sprintf("; at δ = %.3g no number of retrains can show a violation of %d model(s) at this confidence", c.Delta, k)
+		case n < need:
+			f.Detail += fmt.Sprintf("; with %d retrains even a model below all of them cannot reach t: supply at least %d", n, need)
+		}
+	}
+	f.Scores = SummarizeScores(primary, models, refs)
+	return f, nil
+}
