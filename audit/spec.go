@@ -49,11 +49,11 @@ type Spec struct {
 	// of Methods() (a user's own method, audited on its saved models by `audit verify`,
 	// which needs only a claim) or when the spec names none. MethodLabel is the name as
 	// written, "" when absent.
-	Method       Method
-	MethodLabel  string
+	Method      Method
+	MethodLabel string
 	// Scores (spec "scores") says what per-record score files hold: "loss" (the default;
 	// lower means the record is fitted better) or "confidence" (logit-scaled; higher).
-	Scores ScoreKind
+	Scores       ScoreKind
 	Variants     []string
 	Params       Args // the method's settings, as its DemoParams read them
 	Deletes      []int64
