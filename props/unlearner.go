@@ -3,6 +3,7 @@ package props
 import (
 	"context"
 	"fmt"
+	"gonum.org/v1/gonum/mat"
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
@@ -98,11 +99,29 @@ func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, resu
 
 // CheckSaved audits models already on disk from `go test`: unlearned and retrained are
 // each a folder of model files or one matrix file, as `audit verify` reads them
-// (artifact.LoadSample), paired trial by trial through an audit.SavedSubject. The game and
-// its reporting are CheckUnlearner's: a violation of the (ε, δ) claim fails the test, a
-// game without the power to decide is logged as INCONCLUSIVE. Files that cannot be read,
-// or samples that do not pair, fail the test naming the file.
+// (artifact.LoadSample), of any sizes of at least 8 models (audit.VerifySamples: the game
+// over the pre-registered parameter statistics). A violation of the (ε, δ) claim fails
+// the test; a game without the power to decide is logged as INCONCLUSIVE with the models
+// per side that would. Files that cannot be read, or samples of different shapes, fail
+// the test naming the file. Fewer unlearned models — one production model — need
+// per-record scores: CheckSavedScores.
 func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64) audit.Finding {
+	t.Helper()
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifySamples)
+}
+
+// CheckSavedScores is CheckSaved on per-record scores (models × deleted records, losses:
+// lower means fitted better), audit verify --scores' route: the game over the deleted
+// records' mean and median loss with 8 unlearned models or more, and with fewer, down to
+// one, the rank test of their mean loss among the retrains, which can fail the test and
+// never passes it.
+func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64) audit.Finding {
+	t.Helper()
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifyScores)
+}
+
+func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
+	verify func(u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error)) audit.Finding {
 	t.Helper()
 	u, _, err := artifact.LoadSample(unlearned)
 	if err != nil {
@@ -114,19 +133,22 @@ func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 		t.Errorf("%s: retrained models: %v", name, err)
 		return audit.Finding{}
 	}
-	claim := audit.Claim{Method: name, Guarantee: "(ε, δ)-unlearning", Epsilon: epsilon, Delta: delta,
-		Source: "declared by the test", Required: []audit.Kind{audit.Empirical}}
-	subject, err := audit.NewSavedSubject(name, claim, u, r)
+	s := &audit.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
+	_, fs, err := verify(u, r, s)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
 		return audit.Finding{}
 	}
-	results, err := audit.Engine{}.Run(context.Background(), subject, seed, subject.Trials())
-	if err != nil {
-		t.Errorf("%s: %v", name, err)
-		return audit.Finding{}
+	f := fs[0]
+	nu, _ := u.Dims()
+	nr, _ := r.Dims()
+	switch f.Verdict {
+	case audit.Fail:
+		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows %s %.3g against %.3g with %d unlearned and %d retrained models (%s)", name, epsilon, delta, f.Title, f.Check, f.Measured, f.Bound, nu, nr, f.Detail)
+	case audit.Inconclusive:
+		t.Logf("%s: INCONCLUSIVE (not a pass: about %d models a side would decide): %s", name, f.TrialsNeeded, f.Detail)
 	}
-	return playGame(t, name, epsilon, delta, seed, results)
+	return f
 }
 
 // unlearnerSubject adapts an Unlearner to the audit engine.

@@ -3,10 +3,13 @@ package props_test
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/props"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -68,6 +71,34 @@ func TestCheckUnlearnerRefusesIrreproducibleMethods(t *testing.T) {
 	}
 }
 
+// One production model against reference retrains (CheckSavedScores, the rank test of the
+// deleted records' mean loss): the PyTorch MLP that forgot nothing (bench/detection) is
+// failed with one model against 64 retrains, an honest one is not and is never passed.
+func TestCheckSavedScoresOneModel(t *testing.T) {
+	dir := filepath.Join("..", "bench", "detection", "testdata", "torch_mlp")
+	one := t.TempDir()
+	for _, sample := range []string{"fake", "honest"} {
+		m, _, err := artifact.LoadSample(filepath.Join(dir, "deleted_"+sample+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(one, sample+".csv")
+		row := make([]string, m.RawMatrix().Cols)
+		for j := range row {
+			row[j] = strconv.FormatFloat(m.At(0, j), 'g', -1, 64)
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(row, ",")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var r reportLog
+		f := props.CheckSavedScores(&r, sample, path, filepath.Join(dir, "deleted_retrained.npy"), 1, 1e-3, 1)
+		t.Logf("%s: %s p = %.4g against %.4g", sample, f.Verdict, f.Measured, f.Bound)
+		if sample == "fake" && (f.Verdict != audit.Fail || len(r.errors) != 1) || sample == "honest" && (f.Verdict != audit.Inconclusive || len(r.errors) != 0) {
+			t.Errorf("%s model: %s, errors %v", sample, f.Verdict, r.errors)
+		}
+	}
+}
+
 // CheckSaved on models on disk: the correct scikit-learn sample is not failed (its game's
 // false-failure probability is 5 %; the fixture is one fixed draw that does not), the
 // broken one is; unreadable or unpaired samples fail the test naming what is wrong; and a
@@ -93,6 +124,7 @@ func TestCheckSaved(t *testing.T) {
 		}
 	}
 	s, err := audit.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, []float64{1, 2}), mat.NewDense(2, 1, []float64{3, 4}))
+
 	if err != nil {
 		t.Fatal(err)
 	}
