@@ -148,6 +148,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReport(args[1:], stdout, stderr)
 	case "verify":
 		return runVerify(ctx, args[1:], stdout, stderr)
+	case "canaries":
+		return runCanaries(args[1:], stdout, stderr)
 	case "bounds":
 		return runBounds(args[1:], stdout, stderr)
 	case "estimate":

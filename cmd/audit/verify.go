@@ -30,6 +30,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and the other formats (default: the spec's outputs.dir, else audit-report)")
 	formats := fs.String("formats", "", "the report's renderings beside report.json, comma-separated: md, html, pdf (default: the spec's outputs.formats, else md)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
+	oneRun := fs.String("one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE [--retrained DIR|FILE] --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of its method, run by the toolkit's own implementation. Then one unlearned model\nis enough for a per-example attack on the deleted records (it can show a gross violation,\nnever that the claim holds); 8 or more get the distributional game with its power.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
@@ -43,6 +44,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("verify: --spec is required")
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
+	case *oneRun != "" && (retrainedPath != "" || *scores):
+		return usagef("verify: --one-run reads one model's canary scores from --unlearned; it takes neither --retrained nor --scores")
 	case retrainedPath == "" && *scores:
 		return usagef("verify: --scores needs --retrained scores: the toolkit retrains linear models by a recipe, not the model that scored them")
 	}
@@ -68,7 +71,26 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		ds       *loaded // the spec's data, when read
 		n, d     = unlearned.Dims()
 	)
-	if retrainedPath == "" {
+	if *oneRun != "" {
+		plan, err := audit.ReadCanaryPlan(*oneRun)
+		if err != nil {
+			return usageError{fmt.Errorf("verify: --one-run: %w", err)}
+		}
+		r, c := unlearned.Dims()
+		if r != 1 && c != 1 {
+			return usageError{fmt.Errorf("verify: --unlearned %s: %d × %d scores; --one-run wants one score a canary (%d)", unlearnedPath, r, c, plan.Canaries)}
+		}
+		claim, findings, err = audit.VerifyOneRun(plan, unlearned.RawMatrix().Data, s)
+		if err != nil {
+			return usageError{fmt.Errorf("verify: --unlearned %s: %w", unlearnedPath, err)}
+		}
+		what = fmt.Sprintf("one training run: the published model's scores on %d canaries, included and deleted by the plan drawn from seed %d", plan.Canaries, plan.Seed)
+		in, err := reports.HashFile("canary plan", *oneRun)
+		if err != nil {
+			return usageError{fmt.Errorf("verify: %w", err)}
+		}
+		inputs = append(inputs, in)
+	} else if retrainedPath == "" {
 		if err := s.RequireMethod(specPath); err != nil {
 			return usageError{fmt.Errorf("verify: without --retrained the toolkit retrains by the spec's recipe: %w", err)}
 		}

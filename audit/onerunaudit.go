@@ -1,0 +1,154 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+)
+
+// CanaryPlanSchema names the canary plan format.
+const CanaryPlanSchema = "unlearnaudit/canaries/v1"
+
+// MaxCanaries bounds a plan: a plan lists one inclusion bit a canary.
+const MaxCanaries = 1_000_000
+
+// A CanaryPlan is the inclusion plan of a one-run audit (spec estimators-and-attacks
+// §(h)), drawn from a seed before training and recorded: canary i is trained on, and then
+// deleted, when Included[i] is 1. It is onerun.DrawPlan(Seed, Canaries), so a plan can be
+// checked against its seed: an edited plan is refused.
+type CanaryPlan struct {
+	Schema   string `json:"schema"`
+	Seed     uint64 `json:"seed"`
+	Canaries int    `json:"canaries"`
+	Included []int  `json:"included"` // 0 or 1 a canary, in canary order
+}
+
+// NewCanaryPlan draws the plan of m canaries from seed.
+func NewCanaryPlan(seed uint64, m int) (CanaryPlan, error) {
+	if m < 2 || m > MaxCanaries {
+		return CanaryPlan{}, fmt.Errorf("canary plan: %d canaries; want 2 to %d", m, MaxCanaries)
+	}
+	p := CanaryPlan{Schema: CanaryPlanSchema, Seed: seed, Canaries: m, Included: make([]int, m)}
+	for i, in := range onerun.DrawPlan(seed, m) {
+		if in {
+			p.Included[i] = 1
+		}
+	}
+	return p, nil
+}
+
+// Bits is the plan as booleans.
+func (p CanaryPlan) Bits() []bool {
+	out := make([]bool, len(p.Included))
+	for i, v := range p.Included {
+		out[i] = v == 1
+	}
+	return out
+}
+
+// ReadCanaryPlan reads a plan written by `audit canaries`, refusing anything but what
+// NewCanaryPlan draws from the recorded seed; errors name the file and the field.
+func ReadCanaryPlan(path string) (CanaryPlan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return CanaryPlan{}, fmt.Errorf("read canary plan: %w", err)
+	}
+	defer f.Close()
+	const maxBytes = 4*MaxCanaries + 4096 // "0, " a canary and a header
+	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return CanaryPlan{}, fmt.Errorf("read canary plan %s: %w", path, err)
+	}
+	if len(b) > maxBytes {
+		return CanaryPlan{}, fmt.Errorf("%s: larger than %d bytes, a plan of at most %d canaries", path, maxBytes, MaxCanaries)
+	}
+	var p CanaryPlan
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return CanaryPlan{}, fmt.Errorf("%s: not a canary plan: %v", path, err)
+	}
+	switch {
+	case p.Schema != CanaryPlanSchema:
+		return CanaryPlan{}, fmt.Errorf("%s: schema: want %q", path, CanaryPlanSchema)
+	case p.Canaries < 2 || p.Canaries > MaxCanaries:
+		return CanaryPlan{}, fmt.Errorf("%s: canaries: %d; want 2 to %d", path, p.Canaries, MaxCanaries)
+	case len(p.Included) != p.Canaries:
+		return CanaryPlan{}, fmt.Errorf("%s: included: %d entries for %d canaries", path, len(p.Included), p.Canaries)
+	}
+	want, _ := NewCanaryPlan(p.Seed, p.Canaries)
+	for i, v := range p.Included {
+		if v != want.Included[i] {
+			return CanaryPlan{}, fmt.Errorf("%s: included[%d]: %d, but seed %d draws %d: the plan was edited, or drawn from another seed", path, i, v, p.Seed, want.Included[i])
+		}
+	}
+	return p, nil
+}
+
+// VerifyOneRun audits one training run with canaries (spec §(h)): scores holds every
+// canary's score under the published unlearned model, in plan order (a loss, or a
+// confidence, as s.Scores says). Under a claim of (ε, δ)-unlearning against retraining,
+// two plans differing in one canary give (2ε, (1 + e^ε)δ)-close outcomes, so Steinke et
+// al.'s one-run lower bound at δ' = (1 + e^ε)δ above 2ε refutes the claim (FAIL, at the
+// spec's confidence). Nothing here can show the claim holds: otherwise INCONCLUSIVE.
+// Beside it: the f-DP one-run bound (Mahloujifar et al., for the Gaussian trade-off of the
+// pair), AUROC and TPR at low FPR of the included against the excluded canaries.
+func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding, error) {
+	if len(scores) != plan.Canaries {
+		return Claim{}, nil, fmt.Errorf("verify --one-run: %d scores for the plan's %d canaries", len(scores), plan.Canaries)
+	}
+	member := make([]float64, len(scores)) // higher means trained on
+	for i, v := range scores {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Claim{}, nil, fmt.Errorf("verify --one-run: score of canary %d is %v", i, v)
+		}
+		member[i] = v
+		if s.Scores == LossScores {
+			member[i] = -v
+		}
+	}
+	in, out, err := onerun.SplitScores(plan.Bits(), member)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
+	}
+	eps2, delta2 := onerun.UnlearningTarget(s.Epsilon, s.Delta)
+	if !(delta2 < 1) {
+		return Claim{}, nil, fmt.Errorf("verify --one-run: (1 + e^ε)·δ = %.3g; a one-run audit needs it below 1", delta2)
+	}
+	rep, err := onerun.Audit(in, out, 1-s.Confidence, delta2)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
+	}
+	claim := s.savedClaim("one training run with canaries", "the law of the published model after deleting the included canaries vs of a retrain without them; tested at (2ε, (1 + e^ε)δ) between two plans that differ in one canary (the triangle through the retrained law)")
+	claim.Assumptions = append(claim.Assumptions,
+		fmt.Sprintf("the canaries were included as the plan drawn from seed %d says, and all included ones deleted", plan.Seed),
+		fmt.Sprintf("the method's guarantee covers deleting the %d included canaries at once", len(in)))
+	f := Finding{
+		Check: "verify/empirical/one-run", Kind: Empirical,
+		Title:    fmt.Sprintf("one-run ε lower bound (Steinke, Nasr, Jagielski 2023) from %d canaries at δ' = (1 + e^ε)δ = %.3g, against 2ε", plan.Canaries, delta2),
+		Measured: rep.EpsilonOneRun, Interval: &Interval{Lower: rep.EpsilonOneRun, Upper: math.Inf(1)},
+		Bound: eps2, Comparison: "≤", Confidence: s.Confidence, Trials: 1,
+		Detail: fmt.Sprintf("%d canaries included and deleted, %d not; guesses are the canaries scoring above a threshold chosen among %d Pareto thresholds with Bonferroni; the claim (ε = %.3g, δ = %.3g) makes two plans differing in one canary (2ε, (1 + e^ε)δ) = (%.3g, %.3g)-close, so a bound above %.3g refutes it with one training run",
+			len(in), len(out), rep.ParetoThresholds, s.Epsilon, s.Delta, eps2, delta2, eps2),
+	}
+	if f.Measured > f.Bound {
+		f.Verdict = Fail
+	} else {
+		f.Verdict = Inconclusive
+		f.Detail += "; no violation shown, and a one-run audit cannot show that the claim holds: more canaries, or the distributional game on independent runs, decide"
+	}
+	f.Estimates = []Estimate{
+		{Name: "one-run f-DP ε lower bound (Mahloujifar, Melis, Chaudhuri 2024)", Value: rep.EpsilonOneRunFDP, Note: "refutes the Gaussian trade-off curve calibrated to (ε, δ'); a bound for that curve, reported beside"},
+		{Name: "AUROC of the canary scores", Value: rep.AUROC, Note: "included against excluded canaries; 0.5 is chance"},
+	}
+	for i, fpr := range onerun.ReportFPRs() {
+		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g", fpr), Value: rep.TPRAtFPR[i], Note: "jax_privacy's interpolation between thresholds"})
+	}
+	f.Scores = SummarizeScores("canary score (higher: trained on)", in, out)
+	return claim, []Finding{f}, nil
+}

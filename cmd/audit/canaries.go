@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// runCanaries draws a one-run audit's canary plan (audit.NewCanaryPlan) and writes it.
+func runCanaries(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("canaries", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 0, "the plan's seed; record it before training (required)")
+	m := fs.Int("canaries", 1000, "how many canaries")
+	out := fs.String("out", "canaries.json", "the plan file to write (not overwritten)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit canaries --seed S [--canaries M] [--out FILE]\n\nDraws which canaries a one-run audit trains on: canary i is included (then deleted) when\nincluded[i] is 1, each with probability 1/2 from the seed. Train on your data plus the\nincluded canaries, delete every included canary with your unlearner, score all M canaries\nunder the published model (a loss or a confidence each, in canary order), then\n\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_scores.npy\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !setFlags(fs)["seed"] {
+		return usagef("canaries: --seed is required: the plan is drawn from it, and verify checks the plan against it")
+	}
+	p, err := audit.NewCanaryPlan(*seed, *m)
+	if err != nil {
+		return usagef("canaries: --canaries: %v", err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("canaries: %w", err)
+	}
+	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return usagef("canaries: --out: %v (a plan is never overwritten: it must match the training run)", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		os.Remove(*out)
+		return fmt.Errorf("canaries: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(*out)
+		return fmt.Errorf("canaries: %w", err)
+	}
+	in := 0
+	for _, v := range p.Included {
+		in += v
+	}
+	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, in, p.Seed, filepath.Clean(*out))
+	return nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
+
+// A one-run audit from the command line: audit canaries draws the plan, a "pipeline"
+// scores every canary under its one published model, and verify --one-run judges it.
+// An unlearner that forgot nothing (included canaries keep a low loss) is refuted by one
+// run of 1,000 canaries (FAIL, exit 1) at the claim ε = 1; an honest one (every canary's
+// loss from one law) is not (INCONCLUSIVE, exit 3: a one-run audit never passes). Bad
+// input is exit 2 naming the file and field, with nothing written: an edited plan, a
+// plan overwritten, a NaN score, a count that does not match the plan.
+func TestOneRunAudit(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "claim.json")
+	os.WriteFile(spec, []byte(`{"method": {"name": "my-sgd"}, "claim": {"epsilon": 1, "delta": 1e-5}}`), 0o644)
+	plan := filepath.Join(dir, "canaries.json")
+	if stdout, stderr, code := runCLI(t, "canaries", "--seed", "7", "--canaries", "1000", "--out", plan); code != 0 || !strings.Contains(stdout, "1000 canaries") {
+		t.Fatalf("canaries: exit %d: %s %s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "canaries", "--seed", "8", "--out", plan); code != exitUsage || !strings.Contains(stderr, "never overwritten") {
+		t.Errorf("a plan overwritten: exit %d, %s", code, stderr)
+	}
+	p, err := audit.ReadCanaryPlan(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	write := func(name string, forgets bool, edit func([]string)) string {
+		row := make([]string, p.Canaries)
+		for i, in := range p.Included {
+			loss := 1 + 0.3*r.NormFloat64()
+			if in == 1 && !forgets {
+				loss = 0.2 + 0.1*r.NormFloat64() // still fitted: never deleted
+			}
+			row[i] = strconv.FormatFloat(loss, 'g', -1, 64)
+		}
+		if edit != nil {
+			edit(row)
+		}
+		path := filepath.Join(dir, name+".csv")
+		os.WriteFile(path, []byte(strings.Join(row, "\n")+"\n"), 0o644)
+		return path
+	}
+	for _, c := range []struct {
+		name string
+		code int
+		want string
+	}{{"kept", exitFail, "FAIL verify/my-sgd"}, {"honest", exitInconclusive, "INCONCLUSIVE verify/my-sgd"}} {
+		scores := write(c.name, c.name == "honest", nil)
+		out := filepath.Join(dir, "out-"+c.name)
+		stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--one-run", plan, "--unlearned", scores, "--out", out)
+		if code != c.code || !strings.Contains(stdout, c.want) {
+			t.Fatalf("%s: exit %d, want %d; %s %s", c.name, code, c.code, stdout, stderr)
+		}
+		js, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if !strings.Contains(string(js), "(2ε, (1 + e^ε)δ)") || !strings.Contains(string(js), "declared by the user") {
+			t.Errorf("%s: the report does not say what the claim is tested at, or who declared the method", c.name)
+		}
+	}
+	var edited audit.CanaryPlan
+	b, _ := os.ReadFile(plan)
+	json.Unmarshal(b, &edited)
+	edited.Included[3] = 1 - edited.Included[3]
+	b, _ = json.Marshal(edited)
+	badPlan := filepath.Join(dir, "edited.json")
+	os.WriteFile(badPlan, b, 0o644)
+	good := write("good", false, nil)
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"edited plan", []string{"--one-run", badPlan, "--unlearned", good}, []string{"edited.json", "included[3]", "seed 7"}},
+		{"NaN score", []string{"--one-run", plan, "--unlearned", write("nan", false, func(r []string) { r[5] = "NaN" })}, []string{"nan.csv:6", "not finite"}},
+		{"too few scores", []string{"--one-run", plan, "--unlearned", write("short", false, func(r []string) { r[999] = "" })}, []string{"short.csv", "999 scores for the plan's 1000 canaries"}},
+		{"with retrained", []string{"--one-run", plan, "--unlearned", good, "--retrained", good}, []string{"neither --retrained"}},
+	} {
+		out := filepath.Join(dir, "refused")
+		_, stderr, code := runCLI(t, append([]string{"verify", "--spec", spec, "--out", out}, c.args...)...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d: %s", c.name, code, exitUsage, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: %q lacks %q", c.name, stderr, w)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: wrote %s", c.name, out)
+		}
+	}
+}
