@@ -157,13 +157,18 @@ func OneModelMembership(forget, holdout []float64, conf float64, seed uint64) (*
 	return res, nil
 }
 
-// TPRAt is the true-positive rate at FPR level, as OneModelMembership reports it at
-// MembershipLevels: for the ROC at low rates, or another level.
-func (ms *Membership) TPRAt(level float64) TPRAt {
+// TPRAt gives the true-positive rate at each FPR level, as OneModelMembership reports it
+// at MembershipLevels: for other levels, or the vertices of the ROC on a grid of low
+// rates (the scores are sorted once for all the levels).
+func (ms *Membership) TPRAt(levels ...float64) []TPRAt {
 	sf := slices.Sorted(slices.Values(ms.Forget))
 	desc := slices.Sorted(slices.Values(ms.Holdout))
 	slices.Reverse(desc)
-	return tprAt(sf, desc, level, ms.Conf)
+	out := make([]TPRAt, len(levels))
+	for i, level := range levels {
+		out[i] = tprAt(sf, desc, level, ms.Conf)
+	}
+	return out
 }
 
 // tprAt is the rule "score > h" with h the (budget+1)-th largest held-out score: every

@@ -83,7 +83,7 @@ func TestOneModelMembershipAgainstBruteForce(t *testing.T) {
 		levels := slices.Clone(mia.MembershipLevels)
 		levels = append(levels, float64(rapid.IntRange(0, 20).Draw(t, "level"))/20)
 		for li, level := range levels {
-			tpr := got.TPRAt(level)
+			tpr := got.TPRAt(level)[0]
 			if li < len(mia.MembershipLevels) {
 				tpr = got.TPR[li]
 			}
