@@ -66,7 +66,10 @@
 // subpackages (d2daudit); GaussianRelease serves every method that publishes a model plus
 // Gaussian noise, EmpiricalRelease every method at all, and MembershipRelease every method
 // whose requests delete records: a membership-inference attack (package mia's scores) on
-// the deleted records under the unlearned and the retrained models.
+// the deleted records under the unlearned and the retrained models. HoldoutMembership
+// measures one model's membership of the deleted records against held-out records (AUC,
+// TPR at FPR 0.1 % and 1 %, the ROC and per-record scores in Finding.Membership): always
+// INCONCLUSIVE, since it is a measurement, not an ε bound.
 //
 // # Verdicts
 //

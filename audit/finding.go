@@ -69,6 +69,9 @@ type Finding struct {
 	// Traces follow the finding's quantity request by request, for plots against the
 	// number of requests.
 	Traces []Trace `json:"traces,omitempty"`
+	// Membership, on a membership measurement on one model (HoldoutMembership), holds its
+	// ROC, its TPRs at low FPR and each deleted record's score, for reports.
+	Membership *MembershipSummary `json:"membership,omitempty"`
 }
 
 // A Trace follows a quantity request by request — what a method certifies, or what a check

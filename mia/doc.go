@@ -22,11 +22,24 @@
 // Metrics: ROCCurve, AUC, TPRAtFPR, BalancedAccuracy, and Evaluate, which gives all of them
 // (TPR at FPR 0.1 %, 1 %, 10 %) with bootstrap intervals. Intervals are estimates.
 //
+// Membership on one model (spec §(g)), the outputs ML Privacy Meter users expect:
+// OneModelMembership takes one model's scores on the deleted records and on held-out
+// records it never trained on, and gives the AUC with DeLong's interval (exact disjoint
+// pairs where DeLong's variance is 0), the TPR at FPR 0.1 % and 1 % with thresholds set on
+// the holdout alone and Clopper–Pearson intervals, the ROC, and each deleted record's
+// placement among the held-out scores (per-record vulnerability). It measures membership;
+// it is not an ε bound. LiRAWithReferences scores a target model against reference
+// models the user trained, given as a score matrix and an IN/OUT mask: each record's
+// LiRA ratio (online with 2 IN and 2 OUT references, offline otherwise, median centre)
+// and the U-LiRA aggregate, their sum over the deleted records.
+//
 //	sh, _ := mia.TrainShadows(ctx, train, data, 64, seed, 0)
 //	mia.Scores(scores, mia.Confidence, loss, sh.Models, data)
 //	attack, _ := mia.FitLiRA(scores, sh.In, mia.LiRAOptions{})
 //	attack.Statistic(stat, targetScores) // larger = more likely a member
 //
-// The package imports only reference: training and unlearning are passed in as functions,
-// so any method can be attacked.
+// The package imports only reference, and audit/epsilon for its Clopper–Pearson
+// intervals (epsilon holds pure functions of counts and imports neither audit nor mia, so
+// the arrow audit → mia stays one way): training and unlearning are passed in as
+// functions, so any method can be attacked.
 package mia

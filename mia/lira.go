@@ -190,12 +190,10 @@ func (l *LiRA) Statistic(dst, target []float64) {
 		panic(fmt.Sprintf("mia: LiRA fitted on %d examples, given %d scores into %d", len(l.muOut), len(target), len(dst)))
 	}
 	for k, phi := range target {
-		zo := (phi - l.muOut[k]) / l.sdOut[k]
 		if l.opt.Offline {
-			dst[k] = 0.5 * math.Erfc(-zo/math.Sqrt2)
+			dst[k] = 0.5 * math.Erfc(-(phi-l.muOut[k])/l.sdOut[k]/math.Sqrt2)
 			continue
 		}
-		zi := (phi - l.muIn[k]) / l.sdIn[k]
-		dst[k] = -0.5*zi*zi - math.Log(l.sdIn[k]) + 0.5*zo*zo + math.Log(l.sdOut[k])
+		dst[k] = logRatio(phi, l.muIn[k], l.sdIn[k], l.muOut[k], l.sdOut[k])
 	}
 }

@@ -21,6 +21,14 @@
 // tool version, the seed, the inputs' digests and Report.CommandLine (ShellLine quotes it
 // for pasting back).
 //
+// A membership measurement on one model (audit.HoldoutMembership; Finding.Membership) is
+// drawn as ML Privacy Meter users expect it: the ROC of the deleted records against the
+// held-out ones on log–log axes that start at 1/holdout — the smallest nonzero rate the
+// held-out records can show — with a y label and the TPRs at FPR 0.1 % and 1 % marked,
+// and a per-record plot, a dot per deleted record (sorted by its percentile among the
+// held-out scores) against the holdout's 95th and 99th percentiles. Markdown gives the
+// AUC and the two TPRs with their intervals in a short table, as HTML and PDF also do.
+//
 // A Reproduction ("unlearnaudit/reproduction/v3") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,
 // with the checks made on them. An experiment starts one with NewReproduction, draws its

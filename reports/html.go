@@ -40,11 +40,15 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 		}
 		return nil
 	},
-	"meaning":   verdictMeaning,
-	"shell":     ShellLine,
-	"histogram": func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },
-	"roc":       func(s *audit.ScoreSummary) template.HTML { return rocChart(s).svg() },
-	"trace":     func(t Trace) template.HTML { return traceChart(t).svg() },
+	"meaning":           verdictMeaning,
+	"shell":             ShellLine,
+	"histogram":         func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },
+	"roc":               func(s *audit.ScoreSummary) template.HTML { return rocChart(s).svg() },
+	"trace":             func(t Trace) template.HTML { return traceChart(t).svg() },
+	"memroc":            func(m *Membership) template.HTML { return membershipROCChart(m).svg() },
+	"exposure":          func(m *Membership) template.HTML { return exposureChart(m).svg() },
+	"rows":              membershipRows,
+	"membershipCaption": membershipCaption,
 }).ParseFS(htmlFiles, "html.tmpl"))
 
 // verdictMeaning says in plain words what a subject's verdict means.

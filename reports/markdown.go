@@ -157,6 +157,16 @@ func (r *Report) Markdown(w io.Writer) error {
 			}
 		}
 		b.WriteString("\n")
+		for _, f := range s.Findings {
+			if m := f.Membership; m != nil {
+				fmt.Fprintf(&b, "**Membership on one model** (`%s`): %d deleted records against %d held-out records; a measurement, not an ε bound.\n\n", f.Check, m.Forget, m.Holdout)
+				fmt.Fprintf(&b, "| measure | value | %s interval |\n|---|---|---|\n", num(m.Confidence))
+				for _, r := range membershipRows(m) {
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(r[0]), r[1], r[2])
+				}
+				b.WriteString("\n")
+			}
+		}
 	}
 	if len(r.Controls) > 0 {
 		b.WriteString("## Negative controls\n\n")
@@ -213,4 +223,26 @@ func traceCells(t Trace) string {
 		cells[i] = fmt.Sprintf("%d: %s %s %s", t.Requests[i], num(v), op, num(t.Bound[i]))
 	}
 	return strings.Join(cells, " · ")
+}
+
+// membershipRows are the rows of a membership measurement's table — measure, value,
+// interval — shared by every format: the AUC with its method, and each TPR at low FPR with
+// its Clopper–Pearson interval and what its threshold flagged.
+func membershipRows(m *Membership) [][3]string {
+	rows := [][3]string{{"AUC (½ is chance; " + m.AUCMethod + ")", num(m.AUC), fmt.Sprintf("[%s, %s]", num(m.AUCLimits.Lower), num(m.AUCLimits.Upper))}}
+	for _, t := range m.TPR {
+		rows = append(rows, [3]string{
+			fmt.Sprintf("TPR at FPR %s %% (%d of %d deleted and %d of %d held-out records flagged)", num(100*t.FPR), t.TP, m.Forget, t.FP, m.Holdout),
+			num(t.TPR), fmt.Sprintf("[%s, %s] (Clopper–Pearson)", num(t.Interval.Lower), num(t.Interval.Upper))})
+	}
+	return rows
+}
+
+// membershipCaption says what a membership measurement's plots show and what it is not.
+func membershipCaption(m *Membership) string {
+	return fmt.Sprintf("the model's scores on %d deleted records against %d held-out records it never trained on. "+
+		"The ROC is on log–log axes from FPR 1/%d, the smallest nonzero rate %d held-out records can show; "+
+		"each dot of the per-record plot is a deleted record's score, the holdout's 95th and 99th percentiles dashed: "+
+		"a model that forgot the records leaves about 5 %% and 1 %% of them above. "+
+		"A membership measurement, not an ε bound: it becomes one only through a one-run audit.", m.Forget, m.Holdout, m.Holdout, m.Holdout)
 }

@@ -192,6 +192,13 @@ func (r *Report) PDF(w io.Writer) error {
 			if f.Scores != nil {
 				charts([]*chart{histogramChart(f.Scores), rocChart(f.Scores)}, f.Check+": the attack score of every trial, unlearned (solid) against retrained (dashed), and the ROC curve of the threshold attack on log–log axes.")
 			}
+			if m := f.Membership; m != nil {
+				para(9, "B", fmt.Sprintf("Membership on one model: %d deleted records against %d held-out records (%s intervals)", m.Forget, m.Holdout, num(m.Confidence)))
+				for _, r := range membershipRows(m) {
+					para(8, "", r[0]+": "+r[1]+" "+r[2])
+				}
+				charts([]*chart{membershipROCChart(m), exposureChart(m)}, f.Check+": "+membershipCaption(m))
+			}
 			if len(f.Traces) > 0 {
 				var cs []*chart
 				var names []string

@@ -211,6 +211,47 @@ type Finding struct {
 	// Traces follow the finding's quantity request by request, for the plots against the
 	// number of requests.
 	Traces []Trace `json:"traces,omitempty"`
+	// Membership, on a membership measurement on one model, holds its ROC, its TPRs at
+	// low FPR and each deleted record's score, for the log–log ROC, the per-record plot
+	// and the table.
+	Membership *Membership `json:"membership,omitempty"`
+}
+
+// Membership mirrors audit.MembershipSummary.
+type Membership struct {
+	Forget           int              `json:"forget"`
+	Holdout          int              `json:"holdout"`
+	Confidence       Number           `json:"confidence"`
+	AUC              Number           `json:"auc"`
+	AUCLimits        Interval         `json:"auc_interval"`
+	AUCMethod        string           `json:"auc_method"`
+	TPR              []MembershipTPR  `json:"tpr_at_fpr"`
+	ROC              []audit.ROCPoint `json:"roc"`
+	Records          []RecordScore    `json:"records"`
+	HoldoutQuantiles []Quantile       `json:"holdout_quantiles"`
+}
+
+// MembershipTPR mirrors audit.MembershipTPR.
+type MembershipTPR struct {
+	FPR       Number   `json:"fpr"`
+	TPR       Number   `json:"tpr"`
+	Interval  Interval `json:"interval"`
+	Threshold Number   `json:"threshold"`
+	TP        int      `json:"tp"`
+	FP        int      `json:"fp"`
+}
+
+// RecordScore mirrors audit.RecordScore.
+type RecordScore struct {
+	ID         int64  `json:"id"`
+	Score      Number `json:"score"`
+	Percentile Number `json:"percentile"`
+}
+
+// Quantile mirrors audit.Quantile.
+type Quantile struct {
+	P     Number `json:"p"`
+	Value Number `json:"value"`
 }
 
 // Trace mirrors audit.Trace.
@@ -321,6 +362,21 @@ func NewFinding(f audit.Finding) Finding {
 			rt.Bound = append(rt.Bound, Number(t.Bound[i]))
 		}
 		rf.Traces = append(rf.Traces, rt)
+	}
+	if m := f.Membership; m != nil {
+		rm := &Membership{Forget: m.Forget, Holdout: m.Holdout, Confidence: Number(m.Confidence), AUC: Number(m.AUC),
+			AUCLimits: Interval{Lower: Number(m.AUCLimits.Lower), Upper: Number(m.AUCLimits.Upper)}, AUCMethod: m.AUCMethod, ROC: m.ROC}
+		for _, t := range m.TPR {
+			rm.TPR = append(rm.TPR, MembershipTPR{FPR: Number(t.FPR), TPR: Number(t.TPR),
+				Interval: Interval{Lower: Number(t.Interval.Lower), Upper: Number(t.Interval.Upper)}, Threshold: Number(t.Threshold), TP: t.TP, FP: t.FP})
+		}
+		for _, r := range m.Records {
+			rm.Records = append(rm.Records, RecordScore{ID: r.ID, Score: Number(r.Score), Percentile: Number(r.Percentile)})
+		}
+		for _, q := range m.HoldoutQuantiles {
+			rm.HoldoutQuantiles = append(rm.HoldoutQuantiles, Quantile{P: Number(q.P), Value: Number(q.Value)})
+		}
+		rf.Membership = rm
 	}
 	return rf
 }

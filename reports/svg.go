@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"codeberg.org/go-pdf/fpdf"
@@ -25,7 +27,14 @@ const (
 type chart struct {
 	title string
 	lines []chartLine
+	dots  []chartDot
 	texts []chartText
+}
+
+// chartDot is a filled circle: one record of a per-record plot, or a marked point.
+type chartDot struct {
+	x, y, r float64
+	color   string
 }
 
 type chartLine struct {
@@ -41,6 +50,9 @@ type chartText struct {
 	anchor string // start, middle or end
 	color  string // "" for black
 	text   string
+	// vertical turns the text a quarter anticlockwise about (x, y), reading upward: an
+	// axis label on the left.
+	vertical bool
 }
 
 func (c *chart) line(color string, width float64, dashed []float64, pts ...[2]float64) {
@@ -49,6 +61,15 @@ func (c *chart) line(color string, width float64, dashed []float64, pts ...[2]fl
 
 func (c *chart) text(x, y, size float64, anchor, color, text string) {
 	c.texts = append(c.texts, chartText{x: x, y: y, size: size, anchor: anchor, color: color, text: text})
+}
+
+// yLabel writes an axis label up the left edge, centred on the frame.
+func (c *chart) yLabel(text string) {
+	c.texts = append(c.texts, chartText{x: 10, y: padT + frameH/2, size: 9, anchor: "middle", text: text, vertical: true})
+}
+
+func (c *chart) dot(x, y, r float64, color string) {
+	c.dots = append(c.dots, chartDot{x: x, y: y, r: r, color: color})
 }
 
 // frameW and frameH are the plotting area's size inside the padding.
@@ -74,6 +95,9 @@ func (c *chart) svg() template.HTML {
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="%g"%s/>`, strings.Join(pts, " "), l.color, l.width, dash)
 	}
+	for _, d := range c.dots {
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, d.x, d.y, d.r, d.color)
+	}
 	for _, t := range c.texts {
 		attrs := ""
 		if t.anchor != "start" {
@@ -81,6 +105,9 @@ func (c *chart) svg() template.HTML {
 		}
 		if t.color != "" {
 			attrs += fmt.Sprintf(` fill="%s"`, t.color)
+		}
+		if t.vertical {
+			attrs += fmt.Sprintf(` transform="rotate(-90 %.1f %.1f)"`, t.x, t.y)
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="%g" font-family="sans-serif"%s>%s</text>`, t.x, t.y, t.size, attrs, esc(t.text))
 	}
@@ -105,14 +132,22 @@ func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
 		p.SetFont("dejavu", "", t.size*k*ptPerMM)
 		p.SetTextColor(rgb(t.color))
 		s := pdfText(t.text)
-		tx, ty := pt(t.x, t.y)
+		x0, y0 := pt(t.x, t.y)
+		tx := x0
 		switch t.anchor {
 		case "middle":
 			tx -= p.GetStringWidth(s) / 2
 		case "end":
 			tx -= p.GetStringWidth(s)
 		}
-		p.Text(tx, ty, s)
+		if t.vertical {
+			p.TransformBegin()
+			p.TransformRotate(90, x0, y0)
+			p.Text(tx, y0, s)
+			p.TransformEnd()
+			return
+		}
+		p.Text(tx, y0, s)
 	}
 	text(chartText{x: 4, y: 14, size: 11, anchor: "start", text: shorten(c.title, 58)})
 	p.SetDrawColor(153, 153, 153)
@@ -131,6 +166,14 @@ func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
 			p.Line(x0, y0, x1, y1)
 		}
 		p.SetDashPattern(nil, 0)
+	}
+	for _, d := range c.dots {
+		p.SetFillColor(rgb(d.color))
+		dx, dy := pt(d.x, d.y)
+		p.Circle(dx, dy, d.r*k, "F")
+	}
+	if len(c.dots) > 0 {
+		p.SetFillColor(0, 0, 0) // fpdf's default, as the other charts leave it
 	}
 	for _, t := range c.texts {
 		text(t)
@@ -264,4 +307,137 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// membershipROCChart draws a membership measurement's ROC on log–log axes that start at
+// 1/Holdout, the smallest nonzero false-positive rate the held-out records can show (a
+// fixed 10⁻³ floor would draw 100 held-out records' curve in a corner it cannot reach,
+// or hide what 10⁵ show). Points at FPR 0 sit on the left edge, true-positive rates below
+// the floor on the bottom edge; the reported TPRs at FPR 0.1 % and 1 % are marked.
+func membershipROCChart(m *Membership) *chart {
+	c := &chart{title: "ROC (log–log): deleted against held-out records"}
+	floor := 1 / float64(max(m.Holdout, 2))
+	lf := math.Log10(floor)
+	pos := func(r, span float64) float64 { return (math.Log10(math.Max(r, floor)) - lf) / -lf * span }
+	x := func(f float64) float64 { return padL + pos(f, frameW) }
+	y := func(t float64) float64 { return plotH - padB - pos(t, frameH) }
+	c.line("#bbbbbb", 1, []float64{3, 3}, [2]float64{x(floor), y(floor)}, [2]float64{x(1), y(1)})
+	var pts [][2]float64
+	for _, p := range m.ROC {
+		if p.FPR > 0 || p.TPR > 0 {
+			pts = append(pts, [2]float64{x(p.FPR), y(p.TPR)})
+		}
+	}
+	if len(pts) > 0 {
+		c.line("#1b7837", 1.5, nil, pts...)
+	}
+	for _, t := range m.TPR {
+		c.dot(x(float64(t.FP)/float64(m.Holdout)), y(float64(t.TPR)), 3, "#b2182b")
+	}
+	ticks := []float64{floor}
+	for d := math.Ceil(lf); d <= 0; d++ {
+		if v := math.Pow(10, d); v/floor >= 2 || v == floor {
+			ticks = append(ticks, v)
+		}
+	}
+	ticks = slices.Compact(ticks)
+	for _, t := range ticks {
+		c.text(x(t), plotH-padB+12, 9, "middle", "", rateLabel(t))
+		c.text(padL-3, y(t)+3, 9, "end", "", rateLabel(t))
+	}
+	c.text((padL+plotW-padR)/2, plotH-padB+24, 9, "middle", "", fmt.Sprintf("false-positive rate (held-out flagged), from 1/%d", m.Holdout))
+	c.yLabel("true-positive rate (deleted flagged)")
+	c.text(plotW-padR-4, plotH-padB-6, 9, "end", "#b2182b", "● TPR at FPR "+levelsLabel(m.TPR))
+	return c
+}
+
+// exposureChart is the per-record vulnerability plot: every deleted record a dot, its
+// score against the order of the records (sorted by their percentile among the held-out
+// scores), with the holdout's 95th and 99th percentiles dashed. A model that forgot the
+// records leaves about 5 % and 1 % of the dots above the lines; a record far above them
+// is one it still treats as a member. Past maxDots records an even selection by rank is
+// drawn, the first and the last kept.
+func exposureChart(m *Membership) *chart {
+	c := &chart{title: "per-record exposure: deleted records against the holdout"}
+	const maxDots = 1000
+	recs := slices.Clone(m.Records)
+	slices.Reverse(recs) // least exposed first: the dots rise left to right
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range recs {
+		lo, hi = math.Min(lo, float64(r.Score)), math.Max(hi, float64(r.Score))
+	}
+	var marks []Quantile
+	for _, q := range m.HoldoutQuantiles {
+		if q.P == 0.95 || q.P == 0.99 {
+			marks = append(marks, q)
+			lo, hi = math.Min(lo, float64(q.Value)), math.Max(hi, float64(q.Value))
+		}
+	}
+	if !(hi > lo) { // one score, or none: any scale shows it
+		lo, hi = lo-0.5, lo+0.5
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	span := hi - lo
+	lo, hi = lo-0.05*span, hi+0.05*span
+	y := func(v float64) float64 { return plotH - padB - frameH*(v-lo)/(hi-lo) }
+	n := len(recs)
+	x := func(i int) float64 {
+		if n == 1 {
+			return padL + frameW/2
+		}
+		return padL + 4 + (frameW-8)*float64(i)/float64(n-1)
+	}
+	// the 95th percentile's label under its line on the left, the 99th's over its line on
+	// the right, so that two close lines keep both labels legible
+	for k, q := range marks {
+		color, lx, ly, anchor := "#e08214", padL+3, y(float64(q.Value))+9, "start"
+		if k > 0 {
+			color, lx, ly, anchor = "#b2182b", plotW-padR-3, y(float64(q.Value))-3, "end"
+		}
+		c.line(color, 1, []float64{4, 2}, [2]float64{padL, y(float64(q.Value))}, [2]float64{plotW - padR, y(float64(q.Value))})
+		c.text(lx, ly, 8, anchor, color, fmt.Sprintf("holdout %sth percentile", num(100*q.P)))
+	}
+	r := 2.0
+	if n > 200 {
+		r = 1.2
+	}
+	step := 1.0
+	if n > maxDots {
+		step = float64(n-1) / float64(maxDots-1)
+	}
+	for j := 0.0; int(math.Round(j)) < n; j += step {
+		i := int(math.Round(j))
+		c.dot(x(i), y(float64(recs[i].Score)), r, "#2166ac")
+	}
+	c.text(padL-3, plotH-padB+3, 9, "end", "", strconv.FormatFloat(lo, 'g', 3, 64))
+	c.text(padL-3, padT+3, 9, "end", "", strconv.FormatFloat(hi, 'g', 3, 64))
+	c.text(padL, plotH-padB+12, 9, "start", "", "1")
+	c.text(plotW-padR, plotH-padB+12, 9, "end", "", fmt.Sprint(n))
+	c.text((padL+plotW-padR)/2, plotH-padB+24, 9, "middle", "", "deleted records, by percentile among held-out scores")
+	c.yLabel("score (higher = more member-like)")
+	return c
+}
+
+// rateLabel writes a rate for an axis: 0.01, 0.004, 1e-4, 3.3e-5.
+func rateLabel(r float64) string {
+	if r >= 1e-3 {
+		return strconv.FormatFloat(r, 'g', 2, 64)
+	}
+	e := math.Floor(math.Log10(r))
+	mant := r / math.Pow(10, e)
+	if math.Abs(mant-math.Round(mant)) < 1e-9 {
+		return fmt.Sprintf("%ge%g", math.Round(mant), e)
+	}
+	return fmt.Sprintf("%.2ge%g", mant, e)
+}
+
+// levelsLabel lists the reported FPR levels in per cent: "0.1 %, 1 %".
+func levelsLabel(ts []MembershipTPR) string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, num(100*t.FPR)+" %")
+	}
+	return strings.Join(out, ", ")
 }

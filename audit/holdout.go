@@ -1,0 +1,179 @@
+package audit
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/mia"
+)
+
+// MembershipSummary is what a report shows of a membership measurement on one model
+// (HoldoutMembership): the numbers ML Privacy Meter users expect, and the points of its
+// two plots — the ROC on log–log axes and each deleted record's score against the
+// held-out scores.
+type MembershipSummary struct {
+	Forget     int      `json:"forget"`  // deleted records scored
+	Holdout    int      `json:"holdout"` // held-out records scored
+	Confidence float64  `json:"confidence"`
+	AUC        float64  `json:"auc"`
+	AUCLimits  Interval `json:"auc_interval"`
+	AUCMethod  string   `json:"auc_method"` // "DeLong", or the exact fallback used
+	// TPR is the true-positive rate at FPR 0.1 % and 1 %, with Clopper–Pearson intervals.
+	TPR []MembershipTPR `json:"tpr_at_fpr"`
+	// ROC holds the curve's upper-left vertices at FPR 0, every multiple of 1/Holdout up
+	// to 200 held-out records, and otherwise about 200 levels spaced evenly in log FPR
+	// from 1/Holdout to 1: what a log–log plot whose axis starts at 1/Holdout shows, in a
+	// bounded size. Points at FPR 0 belong on the axis's left edge.
+	ROC []ROCPoint `json:"roc"`
+	// Records are the deleted records, most exposed first (by score; ties by ID).
+	Records []RecordScore `json:"records"`
+	// HoldoutQuantiles are the held-out scores' quantiles at HoldoutQuantileLevels, the
+	// marks of the per-record plot.
+	HoldoutQuantiles []Quantile `json:"holdout_quantiles"`
+}
+
+// MembershipTPR is the TPR of the best threshold rule at a false-positive rate.
+type MembershipTPR struct {
+	FPR      float64  `json:"fpr"` // the level
+	TPR      float64  `json:"tpr"`
+	Interval Interval `json:"interval"` // two-sided Clopper–Pearson at the summary's confidence
+	// The rule flags records scoring above Threshold (a held-out score): TP deleted
+	// records and FP held-out ones (FP/Holdout ≤ FPR).
+	Threshold float64 `json:"threshold"`
+	TP        int     `json:"tp"`
+	FP        int     `json:"fp"`
+}
+
+// RecordScore is one deleted record's score and its percentile among the held-out
+// scores (ties count half): near 100, the model still treats it as a member.
+type RecordScore struct {
+	ID         int64   `json:"id"`
+	Score      float64 `json:"score"`
+	Percentile float64 `json:"percentile"`
+}
+
+// Quantile is a quantile of a sample: Value at probability P.
+type Quantile struct {
+	P     float64 `json:"p"`
+	Value float64 `json:"value"`
+}
+
+// HoldoutQuantileLevels are the held-out quantiles a MembershipSummary carries.
+var HoldoutQuantileLevels = []float64{0.5, 0.9, 0.95, 0.99}
+
+// rocLevels bounds the ROC grid of a MembershipSummary.
+const rocLevels = 200
+
+// HoldoutMembership measures how much one published model still treats the deleted
+// records as members: forget are its scores on the deleted records (ids[i] is forget[i]'s
+// record), holdout its scores on records from the same population it never trained on;
+// a higher score is more member-like (a negated loss, or the logit-scaled confidence).
+// The finding's Measured is the AUC with its interval at conf (mia.OneModelMembership:
+// DeLong's, or exact pairs drawn by seed where DeLong's variance is 0), its Estimates the
+// TPR at FPR 0.1 % and 1 % with Clopper–Pearson intervals, and Membership the ROC and
+// per-record numbers for the plots.
+//
+// The verdict is always INCONCLUSIVE. One model against held-out records is a membership
+// measurement, not an ε bound: an AUC above ½ may come from the deleted records being
+// easier than the held-out ones, and an AUC of ½ bounds nothing about the released law.
+// It becomes an ε bound only through a one-run audit (randomised canaries, spec §(h)).
+// Because the finding is Kind Empirical, a claim that requires empirical findings
+// (Claim.Required) would be held INCONCLUSIVE by it: report it beside such a claim's
+// findings — under a claim that does not require Empirical, or as a subject of its own —
+// not among the ones that decide.
+func HoldoutMembership(forget, holdout []float64, ids []int64, conf float64, seed uint64) (Finding, error) {
+	if len(ids) != len(forget) {
+		return Finding{}, fmt.Errorf("holdout membership: %d record IDs for %d forget scores", len(ids), len(forget))
+	}
+	seen := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		if j, ok := seen[id]; ok {
+			return Finding{}, fmt.Errorf("holdout membership: record ID %d at forget indices %d and %d", id, j, i)
+		}
+		seen[id] = i
+	}
+	ms, err := mia.OneModelMembership(forget, holdout, conf, seed)
+	if err != nil {
+		return Finding{}, fmt.Errorf("holdout membership: %w", err)
+	}
+	n, m := len(forget), len(holdout)
+	s := &MembershipSummary{Forget: n, Holdout: m, Confidence: conf, AUC: ms.AUC,
+		AUCLimits: Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}, AUCMethod: ms.AUCMethod}
+	f := Finding{
+		Check: "verify/empirical/holdout-membership", Kind: Empirical, Verdict: Inconclusive,
+		Title:    fmt.Sprintf("membership of the %d deleted records in one model against %d held-out records: AUC (½ is chance)", n, m),
+		Measured: ms.AUC, Interval: &Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper},
+		Bound: 0.5, Comparison: "≤", Confidence: conf, Trials: 1, Membership: s,
+	}
+	for _, t := range ms.TPR {
+		s.TPR = append(s.TPR, MembershipTPR{FPR: t.FPR, TPR: t.TPR, Interval: Interval{Lower: t.Lower, Upper: t.Upper},
+			Threshold: t.Threshold, TP: t.TP, FP: t.FP})
+		note := fmt.Sprintf("flags scores above %.6g, the holdout's threshold: %d of %d deleted and %d of %d held-out records; two-sided Clopper–Pearson %.3g interval",
+			t.Threshold, t.TP, n, t.FP, m, conf)
+		if float64(m)*t.FPR < 1 {
+			note += fmt.Sprintf("; with %d held-out records FPR %.3g %% allows no false positive, so this is the TPR at FPR 0", m, 100*t.FPR)
+		}
+		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %.3g %%", 100*t.FPR), Value: t.TPR,
+			Interval: &Interval{Lower: t.Lower, Upper: t.Upper}, Note: note})
+	}
+	for _, t := range ms.TPRAt(rocGrid(m)...) {
+		p := ROCPoint{FPR: t.AchievedFPR(), TPR: t.TPR}
+		if len(s.ROC) == 0 || s.ROC[len(s.ROC)-1] != p {
+			s.ROC = append(s.ROC, p)
+		}
+	}
+	for i, id := range ids {
+		s.Records = append(s.Records, RecordScore{ID: id, Score: forget[i], Percentile: 100 * ms.Placement[i]})
+	}
+	slices.SortFunc(s.Records, func(a, b RecordScore) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	sorted := slices.Sorted(slices.Values(holdout))
+	above99 := 0
+	for _, q := range HoldoutQuantileLevels {
+		s.HoldoutQuantiles = append(s.HoldoutQuantiles, Quantile{P: q, Value: quantileOf(sorted, q)})
+	}
+	q99 := quantileOf(sorted, 0.99)
+	for _, v := range forget {
+		if v > q99 {
+			above99++
+		}
+	}
+	top := s.Records[0]
+	f.Detail = fmt.Sprintf("the model's scores on the %d deleted records against its scores on %d records it never trained on: AUC %.4f, %.3g interval [%.4f, %.4f] (%s); "+
+		"%d deleted records (%.3g %%) score above the holdout's 99th percentile, about 1 %% if the model forgot them; the most exposed is record %d (score %.4g, percentile %.4g of the holdout). "+
+		"Alone this is a membership measurement, not an ε bound: it becomes an ε bound only through a one-run audit (randomised canaries), so the verdict is INCONCLUSIVE by design",
+		n, m, ms.AUC, conf, ms.AUCLower, ms.AUCUpper, ms.AUCMethod, above99, 100*float64(above99)/float64(n), top.ID, top.Score, top.Percentile)
+	return f, nil
+}
+
+// rocGrid is the FPR levels of a MembershipSummary's ROC: 0, then every k/m when m is at
+// most rocLevels, else rocLevels levels spaced evenly in log from 1/m to 1.
+func rocGrid(m int) []float64 {
+	grid := []float64{0}
+	if m <= rocLevels {
+		for k := 1; k <= m; k++ {
+			grid = append(grid, float64(k)/float64(m))
+		}
+		return grid
+	}
+	lo := -math.Log10(float64(m))
+	for i := range rocLevels {
+		grid = append(grid, math.Pow(10, lo*(1-float64(i)/(rocLevels-1))))
+	}
+	grid[1], grid[len(grid)-1] = 1/float64(m), 1 // exactly, past rounding in Pow
+	return grid
+}
+
+// quantileOf is the p-quantile of an ascending sample, interpolated linearly between order
+// statistics (Hyndman–Fan type 7, NumPy's default).
+func quantileOf(sorted []float64, p float64) float64 {
+	h := p * float64(len(sorted)-1)
+	i := int(math.Floor(h))
+	if i >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}
