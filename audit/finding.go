@@ -35,6 +35,10 @@ const (
 	// Empirical checks attack the published models with no knowledge of the method's
 	// internals: the ε lower bound of a distinguishing game.
 	Empirical Kind = "empirical"
+	// Measurement findings measure without bounding ε (one model's membership AUC against
+	// held-out records): reported beside a claim's findings, never required by one, so
+	// they never decide a verdict.
+	Measurement Kind = "measurement"
 )
 
 // Interval is a confidence interval.

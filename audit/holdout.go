@@ -79,10 +79,8 @@ const rocLevels = 200
 // measurement, not an ε bound: an AUC above ½ may come from the deleted records being
 // easier than the held-out ones, and an AUC of ½ bounds nothing about the released law.
 // It becomes an ε bound only through a one-run audit (randomised canaries, spec §(h)).
-// Because the finding is Kind Empirical, a claim that requires empirical findings
-// (Claim.Required) would be held INCONCLUSIVE by it: report it beside such a claim's
-// findings — under a claim that does not require Empirical, or as a subject of its own —
-// not among the ones that decide.
+// Its Kind is Measurement, which no claim requires, so it is reported beside the findings
+// that decide without holding a verdict INCONCLUSIVE.
 func HoldoutMembership(forget, holdout []float64, ids []int64, conf float64, seed uint64) (Finding, error) {
 	if len(ids) != len(forget) {
 		return Finding{}, fmt.Errorf("holdout membership: %d record IDs for %d forget scores", len(ids), len(forget))
@@ -102,7 +100,7 @@ func HoldoutMembership(forget, holdout []float64, ids []int64, conf float64, see
 	s := &MembershipSummary{Forget: n, Holdout: m, Confidence: conf, AUC: ms.AUC,
 		AUCLimits: Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}, AUCMethod: ms.AUCMethod}
 	f := Finding{
-		Check: "verify/empirical/holdout-membership", Kind: Empirical, Verdict: Inconclusive,
+		Check: "verify/measurement/holdout-membership", Kind: Measurement, Verdict: Inconclusive,
 		Title:    fmt.Sprintf("membership of the %d deleted records in one model against %d held-out records: AUC (½ is chance)", n, m),
 		Measured: ms.AUC, Interval: &Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper},
 		Bound: 0.5, Comparison: "≤", Confidence: conf, Trials: 1, Membership: s,

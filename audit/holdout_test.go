@@ -39,7 +39,7 @@ func TestHoldoutMembership(t *testing.T) {
 	ms, _ := mia.OneModelMembership(forget, holdout, 0.95, 1)
 	s := f.Membership
 	switch {
-	case f.Verdict != audit.Inconclusive || f.Kind != audit.Empirical:
+	case f.Verdict != audit.Inconclusive || f.Kind != audit.Measurement:
 		t.Fatalf("verdict %s, kind %s; want INCONCLUSIVE, empirical", f.Verdict, f.Kind)
 	case f.Measured != ms.AUC || *f.Interval != (audit.Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}) || f.Interval.Lower <= 0.5:
 		t.Fatalf("measured %v in %v; want the AUC %v [%v, %v], above ½", f.Measured, *f.Interval, ms.AUC, ms.AUCLower, ms.AUCUpper)

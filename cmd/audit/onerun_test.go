@@ -100,3 +100,32 @@ func TestOneRunAudit(t *testing.T) {
 		}
 	}
 }
+
+// verify --scores --holdout adds the first unlearned model's membership of the deleted
+// records against held-out records (bench/detection's PyTorch MLP that forgot nothing):
+// a measurement beside the game, which does not decide (the game FAILs it alone).
+func TestVerifyHoldout(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "claim.json")
+	os.WriteFile(spec, []byte(`{"method": {"name": "my-mlp"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
+	fx := filepath.Join("..", "..", "bench", "detection", "testdata", "torch_mlp")
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--scores", "--unlearned", filepath.Join(fx, "deleted_fake.npy"),
+		"--retrained", filepath.Join(fx, "deleted_retrained.npy"), "--holdout", filepath.Join(fx, "holdout_fake.npy"), "--out", out, "--formats", "md,html")
+	if code != exitFail {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	for _, w := range []string{"holdout-membership", "mean loss over the deleted records"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	if !strings.Contains(string(html), "<svg") || !strings.Contains(string(html), "holdout-membership") {
+		t.Error("report.html lacks the membership plots")
+	}
+	if _, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", filepath.Join(fx, "deleted_fake.npy"), "--retrained", filepath.Join(fx, "deleted_retrained.npy"), "--holdout", filepath.Join(fx, "holdout_fake.npy"), "--out", filepath.Join(dir, "x")); code != exitUsage || !strings.Contains(stderr, "--holdout needs --scores") {
+		t.Errorf("--holdout without --scores: exit %d %s", code, stderr)
+	}
+}

@@ -31,6 +31,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	formats := fs.String("formats", "", "the report's renderings beside report.json, comma-separated: md, html, pdf (default: the spec's outputs.formats, else md)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	oneRun := fs.String("one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
+	holdout := fs.String("holdout", "", "with --scores: the same models' scores on held-out records never trained on (models × records, the models in --unlearned's order): the first unlearned model's membership of the deleted records against them (AUC, TPR at FPR 0.1 % and 1 %, ROC, per-record plot), a measurement that never decides")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --unlearned DIR|FILE [--retrained DIR|FILE] --spec FILE [--scores] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim with the distinguishing game on\nthe published models, stating its power. Every model of both samples must have the same\nparameters; supply as many unlearned as retrained models, at least 8 of each. With\n--scores the two files are per-example scores (models × examples, .npy, .npz or CSV),\none game per example.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of its method, run by the toolkit's own implementation. Then one unlearned model\nis enough for a per-example attack on the deleted records (it can show a gross violation,\nnever that the claim holds); 8 or more get the distributional game with its power.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
@@ -44,6 +45,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("verify: --spec is required")
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
+	case *holdout != "" && !*scores:
+		return usagef("verify: --holdout needs --scores: it holds scores on held-out records, compared with --unlearned's scores on the deleted ones")
 	case *oneRun != "" && (retrainedPath != "" || *scores):
 		return usagef("verify: --one-run reads one model's canary scores from --unlearned; it takes neither --retrained nor --scores")
 	case retrainedPath == "" && *scores:
@@ -121,6 +124,14 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		switch {
 		case *scores:
 			claim, findings, err = audit.VerifyScores(unlearned, retrained, s)
+			if err == nil && *holdout != "" {
+				var f audit.Finding
+				if f, err = holdoutFinding(unlearned, *holdout, s); err != nil {
+					return err
+				}
+				findings = append(findings, f)
+				rFiles = append(rFiles, *holdout)
+			}
 		case s.Data.File != "": // the deleted records' losses, computed from the weights
 			data.setFromSpec(s)
 			if ds, err = data.load(s.Seed); err != nil {
@@ -147,6 +158,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		switch {
 		case f == specPath:
 			role = "spec"
+		case f == *holdout:
+			role = "held-out scores"
 		case slices.Contains(rFiles, f):
 			role = "retrained model"
 		}
@@ -180,4 +193,40 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+}
+
+// holdoutFinding is the first unlearned model's membership of the deleted records (its
+// row of scores) against its scores on held-out records (row 0 of the holdout file),
+// oriented so that higher is more member-like.
+func holdoutFinding(unlearned *mat.Dense, path string, s *audit.Spec) (audit.Finding, error) {
+	h, _, err := artifact.LoadSample(path)
+	if err != nil {
+		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout: %w", err)}
+	}
+	nu, k := unlearned.Dims()
+	nh, _ := h.Dims()
+	if nh != nu {
+		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout %s: scores of %d models; --unlearned has %d, in the same order", path, nh, nu)}
+	}
+	orient := func(v []float64) []float64 {
+		out := slices.Clone(v)
+		if s.Scores == audit.LossScores {
+			for i := range out {
+				out[i] = -out[i]
+			}
+		}
+		return out
+	}
+	ids := make([]int64, k)
+	for j := range ids {
+		ids[j] = int64(j)
+		if len(s.Deletes) == k {
+			ids[j] = s.Deletes[j]
+		}
+	}
+	f, err := audit.HoldoutMembership(orient(unlearned.RawRowView(0)), orient(h.RawRowView(0)), ids, s.Confidence, s.Seed)
+	if err != nil {
+		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout %s: %w", path, err)}
+	}
+	return f, nil
 }
