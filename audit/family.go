@@ -169,6 +169,7 @@ func linearScores(models *mat.Dense, ds *reference.Dataset, ids []int64, interce
 // interval); the power is stated at the smaller side's count, which understates it.
 type FamilyGame struct {
 	Check      string  // the finding's identifier
+	Of         string  // what the statistics are of, for the title; "" means "the published models"
 	Epsilon    float64 // claimed ε
 	Delta      float64 // claimed δ
 	Confidence float64 // 0 means 0.95
@@ -195,6 +196,10 @@ func (g FamilyGame) Play(stats []epsilon.Statistic) (Finding, error) {
 		return Finding{}, err
 	}
 	chosen := stats[res.Chosen]
+	of := g.Of
+	if of == "" {
+		of = "the published models"
+	}
 	names := make([]string, len(stats))
 	for i, s := range stats {
 		names[i] = fmt.Sprintf("%s (%.3g)", s.Name, res.Selection[i])
@@ -205,7 +210,7 @@ func (g FamilyGame) Play(stats []epsilon.Statistic) (Finding, error) {
 	}
 	f := Finding{
 		Check: g.Check, Kind: Empirical,
-		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of the published models at δ = %.3g", len(stats), g.Delta),
+		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of %s at δ = %.3g", len(stats), of, g.Delta),
 		Measured: res.Epsilon, Interval: &Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
 		Bound: g.Epsilon, Comparison: "≤", Confidence: g.Confidence, Trials: n,
 		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (unlearned if %s %.6g, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's ε bound on the selection half: %s",

@@ -117,7 +117,9 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 		if nr, _ := retrained.Dims(); nr < MinEmpiricalTrials {
 			return Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
 		}
-		f, err = s.familyGame("verify/empirical/epsilon-lower-bound").Play(recordStatistics(what+" over the deleted records", unlearned, retrained))
+		g := s.familyGame("verify/empirical/epsilon-lower-bound")
+		g.Of = "the per-record scores"
+		f, err = g.Play(recordStatistics(what+" over the deleted records", unlearned, retrained))
 	}
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
