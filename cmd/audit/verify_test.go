@@ -66,8 +66,8 @@ func TestVerifyRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--unlearned", few, "--retrained", few}, "3 model(s) a side; the distributional game needs at least 8"},
-		{[]string{"--unlearned", few, "--retrained", retrained}, "3 unlearned and 40 retrained models"},
+		{[]string{"--unlearned", few, "--retrained", few}, "3 unlearned model(s); the game on parameters needs at least 8 a side. Fewer models are audited by the rank"},
+		{[]string{"--unlearned", retrained, "--retrained", few}, "3 retrained model(s); the game needs at least 8 a side"},
 		{[]string{"--unlearned", few}, "recipe: deletes: none named"},
 		{[]string{"--unlearned", filepath.Join(dir, "none"), "--retrained", retrained}, "--unlearned"},
 	} {
@@ -82,11 +82,10 @@ func TestVerifyRefusals(t *testing.T) {
 	}
 }
 
-// The per-example route (--scores): each model's loss on the 50 deleted records, as NumPy
+// The per-record route (--scores): each model's loss on the 50 deleted records, as NumPy
 // saved them. Against a claim of ε = 0.5 the correct unlearner's scores show nothing
 // (INCONCLUSIVE: 40 models lack the power) and the one that ignored the deletion is caught
-// (FAIL on one example). At ε = 1 the same scores cannot show it — the route is
-// weaker than the parameters', which the report's power statement says.
+// by the game over each model's mean and median loss (FAIL).
 func TestVerifyScores(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.json")
@@ -96,8 +95,8 @@ func TestVerifyScores(t *testing.T) {
 		unlearned string
 		code      int
 		want      string
-	}{{"good", exitInconclusive, "INCONCLUSIVE verify/d2d: largest ε lower bound of the 50 per-example games"},
-		{"broken", exitFail, "FAIL verify/d2d: largest ε lower bound of the 50 per-example games"}} {
+	}{{"good", exitInconclusive, "INCONCLUSIVE verify/d2d: ε lower bound of a distinguishing game over 2 pre-registered statistics of the per-record scores"},
+		{"broken", exitFail, "FAIL verify/d2d: ε lower bound of a distinguishing game over 2 pre-registered statistics of the per-record scores"}} {
 		stdout, stderr, code := runCLI(t, "verify", "--scores", "--spec", spec, "--unlearned", filepath.Join(models, "scores_"+c.unlearned+".npz"),
 			"--retrained", filepath.Join(models, "scores_retrained.npz"), "--out", filepath.Join(dir, c.unlearned))
 		if code != c.code || !strings.Contains(stdout, c.want) {
