@@ -53,7 +53,11 @@ type Spec struct {
 	MethodLabel string
 	// Scores (spec "scores") says what per-record score files hold: "loss" (the default;
 	// lower means the record is fitted better) or "confidence" (logit-scaled; higher).
-	Scores       ScoreKind
+	Scores ScoreKind
+	// References, when set (audit verify --references), are reference models' scores on
+	// the deleted records with IN/OUT masks: the scores route adds their U-LiRA aggregate
+	// to the game's family. Not a spec field: it holds data.
+	References   *References
 	Variants     []string
 	Params       Args // the method's settings, as its DemoParams read them
 	Deletes      []int64

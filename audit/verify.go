@@ -119,7 +119,16 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 		}
 		g := s.familyGame("verify/empirical/epsilon-lower-bound")
 		g.Of = "the per-record scores"
-		f, err = g.Play(recordStatistics(what+" over the deleted records", unlearned, retrained))
+		stats := recordStatistics(what+" over the deleted records", unlearned, retrained)
+		if s.References != nil {
+			ul, err := uliraStatistic(s.References, unlearned, retrained, s.Scores)
+			if err != nil {
+				return Claim{}, nil, fmt.Errorf("verify: %w", err)
+			}
+			stats = append(stats, ul)
+			claim.Assumptions = append(claim.Assumptions, "the reference models are other runs than the audited ones, with the IN/OUT masks given")
+		}
+		f, err = g.Play(stats)
 	}
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)

@@ -129,3 +129,26 @@ func TestVerifyHoldout(t *testing.T) {
 		t.Errorf("--holdout without --scores: exit %d %s", code, stderr)
 	}
 }
+
+// verify --scores --references: the U-LiRA aggregate against the user's reference models
+// joins the game (audit/testdata/references, written by NumPy) and decides it; without
+// --scores the flag is refused.
+func TestVerifyReferences(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "claim.json")
+	os.WriteFile(spec, []byte(`{"claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
+	fx := filepath.Join("..", "..", "audit", "testdata", "references")
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--scores", "--unlearned", filepath.Join(fx, "unlearned.npy"),
+		"--retrained", filepath.Join(fx, "retrained.npy"), "--references", filepath.Join(fx, "references.npz"), "--out", out)
+	if code != exitFail || !strings.Contains(stdout, "FAIL verify/unnamed method") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	js, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if !strings.Contains(string(js), "decided by the U-LiRA aggregate") || !strings.Contains(string(js), `"role": "reference scores"`) {
+		t.Error("the report does not name the U-LiRA aggregate as deciding, or the references as an input")
+	}
+	if _, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", filepath.Join(fx, "unlearned.npy"), "--retrained", filepath.Join(fx, "retrained.npy"), "--references", filepath.Join(fx, "references.npz"), "--out", filepath.Join(dir, "x")); code != exitUsage || !strings.Contains(stderr, "--references needs --scores") {
+		t.Errorf("--references without --scores: exit %d %s", code, stderr)
+	}
+}

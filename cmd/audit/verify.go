@@ -31,6 +31,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	formats := fs.String("formats", "", "the report's renderings beside report.json, comma-separated: md, html, pdf (default: the spec's outputs.formats, else md)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	oneRun := fs.String("one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
+	references := fs.String("references", "", "with --scores: reference models' scores on the same records and their IN/OUT masks, an .npz with arrays \"in\" (1: the reference trained on the record, for U-LiRA trained on it and then unlearned it; 0: not) and \"scores\": their U-LiRA aggregate joins the game's statistics")
 	holdout := fs.String("holdout", "", "with --scores: the same models' scores on held-out records never trained on (models × records, the models in --unlearned's order): the first unlearned model's membership of the deleted records against them (AUC, TPR at FPR 0.1 % and 1 %, ROC, per-record plot), a measurement that never decides")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
@@ -45,6 +46,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("verify: --spec is required")
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
+	case *references != "" && !*scores:
+		return usagef("verify: --references needs --scores: they are scores of reference models on the same records")
 	case *holdout != "" && !*scores:
 		return usagef("verify: --holdout needs --scores: it holds scores on held-out records, compared with --unlearned's scores on the deleted ones")
 	case *oneRun != "" && (retrainedPath != "" || *scores):
@@ -123,6 +126,12 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rFiles = files
 		switch {
 		case *scores:
+			if *references != "" {
+				if s.References, err = audit.LoadReferences(*references); err != nil {
+					return usageError{fmt.Errorf("verify: --references: %w", err)}
+				}
+				rFiles = append(rFiles, *references)
+			}
 			claim, findings, err = audit.VerifyScores(unlearned, retrained, s)
 			if err == nil && *holdout != "" {
 				var f audit.Finding
@@ -160,6 +169,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			role = "spec"
 		case f == *holdout:
 			role = "held-out scores"
+		case f == *references:
+			role = "reference scores"
 		case slices.Contains(rFiles, f):
 			role = "retrained model"
 		}
