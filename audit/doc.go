@@ -110,17 +110,23 @@
 // # Models trained elsewhere
 //
 // VerifySamples audits two samples of saved models (one model a row, as
-// artifact.LoadSample reads them) against a Spec's claim with the distinguishing game and
-// its power; VerifyScores does the same per example on scores (models × examples), the
-// route for deep networks. For linear models the toolkit computes those scores itself:
-// LinearLosses gives each model's logistic loss on the deleted records from its weights
-// and the data (with the intercept first when Spec.Intercept), and VerifyModels runs the
-// spec's attacks — the game on the parameters, the membership attack on those losses. Without retrained models, a Recipe (NewRecipe: the spec's data,
+// artifact.LoadSample reads them, of any sizes of at least MinEmpiricalTrials) against a
+// Spec's claim with one distinguishing game over a pre-registered family of one-number
+// statistics (FamilyGame: directions fitted on the selection half, the spread), chosen
+// with their threshold on half the models and bounded on the other half, with its power;
+// VerifyScores does the same on per-record scores (models × deleted records: the mean and
+// median score, and with References the U-LiRA aggregate), the route for deep networks.
+// For linear models the toolkit computes the scores itself: LinearLosses gives each
+// model's logistic loss on the deleted records from its weights and the data (with the
+// intercept first when Spec.Intercept), and VerifyModels adds the deleted records' mean
+// and median loss, mean confidence and loss-gradient direction to the family. Fewer
+// unlearned models — one production model — get RankCheck: the exact one-sided rank of
+// their deleted records' mean loss among the retrains, which can FAIL a gross violation
+// and never PASSes. Without retrained models, a Recipe (NewRecipe: the spec's data,
 // deletions and one variant of its method, run by the toolkit's own implementation)
-// retrains them (Recipe.Retrain), and VerifyAgainstRecipe says what the number of models
-// supports: N ≥ MinEmpiricalTrials get VerifyModels' attacks; one gets VerifyOneModel, a per-example
-// attack on the deleted records whose rank p-value is rejected at OneModelThreshold — it
-// can FAIL a gross violation and never PASSes. SavedSubject turns two saved samples into a
+// retrains them (Recipe.Retrain) for VerifyAgainstRecipe. VerifyOneRun judges one
+// training run with canaries (CanaryPlan, audit/onerun), HoldoutMembership measures one
+// model's membership against held-out records. SavedSubject turns two saved samples into a
 // Subject, so the Engine and every check run on models from disk as on the toolkit's own.
 //
 // # Methods

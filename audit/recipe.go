@@ -3,9 +3,10 @@ package audit
 import (
 	"context"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -89,141 +90,46 @@ func (r *Recipe) Retrain(ctx context.Context, seed uint64, n, workers int) (*mat
 	return out, nil
 }
 
-// maxRecipeRetrains bounds the retrains the one-model check asks for.
+// maxRecipeRetrains bounds the retrains the rank route asks for.
 const maxRecipeRetrains = 100_000
 
-// OneModelRetrains is how many retrains the one-model check needs to be able to show a
-// violation at all: its smallest p-value, 1/(M+1), must reach the rejection threshold
-// (OneModelThreshold). At least trials; 0 when no number of retrains can (δ too large for
-// the confidence and the number of deleted records).
-func OneModelRetrains(s *Spec, deleted, trials int) int {
-	t := OneModelThreshold(s, deleted)
-	if t <= 0 {
-		return 0
+// RankRetrains is how many retrains the rank route asks for to judge k models: twice the
+// fewest with which a model below every retrain shows a violation (epsilon.RanksNeeded),
+// so that the test catches more than the extreme; at least trials, and trials when no
+// number of retrains can (δ too large for the confidence).
+func RankRetrains(s *Spec, k, trials int) int {
+	need := epsilon.RanksNeeded(k, s.Epsilon, s.Delta, s.Confidence)
+	if need == 0 {
+		return trials
 	}
-	m := int(math.Ceil(4 / t)) // twice the least (two-sided: 2/(M+1) ≤ t), so the check catches more than the extreme
-	return min(max(m, trials), maxRecipeRetrains)
-}
-
-// OneModelThreshold is the p-value at or below which the one-model check rejects the
-// claim: under (ε, δ)-unlearning a rank p-value of the published model's score among
-// independent retrains has P(p ≤ t) ≤ e^ε·t + δ (the event is post-processing of the
-// published model, and P(p ≤ t) ≤ t for a retrain), so with k deleted records and
-// Bonferroni, t = ((1 − confidence)/k − δ)/e^ε keeps the false-failure probability below
-// 1 − confidence. It is ≤ 0 when δ alone exceeds the per-record level.
-func OneModelThreshold(s *Spec, deleted int) float64 {
-	return ((1-s.Confidence)/float64(deleted) - s.Delta) / math.Exp(s.Epsilon)
-}
-
-// VerifyOneModel is what one published model supports: a per-example attack on each
-// deleted record. The score is the model's loss on the record, ranked among the losses of
-// the M retrained models on it, two-sided: p = 2·min(1 + #{retrains at or below},
-// 1 + #{retrains at or above})/(M+1), small when the model fits the deleted record better
-// than retraining does (it remembers it) or worse than any retrain would (it is not what
-// the recipe gives). A p at or below OneModelThreshold shows a violation (FAIL); anything
-// else is INCONCLUSIVE, never PASS: one model cannot bound the law it was drawn from, and
-// the finding says so.
-func VerifyOneModel(model []float64, retrained *mat.Dense, r *Recipe, s *Spec) (Claim, []Finding, error) {
-	m, d := retrained.Dims()
-	if len(model) != d {
-		return Claim{}, nil, fmt.Errorf("verify: the model has %d parameters, the recipe's retrains %d (%s on %d features)", len(model), d, r.Audited.Subject.Name(), r.Setup.All.Dim())
-	}
-	all, deleted := r.Setup.All, r.Setup.Deletions
-	k := len(deleted)
-	t := OneModelThreshold(s, k)
-	loss := reference.Logistic{Lambda: r.Setup.Lambda}
-	worst, p, worstScore, worstBelow := -1, math.Inf(1), 0.0, 0
-	losses, worstLosses := make([]float64, m), make([]float64, m) // the retrains' losses on a record, and on the deciding one
-	for j, id := range deleted {
-		row, ok := all.Lookup(id)
-		if !ok {
-			return Claim{}, nil, fmt.Errorf("verify: deleted record %d is not in the data", id)
-		}
-		rec := all.Record(row)
-		score := loss.ExampleLoss(model, rec.X, rec.Y)
-		below, above := 0, 0
-		for i := range m {
-			r := loss.ExampleLoss(retrained.RawRowView(i), rec.X, rec.Y)
-			losses[i] = r
-			switch {
-			case r < score:
-				below++
-			case r > score:
-				above++
-			default:
-				below++
-				above++
-			}
-		}
-		// the model itself counts on both sides, so ties never make p small
-		pj := math.Min(1, 2*float64(1+min(below, above))/float64(m+1))
-		if pj < p {
-			worst, p, worstScore, worstBelow = j, pj, score, below
-			losses, worstLosses = worstLosses, losses
-		}
-	}
-	claim := Claim{
-		Method: s.Method.Name() + " (one model trained elsewhere)", Source: "declared in the audit spec",
-		Guarantee: "(ε, δ)-unlearning", Epsilon: s.Epsilon, Delta: s.Delta,
-		Relation: "the law of the published model after the deletions vs of models retrained without the deleted records",
-		Assumptions: []string{
-			"the model was trained and unlearned by the spec's recipe (" + r.Audited.Subject.Name() + "), which the toolkit retrains",
-			"the model was not selected among several runs after the fact",
-		},
-		Required: []Kind{Empirical},
-	}
-	f := Finding{
-		Check: "verify/empirical/one-model-membership", Kind: Empirical,
-		Title:    fmt.Sprintf("per-example attack on the %d deleted records: two-sided rank p-value of the model's loss among %d retrains", k, m),
-		Measured: p, Bound: t, Comparison: ">", Confidence: s.Confidence, Trials: 1,
-		Detail: fmt.Sprintf("record %d decides (loss %.4g; %d of %d retrains fit it better); under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ %.3g for any of the %d records shows a violation at confidence %.3g",
-			deleted[worst], worstScore, worstBelow, m, t, k, s.Confidence),
-	}
-	switch {
-	case t > 0 && p <= t:
-		f.Verdict = Fail
-	default:
-		f.Verdict = Inconclusive
-		f.TrialsNeeded = MinEmpiricalTrials
-		f.Detail += fmt.Sprintf("; one model supports only this per-example attack, which can show a gross violation but never that the claim holds: supply at least %d independently unlearned models (and as many retrained) for the distributional game and its power", MinEmpiricalTrials)
-		if t <= 0 {
-			f.Detail += fmt.Sprintf("; at δ = %.3g and confidence %.3g over %d records no p-value can show a violation", s.Delta, s.Confidence, k)
-		}
-	}
-	f.Scores = SummarizeScores(fmt.Sprintf("loss on deleted record %d", deleted[worst]), []float64{worstScore}, worstLosses)
-	return claim, []Finding{f}, nil
+	return min(max(2*need, trials), maxRecipeRetrains)
 }
 
 // VerifyAgainstRecipe audits models trained elsewhere with retrains from the spec's recipe
-// instead of supplied ones. One model gets the per-example attack (VerifyOneModel) against
-// OneModelRetrains retrains; N ≥ MinEmpiricalTrials models get the distributional game
-// (VerifySamples) against N retrains; anything between is refused, saying what would do.
-// It returns the retrains beside the findings.
+// instead of supplied ones, through VerifyModels with the recipe's data and deletions:
+// N ≥ MinEmpiricalTrials models get the game over the family of statistics against N
+// retrains; fewer, one included, the rank test of the deleted records' mean loss against
+// RankRetrains retrains, which can FAIL a gross violation and never PASSes. It returns the
+// retrains beside the findings.
 func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s *Spec, workers int) (Claim, []Finding, *mat.Dense, error) {
-	n, _ := unlearned.Dims()
-	switch {
-	case n == 1:
-		m := OneModelRetrains(s, len(r.Setup.Deletions), s.Trials)
-		if m == 0 {
-			m = s.Trials
-		}
-		ret, err := r.Retrain(ctx, s.Seed, m, workers)
-		if err != nil {
-			return Claim{}, nil, nil, err
-		}
-		c, fs, err := VerifyOneModel(unlearned.RawRowView(0), ret, r, s)
-		return c, fs, ret, err
-	case n < MinEmpiricalTrials:
-		return Claim{}, nil, nil, fmt.Errorf("verify: %d models; one model supports the per-example attack, the distributional game needs at least %d independently unlearned ones", n, MinEmpiricalTrials)
+	n, d := unlearned.Dims()
+	m := n
+	if n < MinEmpiricalTrials {
+		m = RankRetrains(s, n, s.Trials)
 	}
-	ret, err := r.Retrain(ctx, s.Seed, n, workers)
+	ret, err := r.Retrain(ctx, s.Seed, m, workers)
 	if err != nil {
 		return Claim{}, nil, nil, err
 	}
-	if _, d := unlearned.Dims(); d != ret.RawMatrix().Cols {
+	if d != ret.RawMatrix().Cols {
 		return Claim{}, nil, nil, fmt.Errorf("verify: the models have %d parameters, the recipe's retrains %d (%s on %d features)", d, ret.RawMatrix().Cols, r.Audited.Subject.Name(), r.Setup.All.Dim())
 	}
-	c, fs, err := VerifyModels(unlearned, ret, r.Setup.All, s)
+	rs := *s
+	rs.Deletes = r.Setup.Deletions
+	if rs.Attacks != nil && !rs.Attacks.Has(MembershipAttack) && n < MinEmpiricalTrials {
+		rs.Attacks = append(slices.Clone(rs.Attacks), MembershipAttack) // the rank route is on the deleted records' loss
+	}
+	c, fs, err := VerifyModels(unlearned, ret, r.Setup.All, &rs)
 	if err != nil {
 		return Claim{}, nil, nil, err
 	}
