@@ -27,6 +27,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,13 +37,27 @@ type Route int
 const (
 	Scores     Route = iota // per-record scores (losses) on the deleted records
 	Parameters              // the parameters alone, no data
+	// ParametersWithData are linear logistic models [intercept, weights] with the data
+	// they were trained on (Data): the deleted records' losses, confidences and gradient
+	// direction join the game. Fixtures only: the simulated pairs have no data.
+	ParametersWithData
 )
 
 func (r Route) String() string {
-	if r == Parameters {
+	switch r {
+	case Parameters:
 		return "parameters"
+	case ParametersWithData:
+		return "parameters + data"
 	}
 	return "scores"
+}
+
+// Data are the records a ParametersWithData route computes losses on, and the deleted
+// ones' IDs; the models carry an intercept first.
+type Data struct {
+	Set     *reference.Dataset
+	Deletes []int64
 }
 
 // Version picks the statistics.
@@ -135,8 +150,43 @@ func Rate(route Route, v Version, mu float64, models, audits int) (float64, erro
 // AuditSamples audits given samples on a route with a version's statistics, as Audit
 // does with simulated ones.
 func AuditSamples(route Route, v Version, u, r *mat.Dense) (audit.Verdict, error) {
+	return AuditData(route, v, u, r, nil)
+}
+
+// AuditData is AuditSamples with the data of a ParametersWithData route.
+func AuditData(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Verdict, error) {
 	s := Claim
 	models, _ := u.Dims()
+	if route == ParametersWithData {
+		if data == nil {
+			return "", fmt.Errorf("detection: the parameters + data route needs the data")
+		}
+		s.Deletes, s.Intercept = data.Deletes, true
+		if v == After {
+			_, fs, err := audit.VerifyModels(u, r, data.Set, &s)
+			if err != nil {
+				return "", err
+			}
+			return audit.Worst(fs), nil
+		}
+		// before: the parameter game and the per-record games on the losses, either FAILing
+		if nr, _ := r.Dims(); models < audit.MinEmpiricalTrials || nr != models {
+			return audit.Inconclusive, nil
+		}
+		game, err := AuditData(Parameters, Before, u, r, nil)
+		if err != nil || game == audit.Fail {
+			return game, err
+		}
+		lu, err := audit.LinearLosses(u, data.Set, data.Deletes, true)
+		if err != nil {
+			return "", err
+		}
+		lr, err := audit.LinearLosses(r, data.Set, data.Deletes, true)
+		if err != nil {
+			return "", err
+		}
+		return AuditData(Scores, Before, lu, lr, nil)
+	}
 	if v == After {
 		var (
 			fs  []audit.Finding
@@ -183,8 +233,9 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense) (audit.Verdict, error
 
 // SubsetRate is the fraction FAILed over the disjoint groups of models unlearned models in
 // u (rows 0..models−1, models..2·models−1, …), each against the first models rows of r, or
-// all of r when models is below what a game needs (the rank route).
-func SubsetRate(route Route, v Version, u, r *mat.Dense, models int) (float64, error) {
+// all of r when models is below what a game needs (the rank route). data is for the
+// ParametersWithData route, nil otherwise.
+func SubsetRate(route Route, v Version, u, r *mat.Dense, models int, data *Data) (float64, error) {
 	nu, cu := u.Dims()
 	nr, _ := r.Dims()
 	if models > nu || models > nr {
@@ -197,7 +248,7 @@ func SubsetRate(route Route, v Version, u, r *mat.Dense, models int) (float64, e
 		if models >= audit.MinEmpiricalTrials {
 			rg = r.Slice(g*models%nr, g*models%nr+models, 0, cu).(*mat.Dense)
 		}
-		verdict, err := AuditSamples(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg))
+		verdict, err := AuditData(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg), data)
 		if err != nil {
 			return 0, fmt.Errorf("detection: group %d: %w", g, err)
 		}
@@ -206,4 +257,29 @@ func SubsetRate(route Route, v Version, u, r *mat.Dense, models int) (float64, e
 		}
 	}
 	return float64(fails) / float64(groups), nil
+}
+
+// LoadData reads a fixture's data.csv (features, then a 0/1 label, a header line) as a
+// dataset with ±1 labels and record IDs the row numbers, with the deleted IDs given.
+func LoadData(path string, deletes []int64) (*Data, error) {
+	ds, err := reference.LoadCSV(path, reference.CSVOptions{Header: true, LabelColumn: -1})
+	if err != nil {
+		return nil, fmt.Errorf("detection: %w", err)
+	}
+	n, d := ds.Len(), ds.Dim()
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		rec := ds.Record(i)
+		x.SetRow(i, rec.X)
+		y[i] = 2*rec.Y - 1
+		if rec.Y != 0 && rec.Y != 1 {
+			return nil, fmt.Errorf("detection: %s: row %d: label %v; want 0 or 1", path, i, rec.Y)
+		}
+	}
+	set, err := reference.NewDataset(ds.IDs(), x, y)
+	if err != nil {
+		return nil, fmt.Errorf("detection: %w", err)
+	}
+	return &Data{Set: set, Deletes: deletes}, nil
 }

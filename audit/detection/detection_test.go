@@ -80,13 +80,22 @@ func TestDetection(t *testing.T) {
 
 // The fixtures scikit-learn and PyTorch wrote (bench/detection): the fake unlearner that
 // forgets nothing is FAILed at 64 models a side and the honest one is not, with either
-// library — scikit-learn's on its parameters (its output noise hides the deleted records'
-// loss from a mean over them), the MLP's on the deleted records' losses.
+// library — scikit-learn's on its parameters, with or without the data (its output noise
+// hides the deleted records' loss from a mean over them), the MLP's on the deleted
+// records' losses.
 func TestFixtures(t *testing.T) {
+	deletes := make([]int64, 50)
+	for i := range deletes {
+		deletes[i] = int64(i)
+	}
+	data, err := LoadData(filepath.Join("..", "..", "bench", "detection", "testdata", "sklearn_logreg", "data.csv"), deletes)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		dir, prefix string
 		route       Route
-	}{{"sklearn_logreg", "models_", Parameters}, {"torch_mlp", "deleted_", Scores}} {
+	}{{"sklearn_logreg", "models_", Parameters}, {"sklearn_logreg", "models_", ParametersWithData}, {"torch_mlp", "deleted_", Scores}} {
 		load := func(sample string) *mat.Dense {
 			m, _, err := artifact.LoadSample(filepath.Join("..", "..", "bench", "detection", "testdata", c.dir, c.prefix+sample+".npy"))
 			if err != nil {
@@ -96,11 +105,11 @@ func TestFixtures(t *testing.T) {
 		}
 		ret := load("retrained")
 		for _, sample := range []string{"fake", "honest"} {
-			got, err := AuditSamples(c.route, After, load(sample), ret)
+			got, err := AuditData(c.route, After, load(sample), ret, data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s %s%s: %s", c.dir, c.prefix, sample, got)
+			t.Logf("%s %s%s (%s): %s", c.dir, c.prefix, sample, c.route, got)
 			if (sample == "fake") != (got == audit.Fail) {
 				t.Errorf("%s %s%s: %s; want the fake and only the fake FAILed", c.dir, c.prefix, sample, got)
 			}

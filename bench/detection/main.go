@@ -51,10 +51,18 @@ func run(audits int) error {
 			fmt.Println(row)
 		}
 	}
+	deletes := make([]int64, 50) // records 0..49 (bench/detection/bcdata.py)
+	for i := range deletes {
+		deletes[i] = int64(i)
+	}
+	data, err := detection.LoadData(filepath.Join("bench", "detection", "testdata", "sklearn_logreg", "data.csv"), deletes)
+	if err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		dir, prefix string
 		route       detection.Route
-	}{{"sklearn_logreg", "models_", detection.Parameters}, {"sklearn_logreg", "deleted_", detection.Scores},
+	}{{"sklearn_logreg", "models_", detection.Parameters}, {"sklearn_logreg", "models_", detection.ParametersWithData}, {"sklearn_logreg", "deleted_", detection.Scores},
 		{"torch_mlp", "params_", detection.Parameters}, {"torch_mlp", "deleted_", detection.Scores}} {
 		load := func(sample string) (*mat.Dense, error) {
 			m, _, err := artifact.LoadSample(filepath.Join("bench", "detection", "testdata", c.dir, c.prefix+sample+".npy"))
@@ -71,11 +79,11 @@ func run(audits int) error {
 			}
 			row := fmt.Sprintf("| %s %s | %s |", c.dir, sample, c.route)
 			for _, n := range models {
-				before, err := detection.SubsetRate(c.route, detection.Before, u, ret, n)
+				before, err := detection.SubsetRate(c.route, detection.Before, u, ret, n, data)
 				if err != nil {
 					return err
 				}
-				after, err := detection.SubsetRate(c.route, detection.After, u, ret, n)
+				after, err := detection.SubsetRate(c.route, detection.After, u, ret, n, data)
 				if err != nil {
 					return err
 				}
