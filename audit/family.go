@@ -166,7 +166,11 @@ func linearScores(models *mat.Dense, ds *reference.Dataset, ids []int64, interce
 // FamilyGame is the distinguishing game over a pre-registered family of statistics
 // (epsilon.Game.Family, split): the audit of published models when the evidence is the
 // models alone. Sides may differ in size (each is bounded with its own Clopper–Pearson
-// interval); the power is stated at the smaller side's count, which understates it.
+// interval); the power is stated at the smaller side's count, which understates it. The
+// power is the split game's on the deciding statistic alone (epsilon.SplitGamePower):
+// choosing among null statistics besides the one that carries a violation costs little
+// (a family of seven keeps the planner's promise: epsilon's
+// TestFamilyKeepsThePlannersPower).
 type FamilyGame struct {
 	Check      string  // the finding's identifier
 	Of         string  // what the statistics are of, for the title; "" means "the published models"
