@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
-	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -86,7 +85,6 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 	return nu, du, nil
 }
 
-func releaseOf(published []float64) reference.Release { return reference.Release{Published: published} }
 
 // VerifyScores audits per-record scores — the route for models whose parameters are too
 // many to compare (deep networks), as the NeurIPS 2023 unlearning competition collects
