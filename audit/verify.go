@@ -85,7 +85,6 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 	return nu, du, nil
 }
 
-
 // VerifyScores audits per-record scores — the route for models whose parameters are too
 // many to compare (deep networks), as the NeurIPS 2023 unlearning competition collects
 // them: unlearned and retrained are matrices of models × records, the same records in the
