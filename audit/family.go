@@ -237,6 +237,14 @@ func (g FamilyGame) Play(stats []epsilon.Statistic) (Finding, error) {
 		f.Estimates = append(f.Estimates, Estimate{Name: "AUC of the deciding statistic", Value: m.AUC.Value,
 			Interval: &Interval{Lower: m.AUC.Lower, Upper: m.AUC.Upper},
 			Note:     "unlearned models as positives, retrained as negatives; 0.5 is chance; 95 % bootstrap interval (an estimate; the statistic was chosen on half these models)"})
+		for _, t := range []struct {
+			level float64
+			m     mia.Metric
+		}{{0.001, m.TPRAt0_1Percent}, {0.01, m.TPRAt1Percent}} {
+			f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g of the deciding statistic", t.level), Value: t.m.Value,
+				Interval: &Interval{Lower: t.m.Lower, Upper: t.m.Upper},
+				Note:     fmt.Sprintf("95 %% bootstrap interval; with %d retrained models the smallest FPR resolved is %.3g", nr, 1/float64(nr))})
+		}
 	}
 	return f, nil
 }

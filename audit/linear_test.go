@@ -112,6 +112,13 @@ func TestVerifyModelsAttacks(t *testing.T) {
 	if err != nil || strings.Join(checks(fs), " ") != "verify/empirical/epsilon-lower-bound=FAIL" || !strings.Contains(fs[0].Detail, "pre-registered") && !strings.Contains(fs[0].Title, "pre-registered") {
 		t.Errorf("broken models, both attacks: %v %v", checks(fs), err)
 	}
+	var names []string
+	for _, e := range fs[0].Estimates {
+		names = append(names, e.Name)
+	}
+	if got := strings.Join(names, "; "); !strings.Contains(got, "AUC of the deciding statistic") || !strings.Contains(got, "TPR at FPR 0.001 of the deciding statistic") || fs[0].Scores == nil {
+		t.Errorf("broken models: estimates %q and scores %v; want the deciding statistic's AUC, TPR at low FPR and histograms", got, fs[0].Scores)
+	}
 	_, fs, err = audit.VerifyModels(broken, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
 	if err != nil || len(fs) != 1 || fs[0].Verdict != audit.Fail || !strings.Contains(fs[0].Detail, "over the deleted records") {
 		t.Errorf("broken models, membership only: %v %v", checks(fs), err)
