@@ -67,7 +67,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
 	fs.BoolVar(&c.oneRun, "one-run", false, "instead of the trial audit, audit each variant and its negative controls with one training run with m canaries (spec §(h)), m doubling from 32 to --one-run-max, and say at which m each is refuted")
-	fs.IntVar(&c.oneRunMax, "one-run-max", 512, "--one-run: the largest number of canaries tried (32, 64, … up to it)")
+	fs.IntVar(&c.oneRunMax, "one-run-max", 64, "--one-run: the largest number of canaries tried (32, 64, … up to it)")
 	c.registerReportFlags(fs)
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
