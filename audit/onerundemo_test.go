@@ -11,7 +11,7 @@ import (
 // oneRunBase is a demo setup on which a linear model can remember canaries one by one:
 // 1,000 features for 1,000 records, so that up to a few hundred canaries have nearly
 // orthogonal directions (on the demo's 20 features the canaries trained on blur into one
-// another and no control is refuted up to m = 512: the table says so).
+// another and D2D's controls are not refuted up to m = 256).
 func oneRunBase(t *testing.T, d int) audit.DemoSetup {
 	t.Helper()
 	ds, err := reference.SyntheticClassification(1000, d, 1)
