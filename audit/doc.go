@@ -86,8 +86,8 @@
 // claim it reports says so. A linear model remembers canaries one by one only when they
 // are nearly orthogonal, so m must stay well below the number of features: on the demo's
 // 20 features no control of D2D's strongly convex variant is refuted up to m = 256 (AUROC
-// below 0.7), on 1,000 features D2D's no-unlearning
-// control (100 iterations) and OLU's paper-gamma control are refuted at m = 64.
+// below 0.7); on 1,000 features D2D's no-unlearning control (100 iterations) and OLU's
+// paper-gamma control are refuted at m = 64.
 //
 // # Verdicts
 //
