@@ -112,15 +112,7 @@ func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding,
 			member[i] = -v
 		}
 	}
-	in, out, err := onerun.SplitScores(plan.Bits(), member)
-	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
-	}
-	eps2, delta2 := onerun.UnlearningTarget(s.Epsilon, s.Delta)
-	if !(delta2 < 1) {
-		return Claim{}, nil, fmt.Errorf("verify --one-run: (1 + e^ε)·δ = %.3g; a one-run audit needs it below 1", delta2)
-	}
-	rep, err := onerun.Audit(in, out, 1-s.Confidence, delta2)
+	in, _, err := onerun.SplitScores(plan.Bits(), member)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
 	}
@@ -128,13 +120,39 @@ func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding,
 	claim.Assumptions = append(claim.Assumptions,
 		fmt.Sprintf("the canaries were included as the plan drawn from seed %d says, and all included ones deleted", plan.Seed),
 		fmt.Sprintf("the method's guarantee covers deleting the %d included canaries at once", len(in)))
+	f, err := OneRunFinding("verify/empirical/one-run", plan.Bits(), member, s.Epsilon, s.Delta, s.Confidence)
+	if err != nil {
+		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
+	}
+	return claim, []Finding{f}, nil
+}
+
+// OneRunFinding judges one training run with canaries (spec §(h)) against a claim of
+// (eps, delta)-unlearning: member holds every canary's score under the published model,
+// higher meaning trained on, in plan order. Steinke et al.'s one-run ε lower bound at
+// δ' = (1 + e^ε)δ, at the given confidence, is compared with 2ε: above it, FAIL; otherwise
+// INCONCLUSIVE (a one-run audit never shows that a claim holds). The finding's Check is
+// check; its estimates are the f-DP one-run bound, AUROC and TPR at low FPR.
+func OneRunFinding(check string, plan []bool, member []float64, eps, delta, confidence float64) (Finding, error) {
+	in, out, err := onerun.SplitScores(plan, member)
+	if err != nil {
+		return Finding{}, err
+	}
+	eps2, delta2 := onerun.UnlearningTarget(eps, delta)
+	if !(delta2 < 1) {
+		return Finding{}, fmt.Errorf("(1 + e^ε)·δ = %.3g; a one-run audit needs it below 1", delta2)
+	}
+	rep, err := onerun.Audit(in, out, 1-confidence, delta2)
+	if err != nil {
+		return Finding{}, err
+	}
 	f := Finding{
-		Check: "verify/empirical/one-run", Kind: Empirical,
-		Title:    fmt.Sprintf("one-run ε lower bound (Steinke, Nasr, Jagielski 2023) from %d canaries at δ' = (1 + e^ε)δ = %.3g, against 2ε", plan.Canaries, delta2),
+		Check: check, Kind: Empirical,
+		Title:    fmt.Sprintf("one-run ε lower bound (Steinke, Nasr, Jagielski 2023) from %d canaries at δ' = (1 + e^ε)δ = %.3g, against 2ε", len(plan), delta2),
 		Measured: rep.EpsilonOneRun, Interval: &Interval{Lower: rep.EpsilonOneRun, Upper: math.Inf(1)},
-		Bound: eps2, Comparison: "≤", Confidence: s.Confidence, Trials: 1,
+		Bound: eps2, Comparison: "≤", Confidence: confidence, Trials: 1,
 		Detail: fmt.Sprintf("%d canaries included and deleted, %d not; guesses are the canaries scoring above a threshold chosen among %d Pareto thresholds with Bonferroni; the claim (ε = %.3g, δ = %.3g) makes two plans differing in one canary (2ε, (1 + e^ε)δ) = (%.3g, %.3g)-close, so a bound above %.3g refutes it with one training run",
-			len(in), len(out), rep.ParetoThresholds, s.Epsilon, s.Delta, eps2, delta2, eps2),
+			len(in), len(out), rep.ParetoThresholds, eps, delta, eps2, delta2, eps2),
 	}
 	if f.Measured > f.Bound {
 		f.Verdict = Fail
@@ -150,5 +168,5 @@ func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding,
 		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g", fpr), Value: rep.TPRAtFPR[i], Note: "jax_privacy's interpolation between thresholds"})
 	}
 	f.Scores = SummarizeScores("canary score (higher: trained on)", in, out)
-	return claim, []Finding{f}, nil
+	return f, nil
 }

@@ -40,6 +40,8 @@ type demoConfig struct {
 	commandLine  []string   // resultFlags, for the report's provenance
 	quiet        bool
 	controls     bool          // also audit each subject's negative controls
+	oneRun       bool          // demo --one-run: one training run with canaries per subject and control
+	oneRunMax    int           // demo --one-run-max: the ladder's largest canary count
 	json         bool          // print the report's JSON instead of the summary table
 	attacks      string        // --attacks: audit.AttackNames, comma-separated
 	formats      string        // --formats: the renderings beside report.json
@@ -64,6 +66,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
+	fs.BoolVar(&c.oneRun, "one-run", false, "instead of the trial audit, audit each variant and its negative controls with one training run with m canaries (spec §(h)), m doubling from 32 to --one-run-max, and say at which m each is refuted")
+	fs.IntVar(&c.oneRunMax, "one-run-max", 64, "--one-run: the largest number of canaries tried (32, 64, … up to it)")
 	c.registerReportFlags(fs)
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
@@ -100,6 +104,9 @@ Examples:
 	}
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
+	if c.oneRun {
+		return runOneRunDemo(ctx, c, stdout, stderr)
+	}
 	return runAudit(ctx, c, stdout, stderr)
 }
 

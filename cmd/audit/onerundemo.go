@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// runOneRunDemo is demo --one-run: audit.OneRunDemo for every method with wanted
+// variants, a table of the canary count at which each subject and control is refuted,
+// and a report whose subjects are the honest variants' one-run findings and whose
+// controls are the controls' (which do not enter the verdict).
+func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
+	start := time.Now()
+	if c.oneRunMax < 32 || c.oneRunMax > audit.MaxCanaries {
+		return usagef("--one-run-max %d: want 32 to %d", c.oneRunMax, audit.MaxCanaries)
+	}
+	var ladder []int
+	for m := 32; m <= c.oneRunMax; m *= 2 {
+		ladder = append(ladder, m)
+	}
+	formats, err := parseFormats(c.formats)
+	if err != nil {
+		return err
+	}
+	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
+		return usagef("--attacks: %v", err)
+	}
+	if c.deletes != "" {
+		return usagef("--one-run: the requests delete the included canaries; --delete does not apply")
+	}
+	data, err := c.data.load(c.seed)
+	if err != nil {
+		return err
+	}
+	setup, err := audit.NewDemoSetup(data.ds, audit.DemoConfig{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
+		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
+	if err != nil {
+		return usageError{err}
+	}
+	wanted := map[string][]string{}
+	for _, v := range strings.Split(c.variants, ",") {
+		v = strings.TrimSpace(v)
+		m, ok := audit.MethodOfVariant(v)
+		if !ok {
+			return usagef("--variants: %q: want some of %s", v, strings.Join(audit.DemoVariantNames(), ","))
+		}
+		wanted[m.Name()] = append(wanted[m.Name()], v)
+	}
+	rep := &reports.Report{
+		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
+		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
+		Data: reports.Data{Description: data.description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
+			Rows: data.ds.Len(), Features: data.ds.Dim(), Preprocessing: data.preprocessing,
+			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
+	}
+	var all []audit.OneRunResult
+	for _, m := range audit.Methods() {
+		var vs []string
+		for _, v := range m.DemoVariants() {
+			if slices.Contains(wanted[m.Name()], v.Name) {
+				vs = append(vs, v.Name)
+			}
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		res, err := audit.OneRunDemo(ctx, m, setup, vs, c.methodArgs, audit.OneRunConfig{Ladder: ladder,
+			Progress: func(method string, mc int) {
+				if !c.quiet && isTerminal(stderr) {
+					fmt.Fprintf(stderr, "one-run %s: m = %d (%s)\n", method, mc, time.Since(start).Round(time.Second))
+				}
+			}})
+		if err != nil {
+			return fmt.Errorf("%s --one-run: %s: %w", c.command, m.Name(), err)
+		}
+		all = append(all, res...)
+	}
+	if len(all) == 0 {
+		return usagef("--variants: none selected")
+	}
+	for _, r := range all {
+		var fs []audit.Finding
+		if r.Refused == "" || r.Largest > 0 {
+			fs = []audit.Finding{r.Finding}
+		}
+		if r.Control == "" {
+			rep.Subjects = append(rep.Subjects, reports.NewSubject(r.Subject+"/one-run", r.Claim, fs))
+		} else {
+			rep.Controls = append(rep.Controls, reports.NewControl(r.Subject+"/one-run", r.Control, r.Bug, r.Claim, fs))
+		}
+	}
+	rep.Summarize()
+	for _, f := range reports.ReportFormats {
+		if err := os.Remove(filepath.Join(c.out, "report."+f)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("%s: %w", c.command, err)
+		}
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", c.command, err)
+	}
+	if err := writeReport(rep, c.out, formats); err != nil {
+		return err
+	}
+	if c.json {
+		if err := emit(stdout, rep, c.out, formats, true); err != nil {
+			return err
+		}
+	} else {
+		printOneRun(stdout, all, ladder, rep, c.out, time.Since(start))
+	}
+	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+}
+
+// printOneRun prints the one-run table: each subject and control, the m that refuted it
+// (or the cap), the one-run bound at the largest m run and 2ε.
+func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, rep *reports.Report, dir string, took time.Duration) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "subject\tcontrol\trefuted\tone-run ε bound (at m)\t2ε\tAUROC")
+	for _, r := range all {
+		ctl := "— (honest)"
+		if r.Control != "" {
+			ctl = r.Control
+		}
+		refuted := fmt.Sprintf("not refuted up to m = %d", r.Largest)
+		if r.RefutedAt > 0 {
+			refuted = fmt.Sprintf("REFUTED at m = %d", r.RefutedAt)
+		}
+		if r.Refused != "" && r.Largest == 0 {
+			fmt.Fprintf(tw, "%s\t%s\tnot audited\t—\t—\t—\n", r.Subject, ctl)
+			continue
+		}
+		auc := "—"
+		for _, e := range r.Finding.Estimates {
+			if strings.HasPrefix(e.Name, "AUROC") {
+				auc = fmt.Sprintf("%.3f", e.Value)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g (m = %d)\t%.3g\t%s\n", r.Subject, ctl, refuted, r.Finding.Measured, r.Largest, r.Finding.Bound, auc)
+	}
+	tw.Flush()
+	for _, r := range all {
+		if r.Refused != "" {
+			fmt.Fprintf(w, "  %s: %s\n", r.Subject, r.Refused)
+		}
+		if r.Control == "" && r.RefutedAt > 0 {
+			fmt.Fprintf(w, "  FAIL %s: the honest variant is refuted by one run at m = %d (bound %.3g > 2ε = %.3g at confidence %g)\n", r.Subject, r.RefutedAt, r.Finding.Measured, r.Finding.Bound, r.Finding.Confidence)
+		}
+	}
+	fmt.Fprintf(w, "one-run: one training run per subject and m = %v canaries (fresh records orthogonal to 𝒟₀'s model, random labels; each included with probability ½ and then deleted); a bound above 2ε refutes the claim at the stated confidence (spec §(h)); a one-run audit never shows a claim holds; controls do not enter the verdict (%s)\n",
+		ladder, took.Round(time.Second))
+	fmt.Fprintf(w, "overall: %s; report: %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"))
+}
