@@ -19,18 +19,8 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"power": PowerVerdict,
 	"lower": strings.ToLower,
 	"counts": func(fs []Finding) [3]int {
-		var c [3]int
-		for _, f := range fs {
-			switch f.Verdict {
-			case "PASS":
-				c[0]++
-			case "FAIL":
-				c[1]++
-			default:
-				c[2]++
-			}
-		}
-		return c
+		p, f, i := CountFindings(fs)
+		return [3]int{p, f, i}
 	},
 	"game": func(fs []Finding) *Finding {
 		for i := range fs {

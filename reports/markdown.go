@@ -60,17 +60,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		"an empirical game only if it would have caught the named violation (a Gaussian pair at F× the claimed ε) with 80 % power.\n\n")
 	b.WriteString("| subject | verdict | pass | fail | inconclusive | empirical game | would catch F× with 80 % power |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Subjects {
-		var p, f, i int
-		for _, x := range s.Findings {
-			switch x.Verdict {
-			case "PASS":
-				p++
-			case "FAIL":
-				f++
-			default:
-				i++
-			}
-		}
+		p, f, i := CountFindings(s.Findings)
 		game, power := "—", "—"
 		for _, x := range s.Findings {
 			if x.Power == nil {

@@ -83,16 +83,7 @@ func (r *Report) PDF(w io.Writer) error {
 	p.SetFont("dejavu", "", 8)
 	for _, s := range r.Subjects {
 		var n [3]int
-		for _, f := range s.Findings {
-			switch f.Verdict {
-			case "PASS":
-				n[0]++
-			case "FAIL":
-				n[1]++
-			default:
-				n[2]++
-			}
-		}
+		n[0], n[1], n[2] = CountFindings(s.Findings)
 		game := "—"
 		for _, f := range s.Findings {
 			if f.Power != nil {

@@ -324,6 +324,25 @@ func (f Finding) Label() string {
 	return f.Verdict
 }
 
+// CountFindings counts findings by verdict, leaving out measurements (Kind "measurement"), which
+// never decide and so are no pass, fail or inconclusive of the subject's.
+func CountFindings(fs []Finding) (pass, fail, inconclusive int) {
+	for _, f := range fs {
+		if f.Kind == string(audit.Measurement) {
+			continue
+		}
+		switch f.Verdict {
+		case string(audit.Pass):
+			pass++
+		case string(audit.Fail):
+			fail++
+		default:
+			inconclusive++
+		}
+	}
+	return pass, fail, inconclusive
+}
+
 // NewSubject converts an audited subject's claim and findings into the report model.
 func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
 	s := Subject{Name: name, Verdict: string(audit.Decide(c, fs)), Claim: convertClaim(c)}

@@ -129,6 +129,9 @@ func (r *Reproduction) ReportClaims(judged func(check string) bool) {
 func summarize(fs []Finding) Summary {
 	var judged, reported []audit.Finding
 	for _, f := range fs {
+		if f.Kind == string(audit.Measurement) {
+			continue // measurements never decide, nor count
+		}
 		if f.Reported {
 			reported = append(reported, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
 		} else {

@@ -335,17 +335,7 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim\tempirical game\twould catch F× with 80 % power")
 	for _, s := range rep.Subjects {
-		var p, f, i int
-		for _, x := range s.Findings {
-			switch x.Verdict {
-			case "PASS":
-				p++
-			case "FAIL":
-				f++
-			default:
-				i++
-			}
-		}
+		p, f, i := reports.CountFindings(s.Findings)
 		game, power := "—", "—"
 		for _, x := range s.Findings {
 			if x.Power != nil { // the distinguishing game; the membership attack follows it in the report

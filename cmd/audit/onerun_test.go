@@ -112,8 +112,8 @@ func TestVerifyHoldout(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--scores", "--unlearned", filepath.Join(fx, "deleted_fake.npy"),
 		"--retrained", filepath.Join(fx, "deleted_retrained.npy"), "--holdout", filepath.Join(fx, "holdout_fake.npy"), "--out", out, "--formats", "md,html")
-	if code != exitFail {
-		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	if code != exitFail || !strings.Contains(stdout, "FAIL     0     1     0 ") {
+		t.Fatalf("exit %d (the measurement must not count among the subject's findings): %s %s", code, stdout, stderr)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
