@@ -77,6 +77,10 @@ func uliraStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.
 	}
 	ref := mat.DenseCopyOf(refs.Scores)
 	ref.Scale(sign, ref)
+	fit, err := mia.FitReferences(ref, refs.In)
+	if err != nil {
+		return epsilon.Statistic{}, fmt.Errorf("references: %w", err)
+	}
 	agg := func(m *mat.Dense) ([]float64, error) {
 		n, _ := m.Dims()
 		out := make([]float64, n)
@@ -85,7 +89,7 @@ func uliraStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.
 			for j := range k {
 				row[j] = sign * m.At(i, j)
 			}
-			rr, err := mia.LiRAWithReferences(ref, refs.In, row, nil)
+			rr, err := fit.Ratios(row, nil)
 			if err != nil {
 				return nil, fmt.Errorf("references: %w", err)
 			}

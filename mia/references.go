@@ -3,6 +3,7 @@ package mia
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -42,22 +43,29 @@ type ReferenceRatios struct {
 // wrong length, a record with fewer than 2 OUT references (naming the record), a NaN
 // score.
 func LiRAWithReferences(refs *mat.Dense, in [][]bool, target []float64, deleted []bool) (*ReferenceRatios, error) {
+	fit, err := FitReferences(refs, in)
+	if err != nil {
+		return nil, err
+	}
+	return fit.Ratios(target, deleted)
+}
+
+// ReferenceFit is LiRA's per-record fit to the reference models (FitReferences): the IN
+// and OUT centres and spreads of every record. Scoring many target models against one set
+// of references fits once.
+type ReferenceFit struct {
+	muIn, sdIn, muOut, sdOut []float64
+	online                   []bool
+}
+
+// FitReferences fits every record's IN and OUT Gaussians (median centre, sample spread)
+// to the reference models' scores, with LiRAWithReferences' rules and refusals.
+func FitReferences(refs *mat.Dense, in [][]bool) (*ReferenceFit, error) {
 	m, n := refs.Dims()
 	if len(in) != m || slicesLenDiffer(in, n) {
 		return nil, fmt.Errorf("LiRA with references: mask is %s, scores are %d × %d (reference models × records); want the same shape", shapeOf(in), m, n)
 	}
-	if len(target) != n {
-		return nil, fmt.Errorf("LiRA with references: %d target scores for %d records", len(target), n)
-	}
-	if deleted != nil && len(deleted) != n {
-		return nil, fmt.Errorf("LiRA with references: %d deleted flags for %d records", len(deleted), n)
-	}
-	for k, v := range target {
-		if math.IsNaN(v) {
-			return nil, fmt.Errorf("LiRA with references: target score of record %d is NaN", k)
-		}
-	}
-	res := &ReferenceRatios{Ratio: make([]float64, n), Online: make([]bool, n)}
+	f := &ReferenceFit{muIn: make([]float64, n), sdIn: make([]float64, n), muOut: make([]float64, n), sdOut: make([]float64, n), online: make([]bool, n)}
 	bufIn, bufOut := make([]float64, 0, m), make([]float64, 0, m)
 	for k := range n {
 		bufIn, bufOut = bufIn[:0], bufOut[:0]
@@ -75,12 +83,35 @@ func LiRAWithReferences(refs *mat.Dense, in [][]bool, target []float64, deleted 
 		if len(bufOut) < 2 {
 			return nil, fmt.Errorf("LiRA with references: record %d has %d OUT reference(s); want at least 2", k, len(bufOut))
 		}
-		muOut, sdOut := fit(bufOut, Median)
+		f.muOut[k], f.sdOut[k] = fit(bufOut, Median)
 		if len(bufIn) >= 2 {
-			muIn, sdIn := fit(bufIn, Median)
-			res.Ratio[k], res.Online[k] = logRatio(target[k], muIn, sdIn, muOut, sdOut), true
+			f.muIn[k], f.sdIn[k] = fit(bufIn, Median)
+			f.online[k] = true
+		}
+	}
+	return f, nil
+}
+
+// Ratios scores a target model's records against the fit: LiRAWithReferences' result.
+func (f *ReferenceFit) Ratios(target []float64, deleted []bool) (*ReferenceRatios, error) {
+	n := len(f.muOut)
+	if len(target) != n {
+		return nil, fmt.Errorf("LiRA with references: %d target scores for %d records", len(target), n)
+	}
+	if deleted != nil && len(deleted) != n {
+		return nil, fmt.Errorf("LiRA with references: %d deleted flags for %d records", len(deleted), n)
+	}
+	for k, v := range target {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("LiRA with references: target score of record %d is NaN", k)
+		}
+	}
+	res := &ReferenceRatios{Ratio: make([]float64, n), Online: slices.Clone(f.online)}
+	for k := range n {
+		if f.online[k] {
+			res.Ratio[k] = logRatio(target[k], f.muIn[k], f.sdIn[k], f.muOut[k], f.sdOut[k])
 		} else {
-			res.Ratio[k] = logNormalCDF((target[k] - muOut) / sdOut)
+			res.Ratio[k] = logNormalCDF((target[k] - f.muOut[k]) / f.sdOut[k])
 		}
 		if deleted == nil || deleted[k] {
 			res.Aggregate += res.Ratio[k]

@@ -41,6 +41,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	reference.MaxValues = data.maxValues // the one memory cap, for every file verify reads
 	switch {
 	case specPath == "":
 		return usagef("verify: --spec is required")
