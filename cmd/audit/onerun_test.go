@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -150,5 +152,37 @@ func TestVerifyReferences(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", filepath.Join(fx, "unlearned.npy"), "--retrained", filepath.Join(fx, "retrained.npy"), "--references", filepath.Join(fx, "references.npz"), "--out", filepath.Join(dir, "x")); code != exitUsage || !strings.Contains(stderr, "--references needs --scores") {
 		t.Errorf("--references without --scores: exit %d %s", code, stderr)
+	}
+}
+
+// A score file must be one matrix: an .npz of two arrays, which artifact.LoadSample reads
+// as one model's layers, is refused on the scores routes, naming the flag, the file and
+// its arrays, and nothing is written.
+func TestVerifyScoresOneMatrix(t *testing.T) {
+	dir := t.TempDir()
+	npy := func(rows, cols int) []byte {
+		h := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
+		h += strings.Repeat(" ", 63-(10+len(h))%64) + "\n"
+		b := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
+		return append(append(b, h...), make([]byte, 8*rows*cols)...)
+	}
+	path := filepath.Join(dir, "two.npz")
+	f, _ := os.Create(path)
+	zw := zip.NewWriter(f)
+	for _, name := range []string{"a.npy", "b.npy"} {
+		w, _ := zw.Create(name)
+		w.Write(npy(20, 5))
+	}
+	zw.Close()
+	f.Close()
+	spec := filepath.Join(dir, "claim.json")
+	os.WriteFile(spec, []byte(`{"claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := runCLI(t, "verify", "--spec", spec, "--scores", "--unlearned", path, "--retrained", path, "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, "--unlearned") || !strings.Contains(stderr, "2 arrays") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("wrote %s", out)
 	}
 }

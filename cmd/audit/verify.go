@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -69,6 +71,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageError{fmt.Errorf("verify: --unlearned: %w", err)}
 	}
+	if *scores || *oneRun != "" {
+		if err := oneMatrix("--unlearned", unlearnedPath); err != nil {
+			return err
+		}
+	}
 	var (
 		claim    audit.Claim
 		findings []audit.Finding
@@ -123,6 +130,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		retrained, files, err := artifact.LoadSample(retrainedPath)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
+		}
+		if *scores {
+			if err := oneMatrix("--retrained", retrainedPath); err != nil {
+				return err
+			}
 		}
 		rFiles = files
 		switch {
@@ -215,6 +227,9 @@ func holdoutFinding(unlearned *mat.Dense, path string, s *audit.Spec) (audit.Fin
 	if err != nil {
 		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout: %w", err)}
 	}
+	if err := oneMatrix("--holdout", path); err != nil {
+		return audit.Finding{}, err
+	}
 	nu, k := unlearned.Dims()
 	nh, _ := h.Dims()
 	if nh != nu {
@@ -241,4 +256,25 @@ func holdoutFinding(unlearned *mat.Dense, path string, s *audit.Spec) (audit.Fin
 		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout %s: %w", path, err)}
 	}
 	return f, nil
+}
+
+// oneMatrix refuses a score file that is not one matrix: an .npz of several arrays is one
+// model's layers to artifact.LoadSample, which for scores (models × records) would
+// silently become one model of every array's values.
+func oneMatrix(flagName, path string) error {
+	if strings.ToLower(filepath.Ext(path)) != ".npz" {
+		return nil
+	}
+	arrays, err := artifact.LoadNPZ(path)
+	if err != nil {
+		return usageError{fmt.Errorf("verify: %s: %w", flagName, err)}
+	}
+	if len(arrays) != 1 {
+		names := make([]string, len(arrays))
+		for i, a := range arrays {
+			names[i] = a.Name
+		}
+		return usageError{fmt.Errorf("verify: %s %s: %d arrays (%s); scores are one matrix, models × records: save one array", flagName, path, len(arrays), strings.Join(names, ", "))}
+	}
+	return nil
 }
