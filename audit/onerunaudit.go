@@ -154,15 +154,26 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 		Detail: fmt.Sprintf("%d canaries included and deleted, %d not; guesses are the canaries scoring above a threshold chosen among %d Pareto thresholds with Bonferroni; the claim (ε = %.3g, δ = %.3g) makes two plans differing in one canary (2ε, (1 + e^ε)δ) = (%.3g, %.3g)-close, so a bound above %.3g refutes it with one training run",
 			len(in), len(out), rep.ParetoThresholds, eps, delta, eps2, delta2, eps2),
 	}
+	// the most this run could show: every included canary guessed, and nothing else
+	best, err := onerun.Epsilon(len(plan), len(in), len(in), 1-confidence, delta2)
+	if err != nil {
+		return Finding{}, err
+	}
+	f.Detail += fmt.Sprintf("; at best (every included canary guessed, no other) this run could show ε ≥ %.3g", best)
 	if f.Measured > f.Bound {
 		f.Verdict = Fail
 	} else {
 		f.Verdict = Inconclusive
-		f.Detail += "; no violation shown, and a one-run audit cannot show that the claim holds: more canaries, or the distributional game on independent runs, decide"
+		f.Detail += "; no violation shown (a one-run audit cannot show that a claim holds)"
+		if best <= eps2 {
+			f.Detail += fmt.Sprintf(", and no outcome of this run could refute the claim: the p-value's δ' term (up to 2·m·δ' = %.3g against 1 − confidence = %.3g) caps the bound; fewer canaries lower it", 2*float64(len(plan))*delta2, 1-confidence)
+		} else {
+			f.Detail += "; more canaries, or the distributional game on independent runs, decide"
+		}
 	}
 	f.Estimates = []Estimate{
 		{Name: "one-run f-DP ε lower bound (Mahloujifar, Melis, Chaudhuri 2024)", Value: rep.EpsilonOneRunFDP, Note: "refutes the Gaussian trade-off curve calibrated to (ε, δ'); a bound for that curve, reported beside"},
-		{Name: "AUROC of the canary scores", Value: rep.AUROC, Note: "included against excluded canaries; 0.5 is chance"},
+		{Name: "AUROC of the canary scores (convex hull)", Value: rep.AUROC, Note: "jax_privacy's attack_auroc: the area under the ROC's convex hull (rules may randomise between two thresholds), at least the plain AUC; included against excluded canaries; 0.5 is chance"},
 	}
 	for i, fpr := range onerun.ReportFPRs() {
 		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g", fpr), Value: rep.TPRAtFPR[i], Note: "jax_privacy's interpolation between thresholds"})

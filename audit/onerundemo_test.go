@@ -2,9 +2,11 @@ package audit_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -143,5 +145,34 @@ func TestOneRunDemoRefutesOLUPaperGamma(t *testing.T) {
 	}
 	if !found {
 		t.Error("no paper-gamma control")
+	}
+}
+
+// A one-run finding states the most its run could show (every included canary guessed):
+// perfectly separated canary scores refute ε = 1 at δ = 1e-6 with 1,000 canaries, and at
+// δ = 1e-3 no outcome of the run could (δ' = (1 + e)·1e-3 makes the p-value's δ term
+// dominate), which the finding says instead of leaving the user to guess.
+func TestOneRunFindingResolution(t *testing.T) {
+	plan := onerun.DrawPlan(3, 1000)
+	member := make([]float64, len(plan))
+	for i, in := range plan {
+		if in {
+			member[i] = 1 + float64(i)/1e4
+		}
+	}
+	f, err := audit.OneRunFinding("x", plan, member, 1, 1e-6, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Verdict != audit.Fail || !strings.Contains(f.Detail, "at best") {
+		t.Errorf("δ = 1e-6: %s, %s", f.Verdict, f.Detail)
+	}
+	f, err = audit.OneRunFinding("x", plan, member, 1, 1e-3, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("δ = 1e-3: %s ε ≥ %.3g: %s", f.Verdict, f.Measured, f.Detail)
+	if f.Verdict != audit.Inconclusive || !strings.Contains(f.Detail, "no outcome of this run could refute the claim") {
+		t.Errorf("δ = 1e-3: %s, %s", f.Verdict, f.Detail)
 	}
 }
