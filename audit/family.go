@@ -273,12 +273,22 @@ func (c RankCheck) Play(primary string, models, refs []float64) (Finding, error)
 		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	k, n := len(models), len(refs)
+	below, ties := 0, 0
+	for _, r := range refs {
+		switch {
+		case r < models[rt.Worst]:
+			below++
+		case r == models[rt.Worst]:
+			ties++
+		}
+	}
+	conservative := float64(below+ties+1) / float64(n+1)
 	f := Finding{
 		Check: c.Check, Kind: Empirical,
 		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered)", k, n, primary),
 		Measured: rt.Min, Bound: rt.Threshold, Comparison: ">", Confidence: c.Confidence, Trials: k,
-		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest exact rank p-value, %.4g (ties broken at random, seeded); under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
-			primary, rt.Worst, rt.Min, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
+		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest rank p-value, %.4g: the exact randomised p-value (below + U·(1 + ties))/(N + 1), U uniform and seeded, which is uniform under the references' law (without the randomisation, (below + ties + 1)/(N + 1) = %.4g: %d of the %d retrains below it, %d tied); under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
+			primary, rt.Worst, rt.Min, conservative, below, n, ties, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
 	}
 	need := epsilon.RanksNeeded(k, c.Epsilon, c.Delta, c.Confidence)
 	switch {

@@ -352,7 +352,7 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
 			if f.Verdict != "PASS" && f.Required {
-				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Verdict, s.Name, f.Title, reports.G10(float64(f.Measured)), reports.G10(float64(f.Bound)))
+				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s\n", f.Verdict, s.Name, f.Title, reports.G10(float64(f.Measured)), f.Comparison, reports.G10(float64(f.Bound)))
 			}
 		}
 	}
