@@ -73,6 +73,9 @@ func ReadCanaryPlan(path string) (CanaryPlan, error) {
 	if err := dec.Decode(&p); err != nil {
 		return CanaryPlan{}, fmt.Errorf("%s: not a canary plan: %v", path, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return CanaryPlan{}, fmt.Errorf("%s: text after the plan's JSON object", path)
+	}
 	switch {
 	case p.Schema != CanaryPlanSchema:
 		return CanaryPlan{}, fmt.Errorf("%s: schema: want %q", path, CanaryPlanSchema)

@@ -186,3 +186,17 @@ func TestVerifyScoresOneMatrix(t *testing.T) {
 		t.Errorf("wrote %s", out)
 	}
 }
+
+// A plan followed by more text is refused: the plan is one JSON object.
+func TestCanaryPlanTrailingText(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	if _, stderr, code := runCLI(t, "canaries", "--seed", "1", "--canaries", "10", "--out", plan); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, _ := os.ReadFile(plan)
+	os.WriteFile(plan, append(b, []byte(`{"schema": "x"} garbage`)...), 0o644)
+	if _, err := audit.ReadCanaryPlan(plan); err == nil || !strings.Contains(err.Error(), "text after the plan's JSON object") || !strings.Contains(err.Error(), "plan.json") {
+		t.Errorf("a plan with text after it: %v", err)
+	}
+}
