@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -312,6 +314,12 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	return s, nil
 }
 
+// methodLabelRune says whether a method's name may hold r: letters, digits, spaces and a
+// few marks that no report format or terminal reads as markup or control.
+func methodLabelRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || strings.ContainsRune("-_.+/():", r)
+}
+
 func methodNames() []string {
 	var out []string
 	for _, m := range Methods() {
@@ -544,6 +552,9 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 	}
 	if len(name) > 200 {
 		return p.fail(join(path, "name"), "%d characters; want a name of at most 200", len(name))
+	}
+	if i := strings.IndexFunc(name, func(r rune) bool { return !methodLabelRune(r) }); i >= 0 {
+		return p.fail(join(path, "name"), "%q at byte %d: a name is letters, digits, spaces and - _ . + / ( ) : (it goes into every report and the console)", name[i:i+utf8.RuneLen([]rune(name[i:])[0])], i)
 	}
 	s.MethodLabel = name
 	for _, m := range Methods() {
