@@ -38,6 +38,23 @@ func TestFamilySeparablePairFails(t *testing.T) {
 	}
 }
 
+// gaussianFamily draws k statistics of n unit Gaussians a side; statistic shifted (if in
+// range) has its positives shifted by mu.
+func gaussianFamily(r *rand.Rand, k, n, shifted int, mu float64) []Statistic {
+	stats := make([]Statistic, k)
+	for j := range stats {
+		s := Statistic{Name: "null", Pos: make([]float64, n), Neg: make([]float64, n)}
+		for i := range n {
+			s.Pos[i], s.Neg[i] = r.NormFloat64(), r.NormFloat64()
+			if j == shifted {
+				s.Pos[i] += mu
+			}
+		}
+		stats[j] = s
+	}
+	return stats
+}
+
 // Choosing among many statistics on the selection half keeps the game's confidence: on
 // 20 statistics whose two laws are identical, the bound is positive in at
 // most 5 % of games at 95 % confidence. Over 300 seeded games the count is held below the
@@ -47,15 +64,7 @@ func TestFamilyKeepsConfidence(t *testing.T) {
 	const games, k, n = 300, 20, 40
 	fails := 0
 	for seed := range games {
-		r := rand.New(rand.NewPCG(uint64(seed), 7))
-		stats := make([]Statistic, k)
-		for j := range stats {
-			s := Statistic{Name: "null", Pos: make([]float64, n), Neg: make([]float64, n)}
-			for i := range n {
-				s.Pos[i], s.Neg[i] = r.NormFloat64(), r.NormFloat64()
-			}
-			stats[j] = s
-		}
+		stats := gaussianFamily(rand.New(rand.NewPCG(uint64(seed), 7)), k, n, -1, 0)
 		res, err := Game{Delta: 0.01, Confidence: 0.95, Strategy: Split}.Family(stats)
 		if err != nil {
 			t.Fatal(err)
@@ -79,18 +88,7 @@ func TestFamilyFindsTheSignal(t *testing.T) {
 	const games, n = 50, 64
 	caught := 0
 	for seed := range games {
-		r := rand.New(rand.NewPCG(uint64(seed), 9))
-		stats := make([]Statistic, 10)
-		for j := range stats {
-			s := Statistic{Name: "s", Pos: make([]float64, n), Neg: make([]float64, n)}
-			for i := range n {
-				s.Pos[i], s.Neg[i] = r.NormFloat64(), r.NormFloat64()
-				if j == 6 {
-					s.Pos[i] += 3
-				}
-			}
-			stats[j] = s
-		}
+		stats := gaussianFamily(rand.New(rand.NewPCG(uint64(seed), 9)), 10, n, 6, 3)
 		res, _ := Game{Delta: 1e-3, Confidence: 0.95}.Family(stats)
 		if res.Chosen == 6 && res.Epsilon > 0.5 {
 			caught++
@@ -196,18 +194,7 @@ func TestFamilyKeepsThePlannersPower(t *testing.T) {
 	}
 	caught := 0
 	for seed := range games {
-		r := rand.New(rand.NewPCG(uint64(seed), 11))
-		stats := make([]Statistic, 7)
-		for j := range stats {
-			s := Statistic{Name: "null", Pos: make([]float64, n), Neg: make([]float64, n)}
-			for i := range n {
-				s.Pos[i], s.Neg[i] = r.NormFloat64(), r.NormFloat64()
-				if j == 3 {
-					s.Pos[i] += mu
-				}
-			}
-			stats[j] = s
-		}
+		stats := gaussianFamily(rand.New(rand.NewPCG(uint64(seed), 11)), 7, n, 3, mu)
 		res, err := Game{Delta: spec.Delta, Confidence: spec.Conf}.Family(stats)
 		if err != nil {
 			t.Fatal(err)
