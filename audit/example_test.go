@@ -48,3 +48,20 @@ func ExampleEngine_Run() {
 	// PASS shift/release/renyi: 0.0097 ≤ 0.0350
 	// PASS shift/release/exact-epsilon: 0.3899 ≤ 1.0000
 }
+
+// One production model against 64 retrains, by the rank of its mean loss on the deleted
+// records (the pre-registered primary statistic): remembering them shows, and the check
+// can FAIL but never PASS.
+func ExampleRankCheck() {
+	retrains := make([]float64, 64)
+	for i := range retrains {
+		retrains[i] = 0.30 + float64(i)/1000
+	}
+	f, _ := audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play("mean loss over the deleted records", []float64{0.12}, retrains)
+	fmt.Println(f.Verdict, f.Comparison, fmt.Sprintf("%.4f", f.Bound))
+	f, _ = audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play("mean loss over the deleted records", []float64{0.33}, retrains)
+	fmt.Println(f.Verdict)
+	// Output:
+	// FAIL > 0.0180
+	// INCONCLUSIVE
+}

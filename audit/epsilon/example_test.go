@@ -2,6 +2,7 @@ package epsilon_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 )
@@ -47,4 +48,33 @@ func ExampleTrialsToDetect() {
 	n, mu, _ := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.01, Conf: 0.95})
 	fmt.Printf("catching ε = 2 against a claimed 1 at δ = 0.01 takes %d trials per side (Gaussian leak, μ = %.3f)\n", n, mu)
 	// Output: catching ε = 2 against a claimed 1 at δ = 0.01 takes 3566 trials per side (Gaussian leak, μ = 0.896)
+}
+
+func ExampleGame_Family() {
+	// one number per model from 32 unlearned and 32 retrained models: the mean loss over
+	// the deleted records carries the signal, a second statistic does not
+	meanLossU, meanLossR := make([]float64, 32), make([]float64, 32)
+	otherU, otherR := make([]float64, 32), make([]float64, 32)
+	for i := range 32 {
+		meanLossU[i] = 0.10 + float64(i%8)/1000 // the deleted records are still fitted
+		meanLossR[i] = 0.30 + float64(i%8)/1000
+		otherU[i], otherR[i] = float64(i%5), float64(i%7)
+	}
+	res, _ := epsilon.Game{Delta: 1e-3}.Family([]epsilon.Statistic{
+		{Name: "other", Pos: otherU, Neg: otherR},
+		{Name: "mean loss", Pos: meanLossU, Neg: meanLossR},
+	})
+	fmt.Printf("decided by statistic %d: ε ≥ %.2f (unlearned if ≤ %.3f)\n", res.Chosen, res.Epsilon, res.Rule.Threshold)
+	// Output: decided by statistic 1: ε ≥ 1.35 (unlearned if ≤ 0.204)
+}
+
+func ExampleRanks() {
+	// one production model's mean loss on the deleted records against 64 retrains
+	retrains := make([]float64, 64)
+	for i := range retrains {
+		retrains[i] = 0.30 + float64(i)/1000
+	}
+	rt, _ := epsilon.Ranks([]float64{0.12}, retrains, 1, 1e-3, 0.95, rand.New(rand.NewPCG(1, 2)))
+	fmt.Printf("p = %.4f ≤ t = %.4f: violated %v\n", rt.Min, rt.Threshold, rt.Violated)
+	// Output: p = 0.0104 ≤ t = 0.0180: violated true
 }
