@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -360,7 +361,7 @@ func TestRuleSweepIsBestRule(t *testing.T) {
 		pos, neg := draw("pos"), draw("neg")
 		f := func(c Counts) float64 { return LowerBound(c, 0.01, 0.1) }
 		want := bruteRule(pos, neg, f)
-		got := bestRule(pos, neg, f)
+		got, _ := bestRule(pos, neg, f)
 		if got != want {
 			t.Fatalf("sweep chose %+v, brute force %+v", got, want)
 		}
@@ -435,7 +436,7 @@ func TestPowerSimChooseIsRuleSweep(t *testing.T) {
 			return v
 		}
 		pos, neg := draw("pos"), draw("neg")
-		want := ruleSweep{}.best(slices.Clone(pos), slices.Clone(neg), s.lb)
+		want := bestRuleOnly(pos, neg, s.lb)
 		if got := s.choose(pos, neg, make([]float64, n)); got != want {
 			t.Fatalf("pruned sweep chose %+v, the full sweep %+v", got, want)
 		}
@@ -456,7 +457,7 @@ func TestPowerSimChooseOnSimulatedHalves(t *testing.T) {
 						pos[i] = mu + rng.NormFloat64()
 						neg[i] = rng.NormFloat64()
 					}
-					want := ruleSweep{}.best(slices.Clone(pos), slices.Clone(neg), s.lb)
+					want := bestRuleOnly(pos, neg, s.lb)
 					if got := s.choose(pos, neg, make([]float64, s.sel)); got != want {
 						t.Fatalf("%d trials, δ = %v, μ = %v, replicate %d: pruned sweep chose %+v, the full sweep %+v", trials, delta, mu, rep, got, want)
 					}
@@ -569,22 +570,17 @@ func countAt(pos, neg []float64, r Rule) Counts {
 	return c
 }
 
-// ruleSweep is sweep with "beats" as "f is larger": bestRule's choice by one merged pass.
-// Both samples are sorted in place. The tests hold it to bestRule and the power
-// simulation's pruned choice to it.
-type ruleSweep struct{}
-
-func (ruleSweep) best(pos, neg []float64, f func(Counts) float64) Rule {
-	slices.Sort(pos)
-	slices.Sort(neg)
-	bestV := math.Inf(-1)
-	return sweep(pos, neg, func(c Counts) bool {
-		if v := f(c); v > bestV {
-			bestV = v
-			return true
-		}
-		return false
-	})
+// countSorted counts a rule on sorted samples.
+func countSorted(sp, sn []float64, t float64, above bool) Counts {
+	ge := func(s []float64) int { return len(s) - sort.SearchFloat64s(s, t) }
+	le := func(s []float64) int { return sort.Search(len(s), func(i int) bool { return s[i] > t }) }
+	c := Counts{Pos: len(sp), Neg: len(sn)}
+	if above {
+		c.TP, c.FP = ge(sp), ge(sn)
+	} else {
+		c.TP, c.FP = le(sp), le(sn)
+	}
+	return c
 }
 
 // BenchmarkSortFloats sorts a selection half's normal samples (7 187: the decisive SGLU
@@ -608,4 +604,10 @@ func BenchmarkSortFloats(b *testing.B) {
 			slices.Sort(a)
 		}
 	})
+}
+
+// bestRuleOnly is bestRule's rule.
+func bestRuleOnly(pos, neg []float64, f func(Counts) float64) Rule {
+	r, _ := bestRule(pos, neg, f)
+	return r
 }

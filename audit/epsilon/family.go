@@ -20,8 +20,8 @@ type Statistic struct {
 type FamilyResult struct {
 	Result
 	Chosen int // the index of the statistic that decided
-	// Selection holds each statistic's ε lower bound on the selection half (Split), or
-	// its own simultaneous bound (Bonferroni): what the choice was made on, not bounds.
+	// Selection holds each statistic's ε lower bound on the selection half: what the
+	// choice was made on, not bounds.
 	Selection []float64
 }
 
@@ -30,8 +30,8 @@ type FamilyResult struct {
 // on the first half of each side — the pair with the largest ε lower bound there, the first
 // of equals in the family's order — and bounds ε with that pair alone on the second halves,
 // which the choice never saw: one held-out evaluation, so the game keeps its whole
-// confidence, however many statistics the family holds. With Bonferroni every statistic's
-// game is played on all the samples at 1 − (1 − Confidence)/k and the largest bound decides.
+// confidence, however many statistics the family holds. Split is the only strategy; a
+// family of one is Game.LowerBound's split game.
 //
 // The sides may differ in size; each is bounded with its own Clopper–Pearson interval.
 func (g Game) Family(stats []Statistic) (FamilyResult, error) {
@@ -47,30 +47,16 @@ func (g Game) Family(stats []Statistic) (FamilyResult, error) {
 			return FamilyResult{}, fmt.Errorf("family game: statistic %s: %w", s.Name, err)
 		}
 	}
-	out := FamilyResult{Selection: make([]float64, len(stats))}
-	if g.Strategy == Bonferroni {
-		each := g
-		each.Confidence = 1 - (1-g.conf())/float64(len(stats))
-		out.Result.Epsilon = -1
-		for i, s := range stats {
-			r, err := each.LowerBound(s.Pos, s.Neg)
-			if err != nil {
-				return FamilyResult{}, fmt.Errorf("family game: statistic %s: %w", s.Name, err)
-			}
-			out.Selection[i] = r.Epsilon
-			if r.Epsilon > out.Result.Epsilon {
-				out.Result, out.Chosen = r, i
-			}
-		}
-		return out, nil
+	if g.Strategy != Split {
+		return FamilyResult{}, fmt.Errorf("family game: the split strategy only (the statistic is chosen on the selection half)")
 	}
+	out := FamilyResult{Selection: make([]float64, len(stats))}
 	a := 1 - g.conf()
 	np, nn := len(stats[0].Pos)/2, len(stats[0].Neg)/2
 	lb := func(c Counts) float64 { return LowerBound(c, g.Delta, a) }
 	best, bestV := Rule{}, math.Inf(-1)
 	for i, s := range stats {
-		r := bestRule(s.Pos[:np], s.Neg[:nn], lb)
-		v := lb(r.Count(s.Pos[:np], s.Neg[:nn]))
+		r, v := bestRule(s.Pos[:np], s.Neg[:nn], lb)
 		out.Selection[i] = v
 		if v > bestV {
 			best, bestV, out.Chosen = r, v, i

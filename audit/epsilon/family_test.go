@@ -107,6 +107,9 @@ func TestFamilyRefuses(t *testing.T) {
 			t.Errorf("family of %d statistics accepted", len(stats))
 		}
 	}
+	if _, err := (Game{Delta: 1e-3, Strategy: Bonferroni}).Family([]Statistic{{Name: "a", Pos: a, Neg: a}}); err == nil {
+		t.Error("a Bonferroni family accepted")
+	}
 }
 
 // The rank p-value is exactly uniform under exchangeability, ties included: over 20,000

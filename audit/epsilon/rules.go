@@ -103,21 +103,19 @@ func (g Game) LowerBound(pos, neg []float64) (Result, error) {
 	if err := g.check(pos, neg); err != nil {
 		return Result{}, err
 	}
-	a := 1 - g.conf()
-	if g.Strategy == Split {
-		np, nn := len(pos)/2, len(neg)/2
-		sel := bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return LowerBound(c, g.Delta, a) })
-		c := sel.Count(pos[np:], neg[nn:])
-		return Result{Epsilon: LowerBound(c, g.Delta, a), Rule: sel, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Split}, nil
+	if g.Strategy == Split { // a family of one statistic
+		res, err := g.Family([]Statistic{{Pos: pos, Neg: neg}})
+		return res.Result, err
 	}
+	a := 1 - g.conf()
 	bound := func(c Counts) float64 {
 		fpr := CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1)))
 		fnr := CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1)))
 		return epsFromRates(fpr, fnr, g.Delta)
 	}
-	r := bestRule(pos, neg, bound)
+	r, eps := bestRule(pos, neg, bound)
 	c := r.Count(pos, neg)
-	return Result{Epsilon: bound(c), Rule: r, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Bonferroni}, nil
+	return Result{Epsilon: eps, Rule: r, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Bonferroni}, nil
 }
 
 func (g Game) check(pos, neg []float64) error {
@@ -140,33 +138,21 @@ func (g Game) check(pos, neg []float64) error {
 }
 
 // bestRule returns the rule with the largest value of f over every partition of the
-// scores by a threshold, in both directions, the first of equals in sweep's order; its
-// threshold lies between scores (sweep).
-func bestRule(pos, neg []float64, f func(Counts) float64) Rule {
+// scores by a threshold, in both directions, the first of equals in sweep's order, and
+// that value; its threshold lies between scores (sweep).
+func bestRule(pos, neg []float64, f func(Counts) float64) (Rule, float64) {
 	sp, sn := slices.Clone(pos), slices.Clone(neg)
 	sort.Float64s(sp)
 	sort.Float64s(sn)
 	bestV := math.Inf(-1)
-	return sweep(sp, sn, func(c Counts) bool {
+	r := sweep(sp, sn, func(c Counts) bool {
 		if v := f(c); v > bestV {
 			bestV = v
 			return true
 		}
 		return false
 	})
-}
-
-// countSorted counts a rule on sorted samples.
-func countSorted(sp, sn []float64, t float64, above bool) Counts {
-	ge := func(s []float64) int { return len(s) - sort.SearchFloat64s(s, t) }
-	le := func(s []float64) int { return sort.Search(len(s), func(i int) bool { return s[i] > t }) }
-	c := Counts{Pos: len(sp), Neg: len(sn)}
-	if above {
-		c.TP, c.FP = ge(sp), ge(sn)
-	} else {
-		c.TP, c.FP = le(sp), le(sn)
-	}
-	return c
+	return r, bestV
 }
 
 // GDPResult is the Gaussian-DP route (Nasr et al. 2023, "Tight auditing"): a lower bound
@@ -197,14 +183,13 @@ func (g Game) GDP(pos, neg []float64) (GDPResult, error) {
 		stat := func(c Counts) float64 {
 			return mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
 		}
-		r = bestRule(pos[:np], neg[:nn], stat)
+		r, _ = bestRule(pos[:np], neg[:nn], stat)
 		m = stat(r.Count(pos[np:], neg[nn:]))
 	default:
 		stat := func(c Counts) float64 {
 			return mu(CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1))), CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1))))
 		}
-		r = bestRule(pos, neg, stat)
-		m = stat(r.Count(pos, neg))
+		r, m = bestRule(pos, neg, stat)
 	}
 	res := GDPResult{Mu: m, Rule: r}
 	if m > 0 {
