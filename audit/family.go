@@ -37,12 +37,11 @@ func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
 		return out
 	}
 	median := func(m *mat.Dense) []float64 {
-		n, _ := m.Dims()
-		out := make([]float64, n)
+		n, k := m.Dims()
+		out, row := make([]float64, n), make([]float64, k)
 		for i := range n {
-			row := slices.Clone(m.RawRowView(i))
+			copy(row, m.RawRowView(i))
 			slices.Sort(row)
-			k := len(row)
 			out[i] = (row[(k-1)/2] + row[k/2]) / 2
 		}
 		return out
@@ -51,6 +50,27 @@ func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
 		{Name: "mean " + what, Pos: mean(u), Neg: mean(r)},
 		{Name: "median " + what, Pos: median(u), Neg: median(r)},
 	}
+}
+
+// selectionMean is the mean of the selection half of a side: its first rows/2 models.
+func selectionMean(m *mat.Dense) []float64 {
+	n, d := m.Dims()
+	out := make([]float64, d)
+	for i := range n / 2 {
+		floats.Add(out, m.RawRowView(i))
+	}
+	floats.Scale(1/float64(n/2), out)
+	return out
+}
+
+// project is every model's projection on dir.
+func project(m *mat.Dense, dir []float64) []float64 {
+	n, _ := m.Dims()
+	out := make([]float64, n)
+	for i := range n {
+		out[i] = floats.Dot(m.RawRowView(i), dir)
+	}
+	return out
 }
 
 // parameterStatistics look at the parameters alone: the projection on the Fisher
@@ -64,26 +84,10 @@ func parameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
 	nu, d := u.Dims()
 	nr, _ := r.Dims()
 	hu, hr := nu/2, nr/2
-	meanOf := func(m *mat.Dense, rows int) []float64 {
-		out := make([]float64, d)
-		for i := range rows {
-			floats.Add(out, m.RawRowView(i))
-		}
-		floats.Scale(1/float64(rows), out)
-		return out
-	}
-	mu, mr := meanOf(u, hu), meanOf(r, hr)
+	mu, mr := selectionMean(u), selectionMean(r)
 	diff := floats.SubTo(make([]float64, d), mu, mr)
 	centre := make([]float64, d)
 	floats.AddScaledTo(centre, floats.ScaleTo(make([]float64, d), float64(hu)/float64(hu+hr), mu), float64(hr)/float64(hu+hr), mr)
-	proj := func(m *mat.Dense, dir []float64) []float64 {
-		n, _ := m.Dims()
-		out := make([]float64, n)
-		for i := range n {
-			out[i] = floats.Dot(m.RawRowView(i), dir)
-		}
-		return out
-	}
 	spread := func(m *mat.Dense) []float64 {
 		n, _ := m.Dims()
 		out := make([]float64, n)
@@ -95,8 +99,8 @@ func parameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
 	}
 	fisher := estimate.FisherDirection(u, r)
 	return []epsilon.Statistic{
-		{Name: "projection on the shrunk Fisher direction", Pos: proj(u, fisher), Neg: proj(r, fisher)},
-		{Name: "projection on the difference of the means", Pos: proj(u, diff), Neg: proj(r, diff)},
+		{Name: "projection on the shrunk Fisher direction", Pos: project(u, fisher), Neg: project(r, fisher)},
+		{Name: "projection on the difference of the means", Pos: project(u, diff), Neg: project(r, diff)},
 		{Name: "squared distance to the centre", Pos: spread(u), Neg: spread(r)},
 	}
 }
@@ -104,63 +108,29 @@ func parameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
 // gradientStatistic is the projection on a direction the data give without looking at
 // the unlearned models: the deleted records' summed logistic-loss gradient at the mean of
 // the selection half's retrained models. A model that kept the records sits down that
-// gradient, so a low projection is what remembering looks like. intercept says each
-// model's first parameter is an intercept.
-func gradientStatistic(u, r *mat.Dense, deleted *reference.Dataset, intercept bool) epsilon.Statistic {
-	nr, d := r.Dims()
-	theta := make([]float64, d)
-	for i := range nr / 2 {
-		floats.Add(theta, r.RawRowView(i))
-	}
-	floats.Scale(1/float64(nr/2), theta)
-	off := 0
-	if intercept {
-		off = 1
-	}
-	g := make([]float64, d)
+// gradient, so a low projection is what remembering looks like. deleted are the records
+// as the models see them (linearRecords).
+func gradientStatistic(u, r *mat.Dense, deleted *reference.Dataset) epsilon.Statistic {
+	theta := selectionMean(r)
+	g, gk := make([]float64, len(theta)), make([]float64, len(theta))
 	for k := range deleted.Len() {
 		rec := deleted.Record(k)
-		margin := rec.Y * (floats.Dot(theta[off:], rec.X))
-		if intercept {
-			margin += rec.Y * theta[0]
-		}
-		// ∂/∂θ log(1 + e^{−y·θᵀx}) = −y·x·σ(−y·θᵀx)
-		w := -rec.Y / (1 + math.Exp(margin))
-		floats.AddScaled(g[off:], w, rec.X)
-		if intercept {
-			g[0] += w
-		}
+		reference.Logistic{}.ExampleGradient(gk, theta, rec.X, rec.Y)
+		floats.Add(g, gk)
 	}
-	proj := func(m *mat.Dense) []float64 {
-		n, _ := m.Dims()
-		out := make([]float64, n)
-		for i := range n {
-			out[i] = floats.Dot(m.RawRowView(i), g)
-		}
-		return out
-	}
-	return epsilon.Statistic{Name: "projection on the deleted records' loss gradient at the retrained mean", Pos: proj(u), Neg: proj(r)}
+	return epsilon.Statistic{Name: "projection on the deleted records' loss gradient at the retrained mean", Pos: project(u, g), Neg: project(r, g)}
 }
 
 // linearScores are the deleted records' logistic losses and logit-scaled confidences
-// φ = ln p_y − ln(1 − p_y) under every model (models × records), from the weights and the
-// data (LinearLosses). For a logistic model φ is the margin m, and ℓ = log(1 + e^{−m}), so
-// φ = −ln(e^ℓ − 1): a decreasing function of the loss, whose median is the median loss's
-// image (only its mean adds a statistic).
-func linearScores(models *mat.Dense, ds *reference.Dataset, ids []int64, intercept bool) (loss, conf *mat.Dense, err error) {
-	loss, err = LinearLosses(models, ds, ids, intercept)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, k := loss.Dims()
-	conf = mat.NewDense(n, k, nil)
-	for i := range n {
-		for j := range k {
-			// ℓ = log(1 + e^{−m}) gives e^{−m} = e^{ℓ} − 1, and φ = ln(p/(1−p)) = m
-			conf.Set(i, j, -math.Log(math.Expm1(loss.At(i, j))))
-		}
-	}
-	return loss, conf, nil
+// φ = ln p_y − ln(1 − p_y) (the margin) under every model, models × records (mia.Scores).
+// φ decreases with the loss, so its median is the median loss's image: only its mean adds
+// a statistic.
+func linearScores(models *mat.Dense, deleted *reference.Dataset) (loss, conf *mat.Dense) {
+	n, _ := models.Dims()
+	loss, conf = mat.NewDense(n, deleted.Len(), nil), mat.NewDense(n, deleted.Len(), nil)
+	mia.Scores(loss, mia.Loss, reference.Logistic{}, models, deleted)
+	mia.Scores(conf, mia.Confidence, reference.Logistic{}, models, deleted)
+	return loss, conf
 }
 
 // FamilyGame is the distinguishing game over a pre-registered family of statistics
@@ -273,15 +243,7 @@ func (c RankCheck) Play(primary string, models, refs []float64) (Finding, error)
 		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	k, n := len(models), len(refs)
-	below, ties := 0, 0
-	for _, r := range refs {
-		switch {
-		case r < models[rt.Worst]:
-			below++
-		case r == models[rt.Worst]:
-			ties++
-		}
-	}
+	below, ties := epsilon.RankCounts(models[rt.Worst], refs)
 	conservative := float64(below+ties+1) / float64(n+1)
 	f := Finding{
 		Check: c.Check, Kind: Empirical,

@@ -16,7 +16,20 @@ import (
 // mia's loss score, computed for all models at once (mia.Scores), on the records with a
 // constant first feature when the models carry an intercept.
 func LinearLosses(models *mat.Dense, ds *reference.Dataset, ids []int64, intercept bool) (*mat.Dense, error) {
-	n, d := models.Dims()
+	sub, err := linearRecords(models, ds, ids, intercept)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := models.Dims()
+	out := mat.NewDense(n, len(ids), nil)
+	mia.Scores(out, mia.Loss, reference.Logistic{}, models, sub)
+	return out, nil
+}
+
+// linearRecords are the records of ids as linear models see them: with a constant first
+// feature when the models carry an intercept. The models' width must fit the data's.
+func linearRecords(models *mat.Dense, ds *reference.Dataset, ids []int64, intercept bool) (*reference.Dataset, error) {
+	_, d := models.Dims()
 	off := 0
 	if intercept {
 		off = 1
@@ -35,20 +48,19 @@ func LinearLosses(models *mat.Dense, ds *reference.Dataset, ids []int64, interce
 	if err != nil {
 		return nil, fmt.Errorf("linear losses: %w", err)
 	}
-	if intercept {
-		x := mat.NewDense(len(ids), d, nil)
-		for i := range len(ids) {
-			row := x.RawRowView(i)
-			row[0] = 1
-			copy(row[1:], sub.Record(i).X)
-		}
-		if sub, err = reference.NewDataset(sub.IDs(), x, sub.Labels()); err != nil {
-			return nil, fmt.Errorf("linear losses: %w", err)
-		}
+	if !intercept {
+		return sub, nil
 	}
-	out := mat.NewDense(n, len(ids), nil)
-	mia.Scores(out, mia.Loss, reference.Logistic{}, models, sub)
-	return out, nil
+	x := mat.NewDense(len(ids), d, nil)
+	for i := range len(ids) {
+		row := x.RawRowView(i)
+		row[0] = 1
+		copy(row[1:], sub.Record(i).X)
+	}
+	if sub, err = reference.NewDataset(sub.IDs(), x, sub.Labels()); err != nil {
+		return nil, fmt.Errorf("linear losses: %w", err)
+	}
+	return sub, nil
 }
 
 // VerifyModels audits saved linear models against retrained ones. Without data (ds nil)
@@ -74,14 +86,12 @@ func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spe
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
 		return Claim{}, nil, err
 	}
-	lu, cu, err := linearScores(unlearned, ds, s.Deletes, s.Intercept)
+	deleted, err := linearRecords(unlearned, ds, s.Deletes, s.Intercept)
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: unlearned models: %w", err)
+		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	lr, cr, err := linearScores(retrained, ds, s.Deletes, s.Intercept)
-	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: retrained models: %w", err)
-	}
+	lu, cu := linearScores(unlearned, deleted)
+	lr, cr := linearScores(retrained, deleted)
 	claim := s.savedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records")
 	claim.Assumptions = append(claim.Assumptions, "the spec's data, preprocessed as declared, are the rows the models were trained on: a deleted record's loss is computed from them")
 	losses := recordStatistics("logistic loss over the deleted records", lu, lr)
@@ -101,13 +111,9 @@ func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spe
 	if s.Attacks.Has(GameAttack) {
 		stats = parameterStatistics(unlearned, retrained)
 	}
-	deleted, err := ds.Subset(s.Deletes)
-	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: %w", err)
-	}
 	stats = append(stats, losses...)
 	stats = append(stats, recordStatistics("logit-scaled confidence over the deleted records", cu, cr)[0],
-		gradientStatistic(unlearned, retrained, deleted, s.Intercept))
+		gradientStatistic(unlearned, retrained, deleted))
 	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(stats)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)

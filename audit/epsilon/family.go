@@ -77,7 +77,12 @@ func (g Game) Family(stats []Statistic) (FamilyResult, error) {
 // model drawn from the references' law — p is exactly Uniform(0, 1), so P(p ≤ x) = x for
 // every x; it is never smaller than U/(n + 1), nor larger than 1.
 func RankPValue(t float64, refs []float64, u float64) float64 {
-	below, ties := 0, 0
+	below, ties := RankCounts(t, refs)
+	return (float64(below) + u*float64(1+ties)) / float64(len(refs)+1)
+}
+
+// RankCounts are how many references lie below t and how many equal it.
+func RankCounts(t float64, refs []float64) (below, ties int) {
 	for _, r := range refs {
 		switch {
 		case r < t:
@@ -86,7 +91,12 @@ func RankPValue(t float64, refs []float64, u float64) float64 {
 			ties++
 		}
 	}
-	return (float64(below) + u*float64(1+ties)) / float64(len(refs)+1)
+	return below, ties
+}
+
+// rankThreshold is RankTest's t = ((1 − confidence)/k − δ)/e^ε.
+func rankThreshold(k int, epsilon, delta, confidence float64) float64 {
+	return ((1-confidence)/float64(k) - delta) / math.Exp(epsilon)
 }
 
 // RankTest is the test of an (ε, δ) claim that k published models' statistics (models)
@@ -128,7 +138,7 @@ func Ranks(models, refs []float64, epsilon, delta, confidence float64, rng *rand
 		}
 	}
 	rt := RankTest{PValues: make([]float64, len(models)), Min: math.Inf(1),
-		Threshold: ((1-confidence)/float64(len(models)) - delta) / math.Exp(epsilon)}
+		Threshold: rankThreshold(len(models), epsilon, delta, confidence)}
 	for i, v := range models {
 		p := RankPValue(v, refs, rng.Float64())
 		rt.PValues[i] = p
@@ -144,7 +154,7 @@ func Ranks(models, refs []float64, epsilon, delta, confidence float64, rng *rand
 // reference's is certain to show a violation: its p-value is at most 1/(n + 1), so n + 1 ≥
 // 1/t suffices (0 when t ≤ 0: no number of references can).
 func RanksNeeded(k int, epsilon, delta, confidence float64) int {
-	t := ((1-confidence)/float64(k) - delta) / math.Exp(epsilon)
+	t := rankThreshold(k, epsilon, delta, confidence)
 	if !(t > 0) {
 		return 0
 	}
