@@ -129,7 +129,7 @@ func Audit(route Route, v Version, mu float64, models int, seed uint64) (audit.V
 		refs = References
 	}
 	u, r := Pair(route, mu, models, refs, seed)
-	return AuditSamples(route, v, u, r)
+	return AuditSamples(route, v, u, r, nil)
 }
 
 // Rate is the fraction of audits FAILed, over audits seeded 0, 1, ….
@@ -148,13 +148,8 @@ func Rate(route Route, v Version, mu float64, models, audits int) (float64, erro
 }
 
 // AuditSamples audits given samples on a route with a version's statistics, as Audit
-// does with simulated ones.
-func AuditSamples(route Route, v Version, u, r *mat.Dense) (audit.Verdict, error) {
-	return AuditData(route, v, u, r, nil)
-}
-
-// AuditData is AuditSamples with the data of a ParametersWithData route.
-func AuditData(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Verdict, error) {
+// does with simulated ones; data are a ParametersWithData route's, nil otherwise.
+func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Verdict, error) {
 	s := Claim
 	models, _ := u.Dims()
 	if route == ParametersWithData {
@@ -173,7 +168,7 @@ func AuditData(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Verdi
 		if nr, _ := r.Dims(); models < audit.MinEmpiricalTrials || nr != models {
 			return audit.Inconclusive, nil
 		}
-		game, err := AuditData(Parameters, Before, u, r, nil)
+		game, err := AuditSamples(Parameters, Before, u, r, nil)
 		if err != nil || game == audit.Fail {
 			return game, err
 		}
@@ -185,7 +180,7 @@ func AuditData(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Verdi
 		if err != nil {
 			return "", err
 		}
-		return AuditData(Scores, Before, lu, lr, nil)
+		return AuditSamples(Scores, Before, lu, lr, nil)
 	}
 	if v == After {
 		var (
@@ -248,7 +243,7 @@ func SubsetRate(route Route, v Version, u, r *mat.Dense, models int, data *Data)
 		if models >= audit.MinEmpiricalTrials {
 			rg = r.Slice(g*models%nr, g*models%nr+models, 0, cu).(*mat.Dense)
 		}
-		verdict, err := AuditData(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg), data)
+		verdict, err := AuditSamples(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg), data)
 		if err != nil {
 			return 0, fmt.Errorf("detection: group %d: %w", g, err)
 		}
