@@ -110,6 +110,29 @@ func LoadSample(path string) (*mat.Dense, []string, error) {
 	return mat.NewDense(len(files), width, data), files, nil
 }
 
+// LoadScores reads a matrix of scores, models × records, as LoadSample reads a sample,
+// except that an .npz file must hold exactly one array: LoadSample reads an archive of
+// several arrays as one model's layers, which for scores would silently make one model of
+// every array's values. The error names the file and its arrays.
+func LoadScores(path string) (*mat.Dense, []string, error) {
+	if st, err := os.Stat(path); err != nil || st.IsDir() || strings.ToLower(filepath.Ext(path)) != ".npz" {
+		return LoadSample(path)
+	}
+	arrays, err := LoadNPZ(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(arrays) != 1 {
+		names := make([]string, len(arrays))
+		for i, a := range arrays {
+			names[i] = a.Name
+		}
+		return nil, nil, fmt.Errorf("%s: %d arrays (%s); scores are one matrix, models × records: save one array", path, len(arrays), strings.Join(names, ", "))
+	}
+	a := arrays[0]
+	return mat.NewDense(a.Rows(), a.Cols(), a.Data), []string{path}, nil
+}
+
 // loadSampleFile reads one file as a sample: its rows are the models.
 func loadSampleFile(path string) (*mat.Dense, []string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {

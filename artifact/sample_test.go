@@ -59,3 +59,20 @@ func TestLoadSampleFromOneMatrix(t *testing.T) {
 		t.Fatalf("%d × %d, last %v; want 3 × 5 in C order", r, cols, m.At(2, 4))
 	}
 }
+
+// LoadScores reads a one-array .npz as its matrix, as LoadSample does, and refuses one of
+// several arrays (NumPy's models.npz: weights and bias), which LoadSample reads as one
+// model's layers, naming the file and the arrays.
+func TestLoadScoresOneMatrix(t *testing.T) {
+	if _, _, err := LoadSample("testdata/models.npz"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := LoadScores("testdata/models.npz")
+	if err == nil || !strings.Contains(err.Error(), "testdata/models.npz: 2 arrays") || !strings.Contains(err.Error(), "weights") {
+		t.Errorf("two arrays as scores: %v", err)
+	}
+	m, _, err := LoadScores(filepath.Join("..", "cmd", "audit", "testdata", "verify", "scores_good.npz"))
+	if err != nil || m.RawMatrix().Rows != 40 || m.RawMatrix().Cols != 50 {
+		t.Errorf("one array: %v", err)
+	}
+}

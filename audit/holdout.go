@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"fmt"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"slices"
 
@@ -174,4 +175,25 @@ func quantileOf(sorted []float64, p float64) float64 {
 		return sorted[len(sorted)-1]
 	}
 	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// VerifyHoldout is HoldoutMembership on score files: the first unlearned model's scores on
+// the deleted records (row 0 of unlearned) against its scores on held-out records (row 0
+// of holdout, which scores the same models in the same order), oriented by s.Scores so that
+// higher is more member-like; the records are named by s.Deletes when it lists one a
+// column, else by their column.
+func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
+	nu, k := unlearned.Dims()
+	if nh, _ := holdout.Dims(); nh != nu {
+		return Finding{}, fmt.Errorf("holdout membership: scores of %d models; the unlearned scores have %d, in the same order", nh, nu)
+	}
+	ids := make([]int64, k)
+	for j := range ids {
+		ids[j] = int64(j)
+		if len(s.Deletes) == k {
+			ids[j] = s.Deletes[j]
+		}
+	}
+	sign := s.Scores.memberSign()
+	return HoldoutMembership(scaled(unlearned.RawRowView(0), sign), scaled(holdout.RawRowView(0), sign), ids, s.Confidence, s.Seed)
 }

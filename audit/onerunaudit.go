@@ -105,16 +105,12 @@ func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding,
 	if len(scores) != plan.Canaries {
 		return Claim{}, nil, fmt.Errorf("verify --one-run: %d scores for the plan's %d canaries", len(scores), plan.Canaries)
 	}
-	member := make([]float64, len(scores)) // higher means trained on
 	for i, v := range scores {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return Claim{}, nil, fmt.Errorf("verify --one-run: score of canary %d is %v", i, v)
 		}
-		member[i] = v
-		if s.Scores == LossScores {
-			member[i] = -v
-		}
 	}
+	member := scaled(scores, s.Scores.memberSign()) // higher means trained on
 	in, _, err := onerun.SplitScores(plan.Bits(), member)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)

@@ -71,10 +71,7 @@ func uliraStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.
 	if _, rk := refs.Scores.Dims(); rk != k {
 		return epsilon.Statistic{}, fmt.Errorf("references: scores of %d records; the audited scores have %d", rk, k)
 	}
-	sign := 1.0
-	if kind == LossScores {
-		sign = -1
-	}
+	sign := kind.memberSign()
 	ref := mat.DenseCopyOf(refs.Scores)
 	ref.Scale(sign, ref)
 	fit, err := mia.FitReferences(ref, refs.In)

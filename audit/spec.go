@@ -83,6 +83,31 @@ const (
 	ConfidenceScores                  // a confidence or logit: higher on records a model remembers
 )
 
+func (k ScoreKind) String() string {
+	if k == ConfidenceScores {
+		return "logit-scaled confidence"
+	}
+	return "loss"
+}
+
+// memberSign is the sign that orients a score so that higher means remembered: −1 for a
+// loss, +1 for a confidence.
+func (k ScoreKind) memberSign() float64 {
+	if k == ConfidenceScores {
+		return 1
+	}
+	return -1
+}
+
+// scaled is v times c, a new slice.
+func scaled(v []float64, c float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = c * x
+	}
+	return out
+}
+
 // MethodName is the method's name for reports: the registered method's, else the label
 // the spec gives, else "unnamed method".
 func (s *Spec) MethodName() string {

@@ -96,12 +96,7 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
 		return Claim{}, nil, err
 	}
-	what := "score"
-	if s.Scores == ConfidenceScores {
-		what = "logit-scaled confidence"
-	} else if s.Scores == LossScores {
-		what = "loss"
-	}
+	stats := recordStatistics(s.Scores.String()+" over the deleted records", unlearned, retrained)
 	claim := s.savedClaim("per-record scores of models trained elsewhere", "the law of the deleted records' scores under unlearned models vs under models retrained without them")
 	claim.Assumptions = append(claim.Assumptions, "a score is a function of the published model (post-processing), so a bound on it is a bound on the models")
 	var (
@@ -109,14 +104,13 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 		err error
 	)
 	if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
-		f, err = s.rankRoute(recordStatistics(what+" over the deleted records", unlearned, retrained)[0])
+		f, err = s.rankRoute(stats[0])
 	} else {
 		if nr, _ := retrained.Dims(); nr < MinEmpiricalTrials {
 			return Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
 		}
 		g := s.familyGame("verify/empirical/epsilon-lower-bound")
 		g.Of = "the per-record scores"
-		stats := recordStatistics(what+" over the deleted records", unlearned, retrained)
 		if s.References != nil {
 			ul, err := uliraStatistic(s.References, unlearned, retrained, s.Scores)
 			if err != nil {
@@ -136,18 +130,8 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 // rankRoute is the rank check of the primary statistic, a mean over the deleted records,
 // oriented so that lower means remembered: a loss as it is, a confidence negated.
 func (s *Spec) rankRoute(mean epsilon.Statistic) (Finding, error) {
-	models, refs, name := mean.Pos, mean.Neg, mean.Name
-	if s.Scores == ConfidenceScores {
-		models, refs = negated(models), negated(refs)
-		name = "negated " + name
+	if s.Scores == LossScores {
+		return s.rankCheck("verify/empirical/rank").Play(mean.Name, mean.Pos, mean.Neg)
 	}
-	return s.rankCheck("verify/empirical/rank").Play(name, models, refs)
-}
-
-func negated(v []float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = -x
-	}
-	return out
+	return s.rankCheck("verify/empirical/rank").Play("negated "+mean.Name, scaled(mean.Pos, -1), scaled(mean.Neg, -1))
 }

@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -67,14 +65,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	unlearned, uFiles, err := artifact.LoadSample(unlearnedPath)
+	load := artifact.LoadSample
+	if *scores || *oneRun != "" {
+		load = artifact.LoadScores
+	}
+	unlearned, uFiles, err := load(unlearnedPath)
 	if err != nil {
 		return usageError{fmt.Errorf("verify: --unlearned: %w", err)}
-	}
-	if *scores || *oneRun != "" {
-		if err := oneMatrix("--unlearned", unlearnedPath); err != nil {
-			return err
-		}
 	}
 	var (
 		claim    audit.Claim
@@ -127,14 +124,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		m, _ := ret.Dims()
 		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.description)
 	} else {
-		retrained, files, err := artifact.LoadSample(retrainedPath)
+		retrained, files, err := load(retrainedPath)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
-		}
-		if *scores {
-			if err := oneMatrix("--retrained", retrainedPath); err != nil {
-				return err
-			}
 		}
 		rFiles = files
 		switch {
@@ -147,9 +139,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			claim, findings, err = audit.VerifyScores(unlearned, retrained, s)
 			if err == nil && *holdout != "" {
-				var f audit.Finding
-				if f, err = holdoutFinding(unlearned, *holdout, s); err != nil {
-					return err
+				h, _, err := artifact.LoadScores(*holdout)
+				if err != nil {
+					return usageError{fmt.Errorf("verify: --holdout: %w", err)}
+				}
+				f, err := audit.VerifyHoldout(unlearned, h, s)
+				if err != nil {
+					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
 				}
 				findings = append(findings, f)
 				rFiles = append(rFiles, *holdout)
@@ -217,64 +213,4 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
-}
-
-// holdoutFinding is the first unlearned model's membership of the deleted records (its
-// row of scores) against its scores on held-out records (row 0 of the holdout file),
-// oriented so that higher is more member-like.
-func holdoutFinding(unlearned *mat.Dense, path string, s *audit.Spec) (audit.Finding, error) {
-	h, _, err := artifact.LoadSample(path)
-	if err != nil {
-		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout: %w", err)}
-	}
-	if err := oneMatrix("--holdout", path); err != nil {
-		return audit.Finding{}, err
-	}
-	nu, k := unlearned.Dims()
-	nh, _ := h.Dims()
-	if nh != nu {
-		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout %s: scores of %d models; --unlearned has %d, in the same order", path, nh, nu)}
-	}
-	orient := func(v []float64) []float64 {
-		out := slices.Clone(v)
-		if s.Scores == audit.LossScores {
-			for i := range out {
-				out[i] = -out[i]
-			}
-		}
-		return out
-	}
-	ids := make([]int64, k)
-	for j := range ids {
-		ids[j] = int64(j)
-		if len(s.Deletes) == k {
-			ids[j] = s.Deletes[j]
-		}
-	}
-	f, err := audit.HoldoutMembership(orient(unlearned.RawRowView(0)), orient(h.RawRowView(0)), ids, s.Confidence, s.Seed)
-	if err != nil {
-		return audit.Finding{}, usageError{fmt.Errorf("verify: --holdout %s: %w", path, err)}
-	}
-	return f, nil
-}
-
-// oneMatrix refuses a score file that is not one matrix: an .npz of several arrays is one
-// model's layers to artifact.LoadSample, which for scores (models × records) would
-// silently become one model of every array's values.
-func oneMatrix(flagName, path string) error {
-	if strings.ToLower(filepath.Ext(path)) != ".npz" {
-		return nil
-	}
-	arrays, err := artifact.LoadNPZ(path)
-	if err != nil {
-		return usageError{fmt.Errorf("verify: %s: %w", flagName, err)}
-	}
-	if len(arrays) != 1 {
-		names := make([]string, len(arrays))
-		for i, a := range arrays {
-			names[i] = a.Name
-		}
-		return usageError{fmt.Errorf("verify: %s %s: %d arrays (%s); scores are one matrix, models × records: save one array", flagName, path, len(arrays), strings.Join(names, ", "))}
-	}
-	return nil
 }
