@@ -3,11 +3,11 @@ package audit
 import (
 	"cmp"
 	"fmt"
-	"gonum.org/v1/gonum/mat"
 	"math"
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/mia"
+	"gonum.org/v1/gonum/mat"
 )
 
 // MembershipSummary is what a report shows of a membership measurement on one model

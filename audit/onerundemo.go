@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/retrain"
+	"gonum.org/v1/gonum/floats"
 )
 
 // DefaultOneRunLadder is the doubling ladder of canary counts a one-run demo climbs.
@@ -64,7 +66,7 @@ func OneRunCanaries(d0 *reference.Dataset, lambda, radius float64, seed uint64, 
 		}
 		theta = opt.Theta
 	}
-	tn := math.Sqrt(dot(theta, theta))
+	tn := math.Sqrt(floats.Dot(theta, theta))
 	norm := d0.MaxRowNorm()
 	if !(norm > 0) {
 		norm = 1
@@ -82,12 +84,12 @@ func OneRunCanaries(d0 *reference.Dataset, lambda, radius float64, seed uint64, 
 				x[j] = r.NormFloat64()
 			}
 			if tn > 0 && d > 1 {
-				c := dot(x, theta) / (tn * tn)
+				c := floats.Dot(x, theta) / (tn * tn)
 				for j := range x {
 					x[j] -= c * theta[j]
 				}
 			}
-			if n := math.Sqrt(dot(x, x)); n > 1e-9 {
+			if n := math.Sqrt(floats.Dot(x, x)); n > 1e-9 {
 				for j := range x {
 					x[j] *= norm / n
 				}
@@ -101,14 +103,6 @@ func OneRunCanaries(d0 *reference.Dataset, lambda, radius float64, seed uint64, 
 		out[i] = reference.Record{ID: next + int64(i), X: x, Y: y}
 	}
 	return out, nil
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // OneRunSetup is the demo setup of one training run with canaries: the data are base's
@@ -159,7 +153,7 @@ func CanaryMargins(model []float64, canaries []reference.Record) ([]float64, err
 	switch len(model) {
 	case d:
 		for i, c := range canaries {
-			out[i] = c.Y * dot(model, c.X)
+			out[i] = c.Y * floats.Dot(model, c.X)
 		}
 	case 2 * (d + 1):
 		sm := multiclass.Softmax{K: 2, P: d}
@@ -315,10 +309,8 @@ func oneRunTrial(ctx context.Context, sub Subject, claim Claim, canaries []refer
 }
 
 func claimPrefix(name string) string {
-	for i, c := range name {
-		if c == '/' || c == '~' {
-			return name[:i]
-		}
+	if i := strings.IndexAny(name, "/~"); i >= 0 {
+		return name[:i]
 	}
 	return name
 }

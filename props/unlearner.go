@@ -3,12 +3,12 @@ package props
 import (
 	"context"
 	"fmt"
-	"gonum.org/v1/gonum/mat"
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
 )
 
 // An Unlearner is your own method under test, as two functions of the data and a trial's
