@@ -212,27 +212,40 @@ func histogramChart(s *audit.ScoreSummary) *chart {
 // rocChart draws the ROC curve on log–log axes (rates from 10⁻³, where a small-δ attack
 // lives) with the chance diagonal.
 func rocChart(s *audit.ScoreSummary) *chart {
-	c := &chart{title: "ROC (log–log): " + s.Name}
-	const floor = 1e-3
-	pos := func(r, span float64) float64 {
-		return (math.Log10(math.Max(r, floor)) - math.Log10(floor)) / -math.Log10(floor) * span
-	}
-	x := func(f float64) float64 { return padL + pos(f, frameW) }
-	y := func(t float64) float64 { return plotH - padB - pos(t, frameH) }
+	c, _, _ := logROC("ROC (log–log): "+s.Name, 1e-3, s.ROC)
+	c.text((padL+plotW-padR)/2, plotH-8, 10, "middle", "", "false-positive rate (retrained called unlearned)")
+	return c
+}
+
+// logROC is a ROC curve on log–log axes from floor to 1 with the chance diagonal and a
+// tick at every power of ten (and at the floor), and the chart's axis maps.
+func logROC(title string, floor float64, roc []audit.ROCPoint) (c *chart, x, y func(float64) float64) {
+	c = &chart{title: title}
+	lf := math.Log10(floor)
+	pos := func(r, span float64) float64 { return (math.Log10(math.Max(r, floor)) - lf) / -lf * span }
+	x = func(f float64) float64 { return padL + pos(f, frameW) }
+	y = func(t float64) float64 { return plotH - padB - pos(t, frameH) }
 	c.line("#bbbbbb", 1, []float64{3, 3}, [2]float64{x(floor), y(floor)}, [2]float64{x(1), y(1)})
 	var pts [][2]float64
-	for _, p := range s.ROC {
+	for _, p := range roc {
 		if p.FPR > 0 || p.TPR > 0 {
 			pts = append(pts, [2]float64{x(p.FPR), y(p.TPR)})
 		}
 	}
-	c.line("#1b7837", 1.5, nil, pts...)
-	for _, t := range []float64{1e-3, 1e-2, 1e-1, 1} {
-		c.text(x(t), plotH-padB+12, 9, "middle", "", fmt.Sprint(t))
-		c.text(padL-3, y(t)+3, 9, "end", "", fmt.Sprint(t))
+	if len(pts) > 0 {
+		c.line("#1b7837", 1.5, nil, pts...)
 	}
-	c.text((padL+plotW-padR)/2, plotH-8, 10, "middle", "", "false-positive rate (retrained called unlearned)")
-	return c
+	ticks := []float64{floor}
+	for d := math.Ceil(lf); d <= 0; d++ {
+		if v := math.Pow(10, d); v/floor >= 2 || v == floor {
+			ticks = append(ticks, v)
+		}
+	}
+	for _, t := range slices.Compact(ticks) {
+		c.text(x(t), plotH-padB+12, 9, "middle", "", rateLabel(t))
+		c.text(padL-3, y(t)+3, 9, "end", "", rateLabel(t))
+	}
+	return c, x, y
 }
 
 // traceChart draws a trace against the number of requests: the measured values solid, the
@@ -315,35 +328,9 @@ func shorten(s string, n int) string {
 // or hide what 10⁵ show). Points at FPR 0 sit on the left edge, true-positive rates below
 // the floor on the bottom edge; the reported TPRs at FPR 0.1 % and 1 % are marked.
 func membershipROCChart(m *Membership) *chart {
-	c := &chart{title: "ROC (log–log): deleted against held-out records"}
-	floor := 1 / float64(max(m.Holdout, 2))
-	lf := math.Log10(floor)
-	pos := func(r, span float64) float64 { return (math.Log10(math.Max(r, floor)) - lf) / -lf * span }
-	x := func(f float64) float64 { return padL + pos(f, frameW) }
-	y := func(t float64) float64 { return plotH - padB - pos(t, frameH) }
-	c.line("#bbbbbb", 1, []float64{3, 3}, [2]float64{x(floor), y(floor)}, [2]float64{x(1), y(1)})
-	var pts [][2]float64
-	for _, p := range m.ROC {
-		if p.FPR > 0 || p.TPR > 0 {
-			pts = append(pts, [2]float64{x(p.FPR), y(p.TPR)})
-		}
-	}
-	if len(pts) > 0 {
-		c.line("#1b7837", 1.5, nil, pts...)
-	}
+	c, x, y := logROC("ROC (log–log): deleted against held-out records", 1/float64(max(m.Holdout, 2)), m.ROC)
 	for _, t := range m.TPR {
 		c.dot(x(float64(t.FP)/float64(m.Holdout)), y(float64(t.TPR)), 3, "#b2182b")
-	}
-	ticks := []float64{floor}
-	for d := math.Ceil(lf); d <= 0; d++ {
-		if v := math.Pow(10, d); v/floor >= 2 || v == floor {
-			ticks = append(ticks, v)
-		}
-	}
-	ticks = slices.Compact(ticks)
-	for _, t := range ticks {
-		c.text(x(t), plotH-padB+12, 9, "middle", "", rateLabel(t))
-		c.text(padL-3, y(t)+3, 9, "end", "", rateLabel(t))
 	}
 	c.text((padL+plotW-padR)/2, plotH-padB+24, 9, "middle", "", fmt.Sprintf("false-positive rate (held-out flagged), from 1/%d", m.Holdout))
 	c.yLabel("true-positive rate (deleted flagged)")
