@@ -172,12 +172,8 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 			Preprocessing: data.preprocessing, Requests: requests},
 	}
 	trialDir := filepath.Join(c.out, "trials")
-	// A report of an earlier run must not sit beside this run's failure as if it were its
-	// result; it is rewritten when this run succeeds.
-	for _, f := range reports.ReportFormats {
-		if err := os.Remove(filepath.Join(c.out, "report."+f)); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
+	if err := removeReports(c.command, c.out); err != nil {
+		return err
 	}
 	created, err := mkdirs(trialDir)
 	if err != nil {
@@ -269,6 +265,40 @@ func removeIfEmpty(dirs []string) {
 	}
 }
 
+// wantedVariants reads --variants: for each method, the variants named, in the method's
+// own order whatever the order of the list; an unknown name is refused.
+func wantedVariants(list string) (func(audit.Method) []string, error) {
+	wanted := map[string][]string{} // method name → its wanted variants
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		m, ok := audit.MethodOfVariant(v)
+		if !ok {
+			return nil, usagef("--variants: %q: want some of %s", v, strings.Join(audit.DemoVariantNames(), ","))
+		}
+		wanted[m.Name()] = append(wanted[m.Name()], v)
+	}
+	return func(m audit.Method) []string {
+		var vs []string
+		for _, v := range m.DemoVariants() {
+			if slices.Contains(wanted[m.Name()], v.Name) {
+				vs = append(vs, v.Name)
+			}
+		}
+		return vs
+	}, nil
+}
+
+// removeReports removes the reports of an earlier run from dir: one must not sit beside
+// this run's failure as if it were its result; they are rewritten when this run succeeds.
+func removeReports(command, dir string) error {
+	for _, f := range reports.ReportFormats {
+		if err := os.Remove(filepath.Join(dir, "report."+f)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("%s: %w", command, err)
+		}
+	}
+	return nil
+}
+
 // demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
 // method for the subjects of its wanted variants; each method checks its own settings.
 func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
@@ -281,25 +311,13 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 	for i, u := range setup.Updates {
 		requests[i] = u.String()
 	}
-	wanted := map[string][]string{} // method name → its wanted variants
-	for _, v := range strings.Split(c.variants, ",") {
-		v = strings.TrimSpace(v)
-		m, ok := audit.MethodOfVariant(v)
-		if !ok {
-			return nil, nil, usagef("--variants: %q: want some of %s", v, strings.Join(audit.DemoVariantNames(), ","))
-		}
-		wanted[m.Name()] = append(wanted[m.Name()], v)
+	wanted, err := wantedVariants(c.variants)
+	if err != nil {
+		return nil, nil, err
 	}
 	var subjects []audit.Audited
 	for _, m := range audit.Methods() {
-		// in the method's own order, whatever the order of --variants
-		var vs []string
-		for _, v := range m.DemoVariants() {
-			if slices.Contains(wanted[m.Name()], v.Name) {
-				vs = append(vs, v.Name)
-			}
-		}
-		got, err := m.Demo(setup, vs, c.methodArgs)
+		got, err := m.Demo(setup, wanted(m), c.methodArgs)
 		if err != nil {
 			return nil, nil, usageError{fmt.Errorf("%s: %w", m.Name(), err)}
 		}

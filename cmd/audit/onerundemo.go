@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -47,14 +46,9 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{err}
 	}
-	wanted := map[string][]string{}
-	for _, v := range strings.Split(c.variants, ",") {
-		v = strings.TrimSpace(v)
-		m, ok := audit.MethodOfVariant(v)
-		if !ok {
-			return usagef("--variants: %q: want some of %s", v, strings.Join(audit.DemoVariantNames(), ","))
-		}
-		wanted[m.Name()] = append(wanted[m.Name()], v)
+	wanted, err := wantedVariants(c.variants)
+	if err != nil {
+		return err
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
@@ -65,12 +59,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	}
 	var all []audit.OneRunResult
 	for _, m := range audit.Methods() {
-		var vs []string
-		for _, v := range m.DemoVariants() {
-			if slices.Contains(wanted[m.Name()], v.Name) {
-				vs = append(vs, v.Name)
-			}
-		}
+		vs := wanted(m)
 		if len(vs) == 0 {
 			continue
 		}
@@ -100,10 +89,8 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 		}
 	}
 	rep.Summarize()
-	for _, f := range reports.ReportFormats {
-		if err := os.Remove(filepath.Join(c.out, "report."+f)); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
+	if err := removeReports(c.command, c.out); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", c.command, err)
