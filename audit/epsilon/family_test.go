@@ -165,6 +165,14 @@ func TestRanks(t *testing.T) {
 	if rt.Violated {
 		t.Fatalf("a model amid the references fails: %+v", rt)
 	}
+	// two references below the model: p ≥ 2/65 > t, whatever the tie-breaker (a threshold
+	// taken 3× too large, e^ε dropped, would fail it)
+	for seed := range uint64(50) {
+		rt, _ = Ranks([]float64{11.5}, refs, 1, 1e-3, 0.95, rand.New(rand.NewPCG(seed, 1)))
+		if rt.Violated || rt.Min < 2.0/65 {
+			t.Fatalf("a model above two references: %+v", rt)
+		}
+	}
 	if RanksNeeded(1, 1, 0.06, 0.95) != 0 {
 		t.Fatal("δ above the level still asks for references")
 	}
