@@ -8,6 +8,15 @@
 // threshold is chosen on held-out samples (Split) or with a correction that makes the
 // bounds simultaneous over every threshold (Bonferroni).
 //
+// Game.Family plays one split game over a pre-registered family of one-number
+// statistics (the deleted records' mean loss, a projection of the parameters, …): the
+// statistic and its threshold are chosen together on the selection half and ε is bounded
+// on the other, once, at the whole confidence; LowerBound's split game is a family of one.
+// Thresholds lie midway between adjacent scores. Ranks is the test for fewer models than
+// a game needs: the exact randomised rank p-value of each model's statistic among
+// reference models, compared with ((1 − confidence)/k − δ)/e^ε; it can show a violation,
+// never that a claim holds.
+//
 // Also here: the Gaussian-DP route (Game.GDP), TensorFlow Privacy's ratio bounds
 // (RatioLowerBound), the NeurIPS 2023 unlearning competition's per-example ε and
 // forgetting score (Competition, checked against the official scorer's outputs to 1e-6).
