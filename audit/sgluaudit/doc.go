@@ -11,7 +11,9 @@
 //
 // Beyond the formulas: Subject and Check audit an SGLU deployment on real data, with the
 // certificate, an exact oracle (QuadraticOracle: the same rows and epochs on a quadratic
-// loss, where the laws are Gaussian) and the empirical distinguishing game side by side;
+// loss, where the laws are Gaussian), the noise the implementation injects (its own runs on
+// a zero-feature twin of the data, where the law is exactly N(0, v_s·I), tested two-sided
+// so half or double the variance FAILs) and the empirical distinguishing game side by side;
 // PaperSettings, Table3Paper and the Fig. 3d grid hold the paper's experiment constants;
 // Experiment runs its Fig. 3a/3b/3c on a real train/test split.
 //

@@ -63,6 +63,9 @@ func ExampleCheck() {
 	// epochs per removal: [1 1]
 	// PASS sglu/certificate
 	// PASS sglu/exact-oracle
+	// PASS sglu/noise
+	//   power: would catch a 2× violation with probability 1.00; catches ≥ 1.25× violations with 80 % power
+	// PASS sglu/coupled-replay
 	// INCONCLUSIVE sglu/empirical/epsilon-lower-bound
 	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.04× violations with 80 % power; about 9876 trials per side would catch 2× with 80 % power
 	// INCONCLUSIVE sglu/empirical/membership

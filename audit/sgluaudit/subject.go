@@ -56,6 +56,8 @@ type Subject struct {
 	final        *reference.Dataset // the final data, in slot order
 	replacements []reference.Record
 	fp           string
+	bug          bug     // a negative control's planted bug (controls.go); none in a real audit
+	staleFactor  float64 // the stale-epochs control's σ multiple
 }
 
 // New validates the setup, fixes B and the replacement records, and runs the accountant.
@@ -245,10 +247,14 @@ func (s *Subject) certified(ks []int) []float64 {
 
 // Name is "sglu/b=128" or "sglu/full-batch".
 func (s *Subject) Name() string {
+	name := fmt.Sprintf("sglu/b=%d", s.problem.Batch)
 	if s.problem.Batch == s.problem.N {
-		return "sglu/full-batch"
+		name = "sglu/full-batch"
 	}
-	return fmt.Sprintf("sglu/b=%d", s.problem.Batch)
+	if s.bug != none {
+		name += "~" + string(s.bug)
+	}
+	return name
 }
 
 // Fingerprint identifies the configuration beyond the claim.
@@ -267,7 +273,14 @@ func (s *Subject) Needed() []int { return s.needed }
 func (s *Subject) Certified() []float64 { return s.eps }
 
 func (s *Subject) params() sglu.Params {
-	return sglu.Params{Problem: s.problem, Sigma: s.setup.Sigma, Epochs: s.setup.Epochs, Init: sglu.ZeroInit, Removal: sglu.ReplaceRemoval}
+	sigma := s.setup.Sigma
+	switch s.bug {
+	case halfNoise:
+		sigma /= math.Sqrt2
+	case staleSigma:
+		sigma /= 2
+	}
+	return sglu.Params{Problem: s.problem, Sigma: sigma, Epochs: s.setup.Epochs, Init: sglu.ZeroInit, Removal: sglu.ReplaceRemoval}
 }
 
 // Unlearned learns T epochs on D with the fixed B, then serves each removal (its fixed
@@ -286,10 +299,12 @@ func (s *Subject) Unlearned(ctx context.Context, st reference.Streams) (referenc
 		return reference.Release{}, err
 	}
 	for i, id := range s.setup.Removals {
-		if err := m.Replace(id, s.replacements[i]); err != nil {
-			return reference.Release{}, err
+		if s.bug != noUnlearning {
+			if err := m.Replace(id, s.replacements[i]); err != nil {
+				return reference.Release{}, err
+			}
 		}
-		if err := m.Epochs(ctx, s.ks[i], r); err != nil {
+		if err := m.Epochs(ctx, s.runEpochs(i), r); err != nil {
 			return reference.Release{}, err
 		}
 	}
@@ -365,17 +380,28 @@ type Options struct {
 	Attacks audit.Attacks
 }
 
-// Check returns the three views of an SGLU audit side by side: the certificate recomputed
-// from the data's constants; the exact oracle, which runs the same n, b, σ, η, m, slots and
+// Check returns the views of an SGLU audit side by side: the certificate recomputed from
+// the data's constants; the exact oracle, which runs the same n, b, σ, η, m, slots and
 // epochs on the quadratic surrogate f(θ; x) = (m/2)‖θ − x‖² of the same rows, where the
-// laws are Gaussian and the divergence is exact, and compares it with the bound; and the
+// laws are Gaussian and the divergence is exact, and compares it with the bound; the noise
+// the implementation injects, measured two-sided on a zero-feature twin (noise.go); and the
 // empirical distinguishing game on the published models of the trials.
 func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
 	conf := opt.Confidence
 	if conf == 0 {
 		conf = 0.95
 	}
-	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding()}
+	// The noise check costs a few runs, so it is held to a 20× smaller false-alarm rate:
+	// it adds at most a twentieth of 1 − conf to an honest subject's chance of a FAIL.
+	noise, err := s.noiseFinding(ctx, opt.Seed, 1-(1-conf)/20)
+	if err != nil {
+		return nil, err
+	}
+	coupled, err := s.coupledFinding(ctx, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
 		if err != nil {
@@ -499,10 +525,12 @@ func (s *Subject) unlearnedEnsemble(ctx context.Context, seed uint64, indices []
 		return nil, err
 	}
 	for i, id := range s.setup.Removals {
-		if err := u.Replace(id, s.replacements[i]); err != nil {
-			return nil, err
+		if s.bug != noUnlearning {
+			if err := u.Replace(id, s.replacements[i]); err != nil {
+				return nil, err
+			}
 		}
-		if err := u.Epochs(ctx, s.ks[i]); err != nil {
+		if err := u.Epochs(ctx, s.runEpochs(i)); err != nil {
 			return nil, err
 		}
 	}
