@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,7 +95,8 @@ func TestShardFromEnv(t *testing.T) {
 }
 
 // A sharded Run runs only its part's trials, into its checkpoint; the parts' trials are
-// the whole run's, and a ResumeOnly run over the merged file runs nothing and returns them.
+// the whole run's (merged from their parent folder or from the parts named one by one),
+// and a ResumeOnly run over the merged file runs nothing and returns them.
 // ResumeOnly with a trial missing refuses, naming it.
 func TestEngineShardsAndResumeOnly(t *testing.T) {
 	ctx := context.Background()
@@ -127,25 +129,40 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 	if _, err := (Engine{Shard: Shard{0, 3}}).Run(ctx, counting(-1), 7, 11); err == nil {
 		t.Error("a sharded run without a checkpoint was accepted")
 	}
-	set, err := MergeShards([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if err := set.WriteCheckpoints(out); err != nil {
-		t.Fatal(err)
+	// The parts merge alike whether given as their parent folder or one by one, out of
+	// order (merging puts them in part order).
+	slices.Reverse(dirs)
+	var out string
+	for _, given := range [][]string{{dir}, dirs} {
+		set, err := MergeShards(given)
+		if err != nil {
+			t.Fatalf("merge %v: %v", given, err)
+		}
+		if len(set.Shards) != 3 {
+			t.Fatalf("merge %v: %d parts, want 3", given, len(set.Shards))
+		}
+		for i, f := range set.Shards {
+			if want := (Shard{i, 3}); f.Shard != want || f.Dir != filepath.Join(dir, want.Name()) {
+				t.Errorf("merge %v: part %d is %s from %s", given, i, f.Shard, f.Dir)
+			}
+		}
+		out = t.TempDir()
+		if err := set.WriteCheckpoints(out); err != nil {
+			t.Fatal(err)
+		}
+		sub := counting(-1)
+		got, err := Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}.Run(ctx, sub, 7, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sub.runs.Load() != 0 {
+			t.Errorf("merge %v: the resumed run ran %d trials", given, sub.runs.Load())
+		}
+		if diff := cmp.Diff(whole, got); diff != "" {
+			t.Errorf("merge %v: merged parts differ from the whole run:\n%s", given, diff)
+		}
 	}
 	sub := counting(-1)
-	got, err := Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}.Run(ctx, sub, 7, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sub.runs.Load() != 0 {
-		t.Errorf("the resumed run ran %d trials", sub.runs.Load())
-	}
-	if diff := cmp.Diff(whole, got); diff != "" {
-		t.Errorf("merged parts differ from the whole run:\n%s", diff)
-	}
 	if _, err := (Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}).Run(ctx, sub, 7, 13); err == nil || !strings.Contains(err.Error(), "trials 11, 12") {
 		t.Errorf("ResumeOnly with trials 11 and 12 missing: %v", err)
 	}

@@ -58,28 +58,27 @@ func TestReservoirRetrainEquivalenceExact(t *testing.T) {
 			rec int
 		}{{false, 1}, {false, 3}, {true, 4}}},
 	}
-	for _, c := range cases {
-		members := slices.Clone(c.start)
-		// the joint law over slot tuples, encoded as base-10 digits
-		law := map[int]*big.Rat{}
-		var fresh func(members []int) map[int]*big.Rat
-		fresh = func(members []int) map[int]*big.Rat {
-			out := map[int]*big.Rat{}
-			p := big.NewRat(1, int64(len(members)*len(members)*len(members)))
-			for _, x := range members {
-				for _, y := range members {
-					for _, z := range members {
-						k := x*100 + y*10 + z
-						if out[k] == nil {
-							out[k] = new(big.Rat)
-						}
-						out[k].Add(out[k], p)
+	// fresh is the law of B independent uniform draws from members: a fresh bootstrap
+	// sample, with the slot tuples encoded as base-10 digits.
+	fresh := func(members []int) map[int]*big.Rat {
+		out := map[int]*big.Rat{}
+		p := big.NewRat(1, int64(len(members)*len(members)*len(members)))
+		for _, x := range members {
+			for _, y := range members {
+				for _, z := range members {
+					k := x*100 + y*10 + z
+					if out[k] == nil {
+						out[k] = new(big.Rat)
 					}
+					out[k].Add(out[k], p)
 				}
 			}
-			return out
 		}
-		law = fresh(members)
+		return out
+	}
+	for _, c := range cases {
+		members := slices.Clone(c.start)
+		law := fresh(members) // the joint law over slot tuples
 		for _, st := range c.steps {
 			next := map[int]*big.Rat{}
 			if st.add {

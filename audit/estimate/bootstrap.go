@@ -2,7 +2,6 @@ package estimate
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -104,11 +103,4 @@ func quantile(sorted []float64, p float64) float64 {
 		return hi
 	}
 	return lo + (h-float64(i))*(hi-lo)
-}
-
-// resample fills idx with n draws with replacement from 0..n−1.
-func resample(idx []int, n int, r *rand.Rand) {
-	for i := range idx {
-		idx[i] = r.IntN(n)
-	}
 }

@@ -273,23 +273,6 @@ func (s *sampler) fill(dst *mat.Dense, r *rand.Rand) {
 	}
 }
 
-func gather(dst *mat.Dense, src mat.Matrix, idx []int) {
-	if s, ok := src.(mat.RawMatrixer); ok {
-		raw := s.RawMatrix()
-		for i, j := range idx {
-			copy(dst.RawRowView(i), raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols])
-		}
-		return
-	}
-	_, d := src.Dims()
-	for i, j := range idx {
-		row := dst.RawRowView(i)
-		for c := range d {
-			row[c] = src.At(j, c)
-		}
-	}
-}
-
 // Projected estimates D_α(A‖B) on one dimension: it fits the Fisher direction
 // u = Σ̂⁻¹(μ̂_A − μ̂_B) (pooled Ledoit–Wolf covariance) on the first half of each sample,
 // projects the second halves on u, and fits univariate Gaussians there. Fitting and

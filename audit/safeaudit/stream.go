@@ -408,13 +408,12 @@ func (e *evaluator) attacker(ctx context.Context, m multiclass.Network, w []floa
 
 // theoryState follows SAFE against its theorems along the stream.
 type theoryState struct {
-	c      StreamConfig
-	u      *safe.Unlearner
-	w0     []float64
-	stars  [][]float64 // w₀*, w₁*, …
-	out    SAFETheory
-	wNorm  float64
-	gNorms float64
+	c     StreamConfig
+	u     *safe.Unlearner
+	w0    []float64
+	stars [][]float64 // w₀*, w₁*, …
+	out   SAFETheory
+	wNorm float64
 }
 
 func newTheory(ctx context.Context, c StreamConfig, u *safe.Unlearner, w0 []float64) (*theoryState, error) {

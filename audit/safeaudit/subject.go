@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -48,8 +47,6 @@ type Subject struct {
 	sigma   float64
 	fp      string
 	deleted []int
-	once    sync.Once
-	err     error
 }
 
 // roundRecord is what the subject measured after one round, for the checks.

@@ -44,7 +44,7 @@ func DistSizesWithPartitions(n int, xi, I float64, partitions int) (B, K int, a 
 		errs = append(errs, fmt.Errorf("bootstrap size B = %d is below n = %d (ξ ≥ 1 is needed)", B, n))
 	}
 	if a < I {
-		errs = append(errs, fmt.Errorf("K·n² = %d·%d² < B² = %d² (a = %.4g < I = %g; ξ ≤ 4/3 is needed)", K, n, B, a, I))
+		errs = append(errs, fmt.Errorf("partitions too few: K·n² = %d·%d² < B² = %d² (a = %.4g < I = %g; ξ ≤ 4/3 is needed)", K, n, B, a, I))
 	}
 	return B, K, a, errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package d2d
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -56,7 +57,7 @@ func TestGoldenTheorem45(t *testing.T) {
 	if err != nil || Bi < n || ai < p["I"] || Bi%Ki != 0 {
 		t.Errorf("integer sizes B=%d K=%d a=%v: %v", Bi, Ki, ai, err)
 	}
-	if _, _, _, err := DistSizes(100, 1.5, 1); err == nil {
-		t.Error("ξ = 1.5 > 4/3 makes K n² < B²; DistSizes must refuse it")
+	if _, _, _, err := DistSizes(100, 1.5, 1); err == nil || !strings.Contains(err.Error(), "partitions too few: K·n² = ") {
+		t.Errorf("ξ = 1.5 > 4/3 makes K n² < B²; DistSizes must refuse it, saying so: %v", err)
 	}
 }

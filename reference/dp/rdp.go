@@ -51,10 +51,7 @@ func DefaultOrders() []float64 {
 	for a := 1.25; a < 10; a += 0.25 {
 		out = append(out, a)
 	}
-	for _, a := range []float64{10, 12, 14, 16, 20, 24, 28, 32, 48, 64, 128, 256} {
-		out = append(out, a)
-	}
-	return out
+	return append(out, 10, 12, 14, 16, 20, 24, 28, 32, 48, 64, 128, 256)
 }
 
 // CurveToDP converts a Rényi curve α ↦ ε_R(α) to (ε, δ) by taking the best order in the

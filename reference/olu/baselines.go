@@ -2,7 +2,6 @@ package olu
 
 import (
 	"context"
-	"math"
 	"slices"
 )
 
@@ -71,14 +70,4 @@ func DiscardRestart(ctx context.Context, c Config, stream []Cost, sched Schedule
 // OGD is plain online gradient descent over the stream: the learner with no requests.
 func OGD(ctx context.Context, c Config, stream []Cost) (*Run, error) {
 	return c.online(ctx, stream, nil, nil)
-}
-
-// finite reports whether every coordinate is finite.
-func finite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package olu
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -125,11 +126,13 @@ func TestDiscardRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		i := rapid.IntRange(1, len(pr.sched)).Draw(t, "i")
-		ref, err := DiscardRestart(ctx, cfg, Without(pr.stream, pr.sched, i), pr.sched)
-		if err == nil {
-			t.Fatal("a schedule deleting ⊥ rounds accepted") // the reference's deleted rounds are gone
+		// DiscardRestart refuses the reference: its first request names a round already ⊥.
+		// discardAt restarts at the same rounds without the requests.
+		_, err = DiscardRestart(ctx, cfg, Without(pr.stream, pr.sched, i), pr.sched)
+		if want := fmt.Sprintf("request 1: f_%d is already ⊥", pr.sched[0].U); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("a schedule deleting ⊥ rounds: %v, want an error with %q", err, want)
 		}
-		ref, err = discardAt(ctx, cfg, Without(pr.stream, pr.sched, i), pr.sched.Taus())
+		ref, err := discardAt(ctx, cfg, Without(pr.stream, pr.sched, i), pr.sched.Taus())
 		if err != nil {
 			t.Fatal(err)
 		}
