@@ -112,15 +112,23 @@ func Thm4SetPaper(p Thm4Params, m int) (float64, error) {
 	return float64(m) * (c1 + worst), nil
 }
 
-// CodeBound is the bound the official code computes (utils/perturbation.py, spec hf §3.12):
-// T = n(epochs+1)/|𝓑| (one epoch too many, not rounded), the paper's c1 multiplied by
-// (1 − q)² (it divides by 1 − q where the code multiplies), and c2 at ρ^{|𝓑|}q^{|𝓑|} for
-// every record, times m/|𝓑|. At the paper's LR settings it is 0.093 where Eq. 56 gives 413.
+// CodeSteps are the step count and batches per epoch the official code puts into its bound
+// (utils/perturbation.py, spec hf §3.12): T = n(epochs+1)/|𝓑|, one epoch too many and not
+// rounded up, and B = ⌈n/|𝓑|⌉ (the code's math.ceil(n/args.batch_size)).
+func CodeSteps(n, epochs, batchSize int) (T float64, B int) {
+	return float64(n) * float64(epochs+1) / float64(batchSize), (n + batchSize - 1) / batchSize
+}
+
+// CodeBound is the bound the official code computes (utils/perturbation.py, spec hf §3.12),
+// at CodeSteps' T and B: the paper's c1 multiplied by (1 − q)² (it divides by 1 − q where
+// the code multiplies), and c2 with ρ^B·q^B for every record where the paper has
+// ρ^{B−b(u)−1}q^{b(u)}, times m/|𝓑|. At the paper's LR settings it is 0.093 where Eq. 56
+// gives 413.
 func CodeBound(lr, clip, q, rho float64, n, epochs, batchSize, m int) float64 {
-	T := float64(n) * float64(epochs+1) / float64(batchSize)
-	B := float64(batchSize)
+	T, nb := CodeSteps(n, epochs, batchSize)
+	B := float64(nb)
 	first := 2 * lr * lr * clip * ((math.Pow(rho, T)-math.Pow(q, T))/(rho-q) - (math.Pow(rho, T)-math.Pow(q, 2*T))/(rho-q*q)) * (1 - q)
-	second := 2 * lr * clip * float64(m) / B * (math.Pow(rho, T) - math.Pow(q, T)) / (math.Pow(rho, B) - math.Pow(q, B)) * math.Pow(rho, B) * math.Pow(q, B)
+	second := 2 * lr * clip * float64(m) / float64(batchSize) * (math.Pow(rho, T) - math.Pow(q, T)) / (math.Pow(rho, B) - math.Pow(q, B)) * math.Pow(rho, B) * math.Pow(q, B)
 	return first + second
 }
 

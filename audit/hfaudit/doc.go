@@ -9,9 +9,10 @@
 //     forms (the closed forms divide by ρ − q), with RemainderScale for the rigorous
 //     reading of the proof's unproven remainder step;
 //   - CodeBound: what the official code computes instead (one epoch too many, a factor
-//     (1 − q)² off, every record at batch position B), 0.093 where Eq. 56 gives 413 at the
-//     paper's own settings, against a measured error of about 0.21 — the paper's bound is
-//     vacuous there and the code's is not a bound of the same quantity;
+//     (1 − q)² off, ρ^B·q^B for every record with B = ⌈n/|𝓑|⌉; CodeSteps), 0.093 where
+//     Eq. 56 gives 413 at the paper's own settings, against a measured error of about
+//     0.21 — the paper's bound is vacuous there and the code's is not a bound of the same
+//     quantity;
 //   - ERMExcessRisk, GDDistanceBound, ExcessRiskBound (Lemma 9, Lemma 10, Theorem 6) and
 //     DeletionCapacity, computed where the paper states only an order;
 //     ExcessRiskBoundRegularized repairs Eq. 77, which charges the noise as if the

@@ -167,7 +167,7 @@ func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 		{Key: "c2", Value: c2, Note: "gradient-mismatch term at b(u) = 0, Eq. 56"},
 		{Key: "theorem4_set", Value: set, Note: "m·(c1 + c2(0))"},
 		{Key: "simplified", Value: Thm4Simplified(p), Note: "Eq. 57 (+Inf unless q < ρ)"},
-		{Key: "code_bound", Value: code, Note: "utils/perturbation.py: T = n(E+1)/|𝓑|, c1·(1−q)², every record at |𝓑|"},
+		{Key: "code_bound", Value: code, Note: "utils/perturbation.py: T = n(E+1)/|𝓑|, c1·(1−q)², ρ^B·q^B for every record, B = ⌈n/|𝓑|⌉"},
 		{Key: "bound", Value: bound, Note: source},
 		{Key: "sigma", Value: sigma, Note: "analytic Gaussian mechanism at the bound, ε, δ"},
 	}

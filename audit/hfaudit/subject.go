@@ -143,7 +143,7 @@ func fingerprint(header string, s Setup) string {
 // readingSource says which bound sized the noise, for the claim and the findings.
 func (s *Subject) readingSource() string {
 	if s.setup.Reading == CodeReading {
-		return "the official code's bound (utils/perturbation.py, spec hf §3.12): T = n(E+1)/|𝓑|, c1·(1 − q)², every record at position |𝓑|, ρ = 1 (its power iteration's value), not Theorem 4"
+		return "the official code's bound (utils/perturbation.py, spec hf §3.12): T = n(E+1)/|𝓑|, c1·(1 − q)², ρ^B·q^B for every record (B = ⌈n/|𝓑|⌉), ρ = 1 (its power iteration's value), not Theorem 4"
 	}
 	return "Theorem 4 in its set form m·(c1 + c2(0)) (Eq. 56), G and ρ a priori"
 }
@@ -207,7 +207,7 @@ func (s *Subject) Claim() audit.Claim {
 	reading := s.readingSource()
 	boundFormula := "m·(c1 + c2(0))"
 	if s.setup.Reading == CodeReading {
-		boundFormula = "code: 2η²G[(ρ^T−q^T)/(ρ−q) − (ρ^T−q^{2T})/(ρ−q²)](1−q) + 2ηG(m/|𝓑|)(ρ^T−q^T)ρ^{|𝓑|}q^{|𝓑|}/(ρ^{|𝓑|}−q^{|𝓑|})"
+		boundFormula = "code: 2η²G[(ρ^T−q^T)/(ρ−q) − (ρ^T−q^{2T})/(ρ−q²)](1−q) + 2ηG(m/|𝓑|)(ρ^T−q^T)ρ^B·q^B/(ρ^B−q^B), T = n(E+1)/|𝓑|, B = ⌈n/|𝓑|⌉"
 	}
 	return audit.Claim{
 		Method:    "Hessian-Free online certified unlearning (mini-batch SGD, per-record statistics by Hessian–vector products)",
