@@ -18,9 +18,10 @@ import (
 // trials' secret models (known exactly) and whose noise is what the implementation really
 // added (measured from published − secret). The check
 //
-//  1. tests the noise: on each side, that it is not weaker than the calibrated σ (a
-//     one-sided chi-square bound) and that it is centred on the secret model (an F test);
-//     across sides, that both add noise of one scale (an F test);
+//  1. tests the noise: on each side, that its scale is the calibrated σ (a two-sided
+//     chi-square test: weaker noise voids the certificate, stronger noise is not the
+//     mechanism certified) and that it is centred on the secret model (an F test); across
+//     sides, that both add noise of one scale (an F test);
 //  2. bounds D_α between the two published laws at the worst trial. When the noise tests
 //     accept the equal-noise model the theorem analyses, the interval comes from the pooled
 //     variance (noise stronger than calibrated only lowers the divergence); otherwise it is
@@ -29,7 +30,7 @@ import (
 //  3. converts the distance of means to the exact (ε, δ) of the Gaussian mechanism.
 //
 // Verdicts follow the package rule; in addition, a rejected noise test is a FAIL: the
-// release is not the mechanism the certificate analysed. The five tests share the
+// release is not the mechanism the certificate analysed. The tests share the
 // false-alarm budget 1 − Confidence (Bonferroni).
 type GaussianRelease struct {
 	Prefix     string  // check identifier prefix, e.g. "d2d"
@@ -183,9 +184,11 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 		worst = math.Max(worst, reference.Distance(tr.Unlearned.Secret, other))
 	}
 
-	// Five model tests share 1 − conf (Bonferroni): on each side, noise not weaker than σ
-	// (one-sided) and centred on the secret model; across sides, equal noise scales.
-	a := (1 - conf) / 5
+	// The model tests share 1 − conf (Bonferroni, seven shares of a): on each side, the
+	// noise scale equal to the calibrated σ (two-sided, 2a: weaker noise voids the
+	// certificate, stronger means the release is not the mechanism certified) and centred
+	// on the secret model (a); across sides, equal noise scales (a).
+	a := (1 - conf) / 7
 	sig2 := g.Sigma * g.Sigma
 	var failures []string
 	sides := []struct {
@@ -197,6 +200,10 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 		if s.iv.Upper < sig2 {
 			failures = append(failures, fmt.Sprintf("%s side: noise σ̂ = %.4g, its %.4g%% upper bound %.4g is below the calibrated σ = %.4g",
 				s.name, math.Sqrt(s.st.ss/float64(n*d)), 100*(1-a), math.Sqrt(s.iv.Upper), g.Sigma))
+		}
+		if s.iv.Lower > sig2 {
+			failures = append(failures, fmt.Sprintf("%s side: noise σ̂ = %.4g, its %.4g%% lower bound %.4g is above the calibrated σ = %.4g: not the mechanism certified",
+				s.name, math.Sqrt(s.st.ss/float64(n*d)), 100*(1-a), math.Sqrt(s.iv.Lower), g.Sigma))
 		}
 		if p := s.st.centredPValue(); p < a {
 			failures = append(failures, fmt.Sprintf("%s side: published models are not centred on the secret model (F-test p = %.3g)", s.name, p))
