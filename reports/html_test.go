@@ -45,8 +45,10 @@ func TestHTML(t *testing.T) {
 func TestControlsRendered(t *testing.T) {
 	r := sample()
 	before := r.Summary
-	r.Controls = []Control{{Subject: "x", Name: "weak-noise", Bug: "a tenth of the noise", Verdict: "FAIL", Caught: true, CaughtBy: []string{"x/fail"}},
-		{Subject: "x", Name: "no-unlearning", Bug: "ignores requests", Verdict: "PASS", Closest: "x/radius measured 0.05 against its bound 0.4 (0.125 of it)"}}
+	r.Controls = []Control{{Subject: "x", Name: "weak-noise", Bug: "a tenth of the noise", Verdict: "FAIL", Caught: true, CaughtBy: []string{"x/fail"},
+		Checks: []ControlCheck{{Check: "x/fail", Verdict: "FAIL", Trials: 40}, {Check: "x/radius", Verdict: "PASS"}}},
+		{Subject: "x", Name: "no-unlearning", Bug: "ignores requests", Verdict: "PASS", Closest: "x/radius measured 0.05 against its bound 0.4 (0.125 of it)",
+			Checks: []ControlCheck{{Check: "x/radius", Verdict: "PASS"}, {Check: "x/game", Verdict: "INCONCLUSIVE", Trials: 200}}}}
 	r.Summarize()
 	if r.Summary != before {
 		t.Fatalf("controls changed the summary: %+v → %+v", before, r.Summary)
@@ -63,7 +65,15 @@ func TestControlsRendered(t *testing.T) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
-	for _, want := range []string{`<table id="controls-table">`, "<b>not caught</b>; closest: x/radius measured 0.05", "<code>x/fail</code>"} {
+	// the detection matrix: columns in first-seen order, a check not run on a control "—"
+	for _, want := range []string{"| control | `x/fail` | `x/radius` | `x/game` |", "| weak-noise | **FAIL (40)** | pass | — |", "| no-unlearning | — | pass | inconclusive |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks the matrix row %q", want)
+		}
+	}
+	for _, want := range []string{`<table id="controls-table">`, "<b>not caught</b>; closest: x/radius measured 0.05", "<code>x/fail</code>",
+		`<table class="detection"><tr><th>control</th><th><code>x/fail</code></th><th><code>x/radius</code></th><th><code>x/game</code></th></tr>`,
+		"<tr><td>weak-noise</td><td>FAIL (40)</td><td>pass</td><td>—</td></tr>"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("html lacks %q", want)
 		}

@@ -170,6 +170,27 @@ func (r *Report) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Subject, c.Name, cell(c.Bug), c.Verdict, by)
 		}
 		b.WriteString("\n")
+		for _, m := range r.DetectionMatrices() {
+			if len(m.Checks) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "**Detection matrix, %s**: each check's verdict on each planted bug; a FAIL gives the trials (or runs) it used.\n\n| control |", cell(m.Subject))
+			for _, c := range m.Checks {
+				fmt.Fprintf(&b, " `%s` |", cell(c))
+			}
+			b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Checks)) + "\n")
+			for i, c := range m.Rows {
+				fmt.Fprintf(&b, "| %s |", cell(c.Name))
+				for _, v := range m.Cells[i] {
+					if strings.HasPrefix(v, "FAIL") {
+						v = "**" + v + "**"
+					}
+					fmt.Fprintf(&b, " %s |", v)
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

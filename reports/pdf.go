@@ -211,6 +211,19 @@ func (r *Report) PDF(w io.Writer) error {
 			}
 			para(9, "", fmt.Sprintf("%s, %s (%s): %s — %s", c.Subject, c.Name, c.Bug, c.Verdict, by))
 		}
+		for _, m := range r.DetectionMatrices() {
+			if len(m.Checks) == 0 {
+				continue
+			}
+			para(10, "B", "Detection matrix, "+m.Subject+": each check's verdict on each planted bug; a FAIL gives the trials (or runs) it used.")
+			for i, c := range m.Rows {
+				var cells []string
+				for j, v := range m.Cells[i] {
+					cells = append(cells, m.Checks[j]+" "+v)
+				}
+				para(9, "", c.Name+": "+strings.Join(cells, "; "))
+			}
+		}
 	}
 	if err := p.Error(); err != nil {
 		return fmt.Errorf("render pdf: %w", err)

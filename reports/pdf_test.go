@@ -21,6 +21,8 @@ func TestPDF(t *testing.T) {
 	r.Subjects[0].Findings[2].Scores = audit.SummarizeScores("projection", []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
 	r.Subjects[0].Findings[0].Traces = []Trace{{Name: "distance to θ*_i", BoundName: "radius", Requests: []int{1, 2, 3},
 		Values: []Number{1e-6, 2e-6, 0}, Bound: []Number{1e-2, 1e-2, 2e-2}}}
+	r.Controls = []Control{{Subject: "x", Name: "weak-noise", Bug: "a tenth of the noise", Verdict: "FAIL", Caught: true, CaughtBy: []string{"x/fail"},
+		Checks: []ControlCheck{{Check: "x/fail", Verdict: "FAIL", Trials: 40}, {Check: "x/radius", Verdict: "PASS"}}}}
 	var a, b bytes.Buffer
 	if err := r.PDF(&a); err != nil {
 		t.Fatal(err)
@@ -54,7 +56,9 @@ func TestPDF(t *testing.T) {
 		"D_α ≤ α·0.0175", "[FAIL] required, release — broken", "no (power 0.01 against 2×", "replace one record of D",
 		// the plots: their titles, axes and captions
 		"histogram: projection", "ROC (log–log): projection", "false-positive rate (retrained called unlearned)",
-		"x/pass, request by request: distance to θ*_i (solid) against radius (dashed)", "request", "1e-6", "— measured"} {
+		"x/pass, request by request: distance to θ*_i (solid) against radius (dashed)", "request", "1e-6", "— measured",
+		// the controls and their detection matrix
+		"weak-noise (a tenth of the noise): FAIL — caught by x/fail", "Detection matrix, x", "weak-noise: x/fail FAIL (40); x/radius pass"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the PDF's text lacks %q:\n%s", want, text)
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,6 +97,72 @@ type Control struct {
 	// its measurement and bound: far inside the bound means the bug does not break the
 	// claim on this data (no sound audit could fail it), near it that more trials might.
 	Closest string `json:"closest,omitempty"`
+	// Checks are the verdicts of every check on the control, in the order the subject's
+	// check returns them: a row of the detection matrix.
+	Checks []ControlCheck `json:"checks,omitempty"`
+}
+
+// ControlCheck is one check's verdict on a negative control and the trials (or runs) it
+// used: a cell of the detection matrix.
+type ControlCheck struct {
+	Check   string `json:"check"`
+	Verdict string `json:"verdict"`
+	Trials  int    `json:"trials,omitempty"`
+}
+
+// DetectionMatrix is the controls of one subject against the checks that ran on them.
+type DetectionMatrix struct {
+	Subject string
+	Checks  []string   // the columns, in first-seen order
+	Rows    []Control  // the subject's controls
+	Cells   [][]string // Cells[i][j]: "FAIL (n)", "pass", "inconclusive" or "—" (not run)
+}
+
+// DetectionMatrices groups the controls by subject: for every planted bug, which check
+// caught it and at how many trials — the evidence that the audit can fail.
+func (r *Report) DetectionMatrices() []DetectionMatrix {
+	var out []DetectionMatrix
+	at := map[string]int{}
+	for _, c := range r.Controls {
+		i, ok := at[c.Subject]
+		if !ok {
+			i = len(out)
+			at[c.Subject] = i
+			out = append(out, DetectionMatrix{Subject: c.Subject})
+		}
+		m := &out[i]
+		for _, cc := range c.Checks {
+			if !slices.Contains(m.Checks, cc.Check) {
+				m.Checks = append(m.Checks, cc.Check)
+			}
+		}
+		m.Rows = append(m.Rows, c)
+	}
+	for i := range out {
+		m := &out[i]
+		for _, c := range m.Rows {
+			row := make([]string, len(m.Checks))
+			for j := range row {
+				row[j] = "—"
+			}
+			for _, cc := range c.Checks {
+				j := slices.Index(m.Checks, cc.Check)
+				switch audit.Verdict(cc.Verdict) {
+				case audit.Fail:
+					row[j] = "FAIL"
+					if cc.Trials > 0 {
+						row[j] = fmt.Sprintf("FAIL (%d)", cc.Trials)
+					}
+				case audit.Pass:
+					row[j] = "pass"
+				default:
+					row[j] = "inconclusive"
+				}
+			}
+			m.Cells = append(m.Cells, row)
+		}
+	}
+	return out
 }
 
 // NewControl converts a control's findings, decided under the real subject's claim.
@@ -105,6 +172,7 @@ func NewControl(subject, name, bug string, c audit.Claim, fs []audit.Finding) Co
 		if f.Verdict == audit.Fail {
 			out.CaughtBy = append(out.CaughtBy, f.Check)
 		}
+		out.Checks = append(out.Checks, ControlCheck{Check: f.Check, Verdict: string(f.Verdict), Trials: f.Trials})
 	}
 	out.Caught = out.Verdict == string(audit.Fail)
 	if !out.Caught {
