@@ -9,8 +9,10 @@
 // Attacks:
 //   - LiRA (Carlini et al. 2022): TrainShadows trains shadow models by the caller's recipe
 //     on balanced random halves, FitLiRA fits per-example Gaussians to the IN and OUT
-//     scores, and LiRA.Statistic scores a target model (online or offline; the reference
-//     code's median centre and fixed-variance variant are options, labelled as such).
+//     scores, and LiRA.Statistic scores a target model (online or offline, with or without
+//     a fixed variance). The default is the paper's fit (mean centre, sample standard
+//     deviation); the reference code's median centre and its formulas (np.std's ddof 0,
+//     its fixed variance, its two-sided offline statistic) are options, labelled as such.
 //   - U-LiRA (Hayes et al. 2024) for unlearning: IN is "trained with x, then unlearned",
 //     OUT is "retrained without x"; accuracy near 50 % means x was forgotten.
 //   - DifferenceScores, the model-difference attack on the before/after pair of a deletion.

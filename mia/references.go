@@ -83,9 +83,9 @@ func FitReferences(refs *mat.Dense, in [][]bool) (*ReferenceFit, error) {
 		if len(bufOut) < 2 {
 			return nil, fmt.Errorf("LiRA with references: record %d has %d OUT reference(s); want at least 2", k, len(bufOut))
 		}
-		f.muOut[k], f.sdOut[k] = fit(bufOut, Median)
+		f.muOut[k], f.sdOut[k] = fit(bufOut, Median, false)
 		if len(bufIn) >= 2 {
-			f.muIn[k], f.sdIn[k] = fit(bufIn, Median)
+			f.muIn[k], f.sdIn[k] = fit(bufIn, Median, false)
 			f.online[k] = true
 		}
 	}

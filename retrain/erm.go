@@ -44,7 +44,12 @@ type Result struct {
 	HessVecs    int
 }
 
-// ErrNotConverged is wrapped when the solver stops above the tolerance.
+// ErrNotConverged is wrapped when the solver stops above the tolerance: its iteration
+// budget spent, or stalled at the rounding floor of the gradient (which, for data of large
+// scale, can lie above the tolerance asked for). The Result returned with it is still the
+// point reached, feasible, with that point's residual, so a caller that can live with a
+// larger residual can use it; the solver itself never calls a residual above
+// Options.Tolerance converged.
 var ErrNotConverged = errors.New("exact minimiser did not reach the tolerance")
 
 // Minimize returns θ* = argmin_{‖θ‖ ≤ R} f_D(θ) for an L2-regularised generalised linear
@@ -98,24 +103,18 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 	if obj.Loss().Regularization() > 0 || hi == 0 || math.IsInf(radius, 1) {
 		// Strongly convex (or trivially solved): the unconstrained solve is well conditioned.
 		loTheta = make([]float64, d)
-		if err := s.solve(loTheta, 0); err != nil {
-			return Result{}, err
-		}
+		s.solve(loTheta, 0)
 		interior = reference.Norm(loTheta) <= radius
 		if !interior {
 			hiTheta = slices.Clone(loTheta)
-			if err := s.solve(hiTheta, hi); err != nil {
-				return Result{}, err
-			}
+			s.solve(hiTheta, hi)
 		}
 	} else {
 		// λ = 0: the unconstrained problem may have no minimiser (separable classes), and
 		// Newton would then walk off towards infinity for a hundred steps. Bracket μ from
 		// above instead, lowering it a decade at a time from the point known to be inside.
 		hiTheta = make([]float64, d)
-		if err := s.solve(hiTheta, hi); err != nil {
-			return Result{}, err
-		}
+		s.solve(hiTheta, hi)
 		cur := slices.Clone(hiTheta)
 		// Below μ = tol/(2R) a θ(μ) inside the ball is already an answer: ∇f = −μθ there,
 		// so ‖∇f‖ ≤ μR ≤ tol/2. Lowering μ further only moves θ along directions whose
@@ -123,9 +122,7 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 		// push out to the sphere (‖θ_null‖ ≈ ‖∇f_null‖/μ) and so off the minimiser.
 		floor := max(hi*1e-12, opt.Tolerance/(2*radius))
 		for mu := hi / 10; mu >= floor; mu /= 10 {
-			if err := s.solve(cur, mu); err != nil {
-				return Result{}, err
-			}
+			s.solve(cur, mu)
 			if reference.Norm(cur) > radius {
 				lo, loTheta = mu, cur
 				break
@@ -135,9 +132,7 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 		}
 		if loTheta == nil { // inside the ball down to μ ≈ 0: look at μ = 0 itself
 			clear(cur) // from θ = 0 (see coldStart)
-			if err := s.solve(cur, 0); err != nil {
-				return Result{}, err
-			}
+			s.solve(cur, 0)
 			lo, loTheta = 0, cur
 			interior = reference.Norm(cur) <= radius
 		}
@@ -172,9 +167,7 @@ func minimize(obj *reference.Objective, radius float64, opt Options) (Result, er
 		if coldStart {
 			clear(cur)
 		}
-		if err := s.solve(cur, mu); err != nil {
-			return Result{}, err
-		}
+		s.solve(cur, mu)
 		p := psi(cur)
 		if p < 0 { // norm too large: μ too small
 			lo, psiLo = mu, p
@@ -281,7 +274,7 @@ const (
 // gradients on the quadratic model inside the trust region, stopping at a relative
 // residual of min(0.1, √‖∇F‖) (superlinear convergence near the optimum), at the region's
 // edge, or on a direction of no curvature (a singular Hessian when λ = μ = 0).
-func (s *solver) solve(theta []float64, mu float64) error {
+func (s *solver) solve(theta []float64, mu float64) {
 	tol := s.opt.Tolerance / 10
 	if mu > 0 {
 		tol = math.Min(tol, s.opt.Tolerance*(s.obj.Loss().Regularization()+mu)/10)
@@ -292,7 +285,7 @@ func (s *solver) solve(theta []float64, mu float64) error {
 	f0 := s.value(theta, mu)
 	for range s.opt.MaxIterations {
 		if gn <= tol {
-			return nil
+			return
 		}
 		s.steps++
 		h := s.obj.CurvatureAt(theta)
@@ -300,7 +293,7 @@ func (s *solver) solve(theta []float64, mu float64) error {
 		boundary := s.steihaug(h, mu, radius, cgTol)
 		step := reference.Norm(s.s)
 		if step == 0 {
-			return nil // no direction left within rounding: Minimize judges the residual
+			return // no direction left within rounding: Minimize judges the residual
 		}
 		// predicted decrease −(gᵀs + ½sᵀHs); with the CG residual r = −g − Hs that is
 		// −½(gᵀs − rᵀs), which needs no further product
@@ -319,7 +312,7 @@ func (s *solver) solve(theta []float64, mu float64) error {
 			}
 			if stalls++; stalls >= 3 {
 				s.gradNorm(theta, mu)
-				return nil // rounding floor reached; Minimize judges the residual
+				return // rounding floor reached; Minimize judges the residual
 			}
 			radius = shrinkFactor * step
 			s.gradNorm(theta, mu)
@@ -340,10 +333,10 @@ func (s *solver) solve(theta []float64, mu float64) error {
 			gn = s.gradNorm(theta, mu)
 		}
 		if radius < 1e-14*(1+reference.Norm(theta)) {
-			return fmt.Errorf("minimise %s: trust region collapsed at ‖∇‖=%.3g: %w", s.obj.Loss().Name(), gn, ErrNotConverged)
+			return // the region collapsed: no step makes progress; Minimize judges the residual
 		}
 	}
-	return nil // Minimize judges the residual
+	// the budget is spent; Minimize judges the residual
 }
 
 // steihaug approximately minimises the model gᵀs + ½sᵀ(H + μI)s over ‖s‖ ≤ radius by

@@ -166,6 +166,12 @@ func (s *Subject) release(w []float64, r interface{ NormFloat64() float64 }) ref
 	return reference.Release{Published: pub, Secret: slices.Clone(w)}
 }
 
+// rho is the Rényi curve the claim certifies beside (ε, δ): the Gaussian mechanism with
+// L2 sensitivity W and noise N(0, σ²I) has D_α ≤ α·W²/(2σ²) for every α > 1, so
+// ρ = W²/(2σ²); at Theorem 2(iii)'s σ = W√(2 ln(1.25/δ))/ε that is ε²/(4 ln(1.25/δ)),
+// whatever W is. The claim and the release check both take it from here.
+func (s *Subject) rho() float64 { return 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma) }
+
 // Claim is Theorem 2(iii) with its derivation.
 func (s *Subject) Claim() audit.Claim {
 	c := s.setup
@@ -175,7 +181,7 @@ func (s *Subject) Claim() audit.Claim {
 		Guarantee: "(ε, δ)-approximate unlearning",
 		Required:  audit.StateHolding,
 		Epsilon:   c.Epsilon, Delta: c.Delta,
-		Rho:      0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
+		Rho:      s.rho(),
 		Relation: fmt.Sprintf("SAFE's model after the last of %d rounds plus N(0, σ²I), against the exact retrain on the records left plus the same noise (Definition 1 as the spec fixes it: the paper compares with a deterministic retrain, which no noised release can meet)", len(c.Stream)),
 		Assumptions: []string{
 			"every parameter vector involved has norm at most W (W = ‖w₀‖ here, the spec's default; the algorithm does not enforce it)",
@@ -261,7 +267,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		}
 	}
 	fs = append(fs, sens, recF, stepF)
-	rel, err := audit.GaussianRelease{Prefix: "safe", Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
+	rel, err := audit.GaussianRelease{Prefix: "safe", Sigma: s.sigma, Rho: s.rho(),
 		Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf}.Check(results)
 	if err != nil {
 		return nil, fmt.Errorf("safe check: %w", err)

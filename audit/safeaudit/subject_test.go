@@ -2,6 +2,7 @@ package safeaudit
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -91,6 +92,42 @@ func TestReferencePasses(t *testing.T) {
 	}
 	if sens := fs["safe/certificate/sensitivity"]; len(sens.Traces) != 1 || !(sens.Measured > 0) {
 		t.Errorf("sensitivity finding %+v", sens)
+	}
+	// the release check holds D_2 against the claim's curve α·ρ at α = 2, with ρ Theorem
+	// 2(iii)'s ε²/(4 ln(1.25/δ)) (see TestClaimRhoIsTheorem2s): 2/(4 ln 125 000)
+	close(t, "the Rényi finding's bound α·ρ", fs["safe/release/renyi"].Bound, 2*0.021301851552944288, 1e-12)
+}
+
+// The claim's Rényi curve is Theorem 2(iii)'s Gaussian mechanism (spec safe §2.1 step 7,
+// §3.6): noise N(0, σ²I) at L2 sensitivity W has D_α ≤ α·W²/(2σ²), so ρ = W²/(2σ²), and
+// at the theorem's σ = W·√(2 ln(1.25/δ))/ε that is ε²/(4 ln(1.25/δ)) whatever W is. Spec
+// vectors, by Python's math: ε = 1, δ = 1e-5 gives 1/(4 ln 125 000) =
+// 0.021301851552944288; ε = 0.5, δ = 1e-6 gives 0.0044519937248608645. The claim's own
+// derivation (W, σ) must give the same ρ. A ρ doubled (or halved) anywhere is off by a
+// factor 2, far outside the rounding allowed (1e-12 relative).
+func TestClaimRhoIsTheorem2s(t *testing.T) {
+	s := instance(t)
+	other := s.setup
+	other.Epsilon, other.Delta = 0.5, 1e-6
+	s2, err := New(context.Background(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    *Subject
+		want float64
+	}{{s, 0.021301851552944288}, {s2, 0.0044519937248608645}} {
+		claim := c.s.Claim()
+		close(t, fmt.Sprintf("ρ at ε = %g, δ = %g", claim.Epsilon, claim.Delta), claim.Rho, c.want, 1e-12)
+		step := map[string]float64{}
+		for _, d := range claim.Derivation {
+			step[d.Quantity] = d.Value
+		}
+		W, sigma := step["W"], step["σ"]
+		if !(W > 0 && sigma > 0) {
+			t.Fatalf("the claim's derivation has W = %v, σ = %v", W, sigma)
+		}
+		close(t, "ρ against W²/(2σ²) of the claim's derivation", claim.Rho, W*W/(2*sigma*sigma), 1e-12)
 	}
 }
 

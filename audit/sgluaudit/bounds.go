@@ -74,7 +74,7 @@ type NonConvergent struct {
 
 // NonConvergentTerms are A1 = (2R)²c^{2Tn/b}/(2s²) and A2 = Z²c^{2Kn/b}/(2s²) with
 // Z = 2R·c^{Tn/b} + min(F_T·2ηM/b, 2R_cap): Theorem 3.2's bound is
-// ε(α) = (α − ½)/(α − 1)·2α·(A1 + A2).
+// ε(α) = (α − ½)/(α − 1)·2α·(A1 + A2) (NonConvergentCoefficient).
 func NonConvergentTerms(sigma float64, p sglu.Problem, K int, nc NonConvergent, v sglu.Variance) (A1, A2 float64) {
 	return nonConvergentTerms(NonConvergentZ(p, nc), sigma, p, K, nc, v)
 }
@@ -104,14 +104,34 @@ func nonConvergentTerms(z, sigma float64, p sglu.Problem, K int, nc NonConvergen
 	return A1, A2
 }
 
+// NonConvergentCoefficient is Theorem 3.2 (finite learning, fixed batches) as the
+// coefficient B of its bound ε(α) = B·α(α − ½)/(α − 1). The weak triangle inequality with
+// p = q = 2 gives ε ≤ (α − ½)/(α − 1)·(ε1(2α) + ε2(2α)), and ε1(a) + ε2(a) = a·(A1 + A2)
+// (NonConvergentTerms), so B = 2(A1 + A2): the 2 is the order 2α at which both terms are
+// taken. This is the one place the theorem's arithmetic lives: UnlearnEpsilonNonConvergent
+// evaluates the bound at α, sglu.BestEpsilonWeakTriangle converts B to (ϵ, δ), and the
+// searches, the sequential accountant, the subject's claim, `bounds sglu --variant finite`
+// and the experiments all take B from here.
+func NonConvergentCoefficient(sigma float64, p sglu.Problem, K int, nc NonConvergent, v sglu.Variance) float64 {
+	return nonConvergentCoefficient(NonConvergentZ(p, nc), sigma, p, K, nc, v)
+}
+
+// nonConvergentCoefficient is NonConvergentCoefficient with the W∞ distance Z given
+// (Theorem 3.11's recursion passes its Z_s).
+func nonConvergentCoefficient(z, sigma float64, p sglu.Problem, K int, nc NonConvergent, v sglu.Variance) float64 {
+	A1, A2 := nonConvergentTerms(z, sigma, p, K, nc, v)
+	return 2 * (A1 + A2)
+}
+
 // UnlearnEpsilonNonConvergent is Theorem 3.2 (finite learning, fixed batches), through
-// the weak triangle inequality with p = q = 2: ε ≤ (α − ½)/(α − 1)·(ε1(2α) + ε2(2α)).
+// the weak triangle inequality with p = q = 2: ε ≤ (α − ½)/(α − 1)·(ε1(2α) + ε2(2α)) =
+// B·α(α − ½)/(α − 1), B = NonConvergentCoefficient.
 func UnlearnEpsilonNonConvergent(alpha, sigma float64, p sglu.Problem, K int, nc NonConvergent, v sglu.Variance) float64 {
 	if K < 1 || alpha <= 1 {
 		return math.Inf(1)
 	}
-	A1, A2 := NonConvergentTerms(sigma, p, K, nc, v)
-	return (alpha - 0.5) / (alpha - 1) * 2 * alpha * (A1 + A2)
+	// (α − ½)/(α − 1)·α·B: the order of the earlier 2α·(A1 + A2) form, to the bit (×2 is exact)
+	return (alpha - 0.5) / (alpha - 1) * alpha * NonConvergentCoefficient(sigma, p, K, nc, v)
 }
 
 // ZBPerIterationSampling is the W∞ bound when batches are re-sampled at every step

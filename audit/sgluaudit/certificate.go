@@ -222,8 +222,7 @@ func certificate(variant string, args audit.Args) ([]audit.Row, error) {
 		add("init_radius", initRadius, "R of the 2R·c^{Tn/b} terms")
 		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonNonConvergent(a, s, p, K, nc, v) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			A1, A2 := NonConvergentTerms(s, p, K, nc, v)
-			return sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
+			return sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(s, p, K, nc, v), delta, r)
 		}
 	case "sequential":
 		add("variant", "sequential", sgluSource+"Thm 3.11 (W∞ recursion; the printed appendix loop is unsound, spec FLAG)")
@@ -314,8 +313,7 @@ func certificate(variant string, args audit.Args) ([]audit.Row, error) {
 	}
 	if f.variant == "finite" && ft == ProofFT {
 		nc := NonConvergent{T: f.epochs, InitRadius: initRadius, FT: PrintedFT}
-		A1, A2 := NonConvergentTerms(sigma, p, K, nc, v)
-		e2, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
+		e2, _ := sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(sigma, p, K, nc, v), delta, r)
 		add("epsilon_printed_ft", e2, "ϵ with the printed F_T, which the proof does not give (spec FLAG)")
 	}
 	return rows, nil

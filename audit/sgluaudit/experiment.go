@@ -287,8 +287,7 @@ func (c ExperimentConfig) fig3a(ctx context.Context, data *experimentData) ([]Me
 			T := c.burnin(b)
 			pc := p
 			pc.Radius = math.Inf(1)
-			A1, A2 := NonConvergentTerms(sigma, pc, 1, NonConvergent{T: 1, InitRadius: 0}, sglu.PaperVariance)
-			cert, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, sglu.NonConvergentAlphas)
+			cert, _ := sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(sigma, pc, 1, NonConvergent{T: 1, InitRadius: 0}, sglu.PaperVariance), delta, sglu.NonConvergentAlphas)
 			name := fmt.Sprintf("SGLU b=%d", p.Batch)
 			if b == 0 {
 				name = "SGLU full batch"

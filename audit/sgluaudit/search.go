@@ -41,8 +41,7 @@ func BestDPEpsilon(f func(alpha float64) float64, delta float64, r sglu.AlphaRan
 // The printed algorithm adds 2R·c^{Tn/b} to ε2 instead of to Z and returns K + 1.
 func LeastKNonConvergent(target, delta, sigma float64, p sglu.Problem, nc NonConvergent, v sglu.Variance, r sglu.AlphaRange) (int, error) {
 	ok := func(K int) bool {
-		A1, A2 := NonConvergentTerms(sigma, p, K, nc, v)
-		eps, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
+		eps, _ := sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(sigma, p, K, nc, v), delta, r)
 		return eps <= target
 	}
 	return sglu.LeastEpochs(ok, fmt.Sprintf("ϵ̂ = %v at δ = %v with σ = %v", target, delta, sigma))
@@ -126,12 +125,10 @@ func Table3Sigma(p sglu.Problem, target float64) (float64, error) {
 // request it is Theorem 3.2 and LeastKNonConvergent exactly. The composition is ours, of
 // the paper's own lemmas; the paper states the sequential case only under convergence.
 func SequentialNonConvergent(target, delta, sigma float64, p sglu.Problem, nc NonConvergent, requests int, v sglu.Variance, r sglu.AlphaRange) (Ks []int, eps []float64, err error) {
-	A1, _ := NonConvergentTerms(sigma, p, 1, nc, v)
 	z := NonConvergentZ(p, nc)
 	for s := range requests {
 		conv := func(K int) float64 {
-			_, A2 := nonConvergentTerms(z, sigma, p, K, nc, v)
-			e, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), delta, r)
+			e, _ := sglu.BestEpsilonWeakTriangle(nonConvergentCoefficient(z, sigma, p, K, nc, v), delta, r)
 			return e
 		}
 		K, err := sglu.LeastEpochs(func(K int) bool { return conv(K) <= target },

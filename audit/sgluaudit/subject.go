@@ -234,12 +234,10 @@ func BurnIn(p sglu.Problem, frac float64) int {
 // certified is what each request certifies when the deployment runs ks: Theorem 3.2 along
 // Theorem 3.11's recursion (SequentialNonConvergent with the epochs given).
 func (s *Subject) certified(ks []int) []float64 {
-	A1, _ := NonConvergentTerms(s.setup.Sigma, s.problem, 1, s.nc, sglu.PaperVariance)
 	z := NonConvergentZ(s.problem, s.nc)
 	out := make([]float64, len(ks))
 	for i, k := range ks {
-		_, A2 := nonConvergentTerms(z, s.setup.Sigma, s.problem, k, s.nc, sglu.PaperVariance)
-		out[i], _ = sglu.BestEpsilonWeakTriangle(2*(A1+A2), s.delta, sglu.NonConvergentAlphas)
+		out[i], _ = sglu.BestEpsilonWeakTriangle(nonConvergentCoefficient(z, s.setup.Sigma, s.problem, k, s.nc, sglu.PaperVariance), s.delta, sglu.NonConvergentAlphas)
 		z = s.problem.NextZ(z, k)
 	}
 	return out

@@ -95,8 +95,7 @@ func TestSequentialNonConvergentOneRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	A1, A2 := NonConvergentTerms(s.Sigma, sub.problem, K, sub.nc, sglu.PaperVariance)
-	want, _ := sglu.BestEpsilonWeakTriangle(2*(A1+A2), sub.delta, sglu.NonConvergentAlphas)
+	want, _ := sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(s.Sigma, sub.problem, K, sub.nc, sglu.PaperVariance), sub.delta, sglu.NonConvergentAlphas)
 	if sub.Needed()[0] != K || sub.Certified()[0] != want {
 		t.Fatalf("sequential: K %v ϵ %v; Theorem 3.2: K %d ϵ %v", sub.Needed(), sub.Certified(), K, want)
 	}
