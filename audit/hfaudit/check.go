@@ -28,9 +28,10 @@ type Options struct {
 //   - certificate: σ recomputed from Δ̂, and which bound Δ̂ is (Theorem 4, or the code's);
 //   - implementation: the measured approximation error ‖w^{-U}_T − w̄‖ of every trial (the
 //     secret models) against the Δ̂ σ is sized for — Theorem 4 is vacuous by orders of
-//     magnitude, the code's bound may be too small, and the finding shows which; and,
-//     replaying the first trial, the per-record gradients against the a priori G,
-//     Lemma 2's drift, Lemma 3's contraction and Theorem 1's additivity (lemmaFindings);
+//     magnitude, the code's bound may be too small, and the finding shows which; HF's
+//     relative error on the first trial, below 1 (relativeError); and, replaying the
+//     first trial, the per-record gradients against the a priori G, Lemma 2's drift,
+//     Lemma 3's contraction and Theorem 1's additivity (lemmaFindings);
 //   - release: the divergence of the published laws at the measured error
 //     (audit.GaussianRelease);
 //   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease),
@@ -66,6 +67,13 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		return nil, err
 	}
 	fs = append(fs, errF)
+	if len(s.rows) > 0 {
+		rel, err := s.relativeError(ctx, opt.Seed, results[0])
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, rel)
+	}
 	lemmas, err := s.lemmaFindings(ctx, opt.Seed, results[0].Index)
 	if err != nil {
 		return nil, err
@@ -108,6 +116,36 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		fs = append(fs, mem)
 	}
 	return fs, nil
+}
+
+// relativeError replays the first trial's learning and measures HF's relative error
+// ‖w^{-U}_T − w̄‖/‖w^{-U}_T − w_T‖ (spec hf §4.4, R2): the unlearned secret model's distance
+// to the retrain against the learned model's. It must be below 1 — the deletions moved the
+// model towards the retrain — or Stage III did no better than ignoring the requests. The
+// error check cannot see that: where the retrain's drift ‖w^{-U}_T − w_T‖ is itself below
+// Δ̂, publishing w_T is within the certificate, and only this comparison shows that the
+// requests were not served. An exact unlearning (error 0) passes whatever the drift.
+func (s *Subject) relativeError(ctx context.Context, seed uint64, first audit.TrialResult) (audit.Finding, error) {
+	st := reference.Streams{Seed: seed, Trial: first.Index}
+	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
+	if err != nil {
+		return audit.Finding{}, fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
+	}
+	errNorm := reference.Distance(first.Unlearned.Secret, first.Retrained.Secret)
+	drift := reference.Distance(tr.Final, first.Retrained.Secret)
+	ratio := 0.0
+	if errNorm > 0 {
+		ratio = errNorm / drift // +Inf when the retrain did not move and HF did
+	}
+	v := audit.Fail
+	if ratio < 1 {
+		v = audit.Pass
+	}
+	return audit.Finding{Check: "hf/implementation/relative-error", Kind: audit.Implementation, Verdict: v,
+		Title:    "HF's relative error ‖w^{-U}_T − w̄‖/‖w^{-U}_T − w_T‖ on the first trial (below 1: the unlearned model nearer the retrain than the learned model)",
+		Measured: ratio, Bound: 1, Comparison: "<", Confidence: 1, Trials: 1,
+		Detail: fmt.Sprintf("trial %d: the unlearned secret model is %.4g from the paper-rule retrain, the learned model w_T (replayed) %.4g; a ratio of 1 or more means the deletions did not move the model towards the retrain (spec hf §4.4, R2)",
+			first.Index, errNorm, drift)}, nil
 }
 
 // krylovSteps caps the Lanczos steps the contraction check takes per batch Hessian.

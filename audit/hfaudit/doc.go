@@ -32,8 +32,22 @@
 // Lemma 3's contraction estimated from below by Lanczos on the batch Hessians, Theorem 1's
 // additivity), the published laws' divergence (audit.GaussianRelease) and the
 // distinguishing game.
+// Check also holds HF's relative error ‖w^{-U}_T − w̄‖/‖w^{-U}_T − w_T‖ on the first trial
+// below 1 (spec hf §4.4, R2): where the retrain's drift from w_T is itself below Δ̂, as on
+// the demo under both readings, a Stage III that does nothing is within the certificate,
+// and only this comparison shows that the requests were not served.
+//
 // Method registers HF with the front ends: demo variants "hf" and "hf-code" (two-class
 // softmax on the demo's data) and "audit bounds hf".
+//
+// # Negative controls
+//
+// Controls are mutants of a subject with one realistic bug, audited by the subject's own
+// Check, which must FAIL them ("audit demo --variants hf,hf-code --controls"):
+// half-noise (noise of half the calibrated variance) and stale-m (σ sized for the first
+// request's single deletion, not for the m served) are caught by the release checks'
+// noise tests; deletions-ignored (Stage III skipped, w_T published with the right noise)
+// only by the relative error, since its release is within the claimed (ε, δ).
 //
 // # Reproductions
 //

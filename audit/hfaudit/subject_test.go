@@ -61,7 +61,7 @@ func TestReferencePasses(t *testing.T) {
 	for _, reading := range []Reading{PaperBound, CodeReading} {
 		s := instance(t, reading)
 		fs := checked(t, s, 40)
-		for _, name := range []string{"hf/certificate/sigma", "hf/implementation/error", "hf/implementation/gradient-bound", "hf/implementation/drift",
+		for _, name := range []string{"hf/certificate/sigma", "hf/implementation/error", "hf/implementation/relative-error", "hf/implementation/gradient-bound", "hf/implementation/drift",
 			"hf/implementation/contraction", "hf/implementation/additivity", "hf/release/renyi", "hf/release/exact-epsilon", "hf/empirical/epsilon-lower-bound", "hf/empirical/membership"} {
 			if _, ok := fs[name]; !ok {
 				t.Fatalf("%s: no finding %s", s.Name(), name)
