@@ -11,9 +11,10 @@ import (
 // Every negative control FAILs its subject's own audit, with the check that should catch
 // it among the FAILing ones, while the honest subject, on the same seed and trials, does
 // not FAIL those checks. The published-model check is deterministic (rounding only: the
-// honest subject never FAILs it); the release checks are statistical at 0.95, their noise
-// tests sharing 0.05 (Bonferroni), so the honest subject FAILs them with probability at
-// most 0.05 — with these fixed seeds it does not.
+// honest subject never FAILs it); the release checks are statistical at 0.95: their five
+// noise tests share 0.05 (Bonferroni), and their intervals' false FAIL needs a divergence
+// near the claim, far above the honest one here, so the honest subject FAILs them with
+// probability at most about 0.05 — with these fixed seeds it does not.
 func TestControlsCaught(t *testing.T) {
 	s := instance(t)
 	// the attacks are left out: no control is meant for them, and their power simulation
