@@ -49,6 +49,25 @@
 // implementation (the recursion and the step's length every round), the release, the
 // distinguishing game and the membership attack, and the streaming finding: the paper's
 // SVC attack on the published model against fresh non-members, with RA, FA, TA and MIA of
-// the noiseless models traced per round beside the retrain's. Method registers SAFE with
-// the front ends: the demo variant "safe", "audit bounds safe" and the reproduction.
+// the noiseless models traced per round beside the retrain's. Besides the subject's own
+// run, it checks what every trial publishes: its model before noise must be SAFE's step
+// w₀ − γ·g_T/‖g_T‖, with γ recomputed from W, K and T and g_T from the records left and
+// the deleted records' targets (safe/implementation/published, two-sided, to rounding).
+//
+// Controls are the subject's negative controls, SAFE with one planted bug each, audited by
+// the subject's Check, which must FAIL them ("audit demo --controls"):
+//
+//   - half-variance: the noise published with half Theorem 2(iii)'s variance — caught by
+//     the release checks' noise test (safe/release/renyi, safe/release/exact-epsilon) and,
+//     in the demo, by the distinguishing game;
+//   - update-skipped: the last round's request not served, the model from before it
+//     published with the right noise — in the demo caught by safe/implementation/published
+//     only: the shift from the retrain stays far below W, so at the certified σ the release
+//     still meets the claim and neither the release checks nor the attacks can see it;
+//   - stale-horizon: the step γ = √W/(K√T) sized with T = 1 instead of the stream's T,
+//     every step √T times too long — caught by safe/implementation/published (the shift
+//     stays below W, so the sensitivity and release checks do not).
+//
+// Method registers SAFE with the front ends: the demo variant "safe" (with its controls),
+// "audit bounds safe" and the reproduction.
 package safeaudit

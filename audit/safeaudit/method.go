@@ -180,5 +180,5 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 	opt := Options{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
 	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, res []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, sub, res, opt)
-	}}}, nil
+	}, Controls: Controls(sub, opt)}}, nil
 }

@@ -216,7 +216,9 @@ type Options struct {
 //   - certificate: σ recomputed; the shift between SAFE's noiseless model and the exact
 //     retrain, round by round, against the sensitivity W that σ is sized for;
 //   - implementation: the retention recursion against the gradient recomputed on the
-//     records left, and the step's length against γ, every round;
+//     records left, and the step's length against γ, every round; and every trial's
+//     published model before noise against SAFE's step recomputed for the requests served
+//     (publishedFinding);
 //   - release: the published laws' divergence at the measured shift (GaussianRelease);
 //   - empirical: the distinguishing game and the membership attack, as the attacks ask;
 //   - stream: the paper's SVC membership attack on the noiseless models round by round,
@@ -267,6 +269,9 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 		}
 	}
 	fs = append(fs, sens, recF, stepF)
+	if pub, ok := s.publishedFinding(results); ok {
+		fs = append(fs, pub)
+	}
 	rel, err := audit.GaussianRelease{Prefix: "safe", Sigma: s.sigma, Rho: s.rho(),
 		Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf}.Check(results)
 	if err != nil {
