@@ -59,8 +59,8 @@ func TestBoundsSpecVectors(t *testing.T) {
 	const d, n, eps, I, xi = 10.0, 1000.0, 1.0, 5.0, 1.2
 	e := (4 - 3*xi) / 2
 	for _, c := range []struct {
-		name               string
-		row                d2daudit.Table1Row
+		name                string
+		row                 d2daudit.Table1Row
 		acc, iters, retrain float64
 	}{
 		{"PGD, SC", d2daudit.Table1PGDSC, d * math.Exp(-I) / (eps * eps * n * n), I, I + math.Log(eps*n/math.Sqrt(d))},
