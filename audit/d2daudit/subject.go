@@ -143,9 +143,6 @@ func (s *Subject) Setup() Setup { return s.setup }
 // Final is 𝒟_k, the dataset after every request.
 func (s *Subject) Final() *reference.Dataset { return s.final }
 
-// Universe holds every record present in some 𝒟_i: the rows the constants must cover.
-func (s *Subject) Universe() *reference.Dataset { return s.universe }
-
 // Unlearned learns on 𝒟₀, serves every request, and returns the last release. The noise
 // of round i comes from the stream "d2d/unlearned/publish/i". Outside Perfect mode the
 // secret model is the one every trial shares (see secrets), published with this trial's
