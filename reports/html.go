@@ -22,14 +22,7 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 		p, f, i := CountFindings(fs)
 		return [3]int{p, f, i}
 	},
-	"game": func(fs []Finding) *Finding {
-		for i := range fs {
-			if fs[i].Power != nil {
-				return &fs[i]
-			}
-		}
-		return nil
-	},
+	"game":              GameFinding,
 	"meaning":           verdictMeaning,
 	"shell":             ShellLine,
 	"histogram":         func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },

@@ -62,16 +62,12 @@ func (r *Report) Markdown(w io.Writer) error {
 	for _, s := range r.Subjects {
 		p, f, i := CountFindings(s.Findings)
 		game, power := "—", "—"
-		for _, x := range s.Findings {
-			if x.Power == nil {
-				continue
-			}
+		if x := GameFinding(s.Findings); x != nil { // the distinguishing game on the published models
 			game = x.Verdict
 			if !x.Required {
 				game += " (supporting)"
 			}
 			power = PowerVerdict(x.Power)
-			break // the first: the distinguishing game on the published models
 		}
 		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d | %s | %s |\n", s.Name, s.Verdict, p, f, i, game, power)
 	}

@@ -85,11 +85,8 @@ func (r *Report) PDF(w io.Writer) error {
 		var n [3]int
 		n[0], n[1], n[2] = CountFindings(s.Findings)
 		game := "—"
-		for _, f := range s.Findings {
-			if f.Power != nil {
-				game = f.Verdict + " · " + PowerVerdict(f.Power)
-				break
-			}
+		if f := GameFinding(s.Findings); f != nil {
+			game = f.Verdict + " · " + PowerVerdict(f.Power)
 		}
 		cells := []string{s.Name, s.Verdict, fmt.Sprint(n[0]), fmt.Sprint(n[1]), fmt.Sprint(n[2]), game}
 		for i, c := range cols {

@@ -165,6 +165,18 @@ func (r *Report) DetectionMatrices() []DetectionMatrix {
 	return out
 }
 
+// GameFinding is the subject's distinguishing game, the first empirical finding with a
+// stated power (the membership attack follows it); nil when there is none. Implementation
+// checks with a power of their own (SGLU's noise test) are not the game.
+func GameFinding(fs []Finding) *Finding {
+	for i := range fs {
+		if fs[i].Power != nil && fs[i].Kind == string(audit.Empirical) {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
 // NewControl converts a control's findings, decided under the real subject's claim.
 func NewControl(subject, name, bug string, c audit.Claim, fs []audit.Finding) Control {
 	out := Control{Subject: subject, Name: name, Bug: bug, Verdict: string(audit.Decide(c, fs))}

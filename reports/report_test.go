@@ -150,3 +150,29 @@ func TestNewControl(t *testing.T) {
 		t.Errorf("caught: %+v", c)
 	}
 }
+
+// The summary's "empirical game" column is the distinguishing game, never an
+// implementation check that states a power of its own (SGLU's noise test comes first
+// in its findings and PASSes with power): every format names the game's verdict.
+func TestGameColumnIsTheEmpiricalGame(t *testing.T) {
+	claim := audit.Claim{Method: "m", Epsilon: 1, Delta: 1e-6}
+	fs := []audit.Finding{
+		{Check: "x/noise", Title: "noise", Kind: audit.Implementation, Verdict: audit.Pass, Measured: 1, Bound: 1, Comparison: "=", Confidence: 0.99,
+			Power: &audit.Power{Against: 2, Power: 1, SmallestFactor: 1.25}},
+		{Check: "x/game", Title: "game", Kind: audit.Empirical, Verdict: audit.Inconclusive, Bound: 1, Comparison: "≤", Confidence: 0.95, Trials: 50, TrialsNeeded: 4000,
+			Power: &audit.Power{Against: 2, Power: 0.01, SmallestFactor: math.Inf(1), TrialsNeeded: 4000}},
+	}
+	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "demo", Seed: 7, Trials: 50, Confidence: 0.95,
+		Subjects: []Subject{NewSubject("x", claim, fs)}}
+	r.Summarize()
+	if g := GameFinding(r.Subjects[0].Findings); g == nil || g.Check != "x/game" {
+		t.Fatalf("game finding %+v; want x/game", g)
+	}
+	var md strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| INCONCLUSIVE | no (power 0.01") {
+		t.Errorf("markdown summary does not show the game's verdict:\n%s", md.String())
+	}
+}

@@ -355,13 +355,10 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	for _, s := range rep.Subjects {
 		p, f, i := reports.CountFindings(s.Findings)
 		game, power := "—", "—"
-		for _, x := range s.Findings {
-			if x.Power != nil { // the distinguishing game; the membership attack follows it in the report
-				game, power = x.Verdict+" (required)", reports.PowerVerdict(x.Power)
-				if !x.Required {
-					game = x.Verdict + " (supporting)"
-				}
-				break
+		if x := reports.GameFinding(s.Findings); x != nil {
+			game, power = x.Verdict+" (required)", reports.PowerVerdict(x.Power)
+			if !x.Required {
+				game = x.Verdict + " (supporting)"
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\t%s\t%s\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta, game, power)
