@@ -356,8 +356,9 @@ type Interval struct {
 }
 
 // Summary tallies the verdicts of every judged finding and, apart, of the reported ones.
-// Its verdict is the worst judged one: "—" when every finding is reported (nothing was
-// judged), INCONCLUSIVE when there are no findings at all.
+// Its verdict is the worst judged one: in an audit report, "—" when every finding is
+// reported (nothing was judged) and INCONCLUSIVE when there are no findings at all; in a
+// reproduction, INCONCLUSIVE whenever nothing was judged (Reproduction.Summarize).
 type Summary struct {
 	Verdict      string `json:"verdict"`
 	Pass         int    `json:"pass"`

@@ -8,13 +8,15 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// ReproductionSchema identifies the JSON layout of a Reproduction. v3: a finding may be
+// ReproductionSchema identifies the JSON layout of a Reproduction. v4: a run that judged
+// nothing is INCONCLUSIVE (v3 wrote "—" and passed it), and a passing "≤" finding states
+// its slack (Finding.Slack). v3: a finding may be
 // reported, not judged (a paper's claim), and the summary counts those apart from the
 // verdict; v2 counted every finding in the verdict and left it to the run to override. v2
 // brought one schema for every reproduction, curves (Datasets) and tables (Tables) alike;
 // v1 had curves only, and the table-shaped experiments wrote a schema of their own
 // (tables/v1).
-const ReproductionSchema = "unlearnaudit/reproduction/v3"
+const ReproductionSchema = "unlearnaudit/reproduction/v4"
 
 // A Reproduction is a paper experiment re-run, in one of two shapes or both: measured
 // curves along update sequences with the theorems' bounds beside them, per dataset
@@ -93,7 +95,9 @@ type CurvePoint struct {
 
 // Summarize sets each curve's verdict and the overall summary from the findings of the
 // curves and the tables. A curve with no findings (nothing it could be checked against) is
-// reported, not judged.
+// reported, not judged. The overall verdict is the worst judged finding's, and
+// INCONCLUSIVE when nothing was judged — no finding at all, or every one reported: a run
+// that judged nothing has shown nothing, so it never passes (Reproduced exits with it).
 func (r *Reproduction) Summarize() {
 	var all []Finding
 	for i := range r.Datasets {
@@ -110,6 +114,9 @@ func (r *Reproduction) Summarize() {
 		all = append(all, tb.Findings...)
 	}
 	r.Summary = summarize(all)
+	if !r.Summary.Judged() {
+		r.Summary.Verdict = string(audit.Inconclusive)
+	}
 }
 
 // ReportClaims marks every finding of the tables as reported, not judged, except those
@@ -199,8 +206,7 @@ func (d ReproducedDataset) Figure(title string) Figure {
 // checkpoint.
 func (r *Reproduction) Markdown(w io.Writer) error {
 	var b strings.Builder
-	judged := r.Summary.Judged() || len(r.Datasets) > 0
-	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, judged, r.Settings, r.Notes, r.Inputs)
+	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, r.Settings, r.Notes, r.Inputs)
 	writeTables(&b, r.Tables, r.Figures)
 	for _, d := range r.Datasets {
 		fmt.Fprintf(&b, "## %s\n\n%s: %d records × %d features; D₀ holds %d, and the sequence adds %d and deletes %d.\n\n",
@@ -255,19 +261,20 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 }
 
 // writeHeader renders what every experiment document opens with: title, provenance, the
-// overall verdict (when anything was judged), settings, notes and the input files.
-func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, judged bool, settings []Value, notes []string, inputs []Input) {
+// overall verdict (INCONCLUSIVE, said so, when nothing was judged), settings, notes and the
+// input files.
+func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, settings []Value, notes []string, inputs []Input) {
 	fmt.Fprintf(b, "# %s\n\n", title)
 	fmt.Fprintf(b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", tool.Name, tool.Version, schema, command, seed)
-	if judged {
+	if sum.Judged() {
 		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)
-		if sum.Reported != nil {
-			fmt.Fprintf(b, "; besides, reported, not judged: %s", sum.Reported)
-		}
-		b.WriteString("\n\n")
-	} else if sum.Reported != nil {
-		fmt.Fprintf(b, "**Nothing judged.** Reported, not judged: %s\n\n", sum.Reported)
+	} else {
+		fmt.Fprintf(b, "**Overall verdict: %s** (nothing judged: a run that judges no finding shows nothing)", sum.Verdict)
 	}
+	if sum.Reported != nil {
+		fmt.Fprintf(b, "; besides, reported, not judged: %s", sum.Reported)
+	}
+	b.WriteString("\n\n")
 	var set []string
 	for _, v := range settings {
 		set = append(set, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))

@@ -73,7 +73,7 @@ func TestReproductionRendering(t *testing.T) {
 // A paper's claims are reported, not judged: ReportClaims marks every table finding but
 // the judged ones; the summary's verdict comes from the judged findings alone and the
 // reported count apart; Markdown and text say so beside each reported verdict; a run with
-// nothing judged has the verdict "—" and completes (PASS), one with a judged failure fails.
+// nothing judged is INCONCLUSIVE (never PASS), one with a judged failure fails.
 func TestReportedClaims(t *testing.T) {
 	build := func(implVerdict string) *Reproduction {
 		r := &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T",
@@ -122,14 +122,50 @@ func TestReportedClaims(t *testing.T) {
 	r = build("PASS")
 	r.ReportClaims(nil)
 	r.Summarize()
-	if r.Summary.Verdict != NotJudged || r.Summary.Judged() || *r.Summary.Reported != (Tally{Pass: 1, Fail: 1, Inconclusive: 1}) {
+	if r.Summary.Verdict != "INCONCLUSIVE" || r.Summary.Judged() || *r.Summary.Reported != (Tally{Pass: 1, Fail: 1, Inconclusive: 1}) {
 		t.Fatalf("nothing judged: %+v %+v", r.Summary, r.Summary.Reported)
 	}
 	md.Reset()
-	if err := r.Markdown(&md); err != nil || !strings.Contains(md.String(), "**Nothing judged.** Reported, not judged: 1 pass, 1 fail, 1 inconclusive") || strings.Contains(md.String(), "Overall verdict") {
+	if err := r.Markdown(&md); err != nil || !strings.Contains(md.String(), "**Overall verdict: INCONCLUSIVE** (nothing judged: a run that judges no finding shows nothing); besides, reported, not judged: 1 pass, 1 fail, 1 inconclusive") {
 		t.Errorf("nothing judged, markdown:\n%s", md.String())
 	}
-	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "PASS" || strings.Contains(rep.Text, "overall:") {
-		t.Errorf("nothing judged: %v, %v, %q; want PASS without an overall verdict", rep.Verdict, err, rep.Text)
+	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "INCONCLUSIVE" || !strings.Contains(rep.Text, "overall: INCONCLUSIVE (nothing judged); reported, not judged: 1 pass, 1 fail, 1 inconclusive") {
+		t.Errorf("nothing judged: %v, %v, %q; want INCONCLUSIVE, said so", rep.Verdict, err, rep.Text)
+	}
+}
+
+// The one rule every reproduction's exit follows (Reproduced): a judged INCONCLUSIVE makes
+// the run INCONCLUSIVE even beside passes; no findings at all, only measurements, or only
+// reported findings are INCONCLUSIVE, never PASS; a judged FAIL fails. Reproduced
+// summarises itself, so a run that never called Summarize cannot pass by omission.
+func TestReproductionVerdictRule(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		findings []Finding
+		judged   func(string) bool
+		want     string
+	}{
+		{"no findings", nil, nil, "INCONCLUSIVE"},
+		{"only measurements", []Finding{{Check: "m", Kind: "measurement", Verdict: "PASS"}}, nil, "INCONCLUSIVE"},
+		{"only reported", []Finding{{Check: "c", Verdict: "PASS"}}, func(string) bool { return false }, "INCONCLUSIVE"},
+		{"an inconclusive beside passes", []Finding{{Check: "a", Verdict: "PASS"}, {Check: "b", Verdict: "INCONCLUSIVE"}}, nil, "INCONCLUSIVE"},
+		{"passes", []Finding{{Check: "a", Verdict: "PASS"}, {Check: "b", Verdict: "PASS"}}, nil, "PASS"},
+		{"a failure", []Finding{{Check: "a", Verdict: "INCONCLUSIVE"}, {Check: "b", Verdict: "FAIL"}}, nil, "FAIL"},
+	} {
+		r := NewReproduction("test", "x", "T")
+		r.Tables = []Table{{Name: "t", Columns: []string{"a"}, Rows: []TableRow{{Label: "r", Cells: []Cell{{Value: 1}}}}, Findings: c.findings}}
+		if c.judged != nil {
+			r.ReportClaims(c.judged)
+		}
+		rep, err := r.Reproduced("out", nil) // no Summarize: Reproduced must not rely on it
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if string(rep.Verdict) != c.want || r.Summary.Verdict != c.want {
+			t.Errorf("%s: verdict %s (summary %s), want %s", c.name, rep.Verdict, r.Summary.Verdict, c.want)
+		}
+		if c.want != "PASS" && !strings.Contains(rep.Text, "overall: "+c.want) {
+			t.Errorf("%s: the text does not say the verdict: %q", c.name, rep.Text)
+		}
 	}
 }
