@@ -68,6 +68,9 @@ func HashInputs(in []Input) ([]Input, error) {
 // verdict — the one rule every reproduction's exit follows: FAIL when a judged finding
 // failed, else INCONCLUSIVE when one was inconclusive or none was judged, else PASS.
 func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit.Reproduced, error) {
+	if err := r.checkPower(); err != nil {
+		return nil, err
+	}
 	r.Summarize()
 	js, err := r.JSON()
 	if err != nil {
@@ -83,6 +86,27 @@ func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit
 		files[name] = body
 	}
 	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: audit.Verdict(r.Summary.Verdict)}, nil
+}
+
+// checkPower refuses a reproduction with an empirical finding (Kind "empirical": an
+// attack on the published models) that states no power: judged or reported, it must say
+// what it could have caught in a structured Finding.Power, not in prose alone.
+func (r *Reproduction) checkPower() error {
+	var fs []Finding
+	for _, d := range r.Datasets {
+		for _, c := range d.Curves {
+			fs = append(fs, c.Findings...)
+		}
+	}
+	for _, tb := range r.Tables {
+		fs = append(fs, tb.Findings...)
+	}
+	for _, f := range fs {
+		if f.Kind == string(audit.Empirical) && f.Power == nil {
+			return fmt.Errorf("%s: empirical finding %s states no power", r.Experiment, f.Check)
+		}
+	}
+	return nil
 }
 
 // WriteText prints the reproduction for a terminal: per dataset a table of its curves and

@@ -338,6 +338,7 @@ type Power struct {
 	StdErr         Number `json:"power_stderr"`
 	SmallestFactor Number `json:"smallest_detectable_factor"`
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
+	Unit           string `json:"unit,omitempty"` // set: Against and SmallestFactor are amounts of it, not factors
 	Summary        string `json:"summary"`
 }
 
@@ -433,7 +434,7 @@ func NewFinding(f audit.Finding) Finding {
 	}
 	if p := f.Power; p != nil {
 		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
-			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Summary: p.Summary()}
+			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Summary: p.Summary()}
 	}
 	for _, e := range f.Estimates {
 		re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}

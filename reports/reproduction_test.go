@@ -169,3 +169,28 @@ func TestReproductionVerdictRule(t *testing.T) {
 		}
 	}
 }
+
+// Every empirical finding of a reproduction states its power in the structured field:
+// Reproduced refuses one that does not, in a table or on a curve, judged or reported.
+func TestReproductionEmpiricalNeedsPower(t *testing.T) {
+	attack := Finding{Check: "x/attack", Kind: "empirical", Verdict: "PASS"}
+	for _, c := range []struct {
+		name string
+		r    *Reproduction
+	}{
+		{"table", &Reproduction{Experiment: "x", Tables: []Table{{Name: "t", Findings: []Finding{attack}}}}},
+		{"curve", &Reproduction{Experiment: "x", Datasets: []ReproducedDataset{{Name: "d", Curves: []Curve{{Method: "m", Points: []CurvePoint{{}}, Findings: []Finding{attack}}}}}}},
+	} {
+		c.r.Schema, c.r.Tool = ReproductionSchema, Tool{Name: "unlearnaudit", Version: "test"}
+		c.r.ReportClaims(nil)
+		if _, err := c.r.Reproduced("out", nil); err == nil || !strings.Contains(err.Error(), "x/attack states no power") {
+			t.Errorf("%s: %v; want the powerless attack refused", c.name, err)
+		}
+	}
+	withPower := attack
+	withPower.Power = &Power{Against: 2, Power: 0.9, SmallestFactor: 1.5}
+	r := &Reproduction{Schema: ReproductionSchema, Experiment: "x", Tables: []Table{{Name: "t", Findings: []Finding{withPower}}}}
+	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "PASS" {
+		t.Errorf("with its power: %v, %v", rep, err)
+	}
+}

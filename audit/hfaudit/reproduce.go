@@ -11,6 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // PaperSeeds are the seven seeds of the paper's experiments (spec hf §5.1).
@@ -496,6 +497,10 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	}
 	f := audit.Finding{Check: "hf-mia/excess-auc", Title: "LiRA's AUC on the forgotten records: HF's noiseless model no higher than the retrain's", Kind: audit.Empirical,
 		Measured: res.ExcessAUC, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: res.Forgotten}
+	f.Power = audit.ExcessPower("excess AUC", audit.ExcessAgainst, res.Detectable, distuv.UnitNormal.Quantile(0.975), res.Forgotten)
+	if f.Power.TrialsNeeded > 0 {
+		f.Power.TrialsNeeded = res.ForgetForDetectable // the held-out records stay as they are
+	}
 	switch {
 	case res.ExcessLower > 0:
 		f.Verdict = audit.Fail
@@ -504,7 +509,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 		f.Verdict = audit.Pass
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown; with %d forgotten and %d held-out records an excess of %.3f would be caught with 80 %% power", res.ExcessAUC, res.ExcessLower, res.ExcessUpper, res.Forgotten, res.Heldout, res.Detectable)
 	default:
-		f.Verdict = audit.Inconclusive
+		f.Verdict, f.TrialsNeeded = audit.Inconclusive, f.Power.TrialsNeeded
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown, but %d forgotten records catch only an excess of %.3f with 80 %% power; about %d forgotten records (--fraction %.2g of a larger --train) would catch 0.1", res.ExcessAUC, res.ExcessLower, res.ExcessUpper, res.Forgotten, res.Detectable, res.ForgetForDetectable, math.Min(0.5, float64(res.ForgetForDetectable)/float64(train)))
 	}
 	tb.Findings = append(tb.Findings, reports.NewFinding(f))
