@@ -271,7 +271,11 @@ type Finding struct {
 	Reported bool `json:"reported,omitempty"`
 	// Required says the finding decides its subject's verdict; otherwise it is supporting
 	// evidence.
-	Required  bool       `json:"required"`
+	Required bool `json:"required"`
+	// Slack, on a reproduction's "≤" finding that holds with a positive measurement, is
+	// Bound ÷ Measured: how far the measurement could grow and still pass (Summarize sets
+	// it; 0 when it does not apply). See ReportSlack.
+	Slack     Number     `json:"slack,omitempty"`
 	Power     *Power     `json:"power,omitempty"`
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores summarise a game's attack score for the HTML report's plots.

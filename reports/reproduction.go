@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -110,9 +111,10 @@ func (r *Reproduction) Summarize() {
 			all = append(all, c.Findings...)
 		}
 	}
-	for _, tb := range r.Tables {
-		all = append(all, tb.Findings...)
+	for i := range r.Tables {
+		all = append(all, r.Tables[i].Findings...)
 	}
+	r.eachFinding(func(f *Finding) { f.Slack = Number(slack(*f)) })
 	r.Summary = summarize(all)
 	if !r.Summary.Judged() {
 		r.Summary.Verdict = string(audit.Inconclusive)
@@ -130,6 +132,59 @@ func (r *Reproduction) ReportClaims(judged func(check string) bool) {
 			f.Reported = judged == nil || !judged(f.Check)
 		}
 	}
+}
+
+// eachFinding calls fn on every finding of the curves and the tables.
+func (r *Reproduction) eachFinding(fn func(*Finding)) {
+	for i := range r.Datasets {
+		for j := range r.Datasets[i].Curves {
+			for k := range r.Datasets[i].Curves[j].Findings {
+				fn(&r.Datasets[i].Curves[j].Findings[k])
+			}
+		}
+	}
+	for i := range r.Tables {
+		for j := range r.Tables[i].Findings {
+			fn(&r.Tables[i].Findings[j])
+		}
+	}
+}
+
+// SlackLimit is the slack (Finding.Slack) from which a loose upper bound is no evidence on
+// its own: a bound 100 times the value measured catches only a violation 100 times as
+// large as what was seen.
+const SlackLimit = 100
+
+// slack is Bound ÷ Measured for a "≤" finding that holds with a positive, finite
+// measurement and a finite bound; 0 otherwise.
+func slack(f Finding) float64 {
+	m, b := float64(f.Measured), float64(f.Bound)
+	if f.Comparison != "≤" || !(m > 0) || math.IsInf(m, 0) || math.IsInf(b, 0) || math.IsNaN(b) || b < m {
+		return 0
+	}
+	return b / m
+}
+
+// ReportSlack states the slack of every finding whose check loose names — an upper bound
+// on a utility (an excess risk, a regret) that a correct implementation meets with room
+// to spare and only a gross error breaks — in its detail, as the ratio measured/bound and
+// as Bound ÷ Measured; and it marks such a finding reported, not judged, when its slack is
+// SlackLimit or more: it could catch only a violation that many times the value measured,
+// so it is shown with its verdict but does not decide the run. Exact checks (a divergence
+// computed in closed form, a rounding bound) are not loose in this sense: leave them out
+// of loose. Call it before Summarize; a finding already reported stays so.
+func (r *Reproduction) ReportSlack(loose func(check string) bool) {
+	r.eachFinding(func(f *Finding) {
+		s := slack(*f)
+		if s == 0 || !loose(f.Check) {
+			return
+		}
+		f.Detail += fmt.Sprintf("; measured/bound = %.3g (slack %.3g×)", 1/s, s)
+		if s >= SlackLimit && !f.Reported {
+			f.Reported = true
+			f.Detail += fmt.Sprintf(": it could catch only a violation ≥ %.3g× the value measured, so it is reported, not judged (slack ≥ %d×)", s, SlackLimit)
+		}
+	})
 }
 
 // summarize tallies findings: the judged decide the verdict, the reported count apart.

@@ -194,3 +194,44 @@ func TestReproductionEmpiricalNeedsPower(t *testing.T) {
 		t.Errorf("with its power: %v, %v", rep, err)
 	}
 }
+
+// Every passing "≤" finding states its slack; ReportSlack writes it into the loose
+// checks' details and takes those with 100× or more out of the verdict: a run whose only
+// judged finding is that loose is INCONCLUSIVE, and a tight check beside it decides.
+func TestReportSlack(t *testing.T) {
+	build := func() *Reproduction {
+		return &Reproduction{Schema: ReproductionSchema, Experiment: "x", Tables: []Table{{Name: "t", Findings: []Finding{
+			{Check: "x/loose/regret", Verdict: "PASS", Measured: 2, Bound: 500, Comparison: "≤"},
+			{Check: "x/loose/tight-enough", Verdict: "PASS", Measured: 2, Bound: 100, Comparison: "≤"},
+			{Check: "x/exact", Verdict: "PASS", Measured: 1e-6, Bound: 1, Comparison: "≤"},
+		}}}}
+	}
+	r := build()
+	r.ReportSlack(func(check string) bool { return strings.HasPrefix(check, "x/loose/") })
+	r.Summarize()
+	fs := r.Tables[0].Findings
+	if fs[0].Slack != 250 || fs[1].Slack != 50 || fs[2].Slack != 1e6 {
+		t.Errorf("slacks %v, %v, %v; want 250, 50, 1e6", fs[0].Slack, fs[1].Slack, fs[2].Slack)
+	}
+	if !fs[0].Reported || !strings.Contains(fs[0].Detail, "measured/bound = 0.004 (slack 250×)") || !strings.Contains(fs[0].Detail, "reported, not judged") {
+		t.Errorf("the 250× check: reported %v, detail %q", fs[0].Reported, fs[0].Detail)
+	}
+	if fs[1].Reported || !strings.Contains(fs[1].Detail, "slack 50×") || fs[2].Reported || fs[2].Detail != "" {
+		t.Errorf("the 50× check %+v and the exact one %+v stay judged", fs[1], fs[2])
+	}
+	if r.Summary.Pass != 2 || r.Summary.Reported == nil || r.Summary.Reported.Pass != 1 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	only := build()
+	only.Tables[0].Findings = only.Tables[0].Findings[:1]
+	only.ReportSlack(func(string) bool { return true })
+	if rep, err := only.Reproduced("out", nil); err != nil || rep.Verdict != "INCONCLUSIVE" {
+		t.Errorf("a run judged only by a 250× bound: %v, %v; want INCONCLUSIVE", rep, err)
+	}
+	fail := build()
+	fail.Tables[0].Findings[0].Verdict, fail.Tables[0].Findings[0].Measured = "FAIL", 600
+	fail.ReportSlack(func(string) bool { return true })
+	if f := fail.Tables[0].Findings[0]; f.Slack != 0 || f.Reported {
+		t.Errorf("a broken bound has no slack and stays judged: %+v", f)
+	}
+}
