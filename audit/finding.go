@@ -243,6 +243,10 @@ type Power struct {
 	// TrialsNeeded estimates (to about 10 %) the trials per side that reach PowerTarget
 	// against the Against× alternative; 0 when these trials already do.
 	TrialsNeeded int `json:"trials_needed,omitempty"`
+	// Unit, when set, says that Against and SmallestFactor are not factors of the claim
+	// but amounts of this quantity (e.g. "excess AUC" for a test of "excess ≤ 0", which
+	// has no claimed value to multiply): see ExcessPower.
+	Unit string `json:"unit,omitempty"`
 }
 
 // Sufficient reports that the check had the power PASS needs.
@@ -252,6 +256,13 @@ func (p *Power) Sufficient() bool { return p != nil && p.Power >= PowerTarget }
 func (p *Power) Summary() string {
 	if p == nil {
 		return ""
+	}
+	if p.Unit != "" {
+		catches := fmt.Sprintf("would catch an %s of %g with probability %.2f; catches an %s ≥ %.3g with %.0f %% power", p.Unit, p.Against, p.Power, p.Unit, p.SmallestFactor, 100*PowerTarget)
+		if p.TrialsNeeded > 0 {
+			catches += fmt.Sprintf("; about %d trials per side would catch %g with %.0f %% power", p.TrialsNeeded, p.Against, 100*PowerTarget)
+		}
+		return catches
 	}
 	catches := fmt.Sprintf("would catch a %g× violation with probability %.2f", p.Against, p.Power)
 	switch {

@@ -80,10 +80,15 @@ type ExperimentEnv struct {
 
 // Reproduced is an experiment's outcome, rendered.
 type Reproduced struct {
-	Files   map[string][]byte // file name → contents, to write into ExperimentEnv.Out
-	JSON    []byte            // the result, printed with --json
-	Text    string            // the summary printed otherwise
-	Verdict Verdict           // Fail makes the run fail; Inconclusive is reported, not failed, where the experiment says so
+	Files map[string][]byte // file name → contents, to write into ExperimentEnv.Out
+	JSON  []byte            // the result, printed with --json
+	Text  string            // the summary printed otherwise
+	// Verdict is the overall verdict the front end exits with (PASS 0, FAIL 1,
+	// INCONCLUSIVE 3): a judged FAIL fails; a judged INCONCLUSIVE, or no judged finding at
+	// all, is INCONCLUSIVE; only judged findings that all pass make a PASS. Experiments
+	// take it from reports.Reproduction.Reproduced, which applies that rule, and never
+	// override it.
+	Verdict Verdict
 }
 
 // A Variant is a named configuration of a method.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/mia"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // ULiRAFinding judges U-LiRA (Hayes et al. 2024) on a method's unlearning from its pooled
@@ -15,6 +16,7 @@ func ULiRAFinding(check, method string, u *mia.ULiRAResult, detectable float64, 
 	a := u.Metrics.AUC
 	f := Finding{Check: check, Title: fmt.Sprintf("U-LiRA cannot tell %s's unlearned models from retrained ones (AUC ≤ ½)", method), Kind: Empirical,
 		Measured: a.Value, Bound: 0.5, Comparison: "≤", Confidence: 0.95, Trials: len(u.Unlearned)}
+	f.Power = ExcessPower("AUC excess over ½", ExcessAgainst, detectable, distuv.UnitNormal.Quantile(0.975), len(u.Unlearned))
 	switch {
 	case a.Lower > 0.5:
 		f.Verdict = Fail
@@ -23,7 +25,7 @@ func ULiRAFinding(check, method string, u *mia.ULiRAResult, detectable float64, 
 		f.Verdict = Pass
 		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown; %d evaluations a side catch an AUC of ½ + %.3f with 80 %% power", a.Value, a.Lower, a.Upper, len(u.Unlearned), detectable)
 	default:
-		f.Verdict = Inconclusive
+		f.Verdict, f.TrialsNeeded = Inconclusive, f.Power.TrialsNeeded
 		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown, but %d evaluations a side catch only ½ + %.3f with 80 %% power; raise %s", a.Value, a.Lower, a.Upper, len(u.Unlearned), detectable, raise)
 	}
 	return f

@@ -29,14 +29,17 @@
 // held-out scores) against the holdout's 95th and 99th percentiles. Markdown gives the
 // AUC and the two TPRs with their intervals in a short table, as HTML and PDF also do.
 //
-// A Reproduction ("unlearnaudit/reproduction/v3") is a paper's experiment re-run: curves
+// A Reproduction ("unlearnaudit/reproduction/v4") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,
 // with the checks made on them. An experiment starts one with NewReproduction, draws its
 // figures with RenderFigure (in the FormatsParam formats), hashes its inputs
 // (HashInputs), marks the paper's claims with ReportClaims — they are shown with their
-// verdicts but counted apart, while its own implementation checks decide the run — calls
-// Summarize, and returns Reproduced: the JSON, the Markdown, the figures and the
-// plain-text summary (WriteText) as one audit.Reproduced.
+// verdicts but counted apart, while its own implementation checks decide the run — and
+// returns Reproduced, which summarises (Summarize) and renders the JSON, the Markdown, the
+// figures and the plain-text summary (WriteText) as one audit.Reproduced. Its verdict
+// follows one rule for every experiment: FAIL when a judged finding failed, INCONCLUSIVE
+// when one was inconclusive or none was judged (a run that judged nothing showed nothing),
+// PASS only when judged findings all passed.
 //
 // WriteCertificate prints a method's certificate (audit.Row) as a table or as one JSON
 // object whose keys keep the table's order; G10 is the ten-digit number format of the

@@ -62,10 +62,16 @@ func HashInputs(in []Input) ([]Input, error) {
 	return out, nil
 }
 
-// Reproduced renders a summarised reproduction as an experiment's outcome: the files
-// EXPERIMENT.json and EXPERIMENT.md beside the figures given (name → contents), the JSON,
-// the plain-text summary naming the files in dir, and the overall verdict.
+// Reproduced summarises the reproduction (Summarize) and renders it as an experiment's
+// outcome: the files EXPERIMENT.json and EXPERIMENT.md beside the figures given (name →
+// contents), the JSON, the plain-text summary naming the files in dir, and the overall
+// verdict — the one rule every reproduction's exit follows: FAIL when a judged finding
+// failed, else INCONCLUSIVE when one was inconclusive or none was judged, else PASS.
 func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit.Reproduced, error) {
+	if err := r.checkPower(); err != nil {
+		return nil, err
+	}
+	r.Summarize()
 	js, err := r.JSON()
 	if err != nil {
 		return nil, err
@@ -79,11 +85,28 @@ func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit
 	for name, body := range figures {
 		files[name] = body
 	}
-	verdict := audit.Verdict(r.Summary.Verdict)
-	if r.Summary.Verdict == NotJudged {
-		verdict = audit.Pass // every finding reported: the run completed, nothing was judged
+	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: audit.Verdict(r.Summary.Verdict)}, nil
+}
+
+// checkPower refuses a reproduction with an empirical finding (Kind "empirical": an
+// attack on the published models) that states no power: judged or reported, it must say
+// what it could have caught in a structured Finding.Power, not in prose alone.
+func (r *Reproduction) checkPower() error {
+	var fs []Finding
+	for _, d := range r.Datasets {
+		for _, c := range d.Curves {
+			fs = append(fs, c.Findings...)
+		}
 	}
-	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: verdict}, nil
+	for _, tb := range r.Tables {
+		fs = append(fs, tb.Findings...)
+	}
+	for _, f := range fs {
+		if f.Kind == string(audit.Empirical) && f.Power == nil {
+			return fmt.Errorf("%s: empirical finding %s states no power", r.Experiment, f.Check)
+		}
+	}
+	return nil
 }
 
 // WriteText prints the reproduction for a terminal: per dataset a table of its curves and
@@ -137,8 +160,10 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 			fmt.Fprintf(w, "  PASS: %d more checks (details in the report)\n", passed)
 		}
 	}
-	if r.Summary.Judged() || len(r.Datasets) > 0 {
+	if r.Summary.Judged() {
 		fmt.Fprintf(w, "overall: %s; ", r.Summary.Verdict)
+	} else {
+		fmt.Fprintf(w, "overall: %s (nothing judged); ", r.Summary.Verdict)
 	}
 	if r.Summary.Reported != nil {
 		fmt.Fprintf(w, "reported, not judged: %s; ", r.Summary.Reported)

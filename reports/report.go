@@ -283,7 +283,11 @@ type Finding struct {
 	Reported bool `json:"reported,omitempty"`
 	// Required says the finding decides its subject's verdict; otherwise it is supporting
 	// evidence.
-	Required  bool       `json:"required"`
+	Required bool `json:"required"`
+	// Slack, on a reproduction's "≤" finding that holds with a positive measurement, is
+	// Bound ÷ Measured: how far the measurement could grow and still pass (Summarize sets
+	// it; 0 when it does not apply). See ReportSlack.
+	Slack     Number     `json:"slack,omitempty"`
 	Power     *Power     `json:"power,omitempty"`
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores summarise a game's attack score for the HTML report's plots.
@@ -350,6 +354,7 @@ type Power struct {
 	StdErr         Number `json:"power_stderr"`
 	SmallestFactor Number `json:"smallest_detectable_factor"`
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
+	Unit           string `json:"unit,omitempty"` // set: Against and SmallestFactor are amounts of it, not factors
 	Summary        string `json:"summary"`
 }
 
@@ -368,8 +373,9 @@ type Interval struct {
 }
 
 // Summary tallies the verdicts of every judged finding and, apart, of the reported ones.
-// Its verdict is the worst judged one: "—" when every finding is reported (nothing was
-// judged), INCONCLUSIVE when there are no findings at all.
+// Its verdict is the worst judged one: in an audit report, "—" when every finding is
+// reported (nothing was judged) and INCONCLUSIVE when there are no findings at all; in a
+// reproduction, INCONCLUSIVE whenever nothing was judged (Reproduction.Summarize).
 type Summary struct {
 	Verdict      string `json:"verdict"`
 	Pass         int    `json:"pass"`
@@ -444,7 +450,7 @@ func NewFinding(f audit.Finding) Finding {
 	}
 	if p := f.Power; p != nil {
 		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
-			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Summary: p.Summary()}
+			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Summary: p.Summary()}
 	}
 	for _, e := range f.Estimates {
 		re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}

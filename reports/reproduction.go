@@ -3,18 +3,21 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// ReproductionSchema identifies the JSON layout of a Reproduction. v3: a finding may be
+// ReproductionSchema identifies the JSON layout of a Reproduction. v4: a run that judged
+// nothing is INCONCLUSIVE (v3 wrote "—" and passed it), and a passing "≤" finding states
+// its slack (Finding.Slack). v3: a finding may be
 // reported, not judged (a paper's claim), and the summary counts those apart from the
 // verdict; v2 counted every finding in the verdict and left it to the run to override. v2
 // brought one schema for every reproduction, curves (Datasets) and tables (Tables) alike;
 // v1 had curves only, and the table-shaped experiments wrote a schema of their own
 // (tables/v1).
-const ReproductionSchema = "unlearnaudit/reproduction/v3"
+const ReproductionSchema = "unlearnaudit/reproduction/v4"
 
 // A Reproduction is a paper experiment re-run, in one of two shapes or both: measured
 // curves along update sequences with the theorems' bounds beside them, per dataset
@@ -93,7 +96,9 @@ type CurvePoint struct {
 
 // Summarize sets each curve's verdict and the overall summary from the findings of the
 // curves and the tables. A curve with no findings (nothing it could be checked against) is
-// reported, not judged.
+// reported, not judged. The overall verdict is the worst judged finding's, and
+// INCONCLUSIVE when nothing was judged — no finding at all, or every one reported: a run
+// that judged nothing has shown nothing, so it never passes (Reproduced exits with it).
 func (r *Reproduction) Summarize() {
 	var all []Finding
 	for i := range r.Datasets {
@@ -106,10 +111,14 @@ func (r *Reproduction) Summarize() {
 			all = append(all, c.Findings...)
 		}
 	}
-	for _, tb := range r.Tables {
-		all = append(all, tb.Findings...)
+	for i := range r.Tables {
+		all = append(all, r.Tables[i].Findings...)
 	}
+	r.eachFinding(func(f *Finding) { f.Slack = Number(slack(*f)) })
 	r.Summary = summarize(all)
+	if !r.Summary.Judged() {
+		r.Summary.Verdict = string(audit.Inconclusive)
+	}
 }
 
 // ReportClaims marks every finding of the tables as reported, not judged, except those
@@ -123,6 +132,59 @@ func (r *Reproduction) ReportClaims(judged func(check string) bool) {
 			f.Reported = judged == nil || !judged(f.Check)
 		}
 	}
+}
+
+// eachFinding calls fn on every finding of the curves and the tables.
+func (r *Reproduction) eachFinding(fn func(*Finding)) {
+	for i := range r.Datasets {
+		for j := range r.Datasets[i].Curves {
+			for k := range r.Datasets[i].Curves[j].Findings {
+				fn(&r.Datasets[i].Curves[j].Findings[k])
+			}
+		}
+	}
+	for i := range r.Tables {
+		for j := range r.Tables[i].Findings {
+			fn(&r.Tables[i].Findings[j])
+		}
+	}
+}
+
+// SlackLimit is the slack (Finding.Slack) from which a loose upper bound is no evidence on
+// its own: a bound 100 times the value measured catches only a violation 100 times as
+// large as what was seen.
+const SlackLimit = 100
+
+// slack is Bound ÷ Measured for a "≤" finding that holds with a positive, finite
+// measurement and a finite bound; 0 otherwise.
+func slack(f Finding) float64 {
+	m, b := float64(f.Measured), float64(f.Bound)
+	if f.Comparison != "≤" || !(m > 0) || math.IsInf(m, 0) || math.IsInf(b, 0) || math.IsNaN(b) || b < m {
+		return 0
+	}
+	return b / m
+}
+
+// ReportSlack states the slack of every finding whose check loose names — an upper bound
+// on a utility (an excess risk, a regret) that a correct implementation meets with room
+// to spare and only a gross error breaks — in its detail, as the ratio measured/bound and
+// as Bound ÷ Measured; and it marks such a finding reported, not judged, when its slack is
+// SlackLimit or more: it could catch only a violation that many times the value measured,
+// so it is shown with its verdict but does not decide the run. Exact checks (a divergence
+// computed in closed form, a rounding bound) are not loose in this sense: leave them out
+// of loose. Call it before Summarize; a finding already reported stays so.
+func (r *Reproduction) ReportSlack(loose func(check string) bool) {
+	r.eachFinding(func(f *Finding) {
+		s := slack(*f)
+		if s == 0 || !loose(f.Check) {
+			return
+		}
+		f.Detail += fmt.Sprintf("; measured/bound = %.3g (slack %.3g×)", 1/s, s)
+		if s >= SlackLimit && !f.Reported {
+			f.Reported = true
+			f.Detail += fmt.Sprintf(": it could catch only a violation ≥ %.3g× the value measured, so it is reported, not judged (slack ≥ %d×)", s, SlackLimit)
+		}
+	})
 }
 
 // summarize tallies findings: the judged decide the verdict, the reported count apart.
@@ -199,8 +261,7 @@ func (d ReproducedDataset) Figure(title string) Figure {
 // checkpoint.
 func (r *Reproduction) Markdown(w io.Writer) error {
 	var b strings.Builder
-	judged := r.Summary.Judged() || len(r.Datasets) > 0
-	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, judged, r.Settings, r.Notes, r.Inputs)
+	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, r.Settings, r.Notes, r.Inputs)
 	writeTables(&b, r.Tables, r.Figures)
 	for _, d := range r.Datasets {
 		fmt.Fprintf(&b, "## %s\n\n%s: %d records × %d features; D₀ holds %d, and the sequence adds %d and deletes %d.\n\n",
@@ -255,19 +316,20 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 }
 
 // writeHeader renders what every experiment document opens with: title, provenance, the
-// overall verdict (when anything was judged), settings, notes and the input files.
-func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, judged bool, settings []Value, notes []string, inputs []Input) {
+// overall verdict (INCONCLUSIVE, said so, when nothing was judged), settings, notes and the
+// input files.
+func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, settings []Value, notes []string, inputs []Input) {
 	fmt.Fprintf(b, "# %s\n\n", title)
 	fmt.Fprintf(b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", tool.Name, tool.Version, schema, command, seed)
-	if judged {
+	if sum.Judged() {
 		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)
-		if sum.Reported != nil {
-			fmt.Fprintf(b, "; besides, reported, not judged: %s", sum.Reported)
-		}
-		b.WriteString("\n\n")
-	} else if sum.Reported != nil {
-		fmt.Fprintf(b, "**Nothing judged.** Reported, not judged: %s\n\n", sum.Reported)
+	} else {
+		fmt.Fprintf(b, "**Overall verdict: %s** (nothing judged: a run that judges no finding shows nothing)", sum.Verdict)
 	}
+	if sum.Reported != nil {
+		fmt.Fprintf(b, "; besides, reported, not judged: %s", sum.Reported)
+	}
+	b.WriteString("\n\n")
 	var set []string
 	for _, v := range settings {
 		set = append(set, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))

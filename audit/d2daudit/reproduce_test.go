@@ -50,6 +50,12 @@ func TestReproduceD2DAccuracy(t *testing.T) {
 		if c.Points[len(c.Points)-1].Round != c.Updates {
 			t.Errorf("%s: last checkpoint %d, want %d", c.Method, c.Points[len(c.Points)-1].Round, c.Updates)
 		}
+		for _, f := range c.Findings { // an accuracy bound states its slack, and 100× or more is not judged
+			if strings.HasSuffix(f.Check, "/bound") && f.Verdict == "PASS" &&
+				(!(f.Slack >= 1) || !strings.Contains(f.Detail, "measured/bound = ") || f.Reported != (f.Slack >= reports.SlackLimit)) {
+				t.Errorf("%s: slack %v, reported %v, detail %q", f.Check, f.Slack, f.Reported, f.Detail)
+			}
+		}
 	}
 	md, err := os.ReadFile(filepath.Join(a, "d2d-accuracy.md"))
 	if err != nil || !strings.Contains(string(md), "![breast-cancer](d2d-accuracy-breast-cancer.svg)") {

@@ -25,8 +25,8 @@ func TestReproduceMIA(t *testing.T) {
 	if len(rep.Tables) != 3 || len(rep.Tables[1].Rows) != len(MIAUFeatures) || rep.Tables[2].Findings[0].Check != "hf-mia/ulira" || rep.Tables[2].Findings[0].Trials != 12 {
 		t.Fatalf("want LiRA's table, MIA-U's (one row per feature) and U-LiRA's (3 targets × 4 evaluation pairs), got %+v", rep.Tables)
 	}
-	if res.Verdict != audit.Pass || rep.Summary.Verdict != reports.NotJudged || rep.Summary.Reported == nil {
-		t.Errorf("verdict %s, summary %+v; want every finding a claim reported, nothing judged", res.Verdict, rep.Summary)
+	if res.Verdict != audit.Inconclusive || rep.Summary.Verdict != string(audit.Inconclusive) || rep.Summary.Judged() || rep.Summary.Reported == nil {
+		t.Errorf("verdict %s, summary %+v; want every finding a claim reported, nothing judged: INCONCLUSIVE", res.Verdict, rep.Summary)
 	}
 	tb := rep.Tables[0]
 	if len(tb.Rows) != 3 || tb.Rows[0].Label != "original" || len(tb.Findings) != 1 || tb.Findings[0].Verdict == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/oluaudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // olu-contraction end to end: a table and a figure per case, the paper's reading
@@ -71,13 +72,29 @@ func TestReproduceRegretQuick(t *testing.T) {
 		}
 	}
 	checks := map[string]bool{}
+	loose := 0
 	for _, tb := range rep.Tables {
 		for _, f := range tb.Findings {
+			if _, twice := checks[f.Check]; twice { // --quick's point T = 1000, k = 2 is in both sweeps
+				t.Errorf("%s counted twice", f.Check)
+			}
 			checks[f.Check] = f.Verdict == string(audit.Pass)
-			if f.Reported == strings.Contains(f.Check, "/judged/") {
-				t.Errorf("%s: reported %v", f.Check, f.Reported)
+			// the paper's forms are reported, and so is a judged form with 100× slack or more
+			judged := strings.Contains(f.Check, "/judged/")
+			tooLoose := f.Slack >= reports.SlackLimit
+			if f.Reported != (!judged || tooLoose) {
+				t.Errorf("%s: reported %v with slack %v", f.Check, f.Reported, f.Slack)
+			}
+			if f.Verdict == string(audit.Pass) && (!(f.Slack >= 1) || !strings.Contains(f.Detail, "measured/bound = ")) {
+				t.Errorf("%s: a passing bound states no slack: %v, %q", f.Check, f.Slack, f.Detail)
+			}
+			if judged && tooLoose {
+				loose++
 			}
 		}
+	}
+	if loose == 0 || rep.Summary.Pass == 0 {
+		t.Errorf("%d judged forms taken out for their slack, summary %+v; want some, and some judged left", loose, rep.Summary)
 	}
 	if checks["olu-regret/theorem-5-instance/paper/stated"] || !checks["olu-regret/theorem-5-instance/judged/paper-method"] || !checks["olu-regret/theorem-5-instance/judged/tight"] {
 		t.Errorf("Theorem 5's instance: %v", checks)

@@ -9,6 +9,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/hfaudit"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reports"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // reportOrder is the rows' order in the tables: the paper's, then the original model.
@@ -241,7 +242,7 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 		order = append(order, fmt.Sprintf("%s %.2f", m, rk[m]))
 	}
 	tb.Findings = append(tb.Findings, reports.NewFinding(audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/%s/rank", set, model, protocol),
-		Title: "the paper's claim: SAFE's average rank R is the best among the unlearning methods", Kind: audit.Empirical,
+		Title: "the paper's claim: SAFE's average rank R is the best among the unlearning methods", Kind: audit.Implementation,
 		Verdict: v, Measured: best, Bound: bestOther, Comparison: "≤", Confidence: 1, Trials: len(runs),
 		Detail: "average ranks: " + strings.Join(order, ", ")}))
 	safeSecs, _ := meanSD(sums[MethodSAFE].secs)
@@ -261,7 +262,7 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 			tv = audit.Fail
 		}
 		tb.Findings = append(tb.Findings, reports.NewFinding(audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/%s/time", set, model, protocol),
-			Title: "the paper's claim: SAFE serves a request faster than every baseline (times vary run to run)", Kind: audit.Empirical,
+			Title: "the paper's claim: SAFE serves a request faster than every baseline (times vary run to run)", Kind: audit.Implementation,
 			Verdict: tv, Measured: safeSecs, Bound: fastest, Comparison: "≤", Confidence: 1, Trials: len(runs),
 			Detail: fmt.Sprintf("SAFE %.3g s per request; the fastest baseline, %s, %.3g s", safeSecs, slowest, fastest)}))
 	}
@@ -410,6 +411,7 @@ func liraTables(run *streamRun, title string) []reports.Table {
 		}
 		f := audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/lira", run.set, run.model), Title: "LiRA's AUC on the deleted records: SAFE's model no higher than the retrain's", Kind: audit.Empirical,
 			Measured: m.Excess, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: l.Forgotten}
+		f.Power = audit.ExcessPower("excess AUC", audit.ExcessAgainst, l.Detectable, distuv.UnitNormal.Quantile(0.975), l.Forgotten)
 		switch {
 		case m.Lower > 0:
 			f.Verdict = audit.Fail
@@ -423,6 +425,7 @@ func liraTables(run *streamRun, title string) []reports.Table {
 			for need < 1<<30 && detectable(need, l.Heldout) > 0.1 {
 				need *= 2
 			}
+			f.TrialsNeeded, f.Power.TrialsNeeded = need, need
 			f.Detail = fmt.Sprintf("AUC(SAFE) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown, but %d deleted records catch only an excess of %.3f with 80 %% power; about %d would catch 0.1", m.Excess, m.Lower, m.Upper, l.Forgotten, l.Detectable, need)
 		}
 		tb.Findings = append(tb.Findings, reports.NewFinding(f))

@@ -399,7 +399,8 @@ func (s *Subject) streamFinding(ctx context.Context, opt Options, conf float64, 
 	// at p = ½ (the largest variance), the excess the one-sided test catches with 80 % power
 	detectable := (distuv.UnitNormal.Quantile(1-alpha) + distuv.UnitNormal.Quantile(0.8)) * math.Sqrt(0.25*(1/float64(nF)+1/float64(nH)))
 	f := audit.Finding{Check: "safe/stream/svc-attack", Title: "the paper's SVC attack on SAFE's published model (first trial, last round) calls the deleted records members no more often than fresh non-members",
-		Kind: audit.Empirical, Measured: excess(0), Bound: 0, Comparison: "≤", Confidence: conf, Trials: nF}
+		Kind: audit.Empirical, Measured: excess(0), Bound: 0, Comparison: "≤", Confidence: conf, Trials: nF,
+		Power: audit.ExcessPower("excess member rate", audit.ExcessAgainst, detectable, distuv.UnitNormal.Quantile(1-alpha), nF)}
 	detail := fmt.Sprintf("deleted records called members %d of %d, held-out non-members %d of %d (excess %.3f; on the retrain's published model: %.3f); the traces follow the noiseless models, the paper's setting", rates[0][0], nF, rates[0][1], nH, excess(0), excess(1))
 	switch {
 	case pValue < alpha:
@@ -414,7 +415,7 @@ func (s *Subject) streamFinding(ctx context.Context, opt Options, conf float64, 
 		for need < 1<<30 && (distuv.UnitNormal.Quantile(1-alpha)+distuv.UnitNormal.Quantile(0.8))*math.Sqrt(0.25*(2/float64(need))) > 0.1 {
 			need *= 2
 		}
-		f.TrialsNeeded = need
+		f.TrialsNeeded, f.Power.TrialsNeeded = need, need
 		f.Detail = fmt.Sprintf("%s: p = %.3g, no excess shown, but these counts catch only an excess of %.3f with 80 %% power; about %d deleted and as many held-out records would catch 0.1", detail, pValue, detectable, need)
 	}
 	for _, name := range names {

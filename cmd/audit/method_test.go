@@ -150,4 +150,8 @@ func TestToyMethodJoinsThroughTheContract(t *testing.T) {
 	if _, _, code := runCLI(t, "reproduce", "toy-table", "--out", t.TempDir(), "--toy-verdict", "FAIL"); code != exitFail {
 		t.Errorf("a failing toy experiment: exit %d, want %d", code, exitFail)
 	}
+	// a judged INCONCLUSIVE is not a PASS: exit 3
+	if stdout, _, code := runCLI(t, "reproduce", "toy-table", "--out", t.TempDir(), "--toy-verdict", "INCONCLUSIVE"); code != exitInconclusive || !strings.Contains(stdout, "overall: INCONCLUSIVE") {
+		t.Errorf("an inconclusive toy experiment: exit %d, want %d\n%s", code, exitInconclusive, stdout)
+	}
 }

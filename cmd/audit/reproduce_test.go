@@ -21,3 +21,12 @@ func TestReproduceUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A reproduction that judges nothing (sglu-fig3d reports its tables) shows nothing: it
+// exits 3, INCONCLUSIVE, and says so — never 0.
+func TestReproduceNothingJudgedIsInconclusive(t *testing.T) {
+	out, errOut, code := runCLI(t, "reproduce", "sglu-fig3d", "--requests", "3", "--formats", "svg", "--out", t.TempDir())
+	if code != exitInconclusive || !strings.Contains(out, "overall: INCONCLUSIVE (nothing judged)") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 saying nothing was judged", code, out, errOut)
+	}
+}
