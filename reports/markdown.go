@@ -170,14 +170,15 @@ func (r *Report) Markdown(w io.Writer) error {
 			if len(m.Checks) == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "**Detection matrix, %s**: each check's verdict on each planted bug; a FAIL gives the trials (or runs) it used.\n\n| control |", cell(m.Subject))
-			for _, c := range m.Checks {
-				fmt.Fprintf(&b, " `%s` |", cell(c))
+			fmt.Fprintf(&b, "**Detection matrix, %s**: each check's verdict on each planted bug; a FAIL gives the trials (or runs) it used.\n\n| check |", cell(m.Subject))
+			for _, c := range m.Rows {
+				fmt.Fprintf(&b, " %s |", cell(c.Name))
 			}
-			b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Checks)) + "\n")
-			for i, c := range m.Rows {
-				fmt.Fprintf(&b, "| %s |", cell(c.Name))
-				for _, v := range m.Cells[i] {
+			b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Rows)) + "\n")
+			for j, c := range m.Checks {
+				fmt.Fprintf(&b, "| `%s` |", cell(c))
+				for i := range m.Rows {
+					v := m.Cells[i][j]
 					if strings.HasPrefix(v, "FAIL") {
 						v = "**" + v + "**"
 					}

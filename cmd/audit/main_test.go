@@ -128,6 +128,15 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 	}
 }
 
+// The demo on three real datasets (breast cancer, heart_scale, MNIST 3-vs-8) writes a
+// report naming its inputs and PASSes. It asserts an overall PASS, so it runs the
+// statistical checks at confidence 0.9999: the
+// three demos hold about 100 statistical findings (per subject the release's noise tests,
+// the game, the membership attack, SGLU's noise test), so an honest run FAILs with
+// probability at most about 100 × 1e-4 = 1 % (Bonferroni; seeded, so this run is fixed).
+// At the default 0.95 the same bound is vacuous, and seed 1 at 30 MNIST trials does draw
+// a retrained side whose noise is 1.3 % above σ (p ≈ 0.004 on one tail): a false alarm at
+// its stated rate, not a bug.
 func TestDemoOnRealData(t *testing.T) {
 	dir := testenv.SharedDatasets(t)
 	trials, mnistTrials := "60", "30"
@@ -140,7 +149,7 @@ func TestDemoOnRealData(t *testing.T) {
 			"--trials", mnistTrials, "--variants", "strongly-convex,perfect"}}
 	for _, args := range cases {
 		out := filepath.Join(t.TempDir(), "r")
-		stdout, stderr, code := runCLI(t, append([]string{"demo", "--out", out}, args...)...)
+		stdout, stderr, code := runCLI(t, append([]string{"demo", "--out", out, "--confidence", "0.9999"}, args...)...)
 		if code != exitPass {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
 		}

@@ -273,16 +273,20 @@ func TestPlanSpec(t *testing.T) {
 	if p := got["spec_power"].(float64); !(p >= 0 && p < 0.8) {
 		t.Errorf("the spec's 40 trials have power %v; want below 0.8", p)
 	}
-	cal := got["calibration"].([]any)[0].(map[string]any)
+	// the subject, then its negative controls (run by default), each calibrated
+	cals := got["calibration"].([]any)
 	preds := got["predictions"].([]any)
-	if len(preds) != 2 || cal["subject"] != "sglu/b=32" || cal["seconds_per_trial"].(float64) <= 0 {
-		t.Fatalf("calibration %v, predictions %v", cal, preds)
+	if first := cals[0].(map[string]any); len(preds) != 2 || first["subject"] != "sglu/b=32" || first["seconds_per_trial"].(float64) <= 0 {
+		t.Fatalf("calibration %v, predictions %v", cals, preds)
 	}
 	for _, x := range preds {
 		p := x.(map[string]any)
 		n := p["trials"].(float64)
-		check := cal["check_seconds_fixed"].(float64) + n*cal["check_seconds_per_trial"].(float64)
-		one := got["setup_seconds"].(float64) + n*cal["seconds_per_trial"].(float64) + check
+		one := got["setup_seconds"].(float64)
+		for _, c := range cals {
+			cal := c.(map[string]any)
+			one += n*cal["seconds_per_trial"].(float64) + cal["check_seconds_fixed"].(float64) + n*cal["check_seconds_per_trial"].(float64)
+		}
 		// Predict sums durations rounded to the nanosecond, so the JSON and this sum agree to a few ns (held to 1 µs)
 		if d := p["one_machine_seconds"].(float64) - one; d < -1e-6 || d > 1e-6 {
 			t.Errorf("at %v trials: one machine %v s, want setup + trials × per-trial + check = %v", n, p["one_machine_seconds"], one)
