@@ -254,6 +254,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxShards)})
 	fs.DurationVar(&budget, "calibrate", 10*time.Second, "with --spec: about how long the calibration run may take")
 	audit.Var(fs, &workers, audit.WorkersParam)
+	controls := fs.Bool("controls", true, "with --spec: plan the run with the method's negative controls, as audit run does by default (--controls=false: without them)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -268,14 +269,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if budget <= 0 || budget > 24*time.Hour {
 			return usagef("plan: --calibrate %v: want a duration in (0, 24h]", budget)
 		}
-		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), "--quiet"}
+		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), fmt.Sprintf("--controls=%t", *controls), "--quiet"}
 		if set["trials"] {
 			argv = append(argv, fmt.Sprintf("--trials=%d", trials))
 		}
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: against, shards: shards, budget: budget, json: *asJSON}})
 	}
 	set := setFlags(fs)
-	for _, f := range []string{"shards", "calibrate", "workers"} {
+	for _, f := range []string{"shards", "calibrate", "workers", "controls"} {
 		if set[f] {
 			return usagef("plan: --%s plans a spec's run: it needs --spec", f)
 		}

@@ -295,6 +295,13 @@ func TestPlanSpec(t *testing.T) {
 			t.Errorf("at %v trials: a part takes %v s of the one machine's %v", n, p["per_shard_seconds"], p["one_machine_seconds"])
 		}
 	}
+	// --controls=false plans the run audit run --controls=false does: the subject alone
+	if alone := runJSONObject(t, "plan", "--spec", spec, "--calibrate", "300ms", "--controls=false", "--json"); len(alone["calibration"].([]any)) != 1 || len(cals) < 2 {
+		t.Errorf("plan --controls=false calibrates %d subjects (with controls %d); want the subject alone", len(alone["calibration"].([]any)), len(cals))
+	}
+	if _, stderr, code := runCLI(t, "plan", "--trials", "100", "--delta", "0.1", "--controls=false"); code != exitUsage || !strings.Contains(stderr, "--controls plans a spec's run") {
+		t.Errorf("--controls without --spec: exit %d, %q", code, stderr)
+	}
 	if _, stderr, code := runCLI(t, "plan", "--spec", spec, "--delta", "0.1"); code != exitUsage || !strings.Contains(stderr, "--delta comes from the spec") {
 		t.Errorf("--delta beside --spec: exit %d, %q", code, stderr)
 	}

@@ -5,6 +5,7 @@
 #
 #   deploy/slurm/submit.sh audit.json 4            # SPEC PARTS [SHARDS-DIR [REPORT-DIR]]
 #   AUDIT=/path/to/audit deploy/slurm/submit.sh audit.json 16 shards report
+#   AUDIT_RUN_FLAGS=--controls=false deploy/slurm/submit.sh audit.json 16   # flags for each part's audit run
 #
 # Prints the array's and the merge's job IDs. Extra sbatch options (partition, account,
 # time limit) go in SBATCH_* variables (SBATCH_PARTITION, SBATCH_ACCOUNT, SBATCH_TIMELIMIT).
