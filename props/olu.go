@@ -20,8 +20,14 @@ type PassiveOLU func(ctx context.Context, c olu.Config, stream []olu.Cost, sched
 // An OLUInstance is a generated passive OLU problem (spec olu §4.1): a stream of
 // strongly convex quadratics, a step schedule, and requests whose deleted rounds all come
 // before the first request is served, so that the outputs' laws are exactly Gaussian
-// (oluaudit.ExactDivergence).
-type OLUInstance = oluaudit.ContractionCase
+// (oluaudit.ExactDivergence). Config.Lipschitz bounds the gradients the deleted rounds
+// meet; Name and About label the instance.
+type OLUInstance struct {
+	Name, About string
+	Stream      []olu.Cost
+	Sched       olu.Schedule
+	Config      olu.Config
+}
 
 // OLUProblem draws an instance: d ∈ [1, 4], T ∈ [4, 40] rounds of ½Σ_j a_tj(z_j − c_tj)²
 // with curvatures in [μ, β], μ ∈ [0.1, 1], β/μ ∈ [1, 8], c_tj ∈ [−1, 1]; η_t = 1/(μt), the
@@ -139,7 +145,7 @@ func CheckPassiveOLU(t TB, impl PassiveOLU, in OLUInstance) {
 		}
 		sigmas[i] = sv.Sigma
 	}
-	exact, err := oluaudit.ExactDivergence(ctx, in, sigmas)
+	exact, err := oluaudit.ExactDivergence(ctx, oluaudit.ContractionCase(in), sigmas)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,15 +56,15 @@
 // paper-rule retrain — distances, and the Pearson and Spearman correlations of each
 // method's predicted loss changes on the forgotten records with the retrain's:
 //
-//	data, _ := hfaudit.MNISTData("", 1000, 400, 2, 42)
+//	data, _ := multiclass.MNIST("", 1000, 400, 2, 42)
 //	m := multiclass.Softmax{K: 10, P: 196, Lambda: 0.5}
 //	res, _ := hfaudit.Verification(ctx, hfaudit.VerificationConfig{
 //		Learn: hf.Config{Model: m, Epochs: 15, BatchSize: 32, Eta: 0.05, Decay: 0.995},
 //		Train: data.Train, Rates: []float64{0.01, 0.3}, Seeds: hfaudit.PaperSeeds,
 //		Damping: 0.01, Baselines: true})
 //
-// "audit reproduce hf-verification" runs it on MNIST (MNISTData: the t10k images,
-// downsampled 2 × 2 by default) and on the review code's Wine MLP (WineData), beside the
+// "audit reproduce hf-verification" runs it on MNIST (multiclass.MNIST: the t10k images,
+// downsampled 2 × 2 by default) and on the review code's Wine MLP (multiclass.Wine), beside the
 // paper's numbers, with figures.
 //
 // Online is Table 2: a fifth of the records forgotten one request at a time by HF, NS, IJ,

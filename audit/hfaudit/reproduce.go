@@ -98,7 +98,7 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	if !(fraction > 0 && fraction < 1) {
 		return nil, fmt.Errorf("--fraction %v: want in (0, 1)", fraction)
 	}
-	data, err := MNISTData(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seed)
+	data, err := multiclass.MNIST(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	}
 	t := reports.NewReproduction(env.Version, "hf-online", "HF: Application I — online deletion, one record per request")
 	t.Seed = seed
-	if t.Inputs, err = reports.HashInputs(data.Inputs); err != nil {
+	if t.Inputs, err = reports.HashInputs(splitInputs(data)); err != nil {
 		return nil, err
 	}
 	t.Settings = []reports.Value{{Name: "n", Value: reports.Number(train)}, {Name: "d", Value: reports.Number(model.Dim())},
@@ -200,7 +200,7 @@ var VerificationPaper = map[string]map[string]map[int][3]string{
 // verificationSetting is one dataset of the experiment.
 type verificationSetting struct {
 	key    string // "mnist" or "wine"
-	data   *ExperimentData
+	data   *multiclass.Split
 	config VerificationConfig
 	about  string
 }
@@ -256,7 +256,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 	if progress == nil {
 		progress = io.Discard
 	}
-	mnist, err := MNISTData(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seeds[0])
+	mnist, err := multiclass.MNIST(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seeds[0])
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 			Train: mnist.Train, Rates: rates, Seeds: seeds, Damping: 0.01, Baselines: baselines, Workers: workers},
 		about: "softmax regression (the paper's LR: λ = 0.5, 15 epochs, η = 0.05, batch 32, q = 0.995, no clipping)"}}
 	if wine {
-		wd, err := WineData(args.String("datasets"), seeds[0])
+		wd, err := multiclass.Wine(args.String("datasets"), seeds[0])
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +291,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 		if err != nil {
 			return nil, err
 		}
-		ins, err := reports.HashInputs(s.data.Inputs)
+		ins, err := reports.HashInputs(splitInputs(s.data))
 		if err != nil {
 			return nil, err
 		}
@@ -455,7 +455,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	if !(fraction > 0 && fraction < 1) {
 		return nil, fmt.Errorf("--fraction %v: want in (0, 1)", fraction)
 	}
-	data, err := MNISTData(args.String("datasets"), train, heldout, pool, seed)
+	data, err := multiclass.MNIST(args.String("datasets"), train, heldout, pool, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +471,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	}
 	t := reports.NewReproduction(env.Version, "hf-mia", "HF: membership inference (LiRA) on the forgotten records")
 	t.Seed = seed
-	if t.Inputs, err = reports.HashInputs(data.Inputs); err != nil {
+	if t.Inputs, err = reports.HashInputs(splitInputs(data)); err != nil {
 		return nil, err
 	}
 	t.Settings = []reports.Value{{Name: "n", Value: reports.Number(train)}, {Name: "held out", Value: reports.Number(heldout)},

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/hfaudit"
 	"github.com/unlearnaudit/unlearnaudit/mia"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -88,7 +88,7 @@ func pm(xs []float64) reports.Cell {
 	return reports.Cell{Value: reports.Number(m), Text: fmt.Sprintf("%.2f±%.2f", m, sd)}
 }
 
-func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*hfaudit.ExperimentData, inputs []reports.Input, runs []*streamRun) (*audit.Reproduced, error) {
+func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*multiclass.Split, inputs []reports.Input, runs []*streamRun) (*audit.Reproduced, error) {
 	t := reports.NewReproduction(env.Version, "safe-stream", "SAFE: streaming forgetting against every baseline and retraining")
 	t.Seed = s.seed
 	var err error

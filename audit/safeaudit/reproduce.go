@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/hfaudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -97,7 +96,7 @@ func (Method) Experiments() []audit.Experiment {
 			audit.DatasetsParam,
 			audit.SeedParam,
 			audit.WorkersParam,
-			{Name: "fashion-dir", Usage: "folder of Fashion-MNIST's idx files", Default: DefaultFashionMNIST},
+			{Name: "fashion-dir", Usage: "folder of Fashion-MNIST's idx files", Default: multiclass.DefaultFashionMNIST},
 			{Name: "quick", Usage: "a small version for tests: 300 training rows, 5 rounds, one seed, one model and protocol per dataset", Default: "false", Bool: true},
 			{Name: "sets", Usage: "datasets, comma-separated: fashion, mnist", Default: "fashion,mnist"},
 			{Name: "models", Usage: "models, comma-separated: softmax, mlp", Default: "softmax,mlp"},
@@ -216,14 +215,14 @@ func runStream(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]*hfaudit.ExperimentData{}
+	data := map[string]*multiclass.Split{}
 	var inputs []reports.Input
 	for _, set := range s.sets {
-		var d *hfaudit.ExperimentData
+		var d *multiclass.Split
 		if set == "fashion" {
-			d, err = FashionData(s.fashionDir, s.train, s.test, s.pool, s.seed)
+			d, err = multiclass.FashionMNIST(s.fashionDir, s.train, s.test, s.pool, s.seed)
 		} else {
-			d, err = hfaudit.MNISTData(s.datasets, s.train, s.test, s.pool, s.seed)
+			d, err = multiclass.MNIST(s.datasets, s.train, s.test, s.pool, s.seed)
 			if err == nil {
 				side := 28 / s.pool
 				d.Note = fmt.Sprintf("MNIST: the t10k set from ../shared/datasets (the training set is not available offline), %d training and %d test rows drawn at random from its 10,000, pixels averaged over %d×%d blocks to %d×%d and standardised as torchvision's, (x/255 − 0.1307)/0.3081.",
@@ -234,7 +233,7 @@ func runStream(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 			return nil, err
 		}
 		data[set] = d
-		inputs = append(inputs, d.Inputs...)
+		inputs = append(inputs, splitInputs(d)...)
 	}
 	// every configuration and seed is an independent run
 	var runs []*streamRun

@@ -11,11 +11,9 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
-
-// DefaultFashionMNIST is where Debian's dataset-fashion-mnist package puts the data.
-const DefaultFashionMNIST = "/usr/share/datasets/fashion-mnist"
 
 // Experiments are the paper's Table 3 (sglu-table3), Fig. 3d (sglu-fig3d) and Fig. 3a–c
 // on MNIST or Fashion-MNIST (sglu-mnist).
@@ -56,7 +54,7 @@ func (Method) Experiments() []audit.Experiment {
 				{Name: "lambda", Usage: "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)", Default: "0.011264", Kind: audit.Number, Range: "(0, inf)"},
 				{Name: "train", Usage: "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[512, 1e7]"},
 				{Name: "source", Usage: "data: mnist-t10k (MNIST test set from the shared datasets) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)", Default: "mnist-t10k", Kind: audit.Choice, Choices: []string{"mnist-t10k", "fashion-mnist"}},
-				{Name: "fashion-dir", Usage: "fashion-mnist: folder of the idx files", Default: DefaultFashionMNIST},
+				{Name: "fashion-dir", Usage: "fashion-mnist: folder of the idx files", Default: multiclass.DefaultFashionMNIST},
 				{Name: "classes", Usage: "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag", Default: "3,8"},
 				{Name: "full-trials", Usage: "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)", Default: "0", Unit: "runs", Kind: audit.Integer, Range: "[2, 1e6]"},
 			},
