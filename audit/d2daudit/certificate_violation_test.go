@@ -18,7 +18,7 @@ func distCertificates(t *testing.T, s *d2daudit.DistSubject) map[string]audit.Fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := d2daudit.CheckDist(context.Background(), s, res, d2daudit.Options{Seed: 1, Attacks: audit.Attacks{}})
+	fs, err := d2daudit.CheckDist(context.Background(), s, res, audit.CheckOptions{Seed: 1, Attacks: audit.Attacks{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,18 +13,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/retrain"
 )
 
-// Options tune the checks.
-type Options struct {
-	Confidence float64 // for the statistical release checks; 0 means 0.95
-	Alpha      float64 // Rényi order reported; 0 means 2
-	Seed       uint64  // seeds the estimators' resampling
-	// PowerAgainst is the multiple of the claimed ε the empirical game must catch with
-	// 80 % power to PASS; 0 means audit.DefaultPowerAgainst.
-	PowerAgainst float64
-	// Attacks are the empirical attacks run (nil: all).
-	Attacks audit.Attacks
-}
-
 // Check runs the three families of D2D checks on finished trials of s (or of a subject
 // standing in for it, such as a planted-bug fixture):
 //
@@ -37,7 +25,7 @@ type Options struct {
 //   - release: the divergence of the published laws against the claim (audit.GaussianRelease);
 //   - empirical: a distinguishing game on the published models alone, which needs no
 //     secret state (audit.EmpiricalRelease).
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d check: no trials")
 	}
@@ -62,7 +50,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 // Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with
 // the claim's Rényi slope rho, and the membership attack on the deleted records.
 func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
-	updates []reference.Update, opt Options, results []audit.TrialResult) ([]audit.Finding, error) {
+	updates []reference.Update, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
 	fs, err := rel.Check(results)
 	if err != nil {
 		return nil, err
@@ -87,7 +75,7 @@ func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss 
 
 // membership attacks the records the requests delete (audit.MembershipRelease); none
 // when the requests only add.
-func membership(loss reference.Loss, universe *reference.Dataset, updates []reference.Update, eps, delta float64, opt Options, results []audit.TrialResult) ([]audit.Finding, error) {
+func membership(loss reference.Loss, universe *reference.Dataset, updates []reference.Update, eps, delta float64, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, u := range updates {

@@ -17,7 +17,7 @@ import (
 //   - weak-noise: the published noise is a tenth of the σ the certificate needs;
 //   - sees-deleted: every update descends on the data before the request, so a deleted
 //     record still pulls the model.
-func Controls(s *Subject, opt Options) []audit.Control {
+func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}

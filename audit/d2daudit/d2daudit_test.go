@@ -57,7 +57,7 @@ func audited(t *testing.T, run audit.Subject, s *d2daudit.Subject, trials int) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := d2daudit.Check(context.Background(), s, res, d2daudit.Options{})
+	fs, err := d2daudit.Check(context.Background(), s, res, audit.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func ExampleCheck() {
 		panic(err)
 	}
 	trials, _ := audit.Engine{}.Run(context.Background(), s, 1, 50)
-	findings, _ := d2daudit.Check(context.Background(), s, trials, d2daudit.Options{})
+	findings, _ := d2daudit.Check(context.Background(), s, trials, audit.CheckOptions{})
 	for _, f := range findings {
 		fmt.Println(f.Verdict, f.Check)
 		if f.Power != nil {

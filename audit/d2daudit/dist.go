@@ -178,7 +178,7 @@ func (s *DistSubject) Claim() audit.Claim {
 //     retrain within the run's certified Δ (§3.11) and within the paper's Δ;
 //   - release: the Gaussian release check against the coupled retrain;
 //   - empirical: the distinguishing game on the published models.
-func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d distributed check: no trials")
 	}

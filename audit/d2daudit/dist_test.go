@@ -42,7 +42,7 @@ func checkDist(t *testing.T, s *d2daudit.DistSubject, trials int) map[string]aud
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := d2daudit.CheckDist(context.Background(), s, res, d2daudit.Options{Seed: 1})
+	fs, err := d2daudit.CheckDist(context.Background(), s, res, audit.CheckOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,11 @@
 //
 // The claim requires the first three (the audit runs the method, so it holds its state);
 // the game is supporting evidence, PASS only with 80 % power against a 2× violation
-// (Options.PowerAgainst), and a violation it shows fails the subject.
+// (audit.CheckOptions.PowerAgainst), and a violation it shows fails the subject.
 //
 //	s, err := d2daudit.New(d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: d0, Updates: reqs, Params: p})
 //	trials, err := audit.Engine{}.Run(ctx, s, seed, 200)
-//	findings, err := d2daudit.Check(ctx, s, trials, d2daudit.Options{})
+//	findings, err := d2daudit.Check(ctx, s, trials, audit.CheckOptions{})
 //	verdict := audit.Decide(s.Claim(), findings)
 //
 // Distributed descent (Theorem 4.5) has its own subject: NewDist, DistSubject and

@@ -24,7 +24,7 @@ func certificates(t *testing.T, s *Subject) map[string]audit.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := Check(context.Background(), s, res, Options{Seed: 2, Attacks: audit.Attacks{}})
+	fs, err := Check(context.Background(), s, res, audit.CheckOptions{Seed: 2, Attacks: audit.Attacks{}})
 	if err != nil {
 		t.Fatal(err)
 	}

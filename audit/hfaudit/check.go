@@ -15,14 +15,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Options configure Check.
-type Options struct {
-	Confidence   float64 // 0 means 0.95
-	Seed         uint64  // the trials' seed (the gradient-bound check replays trial 0)
-	PowerAgainst float64
-	Attacks      audit.Attacks
-}
-
 // Check sets HF's certificate, its measured error and its empirical privacy side by side:
 //
 //   - certificate: σ recomputed from Δ̂, and which bound Δ̂ is (Theorem 4, or the code's);
@@ -37,7 +29,7 @@ type Options struct {
 //   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease),
 //     and the membership attack on the deleted records' logit-scaled confidence
 //     (audit.MembershipRelease with a softmax score), each as the attacks option asks.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("hf check: no trials")
 	}

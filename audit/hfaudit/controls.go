@@ -36,7 +36,7 @@ import (
 //     a third of σ under Theorem 4, whose Δ̂ is linear in m, about 0.37σ under the code's).
 //     The noise tests catch it as they catch half-noise. It is defined only where more
 //     than one record is deleted and Δ̂(1) < Δ̂(m).
-func Controls(s *Subject, opt Options) []audit.Control {
+func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}

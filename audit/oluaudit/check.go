@@ -12,14 +12,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
 
-// Options configure Check.
-type Options struct {
-	Confidence   float64 // 0 means 0.95
-	Seed         uint64
-	PowerAgainst float64
-	Attacks      audit.Attacks
-}
-
 // requiredShifts recomputes each request's shift from public values — the valid
 // contraction, whatever the subject was configured with — and its noise.
 func (s *Subject) requiredShifts() (shifts, sigmas []float64) {
@@ -52,7 +44,7 @@ func (s *Subject) requiredShifts() (shifts, sigmas []float64) {
 //     k·d draws, every released state lies in the domain;
 //   - release: the published laws' divergence at the measured shift (GaussianRelease);
 //   - empirical: the distinguishing game and the membership attack, as the attacks ask.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("olu check: no trials")
 	}

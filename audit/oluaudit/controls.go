@@ -15,7 +15,7 @@ import (
 //   - paper-gamma (passive): the noise sized by the paper's constant γ = (β/μ − 1)/(β/μ + 1),
 //     which η_t = 1/(μt) does not contract by (erratum 1);
 //   - weak-noise: a tenth of the noise the certificate needs.
-func Controls(s *Subject, opt Options) []audit.Control {
+func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}

@@ -10,16 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Options configure Check.
-type Options struct {
-	Confidence   float64 // 0 means 0.95
-	Seed         uint64
-	PowerAgainst float64
-	Attacks      audit.Attacks
-	// MIASamples caps the SVC attacker's members and non-members each (0: 300).
-	MIASamples int
-}
-
 // Check sets SAFE's certificate, its implementation, its release and its streaming
 // behaviour side by side:
 //
@@ -35,7 +25,7 @@ type Options struct {
 //     SAFE's share of deleted records called members against the retrain's (a paired
 //     McNemar test, with its power), with RA, FA, TA and MIA traced per round beside
 //     the retrain's.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("safe check: no trials")
 	}
@@ -131,7 +121,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Opt
 // attacker's training and asks whether the published model's attacker calls the deleted
 // records members more often than those fresh non-members (a one-sided two-proportion
 // test, with the excess it would catch with 80 % power).
-func (s *Subject) streamFinding(ctx context.Context, opt Options, conf float64, first audit.TrialResult) (audit.Finding, error) {
+func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, conf float64, first audit.TrialResult) (audit.Finding, error) {
 	c := s.setup
 	m := c.Model
 	k := opt.MIASamples

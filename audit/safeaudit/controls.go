@@ -22,7 +22,7 @@ import (
 //     rescaled from w₀.
 //
 // The retrain is the real subject's in each.
-func Controls(s *Subject, opt Options) []audit.Control {
+func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}

@@ -19,7 +19,7 @@ func TestControlsCaught(t *testing.T) {
 	s := instance(t)
 	// the attacks are left out: no control is meant for them, and their power simulation
 	// would take most of the test's time
-	opt := Options{Seed: 2, MIASamples: 50, Attacks: audit.Attacks{}}
+	opt := audit.CheckOptions{Seed: 2, MIASamples: 50, Attacks: audit.Attacks{}}
 	const trials = 12
 	run := func(a audit.Audited) map[string]audit.Finding {
 		t.Helper()

@@ -57,7 +57,7 @@ func checked(t *testing.T, s *Subject, trials int) map[string]audit.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := Check(context.Background(), s, res, Options{Seed: 2, MIASamples: 50})
+	fs, err := Check(context.Background(), s, res, audit.CheckOptions{Seed: 2, MIASamples: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,24 +10,13 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
 
-// Options configure Check.
-type Options struct {
-	Confidence float64 // 0 means 0.95
-	Seed       uint64
-	// PowerAgainst is the multiple of the claimed ε the empirical game must catch with
-	// 80 % power to PASS; 0 means audit.DefaultPowerAgainst.
-	PowerAgainst float64
-	// Attacks are the empirical attacks run (nil: all).
-	Attacks audit.Attacks
-}
-
 // Check returns the views of an SGLU audit side by side: the certificate recomputed from
 // the data's constants; the exact oracle, which runs the same n, b, σ, η, m, slots and
 // epochs on the quadratic surrogate f(θ; x) = (m/2)‖θ − x‖² of the same rows, where the
 // laws are Gaussian and the divergence is exact, and compares it with the bound; the noise
 // the implementation injects, measured two-sided on a zero-feature twin (noise.go); and the
 // empirical distinguishing game on the published models of the trials.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt Options) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
 	conf := opt.Confidence
 	if conf == 0 {
 		conf = 0.95

@@ -46,7 +46,7 @@ func (s *Subject) runEpochs(i int) int {
 //   - stale-sigma (σ/2 injected, a stale configuration's): caught by sglu/noise;
 //   - stale-epochs (each K_s counted with a stale 2^k·σ, and declared; only where that changes
 //     a K_s): caught by sglu/certificate, which recomputes ϵ for the declared epochs.
-func Controls(s *Subject, opt Options) []audit.Control {
+func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 	mutant := func(b bug) *Subject {
 		m := *s
 		m.bug = b

@@ -22,7 +22,7 @@ func TestControlsAreCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := Options{Seed: 3, Attacks: audit.Attacks{}} // the implementation checks alone
+		opt := audit.CheckOptions{Seed: 3, Attacks: audit.Attacks{}} // the implementation checks alone
 		honest, err := Check(context.Background(), s, nil, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -45,7 +45,7 @@ func ExampleCheck() {
 		fmt.Println(err)
 		return
 	}
-	findings, err := sgluaudit.Check(ctx, s, trials, sgluaudit.Options{Seed: 1})
+	findings, err := sgluaudit.Check(ctx, s, trials, audit.CheckOptions{Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -43,7 +43,7 @@ func run(t *testing.T, s audit.Subject, sub *Subject, trials int) map[string]aud
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := Check(context.Background(), sub, res, Options{Seed: 7})
+	fs, err := Check(context.Background(), sub, res, audit.CheckOptions{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
