@@ -32,7 +32,7 @@ func BenchmarkTrial(b *testing.B) {
 			if mode == d2d.Perfect {
 				p.Budget = max(p.Budget, p.PerfectMinBudget())
 			}
-			s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Updates: ups, Params: p})
+			s, err := d2daudit.New(context.Background(), d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Updates: ups, Params: p})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -52,7 +52,7 @@ func TestDistCertificateViolations(t *testing.T) {
 	} {
 		st := honest.Setup()
 		c.plant(&st)
-		s, err := d2daudit.NewDist(st)
+		s, err := d2daudit.NewDist(context.Background(), st)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

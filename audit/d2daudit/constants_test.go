@@ -1,6 +1,7 @@
 package d2daudit
 
 import (
+	"context"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -46,7 +47,7 @@ func TestDeclaredConstantsComparedTheRightWay(t *testing.T) {
 	} {
 		declared := tight
 		c.set(&declared)
-		s, err := New(Setup{Loss: loss, Data: ds, Updates: updates,
+		s, err := New(context.Background(), Setup{Loss: loss, Data: ds, Updates: updates,
 			Params: d2d.Params{Constants: declared, Radius: radius, Budget: 20, Epsilon: 1, Delta: 1e-6}})
 		if err != nil {
 			t.Fatalf("declared %+v: %v", declared, err)

@@ -44,7 +44,7 @@ func instance(t *testing.T, mode d2d.Mode) *d2daudit.Subject {
 		p.Dim = ds.Dim()
 		p.Budget = max(p.Budget, p.PerfectMinBudget())
 	}
-	s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Updates: updates, Params: p})
+	s, err := d2daudit.New(context.Background(), d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Updates: updates, Params: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestUnknownIDIsNamed(t *testing.T) {
 	ds, _ := reference.SyntheticClassification(50, 3, 1)
 	loss := reference.Logistic{Lambda: 0.1}
 	p := d2d.Params{Constants: loss.Constants(ds, 5), Radius: 5, Budget: 5, Epsilon: 1, Delta: 1e-6}
-	_, err := d2daudit.New(d2daudit.Setup{Loss: loss, Data: ds, Updates: []reference.Update{reference.DeleteID(4), reference.DeleteID(777)}, Params: p})
+	_, err := d2daudit.New(context.Background(), d2daudit.Setup{Loss: loss, Data: ds, Updates: []reference.Update{reference.DeleteID(4), reference.DeleteID(777)}, Params: p})
 	if !errors.Is(err, reference.ErrUnknownID) || !strings.Contains(err.Error(), "777") || !strings.Contains(err.Error(), "update 2") {
 		t.Fatalf("got %v; want an unknown-ID error naming 777 and update 2", err)
 	}
@@ -212,7 +212,7 @@ func TestCertificateCatchesBadDeclarations(t *testing.T) {
 	s := instance(t, d2d.SecretState)
 	setup := s.Setup()
 	setup.Sigma = s.Plan().Sigma / 2
-	weak, err := d2daudit.New(setup)
+	weak, err := d2daudit.New(context.Background(), setup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestCertificateCatchesBadDeclarations(t *testing.T) {
 	}
 	setup = s.Setup()
 	setup.Params.Lipschitz = 0.5 // the data's supremum is ≈ 1 + λR = 1.5
-	low, err := d2daudit.New(setup)
+	low, err := d2daudit.New(context.Background(), setup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func ExampleCheck() {
 	ds, _ := reference.SyntheticClassification(300, 5, 1)
 	loss := reference.Logistic{Lambda: 0.05}
 	p := d2d.Params{Constants: loss.Constants(ds, 10), Radius: 10, Budget: 10, Epsilon: 1, Delta: 1e-6}
-	s, err := d2daudit.New(d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: ds,
+	s, err := d2daudit.New(context.Background(), d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: ds,
 		Updates: []reference.Update{reference.DeleteID(3), reference.DeleteID(8)}, Params: p})
 	if err != nil {
 		panic(err)
@@ -284,7 +284,7 @@ func convexInstance(t *testing.T, mode d2d.Mode, p func(*d2d.Params)) *d2daudit.
 		p(&params)
 	}
 	held := reference.Record{ID: 999, X: ds.Row(3), Y: -ds.Label(3)}
-	s, err := d2daudit.New(d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Params: params,
+	s, err := d2daudit.New(context.Background(), d2daudit.Setup{Mode: mode, Loss: loss, Data: ds, Params: params,
 		Updates: []reference.Update{reference.DeleteID(0), reference.AddRecord(held), reference.DeleteID(9), reference.DeleteID(999)}})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ type DistSubject struct {
 }
 
 // NewDist validates the setup and the requests.
-func NewDist(s DistSetup) (*DistSubject, error) {
+func NewDist(ctx context.Context, s DistSetup) (*DistSubject, error) {
 	if s.Data == nil || s.Data.Len() == 0 {
 		return nil, fmt.Errorf("d2d distributed audit: no data")
 	}

@@ -28,7 +28,7 @@ func distInstance(t *testing.T, schedule d2d.Schedule, requests int) *d2daudit.D
 			ups = append(ups, reference.DeleteID(int64(i)))
 		}
 	}
-	s, err := d2daudit.NewDist(d2daudit.DistSetup{Loss: loss, Data: ds, Updates: ups,
+	s, err := d2daudit.NewDist(context.Background(), d2daudit.DistSetup{Loss: loss, Data: ds, Updates: ups,
 		Params: d2d.DistParams{Constants: loss.Constants(ds, 5), Radius: 5, Xi: 1.2, Budget: 1, Epsilon: 1, Delta: 1e-6, Schedule: schedule}})
 	if err != nil {
 		t.Fatal(err)

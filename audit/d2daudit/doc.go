@@ -28,7 +28,7 @@
 // the game is supporting evidence, PASS only with 80 % power against a 2× violation
 // (audit.CheckOptions.PowerAgainst), and a violation it shows fails the subject.
 //
-//	s, err := d2daudit.New(d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: d0, Updates: reqs, Params: p})
+//	s, err := d2daudit.New(ctx, d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: d0, Updates: reqs, Params: p})
 //	trials, err := audit.Engine{}.Run(ctx, s, seed, 200)
 //	findings, err := d2daudit.Check(ctx, s, trials, audit.CheckOptions{})
 //	verdict := audit.Decide(s.Claim(), findings)

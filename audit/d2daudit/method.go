@@ -80,7 +80,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		if mode == d2d.Perfect {
 			p.Budget = max(p.Budget, p.PerfectMinBudget())
 		}
-		sub, err := New(Setup{Mode: mode, Loss: f, Data: s.Data, Updates: s.Updates, Params: p})
+		sub, err := New(context.Background(), Setup{Mode: mode, Loss: f, Data: s.Data, Updates: s.Updates, Params: p})
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +89,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		}, Controls: Controls(sub, opt)})
 	}
 	if wanted["distributed"] {
-		sub, err := NewDist(DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{
+		sub, err := NewDist(context.Background(), DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{
 			Constants: loss.Constants(s.All, s.Radius), Radius: s.Radius, Xi: 1.2, Budget: 1, Epsilon: s.Epsilon, Delta: s.Delta, Schedule: sched}})
 		if err != nil {
 			return nil, err

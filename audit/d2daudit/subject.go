@@ -69,7 +69,7 @@ func (c *secrets) secret(slot *[]float64, run func() ([]float64, error)) ([]floa
 
 // New validates the setup — constants, target, and every request against the data (an
 // unknown or already-deleted ID is an error naming the ID) — and returns the subject.
-func New(s Setup) (*Subject, error) {
+func New(ctx context.Context, s Setup) (*Subject, error) {
 	if s.Data == nil || s.Data.Len() == 0 {
 		return nil, fmt.Errorf("d2d audit: no data")
 	}

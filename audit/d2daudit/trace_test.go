@@ -94,7 +94,7 @@ func traceInstance(t *testing.T, mode d2d.Mode) *Subject {
 		p.Budget = max(p.Budget, p.PerfectMinBudget())
 	}
 	updates := []reference.Update{reference.DeleteID(0), reference.DeleteID(3), reference.AddRecord(extra), reference.DeleteID(7)}
-	s, err := New(Setup{Mode: mode, Loss: loss, Data: ds, Updates: updates, Params: p})
+	s, err := New(context.Background(), Setup{Mode: mode, Loss: loss, Data: ds, Updates: updates, Params: p})
 	if err != nil {
 		t.Fatal(err)
 	}

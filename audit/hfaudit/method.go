@@ -82,7 +82,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		if v == "hf-code" {
 			reading = CodeReading
 		}
-		sub, err := New(Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
+		sub, err := New(context.Background(), Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
 			Config: hf.Config{Epochs: epochs, BatchSize: batch, Eta: eta, Decay: q},
 			Data:   data, IDs: s.Data.IDs(), Removals: s.Deletions, Epsilon: s.Epsilon, Delta: s.Delta, Reading: reading})
 		if err != nil {

@@ -168,7 +168,7 @@ func Online(ctx context.Context, c OnlineConfig) (*OnlineResult, error) {
 		removals[k] = int64(u)
 	}
 	for _, reading := range []Reading{PaperBound, CodeReading} {
-		sub, err := New(Setup{Model: c.Model, Config: c.Learn, Data: c.Train, IDs: ids, Removals: removals, Epsilon: c.Epsilon, Delta: c.Delta, Reading: reading})
+		sub, err := New(ctx, Setup{Model: c.Model, Config: c.Learn, Data: c.Train, IDs: ids, Removals: removals, Epsilon: c.Epsilon, Delta: c.Delta, Reading: reading})
 		if err != nil {
 			return nil, err
 		}

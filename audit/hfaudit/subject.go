@@ -58,7 +58,7 @@ type Subject struct {
 
 // New checks the setup and computes the certificate: G, ρ, the bound Δ̂ of the reading
 // and σ.
-func New(s Setup) (*Subject, error) {
+func New(ctx context.Context, s Setup) (*Subject, error) {
 	s.Config.Model = s.Model
 	n := s.Data.Len()
 	if err := s.Config.Check(n); err != nil {

@@ -32,7 +32,7 @@ func instance(t *testing.T, reading Reading) *Subject {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Setup{Model: multiclass.Softmax{K: k, P: p, Lambda: 0.05}, Config: hf.Config{Epochs: 3, BatchSize: 8, Eta: 0.2, Decay: 0.995},
+	s, err := New(context.Background(), Setup{Model: multiclass.Softmax{K: k, P: p, Lambda: 0.05}, Config: hf.Config{Epochs: 3, BatchSize: 8, Eta: 0.2, Decay: 0.995},
 		Data: data, IDs: ids, Removals: []int64{105, 150, 199}, Epsilon: 1, Delta: 1e-2, Reading: reading})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestSetupRefusals(t *testing.T) {
 	} {
 		st := s.setup
 		c.change(&st)
-		if _, err := New(st); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := New(context.Background(), st); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want %q, got %v", c.want, err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestSetupRefusals(t *testing.T) {
 // dataset must not resume on another.
 func TestFingerprintCoversTheData(t *testing.T) {
 	a := instance(t, PaperBound)
-	b, err := New(a.setup)
+	b, err := New(context.Background(), a.setup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestFingerprintCoversTheData(t *testing.T) {
 	if st.Data, err = multiclass.NewData(x, st.Data.Y, 3); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(st)
+	c, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestSubjectCertificateViolations(t *testing.T) {
 			t.Helper()
 			st := s.setup
 			change(&st)
-			m, err := NewSubject(context.Background(), st)
+			m, err := New(context.Background(), st)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,7 @@
 //
 // # The demo's subjects
 //
-// A Subject (NewSubject, from a Setup) audits one algorithm on a stream of logistic costs
+// A Subject (New, from a Setup) audits one algorithm on a stream of logistic costs
 // — a dataset's rows, one a round — against Definition 2's reference: the same algorithm
 // on the stream with the deleted functions ⊥, the same step sizes and the same noise
 // scales. Each trial runs both over the whole stream with fresh noise and publishes the

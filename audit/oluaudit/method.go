@@ -67,7 +67,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 				sched[i].Tau = u + data.Len()/(2*(len(gaps)+1))
 			}
 		}
-		sub, err := NewSubject(context.Background(), Setup{Variant: v, Loss: loss, Data: data, Sched: sched, Config: cfg, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
+		sub, err := New(context.Background(), Setup{Variant: v, Loss: loss, Data: data, Sched: sched, Config: cfg, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
 		if err != nil {
 			return nil, err
 		}

@@ -62,8 +62,8 @@ type Subject struct {
 	fp     string
 }
 
-// NewSubject validates the setup and plans the run.
-func NewSubject(ctx context.Context, s Setup) (*Subject, error) {
+// New validates the setup and plans the run.
+func New(ctx context.Context, s Setup) (*Subject, error) {
 	if s.Variant != Passive && s.Variant != Active {
 		return nil, fmt.Errorf("olu: variant %q: want %q or %q", s.Variant, Passive, Active)
 	}

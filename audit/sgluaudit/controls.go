@@ -81,7 +81,7 @@ func (s *Subject) stale() (*Subject, bool) {
 		}
 		st := s.setup
 		st.UnlearnEpochs = ks
-		m, err := New(st)
+		m, err := New(context.Background(), st)
 		if err != nil {
 			return nil, false
 		}

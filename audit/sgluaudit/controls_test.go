@@ -18,7 +18,7 @@ func TestControlsAreCaught(t *testing.T) {
 	for _, lockstep := range []int{0, 8} {
 		st := setup(ds)
 		st.Lockstep = lockstep
-		s, err := New(st)
+		s, err := New(context.Background(), st)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestControlsAreCaught(t *testing.T) {
 func TestStaleEpochsControl(t *testing.T) {
 	st := setup(breastCancer(t))
 	st.Epsilon = 0.05
-	s, err := New(st)
+	s, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestStaleEpochsControl(t *testing.T) {
 // it is zero, it grows with the requests, and the honest pairs sit inside it while the
 // bound for one epoch fewer is smaller than the bound for the claimed epochs.
 func TestCoupledBound(t *testing.T) {
-	s, err := New(setup(breastCancer(t)))
+	s, err := New(context.Background(), setup(breastCancer(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func ExampleCheck() {
 		fmt.Println(err)
 		return
 	}
-	s, err := sgluaudit.New(sgluaudit.Setup{Loss: reference.Logistic{Lambda: 0.05}, Data: ds.NormalizeRows(),
+	s, err := sgluaudit.New(ctx, sgluaudit.Setup{Loss: reference.Logistic{Lambda: 0.05}, Data: ds.NormalizeRows(),
 		Removals: []int64{ds.ID(0), ds.ID(7)}, Batch: 32, Sigma: 0.05, Epochs: 3, Radius: 10, Epsilon: 1, Seed: 1})
 	if err != nil {
 		fmt.Println(err)

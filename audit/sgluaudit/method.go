@@ -78,7 +78,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 	if T == 0 {
 		T = BurnIn(LogisticProblem(loss, data, b, s.Radius), 1e-3)
 	}
-	sub, err := New(Setup{Loss: loss, Data: data, Removals: s.Deletions, Batch: b,
+	sub, err := New(context.Background(), Setup{Loss: loss, Data: data, Removals: s.Deletions, Batch: b,
 		Sigma: sigma, Epochs: T, Radius: s.Radius, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed, Lockstep: lockstep, Float32: precision == "float32"})
 	if err != nil {
 		return nil, err

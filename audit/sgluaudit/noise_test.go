@@ -103,7 +103,7 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			st := setup(ds)
 			st.Lockstep, st.Float32 = c.lockstep, c.f32
-			s, err := New(st)
+			s, err := New(context.Background(), st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 			}
 			weak := st
 			weak.Sigma = st.Sigma / math.Sqrt2
-			w, err := New(weak)
+			w, err := New(context.Background(), weak)
 			if err != nil {
 				t.Fatal(err)
 			}

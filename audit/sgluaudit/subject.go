@@ -61,7 +61,7 @@ type Subject struct {
 }
 
 // New validates the setup, fixes B and the replacement records, and runs the accountant.
-func New(s Setup) (*Subject, error) {
+func New(ctx context.Context, s Setup) (*Subject, error) {
 	if s.Data == nil || s.Data.Len() == 0 {
 		return nil, fmt.Errorf("sglu audit: no data")
 	}

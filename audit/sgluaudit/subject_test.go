@@ -55,7 +55,7 @@ func run(t *testing.T, s audit.Subject, sub *Subject, trials int) map[string]aud
 // sits below its bound, and the distinguishing game finds nothing. The game's false
 // FAIL probability is at most 1 − 0.95 by its construction (seeded: this run is fixed).
 func TestSubjectHonest(t *testing.T) {
-	s, err := New(setup(breastCancer(t)))
+	s, err := New(context.Background(), setup(breastCancer(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSubjectHonest(t *testing.T) {
 func TestSequentialNonConvergentOneRequest(t *testing.T) {
 	s := setup(breastCancer(t))
 	s.Removals = s.Removals[:1]
-	sub, err := New(s)
+	sub, err := New(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSequentialNonConvergentOneRequest(t *testing.T) {
 func TestSubjectTooFewEpochs(t *testing.T) {
 	st := setup(breastCancer(t))
 	st.UnlearnEpochs = []int{1, 1, 1}
-	s, err := New(st)
+	s, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func (l leaky) Unlearned(ctx context.Context, st reference.Streams) (reference.R
 func TestSubjectLeakCaught(t *testing.T) {
 	st := setup(breastCancer(t))
 	st.Sigma = 0.005
-	s, err := New(st)
+	s, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,17 +180,17 @@ func TestTrimToBatches(t *testing.T) {
 func TestLockstepTrials(t *testing.T) {
 	ds := breastCancer(t)
 	st := setup(ds)
-	plain, err := New(st)
+	plain, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Lockstep = 4
-	four, err := New(st)
+	four, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Lockstep = 16
-	sixteen, err := New(st)
+	sixteen, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestLockstepTrials(t *testing.T) {
 		t.Error("fingerprints: want lockstep's size out of it and lockstep itself in it")
 	}
 	st.Float32 = true
-	f32, err := New(st)
+	f32, err := New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestLockstepTrials(t *testing.T) {
 		t.Error("float32 lockstep has float64's fingerprint")
 	}
 	st.Lockstep = 0
-	if _, err := New(st); err == nil || !strings.Contains(err.Error(), "lockstep only") {
+	if _, err := New(context.Background(), st); err == nil || !strings.Contains(err.Error(), "lockstep only") {
 		t.Errorf("float32 without lockstep: %v", err)
 	}
 
@@ -223,7 +223,7 @@ func TestLockstepTrials(t *testing.T) {
 	// the rare operands where a Go edge would round otherwise are reference/ensemble's
 	// TestLogisticGradient32DoubleRoundingWitness)
 	st.Lockstep = 4
-	f32four, err := New(st)
+	f32four, err := New(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
