@@ -230,42 +230,6 @@ func TestCertificateCatchesBadDeclarations(t *testing.T) {
 	}
 }
 
-func ExampleCheck() {
-	ds, _ := reference.SyntheticClassification(300, 5, 1)
-	loss := reference.Logistic{Lambda: 0.05}
-	p := d2d.Params{Constants: loss.Constants(ds, 10), Radius: 10, Budget: 10, Epsilon: 1, Delta: 1e-6}
-	s, err := d2daudit.New(context.Background(), d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: ds,
-		Updates: []reference.Update{reference.DeleteID(3), reference.DeleteID(8)}, Params: p})
-	if err != nil {
-		panic(err)
-	}
-	trials, _ := audit.Engine{}.Run(context.Background(), s, 1, 50)
-	findings, _ := d2daudit.Check(context.Background(), s, trials, audit.CheckOptions{})
-	for _, f := range findings {
-		fmt.Println(f.Verdict, f.Check)
-		if f.Power != nil {
-			fmt.Println("  power:", f.Power.Summary())
-		}
-	}
-	// the empirical game is supporting evidence: the required findings decide
-	fmt.Println("subject:", audit.Decide(s.Claim(), findings))
-	// Output:
-	// PASS d2d/certificate/sigma
-	// PASS d2d/certificate/lipschitz
-	// PASS d2d/certificate/smoothness
-	// PASS d2d/certificate/strong-convexity
-	// PASS d2d/implementation/radius
-	// PASS d2d/implementation/retrain-gap
-	// PASS d2d/implementation/learner-radius
-	// PASS d2d/release/renyi
-	// PASS d2d/release/exact-epsilon
-	// INCONCLUSIVE d2d/empirical/epsilon-lower-bound
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 671675 trials per side would catch 2× with 80 % power
-	// INCONCLUSIVE d2d/empirical/membership
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 671675 trials per side would catch 2× with 80 % power
-	// subject: PASS
-}
-
 // D2D's learner is the recipe a retrain from scratch reruns.
 var _ retrain.Recipe = d2d.Recipe{}
 
