@@ -29,3 +29,18 @@ func ExcessPower(unit string, against, detectable, z float64, n int) *Power {
 	}
 	return p
 }
+
+// ExcessVerdict is the one rule for a membership test of "excess ≤ 0" — an attack's AUC,
+// or the rate at which it calls records members, over a reference's: FAIL when the test
+// shows an excess (shown: its interval lies above the reference, or its p-value is below
+// the level); PASS when it does not and catches an excess of ExcessAgainst with 80 % power
+// (detectable ≤ ExcessAgainst); INCONCLUSIVE otherwise.
+func ExcessVerdict(shown bool, detectable float64) Verdict {
+	switch {
+	case shown:
+		return Fail
+	case detectable <= ExcessAgainst:
+		return Pass
+	}
+	return Inconclusive
+}

@@ -359,19 +359,30 @@ func Worst(fs []Finding) Verdict {
 	return v
 }
 
+// Tally is a count of verdicts, the one every summary of findings is made from.
+type Tally struct {
+	Pass, Fail, Inconclusive int
+}
+
+// Add counts one verdict: PASS and FAIL as themselves, anything else as inconclusive.
+func (t *Tally) Add(v Verdict) {
+	switch v {
+	case Pass:
+		t.Pass++
+	case Fail:
+		t.Fail++
+	default:
+		t.Inconclusive++
+	}
+}
+
 // Count tallies verdicts.
 func Count(fs []Finding) (pass, fail, inconclusive int) {
+	var t Tally
 	for _, f := range fs {
-		switch f.Verdict {
-		case Pass:
-			pass++
-		case Fail:
-			fail++
-		default:
-			inconclusive++
-		}
+		t.Add(f.Verdict)
 	}
-	return pass, fail, inconclusive
+	return t.Pass, t.Fail, t.Inconclusive
 }
 
 // Deterministic builds the finding of a deterministic check measured ≤ bound (with the

@@ -17,15 +17,14 @@ func ULiRAFinding(check, method string, u *mia.ULiRAResult, detectable float64, 
 	f := Finding{Check: check, Title: fmt.Sprintf("U-LiRA cannot tell %s's unlearned models from retrained ones (AUC ≤ ½)", method), Kind: Empirical,
 		Measured: a.Value, Bound: 0.5, Comparison: "≤", Confidence: 0.95, Trials: len(u.Unlearned)}
 	f.Power = ExcessPower("AUC excess over ½", ExcessAgainst, detectable, distuv.UnitNormal.Quantile(0.975), len(u.Unlearned))
-	switch {
-	case a.Lower > 0.5:
-		f.Verdict = Fail
+	f.Verdict = ExcessVerdict(a.Lower > 0.5, detectable)
+	switch f.Verdict {
+	case Fail:
 		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: the attack tells %s's unlearned models from retrains", a.Value, a.Lower, a.Upper, method)
-	case detectable <= 0.1:
-		f.Verdict = Pass
+	case Pass:
 		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown; %d evaluations a side catch an AUC of ½ + %.3f with 80 %% power", a.Value, a.Lower, a.Upper, len(u.Unlearned), detectable)
 	default:
-		f.Verdict, f.TrialsNeeded = Inconclusive, f.Power.TrialsNeeded
+		f.TrialsNeeded = f.Power.TrialsNeeded
 		f.Detail = fmt.Sprintf("pooled AUC %.4f, 95 %% interval [%.4f, %.4f]: no advantage shown, but %d evaluations a side catch only ½ + %.3f with 80 %% power; raise %s", a.Value, a.Lower, a.Upper, len(u.Unlearned), detectable, raise)
 	}
 	return f

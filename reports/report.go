@@ -423,20 +423,13 @@ func (f Finding) Label() string {
 // CountFindings counts findings by verdict, leaving out measurements (Kind "measurement"), which
 // never decide and so are no pass, fail or inconclusive of the subject's.
 func CountFindings(fs []Finding) (pass, fail, inconclusive int) {
+	var t audit.Tally
 	for _, f := range fs {
-		if f.Kind == string(audit.Measurement) {
-			continue
-		}
-		switch f.Verdict {
-		case string(audit.Pass):
-			pass++
-		case string(audit.Fail):
-			fail++
-		default:
-			inconclusive++
+		if f.Kind != string(audit.Measurement) {
+			t.Add(audit.Verdict(f.Verdict))
 		}
 	}
-	return pass, fail, inconclusive
+	return t.Pass, t.Fail, t.Inconclusive
 }
 
 // NewSubject converts an audited subject's claim and findings into the report model.

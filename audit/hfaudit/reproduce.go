@@ -499,15 +499,14 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	if f.Power.TrialsNeeded > 0 {
 		f.Power.TrialsNeeded = res.ForgetForDetectable // the held-out records stay as they are
 	}
-	switch {
-	case res.ExcessLower > 0:
-		f.Verdict = audit.Fail
+	f.Verdict = audit.ExcessVerdict(res.ExcessLower > 0, res.Detectable)
+	switch f.Verdict {
+	case audit.Fail:
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: HF's noiseless model keeps a trace of the records it was asked to forget (its certificate covers the noised release, not this model; the paper's claim is AUC ≈ 0.5 like the retrain's)", res.ExcessAUC, res.ExcessLower, res.ExcessUpper)
-	case res.Detectable <= 0.1:
-		f.Verdict = audit.Pass
+	case audit.Pass:
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown; with %d forgotten and %d held-out records an excess of %.3f would be caught with 80 %% power", res.ExcessAUC, res.ExcessLower, res.ExcessUpper, res.Forgotten, res.Heldout, res.Detectable)
 	default:
-		f.Verdict, f.TrialsNeeded = audit.Inconclusive, f.Power.TrialsNeeded
+		f.TrialsNeeded = f.Power.TrialsNeeded
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown, but %d forgotten records catch only an excess of %.3f with 80 %% power; about %d forgotten records (--fraction %.2g of a larger --train) would catch 0.1", res.ExcessAUC, res.ExcessLower, res.ExcessUpper, res.Forgotten, res.Detectable, res.ForgetForDetectable, math.Min(0.5, float64(res.ForgetForDetectable)/float64(train)))
 	}
 	tb.Findings = append(tb.Findings, reports.NewFinding(f))

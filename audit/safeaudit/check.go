@@ -202,17 +202,15 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 		Kind: audit.Empirical, Measured: excess(0), Bound: 0, Comparison: "≤", Confidence: conf, Trials: nF,
 		Power: audit.ExcessPower("excess member rate", audit.ExcessAgainst, detectable, distuv.UnitNormal.Quantile(1-alpha), nF)}
 	detail := fmt.Sprintf("deleted records called members %d of %d, held-out non-members %d of %d (excess %.3f; on the retrain's published model: %.3f); the traces follow the noiseless models, the paper's setting", rates[0][0], nF, rates[0][1], nH, excess(0), excess(1))
-	switch {
-	case pValue < alpha:
-		f.Verdict = audit.Fail
+	f.Verdict = audit.ExcessVerdict(pValue < alpha, detectable)
+	switch f.Verdict {
+	case audit.Fail:
 		f.Detail = fmt.Sprintf("%s: one-sided p = %.3g < %.3g, the deleted records still stand out", detail, pValue, alpha)
-	case detectable <= 0.1:
-		f.Verdict = audit.Pass
+	case audit.Pass:
 		f.Detail = fmt.Sprintf("%s: p = %.3g; an excess of %.3f would be caught with 80 %% power", detail, pValue, detectable)
 	default:
-		f.Verdict = audit.Inconclusive
 		need := nF
-		for need < 1<<30 && (distuv.UnitNormal.Quantile(1-alpha)+distuv.UnitNormal.Quantile(0.8))*math.Sqrt(0.25*(2/float64(need))) > 0.1 {
+		for need < 1<<30 && (distuv.UnitNormal.Quantile(1-alpha)+distuv.UnitNormal.Quantile(0.8))*math.Sqrt(0.25*(2/float64(need))) > audit.ExcessAgainst {
 			need *= 2
 		}
 		f.TrialsNeeded, f.Power.TrialsNeeded = need, need

@@ -412,17 +412,15 @@ func liraTables(run *streamRun, title string) []reports.Table {
 		f := audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/lira", run.set, run.model), Title: "LiRA's AUC on the deleted records: SAFE's model no higher than the retrain's", Kind: audit.Empirical,
 			Measured: m.Excess, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: l.Forgotten}
 		f.Power = audit.ExcessPower("excess AUC", audit.ExcessAgainst, l.Detectable, distuv.UnitNormal.Quantile(0.975), l.Forgotten)
-		switch {
-		case m.Lower > 0:
-			f.Verdict = audit.Fail
+		f.Verdict = audit.ExcessVerdict(m.Lower > 0, l.Detectable)
+		switch f.Verdict {
+		case audit.Fail:
 			f.Detail = fmt.Sprintf("AUC(SAFE) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: SAFE's model keeps a trace of the records it was asked to forget", m.Excess, m.Lower, m.Upper)
-		case l.Detectable <= 0.1:
-			f.Verdict = audit.Pass
+		case audit.Pass:
 			f.Detail = fmt.Sprintf("AUC(SAFE) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown; %d deleted and %d test records catch an excess of %.3f with 80 %% power", m.Excess, m.Lower, m.Upper, l.Forgotten, l.Heldout, l.Detectable)
 		default:
-			f.Verdict = audit.Inconclusive
 			need := l.Forgotten
-			for need < 1<<30 && detectable(need, l.Heldout) > 0.1 {
+			for need < 1<<30 && detectable(need, l.Heldout) > audit.ExcessAgainst {
 				need *= 2
 			}
 			f.TrialsNeeded, f.Power.TrialsNeeded = need, need
