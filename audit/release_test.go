@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -99,6 +100,11 @@ func TestGaussianReleaseKnownAnswers(t *testing.T) {
 			}
 			if c.infinite != math.IsInf(renyi.Measured, 1) {
 				t.Fatalf("measured %v; want +Inf: %v", renyi.Measured, c.infinite)
+			}
+			// the scale test states its power: 200 trials × 10 coordinates resolve far
+			// less than half or double the variance
+			if !strings.Contains(renyi.Detail, "catches a variance off by 1.") {
+				t.Errorf("detail does not state the noise test's power below 2×: %s", renyi.Detail)
 			}
 			if c.verdict == Pass {
 				want := dp.RenyiGaussianIsotropic(2, 0.05, d, sigma, sigma)

@@ -33,53 +33,11 @@ const noiseResolve = 1.25
 // noiseMaxRuns caps the twin's runs per side.
 const noiseMaxRuns = 256
 
-// chiTwoSided is the two-sided χ² test of a variance ratio at level a, on k degrees of
-// freedom: under ratio r the statistic is r·χ²_k.
-type chiTwoSided struct {
-	k    float64
-	a    float64
-	l, h float64 // acceptance region of Σθ²/v
-}
-
-func newChiTwoSided(k int, a float64) chiTwoSided {
-	c := distuv.ChiSquared{K: float64(k)}
-	return chiTwoSided{k: float64(k), a: a, l: c.Quantile(a / 2), h: c.Quantile(1 - a/2)}
-}
-
-// power is the probability of rejecting when the true variance is r times the claimed.
-func (t chiTwoSided) power(r float64) float64 {
-	c := distuv.ChiSquared{K: t.k}
-	return c.CDF(t.l/r) + c.Survival(t.h/r)
-}
-
-// resolves is the least f ≥ 1 whose ×f and ×1/f are both rejected with 80 % power.
-func (t chiTwoSided) resolves() float64 {
-	ok := func(f float64) bool {
-		return t.power(f) >= audit.PowerTarget && t.power(1/f) >= audit.PowerTarget
-	}
-	lo, hi := 1.0, 2.0
-	for !ok(hi) {
-		lo, hi = hi, hi*2
-		if hi > 1e6 {
-			return math.Inf(1)
-		}
-	}
-	for range 60 {
-		mid := math.Sqrt(lo * hi)
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
 // noiseRuns is the least runs per side (≥ 2, ≤ noiseMaxRuns) whose two tests at level a
 // each resolve noiseResolve with 80 % power, in d dimensions.
 func noiseRuns(d int, a float64) int {
 	for n := 2; n < noiseMaxRuns; n++ {
-		if newChiTwoSided(n*d, a).resolves() <= noiseResolve {
+		if audit.NewVarianceTest(n*d, a).Resolves() <= noiseResolve {
 			return n
 		}
 	}
@@ -214,16 +172,16 @@ func noiseVerdict(results []audit.TrialResult, ns noiseSides) (audit.Finding, er
 	if err != nil {
 		return f, err
 	}
-	test := newChiTwoSided(k, ns.a)
+	test := audit.NewVarianceTest(k, ns.a)
 	f.Measured = (ssU + ssR) / float64(2*k)
 	c := distuv.ChiSquared{K: float64(k)}
 	ivU := audit.Interval{Lower: ssU / c.Quantile(1-ns.a/2), Upper: ssU / c.Quantile(ns.a/2)}
 	ivR := audit.Interval{Lower: ssR / c.Quantile(1-ns.a/2), Upper: ssR / c.Quantile(ns.a/2)}
 	f.Interval = &audit.Interval{Lower: math.Min(ivU.Lower, ivR.Lower), Upper: math.Max(ivU.Upper, ivR.Upper)}
-	resolves := test.resolves()
-	pw := math.Min(test.power(noiseRatioPower), test.power(1/noiseRatioPower))
+	resolves := test.Resolves()
+	pw := math.Min(test.Power(noiseRatioPower), test.Power(1/noiseRatioPower))
 	f.Power = &audit.Power{Against: noiseRatioPower, Power: pw, SmallestFactor: resolves}
-	rejected := func(ss float64) bool { return ss < test.l || ss > test.h }
+	rejected := test.Rejects
 	f.Detail = fmt.Sprintf("%d runs a side on the data with every feature zero, where the law is exactly N(0, v_s·I): measured variance / v_s = %.4g unlearned (interval [%.4g, %.4g]) and %.4g retrained ([%.4g, %.4g]), %d degrees of freedom each, two-sided χ² at %.3g each; catches a variance off by %.3g× either way with 80 %% power (σ = %g)",
 		len(results), ssU/float64(k), ivU.Lower, ivU.Upper, ssR/float64(k), ivR.Lower, ivR.Upper, k, ns.a, resolves, ns.sigma)
 	switch {
@@ -240,8 +198,8 @@ func noiseVerdict(results []audit.TrialResult, ns noiseSides) (audit.Finding, er
 	default: // only with runs capped at noiseMaxRuns in very few dimensions
 		f.Verdict = audit.Inconclusive
 		for n := len(results) + 1; f.TrialsNeeded == 0; n++ {
-			t := newChiTwoSided(n*ns.d, ns.a)
-			if math.Min(t.power(noiseRatioPower), t.power(1/noiseRatioPower)) >= audit.PowerTarget {
+			t := audit.NewVarianceTest(n*ns.d, ns.a)
+			if math.Min(t.Power(noiseRatioPower), t.Power(1/noiseRatioPower)) >= audit.PowerTarget {
 				f.TrialsNeeded = n
 			}
 		}

@@ -33,7 +33,7 @@ func TestNoiseVerdictCalibratedAndPowered(t *testing.T) {
 	const d, conf = 30, 0.95
 	a := (1 - conf) / 2
 	runs := noiseRuns(d, a)
-	f := newChiTwoSided(runs*d, a).resolves()
+	f := audit.NewVarianceTest(runs*d, a).Resolves()
 	if !(f > 1 && f <= noiseResolve) {
 		t.Fatalf("%d runs in %d dimensions resolve %v×; want (1, %v]", runs, d, f, noiseResolve)
 	}
