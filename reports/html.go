@@ -23,7 +23,6 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 		return [3]int{p, f, i}
 	},
 	"game":              GameFinding,
-	"cell":              func(m DetectionMatrix, control string, j int) string { return m.Cell(control, j) },
 	"meaning":           verdictMeaning,
 	"shell":             ShellLine,
 	"histogram":         func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },

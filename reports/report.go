@@ -118,16 +118,6 @@ type DetectionMatrix struct {
 	Cells   [][]string // Cells[i][j]: "FAIL (n)", "pass", "inconclusive" or "—" (not run)
 }
 
-// Cell is the verdict of check j on the named control.
-func (m DetectionMatrix) Cell(control string, j int) string {
-	for i, c := range m.Rows {
-		if c.Name == control {
-			return m.Cells[i][j]
-		}
-	}
-	return "—"
-}
-
 // DetectionMatrices groups the controls by subject: for every planted bug, which check
 // caught it and at how many trials — the evidence that the audit can fail.
 func (r *Report) DetectionMatrices() []DetectionMatrix {

@@ -15,9 +15,13 @@ import (
 // coupled replay and the certificate are deterministic.
 func TestControlsAreCaught(t *testing.T) {
 	ds := breastCancer(t)
-	for _, lockstep := range []int{0, 8} {
+	for _, c := range []struct {
+		lockstep int
+		f32      bool
+	}{{0, false}, {8, false}, {8, true}} {
+		lockstep := c.lockstep
 		st := setup(ds)
-		st.Lockstep = lockstep
+		st.Lockstep, st.Float32 = c.lockstep, c.f32
 		s, err := New(context.Background(), st)
 		if err != nil {
 			t.Fatal(err)

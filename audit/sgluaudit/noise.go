@@ -99,37 +99,13 @@ func (s *Subject) noiseFinding(ctx context.Context, seed uint64, conf float64) (
 	a := (1 - conf) / 2 // two sides share the false-alarm budget (Bonferroni)
 	runs := noiseRuns(d, a)
 	twinSeed := reference.Stream(seed, 0, "sglu/noise-twin").Uint64()
-	idx := make([]int, runs)
-	for i := range idx {
-		idx[i] = i
+	// the engine runs the twin as it runs the subject's trials: lockstep batches for a
+	// lockstep subject, one Model at a time otherwise
+	results, err := audit.Engine{}.Run(ctx, twin, twinSeed, runs)
+	if err != nil {
+		return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
 	}
-	var results []audit.TrialResult
-	if s.setup.Lockstep > 0 {
-		for lo := 0; lo < runs; lo += s.setup.Lockstep {
-			rs, err := twin.RunTrials(ctx, twinSeed, idx[lo:min(runs, lo+s.setup.Lockstep)])
-			if err != nil {
-				return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
-			}
-			results = append(results, rs...)
-		}
-	} else {
-		for _, i := range idx {
-			st := reference.Streams{Seed: twinSeed, Trial: i}
-			u, err := twin.Unlearned(ctx, st)
-			if err != nil {
-				return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
-			}
-			r, err := twin.Retrained(ctx, st)
-			if err != nil {
-				return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
-			}
-			results = append(results, audit.TrialResult{Index: i, Unlearned: u, Retrained: r})
-		}
-	}
-	total := s.setup.Epochs
-	for _, k := range s.ks {
-		total += k
-	}
+	total := s.setup.Epochs + sum(s.ks)
 	return noiseVerdict(results, noiseSides{
 		vUnlearned: s.twinVariance(total), vRetrained: s.twinVariance(s.setup.Epochs),
 		risk: s.projectionRisk(total), sigma: s.setup.Sigma, d: d, a: a, conf: conf})

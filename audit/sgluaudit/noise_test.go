@@ -129,30 +129,11 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 				t.Fatal(err)
 			}
 			twin.setup.Sigma = weak.Sigma
-			var results []audit.TrialResult
-			for i := range noiseRuns(ds.Dim(), 0.025) {
-				if c.lockstep > 0 {
-					r, err := twin.RunTrials(context.Background(), 9, []int{i})
-					if err != nil {
-						t.Fatal(err)
-					}
-					results = append(results, r...)
-					continue
-				}
-				u, err := twin.Unlearned(context.Background(), reference.Streams{Seed: 9, Trial: i})
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := twin.Retrained(context.Background(), reference.Streams{Seed: 9, Trial: i})
-				if err != nil {
-					t.Fatal(err)
-				}
-				results = append(results, audit.TrialResult{Index: i, Unlearned: u, Retrained: r})
+			results, err := audit.Engine{}.Run(context.Background(), twin, 9, noiseRuns(ds.Dim(), 0.025))
+			if err != nil {
+				t.Fatal(err)
 			}
-			total := w.setup.Epochs
-			for _, k := range w.ks {
-				total += k
-			}
+			total := w.setup.Epochs + sum(w.ks)
 			bad, err := noiseVerdict(results, noiseSides{vUnlearned: w.twinVariance(total), vRetrained: w.twinVariance(w.setup.Epochs),
 				sigma: st.Sigma, d: ds.Dim(), a: 0.025, conf: 0.95})
 			if err != nil {
