@@ -200,6 +200,40 @@ type Control struct {
 	Audited Audited
 }
 
+// Mutant is a control's subject: Of with its unlearned run replaced by Run, a real bug
+// planted; the claim and the retrain stay Of's. Its name and fingerprint add "~" and the
+// bug, so its trials are never mixed with Of's. It runs its trials one at a time (it is
+// never a BatchSubject), each through Run.
+type Mutant struct {
+	Of  Subject
+	Bug string
+	Run func(ctx context.Context, st reference.Streams) (reference.Release, error)
+}
+
+// Name is Of's name, "~", the bug.
+func (m Mutant) Name() string { return m.Of.Name() + "~" + m.Bug }
+
+// Claim is Of's.
+func (m Mutant) Claim() Claim { return m.Of.Claim() }
+
+// Unlearned is the buggy run.
+func (m Mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	return m.Run(ctx, st)
+}
+
+// Retrained is Of's.
+func (m Mutant) Retrained(ctx context.Context, st reference.Streams) (reference.Release, error) {
+	return m.Of.Retrained(ctx, st)
+}
+
+// Fingerprint is Of's configuration and the bug.
+func (m Mutant) Fingerprint() string {
+	if f, ok := m.Of.(Fingerprinter); ok {
+		return f.Fingerprint() + "~" + m.Bug
+	}
+	return "~" + m.Bug
+}
+
 // DemoSetup is what every method's demo subjects share: the data, the requests and the
 // target, built once by NewDemoSetup.
 type DemoSetup struct {

@@ -25,24 +25,15 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: sub, Check: check}}
 	}
 	return []audit.Control{
-		mk("no-unlearning", "publishes the model learned before the requests, with the right noise, ignoring every deletion", mutant{s, "no-unlearning", noUnlearning}),
-		mk("weak-noise", "publishes with a tenth of the noise the certificate needs", mutant{s, "weak-noise", noiseDividedBy10}),
-		mk("sees-deleted", "each update descends on the data before its request, so a deleted record still pulls the model", mutant{s, "sees-deleted", seesDeleted}),
+		mk("no-unlearning", "publishes the model learned before the requests, with the right noise, ignoring every deletion", mutant(s, "no-unlearning", noUnlearning)),
+		mk("weak-noise", "publishes with a tenth of the noise the certificate needs", mutant(s, "weak-noise", noiseDividedBy10)),
+		mk("sees-deleted", "each update descends on the data before its request, so a deleted record still pulls the model", mutant(s, "sees-deleted", seesDeleted)),
 	}
 }
 
-// mutant is a subject whose unlearned run is replaced by a buggy one; the retrain is the
-// real subject's.
-type mutant struct {
-	*Subject
-	name string
-	run  func(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error)
-}
-
-func (m mutant) Name() string { return m.Subject.Name() + "~" + m.name }
-
-func (m mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
-	return m.run(m.Subject, ctx, st)
+// mutant is s with its unlearned run replaced by run (audit.Mutant).
+func mutant(s *Subject, bug string, run func(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Mutant {
+	return audit.Mutant{Of: s, Bug: bug, Run: func(ctx context.Context, st reference.Streams) (reference.Release, error) { return run(s, ctx, st) }}
 }
 
 // learnOn runs the subject's learner on data and returns its secret model.

@@ -41,7 +41,7 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 		return Check(ctx, s, r, opt)
 	}
 	mk := func(name, bug string, run func(ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Control {
-		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: mutant{s, name, run}, Check: check}}
+		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: audit.Mutant{Of: s, Bug: name, Run: run}, Check: check}}
 	}
 	out := []audit.Control{
 		mk("half-noise", "publishes noise of half the variance the certificate calibrates (σ/√2)", s.halfNoise),
@@ -57,23 +57,6 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 		}
 	}
 	return out
-}
-
-// mutant is a subject whose unlearned run is replaced by a buggy one; the retrain is the
-// real subject's. Its name and fingerprint carry the control's name, so its trials are
-// kept apart from the subject's (audit.CheckpointPath) and from every other control's.
-type mutant struct {
-	*Subject
-	name string
-	run  func(ctx context.Context, st reference.Streams) (reference.Release, error)
-}
-
-func (m mutant) Name() string { return m.Subject.Name() + "~" + m.name }
-
-func (m mutant) Fingerprint() string { return m.Subject.Fingerprint() + "|control " + m.name }
-
-func (m mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
-	return m.run(ctx, st)
 }
 
 func (s *Subject) halfNoise(ctx context.Context, st reference.Streams) (reference.Release, error) {

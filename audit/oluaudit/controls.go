@@ -20,7 +20,7 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 		return Check(ctx, s, r, opt)
 	}
 	mk := func(name, bug string, run func(ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Control {
-		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: mutant{s, name, run}, Check: check}}
+		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: audit.Mutant{Of: s, Bug: name, Run: run}, Check: check}}
 	}
 	var out []audit.Control
 	if s.setup.Variant == Passive {
@@ -48,18 +48,4 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 			return reference.Release{Published: pub, Secret: r.Secret}, nil
 		}))
 	return out
-}
-
-// mutant is a subject whose unlearned run is replaced by a buggy one; the reference is the
-// real subject's.
-type mutant struct {
-	*Subject
-	name string
-	run  func(ctx context.Context, st reference.Streams) (reference.Release, error)
-}
-
-func (m mutant) Name() string { return m.Subject.Name() + "~" + m.name }
-
-func (m mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
-	return m.run(ctx, st)
 }

@@ -27,7 +27,7 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 		return Check(ctx, s, r, opt)
 	}
 	mk := func(name, bug string, run func(ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Control {
-		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: mutant{s, name, run}, Check: check}}
+		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: audit.Mutant{Of: s, Bug: name, Run: run}, Check: check}}
 	}
 	before := s.w0 // the model before the last round's request
 	if n := len(s.rounds); n >= 2 {
@@ -60,21 +60,4 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 				return s.release(stale, st.Rand("safe/unlearned/noise")), nil
 			}),
 	}
-}
-
-// mutant is a subject whose unlearned release is replaced by a buggy one; the retrain is
-// the real subject's. Its name (and so its checkpoint file and audit.Fingerprint) and its
-// own fingerprint carry the control's name, so its trials never mix with the subject's.
-type mutant struct {
-	*Subject
-	name string
-	run  func(ctx context.Context, st reference.Streams) (reference.Release, error)
-}
-
-func (m mutant) Name() string { return m.Subject.Name() + "~" + m.name }
-
-func (m mutant) Fingerprint() string { return m.Subject.Fingerprint() + "~" + m.name }
-
-func (m mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
-	return m.run(ctx, st)
 }
