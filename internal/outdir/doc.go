@@ -1,0 +1,42 @@
+// Package outdir opens the folder a command writes its results into, so that a user's
+// own files there are never lost and two processes never write one folder at once.
+//
+// A command opens its output folder before it replaces or removes anything:
+//
+//	d, err := outdir.Open("audit-report", outdir.Options{Force: force})
+//	if err != nil {
+//		return err // a *LockedError if another process holds the folder
+//	}
+//	defer d.Close()
+//
+// Open creates the folder if need be and takes its lock: an advisory flock(2) on
+// .audit.lock inside it, without waiting. A second process gets a *LockedError naming the
+// holder's pid and host, which the holder wrote into the lock file. The kernel releases a
+// flock when its holder exits, however it exits (kill -9 included), so a lock left by a
+// dead process is simply free: the next Open takes it and writes itself in as the holder.
+// Where flock is not available (AIX, Windows, Plan 9, wasm) the lock is the file itself,
+// created exclusively; a dead holder's file must then be removed by hand.
+//
+// The folder's manifest, .audit-manifest.json, lists the files the tool wrote there with
+// their SHA-256. Before a command replaces or removes a file it claims it:
+//
+//	if err := d.Claim("report.json", "report.md"); err != nil {
+//		return err // a *ForeignError: the user's files, or files edited since
+//	}
+//
+// A file is the tool's if it is absent, or listed with the hash it has now; a file listed
+// but edited since counts as the user's. Options.Force takes such files over. Remove
+// removes only claimed files, WriteFiles writes files atomically (a temporary file renamed
+// into place) and records their hashes, and Appending records files the caller appends to
+// as it goes (checkpoints: their lines carry their own checksums, and a hash would not
+// survive a kill between a line and its record). Every claim of a call is checked before
+// any file is touched, so a refusal changes nothing.
+//
+// Close forgets listed files that are gone, saves the manifest, releases the lock and
+// removes the folders Open created if they are left empty: a command that stopped before
+// writing anything leaves nothing behind. Neither the lock file nor the manifest enters
+// a report or a fingerprint.
+//
+// CheckOut refuses output paths that are empty, that name an input, or that lie inside an
+// input folder whose files are read (a shard's part folder, when merging it).
+package outdir
