@@ -72,12 +72,21 @@ func RunFingerprint(tool string, args []string, seed uint64, trials int, subject
 
 // WriteShardManifest writes dir/shard.json atomically.
 func WriteShardManifest(dir string, m ShardManifest) error {
+	b, err := EncodeShardManifest(m)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, ShardManifestFile), b)
+}
+
+// EncodeShardManifest is the text of shard.json, for a writer that places it itself.
+func EncodeShardManifest(m ShardManifest) ([]byte, error) {
 	m.Schema = ShardSchema
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("write shard manifest: %w", err)
+		return nil, fmt.Errorf("write shard manifest: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, ShardManifestFile), append(b, '\n'))
+	return append(b, '\n'), nil
 }
 
 // maxManifestBytes bounds a manifest: settings and file names, never trials.

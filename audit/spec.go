@@ -142,8 +142,8 @@ func (s *Spec) RequireMethod(file string) error {
 	return &SpecError{File: file, Path: "method.name", Msg: msg}
 }
 
-// SpecOutputs is where a spec's report is written: Dir (resolved against the spec's
-// folder by LoadSpec; empty for the command's default) and the formats written beside
+// SpecOutputs is where a spec's report is written: Dir (a folder inside the spec's own,
+// resolved against it by LoadSpec; empty for the command's default) and the formats written beside
 // report.json, among ReportFormats' md, html and pdf (default md).
 type SpecOutputs struct {
 	Dir     string
@@ -314,6 +314,11 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 				"dir": func(path string, v json.RawMessage) error {
 					if json.Unmarshal(v, &s.Outputs.Dir) != nil || s.Outputs.Dir == "" {
 						return p.fail(path, "want a folder name")
+					}
+					// a spec passed around must not write where it likes: its report goes
+					// beside it, and --out names any other place
+					if !filepath.IsLocal(filepath.FromSlash(s.Outputs.Dir)) {
+						return p.fail(path, "%q: want a folder inside the spec's own folder (a relative path, no ..); give --out to write elsewhere", s.Outputs.Dir)
 					}
 					return nil
 				},

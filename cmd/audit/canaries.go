@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
 // runCanaries draws a one-run audit's canary plan (audit.NewCanaryPlan) and writes it.
@@ -27,6 +28,9 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	}
 	if !setFlags(fs)["seed"] {
 		return usagef("canaries: --seed is required: the plan is drawn from it, and verify checks the plan against it")
+	}
+	if err := outdir.CheckOut("--out", *out); err != nil {
+		return usagef("canaries: %v", err)
 	}
 	p, err := audit.NewCanaryPlan(*seed, *m)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -51,6 +51,17 @@ type demoConfig struct {
 	shardFrom    string        // what assigned the part: "--shard" or an environment variable
 	replayArgs   []string      // the flags a shard's manifest keeps (replayArgs)
 	replay       replay        // audit merge's replay of the command
+	force        bool          // --force: take over the out folder's files the tool did not write
+	spec         string        // audit run's --spec, an input --out may not replace
+}
+
+// inputs are the files the audit reads, which its outputs may not replace.
+func (c demoConfig) inputs() []outdir.Input {
+	in := []outdir.Input{{Flag: "--spec", Path: c.spec}, {Flag: "--data", Path: c.data.path}, {Flag: "--labels", Path: c.data.labels}}
+	if c.data.path != "" && c.data.format == "idx" && c.data.labels == "" {
+		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(c.data.path)})
+	}
+	return in
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -63,6 +74,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &c.workers, audit.WorkersParam)
 	audit.Var(fs, &c.confidence, audit.ConfidenceParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again (a changed configuration never reuses them anyway)")
+	forceFlag(fs, &c.force)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
@@ -138,6 +150,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
 		return usagef("--attacks: %v", err)
 	}
+	if err := checkOut(c.command, c.out, reportNames(), c.inputs()...); err != nil {
+		return err
+	}
 	deletes, err := parseIDs(c.deletes)
 	if err != nil {
 		return err
@@ -171,21 +186,40 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
 	}
-	trialDir := filepath.Join(c.out, "trials")
-	if err := removeReports(c.command, c.out); err != nil {
+	d, err := openOut(c.command, c.out, c.force)
+	if err != nil {
 		return err
 	}
-	created, err := mkdirs(trialDir)
-	if err != nil {
+	defer d.Close() // a run that stopped before any trial leaves no folder it created
+	var checkpoints []string
+	for _, a := range audit.WithControls(subjects, c.controls) {
+		checkpoints = append(checkpoints, "trials/"+filepath.Base(audit.CheckpointPath("", a.Subject, c.seed)))
+	}
+	// every file this run may replace or remove is claimed before any is touched
+	if err := d.Claim(append(reportNames(), checkpoints...)...); err != nil {
+		return outErr(c.command, err)
+	}
+	if err := d.Remove(reportNames()...); err != nil {
+		return outErr(c.command, err)
+	}
+	if c.fresh {
+		if err := d.Remove(checkpoints...); err != nil {
+			return outErr(c.command, fmt.Errorf("--fresh: %w", err))
+		}
+	}
+	if err := d.MkdirAll("trials"); err != nil {
 		return fmt.Errorf("%s: %w", c.command, err)
 	}
+	if err := d.Appending(checkpoints...); err != nil {
+		return outErr(c.command, err)
+	}
+	trialDir := d.Join("trials")
 	if c.replay.shards != nil {
 		if err := c.replay.shards.WriteCheckpoints(trialDir); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
 	if err := runSubjects(ctx, c, subjects, trialDir, rep); err != nil {
-		removeIfEmpty(created) // a run that stopped before any trial leaves no empty folder
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {
 			return usageError{fmt.Errorf("%s: %w (--fresh discards this configuration's kept trials and starts over)", c.command, err)}
@@ -193,8 +227,8 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	rep.Summarize()
-	if err := writeReport(rep, c.out, formats); err != nil {
-		return err
+	if err := writeReport(d, rep, formats); err != nil {
+		return outErr(c.command, err)
 	}
 	if err := emit(stdout, rep, c.out, formats, c.json); err != nil {
 		return err
@@ -208,11 +242,6 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 	for _, ds := range subjects {
 		s := ds.Subject
 		path := audit.CheckpointPath(trialDir, s, c.seed)
-		if c.fresh {
-			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("%s: --fresh: %w", c.command, err)
-			}
-		}
 		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
@@ -245,26 +274,6 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 	return nil
 }
 
-// mkdirs is os.MkdirAll that returns the folders it created, innermost first.
-func mkdirs(dir string) ([]string, error) {
-	var created []string
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
-			break
-		}
-		created = append(created, d)
-	}
-	return created, os.MkdirAll(dir, 0o755)
-}
-
-// removeIfEmpty removes each folder, innermost first, that is empty (os.Remove refuses
-// the others: what they hold is kept).
-func removeIfEmpty(dirs []string) {
-	for _, d := range dirs {
-		os.Remove(d)
-	}
-}
-
 // wantedVariants reads --variants: for each method, the variants named, in the method's
 // own order whatever the order of the list; an unknown name is refused.
 func wantedVariants(list string) (func(audit.Method) []string, error) {
@@ -286,17 +295,6 @@ func wantedVariants(list string) (func(audit.Method) []string, error) {
 		}
 		return vs
 	}, nil
-}
-
-// removeReports removes the reports of an earlier run from dir: one must not sit beside
-// this run's failure as if it were its result; they are rewritten when this run succeeds.
-func removeReports(command, dir string) error {
-	for _, f := range reports.ReportFormats {
-		if err := os.Remove(filepath.Join(dir, "report."+f)); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("%s: %w", command, err)
-		}
-	}
-	return nil
 }
 
 // demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
@@ -330,9 +328,9 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 }
 
 // writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
-// (reports.ReportFormats). Every rendering is made before any file is written, so a
-// failure leaves no report that looks complete.
-func writeReport(rep *reports.Report, dir string, formats []string) error {
+// (reports.ReportFormats) into the opened folder. Every rendering is made before any file
+// is written, so a failure leaves no report that looks complete.
+func writeReport(d *outdir.Dir, rep *reports.Report, formats []string) error {
 	files := map[string][]byte{}
 	for _, f := range append([]string{"json"}, formats...) {
 		body, err := rep.Render(f)
@@ -341,12 +339,7 @@ func writeReport(rep *reports.Report, dir string, formats []string) error {
 		}
 		files["report."+f] = body
 	}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := audit.WriteFileAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return d.WriteFiles(files)
 }
 
 func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string) {

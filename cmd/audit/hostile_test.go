@@ -100,26 +100,28 @@ func TestHostileFlagsAndData(t *testing.T) {
 }
 
 // An interrupted run exits 130, not 2, leaves no empty output folder when no trial
-// finished, and leaves no earlier report beside it.
+// finished, and leaves no earlier report of its own beside it. A report it did not write
+// is the user's: the run is refused before any work, and the file kept.
 func TestInterruptedRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"demo", "--out", out, "--trials", "8", "--variants", "strongly-convex"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // interrupted before the first trial finished
 	var o, e bytes.Buffer
-	err := run(ctx, []string{"demo", "--out", out, "--trials", "8", "--variants", "strongly-convex"}, strings.NewReader(""), &o, &e)
+	err := run(ctx, args, strings.NewReader(""), &o, &e)
 	if code := exitCode(err); code != exitInterrupted {
 		t.Fatalf("exit %d (%v), want %d", code, err, exitInterrupted)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("an interrupted run left %s (%v)", out, err)
 	}
-	// a folder holding an earlier report: the failed run removes the report, keeps the folder
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
+	// a folder holding an earlier report of the tool's: the failed run removes the
+	// report, keeps the folder
+	if _, stderr, code := runCLI(t, append(args, "--delta", "0.01")...); code == exitUsage {
+		t.Fatal(stderr)
 	}
 	stale := filepath.Join(out, "report.json")
-	os.WriteFile(stale, []byte("{}"), 0o644)
-	err = run(ctx, []string{"demo", "--out", out, "--trials", "8", "--variants", "strongly-convex"}, strings.NewReader(""), &o, &e)
+	err = run(ctx, args, strings.NewReader(""), &o, &e)
 	if exitCode(err) != exitInterrupted {
 		t.Fatalf("second run: %v", err)
 	}
@@ -128,6 +130,15 @@ func TestInterruptedRun(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("the user's folder was removed: %v", err)
+	}
+	// a report the tool did not write is not removed: the run is refused
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	err = run(ctx, args, strings.NewReader(""), &o, &e)
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), stale) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("third run: %v; want exit 2 naming %s and --force", err, stale)
+	}
+	if b, err := os.ReadFile(stale); err != nil || string(b) != "{}" {
+		t.Errorf("the user's report.json: %q, %v", b, err)
 	}
 }
 

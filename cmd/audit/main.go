@@ -212,16 +212,16 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 // resultFlags is the command line that decides a report: "audit", the command, and every
 // flag given, as --name=value in name order. Flags that change only where or how results
 // are shown, or how fast or where they come (--out, --formats, --workers, --fresh, --quiet,
-// --json, --shard), are left out, so that the same inputs and seed still give the same
-// report bytes, however the trials were run.
+// --json, --shard, --force), are left out, so that the same inputs and seed still give the
+// same report bytes, however the trials were run.
 func resultFlags(fs *flag.FlagSet) []string {
-	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard")...)
+	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force")...)
 }
 
 // replayArgs are the flags a shard's manifest keeps for audit merge to run the command
 // again: resultFlags' and --formats, which decides the renderings the merge writes.
 func replayArgs(fs *flag.FlagSet) []string {
-	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard")
+	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force")
 }
 
 // givenFlags lists the flags given, as --name=value in name order, but the ones left out.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -37,9 +36,21 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if c.deletes != "" {
 		return usagef("--one-run: the requests delete the included canaries; --delete does not apply")
 	}
+	if err := checkOut(c.command, c.out, reportNames(), c.inputs()...); err != nil {
+		return err
+	}
 	data, err := c.data.load(c.seed)
 	if err != nil {
 		return err
+	}
+	d, err := openOut(c.command, c.out, c.force)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// an earlier report must not sit beside this run's failure as if it were its result
+	if err := d.Remove(reportNames()...); err != nil {
+		return outErr(c.command, err)
 	}
 	setup, err := audit.NewDemoSetup(data.ds, audit.DemoConfig{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
 		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
@@ -89,14 +100,8 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 		}
 	}
 	rep.Summarize()
-	if err := removeReports(c.command, c.out); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return fmt.Errorf("%s: %w", c.command, err)
-	}
-	if err := writeReport(rep, c.out, formats); err != nil {
-		return err
+	if err := writeReport(d, rep, formats); err != nil {
+		return outErr(c.command, err)
 	}
 	if c.json {
 		if err := emit(stdout, rep, c.out, formats, true); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -28,6 +29,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if in == "" {
 		return usagef("report: --in is required")
+	}
+	if out != "" || setFlags(fs)["out"] { // --out= is refused, not taken for standard output
+		if err := outdir.CheckOut("--out", out, outdir.Input{Flag: "--in", Path: in}); err != nil {
+			return usagef("report: %v", err)
+		}
 	}
 	f, err := os.Open(in)
 	if err != nil {

@@ -44,6 +44,8 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	out := fs.String("out", "reproduce-"+e.Name, "directory for "+e.Name+".json, "+e.Name+".md and any figures")
 	asJSON := fs.Bool("json", false, "print the JSON result on stdout instead of the summary")
+	var force bool
+	forceFlag(fs, &force)
 	eargs := audit.BindFlags(fs, e.Params)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit reproduce %s [flags]\n\n%s\n\nExample:\n  audit reproduce %s --out reproduce-%s\n\nFlags:\n", e.Name, e.About, e.Name, e.Name)
@@ -52,12 +54,25 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
+	command := "reproduce " + e.Name
+	if err := checkOut(command, *out, nil); err != nil {
+		return err
+	}
+	d, err := openOut(command, *out, force)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// the files every experiment writes, refused before it runs if they are not the tool's
+	if err := d.Claim(e.Name+".json", e.Name+".md"); err != nil {
+		return outErr(command, err)
+	}
 	res, err := e.Run(ctx, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, eargs)
 	if err != nil {
-		return usageError{fmt.Errorf("reproduce %s: %w", e.Name, err)}
+		return usageError{fmt.Errorf("%s: %w", command, err)}
 	}
-	if err := res.Write(*out); err != nil {
-		return fmt.Errorf("reproduce %s: %w", e.Name, err)
+	if err := d.WriteFiles(res.Files); err != nil {
+		return outErr(command, err)
 	}
 	if *asJSON {
 		if _, err := stdout.Write(res.JSON); err != nil {

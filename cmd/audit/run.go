@@ -44,6 +44,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	audit.Var(fs, &c.workers, audit.WorkersParam)
 	audit.Var(fs, &c.data.maxValues, maxValuesParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
+	forceFlag(fs, &c.force)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.StringVar(&shard, "shard", "", "run part I of N of the trials (trials I, I+N, I+2N, …) into DIR/shard-I-of-N, for audit merge; default: the part a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, JOB_COMPLETIONS) assigns, if any")
@@ -74,6 +75,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	if err != nil {
 		return err
 	}
+	c.spec = specPath
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if !given["trials"] {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
 // toolName is the tool and version a shard's manifest records.
@@ -45,27 +46,39 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	m := audit.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
 		Seed: c.seed, Trials: c.trials, Subjects: shardSubjects(c, subjects)}
 	m.Fingerprint = runFingerprint(c, subjects)
-	if old, err := audit.ReadShardManifest(filepath.Join(dir, audit.ShardManifestFile)); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
+	// one writer per part: a requeued task beside its old copy is refused, naming it
+	d, err := openOut("run", dir, c.force)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if old, err := audit.ReadShardManifest(d.Join(audit.ShardManifestFile)); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
 		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
 	}
-	created, err := mkdirs(filepath.Join(dir, "trials"))
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
+	checkpoints := make([]string, len(m.Subjects))
+	for i, s := range m.Subjects {
+		checkpoints[i] = s.File
+	}
+	if err := d.Claim(append([]string{audit.ShardManifestFile}, checkpoints...)...); err != nil {
+		return outErr("run", err)
 	}
 	if c.fresh {
-		for _, s := range m.Subjects {
-			if err := os.Remove(filepath.Join(dir, s.File)); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("run: --fresh: %w", err)
-			}
+		if err := d.Remove(checkpoints...); err != nil {
+			return outErr("run", fmt.Errorf("--fresh: %w", err))
 		}
 	}
-	if err := audit.WriteShardManifest(dir, m); err != nil {
-		removeIfEmpty(created)
+	if err := d.MkdirAll("trials"); err != nil {
 		return fmt.Errorf("run: %w", err)
+	}
+	if err := d.Appending(checkpoints...); err != nil {
+		return outErr("run", err)
+	}
+	if err := writeShardManifest(d, m); err != nil {
+		return err
 	}
 	for k, a := range audit.WithControls(subjects, c.controls) {
 		s, ss := a.Subject, m.Subjects[k]
-		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(dir, ss.File), Progress: c.progress.Update, Shard: c.shard}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: d.Join(ss.File), Progress: c.progress.Update, Shard: c.shard}
 		_, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -77,8 +90,8 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		}
 	}
 	m.Complete = true
-	if err := audit.WriteShardManifest(dir, m); err != nil {
-		return fmt.Errorf("run: %w", err)
+	if err := writeShardManifest(d, m); err != nil {
+		return err
 	}
 	subjectsText := fmt.Sprintf("each of %d subjects", len(m.Subjects))
 	if len(m.Subjects) == 1 {
@@ -86,6 +99,18 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	}
 	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, dir)
 	fmt.Fprintf(stdout, "when every part is done: audit merge %s --out REPORT-DIR\n", c.out)
+	return nil
+}
+
+// writeShardManifest writes a part's shard.json into its opened folder.
+func writeShardManifest(d *outdir.Dir, m audit.ShardManifest) error {
+	b, err := audit.EncodeShardManifest(m)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if err := d.WriteFiles(map[string][]byte{audit.ShardManifestFile: b}); err != nil {
+		return outErr("run", err)
+	}
 	return nil
 }
 
@@ -103,6 +128,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	audit.Var(fs, &workers, audit.WorkersParam)
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar on stderr")
 	fs.BoolVar(&asJSON, "json", false, "print the report's JSON on stdout instead of the summary table")
+	var force bool
+	forceFlag(fs, &force)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
 
@@ -138,6 +165,16 @@ Flags:`)
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
 	}
+	// the report and the merged trials go beside the parts, never into one: they are read
+	if found, err := audit.FindShards(dirs); err == nil {
+		var parts []outdir.Input
+		for _, f := range found {
+			parts = append(parts, outdir.Input{Flag: "shard part", Path: f.Dir, Tree: true})
+		}
+		if err := checkOut("merge", out, nil, parts...); err != nil {
+			return err
+		}
+	}
 	set, err := audit.MergeShards(dirs)
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
@@ -152,6 +189,9 @@ Flags:`)
 	}
 	if asJSON {
 		argv = append(argv, "--json")
+	}
+	if force {
+		argv = append(argv, "--force")
 	}
 	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, shards: set})
 }

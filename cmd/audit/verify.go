@@ -10,6 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -33,6 +34,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	oneRun := fs.String("one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
 	references := fs.String("references", "", "with --scores: reference models' scores on the same records and their IN/OUT masks, an .npz with arrays \"in\" (1: the reference trained on the record, for U-LiRA trained on it and then unlearned it; 0: not) and \"scores\": their U-LiRA aggregate joins the game's statistics")
 	holdout := fs.String("holdout", "", "with --scores: the same models' scores on held-out records never trained on (models × records, the models in --unlearned's order): the first unlearned model's membership of the deleted records against them (AUC, TPR at FPR 0.1 % and 1 %, ROC, per-record plot), a measurement that never decides")
+	var force bool
+	forceFlag(fs, &force)
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --spec FILE --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim (the spec needs only a claim; its\nmethod may be your own label). Eight or more models a side, of any sizes, play one\ndistinguishing game over a pre-registered family of statistics (parameter directions and\nspread; with the spec's data and deletes the deleted records' loss, confidence and gradient),\nstating its power. Fewer unlearned models, one included, are ranked among the retrains by\nthe deleted records' mean loss: that can show a violation, never that the claim holds.\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
@@ -64,6 +67,22 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	outFormats, err := parseFormats(*formats) // refused before any work
 	if err != nil {
 		return err
+	}
+	read := []outdir.Input{{Flag: "--spec", Path: specPath}, {Flag: "--unlearned", Path: unlearnedPath}, {Flag: "--retrained", Path: retrainedPath},
+		{Flag: "--references", Path: *references}, {Flag: "--holdout", Path: *holdout}, {Flag: "--one-run", Path: *oneRun},
+		{Flag: "data.file", Path: s.Data.File}, {Flag: "data.labels", Path: s.Data.Labels}}
+	if err := checkOut("verify", out, reportNames(), read...); err != nil {
+		return err
+	}
+	od, err := openOut("verify", out, force)
+	if err != nil {
+		return err
+	}
+	defer od.Close()
+	// the previous report goes when this run starts: a failed verify leaves none that
+	// looks like its result
+	if err := od.Remove(reportNames()...); err != nil {
+		return outErr("verify", err)
 	}
 	load := artifact.LoadSample
 	if *scores || *oneRun != "" {
@@ -202,12 +221,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.MethodName(), claim, findings))
-	if _, err := mkdirs(out); err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
 	rep.Summarize()
-	if err := writeReport(rep, out, outFormats); err != nil {
-		return err
+	if err := writeReport(od, rep, outFormats); err != nil {
+		return outErr("verify", err)
 	}
 	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {
 		return err

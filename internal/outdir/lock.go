@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"time"
 )
 
 // holder is what the lock file says about the process that holds it.
@@ -22,12 +23,17 @@ func thisHolder() []byte {
 	return append(b, '\n')
 }
 
-// readHolder reads a lock file's holder; the zero holder if it cannot.
+// readHolder reads a lock file's holder; the zero holder if it cannot. A holder writes
+// its record just after it takes the lock, so a record not there yet is waited for, a
+// little: a writer that lost the race by a microsecond still names the winner.
 func readHolder(f *os.File) holder {
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	var h holder
-	if err == nil {
-		json.Unmarshal(b, &h) // a half-written record reads as no holder: the message says so
+	for range 50 {
+		b, err := io.ReadAll(io.NewSectionReader(f, 0, 4096))
+		if err == nil && json.Unmarshal(b, &h) == nil && h.PID != 0 {
+			return h
+		}
+		time.Sleep(4 * time.Millisecond)
 	}
-	return h
+	return holder{} // a damaged record: the message says "another process"
 }
