@@ -174,6 +174,13 @@ func TestUserReportsSurvive(t *testing.T) {
 		sameSnapshot(t, before, snapshot(t, dir))
 	}
 
+	userFiles(t, out, "d2d-accuracy.json")
+	before = snapshot(t, dir)
+	if _, stderr, code := runCLI(t, "reproduce", "d2d-accuracy", "--out", out); code != exitUsage || !strings.Contains(stderr, filepath.Join(out, "d2d-accuracy.json")) {
+		t.Errorf("reproduce over the user's d2d-accuracy.json: exit %d, %q; want 2 naming it", code, stderr)
+	}
+	sameSnapshot(t, before, snapshot(t, dir))
+
 	// --force takes the folder over: the reports are the run's, the notes stay
 	if _, stderr, code := runCLI(t, "demo", "--out", out, "--trials", "8", "--variants", "strongly-convex", "--delta", "0.01", "--force"); code == exitUsage {
 		t.Fatalf("--force: %s", stderr)
@@ -319,6 +326,11 @@ func TestKilledRunIsTakenOver(t *testing.T) {
 		b, _ := os.ReadFile(files[0])
 		return bytes.Count(b, []byte("\n")) > 10
 	})
+	// a second run into the folder meanwhile (a resume beside its old copy): refused
+	host, _ := os.Hostname()
+	if _, stderr, code := runCLI(t, args(out)...); code != exitUsage || !strings.Contains(stderr, fmt.Sprintf("process %d on host %s", p.cmd.Process.Pid, host)) {
+		t.Errorf("a second writer: exit %d, %q; want 2 naming the holder", code, stderr)
+	}
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.wait(t)
 	if lockHolder(out) != p.cmd.Process.Pid {
