@@ -405,6 +405,8 @@ func TestRefusedOutputPaths(t *testing.T) {
  "claim": {"epsilon": 1, "delta": 0.01}, "trials": 8, "outputs": {"dir": `+fmt.Sprintf("%q", outDir)+`}}`)
 	}
 	absolute := filepath.Join(t.TempDir(), "elsewhere")
+	users := filepath.Join(dir, "users")
+	userFiles(t, users, "report.json")
 	cases := []struct {
 		name string
 		args []string
@@ -422,6 +424,7 @@ func TestRefusedOutputPaths(t *testing.T) {
 		{"verify into its models", []string{"verify", "--spec", spec, "--unlearned", filepath.Join("testdata", "verify", "good"), "--out", filepath.Join("testdata", "verify", "good")}, []string{"is the input --unlearned"}},
 		{"report replacing its source", []string{"report", "--in", rep, "--format", "md", "--out", rep}, []string{"--out " + rep + " is the input --in " + rep}},
 		{"merge into a part", []string{"merge", filepath.Join(dir, "shards"), "--out", part}, []string{"--out " + part + " is the input shard part"}},
+		{"merge into the user's report", []string{"merge", filepath.Join(dir, "shards"), "--out", users}, []string{filepath.Join(users, "report.json") + " was not written by this tool", "--force"}},
 		{"merge inside a part", []string{"merge", filepath.Join(dir, "shards"), "--out", filepath.Join(part, "trials")}, []string{"is inside shard part " + part}},
 		{"a spec's absolute outputs.dir", []string{"run", "--spec", outSpec(absolute)}, []string{"outputs.dir", "want a folder inside the spec's own folder", "--out"}},
 		{"a spec's outputs.dir climbing out", []string{"run", "--spec", outSpec("../x")}, []string{"outputs.dir", `"../x"`}},
