@@ -6,10 +6,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -19,7 +19,7 @@ const maxNPZEntries = 4096
 
 // LoadNPZ reads a NumPy .npz archive (np.savez or np.savez_compressed).
 func LoadNPZ(path string) ([]*Array, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load npz: %w", err)
 	}

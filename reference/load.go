@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // InputError describes bad input: the file, the line (or, for binary formats, the record),
@@ -46,7 +48,7 @@ func (e *InputError) Error() string {
 
 // open opens a data file, transparently decompressing gzip (detected by magic bytes).
 func open(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}

@@ -4,9 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -29,7 +29,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if in == "" {
 		return usagef("report: --in is required")
 	}
-	f, err := os.Open(in)
+	f, err := regular.Open(in)
 	if err != nil {
 		return usageError{fmt.Errorf("report: %w", err)}
 	}
