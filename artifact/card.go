@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // CardSchema names the version of the toolkit's model card.
@@ -72,7 +73,7 @@ const maxCardBytes = 8 << 20
 
 // LoadCard reads a model card.
 func LoadCard(path string) (*Card, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load model card: %w", err)
 	}

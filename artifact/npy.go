@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -63,7 +63,7 @@ const maxNPYHeader = 1 << 16
 
 // LoadNPY reads a NumPy .npy file.
 func LoadNPY(path string) (*Array, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load npy: %w", err)
 	}

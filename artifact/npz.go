@@ -6,10 +6,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -19,7 +19,7 @@ const maxNPZEntries = 4096
 
 // LoadNPZ reads a NumPy .npz archive (np.savez or np.savez_compressed).
 func LoadNPZ(path string) ([]*Array, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load npz: %w", err)
 	}
@@ -33,7 +33,9 @@ func LoadNPZ(path string) ([]*Array, error) {
 
 // ParseNPZ reads the .npy arrays of a zip archive of size bytes, sorted by entry name (the
 // keyword names given to np.savez, "arr_0", … for positional ones). Each entry is read as
-// ParseNPY reads a file, and together they hold at most reference.MaxValues elements.
+// ParseNPY reads a file, and together they hold at most reference.MaxValues elements. An
+// archive whose entries inflate past reference.CheckInflation's bounds (the value budget,
+// or 100 to 1 past 1 MiB) is refused before any is inflated.
 func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -44,6 +46,16 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 	}
 	if len(zr.File) == 0 {
 		return nil, &reference.InputError{File: name, Msg: "no arrays in the archive"}
+	}
+	// what the entries inflate to, as the central directory declares it (archive/zip
+	// refuses an entry that inflates past its declared size): bounded by the value budget
+	// and the amplification before any entry is inflated
+	var inflated int64
+	for _, zf := range zr.File {
+		inflated += int64(min(zf.UncompressedSize64, 1<<50)) // 4096 entries cannot overflow
+	}
+	if err := reference.CheckInflation(name, inflated, size); err != nil {
+		return nil, err
 	}
 	files := slices.Clone(zr.File)
 	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })

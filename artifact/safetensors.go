@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -38,7 +38,7 @@ func (s *Safetensors) Tensor(name string) *Array {
 
 // LoadSafetensors reads a .safetensors file (Hugging Face's format).
 func LoadSafetensors(path string) (*Safetensors, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load safetensors: %w", err)
 	}
@@ -77,31 +77,46 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 	if k, err := io.CopyN(&head, r, int64(hlen)); err != nil {
 		return nil, fail("header", "file ends after %d of the header's %d bytes", k, hlen)
 	}
+	// one decoder walks the header's object entry by entry, so that a header of many
+	// tensors costs its entries, not a decoder and a copy each
 	dec := json.NewDecoder(bytes.NewReader(head.Bytes()))
-	var raw map[string]json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+	dec.DisallowUnknownFields() // a tensor's fields; __metadata__ is a map
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		if err == nil {
+			err = fmt.Errorf("starts with %v", tok)
+		}
 		return nil, fail("header", "not a JSON object: %v", err)
 	}
 	out := &Safetensors{}
 	var entries []tensorEntry
-	for key, msg := range raw {
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fail("header", "not a JSON object: %v", err)
+		}
+		key := tok.(string) // an object's keys are strings
+		if seen[key] {
+			return nil, fail(key, "appears twice in the header")
+		}
+		seen[key] = true
 		if key == "__metadata__" {
-			if err := json.Unmarshal(msg, &out.Metadata); err != nil {
+			if err := dec.Decode(&out.Metadata); err != nil {
 				return nil, fail("__metadata__", "want an object of strings: %v", err)
 			}
 			continue
 		}
-		var e tensorEntry
-		d := json.NewDecoder(bytes.NewReader(msg))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&e); err != nil {
+		e := tensorEntry{name: key}
+		if err := dec.Decode(&e); err != nil {
 			return nil, fail(key, "want {dtype, shape, data_offsets}: %v", err)
 		}
-		e.name = key
 		entries = append(entries, e)
 	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fail("header", "not a JSON object: %v", err)
+	}
 	// validate every tensor, then the tiling, before reading any data
-	total := 0
+	total, what := 0, "tensors of "+name
 	for i := range entries {
 		e := &entries[i]
 		size, err := floatSize(e.DType)
@@ -125,7 +140,7 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 			return nil, fail(e.name+".data_offsets", "[%d, %d] spans %d bytes; shape %v of %s needs %d", e.Offsets[0], e.Offsets[1], span, e.Shape, e.DType, count*int64(size))
 		}
 		total += int(count)
-		if err := reference.CheckValues("tensors of "+name, 1, total); err != nil {
+		if err := reference.CheckValues(what, 1, total); err != nil {
 			return nil, fail(e.name+".shape", "%v", err)
 		}
 	}
@@ -145,9 +160,16 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 		}
 		at = e.Offsets[1]
 	}
-	// the data, in offset order
+	// the data, in offset order, through one buffer no larger than the largest tensor: a
+	// file of many tiny tensors costs what its tensors hold, not a buffer each
+	var buf []byte
 	for _, e := range entries {
-		a, err := readTensor(r, name, e)
+		if span := int(min(e.Offsets[1]-e.Offsets[0], 1<<16)); span > len(buf) {
+			buf = make([]byte, span)
+		}
+	}
+	for _, e := range entries {
+		a, err := readTensor(r, name, e, buf)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +195,9 @@ func floatSize(dtype string) (int, error) {
 	return 0, fmt.Errorf("unsupported dtype %q; want F64, F32, F16 or BF16 (a model's weights)", dtype)
 }
 
-func readTensor(r io.Reader, file string, e tensorEntry) (*Array, error) {
+// readTensor reads one tensor's elements through buf (at least one element long unless
+// the tensor is empty).
+func readTensor(r io.Reader, file string, e tensorEntry, buf []byte) (*Array, error) {
 	size, _ := floatSize(e.DType)
 	count := int((e.Offsets[1] - e.Offsets[0]) / int64(size))
 	shape := make([]int, len(e.Shape))
@@ -181,9 +205,8 @@ func readTensor(r io.Reader, file string, e tensorEntry) (*Array, error) {
 		shape[i] = int(s)
 	}
 	a := &Array{Name: e.name, Shape: shape, DType: e.DType, Converted: size < 8, Data: make([]float64, 0, min(count, 1<<16))}
-	buf := make([]byte, 1<<16)
 	for len(a.Data) < count {
-		k, err := io.ReadFull(r, buf[:min(len(buf), (count-len(a.Data))*size)])
+		k, err := io.ReadFull(r, buf[:min(len(buf)-len(buf)%size, (count-len(a.Data))*size)]) // whole elements
 		for off := 0; off+size <= k; off += size {
 			v := decodeFloat(e.DType, buf[off:off+size])
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -3,11 +3,15 @@ package artifact
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"gonum.org/v1/gonum/mat"
 )
 
 // stFile builds a safetensors file: the length, the header as given, the data.
@@ -140,6 +144,66 @@ func TestArrayRowsAndCols(t *testing.T) {
 		a := &Array{Shape: c.shape}
 		if a.Rows() != c.rows || a.Cols() != c.cols {
 			t.Errorf("shape %v: %d × %d, want %d × %d", c.shape, a.Rows(), a.Cols(), c.rows, c.cols)
+		}
+	}
+}
+
+// A file of many empty tensors costs what its header holds, not a read buffer per tensor
+// (it cost 64 KiB a tensor: 100,000 of them, 521 MB, 88 times the file); the allocation
+// stays within 24 times the file's bytes (about 1 KB a tensor of 59 header bytes).
+func TestSafetensorsManyEmptyTensorsCostTheirHeader(t *testing.T) {
+	var h strings.Builder
+	h.WriteString("{")
+	for i := range 100_000 {
+		if i > 0 {
+			h.WriteString(",")
+		}
+		fmt.Fprintf(&h, `"t%06d":{"dtype":"F64","shape":[0],"data_offsets":[0,0]}`, i)
+	}
+	h.WriteString(`,"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`)
+	in := stFile(h.String(), le(float32(1)))
+	var (
+		st  *Safetensors
+		err error
+	)
+	got := testenv.Allocated(func() { st, err = ParseSafetensors(bytes.NewReader(in), "m.safetensors") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Tensors) != 100_001 || st.Tensor("w").Data[0] != 1 {
+		t.Fatalf("%d tensors, w = %v", len(st.Tensors), st.Tensor("w"))
+	}
+	if limit := uint64(24 * len(in)); got > limit {
+		t.Errorf("%d header bytes allocated %d (limit %d)", len(in), got, limit)
+	}
+	t.Logf("%d bytes allocated for a %d-byte file", got, len(in))
+}
+
+// A file of no parameters — no tensors, or only empty ones — is refused as a model and as
+// a sample, naming the file; it panicked (mat: zero length) in LoadSample.
+func TestSafetensorsWithoutParametersIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for name, header := range map[string]string{
+		"none.safetensors":  `{"__metadata__":{"format":"pt"}}`,
+		"empty.safetensors": `{"a":{"dtype":"F64","shape":[0],"data_offsets":[0,0]},"b":{"dtype":"F32","shape":[3,0],"data_offsets":[0,0]}}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, stFile(header, nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := LoadModel(p); err == nil || !strings.Contains(err.Error(), p+": no parameters") {
+			t.Errorf("LoadModel(%s): %v", name, err)
+		}
+		for _, load := range []func(string) (*mat.Dense, []string, error){LoadSample, LoadScores} {
+			if _, _, err := load(p); err == nil || !strings.Contains(err.Error(), p+": no parameters") {
+				t.Errorf("load %s: %v", name, err)
+			}
+		}
+		sub := filepath.Join(dir, strings.TrimSuffix(name, ".safetensors"))
+		os.Mkdir(sub, 0o755)
+		os.WriteFile(filepath.Join(sub, "m.safetensors"), stFile(header, nil), 0o644)
+		if _, _, err := LoadSample(sub); err == nil || !strings.Contains(err.Error(), "no parameters") {
+			t.Errorf("folder of %s: %v", name, err)
 		}
 	}
 }

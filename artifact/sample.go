@@ -59,7 +59,19 @@ func LoadModel(path string) (params []float64, layout []string, err error) {
 		params = append(params, a.Data...)
 		layout = append(layout, fmt.Sprintf("%s %v %s", a.Name, a.Shape, a.DType))
 	}
+	if len(params) == 0 { // no tensors, or only empty ones: nothing to audit
+		return nil, nil, &reference.InputError{File: path, Msg: fmt.Sprintf("no parameters (%d arrays, all empty); a model holds at least one", len(arrays))}
+	}
 	return params, layout, nil
+}
+
+// newSample is the sample of rows models of cols parameters each, refusing an empty one
+// (mat.NewDense panics on a zero dimension).
+func newSample(path string, rows, cols int, data []float64) (*mat.Dense, []string, error) {
+	if rows == 0 || cols == 0 {
+		return nil, nil, &reference.InputError{File: path, Msg: fmt.Sprintf("a %d × %d matrix; a sample holds at least one model of at least one value", rows, cols)}
+	}
+	return mat.NewDense(rows, cols, data), []string{path}, nil
 }
 
 // LoadSample reads a sample of models, one row per model: every model file of a directory
@@ -130,7 +142,7 @@ func LoadScores(path string) (*mat.Dense, []string, error) {
 		return nil, nil, fmt.Errorf("%s: %d arrays (%s); scores are one matrix, models × records: save one array", path, len(arrays), strings.Join(names, ", "))
 	}
 	a := arrays[0]
-	return mat.NewDense(a.Rows(), a.Cols(), a.Data), []string{path}, nil
+	return newSample(path, a.Rows(), a.Cols(), a.Data)
 }
 
 // loadSampleFile reads one file as a sample: its rows are the models.
@@ -141,7 +153,7 @@ func loadSampleFile(path string) (*mat.Dense, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return mat.NewDense(a.Rows(), a.Cols(), a.Data), []string{path}, nil
+		return newSample(path, a.Rows(), a.Cols(), a.Data)
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path)
 		return m, []string{path}, err
@@ -152,7 +164,7 @@ func loadSampleFile(path string) (*mat.Dense, []string, error) {
 		}
 		if len(arrays) == 1 { // one matrix (np.savez(f, scores=m)): its rows are the models
 			a := arrays[0]
-			return mat.NewDense(a.Rows(), a.Cols(), a.Data), []string{path}, nil
+			return newSample(path, a.Rows(), a.Cols(), a.Data)
 		}
 	}
 	params, _, err := LoadModel(path)

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -90,7 +91,7 @@ func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.De
 }
 
 // Check runs the game on finished trials.
-func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
+func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Finding, error) {
 	n := len(results)
 	if e.Alpha == 0 {
 		e.Alpha = 2
@@ -157,10 +158,12 @@ func (e EmpiricalRelease) Check(results []TrialResult) (Finding, error) {
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
 	spec := GamePowerSpec(e.Epsilon, e.Delta, e.Confidence, e.PowerAgainst)
-	if f.Power, err = powerOf(n, spec); err != nil {
+	if f.Power, err = powerOf(ctx, n, spec); err != nil {
 		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
-	decide(&f, spec)
+	if err := decide(ctx, &f, spec); err != nil {
+		return Finding{}, err
+	}
 	f.Estimates = e.estimates(a, b, fams[0].pos, fams[0].neg)
 	for _, fam := range fams {
 		if fam.name == bestName {

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -31,13 +32,13 @@ func gaussianTrials(n int, shift float64, seed uint64) []audit.TrialResult {
 func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 	check := audit.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
 	famConf := 1 - (1-0.95)/2 // the two score families share the false-alarm budget
-	need, _, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.05, Conf: famConf})
+	need, _, err := epsilon.TrialsToDetect(context.Background(), epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.05, Conf: famConf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("a 2× violation of ε = 1 at δ = 0.05 takes %d trials per side", need)
 
-	few, err := check.Check(gaussianTrials(need/4, 0, 1))
+	few, err := check.Check(context.Background(), gaussianTrials(need/4, 0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 		t.Errorf("%d trials: smallest detectable factor %v, yet the power against 2× is %v", need/4, few.Power.SmallestFactor, few.Power.Power)
 	}
 
-	enough, err := check.Check(gaussianTrials(need*3/2, 0, 2))
+	enough, err := check.Check(context.Background(), gaussianTrials(need*3/2, 0, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 		t.Errorf("%d trials: %s, power %+v; want PASS with power against 2×", need*3/2, enough.Verdict, enough.Power)
 	}
 
-	leak, err := check.Check(gaussianTrials(need/4, 6, 3))
+	leak, err := check.Check(context.Background(), gaussianTrials(need/4, 6, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 	}
 
 	for _, bad := range []float64{1, 0.5, -2} {
-		if _, err := (audit.EmpiricalRelease{Epsilon: 1, Delta: 0.05, PowerAgainst: bad}).Check(gaussianTrials(20, 0, 4)); err == nil {
+		if _, err := (audit.EmpiricalRelease{Epsilon: 1, Delta: 0.05, PowerAgainst: bad}).Check(context.Background(), gaussianTrials(20, 0, 4)); err == nil {
 			t.Errorf("power against %g× accepted", bad)
 		}
 	}
@@ -110,7 +111,7 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := audit.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
-	leak, err := check.Check(gaussianTrials(200, 6, 5))
+	leak, err := check.Check(context.Background(), gaussianTrials(200, 6, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,14 +121,14 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 	if auc := leak.Estimates[0].Value; !(auc > 0.9) {
 		t.Errorf("record 7's membership AUC %v; the shift makes it near 1", auc)
 	}
-	exact, err := check.Check(gaussianTrials(200, 0, 6))
+	exact, err := check.Check(context.Background(), gaussianTrials(200, 0, 6))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := audit.Consistent(audit.Claim{Required: audit.StateHolding}, exact); err != nil || exact.Verdict == audit.Fail {
 		t.Errorf("exact unlearning: %s: %v", exact.Verdict, err)
 	}
-	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Loss: check.Loss}).Check(gaussianTrials(20, 0, 7)); err == nil {
+	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Loss: check.Loss}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
 		t.Error("no deleted records accepted")
 	}
 }
@@ -138,18 +139,18 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 func TestMembershipReleaseWithAScoreFunction(t *testing.T) {
 	score := func(dst, w []float64) { dst[0], dst[1] = w[0], w[1] }
 	check := audit.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Score: score, IDs: []int64{7, 9}, Seed: 1}
-	leak, err := check.Check(gaussianTrials(200, 6, 5))
+	leak, err := check.Check(context.Background(), gaussianTrials(200, 6, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if leak.Verdict != audit.Fail || !strings.Contains(leak.Detail, "strongest: record 7") {
 		t.Errorf("remembered record: %s (%s); want FAIL on record 7", leak.Verdict, leak.Detail)
 	}
-	exact, err := check.Check(gaussianTrials(200, 0, 6))
+	exact, err := check.Check(context.Background(), gaussianTrials(200, 0, 6))
 	if err != nil || exact.Verdict == audit.Fail {
 		t.Errorf("exact unlearning: %s: %v", exact.Verdict, err)
 	}
-	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Score: score}).Check(gaussianTrials(20, 0, 7)); err == nil {
+	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Score: score}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
 		t.Error("a score function without record IDs accepted")
 	}
 }

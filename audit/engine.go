@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"path/filepath"
@@ -486,8 +487,10 @@ func headerDiff(got, want checkpointHeader) string {
 
 // openCheckpoint opens or creates the file, checks its header against hdr, feeds every
 // complete trial line to load, and drops an incomplete last line (an interrupted write).
+// The file is read streamed, a line at a time, each bounded by maxTrialLineBytes; one that
+// is not a regular file (a FIFO, a device) is refused without blocking.
 func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (*checkpoint, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
 		return &checkpoint{path: path, hdr: hdr}, nil
@@ -495,34 +498,40 @@ func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	fail := func(err error) (*checkpoint, error) {
 		f.Close()
-		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+		return nil, err
 	}
-	keep := 0 // bytes of complete, valid lines
-	if len(data) > 0 {
-		lines := bytes.SplitAfter(data, []byte("\n"))
-		seen := map[int]int{} // trial index → its line
-		for k, line := range lines {
-			if len(line) == 0 || line[len(line)-1] != '\n' {
-				break // an interrupted write: drop it
-			}
-			if err := checkLine(k+1, line, hdr, seen, load); err != nil {
-				f.Close()
-				err.Path = path
-				return nil, err
-			}
-			keep += len(line)
+	if st, err := f.Stat(); err != nil {
+		return fail(fmt.Errorf("checkpoint %s: %w", path, err))
+	} else if !st.Mode().IsRegular() {
+		return fail(&CheckpointError{Path: path, Msg: fmt.Sprintf("not a regular file (%v)", st.Mode().Type())})
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	keep := int64(0)      // bytes of complete, valid lines
+	seen := map[int]int{} // trial index → its line
+	for k := 1; ; k++ {
+		line, err := readLine(r, maxTrialLineBytes)
+		if errors.Is(err, errLineTooLong) {
+			return fail(&CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)})
 		}
+		if len(line) == 0 || line[len(line)-1] != '\n' {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fail(fmt.Errorf("checkpoint %s: %w", path, err))
+			}
+			break // the end, or an interrupted write: dropped
+		}
+		if ce := checkLine(k, line, hdr, seen, load); ce != nil {
+			ce.Path = path
+			return fail(ce)
+		}
+		keep += int64(len(line))
 	}
-	if err := f.Truncate(int64(keep)); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	if err := f.Truncate(keep); err != nil {
+		return fail(fmt.Errorf("checkpoint %s: %w", path, err))
 	}
-	if _, err := f.Seek(int64(keep), io.SeekStart); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	if _, err := f.Seek(keep, io.SeekStart); err != nil {
+		return fail(fmt.Errorf("checkpoint %s: %w", path, err))
 	}
 	c := &checkpoint{path: path, hdr: hdr, f: f, w: bufio.NewWriter(f)}
 	c.headed = keep > 0

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -156,7 +157,7 @@ type FamilyGame struct {
 // PASS with power against the PowerAgainst× Gaussian pair at the confidence used,
 // INCONCLUSIVE otherwise, with the models per side that would decide. The finding names
 // the statistic that decided and carries its two histograms.
-func (g FamilyGame) Play(stats []epsilon.Statistic) (Finding, error) {
+func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Finding, error) {
 	if len(stats) == 0 {
 		return Finding{}, fmt.Errorf("family game: no statistics")
 	}
@@ -194,10 +195,12 @@ func (g FamilyGame) Play(stats []epsilon.Statistic) (Finding, error) {
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
 	}
 	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: PowerTarget, Delta: g.Delta, Conf: g.Confidence}
-	if f.Power, err = powerOf(n, spec); err != nil {
+	if f.Power, err = powerOf(ctx, n, spec); err != nil {
 		return Finding{}, fmt.Errorf("family game: %w", err)
 	}
-	decide(&f, spec)
+	if err := decide(ctx, &f, spec); err != nil {
+		return Finding{}, err
+	}
 	f.Scores = SummarizeScores(chosen.Name, chosen.Pos, chosen.Neg)
 	if c, err := epsilon.Competition(column(chosen.Pos), column(chosen.Neg)); err == nil && nu == nr {
 		f.Estimates = append(f.Estimates, Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic)", Value: c.Epsilons[0],

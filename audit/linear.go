@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
@@ -72,7 +73,7 @@ func linearRecords(models *mat.Dense, ds *reference.Dataset, ids []int64, interc
 // would fail honest pairs twice as often. Fewer unlearned models than the game needs —
 // one production model included — are ranked among the retrains by the deleted records'
 // mean loss (RankCheck), which can FAIL and never PASSes.
-func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spec) (Claim, []Finding, error) {
+func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spec) (Claim, []Finding, error) {
 	membership := ds != nil && len(s.Deletes) > 0 && s.Attacks.Has(MembershipAttack)
 	if s.Attacks != nil && s.Attacks.Has(MembershipAttack) && !membership {
 		return Claim{}, nil, fmt.Errorf("verify: attacks: membership needs the spec's data and deletes, to compute the deleted records' losses from the weights")
@@ -81,7 +82,7 @@ func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spe
 		if !s.Attacks.Has(GameAttack) {
 			return Claim{}, nil, fmt.Errorf("verify: attacks: none of %v can run on saved models", s.Attacks)
 		}
-		return VerifySamples(unlearned, retrained, s)
+		return VerifySamples(ctx, unlearned, retrained, s)
 	}
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
 		return Claim{}, nil, err
@@ -114,7 +115,7 @@ func VerifyModels(unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spe
 	stats = append(stats, losses...)
 	stats = append(stats, recordStatistics("logit-scaled confidence over the deleted records", cu, cr)[0],
 		gradientStatistic(unlearned, retrained, deleted))
-	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(stats)
+	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, stats)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -108,7 +109,7 @@ func TestVerifyModelsAttacks(t *testing.T) {
 		}
 		return out
 	}
-	_, fs, err := audit.VerifyModels(broken, retrained, ds, spec(nil))
+	_, fs, err := audit.VerifyModels(context.Background(), broken, retrained, ds, spec(nil))
 	if err != nil || strings.Join(checks(fs), " ") != "verify/empirical/epsilon-lower-bound=FAIL" || !strings.Contains(fs[0].Detail, "pre-registered") && !strings.Contains(fs[0].Title, "pre-registered") {
 		t.Errorf("broken models, both attacks: %v %v", checks(fs), err)
 	}
@@ -119,19 +120,19 @@ func TestVerifyModelsAttacks(t *testing.T) {
 	if got := strings.Join(names, "; "); !strings.Contains(got, "AUC of the deciding statistic") || !strings.Contains(got, "TPR at FPR 0.001 of the deciding statistic") || fs[0].Scores == nil {
 		t.Errorf("broken models: estimates %q and scores %v; want the deciding statistic's AUC, TPR at low FPR and histograms", got, fs[0].Scores)
 	}
-	_, fs, err = audit.VerifyModels(broken, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
+	_, fs, err = audit.VerifyModels(context.Background(), broken, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
 	if err != nil || len(fs) != 1 || fs[0].Verdict != audit.Fail || !strings.Contains(fs[0].Detail, "over the deleted records") {
 		t.Errorf("broken models, membership only: %v %v", checks(fs), err)
 	}
-	_, fs, err = audit.VerifyModels(good, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
+	_, fs, err = audit.VerifyModels(context.Background(), good, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
 	if err != nil || len(fs) != 1 || fs[0].Verdict == audit.Fail || fs[0].Power == nil {
 		t.Errorf("good models, membership only: %v %v", checks(fs), err)
 	}
-	_, fs, err = audit.VerifyModels(good, retrained, nil, spec(nil))
+	_, fs, err = audit.VerifyModels(context.Background(), good, retrained, nil, spec(nil))
 	if err != nil || len(fs) != 1 || fs[0].Check != "verify/empirical/epsilon-lower-bound" {
 		t.Errorf("no data, default attacks: the game alone: %v %v", checks(fs), err)
 	}
-	if _, _, err := audit.VerifyModels(good, retrained, nil, spec(audit.Attacks{audit.MembershipAttack})); err == nil || !strings.Contains(err.Error(), "membership needs the spec's data and deletes") {
+	if _, _, err := audit.VerifyModels(context.Background(), good, retrained, nil, spec(audit.Attacks{audit.MembershipAttack})); err == nil || !strings.Contains(err.Error(), "membership needs the spec's data and deletes") {
 		t.Errorf("membership without data: %v", err)
 	}
 }

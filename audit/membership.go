@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -44,7 +45,7 @@ type MembershipRelease struct {
 }
 
 // Check runs the attack on finished trials.
-func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
+func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Finding, error) {
 	n := len(results)
 	if m.Score == nil && (m.Deleted == nil || m.Deleted.Len() == 0) || m.Score != nil && len(m.IDs) == 0 {
 		return Finding{}, fmt.Errorf("membership check: no deleted records to attack")
@@ -90,7 +91,7 @@ func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 		}
 	}
 	spec := epsilon.PowerSpec{Claim: m.Epsilon, Factor: m.PowerAgainst, Power: PowerTarget, Delta: m.Delta, Conf: pe.PerExampleConfidence}
-	pw, err := powerOf(n, spec)
+	pw, err := powerOf(ctx, n, spec)
 	if err != nil {
 		return Finding{}, fmt.Errorf("membership check: %w", err)
 	}
@@ -102,7 +103,9 @@ func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 		Detail: fmt.Sprintf("each deleted record's logit-scaled confidence under %d unlearned and %d retrained models; thresholds chosen on half the trials and bounded with Clopper–Pearson on the other half, every record at confidence %.4g so that all hold at once; strongest: record %d (%d false positives, %d false negatives); these trials can show at most ε = %.3g per record",
 			n, n, pe.PerExampleConfidence, id(worst.Example), worst.Result.Counts.FP, worst.Result.Counts.Pos-worst.Result.Counts.TP, pe.Resolution),
 	}
-	decide(&f, spec)
+	if err := decide(ctx, &f, spec); err != nil {
+		return Finding{}, err
+	}
 	for j := range k {
 		metrics, err := mia.Evaluate(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j))
 		if err != nil {
@@ -118,12 +121,12 @@ func (m MembershipRelease) Check(results []TrialResult) (Finding, error) {
 // powerOf is what a split game with n trials per side could catch under spec: its power
 // against spec.Factor× and the smallest factor it catches with spec.Power. needTrials is
 // set by decide when the verdict rests on it.
-func powerOf(n int, spec epsilon.PowerSpec) (*Power, error) {
-	res, err := epsilon.SplitGamePower(n, spec)
+func powerOf(ctx context.Context, n int, spec epsilon.PowerSpec) (*Power, error) {
+	res, err := epsilon.SplitGamePower(ctx, n, spec)
 	if err != nil {
 		return nil, err
 	}
-	smallest, err := epsilon.SmallestDetectableFactor(n, spec)
+	smallest, err := epsilon.SmallestDetectableFactor(ctx, n, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +135,9 @@ func powerOf(n int, spec epsilon.PowerSpec) (*Power, error) {
 
 // decide applies the empirical rule to a finding whose Measured is an ε lower bound and
 // whose Power is set: FAIL above the claim; PASS with power; INCONCLUSIVE otherwise, with
-// about the trials that would reach the power (a planner run, so only then).
-func decide(f *Finding, spec epsilon.PowerSpec) {
+// about the trials that would reach the power (a planner run, so only then). Its only
+// error is ctx's.
+func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 	switch {
 	case f.Measured > f.Bound:
 		f.Verdict = Fail
@@ -141,10 +145,14 @@ func decide(f *Finding, spec epsilon.PowerSpec) {
 		f.Verdict = Pass
 	default:
 		f.Verdict = Inconclusive
-		need, err := epsilon.EstimateTrialsToDetect(spec)
+		need, err := epsilon.EstimateTrialsToDetect(ctx, spec)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err != nil {
-			need = 0 // beyond 10⁹: the power's Summary says the trials cannot resolve it
+			need = 0 // beyond epsilon.MaxPlanTrials: the power's Summary says the trials cannot resolve it
 		}
 		f.Power.TrialsNeeded, f.TrialsNeeded = need, need
 	}
+	return nil
 }

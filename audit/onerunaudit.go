@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // CanaryPlanSchema names the canary plan format.
@@ -54,7 +54,7 @@ func (p CanaryPlan) Bits() []bool {
 // ReadCanaryPlan reads a plan written by `audit canaries`, refusing anything but what
 // NewCanaryPlan draws from the recorded seed; errors name the file and the field.
 func ReadCanaryPlan(path string) (CanaryPlan, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return CanaryPlan{}, fmt.Errorf("read canary plan: %w", err)
 	}

@@ -129,7 +129,7 @@ func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s
 	if rs.Attacks != nil && !rs.Attacks.Has(MembershipAttack) && n < MinEmpiricalTrials {
 		rs.Attacks = append(slices.Clone(rs.Attacks), MembershipAttack) // the rank route is on the deleted records' loss
 	}
-	c, fs, err := VerifyModels(unlearned, ret, r.Setup.All, &rs)
+	c, fs, err := VerifyModels(ctx, unlearned, ret, r.Setup.All, &rs)
 	if err != nil {
 		return Claim{}, nil, nil, err
 	}

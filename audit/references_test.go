@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestULiRAStatistic(t *testing.T) {
 	}
 	u, r := load("unlearned.npy"), load("retrained.npy")
 	s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
-	_, fs, err := audit.VerifyScores(u, r, s)
+	_, fs, err := audit.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestULiRAStatistic(t *testing.T) {
 	if s.References, err = audit.LoadReferences(filepath.Join(dir, "references.npz")); err != nil {
 		t.Fatal(err)
 	}
-	_, fs, err = audit.VerifyScores(u, r, s)
+	_, fs, err = audit.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}

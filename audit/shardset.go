@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // ShardSchema names the version of a shard's manifest (shard.json).
@@ -94,7 +96,7 @@ const maxManifestBytes = 1 << 20
 
 // ReadShardManifest reads and checks a shard's manifest.
 func ReadShardManifest(path string) (ShardManifest, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return ShardManifest{}, fmt.Errorf("read shard manifest: %w", err)
 	}
@@ -361,7 +363,7 @@ func manifestDiff(a, b ShardManifest) string {
 // each checked as a resuming run checks it (checksum, index range, no repeats). A torn
 // last line is dropped: its trial is missing.
 func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return checkpointHeader{}, nil, err
 	}

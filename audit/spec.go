@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -183,11 +183,14 @@ func (e *SpecError) Error() string {
 
 // LoadSpec reads a spec file; a relative data file is taken from the spec's folder.
 func LoadSpec(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	// read through ParseSpec's limit: a spec named /dev/zero or a FIFO is refused by
+	// regular.Open, a huge file after maxSpecBytes+1 bytes
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load spec: %w", err)
 	}
-	s, err := ParseSpec(bytes.NewReader(b), path)
+	defer f.Close()
+	s, err := ParseSpec(f, path)
 	if err != nil {
 		return nil, err
 	}

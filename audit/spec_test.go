@@ -146,7 +146,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add(`{"method": {"name": "d2d"}, "attacks": ["game"], "outputs": {"dir": "o", "formats": ["pdf"]}, "data": {"file": "x", "preprocessing": "none"}}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := audit.ParseSpec(strings.NewReader(in), "fuzz.json")
-		if err == nil && (s.Method == nil || s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 || (s.Attacks != nil && len(s.Attacks) == 0)) {
+		if err == nil && (s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 || (s.Attacks != nil && len(s.Attacks) == 0)) {
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
 		var se *audit.SpecError

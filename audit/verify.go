@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
@@ -16,7 +17,7 @@ import (
 // its power against PowerAgainst × the claimed ε. Fewer unlearned models need the data or
 // per-record scores, whose primary statistic a rank test can use (VerifyModels,
 // VerifyScores).
-func VerifySamples(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
 		return Claim{}, nil, err
 	}
@@ -27,7 +28,7 @@ func VerifySamples(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, 
 	if nr, _ := retrained.Dims(); nr < MinEmpiricalTrials {
 		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
 	}
-	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(parameterStatistics(unlearned, retrained))
+	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, parameterStatistics(unlearned, retrained))
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
@@ -92,7 +93,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 // which). With MinEmpiricalTrials unlearned models or more, the game over the scores' mean
 // and median per model decides; with fewer, down to one production model, the rank test
 // of the mean (lower loss, or higher confidence, means remembered) among the retrains.
-func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
 	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
 		return Claim{}, nil, err
 	}
@@ -119,7 +120,7 @@ func VerifyScores(unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, e
 			stats = append(stats, ul)
 			claim.Assumptions = append(claim.Assumptions, "the reference models are other runs than the audited ones, with the IN/OUT masks given")
 		}
-		f, err = g.Play(stats)
+		f, err = g.Play(ctx, stats)
 	}
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)

@@ -137,7 +137,7 @@ func TestControlsMustFail(t *testing.T) {
 				Unlearned: reference.Release{Published: noisy(ctl.mean, ctl.sigma, st, "u")},
 				Retrained: reference.Release{Published: noisy(r, ctl.sigma, st, "r")}}
 		}
-		f, err := audit.EmpiricalRelease{Prefix: "ctl", Epsilon: p.Epsilon, Delta: p.Delta}.Check(res)
+		f, err := audit.EmpiricalRelease{Prefix: "ctl", Epsilon: p.Epsilon, Delta: p.Delta}.Check(context.Background(), res)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 // fails the test, an INCONCLUSIVE is logged with the trials that would decide.
 func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []audit.TrialResult) audit.Finding {
 	t.Helper()
-	f, err := audit.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(results)
+	f, err := audit.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(context.Background(), results)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
 		return audit.Finding{}
@@ -121,7 +121,7 @@ func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, de
 }
 
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
-	verify func(u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error)) audit.Finding {
+	verify func(ctx context.Context, u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error)) audit.Finding {
 	t.Helper()
 	u, _, err := artifact.LoadSample(unlearned)
 	if err != nil {
@@ -134,7 +134,7 @@ func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 		return audit.Finding{}
 	}
 	s := &audit.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
-	_, fs, err := verify(u, r, s)
+	_, fs, err := verify(context.Background(), u, r, s)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
 		return audit.Finding{}

@@ -1,6 +1,9 @@
 package reference
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // MaxValues is the one cap on what the toolkit holds, whatever a file claims: the float64
 // values of one dense matrix — a dense dataset (rows × features), a matrix file, or the
@@ -31,4 +34,89 @@ func CheckValues(what string, rows, cols int) error {
 		return &LimitError{What: what, Rows: rows, Cols: cols}
 	}
 	return nil
+}
+
+// Compressed inputs (gzip data files, .npz archives) are bounded twice before what they
+// inflate to is parsed: by the value budget, at most InflatedBytesPerValue bytes a value
+// (MaxInflatedBytes), and by the amplification, at most MaxInflation bytes out per byte
+// in once past InflationGrace. Real files compress a few times (floats barely at all); a
+// file inflating a thousandfold is a decompression bomb, refused by name as it starts, not
+// after the gigabytes it would cost.
+const (
+	// MaxInflation is the largest ratio of inflated to compressed bytes read.
+	MaxInflation = 100
+	// InflationGrace is the inflated bytes allowed at any ratio: a small file of zeros
+	// compresses far more than 100 to 1 and costs little. Past it, parsing what a bomb
+	// inflates to (one endless CSV row costs about 90 bytes a byte) stays near 100 MB.
+	InflationGrace = 1 << 20
+	// InflatedBytesPerValue is the most bytes one value may take: a float64 written as
+	// text in full (24 characters) with its separator, rounded up.
+	InflatedBytesPerValue = 32
+)
+
+// MaxInflatedBytes is the value budget in inflated bytes: MaxValues values of
+// InflatedBytesPerValue bytes.
+func MaxInflatedBytes() int64 { return InflatedBytesPerValue * int64(MaxValues) }
+
+// An InflationError is a compressed input refused for what it inflates to.
+type InflationError struct {
+	File                 string
+	Inflated, Compressed int64 // bytes, so far
+	Limit                int64 // the bound passed
+	Budget               bool  // the value budget (MaxInflatedBytes), else the ratio
+}
+
+func (e *InflationError) Error() string {
+	if e.Budget {
+		return fmt.Sprintf("%s: inflates to more than %d bytes, the most that --max-values %d values may take (%d bytes a value); raise --max-values if the file is real",
+			e.File, e.Limit, MaxValues, InflatedBytesPerValue)
+	}
+	return fmt.Sprintf("%s: inflates to %d bytes from %d compressed, more than %d to 1 (the limit for a compressed input past %d MiB): a decompression bomb, not a data or model file (a real one is read decompressed)",
+		e.File, e.Inflated, e.Compressed, MaxInflation, InflationGrace>>20)
+}
+
+// CheckInflation refuses inflated bytes from compressed ones past either bound.
+func CheckInflation(file string, inflated, compressed int64) error {
+	if budget := MaxInflatedBytes(); inflated > budget {
+		return &InflationError{File: file, Inflated: inflated, Compressed: compressed, Limit: budget, Budget: true}
+	}
+	if inflated > InflationGrace && inflated/MaxInflation > compressed {
+		return &InflationError{File: file, Inflated: inflated, Compressed: compressed, Limit: MaxInflation * compressed}
+	}
+	return nil
+}
+
+// LimitInflation returns a reader of what z inflates, from compressed, the reader z reads
+// its compressed bytes from (counted here): a read past either bound of CheckInflation
+// returns its *InflationError, so a parser reading it stops at once.
+func LimitInflation(file string, z io.Reader, compressed *CountingReader) io.Reader {
+	return &inflationLimiter{file: file, z: z, src: compressed}
+}
+
+type inflationLimiter struct {
+	file string
+	z    io.Reader
+	src  *CountingReader
+	n    int64
+}
+
+func (l *inflationLimiter) Read(p []byte) (int, error) {
+	k, err := l.z.Read(p)
+	l.n += int64(k)
+	if e := CheckInflation(l.file, l.n, l.src.N); e != nil {
+		return 0, e
+	}
+	return k, err
+}
+
+// A CountingReader counts the bytes read through it.
+type CountingReader struct {
+	R io.Reader
+	N int64
+}
+
+func (c *CountingReader) Read(p []byte) (int, error) {
+	k, err := c.R.Read(p)
+	c.N += int64(k)
+	return k, err
 }

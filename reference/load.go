@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // InputError describes bad input: the file, the line (or, for binary formats, the record),
@@ -46,21 +48,32 @@ func (e *InputError) Error() string {
 
 // open opens a data file, transparently decompressing gzip (detected by magic bytes).
 func open(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	br := bufio.NewReader(f)
-	magic, _ := br.Peek(2)
-	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			f.Close()
-			return nil, &InputError{File: path, Msg: fmt.Sprintf("bad gzip header: %v", err)}
-		}
-		return readCloser{zr, f}, nil
+	r, err := inflate(path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return readCloser{br, f}, nil
+	return readCloser{r, f}, nil
+}
+
+// inflate reads r, decompressing it if it is gzip (by its magic bytes), bounded by the
+// value budget and the amplification (CheckInflation).
+func inflate(name string, r io.Reader) (io.Reader, error) {
+	src := &CountingReader{R: r}
+	br := bufio.NewReader(src)
+	magic, _ := br.Peek(2)
+	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return br, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, &InputError{File: name, Msg: fmt.Sprintf("bad gzip header: %v", err)}
+	}
+	return LimitInflation(name, zr, src), nil
 }
 
 type readCloser struct {
@@ -321,6 +334,11 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
 	line := 0
 	for sc.Scan() {
+		if err := sc.Err(); err != nil {
+			// a read error (a refused decompression) hands the rest of the buffer over as
+			// a last line: the error, not that line, is what is wrong
+			return nil, gzipError(name, err)
+		}
 		line++
 		text := sc.Text()
 		if i := strings.IndexByte(text, '#'); i >= 0 {
@@ -484,6 +502,9 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 	var xs []float64
 	for i := range n {
 		if k, err := io.ReadFull(images, pix); err != nil {
+			if ie := (*InflationError)(nil); errors.As(err, &ie) {
+				return nil, err
+			}
 			return nil, &InputError{File: imagesName, Record: i + 1,
 				Msg: fmt.Sprintf("file is truncated: image %d of %d has %d of %d bytes (byte offset %d)", i+1, n, k, d, 16+i*d+k)}
 		}

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // Schema is the identifier of the JSON report format this package writes. v2: a subject's verdict comes from the findings its claim
@@ -517,7 +517,7 @@ func (r *Report) Summarize() {
 
 // HashFile returns the input record of a file: its SHA-256 and size.
 func HashFile(role, path string) (Input, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return Input{}, fmt.Errorf("hash %s: %w", path, err)
 	}

@@ -36,7 +36,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs = append(fs, impl...)
 	c := s.Claim()
-	pub, err := publishedFindings(audit.GaussianRelease{
+	pub, err := publishedFindings(ctx, audit.GaussianRelease{
 		Prefix: "d2d", Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon,
 		Delta: s.plan.MechanismDelta(), Alpha: opt.Alpha, Confidence: opt.Confidence,
 	}, c.Epsilon, c.Delta, c.Rho, s.setup.Loss, s.universe, s.setup.Updates, opt, results)
@@ -49,7 +49,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 // publishedFindings are the checks every D2D subject makes on the published models: the
 // Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with
 // the claim's Rényi slope rho, and the membership attack on the deleted records.
-func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
+func publishedFindings(ctx context.Context, rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
 	updates []reference.Update, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
 	fs, err := rel.Check(results)
 	if err != nil {
@@ -57,7 +57,7 @@ func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss 
 	}
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Rho: rho,
-			Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+			Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss 
 	if !opt.Attacks.Has(audit.MembershipAttack) {
 		return fs, nil
 	}
-	mem, err := membership(loss, universe, updates, eps, delta, opt, results)
+	mem, err := membership(ctx, loss, universe, updates, eps, delta, opt, results)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func publishedFindings(rel audit.GaussianRelease, eps, delta, rho float64, loss 
 
 // membership attacks the records the requests delete (audit.MembershipRelease); none
 // when the requests only add.
-func membership(loss reference.Loss, universe *reference.Dataset, updates []reference.Update, eps, delta float64, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
+func membership(ctx context.Context, loss reference.Loss, universe *reference.Dataset, updates []reference.Update, eps, delta float64, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, u := range updates {
@@ -91,7 +91,7 @@ func membership(loss reference.Loss, universe *reference.Dataset, updates []refe
 		return nil, err
 	}
 	f, err := audit.MembershipRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Confidence: opt.Confidence, Loss: loss,
-		Deleted: deleted, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		Deleted: deleted, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,7 @@ func TestPlantedBugsCaughtByEmpiricalRouteAlone(t *testing.T) {
 			for i := range res { // the empirical route sees only what is published
 				res[i].Unlearned.Secret, res[i].Retrained.Secret = nil, nil
 			}
-			f, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Seed: 1}.Check(res)
+			f, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Seed: 1}.Check(context.Background(), res)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -224,7 +224,7 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	if p.Copies > 1 && p.Selection == d2d.NoisySelection {
 		sigma *= math.Sqrt(float64(p.Copies))
 	}
-	pub, err := publishedFindings(audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
+	pub, err := publishedFindings(ctx, audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
 		Delta: p.Delta / 2, Alpha: opt.Alpha, Confidence: opt.Confidence}, p.Epsilon, p.Delta, rhoStar(p.Epsilon, p.Delta/2),
 		s.setup.Loss, s.universe, s.setup.Updates, opt, results)
 	if err != nil {

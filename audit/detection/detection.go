@@ -21,6 +21,7 @@
 package detection
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -158,7 +159,7 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		}
 		s.Deletes, s.Intercept = data.Deletes, true
 		if v == After {
-			_, fs, err := audit.VerifyModels(u, r, data.Set, &s)
+			_, fs, err := audit.VerifyModels(context.Background(), u, r, data.Set, &s)
 			if err != nil {
 				return "", err
 			}
@@ -189,11 +190,11 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		)
 		switch {
 		case route == Scores:
-			_, fs, err = audit.VerifyScores(u, r, &s)
+			_, fs, err = audit.VerifyScores(context.Background(), u, r, &s)
 		case models < audit.MinEmpiricalTrials:
 			return audit.Inconclusive, nil // the rank route needs the data
 		default:
-			_, fs, err = audit.VerifySamples(u, r, &s)
+			_, fs, err = audit.VerifySamples(context.Background(), u, r, &s)
 		}
 		if err != nil {
 			return "", err
@@ -219,7 +220,7 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		results[i].Unlearned.Published = u.RawRowView(i)
 		results[i].Retrained.Published = r.RawRowView(i)
 	}
-	f, err := audit.EmpiricalRelease{Prefix: "before", Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: 2, Seed: 1}.Check(results)
+	f, err := audit.EmpiricalRelease{Prefix: "before", Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: 2, Seed: 1}.Check(context.Background(), results)
 	if err != nil {
 		return "", err
 	}

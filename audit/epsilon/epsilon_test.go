@@ -2,6 +2,7 @@ package epsilon
 
 import (
 	"cmp"
+	"context"
 	"encoding/csv"
 	"math"
 	"math/rand/v2"
@@ -267,11 +268,11 @@ func TestPlannerResolution(t *testing.T) {
 // falsely fails with probability below 1e-4.
 func TestPlannerPowerFromBothSides(t *testing.T) {
 	spec := PowerSpec{Claim: 0.5, Factor: 2, Power: 0.8, Delta: 0.05, Conf: 0.95}
-	n, mu, err := TrialsToDetect(spec)
+	n, mu, err := TrialsToDetect(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	promised, err := SplitGamePower(n, spec)
+	promised, err := SplitGamePower(context.Background(), n, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestPlannerPowerFromBothSides(t *testing.T) {
 func TestSplitGamePowerMatchesSimulatedGames(t *testing.T) {
 	spec := PowerSpec{Claim: 0.3, Factor: 3, Delta: 0.05, Conf: 0.9}
 	for _, n := range []int{40, 150} {
-		pw, err := SplitGamePower(n, spec)
+		pw, err := SplitGamePower(context.Background(), n, spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,7 +428,7 @@ func TestPowerSimChooseIsRuleSweep(t *testing.T) {
 		n := rapid.IntRange(2, 40).Draw(t, "n")
 		p := PowerSpec{Claim: rapid.Float64Range(0.1, 3).Draw(t, "claim"), Factor: 2,
 			Delta: rapid.SampledFrom([]float64{1e-6, 1e-3, 0.05}).Draw(t, "delta"), Conf: 0.95}
-		s := newPowerSim(2*n, p)
+		s := newPowerSim(context.Background(), 2*n, p)
 		draw := func(label string) []float64 {
 			v := make([]float64, n)
 			for i := range v {
@@ -448,7 +449,7 @@ func TestPowerSimChooseOnSimulatedHalves(t *testing.T) {
 	for _, trials := range []int{200, 2000, 14374} {
 		for _, delta := range []float64{1e-6, 1e-3} {
 			p := PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95}
-			s := newPowerSim(trials, p)
+			s := newPowerSim(context.Background(), trials, p)
 			for _, mu := range []float64{0.3, 1, 3} {
 				for rep := range 8 {
 					rng := rand.New(rand.NewPCG(powerSeed, uint64(rep)))
@@ -477,7 +478,7 @@ func TestPowerSimRatioIsEpsilon(t *testing.T) {
 	checked := 0
 	for _, trials := range []int{10, 201, 2000} {
 		for _, delta := range []float64{1e-6, 0.05} {
-			s := newPowerSim(trials, PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95})
+			s := newPowerSim(context.Background(), trials, PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95})
 			step := max(1, s.sel/60)
 			for fp := 0; fp <= s.sel; fp += step {
 				for fn := 0; fn <= s.sel; fn += step {

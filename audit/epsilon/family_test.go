@@ -1,6 +1,7 @@
 package epsilon
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -191,11 +192,11 @@ func TestRanks(t *testing.T) {
 // that keeps its first statistic whatever the selection half shows catches almost none.
 func TestFamilyKeepsThePlannersPower(t *testing.T) {
 	spec := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.1, Conf: 0.95}
-	n, mu, err := TrialsToDetect(spec)
+	n, mu, err := TrialsToDetect(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	promised, err := SplitGamePower(n, spec)
+	promised, err := SplitGamePower(context.Background(), n, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

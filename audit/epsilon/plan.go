@@ -1,6 +1,8 @@
 package epsilon
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -76,15 +78,29 @@ type PowerSpec struct {
 // tails for the held-out half. The Gaussian shape of the leak is the named alternative (it
 // is the shape of the toolkit's Gaussian mechanisms); leaks of another shape may need
 // fewer or more trials.
-func TrialsToDetect(p PowerSpec) (int, float64, error) {
+//
+// The search stops with an error past MaxPlanTrials, and with ctx's error when ctx is
+// done (checked between power evaluations and inside each).
+func TrialsToDetect(ctx context.Context, p PowerSpec) (int, float64, error) {
 	if v, ok := plans.Load(p); ok {
 		r := v.(plan)
 		return r.trials, r.mu, r.err
 	}
-	n, mu, err := trialsToDetect(p)
+	n, mu, err := searchTrials(ctx, p, true)
+	if err := ctx.Err(); err != nil { // an interrupted search is no answer to keep
+		return 0, 0, err
+	}
 	plans.Store(p, plan{n, mu, err})
 	return n, mu, err
 }
+
+// MaxPlanTrials bounds the trial counts a plan considers: the most an audit runs
+// (audit.MaxTrials). A plan needing more says so instead of simulating games of 10⁹ trials
+// (which took minutes and gigabytes).
+const MaxPlanTrials = 1_000_000
+
+// errNoCount is a search's refusal past MaxPlanTrials.
+var errNoCount = fmt.Errorf("trials to detect: no trial count up to %d suffices (the most an audit runs)", MaxPlanTrials)
 
 // plans memoises TrialsToDetect: a plan at tens of thousands of trials takes seconds, and
 // every subject of an audit usually shares one claim.
@@ -99,23 +115,24 @@ type plan struct {
 // EstimateTrialsToDetect is TrialsToDetect's coarse bracket alone: the count to about
 // 10 %, from 32 simulated selection halves instead of 256, several times faster. Findings
 // quote it as an estimate; `audit plan` gives the settled count. Memoised.
-func EstimateTrialsToDetect(p PowerSpec) (int, error) {
+func EstimateTrialsToDetect(ctx context.Context, p PowerSpec) (int, error) {
 	key := p
 	key.Power = -key.Power // a separate cache slot from the settled plan's
 	if v, ok := plans.Load(key); ok {
 		r := v.(plan)
 		return r.trials, r.err
 	}
-	n, mu, err := searchTrials(p, false)
+	n, mu, err := searchTrials(ctx, p, false)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	plans.Store(key, plan{n, mu, err})
 	return n, err
 }
 
-func trialsToDetect(p PowerSpec) (int, float64, error) { return searchTrials(p, true) }
-
 // searchTrials brackets the least count with the target power on coarse estimates and,
 // when settle is set, settles it with the full one.
-func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
+func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, error) {
 	if err := p.check(true); err != nil {
 		return 0, 0, fmt.Errorf("trials to detect: %w", err)
 	}
@@ -131,7 +148,10 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 	// a coarse search on few replicates brackets the count; the full estimate settles it
 	reps := coarseReps
 	powerAt := func(trials int) float64 {
-		pw, _ := newPowerSim(trials, p).powerReps(mu, reps)
+		if ctx.Err() != nil {
+			return 0 // the search unwinds; its result is ctx's error
+		}
+		pw, _ := newPowerSim(ctx, trials, p).powerReps(ctx, mu, reps)
 		return pw
 	}
 	reaches := func(trials int) bool { return powerAt(trials) >= p.Power }
@@ -174,37 +194,52 @@ func searchTrials(p PowerSpec, settle bool) (int, float64, error) {
 				n3 = lo + (hi-lo)/2
 			}
 		}
-		if n3 > 1e9 {
-			return 0, 0, errors.New("trials to detect: no trial count up to 10⁹ suffices")
+		if n3 > MaxPlanTrials {
+			n3 = MaxPlanTrials // the last count tried; past it the search gives up
+		}
+		if n2 == MaxPlanTrials && p2 < p.Power {
+			return 0, 0, errNoCount
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
 		}
 		n1, p1 = n2, p2
 		n2, p2 = n3, powerAt(n3)
 	}
 	for hi == 0 { // the secant did not bracket: double
-		lo, hi = max(lo, n2), 2*max(lo, n2)
-		if hi > 1e9 {
-			return 0, 0, errors.New("trials to detect: no trial count up to 10⁹ suffices")
+		if max(lo, n2) >= MaxPlanTrials {
+			return 0, 0, errNoCount
 		}
+		lo, hi = max(lo, n2), min(2*max(lo, n2), MaxPlanTrials)
 		if powerAt(hi) < p.Power {
 			lo, hi = hi, 0
 		}
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
 	}
 	lo, hi = bisectCount(lo, hi, 10, reaches)
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
+	}
 	if !settle {
 		return hi, mu, nil
 	}
 	// settle with the full estimate, widening the coarse bracket where it was wrong
 	reps = PowerReps
 	for powerAt(hi) < p.Power {
-		lo, hi = hi, hi+hi/5
-		if hi > 1e9 {
-			return 0, 0, errors.New("trials to detect: no trial count up to 10⁹ suffices")
+		if hi >= MaxPlanTrials || ctx.Err() != nil {
+			return 0, 0, cmp.Or(ctx.Err(), errNoCount)
 		}
+		lo, hi = hi, min(hi+hi/5, MaxPlanTrials)
 	}
 	for lo > start-1 && powerAt(lo) >= p.Power {
 		hi, lo = lo, max(start-1, lo-lo/5)
 	}
 	_, hi = bisectCount(lo, hi, 20, reaches)
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
+	}
 	return hi, mu, nil
 }
 

@@ -1,6 +1,7 @@
 package epsilon
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,8 +43,9 @@ type PowerResult struct {
 }
 
 // SplitGamePower is the power of the split-threshold game with the given trials per side
-// against the alternative of p (p.Power is not used).
-func SplitGamePower(trials int, p PowerSpec) (PowerResult, error) {
+// against the alternative of p (p.Power is not used). It returns ctx's error when ctx is
+// done first.
+func SplitGamePower(ctx context.Context, trials int, p PowerSpec) (PowerResult, error) {
 	if err := p.check(false); err != nil {
 		return PowerResult{}, err
 	}
@@ -54,16 +56,20 @@ func SplitGamePower(trials int, p PowerSpec) (PowerResult, error) {
 	if err != nil {
 		return PowerResult{}, err
 	}
-	sim := newPowerSim(trials, p)
-	pw, se := sim.power(mu)
+	sim := newPowerSim(ctx, trials, p)
+	pw, se := sim.power(ctx, mu)
+	if err := ctx.Err(); err != nil {
+		return PowerResult{}, err
+	}
 	return PowerResult{Power: pw, StdErr: se, Mu: mu}, nil
 }
 
 // SmallestDetectableFactor is the least factor F (to 1 %) such that the split game with
 // the given trials per side catches the F× Gaussian alternative with probability at least
 // p.Power; +Inf when no violation of any size can be caught (the claim is above what the
-// trials can resolve, MaxCertifiable). p.Factor is not used.
-func SmallestDetectableFactor(trials int, p PowerSpec) (float64, error) {
+// trials can resolve, MaxCertifiable). p.Factor is not used. It returns ctx's error when
+// ctx is done first.
+func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (float64, error) {
 	p.Factor = 2 // placeholder for the check
 	if err := p.check(true); err != nil {
 		return 0, err
@@ -74,18 +80,24 @@ func SmallestDetectableFactor(trials int, p PowerSpec) (float64, error) {
 	if MaxCertifiable(trials, p.Delta, p.Conf, Split) <= p.Claim {
 		return math.Inf(1), nil
 	}
-	sim := newPowerSim(trials, p)
+	sim := newPowerSim(ctx, trials, p)
 	detects := func(f float64) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		mu, err := gdpMuFor(f*p.Claim, p.Delta)
 		if err != nil {
 			return false, err
 		}
-		pw, _ := sim.power(mu)
+		pw, _ := sim.power(ctx, mu)
 		return pw >= p.Power, nil
 	}
 	lo, hi := 1.0, 2.0
 	for {
 		ok, err := detects(hi)
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		if err != nil {
 			return math.Inf(1), nil // past any Gaussian pair the planner can build
 		}
@@ -97,8 +109,12 @@ func SmallestDetectableFactor(trials int, p PowerSpec) (float64, error) {
 			return math.Inf(1), nil
 		}
 	}
-	return dp.Bisect(lo, hi, func(lo, hi float64) float64 { return math.Sqrt(lo * hi) },
+	f, err := dp.Bisect(lo, hi, func(lo, hi float64) float64 { return math.Sqrt(lo * hi) },
 		func(lo, hi float64) bool { return hi/lo <= 1.01 }, detects)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return f, err
 }
 
 func (p PowerSpec) check(needPower bool) error {
@@ -118,22 +134,27 @@ type powerSim struct {
 	uSel, uEval       []float64 // CPUpper(k, ·, a/2) for k = 0..n
 }
 
-func newPowerSim(trials int, p PowerSpec) *powerSim {
+// newPowerSim tabulates the bounds; when ctx is done it stops early, leaving a simulation
+// whose results are meaningless (its callers return ctx's error).
+func newPowerSim(ctx context.Context, trials int, p PowerSpec) *powerSim {
 	s := &powerSim{trials: trials, sel: trials / 2, eval: trials - trials/2, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf}
-	s.uSel = cpUppers(s.sel, s.a/2)
-	s.uEval = cpUppers(s.eval, s.a/2)
+	s.uSel = cpUppers(ctx, s.sel, s.a/2)
+	s.uEval = cpUppers(ctx, s.eval, s.a/2)
 	return s
 }
 
 // cpUppers tabulates CPUpper(k, n, a) for every k, in parallel: the replicates read it
 // concurrently, and at 10⁵ trials it is most of a coarse estimate's cost.
-func cpUppers(n int, a float64) []float64 {
+func cpUppers(ctx context.Context, n int, a float64) []float64 {
 	out := make([]float64, n+1)
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for k := w; k <= n; k += workers {
+				if k%4096 < workers && ctx.Err() != nil {
+					return
+				}
 				out[k] = CPUpper(k, n, a)
 			}
 		})
@@ -143,11 +164,14 @@ func cpUppers(n int, a float64) []float64 {
 }
 
 // power is the game's power against N(μ, 1) vs N(0, 1) and its standard error.
-func (s *powerSim) power(mu float64) (float64, float64) { return s.powerReps(mu, PowerReps) }
+func (s *powerSim) power(ctx context.Context, mu float64) (float64, float64) {
+	return s.powerReps(ctx, mu, PowerReps)
+}
 
 // powerReps estimates the power from the first reps replicates. Replicates run in
 // parallel and are summed in their order, so the result does not depend on the cores.
-func (s *powerSim) powerReps(mu float64, reps int) (float64, float64) {
+// When ctx is done the replicates left are skipped (the estimate is then meaningless).
+func (s *powerSim) powerReps(ctx context.Context, mu float64, reps int) (float64, float64) {
 	per := make([]float64, reps)
 	workers := min(reps, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -155,6 +179,9 @@ func (s *powerSim) powerReps(mu float64, reps int) (float64, float64) {
 		wg.Go(func() {
 			pos, neg, buf := make([]float64, s.sel), make([]float64, s.sel), make([]float64, s.sel)
 			for rep := w; rep < reps; rep += workers {
+				if ctx.Err() != nil {
+					return
+				}
 				// replicate rep draws the same sequence at every μ and every trial count, so
 				// power is smooth in both (common random numbers) and searches are stable
 				rng := rand.New(rand.NewPCG(powerSeed, uint64(rep)))

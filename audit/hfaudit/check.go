@@ -79,7 +79,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	fs = append(fs, rel...)
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("hf check: %w", err)
 		}
@@ -101,7 +101,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			}
 		}
 		mem, err := audit.MembershipRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
-			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("hf check: %w", err)
 		}

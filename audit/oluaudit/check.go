@@ -136,7 +136,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs = append(fs, rel...)
 	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		emp, err := audit.EmpiricalRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("olu check: %w", err)
 		}
@@ -152,7 +152,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, err
 		}
 		mem, err := audit.MembershipRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Loss: c.Loss, Deleted: deleted,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("olu check: %w", err)
 		}

@@ -80,7 +80,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	fs = append(fs, rel...)
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("safe check: %w", err)
 		}
@@ -99,7 +99,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			}
 		}
 		mem, err := audit.MembershipRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
-			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("safe check: %w", err)
 		}

@@ -33,7 +33,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
 	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +47,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		return nil, fmt.Errorf("sglu check: %w", err)
 	}
 	mem, err := audit.MembershipRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Loss: s.setup.Loss,
-		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(results)
+		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 	if err != nil {
 		return nil, fmt.Errorf("sglu check: %w", err)
 	}

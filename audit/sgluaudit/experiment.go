@@ -251,7 +251,7 @@ func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials 
 	mr.Accuracy, mr.AccuracySD = meanSD(accU)
 	mr.RetrainAcc, _ = meanSD(accR)
 	delta := 1 / float64(c.Train.Len())
-	if mr.Empirical, err = (audit.EmpiricalRelease{Prefix: "sglu-mnist", Epsilon: mr.Target, Delta: delta, Seed: c.Seed}).Check(results); err != nil {
+	if mr.Empirical, err = (audit.EmpiricalRelease{Prefix: "sglu-mnist", Epsilon: mr.Target, Delta: delta, Seed: c.Seed}).Check(ctx, results); err != nil {
 		return err
 	}
 	mr.RenyiEstimate, err = estimate.Projected(a, b, estimate.Options{Alpha: 2, Seed: c.Seed, Covariance: estimate.Pooled})

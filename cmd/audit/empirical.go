@@ -244,7 +244,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
 	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required without --spec)", Kind: audit.Number, Range: "[0, 1)"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
-	audit.Var(fs, &claim, audit.Param{Name: "claim-epsilon", Usage: "claimed ε: also say how many trials would detect it being off", Kind: audit.Number, Range: "(0, 100]"})
+	audit.Var(fs, &claim, audit.Param{Name: "claim-epsilon", Usage: "claimed ε: also say how many trials would detect it being off (searched up to 1000000 per side, the most an audit runs)", Kind: audit.Number, Range: "(0, 100]"})
 	audit.Var(fs, &factor, audit.Param{Name: "factor", Usage: "with --claim-epsilon: the violation to detect, true ε = factor × claim", Default: "2", Kind: audit.Number, Range: "(1, 1000]"})
 	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --claim-epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
@@ -308,7 +308,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if out.TrialsForResolution, err = epsilon.TrialsForResolution(claim, delta, conf, strat); err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
-		n, mu, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
+		n, mu, err := epsilon.TrialsToDetect(ctx, epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}

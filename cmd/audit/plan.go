@@ -74,15 +74,15 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 	claim := subjects[0].Subject.Claim()
 	ps := audit.GamePowerSpec(claim.Epsilon, claim.Delta, c.confidence, against)
 	ps.Power = pr.power
-	need, mu, err := epsilon.TrialsToDetect(ps)
+	need, mu, err := epsilon.TrialsToDetect(ctx, ps)
 	if err != nil {
-		return usagef("plan: %v", err)
+		return usageError{fmt.Errorf("plan: %w", err)} // an interruption stays one (exit 130)
 	}
 	specPower := 0.0
 	if c.trials >= audit.MinEmpiricalTrials {
-		res, err := epsilon.SplitGamePower(c.trials, ps)
+		res, err := epsilon.SplitGamePower(ctx, c.trials, ps)
 		if err != nil {
-			return usagef("plan: %v", err)
+			return usageError{fmt.Errorf("plan: %w", err)} // an interruption stays one (exit 130)
 		}
 		specPower = res.Power
 	}

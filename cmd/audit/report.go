@@ -4,10 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -35,7 +35,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			return usagef("report: %v", err)
 		}
 	}
-	f, err := os.Open(in)
+	f, err := regular.Open(in)
 	if err != nil {
 		return usageError{fmt.Errorf("report: %w", err)}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -263,7 +264,7 @@ func TestPlanSpec(t *testing.T) {
 	os.WriteFile(spec, []byte(`{"schema": "unlearnaudit/spec/v1", "method": {"name": "sglu"},
 	  "claim": {"epsilon": 1, "delta": 0.05}, "power": {"against": 3}, "trials": 40, "seed": 3}`), 0o644)
 	got := runJSONObject(t, "plan", "--spec", spec, "--calibrate", "300ms", "--shards", "4", "--json")
-	need, mu, err := epsilon.TrialsToDetect(epsilon.PowerSpec{Claim: 1, Factor: 3, Power: 0.8, Delta: 0.05, Conf: 1 - 0.05/2})
+	need, mu, err := epsilon.TrialsToDetect(context.Background(), epsilon.PowerSpec{Claim: 1, Factor: 3, Power: 0.8, Delta: 0.05, Conf: 1 - 0.05/2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 				rFiles = append(rFiles, *references)
 			}
-			claim, findings, err = audit.VerifyScores(unlearned, retrained, s)
+			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
 			if err == nil && *holdout != "" {
 				h, _, err := artifact.LoadScores(*holdout)
 				if err != nil {
@@ -174,9 +174,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if ds, err = data.load(s.Seed); err != nil {
 				return err
 			}
-			claim, findings, err = audit.VerifyModels(unlearned, retrained, ds.ds, s)
+			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, ds.ds, s)
 		default:
-			claim, findings, err = audit.VerifyModels(unlearned, retrained, nil, s)
+			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, nil, s)
 		}
 		if err != nil {
 			return usageError{err}

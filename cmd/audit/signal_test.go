@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// auditBinary builds the command once into a temporary folder: the signal tests need a
+// real process, with main's signal handling.
+var auditBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "audit-signal")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "audit")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", errors.New(string(out))
+	}
+	return bin, nil
+})
+
+// interrupt starts the command, waits until ready says its phase has begun (polled every
+// 20 ms, at most a minute), sends SIGTERM, and asserts that the process exits with 130
+// within a second of the signal, having been running when it came.
+func interrupt(t *testing.T, ready func() bool, args ...string) {
+	t.Helper()
+	bin, err := auditBinary()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	cmd := exec.Command(bin, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("%s exited (%v) before its phase began: %s", args[0], err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("%s: its phase did not begin within a minute: %s", args[0], out.String())
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("%s exited (%v) before the signal: %s", args[0], err, out.String())
+	default:
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		took := time.Since(sent)
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+			t.Fatalf("%s: exit %d after SIGTERM, want %d: %s", args[0], code, exitInterrupted, out.String())
+		}
+		if took > time.Second {
+			t.Errorf("%s: exited %v after SIGTERM; want within 1 s", args[0], took)
+		}
+		if !strings.Contains(out.String(), "interrupted") {
+			t.Errorf("%s: output does not say it was interrupted: %s", args[0], out.String())
+		}
+		t.Logf("%s: exit 130 %v after SIGTERM", args[0], took.Round(time.Millisecond))
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%s ignored SIGTERM for 10 s: %s", args[0], out.String())
+	}
+}
+
+// trialLines counts the lines of the checkpoint files under dir (recursively): a header
+// and a line per finished trial each.
+func trialLines(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			b, _ := os.ReadFile(p)
+			n += bytes.Count(b, []byte("\n"))
+		}
+		return nil
+	})
+	return n
+}
+
+// after is ready once d has passed since the first call.
+func after(d time.Duration) func() bool {
+	var start time.Time
+	return func() bool {
+		if start.IsZero() {
+			start = time.Now()
+		}
+		return time.Since(start) >= d
+	}
+}
+
+// SIGTERM ends every phase of every command within a second, exit 130: demo during its
+// trials and run during the check phase after them (which once ran on for 37 s), plan
+// during its power search (7 minutes at δ = 4.9e-324), verify during its game's power (it
+// ignored signals), and merge during the checks of the merged trials.
+func TestSIGTERMEndsEveryPhase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs it")
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "audit.json")
+	// δ = 1e-6: the checks plan power over hundreds of thousands of trials, for seconds
+	os.WriteFile(spec, []byte(`{"schema": "unlearnaudit/spec/v1",
+	  "method": {"name": "d2d", "variants": ["strongly-convex"], "params": {"iterations": 12}},
+	  "claim": {"epsilon": 1, "delta": 1e-6}, "deletes": [5, 9], "trials": 8, "seed": 4}`), 0o644)
+
+	t.Run("demo/trials", func(t *testing.T) {
+		out := filepath.Join(dir, "demo")
+		interrupt(t, func() bool { return trialLines(out) >= 3 }, // the header and two trials of 4000
+			"demo", "--out", out, "--trials", "4000", "--variants", "strongly-convex", "--quiet")
+		if n := trialLines(out); n >= 4001 {
+			t.Errorf("all %d trials finished: the signal came after the trials", n-1)
+		}
+	})
+	t.Run("run/checks", func(t *testing.T) {
+		out := filepath.Join(dir, "run")
+		checking := after(1500 * time.Millisecond)
+		interrupt(t, func() bool { return trialLines(out) == 9 && checking() }, // every trial on disk, the checks 1.5 s in
+			"run", "--spec", spec, "--out", out, "--controls=false", "--quiet")
+		if _, err := os.Stat(filepath.Join(out, "report.json")); !os.IsNotExist(err) {
+			t.Errorf("a report was written: %v", err)
+		}
+	})
+	t.Run("plan/power-search", func(t *testing.T) {
+		interrupt(t, after(500*time.Millisecond), "plan", "--trials", "1000000", "--delta", "4.9e-324", "--claim-epsilon", "1")
+	})
+	t.Run("verify", func(t *testing.T) {
+		vspec := filepath.Join(dir, "verify.json")
+		os.WriteFile(vspec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-6}}`), 0o644)
+		models := filepath.Join("testdata", "verify")
+		interrupt(t, after(time.Second), "verify", "--spec", vspec, "--unlearned", filepath.Join(models, "good"),
+			"--retrained", filepath.Join(models, "retrained"), "--out", filepath.Join(dir, "verify"))
+	})
+	t.Run("merge/checks", func(t *testing.T) {
+		shards := filepath.Join(dir, "shards")
+		for _, p := range []string{"0/2", "1/2"} {
+			if out, stderr, code := runCLI(t, "run", "--spec", spec, "--shard", p, "--out", shards, "--controls=false"); code != 0 {
+				t.Fatalf("part %s: exit %d: %s%s", p, code, out, stderr)
+			}
+		}
+		out := filepath.Join(dir, "merged")
+		checking := after(time.Second)
+		interrupt(t, func() bool { return trialLines(filepath.Join(out, "trials")) == 9 && checking() }, // merged, the checks 1 s in
+			"merge", shards, "--out", out, "--quiet")
+	})
+}
