@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -54,18 +55,14 @@ func (p CanaryPlan) Bits() []bool {
 // ReadCanaryPlan reads a plan written by `audit canaries`, refusing anything but what
 // NewCanaryPlan draws from the recorded seed; errors name the file and the field.
 func ReadCanaryPlan(path string) (CanaryPlan, error) {
-	f, err := regular.Open(path)
-	if err != nil {
-		return CanaryPlan{}, fmt.Errorf("read canary plan: %w", err)
-	}
-	defer f.Close()
 	const maxBytes = 4*MaxCanaries + 4096 // "0, " a canary and a header
-	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return CanaryPlan{}, fmt.Errorf("read canary plan %s: %w", path, err)
-	}
-	if len(b) > maxBytes {
+	b, err := regular.ReadFile(path, maxBytes)
+	var tooLarge *regular.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
 		return CanaryPlan{}, fmt.Errorf("%s: larger than %d bytes, a plan of at most %d canaries", path, maxBytes, MaxCanaries)
+	case err != nil: // os errors name the path
+		return CanaryPlan{}, fmt.Errorf("read canary plan: %w", err)
 	}
 	var p CanaryPlan
 	dec := json.NewDecoder(bytes.NewReader(b))
