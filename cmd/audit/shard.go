@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
 // toolName is the tool and version a shard's manifest records.
@@ -85,8 +86,14 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		subjectsText = m.Subjects[0].Name
 	}
 	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, dir)
-	fmt.Fprintf(stdout, "when every part is done: audit merge %s --out REPORT-DIR\n", c.out)
+	fmt.Fprintf(stdout, "when every part is done: %s\n", mergeHint(c.out))
 	return nil
+}
+
+// mergeHint is the merge command a finished part prints, its folder quoted for a shell
+// (REPORT-DIR is for the user to fill in).
+func mergeHint(out string) string {
+	return shell.Join([]string{"audit", "merge", shell.Arg(out)}) + " --out REPORT-DIR"
 }
 
 // runMerge gathers the parts of a sharded audit run and checks and reports them exactly as
