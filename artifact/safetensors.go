@@ -82,6 +82,14 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fail("header", "not a JSON object: %v", err)
 	}
+	// the format pads the header with spaces, nothing else; and a key given twice would
+	// keep only its last tensor, silently
+	if rest := bytes.TrimRight(head.Bytes()[dec.InputOffset():], " "); len(rest) > 0 {
+		return nil, fail("header", "%d bytes after its JSON object; only space padding may follow it", len(rest))
+	}
+	if key, ok := duplicateKey(head.Bytes()); ok {
+		return nil, fail(key, "given twice in the header")
+	}
 	out := &Safetensors{}
 	var entries []tensorEntry
 	for key, msg := range raw {
@@ -158,6 +166,31 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 	}
 	slices.SortFunc(out.Tensors, func(a, b *Array) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// duplicateKey finds a top-level key given twice in a JSON object that decodes.
+func duplicateKey(b []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // floatSize is the element size of a floating-point safetensors dtype.
