@@ -129,13 +129,8 @@ Flags:`)
 	var dirs []string
 	rest := args
 	for { // DIRs and flags in any order
-		err := audit.ParseFlags(fs, rest)
-		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+		if err := parseQuietly(fs, rest); err != nil {
 			return err
-		}
-		if err != nil {
-			return usagef("merge: %v (run \"audit merge -h\" for the flags)", err)
 		}
 		if fs.NArg() == 0 {
 			break
