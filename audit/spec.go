@@ -497,34 +497,38 @@ func (p specParser) typed(path string, v json.RawMessage, decl Param) (string, e
 	if err != nil {
 		return "", err
 	}
-	var x any
-	json.Unmarshal(v, &x) // p.text decoded it already
+	// the JSON type, by its first byte (p.text decoded the value already; a number out of
+	// float64's range is still a number, for the range check to refuse)
+	raw := bytes.TrimSpace(v)
+	isNum := raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'
+	isStr := raw[0] == '"'
+	isBool := raw[0] == 't' || raw[0] == 'f'
 	var want string
-	switch _, isNum := x.(float64); {
+	switch {
 	case decl.Bool:
-		if _, ok := x.(bool); !ok {
+		if !isBool {
 			want = "true or false"
 		}
 	case decl.List:
-		if _, ok := x.(string); !ok && !isNum {
+		if !isStr && !isNum {
 			want = "a comma-separated string or a number"
 		}
 	case decl.Kind == Number, decl.Kind == Integer:
 		if !isNum {
-			want = "a JSON number, not a string"
+			want = "a JSON number"
 			if decl.Kind == Integer {
-				want = "a JSON integer, not a string"
+				want = "a JSON integer"
 			}
-			if _, ok := x.(string); !ok {
-				want = strings.TrimSuffix(want, ", not a string")
+			if isStr {
+				want += ", not a string"
 			}
 		}
 	case decl.Kind == Choice:
-		if _, ok := x.(string); !ok {
+		if !isStr {
 			want = "a string: " + orList(decl.Choices)
 		}
 	default:
-		if _, ok := x.(bool); ok {
+		if isBool {
 			want = "a string or a number"
 		}
 	}

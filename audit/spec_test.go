@@ -90,6 +90,7 @@ func TestParseSpecRefusals(t *testing.T) {
 		{`{"method": {"name": "d2d", "params": {"iterations": "10"}}}`, `s.json: method.params.iterations: "10": want a JSON integer, not a string`},
 		{`{"method": {"name": "d2d", "params": {"schedule": 1}}}`, `s.json: method.params.schedule: 1: want a string: fixed or paper`},
 		{`{"method": {"name": "d2d"}, "deletes": []}`, `s.json: deletes: an empty list`},
+		{`{"method": {"name": "d2d"}, "claim": {"epsilon": 1e400}}`, `s.json: claim.epsilon: overflows float64`},
 		{`{"method": {"name": "d2d", "variants": ["perfect", "perfect"]}}`, `s.json: method.variants[1]: "perfect" named twice`},
 		{`{"method": {"name": "d2d"}, "deletes": [1, 1]}`, "s.json: deletes[1]: record ID 1 named twice"},
 		{`{"method": {"name": "d2d"}, "data": {"format": "parquet"}}`, `s.json: data.format: "parquet": want one of csv, libsvm, idx, sklearn-csv`},
