@@ -6,6 +6,7 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1
 	github.com/google/go-cmp v0.7.0
 	github.com/rogpeppe/go-internal v1.14.1
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.35.0
 	golang.org/x/text v0.28.0
 	gonum.org/v1/gonum v0.17.0

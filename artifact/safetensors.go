@@ -97,7 +97,7 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 		}
 		key := tok.(string) // an object's keys are strings
 		if seen[key] {
-			return nil, fail(key, "appears twice in the header")
+			return nil, fail(key, "given twice in the header") // json would keep only the last, silently
 		}
 		seen[key] = true
 		if key == "__metadata__" {
@@ -114,6 +114,10 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, fail("header", "not a JSON object: %v", err)
+	}
+	// the format pads the header with spaces, nothing else
+	if rest := bytes.TrimRight(head.Bytes()[dec.InputOffset():], " "); len(rest) > 0 {
+		return nil, fail("header", "%d bytes after its JSON object; only space padding may follow it", len(rest))
 	}
 	// validate every tensor, then the tiling, before reading any data
 	total, what := 0, "tensors of "+name

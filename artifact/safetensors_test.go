@@ -91,6 +91,9 @@ func TestSafetensorsRefusals(t *testing.T) {
 		{"metadata not strings", stFile(`{"__metadata__":{"k":1},"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, le(1.0)), "__metadata__"},
 		{"NaN", stFile(one, le(nan())), "a: element 0 is NaN"},
 		{"trailing bytes", stFile(one, le(1.0, 2.0)), "bytes after the last tensor"},
+		// issue 29: a key given twice kept its last tensor; text after the header's object was ignored
+		{"duplicate key", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, le(1.0)), "a: given twice in the header"},
+		{"text after the header's object", stFile(one+`{"b":1}`, le(1.0)), "header: 7 bytes after its JSON object"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
@@ -205,5 +208,13 @@ func TestSafetensorsWithoutParametersIsRefused(t *testing.T) {
 		if _, _, err := LoadSample(sub); err == nil || !strings.Contains(err.Error(), "no parameters") {
 			t.Errorf("folder of %s: %v", name, err)
 		}
+	}
+}
+
+// The format pads the header with spaces to align the data: padding is not text after it.
+func TestSafetensorsHeaderPadding(t *testing.T) {
+	st, err := ParseSafetensors(bytes.NewReader(stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}     `, le(2.5))), "m.safetensors")
+	if err != nil || len(st.Tensors) != 1 || st.Tensors[0].Data[0] != 2.5 {
+		t.Fatalf("%v, %v", st, err)
 	}
 }

@@ -38,13 +38,16 @@ func NewDemoSetup(ds *reference.Dataset, cfg DemoConfig) (DemoSetup, error) {
 	loss := reference.Logistic{Lambda: cfg.Lambda}
 	setup := DemoSetup{All: ds, Lambda: cfg.Lambda, Radius: reference.MinimiserRadius(loss, ds), Epsilon: cfg.Epsilon, Delta: cfg.Delta,
 		Seed: cfg.Seed, Confidence: cfg.Confidence, PowerAgainst: cfg.PowerAgainst, Attacks: cfg.Attacks}
+	if cfg.Delta < minDelta {
+		return DemoSetup{}, &SettingError{Flag: "delta", Index: -1, Msg: fmt.Sprintf("%g is too small to compute with: the noise scales grow with ln(c/δ), whose c/δ overflows float64 below about 1e-308 (the models come out NaN); want δ ≥ %g", cfg.Delta, minDelta)}
+	}
 	named := map[int64]bool{}
-	for _, id := range cfg.Deletes {
+	for i, id := range cfg.Deletes {
 		if !ds.Has(id) {
-			return DemoSetup{}, fmt.Errorf("--delete: record ID %d is not in the dataset (IDs are 0-based row numbers of the file; rows dropped by --classes are gone): %w", id, reference.ErrUnknownID)
+			return DemoSetup{}, &SettingError{Flag: "delete", Index: i, Msg: fmt.Sprintf("record ID %d is not in the dataset (IDs are 0-based row numbers of the file; rows dropped by --classes are gone): %v", id, reference.ErrUnknownID)}
 		}
 		if named[id] {
-			return DemoSetup{}, fmt.Errorf("--delete: record ID %d named twice", id)
+			return DemoSetup{}, &SettingError{Flag: "delete", Index: i, Msg: fmt.Sprintf("record ID %d named twice", id)}
 		}
 		named[id] = true
 	}
@@ -65,7 +68,7 @@ func NewDemoSetup(ds *reference.Dataset, cfg DemoConfig) (DemoSetup, error) {
 		}
 	}
 	if len(candidates) < 5 {
-		return DemoSetup{}, fmt.Errorf("--delete names %d of the %d records; the demo needs at least 5 others to hold out and keep", len(cfg.Deletes), ds.Len())
+		return DemoSetup{}, &SettingError{Flag: "delete", Index: -1, Msg: fmt.Sprintf("names %d of the %d records; the demo needs at least 5 others to hold out and keep", len(cfg.Deletes), ds.Len())}
 	}
 	shuffle(r, candidates)
 	holdout := candidates[:2]
@@ -101,6 +104,10 @@ func NewDemoSetup(ds *reference.Dataset, cfg DemoConfig) (DemoSetup, error) {
 	setup.Data, setup.Deletions = d0, deletes
 	return setup, nil
 }
+
+// minDelta is the least δ the demo computes with: c/δ stays finite for the constants c
+// (up to 10⁸) the noise scales divide by δ.
+const minDelta = 1e-300
 
 func shuffle(r *rand.Rand, ids []int64) {
 	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // BindFlags defines a flag on fs for each parameter and returns the Args the flags fill
@@ -117,7 +119,7 @@ func (b Bounds) Run(argv []string) ([]Row, error) {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %s", clip.Quote(fs.Arg(0)))
 	}
 	return b.Certify(*variant, args)
 }

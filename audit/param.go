@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // A Param is a setting a method declares; front ends read it as text (a flag's value)
@@ -105,9 +107,9 @@ type ParamError struct {
 
 func (e *ParamError) Error() string {
 	// numbers read best bare ("--trials 7"), names and text quoted ("--pabi \"nope\"")
-	v := strconv.Quote(e.Value)
+	v := clip.Quote(e.Value)
 	if _, err := strconv.ParseFloat(e.Value, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		v = e.Value
+		v = clip.Text(e.Value)
 	}
 	return fmt.Sprintf("--%s %s: %s", e.Name, v, e.Want)
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,6 +42,10 @@ func NewRecipe(s *Spec, ds *reference.Dataset) (*Recipe, error) {
 	}
 	setup, err := NewDemoSetup(ds, DemoConfig{Deletes: s.Deletes, Lambda: s.Lambda, Epsilon: s.Epsilon, Delta: s.Delta,
 		Seed: s.Seed, Confidence: s.Confidence, PowerAgainst: s.PowerAgainst, DeletesOnly: true})
+	var se *SettingError
+	if errors.As(err, &se) { // the settings are the spec's: name its field
+		return nil, fmt.Errorf("recipe: %s: %s", SpecField(se.Flag, se.Index), se.Msg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}

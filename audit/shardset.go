@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
 // ShardSchema names the version of a shard's manifest (shard.json).
@@ -331,9 +332,11 @@ func rerunCommand(f FoundShard, sh Shard) string {
 	if filepath.Base(f.Dir) != f.Shard.Name() { // a shard's own folder was given
 		out = f.Dir
 	}
-	cmd := "audit run " + strings.Join(f.Manifest.Args, " ") + " --shard " + sh.String() + " --out " + out
+	// every word quoted: the arguments and folders come from the shards' manifests and the
+	// command line, and the command is printed to be pasted into a shell
+	cmd := shell.Join(append(append([]string{"audit", "run"}, f.Manifest.Args...), "--shard="+sh.String(), "--out="+out))
 	if f.Manifest.Dir != "" {
-		cmd = "(cd " + f.Manifest.Dir + " && " + cmd + ")"
+		cmd = "(cd -- " + shell.Quote(f.Manifest.Dir) + " && " + cmd + ")"
 	}
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -181,6 +182,45 @@ func (e *SpecError) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.File, e.Path, e.Msg)
 }
 
+// specFields are the spec's fields for the flags that set the same thing.
+var specFields = map[string]string{
+	"delete": "deletes", "delta": "claim.delta", "epsilon": "claim.epsilon", "lambda": "model.lambda",
+	"trials": "trials", "confidence": "confidence", "power-against": "power.against", "seed": "seed",
+	"variants": "method.variants", "attacks": "attacks", "formats": "outputs.formats", "out": "outputs.dir",
+	"data": "data.file", "format": "data.format", "labels": "data.labels", "classes": "data.classes",
+	"label-column": "data.label_column", "header": "data.header", "preprocess": "data.preprocessing",
+}
+
+// SpecField is the path of the spec field that sets what flag sets ("delete" →
+// "deletes", "delta" → "claim.delta"), with "[index]" when index ≥ 0; a method's own
+// setting is under method.params. Errors about a value that came from a spec name it so.
+func SpecField(flag string, index int) string {
+	f, ok := specFields[flag]
+	if !ok {
+		f = "method.params." + flag
+	}
+	if index >= 0 {
+		f = fmt.Sprintf("%s[%d]", f, index)
+	}
+	return f
+}
+
+// A SettingError is a refusal of a setting's value, for the front end to name where the
+// value came from: Error names the flag (--delete: …); InSpec the spec's field
+// (audit.json: deletes[0]: …).
+type SettingError struct {
+	Flag  string // the flag's name, without dashes
+	Index int    // the element of a list at fault; -1 for the whole value
+	Msg   string
+}
+
+func (e *SettingError) Error() string { return "--" + e.Flag + ": " + e.Msg }
+
+// InSpec is the error as a refusal of the spec file's field.
+func (e *SettingError) InSpec(file string) *SpecError {
+	return &SpecError{File: file, Path: SpecField(e.Flag, e.Index), Msg: e.Msg}
+}
+
 // LoadSpec reads a spec file; a relative data file is taken from the spec's folder.
 func LoadSpec(path string) (*Spec, error) {
 	// read through ParseSpec's limit: a spec named /dev/zero or a FIFO is refused by
@@ -279,7 +319,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			case "confidence":
 				s.Scores = ConfidenceScores
 			default:
-				return p.fail(path, "%q: want \"loss\" or \"confidence\"", kind)
+				return p.fail(path, "%s: want \"loss\" or \"confidence\"", clip.Quote(kind))
 			}
 			return nil
 		},
@@ -456,10 +496,65 @@ func (p specParser) text(path string, v json.RawMessage) (string, error) {
 	return "", p.fail(path, "want a number, a string or true/false")
 }
 
-// param reads a field declared by a Param into dst (*int, *float64, *uint64).
+// typed is a JSON scalar as the text a flag would hold, refused unless its JSON type is
+// the parameter's: a number for a number or an integer ("trials": "8" is an error, not
+// 8), true or false for a switch, a string for a choice; a list takes a comma-separated
+// string or one number, free text a string or a number.
+func (p specParser) typed(path string, v json.RawMessage, decl Param) (string, error) {
+	t, err := p.text(path, v)
+	if err != nil {
+		return "", err
+	}
+	// the JSON type, by its first byte (p.text decoded the value already; a number out of
+	// float64's range is still a number, for the range check to refuse)
+	raw := bytes.TrimSpace(v)
+	isNum := raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'
+	isStr := raw[0] == '"'
+	isBool := raw[0] == 't' || raw[0] == 'f'
+	var want string
+	switch {
+	case decl.Bool:
+		if !isBool {
+			want = "true or false"
+		}
+	case decl.List:
+		if !isStr && !isNum {
+			want = "a comma-separated string or a number"
+		}
+	case decl.Kind == Number, decl.Kind == Integer:
+		if !isNum {
+			want = "a JSON number"
+			if decl.Kind == Integer {
+				want = "a JSON integer"
+			}
+			if isStr {
+				want += ", not a string"
+			}
+		}
+	case decl.Kind == Choice:
+		if !isStr {
+			want = "a string: " + orList(decl.Choices)
+		}
+	default:
+		if isBool {
+			want = "a string or a number"
+		}
+	}
+	if want != "" {
+		return "", p.fail(path, "%s: want %s", clip.Text(string(v)), want)
+	}
+	return t, nil
+}
+
+// param reads a field declared by a Param into dst (*int, *float64, *uint64): a JSON
+// number, nothing else.
 func (p specParser) param(decl Param, dst any) func(string, json.RawMessage) error {
 	return func(path string, v json.RawMessage) error {
-		s, err := p.text(path, v)
+		kind := decl
+		if kind.Kind == Text { // the seed: declared as text for its uint64 range, read as a number
+			kind.Kind = Integer
+		}
+		s, err := p.typed(path, v, kind)
 		if err != nil {
 			return err
 		}
@@ -497,7 +592,7 @@ func (p specParser) data(path string, v json.RawMessage, d *SpecData) error {
 				return p.fail(path, "want a string")
 			}
 			if len(choices) > 0 && !slices.Contains(choices, *dst) {
-				return p.fail(path, "%q: want one of %s", *dst, strings.Join(choices, ", "))
+				return p.fail(path, "%s: want one of %s", clip.Quote(*dst), strings.Join(choices, ", "))
 			}
 			return nil
 		}
@@ -543,10 +638,10 @@ func (p specParser) names(path string, v json.RawMessage, known []string) ([]str
 	for i, g := range got {
 		at := fmt.Sprintf("%s[%d]", path, i)
 		if !slices.Contains(known, g) {
-			return nil, p.fail(at, "%q: want one of %s", g, strings.Join(known, ", "))
+			return nil, p.fail(at, "%s: want one of %s", clip.Quote(g), strings.Join(known, ", "))
 		}
 		if slices.Contains(got[:i], g) {
-			return nil, p.fail(at, "%q named twice", g)
+			return nil, p.fail(at, "%s named twice", clip.Quote(g))
 		}
 	}
 	return got, nil
@@ -554,8 +649,11 @@ func (p specParser) names(path string, v json.RawMessage, known []string) ([]str
 
 func (p specParser) ids(path string, v json.RawMessage, dst *[]int64) error {
 	var raw []json.RawMessage
-	if json.Unmarshal(v, &raw) != nil {
+	if json.Unmarshal(v, &raw) != nil || raw == nil {
 		return p.fail(path, "want a list of record IDs [17, 42, …]")
+	}
+	if len(raw) == 0 { // it would mean the demo's default deletions, silently
+		return p.fail(path, "an empty list; name the records to delete, or leave deletes out for the default (the most influential record and two random ones)")
 	}
 	seen := map[int64]bool{}
 	for i, r := range raw {
@@ -617,7 +715,10 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 			}
 			for i, g := range got {
 				if !slices.Contains(variants, g) {
-					return p.fail(fmt.Sprintf("%s[%d]", path, i), "%q is not a variant of %s; want one of %s", g, name, strings.Join(variants, ", "))
+					return p.fail(fmt.Sprintf("%s[%d]", path, i), "%s is not a variant of %s; want one of %s", clip.Quote(g), name, strings.Join(variants, ", "))
+				}
+				if slices.Contains(got[:i], g) {
+					return p.fail(fmt.Sprintf("%s[%d]", path, i), "%s named twice", clip.Quote(g))
 				}
 			}
 			s.Variants = got
@@ -631,7 +732,7 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 			known := map[string]func(string, json.RawMessage) error{}
 			for _, d := range decls {
 				known[d.Name] = func(path string, v json.RawMessage) error {
-					t, err := p.text(path, v)
+					t, err := p.typed(path, v, d)
 					if err != nil {
 						return err
 					}

@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -95,14 +96,14 @@ func parseFloat(name string, line int, field, s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	switch {
 	case errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0):
-		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%q overflows float64 (largest ±%g)", s, math.MaxFloat64)}
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%s overflows float64 (largest ±%g)", clip.Quote(s), math.MaxFloat64)}
 	case errors.Is(err, strconv.ErrRange):
 		// underflow: the value rounds to zero or a subnormal, which is what it means
 	case err != nil:
-		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%q is not a number", s)}
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%s is not a number", clip.Quote(s))}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("value %q is not finite; features and labels must be finite", s)}
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("value %s is not finite; features and labels must be finite", clip.Quote(s))}
 	}
 	return v, nil
 }
@@ -254,7 +255,7 @@ func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	n, err1 := strconv.Atoi(strings.TrimSpace(head[0]))
 	d, err2 := strconv.Atoi(strings.TrimSpace(head[1]))
 	if err1 != nil || err2 != nil || n < 1 || d < 1 {
-		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("counts %q,%q are not positive integers", head[0], head[1])}
+		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("counts %s,%s are not positive integers", clip.Quote(head[0]), clip.Quote(head[1]))}
 	}
 	if err := CheckValues("dense features", n, d); err != nil {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: err.Error()}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 )
 
@@ -57,7 +58,7 @@ func (ds *Dataset) Preprocess(steps []string) (*Dataset, []string, error) {
 	for _, name := range steps {
 		i := slices.IndexFunc(pipelineSteps, func(st pipelineStep) bool { return st.name == name })
 		if i < 0 {
-			return nil, nil, fmt.Errorf("preprocess: unknown step %q; want one of %s", name, strings.Join(PipelineSteps, ", "))
+			return nil, nil, fmt.Errorf("preprocess: unknown step %s; want one of %s", clip.Quote(name), strings.Join(PipelineSteps, ", "))
 		}
 		ds = pipelineSteps[i].apply(ds)
 		said = append(said, pipelineSteps[i].says)

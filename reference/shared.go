@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // ErrNoSharedDatasets is FindSharedDatasets' error when nothing names or holds the
@@ -64,19 +66,20 @@ func LoadIDXClasses(images string, pos, neg float64) (ds *Dataset, labels string
 	return pair.Scale(1.0 / 255).NormalizeRows(), labels, nil
 }
 
-// ParseClassPair reads two distinct class labels written "A,B", as --classes takes them.
+// ParseClassPair reads two distinct class labels written "A,B", as --classes takes them;
+// its errors quote the value, for the caller to name the flag or field.
 func ParseClassPair(s string) (a, b float64, err error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return 0, 0, fmt.Errorf("--classes %q: want two labels A,B", s)
+		return 0, 0, fmt.Errorf("%s: want two labels A,B", clip.Quote(s))
 	}
 	a, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
 	b, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
 	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("--classes %q: labels must be numbers", s)
+		return 0, 0, fmt.Errorf("%s: labels must be numbers", clip.Quote(s))
 	}
 	if a == b {
-		return 0, 0, fmt.Errorf("--classes %q: the two labels must differ", s)
+		return 0, 0, fmt.Errorf("%s: the two labels must differ", clip.Quote(s))
 	}
 	return a, b, nil
 }

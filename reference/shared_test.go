@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,7 +51,8 @@ func TestParseClassPair(t *testing.T) {
 		t.Errorf("3,8: %v %v %v", a, b, err)
 	}
 	for _, bad := range []string{"3", "3,8,1", "a,8", "3,3"} {
-		if _, _, err := reference.ParseClassPair(bad); err == nil || !strings.Contains(err.Error(), "--classes") {
+		// the value quoted; the caller names the flag or the spec field
+		if _, _, err := reference.ParseClassPair(bad); err == nil || !strings.HasPrefix(err.Error(), strconv.Quote(bad)+": ") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

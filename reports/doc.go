@@ -9,7 +9,11 @@
 // written as the strings "+Inf" and "-Inf". Markdown renders the same content for people,
 // and HTML as one self-contained page (inline CSS, no script, no network) with the
 // verdict table and what each verdict means in plain words; html/template escapes every
-// string the report carries, so a file name or a description cannot inject markup. PDF
+// string the report carries, so a file name or a description cannot inject markup. The
+// Markdown escapes them by construction too: every string goes through one function for
+// running text, one for table cells and one for code spans (a fence longer than any
+// backtick run inside), each keeping it one line of literal text, with no HTML, heading,
+// list or table cell of its own; a fuzz test parses the result with goldmark. PDF
 // lays the same content out on A4 with DejaVu Sans embedded (fonts/, Bitstream Vera
 // license), a fixed creation date and sorted objects. All are made from the JSON alone
 // (ReadJSON), byte-identical for one report; Render gives any of ReportFormats.

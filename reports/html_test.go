@@ -130,7 +130,8 @@ func TestTracePlots(t *testing.T) {
 	if err := r.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if want := "per request, <i>distance</i> against radius: 1: 1e-06 ≤ 0.01 · 2: 2e-06 ≤ 0.01 · 3: 0 ≤ 0.02"; !strings.Contains(md.String(), want) {
+	// the name as text in Markdown too: its markup escaped (issue 29)
+	if want := "per request, &lt;i&gt;distance&lt;/i&gt; against radius: 1: 1e-06 ≤ 0.01 · 2: 2e-06 ≤ 0.01 · 3: 0 ≤ 0.02"; !strings.Contains(md.String(), want) {
 		t.Errorf("Markdown lacks %q", want)
 	}
 }

@@ -23,32 +23,30 @@ func num(n Number) string {
 	return fmt.Sprintf("%.6g", f)
 }
 
-func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
-
 // Markdown renders the report for people: summary first, then each subject's claim with
 // its derivation and its findings.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Unlearning audit report\n\n")
-	fmt.Fprintf(&b, "%s %s · schema `%s` · command `%s` · seed %d · %d trials per subject · confidence %s\n\n",
-		r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed, r.Trials, num(r.Confidence))
+	fmt.Fprintf(&b, "%s %s · schema %s · command %s · seed %d · %d trials per subject · confidence %s\n\n",
+		text(r.Tool.Name), text(r.Tool.Version), code(r.Schema), code(r.Command), r.Seed, r.Trials, num(r.Confidence))
 	if len(r.CommandLine) > 0 {
-		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): `%s`\n\n", ShellLine(r.CommandLine))
+		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): %s\n\n", code(ShellLine(r.CommandLine)))
 	}
-	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
+	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", text(r.Summary.Verdict), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
-	fmt.Fprintf(&b, "## Data\n\n%s: %d rows × %d features.\n\n", r.Data.Description, r.Data.Rows, r.Data.Features)
+	fmt.Fprintf(&b, "## Data\n\n%s: %d rows × %d features.\n\n", text(r.Data.Description), r.Data.Rows, r.Data.Features)
 	for _, p := range r.Data.Preprocessing {
-		fmt.Fprintf(&b, "- %s\n", p)
+		fmt.Fprintf(&b, "- %s\n", text(p))
 	}
 	if len(r.Data.Preprocessing) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Requests served, in order: %s.\n\n", strings.Join(r.Data.Requests, ", "))
+	fmt.Fprintf(&b, "Requests served, in order: %s.\n\n", text(strings.Join(r.Data.Requests, ", ")))
 	if len(r.Inputs) > 0 {
 		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
 		for _, in := range r.Inputs {
-			fmt.Fprintf(&b, "| %s | `%s` | `%s` | %d |\n", in.Role, cell(in.Path), in.SHA256, in.Bytes)
+			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", cell(in.Role), codeCell(in.Path), codeCell(in.SHA256), in.Bytes)
 		}
 		b.WriteString("\n")
 	}
@@ -63,32 +61,32 @@ func (r *Report) Markdown(w io.Writer) error {
 		p, f, i := CountFindings(s.Findings)
 		game, power := "—", "—"
 		if x := GameFinding(s.Findings); x != nil { // the distinguishing game on the published models
-			game = x.Verdict
+			game = cell(x.Verdict)
 			if !x.Required {
 				game += " (supporting)"
 			}
 			power = PowerVerdict(x.Power)
 		}
-		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d | %s | %s |\n", s.Name, s.Verdict, p, f, i, game, power)
+		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d | %s | %s |\n", cell(s.Name), cell(s.Verdict), p, f, i, game, power)
 	}
 	b.WriteString("\n")
 
 	for _, s := range r.Subjects {
 		c := s.Claim
-		fmt.Fprintf(&b, "## %s — %s\n\n", s.Name, s.Verdict)
-		fmt.Fprintf(&b, "**Claim.** %s with ε = %s, δ = %s", c.Guarantee, num(c.Epsilon), num(c.Delta))
+		fmt.Fprintf(&b, "## %s — %s\n\n", text(s.Name), text(s.Verdict))
+		fmt.Fprintf(&b, "**Claim.** %s with ε = %s, δ = %s", text(c.Guarantee), num(c.Epsilon), num(c.Delta))
 		if c.Rho != nil {
 			fmt.Fprintf(&b, " (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
 		}
-		fmt.Fprintf(&b, ".\n\n- Method: %s\n- Source: %s\n- Neighbouring relation: %s\n", c.Method, c.Source, c.Relation)
+		fmt.Fprintf(&b, ".\n\n- Method: %s\n- Source: %s\n- Neighbouring relation: %s\n", text(c.Method), text(c.Source), text(c.Relation))
 		b.WriteString("\n**Assumptions.**\n\n")
 		for _, a := range c.Assumptions {
-			fmt.Fprintf(&b, "- %s\n", a)
+			fmt.Fprintf(&b, "- %s\n", text(a))
 		}
 		b.WriteString("\n**Constants.** ")
 		var cs []string
 		for _, v := range c.Constants {
-			cs = append(cs, fmt.Sprintf("%s = %s", v.Name, num(v.Value)))
+			cs = append(cs, fmt.Sprintf("%s = %s", text(v.Name), num(v.Value)))
 		}
 		b.WriteString(strings.Join(cs, ", ") + ".\n\n")
 		b.WriteString("**Derivation.**\n\n| quantity | formula | value |\n|---|---|---|\n")
@@ -97,7 +95,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 		for _, n := range c.Notes {
-			fmt.Fprintf(&b, "> %s\n\n", n)
+			fmt.Fprintf(&b, "> %s\n\n", text(n))
 		}
 		b.WriteString("**Findings.**\n\n| verdict | decides | kind | check | measured | interval | bound | confidence | trials |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, f := range s.Findings {
@@ -117,35 +115,35 @@ func (r *Report) Markdown(w io.Writer) error {
 				decides = "supporting"
 			}
 			fmt.Fprintf(&b, "| **%s** | %s | %s | %s | %s | %s | %s %s | %s | %s |\n",
-				f.Verdict, decides, f.Kind, cell(f.Title), num(f.Measured), iv, f.Comparison, num(f.Bound), num(f.Confidence), trials)
+				cell(f.Verdict), decides, cell(f.Kind), cell(f.Title), num(f.Measured), iv, cell(f.Comparison), num(f.Bound), num(f.Confidence), trials)
 		}
 		b.WriteString("\n")
 		for _, f := range s.Findings {
 			if f.Detail != "" {
-				fmt.Fprintf(&b, "- `%s`: %s\n", f.Check, f.Detail)
+				fmt.Fprintf(&b, "- %s: %s\n", code(f.Check), text(f.Detail))
 			}
 			if f.Power != nil {
-				fmt.Fprintf(&b, "  - power: %s\n", f.Power.Summary)
+				fmt.Fprintf(&b, "  - power: %s\n", text(f.Power.Summary))
 			}
 			for _, e := range f.Estimates {
 				iv := ""
 				if e.Interval != nil {
 					iv = fmt.Sprintf(" [%s, %s]", num(e.Interval.Lower), num(e.Interval.Upper))
 				}
-				fmt.Fprintf(&b, "  - estimate (not a bound): %s = %s%s", e.Name, num(e.Value), iv)
+				fmt.Fprintf(&b, "  - estimate (not a bound): %s = %s%s", text(e.Name), num(e.Value), iv)
 				if e.Note != "" {
-					fmt.Fprintf(&b, " — %s", e.Note)
+					fmt.Fprintf(&b, " — %s", text(e.Note))
 				}
 				b.WriteString("\n")
 			}
 			for _, t := range f.Traces {
-				fmt.Fprintf(&b, "  - per request, %s against %s: %s\n", t.Name, t.BoundName, traceCells(t))
+				fmt.Fprintf(&b, "  - per request, %s against %s: %s\n", text(t.Name), text(t.BoundName), traceCells(t))
 			}
 		}
 		b.WriteString("\n")
 		for _, f := range s.Findings {
 			if m := f.Membership; m != nil {
-				fmt.Fprintf(&b, "**Membership on one model** (`%s`): %d deleted records against %d held-out records; a measurement, not an ε bound.\n\n", f.Check, m.Forget, m.Holdout)
+				fmt.Fprintf(&b, "**Membership on one model** (%s): %d deleted records against %d held-out records; a measurement, not an ε bound.\n\n", code(f.Check), m.Forget, m.Holdout)
 				fmt.Fprintf(&b, "| measure | value | %s interval |\n|---|---|---|\n", num(m.Confidence))
 				for _, r := range membershipRows(m) {
 					fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(r[0]), r[1], r[2])
@@ -161,9 +159,13 @@ func (r *Report) Markdown(w io.Writer) error {
 		for _, c := range r.Controls {
 			by := "**not caught**; closest: " + cell(c.Closest)
 			if c.Caught {
-				by = "`" + strings.Join(c.CaughtBy, "`, `") + "`"
+				checks := make([]string, len(c.CaughtBy))
+				for i, x := range c.CaughtBy {
+					checks[i] = codeCell(x)
+				}
+				by = strings.Join(checks, ", ")
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Subject, c.Name, cell(c.Bug), c.Verdict, by)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(c.Subject), cell(c.Name), cell(c.Bug), cell(c.Verdict), by)
 		}
 		b.WriteString("\n")
 		for _, m := range r.DetectionMatrices() {
@@ -176,7 +178,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			}
 			b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Rows)) + "\n")
 			for j, c := range m.Checks {
-				fmt.Fprintf(&b, "| `%s` |", cell(c))
+				fmt.Fprintf(&b, "| %s |", codeCell(c))
 				for i := range m.Rows {
 					v := m.Cells[i][j]
 					if strings.HasPrefix(v, "FAIL") {

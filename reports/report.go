@@ -14,6 +14,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
 // Schema is the identifier of the JSON report format this package writes. v2: a subject's verdict comes from the findings its claim
@@ -565,20 +566,8 @@ func decodeJSON[T any](r io.Reader, name, what, want string, schema func(*T) str
 }
 
 // ShellLine joins a command line for display, quoting (POSIX shell single quotes) each
-// word that a shell would split or expand, so that it can be pasted back.
-func ShellLine(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		if w != "" && !strings.ContainsFunc(w, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r))
-		}) {
-			out[i] = w
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
-}
+// word that a shell would split or expand, so that it can be pasted back (shell.Join).
+func ShellLine(words []string) string { return shell.Join(words) }
 
 // ReportFormats are the renderings of a report, by file extension: JSON is the source of
 // truth, the others are read by people. They are what a spec's outputs.formats may name.

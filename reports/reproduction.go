@@ -320,7 +320,7 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 // input files.
 func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, settings []Value, notes []string, inputs []Input) {
 	fmt.Fprintf(b, "# %s\n\n", title)
-	fmt.Fprintf(b, "%s %s · schema `%s` · command `%s` · seed %d\n\n", tool.Name, tool.Version, schema, command, seed)
+	fmt.Fprintf(b, "%s %s · schema %s · command %s · seed %d\n\n", text(tool.Name), text(tool.Version), code(schema), code(command), seed)
 	if sum.Judged() {
 		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)
 	} else {
@@ -343,7 +343,7 @@ func writeHeader(b *strings.Builder, title string, tool Tool, schema, command st
 	if len(inputs) > 0 {
 		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
 		for _, in := range inputs {
-			fmt.Fprintf(b, "| %s | `%s` | `%s` | %d |\n", in.Role, cell(in.Path), in.SHA256, in.Bytes)
+			fmt.Fprintf(b, "| %s | %s | %s | %d |\n", cell(in.Role), codeCell(in.Path), codeCell(in.SHA256), in.Bytes)
 		}
 		b.WriteString("\n")
 	}

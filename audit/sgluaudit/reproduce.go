@@ -263,7 +263,7 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 	}
 	pos, neg, err := reference.ParseClassPair(args.String("classes"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--classes %w", err)
 	}
 	pair := [2]float64{pos, neg}
 	if fullTrials == 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -20,6 +21,15 @@ type dataFlags struct {
 	classes              string
 	preprocess           string // auto, none or reference.PipelineSteps
 	maxValues            int
+	spec                 string // the spec file the settings came from (setFromSpec): errors name its fields, not the flags
+}
+
+// name is how errors name a data setting: the flag, or the field of the spec it came from.
+func (d *dataFlags) name(flag string) string {
+	if d.spec == "" {
+		return "--" + flag
+	}
+	return d.spec + ": " + audit.SpecField(flag, -1)
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -33,8 +43,9 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	audit.Var(fs, &d.maxValues, maxValuesParam)
 }
 
-// setFromSpec takes the data a spec names (the cap stays the flag's).
-func (d *dataFlags) setFromSpec(s *audit.Spec) {
+// setFromSpec takes the data the spec file names (the cap stays the flag's).
+func (d *dataFlags) setFromSpec(s *audit.Spec, file string) {
+	d.spec = file
 	d.path, d.format, d.labels, d.classes = s.Data.File, s.Data.Format, s.Data.Labels, s.Data.Classes
 	d.labelColumn, d.header = s.Data.LabelColumn, s.Data.Header
 	d.preprocess = s.Data.Preprocessing
@@ -59,7 +70,7 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	reference.MaxValues = d.maxValues
 	if d.path == "" {
 		if d.format != "" || d.labels != "" || d.classes != "" || (d.preprocess != "" && d.preprocess != "auto") {
-			return nil, usagef("--format, --labels, --classes and --preprocess need --data")
+			return nil, usagef("%s, %s, %s and %s need %s", d.name("format"), d.name("labels"), d.name("classes"), d.name("preprocess"), d.name("data"))
 		}
 		ds, err := reference.SyntheticClassification(1000, 20, seed)
 		if err != nil {
@@ -92,9 +103,9 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 		ds, err = reference.LoadIDX(d.path, lp)
 		inputs = []string{"images", d.path, "labels", lp}
 	case "":
-		return nil, usagef("--format is required with --data (csv, libsvm, idx or sklearn-csv)")
+		return nil, usagef("%s is required with %s (csv, libsvm, idx or sklearn-csv)", d.name("format"), d.name("data"))
 	default:
-		return nil, usagef("--format %q: want csv, libsvm, idx or sklearn-csv", d.format)
+		return nil, usagef("%s %s: want csv, libsvm, idx or sklearn-csv", d.name("format"), clip.Quote(d.format))
 	}
 	if err != nil {
 		return nil, usageError{err}
@@ -112,10 +123,10 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	case d.classes != "":
 		a, b, err := reference.ParseClassPair(d.classes)
 		if err != nil {
-			return nil, err
+			return nil, usagef("%s %v", d.name("classes"), err)
 		}
 		if ds, err = ds.SelectClasses(a, b); err != nil {
-			return nil, usageError{fmt.Errorf("--classes: %w", err)}
+			return nil, usageError{fmt.Errorf("%s: %w", d.name("classes"), err)}
 		}
 		prep = append(prep, fmt.Sprintf("kept classes %g (→ +1) and %g (→ −1)", a, b))
 	default:
@@ -126,7 +137,7 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 			ds = ds.BinaryLabels(vals[1])
 			prep = append(prep, fmt.Sprintf("labels %g → +1, %g → −1", vals[1], vals[0]))
 		default:
-			return nil, usagef("%s has %d distinct labels; choose two with --classes A,B", d.path, len(vals))
+			return nil, usagef("%s has %d distinct labels; choose two with %s A,B", d.path, len(vals), d.name("classes"))
 		}
 	}
 	if ds.Len() < 20 {
@@ -136,12 +147,12 @@ func (d *dataFlags) load(seed uint64) (*loaded, error) {
 	steps := autoSteps(d.format, ds)
 	if !auto {
 		if steps, err = reference.ParsePipeline(d.preprocess); err != nil {
-			return nil, usagef("--preprocess: %v", err)
+			return nil, usagef("%s: %v", d.name("preprocess"), err)
 		}
 	}
 	var said []string
 	if ds, said, err = ds.Preprocess(steps); err != nil {
-		return nil, usagef("--preprocess: %v", err)
+		return nil, usagef("%s: %v", d.name("preprocess"), err)
 	}
 	if auto && ds.IsSparse() {
 		said[0] = fmt.Sprintf("kept sparse (%d of %d × %d entries non-zero); %s", ds.Sparse().NNZ(), ds.Len(), ds.Dim(), said[0])
@@ -185,7 +196,7 @@ func parseIDs(s string) ([]int64, error) {
 	for _, f := range strings.Split(s, ",") {
 		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 		if err != nil {
-			return nil, usagef("--delete: %q is not a record ID", f)
+			return nil, usagef("--delete: %s is not a record ID", clip.Quote(f))
 		}
 		ids = append(ids, id)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
@@ -39,20 +40,21 @@ type demoConfig struct {
 	command      string     // "demo" or "run": the report's command and the errors' prefix
 	commandLine  []string   // resultFlags, for the report's provenance
 	quiet        bool
-	controls     bool          // also audit each subject's negative controls
-	oneRun       bool          // demo --one-run: one training run with canaries per subject and control
-	oneRunMax    int           // demo --one-run-max: the ladder's largest canary count
-	json         bool          // print the report's JSON instead of the summary table
-	attacks      string        // --attacks: audit.AttackNames, comma-separated
-	formats      string        // --formats: the renderings beside report.json
-	attackList   audit.Attacks // attacks, parsed
-	progress     *progress.Bar // trials done and ETA on stderr, when it is a terminal
-	shard        audit.Shard   // audit run --shard: the part of the trials to run
-	shardFrom    string        // what assigned the part: "--shard" or an environment variable
-	replayArgs   []string      // the flags a shard's manifest keeps (replayArgs)
-	replay       replay        // audit merge's replay of the command
-	force        bool          // --force: take over the out folder's files the tool did not write
-	spec         string        // audit run's --spec, an input --out may not replace
+	controls     bool            // also audit each subject's negative controls
+	oneRun       bool            // demo --one-run: one training run with canaries per subject and control
+	oneRunMax    int             // demo --one-run-max: the ladder's largest canary count
+	json         bool            // print the report's JSON instead of the summary table
+	attacks      string          // --attacks: audit.AttackNames, comma-separated
+	formats      string          // --formats: the renderings beside report.json
+	attackList   audit.Attacks   // attacks, parsed
+	progress     *progress.Bar   // trials done and ETA on stderr, when it is a terminal
+	shard        audit.Shard     // audit run --shard: the part of the trials to run
+	shardFrom    string          // what assigned the part: "--shard" or an environment variable
+	replayArgs   []string        // the flags a shard's manifest keeps (replayArgs)
+	replay       replay          // audit merge's replay of the command
+	force        bool            // --force: take over the out folder's files the tool did not write
+	spec         string          // audit run's --spec, an input --out may not replace
+	fromSpec     map[string]bool // audit run: the settings, by flag name, that the spec gave
 }
 
 // inputs are the files the audit reads, which its outputs may not replace.
@@ -62,6 +64,14 @@ func (c demoConfig) inputs() []outdir.Input {
 		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(c.data.path)})
 	}
 	return in
+}
+
+// name is how errors name a setting: its flag, or the field of the spec that gave it.
+func (c demoConfig) name(flag string) string {
+	if c.fromSpec[flag] {
+		return c.spec + ": " + audit.SpecField(flag, -1)
+	}
+	return "--" + flag
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -162,7 +172,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim()); err != nil {
-		return usageError{fmt.Errorf("%s: --trials %d on %s: %w", c.command, c.trials, c.data.path, err)}
+		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.path, err)}
 	}
 	subjects, requests, err := demoSubjects(c, data.ds, deletes)
 	if err != nil {
@@ -222,7 +232,8 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err := runSubjects(ctx, c, subjects, trialDir, rep); err != nil {
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {
-			return usageError{fmt.Errorf("%s: %w (--fresh discards this configuration's kept trials and starts over)", c.command, err)}
+			// runSubjects' errors name the command already
+			return usageError{fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over)", err)}
 		}
 		return err
 	}
@@ -282,7 +293,10 @@ func wantedVariants(list string) (func(audit.Method) []string, error) {
 		v = strings.TrimSpace(v)
 		m, ok := audit.MethodOfVariant(v)
 		if !ok {
-			return nil, usagef("--variants: %q: want some of %s", v, strings.Join(audit.DemoVariantNames(), ","))
+			return nil, usagef("--variants: %s: want some of %s", clip.Quote(v), strings.Join(audit.DemoVariantNames(), ","))
+		}
+		if slices.Contains(wanted[m.Name()], v) {
+			return nil, usagef("--variants: %s named twice", clip.Quote(v))
 		}
 		wanted[m.Name()] = append(wanted[m.Name()], v)
 	}
@@ -302,6 +316,10 @@ func wantedVariants(list string) (func(audit.Method) []string, error) {
 func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
 	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
 		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
+	var se *audit.SettingError
+	if errors.As(err, &se) && c.fromSpec[se.Flag] {
+		return nil, nil, usageError{se.InSpec(c.spec)}
+	}
 	if err != nil {
 		return nil, nil, usageError{err}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // every method registers itself: the CLI only looks them up
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // version is the tool version written into every report.
@@ -175,14 +176,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	fmt.Fprint(stderr, usage())
-	return usagef("unknown command %q", args[0])
+	return usagef("unknown command %s", clip.Quote(args[0]))
 }
 
 // parseFlags parses a subcommand's flags, turning parse errors into usage errors (the
 // FlagSet has already printed the message and the usage).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	// The flag package prints a parse error and the usage itself; main prints the error
-	// again. Silence it while parsing: -h shows the usage, any other error is one line.
+	if err := parseQuietly(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %s", fs.Name(), clip.Quote(fs.Arg(0)))
+	}
+	return nil
+}
+
+// parseQuietly parses flags with the usage shown once, on -h, and any other error as one
+// usage error. The flag package prints a parse error and the usage itself, and main
+// prints the error again: it is silenced while parsing.
+func parseQuietly(fs *flag.FlagSet, args []string) error {
 	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -195,9 +207,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return usagef("%s: %v (run \"audit %s -h\" for the flags)", fs.Name(), err, fs.Name())
-	}
-	if fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
 	return nil
 }

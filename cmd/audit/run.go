@@ -78,6 +78,8 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	c.spec = specPath
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	// what the spec gives, errors name by its fields
+	c.spec, c.fromSpec = specPath, map[string]bool{"delete": true, "delta": true, "epsilon": true, "lambda": true, "variants": true, "trials": !given["trials"]}
 	if !given["trials"] {
 		c.trials = s.Trials
 	}
@@ -93,7 +95,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 		ids[i] = strconv.FormatInt(id, 10)
 	}
 	c.deletes = strings.Join(ids, ",")
-	c.data.setFromSpec(s)
+	c.data.setFromSpec(s, specPath)
 	var params []audit.Param
 	for _, m := range audit.Methods() {
 		params = append(params, m.DemoParams()...)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
 // toolName is the tool and version a shard's manifest records.
@@ -98,7 +99,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		subjectsText = m.Subjects[0].Name
 	}
 	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, dir)
-	fmt.Fprintf(stdout, "when every part is done: audit merge %s --out REPORT-DIR\n", c.out)
+	fmt.Fprintf(stdout, "when every part is done: %s\n", mergeHint(c.out))
 	return nil
 }
 
@@ -112,6 +113,12 @@ func writeShardManifest(d *outdir.Dir, m audit.ShardManifest) error {
 		return outErr("run", err)
 	}
 	return nil
+}
+
+// mergeHint is the merge command a finished part prints, its folder quoted for a shell
+// (REPORT-DIR is for the user to fill in).
+func mergeHint(out string) string {
+	return shell.Join([]string{"audit", "merge", shell.Arg(out)}) + " --out REPORT-DIR"
 }
 
 // runMerge gathers the parts of a sharded audit run and checks and reports them exactly as
@@ -149,13 +156,8 @@ Flags:`)
 	var dirs []string
 	rest := args
 	for { // DIRs and flags in any order
-		err := audit.ParseFlags(fs, rest)
-		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+		if err := parseQuietly(fs, rest); err != nil {
 			return err
-		}
-		if err != nil {
-			return usagef("merge: %v (run \"audit merge -h\" for the flags)", err)
 		}
 		if fs.NArg() == 0 {
 			break

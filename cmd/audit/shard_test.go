@@ -141,7 +141,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"missing part", func(d string) []string {
 			os.RemoveAll(filepath.Join(d, "shard-1-of-3"))
 			return []string{d}
-		}, []string{"part 1/3 is missing trials", "d2d/strongly-convex: trials 1, 4, 7", "not among the folders given", "--spec=" + spec + " --shard 1/3 --out "}},
+		}, []string{"part 1/3 is missing trials", "d2d/strongly-convex: trials 1, 4, 7", "not among the folders given", "--spec=" + spec + " --shard=1/3 --out="}},
 		{"part cut short", func(d string) []string {
 			f := strings.Replace(subjectFile(2, "d2d"), shards, d, 1)
 			body, _ := os.ReadFile(f)

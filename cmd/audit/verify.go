@@ -124,7 +124,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := s.RequireMethod(specPath); err != nil {
 			return usageError{fmt.Errorf("verify: without --retrained the toolkit retrains by the spec's recipe: %w", err)}
 		}
-		data.setFromSpec(s)
+		data.setFromSpec(s, specPath)
 		if ds, err = data.load(s.Seed); err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				rFiles = append(rFiles, *holdout)
 			}
 		case s.Data.File != "": // the deleted records' losses, computed from the weights
-			data.setFromSpec(s)
+			data.setFromSpec(s, specPath)
 			if ds, err = data.load(s.Seed); err != nil {
 				return err
 			}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // Parse splits s at commas, trims each name and checks it against known. noun names one
@@ -18,9 +20,9 @@ func Parse(s string, known []string, noun, want string) ([]string, error) {
 		f = strings.TrimSpace(f)
 		switch {
 		case !slices.Contains(known, f):
-			return nil, fmt.Errorf("%s %q: want %s", noun, f, want)
+			return nil, fmt.Errorf("%s %s: want %s", noun, clip.Quote(f), want)
 		case slices.Contains(out, f):
-			return nil, fmt.Errorf("%s %q named twice", noun, f)
+			return nil, fmt.Errorf("%s %s named twice", noun, clip.Quote(f))
 		}
 		out = append(out, f)
 	}
