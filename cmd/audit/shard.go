@@ -45,7 +45,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	m := audit.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
 		Seed: c.seed, Trials: c.trials, Subjects: shardSubjects(c, subjects)}
 	m.Fingerprint = runFingerprint(c, subjects)
-	if old, err := audit.ReadShardManifest(filepath.Join(dir, audit.ShardManifestFile)); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
+	if old, err := audit.ReadShardManifest(filepath.Join(dir, audit.ShardManifestFile), nil); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
 		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
 	}
 	created, err := mkdirs(filepath.Join(dir, "trials"))
@@ -59,7 +59,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 			}
 		}
 	}
-	if err := audit.WriteShardManifest(dir, m); err != nil {
+	if err := audit.WriteShardManifest(dir, m, nil); err != nil {
 		removeIfEmpty(created)
 		return fmt.Errorf("run: %w", err)
 	}
@@ -77,7 +77,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		}
 	}
 	m.Complete = true
-	if err := audit.WriteShardManifest(dir, m); err != nil {
+	if err := audit.WriteShardManifest(dir, m, nil); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	subjectsText := fmt.Sprintf("each of %d subjects", len(m.Subjects))
@@ -138,7 +138,7 @@ Flags:`)
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
 	}
-	set, err := audit.MergeShards(dirs)
+	set, err := audit.MergeShards(dirs, nil)
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
