@@ -35,6 +35,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.CommandLine) > 0 {
 		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): `%s`\n\n", ShellLine(r.CommandLine))
 	}
+	if t := EvidenceText(r.TrialEvidence); t != "" {
+		fmt.Fprintf(&b, "%s\n\n", t)
+	}
 	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
 	fmt.Fprintf(&b, "## Data\n\n%s: %d rows × %d features.\n\n", r.Data.Description, r.Data.Rows, r.Data.Features)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -51,6 +53,11 @@ type demoConfig struct {
 	shardFrom    string        // what assigned the part: "--shard" or an environment variable
 	replayArgs   []string      // the flags a shard's manifest keeps (replayArgs)
 	replay       replay        // audit merge's replay of the command
+
+	// the keys (evidenceFlags): their files, and what they hold once read
+	keys   evidenceFlags      // --evidence-key and --sign-key
+	key    *evidence.Key      // the evidence key read from keys.file(); nil: unauthenticated trials
+	signer ed25519.PrivateKey // the report's signing key; nil: not signed
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,6 +89,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	c.methodArgs = audit.BindFlags(fs, params)
 	c.data.register(fs)
+	c.keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
 		for _, m := range audit.Methods() {
@@ -105,6 +113,9 @@ Examples:
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
 	if c.oneRun {
+		if c.keys.keyFile != "" || c.keys.signFile != "" {
+			return usagef("demo: --one-run keeps no trials and signs no report: --evidence-key and --sign-key do not apply")
+		}
 		return runOneRunDemo(ctx, c, stdout, stderr)
 	}
 	return runAudit(ctx, c, stdout, stderr)
@@ -138,6 +149,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
 		return usagef("--attacks: %v", err)
 	}
+	if c.key, c.signer, err = c.keys.load(c.command); err != nil {
+		return err
+	}
 	deletes, err := parseIDs(c.deletes)
 	if err != nil {
 		return err
@@ -170,6 +184,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
+		TrialEvidence: trialEvidence(c.key),
 	}
 	trialDir := filepath.Join(c.out, "trials")
 	if err := removeReports(c.command, c.out); err != nil {
@@ -193,7 +208,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	rep.Summarize()
-	if err := writeReport(rep, c.out, formats); err != nil {
+	if err := writeReport(rep, c.out, formats, c.signer); err != nil {
 		return err
 	}
 	if err := emit(stdout, rep, c.out, formats, c.json); err != nil {
@@ -213,7 +228,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 				return fmt.Errorf("%s: --fresh: %w", c.command, err)
 			}
 		}
-		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -229,7 +244,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		}
 		for _, ctl := range ds.Controls {
 			cs := ctl.Audited.Subject
-			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
+			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
 			results, err := eng.Run(ctx, cs, c.seed, c.trials)
 			c.progress.Done()
 			if err != nil {
@@ -291,7 +306,7 @@ func wantedVariants(list string) (func(audit.Method) []string, error) {
 // removeReports removes the reports of an earlier run from dir: one must not sit beside
 // this run's failure as if it were its result; they are rewritten when this run succeeds.
 func removeReports(command, dir string) error {
-	for _, f := range reports.ReportFormats {
+	for _, f := range append(reports.ReportFormats, "json"+reports.SignedSuffix) {
 		if err := os.Remove(filepath.Join(dir, "report."+f)); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("%s: %w", command, err)
 		}
@@ -330,9 +345,10 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 }
 
 // writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
-// (reports.ReportFormats). Every rendering is made before any file is written, so a
-// failure leaves no report that looks complete.
-func writeReport(rep *reports.Report, dir string, formats []string) error {
+// (reports.ReportFormats), and with a signer DIR/report.json.dsse, report.json signed.
+// Every rendering is made before any file is written, so a failure leaves no report that
+// looks complete.
+func writeReport(rep *reports.Report, dir string, formats []string, signer ed25519.PrivateKey) error {
 	files := map[string][]byte{}
 	for _, f := range append([]string{"json"}, formats...) {
 		body, err := rep.Render(f)
@@ -340,6 +356,13 @@ func writeReport(rep *reports.Report, dir string, formats []string) error {
 			return err
 		}
 		files["report."+f] = body
+	}
+	if signer != nil {
+		env, err := reports.Sign(files["report.json"], signer)
+		if err != nil {
+			return err
+		}
+		files["report.json"+reports.SignedSuffix] = env
 	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := audit.WriteFileAtomic(filepath.Join(dir, name), files[name]); err != nil {

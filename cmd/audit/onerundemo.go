@@ -95,7 +95,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", c.command, err)
 	}
-	if err := writeReport(rep, c.out, formats); err != nil {
+	if err := writeReport(rep, c.out, formats, nil); err != nil {
 		return err
 	}
 	if c.json {

@@ -45,7 +45,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	m := audit.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
 		Seed: c.seed, Trials: c.trials, Subjects: shardSubjects(c, subjects)}
 	m.Fingerprint = runFingerprint(c, subjects)
-	if old, err := audit.ReadShardManifest(filepath.Join(dir, audit.ShardManifestFile), nil); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
+	if old, err := audit.ReadShardManifest(filepath.Join(dir, audit.ShardManifestFile), c.key); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
 		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
 	}
 	created, err := mkdirs(filepath.Join(dir, "trials"))
@@ -59,13 +59,13 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 			}
 		}
 	}
-	if err := audit.WriteShardManifest(dir, m, nil); err != nil {
+	if err := audit.WriteShardManifest(dir, m, c.key); err != nil {
 		removeIfEmpty(created)
 		return fmt.Errorf("run: %w", err)
 	}
 	for k, a := range audit.WithControls(subjects, c.controls) {
 		s, ss := a.Subject, m.Subjects[k]
-		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(dir, ss.File), Progress: c.progress.Update, Shard: c.shard}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: filepath.Join(dir, ss.File), Progress: c.progress.Update, Shard: c.shard, Key: c.key}
 		_, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -77,7 +77,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		}
 	}
 	m.Complete = true
-	if err := audit.WriteShardManifest(dir, m, nil); err != nil {
+	if err := audit.WriteShardManifest(dir, m, c.key); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	subjectsText := fmt.Sprintf("each of %d subjects", len(m.Subjects))
@@ -103,6 +103,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	audit.Var(fs, &workers, audit.WorkersParam)
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar on stderr")
 	fs.BoolVar(&asJSON, "json", false, "print the report's JSON on stdout instead of the summary table")
+	var keys evidenceFlags
+	keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
 
@@ -138,7 +140,11 @@ Flags:`)
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
 	}
-	set, err := audit.MergeShards(dirs, nil)
+	key, _, err := keys.load("merge") // the signing key is read again by the replay
+	if err != nil {
+		return err
+	}
+	set, err := audit.MergeShards(dirs, key)
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
@@ -146,7 +152,7 @@ Flags:`)
 	if wd, err := os.Getwd(); err == nil && m.Dir != "" && wd != m.Dir && hasRelativeSpec(m.Args) {
 		return usagef("merge: the shards ran in %s with a relative --spec; run the merge there too (the report records the paths as given)", m.Dir)
 	}
-	argv := append(append([]string{}, m.Args...), "--out="+out, fmt.Sprintf("--workers=%d", workers))
+	argv := append(append(append([]string{}, m.Args...), "--out="+out, fmt.Sprintf("--workers=%d", workers)), keys.args()...)
 	if quiet {
 		argv = append(argv, "--quiet")
 	}

@@ -206,7 +206,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("verify: %w", err)
 	}
 	rep.Summarize()
-	if err := writeReport(rep, out, outFormats); err != nil {
+	if err := writeReport(rep, out, outFormats, nil); err != nil {
 		return err
 	}
 	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {
