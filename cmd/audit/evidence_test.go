@@ -265,3 +265,22 @@ func TestResumeKeyMismatch(t *testing.T) {
 		t.Errorf("a run with a refused key wrote its folder (%v)", err)
 	}
 }
+
+// An edited manifest is named (issue 29): its fingerprint no longer matches its own
+// settings, and the merge says which file, exit 2, before reading any trial.
+func TestEditedManifestNamed(t *testing.T) {
+	dir := t.TempDir()
+	spec := shardSpec(t, dir)
+	shards := runShards(t, spec, dir)
+	m := filepath.Join(shards, "shard-1-of-3", "shard.json")
+	b := must(os.ReadFile(m))
+	edited := bytes.Replace(b, []byte(`"--spec=`+spec+`"`), []byte(`"--spec=`+spec+`", "--trials=20"`), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatalf("the test edits nothing in:\n%s", b)
+	}
+	os.WriteFile(m, edited, 0o644)
+	_, stderr, code := runCLI(t, "merge", shards, "--out", filepath.Join(dir, "merged"))
+	if code != exitUsage || !strings.Contains(stderr, "shard manifest "+m+": edited: its fingerprint") || !strings.Contains(stderr, "rerun part 1/3") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
