@@ -19,6 +19,13 @@
 // CheckpointError naming the file and line (a torn last line, an interrupted write, is
 // dropped). The file is created with the first finished trial.
 //
+// A checksum catches accidents, not someone who can write the file: they can recompute it.
+// With an evidence key (Engine.Key, package evidence), every line carries an HMAC-SHA256
+// tag under the key, bound to the file's header and checked before the line is decoded,
+// so a forged, edited or transplanted line is refused; shard manifests are tagged alike,
+// and MergeShards takes the key. A file written with a key is refused without it, and the
+// other way round, each with a message saying which.
+//
 // # Shards
 //
 // Because a trial depends only on (configuration, seed, index), an audit splits across

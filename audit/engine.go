@@ -17,9 +17,11 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/unlearnaudit/unlearnaudit/reference"
 	"path/filepath"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // TrialResult is one trial: the unlearned and the retrained release.
@@ -59,6 +61,13 @@ type Engine struct {
 	// trial is an error naming it (what merging shards relies on: a gap is never filled
 	// silently by the merging machine).
 	ResumeOnly bool
+	// Key, if set, authenticates the checkpoint: every line written carries an HMAC-SHA256
+	// tag under it, and every line read back must carry a valid one, checked before the line
+	// is decoded (a line forged or edited by someone without the key is refused, naming the
+	// file and line). A checkpoint written with a key is refused without one, and the
+	// other way round. Without a key the lines carry only checksums: they catch accidents,
+	// not someone who can write the file.
+	Key *evidence.Key
 }
 
 const checkpointSchema = "unlearnaudit/trials/v2"
@@ -76,8 +85,10 @@ type checkpointHeader struct {
 }
 
 // trialLine is a checkpoint's trial line: the result and a checksum of the configuration's
-// fingerprint and the result's own JSON, so that a line edited, or copied from another
-// configuration's file, is caught rather than read into a report.
+// fingerprint and the result's own JSON, so that a line edited by accident, or copied from
+// another configuration's file, is caught rather than read into a report. The checksum
+// keeps no secret: only an evidence key's tag (Engine.Key) stops someone who can write the
+// file.
 type trialLine struct {
 	TrialResult
 	Sum string `json:"sum"`
@@ -174,7 +185,7 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		hdr := checkpointHeader{Schema: checkpointSchema, Subject: s.Name(), Seed: seed, Epsilon: fmt.Sprintf("%g", cl.Epsilon),
 			Delta: fmt.Sprintf("%g", cl.Delta), Claim: fmt.Sprintf("%+v", cl), Fingerprint: Fingerprint(s)}
 		var err error
-		sink, err = openCheckpoint(e.Checkpoint, hdr, func(r TrialResult) {
+		sink, err = openCheckpoint(e.Checkpoint, hdr, e.Key, func(r TrialResult) {
 			if r.Index < n { // trials beyond n (an earlier, longer run) are kept, not used
 				results[r.Index], done[r.Index] = r, true
 			}
@@ -404,29 +415,105 @@ func RunTrial(ctx context.Context, s Subject, seed uint64, i int) (TrialResult, 
 type checkpoint struct {
 	path   string
 	hdr    checkpointHeader
-	f      *os.File // nil until the first trial when the file did not exist
+	key    *evidence.Key // tags every line; nil: checksums only
+	f      *os.File      // nil until the first trial when the file did not exist
 	w      *bufio.Writer
 	headed bool // the header line is written
 }
 
+// Domains of the evidence tags (evidence.Key.Tag): a tag made for one kind of line never
+// verifies as another.
+const (
+	headerDomain   = "unlearnaudit/checkpoint-header/v1"
+	trialDomain    = "unlearnaudit/trial/v1"
+	manifestDomain = "unlearnaudit/shard-manifest/v1"
+)
+
+// trialContext is what a trial line's tag is bound to: its checkpoint's header, so a tagged
+// line copied from another subject's, seed's or configuration's file does not verify.
+func trialContext(hdr checkpointHeader) []byte {
+	b, _ := json.Marshal(hdr) // a header of strings and a number always encodes
+	return b
+}
+
+// encodeLine is one checkpoint line: v's JSON and, with a key, its tag in front.
+func encodeLine(key *evidence.Key, domain string, context []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if key != nil {
+		b = key.Seal(domain, context, b, ' ')
+	}
+	return append(b, '\n'), nil
+}
+
+// openLine returns line number k's JSON: with a key, once its tag is checked; without one,
+// the line as it is, unless it is tagged (written with a key: refused, not misread).
+func openLine(k int, line []byte, key *evidence.Key, domain string, context []byte) ([]byte, *CheckpointError) {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	what := "trial line"
+	if k == 1 {
+		what = "header"
+	}
+	if key == nil {
+		if evidence.Tagged(line, ' ') {
+			if k == 1 {
+				return nil, &CheckpointError{Line: k, Msg: "written with an evidence key (its lines are tagged): give the key (--evidence-key FILE or " + evidence.KeyEnv + ") to read it"}
+			}
+			return nil, &CheckpointError{Line: k, Msg: "tagged " + what + " in a file written without an evidence key (edited)"}
+		}
+		return line, nil
+	}
+	body, err := key.Open(domain, context, line, ' ')
+	switch {
+	case errors.Is(err, evidence.ErrUntagged) && k == 1:
+		return nil, &CheckpointError{Line: k, Msg: "written without an evidence key (its trials are unauthenticated), but this run has one: rerun it under the key, or read it without one"}
+	case errors.Is(err, evidence.ErrUntagged):
+		return nil, &CheckpointError{Line: k, Msg: "untagged trial line in a file written with an evidence key: forged or edited"}
+	case err != nil:
+		return nil, &CheckpointError{Line: k, Msg: what + "'s tag does not match its content under the evidence key: forged or edited, or written under another key"}
+	}
+	return body, nil
+}
+
+// readHeader reads a checkpoint's first line: false if it is not a header of
+// checkpointSchema.
+func readHeader(line []byte, key *evidence.Key) (checkpointHeader, *CheckpointError) {
+	body, ce := openLine(1, line, key, headerDomain, nil)
+	if ce != nil {
+		return checkpointHeader{}, ce
+	}
+	h, ok := decodeHeader(body)
+	if !ok {
+		return checkpointHeader{}, &CheckpointError{Line: 1, Msg: "not a trials file of schema " + checkpointSchema}
+	}
+	return h, nil
+}
+
 // checkLine reads line number k of a checkpoint: the header must be hdr; a trial line must
-// be well formed, carry its checksum, and hold an index in range that no earlier line
-// (recorded in seen) holds. The error's Path is left to the caller.
-func checkLine(k int, line []byte, hdr checkpointHeader, seen map[int]int, load func(TrialResult)) *CheckpointError {
+// carry a valid tag under key (if there is a key; checked before anything else), be well
+// formed, carry its checksum, and hold an index in range that no earlier line (recorded in
+// seen) holds. The error's Path is left to the caller.
+func checkLine(k int, line []byte, hdr checkpointHeader, key *evidence.Key, seen map[int]int, load func(TrialResult)) *CheckpointError {
 	fail := func(format string, args ...any) *CheckpointError {
 		return &CheckpointError{Line: k, Msg: fmt.Sprintf(format, args...)}
 	}
 	if k == 1 {
-		got, ok := decodeHeader(line)
-		if !ok {
-			return fail("not a trials file of schema %s", checkpointSchema)
+		got, ce := readHeader(line, key)
+		if ce != nil {
+			return ce
 		}
 		if got != hdr {
 			return &CheckpointError{Msg: "written for another audit: " + headerDiff(got, hdr)}
 		}
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
+	body, ce := openLine(k, line, key, trialDomain, trialContext(hdr))
+	if ce != nil {
+		return ce
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var t trialLine
 	if err := dec.Decode(&t); err != nil {
@@ -488,12 +575,13 @@ func headerDiff(got, want checkpointHeader) string {
 // openCheckpoint opens or creates the file, checks its header against hdr, feeds every
 // complete trial line to load, and drops an incomplete last line (an interrupted write).
 // The file is read streamed, a line at a time, each bounded by maxTrialLineBytes; one that
-// is not a regular file (a FIFO, a device) is refused without blocking.
-func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (*checkpoint, error) {
+// is not a regular file (a FIFO, a device) is refused without blocking. With a key, every
+// line is checked and written with its tag.
+func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, load func(TrialResult)) (*checkpoint, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
-		return &checkpoint{path: path, hdr: hdr}, nil
+		return &checkpoint{path: path, hdr: hdr, key: key}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
@@ -521,7 +609,7 @@ func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (
 			}
 			break // the end, or an interrupted write: dropped
 		}
-		if ce := checkLine(k, line, hdr, seen, load); ce != nil {
+		if ce := checkLine(k, line, hdr, key, seen, load); ce != nil {
 			ce.Path = path
 			return fail(ce)
 		}
@@ -533,17 +621,12 @@ func openCheckpoint(path string, hdr checkpointHeader, load func(TrialResult)) (
 	if _, err := f.Seek(keep, io.SeekStart); err != nil {
 		return fail(fmt.Errorf("checkpoint %s: %w", path, err))
 	}
-	c := &checkpoint{path: path, hdr: hdr, f: f, w: bufio.NewWriter(f)}
+	c := &checkpoint{path: path, hdr: hdr, key: key, f: f, w: bufio.NewWriter(f)}
 	c.headed = keep > 0
 	return c, nil
 }
 
-func (c *checkpoint) writeLine(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", c.path, err)
-	}
-	b = append(b, '\n')
+func (c *checkpoint) writeLine(b []byte) error {
 	if _, err := c.w.Write(b); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.path, err)
 	}
@@ -553,7 +636,7 @@ func (c *checkpoint) writeLine(v any) error {
 	return nil
 }
 
-// Append records one finished trial with its checksum.
+// Append records one finished trial with its checksum (and, with a key, its tag).
 func (c *checkpoint) Append(r TrialResult) error {
 	if c.f == nil {
 		f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
@@ -563,16 +646,30 @@ func (c *checkpoint) Append(r TrialResult) error {
 		c.f, c.w = f, bufio.NewWriter(f)
 	}
 	if !c.headed {
-		if err := c.writeLine(c.hdr); err != nil {
+		b, err := encodeLine(c.key, headerDomain, nil, c.hdr)
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: %w", c.path, err)
+		}
+		if err := c.writeLine(b); err != nil {
 			return err
 		}
 		c.headed = true
 	}
-	sum, err := trialSum(c.hdr.Fingerprint, r)
+	b, err := encodeTrial(c.key, c.hdr, r)
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.path, err)
 	}
-	return c.writeLine(trialLine{TrialResult: r, Sum: sum})
+	return c.writeLine(b)
+}
+
+// encodeTrial is a trial's checkpoint line under hdr: its JSON with its checksum and, with
+// a key, its tag.
+func encodeTrial(key *evidence.Key, hdr checkpointHeader, r TrialResult) ([]byte, error) {
+	sum, err := trialSum(hdr.Fingerprint, r)
+	if err != nil {
+		return nil, err
+	}
+	return encodeLine(key, trialDomain, trialContext(hdr), trialLine{TrialResult: r, Sum: sum})
 }
 
 func (c *checkpoint) Close() error {

@@ -121,7 +121,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file}}
 		m := ShardManifest{Tool: "test", Shard: Shard{p, 3}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 11, Subjects: subj, Complete: true}
 		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 11, subj)
-		if err := WriteShardManifest(d, m); err != nil {
+		if err := WriteShardManifest(d, m, nil); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
@@ -134,7 +134,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 	slices.Reverse(dirs)
 	var out string
 	for _, given := range [][]string{{dir}, dirs} {
-		set, err := MergeShards(given)
+		set, err := MergeShards(given, nil)
 		if err != nil {
 			t.Fatalf("merge %v: %v", given, err)
 		}
@@ -171,9 +171,14 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 // A manifest that is not one this tool wrote is refused with the file and the field.
 func TestReadShardManifestRefuses(t *testing.T) {
 	dir := t.TempDir()
-	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"f","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl"}],"complete":true}`
+	fp := RunFingerprint("t", []string{}, 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl"}})
+	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"` + fp + `","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl"}],"complete":true}`
 	for _, c := range []struct{ body, want string }{
 		{good, ""},
+		// an edited manifest is named: its fingerprint is no longer its settings'
+		{strings.Replace(good, `"seed":1`, `"seed":2`, 1), "edited: its fingerprint"},
+		{strings.Replace(good, `"args":[]`, `"args":["--trials=9"]`, 1), "edited: its fingerprint"},
+		{strings.Replace(good, `"fingerprint":"g"`, `"fingerprint":"h"`, 1), "edited: its fingerprint"},
 		{strings.Replace(good, `"0/2"`, `"2/2"`, 1), "field shard"},
 		{strings.Replace(good, `"trials":4`, `"trials":0`, 1), "field trials"},
 		{strings.Replace(good, `trials/s.jsonl`, `../../etc/passwd`, 1), "subjects[0].file"},
@@ -183,7 +188,7 @@ func TestReadShardManifestRefuses(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "shard.json")
 		os.WriteFile(p, []byte(c.body), 0o644)
-		_, err := ReadShardManifest(p)
+		_, err := ReadShardManifest(p, nil)
 		if (c.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p))) {
 			t.Errorf("%.60s: %v, want %q naming the file", c.body, err, c.want)
 		}
@@ -202,7 +207,7 @@ func FuzzReadShardManifest(f *testing.F) {
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := ReadShardManifest(p)
+		m, err := ReadShardManifest(p, nil)
 		if err != nil {
 			return
 		}
@@ -336,7 +341,7 @@ func TestReadLineBound(t *testing.T) {
 	if got, err := readLine(r, 100); string(got) != "tail" || !errors.Is(err, io.EOF) {
 		t.Fatalf("last line: %q, %v; want \"tail\", EOF", got, err)
 	}
-	if _, err := MergeShards(nil); err == nil {
+	if _, err := MergeShards(nil, nil); err == nil {
 		t.Fatal("MergeShards of no folders: no error")
 	}
 }

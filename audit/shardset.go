@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
@@ -74,29 +75,39 @@ func RunFingerprint(tool string, args []string, seed uint64, trials int, subject
 }
 
 // WriteShardManifest writes dir/shard.json atomically.
-func WriteShardManifest(dir string, m ShardManifest) error {
-	b, err := EncodeShardManifest(m)
+func WriteShardManifest(dir string, m ShardManifest, key *evidence.Key) error {
+	b, err := EncodeShardManifest(m, key)
 	if err != nil {
 		return err
 	}
 	return WriteFileAtomic(filepath.Join(dir, ShardManifestFile), b)
 }
 
-// EncodeShardManifest is the text of shard.json, for a writer that places it itself.
-func EncodeShardManifest(m ShardManifest) ([]byte, error) {
+// EncodeShardManifest is the text of shard.json, for a writer that places it itself. With
+// a key, the text begins with a line holding the tag of the rest (the manifest's JSON)
+// under the key.
+func EncodeShardManifest(m ShardManifest, key *evidence.Key) ([]byte, error) {
 	m.Schema = ShardSchema
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("write shard manifest: %w", err)
 	}
-	return append(b, '\n'), nil
+	b = append(b, '\n')
+	if key != nil {
+		b = key.Seal(manifestDomain, nil, b, '\n')
+	}
+	return b, nil
 }
 
 // maxManifestBytes bounds a manifest: settings and file names, never trials.
 const maxManifestBytes = 1 << 20
 
-// ReadShardManifest reads and checks a shard's manifest.
-func ReadShardManifest(path string) (ShardManifest, error) {
+// ReadShardManifest reads and checks a shard's manifest. With a key, its tag is checked
+// before its JSON is decoded; a manifest with a tag is refused without a key, and one
+// without a tag with a key. Without a key, a manifest whose fingerprint is not that of its
+// own settings is refused as edited (a checksum against accidents: someone who can write
+// the file can recompute it, which the key's tag stops).
+func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return ShardManifest{}, fmt.Errorf("read shard manifest: %w", err)
@@ -108,6 +119,9 @@ func ReadShardManifest(path string) (ShardManifest, error) {
 	}
 	if len(b) > maxManifestBytes {
 		return ShardManifest{}, fmt.Errorf("shard manifest %s: larger than %d bytes", path, maxManifestBytes)
+	}
+	if b, err = openManifest(b, key); err != nil {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: %w", path, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -132,7 +146,29 @@ func ReadShardManifest(path string) (ShardManifest, error) {
 			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].file: %q is not a file inside the shard's folder", path, k, s.File)
 		}
 	}
+	if fp := RunFingerprint(m.Tool, m.Args, m.Seed, m.Trials, m.Subjects); fp != m.Fingerprint {
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: edited: its fingerprint (%.12s…) is not that of its own tool, args, seed, trials and subjects (%.12s…); rerun part %s", path, m.Fingerprint, fp, m.Shard)
+	}
 	return m, nil
+}
+
+// openManifest returns a manifest file's JSON: with a key, once the tag on its first line
+// is checked; without one, the file as it is, unless it is tagged.
+func openManifest(b []byte, key *evidence.Key) ([]byte, error) {
+	if key == nil {
+		if evidence.Tagged(b, '\n') {
+			return nil, errors.New("written with an evidence key (its first line is a tag): give the key (--evidence-key FILE or " + evidence.KeyEnv + ") to read it")
+		}
+		return b, nil
+	}
+	body, err := key.Open(manifestDomain, nil, b, '\n')
+	switch {
+	case errors.Is(err, evidence.ErrUntagged):
+		return nil, errors.New("written without an evidence key (untagged), but this run has one: rerun the part under the key, or merge without one")
+	case err != nil:
+		return nil, errors.New("its tag does not match its content under the evidence key: edited or forged, or written under another key")
+	}
+	return body, nil
 }
 
 // A FoundShard is a shard's folder and what its manifest says.
@@ -149,6 +185,7 @@ type ShardSet struct {
 	// Trials holds each subject's trials, in index order, by subject name.
 	Trials map[string][]TrialResult
 	header map[string]checkpointHeader
+	key    *evidence.Key // the shards' evidence key, which the merged checkpoints are written under
 }
 
 // Manifest is the manifest the shards share (the first shard's: they agree on all
@@ -167,7 +204,7 @@ func (e *MergeError) Error() string {
 
 // FindShards finds the shards among dirs: each is a shard's folder (it holds shard.json)
 // or a folder of shard folders (shard-I-of-N/shard.json), as `audit run --shard` writes.
-func FindShards(dirs []string) ([]FoundShard, error) {
+func FindShards(dirs []string, key *evidence.Key) ([]FoundShard, error) {
 	var found []FoundShard
 	for _, d := range dirs {
 		candidates := []string{d}
@@ -185,7 +222,7 @@ func FindShards(dirs []string) ([]FoundShard, error) {
 			candidates = subs
 		}
 		for _, c := range candidates {
-			m, err := ReadShardManifest(filepath.Join(c, ShardManifestFile))
+			m, err := ReadShardManifest(filepath.Join(c, ShardManifestFile), key)
 			if err != nil {
 				return nil, fmt.Errorf("find shards: %w", err)
 			}
@@ -201,12 +238,14 @@ func FindShards(dirs []string) ([]FoundShard, error) {
 // audit's, whole: the same fingerprint and part count, no part twice, every trial of every
 // subject present once, in the part it belongs to, with its checksum. Every problem is
 // reported at once in a MergeError, with the parts to rerun and the command that reruns
-// them (a rerun resumes: only the missing trials run).
-func MergeShards(dirs []string) (*ShardSet, error) {
+// them (a rerun resumes: only the missing trials run). With a key, every manifest and
+// checkpoint line must carry a valid tag under it (checked before it is decoded), and the
+// set keeps the key to write the merged checkpoints with.
+func MergeShards(dirs []string, key *evidence.Key) (*ShardSet, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge shards: no folders given")
 	}
-	found, err := FindShards(dirs)
+	found, err := FindShards(dirs, key)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +289,7 @@ func MergeShards(dirs []string) (*ShardSet, error) {
 	if len(problems) > 0 {
 		return nil, &MergeError{Problems: problems}
 	}
-	ss := &ShardSet{Trials: map[string][]TrialResult{}, header: map[string]checkpointHeader{}}
+	ss := &ShardSet{Trials: map[string][]TrialResult{}, header: map[string]checkpointHeader{}, key: key}
 	for i := range count {
 		if f, ok := byIndex[i]; ok {
 			ss.Shards = append(ss.Shards, f)
@@ -264,7 +303,7 @@ func MergeShards(dirs []string) (*ShardSet, error) {
 		have := make([]bool, n)
 		for _, f := range ss.Shards {
 			path := filepath.Join(f.Dir, subj.File)
-			hdr, trials, err := readCheckpointFile(path)
+			hdr, trials, err := readCheckpointFile(path, key)
 			switch {
 			case os.IsNotExist(err):
 				continue // its trials are reported missing below
@@ -363,9 +402,9 @@ func manifestDiff(a, b ShardManifest) string {
 }
 
 // readCheckpointFile reads a whole checkpoint: its header and every complete trial line,
-// each checked as a resuming run checks it (checksum, index range, no repeats). A torn
-// last line is dropped: its trial is missing.
-func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
+// each checked as a resuming run checks it (tag under key, checksum, index range, no
+// repeats). A torn last line is dropped: its trial is missing.
+func readCheckpointFile(path string, key *evidence.Key) (checkpointHeader, []TrialResult, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return checkpointHeader{}, nil, err
@@ -392,13 +431,14 @@ func readCheckpointFile(path string) (checkpointHeader, []TrialResult, error) {
 			return hdr, trials, nil
 		}
 		if k == 1 {
-			var ok bool
-			if hdr, ok = decodeHeader(line); !ok {
-				return hdr, nil, &CheckpointError{Path: path, Line: 1, Msg: "not a trials file of schema " + checkpointSchema}
+			var ce *CheckpointError
+			if hdr, ce = readHeader(line, key); ce != nil {
+				ce.Path = path
+				return hdr, nil, ce
 			}
 			continue
 		}
-		if ce := checkLine(k, line, hdr, seen, func(t TrialResult) { trials = append(trials, t) }); ce != nil {
+		if ce := checkLine(k, line, hdr, key, seen, func(t TrialResult) { trials = append(trials, t) }); ce != nil {
 			ce.Path = path
 			return hdr, nil, ce
 		}
@@ -442,16 +482,20 @@ func (ss *ShardSet) WriteCheckpoints(trialDir string) error {
 		}
 		name, trials := subj.Name, ss.Trials[subj.Name]
 		err := WriteAtomic(filepath.Join(trialDir, filepath.Base(subj.File)), func(w io.Writer) error {
-			enc := json.NewEncoder(w) // one line per value, as the engine writes them
-			if err := enc.Encode(hdr); err != nil {
+			// one line per value, as the engine writes them
+			b, err := encodeLine(ss.key, headerDomain, nil, hdr)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(b); err != nil {
 				return err
 			}
 			for _, t := range trials {
-				sum, err := trialSum(hdr.Fingerprint, t)
+				b, err := encodeTrial(ss.key, hdr, t)
 				if err != nil {
 					return err
 				}
-				if err := enc.Encode(trialLine{TrialResult: t, Sum: sum}); err != nil {
+				if _, err := w.Write(b); err != nil {
 					return err
 				}
 			}

@@ -48,4 +48,10 @@
 // WriteCertificate prints a method's certificate (audit.Row) as a table or as one JSON
 // object whose keys keep the table's order; G10 is the ten-digit number format of the
 // command line's text outputs.
+//
+// A report of trials says whether they were authenticated (TrialEvidence: written and read
+// back under an evidence key, or not), in its JSON and in one sentence of every rendering
+// (EvidenceText). Sign wraps report.json's exact bytes in a DSSE envelope signed with
+// Ed25519 (PayloadType), and CheckSigned checks one against the signer's public key and,
+// if given, the report's bytes (package audit/evidence holds the keys and the envelope).
 package reports

@@ -1,6 +1,8 @@
 package reports_test
 
 import (
+	"crypto/ed25519"
+	"errors"
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -36,4 +38,25 @@ func ExampleNewSubject() {
 	// PASS m/certificate/sigma required=true
 	// INCONCLUSIVE m/empirical/game required=false
 	// no (power 0.00 against 2×; ≈ 446507 trials per side needed)
+}
+
+// Sign a report's JSON into a DSSE envelope (report.json.dsse) and check it, as
+// `audit check-report` does: the signature under the public key, and the bytes given.
+func ExampleSign() {
+	priv := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)) // a real key: evidence.LoadSigningKey
+	r := &reports.Report{Schema: reports.Schema, Command: "example", TrialEvidence: reports.TrialsAuthenticated}
+	r.Summarize()
+	js, _ := r.JSON()
+	env, err := reports.Sign(js, priv)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := reports.CheckSigned(env, priv.Public().(ed25519.PublicKey), js)
+	fmt.Println(c.Report.Command, c.Report.TrialEvidence, err)
+	_, err = reports.CheckSigned(env, priv.Public().(ed25519.PublicKey), append(js, ' '))
+	fmt.Println(errors.Is(err, reports.ErrSignature))
+	// Output:
+	// example authenticated <nil>
+	// true
 }

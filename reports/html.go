@@ -25,6 +25,7 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"game":              GameFinding,
 	"meaning":           verdictMeaning,
 	"shell":             ShellLine,
+	"evidence":          EvidenceText,
 	"histogram":         func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },
 	"roc":               func(s *audit.ScoreSummary) template.HTML { return rocChart(s).svg() },
 	"trace":             func(t Trace) template.HTML { return traceChart(t).svg() },

@@ -33,6 +33,12 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.CommandLine) > 0 {
 		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): %s\n\n", code(ShellLine(r.CommandLine)))
 	}
+	if t := EvidenceText(r.TrialEvidence); t != "" {
+		if v := r.TrialEvidence; v != TrialsAuthenticated && v != TrialsUnauthenticated {
+			t = "Trial evidence: " + cell(v) + "." // a value this tool does not write is the file's text
+		}
+		fmt.Fprintf(&b, "%s\n\n", t)
+	}
 	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", text(r.Summary.Verdict), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
 	fmt.Fprintf(&b, "## Data\n\n%s: %d rows × %d features.\n\n", text(r.Data.Description), r.Data.Rows, r.Data.Features)

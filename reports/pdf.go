@@ -68,6 +68,9 @@ func (r *Report) PDF(w io.Writer) error {
 	if len(r.CommandLine) > 0 {
 		para(9, "", "Command line (flags that only place or show the output left out): "+ShellLine(r.CommandLine))
 	}
+	if t := EvidenceText(r.TrialEvidence); t != "" {
+		para(9, "", t)
+	}
 
 	heading("Summary")
 	para(10, "", "A subject's verdict comes from the findings its claim requires; the others are supporting evidence, which cannot make it PASS but fail it when they show a violation.")

@@ -70,13 +70,17 @@ type Report struct {
 	// CommandLine is the command that decides the report, program name first, its flags
 	// in name order (those that only place or show the output left out): with the tool
 	// version, the seed and the inputs' digests, what it takes to reproduce the report.
-	CommandLine []string  `json:"command_line,omitempty"`
-	Seed        uint64    `json:"seed"`
-	Trials      int       `json:"trials"`
-	Confidence  Number    `json:"confidence"`
-	Inputs      []Input   `json:"inputs"`
-	Data        Data      `json:"data"`
-	Subjects    []Subject `json:"subjects"`
+	CommandLine []string `json:"command_line,omitempty"`
+	Seed        uint64   `json:"seed"`
+	Trials      int      `json:"trials"`
+	Confidence  Number   `json:"confidence"`
+	// TrialEvidence says whether the trials behind the findings were authenticated
+	// (TrialsAuthenticated: written and read back under an evidence key) or not
+	// (TrialsUnauthenticated); empty for a report that runs no trials.
+	TrialEvidence string    `json:"trial_evidence,omitempty"`
+	Inputs        []Input   `json:"inputs"`
+	Data          Data      `json:"data"`
+	Subjects      []Subject `json:"subjects"`
 	// Controls are the negative controls run beside the subjects (--controls): they do not
 	// enter the summary, which is about the method as it is.
 	Controls []Control `json:"controls,omitempty"`

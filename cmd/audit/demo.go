@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
@@ -55,6 +57,11 @@ type demoConfig struct {
 	force        bool            // --force: take over the out folder's files the tool did not write
 	spec         string          // audit run's --spec, an input --out may not replace
 	fromSpec     map[string]bool // audit run: the settings, by flag name, that the spec gave
+
+	// the keys (evidenceFlags): their files, and what they hold once read
+	keys   evidenceFlags      // --evidence-key and --sign-key
+	key    *evidence.Key      // the evidence key read from keys.file(); nil: unauthenticated trials
+	signer ed25519.PrivateKey // the report's signing key; nil: not signed
 }
 
 // inputs are the files the audit reads, which its outputs may not replace.
@@ -104,6 +111,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	c.methodArgs = audit.BindFlags(fs, params)
 	c.data.register(fs)
+	c.keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
 		for _, m := range audit.Methods() {
@@ -127,6 +135,9 @@ Examples:
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
 	if c.oneRun {
+		if c.keys.keyFile != "" || c.keys.signFile != "" {
+			return usagef("demo: --one-run keeps no trials and signs no report: --evidence-key and --sign-key do not apply")
+		}
 		return runOneRunDemo(ctx, c, stdout, stderr)
 	}
 	return runAudit(ctx, c, stdout, stderr)
@@ -159,6 +170,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	}
 	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
 		return usagef("--attacks: %v", err)
+	}
+	if c.key, c.signer, err = c.keys.load(c.command); err != nil {
+		return err
 	}
 	if err := checkOut(c.command, c.out, reportNames(), c.inputs()...); err != nil {
 		return err
@@ -195,6 +209,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
+		TrialEvidence: trialEvidence(c.key),
 	}
 	d, err := openOut(c.command, c.out, c.force)
 	if err != nil {
@@ -238,7 +253,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	rep.Summarize()
-	if err := writeReport(d, rep, formats); err != nil {
+	if err := writeReport(d, rep, formats, c.signer); err != nil {
 		return outErr(c.command, err)
 	}
 	if err := emit(stdout, rep, c.out, formats, c.json); err != nil {
@@ -253,7 +268,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 	for _, ds := range subjects {
 		s := ds.Subject
 		path := audit.CheckpointPath(trialDir, s, c.seed)
-		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -269,7 +284,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		}
 		for _, ctl := range ds.Controls {
 			cs := ctl.Audited.Subject
-			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != ""}
+			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
 			results, err := eng.Run(ctx, cs, c.seed, c.trials)
 			c.progress.Done()
 			if err != nil {
@@ -346,9 +361,10 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 }
 
 // writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
-// (reports.ReportFormats) into the opened folder. Every rendering is made before any file
-// is written, so a failure leaves no report that looks complete.
-func writeReport(d *outdir.Dir, rep *reports.Report, formats []string) error {
+// (reports.ReportFormats) into the opened folder, and with a signer report.json.dsse,
+// report.json signed. Every rendering is made before any file is written, so a failure
+// leaves no report that looks complete.
+func writeReport(d *outdir.Dir, rep *reports.Report, formats []string, signer ed25519.PrivateKey) error {
 	files := map[string][]byte{}
 	for _, f := range append([]string{"json"}, formats...) {
 		body, err := rep.Render(f)
@@ -356,6 +372,13 @@ func writeReport(d *outdir.Dir, rep *reports.Report, formats []string) error {
 			return err
 		}
 		files["report."+f] = body
+	}
+	if signer != nil {
+		env, err := reports.Sign(files["report.json"], signer)
+		if err != nil {
+			return err
+		}
+		files["report.json"+reports.SignedSuffix] = env
 	}
 	return d.WriteFiles(files)
 }

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 )
 
 // The deployment files stay true to the CLI: every audit command they run parses (its
@@ -62,6 +64,7 @@ func TestDeployFiles(t *testing.T) {
 		})
 		// the extra flags a user may pass to each part (unquoted: they split into words)
 		line = strings.ReplaceAll(line, "${AUDIT_RUN_FLAGS:-}", "--controls=false")
+		line = strings.ReplaceAll(line, "${AUDIT_MERGE_FLAGS:-}", "--sign-key=/nonexistent/sign.key")
 		commands = append(commands, strings.Fields(line))
 	}
 	for _, argv := range commands {
@@ -74,6 +77,18 @@ func TestDeployFiles(t *testing.T) {
 		if code != exitUsage || strings.Contains(stderr, "flag provided but not defined") || strings.Contains(stderr, "unexpected argument") {
 			t.Errorf("%q: exit %d, %q; want it to parse and stop at the missing input", argv, code, stderr)
 		}
+	}
+	// every task and the merge get the evidence key: the Kubernetes pods from the Secret,
+	// the Slurm jobs from submit.sh's environment
+	for _, f := range []string{"kubernetes/audit-trials.yaml", "kubernetes/audit-merge.yaml"} {
+		b, _ := os.ReadFile(filepath.Join(root, f))
+		if !regexp.MustCompile(`name: `+evidence.KeyEnv+`\s+value: /evidence/key`).Match(b) || !strings.Contains(string(b), "secretName: unlearnaudit-evidence-key") ||
+			!strings.Contains(string(b), "defaultMode: 0400") {
+			t.Errorf("%s: the evidence key is not passed from the Secret", f)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "slurm", "submit.sh")); !strings.Contains(string(b), "export "+evidence.KeyEnv+"\n") {
+		t.Errorf("submit.sh does not export %s to the jobs", evidence.KeyEnv)
 	}
 	scripts, _ := filepath.Glob(filepath.Join(root, "slurm", "*"))
 	if len(scripts) < 4 {

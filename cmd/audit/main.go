@@ -74,7 +74,7 @@ func exitCode(err error) int {
 		return exitPass
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ve) && ve.verdict == audit.Fail:
+	case errors.As(err, &ve) && ve.verdict == audit.Fail, errors.As(err, new(checkFailed)):
 		return exitFail
 	case errors.As(err, &ve):
 		return exitInconclusive
@@ -99,6 +99,8 @@ Commands:
   merge     merge the parts of a sharded run and report as the one-machine run would
   verify    audit models trained elsewhere (verify --unlearned DIR [--retrained DIR] --spec FILE)
   report    re-render a finished audit from its report.json (Markdown, HTML, PDF or JSON)
+  check-report  verify a report signed with --sign-key (check-report --key PUB.pem report.json.dsse [report.json])
+  keygen    make an evidence key (--evidence-key) and an Ed25519 key pair (--sign-key, check-report --key)
   bounds    compute a method's certificate from declared constants (bounds METHOD ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
   epsilon   bound ε from below from per-example scores of two kinds of models
@@ -149,6 +151,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReport(args[1:], stdout, stderr)
 	case "verify":
 		return runVerify(ctx, args[1:], stdout, stderr)
+	case "check-report":
+		return runCheckReport(args[1:], stdout, stderr)
+	case "keygen":
+		return runKeygen(args[1:], stdout, stderr)
 	case "canaries":
 		return runCanaries(args[1:], stdout, stderr)
 	case "bounds":
@@ -224,13 +230,13 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 // --json, --shard, --force), are left out, so that the same inputs and seed still give the
 // same report bytes, however the trials were run.
 func resultFlags(fs *flag.FlagSet) []string {
-	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force")...)
+	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force", "evidence-key", "sign-key")...)
 }
 
 // replayArgs are the flags a shard's manifest keeps for audit merge to run the command
 // again: resultFlags' and --formats, which decides the renderings the merge writes.
 func replayArgs(fs *flag.FlagSet) []string {
-	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force")
+	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force", "evidence-key", "sign-key")
 }
 
 // givenFlags lists the flags given, as --name=value in name order, but the ones left out.

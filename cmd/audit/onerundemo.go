@@ -100,7 +100,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 		}
 	}
 	rep.Summarize()
-	if err := writeReport(d, rep, formats); err != nil {
+	if err := writeReport(d, rep, formats, nil); err != nil {
 		return outErr(c.command, err)
 	}
 	if c.json {

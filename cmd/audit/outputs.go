@@ -18,13 +18,13 @@ func forceFlag(fs *flag.FlagSet, force *bool) { fs.BoolVar(force, "force", false
 
 // reportNames are the report files a command may leave in its folder, every format:
 // the ones a run removes when it starts, so that no earlier report sits beside its
-// failure as if it were its result.
+// failure as if it were its result; the signed envelope among them.
 func reportNames() []string {
-	names := make([]string, len(reports.ReportFormats))
-	for i, f := range reports.ReportFormats {
-		names[i] = "report." + f
+	names := make([]string, 0, len(reports.ReportFormats)+1)
+	for _, f := range reports.ReportFormats {
+		names = append(names, "report."+f)
 	}
-	return names
+	return append(names, "report.json"+reports.SignedSuffix) // --sign-key's envelope
 }
 
 // checkOut refuses, as bad usage, an output folder that is empty or an input, and one

@@ -50,6 +50,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	fs.StringVar(&shard, "shard", "", "run part I of N of the trials (trials I, I+N, I+2N, …) into DIR/shard-I-of-N, for audit merge; default: the part a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, JOB_COMPLETIONS) assigns, if any")
 	fs.BoolVar(&c.controls, "controls", true, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL); --controls=false skips them")
 	c.registerReportFlags(fs)
+	c.keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit run --spec FILE [flags]\n\nRuns the audit a spec file describes and writes DIR/report.json and DIR/report.md.\nThe spec names the data, the method and its settings, the deletions, the claim, the trials,\nthe attacks and the outputs; flags given override the spec's. Example spec:\n\n"+specExample+"\nFlags:")
 		fs.PrintDefaults()

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
@@ -53,7 +54,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		return err
 	}
 	defer d.Close()
-	if old, err := audit.ReadShardManifest(d.Join(audit.ShardManifestFile)); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
+	if old, err := audit.ReadShardManifest(d.Join(audit.ShardManifestFile), c.key); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
 		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
 	}
 	checkpoints := make([]string, len(m.Subjects))
@@ -74,12 +75,12 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	if err := d.Appending(checkpoints...); err != nil {
 		return outErr("run", err)
 	}
-	if err := writeShardManifest(d, m); err != nil {
+	if err := writeShardManifest(d, m, c.key); err != nil {
 		return err
 	}
 	for k, a := range audit.WithControls(subjects, c.controls) {
 		s, ss := a.Subject, m.Subjects[k]
-		eng := audit.Engine{Workers: c.workers, Checkpoint: d.Join(ss.File), Progress: c.progress.Update, Shard: c.shard}
+		eng := audit.Engine{Workers: c.workers, Checkpoint: d.Join(ss.File), Progress: c.progress.Update, Shard: c.shard, Key: c.key}
 		_, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -91,7 +92,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 		}
 	}
 	m.Complete = true
-	if err := writeShardManifest(d, m); err != nil {
+	if err := writeShardManifest(d, m, c.key); err != nil {
 		return err
 	}
 	subjectsText := fmt.Sprintf("each of %d subjects", len(m.Subjects))
@@ -104,8 +105,8 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 }
 
 // writeShardManifest writes a part's shard.json into its opened folder.
-func writeShardManifest(d *outdir.Dir, m audit.ShardManifest) error {
-	b, err := audit.EncodeShardManifest(m)
+func writeShardManifest(d *outdir.Dir, m audit.ShardManifest, key *evidence.Key) error {
+	b, err := audit.EncodeShardManifest(m, key)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -137,6 +138,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&asJSON, "json", false, "print the report's JSON on stdout instead of the summary table")
 	var force bool
 	forceFlag(fs, &force)
+	var keys evidenceFlags
+	keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
 
@@ -167,8 +170,12 @@ Flags:`)
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
 	}
+	key, _, err := keys.load("merge") // the signing key is read again by the replay
+	if err != nil {
+		return err
+	}
 	// the report and the merged trials go beside the parts, never into one: they are read
-	if found, err := audit.FindShards(dirs); err == nil {
+	if found, err := audit.FindShards(dirs, key); err == nil {
 		var parts []outdir.Input
 		for _, f := range found {
 			parts = append(parts, outdir.Input{Flag: "shard part", Path: f.Dir, Tree: true})
@@ -177,7 +184,7 @@ Flags:`)
 			return err
 		}
 	}
-	set, err := audit.MergeShards(dirs)
+	set, err := audit.MergeShards(dirs, key)
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
@@ -185,7 +192,7 @@ Flags:`)
 	if wd, err := os.Getwd(); err == nil && m.Dir != "" && wd != m.Dir && hasRelativeSpec(m.Args) {
 		return usagef("merge: the shards ran in %s with a relative --spec; run the merge there too (the report records the paths as given)", m.Dir)
 	}
-	argv := append(append([]string{}, m.Args...), "--out="+out, fmt.Sprintf("--workers=%d", workers))
+	argv := append(append(append([]string{}, m.Args...), "--out="+out, fmt.Sprintf("--workers=%d", workers)), keys.args()...)
 	if quiet {
 		argv = append(argv, "--quiet")
 	}

@@ -106,7 +106,7 @@ func TestMergeRefuses(t *testing.T) {
 	shards := runShards(t, spec, dir)
 	part := func(i int) string { return filepath.Join(shards, audit.Shard{Index: i, Count: 3}.Name()) }
 	subjectFile := func(i int, prefix string) string {
-		m, err := audit.ReadShardManifest(filepath.Join(part(i), "shard.json"))
+		m, err := audit.ReadShardManifest(filepath.Join(part(i), "shard.json"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,9 +147,9 @@ func TestMergeRefuses(t *testing.T) {
 			body, _ := os.ReadFile(f)
 			lines := bytes.SplitAfter(body, []byte("\n"))
 			os.WriteFile(f, bytes.Join(lines[:len(lines)-3], nil), 0o644) // the last two trials lost
-			m, _ := audit.ReadShardManifest(filepath.Join(d, "shard-2-of-3", "shard.json"))
+			m, _ := audit.ReadShardManifest(filepath.Join(d, "shard-2-of-3", "shard.json"), nil)
 			m.Complete = false
-			audit.WriteShardManifest(filepath.Join(d, "shard-2-of-3"), m)
+			audit.WriteShardManifest(filepath.Join(d, "shard-2-of-3"), m, nil)
 			return []string{d}
 		}, []string{"part 2/3 is missing trials (d2d/strongly-convex: trials ", "did not finish"}},
 		{"part twice", func(d string) []string {

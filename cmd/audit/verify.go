@@ -222,7 +222,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.MethodName(), claim, findings))
 	rep.Summarize()
-	if err := writeReport(od, rep, outFormats); err != nil {
+	if err := writeReport(od, rep, outFormats, nil); err != nil {
 		return outErr("verify", err)
 	}
 	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {

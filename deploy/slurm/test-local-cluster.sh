@@ -137,6 +137,10 @@ merge_s=$(sed 's/.*"merge_seconds":\([0-9.e+-]*\).*/\1/' plan.json)
 at_once=$(($(nproc) / 2 > 0 ? $(nproc) / 2 : 1))
 predicted_here=$(awk "BEGIN{print int(($parts + $at_once - 1) / $at_once) * $per_part + $merge_s}")
 
+# every run, part and merge under one evidence key (submit.sh passes it to the jobs)
+audit keygen --out keys >/dev/null
+export UNLEARNAUDIT_EVIDENCE_KEY_FILE=$work/keys/evidence.key
+
 echo "--- one machine: $trials trials"
 t0=$(date +%s.%N)
 audit run --spec spec.json --out single --quiet --controls=false
@@ -181,6 +185,10 @@ for f in report.json report.md; do
 		exit 1
 	}
 done
+grep -q '"trial_evidence": "authenticated"' report/report.json || {
+	echo "FAIL: the merged report does not say its trials were authenticated"
+	exit 1
+}
 grep -q '"verdict": "PASS"' report/report.json || {
 	echo "FAIL: the audit did not pass"
 	exit 1

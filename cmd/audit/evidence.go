@@ -1,0 +1,254 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// evidenceFlags are the keys of demo, run and merge: the evidence key that tags the
+// trials, and the signing key of the report.
+type evidenceFlags struct {
+	keyFile  string // --evidence-key; "" reads evidence.KeyEnv
+	signFile string // --sign-key
+}
+
+func (e *evidenceFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&e.keyFile, "evidence-key", "", "a file holding the evidence key (hex, ≥ 32 bytes; openssl rand -hex 32, or audit keygen): every trial kept is tagged with HMAC-SHA256 under it and checked when read back, so trials forged or edited by anyone without the key are refused; default: the file $"+evidence.KeyEnv+" names, if set")
+	fs.StringVar(&e.signFile, "sign-key", "", "an Ed25519 private key (PKCS#8 PEM: openssl genpkey -algorithm ed25519, or audit keygen): sign report.json into report.json.dsse (a DSSE envelope; audit check-report verifies it)")
+}
+
+// keyFile is the evidence key's file: the flag's, else the environment's.
+func (e evidenceFlags) file() string { return evidence.KeyFile(e.keyFile, getenv) }
+
+// load reads the keys before any work; an unreadable or unfit key is bad input.
+func (e evidenceFlags) load(command string) (*evidence.Key, ed25519.PrivateKey, error) {
+	var (
+		key    *evidence.Key
+		signer ed25519.PrivateKey
+		err    error
+	)
+	if f := e.file(); f != "" {
+		if key, err = evidence.LoadKey(f); err != nil {
+			return nil, nil, usagef("%s: %v", command, err)
+		}
+	}
+	if e.signFile != "" {
+		if signer, err = evidence.LoadSigningKey(e.signFile); err != nil {
+			return nil, nil, usagef("%s: --sign-key: %v", command, err)
+		}
+	}
+	return key, signer, nil
+}
+
+// args are the flags that pass the keys on to the command audit merge replays.
+func (e evidenceFlags) args() []string {
+	var out []string
+	if f := e.file(); f != "" {
+		out = append(out, "--evidence-key="+f)
+	}
+	if e.signFile != "" {
+		out = append(out, "--sign-key="+e.signFile)
+	}
+	return out
+}
+
+// trialEvidence is what a report says of its trials under key.
+func trialEvidence(key *evidence.Key) string {
+	if key != nil {
+		return reports.TrialsAuthenticated
+	}
+	return reports.TrialsUnauthenticated
+}
+
+// maxSignedBytes bounds what check-report reads: a report is settings and findings,
+// megabytes at most.
+const maxSignedBytes = 256 << 20
+
+// readBounded reads a file of at most max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	}
+	return b, nil
+}
+
+// runCheckReport verifies a signed report: exit 0 when the signature holds (and the
+// report given is the one signed), 1 when it does not, 2 when the input cannot be read.
+func runCheckReport(args []string, stdout, stderr io.Writer) error {
+	var keyPath string
+	fs := flag.NewFlagSet("check-report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&keyPath, "key", "", "the signer's Ed25519 public key (PEM: openssl pkey -in KEY -pubout, or audit keygen's sign.pub) (required)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: audit check-report --key PUB.pem REPORT.json.dsse [REPORT.json]
+
+Checks a report signed with --sign-key: the DSSE envelope's Ed25519 signature under the
+public key, its payload type, and, if REPORT.json is given, that it is byte for byte the
+report signed. Exit 0: the signature holds; 1: it does not (another key, an edited
+envelope or report); 2: a file cannot be read or is not an envelope or key.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	var files []string
+	rest := args
+	for { // files and flags in any order
+		if err := parseFlagsLoose(fs, rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files, rest = append(files, fs.Arg(0)), fs.Args()[1:]
+	}
+	if keyPath == "" || len(files) < 1 || len(files) > 2 {
+		return usagef("check-report: want --key PUB.pem, the envelope and optionally the report (audit check-report --key PUB.pem report.json.dsse report.json)")
+	}
+	pubPEM, err := readBounded(keyPath, 1<<16)
+	if err != nil {
+		return usagef("check-report: --key: %v", err)
+	}
+	pub, err := evidence.ParsePublicKey(pubPEM)
+	if err != nil {
+		return usagef("check-report: --key %s: %v", keyPath, err)
+	}
+	env, err := readBounded(files[0], maxSignedBytes)
+	if err != nil {
+		return usagef("check-report: %v", err)
+	}
+	var report []byte
+	if len(files) == 2 {
+		if report, err = readBounded(files[1], maxSignedBytes); err != nil {
+			return usagef("check-report: %v", err)
+		}
+	}
+	c, err := reports.CheckSigned(env, pub, report)
+	if errors.Is(err, reports.ErrSignature) {
+		fmt.Fprintf(stdout, "NOT VERIFIED: %s: %v\n", files[0], err)
+		return checkFailed{}
+	}
+	if err != nil {
+		return usagef("check-report: %s: %v", files[0], err)
+	}
+	what := "its payload"
+	if report != nil {
+		what = files[1] + ", byte for byte"
+	}
+	fmt.Fprintf(stdout, "verified: %s is signed by the key %s (Ed25519, id %s) and holds %s: a report of audit %s, seed %d, overall %s\n",
+		files[0], keyPath, c.KeyID, what, c.Report.Command, c.Report.Seed, c.Report.Summary.Verdict)
+	return nil
+}
+
+// checkFailed is a check that ran and did not hold: exit 1.
+type checkFailed struct{}
+
+func (checkFailed) Error() string { return "the signature does not hold" }
+
+// parseFlagsLoose parses flags that may stand among positional arguments (parseFlags
+// refuses those).
+func parseFlagsLoose(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	if err != nil {
+		return usagef("%s: %v (run \"audit %s -h\" for the flags)", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
+// runKeygen writes a new evidence key and Ed25519 key pair into a folder, refusing to
+// replace any file.
+func runKeygen(args []string, stdout, stderr io.Writer) error {
+	var dir string
+	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&dir, "out", "", "the folder to write evidence.key, sign.key and sign.pub into (required; created if missing, files in it never replaced)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: audit keygen --out DIR
+
+Writes DIR/evidence.key (the evidence key, hex, mode 0600: give it to run, demo and
+merge with --evidence-key or $`+evidence.KeyEnv+`), DIR/sign.key (an Ed25519
+private key, PKCS#8 PEM, mode 0600: --sign-key) and DIR/sign.pub (its public key, PEM:
+audit check-report --key). The same with OpenSSL:
+  openssl rand -hex 32 > evidence.key && chmod 600 evidence.key
+  openssl genpkey -algorithm ed25519 -out sign.key && chmod 600 sign.key
+  openssl pkey -in sign.key -pubout -out sign.pub
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if dir == "" {
+		return usagef("keygen: --out is required")
+	}
+	ek, priv, pub, err := evidence.GenerateKeys(rand.Reader)
+	if err != nil {
+		return fmt.Errorf("keygen: %w", err)
+	}
+	files := []struct {
+		name string
+		body []byte
+		mode os.FileMode
+	}{{"evidence.key", ek, 0o600}, {"sign.key", priv, 0o600}, {"sign.pub", pub, 0o644}}
+	for _, f := range files {
+		if _, err := os.Lstat(filepath.Join(dir, f.name)); err == nil {
+			return usagef("keygen: %s exists; keys are never replaced (remove it, or give another --out)", filepath.Join(dir, f.name))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return usagef("keygen: %v", err)
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		// O_EXCL: a file that appeared since the check is not replaced either
+		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
+		if err != nil {
+			return usagef("keygen: %v", err)
+		}
+		_, err = w.Write(f.body)
+		if err = errors.Join(err, w.Chmod(f.mode), w.Close()); err != nil {
+			return fmt.Errorf("keygen: %s: %w", p, err)
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s (evidence key), %s (signing key) and %s (its public key)\nkeep the first two secret; export %s=%s\n",
+		filepath.Join(dir, "evidence.key"), filepath.Join(dir, "sign.key"), filepath.Join(dir, "sign.pub"), evidence.KeyEnv, absPath(filepath.Join(dir, "evidence.key")))
+	return nil
+}
+
+// absPath is p made absolute, or p if it cannot be.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
