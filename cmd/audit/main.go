@@ -11,12 +11,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // every method registers itself: the CLI only looks them up
+	"github.com/unlearnaudit/unlearnaudit/internal/buildinfo"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
@@ -37,6 +39,7 @@ const (
 const interruptedHint = "interrupted; finished trials are kept: rerun the same command to resume"
 
 func main() {
+	invokedAs = progName(os.Args[0])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -52,6 +55,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "audit:", err)
 	}
 	os.Exit(code)
+}
+
+// invokedAs is the command as the user runs it, for the commands the hints print.
+var invokedAs = "audit"
+
+// progName is how hints name the binary given its argv[0]: as typed when it was a path
+// (./audit, /opt/bin/audit) or a name found on the PATH; "audit" for go run's temporary
+// build, whose path is gone when it exits (the README installs the binary instead).
+func progName(arg0 string) string {
+	if arg0 == "" || strings.Contains(filepath.ToSlash(arg0), "/go-build") {
+		return "audit"
+	}
+	return arg0
 }
 
 // usageError is bad usage or bad input: exit 2.
@@ -106,7 +122,7 @@ Commands:
   epsilon   bound ε from below from per-example scores of two kinds of models
   plan      how large an ε a number of trials can resolve, and how many trials a claim needs
   reproduce re-run a paper's experiment (reproduce EXPERIMENT ...; "audit reproduce help" lists them)
-  version   print the version
+  version   print the version and the commit it was built from (also --version, -V)
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
 3 inconclusive, 130 interrupted (rerun the same command to resume). Run "audit <command> -h" for a command's flags.
@@ -167,8 +183,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPlan(ctx, args[1:], stdout, stderr)
 	case "reproduce":
 		return runReproduce(ctx, args[1:], stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "audit", version)
+	case "version", "--version", "-version", "-V":
+		fmt.Fprintln(stdout, "audit", buildinfo.Describe(version, buildinfo.Read()))
 		return nil
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && args[1] != "help" { // audit help CMD: the command's own help

@@ -119,7 +119,7 @@ func writeShardManifest(d *outdir.Dir, m audit.ShardManifest, key *evidence.Key)
 // mergeHint is the merge command a finished part prints, its folder quoted for a shell
 // (REPORT-DIR is for the user to fill in).
 func mergeHint(out string) string {
-	return shell.Join([]string{"audit", "merge", shell.Arg(out)}) + " --out REPORT-DIR"
+	return shell.Join([]string{invokedAs, "merge", shell.Arg(out)}) + " --out REPORT-DIR"
 }
 
 // runMerge gathers the parts of a sharded audit run and checks and reports them exactly as

@@ -1,0 +1,29 @@
+package buildinfo
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"a checkout's build", debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "false"}}},
+			"0.1.0 (commit 0123456789ab; go1.26.0)"},
+		{"a dirty tree", debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}},
+			"0.1.0 (commit 0123456789ab, modified; go1.26.0)"},
+		{"go install …@version", debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261127031936-415d663aa1b2"}},
+			"0.1.0 (module v0.0.0-20261127031936-415d663aa1b2; go1.26.0)"},
+		{"go run", debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
+			"0.1.0 (commit not stamped: go run, or a build with -buildvcs=false; go1.26.0)"},
+	} {
+		if got := Describe("0.1.0", FromBuildInfo(&c.bi)); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
