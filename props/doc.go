@@ -44,6 +44,17 @@
 //		props.CheckSaved(t, "pipeline", "out/unlearned", "out/retrained", 1, 1e-5, 1)
 //	}
 //
+// An INCONCLUSIVE game is logged with the models a side that would decide and leaves the
+// test passing; pass FailInconclusive() to any of the three checks to fail it instead.
+//
+// # From your own module
+//
+// The module is not on a proxy: clone it and point your module at the clone, then tidy
+// (docs/props-in-your-tests.md walks through it, and a test runs every step):
+//
+//	go mod edit -require=github.com/unlearnaudit/unlearnaudit@v0.0.0 -replace=github.com/unlearnaudit/unlearnaudit=../unlearnaudit
+//	go mod tidy
+//
 // # Descent-to-Delete
 //
 // D2DTrajectory(mode) is a whole property: it draws data, a loss and requests, plans the

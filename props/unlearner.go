@@ -34,6 +34,35 @@ type ReportTB interface {
 	Logf(format string, args ...any)
 }
 
+// An Option changes how a check reports.
+type Option func(*options)
+
+type options struct{ failInconclusive bool }
+
+// FailInconclusive makes an INCONCLUSIVE game fail the test (t.Errorf, naming the trials
+// or models per side that would decide) instead of logging it: for a test that must
+// show the claim holds, not only that no violation was seen.
+func FailInconclusive() Option { return func(o *options) { o.failInconclusive = true } }
+
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// inconclusive reports a game without the power to decide: logged, or with
+// FailInconclusive an error.
+func (o options) inconclusive(t ReportTB, format string, args ...any) {
+	t.Helper()
+	if o.failInconclusive {
+		t.Errorf(format+" (FailInconclusive)", args...)
+		return
+	}
+	t.Logf(format, args...)
+}
+
 // CheckUnlearner audits your unlearner from `go test`, the way the toolkit audits its own
 // methods: it checks the contract the audit rests on, then runs trials of unlearning and
 // of retraining and plays the distinguishing game on the published models.
@@ -44,10 +73,10 @@ type ReportTB interface {
 //   - The game (audit.EmpiricalRelease): a violation of the claim shown at 95 %
 //     confidence fails the test, naming the ε it shows. A game without the power to catch
 //     a 2× violation is not a pass: it is logged as INCONCLUSIVE with the trials that would
-//     decide, and the test does not fail for it.
+//     decide, and the test does not fail for it unless FailInconclusive is given.
 //
 // It returns the game's finding for further assertions.
-func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trials int, seed uint64) audit.Finding {
+func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trials int, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
 	remaining, err := data.Without(deletes...)
 	if err != nil {
@@ -76,12 +105,13 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 		t.Errorf("%s: %v", u.Name, err)
 		return audit.Finding{}
 	}
-	return playGame(t, u.Name, u.Epsilon, u.Delta, seed, results)
+	return playGame(t, u.Name, u.Epsilon, u.Delta, seed, results, collect(opts))
 }
 
 // playGame runs the distinguishing game on the trials and reports its verdict: a FAIL
-// fails the test, an INCONCLUSIVE is logged with the trials that would decide.
-func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []audit.TrialResult) audit.Finding {
+// fails the test, an INCONCLUSIVE is logged with the trials that would decide (an error
+// with FailInconclusive).
+func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []audit.TrialResult, o options) audit.Finding {
 	t.Helper()
 	f, err := audit.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(context.Background(), results)
 	if err != nil {
@@ -92,7 +122,7 @@ func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, resu
 	case audit.Fail:
 		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows ε ≥ %.3g over %d trials (%s)", name, epsilon, delta, f.Title, f.Measured, len(results), f.Detail)
 	case audit.Inconclusive:
-		t.Logf("%s: INCONCLUSIVE: %s", name, f.Detail)
+		o.inconclusive(t, "%s: INCONCLUSIVE (not a pass: about %d trials per side would decide): %s", name, f.TrialsNeeded, f.Detail)
 	}
 	return f
 }
@@ -102,12 +132,12 @@ func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, resu
 // (artifact.LoadSample), of any sizes of at least 8 models (audit.VerifySamples: the game
 // over the pre-registered parameter statistics). A violation of the (ε, δ) claim fails
 // the test; a game without the power to decide is logged as INCONCLUSIVE with the models
-// per side that would. Files that cannot be read, or samples of different shapes, fail
+// per side that would (FailInconclusive makes it fail the test). Files that cannot be read, or samples of different shapes, fail
 // the test naming the file. Fewer unlearned models — one production model — need
 // per-record scores: CheckSavedScores.
-func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64) audit.Finding {
+func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
-	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifySamples)
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifySamples, collect(opts))
 }
 
 // CheckSavedScores is CheckSaved on per-record scores (models × deleted records, losses:
@@ -115,13 +145,13 @@ func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 // records' mean and median loss with 8 unlearned models or more, and with fewer, down to
 // one, the rank test of their mean loss among the retrains, which can fail the test and
 // never passes it.
-func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64) audit.Finding {
+func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
-	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifyScores)
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifyScores, collect(opts))
 }
 
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
-	verify func(ctx context.Context, u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error)) audit.Finding {
+	verify func(ctx context.Context, u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
 	t.Helper()
 	u, _, err := artifact.LoadSample(unlearned)
 	if err != nil {
@@ -146,7 +176,7 @@ func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 	case audit.Fail:
 		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows %s %.3g against %.3g with %d unlearned and %d retrained models (%s)", name, epsilon, delta, f.Title, f.Check, f.Measured, f.Bound, nu, nr, f.Detail)
 	case audit.Inconclusive:
-		t.Logf("%s: INCONCLUSIVE (not a pass: about %d models a side would decide): %s", name, f.TrialsNeeded, f.Detail)
+		o.inconclusive(t, "%s: INCONCLUSIVE (not a pass: about %d models a side would decide): %s", name, f.TrialsNeeded, f.Detail)
 	}
 	return f
 }

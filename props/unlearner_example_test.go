@@ -29,10 +29,12 @@ func outputPerturbation(ctx context.Context, remaining *reference.Dataset, s ref
 }
 
 // reportLog collects what CheckUnlearner reports, as a *testing.T would.
-type reportLog struct{ errors []string }
+type reportLog struct{ errors, logs []string }
 
-func (r *reportLog) Helper()             {}
-func (r *reportLog) Logf(string, ...any) {}
+func (r *reportLog) Helper() {}
+func (r *reportLog) Logf(f string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(f, args...))
+}
 func (r *reportLog) Errorf(f string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(f, args...))
 }

@@ -138,3 +138,24 @@ func TestCheckSaved(t *testing.T) {
 		t.Error("unpaired samples accepted")
 	}
 }
+
+// An INCONCLUSIVE game is logged with the models a side that would decide, and does not
+// fail the test; with FailInconclusive it fails it, saying so. The correct sample's 40
+// models a side are too few to PASS at ε = 1 (the game has no power against 2×).
+func TestCheckSavedInconclusiveIsLoggedOrFailed(t *testing.T) {
+	dir := filepath.Join("..", "cmd", "audit", "testdata", "verify")
+	u, r := filepath.Join(dir, "good"), filepath.Join(dir, "retrained")
+	var logged reportLog
+	f := props.CheckSaved(&logged, "good", u, r, 1, 1e-3, 1)
+	if f.Verdict != audit.Inconclusive {
+		t.Fatalf("the fixture's verdict is %s; the test needs an INCONCLUSIVE one", f.Verdict)
+	}
+	if len(logged.errors) != 0 || len(logged.logs) != 1 || !strings.Contains(logged.logs[0], "INCONCLUSIVE (not a pass: about "+strconv.Itoa(f.TrialsNeeded)+" models a side would decide)") {
+		t.Errorf("without the option: errors %q, logs %q", logged.errors, logged.logs)
+	}
+	var failed reportLog
+	props.CheckSaved(&failed, "good", u, r, 1, 1e-3, 1, props.FailInconclusive())
+	if len(failed.errors) != 1 || !strings.Contains(failed.errors[0], "INCONCLUSIVE") || !strings.Contains(failed.errors[0], "FailInconclusive") || len(failed.logs) != 0 {
+		t.Errorf("with FailInconclusive: errors %q, logs %q", failed.errors, failed.logs)
+	}
+}
