@@ -24,7 +24,7 @@ func BindFlags(fs *flag.FlagSet, params []Param) Args {
 			args.Set(p.Name, v)
 			return nil
 		}
-		fs.Var(&textFlag{set: set, isBool: p.Bool}, p.Name, p.help())
+		fs.Var(&textFlag{set: set, isBool: p.Bool, kind: p.Kind, list: p.List}, p.Name, p.help())
 	}
 	return args
 }
@@ -37,6 +37,18 @@ type textFlag struct {
 	text   string
 	set    func(string) error
 	isBool bool
+	kind   ValueKind
+	list   bool
+}
+
+// Placeholder names the value in help: N for an integer, X for a number, NAME for a
+// choice, VALUE for text.
+func (f *textFlag) Placeholder() string {
+	p := [...]string{Text: "VALUE", Number: "X", Integer: "N", Choice: "NAME"}[f.kind]
+	if f.list {
+		p += ",…"
+	}
+	return p
 }
 
 func (f *textFlag) String() string {
@@ -151,7 +163,7 @@ func Var[T int | float64 | string](fs *flag.FlagSet, dst *T, p Param) {
 		}
 		assign(v)
 		return nil
-	}}, p.Name, p.help())
+	}, kind: p.Kind, list: p.List}, p.Name, p.help())
 }
 
 // refusals holds, per flag set being parsed, the value a parameter refused: the flag

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -39,7 +40,7 @@ func runBounds(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit bounds %s [flags]\n\n%s --json writes the same as one object.\n\nExample:\n  audit bounds %s %s\n\nFlags:\n", m.Name(), b.About, m.Name(), b.Example)
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
@@ -21,7 +22,7 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "canaries.json", "the plan file to write (not overwritten)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit canaries --seed S [--canaries M] [--out FILE]\n\nDraws which canaries a one-run audit trains on: canary i is included (then deleted) when\nincluded[i] is 1, each with probability 1/2 from the seed. Train on your data plus the\nincluded canaries, delete every included canary with your unlearner, score all M canaries\nunder the published model (a loss or a confidence each, in canary order), then\n\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_scores.npy\n\nFlags:")
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

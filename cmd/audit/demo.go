@@ -16,6 +16,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
@@ -127,7 +128,7 @@ Examples:
   audit demo --data t10k-images-idx3-ubyte.gz --format idx --classes 3,8 --trials 400
 `)
 		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -65,7 +66,7 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit estimate --a A.csv --b B.csv [flags]\n\nEstimates the Rényi divergence D_α(A‖B) from samples, with an interval (an estimate, not a bound).\n\nExamples:\n  audit estimate --a unlearned.csv --b retrained.csv --method gauss --alpha 2\n  audit estimate --a unlearned.csv --b retrained.csv --method knn --k 5 --json\n\nFlags:")
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -146,7 +147,7 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit epsilon --a scoresA.csv --b scoresB.csv --delta D [flags]\n\nBounds ε from below by a distinguishing game on each example's scores, and computes the\nNeurIPS 2023 unlearning competition's per-example ε and forgetting score.\n\nExamples:\n  audit epsilon --a scores_unlearned.csv --b scores_retrained.csv --delta 1e-5\n  audit epsilon --a scores_unlearned.csv --b scores_retrained.csv --delta 1e-5 --json\n\nFlags:")
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -238,19 +239,20 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		budget                            time.Duration
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--claim-epsilon E] [flags]\n       audit plan --spec FILE [--power 0.8 --against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --claim-epsilon, its power against a true ε of --factor × the claim\nand how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--against × its ε with --power, and, from a short calibration run on this machine, how long\nthe audit takes at those trials (and at the spec's) on one machine and on --shards parts\n(audit run --shard, then audit merge).\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --claim-epsilon 1 --factor 2\n  audit plan --spec audit.json --power 0.8 --against 2 --shards 4\n\nFlags:")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
+		cliflag.Print(fs.Output(), fs)
 	}
 	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
 	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required without --spec)", Kind: audit.Number, Range: "[0, 1)"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
-	audit.Var(fs, &claim, audit.Param{Name: "claim-epsilon", Usage: "claimed ε: also say how many trials would detect it being off (searched up to 1000000 per side, the most an audit runs)", Kind: audit.Number, Range: "(0, 100]"})
-	audit.Var(fs, &factor, audit.Param{Name: "factor", Usage: "with --claim-epsilon: the violation to detect, true ε = factor × claim", Default: "2", Kind: audit.Number, Range: "(1, 1000]"})
-	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --claim-epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
+	audit.Var(fs, &claim, audit.Param{Name: "epsilon", Usage: "the claimed ε: also say how many trials would detect it being off (searched up to 1000000 per side, the most an audit runs)", Kind: audit.Number, Range: "(0, 100]"})
+	cliflag.Alias(fs, "claim-epsilon", "epsilon")
+	audit.Var(fs, &factor, audit.Param{Name: "power-against", Usage: "with --epsilon or --spec: the violation to detect, a true ε of F × the claimed ε (default 2; with --spec, the spec's power.against, else 2)", Kind: audit.Number, Range: "(1, 1000]"})
+	cliflag.Alias(fs, "factor", "power-against")
+	cliflag.Alias(fs, "against", "power-against")
+	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	fs.StringVar(&spec, "spec", "", "plan the audit this spec file describes (audit run --spec FILE)")
-	var against float64
-	audit.Var(fs, &against, audit.Param{Name: "against", Usage: "with --spec: the violation to detect, true ε = against × the claim (default: the spec's power.against, else 2)", Kind: audit.Number, Range: "(1, 1000]"})
 	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxShards)})
 	fs.DurationVar(&budget, "calibrate", 10*time.Second, "with --spec: about how long the calibration run may take")
 	audit.Var(fs, &workers, audit.WorkersParam)
@@ -261,7 +263,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if spec != "" {
 		set := setFlags(fs)
-		for _, f := range []string{"delta", "claim-epsilon", "factor", "strategy", "confidence"} {
+		for _, f := range []string{"delta", "epsilon", "strategy", "confidence"} {
 			if set[f] {
 				return usagef("plan: --%s comes from the spec with --spec (the spec's claim and confidence are planned)", f)
 			}
@@ -273,7 +275,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if set["trials"] {
 			argv = append(argv, fmt.Sprintf("--trials=%d", trials))
 		}
-		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: against, shards: shards, budget: budget, json: *asJSON}})
+		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: factor, shards: shards, budget: budget, json: *asJSON}})
 	}
 	set := setFlags(fs)
 	for _, f := range []string{"shards", "calibrate", "workers", "controls"} {
@@ -281,11 +283,8 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return usagef("plan: --%s plans a spec's run: it needs --spec", f)
 		}
 	}
-	if set["against"] {
-		if set["factor"] {
-			return usagef("plan: --against and --factor name the same violation; give one")
-		}
-		factor = against
+	if !set["power-against"] {
+		factor = audit.DefaultPowerAgainst
 	}
 	var missing []error
 	if !set["trials"] {
@@ -303,7 +302,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	out := planOutput{Trials: trials, Delta: delta, Confidence: conf, Strategy: strat.String(),
 		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(trials, delta, conf, strat))}
-	if set["claim-epsilon"] {
+	if set["epsilon"] {
 		out.ClaimEpsilon, out.Factor, out.Power = claim, factor, power
 		if out.TrialsForResolution, err = epsilon.TrialsForResolution(claim, delta, conf, strat); err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
@@ -320,7 +319,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %g%% confidence, a distinguishing game can show at most ε = %s violated.\n",
 		trials, delta, 100*conf, reports.G10(float64(out.MaxCertifiable)))
-	if set["claim-epsilon"] {
+	if set["epsilon"] {
 		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", claim, out.TrialsForResolution)
 		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (assuming a Gaussian leak, μ = %.4g).\n",
 			factor, claim, power, out.TrialsNeeded, out.GDPMu)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -109,7 +110,7 @@ report signed. Exit 0: the signature holds; 1: it does not (another key, an edit
 envelope or report); 2: a file cannot be read or is not an envelope or key.
 
 Flags:`)
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	var files []string
 	rest := args
@@ -203,7 +204,7 @@ audit check-report --key). The same with OpenSSL:
   openssl pkey -in sign.key -pubout -out sign.pub
 
 Flags:`)
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // every method registers itself: the CLI only looks them up
 	"github.com/unlearnaudit/unlearnaudit/internal/buildinfo"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
@@ -228,7 +229,10 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 			fs.Usage()
 			return err
 		}
-		return usagef("%s: %v (run \"audit %s -h\" for the flags)", fs.Name(), err, fs.Name())
+		return usagef("%s: %v (run \"%s %s -h\" for the flags)", fs.Name(), err, invokedAs, fs.Name())
+	}
+	if err := cliflag.Conflicts(fs); err != nil {
+		return usagef("%s: %v", fs.Name(), err)
 	}
 	return nil
 }
@@ -236,7 +240,7 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 // setFlags reports which flags were given on the command line.
 func setFlags(fs *flag.FlagSet) map[string]bool {
 	m := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) { m[cliflag.Canonical(fs, f.Name)] = true }) // an alias sets its flag
 	return m
 }
 
@@ -257,11 +261,18 @@ func replayArgs(fs *flag.FlagSet) []string {
 
 // givenFlags lists the flags given, as --name=value in name order, but the ones left out.
 func givenFlags(fs *flag.FlagSet, leftOut ...string) []string {
-	var out []string
-	fs.Visit(func(f *flag.Flag) { // in lexicographical order
-		if !slices.Contains(leftOut, f.Name) {
-			out = append(out, "--"+f.Name+"="+f.Value.String())
+	type given struct{ name, value string }
+	var gs []given
+	fs.Visit(func(f *flag.Flag) {
+		// an old name is recorded as the flag it sets, so the report is the same bytes
+		if name := cliflag.Canonical(fs, f.Name); !slices.Contains(leftOut, name) {
+			gs = append(gs, given{name, f.Value.String()})
 		}
 	})
+	slices.SortFunc(gs, func(a, b given) int { return strings.Compare(a.name, b.name) }) // in name order
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = "--" + g.name + "=" + g.value
+	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -22,7 +23,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&out, "out", "", "file to write (default: standard output)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|pdf|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nExamples:\n  audit report --in audit-report/report.json --format html --out report.html\n  audit report --in audit-report/report.json --format pdf --out report.pdf\n\nFlags:")
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

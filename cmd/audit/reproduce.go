@@ -6,23 +6,57 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 )
 
 // reproduceUsage lists every registered method's experiments.
 func reproduceUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: audit reproduce <experiment> [flags]\n\nExperiments:\n")
+	width := 0
 	for _, e := range audit.AllExperiments() {
-		lines := strings.Split(e.Summary, "\n")
-		fmt.Fprintf(&b, "  %-13s %s\n", e.Name, lines[0])
-		for _, l := range lines[1:] {
-			fmt.Fprintf(&b, "  %-13s %s\n", "", l)
+		width = max(width, len(e.Name))
+	}
+	// one column for the names, the summaries re-flowed beside it
+	for _, e := range audit.AllExperiments() {
+		for i, l := range wrapWords(strings.Fields(e.Summary), 92-width) {
+			name := ""
+			if i == 0 {
+				name = e.Name
+			}
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, name, l)
 		}
 	}
 	b.WriteString("\nRun \"audit reproduce <experiment> -h\" for its flags.\n")
 	return b.String()
+}
+
+// wrapWords fills lines of at most width characters (runes) with words, a word longer
+// than width on a line of its own.
+func wrapWords(words []string, width int) []string {
+	var lines []string
+	var line strings.Builder
+	n := 0
+	for _, w := range words {
+		k := utf8.RuneCountInString(w)
+		if n > 0 && n+1+k > width {
+			lines, n = append(lines, line.String()), 0
+			line.Reset()
+		}
+		if n > 0 {
+			line.WriteByte(' ')
+			n++
+		}
+		line.WriteString(w)
+		n += k
+	}
+	if n > 0 {
+		lines = append(lines, line.String())
+	}
+	return lines
 }
 
 func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,7 +83,7 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	eargs := audit.BindFlags(fs, e.Params)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit reproduce %s [flags]\n\n%s\n\nExample:\n  audit reproduce %s --out reproduce-%s\n\nFlags:\n", e.Name, e.About, e.Name, e.Name)
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 )
 
 // runRun runs the audit a spec file describes (audit.Spec), with the demo's machinery:
@@ -53,7 +54,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	c.keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit run --spec FILE [flags]\n\nRuns the audit a spec file describes and writes DIR/report.json and DIR/report.md.\nThe spec names the data, the method and its settings, the deletions, the claim, the trials,\nthe attacks and the outputs; flags given override the spec's. Example spec:\n\n"+specExample+"\nFlags:")
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

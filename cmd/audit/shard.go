@@ -12,6 +12,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
@@ -154,7 +155,7 @@ Example (a Slurm array of 4 tasks, then the merge):
   audit merge shards --out report
 
 Flags:`)
-		fs.PrintDefaults()
+		cliflag.Print(fs.Output(), fs)
 	}
 	var dirs []string
 	rest := args

@@ -1,0 +1,20 @@
+// Package cliflag is the command line's one vocabulary: flag help printed the same way
+// by every command, and old flag names kept as hidden aliases of the new ones for a
+// release.
+//
+// Print writes a flag set's help as the tool's users read it — `--name PLACEHOLDER`,
+// the usage, and one default — leaving aliases out:
+//
+//	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+//	fs.Float64("power-against", 2, "the violation to detect: true ε = F × the claim")
+//	cliflag.Alias(fs, "factor", "power-against") // the old name still parses
+//	fs.Usage = func() { cliflag.Print(fs.Output(), fs) }
+//
+// A value names its placeholder by implementing Placeholder() string (the audit
+// package's parameters do: N for an integer, X for a number); otherwise the usage's
+// back-quoted word names it, as in the flag package, or the value's Go type does.
+//
+// An alias shares its flag's value: Canonical maps a name as given to the flag it sets,
+// so a report's command line records `--power-against=3` however it was spelled, and
+// Conflicts refuses a command line that sets one flag under two names.
+package cliflag
