@@ -118,7 +118,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		if got, want := int(sub.runs.Load()), (Shard{p, 3}).Trials(11); got != want {
 			t.Fatalf("part %d ran %d trials, want %d", p, got, want)
 		}
-		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file}}
+		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 		m := ShardManifest{Tool: "test", Shard: Shard{p, 3}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 11, Subjects: subj, Complete: true}
 		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 11, subj)
 		if err := WriteShardManifest(d, m, nil); err != nil {
@@ -171,8 +171,8 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 // A manifest that is not one this tool wrote is refused with the file and the field.
 func TestReadShardManifestRefuses(t *testing.T) {
 	dir := t.TempDir()
-	fp := RunFingerprint("t", []string{}, 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl"}})
-	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"` + fp + `","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl"}],"complete":true}`
+	fp := RunFingerprint("t", []string{}, 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl", Params: 3}})
+	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"` + fp + `","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl","params":3}],"complete":true}`
 	for _, c := range []struct{ body, want string }{
 		{good, ""},
 		// an edited manifest is named: its fingerprint is no longer its settings'
@@ -183,6 +183,12 @@ func TestReadShardManifestRefuses(t *testing.T) {
 		{strings.Replace(good, `"trials":4`, `"trials":0`, 1), "field trials"},
 		{strings.Replace(good, `trials/s.jsonl`, `../../etc/passwd`, 1), "subjects[0].file"},
 		{strings.Replace(good, `"complete":true`, `"complete":true,"extra":1`, 1), "unknown field"},
+		// the dimension bounds the checkpoint's lines: an older manifest without it is
+		// refused, naming the field and what to do
+		{strings.Replace(good, `,"params":3`, ``, 1), "subjects[0].params: missing (an older version's manifest"},
+		{strings.Replace(good, `"params":3`, `"params":-1`, 1), "subjects[0].params: -1, want 1 to 2147483648"},
+		{strings.Replace(good, `"params":3`, `"params":2147483649`, 1), "subjects[0].params: 2147483649, want 1 to"},
+		{strings.Replace(good, `"params":3`, `"params":4`, 1), "edited: its fingerprint"},
 		{strings.Replace(good, `shard/v1`, `shard/v0`, 1), "schema"},
 		{strings.Repeat(" ", maxManifestBytes+1), "larger than"},
 	} {
