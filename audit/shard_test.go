@@ -83,6 +83,14 @@ func TestShardFromEnv(t *testing.T) {
 		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_STEP": "2"}, fail: "not a task of a regular array"},
 		{env: map[string]string{"JOB_COMPLETION_INDEX": "1"}, fail: "JOB_COMPLETIONS is not"},
 		{env: map[string]string{"JOB_COMPLETION_INDEX": "5", "JOB_COMPLETIONS": "5"}, fail: "numbered 0 to 4"},
+		// values are bounded before any arithmetic: a message echoes them as set, never
+		// a difference that overflowed ("part 9223372036854775807 of 4")
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "-9223372036854775808", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1"}, fail: "SLURM_ARRAY_TASK_ID=-9223372036854775808: want an integer from 0 to 2147483648"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "9223372036854775807", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "-1"}, fail: "SLURM_ARRAY_TASK_ID=9223372036854775807: want an integer from 0 to 2147483648"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "-9223372036854775808"}, fail: "SLURM_ARRAY_TASK_MIN=-9223372036854775808: want"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "99999999999999999999", "SLURM_ARRAY_TASK_COUNT": "4"}, fail: "SLURM_ARRAY_TASK_ID=99999999999999999999: want an integer from 0 to"},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "99999999999999999999", "JOB_COMPLETIONS": "4"}, fail: "JOB_COMPLETION_INDEX=99999999999999999999: want an integer from 0 to"},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "0", "JOB_COMPLETIONS": "x"}, fail: `JOB_COMPLETIONS="x": not an integer`},
 	} {
 		sh, from, err := ShardFromEnv(func(k string) string { return c.env[k] })
 		switch {
