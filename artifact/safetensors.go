@@ -133,7 +133,10 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 				return nil, fail(e.name+".shape", "negative dimension %d", s)
 			}
 			if s > 0 && count > int64(reference.MaxValues)/s {
-				return nil, fail(e.name+".shape", "%v", reference.CheckValues("tensor "+e.name, int(min(count, math.MaxInt32)), int(min(s, math.MaxInt32))))
+				// the shape as the file gives it: its product is never formed, so no
+				// dimension is printed overflowed or clipped
+				return nil, fail(e.name+".shape", "tensor %s: shape %v holds more than the cap of %d values (reference.MaxValues, %.3g GB of float64; raise it with --max-values)",
+					e.name, e.Shape, reference.MaxValues, float64(reference.MaxValues)*8/1e9)
 			}
 			count *= s
 		}

@@ -85,7 +85,10 @@ func TestSafetensorsRefusals(t *testing.T) {
 		{"a gap", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, le(1.0, 2.0)), "leaves bytes 0–8 of the data unused"},
 		{"offsets and shape disagree", stFile(`{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, le(1.0)), "spans 8 bytes; shape [3] of F32 needs 12"},
 		{"integer dtype", stFile(`{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}`, le(int64(1))), `a.dtype: unsupported dtype "I64"`},
-		{"2^40 elements", stFile(`{"a":{"dtype":"F64","shape":[1048576,1048576],"data_offsets":[0,8796093022208]}}`, nil), "a.shape"},
+		{"2^40 elements", stFile(`{"a":{"dtype":"F64","shape":[1048576,1048576],"data_offsets":[0,8796093022208]}}`, nil), "a.shape: tensor a: shape [1048576 1048576] holds more than the cap of 134217728 values"},
+		// issue 29: a dimension past 2^31 was printed clipped to 2147483647
+		{"a dimension past 2^31", stFile(`{"a":{"dtype":"F64","shape":[3,99999999999],"data_offsets":[0,8]}}`, nil), "a.shape: tensor a: shape [3 99999999999] holds more than"},
+		{"a dimension of 2^63-1", stFile(`{"a":{"dtype":"F64","shape":[9223372036854775807,2],"data_offsets":[0,8]}}`, nil), "shape [9223372036854775807 2] holds more than"},
 		{"negative dimension", stFile(`{"a":{"dtype":"F64","shape":[-1],"data_offsets":[0,8]}}`, le(1.0)), "negative dimension"},
 		{"unknown field", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8],"x":1}}`, le(1.0)), "unknown field"},
 		{"metadata not strings", stFile(`{"__metadata__":{"k":1},"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, le(1.0)), "__metadata__"},

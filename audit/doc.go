@@ -26,6 +26,11 @@
 // and MergeShards takes the key. A file written with a key is refused without it, and the
 // other way round, each with a message saying which.
 //
+// A Dimensioned subject says how many parameters its models have (every demo subject
+// does): each checkpoint line is then bounded by MaxTrialLineBytes of it when resumed,
+// merged or written, so a hostile line of any length costs about that bound, not its own
+// length, before it is refused.
+//
 // # Shards
 //
 // Because a trial depends only on (configuration, seed, index), an audit splits across
@@ -33,8 +38,8 @@
 // ShardFromEnv takes it from a Slurm job array or a Kubernetes Indexed Job), and an Engine
 // with a Shard runs only trials I, I+N, I+2N, … into its checkpoint. Each part's folder holds
 // a ShardManifest (WriteShardManifest, ReadShardManifest) naming the audit's RunFingerprint,
-// the command to replay and a checkpoint per subject, marked Complete only when every trial
-// is on disk. MergeShards gathers the parts (FindShards) and refuses, in one MergeError
+// the command to replay and a checkpoint per subject with its models' dimension (which
+// bounds the file's lines when merging), marked Complete only when every trial is on disk. MergeShards gathers the parts (FindShards) and refuses, in one MergeError
 // listing every problem, parts of another fingerprint or count, a part given twice, trials
 // missing (with the part to rerun and the command), trials filed in the wrong part and
 // edited lines; WriteCheckpoints then leaves the merged trials where a one-machine run would

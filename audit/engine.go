@@ -185,7 +185,7 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		hdr := checkpointHeader{Schema: checkpointSchema, Subject: s.Name(), Seed: seed, Epsilon: fmt.Sprintf("%g", cl.Epsilon),
 			Delta: fmt.Sprintf("%g", cl.Delta), Claim: fmt.Sprintf("%+v", cl), Fingerprint: Fingerprint(s)}
 		var err error
-		sink, err = openCheckpoint(e.Checkpoint, hdr, e.Key, func(r TrialResult) {
+		sink, err = openCheckpoint(e.Checkpoint, hdr, e.Key, ParamsOf(s), func(r TrialResult) {
 			if r.Index < n { // trials beyond n (an earlier, longer run) are kept, not used
 				results[r.Index], done[r.Index] = r, true
 			}
@@ -419,6 +419,7 @@ type checkpoint struct {
 	f      *os.File      // nil until the first trial when the file did not exist
 	w      *bufio.Writer
 	headed bool // the header line is written
+	params int  // the subject's Params: no line longer than MaxTrialLineBytes(params) is written
 }
 
 // Domains of the evidence tags (evidence.Key.Tag): a tag made for one kind of line never
@@ -574,14 +575,15 @@ func headerDiff(got, want checkpointHeader) string {
 
 // openCheckpoint opens or creates the file, checks its header against hdr, feeds every
 // complete trial line to load, and drops an incomplete last line (an interrupted write).
-// The file is read streamed, a line at a time, each bounded by maxTrialLineBytes; one that
-// is not a regular file (a FIFO, a device) is refused without blocking. With a key, every
-// line is checked and written with its tag.
-func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, load func(TrialResult)) (*checkpoint, error) {
+// The file is read streamed, a line at a time, each bounded by MaxTrialLineBytes(params)
+// (and lines longer are never written); one that is not a regular file (a FIFO, a
+// device) is refused without blocking. With a key, every line is checked and written
+// with its tag.
+func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, params int, load func(TrialResult)) (*checkpoint, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
-		return &checkpoint{path: path, hdr: hdr, key: key}, nil
+		return &checkpoint{path: path, hdr: hdr, key: key, params: params}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
@@ -599,9 +601,9 @@ func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, load f
 	keep := int64(0)      // bytes of complete, valid lines
 	seen := map[int]int{} // trial index → its line
 	for k := 1; ; k++ {
-		line, err := readLine(r, maxTrialLineBytes)
+		line, err := readLine(r, MaxTrialLineBytes(params))
 		if errors.Is(err, errLineTooLong) {
-			return fail(&CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)})
+			return fail(&CheckpointError{Path: path, Line: k, Msg: "line " + lineBound(params)})
 		}
 		if len(line) == 0 || line[len(line)-1] != '\n' {
 			if err != nil && !errors.Is(err, io.EOF) {
@@ -621,7 +623,7 @@ func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, load f
 	if _, err := f.Seek(keep, io.SeekStart); err != nil {
 		return fail(fmt.Errorf("checkpoint %s: %w", path, err))
 	}
-	c := &checkpoint{path: path, hdr: hdr, key: key, f: f, w: bufio.NewWriter(f)}
+	c := &checkpoint{path: path, hdr: hdr, key: key, params: params, f: f, w: bufio.NewWriter(f)}
 	c.headed = keep > 0
 	return c, nil
 }
@@ -658,6 +660,10 @@ func (c *checkpoint) Append(r TrialResult) error {
 	b, err := encodeTrial(c.key, c.hdr, r)
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.path, err)
+	}
+	// a line the bound would refuse is never written: it could not be resumed or merged
+	if max := MaxTrialLineBytes(c.params); len(b) > max {
+		return fmt.Errorf("checkpoint %s: trial %d's line is %d bytes, more than the %d a model of %d parameters needs: the subject's Params is less than its releases' length", c.path, r.Index, len(b), max, c.params)
 	}
 	return c.writeLine(b)
 }

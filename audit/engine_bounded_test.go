@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,23 +15,14 @@ import (
 // A checkpoint that is a FIFO hung a resuming run forever (io.ReadAll on a pipe no one
 // writes): it is refused at once as not a regular file, naming it.
 func TestEngineRefusesCheckpointFIFO(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "trials.jsonl")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := (Engine{Checkpoint: path}).Run(context.Background(), counting(-1), 5, 6)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		var ce *CheckpointError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a regular file") {
-			t.Fatalf("%v; want the FIFO refused by name", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("resuming from a FIFO blocked")
+	path := testenv.FIFO(t, filepath.Join(t.TempDir(), "trials.jsonl"))
+	var err error
+	testenv.WithinDeadline(t, 5*time.Second, "resuming from a FIFO", func() {
+		_, err = (Engine{Checkpoint: path}).Run(context.Background(), counting(-1), 5, 6)
+	})
+	var ce *CheckpointError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("%v; want the FIFO refused by name", err)
 	}
 }
 

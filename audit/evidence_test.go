@@ -210,7 +210,7 @@ func keyedShards(t *testing.T, dir string, key *evidence.Key) []string {
 		if _, err := (Engine{Shard: Shard{p, 2}, Checkpoint: filepath.Join(d, file), Key: key}).Run(ctx, sub, 7, 6); err != nil {
 			t.Fatal(err)
 		}
-		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file}}
+		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 		m := ShardManifest{Tool: "test", Shard: Shard{p, 2}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 6, Subjects: subj, Complete: true}
 		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 6, subj)
 		if err := WriteShardManifest(d, m, key); err != nil {

@@ -65,3 +65,18 @@ func ExampleRankCheck() {
 	// FAIL > 0.0180
 	// INCONCLUSIVE
 }
+
+// A trial line of a model of p parameters holds at most six vectors of p numbers (two
+// releases of published, secret and coupled models), each number at most 32 bytes of
+// JSON with its comma, and 64 KiB for the rest: a resuming or merging run refuses a longer
+// line having read no more than that.
+func ExampleMaxTrialLineBytes() {
+	for _, p := range []int{20, 1_000_000} {
+		fmt.Printf("p = %d: %d bytes\n", p, audit.MaxTrialLineBytes(p))
+	}
+	fmt.Println("unknown:", audit.MaxTrialLineBytes(0))
+	// Output:
+	// p = 20: 69376 bytes
+	// p = 1000000: 192065536 bytes
+	// unknown: 1073741824
+}

@@ -213,6 +213,10 @@ type Mutant struct {
 // Name is Of's name, "~", the bug.
 func (m Mutant) Name() string { return m.Of.Name() + "~" + m.Bug }
 
+// Params is Of's (0, unknown, when Of does not say): a control's models are the
+// subject's, with a bug.
+func (m Mutant) Params() int { return ParamsOf(m.Of) }
+
 // Claim is Of's.
 func (m Mutant) Claim() Claim { return m.Of.Claim() }
 

@@ -1,6 +1,8 @@
 package audit_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -262,5 +264,53 @@ func TestChoose(t *testing.T) {
 	a.Set("pick", "d")
 	if _, err := audit.Choose(a, "pick", []string{"a", "b", "c"}, []int{1, 2, 3}); err == nil || err.Error() != `--pick "d": want a, b or c` {
 		t.Errorf("d: %v", err)
+	}
+}
+
+// Every demo subject and control says its models' dimension (audit.Dimensioned), which
+// bounds its checkpoint lines (a sharded run records it, and a merge needs it), and says
+// it right: no vector of a trial's releases is longer, and the published models have
+// exactly that many coordinates.
+func TestDemoSubjectsSayTheirDimension(t *testing.T) {
+	ds, err := reference.SyntheticClassification(120, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Lambda: 0.05, Epsilon: 1, Delta: 1e-6, Seed: 1, Confidence: 0.95, PowerAgainst: 2, Attacks: audit.Attacks{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, m := range audit.Methods() {
+		var variants []string
+		for _, v := range m.DemoVariants() {
+			variants = append(variants, v.Name)
+		}
+		got, err := m.Demo(setup, variants, audit.DefaultArgs(m.DemoParams()))
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		for _, a := range audit.WithControls(got, true) {
+			s := a.Subject
+			p := audit.ParamsOf(s)
+			if p <= 0 {
+				t.Errorf("%s: Params %d; want its dimension", s.Name(), p)
+				continue
+			}
+			st := reference.Streams{Seed: 1, Trial: 0}
+			u, err1 := s.Unlearned(ctx, st)
+			r, err2 := s.Retrained(ctx, st)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatalf("%s: %v", s.Name(), err)
+			}
+			for _, v := range [][]float64{u.Published, u.Secret, u.Coupled, r.Published, r.Secret, r.Coupled} {
+				if len(v) > p {
+					t.Errorf("%s: a release's vector of %d coordinates; Params says %d", s.Name(), len(v), p)
+				}
+			}
+			if len(u.Published) != p || len(r.Published) != p {
+				t.Errorf("%s: published %d and %d coordinates; Params says %d", s.Name(), len(u.Published), len(r.Published), p)
+			}
+		}
 	}
 }

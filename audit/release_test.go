@@ -22,6 +22,7 @@ type gaussSubject struct {
 }
 
 func (g gaussSubject) Name() string { return "gauss" }
+func (g gaussSubject) Params() int  { return len(g.muU) }
 func (g gaussSubject) Claim() Claim { return Claim{Epsilon: 1, Delta: 1e-6, Rho: g.rho} }
 func (g gaussSubject) release(mu []float64, sigma, shift float64, r reference.Streams, purpose string) reference.Release {
 	pub := make([]float64, len(mu))

@@ -33,6 +33,9 @@ func (s *SavedSubject) Trials() int { n, _ := s.UnlearnedModels.Dims(); return n
 
 func (s *SavedSubject) Name() string { return s.Label }
 
+// Params is the saved models' dimension (Dimensioned).
+func (s *SavedSubject) Params() int { _, p := s.UnlearnedModels.Dims(); return p }
+
 func (s *SavedSubject) Claim() Claim { return s.Declared }
 
 func (s *SavedSubject) Unlearned(_ context.Context, st reference.Streams) (reference.Release, error) {

@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // A Shard is one of Count parts of an audit's trials: part Index runs trials Index,
@@ -99,9 +102,9 @@ func ShardFromEnv(getenv func(string) string) (Shard, string, error) {
 				}
 				continue
 			}
-			n, err := strconv.Atoi(v)
+			n, err := envInt(name, v)
 			if err != nil {
-				return Shard{}, "", fmt.Errorf("%s=%q: not an integer", name, v)
+				return Shard{}, "", err
 			}
 			vals[name] = n
 		}
@@ -121,10 +124,13 @@ func ShardFromEnv(getenv func(string) string) (Shard, string, error) {
 		if total == "" {
 			return Shard{}, "", fmt.Errorf("%s=%s is set but %s is not: set it in the Job's env to its spec.completions, or pass --shard I/N", EnvJobIndex, idx, EnvJobCompletions)
 		}
-		i, err1 := strconv.Atoi(idx)
-		n, err2 := strconv.Atoi(total)
-		if err1 != nil || err2 != nil {
-			return Shard{}, "", fmt.Errorf("%s=%q, %s=%q: want integers", EnvJobIndex, idx, EnvJobCompletions, total)
+		i, err := envInt(EnvJobIndex, idx)
+		if err != nil {
+			return Shard{}, "", err
+		}
+		n, err := envInt(EnvJobCompletions, total)
+		if err != nil {
+			return Shard{}, "", err
 		}
 		sh, err := newShard(i, n, fmt.Sprintf("%s=%d of %s=%d", EnvJobIndex, i, EnvJobCompletions, n))
 		if err != nil {
@@ -133,4 +139,23 @@ func ShardFromEnv(getenv func(string) string) (Shard, string, error) {
 		return sh, EnvJobIndex, nil
 	}
 	return Shard{}, "", nil
+}
+
+// maxEnvIndex bounds the batch systems' indices and counts ShardFromEnv reads: past any
+// array a scheduler runs (Slurm's MaxArraySize is at most 4,000,001), and small enough
+// that differences and quotients of them cannot overflow, so a message prints the values
+// as the variables hold them.
+const maxEnvIndex = 1 << 31
+
+// envInt reads a batch system's variable: a non-negative integer up to maxEnvIndex, or an
+// error naming the variable and echoing its value as set.
+func envInt(name, v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || n > maxEnvIndex):
+		return 0, fmt.Errorf("%s=%s: want an integer from 0 to %d", name, clip.Text(v), maxEnvIndex)
+	case err != nil:
+		return 0, fmt.Errorf("%s=%s: not an integer", name, clip.Quote(v))
+	}
+	return n, nil
 }

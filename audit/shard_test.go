@@ -83,6 +83,14 @@ func TestShardFromEnv(t *testing.T) {
 		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_STEP": "2"}, fail: "not a task of a regular array"},
 		{env: map[string]string{"JOB_COMPLETION_INDEX": "1"}, fail: "JOB_COMPLETIONS is not"},
 		{env: map[string]string{"JOB_COMPLETION_INDEX": "5", "JOB_COMPLETIONS": "5"}, fail: "numbered 0 to 4"},
+		// values are bounded before any arithmetic: a message echoes them as set, never
+		// a difference that overflowed ("part 9223372036854775807 of 4")
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "-9223372036854775808", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1"}, fail: "SLURM_ARRAY_TASK_ID=-9223372036854775808: want an integer from 0 to 2147483648"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "9223372036854775807", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "-1"}, fail: "SLURM_ARRAY_TASK_ID=9223372036854775807: want an integer from 0 to 2147483648"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "-9223372036854775808"}, fail: "SLURM_ARRAY_TASK_MIN=-9223372036854775808: want"},
+		{env: map[string]string{"SLURM_ARRAY_TASK_ID": "99999999999999999999", "SLURM_ARRAY_TASK_COUNT": "4"}, fail: "SLURM_ARRAY_TASK_ID=99999999999999999999: want an integer from 0 to"},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "99999999999999999999", "JOB_COMPLETIONS": "4"}, fail: "JOB_COMPLETION_INDEX=99999999999999999999: want an integer from 0 to"},
+		{env: map[string]string{"JOB_COMPLETION_INDEX": "0", "JOB_COMPLETIONS": "x"}, fail: `JOB_COMPLETIONS="x": not an integer`},
 	} {
 		sh, from, err := ShardFromEnv(func(k string) string { return c.env[k] })
 		switch {
@@ -118,7 +126,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		if got, want := int(sub.runs.Load()), (Shard{p, 3}).Trials(11); got != want {
 			t.Fatalf("part %d ran %d trials, want %d", p, got, want)
 		}
-		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file}}
+		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 		m := ShardManifest{Tool: "test", Shard: Shard{p, 3}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 11, Subjects: subj, Complete: true}
 		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 11, subj)
 		if err := WriteShardManifest(d, m, nil); err != nil {
@@ -171,8 +179,8 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 // A manifest that is not one this tool wrote is refused with the file and the field.
 func TestReadShardManifestRefuses(t *testing.T) {
 	dir := t.TempDir()
-	fp := RunFingerprint("t", []string{}, 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl"}})
-	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"` + fp + `","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl"}],"complete":true}`
+	fp := RunFingerprint("t", []string{}, 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl", Params: 3}})
+	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"` + fp + `","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl","params":3}],"complete":true}`
 	for _, c := range []struct{ body, want string }{
 		{good, ""},
 		// an edited manifest is named: its fingerprint is no longer its settings'
@@ -183,6 +191,12 @@ func TestReadShardManifestRefuses(t *testing.T) {
 		{strings.Replace(good, `"trials":4`, `"trials":0`, 1), "field trials"},
 		{strings.Replace(good, `trials/s.jsonl`, `../../etc/passwd`, 1), "subjects[0].file"},
 		{strings.Replace(good, `"complete":true`, `"complete":true,"extra":1`, 1), "unknown field"},
+		// the dimension bounds the checkpoint's lines: an older manifest without it is
+		// refused, naming the field and what to do
+		{strings.Replace(good, `,"params":3`, ``, 1), "subjects[0].params: missing (an older version's manifest"},
+		{strings.Replace(good, `"params":3`, `"params":-1`, 1), "subjects[0].params: -1, want 1 to 2147483648"},
+		{strings.Replace(good, `"params":3`, `"params":2147483649`, 1), "subjects[0].params: 2147483649, want 1 to"},
+		{strings.Replace(good, `"params":3`, `"params":4`, 1), "edited: its fingerprint"},
 		{strings.Replace(good, `shard/v1`, `shard/v0`, 1), "schema"},
 		{strings.Repeat(" ", maxManifestBytes+1), "larger than"},
 	} {

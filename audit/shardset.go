@@ -52,11 +52,14 @@ type ShardManifest struct {
 }
 
 // A ShardSubject is one audited subject of a shard (a control is a subject too): its
-// name, its Fingerprint and its checkpoint file, relative to the shard's folder.
+// name, its Fingerprint, its checkpoint file, relative to the shard's folder, and its
+// models' parameter dimension (ParamsOf), which bounds each line of that file when
+// merging (MaxTrialLineBytes): a subject must be Dimensioned to be sharded.
 type ShardSubject struct {
 	Name        string `json:"name"`
 	Fingerprint string `json:"fingerprint"`
 	File        string `json:"file"`
+	Params      int    `json:"params"`
 }
 
 // RunFingerprint identifies an audit run for sharding: the tool's version, its arguments,
@@ -69,7 +72,7 @@ func RunFingerprint(tool string, args []string, seed uint64, trials int, subject
 		fmt.Fprintf(h, "arg %q\n", a)
 	}
 	for _, s := range subjects {
-		fmt.Fprintf(h, "subject %q %s %s\n", s.Name, s.Fingerprint, filepath.Base(s.File))
+		fmt.Fprintf(h, "subject %q %s %s %d\n", s.Name, s.Fingerprint, filepath.Base(s.File), s.Params)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -144,6 +147,15 @@ func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 	for k, s := range m.Subjects {
 		if s.File == "" || filepath.IsAbs(s.File) || strings.Contains(filepath.ToSlash(s.File), "..") {
 			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].file: %q is not a file inside the shard's folder", path, k, s.File)
+		}
+		// the dimension bounds every line of the subject's checkpoint: without it, a line
+		// could cost up to a gibibyte before it is refused, so a manifest without one (an
+		// older version's, or a subject that does not say its dimension) is not merged
+		if s.Params == 0 {
+			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].params: missing (an older version's manifest, or a subject that does not say its dimension): it bounds each line of %s; rerun part %s with this version and --fresh", path, k, s.File, m.Shard)
+		}
+		if s.Params < 0 || s.Params > maxParams {
+			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].params: %d, want 1 to %d", path, k, s.Params, maxParams)
 		}
 	}
 	if fp := RunFingerprint(m.Tool, m.Args, m.Seed, m.Trials, m.Subjects); fp != m.Fingerprint {
@@ -303,7 +315,7 @@ func MergeShards(dirs []string, key *evidence.Key) (*ShardSet, error) {
 		have := make([]bool, n)
 		for _, f := range ss.Shards {
 			path := filepath.Join(f.Dir, subj.File)
-			hdr, trials, err := readCheckpointFile(path, key)
+			hdr, trials, err := readCheckpointFile(path, key, subj.Params)
 			switch {
 			case os.IsNotExist(err):
 				continue // its trials are reported missing below
@@ -403,8 +415,9 @@ func manifestDiff(a, b ShardManifest) string {
 
 // readCheckpointFile reads a whole checkpoint: its header and every complete trial line,
 // each checked as a resuming run checks it (tag under key, checksum, index range, no
-// repeats). A torn last line is dropped: its trial is missing.
-func readCheckpointFile(path string, key *evidence.Key) (checkpointHeader, []TrialResult, error) {
+// repeats), and each bounded by MaxTrialLineBytes(params). A torn last line is dropped:
+// its trial is missing.
+func readCheckpointFile(path string, key *evidence.Key, params int) (checkpointHeader, []TrialResult, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return checkpointHeader{}, nil, err
@@ -417,9 +430,9 @@ func readCheckpointFile(path string, key *evidence.Key) (checkpointHeader, []Tri
 		seen   = map[int]int{}
 	)
 	for k := 1; ; k++ {
-		line, err := readLine(r, maxTrialLineBytes)
+		line, err := readLine(r, MaxTrialLineBytes(params))
 		if errors.Is(err, errLineTooLong) {
-			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: fmt.Sprintf("line longer than %d bytes", maxTrialLineBytes)}
+			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: "line " + lineBound(params)}
 		}
 		if len(line) == 0 || line[len(line)-1] != '\n' {
 			if err != nil && !errors.Is(err, io.EOF) {
@@ -465,10 +478,63 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// maxTrialLineBytes bounds one checkpoint line when merging: six models of up to
-// reference.MaxValues/6 parameters could not be held anyway; a line this long is not a
-// trial this toolkit wrote.
-const maxTrialLineBytes = 1 << 30
+// A Dimensioned subject says how many parameters its models have: no vector of its
+// releases (published, secret, coupled) has more coordinates. A checkpoint line of its
+// trials is then bounded by MaxTrialLineBytes(Params()), when read (resuming, merging)
+// and when written.
+type Dimensioned interface {
+	Params() int
+}
+
+// ParamsOf is s's Params, or 0 (unknown) when s is not Dimensioned.
+func ParamsOf(s Subject) int {
+	if d, ok := s.(Dimensioned); ok {
+		return d.Params()
+	}
+	return 0
+}
+
+const (
+	// trialVectors is the most vectors of p numbers a trial line holds: two releases
+	// (unlearned, retrained) of up to three models each (reference.Release's published,
+	// secret and coupled).
+	trialVectors = 6
+	// floatBytes bounds one number of a trial line with its separator. encoding/json writes
+	// a float64 as strconv's shortest text ('f' for 1e-6 ≤ |x| < 1e21, else 'e' with a
+	// trimmed exponent): at most 17 significant digits, so at most 25 characters
+	// ("-0.0000012345678901234567"; "-1.2345678901234567e-308" is 24), plus a comma: 26,
+	// rounded up to 32.
+	floatBytes = 32
+	// lineSlack bounds the rest of a line: the index, field names, the diagnostics (a few
+	// named numbers), the checksum and an evidence key's tag; a header line fits too.
+	lineSlack = 64 << 10
+	// maxParams bounds a manifest's params: beyond any model the toolkit trains, and small
+	// enough that MaxTrialLineBytes cannot overflow.
+	maxParams = 1 << 31
+	// maxTrialLineBytes bounds a line of a subject that does not say its dimension: six
+	// models of up to reference.MaxValues/6 parameters could not be held anyway; a line
+	// this long is not a trial this toolkit wrote.
+	maxTrialLineBytes = 1 << 30
+)
+
+// MaxTrialLineBytes is the longest checkpoint line a trial of a subject whose models have
+// p parameters can write: 64 KiB + 6·p·32 bytes (see trialVectors, floatBytes). A longer
+// line is refused before more of it is held, so a hostile line costs about this bound,
+// whatever its length. p ≤ 0 (unknown) gives 1 GiB.
+func MaxTrialLineBytes(p int) int {
+	if p <= 0 || p > maxParams {
+		return maxTrialLineBytes
+	}
+	return lineSlack + trialVectors*p*floatBytes
+}
+
+// lineBound describes MaxTrialLineBytes(p) for messages.
+func lineBound(p int) string {
+	if p <= 0 || p > maxParams {
+		return fmt.Sprintf("longer than %d bytes, more than any trial line", maxTrialLineBytes)
+	}
+	return fmt.Sprintf("longer than %d bytes, the most a trial line of a model of %d parameters holds", MaxTrialLineBytes(p), p)
+}
 
 // WriteCheckpoints writes every subject's merged trials into trialDir, one checkpoint
 // file per subject under the name its shards used, as a one-machine run would have left

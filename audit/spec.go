@@ -562,9 +562,11 @@ func (p specParser) param(decl Param, dst any) func(string, json.RawMessage) err
 	}
 }
 
+// set stores a field's value, checked by its declaration; a refusal echoes the value as
+// the spec wrote it (a JSON number's own text, never a conversion of it).
 func (p specParser) set(path string, decl Param, s string, dst any) error {
 	if err := decl.Check(s); err != nil {
-		return p.fail(path, "%s", err.(*ParamError).Want)
+		return p.fail(path, "%s: %s", clip.Text(strings.TrimSpace(s)), err.(*ParamError).Want)
 	}
 	var err error
 	switch d := dst.(type) {
@@ -576,7 +578,7 @@ func (p specParser) set(path string, decl Param, s string, dst any) error {
 		*d, err = strconv.ParseUint(strings.TrimSpace(s), 10, 64)
 	}
 	if err != nil {
-		return p.fail(path, "want %s", map[bool]string{true: "a non-negative integer", false: "a number"}[decl.Name == "seed"])
+		return p.fail(path, "%s: want %s", clip.Text(strings.TrimSpace(s)), map[bool]string{true: "a non-negative integer", false: "a number"}[decl.Name == "seed"])
 	}
 	return nil
 }
@@ -659,7 +661,7 @@ func (p specParser) ids(path string, v json.RawMessage, dst *[]int64) error {
 	for i, r := range raw {
 		var id int64
 		if json.Unmarshal(r, &id) != nil {
-			return p.fail(fmt.Sprintf("%s[%d]", path, i), "want an integer record ID")
+			return p.fail(fmt.Sprintf("%s[%d]", path, i), "%s: want an integer record ID", clip.Text(string(bytes.TrimSpace(r))))
 		}
 		if seen[id] {
 			return p.fail(fmt.Sprintf("%s[%d]", path, i), "record ID %d named twice", id)
@@ -737,7 +739,7 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 						return err
 					}
 					if err := d.Check(t); err != nil {
-						return p.fail(path, "%s", err.(*ParamError).Want)
+						return p.fail(path, "%s: %s", clip.Text(strings.TrimSpace(t)), err.(*ParamError).Want)
 					}
 					s.Params.Set(d.Name, t)
 					return nil

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,20 +17,12 @@ import (
 // hung: both are refused at once, by name; a file past 1 MB is refused having read 1 MB.
 func TestLoadSpecIsBounded(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "spec.json")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testenv.FIFO(t, filepath.Join(dir, "spec.json"))
 	for _, p := range []string{"/dev/zero", fifo} {
-		done := make(chan error, 1)
-		go func() { _, err := audit.LoadSpec(p); done <- err }()
-		select {
-		case err := <-done:
-			if !errors.Is(err, regular.ErrNotRegular) || !strings.Contains(err.Error(), p) {
-				t.Errorf("LoadSpec(%s): %v; want it refused as not a regular file", p, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("LoadSpec(%s) did not return", p)
+		var err error
+		testenv.WithinDeadline(t, 5*time.Second, "LoadSpec("+p+")", func() { _, err = audit.LoadSpec(p) })
+		if !errors.Is(err, regular.ErrNotRegular) || !strings.Contains(err.Error(), p) {
+			t.Errorf("LoadSpec(%s): %v; want it refused as not a regular file", p, err)
 		}
 	}
 	big := filepath.Join(dir, "big.json")

@@ -71,6 +71,9 @@ func (s *DistSubject) Name() string { return "d2d/distributed" }
 // Fingerprint identifies the configuration beyond the claim.
 func (s *DistSubject) Fingerprint() string { return s.fp }
 
+// Params is the declared dimension Params.Dim (audit.Dimensioned).
+func (s *DistSubject) Params() int { return s.setup.Params.Dim }
+
 // Plan is the plan the deployment runs.
 func (s *DistSubject) Plan() d2d.DistPlan { return s.plan }
 

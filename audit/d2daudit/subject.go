@@ -134,6 +134,9 @@ func (s *Subject) Name() string { return "d2d/" + s.setup.Mode.String() }
 // Fingerprint identifies the configuration beyond the claim: data, requests, σ.
 func (s *Subject) Fingerprint() string { return s.fp }
 
+// Params is the declared dimension Params.Dim (audit.Dimensioned).
+func (s *Subject) Params() int { return s.setup.Params.Dim }
+
 // Plan is the plan the deployment runs (with its σ).
 func (s *Subject) Plan() d2d.Plan { return s.plan }
 

@@ -159,6 +159,9 @@ func (s *Subject) Name() string {
 // Fingerprint identifies the configuration beyond the claim.
 func (s *Subject) Fingerprint() string { return s.fp }
 
+// Params is the softmax model's dimension (audit.Dimensioned).
+func (s *Subject) Params() int { return s.setup.Model.Dim() }
+
 func (s *Subject) w0() []float64 { return make([]float64, s.setup.Model.Dim()) }
 
 // Unlearned learns (Stage I on the trial's batch order), computes the deleted records'

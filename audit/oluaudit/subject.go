@@ -123,6 +123,9 @@ func (s *Subject) Name() string { return "olu/" + s.setup.Variant }
 // Fingerprint identifies the setup and the data for checkpoints.
 func (s *Subject) Fingerprint() string { return s.fp }
 
+// Params is the model's dimension (audit.Dimensioned): the length of the state published.
+func (s *Subject) Params() int { return len(s.setup.Config.X0) }
+
 // runWith runs the subject's algorithm over its stream with noise from r.
 func (s *Subject) runWith(ctx context.Context, r *rand.Rand) (*olu.Run, error) {
 	if s.setup.Variant == Active {

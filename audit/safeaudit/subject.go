@@ -147,6 +147,9 @@ func (s *Subject) Name() string { return "safe/stream" }
 // Fingerprint identifies the setup and the data for checkpoints.
 func (s *Subject) Fingerprint() string { return s.fp }
 
+// Params is the model's dimension (audit.Dimensioned).
+func (s *Subject) Params() int { return len(s.w0) }
+
 // Unlearned publishes SAFE's model after the last round with the trial's noise.
 func (s *Subject) Unlearned(_ context.Context, st reference.Streams) (reference.Release, error) {
 	return s.release(s.wT, st.Rand("safe/unlearned/noise")), nil

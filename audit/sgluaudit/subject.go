@@ -258,6 +258,9 @@ func (s *Subject) Name() string {
 // Fingerprint identifies the configuration beyond the claim.
 func (s *Subject) Fingerprint() string { return s.fp }
 
+// Params is the model's dimension, the data's (audit.Dimensioned).
+func (s *Subject) Params() int { return s.setup.Data.Dim() }
+
 // Problem is the constants the bounds use.
 func (s *Subject) Problem() sglu.Problem { return s.problem }
 

@@ -48,7 +48,7 @@ func TestHostileArtifacts(t *testing.T) {
 		{"npy with an unsupported dtype", v(folder("int.npy", hostileFile("int64-npy")), good), []string{"zz_bad.npy", `unsupported dtype "<i8"`}},
 		{"a folder mixing dimensions", v(mixed, good), []string{"zz_bad.npy: 7 parameters", "the first model, has 31"}},
 		{"scores with NaN", v(nanScores, nanScores, "--scores"), []string{"nan.csv", "NaN"}},
-		{"a spec with a negative σ", []string{"verify", "--spec", negSigma, "--out", "{out}", "--unlearned", good, "--retrained", good}, []string{"neg.json", "method.params.sglu-sigma: want a number in (0, inf)"}},
+		{"a spec with a negative σ", []string{"verify", "--spec", negSigma, "--out", "{out}", "--unlearned", good, "--retrained", good}, []string{"neg.json", "method.params.sglu-sigma: -1: want a number in (0, inf)"}},
 		{"a spec with an unknown field", []string{"run", "--spec", unknown, "--out", "{out}"}, []string{"unknown.json", "trails: unknown field"}},
 	})
 }

@@ -4,25 +4,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
 // A FIFO named as data, a model, a spec or a shard's manifest hung the command forever
 // (and swallowed the first SIGTERM): each is refused at once, exit 2, naming the file.
 func TestFIFOInputsAreRefused(t *testing.T) {
 	dir := t.TempDir()
-	fifo := func(name string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	fifo := func(name string) string { return testenv.FIFO(t, filepath.Join(dir, name)) }
 	spec := filepath.Join(dir, "spec.json")
 	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
 	models := filepath.Join("testdata", "verify")
@@ -48,19 +40,13 @@ func TestFIFOInputsAreRefused(t *testing.T) {
 		}},
 	} {
 		named, args := c.args()
-		type result struct {
+		var (
 			stderr string
 			code   int
-		}
-		done := make(chan result, 1)
-		go func() { _, stderr, code := runCLI(t, args...); done <- result{stderr, code} }()
-		select {
-		case r := <-done:
-			if r.code != exitUsage || !strings.Contains(r.stderr, named) || !strings.Contains(r.stderr, "not a regular file") {
-				t.Errorf("%s: exit %d, %q; want exit 2 naming %s as not a regular file", c.name, r.code, r.stderr, named)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: a FIFO hung the command", c.name)
+		)
+		testenv.WithinDeadline(t, 10*time.Second, c.name+": the command on a FIFO", func() { _, stderr, code = runCLI(t, args...) })
+		if code != exitUsage || !strings.Contains(stderr, named) || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("%s: exit %d, %q; want exit 2 naming %s as not a regular file", c.name, code, stderr, named)
 		}
 	}
 }

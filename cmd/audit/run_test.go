@@ -45,7 +45,7 @@ func TestRunSpecMatchesDemoFlags(t *testing.T) {
 func TestRunRefusesBadSpec(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ spec, want string }{
-		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "method.params.sglu-sigma: want a number in (0, inf)"},
+		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "method.params.sglu-sigma: -1: want a number in (0, inf)"},
 		{`{"method": {"name": "d2d"}, "trails": 8}`, "trails: unknown field"},
 		{`{"method": {"name": "d2d"}, "data": {"file": "missing.csv", "format": "csv"}}`, "missing.csv"},
 	} {

@@ -27,7 +27,7 @@ func shardSubjects(c demoConfig, subjects []audit.Audited) []audit.ShardSubject 
 	for _, a := range audit.WithControls(subjects, c.controls) {
 		s := a.Subject
 		out = append(out, audit.ShardSubject{Name: s.Name(), Fingerprint: audit.Fingerprint(s),
-			File: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed))})
+			File: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed)), Params: audit.ParamsOf(s)})
 	}
 	return out
 }

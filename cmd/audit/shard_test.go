@@ -61,6 +61,23 @@ func TestShardsMergeByteIdentical(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(shards, "report.json")); !os.IsNotExist(err) {
 		t.Errorf("a shard wrote a report (%v)", err)
 	}
+	// each subject's dimension is recorded (it bounds the merge's reading of its lines), and
+	// its lines are well under that bound
+	m, err := audit.ReadShardManifest(filepath.Join(shards, "shard-0-of-3", "shard.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Subjects {
+		b, err := os.ReadFile(filepath.Join(shards, "shard-0-of-3", s.File))
+		if err != nil || s.Params != 20 { // the demo data's 20 features
+			t.Fatalf("%s: params %d, want 20 (%v)", s.Name, s.Params, err)
+		}
+		for k, line := range strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n") {
+			if r := float64(len(line)) / float64(audit.MaxTrialLineBytes(s.Params)); r > 0.25 {
+				t.Errorf("%s line %d: %d bytes, %.2f of its bound", s.File, k+1, len(line), r)
+			}
+		}
+	}
 	args := []string{"merge", filepath.Join(shards, "shard-2-of-3"), "--out", merged, filepath.Join(shards, "shard-0-of-3"), filepath.Join(shards, "shard-1-of-3")}
 	if out, stderr, code := runCLI(t, args...); code != 0 || !strings.Contains(out, "overall: PASS") {
 		t.Fatalf("merge: exit %d: %s%s", code, out, stderr)

@@ -164,3 +164,85 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 			"merge", shards, "--out", out, "--quiet")
 	})
 }
+
+// A second signal ends the process at once, with the signal's own default action, even
+// while the first one's clean stop cannot finish: here a sharded run has written its part
+// and blocks printing its summary to a stdout no one reads (a pipe that is full, as under
+// a stopped pager). The first SIGTERM asks for a clean stop, which cannot complete; the
+// second kills it (status "signal: terminated") within 100 ms.
+func TestSecondSignalEndsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs it")
+	}
+	bin, err := auditBinary()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	dir := t.TempDir()
+	spec := shardSpec(t, dir)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// fill the pipe (its writes time out once it is full): the command's first line blocks
+	w.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
+	for {
+		if _, err := w.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	shards := filepath.Join(dir, "shards")
+	cmd := exec.Command(bin, "run", "--spec", spec, "--shard", "0/2", "--out", shards, "--controls=false", "--quiet")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	alive := func(d time.Duration) bool {
+		select {
+		case err := <-done:
+			done <- err
+			return false
+		case <-time.After(d):
+			return true
+		}
+	}
+	manifest := filepath.Join(shards, "shard-0-of-2", "shard.json")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(manifest); bytes.Contains(b, []byte(`"complete": true`)) {
+			break
+		}
+		if !alive(0) || time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the part did not finish its trials: %s", stderr.String())
+		}
+	}
+	if !alive(300 * time.Millisecond) {
+		t.Fatalf("the part exited (%v) with its stdout full: the test needs it blocked: %s", <-done, stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if !alive(300 * time.Millisecond) {
+		t.Fatalf("the part exited (%v) on the first SIGTERM while blocked: the test needs it still stopping: %s", <-done, stderr.String())
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		took := time.Since(sent)
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Fatalf("after the second SIGTERM: %v; want killed by it (signal: terminated)", err)
+		}
+		if took > 100*time.Millisecond {
+			t.Errorf("ended %v after the second SIGTERM; want within 100 ms", took)
+		}
+		t.Logf("%v, %v after the second SIGTERM", err, took.Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 5 s after the second SIGTERM: %s", stderr.String())
+	}
+}

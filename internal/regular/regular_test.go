@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
 // A FIFO with no writer, a character device and a folder are refused at once, naming the
@@ -15,10 +16,7 @@ import (
 // under a deadline.
 func TestOpenRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "model.npy")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := testenv.FIFO(t, filepath.Join(dir, "model.npy"))
 	file := filepath.Join(dir, "spec.json")
 	os.WriteFile(file, []byte("{}"), 0o644)
 	for _, c := range []struct{ path, want string }{
@@ -26,21 +24,15 @@ func TestOpenRefusesWhatIsNotAFile(t *testing.T) {
 		{"/dev/zero", "a character device"},
 		{dir, "a folder"},
 	} {
-		done := make(chan error, 1)
-		go func() {
-			f, err := Open(c.path)
-			if err == nil {
+		var err error
+		testenv.WithinDeadline(t, 5*time.Second, "Open("+c.path+")", func() {
+			var f *os.File
+			if f, err = Open(c.path); err == nil {
 				f.Close()
 			}
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("Open(%s): %v; want it refused as %s, by name", c.path, err, c.want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("Open(%s) blocked", c.path)
+		})
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open(%s): %v; want it refused as %s, by name", c.path, err, c.want)
 		}
 	}
 	f, err := Open(file)

@@ -1,12 +1,15 @@
 // Package testenv is test plumbing shared across packages: where the real datasets are,
-// and how a test behaves when they are missing.
+// and how a test behaves when they are missing; what code allocates; FIFOs and deadlines
+// for code that must not block.
 package testenv
 
 import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // SharedDatasets returns the path of ../shared/datasets beside the module root. When the
@@ -84,4 +87,36 @@ func Allocated(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// FIFO makes a named pipe at path (and the folders above it) and returns path: an input
+// that no one writes, so reading it, or opening it to read, blocks forever. Tests of
+// code that must refuse such inputs without blocking run that code under WithinDeadline.
+func FIFO(t testing.TB, path string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatalf("mkfifo %s: %v", path, err)
+	}
+	return path
+}
+
+// WithinDeadline runs f and fails the test, naming what, if f has not returned within d:
+// code that blocks (on a FIFO, say) fails the test instead of hanging it. f runs on a
+// goroutine of its own, which a failure leaves behind (a blocked open cannot be
+// cancelled); the results f sets are the caller's to read once WithinDeadline returns.
+func WithinDeadline(t testing.TB, d time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not return within %v: it blocked", what, d)
+	}
 }
