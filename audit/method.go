@@ -95,6 +95,10 @@ type Reproduced struct {
 type Variant struct {
 	Name    string
 	Summary string
+	// OneRunCost, when set, says why "demo --one-run" audits the variant only when
+	// --variants names it: serving a one-run audit's m/2 deletions one by one costs
+	// minutes.
+	OneRunCost string
 }
 
 // Args are a method's settings by parameter name, as text, and which of them were given

@@ -10,7 +10,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
-	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -41,32 +40,44 @@ type OneRunResult struct {
 	Finding Finding
 	// Bounds are the one-run ε lower bounds at each m run, in ladder order.
 	Bounds []float64
+	// Shift is, at the largest m run, the canaries' per-canary Gaussian-DP μ as the run
+	// reads it (onerun.BinormalMu: √2·Φ⁻¹(AUC), +Inf when separated), an estimate with a
+	// standard error of about √(4/m) near 0.
+	Shift float64
+	// Allowed is the largest per-canary μ the claim allows: a Gaussian mechanism of that μ
+	// is (2ε, (1 + e^ε)δ)-DP for each canary (onerun.GaussianMu), so no one-run audit
+	// refutes a leak below it, whatever m.
+	Allowed float64
+	// Needed is the per-canary μ at which a typical run of Largest canaries refutes the
+	// claim (onerun.TypicalRefutingMu; +Inf when no run of that many could).
+	Needed float64
 	// Refused, when set, says why the method's subjects could not be built on the canary
 	// setup at some m (the ladder stops there).
 	Refused string
 }
 
-// OneRunCanaries draws m canaries for a one-run audit on data d0 (spec §(h)). Each is a
-// fresh record at the largest row norm of d0, in a direction drawn at random orthogonal
-// to θ₀, the L2-regularised logistic minimiser on d0, and a random label: θ₀ gives every
-// canary margin 0, so a canary has no typical label, costs the loss its full gradient
-// (ℓ′ = ½) when trained on and is remembered only if trained on; orthogonal to θ₀, the
-// canaries trained on do not move the model along the data's direction, so they shift
-// every canary's margin alike only through their own directions. At d0's largest norm
-// the loss's constants on the data with canaries are those on d0, so the methods' noise
-// is the same as on d0. IDs follow d0's largest. The canaries are drawn from (seed,
-// "onerun/canaries"), so OneRunCanaries(…, m) is a prefix of OneRunCanaries(…, m+k).
-func OneRunCanaries(d0 *reference.Dataset, lambda, radius float64, seed uint64, m int) ([]reference.Record, error) {
-	d := d0.Dim()
-	theta := make([]float64, d)
-	if lambda > 0 {
-		opt, err := retrain.Minimize(reference.Logistic{Lambda: lambda}.Objective(d0), radius, retrain.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("one-run canaries: %w", err)
-		}
-		theta = opt.Theta
+// DiracCanaries pads d0 with m zero feature columns and draws m canaries on them (spec
+// §(h), "Dirac" canaries): canary i is n·e_{d+i}, n = d0's largest row norm, the i-th new
+// coordinate and nothing else, with a random label. No record of d0 and no other canary
+// touches that coordinate, so a linear model's weight on it is pulled by canary i alone:
+// trained on, the canary moves it to a margin of its own, and the L2 term returns it to 0
+// once the canary is gone (the retrain's weight there is exactly 0); never trained on,
+// only the published noise is there. The canary's margin under the published model reads
+// that coordinate, so the canaries are audited one by one however few features d0 has
+// (canaries in d0's own space blur into each other and into the data once m nears d).
+// At d0's largest norm the loss's constants (Lipschitz, smoothness) on the padded data
+// with canaries are those on d0, so the methods' noise is calibrated as on d0. The
+// labels are drawn from (seed, "onerun/canaries"), so the canaries of m are a prefix of
+// those of m + k; IDs follow d0's largest.
+func DiracCanaries(d0 *reference.Dataset, seed uint64, m int) (*reference.Dataset, []reference.Record, error) {
+	if m < 1 {
+		return nil, nil, fmt.Errorf("one-run canaries: %d canaries; want at least 1", m)
 	}
-	tn := math.Sqrt(floats.Dot(theta, theta))
+	padded, err := padColumns(d0, m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("one-run canaries: %w", err)
+	}
+	d := d0.Dim()
 	norm := d0.MaxRowNorm()
 	if !(norm > 0) {
 		norm = 1
@@ -78,45 +89,58 @@ func OneRunCanaries(d0 *reference.Dataset, lambda, radius float64, seed uint64, 
 	r := reference.Stream(seed, 0, "onerun/canaries")
 	out := make([]reference.Record, m)
 	for i := range out {
-		x := make([]float64, d)
-		for {
-			for j := range x {
-				x[j] = r.NormFloat64()
-			}
-			if tn > 0 && d > 1 {
-				c := floats.Dot(x, theta) / (tn * tn)
-				for j := range x {
-					x[j] -= c * theta[j]
-				}
-			}
-			if n := math.Sqrt(floats.Dot(x, x)); n > 1e-9 {
-				for j := range x {
-					x[j] *= norm / n
-				}
-				break
-			}
-		}
+		x := make([]float64, d+m)
+		x[d+i] = norm
 		y := 1.0
 		if r.Uint64()>>63 == 1 {
 			y = -1
 		}
 		out[i] = reference.Record{ID: next + int64(i), X: x, Y: y}
 	}
-	return out, nil
+	return padded, out, nil
 }
 
-// OneRunSetup is the demo setup of one training run with canaries: the data are base's
-// 𝒟₀ plus the canaries the plan includes, and the requests delete every included canary,
-// one request each, in canary order, so the final data are 𝒟₀ whatever the plan. All
-// holds 𝒟₀ and every canary, so constants declared from it do not depend on the plan,
-// and the radius holds the minimiser of every subset of it.
-func OneRunSetup(base DemoSetup, canaries []reference.Record, plan []bool) (DemoSetup, error) {
-	if len(plan) != len(canaries) {
-		return DemoSetup{}, fmt.Errorf("one-run setup: %d plan entries for %d canaries", len(plan), len(canaries))
+// padColumns is ds with k zero feature columns appended, the records' IDs and labels
+// unchanged. It is held sparse whatever ds is: the padding stores nothing, so the losses'
+// cost stays that of ds and the canaries' one non-zero each, however many canaries.
+func padColumns(ds *reference.Dataset, k int) (*reference.Dataset, error) {
+	if sp := ds.Sparse(); sp != nil {
+		c := *sp
+		c.Cols += k
+		return reference.NewSparseDataset(ds.IDs(), &c, slices.Clone(ds.Labels()))
 	}
-	all, err := base.Data.With(canaries...)
+	n, d := ds.Dims()
+	c := reference.CSR{Rows: n, Cols: d + k, Indptr: make([]int, 1, n+1)}
+	for i := range n {
+		for j, v := range ds.Row(i) {
+			if v != 0 {
+				c.Indices = append(c.Indices, int32(j))
+				c.Values = append(c.Values, v)
+			}
+		}
+		c.Indptr = append(c.Indptr, len(c.Values))
+	}
+	return reference.NewSparseDataset(ds.IDs(), &c, slices.Clone(ds.Labels()))
+}
+
+// OneRunSetup is the demo setup of one training run with m canaries (DiracCanaries,
+// drawn from base.Seed) and the inclusion plan: the data are base's 𝒟₀, padded with m
+// zero columns, plus the canaries the plan includes, and the requests delete every
+// included canary, one request each, in canary order, so the final data are the padded
+// 𝒟₀ whatever the plan. All holds the padded 𝒟₀ and every canary, so constants declared
+// from it do not depend on the plan, and the radius holds the minimiser of every subset
+// of it.
+func OneRunSetup(base DemoSetup, m int, plan []bool) (DemoSetup, []reference.Record, error) {
+	if len(plan) != m {
+		return DemoSetup{}, nil, fmt.Errorf("one-run setup: %d plan entries for %d canaries", len(plan), m)
+	}
+	d0, canaries, err := DiracCanaries(base.Data, base.Seed, m)
 	if err != nil {
-		return DemoSetup{}, fmt.Errorf("one-run setup: %w", err)
+		return DemoSetup{}, nil, err
+	}
+	all, err := d0.With(canaries...)
+	if err != nil {
+		return DemoSetup{}, nil, fmt.Errorf("one-run setup: %w", err)
 	}
 	var in []reference.Record
 	for i, c := range canaries {
@@ -124,9 +148,9 @@ func OneRunSetup(base DemoSetup, canaries []reference.Record, plan []bool) (Demo
 			in = append(in, c)
 		}
 	}
-	data, err := base.Data.With(in...)
+	data, err := d0.With(in...)
 	if err != nil {
-		return DemoSetup{}, fmt.Errorf("one-run setup: %w", err)
+		return DemoSetup{}, nil, fmt.Errorf("one-run setup: %w", err)
 	}
 	s := base
 	s.All, s.Data = all, data
@@ -136,7 +160,7 @@ func OneRunSetup(base DemoSetup, canaries []reference.Record, plan []bool) (Demo
 		s.Deletions = append(s.Deletions, c.ID)
 	}
 	s.Radius = max(base.Radius, reference.MinimiserRadius(reference.Logistic{Lambda: base.Lambda}, all))
-	return s, nil
+	return s, canaries, nil
 }
 
 // CanaryMargins scores every canary under a published model: its logit-scaled
@@ -181,13 +205,14 @@ func CanaryMargins(model []float64, canaries []reference.Record) ([]float64, err
 const oneRunArgument = "one training run with m canaries, each included with probability ½ (onerun.DrawPlan) and, if included, deleted: if the published model after the deletions is (ε, δ)-indistinguishable from a retrain on what is left (𝒟₀, whatever the plan), two plans differing in one canary give (2ε, (1 + e^ε)δ)-close outcomes, so a one-run ε lower bound above 2ε refutes the claim (spec estimators-and-attacks §(h))"
 
 // OneRunDemo runs the one-run audit of a method's wanted demo variants and their
-// negative controls on base's 𝒟₀, for each m of the ladder: it draws m canaries
-// (OneRunCanaries) and the plan onerun.DrawPlan(base.Seed, m), builds the setup
-// (OneRunSetup), asks the method for its subjects on it, runs each subject's and each
+// negative controls on base's 𝒟₀, for each m of the ladder: it draws the plan
+// onerun.DrawPlan(base.Seed, m), builds the setup with m Dirac canaries (OneRunSetup,
+// DiracCanaries), asks the method for its subjects on it, runs each subject's and each
 // control's Unlearned once (one training run, streams {Seed, Trial: m}), scores every
 // canary under the published model (CanaryMargins) and judges the scores with
 // OneRunFinding at the subject's claimed (ε, δ). A control is run up to the first m that
-// refutes it; an honest subject at every m. The claim tested is the method's own, as the
+// refutes it; an honest subject at every m. Each result carries its μ per canary and
+// what the claim allows and a typical run needs (OneRunResult.Reading). The claim tested is the method's own, as the
 // subject states it for the deletions of the plan; it composes to the m/2 deletions only
 // if the method's certificate accounts for every request it serves, which the claim's
 // relation says and the result's claim repeats.
@@ -206,13 +231,14 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 	if conf == 0 {
 		conf = 0.95
 	}
-	canaries, err := OneRunCanaries(base.Data, base.Lambda, base.Radius, base.Seed, ladder[len(ladder)-1])
-	if err != nil {
-		return nil, err
-	}
 	var results []OneRunResult
 	index := map[string]int{} // subject or subject~control → results index
 	done := map[string]bool{} // controls refuted: not run again
+	type resolutionKey struct {
+		eps, delta float64
+		m          int
+	}
+	resolutions := map[resolutionKey][2]float64{} // Allowed and Needed, computed once
 	for _, mc := range ladder {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -221,8 +247,7 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 			cfg.Progress(m.Name(), mc)
 		}
 		plan := onerun.DrawPlan(base.Seed, mc)
-		cs := canaries[:mc]
-		setup, err := OneRunSetup(base, cs, plan)
+		setup, cs, err := OneRunSetup(base, mc, plan)
 		if err != nil {
 			return nil, err
 		}
@@ -263,13 +288,22 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 					results = append(results, r)
 				}
 				claim := u.sub.Claim()
-				f, err := oneRunTrial(ctx, u.sub, claim, cs, plan, base.Seed, mc, conf)
+				f, shift, err := oneRunTrial(ctx, u.sub, claim, cs, plan, base.Seed, mc, conf)
 				if err != nil {
 					return nil, fmt.Errorf("one-run %s at m = %d: %w", k, mc, err)
 				}
 				res := &results[i]
 				res.Claim, res.Largest, res.Finding = oneRunClaim(claim, mc, len(setup.Deletions)), mc, f
-				res.Bounds = append(res.Bounds, f.Measured)
+				res.Bounds, res.Shift = append(res.Bounds, f.Measured), shift
+				rk := resolutionKey{claim.Epsilon, claim.Delta, mc}
+				if _, ok := resolutions[rk]; !ok {
+					a, n, err := oneRunResolution(claim, mc, conf)
+					if err != nil {
+						return nil, fmt.Errorf("one-run %s at m = %d: %w", k, mc, err)
+					}
+					resolutions[rk] = [2]float64{a, n}
+				}
+				res.Allowed, res.Needed = resolutions[rk][0], resolutions[rk][1]
 				if f.Verdict == Fail && res.RefutedAt == 0 {
 					res.RefutedAt = mc
 					if u.control != "" {
@@ -282,6 +316,29 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 	return results, nil
 }
 
+// Reading says, for a result not refuted, why, from its μ: within what the claim allows
+// per canary (no number of canaries refutes it in one run), or above it but below what a
+// typical run of Largest canaries needs (more canaries might). "" when refuted or refused.
+func (r OneRunResult) Reading() string {
+	switch {
+	case r.RefutedAt > 0 || r.Largest == 0:
+		return ""
+	case r.Shift <= r.Allowed:
+		return fmt.Sprintf("μ ≈ %.2g per canary, within the %.2g the claim allows each canary: one run shows a leak this small at no m, and the trial audit decides", r.Shift, r.Allowed)
+	case math.IsInf(r.Needed, 1):
+		return fmt.Sprintf("μ ≈ %s per canary, above the %.2g the claim allows each canary, but no run of %d canaries could refute the claim: more canaries might", fmtMu(r.Shift), r.Allowed, r.Largest)
+	}
+	return fmt.Sprintf("μ ≈ %s per canary, above the %.2g the claim allows each canary, but a typical run of %d canaries refutes only from μ ≈ %.2g: more canaries might", fmtMu(r.Shift), r.Allowed, r.Largest, r.Needed)
+}
+
+// fmtMu prints a per-canary μ, +Inf as "∞ (separated)".
+func fmtMu(mu float64) string {
+	if math.IsInf(mu, 1) {
+		return "∞ (separated)"
+	}
+	return fmt.Sprintf("%.2g", mu)
+}
+
 func key(r OneRunResult) string {
 	if r.Control == "" {
 		return r.Subject
@@ -289,23 +346,45 @@ func key(r OneRunResult) string {
 	return r.Subject + "~" + r.Control
 }
 
-// oneRunTrial runs sub's Unlearned once and judges the canaries' scores.
-func oneRunTrial(ctx context.Context, sub Subject, claim Claim, canaries []reference.Record, plan []bool, seed uint64, m int, conf float64) (Finding, error) {
+// oneRunTrial runs sub's Unlearned once and judges the canaries' scores; it returns the
+// finding and the scores' standardised shift (OneRunResult.Shift).
+func oneRunTrial(ctx context.Context, sub Subject, claim Claim, canaries []reference.Record, plan []bool, seed uint64, m int, conf float64) (Finding, float64, error) {
 	rel, err := sub.Unlearned(ctx, reference.Streams{Seed: seed, Trial: m})
 	if err != nil {
-		return Finding{}, err
+		return Finding{}, 0, err
 	}
 	scores, err := CanaryMargins(rel.Published, canaries)
 	if err != nil {
-		return Finding{}, err
+		return Finding{}, 0, err
 	}
 	prefix := claimPrefix(sub.Name())
 	f, err := OneRunFinding(prefix+"/empirical/one-run", plan, scores, claim.Epsilon, claim.Delta, conf)
 	if err != nil {
-		return Finding{}, err
+		return Finding{}, 0, err
 	}
 	f.Detail = "each canary scored by its logit-scaled confidence (margin) under the one published model; " + f.Detail
-	return f, nil
+	in, out, err := onerun.SplitScores(plan, scores)
+	if err != nil {
+		return Finding{}, 0, err
+	}
+	mu, err := onerun.BinormalMu(in, out)
+	if err != nil {
+		return Finding{}, 0, err
+	}
+	return f, mu, nil
+}
+
+// oneRunResolution is the per-canary μ a claim allows and the μ a typical run of m
+// canaries needs to refute it (OneRunResult.Allowed, Needed).
+func oneRunResolution(c Claim, m int, conf float64) (allowed, needed float64, err error) {
+	eps2, delta2 := onerun.UnlearningTarget(c.Epsilon, c.Delta)
+	if allowed, err = onerun.GaussianMu(eps2, delta2); err != nil {
+		return 0, 0, err
+	}
+	if needed, err = onerun.TypicalRefutingMu(m, 1-conf, eps2, delta2); err != nil {
+		return 0, 0, err
+	}
+	return allowed, needed, nil
 }
 
 func claimPrefix(name string) string {

@@ -43,3 +43,25 @@ func ExampleAudit() {
 	// AUROC 0.769
 	// claim refuted: true
 }
+
+// What one run can show: at the one-run target of a (1, 1e-6) unlearning claim, a
+// Gaussian leak of up to GaussianMu standard deviations per canary is within the claim
+// for every canary, and a typical run of m canaries refutes the claim only from
+// TypicalRefutingMu; BinormalMu reads a run's μ from its scores.
+func ExampleTypicalRefutingMu() {
+	eps, delta := onerun.UnlearningTarget(1, 1e-6)
+	allowed, _ := onerun.GaussianMu(eps, delta)
+	fmt.Printf("allowed per canary: μ ≤ %.3f\n", allowed)
+	for _, m := range []int{64, 128, 256} {
+		needed, _ := onerun.TypicalRefutingMu(m, 0.05, eps, delta)
+		fmt.Printf("m = %d: refuted from μ ≈ %.2f\n", m, needed)
+	}
+	mu, _ := onerun.BinormalMu([]float64{2.1, 0.4, 1.7, 3.0}, []float64{0.2, -0.5, 1.1, 0.3})
+	fmt.Printf("a run's μ: %.2f\n", mu)
+	// Output:
+	// allowed per canary: μ ≤ 0.477
+	// m = 64: refuted from μ ≈ +Inf
+	// m = 128: refuted from μ ≈ 2.79
+	// m = 256: refuted from μ ≈ 2.28
+	// a run's μ: 2.17
+}

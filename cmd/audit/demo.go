@@ -46,6 +46,7 @@ type demoConfig struct {
 	controls     bool            // also audit each subject's negative controls
 	oneRun       bool            // demo --one-run: one training run with canaries per subject and control
 	oneRunMax    int             // demo --one-run-max: the ladder's largest canary count
+	variantsSet  bool            // --variants was given (demo --one-run then runs costly variants too)
 	json         bool            // print the report's JSON instead of the summary table
 	attacks      string          // --attacks: audit.AttackNames, comma-separated
 	formats      string          // --formats: the renderings beside report.json
@@ -97,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.BoolVar(&c.controls, "controls", false, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL)")
 	fs.BoolVar(&c.oneRun, "one-run", false, "instead of the trial audit, audit each variant and its negative controls with one training run with m canaries (spec §(h)), m doubling from 32 to --one-run-max, and say at which m each is refuted")
-	fs.IntVar(&c.oneRunMax, "one-run-max", 64, "--one-run: the largest number of canaries tried (32, 64, … up to it)")
+	fs.IntVar(&c.oneRunMax, "one-run-max", 128, "--one-run: the largest number of canaries tried (32, 64, … up to it)")
 	c.registerReportFlags(fs)
 	audit.Var(fs, &c.powerAgainst, audit.PowerAgainstParam)
 	audit.Var(fs, &c.lambda, audit.LambdaParam)
@@ -105,7 +106,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &c.delta, audit.DeltaParam)
 	fs.StringVar(&c.deletes, "delete", "", "record IDs to delete, comma-separated (default: the most influential record and two random ones)")
 	variants := audit.DemoVariantNames()
-	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated")
+	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated (--one-run: by default those whose m/2 deletions are quick to serve)")
 	var params []audit.Param
 	for _, m := range audit.Methods() {
 		params = append(params, m.DemoParams()...)
@@ -135,6 +136,7 @@ Examples:
 	}
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
+	fs.Visit(func(f *flag.Flag) { c.variantsSet = c.variantsSet || f.Name == "variants" })
 	if c.oneRun {
 		if c.keys.keyFile != "" || c.keys.signFile != "" {
 			return usagef("demo: --one-run keeps no trials and signs no report: --evidence-key and --sign-key do not apply")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,8 +71,17 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
 	}
 	var all []audit.OneRunResult
+	var skipped []string // costly variants left out of the default list, with why
 	for _, m := range audit.Methods() {
 		vs := wanted(m)
+		if !c.variantsSet {
+			for _, v := range m.DemoVariants() {
+				if v.OneRunCost != "" && slices.Contains(vs, v.Name) {
+					vs = slices.DeleteFunc(vs, func(w string) bool { return w == v.Name })
+					skipped = append(skipped, fmt.Sprintf("%s (%s)", v.Name, v.OneRunCost))
+				}
+			}
+		}
 		if len(vs) == 0 {
 			continue
 		}
@@ -108,16 +119,18 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 			return err
 		}
 	} else {
-		printOneRun(stdout, all, ladder, rep, c.out, time.Since(start))
+		printOneRun(stdout, all, ladder, skipped, rep, c.out, time.Since(start))
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 
 // printOneRun prints the one-run table: each subject and control, the m that refuted it
-// (or the cap), the one-run bound at the largest m run and 2ε.
-func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, rep *reports.Report, dir string, took time.Duration) {
+// (or the cap), the one-run bound at the largest m run, 2ε, the AUROC and the per-canary
+// μ the run reads; then why each control not refuted was not, and what the claim allows
+// and a typical run needs per canary.
+func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, skipped []string, rep *reports.Report, dir string, took time.Duration) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "subject\tcontrol\trefuted\tone-run ε bound (at m)\t2ε\tAUROC")
+	fmt.Fprintln(tw, "subject\tcontrol\trefuted\tone-run ε bound (at m)\t2ε\tAUROC\tμ per canary")
 	for _, r := range all {
 		ctl := "— (honest)"
 		if r.Control != "" {
@@ -128,7 +141,7 @@ func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, rep *repor
 			refuted = fmt.Sprintf("REFUTED at m = %d", r.RefutedAt)
 		}
 		if r.Refused != "" && r.Largest == 0 {
-			fmt.Fprintf(tw, "%s\t%s\tnot audited\t—\t—\t—\n", r.Subject, ctl)
+			fmt.Fprintf(tw, "%s\t%s\tnot audited\t—\t—\t—\t—\n", r.Subject, ctl)
 			continue
 		}
 		auc := "—"
@@ -137,9 +150,14 @@ func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, rep *repor
 				auc = fmt.Sprintf("%.3f", e.Value)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g (m = %d)\t%.3g\t%s\n", r.Subject, ctl, refuted, r.Finding.Measured, r.Largest, r.Finding.Bound, auc)
+		mu := "∞"
+		if !math.IsInf(r.Shift, 1) {
+			mu = fmt.Sprintf("%.2f", r.Shift)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3g (m = %d)\t%.3g\t%s\t%s\n", r.Subject, ctl, refuted, r.Finding.Measured, r.Largest, r.Finding.Bound, auc, mu)
 	}
 	tw.Flush()
+	var allowed, needed float64
 	for _, r := range all {
 		if r.Refused != "" {
 			fmt.Fprintf(w, "  %s: %s\n", r.Subject, r.Refused)
@@ -147,8 +165,25 @@ func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, rep *repor
 		if r.Control == "" && r.RefutedAt > 0 {
 			fmt.Fprintf(w, "  FAIL %s: the honest variant is refuted by one run at m = %d (bound %.3g > 2ε = %.3g at confidence %g)\n", r.Subject, r.RefutedAt, r.Finding.Measured, r.Finding.Bound, r.Finding.Confidence)
 		}
+		if r.Control != "" && r.Reading() != "" {
+			fmt.Fprintf(w, "  %s %s: %s\n", r.Subject, r.Control, r.Reading())
+		}
+		if r.Largest == ladder[len(ladder)-1] {
+			allowed, needed = r.Allowed, r.Needed
+		}
 	}
-	fmt.Fprintf(w, "one-run: one training run per subject and m = %v canaries (fresh records orthogonal to 𝒟₀'s model, random labels; each included with probability ½ and then deleted); a bound above 2ε refutes the claim at the stated confidence (spec §(h)); a one-run audit never shows a claim holds; controls do not enter the verdict (%s)\n",
+	fmt.Fprintf(w, "one-run: one training run per subject and m = %v Dirac canaries (canary i is the data's largest norm on a zero column of its own, random label; each included with probability ½ and then deleted); a bound above 2ε refutes the claim at the stated confidence (spec §(h)); a one-run audit never shows a claim holds; controls do not enter the verdict (%s)\n",
 		ladder, took.Round(time.Second))
+	if mc := ladder[len(ladder)-1]; allowed > 0 {
+		typical := fmt.Sprintf("a typical run of m = %d refutes it from μ ≈ %.3g", mc, needed)
+		if math.IsInf(needed, 1) {
+			typical = fmt.Sprintf("no typical run of m = %d can refute it, however separated", mc)
+		}
+		fmt.Fprintf(w, "per canary: the claim allows μ ≤ %.3g (Gaussian DP at (2ε, (1 + e^ε)δ)); %s; μ per canary is √2·Φ⁻¹(AUC), ± about %.2f near 0\n",
+			allowed, typical, 2/math.Sqrt(float64(mc)))
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(w, "not run (name it in --variants): %s\n", s)
+	}
 	fmt.Fprintf(w, "overall: %s; report: %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"))
 }
