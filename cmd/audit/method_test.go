@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,7 +135,7 @@ func TestToyMethodJoinsThroughTheContract(t *testing.T) {
 
 	// reproduce: listed, run, its files written, its verdict the exit code
 	reproHelp, _, _ := runCLI(t, "reproduce", "help")
-	if !strings.Contains(reproHelp, "toy-table     a toy table") {
+	if !regexp.MustCompile(`(?m)^  toy-table +a toy table$`).MatchString(reproHelp) {
 		t.Errorf("reproduce help lacks the toy experiment:\n%s", reproHelp)
 	}
 	dir := filepath.Join(t.TempDir(), "toy")
