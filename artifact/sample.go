@@ -137,7 +137,7 @@ func LoadScores(path string) (*mat.Dense, []string, error) {
 	if len(arrays) != 1 {
 		names := make([]string, len(arrays))
 		for i, a := range arrays {
-			names[i] = a.Name
+			names[i] = strings.TrimPrefix(a.Name, path+":") // the entry, the file being named once
 		}
 		return nil, nil, fmt.Errorf("%s: %d arrays (%s); scores are one matrix, models × records: save one array", path, len(arrays), strings.Join(names, ", "))
 	}
