@@ -1,6 +1,6 @@
 // Package artifact reads models and scores that other tools wrote, so that the toolkit can
-// audit what it did not train: NumPy's .npy and .npz, Hugging Face's safetensors, CSVs of
-// weights, and the toolkit's own model card.
+// audit what it did not train: NumPy's .npy and .npz, Hugging Face's safetensors, PyTorch's
+// state dicts (.pt, .pth), CSVs of weights, and the toolkit's own model card.
 //
 // # NumPy
 //
@@ -32,6 +32,30 @@
 //	st, err := artifact.LoadSafetensors("model.safetensors")
 //	w := st.Tensor("linear.weight")                 // nil if absent
 //
+// # PyTorch
+//
+// LoadPyTorch reads what torch.save(model.state_dict(), "model.pt") writes (.pt or .pth,
+// PyTorch 1.6 and later): a zip archive holding data.pkl, a pickle of the state dict, and
+// each tensor storage's raw bytes. Python is not needed, and no pickle is ever executed:
+// a small reader knows the opcodes and the few names a state dict uses (an OrderedDict,
+// torch's tensor and parameter rebuilders and its storage classes) and refuses any other
+// name, saying what to save instead — a whole model pickled by torch.save(model) names its
+// class, a training checkpoint nests the state dict under a key, and the legacy format of
+// PyTorch before 1.6 is not a zip archive at all.
+//
+//	sd, err := artifact.LoadPyTorch("model.pt")
+//	w := sd.Tensor("fc.weight")                     // float32 widened exactly
+//	fmt.Println(sd.Skipped)                         // [bn.num_batches_tracked: int64 …]
+//
+// Float32, float64, float16 and bfloat16 tensors are read, in row-major order through
+// their strides and offsets (a transposed or sliced view reads as its values), tied weights
+// under each name. Integer and boolean tensors — BatchNorm's num_batches_tracked counts
+// batches, it is not a weight — are skipped and named in Skipped.
+//
+// LoadModelTensors picks the tensors an audit compares, in the order given (audit verify
+// --tensor fc.weight,fc.bias); LoadModel reads every floating-point tensor in name order,
+// as for safetensors.
+//
 // # Model cards
 //
 // A Card (LoadCard, schema unlearnaudit/model-card/v1) is the toolkit's own model file:
@@ -57,5 +81,6 @@
 // up to 64 KiB; a shape is checked against reference.MaxValues before anything is
 // allocated, and the data are read in chunks that grow with the bytes that arrive, so a
 // 200-byte file claiming 2^40 elements costs nothing. The fuzzers hold every parser to
-// O(k) allocation for k input bytes.
+// O(k) allocation for k input bytes (for an archive, k is what it may inflate to; a
+// PyTorch storage may be read out through at most four views).
 package artifact

@@ -100,7 +100,7 @@ func TestNPZValueBudgetAndGrace(t *testing.T) {
 // FuzzLoadSample reads a folder of one or two model files of every format from the
 // fuzzer's bytes: no panic (an empty model is an error), a sample has a row per file and at
 // least one column, and the allocation stays within the parsers' O(k) bound of what the
-// files hold — for an .npz, of what it may inflate to (100 to 1 past the grace).
+// files hold — for an .npz or a .pt, of what it may inflate to (100 to 1 past the grace).
 func FuzzLoadSample(f *testing.F) {
 	f.Add(must(os.ReadFile(filepath.Join("testdata", "models.npz"))), uint8(1), true)
 	f.Add(must(os.ReadFile(filepath.Join("testdata", "models_compressed.npz"))), uint8(1), false)
@@ -109,6 +109,8 @@ func FuzzLoadSample(f *testing.F) {
 	f.Add(stFile(`{}`, nil), uint8(2), false)
 	f.Add([]byte("1,2,3\n"), uint8(3), true)
 	f.Add([]byte(goodCard), uint8(4), false)
+	f.Add(must(os.ReadFile(filepath.Join("testdata", "batchnorm.pt"))), uint8(5), true)
+	f.Add(must(os.ReadFile(filepath.Join("testdata", "mlp_f64_proto4.pth"))), uint8(6), false)
 	f.Fuzz(func(t *testing.T, in []byte, kind uint8, two bool) {
 		ext := modelExts[int(kind)%len(modelExts)]
 		dir := t.TempDir()
@@ -124,8 +126,11 @@ func FuzzLoadSample(f *testing.F) {
 		)
 		got := testenv.Allocated(func() { m, _, err = LoadSample(dir) })
 		held := len(in)
-		if ext == ".npz" {
+		switch ext {
+		case ".npz":
 			held = max(reference.InflationGrace, reference.MaxInflation*len(in))
+		case ".pt", ".pth": // and a storage read out through up to four views
+			held = maxStorageAliases * 4 * max(reference.InflationGrace, reference.MaxInflation*len(in))
 		}
 		if limit := uint64(files) * fuzzAllocLimit(held); got > limit {
 			t.Fatalf("%d bytes of %s (%d files) allocated %d (limit %d)", len(in), ext, files, got, limit)

@@ -12,16 +12,28 @@ import (
 )
 
 // modelExts are the file types a model can be read from, by extension.
-var modelExts = []string{".npy", ".npz", ".safetensors", ".csv", ".json"}
+var modelExts = []string{".npy", ".npz", ".safetensors", ".csv", ".json", ".pt", ".pth"}
 
 // LoadModel reads one model's parameters as a vector: an .npy array flattened, the
-// arrays of an .npz or the tensors of a .safetensors file concatenated in name order (so
-// "bias" comes before "weight", the same order for every file of one exporter), a CSV
-// of weights (reference.LoadMatrixCSV) flattened by rows, or the weights of a model card
-// (.json, LoadCard). The layout names the parts, so
-// that a report can say what was compared.
+// arrays of an .npz, the tensors of a .safetensors file or the floating-point tensors of
+// a PyTorch state dict (.pt, .pth: LoadPyTorch) concatenated in name order (so "bias"
+// comes before "weight", the same order for every file of one exporter), a CSV of weights
+// (reference.LoadMatrixCSV) flattened by rows, or the weights of a model card (.json,
+// LoadCard). The layout names the parts, so that a report can say what was compared.
 func LoadModel(path string) (params []float64, layout []string, err error) {
-	var arrays []*Array
+	return LoadModelTensors(path, nil)
+}
+
+// LoadModelTensors is LoadModel reading only the named tensors of a file that names its
+// parts (.npz arrays, .safetensors and .pt/.pth tensors), concatenated in the order
+// given, so that an audit can compare the weights it is about (the last layer, say)
+// rather than every buffer. With no names it reads them all, in name order. A name the
+// file lacks is an error listing what the file holds.
+func LoadModelTensors(path string, names []string) (params []float64, layout []string, err error) {
+	var (
+		arrays  []*Array
+		skipped []string
+	)
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".npy":
 		a, err := LoadNPY(path)
@@ -39,6 +51,12 @@ func LoadModel(path string) (params []float64, layout []string, err error) {
 			return nil, nil, err
 		}
 		arrays = st.Tensors
+	case ".pt", ".pth":
+		pt, err := LoadPyTorch(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		arrays, skipped = pt.Tensors, pt.Skipped
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path)
 		if err != nil {
@@ -55,14 +73,74 @@ func LoadModel(path string) (params []float64, layout []string, err error) {
 	default:
 		return nil, nil, fmt.Errorf("%s: unknown model format %q; want one of %s", path, ext, strings.Join(modelExts, ", "))
 	}
+	if names != nil {
+		if arrays, err = selectTensors(path, arrays, skipped, names); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, a := range arrays {
 		params = append(params, a.Data...)
 		layout = append(layout, fmt.Sprintf("%s %v %s", a.Name, a.Shape, a.DType))
 	}
 	if len(params) == 0 { // no tensors, or only empty ones: nothing to audit
-		return nil, nil, &reference.InputError{File: path, Msg: fmt.Sprintf("no parameters (%d arrays, all empty); a model holds at least one", len(arrays))}
+		msg := fmt.Sprintf("no parameters (%d arrays, all empty); a model holds at least one", len(arrays))
+		if len(skipped) > 0 {
+			msg = fmt.Sprintf("no parameters: no floating-point tensor holds a value (skipped: %s)", strings.Join(skipped, "; "))
+		}
+		return nil, nil, &reference.InputError{File: path, Msg: msg}
 	}
 	return params, layout, nil
+}
+
+// selectTensors picks the named arrays in the order given. An .npz array is named by its
+// entry (Name is "file.npz:entry").
+func selectTensors(path string, arrays []*Array, skipped, names []string) ([]*Array, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npz", ".safetensors", ".pt", ".pth":
+	default:
+		return nil, &reference.InputError{File: path, Msg: "tensor names pick among the arrays of an .npz, .safetensors, .pt or .pth file; this file is one array"}
+	}
+	byName := map[string]*Array{}
+	var held []string
+	for _, a := range arrays {
+		n := strings.TrimPrefix(a.Name, path+":")
+		byName[n] = a
+		held = append(held, n)
+	}
+	out := make([]*Array, 0, len(names))
+	for _, n := range names {
+		a, ok := byName[n]
+		if !ok {
+			for _, s := range skipped {
+				if strings.HasPrefix(s, n+": ") {
+					return nil, &reference.InputError{File: path, Field: n, Msg: "not read: " + strings.TrimPrefix(s, n+": ")}
+				}
+			}
+			if len(held) > 12 {
+				held = append(held[:12], fmt.Sprintf("… %d more", len(held)-12))
+			}
+			return nil, &reference.InputError{File: path, Field: n, Msg: fmt.Sprintf("no such tensor; the file holds %s", strings.Join(held, ", "))}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ParseTensorNames reads a --tensor flag: one name or a comma-separated list, each given
+// once.
+func ParseTensorNames(s string) ([]string, error) {
+	var names []string
+	for n := range strings.SplitSeq(s, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			return nil, fmt.Errorf("%q: an empty tensor name", s)
+		case slices.Contains(names, n):
+			return nil, fmt.Errorf("%q: tensor %q given twice", s, n)
+		}
+		names = append(names, n)
+	}
+	return names, nil
 }
 
 // newSample is the sample of rows models of cols parameters each, refusing an empty one
@@ -80,11 +158,24 @@ func newSample(path string, rows, cols int, data []float64) (*mat.Dense, []strin
 // of N models is N trials of an audit. Every model must have as many parameters as the
 // first; the error names both files.
 func LoadSample(path string) (*mat.Dense, []string, error) {
+	return LoadSampleTensors(path, nil)
+}
+
+// LoadSampleTensors is LoadSample reading the named tensors of each model
+// (LoadModelTensors); with names, a single file is always one model.
+func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load sample: %w", err)
 	}
 	if !st.IsDir() {
+		if names != nil {
+			params, _, err := LoadModelTensors(path, names)
+			if err != nil {
+				return nil, nil, err
+			}
+			return mat.NewDense(1, len(params), params), []string{path}, nil
+		}
 		return loadSampleFile(path)
 	}
 	entries, err := os.ReadDir(path)
@@ -101,7 +192,7 @@ func LoadSample(path string) (*mat.Dense, []string, error) {
 			continue
 		}
 		p := filepath.Join(path, e.Name())
-		params, _, err := LoadModel(p)
+		params, _, err := LoadModelTensors(p, names)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -137,7 +228,7 @@ func LoadScores(path string) (*mat.Dense, []string, error) {
 	if len(arrays) != 1 {
 		names := make([]string, len(arrays))
 		for i, a := range arrays {
-			names[i] = a.Name
+			names[i] = strings.TrimPrefix(a.Name, path+":") // the entry, the file being named once
 		}
 		return nil, nil, fmt.Errorf("%s: %d arrays (%s); scores are one matrix, models × records: save one array", path, len(arrays), strings.Join(names, ", "))
 	}

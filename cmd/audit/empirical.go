@@ -10,22 +10,25 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
 
+// loadSamples reads --a or --b as verify --scores reads its matrices
+// (artifact.LoadScores): .npy, .npz of one array, CSV, or a folder of model files, chosen
+// by extension.
 func loadSamples(flagName, path string) (*mat.Dense, error) {
 	if path == "" {
 		return nil, usagef("--%s is required", flagName)
 	}
-	m, err := reference.LoadMatrixCSV(path)
+	m, _, err := artifact.LoadScores(path)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{fmt.Errorf("--%s: %w", flagName, err)}
 	}
 	return m, nil
 }
@@ -49,7 +52,7 @@ type estimateOutput struct {
 func runEstimate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	aPath := fs.String("a", "", "samples of law A: CSV, one row per sample, one column per coordinate, no header (required)")
+	aPath := fs.String("a", "", "samples of law A: one row per sample, one column per coordinate (.npy, .npz of one array, or CSV without a header) (required)")
 	bPath := fs.String("b", "", "samples of law B, the same layout (required)")
 	var (
 		alpha, conf float64
@@ -134,7 +137,7 @@ type competitionOutput struct {
 func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("epsilon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	aPath := fs.String("a", "", "scores under models of kind A (e.g. unlearned): one row per model, one column per example (required)")
+	aPath := fs.String("a", "", "scores under models of kind A (e.g. unlearned): one row per model, one column per example (.npy, .npz of one array, or CSV) (required)")
 	bPath := fs.String("b", "", "scores under models of kind B (e.g. retrained), the same layout (required)")
 	var (
 		delta, conf float64

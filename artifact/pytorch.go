@@ -1,0 +1,410 @@
+package artifact
+
+import (
+	"archive/zip"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// maxPyTorchEntries bounds the entries of one archive: a storage per tensor, and a large
+// model has a few thousand tensors.
+const maxPyTorchEntries = 1 << 16
+
+// maxStorageAliases bounds how many times a storage's values may be read out through
+// views: tied weights share one storage between two or three names (an embedding used by
+// an encoder, a decoder and the output layer), never dozens, and a file naming one storage
+// through thousands of views would cost thousands of copies.
+const maxStorageAliases = 4
+
+// A PyTorch file is the floating-point tensors of a state dict that torch.save wrote,
+// sorted by name, and what was left out.
+type PyTorch struct {
+	Tensors []*Array
+	// Skipped names the entries not read, with why: integer and boolean buffers
+	// (BatchNorm's num_batches_tracked counts batches; it is not a weight) and values
+	// that are not tensors.
+	Skipped []string
+}
+
+// Tensor returns the tensor of the given name, or nil.
+func (p *PyTorch) Tensor(name string) *Array {
+	for _, t := range p.Tensors {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// LoadPyTorch reads a .pt or .pth file that torch.save(model.state_dict(), path) wrote.
+func LoadPyTorch(path string) (*PyTorch, error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load pytorch: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load pytorch: %w", err)
+	}
+	return ParsePyTorch(f, st.Size(), path)
+}
+
+// legacyTorchMagic opens a file torch.save wrote before PyTorch 1.6 (or with
+// _use_new_zipfile_serialization=False): a protocol-2 pickle of the magic number
+// 0x1950a86a20f9469cfc6c as a 10-byte LONG1.
+var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19}
+
+// ParsePyTorch reads torch.save's zip format (PyTorch ≥ 1.6) from r, of size bytes; name
+// is used in errors. The archive holds one folder with data.pkl, a pickle of the state
+// dict, and data/KEY, the raw bytes of each storage. The pickle is read by a machine that
+// knows only the opcodes and the allow-listed names a state dict uses (an OrderedDict,
+// torch's tensor and parameter rebuilders, its storage classes): it imports and calls
+// nothing, and any other name is refused with what to save instead. Float32, float64,
+// float16 and bfloat16 tensors are widened exactly to float64, in row-major order through
+// their strides (a transposed view reads as its values, not its storage); integer and
+// boolean tensors are skipped and named in Skipped.
+//
+// The bounds are those of the other parsers: what the entries inflate to passes
+// reference.CheckInflation before any is read, the pickle is at most 64 MiB with a bounded
+// stack, memo and nesting, every tensor is checked against its storage's declared size and
+// the entry's real size before a value is read, the values read are capped by
+// reference.MaxValues, and a storage is read out at most four times over (tied weights).
+func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
+	fail := func(field, format string, args ...any) error {
+		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		var head [16]byte
+		k, _ := r.ReadAt(head[:], 0)
+		switch {
+		case bytes.HasPrefix(head[:k], legacyTorchMagic):
+			return nil, fail("", "the legacy torch.save format (PyTorch before 1.6, or _use_new_zipfile_serialization=False), which is not read: save it again with torch.save(model.state_dict(), path) in PyTorch 1.6 or later")
+		case k > 0 && head[0] == 0x80:
+			return nil, fail("", "a bare pickle, not the zip archive torch.save writes (pickle.dump?): save it with torch.save(model.state_dict(), path)")
+		}
+		return nil, fail("", "not a zip archive, as torch.save writes a .pt or .pth file: %v", err)
+	}
+	if len(zr.File) > maxPyTorchEntries {
+		return nil, fail("", "%d entries; at most %d are read", len(zr.File), maxPyTorchEntries)
+	}
+	var inflated int64
+	entries := map[string]*zip.File{}
+	var pkl []string
+	for _, zf := range zr.File {
+		inflated += int64(min(zf.UncompressedSize64, 1<<40)) // 65536 entries cannot overflow
+		if _, dup := entries[zf.Name]; dup {
+			return nil, fail(zf.Name, "entry appears twice")
+		}
+		entries[zf.Name] = zf
+		if dir, base, ok := strings.Cut(zf.Name, "/"); ok && base == "data.pkl" && dir != "" {
+			pkl = append(pkl, zf.Name)
+		}
+	}
+	if err := reference.CheckInflation(name, inflated, size); err != nil {
+		return nil, err
+	}
+	if len(pkl) != 1 {
+		for n := range entries {
+			if strings.HasSuffix(n, "/constants.pkl") || strings.Contains(n, "/code/") {
+				return nil, fail("", "a TorchScript archive (torch.jit.save), which is not read: save the weights with torch.save(model.state_dict(), path)")
+			}
+		}
+		if len(pkl) == 0 {
+			return nil, fail("", "no FOLDER/data.pkl entry: not an archive torch.save wrote")
+		}
+		slices.Sort(pkl)
+		return nil, fail("", "%d data.pkl entries (%s); torch.save writes one", len(pkl), strings.Join(pkl, ", "))
+	}
+	prefix := strings.TrimSuffix(pkl[0], "data.pkl")
+	order := binary.ByteOrder(binary.LittleEndian)
+	if zf := entries[prefix+"byteorder"]; zf != nil {
+		b, err := readEntry(zf, 16)
+		if err != nil {
+			return nil, fail(zf.Name, "%v", err)
+		}
+		switch string(b) {
+		case "little":
+		case "big":
+			order = binary.BigEndian
+		default:
+			return nil, fail(zf.Name, "%q; want little or big", b)
+		}
+	}
+	data, err := readEntry(entries[pkl[0]], maxPickleBytes)
+	if err != nil {
+		return nil, fail(pkl[0], "%v", err)
+	}
+	v, storages, err := unpickle(data)
+	if err != nil {
+		var ge *globalError
+		if errors.As(err, &ge) {
+			return nil, fail(pkl[0], "%v", ge) // the hint, without the byte offset
+		}
+		return nil, fail(pkl[0], "%v", err)
+	}
+	top, ok := v.(*pyDict)
+	if !ok {
+		return nil, fail(pkl[0], "the pickle holds a %s; a state dict is a dict of tensors (torch.save(model.state_dict(), path))", typeName(v))
+	}
+	// every storage is checked against its entry before any is read
+	for _, s := range storages {
+		zf := entries[prefix+"data/"+s.key]
+		if zf == nil {
+			return nil, fail("data/"+s.key, "storage %q is named by the pickle but not in the archive", s.key)
+		}
+		es := elementSize(s.class.dtype)
+		if s.numel > int64(math.MaxInt64/16) || zf.UncompressedSize64 != uint64(s.numel)*uint64(es) {
+			return nil, fail(zf.Name, "%d bytes; the pickle declares %d %s elements (%d bytes)", zf.UncompressedSize64, s.numel, s.class.dtype, s.numel*int64(es))
+		}
+	}
+	out := &PyTorch{}
+	var tensors []*ptTensor
+	var names []string
+	var checkpoint []string
+	for i, k := range top.keys {
+		key, ok := k.(string)
+		if !ok {
+			return nil, fail(pkl[0], "a key of type %s; a state dict's keys are names", typeName(k))
+		}
+		switch t := top.vals[i].(type) {
+		case *ptTensor:
+			if !isFloatDType(t.storage.class.dtype) {
+				out.Skipped = append(out.Skipped, fmt.Sprintf("%s: %s %v, not floating point (a buffer such as a counter, not a weight)", key, t.storage.class.dtype, t.size))
+				continue
+			}
+			tensors = append(tensors, t)
+			names = append(names, key)
+		case *pyDict:
+			if holdsTensors(t) {
+				checkpoint = append(checkpoint, key)
+				continue
+			}
+			out.Skipped = append(out.Skipped, key+": a dict without tensors")
+		default:
+			out.Skipped = append(out.Skipped, fmt.Sprintf("%s: a %s, not a tensor", key, typeName(t)))
+		}
+	}
+	if len(checkpoint) > 0 {
+		return nil, fail(pkl[0], "a checkpoint, not a state dict (entries holding dicts of tensors: %s); save the model's alone: torch.save(model.state_dict(), path), or torch.save(checkpoint[%q], path)", strings.Join(checkpoint, ", "), checkpoint[0])
+	}
+	// the tensors, validated against their storages, then read in name order
+	idx := make([]int, len(tensors))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	decoded := map[*ptStorage][]float64{}
+	readOut := map[*ptStorage]int64{}
+	total, stored := 0, 0
+	for _, i := range idx {
+		t, tname := tensors[i], names[i]
+		count, err := checkView(t)
+		if err != nil {
+			return nil, fail(tname, "%v", err)
+		}
+		total += int(count)
+		if err := reference.CheckValues("tensors of "+name, 1, total); err != nil {
+			return nil, fail(tname, "%v", err)
+		}
+		s := t.storage
+		if readOut[s] += count; readOut[s] > maxStorageAliases*max(s.numel, 1) {
+			return nil, fail(tname, "storage %q (%d elements) is read out %d times over by its views; at most %d (tied weights) are read", s.key, s.numel, (readOut[s]+s.numel-1)/s.numel, maxStorageAliases)
+		}
+		vals, ok := decoded[s]
+		if !ok {
+			stored += int(s.numel)
+			if err := reference.CheckValues("storages of "+name, 1, stored); err != nil {
+				return nil, fail(tname, "%v", err)
+			}
+			zf := entries[prefix+"data/"+s.key]
+			if vals, err = readStorage(zf, s, order); err != nil {
+				return nil, fail(zf.Name, "%v", err)
+			}
+			decoded[s] = vals
+		}
+		a, err := gather(t, vals)
+		if err != nil {
+			return nil, fail(tname, "%v", err)
+		}
+		a.Name = tname
+		out.Tensors = append(out.Tensors, a)
+	}
+	return out, nil
+}
+
+// readEntry reads a whole archive entry of at most limit bytes.
+func readEntry(zf *zip.File, limit int64) ([]byte, error) {
+	if zf.UncompressedSize64 > uint64(limit) {
+		return nil, fmt.Errorf("%d bytes; at most %d are read", zf.UncompressedSize64, limit)
+	}
+	rc, err := zf.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var b bytes.Buffer // grows with what arrives, not with what the directory claims
+	if _, err := io.Copy(&b, io.LimitReader(rc, limit)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func isFloatDType(dt string) bool {
+	return dt == "float32" || dt == "float64" || dt == "float16" || dt == "bfloat16"
+}
+
+// elementSize is the bytes of one element of a storage dtype.
+func elementSize(dt string) int {
+	switch dt {
+	case "float64", "int64", "complex64":
+		return 8
+	case "complex128":
+		return 16
+	case "float32", "int32":
+		return 4
+	case "float16", "bfloat16", "int16":
+		return 2
+	}
+	return 1 // int8, uint8, bool
+}
+
+// holdsTensors reports whether a dict holds a tensor among its values (one level: a
+// checkpoint's "model_state_dict").
+func holdsTensors(d *pyDict) bool {
+	for _, v := range d.vals {
+		if _, ok := v.(*ptTensor); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// checkView returns a view's element count after checking that it lies within its
+// storage and that no two of its elements are the same storage element (a view made by
+// expand() would repeat values that a state dict never repeats).
+func checkView(t *ptTensor) (int64, error) {
+	count := int64(1)
+	for _, s := range t.size {
+		if s > 0 && count > int64(reference.MaxValues)/s {
+			return 0, fmt.Errorf("shape %v: more than the cap of %d values (reference.MaxValues; raise it with --max-values)", t.size, reference.MaxValues)
+		}
+		count *= s
+	}
+	if count == 0 {
+		if t.offset > t.storage.numel {
+			return 0, fmt.Errorf("storage offset %d past the storage's %d elements", t.offset, t.storage.numel)
+		}
+		return 0, nil
+	}
+	// the dimensions of more than one element, by stride: each must step past everything
+	// the smaller strides span, so that no element is reached twice
+	var dims []int
+	for i, s := range t.size {
+		if s > 1 {
+			dims = append(dims, i)
+		}
+	}
+	slices.SortFunc(dims, func(a, b int) int { return cmp.Compare(t.stride[a], t.stride[b]) })
+	span := int64(1) // one past the last element reached, from the offset
+	for _, d := range dims {
+		if t.stride[d] < span {
+			return 0, fmt.Errorf("a view of size %v and stride %v reaches some storage elements twice (expand()?); save a copy (.clone())", t.size, t.stride)
+		}
+		if t.stride[d] > t.storage.numel {
+			return 0, fmt.Errorf("a view of size %v, stride %v and offset %d reaches past the storage's %d elements", t.size, t.stride, t.offset, t.storage.numel)
+		}
+		// no overflow: the stride is at most the storage's elements (which its entry's
+		// size, within the inflation budget, holds) and the size at most MaxValues
+		span = t.stride[d]*(t.size[d]-1) + span
+		if span > t.storage.numel {
+			return 0, fmt.Errorf("a view of size %v, stride %v and offset %d reaches past the storage's %d elements", t.size, t.stride, t.offset, t.storage.numel)
+		}
+	}
+	if t.offset > t.storage.numel-span {
+		return 0, fmt.Errorf("a view of size %v, stride %v and offset %d reaches past the storage's %d elements", t.size, t.stride, t.offset, t.storage.numel)
+	}
+	return count, nil
+}
+
+// readStorage reads a storage's elements as float64, in chunks as the bytes arrive.
+func readStorage(zf *zip.File, s *ptStorage, order binary.ByteOrder) ([]float64, error) {
+	rc, err := zf.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	size := elementSize(s.class.dtype)
+	count := int(s.numel)
+	out := make([]float64, 0, min(count, 1<<16))
+	buf := make([]byte, min(1<<16, count*size))
+	for len(out) < count {
+		k, err := io.ReadFull(rc, buf[:min(len(buf), (count-len(out))*size)])
+		for off := 0; off+size <= k; off += size {
+			out = append(out, decodeTorch(s.class.dtype, buf[off:off+size], order))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%d of the storage's %d elements: %v", len(out), count, err)
+		}
+	}
+	return out, nil
+}
+
+// decodeTorch widens one element to float64 (exactly), in the archive's byte order.
+func decodeTorch(dt string, b []byte, order binary.ByteOrder) float64 {
+	switch dt {
+	case "float64":
+		return math.Float64frombits(order.Uint64(b))
+	case "float32":
+		return float64(math.Float32frombits(order.Uint32(b)))
+	}
+	var le [2]byte
+	binary.LittleEndian.PutUint16(le[:], order.Uint16(b))
+	if dt == "bfloat16" {
+		return decodeFloat("BF16", le[:])
+	}
+	return decodeFloat("F16", le[:])
+}
+
+// gather reads a view's elements in row-major order from its storage's values, refusing
+// a value that is not finite.
+func gather(t *ptTensor, vals []float64) (*Array, error) {
+	count := int64(1)
+	shape := make([]int, len(t.size))
+	for i, s := range t.size {
+		shape[i] = int(s)
+		count *= s
+	}
+	a := &Array{Shape: shape, DType: t.storage.class.dtype, Converted: t.storage.class.dtype != "float64", Data: make([]float64, count)}
+	idx := make([]int64, len(t.size))
+	pos := t.offset
+	for n := range a.Data {
+		v := vals[pos]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("element %d is %v; values must be finite", n, v)
+		}
+		a.Data[n] = v
+		// the next index, last dimension fastest
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d]++
+			pos += t.stride[d]
+			if idx[d] < t.size[d] {
+				break
+			}
+			pos -= t.stride[d] * t.size[d]
+			idx[d] = 0
+		}
+	}
+	return a, nil
+}
