@@ -17,7 +17,16 @@ import (
 // (the one that tabulated every Clopper–Pearson bound and sorted every selection half)
 // computed on a grid; `go test ./audit/epsilon -run TestPowerGolden -update-power` rewrites
 // it from the code at hand — run it only from that reference implementation.
-var updatePowerGolden = flag.Bool("update-power", false, "rewrite testdata/power_golden.json from this implementation")
+var (
+	updatePowerGolden = flag.Bool("update-power", false, "rewrite testdata/power_golden.json from this implementation")
+	fullPowerGolden   = flag.Bool("power-golden-full", false, "compare the heavy cases of testdata/power_golden.json too (a minute of CPU)")
+)
+
+// heavyPower is the size past which a golden case is compared only with -power-golden-full:
+// plans whose search reaches more trials, powers at more than a fifth of it, smallest
+// factors at more than 1000 (a dozen powers each). The cases left take seconds; the heavy ones include the
+// product's own plans (δ = 1e-6, ≈ 680 000 trials), which BenchmarkPlan runs.
+const heavyPower = 250_000
 
 const powerGoldenFile = "testdata/power_golden.json"
 
@@ -161,9 +170,14 @@ func TestPowerGolden(t *testing.T) {
 	same := func(a float64, b exactFloat) bool {
 		return math.Float64bits(a) == math.Float64bits(float64(b))
 	}
-	factors := 0
+	factors, plans, powers, skipped := 0, 0, 0, 0
 	for _, c := range g.Plans {
 		p := c.Spec.spec()
+		if !*fullPowerGolden && (c.Trials > heavyPower || c.Estimate > heavyPower || c.Err != "" && p.Claim < 1) {
+			skipped++
+			continue
+		}
+		plans++
 		// the searches, not the memo: a cached answer would compare nothing
 		n, mu, err := searchTrials(ctx, p, true)
 		if n != c.Trials || !same(mu, c.Mu) || errString(err) != c.Err {
@@ -176,11 +190,16 @@ func TestPowerGolden(t *testing.T) {
 	}
 	for _, c := range g.Powers {
 		p := c.Spec.spec()
+		if !*fullPowerGolden && c.Trials > heavyPower/5 {
+			skipped++
+			continue
+		}
+		powers++
 		res, err := SplitGamePower(ctx, c.Trials, p)
 		if err != nil || !same(res.Power, c.Power) || !same(res.StdErr, c.StdErr) || !same(res.Mu, c.Mu) {
 			t.Errorf("SplitGamePower(%d, %+v) = %+v, %v; reference power %v ± %v, μ %v", c.Trials, p, res, err, float64(c.Power), float64(c.StdErr), float64(c.Mu))
 		}
-		if c.SmallestFactor == nil {
+		if c.SmallestFactor == nil || !*fullPowerGolden && c.Trials > 1000 {
 			continue
 		}
 		factors++
@@ -189,8 +208,8 @@ func TestPowerGolden(t *testing.T) {
 			t.Errorf("SmallestDetectableFactor(%d, %+v) = %v, %v; reference %v", c.Trials, p, f, err, float64(*c.SmallestFactor))
 		}
 	}
-	if factors == 0 {
-		t.Fatalf("%s: no smallest detectable factor to compare", powerGoldenFile)
+	if plans == 0 || powers == 0 || factors == 0 {
+		t.Fatalf("%s: %d plans, %d powers and %d smallest factors compared; want some of each", powerGoldenFile, plans, powers, factors)
 	}
-	t.Logf("%d plans, %d powers, %d smallest factors as the reference computed them", len(g.Plans), len(g.Powers), factors)
+	t.Logf("%d plans, %d powers, %d smallest factors as the reference computed them (%d heavy cases left to -power-golden-full)", plans, powers, factors, skipped)
 }
