@@ -421,37 +421,63 @@ func TestPerExampleBoundsAreSimultaneous(t *testing.T) {
 }
 
 // The power simulation's pruned sweep chooses exactly the rule the full sweep chooses with
-// the game's criterion, ties included: on small samples with many ties (rapid) and on the
-// simulation's own draws at realistic sizes (below).
+// the game's criterion, ties included: on small samples with many ties (rapid) — in any
+// number of buckets, from all the scores or from tails kept as the simulation keeps them —
+// and on the simulation's own draws at realistic sizes (below).
 func TestPowerSimChooseIsRuleSweep(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(2, 40).Draw(t, "n")
+		n := rapid.IntRange(2, 120).Draw(t, "n")
 		p := PowerSpec{Claim: rapid.Float64Range(0.1, 3).Draw(t, "claim"), Factor: 2,
 			Delta: rapid.SampledFrom([]float64{1e-6, 1e-3, 0.05}).Draw(t, "delta"), Conf: 0.95}
-		s := newPowerSim(context.Background(), 2*n, p)
-		draw := func(label string) []float64 {
+		s := newPowerSim(2*n, p)
+		shift := float64(rapid.IntRange(0, 16).Draw(t, "shift")) / 4
+		draw := func(label string, shift float64) []float64 {
 			v := make([]float64, n)
 			for i := range v {
-				v[i] = float64(rapid.IntRange(-12, 12).Draw(t, label)) / 4
+				v[i] = shift + float64(rapid.IntRange(-12, 12).Draw(t, label))/4
 			}
 			return v
 		}
-		pos, neg := draw("pos"), draw("neg")
+		pos, neg := draw("pos", shift), draw("neg", 0)
 		want := bestRuleOnly(pos, neg, s.lb)
-		if got := s.choose(pos, neg, make([]float64, n)); got != want {
+		c := &chooser{buckets: rapid.IntRange(0, 64).Draw(t, "buckets")}
+		if rapid.Bool().Draw(t, "tails") {
+			// counted as the simulation counts, keeping only the tails
+			lo := rapid.Float64Range(-4, 2).Draw(t, "lo")
+			c.begin(n, n, lo, lo+rapid.Float64Range(0.5, 10).Draw(t, "width"))
+			c.tailL = float64(rapid.IntRange(-16, 16).Draw(t, "tailL")) / 4
+			c.tailR = float64(rapid.IntRange(-16, 20).Draw(t, "tailR")) / 4
+			c.tails, c.tp, c.tn = true, nil, nil
+			for i := range n {
+				c.startP[c.bucket(pos[i])+1]++
+				c.startN[c.bucket(neg[i])+1]++
+				if pos[i] <= c.tailL || pos[i] >= c.tailR {
+					c.tp = append(c.tp, pos[i])
+				}
+				if neg[i] <= c.tailL || neg[i] >= c.tailR {
+					c.tn = append(c.tn, neg[i])
+				}
+			}
+			c.redraw = func() ([]float64, []float64) { return pos, neg }
+			if got := s.choose(nil, nil, c); got != want {
+				t.Fatalf("pruned sweep from the tails ≤ %v and ≥ %v chose %+v, the full sweep %+v", c.tailL, c.tailR, got, want)
+			}
+			return
+		}
+		if got := s.choose(pos, neg, c); got != want {
 			t.Fatalf("pruned sweep chose %+v, the full sweep %+v", got, want)
 		}
 	})
 }
 
 func TestPowerSimChooseOnSimulatedHalves(t *testing.T) {
-	cases := 0
-	for _, trials := range []int{200, 2000, 14374} {
+	cases, fromTails, redrawn := 0, 0, 0
+	for _, trials := range []int{200, 2000, 14374, 200000} {
 		for _, delta := range []float64{1e-6, 1e-3} {
 			p := PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95}
-			s := newPowerSim(context.Background(), trials, p)
+			s := newPowerSim(trials, p)
 			for _, mu := range []float64{0.3, 1, 3} {
-				for rep := range 8 {
+				for rep := range max(2, 8*2000/trials) {
 					rng := rand.New(rand.NewPCG(powerSeed, uint64(rep)))
 					pos, neg := make([]float64, s.sel), make([]float64, s.sel)
 					for i := range s.sel {
@@ -459,17 +485,68 @@ func TestPowerSimChooseOnSimulatedHalves(t *testing.T) {
 						neg[i] = rng.NormFloat64()
 					}
 					want := bestRuleOnly(pos, neg, s.lb)
-					if got := s.choose(pos, neg, make([]float64, s.sel)); got != want {
+					if got := s.choose(pos, neg, &chooser{}); got != want {
 						t.Fatalf("%d trials, δ = %v, μ = %v, replicate %d: pruned sweep chose %+v, the full sweep %+v", trials, delta, mu, rep, got, want)
+					}
+					// as the simulation chooses: counted while drawn, keeping none of the
+					// scores, all of them, or tails (of what reach, the sweep says)
+					for _, tails := range [][2]float64{{math.Inf(-1), math.Inf(1)}, {math.Inf(1), math.Inf(1)}, {-2.5, 2.5}, {-3.5, 3.5}} {
+						c := chooser{buckets: simBuckets, center: mu / 2}
+						c.begin(s.sel, s.sel, min(0, mu)-5, max(0, mu)+5)
+						c.tailL, c.tailR = mu/2+tails[0], mu/2+tails[1]
+						g := newNormals(powerSeed, uint64(rep))
+						g.count(mu, &c, s.sel)
+						c.redraw = func() ([]float64, []float64) { return slices.Clone(pos), slices.Clone(neg) }
+						if got := s.choose(nil, nil, &c); got != want {
+							t.Fatalf("%d trials, δ = %v, μ = %v, replicate %d, tails ≤ %v and ≥ %v: the simulation's sweep chose %+v, the full sweep %+v",
+								trials, delta, mu, rep, c.tailL, c.tailR, got, want)
+						}
+						if !math.IsInf(tails[0], 0) {
+							if c.redraws == 0 {
+								fromTails++
+							} else {
+								redrawn++
+							}
+						}
 					}
 					cases++
 				}
 			}
 		}
 	}
-	if cases == 0 {
-		t.Fatal("no cases")
+	t.Logf("%d replicates; with tails kept, %d chosen from them and %d from all the scores", cases, fromTails, redrawn)
+	if cases == 0 || fromTails == 0 || redrawn == 0 {
+		t.Fatalf("%d replicates, %d chosen from the tails, %d from all the scores: a path went untested", cases, fromTails, redrawn)
 	}
+}
+
+// A replicate's draws go on from where they stood at a smaller count (drawCache), and its
+// power is the same as drawn from the start, at counts climbing, falling and repeated.
+func TestPowerSimResumesDraws(t *testing.T) {
+	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.95}
+	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDrawCache(mu)
+	const reps = 12
+	for _, trials := range []int{40, 3000, 20001, 60000, 41000, 50000, 50000, 45000, 61000} {
+		want := make([]float64, reps)
+		newPowerSim(trials, p).replicates(context.Background(), mu, want, 0)
+		s := newPowerSim(trials, p)
+		s.draws = d
+		got := make([]float64, reps)
+		s.replicates(context.Background(), mu, got, 0)
+		for rep := range reps {
+			if math.Float64bits(got[rep]) != math.Float64bits(want[rep]) {
+				t.Fatalf("%d trials, replicate %d: power %v going on from the draws kept, %v drawn afresh", trials, rep, got[rep], want[rep])
+			}
+		}
+	}
+	if r := d.resumed.Load(); r < reps {
+		t.Fatalf("%d replicates went on from kept draws; want most of them", r)
+	}
+	t.Logf("%d replicates went on from kept draws", d.resumed.Load())
 }
 
 // The pruned sweep's premise: ε(FP, FN) = max(0, ln ratio(FP, FN)) to rounding, with ε = 0
@@ -478,11 +555,11 @@ func TestPowerSimRatioIsEpsilon(t *testing.T) {
 	checked := 0
 	for _, trials := range []int{10, 201, 2000} {
 		for _, delta := range []float64{1e-6, 0.05} {
-			s := newPowerSim(context.Background(), trials, PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95})
+			s := newPowerSim(trials, PowerSpec{Claim: 1, Factor: 2, Delta: delta, Conf: 0.95})
 			step := max(1, s.sel/60)
 			for fp := 0; fp <= s.sel; fp += step {
 				for fn := 0; fn <= s.sel; fn += step {
-					eps, r := epsFromRates(s.uSel[fp], s.uSel[fn], delta), s.ratio(fp, fn)
+					eps, r := epsFromRates(s.uSel.at(fp), s.uSel.at(fn), delta), s.ratio(s.uSel.at(fp), s.uSel.at(fn))
 					if r <= 1 && eps != 0 || r > 1 && math.Abs(math.Log(r)-eps) > 1e-12*max(1, eps) {
 						t.Fatalf("%d trials, δ = %v, FP = %d, FN = %d: ε %v, ratio %v (ln %v)", trials, delta, fp, fn, eps, r, math.Log(r))
 					}

@@ -147,11 +147,24 @@ func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, 
 	}
 	// a coarse search on few replicates brackets the count; the full estimate settles it
 	reps := coarseReps
+	// the counts tried, with their replicates so far: replicate r is the same at a count
+	// however many replicates are asked for, so the settling estimate at a count the
+	// coarse search tried extends the coarse one
+	tried := map[int][]float64{}
+	draws := newDrawCache(mu) // and where each replicate's draws stood at the counts tried
 	powerAt := func(trials int) float64 {
 		if ctx.Err() != nil {
 			return 0 // the search unwinds; its result is ctx's error
 		}
-		pw, _ := newPowerSim(ctx, trials, p).powerReps(ctx, mu, reps)
+		per := tried[trials]
+		if have := len(per); have < reps {
+			per = append(per, make([]float64, reps-have)...)
+			sim := newPowerSim(trials, p)
+			sim.draws = draws
+			sim.replicates(ctx, mu, per, have)
+			tried[trials] = per
+		}
+		pw, _ := meanStdErr(per[:reps])
 		return pw
 	}
 	reaches := func(trials int) bool { return powerAt(trials) >= p.Power }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -56,7 +55,7 @@ func SplitGamePower(ctx context.Context, trials int, p PowerSpec) (PowerResult, 
 	if err != nil {
 		return PowerResult{}, err
 	}
-	sim := newPowerSim(ctx, trials, p)
+	sim := newPowerSim(trials, p)
 	pw, se := sim.power(ctx, mu)
 	if err := ctx.Err(); err != nil {
 		return PowerResult{}, err
@@ -80,7 +79,7 @@ func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 	if MaxCertifiable(trials, p.Delta, p.Conf, Split) <= p.Claim {
 		return math.Inf(1), nil
 	}
-	sim := newPowerSim(ctx, trials, p)
+	sim := newPowerSim(trials, p)
 	detects := func(f float64) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -127,40 +126,24 @@ func (p PowerSpec) check(needPower bool) error {
 }
 
 // powerSim holds what a power computation at one trial count reuses: the Clopper–Pearson
-// bounds of both halves.
+// bounds of both halves, each computed when first needed.
 type powerSim struct {
 	trials, sel, eval int
 	claim, delta, a   float64
-	uSel, uEval       []float64 // CPUpper(k, ·, a/2) for k = 0..n
+	uSel, uEval       *cpTable   // CPUpper(k, ·, a/2) for k = 0..n
+	draws             *drawCache // the search's record of its draws, or nil
 }
 
-// newPowerSim tabulates the bounds; when ctx is done it stops early, leaving a simulation
-// whose results are meaningless (its callers return ctx's error).
-func newPowerSim(ctx context.Context, trials int, p PowerSpec) *powerSim {
+// newPowerSim makes the simulation of a count; its bounds are computed as the replicates
+// ask for them.
+func newPowerSim(trials int, p PowerSpec) *powerSim {
 	s := &powerSim{trials: trials, sel: trials / 2, eval: trials - trials/2, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf}
-	s.uSel = cpUppers(ctx, s.sel, s.a/2)
-	s.uEval = cpUppers(ctx, s.eval, s.a/2)
-	return s
-}
-
-// cpUppers tabulates CPUpper(k, n, a) for every k, in parallel: the replicates read it
-// concurrently, and at 10⁵ trials it is most of a coarse estimate's cost.
-func cpUppers(ctx context.Context, n int, a float64) []float64 {
-	out := make([]float64, n+1)
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for k := w; k <= n; k += workers {
-				if k%4096 < workers && ctx.Err() != nil {
-					return
-				}
-				out[k] = CPUpper(k, n, a)
-			}
-		})
+	s.uSel = newCPTable(s.sel, s.a/2)
+	s.uEval = s.uSel
+	if s.eval != s.sel {
+		s.uEval = newCPTable(s.eval, s.a/2)
 	}
-	wg.Wait()
-	return out
+	return s
 }
 
 // power is the game's power against N(μ, 1) vs N(0, 1) and its standard error.
@@ -168,39 +151,18 @@ func (s *powerSim) power(ctx context.Context, mu float64) (float64, float64) {
 	return s.powerReps(ctx, mu, PowerReps)
 }
 
-// powerReps estimates the power from the first reps replicates. Replicates run in
-// parallel and are summed in their order, so the result does not depend on the cores.
-// When ctx is done the replicates left are skipped (the estimate is then meaningless).
+// powerReps estimates the power from the first reps replicates. When ctx is done the
+// replicates left are skipped (the estimate is then meaningless).
 func (s *powerSim) powerReps(ctx context.Context, mu float64, reps int) (float64, float64) {
 	per := make([]float64, reps)
-	workers := min(reps, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			pos, neg, buf := make([]float64, s.sel), make([]float64, s.sel), make([]float64, s.sel)
-			for rep := w; rep < reps; rep += workers {
-				if ctx.Err() != nil {
-					return
-				}
-				// replicate rep draws the same sequence at every μ and every trial count, so
-				// power is smooth in both (common random numbers) and searches are stable
-				rng := rand.New(rand.NewPCG(powerSeed, uint64(rep)))
-				for i := range s.sel {
-					pos[i] = mu + rng.NormFloat64()
-					neg[i] = rng.NormFloat64()
-				}
-				rule := s.choose(pos, neg, buf) // the game's own choice on the selection half
-				var tpr, fpr float64
-				if rule.Above {
-					tpr, fpr = 1-distuv.UnitNormal.CDF(rule.Threshold-mu), 1-distuv.UnitNormal.CDF(rule.Threshold)
-				} else {
-					tpr, fpr = distuv.UnitNormal.CDF(rule.Threshold-mu), distuv.UnitNormal.CDF(rule.Threshold)
-				}
-				per[rep] = s.evalPower(tpr, fpr)
-			}
-		})
-	}
-	wg.Wait()
+	s.replicates(ctx, mu, per, 0)
+	return meanStdErr(per)
+}
+
+// meanStdErr is the power estimate of per-replicate powers and its standard error, summed
+// in the replicates' order so that the result does not depend on the cores.
+func meanStdErr(per []float64) (float64, float64) {
+	reps := len(per)
 	var sum, sum2 float64
 	for _, pw := range per {
 		sum += pw
@@ -211,35 +173,123 @@ func (s *powerSim) powerReps(ctx context.Context, mu float64, reps int) (float64
 	return m, math.Sqrt(v / float64(reps-1))
 }
 
+// replicates sets per[rep] to replicate rep's power for rep = from..len(per)−1, in
+// parallel; each replicate's value depends on its index alone (not on the cores, nor on
+// which replicates run beside it, nor on where its draws resume), so a longer estimate
+// can extend a shorter one.
+func (s *powerSim) replicates(ctx context.Context, mu float64, per []float64, from int) {
+	reps := len(per)
+	d := s.draws
+	if d != nil && d.mu != mu {
+		d = nil // recorded for another alternative
+	}
+	learnL, learnR := math.Inf(-1), math.Inf(1)
+	clock := 0
+	if d != nil {
+		d.grow(reps)
+		d.clock++
+		clock, learnL, learnR = d.clock, d.learnL, d.learnR
+	}
+	workers := min(reps-from, runtime.GOMAXPROCS(0))
+	learned := make([][2]float64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var pos, neg []float64 // drawn only when choose asks for every score
+			c := chooser{buckets: simBuckets, learnL: learnL, learnR: learnR, center: mu / 2}
+			for rep := from + w; rep < reps; rep += workers {
+				if ctx.Err() != nil {
+					return
+				}
+				// replicate rep draws the same sequence at every μ and every trial count, so
+				// power is smooth in both (common random numbers) and searches are stable:
+				// rand.NewPCG(powerSeed, rep)'s normals
+				seed := uint64(rep)
+				c.redraw = func() ([]float64, []float64) {
+					if pos == nil {
+						pos, neg = make([]float64, s.sel), make([]float64, s.sel)
+					}
+					g := newNormals(powerSeed, seed)
+					g.fill(pos, neg, mu)
+					return pos, neg
+				}
+				// the buckets span ±5 around both means; scores beyond fall in the end ones
+				c.begin(s.sel, s.sel, min(0, mu)-5, max(0, mu)+5)
+				var g normals
+				drawn := 0
+				// go on from a checkpoint whose tails hold those learned since (else its
+				// tails, kept as they were, would miss where the best rules now lie)
+				if ck := d.from(rep, s.sel, clock); ck != nil && ck.tailL >= c.learnL && ck.tailR <= c.learnR {
+					g, drawn = d.resume(ck, &c), ck.sel
+				} else {
+					g = newNormals(powerSeed, seed)
+					c.tailL, c.tailR, c.tp, c.tn = c.learnL, c.learnR, c.tp[:0], c.tn[:0]
+				}
+				g.count(mu, &c, s.sel-drawn)
+				d.save(rep, s.sel, g, &c, clock)
+				rule := s.choose(nil, nil, &c) // the game's own choice on the selection half
+				var tpr, fpr float64
+				if rule.Above {
+					tpr, fpr = 1-distuv.UnitNormal.CDF(rule.Threshold-mu), 1-distuv.UnitNormal.CDF(rule.Threshold)
+				} else {
+					tpr, fpr = distuv.UnitNormal.CDF(rule.Threshold-mu), distuv.UnitNormal.CDF(rule.Threshold)
+				}
+				per[rep] = s.evalPower(tpr, fpr)
+			}
+			learned[w] = [2]float64{c.learnL, c.learnR}
+		})
+	}
+	wg.Wait()
+	if d != nil {
+		for _, l := range learned {
+			d.learnL, d.learnR = max(d.learnL, l[0]), min(d.learnR, l[1])
+		}
+	}
+}
+
 // evalPower is P(ε_LB > claim) on the held-out half for a rule with the given true rates:
 // FN ~ Bin(n, 1 − tpr) and FP ~ Bin(n, fpr), independent. ε_LB decreases in both counts, so
-// the region where it exceeds the claim is {FP ≤ m(FN)} with m non-increasing.
+// the region where it exceeds the claim is {FP ≤ m(FN)} with m non-increasing. The
+// binomial probabilities are those of binomialWindow, computed only where the sum reaches:
+// it stops where ε_LB no longer exceeds the claim at FP = 0, or where m falls below the
+// FP window (every term after is exactly 0).
 func (s *powerSim) evalPower(tpr, fpr float64) float64 {
 	n := s.eval
-	fnLo, fnPMF := binomialWindow(n, 1-tpr)
-	fpLo, fpPMF := binomialWindow(n, fpr)
-	fpCDF := make([]float64, len(fpPMF))
-	acc := 0.0
-	for i, v := range fpPMF {
-		acc += v
-		fpCDF[i] = acc
-	}
+	fnLo, fnHi, fnProb := binomialRange(n, 1-tpr)
+	fpLo, fpHi, fpProb := binomialRange(n, fpr)
+	var fpCDF []float64 // Σ P(FP = j) for j = fpLo..fpLo+i, as far as asked
 	cdfFP := func(k int) float64 {
 		switch {
 		case k < fpLo:
 			return 0
-		case k >= fpLo+len(fpCDF):
+		case k > fpHi:
 			return 1
+		}
+		for j := fpLo + len(fpCDF); j <= k; j++ {
+			acc := 0.0
+			if len(fpCDF) > 0 {
+				acc = fpCDF[len(fpCDF)-1]
+			}
+			fpCDF = append(fpCDF, acc+fpProb(j))
 		}
 		return fpCDF[k-fpLo]
 	}
+	// ε > claim ⟺ ln r > claim for the larger ratio r (ratio): decided without the
+	// logarithms where r is off e^claim by more than 10⁻⁹, far beyond their error
+	ec := math.Exp(s.claim)
 	exceeds := func(fp, fn int) bool {
-		return epsFromRates(s.uEval[fp], s.uEval[fn], s.delta) > s.claim
+		fpr, fnr := s.uEval.at(fp), s.uEval.at(fn)
+		switch r := s.ratio(fpr, fnr); {
+		case r > ec*(1+1e-9):
+			return true
+		case r < ec*(1-1e-9):
+			return false
+		}
+		return epsFromRates(fpr, fnr, s.delta) > s.claim
 	}
 	total := 0.0
 	hi := n // m(fn) ≤ hi, found by bisection and then only lowered
-	for i, pf := range fnPMF {
-		fn := fnLo + i
+	for fn := fnLo; fn <= fnHi && hi >= fpLo; fn++ {
 		if !exceeds(0, fn) {
 			break // m(fn) < 0 here and beyond
 		}
@@ -252,46 +302,19 @@ func (s *powerSim) evalPower(tpr, fpr float64) float64 {
 				hi = mid - 1
 			}
 		}
-		total += pf * cdfFP(lo)
+		total += fnProb(fn) * cdfFP(lo)
 	}
 	return math.Min(1, total)
 }
 
 // lb is the selection half's ε lower bound for a rule's counts (the game's criterion).
 func (s *powerSim) lb(c Counts) float64 {
-	return epsFromRates(s.uSel[c.FP], s.uSel[c.Pos-c.TP], s.delta)
+	return epsFromRates(s.uSel.at(c.FP), s.uSel.at(c.Pos-c.TP), s.delta)
 }
 
-// choose is bestRule(pos, neg, s.lb) — the same rule, ties included — without most
-// of its logarithms: ε(FP, FN) = max(0, ln r₁, ln r₂) for the ratios r₁ = (1 − δ − u_FN)/u_FP
-// and r₂ = (1 − δ − u_FP)/u_FN (u the tabulated Clopper–Pearson bounds), so a candidate
-// whose larger ratio is below the best's by more than a relative 10⁻⁹ has a logarithm
-// smaller by 10⁻⁹ — far beyond math.Log's error of an ulp or so — and cannot win; one whose
-// ratios are at most 1 has ε = 0 and cannot beat a best ≥ 0. Only the others compute ε
-// as lb does. It sorts pos and neg in place (sortFloats, through buf).
-func (s *powerSim) choose(pos, neg, buf []float64) Rule {
-	sortFloats(pos, buf)
-	sortFloats(neg, buf)
-	var bestR float64 // the best candidate's larger ratio
-	bestV := math.Inf(-1)
-	consider := func(fp, fn int) bool {
-		r := s.ratio(fp, fn)
-		if bestV >= 0 && (r <= 1 || r < bestR*(1-1e-9)) {
-			return false
-		}
-		v := epsFromRates(s.uSel[fp], s.uSel[fn], s.delta)
-		if v > bestV {
-			bestR, bestV = r, v
-			return true
-		}
-		return false
-	}
-	return sweep(pos, neg, func(c Counts) bool { return consider(c.FP, c.Pos-c.TP) })
-}
-
-// ratio is max(r₁, r₂) of choose (0 where neither numerator is positive).
-func (s *powerSim) ratio(fp, fn int) float64 {
-	fpr, fnr := s.uSel[fp], s.uSel[fn]
+// ratio is max(r₁, r₂) of choose (0 where neither numerator is positive), of the bounds
+// fpr and fnr.
+func (s *powerSim) ratio(fpr, fnr float64) float64 {
 	r := 0.0
 	if num := 1 - s.delta - fnr; num > 0 {
 		r = num / fpr
@@ -302,24 +325,20 @@ func (s *powerSim) ratio(fp, fn int) float64 {
 	return r
 }
 
-// binomialWindow returns the probabilities of Bin(n, p) on the window of counts that holds
-// all but about 1e-30 of its mass, and the window's first count.
-func binomialWindow(n int, p float64) (int, []float64) {
+// binomialRange is the window of counts of Bin(n, p) that holds all but about 1e-30 of its
+// mass, lo to hi, and the probability of a count in it.
+func binomialRange(n int, p float64) (lo, hi int, prob func(k int) float64) {
 	switch {
 	case p <= 0:
-		return 0, []float64{1}
+		return 0, 0, func(int) float64 { return 1 }
 	case p >= 1:
-		return n, []float64{1}
+		return n, n, func(int) float64 { return 1 }
 	}
 	mean, sd := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
-	lo := max(0, int(math.Floor(mean-12*sd))-2)
-	hi := min(n, int(math.Ceil(mean+12*sd))+2)
+	lo = max(0, int(math.Floor(mean-12*sd))-2)
+	hi = min(n, int(math.Ceil(mean+12*sd))+2)
 	b := distuv.Binomial{N: float64(n), P: p}
-	out := make([]float64, hi-lo+1)
-	for k := lo; k <= hi; k++ {
-		out[k-lo] = math.Exp(b.LogProb(float64(k)))
-	}
-	return lo, out
+	return lo, hi, func(k int) float64 { return math.Exp(b.LogProb(float64(k))) }
 }
 
 // sweep offers every rule on the sorted samples pos and neg to better — every distinct
