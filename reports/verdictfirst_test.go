@@ -295,3 +295,26 @@ func TestReadJSONDate(t *testing.T) {
 		}
 	}
 }
+
+// Dated adds the date to a rendered reproduction and changes nothing else: the JSON is
+// the undated one with a "date" line, the Markdown gains the date line; no date, no change.
+func TestDatedReproduction(t *testing.T) {
+	res, err := testReproduction().Reproduced("out", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undated := string(res.Files["x.json"])
+	if err := Dated(res, "x", ""); err != nil || string(res.Files["x.json"]) != undated {
+		t.Fatalf("Dated with no date changed the JSON (%v)", err)
+	}
+	if err := Dated(res, "x", "2025-03-01"); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Replace(string(res.Files["x.json"]), "  \"date\": \"2025-03-01\",\n", "", 1)
+	if got != undated || string(res.JSON) != string(res.Files["x.json"]) {
+		t.Errorf("Dated changed more than the date:\n%s\nwant:\n%s", res.Files["x.json"], undated)
+	}
+	if md := string(res.Files["x.md"]); !strings.Contains(md, "# T\n\nAudit date: 2025-03-01\n\n") {
+		t.Errorf("the Markdown lacks the date under its title:\n%.200s", md)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // reproduceUsage lists every registered method's experiments.
@@ -46,6 +47,8 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := fs.Bool("json", false, "print the JSON result on stdout instead of the summary")
 	var force bool
 	forceFlag(fs, &force)
+	var date string
+	dateFlag(fs, &date)
 	eargs := audit.BindFlags(fs, e.Params)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit reproduce %s [flags]\n\n%s\n\nExample:\n  audit reproduce %s --out reproduce-%s\n\nFlags:\n", e.Name, e.About, e.Name, e.Name)
@@ -55,6 +58,10 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	command := "reproduce " + e.Name
+	date, err := auditDate(command, date)
+	if err != nil {
+		return err
+	}
 	if err := checkOut(command, *out, nil); err != nil {
 		return err
 	}
@@ -70,6 +77,9 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	res, err := e.Run(ctx, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, eargs)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", command, err)}
+	}
+	if err := reports.Dated(res, e.Name, date); err != nil {
+		return fmt.Errorf("%s: %w", command, err)
 	}
 	if err := d.WriteFiles(res.Files); err != nil {
 		return outErr(command, err)
