@@ -185,8 +185,12 @@ func (e EmpiricalRelease) estimates(a, b *mat.Dense, projA, projB []float64) []E
 	}
 	game := epsilon.Game{Delta: e.Delta, Confidence: e.Confidence, Strategy: epsilon.Split}
 	if g, err := game.GDP(projA, projB); err == nil {
+		mu := fmt.Sprintf("μ ≥ %.4g", g.Mu)
+		if math.IsInf(g.Mu, -1) || math.IsNaN(g.Mu) {
+			mu = "no lower bound on μ" // the scores showed no separation at this confidence
+		}
 		out = append(out, Estimate{Name: "ε via the Gaussian-DP route", Value: g.Epsilon,
-			Note: fmt.Sprintf("μ ≥ %.4g from the projection scores; a bound only if the pair is exactly Gaussian-DP", g.Mu)})
+			Note: mu + " from the projection scores; a bound only if the pair is exactly Gaussian-DP"})
 	}
 	if c, err := epsilon.Competition(column(projA), column(projB)); err == nil {
 		out = append(out, Estimate{Name: "NeurIPS 2023 competition ε (projection scores)", Value: c.Epsilons[0],

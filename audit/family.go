@@ -183,13 +183,20 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	if !res.Rule.Above {
 		dir = "≤"
 	}
+	rule := fmt.Sprintf("unlearned if %s %.6g", dir, res.Rule.Threshold)
+	if t := res.Rule.Threshold; math.IsInf(t, 0) { // no threshold separated the selection halves
+		rule = "every model called unlearned"
+		if (t > 0) == res.Rule.Above {
+			rule = "no model called unlearned"
+		}
+	}
 	f := Finding{
 		Check: g.Check, Kind: Empirical,
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of %s at δ = %.3g", len(stats), of, g.Delta),
 		Measured: res.Epsilon, Interval: &Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
 		Bound: g.Epsilon, Comparison: "≤", Confidence: g.Confidence, Trials: n,
-		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (unlearned if %s %.6g, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's ε bound on the selection half: %s",
-			chosen.Name, dir, res.Rule.Threshold, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
+		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (%s, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's ε bound on the selection half: %s",
+			chosen.Name, rule, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
 	}
 	if nu != nr {
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)

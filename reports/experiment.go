@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -86,6 +87,31 @@ func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit
 		files[name] = body
 	}
 	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: audit.Verdict(r.Summary.Verdict)}, nil
+}
+
+// Dated stamps a rendered reproduction with the day it ran (AuditDate): its JSON and
+// Markdown are made again from the JSON with the date set, so that every experiment is
+// dated without knowing of dates. An empty date leaves it as it is.
+func Dated(res *audit.Reproduced, experiment, date string) error {
+	if date == "" {
+		return nil
+	}
+	name := experiment + ".json"
+	r, err := ReadReproduction(bytes.NewReader(res.Files[name]), name)
+	if err != nil {
+		return fmt.Errorf("date %s: %w", name, err)
+	}
+	r.Date = date
+	js, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	var md strings.Builder
+	if err := r.Markdown(&md); err != nil {
+		return err
+	}
+	res.Files[name], res.Files[experiment+".md"], res.JSON = js, []byte(md.String()), js
+	return nil
 }
 
 // checkPower refuses a reproduction with an empirical finding (Kind "empirical": an

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
@@ -54,7 +55,8 @@ var Formats = []string{"svg", "png", "pdf"}
 // figure alone, byte for byte.
 func (f Figure) Render(w io.Writer, format string) (dropped int, err error) {
 	p := plot.New()
-	p.Title.Text = f.Title
+	// a long title wraps onto more lines rather than running off the canvas
+	p.Title.Text = strings.Join(wrapText(f.Title, figureTitleChars), "\n")
 	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
 	if f.LogX {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
@@ -126,6 +128,10 @@ func (f Figure) Render(w io.Writer, format string) (dropped int, err error) {
 	}
 	return dropped, nil
 }
+
+// figureTitleChars is how many characters of the default title font fit across the plot
+// beside the legend column.
+const figureTitleChars = 80
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

@@ -14,10 +14,16 @@ import (
 var htmlFiles embed.FS
 
 var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
-	"num":   num,
-	"nump":  func(n *Number) string { return num(*n) },
-	"power": PowerVerdict,
-	"lower": strings.ToLower,
+	"num":         num,
+	"nump":        func(n *Number) string { return num(*n) },
+	"gamepower":   GamePower,
+	"powerdetail": powerDetail,
+	"bound":       boundText,
+	"date":        dateText,
+	"hasdata":     Data.hasData,
+	"nodata":      func() string { return noDataText },
+	"trimdot":     func(s string) string { return strings.TrimSuffix(s, ".") },
+	"lower":       strings.ToLower,
 	"counts": func(fs []Finding) [3]int {
 		p, f, i := CountFindings(fs)
 		return [3]int{p, f, i}

@@ -9,7 +9,8 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// num formats a number for tables: six significant digits, ±∞ spelled out.
+// num formats a number for tables: six significant digits, ±∞ spelled out, "—" for NaN
+// (a value that does not apply).
 func num(n Number) string {
 	f := float64(n)
 	switch {
@@ -18,46 +19,21 @@ func num(n Number) string {
 	case math.IsInf(f, -1):
 		return "−∞"
 	case math.IsNaN(f):
-		return "NaN"
+		return "—"
 	}
 	return fmt.Sprintf("%.6g", f)
 }
 
-// Markdown renders the report for people: summary first, then each subject's claim with
-// its derivation and its findings.
+// Markdown renders the report for people, the verdict first (see verdictfirst.go): title,
+// date and verdict, the verdict table, each subject's findings, the negative controls, the
+// claims with their derivations, and an appendix of the inputs.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Unlearning audit report\n\n")
-	fmt.Fprintf(&b, "%s %s · schema %s · command %s · seed %d · %d trials per subject · confidence %s\n\n",
-		text(r.Tool.Name), text(r.Tool.Version), code(r.Schema), code(r.Command), r.Seed, r.Trials, num(r.Confidence))
-	if len(r.CommandLine) > 0 {
-		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): %s\n\n", code(ShellLine(r.CommandLine)))
-	}
-	if t := EvidenceText(r.TrialEvidence); t != "" {
-		if v := r.TrialEvidence; v != TrialsAuthenticated && v != TrialsUnauthenticated {
-			t = "Trial evidence: " + cell(v) + "." // a value this tool does not write is the file's text
-		}
-		fmt.Fprintf(&b, "%s\n\n", t)
-	}
+	fmt.Fprintf(&b, "# Unlearning audit report — %s\n\n", text(r.Summary.Verdict))
+	fmt.Fprintf(&b, "%s · %d trials per subject · confidence %s\n\n", text(dateText(r.Date)), r.Trials, num(r.Confidence))
 	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", text(r.Summary.Verdict), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
-	fmt.Fprintf(&b, "## Data\n\n%s: %d rows × %d features.\n\n", text(r.Data.Description), r.Data.Rows, r.Data.Features)
-	for _, p := range r.Data.Preprocessing {
-		fmt.Fprintf(&b, "- %s\n", text(p))
-	}
-	if len(r.Data.Preprocessing) > 0 {
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "Requests served, in order: %s.\n\n", text(strings.Join(r.Data.Requests, ", ")))
-	if len(r.Inputs) > 0 {
-		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
-		for _, in := range r.Inputs {
-			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", cell(in.Role), codeCell(in.Path), codeCell(in.SHA256), in.Bytes)
-		}
-		b.WriteString("\n")
-	}
-
-	b.WriteString("## Summary\n\n")
+	b.WriteString("## Verdicts\n\n")
 	b.WriteString("A subject's verdict comes from the findings its claim requires; the others are supporting evidence, " +
 		"which cannot make it PASS but fail it when they show a violation. " +
 		"PASS means no violation was shown and the check could have shown one: a deterministic check by construction, " +
@@ -71,39 +47,16 @@ func (r *Report) Markdown(w io.Writer) error {
 			if !x.Required {
 				game += " (supporting)"
 			}
-			power = PowerVerdict(x.Power)
+			power = GamePower(x)
 		}
 		fmt.Fprintf(&b, "| %s | **%s** | %d | %d | %d | %s | %s |\n", cell(s.Name), cell(s.Verdict), p, f, i, game, power)
 	}
 	b.WriteString("\n")
 
 	for _, s := range r.Subjects {
-		c := s.Claim
 		fmt.Fprintf(&b, "## %s — %s\n\n", text(s.Name), text(s.Verdict))
-		fmt.Fprintf(&b, "**Claim.** %s with ε = %s, δ = %s", text(c.Guarantee), num(c.Epsilon), num(c.Delta))
-		if c.Rho != nil {
-			fmt.Fprintf(&b, " (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
-		}
-		fmt.Fprintf(&b, ".\n\n- Method: %s\n- Source: %s\n- Neighbouring relation: %s\n", text(c.Method), text(c.Source), text(c.Relation))
-		b.WriteString("\n**Assumptions.**\n\n")
-		for _, a := range c.Assumptions {
-			fmt.Fprintf(&b, "- %s\n", text(a))
-		}
-		b.WriteString("\n**Constants.** ")
-		var cs []string
-		for _, v := range c.Constants {
-			cs = append(cs, fmt.Sprintf("%s = %s", text(v.Name), num(v.Value)))
-		}
-		b.WriteString(strings.Join(cs, ", ") + ".\n\n")
-		b.WriteString("**Derivation.**\n\n| quantity | formula | value |\n|---|---|---|\n")
-		for _, st := range c.Derivation {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(st.Quantity), cell(st.Formula), num(st.Value))
-		}
-		b.WriteString("\n")
-		for _, n := range c.Notes {
-			fmt.Fprintf(&b, "> %s\n\n", text(n))
-		}
-		b.WriteString("**Findings.**\n\n| verdict | decides | kind | check | measured | interval | bound | confidence | trials |\n|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "%s\n\n", verdictMeaning(s.Verdict))
+		b.WriteString("| verdict | decides | kind | check | measured | interval | bound | confidence | trials |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, f := range s.Findings {
 			iv := "—"
 			if f.Interval != nil {
@@ -120,8 +73,8 @@ func (r *Report) Markdown(w io.Writer) error {
 			if !f.Required {
 				decides = "supporting"
 			}
-			fmt.Fprintf(&b, "| **%s** | %s | %s | %s | %s | %s | %s %s | %s | %s |\n",
-				cell(f.Verdict), decides, cell(f.Kind), cell(f.Title), num(f.Measured), iv, cell(f.Comparison), num(f.Bound), num(f.Confidence), trials)
+			fmt.Fprintf(&b, "| **%s** | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				cell(f.Verdict), decides, cell(f.Kind), cell(f.Title), num(f.Measured), iv, cell(boundText(f.Comparison, f.Bound)), num(f.Confidence), trials)
 		}
 		b.WriteString("\n")
 		for _, f := range s.Findings {
@@ -129,7 +82,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				fmt.Fprintf(&b, "- %s: %s\n", code(f.Check), text(f.Detail))
 			}
 			if f.Power != nil {
-				fmt.Fprintf(&b, "  - power: %s\n", text(f.Power.Summary))
+				fmt.Fprintf(&b, "  - power: %s\n", text(powerDetail(f)))
 			}
 			for _, e := range f.Estimates {
 				iv := ""
@@ -196,6 +149,75 @@ func (r *Report) Markdown(w io.Writer) error {
 			}
 			b.WriteString("\n")
 		}
+	}
+
+	b.WriteString("## Claims and derivations\n\n")
+	for _, s := range r.Subjects {
+		c := s.Claim
+		fmt.Fprintf(&b, "### %s\n\n", text(s.Name))
+		fmt.Fprintf(&b, "**Claim.** %s with ε = %s, δ = %s", text(c.Guarantee), num(c.Epsilon), num(c.Delta))
+		if c.Rho != nil {
+			fmt.Fprintf(&b, " (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
+		}
+		fmt.Fprintf(&b, ".\n\n- Method: %s\n- Source: %s\n- Neighbouring relation: %s\n", text(c.Method), text(c.Source), text(c.Relation))
+		if len(c.Assumptions) > 0 {
+			b.WriteString("\n**Assumptions.**\n\n")
+			for _, a := range c.Assumptions {
+				fmt.Fprintf(&b, "- %s\n", text(a))
+			}
+		}
+		if len(c.Constants) > 0 {
+			b.WriteString("\n**Constants.** ")
+			var cs []string
+			for _, v := range c.Constants {
+				cs = append(cs, fmt.Sprintf("%s = %s", text(v.Name), num(v.Value)))
+			}
+			b.WriteString(strings.Join(cs, ", ") + ".\n")
+		}
+		b.WriteString("\n")
+		if len(c.Derivation) > 0 {
+			b.WriteString("**Derivation.**\n\n| quantity | formula | value |\n|---|---|---|\n")
+			for _, st := range c.Derivation {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(st.Quantity), cell(st.Formula), num(st.Value))
+			}
+			b.WriteString("\n")
+		}
+		for _, n := range c.Notes {
+			fmt.Fprintf(&b, "> %s\n\n", text(n))
+		}
+	}
+
+	b.WriteString("## Appendix: inputs\n\n")
+	if r.Data.hasData() {
+		fmt.Fprintf(&b, "%s: %d rows × %d features.\n\n", text(r.Data.Description), r.Data.Rows, r.Data.Features)
+	} else {
+		fmt.Fprintf(&b, "%s.\n\n%s\n\n", text(strings.TrimSuffix(r.Data.Description, ".")), noDataText)
+	}
+	for _, p := range r.Data.Preprocessing {
+		fmt.Fprintf(&b, "- %s\n", text(p))
+	}
+	if len(r.Data.Preprocessing) > 0 {
+		b.WriteString("\n")
+	}
+	if len(r.Data.Requests) > 0 {
+		fmt.Fprintf(&b, "Requests served, in order: %s.\n\n", text(strings.Join(r.Data.Requests, ", ")))
+	}
+	if len(r.Inputs) > 0 {
+		b.WriteString("| input | path | SHA-256 | bytes |\n|---|---|---|---|\n")
+		for _, in := range r.Inputs {
+			fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", cell(in.Role), codeCell(in.Path), codeCell(in.SHA256), in.Bytes)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.CommandLine) > 0 {
+		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): %s\n\n", code(ShellLine(r.CommandLine)))
+	}
+	fmt.Fprintf(&b, "%s %s · schema %s · command %s · seed %d\n\n", text(r.Tool.Name), text(r.Tool.Version), code(r.Schema), code(r.Command), r.Seed)
+	if t := EvidenceText(r.TrialEvidence); t != "" {
+		if v := r.TrialEvidence; v != TrialsAuthenticated && v != TrialsUnauthenticated {
+			t = "Trial evidence: " + cell(v) + "." // a value this tool does not write is the file's text
+		}
+		fmt.Fprintf(&b, "%s\n\n", t)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

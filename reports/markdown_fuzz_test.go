@@ -265,7 +265,7 @@ func TestMarkdownRedTeam(t *testing.T) {
 			headings++
 		}
 	}
-	if want := 4; headings != want { // the title, Data, Summary and the one subject's
+	if want := 6; headings != want { // the title, Verdicts, the subject's findings, Claims, its claim, the appendix
 		t.Errorf("%d headings, want %d:\n%s", headings, want, src)
 	}
 	for _, want := range []string{`&lt;script&gt;alert(1)&lt;/script&gt;`, `\#\# overall: PASS`, "``x`<script>alert(2)</script>\\|.csv``", `## \# PASS — FAIL`} {

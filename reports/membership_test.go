@@ -102,7 +102,8 @@ func TestMembershipMarkdown(t *testing.T) {
 	}
 }
 
-// The ROC's axes start at 1/holdout, every point inside the frame (rates of 0 on the
+// The ROC's false-positive axis starts at 1/holdout and its true-positive axis at
+// 1/deleted, every point inside the frame (rates of 0 on the
 // edges); the per-record plot has a dot per record up to 1000, then an even selection
 // keeping the first and the last, inside the frame.
 func TestMembershipChartGeometry(t *testing.T) {
@@ -115,11 +116,21 @@ func TestMembershipChartGeometry(t *testing.T) {
 		r := withMembership(t, n)
 		m := r.Subjects[0].Findings[len(r.Subjects[0].Findings)-1].Membership
 		roc := membershipROCChart(m)
-		if d := roc.lines[0].pts[0]; d != [2]float64{padL, plotH - padB} {
-			t.Errorf("the diagonal starts at %v, want the frame's corner (1/200, 1/200)", d)
+		// the diagonal starts where both axes have begun: at the larger of 1/holdout (x)
+		// and 1/deleted (y), on the bottom edge when that is y's floor, on the left when x's
+		start := [2]float64{padL, plotH - padB - frameH*(math.Log10(1.0/200)-math.Log10(1.0/float64(n)))/-math.Log10(1.0/float64(n))}
+		if n < 200 {
+			start = [2]float64{padL + frameW*(math.Log10(1.0/float64(n))-math.Log10(1.0/200))/-math.Log10(1.0/200), plotH - padB}
 		}
-		if roc.texts[0].text != "0.005" {
-			t.Errorf("first tick %q, want 0.005 = 1/200", roc.texts[0].text)
+		if d := roc.lines[0].pts[0]; math.Abs(d[0]-start[0]) > 1e-9 || math.Abs(d[1]-start[1]) > 1e-9 {
+			t.Errorf("%d records: the diagonal starts at %v, want %v", n, d, start)
+		}
+		// x ticks from 1/200, y ticks from 1/n: each axis from the smallest rate its side shows
+		if got := tickTexts(roc, "middle"); got[0] != "0.005" {
+			t.Errorf("x ticks %q, want the first at 0.005 = 1/200", got)
+		}
+		if got, want := tickTexts(roc, "end")[0], rateLabel(1/float64(n)); got != want {
+			t.Errorf("%d records: first y tick %q, want %q = 1/%d", n, got, want, n)
 		}
 		for _, l := range roc.lines {
 			for _, p := range l.pts {
@@ -220,4 +231,16 @@ func TestMembershipPDF(t *testing.T) {
 			t.Errorf("the PDF's text lacks %q:\n%s", want, text)
 		}
 	}
+}
+
+// tickTexts are a chart's labels of one anchor in order: "middle" the x axis's tick
+// labels (and centred captions), "end" the y axis's.
+func tickTexts(c *chart, anchor string) []string {
+	var out []string
+	for _, t := range c.texts {
+		if t.anchor == anchor && !t.vertical && t.color == "" {
+			out = append(out, t.text)
+		}
+	}
+	return out
 }

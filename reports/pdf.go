@@ -16,11 +16,12 @@ var fontRegular []byte
 //go:embed fonts/DejaVuSansCondensed-Bold.ttf
 var fontBold []byte
 
-// PDF writes the report as an A4 document with the Markdown's content: the verdict table,
-// what each verdict means, each subject's claim, derivation and findings with their power,
-// and the inputs. DejaVu Sans is embedded (subset), so the symbols of a derivation print
-// on any machine; the creation date is fixed and the objects sorted, so the same report
-// gives the same bytes.
+// PDF writes the report as an A4 document with the Markdown's content, verdict first:
+// the verdict table and what each verdict means, each subject's findings with their power
+// and plots, the controls, each claim and derivation, and the inputs in an appendix on the
+// last pages. DejaVu Sans is embedded (subset), so the symbols of a derivation print on
+// any machine; the creation date is fixed and the objects sorted, so the same report gives
+// the same bytes.
 func (r *Report) PDF(w io.Writer) error {
 	p := fpdf.New("P", "mm", "A4", "")
 	p.SetCatalogSort(true)
@@ -44,8 +45,12 @@ func (r *Report) PDF(w io.Writer) error {
 	charts := func(cs []*chart, caption string) {
 		const gap = 4.0
 		w := (textW - gap) / 2
-		h := w * plotH / plotW
+		k := w / plotW
 		for i := 0; i < len(cs); i += 2 {
+			h := cs[i].height() * k
+			if i+1 < len(cs) {
+				h = max(h, cs[i+1].height()*k)
+			}
 			if p.GetY()+h > pageH-15 {
 				p.AddPage()
 			}
@@ -63,16 +68,10 @@ func (r *Report) PDF(w io.Writer) error {
 		para(13, "B", text)
 	}
 	para(17, "B", "Unlearning audit report — "+r.Summary.Verdict)
-	para(9, "", fmt.Sprintf("%s %s · schema %s · command %s · seed %d · %d trials per subject · confidence %s · %d pass, %d fail, %d inconclusive",
-		r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed, r.Trials, num(r.Confidence), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive))
-	if len(r.CommandLine) > 0 {
-		para(9, "", "Command line (flags that only place or show the output left out): "+ShellLine(r.CommandLine))
-	}
-	if t := EvidenceText(r.TrialEvidence); t != "" {
-		para(9, "", t)
-	}
+	para(10, "", fmt.Sprintf("%s · %d trials per subject · confidence %s", dateText(r.Date), r.Trials, num(r.Confidence)))
+	para(12, "B", fmt.Sprintf("Overall verdict: %s (%d pass, %d fail, %d inconclusive)", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive))
 
-	heading("Summary")
+	heading("Verdicts")
 	para(10, "", "A subject's verdict comes from the findings its claim requires; the others are supporting evidence, which cannot make it PASS but fail it when they show a violation.")
 	cols := []struct {
 		title string
@@ -89,7 +88,7 @@ func (r *Report) PDF(w io.Writer) error {
 		n[0], n[1], n[2] = CountFindings(s.Findings)
 		game := "—"
 		if f := GameFinding(s.Findings); f != nil {
-			game = f.Verdict + " · " + PowerVerdict(f.Power)
+			game = f.Verdict + " · " + GamePower(f)
 		}
 		cells := []string{s.Name, s.Verdict, fmt.Sprint(n[0]), fmt.Sprint(n[1]), fmt.Sprint(n[2]), game}
 		for i, c := range cols {
@@ -102,51 +101,8 @@ func (r *Report) PDF(w io.Writer) error {
 		para(9, "", s.Name+" — "+s.Verdict+": "+verdictMeaning(s.Verdict))
 	}
 
-	heading("Data")
-	data := r.Data.Description
-	if r.Data.Rows > 0 {
-		data += fmt.Sprintf(": %d rows × %d features", r.Data.Rows, r.Data.Features)
-	}
-	para(10, "", data+".")
-	for _, pr := range r.Data.Preprocessing {
-		para(9, "", "• "+pr)
-	}
-	if len(r.Data.Requests) > 0 {
-		para(9, "", "Requests served, in order: "+strings.Join(r.Data.Requests, ", ")+".")
-	}
-	for _, in := range r.Inputs {
-		para(8, "", fmt.Sprintf("%s: %s (%d bytes, SHA-256 %s)", in.Role, in.Path, in.Bytes, in.SHA256))
-	}
-
 	for _, s := range r.Subjects {
-		c := s.Claim
 		heading(s.Name + " — " + s.Verdict)
-		claim := fmt.Sprintf("Claim: %s with ε = %s, δ = %s", c.Guarantee, num(c.Epsilon), num(c.Delta))
-		if c.Rho != nil {
-			claim += fmt.Sprintf(" (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
-		}
-		para(10, "B", claim+".")
-		para(9, "", "Method: "+c.Method+". Source: "+c.Source+". Neighbouring relation: "+c.Relation+".")
-		for _, a := range c.Assumptions {
-			para(9, "", "• "+a)
-		}
-		if len(c.Constants) > 0 {
-			var cs []string
-			for _, v := range c.Constants {
-				cs = append(cs, v.Name+" = "+num(v.Value))
-			}
-			para(9, "", "Constants: "+strings.Join(cs, ", ")+".")
-		}
-		if len(c.Derivation) > 0 {
-			para(10, "B", "Derivation")
-			for _, st := range c.Derivation {
-				para(9, "", fmt.Sprintf("%s = %s = %s", st.Quantity, st.Formula, num(st.Value)))
-			}
-		}
-		for _, n := range c.Notes {
-			para(9, "", "Note: "+n)
-		}
-		para(10, "B", "Findings")
 		for _, f := range s.Findings {
 			decides := "required"
 			if !f.Required {
@@ -156,7 +112,7 @@ func (r *Report) PDF(w io.Writer) error {
 			if f.Interval != nil {
 				line += fmt.Sprintf(" in [%s, %s]", num(f.Interval.Lower), num(f.Interval.Upper))
 			}
-			line += fmt.Sprintf(", %s %s at confidence %s", f.Comparison, num(f.Bound), num(f.Confidence))
+			line += fmt.Sprintf(", %s at confidence %s", boundText(f.Comparison, f.Bound), num(f.Confidence))
 			if f.Trials > 0 {
 				line += fmt.Sprintf(", %d trials", f.Trials)
 			}
@@ -168,7 +124,7 @@ func (r *Report) PDF(w io.Writer) error {
 				para(8, "", f.Check+": "+f.Detail)
 			}
 			if f.Power != nil {
-				para(8, "", "Power: "+f.Power.Summary)
+				para(8, "", "Power: "+powerDetail(f))
 			}
 			for _, e := range f.Estimates {
 				est := fmt.Sprintf("Estimate (not a bound): %s = %s", e.Name, num(e.Value))
@@ -224,6 +180,67 @@ func (r *Report) PDF(w io.Writer) error {
 				para(9, "", c.Name+": "+strings.Join(cells, "; "))
 			}
 		}
+	}
+
+	heading("Claims and derivations")
+	for _, s := range r.Subjects {
+		c := s.Claim
+		claim := fmt.Sprintf("%s — claim: %s with ε = %s, δ = %s", s.Name, c.Guarantee, num(c.Epsilon), num(c.Delta))
+		if c.Rho != nil {
+			claim += fmt.Sprintf(" (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
+		}
+		p.Ln(1)
+		para(10, "B", claim+".")
+		para(9, "", "Method: "+c.Method+". Source: "+c.Source+". Neighbouring relation: "+c.Relation+".")
+		for _, a := range c.Assumptions {
+			para(9, "", "• "+a)
+		}
+		if len(c.Constants) > 0 {
+			var cs []string
+			for _, v := range c.Constants {
+				cs = append(cs, v.Name+" = "+num(v.Value))
+			}
+			para(9, "", "Constants: "+strings.Join(cs, ", ")+".")
+		}
+		if len(c.Derivation) > 0 {
+			para(9, "B", "Derivation")
+			for _, st := range c.Derivation {
+				para(9, "", fmt.Sprintf("%s = %s = %s", st.Quantity, st.Formula, num(st.Value)))
+			}
+		}
+		for _, n := range c.Notes {
+			para(9, "", "Note: "+n)
+		}
+	}
+
+	// the inputs at the end, on a page of their own unless most of this one is free: the
+	// hashes of eighty model files are what a reader checks last
+	if p.GetY() > pageH/3 {
+		p.AddPage()
+	} else {
+		p.Ln(3)
+	}
+	para(13, "B", "Appendix: inputs")
+	if r.Data.hasData() {
+		para(10, "", fmt.Sprintf("%s: %d rows × %d features.", r.Data.Description, r.Data.Rows, r.Data.Features))
+	} else {
+		para(10, "", strings.TrimSuffix(r.Data.Description, ".")+". "+noDataText)
+	}
+	for _, pr := range r.Data.Preprocessing {
+		para(9, "", "• "+pr)
+	}
+	if len(r.Data.Requests) > 0 {
+		para(9, "", "Requests served, in order: "+strings.Join(r.Data.Requests, ", ")+".")
+	}
+	for _, in := range r.Inputs {
+		para(8, "", fmt.Sprintf("%s: %s (%d bytes, SHA-256 %s)", in.Role, in.Path, in.Bytes, in.SHA256))
+	}
+	if len(r.CommandLine) > 0 {
+		para(9, "", "Command line (flags that only place or show the output left out): "+ShellLine(r.CommandLine))
+	}
+	para(9, "", fmt.Sprintf("%s %s · schema %s · command %s · seed %d", r.Tool.Name, r.Tool.Version, r.Schema, r.Command, r.Seed))
+	if t := EvidenceText(r.TrialEvidence); t != "" {
+		para(9, "", t)
 	}
 	if err := p.Error(); err != nil {
 		return fmt.Errorf("render pdf: %w", err)

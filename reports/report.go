@@ -60,13 +60,16 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Report is a complete audit report. Everything in it is a function of the inputs and the
-// seed, so the same inputs and seed give byte-identical JSON: there are no timestamps and
-// no host names.
+// Report is a complete audit report. Everything in it is a function of the inputs, the
+// seed and its Date, so the same inputs, seed and date give byte-identical JSON: there are
+// no times of day and no host names.
 type Report struct {
 	Schema  string `json:"schema"`
 	Tool    Tool   `json:"tool"`
 	Command string `json:"command"`
+	// Date is the day the audit ran, as DateLayout (AuditDate: --date, SOURCE_DATE_EPOCH or
+	// the clock); empty in a report written before it was recorded.
+	Date string `json:"date,omitempty"`
 	// CommandLine is the command that decides the report, program name first, its flags
 	// in name order (those that only place or show the output left out): with the tool
 	// version, the seed and the inputs' digests, what it takes to reproduce the report.
@@ -538,9 +541,18 @@ func HashFile(role, path string) (Input, error) {
 // JSON encodes the report, indented, with a final newline.
 func (r *Report) JSON() ([]byte, error) { return encodeJSON(r, "report") }
 
-// ReadJSON decodes a report and checks its schema.
+// ReadJSON decodes a report and checks its schema and its date.
 func ReadJSON(r io.Reader, name string) (*Report, error) {
-	return decodeJSON(r, name, "report", Schema, func(rep *Report) string { return rep.Schema })
+	rep, err := decodeJSON(r, name, "report", Schema, func(rep *Report) string { return rep.Schema })
+	if err != nil {
+		return nil, err
+	}
+	if rep.Date != "" {
+		if d, err := ParseDate(rep.Date); err != nil || d != rep.Date {
+			return nil, fmt.Errorf("read report %s: field date %q: want a date as YYYY-MM-DD", name, rep.Date)
+		}
+	}
+	return rep, nil
 }
 
 // encodeJSON writes v indented, HTML characters unescaped, with a final newline.

@@ -29,6 +29,7 @@ type Reproduction struct {
 	Schema     string              `json:"schema"`
 	Tool       Tool                `json:"tool"`
 	Command    string              `json:"command"`
+	Date       string              `json:"date,omitempty"` // the day it ran (Dated); empty before dates were kept
 	Experiment string              `json:"experiment"`
 	Title      string              `json:"title"`
 	Seed       uint64              `json:"seed"`
@@ -261,7 +262,7 @@ func (d ReproducedDataset) Figure(title string) Figure {
 // checkpoint.
 func (r *Reproduction) Markdown(w io.Writer) error {
 	var b strings.Builder
-	writeHeader(&b, r.Title, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, r.Settings, r.Notes, r.Inputs)
+	writeHeader(&b, r.Title, r.Date, r.Tool, r.Schema, r.Command, r.Seed, r.Summary, r.Settings, r.Notes, r.Inputs)
 	writeTables(&b, r.Tables, r.Figures)
 	for _, d := range r.Datasets {
 		fmt.Fprintf(&b, "## %s\n\n%s: %d records × %d features; D₀ holds %d, and the sequence adds %d and deletes %d.\n\n",
@@ -318,8 +319,11 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 // writeHeader renders what every experiment document opens with: title, provenance, the
 // overall verdict (INCONCLUSIVE, said so, when nothing was judged), settings, notes and the
 // input files.
-func writeHeader(b *strings.Builder, title string, tool Tool, schema, command string, seed uint64, sum Summary, settings []Value, notes []string, inputs []Input) {
+func writeHeader(b *strings.Builder, title, date string, tool Tool, schema, command string, seed uint64, sum Summary, settings []Value, notes []string, inputs []Input) {
 	fmt.Fprintf(b, "# %s\n\n", title)
+	if date != "" {
+		fmt.Fprintf(b, "%s\n\n", dateText(date))
+	}
 	fmt.Fprintf(b, "%s %s · schema %s · command %s · seed %d\n\n", text(tool.Name), text(tool.Version), code(schema), code(command), seed)
 	if sum.Judged() {
 		fmt.Fprintf(b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)", sum.Verdict, sum.Pass, sum.Fail, sum.Inconclusive)

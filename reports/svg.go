@@ -13,22 +13,60 @@ import (
 )
 
 // The report's small plots — a game's score histogram and ROC curve, a trace against the
-// number of requests — are built once as a chart, in the 360 × 220 pixel space of the HTML
+// number of requests — are built once as a chart, in the 360 × 236 pixel space of the HTML
 // page (y down), from numbers only, and drawn by two backends: inline SVG for the HTML
-// page, with every label escaped, and vector lines and text on the PDF page.
+// page, with every label escaped, and vector lines and text on the PDF page. A title too
+// long for one line is wrapped, never cut: the chart grows by a line's height for each
+// line past the first, everything below the title moved down by it.
 
 const (
-	plotW, plotH = 360.0, 220.0
+	plotW, plotH = 360.0, 236.0
 	padL, padR   = 46.0, 12.0
-	padT, padB   = 22.0, 36.0
+	padT, padB   = 22.0, 52.0
+	// the rows under the frame: tick labels, the axis label, then the legend
+	tickY, axisY, legendY = plotH - padB + 12, plotH - padB + 26, plotH - 7
+	// titleChars is how many characters of an 11 px title fit on a line; titleLead its
+	// line height
+	titleChars, titleLead = 58, 13.0
 )
 
 // A chart is one plot: a title, a frame, lines and labels in plot pixels.
 type chart struct {
 	title string
 	lines []chartLine
+	ticks []chartLine // the axes' tick marks, outside the frame
 	dots  []chartDot
 	texts []chartText
+}
+
+// titleLines is the title wrapped at spaces to titleChars per line (a longer word split).
+func (c *chart) titleLines() []string { return wrapText(c.title, titleChars) }
+
+// offset is how far a wrapped title moves the plot down; height the chart's whole height.
+func (c *chart) offset() float64 { return titleLead * float64(len(c.titleLines())-1) }
+func (c *chart) height() float64 { return plotH + c.offset() }
+
+// wrapText breaks s into lines of at most n runes at spaces, splitting a word longer than
+// a line; every rune of s but the spaces where it breaks is kept, in order.
+func wrapText(s string, n int) []string {
+	var lines []string
+	var cur []rune
+	for _, w := range strings.Split(s, " ") {
+		r := []rune(w)
+		if len(cur) > 0 && len(cur)+1+len(r) <= n {
+			cur = append(append(cur, ' '), r...)
+			continue
+		}
+		if len(cur) > 0 {
+			lines = append(lines, string(cur))
+		}
+		for len(r) > n {
+			lines = append(lines, string(r[:n]))
+			r = r[n:]
+		}
+		cur = r
+	}
+	return append(lines, string(cur))
 }
 
 // chartDot is a filled circle: one record of a per-record plot, or a marked point.
@@ -68,6 +106,22 @@ func (c *chart) yLabel(text string) {
 	c.texts = append(c.texts, chartText{x: 10, y: padT + frameH/2, size: 9, anchor: "middle", text: text, vertical: true})
 }
 
+// xLabel writes an axis label under the tick labels, centred on the frame.
+func (c *chart) xLabel(text string) {
+	c.text((padL+plotW-padR)/2, axisY, 9, "middle", "", text)
+}
+
+// xTick marks v on the x axis at x with its label; yTick on the y axis at y.
+func (c *chart) xTick(x float64, label string) {
+	c.ticks = append(c.ticks, chartLine{pts: [][2]float64{{x, plotH - padB}, {x, plotH - padB + 3}}, color: "#999999", width: 1})
+	c.text(x, tickY, 9, "middle", "", label)
+}
+
+func (c *chart) yTick(y float64, label string) {
+	c.ticks = append(c.ticks, chartLine{pts: [][2]float64{{padL - 3, y}, {padL, y}}, color: "#999999", width: 1})
+	c.text(padL-5, y+3, 9, "end", "", label)
+}
+
 func (c *chart) dot(x, y, r float64, color string) {
 	c.dots = append(c.dots, chartDot{x: x, y: y, r: r, color: color})
 }
@@ -75,19 +129,23 @@ func (c *chart) dot(x, y, r float64, color string) {
 // frameW and frameH are the plotting area's size inside the padding.
 const frameW, frameH = plotW - padL - padR, plotH - padT - padB
 
-// svg draws the chart as inline SVG. The full title is the label and the tooltip; the
-// visible one is cut to the frame.
+// svg draws the chart as inline SVG. The full title is the label and the tooltip, and
+// shows wrapped onto as many lines as it needs.
 func (c *chart) svg() template.HTML {
 	var b strings.Builder
 	esc := template.HTMLEscapeString
+	off, h := c.offset(), c.height()
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
-		plotW, plotH, plotW, plotH, esc(c.title))
-	fmt.Fprintf(&b, `<title>%s</title><text x="4" y="14" font-size="11" font-family="sans-serif">%s</text>`, esc(c.title), esc(shorten(c.title, 58)))
-	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, padL, padT, frameW, frameH)
-	for _, l := range c.lines {
+		plotW, h, plotW, h, esc(c.title))
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.title))
+	for i, l := range c.titleLines() {
+		fmt.Fprintf(&b, `<text x="4" y="%g" font-size="11" font-family="sans-serif">%s</text>`, 14+titleLead*float64(i), esc(l))
+	}
+	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, padL, padT+off, frameW, frameH)
+	for _, l := range append(slices.Clone(c.ticks), c.lines...) {
 		pts := make([]string, len(l.pts))
 		for i, p := range l.pts {
-			pts[i] = fmt.Sprintf("%.1f,%.1f", p[0], p[1])
+			pts[i] = fmt.Sprintf("%.1f,%.1f", p[0], p[1]+off)
 		}
 		dash := ""
 		if l.dashed != nil {
@@ -96,7 +154,7 @@ func (c *chart) svg() template.HTML {
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="%g"%s/>`, strings.Join(pts, " "), l.color, l.width, dash)
 	}
 	for _, d := range c.dots {
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, d.x, d.y, d.r, d.color)
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, d.x, d.y+off, d.r, d.color)
 	}
 	for _, t := range c.texts {
 		attrs := ""
@@ -107,20 +165,21 @@ func (c *chart) svg() template.HTML {
 			attrs += fmt.Sprintf(` fill="%s"`, t.color)
 		}
 		if t.vertical {
-			attrs += fmt.Sprintf(` transform="rotate(-90 %.1f %.1f)"`, t.x, t.y)
+			attrs += fmt.Sprintf(` transform="rotate(-90 %.1f %.1f)"`, t.x, t.y+off)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="%g" font-family="sans-serif"%s>%s</text>`, t.x, t.y, t.size, attrs, esc(t.text))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="%g" font-family="sans-serif"%s>%s</text>`, t.x, t.y+off, t.size, attrs, esc(t.text))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
 
 // pdf draws the chart on the current page with its top-left corner at (x, y) mm, width w
-// mm (the height keeps the plot's proportions); the title is cut to the frame as in SVG.
+// mm (the height keeps the plot's proportions); the title wraps as in SVG.
 func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
 	k := w / plotW // mm per plot pixel
 	const ptPerMM = 72 / 25.4
-	pt := func(px, py float64) (float64, float64) { return x + px*k, y + py*k }
+	off := c.offset()
+	pt := func(px, py float64) (float64, float64) { return x + px*k, y + (py+off)*k }
 	rgb := func(hex string) (int, int, int) {
 		var r, g, b int
 		if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b); err != nil {
@@ -149,12 +208,14 @@ func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
 		}
 		p.Text(tx, y0, s)
 	}
-	text(chartText{x: 4, y: 14, size: 11, anchor: "start", text: shorten(c.title, 58)})
+	for i, l := range c.titleLines() { // above the plot: drawn before the offset applies
+		text(chartText{x: 4, y: 14 + titleLead*float64(i) - off, size: 11, anchor: "start", text: l})
+	}
 	p.SetDrawColor(153, 153, 153)
 	p.SetLineWidth(0.2)
 	fx, fy := pt(padL, padT)
 	p.Rect(fx, fy, frameW*k, frameH*k, "D")
-	for _, l := range c.lines {
+	for _, l := range append(slices.Clone(c.ticks), c.lines...) {
 		p.SetDrawColor(rgb(l.color))
 		p.SetLineWidth(l.width * k)
 		if l.dashed != nil {
@@ -182,7 +243,8 @@ func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
 	p.SetDrawColor(0, 0, 0)
 }
 
-// histogramChart draws both sides' counts as step outlines on the shared bins.
+// histogramChart draws both sides' counts as step outlines on the shared bins, with tick
+// labels along both axes at round values.
 func histogramChart(s *audit.ScoreSummary) *chart {
 	c := &chart{title: "histogram: " + s.Name}
 	top := 1
@@ -201,31 +263,82 @@ func histogramChart(s *audit.ScoreSummary) *chart {
 	}
 	step(s.Unlearned, "#b2182b", nil)
 	step(s.Retrained, "#2166ac", []float64{4, 2})
-	c.text(padL, plotH-padB+14, 10, "start", "", num(Number(s.Edges[0])))
-	c.text(plotW-padR, plotH-padB+14, 10, "end", "", num(Number(s.Edges[len(s.Edges)-1])))
-	c.text(4, padT+8, 10, "start", "", fmt.Sprint(top))
-	c.text(padL, plotH-6, 10, "start", "#b2182b", "— unlearned")
-	c.text(padL+90, plotH-6, 10, "start", "#2166ac", "- - retrained")
+	lo, hi := s.Edges[0], s.Edges[len(s.Edges)-1]
+	for _, v := range niceTicks(lo, hi, 5) {
+		c.xTick(padL+frameW*(v-lo)/(hi-lo), tickLabel(v))
+	}
+	for _, v := range niceTicks(0, float64(top), 4) {
+		if v == math.Trunc(v) { // counts are whole
+			c.yTick(y(int(v)), strconv.Itoa(int(v)))
+		}
+	}
+	c.xLabel("attack score")
+	c.yLabel("count per bin")
+	c.text(padL, legendY, 10, "start", "#b2182b", "— unlearned")
+	c.text(padL+90, legendY, 10, "start", "#2166ac", "- - retrained")
 	return c
 }
 
-// rocChart draws the ROC curve on log–log axes (rates from 10⁻³, where a small-δ attack
-// lives) with the chance diagonal.
+// niceTicks are round values (1, 2 or 5 times a power of ten apart) in [lo, hi], about n
+// of them: where an axis is labelled. A range of one value gets that value.
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		if finite(lo) {
+			return []float64{lo}
+		}
+		return nil
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag * 10
+	for _, m := range []float64{1, 2, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var out []float64
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0 // not -0 or 1e-17
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// tickLabel writes a tick value in at most four significant digits.
+func tickLabel(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// rocChart draws the ROC curve on log–log axes with the chance diagonal: the false-positive
+// rate from 1/(retrained trials), the true-positive rate from 1/(unlearned trials), the
+// smallest nonzero rates those trials can show.
 func rocChart(s *audit.ScoreSummary) *chart {
-	c, _, _ := logROC("ROC (log–log): "+s.Name, 1e-3, s.ROC)
-	c.text((padL+plotW-padR)/2, plotH-8, 10, "middle", "", "false-positive rate (retrained called unlearned)")
+	neg, pos := 0, 0
+	for i := range s.Retrained {
+		neg += s.Retrained[i]
+		pos += s.Unlearned[i]
+	}
+	c, _, _ := logROC("ROC (log–log): "+s.Name, 1/float64(max(neg, 2)), 1/float64(max(pos, 2)), s.ROC)
+	c.xLabel(fmt.Sprintf("false-positive rate (retrained called unlearned), from 1/%d", neg))
+	c.yLabel(fmt.Sprintf("true-positive rate, from 1/%d", pos))
 	return c
 }
 
-// logROC is a ROC curve on log–log axes from floor to 1 with the chance diagonal and a
-// tick at every power of ten (and at the floor), and the chart's axis maps.
-func logROC(title string, floor float64, roc []audit.ROCPoint) (c *chart, x, y func(float64) float64) {
+// logROC is a ROC curve on log–log axes, the false-positive rate from xFloor to 1 and the
+// true-positive rate from yFloor, with the chance diagonal and a tick at every power of ten
+// (and at each floor), and the chart's axis maps. Rates below a floor sit on its edge.
+func logROC(title string, xFloor, yFloor float64, roc []audit.ROCPoint) (c *chart, x, y func(float64) float64) {
 	c = &chart{title: title}
-	lf := math.Log10(floor)
-	pos := func(r, span float64) float64 { return (math.Log10(math.Max(r, floor)) - lf) / -lf * span }
-	x = func(f float64) float64 { return padL + pos(f, frameW) }
-	y = func(t float64) float64 { return plotH - padB - pos(t, frameH) }
-	c.line("#bbbbbb", 1, []float64{3, 3}, [2]float64{x(floor), y(floor)}, [2]float64{x(1), y(1)})
+	pos := func(r, floor, span float64) float64 {
+		lf := math.Log10(floor)
+		return (math.Log10(math.Max(r, floor)) - lf) / -lf * span
+	}
+	x = func(f float64) float64 { return padL + pos(f, xFloor, frameW) }
+	y = func(t float64) float64 { return plotH - padB - pos(t, yFloor, frameH) }
+	d := math.Max(xFloor, yFloor) // the diagonal starts where both axes reach
+	c.line("#bbbbbb", 1, []float64{3, 3}, [2]float64{x(d), y(d)}, [2]float64{x(1), y(1)})
 	var pts [][2]float64
 	for _, p := range roc {
 		if p.FPR > 0 || p.TPR > 0 {
@@ -235,17 +348,25 @@ func logROC(title string, floor float64, roc []audit.ROCPoint) (c *chart, x, y f
 	if len(pts) > 0 {
 		c.line("#1b7837", 1.5, nil, pts...)
 	}
+	for _, t := range logTicks(xFloor) {
+		c.xTick(x(t), rateLabel(t))
+	}
+	for _, t := range logTicks(yFloor) {
+		c.yTick(y(t), rateLabel(t))
+	}
+	return c, x, y
+}
+
+// logTicks are the floor and every power of ten from it to 1, a power dropped when it
+// sits closer than a factor 2 to the floor (their labels would overlap).
+func logTicks(floor float64) []float64 {
 	ticks := []float64{floor}
-	for d := math.Ceil(lf); d <= 0; d++ {
-		if v := math.Pow(10, d); v/floor >= 2 || v == floor {
+	for d := math.Ceil(math.Log10(floor)); d <= 0; d++ {
+		if v := math.Pow(10, d); v/floor >= 2 {
 			ticks = append(ticks, v)
 		}
 	}
-	for _, t := range slices.Compact(ticks) {
-		c.text(x(t), plotH-padB+12, 9, "middle", "", rateLabel(t))
-		c.text(padL-3, y(t)+3, 9, "end", "", rateLabel(t))
-	}
-	return c, x, y
+	return ticks
 }
 
 // traceChart draws a trace against the number of requests: the measured values solid, the
@@ -273,13 +394,17 @@ func traceChart(t Trace) *chart {
 			f := (math.Log10(math.Max(v, math.Pow(10, llo))) - llo) / (lhi - llo)
 			return plotH - padB - frameH*math.Min(f, 1)
 		}
-		c.text(padL-3, plotH-padB+3, 9, "end", "", fmt.Sprintf("1e%g", llo))
-		c.text(padL-3, padT+3, 9, "end", "", fmt.Sprintf("1e%g", lhi))
+		for d := llo; d <= lhi; d++ {
+			if lhi-llo <= 6 || int(d-llo)%2 == 0 || d == lhi { // at most about seven labels
+				c.yTick(ymap(math.Pow(10, d)), fmt.Sprintf("1e%g", d))
+			}
+		}
 	} else {
 		top := hi * 1.1
 		ymap = func(v float64) float64 { return plotH - padB - frameH*math.Min(math.Max(v, 0)/top, 1) }
-		c.text(padL-3, plotH-padB+3, 9, "end", "", "0")
-		c.text(padL-3, padT+3, 9, "end", "", num(Number(top)))
+		for _, v := range niceTicks(0, top, 4) {
+			c.yTick(ymap(v), tickLabel(v))
+		}
 	}
 	first, last := float64(t.Requests[0]), float64(t.Requests[len(t.Requests)-1])
 	if first == last {
@@ -305,11 +430,19 @@ func traceChart(t Trace) *chart {
 	}
 	series(t.Bound, "#2166ac", []float64{4, 2})
 	series(t.Values, "#b2182b", nil)
-	c.text(padL, plotH-padB+12, 9, "start", "", fmt.Sprint(t.Requests[0]))
-	c.text(plotW-padR, plotH-padB+12, 9, "end", "", fmt.Sprint(t.Requests[len(t.Requests)-1]))
-	c.text((padL+plotW-padR)/2, plotH-padB+12, 9, "middle", "", "request")
-	c.text(padL, plotH-6, 10, "start", "#b2182b", "— measured")
-	c.text(padL+80, plotH-6, 10, "start", "#2166ac", "- - "+shorten(t.BoundName, 38))
+	for _, r := range niceTicks(float64(t.Requests[0]), float64(t.Requests[len(t.Requests)-1]), 5) {
+		if r == math.Trunc(r) { // requests are whole
+			c.xTick(xmap(r), strconv.Itoa(int(r)))
+		}
+	}
+	c.xLabel("deletion request")
+	if logY {
+		c.yLabel("value (log scale)")
+	} else {
+		c.yLabel("value")
+	}
+	c.text(padL, legendY, 10, "start", "#b2182b", "— measured")
+	c.text(padL+80, legendY, 10, "start", "#2166ac", "- - "+shorten(t.BoundName, 38))
 	return c
 }
 
@@ -325,15 +458,16 @@ func shorten(s string, n int) string {
 // membershipROCChart draws a membership measurement's ROC on log–log axes that start at
 // 1/Holdout, the smallest nonzero false-positive rate the held-out records can show (a
 // fixed 10⁻³ floor would draw 100 held-out records' curve in a corner it cannot reach,
-// or hide what 10⁵ show). Points at FPR 0 sit on the left edge, true-positive rates below
-// the floor on the bottom edge; the reported TPRs at FPR 0.1 % and 1 % are marked.
+// or hide what 10⁵ show), and the true-positive rate at 1/Forget. Points at FPR 0 sit on
+// the left edge, true-positive rates below the floor on the bottom edge; the reported TPRs
+// at FPR 0.1 % and 1 % are marked.
 func membershipROCChart(m *Membership) *chart {
-	c, x, y := logROC("ROC (log–log): deleted against held-out records", 1/float64(max(m.Holdout, 2)), m.ROC)
+	c, x, y := logROC("ROC (log–log): deleted against held-out records", 1/float64(max(m.Holdout, 2)), 1/float64(max(m.Forget, 2)), m.ROC)
 	for _, t := range m.TPR {
 		c.dot(x(float64(t.FP)/float64(m.Holdout)), y(float64(t.TPR)), 3, "#b2182b")
 	}
-	c.text((padL+plotW-padR)/2, plotH-padB+24, 9, "middle", "", fmt.Sprintf("false-positive rate (held-out flagged), from 1/%d", m.Holdout))
-	c.yLabel("true-positive rate (deleted flagged)")
+	c.xLabel(fmt.Sprintf("false-positive rate (held-out flagged), from 1/%d", m.Holdout))
+	c.yLabel(fmt.Sprintf("true-positive rate (deleted flagged), from 1/%d", m.Forget))
 	c.text(plotW-padR-4, plotH-padB-6, 9, "end", "#b2182b", "● TPR at FPR "+levelsLabel(m.TPR))
 	return c
 }
@@ -398,11 +532,15 @@ func exposureChart(m *Membership) *chart {
 		i := int(math.Round(j))
 		c.dot(x(i), y(float64(recs[i].Score)), r, "#2166ac")
 	}
-	c.text(padL-3, plotH-padB+3, 9, "end", "", strconv.FormatFloat(lo, 'g', 3, 64))
-	c.text(padL-3, padT+3, 9, "end", "", strconv.FormatFloat(hi, 'g', 3, 64))
-	c.text(padL, plotH-padB+12, 9, "start", "", "1")
-	c.text(plotW-padR, plotH-padB+12, 9, "end", "", fmt.Sprint(n))
-	c.text((padL+plotW-padR)/2, plotH-padB+24, 9, "middle", "", "deleted records, by percentile among held-out scores")
+	for _, v := range niceTicks(lo, hi, 4) {
+		c.yTick(y(v), tickLabel(v))
+	}
+	for _, r := range niceTicks(1, float64(n), 5) {
+		if r == math.Trunc(r) && r >= 1 {
+			c.xTick(x(int(r)-1), strconv.Itoa(int(r)))
+		}
+	}
+	c.xLabel("deleted records, by percentile among held-out scores")
 	c.yLabel("score (higher = more member-like)")
 	return c
 }

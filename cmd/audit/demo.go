@@ -50,6 +50,8 @@ type demoConfig struct {
 	json         bool            // print the report's JSON instead of the summary table
 	attacks      string          // --attacks: audit.AttackNames, comma-separated
 	formats      string          // --formats: the renderings beside report.json
+	dateFlag     string          // --date, as given
+	date         string          // the report's audit date (auditDate)
 	attackList   audit.Attacks   // attacks, parsed
 	progress     *progress.Bar   // trials done and ETA on stderr, when it is a terminal
 	shard        audit.Shard     // audit run --shard: the part of the trials to run
@@ -150,6 +152,7 @@ Examples:
 func (c *demoConfig) registerReportFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.attacks, "attacks", strings.Join(audit.AttackNames, ","), "the empirical attacks to run on the published models, comma-separated: game (the distinguishing game), membership (the attack on the deleted records)")
 	fs.StringVar(&c.formats, "formats", "md", "the report's renderings beside report.json, comma-separated: md, html, pdf")
+	dateFlag(fs, &c.dateFlag)
 }
 
 // parseFormats reads --formats (or a spec's outputs.formats, joined).
@@ -169,6 +172,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	c.progress = progress.New(stderr, !c.quiet && isTerminal(stderr))
 	formats, err := parseFormats(c.formats) // settings are refused before any work
 	if err != nil {
+		return err
+	}
+	if c.date, err = auditDate(c.command, c.dateFlag); err != nil {
 		return err
 	}
 	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
@@ -212,7 +218,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
 		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
 			Preprocessing: data.preprocessing, Requests: requests},
-		TrialEvidence: trialEvidence(c.key),
+		TrialEvidence: trialEvidence(c.key), Date: c.date,
 	}
 	d, err := openOut(c.command, c.out, c.force)
 	if err != nil {
@@ -393,7 +399,7 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 		p, f, i := reports.CountFindings(s.Findings)
 		game, power := "—", "—"
 		if x := reports.GameFinding(s.Findings); x != nil {
-			game, power = x.Verdict+" (required)", reports.PowerVerdict(x.Power)
+			game, power = x.Verdict+" (required)", reports.GamePower(x)
 			if !x.Required {
 				game = x.Verdict + " (supporting)"
 			}

@@ -41,7 +41,7 @@ func TestReportMarkdownOfPoisonedJSON(t *testing.T) {
 		t.Errorf("a script came through:\n%s", md)
 	}
 	if hs := regexp.MustCompile(`(?m)^#+ .*$`).FindAllString(md, -1); !slices.Equal(hs, []string{
-		"# Unlearning audit report", "## Data", "## Summary", `## s \# overall: PASS — FAIL`}) {
+		"# Unlearning audit report — FAIL", "## Verdicts", `## s \# overall: PASS — FAIL`, "## Claims and derivations", `### s \# overall: PASS`, "## Appendix: inputs"}) {
 		t.Errorf("headings %q:\n%s", hs, md)
 	}
 	if !strings.Contains(md, "`audit run '--spec=audit $(touch PWNED).json'`") {

@@ -32,6 +32,9 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	if c.date, err = auditDate(c.command, c.dateFlag); err != nil {
+		return err
+	}
 	if c.attackList, err = audit.ParseAttacks(c.attacks); err != nil {
 		return usagef("--attacks: %v", err)
 	}
@@ -65,7 +68,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
+		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...), Date: c.date,
 		Data: reports.Data{Description: data.description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
 			Rows: data.ds.Len(), Features: data.ds.Dim(), Preprocessing: data.preprocessing,
 			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},

@@ -21,6 +21,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&in, "in", "", "a report.json written by demo or run (required)")
 	audit.Var(fs, &format, audit.Param{Name: "format", Usage: "md (Markdown), html (one self-contained page), pdf (A4, fonts embedded) or json (canonical re-encoding)", Default: "md", Kind: audit.Choice, Choices: []string{"md", "html", "pdf", "json"}})
 	fs.StringVar(&out, "out", "", "file to write (default: standard output)")
+	var date string
+	fs.StringVar(&date, "date", "", "the audit date to state, YYYY-MM-DD or an RFC 3339 time (default: the date report.json holds)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit report --in report.json [--format md|html|pdf|json] [--out FILE]\n\nRe-renders a finished audit from its report.json.\n\nExamples:\n  audit report --in audit-report/report.json --format html --out report.html\n  audit report --in audit-report/report.json --format pdf --out report.pdf\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
@@ -30,6 +32,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if in == "" {
 		return usagef("report: --in is required")
+	}
+	if date != "" { // checked before the file is read; SOURCE_DATE_EPOCH is the audit's, not the rendering's
+		d, err := reports.ParseDate(date)
+		if err != nil {
+			return usagef("report: --date: %v", err)
+		}
+		date = d
 	}
 	if out != "" || setFlags(fs)["out"] { // --out= is refused, not taken for standard output
 		if err := outdir.CheckOut("--out", out, outdir.Input{Flag: "--in", Path: in}); err != nil {
@@ -44,6 +53,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	rep, err := reports.ReadJSON(f, in)
 	if err != nil {
 		return usageError{fmt.Errorf("report: %w", err)}
+	}
+	if date != "" {
+		rep.Date = date
 	}
 	body, err := rep.Render(format)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // reproduceUsage lists every registered method's experiments.
@@ -80,6 +81,8 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := fs.Bool("json", false, "print the JSON result on stdout instead of the summary")
 	var force bool
 	forceFlag(fs, &force)
+	var date string
+	dateFlag(fs, &date)
 	eargs := audit.BindFlags(fs, e.Params)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: audit reproduce %s [flags]\n\n%s\n\nExample:\n  audit reproduce %s --out reproduce-%s\n\nFlags:\n", e.Name, e.About, e.Name, e.Name)
@@ -89,6 +92,10 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	command := "reproduce " + e.Name
+	date, err := auditDate(command, date)
+	if err != nil {
+		return err
+	}
 	if err := checkOut(command, *out, nil); err != nil {
 		return err
 	}
@@ -104,6 +111,9 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	res, err := e.Run(ctx, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, eargs)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", command, err)}
+	}
+	if err := reports.Dated(res, e.Name, date); err != nil {
+		return fmt.Errorf("%s: %w", command, err)
 	}
 	if err := d.WriteFiles(res.Files); err != nil {
 		return outErr(command, err)

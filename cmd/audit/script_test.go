@@ -9,13 +9,22 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // TestMain lets the scripts run the real binary: "exec audit …" in a script runs this
 // test binary as the audit command, in its own process, with its exit code and streams.
+// Every report the tests write states one audit date, so that two runs compare byte for
+// byte whatever the clock says; the date's own tests set or clear it.
 func TestMain(m *testing.M) {
+	if os.Getenv(reports.SourceDateEpoch) == "" {
+		os.Setenv(reports.SourceDateEpoch, testDateEpoch)
+	}
 	testscript.Main(m, map[string]func(){"audit": main})
 }
+
+// testDateEpoch is the tests' SOURCE_DATE_EPOCH: 2025-03-01T12:00:00Z.
+const testDateEpoch = "1740830400"
 
 // The end-to-end scripts of testdata/script: every command as a user types it, and the
 // bad inputs, each checked for its exit code, its messages on stderr, its results on

@@ -141,6 +141,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	forceFlag(fs, &force)
 	var keys evidenceFlags
 	keys.register(fs)
+	var date string
+	dateFlag(fs, &date)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
 
@@ -170,6 +172,9 @@ Flags:`)
 	}
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
+	}
+	if _, err := auditDate("merge", date); err != nil { // refused before the shards are read
+		return err
 	}
 	key, _, err := keys.load("merge") // the signing key is read again by the replay
 	if err != nil {
@@ -202,6 +207,9 @@ Flags:`)
 	}
 	if force {
 		argv = append(argv, "--force")
+	}
+	if date != "" { // after the shards' own: the merge's --date wins
+		argv = append(argv, "--date="+date)
 	}
 	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, shards: set})
 }

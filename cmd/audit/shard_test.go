@@ -11,6 +11,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // shardSpec writes a small audit spec of a subject with negative controls (D2D), so the
@@ -31,7 +32,12 @@ func shardSpec(t *testing.T, dir string) string {
 func withEnv(t *testing.T, env map[string]string) {
 	t.Helper()
 	old := getenv
-	getenv = func(k string) string { return env[k] }
+	getenv = func(k string) string {
+		if k == reports.SourceDateEpoch { // the tests' audit date (TestMain) is kept
+			return old(k)
+		}
+		return env[k]
+	}
 	t.Cleanup(func() { getenv = old })
 }
 

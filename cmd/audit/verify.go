@@ -38,6 +38,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var force bool
 	forceFlag(fs, &force)
 	tensor := fs.String("tensor", "", "the tensors of each model file to audit, one name or a comma-separated list read in the order given (.npz, .safetensors, .pt, .pth; default: every floating-point tensor, in name order)")
+	var date string
+	dateFlag(fs, &date)
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --spec FILE --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim (the spec needs only a claim; its\nmethod may be your own label). Eight or more models a side, of any sizes, play one\ndistinguishing game over a pre-registered family of statistics (parameter directions and\nspread; with the spec's data and deletes the deleted records' loss, confidence and gradient),\nstating its power. Fewer unlearned models, one included, are ranked among the retrains by\nthe deleted records' mean loss: that can show a violation, never that the claim holds.\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
@@ -69,6 +71,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if tensors, err = artifact.ParseTensorNames(*tensor); err != nil {
 			return usageError{fmt.Errorf("verify: --tensor %w", err)}
 		}
+	}
+	date, err := auditDate("verify", date)
+	if err != nil {
+		return err
 	}
 	s, err := loadSpec("verify", specPath)
 	if err != nil {
@@ -222,7 +228,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "verify", CommandLine: resultFlags(fs),
 		Seed: s.Seed, Trials: n, Confidence: reports.Number(s.Confidence), Inputs: inputs,
-		Data: reports.Data{Description: what},
+		Data: reports.Data{Description: what}, Date: date,
 	}
 	if ds != nil {
 		rep.Inputs = append(slices.Clone(ds.inputs), rep.Inputs...)
