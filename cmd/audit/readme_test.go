@@ -267,3 +267,39 @@ func TestDocsCommands(t *testing.T) {
 		t.Fatalf("only %d CLI commands found in the README and docs/: the check ran too little", parsed)
 	}
 }
+
+// Every relative link of the README and docs/ names a file of the repository (pages moved
+// between the root and docs/ keep working links).
+func TestDocsLinks(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	checked := 0
+	for _, f := range docFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inBlock := false
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				inBlock = !inBlock
+				continue
+			}
+			if inBlock {
+				continue
+			}
+			for _, m := range link.FindAllStringSubmatch(line, -1) {
+				target, _, _ := strings.Cut(m[1], "#")
+				if target == "" || strings.Contains(target, "://") {
+					continue
+				}
+				checked++
+				if _, err := os.Stat(filepath.Join(filepath.Dir(f), target)); err != nil {
+					t.Errorf("%s:%d: link %s: %v", f, i+1, m[1], err)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d relative links checked in the README and docs/", checked)
+	}
+}
