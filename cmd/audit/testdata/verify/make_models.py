@@ -12,16 +12,34 @@ so `verify --unlearned good --retrained retrained` compares one law with itself 
 `verify --unlearned broken --retrained retrained` a law shifted by the deleted records.
 scores_NAME.npz holds each model's logistic loss on the 50 deleted records (40 × 50), for
 `verify --scores`.
-Run from the repository root: /usr/bin/python3 cmd/audit/testdata/verify/make_models.py
+
+    /usr/bin/python3 cmd/audit/testdata/verify/make_models.py [OUT]
+
+writes into OUT (default: a new temporary folder), printed first. OUT must be new or empty:
+the script never writes over files, the committed fixtures beside it included; to update
+them, regenerate into a fresh folder and copy. Deterministic: the files it writes hold the
+committed ones' values up to the last bits a BLAS rounds differently from one machine to
+another (cmd/audit's TestMakeModelsRegeneratesTheFixtures).
 """
 import os
+import sys
+import tempfile
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-out = os.path.dirname(os.path.abspath(__file__))
+if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+    sys.exit("usage: make_models.py [OUT]: OUT, a new or empty folder (default: a new temporary one)")
+if len(sys.argv) == 2:
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    if os.listdir(out):
+        sys.exit(f"make_models.py: {out} is not empty: give a new or empty folder (nothing is written over)")
+else:
+    out = tempfile.mkdtemp(prefix="verify-models-")
+print("writing into", out)
 x, y = load_breast_cancer(return_X_y=True)
 x = StandardScaler().fit_transform(x)
 keep = np.ones(len(y), dtype=bool)
@@ -37,7 +55,7 @@ retrained, full = fit(keep), fit(np.ones(len(y), dtype=bool))
 rng = np.random.default_rng(11)
 signs = 2.0 * y[~keep] - 1  # labels of the deleted records as ±1
 for name, centre in [("retrained", retrained), ("good", retrained), ("broken", full)]:
-    os.makedirs(os.path.join(out, name), exist_ok=True)
+    os.makedirs(os.path.join(out, name))
     scores = []
     for i in range(40):
         model = centre + 0.02 * rng.standard_normal(centre.shape)
