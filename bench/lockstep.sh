@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Full SGLU trial-epochs (gradients, noise, step, projection) at the paper's MNIST scale:
 # the Go lockstep ensembles (reference/sglu's BenchmarkFullEpoch) against PyTorch vectorised
-# across trials (bench/torch_lockstep.py), run back to back, repeats times, on this
-# machine, and a Markdown table of the medians and spreads. Needs Debian's python3-torch,
+# across trials (bench/torch_lockstep.py) and PyTorch one trial at a time
+# (bench/torch_epoch.py, on one thread), run back to back, repeats times, on this machine,
+# and Markdown tables of the medians and spreads. Needs Debian's python3-torch,
 # and OpenBLAS for a fair peer (python3-torch otherwise gets the reference BLAS):
 #   apt-get install python3-torch libopenblas0-pthread
 # Usage: bench/lockstep.sh [repeats] [raw-output-file]   (from anywhere)
@@ -18,12 +19,13 @@ for i in $(seq "$repeat"); do
   (cd reference/sglu && "$bin" -test.run '^$' -test.bench '^BenchmarkFullEpoch$' -test.benchtime 1s) |
     grep -E '^BenchmarkFullEpoch|FLOP limit' | tee -a "$raw"
   /usr/bin/python3 bench/torch_lockstep.py 1 2 | tee -a "$raw"
+  OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_epoch.py | grep threads=1 | sort -u | tee -a "$raw"
 done
 /usr/bin/python3 - "$raw" <<'PY'
 # Medians and (min–max) over the repeats; PyTorch ÷ Go is taken within each repeat (the two
 # ran back to back, under the same load), then its median and spread.
 import re, statistics as st, sys
-go, torch, rep = {}, {}, -1
+go, torch, loop, rep = {}, {}, {}, -1
 for line in open(sys.argv[1]):
     if line.startswith("# repeat"):
         rep += 1
@@ -34,6 +36,9 @@ for line in open(sys.argv[1]):
     m = re.search(r"threads=(\d+) precision=(\w+) batch=(\d+) k=(\d+) ms_per_trial_epoch=([0-9.]+)", line)
     if m:
         torch.setdefault((int(m[1]), m[2], int(m[3]), int(m[4])), {})[rep] = float(m[5])
+    m = re.search(r"threads=1 batch=(\d+) seconds_per_trial_epoch=([0-9.]+)", line)
+    if m:
+        loop.setdefault(int(m[1]), {})[rep] = 1e3 * float(m[2])
 def spread(xs, f="{:.3g}"):
     xs = list(xs)
     return f"{f.format(st.median(xs))} ({f.format(min(xs))}–{f.format(max(xs))})" if xs else "–"
@@ -64,7 +69,8 @@ print("| trial-epoch, two cores | k | Go, 2 workers × lockstep: ms | × FLOP li
 print("|---|---|---|---|---|---|")
 print("\n".join(rows2))
 print()
-for bn in ("full", "b=128"):
+for batch, bn in ((11264, "full"), (128, "b=128")):
+    print(f"{bn}: PyTorch one trial at a time (torch_epoch.py, 1 thread, fastest of 5 epochs) {spread(loop.get(batch, {}).values())} ms")
     print(f"{bn}: one model {spread(ms(bn + '/single').values())} ms ({spread(key(bn + '/single', 'x-peak'), '{:.2f}')} × FLOP limit); "
           f"k = 32: gradients alone {spread(ms(bn + '/grad-k=32').values())} ms, noise alone {spread(ms(bn + '/noise-k=32').values(), '{:.2g}')} ms, "
           f"the noise's share of the float64 epoch {spread(key(bn + '/noise-k=32', 'share'), '{:.2g}')}")
