@@ -10,13 +10,15 @@
 //	G = (1/m) Xᵀ R + λΘ,  R_it = −y_i σ(−y_i (XΘ)_it),
 //
 // two matrix–matrix products instead of 2k matrix–vector ones. LogisticGradient computes
-// them with a blocked kernel: rows of X in blocks of 4, models in panels of 8 kept in
-// registers (then one half panel of 4, then the last k mod 4 one at a time), 32 models'
-// parameters and gradients held in L2 while the rows pass, each row block's XΘ turned into
-// R and added into G before the next is read. The micro-kernels are
-// AVX2 and FMA assembly on amd64 CPUs that have them (HasAsm), else the same loops in Go;
-// both sum in the same order with the same fused operations, so they agree bit for bit,
-// and the default build stays pure Go, static and cgo-free (the assembly is Go's own).
+// them with a blocked kernel: rows of X in blocks of 4 (of 6 for the assembly's panels,
+// which then read a panel's parameters and gradients from cache once for six rows),
+// models in panels of 8 kept in registers (then one half panel of 4, then the last k mod 4
+// one at a time), 32 models' parameters and gradients held in L2 while the rows pass, each
+// row block's XΘ turned into R and added into G before the next is read. The
+// micro-kernels are AVX2 and FMA assembly on amd64 CPUs that have them (HasAsm), else the
+// same loops in Go; both sum in the same order with the same fused operations, so they
+// agree bit for bit, and the default build stays pure Go, static and cgo-free (the
+// assembly is Go's own).
 //
 // Against one model at a time the results differ only by rounding: each gradient is the
 // same sums in another order, within the bound Higham's γ_n gives (the tests derive it

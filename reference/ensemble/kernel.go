@@ -12,8 +12,9 @@ import (
 // gradients (2·d·group·size bytes, 400 KB at d = 784) stays in the core's L2 cache while
 // every row block passes over them.
 const (
-	rowBlock = 4
-	maxPanel = 16
+	rowBlock  = 4
+	rowBlock6 = 6 // the assembly's panels also take rows six at a time (see pass)
+	maxPanel  = 16
 )
 
 // LogisticGradient sets G to the gradient, at each of k models, of the mean logistic loss
@@ -134,6 +135,50 @@ func (kn kernels[F]) acc(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
 	}
 }
 
+// sixRows turns pass's 6-row blocks on; off, the assembly takes rows four at a time
+// throughout, as it did before them (the tests compare the two bit for bit).
+var sixRows = true
+
+// mul6 is mul on 6 rows, for a panel or half panel, with the assembly only.
+func (kn kernels[F]) mul6(w int, x *F, ldx int, a *F, lda, d int, z *F) {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		x, a, z := (*float64)(unsafe.Pointer(x)), (*float64)(unsafe.Pointer(a)), (*float64)(unsafe.Pointer(z))
+		if w == kn.panel {
+			mulF64x8R6AVX2(x, ldx, a, lda, d, z)
+		} else {
+			mulF64x4R6AVX2(x, ldx, a, lda, d, z)
+		}
+		return
+	}
+	x32, a32, z32 := (*float32)(unsafe.Pointer(x)), (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(z))
+	if w == kn.panel {
+		mulF32x16R6AVX2(x32, ldx, a32, lda, d, z32)
+	} else {
+		mulF32x8R6AVX2(x32, ldx, a32, lda, d, z32)
+	}
+}
+
+// acc6 is acc on 6 rows, for a panel or half panel, with the assembly only.
+func (kn kernels[F]) acc6(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		x, z, g := (*float64)(unsafe.Pointer(x)), (*float64)(unsafe.Pointer(z)), (*float64)(unsafe.Pointer(g))
+		if w == kn.panel {
+			accF64x8R6AVX2(x, ldx, z, d, g, ldg)
+		} else {
+			accF64x4R6AVX2(x, ldx, z, d, g, ldg)
+		}
+		return
+	}
+	x32, z32, g32 := (*float32)(unsafe.Pointer(x)), (*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(g))
+	if w == kn.panel {
+		accF32x16R6AVX2(x32, ldx, z32, d, g32, ldg)
+	} else {
+		accF32x8R6AVX2(x32, ldx, z32, d, g32, ldg)
+	}
+}
+
 func checkShapes[F float](name string, out, X, y, Theta, V []F, m, d, k int) {
 	if m < 1 || d < 1 || k < 1 || len(X) < m*d || len(y) < m || len(Theta) < d*k || len(out) < d*k || (V != nil && len(V) < d*k) {
 		panic(fmt.Sprintf("ensemble: %s: m = %d, d = %d, k = %d with len(X) = %d, len(y) = %d, len(Θ) = %d, len(V) = %d, len(out) = %d",
@@ -161,8 +206,9 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 }
 
 // pass is the one pass over the data both products make: out = λ·base + Xᵀ W, with W_it =
-// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 through
-// the micro-kernels, models in panels, then at most one half panel, then one at a time
+// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 (with
+// the assembly, first twelve at a time: two blocks of 6 for the panels) through the
+// micro-kernels, models in panels, then at most one half panel, then one at a time
 // (the one-model kernels, scalar fused operations in the panels' order); the last m mod 4
 // rows go one row and one model at a time in the same order for every model (xᵢᵀθ over j
 // from 0, then out over the rows in order). So a model's result is the same bits wherever
@@ -174,25 +220,60 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		out[i] = lambda * v
 	}
 	p := kn.panel
-	var z, zv [rowBlock * maxPanel]F
+	var z, zv [rowBlock6 * maxPanel]F
+	// block runs rows lo..lo+rb (rb = 4, or 6 for a panel or half panel with the assembly)
+	// of X through the micro-kernels for the w models from c.
+	block := func(lo, rb, w, c int) {
+		x := &X[lo*d]
+		if rb == rowBlock6 {
+			kn.mul6(w, x, d, &Theta[c], k, d, &z[0])
+			if V != nil {
+				kn.mul6(w, x, d, &V[c], k, d, &zv[0])
+			}
+		} else {
+			kn.mul(w, x, d, &Theta[c], k, d, &z[0])
+			if V != nil {
+				kn.mul(w, x, d, &V[c], k, d, &zv[0])
+			}
+		}
+		for r := range rb {
+			for t := range w {
+				z[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[lo+r])
+			}
+		}
+		if rb == rowBlock6 {
+			kn.acc6(w, x, d, &z[0], d, &out[c], k)
+		} else {
+			kn.acc(w, x, d, &z[0], d, &out[c], k)
+		}
+	}
 	for c0 := 0; c0 < k; c0 += kn.group {
 		c1 := min(c0+kn.group, k)
 		i := 0
+		// With the assembly, rows go twelve at a time first: panels and half panels in two
+		// blocks of 6 (a panel's parameters and gradients come from cache once for six rows,
+		// not four), the models left one at a time in three blocks of 4. Every output still
+		// sums its rows in order with the same fused operations, and edge still takes the
+		// last m mod 4 rows, so the bits are those of blocks of 4 throughout.
+		for ; kn.asm && sixRows && i+2*rowBlock6 <= m; i += 2 * rowBlock6 {
+			c := c0
+			for _, w := range [...]int{p, p / 2} {
+				for ; c+w <= c1; c += w {
+					block(i, rowBlock6, w, c)
+					block(i+rowBlock6, rowBlock6, w, c)
+				}
+			}
+			for ; c < c1; c++ {
+				for lo := i; lo < i+2*rowBlock6; lo += rowBlock {
+					block(lo, rowBlock, 1, c)
+				}
+			}
+		}
 		for ; i+rowBlock <= m; i += rowBlock {
-			x := &X[i*d]
 			c := c0
 			for _, w := range [...]int{p, p / 2, 1} {
 				for ; c+w <= c1; c += w {
-					kn.mul(w, x, d, &Theta[c], k, d, &z[0])
-					if V != nil {
-						kn.mul(w, x, d, &V[c], k, d, &zv[0])
-					}
-					for r := range rowBlock {
-						for t := range w {
-							z[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[i+r])
-						}
-					}
-					kn.acc(w, x, d, &z[0], d, &out[c], k)
+					block(i, rowBlock, w, c)
 				}
 			}
 		}

@@ -4,25 +4,45 @@
 
 package ensemble
 
-// mulF64x8AVX2 sets z (4 × 8) to x's four rows times a's d × 8 panel.
+// mulF64x8AVX2 sets z (4 × 8) to x's 4 rows times a's d × 8 panel.
 //
 //go:noescape
 func mulF64x8AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// accF64x8AVX2 adds x's four rows, transposed, times z (4 × 8) to g's d × 8 panel.
+// accF64x8AVX2 adds x's 4 rows, transposed, times z (4 × 8) to g's d × 8 panel.
 //
 //go:noescape
 func accF64x8AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
-// mulF64x4AVX2 sets z (4 × 4) to x's four rows times a's d × 4 panel.
+// mulF64x4AVX2 sets z (4 × 4) to x's 4 rows times a's d × 4 panel.
 //
 //go:noescape
 func mulF64x4AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// accF64x4AVX2 adds x's four rows, transposed, times z (4 × 4) to g's d × 4 panel.
+// accF64x4AVX2 adds x's 4 rows, transposed, times z (4 × 4) to g's d × 4 panel.
 //
 //go:noescape
 func accF64x4AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x8R6AVX2 sets z (6 × 8) to x's 6 rows times a's d × 8 panel.
+//
+//go:noescape
+func mulF64x8R6AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// accF64x8R6AVX2 adds x's 6 rows, transposed, times z (6 × 8) to g's d × 8 panel.
+//
+//go:noescape
+func accF64x8R6AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x4R6AVX2 sets z (6 × 4) to x's 6 rows times a's d × 4 panel.
+//
+//go:noescape
+func mulF64x4R6AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// accF64x4R6AVX2 adds x's 6 rows, transposed, times z (6 × 4) to g's d × 4 panel.
+//
+//go:noescape
+func accF64x4R6AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
 // mulF64x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //
@@ -34,25 +54,45 @@ func mulF64x1AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 //go:noescape
 func accF64x1AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
-// mulF32x16AVX2 sets z (4 × 16) to x's four rows times a's d × 16 panel.
+// mulF32x16AVX2 sets z (4 × 16) to x's 4 rows times a's d × 16 panel.
 //
 //go:noescape
 func mulF32x16AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// accF32x16AVX2 adds x's four rows, transposed, times z (4 × 16) to g's d × 16 panel.
+// accF32x16AVX2 adds x's 4 rows, transposed, times z (4 × 16) to g's d × 16 panel.
 //
 //go:noescape
 func accF32x16AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
-// mulF32x8AVX2 sets z (4 × 8) to x's four rows times a's d × 8 panel.
+// mulF32x8AVX2 sets z (4 × 8) to x's 4 rows times a's d × 8 panel.
 //
 //go:noescape
 func mulF32x8AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// accF32x8AVX2 adds x's four rows, transposed, times z (4 × 8) to g's d × 8 panel.
+// accF32x8AVX2 adds x's 4 rows, transposed, times z (4 × 8) to g's d × 8 panel.
 //
 //go:noescape
 func accF32x8AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x16R6AVX2 sets z (6 × 16) to x's 6 rows times a's d × 16 panel.
+//
+//go:noescape
+func mulF32x16R6AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// accF32x16R6AVX2 adds x's 6 rows, transposed, times z (6 × 16) to g's d × 16 panel.
+//
+//go:noescape
+func accF32x16R6AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x8R6AVX2 sets z (6 × 8) to x's 6 rows times a's d × 8 panel.
+//
+//go:noescape
+func mulF32x8R6AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// accF32x8R6AVX2 adds x's 6 rows, transposed, times z (6 × 8) to g's d × 8 panel.
+//
+//go:noescape
+func accF32x8R6AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // mulF32x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //

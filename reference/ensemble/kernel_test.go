@@ -359,3 +359,37 @@ func onEachPath(f func(asm bool)) {
 		}()
 	}
 }
+
+// The assembly's 6-row blocks give the bits its 4-row blocks give, in both precisions, for
+// gradients and Hessian–vector products: every output sums its rows in order with the same
+// fused operations, and the same last m mod 4 rows go to the edge. (In float64 the Go
+// fallback is a second witness, TestAsmMatchesGo; in float32 it rounds differently, so
+// this is the test that keeps float32 runs' bits.) m = 103 has eight 12-row units, a
+// 4-row block and 3 edge rows; k = 45 has panels, a half panel and single models.
+func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
+	if !HasAsm {
+		t.Skip("no AVX2 and FMA here: the 6-row kernels never run")
+	}
+	const m, d, k = 103, 50, 45
+	X, y, Theta := problem(m, d, k, 5)
+	_, _, V := problem(m, d, k, 6)
+	run := func(six bool) (g, hv []float64, g32, hv32 []float32) {
+		sixRows = six
+		defer func() { sixRows = true }()
+		g, hv = make([]float64, d*k), make([]float64, d*k)
+		g32, hv32 = make([]float32, d*k), make([]float32, d*k)
+		LogisticGradient(g, X, y, Theta, m, d, k, 0.1)
+		LogisticHVP(hv, X, y, Theta, V, m, d, k, 0.1)
+		LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
+		LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
+		return
+	}
+	g6, hv6, g632, hv632 := run(true)
+	g4, hv4, g432, hv432 := run(false)
+	for i := range g6 {
+		if g6[i] != g4[i] || hv6[i] != hv4[i] || g632[i] != g432[i] || hv632[i] != hv432[i] {
+			t.Fatalf("coordinate %d (row %d, model %d): 6-row blocks give %v %v %v %v, 4-row blocks %v %v %v %v",
+				i, i/k, i%k, g6[i], hv6[i], g632[i], hv632[i], g4[i], hv4[i], g432[i], hv432[i])
+		}
+	}
+}

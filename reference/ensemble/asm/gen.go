@@ -35,8 +35,13 @@ var precisions = []precision{
 	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS, smov: VMOVSS, sfma: VFMADD231SS},
 }
 
-// rows is the micro-kernels' row block.
-const rows = 4
+// rows is the row block of the one-model kernels and of the panels' 4-row kernels; the
+// panels also have 6-row kernels (rows6: twelve accumulators of the sixteen registers), which
+// read a panel's parameters and gradients from cache once for six rows instead of four.
+const (
+	rows  = 4
+	rows6 = 6
+)
 
 // A kernel is a precision on a panel of regs registers a row: 2 (the full panel: 8
 // float64 or 16 float32 models) or 1 (the half panel the ensemble's edge takes before it
@@ -45,20 +50,29 @@ const rows = 4
 type kernel struct {
 	precision
 	regs int
+	rows int // rows or rows6
 }
 
 // width is the models a panel holds.
 func (k kernel) width() int { return k.regs * k.lanes }
 
-// name is the kernel's name for op ("mul" or "acc"): mulF64x8AVX2, accF32x16AVX2, ….
-func (k kernel) name(op string) string { return fmt.Sprintf("%s%sx%dAVX2", op, k.short, k.width()) }
+// name is the kernel's name for op ("mul" or "acc"): mulF64x8AVX2, accF32x16AVX2, …, and
+// mulF64x8R6AVX2, … for the 6-row kernels.
+func (k kernel) name(op string) string {
+	if k.rows == rows6 {
+		return fmt.Sprintf("%s%sx%dR6AVX2", op, k.short, k.width())
+	}
+	return fmt.Sprintf("%s%sx%dAVX2", op, k.short, k.width())
+}
 
 func main() {
 	ConstraintExpr("amd64")
 	for _, p := range precisions {
-		for _, regs := range []int{2, 1} {
-			mul(kernel{p, regs})
-			acc(kernel{p, regs})
+		for _, nr := range []int{rows, rows6} {
+			for _, regs := range []int{2, 1} {
+				mul(kernel{p, regs, nr})
+				acc(kernel{p, regs, nr})
+			}
 		}
 		mulOne(p)
 		accOne(p)
@@ -67,14 +81,14 @@ func main() {
 	Generate()
 }
 
-// rowPointers loads x and ldx and returns the addresses of x's four rows.
-func rowPointers(p precision) [rows]reg.Register {
+// rowPointers loads x and ldx and returns the addresses of x's first n rows.
+func rowPointers(p precision, n int) []reg.Register {
 	x := Load(Param("x"), GP64())
 	ldx := Load(Param("ldx"), GP64())
 	SHLQ(U8(shift(p.size)), ldx)
-	var r [rows]reg.Register
+	r := make([]reg.Register, n)
 	r[0] = x
-	for i := 1; i < rows; i++ {
+	for i := 1; i < n; i++ {
 		r[i] = GP64()
 		LEAQ(Mem{Base: r[i-1], Index: ldx, Scale: 1}, r[i])
 	}
@@ -90,19 +104,19 @@ func shift(size uint8) uint8 {
 
 // mulArgs are a mul kernel's arguments in registers (strides in bytes).
 type mulArgs struct {
-	x         [rows]reg.Register // x's four rows
+	x         []reg.Register // x's rows
 	a, lda, d reg.Register
 	z         reg.Register
 }
 
 // mulHeader declares a mul kernel (func(x *F, ldx int, a *F, lda, d int, z *F)) and
 // loads its arguments.
-func mulHeader(p precision, name, doc string) mulArgs {
+func mulHeader(p precision, nrows int, name, doc string) mulArgs {
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
 	Pragma("noescape")
 	Doc(doc)
 	var m mulArgs
-	m.x = rowPointers(p)
+	m.x = rowPointers(p, nrows)
 	m.a = Load(Param("a"), GP64())
 	m.lda = Load(Param("lda"), GP64())
 	SHLQ(U8(shift(p.size)), m.lda)
@@ -113,19 +127,19 @@ func mulHeader(p precision, name, doc string) mulArgs {
 
 // accArgs are an acc kernel's arguments in registers (strides in bytes).
 type accArgs struct {
-	x      [rows]reg.Register // x's four rows
+	x      []reg.Register // x's rows
 	z, d   reg.Register
 	g, ldg reg.Register
 }
 
 // accHeader declares an acc kernel (func(x *F, ldx int, z *F, d int, gp *F, ldg int)) and
 // loads its arguments.
-func accHeader(p precision, name, doc string) accArgs {
+func accHeader(p precision, nrows int, name, doc string) accArgs {
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
 	Pragma("noescape")
 	Doc(doc)
 	var a accArgs
-	a.x = rowPointers(p)
+	a.x = rowPointers(p, nrows)
 	a.z = Load(Param("z"), GP64())
 	a.d = Load(Param("d"), GP64())
 	a.g = Load(Param("gp"), GP64())
@@ -147,12 +161,13 @@ func overJ(name, end string, d reg.Register, body func(j reg.Register)) {
 	Label(name + end)
 }
 
-// mul: z[r][t] = Σ_j x[r][j]·a[j][t], r < 4, t < width: 4·regs accumulators, one FMA
-// chain per output, j in order (the pure-Go kernel's order, so both round alike).
+// mul: z[r][t] = Σ_j x[r][j]·a[j][t], r < rows (4 or 6), t < width: rows·regs
+// accumulators, one FMA chain per output, j in order (the pure-Go kernel's order, so both
+// round alike, whatever the row block).
 func mul(p kernel) {
 	name := p.name("mul")
-	m := mulHeader(p.precision, name, fmt.Sprintf("%s sets z (4 × %d) to x's four rows times a's d × %d panel.", name, p.width(), p.width()))
-	accs := make([][]reg.VecVirtual, rows)
+	m := mulHeader(p.precision, p.rows, name, fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel.", name, p.rows, p.width(), p.rows, p.width()))
+	accs := make([][]reg.VecVirtual, p.rows)
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range accs[r] {
@@ -166,7 +181,7 @@ func mul(p kernel) {
 			as[h] = YMM()
 			p.load(Mem{Base: m.a, Disp: 32 * h}, as[h])
 		}
-		for r := range rows {
+		for r := range p.rows {
 			b := YMM()
 			p.bcast(Mem{Base: m.x[r], Index: j, Scale: p.size}, b)
 			for h := range as {
@@ -175,7 +190,7 @@ func mul(p kernel) {
 		}
 		ADDQ(m.lda, m.a)
 	})
-	for r := range rows {
+	for r := range p.rows {
 		for h := range p.regs {
 			p.store(accs[r][h], Mem{Base: m.z, Disp: 32 * (p.regs*r + h)})
 		}
@@ -184,13 +199,13 @@ func mul(p kernel) {
 	RET()
 }
 
-// acc: g[j][t] += Σ_{r<4} x[r][j]·z[r][t]: z stays in 4·regs registers; each row of g is
-// loaded, takes four FMAs a register in r order (the pure-Go kernel's order) and is
-// stored.
+// acc: g[j][t] += Σ_{r<rows} x[r][j]·z[r][t]: z stays in rows·regs registers; each row of
+// g is loaded, takes one FMA a row in r order (the pure-Go kernel's order: rows in order,
+// whatever the row block) and is stored.
 func acc(p kernel) {
 	name := p.name("acc")
-	a := accHeader(p.precision, name, fmt.Sprintf("%s adds x's four rows, transposed, times z (4 × %d) to g's d × %d panel.", name, p.width(), p.width()))
-	zs := make([][]reg.VecVirtual, rows)
+	a := accHeader(p.precision, p.rows, name, fmt.Sprintf("%s adds x's %d rows, transposed, times z (%d × %d) to g's d × %d panel.", name, p.rows, p.rows, p.width(), p.width()))
+	zs := make([][]reg.VecVirtual, p.rows)
 	for r := range zs {
 		zs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range zs[r] {
@@ -204,7 +219,7 @@ func acc(p kernel) {
 			gs[h] = YMM()
 			p.load(Mem{Base: a.g, Disp: 32 * h}, gs[h])
 		}
-		for r := range rows {
+		for r := range p.rows {
 			b := YMM()
 			p.bcast(Mem{Base: a.x[r], Index: j, Scale: p.size}, b)
 			for h := range gs {
@@ -225,7 +240,7 @@ func acc(p kernel) {
 // in a panel (float32 included: the Go fallback's fused steps round twice, through float64).
 func mulOne(p precision) {
 	name := "mul" + p.short + "x1AVX2"
-	m := mulHeader(p, name, name+" sets z (4) to x's four rows times a's column of d (stride lda).")
+	m := mulHeader(p, rows, name, name+" sets z (4) to x's four rows times a's column of d (stride lda).")
 	var accs [rows]reg.VecVirtual
 	for r := range accs {
 		accs[r] = XMM()
@@ -248,7 +263,7 @@ func mulOne(p precision) {
 // accOne is acc for one model: g[j·ldg] += Σ_{r<4} x[r][j]·z[r], r in order.
 func accOne(p precision) {
 	name := "acc" + p.short + "x1AVX2"
-	a := accHeader(p, name, name+" adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).")
+	a := accHeader(p, rows, name, name+" adds x's four rows, transposed, times z (4) to g's column of d (stride ldg).")
 	var zs [rows]reg.VecVirtual
 	for r := range zs {
 		zs[r] = XMM()
