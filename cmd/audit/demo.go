@@ -283,7 +283,9 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
+		stop := c.progress.Phase("checking " + s.Name())
 		fsd, err := ds.Check(ctx, results)
+		stop()
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
@@ -299,7 +301,9 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
 			}
+			stop := c.progress.Phase("checking " + cs.Name())
 			fsc, err := ctl.Audited.Check(ctx, results)
+			stop()
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
 			}

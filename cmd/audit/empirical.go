@@ -15,6 +15,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
+	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -261,6 +262,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &workers, audit.WorkersParam)
 	controls := fs.Bool("controls", true, "with --spec: plan the run with the method's negative controls, as audit run does by default (--controls=false: without them)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	quiet := fs.Bool("quiet", false, "no progress line on stderr (it is shown only when stderr is a terminal)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -310,7 +312,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if out.TrialsForResolution, err = epsilon.TrialsForResolution(claim, delta, conf, strat); err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
+		stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("plan: searching the trials per side that reach the power")
 		n, mu, err := epsilon.TrialsToDetect(ctx, epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
+		stop()
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -40,6 +41,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	tensor := fs.String("tensor", "", "the tensors of each model file to audit, one name or a comma-separated list read in the order given (.npz, .safetensors, .pt, .pth; default: every floating-point tensor, in name order)")
 	var date string
 	dateFlag(fs, &date)
+	quiet := fs.Bool("quiet", false, "no progress line on stderr (it is shown only when stderr is a terminal)")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --spec FILE --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim (the spec needs only a claim; its\nmethod may be your own label). Eight or more models a side, of any sizes, play one\ndistinguishing game over a pre-registered family of statistics (parameter directions and\nspread; with the spec's data and deletes the deleted records' loss, confidence and gradient),\nstating its power. Fewer unlearned models, one included, are ranked among the retrains by\nthe deleted records' mean loss: that can show a violation, never that the claim holds.\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
@@ -150,7 +152,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
 		}
 		var ret *mat.Dense
+		stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: retraining by the recipe and playing the game")
 		claim, findings, ret, err = audit.VerifyAgainstRecipe(ctx, unlearned, recipe, s, workers)
+		stop()
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return err
@@ -173,7 +177,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 				rFiles = append(rFiles, *references)
 			}
+			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the scores and its power")
 			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
+			stop()
 			if err == nil && *holdout != "" {
 				h, _, err := artifact.LoadScores(*holdout)
 				if err != nil {
@@ -191,9 +197,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if ds, err = data.load(s.Seed); err != nil {
 				return err
 			}
+			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the models and its power")
 			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, ds.ds, s)
+			stop()
 		default:
+			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the models and its power")
 			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, nil, s)
+			stop()
 		}
 		if err != nil {
 			return usageError{err}

@@ -4,6 +4,12 @@
 //	bar.Update("d2d/perfect", 45, 200) // d2d/perfect  [#########...........]   45/200  ETA 0:32
 //	bar.Done()
 //
+// A phase without steps (the checks after the trials, a search) shows its label and how
+// long it has run, with no ETA to extrapolate from:
+//
+//	stop := bar.Phase("checking d2d/perfect") // checking d2d/perfect  0:04
+//	defer stop()
+//
 // A disabled bar (stderr not a terminal, or --quiet) writes nothing, so logs and pipes get
 // no control characters. The ETA extrapolates the rate of the trials run in this process,
 // not counting those resumed from a checkpoint.
@@ -79,4 +85,41 @@ func clock(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// phaseTick is how often a phase's line is redrawn.
+var phaseTick = 500 * time.Millisecond
+
+// Phase shows a phase whose length is not known in steps — the checks after the trials,
+// a search — as its label and the time it has run, redrawn every half second until the
+// returned stop is called (which ends the line). Without a count there is no honest ETA,
+// so none is shown. The bar must not be used by anyone else until stop returns.
+func (b *Bar) Phase(label string) (stop func()) {
+	if b == nil || !b.enabled {
+		return func() {}
+	}
+	b.Done()
+	start := b.now()
+	draw := func() { fmt.Fprintf(b.w, "\r%s  %s", label, clock(b.now().Sub(start))) }
+	draw()
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(phaseTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				draw()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		draw()
+		fmt.Fprintln(b.w)
+	}
 }

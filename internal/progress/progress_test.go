@@ -2,6 +2,7 @@ package progress
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -38,3 +39,39 @@ func TestBar(t *testing.T) {
 		t.Errorf("clock(3725 s) = %s", clock(3725*time.Second))
 	}
 }
+
+// A phase redraws its label and elapsed time until stopped, then ends its line; a
+// disabled bar's phase writes nothing.
+func TestPhase(t *testing.T) {
+	old := phaseTick
+	phaseTick = 5 * time.Millisecond
+	defer func() { phaseTick = old }()
+	var b strings.Builder
+	var mu sync.Mutex
+	bar := New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return b.Write(p) }), true)
+	stop := bar.Phase("checking d2d/perfect")
+	time.Sleep(40 * time.Millisecond)
+	stop()
+	mu.Lock()
+	got := b.String()
+	mu.Unlock()
+	if n := strings.Count(got, "\rchecking d2d/perfect  0:00"); n < 3 || !strings.HasSuffix(got, "\n") || strings.Count(got, "\n") != 1 {
+		t.Errorf("%d redraws, output %q; want at least 3 and one line ended", n, got)
+	}
+	after := len(got)
+	time.Sleep(20 * time.Millisecond)
+	mu.Lock()
+	if len(b.String()) != after {
+		t.Errorf("the phase drew after it was stopped: %q", b.String())
+	}
+	mu.Unlock()
+	var quiet strings.Builder
+	New(&quiet, false).Phase("x")()
+	if quiet.Len() != 0 {
+		t.Errorf("a disabled bar's phase wrote %q", quiet.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -1,0 +1,97 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal: the master to read what a process writes, and the
+// slave to give it as that process's stderr (a character device, as a user's terminal).
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(); s.Close() })
+	return m, s
+}
+
+// stderrOnTerminal runs the built command with its stderr on a pseudo-terminal, checks
+// its exit code, and returns what the terminal showed.
+func stderrOnTerminal(t *testing.T, wantExit int, args ...string) string {
+	t.Helper()
+	bin, err := auditBinary()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	m, s := openPTY(t)
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = s
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	shown := make(chan string)
+	go func() {
+		var b bytes.Buffer
+		io.Copy(&b, m) // until the slave side is closed by everyone (EIO)
+		shown <- b.String()
+	}()
+	if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != wantExit {
+		t.Fatalf("%v: %v, want exit %d\n%s", args, err, wantExit, out.String())
+	}
+	s.Close()
+	select {
+	case got := <-shown:
+		return got
+	case <-time.After(5 * time.Second):
+		t.Fatal("the terminal's output did not end")
+	}
+	return ""
+}
+
+// On a terminal, the long phases without steps show their label and elapsed time —
+// plan's search and verify's game — and --quiet silences them.
+func TestProgressOnATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs it")
+	}
+	plan := []string{"plan", "--trials", "1000", "--delta", "1e-3", "--epsilon", "1"}
+	if got := stderrOnTerminal(t, 0, plan...); !strings.Contains(got, "\rplan: searching the trials per side that reach the power  0:0") {
+		t.Errorf("plan on a terminal showed %q", got)
+	}
+	if got := stderrOnTerminal(t, 0, append(plan, "--quiet")...); strings.Contains(got, "plan:") {
+		t.Errorf("plan --quiet showed %q", got)
+	}
+	dir := t.TempDir()
+	if got := stderrOnTerminal(t, 0, "demo", "--variants", "strongly-convex", "--trials", "8", "--out", dir+"/demo"); !strings.Contains(got, "d2d/strongly-convex  [####################]  8/8") ||
+		!strings.Contains(got, "\rchecking d2d/strongly-convex  0:0") {
+		t.Errorf("demo on a terminal showed %q; want the trials' bar, then the checks' phase", got)
+	}
+	spec := dir + "/verify.json"
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
+	// an honest sample of 40 models a side: INCONCLUSIVE, exit 3
+	if got := stderrOnTerminal(t, exitInconclusive, "verify", "--spec", spec, "--unlearned", "testdata/verify/good", "--retrained", "testdata/verify/retrained", "--out", dir+"/verify"); !strings.Contains(got, "\rverify: the game on the models and its power  0:0") {
+		t.Errorf("verify on a terminal showed %q", got)
+	}
+}
