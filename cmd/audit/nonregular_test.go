@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// smallReport writes a minimal valid report.json into dir and returns its path.
+func smallReport(t *testing.T, dir string) string {
+	t.Helper()
+	r := &reports.Report{Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "run",
+		Data: reports.Data{Rows: 1, Features: 1}, Subjects: []reports.Subject{{Name: "s", Verdict: "PASS"}}}
+	r.Summarize()
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// audit report --out wrote a temporary file and renamed it over its target, whatever the
+// target was: a device, a FIFO or a symbolic link became a plain file, exit 0. Each is
+// refused, exit 2, naming it, and left as it was.
+func TestReportOutRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	in := smallReport(t, dir)
+	targets := map[string]string{}
+	if dev := filepath.Join(dir, "nul"); syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3) == nil {
+		targets[dev] = "a character device"
+	} else {
+		t.Log("mknod refused (not root?): the device case is skipped")
+	}
+	targets[testenv.FIFO(t, filepath.Join(dir, "ff"))] = "a FIFO"
+	so := filepath.Join(dir, "so")
+	if err := os.Symlink("/proc/self/fd/1", so); err != nil {
+		t.Fatal(err)
+	}
+	targets[so] = "a symbolic link"
+	for path, what := range targets {
+		before, _ := os.Lstat(path)
+		var (
+			stderr string
+			code   int
+		)
+		testenv.WithinDeadline(t, 10*time.Second, "report --out "+what, func() {
+			_, stderr, code = runCLI(t, "report", "--in", in, "--format", "md", "--out", path)
+		})
+		if code != exitUsage || !strings.Contains(stderr, path) || !strings.Contains(stderr, what) {
+			t.Errorf("--out %s: exit %d, %q; want exit 2 naming it as %s", what, code, stderr, what)
+		}
+		if after, err := os.Lstat(path); err != nil || !os.SameFile(before, after) || after.Mode() != before.Mode() {
+			t.Errorf("--out %s was replaced (%v)", what, err)
+		}
+	}
+}
