@@ -538,6 +538,12 @@ func HashFile(role, path string) (Input, error) {
 // JSON encodes the report, indented, with a final newline.
 func (r *Report) JSON() ([]byte, error) { return encodeJSON(r, "report") }
 
+// MaxJSONBytes bounds a report.json read back (audit report --in, check-report): a
+// report is settings, findings and at most per-record scores, a demo's 40 KB and a
+// membership audit of a hundred thousand records some 20 MB; a larger file is refused
+// before it is read, not decoded into several times its size.
+const MaxJSONBytes = 64 << 20
+
 // ReadJSON decodes a report and checks its schema.
 func ReadJSON(r io.Reader, name string) (*Report, error) {
 	return decodeJSON(r, name, "report", Schema, func(rep *Report) string { return rep.Schema })

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -61,6 +62,43 @@ func TestReportOutRefusesNonRegular(t *testing.T) {
 		}
 		if after, err := os.Lstat(path); err != nil || !os.SameFile(before, after) || after.Mode() != before.Mode() {
 			t.Errorf("--out %s was replaced (%v)", what, err)
+		}
+	}
+}
+
+// A FIFO where a key file, an envelope or the output folder's bookkeeping is expected hung
+// the command (and swallowed SIGTERM): each is refused at once, exit 2, naming it.
+func TestFIFOKeysAndBookkeepingAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := testenv.FIFO(t, filepath.Join(dir, "key.fifo"))
+	out := filepath.Join(dir, "fo")
+	manifest := testenv.FIFO(t, filepath.Join(out, ".audit-manifest.json"))
+	demo := []string{"demo", "--trials", "8", "--variants", "strongly-convex", "--out", filepath.Join(dir, "o")}
+	for _, c := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		named string
+	}{
+		{"--evidence-key", nil, append(demo, "--evidence-key", fifo), fifo},
+		{evidence.KeyEnv, map[string]string{evidence.KeyEnv: fifo}, demo, fifo},
+		{"--sign-key", nil, append(demo, "--sign-key", fifo), fifo},
+		{"check-report --key", nil, []string{"check-report", "--key", fifo, filepath.Join(dir, "report.json.dsse")}, fifo},
+		{"a manifest in --out", nil, []string{"demo", "--trials", "8", "--variants", "strongly-convex", "--out", out}, manifest},
+		{"a manifest in --out, --force", nil, []string{"demo", "--trials", "8", "--variants", "strongly-convex", "--out", out, "--force"}, manifest},
+	} {
+		if c.env != nil {
+			withEnv(t, c.env)
+		} else {
+			withEnv(t, map[string]string{})
+		}
+		var (
+			stderr string
+			code   int
+		)
+		testenv.WithinDeadline(t, 20*time.Second, c.name+" a FIFO", func() { _, stderr, code = runCLI(t, c.args...) })
+		if code != exitUsage || !strings.Contains(stderr, c.named) || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("%s: exit %d, %q; want exit 2 naming %s as not a regular file", c.name, code, stderr, c.named)
 		}
 	}
 }
