@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,41 @@ func TestFIFOKeysAndBookkeepingAreRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, c.named) || !strings.Contains(stderr, "not a regular file") {
 			t.Errorf("%s: exit %d, %q; want exit 2 naming %s as not a regular file", c.name, code, stderr, c.named)
 		}
+	}
+}
+
+// The red team's 1e308 scores panicked verify (index out of range in the histogram): they
+// are audited (the sides are far apart: FAIL). Parameters of ±1e308, whose projections
+// overflow, are refused, exit 2, naming the model's file.
+func TestVerifyHugeValues(t *testing.T) {
+	dir := t.TempDir()
+	claim := filepath.Join(dir, "claim.json")
+	os.WriteFile(claim, []byte(`{"method":{"name":"d2d"},"claim":{"epsilon":1,"delta":1e-5}}`), 0o644)
+	rows := func(name string, n, d int, v func(i, j int) float64) string {
+		var data []float64
+		for i := range n {
+			for j := range d {
+				data = append(data, v(i, j))
+			}
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, npyF8(n, d, data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	u := rows("huge_u.npy", 40, 50, func(int, int) float64 { return 1e308 })
+	r := rows("ok_r.npy", 40, 50, func(i, j int) float64 { return 1 + 0.01*float64((i*50+j)%17) })
+	_, stderr, code := runCLI(t, "verify", "--spec", claim, "--scores", "--unlearned", u, "--retrained", r, "--out", filepath.Join(dir, "v"))
+	if code != exitFail {
+		t.Errorf("scores of 1e308: exit %d, %s; want 1 (FAIL)", code, stderr)
+	}
+	mods := filepath.Join(dir, "models")
+	os.MkdirAll(mods, 0o755)
+	pu := rows("models/u.npy", 40, 3, func(i, j int) float64 { return math.MaxFloat64 * float64(1-2*((i+j)%2)) })
+	pr := rows("models/r.npy", 40, 3, func(i, j int) float64 { return float64(i + j) })
+	_, stderr, code = runCLI(t, "verify", "--spec", claim, "--unlearned", pu, "--retrained", pr, "--out", filepath.Join(dir, "p"))
+	if code != exitUsage || !strings.Contains(stderr, "not a finite number") || !strings.Contains(stderr, "--unlearned "+pu+" (row 0)") {
+		t.Errorf("parameters of ±Max: exit %d, %s; want 2 naming the file", code, stderr)
 	}
 }

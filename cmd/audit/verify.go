@@ -190,7 +190,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, nil, s)
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{nonFiniteModel(err, "--unlearned", unlearnedPath, uFiles, "--retrained", retrainedPath, files)}
 		}
 		nr, _ := retrained.Dims()
 		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, nr, d)
@@ -240,4 +240,22 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+}
+
+// nonFiniteModel names the file of the model whose statistic overflowed (an
+// *audit.NonFiniteError): the model's own file when a folder gave one a model, else the
+// flag's file and the model's row. Other errors are returned as they are.
+func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPath string, rFiles []string) error {
+	var ne *audit.NonFiniteError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	flag, path, files := uFlag, uPath, uFiles
+	if ne.Side == "retrained" {
+		flag, path, files = rFlag, rPath, rFiles
+	}
+	if len(files) > 1 && ne.Model < len(files) {
+		return fmt.Errorf("%s %s: %w", flag, files[ne.Model], err)
+	}
+	return fmt.Errorf("%s %s (row %d): %w", flag, path, ne.Model, err)
 }
