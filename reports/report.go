@@ -540,8 +540,8 @@ func (r *Report) JSON() ([]byte, error) { return encodeJSON(r, "report") }
 
 // MaxJSONBytes bounds a report.json read back (audit report --in, check-report): a
 // report is settings, findings and at most per-record scores, a demo's 40 KB and a
-// membership audit of a hundred thousand records some 20 MB; a larger file is refused
-// before it is read, not decoded into several times its size.
+// membership audit of a hundred thousand records some 10 MB (90 bytes a record); a
+// larger file is refused before it is read, not decoded into several times its size.
 const MaxJSONBytes = 64 << 20
 
 // ReadJSON decodes a report and checks its schema.

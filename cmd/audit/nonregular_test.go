@@ -139,3 +139,55 @@ func TestVerifyHugeValues(t *testing.T) {
 		t.Errorf("parameters of ±Max: exit %d, %s; want 2 naming the file", code, stderr)
 	}
 }
+
+// A report.json for report --in, a DSSE envelope or a report for check-report larger than
+// its cap (reports.MaxJSONBytes, 64 MiB; the envelope its base64 and 1 MiB more) is refused
+// by name, exit 2, before it is read: a 60 MB envelope cost 292 MB, a report 406 MB.
+func TestOversizedReportsRefused(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return p
+	}
+	pub := filepath.Join(dir, "sign.pub")
+	if _, stderr, code := runCLI(t, "keygen", "--out", filepath.Join(dir, "keys")); code != exitPass {
+		t.Fatalf("keygen: %d %s", code, stderr)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, "keys", "*.pub")); len(matches) == 1 {
+		pub = matches[0]
+	} else {
+		t.Fatalf("keygen wrote %v", matches)
+	}
+	rep := sparse("report.json", reports.MaxJSONBytes+1)
+	env := sparse("report.json.dsse", maxEnvelopeBytes+1)
+	small := smallReport(t, t.TempDir())
+	for _, c := range []struct {
+		name  string
+		args  []string
+		named string
+	}{
+		{"report --in", []string{"report", "--in", rep, "--format", "md"}, rep},
+		{"check-report's envelope", []string{"check-report", "--key", pub, env}, env},
+		{"check-report's report", []string{"check-report", "--key", pub, small, rep}, rep},
+	} {
+		var (
+			stderr string
+			code   int
+		)
+		alloc := testenv.Allocated(func() { _, stderr, code = runCLI(t, c.args...) })
+		if code != exitUsage || !strings.Contains(stderr, c.named) || !strings.Contains(stderr, "larger than") {
+			t.Errorf("%s: exit %d, %q; want exit 2 naming %s as too large", c.name, code, stderr, c.named)
+		}
+		if alloc > 8<<20 {
+			t.Errorf("%s: %d bytes allocated to refuse it", c.name, alloc)
+		}
+	}
+}

@@ -101,13 +101,16 @@ func (e *TooLargeError) Error() string {
 }
 
 // ReadFile reads a regular file (Open) of at most limit bytes; a longer one is refused with
-// a *TooLargeError, having read no more than limit+1 bytes.
+// a *TooLargeError, having read no more than limit+1 bytes (none, when its size says so).
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
