@@ -13,3 +13,11 @@ func TestBoundsTinyDeltaRefused(t *testing.T) {
 		t.Errorf("exit %d, %q, %q; want exit 2 naming --delta, no NaN printed", code, stderr, out)
 	}
 }
+
+// --one-run-max 1 was silently ignored without --one-run.
+func TestOneRunMaxWithoutOneRun(t *testing.T) {
+	_, stderr, code := runCLI(t, "demo", "--one-run-max", "1", "--trials", "8", "--variants", "strongly-convex", "--out", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "--one-run-max applies to --one-run only") {
+		t.Errorf("exit %d, %q; want exit 2 saying --one-run-max needs --one-run", code, stderr)
+	}
+}
