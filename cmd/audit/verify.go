@@ -167,12 +167,19 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 				rFiles = append(rFiles, *references)
 			}
-			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
-			if err == nil && *holdout != "" {
-				h, _, err := artifact.LoadScores(*holdout)
-				if err != nil {
+			// the held-out scores are read and paired before the game, which takes seconds:
+			// a file that does not fit is refused at once
+			var h *mat.Dense
+			if *holdout != "" {
+				if h, _, err = artifact.LoadScores(*holdout); err != nil {
 					return usageError{fmt.Errorf("verify: --holdout: %w", err)}
 				}
+				if err := audit.CheckHoldout(unlearned, h); err != nil {
+					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
+				}
+			}
+			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
+			if err == nil && *holdout != "" {
 				f, err := audit.VerifyHoldout(unlearned, h, s)
 				if err != nil {
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
