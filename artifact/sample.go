@@ -188,10 +188,13 @@ func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error
 		width int
 	)
 	for _, e := range entries {
-		if e.IsDir() || !slices.Contains(modelExts, strings.ToLower(filepath.Ext(e.Name()))) {
+		if !slices.Contains(modelExts, strings.ToLower(filepath.Ext(e.Name()))) {
 			continue
 		}
 		p := filepath.Join(path, e.Name())
+		if e.IsDir() { // not skipped in silence: a model the user meant may be missing
+			return nil, nil, fmt.Errorf("%s: a folder named like a model file; a sample's models are files (rename it, or move it out of %s)", p, path)
+		}
 		params, _, err := LoadModelTensors(p, names)
 		if err != nil {
 			return nil, nil, err

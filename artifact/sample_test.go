@@ -76,3 +76,19 @@ func TestLoadScoresOneMatrix(t *testing.T) {
 		t.Errorf("one array: %v", err)
 	}
 }
+
+// A folder named x.npy inside a sample's folder was skipped in silence: the sample then
+// lacks a model the user meant. It is refused by name; other folders are still ignored.
+func TestLoadSampleRefusesFolderNamedLikeAModel(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.npy"), must(os.ReadFile("testdata/vector_f8.npy")), 0o644)
+	os.Mkdir(filepath.Join(dir, "checkpoints"), 0o755)
+	if _, files, err := LoadSample(dir); err != nil || len(files) != 1 {
+		t.Fatalf("a plain subfolder: %v, %v", files, err)
+	}
+	bad := filepath.Join(dir, "x.npy")
+	os.Mkdir(bad, 0o755)
+	if _, _, err := LoadSample(dir); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "a folder named like a model file") {
+		t.Errorf("a folder x.npy: %v; want it refused by name", err)
+	}
+}

@@ -33,7 +33,7 @@ func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
 		n, _ := m.Dims()
 		out := make([]float64, n)
 		for i := range n {
-			out[i] = stat.Mean(m.RawRowView(i), nil)
+			out[i] = finiteMean(m.RawRowView(i))
 		}
 		return out
 	}
@@ -43,7 +43,10 @@ func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
 		for i := range n {
 			copy(row, m.RawRowView(i))
 			slices.Sort(row)
-			out[i] = (row[(k-1)/2] + row[k/2]) / 2
+			a, b := row[(k-1)/2], row[k/2]
+			if out[i] = (a + b) / 2; math.IsInf(out[i], 0) {
+				out[i] = a/2 + b/2 // the sum overflowed; the halves cannot
+			}
 		}
 		return out
 	}
@@ -51,6 +54,58 @@ func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
 		{Name: "mean " + what, Pos: mean(u), Neg: mean(r)},
 		{Name: "median " + what, Pos: median(u), Neg: median(r)},
 	}
+}
+
+// finiteMean is the mean of finite xs, finite however large they are: the plain mean
+// (stat.Mean, so that ordinary scores give the same bits as ever), and where its sum
+// overflows, the mean of xs scaled by their largest magnitude, scaled back.
+func finiteMean(xs []float64) float64 {
+	m := stat.Mean(xs, nil)
+	if !math.IsInf(m, 0) && !math.IsNaN(m) {
+		return m
+	}
+	scale := 0.0
+	for _, x := range xs {
+		scale = max(scale, math.Abs(x))
+	}
+	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		return m // not finite values: no scaling helps
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x / scale // |x/scale| ≤ 1: the sum is at most len(xs)
+	}
+	return sum / float64(len(xs)) * scale
+}
+
+// A NonFiniteError is a statistic of the models that is not finite (an overflow: model
+// parameters or scores too large to project or sum): no game can be played on it.
+type NonFiniteError struct {
+	Statistic string
+	Side      string // "unlearned" or "retrained"
+	Model     int    // 0-based, in the order the side's models were given
+	Value     float64
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("the %s of %s model %d is %v, not a finite number: the models' values are too large for it (rescale them)", e.Statistic, e.Side, e.Model, e.Value)
+}
+
+// finiteStatistics refuses statistics with a value that is not finite, naming the first.
+func finiteStatistics(stats []epsilon.Statistic) error {
+	for _, s := range stats {
+		for _, side := range []struct {
+			name string
+			vs   []float64
+		}{{"unlearned", s.Pos}, {"retrained", s.Neg}} {
+			for i, v := range side.vs {
+				if math.IsInf(v, 0) || math.IsNaN(v) {
+					return &NonFiniteError{Statistic: s.Name, Side: side.name, Model: i, Value: v}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // selectionMean is the mean of the selection half of a side: its first rows/2 models.
@@ -161,6 +216,9 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	if len(stats) == 0 {
 		return Finding{}, fmt.Errorf("family game: no statistics")
 	}
+	if err := finiteStatistics(stats); err != nil {
+		return Finding{}, fmt.Errorf("family game: %w", err)
+	}
 	nu, nr := len(stats[0].Pos), len(stats[0].Neg)
 	n := min(nu, nr)
 	if err := empiricalSettings(n, &g.Confidence, &g.PowerAgainst); err != nil {
@@ -247,6 +305,9 @@ type RankCheck struct {
 func (c RankCheck) Play(primary string, models, refs []float64) (Finding, error) {
 	if c.Confidence == 0 {
 		c.Confidence = 0.95
+	}
+	if err := finiteStatistics([]epsilon.Statistic{{Name: primary, Pos: models, Neg: refs}}); err != nil {
+		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rand.New(rand.NewPCG(c.Seed, 0x72616e6b)))
 	if err != nil {

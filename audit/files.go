@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // WriteFileAtomic writes body to path through a temporary file in the same directory,
@@ -23,8 +25,13 @@ func WriteFileAtomic(path string, body []byte) error {
 }
 
 // WriteAtomic is WriteFileAtomic for a body too large to hold: write streams it into the
-// temporary file (buffered), which is renamed into place only if write succeeds.
+// temporary file (buffered), which is renamed into place only if write succeeds. A path
+// that exists and is not a regular file (a device, a FIFO, a symbolic link) is refused,
+// not replaced: see regular.Replaceable.
 func WriteAtomic(path string, write func(io.Writer) error) error {
+	if err := regular.Replaceable(path); err != nil {
+		return fmt.Errorf("write %s: refused: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -39,6 +46,11 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err := errors.Join(werr, merr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// checked again: the write may have taken a while
+	if err := regular.Replaceable(path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: refused: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())

@@ -174,16 +174,44 @@ const (
 func SummarizeScores(name string, unlearned, retrained []float64) *ScoreSummary {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range append(append([]float64(nil), unlearned...), retrained...) {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		if !math.IsInf(v, 0) && !math.IsNaN(v) { // the range of the finite scores; the others go to the end bins
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi { // no finite score
+		lo, hi = 0, 1
 	}
 	if !(hi > lo) {
 		hi = lo + 1
+		if !(hi > lo) { // |lo| ≥ 2⁵³: +1 is lost; the range from lo to half of it instead
+			lo, hi = min(lo, lo/2), max(lo, lo/2)
+		}
+	}
+	// at is the point a share i/n of the way from lo to hi. (hi − lo)·i overflows when the
+	// scores span more than MaxFloat64/n (−1e308 to 1e308): then it is taken in halves.
+	half := hi/2 - lo/2
+	wide := !(hi-lo <= math.MaxFloat64/rocPoints)
+	at := func(i, n int) float64 {
+		if !wide {
+			return lo + (hi-lo)*float64(i)/float64(n)
+		}
+		f := float64(i) / float64(n)
+		return min(hi, lo+f*half+f*half)
 	}
 	s := &ScoreSummary{Name: name, Edges: make([]float64, scoreBins+1), Unlearned: make([]int, scoreBins), Retrained: make([]int, scoreBins)}
 	for i := range s.Edges {
-		s.Edges[i] = lo + (hi-lo)*float64(i)/scoreBins
+		s.Edges[i] = at(i, scoreBins)
 	}
-	bin := func(v float64) int { return min(scoreBins-1, int((v-lo)/(hi-lo)*scoreBins)) }
+	bin := func(v float64) int {
+		f := (v - lo) / (hi - lo) * scoreBins
+		if wide {
+			f = (v/2 - lo/2) / half * scoreBins // the same ratio, in halves
+		}
+		if !(f >= 0) { // below lo, or NaN
+			return 0
+		}
+		return int(min(scoreBins-1, f)) // f ≥ 0 and at most scoreBins − 1: int cannot overflow
+	}
 	for _, v := range unlearned {
 		s.Unlearned[bin(v)]++
 	}
@@ -198,7 +226,7 @@ func SummarizeScores(name string, unlearned, retrained []float64) *ScoreSummary 
 	}
 	auc := 0.0
 	for k := range rocPoints + 1 {
-		t := lo + (hi-lo)*float64(k)/rocPoints
+		t := at(k, rocPoints)
 		p := ROCPoint{FPR: above(neg, t), TPR: above(pos, t)}
 		s.ROC = append(s.ROC, p)
 		auc += p.TPR - p.FPR

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,7 +120,23 @@ func (b Bounds) Certify(variant string, args Args) ([]Row, error) {
 		}
 		return nil, fmt.Errorf("--variant %q: want one of %s", variant, strings.Join(names, ", "))
 	}
-	return b.Compute(variant, args)
+	// A δ so small that c/δ overflows (4.9e-324, inside the range (0, 1)) makes ln(c/δ)
+	// +Inf and σ NaN: refused by name, as the demo refuses it, before a formula prints NaN.
+	if args.Given("delta") {
+		if d, err := args.Float("delta"); err == nil && d > 0 && d < minDelta {
+			return nil, fmt.Errorf("--delta %g: too small to compute with: the noise scales grow with ln(c/δ), whose c/δ overflows float64 below about 1e-308; want δ ≥ %g", d, minDelta)
+		}
+	}
+	rows, err := b.Compute(variant, args)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if f, ok := r.Value.(float64); ok && math.IsNaN(f) {
+			return nil, fmt.Errorf("%s is NaN: these settings are outside what the %s certificate can compute", r.Key, variant)
+		}
+	}
+	return rows, nil
 }
 
 // Run parses command-line arguments as the certificate's flags and computes it: the whole

@@ -177,16 +177,26 @@ func quantileOf(sorted []float64, p float64) float64 {
 	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
 }
 
+// CheckHoldout checks that held-out scores pair with the unlearned ones, model by model:
+// what VerifyHoldout refuses, for a front end to refuse before the game, not after it.
+func CheckHoldout(unlearned, holdout *mat.Dense) error {
+	nu, _ := unlearned.Dims()
+	if nh, _ := holdout.Dims(); nh != nu {
+		return fmt.Errorf("holdout membership: scores of %d models; the unlearned scores have %d, in the same order", nh, nu)
+	}
+	return nil
+}
+
 // VerifyHoldout is HoldoutMembership on score files: the first unlearned model's scores on
 // the deleted records (row 0 of unlearned) against its scores on held-out records (row 0
 // of holdout, which scores the same models in the same order), oriented by s.Scores so that
 // higher is more member-like; the records are named by s.Deletes when it lists one a
 // column, else by their column.
 func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
-	nu, k := unlearned.Dims()
-	if nh, _ := holdout.Dims(); nh != nu {
-		return Finding{}, fmt.Errorf("holdout membership: scores of %d models; the unlearned scores have %d, in the same order", nh, nu)
+	if err := CheckHoldout(unlearned, holdout); err != nil {
+		return Finding{}, err
 	}
+	_, k := unlearned.Dims()
 	ids := make([]int64, k)
 	for j := range ids {
 		ids[j] = int64(j)

@@ -445,10 +445,27 @@ func (p specParser) object(path string, v json.RawMessage) (map[string]json.RawM
 }
 
 func join(path, key string) string {
+	if !plainKey(key) { // a key of 10 000 characters, or with quotes or new lines, is clipped and quoted
+		key = clip.Quote(key)
+	}
 	if path == "" {
 		return key
 	}
 	return path + "." + key
+}
+
+// plainKey reports whether a spec key reads as it is in a field path: short, of letters,
+// digits, '_' and '-'.
+func plainKey(k string) bool {
+	if k == "" || len(k) > clip.Max {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // fields calls each known field's reader in sorted key order (so the first error is the

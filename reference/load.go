@@ -105,7 +105,47 @@ func parseFloat(name string, line int, field, s string) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("value %s is not finite; features and labels must be finite", clip.Quote(s))}
 	}
+	if !plainDecimal(strings.TrimSpace(s)) {
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%s is not a plain decimal number (digits, a point, an exponent: hex floats and underscores are Go's syntax, not a data file's)", clip.Quote(s))}
+	}
 	return v, nil
+}
+
+// plainDecimal reports whether s is a number as data files write them, and as NumPy,
+// pandas and R read them: an optional sign, digits with an optional decimal point (at
+// least one digit), and an optional exponent. strconv.ParseFloat also takes Go's hex
+// floats (0x1p3) and underscores (1_000), which no other reader of the file would.
+func plainDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // CSVOptions says how to read a delimited text file.

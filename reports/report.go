@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -541,6 +542,12 @@ func HashFile(role, path string) (Input, error) {
 // JSON encodes the report, indented, with a final newline.
 func (r *Report) JSON() ([]byte, error) { return encodeJSON(r, "report") }
 
+// MaxJSONBytes bounds a report.json read back (audit report --in, check-report): a
+// report is settings, findings and at most per-record scores, a demo's 40 KB and a
+// membership audit of a hundred thousand records some 10 MB (90 bytes a record); a
+// larger file is refused before it is read, not decoded into several times its size.
+const MaxJSONBytes = 64 << 20
+
 // ReadJSON decodes a report and checks its schema and its date.
 func ReadJSON(r io.Reader, name string) (*Report, error) {
 	rep, err := decodeJSON(r, name, "report", Schema, func(rep *Report) string { return rep.Schema })
@@ -578,7 +585,65 @@ func decodeJSON[T any](r io.Reader, name, what, want string, schema func(*T) str
 	if got := schema(&v); got != want {
 		return nil, fmt.Errorf("read %s %s: schema %q, want %q", what, name, got, want)
 	}
+	// one object and nothing after it: text appended to a report is not part of it
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("read %s %s: text after the JSON object, at byte %d", what, name, dec.InputOffset())
+	}
+	if err := nonNegative(reflect.ValueOf(v), ""); err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
+	}
 	return &v, nil
+}
+
+// nonNegative refuses a negative integer anywhere in v, naming its JSON path: every
+// integer of a report or a reproduction is a count, a size, an index or an ID (trials,
+// rows, bytes, record IDs), and "trials": -8 is an edited file, not a result.
+func nonNegative(v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if v.Int() < 0 {
+			return fmt.Errorf("%s is %d; it counts something and is never negative", path, v.Int())
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return nonNegative(v.Elem(), path)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if err := nonNegative(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			if err := nonNegative(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			p := name
+			if path != "" {
+				p = path + "." + name
+			}
+			if err := nonNegative(v.Field(i), p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ShellLine joins a command line for display, quoting (POSIX shell single quotes) each

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // KeyEnv names the environment variable that gives the evidence key's file when no
@@ -84,7 +86,12 @@ func KeyFile(flagValue string, getenv func(string) string) string {
 // larger than maxKeyFileBytes, and (off Windows) a file whose mode has any of the bits in
 // badPerm; fix says how to mend the mode.
 func readSecret(path string, badPerm os.FileMode, fix string) ([]byte, error) {
-	f, err := os.Open(path)
+	// regular.Open: a FIFO named as a key returns at once instead of blocking the command
+	f, err := regular.Open(path)
+	var re *regular.Error
+	if errors.As(err, &re) {
+		return nil, fmt.Errorf("%w (%s)", regular.ErrNotRegular, re.Kind) // the caller names the path
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +99,6 @@ func readSecret(path string, badPerm os.FileMode, fix string) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
 	}
 	if runtime.GOOS != "windows" && st.Mode().Perm()&badPerm != 0 {
 		return nil, fmt.Errorf("mode %04o lets other users read or change it; %s", st.Mode().Perm(), fix)

@@ -139,6 +139,9 @@ Examples:
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
 	fs.Visit(func(f *flag.Flag) { c.variantsSet = c.variantsSet || f.Name == "variants" })
+	if setFlags(fs)["one-run-max"] && !c.oneRun {
+		return usagef("demo: --one-run-max applies to --one-run only; add --one-run, or drop it")
+	}
 	if c.oneRun {
 		if c.keys.keyFile != "" || c.keys.signFile != "" {
 			return usagef("demo: --one-run keeps no trials and signs no report: --evidence-key and --sign-key do not apply")

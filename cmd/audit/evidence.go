@@ -12,6 +12,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -70,29 +71,12 @@ func trialEvidence(key *evidence.Key) string {
 	return reports.TrialsUnauthenticated
 }
 
-// maxSignedBytes bounds what check-report reads: a report is settings and findings,
-// megabytes at most.
-const maxSignedBytes = 256 << 20
+// maxEnvelopeBytes bounds the DSSE envelope check-report reads: the report it carries
+// (at most reports.MaxJSONBytes) in base64, with room for the signatures.
+const maxEnvelopeBytes = reports.MaxJSONBytes/3*4 + 1<<20
 
-// readBounded reads a file of at most max bytes.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-	}
-	return b, nil
-}
+// maxPublicKeyBytes bounds a public key file: a PEM of a few lines.
+const maxPublicKeyBytes = 1 << 16
 
 // runCheckReport verifies a signed report: exit 0 when the signature holds (and the
 // report given is the one signed), 1 when it does not, 2 when the input cannot be read.
@@ -126,7 +110,7 @@ Flags:`)
 	if keyPath == "" || len(files) < 1 || len(files) > 2 {
 		return usagef("check-report: want --key PUB.pem, the envelope and optionally the report (audit check-report --key PUB.pem report.json.dsse report.json)")
 	}
-	pubPEM, err := readBounded(keyPath, 1<<16)
+	pubPEM, err := regular.ReadFile(keyPath, maxPublicKeyBytes)
 	if err != nil {
 		return usagef("check-report: --key: %v", err)
 	}
@@ -134,13 +118,13 @@ Flags:`)
 	if err != nil {
 		return usagef("check-report: --key %s: %v", keyPath, err)
 	}
-	env, err := readBounded(files[0], maxSignedBytes)
+	env, err := regular.ReadFile(files[0], maxEnvelopeBytes)
 	if err != nil {
 		return usagef("check-report: %v", err)
 	}
 	var report []byte
 	if len(files) == 2 {
-		if report, err = readBounded(files[1], maxSignedBytes); err != nil {
+		if report, err = regular.ReadFile(files[1], reports.MaxJSONBytes); err != nil {
 			return usagef("check-report: %v", err)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -45,12 +46,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			return usagef("report: %v", err)
 		}
 	}
-	f, err := regular.Open(in)
+	b, err := regular.ReadFile(in, reports.MaxJSONBytes)
 	if err != nil {
-		return usageError{fmt.Errorf("report: %w", err)}
+		return usageError{fmt.Errorf("report: --in: %w", err)}
 	}
-	defer f.Close()
-	rep, err := reports.ReadJSON(f, in)
+	rep, err := reports.ReadJSON(bytes.NewReader(b), in)
 	if err != nil {
 		return usageError{fmt.Errorf("report: %w", err)}
 	}

@@ -177,14 +177,21 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 				rFiles = append(rFiles, *references)
 			}
+			// the held-out scores are read and paired before the game, which takes seconds:
+			// a file that does not fit is refused at once
+			var h *mat.Dense
+			if *holdout != "" {
+				if h, _, err = artifact.LoadScores(*holdout); err != nil {
+					return usageError{fmt.Errorf("verify: --holdout: %w", err)}
+				}
+				if err := audit.CheckHoldout(unlearned, h); err != nil {
+					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
+				}
+			}
 			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the scores and its power")
 			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
 			stop()
 			if err == nil && *holdout != "" {
-				h, _, err := artifact.LoadScores(*holdout)
-				if err != nil {
-					return usageError{fmt.Errorf("verify: --holdout: %w", err)}
-				}
 				f, err := audit.VerifyHoldout(unlearned, h, s)
 				if err != nil {
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
@@ -206,7 +213,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			stop()
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{nonFiniteModel(err, "--unlearned", unlearnedPath, uFiles, "--retrained", retrainedPath, files)}
 		}
 		nr, _ := retrained.Dims()
 		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, nr, d)
@@ -256,4 +263,22 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+}
+
+// nonFiniteModel names the file of the model whose statistic overflowed (an
+// *audit.NonFiniteError): the model's own file when a folder gave one a model, else the
+// flag's file and the model's row. Other errors are returned as they are.
+func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPath string, rFiles []string) error {
+	var ne *audit.NonFiniteError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	flag, path, files := uFlag, uPath, uFiles
+	if ne.Side == "retrained" {
+		flag, path, files = rFlag, rPath, rFiles
+	}
+	if len(files) > 1 && ne.Model < len(files) {
+		return fmt.Errorf("%s %s: %w", flag, files[ne.Model], err)
+	}
+	return fmt.Errorf("%s %s (row %d): %w", flag, path, ne.Model, err)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // lock is, where flock(2) is not available (AIX, Windows, Plan 9, wasm), the lock file itself, created exclusively.
@@ -22,7 +24,7 @@ func acquire(dir string) (*lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		h := holder{}
-		if g, err := os.Open(path); err == nil {
+		if g, err := regular.Open(path); err == nil {
 			h = readHolder(g)
 			g.Close()
 		}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // lock is a held flock(2) on the folder's lock file. The kernel releases it when its
@@ -24,8 +26,21 @@ type lock struct {
 func acquire(dir string) (*lock, error) {
 	path := filepath.Join(dir, LockFile)
 	for range 100 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		// not through a symbolic link (O_NOFOLLOW), and without blocking on a FIFO
+		// (O_NONBLOCK): the lock is a regular file of the folder's own, or refused
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o644)
+		if errors.Is(err, unix.ELOOP) {
+			return nil, fmt.Errorf("lock %s: %w", dir, regular.Check(path, os.ModeSymlink))
+		}
 		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		st, err := f.Stat()
+		if err == nil {
+			err = regular.Check(path, st.Mode())
+		}
+		if err != nil {
+			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", dir, err)
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {

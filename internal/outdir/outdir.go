@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // The files a Dir keeps beside the outputs. Neither enters a report or a fingerprint.
@@ -136,17 +138,21 @@ func (d *Dir) Join(name string) string { return filepath.Join(d.path, filepath.F
 
 func (d *Dir) readManifest() error {
 	path := d.Join(ManifestFile)
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	// regular.ReadFile: a FIFO planted here must not block the command, and a device
+	// must not be read without end; neither is taken over with Force (save would have
+	// to replace it); nor a symbolic link, which save would replace by a file
+	if err := regular.Replaceable(path); err != nil {
+		return &ManifestError{Path: path, Err: err}
+	}
+	b, err := regular.ReadFile(path, maxManifestBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+	if errors.Is(err, regular.ErrNotRegular) {
+		return &ManifestError{Path: path, Err: err}
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err == nil && len(b) > maxManifestBytes {
-		err = fmt.Errorf("larger than %d bytes", maxManifestBytes)
+	if err != nil && !errors.As(err, new(*regular.TooLargeError)) {
+		return fmt.Errorf("read %s: %w", path, err)
 	}
 	var m manifest
 	if err == nil {
@@ -412,7 +418,7 @@ func mkdirs(dir string) ([]string, error) {
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}

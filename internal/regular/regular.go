@@ -44,6 +44,33 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// Replaceable refuses, with an *Error, a path that exists and is not a regular file: a
+// writer that renames a new file into place would otherwise replace a device, a FIFO or a
+// symbolic link (and not the file it points to) with a plain file. The path is not
+// followed (Lstat): a symbolic link is refused as one. An absent path is no error.
+func Replaceable(path string) error {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return &Error{Path: path, Kind: kind(st.Mode())}
+	}
+	return nil
+}
+
+// Check is nil for a regular file's mode, else the *Error naming path and what it is:
+// for a caller that opened the file its own way (to write it, say) and checks it by fstat.
+func Check(path string, mode fs.FileMode) error {
+	if mode.IsRegular() {
+		return nil
+	}
+	return &Error{Path: path, Kind: kind(mode)}
+}
+
 // kind names a file mode that is not regular.
 func kind(m fs.FileMode) string {
 	switch {
@@ -57,6 +84,8 @@ func kind(m fs.FileMode) string {
 		return "a socket"
 	case m.IsDir():
 		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
 	return "of mode " + m.String()
 }
@@ -72,13 +101,16 @@ func (e *TooLargeError) Error() string {
 }
 
 // ReadFile reads a regular file (Open) of at most limit bytes; a longer one is refused with
-// a *TooLargeError, having read no more than limit+1 bytes.
+// a *TooLargeError, having read no more than limit+1 bytes (none, when its size says so).
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err

@@ -65,3 +65,26 @@ func TestReadFileLimit(t *testing.T) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
+
+// A file whose size already says it is too long is refused before any read: a 1 GiB file
+// (sparse: it costs no disk) at a 1 MiB limit allocates next to nothing, not the limit.
+func TestReadFileRefusesBySize(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "report.json")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var rerr error
+	alloc := testenv.Allocated(func() { _, rerr = ReadFile(p, 1<<20) })
+	var tl *TooLargeError
+	if !errors.As(rerr, &tl) || !strings.Contains(rerr.Error(), p) {
+		t.Fatalf("1 GiB at a 1 MiB limit: %v", rerr)
+	}
+	if alloc > 64<<10 {
+		t.Errorf("the refusal allocated %d bytes; want it made before reading", alloc)
+	}
+}
