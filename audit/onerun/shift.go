@@ -12,11 +12,11 @@ import (
 // respect to each canary, so no one-run audit refutes (ε, δ) for it, whatever m.
 func GaussianMu(eps, delta float64) (float64, error) {
 	if !(eps > 0) || !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("Gaussian μ: ε = %v, δ = %v; want ε > 0 and δ in (0, 1)", eps, delta)
+		return 0, fmt.Errorf("the Gaussian μ of ε = %v, δ = %v: want ε > 0 and δ in (0, 1)", eps, delta)
 	}
 	sigma, err := gaussianSigma(eps, delta)
 	if err != nil {
-		return 0, fmt.Errorf("Gaussian μ: %w", err)
+		return 0, fmt.Errorf("the Gaussian μ: %w", err)
 	}
 	return 1 / sigma, nil
 }

@@ -157,15 +157,14 @@ func TestOversizedReportsRefused(t *testing.T) {
 		f.Close()
 		return p
 	}
-	pub := filepath.Join(dir, "sign.pub")
 	if _, stderr, code := runCLI(t, "keygen", "--out", filepath.Join(dir, "keys")); code != exitPass {
 		t.Fatalf("keygen: %d %s", code, stderr)
 	}
-	if matches, _ := filepath.Glob(filepath.Join(dir, "keys", "*.pub")); len(matches) == 1 {
-		pub = matches[0]
-	} else {
+	matches, _ := filepath.Glob(filepath.Join(dir, "keys", "*.pub"))
+	if len(matches) != 1 {
 		t.Fatalf("keygen wrote %v", matches)
 	}
+	pub := matches[0]
 	rep := sparse("report.json", reports.MaxJSONBytes+1)
 	env := sparse("report.json.dsse", maxEnvelopeBytes+1)
 	small := smallReport(t, t.TempDir())
