@@ -50,7 +50,7 @@ type estimateOutput struct {
 	Note       string         `json:"note"`
 }
 
-func runEstimate(args []string, stdout, stderr io.Writer) error {
+func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	aPath := fs.String("a", "", "samples of law A: one row per sample, one column per coordinate (.npy, .npz of one array, or CSV without a header) (required)")
@@ -87,7 +87,12 @@ func runEstimate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--covariance: %w", err)}
 	}
-	e, err := estimate.ByName(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
+	e, err := interruptible(ctx, func() (estimate.Estimate, error) {
+		return estimate.ByName(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
+	})
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
 	if err != nil {
 		// the estimators speak of samples A and B: say which files they are
 		return usageError{fmt.Errorf("estimate: %w (A is %s, B is %s)", err, *aPath, *bPath)}
@@ -135,7 +140,7 @@ type competitionOutput struct {
 	Note            string    `json:"note"`
 }
 
-func runEpsilon(args []string, stdout, stderr io.Writer) error {
+func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("epsilon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	aPath := fs.String("a", "", "scores under models of kind A (e.g. unlearned): one row per model, one column per example (.npy, .npz of one array, or CSV) (required)")
@@ -176,7 +181,12 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	if k != kb {
 		return usagef("epsilon: %s scores %d examples per model, %s scores %d", *aPath, k, *bPath, kb)
 	}
-	pe, err := epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat}.PerExample(a, b)
+	pe, err := interruptible(ctx, func() (epsilon.PerExampleResult, error) {
+		return epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat}.PerExample(a, b)
+	})
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
@@ -197,7 +207,10 @@ func runEpsilon(args []string, stdout, stderr io.Writer) error {
 	for i := range nb {
 		rowsB[i] = mat.Row(nil, i, b)
 	}
-	comp, err := epsilon.Competition(rowsA, rowsB)
+	comp, err := interruptible(ctx, func() (epsilon.CompetitionResult, error) { return epsilon.Competition(rowsA, rowsB) })
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
@@ -332,4 +345,26 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			factor, claim, power, out.TrialsNeeded, out.GDPMu)
 	}
 	return nil
+}
+
+// interruptible runs f, a computation that does not watch a context, and returns ctx's
+// error as soon as ctx ends, without waiting for f: the command then exits 130 and the
+// process ends f with it. (In a test's process f runs on to its end, discarded.)
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

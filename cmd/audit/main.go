@@ -177,9 +177,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "bounds":
 		return runBounds(args[1:], stdout, stderr)
 	case "estimate":
-		return runEstimate(args[1:], stdout, stderr)
+		return runEstimate(ctx, args[1:], stdout, stderr)
 	case "epsilon":
-		return runEpsilon(args[1:], stdout, stderr)
+		return runEpsilon(ctx, args[1:], stdout, stderr)
 	case "plan":
 		return runPlan(ctx, args[1:], stdout, stderr)
 	case "reproduce":

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,6 +155,33 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 		// verify reads 80 models and plays its game in about a second; 0.1 s is inside it
 		interrupt(t, after(100*time.Millisecond), "verify", "--spec", vspec, "--unlearned", filepath.Join(models, "good"),
 			"--retrained", filepath.Join(models, "retrained"), "--out", filepath.Join(dir, "verify"))
+	})
+	// estimate and epsilon compute without watching a context; the command stops anyway
+	csv := func(name string, rows, cols int, shift float64) string {
+		var b strings.Builder
+		r := rand.New(rand.NewPCG(uint64(rows), uint64(cols)))
+		for range rows {
+			for j := range cols {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "%.6f", r.NormFloat64()+shift)
+			}
+			b.WriteByte('\n')
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("estimate", func(t *testing.T) {
+		a, b := csv("ea.csv", 4000, 10, 0), csv("eb.csv", 4000, 10, 0.1)
+		interrupt(t, after(300*time.Millisecond), "estimate", "--a", a, "--b", b, "--method", "knn", "--reps", "100000")
+	})
+	t.Run("epsilon", func(t *testing.T) {
+		a, b := csv("pa.csv", 400, 3000, 0), csv("pb.csv", 400, 3000, 0.1)
+		interrupt(t, after(300*time.Millisecond), "epsilon", "--a", a, "--b", b, "--delta", "1e-5", "--strategy", "bonferroni")
 	})
 	t.Run("merge/checks", func(t *testing.T) {
 		shards := filepath.Join(dir, "shards")
