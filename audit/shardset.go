@@ -254,6 +254,12 @@ func FindShards(dirs []string, key *evidence.Key) ([]FoundShard, error) {
 // checkpoint line must carry a valid tag under it (checked before it is decoded), and the
 // set keeps the key to write the merged checkpoints with.
 func MergeShards(dirs []string, key *evidence.Key) (*ShardSet, error) {
+	return MergeShardsProgress(dirs, key, nil)
+}
+
+// MergeShardsProgress is MergeShards calling progress, if not nil, after each checkpoint
+// file it reads: done of total (the subjects times the parts found), for a bar with an ETA.
+func MergeShardsProgress(dirs []string, key *evidence.Key, progress func(done, total int)) (*ShardSet, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge shards: no folders given")
 	}
@@ -310,12 +316,16 @@ func MergeShards(dirs []string, key *evidence.Key) (*ShardSet, error) {
 	n := first.Manifest.Trials
 	// missing[part] lists, per subject, the trials missing from that part
 	missing := map[int][]string{}
+	read, files := 0, len(first.Manifest.Subjects)*len(ss.Shards)
 	for _, subj := range first.Manifest.Subjects {
 		results := make([]TrialResult, n)
 		have := make([]bool, n)
 		for _, f := range ss.Shards {
 			path := filepath.Join(f.Dir, subj.File)
 			hdr, trials, err := readCheckpointFile(path, key, subj.Params)
+			if read++; progress != nil {
+				progress(read, files)
+			}
 			switch {
 			case os.IsNotExist(err):
 				continue // its trials are reported missing below

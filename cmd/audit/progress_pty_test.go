@@ -88,10 +88,22 @@ func TestProgressOnATerminal(t *testing.T) {
 		!strings.Contains(got, "\rchecking d2d/strongly-convex  0:0") {
 		t.Errorf("demo on a terminal showed %q; want the trials' bar, then the checks' phase", got)
 	}
-	spec := dir + "/verify.json"
-	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
+	vspec := dir + "/verify.json"
+	os.WriteFile(vspec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
+	// merge: a bar over the parts' checkpoint files, with an ETA, then the replay's checks
+	spec := dir + "/audit.json"
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d", "variants": ["strongly-convex"]}, "claim": {"epsilon": 1, "delta": 1e-3}, "trials": 8, "seed": 4}`), 0o644)
+	for _, p := range []string{"0/2", "1/2"} {
+		if out, stderr, code := runCLI(t, "run", "--spec", spec, "--shard", p, "--out", dir+"/shards", "--controls=false"); code != 0 {
+			t.Fatalf("part %s: exit %d: %s%s", p, code, out, stderr)
+		}
+	}
+	if got := stderrOnTerminal(t, 0, "merge", dir+"/shards", "--out", dir+"/merged"); !strings.Contains(got, "merge: reading the parts' trials  [####################]  2/2") ||
+		!strings.Contains(got, "\rchecking d2d/strongly-convex  0:0") {
+		t.Errorf("merge on a terminal showed %q", got)
+	}
 	// an honest sample of 40 models a side: INCONCLUSIVE, exit 3
-	if got := stderrOnTerminal(t, exitInconclusive, "verify", "--spec", spec, "--unlearned", "testdata/verify/good", "--retrained", "testdata/verify/retrained", "--out", dir+"/verify"); !strings.Contains(got, "\rverify: the game on the models and its power  0:0") {
+	if got := stderrOnTerminal(t, exitInconclusive, "verify", "--spec", vspec, "--unlearned", "testdata/verify/good", "--retrained", "testdata/verify/retrained", "--out", dir+"/verify"); !strings.Contains(got, "\rverify: the game on the models and its power  0:0") {
 		t.Errorf("verify on a terminal showed %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
@@ -190,7 +191,9 @@ Flags:`)
 			return err
 		}
 	}
-	set, err := audit.MergeShards(dirs, key)
+	bar := progress.New(stderr, !quiet && isTerminal(stderr))
+	set, err := audit.MergeShardsProgress(dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
+	bar.Done()
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
