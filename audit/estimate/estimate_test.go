@@ -341,3 +341,33 @@ func TestOptionErrors(t *testing.T) {
 		t.Error("unknown method must fail")
 	}
 }
+
+// In one dimension the sorted walk gives kthDistancesDirect's result bit for bit: the
+// same k smallest squared distances, in order, with and without the query's own point
+// skipped, whatever the ties (values drawn from a few levels, so duplicates abound).
+func TestLineNeighboursAreDirectNeighbours(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nq := rapid.IntRange(1, 40).Draw(t, "nq")
+		nr := rapid.IntRange(1, 40).Draw(t, "nr")
+		k := rapid.IntRange(1, 6).Draw(t, "k")
+		level := rapid.SampledFrom([]float64{0.5, 1e-3, 1e7}).Draw(t, "level")
+		val := rapid.Map(rapid.IntRange(-6, 6), func(i int) float64 { return float64(i) * level })
+		self := rapid.Bool().Draw(t, "self")
+		if self {
+			nr = nq
+		}
+		q := mat.NewDense(nq, 1, rapid.SliceOfN(val, nq, nq).Draw(t, "q"))
+		ref := q
+		if !self {
+			ref = mat.NewDense(nr, 1, rapid.SliceOfN(val, nr, nr).Draw(t, "ref"))
+		}
+		got, want := make([]float64, nq*k), make([]float64, nq*k)
+		kthDistancesLine(got, q, ref, k, self)
+		kthDistancesDirect(want, q, ref, k, self)
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("query %d rank %d: %v, direct %v", i/k, i%k+1, got[i], want[i])
+			}
+		}
+	})
+}

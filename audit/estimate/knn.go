@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +29,10 @@ const knnBlock = 256
 func kthDistances(dst []float64, q, ref *mat.Dense, k int, self bool) {
 	nq, d := q.Dims()
 	nr, _ := ref.Dims()
+	if d == 1 && nr > 64 {
+		kthDistancesLine(dst, q, ref, k, self)
+		return
+	}
 	if d <= directDims {
 		kthDistancesDirect(dst, q, ref, k, self)
 		return
@@ -91,6 +96,57 @@ func kthDistancesDirect(dst []float64, q, ref *mat.Dense, k int, self bool) {
 			keepSmallest(best, d2)
 		}
 		copy(dst[i*k:(i+1)*k], best)
+	}
+}
+
+// kthDistancesLine is kthDistancesDirect for one dimension, in O((nq + nr)·log nr + nq·k)
+// instead of O(nq·nr): the reference points sorted, each query's k nearest are taken
+// walking outwards from its place. The distances are the same floats, (x − y)², and the
+// same multiset of the k smallest (rounding keeps x − y monotone in y), so the result is
+// bit for bit kthDistancesDirect's; with self, query i skips reference point i by index.
+func kthDistancesLine(dst []float64, q, ref *mat.Dense, k int, self bool) {
+	nq, _ := q.Dims()
+	nr, _ := ref.Dims()
+	qr, rr := q.RawMatrix(), ref.RawMatrix()
+	order := make([]int, nr)
+	for j := range order {
+		order[j] = j
+	}
+	val := func(j int) float64 { return rr.Data[j*rr.Stride] }
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(val(a), val(b)) })
+	ys := make([]float64, nr)
+	for t, j := range order {
+		ys[t] = val(j)
+	}
+	for i := range nq {
+		x := qr.Data[i*qr.Stride]
+		hi, _ := slices.BinarySearch(ys, x) // ys[hi-1] < x ≤ ys[hi]
+		lo := hi - 1
+		for t := range k {
+			// skip the query itself, by index
+			for self && lo >= 0 && order[lo] == i {
+				lo--
+			}
+			for self && hi < nr && order[hi] == i {
+				hi++
+			}
+			dl, dr := math.Inf(1), math.Inf(1)
+			if lo >= 0 {
+				diff := x - ys[lo]
+				dl = diff * diff
+			}
+			if hi < nr {
+				diff := x - ys[hi]
+				dr = diff * diff
+			}
+			if dl <= dr {
+				dst[i*k+t] = dl
+				lo--
+			} else {
+				dst[i*k+t] = dr
+				hi++
+			}
+		}
 	}
 }
 
