@@ -37,14 +37,7 @@ type PyTorch struct {
 }
 
 // Tensor returns the tensor of the given name, or nil.
-func (p *PyTorch) Tensor(name string) *Array {
-	for _, t := range p.Tensors {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
-}
+func (p *PyTorch) Tensor(name string) *Array { return tensorNamed(p.Tensors, name) }
 
 // LoadPyTorch reads a .pt or .pth file that torch.save(model.state_dict(), path) wrote.
 func LoadPyTorch(path string) (*PyTorch, error) {

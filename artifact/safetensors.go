@@ -27,8 +27,11 @@ type Safetensors struct {
 }
 
 // Tensor returns the tensor of the given name, or nil.
-func (s *Safetensors) Tensor(name string) *Array {
-	for _, t := range s.Tensors {
+func (s *Safetensors) Tensor(name string) *Array { return tensorNamed(s.Tensors, name) }
+
+// tensorNamed is the tensor of the given name among ts, or nil.
+func tensorNamed(ts []*Array, name string) *Array {
+	for _, t := range ts {
 		if t.Name == name {
 			return t
 		}

@@ -56,7 +56,7 @@ var Formats = []string{"svg", "png", "pdf"}
 func (f Figure) Render(w io.Writer, format string) (dropped int, err error) {
 	p := plot.New()
 	// a long title wraps onto more lines rather than running off the canvas
-	p.Title.Text = strings.Join(wrapText(f.Title, figureTitleChars), "\n")
+	p.Title.Text = strings.Join(Wrap(f.Title, figureTitleChars), "\n")
 	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
 	if f.LogX {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}

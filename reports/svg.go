@@ -40,15 +40,16 @@ type chart struct {
 }
 
 // titleLines is the title wrapped at spaces to titleChars per line (a longer word split).
-func (c *chart) titleLines() []string { return wrapText(c.title, titleChars) }
+func (c *chart) titleLines() []string { return Wrap(c.title, titleChars) }
 
 // offset is how far a wrapped title moves the plot down; height the chart's whole height.
 func (c *chart) offset() float64 { return titleLead * float64(len(c.titleLines())-1) }
 func (c *chart) height() float64 { return plotH + c.offset() }
 
-// wrapText breaks s into lines of at most n runes at spaces, splitting a word longer than
-// a line; every rune of s but the spaces where it breaks is kept, in order.
-func wrapText(s string, n int) []string {
+// Wrap breaks s into lines of at most n runes at spaces, splitting a word longer than a
+// line; every rune of s but the spaces where it breaks is kept, in order. The charts'
+// titles and the command line's help texts are wrapped by it.
+func Wrap(s string, n int) []string {
 	var lines []string
 	var cur []rune
 	for _, w := range strings.Split(s, " ") {

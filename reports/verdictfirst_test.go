@@ -222,9 +222,9 @@ func TestChartTitlesWrapNotCut(t *testing.T) {
 		}
 	}
 	// a word longer than a line is split, nothing dropped
-	got := wrapText("a "+strings.Repeat("x", 70)+" b", 58)
+	got := Wrap("a "+strings.Repeat("x", 70)+" b", 58)
 	if strings.ReplaceAll(strings.Join(got, ""), " ", "") != "a"+strings.Repeat("x", 70)+"b" || len(got) != 3 || len(got[1]) != 58 {
-		t.Errorf("wrapText splits an over-long word as %q", got)
+		t.Errorf("Wrap splits an over-long word as %q", got)
 	}
 }
 

@@ -99,7 +99,7 @@ Flags:`)
 	var files []string
 	rest := args
 	for { // files and flags in any order
-		if err := parseFlagsLoose(fs, rest); err != nil {
+		if err := parseQuietly(fs, rest); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -149,25 +149,6 @@ Flags:`)
 type checkFailed struct{}
 
 func (checkFailed) Error() string { return "the signature does not hold" }
-
-// parseFlagsLoose parses flags that may stand among positional arguments (parseFlags
-// refuses those).
-func parseFlagsLoose(fs *flag.FlagSet, args []string) error {
-	out, usage := fs.Output(), fs.Usage
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	fs.Usage = usage
-	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
-		return err
-	}
-	if err != nil {
-		return usagef("%s: %v (run \"audit %s -h\" for the flags)", fs.Name(), err, fs.Name())
-	}
-	return nil
-}
 
 // runKeygen writes a new evidence key and Ed25519 key pair into a folder, refusing to
 // replace any file.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
@@ -23,7 +22,7 @@ func reproduceUsage() string {
 	}
 	// one column for the names, the summaries re-flowed beside it
 	for _, e := range audit.AllExperiments() {
-		for i, l := range wrapWords(strings.Fields(e.Summary), 92-width) {
+		for i, l := range reports.Wrap(strings.Join(strings.Fields(e.Summary), " "), 92-width) {
 			name := ""
 			if i == 0 {
 				name = e.Name
@@ -33,31 +32,6 @@ func reproduceUsage() string {
 	}
 	b.WriteString("\nRun \"audit reproduce <experiment> -h\" for its flags.\n")
 	return b.String()
-}
-
-// wrapWords fills lines of at most width characters (runes) with words, a word longer
-// than width on a line of its own.
-func wrapWords(words []string, width int) []string {
-	var lines []string
-	var line strings.Builder
-	n := 0
-	for _, w := range words {
-		k := utf8.RuneCountInString(w)
-		if n > 0 && n+1+k > width {
-			lines, n = append(lines, line.String()), 0
-			line.Reset()
-		}
-		if n > 0 {
-			line.WriteByte(' ')
-			n++
-		}
-		line.WriteString(w)
-		n += k
-	}
-	if n > 0 {
-		lines = append(lines, line.String())
-	}
-	return lines
 }
 
 func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
