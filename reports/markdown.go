@@ -213,10 +213,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): %s\n\n", code(ShellLine(r.CommandLine)))
 	}
 	fmt.Fprintf(&b, "%s %s · schema %s · command %s · seed %d\n\n", text(r.Tool.Name), text(r.Tool.Version), code(r.Schema), code(r.Command), r.Seed)
-	if t := EvidenceText(r.TrialEvidence); t != "" {
-		if v := r.TrialEvidence; v != TrialsAuthenticated && v != TrialsUnauthenticated {
-			t = "Trial evidence: " + cell(v) + "." // a value this tool does not write is the file's text
-		}
+	if t := evidenceText(r.TrialEvidence, cell); t != "" {
 		fmt.Fprintf(&b, "%s\n\n", t)
 	}
 	_, err := io.WriteString(w, b.String())

@@ -36,21 +36,7 @@ func TestPDF(t *testing.T) {
 	if !bytes.HasPrefix(a.Bytes(), []byte("%PDF-")) {
 		t.Fatal("not a PDF")
 	}
-	tool, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("pdftotext missing (apt-get install poppler-utils): %v", err)
-		}
-		t.Skipf("pdftotext not installed (apt-get install poppler-utils): %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "r.pdf")
-	if err := os.WriteFile(path, a.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(tool, "-layout", path, "-").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := []byte(readPDFText(t, a.Bytes(), "-layout"))
 	text := string(out)
 	for _, want := range []string{"Unlearning audit report — FAIL", "A violation of the claim was shown", "σ = Δ/… = 0.046",
 		"D_α ≤ α·0.0175", "[FAIL] required, release — broken", "no (power 0.01 against 2×", "replace one record of D",
@@ -63,4 +49,27 @@ func TestPDF(t *testing.T) {
 			t.Errorf("the PDF's text lacks %q:\n%s", want, text)
 		}
 	}
+}
+
+// readPDFText is pdftotext's reading of a PDF, with its flags (-layout keeps columns): the
+// renderings' text as a reader gets it. Skipped when poppler-utils is not installed,
+// failed under CI, which installs it.
+func readPDFText(t *testing.T, pdf []byte, flags ...string) string {
+	t.Helper()
+	tool, err := exec.LookPath("pdftotext")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("pdftotext missing (apt-get install poppler-utils): %v", err)
+		}
+		t.Skipf("pdftotext not installed (apt-get install poppler-utils): %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "r.pdf")
+	if err := os.WriteFile(path, pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tool, append(flags, path, "-")...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

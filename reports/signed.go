@@ -21,7 +21,11 @@ const (
 
 // EvidenceText is the sentence the renderings print for a report's TrialEvidence; "" when
 // it is empty (a report that runs no trials).
-func EvidenceText(v string) string {
+func EvidenceText(v string) string { return evidenceText(v, func(s string) string { return s }) }
+
+// evidenceText is EvidenceText with a value it does not know (the file's own text) passed
+// through esc: Markdown escapes it, the other renderings escape on their own.
+func evidenceText(v string, esc func(string) string) string {
 	switch v {
 	case "":
 		return ""
@@ -30,7 +34,7 @@ func EvidenceText(v string) string {
 	case TrialsUnauthenticated:
 		return "Trial evidence: unauthenticated. The trials' checkpoint files carry checksums, not keyed tags: anyone who could write them could have changed the trials. Run with an evidence key (--evidence-key) to authenticate them."
 	}
-	return "Trial evidence: " + v + "."
+	return "Trial evidence: " + esc(v) + "."
 }
 
 // PayloadType is the DSSE payload type of a signed report: the payload is report.json's

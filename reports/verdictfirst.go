@@ -20,11 +20,11 @@ const ViolationShown = "violation shown"
 // GamePower is an empirical finding's power column: ViolationShown beside a FAIL, else
 // whether it had the power a PASS needs (PowerVerdict).
 func GamePower(f *Finding) string {
-	if f != nil && f.Verdict == string(audit.Fail) {
-		return ViolationShown
-	}
 	if f == nil {
 		return PowerVerdict(nil)
+	}
+	if f.Verdict == string(audit.Fail) {
+		return ViolationShown
 	}
 	return PowerVerdict(f.Power)
 }

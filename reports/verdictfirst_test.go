@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -43,21 +40,7 @@ func pdfPages(t *testing.T, r *Report) []string {
 	if err := r.PDF(&b); err != nil {
 		t.Fatal(err)
 	}
-	tool, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("pdftotext missing (apt-get install poppler-utils): %v", err)
-		}
-		t.Skipf("pdftotext not installed (apt-get install poppler-utils): %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "r.pdf")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(tool, path, "-").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := []byte(readPDFText(t, b.Bytes()))
 	pages := strings.Split(strings.TrimSuffix(string(out), "\f"), "\f")
 	for i, p := range pages { // words as one line: pdftotext breaks lines where the page does
 		pages[i] = strings.Join(strings.Fields(p), " ")

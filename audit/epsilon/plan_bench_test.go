@@ -35,9 +35,7 @@ func BenchmarkPowerReplicate(b *testing.B) {
 	s := newPowerSim(682766, p)
 	per := make([]float64, 1)
 	s.replicates(context.Background(), mu, per, 0) // the bounds it needs, computed
-	rep := 0
 	for b.Loop() {
 		s.replicates(context.Background(), mu, per[:1], 0)
-		rep++
 	}
 }

@@ -250,7 +250,7 @@ func (s *powerSim) replicates(ctx context.Context, mu float64, per []float64, fr
 // evalPower is P(ε_LB > claim) on the held-out half for a rule with the given true rates:
 // FN ~ Bin(n, 1 − tpr) and FP ~ Bin(n, fpr), independent. ε_LB decreases in both counts, so
 // the region where it exceeds the claim is {FP ≤ m(FN)} with m non-increasing. The
-// binomial probabilities are those of binomialWindow, computed only where the sum reaches:
+// binomial probabilities are those of binomialRange, computed only where the sum reaches:
 // it stops where ε_LB no longer exceeds the claim at FP = 0, or where m falls below the
 // FP window (every term after is exactly 0).
 func (s *powerSim) evalPower(tpr, fpr float64) float64 {

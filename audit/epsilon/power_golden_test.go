@@ -15,12 +15,10 @@ import (
 // trials needed in every INCONCLUSIVE finding), so a faster planner must give the same
 // numbers. testdata/power_golden.json holds what the implementation before the speedup
 // (the one that tabulated every Clopper–Pearson bound and sorted every selection half)
-// computed on a grid; `go test ./audit/epsilon -run TestPowerGolden -update-power` rewrites
-// it from the code at hand — run it only from that reference implementation.
-var (
-	updatePowerGolden = flag.Bool("update-power", false, "rewrite testdata/power_golden.json from this implementation")
-	fullPowerGolden   = flag.Bool("power-golden-full", false, "compare the heavy cases of testdata/power_golden.json too (a minute of CPU)")
-)
+// computed on a grid. Its generator (`-update-power`, commit 9745dc1) ran on that
+// implementation and is gone with it: rewriting the file from the code under test would
+// compare the code with itself.
+var fullPowerGolden = flag.Bool("power-golden-full", false, "compare the heavy cases of testdata/power_golden.json too (a minute of CPU)")
 
 // heavyPower is the size past which a golden case is compared only with -power-golden-full:
 // plans whose search reaches more trials, powers at more than a fifth of it, smallest
@@ -78,31 +76,10 @@ type goldenPower struct {
 	SmallestFactor *exactFloat `json:",omitempty"` // SmallestDetectableFactor, where computed
 }
 
-// powerGoldenGrid is the grid the golden file covers: claims and δ around the product's
-// (the demo's δ = 1e-6, `audit plan`'s 1e-5), the game's per-family confidence
-// (audit.GamePowerSpec: 0.975) and `audit plan`'s 0.95, the default violation 2× and a 3×.
-func powerGoldenGrid() (plans []PowerSpec, powers []PowerSpec, trials []int, factorTrials map[int]bool) {
-	for _, eps := range []float64{0.5, 1, 2} {
-		for _, delta := range []float64{1e-3, 1e-5, 1e-6} {
-			plans = append(plans, PowerSpec{Claim: eps, Factor: 2, Power: 0.8, Delta: delta, Conf: 0.975})
-		}
-	}
-	plans = append(plans,
-		PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.95},
-		PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-6, Conf: 0.95},
-		PowerSpec{Claim: 1, Factor: 3, Power: 0.9, Delta: 1e-5, Conf: 0.975},
-		PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 4.9e-324, Conf: 0.95}, // past MaxPlanTrials
-	)
-	powers = append(powers, plans[:9]...)
-	powers = append(powers, PowerSpec{Claim: 1, Factor: 3, Power: 0.9, Delta: 1e-5, Conf: 0.95})
-	trials = []int{4, 7, 101, 1000, 30001, 200000}
-	factorTrials = map[int]bool{101: true, 1000: true, 30001: true}
-	return plans, powers, trials, factorTrials
-}
-
-func toGolden(p PowerSpec) goldenSpec {
-	return goldenSpec{exactFloat(p.Claim), exactFloat(p.Factor), exactFloat(p.Power), exactFloat(p.Delta), exactFloat(p.Conf)}
-}
+// The file's grid: claims ε ∈ {0.5, 1, 2} and δ ∈ {1e-3, 1e-5, 1e-6} around the product's
+// (the demo's δ = 1e-6, `audit plan`'s 1e-5) at the game's per-family confidence 0.975,
+// `audit plan`'s 0.95, the default violation 2× and a 3×, a δ past MaxPlanTrials; powers at
+// 4, 7, 101, 1000, 30001 and 200000 trials, smallest factors at 101, 1000 and 30001.
 
 func errString(err error) string {
 	if err == nil {
@@ -111,50 +88,9 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// writePowerGolden computes the grid with the code at hand.
-func writePowerGolden(t *testing.T) {
-	ctx := context.Background()
-	plans, powers, trials, factorTrials := powerGoldenGrid()
-	var g powerGolden
-	for _, p := range plans {
-		n, mu, err := TrialsToDetect(ctx, p)
-		est, estErr := EstimateTrialsToDetect(ctx, p)
-		g.Plans = append(g.Plans, goldenPlan{toGolden(p), n, exactFloat(mu), errString(err), est, errString(estErr)})
-		t.Logf("plan %+v: %d (%v), estimate %d (%v)", p, n, err, est, estErr)
-	}
-	for _, p := range powers {
-		for _, n := range trials {
-			res, err := SplitGamePower(ctx, n, p)
-			if err != nil {
-				t.Fatalf("SplitGamePower(%d, %+v): %v", n, p, err)
-			}
-			var smallest *exactFloat
-			if factorTrials[n] {
-				f, err := SmallestDetectableFactor(ctx, n, p)
-				if err != nil {
-					t.Fatalf("SmallestDetectableFactor(%d, %+v): %v", n, p, err)
-				}
-				smallest = new(exactFloat(f))
-			}
-			g.Powers = append(g.Powers, goldenPower{toGolden(p), n, exactFloat(res.Power), exactFloat(res.StdErr), exactFloat(res.Mu), smallest})
-			t.Logf("power %+v at %d: %v", p, n, res)
-		}
-	}
-	b, err := json.MarshalIndent(g, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.FromSlash(powerGoldenFile), append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestPowerGolden: every plan, power and smallest factor on the grid is the reference
 // implementation's, to the bit (trial counts and error messages exactly).
 func TestPowerGolden(t *testing.T) {
-	if *updatePowerGolden {
-		writePowerGolden(t)
-	}
 	b, err := os.ReadFile(filepath.FromSlash(powerGoldenFile))
 	if err != nil {
 		t.Fatal(err)
