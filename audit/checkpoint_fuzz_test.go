@@ -69,7 +69,7 @@ func FuzzCheckpointLineKeyed(f *testing.F) {
 			err = checkLine(2, line, hdr, key, map[int]int{}, func(TrialResult) { loads++ })
 		})
 		content := bytes.TrimSuffix(line, []byte("\n"))
-		if _, terr := key.Open(trialDomain, trialContext(hdr), content, ' '); terr != nil {
+		if _, terr := key.Open(trialDomain, trialContext(key, hdr), content, ' '); terr != nil {
 			if err == nil || loads != 0 {
 				t.Fatalf("a line without a valid tag was accepted (%v)", terr)
 			}

@@ -432,7 +432,11 @@ const (
 
 // trialContext is what a trial line's tag is bound to: its checkpoint's header, so a tagged
 // line copied from another subject's, seed's or configuration's file does not verify.
-func trialContext(hdr checkpointHeader) []byte {
+// Without a key there is no tag and no context: nil, and no encoding per line.
+func trialContext(key *evidence.Key, hdr checkpointHeader) []byte {
+	if key == nil {
+		return nil
+	}
 	b, _ := json.Marshal(hdr) // a header of strings and a number always encodes
 	return b
 }
@@ -510,7 +514,7 @@ func checkLine(k int, line []byte, hdr checkpointHeader, key *evidence.Key, seen
 		}
 		return nil
 	}
-	body, ce := openLine(k, line, key, trialDomain, trialContext(hdr))
+	body, ce := openLine(k, line, key, trialDomain, trialContext(key, hdr))
 	if ce != nil {
 		return ce
 	}
@@ -675,7 +679,7 @@ func encodeTrial(key *evidence.Key, hdr checkpointHeader, r TrialResult) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	return encodeLine(key, trialDomain, trialContext(hdr), trialLine{TrialResult: r, Sum: sum})
+	return encodeLine(key, trialDomain, trialContext(key, hdr), trialLine{TrialResult: r, Sum: sum})
 }
 
 func (c *checkpoint) Close() error {

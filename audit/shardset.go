@@ -532,7 +532,7 @@ const (
 // line is refused before more of it is held, so a hostile line costs about this bound,
 // whatever its length. p ≤ 0 (unknown) gives 1 GiB.
 func MaxTrialLineBytes(p int) int {
-	if p <= 0 || p > maxParams {
+	if !knownParams(p) {
 		return maxTrialLineBytes
 	}
 	return lineSlack + trialVectors*p*floatBytes
@@ -540,11 +540,14 @@ func MaxTrialLineBytes(p int) int {
 
 // lineBound describes MaxTrialLineBytes(p) for messages.
 func lineBound(p int) string {
-	if p <= 0 || p > maxParams {
+	if !knownParams(p) {
 		return fmt.Sprintf("longer than %d bytes, more than any trial line", maxTrialLineBytes)
 	}
 	return fmt.Sprintf("longer than %d bytes, the most a trial line of a model of %d parameters holds", MaxTrialLineBytes(p), p)
 }
+
+// knownParams reports whether p is a model dimension the line bound can use.
+func knownParams(p int) bool { return p > 0 && p <= maxParams }
 
 // WriteCheckpoints writes every subject's merged trials into trialDir, one checkpoint
 // file per subject under the name its shards used, as a one-machine run would have left
