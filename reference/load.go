@@ -84,6 +84,11 @@ type readCloser struct {
 
 func (r readCloser) Close() error { return r.c.Close() }
 
+// scan is sc.Scan for a line that was read whole: after a read error (a refused
+// decompression) bufio.Scanner hands the rest of its buffer over as a last line, and the
+// error, not that line, is what is wrong — the caller reports sc.Err() after its loop.
+func scan(sc *bufio.Scanner) bool { return sc.Scan() && sc.Err() == nil }
+
 // gzipError turns a decompression failure into an InputError naming the file.
 func gzipError(name string, err error) error {
 	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -282,7 +287,7 @@ func LoadSklearnCSV(path string) (*Dataset, error) {
 func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	if !sc.Scan() {
+	if !scan(sc) {
 		if err := sc.Err(); err != nil {
 			return nil, gzipError(name, err)
 		}
@@ -305,7 +310,7 @@ func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	xs := make([]float64, 0, min(n*d, 1<<16))
 	ys := make([]float64, 0, min(n, 1<<12))
 	line := 1
-	for sc.Scan() {
+	for scan(sc) {
 		line++
 		text := strings.TrimSpace(sc.Text())
 		if text == "" {
@@ -374,12 +379,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
 	line := 0
-	for sc.Scan() {
-		if err := sc.Err(); err != nil {
-			// a read error (a refused decompression) hands the rest of the buffer over as
-			// a last line: the error, not that line, is what is wrong
-			return nil, gzipError(name, err)
-		}
+	for scan(sc) {
 		line++
 		text := sc.Text()
 		if i := strings.IndexByte(text, '#'); i >= 0 {
@@ -560,6 +560,9 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 		k, err := io.ReadFull(labels, want)
 		for _, l := range want[:k] {
 			ys = append(ys, float64(l))
+		}
+		if ie := (*InflationError)(nil); errors.As(err, &ie) {
+			return nil, err
 		}
 		if err != nil {
 			return nil, &InputError{File: labelsName, Record: len(ys) + 1, Msg: fmt.Sprintf("file is truncated: %d of %d labels", len(ys), n)}
