@@ -31,7 +31,7 @@ const (
 type (
 	pyNone  struct{}
 	pyTuple []any
-	pyList  struct{ items []any }
+	pyList  struct{} // a list's items are never read: a state dict's lists are build arguments
 	// pyDict is a dict or OrderedDict in insertion order; a string key set twice keeps
 	// its first place and its last value, as Python does.
 	pyDict struct {
@@ -48,10 +48,9 @@ type (
 	// ptStorage is a storage named by a persistent id: numel elements of dtype in the
 	// archive's entry data/<key>.
 	ptStorage struct {
-		class    *pyGlobal
-		key      string
-		location string
-		numel    int64
+		class *pyGlobal
+		key   string
+		numel int64
 	}
 	// ptTensor is a view of a storage: torch's (offset, size, stride) in elements.
 	ptTensor struct {
@@ -418,26 +417,22 @@ func (u *unpickler) run() (any, error) {
 			for i := 0; i < len(items); i += 2 {
 				d.set(items[i], items[i+1])
 			}
-		case 'a', 'e': // APPEND, APPENDS
-			var items []any
+		case 'a', 'e': // APPEND, APPENDS: the items are popped and dropped (pyList)
 			if c == 'a' {
-				var v any
-				if v, err = u.pop(); err != nil {
-					return nil, err
-				}
-				items = []any{v}
-			} else if items, err = u.popMark(); err != nil {
+				_, err = u.pop()
+			} else {
+				_, err = u.popMark()
+			}
+			if err != nil {
 				return nil, err
 			}
 			var t any
 			if t, err = u.top(); err != nil {
 				return nil, err
 			}
-			l, ok := t.(*pyList)
-			if !ok {
+			if _, ok := t.(*pyList); !ok {
 				return nil, fmt.Errorf("APPEND to a %s, not a list", typeName(t))
 			}
-			l.items = append(l.items, items...)
 		default:
 			return nil, fmt.Errorf("opcode 0x%02x, which torch.save does not write for a state dict", c)
 		}
@@ -570,7 +565,7 @@ func (u *unpickler) persistent() error {
 	}
 	class, ok1 := t[1].(*pyGlobal)
 	key, ok2 := t[2].(string)
-	loc, ok3 := t[3].(string)
+	_, ok3 := t[3].(string) // the location (a device) does not change the values
 	numel, ok4 := t[4].(int64)
 	if !ok1 || class.kind != globalStorage || !ok2 || !ok3 || !ok4 || numel < 0 {
 		return errors.New("a persistent id that is not ('storage', torch.*Storage, key, location, numel ≥ 0)")
@@ -581,7 +576,7 @@ func (u *unpickler) persistent() error {
 		}
 		return u.push(s)
 	}
-	s := &ptStorage{class: class, key: key, location: loc, numel: numel}
+	s := &ptStorage{class: class, key: key, numel: numel}
 	u.storages[key] = s
 	return u.push(s)
 }
