@@ -138,8 +138,9 @@ Examples:
 	}
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
-	fs.Visit(func(f *flag.Flag) { c.variantsSet = c.variantsSet || f.Name == "variants" })
-	if setFlags(fs)["one-run-max"] && !c.oneRun {
+	set := setFlags(fs)
+	c.variantsSet = set["variants"]
+	if set["one-run-max"] && !c.oneRun {
 		return usagef("demo: --one-run-max applies to --one-run only; add --one-run, or drop it")
 	}
 	if c.oneRun {

@@ -90,9 +90,6 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	e, err := interruptible(ctx, func() (estimate.Estimate, error) {
 		return estimate.ByName(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
 	})
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
 	if err != nil {
 		// the estimators speak of samples A and B: say which files they are
 		return usageError{fmt.Errorf("estimate: %w (A is %s, B is %s)", err, *aPath, *bPath)}
@@ -184,9 +181,6 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	pe, err := interruptible(ctx, func() (epsilon.PerExampleResult, error) {
 		return epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat}.PerExample(a, b)
 	})
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
@@ -208,9 +202,6 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		rowsB[i] = mat.Row(nil, i, b)
 	}
 	comp, err := interruptible(ctx, func() (epsilon.CompetitionResult, error) { return epsilon.Competition(rowsA, rowsB) })
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}

@@ -96,16 +96,9 @@ envelope or report); 2: a file cannot be read or is not an envelope or key.
 Flags:`)
 		cliflag.Print(fs.Output(), fs)
 	}
-	var files []string
-	rest := args
-	for { // files and flags in any order
-		if err := parseQuietly(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files, rest = append(files, fs.Arg(0)), fs.Args()[1:]
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	if keyPath == "" || len(files) < 1 || len(files) > 2 {
 		return usagef("check-report: want --key PUB.pem, the envelope and optionally the report (audit check-report --key PUB.pem report.json.dsse report.json)")

@@ -237,6 +237,21 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseInterleaved parses flags that may stand among positional arguments, in any order
+// (audit merge DIR --out OUT DIR), and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseQuietly(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
 // setFlags reports which flags were given on the command line.
 func setFlags(fs *flag.FlagSet) map[string]bool {
 	m := map[string]bool{}

@@ -160,16 +160,9 @@ Example (a Slurm array of 4 tasks, then the merge):
 Flags:`)
 		cliflag.Print(fs.Output(), fs)
 	}
-	var dirs []string
-	rest := args
-	for { // DIRs and flags in any order
-		if err := parseQuietly(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs, rest = append(dirs, fs.Arg(0)), fs.Args()[1:]
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")

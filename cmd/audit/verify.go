@@ -50,7 +50,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	reference.MaxValues = data.maxValues // the one memory cap, for every file verify reads
+	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' elapsed time
+	reference.MaxValues = data.maxValues                       // the one memory cap, for every file verify reads
 	switch {
 	case specPath == "":
 		return usagef("verify: --spec is required")
@@ -152,7 +153,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
 		}
 		var ret *mat.Dense
-		stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: retraining by the recipe and playing the game")
+		stop := bar.Phase("verify: retraining by the recipe and playing the game")
 		claim, findings, ret, err = audit.VerifyAgainstRecipe(ctx, unlearned, recipe, s, workers)
 		stop()
 		if err != nil {
@@ -188,7 +189,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
 				}
 			}
-			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the scores and its power")
+			stop := bar.Phase("verify: the game on the scores and its power")
 			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
 			stop()
 			if err == nil && *holdout != "" {
@@ -204,11 +205,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if ds, err = data.load(s.Seed); err != nil {
 				return err
 			}
-			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the models and its power")
+			stop := bar.Phase("verify: the game on the models and its power")
 			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, ds.ds, s)
 			stop()
 		default:
-			stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("verify: the game on the models and its power")
+			stop := bar.Phase("verify: the game on the models and its power")
 			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, nil, s)
 			stop()
 		}
