@@ -42,8 +42,15 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if few.Verdict != audit.Inconclusive || few.Power == nil || few.Power.Sufficient() || few.TrialsNeeded < need/2 {
-		t.Errorf("%d trials: %s, power %+v, %d trials needed; want INCONCLUSIVE naming about %d", need/4, few.Verdict, few.Power, few.TrialsNeeded, need)
+	// one question, one count: the finding's trials-needed is the planner's, to the trial
+	if few.Verdict != audit.Inconclusive || few.Power == nil || few.Power.Sufficient() || few.TrialsNeeded != need || few.Power.TrialsNeeded != need {
+		t.Errorf("%d trials: %s, power %+v, %d trials needed; want INCONCLUSIVE naming the planner's %d", need/4, few.Verdict, few.Power, few.TrialsNeeded, need)
+	}
+	wantQ := audit.Question{Route: "split game, the better of 2 score families", Epsilon: 1, Delta: 0.05, Confidence: famConf, Power: 0.8, Trials: need / 4}
+	if q := few.Power.Question; q == nil || *q != wantQ {
+		t.Errorf("the finding's question %+v, want %+v", q, wantQ)
+	} else if !strings.Contains(few.Power.Summary(), "`"+q.PlanCommand(2)+"`") || !strings.Contains(few.Power.Summary(), "97.5 % confidence") {
+		t.Errorf("the power's summary does not name its question: %s", few.Power.Summary())
 	}
 	if few.Power.SmallestFactor <= 2 {
 		t.Errorf("%d trials: smallest detectable factor %v, yet the power against 2× is %v", need/4, few.Power.SmallestFactor, few.Power.Power)

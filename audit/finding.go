@@ -5,6 +5,9 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 )
 
 // Verdict is the outcome of one check.
@@ -268,13 +271,46 @@ type Power struct {
 	// probability PowerTarget at these trials (+Inf: none, the trials cannot resolve the
 	// claim at all).
 	SmallestFactor float64 `json:"smallest_detectable_factor"`
-	// TrialsNeeded estimates (to about 10 %) the trials per side that reach PowerTarget
-	// against the Against× alternative; 0 when these trials already do.
+	// TrialsNeeded is the trials per side that reach PowerTarget against the Against×
+	// alternative (epsilon.TrialsToDetect for Question, the planner's own answer); 0 when
+	// these trials already do.
 	TrialsNeeded int `json:"trials_needed,omitempty"`
+	// Question, set on the distinguishing games' power, is the question Power and
+	// TrialsNeeded answer, so that a report says what its count counts and `audit plan`
+	// can ask the same (Question.PlanCommand).
+	Question *Question `json:"question,omitempty"`
 	// Unit, when set, says that Against and SmallestFactor are not factors of the claim
 	// but amounts of this quantity (e.g. "excess AUC" for a test of "excess ≤ 0", which
 	// has no claimed value to multiply): see ExcessPower.
 	Unit string `json:"unit,omitempty"`
+}
+
+// A Question is what a distinguishing game's power and trials-needed answer: with Trials
+// per side (or how many), does a game played as Route, each test at Confidence, show the
+// claim (Epsilon, Delta) violated with probability Power when the truth is a Gaussian leak
+// of Power.Against × Epsilon. Every route asks epsilon.TrialsToDetect, so one question has
+// one count wherever it is asked.
+type Question struct {
+	Route      string  `json:"route"`         // e.g. "split game, best of 2 score families"
+	Epsilon    float64 `json:"claim_epsilon"` // the claimed ε
+	Delta      float64 `json:"delta"`
+	Confidence float64 `json:"confidence"` // each test's, after the route's multiplicity correction
+	Power      float64 `json:"power"`      // the target probability of catching the violation
+	Trials     int     `json:"trials"`     // the trials per side the check had
+}
+
+// PowerSpec is the planner's form of the question against the factor× alternative.
+func (q *Question) PowerSpec(factor float64) epsilon.PowerSpec {
+	return epsilon.PowerSpec{Claim: q.Epsilon, Factor: factor, Power: q.Power, Delta: q.Delta, Conf: q.Confidence}
+}
+
+// PlanCommand is the `audit plan` command that asks q of the factor× alternative; it
+// prints the same trials-needed. Numbers are written in their shortest exact form, so the
+// planner reads back the very same question.
+func (q *Question) PlanCommand(factor float64) string {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return fmt.Sprintf("audit plan --trials %d --delta %s --epsilon %s --power-against %s --power %s --confidence %s",
+		q.Trials, g(q.Delta), g(q.Epsilon), g(factor), g(q.Power), g(q.Confidence))
 }
 
 // Sufficient reports that the check had the power PASS needs.
@@ -301,6 +337,9 @@ func (p *Power) Summary() string {
 	}
 	if p.TrialsNeeded > 0 {
 		catches += fmt.Sprintf("; about %d trials per side would catch %g× with %.0f %% power", p.TrialsNeeded, p.Against, 100*PowerTarget)
+	}
+	if q := p.Question; q != nil {
+		catches += fmt.Sprintf(" (the question: %s, each test at %.4g %% confidence, a Gaussian leak; `%s` asks it)", q.Route, 100*q.Confidence, q.PlanCommand(p.Against))
 	}
 	return catches
 }

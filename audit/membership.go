@@ -91,7 +91,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 		}
 	}
 	spec := epsilon.PowerSpec{Claim: m.Epsilon, Factor: m.PowerAgainst, Power: PowerTarget, Delta: m.Delta, Conf: pe.PerExampleConfidence}
-	pw, err := powerOf(ctx, n, spec)
+	pw, err := powerOf(ctx, n, spec, fmt.Sprintf("split game per deleted record, %d records", k))
 	if err != nil {
 		return Finding{}, fmt.Errorf("membership check: %w", err)
 	}
@@ -118,10 +118,10 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	return f, nil
 }
 
-// powerOf is what a split game with n trials per side could catch under spec: its power
-// against spec.Factor× and the smallest factor it catches with spec.Power. needTrials is
-// set by decide when the verdict rests on it.
-func powerOf(ctx context.Context, n int, spec epsilon.PowerSpec) (*Power, error) {
+// powerOf is what a split game with n trials per side, played as route, could catch under
+// spec: its power against spec.Factor× and the smallest factor it catches with spec.Power,
+// with the question they answer. TrialsNeeded is set by decide when the verdict rests on it.
+func powerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (*Power, error) {
 	res, err := epsilon.SplitGamePower(ctx, n, spec)
 	if err != nil {
 		return nil, err
@@ -130,13 +130,14 @@ func powerOf(ctx context.Context, n int, spec epsilon.PowerSpec) (*Power, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest}, nil
+	q := &Question{Route: route, Epsilon: spec.Claim, Delta: spec.Delta, Confidence: spec.Conf, Power: spec.Power, Trials: n}
+	return &Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest, Question: q}, nil
 }
 
 // decide applies the empirical rule to a finding whose Measured is an ε lower bound and
 // whose Power is set: FAIL above the claim; PASS with power; INCONCLUSIVE otherwise, with
-// about the trials that would reach the power (a planner run, so only then). Its only
-// error is ctx's.
+// the trials that would reach the power — the planner's own count (epsilon.TrialsToDetect),
+// so that `audit plan` asked the same question says the same. Its only error is ctx's.
 func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 	switch {
 	case f.Measured > f.Bound:
@@ -145,7 +146,7 @@ func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 		f.Verdict = Pass
 	default:
 		f.Verdict = Inconclusive
-		need, err := epsilon.EstimateTrialsToDetect(ctx, spec)
+		need, _, err := epsilon.TrialsToDetect(ctx, spec)
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -1,6 +1,6 @@
 // Package reports holds the versioned report model and its renderings. It computes
 // nothing: it converts audit claims and findings into the report schema
-// ("unlearnaudit/report/v2") and renders them.
+// ("unlearnaudit/report/v3") and renders them.
 //
 // The JSON form is the record: it names the tool and version, the seed, every input file
 // with its SHA-256, each subject's claim with its full derivation, and each finding with

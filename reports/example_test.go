@@ -28,7 +28,7 @@ func ExampleNewSubject() {
 		fmt.Printf("%s %s required=%v\n", f.Verdict, f.Check, f.Required)
 	}
 	fmt.Println(reports.PowerVerdict(r.Subjects[0].Findings[1].Power))
-	if _, err := r.JSON(); err != nil { // the same content, schema unlearnaudit/report/v2
+	if _, err := r.JSON(); err != nil { // the same content, schema unlearnaudit/report/v3
 		fmt.Println(err)
 	}
 	_ = r.Markdown // renders the same for people

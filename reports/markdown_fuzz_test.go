@@ -29,7 +29,8 @@ func fullReport() *Report {
 	rho := Number(0.02)
 	f := Finding{Check: "c", Title: "t", Kind: string(audit.Empirical), Verdict: "PASS", Measured: 1, Interval: iv, Bound: 2,
 		Comparison: "≤", Confidence: 0.95, Trials: 8, TrialsNeeded: 9, Detail: "d", Required: true,
-		Power:     &Power{Against: 2, Power: 0.5, SmallestFactor: 3, TrialsNeeded: 9, Unit: "u", Summary: "p"},
+		Power: &Power{Against: 2, Power: 0.5, SmallestFactor: 3, TrialsNeeded: 9, Unit: "u", Summary: "p",
+			Question: &Question{Route: "r", Epsilon: 1, Delta: 1e-5, Confidence: 0.975, Power: 0.8, Trials: 8, Plan: "audit plan"}},
 		Estimates: []Estimate{{Name: "e", Value: 1, Interval: iv, Note: "n"}},
 		Scores:    &audit.ScoreSummary{Name: "s", Edges: []float64{0, 1}, Unlearned: []int{1}, Retrained: []int{1}, ROC: []audit.ROCPoint{{FPR: 0, TPR: 1}}},
 		Traces:    []Trace{{Name: "tr", Requests: []int{1}, Values: []Number{1}, BoundName: "b", Bound: []Number{2}}},

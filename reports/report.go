@@ -18,9 +18,14 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
-// Schema is the identifier of the JSON report format this package writes. v2: a subject's verdict comes from the findings its claim
-// requires (Claim.Required, Finding.Required), and empirical findings state their power.
-const Schema = "unlearnaudit/report/v2"
+// Schema is the identifier of the JSON report format this package writes. v2: a subject's
+// verdict comes from the findings its claim requires (Claim.Required, Finding.Required),
+// and empirical findings state their power. v3: a game's power names its question
+// (power.question). ReadJSON reads v2 reports too (they lack only the question).
+const Schema = "unlearnaudit/report/v3"
+
+// schemaV2 is the previous format, still read.
+const schemaV2 = "unlearnaudit/report/v2"
 
 // Number is a float64 that survives JSON: finite values are numbers, ±Inf and NaN are the
 // strings "+Inf", "-Inf" and "NaN".
@@ -364,7 +369,20 @@ type Power struct {
 	SmallestFactor Number `json:"smallest_detectable_factor"`
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
 	Unit           string `json:"unit,omitempty"` // set: Against and SmallestFactor are amounts of it, not factors
-	Summary        string `json:"summary"`
+	// Question mirrors audit.Question: what the power and trials-needed answer.
+	Question *Question `json:"question,omitempty"`
+	Summary  string    `json:"summary"`
+}
+
+// Question mirrors audit.Question, with Plan the `audit plan` command that asks it.
+type Question struct {
+	Route      string `json:"route"`
+	Epsilon    Number `json:"claim_epsilon"`
+	Delta      Number `json:"delta"`
+	Confidence Number `json:"confidence"`
+	Power      Number `json:"power"`
+	Trials     int    `json:"trials"`
+	Plan       string `json:"plan"`
 }
 
 // Estimate mirrors audit.Estimate: reported, never deciding a verdict.
@@ -453,6 +471,10 @@ func NewFinding(f audit.Finding) Finding {
 	if p := f.Power; p != nil {
 		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
 			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Summary: p.Summary()}
+		if q := p.Question; q != nil {
+			rf.Power.Question = &Question{Route: q.Route, Epsilon: Number(q.Epsilon), Delta: Number(q.Delta), Confidence: Number(q.Confidence),
+				Power: Number(q.Power), Trials: q.Trials, Plan: q.PlanCommand(p.Against)}
+		}
 	}
 	for _, e := range f.Estimates {
 		re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}
@@ -550,7 +572,7 @@ const MaxJSONBytes = 64 << 20
 
 // ReadJSON decodes a report and checks its schema and its date.
 func ReadJSON(r io.Reader, name string) (*Report, error) {
-	rep, err := decodeJSON(r, name, "report", Schema, func(rep *Report) string { return rep.Schema })
+	rep, err := decodeJSON(r, name, "report", []string{Schema, schemaV2}, func(rep *Report) string { return rep.Schema })
 	if err != nil {
 		return nil, err
 	}
@@ -574,16 +596,17 @@ func encodeJSON(v any, what string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// decodeJSON reads a T strictly (unknown fields are errors) and checks its schema.
-func decodeJSON[T any](r io.Reader, name, what, want string, schema func(*T) string) (*T, error) {
+// decodeJSON reads a T strictly (unknown fields are errors) and checks that its schema is
+// one of want (the first is the current one, named in the error).
+func decodeJSON[T any](r io.Reader, name, what string, want []string, schema func(*T) string) (*T, error) {
 	var v T
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
 	}
-	if got := schema(&v); got != want {
-		return nil, fmt.Errorf("read %s %s: schema %q, want %q", what, name, got, want)
+	if got := schema(&v); !slices.Contains(want, got) {
+		return nil, fmt.Errorf("read %s %s: schema %q, want %q", what, name, got, want[0])
 	}
 	// one object and nothing after it: text appended to a report is not part of it
 	if _, err := dec.Token(); err != io.EOF {

@@ -35,7 +35,7 @@ func TestJSONRoundTripWithInfinity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b, []byte(`"measured": "+Inf"`)) || !bytes.Contains(b, []byte(`"schema": "unlearnaudit/report/v2"`)) {
+	if !bytes.Contains(b, []byte(`"measured": "+Inf"`)) || !bytes.Contains(b, []byte(`"schema": "unlearnaudit/report/v3"`)) {
 		t.Fatalf("unexpected JSON:\n%s", b)
 	}
 	back, err := ReadJSON(bytes.NewReader(b), "r.json")
@@ -53,6 +53,29 @@ func TestJSONRoundTripWithInfinity(t *testing.T) {
 	}
 	if _, err := ReadJSON(strings.NewReader(`{"schema":"other/v9"}`), "x.json"); err == nil || !strings.Contains(err.Error(), "x.json") {
 		t.Fatalf("wrong schema: %v", err)
+	}
+}
+
+// TestReadsV2Reports: a v2 report (written before a game's power named its question) is
+// still read; an older schema is refused, naming the current one.
+func TestReadsV2Reports(t *testing.T) {
+	r := sample()
+	r.Subjects[0].Findings[2].Power.Question = nil
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := bytes.Replace(b, []byte(Schema), []byte("unlearnaudit/report/v2"), 1)
+	back, err := ReadJSON(bytes.NewReader(v2), "old.json")
+	if err != nil {
+		t.Fatalf("a v2 report is refused: %v", err)
+	}
+	if back.Schema != "unlearnaudit/report/v2" || back.Subjects[0].Findings[2].Power == nil {
+		t.Fatalf("read back %q with power %v", back.Schema, back.Subjects[0].Findings[2].Power)
+	}
+	v1 := bytes.Replace(b, []byte(Schema), []byte("unlearnaudit/report/v1"), 1)
+	if _, err := ReadJSON(bytes.NewReader(v1), "older.json"); err == nil || !strings.Contains(err.Error(), `want "unlearnaudit/report/v3"`) {
+		t.Fatalf("a v1 report: %v", err)
 	}
 }
 

@@ -218,7 +218,7 @@ func (r *Reproduction) JSON() ([]byte, error) { return encodeJSON(r, "reproducti
 
 // ReadReproduction decodes a reproduction and checks its schema.
 func ReadReproduction(rd io.Reader, name string) (*Reproduction, error) {
-	return decodeJSON(rd, name, "reproduction", ReproductionSchema, func(r *Reproduction) string { return r.Schema })
+	return decodeJSON(rd, name, "reproduction", []string{ReproductionSchema}, func(r *Reproduction) string { return r.Schema })
 }
 
 // Figure draws a dataset's curves against the update index on log–log axes: the mean

@@ -332,8 +332,8 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		trials, delta, 100*conf, reports.G10(float64(out.MaxCertifiable)))
 	if set["epsilon"] {
 		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", claim, out.TrialsForResolution)
-		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (assuming a Gaussian leak, μ = %.4g).\n",
-			factor, claim, power, out.TrialsNeeded, out.GDPMu)
+		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (split game at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
+			factor, claim, power, out.TrialsNeeded, 100*conf, out.GDPMu)
 	}
 	return nil
 }

@@ -105,6 +105,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a, "report.md")); err != nil {
 		t.Fatal(err)
 	}
+	checkPlanAsksTheSame(t, rep)
 	small := []string{"--variants", "strongly-convex,distributed,sglu", "--trials", "40"}
 	b, c, d := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "d")
 	// the second run names the same settings in another order, with flags that only place
@@ -316,6 +317,46 @@ func TestDemoCheckpointPerConfiguration(t *testing.T) {
 		}
 		if _, again := readReport(t, out); !bytes.Equal(first, again) {
 			t.Fatalf("%v: the report differs from the first run's", args)
+		}
+	}
+}
+
+// checkPlanAsksTheSame: one question, one answer. Every distinct question the report's
+// INCONCLUSIVE games name (the two-family game, the per-record membership game), asked
+// of `audit plan` as the report writes it, gets the report's trials-needed to the trial.
+func checkPlanAsksTheSame(t *testing.T, rep *reports.Report) {
+	t.Helper()
+	asked := map[string]int{} // plan command → the report's count
+	for _, s := range rep.Subjects {
+		for _, f := range s.Findings {
+			if p := f.Power; p != nil && p.Question != nil && p.TrialsNeeded > 0 {
+				if n, ok := asked[p.Question.Plan]; ok && n != p.TrialsNeeded {
+					t.Errorf("one question, two counts in the report: %d and %d for %s", n, p.TrialsNeeded, p.Question.Plan)
+				}
+				asked[p.Question.Plan] = p.TrialsNeeded
+			}
+		}
+	}
+	if len(asked) < 2 {
+		t.Fatalf("the report names %d questions with a trials-needed; want the game's and the membership attack's: %v", len(asked), asked)
+	}
+	for cmd, want := range asked {
+		args := strings.Fields(cmd)
+		if args[0] != "audit" || args[1] != "plan" {
+			t.Fatalf("the report's question is not a plan command: %s", cmd)
+		}
+		out, errOut, code := runCLI(t, append(args[1:], "--json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+		}
+		var got struct {
+			TrialsNeeded int `json:"trials_needed"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+		if got.TrialsNeeded != want {
+			t.Errorf("%s says %d trials per side; the report says %d for the same question", cmd, got.TrialsNeeded, want)
 		}
 	}
 }

@@ -23,23 +23,26 @@ type planRequest struct {
 
 // planSpecOutput is audit plan --spec --json's object.
 type planSpecOutput struct {
-	Spec         string                `json:"spec"`
-	Subjects     []string              `json:"subjects"`
-	Epsilon      float64               `json:"claim_epsilon"`
-	Delta        float64               `json:"claim_delta"`
-	Confidence   float64               `json:"confidence"`
-	Against      float64               `json:"against"`
-	Power        float64               `json:"power"`
-	TrialsNeeded int                   `json:"trials_needed"`
-	GDPMu        float64               `json:"gdp_mu"`
-	SpecTrials   int                   `json:"spec_trials"`
-	SpecPower    float64               `json:"spec_power"`
-	Workers      int                   `json:"workers"`
-	SetupSeconds float64               `json:"setup_seconds"`
-	Calibration  []planSubjectTiming   `json:"calibration"`
-	Predictions  []planPredictionTimes `json:"predictions"`
-	Assumption   string                `json:"assumption"`
-	CalibrationS float64               `json:"calibration_seconds"`
+	Spec         string   `json:"spec"`
+	Subjects     []string `json:"subjects"`
+	Epsilon      float64  `json:"claim_epsilon"`
+	Delta        float64  `json:"claim_delta"`
+	Confidence   float64  `json:"confidence"`
+	Against      float64  `json:"against"`
+	Power        float64  `json:"power"`
+	TrialsNeeded int      `json:"trials_needed"`
+	// GameConfidence is each score family's confidence in the game trials_needed is for
+	// (the spec's confidence shared by the two families): the question's confidence.
+	GameConfidence float64               `json:"game_confidence"`
+	GDPMu          float64               `json:"gdp_mu"`
+	SpecTrials     int                   `json:"spec_trials"`
+	SpecPower      float64               `json:"spec_power"`
+	Workers        int                   `json:"workers"`
+	SetupSeconds   float64               `json:"setup_seconds"`
+	Calibration    []planSubjectTiming   `json:"calibration"`
+	Predictions    []planPredictionTimes `json:"predictions"`
+	Assumption     string                `json:"assumption"`
+	CalibrationS   float64               `json:"calibration_seconds"`
 }
 
 type planSubjectTiming struct {
@@ -92,7 +95,7 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 	}
 	cal.Setup = setup
 	out := planSpecOutput{Spec: pr.spec, Epsilon: claim.Epsilon, Delta: claim.Delta, Confidence: c.confidence,
-		Against: against, Power: pr.power, TrialsNeeded: need, GDPMu: mu, SpecTrials: c.trials, SpecPower: specPower,
+		Against: against, Power: pr.power, TrialsNeeded: need, GameConfidence: ps.Conf, GDPMu: mu, SpecTrials: c.trials, SpecPower: specPower,
 		Workers: cal.Workers, SetupSeconds: setup.Seconds(), CalibrationS: cal.Took.Seconds(),
 		Assumption: "trials_needed assumes a Gaussian (μ-GDP) leak whose ε at δ is against × claim; times are for machines like this one, without queueing or file transfer"}
 	for _, s := range cal.Subjects {
@@ -113,8 +116,8 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "%s: %s to run (%s), claim (ε=%g, δ=%g), confidence %g.\n", out.Spec, plural(len(out.Subjects), "subject"), strings.Join(out.Subjects, ", "), claim.Epsilon, claim.Delta, c.confidence)
-	fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g, the distinguishing game needs %d trials per side (assuming a Gaussian leak, μ = %.4g).\n",
-		against, claim.Epsilon, pr.power, need, mu)
+	fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g, the distinguishing game needs %d trials per side (split game, each of its 2 score families at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
+		against, claim.Epsilon, pr.power, need, 100*ps.Conf, mu)
 	if c.trials != need {
 		fmt.Fprintf(stdout, "The spec's %d trials have power %.2f against %g×.\n", c.trials, specPower, against)
 	}
