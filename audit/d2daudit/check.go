@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/retrain"
@@ -29,14 +30,18 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d check: no trials")
 	}
+	// the checks, for a progress bar: certificate, implementation, then the published ones
+	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	fs := s.certificateFindings()
+	st.Step()
 	impl, err := s.implementationFindings(ctx, results, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
+	st.Step()
 	fs = append(fs, impl...)
 	c := s.Claim()
-	pub, err := publishedFindings(ctx, audit.GaussianRelease{
+	pub, err := publishedFindings(ctx, st, audit.GaussianRelease{
 		Prefix: "d2d", Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon,
 		Delta: s.plan.MechanismDelta(), Alpha: opt.Alpha, Confidence: opt.Confidence,
 	}, c.Epsilon, c.Delta, c.Rho, s.setup.Loss, s.universe, s.setup.Updates, opt, results)
@@ -48,13 +53,15 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 
 // publishedFindings are the checks every D2D subject makes on the published models: the
 // Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with
-// the claim's Rényi slope rho, and the membership attack on the deleted records.
-func publishedFindings(ctx context.Context, rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
+// the claim's Rényi slope rho, and the membership attack on the deleted records; st counts
+// each (the game and the attack when opt asks for them).
+func publishedFindings(ctx context.Context, st *steps.Counter, rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
 	updates []reference.Update, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
 	fs, err := rel.Check(results)
 	if err != nil {
 		return nil, err
 	}
+	st.Step()
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Rho: rho,
 			Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
@@ -62,6 +69,7 @@ func publishedFindings(ctx context.Context, rel audit.GaussianRelease, eps, delt
 			return nil, err
 		}
 		fs = append(fs, emp)
+		st.Step()
 	}
 	if !opt.Attacks.Has(audit.MembershipAttack) {
 		return fs, nil
@@ -70,6 +78,7 @@ func publishedFindings(ctx context.Context, rel audit.GaussianRelease, eps, delt
 	if err != nil {
 		return nil, err
 	}
+	st.Step()
 	return append(fs, mem...), nil
 }
 

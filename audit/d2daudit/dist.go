@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -185,6 +186,9 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d distributed check: no trials")
 	}
+	// the checks, for a progress bar: certificate and implementation, then the published
+	// ones (release, game, membership)
+	st, ctx := steps.Count(ctx, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	p, pl := s.setup.Params, s.plan
 	k := len(s.setup.Updates)
 	eps, first := DistCorrectedEpsilon(pl, k)
@@ -223,11 +227,12 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 		audit.Deterministic("d2d/implementation/paper-gap", "gap of the unlearned average to the coupled retrain (worst trial), against the paper's Δ",
 			audit.Implementation, gap, pl.Sensitivity(), n, fmt.Sprintf("largest certified Δ over trials %.4g = %.3g × the paper's", cert, cert/pl.Sensitivity())),
 	)
+	st.Step()
 	sigma := pl.Sigma
 	if p.Copies > 1 && p.Selection == d2d.NoisySelection {
 		sigma *= math.Sqrt(float64(p.Copies))
 	}
-	pub, err := publishedFindings(ctx, audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
+	pub, err := publishedFindings(ctx, st, audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
 		Delta: p.Delta / 2, Alpha: opt.Alpha, Confidence: opt.Confidence}, p.Epsilon, p.Delta, rhoStar(p.Epsilon, p.Delta/2),
 		s.setup.Loss, s.universe, s.setup.Updates, opt, results)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
 
@@ -152,6 +153,13 @@ func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, 
 	// coarse search tried extends the coarse one
 	tried := map[int][]float64{}
 	draws := newDrawCache(mu) // and where each replicate's draws stood at the counts tried
+	// progress: the bracketing's evaluations are not known in number, so it reports no
+	// count; the settling's replicates are (see settled)
+	report := steps.From(ctx)
+	if report != nil {
+		report("bracketing", 0, 0)
+	}
+	var settled, planned int // replicates the settling has run, and at most will run
 	powerAt := func(trials int) float64 {
 		if ctx.Err() != nil {
 			return 0 // the search unwinds; its result is ctx's error
@@ -161,11 +169,35 @@ func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, 
 			per = append(per, make([]float64, reps-have)...)
 			sim := newPowerSim(trials, p)
 			sim.draws = draws
+			if report != nil && reps == PowerReps {
+				sim.progress = func(k int) { report("settling", settled+k, planned) }
+			}
 			sim.replicates(ctx, mu, per, have)
 			tried[trials] = per
+			if reps == PowerReps {
+				settled += reps - have
+			}
 		}
 		pw, _ := meanStdErr(per[:reps])
 		return pw
+	}
+	// toSettle is the replicates the settling has left when it will evaluate the counts
+	// given (0: none) and then bisect lo..hi: at most, as the bisection may stop a step
+	// early and find a count already evaluated
+	toSettle := func(lo, hi int, counts ...int) int {
+		left := 0
+		for _, n := range counts {
+			if n > 0 {
+				left += max(0, PowerReps-len(tried[n]))
+			}
+		}
+		return left + PowerReps*bisectSteps(lo, hi, settleParts)
+	}
+	replan := func(lo, hi int, counts ...int) {
+		if report != nil {
+			planned = settled + toSettle(lo, hi, counts...)
+			report("settling", settled, planned)
+		}
 	}
 	reaches := func(trials int) bool { return powerAt(trials) >= p.Power }
 	// Φ⁻¹(power) grows about linearly in √n (the held-out counts' signal-to-noise ratio
@@ -240,20 +272,47 @@ func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, 
 	}
 	// settle with the full estimate, widening the coarse bracket where it was wrong
 	reps = PowerReps
+	above := func(lo int) int { // lo when it is a count to evaluate
+		if lo > start-1 {
+			return lo
+		}
+		return 0
+	}
+	replan(lo, hi, hi, above(lo))
 	for powerAt(hi) < p.Power {
 		if hi >= MaxPlanTrials || ctx.Err() != nil {
 			return 0, 0, cmp.Or(ctx.Err(), errNoCount)
 		}
 		lo, hi = hi, min(hi+hi/5, MaxPlanTrials)
+		replan(lo, hi, hi)
 	}
 	for lo > start-1 && powerAt(lo) >= p.Power {
 		hi, lo = lo, max(start-1, lo-lo/5)
+		replan(lo, hi, above(lo))
 	}
-	_, hi = bisectCount(lo, hi, 20, reaches)
+	replan(lo, hi)
+	_, hi = bisectCount(lo, hi, settleParts, reaches)
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}
+	if report != nil {
+		report("settling", settled, settled)
+	}
 	return hi, mu, nil
+}
+
+// settleParts is the settling bisection's resolution: to a twentieth of the count.
+const settleParts = 20
+
+// bisectSteps is at most the number of evaluations bisectCount(lo, hi, parts, ·) makes: the
+// bracket halves (rounded up) each time, and the bisection stops once it is within hi/parts,
+// which is at least lo/parts.
+func bisectSteps(lo, hi, parts int) int {
+	n := 0
+	for w := hi - lo; w > max(1, lo/parts); w -= w / 2 {
+		n++
+	}
+	return n
 }
 
 // gdpMuFor is the μ of the Gaussian pair whose exact ε at δ is eps.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -132,6 +133,9 @@ type powerSim struct {
 	claim, delta, a   float64
 	uSel, uEval       *cpTable   // CPUpper(k, ·, a/2) for k = 0..n
 	draws             *drawCache // the search's record of its draws, or nil
+	// progress, if set, is told how many replicates a call of replicates has finished, from
+	// its workers (so concurrently)
+	progress func(done int)
 }
 
 // newPowerSim makes the simulation of a count; its bounds are computed as the replicates
@@ -192,6 +196,7 @@ func (s *powerSim) replicates(ctx context.Context, mu float64, per []float64, fr
 	}
 	workers := min(reps-from, runtime.GOMAXPROCS(0))
 	learned := make([][2]float64, workers)
+	var finished atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -235,6 +240,9 @@ func (s *powerSim) replicates(ctx context.Context, mu float64, per []float64, fr
 					tpr, fpr = distuv.UnitNormal.CDF(rule.Threshold-mu), distuv.UnitNormal.CDF(rule.Threshold)
 				}
 				per[rep] = s.evalPower(tpr, fpr)
+				if s.progress != nil {
+					s.progress(int(finished.Add(1)))
+				}
 			}
 			learned[w] = [2]float64{c.learnL, c.learnR}
 		})

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
@@ -41,6 +42,10 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if err != nil {
 		return nil, fmt.Errorf("hf check: %w", err)
 	}
+	// the checks, for a progress bar: σ and the error with its trace, the relative error,
+	// the lemmas, the release, the game, the membership attack
+	mem := opt.Attacks.Has(audit.MembershipAttack) && len(s.rows) > 0
+	st, ctx := steps.Count(ctx, true, len(s.rows) > 0, true, true, opt.Attacks.Has(audit.GameAttack), mem)
 	reading := s.readingSource()
 	fs := []audit.Finding{
 		audit.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
@@ -59,24 +64,28 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		return nil, err
 	}
 	fs = append(fs, errF)
+	st.Step()
 	if len(s.rows) > 0 {
 		rel, err := s.relativeError(ctx, opt.Seed, results[0])
 		if err != nil {
 			return nil, err
 		}
 		fs = append(fs, rel)
+		st.Step()
 	}
 	lemmas, err := s.lemmaFindings(ctx, opt.Seed, results[0].Index)
 	if err != nil {
 		return nil, err
 	}
 	fs = append(fs, lemmas...)
+	st.Step()
 	rel, err := audit.GaussianRelease{Prefix: "hf", Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
 		Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf}.Check(results)
 	if err != nil {
 		return nil, fmt.Errorf("hf check: %w", err)
 	}
 	fs = append(fs, rel...)
+	st.Step()
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
 			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
@@ -84,8 +93,9 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, fmt.Errorf("hf check: %w", err)
 		}
 		fs = append(fs, emp)
+		st.Step()
 	}
-	if opt.Attacks.Has(audit.MembershipAttack) && len(s.rows) > 0 {
+	if mem {
 		ids := make([]int64, len(s.rows))
 		for j, r := range s.rows {
 			ids[j] = s.setup.IDs[r]
@@ -100,12 +110,13 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r])
 			}
 		}
-		mem, err := audit.MembershipRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
+		f, err := audit.MembershipRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
 			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("hf check: %w", err)
 		}
-		fs = append(fs, mem)
+		fs = append(fs, f)
+		st.Step()
 	}
 	return fs, nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
@@ -52,6 +53,9 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if conf == 0 {
 		conf = 0.95
 	}
+	// the checks, for a progress bar: the certificate's (the coupled shift replays the run),
+	// the implementation's, the release, the game, the membership attack
+	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	c := s.setup
 	cfg := c.Config
 	k := len(s.plan.Served)
@@ -105,6 +109,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs = append(fs, audit.Deterministic("olu/certificate/shift", "the shift between the run and its reference at the last release, within the shift its noise is sized for", audit.Certificate,
 		gap, charged, 1, detail))
+	st.Step()
 	// implementation
 	plain := slices.Clone(s.stream)
 	none, err := olu.Passive(ctx, cfg, plain, nil, rand.New(rand.NewPCG(1, 1)))
@@ -130,17 +135,20 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs = append(fs, audit.Deterministic("olu/implementation/noise", "the noise is k·d standard normal draws at the requests' rounds, and every released state lies in the domain (draws off, states outside)", audit.Implementation,
 		math.Abs(float64(run.Draws-k*d))+outside, 0, 1, fmt.Sprintf("%d draws for k = %d requests in d = %d", run.Draws, k, d)))
+	st.Step()
 	rel, err := audit.GaussianRelease{Prefix: "olu", Sigma: s.sigma, Rho: cfg.Epsilon, Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf}.Check(results)
 	if err != nil {
 		return nil, fmt.Errorf("olu check: %w", err)
 	}
 	fs = append(fs, rel...)
+	st.Step()
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("olu check: %w", err)
 		}
 		fs = append(fs, emp)
+		st.Step()
 	}
 	if opt.Attacks.Has(audit.MembershipAttack) {
 		var ids []int64
@@ -157,6 +165,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, fmt.Errorf("olu check: %w", err)
 		}
 		fs = append(fs, mem)
+		st.Step()
 	}
 	return fs, nil
 }

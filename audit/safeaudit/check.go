@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -33,6 +34,10 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if conf == 0 {
 		conf = 0.95
 	}
+	// the checks, for a progress bar: the certificate's and implementation's, the published
+	// models', the release, the game, the membership attack, the stream's
+	mem := opt.Attacks.Has(audit.MembershipAttack) && len(s.deleted) > 0
+	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), mem, true)
 	c := s.setup
 	want := NoiseScalePaper(s.bound, c.Epsilon, c.Delta)
 	fs := []audit.Finding{
@@ -69,15 +74,18 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		}
 	}
 	fs = append(fs, sens, recF, stepF)
+	st.Step()
 	if pub, ok := s.publishedFinding(results); ok {
 		fs = append(fs, pub)
 	}
+	st.Step()
 	rel, err := audit.GaussianRelease{Prefix: "safe", Sigma: s.sigma, Rho: s.rho(),
 		Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf}.Check(results)
 	if err != nil {
 		return nil, fmt.Errorf("safe check: %w", err)
 	}
 	fs = append(fs, rel...)
+	st.Step()
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
 			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
@@ -85,8 +93,9 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, fmt.Errorf("safe check: %w", err)
 		}
 		fs = append(fs, emp)
+		st.Step()
 	}
-	if opt.Attacks.Has(audit.MembershipAttack) && len(s.deleted) > 0 {
+	if mem {
 		ids := make([]int64, len(s.deleted))
 		for j, r := range s.deleted {
 			ids[j] = c.IDs[r]
@@ -98,17 +107,19 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 				dst[j] = logitConfidence(m, w, c.Train.Row(r), c.Train.Y[r], z)
 			}
 		}
-		mem, err := audit.MembershipRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
+		f, err := audit.MembershipRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
 			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("safe check: %w", err)
 		}
-		fs = append(fs, mem)
+		fs = append(fs, f)
+		st.Step()
 	}
 	stream, err := s.streamFinding(ctx, opt, conf, results[0])
 	if err != nil {
 		return nil, err
 	}
+	st.Step()
 	return append(fs, stream), nil
 }
 

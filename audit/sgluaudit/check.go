@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
@@ -21,16 +22,21 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if conf == 0 {
 		conf = 0.95
 	}
+	// the checks, for a progress bar: the noise, the coupled runs, the game, the membership
+	// attack
+	st, ctx := steps.Count(ctx, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	// The noise check costs a few runs, so it is held to a 20× smaller false-alarm rate:
 	// it adds at most a twentieth of 1 − conf to an honest subject's chance of a FAIL.
 	noise, err := s.noiseFinding(ctx, opt.Seed, 1-(1-conf)/20)
 	if err != nil {
 		return nil, err
 	}
+	st.Step()
 	coupled, err := s.coupledFinding(ctx, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
+	st.Step()
 	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
 	if opt.Attacks.Has(audit.GameAttack) {
 		emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
@@ -38,6 +44,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, err
 		}
 		fs = append(fs, emp)
+		st.Step()
 	}
 	if !opt.Attacks.Has(audit.MembershipAttack) {
 		return fs, nil
@@ -51,6 +58,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if err != nil {
 		return nil, fmt.Errorf("sglu check: %w", err)
 	}
+	st.Step()
 	return append(fs, mem), nil
 }
 

@@ -287,8 +287,9 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
-		stop := c.progress.Phase("checking " + s.Name())
-		fsd, err := ds.Check(ctx, results)
+		// the checks count themselves through cctx: a bar and an ETA on a terminal
+		cctx, stop := c.progress.Steps(ctx, "checking "+s.Name())
+		fsd, err := ds.Check(cctx, results)
 		stop()
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
@@ -305,8 +306,8 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
 			}
-			stop := c.progress.Phase("checking " + cs.Name())
-			fsc, err := ctl.Audited.Check(ctx, results)
+			cctx, stop := c.progress.Steps(ctx, "checking "+cs.Name())
+			fsc, err := ctl.Audited.Check(cctx, results)
 			stop()
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)

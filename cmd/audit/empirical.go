@@ -316,8 +316,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if out.TrialsForResolution, err = epsilon.TrialsForResolution(claim, delta, conf, strat); err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
-		stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Phase("plan: searching the trials per side that reach the power")
-		n, mu, err := epsilon.TrialsToDetect(ctx, epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
+		// the search reports its settling's replicates through sctx: an ETA on a terminal
+		sctx, stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Steps(ctx, "plan: searching the trials per side that reach the power")
+		n, mu, err := epsilon.TrialsToDetect(sctx, epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
 		stop()
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}

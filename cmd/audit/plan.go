@@ -77,7 +77,9 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 	claim := subjects[0].Subject.Claim()
 	ps := audit.GamePowerSpec(claim.Epsilon, claim.Delta, c.confidence, against)
 	ps.Power = pr.power
-	need, mu, err := epsilon.TrialsToDetect(ctx, ps)
+	sctx, stop := c.progress.Steps(ctx, "plan: searching the trials per side that reach the power")
+	need, mu, err := epsilon.TrialsToDetect(sctx, ps)
+	stop()
 	if err != nil {
 		return usageError{fmt.Errorf("plan: %w", err)} // an interruption stays one (exit 130)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -70,23 +71,41 @@ func stderrOnTerminal(t *testing.T, wantExit int, args ...string) string {
 	return ""
 }
 
-// On a terminal, the long phases without steps show their label and elapsed time —
-// plan's search and verify's game — and --quiet silences them.
+// etaBar matches a drawn bar whose ETA is extrapolated (not "--:--"), after the label.
+const etaBar = `  \[[#.]{20}\]  +\d+/\d+  ETA \d+:\d\d`
+
+// On a terminal, the long phases show their progress: plan's search its bracketing's
+// elapsed time, then its settling's replicates with an ETA; the checks of the demo and of
+// the merge their count with an ETA; verify's game its elapsed time. --quiet silences them,
+// and so does a stderr that is not a terminal.
 func TestProgressOnATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs it")
 	}
 	plan := []string{"plan", "--trials", "1000", "--delta", "1e-3", "--epsilon", "1"}
-	if got := stderrOnTerminal(t, 0, plan...); !strings.Contains(got, "\rplan: searching the trials per side that reach the power  0:0") {
-		t.Errorf("plan on a terminal showed %q", got)
+	searching := "\rplan: searching the trials per side that reach the power"
+	if got := stderrOnTerminal(t, 0, plan...); !strings.Contains(got, searching+": bracketing  0:0") ||
+		!regexp.MustCompile(regexp.QuoteMeta(searching)+": settling"+etaBar).MatchString(got) {
+		t.Errorf("plan on a terminal showed %q; want the bracketing's elapsed time, then the settling's bar with an ETA", got)
 	}
 	if got := stderrOnTerminal(t, 0, append(plan, "--quiet")...); strings.Contains(got, "plan:") {
 		t.Errorf("plan --quiet showed %q", got)
 	}
+	if _, stderr, code := runCLI(t, plan...); code != 0 || stderr != "" {
+		t.Errorf("plan to a pipe: exit %d, stderr %q; want nothing", code, stderr)
+	}
 	dir := t.TempDir()
-	if got := stderrOnTerminal(t, 0, "demo", "--variants", "strongly-convex", "--trials", "8", "--out", dir+"/demo"); !strings.Contains(got, "d2d/strongly-convex  [####################]  8/8") ||
-		!strings.Contains(got, "\rchecking d2d/strongly-convex  0:0") {
-		t.Errorf("demo on a terminal showed %q; want the trials' bar, then the checks' phase", got)
+	demo := []string{"demo", "--variants", "strongly-convex", "--trials", "8", "--out", dir + "/demo"}
+	checking := regexp.MustCompile(`\rchecking d2d/strongly-convex` + etaBar)
+	if got := stderrOnTerminal(t, 0, demo...); !strings.Contains(got, "d2d/strongly-convex  [####################]  8/8") ||
+		!checking.MatchString(got) {
+		t.Errorf("demo on a terminal showed %q; want the trials' bar, then the checks' bar with an ETA", got)
+	}
+	if got := stderrOnTerminal(t, 0, append(demo, "--quiet", "--force")...); got != "" {
+		t.Errorf("demo --quiet showed %q", got)
+	}
+	if _, stderr, code := runCLI(t, append(demo, "--force")...); code != 0 || stderr != "" {
+		t.Errorf("demo to a pipe: exit %d, stderr %q; want nothing", code, stderr)
 	}
 	vspec := dir + "/verify.json"
 	os.WriteFile(vspec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}`), 0o644)
@@ -99,8 +118,8 @@ func TestProgressOnATerminal(t *testing.T) {
 		}
 	}
 	if got := stderrOnTerminal(t, 0, "merge", dir+"/shards", "--out", dir+"/merged"); !strings.Contains(got, "merge: reading the parts' trials  [####################]  2/2") ||
-		!strings.Contains(got, "\rchecking d2d/strongly-convex  0:0") {
-		t.Errorf("merge on a terminal showed %q", got)
+		!checking.MatchString(got) {
+		t.Errorf("merge on a terminal showed %q; want the parts' bar, then the checks' bar with an ETA", got)
 	}
 	// an honest sample of 40 models a side: INCONCLUSIVE, exit 3
 	if got := stderrOnTerminal(t, exitInconclusive, "verify", "--spec", vspec, "--unlearned", "testdata/verify/good", "--retrained", "testdata/verify/retrained", "--out", dir+"/verify"); !strings.Contains(got, "\rverify: the game on the models and its power  0:0") {

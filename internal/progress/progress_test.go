@@ -1,10 +1,13 @@
 package progress
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 )
 
 // The bar extrapolates the rate of the trials run here (resumed ones excluded), ends its
@@ -75,3 +78,56 @@ func TestPhase(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A phase with steps shows elapsed time while its stage has no count, then a bar whose ETA
+// extrapolates the steps since the count began; it draws at once a new stage, the first
+// step and the end, the rest at most every stepTick; a shorter line blanks what the longer
+// one left; reports after stop draw nothing; a disabled bar attaches no listener.
+func TestSteps(t *testing.T) {
+	old := phaseTick
+	phaseTick = time.Hour // only the reports draw
+	defer func() { phaseTick = old }()
+	var out strings.Builder
+	var mu sync.Mutex
+	now := time.Unix(0, 0)
+	bar := New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) }), true)
+	bar.now = func() time.Time { return now }
+	ctx, stop := bar.Steps(context.Background(), "plan")
+	report := steps.From(ctx)
+	if report == nil {
+		t.Fatal("an enabled bar's Steps attached no listener")
+	}
+	now = now.Add(3 * time.Second)
+	report("bracketing", 0, 0)
+	now = now.Add(4 * time.Second)
+	report("settling", 10, 100) // 10 done before the count began (as resumed steps)
+	now = now.Add(2 * time.Second)
+	report("settling", 20, 100) // 10 steps in 2 s: 80 left take 16 s
+	now = now.Add(10 * time.Millisecond)
+	report("settling", 21, 100) // within stepTick of the last draw: not drawn
+	report("settling", 20, 100) // out of order: ignored
+	now = now.Add(stepTick)
+	report("settling", 30, 100)
+	report("settling", 100, 100)
+	stop()
+	report("settling", 100, 100) // after stop
+	want := "\rplan  0:00" +
+		"\rplan: bracketing  0:03" +
+		"\rplan: settling  [##..................]   10/100  ETA --:--" +
+		"\rplan: settling  [####................]   20/100  ETA 0:16 " + // blanks the longer ETA
+		"\rplan: settling  [######..............]   30/100  ETA 0:07" + // 20 steps in 2.11 s, 70 left
+		"\rplan: settling  [####################]  100/100  done 0:02" +
+		"\rplan: settling  [####################]  100/100  done 0:02\n" // stop's last draw
+	mu.Lock()
+	if got := out.String(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	mu.Unlock()
+	var quiet strings.Builder
+	qctx, qstop := New(&quiet, false).Steps(context.Background(), "x")
+	steps.Report(qctx, "s", 1, 2)
+	qstop()
+	if steps.From(qctx) != nil || quiet.Len() != 0 {
+		t.Errorf("a disabled bar attached a listener or wrote %q", quiet.String())
+	}
+}
