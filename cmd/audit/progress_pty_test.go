@@ -121,8 +121,11 @@ func TestProgressOnATerminal(t *testing.T) {
 		!checking.MatchString(got) {
 		t.Errorf("merge on a terminal showed %q; want the parts' bar, then the checks' bar with an ETA", got)
 	}
-	// an honest sample of 40 models a side: INCONCLUSIVE, exit 3
-	if got := stderrOnTerminal(t, exitInconclusive, "verify", "--spec", vspec, "--unlearned", "testdata/verify/good", "--retrained", "testdata/verify/retrained", "--out", dir+"/verify"); !strings.Contains(got, "\rverify: the game on the models and its power  0:0") {
-		t.Errorf("verify on a terminal showed %q", got)
+	// an honest sample of 40 models a side: INCONCLUSIVE, exit 3, after the search for the
+	// trials that would decide, whose settling has an ETA
+	const verifying = "\rverify: the game on the models and its power"
+	if got := stderrOnTerminal(t, exitInconclusive, "verify", "--spec", vspec, "--unlearned", "testdata/verify/good", "--retrained", "testdata/verify/retrained", "--out", dir+"/verify"); !strings.Contains(got, verifying+"  0:0") ||
+		!regexp.MustCompile(regexp.QuoteMeta(verifying)+": settling"+etaBar).MatchString(got) {
+		t.Errorf("verify on a terminal showed %q; want its elapsed time, then the settling's bar with an ETA", got)
 	}
 }

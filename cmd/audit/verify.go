@@ -50,7 +50,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' elapsed time
+	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' progress
 	reference.MaxValues = data.maxValues                       // the one memory cap, for every file verify reads
 	switch {
 	case specPath == "":
@@ -153,8 +153,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
 		}
 		var ret *mat.Dense
-		stop := bar.Phase("verify: retraining by the recipe and playing the game")
-		claim, findings, ret, err = audit.VerifyAgainstRecipe(ctx, unlearned, recipe, s, workers)
+		sctx, stop := bar.Steps(ctx, "verify: retraining by the recipe and playing the game") // a trials-needed search shows its settling's ETA
+		claim, findings, ret, err = audit.VerifyAgainstRecipe(sctx, unlearned, recipe, s, workers)
 		stop()
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -189,8 +189,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
 				}
 			}
-			stop := bar.Phase("verify: the game on the scores and its power")
-			claim, findings, err = audit.VerifyScores(ctx, unlearned, retrained, s)
+			sctx, stop := bar.Steps(ctx, "verify: the game on the scores and its power")
+			claim, findings, err = audit.VerifyScores(sctx, unlearned, retrained, s)
 			stop()
 			if err == nil && *holdout != "" {
 				f, err := audit.VerifyHoldout(unlearned, h, s)
@@ -205,12 +205,12 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if ds, err = data.load(s.Seed); err != nil {
 				return err
 			}
-			stop := bar.Phase("verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, ds.ds, s)
+			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
+			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
 			stop()
 		default:
-			stop := bar.Phase("verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(ctx, unlearned, retrained, nil, s)
+			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
+			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, nil, s)
 			stop()
 		}
 		if err != nil {
