@@ -227,3 +227,37 @@ func tickTexts(c *chart, anchor string) []string {
 	}
 	return out
 }
+
+// Scores near ±MaxFloat64 (a logit-scaled confidence of a saturated model can be huge) are
+// drawn inside the frame, every coordinate finite: the scale's differences must not
+// overflow to ±Inf and make NaN coordinates.
+func TestMembershipChartExtremeScores(t *testing.T) {
+	forget := []float64{-1e308, 1e308, 0, 1.7e308}
+	holdout := make([]float64, 50)
+	for j := range holdout {
+		holdout[j] = -1.7e308 * (1 - float64(j)/25)
+	}
+	f, err := audit.HoldoutMembership(forget, holdout, []int64{1, 2, 3, 4}, 0.95, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := exposureChart(NewFinding(f).Membership)
+	if len(ex.dots) != len(forget) {
+		t.Fatalf("%d dots, want %d", len(ex.dots), len(forget))
+	}
+	for _, d := range ex.dots {
+		if !finite(d.x) || !finite(d.y) || d.y < padT-1e-9 || d.y > plotH-padB+1e-9 {
+			t.Errorf("dot at (%v, %v): want finite and inside the frame", d.x, d.y)
+		}
+	}
+	for _, l := range ex.lines {
+		for _, p := range l.pts {
+			if !finite(p[0]) || !finite(p[1]) {
+				t.Errorf("percentile line point %v is not finite", p)
+			}
+		}
+	}
+	if svg := ex.svg(); strings.Contains(string(svg), "NaN") || strings.Contains(string(svg), "Inf") {
+		t.Errorf("the SVG carries a non-finite number:\n%s", svg)
+	}
+}

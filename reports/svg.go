@@ -506,9 +506,21 @@ func exposureChart(m *Membership) *chart {
 	if math.IsInf(lo, 0) {
 		lo, hi = 0, 1
 	}
+	// scores near ±MaxFloat64 (a saturated logit) overflow hi − lo: the scale then works on
+	// halves, whose differences never do (scale 1 otherwise, the same arithmetic as ever)
+	scale := 1.0
+	if math.IsInf(hi-lo, 0) {
+		scale = 0.5
+	}
+	lo, hi = lo*scale, hi*scale
 	span := hi - lo
 	lo, hi = lo-0.05*span, hi+0.05*span
-	y := func(v float64) float64 { return plotH - padB - frameH*(v-lo)/(hi-lo) }
+	y := func(v float64) float64 {
+		if scale != 1 {
+			return plotH - padB - frameH*((v*scale-lo)/(hi-lo)) // frameH × a score would overflow
+		}
+		return plotH - padB - frameH*(v-lo)/(hi-lo)
+	}
 	n := len(recs)
 	x := func(i int) float64 {
 		if n == 1 {
@@ -539,7 +551,9 @@ func exposureChart(m *Membership) *chart {
 		c.dot(x(i), y(float64(recs[i].Score)), r, "#2166ac")
 	}
 	for _, v := range niceTicks(lo, hi, 4) {
-		c.yTick(y(v), tickLabel(v))
+		if v /= scale; finite(v) {
+			c.yTick(y(v), tickLabel(v))
+		}
 	}
 	for _, r := range niceTicks(1, float64(n), 5) {
 		if r == math.Trunc(r) && r >= 1 {
