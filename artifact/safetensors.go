@@ -19,6 +19,11 @@ import (
 // (100 MB): a header is names, shapes and offsets, never data.
 const maxSafetensorsHeader = 100 << 20
 
+// maxSafetensorsTensors bounds the tensors of one file: a large language model's file
+// holds hundreds to a few thousand; 131 072 is far above any real one and keeps a header of
+// empty tensors (which the size cap alone lets hold 1.7 million) to a tenth of a second.
+const maxSafetensorsTensors = 1 << 17
+
 // A Safetensors file is the tensors of a safetensors file, sorted by name, with the
 // header's free-form metadata.
 type Safetensors struct {
@@ -108,6 +113,9 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 				return nil, fail("__metadata__", "want an object of strings: %v", err)
 			}
 			continue
+		}
+		if len(entries) == maxSafetensorsTensors {
+			return nil, fail("header", "more than %d tensors; a model file holds far fewer", maxSafetensorsTensors)
 		}
 		e := tensorEntry{name: key}
 		if err := dec.Decode(&e); err != nil {

@@ -185,6 +185,28 @@ func TestSafetensorsManyEmptyTensorsCostTheirHeader(t *testing.T) {
 	t.Logf("%d bytes allocated for a %d-byte file", got, len(in))
 }
 
+// A header of more tensors than maxSafetensorsTensors is refused, naming the cap, before
+// its entries past the cap are decoded; the cap itself is accepted.
+func TestSafetensorsTensorCap(t *testing.T) {
+	header := func(n int) string {
+		var h strings.Builder
+		h.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&h, `"t%06d":{"dtype":"F64","shape":[0],"data_offsets":[0,0]},`, i)
+		}
+		h.WriteString(`"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`)
+		return h.String()
+	}
+	st, err := ParseSafetensors(bytes.NewReader(stFile(header(maxSafetensorsTensors-1), le(float32(1)))), "ok.safetensors")
+	if err != nil || len(st.Tensors) != maxSafetensorsTensors {
+		t.Fatalf("%d tensors, the cap: %v", maxSafetensorsTensors, err)
+	}
+	_, err = ParseSafetensors(bytes.NewReader(stFile(header(maxSafetensorsTensors), le(float32(1)))), "many.safetensors")
+	if err == nil || !strings.Contains(err.Error(), "many.safetensors") || !strings.Contains(err.Error(), "more than 131072 tensors") {
+		t.Fatalf("%d tensors: %v; want a refusal naming the file and the cap", maxSafetensorsTensors+1, err)
+	}
+}
+
 // A file of no parameters — no tensors, or only empty ones — is refused as a model and as
 // a sample, naming the file; it panicked (mat: zero length) in LoadSample.
 func TestSafetensorsWithoutParametersIsRefused(t *testing.T) {

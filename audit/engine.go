@@ -584,10 +584,15 @@ func headerDiff(got, want checkpointHeader) string {
 // device) is refused without blocking. With a key, every line is checked and written
 // with its tag.
 func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, params int, load func(TrialResult)) (*checkpoint, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
+	// not followed: a checkpoint planted as a link would have the run append trials to
+	// whatever file it names, outside the folder the tool owns
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
 		return &checkpoint{path: path, hdr: hdr, key: key, params: params}, nil
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &CheckpointError{Path: path, Msg: "a symbolic link, not followed: the run writes only files of its own"}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)

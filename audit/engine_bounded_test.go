@@ -26,6 +26,27 @@ func TestEngineRefusesCheckpointFIFO(t *testing.T) {
 	}
 }
 
+// A checkpoint that is a symbolic link to a regular file was followed: the run read the
+// target and appended its trials there. It is refused by name, the target untouched.
+func TestEngineRefusesCheckpointSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target, path := filepath.Join(dir, "elsewhere.txt"), filepath.Join(dir, "trials.jsonl")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	_, err := (Engine{Checkpoint: path}).Run(context.Background(), counting(-1), 5, 6)
+	var ce *CheckpointError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("%v; want the link refused by name", err)
+	}
+	if b, _ := os.ReadFile(target); len(b) != 0 {
+		t.Errorf("the link's target was written: %d bytes", len(b))
+	}
+}
+
 // Resuming costs in proportion to the checkpoint: 20,000 trials of 6 MB allocate under 16
 // times the file (59 MB measured; the decoding dominates). The read is now a line at a
 // time, each bounded; the whole-file read it replaced cost 68 MB here, too close for this

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"slices"
@@ -65,8 +66,14 @@ type loaded struct {
 }
 
 // load reads, labels and scales the data the flags name, or generates the synthetic set.
-// Every error is a usage error naming the file and line or the flag.
-func (d *dataFlags) load(seed uint64) (*loaded, error) {
+// Every error is a usage error naming the file and line or the flag. A signal ends the wait
+// for a long read (a large CSV or LIBSVM file takes seconds) with ctx's error.
+func (d *dataFlags) load(ctx context.Context, seed uint64) (*loaded, error) {
+	return interruptible(ctx, func() (*loaded, error) { return d.read(seed) })
+}
+
+// read is load without the wait on ctx.
+func (d *dataFlags) read(seed uint64) (*loaded, error) {
 	reference.MaxValues = d.maxValues
 	if d.path == "" {
 		if d.format != "" || d.labels != "" || d.classes != "" || (d.preprocess != "" && d.preprocess != "auto") {

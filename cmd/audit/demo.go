@@ -194,7 +194,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	data, err := c.data.load(c.seed)
+	data, err := c.data.load(ctx, c.seed)
 	if err != nil {
 		return err
 	}

@@ -22,12 +22,18 @@ import (
 
 // loadSamples reads --a or --b as verify --scores reads its matrices
 // (artifact.LoadScores): .npy, .npz of one array, CSV, or a folder of model files, chosen
-// by extension.
-func loadSamples(flagName, path string) (*mat.Dense, error) {
+// by extension. A signal ends the wait for a long load (a 20 MB CSV takes seconds).
+func loadSamples(ctx context.Context, flagName, path string) (*mat.Dense, error) {
 	if path == "" {
 		return nil, usagef("--%s is required", flagName)
 	}
-	m, _, err := artifact.LoadScores(path)
+	m, err := interruptible(ctx, func() (*mat.Dense, error) {
+		m, _, err := artifact.LoadScores(path)
+		return m, err
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--%s: %w", flagName, err)}
 	}
@@ -75,11 +81,11 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, err := loadSamples("a", *aPath)
+	a, err := loadSamples(ctx, "a", *aPath)
 	if err != nil {
 		return err
 	}
-	b, err := loadSamples("b", *bPath)
+	b, err := loadSamples(ctx, "b", *bPath)
 	if err != nil {
 		return err
 	}
@@ -165,11 +171,11 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
-	a, err := loadSamples("a", *aPath)
+	a, err := loadSamples(ctx, "a", *aPath)
 	if err != nil {
 		return err
 	}
-	b, err := loadSamples("b", *bPath)
+	b, err := loadSamples(ctx, "b", *bPath)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := checkOut(c.command, c.out, reportNames(), c.inputs()...); err != nil {
 		return err
 	}
-	data, err := c.data.load(c.seed)
+	data, err := c.data.load(ctx, c.seed)
 	if err != nil {
 		return err
 	}

@@ -104,9 +104,21 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := od.Remove(reportNames()...); err != nil {
 		return outErr("verify", err)
 	}
-	load := func(path string) (*mat.Dense, []string, error) { return artifact.LoadSampleTensors(path, tensors) }
+	readFiles := func(path string) (*mat.Dense, []string, error) { return artifact.LoadSampleTensors(path, tensors) }
 	if *scores || *oneRun != "" {
-		load = artifact.LoadScores
+		readFiles = artifact.LoadScores
+	}
+	// a folder of large models takes seconds to read: a signal ends the wait
+	load := func(path string) (*mat.Dense, []string, error) {
+		type files struct {
+			m     *mat.Dense
+			names []string
+		}
+		r, err := interruptible(ctx, func() (files, error) {
+			m, names, err := readFiles(path)
+			return files{m, names}, err
+		})
+		return r.m, r.names, err
 	}
 	unlearned, uFiles, err := load(unlearnedPath)
 	if err != nil {
@@ -145,7 +157,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: without --retrained the toolkit retrains by the spec's recipe: %w", err)}
 		}
 		data.setFromSpec(s, specPath)
-		if ds, err = data.load(s.Seed); err != nil {
+		if ds, err = data.load(ctx, s.Seed); err != nil {
 			return err
 		}
 		recipe, err := audit.NewRecipe(s, ds.ds)
@@ -202,7 +214,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		case s.Data.File != "": // the deleted records' losses, computed from the weights
 			data.setFromSpec(s, specPath)
-			if ds, err = data.load(s.Seed); err != nil {
+			if ds, err = data.load(ctx, s.Seed); err != nil {
 				return err
 			}
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
