@@ -60,12 +60,16 @@ type Spec struct {
 	// References, when set (audit verify --references), are reference models' scores on
 	// the deleted records with IN/OUT masks: the scores route adds their U-LiRA aggregate
 	// to the game's family. Not a spec field: it holds data.
-	References   *References
-	Variants     []string
-	Params       Args // the method's settings, as its DemoParams read them
-	Deletes      []int64
-	Epsilon      float64
-	Delta        float64
+	References *References
+	Variants   []string
+	Params     Args // the method's settings, as its DemoParams read them
+	Deletes    []int64
+	Epsilon    float64
+	Delta      float64
+	// Claimed says the spec states both claim.epsilon and claim.delta. Without them the
+	// toolkit's own methods run at the defaults (ε = 1, δ = 10⁻⁶, the demo's), but verify,
+	// which audits a claim someone made, refuses to invent one.
+	Claimed      bool
 	Trials       int
 	PowerAgainst float64
 	Confidence   float64
@@ -328,6 +332,9 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			if err != nil {
 				return err
 			}
+			_, eps := obj["epsilon"]
+			_, delta := obj["delta"]
+			s.Claimed = eps && delta
 			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
 				"epsilon": p.param(EpsilonParam, &s.Epsilon),
 				"delta":   p.param(DeltaParam, &s.Delta),

@@ -83,6 +83,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if !s.Claimed { // the defaults run the toolkit's own methods; an audit needs the claim made
+		return usagef("verify: %s: field claim: want both epsilon and delta: verify audits the claim made, and assumes none", specPath)
+	}
 	specOutputs(setFlags(fs), s, &out, formats)
 	outFormats, err := parseFormats(*formats) // refused before any work
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,14 +55,27 @@ func TestVerifySavedModels(t *testing.T) {
 func TestVerifyRefusals(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.json")
-	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}}`), 0o644)
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-6}}`), 0o644)
+	// a claim verify would have to make up: refused, not audited at the demo's defaults
+	for i, claimless := range []string{`{}`, `{"method": {"name": "d2d"}}`, `{"claim": {"epsilon": 1}}`, `{"claim": {"delta": 1e-6}}`} {
+		p := filepath.Join(dir, fmt.Sprintf("claimless%d.json", i))
+		os.WriteFile(p, []byte(claimless), 0o644)
+		out := filepath.Join(dir, "out")
+		_, stderr, code := runCLI(t, "verify", "--spec", p, "--unlearned", retrained(), "--retrained", retrained(), "--out", out)
+		if code != exitUsage || !strings.Contains(stderr, p+": field claim: want both epsilon and delta") {
+			t.Errorf("spec %s: exit %d, %q; want 2, naming the claim's fields", claimless, code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("spec %s: %s was written", claimless, out)
+		}
+	}
 	few := filepath.Join(dir, "few")
 	os.MkdirAll(few, 0o755)
 	for i := range 3 {
 		b, _ := os.ReadFile(filepath.Join("testdata", "verify", "good", "model_0"+string(rune('0'+i))+".npy"))
 		os.WriteFile(filepath.Join(few, "m"+string(rune('0'+i))+".npy"), b, 0o644)
 	}
-	retrained := filepath.Join("testdata", "verify", "retrained")
+	retrained := retrained()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -184,7 +198,7 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 		}
 	}
 	two := filepath.Join(dir, "two.json")
-	os.WriteFile(two, []byte(`{"method": {"name": "d2d", "variants": ["perfect", "strongly-convex"]}, "deletes": [3]}`), 0o644)
+	os.WriteFile(two, []byte(`{"method": {"name": "d2d", "variants": ["perfect", "strongly-convex"]}, "deletes": [3], "claim": {"epsilon": 1, "delta": 1e-6}}`), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -202,3 +216,6 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 		}
 	}
 }
+
+// retrained is the 40 retrained models of testdata/verify.
+func retrained() string { return filepath.Join("testdata", "verify", "retrained") }
