@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 	"time"
 
@@ -240,7 +241,13 @@ type planOutput struct {
 	Power               float64        `json:"power,omitempty"`
 	TrialsNeeded        int            `json:"trials_needed,omitempty"`
 	GDPMu               float64        `json:"gdp_mu,omitempty"`
-	Assumption          string         `json:"assumption,omitempty"`
+	// PowerAtTrials and SmallestFactor are what the split game with --trials per side
+	// catches: the factor× violation with that probability, and every violation of at
+	// least SmallestFactor× with probability --power (+Inf: none). A report's power
+	// figures are these, for the question its plan command asks.
+	PowerAtTrials  *float64        `json:"power_at_trials,omitempty"`
+	SmallestFactor *reports.Number `json:"smallest_detectable_factor,omitempty"`
+	Assumption     string          `json:"assumption,omitempty"`
 }
 
 func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -286,7 +293,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if budget <= 0 || budget > 24*time.Hour {
 			return usagef("plan: --calibrate %v: want a duration in (0, 24h]", budget)
 		}
-		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), fmt.Sprintf("--controls=%t", *controls), "--quiet"}
+		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), fmt.Sprintf("--controls=%t", *controls), fmt.Sprintf("--quiet=%t", *quiet)}
 		if set["trials"] {
 			argv = append(argv, fmt.Sprintf("--trials=%d", trials))
 		}
@@ -296,6 +303,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, f := range []string{"shards", "calibrate", "workers", "controls"} {
 		if set[f] {
 			return usagef("plan: --%s plans a spec's run: it needs --spec", f)
+		}
+	}
+	for _, f := range []string{"power-against", "power"} {
+		if set[f] && !set["epsilon"] {
+			return usagef("plan: --%s asks about the power against a claim: it needs --epsilon (the claimed ε)", f)
 		}
 	}
 	if !set["power-against"] {
@@ -330,19 +342,40 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
 		out.TrialsNeeded, out.GDPMu = n, mu
-		out.Assumption = "trials_needed assumes a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, split thresholds, and a conservative power computation"
+		ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf}
+		at, err := epsilon.SplitGamePower(ctx, trials, ps)
+		if err != nil {
+			return usageError{fmt.Errorf("plan: %w", err)}
+		}
+		smallest, err := epsilon.SmallestDetectableFactor(ctx, trials, ps)
+		if err != nil {
+			return usageError{fmt.Errorf("plan: %w", err)}
+		}
+		sf := reports.Number(smallest)
+		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
+		out.Assumption = "trials_needed, power_at_trials and smallest_detectable_factor assume a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, and split thresholds"
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %g%% confidence, a distinguishing game can show at most ε = %s violated.\n",
+	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %.4g %% confidence, a distinguishing game can show at most ε = %s violated.\n",
 		trials, delta, 100*conf, reports.G10(float64(out.MaxCertifiable)))
 	if set["epsilon"] {
 		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", claim, out.TrialsForResolution)
+		fmt.Fprintf(stdout, "With %d trials per side, the split game catches a true ε of %g × %g with probability %.2f, and catches %s with probability %g.\n",
+			trials, factor, claim, *out.PowerAtTrials, smallestPhrase(float64(*out.SmallestFactor)), power)
 		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (split game at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
 			factor, claim, power, out.TrialsNeeded, 100*conf, out.GDPMu)
 	}
 	return nil
+}
+
+// smallestPhrase names the violations a game catches: "≥ 2.42× violations", or none.
+func smallestPhrase(f float64) string {
+	if math.IsInf(f, 1) {
+		return "no violation of any size"
+	}
+	return fmt.Sprintf("≥ %.3g× violations", f)
 }
 
 // interruptible runs f, a computation that does not watch a context, and returns ctx's

@@ -164,6 +164,13 @@ func TestPlanCommand(t *testing.T) {
 			t.Errorf("%v without --spec: exit %d, %q", extra, code, errOut)
 		}
 	}
+	// the power's flags without a claim to ask about are refused rather than ignored
+	for _, extra := range [][]string{{"--power-against", "3"}, {"--factor", "3"}, {"--power", "0.9"}} {
+		args := append([]string{"plan", "--trials", "100", "--delta", "1e-5"}, extra...)
+		if _, errOut, code := runCLI(t, args...); code != exitUsage || !strings.Contains(errOut, "it needs --epsilon") {
+			t.Errorf("%v without --epsilon: exit %d, %q", extra, code, errOut)
+		}
+	}
 	if _, errOut, code := runCLI(t, "plan", "--trials", "100", "--delta", "1e-5", "--claim-epsilon", "1", "--against", "3", "--factor", "2"); code != exitUsage || !strings.Contains(errOut, "give one") {
 		t.Errorf("--against with --factor: exit %d, %q", code, errOut)
 	}

@@ -35,9 +35,14 @@ const (
 	exitInterrupted  = 130 // 128 + SIGINT, the shells' convention; SIGTERM exits with it too
 )
 
-// interruptedHint is what an interrupted run says: finished trials are kept, so the same
-// command picks up where it stopped.
-const interruptedHint = "interrupted; finished trials are kept: rerun the same command to resume"
+// interruptedHint is what an interrupted command says: demo, run and merge keep the trials
+// they finished, so the same command picks up where it stopped; the others keep nothing.
+func interruptedHint(args []string) string {
+	if len(args) > 0 && slices.Contains([]string{"demo", "run", "merge"}, args[0]) {
+		return "interrupted; finished trials are kept: rerun the same command to resume"
+	}
+	return "interrupted"
+}
 
 func main() {
 	invokedAs = progName(os.Args[0])
@@ -51,7 +56,7 @@ func main() {
 	code := exitCode(err)
 	switch {
 	case code == exitInterrupted:
-		fmt.Fprintln(os.Stderr, "audit:", interruptedHint)
+		fmt.Fprintln(os.Stderr, "audit:", interruptedHint(os.Args[1:]))
 	case err != nil && code == exitUsage:
 		fmt.Fprintln(os.Stderr, "audit:", err)
 	}
@@ -118,6 +123,7 @@ Commands:
   report    re-render a finished audit from its report.json (Markdown, HTML, PDF or JSON)
   check-report  verify a report signed with --sign-key (check-report --key PUB.pem report.json.dsse [report.json])
   keygen    make an evidence key (--evidence-key) and an Ed25519 key pair (--sign-key, check-report --key)
+  canaries  draw the canaries a one-run audit trains on (canaries --seed S --out FILE; then verify --one-run)
   bounds    compute a method's certificate from declared constants (bounds METHOD ...)
   estimate  estimate the Rényi divergence between two samples, with an interval
   epsilon   bound ε from below from per-example scores of two kinds of models
@@ -126,7 +132,7 @@ Commands:
   version   print the version and the commit it was built from (also --version, -V)
 
 Exit codes: 0 every check passed, 1 a check failed, 2 bad usage or bad input,
-3 inconclusive, 130 interrupted (rerun the same command to resume). Run "audit <command> -h" for a command's flags.
+3 inconclusive, 130 interrupted (demo, run and merge resume when rerun). Run "audit <command> -h" for a command's flags.
 `
 
 // usage is usageText followed by the registered methods, their demo variants and their

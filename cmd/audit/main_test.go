@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -323,17 +324,23 @@ func TestDemoCheckpointPerConfiguration(t *testing.T) {
 
 // checkPlanAsksTheSame: one question, one answer. Every distinct question the report's
 // INCONCLUSIVE games name (the two-family game, the per-record membership game), asked
-// of `audit plan` as the report writes it, gets the report's trials-needed to the trial.
+// of `audit plan` as the report writes it, gets the report's trials-needed to the trial,
+// and its power and smallest detectable factor to the bit.
 func checkPlanAsksTheSame(t *testing.T, rep *reports.Report) {
 	t.Helper()
-	asked := map[string]int{} // plan command → the report's count
+	type answer struct {
+		need            int
+		power, smallest float64
+	}
+	asked := map[string]answer{} // plan command → the report's answer
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
 			if p := f.Power; p != nil && p.Question != nil && p.TrialsNeeded > 0 {
-				if n, ok := asked[p.Question.Plan]; ok && n != p.TrialsNeeded {
-					t.Errorf("one question, two counts in the report: %d and %d for %s", n, p.TrialsNeeded, p.Question.Plan)
+				a := answer{p.TrialsNeeded, float64(p.Power), float64(p.SmallestFactor)}
+				if b, ok := asked[p.Question.Plan]; ok && a != b {
+					t.Errorf("one question, two answers in the report: %+v and %+v for %s", a, b, p.Question.Plan)
 				}
-				asked[p.Question.Plan] = p.TrialsNeeded
+				asked[p.Question.Plan] = a
 			}
 		}
 	}
@@ -350,13 +357,33 @@ func checkPlanAsksTheSame(t *testing.T, rep *reports.Report) {
 			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
 		}
 		var got struct {
-			TrialsNeeded int `json:"trials_needed"`
+			TrialsNeeded   int            `json:"trials_needed"`
+			PowerAtTrials  float64        `json:"power_at_trials"`
+			SmallestFactor reports.Number `json:"smallest_detectable_factor"`
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: %v\n%s", cmd, err, out)
 		}
-		if got.TrialsNeeded != want {
-			t.Errorf("%s says %d trials per side; the report says %d for the same question", cmd, got.TrialsNeeded, want)
+		if a := (answer{got.TrialsNeeded, got.PowerAtTrials, float64(got.SmallestFactor)}); a != want {
+			t.Errorf("%s says %+v; the report says %+v for the same question", cmd, a, want)
+		}
+	}
+}
+
+// Every command the dispatcher knows is listed in `audit --help` (canaries was missing).
+func TestHelpListsEveryCommand(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := regexp.MustCompile(`case "([a-z-]+)":\n\t\treturn run[A-Z]`).FindAllStringSubmatch(string(src), -1)
+	if len(cases) < 12 {
+		t.Fatalf("found %d commands in main.go's dispatch; the pattern no longer matches it", len(cases))
+	}
+	help := usage()
+	for _, c := range cases {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(c[1]) + ` `).MatchString(help) {
+			t.Errorf("audit --help does not list %q", c[1])
 		}
 	}
 }

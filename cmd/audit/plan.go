@@ -91,7 +91,9 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 		}
 		specPower = res.Power
 	}
+	stop = c.progress.Phase(fmt.Sprintf("plan: timing the trials and checks on this machine (about %v)", pr.budget))
 	cal, err := audit.Calibrate(ctx, audit.WithControls(subjects, c.controls), c.seed, c.workers, pr.budget, max(need, c.trials))
+	stop()
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

@@ -121,6 +121,14 @@ func TestProgressOnATerminal(t *testing.T) {
 		!checking.MatchString(got) {
 		t.Errorf("merge on a terminal showed %q; want the parts' bar, then the checks' bar with an ETA", got)
 	}
+	// plan --spec: the search's settling with an ETA, then the calibration's elapsed time
+	if got := stderrOnTerminal(t, 0, "plan", "--spec", spec, "--calibrate", "1s", "--controls=false"); !regexp.MustCompile(regexp.QuoteMeta(searching)+": settling"+etaBar).MatchString(got) ||
+		!strings.Contains(got, "\rplan: timing the trials and checks on this machine (about 1s)  0:0") {
+		t.Errorf("plan --spec on a terminal showed %q; want the search's bar with an ETA, then the calibration's time", got)
+	}
+	if got := stderrOnTerminal(t, 0, "plan", "--spec", spec, "--calibrate", "1s", "--controls=false", "--quiet"); strings.Contains(got, "plan:") {
+		t.Errorf("plan --spec --quiet showed %q", got)
+	}
 	// an honest sample of 40 models a side: INCONCLUSIVE, exit 3, after the search for the
 	// trials that would decide, whose settling has an ETA
 	const verifying = "\rverify: the game on the models and its power"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,6 +79,11 @@ func interrupt(t *testing.T, ready func() bool, args ...string) {
 		}
 		if !strings.Contains(out.String(), "interrupted") {
 			t.Errorf("%s: output does not say it was interrupted: %s", args[0], out.String())
+		}
+		// only the commands that keep their finished trials say so
+		keeps := slices.Contains([]string{"demo", "run", "merge"}, args[0])
+		if says := strings.Contains(out.String(), "finished trials are kept"); says != keeps {
+			t.Errorf("%s: the hint says trials are kept: %v; they are: %v: %s", args[0], says, keeps, out.String())
 		}
 		t.Logf("%s: exit 130 %v after SIGTERM", args[0], took.Round(time.Millisecond))
 	case <-time.After(10 * time.Second):

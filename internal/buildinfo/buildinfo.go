@@ -39,7 +39,7 @@ func FromBuildInfo(bi *debug.BuildInfo) Info {
 
 // Describe is the one line `audit version` prints: the release, then where the build
 // came from — its commit (12 hex digits), the module version go install recorded, or a
-// note that neither was stamped (go run, or a build with -buildvcs=false).
+// note that neither was stamped (go run, a build with -buildvcs=false, or in a git worktree).
 func Describe(release string, in Info) string {
 	var from []string
 	switch {
@@ -55,7 +55,7 @@ func Describe(release string, in Info) string {
 	case in.Module != "" && in.Module != "(devel)":
 		from = append(from, "module "+in.Module)
 	default:
-		from = append(from, "commit not stamped: go run, or a build with -buildvcs=false")
+		from = append(from, "commit not stamped: go run, a build with -buildvcs=false, or a build in a git worktree")
 	}
 	if in.GoVersion != "" {
 		from = append(from, in.GoVersion)

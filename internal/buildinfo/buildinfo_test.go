@@ -20,7 +20,7 @@ func TestDescribe(t *testing.T) {
 		{"go install …@version", debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261127031936-415d663aa1b2"}},
 			"0.1.0 (module v0.0.0-20261127031936-415d663aa1b2; go1.26.0)"},
 		{"go run", debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
-			"0.1.0 (commit not stamped: go run, or a build with -buildvcs=false; go1.26.0)"},
+			"0.1.0 (commit not stamped: go run, a build with -buildvcs=false, or a build in a git worktree; go1.26.0)"},
 	} {
 		if got := Describe("0.1.0", FromBuildInfo(&c.bi)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
