@@ -57,9 +57,9 @@ func ExampleRankCheck() {
 	for i := range retrains {
 		retrains[i] = 0.30 + float64(i)/1000
 	}
-	f, _ := audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play("mean loss over the deleted records", []float64{0.12}, retrains)
+	f, _ := audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play(context.Background(), "mean loss over the deleted records", []float64{0.12}, retrains)
 	fmt.Println(f.Verdict, f.Comparison, fmt.Sprintf("%.4f", f.Bound))
-	f, _ = audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play("mean loss over the deleted records", []float64{0.33}, retrains)
+	f, _ = audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play(context.Background(), "mean loss over the deleted records", []float64{0.33}, retrains)
 	fmt.Println(f.Verdict)
 	// Output:
 	// FAIL > 0.0180

@@ -16,10 +16,11 @@ const ExcessAgainst = 0.1
 // with the n records (or evaluations) a side it used. Its standard error is then
 // detectable/(z + z₀.₈), so it catches an excess of against with probability
 // Φ(against/se − z), and about n·(detectable/against)² a side would reach 80 % (its
-// TrialsNeeded, 0 when these already do). unit names the excess, e.g. "excess AUC".
-func ExcessPower(unit string, against, detectable, z float64, n int) *Power {
+// TrialsNeeded, 0 when these already do). unit names the excess, e.g. "excess AUC";
+// counts what n counts, e.g. "deleted records" (Power.Counts).
+func ExcessPower(unit, counts string, against, detectable, z float64, n int) *Power {
 	z80 := distuv.UnitNormal.Quantile(PowerTarget)
-	p := &Power{Unit: unit, Against: against, SmallestFactor: detectable, Power: 1}
+	p := &Power{Unit: unit, Counts: counts, Against: against, SmallestFactor: detectable, Power: 1}
 	if detectable > 0 {
 		se := detectable / (z + z80)
 		p.Power = distuv.UnitNormal.CDF(against/se - z)

@@ -299,12 +299,19 @@ type RankCheck struct {
 	Delta      float64
 	Confidence float64 // 0 means 0.95
 	Seed       uint64  // for the tie-breakers
+	// PowerAgainst is the violation the game that would decide must catch (0 means
+	// DefaultPowerAgainst): an INCONCLUSIVE rank check names the models it needs.
+	PowerAgainst float64
 }
 
-// Play ranks the models' statistic among the references'.
-func (c RankCheck) Play(primary string, models, refs []float64) (Finding, error) {
+// Play ranks the models' statistic among the references'. ctx bounds the planner's search
+// for the models an INCONCLUSIVE result names; its only error is ctx's.
+func (c RankCheck) Play(ctx context.Context, primary string, models, refs []float64) (Finding, error) {
 	if c.Confidence == 0 {
 		c.Confidence = 0.95
+	}
+	if c.PowerAgainst == 0 {
+		c.PowerAgainst = DefaultPowerAgainst
 	}
 	if err := finiteStatistics([]epsilon.Statistic{{Name: primary, Pos: models, Neg: refs}}); err != nil {
 		return Finding{}, fmt.Errorf("rank check: %w", err)
@@ -329,8 +336,21 @@ func (c RankCheck) Play(primary string, models, refs []float64) (Finding, error)
 		f.Verdict = Fail
 	default:
 		f.Verdict = Inconclusive
-		f.TrialsNeeded = MinEmpiricalTrials
-		f.Detail += fmt.Sprintf("; a rank test can show a violation but never that the claim holds: supply at least %d unlearned models (and as many retrains) for the distributional game and its power", MinEmpiricalTrials)
+		// what decides is the distributional game, on at least MinEmpiricalTrials models a
+		// side; the count it needs is the planner's, for the game's question
+		q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
+			Confidence: c.Confidence, Power: PowerTarget, Trials: k}
+		plan, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(c.PowerAgainst))
+		if err := ctx.Err(); err != nil {
+			return Finding{}, err
+		}
+		f.Detail += fmt.Sprintf("; a rank test can show a violation but never that the claim holds: the distributional game decides, on at least %d unlearned models and as many retrains", MinEmpiricalTrials)
+		if err != nil {
+			f.Detail += fmt.Sprintf(", though no count up to %d a side catches a %g× violation with %.0f %% power", epsilon.MaxPlanTrials, c.PowerAgainst, 100*PowerTarget)
+		} else {
+			f.TrialsNeeded = max(plan, MinEmpiricalTrials)
+			f.Detail += fmt.Sprintf("; to catch a %g× violation with %.0f %% power it needs about %d a side (`%s` asks it)", c.PowerAgainst, 100*PowerTarget, f.TrialsNeeded, q.PlanCommand(c.PowerAgainst))
+		}
 		switch {
 		case need == 0:
 			f.Detail += fmt.Sprintf("; at δ = %.3g no number of retrains can show a violation of %d model(s) at this confidence", c.Delta, k)

@@ -283,6 +283,17 @@ type Power struct {
 	// but amounts of this quantity (e.g. "excess AUC" for a test of "excess ≤ 0", which
 	// has no claimed value to multiply): see ExcessPower.
 	Unit string `json:"unit,omitempty"`
+	// Counts, when set, is what the finding's trials and TrialsNeeded count when they are
+	// not trials per side: "deleted records" for a membership attack on one model.
+	Counts string `json:"counts,omitempty"`
+}
+
+// per is what the power's counts count: Counts, or trials per side.
+func (p *Power) per() string {
+	if p.Counts != "" {
+		return p.Counts
+	}
+	return "trials per side"
 }
 
 // A Question is what a distinguishing game's power and trials-needed answer: with Trials
@@ -324,7 +335,7 @@ func (p *Power) Summary() string {
 	if p.Unit != "" {
 		catches := fmt.Sprintf("would catch an %s of %g with probability %.2f; catches an %s ≥ %.3g with %.0f %% power", p.Unit, p.Against, p.Power, p.Unit, p.SmallestFactor, 100*PowerTarget)
 		if p.TrialsNeeded > 0 {
-			catches += fmt.Sprintf("; about %d trials per side would catch %g with %.0f %% power", p.TrialsNeeded, p.Against, 100*PowerTarget)
+			catches += fmt.Sprintf("; about %d %s would catch %g with %.0f %% power", p.TrialsNeeded, p.per(), p.Against, 100*PowerTarget)
 		}
 		return catches
 	}
@@ -336,7 +347,7 @@ func (p *Power) Summary() string {
 		catches += fmt.Sprintf("; catches ≥ %.3g× violations with %.0f %% power", p.SmallestFactor, 100*PowerTarget)
 	}
 	if p.TrialsNeeded > 0 {
-		catches += fmt.Sprintf("; about %d trials per side would catch %g× with %.0f %% power", p.TrialsNeeded, p.Against, 100*PowerTarget)
+		catches += fmt.Sprintf("; about %d %s would catch %g× with %.0f %% power", p.TrialsNeeded, p.per(), p.Against, 100*PowerTarget)
 	}
 	if q := p.Question; q != nil {
 		catches += fmt.Sprintf(" (the question: %s, each test at %.4g %% confidence, a Gaussian leak; `%s` asks it)", q.Route, 100*q.Confidence, q.PlanCommand(p.Against))

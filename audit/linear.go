@@ -99,7 +99,7 @@ func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *refe
 	nu, _ := unlearned.Dims()
 	nr, _ := retrained.Dims()
 	if nu < MinEmpiricalTrials {
-		f, err := s.rankRoute(losses[0])
+		f, err := s.rankRoute(ctx, losses[0])
 		if err != nil {
 			return Claim{}, nil, fmt.Errorf("verify: %w", err)
 		}

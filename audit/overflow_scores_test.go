@@ -153,7 +153,7 @@ func TestNonFiniteStatisticRefused(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Side != "unlearned" || ne.Model != 7 || ne.Statistic != "projection" {
 		t.Fatalf("Play: %v; want a NonFiniteError naming unlearned model 7", err)
 	}
-	_, err = RankCheck{Check: "c", Epsilon: 1, Delta: 1e-5}.Play("mean", []float64{1}, append(r[:10:10], math.NaN()))
+	_, err = RankCheck{Check: "c", Epsilon: 1, Delta: 1e-5}.Play(context.Background(), "mean", []float64{1}, append(r[:10:10], math.NaN()))
 	if !errors.As(err, &ne) || ne.Side != "retrained" || ne.Model != 10 {
 		t.Fatalf("rank Play: %v; want a NonFiniteError naming retrained model 10", err)
 	}

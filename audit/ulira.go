@@ -16,7 +16,7 @@ func ULiRAFinding(check, method string, u *mia.ULiRAResult, detectable float64, 
 	a := u.Metrics.AUC
 	f := Finding{Check: check, Title: fmt.Sprintf("U-LiRA cannot tell %s's unlearned models from retrained ones (AUC ≤ ½)", method), Kind: Empirical,
 		Measured: a.Value, Bound: 0.5, Comparison: "≤", Confidence: 0.95, Trials: len(u.Unlearned)}
-	f.Power = ExcessPower("AUC excess over ½", ExcessAgainst, detectable, distuv.UnitNormal.Quantile(0.975), len(u.Unlearned))
+	f.Power = ExcessPower("AUC excess over ½", "evaluations per side", ExcessAgainst, detectable, distuv.UnitNormal.Quantile(0.975), len(u.Unlearned))
 	f.Verdict = ExcessVerdict(a.Lower > 0.5, detectable)
 	switch f.Verdict {
 	case Fail:

@@ -42,7 +42,7 @@ func (s *Spec) familyGame(check string) FamilyGame {
 
 // rankCheck is the spec's rank check.
 func (s *Spec) rankCheck(check string) RankCheck {
-	return RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Seed: s.Seed}
+	return RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
 }
 
 // savedClaim is the claim audited on models trained elsewhere: what the spec declares.
@@ -105,7 +105,7 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 		err error
 	)
 	if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
-		f, err = s.rankRoute(stats[0])
+		f, err = s.rankRoute(ctx, stats[0])
 	} else {
 		if nr, _ := retrained.Dims(); nr < MinEmpiricalTrials {
 			return Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
@@ -130,9 +130,9 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 
 // rankRoute is the rank check of the primary statistic, a mean over the deleted records,
 // oriented so that lower means remembered: a loss as it is, a confidence negated.
-func (s *Spec) rankRoute(mean epsilon.Statistic) (Finding, error) {
+func (s *Spec) rankRoute(ctx context.Context, mean epsilon.Statistic) (Finding, error) {
 	if s.Scores == LossScores {
-		return s.rankCheck("verify/empirical/rank").Play(mean.Name, mean.Pos, mean.Neg)
+		return s.rankCheck("verify/empirical/rank").Play(ctx, mean.Name, mean.Pos, mean.Neg)
 	}
-	return s.rankCheck("verify/empirical/rank").Play("negated "+mean.Name, scaled(mean.Pos, -1), scaled(mean.Neg, -1))
+	return s.rankCheck("verify/empirical/rank").Play(ctx, "negated "+mean.Name, scaled(mean.Pos, -1), scaled(mean.Neg, -1))
 }

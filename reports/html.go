@@ -49,7 +49,7 @@ func verdictMeaning(v string) string {
 	case "FAIL":
 		return "A violation of the claim was shown at the stated confidence."
 	}
-	return "No violation was shown, but a check that decides the claim lacked the power to show one: more trials would decide (the number is given with the check)."
+	return "No violation was shown, but a check that decides the claim could not have shown one: its finding says what would decide — more trials, models or canaries, with their number where one can be computed."
 }
 
 // HTML writes the report as one self-contained page — inline CSS, no script, no network —

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -65,6 +66,9 @@ func (r *Report) Markdown(w io.Writer) error {
 			trials := "—"
 			if f.Trials > 0 {
 				trials = fmt.Sprint(f.Trials)
+				if c := f.counts(); c != "" {
+					trials += " " + cell(c)
+				}
 			}
 			if f.TrialsNeeded > 0 {
 				trials += fmt.Sprintf(" (need %d)", f.TrialsNeeded)
@@ -220,6 +224,15 @@ func (r *Report) Markdown(w io.Writer) error {
 	return err
 }
 
+// counts is what a finding's trials count when they are not trials (its power's Counts,
+// e.g. "deleted records"), or "".
+func (f Finding) counts() string {
+	if f.Power != nil {
+		return f.Power.Counts
+	}
+	return ""
+}
+
 // PowerVerdict says in a few words whether an empirical check had the power a PASS needs:
 // "yes (≥ 1.6×)" or "no (power 0.03; ≈ 210000 trials needed)".
 func PowerVerdict(p *Power) string {
@@ -231,7 +244,7 @@ func PowerVerdict(p *Power) string {
 	}
 	out := fmt.Sprintf("no (power %.2f against %s×", float64(p.Power), num(p.Against))
 	if p.TrialsNeeded > 0 {
-		out += fmt.Sprintf("; ≈ %d trials per side needed", p.TrialsNeeded)
+		out += fmt.Sprintf("; ≈ %d %s needed", p.TrialsNeeded, cmp.Or(p.Counts, "trials per side"))
 	}
 	return out + ")"
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"io"
@@ -114,7 +115,7 @@ func (r *Report) PDF(w io.Writer) error {
 			}
 			line += fmt.Sprintf(", %s at confidence %s", boundText(f.Comparison, f.Bound), num(f.Confidence))
 			if f.Trials > 0 {
-				line += fmt.Sprintf(", %d trials", f.Trials)
+				line += fmt.Sprintf(", %d %s", f.Trials, cmp.Or(f.counts(), "trials"))
 			}
 			if f.TrialsNeeded > 0 {
 				line += fmt.Sprintf(" (need %d)", f.TrialsNeeded)

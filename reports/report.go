@@ -368,7 +368,8 @@ type Power struct {
 	StdErr         Number `json:"power_stderr"`
 	SmallestFactor Number `json:"smallest_detectable_factor"`
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
-	Unit           string `json:"unit,omitempty"` // set: Against and SmallestFactor are amounts of it, not factors
+	Unit           string `json:"unit,omitempty"`   // set: Against and SmallestFactor are amounts of it, not factors
+	Counts         string `json:"counts,omitempty"` // set: what the trials and trials-needed count, when not trials per side
 	// Question mirrors audit.Question: what the power and trials-needed answer.
 	Question *Question `json:"question,omitempty"`
 	Summary  string    `json:"summary"`
@@ -470,7 +471,7 @@ func NewFinding(f audit.Finding) Finding {
 	}
 	if p := f.Power; p != nil {
 		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
-			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Summary: p.Summary()}
+			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary()}
 		if q := p.Question; q != nil {
 			rf.Power.Question = &Question{Route: q.Route, Epsilon: Number(q.Epsilon), Delta: Number(q.Delta), Confidence: Number(q.Confidence),
 				Power: Number(q.Power), Trials: q.Trials, Plan: q.PlanCommand(p.Against)}

@@ -495,7 +495,7 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	}
 	f := audit.Finding{Check: "hf-mia/excess-auc", Title: "LiRA's AUC on the forgotten records: HF's noiseless model no higher than the retrain's", Kind: audit.Empirical,
 		Measured: res.ExcessAUC, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: res.Forgotten}
-	f.Power = audit.ExcessPower("excess AUC", audit.ExcessAgainst, res.Detectable, distuv.UnitNormal.Quantile(0.975), res.Forgotten)
+	f.Power = audit.ExcessPower("excess AUC", "deleted records", audit.ExcessAgainst, res.Detectable, distuv.UnitNormal.Quantile(0.975), res.Forgotten)
 	if f.Power.TrialsNeeded > 0 {
 		f.Power.TrialsNeeded = res.ForgetForDetectable // the held-out records stay as they are
 	}

@@ -211,7 +211,7 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 	detectable := (distuv.UnitNormal.Quantile(1-alpha) + distuv.UnitNormal.Quantile(0.8)) * math.Sqrt(0.25*(1/float64(nF)+1/float64(nH)))
 	f := audit.Finding{Check: "safe/stream/svc-attack", Title: "the paper's SVC attack on SAFE's published model (first trial, last round) calls the deleted records members no more often than fresh non-members",
 		Kind: audit.Empirical, Measured: excess(0), Bound: 0, Comparison: "≤", Confidence: conf, Trials: nF,
-		Power: audit.ExcessPower("excess member rate", audit.ExcessAgainst, detectable, distuv.UnitNormal.Quantile(1-alpha), nF)}
+		Power: audit.ExcessPower("excess member rate", "deleted records", audit.ExcessAgainst, detectable, distuv.UnitNormal.Quantile(1-alpha), nF)}
 	detail := fmt.Sprintf("deleted records called members %d of %d, held-out non-members %d of %d (excess %.3f; on the retrain's published model: %.3f); the traces follow the noiseless models, the paper's setting", rates[0][0], nF, rates[0][1], nH, excess(0), excess(1))
 	f.Verdict = audit.ExcessVerdict(pValue < alpha, detectable)
 	switch f.Verdict {

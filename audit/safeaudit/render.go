@@ -411,7 +411,7 @@ func liraTables(run *streamRun, title string) []reports.Table {
 		}
 		f := audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/lira", run.set, run.model), Title: "LiRA's AUC on the deleted records: SAFE's model no higher than the retrain's", Kind: audit.Empirical,
 			Measured: m.Excess, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: l.Forgotten}
-		f.Power = audit.ExcessPower("excess AUC", audit.ExcessAgainst, l.Detectable, distuv.UnitNormal.Quantile(0.975), l.Forgotten)
+		f.Power = audit.ExcessPower("excess AUC", "deleted records", audit.ExcessAgainst, l.Detectable, distuv.UnitNormal.Quantile(0.975), l.Forgotten)
 		f.Verdict = audit.ExcessVerdict(m.Lower > 0, l.Detectable)
 		switch f.Verdict {
 		case audit.Fail:
