@@ -53,7 +53,9 @@ func (g Game) Family(stats []Statistic) (FamilyResult, error) {
 	out := FamilyResult{Selection: make([]float64, len(stats))}
 	a := 1 - g.conf()
 	np, nn := len(stats[0].Pos)/2, len(stats[0].Neg)/2
-	lb := func(c Counts) float64 { return LowerBound(c, g.Delta, a) }
+	// LowerBound's bounds, from the tables the checks share (every count is asked for)
+	uP, uN := cpTableFor(np, a/2), cpTableFor(nn, a/2)
+	lb := func(c Counts) float64 { return epsFromRates(uN.at(c.FP), uP.at(c.Pos-c.TP), g.Delta) }
 	best, bestV := Rule{}, math.Inf(-1)
 	for i, s := range stats {
 		r, v := bestRule(s.Pos[:np], s.Neg[:nn], lb)

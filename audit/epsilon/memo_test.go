@@ -1,0 +1,116 @@
+package epsilon
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// TestMemoisedPowerIsFresh: the shared simulation's powers and smallest factors are those
+// of a fresh simulation, asked again (a memo hit) and after an interrupted ask, which must
+// not leave its meaningless value in the memo.
+func TestMemoisedPowerIsFresh(t *testing.T) {
+	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.975}
+	const trials = 1202 // a count no other test asks about, so the memo starts empty
+	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPw, wantSE := newPowerSim(trials, p).power(context.Background(), mu)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SplitGamePower(done, trials, p); err == nil {
+		t.Fatal("an interrupted power returned no error")
+	}
+	if _, err := SmallestDetectableFactor(done, trials, p); err == nil {
+		t.Fatal("an interrupted smallest factor returned no error")
+	}
+	for i := range 2 {
+		got, err := SplitGamePower(context.Background(), trials, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Power != wantPw || got.StdErr != wantSE {
+			t.Fatalf("ask %d: power %v ± %v; a fresh simulation gives %v ± %v", i, got.Power, got.StdErr, wantPw, wantSE)
+		}
+	}
+	// the smallest factor's search, unmemoised, on a simulation of its own
+	fresh := newPowerSim(trials, p)
+	detects := func(f float64) bool {
+		mu, err := gdpMuFor(f*p.Claim, p.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, _ := fresh.power(context.Background(), mu)
+		return pw >= p.Power
+	}
+	first, err := SmallestDetectableFactor(context.Background(), trials, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := SmallestDetectableFactor(context.Background(), trials, p)
+	if err != nil || again != first {
+		t.Fatalf("asked again: %v (%v); first %v", again, err, first)
+	}
+	// F is the least factor (to 1 %) that detects: F does, F/1.01 does not
+	if !(first > 1 && first < math.Inf(1)) || !detects(first) || detects(first/1.01) {
+		t.Fatalf("smallest factor %v: detects %v, at %v detects %v", first, detects(first), first/1.01, detects(first/1.01))
+	}
+}
+
+// TestGamesBoundFromCPUpper: the games' sweeps read Clopper–Pearson bounds from the shared
+// tables; the rules and bounds must be those of CPUpper itself.
+func TestGamesBoundFromCPUpper(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{16, 301, 2000} {
+		pos, neg := make([]float64, n), make([]float64, n+7)
+		for i := range pos {
+			pos[i] = r.NormFloat64() + 0.8
+		}
+		for i := range neg {
+			neg[i] = r.NormFloat64()
+		}
+		for _, s := range []Strategy{Split, Bonferroni} {
+			g := Game{Delta: 1e-5, Confidence: 0.97, Strategy: s}
+			a := 1 - g.conf()
+			var wantRule Rule
+			var wantEps, wantMu float64
+			mu := func(fpr, fnr float64) float64 {
+				return distuv.UnitNormal.Quantile(1-fpr) - distuv.UnitNormal.Quantile(fnr)
+			}
+			if s == Split {
+				np, nn := len(pos)/2, len(neg)/2
+				wantRule, _ = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return LowerBound(c, g.Delta, a) })
+				wantEps = LowerBound(wantRule.Count(pos[np:], neg[nn:]), g.Delta, a)
+				gr, _ := bestRule(pos[:np], neg[:nn], func(c Counts) float64 {
+					return mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
+				})
+				c := gr.Count(pos[np:], neg[nn:])
+				wantMu = mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
+			} else {
+				b := func(c Counts) (float64, float64) {
+					return CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1))), CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1)))
+				}
+				wantRule, wantEps = bestRule(pos, neg, func(c Counts) float64 { fpr, fnr := b(c); return epsFromRates(fpr, fnr, g.Delta) })
+				_, wantMu = bestRule(pos, neg, func(c Counts) float64 { return mu(b(c)) })
+			}
+			got, err := g.LowerBound(pos, neg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Rule != wantRule || got.Epsilon != wantEps {
+				t.Errorf("n %d, %v: rule %+v, ε %v; with CPUpper %+v, %v", n, s, got.Rule, got.Epsilon, wantRule, wantEps)
+			}
+			gdp, err := g.GDP(pos, neg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gdp.Mu != wantMu {
+				t.Errorf("n %d, %v: GDP μ %v; with CPUpper %v", n, s, gdp.Mu, wantMu)
+			}
+		}
+	}
+}
