@@ -52,38 +52,34 @@ func drawCounts(r *rand.Rand, counts []uint16) (over map[int]float64) {
 	return over
 }
 
-// grouped lists one side's samples by distinct score: those at score j are
-// idx[start[j]:start[j+1]].
+// grouped lists one side's samples in score order: sample order[k] has score at[k], at
+// non-decreasing (an index into values).
 type grouped struct {
-	start []int32
-	idx   []int32
+	order, at []int32
 }
 
 // byValue groups a side's samples (their indices into values, idx) by score.
 func (m merged) byValue(idx []int) grouped {
-	g := grouped{start: make([]int32, len(m.values)+1), idx: make([]int32, len(idx))}
+	g := grouped{order: make([]int32, len(idx)), at: make([]int32, len(idx))}
+	next := make([]int32, len(m.values)+1) // a counting sort: samples before score j
 	for _, j := range idx {
-		g.start[j+1]++
+		next[j+1]++
 	}
 	for j := range m.values {
-		g.start[j+1] += g.start[j]
+		next[j+1] += next[j]
 	}
-	next := slices.Clone(g.start[:len(m.values)])
 	for i, j := range idx {
-		g.idx[next[j]] = int32(i)
+		g.order[next[j]], g.at[next[j]] = int32(i), int32(j)
 		next[j]++
 	}
 	return g
 }
 
-// sum sets w[j] to the counts of the samples at score j.
+// sum sets w[j] to the counts of the samples at score j: integers, exact in any order.
 func (g grouped) sum(w []float64, counts []uint16) {
-	for j := range w {
-		var c uint64
-		for _, i := range g.idx[g.start[j]:g.start[j+1]] {
-			c += uint64(counts[i])
-		}
-		w[j] = float64(c)
+	clear(w)
+	for k, i := range g.order {
+		w[g.at[k]] += float64(counts[i])
 	}
 }
 
