@@ -2,6 +2,7 @@ package mia
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -101,21 +102,19 @@ func TestEvaluateIsReference(t *testing.T) {
 	}
 }
 
-// zeroSource always draws 0, so IntN(2^k) always picks sample 0.
-type zeroSource struct{}
-
-func (zeroSource) Uint64() uint64 { return 0 }
-
-// TestDrawCountsWrap draws sample 0 2¹⁷ times: its uint16 count wraps twice, and the wraps
-// must be returned so that no draw is lost.
+// TestDrawCountsWrap counts 2¹⁷ draws of sample 0: its uint16 count wraps twice, and the
+// wraps must be returned so that no draw is lost.
 func TestDrawCountsWrap(t *testing.T) {
-	counts := make([]uint16, 1<<17)
-	over := drawCounts(rand.New(zeroSource{}), counts)
+	counts := make([]uint16, 3)
+	var over map[int]float64
+	for range 1 << 17 {
+		over = countDraw(counts, 0, over)
+	}
 	if counts[0] != 0 || over[0] != 1<<17 || len(over) != 1 {
 		t.Fatalf("count %d, wraps %v; want 0 and {0: %d}", counts[0], over, 1<<17)
 	}
 	counts = make([]uint16, 1000) // cannot wrap
-	if over := drawCounts(rand.New(rand.NewPCG(1, 2)), counts); over != nil {
+	if over := drawCounts(rand.NewPCG(1, 2), counts); over != nil {
 		t.Fatalf("wraps %v in 1000 draws", over)
 	}
 	total := 0
@@ -124,5 +123,30 @@ func TestDrawCountsWrap(t *testing.T) {
 	}
 	if total != 1000 {
 		t.Fatalf("%d draws counted; want 1000", total)
+	}
+}
+
+// TestIntNIsRandIntN: intN draws what rand.Rand.IntN draws from the same source, for
+// powers of two (masked), small counts (rejection rare) and counts just above 2⁶³, where
+// half the draws are rejected.
+func TestIntNIsRandIntN(t *testing.T) {
+	if bits.UintSize != 64 {
+		t.Skip("intN is used on 64-bit platforms only")
+	}
+	for _, n := range []uint64{1, 2, 3, 7, 1 << 20, 100_000, 1<<62 + 1, math.MaxInt64, 1<<63 + 1, 1<<63 + 12345} {
+		a, b := rand.NewPCG(9, n), rand.NewPCG(9, n)
+		r := rand.New(b)
+		for i := range 2000 {
+			got := intN(a, n)
+			var want uint64
+			if n <= math.MaxInt64 {
+				want = uint64(r.IntN(int(n)))
+			} else {
+				want = r.Uint64N(n) // IntN's uint64n, past int
+			}
+			if got != want {
+				t.Fatalf("n %d, draw %d: %d; rand draws %d", n, i, got, want)
+			}
+		}
 	}
 }
