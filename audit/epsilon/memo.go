@@ -79,7 +79,7 @@ var sims memo[simKey, *sharedSim]
 
 type sharedSim struct {
 	*powerSim
-	powers memo[uint64, [2]float64] // Float64bits(μ) → power, standard error
+	powers sync.Map // Float64bits(μ) → [2]float64{power, standard error}
 }
 
 func sharedPowerSim(trials int, p PowerSpec) *sharedSim {
@@ -87,13 +87,62 @@ func sharedPowerSim(trials int, p PowerSpec) *sharedSim {
 	return sims.get(k, func() (*sharedSim, bool) { return &sharedSim{powerSim: newPowerSim(trials, p)}, true })
 }
 
-// power is powerSim.power, memoised (not when ctx ended it: its value is meaningless).
+// power is powerSim.power, memoised (not when ctx ended it: its value is meaningless). Two
+// goroutines asking at once may both compute it, and store the same bits.
 func (s *sharedSim) power(ctx context.Context, mu float64) (float64, float64) {
-	r := s.powers.get(math.Float64bits(mu), func() ([2]float64, bool) {
-		pw, se := s.powerSim.power(ctx, mu)
-		return [2]float64{pw, se}, ctx.Err() == nil
-	})
-	return r[0], r[1]
+	if r, ok := s.powers.Load(math.Float64bits(mu)); ok {
+		return r.([2]float64)[0], r.([2]float64)[1]
+	}
+	pw, se := s.powerSim.power(ctx, mu)
+	if ctx.Err() == nil {
+		s.powers.Store(math.Float64bits(mu), [2]float64{pw, se})
+	}
+	return pw, se
+}
+
+// earlyChecks are the replicate counts after which reaches looks whether the replicates
+// left can still change its answer: a power near 0 settles "no" after 52 of 256 at a
+// target of 0.8, one near 1 settles "yes" only after 205.
+var earlyChecks = []int{64, 128, 208, 232}
+
+// reaches is whether power(ctx, mu) ≥ target, the same answer, decided as soon as the
+// replicates done settle it: the power is their mean, summed in replicate order, each in
+// [0, 1], and rounding is monotone, so the sum of the first k is a lower bound on the
+// sum of all and that sum plus 1 for each replicate left (added as the sum would add
+// them) an upper bound. A power computed to the end is memoised as power's.
+func (s *sharedSim) reaches(ctx context.Context, mu, target float64) bool {
+	if r, ok := s.powers.Load(math.Float64bits(mu)); ok {
+		return r.([2]float64)[0] >= target
+	}
+	per := make([]float64, PowerReps)
+	done := 0
+	for _, k := range earlyChecks {
+		s.replicates(ctx, mu, per[:k], done)
+		done = k
+		if ctx.Err() != nil {
+			return false
+		}
+		var lo float64
+		for _, v := range per[:k] {
+			lo += v
+		}
+		hi := lo
+		for range PowerReps - k {
+			hi++
+		}
+		switch {
+		case lo/PowerReps >= target:
+			return true
+		case hi/PowerReps < target:
+			return false
+		}
+	}
+	s.replicates(ctx, mu, per, done)
+	pw, se := meanStdErr(per)
+	if ctx.Err() == nil {
+		s.powers.Store(math.Float64bits(mu), [2]float64{pw, se})
+	}
+	return pw >= target
 }
 
 type factorResult struct {

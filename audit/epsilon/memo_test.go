@@ -114,3 +114,32 @@ func TestGamesBoundFromCPUpper(t *testing.T) {
 		}
 	}
 }
+
+// TestReachesIsPowerAtLeast: the early-stopping answer is the full power's, for targets far
+// from the power (decided early, either way) and at it (decided only at the end), on
+// simulations whose memo is empty so the early path runs.
+func TestReachesIsPowerAtLeast(t *testing.T) {
+	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.975}
+	const trials = 3000
+	checked := 0
+	for _, f := range []float64{1.5, 2.5, 4, 8} {
+		mu, err := gdpMuFor(f*p.Claim, p.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, _ := newPowerSim(trials, p).power(context.Background(), mu)
+		for _, target := range []float64{0.05, 0.5, 0.8, 0.95, pw, math.Nextafter(pw, 2), math.Nextafter(pw, -1)} {
+			if !(target > 0 && target < 1) {
+				continue
+			}
+			s := &sharedSim{powerSim: newPowerSim(trials, p)}
+			if got, want := s.reaches(context.Background(), mu, target), pw >= target; got != want {
+				t.Errorf("factor %v, target %v: reaches %v; the power %v says %v", f, target, got, pw, want)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("%d cases checked", checked)
+	}
+}

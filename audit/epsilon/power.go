@@ -97,8 +97,7 @@ func smallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 		if err != nil {
 			return false, err
 		}
-		pw, _ := sim.power(ctx, mu)
-		return pw >= p.Power, nil
+		return sim.reaches(ctx, mu, p.Power), nil
 	}
 	lo, hi := 1.0, 2.0
 	for {
