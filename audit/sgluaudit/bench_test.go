@@ -84,34 +84,40 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 	return out
 }
 
-// BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6:
-// the subject's and its four controls' checks on n trials each. It reports the phase's
-// seconds and its nanoseconds per trial. The first iteration of the first count pays the
-// once-per-process plan (memoised); run one count per process with -benchtime=1x to see
-// it, or fit fixed + per-trial from two counts after a warm-up.
+// BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6 on n
+// trials: the subject's check alone (--controls=false, as docs/scale-out.md times it), and
+// with its four controls' (the default). It reports the phase's seconds, its nanoseconds
+// per trial and the process's CPU seconds. The first iteration pays the once-per-process
+// plans (memoised), as a merge does: run one count per process with -benchtime=1x, and fit
+// fixed + per-trial from two counts.
 func BenchmarkCheckPhase(b *testing.B) {
-	audits := decisiveAudits(b, 1e-6)
-	for _, n := range []int{2_000, 20_000, 100_000} {
-		b.Run(fmt.Sprintf("trials=%d", n), func(b *testing.B) {
-			results := make([][]audit.TrialResult, len(audits))
-			for i, a := range audits {
-				results[i] = syntheticResults(b, a, n, i == 0)
-			}
-			var took, cpu time.Duration
-			for b.Loop() {
-				t0, c0 := time.Now(), cpuTime(b)
-				for i, a := range audits {
-					if _, err := a.Check(context.Background(), results[i]); err != nil {
-						b.Fatal(err)
-					}
+	all := decisiveAudits(b, 1e-6)
+	for _, set := range []struct {
+		name   string
+		audits []audit.Audited
+	}{{"subject", all[:1]}, {"controls", all}} {
+		for _, n := range []int{2_000, 20_000, 100_000} {
+			b.Run(fmt.Sprintf("%s/trials=%d", set.name, n), func(b *testing.B) {
+				results := make([][]audit.TrialResult, len(set.audits))
+				for i, a := range set.audits {
+					results[i] = syntheticResults(b, a, n, i == 0)
 				}
-				took += time.Since(t0)
-				cpu += cpuTime(b) - c0
-			}
-			b.ReportMetric(took.Seconds()/float64(b.N), "s/phase")
-			b.ReportMetric(float64(took.Nanoseconds())/float64(b.N)/float64(n), "ns/trial")
-			// the process's CPU time: what the phase costs on a machine others share
-			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/phase")
-		})
+				var took, cpu time.Duration
+				for b.Loop() {
+					t0, c0 := time.Now(), cpuTime(b)
+					for i, a := range set.audits {
+						if _, err := a.Check(context.Background(), results[i]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					took += time.Since(t0)
+					cpu += cpuTime(b) - c0
+				}
+				b.ReportMetric(took.Seconds()/float64(b.N), "s/phase")
+				b.ReportMetric(float64(took.Nanoseconds())/float64(b.N)/float64(n), "ns/trial")
+				// the process's CPU time: what the phase costs on a machine others share
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/phase")
+			})
+		}
 	}
 }
