@@ -18,7 +18,8 @@ import (
 const memoLimit = 64
 
 // memo is a bounded map whose values are computed once (concurrent askers of one key wait
-// for the first) and kept only when the computation says so (an interrupted one is not).
+// for the first, and share its answer, interrupted or not: a process asks with one
+// context) and kept only when the computation says so (an interrupted one is not).
 type memo[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]*memoEntry[V]

@@ -83,7 +83,7 @@ func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 	return r.f, r.err
 }
 
-// smallestDetectableFactor is SmallestDetectableFactor on checked inputs, not memoised.
+// smallestDetectableFactor is SmallestDetectableFactor's search, on checked inputs.
 func smallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (float64, error) {
 	if MaxCertifiable(trials, p.Delta, p.Conf, Split) <= p.Claim {
 		return math.Inf(1), nil
