@@ -65,13 +65,21 @@ func TestMemoisedPowerIsFresh(t *testing.T) {
 // tables; the rules and bounds must be those of CPUpper itself.
 func TestGamesBoundFromCPUpper(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{16, 301, 2000} {
-		pos, neg := make([]float64, n), make([]float64, n+7)
+	for _, sizes := range [][2]int{{16, 16}, {16, 23}, {301, 301}, {301, 308}, {2000, 2000}, {2000, 2007}, {5000, 5000}} {
+		n := sizes[0]
+		pos, neg := make([]float64, n), make([]float64, sizes[1])
 		for i := range pos {
 			pos[i] = r.NormFloat64() + 0.8
 		}
 		for i := range neg {
 			neg[i] = r.NormFloat64()
+		}
+		if n == 301 { // ties: scores on a grid
+			for _, side := range [][]float64{pos, neg} {
+				for i := range side {
+					side[i] = math.Round(side[i]*4) / 4
+				}
+			}
 		}
 		for _, s := range []Strategy{Split, Bonferroni} {
 			g := Game{Delta: 1e-5, Confidence: 0.97, Strategy: s}
@@ -83,7 +91,11 @@ func TestGamesBoundFromCPUpper(t *testing.T) {
 			}
 			if s == Split {
 				np, nn := len(pos)/2, len(neg)/2
-				wantRule, _ = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return LowerBound(c, g.Delta, a) })
+				var sel float64
+				wantRule, sel = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return LowerBound(c, g.Delta, a) })
+				if fr, err := g.Family([]Statistic{{Pos: pos, Neg: neg}}); err != nil || fr.Selection[0] != sel {
+					t.Errorf("n %d, %d: the selection half's bound %v (%v); with CPUpper %v", len(pos), len(neg), fr.Selection, err, sel)
+				}
 				wantEps = LowerBound(wantRule.Count(pos[np:], neg[nn:]), g.Delta, a)
 				gr, _ := bestRule(pos[:np], neg[:nn], func(c Counts) float64 {
 					return mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
@@ -102,14 +114,14 @@ func TestGamesBoundFromCPUpper(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Rule != wantRule || got.Epsilon != wantEps {
-				t.Errorf("n %d, %v: rule %+v, ε %v; with CPUpper %+v, %v", n, s, got.Rule, got.Epsilon, wantRule, wantEps)
+				t.Errorf("n %d, %d, %v: rule %+v, ε %v; with CPUpper %+v, %v", n, len(neg), s, got.Rule, got.Epsilon, wantRule, wantEps)
 			}
 			gdp, err := g.GDP(pos, neg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if gdp.Mu != wantMu {
-				t.Errorf("n %d, %v: GDP μ %v; with CPUpper %v", n, s, gdp.Mu, wantMu)
+				t.Errorf("n %d, %d, %v: GDP μ %v; with CPUpper %v", n, len(neg), s, gdp.Mu, wantMu)
 			}
 		}
 	}
