@@ -120,3 +120,19 @@ func boolF(b bool) float64 {
 	}
 	return 0
 }
+
+// BenchmarkEvaluateAUC is the membership check's bootstrap of one record at 100 000 trials.
+func BenchmarkEvaluateAUC(b *testing.B) {
+	r := reference.Stream(1, 0, "bench")
+	pos, neg := make([]float64, 100_000), make([]float64, 100_000)
+	for i := range pos {
+		pos[i] = 0.3 + r.NormFloat64()
+		neg[i] = r.NormFloat64()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := mia.EvaluateAUC(pos, neg, 200, 0.95, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package mia
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -34,37 +35,100 @@ func merge(pos, neg []float64) merged {
 	return merged{values: vals, pos: idx(pos), neg: idx(neg)}
 }
 
+// drawCounts sets counts[i] to how many of len(counts) draws rand.New(src).IntN(len(counts))
+// are i, modulo 2¹⁶: a count that wrapped has its 2¹⁶'s in over (nil when none did, which
+// is every time in practice; uint16 keeps the counts in cache).
+func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
+	clear(counts)
+	n := len(counts)
+	if bits.UintSize != 64 { // intN is the 64-bit platforms' IntN
+		r := rand.New(src)
+		for range n {
+			over = countDraw(counts, r.IntN(n), over)
+		}
+		return over
+	}
+	for range n {
+		over = countDraw(counts, int(intN(src, uint64(n))), over)
+	}
+	return over
+}
+
+// countDraw counts a draw of i, its wraps in over.
+func countDraw(counts []uint16, i int, over map[int]float64) map[int]float64 {
+	if counts[i]++; counts[i] == 0 {
+		if over == nil {
+			over = map[int]float64{}
+		}
+		over[i] += 1 << 16
+	}
+	return over
+}
+
+// intN is rand.New(src).IntN(n) on 64-bit platforms, with the source's concrete type: the
+// bootstrap draws 10⁸ of them, and the interface calls were a third of its time. It is
+// math/rand/v2's uint64n (Copyright 2009 The Go Authors; BSD-style license, the Go
+// distribution's LICENSE file), Lemire's multiply-and-reject (TestIntNIsRandIntN).
+func intN(src *rand.PCG, n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return src.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// grouped lists one side's samples in score order: sample order[k] has score at[k], at
+// non-decreasing (an index into values).
+type grouped struct {
+	order, at []int32
+}
+
+// byValue groups a side's samples (their indices into values, idx) by score.
+func (m merged) byValue(idx []int) grouped {
+	g := grouped{order: make([]int32, len(idx)), at: make([]int32, len(idx))}
+	next := make([]int32, len(m.values)+1) // a counting sort: samples before score j
+	for _, j := range idx {
+		next[j+1]++
+	}
+	for j := range m.values {
+		next[j+1] += next[j]
+	}
+	for i, j := range idx {
+		g.order[next[j]], g.at[next[j]] = int32(i), int32(j)
+		next[j]++
+	}
+	return g
+}
+
+// sum sets w[j] to the counts of the samples at score j: integers, exact in any order.
+func (g grouped) sum(w []float64, counts []uint16) {
+	clear(w)
+	for k, i := range g.order {
+		w[g.at[k]] += float64(counts[i])
+	}
+}
+
 // weighted holds per-distinct-score counts of positives and negatives.
 type weighted struct {
 	p, n       []float64
 	totP, totN float64
 }
 
-func (m merged) counts(wPos, wNeg []float64) weighted {
-	return m.countsInto(weighted{p: make([]float64, len(m.values)), n: make([]float64, len(m.values))}, wPos, wNeg)
-}
-
-// countsInto is counts reusing w's buffers (cleared first).
-func (m merged) countsInto(w weighted, wPos, wNeg []float64) weighted {
-	clear(w.p)
-	clear(w.n)
-	w.totP, w.totN = 0, 0
-	for i, j := range m.pos {
-		c := 1.0
-		if wPos != nil {
-			c = wPos[i]
-		}
-		w.p[j] += c
-		w.totP += c
+func (m merged) counts() weighted {
+	w := weighted{p: make([]float64, len(m.values)), n: make([]float64, len(m.values))}
+	for _, j := range m.pos {
+		w.p[j]++
 	}
-	for i, j := range m.neg {
-		c := 1.0
-		if wNeg != nil {
-			c = wNeg[i]
-		}
-		w.n[j] += c
-		w.totN += c
+	for _, j := range m.neg {
+		w.n[j]++
 	}
+	w.totP, w.totN = float64(len(m.pos)), float64(len(m.neg))
 	return w
 }
 
@@ -100,6 +164,25 @@ func (w weighted) tprAt(level float64) float64 {
 	return best
 }
 
+// thresholdMetrics are tprAt(0.001), tprAt(0.01), tprAt(0.1) and balanced() from one
+// sweep instead of four (the same rates, so the same values).
+func (w weighted) thresholdMetrics() (t1, t2, t3, bal float64) {
+	bal = 0.5
+	w.sweep(func(tpr, fpr float64) {
+		if fpr <= 0.001 {
+			t1 = math.Max(t1, tpr)
+		}
+		if fpr <= 0.01 {
+			t2 = math.Max(t2, tpr)
+		}
+		if fpr <= 0.1 {
+			t3 = math.Max(t3, tpr)
+		}
+		bal = math.Max(bal, (tpr+1-fpr)/2)
+	})
+	return t1, t2, t3, bal
+}
+
 func (w weighted) balanced() float64 {
 	best := 0.5
 	w.sweep(func(tpr, fpr float64) { best = math.Max(best, (tpr+1-fpr)/2) })
@@ -114,7 +197,7 @@ type ROC struct{ FPR, TPR []float64 }
 // scores mean "member").
 func ROCCurve(pos, neg []float64) ROC {
 	var r ROC
-	merge(pos, neg).counts(nil, nil).sweep(func(tpr, fpr float64) {
+	merge(pos, neg).counts().sweep(func(tpr, fpr float64) {
 		r.TPR = append(r.TPR, tpr)
 		r.FPR = append(r.FPR, fpr)
 	})
@@ -122,17 +205,17 @@ func ROCCurve(pos, neg []float64) ROC {
 }
 
 // AUC is the area under the ROC curve (ties count half).
-func AUC(pos, neg []float64) float64 { return merge(pos, neg).counts(nil, nil).auc() }
+func AUC(pos, neg []float64) float64 { return merge(pos, neg).counts().auc() }
 
 // TPRAtFPR is the largest true-positive rate of a threshold rule whose false-positive
 // rate is at most level.
 func TPRAtFPR(pos, neg []float64, level float64) float64 {
-	return merge(pos, neg).counts(nil, nil).tprAt(level)
+	return merge(pos, neg).counts().tprAt(level)
 }
 
 // BalancedAccuracy is the best (TPR + TNR)/2 over thresholds; 0.5 is chance.
 func BalancedAccuracy(pos, neg []float64) float64 {
-	return merge(pos, neg).counts(nil, nil).balanced()
+	return merge(pos, neg).counts().balanced()
 }
 
 // Metric is a point value with a bootstrap interval (an estimate, not a bound).
@@ -157,46 +240,80 @@ type Metrics struct {
 // members and the non-members separately (seeded). The scores are sorted once; a
 // replicate reweights them, so it costs one pass, not a sort.
 func Evaluate(pos, neg []float64, reps int, conf float64, seed uint64) (Metrics, error) {
+	out, err := evaluate(pos, neg, reps, conf, seed, true)
+	if err != nil {
+		return Metrics{}, err
+	}
+	return Metrics{AUC: out[0], TPRAt0_1Percent: out[1], TPRAt1Percent: out[2], TPRAt10Percent: out[3], BalancedAccuracy: out[4]}, nil
+}
+
+// EvaluateAUC is Evaluate's AUC alone — the same value and interval, from the same
+// replicates — without the threshold metrics' passes.
+func EvaluateAUC(pos, neg []float64, reps int, conf float64, seed uint64) (Metric, error) {
+	out, err := evaluate(pos, neg, reps, conf, seed, false)
+	if err != nil {
+		return Metric{}, err
+	}
+	return out[0], nil
+}
+
+// evaluate is Evaluate's metrics in its order (AUC, TPR at 0.1 %, 1 %, 10 %, balanced
+// accuracy), the threshold ones only when all is set.
+func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool) ([]Metric, error) {
 	if len(pos) == 0 || len(neg) == 0 {
-		return Metrics{}, fmt.Errorf("evaluate attack: %d member and %d non-member scores", len(pos), len(neg))
+		return nil, fmt.Errorf("evaluate attack: %d member and %d non-member scores", len(pos), len(neg))
 	}
 	if reps < 2 || !(conf > 0 && conf < 1) {
-		return Metrics{}, fmt.Errorf("evaluate attack: %d replicates at confidence %v", reps, conf)
+		return nil, fmt.Errorf("evaluate attack: %d replicates at confidence %v", reps, conf)
+	}
+	nstats := 1
+	if all {
+		nstats = 5
 	}
 	m := merge(pos, neg)
-	stats := func(w weighted) [5]float64 {
-		return [5]float64{w.auc(), w.tprAt(0.001), w.tprAt(0.01), w.tprAt(0.1), w.balanced()}
+	stats := func(w weighted, s []float64) {
+		s[0] = w.auc()
+		if all {
+			s[1], s[2], s[3], s[4] = w.thresholdMetrics()
+		}
 	}
-	point := stats(m.counts(nil, nil))
-	r := reference.Stream(seed, -1, "mia/bootstrap")
-	wp, wn := make([]float64, len(pos)), make([]float64, len(neg))
-	buf := m.counts(nil, nil)
-	rep := make([][]float64, 5)
+	point := make([]float64, nstats)
+	stats(m.counts(), point)
+	src := reference.Streams{Seed: seed, Trial: -1}.Source("mia/bootstrap") // reference.Stream's source
+	buf := m.counts()
+	rep := make([][]float64, nstats)
 	for i := range rep {
 		rep[i] = make([]float64, reps)
 	}
+	s := make([]float64, nstats)
+	byP, byN := m.byValue(m.pos), m.byValue(m.neg)
+	cp, cn := make([]uint16, len(pos)), make([]uint16, len(neg))
 	for b := range reps {
-		clear(wp)
-		clear(wn)
-		for range pos {
-			wp[r.IntN(len(pos))]++
+		// a replicate's weights are counts of draws, integers, whose sums are exact in any
+		// order: each sample's draws are counted in a small array (a draw lands anywhere,
+		// and this one stays in cache), then summed per distinct score in score order
+		overP, overN := drawCounts(src, cp), drawCounts(src, cn) // the members' draws first
+		byP.sum(buf.p, cp)
+		byN.sum(buf.n, cn)
+		for i, c := range overP { // integers below 2⁵³: exact in any order
+			buf.p[m.pos[i]] += c
 		}
-		for range neg {
-			wn[r.IntN(len(neg))]++
+		for i, c := range overN {
+			buf.n[m.neg[i]] += c
 		}
-		buf = m.countsInto(buf, wp, wn)
-		s := stats(buf)
+		buf.totP, buf.totN = float64(len(pos)), float64(len(neg))
+		stats(buf, s)
 		for i := range s {
 			rep[i][b] = s[i]
 		}
 	}
 	a := 1 - conf
-	out := make([]Metric, 5)
+	out := make([]Metric, nstats)
 	for i := range out {
 		slices.Sort(rep[i])
 		out[i] = Metric{Value: point[i], Lower: quantile(rep[i], a/2), Upper: quantile(rep[i], 1-a/2), Replicas: reps}
 	}
-	return Metrics{AUC: out[0], TPRAt0_1Percent: out[1], TPRAt1Percent: out[2], TPRAt10Percent: out[3], BalancedAccuracy: out[4]}, nil
+	return out, nil
 }
 
 func quantile(sorted []float64, p float64) float64 {

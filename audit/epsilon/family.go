@@ -53,10 +53,22 @@ func (g Game) Family(stats []Statistic) (FamilyResult, error) {
 	out := FamilyResult{Selection: make([]float64, len(stats))}
 	a := 1 - g.conf()
 	np, nn := len(stats[0].Pos)/2, len(stats[0].Neg)/2
-	lb := func(c Counts) float64 { return LowerBound(c, g.Delta, a) }
+	// LowerBound's bounds, from the tables the checks share (every count is asked for)
+	uP, uN := cpTableFor(np, a/2), cpTableFor(nn, a/2)
+	lb := func(c Counts) float64 { return epsFromRates(uN.at(c.FP), uP.at(c.Pos-c.TP), g.Delta) }
 	best, bestV := Rule{}, math.Inf(-1)
 	for i, s := range stats {
-		r, v := bestRule(s.Pos[:np], s.Neg[:nn], lb)
+		var r Rule
+		var v float64
+		if np == nn {
+			// the planner's pruned sweep picks bestRule's rule, ties included
+			// (TestPowerSimChooseIsRuleSweep), from a few hundred bounds, not one per count;
+			// the rule's counts are the best candidate's, so v is bestRule's value
+			r = (&powerSim{sel: np, delta: g.Delta, uSel: uN}).choose(s.Pos[:np], s.Neg[:nn], &chooser{})
+			v = lb(r.Count(s.Pos[:np], s.Neg[:nn]))
+		} else {
+			r, v = bestRule(s.Pos[:np], s.Neg[:nn], lb)
+		}
 		out.Selection[i] = v
 		if v > bestV {
 			best, bestV, out.Chosen = r, v, i

@@ -56,8 +56,7 @@ func SplitGamePower(ctx context.Context, trials int, p PowerSpec) (PowerResult, 
 	if err != nil {
 		return PowerResult{}, err
 	}
-	sim := newPowerSim(trials, p)
-	pw, se := sim.power(ctx, mu)
+	pw, se := sharedPowerSim(trials, p).power(ctx, mu)
 	if err := ctx.Err(); err != nil {
 		return PowerResult{}, err
 	}
@@ -77,10 +76,20 @@ func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 	if trials < 4 {
 		return 0, fmt.Errorf("power: %d trials per side; want at least 4", trials)
 	}
+	k := simKey{trials: trials, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf, smallestPowerTarget: p.Power}
+	r := smallestFactors.get(k, func() (factorResult, bool) {
+		f, err := smallestDetectableFactor(ctx, trials, p)
+		return factorResult{f, err}, ctx.Err() == nil
+	})
+	return r.f, r.err
+}
+
+// smallestDetectableFactor is SmallestDetectableFactor's search, on checked inputs.
+func smallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (float64, error) {
 	if MaxCertifiable(trials, p.Delta, p.Conf, Split) <= p.Claim {
 		return math.Inf(1), nil
 	}
-	sim := newPowerSim(trials, p)
+	sim := sharedPowerSim(trials, p)
 	detects := func(f float64) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -89,8 +98,7 @@ func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 		if err != nil {
 			return false, err
 		}
-		pw, _ := sim.power(ctx, mu)
-		return pw >= p.Power, nil
+		return sim.reaches(ctx, mu, p.Power), nil
 	}
 	lo, hi := 1.0, 2.0
 	for {

@@ -108,11 +108,8 @@ func (g Game) LowerBound(pos, neg []float64) (Result, error) {
 		return res.Result, err
 	}
 	a := 1 - g.conf()
-	bound := func(c Counts) float64 {
-		fpr := CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1)))
-		fnr := CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1)))
-		return epsFromRates(fpr, fnr, g.Delta)
-	}
+	uP, uN := cpTableFor(len(pos), a/(4*float64(len(pos)+1))), cpTableFor(len(neg), a/(4*float64(len(neg)+1)))
+	bound := func(c Counts) float64 { return epsFromRates(uN.at(c.FP), uP.at(c.Pos-c.TP), g.Delta) }
 	r, eps := bestRule(pos, neg, bound)
 	c := r.Count(pos, neg)
 	return Result{Epsilon: eps, Rule: r, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Bonferroni}, nil
@@ -180,16 +177,13 @@ func (g Game) GDP(pos, neg []float64) (GDPResult, error) {
 	switch g.Strategy {
 	case Split:
 		np, nn := len(pos)/2, len(neg)/2
-		stat := func(c Counts) float64 {
-			return mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
-		}
-		r, _ = bestRule(pos[:np], neg[:nn], stat)
-		m = stat(r.Count(pos[np:], neg[nn:]))
+		uP, uN := cpTableFor(np, a/2), cpTableFor(nn, a/2) // the selection half's, shared
+		r, _ = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return mu(uN.at(c.FP), uP.at(c.Pos-c.TP)) })
+		c := r.Count(pos[np:], neg[nn:])
+		m = mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
 	default:
-		stat := func(c Counts) float64 {
-			return mu(CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1))), CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1))))
-		}
-		r, m = bestRule(pos, neg, stat)
+		uP, uN := cpTableFor(len(pos), a/(4*float64(len(pos)+1))), cpTableFor(len(neg), a/(4*float64(len(neg)+1)))
+		r, m = bestRule(pos, neg, func(c Counts) float64 { return mu(uN.at(c.FP), uP.at(c.Pos-c.TP)) })
 	}
 	res := GDPResult{Mu: m, Rule: r}
 	if m > 0 {

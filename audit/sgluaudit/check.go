@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
@@ -22,44 +23,54 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if conf == 0 {
 		conf = 0.95
 	}
-	// the checks, for a progress bar: the noise, the coupled runs, the game, the membership
-	// attack
-	st, ctx := steps.Count(ctx, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	// The noise check costs a few runs, so it is held to a 20× smaller false-alarm rate:
 	// it adds at most a twentieth of 1 − conf to an honest subject's chance of a FAIL.
-	noise, err := s.noiseFinding(ctx, opt.Seed, 1-(1-conf)/20)
-	if err != nil {
-		return nil, err
+	// The four measured findings are independent: computed side by side, reported in order.
+	var noise, coupled, emp, mem audit.Finding
+	var errs [4]error
+	game, membership := opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack)
+	// the checks, for a progress bar, counted as each ends
+	st, ctx := steps.Count(ctx, true, true, game, membership)
+	var wg sync.WaitGroup
+	wg.Go(func() { noise, errs[0] = s.noiseFinding(ctx, opt.Seed, 1-(1-conf)/20); st.Step() })
+	wg.Go(func() { coupled, errs[1] = s.coupledFinding(ctx, opt.Seed); st.Step() })
+	if game {
+		wg.Go(func() {
+			emp, errs[2] = audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+			st.Step()
+		})
 	}
-	st.Step()
-	coupled, err := s.coupledFinding(ctx, opt.Seed)
-	if err != nil {
-		return nil, err
+	if membership {
+		wg.Go(func() { mem, errs[3] = s.membershipFinding(ctx, results, conf, opt); st.Step() })
 	}
-	st.Step()
-	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
-	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
+	}
+	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
+	if game {
 		fs = append(fs, emp)
-		st.Step()
 	}
-	if !opt.Attacks.Has(audit.MembershipAttack) {
-		return fs, nil
+	if membership {
+		fs = append(fs, mem)
 	}
-	removed, err := s.setup.Data.Subset(s.setup.Removals) // the records as they were before removal
+	return fs, nil
+}
+
+// membershipFinding attacks the removed records, as they were before removal.
+func (s *Subject) membershipFinding(ctx context.Context, results []audit.TrialResult, conf float64, opt audit.CheckOptions) (audit.Finding, error) {
+	removed, err := s.setup.Data.Subset(s.setup.Removals)
 	if err != nil {
-		return nil, fmt.Errorf("sglu check: %w", err)
+		return audit.Finding{}, fmt.Errorf("sglu check: %w", err)
 	}
 	mem, err := audit.MembershipRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Loss: s.setup.Loss,
 		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 	if err != nil {
-		return nil, fmt.Errorf("sglu check: %w", err)
+		return audit.Finding{}, fmt.Errorf("sglu check: %w", err)
 	}
-	st.Step()
-	return append(fs, mem), nil
+	return mem, nil
 }
 
 func (s *Subject) certificateFinding() audit.Finding {

@@ -13,7 +13,10 @@
 // from its workers), so it must be safe for concurrent use.
 package steps
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Func listens to a computation's steps: done of total in the named stage (total 0: not
 // known).
@@ -40,9 +43,11 @@ func Report(ctx context.Context, stage string, done, total int) {
 	}
 }
 
-// A Counter counts a known list of steps — a subject's checks — done one after another.
+// A Counter counts a known list of steps — a subject's checks — done one after another
+// or side by side (Step is safe for concurrent use).
 type Counter struct {
 	f           Func
+	mu          sync.Mutex
 	done, total int
 }
 
@@ -66,6 +71,8 @@ func Count(ctx context.Context, runs ...bool) (*Counter, context.Context) {
 
 // Step records that one more step is done.
 func (c *Counter) Step() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.done++
 	if c.f != nil {
 		c.f("", c.done, c.total)

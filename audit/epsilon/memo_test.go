@@ -1,0 +1,157 @@
+package epsilon
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// TestMemoisedPowerIsFresh: the shared simulation's powers and smallest factors are those
+// of a fresh simulation, asked again (a memo hit) and after an interrupted ask, which must
+// not leave its meaningless value in the memo.
+func TestMemoisedPowerIsFresh(t *testing.T) {
+	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.975}
+	const trials = 1202 // a count no other test asks about, so the memo starts empty
+	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPw, wantSE := newPowerSim(trials, p).power(context.Background(), mu)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SplitGamePower(done, trials, p); err == nil {
+		t.Fatal("an interrupted power returned no error")
+	}
+	if _, err := SmallestDetectableFactor(done, trials, p); err == nil {
+		t.Fatal("an interrupted smallest factor returned no error")
+	}
+	for i := range 2 {
+		got, err := SplitGamePower(context.Background(), trials, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Power != wantPw || got.StdErr != wantSE {
+			t.Fatalf("ask %d: power %v ± %v; a fresh simulation gives %v ± %v", i, got.Power, got.StdErr, wantPw, wantSE)
+		}
+	}
+	// the smallest factor's search, unmemoised, on a simulation of its own
+	fresh := newPowerSim(trials, p)
+	detects := func(f float64) bool {
+		mu, err := gdpMuFor(f*p.Claim, p.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, _ := fresh.power(context.Background(), mu)
+		return pw >= p.Power
+	}
+	first, err := SmallestDetectableFactor(context.Background(), trials, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := SmallestDetectableFactor(context.Background(), trials, p)
+	if err != nil || again != first {
+		t.Fatalf("asked again: %v (%v); first %v", again, err, first)
+	}
+	// F is the least factor (to 1 %) that detects: F does, F/1.01 does not
+	if !(first > 1 && first < math.Inf(1)) || !detects(first) || detects(first/1.01) {
+		t.Fatalf("smallest factor %v: detects %v, at %v detects %v", first, detects(first), first/1.01, detects(first/1.01))
+	}
+}
+
+// TestGamesBoundFromCPUpper: the games' sweeps read Clopper–Pearson bounds from the shared
+// tables; the rules and bounds must be those of CPUpper itself.
+func TestGamesBoundFromCPUpper(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, sizes := range [][2]int{{16, 16}, {16, 23}, {301, 301}, {301, 308}, {2000, 2000}, {2000, 2007}, {5000, 5000}} {
+		n := sizes[0]
+		pos, neg := make([]float64, n), make([]float64, sizes[1])
+		for i := range pos {
+			pos[i] = r.NormFloat64() + 0.8
+		}
+		for i := range neg {
+			neg[i] = r.NormFloat64()
+		}
+		if n == 301 { // ties: scores on a grid
+			for _, side := range [][]float64{pos, neg} {
+				for i := range side {
+					side[i] = math.Round(side[i]*4) / 4
+				}
+			}
+		}
+		for _, s := range []Strategy{Split, Bonferroni} {
+			g := Game{Delta: 1e-5, Confidence: 0.97, Strategy: s}
+			a := 1 - g.conf()
+			var wantRule Rule
+			var wantEps, wantMu float64
+			mu := func(fpr, fnr float64) float64 {
+				return distuv.UnitNormal.Quantile(1-fpr) - distuv.UnitNormal.Quantile(fnr)
+			}
+			if s == Split {
+				np, nn := len(pos)/2, len(neg)/2
+				var sel float64
+				wantRule, sel = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return LowerBound(c, g.Delta, a) })
+				if fr, err := g.Family([]Statistic{{Pos: pos, Neg: neg}}); err != nil || fr.Selection[0] != sel {
+					t.Errorf("n %d, %d: the selection half's bound %v (%v); with CPUpper %v", len(pos), len(neg), fr.Selection, err, sel)
+				}
+				wantEps = LowerBound(wantRule.Count(pos[np:], neg[nn:]), g.Delta, a)
+				gr, _ := bestRule(pos[:np], neg[:nn], func(c Counts) float64 {
+					return mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
+				})
+				c := gr.Count(pos[np:], neg[nn:])
+				wantMu = mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
+			} else {
+				b := func(c Counts) (float64, float64) {
+					return CPUpper(c.FP, c.Neg, a/(4*float64(c.Neg+1))), CPUpper(c.Pos-c.TP, c.Pos, a/(4*float64(c.Pos+1)))
+				}
+				wantRule, wantEps = bestRule(pos, neg, func(c Counts) float64 { fpr, fnr := b(c); return epsFromRates(fpr, fnr, g.Delta) })
+				_, wantMu = bestRule(pos, neg, func(c Counts) float64 { return mu(b(c)) })
+			}
+			got, err := g.LowerBound(pos, neg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Rule != wantRule || got.Epsilon != wantEps {
+				t.Errorf("n %d, %d, %v: rule %+v, ε %v; with CPUpper %+v, %v", n, len(neg), s, got.Rule, got.Epsilon, wantRule, wantEps)
+			}
+			gdp, err := g.GDP(pos, neg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gdp.Mu != wantMu {
+				t.Errorf("n %d, %d, %v: GDP μ %v; with CPUpper %v", n, len(neg), s, gdp.Mu, wantMu)
+			}
+		}
+	}
+}
+
+// TestReachesIsPowerAtLeast: the early-stopping answer is the full power's, for targets far
+// from the power (decided early, either way) and at it (decided only at the end), on
+// simulations whose memo is empty so the early path runs.
+func TestReachesIsPowerAtLeast(t *testing.T) {
+	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.975}
+	const trials = 3000
+	checked := 0
+	for _, f := range []float64{1.5, 2.5, 4, 8} {
+		mu, err := gdpMuFor(f*p.Claim, p.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, _ := newPowerSim(trials, p).power(context.Background(), mu)
+		for _, target := range []float64{0.05, 0.5, 0.8, 0.95, pw, math.Nextafter(pw, 2), math.Nextafter(pw, -1)} {
+			if !(target > 0 && target < 1) {
+				continue
+			}
+			s := &sharedSim{powerSim: newPowerSim(trials, p)}
+			if got, want := s.reaches(context.Background(), mu, target), pw >= target; got != want {
+				t.Errorf("factor %v, target %v: reaches %v; the power %v says %v", f, target, got, pw, want)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("%d cases checked", checked)
+	}
+}

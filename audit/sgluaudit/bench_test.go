@@ -1,0 +1,123 @@
+package sgluaudit_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// decisiveAudits are the decisive spec's subject and its four controls
+// (examples/sglu-decisive.json: the built-in synthetic data, SGLU with b = 32, claim ε = 1,
+// power against 2×) at the given δ, built as `audit run --spec` builds them.
+func decisiveAudits(tb testing.TB, delta float64) []audit.Audited {
+	tb.Helper()
+	ds, err := reference.SyntheticClassification(1000, 20, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Lambda: 0.05, Epsilon: 1, Delta: delta, Seed: 1, Confidence: 0.95, PowerAgainst: 2})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := sgluaudit.Method{}
+	subjects, err := m.Demo(setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
+	if err != nil || len(subjects) != 1 {
+		tb.Fatal(len(subjects), err)
+	}
+	return audit.WithControls(subjects, true)
+}
+
+// syntheticResults are n trials shaped like a's own: 16 real trials fix each side's
+// per-coordinate mean and spread, and n trials are drawn from those Gaussians (a control's
+// leak, a shifted unlearned mean, is kept). With same, both sides are drawn from the
+// retrains' law: the honest subject, whose means 16 trials cannot tell apart (fitted apart,
+// their estimation error would be a leak thousands of trials detect). Running n real trials
+// would take minutes; the check's cost depends on the trial count and the models' shape,
+// and on the verdicts (an INCONCLUSIVE finding plans its trials), not on how they were made.
+func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.TrialResult {
+	tb.Helper()
+	real, err := audit.Engine{}.Run(context.Background(), a.Subject, 1, 16)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fit := func(side func(audit.TrialResult) []float64) (mean, sd []float64) {
+		d := len(side(real[0]))
+		mean, sd = make([]float64, d), make([]float64, d)
+		for _, tr := range real {
+			for j, v := range side(tr) {
+				mean[j] += v / float64(len(real))
+			}
+		}
+		for _, tr := range real {
+			for j, v := range side(tr) {
+				sd[j] += (v - mean[j]) * (v - mean[j]) / float64(len(real)-1)
+			}
+		}
+		for j := range sd {
+			sd[j] = math.Sqrt(sd[j])
+		}
+		return mean, sd
+	}
+	um, us := fit(func(t audit.TrialResult) []float64 { return t.Unlearned.Published })
+	rm, rs := fit(func(t audit.TrialResult) []float64 { return t.Retrained.Published })
+	if same {
+		um, us = rm, rs
+	}
+	r := reference.Stream(7, 0, "bench/synthetic-trials")
+	draw := func(mean, sd []float64) []float64 {
+		out := make([]float64, len(mean))
+		for j := range out {
+			out[j] = mean[j] + sd[j]*r.NormFloat64()
+		}
+		return out
+	}
+	out := make([]audit.TrialResult, n)
+	for i := range out {
+		out[i] = audit.TrialResult{Index: i, Unlearned: reference.Release{Published: draw(um, us)}, Retrained: reference.Release{Published: draw(rm, rs)}}
+	}
+	return out
+}
+
+// BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6 on n
+// trials: the subject's check alone (--controls=false, as docs/scale-out.md times it), and
+// with its four controls' (the default). It reports the phase's seconds, its nanoseconds
+// per trial and the process's CPU seconds. The first iteration pays the once-per-process
+// plans (memoised), as a merge does: run one count per process with -benchtime=1x, and fit
+// fixed + per-trial from two counts.
+func BenchmarkCheckPhase(b *testing.B) {
+	all := decisiveAudits(b, 1e-6)
+	for _, set := range []struct {
+		name   string
+		audits []audit.Audited
+	}{{"subject", all[:1]}, {"controls", all}} {
+		for _, n := range []int{2_000, 20_000, 100_000} {
+			b.Run(fmt.Sprintf("%s/trials=%d", set.name, n), func(b *testing.B) {
+				results := make([][]audit.TrialResult, len(set.audits))
+				for i, a := range set.audits {
+					results[i] = syntheticResults(b, a, n, i == 0)
+				}
+				var took, cpu time.Duration
+				for b.Loop() {
+					t0, c0 := time.Now(), cpuTime(b)
+					for i, a := range set.audits {
+						if _, err := a.Check(context.Background(), results[i]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					took += time.Since(t0)
+					cpu += cpuTime(b) - c0
+				}
+				b.ReportMetric(took.Seconds()/float64(b.N), "s/phase")
+				b.ReportMetric(float64(took.Nanoseconds())/float64(b.N)/float64(n), "ns/trial")
+				// the process's CPU time: what the phase costs on a machine others share
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/phase")
+			})
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package mia
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+)
+
+// evaluateReference is Evaluate as it was before its replicates counted draws in uint16
+// arrays and summed them by score: float weights per sample, reweighted per replicate, and
+// one sweep per threshold metric. Evaluate must give its bits.
+func evaluateReference(pos, neg []float64, reps int, conf float64, seed uint64) [5]Metric {
+	m := merge(pos, neg)
+	weigh := func(wPos, wNeg []float64) weighted {
+		w := weighted{p: make([]float64, len(m.values)), n: make([]float64, len(m.values))}
+		for i, j := range m.pos {
+			w.p[j] += wPos[i]
+			w.totP += wPos[i]
+		}
+		for i, j := range m.neg {
+			w.n[j] += wNeg[i]
+			w.totN += wNeg[i]
+		}
+		return w
+	}
+	stats := func(w weighted) [5]float64 {
+		return [5]float64{w.auc(), w.tprAt(0.001), w.tprAt(0.01), w.tprAt(0.1), w.balanced()}
+	}
+	ones := func(n int) []float64 {
+		o := make([]float64, n)
+		for i := range o {
+			o[i] = 1
+		}
+		return o
+	}
+	point := stats(weigh(ones(len(pos)), ones(len(neg))))
+	r := reference.Stream(seed, -1, "mia/bootstrap")
+	wp, wn := make([]float64, len(pos)), make([]float64, len(neg))
+	var rep [5][]float64
+	for range reps {
+		clear(wp)
+		clear(wn)
+		for range pos {
+			wp[r.IntN(len(pos))]++
+		}
+		for range neg {
+			wn[r.IntN(len(neg))]++
+		}
+		s := stats(weigh(wp, wn))
+		for i := range s {
+			rep[i] = append(rep[i], s[i])
+		}
+	}
+	var out [5]Metric
+	for i := range out {
+		slices.Sort(rep[i])
+		out[i] = Metric{Value: point[i], Lower: quantile(rep[i], (1-conf)/2), Upper: quantile(rep[i], 1-(1-conf)/2), Replicas: reps}
+	}
+	return out
+}
+
+// TestEvaluateIsReference compares Evaluate and EvaluateAUC with the reference to the bit,
+// on scores with ties (rounded to a grid) and without, and sides of different sizes.
+func TestEvaluateIsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		np, nn int
+		grid   float64 // 0: continuous scores
+	}{{50, 50, 0}, {300, 170, 0}, {400, 400, 0.25}, {9, 2000, 0.1}, {1, 1, 0}} {
+		draw := func(n int, shift float64) []float64 {
+			s := make([]float64, n)
+			for i := range s {
+				s[i] = r.NormFloat64() + shift
+				if c.grid > 0 {
+					s[i] = math.Round(s[i]/c.grid) * c.grid
+				}
+			}
+			return s
+		}
+		pos, neg := draw(c.np, 0.3), draw(c.nn, 0)
+		want := evaluateReference(pos, neg, 60, 0.9, 7)
+		got, err := Evaluate(pos, neg, 60, 0.9, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range []Metric{got.AUC, got.TPRAt0_1Percent, got.TPRAt1Percent, got.TPRAt10Percent, got.BalancedAccuracy} {
+			if g != want[i] {
+				t.Errorf("%d and %d scores (grid %g): metric %d = %+v; the reference gives %+v", c.np, c.nn, c.grid, i, g, want[i])
+			}
+		}
+		auc, err := EvaluateAUC(pos, neg, 60, 0.9, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auc != want[0] {
+			t.Errorf("%d and %d scores (grid %g): EvaluateAUC = %+v; the reference gives %+v", c.np, c.nn, c.grid, auc, want[0])
+		}
+	}
+}
+
+// TestDrawCountsWrap counts 2¹⁷ draws of sample 0: its uint16 count wraps twice, and the
+// wraps must be returned so that no draw is lost.
+func TestDrawCountsWrap(t *testing.T) {
+	counts := make([]uint16, 3)
+	var over map[int]float64
+	for range 1 << 17 {
+		over = countDraw(counts, 0, over)
+	}
+	if counts[0] != 0 || over[0] != 1<<17 || len(over) != 1 {
+		t.Fatalf("count %d, wraps %v; want 0 and {0: %d}", counts[0], over, 1<<17)
+	}
+	counts = make([]uint16, 1000) // cannot wrap
+	if over := drawCounts(rand.NewPCG(1, 2), counts); over != nil {
+		t.Fatalf("wraps %v in 1000 draws", over)
+	}
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	if total != 1000 {
+		t.Fatalf("%d draws counted; want 1000", total)
+	}
+}
+
+// TestIntNIsRandIntN: intN draws what rand.Rand.IntN draws from the same source, for
+// powers of two (masked), small counts (rejection rare) and counts just above 2⁶³, where
+// half the draws are rejected.
+func TestIntNIsRandIntN(t *testing.T) {
+	if bits.UintSize != 64 {
+		t.Skip("intN is used on 64-bit platforms only")
+	}
+	for _, n := range []uint64{1, 2, 3, 7, 1 << 20, 100_000, 1<<62 + 1, math.MaxInt64, 1<<63 + 1, 1<<63 + 12345} {
+		a, b := rand.NewPCG(9, n), rand.NewPCG(9, n)
+		r := rand.New(b)
+		for i := range 2000 {
+			got := intN(a, n)
+			var want uint64
+			if n <= math.MaxInt64 {
+				want = uint64(r.IntN(int(n)))
+			} else {
+				want = r.Uint64N(n) // IntN's uint64n, past int
+			}
+			if got != want {
+				t.Fatalf("n %d, draw %d: %d; rand draws %d", n, i, got, want)
+			}
+		}
+	}
+}
