@@ -16,7 +16,7 @@ import (
 func TestHostileArtifacts(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.json")
-	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}}`), 0o644)
+	os.WriteFile(spec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-6}}`), 0o644)
 	good := filepath.Join("testdata", "verify", "retrained")
 	// a folder holding one bad file among good models
 	folder := func(name string, bad []byte) string {

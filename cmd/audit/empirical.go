@@ -32,10 +32,7 @@ func loadSamples(ctx context.Context, flagName, path string) (*mat.Dense, error)
 		m, _, err := artifact.LoadScores(path)
 		return m, err
 	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err != nil {
+	if err != nil { // an interruption wrapped in a usage error still exits 130
 		return nil, usageError{fmt.Errorf("--%s: %w", flagName, err)}
 	}
 	return m, nil
@@ -381,7 +378,14 @@ func smallestPhrase(f float64) string {
 // interruptible runs f, a computation that does not watch a context, and returns ctx's
 // error as soon as ctx ends, without waiting for f: the command then exits 130 and the
 // process ends f with it. (In a test's process f runs on to its end, discarded.)
+//
+// A context already done when interruptible is called runs f to its end: reading and
+// checking the inputs is quick next to a signal's arrival, and bad input is then refused
+// as bad input, not reported as an interruption (the work after it sees ctx).
 func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if ctx.Err() != nil {
+		return f()
+	}
 	type result struct {
 		v   T
 		err error

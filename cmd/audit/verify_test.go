@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,7 +194,8 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 				t.Errorf("%s: neither the summary nor report.md says %q:\n%s", c.models, w, stdout)
 			}
 		}
-		if c.models == one && !strings.Contains(string(md), "supply at least 8 unlearned models") {
+		if c.models == one && (!strings.Contains(string(md), "the distributional game decides, on at least 8 unlearned models") ||
+			!strings.Contains(string(md), "asks it") || !regexp.MustCompile(`1 \(need \d{3,}\)`).MatchString(string(md))) {
 			t.Errorf("one model: report.md does not say what would decide:\n%s", md)
 		}
 	}
