@@ -32,7 +32,6 @@ func TestPowerSearchesWatchTheContext(t *testing.T) {
 	cancel()
 	for name, f := range map[string]func() error{
 		"TrialsToDetect":           func() error { _, _, err := TrialsToDetect(ctx, p); return err },
-		"EstimateTrialsToDetect":   func() error { _, err := EstimateTrialsToDetect(ctx, p); return err },
 		"SplitGamePower":           func() error { _, err := SplitGamePower(ctx, 100_000, p); return err },
 		"SmallestDetectableFactor": func() error { _, err := SmallestDetectableFactor(ctx, 100_000, p); return err },
 	} {

@@ -87,7 +87,7 @@ func TrialsToDetect(ctx context.Context, p PowerSpec) (int, float64, error) {
 		r := v.(plan)
 		return r.trials, r.mu, r.err
 	}
-	n, mu, err := searchTrials(ctx, p, true)
+	n, mu, err := searchTrials(ctx, p)
 	if err := ctx.Err(); err != nil { // an interrupted search is no answer to keep
 		return 0, 0, err
 	}
@@ -113,27 +113,9 @@ type plan struct {
 	err    error
 }
 
-// EstimateTrialsToDetect is TrialsToDetect's coarse bracket alone: the count to about
-// 10 %, from 32 simulated selection halves instead of 256, several times faster. Findings
-// quote it as an estimate; `audit plan` gives the settled count. Memoised.
-func EstimateTrialsToDetect(ctx context.Context, p PowerSpec) (int, error) {
-	key := p
-	key.Power = -key.Power // a separate cache slot from the settled plan's
-	if v, ok := plans.Load(key); ok {
-		r := v.(plan)
-		return r.trials, r.err
-	}
-	n, mu, err := searchTrials(ctx, p, false)
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	plans.Store(key, plan{n, mu, err})
-	return n, err
-}
-
-// searchTrials brackets the least count with the target power on coarse estimates and,
-// when settle is set, settles it with the full one.
-func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, error) {
+// searchTrials brackets the least count with the target power on coarse estimates and
+// settles it with the full one.
+func searchTrials(ctx context.Context, p PowerSpec) (int, float64, error) {
 	if err := p.check(true); err != nil {
 		return 0, 0, fmt.Errorf("trials to detect: %w", err)
 	}
@@ -266,9 +248,6 @@ func searchTrials(ctx context.Context, p PowerSpec, settle bool) (int, float64, 
 	lo, hi = bisectCount(lo, hi, 10, reaches)
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
-	}
-	if !settle {
-		return hi, mu, nil
 	}
 	// settle with the full estimate, widening the coarse bracket where it was wrong
 	reps = PowerReps

@@ -15,7 +15,7 @@ func BenchmarkPlan(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: c.delta, Conf: 0.95}
 			for b.Loop() {
-				n, _, err := searchTrials(context.Background(), p, true)
+				n, _, err := searchTrials(context.Background(), p)
 				if err != nil || n < 4 {
 					b.Fatal(n, err)
 				}

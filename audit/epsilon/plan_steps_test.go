@@ -24,11 +24,11 @@ func TestSearchReportsSteps(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, rep{stage, done, total})
 	})
-	n, m, err := searchTrials(ctx, p, true)
+	n, m, err := searchTrials(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n0, m0, err := searchTrials(context.Background(), p, true)
+	n0, m0, err := searchTrials(context.Background(), p)
 	if err != nil || n != n0 || m != m0 {
 		t.Fatalf("with a listener: %d trials, μ = %v; without: %d, %v (%v)", n, m, n0, m0, err)
 	}
@@ -47,15 +47,6 @@ func TestSearchReportsSteps(t *testing.T) {
 	// to 256 at each
 	if last.done != last.total || last.done < 2*(PowerReps-coarseReps) || settling < last.done {
 		t.Errorf("last report %+v after %d settling reports; want all done, at least %d replicates, one report each", last, settling, 2*(PowerReps-coarseReps))
-	}
-	// without a listener nothing is reported and EstimateTrialsToDetect's search (no
-	// settling) reports only its bracketing
-	got = nil
-	if _, _, err := searchTrials(ctx, p, false); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0] != (rep{"bracketing", 0, 0}) {
-		t.Errorf("the estimate reported %v; want the bracketing alone", got)
 	}
 }
 
