@@ -59,9 +59,9 @@ func TestMembershipHTML(t *testing.T) {
 	for _, want := range []string{
 		`aria-label="ROC (log–log): deleted against held-out records"`, "false-positive rate (held-out flagged), from 1/200",
 		">0.005<", // the axis starts at 1/200
-		`transform="rotate(-90`, "true-positive rate (deleted flagged)", "● TPR at FPR 0.1 %, 1 %",
+		`transform="rotate(-90`, "TPR: deleted flagged, from 1/", "● TPR at FPR 0.1 %, 1 %",
 		`aria-label="per-record exposure: deleted records against the holdout"`, "holdout 95th percentile", "holdout 99th percentile",
-		"score (higher = more member-like)", "deleted records, by percentile among held-out scores",
+		"score (higher = more member-like)", "deleted records, ranked by percentile among held-out scores",
 		`<table class="membership">`, "<td>TPR at FPR 0.1 % (", "(Clopper–Pearson)", "AUC (½ is chance; DeLong)",
 		"x/&lt;b&gt;holdout&lt;/b&gt;: the model&#39;s scores on 40 deleted records against 200 held-out records",
 		"it becomes an ε bound only through a one-run audit",

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -604,6 +605,10 @@ func decodeJSON[T any](r io.Reader, name, what string, want []string, schema fun
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && syn.Offset <= 1 { // not JSON at all: a report.md, a PDF
+			return nil, fmt.Errorf("read %s %s: not JSON (%w): want the %s.json an audit wrote", what, name, err, what)
+		}
 		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
 	}
 	if got := schema(&v); !slices.Contains(want, got) {

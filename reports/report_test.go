@@ -51,6 +51,9 @@ func TestJSONRoundTripWithInfinity(t *testing.T) {
 	if !bytes.Equal(b, again) {
 		t.Fatal("re-encoding a decoded report changed its bytes")
 	}
+	if _, err := ReadJSON(strings.NewReader("# Unlearning audit report"), "report.md"); err == nil || !strings.Contains(err.Error(), "report.md: not JSON") || !strings.Contains(err.Error(), "want the report.json an audit wrote") {
+		t.Errorf("a Markdown report read as JSON: %v", err)
+	}
 	if _, err := ReadJSON(strings.NewReader(`{"schema":"other/v9"}`), "x.json"); err == nil || !strings.Contains(err.Error(), "x.json") {
 		t.Fatalf("wrong schema: %v", err)
 	}

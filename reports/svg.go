@@ -473,7 +473,7 @@ func membershipROCChart(m *Membership) *chart {
 		c.dot(x(float64(t.FP)/float64(m.Holdout)), y(float64(t.TPR)), 3, "#b2182b")
 	}
 	c.xLabel(fmt.Sprintf("false-positive rate (held-out flagged), from 1/%d", m.Holdout))
-	c.yLabel(fmt.Sprintf("true-positive rate (deleted flagged), from 1/%d", m.Forget))
+	c.yLabel(fmt.Sprintf("TPR: deleted flagged, from 1/%d", m.Forget))
 	c.text(plotW-padR-4, plotH-padB-6, 9, "end", "#b2182b", "● TPR at FPR "+levelsLabel(m.TPR))
 	return c
 }
@@ -560,7 +560,7 @@ func exposureChart(m *Membership) *chart {
 			c.xTick(x(int(r)-1), strconv.Itoa(int(r)))
 		}
 	}
-	c.xLabel("deleted records, by percentile among held-out scores")
+	c.xLabel("deleted records, ranked by percentile among held-out scores")
 	c.yLabel("score (higher = more member-like)")
 	return c
 }

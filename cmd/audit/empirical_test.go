@@ -164,6 +164,10 @@ func TestPlanCommand(t *testing.T) {
 			t.Errorf("%v without --spec: exit %d, %q", extra, code, errOut)
 		}
 	}
+	// a spec's errors name the command typed
+	if _, errOut, code := runCLI(t, "plan", "--spec", filepath.Join(t.TempDir(), "nope.json")); code != exitUsage || !strings.Contains(errOut, "plan: load spec") {
+		t.Errorf("plan --spec of a missing file: exit %d, %q; want 2 naming plan", code, errOut)
+	}
 	// the power's flags without a claim to ask about are refused rather than ignored
 	for _, extra := range [][]string{{"--power-against", "3"}, {"--factor", "3"}, {"--power", "0.9"}} {
 		args := append([]string{"plan", "--trials", "100", "--delta", "1e-5"}, extra...)

@@ -73,7 +73,11 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	if !c.shard.Whole() && c.json {
 		return usagef("run: --json: a shard writes no report (audit merge does)")
 	}
-	s, err := loadSpec("run", specPath)
+	asked := "run" // the command the user typed, for the spec's errors
+	if rp.plan != nil {
+		asked = "plan"
+	}
+	s, err := loadSpec(asked, specPath)
 	if err != nil {
 		return err
 	}
