@@ -83,6 +83,7 @@ type PowerSpec struct {
 // The search stops with an error past MaxPlanTrials, and with ctx's error when ctx is
 // done (checked between power evaluations and inside each).
 func TrialsToDetect(ctx context.Context, p PowerSpec) (int, float64, error) {
+	seedPlans()
 	if v, ok := plans.Load(p); ok {
 		r := v.(plan)
 		return r.trials, r.mu, r.err
