@@ -20,6 +20,7 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"powerdetail": powerDetail,
 	"bound":       boundText,
 	"date":        dateText,
+	"perSubject":  trialsPerSubject,
 	"hasdata":     Data.hasData,
 	"nodata":      func() string { return noDataText },
 	"trimdot":     func(s string) string { return strings.TrimSuffix(s, ".") },

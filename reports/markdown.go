@@ -31,7 +31,7 @@ func num(n Number) string {
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Unlearning audit report — %s\n\n", text(r.Summary.Verdict))
-	fmt.Fprintf(&b, "%s · %d trials per subject · confidence %s\n\n", text(dateText(r.Date)), r.Trials, num(r.Confidence))
+	fmt.Fprintf(&b, "%s · %s · confidence %s\n\n", text(dateText(r.Date)), trialsPerSubject(r.Trials), num(r.Confidence))
 	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", text(r.Summary.Verdict), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
 	b.WriteString("## Verdicts\n\n")
@@ -222,6 +222,14 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// trialsPerSubject is "200 trials per subject", or "1 trial per subject".
+func trialsPerSubject(n int) string {
+	if n == 1 {
+		return "1 trial per subject"
+	}
+	return fmt.Sprintf("%d trials per subject", n)
 }
 
 // counts is what a finding's trials count when they are not trials (its power's Counts,

@@ -69,7 +69,7 @@ func (r *Report) PDF(w io.Writer) error {
 		para(13, "B", text)
 	}
 	para(17, "B", "Unlearning audit report — "+r.Summary.Verdict)
-	para(10, "", fmt.Sprintf("%s · %d trials per subject · confidence %s", dateText(r.Date), r.Trials, num(r.Confidence)))
+	para(10, "", fmt.Sprintf("%s · %s · confidence %s", dateText(r.Date), trialsPerSubject(r.Trials), num(r.Confidence)))
 	para(12, "B", fmt.Sprintf("Overall verdict: %s (%d pass, %d fail, %d inconclusive)", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive))
 
 	heading("Verdicts")
@@ -87,15 +87,23 @@ func (r *Report) PDF(w io.Writer) error {
 	for _, s := range r.Subjects {
 		var n [3]int
 		n[0], n[1], n[2] = CountFindings(s.Findings)
-		game := "—"
+		// the game's verdict and its power on two lines: on one, the power's trials-needed
+		// did not fit the column and was cut
+		game := []string{"—"}
 		if f := GameFinding(s.Findings); f != nil {
-			game = f.Verdict + " · " + GamePower(f)
+			game = []string{f.Verdict, GamePower(f)}
 		}
-		cells := []string{s.Name, s.Verdict, fmt.Sprint(n[0]), fmt.Sprint(n[1]), fmt.Sprint(n[2]), game}
-		for i, c := range cols {
-			p.CellFormat(c.w*textW, 6, fit(p, pdfText(cells[i]), c.w*textW-2), "1", 0, "L", false, 0, "")
+		cells := []string{s.Name, s.Verdict, fmt.Sprint(n[0]), fmt.Sprint(n[1]), fmt.Sprint(n[2])}
+		const line = 4.5
+		rowH := line * float64(len(game))
+		for i, c := range cols[:len(cols)-1] {
+			p.CellFormat(c.w*textW, rowH, fit(p, pdfText(cells[i]), c.w*textW-2), "1", 0, "L", false, 0, "")
 		}
-		p.Ln(-1)
+		last := cols[len(cols)-1].w * textW
+		for i := range game {
+			game[i] = fit(p, pdfText(game[i]), last-2)
+		}
+		p.MultiCell(last, line, strings.Join(game, "\n"), "1", "L", false) // ends the row
 	}
 	p.Ln(2)
 	for _, s := range r.Subjects {

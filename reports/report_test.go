@@ -202,3 +202,28 @@ func TestGameColumnIsTheEmpiricalGame(t *testing.T) {
 		t.Errorf("markdown summary does not show the game's verdict:\n%s", md.String())
 	}
 }
+
+// The header counts trials in words that agree with the count: "1 trial per subject".
+func TestTrialsPerSubject(t *testing.T) {
+	r := sample()
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{1, "1 trial per subject"}, {50, "50 trials per subject"}} {
+		r.Trials = c.n
+		var md bytes.Buffer
+		if err := r.Markdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md.String(), c.want) {
+			t.Errorf("%d trials: the Markdown lacks %q", c.n, c.want)
+		}
+		var html bytes.Buffer
+		if err := r.HTML(&html); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(html.String(), c.want) {
+			t.Errorf("%d trials: the HTML lacks %q", c.n, c.want)
+		}
+	}
+}
