@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,6 +115,9 @@ func (d *dataFlags) read(seed uint64) (*loaded, error) {
 		return nil, usagef("%s is required with %s (csv, libsvm, idx or sklearn-csv)", d.name("format"), d.name("data"))
 	default:
 		return nil, usagef("%s %s: want csv, libsvm, idx or sklearn-csv", d.name("format"), clip.Quote(d.format))
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) { // a file that cannot be opened: say which setting named it
+		return nil, usageError{fmt.Errorf("%s: %w", d.name("data"), err)}
 	}
 	if err != nil {
 		return nil, usageError{err}

@@ -191,6 +191,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "reproduce":
 		return runReproduce(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version", "-V":
+		if len(args) > 1 { // refused, not ignored: `version --json` printed text
+			return usagef("%s takes no flags or arguments, got %s", args[0], clip.Quote(strings.Join(args[1:], " ")))
+		}
 		fmt.Fprintln(stdout, "audit", buildinfo.Describe(version, buildinfo.Read()))
 		return nil
 	case "help", "-h", "-help", "--help":

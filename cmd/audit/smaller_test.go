@@ -119,3 +119,18 @@ func TestHelpPrintedOnce(t *testing.T) {
 		}
 	}
 }
+
+// A data file that cannot be opened is named by the setting that named it: --data, or
+// the spec's data.file.
+func TestMissingDataFileNamesItsSetting(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope.csv")
+	if _, stderr, code := runCLI(t, "demo", "--data", missing, "--format", "csv", "--out", filepath.Join(dir, "d")); code != exitUsage || !strings.Contains(stderr, "--data: load "+missing) {
+		t.Errorf("demo --data of a missing file: exit %d, %q; want 2 naming --data", code, stderr)
+	}
+	spec := filepath.Join(dir, "spec.json")
+	os.WriteFile(spec, []byte(`{"data": {"file": "nope.csv", "format": "csv"}, "method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-6}}`), 0o644)
+	if _, stderr, code := runCLI(t, "run", "--spec", spec, "--out", filepath.Join(dir, "r")); code != exitUsage || !strings.Contains(stderr, spec+": data.file: load "+missing) {
+		t.Errorf("a spec's missing data file: exit %d, %q; want 2 naming data.file", code, stderr)
+	}
+}

@@ -21,6 +21,10 @@ func TestVersionSpellings(t *testing.T) {
 			t.Errorf("audit %s printed %q, audit version %q", arg, stdout, first)
 		}
 	}
+	// a flag it does not take is refused, not ignored
+	if stdout, stderr, code := runCLI(t, "version", "--json"); code != exitUsage || stdout != "" || !strings.Contains(stderr, `version takes no flags or arguments, got "--json"`) {
+		t.Errorf("audit version --json: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 }
 
 // A binary built with go build in this checkout names the commit it was built from.
