@@ -107,12 +107,12 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPlanAsksTheSame(t, rep)
-	small := []string{"--variants", "strongly-convex,distributed,sglu", "--trials", "40"}
+	small := []string{"--variants", "strongly-convex,distributed,sglu", "--trials", "16"}
 	b, c, d := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "d")
 	// the second run names the same settings in another order, with flags that only place
 	// or show the output and set the speed: the report and its command line are the same
 	for dir, args := range map[string][]string{b: append([]string{"demo", "--out", b}, small...),
-		c: {"demo", "--trials", "40", "--quiet", "--workers", "1", "--variants", "strongly-convex,distributed,sglu", "--out", c}} {
+		c: {"demo", "--trials", "16", "--quiet", "--workers", "1", "--variants", "strongly-convex,distributed,sglu", "--out", c}} {
 		if _, _, code := runCLI(t, args...); code != exitPass {
 			t.Fatalf("%s: exit %d", dir, code)
 		}
@@ -121,7 +121,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 	if _, second := readReport(t, c); !bytes.Equal(first, second) {
 		t.Fatal("same inputs and seed gave different report.json bytes")
 	}
-	if want := []string{"audit", "demo", "--trials=40", "--variants=strongly-convex,distributed,sglu"}; !slices.Equal(got.CommandLine, want) {
+	if want := []string{"audit", "demo", "--trials=16", "--variants=strongly-convex,distributed,sglu"}; !slices.Equal(got.CommandLine, want) {
 		t.Errorf("command line %q, want %q", got.CommandLine, want)
 	}
 	runCLI(t, append([]string{"demo", "--out", d, "--seed", "2"}, small...)...)
