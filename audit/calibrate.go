@@ -101,16 +101,19 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 		st := SubjectTiming{Name: s.Name(), Trials: k, PerTrial: took / time.Duration(k)}
 		if k >= 2*MinEmpiricalTrials {
 			// the first check pays once-per-process costs (memoised plans); the fit uses
-			// the next two, and the once-only cost joins the fixed part
-			first, err := timeCheck(ctx, a, results)
-			if err != nil {
-				return Calibration{}, err
-			}
-			full, err := timeCheck(ctx, a, results)
+			// the next two, and the once-only cost joins the fixed part. Each check is at a
+			// count not timed before: what depends on the count (the game's power at it) is
+			// memoised per count and shared by a subject's controls, so a check timed again
+			// at one count would leave it out, and the merge pays it once at its count.
+			first, err := timeCheck(ctx, a, results[:k-1])
 			if err != nil {
 				return Calibration{}, err
 			}
 			half, err := timeCheck(ctx, a, results[:k/2])
+			if err != nil {
+				return Calibration{}, err
+			}
+			full, err := timeCheck(ctx, a, results)
 			if err != nil {
 				return Calibration{}, err
 			}
