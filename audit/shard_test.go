@@ -359,3 +359,28 @@ func TestReadLineBound(t *testing.T) {
 		t.Fatal("MergeShards of no folders: no error")
 	}
 }
+
+// A check whose cost at a trial count is paid once per count (the game's power, memoised
+// per count and shared by a subject's controls) is fitted with that cost: each check is
+// timed at a count not timed before. Timing twice at one count fitted 0 a trial. The
+// bounds allow for sleeps that overrun (by a few ms at most on a loaded machine, against
+// the ≥ 8 ms between the two counts fitted).
+func TestCalibrateCountsEachCountOnce(t *testing.T) {
+	const perTrial = time.Millisecond
+	paid := map[int]bool{}
+	a := Audited{Subject: counting(-1), Check: func(ctx context.Context, r []TrialResult) ([]Finding, error) {
+		if !paid[len(r)] { // the cost of this count, once
+			paid[len(r)] = true
+			time.Sleep(time.Duration(len(r)) * perTrial)
+		}
+		return nil, nil
+	}}
+	cal, err := Calibrate(context.Background(), []Audited{a}, 3, 2, 50*time.Millisecond, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := cal.Subjects[0]
+	if st.CheckPerTrial < perTrial/2 || st.CheckPerTrial > 3*perTrial {
+		t.Errorf("fitted %v + %v a trial over %d trials; want about %v a trial", st.CheckFixed, st.CheckPerTrial, st.Trials, perTrial)
+	}
+}
