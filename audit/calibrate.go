@@ -146,7 +146,10 @@ type Prediction struct {
 }
 
 // Predict is the wall time of the audit at trials per subject, on one machine and in
-// shards parts (queueing and file transfer not counted).
+// shards parts (queueing and file transfer not counted). The checks' time is summed over
+// the subjects, each fitted at its own trial counts, so what a subject and its controls
+// share at one count (the game's power, memoised) may be counted more than once: an upper
+// bound there.
 func (c Calibration) Predict(trials, shards int) Prediction {
 	p := Prediction{Trials: trials, Shards: shards}
 	part := Shard{Index: 0, Count: max(shards, 1)}.Trials(trials) // part 0 is the largest

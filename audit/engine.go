@@ -586,12 +586,15 @@ func headerDiff(got, want checkpointHeader) string {
 func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, params int, load func(TrialResult)) (*checkpoint, error) {
 	// not followed: a checkpoint planted as a link would have the run append trials to
 	// whatever file it names, outside the folder the tool owns
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK|noFollow, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
 		return &checkpoint{path: path, hdr: hdr, key: key, params: params}, nil
 	}
-	if errors.Is(err, syscall.ELOOP) {
+	if isLink(err, path) {
+		if f != nil {
+			f.Close()
+		}
 		return nil, &CheckpointError{Path: path, Msg: "a symbolic link, not followed: the run writes only files of its own"}
 	}
 	if err != nil {

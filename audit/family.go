@@ -338,8 +338,10 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 		f.Verdict = Inconclusive
 		// what decides is the distributional game, on at least MinEmpiricalTrials models a
 		// side; the count it needs is the planner's, for the game's question
+		// asked at the fewest models the game plays with (the plan command needs a count
+		// the game can be played at; the count it names does not depend on it)
 		q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
-			Confidence: c.Confidence, Power: PowerTarget, Trials: k}
+			Confidence: c.Confidence, Power: PowerTarget, Trials: max(k, MinEmpiricalTrials)}
 		plan, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(c.PowerAgainst))
 		if err := ctx.Err(); err != nil {
 			return Finding{}, err

@@ -26,7 +26,7 @@ func TestRankCheckNamesThePlannersCount(t *testing.T) {
 		if factor == 0 {
 			factor = audit.DefaultPowerAgainst
 		}
-		q := audit.Question{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, Power: audit.PowerTarget, Trials: 1}
+		q := audit.Question{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, Power: audit.PowerTarget, Trials: audit.MinEmpiricalTrials}
 		want, _, err := epsilon.TrialsToDetect(context.Background(), q.PowerSpec(factor))
 		if err != nil {
 			t.Fatal(err)

@@ -33,7 +33,7 @@
 // held-out scores) against the holdout's 95th and 99th percentiles. Markdown gives the
 // AUC and the two TPRs with their intervals in a short table, as HTML and PDF also do.
 //
-// A Reproduction ("unlearnaudit/reproduction/v4") is a paper's experiment re-run: curves
+// A Reproduction ("unlearnaudit/reproduction/v5") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,
 // with the checks made on them. An experiment starts one with NewReproduction, draws its
 // figures with RenderFigure (in the FormatsParam formats), hashes its inputs

@@ -9,7 +9,8 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
-// ReproductionSchema identifies the JSON layout of a Reproduction. v4: a run that judged
+// ReproductionSchema identifies the JSON layout of a Reproduction. v5: a power states what
+// its counts count and, for a game, the question it answers (reports.Power). v4: a run that judged
 // nothing is INCONCLUSIVE (v3 wrote "—" and passed it), and a passing "≤" finding states
 // its slack (Finding.Slack). v3: a finding may be
 // reported, not judged (a paper's claim), and the summary counts those apart from the
@@ -17,7 +18,11 @@ import (
 // brought one schema for every reproduction, curves (Datasets) and tables (Tables) alike;
 // v1 had curves only, and the table-shaped experiments wrote a schema of their own
 // (tables/v1).
-const ReproductionSchema = "unlearnaudit/reproduction/v4"
+const ReproductionSchema = "unlearnaudit/reproduction/v5"
+
+// reproductionV4 is the previous format, still read: v5 adds a power's counts and
+// question (reports.Power), which v4 files lack.
+const reproductionV4 = "unlearnaudit/reproduction/v4"
 
 // A Reproduction is a paper experiment re-run, in one of two shapes or both: measured
 // curves along update sequences with the theorems' bounds beside them, per dataset
@@ -218,7 +223,7 @@ func (r *Reproduction) JSON() ([]byte, error) { return encodeJSON(r, "reproducti
 
 // ReadReproduction decodes a reproduction and checks its schema.
 func ReadReproduction(rd io.Reader, name string) (*Reproduction, error) {
-	return decodeJSON(rd, name, "reproduction", []string{ReproductionSchema}, func(r *Reproduction) string { return r.Schema })
+	return decodeJSON(rd, name, "reproduction", []string{ReproductionSchema, reproductionV4}, func(r *Reproduction) string { return r.Schema })
 }
 
 // Figure draws a dataset's curves against the update index on log–log axes: the mean

@@ -40,6 +40,10 @@ func TestReproductionJSON(t *testing.T) {
 	if diff := cmp.Diff(r, back, cmp.Comparer(func(a, b Number) bool { return a == b || math.IsNaN(float64(a)) && math.IsNaN(float64(b)) })); diff != "" {
 		t.Fatalf("round trip differs:\n%s", diff)
 	}
+	// a v4 file (no power counts or question) is still read
+	if _, err := ReadReproduction(strings.NewReader(strings.Replace(string(js), ReproductionSchema, "unlearnaudit/reproduction/v4", 1)), "v4.json"); err != nil {
+		t.Errorf("a v4 reproduction is refused: %v", err)
+	}
 	wrong := strings.Replace(string(js), ReproductionSchema, "unlearnaudit/reproduction/v0", 1)
 	if _, err := ReadReproduction(strings.NewReader(wrong), "r.json"); err == nil || !strings.Contains(err.Error(), "schema") {
 		t.Errorf("wrong schema: %v", err)

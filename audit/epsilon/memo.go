@@ -18,8 +18,9 @@ import (
 const memoLimit = 64
 
 // memo is a bounded map whose values are computed once (concurrent askers of one key wait
-// for the first, and share its answer, interrupted or not: a process asks with one
-// context) and kept only when the computation says so (an interrupted one is not).
+// for the first and share its answer) and kept only when the computation says so (an
+// interrupted one is not). An asker handed another's answer that was not kept computes
+// its own: the first may have been interrupted by a context the asker does not share.
 type memo[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]*memoEntry[V]
@@ -43,13 +44,18 @@ func (m *memo[K, V]) get(k K, f func() (V, bool)) V {
 		m.m[k] = e
 	}
 	m.mu.Unlock()
-	e.once.Do(func() { e.v, e.keep = f() })
+	ran := false
+	e.once.Do(func() { e.v, e.keep = f(); ran = true })
 	if !e.keep {
 		m.mu.Lock()
 		if m.m[k] == e {
 			delete(m.m, k)
 		}
 		m.mu.Unlock()
+		if !ran {
+			v, _ := f() // with this asker's own context
+			return v
+		}
 	}
 	return e.v
 }

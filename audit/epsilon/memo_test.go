@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -153,5 +154,27 @@ func TestReachesIsPowerAtLeast(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("%d cases checked", checked)
+	}
+}
+
+// An asker that waited on another's computation which was not kept (interrupted by the
+// other's context) computes its own answer instead of taking the interruption.
+func TestMemoDoesNotHandOnAnInterruption(t *testing.T) {
+	var m memo[int, int]
+	inside, release := make(chan struct{}), make(chan struct{})
+	first := make(chan int)
+	go func() {
+		first <- m.get(1, func() (int, bool) { close(inside); <-release; return -1, false })
+	}()
+	<-inside
+	second := make(chan int)
+	go func() { second <- m.get(1, func() (int, bool) { return 7, true }) }()
+	time.Sleep(10 * time.Millisecond) // the second asker waits on the first's computation
+	close(release)
+	if got := <-first; got != -1 {
+		t.Errorf("the interrupted asker got %d, want its own -1", got)
+	}
+	if got := <-second; got != 7 {
+		t.Errorf("the waiting asker got %d, want its own answer 7, not the interruption", got)
 	}
 }

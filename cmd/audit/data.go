@@ -71,12 +71,12 @@ type loaded struct {
 // Every error is a usage error naming the file and line or the flag. A signal ends the wait
 // for a long read (a large CSV or LIBSVM file takes seconds) with ctx's error.
 func (d *dataFlags) load(ctx context.Context, seed uint64) (*loaded, error) {
+	reference.MaxValues = d.maxValues // here, not in a read a signal may leave running
 	return interruptible(ctx, func() (*loaded, error) { return d.read(seed) })
 }
 
 // read is load without the wait on ctx.
 func (d *dataFlags) read(seed uint64) (*loaded, error) {
-	reference.MaxValues = d.maxValues
 	if d.path == "" {
 		if d.format != "" || d.labels != "" || d.classes != "" || (d.preprocess != "" && d.preprocess != "auto") {
 			return nil, usagef("%s, %s, %s and %s need %s", d.name("format"), d.name("labels"), d.name("classes"), d.name("preprocess"), d.name("data"))
@@ -117,7 +117,11 @@ func (d *dataFlags) read(seed uint64) (*loaded, error) {
 		return nil, usagef("%s %s: want csv, libsvm, idx or sklearn-csv", d.name("format"), clip.Quote(d.format))
 	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) { // a file that cannot be opened: say which setting named it
-		return nil, usageError{fmt.Errorf("%s: %w", d.name("data"), err)}
+		setting := "labels" // IDX images' labels: --labels, or the default beside the images
+		if pe.Path == d.path {
+			setting = "data"
+		}
+		return nil, usageError{fmt.Errorf("%s: %w", d.name(setting), err)}
 	}
 	if err != nil {
 		return nil, usageError{err}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -127,6 +128,12 @@ func TestMissingDataFileNamesItsSetting(t *testing.T) {
 	missing := filepath.Join(dir, "nope.csv")
 	if _, stderr, code := runCLI(t, "demo", "--data", missing, "--format", "csv", "--out", filepath.Join(dir, "d")); code != exitUsage || !strings.Contains(stderr, "--data: load "+missing) {
 		t.Errorf("demo --data of a missing file: exit %d, %q; want 2 naming --data", code, stderr)
+	}
+	// a missing labels file is named as such, not as --data
+	images := filepath.Join(testenv.SharedDatasets(t), "mnist-t10k", "t10k-images-idx3-ubyte.gz")
+	labels := filepath.Join(dir, "labels.gz")
+	if _, stderr, code := runCLI(t, "demo", "--data", images, "--format", "idx", "--labels", labels, "--out", filepath.Join(dir, "i")); code != exitUsage || !strings.Contains(stderr, "--labels: ") || !strings.Contains(stderr, labels) {
+		t.Errorf("demo --labels of a missing file: exit %d, %q; want 2 naming --labels", code, stderr)
 	}
 	spec := filepath.Join(dir, "spec.json")
 	os.WriteFile(spec, []byte(`{"data": {"file": "nope.csv", "format": "csv"}, "method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-6}}`), 0o644)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,9 +195,20 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 				t.Errorf("%s: neither the summary nor report.md says %q:\n%s", c.models, w, stdout)
 			}
 		}
-		if c.models == one && (!strings.Contains(string(md), "the distributional game decides, on at least 8 unlearned models") ||
-			!strings.Contains(string(md), "asks it") || !regexp.MustCompile(`1 \(need \d{3,}\)`).MatchString(string(md))) {
-			t.Errorf("one model: report.md does not say what would decide:\n%s", md)
+		if c.models == one {
+			need := regexp.MustCompile(`1 \(need (\d{3,})\)`).FindStringSubmatch(string(md))
+			plan := regexp.MustCompile("audit plan (--trials [^`\\\\]+)").FindStringSubmatch(string(md))
+			if !strings.Contains(string(md), "the distributional game decides, on at least 8 unlearned models") || need == nil || plan == nil {
+				t.Fatalf("one model: report.md does not say what would decide:\n%s", md)
+			}
+			// the command it prints asks the same question: the planner says the same count
+			out, errOut, code := runCLI(t, append(append([]string{"plan"}, strings.Fields(plan[1])...), "--json")...)
+			var got struct {
+				TrialsNeeded int `json:"trials_needed"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &got) != nil || strconv.Itoa(got.TrialsNeeded) != need[1] {
+				t.Errorf("audit plan %s: exit %d, %s%s; want %s trials needed, as the report says", plan[1], code, out, errOut, need[1])
+			}
 		}
 	}
 	two := filepath.Join(dir, "two.json")
