@@ -39,6 +39,11 @@ type SubjectTiming struct {
 	PerTrial      time.Duration // wall time per trial with the calibration's workers
 	CheckFixed    time.Duration // the check's time at n trials ≈ CheckFixed + n·CheckPerTrial
 	CheckPerTrial time.Duration
+	// Questions are the power questions the subject's games answered in its calibration
+	// check (the two-family game, the membership game on its deleted records, …), so a
+	// planner can say what each needs, not the game's alone. Their Trials is the
+	// calibration's count.
+	Questions []Question
 }
 
 // WithControls lists what an audit runs, in the order it runs them: each subject followed,
@@ -113,9 +118,14 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 			if err != nil {
 				return Calibration{}, err
 			}
-			full, err := timeCheck(ctx, a, results)
+			full, fs, err := timeCheckFindings(ctx, a, results)
 			if err != nil {
 				return Calibration{}, err
+			}
+			for _, f := range fs {
+				if f.Power != nil && f.Power.Question != nil {
+					st.Questions = append(st.Questions, *f.Power.Question)
+				}
 			}
 			per := max(0, (full-half)/time.Duration(k-k/2))
 			st.CheckPerTrial = per
@@ -128,11 +138,17 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 }
 
 func timeCheck(ctx context.Context, a Audited, results []TrialResult) (time.Duration, error) {
+	took, _, err := timeCheckFindings(ctx, a, results)
+	return took, err
+}
+
+func timeCheckFindings(ctx context.Context, a Audited, results []TrialResult) (time.Duration, []Finding, error) {
 	t0 := time.Now()
-	if _, err := a.Check(ctx, results); err != nil {
-		return 0, fmt.Errorf("calibrate %s: check: %w", a.Subject.Name(), err)
+	fs, err := a.Check(ctx, results)
+	if err != nil {
+		return 0, nil, fmt.Errorf("calibrate %s: check: %w", a.Subject.Name(), err)
 	}
-	return time.Since(t0), nil
+	return time.Since(t0), fs, nil
 }
 
 // A Prediction is how long an audit of some trials takes on machines like the one

@@ -43,6 +43,16 @@ type planSpecOutput struct {
 	Predictions    []planPredictionTimes `json:"predictions"`
 	Assumption     string                `json:"assumption"`
 	CalibrationS   float64               `json:"calibration_seconds"`
+	// Others are the spec's other games (the membership game on the deleted records), with
+	// the trials each needs for the same violation and power: each report finding's count.
+	Others []planQuestion `json:"other_games,omitempty"`
+}
+
+// planQuestion is a game's question and its count.
+type planQuestion struct {
+	Route        string  `json:"route"`
+	Confidence   float64 `json:"confidence"`
+	TrialsNeeded int     `json:"trials_needed"`
 }
 
 type planSubjectTiming struct {
@@ -107,6 +117,34 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 		out.Calibration = append(out.Calibration, planSubjectTiming{Subject: s.Name, Trials: s.Trials, SecondsPerTrial: s.PerTrial.Seconds(),
 			CheckSeconds: s.CheckFixed.Seconds(), CheckSecondsPerTrial: s.CheckPerTrial.Seconds()})
 	}
+	// the other games the checks play (the membership game on the deleted records), asked
+	// of the same violation and power: the count each report finding will give
+	type key struct {
+		route string
+		conf  float64
+	}
+	seen := map[key]bool{}
+	for _, st := range cal.Subjects {
+		for _, q := range st.Questions {
+			k := key{q.Route, q.Confidence}
+			if seen[k] || q.Epsilon != claim.Epsilon || q.Delta != claim.Delta || q.Confidence == ps.Conf && strings.Contains(q.Route, "score families") {
+				continue // the game's own question is the one above
+			}
+			seen[k] = true
+			qs := q.PowerSpec(against)
+			qs.Power = pr.power
+			sctx, stop := c.progress.Steps(ctx, "plan: searching the trials "+q.Route+" needs")
+			n, _, err := epsilon.TrialsToDetect(sctx, qs)
+			stop()
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err != nil {
+				n = 0 // beyond epsilon.MaxPlanTrials; printed as such
+			}
+			out.Others = append(out.Others, planQuestion{Route: q.Route, Confidence: q.Confidence, TrialsNeeded: n})
+		}
+	}
 	counts := []int{need}
 	if c.trials != need {
 		counts = append(counts, c.trials)
@@ -122,6 +160,13 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 	fmt.Fprintf(stdout, "%s: %s to run (%s), claim (ε=%g, δ=%g), confidence %g.\n", out.Spec, plural(len(out.Subjects), "subject"), strings.Join(out.Subjects, ", "), claim.Epsilon, claim.Delta, c.confidence)
 	fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g, the distinguishing game needs %d trials per side (split game, each of its 2 score families at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
 		against, claim.Epsilon, pr.power, need, 100*ps.Conf, mu)
+	for _, o := range out.Others {
+		count := fmt.Sprintf("%d trials per side", o.TrialsNeeded)
+		if o.TrialsNeeded == 0 {
+			count = fmt.Sprintf("more than %d trials per side", epsilon.MaxPlanTrials)
+		}
+		fmt.Fprintf(stdout, "Its other game, %s (each test at %.4g %% confidence), needs %s for the same.\n", o.Route, 100*o.Confidence, count)
+	}
 	if c.trials != need {
 		fmt.Fprintf(stdout, "The spec's %d trials have power %.2f against %g×.\n", c.trials, specPower, against)
 	}

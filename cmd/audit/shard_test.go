@@ -278,9 +278,11 @@ func TestShardRefusals(t *testing.T) {
 }
 
 // plan --spec names the trials the spec's distinguishing game needs for the power target
-// (the game's own question: per-family confidence, the spec's power.against) and predicts
-// the run from a calibration: the arithmetic of its JSON holds together, and a sharded
-// run's parts are shorter than the one-machine run. Claim settings beside --spec are refused.
+// (the game's own question: per-family confidence, the spec's power.against), and those its
+// other game needs (the membership game on the deleted records, at its own confidence), and
+// predicts the run from a calibration: the arithmetic of its JSON holds together, and a
+// sharded run's parts are shorter than the one-machine run. Claim settings beside --spec
+// are refused.
 func TestPlanSpec(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "audit.json")
@@ -296,6 +298,21 @@ func TestPlanSpec(t *testing.T) {
 	}
 	if p := got["spec_power"].(float64); !(p >= 0 && p < 0.8) {
 		t.Errorf("the spec's 40 trials have power %v; want below 0.8", p)
+	}
+	// the spec's other game, the membership attack on the deleted records, with the
+	// planner's count for its own question (each record at 1 − 0.05/k)
+	others, _ := got["other_games"].([]any)
+	if len(others) != 1 {
+		t.Fatalf("other games %v; want the membership game", got["other_games"])
+	}
+	o := others[0].(map[string]any)
+	conf := o["confidence"].(float64)
+	memNeed, _, err := epsilon.TrialsToDetect(context.Background(), epsilon.PowerSpec{Claim: 1, Factor: 3, Power: 0.8, Delta: 0.05, Conf: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(o["route"].(string), "per deleted record") || conf <= 1-0.05/2 || o["trials_needed"] != float64(memNeed) {
+		t.Errorf("other game %v; want the per-record game at a stricter confidence needing %d", o, memNeed)
 	}
 	// the subject, then its negative controls (run by default), each calibrated
 	cals := got["calibration"].([]any)
