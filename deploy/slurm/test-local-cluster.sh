@@ -127,7 +127,7 @@ EOF
 export AUDIT_RUN_FLAGS=--controls=false
 audit plan --spec spec.json --calibrate 10s --shards "$parts" --controls=false --json >plan.json
 audit plan --spec spec.json --calibrate 10s --shards "$parts" --controls=false # for the log
-trials=$(grep -o '"trials_needed":[0-9]*' plan.json | cut -d: -f2)
+trials=$(grep -o '"trials_needed":[0-9]*' plan.json | head -n1 | cut -d: -f2) # the game's (other_games' follow)
 sed -i "s/\"trials\": 100/\"trials\": $trials/" spec.json
 audit plan --spec spec.json --calibrate 10s --shards "$parts" --controls=false --json >plan.json
 predicted=$(sed 's/.*"one_machine_seconds":\([0-9.e+-]*\).*/\1/' plan.json)
