@@ -110,15 +110,15 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 			// count not timed before: what depends on the count (the game's power at it) is
 			// memoised per count and shared by a subject's controls, so a check timed again
 			// at one count would leave it out, and the merge pays it once at its count.
-			first, err := timeCheck(ctx, a, results[:k-1])
+			first, _, err := timeCheck(ctx, a, results[:k-1])
 			if err != nil {
 				return Calibration{}, err
 			}
-			half, err := timeCheck(ctx, a, results[:k/2])
+			half, _, err := timeCheck(ctx, a, results[:k/2])
 			if err != nil {
 				return Calibration{}, err
 			}
-			full, fs, err := timeCheckFindings(ctx, a, results)
+			full, fs, err := timeCheck(ctx, a, results)
 			if err != nil {
 				return Calibration{}, err
 			}
@@ -137,12 +137,8 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 	return cal, nil
 }
 
-func timeCheck(ctx context.Context, a Audited, results []TrialResult) (time.Duration, error) {
-	took, _, err := timeCheckFindings(ctx, a, results)
-	return took, err
-}
-
-func timeCheckFindings(ctx context.Context, a Audited, results []TrialResult) (time.Duration, []Finding, error) {
+// timeCheck runs a's check on results, and says how long it took and what it found.
+func timeCheck(ctx context.Context, a Audited, results []TrialResult) (time.Duration, []Finding, error) {
 	t0 := time.Now()
 	fs, err := a.Check(ctx, results)
 	if err != nil {

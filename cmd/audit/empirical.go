@@ -333,13 +333,13 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		// the search reports its settling's replicates through sctx: an ETA on a terminal
 		sctx, stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Steps(ctx, "plan: searching the trials per side that reach the power")
-		n, mu, err := epsilon.TrialsToDetect(sctx, epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf})
+		ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf}
+		n, mu, err := epsilon.TrialsToDetect(sctx, ps)
 		stop()
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
 		out.TrialsNeeded, out.GDPMu = n, mu
-		ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf}
 		at, err := epsilon.SplitGamePower(ctx, trials, ps)
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}

@@ -118,21 +118,18 @@ func runPlanSpec(ctx context.Context, c demoConfig, subjects []audit.Audited, se
 			CheckSeconds: s.CheckFixed.Seconds(), CheckSecondsPerTrial: s.CheckPerTrial.Seconds()})
 	}
 	// the other games the checks play (the membership game on the deleted records), asked
-	// of the same violation and power: the count each report finding will give
-	type key struct {
-		route string
-		conf  float64
-	}
-	seen := map[key]bool{}
+	// of the same violation and power: the count each report finding will give. A game
+	// asking the question above (the game's own, or a membership game at its confidence)
+	// has its count already.
+	seen := map[epsilon.PowerSpec]bool{ps: true}
 	for _, st := range cal.Subjects {
 		for _, q := range st.Questions {
-			k := key{q.Route, q.Confidence}
-			if seen[k] || q.Epsilon != claim.Epsilon || q.Delta != claim.Delta || q.Confidence == ps.Conf && strings.Contains(q.Route, "score families") {
-				continue // the game's own question is the one above
-			}
-			seen[k] = true
 			qs := q.PowerSpec(against)
 			qs.Power = pr.power
+			if seen[qs] {
+				continue
+			}
+			seen[qs] = true
 			sctx, stop := c.progress.Steps(ctx, "plan: searching the trials "+q.Route+" needs")
 			n, _, err := epsilon.TrialsToDetect(sctx, qs)
 			stop()
