@@ -15,6 +15,7 @@ const (
 	rowBlock  = 4
 	rowBlock6 = 6 // the assembly's panels also take rows six at a time (see pass)
 	maxPanel  = 16
+	maxWide   = 12 * 32 // the AVX-512 kernels' outputs at once: 12 rows × 32 float32 models
 )
 
 // LogisticGradient sets G to the gradient, at each of k models, of the mean logistic loss
@@ -71,6 +72,8 @@ type float interface{ ~float32 | ~float64 }
 type kernels[F float] struct {
 	panel, group int
 	asm          bool
+	// wideRows × wideW is the AVX-512 kernels' block (0: none), tried before the panels
+	wideRows, wideW int
 }
 
 // mul sets z (4 × w, stride w) to x (4 rows of d, stride ldx) times a (d × w, stride
@@ -159,6 +162,38 @@ func (kn kernels[F]) mul6(w int, x *F, ldx int, a *F, lda, d int, z *F) {
 	}
 }
 
+// mulWide is mul on the AVX-512 kernels' block: 12 rows, 16 float64 or 32 float32 models.
+func (kn kernels[F]) mulWide(x *F, ldx int, a *F, lda, d int, z *F) {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		mulF64x16R12AVX512((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(a)), lda, d, (*float64)(unsafe.Pointer(z)))
+		return
+	}
+	mulF32x32R12AVX512((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(a)), lda, d, (*float32)(unsafe.Pointer(z)))
+}
+
+// accWide is acc on the AVX-512 kernels' block.
+func (kn kernels[F]) accWide(x *F, ldx int, z *F, d int, g *F, ldg int) {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		accF64x16R12AVX512((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(z)), d, (*float64)(unsafe.Pointer(g)), ldg)
+		return
+	}
+	accF32x32R12AVX512((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(z)), d, (*float32)(unsafe.Pointer(g)), ldg)
+}
+
+// deriv sets out (rows × w, w a multiple of 4) to inv·φ'(z) with the assembly, the bits
+// the Go code gives; false if a lane left math.Exp's normal path (out is then to be redone).
+// The assembly repeats math.Exp's FMA path, the one math takes wherever HasAsm holds (AVX
+// and FMA); TestDerivMatchesGo would say if math.Exp changed.
+func (kn kernels[F]) deriv(z, y *F, rows, w int, inv F, out *F) bool {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		return derivF64AVX2((*float64)(unsafe.Pointer(z)), (*float64)(unsafe.Pointer(y)), rows, w, float64(inv), (*float64)(unsafe.Pointer(out))) == 0
+	}
+	return derivF32AVX2((*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(y)), rows, w, float32(inv), (*float32)(unsafe.Pointer(out))) == 0
+}
+
 // acc6 is acc on 6 rows, for a panel or half panel, with the assembly only.
 func (kn kernels[F]) acc6(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
 	var zero F
@@ -194,7 +229,7 @@ func gradient[F float](G, X, y, Theta []F, m, d, k int, lambda F, kn kernels[F])
 	inv := 1 / F(m)
 	pass(G, X, y, Theta, nil, Theta, m, d, k, lambda, kn, func(u, _, yi F) F {
 		return inv * F(logisticDeriv(float64(u), float64(yi)))
-	})
+	}, inv)
 }
 
 // hvp is LogisticHVP for either precision.
@@ -202,30 +237,41 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 	inv := 1 / F(m)
 	pass(HV, X, y, Theta, V, V, m, d, k, lambda, kn, func(u, uv, _ F) F {
 		return inv * F(logisticCurv(float64(u))) * uv
-	})
+	}, 0)
 }
 
 // pass is the one pass over the data both products make: out = λ·base + Xᵀ W, with W_it =
 // weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 (with
-// the assembly, first twelve at a time: two blocks of 6 for the panels) through the
-// micro-kernels, models in panels, then at most one half panel, then one at a time
+// the assembly, first twelve at a time: one block of 12 for the AVX-512 kernels' 16 or 32
+// models, two blocks of 6 for the panels) through the micro-kernels, models in wide
+// blocks (with AVX-512), panels, then at most one half panel, then one at a time
 // (the one-model kernels, scalar fused operations in the panels' order); the last m mod 4
 // rows go one row and one model at a time in the same order for every model (xᵢᵀθ over j
 // from 0, then out over the rows in order). So a model's result is the same bits wherever
 // it sits among the k — in a panel, a half panel or alone, in an ensemble of 1 or of 128 —
 // in float32 too, where the Go fallback's fused steps round differently from the
 // assembly's: every model of a call takes the same path.
-func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F) {
+//
+// derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): with the assembly, a
+// block's weights are then computed four at a time (derivF64AVX2, the same bits), and by
+// weight only where a lane leaves math.Exp's normal path.
+func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
 	for i, v := range base[:d*k] {
 		out[i] = lambda * v
 	}
 	p := kn.panel
-	var z, zv [rowBlock6 * maxPanel]F
+	var z, zv, wz [maxWide]F
 	// block runs rows lo..lo+rb (rb = 4, or 6 for a panel or half panel with the assembly)
 	// of X through the micro-kernels for the w models from c.
 	block := func(lo, rb, w, c int) {
 		x := &X[lo*d]
-		if rb == rowBlock6 {
+		wide := w == kn.wideW && rb == kn.wideRows
+		if wide {
+			kn.mulWide(x, d, &Theta[c], k, d, &z[0])
+			if V != nil {
+				kn.mulWide(x, d, &V[c], k, d, &zv[0])
+			}
+		} else if rb == rowBlock6 {
 			kn.mul6(w, x, d, &Theta[c], k, d, &z[0])
 			if V != nil {
 				kn.mul6(w, x, d, &V[c], k, d, &zv[0])
@@ -236,15 +282,19 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 				kn.mul(w, x, d, &V[c], k, d, &zv[0])
 			}
 		}
-		for r := range rb {
-			for t := range w {
-				z[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[lo+r])
+		if derivInv == 0 || !kn.asm || w%4 != 0 || !kn.deriv(&z[0], &y[lo], rb, w, derivInv, &wz[0]) {
+			for r := range rb {
+				for t := range w {
+					wz[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[lo+r])
+				}
 			}
 		}
-		if rb == rowBlock6 {
-			kn.acc6(w, x, d, &z[0], d, &out[c], k)
+		if wide {
+			kn.accWide(x, d, &wz[0], d, &out[c], k)
+		} else if rb == rowBlock6 {
+			kn.acc6(w, x, d, &wz[0], d, &out[c], k)
 		} else {
-			kn.acc(w, x, d, &z[0], d, &out[c], k)
+			kn.acc(w, x, d, &wz[0], d, &out[c], k)
 		}
 	}
 	for c0 := 0; c0 < k; c0 += kn.group {
@@ -257,6 +307,11 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		// last m mod 4 rows, so the bits are those of blocks of 4 throughout.
 		for ; kn.asm && sixRows && i+2*rowBlock6 <= m; i += 2 * rowBlock6 {
 			c := c0
+			for ; kn.wideW > 0 && c+kn.wideW <= c1; c += kn.wideW {
+				for lo := i; lo < i+2*rowBlock6; lo += kn.wideRows {
+					block(lo, kn.wideRows, kn.wideW, c)
+				}
+			}
 			for _, w := range [...]int{p, p / 2} {
 				for ; c+w <= c1; c += w {
 					block(i, rowBlock6, w, c)
@@ -415,6 +470,18 @@ const Unit = 0x1p-53
 // Gamma is Higham's γ_n = nu/(1 − nu): the relative error bound of n float64 operations.
 func Gamma(n int) float64 { return float64(n) * Unit / (1 - float64(n)*Unit) }
 
-func kernels64() kernels[float64] { return kernels[float64]{panel: 8, group: 32, asm: HasAsm} }
+func kernels64() kernels[float64] {
+	kn := kernels[float64]{panel: 8, group: 32, asm: HasAsm}
+	if HasAsm && HasAVX512 {
+		kn.wideRows, kn.wideW = 2*rowBlock6, 16
+	}
+	return kn
+}
 
-func kernels32() kernels[float32] { return kernels[float32]{panel: 16, group: 64, asm: HasAsm} }
+func kernels32() kernels[float32] {
+	kn := kernels[float32]{panel: 16, group: 64, asm: HasAsm}
+	if HasAsm && HasAVX512 {
+		kn.wideRows, kn.wideW = 2*rowBlock6, 32
+	}
+	return kn
+}

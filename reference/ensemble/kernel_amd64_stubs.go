@@ -44,6 +44,16 @@ func mulF64x4R6AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 //go:noescape
 func accF64x4R6AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
+// mulF64x16R12AVX512 sets z (12 × 16) to x's 12 rows times a's d × 16 panel (AVX-512).
+//
+//go:noescape
+func mulF64x16R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// accF64x16R12AVX512 adds x's 12 rows, transposed, times z (12 × 16) to g's d × 16 panel (AVX-512).
+//
+//go:noescape
+func accF64x16R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
 // mulF64x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //
 //go:noescape
@@ -53,6 +63,11 @@ func mulF64x1AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 //
 //go:noescape
 func accF64x1AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// derivF64AVX2 sets out (rows × w) to inv times the logistic derivative at z with row r's label y[r], as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+//
+//go:noescape
+func derivF64AVX2(z *float64, y *float64, rows int, w int, inv float64, out *float64) int
 
 // mulF32x16AVX2 sets z (4 × 16) to x's 4 rows times a's d × 16 panel.
 //
@@ -94,6 +109,16 @@ func mulF32x8R6AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 //go:noescape
 func accF32x8R6AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
+// mulF32x32R12AVX512 sets z (12 × 32) to x's 12 rows times a's d × 32 panel (AVX-512).
+//
+//go:noescape
+func mulF32x32R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// accF32x32R12AVX512 adds x's 12 rows, transposed, times z (12 × 32) to g's d × 32 panel (AVX-512).
+//
+//go:noescape
+func accF32x32R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
 // mulF32x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //
 //go:noescape
@@ -104,5 +129,13 @@ func mulF32x1AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 //go:noescape
 func accF32x1AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
+// derivF32AVX2 sets out (rows × w) to inv times the logistic derivative at z with row r's label y[r], as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+//
+//go:noescape
+func derivF32AVX2(z *float32, y *float32, rows int, w int, inv float32, out *float32) int
+
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64
+
+// fmaPeakAVX512 runs n rounds of twelve independent 8-wide FMAs: the core's float64 peak with AVX-512.
+func fmaPeakAVX512(n int) float64

@@ -5,25 +5,39 @@ package ensemble
 // HasAsm reports whether the assembly micro-kernels run: never on this architecture.
 var HasAsm = false
 
+// HasAVX512 reports whether the AVX-512 kernels run: never on this architecture.
+var HasAVX512 = false
+
 // The assembly's names, never called here (HasAsm is false).
-func mulF64x8AVX2(*float64, int, *float64, int, int, *float64)    { panic("ensemble: no assembly") }
-func accF64x8AVX2(*float64, int, *float64, int, *float64, int)    { panic("ensemble: no assembly") }
-func mulF64x4AVX2(*float64, int, *float64, int, int, *float64)    { panic("ensemble: no assembly") }
-func accF64x4AVX2(*float64, int, *float64, int, *float64, int)    { panic("ensemble: no assembly") }
-func mulF32x16AVX2(*float32, int, *float32, int, int, *float32)   { panic("ensemble: no assembly") }
-func accF32x16AVX2(*float32, int, *float32, int, *float32, int)   { panic("ensemble: no assembly") }
-func mulF32x8AVX2(*float32, int, *float32, int, int, *float32)    { panic("ensemble: no assembly") }
-func accF32x8AVX2(*float32, int, *float32, int, *float32, int)    { panic("ensemble: no assembly") }
-func mulF64x1AVX2(*float64, int, *float64, int, int, *float64)    { panic("ensemble: no assembly") }
-func accF64x1AVX2(*float64, int, *float64, int, *float64, int)    { panic("ensemble: no assembly") }
-func mulF32x1AVX2(*float32, int, *float32, int, int, *float32)    { panic("ensemble: no assembly") }
-func accF32x1AVX2(*float32, int, *float32, int, *float32, int)    { panic("ensemble: no assembly") }
-func mulF64x8R6AVX2(*float64, int, *float64, int, int, *float64)  { panic("ensemble: no assembly") }
-func accF64x8R6AVX2(*float64, int, *float64, int, *float64, int)  { panic("ensemble: no assembly") }
-func mulF64x4R6AVX2(*float64, int, *float64, int, int, *float64)  { panic("ensemble: no assembly") }
-func accF64x4R6AVX2(*float64, int, *float64, int, *float64, int)  { panic("ensemble: no assembly") }
-func mulF32x16R6AVX2(*float32, int, *float32, int, int, *float32) { panic("ensemble: no assembly") }
-func accF32x16R6AVX2(*float32, int, *float32, int, *float32, int) { panic("ensemble: no assembly") }
-func mulF32x8R6AVX2(*float32, int, *float32, int, int, *float32)  { panic("ensemble: no assembly") }
-func accF32x8R6AVX2(*float32, int, *float32, int, *float32, int)  { panic("ensemble: no assembly") }
-func fmaPeakAVX2(int) float64                                     { panic("ensemble: no assembly") }
+func mulF64x8AVX2(*float64, int, *float64, int, int, *float64)       { panic("ensemble: no assembly") }
+func accF64x8AVX2(*float64, int, *float64, int, *float64, int)       { panic("ensemble: no assembly") }
+func mulF64x4AVX2(*float64, int, *float64, int, int, *float64)       { panic("ensemble: no assembly") }
+func accF64x4AVX2(*float64, int, *float64, int, *float64, int)       { panic("ensemble: no assembly") }
+func mulF32x16AVX2(*float32, int, *float32, int, int, *float32)      { panic("ensemble: no assembly") }
+func accF32x16AVX2(*float32, int, *float32, int, *float32, int)      { panic("ensemble: no assembly") }
+func mulF32x8AVX2(*float32, int, *float32, int, int, *float32)       { panic("ensemble: no assembly") }
+func accF32x8AVX2(*float32, int, *float32, int, *float32, int)       { panic("ensemble: no assembly") }
+func mulF64x1AVX2(*float64, int, *float64, int, int, *float64)       { panic("ensemble: no assembly") }
+func accF64x1AVX2(*float64, int, *float64, int, *float64, int)       { panic("ensemble: no assembly") }
+func mulF32x1AVX2(*float32, int, *float32, int, int, *float32)       { panic("ensemble: no assembly") }
+func accF32x1AVX2(*float32, int, *float32, int, *float32, int)       { panic("ensemble: no assembly") }
+func mulF64x8R6AVX2(*float64, int, *float64, int, int, *float64)     { panic("ensemble: no assembly") }
+func accF64x8R6AVX2(*float64, int, *float64, int, *float64, int)     { panic("ensemble: no assembly") }
+func mulF64x4R6AVX2(*float64, int, *float64, int, int, *float64)     { panic("ensemble: no assembly") }
+func accF64x4R6AVX2(*float64, int, *float64, int, *float64, int)     { panic("ensemble: no assembly") }
+func mulF32x16R6AVX2(*float32, int, *float32, int, int, *float32)    { panic("ensemble: no assembly") }
+func accF32x16R6AVX2(*float32, int, *float32, int, *float32, int)    { panic("ensemble: no assembly") }
+func mulF32x8R6AVX2(*float32, int, *float32, int, int, *float32)     { panic("ensemble: no assembly") }
+func accF32x8R6AVX2(*float32, int, *float32, int, *float32, int)     { panic("ensemble: no assembly") }
+func fmaPeakAVX2(int) float64                                        { panic("ensemble: no assembly") }
+func mulF64x16R12AVX512(*float64, int, *float64, int, int, *float64) { panic("ensemble: no assembly") }
+func accF64x16R12AVX512(*float64, int, *float64, int, *float64, int) { panic("ensemble: no assembly") }
+func mulF32x32R12AVX512(*float32, int, *float32, int, int, *float32) { panic("ensemble: no assembly") }
+func accF32x32R12AVX512(*float32, int, *float32, int, *float32, int) { panic("ensemble: no assembly") }
+func derivF64AVX2(*float64, *float64, int, int, float64, *float64) int {
+	panic("ensemble: no assembly")
+}
+func derivF32AVX2(*float32, *float32, int, int, float32, *float32) int {
+	panic("ensemble: no assembly")
+}
+func fmaPeakAVX512(int) float64 { panic("ensemble: no assembly") }

@@ -393,3 +393,147 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 		}
 	}
 }
+
+// The AVX-512 kernels (12 rows against 16 float64 or 32 float32 models) give the bits the
+// AVX2 panels give, in both precisions, for gradients and Hessian–vector products: each
+// output is the same FMA chain over j and the same row order into G. k = 45 has two
+// float64 wide blocks, a panel, a half panel and single models; k = 70 two groups, the
+// first two float32 wide blocks; m = 103 has eight 12-row units, a 4-row block and 3
+// edge rows.
+func TestAVX512MatchesAVX2(t *testing.T) {
+	if !HasAsm || !HasAVX512 {
+		t.Skip("no AVX-512 here: the wide kernels never run")
+	}
+	for _, k := range []int{45, 70} {
+		const m, d = 103, 50
+		X, y, Theta := problem(m, d, k, 15)
+		_, _, V := problem(m, d, k, 16)
+		run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
+			HasAVX512 = wide
+			defer func() { HasAVX512 = true }()
+			g, hv = make([]float64, d*k), make([]float64, d*k)
+			g32, hv32 = make([]float32, d*k), make([]float32, d*k)
+			LogisticGradient(g, X, y, Theta, m, d, k, 0.1)
+			LogisticHVP(hv, X, y, Theta, V, m, d, k, 0.1)
+			LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
+			LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
+			return
+		}
+		gw, hvw, gw32, hvw32 := run(true)
+		g, hv, g32, hv32 := run(false)
+		for i := range g {
+			if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
+				t.Fatalf("k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
+					k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+			}
+		}
+	}
+}
+
+// derivCases are margins for the logistic derivative's assembly: every range math.Exp's
+// normal path covers (down to its edge near −708.4), its edges, the ties of its argument
+// reduction, and what leaves it (|t| > 708, infinities, NaN, signed zeros).
+func derivCases() []float64 {
+	r := rand.New(rand.NewPCG(11, 12))
+	cases := []float64{0, math.Copysign(0, -1), 1, -1, 708, -708, 708.0000000001, -708.0000000001, 708.39, -708.39,
+		708.4, -708.4, 709.8, -745.2, 1e308, -1e308, math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, -5e-324, 1e-300}
+	for k := -1022; k <= 0; k++ { // t·log2(e) = k ± ½: the reduction's round-to-nearest ties
+		x := (float64(k) + 0.5) * math.Ln2
+		cases = append(cases, x, math.Nextafter(x, 0), math.Nextafter(x, -1e9), -x)
+	}
+	for _, scale := range []float64{1e-8, 1e-3, 0.1, 1, 3, 10, 40, 100, 300, 700} {
+		for range 400 {
+			cases = append(cases, scale*r.NormFloat64())
+		}
+	}
+	for range 2000 {
+		cases = append(cases, math.Float64frombits(r.Uint64())) // any bit pattern
+	}
+	return cases
+}
+
+// The assembly's logistic derivatives are the Go code's bits wherever it says they are
+// (math.Exp's amd64 FMA path, done lane by lane), and it says so exactly when every margin
+// keeps exp on that path; in float32 too (worked in float64 and rounded as the Go code
+// rounds). If Go's math.Exp changed on amd64, this is the test that would say so.
+func TestDerivMatchesGo(t *testing.T) {
+	if !HasAsm {
+		t.Skip("no AVX2 and FMA here: the Go weights are the only ones")
+	}
+	cases := derivCases()
+	const rows, w = 3, 8
+	kn, kn32 := kernels64(), kernels32()
+	const inv = 1.0 / 11264
+	var checked, redone int
+	for lo := 0; lo+rows*w <= len(cases); lo += rows * w {
+		z := cases[lo : lo+rows*w]
+		y := []float64{1, -1, float64(1 - 2*(lo/24%2))}
+		out := make([]float64, rows*w)
+		ok := kn.deriv(&z[0], &y[0], rows, w, inv, &out[0])
+		z32, y32, out32 := to32(z), to32(y), make([]float32, rows*w)
+		ok32 := kn32.deriv(&z32[0], &y32[0], rows, w, float32(inv), &out32[0])
+		normal, normal32 := true, true
+		for i, u := range z {
+			yi := y[i/w]
+			normal = normal && math.Abs(-yi*u) <= 708
+			normal32 = normal32 && math.Abs(-yi*float64(z32[i])) <= 708
+		}
+		if ok != normal || ok32 != normal32 {
+			t.Fatalf("block at %d: the assembly says normal %v (float32 %v), the margins are %v (%v): %v", lo, ok, ok32, normal, normal32, z)
+		}
+		if !ok {
+			redone++
+			continue
+		}
+		for i, u := range z {
+			want := inv * logisticDeriv(u, y[i/w])
+			want32 := float32(inv) * float32(logisticDeriv(float64(z32[i]), float64(y32[i/w])))
+			if math.Float64bits(out[i]) != math.Float64bits(want) || math.Float32bits(out32[i]) != math.Float32bits(want32) {
+				t.Fatalf("margin %v, label %v: assembly %v (float32 %v), Go %v (%v)", u, y[i/w], out[i], out32[i], want, want32)
+			}
+			checked++
+		}
+	}
+	if checked < 5000 || redone == 0 {
+		t.Fatalf("only %d margins compared and %d blocks left to Go: the cases do not cover both paths", checked, redone)
+	}
+	t.Logf("%d margins agree bit for bit; %d blocks left math.Exp's normal path and go to Go", checked, redone)
+}
+
+// Where margins leave math.Exp's normal path (|xᵢᵀθ| > 708 here), the gradient's blocks go
+// to the Go weights, and the assembly path still gives the Go fallback's bits.
+func TestAsmMatchesGoAtLargeMargins(t *testing.T) {
+	if !HasAsm {
+		t.Skip("no AVX2 and FMA here: the pure-Go kernel is the only one")
+	}
+	const m, d, k = 101, 50, 45
+	X, y, Theta := problem(m, d, k, 21)
+	for i := range Theta {
+		Theta[i] *= 3000 // margins in the thousands
+	}
+	var large int
+	for i := range m {
+		for c := range k {
+			var u float64
+			for j := range d {
+				u += X[i*d+j] * Theta[j*k+c]
+			}
+			if math.Abs(u) > 708 {
+				large++
+			}
+		}
+	}
+	if large == 0 {
+		t.Fatal("no margin beyond 708: the case does not reach the Go weights")
+	}
+	a, b := make([]float64, d*k), make([]float64, d*k)
+	LogisticGradient(a, X, y, Theta, m, d, k, 0.1)
+	HasAsm = false
+	defer func() { HasAsm = true }()
+	LogisticGradient(b, X, y, Theta, m, d, k, 0.1)
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("coordinate %d: assembly %v, Go %v (%d margins beyond 708)", i, a[i], b[i], large)
+		}
+	}
+}

@@ -1,4 +1,5 @@
-// Command asm generates reference/ensemble's AVX2/FMA micro-kernels with avo: one
+// Command asm generates reference/ensemble's AVX2/FMA micro-kernels, its AVX-512 ones
+// (12 rows × 2 registers of models) and its four-lane logistic derivative with avo: one
 // generator for both precisions, so the float64 and float32 kernels cannot drift apart.
 // It is its own module (the main module does not depend on avo); run it through the
 // package's go:generate:
@@ -8,6 +9,8 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -39,9 +42,17 @@ var precisions = []precision{
 // panels also have 6-row kernels (rows6: twelve accumulators of the sixteen registers), which
 // read a panel's parameters and gradients from cache once for six rows instead of four.
 const (
-	rows  = 4
-	rows6 = 6
+	rows   = 4
+	rows6  = 6
+	rows12 = 12
 )
+
+// The AVX-512 kernels take twelve rows against two 512-bit registers of models (16
+// float64, 32 float32): 24 accumulators of the 32 registers. Against the AVX2 panels they
+// read a row of parameters or gradients from cache once for twelve rows instead of six,
+// and x's rows once for 16 models instead of 8. (Six rows against four registers was
+// measured too: slower, it reads Θ and G twice as often.)
+const wideRegs = 2
 
 // A kernel is a precision on a panel of regs registers a row: 2 (the full panel: 8
 // float64 or 16 float32 models) or 1 (the half panel the ensemble's edge takes before it
@@ -50,15 +61,37 @@ const (
 type kernel struct {
 	precision
 	regs int
-	rows int // rows or rows6
+	rows int  // rows, rows6 or rows12
+	zmm  bool // 512-bit registers (AVX-512): twice the lanes, and thirty-two of them
 }
 
 // width is the models a panel holds.
-func (k kernel) width() int { return k.regs * k.lanes }
+func (k kernel) width() int { return k.regs * k.vlanes() }
+
+// vlanes is the elements a register holds; vbytes its bytes.
+func (k kernel) vlanes() int {
+	if k.zmm {
+		return 2 * k.lanes
+	}
+	return k.lanes
+}
+
+func (k kernel) vbytes() int { return 32 * k.vlanes() / k.lanes }
+
+// vec allocates a vector register of the kernel's width.
+func (k kernel) vec() reg.VecVirtual {
+	if k.zmm {
+		return ZMM()
+	}
+	return YMM()
+}
 
 // name is the kernel's name for op ("mul" or "acc"): mulF64x8AVX2, accF32x16AVX2, …, and
 // mulF64x8R6AVX2, … for the 6-row kernels.
 func (k kernel) name(op string) string {
+	if k.zmm {
+		return fmt.Sprintf("%s%sx%dR%dAVX512", op, k.short, k.width(), k.rows)
+	}
 	if k.rows == rows6 {
 		return fmt.Sprintf("%s%sx%dR6AVX2", op, k.short, k.width())
 	}
@@ -70,14 +103,18 @@ func main() {
 	for _, p := range precisions {
 		for _, nr := range []int{rows, rows6} {
 			for _, regs := range []int{2, 1} {
-				mul(kernel{p, regs, nr})
-				acc(kernel{p, regs, nr})
+				mul(kernel{p, regs, nr, false})
+				acc(kernel{p, regs, nr, false})
 			}
 		}
+		mulWide(kernel{p, wideRegs, rows12, true})
+		accWide(kernel{p, wideRegs, rows12, true})
 		mulOne(p)
 		accOne(p)
+		deriv(p)
 	}
 	peak()
+	peak512()
 	Generate()
 }
 
@@ -171,18 +208,18 @@ func mul(p kernel) {
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range accs[r] {
-			accs[r][h] = YMM()
+			accs[r][h] = p.vec()
 			p.zero(accs[r][h], accs[r][h], accs[r][h])
 		}
 	}
 	overJ(name, "store", m.d, func(j reg.Register) {
 		as := make([]reg.VecVirtual, p.regs)
 		for h := range as {
-			as[h] = YMM()
-			p.load(Mem{Base: m.a, Disp: 32 * h}, as[h])
+			as[h] = p.vec()
+			p.load(Mem{Base: m.a, Disp: p.vbytes() * h}, as[h])
 		}
 		for r := range p.rows {
-			b := YMM()
+			b := p.vec()
 			p.bcast(Mem{Base: m.x[r], Index: j, Scale: p.size}, b)
 			for h := range as {
 				p.fma(as[h], b, accs[r][h])
@@ -192,7 +229,7 @@ func mul(p kernel) {
 	})
 	for r := range p.rows {
 		for h := range p.regs {
-			p.store(accs[r][h], Mem{Base: m.z, Disp: 32 * (p.regs*r + h)})
+			p.store(accs[r][h], Mem{Base: m.z, Disp: p.vbytes() * (p.regs*r + h)})
 		}
 	}
 	VZEROUPPER()
@@ -209,27 +246,179 @@ func acc(p kernel) {
 	for r := range zs {
 		zs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range zs[r] {
-			zs[r][h] = YMM()
-			p.load(Mem{Base: a.z, Disp: 32 * (p.regs*r + h)}, zs[r][h])
+			zs[r][h] = p.vec()
+			p.load(Mem{Base: a.z, Disp: p.vbytes() * (p.regs*r + h)}, zs[r][h])
 		}
 	}
 	overJ(name, "done", a.d, func(j reg.Register) {
 		gs := make([]reg.VecVirtual, p.regs)
 		for h := range gs {
-			gs[h] = YMM()
-			p.load(Mem{Base: a.g, Disp: 32 * h}, gs[h])
+			gs[h] = p.vec()
+			p.load(Mem{Base: a.g, Disp: p.vbytes() * h}, gs[h])
 		}
 		for r := range p.rows {
-			b := YMM()
+			b := p.vec()
 			p.bcast(Mem{Base: a.x[r], Index: j, Scale: p.size}, b)
 			for h := range gs {
 				p.fma(zs[r][h], b, gs[h])
 			}
 		}
 		for h := range gs {
-			p.store(gs[h], Mem{Base: a.g, Disp: 32 * h})
+			p.store(gs[h], Mem{Base: a.g, Disp: p.vbytes() * h})
 		}
 		ADDQ(a.ldg, a.g)
+	})
+	VZEROUPPER()
+	RET()
+}
+
+// rowsAt addresses x's rows in the wide kernels, which have too many rows for a register
+// each: a base every four rows, advanced one element a step, and the rows between it and
+// the next through ldx and 3·ldx.
+type rowsAt struct {
+	bases     []reg.Register
+	ldx, ldx3 reg.Register
+	size      uint8
+}
+
+// loadRows loads x and ldx and sets up n rows' addresses.
+func loadRows(p precision, n int) rowsAt {
+	ra := rowsAt{size: p.size}
+	x := Load(Param("x"), GP64())
+	ra.ldx = Load(Param("ldx"), GP64())
+	SHLQ(U8(shift(p.size)), ra.ldx)
+	ra.ldx3 = GP64()
+	LEAQ(Mem{Base: ra.ldx, Index: ra.ldx, Scale: 2}, ra.ldx3)
+	ra.bases = []reg.Register{x}
+	for r := 4; r < n; r += 4 {
+		b := GP64()
+		LEAQ(Mem{Base: ra.bases[len(ra.bases)-1], Index: ra.ldx, Scale: 4}, b)
+		ra.bases = append(ra.bases, b)
+	}
+	return ra
+}
+
+// at is row r's element at the current step.
+func (ra rowsAt) at(r int) Mem {
+	b := ra.bases[r/4]
+	switch r % 4 {
+	case 1:
+		return Mem{Base: b, Index: ra.ldx, Scale: 1}
+	case 2:
+		return Mem{Base: b, Index: ra.ldx, Scale: 2}
+	case 3:
+		return Mem{Base: b, Index: ra.ldx3, Scale: 1}
+	}
+	return Mem{Base: b}
+}
+
+// step moves every row to its next element.
+func (ra rowsAt) step() {
+	for _, b := range ra.bases {
+		ADDQ(U8(ra.size), b)
+	}
+}
+
+// overSteps emits body() d times (d ≥ 0, counted down in the register), then the label
+// name+end.
+func overSteps(name, end string, d reg.Register, body func()) {
+	Label(name + "loop")
+	TESTQ(d, d)
+	JZ(LabelRef(name + end))
+	body()
+	DECQ(d)
+	JMP(LabelRef(name + "loop"))
+	Label(name + end)
+}
+
+// zeroZ clears a 512-bit register (VPXORQ: AVX-512F alone, where VXORPD on ZMM needs DQ).
+func zeroZ(r reg.VecVirtual) { VPXORQ(r, r, r) }
+
+// mulWide is mul with AVX-512 registers: rows × regs accumulators (24 of the 32), one FMA
+// chain per output, j in order, so a model rounds here as in the AVX2 panels and in Go.
+func mulWide(p kernel) {
+	name := p.name("mul")
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width()))
+	ra := loadRows(p.precision, p.rows)
+	a := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	SHLQ(U8(shift(p.size)), lda)
+	d := Load(Param("d"), GP64())
+	accs := make([][]reg.VecVirtual, p.rows)
+	for r := range accs {
+		accs[r] = make([]reg.VecVirtual, p.regs)
+		for h := range accs[r] {
+			accs[r][h] = ZMM()
+			zeroZ(accs[r][h])
+		}
+	}
+	overSteps(name, "store", d, func() {
+		as := make([]reg.VecVirtual, p.regs)
+		for h := range as {
+			as[h] = ZMM()
+			p.load(Mem{Base: a, Disp: p.vbytes() * h}, as[h])
+		}
+		for r := range p.rows {
+			b := ZMM()
+			p.bcast(ra.at(r), b)
+			for h := range as {
+				p.fma(as[h], b, accs[r][h])
+			}
+		}
+		ADDQ(lda, a)
+		ra.step()
+	})
+	z := Load(Param("z"), GP64())
+	for r := range p.rows {
+		for h := range p.regs {
+			p.store(accs[r][h], Mem{Base: z, Disp: p.vbytes() * (p.regs*r + h)})
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// accWide is acc with AVX-512 registers: z in rows × regs registers, each row of g loaded,
+// one FMA a row in r order, stored.
+func accWide(p kernel) {
+	name := p.name("acc")
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds x's %d rows, transposed, times z (%d × %d) to g's d × %d panel (AVX-512).", name, p.rows, p.rows, p.width(), p.width()))
+	ra := loadRows(p.precision, p.rows)
+	z := Load(Param("z"), GP64())
+	zs := make([][]reg.VecVirtual, p.rows)
+	for r := range zs {
+		zs[r] = make([]reg.VecVirtual, p.regs)
+		for h := range zs[r] {
+			zs[r][h] = ZMM()
+			p.load(Mem{Base: z, Disp: p.vbytes() * (p.regs*r + h)}, zs[r][h])
+		}
+	}
+	d := Load(Param("d"), GP64())
+	g := Load(Param("gp"), GP64())
+	ldg := Load(Param("ldg"), GP64())
+	SHLQ(U8(shift(p.size)), ldg)
+	overSteps(name, "done", d, func() {
+		gs := make([]reg.VecVirtual, p.regs)
+		for h := range gs {
+			gs[h] = ZMM()
+			p.load(Mem{Base: g, Disp: p.vbytes() * h}, gs[h])
+		}
+		for r := range p.rows {
+			b := ZMM()
+			p.bcast(ra.at(r), b)
+			for h := range gs {
+				p.fma(zs[r][h], b, gs[h])
+			}
+		}
+		for h := range gs {
+			p.store(gs[h], Mem{Base: g, Disp: p.vbytes() * h})
+		}
+		ADDQ(ldg, g)
+		ra.step()
 	})
 	VZEROUPPER()
 	RET()
@@ -319,6 +508,230 @@ func peak() {
 	VADDPD(accs[0].AsX(), hi, hi)
 	VHADDPD(hi, hi, hi)
 	Store(hi, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// expConsts are math.Exp's constants on amd64 (src/math/exp_amd64.s, from Shibata's SLEEF),
+// parsed from the same decimals as the Go assembler parses them, each four times over (a
+// register's worth): LOG2E, the two halves of ln 2, the reduction's 1/16, the Taylor
+// coefficients from 1/8! up to 1, 2, and our own: ±1, the sign bit, the exponent bias, and
+// the largest |t| whose exp(−|t|) takes math.Exp's normal path (denormal results, below
+// about −708.4, and NaN go to the caller's scalar code).
+var expConsts = []struct {
+	name string
+	bits uint64
+}{
+	{"log2e", f("1.4426950408889634073599246810018920")},
+	{"ln2u", f("0.69314718055966295651160180568695068359375")},
+	{"ln2l", f("0.28235290563031577122588448175013436025525412068e-12")},
+	{"sixteenth", f("0.0625")},
+	{"c8", f("2.4801587301587301587e-5")},
+	{"c7", f("1.9841269841269841270e-4")},
+	{"c6", f("1.3888888888888888889e-3")},
+	{"c5", f("8.3333333333333333333e-3")},
+	{"c4", f("4.1666666666666666667e-2")},
+	{"c3", f("1.6666666666666666667e-1")},
+	{"c2", f("0.5")},
+	{"one", f("1.0")},
+	{"two", f("2.0")},
+	{"sign", 1 << 63},
+	{"abs", 1<<63 - 1},
+	{"bias", 0x3ff},
+	{"normal", f("708")},
+}
+
+func f(s string) uint64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return math.Float64bits(v)
+}
+
+// expData lays expConsts out (32 bytes each) once and returns each one's address.
+var expData map[string]Mem
+
+func expConst(name string) Mem {
+	if expData == nil {
+		expData = map[string]Mem{}
+		base := GLOBL("expconst", RODATA|NOPTR)
+		for i, c := range expConsts {
+			for l := range 4 {
+				DATA(32*i+8*l, U64(c.bits))
+			}
+			expData[c.name] = base.Offset(32 * i)
+		}
+	}
+	return expData[name]
+}
+
+// deriv: out[r][t] = inv · φ'(z[r][t]) for the logistic link with label y[r], four models
+// at a time (w a multiple of 4), bit for bit what the Go code computes,
+//
+//	t = −y·u;  e = exp(t < 0 ? t : −t);  s = (t ≥ 0 ? 1 : e) / (1 + e);  φ' = −y·s,
+//
+// with exp done as math.Exp does it on amd64 with FMA (exp_amd64.s's avxfma path), lane by
+// lane. It returns 1 if some t was NaN or |t| > 708 (exp would leave that path): the caller
+// then redoes the block in Go. float32 works in float64 as the Go code does, rounding φ'
+// to float32 before the product with inv.
+func deriv(p precision) {
+	name := "deriv" + p.short + "AVX2"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(z *%[1]s, y *%[1]s, rows, w int, inv %[1]s, out *%[1]s) int", p.typ))
+	Pragma("noescape")
+	Doc(name + " sets out (rows × w) to inv times the logistic derivative at z with row r's label y[r], as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).")
+	z := Load(Param("z"), GP64())
+	y := Load(Param("y"), GP64())
+	rowsN := Load(Param("rows"), GP64())
+	w := Load(Param("w"), GP64())
+	out := Load(Param("out"), GP64())
+	inv := YMM()
+	if p.size == 8 {
+		VBROADCASTSD(Load(Param("inv"), XMM()), inv)
+	} else {
+		VBROADCASTSS(Load(Param("inv"), XMM()), inv)
+	}
+	special := GP64()
+	XORQ(special, special)
+	zero := YMM()
+	VXORPD(zero, zero, zero)
+	Label(name + "rows")
+	TESTQ(rowsN, rowsN)
+	JZ(LabelRef(name + "done"))
+	negY := YMM() // −y[r], four times
+	if p.size == 8 {
+		VBROADCASTSD(Mem{Base: y}, negY)
+	} else {
+		VBROADCASTSS(Mem{Base: y}, negY.AsX())
+		VCVTPS2PD(negY.AsX(), negY)
+	}
+	VXORPD(expConst("sign"), negY, negY)
+	n := GP64()
+	MOVQ(w, n)
+	Label(name + "cols")
+	TESTQ(n, n)
+	JZ(LabelRef(name + "nextrow"))
+	u := YMM()
+	if p.size == 8 {
+		VMOVUPD(Mem{Base: z}, u)
+	} else {
+		VCVTPS2PD(Mem{Base: z}, u)
+	}
+	t := YMM()
+	VMULPD(u, negY, t) // t = −y·u
+	// lanes off the normal path: !(|t| ≤ 708), NaN included
+	abs, ok := YMM(), YMM()
+	VANDPD(expConst("abs"), t, abs)
+	VCMPPD(U8(0x12), expConst("normal"), abs, ok) // LE_OQ
+	m := GP32()
+	VMOVMSKPD(ok, m)
+	CMPL(m, U32(0xf))
+	JE(LabelRef(name + "normal" + "ok"))
+	MOVQ(U64(1), special)
+	Label(name + "normal" + "ok")
+	pos, negT, x := YMM(), YMM(), YMM()
+	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
+	VXORPD(expConst("sign"), t, negT)
+	VBLENDVPD(pos, negT, t, x) // x = t ≥ 0 ? −t : t
+	e := expLanes(x)
+	num, den := YMM(), YMM()
+	VBLENDVPD(pos, expConst("one"), e, num)
+	VADDPD(expConst("one"), e, den)
+	s := YMM()
+	VDIVPD(den, num, s)
+	VMULPD(s, negY, s) // φ' = −y·s
+	if p.size == 8 {
+		VMULPD(s, inv, s)
+		VMOVUPD(s, Mem{Base: out})
+	} else {
+		VCVTPD2PSY(s, s.AsX())
+		VMULPS(s.AsX(), inv.AsX(), s.AsX())
+		VMOVUPS(s.AsX(), Mem{Base: out})
+	}
+	ADDQ(U8(4*p.size), z)
+	ADDQ(U8(4*p.size), out)
+	SUBQ(U8(4), n)
+	JMP(LabelRef(name + "cols"))
+	Label(name + "nextrow")
+	ADDQ(U8(p.size), y)
+	DECQ(rowsN)
+	JMP(LabelRef(name + "rows"))
+	Label(name + "done")
+	Store(special, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// expLanes is math.Exp's avxfma path (exp_amd64.s) on four lanes, for arguments on its
+// normal path (finite, result normal): the same operations in the same order, so the
+// same bits.
+func expLanes(x reg.VecVirtual) reg.VecVirtual {
+	x1 := YMM()
+	VMULPD(expConst("log2e"), x, x1)
+	bx := XMM()
+	VCVTPD2DQY(x1, bx) // rounds to nearest, as CVTSD2SL does
+	VCVTDQ2PD(bx, x1)
+	x0 := YMM()
+	VMOVAPD(x, x0)
+	VFNMADD231PD(expConst("ln2u"), x1, x0)
+	VFNMADD231PD(expConst("ln2l"), x1, x0)
+	VMULPD(expConst("sixteenth"), x0, x0)
+	p := YMM()
+	VMOVUPD(expConst("c8"), p)
+	for _, c := range []string{"c7", "c6", "c5", "c4", "c3", "c2", "one"} {
+		VFMADD213PD(expConst(c), x0, p)
+	}
+	VMULPD(p, x0, x0)
+	for range 3 {
+		VADDPD(expConst("two"), x0, p)
+		VMULPD(p, x0, x0)
+	}
+	VADDPD(expConst("two"), x0, p)
+	VFMADD213PD(expConst("one"), p, x0)
+	scale := YMM()
+	VPMOVSXDQ(bx, scale)
+	VPADDQ(expConst("bias"), scale, scale)
+	VPSLLQ(U8(52), scale, scale)
+	VMULPD(scale, x0, x0)
+	return x0
+}
+
+// peak512: peak with twelve independent 8-wide FMAs (192 flops a round) on 512-bit
+// registers: the same peak on cores that split them in two (AMD's Zen 4), twice it on
+// cores with two full-width FMA units.
+func peak512() {
+	TEXT("fmaPeakAVX512", NOSPLIT, "func(n int) float64")
+	Doc("fmaPeakAVX512 runs n rounds of twelve independent 8-wide FMAs: the core's float64 peak with AVX-512.")
+	n := Load(Param("n"), GP64())
+	one, below := ZMM(), ZMM()
+	t := GP64()
+	MOVQ(U64(0x3ff0000000000000), t) // 1.0
+	MOVQ(t, one.AsX())
+	VBROADCASTSD(one.AsX(), one)
+	MOVQ(U64(0x3fefffffffffffff), t)
+	MOVQ(t, below.AsX())
+	VBROADCASTSD(below.AsX(), below)
+	var accs [12]reg.VecVirtual
+	for i := range accs {
+		accs[i] = ZMM()
+		zeroZ(accs[i])
+	}
+	Label("peak512loop")
+	TESTQ(n, n)
+	JZ(LabelRef("peak512done"))
+	for i := range accs {
+		VFMADD231PD(one, below, accs[i])
+	}
+	DECQ(n)
+	JMP(LabelRef("peak512loop"))
+	Label("peak512done")
+	for w := 1; w < len(accs); w *= 2 {
+		for i := 0; i+w < len(accs); i += 2 * w {
+			VADDPD(accs[i+w], accs[i], accs[i])
+		}
+	}
+	sum := accs[0].AsX()
+	Store(sum, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
