@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/unlearnaudit/unlearnaudit/reference/internal/logit"
 )
 
 // Block sizes: the micro-kernels work on rowBlock rows of X against a panel of models at
@@ -361,18 +363,9 @@ func edge[F float](out, X, y, Theta, V []F, lo, hi, c0, c1, d, k int, weight fun
 	}
 }
 
-// logisticDeriv is φ'(u) = −y σ(−y u) for the logistic link, computed without overflow.
-func logisticDeriv(u, y float64) float64 {
-	t := -y * u
-	var s float64
-	if t >= 0 {
-		s = 1 / (1 + math.Exp(-t))
-	} else {
-		e := math.Exp(t)
-		s = e / (1 + e)
-	}
-	return -y * s
-}
+// logisticDeriv is φ'(u) = −y σ(−y u) for the logistic link, computed without overflow:
+// logit.Deriv unclipped, the definition package reference's logistic loss uses too.
+func logisticDeriv(u, y float64) float64 { return logit.Deriv(u, y, math.Inf(1)) }
 
 // logisticCurv is φ″(u) = σ(u)σ(−u), the same for both labels.
 func logisticCurv(u float64) float64 {

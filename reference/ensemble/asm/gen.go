@@ -8,6 +8,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -99,7 +100,14 @@ func (k kernel) name(op string) string {
 }
 
 func main() {
+	set := flag.String("set", "ensemble", "the functions to generate: ensemble (reference/ensemble's kernels) or logit (reference/internal/logit's derivatives)")
+	flag.Parse()
 	ConstraintExpr("amd64")
+	if *set == "logit" {
+		derivs()
+		Generate()
+		return
+	}
 	for _, p := range precisions {
 		for _, nr := range []int{rows, rows6} {
 			for _, regs := range []int{2, 1} {
@@ -732,6 +740,69 @@ func peak512() {
 	}
 	sum := accs[0].AsX()
 	Store(sum, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// derivs: w[i] = inv · (−y_i · min(σ(−y_i·u_i), c_i)) for i < n (n a multiple of 4), the
+// logistic derivative clipped at c_i (reference's logisticLink.deriv; "min" as its s > c
+// comparison: a NaN s stays), four lanes at a time, with exp as math.Exp does it on amd64
+// (expLanes). It returns 1 if some −y_i·u_i was NaN or beyond ±708: the caller redoes those
+// in Go.
+func derivs() {
+	TEXT("derivsAVX2", NOSPLIT, "func(w, u, y, c *float64, n int, inv float64) int")
+	Pragma("noescape")
+	Doc("derivsAVX2 sets w[i] = inv·(−y[i]·min(σ(−y[i]·u[i]), c[i])) for i < n (a multiple of 4), as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).")
+	w := Load(Param("w"), GP64())
+	u := Load(Param("u"), GP64())
+	y := Load(Param("y"), GP64())
+	c := Load(Param("c"), GP64())
+	n := Load(Param("n"), GP64())
+	inv := YMM()
+	VBROADCASTSD(Load(Param("inv"), XMM()), inv)
+	special := GP64()
+	XORQ(special, special)
+	zero := YMM()
+	VXORPD(zero, zero, zero)
+	Label("derivsloop")
+	TESTQ(n, n)
+	JZ(LabelRef("derivsdone"))
+	negY, t := YMM(), YMM()
+	VMOVUPD(Mem{Base: y}, negY)
+	VXORPD(expConst("sign"), negY, negY)
+	VMULPD(Mem{Base: u}, negY, t) // t = −y·u
+	abs, ok := YMM(), YMM()
+	VANDPD(expConst("abs"), t, abs)
+	VCMPPD(U8(0x12), expConst("normal"), abs, ok) // |t| ≤ 708 (LE_OQ: NaN fails)
+	m := GP32()
+	VMOVMSKPD(ok, m)
+	CMPL(m, U32(0xf))
+	JE(LabelRef("derivsnormal"))
+	MOVQ(U64(1), special)
+	Label("derivsnormal")
+	pos, negT, x := YMM(), YMM(), YMM()
+	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
+	VXORPD(expConst("sign"), t, negT)
+	VBLENDVPD(pos, negT, t, x) // x = t ≥ 0 ? −t : t
+	e := expLanes(x)
+	num, den, s := YMM(), YMM(), YMM()
+	VBLENDVPD(pos, expConst("one"), e, num)
+	VADDPD(expConst("one"), e, den)
+	VDIVPD(den, num, s) // σ(t)
+	cv, gt := YMM(), YMM()
+	VMOVUPD(Mem{Base: c}, cv)
+	VCMPPD(U8(0x1e), cv, s, gt) // s > c (GT_OQ: a NaN s stays)
+	VBLENDVPD(gt, cv, s, s)
+	VMULPD(s, negY, s) // −y·s
+	VMULPD(s, inv, s)
+	VMOVUPD(s, Mem{Base: w})
+	for _, p := range []reg.Register{w, u, y, c} {
+		ADDQ(U8(32), p)
+	}
+	SUBQ(U8(4), n)
+	JMP(LabelRef("derivsloop"))
+	Label("derivsdone")
+	Store(special, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
