@@ -22,10 +22,9 @@
 // blocks of 16 (32 in float32) against 12 rows, 24 of its 32 registers: a row of Θ or G
 // is read from cache once for twelve rows and a row of X once for 16 models — the same
 // sums in the same order, so the same bits. R's logistic derivatives are computed four at
-// a time too, lane by lane by the operations math.Exp performs on amd64 (its FMA path),
-// so they are the bits the Go code gets from math.Exp; a block whose margins leave that
-// path (|xᵢᵀθ| > 708, NaN) is redone in Go. Together these took a float64 trial-epoch at
-// k = 32 from 1.7 to about 1.2 times the FLOP limit.
+// a time too (reference/internal/logit: lane by lane by the operations math.Exp performs
+// on amd64, so the bits the Go code gets from math.Exp). Together these took a float64
+// trial-epoch at k = 32 from 1.7 to about 1.2 times the FLOP limit.
 //
 // Against one model at a time the results differ only by rounding: each gradient is the
 // same sums in another order, within the bound Higham's γ_n gives (the tests derive it

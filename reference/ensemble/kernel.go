@@ -184,18 +184,6 @@ func (kn kernels[F]) accWide(x *F, ldx int, z *F, d int, g *F, ldg int) {
 	accF32x32R12AVX512((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(z)), d, (*float32)(unsafe.Pointer(g)), ldg)
 }
 
-// deriv sets out (rows × w, w a multiple of 4) to inv·φ'(z) with the assembly, the bits
-// the Go code gives; false if a lane left math.Exp's normal path (out is then to be redone).
-// The assembly repeats math.Exp's FMA path, the one math takes wherever HasAsm holds (AVX
-// and FMA); TestDerivMatchesGo would say if math.Exp changed.
-func (kn kernels[F]) deriv(z, y *F, rows, w int, inv F, out *F) bool {
-	var zero F
-	if unsafe.Sizeof(zero) == 8 {
-		return derivF64AVX2((*float64)(unsafe.Pointer(z)), (*float64)(unsafe.Pointer(y)), rows, w, float64(inv), (*float64)(unsafe.Pointer(out))) == 0
-	}
-	return derivF32AVX2((*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(y)), rows, w, float32(inv), (*float32)(unsafe.Pointer(out))) == 0
-}
-
 // acc6 is acc on 6 rows, for a panel or half panel, with the assembly only.
 func (kn kernels[F]) acc6(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
 	var zero F
@@ -254,15 +242,15 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 // in float32 too, where the Go fallback's fused steps round differently from the
 // assembly's: every model of a call takes the same path.
 //
-// derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): with the assembly, a
-// block's weights are then computed four at a time (derivF64AVX2, the same bits), and by
-// weight only where a lane leaves math.Exp's normal path.
+// derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): a block's weights
+// are then logit.Derivs's, four at a time where the CPU allows, the bits weight gives.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
 	for i, v := range base[:d*k] {
 		out[i] = lambda * v
 	}
 	p := kn.panel
 	var z, zv, wz [maxWide]F
+	var lw logisticScratch
 	// block runs rows lo..lo+rb (rb = 4, or 6 for a panel or half panel with the assembly)
 	// of X through the micro-kernels for the w models from c.
 	block := func(lo, rb, w, c int) {
@@ -284,7 +272,9 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 				kn.mul(w, x, d, &V[c], k, d, &zv[0])
 			}
 		}
-		if derivInv == 0 || !kn.asm || w%4 != 0 || !kn.deriv(&z[0], &y[lo], rb, w, derivInv, &wz[0]) {
+		if derivInv != 0 {
+			logisticWeights(wz[:rb*w], z[:rb*w], y[lo:lo+rb], w, derivInv, &lw)
+		} else {
 			for r := range rb {
 				for t := range w {
 					wz[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[lo+r])
@@ -360,6 +350,41 @@ func edge[F float](out, X, y, Theta, V []F, lo, hi, c0, c1, d, k int, weight fun
 				out[j*k+c] = fma(xj, w, out[j*k+c])
 			}
 		}
+	}
+}
+
+// logisticScratch is logisticWeights's float64 room, on pass's stack.
+type logisticScratch struct{ u, y, w [maxWide]float64 }
+
+// noClip is the clip level of a loss that is not clipped, for every output of a block.
+var noClip = func() (c [maxWide]float64) {
+	for i := range c {
+		c[i] = math.Inf(1)
+	}
+	return c
+}()
+
+// logisticWeights sets wz[r·w+t] = inv·φ'(z[r·w+t]) with label y[r]: logit.Derivs's lanes,
+// the bits inv * F(logisticDeriv(u, y)) gives (in float32 over float64 copies, rounded as
+// that expression rounds: Derivs at inv = 1 is logisticDeriv's value exactly).
+func logisticWeights[F float](wz, z, y []F, w int, inv F, s *logisticScratch) {
+	n := len(z)
+	for r, yr := range y {
+		for t := range w {
+			s.y[r*w+t] = float64(yr)
+		}
+	}
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		logit.Derivs(unsafe.Slice((*float64)(unsafe.Pointer(&wz[0])), n), unsafe.Slice((*float64)(unsafe.Pointer(&z[0])), n), s.y[:n], noClip[:n], float64(inv))
+		return
+	}
+	for i, u := range z {
+		s.u[i] = float64(u)
+	}
+	logit.Derivs(s.w[:n], s.u[:n], s.y[:n], noClip[:n], 1)
+	for i, v := range s.w[:n] {
+		wz[i] = inv * F(v)
 	}
 }
 

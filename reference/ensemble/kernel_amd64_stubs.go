@@ -64,11 +64,6 @@ func mulF64x1AVX2(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 //go:noescape
 func accF64x1AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
-// derivF64AVX2 sets out (rows × w) to inv times the logistic derivative at z with row r's label y[r], as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
-//
-//go:noescape
-func derivF64AVX2(z *float64, y *float64, rows int, w int, inv float64, out *float64) int
-
 // mulF32x16AVX2 sets z (4 × 16) to x's 4 rows times a's d × 16 panel.
 //
 //go:noescape
@@ -128,11 +123,6 @@ func mulF32x1AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 //
 //go:noescape
 func accF32x1AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
-
-// derivF32AVX2 sets out (rows × w) to inv times the logistic derivative at z with row r's label y[r], as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
-//
-//go:noescape
-func derivF32AVX2(z *float32, y *float32, rows int, w int, inv float32, out *float32) int
 
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64

@@ -34,10 +34,4 @@ func mulF64x16R12AVX512(*float64, int, *float64, int, int, *float64) { panic("en
 func accF64x16R12AVX512(*float64, int, *float64, int, *float64, int) { panic("ensemble: no assembly") }
 func mulF32x32R12AVX512(*float32, int, *float32, int, int, *float32) { panic("ensemble: no assembly") }
 func accF32x32R12AVX512(*float32, int, *float32, int, *float32, int) { panic("ensemble: no assembly") }
-func derivF64AVX2(*float64, *float64, int, int, float64, *float64) int {
-	panic("ensemble: no assembly")
-}
-func derivF32AVX2(*float32, *float32, int, int, float32, *float32) int {
-	panic("ensemble: no assembly")
-}
-func fmaPeakAVX512(int) float64 { panic("ensemble: no assembly") }
+func fmaPeakAVX512(int) float64                                      { panic("ensemble: no assembly") }

@@ -81,12 +81,21 @@ func TestAsmMatchesGo(t *testing.T) {
 	}
 }
 
+// Neither precision allocates, on any path: wide blocks, panels, edges, the derivatives'
+// float64 scratch (k = 45 has them all).
 func TestLogisticGradientAllocatesNothing(t *testing.T) {
-	X, y, Theta := problem(64, 30, 16, 1)
-	G := make([]float64, 30*16)
-	if n := testing.AllocsPerRun(10, func() { LogisticGradient(G, X, y, Theta, 64, 30, 16, 0.1) }); n != 0 {
-		t.Errorf("%v allocations a call", n)
-	}
+	const m, d, k = 64, 30, 45
+	X, y, Theta := problem(m, d, k, 1)
+	G, G32 := make([]float64, d*k), make([]float32, d*k)
+	X32, y32, Theta32 := to32(X), to32(y), to32(Theta)
+	onEachPath(func(asm bool) {
+		if n := testing.AllocsPerRun(10, func() { LogisticGradient(G, X, y, Theta, m, d, k, 0.1) }); n != 0 {
+			t.Errorf("assembly %v: %v allocations a call", asm, n)
+		}
+		if n := testing.AllocsPerRun(10, func() { LogisticGradient32(G32, X32, y32, Theta32, m, d, k, 0.1) }); n != 0 {
+			t.Errorf("assembly %v: %v allocations a float32 call", asm, n)
+		}
+	})
 }
 
 func TestLogisticGradientRefusesShortSlices(t *testing.T) {
@@ -430,78 +439,9 @@ func TestAVX512MatchesAVX2(t *testing.T) {
 	}
 }
 
-// derivCases are margins for the logistic derivative's assembly: every range math.Exp's
-// normal path covers (down to its edge near −708.4), its edges, the ties of its argument
-// reduction, and what leaves it (|t| > 708, infinities, NaN, signed zeros).
-func derivCases() []float64 {
-	r := rand.New(rand.NewPCG(11, 12))
-	cases := []float64{0, math.Copysign(0, -1), 1, -1, 708, -708, 708.0000000001, -708.0000000001, 708.39, -708.39,
-		708.4, -708.4, 709.8, -745.2, 1e308, -1e308, math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, -5e-324, 1e-300}
-	for k := -1022; k <= 0; k++ { // t·log2(e) = k ± ½: the reduction's round-to-nearest ties
-		x := (float64(k) + 0.5) * math.Ln2
-		cases = append(cases, x, math.Nextafter(x, 0), math.Nextafter(x, -1e9), -x)
-	}
-	for _, scale := range []float64{1e-8, 1e-3, 0.1, 1, 3, 10, 40, 100, 300, 700} {
-		for range 400 {
-			cases = append(cases, scale*r.NormFloat64())
-		}
-	}
-	for range 2000 {
-		cases = append(cases, math.Float64frombits(r.Uint64())) // any bit pattern
-	}
-	return cases
-}
-
-// The assembly's logistic derivatives are the Go code's bits wherever it says they are
-// (math.Exp's amd64 FMA path, done lane by lane), and it says so exactly when every margin
-// keeps exp on that path; in float32 too (worked in float64 and rounded as the Go code
-// rounds). If Go's math.Exp changed on amd64, this is the test that would say so.
-func TestDerivMatchesGo(t *testing.T) {
-	if !HasAsm {
-		t.Skip("no AVX2 and FMA here: the Go weights are the only ones")
-	}
-	cases := derivCases()
-	const rows, w = 3, 8
-	kn, kn32 := kernels64(), kernels32()
-	const inv = 1.0 / 11264
-	var checked, redone int
-	for lo := 0; lo+rows*w <= len(cases); lo += rows * w {
-		z := cases[lo : lo+rows*w]
-		y := []float64{1, -1, float64(1 - 2*(lo/24%2))}
-		out := make([]float64, rows*w)
-		ok := kn.deriv(&z[0], &y[0], rows, w, inv, &out[0])
-		z32, y32, out32 := to32(z), to32(y), make([]float32, rows*w)
-		ok32 := kn32.deriv(&z32[0], &y32[0], rows, w, float32(inv), &out32[0])
-		normal, normal32 := true, true
-		for i, u := range z {
-			yi := y[i/w]
-			normal = normal && math.Abs(-yi*u) <= 708
-			normal32 = normal32 && math.Abs(-yi*float64(z32[i])) <= 708
-		}
-		if ok != normal || ok32 != normal32 {
-			t.Fatalf("block at %d: the assembly says normal %v (float32 %v), the margins are %v (%v): %v", lo, ok, ok32, normal, normal32, z)
-		}
-		if !ok {
-			redone++
-			continue
-		}
-		for i, u := range z {
-			want := inv * logisticDeriv(u, y[i/w])
-			want32 := float32(inv) * float32(logisticDeriv(float64(z32[i]), float64(y32[i/w])))
-			if math.Float64bits(out[i]) != math.Float64bits(want) || math.Float32bits(out32[i]) != math.Float32bits(want32) {
-				t.Fatalf("margin %v, label %v: assembly %v (float32 %v), Go %v (%v)", u, y[i/w], out[i], out32[i], want, want32)
-			}
-			checked++
-		}
-	}
-	if checked < 5000 || redone == 0 {
-		t.Fatalf("only %d margins compared and %d blocks left to Go: the cases do not cover both paths", checked, redone)
-	}
-	t.Logf("%d margins agree bit for bit; %d blocks left math.Exp's normal path and go to Go", checked, redone)
-}
-
-// Where margins leave math.Exp's normal path (|xᵢᵀθ| > 708 here), the gradient's blocks go
-// to the Go weights, and the assembly path still gives the Go fallback's bits.
+// The gradient's derivatives are logit.Derivs's (its tests compare them with the scalar
+// code lane by lane); where margins leave math.Exp's normal path (|xᵢᵀθ| > 708 here) its
+// lanes go back to Go, and the assembly path still gives the Go fallback's bits.
 func TestAsmMatchesGoAtLargeMargins(t *testing.T) {
 	if !HasAsm {
 		t.Skip("no AVX2 and FMA here: the pure-Go kernel is the only one")

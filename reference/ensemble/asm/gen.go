@@ -1,6 +1,7 @@
-// Command asm generates reference/ensemble's AVX2/FMA micro-kernels, its AVX-512 ones
-// (12 rows × 2 registers of models) and its four-lane logistic derivative with avo: one
-// generator for both precisions, so the float64 and float32 kernels cannot drift apart.
+// Command asm generates reference/ensemble's AVX2/FMA micro-kernels and its AVX-512 ones
+// (12 rows × 2 registers of models) with avo — one generator for both precisions, so the
+// float64 and float32 kernels cannot drift apart — and, with -set logit,
+// reference/internal/logit's four-lane logistic derivatives.
 // It is its own module (the main module does not depend on avo); run it through the
 // package's go:generate:
 //
@@ -119,7 +120,6 @@ func main() {
 		accWide(kernel{p, wideRegs, rows12, true})
 		mulOne(p)
 		accOne(p)
-		deriv(p)
 	}
 	peak()
 	peak512()
@@ -572,102 +572,6 @@ func expConst(name string) Mem {
 		}
 	}
 	return expData[name]
-}
-
-// deriv: out[r][t] = inv · φ'(z[r][t]) for the logistic link with label y[r], four models
-// at a time (w a multiple of 4), bit for bit what the Go code computes,
-//
-//	t = −y·u;  e = exp(t < 0 ? t : −t);  s = (t ≥ 0 ? 1 : e) / (1 + e);  φ' = −y·s,
-//
-// with exp done as math.Exp does it on amd64 with FMA (exp_amd64.s's avxfma path), lane by
-// lane. It returns 1 if some t was NaN or |t| > 708 (exp would leave that path): the caller
-// then redoes the block in Go. float32 works in float64 as the Go code does, rounding φ'
-// to float32 before the product with inv.
-func deriv(p precision) {
-	name := "deriv" + p.short + "AVX2"
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(z *%[1]s, y *%[1]s, rows, w int, inv %[1]s, out *%[1]s) int", p.typ))
-	Pragma("noescape")
-	Doc(name + " sets out (rows × w) to inv times the logistic derivative at z with row r's label y[r], as the Go code computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).")
-	z := Load(Param("z"), GP64())
-	y := Load(Param("y"), GP64())
-	rowsN := Load(Param("rows"), GP64())
-	w := Load(Param("w"), GP64())
-	out := Load(Param("out"), GP64())
-	inv := YMM()
-	if p.size == 8 {
-		VBROADCASTSD(Load(Param("inv"), XMM()), inv)
-	} else {
-		VBROADCASTSS(Load(Param("inv"), XMM()), inv)
-	}
-	special := GP64()
-	XORQ(special, special)
-	zero := YMM()
-	VXORPD(zero, zero, zero)
-	Label(name + "rows")
-	TESTQ(rowsN, rowsN)
-	JZ(LabelRef(name + "done"))
-	negY := YMM() // −y[r], four times
-	if p.size == 8 {
-		VBROADCASTSD(Mem{Base: y}, negY)
-	} else {
-		VBROADCASTSS(Mem{Base: y}, negY.AsX())
-		VCVTPS2PD(negY.AsX(), negY)
-	}
-	VXORPD(expConst("sign"), negY, negY)
-	n := GP64()
-	MOVQ(w, n)
-	Label(name + "cols")
-	TESTQ(n, n)
-	JZ(LabelRef(name + "nextrow"))
-	u := YMM()
-	if p.size == 8 {
-		VMOVUPD(Mem{Base: z}, u)
-	} else {
-		VCVTPS2PD(Mem{Base: z}, u)
-	}
-	t := YMM()
-	VMULPD(u, negY, t) // t = −y·u
-	// lanes off the normal path: !(|t| ≤ 708), NaN included
-	abs, ok := YMM(), YMM()
-	VANDPD(expConst("abs"), t, abs)
-	VCMPPD(U8(0x12), expConst("normal"), abs, ok) // LE_OQ
-	m := GP32()
-	VMOVMSKPD(ok, m)
-	CMPL(m, U32(0xf))
-	JE(LabelRef(name + "normal" + "ok"))
-	MOVQ(U64(1), special)
-	Label(name + "normal" + "ok")
-	pos, negT, x := YMM(), YMM(), YMM()
-	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
-	VXORPD(expConst("sign"), t, negT)
-	VBLENDVPD(pos, negT, t, x) // x = t ≥ 0 ? −t : t
-	e := expLanes(x)
-	num, den := YMM(), YMM()
-	VBLENDVPD(pos, expConst("one"), e, num)
-	VADDPD(expConst("one"), e, den)
-	s := YMM()
-	VDIVPD(den, num, s)
-	VMULPD(s, negY, s) // φ' = −y·s
-	if p.size == 8 {
-		VMULPD(s, inv, s)
-		VMOVUPD(s, Mem{Base: out})
-	} else {
-		VCVTPD2PSY(s, s.AsX())
-		VMULPS(s.AsX(), inv.AsX(), s.AsX())
-		VMOVUPS(s.AsX(), Mem{Base: out})
-	}
-	ADDQ(U8(4*p.size), z)
-	ADDQ(U8(4*p.size), out)
-	SUBQ(U8(4), n)
-	JMP(LabelRef(name + "cols"))
-	Label(name + "nextrow")
-	ADDQ(U8(p.size), y)
-	DECQ(rowsN)
-	JMP(LabelRef(name + "rows"))
-	Label(name + "done")
-	Store(special, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
 }
 
 // expLanes is math.Exp's avxfma path (exp_amd64.s) on four lanes, for arguments on its
