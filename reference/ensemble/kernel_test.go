@@ -385,13 +385,7 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 	run := func(six bool) (g, hv []float64, g32, hv32 []float32) {
 		sixRows = six
 		defer func() { sixRows = true }()
-		g, hv = make([]float64, d*k), make([]float64, d*k)
-		g32, hv32 = make([]float32, d*k), make([]float32, d*k)
-		LogisticGradient(g, X, y, Theta, m, d, k, 0.1)
-		LogisticHVP(hv, X, y, Theta, V, m, d, k, 0.1)
-		LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
-		LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
-		return
+		return allFour(X, y, Theta, V, m, d, k)
 	}
 	g6, hv6, g632, hv632 := run(true)
 	g4, hv4, g432, hv432 := run(false)
@@ -420,13 +414,7 @@ func TestAVX512MatchesAVX2(t *testing.T) {
 		run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
 			HasAVX512 = wide
 			defer func() { HasAVX512 = true }()
-			g, hv = make([]float64, d*k), make([]float64, d*k)
-			g32, hv32 = make([]float32, d*k), make([]float32, d*k)
-			LogisticGradient(g, X, y, Theta, m, d, k, 0.1)
-			LogisticHVP(hv, X, y, Theta, V, m, d, k, 0.1)
-			LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
-			LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
-			return
+			return allFour(X, y, Theta, V, m, d, k)
 		}
 		gw, hvw, gw32, hvw32 := run(true)
 		g, hv, g32, hv32 := run(false)
@@ -476,4 +464,16 @@ func TestAsmMatchesGoAtLargeMargins(t *testing.T) {
 			t.Fatalf("coordinate %d: assembly %v, Go %v (%d margins beyond 708)", i, a[i], b[i], large)
 		}
 	}
+}
+
+// allFour computes the gradients and Hessian–vector products at Θ (direction V), in float64
+// and float32, with λ = 0.1.
+func allFour(X, y, Theta, V []float64, m, d, k int) (g, hv []float64, g32, hv32 []float32) {
+	g, hv = make([]float64, d*k), make([]float64, d*k)
+	g32, hv32 = make([]float32, d*k), make([]float32, d*k)
+	LogisticGradient(g, X, y, Theta, m, d, k, 0.1)
+	LogisticHVP(hv, X, y, Theta, V, m, d, k, 0.1)
+	LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
+	LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
+	return
 }
