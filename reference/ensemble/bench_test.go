@@ -15,7 +15,8 @@ import (
 // in lockstep, in float64 and float32. Each reports ns a trial-epoch and its ratios,
 // measured in the same run, to the time to stream the float64 data once (x-stream) and to
 // the FLOP limit, 4·n·d flops a trial-epoch at this core's measured FMA peak (x-peak; 1 is
-// the ceiling; float32's peak is twice float64's, eight lanes a register instead of four).
+// the ceiling; float32's peak is twice float64's, twice the lanes a register). Where the
+// CPU has AVX-512, k = 32 also runs without its kernels (-avx2): what AVX2 alone gives.
 func BenchmarkTrialEpoch(b *testing.B) {
 	const n, d = 11264, 784
 	ds, err := reference.SyntheticClassification(n, d, 1)
@@ -79,6 +80,32 @@ func BenchmarkTrialEpoch(b *testing.B) {
 			}
 			report(b, k)
 		})
+	}
+	// without the AVX-512 kernels, where the CPU has them: what a CPU with AVX2 alone gets
+	if HasAsm && HasAVX512 {
+		X32, y32 := to32(X), to32(y)
+		for _, f32 := range []bool{false, true} {
+			name, lim := "lockstep-k=32-avx2", limit
+			if f32 {
+				name, lim = "lockstep32-k=32-avx2", limit/2
+			}
+			b.Run(name, func(b *testing.B) {
+				const k = 32
+				HasAVX512 = false
+				defer func() { HasAVX512 = true }()
+				Theta, G := make([]float64, d*k), make([]float64, d*k)
+				Theta32, G32 := make([]float32, d*k), make([]float32, d*k)
+				b.ReportAllocs()
+				for b.Loop() {
+					if f32 {
+						LogisticGradient32(G32, X32, y32, Theta32, n, d, k, float32(loss.Lambda))
+					} else {
+						LogisticGradient(G, X, y, Theta, n, d, k, loss.Lambda)
+					}
+				}
+				reportAt(b, k, lim)
+			})
+		}
 	}
 	// the SGLU paper's mini-batches: an epoch of b = 128 steps (gradients only)
 	b.Run("lockstep-b=128-k=32", func(b *testing.B) {
