@@ -29,9 +29,16 @@ func FitGaussian(x mat.Matrix) Gaussian {
 	if n < 2 {
 		panic(fmt.Sprintf("estimate: Gaussian fit needs at least 2 rows, got %d", n))
 	}
-	mean := make([]float64, d)
 	c := mat.NewDense(n, d, nil)
 	c.Copy(x)
+	return fitCentring(c)
+}
+
+// fitCentring is FitGaussian of the rows of c, which it centres in place (callers that
+// built c for the fit save FitGaussian's copy).
+func fitCentring(c *mat.Dense) Gaussian {
+	n, d := c.Dims()
+	mean := make([]float64, d)
 	for i := range n {
 		for j, v := range c.RawRowView(i) {
 			mean[j] += v / float64(n)

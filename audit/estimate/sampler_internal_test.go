@@ -1,0 +1,56 @@
+package estimate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// mulLowerT is gonum's z·lᵀ to the bit, on both sides of gonum's split between the
+// serial unblocked product and the blocked one (fewer or more than 4 blocks of 64), at
+// dimensions around the block width and the multiples of 4, on both sides of mulLowerT's
+// own split over the cores; with Gaussian entries, and with small integers, whose sums
+// cancel to exact zeros (the signed-zero cases the skipping must not change).
+func TestMulLowerTIsGonumsProduct(t *testing.T) {
+	r := reference.Stream(1, 0, "estimate/mullowert")
+	cases := 0
+	for _, d := range []int{1, 2, 3, 4, 5, 7, 31, 63, 64, 65, 66, 67, 68, 100, 127, 128, 129, 131, 190} {
+		for _, m := range []int{1, 3, 64, 65, 129, 193, 257, 300} {
+			for _, ints := range []bool{false, true} {
+				z, l := mat.NewDense(m, d, nil), mat.NewDense(d, d, nil)
+				val := func() float64 {
+					if ints {
+						return float64(r.IntN(5) - 2)
+					}
+					return r.NormFloat64()
+				}
+				for i := range m {
+					for j := range d {
+						z.Set(i, j, val())
+					}
+				}
+				for i := range d {
+					for j := 0; j <= i; j++ {
+						l.Set(i, j, val())
+					}
+				}
+				var want mat.Dense
+				want.Mul(z, l.T())
+				got := mat.NewDense(m, d, nil)
+				got.Apply(func(int, int, float64) float64 { return math.NaN() }, got) // every entry must be written
+				mulLowerT(got, z, l)
+				for i := range m {
+					for j := range d {
+						if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+							t.Fatalf("m=%d d=%d integers %v: entry (%d, %d) is %v, gonum's %v", m, d, ints, i, j, g, w)
+						}
+					}
+				}
+				cases++
+			}
+		}
+	}
+	t.Logf("%d products compared", cases)
+}
