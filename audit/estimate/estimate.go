@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -160,10 +162,14 @@ func GaussOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate, er
 	for k := range reps {
 		reps[k] = make([]float64, opt.Reps)
 	}
+	var pooled *mat.Dense // the pooled fit's rows, reused by every replicate
+	if opt.Covariance == Pooled {
+		pooled = mat.NewDense(na+nb, d, nil)
+	}
 	for k := range opt.Reps {
 		sa.fill(ra, r)
 		sb.fill(rb, r)
-		fa, fb := fitPair(ra, rb, opt.Covariance)
+		fa, fb := fitPairInto(pooled, ra, rb, opt.Covariance)
 		for i, v := range renyiOrders(alphas, fa, fb) {
 			reps[i][k] = v
 		}
@@ -177,27 +183,44 @@ func GaussOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate, er
 
 // fitPair fits both samples, with separate covariances or one pooled covariance.
 func fitPair(a, b mat.Matrix, model Covariance) (Gaussian, Gaussian) {
+	return fitPairInto(nil, a, b, model)
+}
+
+// fitPairInto is fitPair with the pooled model's (na+nb) × d rows built in buf (nil:
+// allocated).
+func fitPairInto(buf *mat.Dense, a, b mat.Matrix, model Covariance) (Gaussian, Gaussian) {
 	if model == Separate {
 		return FitGaussian(a), FitGaussian(b)
 	}
 	na, d := a.Dims()
 	nb, _ := b.Dims()
 	ma, mb := columnMeans(a), columnMeans(b)
-	c := mat.NewDense(na+nb, d, nil)
-	for i := range na {
-		row := c.RawRowView(i)
-		for j := range d {
-			row[j] = a.At(i, j) - ma[j]
-		}
+	c := buf
+	if c == nil {
+		c = mat.NewDense(na+nb, d, nil)
 	}
-	for i := range nb {
-		row := c.RawRowView(na + i)
-		for j := range d {
-			row[j] = b.At(i, j) - mb[j]
-		}
-	}
-	g := FitGaussian(c)
+	centreRows(c, 0, a, ma)
+	centreRows(c, na, b, mb)
+	g := fitCentring(c)
 	return Gaussian{Mean: ma, Cov: g.Cov, Shrinkage: g.Shrinkage}, Gaussian{Mean: mb, Cov: g.Cov, Shrinkage: g.Shrinkage}
+}
+
+// centreRows sets rows from, from+1, … of dst to the rows of m minus mean.
+func centreRows(dst *mat.Dense, from int, m mat.Matrix, mean []float64) {
+	n, d := m.Dims()
+	dm, dense := m.(*mat.Dense)
+	for i := range n {
+		row := dst.RawRowView(from + i)
+		if dense { // the same values as At's, without an interface call per entry
+			for j, v := range dm.RawRowView(i) {
+				row[j] = v - mean[j]
+			}
+			continue
+		}
+		for j := range d {
+			row[j] = m.At(i, j) - mean[j]
+		}
+	}
 }
 
 // renyiOrders is D_α between two fitted Gaussians at each order. With one shared
@@ -233,6 +256,14 @@ func renyiOrders(alphas []float64, a, b Gaussian) []float64 {
 func columnMeans(m mat.Matrix) []float64 {
 	n, d := m.Dims()
 	out := make([]float64, d)
+	if dm, ok := m.(*mat.Dense); ok { // the same sums as At's, without an interface call per entry
+		for i := range n {
+			for j, v := range dm.RawRowView(i) {
+				out[j] += v / float64(n)
+			}
+		}
+		return out
+	}
 	for i := range n {
 		for j := range d {
 			out[j] += m.At(i, j) / float64(n)
@@ -244,7 +275,7 @@ func columnMeans(m mat.Matrix) []float64 {
 // sampler draws rows from a fitted Gaussian: x = μ + L z with Σ = L Lᵀ.
 type sampler struct {
 	mean []float64
-	l    *mat.Dense // the Cholesky factor as a dense matrix, so the product is one Gemm
+	l    *mat.Dense // the lower Cholesky factor as a dense matrix, zeros above the diagonal
 	z    *mat.Dense
 }
 
@@ -264,7 +295,7 @@ func (s *sampler) fill(dst *mat.Dense, r *rand.Rand) {
 		s.z = mat.NewDense(n, d, nil)
 	}
 	reference.FillNormal(s.z.RawMatrix().Data, 1, r)
-	dst.Mul(s.z, s.l.T())
+	mulLowerT(dst, s.z, s.l)
 	for i := range n {
 		row := dst.RawRowView(i)
 		for j := range row {
@@ -272,6 +303,54 @@ func (s *sampler) fill(dst *mat.Dense, r *rand.Rand) {
 		}
 	}
 }
+
+// mulLowerT sets dst = z·lᵀ for a lower-triangular l, with the arithmetic of gonum's
+// dst.Mul(z, l.T()) to the bit but without the products by l's zero upper triangle (half
+// the work of the bootstrap's sampling). gonum's Dgemm sums each entry as 0 + Σ over
+// k-blocks of one assembly dot product per block (blocks of 64 when the product is split
+// for its workers, else one block); here the same dot kernel (floats.Dot) runs on the same
+// blocks, skipping the blocks past the diagonal and shortening the block holding it to a
+// multiple of 4 entries (or its own length). Both are exact: the skipped products are ±0, and adding ±0
+// changes neither the kernel's partial sums (which start at +0, so are never −0) nor the
+// entry; and a multiple of 4 keeps every kept product in the kernel's same 4-way partial
+// sum (the kernel adds the last len mod 4 products to its first partial sum, so a length
+// that is not a multiple of 4 would move products between partial sums).
+// TestMulLowerTIsGonumsProduct checks it to the bit.
+func mulLowerT(dst, z, l *mat.Dense) {
+	m, d := z.Dims()
+	block := d
+	if gemmBlocks(m)*gemmBlocks(d) >= 4 { // gonum's dgemmParallel: below 4 blocks, serial and unblocked
+		block = 64
+	}
+	rows := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			zi, out := z.RawRowView(i), dst.RawRowView(i)
+			for j := range d {
+				lj := l.RawRowView(j)
+				c := 0.0
+				for kb := 0; kb <= j; kb += block {
+					t := min(block, d-kb, (j-kb+4)&^3) // j−kb+1 entries, rounded up to a multiple of 4
+					c += floats.Dot(zi[kb:kb+t], lj[kb:kb+t])
+				}
+				out[j] = c
+			}
+		}
+	}
+	// large products are split by rows over the cores, as gonum's Dgemm splits its blocks
+	workers := min(runtime.GOMAXPROCS(0), m, 1+m*d*d/(1<<20))
+	if workers <= 1 {
+		rows(0, m)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { rows(w*m/workers, (w+1)*m/workers) })
+	}
+	wg.Wait()
+}
+
+// gemmBlocks is gonum's blocks(dim, blockSize): the 64-wide blocks covering dim.
+func gemmBlocks(dim int) int { return (dim + 63) / 64 }
 
 // Projected estimates D_α(A‖B) on one dimension: it fits the Fisher direction
 // u = Σ̂⁻¹(μ̂_A − μ̂_B) (pooled Ledoit–Wolf covariance) on the first half of each sample,

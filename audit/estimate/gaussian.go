@@ -29,9 +29,16 @@ func FitGaussian(x mat.Matrix) Gaussian {
 	if n < 2 {
 		panic(fmt.Sprintf("estimate: Gaussian fit needs at least 2 rows, got %d", n))
 	}
-	mean := make([]float64, d)
 	c := mat.NewDense(n, d, nil)
 	c.Copy(x)
+	return fitCentring(c)
+}
+
+// fitCentring is FitGaussian of the rows of c, which it centres in place (callers that
+// built c for the fit save FitGaussian's copy).
+func fitCentring(c *mat.Dense) Gaussian {
+	n, d := c.Dims()
+	mean := make([]float64, d)
 	for i := range n {
 		for j, v := range c.RawRowView(i) {
 			mean[j] += v / float64(n)
@@ -48,7 +55,11 @@ func FitGaussian(x mat.Matrix) Gaussian {
 		sumFourth += sq * sq
 	}
 	s := mat.NewSymDense(d, nil)
-	blas64.Syrk(blas.Trans, 1/float64(n), c.RawMatrix(), 0, s.RawSymmetric())
+	if math.IsInf(sumFourth, 0) || math.IsNaN(sumFourth) {
+		blas64.Syrk(blas.Trans, 1/float64(n), c.RawMatrix(), 0, s.RawSymmetric())
+	} else {
+		syrkByRows(s, c, 1/float64(n)) // every entry finite
+	}
 	var trace, frob2 float64
 	for i := range d {
 		trace += s.At(i, i)
@@ -104,4 +115,24 @@ func renyi1D(alpha float64, a, b []float64, model Covariance) float64 {
 		vb = va
 	}
 	return dp.RenyiGaussianIsotropic(alpha, math.Abs(ma-mb), 1, math.Sqrt(va), math.Sqrt(vb))
+}
+
+// syrkByRows sets the upper triangle of s to alpha·cᵀc for a c whose entries are all
+// finite, with the arithmetic of blas64.Syrk(blas.Trans, alpha, c, 0, s) to the bit but
+// in one call per row of s. gonum's Dsyrk fills row i of s by one axpy per row l of c,
+// s_ij += (alpha·c_li)·c_lj for l = 0, 1, … (skipping a zero alpha·c_li); its Dgemv with
+// the transpose of c's columns i… and c's column i as x does the same products, rounded
+// the same way, added in the same order, but in one call per row i. Not skipping a zero
+// multiplier adds ±0, which changes nothing when every c_lj is finite (a sum that starts
+// at +0 is never −0). The fit's covariance is the bootstrap's costliest step at dimension
+// 100; TestSyrkByRowsIsGonumsSyrk checks it to the bit.
+func syrkByRows(s *mat.SymDense, c *mat.Dense, alpha float64) {
+	cr, sr := c.RawMatrix(), s.RawSymmetric()
+	n, d := cr.Rows, cr.Cols
+	for i := range d {
+		cols := blas64.General{Rows: n, Cols: d - i, Stride: cr.Stride, Data: cr.Data[i:]}
+		x := blas64.Vector{N: n, Inc: cr.Stride, Data: cr.Data[i:]}
+		y := blas64.Vector{N: d - i, Inc: 1, Data: sr.Data[i*sr.Stride+i:]}
+		blas64.Gemv(blas.Trans, alpha, cols, x, 0, y)
+	}
 }

@@ -32,6 +32,7 @@ type Distributed struct {
 	secret    []float64
 	published []float64
 	grad      []float64
+	seen      []float64 // descendRows's scratch
 }
 
 type distCopy struct {
@@ -45,15 +46,50 @@ type distCopy struct {
 func (c *distCopy) rows(j, per int) []int { return c.slots[j*per : (j+1)*per] }
 
 // descendRows runs T steps of projected GD on the mean loss over the given rows (repeats
-// count, as in a bootstrap sample): θ ← Proj_R(θ − η·(1/|S|)Σ_{i∈S}∇f_{z_i}(θ)).
-func descendRows(obj *reference.Objective, theta, grad []float64, eta, radius float64, steps int, rows []int) {
-	for range steps {
-		obj.BatchGradient(grad, theta, rows)
-		for j := range theta {
-			theta[j] -= eta * grad[j]
+// count, as in a bootstrap sample): θ ← Proj_R(θ − η·(1/|S|)Σ_{i∈S}∇f_{z_i}(θ)). seen is
+// scratch of length d.
+//
+// The step is a function of θ alone, so once the iterates repeat a state they cycle, and
+// the rest of the run is known without computing it. An update gives a few touched
+// partitions thousands of steps each, and in floating point the iterates settle into a
+// cycle (often of length 1 to 10) within a few hundred: Brent's cycle detection finds it,
+// and only the steps that reach the same point of the cycle as the full run are taken.
+// The result is the full run's to the bit (TestDescendRowsSkipsOnlyRepeats).
+func descendRows(obj *reference.Objective, theta, grad, seen []float64, eta, radius float64, steps int, rows []int) {
+	copy(seen, theta) // the state Brent's detector compares against: x_0, then x at powers of 2
+	power, lam := 1, 0
+	for s := 1; s <= steps; s++ {
+		descendStep(obj, theta, grad, eta, radius, rows) // θ = x_s
+		lam++
+		if sameBits(theta, seen) { // x_s = x_{s−lam}: the iterates repeat with period lam
+			for range (steps - s) % lam {
+				descendStep(obj, theta, grad, eta, radius, rows)
+			}
+			return
 		}
-		reference.ProjectBall(theta, radius)
+		if lam == power {
+			copy(seen, theta)
+			power, lam = 2*power, 0
+		}
 	}
+}
+
+func descendStep(obj *reference.Objective, theta, grad []float64, eta, radius float64, rows []int) {
+	obj.BatchGradient(grad, theta, rows)
+	for j := range theta {
+		theta[j] -= eta * grad[j]
+	}
+	reference.ProjectBall(theta, radius)
+}
+
+// sameBits: equal as stored, so −0 and +0 differ (a later step could tell them apart).
+func sameBits(a, b []float64) bool {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // LearnDistributed runs Algorithm 4 on ds — C bootstrap samples of B slots, K partitions
@@ -68,7 +104,7 @@ func LearnDistributed(ctx context.Context, plan DistPlan, loss reference.Loss, d
 	}
 	p := plan.Params
 	d := ds.Dim()
-	m := &Distributed{plan: plan, loss: loss, store: ds, obj: loss.Objective(ds), pos: map[int]int{}, grad: make([]float64, d)}
+	m := &Distributed{plan: plan, loss: loss, store: ds, obj: loss.Objective(ds), pos: map[int]int{}, grad: make([]float64, d), seen: make([]float64, d)}
 	for i := range ds.Len() {
 		m.pos[i] = len(m.member)
 		m.member = append(m.member, i)
@@ -81,7 +117,7 @@ func LearnDistributed(ctx context.Context, plan DistPlan, loss reference.Loss, d
 		}
 		for j := range plan.K {
 			c.thetas[j] = make([]float64, d)
-			descendRows(m.obj, c.thetas[j], m.grad, plan.StepSize, p.Radius, plan.T, c.rows(j, per))
+			descendRows(m.obj, c.thetas[j], m.grad, m.seen, plan.StepSize, p.Radius, plan.T, c.rows(j, per))
 			c.radius[j] = powGamma(plan.Gamma, float64(plan.T)) * 2 * p.Radius
 		}
 		m.copies = append(m.copies, c)
@@ -221,7 +257,7 @@ func (m *Distributed) Update(ctx context.Context, u reference.Update, r *rand.Ra
 		steps := DistPartitionIters(Ti, p.N, m.plan.B, m.plan.K, len(c.touched))
 		contraction := powGamma(m.plan.Gamma, float64(steps))
 		for t, j := range c.touched {
-			descendRows(m.obj, c.thetas[j], m.grad, m.plan.StepSize, p.Radius, steps, c.rows(j, per))
+			descendRows(m.obj, c.thetas[j], m.grad, m.seen, m.plan.StepSize, p.Radius, steps, c.rows(j, per))
 			c.radius[j] = contraction * (c.radius[j] + m.plan.SlotSensitivity()*float64(c.changed[t]))
 		}
 		m.gradEvals += int64(steps) * int64(per) * int64(len(c.touched))
@@ -270,7 +306,7 @@ func (m *Distributed) CoupledRetrain() []float64 {
 	theta := make([]float64, m.store.Dim())
 	for j := range m.plan.K {
 		clear(theta)
-		descendRows(m.obj, theta, m.grad, m.plan.StepSize, p.Radius, m.plan.T, c.rows(j, per))
+		descendRows(m.obj, theta, m.grad, m.seen, m.plan.StepSize, p.Radius, m.plan.T, c.rows(j, per))
 		for k, v := range theta {
 			avg[k] += v / float64(m.plan.K)
 		}
