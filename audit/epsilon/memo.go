@@ -86,7 +86,16 @@ var sims memo[simKey, *sharedSim]
 
 type sharedSim struct {
 	*powerSim
-	powers sync.Map // Float64bits(μ) → [2]float64{power, standard error}
+	powers sync.Map // Float64bits(μ) → *muPower
+}
+
+// muPower is the memoised power at one μ. Its lock is held while the power is computed,
+// so that checks run side by side (audit.CheckPhase), which ask the same μ at once, wait
+// for the first asker instead of each simulating it: the same bits, once.
+type muPower struct {
+	mu     sync.Mutex
+	done   bool
+	pw, se float64
 }
 
 func sharedPowerSim(trials int, p PowerSpec) *sharedSim {
@@ -94,15 +103,24 @@ func sharedPowerSim(trials int, p PowerSpec) *sharedSim {
 	return sims.get(k, func() (*sharedSim, bool) { return &sharedSim{powerSim: newPowerSim(trials, p)}, true })
 }
 
-// power is powerSim.power, memoised (not when ctx ended it: its value is meaningless). Two
-// goroutines asking at once may both compute it, and store the same bits.
+// at is the memo entry of μ.
+func (s *sharedSim) at(mu float64) *muPower {
+	e, _ := s.powers.LoadOrStore(math.Float64bits(mu), &muPower{})
+	return e.(*muPower)
+}
+
+// power is powerSim.power, memoised (not when ctx ended it: its value is meaningless, and
+// the next asker computes its own).
 func (s *sharedSim) power(ctx context.Context, mu float64) (float64, float64) {
-	if r, ok := s.powers.Load(math.Float64bits(mu)); ok {
-		return r.([2]float64)[0], r.([2]float64)[1]
+	e := s.at(mu)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return e.pw, e.se
 	}
 	pw, se := s.powerSim.power(ctx, mu)
 	if ctx.Err() == nil {
-		s.powers.Store(math.Float64bits(mu), [2]float64{pw, se})
+		e.done, e.pw, e.se = true, pw, se
 	}
 	return pw, se
 }
@@ -116,10 +134,14 @@ var earlyChecks = []int{64, 128, 208, 232}
 // replicates done settle it: the power is their mean, summed in replicate order, each in
 // [0, 1], and rounding is monotone, so the sum of the first k is a lower bound on the
 // sum of all and that sum plus 1 for each replicate left (added as the sum would add
-// them) an upper bound. A power computed to the end is memoised as power's.
+// them) an upper bound. A power computed to the end is memoised as power's; an asker of
+// the same μ waits for it (power's lock).
 func (s *sharedSim) reaches(ctx context.Context, mu, target float64) bool {
-	if r, ok := s.powers.Load(math.Float64bits(mu)); ok {
-		return r.([2]float64)[0] >= target
+	e := s.at(mu)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return e.pw >= target
 	}
 	per := make([]float64, PowerReps)
 	done := 0
@@ -147,7 +169,7 @@ func (s *sharedSim) reaches(ctx context.Context, mu, target float64) bool {
 	s.replicates(ctx, mu, per, done)
 	pw, se := meanStdErr(per)
 	if ctx.Err() == nil {
-		s.powers.Store(math.Float64bits(mu), [2]float64{pw, se})
+		e.done, e.pw, e.se = true, pw, se
 	}
 	return pw >= target
 }

@@ -1,7 +1,6 @@
 package sgluaudit_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,10 +12,11 @@ import (
 )
 
 // checkPhaseHashes pin the findings of the decisive spec's subject and its four controls
-// at δ = 1e-6 (decisiveAudits) on synthetic trials (syntheticResults, as BenchmarkCheckPhase
-// checks them): the SHA-256 of the JSON of every audit's findings, in order. They were
-// computed by the sequential checks before the check phase ran them side by side and was
-// made cheaper (commit a34d1c3, `go test ./audit/sgluaudit -run TestCheckPhaseFindingsPinned
+// at δ = 1e-6 (decisiveAudits) on synthetic trials (syntheticResults), checked as
+// BenchmarkCheckPhase and a merge check them (checkPhase): the SHA-256 of the JSON of
+// every audit's findings, in order. They were computed by the checks run one after
+// another, before the check phase ran them side by side and was made cheaper (commit
+// a34d1c3, `go test ./audit/sgluaudit -run TestCheckPhaseFindingsPinned
 // -v` printing the hashes), so a speed-up that changes one bit of a report fails here.
 var checkPhaseHashes = map[int]string{
 	2_000:  "ec3cd78e65874e37aab5c7092136d3532c9219651c49820e4d052f1aaa86ae4b",
@@ -53,13 +53,9 @@ func TestCheckPhaseFindingsPinned(t *testing.T) {
 			for i, a := range all {
 				results[i] = syntheticResults(t, a, n, i == 0)
 			}
-			var got [][]audit.Finding
-			for i, a := range all {
-				fs, err := a.Check(context.Background(), results[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, fs)
+			got, err := checkPhase(all, results) // side by side, first at this count: nothing memoised
+			if err != nil {
+				t.Fatal(err)
 			}
 			if h := findingsHash(t, all, got); h != checkPhaseHashes[n] {
 				t.Errorf("findings hash %s, pinned %s", h, checkPhaseHashes[n])
