@@ -83,7 +83,10 @@ func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
 			}
 		},
 		func(ctx context.Context) ([]Finding, error) { return nil, broken },
-		func(ctx context.Context) ([]Finding, error) { t.Error("check 2 started after check 1 failed"); return nil, nil },
+		func(ctx context.Context) ([]Finding, error) {
+			t.Error("check 2 started after check 1 failed")
+			return nil, nil
+		},
 	}
 	start := time.Now()
 	_, err := CheckPhase{Limit: 2}.Run(context.Background(), checks)
