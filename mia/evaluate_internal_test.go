@@ -226,3 +226,41 @@ func TestPairCountsAUCIsWeightedAUC(t *testing.T) {
 		t.Fatalf("%d replicates compared", checked)
 	}
 }
+
+// TestMergeRadixIsMergeSort: the radix sort groups the samples as the sort does, with the
+// same indices, on scores with ties, both zeros, infinities, subnormals and both signs,
+// and sides of very different sizes.
+func TestMergeRadixIsMergeSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 1, -1}
+	draw := func(n int, grid float64) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			switch {
+			case r.IntN(20) == 0:
+				s[i] = special[r.IntN(len(special))]
+			case grid > 0:
+				s[i] = math.Round(r.NormFloat64()/grid) * grid
+			default:
+				s[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+			}
+		}
+		return s
+	}
+	for _, c := range []struct {
+		np, nn int
+		grid   float64
+	}{{3000, 3000, 0}, {5000, 5000, 0.01}, {7, 9000, 0}, {9000, 1, 0.5}} {
+		pos, neg := draw(c.np, c.grid), draw(c.nn, c.grid)
+		got, want := mergeRadix(pos, neg), mergeSort(pos, neg)
+		if len(got.values) != len(want.values) || !slices.Equal(got.pos, want.pos) || !slices.Equal(got.neg, want.neg) {
+			t.Errorf("%d and %d scores (grid %g): %d distinct scores, the sort's %d; indices equal: %v, %v", c.np, c.nn, c.grid,
+				len(got.values), len(want.values), slices.Equal(got.pos, want.pos), slices.Equal(got.neg, want.neg))
+		}
+		for j, v := range got.values {
+			if v != want.values[j] {
+				t.Fatalf("distinct score %d: %v, the sort's %v", j, v, want.values[j])
+			}
+		}
+	}
+}

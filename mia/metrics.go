@@ -23,6 +23,14 @@ type merged struct {
 }
 
 func merge(pos, neg []float64) merged {
+	if n := len(pos) + len(neg); n >= 1<<12 && n < 1<<31 && !slices.ContainsFunc(pos, math.IsNaN) && !slices.ContainsFunc(neg, math.IsNaN) {
+		return mergeRadix(pos, neg)
+	}
+	return mergeSort(pos, neg)
+}
+
+// mergeSort is merge by a sort and a binary search per sample.
+func mergeSort(pos, neg []float64) merged {
 	vals := slices.Concat(pos, neg)
 	slices.Sort(vals)
 	vals = slices.Compact(vals)
@@ -34,6 +42,75 @@ func merge(pos, neg []float64) merged {
 		return out
 	}
 	return merged{values: vals, pos: idx(pos), neg: idx(neg)}
+}
+
+// mergeRadix is merge for many scores, none NaN: the samples sorted once by a radix sort
+// of their scores' bits (with their indices), in place of a sort and a binary search per
+// sample. The groups are the same — equal scores, −0 with +0 — and so are the indices.
+func mergeRadix(pos, neg []float64) merged {
+	n := len(pos) + len(neg)
+	keys, idx := make([]uint64, n), make([]int32, n)
+	for i, v := range pos {
+		keys[i], idx[i] = orderedBits(v), int32(i)
+	}
+	for i, v := range neg {
+		keys[len(pos)+i], idx[len(pos)+i] = orderedBits(v), int32(len(pos)+i)
+	}
+	tk, ti := make([]uint64, n), make([]int32, n)
+	var count [1 << 16]int32
+	for shift := 0; shift < 64; shift += 16 {
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>shift&0xFFFF]++
+		}
+		if count[keys[0]>>shift&0xFFFF] == int32(n) {
+			continue // every key has this digit
+		}
+		var at int32
+		for d, c := range count {
+			count[d], at = at, at+c
+		}
+		for i, k := range keys {
+			d := k >> shift & 0xFFFF
+			tk[count[d]], ti[count[d]] = k, idx[i]
+			count[d]++
+		}
+		keys, tk, idx, ti = tk, keys, ti, idx
+	}
+	m := merged{values: make([]float64, 0, n), pos: make([]int, len(pos)), neg: make([]int, len(neg))}
+	j := -1
+	for k, key := range keys {
+		if k == 0 || key != keys[k-1] {
+			j++
+			m.values = append(m.values, fromOrderedBits(key))
+		}
+		if i := int(idx[k]); i < len(pos) {
+			m.pos[i] = j
+		} else {
+			m.neg[i-len(pos)] = j
+		}
+	}
+	return m
+}
+
+// orderedBits maps a score to a key whose unsigned order is the scores' order, −0 and +0
+// to one key (they are equal scores).
+func orderedBits(v float64) uint64 {
+	if v == 0 {
+		v = 0
+	}
+	b := math.Float64bits(v)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func fromOrderedBits(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
 }
 
 // drawCounts sets counts[i] to how many of len(counts) draws rand.New(src).IntN(len(counts))
