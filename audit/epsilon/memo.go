@@ -3,7 +3,9 @@ package epsilon
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // An audit checks its subject and each of its negative controls with the same claim and
@@ -181,3 +183,107 @@ type factorResult struct {
 
 // smallestFactors memoises SmallestDetectableFactor.
 var smallestFactors memo[simKey, factorResult]
+
+// A check's two games ask their power questions at two confidences (the game's two
+// families share its false-alarm budget; the membership game's records share theirs), so
+// their simulations differ in the Clopper–Pearson bounds they choose rules with, but not
+// in their draws: at a trial count both bisect the same μ's, and a replicate's selection
+// half at a μ is the same scores, counted into the same buckets. countedReps keeps those
+// counts per replicate for the simulations of the same size to share: the same counts,
+// so the same rules and powers, drawn once. Only the last few μ's are kept (a replicate's
+// counts are 16 kB), and only from selection halves large enough for drawing to cost
+// more than copying.
+
+// countedKeep is how many (size, μ) a process keeps the counts of.
+const countedKeep = 4
+
+// countedMinSel is the least selection half whose counts are shared.
+const countedMinSel = 4096
+
+// countedMaxTails is the most tail scores a shared replicate keeps (beyond, each
+// simulation counts its own).
+const countedMaxTails = 4096
+
+type countedKey struct {
+	sel int
+	mu  uint64 // Float64bits
+}
+
+// countedReps are the counts of the replicates of one size at one μ.
+type countedReps struct {
+	key     countedKey
+	reps    [PowerReps]countedRep
+	counted atomic.Int64 // replicates counted here, for tests
+}
+
+// countedRep is a replicate's counts after count: the chooser's fields count sets.
+type countedRep struct {
+	once           sync.Once
+	ok             bool // kept (its tails not too many)
+	startP, startN []int32
+	tailL, tailR   float64
+	tp, tn         []float64
+}
+
+var counted struct {
+	mu   sync.Mutex
+	last []*countedReps // the most recent last
+}
+
+// countedAt is the shared counts of the selection half of sel pairs at μ, or nil when
+// sel is too small to share.
+func countedAt(sel int, mu float64) *countedReps {
+	if sel < countedMinSel {
+		return nil
+	}
+	k := countedKey{sel, math.Float64bits(mu)}
+	counted.mu.Lock()
+	defer counted.mu.Unlock()
+	for i, c := range counted.last {
+		if c.key == k {
+			counted.last = append(append(counted.last[:i:i], counted.last[i+1:]...), c)
+			return c
+		}
+	}
+	c := &countedReps{key: k}
+	if len(counted.last) >= countedKeep {
+		counted.last = slices.Delete(counted.last, 0, 1)
+	}
+	counted.last = append(counted.last, c)
+	return c
+}
+
+// load sets c (begun) to replicate rep's counts: those another simulation counted, or
+// those count (which counts them into c) counts now, kept for the others. On a nil
+// countedReps, count counts.
+func (cr *countedReps) load(rep int, c *chooser, count func()) {
+	if cr == nil || rep >= len(cr.reps) {
+		count()
+		return
+	}
+	e := &cr.reps[rep]
+	ran := false
+	e.once.Do(func() {
+		count()
+		ran = true
+		cr.counted.Add(1)
+		if len(c.tp)+len(c.tn) > countedMaxTails {
+			return
+		}
+		e.ok = true
+		e.startP, e.startN = slices.Clone(c.startP[:c.nb+1]), slices.Clone(c.startN[:c.nb+1])
+		e.tailL, e.tailR = c.tailL, c.tailR
+		e.tp, e.tn = slices.Clone(c.tp), slices.Clone(c.tn)
+	})
+	switch {
+	case ran:
+	case !e.ok || len(e.startP) != c.nb+1:
+		count()
+	default:
+		copy(c.startP, e.startP)
+		copy(c.startN, e.startN)
+		c.tailL, c.tailR = e.tailL, e.tailR
+		c.tp, c.tn = append(c.tp[:0], e.tp...), append(c.tn[:0], e.tn...)
+		c.tails = true
+	}
+}
