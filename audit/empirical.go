@@ -164,7 +164,7 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 	if err := decide(ctx, &f, spec); err != nil {
 		return Finding{}, err
 	}
-	f.Estimates = e.estimates(a, b, fams[0].pos, fams[0].neg)
+	f.Estimates = e.estimates(a, b, u, fams[0].pos, fams[0].neg)
 	for _, fam := range fams {
 		if fam.name == bestName {
 			f.Scores = SummarizeScores(fam.name, fam.pos, fam.neg)
@@ -173,9 +173,11 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 	return f, nil
 }
 
-func (e EmpiricalRelease) estimates(a, b *mat.Dense, projA, projB []float64) []Estimate {
+// estimates are the finding's estimates; u is FisherDirection(a, b), fitted already (nil:
+// fitted again).
+func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) []Estimate {
 	var out []Estimate
-	if pe, err := estimate.Projected(a, b, estimate.Options{Alpha: e.Alpha, Confidence: e.Confidence, Covariance: estimate.Pooled, Seed: e.Seed}); err == nil {
+	if pe, err := estimate.ProjectedAlong(a, b, u, estimate.Options{Alpha: e.Alpha, Confidence: e.Confidence, Covariance: estimate.Pooled, Seed: e.Seed}); err == nil {
 		note := "projected on the Fisher direction, univariate Gaussian fits with one variance, parametric bootstrap interval"
 		if e.Rho > 0 {
 			note += fmt.Sprintf("; the claim allows α·ρ = %.4g", e.Alpha*e.Rho)

@@ -14,7 +14,7 @@ func TestGDPNoteWithoutABound(t *testing.T) {
 	a := mat.NewDense(len(proj), 1, proj)
 	e := EmpiricalRelease{Epsilon: 1, Delta: 1e-5, Confidence: 0.95}
 	found := false
-	for _, est := range e.estimates(a, a, proj, proj) {
+	for _, est := range e.estimates(a, a, nil, proj, proj) {
 		if !strings.Contains(est.Name, "Gaussian-DP") {
 			continue
 		}

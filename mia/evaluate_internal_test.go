@@ -64,13 +64,14 @@ func evaluateReference(pos, neg []float64, reps int, conf float64, seed uint64) 
 }
 
 // TestEvaluateIsReference compares Evaluate and EvaluateAUC with the reference to the bit,
-// on scores with ties (rounded to a grid) and without, and sides of different sizes.
+// on scores with ties (rounded to a grid, or the sides' scores the same) and without, and
+// sides of different sizes.
 func TestEvaluateIsReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct {
 		np, nn int
-		grid   float64 // 0: continuous scores
-	}{{50, 50, 0}, {300, 170, 0}, {400, 400, 0.25}, {9, 2000, 0.1}, {1, 1, 0}} {
+		grid   float64 // 0: continuous scores; −1: both sides the same scores
+	}{{50, 50, 0}, {300, 170, 0}, {400, 400, 0.25}, {9, 2000, 0.1}, {1, 1, 0}, {200, 200, -1}} {
 		draw := func(n int, shift float64) []float64 {
 			s := make([]float64, n)
 			for i := range s {
@@ -82,6 +83,9 @@ func TestEvaluateIsReference(t *testing.T) {
 			return s
 		}
 		pos, neg := draw(c.np, 0.3), draw(c.nn, 0)
+		if c.grid < 0 {
+			neg = pos
+		}
 		want := evaluateReference(pos, neg, 60, 0.9, 7)
 		got, err := Evaluate(pos, neg, 60, 0.9, 7)
 		if err != nil {
@@ -126,18 +130,21 @@ func TestDrawCountsWrap(t *testing.T) {
 	}
 }
 
-// TestIntNIsRandIntN: intN draws what rand.Rand.IntN draws from the same source, for
+// TestIntNIsRandIntN: intNState draws what rand.Rand.IntN draws from the same source, and
+// leaves the source's state, for
 // powers of two (masked), small counts (rejection rare) and counts just above 2⁶³, where
 // half the draws are rejected.
 func TestIntNIsRandIntN(t *testing.T) {
 	if bits.UintSize != 64 {
-		t.Skip("intN is used on 64-bit platforms only")
+		t.Skip("intNState is used on 64-bit platforms only")
 	}
 	for _, n := range []uint64{1, 2, 3, 7, 1 << 20, 100_000, 1<<62 + 1, math.MaxInt64, 1<<63 + 1, 1<<63 + 12345} {
-		a, b := rand.NewPCG(9, n), rand.NewPCG(9, n)
+		hi, lo := uint64(9), n
+		b := rand.NewPCG(9, n)
 		r := rand.New(b)
 		for i := range 2000 {
-			got := intN(a, n)
+			var got uint64
+			got, hi, lo = intNState(hi, lo, n)
 			var want uint64
 			if n <= math.MaxInt64 {
 				want = uint64(r.IntN(int(n)))
@@ -146,6 +153,113 @@ func TestIntNIsRandIntN(t *testing.T) {
 			}
 			if got != want {
 				t.Fatalf("n %d, draw %d: %d; rand draws %d", n, i, got, want)
+			}
+			if bh, bl := pcgState(b); bh != hi || bl != lo {
+				t.Fatalf("n %d, draw %d: state %x %x; rand's %x %x", n, i, hi, lo, bh, bl)
+			}
+		}
+	}
+}
+
+// TestPairCountsAUCIsWeightedAUC: the AUC in integers is weighted.auc's bits, for counts
+// of every size a replicate can leave (up to 2¹⁶ − 1) and scores with ties within a side,
+// across sides, and everywhere (the two sides' scores the same: an unlearning that is
+// exactly a retrain).
+func TestPairCountsAUCIsWeightedAUC(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	draw := func(n int, shift, grid float64) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = r.NormFloat64() + shift
+			if grid > 0 {
+				s[i] = math.Round(s[i]/grid) * grid
+			}
+		}
+		return s
+	}
+	same := draw(300, 0, 0)
+	cases := [][2][]float64{
+		{draw(200, 0.3, 0), draw(150, 0, 0)},
+		{draw(400, 0.3, 0.25), draw(400, 0, 0.25)},
+		{same, same},
+		{draw(1, 0, 0), draw(7, 0, 0)},
+	}
+	checked := 0
+	for c, sides := range cases {
+		pos, neg := sides[0], sides[1]
+		m := merge(pos, neg)
+		pc := m.pairCounts(len(pos))
+		byP, byN := m.byValue(m.pos), m.byValue(m.neg)
+		w := m.counts()
+		counts := make([]uint16, len(pos)+len(neg))
+		for k := range 20 {
+			for i := range counts {
+				switch {
+				case k == 0:
+					counts[i] = 1
+				case k%3 == 0:
+					counts[i] = uint16(r.IntN(1 << 16))
+				default:
+					counts[i] = uint16(r.IntN(4))
+				}
+			}
+			byP.sum(w.p, counts[:len(pos)])
+			byN.sum(w.n, counts[len(pos):])
+			var totP, totN float64
+			for _, v := range w.p {
+				totP += v
+			}
+			for _, v := range w.n {
+				totN += v
+			}
+			if totP == 0 || totN == 0 {
+				continue
+			}
+			w.totP, w.totN = totP, totN
+			if got, want := pc.auc(counts, totP, totN), w.auc(); got != want {
+				t.Errorf("case %d, counts %d: AUC %v in integers, %v weighted", c, k, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 60 {
+		t.Fatalf("%d replicates compared", checked)
+	}
+}
+
+// TestMergeRadixIsMergeSort: the radix sort groups the samples as the sort does, with the
+// same indices, on scores with ties, both zeros, infinities, subnormals and both signs,
+// and sides of very different sizes.
+func TestMergeRadixIsMergeSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 1, -1}
+	draw := func(n int, grid float64) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			switch {
+			case r.IntN(20) == 0:
+				s[i] = special[r.IntN(len(special))]
+			case grid > 0:
+				s[i] = math.Round(r.NormFloat64()/grid) * grid
+			default:
+				s[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+			}
+		}
+		return s
+	}
+	for _, c := range []struct {
+		np, nn int
+		grid   float64
+	}{{3000, 3000, 0}, {5000, 5000, 0.01}, {7, 9000, 0}, {9000, 1, 0.5}} {
+		pos, neg := draw(c.np, c.grid), draw(c.nn, c.grid)
+		got, want := mergeRadix(pos, neg), mergeSort(pos, neg)
+		if len(got.values) != len(want.values) || !slices.Equal(got.pos, want.pos) || !slices.Equal(got.neg, want.neg) {
+			t.Errorf("%d and %d scores (grid %g): %d distinct scores, the sort's %d; indices equal: %v, %v", c.np, c.nn, c.grid,
+				len(got.values), len(want.values), slices.Equal(got.pos, want.pos), slices.Equal(got.neg, want.neg))
+		}
+		for j, v := range got.values {
+			if v != want.values[j] {
+				t.Fatalf("distinct score %d: %v, the sort's %v", j, v, want.values[j])
 			}
 		}
 	}

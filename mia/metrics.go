@@ -1,6 +1,7 @@
 package mia
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -22,6 +23,14 @@ type merged struct {
 }
 
 func merge(pos, neg []float64) merged {
+	if n := len(pos) + len(neg); n >= 1<<12 && n < 1<<31 && !slices.ContainsFunc(pos, math.IsNaN) && !slices.ContainsFunc(neg, math.IsNaN) {
+		return mergeRadix(pos, neg)
+	}
+	return mergeSort(pos, neg)
+}
+
+// mergeSort is merge by a sort and a binary search per sample.
+func mergeSort(pos, neg []float64) merged {
 	vals := slices.Concat(pos, neg)
 	slices.Sort(vals)
 	vals = slices.Compact(vals)
@@ -35,52 +44,187 @@ func merge(pos, neg []float64) merged {
 	return merged{values: vals, pos: idx(pos), neg: idx(neg)}
 }
 
+// mergeRadix is merge for many scores, none NaN: the samples sorted once by a radix sort
+// of their scores' bits (with their indices), in place of a sort and a binary search per
+// sample. The groups are the same — equal scores, −0 with +0 — and so are the indices.
+func mergeRadix(pos, neg []float64) merged {
+	n := len(pos) + len(neg)
+	keys, idx := make([]uint64, n), make([]int32, n)
+	for i, v := range pos {
+		keys[i], idx[i] = orderedBits(v), int32(i)
+	}
+	for i, v := range neg {
+		keys[len(pos)+i], idx[len(pos)+i] = orderedBits(v), int32(len(pos)+i)
+	}
+	tk, ti := make([]uint64, n), make([]int32, n)
+	var count [1 << 16]int32
+	for shift := 0; shift < 64; shift += 16 {
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>shift&0xFFFF]++
+		}
+		if count[keys[0]>>shift&0xFFFF] == int32(n) {
+			continue // every key has this digit
+		}
+		var at int32
+		for d, c := range count {
+			count[d], at = at, at+c
+		}
+		for i, k := range keys {
+			d := k >> shift & 0xFFFF
+			tk[count[d]], ti[count[d]] = k, idx[i]
+			count[d]++
+		}
+		keys, tk, idx, ti = tk, keys, ti, idx
+	}
+	m := merged{values: make([]float64, 0, n), pos: make([]int, len(pos)), neg: make([]int, len(neg))}
+	j := -1
+	for k, key := range keys {
+		if k == 0 || key != keys[k-1] {
+			j++
+			m.values = append(m.values, fromOrderedBits(key))
+		}
+		if i := int(idx[k]); i < len(pos) {
+			m.pos[i] = j
+		} else {
+			m.neg[i-len(pos)] = j
+		}
+	}
+	return m
+}
+
+// orderedBits maps a score to a key whose unsigned order is the scores' order, −0 and +0
+// to one key (they are equal scores).
+func orderedBits(v float64) uint64 {
+	if v == 0 {
+		v = 0
+	}
+	b := math.Float64bits(v)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func fromOrderedBits(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
+}
+
 // drawCounts sets counts[i] to how many of len(counts) draws rand.New(src).IntN(len(counts))
 // are i, modulo 2¹⁶: a count that wrapped has its 2¹⁶'s in over (nil when none did, which
 // is every time in practice; uint16 keeps the counts in cache).
 func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
 	clear(counts)
 	n := len(counts)
-	if bits.UintSize != 64 { // intN is the 64-bit platforms' IntN
+	if bits.UintSize != 64 { // intNState is the 64-bit platforms' IntN
 		r := rand.New(src)
 		for range n {
 			over = countDraw(counts, r.IntN(n), over)
 		}
 		return over
 	}
+	// the source's state in registers (pcgStep), written back at the end: the bootstrap
+	// draws 10⁸ of them, and the state's round trips through memory were a third of a draw
+	hi, lo := pcgState(src)
+	un := uint64(n)
 	for range n {
-		over = countDraw(counts, int(intN(src, uint64(n))), over)
+		// intNState, by hand: the compiler does not inline it
+		var x uint64
+		x, hi, lo = pcgStep(hi, lo)
+		var i uint64
+		if un&(un-1) == 0 {
+			i = x & (un - 1)
+		} else {
+			var l uint64
+			if i, l = bits.Mul64(x, un); l < un {
+				i, hi, lo = intNReject(i, l, hi, lo, un)
+			}
+		}
+		over = countDraw(counts, int(i), over)
 	}
+	src.Seed(hi, lo)
 	return over
+}
+
+// pcgState is src's state (rand.PCG's hi and lo), read through its binary encoding.
+func pcgState(src *rand.PCG) (hi, lo uint64) {
+	b, err := src.MarshalBinary()
+	if err != nil || len(b) != 20 {
+		panic(fmt.Sprintf("mia: rand.PCG's encoding changed: %d bytes, %v", len(b), err))
+	}
+	return binary.BigEndian.Uint64(b[4:12]), binary.BigEndian.Uint64(b[12:20])
+}
+
+// intNState is rand.New(src).IntN(n) on 64-bit platforms, on src's state (hi, lo): the
+// draw and the next state, as drawCounts draws it (TestIntNIsRandIntN). It is
+// math/rand/v2's uint64n (Copyright 2009 The Go Authors; BSD-style license, the Go
+// distribution's LICENSE file), Lemire's multiply-and-reject.
+func intNState(hi, lo, n uint64) (i, nhi, nlo uint64) {
+	x, hi, lo := pcgStep(hi, lo)
+	if n&(n-1) == 0 {
+		return x & (n - 1), hi, lo
+	}
+	h, l := bits.Mul64(x, n)
+	if l < n {
+		return intNReject(h, l, hi, lo, n)
+	}
+	return h, hi, lo
+}
+
+// intNReject is intNState's rejection of a draw whose product (h, l) has l < n.
+func intNReject(h, l, hi, lo, n uint64) (i, nhi, nlo uint64) {
+	thresh := -n % n
+	for l < thresh {
+		var x uint64
+		x, hi, lo = pcgStep(hi, lo)
+		h, l = bits.Mul64(x, n)
+	}
+	return h, hi, lo
+}
+
+// pcgStep is rand.PCG.Uint64 on the state (hi, lo): the output and the next state
+// (math/rand/v2's pcg.go, Copyright 2023 The Go Authors; BSD-style license, the Go
+// distribution's LICENSE file).
+func pcgStep(hi, lo uint64) (out, nhi, nlo uint64) {
+	const (
+		mulHi    = 2549297995355413924
+		mulLo    = 4865540595714422341
+		incHi    = 6364136223846793005
+		incLo    = 1442695040888963407
+		cheapMul = 0xda942042e4dd58b5
+	)
+	h, l := bits.Mul64(lo, mulLo)
+	h += hi*mulLo + lo*mulHi
+	l, c := bits.Add64(l, incLo, 0)
+	h, _ = bits.Add64(h, incHi, c)
+	o := h
+	o ^= o >> 32
+	o *= cheapMul
+	o ^= o >> 48
+	o *= l | 1
+	return o, h, l
 }
 
 // countDraw counts a draw of i, its wraps in over.
 func countDraw(counts []uint16, i int, over map[int]float64) map[int]float64 {
 	if counts[i]++; counts[i] == 0 {
-		if over == nil {
-			over = map[int]float64{}
-		}
-		over[i] += 1 << 16
+		over = wrapped(over, i)
 	}
 	return over
 }
 
-// intN is rand.New(src).IntN(n) on 64-bit platforms, with the source's concrete type: the
-// bootstrap draws 10⁸ of them, and the interface calls were a third of its time. It is
-// math/rand/v2's uint64n (Copyright 2009 The Go Authors; BSD-style license, the Go
-// distribution's LICENSE file), Lemire's multiply-and-reject (TestIntNIsRandIntN).
-func intN(src *rand.PCG, n uint64) uint64 {
-	if n&(n-1) == 0 {
-		return src.Uint64() & (n - 1)
+// wrapped records in over that i's count wrapped (off countDraw's path, which inlines).
+//
+//go:noinline
+func wrapped(over map[int]float64, i int) map[int]float64 {
+	if over == nil {
+		over = map[int]float64{}
 	}
-	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), n)
-		}
-	}
-	return hi
+	over[i] += 1 << 16
+	return over
 }
 
 // grouped lists one side's samples in score order: sample order[k] has score at[k], at
@@ -286,13 +430,25 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 		rep[i] = make([]float64, reps)
 	}
 	s := make([]float64, nstats)
-	byP, byN := m.byValue(m.pos), m.byValue(m.neg)
-	cp, cn := make([]uint16, len(pos)), make([]uint16, len(neg))
+	var byP, byN grouped
+	counts := make([]uint16, len(pos)+len(neg)) // the members' then the non-members'
+	cp, cn := counts[:len(pos)], counts[len(pos):]
+	var pairs *pairCounts // the AUC alone, in integers
+	if !all && 2*float64(len(pos))*float64(len(neg)) < 1<<53 {
+		pairs = m.pairCounts(len(pos))
+	}
 	for b := range reps {
 		// a replicate's weights are counts of draws, integers, whose sums are exact in any
 		// order: each sample's draws are counted in a small array (a draw lands anywhere,
 		// and this one stays in cache), then summed per distinct score in score order
 		overP, overN := drawCounts(src, cp), drawCounts(src, cn) // the members' draws first
+		if pairs != nil && overP == nil && overN == nil {
+			rep[0][b] = pairs.auc(counts, float64(len(pos)), float64(len(neg)))
+			continue
+		}
+		if byP.order == nil {
+			byP, byN = m.byValue(m.pos), m.byValue(m.neg)
+		}
 		byP.sum(buf.p, cp)
 		byN.sum(buf.n, cn)
 		for i, c := range overP { // integers below 2⁵³: exact in any order
@@ -314,6 +470,79 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 		out[i] = Metric{Value: point[i], Lower: quantile(rep[i], a/2), Upper: quantile(rep[i], 1-a/2), Replicas: reps}
 	}
 	return out, nil
+}
+
+// pairCounts computes a replicate's AUC (weighted.auc) from the draws' counts in one
+// pass over the samples in score order. weighted.auc's sum is exact: its terms are
+// integers and halves, and its partial sums at most 2·P·N halves, below 2⁵³ (evaluate
+// checks), so it is ½·Σ_j p_j·(2·below_j + n_j) computed in integers, the same bits.
+// With the members of a score before its non-members, a member's count times the
+// non-members' counted so far is its p_j·below_j, which leaves Σ_j p_j·n_j over the
+// scores both sides hold (ties).
+type pairCounts struct {
+	order []uint32 // the samples in score order (non-members' flagged by negFlag, after members')
+	ties  [][3]int32
+}
+
+// negFlag marks a non-member in pairCounts.order; its index is into counts past the members'.
+const negFlag = 1 << 31
+
+// pairCounts lays the samples out for pairCounts.auc: members' indices 0..np−1, non-members'
+// np onwards (as in the counts array), and the ranges [a, mid) of members and [mid, b) of
+// non-members that share a score.
+func (m merged) pairCounts(np int) *pairCounts {
+	nv := len(m.values)
+	start := make([]int32, nv+1) // where score j's samples start
+	perP := make([]int32, nv)
+	for _, j := range m.pos {
+		start[j+1]++
+		perP[j]++
+	}
+	for _, j := range m.neg {
+		start[j+1]++
+	}
+	for j := range nv {
+		start[j+1] += start[j]
+	}
+	pc := &pairCounts{order: make([]uint32, len(m.pos)+len(m.neg))}
+	next := slices.Clone(start[:nv])
+	for i, j := range m.pos {
+		pc.order[next[j]] = uint32(i)
+		next[j]++
+	}
+	for i, j := range m.neg {
+		pc.order[next[j]] = uint32(np+i) | negFlag
+		next[j]++
+	}
+	for j := range nv {
+		if mid := start[j] + perP[j]; perP[j] > 0 && mid < start[j+1] {
+			pc.ties = append(pc.ties, [3]int32{start[j], mid, start[j+1]})
+		}
+	}
+	return pc
+}
+
+// auc is weighted.auc of the replicate whose draws counts holds, totP and totN draws.
+func (pc *pairCounts) auc(counts []uint16, totP, totN float64) float64 {
+	var below, sum int64 // Σ_j p_j·below_j
+	for _, e := range pc.order {
+		v := int64(counts[e&^negFlag])
+		p := v &^ -int64(e>>31) // v for a member, 0 for a non-member
+		sum += p * below
+		below += v - p
+	}
+	sum *= 2
+	for _, t := range pc.ties {
+		var p, n int64
+		for _, e := range pc.order[t[0]:t[1]] {
+			p += int64(counts[e])
+		}
+		for _, e := range pc.order[t[1]:t[2]] {
+			n += int64(counts[e&^negFlag])
+		}
+		sum += p * n
+	}
+	return float64(sum) / 2 / (totP * totN)
 }
 
 func quantile(sorted []float64, p float64) float64 {

@@ -3,7 +3,9 @@ package epsilon
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // An audit checks its subject and each of its negative controls with the same claim and
@@ -86,7 +88,16 @@ var sims memo[simKey, *sharedSim]
 
 type sharedSim struct {
 	*powerSim
-	powers sync.Map // Float64bits(μ) → [2]float64{power, standard error}
+	powers sync.Map // Float64bits(μ) → *muPower
+}
+
+// muPower is the memoised power at one μ. Its lock is held while the power is computed,
+// so that checks run side by side (audit.CheckPhase), which ask the same μ at once, wait
+// for the first asker instead of each simulating it: the same bits, once.
+type muPower struct {
+	mu     sync.Mutex
+	done   bool
+	pw, se float64
 }
 
 func sharedPowerSim(trials int, p PowerSpec) *sharedSim {
@@ -94,15 +105,24 @@ func sharedPowerSim(trials int, p PowerSpec) *sharedSim {
 	return sims.get(k, func() (*sharedSim, bool) { return &sharedSim{powerSim: newPowerSim(trials, p)}, true })
 }
 
-// power is powerSim.power, memoised (not when ctx ended it: its value is meaningless). Two
-// goroutines asking at once may both compute it, and store the same bits.
+// at is the memo entry of μ.
+func (s *sharedSim) at(mu float64) *muPower {
+	e, _ := s.powers.LoadOrStore(math.Float64bits(mu), &muPower{})
+	return e.(*muPower)
+}
+
+// power is powerSim.power, memoised (not when ctx ended it: its value is meaningless, and
+// the next asker computes its own).
 func (s *sharedSim) power(ctx context.Context, mu float64) (float64, float64) {
-	if r, ok := s.powers.Load(math.Float64bits(mu)); ok {
-		return r.([2]float64)[0], r.([2]float64)[1]
+	e := s.at(mu)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return e.pw, e.se
 	}
 	pw, se := s.powerSim.power(ctx, mu)
 	if ctx.Err() == nil {
-		s.powers.Store(math.Float64bits(mu), [2]float64{pw, se})
+		e.done, e.pw, e.se = true, pw, se
 	}
 	return pw, se
 }
@@ -116,10 +136,14 @@ var earlyChecks = []int{64, 128, 208, 232}
 // replicates done settle it: the power is their mean, summed in replicate order, each in
 // [0, 1], and rounding is monotone, so the sum of the first k is a lower bound on the
 // sum of all and that sum plus 1 for each replicate left (added as the sum would add
-// them) an upper bound. A power computed to the end is memoised as power's.
+// them) an upper bound. A power computed to the end is memoised as power's; an asker of
+// the same μ waits for it (power's lock).
 func (s *sharedSim) reaches(ctx context.Context, mu, target float64) bool {
-	if r, ok := s.powers.Load(math.Float64bits(mu)); ok {
-		return r.([2]float64)[0] >= target
+	e := s.at(mu)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return e.pw >= target
 	}
 	per := make([]float64, PowerReps)
 	done := 0
@@ -147,7 +171,7 @@ func (s *sharedSim) reaches(ctx context.Context, mu, target float64) bool {
 	s.replicates(ctx, mu, per, done)
 	pw, se := meanStdErr(per)
 	if ctx.Err() == nil {
-		s.powers.Store(math.Float64bits(mu), [2]float64{pw, se})
+		e.done, e.pw, e.se = true, pw, se
 	}
 	return pw >= target
 }
@@ -159,3 +183,107 @@ type factorResult struct {
 
 // smallestFactors memoises SmallestDetectableFactor.
 var smallestFactors memo[simKey, factorResult]
+
+// A check's two games ask their power questions at two confidences (the game's two
+// families share its false-alarm budget; the membership game's records share theirs), so
+// their simulations differ in the Clopper–Pearson bounds they choose rules with, but not
+// in their draws: at a trial count both bisect the same μ's, and a replicate's selection
+// half at a μ is the same scores, counted into the same buckets. countedReps keeps those
+// counts per replicate for the simulations of the same size to share: the same counts,
+// so the same rules and powers, drawn once. Only the last few μ's are kept (a replicate's
+// counts are 16 kB), and only from selection halves large enough for drawing to cost
+// more than copying.
+
+// countedKeep is how many (size, μ) a process keeps the counts of.
+const countedKeep = 4
+
+// countedMinSel is the least selection half whose counts are shared.
+const countedMinSel = 4096
+
+// countedMaxTails is the most tail scores a shared replicate keeps (beyond, each
+// simulation counts its own).
+const countedMaxTails = 4096
+
+type countedKey struct {
+	sel int
+	mu  uint64 // Float64bits
+}
+
+// countedReps are the counts of the replicates of one size at one μ.
+type countedReps struct {
+	key     countedKey
+	reps    [PowerReps]countedRep
+	counted atomic.Int64 // replicates counted here, for tests
+}
+
+// countedRep is a replicate's counts after count: the chooser's fields count sets.
+type countedRep struct {
+	once           sync.Once
+	ok             bool // kept (its tails not too many)
+	startP, startN []int32
+	tailL, tailR   float64
+	tp, tn         []float64
+}
+
+var counted struct {
+	mu   sync.Mutex
+	last []*countedReps // the most recent last
+}
+
+// countedAt is the shared counts of the selection half of sel pairs at μ, or nil when
+// sel is too small to share.
+func countedAt(sel int, mu float64) *countedReps {
+	if sel < countedMinSel {
+		return nil
+	}
+	k := countedKey{sel, math.Float64bits(mu)}
+	counted.mu.Lock()
+	defer counted.mu.Unlock()
+	for i, c := range counted.last {
+		if c.key == k {
+			counted.last = append(append(counted.last[:i:i], counted.last[i+1:]...), c)
+			return c
+		}
+	}
+	c := &countedReps{key: k}
+	if len(counted.last) >= countedKeep {
+		counted.last = slices.Delete(counted.last, 0, 1)
+	}
+	counted.last = append(counted.last, c)
+	return c
+}
+
+// load sets c (begun) to replicate rep's counts: those another simulation counted, or
+// those count (which counts them into c) counts now, kept for the others. On a nil
+// countedReps, count counts.
+func (cr *countedReps) load(rep int, c *chooser, count func()) {
+	if cr == nil || rep >= len(cr.reps) {
+		count()
+		return
+	}
+	e := &cr.reps[rep]
+	ran := false
+	e.once.Do(func() {
+		count()
+		ran = true
+		cr.counted.Add(1)
+		if len(c.tp)+len(c.tn) > countedMaxTails {
+			return
+		}
+		e.ok = true
+		e.startP, e.startN = slices.Clone(c.startP[:c.nb+1]), slices.Clone(c.startN[:c.nb+1])
+		e.tailL, e.tailR = c.tailL, c.tailR
+		e.tp, e.tn = slices.Clone(c.tp), slices.Clone(c.tn)
+	})
+	switch {
+	case ran:
+	case !e.ok || len(e.startP) != c.nb+1:
+		count()
+	default:
+		copy(c.startP, e.startP)
+		copy(c.startN, e.startN)
+		c.tailL, c.tailR = e.tailL, e.tailR
+		c.tp, c.tn = append(c.tp[:0], e.tp...), append(c.tn[:0], e.tn...)
+		c.tails = true
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,5 +178,103 @@ func TestMemoDoesNotHandOnAnInterruption(t *testing.T) {
 	}
 	if got := <-second; got != 7 {
 		t.Errorf("the waiting asker got %d, want its own answer 7, not the interruption", got)
+	}
+}
+
+// TestConcurrentAskersSimulateOnce: checks run side by side ask the same μ at once — the
+// power (SplitGamePower) and whether it reaches a target (the smallest factor's search);
+// they share one simulation of its replicates, not one each, and get the power alone
+// would give. The power's target is reached only at its end, so reaches simulates every
+// replicate when it asks first.
+func TestConcurrentAskersSimulateOnce(t *testing.T) {
+	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.975}
+	const trials = 4000 // a simulation of a tenth of a second: the askers overlap
+	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPw, wantSE := newPowerSim(trials, p).power(context.Background(), mu)
+	var simulated atomic.Int64
+	alone := &sharedSim{powerSim: newPowerSim(trials, p)}
+	alone.progress = func(int) { simulated.Add(1) }
+	if !alone.reaches(context.Background(), mu, wantPw) || simulated.Load() != PowerReps {
+		t.Fatalf("reaches alone simulated %d replicates; want all %d", simulated.Load(), PowerReps)
+	}
+	simulated.Store(0)
+	s := &sharedSim{powerSim: newPowerSim(trials, p)}
+	s.progress = func(int) { simulated.Add(1) }
+	const askers = 6
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	start := make(chan struct{})
+	for i := range askers {
+		wg.Go(func() {
+			<-start // all at once
+			if i%2 == 0 {
+				if pw, se := s.power(context.Background(), mu); pw != wantPw || se != wantSE {
+					bad.Add(1)
+				}
+			} else if !s.reaches(context.Background(), mu, wantPw) {
+				bad.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Errorf("%d of %d askers got another answer than power %v ± %v", bad.Load(), askers, wantPw, wantSE)
+	}
+	if n := simulated.Load(); n != PowerReps {
+		t.Errorf("%d askers at once simulated %d replicates; want %d, once", askers, n, PowerReps)
+	}
+}
+
+// TestCountsSharedAcrossConfidences: two simulations of one size at two confidences (a
+// check's game and its membership game) share their replicates' counts at a μ — each
+// replicate counted once for both, at once or one after the other — and their powers are
+// those each computes alone, unshared.
+func TestCountsSharedAcrossConfidences(t *testing.T) {
+	const trials = 2*countedMinSel + 6 // a size no other test simulates
+	pa := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-5, Conf: 0.975}
+	pb := pa
+	pb.Conf = 1 - 0.05/3
+	for k, mu := range []float64{0.9, 1.1} {
+		alone := func(p PowerSpec) [2]float64 {
+			s := newPowerSim(trials, p)
+			s.draws = newDrawCache(math.NaN()) // a search's simulation: nothing shared
+			pw, se := s.power(context.Background(), mu)
+			return [2]float64{pw, se}
+		}
+		want := [2][2]float64{alone(pa), alone(pb)}
+		if want[0] == want[1] {
+			t.Fatalf("μ %v: the two confidences have the same power %v: the test cannot tell them apart", mu, want[0])
+		}
+		var got [2][2]float64
+		run := func(i int, p PowerSpec) {
+			pw, se := newPowerSim(trials, p).power(context.Background(), mu)
+			got[i] = [2]float64{pw, se}
+		}
+		if k == 0 { // side by side
+			var wg sync.WaitGroup
+			wg.Go(func() { run(0, pa) })
+			wg.Go(func() { run(1, pb) })
+			wg.Wait()
+		} else {
+			run(0, pa)
+			run(1, pb)
+		}
+		if got != want {
+			t.Errorf("μ %v: shared powers %v, alone %v", mu, got, want)
+		}
+		if n := countedAt(trials/2, mu).counted.Load(); n != PowerReps {
+			t.Errorf("μ %v: %d replicates counted for both simulations; want %d, once", mu, n, PowerReps)
+		}
+	}
+	// another size at a μ counted above draws its own
+	s := newPowerSim(trials+200, pa)
+	s.draws = newDrawCache(math.NaN())
+	wpw, wse := s.power(context.Background(), 1.1)
+	if pw, se := newPowerSim(trials+200, pa).power(context.Background(), 1.1); pw != wpw || se != wse {
+		t.Errorf("%d trials: shared power %v ± %v, alone %v ± %v", trials+200, pw, se, wpw, wse)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 )
 
 // normals draws what rand.New(rand.NewPCG(s₁, s₂)).NormFloat64 draws, bit for bit, through
@@ -24,7 +26,7 @@ func TestNormalsAreNormFloat64(t *testing.T) {
 				t.Fatalf("seed %v, pair %d: fill drew %v, %v; NormFloat64 %v, %v", seed, i, pos[i], neg[i], wp, wn)
 			}
 			for _, v := range []float64{pos[i] - 0.25, neg[i]} {
-				if math.Abs(v) >= zigguratR {
+				if math.Abs(v) >= normal.R {
 					tails++
 				}
 			}
@@ -65,15 +67,15 @@ func TestNormalsAreNormFloat64(t *testing.T) {
 		// replay the stream, counting the draws the first test rejects, on and off the base strip
 		h := newNormals(seed[0], seed[1])
 		for range 3 * pairs { // as many as fill and next drew
-			u, hi, lo := pcgStep(h.hi, h.lo)
-			if _, ok := zigguratFast(u); ok {
+			u, hi, lo := normal.Step(h.hi, h.lo)
+			if _, ok := normal.Fast(u); ok {
 				h.hi, h.lo = hi, lo
 				continue
 			}
 			if u>>32&0x7F != 0 {
 				wedges++
 			}
-			_, h.hi, h.lo = normalSlow(u, hi, lo)
+			_, h.hi, h.lo = normal.Slow(u, hi, lo)
 		}
 		if h != g {
 			t.Fatalf("seed %v: the replay ended at another state", seed)

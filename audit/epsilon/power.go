@@ -202,6 +202,12 @@ func (s *powerSim) replicates(ctx context.Context, mu float64, per []float64, fr
 		d.clock++
 		clock, learnL, learnR = d.clock, d.learnL, d.learnR
 	}
+	// the counts of a replicate's selection half at μ, shared with the other simulations of
+	// its size (a search keeps its own draws)
+	var shared *countedReps
+	if s.draws == nil {
+		shared = countedAt(s.sel, mu)
+	}
 	workers := min(reps-from, runtime.GOMAXPROCS(0))
 	learned := make([][2]float64, workers)
 	var finished atomic.Int64
@@ -234,11 +240,14 @@ func (s *powerSim) replicates(ctx context.Context, mu float64, per []float64, fr
 				// tails, kept as they were, would miss where the best rules now lie)
 				if ck := d.from(rep, s.sel, clock); ck != nil && ck.tailL >= c.learnL && ck.tailR <= c.learnR {
 					g, drawn = d.resume(ck, &c), ck.sel
+					g.count(mu, &c, s.sel-drawn)
 				} else {
-					g = newNormals(powerSeed, seed)
-					c.tailL, c.tailR, c.tp, c.tn = c.learnL, c.learnR, c.tp[:0], c.tn[:0]
+					shared.load(rep, &c, func() {
+						g = newNormals(powerSeed, seed)
+						c.tailL, c.tailR, c.tp, c.tn = c.learnL, c.learnR, c.tp[:0], c.tn[:0]
+						g.count(mu, &c, s.sel)
+					})
 				}
-				g.count(mu, &c, s.sel-drawn)
 				d.save(rep, s.sel, g, &c, clock)
 				rule := s.choose(nil, nil, &c) // the game's own choice on the selection half
 				var tpr, fpr float64

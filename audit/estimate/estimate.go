@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/blas"
@@ -371,9 +372,25 @@ func Projected(a, b mat.Matrix, opt Options) (Estimate, error) {
 	return es[0], nil
 }
 
+// ProjectedAlong is Projected with the direction u given: FisherDirection(a, b), for a
+// caller that has fitted it already (the same estimate, without fitting it again); nil u
+// is fitted, as Projected fits it.
+func ProjectedAlong(a, b mat.Matrix, u []float64, opt Options) (Estimate, error) {
+	es, err := projectedOrders(a, b, u, []float64{opt.withDefaults(false).Alpha}, opt)
+	if err != nil {
+		return Estimate{}, err
+	}
+	return es[0], nil
+}
+
 // ProjectedOrders is Projected at several orders with shared replicates (opt.Alpha is
 // ignored).
 func ProjectedOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate, error) {
+	return projectedOrders(a, b, nil, alphas, opt)
+}
+
+// projectedOrders is ProjectedOrders along u, or along the direction it fits when u is nil.
+func projectedOrders(a, b mat.Matrix, u []float64, alphas []float64, opt Options) ([]Estimate, error) {
 	if _, err := opt.orders("projected", alphas, false); err != nil {
 		return nil, err
 	}
@@ -381,10 +398,15 @@ func ProjectedOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate
 	if err := checkShapes("projected", a, b, 6); err != nil {
 		return nil, err
 	}
-	pa, pb, err := Project(a, b)
-	if err != nil {
-		return nil, err
+	if _, d := a.Dims(); u != nil && len(u) != d {
+		return nil, fmt.Errorf("projected: a direction of %d coordinates for samples of %d", len(u), d)
 	}
+	if u == nil {
+		u = FisherDirection(a, b)
+	}
+	na, _ := a.Dims()
+	nb, _ := b.Dims()
+	pa, pb := project(a, u, na/2, na), project(b, u, nb/2, nb)
 	// parametric bootstrap in one dimension, for the reason given at Gauss
 	ma, va := univariate(pa)
 	mb, vb := univariate(pb)
@@ -403,19 +425,17 @@ func ProjectedOrders(a, b mat.Matrix, alphas []float64, opt Options) ([]Estimate
 		va = (va*float64(len(pa)) + vb*float64(len(pb))) / float64(len(pa)+len(pb))
 		vb = va
 	}
-	r := opt.rand("projected")
+	// opt.rand("projected")'s normals, drawn by internal/normal: the same bits, cheaper
+	r := normal.FromPCG(reference.Streams{Seed: opt.Seed, Trial: -1}.Source("estimate/projected"))
 	sa, sb := make([]float64, len(pa)), make([]float64, len(pb))
 	reps := make([][]float64, len(alphas))
 	for i := range reps {
 		reps[i] = make([]float64, opt.Reps)
 	}
+	sda, sdb := math.Sqrt(va), math.Sqrt(vb)
 	for k := range opt.Reps {
-		for i := range sa {
-			sa[i] = ma + math.Sqrt(va)*r.NormFloat64()
-		}
-		for i := range sb {
-			sb[i] = mb + math.Sqrt(vb)*r.NormFloat64()
-		}
+		r.Fill(sa, ma, sda)
+		r.Fill(sb, mb, sdb)
 		for i, al := range alphas {
 			reps[i][k] = renyi1D(al, sa, sb, opt.Covariance)
 		}

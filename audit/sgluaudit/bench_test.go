@@ -84,9 +84,19 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 	return out
 }
 
+// checkPhase checks each audit's results as a run or a merge does (audit.CheckPhase: side
+// by side), and returns their findings in order.
+func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audit.Finding, error) {
+	checks := make([]audit.CheckFunc, len(audits))
+	for i, a := range audits {
+		checks[i] = func(ctx context.Context) ([]audit.Finding, error) { return a.Check(ctx, results[i]) }
+	}
+	return audit.CheckPhase{}.Run(context.Background(), checks)
+}
+
 // BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6 on n
-// trials: the subject's check alone (--controls=false, as docs/scale-out.md times it), and
-// with its four controls' (the default). It reports the phase's seconds, its nanoseconds
+// trials, as the merge runs it (checkPhase): the subject's check alone (--controls=false,
+// as docs/scale-out.md times it), and with its four controls' (the default). It reports the phase's seconds, its nanoseconds
 // per trial and the process's CPU seconds. The first iteration pays the once-per-process
 // plans (memoised), as a merge does: run one count per process with -benchtime=1x, and fit
 // fixed + per-trial from two counts.
@@ -105,10 +115,8 @@ func BenchmarkCheckPhase(b *testing.B) {
 				var took, cpu time.Duration
 				for b.Loop() {
 					t0, c0 := time.Now(), cpuTime(b)
-					for i, a := range set.audits {
-						if _, err := a.Check(context.Background(), results[i]); err != nil {
-							b.Fatal(err)
-						}
+					if _, err := checkPhase(set.audits, results); err != nil {
+						b.Fatal(err)
 					}
 					took += time.Since(t0)
 					cpu += cpuTime(b) - c0

@@ -275,45 +275,62 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 
-// runSubjects runs and checks every subject's trials, resuming from its checkpoint under
-// trialDir, and adds its findings to rep.
+// runSubjects runs every subject's trials (and its controls'), resuming from their
+// checkpoints under trialDir, one after another, then checks them side by side
+// (audit.CheckPhase) and adds their findings to rep in the same order.
 func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, trialDir string, rep *reports.Report) error {
-	for _, ds := range subjects {
-		s := ds.Subject
-		path := audit.CheckpointPath(trialDir, s, c.seed)
-		eng := audit.Engine{Workers: c.workers, Checkpoint: path, Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
+	run := func(s audit.Subject) ([]audit.TrialResult, error) {
+		eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, s, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
+		return results, err
+	}
+	var checks []audit.CheckFunc
+	var names []string
+	var add []func(fs []audit.Finding) // each check's findings into rep, in order
+	for _, ds := range subjects {
+		s := ds.Subject
+		results, err := run(s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
-		// the checks count themselves through cctx: a bar and an ETA on a terminal
-		cctx, stop := c.progress.Steps(ctx, "checking "+s.Name())
-		fsd, err := ds.Check(cctx, results)
-		stop()
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
-		rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fsd))
+		checks = append(checks, func(ctx context.Context) ([]audit.Finding, error) {
+			return ds.Check(ctx, results)
+		})
+		names = append(names, s.Name())
+		add = append(add, func(fs []audit.Finding) {
+			rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fs))
+		})
 		if !c.controls {
 			continue
 		}
 		for _, ctl := range ds.Controls {
 			cs := ctl.Audited.Subject
-			eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, cs, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
-			results, err := eng.Run(ctx, cs, c.seed, c.trials)
-			c.progress.Done()
+			results, err := run(cs)
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
 			}
-			cctx, stop := c.progress.Steps(ctx, "checking "+cs.Name())
-			fsc, err := ctl.Audited.Check(cctx, results)
-			stop()
-			if err != nil {
-				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
-			}
-			rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fsc))
+			checks = append(checks, func(ctx context.Context) ([]audit.Finding, error) {
+				fs, err := ctl.Audited.Check(ctx, results)
+				if err != nil {
+					return nil, fmt.Errorf("control %s: %w", ctl.Name, err)
+				}
+				return fs, nil
+			})
+			names = append(names, cs.Name())
+			add = append(add, func(fs []audit.Finding) {
+				rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fs))
+			})
 		}
+	}
+	// the checks count themselves: a bar and an ETA on a terminal, one check at a time
+	phase := audit.CheckPhase{Show: func(i int) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+names[i]) }}
+	found, err := phase.Run(ctx, checks)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.command, err)
+	}
+	for i, fs := range found {
+		add[i](fs)
 	}
 	return nil
 }

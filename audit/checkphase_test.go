@@ -1,0 +1,143 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/steps"
+)
+
+// The checks run side by side — each here waits until all of them have started, which
+// one after another would never do — and their findings come back in the checks' order.
+func TestCheckPhaseRunsSideBySideInOrder(t *testing.T) {
+	const n = 4
+	var started sync.WaitGroup
+	started.Add(n)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	checks := make([]CheckFunc, n)
+	for i := range checks {
+		checks[i] = func(ctx context.Context) ([]Finding, error) {
+			started.Done()
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+				return nil, fmt.Errorf("check %d: the others did not start beside it", i)
+			}
+			time.Sleep(time.Duration(n-i) * time.Millisecond) // the last ends first
+			return []Finding{{Check: fmt.Sprint(i)}}, nil
+		}
+	}
+	got, err := CheckPhase{Limit: n}.Run(context.Background(), checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, fs := range got {
+		if len(fs) != 1 || fs[0].Check != fmt.Sprint(i) {
+			t.Errorf("findings %d: %v, want check %d's", i, fs, i)
+		}
+	}
+}
+
+// Limit bounds the checks running at once.
+func TestCheckPhaseLimit(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	checks := make([]CheckFunc, 7)
+	for i := range checks {
+		checks[i] = func(ctx context.Context) ([]Finding, error) {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			time.Sleep(5 * time.Millisecond)
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return nil, nil
+		}
+	}
+	if _, err := (CheckPhase{Limit: 2}).Run(context.Background(), checks); err != nil {
+		t.Fatal(err)
+	}
+	if most != 2 {
+		t.Errorf("%d checks ran at once; want Limit's 2", most)
+	}
+}
+
+// A check that fails ends the others (its error, not their interruption, is returned).
+func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
+	broken := errors.New("broken")
+	checks := []CheckFunc{
+		func(ctx context.Context) ([]Finding, error) {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("check 0: %w", ctx.Err())
+			case <-time.After(10 * time.Second):
+				return nil, nil
+			}
+		},
+		func(ctx context.Context) ([]Finding, error) { return nil, broken },
+		func(ctx context.Context) ([]Finding, error) {
+			t.Error("check 2 started after check 1 failed")
+			return nil, nil
+		},
+	}
+	start := time.Now()
+	_, err := CheckPhase{Limit: 2}.Run(context.Background(), checks)
+	if !errors.Is(err, broken) {
+		t.Errorf("error %v, want check 1's", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v: check 0 was not ended", took)
+	}
+}
+
+// Show sees each check's steps in turn, from the last it reported before it was shown,
+// and not another check's.
+func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
+	type report struct {
+		shown, done, total int
+	}
+	var mu sync.Mutex
+	var seen []report
+	second := make(chan struct{}) // check 1 reports before it is shown, and waits
+	checks := []CheckFunc{
+		func(ctx context.Context) ([]Finding, error) {
+			select {
+			case <-second:
+			case <-time.After(10 * time.Second):
+				return nil, errors.New("check 0: check 1 did not start beside it")
+			}
+			for k := range 3 {
+				steps.Report(ctx, "", k+1, 3)
+			}
+			return nil, nil
+		},
+		func(ctx context.Context) ([]Finding, error) {
+			steps.Report(ctx, "", 1, 2)
+			close(second)
+			return nil, nil
+		},
+	}
+	p := CheckPhase{Limit: 2, Show: func(i int) (context.Context, func()) {
+		ctx := steps.With(context.Background(), func(_ string, done, total int) {
+			mu.Lock()
+			seen = append(seen, report{i, done, total})
+			mu.Unlock()
+		})
+		return ctx, func() {}
+	}}
+	if _, err := p.Run(context.Background(), checks); err != nil {
+		t.Fatal(err)
+	}
+	want := []report{{0, 1, 3}, {0, 2, 3}, {0, 3, 3}, {1, 1, 2}}
+	if !slices.Equal(seen, want) {
+		t.Errorf("shown %v, want %v", seen, want)
+	}
+}

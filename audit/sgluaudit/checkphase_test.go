@@ -1,0 +1,65 @@
+package sgluaudit_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reports"
+)
+
+// checkPhaseHashes pin the findings of the decisive spec's subject and its four controls
+// at δ = 1e-6 (decisiveAudits) on synthetic trials (syntheticResults), checked as
+// BenchmarkCheckPhase and a merge check them (checkPhase): the SHA-256 of the JSON of
+// every audit's findings, in order. They were computed by the checks run one after
+// another, before the check phase ran them side by side and was made cheaper (commit
+// a34d1c3, `go test ./audit/sgluaudit -run TestCheckPhaseFindingsPinned
+// -v` printing the hashes), so a speed-up that changes one bit of a report fails here.
+var checkPhaseHashes = map[int]string{
+	2_000:  "ec3cd78e65874e37aab5c7092136d3532c9219651c49820e4d052f1aaa86ae4b",
+	20_000: "6f20d988fc5afc23f22f6f63509168739d55edc5e19b338f4072cc519f49f4fa",
+}
+
+// findingsHash is the SHA-256 of each audit's findings as a report writes a subject's
+// (reports.NewSubject: every field, the numbers as report.json spells them), one per line.
+func findingsHash(tb testing.TB, audits []audit.Audited, all [][]audit.Finding) string {
+	tb.Helper()
+	h := sha256.New()
+	for i, fs := range all {
+		s := audits[i].Subject
+		b, err := json.Marshal(reports.NewSubject(s.Name(), s.Claim(), fs))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		h.Write(append(b, '\n'))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func TestCheckPhaseFindingsPinned(t *testing.T) {
+	all := decisiveAudits(t, 1e-6)
+	if len(all) != 5 {
+		t.Fatalf("%d audits, want the subject and 4 controls", len(all))
+	}
+	for _, n := range []int{2_000, 20_000} {
+		t.Run(fmt.Sprintf("trials=%d", n), func(t *testing.T) {
+			if testing.Short() && n > 2_000 {
+				t.Skip("-short: the 2 000-trial pin only")
+			}
+			results := make([][]audit.TrialResult, len(all))
+			for i, a := range all {
+				results[i] = syntheticResults(t, a, n, i == 0)
+			}
+			got, err := checkPhase(all, results) // side by side, first at this count: nothing memoised
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := findingsHash(t, all, got); h != checkPhaseHashes[n] {
+				t.Errorf("findings hash %s, pinned %s", h, checkPhaseHashes[n])
+			}
+		})
+	}
+}
