@@ -34,10 +34,7 @@ type CheckPhase struct {
 // first check to fail ends the others (their contexts are cancelled) and its error is
 // returned; so is ctx's when it ends first.
 func (p CheckPhase) Run(ctx context.Context, checks []CheckFunc) ([][]Finding, error) {
-	limit := p.Limit
-	if limit <= 0 {
-		limit = max(2, runtime.GOMAXPROCS(0))
-	}
+	limit := p.limit()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := make([][]Finding, len(checks))
@@ -108,6 +105,14 @@ func (p CheckPhase) Run(ctx context.Context, checks []CheckFunc) ([][]Finding, e
 	return out, nil
 }
 
+// limit is the most checks Run runs at once.
+func (p CheckPhase) limit() int {
+	if p.Limit > 0 {
+		return p.Limit
+	}
+	return max(2, runtime.GOMAXPROCS(0))
+}
+
 // relay passes a check's step reports on to the listener attached, if any, and keeps the
 // last so that a listener attached later starts where the check is.
 type relay struct {
@@ -134,4 +139,53 @@ func (r *relay) attach(f steps.Func) {
 	if f != nil && r.reported {
 		f(r.stage, r.done, r.total)
 	}
+}
+
+// A CheckQueue collects a run's checks as their trials finish and runs them side by side
+// (CheckPhase) a batch at a time: once the phase's Limit of them wait, they run before the
+// next audit's trials are produced. So a run holds the trials of at most Limit audits at
+// once — with models of MNIST's 784 features, 100 000 trials of an audit are several GB,
+// and a subject with its four controls held at once would be five times that — while the
+// checks still fill the cores.
+type CheckQueue struct {
+	// Phase runs each batch; its Limit (0: GOMAXPROCS, at least 2) is the batch's size.
+	Phase CheckPhase
+	// Show, if set, is Phase.Show for a check by name (Add's).
+	Show func(name string) (ctx context.Context, stop func())
+
+	names  []string
+	checks []CheckFunc
+	found  []func([]Finding)
+}
+
+// Add queues check (named name; found takes its findings, in the order of Add) and runs
+// the queue if it is full. An error is the first check's to fail, or ctx's.
+func (q *CheckQueue) Add(ctx context.Context, name string, check CheckFunc, found func([]Finding)) error {
+	q.names, q.checks, q.found = append(q.names, name), append(q.checks, check), append(q.found, found)
+	if len(q.checks) < q.Phase.limit() {
+		return nil
+	}
+	return q.Flush(ctx)
+}
+
+// Flush runs the queued checks and hands their findings on in order.
+func (q *CheckQueue) Flush(ctx context.Context) error {
+	if len(q.checks) == 0 {
+		return nil
+	}
+	p := q.Phase
+	if q.Show != nil {
+		names := q.names
+		p.Show = func(i int) (context.Context, func()) { return q.Show(names[i]) }
+	}
+	out, err := p.Run(ctx, q.checks)
+	found := q.found
+	q.names, q.checks, q.found = nil, nil, nil // the trials the checks held can go
+	if err != nil {
+		return err
+	}
+	for i, fs := range out {
+		found[i](fs)
+	}
+	return nil
 }

@@ -141,3 +141,37 @@ func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 		t.Errorf("shown %v, want %v", seen, want)
 	}
 }
+
+// A queue runs its checks a batch of Limit at a time, as they are added: a run holds the
+// trials of at most Limit audits at once (here: what was added and not yet checked), the
+// findings come back in the order of Add, and Flush runs the last, short batch.
+func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
+	const limit, n = 2, 5
+	held, most := 0, 0
+	var got []string
+	q := CheckQueue{Phase: CheckPhase{Limit: limit}}
+	for i := range n {
+		held++ // audit i's trials, produced
+		most = max(most, held)
+		name := fmt.Sprint(i)
+		check := func(context.Context) ([]Finding, error) { return []Finding{{Check: name}}, nil }
+		if err := q.Add(context.Background(), name, check, func(fs []Finding) { held--; got = append(got, fs[0].Check) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if most > limit || held != 0 || !slices.Equal(got, []string{"0", "1", "2", "3", "4"}) {
+		t.Fatalf("at most %d audits held at once (want ≤ %d), %d left unchecked, findings in the order %v", most, limit, held, got)
+	}
+	// a failing check ends its batch with its error, and nothing of the batch is handed on
+	q = CheckQueue{Phase: CheckPhase{Limit: limit}}
+	boom := errors.New("boom")
+	handed := 0
+	_ = q.Add(context.Background(), "a", func(context.Context) ([]Finding, error) { return nil, nil }, func([]Finding) { handed++ })
+	err := q.Add(context.Background(), "b", func(context.Context) ([]Finding, error) { return nil, boom }, func([]Finding) { handed++ })
+	if !errors.Is(err, boom) || handed != 0 {
+		t.Fatalf("a failed batch: error %v, %d findings handed on; want boom and none", err, handed)
+	}
+}

@@ -276,8 +276,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 }
 
 // runSubjects runs every subject's trials (and its controls'), resuming from their
-// checkpoints under trialDir, one after another, then checks them side by side
-// (audit.CheckPhase) and adds their findings to rep in the same order.
+// checkpoints under trialDir, one after another, and checks them side by side a batch at
+// a time (audit.CheckQueue: at most a batch's trials held at once), adding their findings
+// to rep in the same order.
 func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, trialDir string, rep *reports.Report) error {
 	run := func(s audit.Subject) ([]audit.TrialResult, error) {
 		eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, s, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
@@ -285,22 +286,20 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		c.progress.Done()
 		return results, err
 	}
-	var checks []audit.CheckFunc
-	var names []string
-	var add []func(fs []audit.Finding) // each check's findings into rep, in order
+	// the checks count themselves: a bar and an ETA on a terminal, one check at a time
+	q := audit.CheckQueue{Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
 	for _, ds := range subjects {
 		s := ds.Subject
 		results, err := run(s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.command, err)
 		}
-		checks = append(checks, func(ctx context.Context) ([]audit.Finding, error) {
-			return ds.Check(ctx, results)
-		})
-		names = append(names, s.Name())
-		add = append(add, func(fs []audit.Finding) {
+		check := func(ctx context.Context) ([]audit.Finding, error) { return ds.Check(ctx, results) }
+		if err := q.Add(ctx, s.Name(), check, func(fs []audit.Finding) {
 			rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fs))
-		})
+		}); err != nil {
+			return fmt.Errorf("%s: %w", c.command, err)
+		}
 		if !c.controls {
 			continue
 		}
@@ -310,27 +309,22 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
 			}
-			checks = append(checks, func(ctx context.Context) ([]audit.Finding, error) {
+			check := func(ctx context.Context) ([]audit.Finding, error) {
 				fs, err := ctl.Audited.Check(ctx, results)
 				if err != nil {
 					return nil, fmt.Errorf("control %s: %w", ctl.Name, err)
 				}
 				return fs, nil
-			})
-			names = append(names, cs.Name())
-			add = append(add, func(fs []audit.Finding) {
+			}
+			if err := q.Add(ctx, cs.Name(), check, func(fs []audit.Finding) {
 				rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fs))
-			})
+			}); err != nil {
+				return fmt.Errorf("%s: %w", c.command, err)
+			}
 		}
 	}
-	// the checks count themselves: a bar and an ETA on a terminal, one check at a time
-	phase := audit.CheckPhase{Show: func(i int) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+names[i]) }}
-	found, err := phase.Run(ctx, checks)
-	if err != nil {
+	if err := q.Flush(ctx); err != nil {
 		return fmt.Errorf("%s: %w", c.command, err)
-	}
-	for i, fs := range found {
-		add[i](fs)
 	}
 	return nil
 }
