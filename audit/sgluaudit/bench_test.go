@@ -84,14 +84,19 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 	return out
 }
 
-// checkPhase checks each audit's results as a run or a merge does (audit.CheckPhase: side
-// by side), and returns their findings in order.
+// checkPhase checks each audit's results as a run or a merge does (audit.CheckQueue: side
+// by side, a batch at a time), and returns their findings in order.
 func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audit.Finding, error) {
-	checks := make([]audit.CheckFunc, len(audits))
+	ctx := context.Background()
+	var q audit.CheckQueue
+	found := make([][]audit.Finding, len(audits))
 	for i, a := range audits {
-		checks[i] = func(ctx context.Context) ([]audit.Finding, error) { return a.Check(ctx, results[i]) }
+		check := func(ctx context.Context) ([]audit.Finding, error) { return a.Check(ctx, results[i]) }
+		if err := q.Add(ctx, a.Subject.Name(), check, func(fs []audit.Finding) { found[i] = fs }); err != nil {
+			return nil, err
+		}
 	}
-	return audit.CheckPhase{}.Run(context.Background(), checks)
+	return found, q.Flush(ctx)
 }
 
 // BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6 on n
