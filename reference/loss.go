@@ -396,7 +396,8 @@ func (o *Objective) block(lo int) (blas64.General, int) {
 }
 
 // BatchGradient sets dst to the mean gradient over the given rows:
-// (1/|B|) Σ_{i∈B} ∇f_{z_i}(θ). It does not allocate.
+// (1/|B|) Σ_{i∈B} ∇f_{z_i}(θ). It does not allocate. dst must not overlap theta (dst is
+// scaled from θ first, and the logistic loop takes a chunk's margins before its terms).
 func (o *Objective) BatchGradient(dst, theta []float64, rows []int) {
 	o.checkDim(theta)
 	o.checkDim(dst)

@@ -22,7 +22,9 @@ func Deriv(u, y, c float64) float64 {
 }
 
 // Derivs sets w[i] = inv · Deriv(u[i], y[i], c[i]) for every i < len(w), bit for bit (see
-// the package comment). u, y and c must be at least as long as w.
+// the package comment), for any inv but a NaN: when inv and the derivative are both NaN,
+// the assembly keeps inv's payload and Go's product may keep the other's. u, y and c must
+// be at least as long as w (w must not overlap them: a redone block rereads them).
 func Derivs(w, u, y, c []float64, inv float64) {
 	n := len(w)
 	u, y, c = u[:n], y[:n], c[:n]
