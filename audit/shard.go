@@ -152,8 +152,8 @@ const maxEnvIndex = 1 << 31
 func envInt(name, v string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	switch {
-	case errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || n > maxEnvIndex):
-		return 0, fmt.Errorf("%s=%s: want an integer from 0 to %d", name, clip.Text(v), maxEnvIndex)
+	case errors.Is(err, strconv.ErrRange), err == nil && (n < 0 || int64(n) > maxEnvIndex):
+		return 0, fmt.Errorf("%s=%s: want an integer from 0 to %d", name, clip.Text(v), int64(maxEnvIndex))
 	case err != nil:
 		return 0, fmt.Errorf("%s=%s: not an integer", name, clip.Quote(v))
 	}

@@ -154,8 +154,8 @@ func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 		if s.Params == 0 {
 			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].params: missing (an older version's manifest, or a subject that does not say its dimension): it bounds each line of %s; rerun part %s with this version and --fresh", path, k, s.File, m.Shard)
 		}
-		if s.Params < 0 || s.Params > maxParams {
-			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].params: %d, want 1 to %d", path, k, s.Params, maxParams)
+		if s.Params < 0 || int64(s.Params) > maxParams {
+			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].params: %d, want 1 to %d", path, k, s.Params, int64(maxParams))
 		}
 	}
 	if fp := RunFingerprint(m.Tool, m.Args, m.Seed, m.Trials, m.Subjects); fp != m.Fingerprint {
@@ -547,7 +547,7 @@ func lineBound(p int) string {
 }
 
 // knownParams reports whether p is a model dimension the line bound can use.
-func knownParams(p int) bool { return p > 0 && p <= maxParams }
+func knownParams(p int) bool { return p > 0 && int64(p) <= maxParams }
 
 // WriteCheckpoints writes every subject's merged trials into trialDir, one checkpoint
 // file per subject under the name its shards used, as a one-machine run would have left

@@ -23,7 +23,7 @@ type merged struct {
 }
 
 func merge(pos, neg []float64) merged {
-	if n := len(pos) + len(neg); n >= 1<<12 && n < 1<<31 && !slices.ContainsFunc(pos, math.IsNaN) && !slices.ContainsFunc(neg, math.IsNaN) {
+	if n := len(pos) + len(neg); n >= 1<<12 && int64(n) < 1<<31 && !slices.ContainsFunc(pos, math.IsNaN) && !slices.ContainsFunc(neg, math.IsNaN) {
 		return mergeRadix(pos, neg)
 	}
 	return mergeSort(pos, neg)

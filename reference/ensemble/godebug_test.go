@@ -56,9 +56,6 @@ func TestFloat64IsTheScalarLoopsBitsOnEveryCPU(t *testing.T) {
 	if os.Getenv("ENSEMBLE_GODEBUG_CHILD") != "" {
 		return
 	}
-	if testing.Short() {
-		t.Skip("runs the test binary once per GODEBUG case")
-	}
 	for _, godebug := range []string{"cpu.avx512f=off", "cpu.avx2=off", "cpu.fma=off", "cpu.avx=off", "cpu.all=off"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFloat64IsTheScalarLoopsBitsOnEveryCPU$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "GODEBUG="+godebug, "ENSEMBLE_GODEBUG_CHILD=1")

@@ -27,7 +27,7 @@ func peakOf(over time.Duration, zmm bool) float64 {
 		start := time.Now()
 		flops := fmaRounds(n, zmm)
 		took := time.Since(start)
-		if took >= over || n >= 1<<40 {
+		if took >= over || int64(n) >= 1<<40 {
 			return flops / took.Seconds()
 		}
 		n = int(float64(n) * math.Max(2, 1.2*float64(over)/float64(max(took, time.Microsecond))))

@@ -15,9 +15,6 @@ func TestDerivsMatchDerivUnderGODEBUG(t *testing.T) {
 	if os.Getenv("LOGIT_GODEBUG_CHILD") != "" {
 		t.Skip("in the child process")
 	}
-	if testing.Short() {
-		t.Skip("runs the test binary once per case")
-	}
 	for _, godebug := range []string{"cpu.avx=off", "cpu.fma=off", "cpu.avx2=off", "cpu.all=off"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestDerivsMatchDeriv$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "GODEBUG="+godebug, "LOGIT_GODEBUG_CHILD=1")
