@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -186,27 +187,8 @@ func intNReject(h, l, hi, lo, n uint64) (i, nhi, nlo uint64) {
 }
 
 // pcgStep is rand.PCG.Uint64 on the state (hi, lo): the output and the next state
-// (math/rand/v2's pcg.go, Copyright 2023 The Go Authors; BSD-style license, the Go
-// distribution's LICENSE file).
-func pcgStep(hi, lo uint64) (out, nhi, nlo uint64) {
-	const (
-		mulHi    = 2549297995355413924
-		mulLo    = 4865540595714422341
-		incHi    = 6364136223846793005
-		incLo    = 1442695040888963407
-		cheapMul = 0xda942042e4dd58b5
-	)
-	h, l := bits.Mul64(lo, mulLo)
-	h += hi*mulLo + lo*mulHi
-	l, c := bits.Add64(l, incLo, 0)
-	h, _ = bits.Add64(h, incHi, c)
-	o := h
-	o ^= o >> 32
-	o *= cheapMul
-	o ^= o >> 48
-	o *= l | 1
-	return o, h, l
-}
+// (internal/normal's Step, which the power simulations' normals use too).
+func pcgStep(hi, lo uint64) (out, nhi, nlo uint64) { return normal.Step(hi, lo) }
 
 // countDraw counts a draw of i, its wraps in over.
 func countDraw(counts []uint16, i int, over map[int]float64) map[int]float64 {

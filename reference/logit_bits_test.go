@@ -12,13 +12,15 @@ import (
 // The logistic gradients' derivatives are computed four at a time (logit.Derivs) and, in
 // BatchGradient, in chunks of rows; both must give the bits of the row-at-a-time loop they
 // replaced (every margin, then its derivative, then its term, rows in order), dense and
-// sparse, clipped or not, with repeated rows and batches longer than a chunk, and at
-// margins past ±708 where Derivs hands lanes back to Go.
+// sparse, clipped or not, with repeated rows and batches longer than a chunk, at margins
+// past ±708 where Derivs hands lanes back to Go — and with what the package accepts beyond
+// the usual: any finite label (0, −0, 2, 0.5, subnormal, 1e300), clip levels that make c_i
+// NaN, +Inf, subnormal or tiny, and θ so large that margins overflow to ±Inf.
 func TestLogisticGradientsAreTheRowLoopsBits(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n, d := rapid.IntRange(1, 150).Draw(t, "n"), rapid.IntRange(1, 9).Draw(t, "d")
-		scale := rapid.SampledFrom([]float64{0.3, 3, 300, 3000}).Draw(t, "scale")
-		clip := rapid.SampledFrom([]float64{0, 0.5, 3}).Draw(t, "clip")
+		scale := rapid.SampledFrom([]float64{0.3, 3, 300, 3000, 1e306}).Draw(t, "scale")
+		clip := rapid.SampledFrom([]float64{0, 0.5, 3, 1e-320, math.NaN(), math.Inf(1), -1, 1e-10}).Draw(t, "clip")
 		recs := make([]Record, n)
 		for i := range recs {
 			x := make([]float64, d)
@@ -27,7 +29,7 @@ func TestLogisticGradientsAreTheRowLoopsBits(t *testing.T) {
 					x[j] = float64(rapid.IntRange(-1000, 1000).Draw(t, "x")) / 1000
 				}
 			}
-			recs[i] = Record{ID: int64(i), X: x, Y: float64(2*rapid.IntRange(0, 1).Draw(t, "y") - 1)}
+			recs[i] = Record{ID: int64(i), X: x, Y: rapid.SampledFrom([]float64{1, -1, 0, math.Copysign(0, -1), 2, -2, 0.5, 3.7, 1e-310, 1e300}).Draw(t, "y")}
 		}
 		ds, err := FromRecords(d, recs)
 		if err != nil {
