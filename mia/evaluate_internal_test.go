@@ -264,3 +264,26 @@ func TestMergeRadixIsMergeSort(t *testing.T) {
 		}
 	}
 }
+
+// drawCounts counts what rand.New(src).IntN(n) draws n times — one sample's index per
+// draw, in the PCG's order — and leaves src where those draws leave it, for odd and even
+// n (the two chains stop on either), powers of two (masked) and not, and repeated calls.
+func TestDrawCountsIsIntN(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 1000, 1023, 1024, 4097, 100_001} {
+		src, ref := rand.NewPCG(uint64(n), 11), rand.NewPCG(uint64(n), 11)
+		r := rand.New(ref)
+		counts, want := make([]uint16, n), make([]uint16, n)
+		for rep := range 3 {
+			clear(want)
+			for range n {
+				want[r.IntN(n)]++
+			}
+			if over := drawCounts(src, counts); over != nil || !slices.Equal(counts, want) {
+				t.Fatalf("n = %d, replicate %d: counts differ from rand.IntN's (wraps %v)", n, rep, over)
+			}
+			if a, b := src.Uint64(), ref.Uint64(); a != b {
+				t.Fatalf("n = %d, replicate %d: the source goes on with %#x, rand.IntN's with %#x", n, rep, a, b)
+			}
+		}
+	}
+}

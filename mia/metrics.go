@@ -127,24 +127,61 @@ func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
 		}
 		return over
 	}
-	// the source's state in registers (pcgStep), written back at the end: the bootstrap
-	// draws 10⁸ of them, and the state's round trips through memory were a third of a draw
+	// the source's state in registers, written back at the end: the bootstrap draws 10⁸ of
+	// them, and the state's round trips through memory were a third of a draw. Two chains
+	// of states a step apart (a, then b, each advanced two steps at once) give the outputs
+	// in rand.PCG's order with their multiply-adds side by side, a quarter faster than one.
+	if n == 0 {
+		return nil
+	}
 	hi, lo := pcgState(src)
 	un := uint64(n)
-	for range n {
-		// intNState, by hand: the compiler does not inline it
-		var x uint64
-		x, hi, lo = pcgStep(hi, lo)
-		var i uint64
-		if un&(un-1) == 0 {
-			i = x & (un - 1)
-		} else {
-			var l uint64
-			if i, l = bits.Mul64(x, un); l < un {
-				i, hi, lo = intNReject(i, l, hi, lo, un)
+	pow2 := un&(un-1) == 0
+	_, aH, aL := normal.Step(hi, lo)
+	_, bH, bL := normal.Step(aH, aL)
+	for k := 0; ; {
+		// a's output is the next draw (intNState, by hand: the compiler does not inline it)
+		i, l := bits.Mul64(normal.Out(aH, aL), un)
+		if pow2 {
+			i, l = normal.Out(aH, aL)&(un-1), un
+		}
+		if l < un && l < -un%un { // rejected (never at these n in practice): go on one step at a time from a
+			i, hi, lo = intNReject(i, l, aH, aL, un)
+			over = countDraw(counts, int(i), over)
+			if k++; k == n {
+				break
 			}
+			_, aH, aL = normal.Step(hi, lo)
+			_, bH, bL = normal.Step(aH, aL)
+			continue
 		}
 		over = countDraw(counts, int(i), over)
+		if k++; k == n {
+			hi, lo = aH, aL
+			break
+		}
+		// then b's
+		i, l = bits.Mul64(normal.Out(bH, bL), un)
+		if pow2 {
+			i, l = normal.Out(bH, bL)&(un-1), un
+		}
+		if l < un && l < -un%un {
+			i, hi, lo = intNReject(i, l, bH, bL, un)
+			over = countDraw(counts, int(i), over)
+			if k++; k == n {
+				break
+			}
+			_, aH, aL = normal.Step(hi, lo)
+			_, bH, bL = normal.Step(aH, aL)
+			continue
+		}
+		over = countDraw(counts, int(i), over)
+		if k++; k == n {
+			hi, lo = bH, bL
+			break
+		}
+		aH, aL = normal.Skip2(aH, aL)
+		bH, bL = normal.Skip2(bH, bL)
 	}
 	src.Seed(hi, lo)
 	return over

@@ -59,25 +59,43 @@ func (g *Stream) Fill(dst []float64, mean, sd float64) {
 	g.hi, g.lo = hi, lo
 }
 
+// The PCG's multiplier M and increment C (the state steps to s·M + C mod 2¹²⁸), and the
+// multiplier and increment of two steps at once, M² and C·(M + 1) mod 2¹²⁸ (TestSkip2).
+const (
+	mulHi, mulLo   = 2549297995355413924, 4865540595714422341
+	incHi, incLo   = 6364136223846793005, 1442695040888963407
+	mul2Hi, mul2Lo = 0x17bce35bdf69743c, 0x529ed9eb20e0ae99
+	inc2Hi, inc2Lo = 0x4871bec9994273f8, 0xac1f8a1c3883459a
+)
+
 // Step is rand.PCG.Uint64 on the state (hi, lo): the output and the next state.
 func Step(hi, lo uint64) (out, nhi, nlo uint64) {
-	const (
-		mulHi    = 2549297995355413924
-		mulLo    = 4865540595714422341
-		incHi    = 6364136223846793005
-		incLo    = 1442695040888963407
-		cheapMul = 0xda942042e4dd58b5
-	)
 	h, l := bits.Mul64(lo, mulLo)
 	h += hi*mulLo + lo*mulHi
 	l, c := bits.Add64(l, incLo, 0)
 	h, _ = bits.Add64(h, incHi, c)
-	o := h
+	return Out(h, l), h, l
+}
+
+// Out is the output of the step that reached the state (hi, lo) (PCG's DXSM mix).
+func Out(hi, lo uint64) uint64 {
+	o := hi
 	o ^= o >> 32
-	o *= cheapMul
+	o *= 0xda942042e4dd58b5
 	o ^= o >> 48
-	o *= l | 1
-	return o, h, l
+	o *= lo | 1
+	return o
+}
+
+// Skip2 is the state two steps after (hi, lo). Two states a step apart, each advanced by
+// Skip2, give every state in order, and their two multiply-adds run side by side: a
+// loop over draws runs at the multiply's throughput, not at its latency.
+func Skip2(hi, lo uint64) (nhi, nlo uint64) {
+	h, l := bits.Mul64(lo, mul2Lo)
+	h += hi*mul2Lo + lo*mul2Hi
+	l, c := bits.Add64(l, inc2Lo, 0)
+	h, _ = bits.Add64(h, inc2Hi, c)
+	return h, l
 }
 
 // Normal is rand.Rand.NormFloat64 on the state (hi, lo): the ziggurat's first strip test,

@@ -44,3 +44,30 @@ func TestStreamIsNormFloat64(t *testing.T) {
 		t.Fatal("no draw in the base strip's tail: its branch was not tested")
 	}
 }
+
+// Skip2's constants are two steps of the PCG: from any state, Skip2 reaches the state two
+// Steps reach, and two chains a step apart give rand.PCG's outputs in order.
+func TestSkip2(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		hi, lo := r.Uint64(), r.Uint64()
+		_, h1, l1 := Step(hi, lo)
+		_, h2, l2 := Step(h1, l1)
+		if h, l := Skip2(hi, lo); h != h2 || l != l2 {
+			t.Fatalf("Skip2(%#x, %#x) = %#x, %#x; two steps give %#x, %#x", hi, lo, h, l, h2, l2)
+		}
+	}
+	src := rand.NewPCG(5, 6)
+	_, aH, aL := Step(5, 6)
+	_, bH, bL := Step(aH, aL)
+	for range 1000 {
+		if x := src.Uint64(); x != Out(aH, aL) {
+			t.Fatalf("chain a gives %#x, rand.PCG %#x", Out(aH, aL), x)
+		}
+		if x := src.Uint64(); x != Out(bH, bL) {
+			t.Fatalf("chain b gives %#x, rand.PCG %#x", Out(bH, bL), x)
+		}
+		aH, aL = Skip2(aH, aL)
+		bH, bL = Skip2(bH, bL)
+	}
+}
