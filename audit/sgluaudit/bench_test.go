@@ -101,17 +101,18 @@ func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audi
 
 // BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6 on n
 // trials, as the merge runs it (checkPhase): the subject's check alone (--controls=false,
-// as docs/scale-out.md times it), and with its four controls' (the default). It reports the phase's seconds, its nanoseconds
+// as docs/scale-out.md times it), and with its four controls' (the default); 675 117 is
+// the count plan gives that spec at δ = 1e-6, where the cost per trial grows (larger
+// simulations and arrays past the caches). It reports the phase's seconds, its nanoseconds
 // per trial and the process's CPU seconds. The first iteration pays the once-per-process
-// plans (memoised), as a merge does: run one count per process with -benchtime=1x, and fit
-// fixed + per-trial from two counts.
+// plans (memoised), as a merge does: run one count per process with -benchtime=1x.
 func BenchmarkCheckPhase(b *testing.B) {
 	all := decisiveAudits(b, 1e-6)
 	for _, set := range []struct {
 		name   string
 		audits []audit.Audited
 	}{{"subject", all[:1]}, {"controls", all}} {
-		for _, n := range []int{2_000, 20_000, 100_000} {
+		for _, n := range []int{2_000, 20_000, 100_000, 675_117} {
 			b.Run(fmt.Sprintf("%s/trials=%d", set.name, n), func(b *testing.B) {
 				results := make([][]audit.TrialResult, len(set.audits))
 				for i, a := range set.audits {
