@@ -154,12 +154,78 @@ func Slow(u, hi, lo uint64) (float64, uint64, uint64) {
 		}
 		var v uint64
 		v, hi, lo = Step(hi, lo)
-		if fn[i]+float32(uniform(v))*(fn[i-1]-fn[i]) < float32(math.Exp(-.5*x*x)) {
+		if below(fn[i]+float32(uniform(v))*(fn[i-1]-fn[i]), -.5*x*x) {
 			return x, hi, lo
 		}
 		u, hi, lo = Step(hi, lo)
 	}
 }
+
+// below is the wedge test l < float32(math.Exp(t)) for t = −x²/2 ∈ [−5.93, 0] (|x| < R)
+// and l ≥ 0, the same answer for every input, mostly without math.Exp: a table and a
+// cubic give e ≈ exp(t), and only when l is within about a float32 step of the float32
+// that math.Exp rounds to (one wedge test in some 3·10⁵) does math.Exp decide. The wedge
+// tests were a quarter of Fill's time, most of it math.Exp.
+//
+// Why the answer is the same. Write m = math.Exp(t), E = float32(m) and U for the float32
+// after l. (1) e = expTab[k]·p(r) with −t = k/32 + r: k is −32t rounded to an integer,
+// so |r| ≤ 2⁻⁶, and r is exact (−t and k/32 are multiples of ulp(−t), their difference
+// under 2⁻⁵); expTab[k] is within 1 ulp (2⁻⁵²) of exp(−k/32) (TestExpTab, every entry
+// against 256-bit math/big); p is exp(−r)'s Taylor polynomial to r³, off by at most
+// r⁴/24·e^2|r| < 2⁻²⁸·⁵ relative, plus < 2⁻⁵¹ from its roundings (fused or not) and
+// 2⁻⁵³ from the product: |e/exp(t) − 1| < 2⁻²⁸·⁴. (2) math.Exp is within 1 ulp of
+// exp(t) (its documentation; TestExpNear checks 2⁻⁴⁰ against math/big on its samples,
+// the amd64 assembly's too), so |m/e − 1| < 2⁻²⁸·³. (3) fl(e·(1 + 2⁻²⁶)) ≥ e·(1 + 2⁻²⁶)(1 − 2⁻⁵³)
+// > e·(1 + 2⁻²⁸·³) > m: if it is ≤ l then m < l and, float32 rounding being monotone and l
+// a float32, E ≤ l, so l < E is false. Likewise fl(e·(1 − 2⁻²⁶)) < m: if it is ≥ U then
+// m > U and E ≥ U > l, so l < E is true. Otherwise (and for t off the table, which
+// |x| < R never gives) math.Exp decides.
+func below(l float32, t float64) bool {
+	if b, ok := belowFast(l, t); ok {
+		return b
+	}
+	return l < float32(math.Exp(t))
+}
+
+// belowFast is below's answer without math.Exp, and whether it has one.
+func belowFast(l float32, t float64) (b, ok bool) {
+	e, ok := expNear(t)
+	if !ok {
+		return false, false
+	}
+	if e*(1+0x1p-26) <= float64(l) {
+		return false, true
+	}
+	if e*(1-0x1p-26) >= float64(math.Float32frombits(math.Float32bits(l)+1)) {
+		return true, true
+	}
+	return false, false
+}
+
+// expNear is exp(t) within 2⁻²⁸·⁴ relative (below's proof, (1)) for t ≤ 0 (what below
+// gets), and false off its table (t < −5.98). Its steps are few and short (it decides a
+// branch the processor has to wait for): k is −32t rounded to an integer by adding
+// 1.5·2⁵², and exp(−r) a cubic (Estrin's form).
+func expNear(t float64) (float64, bool) {
+	const magic = 0x1.8p52
+	s := -t
+	z := s*32 + magic
+	kf := z - magic // −32t rounded: the add left no fraction bits
+	if !(kf < float64(len(expTab))) {
+		return 0, false
+	}
+	r := s - kf*(1.0/32)
+	p := (1 - r) + r*r*(1.0/2-r*(1.0/6))
+	return expTab[math.Float64bits(z)&0xff] * p, true
+}
+
+// expTab[k] is exp(−k/32) for k/32 up to R²/2 ≈ 5.93 (k ≤ 190) and a little past.
+var expTab = func() (tab [192]float64) {
+	for k := range tab {
+		tab[k] = math.Exp(-float64(k) / 32)
+	}
+	return tab
+}()
 
 var kn = [128]uint32{
 	0x76ad2212, 0x0, 0x600f1b53, 0x6ce447a6, 0x725b46a2,
