@@ -160,7 +160,8 @@ func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
 			hi, lo = aH, aL
 			break
 		}
-		// then b's
+		// then b's: the same steps as a's, written out again so that both chains' states
+		// stay in plain local variables
 		i, l = bits.Mul64(normal.Out(bH, bL), un)
 		if pow2 {
 			i, l = normal.Out(bH, bL)&(un-1), un
