@@ -437,13 +437,18 @@ const batchChunk = 64
 // the same order as one row at a time, so the same bits, with the exps vectorised.
 func (o *Objective) logisticBatchGradient(dst, theta []float64, rows []int, inv float64) {
 	var u, y, c, g [batchChunk]float64
+	var raw blas64.General // dense rows, sliced directly: RawRowView, twice a row, was 9 % of the demo's CPU
+	if o.sp == nil {
+		raw = o.raw()
+	}
+	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] }
 	for lo := 0; lo < len(rows); lo += batchChunk {
 		chunk := rows[lo:min(lo+batchChunk, len(rows))]
 		for k, i := range chunk {
 			if o.sp != nil {
 				u[k] = o.sp.RowDot(i, theta)
 			} else {
-				u[k] = floats.Dot(o.ds.x.RawRowView(i), theta)
+				u[k] = floats.Dot(row(i), theta)
 			}
 			y[k], c[k] = o.ds.y[i], o.clipAt[i]
 		}
@@ -453,7 +458,7 @@ func (o *Objective) logisticBatchGradient(dst, theta []float64, rows []int, inv 
 			if o.sp != nil {
 				o.sp.RowAddTo(dst, g[k], i)
 			} else {
-				floats.AddScaled(dst, g[k], o.ds.x.RawRowView(i))
+				floats.AddScaled(dst, g[k], row(i))
 			}
 		}
 	}

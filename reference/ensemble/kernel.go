@@ -14,10 +14,11 @@ import (
 // gradients (2·d·group·size bytes, 400 KB at d = 784) stays in the core's L2 cache while
 // every row block passes over them.
 const (
-	rowBlock  = 4
-	rowBlock6 = 6 // the assembly's panels also take rows six at a time (see pass)
-	maxPanel  = 16
-	maxWide   = 12 * 32 // the AVX-512 kernels' outputs at once: 12 rows × 32 float32 models
+	rowBlock   = 4
+	rowBlock6  = 6             // the assembly's panels also take rows six at a time (see pass)
+	rowBlock12 = 2 * rowBlock6 // and the AVX-512 kernels twelve
+	maxPanel   = 16
+	maxWide    = rowBlock12 * 32 // the AVX-512 kernels' outputs at once: 12 rows × 32 float32 models
 )
 
 // LogisticGradient sets G to the gradient, at each of k models, of the mean logistic loss
@@ -74,8 +75,9 @@ type float interface{ ~float32 | ~float64 }
 type kernels[F float] struct {
 	panel, group int
 	asm          bool
-	// wideRows × wideW is the AVX-512 kernels' block (0: none), tried before the panels
-	wideRows, wideW int
+	// wideW is the models of the AVX-512 kernels' block of rowBlock12 rows (0: no such
+	// kernels), tried before the panels
+	wideW int
 }
 
 // mul sets z (4 × w, stride w) to x (4 rows of d, stride ldx) times a (d × w, stride
@@ -255,7 +257,7 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 	// of X through the micro-kernels for the w models from c.
 	block := func(lo, rb, w, c int) {
 		x := &X[lo*d]
-		wide := w == kn.wideW && rb == kn.wideRows
+		wide := w == kn.wideW && rb == rowBlock12
 		if wide {
 			kn.mulWide(x, d, &Theta[c], k, d, &z[0])
 			if V != nil {
@@ -297,12 +299,10 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		// not four), the models left one at a time in three blocks of 4. Every output still
 		// sums its rows in order with the same fused operations, and edge still takes the
 		// last m mod 4 rows, so the bits are those of blocks of 4 throughout.
-		for ; kn.asm && sixRows && i+2*rowBlock6 <= m; i += 2 * rowBlock6 {
+		for ; kn.asm && sixRows && i+rowBlock12 <= m; i += rowBlock12 {
 			c := c0
 			for ; kn.wideW > 0 && c+kn.wideW <= c1; c += kn.wideW {
-				for lo := i; lo < i+2*rowBlock6; lo += kn.wideRows {
-					block(lo, kn.wideRows, kn.wideW, c)
-				}
+				block(i, rowBlock12, kn.wideW, c)
 			}
 			for _, w := range [...]int{p, p / 2} {
 				for ; c+w <= c1; c += w {
@@ -491,7 +491,7 @@ func Gamma(n int) float64 { return float64(n) * Unit / (1 - float64(n)*Unit) }
 func kernels64() kernels[float64] {
 	kn := kernels[float64]{panel: 8, group: 32, asm: HasAsm}
 	if HasAsm && HasAVX512 {
-		kn.wideRows, kn.wideW = 2*rowBlock6, 16
+		kn.wideW = 16
 	}
 	return kn
 }
@@ -499,7 +499,7 @@ func kernels64() kernels[float64] {
 func kernels32() kernels[float32] {
 	kn := kernels[float32]{panel: 16, group: 64, asm: HasAsm}
 	if HasAsm && HasAVX512 {
-		kn.wideRows, kn.wideW = 2*rowBlock6, 32
+		kn.wideW = 32
 	}
 	return kn
 }
