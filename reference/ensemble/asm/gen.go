@@ -358,18 +358,18 @@ func mulWide(p kernel) {
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range accs[r] {
-			accs[r][h] = ZMM()
+			accs[r][h] = p.vec()
 			zeroZ(accs[r][h])
 		}
 	}
 	overSteps(name, "store", d, func() {
 		as := make([]reg.VecVirtual, p.regs)
 		for h := range as {
-			as[h] = ZMM()
+			as[h] = p.vec()
 			p.load(Mem{Base: a, Disp: p.vbytes() * h}, as[h])
 		}
 		for r := range p.rows {
-			b := ZMM()
+			b := p.vec()
 			p.bcast(ra.at(r), b)
 			for h := range as {
 				p.fma(as[h], b, accs[r][h])
@@ -401,7 +401,7 @@ func accWide(p kernel) {
 	for r := range zs {
 		zs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range zs[r] {
-			zs[r][h] = ZMM()
+			zs[r][h] = p.vec()
 			p.load(Mem{Base: z, Disp: p.vbytes() * (p.regs*r + h)}, zs[r][h])
 		}
 	}
@@ -412,11 +412,11 @@ func accWide(p kernel) {
 	overSteps(name, "done", d, func() {
 		gs := make([]reg.VecVirtual, p.regs)
 		for h := range gs {
-			gs[h] = ZMM()
+			gs[h] = p.vec()
 			p.load(Mem{Base: g, Disp: p.vbytes() * h}, gs[h])
 		}
 		for r := range p.rows {
-			b := ZMM()
+			b := p.vec()
 			p.bcast(ra.at(r), b)
 			for h := range gs {
 				p.fma(zs[r][h], b, gs[h])
