@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -154,7 +155,7 @@ func TestIntNIsRandIntN(t *testing.T) {
 			if got != want {
 				t.Fatalf("n %d, draw %d: %d; rand draws %d", n, i, got, want)
 			}
-			if bh, bl := pcgState(b); bh != hi || bl != lo {
+			if bh, bl := normal.FromPCG(b).State(); bh != hi || bl != lo {
 				t.Fatalf("n %d, draw %d: state %x %x; rand's %x %x", n, i, hi, lo, bh, bl)
 			}
 		}
@@ -286,4 +287,18 @@ func TestDrawCountsIsIntN(t *testing.T) {
 			}
 		}
 	}
+}
+
+// intNState is rand.New(src).IntN(n) on 64-bit platforms, on src's state (hi, lo), as
+// drawCounts draws each index: the draw and the next state, through intNReject.
+func intNState(hi, lo, n uint64) (i, nhi, nlo uint64) {
+	x, hi, lo := normal.Step(hi, lo)
+	if n&(n-1) == 0 {
+		return x & (n - 1), hi, lo
+	}
+	h, l := bits.Mul64(x, n)
+	if l < n {
+		return intNReject(h, l, hi, lo, n)
+	}
+	return h, hi, lo
 }

@@ -1,7 +1,6 @@
 package mia
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -120,7 +119,7 @@ func fromOrderedBits(k uint64) float64 {
 func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
 	clear(counts)
 	n := len(counts)
-	if bits.UintSize != 64 { // intNState is the 64-bit platforms' IntN
+	if bits.UintSize != 64 { // the loop below is the 64-bit platforms' IntN
 		r := rand.New(src)
 		for range n {
 			over = countDraw(counts, r.IntN(n), over)
@@ -134,18 +133,21 @@ func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
 	if n == 0 {
 		return nil
 	}
-	hi, lo := pcgState(src)
+	hi, lo := normal.FromPCG(src).State()
 	un := uint64(n)
 	pow2 := un&(un-1) == 0
 	_, aH, aL := normal.Step(hi, lo)
 	_, bH, bL := normal.Step(aH, aL)
 	for k := 0; ; {
-		// a's output is the next draw (intNState, by hand: the compiler does not inline it)
+		// a's output is the next draw (rand.IntN by hand: the compiler does not inline it)
 		i, l := bits.Mul64(normal.Out(aH, aL), un)
 		if pow2 {
 			i, l = normal.Out(aH, aL)&(un-1), un
 		}
-		if l < un && l < -un%un { // rejected (never at these n in practice): go on one step at a time from a
+		// rejected (at these n about once in 2⁶⁴/n draws, so no test reaches this branch;
+		// TestIntNIsRandIntN covers intNReject): go on one step at a time from a, then
+		// restart both chains from where it stopped
+		if l < un && l < -un%un {
 			i, hi, lo = intNReject(i, l, aH, aL, un)
 			over = countDraw(counts, int(i), over)
 			if k++; k == n {
@@ -188,45 +190,19 @@ func drawCounts(src *rand.PCG, counts []uint16) (over map[int]float64) {
 	return over
 }
 
-// pcgState is src's state (rand.PCG's hi and lo), read through its binary encoding.
-func pcgState(src *rand.PCG) (hi, lo uint64) {
-	b, err := src.MarshalBinary()
-	if err != nil || len(b) != 20 {
-		panic(fmt.Sprintf("mia: rand.PCG's encoding changed: %d bytes, %v", len(b), err))
-	}
-	return binary.BigEndian.Uint64(b[4:12]), binary.BigEndian.Uint64(b[12:20])
-}
-
-// intNState is rand.New(src).IntN(n) on 64-bit platforms, on src's state (hi, lo): the
-// draw and the next state, as drawCounts draws it (TestIntNIsRandIntN). It is
-// math/rand/v2's uint64n (Copyright 2009 The Go Authors; BSD-style license, the Go
-// distribution's LICENSE file), Lemire's multiply-and-reject.
-func intNState(hi, lo, n uint64) (i, nhi, nlo uint64) {
-	x, hi, lo := pcgStep(hi, lo)
-	if n&(n-1) == 0 {
-		return x & (n - 1), hi, lo
-	}
-	h, l := bits.Mul64(x, n)
-	if l < n {
-		return intNReject(h, l, hi, lo, n)
-	}
-	return h, hi, lo
-}
-
-// intNReject is intNState's rejection of a draw whose product (h, l) has l < n.
+// intNReject is rand.Rand.IntN(n)'s rejection on 64-bit platforms (math/rand/v2's uint64n,
+// Lemire's multiply-and-reject; Copyright 2009 The Go Authors, BSD-style license, the Go
+// distribution's LICENSE file), from the state (hi, lo) after a draw whose product with n,
+// (h, l), has l < n: the index and the state after the draws it took.
 func intNReject(h, l, hi, lo, n uint64) (i, nhi, nlo uint64) {
 	thresh := -n % n
 	for l < thresh {
 		var x uint64
-		x, hi, lo = pcgStep(hi, lo)
+		x, hi, lo = normal.Step(hi, lo)
 		h, l = bits.Mul64(x, n)
 	}
 	return h, hi, lo
 }
-
-// pcgStep is rand.PCG.Uint64 on the state (hi, lo): the output and the next state
-// (internal/normal's Step, which the power simulations' normals use too).
-func pcgStep(hi, lo uint64) (out, nhi, nlo uint64) { return normal.Step(hi, lo) }
 
 // countDraw counts a draw of i, its wraps in over.
 func countDraw(counts []uint16, i int, over map[int]float64) map[int]float64 {
@@ -442,9 +418,10 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 		}
 	}
 	point := make([]float64, nstats)
-	stats(m.counts(), point)
-	src := reference.Streams{Seed: seed, Trial: -1}.Source("mia/bootstrap") // reference.Stream's source
-	buf := m.counts()
+	w0 := m.counts()
+	stats(w0, point)
+	src := reference.Streams{Seed: seed, Trial: -1}.Source("mia/bootstrap")                                     // reference.Stream's source
+	buf := weighted{p: make([]float64, len(w0.p)), n: make([]float64, len(w0.n)), totP: w0.totP, totN: w0.totN} // a replicate's, its counts set by sum
 	rep := make([][]float64, nstats)
 	for i := range rep {
 		rep[i] = make([]float64, reps)
@@ -477,7 +454,6 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 		for i, c := range overN {
 			buf.n[m.neg[i]] += c
 		}
-		buf.totP, buf.totN = float64(len(pos)), float64(len(neg))
 		stats(buf, s)
 		for i := range s {
 			rep[i][b] = s[i]
