@@ -158,7 +158,7 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
 	spec := GamePowerSpec(e.Epsilon, e.Delta, e.Confidence, e.PowerAgainst)
-	if f.Power, err = powerOf(ctx, n, spec, fmt.Sprintf("split game, the better of %d score families", len(fams))); err != nil {
+	if f.Power, err = PowerOf(ctx, n, spec, fmt.Sprintf("split game, the better of %d score families", len(fams))); err != nil {
 		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
 	if err := decide(ctx, &f, spec); err != nil {

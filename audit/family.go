@@ -260,7 +260,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
 	}
 	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: PowerTarget, Delta: g.Delta, Conf: g.Confidence}
-	if f.Power, err = powerOf(ctx, n, spec, fmt.Sprintf("split game, the best of %d pre-registered statistics chosen on half", len(stats))); err != nil {
+	if f.Power, err = PowerOf(ctx, n, spec, fmt.Sprintf("split game, the best of %d pre-registered statistics chosen on half", len(stats))); err != nil {
 		return Finding{}, fmt.Errorf("family game: %w", err)
 	}
 	if err := decide(ctx, &f, spec); err != nil {

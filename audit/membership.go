@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -94,7 +92,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 		}
 	}
 	spec := epsilon.PowerSpec{Claim: m.Epsilon, Factor: m.PowerAgainst, Power: PowerTarget, Delta: m.Delta, Conf: pe.PerExampleConfidence}
-	pw, err := powerOf(ctx, n, spec, fmt.Sprintf("split game per deleted record, %d records", k))
+	pw, err := PowerOf(ctx, n, spec, fmt.Sprintf("split game per deleted record, %d records", k))
 	if err != nil {
 		return Finding{}, fmt.Errorf("membership check: %w", err)
 	}
@@ -111,11 +109,14 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	}
 	// the records' bootstraps are independent (each its own seed): computed side by side
 	aucs := make([]*mia.Metric, k)
-	parallelFor(k, func(j int) {
+	if err := par.Do(ctx, k, 0, func(j int) error {
 		if auc, err := mia.EvaluateAUC(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j)); err == nil {
 			aucs[j] = &auc
 		} // else a record every model scores alike has no ROC to report
-	})
+		return nil
+	}); err != nil {
+		return Finding{}, fmt.Errorf("membership check: %w", err)
+	}
 	for j, auc := range aucs {
 		if auc == nil {
 			continue
@@ -127,26 +128,11 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	return f, nil
 }
 
-// parallelFor runs f(0), …, f(n−1) on up to GOMAXPROCS goroutines and returns when all
-// are done; f(i) must write only what is i's.
-func parallelFor(n int, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// powerOf is what a split game with n trials per side, played as route, could catch under
+// PowerOf is what a split game with n trials per side, played as route, could catch under
 // spec: its power against spec.Factor× and the smallest factor it catches with spec.Power,
-// with the question they answer. TrialsNeeded is set by decide when the verdict rests on it.
-func powerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (*Power, error) {
+// with the question they answer (audit plan asks it too). TrialsNeeded is set by decide when
+// the verdict rests on it.
+func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (*Power, error) {
 	res, err := epsilon.SplitGamePower(ctx, n, spec)
 	if err != nil {
 		return nil, err

@@ -340,15 +340,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
 		out.TrialsNeeded, out.GDPMu = n, mu
-		at, err := epsilon.SplitGamePower(ctx, trials, ps)
+		at, err := audit.PowerOf(ctx, trials, ps, "plan") // what a report's power at these trials says
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
-		smallest, err := epsilon.SmallestDetectableFactor(ctx, trials, ps)
-		if err != nil {
-			return usageError{fmt.Errorf("plan: %w", err)}
-		}
-		sf := reports.Number(smallest)
+		sf := reports.Number(at.SmallestFactor)
 		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
 		out.Assumption = "trials_needed, power_at_trials and smallest_detectable_factor assume a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, and split thresholds"
 	}
