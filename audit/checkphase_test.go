@@ -44,24 +44,39 @@ func TestCheckPhaseRunsSideBySideInOrder(t *testing.T) {
 	}
 }
 
-// Limit bounds the checks running at once.
+// Limit bounds the checks running at once, and is reached: the checks hold until the test
+// has seen two running and given any third 20 ms to start wrongly (no timing decides a pass:
+// with Limit kept, exactly two run until released).
 func TestCheckPhaseLimit(t *testing.T) {
 	var mu sync.Mutex
 	running, most := 0, 0
+	two, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
 	checks := make([]CheckFunc, 7)
 	for i := range checks {
 		checks[i] = func(ctx context.Context) ([]Finding, error) {
 			mu.Lock()
 			running++
 			most = max(most, running)
+			if running == 2 {
+				once.Do(func() { close(two) })
+			}
 			mu.Unlock()
-			time.Sleep(5 * time.Millisecond)
+			<-release
 			mu.Lock()
 			running--
 			mu.Unlock()
 			return nil, nil
 		}
 	}
+	go func() {
+		select {
+		case <-two:
+			time.Sleep(20 * time.Millisecond)
+		case <-time.After(10 * time.Second): // never two at once: fails below
+		}
+		close(release)
+	}()
 	if _, err := (CheckPhase{Limit: 2}).Run(context.Background(), checks); err != nil {
 		t.Fatal(err)
 	}

@@ -105,8 +105,8 @@ func TestSteps(t *testing.T) {
 	report("settling", 20, 100) // 10 steps in 2 s: 80 left take 16 s
 	now = now.Add(10 * time.Millisecond)
 	report("settling", 21, 100) // within stepTick of the last draw: not drawn
-	report("settling", 20, 100) // out of order: ignored
 	now = now.Add(stepTick)
+	report("settling", 20, 100) // out of order: ignored (else drawn: a stepTick has passed)
 	report("settling", 30, 100)
 	report("settling", 100, 100)
 	stop()
