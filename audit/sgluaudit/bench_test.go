@@ -101,7 +101,7 @@ func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audi
 
 // BenchmarkCheckPhase is the merge's check phase of the decisive SGLU spec at δ = 1e-6 on n
 // trials, as the merge runs it (checkPhase): the subject's check alone (--controls=false,
-// as docs/scale-out.md times it), and with its four controls' (the default); 675 117 is
+// as docs/scale-out.md times it), and with its four controls' (the default); 651 823 is
 // the count plan gives that spec at δ = 1e-6, where the cost per trial grows (larger
 // simulations and arrays past the caches). It reports the phase's seconds, its nanoseconds
 // per trial and the process's CPU seconds. The first iteration pays the once-per-process
@@ -112,7 +112,7 @@ func BenchmarkCheckPhase(b *testing.B) {
 		name   string
 		audits []audit.Audited
 	}{{"subject", all[:1]}, {"controls", all}} {
-		for _, n := range []int{2_000, 20_000, 100_000, 675_117} {
+		for _, n := range []int{2_000, 20_000, 100_000, 651_823} {
 			b.Run(fmt.Sprintf("%s/trials=%d", set.name, n), func(b *testing.B) {
 				results := make([][]audit.TrialResult, len(set.audits))
 				for i, a := range set.audits {
