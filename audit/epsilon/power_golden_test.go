@@ -64,8 +64,7 @@ type goldenPlan struct {
 	Trials   int        // TrialsToDetect
 	Mu       exactFloat // its μ
 	Err      string     `json:",omitempty"`
-	Estimate int        // the coarse bracket alone, once a public estimate (no longer asked)
-	EstErr   string     `json:",omitempty"`
+	Estimate int        // the coarse bracket alone, no longer asked: kept as the case's size, for heavyPower
 }
 
 type goldenPower struct {

@@ -103,8 +103,11 @@ func (o Options) orders(method string, alphas []float64, knn bool) ([]int, error
 	return ks, nil
 }
 
-func (o Options) rand(purpose string) *rand.Rand {
-	return reference.Stream(o.Seed, -1, "estimate/"+purpose)
+func (o Options) rand(purpose string) *rand.Rand { return rand.New(o.source(purpose)) }
+
+// source is rand's PCG source, for draws made from its state directly (internal/normal).
+func (o Options) source(purpose string) *rand.PCG {
+	return reference.Streams{Seed: o.Seed, Trial: -1}.Source("estimate/" + purpose)
 }
 
 func checkShapes(method string, a, b mat.Matrix, minRows int) error {
@@ -404,9 +407,7 @@ func projectedOrders(a, b mat.Matrix, u []float64, alphas []float64, opt Options
 	if u == nil {
 		u = FisherDirection(a, b)
 	}
-	na, _ := a.Dims()
-	nb, _ := b.Dims()
-	pa, pb := project(a, u, na/2, na), project(b, u, nb/2, nb)
+	pa, pb := heldOut(a, b, u)
 	// parametric bootstrap in one dimension, for the reason given at Gauss
 	ma, va := univariate(pa)
 	mb, vb := univariate(pb)
@@ -426,7 +427,7 @@ func projectedOrders(a, b mat.Matrix, u []float64, alphas []float64, opt Options
 		vb = va
 	}
 	// opt.rand("projected")'s normals, drawn by internal/normal: the same bits, cheaper
-	r := normal.FromPCG(reference.Streams{Seed: opt.Seed, Trial: -1}.Source("estimate/projected"))
+	r := normal.FromPCG(opt.source("projected"))
 	sa, sb := make([]float64, len(pa)), make([]float64, len(pb))
 	reps := make([][]float64, len(alphas))
 	for i := range reps {
@@ -451,10 +452,15 @@ func projectedOrders(a, b mat.Matrix, u []float64, alphas []float64, opt Options
 // projections of the second halves, the one-dimensional scores the projected estimator
 // and the threshold attacks use.
 func Project(a, b mat.Matrix) (pa, pb []float64, err error) {
+	pa, pb = heldOut(a, b, FisherDirection(a, b))
+	return pa, pb, nil
+}
+
+// heldOut projects the second half of each sample on u.
+func heldOut(a, b mat.Matrix, u []float64) (pa, pb []float64) {
 	na, _ := a.Dims()
 	nb, _ := b.Dims()
-	u := FisherDirection(a, b)
-	return project(a, u, na/2, na), project(b, u, nb/2, nb), nil
+	return project(a, u, na/2, na), project(b, u, nb/2, nb)
 }
 
 // FisherDirection is the unit vector Σ̂⁻¹(μ̂_A − μ̂_B) fitted on the first half of each

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
 // The smaller refusals of issue 29: each exits 2, names the spec field or flag the value
