@@ -78,9 +78,14 @@ func cpTableFor(n int, a float64) *cpTable {
 // simKey is what a power simulation depends on: the count and the spec less its factor
 // and power target (the alternative is a μ, asked per call).
 type simKey struct {
-	trials              int
-	claim, delta, a     float64
-	smallestPowerTarget float64 // for SmallestDetectableFactor's memo; 0 in sims' keys
+	trials          int
+	claim, delta, a float64
+}
+
+// factorKey is SmallestDetectableFactor's question: a simulation's and the power it targets.
+type factorKey struct {
+	simKey
+	power float64
 }
 
 // sims are the power simulations the checks share, with their powers memoised per μ.
@@ -182,7 +187,7 @@ type factorResult struct {
 }
 
 // smallestFactors memoises SmallestDetectableFactor.
-var smallestFactors memo[simKey, factorResult]
+var smallestFactors memo[factorKey, factorResult]
 
 // A check's two games ask their power questions at two confidences (the game's two
 // families share its false-alarm budget; the membership game's records share theirs), so

@@ -76,7 +76,7 @@ func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 	if trials < 4 {
 		return 0, fmt.Errorf("power: %d trials per side; want at least 4", trials)
 	}
-	k := simKey{trials: trials, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf, smallestPowerTarget: p.Power}
+	k := factorKey{simKey{trials: trials, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf}, p.Power}
 	r := smallestFactors.get(k, func() (factorResult, bool) {
 		f, err := smallestDetectableFactor(ctx, trials, p)
 		return factorResult{f, err}, ctx.Err() == nil
