@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -586,12 +587,12 @@ func headerDiff(got, want checkpointHeader) string {
 func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, params int, load func(TrialResult)) (*checkpoint, error) {
 	// not followed: a checkpoint planted as a link would have the run append trials to
 	// whatever file it names, outside the folder the tool owns
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK|regular.NoFollow, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
 		return &checkpoint{path: path, hdr: hdr, key: key, params: params}, nil
 	}
-	if isLink(err, path) {
+	if regular.IsLinkRefusal(err, path) {
 		if f != nil {
 			f.Close()
 		}

@@ -28,8 +28,8 @@ func acquire(dir string) (*lock, error) {
 	for range 100 {
 		// not through a symbolic link (O_NOFOLLOW), and without blocking on a FIFO
 		// (O_NONBLOCK): the lock is a regular file of the folder's own, or refused
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o644)
-		if errors.Is(err, unix.ELOOP) {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|regular.NoFollow|unix.O_NONBLOCK, 0o644)
+		if regular.IsLinkRefusal(err, path) {
 			return nil, fmt.Errorf("lock %s: %w", dir, regular.Check(path, os.ModeSymlink))
 		}
 		if err != nil {
