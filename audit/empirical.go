@@ -90,6 +90,45 @@ func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.De
 	return unlearned, retrained, nil
 }
 
+// blockRows is how many trials' models publishedBlocks stacks at a time: enough that a
+// block's product with the records takes gonum's parallel path, as the whole stack's does
+// (past 64 features its sums split the features at the same points), so that every score
+// has the whole stack's bits.
+const blockRows = 4096
+
+// publishedBlocks calls f(i0, unlearned, retrained) with the rows i0, i0+1, … of
+// publishedModels' matrices, a block at a time and in order, in two buffers it reuses:
+// scoring reads each model once, and a whole stack of 10⁵–10⁶ trials' models is hundreds
+// of megabytes of fresh pages a check. A block has blockRows rows or more (the last takes
+// the remainder), or is the whole stack when there are fewer than 2·blockRows trials.
+func publishedBlocks(results []TrialResult, d int, f func(i0 int, unlearned, retrained *mat.Dense)) error {
+	n := len(results)
+	size := n
+	if n >= 2*blockRows {
+		size = blockRows
+	}
+	most := min(n, 2*size-1) // the last block's rows at most
+	bu, br := make([]float64, most*d), make([]float64, most*d)
+	for i0 := 0; i0 < n; {
+		rows := size
+		if n-i0 < 2*size {
+			rows = n - i0
+		}
+		u, r := mat.NewDense(rows, d, bu[:rows*d]), mat.NewDense(rows, d, br[:rows*d])
+		for i, tr := range results[i0 : i0+rows] {
+			if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
+				return fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
+					tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
+			}
+			u.SetRow(i, tr.Unlearned.Published)
+			r.SetRow(i, tr.Retrained.Published)
+		}
+		f(i0, u, r)
+		i0 += rows
+	}
+	return nil
+}
+
 // Check runs the game on finished trials.
 func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Finding, error) {
 	n := len(results)

@@ -58,25 +58,29 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	var id func(j int) int64
 	if m.Score != nil {
 		k, d := len(m.IDs), len(results[0].Unlearned.Published)
-		unl, ret, err := publishedModels(results, d)
+		su, sr = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+		err := publishedBlocks(results, d, func(i0 int, unl, ret *mat.Dense) {
+			for i := range unl.RawMatrix().Rows {
+				m.Score(su.RawRowView(i0+i), unl.RawRowView(i))
+				m.Score(sr.RawRowView(i0+i), ret.RawRowView(i))
+			}
+		})
 		if err != nil {
 			return Finding{}, fmt.Errorf("membership check: %w", err)
-		}
-		su, sr = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
-		for i := range n {
-			m.Score(su.RawRowView(i), unl.RawRowView(i))
-			m.Score(sr.RawRowView(i), ret.RawRowView(i))
 		}
 		id = func(j int) int64 { return m.IDs[j] }
 	} else {
 		k := m.Deleted.Len()
-		unl, ret, err := publishedModels(results, m.Deleted.Dim()) // a model has a coordinate per feature
+		su, sr = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+		// a model has a coordinate per feature
+		err := publishedBlocks(results, m.Deleted.Dim(), func(i0 int, unl, ret *mat.Dense) {
+			rows := unl.RawMatrix().Rows
+			mia.Scores(su.Slice(i0, i0+rows, 0, k).(*mat.Dense), mia.Confidence, m.Loss, unl, m.Deleted)
+			mia.Scores(sr.Slice(i0, i0+rows, 0, k).(*mat.Dense), mia.Confidence, m.Loss, ret, m.Deleted)
+		})
 		if err != nil {
 			return Finding{}, fmt.Errorf("membership check: %w", err)
 		}
-		su, sr = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
-		mia.Scores(su, mia.Confidence, m.Loss, unl, m.Deleted)
-		mia.Scores(sr, mia.Confidence, m.Loss, ret, m.Deleted)
 		id = m.Deleted.ID
 	}
 	_, k := su.Dims()

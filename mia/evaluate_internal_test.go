@@ -11,7 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
-// evaluateReference is Evaluate as it was before its replicates counted draws in uint16
+// evaluateReference is Evaluate as it was before its replicates counted draws in uint8
 // arrays and summed them by score: float weights per sample, reweighted per replicate, and
 // one sweep per threshold metric. Evaluate must give its bits.
 func evaluateReference(pos, neg []float64, reps int, conf float64, seed uint64) [5]Metric {
@@ -107,10 +107,10 @@ func TestEvaluateIsReference(t *testing.T) {
 	}
 }
 
-// TestDrawCountsWrap counts 2¹⁷ draws of sample 0: its uint16 count wraps twice, and the
+// TestDrawCountsWrap counts 2¹⁷ draws of sample 0: its uint8 count wraps 512 times, and the
 // wraps must be returned so that no draw is lost.
 func TestDrawCountsWrap(t *testing.T) {
-	counts := make([]uint16, 3)
+	counts := make([]uint8, 3)
 	var over map[int]float64
 	for range 1 << 17 {
 		over = countDraw(counts, 0, over)
@@ -118,7 +118,7 @@ func TestDrawCountsWrap(t *testing.T) {
 	if counts[0] != 0 || over[0] != 1<<17 || len(over) != 1 {
 		t.Fatalf("count %d, wraps %v; want 0 and {0: %d}", counts[0], over, 1<<17)
 	}
-	counts = make([]uint16, 1000) // cannot wrap
+	counts = make([]uint8, 1000) // cannot wrap
 	if over := drawCounts(rand.NewPCG(1, 2), counts); over != nil {
 		t.Fatalf("wraps %v in 1000 draws", over)
 	}
@@ -163,7 +163,7 @@ func TestIntNIsRandIntN(t *testing.T) {
 }
 
 // TestPairCountsAUCIsWeightedAUC: the AUC in integers is weighted.auc's bits, for counts
-// of every size a replicate can leave (up to 2¹⁶ − 1) and scores with ties within a side,
+// of every size a replicate can leave (up to 2⁸ − 1) and scores with ties within a side,
 // across sides, and everywhere (the two sides' scores the same: an unlearning that is
 // exactly a retrain).
 func TestPairCountsAUCIsWeightedAUC(t *testing.T) {
@@ -192,16 +192,16 @@ func TestPairCountsAUCIsWeightedAUC(t *testing.T) {
 		pc := m.pairCounts(len(pos))
 		byP, byN := m.byValue(m.pos), m.byValue(m.neg)
 		w := m.counts()
-		counts := make([]uint16, len(pos)+len(neg))
+		counts := make([]uint8, len(pos)+len(neg))
 		for k := range 20 {
 			for i := range counts {
 				switch {
 				case k == 0:
 					counts[i] = 1
 				case k%3 == 0:
-					counts[i] = uint16(r.IntN(1 << 16))
+					counts[i] = uint8(r.IntN(1 << 8))
 				default:
-					counts[i] = uint16(r.IntN(4))
+					counts[i] = uint8(r.IntN(4))
 				}
 			}
 			byP.sum(w.p, counts[:len(pos)])
@@ -273,7 +273,7 @@ func TestDrawCountsIsIntN(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 1000, 1023, 1024, 4097, 100_001} {
 		src, ref := rand.NewPCG(uint64(n), 11), rand.NewPCG(uint64(n), 11)
 		r := rand.New(ref)
-		counts, want := make([]uint16, n), make([]uint16, n)
+		counts, want := make([]uint8, n), make([]uint8, n)
 		for rep := range 3 {
 			clear(want)
 			for range n {
