@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
+	"github.com/unlearnaudit/unlearnaudit/mia"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // The checks run side by side — each here waits until all of them have started, which
@@ -188,5 +191,62 @@ func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
 	err := q.Add(context.Background(), "b", func(context.Context) ([]Finding, error) { return nil, boom }, func([]Finding) { handed++ })
 	if !errors.Is(err, boom) || handed != 0 {
 		t.Fatalf("a failed batch: error %v, %d findings handed on; want boom and none", err, handed)
+	}
+}
+
+// A queue with Shared hands its checks one mia.Resamples for its life, across batches: the
+// membership checks of three audits of the same two records and trial count keep one set
+// of resamples a record (2 × 200 replicates × 300 bytes), and find what each finds alone.
+// Without Shared the checks see none.
+func TestCheckQueueSharesResamples(t *testing.T) {
+	deleted, err := reference.FromRecords(2, []reference.Record{{ID: 7, X: []float64{1, 0}, Y: 1}, {ID: 9, X: []float64{0, 1}, Y: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
+	const n = 300
+	trials := func(shift float64, seed uint64) []TrialResult {
+		r := reference.Stream(seed, 0, "queue-shares")
+		out := make([]TrialResult, n)
+		for i := range out {
+			u := []float64{shift + r.NormFloat64(), r.NormFloat64()}
+			v := []float64{r.NormFloat64(), r.NormFloat64()}
+			out[i] = TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
+		}
+		return out
+	}
+	audits := [][]TrialResult{trials(0, 1), trials(0.3, 2), trials(2, 3)}
+	for _, shared := range []bool{true, false} {
+		q := CheckQueue{Shared: shared, Phase: CheckPhase{Limit: 2}}
+		seen := make([]*mia.Resamples, len(audits))
+		found := make([]Finding, len(audits))
+		for i, results := range audits {
+			err := q.Add(context.Background(), fmt.Sprint(i), func(ctx context.Context) ([]Finding, error) {
+				seen[i] = sharedResamples(ctx)
+				f, err := check.Check(ctx, results)
+				return []Finding{f}, err
+			}, func(fs []Finding) { found[i] = fs[0] })
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := q.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i, results := range audits {
+			alone, err := check.Check(context.Background(), results)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(found[i], alone) {
+				t.Errorf("shared %v, audit %d: %+v; alone %+v", shared, i, found[i].Estimates, alone.Estimates)
+			}
+			if shared && (seen[i] == nil || seen[i] != seen[0]) || !shared && seen[i] != nil {
+				t.Errorf("shared %v: audit %d's check saw resamples %p (the first's %p)", shared, i, seen[i], seen[0])
+			}
+		}
+		if want := int64(2 * 200 * n); shared && seen[0].Held() != want {
+			t.Errorf("%d bytes of resamples held; want %d (one set a record)", seen[0].Held(), want)
+		}
 	}
 }

@@ -111,10 +111,12 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	if err := decide(ctx, &f, spec); err != nil {
 		return Finding{}, err
 	}
-	// the records' bootstraps are independent (each its own seed): computed side by side
+	// the records' bootstraps are independent (each its own seed): computed side by side,
+	// their resamples shared with the other checks of a CheckQueue that shares them
 	aucs := make([]*mia.Metric, k)
+	shared := sharedResamples(ctx)
 	if err := par.Do(ctx, k, 0, func(j int) error {
-		if auc, err := mia.EvaluateAUC(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j)); err == nil {
+		if auc, err := shared.EvaluateAUC(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j)); err == nil {
 			aucs[j] = &auc
 		} // else a record every model scores alike has no ROC to report
 		return nil

@@ -23,6 +23,13 @@
 //
 // Metrics: ROCCurve, AUC, TPRAtFPR, BalancedAccuracy, and Evaluate, which gives all of them
 // (TPR at FPR 0.1 %, 1 %, 10 %) with bootstrap intervals. Intervals are estimates.
+// EvaluateAUC is the AUC alone; its resamples depend on the seed and the sample sizes, not
+// on the scores, so evaluations of the same seed and sizes (an audit's controls attack its
+// subject's records) can share them through a Resamples, drawn once, with the same bits:
+//
+//	shared := mia.NewResamples(1 << 30) // at most 1 GiB held
+//	subject, _ := shared.EvaluateAUC(pos, neg, 200, 0.95, seed)
+//	control, _ := shared.EvaluateAUC(pos2, neg2, 200, 0.95, seed) // reads the subject's draws
 //
 // Membership on one model (spec §(g)), the outputs ML Privacy Meter users expect:
 // OneModelMembership takes one model's scores on the deleted records and on held-out

@@ -382,7 +382,7 @@ type Metrics struct {
 // members and the non-members separately (seeded). The scores are sorted once; a
 // replicate reweights them, so it costs one pass, not a sort.
 func Evaluate(pos, neg []float64, reps int, conf float64, seed uint64) (Metrics, error) {
-	out, err := evaluate(pos, neg, reps, conf, seed, true)
+	out, err := evaluate(pos, neg, reps, conf, seed, true, nil)
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -392,7 +392,7 @@ func Evaluate(pos, neg []float64, reps int, conf float64, seed uint64) (Metrics,
 // EvaluateAUC is Evaluate's AUC alone — the same value and interval, from the same
 // replicates — without the threshold metrics' passes.
 func EvaluateAUC(pos, neg []float64, reps int, conf float64, seed uint64) (Metric, error) {
-	out, err := evaluate(pos, neg, reps, conf, seed, false)
+	out, err := evaluate(pos, neg, reps, conf, seed, false, nil)
 	if err != nil {
 		return Metric{}, err
 	}
@@ -400,8 +400,9 @@ func EvaluateAUC(pos, neg []float64, reps int, conf float64, seed uint64) (Metri
 }
 
 // evaluate is Evaluate's metrics in its order (AUC, TPR at 0.1 %, 1 %, 10 %, balanced
-// accuracy), the threshold ones only when all is set.
-func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool) ([]Metric, error) {
+// accuracy), the threshold ones only when all is set; the AUC alone shares its resamples
+// through shared (nil: none).
+func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool, shared *Resamples) ([]Metric, error) {
 	if len(pos) == 0 || len(neg) == 0 {
 		return nil, fmt.Errorf("evaluate attack: %d member and %d non-member scores", len(pos), len(neg))
 	}
@@ -436,11 +437,32 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 	if !all && 2*float64(len(pos))*float64(len(neg)) < 1<<53 {
 		pairs = m.pairCounts(len(pos))
 	}
+	// the resamples, drawn here or by another evaluation (shared)
+	var set *resampleSet
+	var fill, filled bool
+	if pairs != nil {
+		set, fill = shared.take(resampleKey{seed: seed, np: len(pos), nn: len(neg), reps: reps})
+	}
+	if fill {
+		defer func() { set.done(filled) }() // given up if this evaluation panics
+	}
 	for b := range reps {
 		// a replicate's weights are counts of draws, integers, whose sums are exact in any
 		// order: each sample's draws are counted in a small array (a draw lands anywhere,
 		// and this one stays in cache), then summed per distinct score in score order
-		overP, overN := drawCounts(src, cp), drawCounts(src, cn) // the members' draws first
+		var overP, overN map[int]float64
+		switch {
+		case set != nil && !fill && set.big[b] == nil:
+			rep[0][b] = pairs.aucNibbles(set.nib[b*set.stride:(b+1)*set.stride], float64(len(pos)), float64(len(neg)))
+			continue
+		case set != nil && !fill:
+			overP, overN = set.get(b, counts, len(pos))
+		default:
+			overP, overN = drawCounts(src, cp), drawCounts(src, cn) // the members' draws first
+			if fill {
+				set.put(b, counts, overP, overN, len(pos))
+			}
+		}
 		if pairs != nil && overP == nil && overN == nil {
 			rep[0][b] = pairs.auc(counts, float64(len(pos)), float64(len(neg)))
 			continue
@@ -461,6 +483,7 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 			rep[i][b] = s[i]
 		}
 	}
+	filled = true
 	a := 1 - conf
 	out := make([]Metric, nstats)
 	for i := range out {
@@ -470,26 +493,28 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool)
 	return out, nil
 }
 
-// pairCounts computes a replicate's AUC (weighted.auc) from the draws' counts in one
-// pass over the samples in score order. weighted.auc's sum is exact: its terms are
-// integers and halves, and its partial sums at most 2·P·N halves, below 2⁵³ (evaluate
-// checks), so it is ½·Σ_j p_j·(2·below_j + n_j) computed in integers, the same bits.
-// With the members of a score before its non-members, a member's count times the
-// non-members' counted so far is its p_j·below_j, which leaves Σ_j p_j·n_j over the
-// scores both sides hold (ties).
+// pairCounts computes a replicate's AUC (weighted.auc) from the draws' counts in score
+// order. weighted.auc's sum is exact: its terms are integers and halves, and its partial
+// sums at most 2·P·N halves, below 2⁵³ (evaluate checks), so it is
+// ½·Σ_j p_j·(2·below_j + n_j) computed in integers, the same bits. With the members of a
+// score before its non-members, a member's count times the non-members' counted so far
+// is its p_j·below_j, which leaves Σ_j p_j·n_j over the scores both sides hold (ties).
+//
+// The counts are gathered into score order by a pass that does nothing else, and then
+// summed in sequence: a processor keeps more of a short loop's random reads in flight,
+// and past L2 (a few hundred thousand samples a side) one pass doing both took longer.
 type pairCounts struct {
-	order []uint32 // the samples in score order (non-members' flagged by negFlag, after members')
-	ties  [][3]int32
+	order  []uint32 // the samples in score order, as indices into counts
+	neg    []uint64 // bit k%64 of neg[k/64]: order[k] is a non-member
+	scored []uint8  // a replicate's counts in score order
+	ties   [][3]int32
 }
-
-// negFlag marks a non-member in pairCounts.order; its index is into counts past the members'.
-const negFlag = 1 << 31
 
 // pairCounts lays the samples out for pairCounts.auc: members' indices 0..np−1, non-members'
 // np onwards (as in the counts array), and the ranges [a, mid) of members and [mid, b) of
 // non-members that share a score.
 func (m merged) pairCounts(np int) *pairCounts {
-	nv := len(m.values)
+	nv, n := len(m.values), len(m.pos)+len(m.neg)
 	start := make([]int32, nv+1) // where score j's samples start
 	perP := make([]int32, nv)
 	for _, j := range m.pos {
@@ -502,14 +527,16 @@ func (m merged) pairCounts(np int) *pairCounts {
 	for j := range nv {
 		start[j+1] += start[j]
 	}
-	pc := &pairCounts{order: make([]uint32, len(m.pos)+len(m.neg))}
+	pc := &pairCounts{order: make([]uint32, n), neg: make([]uint64, (n+63)/64), scored: make([]uint8, n)}
 	next := slices.Clone(start[:nv])
 	for i, j := range m.pos {
 		pc.order[next[j]] = uint32(i)
 		next[j]++
 	}
 	for i, j := range m.neg {
-		pc.order[next[j]] = uint32(np+i) | negFlag
+		k := next[j]
+		pc.order[k] = uint32(np + i)
+		pc.neg[k/64] |= 1 << (k % 64)
 		next[j]++
 	}
 	for j := range nv {
@@ -522,21 +549,43 @@ func (m merged) pairCounts(np int) *pairCounts {
 
 // auc is weighted.auc of the replicate whose draws counts holds, totP and totN draws.
 func (pc *pairCounts) auc(counts []uint8, totP, totN float64) float64 {
+	scored := pc.scored[:len(pc.order)]
+	for k, e := range pc.order {
+		scored[k] = counts[e]
+	}
+	return pc.sum(totP, totN)
+}
+
+// aucNibbles is auc of a replicate whose counts are nibbles (resampleSet), none 15.
+func (pc *pairCounts) aucNibbles(nib []byte, totP, totN float64) float64 {
+	scored := pc.scored[:len(pc.order)]
+	for k, e := range pc.order {
+		scored[k] = nib[e/2] >> (4 * (e % 2)) & 15
+	}
+	return pc.sum(totP, totN)
+}
+
+// sum is the AUC of the counts in pc.scored.
+func (pc *pairCounts) sum(totP, totN float64) float64 {
+	scored := pc.scored[:len(pc.order)]
 	var below, sum int64 // Σ_j p_j·below_j
-	for _, e := range pc.order {
-		v := int64(counts[e&^negFlag])
-		p := v &^ -int64(e>>31) // v for a member, 0 for a non-member
-		sum += p * below
-		below += v - p
+	for w, flags := range pc.neg {
+		for _, c := range scored[w*64 : min(len(scored), w*64+64)] {
+			v := int64(c)
+			p := v &^ -int64(flags&1) // v for a member, 0 for a non-member
+			sum += p * below
+			below += v - p
+			flags >>= 1
+		}
 	}
 	sum *= 2
 	for _, t := range pc.ties {
 		var p, n int64
-		for _, e := range pc.order[t[0]:t[1]] {
-			p += int64(counts[e])
+		for _, c := range scored[t[0]:t[1]] {
+			p += int64(c)
 		}
-		for _, e := range pc.order[t[1]:t[2]] {
-			n += int64(counts[e&^negFlag])
+		for _, c := range scored[t[1]:t[2]] {
+			n += int64(c)
 		}
 		sum += p * n
 	}

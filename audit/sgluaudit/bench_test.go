@@ -88,7 +88,7 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 // by side, a batch at a time), and returns their findings in order.
 func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audit.Finding, error) {
 	ctx := context.Background()
-	var q audit.CheckQueue
+	q := audit.CheckQueue{Shared: len(audits) > 1} // as a run with controls
 	found := make([][]audit.Finding, len(audits))
 	for i, a := range audits {
 		check := func(ctx context.Context) ([]audit.Finding, error) { return a.Check(ctx, results[i]) }

@@ -287,7 +287,8 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		return results, err
 	}
 	// the checks count themselves: a bar and an ETA on a terminal, one check at a time
-	q := audit.CheckQueue{Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
+	// with controls, the controls' checks share the subject's bootstrap resamples
+	q := audit.CheckQueue{Shared: c.controls, Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
 	for _, ds := range subjects {
 		s := ds.Subject
 		results, err := run(s)
