@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
@@ -176,14 +177,27 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 		pos, neg []float64
 	}
 	fams := []family{{"projection on the fitted mean-difference direction", proj(a), proj(b)}, {"squared distance to the fitted centre", spread(a), spread(b)}}
+	// the estimates read the models, u and the projections, as the game does, and write
+	// nothing they share: computed beside it, so that this check's longest stretch on one
+	// core (its end, when it is the last of a phase) is shorter
+	var estimates []Estimate
+	var side sync.WaitGroup
+	defer side.Wait()
+	side.Go(func() { estimates = e.estimates(a, b, u, fams[0].pos, fams[0].neg) })
+	// and the families' games side by side
+	played, errs := make([]epsilon.Result, len(fams)), make([]error, len(fams))
+	var games sync.WaitGroup
+	for i, f := range fams {
+		games.Go(func() { played[i], errs[i] = game.LowerBound(f.pos, f.neg) })
+	}
+	games.Wait()
 	best := epsilon.Result{Epsilon: -1}
 	var bestName string
-	for _, f := range fams {
-		res, err := game.LowerBound(f.pos, f.neg)
-		if err != nil {
-			return Finding{}, fmt.Errorf("empirical release check: %w", err)
+	for i, f := range fams {
+		if errs[i] != nil {
+			return Finding{}, fmt.Errorf("empirical release check: %w", errs[i])
 		}
-		if res.Epsilon > best.Epsilon {
+		if res := played[i]; res.Epsilon > best.Epsilon {
 			best, bestName = res, f.name
 		}
 	}
@@ -203,7 +217,8 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 	if err := decide(ctx, &f, spec); err != nil {
 		return Finding{}, err
 	}
-	f.Estimates = e.estimates(a, b, u, fams[0].pos, fams[0].neg)
+	side.Wait()
+	f.Estimates = estimates
 	for _, fam := range fams {
 		if fam.name == bestName {
 			f.Scores = SummarizeScores(fam.name, fam.pos, fam.neg)
@@ -215,27 +230,43 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 // estimates are the finding's estimates; u is FisherDirection(a, b), fitted already (nil:
 // fitted again).
 func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) []Estimate {
+	// three estimates of their own, computed side by side and listed in this order (each
+	// left out when it cannot be computed)
+	var parts [3]*Estimate
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if pe, err := estimate.ProjectedAlong(a, b, u, estimate.Options{Alpha: e.Alpha, Confidence: e.Confidence, Covariance: estimate.Pooled, Seed: e.Seed}); err == nil {
+			note := "projected on the Fisher direction, univariate Gaussian fits with one variance, parametric bootstrap interval"
+			if e.Rho > 0 {
+				note += fmt.Sprintf("; the claim allows α·ρ = %.4g", e.Alpha*e.Rho)
+			}
+			parts[0] = &Estimate{Name: fmt.Sprintf("Rényi divergence D_%g (projected)", e.Alpha), Value: pe.Value,
+				Interval: &Interval{Lower: pe.Interval.Lower, Upper: pe.Interval.Upper}, Note: note}
+		}
+	})
+	wg.Go(func() {
+		game := epsilon.Game{Delta: e.Delta, Confidence: e.Confidence, Strategy: epsilon.Split}
+		if g, err := game.GDP(projA, projB); err == nil {
+			mu := fmt.Sprintf("μ ≥ %.4g", g.Mu)
+			if math.IsInf(g.Mu, -1) || math.IsNaN(g.Mu) {
+				mu = "no lower bound on μ" // the scores showed no separation at this confidence
+			}
+			parts[1] = &Estimate{Name: "ε via the Gaussian-DP route", Value: g.Epsilon,
+				Note: mu + " from the projection scores; a bound only if the pair is exactly Gaussian-DP"}
+		}
+	})
+	wg.Go(func() {
+		if c, err := epsilon.Competition(column(projA), column(projB)); err == nil {
+			parts[2] = &Estimate{Name: "NeurIPS 2023 competition ε (projection scores)", Value: c.Epsilons[0],
+				Note: fmt.Sprintf("the competition's scorer: δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", c.EMax)}
+		}
+	})
+	wg.Wait()
 	var out []Estimate
-	if pe, err := estimate.ProjectedAlong(a, b, u, estimate.Options{Alpha: e.Alpha, Confidence: e.Confidence, Covariance: estimate.Pooled, Seed: e.Seed}); err == nil {
-		note := "projected on the Fisher direction, univariate Gaussian fits with one variance, parametric bootstrap interval"
-		if e.Rho > 0 {
-			note += fmt.Sprintf("; the claim allows α·ρ = %.4g", e.Alpha*e.Rho)
+	for _, p := range parts {
+		if p != nil {
+			out = append(out, *p)
 		}
-		out = append(out, Estimate{Name: fmt.Sprintf("Rényi divergence D_%g (projected)", e.Alpha), Value: pe.Value,
-			Interval: &Interval{Lower: pe.Interval.Lower, Upper: pe.Interval.Upper}, Note: note})
-	}
-	game := epsilon.Game{Delta: e.Delta, Confidence: e.Confidence, Strategy: epsilon.Split}
-	if g, err := game.GDP(projA, projB); err == nil {
-		mu := fmt.Sprintf("μ ≥ %.4g", g.Mu)
-		if math.IsInf(g.Mu, -1) || math.IsNaN(g.Mu) {
-			mu = "no lower bound on μ" // the scores showed no separation at this confidence
-		}
-		out = append(out, Estimate{Name: "ε via the Gaussian-DP route", Value: g.Epsilon,
-			Note: mu + " from the projection scores; a bound only if the pair is exactly Gaussian-DP"})
-	}
-	if c, err := epsilon.Competition(column(projA), column(projB)); err == nil {
-		out = append(out, Estimate{Name: "NeurIPS 2023 competition ε (projection scores)", Value: c.Epsilons[0],
-			Note: fmt.Sprintf("the competition's scorer: δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", c.EMax)})
 	}
 	return out
 }
