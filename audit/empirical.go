@@ -271,11 +271,12 @@ func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) 
 	return out
 }
 
-// column turns scores into one-example rows for the competition scorer.
+// column turns scores into one-example rows for the competition scorer, which reads them:
+// views of s, not a small allocation each.
 func column(s []float64) [][]float64 {
 	out := make([][]float64, len(s))
-	for i, v := range s {
-		out[i] = []float64{v}
+	for i := range s {
+		out[i] = s[i : i+1 : i+1]
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -49,14 +50,15 @@ func mergeSort(pos, neg []float64) merged {
 // sample. The groups are the same — equal scores, −0 with +0 — and so are the indices.
 func mergeRadix(pos, neg []float64) merged {
 	n := len(pos) + len(neg)
-	keys, idx := make([]uint64, n), make([]int32, n)
+	scratch := radixScratch.Get().(*radixBufs)
+	defer radixScratch.Put(scratch)
+	keys, idx, tk, ti := scratch.grow(n)
 	for i, v := range pos {
 		keys[i], idx[i] = orderedBits(v), int32(i)
 	}
 	for i, v := range neg {
 		keys[len(pos)+i], idx[len(pos)+i] = orderedBits(v), int32(len(pos)+i)
 	}
-	tk, ti := make([]uint64, n), make([]int32, n)
 	var count [1 << 16]int32
 	for shift := 0; shift < 64; shift += 16 {
 		clear(count[:])
@@ -91,6 +93,24 @@ func mergeRadix(pos, neg []float64) merged {
 		}
 	}
 	return m
+}
+
+// radixScratch holds mergeRadix's working arrays between calls: 24 bytes a sample, which
+// an audit's membership check needs again for each record, and which fresh would be that
+// many new pages to fault in each time.
+var radixScratch = sync.Pool{New: func() any { return new(radixBufs) }}
+
+type radixBufs struct {
+	keys, tk []uint64
+	idx, ti  []int32
+}
+
+// grow returns the arrays at length n (their contents are whatever was left in them).
+func (r *radixBufs) grow(n int) (keys []uint64, idx []int32, tk []uint64, ti []int32) {
+	if cap(r.keys) < n {
+		r.keys, r.tk, r.idx, r.ti = make([]uint64, n), make([]uint64, n), make([]int32, n), make([]int32, n)
+	}
+	return r.keys[:n], r.idx[:n], r.tk[:n], r.ti[:n]
 }
 
 // orderedBits maps a score to a key whose unsigned order is the scores' order, −0 and +0
@@ -420,23 +440,29 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool,
 			s[1], s[2], s[3], s[4] = w.thresholdMetrics()
 		}
 	}
-	point := make([]float64, nstats)
-	w0 := m.counts()
-	stats(w0, point)
-	src := reference.Streams{Seed: seed, Trial: -1}.Source("mia/bootstrap")                                     // reference.Stream's source
-	buf := weighted{p: make([]float64, len(w0.p)), n: make([]float64, len(w0.n)), totP: w0.totP, totN: w0.totN} // a replicate's, its counts set by sum
-	rep := make([][]float64, nstats)
-	for i := range rep {
-		rep[i] = make([]float64, reps)
-	}
-	s := make([]float64, nstats)
-	var byP, byN grouped
 	counts := make([]uint8, len(pos)+len(neg)) // the members' then the non-members'
 	cp, cn := counts[:len(pos)], counts[len(pos):]
 	var pairs *pairCounts // the AUC alone, in integers
 	if !all && 2*float64(len(pos))*float64(len(neg)) < 1<<53 {
 		pairs = m.pairCounts(len(pos))
 	}
+	point := make([]float64, nstats)
+	if pairs != nil { // every sample once: weighted.auc of the samples' own counts
+		for i := range counts {
+			counts[i] = 1
+		}
+		point[0] = pairs.auc(counts, float64(len(pos)), float64(len(neg)))
+	} else {
+		stats(m.counts(), point)
+	}
+	src := reference.Streams{Seed: seed, Trial: -1}.Source("mia/bootstrap") // reference.Stream's source
+	var buf weighted                                                        // a replicate's, its counts set by sum (made when first needed)
+	rep := make([][]float64, nstats)
+	for i := range rep {
+		rep[i] = make([]float64, reps)
+	}
+	s := make([]float64, nstats)
+	var byP, byN grouped
 	// the resamples, drawn here or by another evaluation (shared)
 	var set *resampleSet
 	var fill, filled bool
@@ -469,6 +495,7 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool,
 		}
 		if byP.order == nil {
 			byP, byN = m.byValue(m.pos), m.byValue(m.neg)
+			buf = weighted{p: make([]float64, len(m.values)), n: make([]float64, len(m.values)), totP: float64(len(pos)), totN: float64(len(neg))}
 		}
 		byP.sum(buf.p, cp)
 		byN.sum(buf.n, cn)
