@@ -79,7 +79,7 @@ func empiricalSettings(trials int, confidence, against *float64) error {
 // publishedModels stacks the trials' published models, unlearned and retrained, one row
 // a trial, each of d coordinates.
 func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.Dense, err error) {
-	unlearned, retrained = mat.NewDense(len(results), d, nil), mat.NewDense(len(results), d, nil)
+	unlearned, retrained = mat.NewDense(len(results), d, stackArray(len(results)*d)), mat.NewDense(len(results), d, stackArray(len(results)*d))
 	for i, tr := range results {
 		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
 			return nil, nil, fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
@@ -89,6 +89,27 @@ func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.De
 		retrained.SetRow(i, tr.Retrained.Published)
 	}
 	return unlearned, retrained, nil
+}
+
+// stacks keeps the arrays publishedModels stacks models in, for the next check's: each
+// check of a phase stacks hundreds of megabytes at 10⁵–10⁶ trials, whose new pages cost
+// more to fault in than to fill. A check gives them back (releaseModels) when done.
+var stacks sync.Pool // of *[]float64
+
+// stackArray is an array of n float64s, with whatever it held before.
+func stackArray(n int) []float64 {
+	if p, ok := stacks.Get().(*[]float64); ok && cap(*p) >= n {
+		return (*p)[:n]
+	} // a smaller one goes
+	return make([]float64, n)
+}
+
+// releaseModels gives publishedModels' matrices back to stacks; nothing may read them after.
+func releaseModels(ms ...*mat.Dense) {
+	for _, m := range ms {
+		data := m.RawMatrix().Data
+		stacks.Put(&data)
+	}
 }
 
 // blockRows is how many trials' models publishedBlocks stacks at a time: enough that a
@@ -143,6 +164,7 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Fin
 	if err != nil {
 		return Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
+	defer releaseModels(a, b) // after the estimates, which read them, are done (below)
 	d := a.RawMatrix().Cols
 	h := n / 2
 	u := estimate.FisherDirection(a, b)
