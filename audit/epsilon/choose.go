@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The power simulation's rule choice without sorting the selection half. Sorting both
@@ -29,16 +31,22 @@ const cpChunk = 1024
 type cpTable struct {
 	n      int
 	a      float64
-	chunks []atomic.Pointer[[cpChunk]atomic.Uint64] // Float64bits of the bounds; 0 while not computed
+	chunks keptValues // the bounds
+	// the standard normal quantiles of 1 − bound and of bound, which the Gaussian-DP game
+	// asks of every rule it sweeps (Game.GDP): the same counts for every audit of the count
+	normalAbove, normalAt keptValues
 }
 
-func newCPTable(n int, a float64) *cpTable {
-	return &cpTable{n: n, a: a, chunks: make([]atomic.Pointer[[cpChunk]atomic.Uint64], n/cpChunk+1)}
-}
+// keptValues are float64s for k = 0..n, computed when first asked for: the Float64bits of
+// each, 0 while not computed (a value whose bits are 0 is computed again when asked, the
+// same bits). Safe for concurrent use.
+type keptValues []atomic.Pointer[[cpChunk]atomic.Uint64]
 
-// at is CPUpper(k, n, a).
-func (t *cpTable) at(k int) float64 {
-	slot := &t.chunks[k/cpChunk]
+func newKeptValues(n int) keptValues { return make(keptValues, n/cpChunk+1) }
+
+// get is value k, f() the first time.
+func (kv keptValues) get(k int, f func() float64) float64 {
+	slot := &kv[k/cpChunk]
 	c := slot.Load()
 	if c == nil {
 		c = new([cpChunk]atomic.Uint64)
@@ -50,9 +58,28 @@ func (t *cpTable) at(k int) float64 {
 	if b := e.Load(); b != 0 {
 		return math.Float64frombits(b)
 	}
-	u := CPUpper(k, t.n, t.a)
-	e.Store(math.Float64bits(u))
-	return u
+	v := f()
+	e.Store(math.Float64bits(v))
+	return v
+}
+
+func newCPTable(n int, a float64) *cpTable {
+	return &cpTable{n: n, a: a, chunks: newKeptValues(n), normalAbove: newKeptValues(n), normalAt: newKeptValues(n)}
+}
+
+// at is CPUpper(k, n, a).
+func (t *cpTable) at(k int) float64 {
+	return t.chunks.get(k, func() float64 { return CPUpper(k, t.n, t.a) })
+}
+
+// quantileAbove is distuv.UnitNormal.Quantile(1 − t.at(k)).
+func (t *cpTable) quantileAbove(k int) float64 {
+	return t.normalAbove.get(k, func() float64 { return distuv.UnitNormal.Quantile(1 - t.at(k)) })
+}
+
+// quantileAt is distuv.UnitNormal.Quantile(t.at(k)).
+func (t *cpTable) quantileAt(k int) float64 {
+	return t.normalAt.get(k, func() float64 { return distuv.UnitNormal.Quantile(t.at(k)) })
 }
 
 // bracket is lo ≤ CPUpper(k, n, a) ≤ hi from the bounds at two nearby counts (the bound

@@ -2,8 +2,11 @@ package epsilon
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"pgregory.net/rapid"
 )
@@ -80,5 +83,61 @@ func TestNeighbourOfIsNeighbour(t *testing.T) {
 	})
 	if fromTails == 0 || fromAll == 0 {
 		t.Fatalf("%d from the tails, %d from all the scores: a path went untested", fromTails, fromAll)
+	}
+}
+
+// Game.GDP takes each count's normal quantiles from its Clopper–Pearson table, computed
+// once a count: the rule and μ must be those of the quantiles computed at every rule, in
+// both strategies, on samples with ties and of unequal sizes, asked twice (the second
+// time from the kept values).
+func TestGDPKeptQuantilesAreComputedOnes(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	draw := func(n int, shift, grid float64) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = r.NormFloat64() + shift
+			if grid > 0 {
+				s[i] = math.Round(s[i]/grid) * grid
+			}
+		}
+		return s
+	}
+	mu := func(fpr, fnr float64) float64 {
+		return distuv.UnitNormal.Quantile(1-fpr) - distuv.UnitNormal.Quantile(fnr)
+	}
+	checked := 0
+	for _, c := range []struct {
+		np, nn      int
+		shift, grid float64
+	}{{400, 400, 1, 0}, {301, 555, 0.5, 0.1}, {2000, 1999, 2, 0}, {50, 60, 0, 0.5}} {
+		pos, neg := draw(c.np, c.shift, c.grid), draw(c.nn, 0, c.grid)
+		for _, strategy := range []Strategy{Split, Bonferroni} {
+			g := Game{Delta: 1e-5, Confidence: 0.95, Strategy: strategy}
+			a := 1 - g.conf()
+			var want GDPResult
+			if strategy == Split {
+				np, nn := len(pos)/2, len(neg)/2
+				uP, uN := newCPTable(np, a/2), newCPTable(nn, a/2)
+				want.Rule, _ = bestRule(pos[:np], neg[:nn], func(k Counts) float64 { return mu(uN.at(k.FP), uP.at(k.Pos-k.TP)) })
+				k := want.Rule.Count(pos[np:], neg[nn:])
+				want.Mu = mu(CPUpper(k.FP, k.Neg, a/2), CPUpper(k.Pos-k.TP, k.Pos, a/2))
+			} else {
+				uP, uN := newCPTable(len(pos), a/(4*float64(len(pos)+1))), newCPTable(len(neg), a/(4*float64(len(neg)+1)))
+				want.Rule, want.Mu = bestRule(pos, neg, func(k Counts) float64 { return mu(uN.at(k.FP), uP.at(k.Pos-k.TP)) })
+			}
+			for range 2 {
+				got, err := g.GDP(pos, neg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Rule != want.Rule || math.Float64bits(got.Mu) != math.Float64bits(want.Mu) {
+					t.Errorf("%d and %d scores, %v: rule %+v μ %v; computed at every rule %+v μ %v", c.np, c.nn, strategy, got.Rule, got.Mu, want.Rule, want.Mu)
+				}
+				checked++
+			}
+		}
+	}
+	if checked != 16 {
+		t.Fatalf("%d cases checked", checked)
 	}
 }

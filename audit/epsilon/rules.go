@@ -178,12 +178,13 @@ func (g Game) GDP(pos, neg []float64) (GDPResult, error) {
 	case Split:
 		np, nn := len(pos)/2, len(neg)/2
 		uP, uN := cpTableFor(np, a/2), cpTableFor(nn, a/2) // the selection half's, shared
-		r, _ = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return mu(uN.at(c.FP), uP.at(c.Pos-c.TP)) })
+		// mu(uN.at(FP), uP.at(FN)) with each count's quantile kept by its table
+		r, _ = bestRule(pos[:np], neg[:nn], func(c Counts) float64 { return uN.quantileAbove(c.FP) - uP.quantileAt(c.Pos-c.TP) })
 		c := r.Count(pos[np:], neg[nn:])
 		m = mu(CPUpper(c.FP, c.Neg, a/2), CPUpper(c.Pos-c.TP, c.Pos, a/2))
 	default:
 		uP, uN := cpTableFor(len(pos), a/(4*float64(len(pos)+1))), cpTableFor(len(neg), a/(4*float64(len(neg)+1)))
-		r, m = bestRule(pos, neg, func(c Counts) float64 { return mu(uN.at(c.FP), uP.at(c.Pos-c.TP)) })
+		r, m = bestRule(pos, neg, func(c Counts) float64 { return uN.quantileAbove(c.FP) - uP.quantileAt(c.Pos-c.TP) })
 	}
 	res := GDPResult{Mu: m, Rule: r}
 	if m > 0 {
