@@ -58,12 +58,7 @@ func BenchmarkLiRAScoring(b *testing.B) {
 }
 
 func BenchmarkEvaluate(b *testing.B) {
-	r := reference.Stream(1, 0, "bench")
-	pos, neg := make([]float64, 64000), make([]float64, 64000)
-	for i := range pos {
-		pos[i] = 0.3 + r.NormFloat64()
-		neg[i] = r.NormFloat64()
-	}
+	pos, neg := benchScores(64000)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := mia.Evaluate(pos, neg, 200, 0.95, 1); err != nil {
@@ -127,12 +122,7 @@ func boolF(b bool) float64 {
 func BenchmarkEvaluateAUC(b *testing.B) {
 	for _, n := range []int{100_000, 651_823} {
 		b.Run(fmt.Sprintf("trials=%d", n), func(b *testing.B) {
-			r := reference.Stream(1, 0, "bench")
-			pos, neg := make([]float64, n), make([]float64, n)
-			for i := range pos {
-				pos[i] = 0.3 + r.NormFloat64()
-				neg[i] = r.NormFloat64()
-			}
+			pos, neg := benchScores(n)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := mia.EvaluateAUC(pos, neg, 200, 0.95, 1); err != nil {
@@ -141,4 +131,15 @@ func BenchmarkEvaluateAUC(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchScores are n member scores N(0.3, 1) and n non-member scores N(0, 1).
+func benchScores(n int) (pos, neg []float64) {
+	r := reference.Stream(1, 0, "bench")
+	pos, neg = make([]float64, n), make([]float64, n)
+	for i := range pos {
+		pos[i] = 0.3 + r.NormFloat64()
+		neg[i] = r.NormFloat64()
+	}
+	return pos, neg
 }
