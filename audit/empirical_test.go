@@ -3,7 +3,9 @@ package audit_test
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -160,4 +162,42 @@ func TestMembershipReleaseWithAScoreFunction(t *testing.T) {
 	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Score: score}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
 		t.Error("a score function without record IDs accepted")
 	}
+}
+
+// Checks side by side find what each finds alone: a check gives its stacked models back to
+// a pool (for the next check's) only once nothing of it reads them, its estimates included
+// (computed beside its game). A check that gave them back early would read another's
+// models written over its own (under -race, the race itself is reported). Each goroutine
+// checks its own trials again and again, so that checks start and end at different times.
+func TestEmpiricalReleaseSideBySideIsAlone(t *testing.T) {
+	check := audit.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
+	sets := [][]audit.TrialResult{gaussianTrials(400, 0, 11), gaussianTrials(400, 0.5, 12), gaussianTrials(400, 1, 13), gaussianTrials(400, 3, 14)}
+	want := make([]audit.Finding, len(sets))
+	for i, results := range sets {
+		f, err := check.Check(context.Background(), results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Estimates) == 0 {
+			t.Fatalf("set %d: no estimates to compare", i)
+		}
+		want[i] = f
+	}
+	var wg sync.WaitGroup
+	for i, results := range sets {
+		wg.Go(func() {
+			for round := range 4 {
+				got, err := check.Check(context.Background(), results)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("set %d, round %d, side by side: %+v; alone %+v", i, round, got.Estimates, want[i].Estimates)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
