@@ -143,8 +143,8 @@ func (r *relay) attach(f steps.Func) {
 }
 
 // SharedBudget is the most a CheckQueue with Shared set holds of what its checks share:
-// 1 GiB, the resamples of 16 records at 651 823 trials (δ = 10⁻⁶'s count for the decisive
-// SGLU spec), each 200 replicates of half a byte a trial a side.
+// 1 GiB, the resamples of 8 records at 651 823 trials (δ = 10⁻⁶'s count for the decisive
+// SGLU spec), each 200 replicates of half a byte a trial a side (130 MB).
 const SharedBudget = 1 << 30
 
 // resamplesKey is the context key of a CheckQueue's shared resamples.

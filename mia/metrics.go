@@ -429,6 +429,12 @@ func evaluate(pos, neg []float64, reps int, conf float64, seed uint64, all bool,
 	if reps < 2 || !(conf > 0 && conf < 1) {
 		return nil, fmt.Errorf("evaluate attack: %d replicates at confidence %v", reps, conf)
 	}
+	if i := slices.IndexFunc(pos, math.IsNaN); i >= 0 {
+		return nil, fmt.Errorf("evaluate attack: member score %d is NaN", i)
+	}
+	if i := slices.IndexFunc(neg, math.IsNaN); i >= 0 {
+		return nil, fmt.Errorf("evaluate attack: non-member score %d is NaN", i)
+	}
 	nstats := 1
 	if all {
 		nstats = 5

@@ -232,3 +232,21 @@ func TestResampleSetPacksWordsThenEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A NaN score has no place in a ROC: the evaluations refuse it by side and index (they
+// indexed past their arrays before), shared or not.
+func TestEvaluateRefusesNaN(t *testing.T) {
+	pos, neg := []float64{1, 2, math.NaN(), 4}, []float64{0, 1, 2}
+	for _, f := range []func() error{
+		func() error { _, err := EvaluateAUC(pos, neg, 10, 0.95, 1); return err },
+		func() error { _, err := Evaluate(pos, neg, 10, 0.95, 1); return err },
+		func() error { _, err := NewResamples(1<<20).EvaluateAUC(pos, neg, 10, 0.95, 1); return err },
+	} {
+		if err := f(); err == nil || err.Error() != "evaluate attack: member score 2 is NaN" {
+			t.Errorf("NaN member score: %v", err)
+		}
+	}
+	if _, err := EvaluateAUC(neg, pos, 10, 0.95, 1); err == nil || err.Error() != "evaluate attack: non-member score 2 is NaN" {
+		t.Errorf("NaN non-member score: %v", err)
+	}
+}
