@@ -275,6 +275,13 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 
+// checkQueue is runSubjects' queue: the checks count themselves (a bar and an ETA on a
+// terminal, one check at a time), and with controls the controls' checks share the
+// subject's bootstrap resamples.
+func checkQueue(ctx context.Context, c demoConfig) audit.CheckQueue {
+	return audit.CheckQueue{Shared: c.controls, Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
+}
+
 // runSubjects runs every subject's trials (and its controls'), resuming from their
 // checkpoints under trialDir, one after another, and checks them side by side a batch at
 // a time (audit.CheckQueue: at most a batch's trials held at once), adding their findings
@@ -286,9 +293,7 @@ func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, tr
 		c.progress.Done()
 		return results, err
 	}
-	// the checks count themselves: a bar and an ETA on a terminal, one check at a time
-	// with controls, the controls' checks share the subject's bootstrap resamples
-	q := audit.CheckQueue{Shared: c.controls, Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
+	q := checkQueue(ctx, c)
 	for _, ds := range subjects {
 		s := ds.Subject
 		results, err := run(s)
