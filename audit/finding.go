@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 )
 
 // Verdict is the outcome of one check.
@@ -222,8 +223,8 @@ func SummarizeScores(name string, unlearned, retrained []float64) *ScoreSummary 
 		s.Retrained[bin(v)]++
 	}
 	pos, neg := slices.Clone(unlearned), slices.Clone(retrained)
-	slices.Sort(pos)
-	slices.Sort(neg)
+	floatsort.Sort(pos) // as slices.Sort
+	floatsort.Sort(neg)
 	above := func(xs []float64, t float64) float64 { // fraction ≥ t
 		return float64(len(xs)-sort.SearchFloat64s(xs, t)) / float64(len(xs))
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 )
 
 // The NeurIPS 2023 machine-unlearning competition's forgetting score, as the official
@@ -96,8 +98,8 @@ func CompetitionFinalScore(f, retainU, retainR, testU, testR float64) float64 {
 // The official rates are float32 means, so its ε agree with these to about 1e-7 relative.
 func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 	u, r := slices.Clone(unlearned), slices.Clone(retrained)
-	sort.Float64s(u)
-	sort.Float64s(r)
+	floatsort.Sort(u) // as sort.Float64s
+	floatsort.Sort(r)
 	pos, neg := u, r
 	if median(r) > median(u) {
 		pos, neg = r, u

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -139,8 +139,8 @@ func (g Game) check(pos, neg []float64) error {
 // that value; its threshold lies between scores (sweep).
 func bestRule(pos, neg []float64, f func(Counts) float64) (Rule, float64) {
 	sp, sn := slices.Clone(pos), slices.Clone(neg)
-	sort.Float64s(sp)
-	sort.Float64s(sn)
+	floatsort.Sort(sp) // as sort.Float64s
+	floatsort.Sort(sn)
 	bestV := math.Inf(-1)
 	r := sweep(sp, sn, func(c Counts) bool {
 		if v := f(c); v > bestV {
