@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -59,32 +60,13 @@ func mergeRadix(pos, neg []float64) merged {
 	for i, v := range neg {
 		keys[len(pos)+i], idx[len(pos)+i] = orderedBits(v), int32(len(pos)+i)
 	}
-	var count [1 << 16]int32
-	for shift := 0; shift < 64; shift += 16 {
-		clear(count[:])
-		for _, k := range keys {
-			count[k>>shift&0xFFFF]++
-		}
-		if count[keys[0]>>shift&0xFFFF] == int32(n) {
-			continue // every key has this digit
-		}
-		var at int32
-		for d, c := range count {
-			count[d], at = at, at+c
-		}
-		for i, k := range keys {
-			d := k >> shift & 0xFFFF
-			tk[count[d]], ti[count[d]] = k, idx[i]
-			count[d]++
-		}
-		keys, tk, idx, ti = tk, keys, ti, idx
-	}
+	keys, idx = floatsort.SortKeys(keys, tk, idx, ti)
 	m := merged{values: make([]float64, 0, n), pos: make([]int, len(pos)), neg: make([]int, len(neg))}
 	j := -1
 	for k, key := range keys {
 		if k == 0 || key != keys[k-1] {
 			j++
-			m.values = append(m.values, fromOrderedBits(key))
+			m.values = append(m.values, floatsort.FromKey(key))
 		}
 		if i := int(idx[k]); i < len(pos) {
 			m.pos[i] = j
@@ -119,18 +101,7 @@ func orderedBits(v float64) uint64 {
 	if v == 0 {
 		v = 0
 	}
-	b := math.Float64bits(v)
-	if b>>63 != 0 {
-		return ^b
-	}
-	return b | 1<<63
-}
-
-func fromOrderedBits(k uint64) float64 {
-	if k>>63 != 0 {
-		return math.Float64frombits(k &^ (1 << 63))
-	}
-	return math.Float64frombits(^k)
+	return floatsort.Key(v)
 }
 
 // drawCounts sets counts[i] to how many of len(counts) draws rand.New(src).IntN(len(counts))

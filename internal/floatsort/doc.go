@@ -7,7 +7,7 @@
 // values have equal bits, which holds for every float64 but two: −0 and +0 compare equal
 // and slices.Sort may leave them in either order, and NaNs. Sort hands a slice holding
 // both zeros, or a NaN, to slices.Sort itself; so it does slices shorter than Threshold,
-// where the comparison sort is as fast.
+// where the comparison sort is faster (a radix pass clears 65 536 counts).
 //
 //	floatsort.Sort(scores) // as slices.Sort(scores)
 package floatsort

@@ -41,7 +41,21 @@ func radix(s []float64) {
 	defer scratch.Put(sc)
 	keys, tmp := sc.grow(len(s))
 	for i, v := range s {
-		keys[i] = orderedBits(v)
+		keys[i] = Key(v)
+	}
+	keys, _ = SortKeys(keys, tmp, nil, nil)
+	for i, k := range keys {
+		s[i] = FromKey(k)
+	}
+}
+
+// SortKeys sorts keys in increasing order, LSD radix, 16 bits a pass (a pass every key
+// shares a digit of is skipped), carrying idx[i] with keys[i] when idx is not nil; tmp and
+// tmpIdx are scratch of the same lengths. The sorted keys and indices are in either the
+// given arrays or the scratch ones: those returned. Keys that are equal keep their order.
+func SortKeys(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int32) {
+	if len(keys) == 0 {
+		return keys, idx
 	}
 	var count [1 << 16]int32
 	for shift := 0; shift < 64; shift += 16 {
@@ -56,20 +70,28 @@ func radix(s []float64) {
 		for d, c := range count {
 			count[d], at = at, at+c
 		}
-		for _, k := range keys {
+		if idx == nil {
+			for _, k := range keys {
+				d := k >> shift & 0xFFFF
+				tmp[count[d]] = k
+				count[d]++
+			}
+			keys, tmp = tmp, keys
+			continue
+		}
+		for i, k := range keys {
 			d := k >> shift & 0xFFFF
-			tmp[count[d]] = k
+			tmp[count[d]], tmpIdx[count[d]] = k, idx[i]
 			count[d]++
 		}
-		keys, tmp = tmp, keys
+		keys, tmp, idx, tmpIdx = tmp, keys, tmpIdx, idx
 	}
-	for i, k := range keys {
-		s[i] = fromOrderedBits(k)
-	}
+	return keys, idx
 }
 
-// orderedBits maps a float64 (not NaN) to a key whose unsigned order is the values' order.
-func orderedBits(v float64) uint64 {
+// Key maps a float64 (not NaN) to a key whose unsigned order is the values' order (−0
+// before +0).
+func Key(v float64) uint64 {
 	b := math.Float64bits(v)
 	if b>>63 != 0 {
 		return ^b
@@ -77,7 +99,8 @@ func orderedBits(v float64) uint64 {
 	return b | 1<<63
 }
 
-func fromOrderedBits(k uint64) float64 {
+// FromKey is the value of a key.
+func FromKey(k uint64) float64 {
 	if k>>63 != 0 {
 		return math.Float64frombits(k &^ (1 << 63))
 	}

@@ -105,3 +105,29 @@ func BenchmarkSort(b *testing.B) {
 		})
 	}
 }
+
+// SortKeys carries each key's index with it and keeps equal keys in their order (the
+// merge of two sides' scores relies on both), with keys of few distinct values so that
+// every pass moves them and ties abound.
+func TestSortKeysCarriesIndicesStably(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 7, 3 * Threshold} {
+		keys, idx := make([]uint64, n), make([]int32, n)
+		for i := range keys {
+			keys[i] = uint64(r.IntN(50)) * 0x0001_0001_0001_0001 // a digit in every pass
+			idx[i] = int32(i)
+		}
+		orig := slices.Clone(keys)
+		sk, si := SortKeys(keys, make([]uint64, n), idx, make([]int32, n))
+		seen := make([]bool, n)
+		for k := range sk {
+			if sk[k] != orig[si[k]] || seen[si[k]] {
+				t.Fatalf("n = %d, position %d: key %#x with index %d (its key %#x, seen %v)", n, k, sk[k], si[k], orig[si[k]], seen[si[k]])
+			}
+			seen[si[k]] = true
+			if k > 0 && (sk[k] < sk[k-1] || sk[k] == sk[k-1] && si[k] < si[k-1]) {
+				t.Fatalf("n = %d, position %d: (%#x, %d) after (%#x, %d)", n, k, sk[k], si[k], sk[k-1], si[k-1])
+			}
+		}
+	}
+}
