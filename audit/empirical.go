@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -79,7 +80,7 @@ func empiricalSettings(trials int, confidence, against *float64) error {
 // publishedModels stacks the trials' published models, unlearned and retrained, one row
 // a trial, each of d coordinates.
 func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.Dense, err error) {
-	unlearned, retrained = mat.NewDense(len(results), d, stackArray(len(results)*d)), mat.NewDense(len(results), d, stackArray(len(results)*d))
+	unlearned, retrained = mat.NewDense(len(results), d, stacks.Get(len(results)*d)), mat.NewDense(len(results), d, stacks.Get(len(results)*d))
 	for i, tr := range results {
 		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
 			return nil, nil, fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
@@ -91,24 +92,14 @@ func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.De
 	return unlearned, retrained, nil
 }
 
-// stacks keeps the arrays publishedModels stacks models in, for the next check's: each
-// check of a phase stacks hundreds of megabytes at 10⁵–10⁶ trials, whose new pages cost
-// more to fault in than to fill. A check gives them back (releaseModels) when done.
-var stacks sync.Pool // of *[]float64
-
-// stackArray is an array of n float64s, with whatever it held before.
-func stackArray(n int) []float64 {
-	if p, ok := stacks.Get().(*[]float64); ok && cap(*p) >= n {
-		return (*p)[:n]
-	} // a smaller one goes
-	return make([]float64, n)
-}
+// stacks keeps the arrays publishedModels stacks models in, for the next check's; a check
+// gives them back (releaseModels) when done.
+var stacks scratch.Pool[float64]
 
 // releaseModels gives publishedModels' matrices back to stacks; nothing may read them after.
 func releaseModels(ms ...*mat.Dense) {
 	for _, m := range ms {
-		data := m.RawMatrix().Data
-		stacks.Put(&data)
+		stacks.Put(m.RawMatrix().Data)
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 	"github.com/unlearnaudit/unlearnaudit/internal/normal"
+	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -51,16 +51,16 @@ func mergeSort(pos, neg []float64) merged {
 // sample. The groups are the same — equal scores, −0 with +0 — and so are the indices.
 func mergeRadix(pos, neg []float64) merged {
 	n := len(pos) + len(neg)
-	scratch := radixScratch.Get().(*radixBufs)
-	defer radixScratch.Put(scratch)
-	keys, idx, tk, ti := scratch.grow(n)
+	keys, idx := keyArrays.Get(n), indexArrays.Get(n)
+	defer keyArrays.Put(keys)
+	defer indexArrays.Put(idx)
 	for i, v := range pos {
 		keys[i], idx[i] = orderedBits(v), int32(i)
 	}
 	for i, v := range neg {
 		keys[len(pos)+i], idx[len(pos)+i] = orderedBits(v), int32(len(pos)+i)
 	}
-	keys, idx = floatsort.SortKeys(keys, tk, idx, ti)
+	floatsort.SortKeys(keys, idx)
 	m := merged{values: make([]float64, 0, n), pos: make([]int, len(pos)), neg: make([]int, len(neg))}
 	j := -1
 	for k, key := range keys {
@@ -77,23 +77,13 @@ func mergeRadix(pos, neg []float64) merged {
 	return m
 }
 
-// radixScratch holds mergeRadix's working arrays between calls: 24 bytes a sample, which
-// an audit's membership check needs again for each record, and which fresh would be that
-// many new pages to fault in each time.
-var radixScratch = sync.Pool{New: func() any { return new(radixBufs) }}
-
-type radixBufs struct {
-	keys, tk []uint64
-	idx, ti  []int32
-}
-
-// grow returns the arrays at length n (their contents are whatever was left in them).
-func (r *radixBufs) grow(n int) (keys []uint64, idx []int32, tk []uint64, ti []int32) {
-	if cap(r.keys) < n {
-		r.keys, r.tk, r.idx, r.ti = make([]uint64, n), make([]uint64, n), make([]int32, n), make([]int32, n)
-	}
-	return r.keys[:n], r.idx[:n], r.tk[:n], r.ti[:n]
-}
+// keyArrays and indexArrays keep mergeRadix's working arrays between merges: an audit's
+// membership check merges again for each record, and new arrays would be that many new
+// pages to fault in each time.
+var (
+	keyArrays   scratch.Pool[uint64]
+	indexArrays scratch.Pool[int32]
+)
 
 // orderedBits maps a score to a key whose unsigned order is the scores' order, −0 and +0
 // to one key (they are equal scores).

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/normal"
+	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/blas"
@@ -203,8 +204,8 @@ func fitPairInto(buf *mat.Dense, a, b mat.Matrix, model Covariance) (Gaussian, G
 	if c == nil {
 		// every entry is set below, and c is not kept: its array comes from and goes back
 		// to a pool (at 10⁶ trials it is a hundred megabytes of new pages otherwise)
-		data := centredArray((na + nb) * d)
-		defer centred.Put(&data)
+		data := centred.Get((na + nb) * d)
+		defer centred.Put(data)
 		c = mat.NewDense(na+nb, d, data)
 	}
 	centreRows(c, 0, a, ma)
@@ -214,15 +215,7 @@ func fitPairInto(buf *mat.Dense, a, b mat.Matrix, model Covariance) (Gaussian, G
 }
 
 // centred keeps fitPairInto's centred rows' arrays between fits.
-var centred sync.Pool // of *[]float64
-
-// centredArray is an array of n float64s, with whatever it held before.
-func centredArray(n int) []float64 {
-	if p, ok := centred.Get().(*[]float64); ok && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	return make([]float64, n)
-}
+var centred scratch.Pool[float64]
 
 // centreRows sets rows from, from+1, … of dst to the rows of m minus mean.
 func centreRows(dst *mat.Dense, from int, m mat.Matrix, mean []float64) {

@@ -3,7 +3,8 @@ package floatsort
 import (
 	"math"
 	"slices"
-	"sync"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 )
 
 // Threshold is the shortest slice Sort radix-sorts.
@@ -37,33 +38,46 @@ func Sort(s []float64) {
 
 // radix is Sort by the values' bits, for slices with no NaN and not both zeros.
 func radix(s []float64) {
-	sc := scratch.Get().(*buffers)
-	defer scratch.Put(sc)
-	keys, tmp := sc.grow(len(s))
+	keys := keyArrays.Get(len(s))
+	defer keyArrays.Put(keys)
 	for i, v := range s {
 		keys[i] = Key(v)
 	}
-	keys, _ = SortKeys(keys, tmp, nil, nil)
+	SortKeys(keys, nil)
 	for i, k := range keys {
 		s[i] = FromKey(k)
 	}
 }
 
-// SortKeys sorts keys in increasing order, LSD radix, 16 bits a pass (a pass every key
-// shares a digit of is skipped), carrying idx[i] with keys[i] when idx is not nil; tmp and
-// tmpIdx are scratch of the same lengths. The sorted keys and indices are in either the
-// given arrays or the scratch ones: those returned. Keys that are equal keep their order.
-func SortKeys(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int32) {
+// keyArrays and indexArrays keep SortKeys' and radix's working arrays between sorts (8 and 4
+// bytes a value, new pages otherwise).
+var (
+	keyArrays   scratch.Pool[uint64]
+	indexArrays scratch.Pool[int32]
+)
+
+// SortKeys sorts keys in increasing order, in place, LSD radix, 16 bits a pass (a pass
+// every key shares a digit of is skipped), moving idx[i] with keys[i] when idx is not nil.
+// Keys that are equal keep their order.
+func SortKeys(keys []uint64, idx []int32) {
 	if len(keys) == 0 {
-		return keys, idx
+		return
 	}
+	tmp := keyArrays.Get(len(keys))
+	defer keyArrays.Put(tmp)
+	var tmpIdx []int32
+	if idx != nil {
+		tmpIdx = indexArrays.Get(len(idx))
+		defer indexArrays.Put(tmpIdx)
+	}
+	src, dst, srcIdx, dstIdx := keys, tmp, idx, tmpIdx
 	var count [1 << 16]int32
 	for shift := 0; shift < 64; shift += 16 {
 		clear(count[:])
-		for _, k := range keys {
+		for _, k := range src {
 			count[k>>shift&0xFFFF]++
 		}
-		if count[keys[0]>>shift&0xFFFF] == int32(len(keys)) {
+		if count[src[0]>>shift&0xFFFF] == int32(len(src)) {
 			continue // every key has this digit
 		}
 		var at int32
@@ -71,22 +85,24 @@ func SortKeys(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int32) {
 			count[d], at = at, at+c
 		}
 		if idx == nil {
-			for _, k := range keys {
+			for _, k := range src {
 				d := k >> shift & 0xFFFF
-				tmp[count[d]] = k
+				dst[count[d]] = k
 				count[d]++
 			}
-			keys, tmp = tmp, keys
-			continue
+		} else {
+			for i, k := range src {
+				d := k >> shift & 0xFFFF
+				dst[count[d]], dstIdx[count[d]] = k, srcIdx[i]
+				count[d]++
+			}
 		}
-		for i, k := range keys {
-			d := k >> shift & 0xFFFF
-			tmp[count[d]], tmpIdx[count[d]] = k, idx[i]
-			count[d]++
-		}
-		keys, tmp, idx, tmpIdx = tmp, keys, tmpIdx, idx
+		src, dst, srcIdx, dstIdx = dst, src, dstIdx, srcIdx
 	}
-	return keys, idx
+	if &src[0] != &keys[0] { // an odd number of passes ran: the result is in the scratch
+		copy(keys, src)
+		copy(idx, srcIdx)
+	}
 }
 
 // Key maps a float64 (not NaN) to a key whose unsigned order is the values' order (−0
@@ -105,17 +121,4 @@ func FromKey(k uint64) float64 {
 		return math.Float64frombits(k &^ (1 << 63))
 	}
 	return math.Float64frombits(^k)
-}
-
-// scratch holds the keys' arrays between sorts: 16 bytes a value, new pages otherwise.
-var scratch = sync.Pool{New: func() any { return new(buffers) }}
-
-type buffers struct{ keys, tmp []uint64 }
-
-// grow returns the two arrays at length n (their contents are whatever was left in them).
-func (b *buffers) grow(n int) (keys, tmp []uint64) {
-	if cap(b.keys) < n {
-		b.keys, b.tmp = make([]uint64, n), make([]uint64, n)
-	}
-	return b.keys[:n], b.tmp[:n]
 }

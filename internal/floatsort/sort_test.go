@@ -108,17 +108,22 @@ func BenchmarkSort(b *testing.B) {
 
 // SortKeys carries each key's index with it and keeps equal keys in their order (the
 // merge of two sides' scores relies on both), with keys of few distinct values so that
-// every pass moves them and ties abound.
+// ties abound: varying in all four 16-bit digits (four passes, the result back in keys)
+// and in three (three passes, the result copied back from the scratch).
 func TestSortKeysCarriesIndicesStably(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{1, 7, 3 * Threshold} {
+	for _, c := range []struct{ n, digits int }{{1, 4}, {7, 4}, {3 * Threshold, 4}, {3 * Threshold, 3}} {
+		n := c.n
 		keys, idx := make([]uint64, n), make([]int32, n)
 		for i := range keys {
-			keys[i] = uint64(r.IntN(50)) * 0x0001_0001_0001_0001 // a digit in every pass
+			for d := range c.digits { // each digit one of 4, independently
+				keys[i] |= uint64(r.IntN(4)) << (16 * d)
+			}
 			idx[i] = int32(i)
 		}
 		orig := slices.Clone(keys)
-		sk, si := SortKeys(keys, make([]uint64, n), idx, make([]int32, n))
+		SortKeys(keys, idx)
+		sk, si := keys, idx
 		seen := make([]bool, n)
 		for k := range sk {
 			if sk[k] != orig[si[k]] || seen[si[k]] {
