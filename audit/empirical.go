@@ -81,15 +81,25 @@ func empiricalSettings(trials int, confidence, against *float64) error {
 // a trial, each of d coordinates.
 func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.Dense, err error) {
 	unlearned, retrained = mat.NewDense(len(results), d, stacks.Get(len(results)*d)), mat.NewDense(len(results), d, stacks.Get(len(results)*d))
+	if err := stackRows(results, d, unlearned, retrained); err != nil {
+		releaseModels(unlearned, retrained)
+		return nil, nil, err
+	}
+	return unlearned, retrained, nil
+}
+
+// stackRows sets row i of unlearned and retrained to results[i]'s published models, of d
+// coordinates each.
+func stackRows(results []TrialResult, d int, unlearned, retrained *mat.Dense) error {
 	for i, tr := range results {
 		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
-			return nil, nil, fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
+			return fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
 				tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
 		}
 		unlearned.SetRow(i, tr.Unlearned.Published)
 		retrained.SetRow(i, tr.Retrained.Published)
 	}
-	return unlearned, retrained, nil
+	return nil
 }
 
 // stacks keeps the arrays publishedModels stacks models in, for the next check's; a check
@@ -128,13 +138,8 @@ func publishedBlocks(results []TrialResult, d int, f func(i0 int, unlearned, ret
 			rows = n - i0
 		}
 		u, r := mat.NewDense(rows, d, bu[:rows*d]), mat.NewDense(rows, d, br[:rows*d])
-		for i, tr := range results[i0 : i0+rows] {
-			if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
-				return fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
-					tr.Index, len(tr.Unlearned.Published), len(tr.Retrained.Published), d)
-			}
-			u.SetRow(i, tr.Unlearned.Published)
-			r.SetRow(i, tr.Retrained.Published)
+		if err := stackRows(results[i0:i0+rows], d, u, r); err != nil {
+			return err
 		}
 		f(i0, u, r)
 		i0 += rows

@@ -118,7 +118,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	if err := par.Do(ctx, k, 0, func(j int) error {
 		if auc, err := shared.EvaluateAUC(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j)); err == nil {
 			aucs[j] = &auc
-		} // else a record every model scores alike has no ROC to report
+		} // else a record every model scores alike (or one with a NaN score) has no ROC to report
 		return nil
 	}); err != nil {
 		return Finding{}, fmt.Errorf("membership check: %w", err)
