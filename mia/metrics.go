@@ -123,10 +123,7 @@ func drawCounts(src *rand.PCG, counts []uint8) (over map[int]float64) {
 	_, bH, bL := normal.Step(aH, aL)
 	for k := 0; ; {
 		// a's output is the next draw (rand.IntN by hand: the compiler does not inline it)
-		i, l := bits.Mul64(normal.Out(aH, aL), un)
-		if pow2 {
-			i, l = normal.Out(aH, aL)&(un-1), un
-		}
+		i, l := intNOf(normal.Out(aH, aL), un, pow2)
 		// rejected (at these n about once in 2⁶⁴/n draws, so no test reaches this branch;
 		// TestIntNIsRandIntN covers intNReject): go on one step at a time from a, then
 		// restart both chains from where it stopped
@@ -147,10 +144,7 @@ func drawCounts(src *rand.PCG, counts []uint8) (over map[int]float64) {
 		}
 		// then b's: the same steps as a's, written out again so that both chains' states
 		// stay in plain local variables
-		i, l = bits.Mul64(normal.Out(bH, bL), un)
-		if pow2 {
-			i, l = normal.Out(bH, bL)&(un-1), un
-		}
+		i, l = intNOf(normal.Out(bH, bL), un, pow2)
 		if l < un && l < -un%un {
 			i, hi, lo = intNReject(i, l, bH, bL, un)
 			over = countDraw(counts, int(i), over)
@@ -171,6 +165,16 @@ func drawCounts(src *rand.PCG, counts []uint8) (over map[int]float64) {
 	}
 	src.Seed(hi, lo)
 	return over
+}
+
+// intNOf is rand.Rand.IntN(n)'s first try on the output x, on 64-bit platforms: the index
+// and the low half of x·n (the index is rejected when that is below 2⁶⁴ mod n); a power
+// of two takes x's low bits and is never rejected.
+func intNOf(x, n uint64, pow2 bool) (i, l uint64) {
+	if pow2 {
+		return x & (n - 1), n
+	}
+	return bits.Mul64(x, n)
 }
 
 // intNReject is rand.Rand.IntN(n)'s rejection on 64-bit platforms (math/rand/v2's uint64n,
