@@ -483,8 +483,22 @@ func accOne(p precision) {
 func peak() {
 	TEXT("fmaPeakAVX2", NOSPLIT, "func(n int) float64")
 	Doc("fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.")
+	sum := peakRounds("peak", YMM, func(r reg.VecVirtual) { VXORPD(r, r, r) })
+	hi := XMM()
+	VEXTRACTF128(U8(1), sum, hi)
+	VADDPD(sum.AsX(), hi, hi)
+	VHADDPD(hi, hi, hi)
+	Store(hi, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// peakRounds is the body of a peak kernel: n rounds of twelve independent FMAs on vec's
+// registers (zeroed by zero), whose sum, added pairwise, it returns in a register (the
+// loop's labels start with label).
+func peakRounds(label string, vec func() reg.VecVirtual, zero func(reg.VecVirtual)) reg.VecVirtual {
 	n := Load(Param("n"), GP64())
-	one, below := YMM(), YMM()
+	one, below := vec(), vec()
 	t := GP64()
 	MOVQ(U64(0x3ff0000000000000), t) // 1.0
 	MOVQ(t, one.AsX())
@@ -494,30 +508,24 @@ func peak() {
 	VBROADCASTSD(below.AsX(), below)
 	var accs [12]reg.VecVirtual
 	for i := range accs {
-		accs[i] = YMM()
-		VXORPD(accs[i], accs[i], accs[i])
+		accs[i] = vec()
+		zero(accs[i])
 	}
-	Label("peakloop")
+	Label(label + "loop")
 	TESTQ(n, n)
-	JZ(LabelRef("peakdone"))
+	JZ(LabelRef(label + "done"))
 	for i := range accs {
 		VFMADD231PD(one, below, accs[i])
 	}
 	DECQ(n)
-	JMP(LabelRef("peakloop"))
-	Label("peakdone")
+	JMP(LabelRef(label + "loop"))
+	Label(label + "done")
 	for w := 1; w < len(accs); w *= 2 {
 		for i := 0; i+w < len(accs); i += 2 * w {
 			VADDPD(accs[i+w], accs[i], accs[i])
 		}
 	}
-	hi := XMM()
-	VEXTRACTF128(U8(1), accs[0], hi)
-	VADDPD(accs[0].AsX(), hi, hi)
-	VHADDPD(hi, hi, hi)
-	Store(hi, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	return accs[0]
 }
 
 // expConsts are math.Exp's constants on amd64 (src/math/exp_amd64.s, from Shibata's SLEEF),
@@ -614,35 +622,7 @@ func expLanes(x reg.VecVirtual) reg.VecVirtual {
 func peak512() {
 	TEXT("fmaPeakAVX512", NOSPLIT, "func(n int) float64")
 	Doc("fmaPeakAVX512 runs n rounds of twelve independent 8-wide FMAs: the core's float64 peak with AVX-512.")
-	n := Load(Param("n"), GP64())
-	one, below := ZMM(), ZMM()
-	t := GP64()
-	MOVQ(U64(0x3ff0000000000000), t) // 1.0
-	MOVQ(t, one.AsX())
-	VBROADCASTSD(one.AsX(), one)
-	MOVQ(U64(0x3fefffffffffffff), t)
-	MOVQ(t, below.AsX())
-	VBROADCASTSD(below.AsX(), below)
-	var accs [12]reg.VecVirtual
-	for i := range accs {
-		accs[i] = ZMM()
-		zeroZ(accs[i])
-	}
-	Label("peak512loop")
-	TESTQ(n, n)
-	JZ(LabelRef("peak512done"))
-	for i := range accs {
-		VFMADD231PD(one, below, accs[i])
-	}
-	DECQ(n)
-	JMP(LabelRef("peak512loop"))
-	Label("peak512done")
-	for w := 1; w < len(accs); w *= 2 {
-		for i := 0; i+w < len(accs); i += 2 * w {
-			VADDPD(accs[i+w], accs[i], accs[i])
-		}
-	}
-	sum := accs[0].AsX()
+	sum := peakRounds("peak512", ZMM, zeroZ).AsX()
 	Store(sum, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
