@@ -9,14 +9,16 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The logistic gradients' derivatives are computed four at a time (logit.Derivs) and, in
-// BatchGradient, in chunks of rows; both must give the bits of the row-at-a-time loop they
-// replaced (every margin, then its derivative, then its term, rows in order), dense and
-// sparse, clipped or not, with repeated rows and batches longer than a chunk, at margins
-// past ±708 where Derivs hands lanes back to Go — and with what the package accepts beyond
-// the usual: any finite label (0, −0, 2, 0.5, subnormal, 1e300), clip levels that make c_i
-// NaN, +Inf, subnormal or tiny, and θ so large that margins overflow to ±Inf.
-func TestLogisticGradientsAreTheRowLoopsBits(t *testing.T) {
+// The gradients' derivatives are computed a block or a chunk at a time by the link's
+// derivs (the logistic link's four at a time, logit.Derivs) and, in BatchGradient, in
+// chunks of rows; both must give the bits of the row-at-a-time loop they replaced (every
+// margin, then its derivative, then its term, rows in order), for the logistic and the
+// (Huber-clipped) square loss, dense and sparse, clipped or not, with repeated rows and
+// batches longer than a chunk, at margins past ±708 where Derivs hands lanes back to Go —
+// and with what the package accepts beyond the usual: any finite label (0, −0, 2, 0.5,
+// subnormal, 1e300), clip levels that make c_i NaN, +Inf, subnormal or tiny, and θ so
+// large that margins overflow to ±Inf.
+func TestGradientsAreTheRowLoopsBits(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n, d := rapid.IntRange(1, 150).Draw(t, "n"), rapid.IntRange(1, 9).Draw(t, "d")
 		scale := rapid.SampledFrom([]float64{0.3, 3, 300, 3000, 1e306}).Draw(t, "scale")
@@ -57,7 +59,11 @@ func TestLogisticGradientsAreTheRowLoopsBits(t *testing.T) {
 			theta[j] = scale * float64(rapid.IntRange(-1000, 1000).Draw(t, "theta")) / 1000
 		}
 		rows := rapid.SliceOfN(rapid.IntRange(0, n-1), 1, 200).Draw(t, "rows")
-		o := Logistic{Lambda: 0.01, Clip: clip}.Objective(ds)
+		loss := Loss(Logistic{Lambda: 0.01, Clip: clip})
+		if rapid.Bool().Draw(t, "square") {
+			loss = Ridge{Lambda: 0.01, Clip: clip}
+		}
+		o := loss.Objective(ds)
 
 		got, want := make([]float64, d), make([]float64, d)
 		o.BatchGradient(got, theta, rows)

@@ -51,6 +51,8 @@ type Loss interface {
 type link interface {
 	value(u, y, c float64) float64
 	deriv(u, y, c float64) float64
+	// derivs sets w[i] = inv·deriv(u[i], y[i], c[i]) for every i, the same bits.
+	derivs(w, u, y, c []float64, inv float64)
 	curv(u, y, c float64) float64
 	// maxDeriv is sup |φ'(u)| over |u| ≤ radius·‖x‖ (with clipping c).
 	maxDeriv(xnorm, y, radius, c float64) float64
@@ -204,6 +206,9 @@ func (logisticLink) value(u, y, c float64) float64 {
 
 func (logisticLink) deriv(u, y, c float64) float64 { return logit.Deriv(u, y, c) }
 
+// derivs is logit.Derivs: four at a time, the exps vectorised.
+func (logisticLink) derivs(w, u, y, c []float64, inv float64) { logit.Derivs(w, u, y, c, inv) }
+
 func (logisticLink) curv(u, y, c float64) float64 {
 	s := sigmoid(-y * u)
 	if s > c {
@@ -231,6 +236,12 @@ func (squareLink) value(u, y, c float64) float64 {
 
 func (squareLink) deriv(u, y, c float64) float64 {
 	return math.Max(-c, math.Min(c, u-y))
+}
+
+func (l squareLink) derivs(w, u, y, c []float64, inv float64) {
+	for i := range w {
+		w[i] = inv * l.deriv(u[i], y[i], c[i])
+	}
 }
 
 func (squareLink) curv(u, y, c float64) float64 {
@@ -362,13 +373,7 @@ func (o *Objective) Gradient(dst, theta []float64) {
 	for lo := 0; lo < o.ds.Len(); lo += gradBlock {
 		hi := o.blockEnd(lo)
 		o.rowsTimes(o.u[lo:hi], theta, lo)
-		if _, ok := o.lk.(logisticLink); ok {
-			logit.Derivs(o.w[lo:hi], o.u[lo:hi], o.ds.y[lo:hi], o.clipAt[lo:hi], inv) // the same bits, four at a time
-		} else {
-			for i := lo; i < hi; i++ {
-				o.w[i] = inv * o.lk.deriv(o.u[i], o.ds.y[i], o.clipAt[i])
-			}
-		}
+		o.lk.derivs(o.w[lo:hi], o.u[lo:hi], o.ds.y[lo:hi], o.clipAt[lo:hi], inv)
 		o.addRowsT(dst, o.w[lo:hi], lo)
 	}
 }
@@ -397,7 +402,7 @@ func (o *Objective) block(lo int) (blas64.General, int) {
 
 // BatchGradient sets dst to the mean gradient over the given rows:
 // (1/|B|) Σ_{i∈B} ∇f_{z_i}(θ). It does not allocate. dst must not overlap theta (dst is
-// scaled from θ first, and the logistic loop takes a chunk's margins before its terms).
+// scaled from θ first, and a chunk's margins are taken before its terms).
 func (o *Objective) BatchGradient(dst, theta []float64, rows []int) {
 	o.checkDim(theta)
 	o.checkDim(dst)
@@ -408,34 +413,11 @@ func (o *Objective) BatchGradient(dst, theta []float64, rows []int) {
 	copy(dst, theta)
 	floats.Scale(o.lambda, dst)
 	// floats reaches the same assembly kernels as blas64 without its interface dispatch,
-	// which dominates for short rows (BenchmarkBatchSmall).
-	if _, ok := o.lk.(logisticLink); ok {
-		o.logisticBatchGradient(dst, theta, rows, inv)
-		return
-	}
-	if o.sp != nil {
-		for _, i := range rows {
-			g := inv * o.lk.deriv(o.sp.RowDot(i, theta), o.ds.y[i], o.clipAt[i])
-			o.sp.RowAddTo(dst, g, i)
-		}
-		return
-	}
-	for _, i := range rows {
-		x := o.ds.x.RawRowView(i)
-		g := inv * o.lk.deriv(floats.Dot(x, theta), o.ds.y[i], o.clipAt[i])
-		floats.AddScaled(dst, g, x)
-	}
-}
-
-// batchChunk is how many rows logisticBatchGradient takes at a time: their margins, then
-// their derivatives (logit.Derivs, four at a time), then their terms.
-const batchChunk = 64
-
-// logisticBatchGradient is BatchGradient's loop for the logistic link, in chunks: every
-// margin of a chunk first (they depend on θ alone, not on dst), then their derivatives at
-// once, then dst += g·x_i in the rows' order — the same operations on the same values in
-// the same order as one row at a time, so the same bits, with the exps vectorised.
-func (o *Objective) logisticBatchGradient(dst, theta []float64, rows []int, inv float64) {
+	// which dominates for short rows (BenchmarkBatchSmall). The rows go in chunks: every
+	// margin of a chunk first (they depend on θ alone, not on dst), then their derivatives
+	// at once (the link's derivs: the logistic link's exps four at a time), then
+	// dst += g·x_i in the rows' order — the same operations on the same values in the same
+	// order as one row at a time, so the same bits.
 	var u, y, c, g [batchChunk]float64
 	var raw blas64.General // dense rows, sliced directly: RawRowView, twice a row, was 9 % of the demo's CPU
 	if o.sp == nil {
@@ -453,7 +435,7 @@ func (o *Objective) logisticBatchGradient(dst, theta []float64, rows []int, inv 
 			y[k], c[k] = o.ds.y[i], o.clipAt[i]
 		}
 		n := len(chunk)
-		logit.Derivs(g[:n], u[:n], y[:n], c[:n], inv)
+		o.lk.derivs(g[:n], u[:n], y[:n], c[:n], inv)
 		for k, i := range chunk {
 			if o.sp != nil {
 				o.sp.RowAddTo(dst, g[k], i)
@@ -463,6 +445,9 @@ func (o *Objective) logisticBatchGradient(dst, theta []float64, rows []int, inv 
 		}
 	}
 }
+
+// batchChunk is how many rows BatchGradient takes at a time.
+const batchChunk = 64
 
 // BatchValue is the mean loss over the given rows (repeats count):
 // (1/|B|) Σ_{i∈B} f_{z_i}(θ).
