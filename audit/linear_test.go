@@ -22,7 +22,7 @@ const verifyFixtures = "../cmd/audit/testdata/verify"
 
 func breastCancer(t *testing.T) *reference.Dataset {
 	t.Helper()
-	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.SharedDatasets(t), "sklearn", "breast_cancer.csv"))
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -457,7 +457,7 @@ func (a Args) Ints(name string) ([]int, error) {
 var (
 	SeedParam     = Param{Name: "seed", Usage: "root seed: the same inputs and seed give the same JSON, byte for byte", Default: "1"}
 	WorkersParam  = Param{Name: "workers", Usage: "parallel runs (0: one per core)", Default: "0", Kind: Integer, Range: "[0, 1024]"}
-	DatasetsParam = Param{Name: "datasets", Usage: "folder of the shared datasets (default: $UNLEARNAUDIT_DATASETS, else shared/datasets found beside the working directory or a parent)"}
+	DatasetsParam = Param{Name: "datasets", Usage: "folder of the data sets, laid out as the repository's datasets/ (default: $UNLEARNAUDIT_DATASETS, else the copy built into the binary)"}
 )
 
 // The audit's own settings, declared once for the demo's flags and the spec file's fields.

@@ -165,13 +165,13 @@ func FuzzParseSpec(f *testing.F) {
 	})
 }
 
-// The README's example spec is valid, and names heart_scale beside the checkout.
+// The README's example spec is valid, and names the repository's heart_scale.
 func TestExampleSpecIsValid(t *testing.T) {
 	s, err := audit.LoadSpec(filepath.Join("..", "examples", "heart-scale.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Method.Name() != "d2d" || !slices.Equal(s.Variants, []string{"strongly-convex", "perfect"}) || !strings.HasSuffix(s.Data.File, filepath.Join("shared", "datasets", "liblinear", "heart_scale")) {
+	if s.Method.Name() != "d2d" || !slices.Equal(s.Variants, []string{"strongly-convex", "perfect"}) || !strings.HasSuffix(s.Data.File, filepath.Join("datasets", "liblinear", "heart_scale")) {
 		t.Errorf("spec %+v", s)
 	}
 }

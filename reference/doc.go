@@ -28,8 +28,9 @@
 // default); CheckValues applies it, and its *LimitError says how to raise it. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
 // the experiments' preprocessing; a preprocessing pipeline names its steps (PipelineSteps,
 // ParsePipeline, Dataset.Preprocess) so that a model trained elsewhere and the toolkit's
-// retrains see the same rows; FindSharedDatasets locates the shared datasets folder of
-// a checkout; ParseClassPair reads an "A,B" pair of labels.
+// retrains see the same rows; FindDatasets locates the data sets the reproductions read
+// (--datasets, $UNLEARNAUDIT_DATASETS, else the copy embedded from the repository's
+// datasets/); ParseClassPair reads an "A,B" pair of labels.
 //
 // # Losses
 //

@@ -151,10 +151,9 @@ func TestLoadIDXGzipAndTruncatedGzip(t *testing.T) {
 	}
 }
 
-// sharedDatasets returns ../shared/datasets, failing when CI is set and it is missing.
-
+// The repository's data sets load with the shapes datasets/PROVENANCE.md states.
 func TestRealDatasets(t *testing.T) {
-	dir := testenv.SharedDatasets(t)
+	dir := testenv.Datasets(t)
 	bc, err := LoadSklearnCSV(filepath.Join(dir, "sklearn", "breast_cancer.csv"))
 	if err != nil || bc.Len() != 569 || bc.Dim() != 30 {
 		t.Fatalf("breast cancer: %v %v", bc, err)

@@ -61,7 +61,7 @@
 // modes and distributed descent) and settings; its certificate from declared constants
 // (Method.Bounds: γ, η, iterations, sensitivity and σ of Theorems 3.1–3.5 and 4.5, with
 // the other reading of each flagged formula — what "audit bounds d2d" prints); and the
-// d2d-accuracy experiment (Method.Experiments), which runs Accuracy on the shared MNIST
+// d2d-accuracy experiment (Method.Experiments), which runs Accuracy on the MNIST
 // 3-vs-8 and breast-cancer data and renders the reproduction with its figures:
 //
 //	rows, err := d2daudit.Method{}.Bounds().Run([]string{"--variant", "perfect", "--lipschitz", "1", …})

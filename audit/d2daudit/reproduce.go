@@ -46,7 +46,7 @@ func (Method) Experiments() []audit.Experiment {
 	}}
 }
 
-// accuracyDataset is a shared dataset prepared for the accuracy experiment.
+// accuracyDataset is a data set of the datasets folder prepared for the accuracy experiment.
 type accuracyDataset struct {
 	description string
 	prep        []string
@@ -55,7 +55,7 @@ type accuracyDataset struct {
 }
 
 // accuracyDatasets are the real datasets the experiment runs on, by name, read from the
-// shared datasets folder.
+// datasets folder (FindDatasets).
 var accuracyDatasets = map[string]func(dir string) (*accuracyDataset, error){
 	"mnist-3v8": func(dir string) (*accuracyDataset, error) {
 		images := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
@@ -133,7 +133,7 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	if len(c.Variants) == 0 || len(names) == 0 {
 		return nil, fmt.Errorf("--variants and --only must name at least one each")
 	}
-	dir, err := reference.FindSharedDatasets(args.String("datasets"))
+	dir, err := reference.FindDatasets(args.String("datasets"))
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // under its schema, the same seed gives byte-identical JSON and figures, and the JSON
 // printed is the file's.
 func TestReproduceD2DAccuracy(t *testing.T) {
-	datasets := testenv.SharedDatasets(t)
+	datasets := testenv.Datasets(t)
 	args := []string{"--datasets", datasets, "--only", "breast-cancer", "--updates", "100",
 		"--weak-updates", "5", "--dist-updates", "10", "--draws", "200", "--formats", "svg,png,pdf"}
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
@@ -80,7 +80,7 @@ func TestReproduceD2DAccuracy(t *testing.T) {
 
 // Bad settings and missing data are refused before anything runs, naming what is wrong.
 func TestReproduceUsageErrors(t *testing.T) {
-	datasets := testenv.SharedDatasets(t)
+	datasets := testenv.Datasets(t)
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -173,12 +173,12 @@ func TestCompetitionHandComputed(t *testing.T) {
 }
 
 // The official scorer's outputs (google-deepmind/unlearning_evaluation metric.py, run on
-// ../shared/golden/neurips23): per-example ε and the forgetting score. The official rates
+// testdata/neurips23, whose README says how they were made): per-example ε and the forgetting score. The official rates
 // are float32 means, so ε agrees to 1e-6 relative (a float32 rate carries 6e-8 relative
 // error, and ε = ln of a ratio of two of them), and the score, a sum of powers of two
 // chosen by those ε, exactly.
 func TestCompetitionMatchesOfficialScorer(t *testing.T) {
-	dir := testenv.SharedGolden(t, "neurips23")
+	dir := filepath.Join("testdata", "neurips23")
 	cases, err := filepath.Glob(filepath.Join(dir, "*_oracle.json"))
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no golden cases in %s (%v)", dir, err)

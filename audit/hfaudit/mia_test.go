@@ -18,7 +18,7 @@ import (
 // every feature, U-LiRA's table pools every target's evaluations, and the JSON is the same
 // byte for byte on a second run.
 func TestReproduceMIA(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	argv := []string{"--train", "300", "--heldout", "300", "--pool", "4", "--fraction", "0.2", "--shadows", "8", "--workers", "2",
 		"--ulira-targets", "3", "--ulira-pairs", "4"}
 	res, rep := reproduced(t, "hf-mia", argv...)

@@ -14,7 +14,7 @@ import (
 // requests timed as asked, the float32 check and Guo's two checks passing with the
 // bounds they state, and every cell but the measured times the same on a second run.
 func TestReproduceOnline(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	argv := []string{"--train", "100", "--pool", "4", "--fraction", "0.1", "--ns-requests", "3", "--retrain-requests", "4", "--d2d-iterations", "3"}
 	read := func() (*audit.Reproduced, *reports.Reproduction) { return reproduced(t, "hf-online", argv...) }
 	res, first := read()

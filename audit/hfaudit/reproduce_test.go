@@ -103,7 +103,7 @@ func seq(n int) []int {
 // the paper's numbers beside the printed ones, the figures are written, the findings are
 // there, and the same seed gives the same JSON byte for byte.
 func TestReproduceVerification(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	argv := []string{"--seeds", "42", "--rates", "5,30", "--train", "120", "--pool", "4", "--workers", "2", "--formats", "svg"}
 	dir := t.TempDir()
 	res, err := audittest.Reproduce(t, "hf-verification", dir, argv...)

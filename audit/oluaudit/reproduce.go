@@ -64,10 +64,10 @@ func (Method) Experiments() []audit.Experiment {
 	}}
 }
 
-// breastCancerData loads the shared breast cancer rows as the audits use them: label 1 →
+// breastCancerData loads the breast cancer rows (datasets/sklearn) as the audits use them: label 1 →
 // +1, columns standardised, rows scaled to norm 1.
 func breastCancerData(datasets string) (*reference.Dataset, reports.Input, error) {
-	dir, err := reference.FindSharedDatasets(datasets)
+	dir, err := reference.FindDatasets(datasets)
 	if err != nil {
 		return nil, reports.Input{}, err
 	}

@@ -16,7 +16,7 @@ import (
 // reported (and failing: the claims the spec disputes), the corrected one judged and
 // passing, so the run passes; the JSON is the same on a second run.
 func TestReproduceContraction(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	argv := []string{"--samples", "200", "--formats", "svg"}
 	res, rep, _ := audittest.Reproduced(t, "olu-contraction", argv...)
 	if res.Verdict != audit.Pass {
@@ -52,7 +52,7 @@ func TestReproduceContraction(t *testing.T) {
 // on the spec's counterexample at the spec's own figure; the JSON is the same on a second
 // run.
 func TestReproduceRegretQuick(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	argv := []string{"--quick", "--formats", "svg"}
 	res, rep, _ := audittest.Reproduced(t, "olu-regret", argv...)
 	if res.Verdict != audit.Pass {
@@ -110,7 +110,7 @@ func TestReproduceRegretQuick(t *testing.T) {
 }
 
 func TestReproduceRegretRefuses(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	for _, c := range []struct {
 		argv []string
 		want string

@@ -11,8 +11,8 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
-// golden is ../shared/golden/jax_privacy/auditing.json: google-deepmind/jax_privacy
-// jax_privacy/auditing.py (commit 8967688c) run as published.
+// golden is testdata/jax_privacy/auditing.json: google-deepmind/jax_privacy
+// jax_privacy/auditing.py (commit 8967688c) run as published (its README says how).
 type golden struct {
 	Core []struct {
 		M            int      `json:"m"`
@@ -44,7 +44,7 @@ type golden struct {
 
 func readGolden(t *testing.T) golden {
 	t.Helper()
-	path := filepath.Join(testenv.SharedGolden(t, "jax_privacy"), "auditing.json")
+	path := filepath.Join("testdata", "jax_privacy", "auditing.json")
 	var g golden
 	b, err := os.ReadFile(path)
 	if err == nil {

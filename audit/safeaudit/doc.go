@@ -1,5 +1,5 @@
-// Package safeaudit audits SAFE, streaming forgetting (reference/safe; spec
-// ../shared/spec/safe-streaming-forgetting.md): its guarantees as pure functions, a
+// Package safeaudit audits SAFE, streaming forgetting (reference/safe; the project's
+// notes on the paper, safe-streaming-forgetting.md): its guarantees as pure functions, a
 // streaming comparison with every baseline and retraining round by round, the attacks,
 // and SAFE's audit subject.
 //

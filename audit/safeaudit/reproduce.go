@@ -82,7 +82,7 @@ func (Method) Experiments() []audit.Experiment {
 		Name:    "safe-stream",
 		Summary: "SAFE's Table 1 and Table 10 protocols at this machine's scale: Fashion-MNIST and MNIST,\nsoftmax regression and an MLP, random and class streams, SAFE against every baseline and retraining",
 		About: "Runs the streaming protocols of Shen et al. (SAFE; spec safe §5.9) scaled to two cores: subsets of\n" +
-			"Fashion-MNIST (Debian's dataset-fashion-mnist) and MNIST (the t10k set of ../shared/datasets),\n" +
+			"Fashion-MNIST (Debian's dataset-fashion-mnist) and MNIST (the t10k set of the repository's datasets/),\n" +
 			"softmax regression and a one-hidden-layer tanh MLP trained by Adam, 20 rounds of random deletions\n" +
 			"and 20 rounds deleting one class. Every round SAFE, Unroll, CaMU, an L-CODEC-style Newton step, D2D\n" +
 			"(softmax only) and the original model are measured beside a retrain from scratch: accuracy on the\n" +
@@ -225,7 +225,7 @@ func runStream(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 			d, err = multiclass.MNIST(s.datasets, s.train, s.test, s.pool, s.seed)
 			if err == nil {
 				side := 28 / s.pool
-				d.Note = fmt.Sprintf("MNIST: the t10k set from ../shared/datasets (the training set is not available offline), %d training and %d test rows drawn at random from its 10,000, pixels averaged over %d×%d blocks to %d×%d and standardised as torchvision's, (x/255 − 0.1307)/0.3081.",
+				d.Note = fmt.Sprintf("MNIST: the t10k set of the repository's datasets/mnist-t10k (the training set is not available offline), %d training and %d test rows drawn at random from its 10,000, pixels averaged over %d×%d blocks to %d×%d and standardised as torchvision's, (x/255 − 0.1307)/0.3081.",
 					s.train, s.test, s.pool, s.pool, side, side)
 			}
 		}

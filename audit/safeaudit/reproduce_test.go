@@ -26,7 +26,7 @@ import (
 // U-LiRA report with their power, the per-round figures are written, and every cell but
 // the measured times is the same on a second run.
 func TestReproduceStreamQuick(t *testing.T) {
-	testenv.SharedDatasets(t)
+	testenv.Datasets(t)
 	argv := []string{"--quick", "--sets", "mnist", "--formats", "svg"}
 	res, rep, dir := audittest.Reproduced(t, "safe-stream", argv...)
 	if res.Verdict != audit.Pass {

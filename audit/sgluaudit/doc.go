@@ -23,6 +23,6 @@
 // (Cor 3.9), convex (Cor 3.10, with ZConvex), batch (Cor 3.12), sequential (Thm 3.11) —
 // and the conversion, searches σ or K for a target, and prints the other reading beside
 // each flagged formula; and the paper's experiments (Method.Experiments): sglu-table3,
-// sglu-fig3d and sglu-mnist (MNIST 3-vs-8 from the shared t10k file, or Fashion-MNIST at
+// sglu-fig3d and sglu-mnist (MNIST 3-vs-8 from the t10k file of datasets/, or Fashion-MNIST at
 // the paper's n with --source fashion-mnist), each rendered as one reproduction.
 package sgluaudit

@@ -53,7 +53,7 @@ func (Method) Experiments() []audit.Experiment {
 				{Name: "sigmas", Usage: "Fig. 3c: σ values (the paper's; its code also ran 0.01)", Default: "0.05,0.1,0.2,0.5,1"},
 				{Name: "lambda", Usage: "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)", Default: "0.011264", Kind: audit.Number, Range: "(0, inf)"},
 				{Name: "train", Usage: "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[512, 1e7]"},
-				{Name: "source", Usage: "data: mnist-t10k (MNIST test set from the shared datasets) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)", Default: "mnist-t10k", Kind: audit.Choice, Choices: []string{"mnist-t10k", "fashion-mnist"}},
+				{Name: "source", Usage: "data: mnist-t10k (the MNIST test set of the repository's datasets/, built into the binary) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)", Default: "mnist-t10k", Kind: audit.Choice, Choices: []string{"mnist-t10k", "fashion-mnist"}},
 				{Name: "fashion-dir", Usage: "fashion-mnist: folder of the idx files", Default: multiclass.DefaultFashionMNIST},
 				{Name: "classes", Usage: "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag", Default: "3,8"},
 				{Name: "full-trials", Usage: "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)", Default: "0", Unit: "runs", Kind: audit.Integer, Range: "[2, 1e6]"},
@@ -223,7 +223,7 @@ func total(ks []int) int {
 }
 
 // runMNIST runs the paper's Fig. 3a/3b/3c experiments on MNIST 3-vs-8 from the MNIST test
-// set (the training set is not among the shared datasets), or on two Fashion-MNIST classes
+// set (the training set is not among the repository's datasets), or on two Fashion-MNIST classes
 // at the paper's n.
 func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
@@ -469,7 +469,7 @@ func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, trai
 		out.title = "Fashion-MNIST " + cls
 		out.note = fmt.Sprintf("Data: Fashion-MNIST from Debian's dataset-fashion-mnist (%s), classes %v (+1) and %v (−1) (3 and 8 are dress and bag), pixels scaled to [0, 1] and rows to norm 1: %d training rows drawn at random from the training file's %d, and the t10k file's %d rows of those classes as the test set. This is the paper's scale (n = 11,264 by default, so every constant and Table 3's σ are the paper's) on other images: the paper's MNIST training set is not available offline, and the MNIST test set holds only 1,984 threes and eights (--source mnist-t10k).", fashionDir, pair[0], pair[1], train, all.Len(), test.Len())
 	default:
-		dir, err := reference.FindSharedDatasets(datasetsDir)
+		dir, err := reference.FindDatasets(datasetsDir)
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +483,7 @@ func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, trai
 			return nil, fmt.Errorf("--train %d: the data hold %d rows; leave some for the test set", train, all.Len())
 		}
 		out.title = "MNIST " + cls
-		out.note = fmt.Sprintf("Data: the MNIST test set (t10k) from ../shared/datasets, digits %v (+1) and %v (−1), %d rows, pixels scaled to [0, 1] and rows to norm 1, split at random into %d training and %d test rows. The paper trains on 11,264 rows of the MNIST training set, which is not available offline, so its σ for a target ϵ̂ are larger here and its accuracies are not comparable cell by cell; --source fashion-mnist runs at the paper's scale on Fashion-MNIST.", pair[0], pair[1], all.Len(), train, all.Len()-train)
+		out.note = fmt.Sprintf("Data: the MNIST test set (t10k) as the repository's datasets/mnist-t10k holds it, digits %v (+1) and %v (−1), %d rows, pixels scaled to [0, 1] and rows to norm 1, split at random into %d training and %d test rows. The paper trains on 11,264 rows of the MNIST training set, which is not available offline, so its σ for a target ϵ̂ are larger here and its accuracies are not comparable cell by cell; --source fashion-mnist runs at the paper's scale on Fashion-MNIST.", pair[0], pair[1], all.Len(), train, all.Len()-train)
 	}
 	ids := all.IDs()
 	perm := reference.Stream(seed, 0, "sglu-mnist/split").Perm(len(ids))

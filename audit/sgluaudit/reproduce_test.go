@@ -111,7 +111,7 @@ func TestReproduceSGLUFig3d(t *testing.T) {
 // run's verdict is its judged findings' (INCONCLUSIVE where 20 trials cannot resolve ϵ̂,
 // never turned into a PASS).
 func TestReproduceSGLUMNIST(t *testing.T) {
-	datasets := testenv.SharedDatasets(t)
+	datasets := testenv.Datasets(t)
 	args := []string{"--datasets", datasets, "--train", "512", "--trials", "20", "--targets", "1",
 		"--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg"}
 	a, b := t.TempDir(), t.TempDir()

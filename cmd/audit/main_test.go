@@ -140,7 +140,7 @@ func TestDemoDefaultsPassAndAreDeterministic(t *testing.T) {
 // a retrained side whose noise is 1.3 % above σ (p ≈ 0.004 on one tail): a false alarm at
 // its stated rate, not a bug.
 func TestDemoOnRealData(t *testing.T) {
-	dir := testenv.SharedDatasets(t)
+	dir := testenv.Datasets(t)
 	trials, mnistTrials := "60", "30"
 	if testing.Short() { // fewer trials, the same cases and assertions
 		trials, mnistTrials = "20", "10"

@@ -29,7 +29,8 @@ const testDateEpoch = "1740830400"
 // The end-to-end scripts of testdata/script: every command as a user types it, and the
 // bad inputs, each checked for its exit code, its messages on stderr, its results on
 // stdout and the files it writes or must not write. $TESTDATA is this folder's testdata,
-// $EXAMPLES the repository's examples and $ARTIFACTS artifact/testdata.
+// $EXAMPLES the repository's examples, $ARTIFACTS artifact/testdata and $DATASETS the
+// repository's datasets/: nothing outside the repository.
 func TestScripts(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -42,7 +43,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TESTDATA", filepath.Join(wd, "testdata"))
 			env.Setenv("EXAMPLES", filepath.Join(wd, "..", "..", "examples"))
 			env.Setenv("ARTIFACTS", filepath.Join(wd, "..", "..", "artifact", "testdata"))
-			env.Setenv("SHARED", filepath.Join(wd, "..", "..", "..", "shared"))
+			env.Setenv("DATASETS", filepath.Join(wd, "..", "..", "datasets"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

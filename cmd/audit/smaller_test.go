@@ -131,7 +131,7 @@ func TestMissingDataFileNamesItsSetting(t *testing.T) {
 		t.Errorf("demo --data of a missing file: exit %d, %q; want 2 naming --data", code, stderr)
 	}
 	// a missing labels file is named as such, not as --data
-	images := filepath.Join(testenv.SharedDatasets(t), "mnist-t10k", "t10k-images-idx3-ubyte.gz")
+	images := filepath.Join(testenv.Datasets(t), "mnist-t10k", "t10k-images-idx3-ubyte.gz")
 	labels := filepath.Join(dir, "labels.gz")
 	if _, stderr, code := runCLI(t, "demo", "--data", images, "--format", "idx", "--labels", labels, "--out", filepath.Join(dir, "i")); code != exitUsage || !strings.Contains(stderr, "--labels: ") || !strings.Contains(stderr, labels) {
 		t.Errorf("demo --labels of a missing file: exit %d, %q; want 2 naming --labels", code, stderr)

@@ -1,6 +1,6 @@
-// Package testenv is test plumbing shared across packages: where the real datasets are,
-// and how a test behaves when they are missing; what code allocates; FIFOs and deadlines
-// for code that must not block.
+// Package testenv is test plumbing shared across packages: where the real datasets are
+// (the repository's datasets/) and how a test behaves when an optional one is missing;
+// what code allocates; FIFOs and deadlines for code that must not block.
 package testenv
 
 import (
@@ -12,34 +12,20 @@ import (
 	"time"
 )
 
-// SharedDatasets returns the path of ../shared/datasets beside the module root. When the
-// folder is missing the test fails if the CI environment variable is set (CI must run the
-// real-data tests) and is skipped with a message otherwise.
-func SharedDatasets(t testing.TB) string {
-	t.Helper()
-	return shared(t, "datasets")
-}
-
-// SharedGolden returns the path of ../shared/golden/name (external tools' outputs), with
-// SharedDatasets's rule when it is missing.
-func SharedGolden(t testing.TB, name string) string {
-	t.Helper()
-	return shared(t, filepath.Join("golden", name))
-}
-
-func shared(t testing.TB, sub string) string {
+// Datasets returns the path of the repository's datasets/ folder (the small real data
+// sets, committed with their provenance): every test that reads real data reads it, so a
+// clone needs nothing beside it. It fails the test when the folder is missing, which
+// only a broken checkout can cause.
+func Datasets(t testing.TB) string {
 	t.Helper()
 	root, err := moduleRoot()
 	if err == nil {
-		dir := filepath.Join(root, "..", "shared", sub)
-		if _, err = os.Stat(dir); err == nil {
+		dir := filepath.Join(root, "datasets")
+		if _, err = os.Stat(filepath.Join(dir, "SHA256SUMS")); err == nil {
 			return dir
 		}
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("shared %s missing (../shared/%s beside the module): %v", sub, sub, err)
-	}
-	t.Skipf("shared %s not found beside the module: %v", sub, err)
+	t.Fatalf("the repository's datasets/ folder: %v", err)
 	return ""
 }
 

@@ -1,6 +1,6 @@
 // Package hf implements Hessian-Free online certified unlearning (Qiao, Zhang, Tang, Wei;
-// spec ../shared/spec/hf-hessian-free-unlearning.md) on the models of
-// reference/multiclass.
+// "spec §" cites the project's notes on the paper, hf-hessian-free-unlearning.md) on the
+// models of reference/multiclass.
 //
 // Stage I (Learn) trains with mini-batch SGD at step η_t = η·q^t and keeps what the later
 // stages replay: the batch order (Schedule: a permutation per epoch, or one for all epochs

@@ -30,12 +30,13 @@ const (
 	mnistStd  = 0.3081
 )
 
-// MNIST draws train + test rows at random (stream seed) from the MNIST test set in the
-// shared datasets, averages pool × pool pixel blocks (pool 1 keeps 28 × 28; 2 gives
-// 14 × 14, d = 1,970 for softmax), and normalises pixels as torchvision's recipe does,
+// MNIST draws train + test rows at random (stream seed) from the MNIST test set of the
+// datasets folder (reference.FindDatasets: --datasets, else the built-in copy of the
+// repository's datasets/), averages pool × pool pixel blocks (pool 1 keeps 28 × 28; 2
+// gives 14 × 14, d = 1,970 for softmax), and normalises pixels as torchvision's recipe does,
 // ((x/255) − 0.1307)/0.3081.
 func MNIST(datasetsDir string, train, test, pool int, seed uint64) (*Split, error) {
-	dir, err := reference.FindSharedDatasets(datasetsDir)
+	dir, err := reference.FindDatasets(datasetsDir)
 	if err != nil {
 		return nil, err
 	}
@@ -65,16 +66,16 @@ func MNIST(datasetsDir string, train, test, pool int, seed uint64) (*Split, erro
 		return nil, fmt.Errorf("hf mnist: %w", err)
 	}
 	out.Title = fmt.Sprintf("MNIST %d×%d", side, side)
-	out.Note = fmt.Sprintf("Data: the MNIST test set (t10k) from ../shared/datasets — the paper's training set is not available offline — %d training and %d test rows drawn at random (the paper's n = 1,000 and 0.4·n by default), pixels averaged over %d×%d blocks to %d×%d (d = %d for softmax; the spec's §5.11 allows downsampling, the paper uses 28×28, d = 7,850) and normalised as the paper's code does, (x/255 − 0.1307)/0.3081.",
+	out.Note = fmt.Sprintf("Data: the MNIST test set (t10k) of the repository's datasets/mnist-t10k — the paper's training set is not available offline — %d training and %d test rows drawn at random (the paper's n = 1,000 and 0.4·n by default), pixels averaged over %d×%d blocks to %d×%d (d = %d for softmax; the spec's §5.11 allows downsampling, the paper uses 28×28, d = 7,850) and normalised as the paper's code does, (x/255 − 0.1307)/0.3081.",
 		train, test, pool, pool, side, side, 10*(p+1))
 	return out, nil
 }
 
-// Wine is UCI Wine from the shared datasets (sklearn's wine_data.csv), split 80/20 at
+// Wine is UCI Wine from the repository's datasets/ (sklearn's wine_data.csv), split 80/20 at
 // random (142/36 rows) and standardised with the training rows' means and standard
 // deviations.
 func Wine(datasetsDir string, seed uint64) (*Split, error) {
-	dir, err := reference.FindSharedDatasets(datasetsDir)
+	dir, err := reference.FindDatasets(datasetsDir)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func Wine(datasetsDir string, seed uint64) (*Split, error) {
 	if out.Test, err = build(perm[train:]); err != nil {
 		return nil, fmt.Errorf("hf wine: %s: %w", path, err)
 	}
-	out.Note = fmt.Sprintf("Data: UCI Wine (scikit-learn's wine_data.csv from ../shared/datasets), %d rows split at random into %d training and %d test rows (the review code's 80/20), standardised with the training rows' statistics.", n, train, n-train)
+	out.Note = fmt.Sprintf("Data: UCI Wine (scikit-learn's wine_data.csv of the repository's datasets/), %d rows split at random into %d training and %d test rows (the review code's 80/20), standardised with the training rows' statistics.", n, train, n-train)
 	return out, nil
 }
 

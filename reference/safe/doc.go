@@ -1,6 +1,6 @@
 // Package safe implements SAFE, streaming forgetting (Shen, Zhang, Zhao, Bialkowski,
-// Chen, Xu; spec ../shared/spec/safe-streaming-forgetting.md), and the baselines its paper
-// compares it with, on the models of reference/multiclass.
+// Chen, Xu; "spec §" cites the project's notes, safe-streaming-forgetting.md), and the
+// baselines its paper compares it with, on the models of reference/multiclass.
 //
 // An original model w₀ is trained once on D₀. Deletion requests F₁, F₂, … then arrive one
 // round at a time, and every round SAFE publishes

@@ -1,24 +1,20 @@
 package reference
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/datasets"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
-// ErrNoSharedDatasets is FindSharedDatasets' error when nothing names or holds the
-// shared datasets.
-var ErrNoSharedDatasets = errors.New("shared datasets not found beside the working directory or its parents; give --datasets DIR or set $UNLEARNAUDIT_DATASETS")
-
-// FindSharedDatasets locates the folder of the shared datasets (../shared/datasets of a
-// checkout): dir when given, else $UNLEARNAUDIT_DATASETS, else shared/datasets beside the
-// working directory or one of its parents.
-func FindSharedDatasets(dir string) (string, error) {
+// FindDatasets locates the folder of the data sets the reproductions read (the layout of
+// the repository's datasets/: sklearn/, liblinear/, mnist-t10k/): dir when given (--datasets),
+// else $UNLEARNAUDIT_DATASETS, else the copy embedded in the binary (datasets.Dir writes
+// it out once to the user's cache), so an installed binary needs nothing beside it.
+func FindDatasets(dir string) (string, error) {
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return "", fmt.Errorf("--datasets %s: not a directory", dir)
@@ -31,22 +27,7 @@ func FindSharedDatasets(dir string) (string, error) {
 		}
 		return env, nil
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("find datasets: %w", err)
-	}
-	for {
-		for _, cand := range []string{filepath.Join(wd, "shared", "datasets"), filepath.Join(wd, "..", "shared", "datasets")} {
-			if st, err := os.Stat(cand); err == nil && st.IsDir() {
-				return filepath.Clean(cand), nil
-			}
-		}
-		parent := filepath.Dir(wd)
-		if parent == wd {
-			return "", ErrNoSharedDatasets
-		}
-		wd = parent
-	}
+	return datasets.Dir()
 }
 
 // LoadIDXClasses reads an idx images file and its labels (DefaultLabelsPath) and keeps
