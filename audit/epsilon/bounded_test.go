@@ -18,9 +18,8 @@ func TestTrialsToDetectIsBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no trial count up to 1000000 suffices") {
 		t.Fatalf("%v; want the search to stop at %d trials", err, MaxPlanTrials)
 	}
-	if took := time.Since(start); took > time.Minute {
-		t.Errorf("took %v", took)
-	}
+	// the error proves the bound (the search stopped at MaxPlanTrials); how soon is a
+	// benchmark's question, not this test's
 	t.Logf("refused in %v", time.Since(start).Round(time.Millisecond))
 }
 
@@ -35,12 +34,10 @@ func TestPowerSearchesWatchTheContext(t *testing.T) {
 		"SplitGamePower":           func() error { _, err := SplitGamePower(ctx, 100_000, p); return err },
 		"SmallestDetectableFactor": func() error { _, err := SmallestDetectableFactor(ctx, 100_000, p); return err },
 	} {
-		start := time.Now()
+		// the context's error, not an answer, proves the search heeded it (no wall-clock
+		// deadline: a loaded machine would miss one)
 		if err := f(); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: %v; want context.Canceled", name, err)
-		}
-		if took := time.Since(start); took > 200*time.Millisecond {
-			t.Errorf("%s: returned after %v", name, took)
 		}
 	}
 	if n, _, err := TrialsToDetect(context.Background(), p); err != nil || n < 4 {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
 // auditBinary builds the command once into a temporary folder: the signal tests need a
@@ -31,18 +33,28 @@ var auditBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
+// stopGuard is how long a command may go on after SIGTERM before the test kills it and
+// fails. It is not a speed the test asserts — a command that ignored the signal shows it
+// by what it does (it finishes its work, prints its result, exits 0, 1 or 3) — only a
+// bound on how long a test waits for a command whose work would take minutes more.
+const stopGuard = 2 * time.Minute
+
 // interrupt starts the command, waits until ready says its phase has begun (polled every
-// 20 ms, at most a minute), sends SIGTERM, and asserts that the process exits with 130
-// within a second of the signal, having been running when it came.
-func interrupt(t *testing.T, ready func() bool, args ...string) {
+// 20 ms, at most a minute), sends SIGTERM, and asserts what proves the stop: the process
+// was running when the signal came, exits 130 (the cancelled status, not the result of
+// work it finished), says it was interrupted, prints nothing to stdout (where every
+// command prints its result), and, when out names its output folder, leaves no report
+// there (nothing partial that looks complete) and no lock file (its folder was closed
+// cleanly, not abandoned). It returns what the command printed to stderr.
+func interrupt(t *testing.T, ready func() bool, out string, args ...string) string {
 	t.Helper()
 	bin, err := auditBinary()
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
 	cmd := exec.Command(bin, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -51,45 +63,52 @@ func interrupt(t *testing.T, ready func() bool, args ...string) {
 	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(20 * time.Millisecond) {
 		select {
 		case err := <-done:
-			t.Fatalf("%s exited (%v) before its phase began: %s", args[0], err, out.String())
+			t.Fatalf("%s exited (%v) before its phase began: %s%s", args[0], err, stdout.String(), stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("%s: its phase did not begin within a minute: %s", args[0], out.String())
+			t.Fatalf("%s: its phase did not begin within a minute: %s%s", args[0], stdout.String(), stderr.String())
 		}
 	}
 	select {
 	case err := <-done:
-		t.Fatalf("%s exited (%v) before the signal: %s", args[0], err, out.String())
+		t.Fatalf("%s exited (%v) before the signal: %s%s", args[0], err, stdout.String(), stderr.String())
 	default:
 	}
-	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-done:
-		took := time.Since(sent)
-		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-			t.Fatalf("%s: exit %d after SIGTERM, want %d: %s", args[0], code, exitInterrupted, out.String())
-		}
-		if took > time.Second {
-			t.Errorf("%s: exited %v after SIGTERM; want within 1 s", args[0], took)
-		}
-		if !strings.Contains(out.String(), "interrupted") {
-			t.Errorf("%s: output does not say it was interrupted: %s", args[0], out.String())
-		}
-		// only the commands that keep their finished trials say so
-		keeps := slices.Contains([]string{"demo", "run", "merge"}, args[0])
-		if says := strings.Contains(out.String(), "finished trials are kept"); says != keeps {
-			t.Errorf("%s: the hint says trials are kept: %v; they are: %v: %s", args[0], says, keeps, out.String())
-		}
-		t.Logf("%s: exit 130 %v after SIGTERM", args[0], took.Round(time.Millisecond))
-	case <-time.After(10 * time.Second):
+	case <-time.After(stopGuard):
 		cmd.Process.Kill()
-		t.Fatalf("%s ignored SIGTERM for 10 s: %s", args[0], out.String())
+		t.Fatalf("%s still running %v after SIGTERM: it ignored the signal: %s%s", args[0], stopGuard, stdout.String(), stderr.String())
 	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("%s: exit %d after SIGTERM, want %d: %s%s", args[0], code, exitInterrupted, stdout.String(), stderr.String())
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("%s printed a result after SIGTERM: %s", args[0], stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("%s: stderr does not say it was interrupted: %s", args[0], stderr.String())
+	}
+	// only the commands that keep their finished trials say so
+	keeps := slices.Contains([]string{"demo", "run", "merge"}, args[0])
+	if says := strings.Contains(stderr.String(), "finished trials are kept"); says != keeps {
+		t.Errorf("%s: the hint says trials are kept: %v; they are: %v: %s", args[0], says, keeps, stderr.String())
+	}
+	if out != "" {
+		reps, _ := filepath.Glob(filepath.Join(out, "report.*"))
+		if len(reps) > 0 {
+			t.Errorf("%s: wrote %v after SIGTERM: a report of work it did not finish", args[0], reps)
+		}
+		if _, err := os.Lstat(filepath.Join(out, outdir.LockFile)); !os.IsNotExist(err) {
+			t.Errorf("%s: its output folder's lock %s is left behind (%v): the folder was not closed", args[0], outdir.LockFile, err)
+		}
+	}
+	return stderr.String()
 }
 
 // trialLines counts the lines of the checkpoint files under dir (recursively): a header
@@ -117,10 +136,12 @@ func after(d time.Duration) func() bool {
 	}
 }
 
-// SIGTERM ends every phase of every command within a second, exit 130: demo during its
-// trials and run during the check phase after them (which once ran on for 37 s), plan
-// during its power search (7 minutes at δ = 4.9e-324), verify during its game's power (it
-// ignored signals), and merge during the checks of the merged trials.
+// SIGTERM stops every phase of every command, exit 130, before the work it would have
+// finished: demo during its trials (not all of them are written) and run during the check
+// phase after them (which once ran on for 37 s; no report), plan during its power search
+// (7 minutes at δ = 4.9e-324; no answer printed), verify during its game's power (it
+// ignored signals; no report), and merge during the checks of the merged trials (no
+// report). What it wrote and printed proves the stop, not how soon it came.
 func TestSIGTERMEndsEveryPhase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs it")
@@ -136,7 +157,7 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 
 	t.Run("demo/trials", func(t *testing.T) {
 		out := filepath.Join(dir, "demo")
-		interrupt(t, func() bool { return trialLines(out) >= 3 }, // the header and two trials of 4000
+		interrupt(t, func() bool { return trialLines(out) >= 3 }, out, // the header and two trials of 4000
 			"demo", "--out", out, "--trials", "4000", "--variants", "strongly-convex", "--quiet")
 		if n := trialLines(out); n >= 4001 {
 			t.Errorf("all %d trials finished: the signal came after the trials", n-1)
@@ -145,22 +166,23 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 	t.Run("run/checks", func(t *testing.T) {
 		out := filepath.Join(dir, "run")
 		checking := after(300 * time.Millisecond)
-		interrupt(t, func() bool { return trialLines(out) == 4001 && checking() }, // every trial on disk, the checks 0.3 s in
+		interrupt(t, func() bool { return trialLines(out) == 4001 && checking() }, out, // every trial on disk, the checks 0.3 s in
 			"run", "--spec", spec, "--out", out, "--controls=false", "--quiet")
-		if _, err := os.Stat(filepath.Join(out, "report.json")); !os.IsNotExist(err) {
-			t.Errorf("a report was written: %v", err)
+		if n := trialLines(out); n != 4001 {
+			t.Errorf("%d checkpoint lines after the stop; the 4001 finished were kept before it", n)
 		}
 	})
 	t.Run("plan/power-search", func(t *testing.T) {
-		interrupt(t, after(500*time.Millisecond), "plan", "--trials", "1000000", "--delta", "4.9e-324", "--claim-epsilon", "1")
+		interrupt(t, after(500*time.Millisecond), "", "plan", "--trials", "1000000", "--delta", "4.9e-324", "--claim-epsilon", "1")
 	})
 	t.Run("verify", func(t *testing.T) {
 		vspec := filepath.Join(dir, "verify.json")
 		os.WriteFile(vspec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 2e-6}}`), 0o644)
 		models := filepath.Join("testdata", "verify")
 		// verify reads 80 models and plays its game in about a second; 0.1 s is inside it
-		interrupt(t, after(100*time.Millisecond), "verify", "--spec", vspec, "--unlearned", filepath.Join(models, "good"),
-			"--retrained", filepath.Join(models, "retrained"), "--out", filepath.Join(dir, "verify"))
+		out := filepath.Join(dir, "verify")
+		interrupt(t, after(100*time.Millisecond), out, "verify", "--spec", vspec, "--unlearned", filepath.Join(models, "good"),
+			"--retrained", filepath.Join(models, "retrained"), "--out", out)
 	})
 	// estimate and epsilon compute without watching a context; the command stops anyway
 	csv := func(name string, rows, cols int, shift float64) string {
@@ -183,11 +205,11 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 	}
 	t.Run("estimate", func(t *testing.T) {
 		a, b := csv("ea.csv", 4000, 10, 0), csv("eb.csv", 4000, 10, 0.1)
-		interrupt(t, after(300*time.Millisecond), "estimate", "--a", a, "--b", b, "--method", "knn", "--reps", "100000")
+		interrupt(t, after(300*time.Millisecond), "", "estimate", "--a", a, "--b", b, "--method", "knn", "--reps", "100000")
 	})
 	t.Run("epsilon", func(t *testing.T) {
 		a, b := csv("pa.csv", 400, 3000, 0), csv("pb.csv", 400, 3000, 0.1)
-		interrupt(t, after(300*time.Millisecond), "epsilon", "--a", a, "--b", b, "--delta", "1e-5", "--strategy", "bonferroni")
+		interrupt(t, after(300*time.Millisecond), "", "epsilon", "--a", a, "--b", b, "--delta", "1e-5", "--strategy", "bonferroni")
 	})
 	t.Run("merge/checks", func(t *testing.T) {
 		shards := filepath.Join(dir, "shards")
@@ -198,7 +220,7 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 		}
 		out := filepath.Join(dir, "merged")
 		checking := after(300 * time.Millisecond)
-		interrupt(t, func() bool { return trialLines(filepath.Join(out, "trials")) == 4001 && checking() }, // merged, the checks 0.3 s in
+		interrupt(t, func() bool { return trialLines(filepath.Join(out, "trials")) == 4001 && checking() }, out, // merged, the checks 0.3 s in
 			"merge", shards, "--out", out, "--quiet")
 	})
 }
@@ -207,7 +229,9 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 // while the first one's clean stop cannot finish: here a sharded run has written its part
 // and blocks printing its summary to a stdout no one reads (a pipe that is full, as under
 // a stopped pager). The first SIGTERM asks for a clean stop, which cannot complete; the
-// second kills it (status "signal: terminated") within 100 ms.
+// second kills it: its status is "signal: terminated", the signal's default action, not
+// the exit 130 of the clean stop it was still trying — which proves it did not wait for
+// that stop, whatever the machine's load.
 func TestSecondSignalEndsAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs it")
@@ -266,21 +290,15 @@ func TestSecondSignalEndsAtOnce(t *testing.T) {
 	if !alive(300 * time.Millisecond) {
 		t.Fatalf("the part exited (%v) on the first SIGTERM while blocked: the test needs it still stopping: %s", <-done, stderr.String())
 	}
-	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-done:
-		took := time.Since(sent)
 		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 			t.Fatalf("after the second SIGTERM: %v; want killed by it (signal: terminated)", err)
 		}
-		if took > 100*time.Millisecond {
-			t.Errorf("ended %v after the second SIGTERM; want within 100 ms", took)
-		}
-		t.Logf("%v, %v after the second SIGTERM", err, took.Round(time.Millisecond))
-	case <-time.After(5 * time.Second):
+	case <-time.After(stopGuard):
 		cmd.Process.Kill()
-		t.Fatalf("still running 5 s after the second SIGTERM: %s", stderr.String())
+		t.Fatalf("still running %v after the second SIGTERM: %s", stopGuard, stderr.String())
 	}
 }
