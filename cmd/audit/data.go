@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/datasets"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -36,7 +39,7 @@ func (d *dataFlags) name(flag string) string {
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.path, "data", "", "data file (default: built-in synthetic data)")
+	fs.StringVar(&d.path, "data", "", "data file (default: built-in synthetic data); datasets/… names one of the repository's data sets, built into the binary, when no such file is here")
 	fs.StringVar(&d.format, "format", "", "format of --data: csv, libsvm, idx or sklearn-csv")
 	fs.StringVar(&d.labels, "labels", "", "idx labels file (default: the images file name with images→labels)")
 	fs.IntVar(&d.labelColumn, "label-column", -1, "csv: 0-based label column; negative counts from the end")
@@ -75,6 +78,28 @@ func (d *dataFlags) load(ctx context.Context, seed uint64) (*loaded, error) {
 	return interruptible(ctx, func() (*loaded, error) { return d.read(seed) })
 }
 
+// builtinData resolves a --data path datasets/… that names no file here, but one of the
+// repository's data sets, to the copy built into the binary (datasets.Dir), so that the
+// README's commands run from any folder with nothing beside the binary; every other path
+// is returned as given, and a file that exists is always read from disk.
+func builtinData(p string) string {
+	rel, ok := strings.CutPrefix(filepath.ToSlash(filepath.Clean(p)), "datasets/")
+	if !ok {
+		return p
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		return p
+	}
+	if st, err := fs.Stat(datasets.FS(), rel); err != nil || st.IsDir() {
+		return p
+	}
+	dir, err := datasets.Dir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(dir, filepath.FromSlash(rel))
+}
+
 // read is load without the wait on ctx.
 func (d *dataFlags) read(seed uint64) (*loaded, error) {
 	if d.path == "" {
@@ -87,6 +112,9 @@ func (d *dataFlags) read(seed uint64) (*loaded, error) {
 		}
 		return &loaded{ds: ds, description: fmt.Sprintf("built-in synthetic binary classification (seed %d)", seed),
 			preprocessing: []string{"features N(0, I₂₀), labels sign(wᵀx + N(0, 0.25)) for a fixed unit w; rows scaled into the unit ball"}}, nil
+	}
+	if d.spec == "" {
+		d.path = builtinData(d.path)
 	}
 	var (
 		ds     *reference.Dataset
