@@ -149,7 +149,8 @@ func (s *Spec) RequireMethod(file string) error {
 
 // SpecOutputs is where a spec's report is written: Dir (a folder inside the spec's own,
 // resolved against it by LoadSpec; empty for the command's default) and the formats written beside
-// report.json, among ReportFormats' md, html and pdf (default md).
+// report.json, among ReportFormats' md, html and pdf (default md); the commands write
+// report.md whatever the list, which adds html and pdf to it.
 type SpecOutputs struct {
 	Dir     string
 	Formats []string

@@ -155,18 +155,29 @@ Examples:
 // registerReportFlags declares --attacks and --formats, which demo and run share.
 func (c *demoConfig) registerReportFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.attacks, "attacks", strings.Join(audit.AttackNames, ","), "the empirical attacks to run on the published models, comma-separated: game (the distinguishing game), membership (the attack on the deleted records)")
-	fs.StringVar(&c.formats, "formats", "md", "the report's renderings beside report.json, comma-separated: md, html, pdf")
+	fs.StringVar(&c.formats, "formats", "md", formatsUsage)
 	dateFlag(fs, &c.dateFlag)
 }
 
-// parseFormats reads --formats (or a spec's outputs.formats, joined).
+// formatsUsage is --formats' help, the same for every command that writes a report.
+const formatsUsage = "renderings to add to report.json and report.md, which are always written, comma-separated: html, pdf (md and json are accepted and change nothing)"
+
+// parseFormats reads --formats (or a spec's outputs.formats, joined): the renderings to
+// write beside report.json, md always first — the README's promise is that --formats
+// html,pdf adds HTML and PDF to the Markdown report, not that it replaces it.
 // The list is checked as the spec's outputs.formats is: a format named twice is an error.
 func parseFormats(s string) ([]string, error) {
 	fs, err := names.Parse(s, audit.OutputFormats, "format", "a comma-separated list of md, html, pdf")
 	if err != nil {
 		return nil, usagef("--formats: %v", err)
 	}
-	return slices.DeleteFunc(fs, func(f string) bool { return f == "json" }), nil // report.json is always written
+	out := []string{"md"} // report.json is always written too, by writeReport
+	for _, f := range fs {
+		if f != "json" && f != "md" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file

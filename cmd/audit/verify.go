@@ -31,7 +31,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var data dataFlags
 	audit.Var(fs, &data.maxValues, maxValuesParam)
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and the other formats (default: the spec's outputs.dir, else audit-report)")
-	formats := fs.String("formats", "", "the report's renderings beside report.json, comma-separated: md, html, pdf (default: the spec's outputs.formats, else md)")
+	formats := fs.String("formats", "", formatsUsage+" (default: the spec's outputs.formats)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
 	oneRun := fs.String("one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
 	references := fs.String("references", "", "with --scores: reference models' scores on the same records and their IN/OUT masks, an .npz with arrays \"in\" (1: the reference trained on the record, for U-LiRA trained on it and then unlearned it; 0: not) and \"scores\": their U-LiRA aggregate joins the game's statistics")
