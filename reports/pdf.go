@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"codeberg.org/go-pdf/fpdf"
 	"golang.org/x/text/unicode/norm"
@@ -32,6 +33,12 @@ func (r *Report) PDF(w io.Writer) error {
 	p.SetAutoPageBreak(true, 15)
 	p.SetTitle("Unlearning audit report", true)
 	p.SetCreator(r.Tool.Name+" "+r.Tool.Version, true)
+	// the document's dates are the audit's day (midnight UTC), a function of the report
+	// like every other byte; a report without a date keeps the package's fixed one
+	if d, err := time.Parse(DateLayout, r.Date); err == nil {
+		p.SetCreationDate(d)
+		p.SetModificationDate(d)
+	}
 	p.AddPage()
 	pageW, pageH := p.GetPageSize()
 	textW := pageW - 30

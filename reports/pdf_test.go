@@ -73,3 +73,30 @@ func readPDFText(t *testing.T, pdf []byte, flags ...string) string {
 	}
 	return string(out)
 }
+
+// The PDF's CreationDate and ModDate are the report's audit date, so a PDF handed on says
+// when the audit ran (it said 2000-01-01), and stay a function of the report: one without
+// a date keeps the fixed 2000-01-01, never the clock's time at rendering.
+func TestPDFDatesAreTheAuditDate(t *testing.T) {
+	for _, c := range []struct{ date, want string }{{"2025-03-01", "D:20250301000000"}, {"2026-11-29", "D:20261129000000"}, {"", "D:20000101000000"}} {
+		r := sample()
+		r.Date = c.date
+		var b bytes.Buffer
+		if err := r.PDF(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"/CreationDate", "/ModDate"} {
+			i := bytes.Index(b.Bytes(), []byte(key+" ("))
+			if i < 0 {
+				t.Fatalf("date %q: the PDF has no %s", c.date, key)
+			}
+			val := b.Bytes()[i+len(key)+2:]
+			if end := bytes.IndexByte(val, ')'); end >= 0 {
+				val = val[:end]
+			}
+			if string(val) != c.want {
+				t.Errorf("date %q: %s (%s), want (%s)", c.date, key, val, c.want)
+			}
+		}
+	}
+}
