@@ -31,7 +31,7 @@ func num(n Number) string {
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Unlearning audit report — %s\n\n", text(r.Summary.Verdict))
-	fmt.Fprintf(&b, "%s · %s · confidence %s\n\n", text(dateText(r.Date)), trialsPerSubject(r.Trials), num(r.Confidence))
+	fmt.Fprintf(&b, "%s · %s · confidence %s\n\n", text(dateText(r.Date)), trialsPerSubject(r.Command, r.Trials), num(r.Confidence))
 	fmt.Fprintf(&b, "**Overall verdict: %s** (%d pass, %d fail, %d inconclusive)\n\n", text(r.Summary.Verdict), r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive)
 
 	b.WriteString("## Verdicts\n\n")
@@ -224,8 +224,17 @@ func (r *Report) Markdown(w io.Writer) error {
 	return err
 }
 
-// trialsPerSubject is "200 trials per subject", or "1 trial per subject".
-func trialsPerSubject(n int) string {
+// trialsPerSubject is the header's count of a report's samples: "200 trials per subject"
+// (or "1 trial per subject") where the toolkit ran them; for verify (command "verify"),
+// whose samples are models trained elsewhere (their parameters or their scores), "64
+// unlearned models" (or "1 unlearned model") — they are not trials the toolkit ran.
+func trialsPerSubject(command string, n int) string {
+	if command == "verify" {
+		if n == 1 {
+			return "1 unlearned model"
+		}
+		return fmt.Sprintf("%d unlearned models", n)
+	}
 	if n == 1 {
 		return "1 trial per subject"
 	}

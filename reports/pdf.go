@@ -76,7 +76,7 @@ func (r *Report) PDF(w io.Writer) error {
 		para(13, "B", text)
 	}
 	para(17, "B", "Unlearning audit report — "+r.Summary.Verdict)
-	para(10, "", fmt.Sprintf("%s · %s · confidence %s", dateText(r.Date), trialsPerSubject(r.Trials), num(r.Confidence)))
+	para(10, "", fmt.Sprintf("%s · %s · confidence %s", dateText(r.Date), trialsPerSubject(r.Command, r.Trials), num(r.Confidence)))
 	para(12, "B", fmt.Sprintf("Overall verdict: %s (%d pass, %d fail, %d inconclusive)", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive))
 
 	heading("Verdicts")

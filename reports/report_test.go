@@ -203,20 +203,25 @@ func TestGameColumnIsTheEmpiricalGame(t *testing.T) {
 	}
 }
 
-// The header counts trials in words that agree with the count: "1 trial per subject".
+// The header counts trials in words that agree with the count: "1 trial per subject";
+// and a verify report, whose samples are models trained elsewhere, counts models.
 func TestTrialsPerSubject(t *testing.T) {
 	r := sample()
 	for _, c := range []struct {
-		n    int
-		want string
-	}{{1, "1 trial per subject"}, {50, "50 trials per subject"}} {
-		r.Trials = c.n
+		command string
+		n       int
+		want    string
+	}{{"demo", 1, "1 trial per subject"}, {"run", 50, "50 trials per subject"}, {"verify", 64, "64 unlearned models"}, {"verify", 1, "1 unlearned model ·"}} {
+		r.Command, r.Trials = c.command, c.n
 		var md bytes.Buffer
 		if err := r.Markdown(&md); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(md.String(), c.want) {
 			t.Errorf("%d trials: the Markdown lacks %q", c.n, c.want)
+		}
+		if c.command == "verify" && strings.Contains(md.String(), "per subject") {
+			t.Errorf("verify of %d models: the Markdown counts trials per subject", c.n)
 		}
 		var html bytes.Buffer
 		if err := r.HTML(&html); err != nil {
