@@ -259,11 +259,17 @@ func PowerVerdict(p *Power) string {
 	if float64(p.Power) >= 0.8 {
 		return fmt.Sprintf("yes (catches ≥ %s×)", num(Number(roundUp(float64(p.SmallestFactor)))))
 	}
-	out := fmt.Sprintf("no (power %.2f against %s×", float64(p.Power), num(p.Against))
+	return "no (" + powerShortfall(p) + ")"
+}
+
+// powerShortfall is why an empirical check lacks the power a PASS needs: its power
+// against the violation it was asked to catch, and the trials that would give it.
+func powerShortfall(p *Power) string {
+	out := fmt.Sprintf("power %.2f against %s×", float64(p.Power), num(p.Against))
 	if p.TrialsNeeded > 0 {
 		out += fmt.Sprintf("; ≈ %d %s needed", p.TrialsNeeded, cmp.Or(p.Counts, "trials per side"))
 	}
-	return out + ")"
+	return out
 }
 
 // roundUp keeps three significant digits, rounding up so a stated factor is never

@@ -29,6 +29,18 @@ func GamePower(f *Finding) string {
 	return PowerVerdict(f.Power)
 }
 
+// GamePowerParts is GamePower for a table with many rows: the answer ("yes (catches ≥
+// F×)", "no", ViolationShown or "—") and, beside a "no", the shortfall (the power and the
+// trials that would decide) that GamePower puts in brackets after it, which many rows
+// share and a table states once, under it. GamePower is answer + " (" + shortfall + ")"
+// when there is a shortfall, else the answer.
+func GamePowerParts(f *Finding) (answer, shortfall string) {
+	if f == nil || f.Verdict == string(audit.Fail) || f.Power == nil || float64(f.Power.Power) >= 0.8 {
+		return GamePower(f), ""
+	}
+	return "no", powerShortfall(f.Power)
+}
+
 // powerDetail is a finding's power statement for its details: the power's summary, or
 // beside a FAIL that a violation was shown, which the power no longer bears on.
 func powerDetail(f Finding) string {

@@ -301,3 +301,33 @@ func TestDatedReproduction(t *testing.T) {
 		t.Errorf("the Markdown lacks the date under its title:\n%.200s", md)
 	}
 }
+
+// GamePowerParts splits GamePower and nothing else: its answer, with the shortfall in
+// brackets when there is one, is GamePower's text, on every kind of finding.
+func TestGamePowerPartsSplitGamePower(t *testing.T) {
+	cases := []*Finding{nil,
+		{Verdict: "FAIL", Power: &Power{Against: 2, Power: 0.01}},
+		{Verdict: "PASS", Power: &Power{Against: 2, Power: 0.9, SmallestFactor: 1.5}},
+		{Verdict: "INCONCLUSIVE", Power: &Power{Against: 2, Power: 0.01}},
+		{Verdict: "INCONCLUSIVE", Power: &Power{Against: 2, Power: 0, TrialsNeeded: 651823}},
+		{Verdict: "INCONCLUSIVE", Power: &Power{Against: 3, Power: 0.5, TrialsNeeded: 90, Counts: "models per side"}},
+		{Verdict: "INCONCLUSIVE"}}
+	shortfalls := 0
+	for _, f := range cases {
+		answer, shortfall := GamePowerParts(f)
+		got := answer
+		if shortfall != "" {
+			got += " (" + shortfall + ")"
+			shortfalls++
+			if answer != "no" {
+				t.Errorf("%+v: answer %q beside a shortfall, want no", f, answer)
+			}
+		}
+		if want := GamePower(f); got != want {
+			t.Errorf("%+v: parts %q + %q; GamePower %q", f, answer, shortfall, want)
+		}
+	}
+	if shortfalls != 3 {
+		t.Errorf("%d shortfalls split off; want the 3 findings without power", shortfalls)
+	}
+}

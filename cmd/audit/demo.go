@@ -432,18 +432,33 @@ func writeReport(d *outdir.Dir, rep *reports.Report, formats []string, signer ed
 func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim\tempirical game\twould catch F× with 80 % power")
+	// a "no" points to its shortfall, stated once under the table however many rows share
+	// it (the demo's eleven subjects share one)
+	var shortfalls []string
 	for _, s := range rep.Subjects {
 		p, f, i := reports.CountFindings(s.Findings)
 		game, power := "—", "—"
 		if x := reports.GameFinding(s.Findings); x != nil {
-			game, power = x.Verdict+" (required)", reports.GamePower(x)
+			game = x.Verdict + " (required)"
 			if !x.Required {
 				game = x.Verdict + " (supporting)"
+			}
+			answer, shortfall := reports.GamePowerParts(x)
+			power = answer
+			if shortfall != "" {
+				k := slices.Index(shortfalls, shortfall)
+				if k < 0 {
+					shortfalls, k = append(shortfalls, shortfall), len(shortfalls)
+				}
+				power = fmt.Sprintf("%s [%d]", answer, k+1)
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\t%s\t%s\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta, game, power)
 	}
 	tw.Flush()
+	for k, s := range shortfalls {
+		fmt.Fprintf(w, "[%d] %s\n", k+1, s)
+	}
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
 			if f.Verdict != "PASS" && f.Required {
