@@ -165,6 +165,14 @@ func (r *Report) PDF(w io.Writer) error {
 				charts(cs, f.Check+", request by request: "+strings.Join(names, "; ")+".")
 			}
 		}
+		if u := s.Utility; u != nil {
+			para(9, "B", "Utility (a measurement, no verdict)")
+			t := utilityTable(u)
+			for _, row := range t[1:] {
+				para(8, "", fmt.Sprintf("%s %s: unlearned %s; retrained %s; difference %s", row[0], row[1], row[2], row[3], row[4]))
+			}
+			para(8, "", utilityCaption(u))
+		}
 	}
 	if len(r.Controls) > 0 {
 		heading("Negative controls")
