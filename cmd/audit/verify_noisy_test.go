@@ -11,8 +11,13 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
-	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"gonum.org/v1/gonum/mat"
 )
+
+// noisySigma is the σ the fixtures under testdata/noisy declare (spec.json) and the honest
+// ones add: a little above the 3.73063 the Gaussian mechanism needs for ε = 1 at δ = 1e-5
+// with Δ = 1.
+const noisySigma = 3.7307
 
 // writeNoisyPipeline writes, as CSV matrices (one model a row) in dir, what a pipeline
 // that publishes with Gaussian noise hands over: 32 pairs of 10 parameters before the noise
@@ -24,7 +29,7 @@ func writeNoisyPipeline(t *testing.T, dir string, noise float64, seed uint64) {
 	t.Helper()
 	const n, d = 32, 10
 	r := reference.Stream(seed, 0, "noisy pipeline")
-	files := map[string]*strings.Builder{"pre_u.csv": {}, "pre_r.csv": {}, "pub_u.csv": {}, "pub_r.csv": {}}
+	files := map[string]*strings.Builder{"prenoise_unlearned.csv": {}, "prenoise_retrained.csv": {}, "unlearned.csv": {}, "retrained.csv": {}}
 	put := func(name string, j int, v float64) {
 		b := files[name]
 		if j > 0 {
@@ -40,16 +45,16 @@ func writeNoisyPipeline(t *testing.T, dir string, noise float64, seed uint64) {
 		reference.FillNormal(dir0, 1, r)
 		var norm float64
 		for _, v := range dir0 {
-			norm += v * v
+			norm += float64(v * v) // float64(): no fused multiply-add, the same bits on every machine
 		}
 		norm = math.Sqrt(norm)
 		for j := range d {
 			base := r.NormFloat64()
 			u := base + 0.8*dir0[j]/norm
-			put("pre_r.csv", j, base)
-			put("pre_u.csv", j, u)
-			put("pub_u.csv", j, u+noise*r.NormFloat64())
-			put("pub_r.csv", j, base+noise*r.NormFloat64())
+			put("prenoise_retrained.csv", j, base)
+			put("prenoise_unlearned.csv", j, u)
+			put("unlearned.csv", j, u+float64(noise*r.NormFloat64()))
+			put("retrained.csv", j, base+float64(noise*r.NormFloat64()))
 		}
 	}
 	for name, b := range files {
@@ -59,31 +64,54 @@ func writeNoisyPipeline(t *testing.T, dir string, noise float64, seed uint64) {
 	}
 }
 
-// verify's pre-noise route end to end: the honest pipeline PASSes at 32 models a side (the
-// noise test's false alarm at most 5 %, the supporting game's at most 5 %, seeds fixed) and
-// the report carries the three deciding checks; half the declared variance FAILs on the
-// release check, which says the noise is smaller than declared; a spec without "noise", or
-// one pre-noise flag alone, is refused naming what is missing.
-func TestVerifyPrenoise(t *testing.T) {
-	sigma, err := dp.AnalyticGaussianSigma(1, 1, 1e-5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.json")
-	os.WriteFile(spec, []byte(fmt.Sprintf(`{"method": {"name": "my output perturbation"}, "claim": {"epsilon": 1, "delta": 1e-5}, "noise": {"sensitivity": 1, "sigma": %v}}`, sigma)), 0o644)
+// noisyFixture is the path of a file of the fixture case under testdata/noisy.
+func noisyFixture(c, name string) string { return filepath.Join("testdata", "noisy", c, name) }
+
+// The committed fixtures are writeNoisyPipeline's output, to the last digit a machine's
+// float formatting could change (1e-12 relative): a change to the generator or the files
+// alone fails this.
+func TestNoisyFixturesRegenerate(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		noise float64
-		code  int
-		says  string
-	}{{"honest", sigma, exitPass, ""}, {"half", sigma / math.Sqrt2, exitFail, "noise smaller than declared"}} {
-		in := filepath.Join(dir, c.name)
-		os.MkdirAll(in, 0o755)
-		writeNoisyPipeline(t, in, c.noise, 5)
+		seed  uint64
+	}{{"honest", noisySigma, 5}, {"half", noisySigma / math.Sqrt2, 6}} {
+		dir := t.TempDir()
+		writeNoisyPipeline(t, dir, c.noise, c.seed)
+		for _, f := range []string{"prenoise_unlearned.csv", "prenoise_retrained.csv", "unlearned.csv", "retrained.csv"} {
+			got, err := reference.LoadMatrixCSV(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := reference.LoadMatrixCSV(noisyFixture(c.name, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(got, want, 1e-12) {
+				t.Errorf("%s/%s: the committed fixture is not writeNoisyPipeline's output", c.name, f)
+			}
+		}
+	}
+}
+
+// verify's pre-noise route end to end on the committed fixtures (32 pairs of 10
+// parameters, the spec declaring Δ = 1 and σ = 3.7307 for ε = 1 at δ = 1e-5): the honest
+// pipeline PASSes (the noise test's false alarm at most 5 %, the supporting game's at most
+// 5 %, the files fixed) and the report carries the three deciding checks; half the
+// declared variance FAILs on the release check, which says the noise is smaller than
+// declared; a spec without "noise", or one pre-noise flag alone, is refused naming what is
+// missing.
+func TestVerifyPrenoise(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join("testdata", "noisy", "spec.json")
+	for _, c := range []struct {
+		name string
+		code int
+		says string
+	}{{"honest", exitPass, ""}, {"half", exitFail, "noise smaller than declared"}} {
 		out := filepath.Join(dir, c.name+"-report")
-		stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", filepath.Join(in, "pub_u.csv"), "--retrained", filepath.Join(in, "pub_r.csv"),
-			"--prenoise-unlearned", filepath.Join(in, "pre_u.csv"), "--prenoise-retrained", filepath.Join(in, "pre_r.csv"), "--out", out)
+		stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", noisyFixture(c.name, "unlearned.csv"), "--retrained", noisyFixture(c.name, "retrained.csv"),
+			"--prenoise-unlearned", noisyFixture(c.name, "prenoise_unlearned.csv"), "--prenoise-retrained", noisyFixture(c.name, "prenoise_retrained.csv"), "--out", out)
 		if code != c.code {
 			t.Fatalf("%s: exit %d, want %d: %s %s", c.name, code, c.code, stdout, stderr)
 		}
@@ -129,15 +157,15 @@ func TestVerifyPrenoise(t *testing.T) {
 	}
 	bare := filepath.Join(dir, "bare.json")
 	os.WriteFile(bare, []byte(`{"claim": {"epsilon": 1, "delta": 1e-5}}`), 0o644)
-	in := filepath.Join(dir, "honest")
+	in := filepath.Join("testdata", "noisy", "honest")
 	for _, c := range []struct {
 		args []string
 		says string
 	}{
-		{[]string{"--spec", bare, "--prenoise-unlearned", filepath.Join(in, "pre_u.csv"), "--prenoise-retrained", filepath.Join(in, "pre_r.csv")}, "bare.json: noise: missing"},
-		{[]string{"--spec", spec, "--prenoise-unlearned", filepath.Join(in, "pre_u.csv")}, "--prenoise-unlearned and --prenoise-retrained go together"},
+		{[]string{"--spec", bare, "--prenoise-unlearned", filepath.Join(in, "prenoise_unlearned.csv"), "--prenoise-retrained", filepath.Join(in, "prenoise_retrained.csv")}, "bare.json: noise: missing"},
+		{[]string{"--spec", spec, "--prenoise-unlearned", filepath.Join(in, "prenoise_unlearned.csv")}, "--prenoise-unlearned and --prenoise-retrained go together"},
 	} {
-		args := append([]string{"verify", "--unlearned", filepath.Join(in, "pub_u.csv"), "--retrained", filepath.Join(in, "pub_r.csv"), "--out", filepath.Join(dir, "refused")}, c.args...)
+		args := append([]string{"verify", "--unlearned", filepath.Join(in, "unlearned.csv"), "--retrained", filepath.Join(in, "retrained.csv"), "--out", filepath.Join(dir, "refused")}, c.args...)
 		_, stderr, code := runCLI(t, args...)
 		if code != exitUsage || !strings.Contains(stderr, c.says) {
 			t.Errorf("%v: exit %d, %q; want a usage error saying %q", c.args, code, stderr, c.says)
