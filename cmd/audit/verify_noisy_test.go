@@ -1,117 +1,49 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/reference"
-	"gonum.org/v1/gonum/mat"
+	"github.com/unlearnaudit/unlearnaudit/artifact"
 )
 
-// noisySigma is the σ the fixtures under testdata/noisy declare (spec.json) and the honest
-// ones add: a little above the 3.73063 the Gaussian mechanism needs for ε = 1 at δ = 1e-5
-// with Δ = 1.
-const noisySigma = 3.7307
+// The pre-noise route's fixtures, and the command docs/noisy-release.md shows to write them
+// again: scikit-learn, NumPy and PyTorch, as a pipeline would use them.
+const makeNoisy = "/usr/bin/python3 cmd/audit/testdata/noisy/make_noisy.py"
 
-// writeNoisyPipeline writes, as CSV matrices (one model a row) in dir, what a pipeline
-// that publishes with Gaussian noise hands over: 32 pairs of 10 parameters before the noise
-// (pre_u.csv, pre_r.csv; the unlearned one 0.8 from its retrain) and the published models
-// (pub_u.csv, pub_r.csv) with noise of standard deviation noise. The fixtures are written
-// by Go, not by PyTorch or scikit-learn (docs/noisy-release.md shows their scripts): the
-// route reads matrices, whoever wrote them.
-func writeNoisyPipeline(t *testing.T, dir string, noise float64, seed uint64) {
-	t.Helper()
-	const n, d = 32, 10
-	r := reference.Stream(seed, 0, "noisy pipeline")
-	files := map[string]*strings.Builder{"prenoise_unlearned.csv": {}, "prenoise_retrained.csv": {}, "unlearned.csv": {}, "retrained.csv": {}}
-	put := func(name string, j int, v float64) {
-		b := files[name]
-		if j > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		if j == d-1 {
-			b.WriteByte('\n')
-		}
-	}
-	dir0 := make([]float64, d)
-	for range n {
-		reference.FillNormal(dir0, 1, r)
-		var norm float64
-		for _, v := range dir0 {
-			norm += float64(v * v) // float64(): no fused multiply-add, the same bits on every machine
-		}
-		norm = math.Sqrt(norm)
-		for j := range d {
-			base := r.NormFloat64()
-			u := base + 0.8*dir0[j]/norm
-			put("prenoise_retrained.csv", j, base)
-			put("prenoise_unlearned.csv", j, u)
-			put("unlearned.csv", j, u+float64(noise*r.NormFloat64()))
-			put("retrained.csv", j, base+float64(noise*r.NormFloat64()))
-		}
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// noisyFixture is the path of a file of the fixture case under testdata/noisy.
+// noisyFixture is the path of a file of a fixture case under testdata/noisy.
 func noisyFixture(c, name string) string { return filepath.Join("testdata", "noisy", c, name) }
 
-// The committed fixtures are writeNoisyPipeline's output, to the last digit a machine's
-// float formatting could change (1e-12 relative): a change to the generator or the files
-// alone fails this.
-func TestNoisyFixturesRegenerate(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		noise float64
-		seed  uint64
-	}{{"honest", noisySigma, 5}, {"half", noisySigma / math.Sqrt2, 6}} {
-		dir := t.TempDir()
-		writeNoisyPipeline(t, dir, c.noise, c.seed)
-		for _, f := range []string{"prenoise_unlearned.csv", "prenoise_retrained.csv", "unlearned.csv", "retrained.csv"} {
-			got, err := reference.LoadMatrixCSV(filepath.Join(dir, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := reference.LoadMatrixCSV(noisyFixture(c.name, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !mat.EqualApprox(got, want, 1e-12) {
-				t.Errorf("%s/%s: the committed fixture is not writeNoisyPipeline's output", c.name, f)
-			}
-		}
-	}
+// noisyArgs are the verify command line of a fixture case.
+func noisyArgs(c, out string) []string {
+	return []string{"verify", "--spec", filepath.Join("testdata", "noisy", "spec.json"),
+		"--unlearned", noisyFixture(c, "unlearned"), "--retrained", noisyFixture(c, "retrained"),
+		"--prenoise-unlearned", noisyFixture(c, "prenoise_unlearned.npy"), "--prenoise-retrained", noisyFixture(c, "prenoise_retrained.npy"), "--out", out}
 }
 
-// verify's pre-noise route end to end on the committed fixtures (32 pairs of 10
-// parameters, the spec declaring Δ = 1 and σ = 3.7307 for ε = 1 at δ = 1e-5): the honest
-// pipeline PASSes (the noise test's false alarm at most 5 %, the supporting game's at most
-// 5 %, the files fixed) and the report carries the three deciding checks; half the
-// declared variance FAILs on the release check, which says the noise is smaller than
-// declared; a spec without "noise", or one pre-noise flag alone, is refused naming what is
-// missing.
+// verify's pre-noise route end to end on make_noisy.py's fixtures: 32 published models a side
+// of 30 parameters (PyTorch state dicts) and their parameters before the noise (NumPy), the
+// spec declaring Δ = 0.1 and σ = 0.3731 for ε = 1 at δ = 1e-5. The honest pipeline PASSes
+// (the noise test's false alarm at most 5 %, the supporting game's at most 5 %, the files
+// fixed) with the three deciding checks in the report; half the declared variance FAILs on
+// the release check, which says the noise is smaller than declared; a spec without
+// "noise", or one pre-noise flag alone, is refused naming what is missing.
 func TestVerifyPrenoise(t *testing.T) {
 	dir := t.TempDir()
-	spec := filepath.Join("testdata", "noisy", "spec.json")
 	for _, c := range []struct {
 		name string
 		code int
 		says string
 	}{{"honest", exitPass, ""}, {"half", exitFail, "noise smaller than declared"}} {
 		out := filepath.Join(dir, c.name+"-report")
-		stdout, stderr, code := runCLI(t, "verify", "--spec", spec, "--unlearned", noisyFixture(c.name, "unlearned.csv"), "--retrained", noisyFixture(c.name, "retrained.csv"),
-			"--prenoise-unlearned", noisyFixture(c.name, "prenoise_unlearned.csv"), "--prenoise-retrained", noisyFixture(c.name, "prenoise_retrained.csv"), "--out", out)
+		stdout, stderr, code := runCLI(t, noisyArgs(c.name, out)...)
 		if code != c.code {
 			t.Fatalf("%s: exit %d, want %d: %s %s", c.name, code, c.code, stdout, stderr)
 		}
@@ -151,24 +83,99 @@ func TestVerifyPrenoise(t *testing.T) {
 		for _, i := range rep.Inputs {
 			roles[i.Role]++
 		}
-		if roles["pre-noise unlearned model"] != 1 || roles["pre-noise retrained model"] != 1 {
-			t.Errorf("%s: report inputs %v; want the pre-noise files listed", c.name, roles)
+		if roles["pre-noise unlearned model"] != 1 || roles["pre-noise retrained model"] != 1 || roles["unlearned model"] != 32 {
+			t.Errorf("%s: report inputs %v; want the pre-noise files and the 32 published models a side listed", c.name, roles)
 		}
 	}
 	bare := filepath.Join(dir, "bare.json")
 	os.WriteFile(bare, []byte(`{"claim": {"epsilon": 1, "delta": 1e-5}}`), 0o644)
-	in := filepath.Join("testdata", "noisy", "honest")
 	for _, c := range []struct {
 		args []string
 		says string
 	}{
-		{[]string{"--spec", bare, "--prenoise-unlearned", filepath.Join(in, "prenoise_unlearned.csv"), "--prenoise-retrained", filepath.Join(in, "prenoise_retrained.csv")}, "bare.json: noise: missing"},
-		{[]string{"--spec", spec, "--prenoise-unlearned", filepath.Join(in, "prenoise_unlearned.csv")}, "--prenoise-unlearned and --prenoise-retrained go together"},
+		{[]string{"--spec", bare}, "bare.json: noise: missing"},
+		{[]string{"--prenoise-retrained", ""}, "--prenoise-unlearned and --prenoise-retrained go together"},
 	} {
-		args := append([]string{"verify", "--unlearned", filepath.Join(in, "unlearned.csv"), "--retrained", filepath.Join(in, "retrained.csv"), "--out", filepath.Join(dir, "refused")}, c.args...)
+		args := append(noisyArgs("honest", filepath.Join(dir, "refused")), c.args...)
 		_, stderr, code := runCLI(t, args...)
 		if code != exitUsage || !strings.Contains(stderr, c.says) {
 			t.Errorf("%v: exit %d, %q; want a usage error saying %q", c.args, code, stderr, c.says)
+		}
+	}
+}
+
+// TestMakeNoisyRegeneratesTheFixtures runs docs/noisy-release.md's make_noisy.py command from
+// the repository root into a new temporary folder: its spec is the committed one byte for
+// byte, and every model file holds the committed values (the noise exactly; the L-BFGS
+// minimisers to the last bits a BLAS rounds differently, 1e-12 on values of order 1).
+func TestMakeNoisyRegeneratesTheFixtures(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/noisy-release.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), "`"+makeNoisy+"`") {
+		t.Fatalf("docs/noisy-release.md does not show `%s`", makeNoisy)
+	}
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import numpy, sklearn, torch").CombinedOutput(); err != nil {
+		msg := "/usr/bin/python3 cannot import numpy, sklearn and torch (apt-get install python3-sklearn python3-torch): " + strings.TrimSpace(string(out))
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	tmp := t.TempDir()
+	args := strings.Fields(makeNoisy)
+	cmd := exec.CommandContext(t.Context(), args[0], args[1:]...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", makeNoisy, err, out)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	written := strings.TrimPrefix(first, "writing into ")
+	if written == first || filepath.Dir(written) != tmp {
+		t.Fatalf("%s: first line %q, want writing into a new folder in %s", makeNoisy, first, tmp)
+	}
+	fixtures := filepath.Join("testdata", "noisy")
+	committed, got := dirHashes(t, fixtures), dirHashes(t, written)
+	delete(committed, "make_noisy.py")
+	if len(got) != len(committed) {
+		t.Errorf("make_noisy.py wrote %d files, the committed fixtures are %d", len(got), len(committed))
+	}
+	for name := range committed {
+		if _, ok := got[name]; !ok {
+			t.Errorf("make_noisy.py did not write %s", name)
+			continue
+		}
+		if name == "spec.json" {
+			a, _ := os.ReadFile(filepath.Join(fixtures, name))
+			b, _ := os.ReadFile(filepath.Join(written, name))
+			if !bytes.Equal(a, b) {
+				t.Errorf("spec.json: written\n%s\ncommitted\n%s", b, a)
+			}
+			continue
+		}
+		want, _, err := artifact.LoadSample(filepath.Join(fixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, _, err := artifact.LoadSample(filepath.Join(written, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wr, wc := want.Dims()
+		if hr, hc := have.Dims(); hr != wr || hc != wc {
+			t.Errorf("%s: %d × %d values, the committed file %d × %d", name, hr, hc, wr, wc)
+			continue
+		}
+		for i := range wr {
+			for j := range wc {
+				if d := math.Abs(have.At(i, j) - want.At(i, j)); !(d <= 1e-12) {
+					t.Errorf("%s: value (%d, %d) is %v, committed %v", name, i, j, have.At(i, j), want.At(i, j))
+					break
+				}
+			}
 		}
 	}
 }
