@@ -15,6 +15,7 @@ import (
 type utilityFlags struct {
 	file     string
 	fromData bool
+	values   []audit.UtilityInput // the file's arrays, read and checked by check
 }
 
 func (u *utilityFlags) register(fs *flag.FlagSet) {
@@ -22,8 +23,19 @@ func (u *utilityFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&u.fromData, "utility-from-data", false, "with the spec's data and deletes and linear models: their logistic loss and accuracy on the deleted records (forget) and the others (retain), computed from the weights; a measurement with no verdict")
 }
 
-// check refuses the flags where they cannot be measured.
+// check refuses the flags where they cannot be measured, and reads and checks the
+// --utility file before the audit's long work (its model counts are checked after, against
+// the models read).
 func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath string) error {
+	if u.file != "" {
+		var err error
+		if u.values, err = audit.LoadUtility(u.file); err != nil {
+			return usageError{fmt.Errorf("verify: --utility: %w", err)}
+		}
+		if _, err := audit.MeasureUtility("", u.values, 0, 0); err != nil {
+			return usageError{fmt.Errorf("verify: --utility %s: %w", u.file, err)}
+		}
+	}
 	switch {
 	case !u.fromData:
 		return nil
@@ -68,11 +80,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		sources = append(sources, fmt.Sprintf("the spec's data (%s; %d records deleted, %d kept) and the linear models' weights: logistic loss, and accuracy by the sign of the margin", ds.description, len(s.Deletes), ds.ds.Len()-len(s.Deletes)))
 	}
 	if u.file != "" {
-		got, err := audit.LoadUtility(u.file)
-		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("verify: --utility: %w", err)}
-		}
-		in = append(in, got...)
+		in = append(in, u.values...)
 		sources = append(sources, "the per-record values in "+u.file)
 		h, err := reports.HashFile("utility values", u.file)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +82,17 @@ func TestVerifyUtilityFile(t *testing.T) {
 	_, stderr, code = runCLI(t, args("short", "--utility", short)...)
 	if code != exitUsage || !strings.Contains(stderr, "unlearned_test_correct scores 39 models; the unlearned models audited are 40") {
 		t.Errorf("39 models: exit %d, %s", code, stderr)
+	}
+	// a value that is no correctness is refused before anything else is read: before the
+	// missing retrained scores are found missing
+	bad := filepath.Join(dir, "bad.npz")
+	correct[3] = 0.5
+	writeNPZ(t, bad, map[string][]byte{"unlearned_test_correct": npyF8(40, 2, correct)})
+	early := args("bad", "--utility", bad)
+	early[slices.Index(early, "--retrained")+1] = filepath.Join(dir, "missing.npz")
+	_, stderr, code = runCLI(t, early...)
+	if code != exitUsage || !strings.Contains(stderr, "unlearned_test_correct: model 1, record 1 is 0.5; want 1 (correct) or 0") {
+		t.Errorf("0.5 correct: exit %d, %s", code, stderr)
 	}
 }
 
