@@ -246,8 +246,8 @@ func noiseScaleFinding(nu, nr *mat.Dense, c NoiseCertificate, s *Spec) Finding {
 		Confidence: s.Confidence, Trials: n, Power: pw,
 	}
 	sigmaHat := func(x side) float64 { return math.Sqrt(x.ss / float64(k)) }
-	measured := fmt.Sprintf("σ̂ = %.6g unlearned, %.6g retrained, against the declared σ = %.6g (Σ noise²/σ² against χ² with %d models × %d parameters = %d degrees of freedom a side, two-sided, each tail of each side at %.3g)",
-		sigmaHat(sides[0]), sigmaHat(sides[1]), c.Sigma, n, d, k, a)
+	measured := fmt.Sprintf("σ̂ = %.6g unlearned, %.6g retrained, against the declared σ = %.6g (Σ noise²/σ² against χ² with %d models × %d parameters = %d degrees of freedom a side, two-sided, each tail of each side at %.3g; the interval is the side's at %.4g %%, so that the four tails share 1 − %.4g)",
+		sigmaHat(sides[0]), sigmaHat(sides[1]), c.Sigma, n, d, k, a, 100*(1-2*a), s.Confidence)
 	power := fmt.Sprintf("at %d models a side it catches a noise variance ≤ %.4g× or ≥ %.4g× the declared with %.0f %% power", n, lo, hi, 100*PowerTarget)
 	switch {
 	case pick.p < 2*a && pick.ratio < 1:

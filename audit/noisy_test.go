@@ -267,3 +267,21 @@ func TestVerifyNoisyRefuses(t *testing.T) {
 		t.Errorf("no certificate: %v", err)
 	}
 }
+
+// Fewer pairs than the game needs: the three checks still decide, the game is not played,
+// and the claim says so.
+func TestVerifyNoisyWithoutGame(t *testing.T) {
+	sigma := noisySigma(t, 1)
+	claim, fs, err := VerifyNoisy(context.Background(), noisyPipeline(MinEmpiricalTrials-1, 0.8, sigma, 1, nil), nil, noisySpec(t, 1, sigma))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 3 || len(claim.Notes) != 1 || !strings.Contains(claim.Notes[0], "was not played") {
+		t.Fatalf("%d findings, notes %q; want the three checks and a note", len(fs), claim.Notes)
+	}
+	for _, f := range fs {
+		if f.Kind == Empirical {
+			t.Errorf("a game with %d pairs: %s", MinEmpiricalTrials-1, f.Check)
+		}
+	}
+}
