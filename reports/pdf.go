@@ -167,9 +167,8 @@ func (r *Report) PDF(w io.Writer) error {
 		}
 		if u := s.Utility; u != nil {
 			para(9, "B", "Utility (a measurement, no verdict)")
-			t := utilityTable(u)
-			for _, row := range t[1:] {
-				para(8, "", fmt.Sprintf("%s %s: unlearned %s; retrained %s; difference %s", row[0], row[1], row[2], row[3], row[4]))
+			for _, l := range u.Lines() {
+				para(8, "", l)
 			}
 			para(8, "", utilityCaption(u))
 		}

@@ -82,6 +82,17 @@ func utilityTable(u *Utility) [][]string {
 	return rows
 }
 
+// Lines are the utility table in lines of text, one a set and measure, for the console and
+// the PDF: "forget loss: unlearned 2.5 ± 1.41421 (2 × 2); retrained 3 ± 1.41421 (2 × 2);
+// unlearned − retrained -0.5".
+func (u *Utility) Lines() []string {
+	var out []string
+	for _, row := range utilityTable(u)[1:] {
+		out = append(out, fmt.Sprintf("%s %s: unlearned %s; retrained %s; unlearned − retrained %s", row[0], row[1], row[2], row[3], row[4]))
+	}
+	return out
+}
+
 // utilityMarkdown writes a subject's utility table.
 func utilityMarkdown(b *strings.Builder, u *Utility) {
 	b.WriteString("**Utility** (a measurement, no verdict):\n\n")

@@ -47,6 +47,9 @@ func TestUtilityIsNoVerdict(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+	if l := with.Subjects[0].Utility.Lines(); len(l) != 2 || l[0] != "forget loss: unlearned 2.5 ± 1.41421 (2 × 2); retrained 3 ± 1.41421 (2 × 2); unlearned − retrained -0.5" {
+		t.Errorf("Lines: %q", l)
+	}
 	b, err := with.JSON()
 	if err != nil {
 		t.Fatal(err)

@@ -316,6 +316,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {
 		return err
 	}
+	if !*asJSON {
+		printUtility(stdout, rep)
+	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 

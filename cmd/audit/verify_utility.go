@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -101,4 +102,18 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		return nil, nil, usageError{fmt.Errorf("verify: %s: %w", flag, err)}
 	}
 	return reports.NewUtility(util), inputs, nil
+}
+
+// printUtility prints the subjects' utility after the summary: a measurement, said to be
+// no verdict.
+func printUtility(w io.Writer, rep *reports.Report) {
+	for _, s := range rep.Subjects {
+		if s.Utility == nil {
+			continue
+		}
+		fmt.Fprintf(w, "utility of %s (a measurement, no verdict; mean ± SD over models, models × records):\n", s.Name)
+		for _, l := range s.Utility.Lines() {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
 }

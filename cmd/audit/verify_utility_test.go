@@ -61,6 +61,13 @@ func TestVerifyUtilityFile(t *testing.T) {
 	if code != plainCode {
 		t.Fatalf("exit %d with utility, %d without: %s %s", code, plainCode, stdout, stderr)
 	}
+	for _, want := range []string{"\nutility of verify/d2d (a measurement, no verdict; mean ± SD over models, models × records):\n",
+		"\n  test loss: unlearned —; retrained 1 ± 1.01274 (40 × 1); unlearned − retrained —\n",
+		"\n  test accuracy: unlearned 0.5 ± 0 (40 × 2); retrained —; unlearned − retrained —\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the console lacks %q:\n%s", want, stdout)
+		}
+	}
 	rows, summary := utilityOf(t, filepath.Join(dir, "with"))
 	_, plain := utilityOf(t, filepath.Join(dir, "plain"))
 	if !equalJSON(summary, plain) {
