@@ -33,7 +33,8 @@ func noisyArgs(c, out string) []string {
 // spec declaring Δ = 0.1 and σ = 0.3731 for ε = 1 at δ = 1e-5. The honest pipeline PASSes
 // (the noise test's false alarm at most 5 %, the supporting game's at most 5 %, the files
 // fixed) with the three deciding checks in the report; half the declared variance FAILs on
-// the release check, which says the noise is smaller than declared; a spec without
+// the release check, which says the noise is smaller than declared; the utility the
+// script measured goes beside the verdict without moving it; a spec without
 // "noise", or one pre-noise flag alone, is refused naming what is missing.
 func TestVerifyPrenoise(t *testing.T) {
 	dir := t.TempDir()
@@ -43,7 +44,7 @@ func TestVerifyPrenoise(t *testing.T) {
 		says string
 	}{{"honest", exitPass, ""}, {"half", exitFail, "noise smaller than declared"}} {
 		out := filepath.Join(dir, c.name+"-report")
-		stdout, stderr, code := runCLI(t, noisyArgs(c.name, out)...)
+		stdout, stderr, code := runCLI(t, append(noisyArgs(c.name, out), "--utility", noisyFixture(c.name, "utility.npz"))...)
 		if code != c.code {
 			t.Fatalf("%s: exit %d, want %d: %s %s", c.name, code, c.code, stdout, stderr)
 		}
@@ -57,6 +58,9 @@ func TestVerifyPrenoise(t *testing.T) {
 				Findings []struct {
 					Check, Verdict, Detail string
 					Required               bool
+				}
+				Utility struct {
+					Rows []struct{ Models, Records int }
 				}
 			}
 		}
@@ -78,6 +82,9 @@ func TestVerifyPrenoise(t *testing.T) {
 		}
 		if fmt.Sprint(required) != fmt.Sprint(want) {
 			t.Errorf("%s: required findings %v; want %v", c.name, required, want)
+		}
+		if u := rep.Subjects[0].Utility.Rows; len(u) != 12 || u[0].Models != 32 || u[0].Records != 10 {
+			t.Errorf("%s: utility rows %+v; want the 12 of make_noisy.py's utility.npz, 32 models × 10 forget records first", c.name, u)
 		}
 		roles := map[string]int{}
 		for _, i := range rep.Inputs {
@@ -177,5 +184,46 @@ func TestMakeNoisyRegeneratesTheFixtures(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The verify samples of docs/noisy-release.md and docs/utility.md are the commands' real
+// outputs: each is run from the repository root (its $D the fixtures' folder, its --out a
+// temporary one) and its console output compared line for line, exit codes as the samples
+// imply. Planted by hand: a digit of a docs sample changed fails it.
+func TestNoisyDocsSamplesAreRealOutputs(t *testing.T) {
+	checked := 0
+	for _, page := range []string{"../../docs/noisy-release.md", "../../docs/utility.md"} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range readmeSamples(string(b)) {
+			if len(s.args) < 1 || s.args[0] != "verify" {
+				continue
+			}
+			checked++
+			dir := t.TempDir()
+			args := make([]string, len(s.args))
+			var out string
+			for i, a := range s.args {
+				args[i] = strings.ReplaceAll(a, "$D", filepath.Join("testdata", "noisy"))
+				if i > 0 && s.args[i-1] == "--out" {
+					out = a
+					args[i] = filepath.Join(dir, "out")
+				}
+			}
+			stdout, stderr, code := runCLI(t, args...)
+			if code == exitUsage {
+				t.Errorf("%s: %v: %s", page, s.args, stderr)
+				continue
+			}
+			if got := strings.ReplaceAll(stdout, filepath.Join(dir, "out"), out); got != s.output {
+				t.Errorf("%s: sample of %v differs from the command's output.\ndoc:\n%s\ncommand:\n%s", page, s.args, s.output, got)
+			}
+		}
+	}
+	if checked != 3 {
+		t.Fatalf("%d verify samples found in the two pages; want 3 (honest, half, utility)", checked)
 	}
 }

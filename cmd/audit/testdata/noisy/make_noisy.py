@@ -6,9 +6,10 @@ draws the noise and saves the published models as state dicts.
 The pipeline unlearns by output perturbation (Chaudhuri et al. 2011; the Gaussian release
 of Guo et al. 2020 and Neel et al. 2021): it fits L2-logistic regression without an
 intercept, objective ½‖w‖² + C Σᵢ log(1 + exp(−yᵢ wᵀxᵢ)) (scikit-learn's LogisticRegression,
-C = 0.01), on scikit-learn's breast-cancer data, standardised and scaled to ‖x‖ = 1; serves
-the deletion of the first 10 records by doing nothing (it publishes the model fitted on all
-569); and hides the difference with Gaussian noise. Its certificate:
+C = 0.01), on scikit-learn's breast-cancer data, the last 100 records held out as a test set
+(standardised by the other 469, then every record scaled to ‖x‖ = 1); serves the deletion of
+the first 10 records by doing nothing (it publishes the model fitted on all 469 training
+records); and hides the difference with Gaussian noise. Its certificate:
 
   Δ = C·k = 0.1: the objective without the k = 10 deleted records is 1-strongly convex, and
       at the full-data minimiser its gradient is −C Σ over the deleted records of their loss
@@ -23,6 +24,9 @@ release is the noise alone, drawn afresh for each published model. It writes, in
   honest/prenoise_retrained.npy  32 × 30, each row the model fitted without the 10 records
   honest/unlearned/model_NN.pt   each row plus N(0, σ²) noise, a state dict {"weight": 1 × 30}
   honest/retrained/model_NN.pt   (torch.save; float64)
+  honest/utility.npz             each published model's logistic loss and correctness (1 or
+                                 0) on the forget (10), retain (459) and test (100) records,
+                                 arrays SIDE_SET_loss and SIDE_SET_correct (NumPy)
   half/…                         the same with noise of variance σ²/2: less than declared
 
     /usr/bin/python3 cmd/audit/testdata/noisy/make_noisy.py [OUT]
@@ -56,9 +60,13 @@ else:
 print("writing into", out)
 
 x, y = load_breast_cancer(return_X_y=True)
-x = normalize(StandardScaler().fit_transform(x))  # ‖x‖ = 1: each loss gradient has norm ≤ 1
-keep = np.ones(len(y), dtype=bool)
+TEST = 100
+train = np.arange(len(y)) < len(y) - TEST  # the last 100 records are never trained on
+x = normalize(StandardScaler().fit(x[train]).transform(x))  # ‖x‖ = 1: each loss gradient has norm ≤ 1
+keep = train.copy()
 keep[:K] = False  # the deleted records
+sets = {"forget": train & ~keep, "retain": keep, "test": ~train}
+signs = 2.0 * y - 1  # labels as ±1
 
 
 def fit(mask):
@@ -66,7 +74,7 @@ def fit(mask):
     return clf.coef_.ravel()
 
 
-full, retrained = fit(np.ones(len(y), dtype=bool)), fit(keep)
+full, retrained = fit(train), fit(keep)
 gap = np.linalg.norm(full - retrained)
 assert gap <= C * K, f"the gap {gap} exceeds the proof's Δ = {C * K}"
 print(f"pre-noise gap {gap:.6g} (Δ = {C * K:g})")
@@ -77,12 +85,20 @@ with open(os.path.join(out, "spec.json"), "w") as f:
     f.write("\n")
 
 for case, sigma, seed in [("honest", SIGMA, 1000), ("half", SIGMA / np.sqrt(2), 5000)]:
+    utility = {}
     for side, pre in [("unlearned", full), ("retrained", retrained)]:
         os.makedirs(os.path.join(out, case, side))
+        models = []
         np.save(os.path.join(out, case, f"prenoise_{side}.npy"), np.tile(pre, (MODELS, 1)))
         for i in range(MODELS):
             g = torch.Generator().manual_seed(seed + i)
             noise = sigma * torch.randn(pre.shape, generator=g, dtype=torch.float64)
             published = torch.from_numpy(pre).reshape(1, -1) + noise.reshape(1, -1)
             torch.save({"weight": published}, os.path.join(out, case, side, f"model_{i:02d}.pt"))
+            models.append(published.numpy().ravel())
         seed += MODELS
+        margins = np.array(models) @ x.T  # models × records
+        for name, rows in sets.items():
+            utility[f"{side}_{name}_loss"] = np.logaddexp(0, -signs[rows] * margins[:, rows])
+            utility[f"{side}_{name}_correct"] = ((margins[:, rows] > 0) == (signs[rows] > 0)).astype(np.float64)
+    np.savez(os.path.join(out, case, "utility.npz"), **utility)
