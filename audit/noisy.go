@@ -57,9 +57,9 @@ func (m NoisyModels) pair(i int) string {
 // Together they prove the claim for the pairs given: the published laws of a pair are
 // N(θ_u, σ²I) and N(θ_r, σ²I) at distance at most Δ, which the calibration makes
 // (ε, δ)-indistinguishable. They decide the verdict (Claim.Required), so a PASS is earned
-// with tens of models where the black-box game needs thousands; the game on the
-// published models (VerifyModels, with the data ds when given) stays beside them as
-// supporting evidence when each side has MinEmpiricalTrials models.
+// with tens of models where the black-box game needs orders of magnitude more; the game
+// on the published models (VerifyModels, with the data ds when given) stays beside them
+// as supporting evidence when each side has MinEmpiricalTrials models.
 func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *Spec) (Claim, []Finding, error) {
 	if s.Noise == nil {
 		return Claim{}, nil, fmt.Errorf("verify: the pre-noise route needs the certificate declared: the spec's \"noise\": {\"sensitivity\": Δ, \"sigma\": σ}")
@@ -69,9 +69,9 @@ func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *S
 		return Claim{}, nil, err
 	}
 	for _, side := range []struct {
-		name       string
-		pub, noisy *mat.Dense
-	}{{"unlearned", m.Unlearned, m.PreUnlearned}, {"retrained", m.Retrained, m.PreRetrained}} {
+		name string
+		pub  *mat.Dense
+	}{{"unlearned", m.Unlearned}, {"retrained", m.Retrained}} {
 		if side.pub == nil {
 			return Claim{}, nil, fmt.Errorf("verify: no published %s models: the noise is published − pre-noise", side.name)
 		}

@@ -39,7 +39,7 @@ func (p *prenoiseFlags) check(retrained string, scores bool, oneRun string) erro
 	return nil
 }
 
-// verifyNoisy reads the pre-noise parameters and runs audit.VerifyNoisy on them and the
+// verify reads the pre-noise parameters and runs audit.VerifyNoisy on them and the
 // published models; it returns the claim, the findings, the pre-noise files read (as
 // report inputs) and the report's description of the models.
 func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset, s *audit.Spec, specPath string) (audit.Claim, []audit.Finding, []reports.Input, string, error) {
