@@ -78,6 +78,9 @@ type Spec struct {
 	Attacks Attacks
 	// Outputs say where the report goes and in which formats besides JSON.
 	Outputs SpecOutputs
+	// Noise (spec "noise") is the certificate of a pipeline that publishes with Gaussian
+	// noise, for the route of audit verify --prenoise-unlearned (VerifyNoisy); nil when absent.
+	Noise *NoiseCertificate
 }
 
 // ScoreKind says which way a per-record score points.
@@ -313,6 +316,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		},
 		"method":  func(_ string, v json.RawMessage) error { method = v; return nil },
 		"deletes": func(path string, v json.RawMessage) error { return p.ids(path, v, &s.Deletes) },
+		"noise":   func(path string, v json.RawMessage) error { return p.noise(path, v, s) },
 		"scores": func(path string, v json.RawMessage) error {
 			var kind string
 			if json.Unmarshal(v, &kind) != nil {

@@ -40,6 +40,8 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"exposure":          func(m *Membership) template.HTML { return exposureChart(m).svg() },
 	"rows":              membershipRows,
 	"membershipCaption": membershipCaption,
+	"utilitytable":      utilityTable,
+	"utilityCaption":    utilityCaption,
 }).ParseFS(htmlFiles, "html.tmpl"))
 
 // verdictMeaning says in plain words what a subject's verdict means.

@@ -114,6 +114,9 @@ func (r *Report) Markdown(w io.Writer) error {
 				b.WriteString("\n")
 			}
 		}
+		if s.Utility != nil {
+			utilityMarkdown(&b, s.Utility)
+		}
 	}
 	if len(r.Controls) > 0 {
 		b.WriteString("## Negative controls\n\n")

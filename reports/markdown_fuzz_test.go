@@ -45,7 +45,8 @@ func fullReport() *Report {
 		Subjects: []Subject{{Name: "s", Verdict: "PASS", Findings: []Finding{f},
 			Claim: Claim{Method: "m", Source: "s", Guarantee: "g", Epsilon: 1, Delta: 1e-6, Rho: &rho, Relation: "r",
 				Assumptions: []string{"a"}, Constants: []Value{{Name: "L", Value: 1}}, Derivation: []Step{{Quantity: "q", Formula: "f", Value: 1}},
-				Notes: []string{"n"}, Required: []string{"empirical"}}}},
+				Notes: []string{"n"}, Required: []string{"empirical"}},
+			Utility: &Utility{Source: "u", Rows: []UtilityRow{{Set: "forget", Measure: "loss", Side: "unlearned", Models: 2, Records: 3, Mean: 1, SD: 0.5}}}}},
 		Controls: []Control{
 			{Subject: "s", Name: "c1", Bug: "b", Verdict: "FAIL", Caught: true, CaughtBy: []string{"c"}, Checks: []ControlCheck{{Check: "c", Verdict: "FAIL", Trials: 8}}},
 			{Subject: "s", Name: "c2", Bug: "b", Verdict: "PASS", CaughtBy: []string{"c"}, Closest: "x", Checks: []ControlCheck{{Check: "c", Verdict: "PASS"}}},
@@ -55,8 +56,8 @@ func fullReport() *Report {
 }
 
 // notPrinted are the string fields the Markdown never shows: it maps them to fixed words
-// (a control check's verdict becomes FAIL, pass or inconclusive) or leaves them out.
-var notPrinted = []string{"ControlCheck.Verdict"}
+// (a control check's verdict becomes FAIL, pass or inconclusive; a utility row's side, its column) or leaves them out.
+var notPrinted = []string{"ControlCheck.Verdict", "UtilityRow.Side"}
 
 // poison sets every string field of the report, and every element of a string list, to
 // s, but the notPrinted; it returns how many it set.

@@ -172,6 +172,13 @@ func (r *Report) PDF(w io.Writer) error {
 				charts(cs, f.Check+", request by request: "+strings.Join(names, "; ")+".")
 			}
 		}
+		if u := s.Utility; u != nil {
+			para(9, "B", "Utility (a measurement, no verdict)")
+			for _, l := range u.Lines() {
+				para(8, "", l)
+			}
+			para(8, "", utilityCaption(u))
+		}
 	}
 	if len(r.Controls) > 0 {
 		heading("Negative controls")

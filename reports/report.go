@@ -245,6 +245,9 @@ type Subject struct {
 	Verdict  string    `json:"verdict"`
 	Claim    Claim     `json:"claim"`
 	Findings []Finding `json:"findings"`
+	// Utility, when measured, is how well the models still work: beside the verdict, never
+	// part of it (it is no finding).
+	Utility *Utility `json:"utility,omitempty"`
 }
 
 // Claim mirrors audit.Claim.

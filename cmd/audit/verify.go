@@ -43,6 +43,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dateFlag(fs, &date)
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (it is shown only when stderr is a terminal)")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
+	var prenoise prenoiseFlags
+	prenoise.register(fs)
+	var utility utilityFlags
+	utility.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --spec FILE --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim (the spec needs only a claim; its\nmethod may be your own label). Eight or more models a side, of any sizes, play one\ndistinguishing game over a pre-registered family of statistics (parameter directions and\nspread; with the spec's data and deletes the deleted records' loss, confidence and gradient),\nstating its power. Fewer unlearned models, one included, are ranked among the retrains by\nthe deleted records' mean loss: that can show a violation, never that the claim holds.\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
@@ -68,6 +72,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *tensor != "" && (*scores || *oneRun != ""):
 		return usagef("verify: --tensor picks the weights of model files; --scores and --one-run read matrices of scores")
 	}
+	if err := prenoise.check(retrainedPath, *scores, *oneRun); err != nil {
+		return err
+	}
 	var tensors []string
 	if *tensor != "" {
 		var err error
@@ -86,6 +93,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !s.Claimed { // the defaults run the toolkit's own methods; an audit needs the claim made
 		return usagef("verify: %s: field claim: want both epsilon and delta: verify audits the claim made, and assumes none", specPath)
 	}
+	if err := utility.check(*scores, *oneRun, s, specPath); err != nil {
+		return err
+	}
 	specOutputs(setFlags(fs), s, &out, formats)
 	outFormats, err := parseFormats(*formats) // refused before any work
 	if err != nil {
@@ -93,6 +103,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	read := []outdir.Input{{Flag: "--spec", Path: specPath}, {Flag: "--unlearned", Path: unlearnedPath}, {Flag: "--retrained", Path: retrainedPath},
 		{Flag: "--references", Path: *references}, {Flag: "--holdout", Path: *holdout}, {Flag: "--one-run", Path: *oneRun},
+		{Flag: "--prenoise-unlearned", Path: prenoise.unlearned}, {Flag: "--prenoise-retrained", Path: prenoise.retrained}, {Flag: "--utility", Path: utility.file},
 		{Flag: "data.file", Path: s.Data.File}, {Flag: "data.labels", Path: s.Data.Labels}}
 	if err := checkOut("verify", out, reportNames(), read...); err != nil {
 		return err
@@ -136,6 +147,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		ds       *loaded // the spec's data, when read
 		n, d     = unlearned.Dims()
 	)
+	var utilRetrained *mat.Dense // the retrained models or scores, for the utility
 	if *oneRun != "" {
 		plan, err := audit.ReadCanaryPlan(*oneRun)
 		if err != nil {
@@ -177,6 +189,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			return usageError{err}
 		}
+		utilRetrained = ret
 		m, _ := ret.Dims()
 		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.description)
 	} else {
@@ -185,7 +198,23 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
 		}
 		rFiles = files
+		utilRetrained = retrained
+		var noisyWhat string
 		switch {
+		case prenoise.set(): // published with Gaussian noise: the parameters before it decide
+			var dset *reference.Dataset
+			if s.Data.File != "" {
+				data.setFromSpec(s, specPath)
+				if ds, err = data.load(ctx, s.Seed); err != nil {
+					return err
+				}
+				dset = ds.ds
+			}
+			var pre []reports.Input
+			sctx, stop := bar.Steps(ctx, "verify: the noise checks and the game on the published models")
+			claim, findings, pre, noisyWhat, err = prenoise.verify(sctx, load, unlearned, retrained, dset, s, specPath)
+			stop()
+			inputs = append(inputs, pre...)
 		case *scores:
 			if *references != "" {
 				if s.References, err = audit.LoadReferences(*references); err != nil {
@@ -239,6 +268,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if *scores {
 			what = fmt.Sprintf("per-record scores of %d unlearned and %d retrained models on %d records, computed elsewhere", n, nr, d)
 		}
+		if noisyWhat != "" {
+			what = noisyWhat
+		}
+	}
+	util, utilInputs, err := utility.measure(unlearned, utilRetrained, *oneRun != "", ds, s)
+	if err != nil {
+		return err
 	}
 	for _, f := range append([]string{specPath}, append(uFiles, rFiles...)...) {
 		role := "unlearned model"
@@ -271,12 +307,17 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.MethodName(), claim, findings))
+	rep.Subjects[len(rep.Subjects)-1].Utility = util
+	rep.Inputs = append(rep.Inputs, utilInputs...)
 	rep.Summarize()
 	if err := writeReport(od, rep, outFormats, nil); err != nil {
 		return outErr("verify", err)
 	}
 	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {
 		return err
+	}
+	if !*asJSON {
+		printUtility(stdout, rep)
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
