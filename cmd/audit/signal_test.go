@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,13 +41,13 @@ var auditBinary = sync.OnceValues(func() (string, error) {
 const stopGuard = 2 * time.Minute
 
 // interrupt starts the command, waits until ready says its phase has begun (polled every
-// 20 ms, at most a minute), sends SIGTERM, and asserts what proves the stop: the process
+// 20 ms with the process's pid, at most a minute), sends SIGTERM, and asserts what proves the stop: the process
 // was running when the signal came, exits 130 (the cancelled status, not the result of
 // work it finished), says it was interrupted, prints nothing to stdout (where every
 // command prints its result), and, when out names its output folder, leaves no report
 // there (nothing partial that looks complete) and no lock file (its folder was closed
 // cleanly, not abandoned). It returns what the command printed to stderr.
-func interrupt(t *testing.T, ready func() bool, out string, args ...string) string {
+func interrupt(t *testing.T, ready func(pid int) bool, out string, args ...string) string {
 	t.Helper()
 	bin, err := auditBinary()
 	if err != nil {
@@ -60,7 +61,7 @@ func interrupt(t *testing.T, ready func() bool, out string, args ...string) stri
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !ready(cmd.Process.Pid); time.Sleep(20 * time.Millisecond) {
 		select {
 		case err := <-done:
 			t.Fatalf("%s exited (%v) before its phase began: %s%s", args[0], err, stdout.String(), stderr.String())
@@ -125,14 +126,50 @@ func trialLines(dir string) int {
 	return n
 }
 
-// after is ready once d has passed since the first call.
-func after(d time.Duration) func() bool {
-	var start time.Time
-	return func() bool {
-		if start.IsZero() {
-			start = time.Now()
+// cpuTime is the processor time a process has used, user and system, all its threads
+// (/proc/PID/stat's utime and stime, in clock ticks of 10 ms).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// the fields after the command name, which ends at the last ')': state is the 3rd
+	// field, utime the 14th and stime the 15th
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", pid, f[11], f[12])
+	}
+	return time.Duration(u+s) * 10 * time.Millisecond, nil
+}
+
+// working is ready once the process has used d of processor time since when first held
+// (when nil: since it started). Processor time, not the wall clock, says how far a command
+// is into its work, whatever the machine's load: a signal sent 100 ms of wall time after
+// the start once came, on a loaded machine, before main had installed its handler, and
+// the runtime's default action killed the process (exit -1). The runtime's start uses a
+// few milliseconds of processor time, so 100 ms of it is inside the command's own work.
+func working(t *testing.T, d time.Duration, when func() bool) func(pid int) bool {
+	since := time.Duration(-1)
+	return func(pid int) bool {
+		used, err := cpuTime(pid)
+		if err != nil {
+			t.Skipf("the processor time of a process is read from /proc: %v", err)
 		}
-		return time.Since(start) >= d
+		if since < 0 {
+			if when != nil && !when() {
+				return false
+			}
+			since = used
+			if when == nil {
+				since = 0
+			}
+		}
+		return used-since >= d
 	}
 }
 
@@ -157,31 +194,34 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 
 	t.Run("demo/trials", func(t *testing.T) {
 		out := filepath.Join(dir, "demo")
-		interrupt(t, func() bool { return trialLines(out) >= 3 }, out, // the header and two trials of 4000
-			"demo", "--out", out, "--trials", "4000", "--variants", "strongly-convex", "--quiet")
+		// the header and two trials of 4000, which at 1000 iterations an update take tens of
+		// seconds (at the default 10, a tenth of one: a poll could see them all done)
+		interrupt(t, func(int) bool { return trialLines(out) >= 3 }, out,
+			"demo", "--out", out, "--trials", "4000", "--variants", "strongly-convex", "--iterations", "1000", "--quiet")
 		if n := trialLines(out); n >= 4001 {
 			t.Errorf("all %d trials finished: the signal came after the trials", n-1)
 		}
 	})
 	t.Run("run/checks", func(t *testing.T) {
 		out := filepath.Join(dir, "run")
-		checking := after(300 * time.Millisecond)
-		interrupt(t, func() bool { return trialLines(out) == 4001 && checking() }, out, // every trial on disk, the checks 0.3 s in
+		// every trial on disk, then 0.3 s of processor time into the checks
+		interrupt(t, working(t, 300*time.Millisecond, func() bool { return trialLines(out) == 4001 }), out,
 			"run", "--spec", spec, "--out", out, "--controls=false", "--quiet")
 		if n := trialLines(out); n != 4001 {
 			t.Errorf("%d checkpoint lines after the stop; the 4001 finished were kept before it", n)
 		}
 	})
 	t.Run("plan/power-search", func(t *testing.T) {
-		interrupt(t, after(500*time.Millisecond), "", "plan", "--trials", "1000000", "--delta", "4.9e-324", "--claim-epsilon", "1")
+		interrupt(t, working(t, 500*time.Millisecond, nil), "", "plan", "--trials", "1000000", "--delta", "4.9e-324", "--claim-epsilon", "1")
 	})
 	t.Run("verify", func(t *testing.T) {
 		vspec := filepath.Join(dir, "verify.json")
 		os.WriteFile(vspec, []byte(`{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 2e-6}}`), 0o644)
 		models := filepath.Join("testdata", "verify")
-		// verify reads 80 models and plays its game in about a second; 0.1 s is inside it
+		// verify reads 80 models and plays its game in about a second; 0.1 s of processor
+		// time is inside it
 		out := filepath.Join(dir, "verify")
-		interrupt(t, after(100*time.Millisecond), out, "verify", "--spec", vspec, "--unlearned", filepath.Join(models, "good"),
+		interrupt(t, working(t, 100*time.Millisecond, nil), out, "verify", "--spec", vspec, "--unlearned", filepath.Join(models, "good"),
 			"--retrained", filepath.Join(models, "retrained"), "--out", out)
 	})
 	// estimate and epsilon compute without watching a context; the command stops anyway
@@ -205,11 +245,11 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 	}
 	t.Run("estimate", func(t *testing.T) {
 		a, b := csv("ea.csv", 4000, 10, 0), csv("eb.csv", 4000, 10, 0.1)
-		interrupt(t, after(300*time.Millisecond), "", "estimate", "--a", a, "--b", b, "--method", "knn", "--reps", "100000")
+		interrupt(t, working(t, 300*time.Millisecond, nil), "", "estimate", "--a", a, "--b", b, "--method", "knn", "--reps", "100000")
 	})
 	t.Run("epsilon", func(t *testing.T) {
 		a, b := csv("pa.csv", 400, 3000, 0), csv("pb.csv", 400, 3000, 0.1)
-		interrupt(t, after(300*time.Millisecond), "", "epsilon", "--a", a, "--b", b, "--delta", "1e-5", "--strategy", "bonferroni")
+		interrupt(t, working(t, 300*time.Millisecond, nil), "", "epsilon", "--a", a, "--b", b, "--delta", "1e-5", "--strategy", "bonferroni")
 	})
 	t.Run("merge/checks", func(t *testing.T) {
 		shards := filepath.Join(dir, "shards")
@@ -219,8 +259,8 @@ func TestSIGTERMEndsEveryPhase(t *testing.T) {
 			}
 		}
 		out := filepath.Join(dir, "merged")
-		checking := after(300 * time.Millisecond)
-		interrupt(t, func() bool { return trialLines(filepath.Join(out, "trials")) == 4001 && checking() }, out, // merged, the checks 0.3 s in
+		// merged, then 0.3 s of processor time into the checks
+		interrupt(t, working(t, 300*time.Millisecond, func() bool { return trialLines(filepath.Join(out, "trials")) == 4001 }), out,
 			"merge", shards, "--out", out, "--quiet")
 	})
 }
