@@ -259,6 +259,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	if nu != nr {
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
 	}
+	f.Detail += "; the halves are taken in the order the models were given (file order): the first half of each side selects, the second evaluates, and no seed enters the verdict"
 	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: PowerTarget, Delta: g.Delta, Conf: g.Confidence}
 	if f.Power, err = PowerOf(ctx, n, spec, fmt.Sprintf("split game, the best of %d pre-registered statistics chosen on half", len(stats))); err != nil {
 		return Finding{}, fmt.Errorf("family game: %w", err)
@@ -293,12 +294,19 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 // ranked among the references' (epsilon.Ranks). A p-value at or below
 // ((1 − confidence)/k − δ)/e^ε shows a violation (FAIL); nothing else decides, so the
 // verdict is otherwise INCONCLUSIVE, never PASS.
+//
+// The p-value is the conservative one, (below + 1 + ties)/(N + 1): a function of the
+// statistics alone, so that no seed moves the verdict. Randomised asks for the exact
+// randomised p-value instead, its tie-breaker drawn from Seed: uniform, so it reaches the
+// threshold with fewer retrains, but a verdict an edit of the seed can flip; the finding
+// then says so.
 type RankCheck struct {
 	Check      string
 	Epsilon    float64
 	Delta      float64
 	Confidence float64 // 0 means 0.95
-	Seed       uint64  // for the tie-breakers
+	Randomised bool    // decide on the seeded randomised p-value, not the conservative one
+	Seed       uint64  // for the tie-breakers, when Randomised
 	// PowerAgainst is the violation the game that would decide must catch (0 means
 	// DefaultPowerAgainst): an INCONCLUSIVE rank check names the models it needs.
 	PowerAgainst float64
@@ -316,19 +324,29 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 	if err := finiteStatistics([]epsilon.Statistic{{Name: primary, Pos: models, Neg: refs}}); err != nil {
 		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
-	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rand.New(rand.NewPCG(c.Seed, 0x72616e6b)))
+	var rng *rand.Rand
+	if c.Randomised {
+		rng = rand.New(rand.NewPCG(c.Seed, 0x72616e6b))
+	}
+	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rng)
 	if err != nil {
 		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	k, n := len(models), len(refs)
 	below, ties := epsilon.RankCounts(models[rt.Worst], refs)
-	conservative := float64(below+ties+1) / float64(n+1)
+	pvalue := fmt.Sprintf("the conservative p-value (below + 1 + ties)/(N + 1), a function of the statistics alone (no seed enters the verdict): %d of the %d retrains below it, %d tied", below, n, ties)
+	title := ""
+	if c.Randomised {
+		pvalue = fmt.Sprintf("the exact randomised p-value (below + U·(1 + ties))/(N + 1), U uniform drawn from the spec's seed %d (rank_p \"randomised\"): uniform under the references' law, but another seed can give another verdict; the conservative p-value, (below + 1 + ties)/(N + 1), is %.4g (%d of the %d retrains below it, %d tied)",
+			c.Seed, epsilon.ConservativeRankPValue(models[rt.Worst], refs), below, n, ties)
+		title = ", randomised p-value"
+	}
 	f := Finding{
 		Check: c.Check, Kind: Empirical,
-		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered)", k, n, primary),
+		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered%s)", k, n, primary, title),
 		Measured: rt.Min, Bound: rt.Threshold, Comparison: ">", Confidence: c.Confidence, Trials: k,
-		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest rank p-value, %.4g: the exact randomised p-value (below + U·(1 + ties))/(N + 1), U uniform and seeded, which is uniform under the references' law (without the randomisation, (below + ties + 1)/(N + 1) = %.4g: %d of the %d retrains below it, %d tied); under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
-			primary, rt.Worst, rt.Min, conservative, below, n, ties, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
+		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest rank p-value, %.4g: %s; under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
+			primary, rt.Worst, rt.Min, pvalue, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
 	}
 	need := epsilon.RanksNeeded(k, c.Epsilon, c.Delta, c.Confidence)
 	switch {
@@ -356,8 +374,10 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 		switch {
 		case need == 0:
 			f.Detail += fmt.Sprintf("; at δ = %.3g no number of retrains can show a violation of %d model(s) at this confidence", c.Delta, k)
+		case n < need && c.Randomised:
+			f.Detail += fmt.Sprintf("; with %d retrains a model below all of them reaches t only when its tie-breaker does (U ≤ t·(N + 1) = %.3g): at least %d retrains let it reach t whatever the seed", n, rt.Threshold*float64(n+1), need)
 		case n < need:
-			f.Detail += fmt.Sprintf("; with %d retrains even a model below all of them cannot reach t: supply at least %d", n, need)
+			f.Detail += fmt.Sprintf("; with %d retrains even a model below all of them has p = 1/(N + 1) = %.4g > t, so no model can show a violation: supply at least %d", n, 1/float64(n+1), need)
 		}
 	}
 	f.Scores = SummarizeScores(primary, models, refs)

@@ -74,6 +74,10 @@ type Spec struct {
 	PowerAgainst float64
 	Confidence   float64
 	Seed         uint64
+	// RandomisedRank (spec "rank_p": "randomised") decides the rank check of fewer models
+	// than a game needs on the seeded randomised rank p-value instead of the conservative
+	// one (RankCheck.Randomised): "conservative", the default, is the verdict no seed moves.
+	RandomisedRank bool
 	// Attacks are the empirical attacks to run (nil: all of AttackNames).
 	Attacks Attacks
 	// Outputs say where the report goes and in which formats besides JSON.
@@ -102,6 +106,21 @@ func (k ScoreKind) memberSign() float64 {
 		return 1
 	}
 	return -1
+}
+
+// RankPChoices are the rank check's p-values, as spec "rank_p" and verify --rank-p name
+// them: the conservative one (the default) and the seeded randomised one.
+var RankPChoices = []string{"conservative", "randomised"}
+
+// ParseRankP reads a rank p-value's name: true for "randomised".
+func ParseRankP(kind string) (randomised bool, err error) {
+	switch kind {
+	case "conservative":
+		return false, nil
+	case "randomised":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: want \"conservative\" (the default: no seed moves the verdict) or \"randomised\" (seeded tie-breakers)", clip.Quote(kind))
 }
 
 // scaled is v times c, a new slice.
@@ -350,6 +369,17 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		},
 		"confidence": p.param(ConfidenceParam, &s.Confidence),
 		"seed":       p.param(SeedParam, &s.Seed),
+		"rank_p": func(path string, v json.RawMessage) error {
+			var kind string
+			if json.Unmarshal(v, &kind) != nil {
+				return p.fail(path, "want \"conservative\" or \"randomised\"")
+			}
+			var err error
+			if s.RandomisedRank, err = ParseRankP(kind); err != nil {
+				return p.fail(path, "%s", err)
+			}
+			return nil
+		},
 		"attacks": func(path string, v json.RawMessage) error {
 			names, err := p.names(path, v, AttackNames)
 			s.Attacks = names

@@ -43,6 +43,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dateFlag(fs, &date)
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (it is shown only when stderr is a terminal)")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
+	var rankP string
+	audit.Var(fs, &rankP, audit.Param{Name: "rank-p", Usage: "the p-value fewer models than a game needs are ranked by: conservative, (below + 1 + ties)/(N + 1), which no seed moves, or randomised, seeded tie-breakers (default: the spec's rank_p, else conservative)",
+		Kind: audit.Choice, Choices: audit.RankPChoices})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify --spec FILE --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim (the spec needs only a claim; its\nmethod may be your own label). Eight or more models a side, of any sizes, play one\ndistinguishing game over a pre-registered family of statistics (parameter directions and\nspread; with the spec's data and deletes the deleted records' loss, confidence and gradient),\nstating its power. Fewer unlearned models, one included, are ranked among the retrains by\nthe deleted records' mean loss: that can show a violation, never that the claim holds.\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
@@ -85,6 +88,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if !s.Claimed { // the defaults run the toolkit's own methods; an audit needs the claim made
 		return usagef("verify: %s: field claim: want both epsilon and delta: verify audits the claim made, and assumes none", specPath)
+	}
+	if setFlags(fs)["rank-p"] {
+		s.RandomisedRank, _ = audit.ParseRankP(rankP) // one of the choices the flag accepts
 	}
 	specOutputs(setFlags(fs), s, &out, formats)
 	outFormats, err := parseFormats(*formats) // refused before any work
