@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -349,26 +352,27 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 			primary, rt.Worst, rt.Min, pvalue, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
 	}
 	need := epsilon.RanksNeeded(k, c.Epsilon, c.Delta, c.Confidence)
+	// what decides is the distributional game, on at least MinEmpiricalTrials models a
+	// side; the count it needs is the planner's, for the game's question
+	// asked at the fewest models the game plays with (the plan command needs a count
+	// the game can be played at; the count it names does not depend on it)
+	q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
+		Confidence: c.Confidence, Power: PowerTarget, Trials: max(k, MinEmpiricalTrials)}
+	rp, err := PlanRanks(ctx, k, n, c.Epsilon, c.Delta, c.Confidence, c.PowerAgainst)
+	if err != nil {
+		return Finding{}, err
+	}
+	f.Detail = rp.Supports() + ". The check: " + f.Detail
 	switch {
 	case rt.Violated:
 		f.Verdict = Fail
 	default:
 		f.Verdict = Inconclusive
-		// what decides is the distributional game, on at least MinEmpiricalTrials models a
-		// side; the count it needs is the planner's, for the game's question
-		// asked at the fewest models the game plays with (the plan command needs a count
-		// the game can be played at; the count it names does not depend on it)
-		q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
-			Confidence: c.Confidence, Power: PowerTarget, Trials: max(k, MinEmpiricalTrials)}
-		plan, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(c.PowerAgainst))
-		if err := ctx.Err(); err != nil {
-			return Finding{}, err
-		}
 		f.Detail += fmt.Sprintf("; a rank test can show a violation but never that the claim holds: the distributional game decides, on at least %d unlearned models and as many retrains", MinEmpiricalTrials)
-		if err != nil {
+		if rp.GameTrials == 0 {
 			f.Detail += fmt.Sprintf(", though no count up to %d a side catches a %g× violation with %.0f %% power", epsilon.MaxPlanTrials, c.PowerAgainst, 100*PowerTarget)
 		} else {
-			f.TrialsNeeded = max(plan, MinEmpiricalTrials)
+			f.TrialsNeeded = rp.GameTrials
 			f.Detail += fmt.Sprintf("; to catch a %g× violation with %.0f %% power it needs about %d a side (`%s` asks it)", c.PowerAgainst, 100*PowerTarget, f.TrialsNeeded, q.PlanCommand(c.PowerAgainst))
 		}
 		switch {
@@ -382,4 +386,80 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 	}
 	f.Scores = SummarizeScores(primary, models, refs)
 	return f, nil
+}
+
+// A RankPlan is what k unlearned models ranked among n retrains support (PlanRanks): the
+// rank report's first line and `audit plan --models`'s answer, from the same figures. In ε
+// at δ and in Gaussian-DP μ (the statistic's shift in the retrains' standard deviations).
+type RankPlan struct {
+	Models, Retrains                    int
+	Epsilon, Delta, Confidence, Against float64
+	// Threshold is the p-value at or below which a model shows the claim violated,
+	// ((1 − confidence)/k − δ)/e^ε; RetrainsNeeded the fewest retrains with which a model
+	// below all of them reaches it (epsilon.RanksNeeded; 0: no number can, δ too large).
+	Threshold      float64
+	RetrainsNeeded int
+	// At Retrains: the smallest leak caught with PowerTarget (epsilon.RankSmallestMu; +Inf
+	// none) and the largest ε that can be shown (epsilon.RanksMaxEpsilon; −Inf: none).
+	SmallestEpsilon, SmallestMu, MaxEpsilon, MaxMu float64
+	// GameTrials is what a PASS needs instead, the game's count per side against Against×
+	// (epsilon.TrialsToDetect, at least MinEmpiricalTrials; 0: beyond epsilon.MaxPlanTrials).
+	GameTrials int
+}
+
+// PlanRanks computes a RankPlan; n may be 0 (the retrains not yet chosen: the figures at
+// Retrains are then left out). Its only error is ctx's, or a claim out of range.
+func PlanRanks(ctx context.Context, k, n int, eps, delta, confidence, against float64) (RankPlan, error) {
+	if k < 1 || n < 0 || !(eps >= 0) || math.IsInf(eps, 1) || !(delta >= 0 && delta < 1) || !(confidence > 0 && confidence < 1) || !(against > 1) {
+		return RankPlan{}, fmt.Errorf("rank plan: %d models, %d retrains, ε %v, δ %v, confidence %v, against %v×: want k ≥ 1, n ≥ 0, ε ≥ 0 finite, δ in [0, 1), confidence in (0, 1), against > 1", k, n, eps, delta, confidence, against)
+	}
+	p := RankPlan{Models: k, Retrains: n, Epsilon: eps, Delta: delta, Confidence: confidence, Against: against,
+		Threshold: ((1-confidence)/float64(k) - delta) / math.Exp(eps), RetrainsNeeded: epsilon.RanksNeeded(k, eps, delta, confidence)}
+	if n > 0 {
+		p.SmallestMu = epsilon.RankSmallestMu(k, n, eps, delta, confidence, PowerTarget)
+		p.SmallestEpsilon = dp.GaussianExactEpsilon(p.SmallestMu, delta)
+		p.MaxEpsilon = epsilon.RanksMaxEpsilon(k, n, delta, confidence)
+		p.MaxMu = epsilon.GDPMu(p.MaxEpsilon, delta)
+	}
+	q := Question{Epsilon: eps, Delta: delta, Confidence: confidence, Power: PowerTarget}
+	game, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(against))
+	if err := ctx.Err(); err != nil {
+		return RankPlan{}, err
+	}
+	if err == nil {
+		p.GameTrials = max(game, MinEmpiricalTrials)
+	}
+	return p, nil
+}
+
+// Supports words the plan, for the rank finding's first line: at p.Retrains, the smallest
+// leak caught with 80 % power and the largest ε that can be shown; the retrains with which
+// the claim can be shown violated at all; and that no number of retrains PASSes it.
+func (p RankPlan) Supports() string {
+	var out []string
+	if p.Retrains > 0 {
+		caught := fmt.Sprintf("no leak, however large, is caught with %.0f %% power", 100*PowerTarget)
+		if !math.IsInf(p.SmallestMu, 1) {
+			caught = fmt.Sprintf("with %.0f %% power they show ε = %g violated when the true leak is ε ≥ %.3g (μ ≥ %.3g)", 100*PowerTarget, p.Epsilon, p.SmallestEpsilon, p.SmallestMu)
+		}
+		most := "no ε ≥ 0 can be shown"
+		if !math.IsInf(p.MaxEpsilon, -1) {
+			most = fmt.Sprintf("the most they can show is ε = %.3g (μ = %.3g)", p.MaxEpsilon, p.MaxMu)
+		}
+		out = append(out, fmt.Sprintf("What %d model(s) among %d retrains support: %s; %s at δ = %.3g", p.Models, p.Retrains, caught, most, p.Delta))
+	}
+	show := fmt.Sprintf("at δ = %.3g no number of retrains can show ε = %g violated with %d model(s)", p.Delta, p.Epsilon, p.Models)
+	if p.RetrainsNeeded > 0 {
+		show = fmt.Sprintf("a violation of ε = %g can be shown by %d model(s) from %d retrains (a model below all of them then has p = 1/%d ≤ t = %.4g)", p.Epsilon, p.Models, p.RetrainsNeeded, p.RetrainsNeeded+1, p.Threshold)
+		if p.Retrains > 0 && p.Retrains < p.RetrainsNeeded {
+			show += "; these cannot show it at all"
+		}
+	}
+	pass := fmt.Sprintf("no number of retrains PASSes it: a PASS needs the game on about %d models a side (%.0f %% power against %g×)", p.GameTrials, 100*PowerTarget, p.Against)
+	if p.GameTrials == 0 {
+		pass = fmt.Sprintf("no number of retrains PASSes it, nor the game on up to %d models a side (%.0f %% power against %g×)", epsilon.MaxPlanTrials, 100*PowerTarget, p.Against)
+	}
+	s := strings.Join(append(out, show, pass), "; ")
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:] // a first line: "At δ …", "A violation …"
 }

@@ -371,6 +371,16 @@ type Power struct {
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
 	Unit           string `json:"unit,omitempty"`   // set: Against and SmallestFactor are amounts of it, not factors
 	Counts         string `json:"counts,omitempty"` // set: what the trials and trials-needed count, when not trials per side
+	// What the trials support, as audit.Power's fields of the same names say (the
+	// finding's detail words them first): the smallest leak caught with 80 % power and the
+	// largest ε the trials can show, each in ε and in Gaussian-DP μ, and the trials per side
+	// that can show the claim violated at all and that would have the power a PASS needs.
+	SmallestEpsilon Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      Number `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      Number `json:"max_showable_epsilon,omitempty"`
+	MaxMu           Number `json:"max_showable_mu,omitempty"`
+	TrialsToShow    int    `json:"trials_to_show_violation,omitempty"`
+	TrialsToPass    int    `json:"trials_to_pass,omitempty"`
 	// Question mirrors audit.Question: what the power and trials-needed answer.
 	Question *Question `json:"question,omitempty"`
 	Summary  string    `json:"summary"`
@@ -472,7 +482,9 @@ func NewFinding(f audit.Finding) Finding {
 	}
 	if p := f.Power; p != nil {
 		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
-			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary()}
+			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary(),
+			SmallestEpsilon: Number(p.SmallestEpsilon), SmallestMu: Number(p.SmallestMu), MaxEpsilon: Number(p.MaxEpsilon), MaxMu: Number(p.MaxMu),
+			TrialsToShow: p.TrialsToShow, TrialsToPass: p.TrialsToPass}
 		if q := p.Question; q != nil {
 			rf.Power.Question = &Question{Route: q.Route, Epsilon: Number(q.Epsilon), Delta: Number(q.Delta), Confidence: Number(q.Confidence),
 				Power: Number(q.Power), Trials: q.Trials, Plan: q.PlanCommand(p.Against)}
