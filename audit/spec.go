@@ -69,11 +69,17 @@ type Spec struct {
 	// Claimed says the spec states both claim.epsilon and claim.delta. Without them the
 	// toolkit's own methods run at the defaults (ε = 1, δ = 10⁻⁶, the demo's), but verify,
 	// which audits a claim someone made, refuses to invent one.
-	Claimed      bool
+	Claimed bool
+	// PartialClaim names the one of claim.epsilon and claim.delta a spec states without
+	// the other ("epsilon", "delta"; "" otherwise): verify, which audits the claim made,
+	// refuses it unless --epsilon or --delta completes it.
+	PartialClaim string
 	Trials       int
 	PowerAgainst float64
 	Confidence   float64
 	Seed         uint64
+	// Name (verify --name), when set, names the audited subject in place of the method.
+	Name string
 	// RandomisedRank (spec "rank_p": "randomised") decides the rank check of fewer models
 	// than a game needs on the seeded randomised rank p-value instead of the conservative
 	// one (RankCheck.Randomised): "conservative", the default, is the verdict no seed moves.
@@ -354,6 +360,12 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			_, eps := obj["epsilon"]
 			_, delta := obj["delta"]
 			s.Claimed = eps && delta
+			switch {
+			case eps && !delta:
+				s.PartialClaim = "epsilon"
+			case delta && !eps:
+				s.PartialClaim = "delta"
+			}
 			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
 				"epsilon": p.param(EpsilonParam, &s.Epsilon),
 				"delta":   p.param(DeltaParam, &s.Delta),

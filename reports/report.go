@@ -438,6 +438,11 @@ func (t Tally) String() string {
 // NotJudged is the verdict of a summary or curve whose findings are all reported.
 const NotJudged = "—"
 
+// MeasurementVerdict stands in the verdict's place for a subject measured without a claim
+// (its findings all measurements: audit.AsMeasurements), and for a report of such subjects
+// alone: there is no claim to judge, so no PASS, FAIL or INCONCLUSIVE.
+const MeasurementVerdict = "MEASUREMENT"
+
 // Judged says whether any finding decided the summary's verdict.
 func (s Summary) Judged() bool { return s.Pass+s.Fail+s.Inconclusive > 0 }
 
@@ -464,6 +469,9 @@ func CountFindings(fs []Finding) (pass, fail, inconclusive int) {
 // NewSubject converts an audited subject's claim and findings into the report model.
 func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
 	s := Subject{Name: name, Verdict: string(audit.Decide(c, fs)), Claim: convertClaim(c)}
+	if Measured(fs) {
+		s.Verdict = MeasurementVerdict // no claim was judged: measurements only (audit.AsMeasurements)
+	}
 	for _, f := range fs {
 		rf := NewFinding(f)
 		rf.Required = c.Requires(f.Kind)
@@ -553,11 +561,27 @@ func (r *Report) Summarize() {
 	// the verdict is the subjects': each decided by the findings its claim requires
 	var subjects []audit.Finding
 	for _, s := range r.Subjects {
-		subjects = append(subjects, audit.Finding{Verdict: audit.Verdict(s.Verdict)})
+		if s.Verdict != MeasurementVerdict { // a subject measured without a claim has no verdict
+			subjects = append(subjects, audit.Finding{Verdict: audit.Verdict(s.Verdict)})
+		}
 	}
-	if len(r.Subjects) > 0 {
+	switch {
+	case len(subjects) > 0:
 		r.Summary.Verdict = string(audit.Worst(subjects))
+	case len(r.Subjects) > 0:
+		r.Summary.Verdict = MeasurementVerdict
 	}
+}
+
+// Measured says that fs are measurements only (at least one): a subject measured without a
+// claim (audit.AsMeasurements), which has no verdict.
+func Measured(fs []audit.Finding) bool {
+	for _, f := range fs {
+		if f.Kind != audit.Measurement {
+			return false
+		}
+	}
+	return len(fs) > 0
 }
 
 // HashFile returns the input record of a file: its SHA-256 and size.
