@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -282,7 +284,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		budget                            time.Duration
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --models K --epsilon E --delta D [--retrains N]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nWith --models, the one-model question: how many retrains K unlearned models ranked among\nthem need to be able to show the claim violated (a rank test never PASSes), and with\n--retrains what that count supports.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --models 1 --epsilon 1 --delta 1e-3 --retrains 64\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --models K --epsilon E --delta D [--retrains N]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nWith --models, the one-model question: how many retrains K unlearned models ranked among\nthem need to be able to show the claim violated (a rank test never PASSes), and with\n--retrains what that count supports. With --table, a Markdown table of what each count of\nmodels per side can and cannot show of the claim.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --models 1 --epsilon 1 --delta 1e-3 --retrains 64\n  audit plan --epsilon 1 --delta 1e-3 --table 8,16,32,64\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
 	}
 	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
@@ -294,6 +296,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cliflag.Alias(fs, "factor", "power-against")
 	cliflag.Alias(fs, "against", "power-against")
 	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
+	table := fs.String("table", "", "with --epsilon and --delta, instead of --trials: a comma-separated list of models per side (e.g. 8,16,32,64), and a Markdown table of what each count can and cannot show of the claim")
 	var models, retrains int
 	audit.Var(fs, &models, audit.Param{Name: "models", Usage: fmt.Sprintf("the one-model question: K unlearned models (fewer than %d, one production model the usual case) ranked among retrains; with --epsilon and --delta, how many retrains let them show the claim violated", audit.MinEmpiricalTrials), Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MinEmpiricalTrials-1)})
 	audit.Var(fs, &retrains, audit.Param{Name: "retrains", Usage: "with --models: the retrains they are ranked among, to say what that count supports", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxTrials)})
@@ -327,6 +330,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	set := setFlags(fs)
 	if set["models"] || set["retrains"] {
 		return planRanks(ctx, set, models, retrains, claim, delta, conf, factor, *asJSON, stdout)
+	}
+	if set["table"] {
+		return planTable(ctx, set, *table, claim, delta, conf, factor, stdout)
 	}
 	for _, f := range []string{"shards", "calibrate", "workers", "controls"} {
 		if set[f] {
@@ -402,6 +408,62 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if power == audit.PowerTarget { // the report's line speaks of its own 80 % power
 			fmt.Fprintf(stdout, "%s.\n", out.Supports)
 		}
+	}
+	return nil
+}
+
+// planTable answers audit plan --table: for each count of models per side, what the split
+// game at the claim's δ and confidence can and cannot show — the figures a report's first
+// line gives at that count (audit.PowerOf, epsilon.TrialsToDetect) — as a Markdown table.
+func planTable(ctx context.Context, set map[string]bool, list string, claim, delta, conf, factor float64, stdout io.Writer) error {
+	for _, f := range []string{"trials", "strategy", "power", "json", "shards", "calibrate", "workers", "controls"} {
+		if set[f] {
+			return usagef("plan: --%s does not apply to --table (split game, 80 %% power, a Markdown table)", f)
+		}
+	}
+	if !set["epsilon"] || !set["delta"] {
+		return usagef("plan: --table needs --epsilon and --delta (the claim the counts are asked of)")
+	}
+	if !set["power-against"] {
+		factor = audit.DefaultPowerAgainst
+	}
+	var counts []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < audit.MinEmpiricalTrials || n > audit.MaxTrials {
+			return usagef("plan: --table %s: %q: want counts of models per side in [%d, %d], comma-separated", list, f, audit.MinEmpiricalTrials, audit.MaxTrials)
+		}
+		counts = append(counts, n)
+	}
+	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: audit.PowerTarget, Delta: delta, Conf: conf}
+	pass, _, err := epsilon.TrialsToDetect(ctx, ps)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	passText := fmt.Sprintf("about %d a side", pass)
+	if err != nil {
+		passText = fmt.Sprintf("more than %d a side", epsilon.MaxPlanTrials)
+	}
+	fmt.Fprintf(stdout, "What a distinguishing game (split, %.4g %% confidence) can show of the claim (ε = %g, δ = %g); μ is the Gaussian-DP μ of the Gaussian pair with that ε.\n\n", 100*conf, claim, delta)
+	fmt.Fprintf(stdout, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*audit.PowerTarget, 100*audit.PowerTarget, factor)
+	for _, n := range counts {
+		p, err := audit.PowerOf(ctx, n, ps, "plan")
+		if err != nil {
+			return usageError{fmt.Errorf("plan: %w", err)}
+		}
+		canFail := "yes"
+		if p.MaxEpsilon <= claim {
+			canFail = fmt.Sprintf("no: from %d a side", p.TrialsToShow)
+		}
+		leak := "none"
+		if !math.IsInf(p.SmallestEpsilon, 1) {
+			leak = fmt.Sprintf("ε ≥ %.3g (μ ≥ %.3g)", p.SmallestEpsilon, p.SmallestMu)
+		}
+		canPass := "no: " + passText
+		if p.Sufficient() {
+			canPass = "yes"
+		}
+		fmt.Fprintf(stdout, "| %d | %.3g (μ = %.3g) | %s | %s | %s |\n", n, p.MaxEpsilon, p.MaxMu, canFail, leak, canPass)
 	}
 	return nil
 }
