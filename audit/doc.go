@@ -161,9 +161,9 @@
 // model's logistic loss on the deleted records from its weights and the data (with the
 // intercept first when Spec.Intercept), and VerifyModels adds the deleted records' mean
 // and median loss, mean confidence and loss-gradient direction to the family. Fewer
-// unlearned models — one production model — get RankCheck: the exact one-sided rank of
-// their deleted records' mean loss among the retrains, which can FAIL a gross violation
-// and never PASSes. Without retrained models, a Recipe (NewRecipe: the spec's data,
+// unlearned models — one production model — get RankCheck: the one-sided rank of their
+// deleted records' mean loss among the retrains, on the conservative p-value that no seed
+// moves, which can FAIL a gross violation and never PASSes. Without retrained models, a Recipe (NewRecipe: the spec's data,
 // deletions and one variant of its method, run by the toolkit's own implementation)
 // retrains them (Recipe.Retrain) for VerifyAgainstRecipe. VerifyOneRun judges one
 // training run with canaries (CanaryPlan, audit/onerun), HoldoutMembership measures one

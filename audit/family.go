@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -259,6 +262,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	if nu != nr {
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
 	}
+	f.Detail += "; the halves are taken in the order the models were given (file order): the first half of each side selects, the second evaluates, and no seed enters the verdict"
 	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: PowerTarget, Delta: g.Delta, Conf: g.Confidence}
 	if f.Power, err = PowerOf(ctx, n, spec, fmt.Sprintf("split game, the best of %d pre-registered statistics chosen on half", len(stats))); err != nil {
 		return Finding{}, fmt.Errorf("family game: %w", err)
@@ -293,12 +297,19 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 // ranked among the references' (epsilon.Ranks). A p-value at or below
 // ((1 − confidence)/k − δ)/e^ε shows a violation (FAIL); nothing else decides, so the
 // verdict is otherwise INCONCLUSIVE, never PASS.
+//
+// The p-value is the conservative one, (below + 1 + ties)/(N + 1): a function of the
+// statistics alone, so that no seed moves the verdict. Randomised asks for the exact
+// randomised p-value instead, its tie-breaker drawn from Seed: uniform, so it reaches the
+// threshold with fewer retrains, but a verdict an edit of the seed can flip; the finding
+// then says so.
 type RankCheck struct {
 	Check      string
 	Epsilon    float64
 	Delta      float64
 	Confidence float64 // 0 means 0.95
-	Seed       uint64  // for the tie-breakers
+	Randomised bool    // decide on the seeded randomised p-value, not the conservative one
+	Seed       uint64  // for the tie-breakers, when Randomised
 	// PowerAgainst is the violation the game that would decide must catch (0 means
 	// DefaultPowerAgainst): an INCONCLUSIVE rank check names the models it needs.
 	PowerAgainst float64
@@ -316,50 +327,139 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 	if err := finiteStatistics([]epsilon.Statistic{{Name: primary, Pos: models, Neg: refs}}); err != nil {
 		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
-	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rand.New(rand.NewPCG(c.Seed, 0x72616e6b)))
+	var rng *rand.Rand
+	if c.Randomised {
+		rng = rand.New(rand.NewPCG(c.Seed, 0x72616e6b))
+	}
+	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rng)
 	if err != nil {
 		return Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	k, n := len(models), len(refs)
 	below, ties := epsilon.RankCounts(models[rt.Worst], refs)
-	conservative := float64(below+ties+1) / float64(n+1)
+	pvalue := fmt.Sprintf("the conservative p-value (below + 1 + ties)/(N + 1), a function of the statistics alone (no seed enters the verdict): %d of the %d retrains below it, %d tied", below, n, ties)
+	title := ""
+	if c.Randomised {
+		pvalue = fmt.Sprintf("the exact randomised p-value (below + U·(1 + ties))/(N + 1), U uniform drawn from the spec's seed %d (rank_p \"randomised\"): uniform under the references' law, but another seed can give another verdict; the conservative p-value, (below + 1 + ties)/(N + 1), is %.4g (%d of the %d retrains below it, %d tied)",
+			c.Seed, epsilon.ConservativeRankPValue(models[rt.Worst], refs), below, n, ties)
+		title = ", randomised p-value"
+	}
 	f := Finding{
 		Check: c.Check, Kind: Empirical,
-		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered)", k, n, primary),
+		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered%s)", k, n, primary, title),
 		Measured: rt.Min, Bound: rt.Threshold, Comparison: ">", Confidence: c.Confidence, Trials: k,
-		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest rank p-value, %.4g: the exact randomised p-value (below + U·(1 + ties))/(N + 1), U uniform and seeded, which is uniform under the references' law (without the randomisation, (below + ties + 1)/(N + 1) = %.4g: %d of the %d retrains below it, %d tied); under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
-			primary, rt.Worst, rt.Min, conservative, below, n, ties, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
+		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest rank p-value, %.4g: %s; under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
+			primary, rt.Worst, rt.Min, pvalue, c.Confidence, k, c.Delta, c.Epsilon, rt.Threshold, c.Confidence),
 	}
 	need := epsilon.RanksNeeded(k, c.Epsilon, c.Delta, c.Confidence)
+	// what decides is the distributional game, on at least MinEmpiricalTrials models a
+	// side; the count it needs is the planner's, for the game's question
+	// asked at the fewest models the game plays with (the plan command needs a count
+	// the game can be played at; the count it names does not depend on it)
+	q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
+		Confidence: c.Confidence, Power: PowerTarget, Trials: max(k, MinEmpiricalTrials)}
+	rp, err := PlanRanks(ctx, k, n, c.Epsilon, c.Delta, c.Confidence, c.PowerAgainst)
+	if err != nil {
+		return Finding{}, err
+	}
+	f.Detail = rp.Supports() + ". The check: " + f.Detail
 	switch {
 	case rt.Violated:
 		f.Verdict = Fail
 	default:
 		f.Verdict = Inconclusive
-		// what decides is the distributional game, on at least MinEmpiricalTrials models a
-		// side; the count it needs is the planner's, for the game's question
-		// asked at the fewest models the game plays with (the plan command needs a count
-		// the game can be played at; the count it names does not depend on it)
-		q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
-			Confidence: c.Confidence, Power: PowerTarget, Trials: max(k, MinEmpiricalTrials)}
-		plan, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(c.PowerAgainst))
-		if err := ctx.Err(); err != nil {
-			return Finding{}, err
-		}
 		f.Detail += fmt.Sprintf("; a rank test can show a violation but never that the claim holds: the distributional game decides, on at least %d unlearned models and as many retrains", MinEmpiricalTrials)
-		if err != nil {
+		if rp.GameTrials == 0 {
 			f.Detail += fmt.Sprintf(", though no count up to %d a side catches a %g× violation with %.0f %% power", epsilon.MaxPlanTrials, c.PowerAgainst, 100*PowerTarget)
 		} else {
-			f.TrialsNeeded = max(plan, MinEmpiricalTrials)
+			f.TrialsNeeded = rp.GameTrials
 			f.Detail += fmt.Sprintf("; to catch a %g× violation with %.0f %% power it needs about %d a side (`%s` asks it)", c.PowerAgainst, 100*PowerTarget, f.TrialsNeeded, q.PlanCommand(c.PowerAgainst))
 		}
 		switch {
 		case need == 0:
 			f.Detail += fmt.Sprintf("; at δ = %.3g no number of retrains can show a violation of %d model(s) at this confidence", c.Delta, k)
+		case n < need && c.Randomised:
+			f.Detail += fmt.Sprintf("; with %d retrains a model below all of them reaches t only when its tie-breaker does (U ≤ t·(N + 1) = %.3g): at least %d retrains let it reach t whatever the seed", n, rt.Threshold*float64(n+1), need)
 		case n < need:
-			f.Detail += fmt.Sprintf("; with %d retrains even a model below all of them cannot reach t: supply at least %d", n, need)
+			f.Detail += fmt.Sprintf("; with %d retrains even a model below all of them has p = 1/(N + 1) = %.4g > t, so no model can show a violation: supply at least %d", n, 1/float64(n+1), need)
 		}
 	}
 	f.Scores = SummarizeScores(primary, models, refs)
 	return f, nil
+}
+
+// A RankPlan is what k unlearned models ranked among n retrains support (PlanRanks): the
+// rank report's first line and `audit plan --models`'s answer, from the same figures. In ε
+// at δ and in Gaussian-DP μ (the statistic's shift in the retrains' standard deviations).
+type RankPlan struct {
+	Models, Retrains                    int
+	Epsilon, Delta, Confidence, Against float64
+	// Threshold is the p-value at or below which a model shows the claim violated,
+	// ((1 − confidence)/k − δ)/e^ε; RetrainsNeeded the fewest retrains with which a model
+	// below all of them reaches it (epsilon.RanksNeeded; 0: no number can, δ too large).
+	Threshold      float64
+	RetrainsNeeded int
+	// At Retrains: the smallest leak caught with PowerTarget (epsilon.RankSmallestMu; +Inf
+	// none) and the largest ε that can be shown (epsilon.RanksMaxEpsilon; −Inf: none).
+	SmallestEpsilon, SmallestMu, MaxEpsilon, MaxMu float64
+	// GameTrials is what a PASS needs instead, the game's count per side against Against×
+	// (epsilon.TrialsToDetect, at least MinEmpiricalTrials; 0: beyond epsilon.MaxPlanTrials).
+	GameTrials int
+}
+
+// PlanRanks computes a RankPlan; n may be 0 (the retrains not yet chosen: the figures at
+// Retrains are then left out). Its only error is ctx's, or a claim out of range.
+func PlanRanks(ctx context.Context, k, n int, eps, delta, confidence, against float64) (RankPlan, error) {
+	if k < 1 || n < 0 || !(eps >= 0) || math.IsInf(eps, 1) || !(delta >= 0 && delta < 1) || !(confidence > 0 && confidence < 1) || !(against > 1) {
+		return RankPlan{}, fmt.Errorf("rank plan: %d models, %d retrains, ε %v, δ %v, confidence %v, against %v×: want k ≥ 1, n ≥ 0, ε ≥ 0 finite, δ in [0, 1), confidence in (0, 1), against > 1", k, n, eps, delta, confidence, against)
+	}
+	p := RankPlan{Models: k, Retrains: n, Epsilon: eps, Delta: delta, Confidence: confidence, Against: against,
+		Threshold: ((1-confidence)/float64(k) - delta) / math.Exp(eps), RetrainsNeeded: epsilon.RanksNeeded(k, eps, delta, confidence)}
+	if n > 0 {
+		p.SmallestMu = epsilon.RankSmallestMu(k, n, eps, delta, confidence, PowerTarget)
+		p.SmallestEpsilon = dp.GaussianExactEpsilon(p.SmallestMu, delta)
+		p.MaxEpsilon = epsilon.RanksMaxEpsilon(k, n, delta, confidence)
+		p.MaxMu = epsilon.GDPMu(p.MaxEpsilon, delta)
+	}
+	q := Question{Epsilon: eps, Delta: delta, Confidence: confidence, Power: PowerTarget}
+	game, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(against))
+	if err := ctx.Err(); err != nil {
+		return RankPlan{}, err
+	}
+	if err == nil {
+		p.GameTrials = max(game, MinEmpiricalTrials)
+	}
+	return p, nil
+}
+
+// Supports words the plan, for the rank finding's first line: at p.Retrains, the smallest
+// leak caught with 80 % power and the largest ε that can be shown; the retrains with which
+// the claim can be shown violated at all; and that no number of retrains PASSes it.
+func (p RankPlan) Supports() string {
+	var out []string
+	if p.Retrains > 0 {
+		caught := fmt.Sprintf("no leak, however large, is caught with %.0f %% power", 100*PowerTarget)
+		if !math.IsInf(p.SmallestMu, 1) {
+			caught = fmt.Sprintf("with %.0f %% power they show ε = %g violated when the true leak is ε ≥ %.3g (μ ≥ %.3g)", 100*PowerTarget, p.Epsilon, p.SmallestEpsilon, p.SmallestMu)
+		}
+		most := "no ε ≥ 0 can be shown"
+		if !math.IsInf(p.MaxEpsilon, -1) {
+			most = fmt.Sprintf("the most they can show is ε = %.3g (μ = %.3g)", p.MaxEpsilon, p.MaxMu)
+		}
+		out = append(out, fmt.Sprintf("What %d model(s) among %d retrains support: %s; %s at δ = %.3g", p.Models, p.Retrains, caught, most, p.Delta))
+	}
+	show := fmt.Sprintf("at δ = %.3g no number of retrains can show ε = %g violated with %d model(s)", p.Delta, p.Epsilon, p.Models)
+	if p.RetrainsNeeded > 0 {
+		show = fmt.Sprintf("a violation of ε = %g can be shown by %d model(s) from %d retrains (a model below all of them then has p = 1/%d ≤ t = %.4g)", p.Epsilon, p.Models, p.RetrainsNeeded, p.RetrainsNeeded+1, p.Threshold)
+		if p.Retrains > 0 && p.Retrains < p.RetrainsNeeded {
+			show += "; these cannot show it at all"
+		}
+	}
+	pass := fmt.Sprintf("no number of retrains PASSes it: a PASS needs the game on about %d models a side (%.0f %% power against %g×)", p.GameTrials, 100*PowerTarget, p.Against)
+	if p.GameTrials == 0 {
+		pass = fmt.Sprintf("no number of retrains PASSes it, nor the game on up to %d models a side (%.0f %% power against %g×)", epsilon.MaxPlanTrials, 100*PowerTarget, p.Against)
+	}
+	s := strings.Join(append(out, show, pass), "; ")
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:] // a first line: "At δ …", "A violation …"
 }

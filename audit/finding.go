@@ -287,6 +287,53 @@ type Power struct {
 	// Counts, when set, is what the finding's trials and TrialsNeeded count when they are
 	// not trials per side: "deleted records" for a membership attack on one model.
 	Counts string `json:"counts,omitempty"`
+	// What the game's trials support (PowerOf and decide set them; Supports words them),
+	// in ε at the claim's δ and in the Gaussian-DP μ of the Gaussian pair with that ε
+	// (epsilon.GDPMu): SmallestEpsilon is the smallest leak caught with PowerTarget power
+	// (SmallestFactor × the claimed ε; +Inf: none), MaxEpsilon the largest ε these trials
+	// can show at all (epsilon.MaxCertifiable, split, at the question's confidence).
+	// TrialsToShow is the fewest trials per side that can show the claim violated at all
+	// (epsilon.TrialsForResolution; 0: none up to 10⁹), TrialsToPass the fewest with the
+	// power a PASS needs (epsilon.TrialsToDetect; 0 on a PASS, whose trials have it, or
+	// beyond epsilon.MaxPlanTrials). `audit plan` prints the same four for the question.
+	SmallestEpsilon float64 `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      float64 `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      float64 `json:"max_showable_epsilon,omitempty"`
+	MaxMu           float64 `json:"max_showable_mu,omitempty"`
+	TrialsToShow    int     `json:"trials_to_show_violation,omitempty"`
+	TrialsToPass    int     `json:"trials_to_pass,omitempty"`
+}
+
+// Supports words what the trials support, for a finding's first line: the smallest leak
+// caught with 80 % power and the largest ε the trials can show, each in ε and μ, and the
+// trials per side that would (a) be able to show the claim violated and (b) PASS it. ""
+// for a power without a question (an excess test's).
+func (p *Power) Supports(verdict Verdict) string {
+	if p == nil || p.Question == nil || p.Unit != "" {
+		return ""
+	}
+	q := p.Question
+	per := p.per()
+	caught := fmt.Sprintf("with %.0f %% power they show ε = %g violated when the true leak is ε ≥ %.3g (μ ≥ %.3g)", 100*PowerTarget, q.Epsilon, p.SmallestEpsilon, p.SmallestMu)
+	if math.IsInf(p.SmallestEpsilon, 1) {
+		caught = fmt.Sprintf("no leak, however large, is caught with %.0f %% power", 100*PowerTarget)
+	}
+	show := fmt.Sprintf("a violation of ε = %g can be shown from %d %s", q.Epsilon, p.TrialsToShow, per)
+	switch {
+	case p.TrialsToShow == 0:
+		show = fmt.Sprintf("no count up to 10⁹ %s can show ε = %g violated", per, q.Epsilon)
+	case q.Trials < p.TrialsToShow:
+		show += " (these cannot show it at all)"
+	}
+	pass := fmt.Sprintf("a PASS (%.0f %% power against %g×) needs about %d", 100*PowerTarget, p.Against, p.TrialsToPass)
+	switch {
+	case verdict == Pass:
+		pass = fmt.Sprintf("these have the power a PASS needs (%.0f %% against %g×)", 100*PowerTarget, p.Against)
+	case p.TrialsToPass == 0:
+		pass = fmt.Sprintf("a PASS (%.0f %% power against %g×) needs more than %d", 100*PowerTarget, p.Against, epsilon.MaxPlanTrials)
+	}
+	return fmt.Sprintf("What %d %s support: %s; the most they can show is ε = %.3g (μ = %.3g) at δ = %.3g; %s; %s",
+		q.Trials, per, caught, p.MaxEpsilon, p.MaxMu, q.Delta, show, pass)
 }
 
 // per is what the power's counts count: Counts, or trials per side.

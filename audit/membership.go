@@ -148,13 +148,22 @@ func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (
 		return nil, err
 	}
 	q := &Question{Route: route, Epsilon: spec.Claim, Delta: spec.Delta, Confidence: spec.Conf, Power: spec.Power, Trials: n}
-	return &Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest, Question: q}, nil
+	p := &Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest, Question: q,
+		SmallestEpsilon: smallest * spec.Claim, MaxEpsilon: epsilon.MaxCertifiable(n, spec.Delta, spec.Conf, epsilon.Split)}
+	p.SmallestMu, p.MaxMu = epsilon.GDPMu(p.SmallestEpsilon, spec.Delta), epsilon.GDPMu(p.MaxEpsilon, spec.Delta)
+	if show, err := epsilon.TrialsForResolution(spec.Claim, spec.Delta, spec.Conf, epsilon.Split); err == nil {
+		p.TrialsToShow = show
+	}
+	return p, nil
 }
 
 // decide applies the empirical rule to a finding whose Measured is an ε lower bound and
 // whose Power is set: FAIL above the claim; PASS with power; INCONCLUSIVE otherwise, with
 // the trials that would reach the power — the planner's own count (epsilon.TrialsToDetect),
 // so that `audit plan` asked the same question says the same. Its only error is ctx's.
+//
+// It also completes what the trials support (Power.TrialsToPass, the same count) and
+// makes Power.Supports the finding's first line.
 func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 	switch {
 	case f.Measured > f.Bound:
@@ -163,6 +172,8 @@ func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 		f.Verdict = Pass
 	default:
 		f.Verdict = Inconclusive
+	}
+	if f.Verdict != Pass {
 		need, _, err := epsilon.TrialsToDetect(ctx, spec)
 		if err := ctx.Err(); err != nil {
 			return err
@@ -170,7 +181,13 @@ func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 		if err != nil {
 			need = 0 // beyond epsilon.MaxPlanTrials: the power's Summary says the trials cannot resolve it
 		}
-		f.Power.TrialsNeeded, f.TrialsNeeded = need, need
+		f.Power.TrialsToPass = need
+		if f.Verdict == Inconclusive {
+			f.Power.TrialsNeeded, f.TrialsNeeded = need, need
+		}
+	}
+	if s := f.Power.Supports(f.Verdict); s != "" {
+		f.Detail = s + ". The check: " + f.Detail
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
@@ -156,6 +157,14 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 		return Finding{}, err
 	}
 	f.Detail += fmt.Sprintf("; at best (every included canary guessed, no other) this run could show ε ≥ %.3g", best)
+	// the first line: what one run with these canaries supports (its power against a
+	// named leak is not simulated here, so none is stated)
+	can := "so a violation of the claim can be shown"
+	if best <= eps2 {
+		can = "so no outcome of it can show the claim violated"
+	}
+	f.Detail = fmt.Sprintf("What 1 run with %d canaries supports: the most it can show is ε = %.3g (μ = %.3g) at δ' = %.3g, against 2ε = %.3g, %s; no number of canaries PASSes the claim (a one-run audit never shows that it holds; its power against a named leak is not computed). The check: ",
+		len(plan), best, epsilon.GDPMu(best, delta2), delta2, eps2, can) + f.Detail
 	if f.Measured > f.Bound {
 		f.Verdict = Fail
 	} else {

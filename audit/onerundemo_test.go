@@ -207,6 +207,11 @@ func TestOneRunFindingResolution(t *testing.T) {
 	if f.Verdict != audit.Fail || !strings.Contains(f.Detail, "at best") {
 		t.Errorf("δ = 1e-6: %s, %s", f.Verdict, f.Detail)
 	}
+	// the first line says what the run supports: here a violation can be shown; at δ = 1e-3
+	// no outcome can (a first line with the two turned round fails both)
+	if !strings.HasPrefix(f.Detail, "What 1 run with 1000 canaries supports: the most it can show is ε = ") || !strings.Contains(f.Detail, "so a violation of the claim can be shown") {
+		t.Errorf("δ = 1e-6: the first line does not say what the run supports: %s", f.Detail)
+	}
 	f, err = audit.OneRunFinding("x", plan, member, 1, 1e-3, 0.95)
 	if err != nil {
 		t.Fatal(err)
@@ -214,5 +219,8 @@ func TestOneRunFindingResolution(t *testing.T) {
 	t.Logf("δ = 1e-3: %s ε ≥ %.3g: %s", f.Verdict, f.Measured, f.Detail)
 	if f.Verdict != audit.Inconclusive || !strings.Contains(f.Detail, "no outcome of this run could refute the claim") {
 		t.Errorf("δ = 1e-3: %s, %s", f.Verdict, f.Detail)
+	}
+	if !strings.HasPrefix(f.Detail, "What 1 run with 1000 canaries supports") || !strings.Contains(f.Detail, "so no outcome of it can show the claim violated") {
+		t.Errorf("δ = 1e-3: the first line does not say the run cannot show a violation: %s", f.Detail)
 	}
 }

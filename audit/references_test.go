@@ -46,7 +46,7 @@ func TestULiRAStatistic(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("with references: %s, ε ≥ %.3g: %s", fs[0].Verdict, fs[0].Measured, fs[0].Detail)
-	if fs[0].Verdict != audit.Fail || !strings.HasPrefix(fs[0].Detail, "decided by the U-LiRA aggregate") {
+	if fs[0].Verdict != audit.Fail || !strings.Contains(fs[0].Detail, "The check: decided by the U-LiRA aggregate") {
 		t.Fatalf("with references: %s; want a FAIL decided by the U-LiRA aggregate", fs[0].Verdict)
 	}
 }

@@ -69,11 +69,21 @@ type Spec struct {
 	// Claimed says the spec states both claim.epsilon and claim.delta. Without them the
 	// toolkit's own methods run at the defaults (ε = 1, δ = 10⁻⁶, the demo's), but verify,
 	// which audits a claim someone made, refuses to invent one.
-	Claimed      bool
+	Claimed bool
+	// PartialClaim names the one of claim.epsilon and claim.delta a spec states without
+	// the other ("epsilon", "delta"; "" otherwise): verify, which audits the claim made,
+	// refuses it unless --epsilon or --delta completes it.
+	PartialClaim string
 	Trials       int
 	PowerAgainst float64
 	Confidence   float64
 	Seed         uint64
+	// Name (verify --name), when set, names the audited subject in place of the method.
+	Name string
+	// RandomisedRank (spec "rank_p": "randomised") decides the rank check of fewer models
+	// than a game needs on the seeded randomised rank p-value instead of the conservative
+	// one (RankCheck.Randomised): "conservative", the default, is the verdict no seed moves.
+	RandomisedRank bool
 	// Attacks are the empirical attacks to run (nil: all of AttackNames).
 	Attacks Attacks
 	// Outputs say where the report goes and in which formats besides JSON.
@@ -105,6 +115,21 @@ func (k ScoreKind) memberSign() float64 {
 		return 1
 	}
 	return -1
+}
+
+// RankPChoices are the rank check's p-values, as spec "rank_p" and verify --rank-p name
+// them: the conservative one (the default) and the seeded randomised one.
+var RankPChoices = []string{"conservative", "randomised"}
+
+// ParseRankP reads a rank p-value's name: true for "randomised".
+func ParseRankP(kind string) (randomised bool, err error) {
+	switch kind {
+	case "conservative":
+		return false, nil
+	case "randomised":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: want \"conservative\" (the default: no seed moves the verdict) or \"randomised\" (seeded tie-breakers)", clip.Quote(kind))
 }
 
 // scaled is v times c, a new slice.
@@ -340,6 +365,12 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			_, eps := obj["epsilon"]
 			_, delta := obj["delta"]
 			s.Claimed = eps && delta
+			switch {
+			case eps && !delta:
+				s.PartialClaim = "epsilon"
+			case delta && !eps:
+				s.PartialClaim = "delta"
+			}
 			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
 				"epsilon": p.param(EpsilonParam, &s.Epsilon),
 				"delta":   p.param(DeltaParam, &s.Delta),
@@ -355,6 +386,17 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		},
 		"confidence": p.param(ConfidenceParam, &s.Confidence),
 		"seed":       p.param(SeedParam, &s.Seed),
+		"rank_p": func(path string, v json.RawMessage) error {
+			var kind string
+			if json.Unmarshal(v, &kind) != nil {
+				return p.fail(path, "want \"conservative\" or \"randomised\"")
+			}
+			var err error
+			if s.RandomisedRank, err = ParseRankP(kind); err != nil {
+				return p.fail(path, "%s", err)
+			}
+			return nil
+		},
 		"attacks": func(path string, v json.RawMessage) error {
 			names, err := p.names(path, v, AttackNames)
 			s.Attacks = names

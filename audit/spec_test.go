@@ -60,7 +60,7 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 func TestParseSpecRefusals(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`[1]`, "s.json: not a JSON object"},
-		{`{"method": {"name": "d2d"}, "trails": 10}`, "s.json: trails: unknown field; want one of attacks, claim, confidence, data, deletes, method, model, noise, outputs, power, schema, scores, seed, trials"},
+		{`{"method": {"name": "d2d"}, "trails": 10}`, "s.json: trails: unknown field; want one of attacks, claim, confidence, data, deletes, method, model, noise, outputs, power, rank_p, schema, scores, seed, trials"},
 		{`{"method": {"name": "d2d"}, "attacks": ["game", "lira"]}`, `s.json: attacks[1]: "lira": want one of game, membership`},
 		{`{"method": {"name": "d2d"}, "attacks": ["game", "game"]}`, `s.json: attacks[1]: "game" named twice`},
 		{`{"method": {"name": "d2d"}, "attacks": []}`, `s.json: attacks: want a non-empty list of names among game, membership`},

@@ -42,7 +42,7 @@ func (s *Spec) familyGame(check string) FamilyGame {
 
 // rankCheck is the spec's rank check.
 func (s *Spec) rankCheck(check string) RankCheck {
-	return RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
+	return RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Randomised: s.RandomisedRank, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
 }
 
 // savedClaim is the claim audited on models trained elsewhere: what the spec declares.

@@ -51,6 +51,8 @@ func verdictMeaning(v string) string {
 		return "No violation of the claim was shown, and every check that decides it could have shown one: the deterministic checks by construction, the empirical ones with 80 % power against the named violation."
 	case "FAIL":
 		return "A violation of the claim was shown at the stated confidence."
+	case MeasurementVerdict:
+		return "No claim was made, so none was judged: the findings are measurements of what the models show (an ε lower bound, its Gaussian-DP μ, AUC, TPR at low FPR), with no verdict."
 	}
 	return "No violation was shown, but a check that decides the claim could not have shown one: its finding says what would decide — more trials, models or canaries, with their number where one can be computed."
 }

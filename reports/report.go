@@ -374,6 +374,16 @@ type Power struct {
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
 	Unit           string `json:"unit,omitempty"`   // set: Against and SmallestFactor are amounts of it, not factors
 	Counts         string `json:"counts,omitempty"` // set: what the trials and trials-needed count, when not trials per side
+	// What the trials support, as audit.Power's fields of the same names say (the
+	// finding's detail words them first): the smallest leak caught with 80 % power and the
+	// largest ε the trials can show, each in ε and in Gaussian-DP μ, and the trials per side
+	// that can show the claim violated at all and that would have the power a PASS needs.
+	SmallestEpsilon Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      Number `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      Number `json:"max_showable_epsilon,omitempty"`
+	MaxMu           Number `json:"max_showable_mu,omitempty"`
+	TrialsToShow    int    `json:"trials_to_show_violation,omitempty"`
+	TrialsToPass    int    `json:"trials_to_pass,omitempty"`
 	// Question mirrors audit.Question: what the power and trials-needed answer.
 	Question *Question `json:"question,omitempty"`
 	Summary  string    `json:"summary"`
@@ -431,6 +441,11 @@ func (t Tally) String() string {
 // NotJudged is the verdict of a summary or curve whose findings are all reported.
 const NotJudged = "—"
 
+// MeasurementVerdict stands in the verdict's place for a subject measured without a claim
+// (its findings all measurements: audit.AsMeasurements), and for a report of such subjects
+// alone: there is no claim to judge, so no PASS, FAIL or INCONCLUSIVE.
+const MeasurementVerdict = "MEASUREMENT"
+
 // Judged says whether any finding decided the summary's verdict.
 func (s Summary) Judged() bool { return s.Pass+s.Fail+s.Inconclusive > 0 }
 
@@ -457,6 +472,9 @@ func CountFindings(fs []Finding) (pass, fail, inconclusive int) {
 // NewSubject converts an audited subject's claim and findings into the report model.
 func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
 	s := Subject{Name: name, Verdict: string(audit.Decide(c, fs)), Claim: convertClaim(c)}
+	if Measured(fs) {
+		s.Verdict = MeasurementVerdict // no claim was judged: measurements only (audit.AsMeasurements)
+	}
 	for _, f := range fs {
 		rf := NewFinding(f)
 		rf.Required = c.Requires(f.Kind)
@@ -475,7 +493,9 @@ func NewFinding(f audit.Finding) Finding {
 	}
 	if p := f.Power; p != nil {
 		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
-			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary()}
+			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary(),
+			SmallestEpsilon: Number(p.SmallestEpsilon), SmallestMu: Number(p.SmallestMu), MaxEpsilon: Number(p.MaxEpsilon), MaxMu: Number(p.MaxMu),
+			TrialsToShow: p.TrialsToShow, TrialsToPass: p.TrialsToPass}
 		if q := p.Question; q != nil {
 			rf.Power.Question = &Question{Route: q.Route, Epsilon: Number(q.Epsilon), Delta: Number(q.Delta), Confidence: Number(q.Confidence),
 				Power: Number(q.Power), Trials: q.Trials, Plan: q.PlanCommand(p.Against)}
@@ -544,11 +564,27 @@ func (r *Report) Summarize() {
 	// the verdict is the subjects': each decided by the findings its claim requires
 	var subjects []audit.Finding
 	for _, s := range r.Subjects {
-		subjects = append(subjects, audit.Finding{Verdict: audit.Verdict(s.Verdict)})
+		if s.Verdict != MeasurementVerdict { // a subject measured without a claim has no verdict
+			subjects = append(subjects, audit.Finding{Verdict: audit.Verdict(s.Verdict)})
+		}
 	}
-	if len(r.Subjects) > 0 {
+	switch {
+	case len(subjects) > 0:
 		r.Summary.Verdict = string(audit.Worst(subjects))
+	case len(r.Subjects) > 0:
+		r.Summary.Verdict = MeasurementVerdict
 	}
+}
+
+// Measured says that fs are measurements only (at least one): a subject measured without a
+// claim (audit.AsMeasurements), which has no verdict.
+func Measured(fs []audit.Finding) bool {
+	for _, f := range fs {
+		if f.Kind != audit.Measurement {
+			return false
+		}
+	}
+	return len(fs) > 0
 }
 
 // HashFile returns the input record of a file: its SHA-256 and size.

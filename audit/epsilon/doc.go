@@ -13,9 +13,10 @@
 // statistic and its threshold are chosen together on the selection half and ε is bounded
 // on the other, once, at the whole confidence; LowerBound's split game is a family of one.
 // Thresholds lie midway between adjacent scores. Ranks is the test for fewer models than
-// a game needs: the exact randomised rank p-value of each model's statistic among
-// reference models, compared with ((1 − confidence)/k − δ)/e^ε; it can show a violation,
-// never that a claim holds.
+// a game needs: the conservative rank p-value (below + 1 + ties)/(N + 1) of each model's
+// statistic among reference models (or, when given a generator, the exact randomised one,
+// whose verdict a seed can move), compared with ((1 − confidence)/k − δ)/e^ε; it can show a
+// violation, never that a claim holds.
 //
 // Also here: the Gaussian-DP route (Game.GDP), TensorFlow Privacy's ratio bounds
 // (RatioLowerBound), the NeurIPS 2023 unlearning competition's per-example ε and

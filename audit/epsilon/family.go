@@ -93,6 +93,17 @@ func RankPValue(t float64, refs []float64, u float64) float64 {
 	return (float64(below) + u*float64(1+ties)) / float64(len(refs)+1)
 }
 
+// ConservativeRankPValue is RankPValue with the tie-breaker at its largest, U = 1:
+//
+//	p = (#{r < t} + 1 + #{r = t}) / (n + 1),
+//
+// a function of the statistics alone, so that no seed can move a verdict decided on it.
+// It is never below the randomised p-value, so P(p ≤ x) ≤ x when the model and the
+// references are exchangeable: valid, and conservative by at most (1 + ties)/(n + 1).
+func ConservativeRankPValue(t float64, refs []float64) float64 {
+	return RankPValue(t, refs, 1)
+}
+
 // RankCounts are how many references lie below t and how many equal it.
 func RankCounts(t float64, refs []float64) (below, ties int) {
 	for _, r := range refs {
@@ -113,7 +124,8 @@ func rankThreshold(k int, epsilon, delta, confidence float64) float64 {
 
 // RankTest is the test of an (ε, δ) claim that k published models' statistics (models)
 // are drawn from a law within (ε, δ) of the references' law (refs, n of them). Each model's
-// one-sided rank p-value (RankPValue, its tie-breaker drawn from rng) is compared with
+// one-sided rank p-value (ConservativeRankPValue; or RankPValue with its tie-breaker drawn
+// from rng, when one is given) is compared with
 //
 //	t = ((1 − confidence)/k − δ)/e^ε:
 //
@@ -127,9 +139,15 @@ type RankTest struct {
 	Worst     int       // the model it belongs to
 	Threshold float64   // t; ≤ 0 when δ alone exceeds the per-model level, and nothing can fail
 	Violated  bool      // Min ≤ Threshold
+	// Randomised says the p-values are RankPValue's, tie-breakers drawn from a seeded
+	// generator: exactly uniform, but a verdict on them can move with the seed.
+	Randomised bool
 }
 
-// Ranks runs RankTest's test.
+// Ranks runs RankTest's test: on the conservative p-values (ConservativeRankPValue) when
+// rng is nil, a verdict no seed moves; on the exact randomised ones (RankPValue, U drawn
+// from rng) otherwise, which a model below every reference can reach with fewer
+// references, at the price of a verdict that depends on the draw.
 func Ranks(models, refs []float64, epsilon, delta, confidence float64, rng *rand.Rand) (RankTest, error) {
 	switch {
 	case len(models) == 0:
@@ -150,9 +168,12 @@ func Ranks(models, refs []float64, epsilon, delta, confidence float64, rng *rand
 		}
 	}
 	rt := RankTest{PValues: make([]float64, len(models)), Min: math.Inf(1),
-		Threshold: rankThreshold(len(models), epsilon, delta, confidence)}
+		Threshold: rankThreshold(len(models), epsilon, delta, confidence), Randomised: rng != nil}
 	for i, v := range models {
-		p := RankPValue(v, refs, rng.Float64())
+		p := ConservativeRankPValue(v, refs)
+		if rng != nil {
+			p = RankPValue(v, refs, rng.Float64())
+		}
 		rt.PValues[i] = p
 		if p < rt.Min {
 			rt.Min, rt.Worst = p, i
@@ -163,12 +184,29 @@ func Ranks(models, refs []float64, epsilon, delta, confidence float64, rng *rand
 }
 
 // RanksNeeded is the fewest references with which a model whose statistic is below every
-// reference's is certain to show a violation: its p-value is at most 1/(n + 1), so n + 1 ≥
-// 1/t suffices (0 when t ≤ 0: no number of references can).
+// reference's is certain to show a violation: its conservative p-value is 1/(n + 1) (the
+// randomised one at most that), so n + 1 ≥ 1/t is needed and suffices; with fewer, no model
+// can show one on the conservative p-value (0 when t ≤ 0: no number of references can).
 func RanksNeeded(k int, epsilon, delta, confidence float64) int {
 	t := rankThreshold(k, epsilon, delta, confidence)
 	if !(t > 0) {
 		return 0
 	}
 	return int(math.Ceil(1/t)) - 1
+}
+
+// RanksMaxEpsilon is the largest ε that k models ranked among n references can show
+// violated at δ and the confidence: a model below every reference has the conservative
+// p-value 1/(n + 1), which is at most t = ((1 − confidence)/k − δ)/e^ε exactly when
+// ε ≤ ln((n + 1)·((1 − confidence)/k − δ)). −Inf when no ε ≥ 0 can be shown (the
+// logarithm is negative, or δ alone exceeds the per-model level).
+func RanksMaxEpsilon(k, n int, delta, confidence float64) float64 {
+	level := (1-confidence)/float64(k) - delta
+	if !(level > 0) {
+		return math.Inf(-1)
+	}
+	if e := math.Log(float64(n+1) * level); e >= 0 {
+		return e
+	}
+	return math.Inf(-1)
 }

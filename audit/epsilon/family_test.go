@@ -184,6 +184,50 @@ func TestRanks(t *testing.T) {
 	}
 }
 
+// The default rank test decides on the conservative p-value (below + 1 + ties)/(N + 1),
+// which no seed moves: a model below all 20 references has p = 1/21 > t = 0.049/e at ε = 1,
+// δ = 1e-3 and never fails, below all 55 (RanksNeeded) it always does, and a model tied
+// with two references of 64 has p = 3/65. RanksMaxEpsilon is the ε at which 1/(N + 1)
+// meets t (within 1e-9 either side: the rounding of e^ε). Planted bugs caught: ties left out of the conservative p-value (p = 1/65 for
+// the tie), RanksNeeded one short (54: p = 1/55 > t), and RanksMaxEpsilon off by the +1.
+func TestRanksConservative(t *testing.T) {
+	below := func(n int) []float64 {
+		refs := make([]float64, n)
+		for i := range refs {
+			refs[i] = 10 + float64(i)
+		}
+		return refs
+	}
+	need := RanksNeeded(1, 1, 1e-3, 0.95)
+	for _, c := range []struct {
+		refs int
+		fail bool
+	}{{20, false}, {need - 1, false}, {need, true}, {64, true}} {
+		rt, err := Ranks([]float64{3}, below(c.refs), 1, 1e-3, 0.95, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rt.Randomised || rt.Violated != c.fail || rt.Min != 1/float64(c.refs+1) {
+			t.Errorf("below all %d references: %+v; want p = 1/%d and violated %t", c.refs, rt, c.refs+1, c.fail)
+		}
+	}
+	tied := append(below(62), 3, 3)
+	if p := ConservativeRankPValue(3, tied); p != 3.0/65 {
+		t.Errorf("tied with 2 of 64: p = %v; want 3/65", p)
+	}
+	for _, n := range []int{need - 1, need, 64} {
+		e := RanksMaxEpsilon(1, n, 1e-3, 0.95)
+		rt, _ := Ranks([]float64{3}, below(n), e*(1-1e-9), 1e-3, 0.95, nil)
+		over, _ := Ranks([]float64{3}, below(n), e*(1+1e-9), 1e-3, 0.95, nil)
+		if !rt.Violated || over.Violated {
+			t.Errorf("%d references: RanksMaxEpsilon %v shows (%t), just above it shows (%t); want the edge", n, e, rt.Violated, over.Violated)
+		}
+	}
+	if e := RanksMaxEpsilon(1, 10, 1e-3, 0.95); !math.IsInf(e, -1) {
+		t.Errorf("11 × 0.049 < 1: RanksMaxEpsilon = %v; want −Inf (no ε ≥ 0)", e)
+	}
+}
+
 // The power a family game states is the split game's on the deciding statistic alone
 // (SplitGamePower). Choosing among null statistics besides it costs little when it carries
 // the violation: at the trials the planner asks for, a family of the Gaussian alternative

@@ -453,7 +453,11 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 				power = fmt.Sprintf("%s [%d]", answer, k+1)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t(ε=%g, δ=%g)\t%s\t%s\n", s.Name, s.Verdict, p, f, i, s.Claim.Epsilon, s.Claim.Delta, game, power)
+		claim := fmt.Sprintf("(ε=%g, δ=%g)", s.Claim.Epsilon, s.Claim.Delta)
+		if s.Verdict == reports.MeasurementVerdict {
+			claim = "none (measured)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Name, s.Verdict, p, f, i, claim, game, power)
 	}
 	tw.Flush()
 	for k, s := range shortfalls {
@@ -461,6 +465,10 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	}
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
+			if s.Verdict == reports.MeasurementVerdict {
+				fmt.Fprintf(w, "  measurement %s: %s: measured %s\n", s.Name, f.Title, reports.G10(float64(f.Measured)))
+				continue
+			}
 			if f.Verdict != "PASS" && f.Required {
 				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s\n", f.Verdict, s.Name, f.Title, reports.G10(float64(f.Measured)), f.Comparison, reports.G10(float64(f.Bound)))
 			}
@@ -482,7 +490,11 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	for _, f := range formats {
 		files = append(files, filepath.Join(dir, "report."+f))
 	}
-	fmt.Fprintf(w, "overall: %s; report: %s\n", rep.Summary.Verdict, strings.Join(files, ", "))
+	overall := rep.Summary.Verdict
+	if overall == reports.MeasurementVerdict {
+		overall += " (no claim, no verdict)"
+	}
+	fmt.Fprintf(w, "overall: %s; report: %s\n", overall, strings.Join(files, ", "))
 }
 
 // emit prints the summary table, or with asJSON the report's JSON (what report.json holds).

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -244,7 +246,32 @@ type planOutput struct {
 	// figures are these, for the question its plan command asks.
 	PowerAtTrials  *float64        `json:"power_at_trials,omitempty"`
 	SmallestFactor *reports.Number `json:"smallest_detectable_factor,omitempty"`
-	Assumption     string          `json:"assumption,omitempty"`
+	// SmallestEpsilon, SmallestMu and MaxMu are what a report's power says of these trials
+	// (audit.Power's fields of the same JSON names): the smallest leak caught with --power,
+	// in ε and μ, and the μ of max_certifiable_epsilon. Supports is the report's first line.
+	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
+	Supports        string          `json:"supports,omitempty"`
+	Assumption      string          `json:"assumption,omitempty"`
+}
+
+// planRanksOutput is audit plan --models's answer (audit.RankPlan).
+type planRanksOutput struct {
+	Models          int             `json:"models"`
+	Retrains        int             `json:"retrains,omitempty"`
+	ClaimEpsilon    float64         `json:"claim_epsilon"`
+	Delta           float64         `json:"delta"`
+	Confidence      float64         `json:"confidence"`
+	Threshold       reports.Number  `json:"threshold"`
+	RetrainsNeeded  int             `json:"retrains_needed"`
+	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      *reports.Number `json:"max_showable_epsilon,omitempty"`
+	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
+	Factor          float64         `json:"factor"`
+	GameTrials      int             `json:"game_trials_to_pass"`
+	Supports        string          `json:"supports"`
 }
 
 func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -257,7 +284,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		budget                            time.Duration
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --models K --epsilon E --delta D [--retrains N]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nWith --models, the one-model question: how many retrains K unlearned models ranked among\nthem need to be able to show the claim violated (a rank test never PASSes), and with\n--retrains what that count supports. With --table, a Markdown table of what each count of\nmodels per side can and cannot show of the claim.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --models 1 --epsilon 1 --delta 1e-3 --retrains 64\n  audit plan --epsilon 1 --delta 1e-3 --table 8,16,32,64\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
 	}
 	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
@@ -269,6 +296,10 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cliflag.Alias(fs, "factor", "power-against")
 	cliflag.Alias(fs, "against", "power-against")
 	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
+	table := fs.String("table", "", "with --epsilon and --delta, instead of --trials: a comma-separated list of models per side (e.g. 8,16,32,64), and a Markdown table of what each count can and cannot show of the claim")
+	var models, retrains int
+	audit.Var(fs, &models, audit.Param{Name: "models", Usage: fmt.Sprintf("the one-model question: K unlearned models (fewer than %d, one production model the usual case) ranked among retrains; with --epsilon and --delta, how many retrains let them show the claim violated", audit.MinEmpiricalTrials), Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MinEmpiricalTrials-1)})
+	audit.Var(fs, &retrains, audit.Param{Name: "retrains", Usage: "with --models: the retrains they are ranked among, to say what that count supports", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxTrials)})
 	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	fs.StringVar(&spec, "spec", "", "plan the audit this spec file describes (audit run --spec FILE)")
 	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxShards)})
@@ -297,6 +328,12 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: factor, shards: shards, budget: budget, json: *asJSON}})
 	}
 	set := setFlags(fs)
+	if set["models"] || set["retrains"] {
+		return planRanks(ctx, set, models, retrains, claim, delta, conf, factor, *asJSON, stdout)
+	}
+	if set["table"] {
+		return planTable(ctx, set, *table, claim, delta, conf, factor, stdout)
+	}
 	for _, f := range []string{"shards", "calibrate", "workers", "controls"} {
 		if set[f] {
 			return usagef("plan: --%s plans a spec's run: it needs --spec", f)
@@ -346,6 +383,15 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		sf := reports.Number(at.SmallestFactor)
 		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
+		se, sm, mm := reports.Number(at.SmallestEpsilon), reports.Number(at.SmallestMu), reports.Number(at.MaxMu)
+		out.SmallestEpsilon, out.SmallestMu, out.MaxMu = &se, &sm, &mm
+		// the sentence a report's finding at these trials opens with (audit.Power.Supports)
+		verdict := audit.Inconclusive
+		if at.Sufficient() {
+			verdict = audit.Pass
+		}
+		at.TrialsToPass = n
+		out.Supports = at.Supports(verdict)
 		out.Assumption = "trials_needed, power_at_trials and smallest_detectable_factor assume a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, and split thresholds"
 	}
 	if *asJSON {
@@ -359,7 +405,115 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			trials, factor, claim, *out.PowerAtTrials, smallestPhrase(float64(*out.SmallestFactor)), power)
 		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (split game at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
 			factor, claim, power, out.TrialsNeeded, 100*conf, out.GDPMu)
+		if power == audit.PowerTarget { // the report's line speaks of its own 80 % power
+			fmt.Fprintf(stdout, "%s.\n", out.Supports)
+		}
 	}
+	return nil
+}
+
+// planTable answers audit plan --table: for each count of models per side, what the split
+// game at the claim's δ and confidence can and cannot show — the figures a report's first
+// line gives at that count (audit.PowerOf, epsilon.TrialsToDetect) — as a Markdown table.
+func planTable(ctx context.Context, set map[string]bool, list string, claim, delta, conf, factor float64, stdout io.Writer) error {
+	for _, f := range []string{"trials", "strategy", "power", "json", "shards", "calibrate", "workers", "controls"} {
+		if set[f] {
+			return usagef("plan: --%s does not apply to --table (split game, 80 %% power, a Markdown table)", f)
+		}
+	}
+	if !set["epsilon"] || !set["delta"] {
+		return usagef("plan: --table needs --epsilon and --delta (the claim the counts are asked of)")
+	}
+	if !set["power-against"] {
+		factor = audit.DefaultPowerAgainst
+	}
+	var counts []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < audit.MinEmpiricalTrials || n > audit.MaxTrials {
+			return usagef("plan: --table %s: %q: want counts of models per side in [%d, %d], comma-separated", list, f, audit.MinEmpiricalTrials, audit.MaxTrials)
+		}
+		counts = append(counts, n)
+	}
+	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: audit.PowerTarget, Delta: delta, Conf: conf}
+	pass, _, err := epsilon.TrialsToDetect(ctx, ps)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	passText := fmt.Sprintf("about %d a side", pass)
+	if err != nil {
+		passText = fmt.Sprintf("more than %d a side", epsilon.MaxPlanTrials)
+	}
+	fmt.Fprintf(stdout, "What a distinguishing game (split, %.4g %% confidence) can show of the claim (ε = %g, δ = %g); μ is the Gaussian-DP μ of the Gaussian pair with that ε.\n\n", 100*conf, claim, delta)
+	fmt.Fprintf(stdout, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*audit.PowerTarget, 100*audit.PowerTarget, factor)
+	for _, n := range counts {
+		p, err := audit.PowerOf(ctx, n, ps, "plan")
+		if err != nil {
+			return usageError{fmt.Errorf("plan: %w", err)}
+		}
+		canFail := "yes"
+		if p.MaxEpsilon <= claim {
+			canFail = fmt.Sprintf("no: from %d a side", p.TrialsToShow)
+		}
+		leak := "none"
+		if !math.IsInf(p.SmallestEpsilon, 1) {
+			leak = fmt.Sprintf("ε ≥ %.3g (μ ≥ %.3g)", p.SmallestEpsilon, p.SmallestMu)
+		}
+		canPass := "no: " + passText
+		if p.Sufficient() {
+			canPass = "yes"
+		}
+		fmt.Fprintf(stdout, "| %d | %.3g (μ = %.3g) | %s | %s | %s |\n", n, p.MaxEpsilon, p.MaxMu, canFail, leak, canPass)
+	}
+	return nil
+}
+
+// planRanks answers audit plan --models: the retrains k models need to be able to show
+// the claim violated by their rank (audit.PlanRanks, as a report's rank finding says), and
+// with --retrains what that count supports.
+func planRanks(ctx context.Context, set map[string]bool, models, retrains int, claim, delta, conf, factor float64, asJSON bool, stdout io.Writer) error {
+	for _, f := range []string{"trials", "strategy", "power", "shards", "calibrate", "workers", "controls"} {
+		if set[f] {
+			return usagef("plan: --%s does not apply to --models (the rank test: its retrains are --retrains, its power 80 %%)", f)
+		}
+	}
+	var missing []error
+	if !set["models"] {
+		missing = append(missing, errors.New("--retrains needs --models (how many unlearned models are ranked)"))
+	}
+	if !set["epsilon"] {
+		missing = append(missing, errors.New("--models needs --epsilon (the claimed ε)"))
+	}
+	if !set["delta"] {
+		missing = append(missing, errors.New("--models needs --delta"))
+	}
+	if len(missing) > 0 {
+		return usageError{fmt.Errorf("plan: %w", errors.Join(missing...))}
+	}
+	if !set["power-against"] {
+		factor = audit.DefaultPowerAgainst
+	}
+	rp, err := audit.PlanRanks(ctx, models, retrains, claim, delta, conf, factor)
+	if err != nil {
+		return usageError{fmt.Errorf("plan: %w", err)}
+	}
+	out := planRanksOutput{Models: models, Retrains: retrains, ClaimEpsilon: claim, Delta: delta, Confidence: conf, Threshold: reports.Number(rp.Threshold),
+		RetrainsNeeded: rp.RetrainsNeeded, Factor: factor, GameTrials: rp.GameTrials, Supports: rp.Supports()}
+	if retrains > 0 {
+		se, sm, me, mm := reports.Number(rp.SmallestEpsilon), reports.Number(rp.SmallestMu), reports.Number(rp.MaxEpsilon), reports.Number(rp.MaxMu)
+		out.SmallestEpsilon, out.SmallestMu, out.MaxEpsilon, out.MaxMu = &se, &sm, &me, &mm
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	if rp.RetrainsNeeded > 0 {
+		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains can show (ε = %g, δ = %g) violated at %.4g %% confidence from %d retrains: with fewer, even a model below every retrain has a p-value above t = %s.\n",
+			models, claim, delta, 100*conf, rp.RetrainsNeeded, reports.G10(rp.Threshold))
+	} else {
+		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains cannot show (ε = %g, δ = %g) violated at %.4g %% confidence with any number of retrains: δ exceeds the per-model level %.4g.\n",
+			models, claim, delta, 100*conf, (1-conf)/float64(models))
+	}
+	fmt.Fprintf(stdout, "%s.\n", rp.Supports())
 	return nil
 }
 

@@ -119,7 +119,8 @@ Commands:
   run       run the audit a spec file describes (run --spec FILE), write a report;
             with --shard I/N (or in a Slurm array or Kubernetes Indexed Job) run part I of N
   merge     merge the parts of a sharded run and report as the one-machine run would
-  verify    audit models trained elsewhere (verify --unlearned DIR [--retrained DIR] --spec FILE)
+  verify    audit models trained elsewhere (verify --unlearned DIR [--retrained DIR] --spec FILE, or
+            --epsilon E --delta D; with no claim it measures and gives no verdict)
   report    re-render a finished audit from its report.json (Markdown, HTML, PDF or JSON)
   check-report  verify a report signed with --sign-key (check-report --key PUB.pem report.json.dsse [report.json])
   keygen    make an evidence key (--evidence-key) and an Ed25519 key pair (--sign-key, check-report --key)

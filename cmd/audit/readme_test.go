@@ -25,19 +25,26 @@ func docFiles(t *testing.T) []string {
 }
 
 // The docs' sample outputs are the commands' real outputs: every console block whose
-// command is a deterministic, fast one (bounds) is run and compared line for line.
+// command is a deterministic, fast one (bounds; plan's table and one-model answer, which
+// docs/models-trained-elsewhere.md shows instead of typing its figures) is run and
+// compared line for line.
 func TestREADMESamplesAreRealOutputs(t *testing.T) {
-	checked := 0
+	checked, plans := 0, 0
 	for _, f := range docFiles(t) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range readmeSamples(string(b)) {
-			if len(s.args) < 1 || s.args[0] != "bounds" {
+			plan := len(s.args) > 0 && s.args[0] == "plan" && (slices.Contains(s.args, "--table") || slices.Contains(s.args, "--models"))
+			if len(s.args) < 1 || s.args[0] != "bounds" && !plan {
 				continue
 			}
-			checked++
+			if plan {
+				plans++
+			} else {
+				checked++
+			}
 			out, errOut, code := runCLI(t, s.args...)
 			if code != exitPass {
 				t.Errorf("%s: %v: exit %d: %s", f, s.args, code, errOut)
@@ -50,6 +57,9 @@ func TestREADMESamplesAreRealOutputs(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Fatalf("%d samples of a bounds command found in the docs, want the 5 of docs/reproducing-the-papers.md: the check ran too little", checked)
+	}
+	if plans < 2 {
+		t.Fatalf("%d samples of plan --table or --models found in the docs, want the 2 of docs/models-trained-elsewhere.md", plans)
 	}
 }
 

@@ -23,7 +23,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var specPath, unlearnedPath, retrainedPath, out string
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&specPath, "spec", "", "the audit spec: the claim, confidence, power target and seed (required)")
+	fs.StringVar(&specPath, "spec", "", "the audit spec: the claim, confidence, power target and seed (default: none; --epsilon and --delta give the claim, and without one verify measures)")
+	var claimEps, claimDelta float64
+	audit.Var(fs, &claimEps, audit.Param{Name: "epsilon", Usage: "the claimed ε, with --delta (over the spec's claim.epsilon); without a claim verify measures what the models show and gives no verdict", Kind: audit.Number, Range: audit.EpsilonParam.Range})
+	audit.Var(fs, &claimDelta, audit.Param{Name: "delta", Usage: "the claimed δ (over the spec's claim.delta); alone, without a claim, the δ a measurement bounds ε at (default 1e-6)", Kind: audit.Number, Range: audit.DeltaParam.Range})
+	name := fs.String("name", "", "the audited subject's name in the report (default: the spec's method name, else \"unnamed method\")")
 	fs.StringVar(&unlearnedPath, "unlearned", "", "unlearned models: a folder of model files (.npy, .npz, .safetensors, .pt, .pth, .csv) or one matrix, a model a row (required)")
 	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (default: the toolkit retrains them by the spec's recipe)")
 	var workers int
@@ -47,8 +51,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	prenoise.register(fs)
 	var utility utilityFlags
 	utility.register(fs)
+	var rankP string
+	audit.Var(fs, &rankP, audit.Param{Name: "rank-p", Usage: "the p-value fewer models than a game needs are ranked by: conservative, (below + 1 + ties)/(N + 1), which no seed moves, or randomised, seeded tie-breakers (default: the spec's rank_p, else conservative)",
+		Kind: audit.Choice, Choices: audit.RankPChoices})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: audit verify --spec FILE --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against the spec's claim (the spec needs only a claim; its\nmethod may be your own label). Eight or more models a side, of any sizes, play one\ndistinguishing game over a pre-registered family of statistics (parameter directions and\nspread; with the spec's data and deletes the deleted records' loss, confidence and gradient),\nstating its power. Fewer unlearned models, one included, are ranked among the retrains by\nthe deleted records' mean loss: that can show a violation, never that the claim holds.\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: audit verify [--spec FILE | --epsilon E --delta D] [--name NAME] --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--out DIR]\n\nAudits models produced elsewhere against a claim: the spec's (it needs only a claim; its\nmethod may be your own label) or --epsilon and --delta's. Without a claim it measures what\nthe models show (ε lower bound, μ, AUC, TPR at low FPR): no verdict, exit 0.\n\nEight or more models a side, of any sizes, play one distinguishing game over a\npre-registered family of statistics (parameter directions and spread; with the spec's data\nand deletes the deleted records' loss, confidence and gradient), stating its power; how\nlarge an ε a count can show at all, and what it can PASS, is audit plan --table's answer\n(at ε = 1, δ = 1e-3, 16 a side can never FAIL the claim; 23 can). Fewer unlearned\nmodels, one included, are ranked among the retrains by the deleted records' mean loss: that\ncan show a violation, never that the claim holds (audit plan --models: the retrains needed).\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --epsilon 1 --delta 1e-3 --name my-sgd --scores --unlearned scores_u.npy --retrained scores_r.npy\n  audit verify --scores --unlearned scores_u.npy --retrained scores_r.npy\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -57,8 +64,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' progress
 	reference.MaxValues = data.maxValues                       // the one memory cap, for every file verify reads
 	switch {
-	case specPath == "":
-		return usagef("verify: --spec is required")
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
 	case *references != "" && !*scores:
@@ -67,6 +72,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("verify: --holdout needs --scores: it holds scores on held-out records, compared with --unlearned's scores on the deleted ones")
 	case *oneRun != "" && (retrainedPath != "" || *scores):
 		return usagef("verify: --one-run reads one model's canary scores from --unlearned; it takes neither --retrained nor --scores")
+	case retrainedPath == "" && specPath == "" && *oneRun == "":
+		return usagef("verify: give --retrained models, or --spec: without retrained models the toolkit retrains by a spec's recipe (its data, deletes and method)")
 	case retrainedPath == "" && *scores:
 		return usagef("verify: --scores needs --retrained scores: the toolkit retrains linear models by a recipe, not the model that scored them")
 	case *tensor != "" && (*scores || *oneRun != ""):
@@ -86,12 +93,43 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	s, err := loadSpec("verify", specPath)
-	if err != nil {
-		return err
+	s := audit.DefaultSpec()
+	if specPath != "" {
+		if s, err = loadSpec("verify", specPath); err != nil {
+			return err
+		}
 	}
-	if !s.Claimed { // the defaults run the toolkit's own methods; an audit needs the claim made
-		return usagef("verify: %s: field claim: want both epsilon and delta: verify audits the claim made, and assumes none", specPath)
+	set := setFlags(fs)
+	var eps, delta *float64
+	if set["epsilon"] {
+		eps = &claimEps
+	}
+	if set["delta"] {
+		delta = &claimDelta
+	}
+	if err := s.SetClaim(specPath, eps, delta); err != nil {
+		var se *audit.SpecError
+		if errors.As(err, &se) {
+			return usageError{err}
+		}
+		return usageError{fmt.Errorf("verify: %w", err)}
+	}
+	if set["name"] {
+		if err := s.SetName(*name); err != nil {
+			return usageError{fmt.Errorf("verify: %w", err)}
+		}
+	}
+	// without a claim (the defaults run the toolkit's own methods, and verify assumes none)
+	// the routes measure: their findings become measurements and no verdict is given
+	measure := !s.Claimed
+	if measure && *oneRun != "" {
+		return usagef("verify: --one-run judges a claim: give --epsilon and --delta, or a spec with claim.epsilon and claim.delta")
+	}
+	if measure && prenoise.set() {
+		return usagef("verify: --prenoise-unlearned checks a certificate against a claim: give --epsilon and --delta, or a spec with claim.epsilon and claim.delta")
+	}
+	if setFlags(fs)["rank-p"] {
+		s.RandomisedRank, _ = audit.ParseRankP(rankP) // one of the choices the flag accepts
 	}
 	if err := utility.check(*scores, *oneRun, s, specPath); err != nil {
 		return err
@@ -276,7 +314,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if measure {
+		claim, findings = audit.MeasurementClaim(claim, s.Delta), audit.AsMeasurements(findings, s.Delta, s.Confidence)
+	}
 	for _, f := range append([]string{specPath}, append(uFiles, rFiles...)...) {
+		if f == "" {
+			continue // no spec
+		}
 		role := "unlearned model"
 		switch {
 		case f == specPath:
@@ -306,7 +350,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			rep.Data.Requests = append(rep.Data.Requests, reference.DeleteID(id).String())
 		}
 	}
-	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.MethodName(), claim, findings))
+	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.SubjectName(), claim, findings))
 	rep.Subjects[len(rep.Subjects)-1].Utility = util
 	rep.Inputs = append(rep.Inputs, utilInputs...)
 	rep.Summarize()
@@ -318,6 +362,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if !*asJSON {
 		printUtility(stdout, rep)
+	}
+	if measure {
+		return nil // a measurement has no verdict: exit 0
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// verify without a claim measures: no spec, or a spec without claim, gives a report whose
+// subject and summary say MEASUREMENT, an ε lower bound with its Gaussian-DP μ, AUC and
+// TPR at low FPR, and exit 0 — whatever the models show (a leak of 20 standard deviations
+// included, which a claim of ε = 1 FAILs). --epsilon and --delta make the claim without a
+// spec, --name names the subject; half a claim is refused naming what is missing. Planted
+// bugs caught: the measurement's exit taken from the verdict (exit 3), and --name ignored
+// (the subject "verify/unnamed method").
+func TestVerifyMeasures(t *testing.T) {
+	dir := t.TempDir()
+	u := writeGaussian(t, dir, "u.csv", 32, 30, -20, 7)
+	r := writeGaussian(t, dir, "r.csv", 32, 30, 0, 8)
+	out := filepath.Join(dir, "m")
+	for _, spec := range []string{"", writeSpec(t, dir, "nothing.json", `{"method": {"name": "my-sgd"}}`)} {
+		args := []string{"verify", "--scores", "--unlearned", u, "--retrained", r, "--out", out, "--force", "--name", "my pipeline", "--formats", "md,html"}
+		if spec != "" {
+			args = append(args, "--spec", spec)
+		}
+		stdout, stderr, code := runCLI(t, args...)
+		if code != exitPass {
+			t.Fatalf("no claim (spec %q): exit %d, want 0\n%s%s", spec, code, stdout, stderr)
+		}
+		for _, want := range []string{"verify/my pipeline  MEASUREMENT", "none (measured)", "overall: MEASUREMENT (no claim, no verdict)"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("no claim (spec %q): the summary lacks %q:\n%s", spec, want, stdout)
+			}
+		}
+		js, err := os.ReadFile(filepath.Join(out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"verdict": "MEASUREMENT"`, `"kind": "measurement"`, "A measurement, no claim, no verdict", "Gaussian-DP μ lower bound", "AUC of the deciding statistic", "TPR at FPR 0.001"} {
+			if !strings.Contains(string(js), want) {
+				t.Errorf("no claim (spec %q): report.json lacks %q", spec, want)
+			}
+		}
+		if strings.Contains(string(js), `"verdict": "FAIL"`) || strings.Contains(string(js), `"power":`) {
+			t.Errorf("no claim (spec %q): a measurement has a FAIL or a power (a claim's)", spec)
+		}
+		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+		if !strings.HasPrefix(string(md), "# Unlearning audit report — MEASUREMENT") {
+			t.Errorf("no claim: report.md opens %q", strings.SplitN(string(md), "\n", 2)[0])
+		}
+	}
+	// the claim from the command line, no spec: the same models FAIL ε = 1
+	stdout, stderr, code := runCLI(t, "verify", "--epsilon", "1", "--delta", "1e-3", "--name", "my-sgd", "--scores", "--unlearned", u, "--retrained", r, "--out", out, "--force")
+	if code != exitFail || !strings.Contains(stdout, "FAIL verify/my-sgd") || !strings.Contains(stdout, "(ε=1, δ=0.001)") {
+		t.Errorf("--epsilon 1 --delta 1e-3: exit %d, want 1 naming verify/my-sgd\n%s%s", code, stdout, stderr)
+	}
+	half := writeSpec(t, dir, "half.json", `{"claim": {"epsilon": 1}}`)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--epsilon", "1"}, exitUsage, "--epsilon: a claim is (ε, δ): give --delta too"},
+		{[]string{"--spec", half}, exitUsage, half + ": claim: want both epsilon and delta"},
+		{[]string{"--spec", half, "--delta", "1e-3"}, exitFail, ""},
+		{[]string{"--name", "a<b"}, exitUsage, "--name: "},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"verify", "--scores", "--unlearned", u, "--retrained", r, "--out", out, "--force"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
