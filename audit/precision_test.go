@@ -137,3 +137,50 @@ func TestDistanceCheckResolution(t *testing.T) {
 		}
 	}
 }
+
+// Beyond dp.MaxExactEpsilon the exact ε is bracketed, not +Inf. The bracket's two
+// formulas are checked where the profile is still solved (s = 1000, 1400: ε about 5·10⁵
+// and 10⁶), and beyond it (s = 10⁵) the bounds are finite and ordered. --epsilon 1e20
+// gave +Inf and a FAIL before.
+func TestExactEpsilonBeyondTheSearch(t *testing.T) {
+	const delta = 1e-6
+	for _, s := range []float64{1000, 1400} {
+		e, _ := exactEpsBounds(s, 1, delta)
+		rho := s * s / 2
+		if math.IsInf(e, 1) || e < rho || e > rho+2*math.Sqrt(rho*math.Log(1/delta)) {
+			t.Errorf("s = %v: exact ε %v outside [ρ, ρ + 2√(ρ ln(1/δ))] = [%v, %v]", s, e, rho, rho+2*math.Sqrt(rho*math.Log(1/delta)))
+		}
+	}
+	lo, hi := exactEpsBounds(1e5, 1, delta)
+	if lo != 5e9 || !(hi > lo) || math.IsInf(hi, 1) {
+		t.Errorf("s = 1e5: bounds [%v, %v], want [5e9, finite above it]", lo, hi)
+	}
+	if lo, hi := exactEpsBounds(1, 0, delta); !math.IsInf(lo, 1) || !math.IsInf(hi, 1) {
+		t.Errorf("no noise: [%v, %v], want +Inf", lo, hi)
+	}
+}
+
+// A release whose noise was lost in rounding (published = secret on both sides) shows
+// an infinite divergence, and says why: no noise, and σ below float64's spacing.
+func TestInfiniteReleaseSaysWhy(t *testing.T) {
+	var results []TrialResult
+	for i := range 4 {
+		u := []float64{0.003, -0.002 + float64(i)*1e-18}
+		r := []float64{0.003 + 1e-17, -0.002}
+		results = append(results, TrialResult{Index: i, Unlearned: reference.Release{Secret: u, Published: u}, Retrained: reference.Release{Secret: r, Published: r}})
+	}
+	fs, err := GaussianRelease{Prefix: "x", Sigma: 1e-21, Rho: 0.01, Epsilon: 1, Delta: 1e-6}.Check(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		if !math.IsInf(f.Measured, 1) || f.Verdict != Fail {
+			t.Fatalf("%s: %v %v, want a FAIL at +Inf", f.Check, f.Verdict, f.Measured)
+		}
+		for _, want := range []string{"+Inf because the unlearned and the retrained side's published models equal their secret ones", "noise is lost in rounding"} {
+			if !strings.Contains(f.Detail, want) {
+				t.Errorf("%s: detail %q lacks %q", f.Check, f.Detail, want)
+			}
+		}
+	}
+}
