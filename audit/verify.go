@@ -81,7 +81,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 	nu, du := unlearned.Dims()
 	_, dr := retrained.Dims()
 	if du != dr {
-		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d", du, dr)
+		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d%s", du, dr, transposedHint(unlearned, retrained))
 	}
 	return nu, du, nil
 }
@@ -96,6 +96,14 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
 	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
 		return Claim{}, nil, err
+	}
+	for _, side := range []struct {
+		name string
+		m    *mat.Dense
+	}{{"--unlearned", unlearned}, {"--retrained", retrained}} {
+		if err := s.CheckScoreColumns("verify:", side.name, side.m); err != nil {
+			return Claim{}, nil, err
+		}
 	}
 	stats := recordStatistics(s.Scores.String()+" over the deleted records", unlearned, retrained)
 	claim := s.savedClaim("per-record scores of models trained elsewhere", "the law of the deleted records' scores under unlearned models vs under models retrained without them")
