@@ -133,7 +133,19 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	return claim, []Finding{f}, nil
+	fs := []Finding{f}
+	if s.References != nil { // how the references' deletions differ from the audited one
+		_, k := unlearned.Dims()
+		if _, rk := s.References.Scores.Dims(); rk != k {
+			return Claim{}, nil, fmt.Errorf("verify: references: scores of %d records; the audited scores have %d", rk, k)
+		}
+		ref := s.References.AgainstDeletion(k)
+		if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
+			ref.Detail += fmt.Sprintf("; not used here: %d unlearned model(s) are ranked by their mean score, which U-LiRA does not join (it joins the game, from %d models a side)", nu, MinEmpiricalTrials)
+		}
+		fs = append(fs, ref)
+	}
+	return claim, fs, nil
 }
 
 // rankRoute is the rank check of the primary statistic, a mean over the deleted records,
