@@ -42,7 +42,7 @@ func (s *Spec) CheckScoreColumns(flag, file string, m *mat.Dense) error {
 	}
 	msg := fmt.Sprintf("%s %s: %d × %d scores; the spec's deletes lists %d records, one a column in its order", flag, file, r, c, k)
 	if r == k {
-		msg += fmt.Sprintf(": the file looks transposed (a row a record): save it models × records (scores.T)")
+		msg += ": the file looks transposed (a row a record): save it models × records (scores.T)"
 	}
 	return errors.New(msg)
 }
