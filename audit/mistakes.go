@@ -59,10 +59,13 @@ func transposedHint(unlearned, retrained *mat.Dense) string {
 	if nr == du && nr != dr {
 		sides = append(sides, fmt.Sprintf("the retrained file has %d rows, as many as the unlearned one has columns", nr))
 	}
-	if len(sides) == 0 {
+	switch len(sides) {
+	case 0:
 		return ""
+	case 2:
+		return "; " + strings.Join(sides, ", and ") + ": one of them looks transposed (a row is a model: save it with .T; the spec's deletes, one a column, would say which)"
 	}
-	return "; " + strings.Join(sides, ", and ") + ": it looks transposed (a row is a model: save it with .T)"
+	return "; " + sides[0] + ": it looks transposed (a row is a model: save it with .T)"
 }
 
 // NameCell names a non-finite value of a matrix file that verify read (a

@@ -94,9 +94,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 // and median per model decides; with fewer, down to one production model, the rank test
 // of the mean (lower loss, or higher confidence, means remembered) among the retrains.
 func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
-	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
-		return Claim{}, nil, err
-	}
+	// the spec's deletes first: they say which side of a mismatched pair is transposed
 	for _, side := range []struct {
 		name string
 		m    *mat.Dense
@@ -104,6 +102,9 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 		if err := s.CheckScoreColumns("verify:", side.name, side.m); err != nil {
 			return Claim{}, nil, err
 		}
+	}
+	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
+		return Claim{}, nil, err
 	}
 	stats := recordStatistics(s.Scores.String()+" over the deleted records", unlearned, retrained)
 	claim := s.savedClaim("per-record scores of models trained elsewhere", "the law of the deleted records' scores under unlearned models vs under models retrained without them")
