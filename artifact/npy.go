@@ -149,7 +149,7 @@ func ParseNPY(r io.Reader, name string) (*Array, error) {
 				v = math.Float64frombits(order.Uint64(buf[off:]))
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &reference.InputError{File: name, Record: len(a.Data) + 1, Msg: fmt.Sprintf("element %d is %v; values must be finite", len(a.Data), v)}
+				return nil, nonFinite(name, h.shape, h.fortran, len(a.Data), v)
 			}
 			a.Data = append(a.Data, v)
 		}
@@ -355,4 +355,20 @@ func (p *lit) tuple() ([]int, error) {
 			return out, nil
 		}
 	}
+}
+
+// nonFinite refuses the non-finite value v at position k on disk of an array of the given
+// shape: by its row and column (0-based, a vector being one row), never by the flat index
+// alone, which in a matrix names no row or column a reader can find.
+func nonFinite(name string, shape []int, fortran bool, k int, v float64) error {
+	rows, cols := 1, shape[0]
+	if len(shape) == 2 {
+		rows, cols = shape[0], shape[1]
+	}
+	row, col := k/cols, k%cols
+	if fortran && len(shape) == 2 {
+		row, col = k%rows, k/rows
+	}
+	return &reference.CellError{Row: row, Col: col, Cols: cols,
+		Err: &reference.InputError{File: name, Field: fmt.Sprintf("row %d, column %d (0-based, of %d × %d)", row, col, rows, cols), Msg: fmt.Sprintf("%v; values must be finite", v)}}
 }

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 type goldenCase struct {
@@ -139,7 +142,7 @@ func TestNPYRefusals(t *testing.T) {
 		{"2^40 elements", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1048576, 1048576), }", nil), "exceed the cap"},
 		{"truncated", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", f8(1, 2)), "truncated: 2 of the 3 elements"},
 		{"trailing bytes", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", f8(1, 2)), "bytes after the 1 elements"},
-		{"NaN", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f8(1, nan())), "element 1 is NaN"},
+		{"NaN", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f8(1, nan())), "row 0, column 1 (0-based, of 1 × 2): NaN"},
 		{"rank 3", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1), }", f8(1)), "rank 3"},
 		{"unknown key", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'x': 1}", f8(1)), `unknown key "x"`},
 		{"missing shape", npyBytes("{'descr': '<f8', 'fortran_order': False}", f8(1)), `key "shape" missing`},
@@ -265,4 +268,26 @@ func Example() {
 	// Output:
 	// testdata/models.npz:bias: 1 × 7 <f8
 	// testdata/models.npz:weights: 3 × 5 <f8
+}
+
+// A non-finite value of a matrix is located by its row and column, in C and in Fortran
+// order, never by its flat index alone (issue 40: "record 161: element 160" in a file of
+// 30 columns).
+func TestNPYNonFiniteLocated(t *testing.T) {
+	vals := make([]float64, 12)
+	vals[6] = math.Inf(1)
+	for _, c := range []struct {
+		order    string
+		row, col int
+	}{{"False", 1, 2}, {"True", 0, 2}} {
+		_, err := ParseNPY(bytes.NewReader(npyBytes("{'descr': '<f8', 'fortran_order': "+c.order+", 'shape': (3, 4), }", f8(vals...))), "m.npy")
+		var ce *reference.CellError
+		if !errors.As(err, &ce) || ce.Row != c.row || ce.Col != c.col || ce.Cols != 4 {
+			t.Errorf("fortran_order %s: %v (%+v), want row %d, column %d of 4", c.order, err, ce, c.row, c.col)
+			continue
+		}
+		if want := fmt.Sprintf("row %d, column %d (0-based, of 3 × 4): +Inf", c.row, c.col); !strings.Contains(err.Error(), want) {
+			t.Errorf("fortran_order %s: %q lacks %q", c.order, err, want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"gonum.org/v1/gonum/mat"
@@ -190,10 +191,14 @@ func CheckHoldout(unlearned, holdout *mat.Dense) error {
 // VerifyHoldout is HoldoutMembership on score files: the first unlearned model's scores on
 // the deleted records (row 0 of unlearned) against its scores on held-out records (row 0
 // of holdout, which scores the same models in the same order), oriented by s.Scores so that
-// higher is more member-like; the records are named by s.Deletes when it lists one a
-// column, else by their column.
+// higher is more member-like; the records are named by s.Deletes, which must then list one
+// a column (CheckScoreColumns), else by their column, and the finding says so: a column
+// is not a record ID.
 func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
 	if err := CheckHoldout(unlearned, holdout); err != nil {
+		return Finding{}, err
+	}
+	if err := s.CheckScoreColumns("verify:", "--unlearned", unlearned); err != nil {
 		return Finding{}, err
 	}
 	_, k := unlearned.Dims()
@@ -205,5 +210,13 @@ func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
 		}
 	}
 	sign := s.Scores.memberSign()
-	return HoldoutMembership(scaled(unlearned.RawRowView(0), sign), scaled(holdout.RawRowView(0), sign), ids, s.Confidence, s.Seed)
+	f, err := HoldoutMembership(scaled(unlearned.RawRowView(0), sign), scaled(holdout.RawRowView(0), sign), ids, s.Confidence, s.Seed)
+	if err != nil || len(s.Deletes) > 0 {
+		return f, err
+	}
+	top := f.Membership.Records[0].ID
+	f.Detail = strings.Replace(f.Detail, fmt.Sprintf("the most exposed is record %d (", top),
+		fmt.Sprintf("the most exposed is the record in column %d (", top), 1)
+	f.Detail += "; the spec lists no deletes, so records are named by their column (0-based), not by an ID: give deletes, one a column in order, to name them"
+	return f, nil
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
@@ -103,4 +104,51 @@ func uliraStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.
 		return epsilon.Statistic{}, err
 	}
 	return epsilon.Statistic{Name: "U-LiRA aggregate over the deleted records (the references' IN/OUT fits)", Pos: pos, Neg: neg}, nil
+}
+
+// AgainstDeletion measures the references' IN/OUT masks against the audited deletion,
+// which removes all k deleted records together: a reference matches it when it is IN on
+// every record (trained on them all, then unlearned them together, as the unlearned
+// models did) or OUT on every one (never trained on them, as the retrains). References
+// built by random halves, IN on about k/2 of the records each, follow another law — that
+// of a deletion of k/2 records — so U-LiRA's per-record fits describe another deletion
+// than the audited one and its aggregate may misjudge the audited models. The game's ε
+// bound stays valid (the statistic is fixed before the audited models are seen); its
+// power is what suffers. The finding is a Measurement (it never decides a verdict):
+// Measured is the share of references that match, against 1.
+func (r *References) AgainstDeletion(k int) Finding {
+	n := len(r.In)
+	var allIn, allOut int
+	var mixed []int
+	for _, row := range r.In {
+		in := 0
+		for _, v := range row {
+			if v {
+				in++
+			}
+		}
+		switch in {
+		case k:
+			allIn++
+		case 0:
+			allOut++
+		default:
+			mixed = append(mixed, in)
+		}
+	}
+	f := Finding{Check: "verify/measurement/references", Kind: Measurement, Verdict: Inconclusive,
+		Title:    fmt.Sprintf("the reference models' IN/OUT sets against the audited deletion (all %d deleted records together): the share that match it", k),
+		Measured: float64(allIn+allOut) / float64(n), Bound: 1, Comparison: "≥", Confidence: 1, Trials: n}
+	f.Detail = fmt.Sprintf("%d reference models: %d IN on all %d records (trained on them, then unlearned them together, as the audited models), %d OUT on all (never trained on them, as the retrains), %d mixed",
+		n, allIn, k, allOut, len(mixed))
+	if len(mixed) > 0 {
+		slices.Sort(mixed)
+		f.Detail += fmt.Sprintf(", IN on %d to %d of the %d records (median %d): their IN law is that of a deletion of about %d records, not of the audited %d together, so U-LiRA's fits describe another deletion and its aggregate may misjudge the audited models (the game's bound stays valid; its power suffers). Build references as the audit deletes: each trained on the full data, then half unlearn all %d deleted records (IN on all) and half are retrained without them (OUT on all)",
+			mixed[0], mixed[len(mixed)-1], k, mixed[len(mixed)/2], mixed[len(mixed)/2], k, k)
+	} else if allIn == 0 || allOut == 0 {
+		f.Detail += "; every reference is on one side, so U-LiRA has no fit of the other"
+	} else {
+		f.Detail += ": the references follow the audited deletion"
+	}
+	return f
 }

@@ -224,9 +224,10 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 		dOf := func(v float64) float64 { return dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(v), math.Sqrt(v)) }
 		dIv = Interval{Lower: dOf(pooled.Upper), Upper: dOf(pooled.Lower)}
 		dPoint = dOf(v)
-		epsOf := func(v float64) float64 { return exactEps(worst, v, g.Delta) }
-		epsIv = Interval{Lower: epsOf(pooled.Upper), Upper: epsOf(pooled.Lower)}
-		epsPoint = epsOf(v)
+		lo, _ := exactEpsBounds(worst, pooled.Upper, g.Delta)
+		_, hi := exactEpsBounds(worst, pooled.Lower, g.Delta)
+		epsIv = Interval{Lower: lo, Upper: hi}
+		_, epsPoint = exactEpsBounds(worst, v, g.Delta)
 	} else {
 		vu, vr := un.ss/float64(n*d), re.ss/float64(n*d)
 		f := renyiBox(alpha, worst, d, sides[0].iv, sides[1].iv)
@@ -236,8 +237,10 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 			dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(vr), math.Sqrt(vu)))
 		lo := math.Min(sides[0].iv.Lower, sides[1].iv.Lower)
 		hi := math.Max(sides[0].iv.Upper, sides[1].iv.Upper)
-		epsIv = Interval{Lower: exactEps(worst, hi, g.Delta), Upper: exactEps(worst, lo, g.Delta)}
-		epsPoint = exactEps(worst, math.Min(vu, vr), g.Delta)
+		epsLo, _ := exactEpsBounds(worst, hi, g.Delta)
+		_, epsHi := exactEpsBounds(worst, lo, g.Delta)
+		epsIv = Interval{Lower: epsLo, Upper: epsHi}
+		_, epsPoint = exactEpsBounds(worst, math.Min(vu, vr), g.Delta)
 	}
 
 	model := fmt.Sprintf("noise tests accept the equal-noise Gaussian model the theorem analyses (σ̂ = %.4g unlearned, %.4g retrained; calibrated σ = %.4g)",
@@ -263,6 +266,16 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 		Detail: "Gaussian-mechanism privacy profile (Balle–Wang 2018) of the two published laws",
 	}
 	exact.Verdict = DecideUpper(epsIv, g.Epsilon)
+	if epsIv.Upper > dp.MaxExactEpsilon && !math.IsInf(epsIv.Upper, 1) {
+		exact.Detail += fmt.Sprintf("; beyond ε = %g the privacy profile is bounded, not solved: ε ≥ s²/2 (δ(s²/2) ≥ ½ − 1/(s√(2π)) > δ) and ε ≤ ρ + 2√(ρ ln(1/δ)), ρ = s²/2 (zCDP), s = distance/σ; the measurement is the upper bound", dp.MaxExactEpsilon)
+	}
+	if why := g.infiniteCause(un, re, worst, results); why != "" {
+		for _, f := range []*Finding{&renyi, &exact} {
+			if math.IsInf(f.Measured, 1) || math.IsInf(f.Interval.Upper, 1) {
+				f.Detail = why + "; " + f.Detail
+			}
+		}
+	}
 	if len(failures) > 0 {
 		renyi.Verdict, exact.Verdict = Fail, Fail
 	}
@@ -276,7 +289,9 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 						Upper: dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(pooled.Lower), math.Sqrt(pooled.Lower)),
 					}, claimD)
 				}
-				return DecideUpper(Interval{Lower: exactEps(worst, pooled.Upper, g.Delta), Upper: exactEps(worst, pooled.Lower, g.Delta)}, g.Epsilon)
+				lo, _ := exactEpsBounds(worst, pooled.Upper, g.Delta)
+				_, hi := exactEpsBounds(worst, pooled.Lower, g.Delta)
+				return DecideUpper(Interval{Lower: lo, Upper: hi}, g.Epsilon)
 			})
 		}
 	}
@@ -296,15 +311,35 @@ func equalScalePValue(ssA, ssB float64, dof int) float64 {
 	return math.Min(1, 2*math.Min(c, 1-c))
 }
 
-// exactEps is the exact ε at δ of two Gaussians at distance dist with common variance v.
-func exactEps(dist, v, delta float64) float64 {
+// exactEpsBounds bounds the exact ε at δ of two Gaussians at distance dist with common
+// variance v: lo = hi = the exact ε where dp.GaussianExactEpsilon solves it; beyond its
+// range (dp.MaxExactEpsilon), where the profile is +Inf in floating point, the bounds
+// of s = dist/√v: lo = s²/2, since δ(s²/2) = ½ − e^{s²/2}Φ(−s) ≥ ½ − 1/(s√(2π))
+// (Mills' ratio) exceeds δ there (s is above 10³), and hi = ρ + 2√(ρ ln(1/δ)),
+// ρ = s²/2, the zCDP conversion (Bun and Steinke 2016, Prop. 1.3). +Inf on both only
+// when there is no noise (v = 0) and the means differ.
+func exactEpsBounds(dist, v, delta float64) (lo, hi float64) {
 	if dist == 0 {
-		return 0
+		return 0, 0
 	}
 	if v == 0 {
-		return math.Inf(1)
+		return math.Inf(1), math.Inf(1)
 	}
-	return dp.GaussianExactEpsilon(dist/math.Sqrt(v), delta)
+	s := dist / math.Sqrt(v)
+	e := dp.GaussianExactEpsilon(s, delta)
+	if !math.IsInf(e, 1) || math.IsInf(s, 1) {
+		return e, e
+	}
+	rho := s * s / 2
+	return rho, rho + 2*math.Sqrt(rho*math.Log(1/delta))
+}
+
+// exactEps is the exact ε at δ of two Gaussians at distance dist with common variance v
+// where dp.GaussianExactEpsilon solves it, and beyond its range exactEpsBounds' upper
+// bound: the ε a certificate may state for the pair.
+func exactEps(dist, v, delta float64) float64 {
+	_, hi := exactEpsBounds(dist, v, delta)
+	return hi
 }
 
 // trialsToDecide is the least trial count m ≥ n at which decide(m) is not INCONCLUSIVE,
@@ -326,4 +361,27 @@ func trialsToDecide(n int, decide func(m int) Verdict) int {
 		}
 	}
 	return hi
+}
+
+// infiniteCause says why the release's divergence is +Inf, for the findings that show
+// it: a side whose models carry no noise at all (σ̂ = 0) publishes a point mass, which is
+// infinitely far from any law that differs from it — and when σ is below float64's spacing
+// at the models, the noise was lost in rounding (Unrealisable). "" when a side has noise.
+func (g GaussianRelease) infiniteCause(un, re noiseStats, worst float64, results []TrialResult) string {
+	var silent []string
+	if un.ss == 0 {
+		silent = append(silent, "unlearned")
+	}
+	if re.ss == 0 {
+		silent = append(silent, "retrained")
+	}
+	if len(silent) == 0 {
+		return ""
+	}
+	why := fmt.Sprintf("+Inf because the %s side's published models equal their secret ones (σ̂ = 0): a law with no noise is infinitely far from any other (the secret models are %.3g apart)",
+		strings.Join(silent, " and the "), worst)
+	if r := Unrealisable(g.Sigma, 0, TrialResolution(results)); r != "" {
+		why += "; " + r
+	}
+	return why
 }

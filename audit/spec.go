@@ -57,6 +57,9 @@ type Spec struct {
 	// Scores (spec "scores") says what per-record score files hold: "loss" (the default;
 	// lower means the record is fitted better) or "confidence" (logit-scaled; higher).
 	Scores ScoreKind
+	// ScoresGiven says the spec states "scores": its files are per-record scores, which
+	// verify refuses to read as models (CheckModels).
+	ScoresGiven bool
 	// References, when set (audit verify --references), are reference models' scores on
 	// the deleted records with IN/OUT masks: the scores route adds their U-LiRA aggregate
 	// to the game's family. Not a spec field: it holds data.
@@ -347,6 +350,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			if json.Unmarshal(v, &kind) != nil {
 				return p.fail(path, "want \"loss\" or \"confidence\"")
 			}
+			s.ScoresGiven = true
 			switch kind {
 			case "loss":
 				s.Scores = LossScores

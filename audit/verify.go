@@ -81,7 +81,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 	nu, du := unlearned.Dims()
 	_, dr := retrained.Dims()
 	if du != dr {
-		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d", du, dr)
+		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d%s", du, dr, transposedHint(unlearned, retrained))
 	}
 	return nu, du, nil
 }
@@ -94,6 +94,15 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 // and median per model decides; with fewer, down to one production model, the rank test
 // of the mean (lower loss, or higher confidence, means remembered) among the retrains.
 func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+	// the spec's deletes first: they say which side of a mismatched pair is transposed
+	for _, side := range []struct {
+		name string
+		m    *mat.Dense
+	}{{"--unlearned", unlearned}, {"--retrained", retrained}} {
+		if err := s.CheckScoreColumns("verify:", side.name, side.m); err != nil {
+			return Claim{}, nil, err
+		}
+	}
 	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
 		return Claim{}, nil, err
 	}
@@ -125,7 +134,19 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	return claim, []Finding{f}, nil
+	fs := []Finding{f}
+	if s.References != nil { // how the references' deletions differ from the audited one
+		_, k := unlearned.Dims()
+		if _, rk := s.References.Scores.Dims(); rk != k {
+			return Claim{}, nil, fmt.Errorf("verify: references: scores of %d records; the audited scores have %d", rk, k)
+		}
+		ref := s.References.AgainstDeletion(k)
+		if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
+			ref.Detail += fmt.Sprintf("; not used here: %d unlearned model(s) are ranked by their mean score, which U-LiRA does not join (it joins the game, from %d models a side)", nu, MinEmpiricalTrials)
+		}
+		fs = append(fs, ref)
+	}
+	return claim, fs, nil
 }
 
 // rankRoute is the rank check of the primary statistic, a mean over the deleted records,

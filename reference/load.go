@@ -47,6 +47,18 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
+// A CellError is a matrix file's refusal of one value, located by its row and column
+// (0-based) in a matrix of Cols columns, for a caller that knows what rows and columns
+// hold (verify's scores: models × deleted records) to name them so; Err is the format's
+// own error (its file and line), which Error returns.
+type CellError struct {
+	Row, Col, Cols int
+	Err            error
+}
+
+func (e *CellError) Error() string { return e.Err.Error() }
+func (e *CellError) Unwrap() error { return e.Err }
+
 // open opens a data file, transparently decompressing gzip (detected by magic bytes).
 func open(path string) (io.ReadCloser, error) {
 	f, err := regular.Open(path)
@@ -594,7 +606,7 @@ func ParseMatrixCSV(r io.Reader, name string) (*mat.Dense, error) {
 		for j, s := range rec {
 			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
 			if err != nil {
-				return err
+				return &CellError{Row: rows, Col: j, Cols: len(rec), Err: err}
 			}
 			vals = append(vals, v)
 		}

@@ -33,6 +33,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	// the checks, for a progress bar: certificate, implementation, then the published ones
 	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	fs := s.certificateFindings()
+	fs[0] = audit.AtPrecision(fs[0], s.plan.Sigma, s.plan.Sensitivity(), results)
 	st.Step()
 	impl, err := s.implementationFindings(ctx, results, opt.Seed)
 	if err != nil {
@@ -155,17 +156,17 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 	}
 	n := len(results)
 	// A distance to the computed θ̂* overstates the one to θ* by at most oracleErr: only
-	// what exceeds it is evidence against the bound.
-	radius = math.Max(0, radius-oracleErr)
-	learn = math.Max(0, learn-oracleErr)
+	// what exceeds it is evidence against the bound, and only what exceeds it and
+	// float64's resolution at the models is resolved (audit.DistanceCheck).
+	res := audit.TrialResolution(results).Distance
 	oracle := fmt.Sprintf("θ* by Hessian-free trust-region Newton to residual %.2g (on the sphere: %v); distances to it less its certified error %.2g", opt.Residual, opt.OnBoundary, oracleErr)
 	fs := []audit.Finding{
-		audit.Deterministic("d2d/implementation/radius", "distance of the unlearned secret model to the exact minimiser on 𝒟_k (worst trial)",
-			audit.Implementation, radius, bound, n, oracle),
-		audit.Deterministic("d2d/implementation/retrain-gap", "distance of the unlearned secret model to the retrain's (worst trial), against Δ",
-			audit.Implementation, gap, s.plan.Sensitivity(), n, "the mean gap the Gaussian mechanism is calibrated to"),
-		audit.Deterministic("d2d/implementation/learner-radius", "distance of the retrain A(𝒟_k) to the exact minimiser (worst trial)",
-			audit.Implementation, learn, s.plan.LearnRadius(s.final.Len()), n, "Eq. 2: (2L/(m·n_k))·γ^I; "+oracle),
+		audit.DistanceCheck("d2d/implementation/radius", "distance of the unlearned secret model to the exact minimiser on 𝒟_k (worst trial)",
+			audit.Implementation, radius, oracleErr, res, bound, n, oracle),
+		audit.DistanceCheck("d2d/implementation/retrain-gap", "distance of the unlearned secret model to the retrain's (worst trial), against Δ",
+			audit.Implementation, gap, 0, res, s.plan.Sensitivity(), n, "the mean gap the Gaussian mechanism is calibrated to"),
+		audit.DistanceCheck("d2d/implementation/learner-radius", "distance of the retrain A(𝒟_k) to the exact minimiser (worst trial)",
+			audit.Implementation, learn, oracleErr, res, s.plan.LearnRadius(s.final.Len()), n, "Eq. 2: (2L/(m·n_k))·γ^I; "+oracle),
 	}
 	if s.setup.Mode == d2d.Perfect { // Eq. 13 holds with probability ≥ 1 − δ/2 per trial: Eq. 13 holds with probability ≥ 1 − δ/2 per trial
 		conf := math.Max(0, 1-float64(n)*p.Delta/2)

@@ -204,6 +204,7 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 			audit.Certificate, s.required, pl.Sigma, 0, fmt.Sprintf("Theorem 4.5 with B=%d, K=%d, a=%.4g, %s schedule", pl.B, pl.K, pl.A, p.Schedule)),
 		corrected,
 	}
+	fs[0] = audit.AtPrecision(fs[0], pl.Sigma, pl.Sensitivity(), results)
 	fs = append(fs, constantFindings(s.setup.Loss, s.universe, p.Constants, p.Radius)...)
 	var ratio, gap, cert float64
 	for _, tr := range results {
@@ -239,4 +240,10 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 		return nil, fmt.Errorf("d2d distributed check: %w", err)
 	}
 	return append(fs, pub...), nil
+}
+
+// ReleaseScales are the σ the release adds, the paper's Δ and Θ's radius
+// (audit.ReleaseScaler).
+func (s *DistSubject) ReleaseScales() (sigma, delta, radius float64) {
+	return s.plan.Sigma, s.plan.Sensitivity(), s.setup.Params.Radius
 }

@@ -342,3 +342,10 @@ func rhoStar(eps, delta float64) float64 {
 	r := math.Sqrt(l+eps) - math.Sqrt(l)
 	return r * r
 }
+
+// ReleaseScales are the σ the release adds, the Δ it is calibrated to and Θ's radius
+// (audit.ReleaseScaler: the front end's warning that they may be below float64's
+// resolution).
+func (s *Subject) ReleaseScales() (sigma, delta, radius float64) {
+	return s.plan.Sigma, s.plan.Sensitivity(), s.setup.Params.Radius
+}

@@ -51,6 +51,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		audit.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
 			audit.Certificate, want, s.sigma, 0, fmt.Sprintf("Δ̂ = %.4g from %s; ε = %g, δ = %g", s.bound, reading, s.setup.Epsilon, s.setup.Delta)),
 	}
+	fs[0] = audit.AtPrecision(fs[0], s.sigma, s.bound, results) // σ and Δ̂ above float64's resolution
 	worst := 0.0
 	for _, tr := range results {
 		if tr.Unlearned.Secret == nil || tr.Retrained.Secret == nil {

@@ -68,6 +68,11 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs := []audit.Finding{audit.Deterministic("olu/certificate/sigma", "every σ_i recomputed from public values with the valid contraction, over the σ_i used (at most 1)", audit.Certificate,
 		worstRatio, 1, k, fmt.Sprintf("largest at request %d: needed %.4g, used %.4g", neededAt+1, need[neededAt], s.plan.Served[neededAt].Sigma))}
+	least := math.Inf(1)
+	for _, sv := range s.plan.Served {
+		least = math.Min(least, sv.Sigma)
+	}
+	fs[0] = audit.AtPrecision(fs[0], least, 0, results) // every σ_i above float64's resolution
 	// the accountant: requests at one round share one noise
 	cost := 0.0
 	for i := 0; i < k; {

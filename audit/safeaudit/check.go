@@ -44,6 +44,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		audit.Deterministic("safe/certificate/sigma", "σ recomputed by Theorem 2(iii), W√(2 ln(1.25/δ))/ε (must not exceed the σ used)", audit.Certificate,
 			want, s.sigma, 0, fmt.Sprintf("W = %.4g, ε = %g, δ = %g%s", s.bound, c.Epsilon, c.Delta, map[bool]string{true: "", false: "; the classic formula needs ε ≤ 1, so this σ certifies nothing here"}[c.Epsilon <= 1])),
 	}
+	fs[0] = audit.AtPrecision(fs[0], s.sigma, s.bound, results) // σ and W above float64's resolution
 	shift := audit.Trace{Name: "‖w_t − w_t*‖ before noise, after round t", BoundName: "W, the sensitivity σ is sized for"}
 	rec := audit.Trace{Name: "the retention recursion's relative gap after round t", BoundName: "rounding, 1e-10"}
 	step := audit.Trace{Name: "|‖w_t − w₀‖ − γ|/γ after round t", BoundName: "rounding, 1e-12"}

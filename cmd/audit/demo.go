@@ -216,6 +216,11 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	for _, a := range subjects { // before the trials: constants below float64's resolution
+		if w := audit.PrecisionWarning(a.Subject); w != "" {
+			fmt.Fprintf(stderr, "%s: warning: %s\n", c.command, w)
+		}
+	}
 	if c.replay.fingerprint != "" {
 		if got := runFingerprint(c, subjects); got != c.replay.fingerprint {
 			return usagef("merge: the audit's configuration changed since the shards ran (fingerprint %.12s…, the shards' %.12s…): the spec, its data or the tool's version differ; rerun the shards", got, c.replay.fingerprint)

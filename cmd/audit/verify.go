@@ -174,7 +174,15 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	unlearned, uFiles, err := load(unlearnedPath)
 	if err != nil {
+		if *scores { // a bad value is named by its model and record
+			err = s.NameCell(err, "", true)
+		}
 		return usageError{fmt.Errorf("verify: --unlearned: %w", err)}
+	}
+	if _, w := unlearned.Dims(); !*scores && *oneRun == "" {
+		if err := s.CheckModels(specPath, "--unlearned", unlearnedPath, w); err != nil {
+			return usageError{fmt.Errorf("verify: %w", err)}
+		}
 	}
 	var (
 		claim    audit.Claim
@@ -233,6 +241,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	} else {
 		retrained, files, err := load(retrainedPath)
 		if err != nil {
+			if *scores {
+				err = s.NameCell(err, "", true)
+			}
 			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
 		}
 		rFiles = files
@@ -262,10 +273,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			// the held-out scores are read and paired before the game, which takes seconds:
 			// a file that does not fit is refused at once
+			if err := s.CheckScoreColumns("verify: --unlearned", unlearnedPath, unlearned); err != nil {
+				return usageError{err}
+			}
 			var h *mat.Dense
 			if *holdout != "" {
 				if h, _, err = artifact.LoadScores(*holdout); err != nil {
-					return usageError{fmt.Errorf("verify: --holdout: %w", err)}
+					return usageError{fmt.Errorf("verify: --holdout: %w", s.NameCell(err, "held-out record", false))}
 				}
 				if err := audit.CheckHoldout(unlearned, h); err != nil {
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}

@@ -69,9 +69,13 @@ func GaussianExactDelta(epsilon, s float64) float64 {
 	return math.Max(0, a-b)
 }
 
+// MaxExactEpsilon is the largest ε GaussianExactEpsilon solves for.
+const MaxExactEpsilon = 1e6
+
 // GaussianExactEpsilon is the least ε ≥ 0 at which the Gaussian pair with normalised mean
 // distance s is (ε, δ)-indistinguishable, by inverting GaussianExactDelta (which is
-// decreasing in ε) to relative precision 1e-13. s = +Inf gives +Inf.
+// decreasing in ε) to relative precision 1e-13. s = +Inf gives +Inf, and so does an ε
+// above MaxExactEpsilon, which the search does not reach.
 func GaussianExactEpsilon(s, delta float64) float64 {
 	if s == 0 || GaussianExactDelta(0, s) <= delta {
 		return 0
@@ -82,7 +86,7 @@ func GaussianExactEpsilon(s, delta float64) float64 {
 	lo, hi := 0.0, 1.0
 	for GaussianExactDelta(hi, s) > delta {
 		lo, hi = hi, 2*hi
-		if hi > 1e6 {
+		if hi > MaxExactEpsilon {
 			return math.Inf(1)
 		}
 	}
