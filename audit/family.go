@@ -214,7 +214,12 @@ type FamilyGame struct {
 // Play runs the game on the statistics and returns its finding: FAIL above the claim,
 // PASS with power against the PowerAgainst× Gaussian pair at the confidence used,
 // INCONCLUSIVE otherwise, with the models per side that would decide. The finding names
-// the statistic that decided and carries its two histograms.
+// the statistic that decided and carries the rule's held-out counts (HeldOut). The figures
+// beside the bound — the rule's held-out TPR and FPR, the deciding statistic's AUC, TPR at
+// low FPR, competition ε, histograms and ROC — are the held-out halves', in the direction
+// of the rule that decided: on the selection halves, which chose the statistic and fitted
+// its direction, they would read an honest pair as a leak, and without the rule's
+// direction a FAIL decided by "≤" would print an AUC near 0.
 func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Finding, error) {
 	if len(stats) == 0 {
 		return Finding{}, fmt.Errorf("family game: no statistics")
@@ -240,11 +245,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	for i, s := range stats {
 		names[i] = fmt.Sprintf("%s (%.3g)", s.Name, res.Selection[i])
 	}
-	dir := "≥"
-	if !res.Rule.Above {
-		dir = "≤"
-	}
-	rule := fmt.Sprintf("unlearned if %s %.6g", dir, res.Rule.Threshold)
+	rule := "unlearned if " + ruleWords(res.Rule)
 	if t := res.Rule.Threshold; math.IsInf(t, 0) { // no threshold separated the selection halves
 		rule = "every model called unlearned"
 		if (t > 0) == res.Rule.Above {
@@ -270,22 +271,29 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	if err := decide(ctx, &f, spec); err != nil {
 		return Finding{}, err
 	}
-	f.Scores = SummarizeScores(chosen.Name, chosen.Pos, chosen.Neg)
-	if c, err := epsilon.Competition(column(chosen.Pos), column(chosen.Neg)); err == nil && nu == nr {
-		f.Estimates = append(f.Estimates, Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic)", Value: c.Epsilons[0],
-			Note: fmt.Sprintf("the competition's scorer on the deciding statistic, chosen on these models: δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", c.EMax)})
+	f.HeldOut = heldOut(rule, res.Rule, res.Counts, g.Delta, g.Confidence)
+	f.Detail += fmt.Sprintf("; these held-out halves can show at most ε = %.3g (no false positive, no false negative)", f.HeldOut.Resolution)
+	// the figures beside the bound: the chosen statistic on the held-out halves alone (the
+	// selection halves chose it, and would flatter it), oriented by the rule that decided
+	hp, hn := oriented(chosen.Pos[nu/2:], res.Rule.Above), oriented(chosen.Neg[nr/2:], res.Rule.Above)
+	orient := heldOutOrientation(res.Rule.Above, len(hp), len(hn))
+	f.Scores = SummarizeScoresOriented(chosen.Name+" (held-out half; "+dirWord(res.Rule.Above)+")", chosen.Pos[nu/2:], chosen.Neg[nr/2:], res.Rule.Above)
+	f.Estimates = append(f.Estimates, f.HeldOut.rates(rule)...)
+	if c, err := epsilon.Competition(column(chosen.Pos[nu/2:]), column(chosen.Neg[nr/2:])); err == nil && nu-nu/2 == nr-nr/2 {
+		f.Estimates = append(f.Estimates, Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic, held-out half)", Value: c.Epsilons[0],
+			Note: fmt.Sprintf("the competition's scorer on the deciding statistic's held-out half (%d models a side; the scorer picks its own direction, by the medians, and its thresholds on the models it scores: an optimistic estimate, never a bound): δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", nu-nu/2, c.EMax)})
 	}
-	if m, err := mia.Evaluate(chosen.Pos, chosen.Neg, 200, 0.95, 1); err == nil {
-		f.Estimates = append(f.Estimates, Estimate{Name: "AUC of the deciding statistic", Value: m.AUC.Value,
+	if m, err := mia.Evaluate(hp, hn, 200, 0.95, 1); err == nil {
+		f.Estimates = append(f.Estimates, Estimate{Name: "AUC of the deciding statistic (held-out half)", Value: m.AUC.Value,
 			Interval: &Interval{Lower: m.AUC.Lower, Upper: m.AUC.Upper},
-			Note:     "unlearned models as positives, retrained as negatives; 0.5 is chance; 95 % bootstrap interval (an estimate; the statistic was chosen on half these models)"})
+			Note:     orient + "; 0.5 is chance; 95 % bootstrap interval (an estimate)"})
 		for _, t := range []struct {
 			level float64
 			m     mia.Metric
 		}{{0.001, m.TPRAt0_1Percent}, {0.01, m.TPRAt1Percent}} {
-			f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g of the deciding statistic", t.level), Value: t.m.Value,
+			f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g of the deciding statistic (held-out half)", t.level), Value: t.m.Value,
 				Interval: &Interval{Lower: t.m.Lower, Upper: t.m.Upper},
-				Note:     fmt.Sprintf("95 %% bootstrap interval; with %d retrained models the smallest FPR resolved is %.3g", nr, 1/float64(nr))})
+				Note:     fmt.Sprintf("%s; 95 %% bootstrap interval; with %d held-out retrained models the smallest FPR resolved is %.3g", orient, len(hn), 1/float64(len(hn)))})
 		}
 	}
 	return f, nil
@@ -384,7 +392,8 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 			f.Detail += fmt.Sprintf("; with %d retrains even a model below all of them has p = 1/(N + 1) = %.4g > t, so no model can show a violation: supply at least %d", n, 1/float64(n+1), need)
 		}
 	}
-	f.Scores = SummarizeScores(primary, models, refs)
+	// the pre-registered direction: lower is called unlearned
+	f.Scores = SummarizeScoresOriented(primary+" (lower is called unlearned, the pre-registered direction)", models, refs, false)
 	return f, nil
 }
 

@@ -74,6 +74,8 @@ type Finding struct {
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores, on a game's finding, summarise the attack score of both sides for plots.
 	Scores *ScoreSummary `json:"scores,omitempty"`
+	// HeldOut, on a split game's finding, is the rule that decided and its held-out counts.
+	HeldOut *HeldOut `json:"held_out,omitempty"`
 	// Traces follow the finding's quantity request by request, for plots against the
 	// number of requests.
 	Traces []Trace `json:"traces,omitempty"`
@@ -176,6 +178,23 @@ const (
 // "score ≥ t means unlearned" (with the sides swapped when that rule is worse than chance,
 // so the curve shows the better direction), at up to 200 thresholds.
 func SummarizeScores(name string, unlearned, retrained []float64) *ScoreSummary {
+	return summarizeScores(name, unlearned, retrained, 0)
+}
+
+// SummarizeScoresOriented is SummarizeScores with the ROC traced in a given direction,
+// never swapped: of "score ≥ t means unlearned" when above is set, else of "score ≤ t", the
+// direction of the rule that decided (or the pre-registered one), so that the curve shows
+// that rule's direction even where it is worse than chance.
+func SummarizeScoresOriented(name string, unlearned, retrained []float64, above bool) *ScoreSummary {
+	if above {
+		return summarizeScores(name, unlearned, retrained, 1)
+	}
+	return summarizeScores(name, unlearned, retrained, -1)
+}
+
+// summarizeScores is SummarizeScores with the ROC's direction: ≥ t (dir > 0), ≤ t (dir <
+// 0), or whichever separates (0).
+func summarizeScores(name string, unlearned, retrained []float64, dir int) *ScoreSummary {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range append(append([]float64(nil), unlearned...), retrained...) {
 		if !math.IsInf(v, 0) && !math.IsNaN(v) { // the range of the finite scores; the others go to the end bins
@@ -235,7 +254,7 @@ func SummarizeScores(name string, unlearned, retrained []float64) *ScoreSummary 
 		s.ROC = append(s.ROC, p)
 		auc += p.TPR - p.FPR
 	}
-	if auc < 0 { // the other direction separates: plot it
+	if dir < 0 || dir == 0 && auc < 0 { // the other direction separates (or decided): plot it
 		for i := range s.ROC {
 			s.ROC[i] = ROCPoint{FPR: 1 - s.ROC[i].FPR, TPR: 1 - s.ROC[i].TPR}
 		}

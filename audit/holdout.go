@@ -142,7 +142,7 @@ func HoldoutMembership(forget, holdout []float64, ids []int64, conf float64, see
 		}
 	}
 	top := s.Records[0]
-	f.Detail = fmt.Sprintf("the model's scores on the %d deleted records against its scores on %d records it never trained on: AUC %.4f, %.3g interval [%.4f, %.4f] (%s); "+
+	f.Detail = fmt.Sprintf("the model's scores on the %d deleted records (positives) against its scores on %d records it never trained on (negatives), higher ranked as member (the pre-registered direction: a negated loss or a confidence): AUC %.4f, %.3g interval [%.4f, %.4f] (%s); "+
 		"%d deleted records (%.3g %%) score above the holdout's 99th percentile, about 1 %% if the model forgot them; the most exposed is record %d (score %.4g, percentile %.4g of the holdout). "+
 		"Alone this is a membership measurement, not an ε bound: it becomes an ε bound only through a one-run audit (randomised canaries), so the verdict is INCONCLUSIVE by design",
 		n, m, ms.AUC, conf, ms.AUCLower, ms.AUCUpper, ms.AUCMethod, above99, 100*float64(above99)/float64(n), top.ID, top.Score, top.Percentile)

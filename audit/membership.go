@@ -111,12 +111,18 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	if err := decide(ctx, &f, spec); err != nil {
 		return Finding{}, err
 	}
-	// the records' bootstraps are independent (each its own seed): computed side by side,
-	// their resamples shared with the other checks of a CheckQueue that shares them
+	f.HeldOut = heldOut(fmt.Sprintf("record %d: member if %s", id(worst.Example), ruleWords(worst.Result.Rule)), worst.Result.Rule, worst.Result.Counts, m.Delta, pe.PerExampleConfidence)
+	// each record's AUC on the held-out half, in the direction of the record's own rule
+	// (chosen on the selection half): the figure agrees with the game that bounded it
 	aucs := make([]*mia.Metric, k)
 	shared := sharedResamples(ctx)
+	h := n / 2
+	// the records' bootstraps are independent (each its own seed): computed side by side,
+	// their resamples shared with the other checks of a CheckQueue that shares them
 	if err := par.Do(ctx, k, 0, func(j int) error {
-		if auc, err := shared.EvaluateAUC(mat.Col(nil, j, su), mat.Col(nil, j, sr), 200, 0.95, m.Seed+uint64(j)); err == nil {
+		above := pe.Examples[j].Result.Rule.Above
+		pos, neg := oriented(mat.Col(nil, j, su)[h:], above), oriented(mat.Col(nil, j, sr)[h:], above)
+		if auc, err := shared.EvaluateAUC(pos, neg, 200, 0.95, m.Seed+uint64(j)); err == nil {
 			aucs[j] = &auc
 		} // else a record every model scores alike (or one with a NaN score) has no ROC to report
 		return nil
@@ -127,9 +133,14 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 		if auc == nil {
 			continue
 		}
-		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("membership AUC of record %d", id(j)), Value: auc.Value,
+		way := "higher confidence ranked as member"
+		if !pe.Examples[j].Result.Rule.Above {
+			way = "lower confidence ranked as member (the score negated)"
+		}
+		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("membership AUC of record %d (held-out half)", id(j)), Value: auc.Value,
 			Interval: &Interval{Lower: auc.Lower, Upper: auc.Upper},
-			Note:     "unlearned models as members, retrained as non-members; 0.5 is chance; 95 % bootstrap interval (an estimate)"})
+			Note: fmt.Sprintf("on the held-out half (the last %d unlearned models as members, the last %d retrained as non-members), in the direction of the record's own rule, chosen on the first half: %s; 0.5 is chance; 95 %% bootstrap interval (an estimate)",
+				n-h, n-h, way)})
 	}
 	return f, nil
 }

@@ -178,11 +178,11 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 	}
 	f.Estimates = []Estimate{
 		{Name: "one-run f-DP ε lower bound (Mahloujifar, Melis, Chaudhuri 2024)", Value: rep.EpsilonOneRunFDP, Note: "refutes the Gaussian trade-off curve calibrated to (ε, δ'); a bound for that curve, reported beside"},
-		{Name: "AUROC of the canary scores (convex hull)", Value: rep.AUROC, Note: "jax_privacy's attack_auroc: the area under the ROC's convex hull (rules may randomise between two thresholds), at least the plain AUC; included against excluded canaries; 0.5 is chance"},
+		{Name: "AUROC of the canary scores (convex hull)", Value: rep.AUROC, Note: "jax_privacy's attack_auroc: the area under the ROC's convex hull (rules may randomise between two thresholds), at least the plain AUC; included canaries as positives, excluded as negatives, higher scores ranked as included (the pre-registered direction the guesses use); 0.5 is chance"},
 	}
 	for i, fpr := range onerun.ReportFPRs() {
 		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g", fpr), Value: rep.TPRAtFPR[i], Note: "jax_privacy's interpolation between thresholds"})
 	}
-	f.Scores = SummarizeScores("canary score (higher: trained on)", in, out)
+	f.Scores = SummarizeScoresOriented("canary score (higher: trained on, the pre-registered direction)", in, out, true)
 	return f, nil
 }

@@ -33,6 +33,7 @@ func fullReport() *Report {
 			Question: &Question{Route: "r", Epsilon: 1, Delta: 1e-5, Confidence: 0.975, Power: 0.8, Trials: 8, Plan: "audit plan"}},
 		Estimates: []Estimate{{Name: "e", Value: 1, Interval: iv, Note: "n"}},
 		Scores:    &audit.ScoreSummary{Name: "s", Edges: []float64{0, 1}, Unlearned: []int{1}, Retrained: []int{1}, ROC: []audit.ROCPoint{{FPR: 0, TPR: 1}}},
+		HeldOut:   &audit.HeldOut{Rule: "unlearned if ≥ 1", Above: true, Unlearned: 4, Retrained: 4, FalsePositives: 1, FalseNegatives: 2, Resolution: 0.5},
 		Traces:    []Trace{{Name: "tr", Requests: []int{1}, Values: []Number{1}, BoundName: "b", Bound: []Number{2}}},
 		Membership: &Membership{Forget: 2, Holdout: 3, Confidence: 0.95, AUC: 0.5, AUCLimits: *iv, AUCMethod: "m",
 			TPR: []MembershipTPR{{FPR: 0.01, TPR: 0.5, Interval: *iv, Threshold: 1, TP: 1, FP: 0}}, ROC: []audit.ROCPoint{{FPR: 0, TPR: 1}},

@@ -153,7 +153,7 @@ func (r *Report) PDF(w io.Writer) error {
 				para(8, "", est)
 			}
 			if f.Scores != nil {
-				charts([]*chart{histogramChart(f.Scores), rocChart(f.Scores)}, f.Check+": the attack score of every trial, unlearned (solid) against retrained (dashed), and the ROC curve of the threshold attack on log–log axes.")
+				charts([]*chart{histogramChart(f.Scores), rocChart(f.Scores)}, f.Check+": the attack score ("+f.Scores.Name+"), unlearned (solid) against retrained (dashed), and the ROC curve of the threshold attack in that direction on log–log axes.")
 			}
 			if m := f.Membership; m != nil {
 				para(9, "B", fmt.Sprintf("Membership on one model: %d deleted records against %d held-out records (%s intervals)", m.Forget, m.Holdout, num(m.Confidence)))

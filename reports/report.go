@@ -310,6 +310,9 @@ type Finding struct {
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores summarise a game's attack score for the HTML report's plots.
 	Scores *audit.ScoreSummary `json:"scores,omitempty"`
+	// HeldOut, on a split game's finding, is the rule that decided and its held-out counts,
+	// from which the bound, the rule's rates and the game's resolution are recomputed.
+	HeldOut *audit.HeldOut `json:"held_out,omitempty"`
 	// Traces follow the finding's quantity request by request, for the plots against the
 	// number of requests.
 	Traces []Trace `json:"traces,omitempty"`
@@ -509,6 +512,7 @@ func NewFinding(f audit.Finding) Finding {
 		rf.Estimates = append(rf.Estimates, re)
 	}
 	rf.Scores = f.Scores
+	rf.HeldOut = f.HeldOut
 	for _, t := range f.Traces {
 		rt := Trace{Name: t.Name, Requests: t.Requests, BoundName: t.BoundName}
 		for i := range t.Values {

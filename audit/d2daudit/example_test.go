@@ -43,8 +43,8 @@ func ExampleCheck() {
 	// PASS d2d/release/renyi
 	// PASS d2d/release/exact-epsilon
 	// INCONCLUSIVE d2d/empirical/epsilon-lower-bound
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 651823 trials per side would catch 2× with 80 % power (the question: split game, the better of 2 score families, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 50 --delta 1e-06 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 198087 trials per side would catch 2× with 80 % power (the question: split game, the better of 2 score families, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 50 --delta 1e-06 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
 	// INCONCLUSIVE d2d/empirical/membership
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 651823 trials per side would catch 2× with 80 % power (the question: split game per deleted record, 2 records, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 50 --delta 1e-06 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 19.8× violations with 80 % power; about 198087 trials per side would catch 2× with 80 % power (the question: split game per deleted record, 2 records, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 50 --delta 1e-06 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
 	// subject: PASS
 }

@@ -48,7 +48,7 @@ func ExampleCompetition() {
 func ExampleTrialsToDetect() {
 	n, mu, _ := epsilon.TrialsToDetect(context.Background(), epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.01, Conf: 0.95})
 	fmt.Printf("catching ε = 2 against a claimed 1 at δ = 0.01 takes %d trials per side (Gaussian leak, μ = %.3f)\n", n, mu)
-	// Output: catching ε = 2 against a claimed 1 at δ = 0.01 takes 3566 trials per side (Gaussian leak, μ = 0.896)
+	// Output: catching ε = 2 against a claimed 1 at δ = 0.01 takes 2449 trials per side (Gaussian leak, μ = 0.896)
 }
 
 func ExampleGame_Family() {

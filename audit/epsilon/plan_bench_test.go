@@ -25,14 +25,14 @@ func BenchmarkPlan(b *testing.B) {
 }
 
 // BenchmarkPowerReplicate is one replicate of a plan's settling estimate at δ = 1e-6
-// (682 766 trials): the draws, the rule choice and the held-out power.
+// (159 681 trials): the draws, the rule choice and the held-out power.
 func BenchmarkPowerReplicate(b *testing.B) {
 	p := PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 1e-6, Conf: 0.95}
 	mu, err := gdpMuFor(p.Factor*p.Claim, p.Delta)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newPowerSim(682766, p)
+	s := newPowerSim(159681, p)
 	per := make([]float64, 1)
 	s.replicates(context.Background(), mu, per, 0) // the bounds it needs, computed
 	for b.Loop() {

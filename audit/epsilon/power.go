@@ -139,7 +139,8 @@ func (p PowerSpec) check(needPower bool) error {
 type powerSim struct {
 	trials, sel, eval int
 	claim, delta, a   float64
-	uSel, uEval       *cpTable   // CPUpper(k, ·, a/2) for k = 0..n
+	uSel              *cpTable   // CPUpper(k, sel, SelectionLevel(sel)/2) for k = 0..sel: the choice's
+	uEval             *cpTable   // CPUpper(k, eval, a/2) for k = 0..eval: the held-out bound's
 	draws             *drawCache // the search's record of its draws, or nil
 	// progress, if set, is told how many replicates a call of replicates has finished, from
 	// its workers (so concurrently)
@@ -150,11 +151,8 @@ type powerSim struct {
 // ask for them.
 func newPowerSim(trials int, p PowerSpec) *powerSim {
 	s := &powerSim{trials: trials, sel: trials / 2, eval: trials - trials/2, claim: p.Claim, delta: p.Delta, a: 1 - p.Conf}
-	s.uSel = newCPTable(s.sel, s.a/2)
-	s.uEval = s.uSel
-	if s.eval != s.sel {
-		s.uEval = newCPTable(s.eval, s.a/2)
-	}
+	s.uSel = newCPTable(s.sel, SelectionLevel(s.sel)/2)
+	s.uEval = newCPTable(s.eval, s.a/2)
 	return s
 }
 
