@@ -72,6 +72,19 @@ func TestVerifyRefusals(t *testing.T) {
 			t.Errorf("spec %s: %s was written", claimless, out)
 		}
 	}
+	// the pre-noise route checks a certificate against a claim: without one it is refused,
+	// not measured (no spec and no --epsilon/--delta)
+	{
+		out := filepath.Join(dir, "out")
+		_, stderr, code := runCLI(t, "verify", "--unlearned", retrained(), "--retrained", retrained(),
+			"--prenoise-unlearned", retrained(), "--prenoise-retrained", retrained(), "--out", out)
+		if code != exitUsage || !strings.Contains(stderr, "--prenoise-unlearned checks a certificate against a claim") {
+			t.Errorf("pre-noise without a claim: exit %d, %q; want 2, asking for the claim", code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("pre-noise without a claim: %s was written", out)
+		}
+	}
 	few := filepath.Join(dir, "few")
 	os.MkdirAll(few, 0o755)
 	for i := range 3 {
