@@ -128,6 +128,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if measure && prenoise.set() {
 		return usagef("verify: --prenoise-unlearned checks a certificate against a claim: give --epsilon and --delta, or a spec with claim.epsilon and claim.delta")
 	}
+	if prenoise.set() && specPath == "" { // refused before any file is read
+		return usagef("verify: --prenoise-unlearned checks the certificate a spec declares: give --spec FILE with \"noise\": {\"sensitivity\": Δ, \"sigma\": σ}")
+	}
 	if setFlags(fs)["rank-p"] {
 		s.RandomisedRank, _ = audit.ParseRankP(rankP) // one of the choices the flag accepts
 	}

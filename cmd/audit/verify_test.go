@@ -85,6 +85,18 @@ func TestVerifyRefusals(t *testing.T) {
 			t.Errorf("pre-noise without a claim: %s was written", out)
 		}
 	}
+	// nor without a spec to declare Δ and σ, even with the claim's flags
+	{
+		out := filepath.Join(dir, "out")
+		_, stderr, code := runCLI(t, "verify", "--epsilon", "1", "--delta", "1e-5", "--unlearned", retrained(), "--retrained", retrained(),
+			"--prenoise-unlearned", retrained(), "--prenoise-retrained", retrained(), "--out", out)
+		if code != exitUsage || !strings.Contains(stderr, "--prenoise-unlearned checks the certificate a spec declares: give --spec FILE") {
+			t.Errorf("pre-noise without a spec: exit %d, %q; want 2, asking for the spec", code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("pre-noise without a spec: %s was written", out)
+		}
+	}
 	few := filepath.Join(dir, "few")
 	os.MkdirAll(few, 0o755)
 	for i := range 3 {
