@@ -109,6 +109,7 @@ func (s *Spec) SetClaim(file string, eps, delta *float64) error {
 			return err // a *ParamError naming the flag
 		}
 		*v.dst = *v.v
+		s.claimFlags = true
 	}
 	s.Claimed = hasEps && hasDelta
 	return nil

@@ -77,6 +77,9 @@ type Spec struct {
 	// the other ("epsilon", "delta"; "" otherwise): verify, which audits the claim made,
 	// refuses it unless --epsilon or --delta completes it.
 	PartialClaim string
+	// claimFlags says SetClaim took ε or δ from the command line: the report then says
+	// where the claim was declared.
+	claimFlags   bool
 	Trials       int
 	PowerAgainst float64
 	Confidence   float64
@@ -159,10 +162,14 @@ func (s *Spec) MethodName() string {
 // methodSource says where the claim comes from: a claim is declared by the user in every
 // case; the method too, when the toolkit does not implement it.
 func (s *Spec) methodSource() string {
-	if s.Method == nil {
-		return "declared in the audit spec; the method (" + s.MethodName() + ") is declared by the user, not one the toolkit implements"
+	where := "declared in the audit spec"
+	if s.claimFlags {
+		where = "declared on the command line (--epsilon, --delta)"
 	}
-	return "declared in the audit spec"
+	if s.Method == nil {
+		return where + "; the method (" + s.SubjectName() + ") is declared by the user, not one the toolkit implements"
+	}
+	return where
 }
 
 // RequireMethod is the refusal of a spec that names no method the toolkit runs, for the

@@ -48,7 +48,7 @@ func (s *Spec) rankCheck(check string) RankCheck {
 // savedClaim is the claim audited on models trained elsewhere: what the spec declares.
 func (s *Spec) savedClaim(what, relation string) Claim {
 	return Claim{
-		Method:    s.MethodName() + " (" + what + ")",
+		Method:    s.SubjectName() + " (" + what + ")",
 		Source:    s.methodSource(),
 		Guarantee: "(ε, δ)-unlearning",
 		Epsilon:   s.Epsilon, Delta: s.Delta,

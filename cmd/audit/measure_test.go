@@ -55,6 +55,13 @@ func TestVerifyMeasures(t *testing.T) {
 	if code != exitFail || !strings.Contains(stdout, "FAIL verify/my-sgd") || !strings.Contains(stdout, "(ε=1, δ=0.001)") {
 		t.Errorf("--epsilon 1 --delta 1e-3: exit %d, want 1 naming verify/my-sgd\n%s%s", code, stdout, stderr)
 	}
+	// the report says where the claim was declared and whose method it is: the command line
+	// and --name, not the spec the run never had
+	if rep, err := os.ReadFile(filepath.Join(out, "report.json")); err != nil {
+		t.Fatal(err)
+	} else if !strings.Contains(string(rep), `"method": "my-sgd (`) || !strings.Contains(string(rep), `"source": "declared on the command line (--epsilon, --delta); the method (my-sgd)`) {
+		t.Errorf("--name my-sgd with the claim's flags: the report's claim does not name the command line and my-sgd")
+	}
 	half := writeSpec(t, dir, "half.json", `{"claim": {"epsilon": 1}}`)
 	for _, c := range []struct {
 		args []string
