@@ -49,6 +49,13 @@ func TestVerifyMeasures(t *testing.T) {
 		if !strings.HasPrefix(string(md), "# Unlearning audit report — MEASUREMENT") {
 			t.Errorf("no claim: report.md opens %q", strings.SplitN(string(md), "\n", 2)[0])
 		}
+		// no claim, no verdict: neither a claimed ε = 0 (perfect unlearning) nor a finding
+		// verdict (INCONCLUSIVE, the findings' internal state) may be printed
+		for _, bad := range []string{"with ε = 0", "**INCONCLUSIVE**"} {
+			if strings.Contains(string(md), bad) {
+				t.Errorf("no claim (spec %q): report.md says %q, a claim or verdict that was not made", spec, bad)
+			}
+		}
 	}
 	// the claim from the command line, no spec: the same models FAIL ε = 1
 	stdout, stderr, code := runCLI(t, "verify", "--epsilon", "1", "--delta", "1e-3", "--name", "my-sgd", "--scores", "--unlearned", u, "--retrained", r, "--out", out, "--force")
