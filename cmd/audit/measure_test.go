@@ -56,6 +56,12 @@ func TestVerifyMeasures(t *testing.T) {
 				t.Errorf("no claim (spec %q): report.md says %q, a claim or verdict that was not made", spec, bad)
 			}
 		}
+		page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+		for _, bad := range []string{"with ε = 0", ">INCONCLUSIVE<"} {
+			if len(page) == 0 || strings.Contains(string(page), bad) {
+				t.Errorf("no claim (spec %q): report.html (%d bytes) says %q, a claim or verdict that was not made", spec, len(page), bad)
+			}
+		}
 	}
 	// the claim from the command line, no spec: the same models FAIL ε = 1
 	stdout, stderr, code := runCLI(t, "verify", "--epsilon", "1", "--delta", "1e-3", "--name", "my-sgd", "--scores", "--unlearned", u, "--retrained", r, "--out", out, "--force")
