@@ -257,7 +257,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of %s at δ = %.3g", len(stats), of, g.Delta),
 		Measured: res.Epsilon, Interval: &Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
 		Bound: g.Epsilon, Comparison: "≤", Confidence: g.Confidence, Trials: n,
-		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (%s, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's ε bound on the selection half: %s",
+		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (%s, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's in-sample selection score (the ε bound its best rule reaches on the selection halves that fitted it: how the statistic was chosen, not a measurement of the models, and high for an honest pair whose direction was fitted on few models): %s",
 			chosen.Name, rule, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
 	}
 	if nu != nr {

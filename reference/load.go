@@ -120,7 +120,7 @@ func parseFloat(name string, line int, field, s string) (float64, error) {
 		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%s is not a number", clip.Quote(s))}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("value %s is not finite; features and labels must be finite", clip.Quote(s))}
+		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("value %s is not finite; values must be finite", clip.Quote(s))}
 	}
 	if !plainDecimal(strings.TrimSpace(s)) {
 		return 0, &InputError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("%s is not a plain decimal number (digits, a point, an exponent: hex floats and underscores are Go's syntax, not a data file's)", clip.Quote(s))}

@@ -205,6 +205,11 @@ func TestParseMatrixCSV(t *testing.T) {
 	wantInputError(t, err, "m.csv", 2, "1 fields, want 2")
 	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3,inf\n"), "m.csv")
 	wantInputError(t, err, "m.csv", 2, "not finite")
+	// A matrix holds models' parameters or per-record scores, not a data set: the message
+	// must not send a user looking for features and labels in a scores file.
+	if strings.Contains(err.Error(), "feature") || strings.Contains(err.Error(), "label") {
+		t.Fatalf("got %q; a matrix's bad value must not be called a feature or label", err)
+	}
 }
 
 // Images and labels need not share compression: DefaultLabelsPath finds the gzipped or

@@ -15,6 +15,8 @@ var htmlFiles embed.FS
 
 var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"num":         num,
+	"claim":       func(s Subject) string { return claimText(s, func(g string) string { return g }) },
+	"fverdict":    findingVerdict,
 	"nump":        func(n *Number) string { return num(*n) },
 	"gamepower":   GamePower,
 	"powerdetail": powerDetail,

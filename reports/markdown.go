@@ -78,7 +78,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				decides = "supporting"
 			}
 			fmt.Fprintf(&b, "| **%s** | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				cell(f.Verdict), decides, cell(f.Kind), cell(f.Title), num(f.Measured), iv, cell(boundText(f.Comparison, f.Bound)), num(f.Confidence), trials)
+				cell(findingVerdict(s, f)), decides, cell(f.Kind), cell(f.Title), num(f.Measured), iv, cell(boundText(f.Comparison, f.Bound)), num(f.Confidence), trials)
 		}
 		b.WriteString("\n")
 		for _, f := range s.Findings {
@@ -162,7 +162,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	for _, s := range r.Subjects {
 		c := s.Claim
 		fmt.Fprintf(&b, "### %s\n\n", text(s.Name))
-		fmt.Fprintf(&b, "**Claim.** %s with ε = %s, δ = %s", text(c.Guarantee), num(c.Epsilon), num(c.Delta))
+		fmt.Fprintf(&b, "**Claim.** %s", claimText(s, text))
 		if c.Rho != nil {
 			fmt.Fprintf(&b, " (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
 		}

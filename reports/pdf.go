@@ -124,7 +124,7 @@ func (r *Report) PDF(w io.Writer) error {
 			if !f.Required {
 				decides = "supporting"
 			}
-			line := fmt.Sprintf("[%s] %s, %s — %s: measured %s", f.Verdict, decides, f.Kind, f.Title, num(f.Measured))
+			line := fmt.Sprintf("[%s] %s, %s — %s: measured %s", findingVerdict(s, f), decides, f.Kind, f.Title, num(f.Measured))
 			if f.Interval != nil {
 				line += fmt.Sprintf(" in [%s, %s]", num(f.Interval.Lower), num(f.Interval.Upper))
 			}
@@ -208,7 +208,7 @@ func (r *Report) PDF(w io.Writer) error {
 	heading("Claims and derivations")
 	for _, s := range r.Subjects {
 		c := s.Claim
-		claim := fmt.Sprintf("%s — claim: %s with ε = %s, δ = %s", s.Name, c.Guarantee, num(c.Epsilon), num(c.Delta))
+		claim := fmt.Sprintf("%s — claim: %s", s.Name, claimText(s, func(g string) string { return g }))
 		if c.Rho != nil {
 			claim += fmt.Sprintf(" (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
 		}

@@ -449,6 +449,28 @@ const NotJudged = "—"
 // alone: there is no claim to judge, so no PASS, FAIL or INCONCLUSIVE.
 const MeasurementVerdict = "MEASUREMENT"
 
+// claimText is a subject's claim as the renderings state it. A subject measured without a
+// claim has none: its Claim carries only the δ its ε lower bound was computed at (and
+// ε = 0, which a report must not print as a claim of perfect unlearning).
+// esc escapes the guarantee's words for the rendering (the numbers need none).
+func claimText(s Subject, esc func(string) string) string {
+	c := s.Claim
+	if s.Verdict == MeasurementVerdict {
+		return fmt.Sprintf("%s; the ε lower bound is at δ = %s", esc(c.Guarantee), num(c.Delta))
+	}
+	return fmt.Sprintf("%s with ε = %s, δ = %s", esc(c.Guarantee), num(c.Epsilon), num(c.Delta))
+}
+
+// findingVerdict is a finding's verdict as the renderings print it: a measurement of a
+// subject without a claim decides nothing, so it shows MEASUREMENT, not the INCONCLUSIVE
+// its record holds.
+func findingVerdict(s Subject, f Finding) string {
+	if s.Verdict == MeasurementVerdict {
+		return MeasurementVerdict
+	}
+	return f.Verdict
+}
+
 // Judged says whether any finding decided the summary's verdict.
 func (s Summary) Judged() bool { return s.Pass+s.Fail+s.Inconclusive > 0 }
 

@@ -313,3 +313,30 @@ func TestDocsLinks(t *testing.T) {
 		t.Fatalf("only %d relative links checked in the README and docs/", checked)
 	}
 }
+
+// The protocol's prose states the models a side a PASS needs at (ε, δ) = (1, 1e-3); those
+// counts are plan's answer, which its table sample beside them shows (a count left from an
+// older planner, 12,542 where plan said 7643, is what this catches).
+func TestProtocolPassCountsArePlans(t *testing.T) {
+	b, err := os.ReadFile("../../docs/models-trained-elsewhere.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "plan", "--epsilon", "1", "--delta", "1e-3", "--table", "8")
+	if code != exitPass {
+		t.Fatalf("plan --table: exit %d: %s", code, errOut)
+	}
+	m := regexp.MustCompile(`about (\d+) a side`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("plan --table printed no PASS count:\n%s", out)
+	}
+	prose := regexp.MustCompile(`about ([0-9][0-9,  ]*[0-9]) models a side`).FindAllStringSubmatch(string(b), -1)
+	if len(prose) < 2 {
+		t.Fatalf("%d counts of models a side a PASS needs found in the protocol's prose, want its 2", len(prose))
+	}
+	for _, p := range prose {
+		if n := strings.NewReplacer(",", "", " ", "", " ", "").Replace(p[1]); n != m[1] {
+			t.Errorf("docs/models-trained-elsewhere.md: %q; plan says about %s a side", p[0], m[1])
+		}
+	}
+}
