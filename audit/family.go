@@ -246,19 +246,22 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		names[i] = fmt.Sprintf("%s (%.3g)", s.Name, res.Selection[i])
 	}
 	rule := "unlearned if " + ruleWords(res.Rule)
-	if t := res.Rule.Threshold; math.IsInf(t, 0) { // no threshold separated the selection halves
+	how := rule + ", midway between selection scores"
+	directionFree := math.IsInf(res.Rule.Threshold, 0)
+	if t := res.Rule.Threshold; directionFree {
 		rule = "every model called unlearned"
 		if (t > 0) == res.Rule.Above {
 			rule = "no model called unlearned"
 		}
+		how = rule + ": no threshold separated the selection halves"
 	}
 	f := Finding{
 		Check: g.Check, Kind: Empirical,
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of %s at δ = %.3g", len(stats), of, g.Delta),
 		Measured: res.Epsilon, Interval: &Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
 		Bound: g.Epsilon, Comparison: "≤", Confidence: g.Confidence, Trials: n,
-		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (%s, midway between selection scores) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's in-sample selection score (the ε bound its best rule reaches on the selection halves that fitted it: how the statistic was chosen, not a measurement of the models, and high for an honest pair whose direction was fitted on few models): %s",
-			chosen.Name, rule, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
+		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (%s) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's in-sample selection score (the ε bound its best rule reaches on the selection halves that fitted it: how the statistic was chosen, not a measurement of the models, and high for an honest pair whose direction was fitted on few models): %s",
+			chosen.Name, how, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
 	}
 	if nu != nr {
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
@@ -277,6 +280,11 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 	// selection halves chose it, and would flatter it), oriented by the rule that decided
 	hp, hn := oriented(chosen.Pos[nu/2:], res.Rule.Above), oriented(chosen.Neg[nr/2:], res.Rule.Above)
 	orient := heldOutOrientation(res.Rule.Above, len(hp), len(hn))
+	if directionFree {
+		// a rule that calls every model (or none) unlearned has no direction: the figures
+		// keep the rule's nominal one, and say that an AUC below ½ is then no contradiction
+		orient += " (the rule calls every model the same, so its direction is nominal: an AUC below 0.5 here is 1 − AUC the other way, and no verdict rests on it)"
+	}
 	f.Scores = SummarizeScoresOriented(chosen.Name+" (held-out half; "+dirWord(res.Rule.Above)+")", chosen.Pos[nu/2:], chosen.Neg[nr/2:], res.Rule.Above)
 	f.Estimates = append(f.Estimates, f.HeldOut.rates(rule)...)
 	if c, err := epsilon.Competition(column(chosen.Pos[nu/2:]), column(chosen.Neg[nr/2:])); err == nil && nu-nu/2 == nr-nr/2 {
