@@ -490,7 +490,11 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 		}
 		fmt.Fprintf(w, "controls: %d of %d caught (mutants with a known bug; they do not enter the verdict)\n", caught, len(rep.Controls))
 	}
-	fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
+	if rep.Summary.Verdict == reports.MeasurementVerdict {
+		fmt.Fprintln(w, "measured: no claim was given, so nothing was judged; each figure is a lower bound or an estimate of what the models show")
+	} else {
+		fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
+	}
 	files := []string{filepath.Join(dir, "report.json")}
 	for _, f := range formats {
 		files = append(files, filepath.Join(dir, "report."+f))

@@ -34,6 +34,10 @@ func TestVerifyMeasures(t *testing.T) {
 				t.Errorf("no claim (spec %q): the summary lacks %q:\n%s", spec, want, stdout)
 			}
 		}
+		// nothing was judged, so the console does not explain what a PASS means
+		if strings.Contains(stdout, "PASS means consistent") {
+			t.Errorf("no claim (spec %q): the summary explains verdicts it did not give:\n%s", spec, stdout)
+		}
 		js, err := os.ReadFile(filepath.Join(out, "report.json"))
 		if err != nil {
 			t.Fatal(err)
