@@ -3,12 +3,15 @@ package audit_test
 import (
 	"context"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
 
 // oneRunBase is the demo's setup on its built-in data (1,000 records, 20 features) at
@@ -211,6 +214,29 @@ func TestOneRunFindingResolution(t *testing.T) {
 	// no outcome can (a first line with the two turned round fails both)
 	if !strings.HasPrefix(f.Detail, "What 1 run with 1000 canaries supports: the most it can show is ε = ") || !strings.Contains(f.Detail, "so a violation of the claim can be shown") {
 		t.Errorf("δ = 1e-6: the first line does not say what the run supports: %s", f.Detail)
+	}
+	// and the smallest leak it catches with 80 % power, as a μ-GDP leak whose ε at δ' is
+	// above 2ε: a valid bound refutes a leak at or below 2ε at most at its false-alarm rate,
+	// 5 % < 80 % (a leak stated below 2ε, or no leak stated, fails here)
+	m := regexp.MustCompile(`with 80 % power it shows the claim violated when the canaries' scores separate by μ ≥ ([0-9.e+-]+) \(a μ-GDP leak: ε ≥ ([0-9.e+-]+) at δ'`).FindStringSubmatch(f.Detail)
+	if m == nil {
+		t.Fatalf("δ = 1e-6: the first line states no leak caught with 80 %% power: %s", f.Detail)
+	}
+	t.Logf("δ = 1e-6: %s", m[0])
+	// the ε stated is the μ-GDP leak's exact ε at δ' = (1 + e)·1e-6: μ is printed to 4
+	// digits and ε to 3, so the printed ε lies within 0.5 % of ε over μ's rounding interval
+	mu, errMu := strconv.ParseFloat(m[1], 64)
+	eps, errEps := strconv.ParseFloat(m[2], 64)
+	if errMu != nil || errEps != nil {
+		t.Fatalf("δ = 1e-6: unreadable figures %q, %q", m[1], m[2])
+	}
+	h := 0.5 * math.Pow(10, math.Floor(math.Log10(mu))-3)
+	lo, hi := dp.GaussianExactEpsilon(mu-h, (1+math.E)*1e-6), dp.GaussianExactEpsilon(mu+h, (1+math.E)*1e-6)
+	if eps < lo*(1-0.005) || eps > hi*(1+0.005) {
+		t.Errorf("δ = 1e-6: the leak μ ≥ %s is stated as ε ≥ %s; its exact ε at δ' is in [%.4g, %.4g]", m[1], m[2], lo, hi)
+	}
+	if eps, err := strconv.ParseFloat(m[2], 64); err != nil || !(eps > 2) {
+		t.Errorf("δ = 1e-6: the leak caught with 80 %% power is stated as ε ≥ %s; a valid bound cannot catch a leak of at most 2ε = 2 that often", m[2])
 	}
 	f, err = audit.OneRunFinding("x", plan, member, 1, 1e-3, 0.95)
 	if err != nil {
