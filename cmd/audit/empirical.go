@@ -347,15 +347,8 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !set["power-against"] {
 		factor = audit.DefaultPowerAgainst
 	}
-	var missing []error
-	if !set["trials"] {
-		missing = append(missing, errors.New("--trials is required"))
-	}
-	if !set["delta"] {
-		missing = append(missing, errors.New("--delta is required"))
-	}
-	if len(missing) > 0 {
-		return usageError{fmt.Errorf("plan: %w", errors.Join(missing...))}
+	if err := requireFlags(set, "plan", "trials", "--trials is required", "delta", "--delta is required"); err != nil {
+		return err
 	}
 	strat, err := epsilon.ParseStrategy(strategy)
 	if err != nil {
@@ -477,18 +470,9 @@ func planRanks(ctx context.Context, set map[string]bool, models, retrains int, c
 			return usagef("plan: --%s does not apply to --models (the rank test: its retrains are --retrains, its power 80 %%)", f)
 		}
 	}
-	var missing []error
-	if !set["models"] {
-		missing = append(missing, errors.New("--retrains needs --models (how many unlearned models are ranked)"))
-	}
-	if !set["epsilon"] {
-		missing = append(missing, errors.New("--models needs --epsilon (the claimed ε)"))
-	}
-	if !set["delta"] {
-		missing = append(missing, errors.New("--models needs --delta"))
-	}
-	if len(missing) > 0 {
-		return usageError{fmt.Errorf("plan: %w", errors.Join(missing...))}
+	if err := requireFlags(set, "plan", "models", "--retrains needs --models (how many unlearned models are ranked)",
+		"epsilon", "--models needs --epsilon (the claimed ε)", "delta", "--models needs --delta"); err != nil {
+		return err
 	}
 	if !set["power-against"] {
 		factor = audit.DefaultPowerAgainst
@@ -552,4 +536,19 @@ func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// requireFlags is the usage error of a command missing flags it needs: pairs of a flag's
+// name and the message saying why, every missing one reported at once.
+func requireFlags(set map[string]bool, cmd string, pairs ...string) error {
+	var missing []error
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !set[pairs[i]] {
+			missing = append(missing, errors.New(pairs[i+1]))
+		}
+	}
+	if len(missing) > 0 {
+		return usageError{fmt.Errorf("%s: %w", cmd, errors.Join(missing...))}
+	}
+	return nil
 }
