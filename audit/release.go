@@ -345,22 +345,11 @@ func exactEps(dist, v, delta float64) float64 {
 // trialsToDecide is the least trial count m ≥ n at which decide(m) is not INCONCLUSIVE,
 // assuming the point estimates stay where they are; 0 when no count up to 10⁹ decides.
 func trialsToDecide(n int, decide func(m int) Verdict) int {
-	lo, hi := n, 2*n
-	for decide(hi) == Inconclusive {
-		lo, hi = hi, 2*hi
-		if hi > 1e9 {
-			return 0
-		}
+	m := leastTrue(float64(n), true, func(m float64) bool { return decide(int(m)) != Inconclusive })
+	if math.IsInf(m, 1) {
+		return 0
 	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if decide(mid) == Inconclusive {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
+	return int(m)
 }
 
 // infiniteCause says why the release's divergence is +Inf, for the findings that show
