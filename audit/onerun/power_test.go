@@ -35,7 +35,9 @@ func TestSmallestShiftIsTheSamplesCrossing(t *testing.T) {
 		t.Errorf("power %v at the shift %v and %v one step below; want ≥ %v at it and below it one step down", at, mu, below, power)
 	}
 	// with no shift the included canaries score as the excluded: the bound exceeds the
-	// target only at the audit's own false-alarm rate, at most sig
+	// target only at the audit's own false-alarm rate, at most sig = 0.05 a run, so 9 or
+	// more of 40 runs (a share above 0.2) has probability at most 1.3e-4 (the binomial
+	// tail); the seed is fixed, so the test fails only on a bug
 	if p0, err := onerun.PowerAt(nIn, nOut, 0, target, sig, delta, reps, seed); err != nil || p0 > 0.2 {
 		t.Errorf("power %v (%v) with no leak; the bound's false alarms are at most %v a run", p0, err, sig)
 	}
