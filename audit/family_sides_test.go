@@ -83,3 +83,42 @@ func TestFamilyGameUnequalSidesStatesTheSmallerSide(t *testing.T) {
 		}
 	}
 }
+
+// Property: the family game's finding keeps the whole confidence for its one held-out
+// evaluation, whatever the family's size: its Confidence is the spec's, and its Measured
+// bound is the held-out counts' ε with each rate's Clopper–Pearson upper bound at
+// (1 − confidence)/2 (recomputed here from epsilon.CPUpper, 1e-12), for families of 1, 3
+// and 7 statistics, one shifted by 1.5, 40/40 and 40/400 models, at 95 % (the claim and
+// confidence of TestFamilyGameUnequalSidesStatesTheSmallerSide, whose planner figures are
+// memoised: another claim costs a minute of simulation). Planted bug caught:
+// FamilyGame.Play dividing 1 − confidence among the statistics (ε ≥ 0.53 for 0.87 at 3
+// statistics, 40/400).
+func TestFamilyGameKeepsTheWholeConfidence(t *testing.T) {
+	ctx := context.Background()
+	const eps, delta, conf = 1, 1e-3, 0.95
+	for _, k := range []int{1, 3, 7} {
+		for _, nr := range []int{40, 400} {
+			stats := nullFamily(rand.New(rand.NewPCG(uint64(k), uint64(nr))), k, 40, nr)
+			for i := range stats[k/2].Pos {
+				stats[k/2].Pos[i] += 1.5
+			}
+			f, err := audit.FamilyGame{Check: "family", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2}.Play(ctx, stats)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := f.HeldOut.Counts()
+			a := 1 - conf
+			fpr, fnr := epsilon.CPUpper(c.FP, c.Neg, a/2), epsilon.CPUpper(c.Pos-c.TP, c.Pos, a/2)
+			want := 0.0
+			if num := 1 - delta - fnr; num > 0 {
+				want = math.Max(want, math.Log(num/fpr))
+			}
+			if num := 1 - delta - fpr; num > 0 {
+				want = math.Max(want, math.Log(num/fnr))
+			}
+			if f.Confidence != conf || math.Abs(f.Measured-want) > 1e-12 {
+				t.Errorf("%d statistics, 40/%d: stated at %v, ε ≥ %v; want %v at %v, each held-out rate at %v", k, nr, f.Confidence, f.Measured, want, conf, a/2)
+			}
+		}
+	}
+}
