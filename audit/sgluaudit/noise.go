@@ -95,9 +95,8 @@ func (s *Subject) noiseFinding(ctx context.Context, seed uint64, conf float64) (
 	if err != nil {
 		return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
 	}
-	d := s.ordered.Dim()
-	a := (1 - conf) / 2 // two sides share the false-alarm budget (Bonferroni)
-	runs := noiseRuns(d, a)
+	ns := s.noiseSides(conf)
+	runs := noiseRuns(ns.d, ns.a)
 	twinSeed := reference.Stream(seed, 0, "sglu/noise-twin").Uint64()
 	// the engine runs the twin as it runs the subject's trials: lockstep batches for a
 	// lockstep subject, one Model at a time otherwise
@@ -105,10 +104,18 @@ func (s *Subject) noiseFinding(ctx context.Context, seed uint64, conf float64) (
 	if err != nil {
 		return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
 	}
+	return noiseVerdict(results, ns)
+}
+
+// noiseSides is what the twin's runs are tested against: v_s after T + ΣK_s epochs for the
+// unlearned runs and after T for the retrains, each side at half the false-alarm budget.
+func (s *Subject) noiseSides(conf float64) noiseSides {
 	total := s.setup.Epochs + sum(s.ks)
-	return noiseVerdict(results, noiseSides{
+	return noiseSides{
 		vUnlearned: s.twinVariance(total), vRetrained: s.twinVariance(s.setup.Epochs),
-		risk: s.projectionRisk(total), sigma: s.setup.Sigma, d: d, a: a, conf: conf})
+		risk: s.projectionRisk(total), sigma: s.setup.Sigma, d: s.ordered.Dim(),
+		a:    (1 - conf) / 2, // two sides share the false-alarm budget (Bonferroni)
+		conf: conf}
 }
 
 // noiseSides is what noiseVerdict compares the twin's runs with.
