@@ -362,16 +362,20 @@ func TestReadLineBound(t *testing.T) {
 
 // A check whose cost at a trial count is paid once per count (the game's power, memoised
 // per count and shared by a subject's controls) is fitted with that cost: each check is
-// timed at a count not timed before. Timing twice at one count fitted 0 a trial. The
-// bounds allow for sleeps that overrun (by a few ms at most on a loaded machine, against
-// the ≥ 8 ms between the two counts fitted).
+// timed at a count not timed before. Timing twice at one count fitted 0 a trial.
 func TestCalibrateCountsEachCountOnce(t *testing.T) {
+	// A fake clock that only the check advances: the fit is then exact (no sleep a loaded
+	// machine could stretch), 1 ms a trial and nothing fixed, when every count is paid once.
+	var elapsed time.Duration
+	start := time.Unix(0, 0)
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = func() time.Time { return start.Add(elapsed) }
 	const perTrial = time.Millisecond
 	paid := map[int]bool{}
 	a := Audited{Subject: counting(-1), Check: func(ctx context.Context, r []TrialResult) ([]Finding, error) {
 		if !paid[len(r)] { // the cost of this count, once
 			paid[len(r)] = true
-			time.Sleep(time.Duration(len(r)) * perTrial)
+			elapsed += time.Duration(len(r)) * perTrial
 		}
 		return nil, nil
 	}}
@@ -380,7 +384,7 @@ func TestCalibrateCountsEachCountOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := cal.Subjects[0]
-	if st.CheckPerTrial < perTrial/2 || st.CheckPerTrial > 3*perTrial {
-		t.Errorf("fitted %v + %v a trial over %d trials; want about %v a trial", st.CheckFixed, st.CheckPerTrial, st.Trials, perTrial)
+	if st.CheckPerTrial != perTrial || st.CheckFixed != 0 {
+		t.Errorf("fitted %v + %v a trial over %d trials; want exactly 0 + %v a trial", st.CheckFixed, st.CheckPerTrial, st.Trials, perTrial)
 	}
 }
