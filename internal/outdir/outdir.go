@@ -44,6 +44,7 @@ type Options struct {
 // It is not safe for concurrent use.
 type Dir struct {
 	path    string
+	root    *os.Root // the folder: every file inside it is opened beneath it
 	lock    *lock
 	files   map[string]entry // the manifest, by slash-separated name
 	taken   map[string]bool  // foreign files claimed with Options.Force
@@ -119,7 +120,12 @@ func Open(path string, opt Options) (*Dir, error) {
 		d.removeCreated()
 		return nil, fmt.Errorf("open output folder: %w", err)
 	}
-	if d.lock, err = acquire(path); err != nil {
+	if d.root, err = os.OpenRoot(path); err != nil {
+		d.removeCreated()
+		return nil, fmt.Errorf("open output folder: %w", err)
+	}
+	if d.lock, err = acquire(d.root, path); err != nil {
+		d.root.Close()
 		d.removeCreated()
 		return nil, err
 	}
@@ -390,7 +396,7 @@ func (d *Dir) Close() error {
 		}
 	}
 	errs = append(errs, d.save())
-	errs = append(errs, d.lock.release())
+	errs = append(errs, d.lock.release(), d.root.Close())
 	d.lock = nil
 	d.removeCreated()
 	return errors.Join(errs...)
