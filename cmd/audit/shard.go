@@ -185,8 +185,11 @@ Flags:`)
 		}
 	}
 	bar := progress.New(stderr, !quiet && isTerminal(stderr))
-	set, err := audit.MergeShardsProgress(dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
+	set, err := audit.MergeShardsProgress(ctx, dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
 	bar.Done()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("merge: %w", err) // interrupted while reading the parts: nothing written
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}
