@@ -233,7 +233,7 @@ func TestMergeShardsAuthenticated(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := set.WriteCheckpoints(out); err != nil {
+	if err := set.WriteCheckpoints(nil, out); err != nil {
 		t.Fatal(err)
 	}
 	sub := counting(-1)

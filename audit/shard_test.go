@@ -155,7 +155,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 			}
 		}
 		out = t.TempDir()
-		if err := set.WriteCheckpoints(out); err != nil {
+		if err := set.WriteCheckpoints(nil, out); err != nil {
 			t.Fatal(err)
 		}
 		sub := counting(-1)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -568,15 +569,22 @@ func knownParams(p int) bool { return p > 0 && int64(p) <= maxParams }
 // WriteCheckpoints writes every subject's merged trials into trialDir, one checkpoint
 // file per subject under the name its shards used, as a one-machine run would have left
 // them: a run resuming from trialDir (Engine.ResumeOnly) then checks and reports exactly
-// what it would have. Each file is written whole or not at all.
-func (ss *ShardSet) WriteCheckpoints(trialDir string) error {
+// what it would have. Each file is written whole or not at all. With a Folder, trialDir
+// is a folder's name inside it (slash-separated), and the files are written beneath it,
+// following no link; with nil, trialDir is a path.
+func (ss *ShardSet) WriteCheckpoints(out Folder, trialDir string) error {
 	for _, subj := range ss.Manifest().Subjects {
 		hdr, ok := ss.header[subj.Name]
 		if !ok {
 			return fmt.Errorf("write merged trials of %s: no shard had its file", subj.Name)
 		}
 		name, trials := subj.Name, ss.Trials[subj.Name]
-		err := WriteAtomic(filepath.Join(trialDir, filepath.Base(subj.File)), func(w io.Writer) error {
+		write := WriteAtomic
+		file := filepath.Join(trialDir, filepath.Base(subj.File))
+		if out != nil {
+			write, file = out.WriteAtomic, path.Join(trialDir, path.Base(subj.File))
+		}
+		err := write(file, func(w io.Writer) error {
 			// one line per value, as the engine writes them
 			b, err := encodeLine(ss.key, headerDomain, nil, hdr)
 			if err != nil {

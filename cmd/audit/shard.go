@@ -82,7 +82,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	}
 	for k, a := range audit.WithControls(subjects, c.controls) {
 		s, ss := a.Subject, m.Subjects[k]
-		eng := audit.Engine{Workers: c.workers, Checkpoint: d.Join(ss.File), Progress: c.progress.Update, Shard: c.shard, Key: c.key}
+		eng := audit.Engine{Workers: c.workers, Folder: d, Checkpoint: ss.File, Progress: c.progress.Update, Shard: c.shard, Key: c.key}
 		_, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
