@@ -182,3 +182,37 @@ func TestLockStaleTakeoverUnderRace(t *testing.T) {
 		}
 	}
 }
+
+// parseHolder never panics, and what it accepts is a holder record: a positive pid, a
+// host, and the same holder once written back the way a holder writes itself.
+func FuzzParseHolder(f *testing.F) {
+	for _, s := range []string{`{"pid":12,"host":"h"}`, string(thisHolder()), `{"pid":1}`, `{"pid":1,"host":"h"} x`, "", "\x00"} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		p := filepath.Join(dir, "lock")
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		h, ok := parseHolder(file)
+		if !ok {
+			return
+		}
+		if h.PID <= 0 || h.Host == "" || len(text) > maxHolderBytes {
+			t.Fatalf("accepted %q as %+v", text, h)
+		}
+		b, _ := json.Marshal(h)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if h2, ok := parseHolder(file); !ok || h2 != h {
+			t.Fatalf("%+v written back reads as %+v, %v", h, h2, ok)
+		}
+	})
+}
