@@ -50,6 +50,9 @@ type Fingerprinter interface {
 type Engine struct {
 	Workers    int    // 0 means GOMAXPROCS
 	Checkpoint string // JSON-lines file of finished trials; "" keeps them in memory only
+	// Folder, if set, is the output folder Checkpoint is a name inside (slash-separated):
+	// the file is opened beneath it, following no symbolic link on the way.
+	Folder Folder
 	// Progress, if set, is told how many of the trials are done: once before any runs
 	// (counting those resumed from the checkpoint) and after each finished trial, always
 	// from the goroutine that called Run.
@@ -186,7 +189,7 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		hdr := checkpointHeader{Schema: checkpointSchema, Subject: s.Name(), Seed: seed, Epsilon: fmt.Sprintf("%g", cl.Epsilon),
 			Delta: fmt.Sprintf("%g", cl.Delta), Claim: fmt.Sprintf("%+v", cl), Fingerprint: Fingerprint(s)}
 		var err error
-		sink, err = openCheckpoint(e.Checkpoint, hdr, e.Key, ParamsOf(s), func(r TrialResult) {
+		sink, err = openCheckpoint(e.checkpointFile(), hdr, e.Key, ParamsOf(s), func(r TrialResult) {
 			if r.Index < n { // trials beyond n (an earlier, longer run) are kept, not used
 				results[r.Index], done[r.Index] = r, true
 			}
@@ -211,7 +214,7 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 	}
 	report()
 	if e.ResumeOnly && len(todo) > 0 {
-		return nil, fmt.Errorf("run %s: %d of %d trials missing from %s (%s), and this run may not run any", s.Name(), len(todo), n, e.Checkpoint, listIndices(todo, 8))
+		return nil, fmt.Errorf("run %s: %d of %d trials missing from %s (%s), and this run may not run any", s.Name(), len(todo), n, e.checkpointFile().path, listIndices(todo, 8))
 	}
 	if len(todo) == 0 {
 		if !e.Shard.Whole() {
@@ -415,6 +418,7 @@ func RunTrial(ctx context.Context, s Subject, seed uint64, i int) (TrialResult, 
 // checkpoint is an append-only JSON-lines file of finished trials.
 type checkpoint struct {
 	path   string
+	open   func(flag int, perm os.FileMode) (*os.File, error) // the file, by checkpointFile
 	hdr    checkpointHeader
 	key    *evidence.Key // tags every line; nil: checksums only
 	f      *os.File      // nil until the first trial when the file did not exist
@@ -578,19 +582,42 @@ func headerDiff(got, want checkpointHeader) string {
 	return strings.Join(diffs, "; ")
 }
 
+// checkpointFile is the engine's checkpoint: its path, and how it is opened (beneath the
+// Folder, if any).
+func (e Engine) checkpointFile() checkpointFile {
+	if e.Folder == nil {
+		return checkpointFile{path: e.Checkpoint, open: func(flag int, perm os.FileMode) (*os.File, error) {
+			return os.OpenFile(e.Checkpoint, flag, perm)
+		}}
+	}
+	return checkpointFile{path: e.Folder.Join(e.Checkpoint), open: func(flag int, perm os.FileMode) (*os.File, error) {
+		return e.Folder.OpenFile(e.Checkpoint, flag, perm)
+	}}
+}
+
+// A checkpointFile is a checkpoint's path, for messages, and its opener.
+type checkpointFile struct {
+	path string
+	open func(flag int, perm os.FileMode) (*os.File, error)
+}
+
 // openCheckpoint opens or creates the file, checks its header against hdr, feeds every
 // complete trial line to load, and drops an incomplete last line (an interrupted write).
 // The file is read streamed, a line at a time, each bounded by MaxTrialLineBytes(params)
 // (and lines longer are never written); one that is not a regular file (a FIFO, a
 // device) is refused without blocking. With a key, every line is checked and written
 // with its tag.
-func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, params int, load func(TrialResult)) (*checkpoint, error) {
+func openCheckpoint(file checkpointFile, hdr checkpointHeader, key *evidence.Key, params int, load func(TrialResult)) (*checkpoint, error) {
+	path := file.path
 	// not followed: a checkpoint planted as a link would have the run append trials to
 	// whatever file it names, outside the folder the tool owns
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK|regular.NoFollow, 0)
+	f, err := file.open(os.O_RDWR|syscall.O_NONBLOCK|regular.NoFollow, 0)
 	if os.IsNotExist(err) {
 		// created with the first finished trial: a run that finishes none leaves no file
-		return &checkpoint{path: path, hdr: hdr, key: key, params: params}, nil
+		return &checkpoint{path: path, open: file.open, hdr: hdr, key: key, params: params}, nil
+	}
+	if errors.Is(err, regular.ErrLink) {
+		return nil, &CheckpointError{Path: path, Msg: err.Error()}
 	}
 	if regular.IsLinkRefusal(err, path) {
 		if f != nil {
@@ -636,7 +663,7 @@ func openCheckpoint(path string, hdr checkpointHeader, key *evidence.Key, params
 	if _, err := f.Seek(keep, io.SeekStart); err != nil {
 		return fail(fmt.Errorf("checkpoint %s: %w", path, err))
 	}
-	c := &checkpoint{path: path, hdr: hdr, key: key, params: params, f: f, w: bufio.NewWriter(f)}
+	c := &checkpoint{path: path, open: file.open, hdr: hdr, key: key, params: params, f: f, w: bufio.NewWriter(f)}
 	c.headed = keep > 0
 	return c, nil
 }
@@ -654,7 +681,7 @@ func (c *checkpoint) writeLine(b []byte) error {
 // Append records one finished trial with its checksum (and, with a key, its tag).
 func (c *checkpoint) Append(r TrialResult) error {
 	if c.f == nil {
-		f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := c.open(os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return fmt.Errorf("checkpoint %s: %w", c.path, err)
 		}

@@ -228,12 +228,12 @@ func TestMergeShardsAuthenticated(t *testing.T) {
 	key, other := evidenceKey(t, 0x44), evidenceKey(t, 0x55)
 	dir := t.TempDir()
 	keyedShards(t, dir, key)
-	set, err := MergeShards([]string{dir}, key)
+	set, err := MergeShards(context.Background(), []string{dir}, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := set.WriteCheckpoints(out); err != nil {
+	if err := set.WriteCheckpoints(nil, out); err != nil {
 		t.Fatal(err)
 	}
 	sub := counting(-1)
@@ -281,7 +281,7 @@ func TestMergeShardsAuthenticated(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.spoil(t, d)
-			_, err := MergeShards([]string{d}, c.key)
+			_, err := MergeShards(context.Background(), []string{d}, c.key)
 			if err == nil {
 				t.Fatal("merged")
 			}

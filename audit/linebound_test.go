@@ -139,7 +139,7 @@ func TestCheckpointLineBound(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), path+c.want) {
 			t.Errorf("resume, line of %d bytes: %v; want %q", c.n, err, path+c.want)
 		}
-		_, _, err = readCheckpointFile(path, nil, 4)
+		_, _, err = readCheckpointFile(context.Background(), path, nil, 4)
 		if err == nil || !strings.Contains(err.Error(), path+c.want) {
 			t.Errorf("merge, line of %d bytes: %v; want %q", c.n, err, path+c.want)
 		}
@@ -159,7 +159,7 @@ func TestHostileLongLineMemory(t *testing.T) {
 	path := filepath.Join(dirs[1], m.Subjects[0].File)
 	writeLongLine(t, path, 210<<20)
 	var merr error
-	got := testenv.Allocated(func() { _, merr = MergeShards(dirs, nil) })
+	got := testenv.Allocated(func() { _, merr = MergeShards(context.Background(), dirs, nil) })
 	t.Logf("merge with a 210 MB line allocated %d bytes", got)
 	if got > 64<<20 {
 		t.Errorf("merge with a 210 MB line allocated %d bytes, more than 64 MB", got)

@@ -142,7 +142,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 	slices.Reverse(dirs)
 	var out string
 	for _, given := range [][]string{{dir}, dirs} {
-		set, err := MergeShards(given, nil)
+		set, err := MergeShards(context.Background(), given, nil)
 		if err != nil {
 			t.Fatalf("merge %v: %v", given, err)
 		}
@@ -155,7 +155,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 			}
 		}
 		out = t.TempDir()
-		if err := set.WriteCheckpoints(out); err != nil {
+		if err := set.WriteCheckpoints(nil, out); err != nil {
 			t.Fatal(err)
 		}
 		sub := counting(-1)
@@ -355,7 +355,7 @@ func TestReadLineBound(t *testing.T) {
 	if got, err := readLine(r, 100); string(got) != "tail" || !errors.Is(err, io.EOF) {
 		t.Fatalf("last line: %q, %v; want \"tail\", EOF", got, err)
 	}
-	if _, err := MergeShards(nil, nil); err == nil {
+	if _, err := MergeShards(context.Background(), nil, nil); err == nil {
 		t.Fatal("MergeShards of no folders: no error")
 	}
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -252,14 +254,15 @@ func FindShards(dirs []string, key *evidence.Key) ([]FoundShard, error) {
 // reported at once in a MergeError, with the parts to rerun and the command that reruns
 // them (a rerun resumes: only the missing trials run). With a key, every manifest and
 // checkpoint line must carry a valid tag under it (checked before it is decoded), and the
-// set keeps the key to write the merged checkpoints with.
-func MergeShards(dirs []string, key *evidence.Key) (*ShardSet, error) {
-	return MergeShardsProgress(dirs, key, nil)
+// set keeps the key to write the merged checkpoints with. It stops, returning ctx's error
+// and no set, before reading another line once ctx is done.
+func MergeShards(ctx context.Context, dirs []string, key *evidence.Key) (*ShardSet, error) {
+	return MergeShardsProgress(ctx, dirs, key, nil)
 }
 
 // MergeShardsProgress is MergeShards calling progress, if not nil, after each checkpoint
 // file it reads: done of total (the subjects times the parts found), for a bar with an ETA.
-func MergeShardsProgress(dirs []string, key *evidence.Key, progress func(done, total int)) (*ShardSet, error) {
+func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, progress func(done, total int)) (*ShardSet, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge shards: no folders given")
 	}
@@ -322,7 +325,10 @@ func MergeShardsProgress(dirs []string, key *evidence.Key, progress func(done, t
 		have := make([]bool, n)
 		for _, f := range ss.Shards {
 			path := filepath.Join(f.Dir, subj.File)
-			hdr, trials, err := readCheckpointFile(path, key, subj.Params)
+			hdr, trials, err := readCheckpointFile(ctx, path, key, subj.Params)
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("merge shards: %w", ctx.Err())
+			}
 			if read++; progress != nil {
 				progress(read, files)
 			}
@@ -426,8 +432,9 @@ func manifestDiff(a, b ShardManifest) string {
 // readCheckpointFile reads a whole checkpoint: its header and every complete trial line,
 // each checked as a resuming run checks it (tag under key, checksum, index range, no
 // repeats), and each bounded by MaxTrialLineBytes(params). A torn last line is dropped:
-// its trial is missing.
-func readCheckpointFile(path string, key *evidence.Key, params int) (checkpointHeader, []TrialResult, error) {
+// its trial is missing. It stops before reading another line once ctx is done (a shard's
+// file may hold thousands of lines: merge answers a signal between two of them).
+func readCheckpointFile(ctx context.Context, path string, key *evidence.Key, params int) (checkpointHeader, []TrialResult, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return checkpointHeader{}, nil, err
@@ -440,7 +447,13 @@ func readCheckpointFile(path string, key *evidence.Key, params int) (checkpointH
 		seen   = map[int]int{}
 	)
 	for k := 1; ; k++ {
+		if err := ctx.Err(); err != nil {
+			return hdr, nil, fmt.Errorf("read %s: %w", path, err)
+		}
 		line, err := readLine(r, MaxTrialLineBytes(params))
+		if mergeLineRead != nil {
+			mergeLineRead()
+		}
 		if errors.Is(err, errLineTooLong) {
 			return hdr, nil, &CheckpointError{Path: path, Line: k, Msg: "line " + lineBound(params)}
 		}
@@ -467,6 +480,10 @@ func readCheckpointFile(path string, key *evidence.Key, params int) (checkpointH
 		}
 	}
 }
+
+// mergeLineRead, if not nil, is called after each line readCheckpointFile reads: a test's
+// count of the lines read after a cancellation.
+var mergeLineRead func()
 
 // errLineTooLong is readLine's refusal of a line past its bound.
 var errLineTooLong = errors.New("line too long")
@@ -552,15 +569,22 @@ func knownParams(p int) bool { return p > 0 && int64(p) <= maxParams }
 // WriteCheckpoints writes every subject's merged trials into trialDir, one checkpoint
 // file per subject under the name its shards used, as a one-machine run would have left
 // them: a run resuming from trialDir (Engine.ResumeOnly) then checks and reports exactly
-// what it would have. Each file is written whole or not at all.
-func (ss *ShardSet) WriteCheckpoints(trialDir string) error {
+// what it would have. Each file is written whole or not at all. With a Folder, trialDir
+// is a folder's name inside it (slash-separated), and the files are written beneath it,
+// following no link; with nil, trialDir is a path.
+func (ss *ShardSet) WriteCheckpoints(out Folder, trialDir string) error {
 	for _, subj := range ss.Manifest().Subjects {
 		hdr, ok := ss.header[subj.Name]
 		if !ok {
 			return fmt.Errorf("write merged trials of %s: no shard had its file", subj.Name)
 		}
 		name, trials := subj.Name, ss.Trials[subj.Name]
-		err := WriteAtomic(filepath.Join(trialDir, filepath.Base(subj.File)), func(w io.Writer) error {
+		write := WriteAtomic
+		file := filepath.Join(trialDir, filepath.Base(subj.File))
+		if out != nil {
+			write, file = out.WriteAtomic, path.Join(trialDir, path.Base(subj.File))
+		}
+		err := write(file, func(w io.Writer) error {
 			// one line per value, as the engine writes them
 			b, err := encodeLine(ss.key, headerDomain, nil, hdr)
 			if err != nil {

@@ -267,13 +267,13 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err := d.Appending(checkpoints...); err != nil {
 		return outErr(c.command, err)
 	}
-	trialDir := d.Join("trials")
+	// the checkpoints are opened beneath the folder, following no link (outdir.Dir)
 	if c.replay.shards != nil {
-		if err := c.replay.shards.WriteCheckpoints(trialDir); err != nil {
+		if err := c.replay.shards.WriteCheckpoints(d, "trials"); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
-	if err := runSubjects(ctx, c, subjects, trialDir, rep); err != nil {
+	if err := runSubjects(ctx, c, subjects, d, rep); err != nil {
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {
 			// runSubjects' errors name the command already
@@ -299,12 +299,12 @@ func checkQueue(ctx context.Context, c demoConfig) audit.CheckQueue {
 }
 
 // runSubjects runs every subject's trials (and its controls'), resuming from their
-// checkpoints under trialDir, one after another, and checks them side by side a batch at
+// checkpoints in the output folder's trials folder, one after another, and checks them side by side a batch at
 // a time (audit.CheckQueue: at most a batch's trials held at once), adding their findings
 // to rep in the same order.
-func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, trialDir string, rep *reports.Report) error {
+func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, out audit.Folder, rep *reports.Report) error {
 	run := func(s audit.Subject) ([]audit.TrialResult, error) {
-		eng := audit.Engine{Workers: c.workers, Checkpoint: audit.CheckpointPath(trialDir, s, c.seed), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
+		eng := audit.Engine{Workers: c.workers, Folder: out, Checkpoint: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed)), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
 		results, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		return results, err

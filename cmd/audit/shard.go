@@ -82,7 +82,7 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	}
 	for k, a := range audit.WithControls(subjects, c.controls) {
 		s, ss := a.Subject, m.Subjects[k]
-		eng := audit.Engine{Workers: c.workers, Checkpoint: d.Join(ss.File), Progress: c.progress.Update, Shard: c.shard, Key: c.key}
+		eng := audit.Engine{Workers: c.workers, Folder: d, Checkpoint: ss.File, Progress: c.progress.Update, Shard: c.shard, Key: c.key}
 		_, err := eng.Run(ctx, s, c.seed, c.trials)
 		c.progress.Done()
 		if err != nil {
@@ -185,8 +185,11 @@ Flags:`)
 		}
 	}
 	bar := progress.New(stderr, !quiet && isTerminal(stderr))
-	set, err := audit.MergeShardsProgress(dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
+	set, err := audit.MergeShardsProgress(ctx, dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
 	bar.Done()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("merge: %w", err) // interrupted while reading the parts: nothing written
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("merge: %w", err)}
 	}

@@ -1,6 +1,7 @@
 package outdir
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -36,4 +37,27 @@ func readHolder(f *os.File) holder {
 		time.Sleep(4 * time.Millisecond)
 	}
 	return holder{} // a damaged record: the message says "another process"
+}
+
+// maxHolderBytes bounds a holder record read: a pid and a host name.
+const maxHolderBytes = 4096
+
+// parseHolder reads f as a holder record, strictly: one JSON object of exactly the
+// holder's fields, a pid and a host, and nothing after it but white space. Only a file
+// holding one is a lock this tool may remove as stale.
+func parseHolder(f *os.File) (holder, bool) {
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxHolderBytes+1))
+	if err != nil || len(b) > maxHolderBytes {
+		return holder{}, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var h holder
+	if dec.Decode(&h) != nil || h.PID <= 0 || h.Host == "" {
+		return holder{}, false
+	}
+	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
+		return holder{}, false
+	}
+	return h, true
 }

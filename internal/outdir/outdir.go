@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -43,13 +42,15 @@ type Options struct {
 // A Dir is an output folder opened by one writer: its lock held, its manifest read.
 // It is not safe for concurrent use.
 type Dir struct {
-	path    string
-	lock    *lock
-	files   map[string]entry // the manifest, by slash-separated name
-	taken   map[string]bool  // foreign files claimed with Options.Force
-	created []string         // folders Open and MkdirAll created, innermost first
-	dirty   bool             // the manifest changed since it was saved
-	force   bool
+	path      string
+	root      *os.Root // the folder: every file inside it is opened beneath it
+	lock      *lock
+	files     map[string]entry // the manifest, by slash-separated name
+	taken     map[string]bool  // foreign files claimed with Options.Force
+	created   []string         // folders Open created (paths), innermost first
+	createdIn []string         // folders created inside it (names), innermost first
+	dirty     bool             // the manifest changed since it was saved
+	force     bool
 }
 
 // entry is one file of the manifest. A file the tool writes whole has its hash; a file
@@ -119,7 +120,12 @@ func Open(path string, opt Options) (*Dir, error) {
 		d.removeCreated()
 		return nil, fmt.Errorf("open output folder: %w", err)
 	}
-	if d.lock, err = acquire(path); err != nil {
+	if d.root, err = os.OpenRoot(path); err != nil {
+		d.removeCreated()
+		return nil, fmt.Errorf("open output folder: %w", err)
+	}
+	if d.lock, err = acquire(d.root, path); err != nil {
+		d.root.Close()
 		d.removeCreated()
 		return nil, err
 	}
@@ -138,13 +144,17 @@ func (d *Dir) Join(name string) string { return filepath.Join(d.path, filepath.F
 
 func (d *Dir) readManifest() error {
 	path := d.Join(ManifestFile)
-	// regular.ReadFile: a FIFO planted here must not block the command, and a device
-	// must not be read without end; neither is taken over with Force (save would have
-	// to replace it); nor a symbolic link, which save would replace by a file
-	if err := regular.Replaceable(path); err != nil {
+	// read as regular.ReadFile does: a FIFO planted here must not block the command, and
+	// a device must not be read without end; neither is taken over with Force (save would
+	// have to replace it); nor a symbolic link, which save would replace by a file
+	if st, err := d.root.Lstat(ManifestFile); err == nil {
+		if err := regular.Check(path, st.Mode()); err != nil {
+			return &ManifestError{Path: path, Err: err}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return &ManifestError{Path: path, Err: err}
 	}
-	b, err := regular.ReadFile(path, maxManifestBytes)
+	b, err := d.readFile(ManifestFile, maxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -195,9 +205,13 @@ func (e *ManifestError) Unwrap() error { return e.Err }
 // owned reports whether the named file is absent or the tool's: listed in the manifest
 // with the hash it has now (or appended to by the tool), or taken over with Force.
 func (d *Dir) owned(name string) (bool, error) {
-	info, err := os.Lstat(d.Join(name))
-	if os.IsNotExist(err) {
+	info, err := d.lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
+	}
+	var le *regular.LinkError
+	if errors.As(err, &le) {
+		return false, err
 	}
 	if err != nil {
 		return false, fmt.Errorf("check %s: %w", d.Join(name), err)
@@ -212,7 +226,7 @@ func (d *Dir) owned(name string) (bool, error) {
 	if e.Appended {
 		return true, nil
 	}
-	sum, err := hashFile(d.Join(name))
+	sum, err := d.hashFile(name)
 	if err != nil {
 		return false, err
 	}
@@ -262,7 +276,7 @@ func (d *Dir) Remove(names ...string) error {
 		return err
 	}
 	for _, n := range names {
-		if err := os.Remove(d.Join(n)); err != nil && !os.IsNotExist(err) {
+		if err := d.remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", d.Join(n), err)
 		}
 		d.forget(n)
@@ -293,7 +307,7 @@ func (d *Dir) WriteFiles(files map[string][]byte) error {
 		if old, ok := d.files[n]; ok && !d.taken[n] && !old.Appended {
 			// the file is the tool's (claimed): its hash now is the recorded one or,
 			// after an interrupted write, the prior one
-			if now, err := hashFile(d.Join(n)); err == nil && now != e.SHA256 {
+			if now, err := d.hashFile(n); err == nil && now != e.SHA256 {
 				e.Prior = now
 			}
 		}
@@ -306,7 +320,7 @@ func (d *Dir) WriteFiles(files map[string][]byte) error {
 		if err := d.MkdirAll(filepath.ToSlash(filepath.Dir(filepath.FromSlash(n)))); err != nil {
 			return err
 		}
-		if err := audit.WriteFileAtomic(d.Join(n), files[n]); err != nil {
+		if err := d.WriteAtomic(n, writeBytes(files[n])); err != nil {
 			return err
 		}
 		delete(d.taken, n)
@@ -338,12 +352,16 @@ func (d *Dir) Appending(names ...string) error {
 
 // MkdirAll creates the named folder inside the folder (slash-separated; "." is the
 // folder itself), remembering what it created for Close.
+// A symbolic link on the way is refused (a *regular.LinkError), not followed.
 func (d *Dir) MkdirAll(name string) error {
-	created, err := mkdirs(d.Join(name))
-	d.created = append(created, d.created...)
+	if name == "." {
+		return nil
+	}
+	_, _, done, err := d.parent(name+"/.", true)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", d.Join(name), err)
 	}
+	done()
 	return nil
 }
 
@@ -354,7 +372,7 @@ func (d *Dir) save() error {
 	}
 	path := d.Join(ManifestFile)
 	if len(d.files) == 0 {
-		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		if err := d.root.Remove(ManifestFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", path, err)
 		}
 		d.dirty = false
@@ -368,7 +386,7 @@ func (d *Dir) save() error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := audit.WriteFileAtomic(path, append(b, '\n')); err != nil {
+	if err := d.WriteAtomic(ManifestFile, writeBytes(append(b, '\n'))); err != nil {
 		return err
 	}
 	d.dirty = false
@@ -385,24 +403,36 @@ func (d *Dir) Close() error {
 	}
 	var errs []error
 	for n := range d.files {
-		if _, err := os.Lstat(d.Join(n)); os.IsNotExist(err) {
+		if _, err := d.lstat(n); errors.Is(err, fs.ErrNotExist) {
 			d.forget(n)
 		}
 	}
 	errs = append(errs, d.save())
-	errs = append(errs, d.lock.release())
+	for _, name := range d.createdIn {
+		d.root.Remove(name) // refused unless empty: what it holds is kept
+	}
+	d.createdIn = nil
+	errs = append(errs, d.lock.release(), d.root.Close())
 	d.lock = nil
 	d.removeCreated()
 	return errors.Join(errs...)
 }
 
-// removeCreated removes each folder created, innermost first, that is empty (os.Remove
-// refuses the others: what they hold is kept).
+// removeCreated removes each folder Open created, innermost first, that is empty
+// (os.Remove refuses the others: what they hold is kept).
 func (d *Dir) removeCreated() {
 	for _, dir := range d.created {
 		os.Remove(dir)
 	}
 	d.created = nil
+}
+
+// writeBytes is a write function for WriteAtomic that writes b.
+func writeBytes(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}
 }
 
 // mkdirs is os.MkdirAll that returns the folders it created, innermost first.
@@ -417,8 +447,10 @@ func mkdirs(dir string) ([]string, error) {
 	return created, os.MkdirAll(dir, 0o755)
 }
 
-func hashFile(path string) (string, error) {
-	f, err := regular.Open(path)
+// hashFile is the SHA-256 of the named file, read beneath the folder.
+func (d *Dir) hashFile(name string) (string, error) {
+	path := d.Join(name)
+	f, err := d.openRegular(name)
 	if err != nil {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
