@@ -1,11 +1,14 @@
 package onerun
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -42,21 +45,75 @@ type golden struct {
 	} `json:"cases"`
 }
 
+// goldenPath is the golden file, committed in the repository.
+var goldenPath = filepath.Join("testdata", "jax_privacy", "auditing.json")
+
+// readGolden fails the test, never skips it, when the golden file is missing, unreadable
+// or holds no case: a golden test over nothing would pass whatever the code computes.
 func readGolden(t *testing.T) golden {
 	t.Helper()
-	path := filepath.Join("testdata", "jax_privacy", "auditing.json")
+	g, err := loadGolden(goldenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// loadGolden reads and checks the golden file at path: an error names the file when it
+// cannot be read or decoded, or when its core triples or cases are empty.
+func loadGolden(path string) (golden, error) {
 	var g golden
 	b, err := os.ReadFile(path)
 	if err == nil {
 		err = testenv.DecodeGolden(b, &g)
 	}
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		return golden{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(g.Core) == 0 || len(g.Cases) == 0 {
-		t.Fatalf("%s: %d core triples and %d cases: a golden test over nothing", path, len(g.Core), len(g.Cases))
+		return golden{}, fmt.Errorf("%s: %d core triples and %d cases: a golden test over nothing", path, len(g.Core), len(g.Cases))
 	}
-	return g
+	return g, nil
+}
+
+// The golden tests fail rather than skip or pass over nothing: the committed file loads
+// with cases, and a missing file, a file with no core triples and one with no cases are
+// each refused, naming the file. Planted by hand: both emptiness checks removed (this
+// file's and testenv.DecodeGolden's; either alone suffices) fails the two empty files; and
+// with testdata/jax_privacy/auditing.json moved away, this test, TestCoreMatchesJaxPrivacy
+// and TestAuditorMatchesJaxPrivacy FAIL (not skip) naming it.
+func TestGoldenFailsOnNothing(t *testing.T) {
+	if g, err := loadGolden(goldenPath); err != nil || len(g.Core) == 0 || len(g.Cases) == 0 {
+		t.Fatalf("the committed golden file: %d core triples, %d cases, %v", len(g.Core), len(g.Cases), err)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(goldenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full map[string]any
+	if err := json.Unmarshal(b, &full); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, emptied string) string {
+		t.Helper()
+		g := maps.Clone(full)
+		g[emptied] = []any{}
+		out, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, out, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, path := range []string{filepath.Join(dir, "missing.json"), write("nocore.json", "core"), write("nocases.json", "cases")} {
+		if _, err := loadGolden(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v; want a refusal naming the file", path, err)
+		}
+	}
 }
 
 // relErr is |got − want| relative to |want|, absolute when want is 0.
