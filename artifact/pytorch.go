@@ -69,10 +69,11 @@ var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0x
 // boolean tensors are skipped and named in Skipped.
 //
 // The bounds are those of the other parsers: what the entries inflate to passes
-// reference.CheckInflation before any is read, the pickle is at most 64 MiB with a bounded
-// stack, memo and nesting, every tensor is checked against its storage's declared size and
-// the entry's real size before a value is read, the values read are capped by
-// reference.MaxValues, and a storage is read out at most four times over (tied weights).
+// reference.CheckInflation before any is read, the pickle is at most 8 MiB and what it
+// builds at most 32 bytes a byte of it plus 4 MiB, with a bounded stack and nesting,
+// every tensor is checked against its storage's declared size and the entry's real size
+// before a value is read, the values read are capped by reference.MaxValues, and a
+// storage is read out at most four times over (tied weights).
 func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
