@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -359,6 +360,67 @@ func TestRender(t *testing.T) {
 		got := render(v)
 		if len(got) > renderMax+len("…") || strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, "…") {
 			t.Errorf("render of %s: %d bytes, %q", typeName(v), len(got), got)
+		}
+	}
+}
+
+// A name the pickle imports is echoed escaped and clipped: a GLOBAL holding a colour
+// escape and an OSC title sequence shows them as \x1b and \a, an 8 MB module name (by
+// STACK_GLOBAL) as its first 64 characters and its length; so does a tensor's name, a
+// storage's key and a checkpoint's entry of 8 MB or holding escapes, and a shape prints
+// at most 8 of its dimensions. The old reader
+// echoed them raw and whole (TestPyTorchEchoesNoRawEscape failed on it: ESC in the
+// message, 8.4 MB of message).
+func TestPyTorchEchoesNoRawEscape(t *testing.T) {
+	huge := strings.Repeat("m", 8000000) // and the pickle within maxPickleBytes
+	stackGlobal := func(module, name string) []byte {
+		var b bytes.Buffer
+		b.WriteString("\x80\x04")
+		for _, s := range []string{module, name} {
+			b.WriteByte('X')
+			binary.Write(&b, binary.LittleEndian, uint32(len(s)))
+			b.WriteString(s)
+		}
+		b.WriteString("\x93.")
+		return b.Bytes()
+	}
+	good := map[string][]byte{"0": f32s(1, 2)}
+	pk := ptPickle(ptTensorSpec{"w", "FloatStorage", "0", 2, 0, []int{2}, []int{1}})
+	esc := "w\x1b[31m\x1b]0;title\x07"
+	ones := slices.Repeat([]int{1}, 20)
+	for _, c := range []struct {
+		name, want string
+		in         []byte
+	}{
+		{"escapes in a GLOBAL", `the pickle imports "os\x1b[31m"."sys\x1b]0;title\atem", which a state dict of tensors never does`,
+			ptArchive([]byte("\x80\x02cos\x1b[31m\nsys\x1b]0;title\x07tem\n."), nil, zip.Store)},
+		{"an 8 MB module name", `the pickle imports "` + strings.Repeat("m", 64) + `"… (8000000 bytes).`,
+			ptArchive(stackGlobal(huge, "f"), nil, zip.Store)},
+		{"an 8 MB tensor name", `… (8000000 bytes): a view of size [2], stride [1] and offset 1 reaches past`,
+			ptArchive(ptPickle(ptTensorSpec{huge, "FloatStorage", "0", 2, 1, []int{2}, []int{1}}), good, zip.Store)},
+		{"escapes in a tensor name", `m.pt: "w\x1b[31m\x1b]0;title\a": a view of size [2]`,
+			ptArchive(ptPickle(ptTensorSpec{esc, "FloatStorage", "0", 2, 1, []int{2}, []int{1}}), good, zip.Store)},
+		{"a view of 20 dimensions", `m.pt: w: a view of size [1 1 1 1 1 1 1 1 … 12 more], stride [1 1 1 1 1 1 1 1 … 12 more] and offset 2 reaches past`,
+			ptArchive(ptPickle(ptTensorSpec{"w", "FloatStorage", "0", 2, 2, ones, ones}), good, zip.Store)},
+		{"an 8 MB storage key", `… (8000000 bytes) is named by the pickle but not in the archive`,
+			ptArchive(ptPickle(ptTensorSpec{"w", "FloatStorage", huge, 2, 0, []int{2}, []int{1}}), good, zip.Store)},
+		{"a storage key named twice", `storage "\x1b[31m" named twice, as 2 float32 and 3 float32`,
+			ptArchive(ptPickle(ptTensorSpec{"a", "FloatStorage", "\x1b[31m", 2, 0, []int{2}, []int{1}}, ptTensorSpec{"b", "FloatStorage", "\x1b[31m", 3, 0, []int{2}, []int{1}}), nil, zip.Store)},
+		{"a checkpoint's entry", `a checkpoint, not a state dict (entries holding dicts of tensors: "w\x1b[31m\x1b]0;title\a")`,
+			ptArchive(slices.Concat([]byte("\x80\x02}X"), le(uint32(len(esc))), []byte(esc), pk[2:len(pk)-1], []byte("s.")), good, zip.Store)},
+	} {
+		var err error
+		_, err = ParsePyTorch(bytes.NewReader(c.in), int64(len(c.in)), "m.pt")
+		var ie *reference.InputError
+		switch {
+		case err == nil || !errors.As(err, &ie):
+			t.Errorf("%s: %.300v", c.name, err)
+		case strings.ContainsAny(err.Error(), "\x1b\x07"):
+			t.Errorf("%s: a raw escape in %.300q", c.name, err)
+		case len(err.Error()) > 1<<10:
+			t.Errorf("%s: a message of %d bytes: %.300q", c.name, len(err.Error()), err)
+		case !strings.Contains(err.Error(), c.want):
+			t.Errorf("%s: %q; want %q in it", c.name, err, c.want)
 		}
 	}
 }
