@@ -424,3 +424,59 @@ func TestPyTorchEchoesNoRawEscape(t *testing.T) {
 		}
 	}
 }
+
+// LONG1 integers of every length torch could write decode as Python's
+// int.from_bytes(b, "little", signed=True): a reader of only the first byte, or one
+// that does not sign-extend, or extends from the wrong byte fails here; and a .pt whose
+// storage offset and size are 2- and 3-byte LONG1s reads the right elements.
+func TestLong1(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		want int64
+	}{
+		{nil, 0},
+		{[]byte{0x7f}, 127},
+		{[]byte{0xff}, -1},
+		{[]byte{0x00, 0x01}, 256},
+		{[]byte{0x2c, 0x01}, 300},
+		{[]byte{0x00, 0x80}, -32768},
+		{[]byte{0xff, 0x7f}, 32767},
+		{[]byte{0xfe, 0xff}, -2},
+		{[]byte{0x01, 0x02, 0x03}, 0x030201},
+		{[]byte{0x00, 0x00, 0x80}, -8388608},
+		{[]byte{0x78, 0x56, 0x34, 0x12}, 0x12345678},
+		{[]byte{0x00, 0x00, 0x00, 0x00, 0x01}, 1 << 32},
+		{[]byte{0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80}, -1<<63 + 1},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, 1<<63 - 1},
+		{[]byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -2},
+	} {
+		in := append([]byte{0x80, 0x02, 0x8a, byte(len(c.b))}, c.b...)
+		_, v, err := runPickle(append(in, '.'), 1<<20)
+		if err != nil || v != c.want {
+			t.Errorf("LONG1 % x = %v, %v; want %d", c.b, v, err, c.want)
+		}
+	}
+	// (offset 1 and numel 300 as LONG1s, size (2,) as a 3-byte LONG1, stride 1)
+	pk := ptPickle(ptTensorSpec{"w", "FloatStorage", "0", 300, 1, []int{2}, []int{1}})
+	for _, r := range [][2]string{
+		{"J\x2c\x01\x00\x00tQ", "\x8a\x02\x2c\x01tQ"},
+		{"tQJ\x01\x00\x00\x00(J\x02\x00\x00\x00t", "tQ\x8a\x02\x01\x00(\x8a\x03\x02\x00\x00t"},
+	} {
+		if !bytes.Contains(pk, []byte(r[0])) {
+			t.Fatalf("ptPickle's layout has no %q", r[0])
+		}
+		pk = bytes.Replace(pk, []byte(r[0]), []byte(r[1]), 1)
+	}
+	vals := make([]float32, 300)
+	for i := range vals {
+		vals[i] = float32(i)
+	}
+	in := ptArchive(pk, map[string][]byte{"0": f32s(vals...)}, zip.Store)
+	p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.Tensor("w"); w == nil || !slices.Equal(w.Data, []float64{1, 2}) {
+		t.Errorf("w = %+v; want [1 2], storage elements 1 and 2", w)
+	}
+}
