@@ -238,9 +238,9 @@ func pickleFloods(size int) map[string][]byte {
 // memory, not only a count. (An uncharged tuple, dict entry or memo entry, or a memo
 // charged without its growth, fails it.)
 func TestPickleBudgetBoundsAllocation(t *testing.T) {
-	cases := pickleFloods(1 << 20)
-	cases["protocol 2"] = torchStateDict(5000, 2, 64, 64)
-	cases["protocol 4"] = torchStateDict(5000, 4)
+	cases := pickleFloods(256 << 10)
+	cases["protocol 2"] = torchStateDict(2000, 2, 64, 64)
+	cases["protocol 4"] = torchStateDict(2000, 4)
 	if len(cases) < 10 {
 		t.Fatalf("%d cases", len(cases))
 	}
