@@ -155,7 +155,7 @@ func runPickle(in []byte, budget int64) (*unpickler, any, error) {
 
 // The budget's multiple holds torch.save's own pickles: protocol 2's and 4's layouts of
 // 1 to 10 000 tensors of rank 0 to 4 build less than pickleBudgetPerByte bytes a byte
-// (13 to 24 measured), so a state dict is never refused by the budget, however many
+// (13 to 24.1 measured), so a state dict is never refused by the budget, however many
 // tensors it has, below maxPickleBytes. (A charge raised by a third, or a multiple
 // lowered to 24, fails it.)
 func TestPickleBudgetFitsTorch(t *testing.T) {
