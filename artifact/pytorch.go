@@ -10,8 +10,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -69,13 +72,14 @@ var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0x
 // boolean tensors are skipped and named in Skipped.
 //
 // The bounds are those of the other parsers: what the entries inflate to passes
-// reference.CheckInflation before any is read, the pickle is at most 64 MiB with a bounded
-// stack, memo and nesting, every tensor is checked against its storage's declared size and
-// the entry's real size before a value is read, the values read are capped by
-// reference.MaxValues, and a storage is read out at most four times over (tied weights).
+// reference.CheckInflation before any is read, the pickle is at most 8 MiB and what it
+// builds at most 32 bytes a byte of it plus 4 MiB, with a bounded stack and nesting,
+// every tensor is checked against its storage's declared size and the entry's real size
+// before a value is read, the values read are capped by reference.MaxValues, and a
+// storage is read out at most four times over (tied weights).
 func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	fail := func(field, format string, args ...any) error {
-		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
+		return &reference.InputError{File: name, Field: fieldName(field), Msg: fmt.Sprintf(format, args...)}
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -118,7 +122,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 			return nil, fail("", "no FOLDER/data.pkl entry: not an archive torch.save wrote")
 		}
 		slices.Sort(pkl)
-		return nil, fail("", "%d data.pkl entries (%s); torch.save writes one", len(pkl), strings.Join(pkl, ", "))
+		return nil, fail("", "%d data.pkl entries (%s); torch.save writes one", len(pkl), nameList(pkl))
 	}
 	prefix := strings.TrimSuffix(pkl[0], "data.pkl")
 	order := binary.ByteOrder(binary.LittleEndian)
@@ -155,7 +159,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	for _, s := range storages {
 		zf := entries[prefix+"data/"+s.key]
 		if zf == nil {
-			return nil, fail("data/"+s.key, "storage %q is named by the pickle but not in the archive", s.key)
+			return nil, fail("data/"+s.key, "storage %s is named by the pickle but not in the archive", clip.Quote(s.key))
 		}
 		es := elementSize(s.class.dtype)
 		if s.numel > int64(math.MaxInt64/16) || zf.UncompressedSize64 != uint64(s.numel)*uint64(es) {
@@ -174,7 +178,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 		switch t := top.vals[i].(type) {
 		case *ptTensor:
 			if !isFloatDType(t.storage.class.dtype) {
-				out.Skipped = append(out.Skipped, fmt.Sprintf("%s: %s %v, not floating point (a buffer such as a counter, not a weight)", key, t.storage.class.dtype, t.size))
+				out.Skipped = append(out.Skipped, fmt.Sprintf("%s: %s %s, not floating point (a buffer such as a counter, not a weight)", key, t.storage.class.dtype, shapeText(t.size)))
 				continue
 			}
 			tensors = append(tensors, t)
@@ -190,7 +194,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 		}
 	}
 	if len(checkpoint) > 0 {
-		return nil, fail(pkl[0], "a checkpoint, not a state dict (entries holding dicts of tensors: %s); save the model's alone: torch.save(model.state_dict(), path), or torch.save(checkpoint[%q], path)", strings.Join(checkpoint, ", "), checkpoint[0])
+		return nil, fail(pkl[0], "a checkpoint, not a state dict (entries holding dicts of tensors: %s); save the model's alone: torch.save(model.state_dict(), path), or torch.save(checkpoint[%s], path)", nameList(checkpoint), clip.Quote(checkpoint[0]))
 	}
 	// the tensors, validated against their storages, then read in name order
 	idx := make([]int, len(tensors))
@@ -213,7 +217,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 		}
 		s := t.storage
 		if readOut[s] += count; readOut[s] > maxStorageAliases*max(s.numel, 1) {
-			return nil, fail(tname, "storage %q (%d elements) is read out %d times over by its views; at most %d (tied weights) are read", s.key, s.numel, (readOut[s]+s.numel-1)/s.numel, maxStorageAliases)
+			return nil, fail(tname, "storage %s (%d elements) is read out %d times over by its views; at most %d (tied weights) are read", clip.Quote(s.key), s.numel, (readOut[s]+s.numel-1)/s.numel, maxStorageAliases)
 		}
 		vals, ok := decoded[s]
 		if !ok {
@@ -291,7 +295,7 @@ func checkView(t *ptTensor) (int64, error) {
 	count := int64(1)
 	for _, s := range t.size {
 		if s > 0 && count > int64(reference.MaxValues)/s {
-			return 0, fmt.Errorf("shape %v: more than the cap of %d values (reference.MaxValues; raise it with --max-values)", t.size, reference.MaxValues)
+			return 0, fmt.Errorf("shape %s: more than the cap of %d values (reference.MaxValues; raise it with --max-values)", shapeText(t.size), reference.MaxValues)
 		}
 		count *= s
 	}
@@ -313,22 +317,72 @@ func checkView(t *ptTensor) (int64, error) {
 	span := int64(1) // one past the last element reached, from the offset
 	for _, d := range dims {
 		if t.stride[d] < span {
-			return 0, fmt.Errorf("a view of size %v and stride %v reaches some storage elements twice (expand()?); save a copy (.clone())", t.size, t.stride)
+			return 0, fmt.Errorf("a view of size %s and stride %s reaches some storage elements twice (expand()?); save a copy (.clone())", shapeText(t.size), shapeText(t.stride))
 		}
 		if t.stride[d] > t.storage.numel {
-			return 0, fmt.Errorf("a view of size %v, stride %v and offset %d reaches past the storage's %d elements", t.size, t.stride, t.offset, t.storage.numel)
+			return 0, fmt.Errorf("a view of size %s, stride %s and offset %d reaches past the storage's %d elements", shapeText(t.size), shapeText(t.stride), t.offset, t.storage.numel)
 		}
 		// no overflow: the stride is at most the storage's elements (which its entry's
 		// size, within the inflation budget, holds) and the size at most MaxValues
 		span = t.stride[d]*(t.size[d]-1) + span
 		if span > t.storage.numel {
-			return 0, fmt.Errorf("a view of size %v, stride %v and offset %d reaches past the storage's %d elements", t.size, t.stride, t.offset, t.storage.numel)
+			return 0, fmt.Errorf("a view of size %s, stride %s and offset %d reaches past the storage's %d elements", shapeText(t.size), shapeText(t.stride), t.offset, t.storage.numel)
 		}
 	}
 	if t.offset > t.storage.numel-span {
-		return 0, fmt.Errorf("a view of size %v, stride %v and offset %d reaches past the storage's %d elements", t.size, t.stride, t.offset, t.storage.numel)
+		return 0, fmt.Errorf("a view of size %s, stride %s and offset %d reaches past the storage's %d elements", shapeText(t.size), shapeText(t.stride), t.offset, t.storage.numel)
 	}
 	return count, nil
+}
+
+// fieldName is an entry's or a tensor's name as an error names it: bare when it is at
+// most 256 bytes of printable characters (a long tensor name is still found by
+// searching for it), else quoted and clipped by clip.Quote, so that a name holding an
+// escape sequence or megabytes is echoed neither raw nor whole.
+func fieldName(s string) string {
+	if len(s) > 256 || strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) || r == utf8.RuneError }) {
+		return clip.Quote(s)
+	}
+	return s
+}
+
+// nameList is names as a message lists them: the first four by fieldName, the rest
+// counted.
+func nameList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i == 4 {
+			fmt.Fprintf(&b, ", … %d more", len(names)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(fieldName(n))
+	}
+	return b.String()
+}
+
+// maxDims is how many of a shape's dimensions a message prints.
+const maxDims = 8
+
+// shapeText is a tensor's size or stride as a message prints it, [2 3], with at most maxDims
+// numbers and the rest counted: [1 1 1 1 1 1 1 1 … 56 more].
+func shapeText(v []int64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, x := range v {
+		if i == maxDims {
+			fmt.Fprintf(&b, " … %d more", len(v)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatInt(x, 10))
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // readStorage reads a storage's elements as float64, in chunks as the bytes arrive.

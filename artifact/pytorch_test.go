@@ -14,8 +14,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -384,7 +386,9 @@ func FuzzLoadPT(f *testing.F) {
 
 // FuzzPyTorchPickle runs the fuzzer's bytes as the pickle of an archive whose storages
 // are those of testdata/views.pt, so that the pickle machine, not the zip reader, meets
-// the mutations.
+// the mutations: seeded with torch's pickles, the floods, a deep tuple, multi-byte LONG1s
+// and names holding escapes, it checks that the machine allocates at most its budget
+// and, with checkPyTorch, that an error is short and escaped.
 func FuzzPyTorchPickle(f *testing.F) {
 	views := must(os.ReadFile(filepath.Join("testdata", "views.pt")))
 	zr := must2(zip.NewReader(bytes.NewReader(views), int64(len(views))))
@@ -405,7 +409,18 @@ func FuzzPyTorchPickle(f *testing.F) {
 			zr.Close()
 		}
 	}
+	for _, pickle := range pickleFloods(4 << 10) {
+		f.Add(pickle)
+	}
+	pk := ptPickle(ptTensorSpec{"w\x1b[31m", "FloatStorage", "0", 2, 0, []int{2}, []int{1}})
+	f.Add(bytes.Replace(pk, []byte("tQJ\x00\x00\x00\x00"), append([]byte("tQK\x00"), bytes.Repeat([]byte{0x85}, 200)...), 1))
+	f.Add(bytes.Replace(pk, []byte("J\x02\x00\x00\x00tQ"), []byte("\x8a\x03\x02\x00\x00tQ"), 1))
+	f.Add([]byte("\x80\x02cos\x1b[31m\nsys\x1b]0;title\x07tem\n."))
 	f.Fuzz(func(t *testing.T, pickle []byte) {
+		// the machine alone allocates at most its budget (and 64 KiB it does not charge)
+		if got := testenv.Allocated(func() { unpickle(pickle) }); len(pickle) <= maxPickleBytes && got > uint64(pickleBudget(len(pickle))+64<<10) {
+			t.Fatalf("%d bytes of pickle allocated %d; the budget is %d", len(pickle), got, pickleBudget(len(pickle)))
+		}
 		in := ptArchive(pickle, storages, zip.Store)
 		checkPyTorch(t, in, len(in))
 	})
@@ -427,6 +442,10 @@ func checkPyTorch(t *testing.T, in []byte, held int) {
 		var fe *reference.InflationError
 		if !errors.As(err, &ie) && !errors.As(err, &fe) {
 			t.Fatalf("%v is not an InputError", err)
+		}
+		// short, and no control character, whatever the file holds
+		if msg := err.Error(); len(msg) > 4<<10 || !utf8.ValidString(msg) || strings.ContainsFunc(msg, func(r rune) bool { return !strconv.IsPrint(r) }) {
+			t.Fatalf("a message of %d bytes: %.600q", len(msg), msg)
 		}
 		return
 	}
