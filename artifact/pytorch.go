@@ -73,6 +73,9 @@ var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0x
 // stack, memo and nesting, every tensor is checked against its storage's declared size and
 // the entry's real size before a value is read, the values read are capped by
 // reference.MaxValues, and a storage is read out at most four times over (tied weights).
+// Every entry read (byteorder, data.pkl, each storage) is read to its end and must inflate
+// to exactly the size the zip directory declares, with the CRC-32 it records (reading at
+// most one byte past that size).
 func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -242,13 +245,16 @@ func readEntry(zf *zip.File, limit int64) ([]byte, error) {
 	if zf.UncompressedSize64 > uint64(limit) {
 		return nil, fmt.Errorf("%d bytes; at most %d are read", zf.UncompressedSize64, limit)
 	}
-	rc, err := zf.Open()
+	er, err := openEntry(zf)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	defer er.Close()
 	var b bytes.Buffer // grows with what arrives, not with what the directory claims
-	if _, err := io.Copy(&b, io.LimitReader(rc, limit)); err != nil {
+	if _, err := io.Copy(&b, er); err != nil {
+		return nil, err
+	}
+	if err := er.finish(); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -331,9 +337,10 @@ func checkView(t *ptTensor) (int64, error) {
 	return count, nil
 }
 
-// readStorage reads a storage's elements as float64, in chunks as the bytes arrive.
+// readStorage reads a storage's elements as float64, in chunks as the bytes arrive, and
+// its entry to the end (its size and CRC-32 checked).
 func readStorage(zf *zip.File, s *ptStorage, order binary.ByteOrder) ([]float64, error) {
-	rc, err := zf.Open()
+	rc, err := openEntry(zf)
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +357,9 @@ func readStorage(zf *zip.File, s *ptStorage, order binary.ByteOrder) ([]float64,
 		if err != nil {
 			return nil, fmt.Errorf("%d of the storage's %d elements: %v", len(out), count, err)
 		}
+	}
+	if err := rc.finish(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
