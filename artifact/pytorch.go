@@ -111,12 +111,15 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	if err := reference.CheckInflation(name, inflated, size); err != nil {
 		return nil, err
 	}
-	if len(pkl) != 1 {
-		for n := range entries {
-			if strings.HasSuffix(n, "/constants.pkl") || strings.Contains(n, "/code/") {
-				return nil, fail("", "a TorchScript archive (torch.jit.save), which is not read: save the weights with torch.save(model.state_dict(), path)")
-			}
+	// torch.jit.save writes a data.pkl as torch.save does, and its pickle names the
+	// module's compiled class as torch.save(model)'s names the module's: only its
+	// constants.pkl and code/ (the compiled Python) tell a TorchScript archive apart
+	for _, zf := range zr.File {
+		if strings.HasSuffix(zf.Name, "/constants.pkl") || strings.Contains(zf.Name, "/code/") {
+			return nil, fail(zf.Name, "a TorchScript archive (torch.jit.save), which is not read: load it with torch.jit.load(path) and save its weights with torch.save(module.state_dict(), path)")
 		}
+	}
+	if len(pkl) != 1 {
 		if len(pkl) == 0 {
 			return nil, fail("", "no FOLDER/data.pkl entry: not an archive torch.save wrote")
 		}

@@ -41,6 +41,7 @@ var ptRefusals = map[string][]string{
 	"checkpoint.pt":  {"checkpoint/data.pkl: a checkpoint, not a state dict (entries holding dicts of tensors: model_state_dict)", `torch.save(checkpoint["model_state_dict"], path)`},
 	"legacy.pt":      {"legacy.pt: the legacy torch.save format", "_use_new_zipfile_serialization=False", "PyTorch 1.6 or later"},
 	"expanded.pt":    {"expanded.pt: e: a view of size [2 3] and stride [1 0] reaches some storage elements twice (expand()?)"},
+	"torchscript.pt": {"torchscript.pt: torchscript/code/__torch__/torch/nn/modules/linear.py: a TorchScript archive (torch.jit.save)", "torch.save(module.state_dict(), path)"},
 }
 
 func readPTGolden(t *testing.T, dir string) ptGolden {
@@ -60,8 +61,8 @@ func readPTGolden(t *testing.T, dir string) ptGolden {
 // own values bit for bit — float32, float16 and bfloat16 widened exactly, views read
 // through their strides and offsets, tied weights under both names, parameters as
 // tensors, protocol 4 as protocol 2 — skips the integer buffer by name, and refuses a
-// pickled module, a checkpoint, the legacy format and an expanded view, saying what to
-// save instead.
+// pickled module, a checkpoint, the legacy format, an expanded view and a TorchScript
+// module (by its constants.pkl and code/ entries), saying what to save instead.
 func TestPyTorchMatchesTorch(t *testing.T) {
 	g := readPTGolden(t, "testdata")
 	read, refused := 0, 0
@@ -117,8 +118,8 @@ func TestPyTorchMatchesTorch(t *testing.T) {
 			t.Errorf("%s: skipped %q; want %q", name, p.Skipped, want.Skipped)
 		}
 	}
-	if read < 5 || refused < 4 {
-		t.Fatalf("the golden file has %d files read and %d refused; want at least 5 and 4 (run testdata/make_pt.py)", read, refused)
+	if read < 5 || refused < 5 {
+		t.Fatalf("the golden file has %d files read and %d refused; want at least 5 and 5 (run testdata/make_pt.py)", read, refused)
 	}
 }
 
@@ -322,7 +323,7 @@ func TestPyTorchRefusals(t *testing.T) {
 		{"a list, not a dict", ptArchive([]byte("\x80\x02]."), nil, zip.Store), "the pickle holds a list; a state dict is a dict of tensors"},
 		{"a bare pickle", pk, "m.pt: a bare pickle, not the zip archive torch.save writes"},
 		{"not an archive", []byte("hello"), "m.pt: not a zip archive"},
-		{"TorchScript", zipOf(map[string][]byte{"m/constants.pkl": {0x80, 2, '.'}, "m/code/m.py": nil}), "a TorchScript archive (torch.jit.save)"},
+		{"TorchScript", zipOf(map[string][]byte{"m/constants.pkl": {0x80, 2, '.'}, "m/code/m.py": nil}), "m.pt: m/code/m.py: a TorchScript archive (torch.jit.save)"},
 		{"no data.pkl", zipOf(map[string][]byte{"m/version": []byte("3\n")}), "no FOLDER/data.pkl entry"},
 		{"a bad byte order", func() []byte {
 			var b bytes.Buffer
