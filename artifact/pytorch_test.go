@@ -370,6 +370,70 @@ func TestPyTorchBigEndian(t *testing.T) {
 	}
 }
 
+// A float16 or bfloat16 state dict is converted once, each value from its storage's bytes
+// straight into the one float64 slice that LoadModel returns: what ParsePyTorch and
+// LoadModel allocate is at most 8 bytes a value (the float64 result) plus the storage's
+// inflated entry as it arrived (2 bytes a value) plus 1 MiB for what does not grow with
+// the values (the zip directory, the pickle, read buffers). The reader before this bound
+// made 4–5 copies: 59 bytes a value for a 32 MB float16 file (992 MB allocated, 528 MB
+// resident; 67 a value through LoadSample of its folder), and this test failed on it for
+// both dtypes and all three calls.
+func TestPyTorchHalfConvertedOnce(t *testing.T) {
+	const n = 1 << 21 // 4 MB of float16: the bound is per value, whatever n
+	for _, class := range []string{"HalfStorage", "BFloat16Storage"} {
+		raw := make([]byte, 2*n)
+		for i := range n { // finite encodings of both dtypes: exponent bits never all ones
+			binary.LittleEndian.PutUint16(raw[2*i:], uint16(i%0x3c00))
+		}
+		in := ptArchive(ptPickle(ptTensorSpec{"w", class, "0", n, 0, []int{n}, []int{1}}), map[string][]byte{"0": raw}, zip.Store)
+		path := filepath.Join(t.TempDir(), "half.pt")
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		limit := uint64(8*n + 2*n + 1<<20)
+		var (
+			p      *PyTorch
+			params []float64
+			err    error
+		)
+		if got := testenv.Allocated(func() { p, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "half.pt") }); err != nil || got > limit {
+			t.Errorf("%s: ParsePyTorch of %d values allocated %d bytes (%.1f a value; limit %d): %v", class, n, got, float64(got)/n, limit, err)
+		}
+		if got := testenv.Allocated(func() { params, _, err = LoadModel(path) }); err != nil || got > limit {
+			t.Errorf("%s: LoadModel of %d values allocated %d bytes (%.1f a value; limit %d): %v", class, n, got, float64(got)/n, limit, err)
+		}
+		// a folder of this one model: its row is the model's values, not a copy
+		if got := testenv.Allocated(func() { _, _, err = LoadSample(filepath.Dir(path)) }); err != nil || got > limit {
+			t.Errorf("%s: LoadSample of a folder of %d values allocated %d bytes (%.1f a value; limit %d): %v", class, n, got, float64(got)/n, limit, err)
+		}
+		// and the values are right: element i is the encoding i mod 0x3c00
+		dtype := map[string]string{"HalfStorage": "F16", "BFloat16Storage": "BF16"}[class]
+		for _, i := range []int{0, 1, 0x3bff, 0x3c00, n - 1} {
+			want := decodeFloat(dtype, raw[2*i:2*i+2])
+			if p == nil || p.Tensors[0].Data[i] != want || len(params) != n || params[i] != want {
+				t.Fatalf("%s: element %d is not %v", class, i, want)
+			}
+		}
+	}
+}
+
+// BenchmarkPyTorchHalf reads a 32 MB float16 state dict (2^24 values): -benchmem reports
+// the bytes allocated per read (about 10 a value: the float64 result and the raw bytes).
+func BenchmarkPyTorchHalf(b *testing.B) {
+	const n = 1 << 24
+	raw := make([]byte, 2*n)
+	for i := range n {
+		binary.LittleEndian.PutUint16(raw[2*i:], uint16(i%0x3c00))
+	}
+	in := ptArchive(ptPickle(ptTensorSpec{"w", "HalfStorage", "0", n, 0, []int{n}, []int{1}}), map[string][]byte{"0": raw}, zip.Store)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "half.pt"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // FuzzLoadPT reads archives from the fuzzer's bytes, seeded with PyTorch's own files: no
 // panic; an archive costs at most what its entries may inflate to; what reads is a tensor
 // of as many finite values as its shape holds.
