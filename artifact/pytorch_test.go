@@ -350,23 +350,48 @@ func TestPyTorchRefusals(t *testing.T) {
 }
 
 // Big-endian archives (torch.save on such a machine writes byteorder "big") read the same
-// values.
+// values, for every float dtype: each storage holds known encodings (float16 1.5, -2,
+// 65504 and its smallest subnormal 2^-24; bfloat16 1.5, -2, 3 and its smallest subnormal
+// 2^-133), written in the archive's order. Read in the other order every one of them is a
+// different number, so a reader that ignores the order of 2-byte types fails here (planted:
+// decodeTorch decoding float16 and bfloat16 as little-endian whatever the order, the
+// big-endian archive was refused: float16 0x7bff read as 0xff7b, a NaN).
 func TestPyTorchBigEndian(t *testing.T) {
-	var be bytes.Buffer
-	binary.Write(&be, binary.BigEndian, []float32{1.5, -2})
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for _, e := range []struct {
-		name string
-		data []byte
-	}{{"a/data.pkl", ptPickle(ptTensorSpec{"w", "FloatStorage", "0", 2, 0, []int{2}, []int{1}})}, {"a/data/0", be.Bytes()}, {"a/byteorder", []byte("big")}} {
-		w, _ := zw.Create(e.name)
-		w.Write(e.data)
+	type storage struct {
+		class string
+		bits  []any // the encodings, as uint16, uint32 or uint64
+		want  []float64
 	}
-	zw.Close()
-	p, err := ParsePyTorch(bytes.NewReader(b.Bytes()), int64(b.Len()), "be.pt")
-	if err != nil || !slices.Equal(p.Tensor("w").Data, []float64{1.5, -2}) {
-		t.Errorf("%v %+v", err, p)
+	storages := []storage{
+		{"FloatStorage", []any{math.Float32bits(1.5), math.Float32bits(-2)}, []float64{1.5, -2}},
+		{"DoubleStorage", []any{math.Float64bits(0.1), math.Float64bits(-3e300)}, []float64{0.1, -3e300}},
+		{"HalfStorage", []any{uint16(0x3e00), uint16(0xc000), uint16(0x7bff), uint16(0x0001)}, []float64{1.5, -2, 65504, math.Ldexp(1, -24)}},
+		{"BFloat16Storage", []any{uint16(0x3fc0), uint16(0xc000), uint16(0x4040), uint16(0x0001)}, []float64{1.5, -2, 3, math.Ldexp(1, -133)}},
+	}
+	for _, order := range []binary.ByteOrder{binary.BigEndian, binary.LittleEndian} {
+		var specs []ptTensorSpec
+		files := map[string][]byte{}
+		for i, s := range storages {
+			var b bytes.Buffer
+			for _, v := range s.bits {
+				binary.Write(&b, order, v)
+			}
+			key := fmt.Sprint(i)
+			specs = append(specs, ptTensorSpec{s.class, s.class, key, len(s.want), 0, []int{len(s.want)}, []int{1}})
+			files["a/data/"+key] = b.Bytes()
+		}
+		files["a/data.pkl"] = ptPickle(specs...)
+		files["a/byteorder"] = []byte(strings.TrimSuffix(strings.ToLower(order.String()), "endian"))
+		in := zipOf(files)
+		p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "be.pt")
+		if err != nil {
+			t.Fatalf("%s: %v", order, err)
+		}
+		for _, s := range storages {
+			if a := p.Tensor(s.class); a == nil || !slices.Equal(a.Data, s.want) {
+				t.Errorf("%s: %s: %v; want %v", order, s.class, a, s.want)
+			}
+		}
 	}
 }
 
