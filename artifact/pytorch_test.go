@@ -467,8 +467,21 @@ func FuzzLoadPT(f *testing.F) {
 		f.Add(must(os.ReadFile(p)))
 	}
 	f.Add(ptArchive(ptPickle(ptTensorSpec{"w", "HalfStorage", "0", 3, 1, []int{2}, []int{1}}), map[string][]byte{"0": le(uint16(0x3c00), uint16(0xc000), uint16(1))}, zip.Deflate))
+	pk := ptPickle(ptTensorSpec{"w", "BFloat16Storage", "0", 2, 0, []int{2}, []int{1}})
+	f.Add(zipOf(map[string][]byte{"a/data.pkl": pk, "a/data/0": {0x3f, 0xc0, 0xc0, 0}, "a/byteorder": []byte("big")}))
+	f.Add(rawZip(honest("a/data.pkl", zip.Store, pk), rawEntry{"a/data/0", zip.Store, []byte{0xc0, 0x3f, 0, 0xc0}, 0, 4})) // a CRC of 0
 	f.Fuzz(func(t *testing.T, in []byte) {
-		checkPyTorch(t, in, max(reference.InflationGrace, reference.MaxInflation*len(in)))
+		if checkPyTorch(t, in, max(reference.InflationGrace, reference.MaxInflation*len(in))) {
+			// a file read has an intact pickle: its declared size and CRC-32
+			zr := must2(zip.NewReader(bytes.NewReader(in), int64(len(in))))
+			for _, zf := range zr.File {
+				if strings.HasSuffix(zf.Name, "/data.pkl") {
+					if err := entryIntact(zf); err != nil {
+						t.Fatalf("read, but %s: %v", zf.Name, err)
+					}
+				}
+			}
+		}
 	})
 }
 
@@ -501,7 +514,8 @@ func FuzzPyTorchPickle(f *testing.F) {
 	})
 }
 
-func checkPyTorch(t *testing.T, in []byte, held int) {
+// checkPyTorch reads in and checks what a read must hold; it reports whether in was read.
+func checkPyTorch(t *testing.T, in []byte, held int) bool {
 	var (
 		p   *PyTorch
 		err error
@@ -518,7 +532,7 @@ func checkPyTorch(t *testing.T, in []byte, held int) {
 		if !errors.As(err, &ie) && !errors.As(err, &fe) {
 			t.Fatalf("%v is not an InputError", err)
 		}
-		return
+		return false
 	}
 	for _, a := range p.Tensors {
 		n := 1
@@ -534,6 +548,7 @@ func checkPyTorch(t *testing.T, in []byte, held int) {
 			}
 		}
 	}
+	return true
 }
 
 func must2[T any](v T, err error) T {
