@@ -44,7 +44,7 @@ func (e *entryReader) Read(p []byte) (int, error) {
 	}
 	size := e.zf.UncompressedSize64
 	// at most one byte past the declared size is ever asked for
-	if left := size - e.n; uint64(len(p)) > left+1 {
+	if left := size - e.n; left < uint64(len(p)) {
 		p = p[:left+1]
 	}
 	k, err := e.rc.Read(p)
