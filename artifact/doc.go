@@ -40,8 +40,9 @@
 // a small reader knows the opcodes and the few names a state dict uses (an OrderedDict,
 // torch's tensor and parameter rebuilders and its storage classes) and refuses any other
 // name, saying what to save instead — a whole model pickled by torch.save(model) names its
-// class, a training checkpoint nests the state dict under a key, and the legacy format of
-// PyTorch before 1.6 is not a zip archive at all.
+// class, a training checkpoint nests the state dict under a key, a TorchScript module
+// (torch.jit.save) holds its compiled code (constants.pkl, code/) beside the pickle, and
+// the legacy format of PyTorch before 1.6 is not a zip archive at all.
 //
 //	sd, err := artifact.LoadPyTorch("model.pt")
 //	w := sd.Tensor("fc.weight")                     // float32 widened exactly

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -244,14 +245,25 @@ func FuzzParseNPY(f *testing.F) {
 func FuzzParseNPZ(f *testing.F) {
 	f.Add(must(os.ReadFile(filepath.Join("testdata", "models.npz"))))
 	f.Add(must(os.ReadFile(filepath.Join("testdata", "models_compressed.npz"))))
+	npy := npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f8(1, 2))
+	f.Add(rawZip(rawEntry{"w.npy", zip.Store, npy, 0, uint64(len(npy))}))                                       // a CRC of 0
+	f.Add(rawZip(rawEntry{"w.npy", zip.Deflate, deflated(npy), crc32.ChecksumIEEE(npy), uint64(len(npy)) - 1})) // longer than declared
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var err error
 		got := testenv.Allocated(func() { _, err = parseNPZBytes(in, "fuzz.npz") })
-		_ = err
 		// deflate expands at most ~1032:1, and what it expands to is bounded by the arrays'
 		// own O(k) rule; a stored archive is O(k) outright
 		if limit := 1032 * fuzzAllocLimit(len(in)); got > limit {
 			t.Fatalf("%d input bytes allocated %d (limit %d)", len(in), got, limit)
+		}
+		// an archive read is intact: every entry has its declared size and CRC-32
+		if err == nil {
+			zr := must2(zip.NewReader(bytes.NewReader(in), int64(len(in))))
+			for _, zf := range zr.File {
+				if err := entryIntact(zf); err != nil {
+					t.Fatalf("read, but %s: %v", zf.Name, err)
+				}
+			}
 		}
 	})
 }

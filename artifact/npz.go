@@ -33,7 +33,9 @@ func LoadNPZ(path string) ([]*Array, error) {
 
 // ParseNPZ reads the .npy arrays of a zip archive of size bytes, sorted by entry name (the
 // keyword names given to np.savez, "arr_0", … for positional ones). Each entry is read as
-// ParseNPY reads a file, and together they hold at most reference.MaxValues elements. An
+// ParseNPY reads a file, and together they hold at most reference.MaxValues elements.
+// Every entry is read to its end and must inflate to exactly the size the zip directory
+// declares, with the CRC-32 it records (reading at most one byte past that size). An
 // archive whose entries inflate past reference.CheckInflation's bounds (the value budget,
 // or 100 to 1 past 1 MiB) is refused before any is inflated.
 func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
@@ -71,14 +73,22 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 		if i > 0 && zf.Name == files[i-1].Name {
 			return nil, &reference.InputError{File: entry, Msg: "entry appears twice"}
 		}
-		rc, err := zf.Open()
+		er, err := openEntry(zf)
 		if err != nil {
 			return nil, &reference.InputError{File: entry, Msg: err.Error()}
 		}
-		a, err := ParseNPY(bufio.NewReader(rc), entry)
-		rc.Close()
+		a, err := ParseNPY(bufio.NewReader(er), entry)
 		if err != nil {
+			er.Close()
+			// a fault of the entry itself met on the way (corrupt, truncated, longer
+			// than declared) comes first: the parse error is then its consequence
+			if zerr := er.failed(); zerr != nil {
+				return nil, &reference.InputError{File: entry, Msg: zerr.Error()}
+			}
 			return nil, err
+		}
+		if err := er.finish(); err != nil {
+			return nil, &reference.InputError{File: entry, Msg: err.Error()}
 		}
 		total += len(a.Data)
 		if err := reference.CheckValues("arrays of "+name, 1, total); err != nil {

@@ -37,6 +37,9 @@ type PyTorch struct {
 	// (BatchNorm's num_batches_tracked counts batches; it is not a weight) and values
 	// that are not tensors.
 	Skipped []string
+	// flat is every tensor's values in name order, one slice that each Tensors[i].Data
+	// is a part of: LoadModel's concatenation, without copying it.
+	flat []float64
 }
 
 // Tensor returns the tensor of the given name, or nil.
@@ -77,6 +80,13 @@ var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0x
 // every tensor is checked against its storage's declared size and the entry's real size
 // before a value is read, the values read are capped by reference.MaxValues, and a
 // storage is read out at most four times over (tied weights).
+// That cap bounds the float64 result, not all the call costs: the storages' raw bytes are
+// held, as they arrived, until each value is converted once into the result, so a read
+// allocates 8 bytes a value plus the inflated storages (10 bytes a float16 value) plus
+// what does not grow with the values.
+// Every entry read (byteorder, data.pkl, each storage) is read to its end and must inflate
+// to exactly the size the zip directory declares, with the CRC-32 it records (reading at
+// most one byte past that size).
 func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: fieldName(field), Msg: fmt.Sprintf(format, args...)}
@@ -112,12 +122,15 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	if err := reference.CheckInflation(name, inflated, size); err != nil {
 		return nil, err
 	}
-	if len(pkl) != 1 {
-		for n := range entries {
-			if strings.HasSuffix(n, "/constants.pkl") || strings.Contains(n, "/code/") {
-				return nil, fail("", "a TorchScript archive (torch.jit.save), which is not read: save the weights with torch.save(model.state_dict(), path)")
-			}
+	// torch.jit.save writes a data.pkl as torch.save does, and its pickle names the
+	// module's compiled class as torch.save(model)'s names the module's: only its
+	// constants.pkl and code/ (the compiled Python) tell a TorchScript archive apart
+	for _, zf := range zr.File {
+		if strings.HasSuffix(zf.Name, "/constants.pkl") || strings.Contains(zf.Name, "/code/") {
+			return nil, fail(zf.Name, "a TorchScript archive (torch.jit.save), which is not read: load it with torch.jit.load(path) and save its weights with torch.save(module.state_dict(), path)")
 		}
+	}
+	if len(pkl) != 1 {
 		if len(pkl) == 0 {
 			return nil, fail("", "no FOLDER/data.pkl entry: not an archive torch.save wrote")
 		}
@@ -196,14 +209,17 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	if len(checkpoint) > 0 {
 		return nil, fail(pkl[0], "a checkpoint, not a state dict (entries holding dicts of tensors: %s); save the model's alone: torch.save(model.state_dict(), path), or torch.save(checkpoint[%s], path)", nameList(checkpoint), clip.Quote(checkpoint[0]))
 	}
-	// the tensors, validated against their storages, then read in name order
+	// the tensors, validated against their storages (whose bytes are read as they are
+	// first named), then converted in name order: each value once, from its storage's
+	// bytes straight into one float64 slice that every tensor is a part of
 	idx := make([]int, len(tensors))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
-	decoded := map[*ptStorage][]float64{}
+	raw := map[*ptStorage]*storageBytes{}
 	readOut := map[*ptStorage]int64{}
+	counts := make([]int, len(tensors))
 	total, stored := 0, 0
 	for _, i := range idx {
 		t, tname := tensors[i], names[i]
@@ -211,6 +227,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 		if err != nil {
 			return nil, fail(tname, "%v", err)
 		}
+		counts[i] = int(count)
 		total += int(count)
 		if err := reference.CheckValues("tensors of "+name, 1, total); err != nil {
 			return nil, fail(tname, "%v", err)
@@ -219,22 +236,29 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 		if readOut[s] += count; readOut[s] > maxStorageAliases*max(s.numel, 1) {
 			return nil, fail(tname, "storage %s (%d elements) is read out %d times over by its views; at most %d (tied weights) are read", clip.Quote(s.key), s.numel, (readOut[s]+s.numel-1)/s.numel, maxStorageAliases)
 		}
-		vals, ok := decoded[s]
-		if !ok {
+		if _, ok := raw[s]; !ok {
 			stored += int(s.numel)
 			if err := reference.CheckValues("storages of "+name, 1, stored); err != nil {
 				return nil, fail(tname, "%v", err)
 			}
 			zf := entries[prefix+"data/"+s.key]
-			if vals, err = readStorage(zf, s, order); err != nil {
+			b, err := readStorage(zf, s, order)
+			if err != nil {
 				return nil, fail(zf.Name, "%v", err)
 			}
-			decoded[s] = vals
+			raw[s] = b
 		}
-		a, err := gather(t, vals)
+	}
+	// every storage has arrived: the values it holds (at most four times over) are real
+	out.flat = make([]float64, total)
+	off := 0
+	for _, i := range idx {
+		t, tname, n := tensors[i], names[i], counts[i]
+		a, err := gather(t, raw[t.storage], out.flat[off:off+n:off+n])
 		if err != nil {
 			return nil, fail(tname, "%v", err)
 		}
+		off += n
 		a.Name = tname
 		out.Tensors = append(out.Tensors, a)
 	}
@@ -246,13 +270,16 @@ func readEntry(zf *zip.File, limit int64) ([]byte, error) {
 	if zf.UncompressedSize64 > uint64(limit) {
 		return nil, fmt.Errorf("%d bytes; at most %d are read", zf.UncompressedSize64, limit)
 	}
-	rc, err := zf.Open()
+	er, err := openEntry(zf)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	defer er.Close()
 	var b bytes.Buffer // grows with what arrives, not with what the directory claims
-	if _, err := io.Copy(&b, io.LimitReader(rc, limit)); err != nil {
+	if _, err := io.Copy(&b, er); err != nil {
+		return nil, err
+	}
+	if err := er.finish(); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -385,25 +412,50 @@ func shapeText(v []int64) string {
 	return b.String()
 }
 
-// readStorage reads a storage's elements as float64, in chunks as the bytes arrive.
-func readStorage(zf *zip.File, s *ptStorage, order binary.ByteOrder) ([]float64, error) {
-	rc, err := zf.Open()
+// storageChunk is the bytes of one chunk of a storage as it is read: a power of two, so
+// that no element (of 2, 4 or 8 bytes) straddles two chunks.
+const storageChunk = 1 << 20
+
+// storageBytes is a storage's raw bytes, in the chunks they arrived in: kept as they are
+// (two bytes a float16 value, not eight) until gather converts each value once into the
+// tensors' float64 slice, and never copied to grow.
+type storageBytes struct {
+	chunks [][]byte
+	dtype  string
+	size   int64 // bytes an element
+	order  binary.ByteOrder
+}
+
+// at is element i, widened to float64.
+func (b *storageBytes) at(i int64) float64 {
+	off := i * b.size
+	return decodeTorch(b.dtype, b.chunks[off/storageChunk][off%storageChunk:], b.order)
+}
+
+// readStorage reads a storage's bytes, in chunks as they arrive (so a storage that holds
+// less than its entry declares costs what it holds), and its entry to the end (its size
+// and CRC-32 checked).
+func readStorage(zf *zip.File, s *ptStorage, order binary.ByteOrder) (*storageBytes, error) {
+	rc, err := openEntry(zf)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	size := elementSize(s.class.dtype)
-	count := int(s.numel)
-	out := make([]float64, 0, min(count, 1<<16))
-	buf := make([]byte, min(1<<16, count*size))
-	for len(out) < count {
-		k, err := io.ReadFull(rc, buf[:min(len(buf), (count-len(out))*size)])
-		for off := 0; off+size <= k; off += size {
-			out = append(out, decodeTorch(s.class.dtype, buf[off:off+size], order))
-		}
+	size := int64(elementSize(s.class.dtype))
+	out := &storageBytes{dtype: s.class.dtype, size: size, order: order}
+	left := s.numel * size
+	for left > 0 {
+		chunk := make([]byte, min(left, storageChunk))
+		k, err := io.ReadFull(rc, chunk)
 		if err != nil {
-			return nil, fmt.Errorf("%d of the storage's %d elements: %v", len(out), count, err)
+			read := (s.numel*size - left + int64(k)) / size
+			return nil, fmt.Errorf("%d of the storage's %d elements: %v", read, s.numel, err)
 		}
+		out.chunks = append(out.chunks, chunk)
+		left -= int64(k)
+	}
+	if err := rc.finish(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -424,20 +476,18 @@ func decodeTorch(dt string, b []byte, order binary.ByteOrder) float64 {
 	return decodeFloat("F16", le[:])
 }
 
-// gather reads a view's elements in row-major order from its storage's values, refusing
-// a value that is not finite.
-func gather(t *ptTensor, vals []float64) (*Array, error) {
-	count := int64(1)
+// gather converts a view's elements, in row-major order, from its storage's bytes into
+// data (of the view's element count), refusing a value that is not finite.
+func gather(t *ptTensor, src *storageBytes, data []float64) (*Array, error) {
 	shape := make([]int, len(t.size))
 	for i, s := range t.size {
 		shape[i] = int(s)
-		count *= s
 	}
-	a := &Array{Shape: shape, DType: t.storage.class.dtype, Converted: t.storage.class.dtype != "float64", Data: make([]float64, count)}
+	a := &Array{Shape: shape, DType: t.storage.class.dtype, Converted: t.storage.class.dtype != "float64", Data: data}
 	idx := make([]int64, len(t.size))
 	pos := t.offset
 	for n := range a.Data {
-		v := vals[pos]
+		v := src.at(pos)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("element %d is %v; values must be finite", n, v)
 		}

@@ -33,6 +33,7 @@ func LoadModelTensors(path string, names []string) (params []float64, layout []s
 	var (
 		arrays  []*Array
 		skipped []string
+		flat    []float64 // the arrays' values already concatenated in their order, if so
 	)
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".npy":
@@ -56,7 +57,7 @@ func LoadModelTensors(path string, names []string) (params []float64, layout []s
 		if err != nil {
 			return nil, nil, err
 		}
-		arrays, skipped = pt.Tensors, pt.Skipped
+		arrays, skipped, flat = pt.Tensors, pt.Skipped, pt.flat
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path)
 		if err != nil {
@@ -77,9 +78,26 @@ func LoadModelTensors(path string, names []string) (params []float64, layout []s
 		if arrays, err = selectTensors(path, arrays, skipped, names); err != nil {
 			return nil, nil, err
 		}
+		flat = nil
+	}
+	// the values are copied at most once (a model is often most of the memory a run
+	// takes): not at all when they are one array or already one slice
+	switch {
+	case flat != nil:
+		params = flat
+	case len(arrays) == 1:
+		params = arrays[0].Data
+	default:
+		n := 0
+		for _, a := range arrays {
+			n += len(a.Data)
+		}
+		params = make([]float64, 0, n)
+		for _, a := range arrays {
+			params = append(params, a.Data...)
+		}
 	}
 	for _, a := range arrays {
-		params = append(params, a.Data...)
 		layout = append(layout, fmt.Sprintf("%s %v %s", a.Name, a.Shape, a.DType))
 	}
 	if len(params) == 0 { // no tensors, or only empty ones: nothing to audit
@@ -207,8 +225,12 @@ func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error
 		if err := reference.CheckValues("models of "+path, len(files)+1, width); err != nil {
 			return nil, nil, err
 		}
+		if len(files) == 0 {
+			data = params // a folder of one model: its values, not a copy of them
+		} else {
+			data = append(data, params...)
+		}
 		files = append(files, p)
-		data = append(data, params...)
 	}
 	if len(files) == 0 {
 		return nil, nil, fmt.Errorf("%s: no model files (%s)", path, strings.Join(modelExts, ", "))

@@ -13,7 +13,12 @@ import json
 import os
 import sys
 
-import torch
+# TorchScript writes a module's constants in the order of a set of names, which follows
+# Python's randomised string hashes: fixed here, so that every run writes the same bytes
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
+
+import torch  # noqa: E402 (after the re-exec)
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 os.makedirs(out, exist_ok=True)
@@ -85,7 +90,12 @@ torch.save(Net(), os.path.join(out, "whole_model.pt"))  # the module, pickled by
 torch.save({"epoch": 3, "model_state_dict": Net().state_dict()}, os.path.join(out, "checkpoint.pt"))
 torch.save(lin.state_dict(), os.path.join(out, "legacy.pt"), _use_new_zipfile_serialization=False)
 torch.save({"e": torch.ones(2, 1).expand(2, 3)}, os.path.join(out, "expanded.pt"))  # stride 0
-for name in ["whole_model.pt", "checkpoint.pt", "legacy.pt", "expanded.pt"]:
+# a TorchScript module (torch.jit.save): one data.pkl, as torch.save writes, beside
+# constants.pkl and code/ (the module's compiled Python); its pickle names the module's
+# class, so only those entries tell it from torch.save(model). Made last, so that the
+# random draws of the files above are those they always were.
+torch.jit.save(torch.jit.script(torch.nn.Linear(2, 1)), os.path.join(out, "torchscript.pt"))
+for name in ["whole_model.pt", "checkpoint.pt", "legacy.pt", "expanded.pt", "torchscript.pt"]:
     golden[name] = {"refused": True}
 
 with open(os.path.join(out, "pt_golden.json"), "w") as f:
