@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -84,7 +85,7 @@ func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []strin
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %s", clip.Quote(fs.Arg(0)))
 	}
 	return e.Run(ctx, env, args)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -161,11 +162,11 @@ func (d *Dir) readManifest() error {
 		err = dec.Decode(&m)
 	}
 	if err == nil && m.Schema != ManifestSchema {
-		err = fmt.Errorf("schema %q, want %q", m.Schema, ManifestSchema)
+		err = fmt.Errorf("schema %s, want %q", clip.Quote(m.Schema), ManifestSchema)
 	}
 	for _, e := range m.Files {
 		if err == nil && !filepath.IsLocal(filepath.FromSlash(e.Name)) {
-			err = fmt.Errorf("file %q is not inside the folder", e.Name)
+			err = fmt.Errorf("file %s is not inside the folder", clip.Quote(e.Name))
 		}
 		d.files[e.Name] = e
 	}
@@ -250,7 +251,7 @@ func (d *Dir) Claim(names ...string) error {
 
 func checkName(name string) error {
 	if !filepath.IsLocal(filepath.FromSlash(name)) || name == LockFile || name == ManifestFile {
-		return fmt.Errorf("output file %q: not a name inside the folder", name)
+		return fmt.Errorf("output file %s: not a name inside the folder", clip.Quote(name))
 	}
 	return nil
 }
