@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -107,11 +108,11 @@ func ParseCard(r io.Reader, name string) (*Card, error) {
 	}
 	switch {
 	case c.Schema != CardSchema:
-		return nil, fail("schema", "%q; want %q", c.Schema, CardSchema)
+		return nil, fail("schema", "%s; want %q", clip.Quote(c.Schema), CardSchema)
 	case len(c.Weights) == 0:
 		return nil, fail("weights", "missing or empty")
 	case c.Loss.Name != "logistic" && c.Loss.Name != "ridge":
-		return nil, fail("loss.name", "%q; want logistic or ridge", c.Loss.Name)
+		return nil, fail("loss.name", "%s; want logistic or ridge", clip.Quote(c.Loss.Name))
 	case !(c.Loss.Lambda >= 0) || math.IsInf(c.Loss.Lambda, 0):
 		return nil, fail("loss.lambda", "%v; want a finite λ ≥ 0", c.Loss.Lambda)
 	case c.Recipe.Method == "":
@@ -121,7 +122,7 @@ func ParseCard(r io.Reader, name string) (*Card, error) {
 	case !(c.Claim.Delta > 0 && c.Claim.Delta < 1):
 		return nil, fail("claim.delta", "%v; want 0 < δ < 1", c.Claim.Delta)
 	case len(c.Dataset.SHA256) != 64 || strings.Trim(strings.ToLower(c.Dataset.SHA256), "0123456789abcdef") != "":
-		return nil, fail("dataset.sha256", "%q; want 64 hexadecimal digits", c.Dataset.SHA256)
+		return nil, fail("dataset.sha256", "%s; want 64 hexadecimal digits", clip.Quote(c.Dataset.SHA256))
 	case c.Dataset.Features != len(c.Weights):
 		return nil, fail("dataset.features", "%d features for %d weights", c.Dataset.Features, len(c.Weights))
 	case c.Dataset.Rows < 1 || len(c.Deletions) >= c.Dataset.Rows:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -185,7 +186,7 @@ func elementType(descr string) (size int, order binary.ByteOrder, err error) {
 		}
 	}
 	if order == nil || size == 0 {
-		return 0, nil, fmt.Errorf("unsupported dtype %q; want float32 or float64 ('<f4', '<f8', '>f4' or '>f8': convert with arr.astype(np.float64))", descr)
+		return 0, nil, fmt.Errorf("unsupported dtype %s; want float32 or float64 ('<f4', '<f8', '>f4' or '>f8': convert with arr.astype(np.float64))", clip.Quote(descr))
 	}
 	return size, order, nil
 }
@@ -228,12 +229,12 @@ func parseNPYHeader(s string) (npyHeader, error) {
 			return h, fmt.Errorf("key: %w", err)
 		}
 		if seen[key] {
-			return h, fmt.Errorf("key %q twice", key)
+			return h, fmt.Errorf("key %s twice", clip.Quote(key))
 		}
 		seen[key] = true
 		p.space()
 		if !p.eat(':') {
-			return h, fmt.Errorf("want ':' after %q", key)
+			return h, fmt.Errorf("want ':' after %s", clip.Quote(key))
 		}
 		p.space()
 		switch key {
@@ -254,13 +255,13 @@ func parseNPYHeader(s string) (npyHeader, error) {
 				return h, fmt.Errorf("shape: %w", err)
 			}
 		default:
-			return h, fmt.Errorf("unknown key %q", key)
+			return h, fmt.Errorf("unknown key %s", clip.Quote(key))
 		}
 		p.space()
 		if !p.eat(',') {
 			p.space()
 			if !p.eat('}') {
-				return h, fmt.Errorf("want ',' or '}' after %q", key)
+				return h, fmt.Errorf("want ',' or '}' after %s", clip.Quote(key))
 			}
 			break
 		}

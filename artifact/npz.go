@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -66,7 +67,7 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 		total int
 	)
 	for i, zf := range files {
-		entry := name + ":" + strings.TrimSuffix(zf.Name, ".npy")
+		entry := name + ":" + clip.Text(strings.TrimSuffix(zf.Name, ".npy")) // the entry's name, as errors show it
 		if !strings.HasSuffix(zf.Name, ".npy") {
 			return nil, &reference.InputError{File: entry, Msg: "entry is not a .npy array"}
 		}

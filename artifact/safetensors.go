@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -105,7 +106,7 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 		}
 		key := tok.(string) // an object's keys are strings
 		if seen[key] {
-			return nil, fail(key, "given twice in the header") // json would keep only the last, silently
+			return nil, fail(clip.Text(key), "given twice in the header") // json would keep only the last, silently
 		}
 		seen[key] = true
 		if key == "__metadata__" {
@@ -119,7 +120,7 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 		}
 		e := tensorEntry{name: key}
 		if err := dec.Decode(&e); err != nil {
-			return nil, fail(key, "want {dtype, shape, data_offsets}: %v", err)
+			return nil, fail(clip.Text(key), "want {dtype, shape, data_offsets}: %v", err)
 		}
 		entries = append(entries, e)
 	}
@@ -136,30 +137,30 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 		e := &entries[i]
 		size, err := floatSize(e.DType)
 		if err != nil {
-			return nil, fail(e.name+".dtype", "%v", err)
+			return nil, fail(clip.Text(e.name)+".dtype", "%v", err)
 		}
 		count := int64(1)
 		for _, s := range e.Shape {
 			if s < 0 {
-				return nil, fail(e.name+".shape", "negative dimension %d", s)
+				return nil, fail(clip.Text(e.name)+".shape", "negative dimension %d", s)
 			}
 			if s > 0 && count > int64(reference.MaxValues)/s {
 				// the shape as the file gives it: its product is never formed, so no
 				// dimension is printed overflowed or clipped
-				return nil, fail(e.name+".shape", "tensor %s: shape %v holds more than the cap of %d values (reference.MaxValues, %.3g GB of float64; raise it with --max-values)",
-					e.name, e.Shape, reference.MaxValues, float64(reference.MaxValues)*8/1e9)
+				return nil, fail(clip.Text(e.name)+".shape", "tensor %s: shape %v holds more than the cap of %d values (reference.MaxValues, %.3g GB of float64; raise it with --max-values)",
+					clip.Text(e.name), e.Shape, reference.MaxValues, float64(reference.MaxValues)*8/1e9)
 			}
 			count *= s
 		}
 		if len(e.Offsets) != 2 || e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] {
-			return nil, fail(e.name+".data_offsets", "%v; want [begin, end] with 0 ≤ begin ≤ end", e.Offsets)
+			return nil, fail(clip.Text(e.name)+".data_offsets", "%v; want [begin, end] with 0 ≤ begin ≤ end", e.Offsets)
 		}
 		if span := e.Offsets[1] - e.Offsets[0]; span != count*int64(size) {
-			return nil, fail(e.name+".data_offsets", "[%d, %d] spans %d bytes; shape %v of %s needs %d", e.Offsets[0], e.Offsets[1], span, e.Shape, e.DType, count*int64(size))
+			return nil, fail(clip.Text(e.name)+".data_offsets", "[%d, %d] spans %d bytes; shape %v of %s needs %d", e.Offsets[0], e.Offsets[1], span, e.Shape, e.DType, count*int64(size))
 		}
 		total += int(count)
 		if err := reference.CheckValues(what, 1, total); err != nil {
-			return nil, fail(e.name+".shape", "%v", err)
+			return nil, fail(clip.Text(e.name)+".shape", "%v", err)
 		}
 	}
 	slices.SortFunc(entries, func(a, b tensorEntry) int {
@@ -172,9 +173,9 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 	for _, e := range entries {
 		switch {
 		case e.Offsets[0] < at:
-			return nil, fail(e.name+".data_offsets", "[%d, %d] overlaps the tensor before it (which ends at %d)", e.Offsets[0], e.Offsets[1], at)
+			return nil, fail(clip.Text(e.name)+".data_offsets", "[%d, %d] overlaps the tensor before it (which ends at %d)", e.Offsets[0], e.Offsets[1], at)
 		case e.Offsets[0] > at:
-			return nil, fail(e.name+".data_offsets", "[%d, %d] leaves bytes %d–%d of the data unused", e.Offsets[0], e.Offsets[1], at, e.Offsets[0])
+			return nil, fail(clip.Text(e.name)+".data_offsets", "[%d, %d] leaves bytes %d–%d of the data unused", e.Offsets[0], e.Offsets[1], at, e.Offsets[0])
 		}
 		at = e.Offsets[1]
 	}
@@ -210,7 +211,7 @@ func floatSize(dtype string) (int, error) {
 	case "F16", "BF16":
 		return 2, nil
 	}
-	return 0, fmt.Errorf("unsupported dtype %q; want F64, F32, F16 or BF16 (a model's weights)", dtype)
+	return 0, fmt.Errorf("unsupported dtype %s; want F64, F32, F16 or BF16 (a model's weights)", clip.Quote(dtype))
 }
 
 // readTensor reads one tensor's elements through buf (at least one element long unless
@@ -228,12 +229,12 @@ func readTensor(r io.Reader, file string, e tensorEntry, buf []byte) (*Array, er
 		for off := 0; off+size <= k; off += size {
 			v := decodeFloat(e.DType, buf[off:off+size])
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &reference.InputError{File: file, Field: e.name, Msg: fmt.Sprintf("element %d is %v; values must be finite", len(a.Data), v)}
+				return nil, &reference.InputError{File: file, Field: clip.Text(e.name), Msg: fmt.Sprintf("element %d is %v; values must be finite", len(a.Data), v)}
 			}
 			a.Data = append(a.Data, v)
 		}
 		if err != nil {
-			return nil, &reference.InputError{File: file, Field: e.name, Msg: fmt.Sprintf("file is truncated: %d of the tensor's %d elements", len(a.Data), count)}
+			return nil, &reference.InputError{File: file, Field: clip.Text(e.name), Msg: fmt.Sprintf("file is truncated: %d of the tensor's %d elements", len(a.Data), count)}
 		}
 	}
 	return a, nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -72,7 +73,7 @@ func LoadModelTensors(path string, names []string) (params []float64, layout []s
 		}
 		arrays = []*Array{{Name: path + ":weights", Shape: []int{len(card.Weights)}, Data: card.Weights, DType: "json"}}
 	default:
-		return nil, nil, fmt.Errorf("%s: unknown model format %q; want one of %s", path, ext, strings.Join(modelExts, ", "))
+		return nil, nil, fmt.Errorf("%s: unknown model format %s; want one of %s", path, clip.Quote(ext), strings.Join(modelExts, ", "))
 	}
 	if names != nil {
 		if arrays, err = selectTensors(path, arrays, skipped, names); err != nil {
@@ -152,9 +153,9 @@ func ParseTensorNames(s string) ([]string, error) {
 		n = strings.TrimSpace(n)
 		switch {
 		case n == "":
-			return nil, fmt.Errorf("%q: an empty tensor name", s)
+			return nil, fmt.Errorf("%s: an empty tensor name", clip.Quote(s))
 		case slices.Contains(names, n):
-			return nil, fmt.Errorf("%q: tensor %q given twice", s, n)
+			return nil, fmt.Errorf("%s: tensor %s given twice", clip.Quote(s), clip.Quote(n))
 		}
 		names = append(names, n)
 	}

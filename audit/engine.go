@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -562,7 +563,7 @@ func decodeHeader(line []byte) (checkpointHeader, bool) {
 func headerDiff(got, want checkpointHeader) string {
 	var diffs []string
 	if got.Subject != want.Subject {
-		diffs = append(diffs, fmt.Sprintf("subject %q, not %q", got.Subject, want.Subject))
+		diffs = append(diffs, fmt.Sprintf("subject %s, not %s", clip.Quote(got.Subject), clip.Quote(want.Subject)))
 	}
 	if got.Seed != want.Seed {
 		diffs = append(diffs, fmt.Sprintf("seed %d, not %d", got.Seed, want.Seed))

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -141,7 +142,7 @@ func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []strin
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %s", clip.Quote(fs.Arg(0)))
 	}
 	return e.Run(ctx, env, args)
 }

@@ -118,7 +118,7 @@ func (b Bounds) Certify(variant string, args Args) ([]Row, error) {
 		for i, v := range b.Variants {
 			names[i] = v.Name
 		}
-		return nil, fmt.Errorf("--variant %q: want one of %s", variant, strings.Join(names, ", "))
+		return nil, fmt.Errorf("--variant %s: want one of %s", clip.Quote(variant), strings.Join(names, ", "))
 	}
 	// A δ so small that c/δ overflows (4.9e-324, inside the range (0, 1)) makes ln(c/δ)
 	// +Inf and σ NaN: refused by name, as the demo refuses it, before a formula prints NaN.
@@ -200,12 +200,45 @@ func refused(fs *flag.FlagSet, p Param, v string) error {
 
 // ParseFlags parses argv with fs. A value a declared parameter refuses comes back as its
 // *ParamError ("--trials 7: want an integer in [8, 1000000]"); other errors are the flag
-// package's.
+// package's, with the name or value they quote clipped (flagError).
 func ParseFlags(fs *flag.FlagSet, argv []string) error {
 	refusals.Delete(fs)
 	err := fs.Parse(argv)
 	if pe, ok := refusals.LoadAndDelete(fs); ok && err != nil {
 		return pe.(*ParamError)
+	}
+	return flagError(err)
+}
+
+// flagError is a flag package error with what it echoes of the command line clipped
+// (clip.Text, clip.Quote): the flag package writes an unknown flag's name raw and a bad
+// value whole, twice ("invalid boolean value "…" for -x: parse error: parsing "…""), so an
+// 8 MB argument made a 16 MB message. Other errors (ErrHelp, nil) are returned as they are.
+func flagError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined: -", "bad flag syntax: ", "flag needs an argument: -"} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			return fmt.Errorf("%s%s", p, clip.Text(rest))
+		}
+	}
+	for _, p := range []string{"invalid boolean value ", "invalid value "} {
+		rest, ok := strings.CutPrefix(msg, p)
+		if !ok {
+			continue
+		}
+		q, qerr := strconv.QuotedPrefix(rest)
+		v, uerr := strconv.Unquote(q)
+		if qerr != nil || uerr != nil {
+			break
+		}
+		flagName, detail, _ := strings.Cut(strings.TrimPrefix(rest[len(q):], " for "), ": ")
+		if len(detail) > clip.Max { // the parser's error, which may quote the value again
+			detail = "not a valid value"
+		}
+		return fmt.Errorf("%s%s for %s: %s", p, clip.Quote(v), clip.Text(flagName), detail)
 	}
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -149,7 +150,7 @@ func (a Args) Require(what string, names ...string) []error {
 func (a Args) Float(name string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(a.values[name]), 64)
 	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want a number", name, a.values[name])
+		return 0, fmt.Errorf("--%s %s: want a number", name, clip.Quote(a.values[name]))
 	}
 	return v, nil
 }
@@ -158,7 +159,7 @@ func (a Args) Float(name string) (float64, error) {
 func (a Args) Int(name string) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(a.values[name]))
 	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want an integer", name, a.values[name])
+		return 0, fmt.Errorf("--%s %s: want an integer", name, clip.Quote(a.values[name]))
 	}
 	return v, nil
 }
@@ -167,7 +168,7 @@ func (a Args) Int(name string) (int, error) {
 func (a Args) Uint64(name string) (uint64, error) {
 	v, err := strconv.ParseUint(strings.TrimSpace(a.values[name]), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want a non-negative integer", name, a.values[name])
+		return 0, fmt.Errorf("--%s %s: want a non-negative integer", name, clip.Quote(a.values[name]))
 	}
 	return v, nil
 }
@@ -176,7 +177,7 @@ func (a Args) Uint64(name string) (uint64, error) {
 func (a Args) Bool(name string) (bool, error) {
 	v, err := strconv.ParseBool(strings.TrimSpace(a.values[name]))
 	if err != nil {
-		return false, fmt.Errorf("--%s %q: want true or false", name, a.values[name])
+		return false, fmt.Errorf("--%s %s: want true or false", name, clip.Quote(a.values[name]))
 	}
 	return v, nil
 }
@@ -443,7 +444,7 @@ func (a Args) Ints(name string) ([]int, error) {
 	for _, f := range a.List(name) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("--%s: %q: want an integer", name, f)
+			return nil, fmt.Errorf("--%s: %s: want an integer", name, clip.Quote(f))
 		}
 		out = append(out, v)
 	}
@@ -481,5 +482,5 @@ func Choose[T any](a Args, name string, names []string, values []T) (T, error) {
 		}
 	}
 	var zero T
-	return zero, fmt.Errorf("--%s %q: want %s", name, a.values[name], orList(names))
+	return zero, fmt.Errorf("--%s %s: want %s", name, clip.Quote(a.values[name]), orList(names))
 }

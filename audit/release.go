@@ -276,6 +276,15 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 			}
 		}
 	}
+	if math.IsNaN(claimD) || math.IsInf(claimD, 0) {
+		// the claim's ρ is not a number to compare with (issue 41, item 12: the HF demo at
+		// --hf-eta 5e-324 calibrates σ = 0, and ρ = Δ²/(2σ²) is 0/0): say so first
+		cause := "the certified distance or noise overflows float64"
+		if g.Sigma == 0 {
+			cause = "the calibrated σ is 0 (the settings put it below float64's smallest number), and a noise of 0 certifies no finite ρ"
+		}
+		renyi.Detail = fmt.Sprintf("the bound α·ρ = %g × %g is %v because %s: no divergence can be compared with it; ", alpha, g.Rho, claimD, cause) + renyi.Detail
+	}
 	if len(failures) > 0 {
 		renyi.Verdict, exact.Verdict = Fail, Fail
 	}

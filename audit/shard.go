@@ -53,14 +53,14 @@ func (s Shard) Name() string { return fmt.Sprintf("shard-%d-of-%d", s.Index, s.C
 func ParseShard(text string) (Shard, error) {
 	i, n, ok := strings.Cut(strings.TrimSpace(text), "/")
 	if !ok {
-		return Shard{}, fmt.Errorf("shard %q: want I/N, part I (from 0) of N, such as 0/4", text)
+		return Shard{}, fmt.Errorf("shard %s: want I/N, part I (from 0) of N, such as 0/4", clip.Quote(text))
 	}
 	index, err1 := strconv.Atoi(strings.TrimSpace(i))
 	count, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("shard %q: want I/N with integers, such as 0/4", text)
+		return Shard{}, fmt.Errorf("shard %s: want I/N with integers, such as 0/4", clip.Quote(text))
 	}
-	return newShard(index, count, fmt.Sprintf("shard %q", text))
+	return newShard(index, count, fmt.Sprintf("shard %s", clip.Quote(text)))
 }
 
 func newShard(index, count int, what string) (Shard, error) {

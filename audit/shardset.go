@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
@@ -135,7 +136,7 @@ func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 		return ShardManifest{}, fmt.Errorf("shard manifest %s: %w", path, err)
 	}
 	if m.Schema != ShardSchema {
-		return ShardManifest{}, fmt.Errorf("shard manifest %s: schema %q, want %q", path, m.Schema, ShardSchema)
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: schema %s, want %q", path, clip.Quote(m.Schema), ShardSchema)
 	}
 	if _, err := ParseShard(m.Shard); err != nil {
 		return ShardManifest{}, fmt.Errorf("shard manifest %s: field shard: %w", path, err)
@@ -148,7 +149,7 @@ func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 	}
 	for k, s := range m.Subjects {
 		if s.File == "" || filepath.IsAbs(s.File) || strings.Contains(filepath.ToSlash(s.File), "..") {
-			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].file: %q is not a file inside the shard's folder", path, k, s.File)
+			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].file: %s is not a file inside the shard's folder", path, k, clip.Quote(s.File))
 		}
 		// the dimension bounds every line of the subject's checkpoint: without it, a line
 		// could cost up to a gibibyte before it is refused, so a manifest without one (an
@@ -339,7 +340,7 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 				problems = append(problems, err.Error())
 				continue
 			case hdr.Fingerprint != subj.Fingerprint || hdr.Subject != subj.Name || hdr.Seed != first.Manifest.Seed:
-				problems = append(problems, fmt.Sprintf("%s: written for %q (seed %d, fingerprint %.12s…), not %q of this run", path, hdr.Subject, hdr.Seed, hdr.Fingerprint, subj.Name))
+				problems = append(problems, fmt.Sprintf("%s: written for %s (seed %d, fingerprint %.12s…), not %q of this run", path, clip.Quote(hdr.Subject), hdr.Seed, hdr.Fingerprint, subj.Name))
 				continue
 			}
 			ss.header[subj.Name] = hdr

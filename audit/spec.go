@@ -180,7 +180,7 @@ func (s *Spec) RequireMethod(file string) error {
 	}
 	msg := "missing; this command runs the method, so it must be one of " + strings.Join(methodNames(), ", ")
 	if s.MethodLabel != "" {
-		msg = fmt.Sprintf("%q is not a method the toolkit implements (one of %s); only audit verify on saved models or scores takes a method of your own", s.MethodLabel, strings.Join(methodNames(), ", "))
+		msg = fmt.Sprintf("%s is not a method the toolkit implements (one of %s); only audit verify on saved models or scores takes a method of your own", clip.Quote(s.MethodLabel), strings.Join(methodNames(), ", "))
 	}
 	return &SpecError{File: file, Path: "method.name", Msg: msg}
 }
@@ -426,7 +426,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 					// a spec passed around must not write where it likes: its report goes
 					// beside it, and --out names any other place
 					if !filepath.IsLocal(filepath.FromSlash(s.Outputs.Dir)) {
-						return p.fail(path, "%q: want a folder inside the spec's own folder (a relative path, no ..); give --out to write elsewhere", s.Outputs.Dir)
+						return p.fail(path, "%s: want a folder inside the spec's own folder (a relative path, no ..); give --out to write elsewhere", clip.Quote(s.Outputs.Dir))
 					}
 					return nil
 				},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -75,7 +76,7 @@ func MeasureUtility(source string, inputs []UtilityInput, nUnlearned, nRetrained
 	u := &Utility{Source: source}
 	for _, in := range inputs {
 		if !slices.Contains(UtilitySides, in.Side) || !slices.Contains(UtilitySets, in.Set) || (in.Values != UtilityLoss && in.Values != UtilityCorrect) {
-			return nil, fmt.Errorf("utility: %q: want SIDE_SET_loss or SIDE_SET_correct with SIDE %s and SET %s", in.Name(), strings.Join(UtilitySides, " or "), strings.Join(UtilitySets, ", "))
+			return nil, fmt.Errorf("utility: %s: want SIDE_SET_loss or SIDE_SET_correct with SIDE %s and SET %s", clip.Quote(in.Name()), strings.Join(UtilitySides, " or "), strings.Join(UtilitySets, ", "))
 		}
 		if seen[in.Name()] {
 			return nil, fmt.Errorf("utility: %s given twice", in.Name())
@@ -151,7 +152,7 @@ func LoadUtility(path string) ([]UtilityInput, error) {
 		name := a.Name[strings.LastIndexByte(a.Name, ':')+1:]
 		parts := strings.Split(name, "_")
 		if len(parts) != 3 {
-			return nil, fmt.Errorf("load utility: %s: array %q: want names SIDE_SET_loss or SIDE_SET_correct (np.savez(path, unlearned_forget_loss=L, unlearned_forget_correct=C, …))", path, name)
+			return nil, fmt.Errorf("load utility: %s: array %s: want names SIDE_SET_loss or SIDE_SET_correct (np.savez(path, unlearned_forget_loss=L, unlearned_forget_correct=C, …))", path, clip.Quote(name))
 		}
 		out = append(out, UtilityInput{Side: parts[0], Set: parts[1], Values: parts[2], M: mat.NewDense(a.Rows(), a.Cols(), a.Data)})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -38,7 +39,7 @@ func ParseKind(s string) (Kind, error) {
 	case "loss":
 		return Loss, nil
 	}
-	return 0, fmt.Errorf("unknown score %q; want confidence or loss", s)
+	return 0, fmt.Errorf("unknown score %s; want confidence or loss", clip.Quote(s))
 }
 
 // Scores sets dst[i][k] to the score of example k of ds under model i (row i of models).

@@ -410,23 +410,23 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 		for _, f := range fields[1:] {
 			k, vs, ok := strings.Cut(f, ":")
 			if !ok {
-				return nil, &InputError{File: name, Line: line, Field: f, Msg: "want index:value"}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: "want index:value"}
 			}
 			col, err := strconv.Atoi(k)
 			if err != nil || col < 1 {
-				return nil, &InputError{File: name, Line: line, Field: f, Msg: "index must be a positive integer"}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: "index must be a positive integer"}
 			}
 			if col == prev {
-				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d appears twice", col)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d appears twice", col)}
 			}
 			if col < prev {
-				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d does not follow %d; indices must ascend", col, prev)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d does not follow %d; indices must ascend", col, prev)}
 			}
 			if opt.Dim > 0 && col > opt.Dim {
-				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
 			}
 			if err := CheckValues("model parameters (one per feature)", 1, col); err != nil {
-				return nil, &InputError{File: name, Line: line, Field: f, Msg: fmt.Sprintf("index %d: %v", col, err)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d: %v", col, err)}
 			}
 			prev = col
 			v, err := parseFloat(name, line, fmt.Sprintf("feature %d", col), vs)

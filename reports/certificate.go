@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // WriteCertificate prints a certificate's rows: a table of key, value and note, or with
@@ -22,7 +23,7 @@ func WriteCertificate(w io.Writer, rows []audit.Row, asJSON bool) error {
 			}
 			k, err := json.Marshal(r.Key)
 			if err != nil {
-				return fmt.Errorf("certificate key %q: %w", r.Key, err)
+				return fmt.Errorf("certificate key %s: %w", clip.Quote(r.Key), err)
 			}
 			var v []byte
 			switch x := r.Value.(type) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // DateLayout is how a report states its audit date: the calendar day, no time, so that
@@ -31,7 +33,7 @@ func AuditDate(flagName, flagValue string, getenv func(string) string, now func(
 	if v := getenv(SourceDateEpoch); v != "" {
 		sec, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || sec < 0 || sec > 253402300799 { // up to 9999-12-31T23:59:59Z
-			return "", fmt.Errorf("%s=%q: want a time in Unix seconds (date +%%s), a whole number from 0", SourceDateEpoch, v)
+			return "", fmt.Errorf("%s=%s: want a time in Unix seconds (date +%%s), a whole number from 0", SourceDateEpoch, clip.Quote(v))
 		}
 		return time.Unix(sec, 0).UTC().Format(DateLayout), nil
 	}
@@ -47,5 +49,5 @@ func ParseDate(s string) (string, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.Format(DateLayout), nil
 	}
-	return "", fmt.Errorf("%q: want a date (YYYY-MM-DD) or an RFC 3339 time (2006-01-02T15:04:05Z07:00)", s)
+	return "", fmt.Errorf("%s: want a date (YYYY-MM-DD) or an RFC 3339 time (2006-01-02T15:04:05Z07:00)", clip.Quote(s))
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // NewReproduction starts the result of "audit reproduce EXPERIMENT" written by the given
@@ -27,7 +28,7 @@ var FormatsParam = audit.Param{Name: "formats", Usage: "figure formats, comma-se
 func ParseFormats(list []string) ([]string, error) {
 	for _, f := range list {
 		if !slices.Contains(Formats, f) {
-			return nil, fmt.Errorf("--formats: %q: want some of %s", f, strings.Join(Formats, ","))
+			return nil, fmt.Errorf("--formats: %s: want some of %s", clip.Quote(f), strings.Join(Formats, ","))
 		}
 	}
 	return list, nil

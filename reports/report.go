@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
@@ -645,7 +646,7 @@ func ReadJSON(r io.Reader, name string) (*Report, error) {
 	}
 	if rep.Date != "" {
 		if d, err := ParseDate(rep.Date); err != nil || d != rep.Date {
-			return nil, fmt.Errorf("read report %s: field date %q: want a date as YYYY-MM-DD", name, rep.Date)
+			return nil, fmt.Errorf("read report %s: field date %s: want a date as YYYY-MM-DD", name, clip.Quote(rep.Date))
 		}
 	}
 	return rep, nil
@@ -677,7 +678,7 @@ func decodeJSON[T any](r io.Reader, name, what string, want []string, schema fun
 		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
 	}
 	if got := schema(&v); !slices.Contains(want, got) {
-		return nil, fmt.Errorf("read %s %s: schema %q, want %q", what, name, got, want[0])
+		return nil, fmt.Errorf("read %s %s: schema %s, want %q", what, name, clip.Quote(got), want[0])
 	}
 	// one object and nothing after it: text appended to a report is not part of it
 	if _, err := dec.Token(); err != io.EOF {
@@ -762,7 +763,7 @@ func (r *Report) Render(format string) ([]byte, error) {
 	case "pdf":
 		err = r.PDF(&b)
 	default:
-		return nil, fmt.Errorf("render report: format %q; want one of %s", format, strings.Join(ReportFormats, ", "))
+		return nil, fmt.Errorf("render report: format %s; want one of %s", clip.Quote(format), strings.Join(ReportFormats, ", "))
 	}
 	return b.Bytes(), err
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -631,7 +632,7 @@ func accuracyVariants(c AccuracyConfig) ([]accuracyVariant, error) {
 		}
 		mode, err := d2d.ParseMode(name)
 		if err != nil {
-			return nil, fmt.Errorf("accuracy %s: variant %q: want one of %v", c.Name, name, AccuracyVariants)
+			return nil, fmt.Errorf("accuracy %s: variant %s: want one of %v", c.Name, clip.Quote(name), AccuracyVariants)
 		}
 		f := reference.Loss(sc)
 		if mode.Convex() {

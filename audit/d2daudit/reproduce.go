@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -117,7 +118,7 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	c.Variants = args.List("variants")
 	for _, v := range c.Variants {
 		if !slices.Contains(AccuracyVariants, v) {
-			return nil, fmt.Errorf("--variants: %q: want some of %s", v, strings.Join(AccuracyVariants, ","))
+			return nil, fmt.Errorf("--variants: %s: want some of %s", clip.Quote(v), strings.Join(AccuracyVariants, ","))
 		}
 	}
 	formats, err := reports.ParseFormats(args.List("formats"))
@@ -127,7 +128,7 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	names := args.List("only")
 	for _, n := range names {
 		if accuracyDatasets[n] == nil {
-			return nil, fmt.Errorf("--only: unknown dataset %q: want mnist-3v8 and/or breast-cancer", n)
+			return nil, fmt.Errorf("--only: unknown dataset %s: want mnist-3v8 and/or breast-cancer", clip.Quote(n))
 		}
 	}
 	if len(c.Variants) == 0 || len(names) == 0 {

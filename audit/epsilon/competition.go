@@ -56,6 +56,10 @@ func Competition(unlearned, retrained [][]float64) (CompetitionResult, error) {
 			r[i] = retrained[i][j]
 		}
 		eps := CompetitionEpsilon(u, r)
+		if math.IsNaN(eps) {
+			lo, hi := math.Min(slices.Min(u), slices.Min(r)), math.Max(slices.Max(u), slices.Max(r))
+			return CompetitionResult{}, fmt.Errorf("competition score: example %d: scores from %.3g to %.3g need more than the %d thresholds the scorer lays (100 per unit of score): not scores on the scale of a loss or a confidence", j, lo, hi, maxCompetitionGrid)
+		}
 		res.Epsilons[j] = eps
 		points += CompetitionPoints(eps, res.EMax)
 	}
@@ -95,6 +99,9 @@ func CompetitionFinalScore(f, retainU, retainR, testU, testR float64) float64 {
 //     discarded when exactly one of them is 0 or both terms are NaN;
 //  5. the maximum over surviving rules (0 if none), clipped to [0, 50].
 //
+// It is NaN when a threshold grid would exceed maxCompetitionGrid (scores spanning more
+// than 41 943 units, or an infinite score), which the official scorer runs out of memory on.
+//
 // The official rates are float32 means, so its ε agree with these to about 1e-7 relative.
 func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 	u, r := slices.Clone(unlearned), slices.Clone(retrained)
@@ -119,7 +126,11 @@ func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 	}
 	// single thresholds, in float32 as the scorer's torch.linspace makes them
 	lo, hi := math.Min(u[0], r[0]), math.Max(u[len(u)-1], r[len(r)-1])
-	for _, t := range linspace32(lo, hi, int(math.Ceil((hi-lo)*competitionPerUnit))) {
+	n1, ok1 := competitionGrid(lo, hi)
+	if !ok1 {
+		return math.NaN()
+	}
+	for _, t := range linspace32(lo, hi, n1) {
 		consider(countIn(pos, t, math.Inf(1)), countIn(neg, t, math.Inf(1)), len(pos), len(neg))
 	}
 	// double thresholds around the sample of strictly smaller range
@@ -131,7 +142,11 @@ func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 	rFrom, rTo := in[0]+width-competitionBuffer, in[len(in)-1]+competitionBuffer
 	nLeft := int(math.Ceil(2 * competitionBuffer * competitionPerUnit))
 	left := make([]float64, nLeft)
-	for _, rr := range linspace64(nil, rFrom, rTo, int(math.Ceil((rTo-rFrom)*competitionPerUnit))) {
+	n2, ok2 := competitionGrid(rFrom, rTo)
+	if !ok2 {
+		return math.NaN()
+	}
+	for _, rr := range linspace64(nil, rFrom, rTo, n2) {
 		for _, l := range linspace64(left, rr-width-competitionBuffer, rr-width+competitionBuffer, nLeft) {
 			consider(countIn(in, l, rr), countIn(out, l, rr), len(in), len(out))
 		}
@@ -140,6 +155,23 @@ func CompetitionEpsilon(unlearned, retrained []float64) float64 {
 		return 0
 	}
 	return math.Min(CompetitionCap, math.Max(0, best))
+}
+
+// maxCompetitionGrid bounds each of the scorer's threshold grids, 100 per unit of score:
+// scores spanning more than 41 943 units (a model's loss or logit-scaled confidence spans
+// tens) would make a grid of their span × 100 thresholds, 226 billion at a span of 2.3e9
+// (the HF demo at --epsilon 5e-324, whose noise makes the projections that wide), and
+// run out of memory. Past it CompetitionEpsilon is NaN and Competition an error naming it.
+const maxCompetitionGrid = 1 << 22
+
+// competitionGrid is the number of thresholds the scorer lays from from to to, and false
+// when it exceeds maxCompetitionGrid or is not a number (an infinite score).
+func competitionGrid(from, to float64) (int, bool) {
+	n := math.Ceil((to - from) * competitionPerUnit)
+	if !(n <= maxCompetitionGrid) {
+		return 0, false
+	}
+	return int(n), true
 }
 
 const (

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -70,7 +71,7 @@ func ParseStrategy(s string) (Strategy, error) {
 	case "bonferroni":
 		return Bonferroni, nil
 	}
-	return 0, fmt.Errorf("unknown threshold strategy %q; want split or bonferroni", s)
+	return 0, fmt.Errorf("unknown threshold strategy %s; want split or bonferroni", clip.Quote(s))
 }
 
 // Game is a distinguishing game: scores of samples from two laws, and the (δ, confidence)

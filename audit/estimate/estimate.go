@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -50,7 +51,7 @@ func ParseCovariance(s string) (Covariance, error) {
 	case "pooled":
 		return Pooled, nil
 	}
-	return 0, fmt.Errorf("unknown covariance model %q; want separate or pooled", s)
+	return 0, fmt.Errorf("unknown covariance model %s; want separate or pooled", clip.Quote(s))
 }
 
 func (o Options) withDefaults(knn bool) Options {
@@ -629,5 +630,5 @@ func ByName(method string, a, b mat.Matrix, opt Options) (Estimate, error) {
 	case "knn":
 		return KNN(a, b, opt)
 	}
-	return Estimate{}, fmt.Errorf("unknown estimator %q; want gauss, projected or knn", method)
+	return Estimate{}, fmt.Errorf("unknown estimator %s; want gauss, projected or knn", clip.Quote(method))
 }

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // PAE is DSSE's pre-authentication encoding of a payload and its type, what a DSSE
@@ -131,7 +133,7 @@ func Verify(envelope []byte, trusted []ed25519.PublicKey, threshold int, types .
 		supported = supported || env.PayloadType != "" && env.PayloadType == t
 	}
 	if !supported {
-		return nil, fmt.Errorf("%w: payload type %q, want %q", ErrNotVerified, env.PayloadType, types)
+		return nil, fmt.Errorf("%w: payload type %s, want %q", ErrNotVerified, clip.Quote(env.PayloadType), types)
 	}
 	v := &Verified{PayloadType: env.PayloadType, Payload: payload}
 	for j := range trusted {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -210,7 +211,7 @@ func parseList(args audit.Args, name string, parse func(string) (float64, error)
 	for _, f := range args.List(name) {
 		v, err := parse(f)
 		if err != nil {
-			return nil, fmt.Errorf("--%s: %q: %w", name, f, err)
+			return nil, fmt.Errorf("--%s: %s: %w", name, clip.Quote(f), err)
 		}
 		out = append(out, v)
 	}
@@ -235,7 +236,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 	for _, f := range args.List("seeds") {
 		v, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("--seeds: %q: want non-negative integers, comma-separated", f)
+			return nil, fmt.Errorf("--seeds: %s: want non-negative integers, comma-separated", clip.Quote(f))
 		}
 		seeds = append(seeds, v)
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 	"gonum.org/v1/gonum/floats"
@@ -65,7 +66,7 @@ type Subject struct {
 // New validates the setup and plans the run.
 func New(ctx context.Context, s Setup) (*Subject, error) {
 	if s.Variant != Passive && s.Variant != Active {
-		return nil, fmt.Errorf("olu: variant %q: want %q or %q", s.Variant, Passive, Active)
+		return nil, fmt.Errorf("olu: variant %s: want %q or %q", clip.Quote(s.Variant), Passive, Active)
 	}
 	if len(s.Sched) == 0 {
 		return nil, fmt.Errorf("olu: no deletion requests")

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -168,7 +169,7 @@ func parseStream(args audit.Args) (streamSettings, error) {
 		}
 		for _, v := range c.got {
 			if !slices.Contains(c.want, v) {
-				r.Failf("--%s: %q; want some of %s", c.name, v, strings.Join(c.want, ", "))
+				r.Failf("--%s: %s; want some of %s", c.name, clip.Quote(v), strings.Join(c.want, ", "))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -217,7 +218,7 @@ func RunStream(ctx context.Context, c StreamConfig) (*StreamResult, error) {
 			d, err = safe.NewD2D(sm, c.Train, w0, c.D2DIterations, c.Epsilon, c.Delta, stream("d2d", 0))
 			err = add(d, err, began)
 		default:
-			err = fmt.Errorf("safe stream: baseline %q; want one of %v", name, Baselines)
+			err = fmt.Errorf("safe stream: baseline %s; want one of %v", clip.Quote(name), Baselines)
 		}
 		if err != nil {
 			return nil, err

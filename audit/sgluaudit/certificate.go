@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -95,7 +96,7 @@ func certificate(variant string, args audit.Args) ([]audit.Row, error) {
 			problems = append(problems, fmt.Errorf("--strong-convexity %v: convex (Cor 3.10) is the m = 0 case", f.sc))
 		}
 	default:
-		problems = append(problems, fmt.Errorf("--variant %q: want convergent, finite, random-batches, convex, batch or sequential", f.variant))
+		problems = append(problems, fmt.Errorf("--variant %s: want convergent, finite, random-batches, convex, batch or sequential", clip.Quote(f.variant)))
 	}
 	if searchSigma && (f.variant == "sequential" || f.variant == "random-batches" || f.variant == "convex") {
 		problems = append(problems, fmt.Errorf("--target-epsilon without --sigma: the σ search covers convergent, finite and batch; give --sigma to search K"))
@@ -332,7 +333,7 @@ func parseAlphaRange(s string) (sglu.AlphaRange, error) {
 			return sglu.AlphaRange{Min: a, Max: b}, nil
 		}
 	}
-	return sglu.AlphaRange{}, fmt.Errorf("--alpha-range %q: want min:max with 1 < min ≤ max (max may be inf), or unbounded", s)
+	return sglu.AlphaRange{}, fmt.Errorf("--alpha-range %s: want min:max with 1 < min ≤ max (max may be inf), or unbounded", clip.Quote(s))
 }
 
 // epochList prints run-length encoded in tables ("2 1×99") and as an array in JSON.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -244,7 +245,7 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 		for _, f := range args.List(name) {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil || !(v > 0) {
-				return nil, fmt.Errorf("--%s: %q: want positive numbers, comma-separated", name, f)
+				return nil, fmt.Errorf("--%s: %s: want positive numbers, comma-separated", name, clip.Quote(f))
 			}
 			out = append(out, v)
 		}
@@ -271,7 +272,7 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 	}
 	switch {
 	case source != "mnist-t10k" && source != "fashion-mnist":
-		return nil, fmt.Errorf("--source %q: want mnist-t10k or fashion-mnist", source)
+		return nil, fmt.Errorf("--source %s: want mnist-t10k or fashion-mnist", clip.Quote(source))
 	case trials < 20 || fullTrials < 20:
 		return nil, fmt.Errorf("--trials %d, --full-trials %d: want at least 20 (the empirical game splits them)", trials, fullTrials)
 	case requests < 1:

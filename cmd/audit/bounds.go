@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -32,7 +33,7 @@ func runBounds(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		names := strings.Split(methodNames(), "|")
 		last := len(names) - 1
-		return usagef("bounds: unknown method %q; want %s or %s", args[0], strings.Join(names[:last], ", "), names[last])
+		return usagef("bounds: unknown method %s; want %s or %s", clip.Quote(args[0]), strings.Join(names[:last], ", "), names[last])
 	}
 	b := m.Bounds()
 	fs, variant, margs := b.FlagSet("bounds " + m.Name())

@@ -18,6 +18,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -424,7 +425,7 @@ func planTable(ctx context.Context, set map[string]bool, list string, claim, del
 	for _, f := range strings.Split(list, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < audit.MinEmpiricalTrials || n > audit.MaxTrials {
-			return usagef("plan: --table %s: %q: want counts of models per side in [%d, %d], comma-separated", list, f, audit.MinEmpiricalTrials, audit.MaxTrials)
+			return usagef("plan: --table %s: %s: want counts of models per side in [%d, %d], comma-separated", list, clip.Quote(f), audit.MinEmpiricalTrials, audit.MaxTrials)
 		}
 		counts = append(counts, n)
 	}

@@ -26,7 +26,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	err := run(context.Background(), args, strings.NewReader(""), &o, &e)
 	code = exitCode(err)
 	if err != nil && code == exitUsage {
-		e.WriteString(err.Error())
+		e.WriteString(errorText(err)) // as main prints it
 	}
 	return o.String(), e.String(), code
 }

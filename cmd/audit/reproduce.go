@@ -9,6 +9,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -47,7 +48,7 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	e, ok := audit.ExperimentNamed(args[0])
 	if !ok {
 		fmt.Fprint(stderr, reproduceUsage())
-		return usagef("reproduce: unknown experiment %q", args[0])
+		return usagef("reproduce: unknown experiment %s", clip.Quote(args[0]))
 	}
 	fs := flag.NewFlagSet("reproduce "+e.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)

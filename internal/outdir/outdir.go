@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -171,11 +172,11 @@ func (d *Dir) readManifest() error {
 		err = dec.Decode(&m)
 	}
 	if err == nil && m.Schema != ManifestSchema {
-		err = fmt.Errorf("schema %q, want %q", m.Schema, ManifestSchema)
+		err = fmt.Errorf("schema %s, want %q", clip.Quote(m.Schema), ManifestSchema)
 	}
 	for _, e := range m.Files {
 		if err == nil && !filepath.IsLocal(filepath.FromSlash(e.Name)) {
-			err = fmt.Errorf("file %q is not inside the folder", e.Name)
+			err = fmt.Errorf("file %s is not inside the folder", clip.Quote(e.Name))
 		}
 		d.files[e.Name] = e
 	}
@@ -264,7 +265,7 @@ func (d *Dir) Claim(names ...string) error {
 
 func checkName(name string) error {
 	if !filepath.IsLocal(filepath.FromSlash(name)) || name == LockFile || name == ManifestFile {
-		return fmt.Errorf("output file %q: not a name inside the folder", name)
+		return fmt.Errorf("output file %s: not a name inside the folder", clip.Quote(name))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -45,7 +46,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown D2D variant %q; want strongly-convex, perfect, convex-strong or convex-weak", s)
+	return 0, fmt.Errorf("unknown D2D variant %s; want strongly-convex, perfect, convex-strong or convex-weak", clip.Quote(s))
 }
 
 // Convex reports whether the mode adds its own ridge term to a convex loss.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -142,7 +143,7 @@ func ParseSchedule(s string) (Schedule, error) {
 	case "fixed":
 		return FixedSchedule, nil
 	}
-	return 0, fmt.Errorf("unknown schedule %q; want paper or fixed", s)
+	return 0, fmt.Errorf("unknown schedule %s; want paper or fixed", clip.Quote(s))
 }
 
 // Selection says how the published copy is chosen when C > 1 (spec d2d §3.9.6).
