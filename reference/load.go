@@ -517,7 +517,11 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 				continue
 			}
 			if long {
-				return nil, longField(name, line, fmt.Sprintf("the entry after index %d", prev), text)
+				field := "the first entry"
+				if prev > 0 {
+					field = fmt.Sprintf("the entry after index %d", prev)
+				}
+				return nil, longField(name, line, field, text)
 			}
 			k, vs, ok := bytes.Cut(text, []byte{':'})
 			if !ok {

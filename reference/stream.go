@@ -32,6 +32,10 @@ const MaxFieldBytes = 1024
 // readBufferBytes is the text readers' one buffer: the only memory a long line costs.
 const readBufferBytes = 64 << 10
 
+// A field up to MaxFieldBytes is scanned in place, so it must fit the buffer with room
+// to spare (this fails to compile otherwise).
+const _ = uint(readBufferBytes - 2*MaxFieldBytes)
+
 // textReader is a buffer over r that the parsers scan in place: buf[pos:end] is read and
 // not yet consumed.
 type textReader struct {
@@ -73,10 +77,10 @@ func (t *textReader) fill() bool {
 	return false
 }
 
-// ensure buffers at least n unconsumed bytes, or all that are left, and returns how many
-// are buffered.
+// ensure buffers at least n unconsumed bytes (at most the buffer's size), or all that
+// are left, and returns how many are buffered.
 func (t *textReader) ensure(n int) int {
-	for t.end-t.pos < n && t.fill() {
+	for t.end-t.pos < min(n, len(t.buf)) && t.fill() {
 	}
 	return t.end - t.pos
 }
