@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -96,11 +96,6 @@ type readCloser struct {
 
 func (r readCloser) Close() error { return r.c.Close() }
 
-// scan is sc.Scan for a line that was read whole: after a read error (a refused
-// decompression) bufio.Scanner hands the rest of its buffer over as a last line, and the
-// error, not that line, is what is wrong — the caller reports sc.Err() after its loop.
-func scan(sc *bufio.Scanner) bool { return sc.Scan() && sc.Err() == nil }
-
 // gzipError turns a decompression failure into an InputError naming the file.
 func gzipError(name string, err error) error {
 	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -132,7 +127,7 @@ func parseFloat(name string, line int, field, s string) (float64, error) {
 // pandas and R read them: an optional sign, digits with an optional decimal point (at
 // least one digit), and an optional exponent. strconv.ParseFloat also takes Go's hex
 // floats (0x1p3) and underscores (1_000), which no other reader of the file would.
-func plainDecimal(s string) bool {
+func plainDecimal[T string | []byte](s T) bool {
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++
@@ -183,90 +178,154 @@ func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
 	return ParseCSV(rc, path, opt)
 }
 
-// ParseCSV reads CSV from r; name is used in error messages.
+// ParseCSV reads CSV from r; name is used in error messages. It streams (see
+// MaxFieldBytes): the values cost twice their float64 size, whatever the lines' length.
 func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	var (
-		xs, ys []float64
-		label  int
+		vals  chunks[float64]
+		label int
 	)
-	width, err := readCSV(r, name, opt.Comma, opt.Header, func(line int, rec []string, first bool) error {
-		if first {
-			if len(rec) < 2 {
-				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("%d column; want features plus a label column", len(rec))}
+	width, rows, err := readCSV(r, name, opt.Comma, opt.Header, csvShape{
+		limit: func(rows, fields int) error { return CheckValues("dense features", rows, fields-1) },
+		first: func(line, fields int) error {
+			if fields < 2 {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("%d column; want features plus a label column", fields)}
 			}
 			label = opt.LabelColumn
 			if label < 0 {
-				label += len(rec)
+				label += fields
 			}
-			if label < 0 || label >= len(rec) {
+			if label < 0 || label >= fields {
 				return &InputError{File: name, Line: line, Field: "label column",
-					Msg: fmt.Sprintf("column %d does not exist; rows have %d columns", opt.LabelColumn, len(rec))}
+					Msg: fmt.Sprintf("column %d does not exist; rows have %d columns", opt.LabelColumn, fields)}
 			}
-		}
-		for j, s := range rec {
-			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
-			if err != nil {
-				return err
-			}
-			if j == label {
+			return nil
+		},
+	}, &vals)
+	if err != nil {
+		return nil, err
+	}
+	if rows == 0 {
+		return nil, &InputError{File: name, Msg: "no data rows"}
+	}
+	xs, ys := splitLabel(&vals, rows, width, label)
+	return denseDataset(xs, ys, width-1)
+}
+
+// splitLabel copies rows × width values, row-major, into the features (every column
+// but label) and the labels.
+func splitLabel(vals *chunks[float64], rows, width, label int) (xs, ys []float64) {
+	xs, ys = make([]float64, 0, rows*(width-1)), make([]float64, 0, rows)
+	col := 0
+	vals.each(func(b []float64) {
+		for _, v := range b {
+			if col == label {
 				ys = append(ys, v)
 			} else {
 				xs = append(xs, v)
 			}
+			if col++; col == width {
+				col = 0
+			}
 		}
-		if err := CheckValues("dense features", len(ys), len(rec)-1); err != nil {
-			return &InputError{File: name, Line: line, Msg: err.Error()}
-		}
-		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if len(ys) == 0 {
-		return nil, &InputError{File: name, Msg: "no data rows"}
-	}
-	return denseDataset(xs, ys, width-1)
+	return xs, ys
 }
 
-// readCSV calls row for every record of r (skipping the first line when header is set),
-// after checking that every record has as many fields as the first; first is true for the
-// first record. It returns the number of fields. Errors name the file and line.
-func readCSV(r io.Reader, name string, comma rune, header bool, row func(line int, rec []string, first bool) error) (int, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
-	if comma != 0 {
-		cr.Comma = comma
+// csvShape is what a CSV reader checks of the records: limit is MaxValues' check of rows
+// records of fields fields, applied to the first record as each field is read and to
+// every later one as it starts, so that a record past the cap is refused where it
+// crosses it, not after it is read; first (optional) checks the first record's width;
+// cell (optional) wraps the error of the value at row, col of a record of cols fields.
+type csvShape struct {
+	limit func(rows, fields int) error
+	first func(line, fields int) error
+	cell  func(row, col, cols int, err error) error
+}
+
+// readCSV streams the records of r (skipping the first when header is set) into vals,
+// row-major, after checking that every record has as many fields as the first, and
+// returns that width and the number of records. It reads as encoding/csv does with
+// TrimLeadingSpace (quoted fields, a bare quote refused); a record's errors come in the
+// order that reader gave them: its quoting, then its width, then its first bad value.
+// Errors name the file and the record's line.
+func readCSV(r io.Reader, name string, comma rune, header bool, shape csvShape, vals *chunks[float64]) (width, rows int, err error) {
+	if comma == 0 {
+		comma = ','
 	}
-	width := -1
-	skip := header
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return width, nil
-		}
+	if !validDelim(comma) {
+		return 0, 0, errInvalidDelim
+	}
+	f := newFieldReader(r, name, comma, false)
+	width = -1
+	for skip := header; ; skip = false {
+		ok, err := f.startRecord()
 		if err != nil {
-			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
-				return 0, &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+			return 0, 0, gzipError(name, err)
+		}
+		if !ok {
+			return width, rows, nil
+		}
+		line := f.line
+		if width >= 0 && !skip {
+			if err := shape.limit(rows+1, width); err != nil {
+				return 0, 0, &InputError{File: name, Line: line, Msg: err.Error()}
 			}
-			return 0, gzipError(name, err)
+		}
+		var (
+			bad    error // the record's first bad value, reported once its width is known good
+			badCol int
+			n      int
+		)
+		for last := false; !last; {
+			var (
+				text []byte
+				long bool
+			)
+			text, long, last, err = f.field()
+			if err != nil {
+				return 0, 0, gzipError(name, err)
+			}
+			n++
+			if skip || bad != nil || (width >= 0 && n > width) {
+				continue
+			}
+			if width < 0 {
+				if err := shape.limit(1, n); err != nil {
+					return 0, 0, &InputError{File: name, Line: line, Msg: err.Error()}
+				}
+			}
+			if long {
+				bad, badCol = longField(name, line, fmt.Sprintf("column %d", n), text), n-1
+				continue
+			}
+			v, err := parseField(name, line, "column %d", n, text)
+			if err != nil {
+				bad, badCol = err, n-1
+				continue
+			}
+			vals.add(v)
 		}
 		if skip {
-			skip = false
 			continue
 		}
-		line, _ := cr.FieldPos(0)
-		first := width < 0
-		if first {
-			width = len(rec)
+		if width < 0 {
+			if shape.first != nil {
+				if err := shape.first(line, n); err != nil {
+					return 0, 0, err
+				}
+			}
+			width = n
+		} else if n != width {
+			return 0, 0, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", n, width)}
 		}
-		if len(rec) != width {
-			return 0, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d like the first row", len(rec), width)}
+		if bad != nil {
+			if shape.cell != nil {
+				return 0, 0, shape.cell(rows, badCol, n, bad)
+			}
+			return 0, 0, bad
 		}
-		if err := row(line, rec, first); err != nil {
-			return 0, err
-		}
+		rows++
 	}
 }
 
@@ -295,18 +354,34 @@ func LoadSklearnCSV(path string) (*Dataset, error) {
 	return ParseSklearnCSV(rc, path)
 }
 
-// ParseSklearnCSV reads the scikit-learn bundled CSV layout from r; name is used in errors.
+// ParseSklearnCSV reads the scikit-learn bundled CSV layout from r; name is used in
+// errors. It streams, as ParseCSV does; a line is split at each comma (no quoting).
 func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	if !scan(sc) {
-		if err := sc.Err(); err != nil {
+	f := newFieldReader(r, name, ',', true)
+	t := f.t
+	if t.ensure(1) == 0 {
+		if err := t.failed(); err != nil {
 			return nil, gzipError(name, err)
 		}
 		return nil, &InputError{File: name, Line: 1, Msg: "empty file; want a header \"n,d,class names…\""}
 	}
-	head := strings.Split(sc.Text(), ",")
-	if len(head) < 2 {
+	var head [2]string
+	fields := 0
+	for last := false; !last; {
+		text, long, end, err := f.unquoted()
+		if err != nil {
+			return nil, gzipError(name, err)
+		}
+		if fields < len(head) {
+			if long {
+				return nil, longField(name, 1, "header", text)
+			}
+			head[fields] = string(text)
+		}
+		fields++
+		last = end
+	}
+	if fields < 2 {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: "want \"n,d,class names…\""}
 	}
 	n, err1 := strconv.Atoi(strings.TrimSpace(head[0]))
@@ -317,46 +392,70 @@ func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	if err := CheckValues("dense features", n, d); err != nil {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: err.Error()}
 	}
-	// reserve what a small file needs; beyond that, grow with the rows read, so that a
+	// the header bounds what is kept (n × (d+1) values, checked above): a row's fields
+	// past d+1 are counted, not kept, and the values grow with the rows read, so that a
 	// header cannot make us allocate what the file does not hold
-	xs := make([]float64, 0, min(n*d, 1<<16))
-	ys := make([]float64, 0, min(n, 1<<12))
-	line := 1
-	for scan(sc) {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
+	var vals chunks[float64]
+	rows, line := 0, 1
+	for t.ensure(1) > 0 {
+		line++ // a line is any bytes up to a '\n', as bufio.Scanner counted them
+		f.skipSpace()
+		if t.ensure(1) == 0 || t.buf[t.pos] == '\n' {
+			if err := f.skipLine(); err != nil {
+				return nil, gzipError(name, err)
+			}
+			continue // a blank line
 		}
-		if len(ys) == n {
+		if rows == n {
 			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("more than the %d rows the header announces", n)}
 		}
-		fields := strings.Split(text, ",")
-		if len(fields) != d+1 {
-			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d features and a label", len(fields), d)}
-		}
-		for j, s := range fields {
-			field := fmt.Sprintf("column %d", j+1)
-			if j == d {
-				field = "label"
-			}
-			v, err := parseFloat(name, line, field, s)
+		var (
+			bad error // the first bad value, reported once the row's width is known good
+			k   int
+		)
+		for last := false; !last; {
+			text, long, end, err := f.unquoted()
 			if err != nil {
-				return nil, err
+				return nil, gzipError(name, err)
 			}
-			if j == d {
-				ys = append(ys, v)
-			} else {
-				xs = append(xs, v)
+			last = end
+			k++
+			if bad != nil || k > d+1 {
+				continue
 			}
+			field, col := "column %d", k
+			if k == d+1 {
+				field, col = "label", -1
+			}
+			if last {
+				text = bytes.TrimRightFunc(text, unicode.IsSpace) // the line's trailing space
+			}
+			if long {
+				bad = longField(name, line, fieldName(field, col), text)
+				continue
+			}
+			v, err := parseField(name, line, field, col, text)
+			if err != nil {
+				bad = err
+				continue
+			}
+			vals.add(v)
 		}
+		if k != d+1 {
+			return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("row has %d fields, want %d features and a label", k, d)}
+		}
+		if bad != nil {
+			return nil, bad
+		}
+		rows++
 	}
-	if err := sc.Err(); err != nil {
+	if err := t.failed(); err != nil {
 		return nil, gzipError(name, err)
 	}
-	if len(ys) != n {
-		return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("file ends after %d rows; the header announces %d", len(ys), n)}
+	if rows != n {
+		return nil, &InputError{File: name, Line: line, Msg: fmt.Sprintf("file ends after %d rows; the header announces %d", rows, n)}
 	}
+	xs, ys := splitLabel(&vals, rows, d+1, d)
 	return denseDataset(xs, ys, d)
 }
 
@@ -379,73 +478,91 @@ func LoadLIBSVM(path string, opt LIBSVMOptions) (*Dataset, error) {
 	return ParseLIBSVM(rc, path, opt)
 }
 
-// ParseLIBSVM reads LIBSVM sparse text from r; name is used in errors. It holds only the
-// entries it has read (memory proportional to the input), and refuses a dimension or a
-// dense form above MaxValues.
+// ParseLIBSVM reads LIBSVM sparse text from r; name is used in errors. It streams (see
+// MaxFieldBytes) and holds only the entries it has read, in blocks (memory twice the
+// entries' 12 bytes, index and value), and refuses a dimension or a dense form above
+// MaxValues.
 func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) {
 	var (
-		b      = newSparseBuilder(opt.Dim, 0, 0)
-		ys     []float64
+		idx    chunks[int32]
+		vals   chunks[float64]
+		ends   chunks[int] // each row's end in idx and vals
+		ys     chunks[float64]
 		maxCol int
 	)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	f := newFieldReader(r, name, ' ', true)
+	t := f.t
 	line := 0
-	for scan(sc) {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
-		y, err := parseFloat(name, line, "label", fields[0])
-		if err != nil {
-			return nil, err
-		}
-		ys = append(ys, y)
-		prev := 0
-		for _, f := range fields[1:] {
-			k, vs, ok := strings.Cut(f, ":")
-			if !ok {
-				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: "want index:value"}
+	for t.ensure(1) > 0 {
+		line++ // a line is any bytes up to a '\n', as bufio.Scanner counted them
+		labelled, prev := false, 0
+		for {
+			text, long, ok, err := f.token()
+			if err != nil {
+				return nil, gzipError(name, err)
 			}
-			col, err := strconv.Atoi(k)
+			if !ok {
+				break
+			}
+			if !labelled {
+				if long {
+					return nil, longField(name, line, "label", text)
+				}
+				y, err := parseField(name, line, "label", -1, text)
+				if err != nil {
+					return nil, err
+				}
+				ys.add(y)
+				labelled = true
+				continue
+			}
+			if long {
+				field := "the first entry"
+				if prev > 0 {
+					field = fmt.Sprintf("the entry after index %d", prev)
+				}
+				return nil, longField(name, line, field, text)
+			}
+			k, vs, ok := bytes.Cut(text, []byte{':'})
+			if !ok {
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: "want index:value"}
+			}
+			col, err := strconv.Atoi(string(k))
 			if err != nil || col < 1 {
-				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: "index must be a positive integer"}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: "index must be a positive integer"}
 			}
 			if col == prev {
-				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d appears twice", col)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: fmt.Sprintf("index %d appears twice", col)}
 			}
 			if col < prev {
-				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d does not follow %d; indices must ascend", col, prev)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: fmt.Sprintf("index %d does not follow %d; indices must ascend", col, prev)}
 			}
 			if opt.Dim > 0 && col > opt.Dim {
-				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
 			}
 			if err := CheckValues("model parameters (one per feature)", 1, col); err != nil {
-				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d: %v", col, err)}
+				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: fmt.Sprintf("index %d: %v", col, err)}
 			}
 			prev = col
-			v, err := parseFloat(name, line, fmt.Sprintf("feature %d", col), vs)
+			v, err := parseField(name, line, "feature %d", col, vs)
 			if err != nil {
 				return nil, err
 			}
 			if v != 0 {
-				b.m.Indices = append(b.m.Indices, int32(col-1))
-				b.m.Values = append(b.m.Values, v)
+				idx.add(int32(col - 1))
+				vals.add(v)
 			}
 			maxCol = max(maxCol, col)
 		}
-		b.m.Rows++
-		b.m.Indptr = append(b.m.Indptr, len(b.m.Values))
+		if labelled {
+			ends.add(vals.n)
+		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := t.failed(); err != nil {
 		return nil, gzipError(name, err)
 	}
-	if len(ys) == 0 {
+	n := ys.n
+	if n == 0 {
 		return nil, &InputError{File: name, Msg: "no data rows"}
 	}
 	d := maxCol
@@ -455,22 +572,25 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 	if d == 0 {
 		return nil, &InputError{File: name, Msg: "no features in any row"}
 	}
-	sp := b.done()
-	sp.Cols = d
-	ids := make([]int64, len(ys))
+	ids := make([]int64, n)
 	for i := range ids {
 		ids[i] = int64(i)
 	}
 	// dense when at least a third of the entries are stored (and it fits): there BLAS's
-	// kernels beat the indexed loops, and 12 bytes per stored entry approach 8 per entry
-	if 3*sp.NNZ() >= len(ys)*d && CheckValues("dense features", len(ys), d) == nil {
-		xs := make([]float64, len(ys)*d)
-		for i := range len(ys) {
-			sp.DenseRow(xs[i*d:(i+1)*d], i)
+	// kernels beat the indexed loops, and 12 bytes per stored entry approach 8 per entry.
+	// It is filled from the blocks, never through a CSR copy.
+	if 3*vals.n >= n*d && CheckValues("dense features", n, d) == nil {
+		xs := make([]float64, n*d)
+		ic, vc, ec := cursor[int32]{c: &idx}, cursor[float64]{c: &vals}, cursor[int]{c: &ends}
+		for i, at := 0, 0; i < n; i++ {
+			for end := ec.next(); at < end; at++ {
+				xs[i*d+int(ic.next())] = vc.next()
+			}
 		}
-		return denseDataset(xs, ys, d)
+		return denseDataset(xs, ys.flatten(), d)
 	}
-	ds, err := NewSparseDataset(ids, sp, ys)
+	sp := &CSR{Rows: n, Cols: d, Indptr: ends.appendTo(make([]int, 1, n+1)), Indices: idx.flatten(), Values: vals.flatten()}
+	ds, err := NewSparseDataset(ids, sp, ys.flatten())
 	if err != nil {
 		return nil, &InputError{File: name, Msg: err.Error()}
 	}
@@ -598,29 +718,21 @@ func LoadMatrixCSV(path string) (*mat.Dense, error) {
 	return ParseMatrixCSV(rc, path)
 }
 
-// ParseMatrixCSV reads a numeric CSV matrix from r; name is used in errors.
+// ParseMatrixCSV reads a numeric CSV matrix from r; name is used in errors. It streams
+// (see ParseCSV): a row past MaxValues is refused at the field that crosses it.
 func ParseMatrixCSV(r io.Reader, name string) (*mat.Dense, error) {
-	var vals []float64
-	rows := 0
-	width, err := readCSV(r, name, 0, false, func(line int, rec []string, _ bool) error {
-		for j, s := range rec {
-			v, err := parseFloat(name, line, fmt.Sprintf("column %d", j+1), s)
-			if err != nil {
-				return &CellError{Row: rows, Col: j, Cols: len(rec), Err: err}
-			}
-			vals = append(vals, v)
-		}
-		rows++
-		if err := CheckValues("matrix", rows, len(rec)); err != nil {
-			return &InputError{File: name, Line: line, Msg: err.Error()}
-		}
-		return nil
-	})
+	var vals chunks[float64]
+	width, rows, err := readCSV(r, name, 0, false, csvShape{
+		limit: func(rows, fields int) error { return CheckValues("matrix", rows, fields) },
+		cell: func(row, col, cols int, err error) error {
+			return &CellError{Row: row, Col: col, Cols: cols, Err: err}
+		},
+	}, &vals)
 	if err != nil {
 		return nil, err
 	}
 	if rows == 0 {
 		return nil, &InputError{File: name, Msg: "no rows"}
 	}
-	return mat.NewDense(rows, width, vals), nil
+	return mat.NewDense(rows, width, vals.flatten()), nil
 }
