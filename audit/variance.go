@@ -3,6 +3,7 @@ package audit
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -17,16 +18,37 @@ type VarianceTest struct {
 }
 
 // NewVarianceTest is the test on k degrees of freedom at the given level.
+//
+// At a level so small that 1 − level/2 rounds to 1 (a confidence of 1 − 10⁻¹⁶), the upper
+// quantile is taken from the upper tail itself (the inverse of the regularised upper
+// incomplete gamma), and a quantile no inverse can compute in float64 (the lower one at a
+// level near 10⁻³⁰⁰ on many degrees of freedom) is left out: that side never rejects, so
+// the test keeps its level and its stated power is that of the test it runs. Neither is
+// ever NaN, which gonum's CDF would never return from.
 func NewVarianceTest(k int, level float64) VarianceTest {
 	c := distuv.ChiSquared{K: float64(k)}
-	return VarianceTest{K: float64(k), Level: level, Lower: c.Quantile(level / 2), Upper: c.Quantile(1 - level/2)}
+	t := VarianceTest{K: float64(k), Level: level, Lower: c.Quantile(level / 2), Upper: c.Quantile(1 - level/2)}
+	if math.IsInf(t.Upper, 1) || math.IsNaN(t.Upper) {
+		t.Upper = 2 * mathext.GammaIncRegCompInv(float64(k)/2, level/2)
+	}
+	if math.IsNaN(t.Upper) {
+		t.Upper = math.Inf(1)
+	}
+	if math.IsNaN(t.Lower) {
+		t.Lower = 0
+	}
+	return t
 }
 
 // Rejects says whether the statistic Σx²/v falls outside the acceptance region.
 func (t VarianceTest) Rejects(stat float64) bool { return stat < t.Lower || stat > t.Upper }
 
 // Power is the probability of rejecting when the true variance is r times the claimed.
+// r must be positive and finite: a NaN argument would never return from gonum's CDF.
 func (t VarianceTest) Power(r float64) float64 {
+	if !(r > 0) || math.IsInf(r, 1) {
+		return math.NaN()
+	}
 	c := distuv.ChiSquared{K: t.K}
 	return c.CDF(t.Lower/r) + c.Survival(t.Upper/r)
 }

@@ -32,7 +32,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	// the checks, for a progress bar, counted as each ends
 	st, ctx := steps.Count(ctx, true, true, game, membership)
 	var wg sync.WaitGroup
-	wg.Go(func() { noise, errs[0] = s.noiseFinding(ctx, opt.Seed, 1-(1-conf)/20); st.Step() })
+	wg.Go(func() { noise, errs[0] = s.noiseFinding(ctx, opt.Seed, (1-conf)/20); st.Step() })
 	wg.Go(func() { coupled, errs[1] = s.coupledFinding(ctx, opt.Seed); st.Step() })
 	if game {
 		wg.Go(func() {

@@ -24,7 +24,7 @@ import (
 
 // noiseRatioPower is the variance ratio either way the check must catch with 80 % power
 // (the planted bug of issue 28: σ√η for σ√(2η) halves the variance).
-const noiseRatioPower = 2
+const noiseRatioPower = 2.0 // a float: 1/noiseRatioPower must be ½, not the integer 0
 
 // noiseResolve is the ratio either way the twin's run count is chosen to resolve with
 // 80 % power, which is cheap: a run gives d degrees of freedom.
@@ -89,13 +89,14 @@ func (s *Subject) projectionRisk(epochs int) float64 {
 	return steps * distuv.ChiSquared{K: float64(s.ordered.Dim())}.Survival(p.Radius*p.Radius/vInf)
 }
 
-// noiseFinding runs the twin and tests the measured variance on both sides against v_s.
-func (s *Subject) noiseFinding(ctx context.Context, seed uint64, conf float64) (audit.Finding, error) {
+// noiseFinding runs the twin and tests the measured variance on both sides against v_s,
+// at the false-alarm level given (the check's share of the audit's 1 − confidence).
+func (s *Subject) noiseFinding(ctx context.Context, seed uint64, level float64) (audit.Finding, error) {
 	twin, err := s.zeroFeatureTwin()
 	if err != nil {
 		return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
 	}
-	ns := s.noiseSides(conf)
+	ns := s.noiseSides(level)
 	runs := noiseRuns(ns.d, ns.a)
 	twinSeed := reference.Stream(seed, 0, "sglu/noise-twin").Uint64()
 	// the engine runs the twin as it runs the subject's trials: lockstep batches for a
@@ -108,14 +109,21 @@ func (s *Subject) noiseFinding(ctx context.Context, seed uint64, conf float64) (
 }
 
 // noiseSides is what the twin's runs are tested against: v_s after T + ΣK_s epochs for the
-// unlearned runs and after T for the retrains, each side at half the false-alarm budget.
-func (s *Subject) noiseSides(conf float64) noiseSides {
+// unlearned runs and after T for the retrains, each side at half the false-alarm level.
+// The level is passed as it is, not as a confidence: at --confidence 1 − 10⁻¹⁶ the noise
+// check's share, 1 − (1 − conf)/20, rounds to 1, and a level of 0 never rejects and no
+// run count decides it (the demo spun forever looking for one).
+func (s *Subject) noiseSides(level float64) noiseSides {
 	total := s.setup.Epochs + sum(s.ks)
+	conf := 1 - level
+	a := (1 - conf) / 2 // two sides share the false-alarm budget (Bonferroni)
+	if a == 0 {
+		a = level / 2 // 1 − level rounded to 1
+	}
 	return noiseSides{
 		vUnlearned: s.twinVariance(total), vRetrained: s.twinVariance(s.setup.Epochs),
 		risk: s.projectionRisk(total), sigma: s.setup.Sigma, d: s.ordered.Dim(),
-		a:    (1 - conf) / 2, // two sides share the false-alarm budget (Bonferroni)
-		conf: conf}
+		a: a, conf: conf}
 }
 
 // noiseSides is what noiseVerdict compares the twin's runs with.
@@ -180,11 +188,27 @@ func noiseVerdict(results []audit.TrialResult, ns noiseSides) (audit.Finding, er
 		f.Verdict = audit.Pass
 	default: // only with runs capped at noiseMaxRuns in very few dimensions
 		f.Verdict = audit.Inconclusive
-		for n := len(results) + 1; f.TrialsNeeded == 0; n++ {
+		decides := func(n int) bool {
 			t := audit.NewVarianceTest(n*ns.d, ns.a)
-			if math.Min(t.Power(noiseRatioPower), t.Power(1/noiseRatioPower)) >= audit.PowerTarget {
-				f.TrialsNeeded = n
+			return math.Min(t.Power(noiseRatioPower), t.Power(1/noiseRatioPower)) >= audit.PowerTarget
+		}
+		// the least decisive run count, by doubling then bisection, searched up to 2^30
+		// runs: a level too small for any count leaves TrialsNeeded 0 and says so
+		lo, hi := len(results), 2*len(results)+1
+		for hi < 1<<30 && !decides(hi) {
+			lo, hi = hi, 2*hi
+		}
+		if hi < 1<<30 {
+			for hi-lo > 1 {
+				if mid := lo + (hi-lo)/2; decides(mid) {
+					hi = mid
+				} else {
+					lo = mid
+				}
 			}
+			f.TrialsNeeded = hi
+		} else {
+			f.Detail += fmt.Sprintf("; no run count up to 2^30 gives 80 %% power at level %.3g", ns.a)
 		}
 	}
 	return f, nil

@@ -110,7 +110,7 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 			if risk := s.projectionRisk(s.setup.Epochs + 100); risk > 1e-12 {
 				t.Fatalf("projection risk %v: this setup does not test the Gaussian law", risk)
 			}
-			f, err := s.noiseFinding(context.Background(), 5, 0.95)
+			f, err := s.noiseFinding(context.Background(), 5, 0.05)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -92,7 +92,7 @@ func TestNoiseSidesAreTheTheorys(t *testing.T) {
 	p := s.problem
 	per := p.N / p.Batch
 	conf := 0.95
-	ns := s.noiseSides(conf)
+	ns := s.noiseSides(1 - conf)
 	wantU := recursionVariance(p.StepSize, p.StrongConvexity, s.setup.Sigma, (1+3)*per)
 	wantR := recursionVariance(p.StepSize, p.StrongConvexity, s.setup.Sigma, 1*per)
 	if math.Abs(ns.vUnlearned-wantU) > 1e-12*wantU || math.Abs(ns.vRetrained-wantR) > 1e-12*wantR {
@@ -132,7 +132,7 @@ func TestNoiseFindingFarFromStationarity(t *testing.T) {
 			if risk := s.projectionRisk(4); risk > 1e-12 {
 				t.Fatalf("projection risk %v: this setup does not test the Gaussian law", risk)
 			}
-			f, err := s.noiseFinding(context.Background(), 5, 0.95)
+			f, err := s.noiseFinding(context.Background(), 5, 0.05)
 			if err != nil {
 				t.Fatal(err)
 			}
