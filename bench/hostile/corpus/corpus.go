@@ -555,6 +555,8 @@ func build(o Options) []buildCase {
 		{"demo-a-billion-trials", []string{"demo", "--out", "out", "--trials", "1000000000"}, []string{"--trials 1000000000: want an integer in [8, 1000000]"}},
 		{"bounds-tiny-delta", []string{"bounds", "d2d", "--variant", "strongly-convex", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
 			"--n", "1000", "--iterations", "5", "--epsilon", "1", "--delta", "4.9e-324"}, []string{"--delta 5e-324"}},
+		// found by the range-edge sweep after the baseline: it spun forever, past SIGTERM
+		{"sglu-confidence-edge", []string{"demo", "--variants", "sglu", "--trials", "8", "--quiet", "--confidence", "0.9999999999999999", "--out", "out"}, []string{"confidence"}},
 	}
 	for _, f := range flagCases {
 		add(Case{Name: "e-" + f.name, What: "flags (hostile_test.go, overflow_test.go, redteam_low_test.go)", Args: f.args, Exit: []int{2}, Stderr: f.want},
