@@ -262,6 +262,36 @@ func (f *fieldReader) field() (text []byte, long, last bool, err error) {
 	return f.unquoted()
 }
 
+// ended is a field's text once its end is found: the field itself when it is short, else
+// the head keepLong kept (and long set).
+func (f *fieldReader) ended(text []byte, long bool) ([]byte, bool) {
+	if !long && len(text) > MaxFieldBytes {
+		f.keepLong(text)
+		long = true
+	}
+	if long {
+		text = f.text
+	}
+	return text, long
+}
+
+// refill reads more input for a field whose end is not yet in the buffer, scanned up to
+// k: a long field's bytes so far are dropped (its head kept), and k moves with the bytes
+// fill moves. more is fill's answer.
+func (f *fieldReader) refill(k int, long bool) (next int, isLong, more bool) {
+	t := f.t
+	if !long && k-t.pos > MaxFieldBytes {
+		f.keepLong(t.buf[t.pos:k])
+		long = true
+	}
+	if long {
+		t.pos = k
+	}
+	before := t.pos
+	more = t.fill()
+	return k - (before - t.pos), long, more
+}
+
 // keepLong remembers the first bytes of a long field for its error message.
 func (f *fieldReader) keepLong(b []byte) { f.text = append(f.text[:0], b[:min(len(b), 2*clip.Max)]...) }
 
@@ -297,25 +327,11 @@ func (f *fieldReader) unquoted() (text []byte, long, last bool, err error) {
 			} else {
 				t.pos = k + len(f.comma)
 			}
-			if !long && len(text) > MaxFieldBytes {
-				f.keepLong(text)
-				long = true
-			}
-			if long {
-				text = f.text
-			}
+			text, long = f.ended(text, long)
 			return text, long, last, nil
 		}
-		if !long && k-t.pos > MaxFieldBytes {
-			f.keepLong(t.buf[t.pos:k])
-			long = true
-		}
-		if long {
-			t.pos = k
-		}
-		before := t.pos
-		more := t.fill()
-		k -= before - t.pos // fill moved the bytes from before to t.pos
+		var more bool
+		k, long, more = f.refill(k, long)
 		if !more && k >= t.end {
 			if err := t.failed(); err != nil {
 				return nil, false, false, err
@@ -501,25 +517,11 @@ func (f *fieldReader) token() (text []byte, long, ok bool, err error) {
 				continue
 			}
 			text, t.pos = t.buf[t.pos:k], k // the separator is read by the next call
-			if !long && len(text) > MaxFieldBytes {
-				f.keepLong(text)
-				long = true
-			}
-			if long {
-				text = f.text
-			}
+			text, long = f.ended(text, long)
 			return text, long, true, nil
 		}
-		if !long && k-t.pos > MaxFieldBytes {
-			f.keepLong(t.buf[t.pos:k])
-			long = true
-		}
-		if long {
-			t.pos = k
-		}
-		before := t.pos
-		more := t.fill()
-		k -= before - t.pos
+		var more bool
+		k, long, more = f.refill(k, long)
 		if !more && k >= t.end {
 			if err := t.failed(); err != nil {
 				return nil, false, false, err
