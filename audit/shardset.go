@@ -217,6 +217,20 @@ func (e *MergeError) Error() string {
 	return "cannot merge the shards:\n  " + strings.Join(e.Problems, "\n  ")
 }
 
+// shardFolders are the entries of d named shard-*-of-*, in name order. d is listed, not
+// globbed: a folder named res[1] or r* is a name, not a pattern (filepath.Glob read r*
+// as every folder starting with r, and res[1] as res1).
+func shardFolders(d string) ([]string, error) {
+	entries, _ := os.ReadDir(d) // as Glob, an unreadable d has no entries: the caller says what d is
+	var subs []string
+	for _, e := range entries {
+		if ok, _ := filepath.Match("shard-*-of-*", e.Name()); ok {
+			subs = append(subs, filepath.Join(d, e.Name()))
+		}
+	}
+	return subs, nil
+}
+
 // FindShards finds the shards among dirs: each is a shard's folder (it holds shard.json)
 // or a folder of shard folders (shard-I-of-N/shard.json), as `audit run --shard` writes.
 func FindShards(dirs []string, key *evidence.Key) ([]FoundShard, error) {
@@ -224,7 +238,7 @@ func FindShards(dirs []string, key *evidence.Key) ([]FoundShard, error) {
 	for _, d := range dirs {
 		candidates := []string{d}
 		if _, err := os.Stat(filepath.Join(d, ShardManifestFile)); os.IsNotExist(err) {
-			subs, err := filepath.Glob(filepath.Join(d, "shard-*-of-*"))
+			subs, err := shardFolders(d)
 			if err != nil {
 				return nil, fmt.Errorf("find shards in %s: %w", d, err)
 			}

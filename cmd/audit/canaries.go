@@ -58,6 +58,6 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	for _, v := range p.Included {
 		in += v
 	}
-	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, in, p.Seed, filepath.Clean(*out))
+	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, in, p.Seed, shownPath(filepath.Clean(*out)))
 	return nil
 }

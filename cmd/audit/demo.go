@@ -503,7 +503,7 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	if overall == reports.MeasurementVerdict {
 		overall += " (no claim, no verdict)"
 	}
-	fmt.Fprintf(w, "overall: %s; report: %s\n", overall, strings.Join(files, ", "))
+	fmt.Fprintf(w, "overall: %s; report: %s\n", overall, shownPath(strings.Join(files, ", ")))
 }
 
 // emit prints the summary table, or with asJSON the report's JSON (what report.json holds).

@@ -13,6 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -200,7 +201,7 @@ Flags:`)
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s (evidence key), %s (signing key) and %s (its public key)\nkeep the first two secret; export %s=%s\n",
-		filepath.Join(dir, "evidence.key"), filepath.Join(dir, "sign.key"), filepath.Join(dir, "sign.pub"), evidence.KeyEnv, absPath(filepath.Join(dir, "evidence.key")))
+		shownPath(filepath.Join(dir, "evidence.key")), shownPath(filepath.Join(dir, "sign.key")), shownPath(filepath.Join(dir, "sign.pub")), evidence.KeyEnv, shell.Quote(absPath(filepath.Join(dir, "evidence.key"))))
 	return nil
 }
 

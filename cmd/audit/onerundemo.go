@@ -188,5 +188,5 @@ func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, skipped []
 	for _, s := range skipped {
 		fmt.Fprintf(w, "not run (name it in --variants): %s\n", s)
 	}
-	fmt.Fprintf(w, "overall: %s; report: %s\n", rep.Summary.Verdict, filepath.Join(dir, "report.json"))
+	fmt.Fprintf(w, "overall: %s; report: %s\n", rep.Summary.Verdict, shownPath(filepath.Join(dir, "report.json")))
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
@@ -78,5 +79,36 @@ func TestQuoteLeavesPlainWordsBare(t *testing.T) {
 	}
 	if got := shell.Arg("/abs/-x"); got != "/abs/-x" {
 		t.Errorf("Arg(/abs/-x) = %q", got)
+	}
+}
+
+// A word a terminal would act on (ESC, BEL, C1, bidi, bytes that are not UTF-8) is printed
+// in $'…' quoting: the printed line holds none of those raw, and bash, reading it, gets
+// the word back byte for byte. Printing such words in plain single quotes (the old Quote)
+// fails the first check; a wrong escape, the second.
+func TestQuoteEscapesWhatATerminalActsOn(t *testing.T) {
+	words := []string{"k\x1b]0;x\x07", "sh\x1b[31m", "c\u009bq", "bidi\u202eevil", "\xff\xfe", "mix 'q' \\ \x1b\n"}
+	for _, w := range words {
+		q := shell.Quote(w)
+		if strings.ContainsAny(q, "\x1b\x07\u009b\u202e") || !utf8.ValidString(q) {
+			t.Errorf("Quote(%q) = %q: raw", w, q)
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to read $'…'")
+	}
+	for _, w := range words {
+		line := shell.Join([]string{"printf", `%s\0`, w})
+		cmd := exec.Command(bash, "-c", line)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("bash -c %q: %v", line, err)
+		}
+		if got := strings.TrimSuffix(string(out), "\x00"); got != w {
+			t.Errorf("%q printed as %s arrived as %q", w, line, got)
+		}
 	}
 }
