@@ -120,6 +120,10 @@ func (g Game) check(pos, neg []float64) error {
 	switch {
 	case !(g.Delta >= 0 && g.Delta < 1):
 		return fmt.Errorf("distinguishing game: δ = %v; want 0 ≤ δ < 1", g.Delta)
+	case g.conf() == 1:
+		// a confidence within 1e-16 of 1 that the checks split (1 − (1 − c)/k, (1 + c)/2)
+		// rounds to 1 in float64: say so, rather than show a 1 the user never typed
+		return fmt.Errorf("distinguishing game: confidence 1 after the checks split it (a confidence within about 1e-15 of 1 rounds to 1 in float64); want at most 0.999999999999")
 	case !(g.conf() > 0 && g.conf() < 1):
 		return fmt.Errorf("distinguishing game: confidence %v; want a level in (0, 1)", g.conf())
 	case len(pos) < 4 || len(neg) < 4:
