@@ -7,7 +7,7 @@
 // unknown ID is named with the request it came in). A trial learns, serves the requests
 // and publishes (Unlearned), and retrains from scratch on the final data and publishes
 // (Retrained); Claim gives the certificate with every step of its derivation, Plan the
-// derived noise and iterations, Universe every record that appears in any round, and
+// derived noise and iterations, Final the data after every request, and
 // Fingerprint the configuration a checkpoint is keyed by. Outside Perfect mode neither
 // run's descent reads its noise (Algorithm 3 adds it to a copy), so a subject descends
 // once, on its first trial, and every trial publishes those secret models with its own

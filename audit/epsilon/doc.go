@@ -41,6 +41,6 @@
 //
 //     res, err := epsilon.Game{Delta: 1e-5}.LowerBound(unlearnedScores, retrainedScores)
 //     if res.Epsilon > claimed { /* the claim is violated at 95 % confidence */ }
-//     pw, err := epsilon.SplitGamePower(len(unlearnedScores), epsilon.PowerSpec{Claim: claimed, Factor: 2, Delta: 1e-5, Conf: 0.95})
+//     pw, err := epsilon.SplitGamePower(ctx, len(unlearnedScores), epsilon.PowerSpec{Claim: claimed, Factor: 2, Delta: 1e-5, Conf: 0.95})
 //     if pw.Power < 0.8 { /* no violation shown, but none of twice the claim would have been */ }
 package epsilon
