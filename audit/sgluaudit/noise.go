@@ -116,9 +116,12 @@ func (s *Subject) noiseFinding(ctx context.Context, seed uint64, level float64) 
 func (s *Subject) noiseSides(level float64) noiseSides {
 	total := s.setup.Epochs + sum(s.ks)
 	conf := 1 - level
-	a := (1 - conf) / 2 // two sides share the false-alarm budget (Bonferroni)
+	// two sides share the false-alarm budget (Bonferroni); (1 − conf)/2 is the form every
+	// report was computed with (level/2 differs in its last bits and moves pinned findings),
+	// and level/2 is used only where 1 − level rounded to 1
+	a := (1 - conf) / 2
 	if a == 0 {
-		a = level / 2 // 1 − level rounded to 1
+		a = level / 2
 	}
 	return noiseSides{
 		vUnlearned: s.twinVariance(total), vRetrained: s.twinVariance(s.setup.Epochs),
