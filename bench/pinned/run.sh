@@ -15,6 +15,11 @@
 # SOURCE_DATE_EPOCH; exit codes are part of the sums (a changed verdict changes them).
 set -euo pipefail
 BIN=$(realpath "$1")
+# The binary runs as "audit" from PATH: the commands it prints name it so, not by BIN's path.
+BINDIR=$(mktemp -d)
+trap 'rm -rf "$BINDIR"' EXIT
+cp "$BIN" "$BINDIR/audit"
+export PATH="$BINDIR:$PATH"
 OUT=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ -e "$OUT" ] && { echo "run.sh: $OUT exists; give a fresh folder" >&2; exit 2; }
@@ -29,7 +34,7 @@ cd "$OUT"
 c() {
 	local name=$1; shift
 	set +e
-	"$BIN" "$@" >"$name.stdout" 2>"$name.stderr"
+	audit "$@" >"$name.stdout" 2>"$name.stderr"
 	echo $? >"$name.exit"
 	set -e
 }
@@ -81,6 +86,9 @@ c report-md report --in run/report.json --format md
 c report-json report --in verify-broken/report.json --format json
 c bounds bounds d2d --variant strongly-convex --lipschitz 1 --smoothness 4 --strong-convexity 1 --iterations 10 --n 100 --epsilon 1 --delta 1e-5
 c plan plan --epsilon 1 --delta 1e-3 --table 8,16,32,64
+
+# Elapsed times in a summary line, "(5s)", are not the report's: masked.
+sed -i -E 's/\(([0-9]+h)?([0-9]+m)?[0-9.]+m?s\)/(TIME)/g' ./*.stdout
 
 # Every report file and every command's stdout and exit code; stderr holds progress and
 # timings, so it is left out. Checkpoints and shard files are the engine's, not reports.
