@@ -286,7 +286,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		orient += " (the rule calls every model the same, so its direction is nominal: an AUC below 0.5 here is 1 − AUC the other way, and no verdict rests on it)"
 	}
 	f.Scores = SummarizeScoresOriented(chosen.Name+" (held-out half; "+dirWord(res.Rule.Above)+")", chosen.Pos[nu/2:], chosen.Neg[nr/2:], res.Rule.Above)
-	f.Estimates = append(f.Estimates, f.HeldOut.rates(rule)...)
+	f.Estimates = append(f.Estimates, heldOutRates(f.HeldOut, rule)...)
 	if c, err := epsilon.Competition(column(chosen.Pos[nu/2:]), column(chosen.Neg[nr/2:])); err == nil && nu-nu/2 == nr-nr/2 {
 		f.Estimates = append(f.Estimates, Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic, held-out half)", Value: c.Epsilons[0],
 			Note: fmt.Sprintf("the competition's scorer on the deciding statistic's held-out half (%d models a side; the scorer picks its own direction, by the medians, and its thresholds on the models it scores: an optimistic estimate, never a bound): δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", nu-nu/2, c.EMax)})

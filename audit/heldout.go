@@ -6,36 +6,15 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 )
 
-// HeldOut is the evaluation behind a split game's ε lower bound: the rule chosen on the
-// selection halves and its counts on the held-out halves, from which the bound is computed
-// (epsilon.LowerBound), so that a reader, or a test, can recompute the bound, the rule's
-// rates and the most these halves could show from the report alone.
-type HeldOut struct {
-	Rule           string `json:"rule"`            // e.g. "unlearned if ≤ 0.063"
-	Above          bool   `json:"above"`           // the rule flags values ≥ its threshold (else ≤)
-	Unlearned      int    `json:"unlearned"`       // held-out unlearned models: the positives
-	Retrained      int    `json:"retrained"`       // held-out retrained models: the negatives
-	FalsePositives int    `json:"false_positives"` // retrained models the rule calls unlearned
-	FalseNegatives int    `json:"false_negatives"` // unlearned models it does not
-	// Resolution is the largest ε lower bound these halves can show: the bound at no false
-	// positive and no false negative.
-	Resolution float64 `json:"resolution"`
-}
-
 // heldOut is the HeldOut of a rule's held-out counts c, bounded at δ and confidence conf.
 func heldOut(rule string, r epsilon.Rule, c epsilon.Counts, delta, conf float64) *HeldOut {
 	return &HeldOut{Rule: rule, Above: r.Above, Unlearned: c.Pos, Retrained: c.Neg, FalsePositives: c.FP, FalseNegatives: c.Pos - c.TP,
 		Resolution: epsilon.LowerBound(epsilon.Counts{TP: c.Pos, Pos: c.Pos, Neg: c.Neg}, delta, 1-conf)}
 }
 
-// Counts are the held-out counts as the game counted them.
-func (h *HeldOut) Counts() epsilon.Counts {
-	return epsilon.Counts{TP: h.Unlearned - h.FalseNegatives, Pos: h.Unlearned, FP: h.FalsePositives, Neg: h.Retrained}
-}
-
 // rates are the rule's held-out true- and false-positive rates, as estimates with
 // two-sided 95 % Clopper–Pearson intervals: the point the bound was computed at.
-func (h *HeldOut) rates(rule string) []Estimate {
+func heldOutRates(h *HeldOut, rule string) []Estimate {
 	c := h.Counts()
 	tl, tu := epsilon.ClopperPearson(c.TP, c.Pos, 0.95)
 	fl, fu := epsilon.ClopperPearson(c.FP, c.Neg, 0.95)

@@ -149,8 +149,8 @@ func TestRenyiBoxContainsExact(t *testing.T) {
 		dist := float64(rapid.IntRange(0, 100).Draw(t, "dist")) / 50
 		lo := func(label string) float64 { return 0.1 + float64(rapid.IntRange(0, 100).Draw(t, label))/50 }
 		aLo, bLo := lo("aLo"), lo("bLo")
-		A := Interval{aLo, aLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "aw"))/100)}
-		B := Interval{bLo, bLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "bw"))/100)}
+		A := Interval{Lower: aLo, Upper: aLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "aw"))/100)}
+		B := Interval{Lower: bLo, Upper: bLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "bw"))/100)}
 		box := renyiBox(alpha, dist, d, A, B)
 		for range 20 {
 			a := A.Lower + (A.Upper-A.Lower)*float64(rapid.IntRange(0, 100).Draw(t, "a"))/100
@@ -167,7 +167,7 @@ func TestDecideUpper(t *testing.T) {
 	for _, c := range []struct {
 		iv   Interval
 		want Verdict
-	}{{Interval{0.1, 0.4}, Pass}, {Interval{0.6, 0.9}, Fail}, {Interval{0.4, 0.6}, Inconclusive}, {Interval{0.5, 0.5}, Pass}} {
+	}{{Interval{Lower: 0.1, Upper: 0.4}, Pass}, {Interval{Lower: 0.6, Upper: 0.9}, Fail}, {Interval{Lower: 0.4, Upper: 0.6}, Inconclusive}, {Interval{Lower: 0.5, Upper: 0.5}, Pass}} {
 		if got := DecideUpper(c.iv, 0.5); got != c.want {
 			t.Errorf("DecideUpper(%v, 0.5) = %s, want %s", c.iv, got, c.want)
 		}

@@ -27,7 +27,7 @@ func TestSummarizeScores(t *testing.T) {
 			}
 			area += p.TPR - p.FPR
 		}
-		if first, last := s.ROC[0], s.ROC[len(s.ROC)-1]; first != (ROCPoint{1, 1}) || last != (ROCPoint{}) {
+		if first, last := s.ROC[0], s.ROC[len(s.ROC)-1]; first != (ROCPoint{FPR: 1, TPR: 1}) || last != (ROCPoint{}) {
 			t.Errorf("%s: ROC from %v to %v", c.name, first, last)
 		}
 		if area <= 0 {

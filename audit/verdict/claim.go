@@ -1,10 +1,7 @@
-package audit
+package verdict
 
 import (
-	"context"
 	"slices"
-
-	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // A Claim is what a method certifies, with the arithmetic that produced it, so a report can
@@ -49,18 +46,4 @@ type Step struct {
 	Quantity string  `json:"quantity"`
 	Formula  string  `json:"formula"`
 	Value    float64 `json:"value"`
-}
-
-// A Subject is an unlearning setup the auditor can sample from. Trial t of a subject is a
-// pure function of the subject's configuration and (seed, t): all its randomness comes from
-// the streams it is given, so trials re-run bit for bit and may run in any order.
-type Subject interface {
-	// Name identifies the subject in reports and checkpoints.
-	Name() string
-	// Claim is what the method certifies.
-	Claim() Claim
-	// Unlearned learns on 𝒟, serves the deletion and addition requests, and publishes.
-	Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error)
-	// Retrained retrains on the final dataset from scratch and publishes.
-	Retrained(ctx context.Context, s reference.Streams) (reference.Release, error)
 }

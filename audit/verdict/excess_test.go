@@ -1,4 +1,4 @@
-package audit_test
+package verdict_test
 
 import (
 	"math"
