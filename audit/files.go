@@ -1,121 +1,17 @@
 package audit
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
-	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
-
-// WriteFileAtomic writes body to path through a temporary file in the same directory,
-// renamed into place: a reader never sees half a file, and a failure leaves none.
-func WriteFileAtomic(path string, body []byte) error {
-	return WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(body)
-		return err
-	})
-}
-
-// WriteAtomic is WriteFileAtomic for a body too large to hold: write streams it into the
-// temporary file (buffered), which is renamed into place only if write succeeds. A path
-// that exists and is not a regular file (a device, a FIFO, a symbolic link) is refused,
-// not replaced: see regular.Replaceable.
-func WriteAtomic(path string, write func(io.Writer) error) error {
-	root, err := os.OpenRoot(filepath.Dir(path))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer root.Close()
-	return WriteAtomicIn(root, filepath.Base(path), path, write)
-}
-
-// WriteAtomicIn is WriteAtomic of the file name directly inside the folder root (path is
-// its name for messages): the temporary file is created, and renamed, beneath root, and
-// a name that exists and is not a regular file is refused, not replaced.
-func WriteAtomicIn(root *os.Root, name, path string, write func(io.Writer) error) error {
-	replaceable := func() error {
-		st, err := root.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := regular.Check(path, st.Mode()); err != nil {
-			return fmt.Errorf("write %s: refused: %w", path, err)
-		}
-		return nil
-	}
-	if err := replaceable(); err != nil {
-		return err
-	}
-	tmp, tmpName, err := createTemp(root, "."+name+".")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	merr := tmp.Chmod(0o644)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, merr, cerr); err != nil {
-		root.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// checked again: the write may have taken a while
-	if err := replaceable(); err != nil {
-		root.Remove(tmpName)
-		return err
-	}
-	if err := root.Rename(tmpName, name); err != nil {
-		root.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// createTemp is os.CreateTemp beneath root: a new file named prefix and a random number,
-// created exclusively (O_EXCL: no link followed, nothing opened that exists), mode 0600.
-func createTemp(root *os.Root, prefix string) (*os.File, string, error) {
-	for range 10000 {
-		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
-		f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, name, err
-	}
-	return nil, "", fmt.Errorf("create a temporary file %s*: %w", prefix, fs.ErrExist)
-}
-
-// A Folder opens and writes files inside an output folder by name (slash-separated,
-// relative to the folder), following no symbolic link on the way: outdir.Dir. The
-// engine's checkpoints and the merged trials are written through one, so a link planted
-// in the folder (OUT/trials pointing elsewhere) is refused, not written through. A nil
-// Folder means plain paths.
-type Folder interface {
-	// OpenFile is os.OpenFile of the named file, refusing a symbolic link at any
-	// element of its name (a *regular.LinkError).
-	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
-	// WriteAtomic is WriteAtomic of the named file.
-	WriteAtomic(name string, write func(io.Writer) error) error
-	// Join is the named file's path, for messages.
-	Join(name string) string
-}
 
 // Write writes the outcome's files into dir, creating it, each file atomically and in
 // order of name.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
@@ -90,7 +90,7 @@ func (d *Dir) lstat(name string) (fs.FileInfo, error) {
 
 // OpenFile is os.OpenFile of the named file (slash-separated, relative to the folder)
 // beneath the folder, following no symbolic link: one at any element of the name is a
-// *regular.LinkError. It is how the audit engine opens its checkpoints (audit.Folder).
+// *regular.LinkError. It is how the audit engine opens its checkpoints (atomicfile.Folder).
 func (d *Dir) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
 	r, base, done, err := d.parent(name, false)
 	if err != nil {
@@ -127,15 +127,15 @@ func (d *Dir) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error
 
 // WriteAtomic writes the named file (slash-separated, relative to the folder) through a
 // temporary file beside it, renamed into place, beneath the folder and following no
-// link (audit.WriteAtomicIn). It records nothing in the manifest: WriteFiles does, and
-// an appended file (a checkpoint: audit.Folder) is recorded by Appending.
+// link (atomicfile.WriteAtomicIn). It records nothing in the manifest: WriteFiles does, and
+// an appended file (a checkpoint: atomicfile.Folder) is recorded by Appending.
 func (d *Dir) WriteAtomic(name string, write func(io.Writer) error) error {
 	r, base, done, err := d.parent(name, false)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", d.Join(name), err)
 	}
 	defer done()
-	return audit.WriteAtomicIn(r, base, d.Join(name), write)
+	return atomicfile.WriteAtomicIn(r, base, d.Join(name), write)
 }
 
 // remove removes the named file beneath the folder (unlink follows no link).
@@ -188,6 +188,6 @@ func (d *Dir) openRegular(name string) (*os.File, error) {
 	return f, nil
 }
 
-// The folder is an audit.Folder: the engine's checkpoints and the merged trials are
+// The folder is an atomicfile.Folder: the engine's checkpoints and the merged trials are
 // written through it.
-var _ audit.Folder = (*Dir)(nil)
+var _ atomicfile.Folder = (*Dir)(nil)

@@ -44,7 +44,7 @@
 // Every file inside the folder is opened, created, renamed and removed beneath an
 // os.Root of it, following no symbolic link at any element of its name (a
 // *regular.LinkError): a link planted in the folder never leads the tool's writes
-// elsewhere. The Dir is an audit.Folder, through which the audit engine opens its
+// elsewhere. The Dir is an atomicfile.Folder, through which the audit engine opens its
 // checkpoints and a merge writes the merged trials.
 //
 // CheckOut refuses output paths that are empty, that name an input, or that lie inside an
