@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // ReproductionSchema identifies the JSON layout of a Reproduction. v5: a power states what
@@ -194,29 +195,43 @@ func (r *Reproduction) ReportSlack(loose func(check string) bool) {
 }
 
 // summarize tallies findings: the judged decide the verdict, the reported count apart.
+// Measurements never decide, nor count.
 func summarize(fs []Finding) Summary {
-	var judged, reported []audit.Finding
+	var judged, reported verdict.Tally
 	for _, f := range fs {
-		if f.Kind == string(audit.Measurement) {
-			continue // measurements never decide, nor count
-		}
-		if f.Reported {
-			reported = append(reported, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
-		} else {
-			judged = append(judged, audit.Finding{Verdict: audit.Verdict(f.Verdict)})
+		switch {
+		case f.Kind == string(verdict.Measurement):
+		case f.Reported:
+			reported.Add(verdict.Verdict(f.Verdict))
+		default:
+			judged.Add(verdict.Verdict(f.Verdict))
 		}
 	}
-	p, f, i := audit.Count(judged)
-	s := Summary{Verdict: string(audit.Worst(judged)), Pass: p, Fail: f, Inconclusive: i}
-	if len(reported) > 0 {
-		p, f, i := audit.Count(reported)
-		s.Reported = &Tally{Pass: p, Fail: f, Inconclusive: i}
-		if len(judged) == 0 {
+	s := Summary{Verdict: string(worst(judged)), Pass: judged.Pass, Fail: judged.Fail, Inconclusive: judged.Inconclusive}
+	if total(reported) > 0 {
+		s.Reported = &Tally{Pass: reported.Pass, Fail: reported.Fail, Inconclusive: reported.Inconclusive}
+		if total(judged) == 0 {
 			s.Verdict = NotJudged
 		}
 	}
 	return s
 }
+
+// worst is the worst verdict counted, as verdict.Worst gives it for the findings counted:
+// FAIL when one failed, else INCONCLUSIVE when one was inconclusive or none was counted,
+// else PASS.
+func worst(t verdict.Tally) verdict.Verdict {
+	switch {
+	case t.Fail > 0:
+		return verdict.Fail
+	case t.Inconclusive > 0 || t.Pass == 0:
+		return verdict.Inconclusive
+	}
+	return verdict.Pass
+}
+
+// total is the number of verdicts counted.
+func total(t verdict.Tally) int { return t.Pass + t.Fail + t.Inconclusive }
 
 // JSON encodes the reproduction, indented, with a final newline.
 func (r *Reproduction) JSON() ([]byte, error) { return encodeJSON(r, "reproduction") }
