@@ -5,27 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
-
-// Write writes the outcome's files into dir, creating it, each file atomically and in
-// order of name.
-func (r *Reproduced) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write results: %w", err)
-	}
-	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
-		if err := WriteFileAtomic(filepath.Join(dir, name), r.Files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // RunArgs runs the experiment with its settings given as command-line flags (argv), the
 // others at their defaults: "audit reproduce NAME argv…" without the printing and the

@@ -52,15 +52,6 @@ type Bounds struct {
 	Compute func(variant string, args Args) ([]Row, error)
 }
 
-// A Row is one quantity of a certificate: a key (of the JSON object a front end may
-// print), its value (a number, an integer, a string or a list), and what it is: the
-// formula and source, or the other reading where a spec flags one.
-type Row struct {
-	Key   string
-	Value any
-	Note  string
-}
-
 // An Experiment is a paper's experiment "audit reproduce NAME" re-runs. Run computes and
 // renders everything and returns it; the front end writes the files and prints, so an
 // experiment that fails leaves nothing behind.
@@ -77,19 +68,6 @@ type ExperimentEnv struct {
 	Out      string    // the directory the files will be written to, for the printed summary
 	Version  string    // the tool's version, written into the results
 	Progress io.Writer // where to say what is running
-}
-
-// Reproduced is an experiment's outcome, rendered.
-type Reproduced struct {
-	Files map[string][]byte // file name → contents, to write into ExperimentEnv.Out
-	JSON  []byte            // the result, printed with --json
-	Text  string            // the summary printed otherwise
-	// Verdict is the overall verdict the front end exits with (PASS 0, FAIL 1,
-	// INCONCLUSIVE 3): a judged FAIL fails; a judged INCONCLUSIVE, or no judged finding at
-	// all, is INCONCLUSIVE; only judged findings that all pass make a PASS. Experiments
-	// take it from reports.Reproduction.Reproduced, which applies that rule, and never
-	// override it.
-	Verdict Verdict
 }
 
 // A Variant is a named configuration of a method.

@@ -194,9 +194,6 @@ type SpecOutputs struct {
 	Formats []string
 }
 
-// OutputFormats are the renderings a spec may ask for beside report.json.
-var OutputFormats = []string{"json", "md", "html", "pdf"}
-
 // SpecData says where the data are and how to read them, as the demo's data flags do.
 // File is resolved against the spec's own folder by LoadSpec.
 type SpecData struct {

@@ -38,29 +38,6 @@ type UtilityInput struct {
 // Name is the input's name as LoadUtility reads it: side_set_values.
 func (u UtilityInput) Name() string { return u.Side + "_" + u.Set + "_" + u.Values }
 
-// Utility is how well both sides' models still work: the loss and accuracy of the
-// unlearned and of the retrained models on the forget, retain and test sets. It is a
-// measurement beside the verdict, never a part of it: unlearning is judged by the
-// forgetting checks, and a compliance reader wants to see beside them that the model
-// still works (and, on the forget set, that it does about as well there as a retrain).
-type Utility struct {
-	Source string       `json:"source"` // where the per-record values came from
-	Rows   []UtilityRow `json:"rows"`
-}
-
-// UtilityRow is one measurement: the mean over a side's models of each model's mean over
-// the set's records, and the standard deviation of those model means (n − 1 in the
-// denominator; 0 for one model).
-type UtilityRow struct {
-	Set     string  `json:"set"`     // forget, retain or test
-	Measure string  `json:"measure"` // loss or accuracy
-	Side    string  `json:"side"`    // unlearned or retrained
-	Models  int     `json:"models"`
-	Records int     `json:"records"`
-	Mean    float64 `json:"mean"`
-	SD      float64 `json:"sd"`
-}
-
 // MeasureUtility computes the utility rows of the inputs, in the order set, measure (loss,
 // then accuracy), side. nUnlearned and nRetrained, when positive, are the models audited
 // on each side: a side's inputs must score that many models (the same models, in order),

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // WriteCertificate prints a certificate's rows: a table of key, value and note, or with
 // asJSON one JSON object whose keys keep the table's order (numbers as Number writes
 // them, so ±Inf and NaN survive).
-func WriteCertificate(w io.Writer, rows []audit.Row, asJSON bool) error {
+func WriteCertificate(w io.Writer, rows []verdict.Row, asJSON bool) error {
 	if asJSON {
 		b := []byte{'{'}
 		for i, r := range rows {

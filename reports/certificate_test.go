@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // The JSON keeps the rows' order and survives infinities, in lists too; the table shows ten
 // digits, in lists too.
 func TestWriteCertificate(t *testing.T) {
-	rows := []audit.Row{{Key: "variant", Value: "x", Note: "the theorem"}, {Key: "sigma", Value: 1.0 / 3, Note: "σ"},
+	rows := []verdict.Row{{Key: "variant", Value: "x", Note: "the theorem"}, {Key: "sigma", Value: 1.0 / 3, Note: "σ"},
 		{Key: "z", Value: math.Inf(1)}, {Key: "k", Value: 7}, {Key: "list", Value: []int{2, 1}}, {Key: "floats", Value: []float64{0.2000000000000001, math.Inf(1)}}}
 	var js, tab bytes.Buffer
 	if err := reports.WriteCertificate(&js, rows, true); err != nil {
@@ -29,7 +29,7 @@ func TestWriteCertificate(t *testing.T) {
 	if len(lines) != 6 || !strings.HasPrefix(lines[1], "sigma    0.3333333333  σ") || !strings.Contains(lines[2], "+Inf") || !strings.Contains(lines[5], "[0.2 +Inf]") {
 		t.Errorf("table:\n%s", tab.String())
 	}
-	if err := reports.WriteCertificate(&js, []audit.Row{{Key: "bad", Value: func() {}}}, true); err == nil || !strings.Contains(err.Error(), "bad") {
+	if err := reports.WriteCertificate(&js, []verdict.Row{{Key: "bad", Value: func() {}}}, true); err == nil || !strings.Contains(err.Error(), "bad") {
 		t.Errorf("an unencodable value: %v", err)
 	}
 }

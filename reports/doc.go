@@ -1,6 +1,8 @@
 // Package reports holds the versioned report model and its renderings. It computes
-// nothing: it converts audit claims and findings into the report schema
-// ("unlearnaudit/report/v3") and renders them.
+// nothing: it converts claims and findings (package audit/verdict's) into the report
+// schema ("unlearnaudit/report/v3") and renders them. It imports only leaves — the
+// vocabulary (audit/verdict), audit/evidence and internal/ — never the audit root, mia or
+// retrain: what it shows is computed by its callers and passed in (TestImportsLeavesOnly).
 //
 // The JSON form is the record: it names the tool and version, the seed, every input file
 // with its SHA-256, each subject's claim with its full derivation, and each finding with
@@ -36,16 +38,16 @@
 // A Reproduction ("unlearnaudit/reproduction/v5") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,
 // with the checks made on them. An experiment starts one with NewReproduction, draws its
-// figures with RenderFigure (in the FormatsParam formats), hashes its inputs
+// figures with RenderFigure (in the formats of audit.FormatsParam), hashes its inputs
 // (HashInputs), marks the paper's claims with ReportClaims — they are shown with their
 // verdicts but counted apart, while its own implementation checks decide the run — and
 // returns Reproduced, which summarises (Summarize) and renders the JSON, the Markdown, the
-// figures and the plain-text summary (WriteText) as one audit.Reproduced. Its verdict
+// figures and the plain-text summary (WriteText) as one verdict.Reproduced. Its verdict
 // follows one rule for every experiment: FAIL when a judged finding failed, INCONCLUSIVE
 // when one was inconclusive or none was judged (a run that judged nothing showed nothing),
 // PASS only when judged findings all passed.
 //
-// WriteCertificate prints a method's certificate (audit.Row) as a table or as one JSON
+// WriteCertificate prints a method's certificate (verdict.Row) as a table or as one JSON
 // object whose keys keep the table's order; G10 is the ten-digit number format of the
 // command line's text outputs.
 //

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -13,13 +13,13 @@ import (
 // verdict comes from the findings its claim requires; the empirical game is supporting
 // evidence, shown with its power.
 func ExampleNewSubject() {
-	claim := audit.Claim{Method: "my unlearner", Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6,
-		Required: audit.StateHolding}
-	findings := []audit.Finding{
-		audit.Deterministic("m/certificate/sigma", "σ the theorem requires", audit.Certificate, 0.04, 0.05, 0, ""),
-		{Check: "m/empirical/game", Title: "distinguishing game", Kind: audit.Empirical, Verdict: audit.Inconclusive,
+	claim := verdict.Claim{Method: "my unlearner", Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6,
+		Required: verdict.StateHolding}
+	findings := []verdict.Finding{
+		verdict.Deterministic("m/certificate/sigma", "σ the theorem requires", verdict.Certificate, 0.04, 0.05, 0, ""),
+		{Check: "m/empirical/game", Title: "distinguishing game", Kind: verdict.Empirical, Verdict: verdict.Inconclusive,
 			Comparison: "≤", Bound: 1, Confidence: 0.95, Trials: 200, TrialsNeeded: 446507,
-			Power: &audit.Power{Against: 2, Power: 0.0001, SmallestFactor: 19.9, TrialsNeeded: 446507}},
+			Power: &verdict.Power{Against: 2, Power: 0.0001, SmallestFactor: 19.9, TrialsNeeded: 446507}},
 	}
 	r := &reports.Report{Schema: reports.Schema, Command: "example", Subjects: []reports.Subject{reports.NewSubject("mine", claim, findings)}}
 	r.Summarize()

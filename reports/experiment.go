@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
@@ -21,10 +21,7 @@ func NewReproduction(version, experiment, title string) *Reproduction {
 		Command: "reproduce " + experiment, Experiment: experiment, Title: title}
 }
 
-// FormatsParam is the figure-format setting of every experiment that draws figures.
-var FormatsParam = audit.Param{Name: "formats", Usage: "figure formats, comma-separated: " + strings.Join(Formats, ", "), Default: "svg,png"}
-
-// ParseFormats reads a FormatsParam setting.
+// ParseFormats reads a figure-format setting (audit.FormatsParam).
 func ParseFormats(list []string) ([]string, error) {
 	for _, f := range list {
 		if !slices.Contains(Formats, f) {
@@ -69,7 +66,7 @@ func HashInputs(in []Input) ([]Input, error) {
 // contents), the JSON, the plain-text summary naming the files in dir, and the overall
 // verdict — the one rule every reproduction's exit follows: FAIL when a judged finding
 // failed, else INCONCLUSIVE when one was inconclusive or none was judged, else PASS.
-func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit.Reproduced, error) {
+func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*verdict.Reproduced, error) {
 	if err := r.checkPower(); err != nil {
 		return nil, err
 	}
@@ -87,13 +84,13 @@ func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*audit
 	for name, body := range figures {
 		files[name] = body
 	}
-	return &audit.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: audit.Verdict(r.Summary.Verdict)}, nil
+	return &verdict.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: verdict.Verdict(r.Summary.Verdict)}, nil
 }
 
 // Dated stamps a rendered reproduction with the day it ran (AuditDate): its JSON and
 // Markdown are made again from the JSON with the date set, so that every experiment is
 // dated without knowing of dates. An empty date leaves it as it is.
-func Dated(res *audit.Reproduced, experiment, date string) error {
+func Dated(res *verdict.Reproduced, experiment, date string) error {
 	if date == "" {
 		return nil
 	}
@@ -129,7 +126,7 @@ func (r *Reproduction) checkPower() error {
 		fs = append(fs, tb.Findings...)
 	}
 	for _, f := range fs {
-		if f.Kind == string(audit.Empirical) && f.Power == nil {
+		if f.Kind == string(verdict.Empirical) && f.Power == nil {
 			return fmt.Errorf("%s: empirical finding %s states no power", r.Experiment, f.Check)
 		}
 	}
@@ -153,7 +150,7 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 		tw.Flush()
 		for _, c := range d.Curves {
 			for _, f := range c.Findings {
-				if f.Verdict != string(audit.Pass) {
+				if f.Verdict != string(verdict.Pass) {
 					fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Label(), c.Method, f.Title, G10(float64(f.Measured)), G10(float64(f.Bound)))
 				}
 			}
@@ -177,7 +174,7 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 		tw.Flush()
 		passed := 0
 		for _, f := range tb.Findings {
-			if f.Verdict == string(audit.Pass) && len(tb.Findings) > 3 {
+			if f.Verdict == string(verdict.Pass) && len(tb.Findings) > 3 {
 				passed++
 				continue
 			}

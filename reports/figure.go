@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -46,7 +47,7 @@ type Series struct {
 }
 
 // Formats Render accepts.
-var Formats = []string{"svg", "png", "pdf"}
+var Formats = verdict.FigureFormats
 
 // Render draws the figure as SVG, PNG or PDF, 9×4.5 inches with the legend in a column on
 // the right so that it never covers the data. Values that the axes cannot

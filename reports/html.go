@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 //go:embed html.tmpl
@@ -35,8 +35,8 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"meaning":           verdictMeaning,
 	"shell":             ShellLine,
 	"evidence":          EvidenceText,
-	"histogram":         func(s *audit.ScoreSummary) template.HTML { return histogramChart(s).svg() },
-	"roc":               func(s *audit.ScoreSummary) template.HTML { return rocChart(s).svg() },
+	"histogram":         func(s *verdict.ScoreSummary) template.HTML { return histogramChart(s).svg() },
+	"roc":               func(s *verdict.ScoreSummary) template.HTML { return rocChart(s).svg() },
 	"trace":             func(t Trace) template.HTML { return traceChart(t).svg() },
 	"memroc":            func(m *Membership) template.HTML { return membershipROCChart(m).svg() },
 	"exposure":          func(m *Membership) template.HTML { return exposureChart(m).svg() },

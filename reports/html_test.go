@@ -1,10 +1,11 @@
 package reports
 
 import (
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // The HTML page holds the verdict table, every subject with its claim, derivation and
@@ -85,7 +86,7 @@ func TestControlsRendered(t *testing.T) {
 // labels escaped.
 func TestHTMLPlots(t *testing.T) {
 	r := sample()
-	r.Subjects[0].Findings[2].Scores = audit.SummarizeScores(`<b>projection</b>`, []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
+	r.Subjects[0].Findings[2].Scores = verdict.SummarizeScores(`<b>projection</b>`, []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
 	var b strings.Builder
 	if err := r.HTML(&b); err != nil {
 		t.Fatal(err)

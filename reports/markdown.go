@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // num formats a number for tables: six significant digits, ±∞ spelled out, "—" for NaN
@@ -291,7 +291,7 @@ func traceCells(t Trace) string {
 	cells := make([]string, len(t.Values))
 	for i, v := range t.Values {
 		op := "≤"
-		if !audit.FloatTolerance(float64(v), float64(t.Bound[i])) {
+		if !verdict.FloatTolerance(float64(v), float64(t.Bound[i])) {
 			op = ">"
 		}
 		cells[i] = fmt.Sprintf("%d: %s %s %s", t.Requests[i], num(v), op, num(t.Bound[i]))

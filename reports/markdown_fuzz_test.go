@@ -13,12 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	gmtext "github.com/yuin/goldmark/text"
-
-	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
 // fullReport is a report with every slice holding an element and every pointer set, so
@@ -27,16 +26,16 @@ import (
 func fullReport() *Report {
 	iv := &Interval{Lower: 0.1, Upper: 0.9}
 	rho := Number(0.02)
-	f := Finding{Check: "c", Title: "t", Kind: string(audit.Empirical), Verdict: "PASS", Measured: 1, Interval: iv, Bound: 2,
+	f := Finding{Check: "c", Title: "t", Kind: string(verdict.Empirical), Verdict: "PASS", Measured: 1, Interval: iv, Bound: 2,
 		Comparison: "≤", Confidence: 0.95, Trials: 8, TrialsNeeded: 9, Detail: "d", Required: true,
 		Power: &Power{Against: 2, Power: 0.5, SmallestFactor: 3, TrialsNeeded: 9, Unit: "u", Summary: "p",
 			Question: &Question{Route: "r", Epsilon: 1, Delta: 1e-5, Confidence: 0.975, Power: 0.8, Trials: 8, Plan: "audit plan"}},
 		Estimates: []Estimate{{Name: "e", Value: 1, Interval: iv, Note: "n"}},
-		Scores:    &audit.ScoreSummary{Name: "s", Edges: []float64{0, 1}, Unlearned: []int{1}, Retrained: []int{1}, ROC: []audit.ROCPoint{{FPR: 0, TPR: 1}}},
-		HeldOut:   &audit.HeldOut{Rule: "unlearned if ≥ 1", Above: true, Unlearned: 4, Retrained: 4, FalsePositives: 1, FalseNegatives: 2, Resolution: 0.5},
+		Scores:    &verdict.ScoreSummary{Name: "s", Edges: []float64{0, 1}, Unlearned: []int{1}, Retrained: []int{1}, ROC: []verdict.ROCPoint{{FPR: 0, TPR: 1}}},
+		HeldOut:   &verdict.HeldOut{Rule: "unlearned if ≥ 1", Above: true, Unlearned: 4, Retrained: 4, FalsePositives: 1, FalseNegatives: 2, Resolution: 0.5},
 		Traces:    []Trace{{Name: "tr", Requests: []int{1}, Values: []Number{1}, BoundName: "b", Bound: []Number{2}}},
 		Membership: &Membership{Forget: 2, Holdout: 3, Confidence: 0.95, AUC: 0.5, AUCLimits: *iv, AUCMethod: "m",
-			TPR: []MembershipTPR{{FPR: 0.01, TPR: 0.5, Interval: *iv, Threshold: 1, TP: 1, FP: 0}}, ROC: []audit.ROCPoint{{FPR: 0, TPR: 1}},
+			TPR: []MembershipTPR{{FPR: 0.01, TPR: 0.5, Interval: *iv, Threshold: 1, TP: 1, FP: 0}}, ROC: []verdict.ROCPoint{{FPR: 0, TPR: 1}},
 			Records: []RecordScore{{ID: 1, Score: 1, Percentile: 50}}, HoldoutQuantiles: []Quantile{{P: 0.95, Value: 1}}},
 	}
 	return &Report{Schema: Schema, Tool: Tool{Name: "n", Version: "v"}, Command: "run", CommandLine: []string{"audit", "run"},

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
@@ -163,13 +163,13 @@ func (r *Report) DetectionMatrices() []DetectionMatrix {
 			}
 			for _, cc := range c.Checks {
 				j := slices.Index(m.Checks, cc.Check)
-				switch audit.Verdict(cc.Verdict) {
-				case audit.Fail:
+				switch verdict.Verdict(cc.Verdict) {
+				case verdict.Fail:
 					row[j] = "FAIL"
 					if cc.Trials > 0 {
 						row[j] = fmt.Sprintf("FAIL (%d)", cc.Trials)
 					}
-				case audit.Pass:
+				case verdict.Pass:
 					row[j] = "pass"
 				default:
 					row[j] = "inconclusive"
@@ -186,7 +186,7 @@ func (r *Report) DetectionMatrices() []DetectionMatrix {
 // checks with a power of their own (SGLU's noise test) are not the game.
 func GameFinding(fs []Finding) *Finding {
 	for i := range fs {
-		if fs[i].Power != nil && fs[i].Kind == string(audit.Empirical) {
+		if fs[i].Power != nil && fs[i].Kind == string(verdict.Empirical) {
 			return &fs[i]
 		}
 	}
@@ -194,20 +194,20 @@ func GameFinding(fs []Finding) *Finding {
 }
 
 // NewControl converts a control's findings, decided under the real subject's claim.
-func NewControl(subject, name, bug string, c audit.Claim, fs []audit.Finding) Control {
-	out := Control{Subject: subject, Name: name, Bug: bug, Verdict: string(audit.Decide(c, fs))}
+func NewControl(subject, name, bug string, c verdict.Claim, fs []verdict.Finding) Control {
+	out := Control{Subject: subject, Name: name, Bug: bug, Verdict: string(verdict.Decide(c, fs))}
 	for _, f := range fs {
-		if f.Verdict == audit.Fail {
+		if f.Verdict == verdict.Fail {
 			out.CaughtBy = append(out.CaughtBy, f.Check)
 		}
 		out.Checks = append(out.Checks, ControlCheck{Check: f.Check, Verdict: string(f.Verdict), Trials: f.Trials})
 	}
-	out.Caught = out.Verdict == string(audit.Fail)
+	out.Caught = out.Verdict == string(verdict.Fail)
 	if !out.Caught {
 		ratio := -1.0
 		for _, f := range fs {
 			r := f.Measured / f.Bound
-			if f.Kind == audit.Certificate || f.Comparison != "≤" || !(f.Bound > 0) || math.IsInf(f.Bound, 0) || math.IsNaN(r) || r <= ratio {
+			if f.Kind == verdict.Certificate || f.Comparison != "≤" || !(f.Bound > 0) || math.IsInf(f.Bound, 0) || math.IsNaN(r) || r <= ratio {
 				continue
 			}
 			ratio = r
@@ -251,7 +251,7 @@ type Subject struct {
 	Utility *Utility `json:"utility,omitempty"`
 }
 
-// Claim mirrors audit.Claim.
+// Claim mirrors verdict.Claim.
 type Claim struct {
 	Method      string   `json:"method"`
 	Source      string   `json:"source"`
@@ -282,7 +282,7 @@ type Step struct {
 	Value    Number `json:"value"`
 }
 
-// Finding mirrors audit.Finding.
+// Finding mirrors verdict.Finding.
 type Finding struct {
 	Check        string    `json:"check"`
 	Title        string    `json:"title"`
@@ -310,10 +310,10 @@ type Finding struct {
 	Power     *Power     `json:"power,omitempty"`
 	Estimates []Estimate `json:"estimates,omitempty"`
 	// Scores summarise a game's attack score for the HTML report's plots.
-	Scores *audit.ScoreSummary `json:"scores,omitempty"`
+	Scores *verdict.ScoreSummary `json:"scores,omitempty"`
 	// HeldOut, on a split game's finding, is the rule that decided and its held-out counts,
 	// from which the bound, the rule's rates and the game's resolution are recomputed.
-	HeldOut *audit.HeldOut `json:"held_out,omitempty"`
+	HeldOut *verdict.HeldOut `json:"held_out,omitempty"`
 	// Traces follow the finding's quantity request by request, for the plots against the
 	// number of requests.
 	Traces []Trace `json:"traces,omitempty"`
@@ -323,21 +323,21 @@ type Finding struct {
 	Membership *Membership `json:"membership,omitempty"`
 }
 
-// Membership mirrors audit.MembershipSummary.
+// Membership mirrors verdict.MembershipSummary.
 type Membership struct {
-	Forget           int              `json:"forget"`
-	Holdout          int              `json:"holdout"`
-	Confidence       Number           `json:"confidence"`
-	AUC              Number           `json:"auc"`
-	AUCLimits        Interval         `json:"auc_interval"`
-	AUCMethod        string           `json:"auc_method"`
-	TPR              []MembershipTPR  `json:"tpr_at_fpr"`
-	ROC              []audit.ROCPoint `json:"roc"`
-	Records          []RecordScore    `json:"records"`
-	HoldoutQuantiles []Quantile       `json:"holdout_quantiles"`
+	Forget           int                `json:"forget"`
+	Holdout          int                `json:"holdout"`
+	Confidence       Number             `json:"confidence"`
+	AUC              Number             `json:"auc"`
+	AUCLimits        Interval           `json:"auc_interval"`
+	AUCMethod        string             `json:"auc_method"`
+	TPR              []MembershipTPR    `json:"tpr_at_fpr"`
+	ROC              []verdict.ROCPoint `json:"roc"`
+	Records          []RecordScore      `json:"records"`
+	HoldoutQuantiles []Quantile         `json:"holdout_quantiles"`
 }
 
-// MembershipTPR mirrors audit.MembershipTPR.
+// MembershipTPR mirrors verdict.MembershipTPR.
 type MembershipTPR struct {
 	FPR       Number   `json:"fpr"`
 	TPR       Number   `json:"tpr"`
@@ -347,20 +347,20 @@ type MembershipTPR struct {
 	FP        int      `json:"fp"`
 }
 
-// RecordScore mirrors audit.RecordScore.
+// RecordScore mirrors verdict.RecordScore.
 type RecordScore struct {
 	ID         int64  `json:"id"`
 	Score      Number `json:"score"`
 	Percentile Number `json:"percentile"`
 }
 
-// Quantile mirrors audit.Quantile.
+// Quantile mirrors verdict.Quantile.
 type Quantile struct {
 	P     Number `json:"p"`
 	Value Number `json:"value"`
 }
 
-// Trace mirrors audit.Trace.
+// Trace mirrors verdict.Trace.
 type Trace struct {
 	Name      string   `json:"name"`
 	Requests  []int    `json:"requests"`
@@ -369,7 +369,7 @@ type Trace struct {
 	Bound     []Number `json:"bound"`
 }
 
-// Power mirrors audit.Power: what an empirical check could have caught.
+// Power mirrors verdict.Power: what an empirical check could have caught.
 type Power struct {
 	Against        Number `json:"against_factor"`
 	Power          Number `json:"power"`
@@ -378,7 +378,7 @@ type Power struct {
 	TrialsNeeded   int    `json:"trials_needed,omitempty"`
 	Unit           string `json:"unit,omitempty"`   // set: Against and SmallestFactor are amounts of it, not factors
 	Counts         string `json:"counts,omitempty"` // set: what the trials and trials-needed count, when not trials per side
-	// What the trials support, as audit.Power's fields of the same names say (the
+	// What the trials support, as verdict.Power's fields of the same names say (the
 	// finding's detail words them first): the smallest leak caught with 80 % power and the
 	// largest ε the trials can show, each in ε and in Gaussian-DP μ, and the trials per side
 	// that can show the claim violated at all and that would have the power a PASS needs.
@@ -388,12 +388,12 @@ type Power struct {
 	MaxMu           Number `json:"max_showable_mu,omitempty"`
 	TrialsToShow    int    `json:"trials_to_show_violation,omitempty"`
 	TrialsToPass    int    `json:"trials_to_pass,omitempty"`
-	// Question mirrors audit.Question: what the power and trials-needed answer.
+	// Question mirrors verdict.Question: what the power and trials-needed answer.
 	Question *Question `json:"question,omitempty"`
 	Summary  string    `json:"summary"`
 }
 
-// Question mirrors audit.Question, with Plan the `audit plan` command that asks it.
+// Question mirrors verdict.Question, with Plan the `audit plan` command that asks it.
 type Question struct {
 	Route      string `json:"route"`
 	Epsilon    Number `json:"claim_epsilon"`
@@ -404,7 +404,7 @@ type Question struct {
 	Plan       string `json:"plan"`
 }
 
-// Estimate mirrors audit.Estimate: reported, never deciding a verdict.
+// Estimate mirrors verdict.Estimate: reported, never deciding a verdict.
 type Estimate struct {
 	Name     string    `json:"name"`
 	Value    Number    `json:"value"`
@@ -486,18 +486,18 @@ func (f Finding) Label() string {
 // CountFindings counts findings by verdict, leaving out measurements (Kind "measurement"), which
 // never decide and so are no pass, fail or inconclusive of the subject's.
 func CountFindings(fs []Finding) (pass, fail, inconclusive int) {
-	var t audit.Tally
+	var t verdict.Tally
 	for _, f := range fs {
-		if f.Kind != string(audit.Measurement) {
-			t.Add(audit.Verdict(f.Verdict))
+		if f.Kind != string(verdict.Measurement) {
+			t.Add(verdict.Verdict(f.Verdict))
 		}
 	}
 	return t.Pass, t.Fail, t.Inconclusive
 }
 
 // NewSubject converts an audited subject's claim and findings into the report model.
-func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
-	s := Subject{Name: name, Verdict: string(audit.Decide(c, fs)), Claim: convertClaim(c)}
+func NewSubject(name string, c verdict.Claim, fs []verdict.Finding) Subject {
+	s := Subject{Name: name, Verdict: string(verdict.Decide(c, fs)), Claim: convertClaim(c)}
 	if Measured(fs) {
 		s.Verdict = MeasurementVerdict // no claim was judged: measurements only (audit.AsMeasurements)
 	}
@@ -510,7 +510,7 @@ func NewSubject(name string, c audit.Claim, fs []audit.Finding) Subject {
 }
 
 // NewFinding converts an audit finding into the report model.
-func NewFinding(f audit.Finding) Finding {
+func NewFinding(f verdict.Finding) Finding {
 	rf := Finding{Check: f.Check, Title: f.Title, Kind: string(f.Kind), Verdict: string(f.Verdict),
 		Measured: Number(f.Measured), Bound: Number(f.Bound), Comparison: f.Comparison,
 		Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
@@ -562,7 +562,7 @@ func NewFinding(f audit.Finding) Finding {
 	return rf
 }
 
-func convertClaim(c audit.Claim) Claim {
+func convertClaim(c verdict.Claim) Claim {
 	out := Claim{Method: c.Method, Source: c.Source, Guarantee: c.Guarantee, Epsilon: Number(c.Epsilon), Delta: Number(c.Delta),
 		Relation: c.Relation, Assumptions: c.Assumptions, Notes: c.Notes}
 	for _, k := range c.Required {
@@ -589,15 +589,15 @@ func (r *Report) Summarize() {
 	}
 	r.Summary = summarize(all)
 	// the verdict is the subjects': each decided by the findings its claim requires
-	var subjects []audit.Finding
+	var subjects []verdict.Finding
 	for _, s := range r.Subjects {
 		if s.Verdict != MeasurementVerdict { // a subject measured without a claim has no verdict
-			subjects = append(subjects, audit.Finding{Verdict: audit.Verdict(s.Verdict)})
+			subjects = append(subjects, verdict.Finding{Verdict: verdict.Verdict(s.Verdict)})
 		}
 	}
 	switch {
 	case len(subjects) > 0:
-		r.Summary.Verdict = string(audit.Worst(subjects))
+		r.Summary.Verdict = string(verdict.Worst(subjects))
 	case len(r.Subjects) > 0:
 		r.Summary.Verdict = MeasurementVerdict
 	}
@@ -605,9 +605,9 @@ func (r *Report) Summarize() {
 
 // Measured says that fs are measurements only (at least one): a subject measured without a
 // claim (audit.AsMeasurements), which has no verdict.
-func Measured(fs []audit.Finding) bool {
+func Measured(fs []verdict.Finding) bool {
 	for _, f := range fs {
-		if f.Kind != audit.Measurement {
+		if f.Kind != verdict.Measurement {
 			return false
 		}
 	}
@@ -747,7 +747,7 @@ func ShellLine(words []string) string { return shell.Join(words) }
 
 // ReportFormats are the renderings of a report, by file extension: JSON is the source of
 // truth, the others are read by people. They are what a spec's outputs.formats may name.
-var ReportFormats = audit.OutputFormats
+var ReportFormats = verdict.OutputFormats
 
 // Render renders the report in one of ReportFormats.
 func (r *Report) Render(format string) ([]byte, error) {

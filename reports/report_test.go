@@ -7,20 +7,20 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 func sample() *Report {
-	claim := audit.Claim{Method: "m", Source: "s", Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6, Rho: 0.0175,
-		Relation: "r", Assumptions: []string{"a"}, Constants: []audit.Value{{Name: "L", Value: 1.5}},
-		Derivation: []audit.Step{{Quantity: "σ", Formula: "Δ/…", Value: 0.046}}}
-	fs := []audit.Finding{
-		{Check: "x/pass", Title: "ok | with a pipe", Kind: audit.Certificate, Verdict: audit.Pass, Measured: 1, Bound: 2, Comparison: "≤", Confidence: 1},
-		{Check: "x/fail", Title: "broken", Kind: audit.Release, Verdict: audit.Fail, Measured: math.Inf(1),
-			Interval: &audit.Interval{Lower: math.Inf(1), Upper: math.Inf(1)}, Bound: 0.03, Comparison: "≤", Confidence: 0.95, Trials: 50},
-		{Check: "x/game", Title: "game", Kind: audit.Empirical, Verdict: audit.Inconclusive, Measured: 0, Bound: 1, Comparison: "≤",
+	claim := verdict.Claim{Method: "m", Source: "s", Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6, Rho: 0.0175,
+		Relation: "r", Assumptions: []string{"a"}, Constants: []verdict.Value{{Name: "L", Value: 1.5}},
+		Derivation: []verdict.Step{{Quantity: "σ", Formula: "Δ/…", Value: 0.046}}}
+	fs := []verdict.Finding{
+		{Check: "x/pass", Title: "ok | with a pipe", Kind: verdict.Certificate, Verdict: verdict.Pass, Measured: 1, Bound: 2, Comparison: "≤", Confidence: 1},
+		{Check: "x/fail", Title: "broken", Kind: verdict.Release, Verdict: verdict.Fail, Measured: math.Inf(1),
+			Interval: &verdict.Interval{Lower: math.Inf(1), Upper: math.Inf(1)}, Bound: 0.03, Comparison: "≤", Confidence: 0.95, Trials: 50},
+		{Check: "x/game", Title: "game", Kind: verdict.Empirical, Verdict: verdict.Inconclusive, Measured: 0, Bound: 1, Comparison: "≤",
 			Confidence: 0.95, Trials: 50, TrialsNeeded: 4000,
-			Power: &audit.Power{Against: 2, Power: 0.01, StdErr: 0.001, SmallestFactor: math.Inf(1), TrialsNeeded: 4000}},
+			Power: &verdict.Power{Against: 2, Power: 0.01, StdErr: 0.001, SmallestFactor: math.Inf(1), TrialsNeeded: 4000}},
 	}
 	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "demo", Seed: 7, Trials: 50,
 		Confidence: 0.95, Data: Data{Description: "d", Rows: 3, Features: 2, Requests: []string{"delete 1"}},
@@ -105,11 +105,11 @@ func TestMarkdown(t *testing.T) {
 // A subject's verdict comes from its required findings; the empirical game, supporting,
 // is shown with its power and cannot hold a PASS back.
 func TestRequiredFindingsAndPower(t *testing.T) {
-	claim := audit.Claim{Guarantee: "g", Epsilon: 1, Delta: 1e-6, Required: audit.StateHolding}
-	fs := []audit.Finding{
-		{Check: "c", Kind: audit.Certificate, Verdict: audit.Pass, Comparison: "≤", Confidence: 1},
-		{Check: "e", Kind: audit.Empirical, Verdict: audit.Inconclusive, Comparison: "≤", Confidence: 0.95, Trials: 200, TrialsNeeded: 446507,
-			Power: &audit.Power{Against: 2, Power: 0.0001, SmallestFactor: 19.9, TrialsNeeded: 446507}},
+	claim := verdict.Claim{Guarantee: "g", Epsilon: 1, Delta: 1e-6, Required: verdict.StateHolding}
+	fs := []verdict.Finding{
+		{Check: "c", Kind: verdict.Certificate, Verdict: verdict.Pass, Comparison: "≤", Confidence: 1},
+		{Check: "e", Kind: verdict.Empirical, Verdict: verdict.Inconclusive, Comparison: "≤", Confidence: 0.95, Trials: 200, TrialsNeeded: 446507,
+			Power: &verdict.Power{Against: 2, Power: 0.0001, SmallestFactor: 19.9, TrialsNeeded: 446507}},
 	}
 	r := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, fs)}}
 	r.Summarize()
@@ -159,18 +159,18 @@ func TestShellLine(t *testing.T) {
 // check on its runs that came closest — never a certificate check, which reads declared
 // constants only and is the same for the mutant as for the method.
 func TestNewControl(t *testing.T) {
-	claim := audit.Claim{Epsilon: 1, Delta: 1e-6}
-	fs := []audit.Finding{
-		{Check: "m/certificate/sigma", Kind: audit.Certificate, Verdict: audit.Pass, Measured: 4, Bound: 4, Comparison: "≤", Confidence: 1},
-		{Check: "m/implementation/radius", Kind: audit.Implementation, Verdict: audit.Pass, Measured: 0.05, Bound: 0.4, Comparison: "≤", Confidence: 1},
-		{Check: "m/release/renyi", Kind: audit.Release, Verdict: audit.Pass, Measured: 0.01, Bound: 0.4, Comparison: "≤", Confidence: 0.95},
-		{Check: "m/empirical/game", Kind: audit.Empirical, Verdict: audit.Inconclusive, Measured: 0, Bound: math.Inf(1), Comparison: "≤", Confidence: 0.95},
+	claim := verdict.Claim{Epsilon: 1, Delta: 1e-6}
+	fs := []verdict.Finding{
+		{Check: "m/certificate/sigma", Kind: verdict.Certificate, Verdict: verdict.Pass, Measured: 4, Bound: 4, Comparison: "≤", Confidence: 1},
+		{Check: "m/implementation/radius", Kind: verdict.Implementation, Verdict: verdict.Pass, Measured: 0.05, Bound: 0.4, Comparison: "≤", Confidence: 1},
+		{Check: "m/release/renyi", Kind: verdict.Release, Verdict: verdict.Pass, Measured: 0.01, Bound: 0.4, Comparison: "≤", Confidence: 0.95},
+		{Check: "m/empirical/game", Kind: verdict.Empirical, Verdict: verdict.Inconclusive, Measured: 0, Bound: math.Inf(1), Comparison: "≤", Confidence: 0.95},
 	}
 	c := NewControl("m", "no-unlearning", "ignores deletions", claim, fs)
 	if c.Caught || c.Verdict != "INCONCLUSIVE" || c.Closest != "m/implementation/radius measured 0.05 against its bound 0.4 (0.125 of it)" {
 		t.Errorf("not caught: %+v", c)
 	}
-	fs[2].Verdict, fs[2].Measured = audit.Fail, 0.9
+	fs[2].Verdict, fs[2].Measured = verdict.Fail, 0.9
 	c = NewControl("m", "no-unlearning", "ignores deletions", claim, fs)
 	if !c.Caught || c.Closest != "" || len(c.CaughtBy) != 1 || c.CaughtBy[0] != "m/release/renyi" {
 		t.Errorf("caught: %+v", c)
@@ -181,12 +181,12 @@ func TestNewControl(t *testing.T) {
 // implementation check that states a power of its own (SGLU's noise test comes first
 // in its findings and PASSes with power): every format names the game's verdict.
 func TestGameColumnIsTheEmpiricalGame(t *testing.T) {
-	claim := audit.Claim{Method: "m", Epsilon: 1, Delta: 1e-6}
-	fs := []audit.Finding{
-		{Check: "x/noise", Title: "noise", Kind: audit.Implementation, Verdict: audit.Pass, Measured: 1, Bound: 1, Comparison: "=", Confidence: 0.99,
-			Power: &audit.Power{Against: 2, Power: 1, SmallestFactor: 1.25}},
-		{Check: "x/game", Title: "game", Kind: audit.Empirical, Verdict: audit.Inconclusive, Bound: 1, Comparison: "≤", Confidence: 0.95, Trials: 50, TrialsNeeded: 4000,
-			Power: &audit.Power{Against: 2, Power: 0.01, SmallestFactor: math.Inf(1), TrialsNeeded: 4000}},
+	claim := verdict.Claim{Method: "m", Epsilon: 1, Delta: 1e-6}
+	fs := []verdict.Finding{
+		{Check: "x/noise", Title: "noise", Kind: verdict.Implementation, Verdict: verdict.Pass, Measured: 1, Bound: 1, Comparison: "=", Confidence: 0.99,
+			Power: &verdict.Power{Against: 2, Power: 1, SmallestFactor: 1.25}},
+		{Check: "x/game", Title: "game", Kind: verdict.Empirical, Verdict: verdict.Inconclusive, Bound: 1, Comparison: "≤", Confidence: 0.95, Trials: 50, TrialsNeeded: 4000,
+			Power: &verdict.Power{Against: 2, Power: 0.01, SmallestFactor: math.Inf(1), TrialsNeeded: 4000}},
 	}
 	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "demo", Seed: 7, Trials: 50, Confidence: 0.95,
 		Subjects: []Subject{NewSubject("x", claim, fs)}}

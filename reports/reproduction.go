@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -124,7 +123,7 @@ func (r *Reproduction) Summarize() {
 	r.eachFinding(func(f *Finding) { f.Slack = Number(slack(*f)) })
 	r.Summary = summarize(all)
 	if !r.Summary.Judged() {
-		r.Summary.Verdict = string(audit.Inconclusive)
+		r.Summary.Verdict = string(verdict.Inconclusive)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // report --in took "trials": -8 and text after the object. A report read back is one JSON
@@ -16,7 +16,7 @@ func TestReadJSONStrict(t *testing.T) {
 	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "run", Trials: 8,
 		Data: Data{Rows: 3, Features: 2},
 		Subjects: []Subject{{Name: "s", Verdict: "PASS", Findings: []Finding{{Check: "c", Verdict: "PASS", Trials: 8,
-			Scores: &audit.ScoreSummary{Name: "x", Edges: []float64{0, 1}, Unlearned: []int{4}, Retrained: []int{4}}}}}}}
+			Scores: &verdict.ScoreSummary{Name: "x", Edges: []float64{0, 1}, Unlearned: []int{4}, Retrained: []int{4}}}}}}}
 	r.Summarize()
 	b, err := r.JSON()
 	if err != nil {

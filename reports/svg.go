@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"codeberg.org/go-pdf/fpdf"
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // The report's small plots — a game's score histogram and ROC curve, a trace against the
@@ -251,7 +251,7 @@ func (c *chart) pdf(p *fpdf.Fpdf, x, y, w float64) {
 
 // histogramChart draws both sides' counts as step outlines on the shared bins, with tick
 // labels along both axes at round values.
-func histogramChart(s *audit.ScoreSummary) *chart {
+func histogramChart(s *verdict.ScoreSummary) *chart {
 	c := &chart{title: "histogram: " + s.Name}
 	top := 1
 	for i := range s.Unlearned {
@@ -320,7 +320,7 @@ func tickLabel(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 // rocChart draws the ROC curve on log–log axes with the chance diagonal: the false-positive
 // rate from 1/(retrained trials), the true-positive rate from 1/(unlearned trials), the
 // smallest nonzero rates those trials can show.
-func rocChart(s *audit.ScoreSummary) *chart {
+func rocChart(s *verdict.ScoreSummary) *chart {
 	neg, pos := 0, 0
 	for i := range s.Retrained {
 		neg += s.Retrained[i]
@@ -335,7 +335,7 @@ func rocChart(s *audit.ScoreSummary) *chart {
 // logROC is a ROC curve on log–log axes, the false-positive rate from xFloor to 1 and the
 // true-positive rate from yFloor, with the chance diagonal and a tick at every power of ten
 // (and at each floor), and the chart's axis maps. Rates below a floor sit on its edge.
-func logROC(title string, xFloor, yFloor float64, roc []audit.ROCPoint) (c *chart, x, y func(float64) float64) {
+func logROC(title string, xFloor, yFloor float64, roc []verdict.ROCPoint) (c *chart, x, y func(float64) float64) {
 	c = &chart{title: title}
 	pos := func(r, floor, span float64) float64 {
 		lf := math.Log10(floor)

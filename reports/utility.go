@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
-// Utility mirrors audit.Utility: how well a subject's models still work, measured beside
+// Utility mirrors verdict.Utility: how well a subject's models still work, measured beside
 // its verdict. It carries no verdict and is no finding, so no tally counts it and no
 // verdict moves with it.
 type Utility struct {
@@ -15,7 +15,7 @@ type Utility struct {
 	Rows   []UtilityRow `json:"rows"`
 }
 
-// UtilityRow mirrors audit.UtilityRow.
+// UtilityRow mirrors verdict.UtilityRow.
 type UtilityRow struct {
 	Set     string `json:"set"`
 	Measure string `json:"measure"`
@@ -27,7 +27,7 @@ type UtilityRow struct {
 }
 
 // NewUtility converts an audit's utility into the report model; nil gives nil.
-func NewUtility(u *audit.Utility) *Utility {
+func NewUtility(u *verdict.Utility) *Utility {
 	if u == nil {
 		return nil
 	}
@@ -38,6 +38,10 @@ func NewUtility(u *audit.Utility) *Utility {
 	}
 	return out
 }
+
+// utilitySides are the utility table's columns of measurements, in order: the sides of an
+// audit whose utility is measured (audit.UtilitySides).
+var utilitySides = []string{"unlearned", "retrained"}
 
 // utilityCaption says what the utility table is and is not.
 func utilityCaption(u *Utility) string {
@@ -63,7 +67,7 @@ func utilityTable(u *Utility) [][]string {
 	}
 	for _, k := range order {
 		row := []string{k.set, k.measure}
-		for _, side := range audit.UtilitySides {
+		for _, side := range utilitySides {
 			r, ok := cells[k][side]
 			if !ok {
 				row = append(row, "—")

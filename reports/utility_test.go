@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,10 +24,10 @@ func TestUtilityIsNoVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim := audit.Claim{Required: []audit.Kind{audit.Certificate}}
-	f := audit.Finding{Check: "c", Title: "t", Kind: audit.Certificate, Verdict: audit.Pass, Comparison: "≤", Confidence: 1}
-	plain := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, []audit.Finding{f})}}
-	with := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, []audit.Finding{f})}}
+	claim := verdict.Claim{Required: []verdict.Kind{verdict.Certificate}}
+	f := verdict.Finding{Check: "c", Title: "t", Kind: verdict.Certificate, Verdict: verdict.Pass, Comparison: "≤", Confidence: 1}
+	plain := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, []verdict.Finding{f})}}
+	with := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, []verdict.Finding{f})}}
 	with.Subjects[0].Utility = NewUtility(u)
 	plain.Summarize()
 	with.Summarize()

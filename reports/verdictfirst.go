@@ -3,7 +3,7 @@ package reports
 import (
 	"math"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // Every rendering of a report — Markdown, HTML, PDF — reads in the same order, the
@@ -23,7 +23,7 @@ func GamePower(f *Finding) string {
 	if f == nil {
 		return PowerVerdict(nil)
 	}
-	if f.Verdict == string(audit.Fail) {
+	if f.Verdict == string(verdict.Fail) {
 		return ViolationShown
 	}
 	return PowerVerdict(f.Power)
@@ -35,7 +35,7 @@ func GamePower(f *Finding) string {
 // share and a table states once, under it. GamePower is answer + " (" + shortfall + ")"
 // when there is a shortfall, else the answer.
 func GamePowerParts(f *Finding) (answer, shortfall string) {
-	if f == nil || f.Verdict == string(audit.Fail) || f.Power == nil || float64(f.Power.Power) >= 0.8 {
+	if f == nil || f.Verdict == string(verdict.Fail) || f.Power == nil || float64(f.Power.Power) >= 0.8 {
 		return GamePower(f), ""
 	}
 	return "no", powerShortfall(f.Power)
@@ -44,7 +44,7 @@ func GamePowerParts(f *Finding) (answer, shortfall string) {
 // powerDetail is a finding's power statement for its details: the power's summary, or
 // beside a FAIL that a violation was shown, which the power no longer bears on.
 func powerDetail(f Finding) string {
-	if f.Verdict == string(audit.Fail) {
+	if f.Verdict == string(verdict.Fail) {
 		return ViolationShown + ": the power (the chance of catching a violation) is moot once one is shown"
 	}
 	return f.Power.Summary

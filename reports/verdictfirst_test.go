@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // manyInputs is sample() audited on 80 model files, dated, with a game that FAILed, a
@@ -175,7 +175,7 @@ func TestNoDataNoInfinities(t *testing.T) {
 // the chart grows to hold them and nothing is cut with an ellipsis.
 func TestChartTitlesWrapNotCut(t *testing.T) {
 	name := "projection on the fitted mean-difference direction of the published models, fitted on the selection half"
-	s := audit.SummarizeScores(name, []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
+	s := verdict.SummarizeScores(name, []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
 	c := histogramChart(s)
 	lines := c.titleLines()
 	if len(lines) < 2 || strings.Join(lines, " ") != c.title {
@@ -221,7 +221,7 @@ func TestChartAxes(t *testing.T) {
 	for i := range retrained {
 		retrained[i] = float64(i) * 0.05
 	}
-	s := audit.SummarizeScores("projection", unlearned, retrained)
+	s := verdict.SummarizeScores("projection", unlearned, retrained)
 	r := withMembership(t, 40)
 	m := r.Subjects[0].Findings[len(r.Subjects[0].Findings)-1].Membership
 	charts := map[string]*chart{

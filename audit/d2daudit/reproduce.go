@@ -28,7 +28,7 @@ func (Method) Experiments() []audit.Experiment {
 			{Name: "only", Usage: "datasets to run, comma-separated", Default: "mnist-3v8,breast-cancer"},
 			{Name: "variants", Usage: "D2D variants, comma-separated", Default: strings.Join(AccuracyVariants, ",")},
 			{Name: "schedule", Usage: "distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5)", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}},
-			reports.FormatsParam,
+			audit.FormatsParam,
 			audit.SeedParam,
 			audit.WorkersParam,
 			{Name: "updates", Usage: "sequence length of the strong variants (strongly-convex, perfect, convex-strong)", Default: "1000", Unit: "updates", Kind: audit.Integer, Range: "[1, 1e6]"},

@@ -27,7 +27,7 @@ func (Method) Experiments() []audit.Experiment {
 			Summary: "HF's Verification I (Fig. 1): distance to retraining and loss-change correlation of\nHF, Newton step and jackknife against the deletion rate, MNIST softmax and the Wine MLP",
 			About:   "Runs Verification I of Qiao et al. (HF; spec hf §5.2): for nested forget sets at deletion rates\n1–30 %, the distance ‖w^{-U}_T − w‖ from the paper-rule retrain to HF's estimate, the Newton step\n(Eq. 15) and the infinitesimal jackknife (Eq. 16), and the Pearson and Spearman correlations of\neach method's predicted loss change on the forgotten records with the retrain's, over seeds, on\nMNIST softmax regression (the paper's LR configuration) and on the review code's Wine MLP\n(13 → 64 → 3), beside the paper's numbers. Also HF's distance to the official code's retraining\nrule (spec A6). Nothing is certified here: the claims are findings, reported, not failed on.",
 			Params: []audit.Param{
-				reports.FormatsParam,
+				audit.FormatsParam,
 				audit.DatasetsParam,
 				audit.WorkersParam,
 				{Name: "seeds", Usage: "seeds, comma-separated (the paper's seven by default)", Default: "42,930,124,114514,3407,5,1"},

@@ -27,7 +27,7 @@ func (Method) Experiments() []audit.Experiment {
 			"from samples with the toolkit's Gaussian estimator, its interval and power — against the claimed ε.\n" +
 			"The paper's reading is reported, the corrected one judged.",
 		Params: []audit.Param{
-			reports.FormatsParam,
+			audit.FormatsParam,
 			audit.DatasetsParam,
 			audit.SeedParam,
 			{Name: "samples", Usage: "outputs drawn per side for each estimate", Default: "2000", Unit: "runs", Kind: audit.Integer, Range: "[10, 1000000]"},
@@ -47,7 +47,7 @@ func (Method) Experiments() []audit.Experiment {
 			"hypotheses; Theorem 6 is an order statement and its order term is printed beside the active rows.\n" +
 			"The spec's Theorem 5 counterexample runs as a fixed regression case.",
 		Params: []audit.Param{
-			reports.FormatsParam,
+			audit.FormatsParam,
 			audit.DatasetsParam,
 			audit.SeedParam,
 			audit.WorkersParam,

@@ -93,7 +93,7 @@ func (Method) Experiments() []audit.Experiment {
 			"every method's final model and U-LiRA SAFE's unlearning, each with its power. A claim that does not\n" +
 			"reproduce is reported, not failed on. --quick runs a small version for tests.",
 		Params: []audit.Param{
-			reports.FormatsParam,
+			audit.FormatsParam,
 			audit.DatasetsParam,
 			audit.SeedParam,
 			audit.WorkersParam,

@@ -31,7 +31,7 @@ func (Method) Experiments() []audit.Experiment {
 			Summary: "SGLU's accumulated unlearning epochs over 100 sequential removals (Fig. 3d),\nper batch size and σ, beside the printed appendix loop",
 			About:   "Recomputes Fig. 3d of Chien et al. 2024 (SGLU): the unlearning epochs each of 100 sequential\nsingle-record removals needs at ϵ̂ = 0.01, δ = 1/n (Theorem 3.11's W∞ recursion), for\nb ∈ {32, 128, 512, n} and σ ∈ {0.01, 0.05, 0.1, 0.2, 0.5, 1}, beside the printed appendix loop\nthat restarts every request from Z_B. Writes the sums, the per-request lists and a figure.",
 			Params: []audit.Param{
-				reports.FormatsParam,
+				audit.FormatsParam,
 				{Name: "requests", Usage: "sequential single-record removal requests", Default: strconv.Itoa(Fig3dRequests), Kind: audit.Integer, Range: "[1, 1e5]"},
 				{Name: "target-epsilon", Usage: "ϵ̂ each request must meet", Default: reports.G10(Fig3dTarget), Kind: audit.Number, Range: "(0, inf)"},
 				{Name: "mixed", Usage: "the authors' mode: paper PABI factor for request 1, exact-shift after (false: paper factor throughout)", Default: "true", Bool: true},
@@ -43,7 +43,7 @@ func (Method) Experiments() []audit.Experiment {
 			Summary: "SGLU's Fig. 3a/3b/3c on MNIST 3-vs-8 (or Fashion-MNIST at the paper's n):\naccuracy, certified ϵ, empirical estimate and gradient cost of SGLU, LU, D2D\nand retraining",
 			About:   "Runs Fig. 3a (one removal, K = 1: accuracy, certified ϵ, empirical estimate and gradient cost of\nSGLU, LU, D2D and retraining), Fig. 3b (100 sequential removals at σ = 0.03: accumulated epochs)\nand Fig. 3c (accuracy and epochs against σ per batch size) of Chien et al. 2024 on MNIST 3-vs-8\nfrom the MNIST test set, or with --source fashion-mnist on two Fashion-MNIST classes at the\npaper's n = 11,264. Exit 1 if an empirical check fails a certificate (INCONCLUSIVE, where ϵ̂\nexceeds what the trials can show, does not fail the run).",
 			Params: []audit.Param{
-				reports.FormatsParam,
+				audit.FormatsParam,
 				audit.DatasetsParam,
 				audit.SeedParam,
 				audit.WorkersParam,
