@@ -64,7 +64,3 @@ func WriteCertificate(w io.Writer, rows []verdict.Row, asJSON bool) error {
 	}
 	return tw.Flush()
 }
-
-// G10 formats a number to ten significant digits, +Inf as "+Inf": the precision of the
-// command line's plain-text outputs.
-func G10(v float64) string { return fmt.Sprintf("%.10g", v) }

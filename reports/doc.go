@@ -49,7 +49,9 @@
 //
 // WriteCertificate prints a method's certificate (verdict.Row) as a table or as one JSON
 // object whose keys keep the table's order; G10 is the ten-digit number format of the
-// command line's text outputs.
+// command line's text outputs. Those table values (Number, Value, Cell, TableRow) and the
+// number formats live in the leaf reports/table, so that a method package filling in a
+// table need not import the renderers.
 //
 // A report of trials says whether they were authenticated (TrialEvidence: written and read
 // back under an evidence key, or not), in its JSON and in one sentence of every rendering

@@ -8,22 +8,11 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
 )
 
-// num formats a number for tables: six significant digits, ±∞ spelled out, "—" for NaN
-// (a value that does not apply).
-func num(n Number) string {
-	f := float64(n)
-	switch {
-	case math.IsInf(f, 1):
-		return "+∞"
-	case math.IsInf(f, -1):
-		return "−∞"
-	case math.IsNaN(f):
-		return "—"
-	}
-	return fmt.Sprintf("%.6g", f)
-}
+// num formats a number for tables (table.Format).
+func num(n Number) string { return table.Format(n) }
 
 // Markdown renders the report for people, the verdict first (see verdictfirst.go): title,
 // date and verdict, the verdict table, each subject's findings, the negative controls, the

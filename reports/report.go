@@ -11,7 +11,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -28,45 +27,6 @@ const Schema = "unlearnaudit/report/v3"
 
 // schemaV2 is the previous format, still read.
 const schemaV2 = "unlearnaudit/report/v2"
-
-// Number is a float64 that survives JSON: finite values are numbers, ±Inf and NaN are the
-// strings "+Inf", "-Inf" and "NaN".
-type Number float64
-
-// MarshalJSON writes finite values in Go's shortest round-trip form.
-func (n Number) MarshalJSON() ([]byte, error) {
-	f := float64(n)
-	switch {
-	case math.IsInf(f, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(f, -1):
-		return []byte(`"-Inf"`), nil
-	case math.IsNaN(f):
-		return []byte(`"NaN"`), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (n *Number) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case `"+Inf"`:
-		*n = Number(math.Inf(1))
-		return nil
-	case `"-Inf"`:
-		*n = Number(math.Inf(-1))
-		return nil
-	case `"NaN"`:
-		*n = Number(math.NaN())
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return fmt.Errorf("number %s: %w", b, err)
-	}
-	*n = Number(f)
-	return nil
-}
 
 // Report is a complete audit report. Everything in it is a function of the inputs, the
 // seed and its Date, so the same inputs, seed and date give byte-identical JSON: there are
@@ -267,12 +227,6 @@ type Claim struct {
 	// Required are the kinds of finding that decide the subject's verdict; the others are
 	// supporting evidence.
 	Required []string `json:"required,omitempty"`
-}
-
-// Value is a named number.
-type Value struct {
-	Name  string `json:"name"`
-	Value Number `json:"value"`
 }
 
 // Step is a derivation step.

@@ -14,31 +14,6 @@ type Table struct {
 	Findings []Finding  `json:"findings,omitempty"`
 }
 
-// TableRow is a labelled row of cells.
-type TableRow struct {
-	Label string `json:"label"`
-	Cells []Cell `json:"cells"`
-}
-
-// Cell is a computed value, shown as Text when set (else the value at full precision),
-// with the paper's printed value and whether they agree as the caption says, and a list
-// when the value summarises one (e.g. per-request epochs and their sum).
-type Cell struct {
-	Value Number `json:"value"`
-	Text  string `json:"text,omitempty"`
-	Paper string `json:"paper,omitempty"`
-	Match *bool  `json:"match,omitempty"`
-	List  []int  `json:"list,omitempty"`
-}
-
-// String is what the cell shows: its text, else its value.
-func (c Cell) String() string {
-	if c.Text != "" {
-		return c.Text
-	}
-	return num(c.Value)
-}
-
 // writeTables renders tables with the paper's values beside the computed ones (✓ where
 // they agree, ✗ where not), their findings, and the figures.
 func writeTables(b *strings.Builder, tables []Table, figures []string) {
