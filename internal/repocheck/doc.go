@@ -3,5 +3,5 @@
 // project's copyright and every module go.mod requires; CONTRIBUTING.md's commands name
 // tests, flags, scripts and files that exist; docs/reference.md's layout table is the
 // packages' own synopses (go test ./internal/repocheck -run TestReferenceLayout -update
-// rewrites it).
+// rewrites it); the package comments' code snippets name identifiers that exist.
 package repocheck
