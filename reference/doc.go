@@ -14,6 +14,8 @@
 //	ds = ds.BinaryLabels(1).Standardize().NormalizeRows()      // ±1 labels, ‖x‖ = 1
 //	next, err := ds.Apply(reference.DeleteID(17))              // a new dataset; ds is unchanged
 //
+// (ExampleLoadSklearnCSV runs it.)
+//
 // The features are dense (row-major, evaluated with BLAS) or sparse: NewSparseDataset
 // takes a CSR matrix, and ParseLIBSVM keeps text-like data (fewer than a third of the
 // entries non-zero) that way, so 60,000 features cost memory in proportion to the

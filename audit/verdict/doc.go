@@ -13,6 +13,8 @@
 //	f := verdict.Finding{Check: "ε lower bound", Kind: verdict.Empirical, Measured: 0.4,
 //		Interval: &iv, Bound: 1, Comparison: "≤", Verdict: verdict.DecideUpper(iv, 1)}
 //
+// (ExampleDecideUpper runs it.)
+//
 // [DecideUpper] turns an interval and a bound into a verdict; [Worst] and [Tally]
 // summarise many findings and [Decide] gives a subject's verdict from the findings its
 // claim requires; [ExcessVerdict] and [VarianceTest] are the two-sided

@@ -10,6 +10,8 @@
 //	cliflag.Alias(fs, "factor", "power-against") // the old name still parses
 //	fs.Usage = func() { cliflag.Print(fs.Output(), fs) }
 //
+// (ExampleAlias runs it.)
+//
 // A value names its placeholder by implementing Placeholder() string (the audit
 // package's parameters do: N for an integer, X for a number); otherwise the usage's
 // back-quoted word names it, as in the flag package, or the value's Go type does.

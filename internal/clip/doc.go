@@ -11,6 +11,8 @@
 //	clip.Text("1e999")                      // 1e999: numbers read best bare
 //	clip.Text("\x1b[31m")                   // "\x1b[31m": quoted when it needs an escape
 //
+// (Example runs these calls.)
+//
 // Every error that quotes input goes through one of them, so the rule is the same
 // everywhere; either returns at most Bound bytes.
 package clip

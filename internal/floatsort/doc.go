@@ -10,4 +10,6 @@
 // where the comparison sort is faster (a radix pass clears 65 536 counts).
 //
 //	floatsort.Sort(scores) // as slices.Sort(scores)
+//
+// (ExampleSort checks it.)
 package floatsort
