@@ -2,12 +2,11 @@ package reports
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Utility is a measurement beside the verdict: a report with it has the same verdict and
@@ -16,14 +15,15 @@ import (
 // inconclusive finding in Summarize fails the tally assertion; the sides swapped in
 // utilityTable fails the Markdown one.
 func TestUtilityIsNoVerdict(t *testing.T) {
-	u, err := audit.MeasureUtility("per-record values in u.npz", []audit.UtilityInput{
-		{Side: "unlearned", Set: "forget", Values: audit.UtilityLoss, M: denseOf(2, 2, 1, 2, 3, 4)},
-		{Side: "retrained", Set: "forget", Values: audit.UtilityLoss, M: denseOf(2, 2, 2, 2, 4, 4)},
-		{Side: "unlearned", Set: "test", Values: audit.UtilityCorrect, M: denseOf(2, 2, 1, 1, 1, 0)},
-	}, 2, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// the rows audit.MeasureUtility makes of per-record losses [1 2; 3 4] (unlearned) and
+	// [2 2; 4 4] (retrained) on the forget set and correct predictions [1 1; 1 0]
+	// (unlearned) on the test set, two models × two records each: reports renders values
+	// its callers computed, and audit's own tests check the computing
+	u := &verdict.Utility{Source: "per-record values in u.npz", Rows: []verdict.UtilityRow{
+		{Set: "forget", Measure: "loss", Side: "unlearned", Models: 2, Records: 2, Mean: 2.5, SD: math.Sqrt(2)},
+		{Set: "forget", Measure: "loss", Side: "retrained", Models: 2, Records: 2, Mean: 3, SD: math.Sqrt(2)},
+		{Set: "test", Measure: "accuracy", Side: "unlearned", Models: 2, Records: 2, Mean: 0.75, SD: math.Sqrt(0.125)},
+	}}
 	claim := verdict.Claim{Required: []verdict.Kind{verdict.Certificate}}
 	f := verdict.Finding{Check: "c", Title: "t", Kind: verdict.Certificate, Verdict: verdict.Pass, Comparison: "≤", Confidence: 1}
 	plain := &Report{Schema: Schema, Subjects: []Subject{NewSubject("s", claim, []verdict.Finding{f})}}
@@ -77,6 +77,3 @@ func TestUtilityIsNoVerdict(t *testing.T) {
 		t.Errorf("HTML lacks the utility table")
 	}
 }
-
-// denseOf is an r × c matrix of the values, row by row.
-func denseOf(r, c int, v ...float64) *mat.Dense { return mat.NewDense(r, c, v) }
