@@ -209,7 +209,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim()); err != nil {
+	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim(), c.data.limits()); err != nil {
 		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.path, err)}
 	}
 	subjects, requests, err := demoSubjects(c, data.ds, deletes)
