@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 const goodCard = `{"schema": "unlearnaudit/model-card/v1", "weights": [0.5, -1, 0.25],
@@ -27,7 +29,7 @@ func TestCard(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "m.json")
 	os.WriteFile(path, []byte(goodCard), 0o644)
-	params, layout, err := LoadModel(path)
+	params, layout, err := LoadModel(path, reference.Limits{})
 	if err != nil || !slices.Equal(params, c.Weights) || len(layout) != 1 {
 		t.Errorf("LoadModel: %v %v %v", params, layout, err)
 	}

@@ -79,7 +79,7 @@
 //
 // Errors are *reference.InputError values naming the file (file.npz:entry inside an
 // archive) and the field: magic, version, header, descr, shape or data. A header is read
-// up to 64 KiB; a shape is checked against reference.MaxValues before anything is
+// up to 64 KiB; a shape is checked against the caller's reference.Limits before anything is
 // allocated, and the data are read in chunks that grow with the bytes that arrive, so a
 // 200-byte file claiming 2^40 elements costs nothing. The fuzzers hold every parser to
 // O(k) allocation for k input bytes (for an archive, k is what it may inflate to; a

@@ -56,9 +56,9 @@ func TestNPZBombIsRefusedBeforeInflating(t *testing.T) {
 	}
 	for name, load := range map[string]func() error{
 		"ParseNPZ":   func() error { _, err := parseNPZBytes(in, p); return err },
-		"LoadModel":  func() error { _, _, err := LoadModel(p); return err },
-		"LoadSample": func() error { _, _, err := LoadSample(p); return err },
-		"LoadScores": func() error { _, _, err := LoadScores(p); return err },
+		"LoadModel":  func() error { _, _, err := LoadModel(p, reference.Limits{}); return err },
+		"LoadSample": func() error { _, _, err := LoadSample(p, reference.Limits{}); return err },
+		"LoadScores": func() error { _, _, err := LoadScores(p, reference.Limits{}); return err },
 	} {
 		var err error
 		got := testenv.Allocated(func() { err = load() })
@@ -76,19 +76,16 @@ func TestNPZBombIsRefusedBeforeInflating(t *testing.T) {
 // bounds it reads (a stored archive of zeros of 2 MB, and a deflated one of 512 KB at
 // 1000 to 1, within the grace).
 func TestNPZValueBudgetAndGrace(t *testing.T) {
-	old := reference.MaxValues
-	reference.MaxValues = 1 << 10 // a budget of 32 KiB inflated
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
 	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "w.npy", Method: zip.Store})
 	w.Write(npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (8192,), }", make([]byte, 8*8192)))
 	zw.Close()
-	_, err := parseNPZBytes(b.Bytes(), "m.npz")
+	_, err := ParseNPZ(bytes.NewReader(b.Bytes()), int64(b.Len()), "m.npz", reference.Limits{MaxValues: 1 << 10}) // a budget of 32 KiB inflated
 	var ie *reference.InflationError
 	if !errors.As(err, &ie) || !ie.Budget || !strings.Contains(err.Error(), "m.npz: inflates to more than 32768 bytes") {
 		t.Errorf("stored archive past the budget: %.300v", err)
 	}
-	reference.MaxValues = old
 	if a, err := parseNPZBytes(b.Bytes(), "m.npz"); err != nil || len(a[0].Data) != 8192 {
 		t.Errorf("stored archive within the budget: %v", err)
 	}
@@ -124,7 +121,7 @@ func FuzzLoadSample(f *testing.F) {
 			m   *mat.Dense
 			err error
 		)
-		got := testenv.Allocated(func() { m, _, err = LoadSample(dir) })
+		got := testenv.Allocated(func() { m, _, err = LoadSample(dir, reference.Limits{}) })
 		held := len(in)
 		switch ext {
 		case ".npz":

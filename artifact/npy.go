@@ -63,21 +63,21 @@ func (a *Array) Row(i int) []float64 { c := a.Cols(); return a.Data[i*c : (i+1)*
 const maxNPYHeader = 1 << 16
 
 // LoadNPY reads a NumPy .npy file.
-func LoadNPY(path string) (*Array, error) {
+func LoadNPY(path string, lim reference.Limits) (*Array, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load npy: %w", err)
 	}
 	defer f.Close()
-	return ParseNPY(bufio.NewReader(f), path)
+	return ParseNPY(bufio.NewReader(f), path, lim)
 }
 
 // ParseNPY reads the .npy format (versions 1.0, 2.0 and 3.0) from r; name is used in
 // errors. It accepts float32 and float64 elements of either byte order in C or Fortran
 // order, of rank 1 or 2, and refuses everything else by name — object arrays above all,
 // which NumPy would unpickle. Memory grows with the bytes read, never with the shape the
-// header claims, and the element count is capped by reference.MaxValues.
-func ParseNPY(r io.Reader, name string) (*Array, error) {
+// header claims, and the element count is capped by lim.MaxValues.
+func ParseNPY(r io.Reader, name string, lim reference.Limits) (*Array, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -128,7 +128,7 @@ func ParseNPY(r io.Reader, name string) (*Array, error) {
 	}
 	count := 1
 	for _, s := range h.shape {
-		if err := reference.CheckValues("array "+name, count, s); err != nil {
+		if err := lim.CheckValues("array "+name, count, s); err != nil {
 			return nil, fail("shape", "%v", err)
 		}
 		count *= s

@@ -50,7 +50,7 @@ func TestNPYMatchesNumPy(t *testing.T) {
 		if err := json.Unmarshal(msg, &want); err != nil {
 			t.Fatal(err)
 		}
-		a, err := LoadNPY(filepath.Join("testdata", name))
+		a, err := LoadNPY(filepath.Join("testdata", name), reference.Limits{})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -95,7 +95,7 @@ func TestNPZMatchesNumPy(t *testing.T) {
 		t.Fatalf("%d .npz golden cases; the fixtures have 2", len(golden.Cases))
 	}
 	for name, want := range golden.Cases {
-		arrays, err := LoadNPZ(filepath.Join("testdata", name))
+		arrays, err := LoadNPZ(filepath.Join("testdata", name), reference.Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -152,7 +152,7 @@ func TestNPYRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
-			got := testenv.Allocated(func() { _, err = ParseNPY(bytes.NewReader(c.in), "m.npy") })
+			got := testenv.Allocated(func() { _, err = ParseNPY(bytes.NewReader(c.in), "m.npy", reference.Limits{}) })
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "m.npy") {
 				t.Fatalf("error %v; want m.npy… %q", err, c.want)
 			}
@@ -225,7 +225,7 @@ func FuzzParseNPY(f *testing.F) {
 			a   *Array
 			err error
 		)
-		got := testenv.Allocated(func() { a, err = ParseNPY(bytes.NewReader(in), "fuzz.npy") })
+		got := testenv.Allocated(func() { a, err = ParseNPY(bytes.NewReader(in), "fuzz.npy", reference.Limits{}) })
 		if got > fuzzAllocLimit(len(in)) {
 			t.Fatalf("%d input bytes allocated %d", len(in), got)
 		}
@@ -269,7 +269,7 @@ func FuzzParseNPZ(f *testing.F) {
 }
 
 func Example() {
-	arrays, err := LoadNPZ("testdata/models.npz") // np.savez("models.npz", weights=m, bias=v)
+	arrays, err := LoadNPZ("testdata/models.npz", reference.Limits{}) // np.savez("models.npz", weights=m, bias=v)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -292,7 +292,7 @@ func TestNPYNonFiniteLocated(t *testing.T) {
 		order    string
 		row, col int
 	}{{"False", 1, 2}, {"True", 0, 2}} {
-		_, err := ParseNPY(bytes.NewReader(npyBytes("{'descr': '<f8', 'fortran_order': "+c.order+", 'shape': (3, 4), }", f8(vals...))), "m.npy")
+		_, err := ParseNPY(bytes.NewReader(npyBytes("{'descr': '<f8', 'fortran_order': "+c.order+", 'shape': (3, 4), }", f8(vals...))), "m.npy", reference.Limits{})
 		var ce *reference.CellError
 		if !errors.As(err, &ce) || ce.Row != c.row || ce.Col != c.col || ce.Cols != 4 {
 			t.Errorf("fortran_order %s: %v (%+v), want row %d, column %d of 4", c.order, err, ce, c.row, c.col)

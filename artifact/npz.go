@@ -19,7 +19,7 @@ import (
 const maxNPZEntries = 4096
 
 // LoadNPZ reads a NumPy .npz archive (np.savez or np.savez_compressed).
-func LoadNPZ(path string) ([]*Array, error) {
+func LoadNPZ(path string, lim reference.Limits) ([]*Array, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load npz: %w", err)
@@ -29,17 +29,17 @@ func LoadNPZ(path string) ([]*Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load npz: %w", err)
 	}
-	return ParseNPZ(f, st.Size(), path)
+	return ParseNPZ(f, st.Size(), path, lim)
 }
 
 // ParseNPZ reads the .npy arrays of a zip archive of size bytes, sorted by entry name (the
 // keyword names given to np.savez, "arr_0", … for positional ones). Each entry is read as
-// ParseNPY reads a file, and together they hold at most reference.MaxValues elements.
+// ParseNPY reads a file, and together they hold at most lim.MaxValues elements.
 // Every entry is read to its end and must inflate to exactly the size the zip directory
 // declares, with the CRC-32 it records (reading at most one byte past that size). An
-// archive whose entries inflate past reference.CheckInflation's bounds (the value budget,
+// archive whose entries inflate past lim.CheckInflation's bounds (the value budget,
 // or 100 to 1 past 1 MiB) is refused before any is inflated.
-func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
+func ParseNPZ(r io.ReaderAt, size int64, name string, lim reference.Limits) ([]*Array, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, &reference.InputError{File: name, Msg: fmt.Sprintf("not a zip archive (.npz): %v", err)}
@@ -57,7 +57,7 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 	for _, zf := range zr.File {
 		inflated += int64(min(zf.UncompressedSize64, 1<<50)) // 4096 entries cannot overflow
 	}
-	if err := reference.CheckInflation(name, inflated, size); err != nil {
+	if err := lim.CheckInflation(name, inflated, size); err != nil {
 		return nil, err
 	}
 	files := slices.Clone(zr.File)
@@ -78,7 +78,7 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 		if err != nil {
 			return nil, &reference.InputError{File: entry, Msg: err.Error()}
 		}
-		a, err := ParseNPY(bufio.NewReader(er), entry)
+		a, err := ParseNPY(bufio.NewReader(er), entry, lim)
 		if err != nil {
 			er.Close()
 			// a fault of the entry itself met on the way (corrupt, truncated, longer
@@ -92,7 +92,7 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 			return nil, &reference.InputError{File: entry, Msg: err.Error()}
 		}
 		total += len(a.Data)
-		if err := reference.CheckValues("arrays of "+name, 1, total); err != nil {
+		if err := lim.CheckValues("arrays of "+name, 1, total); err != nil {
 			return nil, &reference.InputError{File: entry, Msg: err.Error()}
 		}
 		out = append(out, a)
@@ -100,7 +100,8 @@ func ParseNPZ(r io.ReaderAt, size int64, name string) ([]*Array, error) {
 	return out, nil
 }
 
-// parseNPZBytes is ParseNPZ over an in-memory archive (for the fuzzer and tests).
+// parseNPZBytes is ParseNPZ over an in-memory archive, at the default limits (for the
+// fuzzer and tests).
 func parseNPZBytes(b []byte, name string) ([]*Array, error) {
-	return ParseNPZ(bytes.NewReader(b), int64(len(b)), name)
+	return ParseNPZ(bytes.NewReader(b), int64(len(b)), name, reference.Limits{})
 }

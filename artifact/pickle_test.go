@@ -269,7 +269,7 @@ func TestPyTorchBudget(t *testing.T) {
 		pickle := floods[name]
 		in := ptArchive(pickle, nil, zip.Store)
 		var err error
-		got := testenv.Allocated(func() { _, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt") })
+		got := testenv.Allocated(func() { _, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt", reference.Limits{}) })
 		var ie *reference.InputError
 		want := fmt.Sprintf(": the objects the pickle builds pass its budget of %d bytes (32 per byte of its %d, plus 4194304)", pickleBudget(len(pickle)), len(pickle))
 		if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
@@ -314,7 +314,7 @@ func TestPyTorchDeepNesting(t *testing.T) {
 	} {
 		in := ptArchive(c.pickle, map[string][]byte{"0": f32s(1, 2)}, zip.Store)
 		var err error
-		got := testenv.Allocated(func() { _, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt") })
+		got := testenv.Allocated(func() { _, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt", reference.Limits{}) })
 		var ie *reference.InputError
 		if err == nil || !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "m.pt: archive/data.pkl: byte ") || !strings.HasSuffix(err.Error(), ": tuples and dicts nested more than 100 deep; a state dict nests 2") {
 			t.Errorf("%s: %.300v; want the depth's error", c.name, err)
@@ -410,7 +410,7 @@ func TestPyTorchEchoesNoRawEscape(t *testing.T) {
 			ptArchive(slices.Concat([]byte("\x80\x02}X"), le(uint32(len(esc))), []byte(esc), pk[2:len(pk)-1], []byte("s.")), good, zip.Store)},
 	} {
 		var err error
-		_, err = ParsePyTorch(bytes.NewReader(c.in), int64(len(c.in)), "m.pt")
+		_, err = ParsePyTorch(bytes.NewReader(c.in), int64(len(c.in)), "m.pt", reference.Limits{})
 		var ie *reference.InputError
 		switch {
 		case err == nil || !errors.As(err, &ie):
@@ -472,7 +472,7 @@ func TestLong1(t *testing.T) {
 		vals[i] = float32(i)
 	}
 	in := ptArchive(pk, map[string][]byte{"0": f32s(vals...)}, zip.Store)
-	p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt")
+	p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt", reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

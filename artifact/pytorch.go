@@ -46,7 +46,7 @@ type PyTorch struct {
 func (p *PyTorch) Tensor(name string) *Array { return tensorNamed(p.Tensors, name) }
 
 // LoadPyTorch reads a .pt or .pth file that torch.save(model.state_dict(), path) wrote.
-func LoadPyTorch(path string) (*PyTorch, error) {
+func LoadPyTorch(path string, lim reference.Limits) (*PyTorch, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load pytorch: %w", err)
@@ -56,7 +56,7 @@ func LoadPyTorch(path string) (*PyTorch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load pytorch: %w", err)
 	}
-	return ParsePyTorch(f, st.Size(), path)
+	return ParsePyTorch(f, st.Size(), path, lim)
 }
 
 // legacyTorchMagic opens a file torch.save wrote before PyTorch 1.6 (or with
@@ -75,10 +75,10 @@ var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0x
 // boolean tensors are skipped and named in Skipped.
 //
 // The bounds are those of the other parsers: what the entries inflate to passes
-// reference.CheckInflation before any is read, the pickle is at most 8 MiB and what it
+// lim.CheckInflation before any is read, the pickle is at most 8 MiB and what it
 // builds at most 32 bytes a byte of it plus 4 MiB, with a bounded stack and nesting,
 // every tensor is checked against its storage's declared size and the entry's real size
-// before a value is read, the values read are capped by reference.MaxValues, and a
+// before a value is read, the values read are capped by lim.MaxValues, and a
 // storage is read out at most four times over (tied weights).
 // That cap bounds the float64 result, not all the call costs: the storages' raw bytes are
 // held, as they arrived, until each value is converted once into the result, so a read
@@ -87,7 +87,7 @@ var legacyTorchMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0x
 // Every entry read (byteorder, data.pkl, each storage) is read to its end and must inflate
 // to exactly the size the zip directory declares, with the CRC-32 it records (reading at
 // most one byte past that size).
-func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
+func ParsePyTorch(r io.ReaderAt, size int64, name string, lim reference.Limits) (*PyTorch, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: fieldName(field), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -119,7 +119,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 			pkl = append(pkl, zf.Name)
 		}
 	}
-	if err := reference.CheckInflation(name, inflated, size); err != nil {
+	if err := lim.CheckInflation(name, inflated, size); err != nil {
 		return nil, err
 	}
 	// torch.jit.save writes a data.pkl as torch.save does, and its pickle names the
@@ -223,13 +223,13 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 	total, stored := 0, 0
 	for _, i := range idx {
 		t, tname := tensors[i], names[i]
-		count, err := checkView(t)
+		count, err := checkView(t, lim)
 		if err != nil {
 			return nil, fail(tname, "%v", err)
 		}
 		counts[i] = int(count)
 		total += int(count)
-		if err := reference.CheckValues("tensors of "+name, 1, total); err != nil {
+		if err := lim.CheckValues("tensors of "+name, 1, total); err != nil {
 			return nil, fail(tname, "%v", err)
 		}
 		s := t.storage
@@ -238,7 +238,7 @@ func ParsePyTorch(r io.ReaderAt, size int64, name string) (*PyTorch, error) {
 		}
 		if _, ok := raw[s]; !ok {
 			stored += int(s.numel)
-			if err := reference.CheckValues("storages of "+name, 1, stored); err != nil {
+			if err := lim.CheckValues("storages of "+name, 1, stored); err != nil {
 				return nil, fail(tname, "%v", err)
 			}
 			zf := entries[prefix+"data/"+s.key]
@@ -318,11 +318,11 @@ func holdsTensors(d *pyDict) bool {
 // checkView returns a view's element count after checking that it lies within its
 // storage and that no two of its elements are the same storage element (a view made by
 // expand() would repeat values that a state dict never repeats).
-func checkView(t *ptTensor) (int64, error) {
-	count := int64(1)
+func checkView(t *ptTensor, lim reference.Limits) (int64, error) {
+	count, most := int64(1), int64(lim.Values())
 	for _, s := range t.size {
-		if s > 0 && count > int64(reference.MaxValues)/s {
-			return 0, fmt.Errorf("shape %s: more than the cap of %d values (reference.MaxValues; raise it with --max-values)", shapeText(t.size), reference.MaxValues)
+		if s > 0 && count > most/s {
+			return 0, fmt.Errorf("shape %s: more than the cap of %d values (reference.MaxValues; raise it with --max-values)", shapeText(t.size), most)
 		}
 		count *= s
 	}
@@ -350,7 +350,7 @@ func checkView(t *ptTensor) (int64, error) {
 			return 0, fmt.Errorf("a view of size %s, stride %s and offset %d reaches past the storage's %d elements", shapeText(t.size), shapeText(t.stride), t.offset, t.storage.numel)
 		}
 		// no overflow: the stride is at most the storage's elements (which its entry's
-		// size, within the inflation budget, holds) and the size at most MaxValues
+		// size, within the inflation budget, holds) and the size at most the cap
 		span = t.stride[d]*(t.size[d]-1) + span
 		if span > t.storage.numel {
 			return 0, fmt.Errorf("a view of size %s, stride %s and offset %d reaches past the storage's %d elements", shapeText(t.size), shapeText(t.stride), t.offset, t.storage.numel)

@@ -70,7 +70,7 @@ func TestPyTorchMatchesTorch(t *testing.T) {
 	read, refused := 0, 0
 	for name, want := range g.Cases {
 		path := filepath.Join("testdata", name)
-		p, err := LoadPyTorch(path)
+		p, err := LoadPyTorch(path, reference.Limits{})
 		if want.Refused {
 			refused++
 			msgs, ok := ptRefusals[name]
@@ -166,7 +166,7 @@ func TestLoadModelPyTorch(t *testing.T) {
 	g := readPTGolden(t, "testdata")
 	want := g.Cases["batchnorm.pt"]
 	path := filepath.Join("testdata", "batchnorm.pt")
-	params, layout, err := LoadModel(path)
+	params, layout, err := LoadModel(path, reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestLoadModelPyTorch(t *testing.T) {
 	if !slices.Equal(params, wantParams) || !slices.Equal(layout, wantLayout) {
 		t.Errorf("LoadModel: %v %q; want %v %q", params, layout, wantParams, wantLayout)
 	}
-	params, layout, err = LoadModelTensors(path, []string{"1.weight", "0.bias"})
+	params, layout, err = LoadModelTensors(path, []string{"1.weight", "0.bias"}, reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func f32s(vs ...float32) []byte { return le(any(vs)) }
 func TestPyTorchHandBuilt(t *testing.T) {
 	in := ptArchive(ptPickle(ptTensorSpec{"w", "FloatStorage", "0", 7, 1, []int{2, 3}, []int{1, 2}}),
 		map[string][]byte{"0": f32s(0, 1, 2, 3, 4, 5, 6)}, zip.Store)
-	p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt")
+	p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "m.pt", reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestPyTorchRefusals(t *testing.T) {
 		}(), `m.pt: a/byteorder: "middle"; want little or big`},
 	} {
 		var err error
-		got := testenv.Allocated(func() { _, err = ParsePyTorch(bytes.NewReader(c.in), int64(len(c.in)), "m.pt") })
+		got := testenv.Allocated(func() { _, err = ParsePyTorch(bytes.NewReader(c.in), int64(len(c.in)), "m.pt", reference.Limits{}) })
 		var ie *reference.InputError
 		var fe *reference.InflationError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ie) && !errors.As(err, &fe) {
@@ -385,7 +385,7 @@ func TestPyTorchBigEndian(t *testing.T) {
 		files["a/data.pkl"] = ptPickle(specs...)
 		files["a/byteorder"] = []byte(strings.TrimSuffix(strings.ToLower(order.String()), "endian"))
 		in := zipOf(files)
-		p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "be.pt")
+		p, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "be.pt", reference.Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", order, err)
 		}
@@ -423,14 +423,14 @@ func TestPyTorchHalfConvertedOnce(t *testing.T) {
 			params []float64
 			err    error
 		)
-		if got := testenv.Allocated(func() { p, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "half.pt") }); err != nil || got > limit {
+		if got := testenv.Allocated(func() { p, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "half.pt", reference.Limits{}) }); err != nil || got > limit {
 			t.Errorf("%s: ParsePyTorch of %d values allocated %d bytes (%.1f a value; limit %d): %v", class, n, got, float64(got)/n, limit, err)
 		}
-		if got := testenv.Allocated(func() { params, _, err = LoadModel(path) }); err != nil || got > limit {
+		if got := testenv.Allocated(func() { params, _, err = LoadModel(path, reference.Limits{}) }); err != nil || got > limit {
 			t.Errorf("%s: LoadModel of %d values allocated %d bytes (%.1f a value; limit %d): %v", class, n, got, float64(got)/n, limit, err)
 		}
 		// a folder of this one model: its row is the model's values, not a copy
-		if got := testenv.Allocated(func() { _, _, err = LoadSample(filepath.Dir(path)) }); err != nil || got > limit {
+		if got := testenv.Allocated(func() { _, _, err = LoadSample(filepath.Dir(path), reference.Limits{}) }); err != nil || got > limit {
 			t.Errorf("%s: LoadSample of a folder of %d values allocated %d bytes (%.1f a value; limit %d): %v", class, n, got, float64(got)/n, limit, err)
 		}
 		// and the values are right: element i is the encoding i mod 0x3c00
@@ -455,7 +455,7 @@ func BenchmarkPyTorchHalf(b *testing.B) {
 	in := ptArchive(ptPickle(ptTensorSpec{"w", "HalfStorage", "0", n, 0, []int{n}, []int{1}}), map[string][]byte{"0": raw}, zip.Store)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "half.pt"); err != nil {
+		if _, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), "half.pt", reference.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -535,7 +535,7 @@ func checkPyTorch(t *testing.T, in []byte, held int) bool {
 		p   *PyTorch
 		err error
 	)
-	got := testenv.Allocated(func() { p, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "fuzz.pt") })
+	got := testenv.Allocated(func() { p, err = ParsePyTorch(bytes.NewReader(in), int64(len(in)), "fuzz.pt", reference.Limits{}) })
 	// a storage may be read out maxStorageAliases times over as float64s (8 bytes for as
 	// few as 2 stored)
 	if limit := fuzzAllocLimit(maxStorageAliases * 4 * held); got > limit {
@@ -579,7 +579,7 @@ func must2[T any](v T, err error) T {
 
 func ExampleLoadPyTorch() {
 	// torch.save(model.state_dict(), "batchnorm.pt") for Linear(3, 2) then BatchNorm1d(2)
-	sd, err := LoadPyTorch("testdata/batchnorm.pt")
+	sd, err := LoadPyTorch("testdata/batchnorm.pt", reference.Limits{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -600,13 +600,13 @@ func ExampleLoadPyTorch() {
 
 func ExampleLoadModelTensors() {
 	// the weights an audit compares: the first layer's weight, then its bias
-	params, layout, err := LoadModelTensors("testdata/batchnorm.pt", []string{"0.weight", "0.bias"})
+	params, layout, err := LoadModelTensors("testdata/batchnorm.pt", []string{"0.weight", "0.bias"}, reference.Limits{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(len(params), layout)
-	_, _, err = LoadModelTensors("testdata/batchnorm.pt", []string{"fc.weight"})
+	_, _, err = LoadModelTensors("testdata/batchnorm.pt", []string{"fc.weight"}, reference.Limits{})
 	fmt.Println(err)
 	// Output:
 	// 8 [0.weight [2 3] float32 0.bias [2] float32]

@@ -46,13 +46,13 @@ func tensorNamed(ts []*Array, name string) *Array {
 }
 
 // LoadSafetensors reads a .safetensors file (Hugging Face's format).
-func LoadSafetensors(path string) (*Safetensors, error) {
+func LoadSafetensors(path string, lim reference.Limits) (*Safetensors, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load safetensors: %w", err)
 	}
 	defer f.Close()
-	return ParseSafetensors(bufio.NewReader(f), path)
+	return ParseSafetensors(bufio.NewReader(f), path, lim)
 }
 
 type tensorEntry struct {
@@ -66,10 +66,10 @@ type tensorEntry struct {
 // header is an 8-byte little-endian length, at most 100 MB of JSON, then the tensors'
 // bytes. Every tensor is validated before any data is read: a known floating-point dtype
 // (F64, F32, F16, BF16, widened exactly to float64), a shape whose element count is within
-// reference.MaxValues, offsets whose span is exactly that many elements, and together the
+// lim.MaxValues, offsets whose span is exactly that many elements, and together the
 // tensors tile the data without overlap or gap, as the format requires. The data are then
 // read in order as they arrive, so a header's claims cost nothing until bytes back them.
-func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
+func ParseSafetensors(r io.Reader, name string, lim reference.Limits) (*Safetensors, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -144,11 +144,11 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 			if s < 0 {
 				return nil, fail(clip.Text(e.name)+".shape", "negative dimension %d", s)
 			}
-			if s > 0 && count > int64(reference.MaxValues)/s {
+			if s > 0 && count > int64(lim.Values())/s {
 				// the shape as the file gives it: its product is never formed, so no
 				// dimension is printed overflowed or clipped
 				return nil, fail(clip.Text(e.name)+".shape", "tensor %s: shape %v holds more than the cap of %d values (reference.MaxValues, %.3g GB of float64; raise it with --max-values)",
-					clip.Text(e.name), e.Shape, reference.MaxValues, float64(reference.MaxValues)*8/1e9)
+					clip.Text(e.name), e.Shape, lim.Values(), float64(lim.Values())*8/1e9)
 			}
 			count *= s
 		}
@@ -159,7 +159,7 @@ func ParseSafetensors(r io.Reader, name string) (*Safetensors, error) {
 			return nil, fail(clip.Text(e.name)+".data_offsets", "[%d, %d] spans %d bytes; shape %v of %s needs %d", e.Offsets[0], e.Offsets[1], span, e.Shape, e.DType, count*int64(size))
 		}
 		total += int(count)
-		if err := reference.CheckValues(what, 1, total); err != nil {
+		if err := lim.CheckValues(what, 1, total); err != nil {
 			return nil, fail(clip.Text(e.name)+".shape", "%v", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -43,7 +44,7 @@ func TestSafetensorsReadsEveryFloatDType(t *testing.T) {
 	data := le(float64(-0.5), float32(1), float32(2.5), float32(-3), float32(0.125),
 		uint16(0x3c00), uint16(0xc000), uint16(0x0001), uint16(0x7bff), // 1, −2, 2⁻²⁴, 65504
 		uint16(0x3f80), uint16(0x4049)) // 1, 3.140625
-	st, err := ParseSafetensors(bytes.NewReader(stFile(header, data)), "m.safetensors")
+	st, err := ParseSafetensors(bytes.NewReader(stFile(header, data)), "m.safetensors", reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestSafetensorsRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
-			got := testenv.Allocated(func() { _, err = ParseSafetensors(bytes.NewReader(c.in), "m.safetensors") })
+			got := testenv.Allocated(func() { _, err = ParseSafetensors(bytes.NewReader(c.in), "m.safetensors", reference.Limits{}) })
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "m.safetensors") {
 				t.Fatalf("error %v; want m.safetensors… %q", err, c.want)
 			}
@@ -120,7 +121,7 @@ func FuzzParseSafetensors(f *testing.F) {
 			st  *Safetensors
 			err error
 		)
-		got := testenv.Allocated(func() { st, err = ParseSafetensors(bytes.NewReader(in), "fuzz.safetensors") })
+		got := testenv.Allocated(func() { st, err = ParseSafetensors(bytes.NewReader(in), "fuzz.safetensors", reference.Limits{}) })
 		// JSON decoding keeps a few copies of the header; an F16 element (2 bytes) becomes 8,
 		// doubled by growth: 64 per input byte covers both
 		if got > fuzzAllocLimit(len(in)) {
@@ -172,7 +173,7 @@ func TestSafetensorsManyEmptyTensorsCostTheirHeader(t *testing.T) {
 		st  *Safetensors
 		err error
 	)
-	got := testenv.Allocated(func() { st, err = ParseSafetensors(bytes.NewReader(in), "m.safetensors") })
+	got := testenv.Allocated(func() { st, err = ParseSafetensors(bytes.NewReader(in), "m.safetensors", reference.Limits{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,11 +198,11 @@ func TestSafetensorsTensorCap(t *testing.T) {
 		h.WriteString(`"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`)
 		return h.String()
 	}
-	st, err := ParseSafetensors(bytes.NewReader(stFile(header(maxSafetensorsTensors-1), le(float32(1)))), "ok.safetensors")
+	st, err := ParseSafetensors(bytes.NewReader(stFile(header(maxSafetensorsTensors-1), le(float32(1)))), "ok.safetensors", reference.Limits{})
 	if err != nil || len(st.Tensors) != maxSafetensorsTensors {
 		t.Fatalf("%d tensors, the cap: %v", maxSafetensorsTensors, err)
 	}
-	_, err = ParseSafetensors(bytes.NewReader(stFile(header(maxSafetensorsTensors), le(float32(1)))), "many.safetensors")
+	_, err = ParseSafetensors(bytes.NewReader(stFile(header(maxSafetensorsTensors), le(float32(1)))), "many.safetensors", reference.Limits{})
 	if err == nil || !strings.Contains(err.Error(), "many.safetensors") || !strings.Contains(err.Error(), "more than 131072 tensors") {
 		t.Fatalf("%d tensors: %v; want a refusal naming the file and the cap", maxSafetensorsTensors+1, err)
 	}
@@ -219,18 +220,18 @@ func TestSafetensorsWithoutParametersIsRefused(t *testing.T) {
 		if err := os.WriteFile(p, stFile(header, nil), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := LoadModel(p); err == nil || !strings.Contains(err.Error(), p+": no parameters") {
+		if _, _, err := LoadModel(p, reference.Limits{}); err == nil || !strings.Contains(err.Error(), p+": no parameters") {
 			t.Errorf("LoadModel(%s): %v", name, err)
 		}
-		for _, load := range []func(string) (*mat.Dense, []string, error){LoadSample, LoadScores} {
-			if _, _, err := load(p); err == nil || !strings.Contains(err.Error(), p+": no parameters") {
+		for _, load := range []func(string, reference.Limits) (*mat.Dense, []string, error){LoadSample, LoadScores} {
+			if _, _, err := load(p, reference.Limits{}); err == nil || !strings.Contains(err.Error(), p+": no parameters") {
 				t.Errorf("load %s: %v", name, err)
 			}
 		}
 		sub := filepath.Join(dir, strings.TrimSuffix(name, ".safetensors"))
 		os.Mkdir(sub, 0o755)
 		os.WriteFile(filepath.Join(sub, "m.safetensors"), stFile(header, nil), 0o644)
-		if _, _, err := LoadSample(sub); err == nil || !strings.Contains(err.Error(), "no parameters") {
+		if _, _, err := LoadSample(sub, reference.Limits{}); err == nil || !strings.Contains(err.Error(), "no parameters") {
 			t.Errorf("folder of %s: %v", name, err)
 		}
 	}
@@ -238,7 +239,7 @@ func TestSafetensorsWithoutParametersIsRefused(t *testing.T) {
 
 // The format pads the header with spaces to align the data: padding is not text after it.
 func TestSafetensorsHeaderPadding(t *testing.T) {
-	st, err := ParseSafetensors(bytes.NewReader(stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}     `, le(2.5))), "m.safetensors")
+	st, err := ParseSafetensors(bytes.NewReader(stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}     `, le(2.5))), "m.safetensors", reference.Limits{})
 	if err != nil || len(st.Tensors) != 1 || st.Tensors[0].Data[0] != 2.5 {
 		t.Fatalf("%v, %v", st, err)
 	}

@@ -21,8 +21,8 @@ var modelExts = []string{".npy", ".npz", ".safetensors", ".csv", ".json", ".pt",
 // comes before "weight", the same order for every file of one exporter), a CSV of weights
 // (reference.LoadMatrixCSV) flattened by rows, or the weights of a model card (.json,
 // LoadCard). The layout names the parts, so that a report can say what was compared.
-func LoadModel(path string) (params []float64, layout []string, err error) {
-	return LoadModelTensors(path, nil)
+func LoadModel(path string, lim reference.Limits) (params []float64, layout []string, err error) {
+	return LoadModelTensors(path, nil, lim)
 }
 
 // LoadModelTensors is LoadModel reading only the named tensors of a file that names its
@@ -30,7 +30,7 @@ func LoadModel(path string) (params []float64, layout []string, err error) {
 // given, so that an audit can compare the weights it is about (the last layer, say)
 // rather than every buffer. With no names it reads them all, in name order. A name the
 // file lacks is an error listing what the file holds.
-func LoadModelTensors(path string, names []string) (params []float64, layout []string, err error) {
+func LoadModelTensors(path string, names []string, lim reference.Limits) (params []float64, layout []string, err error) {
 	var (
 		arrays  []*Array
 		skipped []string
@@ -38,29 +38,29 @@ func LoadModelTensors(path string, names []string) (params []float64, layout []s
 	)
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".npy":
-		a, err := LoadNPY(path)
+		a, err := LoadNPY(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
 		arrays = []*Array{a}
 	case ".npz":
-		if arrays, err = LoadNPZ(path); err != nil {
+		if arrays, err = LoadNPZ(path, lim); err != nil {
 			return nil, nil, err
 		}
 	case ".safetensors":
-		st, err := LoadSafetensors(path)
+		st, err := LoadSafetensors(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
 		arrays = st.Tensors
 	case ".pt", ".pth":
-		pt, err := LoadPyTorch(path)
+		pt, err := LoadPyTorch(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
 		arrays, skipped, flat = pt.Tensors, pt.Skipped, pt.flat
 	case ".csv":
-		m, err := reference.LoadMatrixCSV(path)
+		m, err := reference.LoadMatrixCSV(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -175,27 +175,28 @@ func newSample(path string, rows, cols int, data []float64) (*mat.Dense, []strin
 // (sorted by name), or one file whose rows are the models (a 2-D .npy, an .npz holding one
 // array, a CSV); any other file is one model. A sample
 // of N models is N trials of an audit. Every model must have as many parameters as the
-// first; the error names both files.
-func LoadSample(path string) (*mat.Dense, []string, error) {
-	return LoadSampleTensors(path, nil)
+// first; the error names both files. lim caps the values held (the whole sample is one
+// matrix).
+func LoadSample(path string, lim reference.Limits) (*mat.Dense, []string, error) {
+	return LoadSampleTensors(path, nil, lim)
 }
 
 // LoadSampleTensors is LoadSample reading the named tensors of each model
 // (LoadModelTensors); with names, a single file is always one model.
-func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error) {
+func LoadSampleTensors(path string, names []string, lim reference.Limits) (*mat.Dense, []string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load sample: %w", err)
 	}
 	if !st.IsDir() {
 		if names != nil {
-			params, _, err := LoadModelTensors(path, names)
+			params, _, err := LoadModelTensors(path, names, lim)
 			if err != nil {
 				return nil, nil, err
 			}
 			return mat.NewDense(1, len(params), params), []string{path}, nil
 		}
-		return loadSampleFile(path)
+		return loadSampleFile(path, lim)
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
@@ -214,7 +215,7 @@ func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error
 		if e.IsDir() { // not skipped in silence: a model the user meant may be missing
 			return nil, nil, fmt.Errorf("%s: a folder named like a model file; a sample's models are files (rename it, or move it out of %s)", p, path)
 		}
-		params, _, err := LoadModelTensors(p, names)
+		params, _, err := LoadModelTensors(p, names, lim)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -223,7 +224,7 @@ func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error
 		} else if len(params) != width {
 			return nil, nil, fmt.Errorf("%s: %d parameters; %s, the first model, has %d: a sample's models must agree", p, len(params), files[0], width)
 		}
-		if err := reference.CheckValues("models of "+path, len(files)+1, width); err != nil {
+		if err := lim.CheckValues("models of "+path, len(files)+1, width); err != nil {
 			return nil, nil, err
 		}
 		if len(files) == 0 {
@@ -243,11 +244,11 @@ func LoadSampleTensors(path string, names []string) (*mat.Dense, []string, error
 // except that an .npz file must hold exactly one array: LoadSample reads an archive of
 // several arrays as one model's layers, which for scores would silently make one model of
 // every array's values. The error names the file and its arrays.
-func LoadScores(path string) (*mat.Dense, []string, error) {
+func LoadScores(path string, lim reference.Limits) (*mat.Dense, []string, error) {
 	if st, err := os.Stat(path); err != nil || st.IsDir() || strings.ToLower(filepath.Ext(path)) != ".npz" {
-		return LoadSample(path)
+		return LoadSample(path, lim)
 	}
-	arrays, err := LoadNPZ(path)
+	arrays, err := LoadNPZ(path, lim)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -263,19 +264,19 @@ func LoadScores(path string) (*mat.Dense, []string, error) {
 }
 
 // loadSampleFile reads one file as a sample: its rows are the models.
-func loadSampleFile(path string) (*mat.Dense, []string, error) {
+func loadSampleFile(path string, lim reference.Limits) (*mat.Dense, []string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".npy":
-		a, err := LoadNPY(path)
+		a, err := LoadNPY(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
 		return newSample(path, a.Rows(), a.Cols(), a.Data)
 	case ".csv":
-		m, err := reference.LoadMatrixCSV(path)
+		m, err := reference.LoadMatrixCSV(path, lim)
 		return m, []string{path}, err
 	case ".npz":
-		arrays, err := LoadNPZ(path)
+		arrays, err := LoadNPZ(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -284,7 +285,7 @@ func loadSampleFile(path string) (*mat.Dense, []string, error) {
 			return newSample(path, a.Rows(), a.Cols(), a.Data)
 		}
 	}
-	params, _, err := LoadModel(path)
+	params, _, err := LoadModel(path, lim)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // A directory of models is a sample, one row per file in name order; NumPy's archive of
@@ -17,7 +19,7 @@ func TestLoadSampleFromDirectory(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "README.txt"), []byte("not a model"), 0o644)
-	m, files, err := LoadSample(dir)
+	m, files, err := LoadSample(dir, reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func TestLoadSampleFromDirectory(t *testing.T) {
 	if r != 2 || c != 7+15 || len(files) != 2 || !strings.HasSuffix(files[1], "b.npz") {
 		t.Fatalf("%d × %d from %v; want 2 × 22 from a.npz, b.npz", r, c, files)
 	}
-	params, layout, err := LoadModel(filepath.Join(dir, "a.npz"))
+	params, layout, err := LoadModel(filepath.Join(dir, "a.npz"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,22 +41,22 @@ func TestLoadSampleRefusesMixedDimensions(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.npy"), must(os.ReadFile("testdata/vector_f8.npy")), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.npy"), must(os.ReadFile("testdata/c_f8.npy")), 0o644)
-	_, _, err := LoadSample(dir)
+	_, _, err := LoadSample(dir, reference.Limits{})
 	if err == nil || !strings.Contains(err.Error(), "b.npy: 15 parameters") || !strings.Contains(err.Error(), "a.npy, the first model, has 7") {
 		t.Fatalf("error %v; want both files named", err)
 	}
-	if _, _, err := LoadSample(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no model files") {
+	if _, _, err := LoadSample(t.TempDir(), reference.Limits{}); err == nil || !strings.Contains(err.Error(), "no model files") {
 		t.Errorf("empty directory: %v", err)
 	}
 }
 
 // One .npy matrix is a sample whose rows are the models.
 func TestLoadSampleFromOneMatrix(t *testing.T) {
-	m, _, err := LoadSample("testdata/fortran_f8.npy")
+	m, _, err := LoadSample("testdata/fortran_f8.npy", reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := LoadNPY("testdata/c_f8.npy")
+	c, _ := LoadNPY("testdata/c_f8.npy", reference.Limits{})
 	if r, cols := m.Dims(); r != 3 || cols != 5 || m.At(2, 4) != c.Data[14] {
 		t.Fatalf("%d × %d, last %v; want 3 × 5 in C order", r, cols, m.At(2, 4))
 	}
@@ -64,14 +66,14 @@ func TestLoadSampleFromOneMatrix(t *testing.T) {
 // several arrays (NumPy's models.npz: weights and bias), which LoadSample reads as one
 // model's layers, naming the file and the arrays.
 func TestLoadScoresOneMatrix(t *testing.T) {
-	if _, _, err := LoadSample("testdata/models.npz"); err != nil {
+	if _, _, err := LoadSample("testdata/models.npz", reference.Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := LoadScores("testdata/models.npz")
+	_, _, err := LoadScores("testdata/models.npz", reference.Limits{})
 	if err == nil || !strings.Contains(err.Error(), "testdata/models.npz: 2 arrays") || !strings.Contains(err.Error(), "weights") {
 		t.Errorf("two arrays as scores: %v", err)
 	}
-	m, _, err := LoadScores(filepath.Join("..", "cmd", "audit", "testdata", "verify", "scores_good.npz"))
+	m, _, err := LoadScores(filepath.Join("..", "cmd", "audit", "testdata", "verify", "scores_good.npz"), reference.Limits{})
 	if err != nil || m.RawMatrix().Rows != 40 || m.RawMatrix().Cols != 50 {
 		t.Errorf("one array: %v", err)
 	}
@@ -83,12 +85,12 @@ func TestLoadSampleRefusesFolderNamedLikeAModel(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.npy"), must(os.ReadFile("testdata/vector_f8.npy")), 0o644)
 	os.Mkdir(filepath.Join(dir, "checkpoints"), 0o755)
-	if _, files, err := LoadSample(dir); err != nil || len(files) != 1 {
+	if _, files, err := LoadSample(dir, reference.Limits{}); err != nil || len(files) != 1 {
 		t.Fatalf("a plain subfolder: %v, %v", files, err)
 	}
 	bad := filepath.Join(dir, "x.npy")
 	os.Mkdir(bad, 0o755)
-	if _, _, err := LoadSample(dir); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "a folder named like a model file") {
+	if _, _, err := LoadSample(dir, reference.Limits{}); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "a folder named like a model file") {
 		t.Errorf("a folder x.npy: %v; want it refused by name", err)
 	}
 }

@@ -124,7 +124,7 @@ func TestZipEntryIntegrity(t *testing.T) {
 	npzLike := zipOf(map[string][]byte{"w.npy": npy})
 	// the honest archives read (a check of the builders)
 	for name, in := range map[string][]byte{"m.pt": pt(honest("archive/data/0", zip.Store, w)), "t.pt": torchLike, "d.pt": pt(honest("archive/data/0", zip.Deflate, w))} {
-		if _, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), name); err != nil {
+		if _, err := ParsePyTorch(bytes.NewReader(in), int64(len(in)), name, reference.Limits{}); err != nil {
 			t.Fatalf("honest %s: %v", name, err)
 		}
 	}
@@ -164,9 +164,9 @@ func TestZipEntryIntegrity(t *testing.T) {
 		var err error
 		got := testenv.Allocated(func() {
 			if strings.HasSuffix(c.file, ".npz") {
-				_, err = ParseNPZ(src, int64(len(c.in)), c.file)
+				_, err = ParseNPZ(src, int64(len(c.in)), c.file, reference.Limits{})
 			} else {
-				_, err = ParsePyTorch(src, int64(len(c.in)), c.file)
+				_, err = ParsePyTorch(src, int64(len(c.in)), c.file, reference.Limits{})
 			}
 		})
 		var ie *reference.InputError
@@ -181,7 +181,7 @@ func TestZipEntryIntegrity(t *testing.T) {
 	// the bomb's 50 MB deflate to about 50 KB: inflating past 9 bytes would read it all
 	in := cases[4].in
 	src := &countingReaderAt{r: bytes.NewReader(in)}
-	ParsePyTorch(src, int64(len(in)), "m.pt")
+	ParsePyTorch(src, int64(len(in)), "m.pt", reference.Limits{})
 	if n := src.n.Load(); n > int64(len(in))/4 {
 		t.Errorf("the bomb: %d of its %d bytes read; a refusal after 9 inflated bytes reads a few KB", n, len(in))
 	} else {

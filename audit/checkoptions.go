@@ -1,5 +1,7 @@
 package audit
 
+import "github.com/unlearnaudit/unlearnaudit/mia"
+
 // CheckOptions configure a method package's Check (and the controls it runs): one type for
 // every method, each reading the fields that apply to it.
 type CheckOptions struct {
@@ -21,4 +23,7 @@ type CheckOptions struct {
 	// MIASamples caps the members and non-members each that a method's own membership
 	// attacker fits on (safe's SVC attack); 0 means the method's default (safe: 300).
 	MIASamples int
+	// Resamples, when set, are shared by the membership checks of the subjects built with
+	// these options (MembershipRelease.Resamples): a run with controls sets one for all.
+	Resamples *mia.Resamples
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
-	"github.com/unlearnaudit/unlearnaudit/mia"
 )
 
 // A CheckFunc checks one audit's finished trials (an Audited's Check on its results).
@@ -142,19 +141,10 @@ func (r *relay) attach(f steps.Func) {
 	}
 }
 
-// SharedBudget is the most a CheckQueue with Shared set holds of what its checks share:
+// SharedBudget is the most the resamples a run's checks share (CheckOptions.Resamples) hold:
 // 1 GiB, the resamples of 8 records at 651 823 trials (δ = 10⁻⁶'s count for the decisive
 // SGLU spec), each 200 replicates of half a byte a trial a side (130 MB).
 const SharedBudget = 1 << 30
-
-// resamplesKey is the context key of a CheckQueue's shared resamples.
-type resamplesKey struct{}
-
-// sharedResamples are the resamples the checks of ctx share (nil: none).
-func sharedResamples(ctx context.Context) *mia.Resamples {
-	r, _ := ctx.Value(resamplesKey{}).(*mia.Resamples)
-	return r
-}
 
 // A CheckQueue collects a run's checks as their trials finish and runs them side by side
 // (CheckPhase) a batch at a time: once the phase's Limit of them wait, they run before the
@@ -167,13 +157,6 @@ type CheckQueue struct {
 	Phase CheckPhase
 	// Show, if set, is Phase.Show for a check by name (Add's).
 	Show func(name string) (ctx context.Context, stop func())
-	// Shared, when set, lets the checks share what they would compute alike: the
-	// membership check's AUC bootstraps, whose resamples depend on the seed and the trial
-	// count, not on the models, are drawn once for a subject and its controls and read by
-	// the others (mia.Resamples; the same bits). What is shared is kept for the queue's
-	// life, at most SharedBudget bytes; set it when controls are checked too.
-	Shared    bool
-	resamples *mia.Resamples
 
 	names  []string
 	checks []CheckFunc
@@ -196,12 +179,6 @@ func (q *CheckQueue) Flush(ctx context.Context) error {
 		return nil
 	}
 	p := q.Phase
-	if q.Shared {
-		if q.resamples == nil {
-			q.resamples = mia.NewResamples(SharedBudget)
-		}
-		ctx = context.WithValue(ctx, resamplesKey{}, q.resamples)
-	}
 	if q.Show != nil {
 		names := q.names
 		p.Show = func(i int) (context.Context, func()) { return q.Show(names[i]) }

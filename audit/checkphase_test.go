@@ -196,16 +196,17 @@ func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
 	}
 }
 
-// A queue with Shared hands its checks one mia.Resamples for its life, across batches: the
-// membership checks of three audits of the same two records and trial count keep one set
-// of resamples a record (2 × 200 replicates × 300 bytes), and find what each finds alone.
-// Without Shared the checks see none.
+// Membership checks given one mia.Resamples (MembershipRelease.Resamples, passed
+// explicitly; the context carries nothing) share it across a queue's batches: the checks
+// of three audits of the same two records and trial count keep one set of resamples a
+// record (2 × 200 replicates × 300 bytes), and find what each finds alone. Without
+// Resamples nothing is kept.
 func TestCheckQueueSharesResamples(t *testing.T) {
 	deleted, err := reference.FromRecords(2, []reference.Record{{ID: 7, X: []float64{1, 0}, Y: 1}, {ID: 9, X: []float64{0, 1}, Y: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
+	alone := MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
 	const n = 300
 	trials := func(shift float64, seed uint64) []TrialResult {
 		r := reference.Stream(seed, 0, "queue-shares")
@@ -219,12 +220,14 @@ func TestCheckQueueSharesResamples(t *testing.T) {
 	}
 	audits := [][]TrialResult{trials(0, 1), trials(0.3, 2), trials(2, 3)}
 	for _, shared := range []bool{true, false} {
-		q := CheckQueue{Shared: shared, Phase: CheckPhase{Limit: 2}}
-		seen := make([]*mia.Resamples, len(audits))
+		q := CheckQueue{Phase: CheckPhase{Limit: 2}}
+		check := alone
+		if shared {
+			check.Resamples = mia.NewResamples(SharedBudget)
+		}
 		found := make([]Finding, len(audits))
 		for i, results := range audits {
 			err := q.Add(context.Background(), fmt.Sprint(i), func(ctx context.Context) ([]Finding, error) {
-				seen[i] = sharedResamples(ctx)
 				f, err := check.Check(ctx, results)
 				return []Finding{f}, err
 			}, func(fs []Finding) { found[i] = fs[0] })
@@ -236,21 +239,19 @@ func TestCheckQueueSharesResamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, results := range audits {
-			alone, err := check.Check(context.Background(), results)
+			want, err := alone.Check(context.Background(), results)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(found[i], alone) {
-				t.Errorf("shared %v, audit %d: %+v; alone %+v", shared, i, found[i].Estimates, alone.Estimates)
-			}
-			if shared && (seen[i] == nil || seen[i] != seen[0]) || !shared && seen[i] != nil {
-				t.Errorf("shared %v: audit %d's check saw resamples %p (the first's %p)", shared, i, seen[i], seen[0])
+			if !reflect.DeepEqual(found[i], want) {
+				t.Errorf("shared %v, audit %d: %+v; alone %+v", shared, i, found[i].Estimates, want.Estimates)
 			}
 		}
 		// 2 records × 200 replicates × a nibble for each of the held-out halves' 2·(n − n/2)
-		// samples (the records' AUCs are the held-out half's)
-		if want := int64(2 * 200 * (n - n/2)); shared && seen[0].Held() != want {
-			t.Errorf("%d bytes of resamples held; want %d (one set a record, of the held-out halves)", seen[0].Held(), want)
+		// samples (the records' AUCs are the held-out half's): the resamples passed were
+		// drawn into, once
+		if want := int64(2 * 200 * (n - n/2)); shared && check.Resamples.Held() != want {
+			t.Errorf("%d bytes of resamples held; want %d (one set a record, of the held-out halves)", check.Resamples.Held(), want)
 		}
 	}
 }

@@ -163,11 +163,11 @@ func CheckpointPath(dir string, s Subject, seed uint64) string {
 }
 
 // CheckTrialCapacity refuses, before any work, an audit of the given trials whose kept
-// models would exceed reference.MaxValues: each trial keeps two releases (unlearned and
+// models would exceed lim's cap (reference.Limits.MaxValues): each trial keeps two releases (unlearned and
 // retrained), each with up to three models of dim parameters (published, secret and
 // coupled; reference.Release).
-func CheckTrialCapacity(trials, dim int) error {
-	if err := reference.CheckValues("models kept by the audit (up to 6 per trial)", 6*trials, dim); err != nil {
+func CheckTrialCapacity(trials, dim int, lim reference.Limits) error {
+	if err := lim.CheckValues("models kept by the audit (up to 6 per trial)", 6*trials, dim); err != nil {
 		return fmt.Errorf("%w; or lower --trials", err)
 	}
 	return nil

@@ -22,7 +22,7 @@ const verifyFixtures = "../cmd/audit/testdata/verify"
 
 func breastCancer(t *testing.T) *reference.Dataset {
 	t.Helper()
-	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"))
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func ids(n int) []int64 {
 func TestLinearLossesMatchNumPy(t *testing.T) {
 	ds := breastCancer(t)
 	for _, side := range []string{"good", "broken", "retrained"} {
-		models, _, err := artifact.LoadSample(filepath.Join(verifyFixtures, side))
+		models, _, err := artifact.LoadSample(filepath.Join(verifyFixtures, side), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestLinearLossesMatchNumPy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := artifact.LoadSample(filepath.Join(verifyFixtures, "scores_"+side+".npz"))
+		want, _, err := artifact.LoadSample(filepath.Join(verifyFixtures, "scores_"+side+".npz"), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestLinearLossesMatchNumPy(t *testing.T) {
 			t.Errorf("%s: losses differ from NumPy's (%d × %d)", side, r, c)
 		}
 	}
-	models, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "good"))
+	models, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "good"), reference.Limits{})
 	if _, err := audit.LinearLosses(models, ds, ids(3), false); err == nil || !strings.Contains(err.Error(), "31 parameters, the data 30 features (with no intercept, want 30)") {
 		t.Errorf("an intercept read as a weight: %v", err)
 	}
@@ -92,9 +92,9 @@ func closeRel(a, b *mat.Dense, tol float64) bool {
 // without; a membership attack without data is refused rather than dropped.
 func TestVerifyModelsAttacks(t *testing.T) {
 	ds := breastCancer(t)
-	good, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "good"))
-	broken, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "broken"))
-	retrained, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "retrained"))
+	good, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "good"), reference.Limits{})
+	broken, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "broken"), reference.Limits{})
+	retrained, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "retrained"), reference.Limits{})
 	spec := func(attacks audit.Attacks) *audit.Spec {
 		s, err := audit.ParseSpec(strings.NewReader(`{"method": {"name": "d2d"}, "model": {"intercept": true}, "claim": {"epsilon": 1, "delta": 1e-3}}`), "spec.json")
 		if err != nil {

@@ -43,6 +43,10 @@ type MembershipRelease struct {
 	Seed  uint64 // for the AUC bootstrap
 	// PowerAgainst is as in EmpiricalRelease; 0 means DefaultPowerAgainst.
 	PowerAgainst float64
+	// Resamples, when set, are the AUC bootstraps' resamples shared with other checks of
+	// the same seed and trial count (a subject's and its controls'; CheckOptions.Resamples):
+	// drawn once, the same bits. nil shares nothing.
+	Resamples *mia.Resamples
 }
 
 // Check runs the attack on finished trials.
@@ -115,7 +119,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	// each record's AUC on the held-out half, in the direction of the record's own rule
 	// (chosen on the selection half): the figure agrees with the game that bounded it
 	aucs := make([]*mia.Metric, k)
-	shared := sharedResamples(ctx)
+	shared := m.Resamples
 	h := n / 2
 	// the records' bootstraps are independent (each its own seed): computed side by side,
 	// their resamples shared with the other checks of a CheckQueue that shares them

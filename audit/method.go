@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -238,6 +239,9 @@ type DemoSetup struct {
 	PowerAgainst float64
 	// Attacks are the empirical attacks the checks run (nil: all).
 	Attacks Attacks
+	// Resamples, when set, are the bootstrap resamples the subjects' checks share
+	// (CheckOptions.Resamples); nil shares nothing.
+	Resamples *mia.Resamples
 }
 
 var (

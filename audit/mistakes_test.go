@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -18,15 +19,15 @@ import (
 // matching when it is IN on any record (the random halves then "match").
 func TestReferencesAgainstDeletion(t *testing.T) {
 	dir := filepath.Join("testdata", "references")
-	refs, err := audit.LoadReferences(filepath.Join(dir, "references.npz"))
+	refs, err := audit.LoadReferences(filepath.Join(dir, "references.npz"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _, err := artifact.LoadSample(filepath.Join(dir, "unlearned.npy"))
+	u, _, err := artifact.LoadSample(filepath.Join(dir, "unlearned.npy"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _, err := artifact.LoadSample(filepath.Join(dir, "retrained.npy"))
+	r, _, err := artifact.LoadSample(filepath.Join(dir, "retrained.npy"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/mia"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,8 +28,8 @@ type References struct {
 // mask (1 or 0, float64: save it with mask.astype(np.float64)), and "scores", of the same
 // shape. Errors name the file and what is wrong: a missing array, a shape that differs, a
 // mask entry other than 0 or 1.
-func LoadReferences(path string) (*References, error) {
-	arrays, err := artifact.LoadNPZ(path)
+func LoadReferences(path string, lim reference.Limits) (*References, error) {
+	arrays, err := artifact.LoadNPZ(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("load references: %w", err)
 	}

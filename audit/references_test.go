@@ -9,6 +9,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestULiRAStatistic(t *testing.T) {
 	dir := filepath.Join("testdata", "references")
 	load := func(name string) *mat.Dense {
-		m, _, err := artifact.LoadSample(filepath.Join(dir, name))
+		m, _, err := artifact.LoadSample(filepath.Join(dir, name), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,7 @@ func TestULiRAStatistic(t *testing.T) {
 	if fs[0].Verdict == audit.Fail {
 		t.Fatalf("the mean loss alone FAILs this pair; the fixture no longer tests what U-LiRA adds")
 	}
-	if s.References, err = audit.LoadReferences(filepath.Join(dir, "references.npz")); err != nil {
+	if s.References, err = audit.LoadReferences(filepath.Join(dir, "references.npz"), reference.Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	_, fs, err = audit.VerifyScores(context.Background(), u, r, s)
@@ -66,7 +67,7 @@ func TestLoadReferencesRefusals(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join("..", "cmd", "audit", "testdata", "verify", "scores_good.npz"))
 			os.WriteFile(path, b, 0o644)
 		}
-		if _, err := audit.LoadReferences(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
+		if _, err := audit.LoadReferences(path, reference.Limits{}); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s: %v; want an error naming the file and %q", c.name, err, c.want)
 		}
 	}

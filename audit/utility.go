@@ -119,8 +119,8 @@ func meanSD(xs []float64) (mean, sd float64) {
 // LoadUtility reads per-record values from an .npz archive whose arrays are named
 // SIDE_SET_loss or SIDE_SET_correct (unlearned_forget_loss, retrained_test_correct, …),
 // each models × records (a 1-D array is one model): any subset of the twelve.
-func LoadUtility(path string) ([]UtilityInput, error) {
-	arrays, err := artifact.LoadNPZ(path)
+func LoadUtility(path string, lim reference.Limits) ([]UtilityInput, error) {
+	arrays, err := artifact.LoadNPZ(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("load utility: %w", err)
 	}

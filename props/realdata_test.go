@@ -36,7 +36,7 @@ func realRun(t *testing.T, ds *reference.Dataset) {
 }
 
 func TestD2DOnBreastCancer(t *testing.T) {
-	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"))
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestD2DOnBreastCancer(t *testing.T) {
 
 func TestD2DOnMNIST3vs8(t *testing.T) {
 	images := filepath.Join(testenv.Datasets(t), "mnist-t10k", "t10k-images-idx3-ubyte.gz")
-	ds, err := reference.LoadIDX(images, reference.DefaultLabelsPath(images))
+	ds, err := reference.LoadIDX(images, reference.DefaultLabelsPath(images), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

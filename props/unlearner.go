@@ -153,12 +153,12 @@ func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, de
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
 	verify func(ctx context.Context, u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
 	t.Helper()
-	u, _, err := artifact.LoadSample(unlearned)
+	u, _, err := artifact.LoadSample(unlearned, reference.Limits{})
 	if err != nil {
 		t.Errorf("%s: unlearned models: %v", name, err)
 		return audit.Finding{}
 	}
-	r, _, err := artifact.LoadSample(retrained)
+	r, _, err := artifact.LoadSample(retrained, reference.Limits{})
 	if err != nil {
 		t.Errorf("%s: retrained models: %v", name, err)
 		return audit.Finding{}

@@ -78,7 +78,7 @@ func TestCheckSavedScoresOneModel(t *testing.T) {
 	dir := filepath.Join("..", "bench", "detection", "testdata", "torch_mlp")
 	one := t.TempDir()
 	for _, sample := range []string{"fake", "honest"} {
-		m, _, err := artifact.LoadSample(filepath.Join(dir, "deleted_"+sample+".npy"))
+		m, _, err := artifact.LoadSample(filepath.Join(dir, "deleted_"+sample+".npy"), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

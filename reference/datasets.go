@@ -33,10 +33,10 @@ func FindDatasets(dir string) (string, error) {
 // LoadIDXClasses reads an idx images file and its labels (DefaultLabelsPath) and keeps
 // classes pos (→ +1) and neg (→ −1), pixels scaled to [0, 1] and rows to Euclidean norm 1:
 // the preprocessing every MNIST-style experiment here uses. It returns the labels file's
-// path beside the data.
-func LoadIDXClasses(images string, pos, neg float64) (ds *Dataset, labels string, err error) {
+// path beside the data. lim caps the values read (LoadIDX).
+func LoadIDXClasses(images string, pos, neg float64, lim Limits) (ds *Dataset, labels string, err error) {
 	labels = DefaultLabelsPath(images)
-	all, err := LoadIDX(images, labels)
+	all, err := LoadIDX(images, labels, lim)
 	if err != nil {
 		return nil, "", err
 	}

@@ -26,8 +26,9 @@
 // Loaders (CSV, LIBSVM, MNIST idx, scikit-learn's CSV with a count header; gzip is
 // detected) report bad input as an *InputError naming the file, the line or record, and
 // the field. They grow with the bytes they read, never with what a header announces, and
-// MaxValues is the one cap on a dense matrix (rows × features, 1 GiB of float64 by
-// default); CheckValues applies it, and its *LimitError says how to raise it. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
+// Limits.MaxValues is the one cap on a dense matrix (rows × features, 1 GiB of float64 by
+// default), passed to every loader, never a global; Limits.CheckValues applies it, and its
+// *LimitError says how to raise it. LoadIDXClasses reads an MNIST-style pair and keeps two classes as ±1 with
 // the experiments' preprocessing; a preprocessing pipeline names its steps (PipelineSteps,
 // ParsePipeline, Dataset.Preprocess) so that a model trained elsewhere and the toolkit's
 // retrains see the same rows; FindDatasets locates the data sets the reproductions read

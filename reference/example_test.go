@@ -52,8 +52,8 @@ func ExampleNewSparseDataset() {
 	// Output: true 4 -0.125 0.25 0
 }
 
-func ExampleCheckValues() {
-	err := reference.CheckValues("dense features", 256, 1<<20)
+func ExampleLimits_CheckValues() {
+	err := reference.Limits{}.CheckValues("dense features", 256, 1<<20)
 	fmt.Println(err)
 	// Output: dense features: 256 × 1048576 values exceed the cap of 134217728 (reference.MaxValues, 1.07 GB of float64; raise it with --max-values)
 }

@@ -75,7 +75,7 @@ func FuzzParseSklearnCSV(f *testing.F) {
 			ds  *Dataset
 			err error
 		)
-		n := testenv.Allocated(func() { ds, err = ParseSklearnCSV(strings.NewReader(in), "fuzz.csv") })
+		n := testenv.Allocated(func() { ds, err = ParseSklearnCSV(strings.NewReader(in), "fuzz.csv", Limits{}) })
 		checkParsed(t, ds, err)
 		checkAllocation(t, len(in), 64, n)
 	})
@@ -112,7 +112,7 @@ func FuzzParseIDX(f *testing.F) {
 			ds  *Dataset
 			err error
 		)
-		n := testenv.Allocated(func() { ds, err = ParseIDX(bytes.NewReader(images), "i", bytes.NewReader(labels), "l") })
+		n := testenv.Allocated(func() { ds, err = ParseIDX(bytes.NewReader(images), "i", bytes.NewReader(labels), "l", Limits{}) })
 		checkParsed(t, ds, err)
 		// one pixel byte becomes a float64, doubled by append and copied once more
 		checkAllocation(t, len(images)+len(labels), 64, n)
@@ -127,7 +127,7 @@ func FuzzParseMatrixCSV(f *testing.F) {
 			m   *mat.Dense
 			err error
 		)
-		n := testenv.Allocated(func() { m, err = ParseMatrixCSV(strings.NewReader(in), "fuzz.csv") })
+		n := testenv.Allocated(func() { m, err = ParseMatrixCSV(strings.NewReader(in), "fuzz.csv", Limits{}) })
 		checkAllocation(t, len(in), 64, n)
 		if err != nil {
 			return

@@ -61,12 +61,12 @@ func TestGzipBombIsRefusedEarly(t *testing.T) {
 	os.WriteFile(images, append([]byte{0, 0, 8, 3, 0, 0x20, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1}, make([]byte, nLab)...), 0o644)
 	labBomb, _ := gzipBomb(t, dir, "bomb-idx1-ubyte.gz", []byte{0, 0, 8, 1, 0, 0x20, 0, 0}, 2*nLab)
 	for name, load := range map[string]func() error{
-		"LoadSklearnCSV": func() error { _, err := LoadSklearnCSV(sk); return err },
-		"LoadIDX labels": func() error { _, err := LoadIDX(images, labBomb); return err },
+		"LoadSklearnCSV": func() error { _, err := LoadSklearnCSV(sk, Limits{}); return err },
+		"LoadIDX labels": func() error { _, err := LoadIDX(images, labBomb, Limits{}); return err },
 		"LoadCSV":        func() error { _, err := LoadCSV(p, CSVOptions{}); return err },
-		"LoadMatrixCSV":  func() error { _, err := LoadMatrixCSV(p); return err },
+		"LoadMatrixCSV":  func() error { _, err := LoadMatrixCSV(p, Limits{}); return err },
 		"LoadLIBSVM":     func() error { _, err := LoadLIBSVM(p, LIBSVMOptions{}); return err },
-		"LoadIDX":        func() error { _, err := LoadIDX(idx, labels); return err },
+		"LoadIDX":        func() error { _, err := LoadIDX(idx, labels, Limits{}); return err },
 	} {
 		var err error
 		got := testenv.Allocated(func() { err = load() })
@@ -87,9 +87,6 @@ func TestGzipBombIsRefusedEarly(t *testing.T) {
 // Past the value budget a file is refused whatever its ratio: random digits (compressing
 // about 2 to 1), 45 characters a value, above --max-values × 32 bytes.
 func TestGzipValueBudget(t *testing.T) {
-	old := MaxValues
-	MaxValues = 1 << 16 // a budget of 2 MiB inflated
-	t.Cleanup(func() { MaxValues = old })
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -99,7 +96,7 @@ func TestGzipValueBudget(t *testing.T) {
 	zw.Close()
 	p := filepath.Join(t.TempDir(), "big.csv.gz")
 	os.WriteFile(p, b.Bytes(), 0o644)
-	_, err := LoadMatrixCSV(p)
+	_, err := LoadMatrixCSV(p, Limits{MaxValues: 1 << 16}) // a budget of 2 MiB inflated
 	var ie *InflationError
 	if !errors.As(err, &ie) || !ie.Budget || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "--max-values 65536") {
 		t.Fatalf("%.300v; want the value budget named", err)
@@ -128,7 +125,7 @@ func TestGzipWithinBoundsReads(t *testing.T) {
 		zw.Close()
 		p := filepath.Join(dir, c.name)
 		os.WriteFile(p, b.Bytes(), 0o644)
-		m, err := LoadMatrixCSV(p)
+		m, err := LoadMatrixCSV(p, Limits{})
 		if err != nil {
 			t.Fatalf("%.300v", err)
 		}
@@ -136,13 +133,13 @@ func TestGzipWithinBoundsReads(t *testing.T) {
 			t.Fatalf("%s: %d rows, want %d", c.name, r, c.rows)
 		}
 	}
-	if err := CheckInflation("f", InflationGrace+1, (InflationGrace+1)/MaxInflation); err != nil {
+	if err := (Limits{}).CheckInflation("f", InflationGrace+1, (InflationGrace+1)/MaxInflation); err != nil {
 		t.Errorf("exactly 100 to 1 past the grace: %v", err)
 	}
-	if err := CheckInflation("f", InflationGrace+1, (InflationGrace+1)/MaxInflation-1); err == nil {
+	if err := (Limits{}).CheckInflation("f", InflationGrace+1, (InflationGrace+1)/MaxInflation-1); err == nil {
 		t.Error("just over 100 to 1 past the grace is allowed")
 	}
-	if err := CheckInflation("f", InflationGrace, 1); err != nil {
+	if err := (Limits{}).CheckInflation("f", InflationGrace, 1); err != nil {
 		t.Errorf("any ratio within the grace: %v", err)
 	}
 }
@@ -172,11 +169,11 @@ func FuzzInflate(f *testing.F) {
 		)
 		got := testenv.Allocated(func() {
 			var r io.Reader
-			if r, err = inflate("fuzz.csv.gz", bytes.NewReader(in)); err != nil {
+			if r, err = inflate("fuzz.csv.gz", bytes.NewReader(in), Limits{}); err != nil {
 				return
 			}
 			c := &CountingReader{R: r}
-			_, err = ParseMatrixCSV(c, "fuzz.csv.gz")
+			_, err = ParseMatrixCSV(c, "fuzz.csv.gz", Limits{})
 			inflated = c.N
 		})
 		if limit := max(int64(InflationGrace), MaxInflation*int64(len(in))) + 64<<10; inflated > limit {

@@ -49,7 +49,7 @@ func legacyParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) 
 				xs = append(xs, v)
 			}
 		}
-		if err := CheckValues("dense features", len(ys), len(rec)-1); err != nil {
+		if err := (Limits{}).CheckValues("dense features", len(ys), len(rec)-1); err != nil {
 			return &InputError{File: name, Line: line, Msg: err.Error()}
 		}
 		return nil
@@ -124,7 +124,7 @@ func legacyParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	if err1 != nil || err2 != nil || n < 1 || d < 1 {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("counts %s,%s are not positive integers", clip.Quote(head[0]), clip.Quote(head[1]))}
 	}
-	if err := CheckValues("dense features", n, d); err != nil {
+	if err := (Limits{}).CheckValues("dense features", n, d); err != nil {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: err.Error()}
 	}
 	// reserve what a small file needs; beyond that, grow with the rows read, so that a
@@ -216,7 +216,7 @@ func legacyParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, e
 			if opt.Dim > 0 && col > opt.Dim {
 				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
 			}
-			if err := CheckValues("model parameters (one per feature)", 1, col); err != nil {
+			if err := (Limits{}).CheckValues("model parameters (one per feature)", 1, col); err != nil {
 				return nil, &InputError{File: name, Line: line, Field: clip.Text(f), Msg: fmt.Sprintf("index %d: %v", col, err)}
 			}
 			prev = col
@@ -254,7 +254,7 @@ func legacyParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, e
 	}
 	// dense when at least a third of the entries are stored (and it fits): there BLAS's
 	// kernels beat the indexed loops, and 12 bytes per stored entry approach 8 per entry
-	if 3*sp.NNZ() >= len(ys)*d && CheckValues("dense features", len(ys), d) == nil {
+	if 3*sp.NNZ() >= len(ys)*d && (Limits{}).CheckValues("dense features", len(ys), d) == nil {
 		xs := make([]float64, len(ys)*d)
 		for i := range len(ys) {
 			sp.DenseRow(xs[i*d:(i+1)*d], i)
@@ -281,7 +281,7 @@ func legacyParseMatrixCSV(r io.Reader, name string) (*mat.Dense, error) {
 			vals = append(vals, v)
 		}
 		rows++
-		if err := CheckValues("matrix", rows, len(rec)); err != nil {
+		if err := (Limits{}).CheckValues("matrix", rows, len(rec)); err != nil {
 			return &InputError{File: name, Line: line, Msg: err.Error()}
 		}
 		return nil

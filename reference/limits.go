@@ -5,33 +5,52 @@ import (
 	"io"
 )
 
-// MaxValues is the one cap on what the toolkit holds, whatever a file claims: the float64
-// values of one dense matrix — a dense dataset (rows × features), a matrix file, or the
-// models an audit keeps per side (trials × parameters) — and so also the dimension of any
-// model. The default, 1<<27, is 1 GiB per matrix. The CLI raises it with --max-values;
-// library users may set it before loading (it is read, not locked: set it once, early).
-//
-// Loaders grow with the bytes they read, never with what a header announces, so a file
-// that claims more than it holds costs only what it holds; MaxValues bounds what a file
-// that really holds that much may ask for.
-var MaxValues = 1 << 27
+// DefaultMaxValues is the cap a zero Limits applies: 1<<27 float64 values, 1 GiB per matrix.
+const DefaultMaxValues = 1 << 27
 
-// LimitError is a refusal by MaxValues: what asked for how many values.
+// Limits are the caps a load applies, whatever a file claims. Every loader takes them (in
+// its options, or as its last argument) and the audit's model stores check against them,
+// so two loads with different caps may run side by side: the cap is the caller's, not the
+// process's. The zero value is the default: the CLI passes its --max-values.
+type Limits struct {
+	// MaxValues is the one cap on what the toolkit holds: the float64 values of one dense
+	// matrix — a dense dataset (rows × features), a matrix file, or the models an audit
+	// keeps per side (trials × parameters) — and so also the dimension of any model.
+	// 0 means DefaultMaxValues.
+	//
+	// Loaders grow with the bytes they read, never with what a header announces, so a
+	// file that claims more than it holds costs only what it holds; MaxValues bounds what
+	// a file that really holds that much may ask for.
+	MaxValues int
+}
+
+// Values is the cap on one matrix's values: MaxValues, or DefaultMaxValues when it is 0
+// or less.
+func (l Limits) Values() int {
+	if l.MaxValues <= 0 {
+		return DefaultMaxValues
+	}
+	return l.MaxValues
+}
+
+// LimitError is a refusal by Limits.MaxValues: what asked for how many values, and the
+// cap it passed.
 type LimitError struct {
 	What       string // e.g. "dense features", "stored trial models"
 	Rows, Cols int
+	Cap        int // the cap applied (Limits.Values)
 }
 
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s: %d × %d values exceed the cap of %d (reference.MaxValues, %.3g GB of float64; raise it with --max-values)",
-		e.What, e.Rows, e.Cols, MaxValues, float64(MaxValues)*8/1e9)
+		e.What, e.Rows, e.Cols, e.Cap, float64(e.Cap)*8/1e9)
 }
 
-// CheckValues returns a *LimitError when a rows × cols matrix of float64 would exceed
-// MaxValues. It does not overflow for any non-negative counts.
-func CheckValues(what string, rows, cols int) error {
-	if rows < 0 || cols < 0 || (rows > 0 && cols > MaxValues/rows) {
-		return &LimitError{What: what, Rows: rows, Cols: cols}
+// CheckValues returns a *LimitError when a rows × cols matrix of float64 would exceed the
+// cap. It does not overflow for any non-negative counts.
+func (l Limits) CheckValues(what string, rows, cols int) error {
+	if c := l.Values(); rows < 0 || cols < 0 || (rows > 0 && cols > c/rows) {
+		return &LimitError{What: what, Rows: rows, Cols: cols, Cap: c}
 	}
 	return nil
 }
@@ -55,9 +74,9 @@ const (
 	InflatedBytesPerValue = 32
 )
 
-// MaxInflatedBytes is the value budget in inflated bytes: MaxValues values of
+// MaxInflatedBytes is the value budget in inflated bytes: the cap's values of
 // InflatedBytesPerValue bytes.
-func MaxInflatedBytes() int64 { return InflatedBytesPerValue * int64(MaxValues) }
+func (l Limits) MaxInflatedBytes() int64 { return InflatedBytesPerValue * int64(l.Values()) }
 
 // An InflationError is a compressed input refused for what it inflates to.
 type InflationError struct {
@@ -65,21 +84,22 @@ type InflationError struct {
 	Inflated, Compressed int64 // bytes, so far
 	Limit                int64 // the bound passed
 	Budget               bool  // the value budget (MaxInflatedBytes), else the ratio
+	MaxValues            int   // the cap the budget came from (Limits.Values), when Budget
 }
 
 func (e *InflationError) Error() string {
 	if e.Budget {
 		return fmt.Sprintf("%s: inflates to more than %d bytes, the most that --max-values %d values may take (%d bytes a value); raise --max-values if the file is real",
-			e.File, e.Limit, MaxValues, InflatedBytesPerValue)
+			e.File, e.Limit, e.MaxValues, InflatedBytesPerValue)
 	}
 	return fmt.Sprintf("%s: inflates to %d bytes from %d compressed, more than %d to 1 (the limit for a compressed input past %d MiB): a decompression bomb, not a data or model file (a real one is read decompressed)",
 		e.File, e.Inflated, e.Compressed, MaxInflation, InflationGrace>>20)
 }
 
 // CheckInflation refuses inflated bytes from compressed ones past either bound.
-func CheckInflation(file string, inflated, compressed int64) error {
-	if budget := MaxInflatedBytes(); inflated > budget {
-		return &InflationError{File: file, Inflated: inflated, Compressed: compressed, Limit: budget, Budget: true}
+func (l Limits) CheckInflation(file string, inflated, compressed int64) error {
+	if budget := l.MaxInflatedBytes(); inflated > budget {
+		return &InflationError{File: file, Inflated: inflated, Compressed: compressed, Limit: budget, Budget: true, MaxValues: l.Values()}
 	}
 	if inflated > InflationGrace && inflated/MaxInflation > compressed {
 		return &InflationError{File: file, Inflated: inflated, Compressed: compressed, Limit: MaxInflation * compressed}
@@ -90,11 +110,12 @@ func CheckInflation(file string, inflated, compressed int64) error {
 // LimitInflation returns a reader of what z inflates, from compressed, the reader z reads
 // its compressed bytes from (counted here): a read past either bound of CheckInflation
 // returns its *InflationError, so a parser reading it stops at once.
-func LimitInflation(file string, z io.Reader, compressed *CountingReader) io.Reader {
-	return &inflationLimiter{file: file, z: z, src: compressed}
+func (l Limits) LimitInflation(file string, z io.Reader, compressed *CountingReader) io.Reader {
+	return &inflationLimiter{lim: l, file: file, z: z, src: compressed}
 }
 
 type inflationLimiter struct {
+	lim  Limits
 	file string
 	z    io.Reader
 	src  *CountingReader
@@ -104,7 +125,7 @@ type inflationLimiter struct {
 func (l *inflationLimiter) Read(p []byte) (int, error) {
 	k, err := l.z.Read(p)
 	l.n += int64(k)
-	if e := CheckInflation(l.file, l.n, l.src.N); e != nil {
+	if e := l.lim.CheckInflation(l.file, l.n, l.src.N); e != nil {
 		return 0, e
 	}
 	return k, err

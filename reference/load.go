@@ -60,12 +60,12 @@ func (e *CellError) Error() string { return e.Err.Error() }
 func (e *CellError) Unwrap() error { return e.Err }
 
 // open opens a data file, transparently decompressing gzip (detected by magic bytes).
-func open(path string) (io.ReadCloser, error) {
+func open(path string, lim Limits) (io.ReadCloser, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	r, err := inflate(path, f)
+	r, err := inflate(path, f, lim)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -74,8 +74,8 @@ func open(path string) (io.ReadCloser, error) {
 }
 
 // inflate reads r, decompressing it if it is gzip (by its magic bytes), bounded by the
-// value budget and the amplification (CheckInflation).
-func inflate(name string, r io.Reader) (io.Reader, error) {
+// value budget of lim and the amplification (Limits.CheckInflation).
+func inflate(name string, r io.Reader, lim Limits) (io.Reader, error) {
 	src := &CountingReader{R: r}
 	br := bufio.NewReader(src)
 	magic, _ := br.Peek(2)
@@ -86,7 +86,7 @@ func inflate(name string, r io.Reader) (io.Reader, error) {
 	if err != nil {
 		return nil, &InputError{File: name, Msg: fmt.Sprintf("bad gzip header: %v", err)}
 	}
-	return LimitInflation(name, zr, src), nil
+	return lim.LimitInflation(name, zr, src), nil
 }
 
 type readCloser struct {
@@ -165,12 +165,13 @@ type CSVOptions struct {
 	Header      bool // the first line names the columns and is skipped
 	LabelColumn int  // 0-based column holding the label; negative counts from the end (-1 = last)
 	Comma       rune // field separator; 0 means ','
+	Limits      Limits
 }
 
 // LoadCSV reads a delimited text file (plain or gzip) with one row per record and one
 // label column. Record IDs are the 0-based row numbers, header excluded.
 func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
-	rc, err := open(path)
+	rc, err := open(path, opt.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +187,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		label int
 	)
 	width, rows, err := readCSV(r, name, opt.Comma, opt.Header, csvShape{
-		limit: func(rows, fields int) error { return CheckValues("dense features", rows, fields-1) },
+		limit: func(rows, fields int) error { return opt.Limits.CheckValues("dense features", rows, fields-1) },
 		first: func(line, fields int) error {
 			if fields < 2 {
 				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("%d column; want features plus a label column", fields)}
@@ -232,7 +233,7 @@ func splitLabel(vals *chunks[float64], rows, width, label int) (xs, ys []float64
 	return xs, ys
 }
 
-// csvShape is what a CSV reader checks of the records: limit is MaxValues' check of rows
+// csvShape is what a CSV reader checks of the records: limit is Limits.CheckValues' check of rows
 // records of fields fields, applied to the first record as each field is read and to
 // every later one as it starts, so that a record past the cap is refused where it
 // crosses it, not after it is read; first (optional) checks the first record's width;
@@ -345,18 +346,18 @@ func denseDataset(xs, ys []float64, d int) (*Dataset, error) {
 // LoadSklearnCSV reads the CSV layout of scikit-learn's bundled datasets
 // (breast_cancer.csv, iris.csv, wine_data.csv): a first line "n,d,class names…", then n
 // rows of d features followed by the integer label. The counts in the header are checked.
-func LoadSklearnCSV(path string) (*Dataset, error) {
-	rc, err := open(path)
+func LoadSklearnCSV(path string, lim Limits) (*Dataset, error) {
+	rc, err := open(path, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return ParseSklearnCSV(rc, path)
+	return ParseSklearnCSV(rc, path, lim)
 }
 
 // ParseSklearnCSV reads the scikit-learn bundled CSV layout from r; name is used in
 // errors. It streams, as ParseCSV does; a line is split at each comma (no quoting).
-func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
+func ParseSklearnCSV(r io.Reader, name string, lim Limits) (*Dataset, error) {
 	f := newFieldReader(r, name, ',', true)
 	t := f.t
 	if t.ensure(1) == 0 {
@@ -389,7 +390,7 @@ func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 	if err1 != nil || err2 != nil || n < 1 || d < 1 {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: fmt.Sprintf("counts %s,%s are not positive integers", clip.Quote(head[0]), clip.Quote(head[1]))}
 	}
-	if err := CheckValues("dense features", n, d); err != nil {
+	if err := lim.CheckValues("dense features", n, d); err != nil {
 		return nil, &InputError{File: name, Line: 1, Field: "header", Msg: err.Error()}
 	}
 	// the header bounds what is kept (n × (d+1) values, checked above): a row's fields
@@ -462,7 +463,8 @@ func ParseSklearnCSV(r io.Reader, name string) (*Dataset, error) {
 // LIBSVMOptions says how to read LIBSVM sparse text.
 type LIBSVMOptions struct {
 	// Dim fixes the number of features; 0 means the largest index in the file.
-	Dim int
+	Dim    int
+	Limits Limits
 }
 
 // LoadLIBSVM reads LIBSVM sparse text ("label idx:val idx:val …", 1-based ascending
@@ -470,7 +472,7 @@ type LIBSVMOptions struct {
 // fewer than a third of the entries are non-zero — text data, with tens of thousands of
 // features — and are dense otherwise, where BLAS is faster.
 func LoadLIBSVM(path string, opt LIBSVMOptions) (*Dataset, error) {
-	rc, err := open(path)
+	rc, err := open(path, opt.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +483,7 @@ func LoadLIBSVM(path string, opt LIBSVMOptions) (*Dataset, error) {
 // ParseLIBSVM reads LIBSVM sparse text from r; name is used in errors. It streams (see
 // MaxFieldBytes) and holds only the entries it has read, in blocks (memory twice the
 // entries' 12 bytes, index and value), and refuses a dimension or a dense form above
-// MaxValues.
+// opt.Limits.
 func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) {
 	var (
 		idx    chunks[int32]
@@ -540,7 +542,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 			if opt.Dim > 0 && col > opt.Dim {
 				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: fmt.Sprintf("index %d exceeds the dimension %d", col, opt.Dim)}
 			}
-			if err := CheckValues("model parameters (one per feature)", 1, col); err != nil {
+			if err := opt.Limits.CheckValues("model parameters (one per feature)", 1, col); err != nil {
 				return nil, &InputError{File: name, Line: line, Field: clip.Text(string(text)), Msg: fmt.Sprintf("index %d: %v", col, err)}
 			}
 			prev = col
@@ -579,7 +581,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 	// dense when at least a third of the entries are stored (and it fits): there BLAS's
 	// kernels beat the indexed loops, and 12 bytes per stored entry approach 8 per entry.
 	// It is filled from the blocks, never through a CSR copy.
-	if 3*vals.n >= n*d && CheckValues("dense features", n, d) == nil {
+	if 3*vals.n >= n*d && opt.Limits.CheckValues("dense features", n, d) == nil {
 		xs := make([]float64, n*d)
 		ic, vc, ec := cursor[int32]{c: &idx}, cursor[float64]{c: &vals}, cursor[int]{c: &ends}
 		for i, at := 0, 0; i < n; i++ {
@@ -601,18 +603,18 @@ func ParseLIBSVM(r io.Reader, name string, opt LIBSVMOptions) (*Dataset, error) 
 // n×rows×cols unsigned bytes) and labels (magic 0x801, n unsigned bytes). Pixels are kept
 // as their raw values 0..255; use the preprocessing helpers to scale them. Record IDs are
 // the 0-based image numbers.
-func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
-	ri, err := open(imagesPath)
+func LoadIDX(imagesPath, labelsPath string, lim Limits) (*Dataset, error) {
+	ri, err := open(imagesPath, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer ri.Close()
-	rl, err := open(labelsPath)
+	rl, err := open(labelsPath, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer rl.Close()
-	return ParseIDX(ri, imagesPath, rl, labelsPath)
+	return ParseIDX(ri, imagesPath, rl, labelsPath, lim)
 }
 
 // DefaultLabelsPath guesses the labels file that goes with an idx images file, following
@@ -637,7 +639,7 @@ func DefaultLabelsPath(imagesPath string) string {
 }
 
 // ParseIDX reads idx images and labels from readers; the names are used in errors.
-func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName string) (*Dataset, error) {
+func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName string, lim Limits) (*Dataset, error) {
 	var hi [16]byte
 	if _, err := io.ReadFull(images, hi[:]); err != nil {
 		return nil, &InputError{File: imagesName, Field: "header", Msg: fmt.Sprintf("file ends inside the 16-byte header: %v", err)}
@@ -654,7 +656,7 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 	if n < 1 || rows < 1 || cols < 1 || rows > 1<<16 || cols > 1<<16 || rows*cols > 1<<16 {
 		return nil, &InputError{File: imagesName, Field: "header", Msg: fmt.Sprintf("implausible shape %d×%d×%d", n, rows, cols)}
 	}
-	if err := CheckValues("dense features", n, rows*cols); err != nil {
+	if err := lim.CheckValues("dense features", n, rows*cols); err != nil {
 		return nil, &InputError{File: imagesName, Field: "header", Msg: err.Error()}
 	}
 	var hl [8]byte
@@ -709,21 +711,21 @@ func ParseIDX(images io.Reader, imagesName string, labels io.Reader, labelsName 
 
 // LoadMatrixCSV reads a numeric matrix from a CSV file (plain or gzip) with no header: one
 // row per line, the same number of columns on every line, every value finite.
-func LoadMatrixCSV(path string) (*mat.Dense, error) {
-	rc, err := open(path)
+func LoadMatrixCSV(path string, lim Limits) (*mat.Dense, error) {
+	rc, err := open(path, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return ParseMatrixCSV(rc, path)
+	return ParseMatrixCSV(rc, path, lim)
 }
 
 // ParseMatrixCSV reads a numeric CSV matrix from r; name is used in errors. It streams
-// (see ParseCSV): a row past MaxValues is refused at the field that crosses it.
-func ParseMatrixCSV(r io.Reader, name string) (*mat.Dense, error) {
+// (see ParseCSV): a row past lim's cap is refused at the field that crosses it.
+func ParseMatrixCSV(r io.Reader, name string, lim Limits) (*mat.Dense, error) {
 	var vals chunks[float64]
 	width, rows, err := readCSV(r, name, 0, false, csvShape{
-		limit: func(rows, fields int) error { return CheckValues("matrix", rows, fields) },
+		limit: func(rows, fields int) error { return lim.CheckValues("matrix", rows, fields) },
 		cell: func(row, col, cols int, err error) error {
 			return &CellError{Row: row, Col: col, Cols: cols, Err: err}
 		},

@@ -58,15 +58,15 @@ func TestParseCSVErrors(t *testing.T) {
 }
 
 func TestParseSklearnCSV(t *testing.T) {
-	ds, err := ParseSklearnCSV(strings.NewReader("2,2,a,b\n1,2,0\n3,4,1\n"), "s.csv")
+	ds, err := ParseSklearnCSV(strings.NewReader("2,2,a,b\n1,2,0\n3,4,1\n"), "s.csv", Limits{})
 	if err != nil || ds.Len() != 2 || ds.Label(1) != 1 {
 		t.Fatalf("%v %v", ds, err)
 	}
-	_, err = ParseSklearnCSV(strings.NewReader("3,2,a,b\n1,2,0\n3,4,1\n"), "s.csv")
+	_, err = ParseSklearnCSV(strings.NewReader("3,2,a,b\n1,2,0\n3,4,1\n"), "s.csv", Limits{})
 	wantInputError(t, err, "s.csv", 3, "ends after 2 rows")
-	_, err = ParseSklearnCSV(strings.NewReader("2,2,a,b\n1,2,0\n3,1\n"), "s.csv")
+	_, err = ParseSklearnCSV(strings.NewReader("2,2,a,b\n1,2,0\n3,1\n"), "s.csv", Limits{})
 	wantInputError(t, err, "s.csv", 3, "2 fields")
-	_, err = ParseSklearnCSV(strings.NewReader("x,2\n"), "s.csv")
+	_, err = ParseSklearnCSV(strings.NewReader("x,2\n"), "s.csv", Limits{})
 	wantInputError(t, err, "s.csv", 1, "header")
 }
 
@@ -104,19 +104,19 @@ func idx(n, r, c int) (images, labels []byte) {
 
 func TestParseIDX(t *testing.T) {
 	im, lb := idx(3, 2, 2)
-	ds, err := ParseIDX(bytes.NewReader(im), "i", bytes.NewReader(lb), "l")
+	ds, err := ParseIDX(bytes.NewReader(im), "i", bytes.NewReader(lb), "l", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ds.Len() != 3 || ds.Dim() != 4 || ds.Row(2)[3] != 11 || ds.Label(2) != 2 {
 		t.Fatalf("got %d×%d row2 %v", ds.Len(), ds.Dim(), ds.Row(2))
 	}
-	_, err = ParseIDX(bytes.NewReader(im[:len(im)-2]), "i", bytes.NewReader(lb), "l")
+	_, err = ParseIDX(bytes.NewReader(im[:len(im)-2]), "i", bytes.NewReader(lb), "l", Limits{})
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.File != "i" || ie.Record != 3 || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("truncated images: %v; want an error naming file i, record 3", err)
 	}
-	_, err = ParseIDX(bytes.NewReader(im), "i", bytes.NewReader(lb[:9]), "l")
+	_, err = ParseIDX(bytes.NewReader(im), "i", bytes.NewReader(lb[:9]), "l", Limits{})
 	if !errors.As(err, &ie) || ie.File != "l" {
 		t.Fatalf("truncated labels: %v", err)
 	}
@@ -138,13 +138,13 @@ func TestLoadIDXGzipAndTruncatedGzip(t *testing.T) {
 	if got := DefaultLabelsPath(ip); got != lp {
 		t.Fatalf("DefaultLabelsPath = %s, want %s", got, lp)
 	}
-	ds, err := LoadIDX(ip, lp)
+	ds, err := LoadIDX(ip, lp, Limits{})
 	if err != nil || ds.Len() != 5 {
 		t.Fatalf("%v %v", ds, err)
 	}
 	full := gz(im)
 	os.WriteFile(ip, full[:len(full)/2], 0o644)
-	_, err = LoadIDX(ip, lp)
+	_, err = LoadIDX(ip, lp, Limits{})
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.File != ip {
 		t.Fatalf("truncated gzip: %v; want an *InputError naming %s", err, ip)
@@ -154,7 +154,7 @@ func TestLoadIDXGzipAndTruncatedGzip(t *testing.T) {
 // The repository's data sets load with the shapes datasets/PROVENANCE.md states.
 func TestRealDatasets(t *testing.T) {
 	dir := testenv.Datasets(t)
-	bc, err := LoadSklearnCSV(filepath.Join(dir, "sklearn", "breast_cancer.csv"))
+	bc, err := LoadSklearnCSV(filepath.Join(dir, "sklearn", "breast_cancer.csv"), Limits{})
 	if err != nil || bc.Len() != 569 || bc.Dim() != 30 {
 		t.Fatalf("breast cancer: %v %v", bc, err)
 	}
@@ -167,7 +167,7 @@ func TestRealDatasets(t *testing.T) {
 		t.Fatalf("digits: %v %v", dg, err)
 	}
 	ip := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
-	mn, err := LoadIDX(ip, DefaultLabelsPath(ip))
+	mn, err := LoadIDX(ip, DefaultLabelsPath(ip), Limits{})
 	if err != nil || mn.Len() != 10000 || mn.Dim() != 784 {
 		t.Fatalf("mnist: %v %v", mn, err)
 	}
@@ -194,16 +194,16 @@ func TestRealDatasets(t *testing.T) {
 }
 
 func TestParseMatrixCSV(t *testing.T) {
-	m, err := ParseMatrixCSV(strings.NewReader("1, 2\n3,4\n5,6\n"), "m.csv")
+	m, err := ParseMatrixCSV(strings.NewReader("1, 2\n3,4\n5,6\n"), "m.csv", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r, c := m.Dims(); r != 3 || c != 2 || m.At(2, 1) != 6 {
 		t.Fatalf("got %d×%d", r, c)
 	}
-	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3\n"), "m.csv")
+	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3\n"), "m.csv", Limits{})
 	wantInputError(t, err, "m.csv", 2, "1 fields, want 2")
-	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3,inf\n"), "m.csv")
+	_, err = ParseMatrixCSV(strings.NewReader("1,2\n3,inf\n"), "m.csv", Limits{})
 	wantInputError(t, err, "m.csv", 2, "not finite")
 	// A matrix holds models' parameters or per-record scores, not a data set: the message
 	// must not send a user looking for features and labels in a scores file.
@@ -240,13 +240,11 @@ func TestDefaultLabelsPathFindsTwin(t *testing.T) {
 	}
 }
 
-// The one cap, MaxValues, stops a dense load at the line that crosses it and
+// The one cap, Limits.MaxValues, stops a dense load at the line that crosses it and
 // says how to raise it; lowered here so that a small file reaches it.
 func TestLoadersStopAtMaxValues(t *testing.T) {
-	saved := MaxValues
-	defer func() { MaxValues = saved }()
-	MaxValues = 6 // three rows of two features
-	_, err := ParseCSV(strings.NewReader("1,2,1\n3,4,0\n5,6,1\n7,8,0\n"), "rows.csv", CSVOptions{})
+	lim := Limits{MaxValues: 6} // three rows of two features
+	_, err := ParseCSV(strings.NewReader("1,2,1\n3,4,0\n5,6,1\n7,8,0\n"), "rows.csv", CSVOptions{Limits: lim})
 	if err == nil {
 		t.Fatal("a fourth row of two features passed a cap of 6 values")
 	}
@@ -255,10 +253,10 @@ func TestLoadersStopAtMaxValues(t *testing.T) {
 			t.Errorf("%q lacks %q", err, want)
 		}
 	}
-	if _, err := ParseSklearnCSV(strings.NewReader("4,2,a,b\n"), "sk.csv"); err == nil || !strings.Contains(err.Error(), "cap of 6") {
+	if _, err := ParseSklearnCSV(strings.NewReader("4,2,a,b\n"), "sk.csv", lim); err == nil || !strings.Contains(err.Error(), "cap of 6") {
 		t.Errorf("sklearn header of 4 × 2 under a cap of 6: %v", err)
 	}
-	if _, err := ParseCSV(strings.NewReader("1,2,1\n3,4,0\n5,6,1\n"), "ok.csv", CSVOptions{}); err != nil {
+	if _, err := ParseCSV(strings.NewReader("1,2,1\n3,4,0\n5,6,1\n"), "ok.csv", CSVOptions{Limits: lim}); err != nil {
 		t.Errorf("3 × 2 under a cap of 6: %v", err)
 	}
 }

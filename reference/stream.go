@@ -20,7 +20,7 @@ import (
 // (encoding/csv's record and a []string of its fields, then slices that doubled): one
 // 20 MB row cost 1.1 GB. Now a file costs its values twice (the blocks, then the one
 // contiguous copy a matrix needs) plus a constant, and a record that crosses
-// MaxValues is refused at the field that crosses it.
+// Limits.MaxValues is refused at the field that crosses it.
 
 // MaxFieldBytes is the longest field a text reader reads: a float64 written in full takes
 // 24 characters, and 1 KiB leaves room for any padding a real exporter writes. A longer

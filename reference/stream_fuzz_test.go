@@ -93,7 +93,7 @@ func FuzzParseMatrixCSVMatchesLegacy(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := ParseMatrixCSV(strings.NewReader(in), "m.csv")
+		got, err := ParseMatrixCSV(strings.NewReader(in), "m.csv", Limits{})
 		want, werr := legacyParseMatrixCSV(strings.NewReader(in), "m.csv")
 		if sameError(t, err, werr) {
 			return
@@ -109,7 +109,7 @@ func FuzzParseSklearnCSVMatchesLegacy(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := ParseSklearnCSV(strings.NewReader(in), "s.csv")
+		got, err := ParseSklearnCSV(strings.NewReader(in), "s.csv", Limits{})
 		want, werr := legacyParseSklearnCSV(strings.NewReader(in), "s.csv")
 		if sameError(t, err, werr) {
 			return

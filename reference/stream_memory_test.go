@@ -63,7 +63,7 @@ const streamOverhead = 2 << 20
 // LIBSVM entry, its index and value) plus streamOverhead, and the dataset's own per-row
 // index (its IDs and ID map, measured here by building it from ready slices), whatever
 // the length of a line: one 8 MB row of 2²¹ values, 200 000 rows of ten, and a row four
-// times past MaxValues, refused where it crosses the cap (and, for LIBSVM, where its
+// times past the cap (Limits.MaxValues), refused where it crosses the cap (and, for LIBSVM, where its
 // index does) at a cost bounded by the cap, not the row. The readers before streaming
 // (encoding/csv's whole record, a []string, doubling slices) cost 55 bytes a byte of a
 // long row: 440 MB for the 8 MB row.
@@ -84,7 +84,7 @@ func TestTextReadersMemoryFollowsValuesKept(t *testing.T) {
 	svmRow := text("1 1:0.5 2:0.5 3:0.5 4:0.5 5:0.5 6:0.5 7:0.5 8:0.5 9:0.5\n")
 	type reader struct {
 		name  string
-		parse func(io.Reader) error
+		parse func(io.Reader, Limits) error
 		// the bytes kept for a file of r rows of c values (c−1 features and a label)
 		kept func(r, c int) int
 		// the files: one long row, many rows, a row past the cap (of capValues values)
@@ -99,15 +99,18 @@ func TestTextReadersMemoryFollowsValuesKept(t *testing.T) {
 		return testenv.Allocated(func() { denseDataset(xs, ys, c-1) })
 	}
 	readers := []reader{
-		{"ParseCSV", func(r io.Reader) error { _, err := ParseCSV(r, "f.csv", CSVOptions{LabelColumn: -1}); return err }, dense,
+		{"ParseCSV", func(r io.Reader, lim Limits) error {
+			_, err := ParseCSV(r, "f.csv", CSVOptions{LabelColumn: -1, Limits: lim})
+			return err
+		}, dense,
 			func(int) *genReader { return &genReader{item: half, n: wide - 1, tail: "1\n"} },
 			func(int) *genReader { return &genReader{item: row, n: rows} },
 			func(c int) *genReader { return &genReader{item: half, n: 4 * c, tail: "1\n"} }, 1, 4},
-		{"ParseMatrixCSV", func(r io.Reader) error { _, err := ParseMatrixCSV(r, "m.csv"); return err }, dense,
+		{"ParseMatrixCSV", func(r io.Reader, lim Limits) error { _, err := ParseMatrixCSV(r, "m.csv", lim); return err }, dense,
 			func(int) *genReader { return &genReader{item: half, n: wide - 1, tail: "1\n"} },
 			func(int) *genReader { return &genReader{item: row, n: rows} },
 			func(c int) *genReader { return &genReader{item: half, n: 4 * c, tail: "1\n"} }, 1, 4},
-		{"ParseSklearnCSV", func(r io.Reader) error { _, err := ParseSklearnCSV(r, "s.csv"); return err }, dense,
+		{"ParseSklearnCSV", func(r io.Reader, lim Limits) error { _, err := ParseSklearnCSV(r, "s.csv", lim); return err }, dense,
 			func(int) *genReader {
 				return &genReader{head: fmt.Sprintf("1,%d,a,b\n", wide-1), item: half, n: wide - 1, tail: "1\n"}
 			},
@@ -118,7 +121,10 @@ func TestTextReadersMemoryFollowsValuesKept(t *testing.T) {
 			func(c int) *genReader {
 				return &genReader{head: fmt.Sprintf("1,%d\n", c), item: half, n: 4 * c, tail: "1\n"}
 			}, 2, 0},
-		{"ParseLIBSVM", func(r io.Reader) error { _, err := ParseLIBSVM(r, "h", LIBSVMOptions{}); return err },
+		{"ParseLIBSVM", func(r io.Reader, lim Limits) error {
+			_, err := ParseLIBSVM(r, "h", LIBSVMOptions{Limits: lim})
+			return err
+		},
 			func(r, c int) int { return 12*r*(c-1) + 16*r }, // entries, and a label and row end a row
 			func(int) *genReader { return &genReader{head: "1", item: entry, n: wide - 1, tail: "\n"} },
 			func(int) *genReader { return &genReader{item: svmRow, n: rows} },
@@ -132,7 +138,7 @@ func TestTextReadersMemoryFollowsValuesKept(t *testing.T) {
 				r, c int
 			}{{"one long row", rd.long(0), 1, wide}, {"many rows", rd.many(0), rows, cols}} {
 				var err error
-				got := testenv.Allocated(func() { err = rd.parse(c.gen) })
+				got := testenv.Allocated(func() { err = rd.parse(c.gen, Limits{}) })
 				if err != nil {
 					t.Fatalf("%s: %v", c.name, err)
 				}
@@ -143,26 +149,24 @@ func TestTextReadersMemoryFollowsValuesKept(t *testing.T) {
 						c.name, c.gen.read, c.r*c.c, got, rd.kept(c.r, c.c), streamOverhead, limit)
 				}
 			}
-			saved := MaxValues
-			defer func() { MaxValues = saved }()
-			MaxValues = 1 << 18
-			gen := rd.past(MaxValues)
+			const capValues = 1 << 18
+			gen := rd.past(capValues)
 			var err error
-			got := testenv.Allocated(func() { err = rd.parse(gen) })
+			got := testenv.Allocated(func() { err = rd.parse(gen, Limits{MaxValues: capValues}) })
 			var le *LimitError
 			var ie *InputError
 			if !errors.As(err, &ie) || ie.Line != rd.pastLine || !(errors.As(err, &le) || strings.Contains(err.Error(), "cap of") || strings.Contains(err.Error(), "fields, want")) {
-				t.Fatalf("a row of %d values under a cap of %d: %.200v; want it refused at line %d", 4*MaxValues, MaxValues, err, rd.pastLine)
+				t.Fatalf("a row of %d values under a cap of %d: %.200v; want it refused at line %d", 4*capValues, capValues, err, rd.pastLine)
 			}
-			limit := uint64(2*rd.kept(1, MaxValues+2) + streamOverhead)
+			limit := uint64(2*rd.kept(1, capValues+2) + streamOverhead)
 			t.Logf("past the cap: %.120v; %d bytes read, %d allocated (bound %d)", err, gen.read, got, limit)
 			// refused where it crosses the cap: what was read is the values up to it (pastRead
 			// bytes each at most) and what the read buffer holds beyond
-			if most := int64(rd.pastRead*(MaxValues+2) + readBufferBytes); rd.pastRead > 0 && gen.read > most {
+			if most := int64(rd.pastRead*(capValues+2) + readBufferBytes); rd.pastRead > 0 && gen.read > most {
 				t.Errorf("%d bytes of the row read before it was refused; want at most %d", gen.read, most)
 			}
 			if got > limit {
-				t.Errorf("refusing a row of %d values under a cap of %d allocated %d bytes; want at most %d", 4*MaxValues, MaxValues, got, limit)
+				t.Errorf("refusing a row of %d values under a cap of %d allocated %d bytes; want at most %d", 4*capValues, capValues, got, limit)
 			}
 		})
 	}
@@ -181,7 +185,7 @@ func BenchmarkParseCSV(b *testing.B) {
 		name  string
 		parse func(io.Reader, string) error
 	}{
-		{"streaming", func(r io.Reader, n string) error { _, err := ParseMatrixCSV(r, n); return err }},
+		{"streaming", func(r io.Reader, n string) error { _, err := ParseMatrixCSV(r, n, Limits{}); return err }},
 		{"encoding-csv", func(r io.Reader, n string) error { _, err := legacyParseMatrixCSV(r, n); return err }},
 		{"streaming-dataset", func(r io.Reader, n string) error { _, err := ParseCSV(r, n, CSVOptions{LabelColumn: 2}); return err }},
 		{"encoding-csv-dataset", func(r io.Reader, n string) error {
@@ -217,9 +221,9 @@ func TestLongFieldIsRefusedNotKept(t *testing.T) {
 			&genReader{head: "1,2,3\n4,", item: one, n: digits / 16, tail: ",6\n"}},
 		{"ParseCSV quoted", "f.csv:2: column 2: ", func(r io.Reader) error { _, err := ParseCSV(r, "f.csv", CSVOptions{}); return err },
 			&genReader{head: "1,2,3\n4,\"", item: one, n: digits / 16, tail: "\",6\n"}},
-		{"ParseMatrixCSV", "m.csv:2: column 2: ", func(r io.Reader) error { _, err := ParseMatrixCSV(r, "m.csv"); return err },
+		{"ParseMatrixCSV", "m.csv:2: column 2: ", func(r io.Reader) error { _, err := ParseMatrixCSV(r, "m.csv", Limits{}); return err },
 			&genReader{head: "1,2,3\n4,", item: one, n: digits / 16, tail: ",6\n"}},
-		{"ParseSklearnCSV", "s.csv:3: column 2: ", func(r io.Reader) error { _, err := ParseSklearnCSV(r, "s.csv"); return err },
+		{"ParseSklearnCSV", "s.csv:3: column 2: ", func(r io.Reader) error { _, err := ParseSklearnCSV(r, "s.csv", Limits{}); return err },
 			&genReader{head: "2,2\n1,2,0\n4,", item: one, n: digits / 16, tail: ",1\n"}},
 		{"ParseLIBSVM", "h:2: the entry after index 1: ", func(r io.Reader) error { _, err := ParseLIBSVM(r, "h", LIBSVMOptions{}); return err },
 			&genReader{head: "1 1:2\n1 1:3 2:", item: one, n: digits / 16, tail: " 3:1\n"}},

@@ -45,7 +45,7 @@ func BenchmarkMinimize(b *testing.B) {
 // SGLU experiments' problem, to ‖∇f‖ ≤ 1e-10 from θ = 0. pass-ms is the time of one
 // gradient (one pass over X) in the same run, the floor the solver's time is a multiple of.
 func BenchmarkFashionMNISTERM(b *testing.B) {
-	ds, _, err := reference.LoadIDXClasses(filepath.Join(testenv.FashionMNIST(b), "train-images-idx3-ubyte.gz"), 7, 9)
+	ds, _, err := reference.LoadIDXClasses(filepath.Join(testenv.FashionMNIST(b), "train-images-idx3-ubyte.gz"), 7, 9, reference.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestAccuracySequence(t *testing.T) {
 
 func breastCancer(t *testing.T) *reference.Dataset {
 	t.Helper()
-	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"))
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func membership(ctx context.Context, loss reference.Loss, universe *reference.Da
 		return nil, err
 	}
 	f, err := audit.MembershipRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Confidence: opt.Confidence, Loss: loss,
-		Deleted: deleted, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+		Deleted: deleted, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		wanted[v] = true
 	}
 	loss := reference.Logistic{Lambda: s.Lambda}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
+	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks, Resamples: s.Resamples}
 	var out []audit.Audited
 	for _, mode := range demoModes {
 		if !wanted[mode.String()] {

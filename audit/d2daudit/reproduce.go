@@ -60,7 +60,7 @@ type accuracyDataset struct {
 var accuracyDatasets = map[string]func(dir string) (*accuracyDataset, error){
 	"mnist-3v8": func(dir string) (*accuracyDataset, error) {
 		images := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
-		ds, labels, err := reference.LoadIDXClasses(images, 3, 8)
+		ds, labels, err := reference.LoadIDXClasses(images, 3, 8, reference.Limits{})
 		if err != nil {
 			return nil, err
 		}
@@ -70,7 +70,7 @@ var accuracyDatasets = map[string]func(dir string) (*accuracyDataset, error){
 	},
 	"breast-cancer": func(dir string) (*accuracyDataset, error) {
 		path := filepath.Join(dir, "sklearn", "breast_cancer.csv")
-		ds, err := reference.LoadSklearnCSV(path)
+		ds, err := reference.LoadSklearnCSV(path, reference.Limits{})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -103,7 +104,7 @@ func TestFixtures(t *testing.T) {
 		route       Route
 	}{{"sklearn_logreg", "models_", Parameters}, {"sklearn_logreg", "models_", ParametersWithData}, {"torch_mlp", "deleted_", Scores}} {
 		load := func(sample string) *mat.Dense {
-			m, _, err := artifact.LoadSample(filepath.Join("..", "..", "bench", "detection", "testdata", c.dir, c.prefix+sample+".npy"))
+			m, _, err := artifact.LoadSample(filepath.Join("..", "..", "bench", "detection", "testdata", c.dir, c.prefix+sample+".npy"), reference.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

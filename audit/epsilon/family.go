@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // A Statistic is one pre-registered number per model of each side — the mean loss over the
@@ -51,7 +53,7 @@ func (g Game) Family(stats []Statistic) (FamilyResult, error) {
 			return FamilyResult{}, fmt.Errorf("family game: statistic %s: %w", s.Name, err)
 		}
 	}
-	if g.Strategy != Split {
+	if g.Strategy != threshold.Split {
 		return FamilyResult{}, fmt.Errorf("family game: the split strategy only (the statistic is chosen on the selection half)")
 	}
 	out := FamilyResult{Selection: make([]float64, len(stats))}
@@ -82,7 +84,7 @@ func (g Game) Family(stats []Statistic) (FamilyResult, error) {
 	}
 	s := stats[out.Chosen]
 	c := best.Count(s.Pos[np:], s.Neg[nn:])
-	out.Result = Result{Epsilon: LowerBound(c, g.Delta, a), Rule: best, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Split}
+	out.Result = Result{Epsilon: LowerBound(c, g.Delta, a), Rule: best, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: threshold.Split}
 	return out, nil
 }
 

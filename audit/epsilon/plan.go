@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -17,14 +18,18 @@ import (
 // MaxCertifiable is the resolution limit of a distinguishing game with the given number
 // of trials per side: the largest ε lower bound any rule could show, reached at perfect
 // separation (no false positives, no false negatives), at confidence conf. With Split,
-// half the trials choose the rule and half bound it. It grows like ln(n): a claim above it
+// half the trials choose the rule and half bound it; with Bonferroni all bound it, the
+// level divided among the thresholds; with a Fixed threshold all bound it at the level. It grows like ln(n): a claim above it
 // cannot be shown violated with these trials, whatever the method does.
-func MaxCertifiable(trials int, delta, conf float64, s Strategy) float64 {
+func MaxCertifiable(trials int, delta, conf float64, s threshold.Strategy) float64 {
 	a := 1 - conf
 	n := trials
 	var fpr float64
-	switch s {
-	case Split:
+	_, fixed := s.Threshold()
+	switch {
+	case fixed: // chosen before the trials: all of them bound it, at the full level
+		fpr = CPUpper(0, n, a/2)
+	case s == threshold.Split:
 		n = trials - trials/2
 		fpr = CPUpper(0, n, a/2)
 	default:
@@ -35,7 +40,7 @@ func MaxCertifiable(trials int, delta, conf float64, s Strategy) float64 {
 
 // TrialsForResolution is the least number of trials per side whose MaxCertifiable exceeds
 // eps, or an error when none up to 10⁹ does.
-func TrialsForResolution(eps, delta, conf float64, s Strategy) (int, error) {
+func TrialsForResolution(eps, delta, conf float64, s threshold.Strategy) (int, error) {
 	return leastTrials(func(n int) bool { return MaxCertifiable(n, delta, conf, s) > eps })
 }
 
@@ -125,7 +130,7 @@ func searchTrials(ctx context.Context, p PowerSpec) (int, float64, error) {
 		return 0, 0, err
 	}
 	// no count below the resolution limit can show the claim violated at all
-	start, err := TrialsForResolution(p.Claim, p.Delta, p.Conf, Split)
+	start, err := TrialsForResolution(p.Claim, p.Delta, p.Conf, threshold.Split)
 	if err != nil {
 		return 0, 0, fmt.Errorf("trials to detect: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -86,7 +87,7 @@ func SmallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (flo
 
 // smallestDetectableFactor is SmallestDetectableFactor's search, on checked inputs.
 func smallestDetectableFactor(ctx context.Context, trials int, p PowerSpec) (float64, error) {
-	if MaxCertifiable(trials, p.Delta, p.Conf, Split) <= p.Claim {
+	if MaxCertifiable(trials, p.Delta, p.Conf, threshold.Split) <= p.Claim {
 		return math.Inf(1), nil
 	}
 	sim := sharedPowerSim(trials, p)

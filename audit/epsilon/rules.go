@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -40,46 +40,14 @@ func (r Rule) flags(s float64) bool {
 	return s <= r.Threshold
 }
 
-// Strategy says how a rule is chosen without invalidating its confidence bound.
-type Strategy int
-
-const (
-	// Split chooses the rule on the first half of each sample and bounds it on the
-	// second half, which it has not seen. Samples must be exchangeable (i.i.d. trials).
-	Split Strategy = iota
-	// Bonferroni chooses the best rule on all the samples with bounds that hold for every
-	// threshold at once: as the threshold moves, the false-positive count takes only
-	// m + 1 values, and a Clopper–Pearson bound fails for some threshold only if it fails
-	// at the boundary of one of them, where the true rate is Beta-distributed; so the level
-	// is divided by (m + 1) for the false-positive rate, (n + 1) for the false-negative
-	// rate, and by 2 for the two rule directions. Exact for continuous scores.
-	Bonferroni
-)
-
-func (s Strategy) String() string {
-	if s == Bonferroni {
-		return "bonferroni"
-	}
-	return "split"
-}
-
-// ParseStrategy reads "split" or "bonferroni".
-func ParseStrategy(s string) (Strategy, error) {
-	switch s {
-	case "split", "":
-		return Split, nil
-	case "bonferroni":
-		return Bonferroni, nil
-	}
-	return 0, fmt.Errorf("unknown threshold strategy %s; want split or bonferroni", clip.Quote(s))
-}
-
 // Game is a distinguishing game: scores of samples from two laws, and the (δ, confidence)
 // at which to bound ε.
 type Game struct {
 	Delta      float64
 	Confidence float64 // 0 means 0.95
-	Strategy   Strategy
+	// Strategy chooses the rule's threshold: Split (the zero value) or Bonferroni; the
+	// game chooses its threshold, so threshold.Fixed is refused.
+	Strategy threshold.Strategy
 }
 
 // Result is the best bound a game found.
@@ -88,7 +56,7 @@ type Result struct {
 	Rule     Rule    // the rule that achieved it
 	Counts   Counts  // the counts it was bounded with (the held-out half for Split)
 	Point    float64 // ε̂ at the empirical rates of those counts (an estimate)
-	Strategy Strategy
+	Strategy threshold.Strategy
 }
 
 func (g Game) conf() float64 {
@@ -104,7 +72,7 @@ func (g Game) LowerBound(pos, neg []float64) (Result, error) {
 	if err := g.check(pos, neg); err != nil {
 		return Result{}, err
 	}
-	if g.Strategy == Split { // a family of one statistic
+	if g.Strategy == threshold.Split { // a family of one statistic
 		res, err := g.Family([]Statistic{{Pos: pos, Neg: neg}})
 		return res.Result, err
 	}
@@ -113,7 +81,7 @@ func (g Game) LowerBound(pos, neg []float64) (Result, error) {
 	bound := func(c Counts) float64 { return epsFromRates(uN.at(c.FP), uP.at(c.Pos-c.TP), g.Delta) }
 	r, eps := bestRule(pos, neg, bound)
 	c := r.Count(pos, neg)
-	return Result{Epsilon: eps, Rule: r, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: Bonferroni}, nil
+	return Result{Epsilon: eps, Rule: r, Counts: c, Point: PointEstimate(c, g.Delta), Strategy: threshold.Bonferroni}, nil
 }
 
 func (g Game) check(pos, neg []float64) error {
@@ -128,6 +96,9 @@ func (g Game) check(pos, neg []float64) error {
 		return fmt.Errorf("distinguishing game: confidence %v; want a level in (0, 1)", g.conf())
 	case len(pos) < 4 || len(neg) < 4:
 		return fmt.Errorf("distinguishing game: %d and %d samples; want at least 4 on each side", len(pos), len(neg))
+	}
+	if _, fixed := g.Strategy.Threshold(); fixed {
+		return fmt.Errorf("distinguishing game: strategy %s; the game chooses its threshold (split or bonferroni)", g.Strategy)
 	}
 	for _, s := range [][]float64{pos, neg} {
 		for _, v := range s {
@@ -180,7 +151,7 @@ func (g Game) GDP(pos, neg []float64) (GDPResult, error) {
 	var r Rule
 	var m float64
 	switch g.Strategy {
-	case Split:
+	case threshold.Split:
 		np, nn := len(pos)/2, len(neg)/2
 		uP, uN := cpTableFor(np, a/2), cpTableFor(nn, a/2) // the selection half's, shared
 		// mu(uN.at(FP), uP.at(FN)) with each count's quantile kept by its table

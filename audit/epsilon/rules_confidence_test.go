@@ -3,6 +3,8 @@ package epsilon
 import (
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // A game handed a confidence of exactly 1 (what a split 1 − (1 − c)/k of the flag's
@@ -17,5 +19,15 @@ func TestGameSaysAConfidenceRoundedToOne(t *testing.T) {
 	}
 	if _, err := (Game{Delta: 1e-6, Confidence: 1.5}).LowerBound(pos, neg); err == nil || !strings.Contains(err.Error(), "confidence 1.5; want a level in (0, 1)") {
 		t.Errorf("confidence 1.5: %v", err)
+	}
+}
+
+// The game chooses its threshold: a fixed one (the one-run auditor's strategy) is refused
+// by name, not played as another strategy.
+func TestGameRefusesAFixedThreshold(t *testing.T) {
+	pos, neg := []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3}
+	_, err := Game{Delta: 1e-6, Strategy: threshold.Fixed(2.5)}.LowerBound(pos, neg)
+	if err == nil || !strings.Contains(err.Error(), "strategy fixed threshold 2.5; the game chooses its threshold") {
+		t.Errorf("a fixed threshold: %v", err)
 	}
 }

@@ -112,7 +112,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			}
 		}
 		f, err := audit.MembershipRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
-			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("hf check: %w", err)
 		}

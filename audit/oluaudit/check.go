@@ -165,7 +165,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, err
 		}
 		mem, err := audit.MembershipRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Loss: c.Loss, Deleted: deleted,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("olu check: %w", err)
 		}

@@ -72,7 +72,7 @@ func breastCancerData(datasets string) (*reference.Dataset, reports.Input, error
 		return nil, reports.Input{}, err
 	}
 	path := filepath.Join(dir, "sklearn", "breast_cancer.csv")
-	ds, err := reference.LoadSklearnCSV(path)
+	ds, err := reference.LoadSklearnCSV(path, reference.Limits{})
 	if err != nil {
 		return nil, reports.Input{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -99,28 +100,18 @@ func (a *Auditor) Thresholds() []Threshold { return slices.Clone(a.thresholds) }
 func (a *Auditor) nPos() int { return len(a.in) }
 func (a *Auditor) nNeg() int { return len(a.out) }
 
-// Strategy chooses the threshold behind a bound: Bonferroni (the zero value) makes the
-// bound hold simultaneously over every Pareto-frontier threshold by dividing the
-// significance by their number, and takes the best; Explicit(t) uses the threshold t,
-// fixed before seeing the scores, at full significance. jax_privacy's Split strategy
-// draws its split from NumPy's generator and is not offered.
-type Strategy struct {
-	explicit  bool
-	threshold float64
-}
+// The threshold behind a bound is chosen by a threshold.Strategy: threshold.Bonferroni
+// makes the bound hold simultaneously over every Pareto-frontier threshold by dividing the
+// significance by their number, and takes the best; threshold.Fixed(t) uses the threshold
+// t, fixed before seeing the scores, at full significance. threshold.Split (the game's)
+// is refused: jax_privacy's Split strategy draws its split from NumPy's generator.
 
-// Bonferroni is jax_privacy's default threshold strategy (jax_privacy.auditing.Bonferroni).
-var Bonferroni = Strategy{}
-
-// Explicit is the strategy of a threshold fixed in advance (jax_privacy.auditing.Explicit).
-func Explicit(threshold float64) Strategy { return Strategy{explicit: true, threshold: threshold} }
-
-// String names the strategy.
-func (s Strategy) String() string {
-	if s.explicit {
-		return fmt.Sprintf("explicit threshold %v", s.threshold)
+// checkStrategy refuses the strategies the auditor does not offer.
+func checkStrategy(s threshold.Strategy) error {
+	if s == threshold.Split {
+		return fmt.Errorf("threshold strategy %s is not offered by the one-run auditor; want bonferroni or a fixed threshold", s)
 	}
-	return "Bonferroni over the Pareto thresholds"
+	return nil
 }
 
 // EpsilonOneRun is the one-run ε lower bound (Steinke, Nasr and Jagielski, NeurIPS 2023,
@@ -130,8 +121,11 @@ func (s Strategy) String() string {
 // (one-sided), including its search order over thresholds (decreasing Clopper–Pearson
 // lower bound on precision) and its warm starts, so values agree to far better than the
 // search tolerance. jax_privacy requires δ > 0; δ = 0 is accepted here.
-func (a *Auditor) EpsilonOneRun(significance, delta float64, s Strategy) (float64, error) {
+func (a *Auditor) EpsilonOneRun(significance, delta float64, s threshold.Strategy) (float64, error) {
 	if err := checkLevels(significance, delta, false); err != nil {
+		return 0, fmt.Errorf("one-run epsilon: %w", err)
+	}
+	if err := checkStrategy(s); err != nil {
 		return 0, fmt.Errorf("one-run epsilon: %w", err)
 	}
 	eps, err := a.oneRun(significance, delta, s, epsilonOneRun)
@@ -145,8 +139,11 @@ func (a *Auditor) EpsilonOneRun(significance, delta float64, s Strategy) (float6
 // NeurIPS 2024, arXiv 2410.22235) from the canaries' scores, as EpsilonOneRun but with
 // EpsilonFDP of the guesses. It matches jax_privacy's
 // CanaryScoreAuditor.epsilon_one_run_fdp. δ must be in (0, 1].
-func (a *Auditor) EpsilonOneRunFDP(significance, delta float64, s Strategy) (float64, error) {
+func (a *Auditor) EpsilonOneRunFDP(significance, delta float64, s threshold.Strategy) (float64, error) {
 	if err := checkLevels(significance, delta, true); err != nil {
+		return 0, fmt.Errorf("one-run f-DP epsilon: %w", err)
+	}
+	if err := checkStrategy(s); err != nil {
 		return 0, fmt.Errorf("one-run f-DP epsilon: %w", err)
 	}
 	eps, err := a.oneRun(significance, delta, s, epsilonOneRunFDP)
@@ -159,11 +156,11 @@ func (a *Auditor) EpsilonOneRunFDP(significance, delta float64, s Strategy) (flo
 type oneRunFunc func(epsLo float64, m, nGuess, nCorrect int, significance, delta float64) (float64, error)
 
 // oneRun is jax_privacy's _epsilon_one_run_all_thresholds under a strategy.
-func (a *Auditor) oneRun(significance, delta float64, s Strategy, audit oneRunFunc) (float64, error) {
+func (a *Auditor) oneRun(significance, delta float64, s threshold.Strategy, audit oneRunFunc) (float64, error) {
 	m := a.nPos() + a.nNeg()
-	if s.explicit {
-		tp := a.nPos() - countBelow(a.in, s.threshold)
-		fp := a.nNeg() - countBelow(a.out, s.threshold)
+	if t, fixed := s.Threshold(); fixed {
+		tp := a.nPos() - countBelow(a.in, t)
+		fp := a.nNeg() - countBelow(a.out, t)
 		return audit(0, m, tp+fp, tp, significance, delta)
 	}
 	significance /= float64(len(a.thresholds))
@@ -212,16 +209,19 @@ func cpUpper(k, n int, significance float64) float64 {
 // ε ≥ ln((1 − FNR̄ − δ)/FPR̄), and also ln((1 − FPR̄ − δ)/FNR̄) unless oneSided; clipped
 // at 0. It matches jax_privacy's CanaryScoreAuditor.epsilon_clopper_pearson.
 // significance must be in (0, 0.5), as jax_privacy requires.
-func (a *Auditor) EpsilonClopperPearson(significance, delta float64, oneSided bool, s Strategy) (float64, error) {
+func (a *Auditor) EpsilonClopperPearson(significance, delta float64, oneSided bool, s threshold.Strategy) (float64, error) {
 	if !(significance > 0 && significance < 0.5) {
 		return 0, fmt.Errorf("Clopper-Pearson epsilon: significance %v outside (0, 0.5)", significance)
 	}
 	if err := checkLevels(significance, delta, false); err != nil {
 		return 0, fmt.Errorf("Clopper-Pearson epsilon: %w", err)
 	}
+	if err := checkStrategy(s); err != nil {
+		return 0, fmt.Errorf("Clopper-Pearson epsilon: %w", err)
+	}
 	pts := a.thresholds
-	if s.explicit {
-		pts = []Threshold{{Score: s.threshold, FN: countBelow(a.in, s.threshold), TN: countBelow(a.out, s.threshold)}}
+	if t, fixed := s.Threshold(); fixed {
+		pts = []Threshold{{Score: t, FN: countBelow(a.in, t), TN: countBelow(a.out, t)}}
 	} else {
 		significance /= float64(len(a.thresholds))
 	}
@@ -479,10 +479,10 @@ func (a *Auditor) Report(significance, delta float64) (Report, error) {
 		errs = append(errs, err)
 		return v
 	}
-	r.EpsilonOneRun = keep(a.EpsilonOneRun(significance, delta, Bonferroni))
-	r.EpsilonOneRunFDP = keep(a.EpsilonOneRunFDP(significance, delta, Bonferroni))
-	r.EpsilonCPOneSided = keep(a.EpsilonClopperPearson(significance, delta, true, Bonferroni))
-	r.EpsilonCPTwoSided = keep(a.EpsilonClopperPearson(significance, delta, false, Bonferroni))
+	r.EpsilonOneRun = keep(a.EpsilonOneRun(significance, delta, threshold.Bonferroni))
+	r.EpsilonOneRunFDP = keep(a.EpsilonOneRunFDP(significance, delta, threshold.Bonferroni))
+	r.EpsilonCPOneSided = keep(a.EpsilonClopperPearson(significance, delta, true, threshold.Bonferroni))
+	r.EpsilonCPTwoSided = keep(a.EpsilonClopperPearson(significance, delta, false, threshold.Bonferroni))
 	r.EpsilonGDP = keep(a.EpsilonFromGDP(significance, delta))
 	r.EpsilonRawCounts = keep(a.EpsilonRawCounts(ReportMinCount, delta, true))
 	r.AUROC = a.AUROC()

@@ -23,8 +23,8 @@
 // Audit (or NewAuditor and its methods) takes the scores of the included canaries and of
 // the excluded ones and gives what jax_privacy's CanaryScoreAuditor gives: the thresholds
 // are the Pareto frontier of the (false-negative, true-negative) counts, and by default
-// (Bonferroni) the significance is divided by their number so that the best threshold may
-// be chosen on the same scores; Explicit fixes one threshold in advance. Beside the two
+// (threshold.Bonferroni) the significance is divided by their number so that the best
+// threshold may be chosen on the same scores; threshold.Fixed fixes one in advance. Beside the two
 // one-run bounds are the Clopper–Pearson bounds of a classical audit, the Gaussian-DP
 // and raw-count estimates (estimates, not bounds), AUROC, TPR at low FPR and the largest
 // accuracy.

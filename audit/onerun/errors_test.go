@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // Bad inputs are errors naming the operation, never panics.
@@ -45,10 +47,10 @@ func TestBadInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, err := range map[string]error{
-		"one-run significance 0":    second(a.EpsilonOneRun(0, 1e-5, Bonferroni)),
-		"one-run significance 1":    second(a.EpsilonOneRun(1, 1e-5, Bonferroni)),
-		"f-DP delta 0":              second(a.EpsilonOneRunFDP(0.05, 0, Bonferroni)),
-		"CP significance 0.5":       second(a.EpsilonClopperPearson(0.5, 0, true, Bonferroni)),
+		"one-run significance 0":    second(a.EpsilonOneRun(0, 1e-5, threshold.Bonferroni)),
+		"one-run significance 1":    second(a.EpsilonOneRun(1, 1e-5, threshold.Bonferroni)),
+		"f-DP delta 0":              second(a.EpsilonOneRunFDP(0.05, 0, threshold.Bonferroni)),
+		"CP significance 0.5":       second(a.EpsilonClopperPearson(0.5, 0, true, threshold.Bonferroni)),
 		"GDP significance 0":        second(a.EpsilonFromGDP(0, 1e-5)),
 		"GDP delta 0":               second(a.EpsilonFromGDP(0.05, 0)),
 		"TPR at FPR 1.5":            second(a.TPRAtFPR(1.5)),
@@ -65,15 +67,15 @@ func TestBadInputs(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
-// The explicit strategy counts the canaries at or above the threshold.
-func TestExplicitThreshold(t *testing.T) {
+// A fixed threshold counts the canaries at or above it.
+func TestFixedThreshold(t *testing.T) {
 	in := []float64{5, 5, 4, 3, 2, 1, 0}
 	out := []float64{3, 2, 1, 0, -1, -2, -3}
 	a, err := NewAuditor(in, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.EpsilonOneRun(0.05, 1e-5, Explicit(3.5))
+	got, err := a.EpsilonOneRun(0.05, 1e-5, threshold.Fixed(3.5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +84,27 @@ func TestExplicitThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != want {
-		t.Errorf("Explicit(3.5): %v, want Epsilon(14, 3, 3) = %v", got, want)
+		t.Errorf("Fixed(3.5): %v, want Epsilon(14, 3, 3) = %v", got, want)
 	}
-	if s := Explicit(3.5).String(); !strings.Contains(s, "3.5") {
-		t.Errorf("Explicit(3.5).String() = %q", s)
+	if s := threshold.Fixed(3.5).String(); !strings.Contains(s, "3.5") {
+		t.Errorf("Fixed(3.5).String() = %q", s)
+	}
+}
+
+// The split strategy, the threshold family's zero value and the game's default, is not
+// the one-run auditor's: every bound refuses it by name rather than run another strategy.
+func TestSplitStrategyRefused(t *testing.T) {
+	a, err := NewAuditor([]float64{5, 4, 3, 2}, []float64{1, 0, -1, -2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"EpsilonOneRun":         second(a.EpsilonOneRun(0.05, 1e-5, threshold.Split)),
+		"EpsilonOneRunFDP":      second(a.EpsilonOneRunFDP(0.05, 1e-5, threshold.Split)),
+		"EpsilonClopperPearson": second(a.EpsilonClopperPearson(0.05, 1e-5, true, threshold.Strategy{})),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "threshold strategy split is not offered") {
+			t.Errorf("%s with the split strategy: %v; want it refused", name, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	"gonum.org/v1/gonum/mathext"
 	"pgregory.net/rapid"
 )
@@ -371,11 +372,11 @@ func TestEpsilonClopperPearsonIsItsDefinition(t *testing.T) {
 			accuracy = math.Max(accuracy, tpr*prev+tnr*(1-prev))
 		}
 		want1, want2 := math.Max(oneSided, 0), math.Max(oneSided, math.Max(swapped, 0))
-		got1, err := a.EpsilonClopperPearson(significance, delta, true, Bonferroni)
+		got1, err := a.EpsilonClopperPearson(significance, delta, true, threshold.Bonferroni)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got2, err := a.EpsilonClopperPearson(significance, delta, false, Bonferroni)
+		got2, err := a.EpsilonClopperPearson(significance, delta, false, threshold.Bonferroni)
 		if err != nil {
 			t.Fatal(err)
 		}

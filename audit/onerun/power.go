@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // MaxShift is the largest score separation SmallestShift searches: canaries whose scores
@@ -93,7 +95,7 @@ func powerOn(z [][]float64, nIn int, shift, target, significance, delta float64)
 		if err != nil {
 			return 0, fmt.Errorf("one-run power: %w", err)
 		}
-		eps, err := a.EpsilonOneRun(significance, delta, Bonferroni)
+		eps, err := a.EpsilonOneRun(significance, delta, threshold.Bonferroni)
 		if err != nil {
 			return 0, fmt.Errorf("one-run power: %w", err)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // GaussianMu is the Gaussian-DP μ of the Gaussian mechanism that is exactly (ε, δ)-DP:
@@ -44,7 +46,7 @@ func TypicalRefutingMu(m int, significance, eps, delta float64) (float64, error)
 		if err != nil {
 			return false, err
 		}
-		e, err := a.EpsilonOneRun(significance, delta, Bonferroni)
+		e, err := a.EpsilonOneRun(significance, delta, threshold.Bonferroni)
 		return e > eps, err
 	}
 	ok, err := refutes(maxTypicalMu)

@@ -3,6 +3,8 @@ package onerun
 import (
 	"math"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // GaussianMu inverts the Gaussian mechanism's δ(ε): at σ = 1/μ, δ(ε) is the δ asked for.
@@ -37,7 +39,7 @@ func TestTypicalRefutingMu(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := a.EpsilonOneRun(sig, delta, Bonferroni)
+		e, err := a.EpsilonOneRun(sig, delta, threshold.Bonferroni)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,7 +109,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			}
 		}
 		f, err := audit.MembershipRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
-			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
 		if err != nil {
 			return nil, fmt.Errorf("safe check: %w", err)
 		}

@@ -9,13 +9,15 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
+	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // decisiveAudits are the decisive spec's subject and its four controls
 // (examples/sglu-decisive.json: the built-in synthetic data, SGLU with b = 32, claim ε = 1,
-// power against 2×) at the given δ, built as `audit run --spec` builds them.
-func decisiveAudits(tb testing.TB, delta float64) []audit.Audited {
+// power against 2×) at the given δ, built as `audit run --spec` builds them: their checks
+// share shared, the bootstrap resamples (nil: none).
+func decisiveAudits(tb testing.TB, delta float64, shared *mia.Resamples) []audit.Audited {
 	tb.Helper()
 	ds, err := reference.SyntheticClassification(1000, 20, 1)
 	if err != nil {
@@ -25,6 +27,7 @@ func decisiveAudits(tb testing.TB, delta float64) []audit.Audited {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	setup.Resamples = shared
 	m := sgluaudit.Method{}
 	subjects, err := m.Demo(setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
 	if err != nil || len(subjects) != 1 {
@@ -88,7 +91,7 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 // by side, a batch at a time), and returns their findings in order.
 func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audit.Finding, error) {
 	ctx := context.Background()
-	q := audit.CheckQueue{Shared: len(audits) > 1} // as a run with controls
+	q := audit.CheckQueue{}
 	found := make([][]audit.Finding, len(audits))
 	for i, a := range audits {
 		check := func(ctx context.Context) ([]audit.Finding, error) { return a.Check(ctx, results[i]) }
@@ -107,7 +110,7 @@ func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audi
 // per trial and the process's CPU seconds. The first iteration pays the once-per-process
 // plans (memoised), as a merge does: run one count per process with -benchtime=1x.
 func BenchmarkCheckPhase(b *testing.B) {
-	all := decisiveAudits(b, 1e-6)
+	all := decisiveAudits(b, 1e-6, nil)
 	for _, set := range []struct {
 		name   string
 		audits []audit.Audited
@@ -120,8 +123,12 @@ func BenchmarkCheckPhase(b *testing.B) {
 				}
 				var took, cpu time.Duration
 				for b.Loop() {
+					audits := set.audits
+					if len(audits) > 1 { // as a run with controls: the phase's checks share one set of resamples
+						audits = decisiveAudits(b, 1e-6, mia.NewResamples(audit.SharedBudget))
+					}
 					t0, c0 := time.Now(), cpuTime(b)
-					if _, err := checkPhase(set.audits, results); err != nil {
+					if _, err := checkPhase(audits, results); err != nil {
 						b.Fatal(err)
 					}
 					took += time.Since(t0)

@@ -66,7 +66,7 @@ func (s *Subject) membershipFinding(ctx context.Context, results []audit.TrialRe
 		return audit.Finding{}, fmt.Errorf("sglu check: %w", err)
 	}
 	mem, err := audit.MembershipRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Loss: s.setup.Loss,
-		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
 	if err != nil {
 		return audit.Finding{}, fmt.Errorf("sglu check: %w", err)
 	}

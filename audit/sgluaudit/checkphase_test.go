@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -51,7 +52,8 @@ func findingsHash(tb testing.TB, audits []audit.Audited, all [][]audit.Finding) 
 }
 
 func TestCheckPhaseFindingsPinned(t *testing.T) {
-	all := decisiveAudits(t, 1e-6)
+	shared := mia.NewResamples(audit.SharedBudget) // as a run with controls
+	all := decisiveAudits(t, 1e-6, shared)
 	if len(all) != 5 {
 		t.Fatalf("%d audits, want the subject and 4 controls", len(all))
 	}
@@ -70,6 +72,9 @@ func TestCheckPhaseFindingsPinned(t *testing.T) {
 			}
 			if h := findingsHash(t, all, got); h != checkPhaseHashes[n] {
 				t.Errorf("findings hash %s, pinned %s", h, checkPhaseHashes[n])
+			}
+			if shared.Held() == 0 { // the setup's resamples reach the membership checks
+				t.Error("the checks drew no resamples into the setup's shared ones")
 			}
 		})
 	}

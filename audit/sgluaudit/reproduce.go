@@ -443,7 +443,7 @@ type sgluMNISTInput struct {
 // file (the paper's n by default) and its t10k file's rows of those classes as the test set.
 func sgluMNISTData(source, datasetsDir, fashionDir string, pair [2]float64, train int, seed uint64) (*sgluMNISTInput, error) {
 	loadPair := func(images, prefix string) (*reference.Dataset, []reports.Input, error) {
-		ds, labels, err := reference.LoadIDXClasses(images, pair[0], pair[1])
+		ds, labels, err := reference.LoadIDXClasses(images, pair[0], pair[1], reference.Limits{})
 		role := func(r string) string { return strings.TrimSpace(prefix + " " + r) }
 		return ds, []reports.Input{{Role: role("images"), Path: images}, {Role: role("labels"), Path: labels}}, err
 	}

@@ -19,7 +19,7 @@ import (
 // to 560 rows so that b = 56 divides n.
 func breastCancer(t *testing.T) *reference.Dataset {
 	t.Helper()
-	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"))
+	ds, err := reference.LoadSklearnCSV(filepath.Join(testenv.Datasets(t), "sklearn", "breast_cancer.csv"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit/detection"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -65,7 +66,7 @@ func run(audits int) error {
 	}{{"sklearn_logreg", "models_", detection.Parameters}, {"sklearn_logreg", "models_", detection.ParametersWithData}, {"sklearn_logreg", "deleted_", detection.Scores},
 		{"torch_mlp", "params_", detection.Parameters}, {"torch_mlp", "deleted_", detection.Scores}} {
 		load := func(sample string) (*mat.Dense, error) {
-			m, _, err := artifact.LoadSample(filepath.Join("bench", "detection", "testdata", c.dir, c.prefix+sample+".npy"))
+			m, _, err := artifact.LoadSample(filepath.Join("bench", "detection", "testdata", c.dir, c.prefix+sample+".npy"), reference.Limits{})
 			return m, err
 		}
 		ret, err := load("retrained")

@@ -43,11 +43,18 @@ func TestControlsAreCaught(t *testing.T) {
 }
 
 // With controls, run, merge and demo check them sharing the subject's bootstrap resamples
-// (the same bits, drawn once); without, nothing is kept.
+// (the same bits, drawn once); without, or when plan times the checks, nothing is kept.
 func TestControlsShareResamples(t *testing.T) {
-	for _, controls := range []bool{true, false} {
-		if q := checkQueue(context.Background(), demoConfig{controls: controls}); q.Shared != controls || q.Show == nil {
-			t.Errorf("controls %v: the check queue shares %v (shows steps: %v)", controls, q.Shared, q.Show != nil)
+	for _, c := range []struct {
+		controls bool
+		plan     *planRequest
+		share    bool
+	}{{true, nil, true}, {false, nil, false}, {true, &planRequest{}, false}} {
+		if got := sharedResamples(demoConfig{controls: c.controls, replay: replay{plan: c.plan}}); (got != nil) != c.share {
+			t.Errorf("controls %v, plan %v: shared resamples %p; want shared %v", c.controls, c.plan != nil, got, c.share)
 		}
+	}
+	if q := checkQueue(context.Background(), demoConfig{}); q.Show == nil {
+		t.Error("the check queue shows no steps")
 	}
 }

@@ -57,10 +57,14 @@ func (d *dataFlags) setFromSpec(s *audit.Spec, file string) {
 	d.preprocess = s.Data.Preprocessing
 }
 
-// maxValuesParam raises or lowers reference.MaxValues, the one memory cap.
+// maxValuesParam raises or lowers reference.Limits.MaxValues, the one memory cap, which
+// every load of the command is passed (dataFlags.limits).
 var maxValuesParam = audit.Param{Name: "max-values", Kind: audit.Integer, Unit: "float64 values",
 	Usage:   "the cap on one matrix held in memory: dense data (rows × features), the models kept per audit (trials × parameters)",
-	Default: strconv.Itoa(reference.MaxValues), Range: "[1048576, 1e12]"}
+	Default: strconv.Itoa(reference.DefaultMaxValues), Range: "[1048576, 1e12]"}
+
+// limits are the caps --max-values sets, for every load of the command.
+func (d *dataFlags) limits() reference.Limits { return reference.Limits{MaxValues: d.maxValues} }
 
 // loaded is a dataset ready for binary logistic regression, with its provenance.
 type loaded struct {
@@ -74,7 +78,6 @@ type loaded struct {
 // Every error is a usage error naming the file and line or the flag. A signal ends the wait
 // for a long read (a large CSV or LIBSVM file takes seconds) with ctx's error.
 func (d *dataFlags) load(ctx context.Context, seed uint64) (*loaded, error) {
-	reference.MaxValues = d.maxValues // here, not in a read a signal may leave running
 	return interruptible(ctx, func() (*loaded, error) { return d.read(seed) })
 }
 
@@ -124,20 +127,20 @@ func (d *dataFlags) read(seed uint64) (*loaded, error) {
 	)
 	switch d.format {
 	case "csv":
-		ds, err = reference.LoadCSV(d.path, reference.CSVOptions{Header: d.header, LabelColumn: d.labelColumn})
+		ds, err = reference.LoadCSV(d.path, reference.CSVOptions{Header: d.header, LabelColumn: d.labelColumn, Limits: d.limits()})
 		inputs = []string{"data", d.path}
 	case "sklearn-csv":
-		ds, err = reference.LoadSklearnCSV(d.path)
+		ds, err = reference.LoadSklearnCSV(d.path, d.limits())
 		inputs = []string{"data", d.path}
 	case "libsvm":
-		ds, err = reference.LoadLIBSVM(d.path, reference.LIBSVMOptions{})
+		ds, err = reference.LoadLIBSVM(d.path, reference.LIBSVMOptions{Limits: d.limits()})
 		inputs = []string{"data", d.path}
 	case "idx":
 		lp := d.labels
 		if lp == "" {
 			lp = reference.DefaultLabelsPath(d.path)
 		}
-		ds, err = reference.LoadIDX(d.path, lp)
+		ds, err = reference.LoadIDX(d.path, lp, d.limits())
 		inputs = []string{"images", d.path, "labels", lp}
 	case "":
 		return nil, usagef("%s is required with %s (csv, libsvm, idx or sklearn-csv)", d.name("format"), d.name("data"))

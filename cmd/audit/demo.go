@@ -21,6 +21,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -209,7 +210,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim()); err != nil {
+	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim(), c.data.limits()); err != nil {
 		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.path, err)}
 	}
 	subjects, requests, err := demoSubjects(c, data.ds, deletes)
@@ -292,10 +293,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 }
 
 // checkQueue is runSubjects' queue: the checks count themselves (a bar and an ETA on a
-// terminal, one check at a time), and with controls the controls' checks share the
-// subject's bootstrap resamples.
+// terminal, one check at a time).
 func checkQueue(ctx context.Context, c demoConfig) audit.CheckQueue {
-	return audit.CheckQueue{Shared: c.controls, Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
+	return audit.CheckQueue{Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
 }
 
 // runSubjects runs every subject's trials (and its controls'), resuming from their
@@ -377,6 +377,16 @@ func wantedVariants(list string) (func(audit.Method) []string, error) {
 	}, nil
 }
 
+// sharedResamples are the bootstrap resamples a run's subjects and their controls share
+// (audit.DemoSetup.Resamples; the same bits, drawn once): none without controls, nor when
+// plan times each check alone.
+func sharedResamples(c demoConfig) *mia.Resamples {
+	if c.controls && c.replay.plan == nil {
+		return mia.NewResamples(audit.SharedBudget)
+	}
+	return nil
+}
+
 // demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
 // method for the subjects of its wanted variants; each method checks its own settings.
 func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
@@ -389,6 +399,7 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
+	setup.Resamples = sharedResamples(c)
 	requests := make([]string, len(setup.Updates))
 	for i, u := range setup.Updates {
 		requests[i] = u.String()

@@ -20,6 +20,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,7 +33,7 @@ func loadSamples(ctx context.Context, flagName, path string) (*mat.Dense, error)
 		return nil, usagef("--%s is required", flagName)
 	}
 	m, err := interruptible(ctx, func() (*mat.Dense, error) {
-		m, _, err := artifact.LoadScores(path)
+		m, _, err := artifact.LoadScores(path, reference.Limits{})
 		return m, err
 	})
 	if err != nil { // an interruption wrapped in a usage error still exits 130

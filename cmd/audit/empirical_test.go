@@ -53,8 +53,8 @@ func TestEstimateCommand(t *testing.T) {
 			t.Fatalf("%s: %v: %s", method, err, out)
 		}
 		// the command prints what the library computes on the same data and options
-		am, _ := reference.LoadMatrixCSV(a)
-		bm, _ := reference.LoadMatrixCSV(b)
+		am, _ := reference.LoadMatrixCSV(a, reference.Limits{})
+		bm, _ := reference.LoadMatrixCSV(b, reference.Limits{})
 		want, err := estimate.ByName(method, am, bm, estimate.Options{Alpha: 2, Seed: 1, Covariance: estimate.Pooled})
 		if err != nil {
 			t.Fatal(err)

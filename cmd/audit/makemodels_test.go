@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // The scikit-learn tutorial's command that writes verify's fixtures again, run as written.
@@ -68,11 +69,11 @@ func TestMakeModelsRegeneratesTheFixtures(t *testing.T) {
 			t.Errorf("make_models.py did not write %s", name)
 			continue
 		}
-		want, _, err := artifact.LoadModel(filepath.Join(fixtures, name))
+		want, _, err := artifact.LoadModel(filepath.Join(fixtures, name), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		have, _, err := artifact.LoadModel(filepath.Join(written, name))
+		have, _, err := artifact.LoadModel(filepath.Join(written, name), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,7 +62,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' progress
-	reference.MaxValues = data.maxValues                       // the one memory cap, for every file verify reads
 	switch {
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
@@ -134,7 +133,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if setFlags(fs)["rank-p"] {
 		s.RandomisedRank, _ = audit.ParseRankP(rankP) // one of the choices the flag accepts
 	}
-	if err := utility.check(*scores, *oneRun, s, specPath); err != nil {
+	if err := utility.check(*scores, *oneRun, s, specPath, data.limits()); err != nil {
 		return err
 	}
 	specOutputs(setFlags(fs), s, &out, formats)
@@ -159,9 +158,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := od.Remove(reportNames()...); err != nil {
 		return outErr("verify", err)
 	}
-	readFiles := func(path string) (*mat.Dense, []string, error) { return artifact.LoadSampleTensors(path, tensors) }
+	readFiles := func(path string) (*mat.Dense, []string, error) {
+		return artifact.LoadSampleTensors(path, tensors, data.limits())
+	}
 	if *scores || *oneRun != "" {
-		readFiles = artifact.LoadScores
+		readFiles = func(path string) (*mat.Dense, []string, error) { return artifact.LoadScores(path, data.limits()) }
 	}
 	// a folder of large models takes seconds to read: a signal ends the wait
 	load := func(path string) (*mat.Dense, []string, error) {
@@ -269,7 +270,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			inputs = append(inputs, pre...)
 		case *scores:
 			if *references != "" {
-				if s.References, err = audit.LoadReferences(*references); err != nil {
+				if s.References, err = audit.LoadReferences(*references, data.limits()); err != nil {
 					return usageError{fmt.Errorf("verify: --references: %w", err)}
 				}
 				rFiles = append(rFiles, *references)
@@ -281,7 +282,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			var h *mat.Dense
 			if *holdout != "" {
-				if h, _, err = artifact.LoadScores(*holdout); err != nil {
+				if h, _, err = artifact.LoadScores(*holdout, data.limits()); err != nil {
 					return usageError{fmt.Errorf("verify: --holdout: %w", s.NameCell(err, "held-out record", false))}
 				}
 				if err := audit.CheckHoldout(unlearned, h); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // The pre-noise route's fixtures, and the command docs/noisy-release.md shows to write them
@@ -163,11 +164,11 @@ func TestMakeNoisyRegeneratesTheFixtures(t *testing.T) {
 			}
 			continue
 		}
-		want, _, err := artifact.LoadSample(filepath.Join(fixtures, name))
+		want, _, err := artifact.LoadSample(filepath.Join(fixtures, name), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		have, _, err := artifact.LoadSample(filepath.Join(written, name))
+		have, _, err := artifact.LoadSample(filepath.Join(written, name), reference.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

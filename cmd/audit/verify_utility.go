@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,10 +28,10 @@ func (u *utilityFlags) register(fs *flag.FlagSet) {
 // check refuses the flags where they cannot be measured, and reads and checks the
 // --utility file before the audit's long work (its model counts are checked after, against
 // the models read).
-func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath string) error {
+func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath string, lim reference.Limits) error {
 	if u.file != "" {
 		var err error
-		if u.values, err = audit.LoadUtility(u.file); err != nil {
+		if u.values, err = audit.LoadUtility(u.file, lim); err != nil {
 			return usageError{fmt.Errorf("verify: --utility: %w", err)}
 		}
 		if _, err := audit.MeasureUtility("", u.values, 0, 0); err != nil {

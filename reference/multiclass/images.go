@@ -42,7 +42,7 @@ func MNIST(datasetsDir string, train, test, pool int, seed uint64) (*Split, erro
 	}
 	images := filepath.Join(dir, "mnist-t10k", "t10k-images-idx3-ubyte.gz")
 	labels := reference.DefaultLabelsPath(images)
-	all, err := reference.LoadIDX(images, labels)
+	all, err := reference.LoadIDX(images, labels, reference.Limits{})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func Wine(datasetsDir string, seed uint64) (*Split, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, "sklearn", "wine_data.csv")
-	all, err := reference.LoadSklearnCSV(path)
+	all, err := reference.LoadSklearnCSV(path, reference.Limits{})
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func FashionMNIST(dir string, train, test, pool int, seed uint64) (*Split, error
 	load := func(name string, n int) (*reference.Dataset, []int, error) {
 		images := filepath.Join(dir, name+"-images-idx3-ubyte.gz")
 		labels := reference.DefaultLabelsPath(images)
-		all, err := reference.LoadIDX(images, labels)
+		all, err := reference.LoadIDX(images, labels, reference.Limits{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("fashion-mnist (Debian's dataset-fashion-mnist; --fashion-dir): %w", err)
 		}
