@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 )
 
 // GamePowerSpec is the power question the distinguishing game (EmpiricalRelease) answers
@@ -84,8 +85,8 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 		s := a.Subject
 		k := min(max(16, 2*workers), maxTrials)
 		path := filepath.Join(dir, "trials.jsonl")
-		eng := Engine{Workers: workers, Checkpoint: path}
-		run := func(k int) ([]TrialResult, time.Duration, error) {
+		eng := trials.Engine{Workers: workers, Checkpoint: path}
+		run := func(k int) ([]trials.TrialResult, time.Duration, error) {
 			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 				return nil, 0, err
 			}
@@ -138,7 +139,7 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 }
 
 // timeCheck runs a's check on results, and says how long it took and what it found.
-func timeCheck(ctx context.Context, a Audited, results []TrialResult) (time.Duration, []Finding, error) {
+func timeCheck(ctx context.Context, a Audited, results []trials.TrialResult) (time.Duration, []Finding, error) {
 	t0 := clock()
 	fs, err := a.Check(ctx, results)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -23,7 +24,7 @@ func TestCheckPhaseRunsSideBySideInOrder(t *testing.T) {
 	started.Add(n)
 	all := make(chan struct{})
 	go func() { started.Wait(); close(all) }()
-	checks := make([]CheckFunc, n)
+	checks := make([]trials.CheckFunc, n)
 	for i := range checks {
 		checks[i] = func(ctx context.Context) ([]Finding, error) {
 			started.Done()
@@ -36,7 +37,7 @@ func TestCheckPhaseRunsSideBySideInOrder(t *testing.T) {
 			return []Finding{{Check: fmt.Sprint(i)}}, nil
 		}
 	}
-	got, err := CheckPhase{Limit: n}.Run(context.Background(), checks)
+	got, err := trials.CheckPhase{Limit: n}.Run(context.Background(), checks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestCheckPhaseLimit(t *testing.T) {
 	running, most := 0, 0
 	two, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	checks := make([]CheckFunc, 7)
+	checks := make([]trials.CheckFunc, 7)
 	for i := range checks {
 		checks[i] = func(ctx context.Context) ([]Finding, error) {
 			mu.Lock()
@@ -80,7 +81,7 @@ func TestCheckPhaseLimit(t *testing.T) {
 		}
 		close(release)
 	}()
-	if _, err := (CheckPhase{Limit: 2}).Run(context.Background(), checks); err != nil {
+	if _, err := (trials.CheckPhase{Limit: 2}).Run(context.Background(), checks); err != nil {
 		t.Fatal(err)
 	}
 	if most != 2 {
@@ -92,7 +93,7 @@ func TestCheckPhaseLimit(t *testing.T) {
 func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
 	broken := errors.New("broken")
 	ended := make(chan bool, 1) // whether check 0 was ended (its context done) or ran out
-	checks := []CheckFunc{
+	checks := []trials.CheckFunc{
 		func(ctx context.Context) ([]Finding, error) {
 			select {
 			case <-ctx.Done():
@@ -109,7 +110,7 @@ func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
 			return nil, nil
 		},
 	}
-	_, err := CheckPhase{Limit: 2}.Run(context.Background(), checks)
+	_, err := trials.CheckPhase{Limit: 2}.Run(context.Background(), checks)
 	if !errors.Is(err, broken) {
 		t.Errorf("error %v, want check 1's", err)
 	}
@@ -127,7 +128,7 @@ func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 	var mu sync.Mutex
 	var seen []report
 	second := make(chan struct{}) // check 1 reports before it is shown, and waits
-	checks := []CheckFunc{
+	checks := []trials.CheckFunc{
 		func(ctx context.Context) ([]Finding, error) {
 			select {
 			case <-second:
@@ -145,7 +146,7 @@ func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 			return nil, nil
 		},
 	}
-	p := CheckPhase{Limit: 2, Show: func(i int) (context.Context, func()) {
+	p := trials.CheckPhase{Limit: 2, Show: func(i int) (context.Context, func()) {
 		ctx := steps.With(context.Background(), func(_ string, done, total int) {
 			mu.Lock()
 			seen = append(seen, report{i, done, total})
@@ -169,7 +170,7 @@ func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
 	const limit, n = 2, 5
 	held, most := 0, 0
 	var got []string
-	q := CheckQueue{Phase: CheckPhase{Limit: limit}}
+	q := trials.CheckQueue{Phase: trials.CheckPhase{Limit: limit}}
 	for i := range n {
 		held++ // audit i's trials, produced
 		most = max(most, held)
@@ -186,7 +187,7 @@ func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
 		t.Fatalf("at most %d audits held at once (want ≤ %d), %d left unchecked, findings in the order %v", most, limit, held, got)
 	}
 	// a failing check ends its batch with its error, and nothing of the batch is handed on
-	q = CheckQueue{Phase: CheckPhase{Limit: limit}}
+	q = trials.CheckQueue{Phase: trials.CheckPhase{Limit: limit}}
 	boom := errors.New("boom")
 	handed := 0
 	_ = q.Add(context.Background(), "a", func(context.Context) ([]Finding, error) { return nil, nil }, func([]Finding) { handed++ })
@@ -207,24 +208,24 @@ func TestCheckQueueSharesResamples(t *testing.T) {
 	}
 	check := MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
 	const n = 300
-	trials := func(shift float64, seed uint64) []TrialResult {
+	draw := func(shift float64, seed uint64) []trials.TrialResult {
 		r := reference.Stream(seed, 0, "queue-shares")
-		out := make([]TrialResult, n)
+		out := make([]trials.TrialResult, n)
 		for i := range out {
 			u := []float64{shift + r.NormFloat64(), r.NormFloat64()}
 			v := []float64{r.NormFloat64(), r.NormFloat64()}
-			out[i] = TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
+			out[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
 		}
 		return out
 	}
-	audits := [][]TrialResult{trials(0, 1), trials(0.3, 2), trials(2, 3)}
+	audits := [][]trials.TrialResult{draw(0, 1), draw(0.3, 2), draw(2, 3)}
 	for _, shared := range []bool{true, false} {
-		q := CheckQueue{Shared: shared, Phase: CheckPhase{Limit: 2}}
+		q := trials.CheckQueue{Shared: shared, Phase: trials.CheckPhase{Limit: 2}}
 		seen := make([]*mia.Resamples, len(audits))
 		found := make([]Finding, len(audits))
 		for i, results := range audits {
 			err := q.Add(context.Background(), fmt.Sprint(i), func(ctx context.Context) ([]Finding, error) {
-				seen[i] = sharedResamples(ctx)
+				seen[i] = trials.SharedResamples(ctx)
 				f, err := check.Check(ctx, results)
 				return []Finding{f}, err
 			}, func(fs []Finding) { found[i] = fs[0] })

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -54,11 +55,6 @@ type EmpiricalRelease struct {
 // MinEmpiricalTrials is the fewest trials EmpiricalRelease accepts: four per half per side.
 const MinEmpiricalTrials = 8
 
-// MaxTrials is the most trials per subject the front ends accept: above the ~450,000 per
-// side the planner asks for to catch a 2× violation of ε = 1 at δ = 1e-6, and small enough
-// that the trials' results (a model each) fit in memory.
-const MaxTrials = 1_000_000
-
 // empiricalSettings checks the trial count and fills in the defaults of an empirical
 // check's confidence (0.95) and named violation (DefaultPowerAgainst).
 func empiricalSettings(trials int, confidence, against *float64) error {
@@ -79,7 +75,7 @@ func empiricalSettings(trials int, confidence, against *float64) error {
 
 // publishedModels stacks the trials' published models, unlearned and retrained, one row
 // a trial, each of d coordinates.
-func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.Dense, err error) {
+func publishedModels(results []trials.TrialResult, d int) (unlearned, retrained *mat.Dense, err error) {
 	unlearned, retrained = mat.NewDense(len(results), d, stacks.Get(len(results)*d)), mat.NewDense(len(results), d, stacks.Get(len(results)*d))
 	if err := stackRows(results, d, unlearned, retrained); err != nil {
 		releaseModels(unlearned, retrained)
@@ -90,7 +86,7 @@ func publishedModels(results []TrialResult, d int) (unlearned, retrained *mat.De
 
 // stackRows sets row i of unlearned and retrained to results[i]'s published models, of d
 // coordinates each.
-func stackRows(results []TrialResult, d int, unlearned, retrained *mat.Dense) error {
+func stackRows(results []trials.TrialResult, d int, unlearned, retrained *mat.Dense) error {
 	for i, tr := range results {
 		if len(tr.Unlearned.Published) != d || len(tr.Retrained.Published) != d {
 			return fmt.Errorf("trial %d publishes %d and %d coordinates; want %d",
@@ -124,7 +120,7 @@ const blockRows = 4096
 // scoring reads each model once, and a whole stack of 10⁵–10⁶ trials' models is hundreds
 // of megabytes of fresh pages a check. A block has blockRows rows or more (the last takes
 // the remainder), or is the whole stack when there are fewer than 2·blockRows trials.
-func publishedBlocks(results []TrialResult, d int, f func(i0 int, unlearned, retrained *mat.Dense)) error {
+func publishedBlocks(results []trials.TrialResult, d int, f func(i0 int, unlearned, retrained *mat.Dense)) error {
 	n := len(results)
 	size := n
 	if n >= 2*blockRows {
@@ -148,7 +144,7 @@ func publishedBlocks(results []TrialResult, d int, f func(i0 int, unlearned, ret
 }
 
 // Check runs the game on finished trials.
-func (e EmpiricalRelease) Check(ctx context.Context, results []TrialResult) (Finding, error) {
+func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResult) (Finding, error) {
 	n := len(results)
 	if e.Alpha == 0 {
 		e.Alpha = 2

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -46,7 +47,7 @@ type MembershipRelease struct {
 }
 
 // Check runs the attack on finished trials.
-func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Finding, error) {
+func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResult) (Finding, error) {
 	n := len(results)
 	if m.Score == nil && (m.Deleted == nil || m.Deleted.Len() == 0) || m.Score != nil && len(m.IDs) == 0 {
 		return Finding{}, fmt.Errorf("membership check: no deleted records to attack")
@@ -115,7 +116,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []TrialResult) (Fi
 	// each record's AUC on the held-out half, in the direction of the record's own rule
 	// (chosen on the selection half): the figure agrees with the game that bounded it
 	aucs := make([]*mia.Metric, k)
-	shared := sharedResamples(ctx)
+	shared := trials.SharedResamples(ctx)
 	h := n / 2
 	// the records' bootstraps are independent (each its own seed): computed side by side,
 	// their resamples shared with the other checks of a CheckQueue that shares them

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -23,11 +24,11 @@ func TestMembershipAUCsFollowEachRecordsRule(t *testing.T) {
 	}
 	check := MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
 	r := reference.Stream(40, 0, "membership-orientation")
-	results := make([]TrialResult, 200)
+	results := make([]trials.TrialResult, 200)
 	for i := range results {
 		u := []float64{3 + r.NormFloat64(), 3 + r.NormFloat64()}
 		v := []float64{r.NormFloat64(), r.NormFloat64()}
-		results[i] = TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
+		results[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
 	}
 	f, err := check.Check(context.Background(), results)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
@@ -269,7 +270,7 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 		for _, a := range audited {
 			type unit struct {
 				control, bug string
-				sub          Subject
+				sub          trials.Subject
 			}
 			units := []unit{{sub: a.Subject}}
 			for _, c := range a.Controls {
@@ -348,7 +349,7 @@ func key(r OneRunResult) string {
 
 // oneRunTrial runs sub's Unlearned once and judges the canaries' scores; it returns the
 // finding and the scores' standardised shift (OneRunResult.Shift).
-func oneRunTrial(ctx context.Context, sub Subject, claim Claim, canaries []reference.Record, plan []bool, seed uint64, m int, conf float64) (Finding, float64, error) {
+func oneRunTrial(ctx context.Context, sub trials.Subject, claim Claim, canaries []reference.Record, plan []bool, seed uint64, m int, conf float64) (Finding, float64, error) {
 	rel, err := sub.Unlearned(ctx, reference.Streams{Seed: seed, Trial: m})
 	if err != nil {
 		return Finding{}, 0, err

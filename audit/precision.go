@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -64,7 +65,7 @@ func ModelResolution(models ...[]float64) Resolution {
 
 // TrialResolution is the ModelResolution of finished trials: their secret (pre-noise)
 // models on both sides, or the published ones where a release keeps no secret.
-func TrialResolution(results []TrialResult) Resolution {
+func TrialResolution(results []trials.TrialResult) Resolution {
 	var models [][]float64
 	for _, tr := range results {
 		for _, r := range []reference.Release{tr.Unlearned, tr.Retrained} {
@@ -104,7 +105,7 @@ func Unrealisable(sigma, radius float64, res Resolution) string {
 // so the figures agree with the verdict; its detail keeps the arithmetic, which may be
 // right: the mechanism it certifies is not the one a float64 implementation runs.
 // Otherwise f is returned as it is.
-func AtPrecision(f Finding, sigma, radius float64, results []TrialResult) Finding {
+func AtPrecision(f Finding, sigma, radius float64, results []trials.TrialResult) Finding {
 	res := TrialResolution(results)
 	why := Unrealisable(sigma, radius, res)
 	if why == "" {
@@ -169,7 +170,7 @@ type ReleaseScaler interface {
 // magnitude a parameter can have. The trials' models may be smaller, so it says "may";
 // AtPrecision decides on the models themselves. "" when s is no ReleaseScaler or its
 // constants clear the spacing.
-func PrecisionWarning(s Subject) string {
+func PrecisionWarning(s trials.Subject) string {
 	rs, ok := s.(ReleaseScaler)
 	if !ok {
 		return ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -89,7 +90,7 @@ func TestUnrealisableAtTheResolution(t *testing.T) {
 // resolution it leaves the finding alone.
 func TestAtPrecision(t *testing.T) {
 	theta := []float64{0.0048662897573789, -0.003}
-	results := []TrialResult{{Unlearned: reference.Release{Secret: theta, Published: theta}, Retrained: reference.Release{Secret: theta, Published: theta}}}
+	results := []trials.TrialResult{{Unlearned: reference.Release{Secret: theta, Published: theta}, Retrained: reference.Release{Secret: theta, Published: theta}}}
 	res := TrialResolution(results)
 	cert := Deterministic("x/certificate/sigma", "σ required", Certificate, 1e-21, 1e-21, 0, "Theorem 1")
 	if got := AtPrecision(cert, res.Coordinate, res.Distance, results); got.Verdict != Pass || got.Title != cert.Title || got.Detail != cert.Detail {
@@ -163,11 +164,11 @@ func TestExactEpsilonBeyondTheSearch(t *testing.T) {
 // A release whose noise was lost in rounding (published = secret on both sides) shows
 // an infinite divergence, and says why: no noise, and σ below float64's spacing.
 func TestInfiniteReleaseSaysWhy(t *testing.T) {
-	var results []TrialResult
+	var results []trials.TrialResult
 	for i := range 4 {
 		u := []float64{0.003, -0.002 + float64(i)*1e-18}
 		r := []float64{0.003 + 1e-17, -0.002}
-		results = append(results, TrialResult{Index: i, Unlearned: reference.Release{Secret: u, Published: u}, Retrained: reference.Release{Secret: r, Published: r}})
+		results = append(results, trials.TrialResult{Index: i, Unlearned: reference.Release{Secret: u, Published: u}, Retrained: reference.Release{Secret: r, Published: r}})
 	}
 	fs, err := GaussianRelease{Prefix: "x", Sigma: 1e-21, Rho: 0.01, Epsilon: 1, Delta: 1e-6}.Check(results)
 	if err != nil {

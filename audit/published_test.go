@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -24,12 +25,12 @@ func TestPublishedBlocksScoreAsTheWholeStack(t *testing.T) {
 					t.Fatal(err)
 				}
 				r := reference.Stream(1, n, "published-blocks")
-				results := make([]TrialResult, n)
+				results := make([]trials.TrialResult, n)
 				for i := range results {
 					u, v := make([]float64, d), make([]float64, d)
 					reference.FillNormal(u, 1, r)
 					reference.FillNormal(v, 1, r)
-					results[i] = TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
+					results[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: v}}
 				}
 				loss := reference.Logistic{Lambda: 0.01}
 				unl, ret, err := publishedModels(results, d)
@@ -73,9 +74,9 @@ func TestPublishedBlocksScoreAsTheWholeStack(t *testing.T) {
 
 // A trial of the wrong width is refused by name, as publishedModels refuses it.
 func TestPublishedBlocksNamesTheBadTrial(t *testing.T) {
-	results := make([]TrialResult, 2*blockRows+5)
+	results := make([]trials.TrialResult, 2*blockRows+5)
 	for i := range results {
-		results[i] = TrialResult{Index: i, Unlearned: reference.Release{Published: make([]float64, 4)}, Retrained: reference.Release{Published: make([]float64, 4)}}
+		results[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: make([]float64, 4)}, Retrained: reference.Release{Published: make([]float64, 4)}}
 	}
 	results[blockRows+3].Retrained.Published = make([]float64, 3)
 	err := publishedBlocks(results, 4, func(int, *mat.Dense, *mat.Dense) {})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -50,7 +51,7 @@ type noiseStats struct {
 	meanSq   float64 // ‖r̄‖²
 }
 
-func residualStats(results []TrialResult, side func(TrialResult) reference.Release) (noiseStats, error) {
+func residualStats(results []trials.TrialResult, side func(trials.TrialResult) reference.Release) (noiseStats, error) {
 	st := noiseStats{n: len(results)}
 	var mean []float64
 	for _, tr := range results {
@@ -147,7 +148,7 @@ func ratio(a, b float64) float64 {
 }
 
 // Check runs the release check on finished trials.
-func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
+func (g GaussianRelease) Check(results []trials.TrialResult) ([]Finding, error) {
 	if len(results) < 2 {
 		return nil, fmt.Errorf("gaussian release check: %d trials; want at least 2", len(results))
 	}
@@ -159,11 +160,11 @@ func (g GaussianRelease) Check(results []TrialResult) ([]Finding, error) {
 	if conf == 0 {
 		conf = 0.95
 	}
-	un, err := residualStats(results, func(t TrialResult) reference.Release { return t.Unlearned })
+	un, err := residualStats(results, func(t trials.TrialResult) reference.Release { return t.Unlearned })
 	if err != nil {
 		return nil, fmt.Errorf("gaussian release check, unlearned side: %w", err)
 	}
-	re, err := residualStats(results, func(t TrialResult) reference.Release { return t.Retrained })
+	re, err := residualStats(results, func(t trials.TrialResult) reference.Release { return t.Retrained })
 	if err != nil {
 		return nil, fmt.Errorf("gaussian release check, retrained side: %w", err)
 	}
@@ -365,7 +366,7 @@ func trialsToDecide(n int, decide func(m int) Verdict) int {
 // it: a side whose models carry no noise at all (σ̂ = 0) publishes a point mass, which is
 // infinitely far from any law that differs from it — and when σ is below float64's spacing
 // at the models, the noise was lost in rounding (Unrealisable). "" when a side has noise.
-func (g GaussianRelease) infiniteCause(un, re noiseStats, worst float64, results []TrialResult) string {
+func (g GaussianRelease) infiniteCause(un, re noiseStats, worst float64, results []trials.TrialResult) string {
 	var silent []string
 	if un.ss == 0 {
 		silent = append(silent, "unlearned")

@@ -1,4 +1,4 @@
-package audit
+package trials
 
 import (
 	"bufio"
@@ -39,6 +39,11 @@ type TrialResult struct {
 type Fingerprinter interface {
 	Fingerprint() string
 }
+
+// MaxTrials is the most trials per subject the front ends accept: above the ~450,000 per
+// side the planner asks for to catch a 2× violation of ε = 1 at δ = 1e-6, and small enough
+// that the trials' results (a model each) fit in memory.
+const MaxTrials = 1_000_000
 
 // Engine runs trials of a Subject on a pool of workers.
 //

@@ -1,16 +1,17 @@
-package audit
+package trials
 
 import (
 	"context"
 	"runtime"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 )
 
 // A CheckFunc checks one audit's finished trials (an Audited's Check on its results).
-type CheckFunc func(ctx context.Context) ([]Finding, error)
+type CheckFunc func(ctx context.Context) ([]verdict.Finding, error)
 
 // CheckPhase is the check phase of a run or a merge: every audit's trials are in, and their
 // checks (a subject's and its controls', WithControls' order) run side by side. A check
@@ -34,11 +35,11 @@ type CheckPhase struct {
 // Run runs checks[i] for every i, side by side, and returns their findings in order. The
 // first check to fail ends the others (their contexts are cancelled) and its error is
 // returned; so is ctx's when it ends first.
-func (p CheckPhase) Run(ctx context.Context, checks []CheckFunc) ([][]Finding, error) {
+func (p CheckPhase) Run(ctx context.Context, checks []CheckFunc) ([][]verdict.Finding, error) {
 	limit := p.limit()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out := make([][]Finding, len(checks))
+	out := make([][]verdict.Finding, len(checks))
 	relays := make([]*relay, len(checks))
 	done := make([]chan struct{}, len(checks))
 	var first error
@@ -151,7 +152,7 @@ const SharedBudget = 1 << 30
 type resamplesKey struct{}
 
 // sharedResamples are the resamples the checks of ctx share (nil: none).
-func sharedResamples(ctx context.Context) *mia.Resamples {
+func SharedResamples(ctx context.Context) *mia.Resamples {
 	r, _ := ctx.Value(resamplesKey{}).(*mia.Resamples)
 	return r
 }
@@ -177,12 +178,12 @@ type CheckQueue struct {
 
 	names  []string
 	checks []CheckFunc
-	found  []func([]Finding)
+	found  []func([]verdict.Finding)
 }
 
 // Add queues check (named name; found takes its findings, in the order of Add) and runs
 // the queue if it is full. An error is the first check's to fail, or ctx's.
-func (q *CheckQueue) Add(ctx context.Context, name string, check CheckFunc, found func([]Finding)) error {
+func (q *CheckQueue) Add(ctx context.Context, name string, check CheckFunc, found func([]verdict.Finding)) error {
 	q.names, q.checks, q.found = append(q.names, name), append(q.checks, check), append(q.found, found)
 	if len(q.checks) < q.Phase.limit() {
 		return nil

@@ -1,8 +1,9 @@
-package audit
+package trials
 
 import (
 	"context"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -13,7 +14,7 @@ type Subject interface {
 	// Name identifies the subject in reports and checkpoints.
 	Name() string
 	// Claim is what the method certifies.
-	Claim() Claim
+	Claim() verdict.Claim
 	// Unlearned learns on 𝒟, serves the deletion and addition requests, and publishes.
 	Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error)
 	// Retrained retrains on the final dataset from scratch and publishes.

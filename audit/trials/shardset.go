@@ -1,4 +1,4 @@
-package audit
+package trials
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
@@ -86,7 +87,7 @@ func WriteShardManifest(dir string, m ShardManifest, key *evidence.Key) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, ShardManifestFile), b)
+	return atomicfile.WriteFileAtomic(filepath.Join(dir, ShardManifestFile), b)
 }
 
 // EncodeShardManifest is the text of shard.json, for a writer that places it itself. With
@@ -594,7 +595,7 @@ func (ss *ShardSet) WriteCheckpoints(out Folder, trialDir string) error {
 			return fmt.Errorf("write merged trials of %s: no shard had its file", subj.Name)
 		}
 		name, trials := subj.Name, ss.Trials[subj.Name]
-		write := WriteAtomic
+		write := atomicfile.WriteAtomic
 		file := filepath.Join(trialDir, filepath.Base(subj.File))
 		if out != nil {
 			write, file = out.WriteAtomic, path.Join(trialDir, path.Base(subj.File))
