@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -91,30 +92,30 @@ func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *refe
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	lu, cu := linearScores(unlearned, deleted)
-	lr, cr := linearScores(retrained, deleted)
+	lu, cu := checks.LinearScores(unlearned, deleted)
+	lr, cr := checks.LinearScores(retrained, deleted)
 	claim := s.savedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records")
 	claim.Assumptions = append(claim.Assumptions, "the spec's data, preprocessed as declared, are the rows the models were trained on: a deleted record's loss is computed from them")
-	losses := recordStatistics("logistic loss over the deleted records", lu, lr)
+	losses := checks.RecordStatistics("logistic loss over the deleted records", lu, lr)
 	nu, _ := unlearned.Dims()
 	nr, _ := retrained.Dims()
-	if nu < MinEmpiricalTrials {
+	if nu < checks.MinEmpiricalTrials {
 		f, err := s.rankRoute(ctx, losses[0])
 		if err != nil {
 			return Claim{}, nil, fmt.Errorf("verify: %w", err)
 		}
 		return claim, []Finding{f}, nil
 	}
-	if nr < MinEmpiricalTrials {
-		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
+	if nr < checks.MinEmpiricalTrials {
+		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
 	}
 	var stats []epsilon.Statistic
 	if s.Attacks.Has(GameAttack) {
-		stats = parameterStatistics(unlearned, retrained)
+		stats = checks.ParameterStatistics(unlearned, retrained)
 	}
 	stats = append(stats, losses...)
-	stats = append(stats, recordStatistics("logit-scaled confidence over the deleted records", cu, cr)[0],
-		gradientStatistic(unlearned, retrained, deleted))
+	stats = append(stats, checks.RecordStatistics("logit-scaled confidence over the deleted records", cu, cr)[0],
+		checks.GradientStatistic(unlearned, retrained, deleted))
 	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, stats)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,7 +19,7 @@ import (
 func (s *Spec) CheckModels(spec, flag, file string, width int) error {
 	if s.ScoresGiven {
 		return fmt.Errorf("%s: field scores (%q) says the files are per-record scores: add --scores (without it %s %s is read as models of %d parameters)",
-			spec, map[ScoreKind]string{LossScores: "loss", ConfidenceScores: "confidence"}[s.Scores], flag, file, width)
+			spec, map[checks.ScoreKind]string{checks.LossScores: "loss", checks.ConfidenceScores: "confidence"}[s.Scores], flag, file, width)
 	}
 	if s.Data.File == "" && len(s.Deletes) > 0 && width == len(s.Deletes) {
 		return fmt.Errorf("%s %s: %d columns, one per deleted record of the spec's deletes: per-record scores, not models; add --scores. Models of %d parameters are read as such when the spec gives the data they were trained on (data.file) or no deletes, which the parameter route without data does not use",

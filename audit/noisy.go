@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/mat"
@@ -124,10 +125,10 @@ func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *S
 	claim.Constants = []Value{{Name: "Δ (declared L2 sensitivity)", Value: c.Sensitivity}, {Name: "σ (declared noise)", Value: c.Sigma}}
 	claim.Derivation = []Step{
 		{Quantity: "σ needed", Formula: "least σ with δ_Gauss(ε; Δ/σ) ≤ δ (Balle–Wang 2018, analytic Gaussian mechanism)", Value: need},
-		{Quantity: "ε at the declared σ", Formula: "exact ε at δ of N(0, σ²) vs N(Δ, σ²)", Value: exactEps(c.Sensitivity, c.Sigma*c.Sigma, s.Delta)},
+		{Quantity: "ε at the declared σ", Formula: "exact ε at δ of N(0, σ²) vs N(Δ, σ²)", Value: checks.ExactEps(c.Sensitivity, c.Sigma*c.Sigma, s.Delta)},
 	}
-	if n < MinEmpiricalTrials {
-		claim.Notes = append(claim.Notes, fmt.Sprintf("the black-box game on the published models needs %d models a side; with %d it was not played", MinEmpiricalTrials, n))
+	if n < checks.MinEmpiricalTrials {
+		claim.Notes = append(claim.Notes, fmt.Sprintf("the black-box game on the published models needs %d models a side; with %d it was not played", checks.MinEmpiricalTrials, n))
 		return claim, findings, nil
 	}
 	_, game, err := VerifyModels(ctx, m.Unlearned, m.Retrained, ds, s)
@@ -140,7 +141,7 @@ func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *S
 // noiseCertificateFinding is the certificate check: the σ the Gaussian mechanism needs for
 // (ε, δ) at Δ (need, exact) is at most the declared σ.
 func noiseCertificateFinding(c NoiseCertificate, need, eps, delta float64) Finding {
-	at := exactEps(c.Sensitivity, c.Sigma*c.Sigma, delta)
+	at := checks.ExactEps(c.Sensitivity, c.Sigma*c.Sigma, delta)
 	detail := fmt.Sprintf("the Gaussian mechanism at Δ = %.6g needs σ ≥ %.6g for ε = %g at δ = %g (exact: Balle–Wang's analytic calibration); the declared σ = %.6g is %.4g× that, and its exact ε at δ is %.4g",
 		c.Sensitivity, need, eps, delta, c.Sigma, c.Sigma/need, at)
 	f := Deterministic("verify/certificate/gaussian-sigma", "σ the Gaussian mechanism needs for the claim at the declared Δ, against the declared σ",
@@ -213,7 +214,7 @@ func noiseScaleFinding(nu, nr *mat.Dense, c NoiseCertificate, s *Spec) Finding {
 			}
 		}
 		stat := ss / sig2
-		iv := varianceInterval(ss, k, 2*a)
+		iv := checks.VarianceInterval(ss, k, 2*a)
 		sides = append(sides, side{name: x.name, ss: ss, p: math.Min(1, 2*math.Min(chi.CDF(stat), chi.Survival(stat))),
 			ratio: stat / float64(k), interval: Interval{Lower: iv.Lower / sig2, Upper: iv.Upper / sig2}})
 	}
@@ -228,7 +229,7 @@ func noiseScaleFinding(nu, nr *mat.Dense, c NoiseCertificate, s *Spec) Finding {
 	// the alternative at F×: noise small enough that the exact ε at Δ is F× the claimed ε,
 	// or F× the declared σ's own ε when that is larger (the certificate check fails then),
 	// so that the alternative always has less noise than declared
-	base := math.Max(s.Epsilon, exactEps(c.Sensitivity, sig2, s.Delta))
+	base := math.Max(s.Epsilon, checks.ExactEps(c.Sensitivity, sig2, s.Delta))
 	ratioAt := func(f float64) float64 {
 		sg, err := dp.AnalyticGaussianSigma(c.Sensitivity, f*base, s.Delta)
 		if err != nil {
@@ -237,7 +238,7 @@ func noiseScaleFinding(nu, nr *mat.Dense, c NoiseCertificate, s *Spec) Finding {
 		return sg * sg / sig2
 	}
 	pw := &Power{Against: s.PowerAgainst, Power: lower(test, ratioAt(s.PowerAgainst))}
-	pw.SmallestFactor = leastTrue(1, false, func(f float64) bool { return lower(test, ratioAt(f)) >= PowerTarget })
+	pw.SmallestFactor = checks.LeastTrue(1, false, func(f float64) bool { return lower(test, ratioAt(f)) >= PowerTarget })
 	lo, hi := varianceResolved(test)
 	f := Finding{
 		Check: "verify/release/noise-scale", Kind: Release,
@@ -265,7 +266,7 @@ func noiseScaleFinding(nu, nr *mat.Dense, c NoiseCertificate, s *Spec) Finding {
 			f.Verdict = Inconclusive
 			// the models a side at which the test, at the same level, catches the alternative
 			r := ratioAt(s.PowerAgainst)
-			m := leastTrue(float64(n), true, func(m float64) bool { return lower(NewVarianceTest(int(m)*d, 2*a), r) >= PowerTarget })
+			m := checks.LeastTrue(float64(n), true, func(m float64) bool { return lower(NewVarianceTest(int(m)*d, 2*a), r) >= PowerTarget })
 			if math.IsInf(m, 1) || math.IsNaN(r) {
 				f.Detail += fmt.Sprintf("; no count of models up to 10⁹ a side catches the %g× alternative with %.0f %% power", s.PowerAgainst, 100*PowerTarget)
 				break
@@ -277,39 +278,11 @@ func noiseScaleFinding(nu, nr *mat.Dense, c NoiseCertificate, s *Spec) Finding {
 	return f
 }
 
-// leastTrue is the least x ≥ from at which ok, monotone in x, holds: to 4 significant
-// digits, or the least integer when integer is set (from being one); +Inf when none up
-// to 10⁹ does.
-func leastTrue(from float64, integer bool, ok func(float64) bool) float64 {
-	if ok(from) {
-		return from
-	}
-	lo, hi := from, 2*from
-	for !ok(hi) {
-		lo, hi = hi, 2*hi
-		if hi > 1e9 {
-			return math.Inf(1)
-		}
-	}
-	for (integer && hi-lo > 1) || (!integer && hi-lo > 1e-4*hi) {
-		mid := (lo + hi) / 2
-		if integer {
-			mid = math.Floor(mid)
-		}
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
 // varianceResolved are the variance ratios below 1 and above 1 that t rejects with
 // probability PowerTarget: lo the largest r < 1, hi the least r > 1.
 func varianceResolved(t VarianceTest) (lo, hi float64) {
-	hi = leastTrue(1.0001, false, func(r float64) bool { return t.Power(r) >= PowerTarget })
-	inv := leastTrue(1.0001, false, func(f float64) bool { return t.Power(1/f) >= PowerTarget })
+	hi = checks.LeastTrue(1.0001, false, func(r float64) bool { return t.Power(r) >= PowerTarget })
+	inv := checks.LeastTrue(1.0001, false, func(f float64) bool { return t.Power(1/f) >= PowerTarget })
 	return 1 / inv, hi
 }
 

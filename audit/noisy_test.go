@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/mat"
@@ -273,7 +274,7 @@ func TestVerifyNoisyRefuses(t *testing.T) {
 // and the claim says so.
 func TestVerifyNoisyWithoutGame(t *testing.T) {
 	sigma := noisySigma(t, 1)
-	claim, fs, err := VerifyNoisy(context.Background(), noisyPipeline(MinEmpiricalTrials-1, 0.8, sigma, 1, nil), nil, noisySpec(t, 1, sigma))
+	claim, fs, err := VerifyNoisy(context.Background(), noisyPipeline(checks.MinEmpiricalTrials-1, 0.8, sigma, 1, nil), nil, noisySpec(t, 1, sigma))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestVerifyNoisyWithoutGame(t *testing.T) {
 	}
 	for _, f := range fs {
 		if f.Kind == Empirical {
-			t.Errorf("a game with %d pairs: %s", MinEmpiricalTrials-1, f.Check)
+			t.Errorf("a game with %d pairs: %s", checks.MinEmpiricalTrials-1, f.Check)
 		}
 	}
 }

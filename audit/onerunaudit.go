@@ -109,7 +109,7 @@ func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding,
 			return Claim{}, nil, fmt.Errorf("verify --one-run: score of canary %d is %v", i, v)
 		}
 	}
-	member := scaled(scores, s.Scores.memberSign()) // higher means trained on
+	member := scaled(scores, s.Scores.MemberSign()) // higher means trained on
 	in, _, err := onerun.SplitScores(plan.Bits(), member)
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)

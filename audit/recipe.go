@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -119,7 +120,7 @@ func RankRetrains(s *Spec, k, trials int) int {
 func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s *Spec, workers int) (Claim, []Finding, *mat.Dense, error) {
 	n, d := unlearned.Dims()
 	m := n
-	if n < MinEmpiricalTrials {
+	if n < checks.MinEmpiricalTrials {
 		m = RankRetrains(s, n, s.Trials)
 	}
 	ret, err := r.Retrain(ctx, s.Seed, m, workers)
@@ -131,7 +132,7 @@ func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s
 	}
 	rs := *s
 	rs.Deletes = r.Setup.Deletions
-	if rs.Attacks != nil && !rs.Attacks.Has(MembershipAttack) && n < MinEmpiricalTrials {
+	if rs.Attacks != nil && !rs.Attacks.Has(MembershipAttack) && n < checks.MinEmpiricalTrials {
 		rs.Attacks = append(slices.Clone(rs.Attacks), MembershipAttack) // the rank route is on the deleted records' loss
 	}
 	c, fs, err := VerifyModels(ctx, unlearned, ret, r.Setup.All, &rs)

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -56,14 +57,14 @@ type Spec struct {
 	MethodLabel string
 	// Scores (spec "scores") says what per-record score files hold: "loss" (the default;
 	// lower means the record is fitted better) or "confidence" (logit-scaled; higher).
-	Scores ScoreKind
+	Scores checks.ScoreKind
 	// ScoresGiven says the spec states "scores": its files are per-record scores, which
 	// verify refuses to read as models (CheckModels).
 	ScoresGiven bool
 	// References, when set (audit verify --references), are reference models' scores on
 	// the deleted records with IN/OUT masks: the scores route adds their U-LiRA aggregate
 	// to the game's family. Not a spec field: it holds data.
-	References *References
+	References *checks.References
 	Variants   []string
 	Params     Args // the method's settings, as its DemoParams read them
 	Deletes    []int64
@@ -97,30 +98,6 @@ type Spec struct {
 	// Noise (spec "noise") is the certificate of a pipeline that publishes with Gaussian
 	// noise, for the route of audit verify --prenoise-unlearned (VerifyNoisy); nil when absent.
 	Noise *NoiseCertificate
-}
-
-// ScoreKind says which way a per-record score points.
-type ScoreKind int
-
-const (
-	LossScores       ScoreKind = iota // a loss: lower on records a model remembers
-	ConfidenceScores                  // a confidence or logit: higher on records a model remembers
-)
-
-func (k ScoreKind) String() string {
-	if k == ConfidenceScores {
-		return "logit-scaled confidence"
-	}
-	return "loss"
-}
-
-// memberSign is the sign that orients a score so that higher means remembered: −1 for a
-// loss, +1 for a confidence.
-func (k ScoreKind) memberSign() float64 {
-	if k == ConfidenceScores {
-		return 1
-	}
-	return -1
 }
 
 // RankPChoices are the rank check's p-values, as spec "rank_p" and verify --rank-p name
@@ -360,9 +337,9 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			s.ScoresGiven = true
 			switch kind {
 			case "loss":
-				s.Scores = LossScores
+				s.Scores = checks.LossScores
 			case "confidence":
-				s.Scores = ConfidenceScores
+				s.Scores = checks.ConfidenceScores
 			default:
 				return p.fail(path, "%s: want \"loss\" or \"confidence\"", clip.Quote(kind))
 			}

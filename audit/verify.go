@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"gonum.org/v1/gonum/mat"
 )
@@ -21,14 +22,14 @@ func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
 		return Claim{}, nil, err
 	}
-	if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
+	if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
 		return Claim{}, nil, fmt.Errorf("verify: %d unlearned model(s); the game on parameters needs at least %d a side. Fewer models are audited by the rank of their deleted records' mean loss among the retrains: give the spec's data and deletes, or per-record scores (--scores)",
-			nu, MinEmpiricalTrials)
+			nu, checks.MinEmpiricalTrials)
 	}
-	if nr, _ := retrained.Dims(); nr < MinEmpiricalTrials {
-		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
+	if nr, _ := retrained.Dims(); nr < checks.MinEmpiricalTrials {
+		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
 	}
-	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, parameterStatistics(unlearned, retrained))
+	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, checks.ParameterStatistics(unlearned, retrained))
 	if err != nil {
 		return Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
@@ -36,13 +37,13 @@ func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec
 }
 
 // familyGame is the spec's family game.
-func (s *Spec) familyGame(check string) FamilyGame {
-	return FamilyGame{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: s.PowerAgainst}
+func (s *Spec) familyGame(check string) checks.FamilyGame {
+	return checks.FamilyGame{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: s.PowerAgainst}
 }
 
 // rankCheck is the spec's rank check.
-func (s *Spec) rankCheck(check string) RankCheck {
-	return RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Randomised: s.RandomisedRank, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
+func (s *Spec) rankCheck(check string) checks.RankCheck {
+	return checks.RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Randomised: s.RandomisedRank, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
 }
 
 // savedClaim is the claim audited on models trained elsewhere: what the spec declares.
@@ -106,23 +107,23 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
 		return Claim{}, nil, err
 	}
-	stats := recordStatistics(s.Scores.String()+" over the deleted records", unlearned, retrained)
+	stats := checks.RecordStatistics(s.Scores.String()+" over the deleted records", unlearned, retrained)
 	claim := s.savedClaim("per-record scores of models trained elsewhere", "the law of the deleted records' scores under unlearned models vs under models retrained without them")
 	claim.Assumptions = append(claim.Assumptions, "a score is a function of the published model (post-processing), so a bound on it is a bound on the models")
 	var (
 		f   Finding
 		err error
 	)
-	if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
+	if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
 		f, err = s.rankRoute(ctx, stats[0])
 	} else {
-		if nr, _ := retrained.Dims(); nr < MinEmpiricalTrials {
-			return Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, MinEmpiricalTrials)
+		if nr, _ := retrained.Dims(); nr < checks.MinEmpiricalTrials {
+			return Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
 		}
 		g := s.familyGame("verify/empirical/epsilon-lower-bound")
 		g.Of = "the per-record scores"
 		if s.References != nil {
-			ul, err := uliraStatistic(s.References, unlearned, retrained, s.Scores)
+			ul, err := checks.ULiRAStatistic(s.References, unlearned, retrained, s.Scores)
 			if err != nil {
 				return Claim{}, nil, fmt.Errorf("verify: %w", err)
 			}
@@ -141,8 +142,8 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 			return Claim{}, nil, fmt.Errorf("verify: references: scores of %d records; the audited scores have %d", rk, k)
 		}
 		ref := s.References.AgainstDeletion(k)
-		if nu, _ := unlearned.Dims(); nu < MinEmpiricalTrials {
-			ref.Detail += fmt.Sprintf("; not used here: %d unlearned model(s) are ranked by their mean score, which U-LiRA does not join (it joins the game, from %d models a side)", nu, MinEmpiricalTrials)
+		if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
+			ref.Detail += fmt.Sprintf("; not used here: %d unlearned model(s) are ranked by their mean score, which U-LiRA does not join (it joins the game, from %d models a side)", nu, checks.MinEmpiricalTrials)
 		}
 		fs = append(fs, ref)
 	}
@@ -152,7 +153,7 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 // rankRoute is the rank check of the primary statistic, a mean over the deleted records,
 // oriented so that lower means remembered: a loss as it is, a confidence negated.
 func (s *Spec) rankRoute(ctx context.Context, mean epsilon.Statistic) (Finding, error) {
-	if s.Scores == LossScores {
+	if s.Scores == checks.LossScores {
 		return s.rankCheck("verify/empirical/rank").Play(ctx, mean.Name, mean.Pos, mean.Neg)
 	}
 	return s.rankCheck("verify/empirical/rank").Play(ctx, "negated "+mean.Name, scaled(mean.Pos, -1), scaled(mean.Neg, -1))

@@ -37,8 +37,8 @@
 //
 // # The check phase
 //
-// Checks of many subjects run after their trials, through a CheckQueue: a CheckPhase
-// bounds how many run at once and how much memory they hold (SharedBudget), and checks of
-// one queue may share their membership resamples (SharedResamples), so a subject and its
-// controls draw them once.
+// Checks of many subjects run after their trials, through a CheckQueue: its CheckPhase
+// bounds how many run at once (each holds working copies of its trials' models), and with
+// Shared set the checks of one queue share their membership resamples (SharedResamples,
+// at most SharedBudget bytes), so a subject and its controls draw them once.
 package trials

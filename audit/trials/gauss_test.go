@@ -8,7 +8,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
-// The Gaussian test subject of the root's release_test.go, copied: the engine's tests run it.
+// The Gaussian test subject of audit/checks' release_test.go, copied: the engine's tests run it.
 
 // gaussSubject publishes fixed means plus Gaussian noise: the release laws are known
 // exactly, so the release check has a known answer.

@@ -1,4 +1,4 @@
-package audit_test
+package checks_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,7 +30,7 @@ func TestRankFindingThresholdOverKModels(t *testing.T) {
 	for k := 2; k <= 7; k++ {
 		want := ((1-conf)/float64(k) - delta) * math.Exp(-eps)
 		need := int(math.Ceil(1/want)) - 1
-		rp, err := audit.PlanRanks(ctx, k, need, eps, delta, conf, 2)
+		rp, err := checks.PlanRanks(ctx, k, need, eps, delta, conf, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,11 +50,11 @@ func TestRankFindingThresholdOverKModels(t *testing.T) {
 			for i := range refs {
 				refs[i] = 0.3 + float64(i)/1e4
 			}
-			wantVerdict := audit.Inconclusive
+			wantVerdict := verdict.Inconclusive
 			if n == need {
-				wantVerdict = audit.Fail
+				wantVerdict = verdict.Fail
 			}
-			f, err := audit.RankCheck{Check: "rank", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2}.Play(ctx, "mean loss", models, refs)
+			f, err := checks.RankCheck{Check: "rank", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2}.Play(ctx, "mean loss", models, refs)
 			if err != nil {
 				t.Fatal(err)
 			}

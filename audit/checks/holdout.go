@@ -1,12 +1,12 @@
-package audit
+package checks
 
 import (
 	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,57 +32,57 @@ const rocLevels = 200
 // It becomes an ε bound only through a one-run audit (randomised canaries, spec §(h)).
 // Its Kind is Measurement, which no claim requires, so it is reported beside the findings
 // that decide without holding a verdict INCONCLUSIVE.
-func HoldoutMembership(forget, holdout []float64, ids []int64, conf float64, seed uint64) (Finding, error) {
+func HoldoutMembership(forget, holdout []float64, ids []int64, conf float64, seed uint64) (verdict.Finding, error) {
 	if len(ids) != len(forget) {
-		return Finding{}, fmt.Errorf("holdout membership: %d record IDs for %d forget scores", len(ids), len(forget))
+		return verdict.Finding{}, fmt.Errorf("holdout membership: %d record IDs for %d forget scores", len(ids), len(forget))
 	}
 	seen := make(map[int64]int, len(ids))
 	for i, id := range ids {
 		if j, ok := seen[id]; ok {
-			return Finding{}, fmt.Errorf("holdout membership: record ID %d at forget indices %d and %d", id, j, i)
+			return verdict.Finding{}, fmt.Errorf("holdout membership: record ID %d at forget indices %d and %d", id, j, i)
 		}
 		seen[id] = i
 	}
 	ms, err := mia.OneModelMembership(forget, holdout, conf, seed)
 	if err != nil {
-		return Finding{}, fmt.Errorf("holdout membership: %w", err)
+		return verdict.Finding{}, fmt.Errorf("holdout membership: %w", err)
 	}
 	n, m := len(forget), len(holdout)
-	s := &MembershipSummary{Forget: n, Holdout: m, Confidence: conf, AUC: ms.AUC,
-		AUCLimits: Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}, AUCMethod: ms.AUCMethod}
-	f := Finding{
-		Check: "verify/measurement/holdout-membership", Kind: Measurement, Verdict: Inconclusive,
+	s := &verdict.MembershipSummary{Forget: n, Holdout: m, Confidence: conf, AUC: ms.AUC,
+		AUCLimits: verdict.Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}, AUCMethod: ms.AUCMethod}
+	f := verdict.Finding{
+		Check: "verify/measurement/holdout-membership", Kind: verdict.Measurement, Verdict: verdict.Inconclusive,
 		Title:    fmt.Sprintf("membership of the %d deleted records in one model against %d held-out records: AUC (½ is chance)", n, m),
-		Measured: ms.AUC, Interval: &Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper},
+		Measured: ms.AUC, Interval: &verdict.Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper},
 		Bound: 0.5, Comparison: "≤", Confidence: conf, Trials: 1, Membership: s,
 	}
 	for _, t := range ms.TPR {
-		s.TPR = append(s.TPR, MembershipTPR{FPR: t.FPR, TPR: t.TPR, Interval: Interval{Lower: t.Lower, Upper: t.Upper},
+		s.TPR = append(s.TPR, verdict.MembershipTPR{FPR: t.FPR, TPR: t.TPR, Interval: verdict.Interval{Lower: t.Lower, Upper: t.Upper},
 			Threshold: t.Threshold, TP: t.TP, FP: t.FP})
 		note := fmt.Sprintf("flags scores above %.6g, the holdout's threshold: %d of %d deleted and %d of %d held-out records; two-sided Clopper–Pearson %.3g interval",
 			t.Threshold, t.TP, n, t.FP, m, conf)
 		if float64(m)*t.FPR < 1 {
 			note += fmt.Sprintf("; with %d held-out records FPR %.3g %% allows no false positive, so this is the TPR at FPR 0", m, 100*t.FPR)
 		}
-		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %.3g %%", 100*t.FPR), Value: t.TPR,
-			Interval: &Interval{Lower: t.Lower, Upper: t.Upper}, Note: note})
+		f.Estimates = append(f.Estimates, verdict.Estimate{Name: fmt.Sprintf("TPR at FPR %.3g %%", 100*t.FPR), Value: t.TPR,
+			Interval: &verdict.Interval{Lower: t.Lower, Upper: t.Upper}, Note: note})
 	}
 	for _, t := range ms.TPRAt(rocGrid(m)...) {
-		p := ROCPoint{FPR: t.AchievedFPR(), TPR: t.TPR}
+		p := verdict.ROCPoint{FPR: t.AchievedFPR(), TPR: t.TPR}
 		if len(s.ROC) == 0 || s.ROC[len(s.ROC)-1] != p {
 			s.ROC = append(s.ROC, p)
 		}
 	}
 	for i, id := range ids {
-		s.Records = append(s.Records, RecordScore{ID: id, Score: forget[i], Percentile: 100 * ms.Placement[i]})
+		s.Records = append(s.Records, verdict.RecordScore{ID: id, Score: forget[i], Percentile: 100 * ms.Placement[i]})
 	}
-	slices.SortFunc(s.Records, func(a, b RecordScore) int {
+	slices.SortFunc(s.Records, func(a, b verdict.RecordScore) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 	})
 	sorted := slices.Sorted(slices.Values(holdout))
 	above99 := 0
 	for _, q := range HoldoutQuantileLevels {
-		s.HoldoutQuantiles = append(s.HoldoutQuantiles, Quantile{P: q, Value: quantileOf(sorted, q)})
+		s.HoldoutQuantiles = append(s.HoldoutQuantiles, verdict.Quantile{P: q, Value: quantileOf(sorted, q)})
 	}
 	q99 := quantileOf(sorted, 0.99)
 	for _, v := range forget {
@@ -135,37 +135,4 @@ func CheckHoldout(unlearned, holdout *mat.Dense) error {
 		return fmt.Errorf("holdout membership: scores of %d models; the unlearned scores have %d, in the same order", nh, nu)
 	}
 	return nil
-}
-
-// VerifyHoldout is HoldoutMembership on score files: the first unlearned model's scores on
-// the deleted records (row 0 of unlearned) against its scores on held-out records (row 0
-// of holdout, which scores the same models in the same order), oriented by s.Scores so that
-// higher is more member-like; the records are named by s.Deletes, which must then list one
-// a column (CheckScoreColumns), else by their column, and the finding says so: a column
-// is not a record ID.
-func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
-	if err := CheckHoldout(unlearned, holdout); err != nil {
-		return Finding{}, err
-	}
-	if err := s.CheckScoreColumns("verify:", "--unlearned", unlearned); err != nil {
-		return Finding{}, err
-	}
-	_, k := unlearned.Dims()
-	ids := make([]int64, k)
-	for j := range ids {
-		ids[j] = int64(j)
-		if len(s.Deletes) == k {
-			ids[j] = s.Deletes[j]
-		}
-	}
-	sign := s.Scores.memberSign()
-	f, err := HoldoutMembership(scaled(unlearned.RawRowView(0), sign), scaled(holdout.RawRowView(0), sign), ids, s.Confidence, s.Seed)
-	if err != nil || len(s.Deletes) > 0 {
-		return f, err
-	}
-	top := f.Membership.Records[0].ID
-	f.Detail = strings.Replace(f.Detail, fmt.Sprintf("the most exposed is record %d (", top),
-		fmt.Sprintf("the most exposed is the record in column %d (", top), 1)
-	f.Detail += "; the spec lists no deletes, so records are named by their column (0-based), not by an ID: give deletes, one a column in order, to name them"
-	return f, nil
 }

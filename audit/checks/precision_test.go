@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -92,19 +93,19 @@ func TestAtPrecision(t *testing.T) {
 	theta := []float64{0.0048662897573789, -0.003}
 	results := []trials.TrialResult{{Unlearned: reference.Release{Secret: theta, Published: theta}, Retrained: reference.Release{Secret: theta, Published: theta}}}
 	res := TrialResolution(results)
-	cert := Deterministic("x/certificate/sigma", "σ required", Certificate, 1e-21, 1e-21, 0, "Theorem 1")
-	if got := AtPrecision(cert, res.Coordinate, res.Distance, results); got.Verdict != Pass || got.Title != cert.Title || got.Detail != cert.Detail {
+	cert := verdict.Deterministic("x/certificate/sigma", "σ required", verdict.Certificate, 1e-21, 1e-21, 0, "Theorem 1")
+	if got := AtPrecision(cert, res.Coordinate, res.Distance, results); got.Verdict != verdict.Pass || got.Title != cert.Title || got.Detail != cert.Detail {
 		t.Errorf("at the resolution: %+v, want the finding unchanged", got)
 	}
 	got := AtPrecision(cert, 1e-21, 1e-15, results)
-	if got.Verdict != Fail || !(got.Measured > got.Bound) || got.Bound != 1e-21 || got.Comparison != "≤" {
+	if got.Verdict != verdict.Fail || !(got.Measured > got.Bound) || got.Bound != 1e-21 || got.Comparison != "≤" {
 		t.Errorf("σ below: %v %v %s %v; want a FAIL of the spacing above σ = 1e-21", got.Verdict, got.Measured, got.Comparison, got.Bound)
 	}
 	if !strings.Contains(got.Detail, "cannot be realised at float64 precision") || !strings.Contains(got.Detail, "Theorem 1") {
 		t.Errorf("σ below: detail %q names neither the cause nor the arithmetic", got.Detail)
 	}
 	got = AtPrecision(cert, 1, math.Nextafter(res.Distance, 0), results)
-	if got.Verdict != Fail || got.Measured != res.Distance || got.Bound != math.Nextafter(res.Distance, 0) {
+	if got.Verdict != verdict.Fail || got.Measured != res.Distance || got.Bound != math.Nextafter(res.Distance, 0) {
 		t.Errorf("Δ below: %v %v ≤ %v; want a FAIL of the distance resolution above Δ", got.Verdict, got.Measured, got.Bound)
 	}
 }
@@ -118,18 +119,18 @@ func TestDistanceCheckResolution(t *testing.T) {
 	for _, c := range []struct {
 		name             string
 		dist, err, bound float64
-		want             Verdict
+		want             verdict.Verdict
 		detail           string
 	}{
-		{"resolved, within", 0, oracle, math.Nextafter(floor, 1), Pass, ""},
-		{"bound at the floor", 0, oracle, floor, Inconclusive, "below what this check resolves"},
-		{"bound far below (λ = 8)", 0, oracle, 5.6e-22, Inconclusive, "below what this check resolves"},
-		{"gap to a bound below resolution", 2.4e-18, 0, 9e-19, Inconclusive, "below what this check resolves"},
-		{"straddles", 1e-3, 1e-5, 1e-3, Inconclusive, "straddles"},
-		{"within", 1e-4, 1e-6, 1e-3, Pass, ""},
-		{"violation beyond the error", 1e-2, 1e-6, 1e-3, Fail, ""},
+		{"resolved, within", 0, oracle, math.Nextafter(floor, 1), verdict.Pass, ""},
+		{"bound at the floor", 0, oracle, floor, verdict.Inconclusive, "below what this check resolves"},
+		{"bound far below (λ = 8)", 0, oracle, 5.6e-22, verdict.Inconclusive, "below what this check resolves"},
+		{"gap to a bound below resolution", 2.4e-18, 0, 9e-19, verdict.Inconclusive, "below what this check resolves"},
+		{"straddles", 1e-3, 1e-5, 1e-3, verdict.Inconclusive, "straddles"},
+		{"within", 1e-4, 1e-6, 1e-3, verdict.Pass, ""},
+		{"violation beyond the error", 1e-2, 1e-6, 1e-3, verdict.Fail, ""},
 	} {
-		f := DistanceCheck("x/implementation/radius", "distance", Implementation, c.dist, c.err, res, c.bound, 10, "oracle")
+		f := DistanceCheck("x/implementation/radius", "distance", verdict.Implementation, c.dist, c.err, res, c.bound, 10, "oracle")
 		if f.Verdict != c.want || !strings.Contains(f.Detail, c.detail) || !strings.HasSuffix(f.Detail, "oracle") {
 			t.Errorf("%s: %s %q, want %s with %q", c.name, f.Verdict, f.Detail, c.want, c.detail)
 		}
@@ -175,7 +176,7 @@ func TestInfiniteReleaseSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range fs {
-		if !math.IsInf(f.Measured, 1) || f.Verdict != Fail {
+		if !math.IsInf(f.Measured, 1) || f.Verdict != verdict.Fail {
 			t.Fatalf("%s: %v %v, want a FAIL at +Inf", f.Check, f.Verdict, f.Measured)
 		}
 		for _, want := range []string{"+Inf because the unlearned and the retrained side's published models equal their secret ones", "noise is lost in rounding"} {

@@ -1,12 +1,13 @@
-package audit_test
+package checks_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // An INCONCLUSIVE rank check names the models that would decide as the planner counts
@@ -18,20 +19,20 @@ func TestRankCheckNamesThePlannersCount(t *testing.T) {
 		retrains[i] = 0.30 + float64(i)/1000
 	}
 	for _, against := range []float64{0, 3} {
-		f, err := audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1, PowerAgainst: against}.Play(context.Background(), "mean loss", []float64{0.33}, retrains)
+		f, err := checks.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1, PowerAgainst: against}.Play(context.Background(), "mean loss", []float64{0.33}, retrains)
 		if err != nil {
 			t.Fatal(err)
 		}
 		factor := against
 		if factor == 0 {
-			factor = audit.DefaultPowerAgainst
+			factor = verdict.DefaultPowerAgainst
 		}
-		q := audit.Question{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, Power: audit.PowerTarget, Trials: audit.MinEmpiricalTrials}
+		q := verdict.Question{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, Power: verdict.PowerTarget, Trials: checks.MinEmpiricalTrials}
 		want, _, err := epsilon.TrialsToDetect(context.Background(), q.PowerSpec(factor))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Verdict != audit.Inconclusive || f.TrialsNeeded != want || want <= audit.MinEmpiricalTrials {
+		if f.Verdict != verdict.Inconclusive || f.TrialsNeeded != want || want <= checks.MinEmpiricalTrials {
 			t.Errorf("against %g×: %s, %d models needed; want INCONCLUSIVE and the planner's %d", factor, f.Verdict, f.TrialsNeeded, want)
 		}
 		if !strings.Contains(f.Detail, "`"+q.PlanCommand(factor)+"` asks it") {

@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"gonum.org/v1/gonum/mat"
 )
@@ -67,12 +68,12 @@ func LoadReferences(path string) (*References, error) {
 // of each record's LiRA log-likelihood ratio against the references (mia.LiRAWithReferences),
 // on member-oriented scores (negated losses, or confidences). Higher means more like the
 // IN references.
-func uliraStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.Statistic, error) {
+func ULiRAStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.Statistic, error) {
 	_, k := u.Dims()
 	if _, rk := refs.Scores.Dims(); rk != k {
 		return epsilon.Statistic{}, fmt.Errorf("references: scores of %d records; the audited scores have %d", rk, k)
 	}
-	sign := kind.memberSign()
+	sign := kind.MemberSign()
 	ref := mat.DenseCopyOf(refs.Scores)
 	ref.Scale(sign, ref)
 	fit, err := mia.FitReferences(ref, refs.In)
@@ -116,7 +117,7 @@ func uliraStatistic(refs *References, u, r *mat.Dense, kind ScoreKind) (epsilon.
 // bound stays valid (the statistic is fixed before the audited models are seen); its
 // power is what suffers. The finding is a Measurement (it never decides a verdict):
 // Measured is the share of references that match, against 1.
-func (r *References) AgainstDeletion(k int) Finding {
+func (r *References) AgainstDeletion(k int) verdict.Finding {
 	n := len(r.In)
 	var allIn, allOut int
 	var mixed []int
@@ -136,7 +137,7 @@ func (r *References) AgainstDeletion(k int) Finding {
 			mixed = append(mixed, in)
 		}
 	}
-	f := Finding{Check: "verify/measurement/references", Kind: Measurement, Verdict: Inconclusive,
+	f := verdict.Finding{Check: "verify/measurement/references", Kind: verdict.Measurement, Verdict: verdict.Inconclusive,
 		Title:    fmt.Sprintf("the reference models' IN/OUT sets against the audited deletion (all %d deleted records together): the share that match it", k),
 		Measured: float64(allIn+allOut) / float64(n), Bound: 1, Comparison: "≥", Confidence: 1, Trials: n}
 	f.Detail = fmt.Sprintf("%d reference models: %d IN on all %d records (trained on them, then unlearned them together, as the audited models), %d OUT on all (never trained on them, as the retrains), %d mixed",

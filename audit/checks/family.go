@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -31,7 +32,7 @@ import (
 
 // recordStatistics are the mean and the median over records (columns) of per-record
 // scores, one value per model (row), named after what the scores are.
-func recordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
+func RecordStatistics(what string, u, r *mat.Dense) []epsilon.Statistic {
 	mean := func(m *mat.Dense) []float64 {
 		n, _ := m.Dims()
 		out := make([]float64, n)
@@ -139,7 +140,7 @@ func project(m *mat.Dense, dir []float64) []float64 {
 // dozen models in thousands of dimensions is noise), and the squared distance to the
 // centre of both sides (a change of spread: noise missing or too weak). Every direction
 // and centre is fitted on the selection halves.
-func parameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
+func ParameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
 	nu, d := u.Dims()
 	nr, _ := r.Dims()
 	hu, hr := nu/2, nr/2
@@ -169,7 +170,7 @@ func parameterStatistics(u, r *mat.Dense) []epsilon.Statistic {
 // the selection half's retrained models. A model that kept the records sits down that
 // gradient, so a low projection is what remembering looks like. deleted are the records
 // as the models see them (linearRecords).
-func gradientStatistic(u, r *mat.Dense, deleted *reference.Dataset) epsilon.Statistic {
+func GradientStatistic(u, r *mat.Dense, deleted *reference.Dataset) epsilon.Statistic {
 	theta := selectionMean(r)
 	g, gk := make([]float64, len(theta)), make([]float64, len(theta))
 	for k := range deleted.Len() {
@@ -184,7 +185,7 @@ func gradientStatistic(u, r *mat.Dense, deleted *reference.Dataset) epsilon.Stat
 // φ = ln p_y − ln(1 − p_y) (the margin) under every model, models × records (mia.Scores).
 // φ decreases with the loss, so its median is the median loss's image: only its mean adds
 // a statistic.
-func linearScores(models *mat.Dense, deleted *reference.Dataset) (loss, conf *mat.Dense) {
+func LinearScores(models *mat.Dense, deleted *reference.Dataset) (loss, conf *mat.Dense) {
 	n, _ := models.Dims()
 	loss, conf = mat.NewDense(n, deleted.Len(), nil), mat.NewDense(n, deleted.Len(), nil)
 	mia.Scores(loss, mia.Loss, reference.Logistic{}, models, deleted)
@@ -220,21 +221,21 @@ type FamilyGame struct {
 // of the rule that decided: on the selection halves, which chose the statistic and fitted
 // its direction, they would read an honest pair as a leak, and without the rule's
 // direction a FAIL decided by "≤" would print an AUC near 0.
-func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Finding, error) {
+func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (verdict.Finding, error) {
 	if len(stats) == 0 {
-		return Finding{}, fmt.Errorf("family game: no statistics")
+		return verdict.Finding{}, fmt.Errorf("family game: no statistics")
 	}
 	if err := finiteStatistics(stats); err != nil {
-		return Finding{}, fmt.Errorf("family game: %w", err)
+		return verdict.Finding{}, fmt.Errorf("family game: %w", err)
 	}
 	nu, nr := len(stats[0].Pos), len(stats[0].Neg)
 	n := min(nu, nr)
 	if err := empiricalSettings(n, &g.Confidence, &g.PowerAgainst); err != nil {
-		return Finding{}, fmt.Errorf("family game: %w", err)
+		return verdict.Finding{}, fmt.Errorf("family game: %w", err)
 	}
 	res, err := epsilon.Game{Delta: g.Delta, Confidence: g.Confidence, Strategy: epsilon.Split}.Family(stats)
 	if err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	chosen := stats[res.Chosen]
 	of := g.Of
@@ -255,10 +256,10 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		}
 		how = rule + ": no threshold separated the selection halves"
 	}
-	f := Finding{
-		Check: g.Check, Kind: Empirical,
+	f := verdict.Finding{
+		Check: g.Check, Kind: verdict.Empirical,
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game over %d pre-registered statistics of %s at δ = %.3g", len(stats), of, g.Delta),
-		Measured: res.Epsilon, Interval: &Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
+		Measured: res.Epsilon, Interval: &verdict.Interval{Lower: res.Epsilon, Upper: math.Inf(1)},
 		Bound: g.Epsilon, Comparison: "≤", Confidence: g.Confidence, Trials: n,
 		Detail: fmt.Sprintf("decided by the %s: the statistic and its threshold (%s) chosen on the first %d unlearned and %d retrained models, ε bounded with Clopper–Pearson on the other %d and %d (%d false positives, %d false negatives), at the whole confidence (one held-out evaluation). The family, with each statistic's in-sample selection score (the ε bound its best rule reaches on the selection halves that fitted it: how the statistic was chosen, not a measurement of the models, and high for an honest pair whose direction was fitted on few models): %s",
 			chosen.Name, how, nu/2, nr/2, nu-nu/2, nr-nr/2, res.Counts.FP, res.Counts.Pos-res.Counts.TP, strings.Join(names, "; ")),
@@ -267,12 +268,12 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		f.Detail += fmt.Sprintf("; the sides differ (%d and %d models), and the power below is stated at the smaller", nu, nr)
 	}
 	f.Detail += "; the halves are taken in the order the models were given (file order): the first half of each side selects, the second evaluates, and no seed enters the verdict"
-	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: PowerTarget, Delta: g.Delta, Conf: g.Confidence}
+	spec := epsilon.PowerSpec{Claim: g.Epsilon, Factor: g.PowerAgainst, Power: verdict.PowerTarget, Delta: g.Delta, Conf: g.Confidence}
 	if f.Power, err = PowerOf(ctx, n, spec, fmt.Sprintf("split game, the best of %d pre-registered statistics chosen on half", len(stats))); err != nil {
-		return Finding{}, fmt.Errorf("family game: %w", err)
+		return verdict.Finding{}, fmt.Errorf("family game: %w", err)
 	}
 	if err := decide(ctx, &f, spec); err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	f.HeldOut = heldOut(rule, res.Rule, res.Counts, g.Delta, g.Confidence)
 	f.Detail += fmt.Sprintf("; these held-out halves can show at most ε = %.3g (no false positive, no false negative)", f.HeldOut.Resolution)
@@ -285,22 +286,22 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (Findin
 		// keep the rule's nominal one, and say that an AUC below ½ is then no contradiction
 		orient += " (the rule calls every model the same, so its direction is nominal: an AUC below 0.5 here is 1 − AUC the other way, and no verdict rests on it)"
 	}
-	f.Scores = SummarizeScoresOriented(chosen.Name+" (held-out half; "+dirWord(res.Rule.Above)+")", chosen.Pos[nu/2:], chosen.Neg[nr/2:], res.Rule.Above)
+	f.Scores = verdict.SummarizeScoresOriented(chosen.Name+" (held-out half; "+dirWord(res.Rule.Above)+")", chosen.Pos[nu/2:], chosen.Neg[nr/2:], res.Rule.Above)
 	f.Estimates = append(f.Estimates, heldOutRates(f.HeldOut, rule)...)
 	if c, err := epsilon.Competition(column(chosen.Pos[nu/2:]), column(chosen.Neg[nr/2:])); err == nil && nu-nu/2 == nr-nr/2 {
-		f.Estimates = append(f.Estimates, Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic, held-out half)", Value: c.Epsilons[0],
+		f.Estimates = append(f.Estimates, verdict.Estimate{Name: "NeurIPS 2023 competition ε (the deciding statistic, held-out half)", Value: c.Epsilons[0],
 			Note: fmt.Sprintf("the competition's scorer on the deciding statistic's held-out half (%d models a side; the scorer picks its own direction, by the medians, and its thresholds on the models it scores: an optimistic estimate, never a bound): δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", nu-nu/2, c.EMax)})
 	}
 	if m, err := mia.Evaluate(hp, hn, 200, 0.95, 1); err == nil {
-		f.Estimates = append(f.Estimates, Estimate{Name: "AUC of the deciding statistic (held-out half)", Value: m.AUC.Value,
-			Interval: &Interval{Lower: m.AUC.Lower, Upper: m.AUC.Upper},
+		f.Estimates = append(f.Estimates, verdict.Estimate{Name: "AUC of the deciding statistic (held-out half)", Value: m.AUC.Value,
+			Interval: &verdict.Interval{Lower: m.AUC.Lower, Upper: m.AUC.Upper},
 			Note:     orient + "; 0.5 is chance; 95 % bootstrap interval (an estimate)"})
 		for _, t := range []struct {
 			level float64
 			m     mia.Metric
 		}{{0.001, m.TPRAt0_1Percent}, {0.01, m.TPRAt1Percent}} {
-			f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g of the deciding statistic (held-out half)", t.level), Value: t.m.Value,
-				Interval: &Interval{Lower: t.m.Lower, Upper: t.m.Upper},
+			f.Estimates = append(f.Estimates, verdict.Estimate{Name: fmt.Sprintf("TPR at FPR %g of the deciding statistic (held-out half)", t.level), Value: t.m.Value,
+				Interval: &verdict.Interval{Lower: t.m.Lower, Upper: t.m.Upper},
 				Note:     fmt.Sprintf("%s; 95 %% bootstrap interval; with %d held-out retrained models the smallest FPR resolved is %.3g", orient, len(hn), 1/float64(len(hn)))})
 		}
 	}
@@ -333,15 +334,15 @@ type RankCheck struct {
 
 // Play ranks the models' statistic among the references'. ctx bounds the planner's search
 // for the models an INCONCLUSIVE result names; its only error is ctx's.
-func (c RankCheck) Play(ctx context.Context, primary string, models, refs []float64) (Finding, error) {
+func (c RankCheck) Play(ctx context.Context, primary string, models, refs []float64) (verdict.Finding, error) {
 	if c.Confidence == 0 {
 		c.Confidence = 0.95
 	}
 	if c.PowerAgainst == 0 {
-		c.PowerAgainst = DefaultPowerAgainst
+		c.PowerAgainst = verdict.DefaultPowerAgainst
 	}
 	if err := finiteStatistics([]epsilon.Statistic{{Name: primary, Pos: models, Neg: refs}}); err != nil {
-		return Finding{}, fmt.Errorf("rank check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	var rng *rand.Rand
 	if c.Randomised {
@@ -349,7 +350,7 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 	}
 	rt, err := epsilon.Ranks(models, refs, c.Epsilon, c.Delta, c.Confidence, rng)
 	if err != nil {
-		return Finding{}, fmt.Errorf("rank check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("rank check: %w", err)
 	}
 	k, n := len(models), len(refs)
 	below, ties := epsilon.RankCounts(models[rt.Worst], refs)
@@ -360,8 +361,8 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 			c.Seed, epsilon.ConservativeRankPValue(models[rt.Worst], refs), below, n, ties)
 		title = ", randomised p-value"
 	}
-	f := Finding{
-		Check: c.Check, Kind: Empirical,
+	f := verdict.Finding{
+		Check: c.Check, Kind: verdict.Empirical,
 		Title:    fmt.Sprintf("rank of %d unlearned model(s) among %d retrains on the %s (one-sided: lower means the deleted records are remembered%s)", k, n, primary, title),
 		Measured: rt.Min, Bound: rt.Threshold, Comparison: ">", Confidence: c.Confidence, Trials: k,
 		Detail: fmt.Sprintf("the pre-registered primary statistic is the %s; model %d has the smallest rank p-value, %.4g: %s; under the claim P(p ≤ t) ≤ e^ε·t + δ, so p ≤ t = ((1 − %.3g)/%d − %.3g)/e^%.3g = %.4g shows a violation at confidence %.3g",
@@ -372,24 +373,24 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 	// side; the count it needs is the planner's, for the game's question
 	// asked at the fewest models the game plays with (the plan command needs a count
 	// the game can be played at; the count it names does not depend on it)
-	q := Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
-		Confidence: c.Confidence, Power: PowerTarget, Trials: max(k, MinEmpiricalTrials)}
+	q := verdict.Question{Route: "the distinguishing game over the pre-registered statistics", Epsilon: c.Epsilon, Delta: c.Delta,
+		Confidence: c.Confidence, Power: verdict.PowerTarget, Trials: max(k, MinEmpiricalTrials)}
 	rp, err := PlanRanks(ctx, k, n, c.Epsilon, c.Delta, c.Confidence, c.PowerAgainst)
 	if err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	f.Detail = rp.Supports() + ". The check: " + f.Detail
 	switch {
 	case rt.Violated:
-		f.Verdict = Fail
+		f.Verdict = verdict.Fail
 	default:
-		f.Verdict = Inconclusive
+		f.Verdict = verdict.Inconclusive
 		f.Detail += fmt.Sprintf("; a rank test can show a violation but never that the claim holds: the distributional game decides, on at least %d unlearned models and as many retrains", MinEmpiricalTrials)
 		if rp.GameTrials == 0 {
-			f.Detail += fmt.Sprintf(", though no count up to %d a side catches a %g× violation with %.0f %% power", epsilon.MaxPlanTrials, c.PowerAgainst, 100*PowerTarget)
+			f.Detail += fmt.Sprintf(", though no count up to %d a side catches a %g× violation with %.0f %% power", epsilon.MaxPlanTrials, c.PowerAgainst, 100*verdict.PowerTarget)
 		} else {
 			f.TrialsNeeded = rp.GameTrials
-			f.Detail += fmt.Sprintf("; to catch a %g× violation with %.0f %% power it needs about %d a side (`%s` asks it)", c.PowerAgainst, 100*PowerTarget, f.TrialsNeeded, q.PlanCommand(c.PowerAgainst))
+			f.Detail += fmt.Sprintf("; to catch a %g× violation with %.0f %% power it needs about %d a side (`%s` asks it)", c.PowerAgainst, 100*verdict.PowerTarget, f.TrialsNeeded, q.PlanCommand(c.PowerAgainst))
 		}
 		switch {
 		case need == 0:
@@ -401,7 +402,7 @@ func (c RankCheck) Play(ctx context.Context, primary string, models, refs []floa
 		}
 	}
 	// the pre-registered direction: lower is called unlearned
-	f.Scores = SummarizeScoresOriented(primary+" (lower is called unlearned, the pre-registered direction)", models, refs, false)
+	f.Scores = verdict.SummarizeScoresOriented(primary+" (lower is called unlearned, the pre-registered direction)", models, refs, false)
 	return f, nil
 }
 
@@ -433,12 +434,12 @@ func PlanRanks(ctx context.Context, k, n int, eps, delta, confidence, against fl
 	p := RankPlan{Models: k, Retrains: n, Epsilon: eps, Delta: delta, Confidence: confidence, Against: against,
 		Threshold: ((1-confidence)/float64(k) - delta) / math.Exp(eps), RetrainsNeeded: epsilon.RanksNeeded(k, eps, delta, confidence)}
 	if n > 0 {
-		p.SmallestMu = epsilon.RankSmallestMu(k, n, eps, delta, confidence, PowerTarget)
+		p.SmallestMu = epsilon.RankSmallestMu(k, n, eps, delta, confidence, verdict.PowerTarget)
 		p.SmallestEpsilon = dp.GaussianExactEpsilon(p.SmallestMu, delta)
 		p.MaxEpsilon = epsilon.RanksMaxEpsilon(k, n, delta, confidence)
 		p.MaxMu = epsilon.GDPMu(p.MaxEpsilon, delta)
 	}
-	q := Question{Epsilon: eps, Delta: delta, Confidence: confidence, Power: PowerTarget}
+	q := verdict.Question{Epsilon: eps, Delta: delta, Confidence: confidence, Power: verdict.PowerTarget}
 	game, _, err := epsilon.TrialsToDetect(ctx, q.PowerSpec(against))
 	if err := ctx.Err(); err != nil {
 		return RankPlan{}, err
@@ -455,9 +456,9 @@ func PlanRanks(ctx context.Context, k, n int, eps, delta, confidence, against fl
 func (p RankPlan) Supports() string {
 	var out []string
 	if p.Retrains > 0 {
-		caught := fmt.Sprintf("no leak, however large, is caught with %.0f %% power", 100*PowerTarget)
+		caught := fmt.Sprintf("no leak, however large, is caught with %.0f %% power", 100*verdict.PowerTarget)
 		if !math.IsInf(p.SmallestMu, 1) {
-			caught = fmt.Sprintf("with %.0f %% power they show ε = %g violated when the true leak is ε ≥ %.3g (μ ≥ %.3g)", 100*PowerTarget, p.Epsilon, p.SmallestEpsilon, p.SmallestMu)
+			caught = fmt.Sprintf("with %.0f %% power they show ε = %g violated when the true leak is ε ≥ %.3g (μ ≥ %.3g)", 100*verdict.PowerTarget, p.Epsilon, p.SmallestEpsilon, p.SmallestMu)
 		}
 		most := "no ε ≥ 0 can be shown"
 		if !math.IsInf(p.MaxEpsilon, -1) {
@@ -472,9 +473,9 @@ func (p RankPlan) Supports() string {
 			show += "; these cannot show it at all"
 		}
 	}
-	pass := fmt.Sprintf("no number of retrains PASSes it: a PASS needs the game on about %d models a side (%.0f %% power against %g×)", p.GameTrials, 100*PowerTarget, p.Against)
+	pass := fmt.Sprintf("no number of retrains PASSes it: a PASS needs the game on about %d models a side (%.0f %% power against %g×)", p.GameTrials, 100*verdict.PowerTarget, p.Against)
 	if p.GameTrials == 0 {
-		pass = fmt.Sprintf("no number of retrains PASSes it, nor the game on up to %d models a side (%.0f %% power against %g×)", epsilon.MaxPlanTrials, 100*PowerTarget, p.Against)
+		pass = fmt.Sprintf("no number of retrains PASSes it, nor the game on up to %d models a side (%.0f %% power against %g×)", epsilon.MaxPlanTrials, 100*verdict.PowerTarget, p.Against)
 	}
 	s := strings.Join(append(out, show, pass), "; ")
 	r, size := utf8.DecodeRuneInString(s)

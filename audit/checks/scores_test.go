@@ -1,6 +1,10 @@
-package audit
+package checks
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+)
 
 // The histogram counts every score once on shared bins; the ROC runs from (1, 1) to (0, 0)
 // through rates that only fall, and is flipped to the separating direction: its area
@@ -12,7 +16,7 @@ func TestSummarizeScores(t *testing.T) {
 		name      string
 		unl, retr []float64
 	}{{"unlearned higher", high, low}, {"unlearned lower", low, high}} {
-		s := SummarizeScores("x", c.unl, c.retr)
+		s := verdict.SummarizeScores("x", c.unl, c.retr)
 		total := 0
 		for i := range s.Unlearned {
 			total += s.Unlearned[i] + s.Retrained[i]
@@ -27,7 +31,7 @@ func TestSummarizeScores(t *testing.T) {
 			}
 			area += p.TPR - p.FPR
 		}
-		if first, last := s.ROC[0], s.ROC[len(s.ROC)-1]; first != (ROCPoint{FPR: 1, TPR: 1}) || last != (ROCPoint{}) {
+		if first, last := s.ROC[0], s.ROC[len(s.ROC)-1]; first != (verdict.ROCPoint{FPR: 1, TPR: 1}) || last != (verdict.ROCPoint{}) {
 			t.Errorf("%s: ROC from %v to %v", c.name, first, last)
 		}
 		if area <= 0 {

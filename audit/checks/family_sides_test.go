@@ -1,4 +1,4 @@
-package audit_test
+package checks_test
 
 import (
 	"context"
@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // nullFamily is k statistics of nu unlearned and nr retrained models, every value a unit
@@ -41,7 +42,7 @@ func nullFamily(r *rand.Rand, k, nu, nr int) []epsilon.Statistic {
 func TestFamilyGameUnequalSidesStatesTheSmallerSide(t *testing.T) {
 	ctx := context.Background()
 	const eps, delta, conf, against = 1, 1e-3, 0.95, 2
-	spec := epsilon.PowerSpec{Claim: eps, Factor: against, Power: audit.PowerTarget, Delta: delta, Conf: conf}
+	spec := epsilon.PowerSpec{Claim: eps, Factor: against, Power: verdict.PowerTarget, Delta: delta, Conf: conf}
 	at := func(n int) (power, factor, most float64) {
 		p, err := epsilon.SplitGamePower(ctx, n, spec)
 		if err != nil {
@@ -61,7 +62,7 @@ func TestFamilyGameUnequalSidesStatesTheSmallerSide(t *testing.T) {
 	}
 	for _, c := range []struct{ nu, nr int }{{40, 400}, {400, 40}} {
 		stats := nullFamily(rand.New(rand.NewPCG(uint64(c.nu), 3)), 3, c.nu, c.nr)
-		f, err := audit.FamilyGame{Check: "family", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: against}.Play(ctx, stats)
+		f, err := checks.FamilyGame{Check: "family", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: against}.Play(ctx, stats)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestFamilyGameUnequalSidesStatesTheSmallerSide(t *testing.T) {
 		if h == nil || h.Unlearned != c.nu/2 || h.Retrained != c.nr/2 || math.Abs(h.Resolution-res) > 1e-12 {
 			t.Errorf("%d against %d: held-out %+v; want %d and %d models, resolution %v", c.nu, c.nr, h, c.nu/2, c.nr/2, res)
 		}
-		if f.Verdict == audit.Pass {
+		if f.Verdict == verdict.Pass {
 			t.Errorf("%d against %d: PASS with power %v at 40 a side", c.nu, c.nr, p.Power)
 		}
 	}
@@ -102,7 +103,7 @@ func TestFamilyGameKeepsTheWholeConfidence(t *testing.T) {
 			for i := range stats[k/2].Pos {
 				stats[k/2].Pos[i] += 1.5
 			}
-			f, err := audit.FamilyGame{Check: "family", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2}.Play(ctx, stats)
+			f, err := checks.FamilyGame{Check: "family", Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2}.Play(ctx, stats)
 			if err != nil {
 				t.Fatal(err)
 			}

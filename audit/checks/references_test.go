@@ -1,4 +1,4 @@
-package audit_test
+package checks_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,7 +22,7 @@ import (
 // IN/OUT mask read one record off (the game no longer FAILs). The orientation of the scores
 // does not matter here: negating every score mirrors the fits and leaves each ratio as it is.
 func TestULiRAStatistic(t *testing.T) {
-	dir := filepath.Join("testdata", "references")
+	dir := filepath.Join("..", "testdata", "references")
 	load := func(name string) *mat.Dense {
 		m, _, err := artifact.LoadSample(filepath.Join(dir, name))
 		if err != nil {
@@ -35,10 +37,10 @@ func TestULiRAStatistic(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("without references: %s, ε ≥ %.3g: %s", fs[0].Verdict, fs[0].Measured, fs[0].Detail)
-	if fs[0].Verdict == audit.Fail {
+	if fs[0].Verdict == verdict.Fail {
 		t.Fatalf("the mean loss alone FAILs this pair; the fixture no longer tests what U-LiRA adds")
 	}
-	if s.References, err = audit.LoadReferences(filepath.Join(dir, "references.npz")); err != nil {
+	if s.References, err = checks.LoadReferences(filepath.Join(dir, "references.npz")); err != nil {
 		t.Fatal(err)
 	}
 	_, fs, err = audit.VerifyScores(context.Background(), u, r, s)
@@ -46,7 +48,7 @@ func TestULiRAStatistic(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("with references: %s, ε ≥ %.3g: %s", fs[0].Verdict, fs[0].Measured, fs[0].Detail)
-	if fs[0].Verdict != audit.Fail || !strings.Contains(fs[0].Detail, "The check: decided by the U-LiRA aggregate") {
+	if fs[0].Verdict != verdict.Fail || !strings.Contains(fs[0].Detail, "The check: decided by the U-LiRA aggregate") {
 		t.Fatalf("with references: %s; want a FAIL decided by the U-LiRA aggregate", fs[0].Verdict)
 	}
 }
@@ -63,10 +65,10 @@ func TestLoadReferencesRefusals(t *testing.T) {
 	} {
 		path := filepath.Join(dir, c.name)
 		if c.name == "one.npz" {
-			b, _ := os.ReadFile(filepath.Join("..", "cmd", "audit", "testdata", "verify", "scores_good.npz"))
+			b, _ := os.ReadFile(filepath.Join("..", "..", "cmd", "audit", "testdata", "verify", "scores_good.npz"))
 			os.WriteFile(path, b, 0o644)
 		}
-		if _, err := audit.LoadReferences(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
+		if _, err := checks.LoadReferences(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s: %v; want an error naming the file and %q", c.name, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -55,6 +56,15 @@ type EmpiricalRelease struct {
 // MinEmpiricalTrials is the fewest trials EmpiricalRelease accepts: four per half per side.
 const MinEmpiricalTrials = 8
 
+// GamePowerSpec is the power question the distinguishing game (EmpiricalRelease) answers
+// for a claim: can it show a true ε of against × the claimed ε violated, with the claim's
+// δ, at the per-family confidence the game plays at (two score families share the
+// false-alarm budget). The planner and the finding ask it alike, so the trials the
+// planner names are the trials the finding counts as enough.
+func GamePowerSpec(claimEpsilon, delta, confidence, against float64) epsilon.PowerSpec {
+	return epsilon.PowerSpec{Claim: claimEpsilon, Factor: against, Power: verdict.PowerTarget, Delta: delta, Conf: 1 - (1-confidence)/2}
+}
+
 // empiricalSettings checks the trial count and fills in the defaults of an empirical
 // check's confidence (0.95) and named violation (DefaultPowerAgainst).
 func empiricalSettings(trials int, confidence, against *float64) error {
@@ -65,7 +75,7 @@ func empiricalSettings(trials int, confidence, against *float64) error {
 		*confidence = 0.95
 	}
 	if *against == 0 {
-		*against = DefaultPowerAgainst
+		*against = verdict.DefaultPowerAgainst
 	}
 	if !(*against > 1) {
 		return fmt.Errorf("power against %g× the claim; want a factor above 1", *against)
@@ -144,17 +154,17 @@ func publishedBlocks(results []trials.TrialResult, d int, f func(i0 int, unlearn
 }
 
 // Check runs the game on finished trials.
-func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResult) (Finding, error) {
+func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResult) (verdict.Finding, error) {
 	n := len(results)
 	if e.Alpha == 0 {
 		e.Alpha = 2
 	}
 	if err := empiricalSettings(n, &e.Confidence, &e.PowerAgainst); err != nil {
-		return Finding{}, fmt.Errorf("empirical release check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
 	a, b, err := publishedModels(results, len(results[0].Unlearned.Published))
 	if err != nil {
-		return Finding{}, fmt.Errorf("empirical release check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
 	defer releaseModels(a, b) // after the estimates, which read them, are done (below)
 	d := a.RawMatrix().Cols
@@ -194,7 +204,7 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResul
 	// the estimates read the models, u and the projections, as the game does, and write
 	// nothing they share: computed beside it, so that this check's longest stretch on one
 	// core (its end, when it is the last of a phase) is shorter
-	var estimates []Estimate
+	var estimates []verdict.Estimate
 	var side sync.WaitGroup
 	defer side.Wait()
 	side.Go(func() { estimates = e.estimates(a, b, u, fams[0].pos, fams[0].neg) })
@@ -209,34 +219,34 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResul
 	var bestName string
 	for i, f := range fams {
 		if errs[i] != nil {
-			return Finding{}, fmt.Errorf("empirical release check: %w", errs[i])
+			return verdict.Finding{}, fmt.Errorf("empirical release check: %w", errs[i])
 		}
 		if res := played[i]; res.Epsilon > best.Epsilon {
 			best, bestName = res, f.name
 		}
 	}
 	resolution := epsilon.MaxCertifiable(n, e.Delta, famConf, epsilon.Split)
-	f := Finding{
-		Check: e.Prefix + "/empirical/epsilon-lower-bound", Kind: Empirical,
+	f := verdict.Finding{
+		Check: e.Prefix + "/empirical/epsilon-lower-bound", Kind: verdict.Empirical,
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game on the published models at δ = %.3g", e.Delta),
-		Measured: best.Epsilon, Interval: &Interval{Lower: best.Epsilon, Upper: math.Inf(1)},
+		Measured: best.Epsilon, Interval: &verdict.Interval{Lower: best.Epsilon, Upper: math.Inf(1)},
 		Bound: e.Epsilon, Comparison: "≤", Confidence: e.Confidence, Trials: n,
 		Detail: fmt.Sprintf("best attack: threshold on the %s, chosen on %d trials per side and bounded with Clopper–Pearson on the other %d (%d false positives, %d false negatives); the game can show at most ε = %.3g with these trials (its resolution)",
 			bestName, h, n-h, best.Counts.FP, best.Counts.Pos-best.Counts.TP, resolution),
 	}
 	spec := GamePowerSpec(e.Epsilon, e.Delta, e.Confidence, e.PowerAgainst)
 	if f.Power, err = PowerOf(ctx, n, spec, fmt.Sprintf("split game, the better of %d score families", len(fams))); err != nil {
-		return Finding{}, fmt.Errorf("empirical release check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("empirical release check: %w", err)
 	}
 	if err := decide(ctx, &f, spec); err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	side.Wait()
 	f.Estimates = estimates
 	f.HeldOut = heldOut("unlearned if "+ruleWords(best.Rule), best.Rule, best.Counts, e.Delta, famConf)
 	for _, fam := range fams {
 		if fam.name == bestName { // the held-out half, in the direction of the rule that decided
-			f.Scores = SummarizeScoresOriented(fam.name+" (held-out half; "+dirWord(best.Rule.Above)+")", fam.pos[h:], fam.neg[h:], best.Rule.Above)
+			f.Scores = verdict.SummarizeScoresOriented(fam.name+" (held-out half; "+dirWord(best.Rule.Above)+")", fam.pos[h:], fam.neg[h:], best.Rule.Above)
 		}
 	}
 	return f, nil
@@ -244,10 +254,10 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResul
 
 // estimates are the finding's estimates; u is FisherDirection(a, b), fitted already (nil:
 // fitted again).
-func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) []Estimate {
+func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) []verdict.Estimate {
 	// three estimates of their own, computed side by side and listed in this order (each
 	// left out when it cannot be computed)
-	var parts [3]*Estimate
+	var parts [3]*verdict.Estimate
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if pe, err := estimate.ProjectedAlong(a, b, u, estimate.Options{Alpha: e.Alpha, Confidence: e.Confidence, Covariance: estimate.Pooled, Seed: e.Seed}); err == nil {
@@ -255,8 +265,8 @@ func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) 
 			if e.Rho > 0 {
 				note += fmt.Sprintf("; the claim allows α·ρ = %.4g", e.Alpha*e.Rho)
 			}
-			parts[0] = &Estimate{Name: fmt.Sprintf("Rényi divergence D_%g (projected)", e.Alpha), Value: pe.Value,
-				Interval: &Interval{Lower: pe.Interval.Lower, Upper: pe.Interval.Upper}, Note: note}
+			parts[0] = &verdict.Estimate{Name: fmt.Sprintf("Rényi divergence D_%g (projected)", e.Alpha), Value: pe.Value,
+				Interval: &verdict.Interval{Lower: pe.Interval.Lower, Upper: pe.Interval.Upper}, Note: note}
 		}
 	})
 	wg.Go(func() {
@@ -266,7 +276,7 @@ func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) 
 			if math.IsInf(g.Mu, -1) || math.IsNaN(g.Mu) {
 				mu = "no lower bound on μ" // the scores showed no separation at this confidence
 			}
-			parts[1] = &Estimate{Name: "ε via the Gaussian-DP route", Value: g.Epsilon,
+			parts[1] = &verdict.Estimate{Name: "ε via the Gaussian-DP route", Value: g.Epsilon,
 				Note: mu + " from the projection scores; a bound only if the pair is exactly Gaussian-DP"}
 		}
 	})
@@ -274,12 +284,12 @@ func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) 
 		// on the held-out halves: the direction was fitted on the first halves
 		na, nb := len(projA), len(projB)
 		if c, err := epsilon.Competition(column(projA[na/2:]), column(projB[nb/2:])); err == nil {
-			parts[2] = &Estimate{Name: "NeurIPS 2023 competition ε (projection scores, held-out half)", Value: c.Epsilons[0],
+			parts[2] = &verdict.Estimate{Name: "NeurIPS 2023 competition ε (projection scores, held-out half)", Value: c.Epsilons[0],
 				Note: fmt.Sprintf("the competition's scorer on the held-out halves' projections (the direction was fitted on the first halves; the scorer picks its own direction, by the medians, and its thresholds on the models it scores: an optimistic estimate, never a bound): δ = 1e-5, no interval, capped at 50; ε ≥ %.0f earns nothing", c.EMax)}
 		}
 	})
 	wg.Wait()
-	var out []Estimate
+	var out []verdict.Estimate
 	for _, p := range parts {
 		if p != nil {
 			out = append(out, *p)

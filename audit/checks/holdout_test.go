@@ -1,4 +1,4 @@
-package audit_test
+package checks_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -32,16 +33,16 @@ func rememberedScores(n int, shift float64) (forget, holdout []float64, ids []in
 // most exposed first, with their percentiles among the held-out scores.
 func TestHoldoutMembership(t *testing.T) {
 	forget, holdout, ids := rememberedScores(500, 1.5)
-	f, err := audit.HoldoutMembership(forget, holdout, ids, 0.95, 1)
+	f, err := checks.HoldoutMembership(forget, holdout, ids, 0.95, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ms, _ := mia.OneModelMembership(forget, holdout, 0.95, 1)
 	s := f.Membership
 	switch {
-	case f.Verdict != audit.Inconclusive || f.Kind != audit.Measurement:
+	case f.Verdict != verdict.Inconclusive || f.Kind != verdict.Measurement:
 		t.Fatalf("verdict %s, kind %s; want INCONCLUSIVE, empirical", f.Verdict, f.Kind)
-	case f.Measured != ms.AUC || *f.Interval != (audit.Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}) || f.Interval.Lower <= 0.5:
+	case f.Measured != ms.AUC || *f.Interval != (verdict.Interval{Lower: ms.AUCLower, Upper: ms.AUCUpper}) || f.Interval.Lower <= 0.5:
 		t.Fatalf("measured %v in %v; want the AUC %v [%v, %v], above ½", f.Measured, *f.Interval, ms.AUC, ms.AUCLower, ms.AUCUpper)
 	case !strings.Contains(f.Detail, "it becomes an ε bound only through a one-run audit"):
 		t.Fatalf("detail does not say what the measurement is not: %s", f.Detail)
@@ -50,7 +51,7 @@ func TestHoldoutMembership(t *testing.T) {
 	}
 	for i, e := range f.Estimates {
 		tp := ms.TPR[i]
-		if e.Value != tp.TPR || *e.Interval != (audit.Interval{Lower: tp.Lower, Upper: tp.Upper}) || s.TPR[i].TP != tp.TP || s.TPR[i].Threshold != tp.Threshold {
+		if e.Value != tp.TPR || *e.Interval != (verdict.Interval{Lower: tp.Lower, Upper: tp.Upper}) || s.TPR[i].TP != tp.TP || s.TPR[i].Threshold != tp.Threshold {
 			t.Errorf("estimate %s = %v %v; want %v [%v, %v]", e.Name, e.Value, *e.Interval, tp.TPR, tp.Lower, tp.Upper)
 		}
 	}
@@ -59,7 +60,7 @@ func TestHoldoutMembership(t *testing.T) {
 	}
 	// the ROC: every multiple of 1/500 is a level; it starts at FPR 0 and ends at (1, 1),
 	// both rates never falling
-	if s.ROC[0].FPR != 0 || s.ROC[len(s.ROC)-1] != (audit.ROCPoint{FPR: 1, TPR: 1}) {
+	if s.ROC[0].FPR != 0 || s.ROC[len(s.ROC)-1] != (verdict.ROCPoint{FPR: 1, TPR: 1}) {
 		t.Fatalf("ROC from %v to %v", s.ROC[0], s.ROC[len(s.ROC)-1])
 	}
 	for i := 1; i < len(s.ROC); i++ {
@@ -75,7 +76,7 @@ func TestHoldoutMembership(t *testing.T) {
 	if r := s.Records[0]; r.Percentile != 100 || !strings.Contains(f.Detail, "the most exposed is record") {
 		t.Errorf("most exposed record %+v", r)
 	}
-	if len(s.HoldoutQuantiles) != len(audit.HoldoutQuantileLevels) || s.HoldoutQuantiles[2].P != 0.95 ||
+	if len(s.HoldoutQuantiles) != len(checks.HoldoutQuantileLevels) || s.HoldoutQuantiles[2].P != 0.95 ||
 		!(s.HoldoutQuantiles[2].Value > 1.4 && s.HoldoutQuantiles[2].Value < 1.9) {
 		t.Errorf("holdout quantiles %+v; the 95th of N(0, 1) is 1.64", s.HoldoutQuantiles)
 	}
@@ -94,11 +95,11 @@ func TestHoldoutMembership(t *testing.T) {
 // verdict is still INCONCLUSIVE: a membership measurement cannot PASS a claim.
 func TestHoldoutMembershipNeverPasses(t *testing.T) {
 	forget, holdout, ids := rememberedScores(1000, 0)
-	f, err := audit.HoldoutMembership(forget, holdout, ids, 0.95, 1)
+	f, err := checks.HoldoutMembership(forget, holdout, ids, 0.95, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Verdict != audit.Inconclusive || !(f.Interval.Lower < 0.5 && 0.5 < f.Interval.Upper) {
+	if f.Verdict != verdict.Inconclusive || !(f.Interval.Lower < 0.5 && 0.5 < f.Interval.Upper) {
 		t.Fatalf("verdict %s, AUC %v in %v", f.Verdict, f.Measured, *f.Interval)
 	}
 	// 1000 held-out records: the log grid, at most 201 levels, the first past 0 at 1/1000
@@ -109,7 +110,7 @@ func TestHoldoutMembershipNeverPasses(t *testing.T) {
 
 // A finding without a membership measurement writes the JSON it always did.
 func TestFindingJSONUnchangedWithoutMembership(t *testing.T) {
-	b, err := json.Marshal(audit.Finding{Check: "x", Verdict: audit.Pass, Comparison: "≤", Confidence: 1})
+	b, err := json.Marshal(verdict.Finding{Check: "x", Verdict: verdict.Pass, Comparison: "≤", Confidence: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestHoldoutMembershipRefuses(t *testing.T) {
 		{[]float64{1, 2}, []float64{0, math.NaN()}, []int64{1, 2}, "holdout membership: one-model membership: holdout score 1 is NaN"},
 		{nil, []float64{0, 1}, nil, "0 forget scores"},
 	} {
-		_, err := audit.HoldoutMembership(c.forget, c.holdout, c.ids, 0.95, 1)
+		_, err := checks.HoldoutMembership(c.forget, c.holdout, c.ids, 0.95, 1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one naming %q", err, c.want)
 		}

@@ -1,4 +1,4 @@
-package audit_test
+package checks_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -32,7 +34,7 @@ func gaussianTrials(n int, shift float64, seed uint64) []audit.TrialResult {
 // A real violation FAILs. Each verdict is one seeded draw; the FAIL case's shift (ε ≈ 11
 // for a Gaussian pair against a claimed 1) makes a miss practically impossible.
 func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
-	check := audit.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
+	check := checks.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
 	famConf := 1 - (1-0.95)/2 // the two score families share the false-alarm budget
 	need, _, err := epsilon.TrialsToDetect(context.Background(), epsilon.PowerSpec{Claim: 1, Factor: 2, Power: 0.8, Delta: 0.05, Conf: famConf})
 	if err != nil {
@@ -45,10 +47,10 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 		t.Fatal(err)
 	}
 	// one question, one count: the finding's trials-needed is the planner's, to the trial
-	if few.Verdict != audit.Inconclusive || few.Power == nil || few.Power.Sufficient() || few.TrialsNeeded != need || few.Power.TrialsNeeded != need {
+	if few.Verdict != verdict.Inconclusive || few.Power == nil || few.Power.Sufficient() || few.TrialsNeeded != need || few.Power.TrialsNeeded != need {
 		t.Errorf("%d trials: %s, power %+v, %d trials needed; want INCONCLUSIVE naming the planner's %d", need/4, few.Verdict, few.Power, few.TrialsNeeded, need)
 	}
-	wantQ := audit.Question{Route: "split game, the better of 2 score families", Epsilon: 1, Delta: 0.05, Confidence: famConf, Power: 0.8, Trials: need / 4}
+	wantQ := verdict.Question{Route: "split game, the better of 2 score families", Epsilon: 1, Delta: 0.05, Confidence: famConf, Power: 0.8, Trials: need / 4}
 	if q := few.Power.Question; q == nil || *q != wantQ {
 		t.Errorf("the finding's question %+v, want %+v", q, wantQ)
 	} else if !strings.Contains(few.Power.Summary(), "`"+q.PlanCommand(2)+"`") || !strings.Contains(few.Power.Summary(), "97.5 % confidence") {
@@ -62,7 +64,7 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if enough.Verdict != audit.Pass || !enough.Power.Sufficient() || enough.Power.SmallestFactor > 2 || enough.TrialsNeeded != 0 {
+	if enough.Verdict != verdict.Pass || !enough.Power.Sufficient() || enough.Power.SmallestFactor > 2 || enough.TrialsNeeded != 0 {
 		t.Errorf("%d trials: %s, power %+v; want PASS with power against 2×", need*3/2, enough.Verdict, enough.Power)
 	}
 
@@ -70,12 +72,12 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if leak.Verdict != audit.Fail {
+	if leak.Verdict != verdict.Fail {
 		t.Errorf("a 6σ shift: %s (ε_LB %v)", leak.Verdict, leak.Measured)
 	}
 
 	for _, bad := range []float64{1, 0.5, -2} {
-		if _, err := (audit.EmpiricalRelease{Epsilon: 1, Delta: 0.05, PowerAgainst: bad}).Check(context.Background(), gaussianTrials(20, 0, 4)); err == nil {
+		if _, err := (checks.EmpiricalRelease{Epsilon: 1, Delta: 0.05, PowerAgainst: bad}).Check(context.Background(), gaussianTrials(20, 0, 4)); err == nil {
 			t.Errorf("power against %g× accepted", bad)
 		}
 	}
@@ -84,28 +86,28 @@ func TestEmpiricalReleaseVerdictNeedsPower(t *testing.T) {
 // Decide takes the verdict from the findings the claim requires (with none named, from
 // all), but a violation shown by any finding fails the subject.
 func TestDecideUsesRequiredFindings(t *testing.T) {
-	fs := []audit.Finding{
-		{Kind: audit.Certificate, Verdict: audit.Pass},
-		{Kind: audit.Release, Verdict: audit.Pass},
-		{Kind: audit.Empirical, Verdict: audit.Inconclusive},
+	fs := []verdict.Finding{
+		{Kind: verdict.Certificate, Verdict: verdict.Pass},
+		{Kind: verdict.Release, Verdict: verdict.Pass},
+		{Kind: verdict.Empirical, Verdict: verdict.Inconclusive},
 	}
-	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, fs); v != audit.Pass {
+	if v := verdict.Decide(verdict.Claim{Required: verdict.StateHolding}, fs); v != verdict.Pass {
 		t.Errorf("state-holding claim: %s, want PASS (the empirical game supports)", v)
 	}
-	if v := audit.Decide(audit.Claim{Required: []audit.Kind{audit.Empirical}}, fs); v != audit.Inconclusive {
+	if v := verdict.Decide(verdict.Claim{Required: []verdict.Kind{verdict.Empirical}}, fs); v != verdict.Inconclusive {
 		t.Errorf("black-box claim: %s, want INCONCLUSIVE", v)
 	}
-	if v := audit.Decide(audit.Claim{}, fs); v != audit.Inconclusive {
+	if v := verdict.Decide(verdict.Claim{}, fs); v != verdict.Inconclusive {
 		t.Errorf("claim requiring everything: %s, want INCONCLUSIVE", v)
 	}
-	fs[2].Verdict = audit.Fail // a violation shown counts whoever showed it
-	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, fs); v != audit.Fail {
+	fs[2].Verdict = verdict.Fail // a violation shown counts whoever showed it
+	if v := verdict.Decide(verdict.Claim{Required: verdict.StateHolding}, fs); v != verdict.Fail {
 		t.Errorf("a supporting finding showed a violation, yet the verdict is %s", v)
 	}
-	if err := audit.Consistent(audit.Claim{Required: audit.StateHolding}, fs[2]); err == nil {
+	if err := verdict.Consistent(verdict.Claim{Required: verdict.StateHolding}, fs[2]); err == nil {
 		t.Error("Consistent accepted a failing supporting finding")
 	}
-	if v := audit.Decide(audit.Claim{Required: audit.StateHolding}, nil); v != audit.Inconclusive {
+	if v := verdict.Decide(verdict.Claim{Required: verdict.StateHolding}, nil); v != verdict.Inconclusive {
 		t.Errorf("no findings: %s, want INCONCLUSIVE", v)
 	}
 }
@@ -119,12 +121,12 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := audit.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
+	check := checks.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Loss: reference.Logistic{Lambda: 0.1}, Deleted: deleted, Seed: 1}
 	leak, err := check.Check(context.Background(), gaussianTrials(200, 6, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if leak.Verdict != audit.Fail || !strings.Contains(leak.Detail, "strongest: record 7") || len(leak.Estimates) != 2 {
+	if leak.Verdict != verdict.Fail || !strings.Contains(leak.Detail, "strongest: record 7") || len(leak.Estimates) != 2 {
 		t.Errorf("remembered record: %s, ε_LB %v (%s), %d estimates; want FAIL on record 7", leak.Verdict, leak.Measured, leak.Detail, len(leak.Estimates))
 	}
 	if auc := leak.Estimates[0].Value; !(auc > 0.9) {
@@ -134,10 +136,10 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.Consistent(audit.Claim{Required: audit.StateHolding}, exact); err != nil || exact.Verdict == audit.Fail {
+	if err := verdict.Consistent(verdict.Claim{Required: verdict.StateHolding}, exact); err != nil || exact.Verdict == verdict.Fail {
 		t.Errorf("exact unlearning: %s: %v", exact.Verdict, err)
 	}
-	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Loss: check.Loss}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
+	if _, err := (checks.MembershipRelease{Epsilon: 1, Delta: 0.05, Loss: check.Loss}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
 		t.Error("no deleted records accepted")
 	}
 }
@@ -147,19 +149,19 @@ func TestMembershipReleaseCatchesARememberedRecord(t *testing.T) {
 // remembered record (a 6σ shift) FAILs, and an exact unlearning does not.
 func TestMembershipReleaseWithAScoreFunction(t *testing.T) {
 	score := func(dst, w []float64) { dst[0], dst[1] = w[0], w[1] }
-	check := audit.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Score: score, IDs: []int64{7, 9}, Seed: 1}
+	check := checks.MembershipRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Score: score, IDs: []int64{7, 9}, Seed: 1}
 	leak, err := check.Check(context.Background(), gaussianTrials(200, 6, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if leak.Verdict != audit.Fail || !strings.Contains(leak.Detail, "strongest: record 7") {
+	if leak.Verdict != verdict.Fail || !strings.Contains(leak.Detail, "strongest: record 7") {
 		t.Errorf("remembered record: %s (%s); want FAIL on record 7", leak.Verdict, leak.Detail)
 	}
 	exact, err := check.Check(context.Background(), gaussianTrials(200, 0, 6))
-	if err != nil || exact.Verdict == audit.Fail {
+	if err != nil || exact.Verdict == verdict.Fail {
 		t.Errorf("exact unlearning: %s: %v", exact.Verdict, err)
 	}
-	if _, err := (audit.MembershipRelease{Epsilon: 1, Delta: 0.05, Score: score}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
+	if _, err := (checks.MembershipRelease{Epsilon: 1, Delta: 0.05, Score: score}).Check(context.Background(), gaussianTrials(20, 0, 7)); err == nil {
 		t.Error("a score function without record IDs accepted")
 	}
 }
@@ -170,9 +172,9 @@ func TestMembershipReleaseWithAScoreFunction(t *testing.T) {
 // models written over its own (under -race, the race itself is reported). Each goroutine
 // checks its own trials again and again, so that checks start and end at different times.
 func TestEmpiricalReleaseSideBySideIsAlone(t *testing.T) {
-	check := audit.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
+	check := checks.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
 	sets := [][]audit.TrialResult{gaussianTrials(400, 0, 11), gaussianTrials(400, 0.5, 12), gaussianTrials(400, 1, 13), gaussianTrials(400, 3, 14)}
-	want := make([]audit.Finding, len(sets))
+	want := make([]verdict.Finding, len(sets))
 	for i, results := range sets {
 		f, err := check.Check(context.Background(), results)
 		if err != nil {

@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -23,7 +25,9 @@ type gaussSubject struct {
 
 func (g gaussSubject) Name() string { return "gauss" }
 func (g gaussSubject) Params() int  { return len(g.muU) }
-func (g gaussSubject) Claim() Claim { return Claim{Epsilon: 1, Delta: 1e-6, Rho: g.rho} }
+func (g gaussSubject) Claim() verdict.Claim {
+	return verdict.Claim{Epsilon: 1, Delta: 1e-6, Rho: g.rho}
+}
 func (g gaussSubject) release(mu []float64, sigma, shift float64, r reference.Streams, purpose string) reference.Release {
 	pub := make([]float64, len(mu))
 	reference.FillNormal(pub, sigma, r.Rand(purpose))
@@ -52,9 +56,9 @@ func newGauss(d int, gap, sigma float64) gaussSubject {
 	return gaussSubject{muU: muU, muR: muR, sigmaU: sigma, sigmaR: sigma, rho: rhoStar, sigmaCalib: sigma}
 }
 
-func checkGauss(t *testing.T, g gaussSubject, seed uint64, trials int) []Finding {
+func checkGauss(t *testing.T, g gaussSubject, seed uint64, n int) []verdict.Finding {
 	t.Helper()
-	res, err := Engine{}.Run(context.Background(), g, seed, trials)
+	res, err := trials.Engine{}.Run(context.Background(), g, seed, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,19 +80,19 @@ func TestGaussianReleaseKnownAnswers(t *testing.T) {
 	cases := []struct {
 		name     string
 		mutate   func(*gaussSubject)
-		verdict  Verdict
+		verdict  verdict.Verdict
 		infinite bool
 	}{
-		{"correct", func(*gaussSubject) {}, Pass, false},
-		{"no noise on the unlearned side", func(g *gaussSubject) { g.sigmaU = 0 }, Fail, true},
-		{"noise half the calibrated σ", func(g *gaussSubject) { g.sigmaU, g.sigmaR = sigma/2, sigma/2 }, Fail, false},
+		{"correct", func(*gaussSubject) {}, verdict.Pass, false},
+		{"no noise on the unlearned side", func(g *gaussSubject) { g.sigmaU = 0 }, verdict.Fail, true},
+		{"noise half the calibrated σ", func(g *gaussSubject) { g.sigmaU, g.sigmaR = sigma/2, sigma/2 }, verdict.Fail, false},
 		// D_2 is infinite here: α·σ_r² + (1−α)·σ_u² = 2·0.25 − 1 < 0
-		{"twice the noise on one side", func(g *gaussSubject) { g.sigmaU = 2 * sigma }, Fail, true},
+		{"twice the noise on one side", func(g *gaussSubject) { g.sigmaU = 2 * sigma }, verdict.Fail, true},
 		// a claimed-equal quantity is tested two-sided: √2σ on both sides lowers the
 		// divergence, but the release is not the mechanism certified
-		{"twice the noise variance on both sides", func(g *gaussSubject) { g.sigmaU, g.sigmaR = math.Sqrt2*sigma, math.Sqrt2*sigma }, Fail, false},
-		{"published off the secret model", func(g *gaussSubject) { g.shiftU = 0.3 }, Fail, false},
-		{"means too far apart", func(g *gaussSubject) { g.muU[0] = 0.2 }, Fail, false},
+		{"twice the noise variance on both sides", func(g *gaussSubject) { g.sigmaU, g.sigmaR = math.Sqrt2*sigma, math.Sqrt2*sigma }, verdict.Fail, false},
+		{"published off the secret model", func(g *gaussSubject) { g.shiftU = 0.3 }, verdict.Fail, false},
+		{"means too far apart", func(g *gaussSubject) { g.muU[0] = 0.2 }, verdict.Fail, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -107,7 +111,7 @@ func TestGaussianReleaseKnownAnswers(t *testing.T) {
 			if !strings.Contains(renyi.Detail, "catches a variance off by 1.") {
 				t.Errorf("detail does not state the noise test's power below 2×: %s", renyi.Detail)
 			}
-			if c.verdict == Pass {
+			if c.verdict == verdict.Pass {
 				want := dp.RenyiGaussianIsotropic(2, 0.05, d, sigma, sigma)
 				if !(renyi.Interval.Lower <= want && want <= renyi.Interval.Upper) {
 					t.Fatalf("interval %+v misses the exact D_2 = %v", renyi.Interval, want)
@@ -133,7 +137,7 @@ func TestGaussianReleaseFalseFailRate(t *testing.T) {
 	}
 	fails := 0
 	for seed := range seeds {
-		if fs := checkGauss(t, newGauss(10, 0.05, 0.5), uint64(seed+1), 40); fs[0].Verdict == Fail {
+		if fs := checkGauss(t, newGauss(10, 0.05, 0.5), uint64(seed+1), 40); fs[0].Verdict == verdict.Fail {
 			fails++
 		}
 	}
@@ -149,8 +153,8 @@ func TestRenyiBoxContainsExact(t *testing.T) {
 		dist := float64(rapid.IntRange(0, 100).Draw(t, "dist")) / 50
 		lo := func(label string) float64 { return 0.1 + float64(rapid.IntRange(0, 100).Draw(t, label))/50 }
 		aLo, bLo := lo("aLo"), lo("bLo")
-		A := Interval{Lower: aLo, Upper: aLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "aw"))/100)}
-		B := Interval{Lower: bLo, Upper: bLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "bw"))/100)}
+		A := verdict.Interval{Lower: aLo, Upper: aLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "aw"))/100)}
+		B := verdict.Interval{Lower: bLo, Upper: bLo * (1 + float64(rapid.IntRange(0, 50).Draw(t, "bw"))/100)}
 		box := renyiBox(alpha, dist, d, A, B)
 		for range 20 {
 			a := A.Lower + (A.Upper-A.Lower)*float64(rapid.IntRange(0, 100).Draw(t, "a"))/100
@@ -165,15 +169,15 @@ func TestRenyiBoxContainsExact(t *testing.T) {
 
 func TestDecideUpper(t *testing.T) {
 	for _, c := range []struct {
-		iv   Interval
-		want Verdict
-	}{{Interval{Lower: 0.1, Upper: 0.4}, Pass}, {Interval{Lower: 0.6, Upper: 0.9}, Fail}, {Interval{Lower: 0.4, Upper: 0.6}, Inconclusive}, {Interval{Lower: 0.5, Upper: 0.5}, Pass}} {
-		if got := DecideUpper(c.iv, 0.5); got != c.want {
+		iv   verdict.Interval
+		want verdict.Verdict
+	}{{verdict.Interval{Lower: 0.1, Upper: 0.4}, verdict.Pass}, {verdict.Interval{Lower: 0.6, Upper: 0.9}, verdict.Fail}, {verdict.Interval{Lower: 0.4, Upper: 0.6}, verdict.Inconclusive}, {verdict.Interval{Lower: 0.5, Upper: 0.5}, verdict.Pass}} {
+		if got := verdict.DecideUpper(c.iv, 0.5); got != c.want {
 			t.Errorf("DecideUpper(%v, 0.5) = %s, want %s", c.iv, got, c.want)
 		}
 	}
-	if Worst(nil) != Inconclusive || Worst([]Finding{{Verdict: Pass}, {Verdict: Inconclusive}}) != Inconclusive ||
-		Worst([]Finding{{Verdict: Inconclusive}, {Verdict: Fail}}) != Fail || Worst([]Finding{{Verdict: Pass}}) != Pass {
+	if verdict.Worst(nil) != verdict.Inconclusive || verdict.Worst([]verdict.Finding{{Verdict: verdict.Pass}, {Verdict: verdict.Inconclusive}}) != verdict.Inconclusive ||
+		verdict.Worst([]verdict.Finding{{Verdict: verdict.Inconclusive}, {Verdict: verdict.Fail}}) != verdict.Fail || verdict.Worst([]verdict.Finding{{Verdict: verdict.Pass}}) != verdict.Pass {
 		t.Error("Worst combines verdicts wrongly")
 	}
 }

@@ -1,18 +1,19 @@
-package audit_test
+package checks_test
 
 import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"gonum.org/v1/gonum/mathext"
 )
 
 // uliraFinding judges a U-LiRA result whose pooled AUC is m, with n statistics a side.
-func uliraFinding(m mia.Metric, n int) audit.Finding {
+func uliraFinding(m mia.Metric, n int) verdict.Finding {
 	u := &mia.ULiRAResult{Unlearned: make([]float64, n), Retrained: make([]float64, n), Metrics: mia.Metrics{AUC: m}}
-	return audit.ULiRAFinding("test/ulira", "M", u, 0.1, "the evaluation pairs")
+	return checks.ULiRAFinding("test/ulira", "M", u, 0.1, "the evaluation pairs")
 }
 
 // The U-LiRA finding FAILs on its interval, not its point estimate: an AUC above ½ whose
@@ -30,7 +31,7 @@ func TestULiRAVerdictIsTheIntervals(t *testing.T) {
 		{mia.Metric{Value: 0.45, Lower: 0.40, Upper: 0.51}, false},
 	} {
 		f := uliraFinding(c.auc, 96)
-		if got := f.Verdict == audit.Fail; got != c.fail {
+		if got := f.Verdict == verdict.Fail; got != c.fail {
 			t.Errorf("AUC %.3f, interval [%.3f, %.3f]: verdict %v; want FAIL %v (the interval decides)", c.auc.Value, c.auc.Lower, c.auc.Upper, f.Verdict, c.fail)
 		}
 	}
@@ -62,9 +63,9 @@ func TestULiRANoLeakFailsAtMostAtItsRate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := audit.ULiRAFinding("test/ulira", "M", &mia.ULiRAResult{Unlearned: pos, Retrained: neg, Metrics: m}, 0.1, "the evaluation pairs")
+		f := checks.ULiRAFinding("test/ulira", "M", &mia.ULiRAResult{Unlearned: pos, Retrained: neg, Metrics: m}, 0.1, "the evaluation pairs")
 		conf = f.Confidence
-		if f.Verdict == audit.Fail {
+		if f.Verdict == verdict.Fail {
 			fails++
 		}
 	}

@@ -1,11 +1,11 @@
-package audit_test
+package checks_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 )
 
@@ -20,7 +20,7 @@ func TestDirectionFreeRuleSaysSo(t *testing.T) {
 	for i := range same {
 		same[i] = 1
 	}
-	g := audit.FamilyGame{Check: "t", Epsilon: 1, Delta: 1e-3}
+	g := checks.FamilyGame{Check: "t", Epsilon: 1, Delta: 1e-3}
 	f, err := g.Play(context.Background(), []epsilon.Statistic{{Name: "constant", Pos: same, Neg: same}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -47,13 +48,13 @@ type MembershipRelease struct {
 }
 
 // Check runs the attack on finished trials.
-func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResult) (Finding, error) {
+func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResult) (verdict.Finding, error) {
 	n := len(results)
 	if m.Score == nil && (m.Deleted == nil || m.Deleted.Len() == 0) || m.Score != nil && len(m.IDs) == 0 {
-		return Finding{}, fmt.Errorf("membership check: no deleted records to attack")
+		return verdict.Finding{}, fmt.Errorf("membership check: no deleted records to attack")
 	}
 	if err := empiricalSettings(n, &m.Confidence, &m.PowerAgainst); err != nil {
-		return Finding{}, fmt.Errorf("membership check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
 	}
 	var su, sr *mat.Dense
 	var id func(j int) int64
@@ -67,7 +68,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 			}
 		})
 		if err != nil {
-			return Finding{}, fmt.Errorf("membership check: %w", err)
+			return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
 		}
 		id = func(j int) int64 { return m.IDs[j] }
 	} else {
@@ -80,7 +81,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 			mia.Scores(sr.Slice(i0, i0+rows, 0, k).(*mat.Dense), mia.Confidence, m.Loss, ret, m.Deleted)
 		})
 		if err != nil {
-			return Finding{}, fmt.Errorf("membership check: %w", err)
+			return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
 		}
 		id = m.Deleted.ID
 	}
@@ -88,7 +89,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 	game := epsilon.Game{Delta: m.Delta, Confidence: m.Confidence, Strategy: epsilon.Split}
 	pe, err := game.PerExample(su, sr)
 	if err != nil {
-		return Finding{}, fmt.Errorf("membership check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
 	}
 	worst := pe.Examples[0]
 	for _, e := range pe.Examples {
@@ -96,21 +97,21 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 			worst = e
 		}
 	}
-	spec := epsilon.PowerSpec{Claim: m.Epsilon, Factor: m.PowerAgainst, Power: PowerTarget, Delta: m.Delta, Conf: pe.PerExampleConfidence}
+	spec := epsilon.PowerSpec{Claim: m.Epsilon, Factor: m.PowerAgainst, Power: verdict.PowerTarget, Delta: m.Delta, Conf: pe.PerExampleConfidence}
 	pw, err := PowerOf(ctx, n, spec, fmt.Sprintf("split game per deleted record, %d records", k))
 	if err != nil {
-		return Finding{}, fmt.Errorf("membership check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
 	}
-	f := Finding{
-		Check: m.Prefix + "/empirical/membership", Kind: Empirical,
+	f := verdict.Finding{
+		Check: m.Prefix + "/empirical/membership", Kind: verdict.Empirical,
 		Title:    fmt.Sprintf("membership of the %d deleted records: ε lower bound from their scores at δ = %.3g", k, m.Delta),
-		Measured: pe.Epsilon, Interval: &Interval{Lower: pe.Epsilon, Upper: math.Inf(1)},
+		Measured: pe.Epsilon, Interval: &verdict.Interval{Lower: pe.Epsilon, Upper: math.Inf(1)},
 		Bound: m.Epsilon, Comparison: "≤", Confidence: m.Confidence, Trials: n, Power: pw,
 		Detail: fmt.Sprintf("each deleted record's logit-scaled confidence under %d unlearned and %d retrained models; thresholds chosen on half the trials and bounded with Clopper–Pearson on the other half, every record at confidence %.4g so that all hold at once; strongest: record %d (%d false positives, %d false negatives); these trials can show at most ε = %.3g per record",
 			n, n, pe.PerExampleConfidence, id(worst.Example), worst.Result.Counts.FP, worst.Result.Counts.Pos-worst.Result.Counts.TP, pe.Resolution),
 	}
 	if err := decide(ctx, &f, spec); err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	f.HeldOut = heldOut(fmt.Sprintf("record %d: member if %s", id(worst.Example), ruleWords(worst.Result.Rule)), worst.Result.Rule, worst.Result.Counts, m.Delta, pe.PerExampleConfidence)
 	// each record's AUC on the held-out half, in the direction of the record's own rule
@@ -128,7 +129,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 		} // else a record every model scores alike (or one with a NaN score) has no ROC to report
 		return nil
 	}); err != nil {
-		return Finding{}, fmt.Errorf("membership check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
 	}
 	for j, auc := range aucs {
 		if auc == nil {
@@ -138,8 +139,8 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 		if !pe.Examples[j].Result.Rule.Above {
 			way = "lower confidence ranked as member (the score negated)"
 		}
-		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("membership AUC of record %d (held-out half)", id(j)), Value: auc.Value,
-			Interval: &Interval{Lower: auc.Lower, Upper: auc.Upper},
+		f.Estimates = append(f.Estimates, verdict.Estimate{Name: fmt.Sprintf("membership AUC of record %d (held-out half)", id(j)), Value: auc.Value,
+			Interval: &verdict.Interval{Lower: auc.Lower, Upper: auc.Upper},
 			Note: fmt.Sprintf("on the held-out half (the last %d unlearned models as members, the last %d retrained as non-members), in the direction of the record's own rule, chosen on the first half: %s; 0.5 is chance; 95 %% bootstrap interval (an estimate)",
 				n-h, n-h, way)})
 	}
@@ -150,7 +151,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 // spec: its power against spec.Factor× and the smallest factor it catches with spec.Power,
 // with the question they answer (audit plan asks it too). TrialsNeeded is set by decide when
 // the verdict rests on it.
-func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (*Power, error) {
+func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (*verdict.Power, error) {
 	res, err := epsilon.SplitGamePower(ctx, n, spec)
 	if err != nil {
 		return nil, err
@@ -159,8 +160,8 @@ func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (
 	if err != nil {
 		return nil, err
 	}
-	q := &Question{Route: route, Epsilon: spec.Claim, Delta: spec.Delta, Confidence: spec.Conf, Power: spec.Power, Trials: n}
-	p := &Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest, Question: q,
+	q := &verdict.Question{Route: route, Epsilon: spec.Claim, Delta: spec.Delta, Confidence: spec.Conf, Power: spec.Power, Trials: n}
+	p := &verdict.Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest, Question: q,
 		SmallestEpsilon: smallest * spec.Claim, MaxEpsilon: epsilon.MaxCertifiable(n, spec.Delta, spec.Conf, epsilon.Split)}
 	p.SmallestMu, p.MaxMu = epsilon.GDPMu(p.SmallestEpsilon, spec.Delta), epsilon.GDPMu(p.MaxEpsilon, spec.Delta)
 	if show, err := epsilon.TrialsForResolution(spec.Claim, spec.Delta, spec.Conf, epsilon.Split); err == nil {
@@ -176,16 +177,16 @@ func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (
 //
 // It also completes what the trials support (Power.TrialsToPass, the same count) and
 // makes Power.Supports the finding's first line.
-func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
+func decide(ctx context.Context, f *verdict.Finding, spec epsilon.PowerSpec) error {
 	switch {
 	case f.Measured > f.Bound:
-		f.Verdict = Fail
+		f.Verdict = verdict.Fail
 	case f.Power.Sufficient():
-		f.Verdict = Pass
+		f.Verdict = verdict.Pass
 	default:
-		f.Verdict = Inconclusive
+		f.Verdict = verdict.Inconclusive
 	}
-	if f.Verdict != Pass {
+	if f.Verdict != verdict.Pass {
 		need, _, err := epsilon.TrialsToDetect(ctx, spec)
 		if err := ctx.Err(); err != nil {
 			return err
@@ -194,7 +195,7 @@ func decide(ctx context.Context, f *Finding, spec epsilon.PowerSpec) error {
 			need = 0 // beyond epsilon.MaxPlanTrials: the power's Summary says the trials cannot resolve it
 		}
 		f.Power.TrialsToPass = need
-		if f.Verdict == Inconclusive {
+		if f.Verdict == verdict.Inconclusive {
 			f.Power.TrialsNeeded, f.TrialsNeeded = need, need
 		}
 	}

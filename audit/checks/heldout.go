@@ -1,27 +1,28 @@
-package audit
+package checks
 
 import (
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // heldOut is the HeldOut of a rule's held-out counts c, bounded at δ and confidence conf.
-func heldOut(rule string, r epsilon.Rule, c epsilon.Counts, delta, conf float64) *HeldOut {
-	return &HeldOut{Rule: rule, Above: r.Above, Unlearned: c.Pos, Retrained: c.Neg, FalsePositives: c.FP, FalseNegatives: c.Pos - c.TP,
+func heldOut(rule string, r epsilon.Rule, c epsilon.Counts, delta, conf float64) *verdict.HeldOut {
+	return &verdict.HeldOut{Rule: rule, Above: r.Above, Unlearned: c.Pos, Retrained: c.Neg, FalsePositives: c.FP, FalseNegatives: c.Pos - c.TP,
 		Resolution: epsilon.LowerBound(epsilon.Counts{TP: c.Pos, Pos: c.Pos, Neg: c.Neg}, delta, 1-conf)}
 }
 
 // rates are the rule's held-out true- and false-positive rates, as estimates with
 // two-sided 95 % Clopper–Pearson intervals: the point the bound was computed at.
-func heldOutRates(h *HeldOut, rule string) []Estimate {
+func heldOutRates(h *verdict.HeldOut, rule string) []verdict.Estimate {
 	c := h.Counts()
 	tl, tu := epsilon.ClopperPearson(c.TP, c.Pos, 0.95)
 	fl, fu := epsilon.ClopperPearson(c.FP, c.Neg, 0.95)
-	return []Estimate{
-		{Name: "held-out TPR of the deciding rule", Value: float64(c.TP) / float64(c.Pos), Interval: &Interval{Lower: tl, Upper: tu},
+	return []verdict.Estimate{
+		{Name: "held-out TPR of the deciding rule", Value: float64(c.TP) / float64(c.Pos), Interval: &verdict.Interval{Lower: tl, Upper: tu},
 			Note: fmt.Sprintf("%d of the %d held-out unlearned models called unlearned by the rule (%s); two-sided 95 %% Clopper–Pearson interval", c.TP, c.Pos, rule)},
-		{Name: "held-out FPR of the deciding rule", Value: float64(c.FP) / float64(c.Neg), Interval: &Interval{Lower: fl, Upper: fu},
+		{Name: "held-out FPR of the deciding rule", Value: float64(c.FP) / float64(c.Neg), Interval: &verdict.Interval{Lower: fl, Upper: fu},
 			Note: fmt.Sprintf("%d of the %d held-out retrained models called unlearned by the rule (%s); two-sided 95 %% Clopper–Pearson interval", c.FP, c.Neg, rule)},
 	}
 }
@@ -60,4 +61,14 @@ func ruleWords(r epsilon.Rule) string {
 		return fmt.Sprintf("≥ %.6g", r.Threshold)
 	}
 	return fmt.Sprintf("≤ %.6g", r.Threshold)
+}
+
+// scaled is v times c, a new slice (the spec's helper of that name, copied: the checks
+// do not import the spec).
+func scaled(v []float64, c float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = c * x
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -26,7 +27,7 @@ func TestCheckPhaseRunsSideBySideInOrder(t *testing.T) {
 	go func() { started.Wait(); close(all) }()
 	checks := make([]trials.CheckFunc, n)
 	for i := range checks {
-		checks[i] = func(ctx context.Context) ([]Finding, error) {
+		checks[i] = func(ctx context.Context) ([]verdict.Finding, error) {
 			started.Done()
 			select {
 			case <-all:
@@ -34,7 +35,7 @@ func TestCheckPhaseRunsSideBySideInOrder(t *testing.T) {
 				return nil, fmt.Errorf("check %d: the others did not start beside it", i)
 			}
 			time.Sleep(time.Duration(n-i) * time.Millisecond) // the last ends first
-			return []Finding{{Check: fmt.Sprint(i)}}, nil
+			return []verdict.Finding{{Check: fmt.Sprint(i)}}, nil
 		}
 	}
 	got, err := trials.CheckPhase{Limit: n}.Run(context.Background(), checks)
@@ -58,7 +59,7 @@ func TestCheckPhaseLimit(t *testing.T) {
 	var once sync.Once
 	checks := make([]trials.CheckFunc, 7)
 	for i := range checks {
-		checks[i] = func(ctx context.Context) ([]Finding, error) {
+		checks[i] = func(ctx context.Context) ([]verdict.Finding, error) {
 			mu.Lock()
 			running++
 			most = max(most, running)
@@ -94,7 +95,7 @@ func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
 	broken := errors.New("broken")
 	ended := make(chan bool, 1) // whether check 0 was ended (its context done) or ran out
 	checks := []trials.CheckFunc{
-		func(ctx context.Context) ([]Finding, error) {
+		func(ctx context.Context) ([]verdict.Finding, error) {
 			select {
 			case <-ctx.Done():
 				ended <- true
@@ -104,8 +105,8 @@ func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
 				return nil, nil
 			}
 		},
-		func(ctx context.Context) ([]Finding, error) { return nil, broken },
-		func(ctx context.Context) ([]Finding, error) {
+		func(ctx context.Context) ([]verdict.Finding, error) { return nil, broken },
+		func(ctx context.Context) ([]verdict.Finding, error) {
 			t.Error("check 2 started after check 1 failed")
 			return nil, nil
 		},
@@ -129,7 +130,7 @@ func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 	var seen []report
 	second := make(chan struct{}) // check 1 reports before it is shown, and waits
 	checks := []trials.CheckFunc{
-		func(ctx context.Context) ([]Finding, error) {
+		func(ctx context.Context) ([]verdict.Finding, error) {
 			select {
 			case <-second:
 			case <-time.After(10 * time.Second):
@@ -140,7 +141,7 @@ func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 			}
 			return nil, nil
 		},
-		func(ctx context.Context) ([]Finding, error) {
+		func(ctx context.Context) ([]verdict.Finding, error) {
 			steps.Report(ctx, "", 1, 2)
 			close(second)
 			return nil, nil
@@ -175,8 +176,8 @@ func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
 		held++ // audit i's trials, produced
 		most = max(most, held)
 		name := fmt.Sprint(i)
-		check := func(context.Context) ([]Finding, error) { return []Finding{{Check: name}}, nil }
-		if err := q.Add(context.Background(), name, check, func(fs []Finding) { held--; got = append(got, fs[0].Check) }); err != nil {
+		check := func(context.Context) ([]verdict.Finding, error) { return []verdict.Finding{{Check: name}}, nil }
+		if err := q.Add(context.Background(), name, check, func(fs []verdict.Finding) { held--; got = append(got, fs[0].Check) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,8 +191,8 @@ func TestCheckQueueHoldsAtMostABatch(t *testing.T) {
 	q = trials.CheckQueue{Phase: trials.CheckPhase{Limit: limit}}
 	boom := errors.New("boom")
 	handed := 0
-	_ = q.Add(context.Background(), "a", func(context.Context) ([]Finding, error) { return nil, nil }, func([]Finding) { handed++ })
-	err := q.Add(context.Background(), "b", func(context.Context) ([]Finding, error) { return nil, boom }, func([]Finding) { handed++ })
+	_ = q.Add(context.Background(), "a", func(context.Context) ([]verdict.Finding, error) { return nil, nil }, func([]verdict.Finding) { handed++ })
+	err := q.Add(context.Background(), "b", func(context.Context) ([]verdict.Finding, error) { return nil, boom }, func([]verdict.Finding) { handed++ })
 	if !errors.Is(err, boom) || handed != 0 {
 		t.Fatalf("a failed batch: error %v, %d findings handed on; want boom and none", err, handed)
 	}
@@ -222,13 +223,13 @@ func TestCheckQueueSharesResamples(t *testing.T) {
 	for _, shared := range []bool{true, false} {
 		q := trials.CheckQueue{Shared: shared, Phase: trials.CheckPhase{Limit: 2}}
 		seen := make([]*mia.Resamples, len(audits))
-		found := make([]Finding, len(audits))
+		found := make([]verdict.Finding, len(audits))
 		for i, results := range audits {
-			err := q.Add(context.Background(), fmt.Sprint(i), func(ctx context.Context) ([]Finding, error) {
+			err := q.Add(context.Background(), fmt.Sprint(i), func(ctx context.Context) ([]verdict.Finding, error) {
 				seen[i] = trials.SharedResamples(ctx)
 				f, err := check.Check(ctx, results)
-				return []Finding{f}, err
-			}, func(fs []Finding) { found[i] = fs[0] })
+				return []verdict.Finding{f}, err
+			}, func(fs []verdict.Finding) { found[i] = fs[0] })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -105,7 +106,7 @@ func Unrealisable(sigma, radius float64, res Resolution) string {
 // so the figures agree with the verdict; its detail keeps the arithmetic, which may be
 // right: the mechanism it certifies is not the one a float64 implementation runs.
 // Otherwise f is returned as it is.
-func AtPrecision(f Finding, sigma, radius float64, results []trials.TrialResult) Finding {
+func AtPrecision(f verdict.Finding, sigma, radius float64, results []trials.TrialResult) verdict.Finding {
 	res := TrialResolution(results)
 	why := Unrealisable(sigma, radius, res)
 	if why == "" {
@@ -120,7 +121,7 @@ func AtPrecision(f Finding, sigma, radius float64, results []trials.TrialResult)
 		arithmetic += " (" + f.Detail + ")"
 	}
 	f.Title = "float64's resolution at the parameters (must not exceed the σ used, nor the certified distance Δ)"
-	f.Verdict, f.Measured, f.Bound, f.Comparison = Fail, measured, bound, "≤"
+	f.Verdict, f.Measured, f.Bound, f.Comparison = verdict.Fail, measured, bound, "≤"
 	f.Detail = why + "; " + arithmetic
 	return f
 }
@@ -135,22 +136,22 @@ func AtPrecision(f Finding, sigma, radius float64, results []trials.TrialResult)
 // it) and the whole interval, up to dist + oracleErr, is within it. Otherwise it is
 // INCONCLUSIVE and says why: no number of trials decides a bound below what float64
 // resolves.
-func DistanceCheck(check, title string, kind Kind, dist, oracleErr, res, bound float64, trials int, detail string) Finding {
-	f := Deterministic(check, title, kind, math.Max(0, dist-oracleErr), bound, trials, detail)
-	if f.Verdict == Fail {
+func DistanceCheck(check, title string, kind verdict.Kind, dist, oracleErr, res, bound float64, trials int, detail string) verdict.Finding {
+	f := verdict.Deterministic(check, title, kind, math.Max(0, dist-oracleErr), bound, trials, detail)
+	if f.Verdict == verdict.Fail {
 		return f
 	}
 	floor := oracleErr + res
 	switch {
 	case !(floor < bound):
-		f.Verdict = Inconclusive
+		f.Verdict = verdict.Inconclusive
 		f.Detail = fmt.Sprintf("the bound %.3g is below what this check resolves, %.3g (the norm of float64's spacings at the models, %.3g", bound, floor, res)
 		if oracleErr > 0 {
 			f.Detail += fmt.Sprintf(", plus the reference point's certified error %.3g", oracleErr)
 		}
 		f.Detail += "), so it cannot show a violation of it: INCONCLUSIVE whatever the trials; " + detail
 	case dist+oracleErr > bound*(1+1e-9):
-		f.Verdict = Inconclusive
+		f.Verdict = verdict.Inconclusive
 		f.Detail = fmt.Sprintf("the distance %.3g, known to ±%.3g, straddles the bound %.3g: INCONCLUSIVE; %s", dist, oracleErr, bound, detail)
 	}
 	return f

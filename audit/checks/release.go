@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -78,9 +79,9 @@ func residualStats(results []trials.TrialResult, side func(trials.TrialResult) r
 
 // varianceInterval is the two-sided chi-square interval for σ² from a sum of squares with
 // the given degrees of freedom, at level 1 − a.
-func varianceInterval(ss float64, dof int, a float64) Interval {
+func VarianceInterval(ss float64, dof int, a float64) verdict.Interval {
 	c := distuv.ChiSquared{K: float64(dof)}
-	return Interval{Lower: ss / c.Quantile(1-a/2), Upper: ss / c.Quantile(a/2)}
+	return verdict.Interval{Lower: ss / c.Quantile(1-a/2), Upper: ss / c.Quantile(a/2)}
 }
 
 // centredPValue is the F-test p-value of H0: the residual mean is zero.
@@ -112,7 +113,7 @@ func renyiScaleTerm(alpha, r float64) float64 {
 
 // renyiBox bounds D_α(N(μ₁, aI_d) ‖ N(μ₂, bI_d)), ‖μ₁−μ₂‖ = dist, over a ∈ A, b ∈ B, by
 // bounding its two terms separately: α dist²/(2(αb + (1−α)a)) and d·renyiScaleTerm(a/b).
-func renyiBox(alpha, dist float64, d int, A, B Interval) Interval {
+func renyiBox(alpha, dist float64, d int, A, B verdict.Interval) verdict.Interval {
 	mean := func(s float64) float64 {
 		if dist == 0 {
 			return 0
@@ -122,7 +123,7 @@ func renyiBox(alpha, dist float64, d int, A, B Interval) Interval {
 		}
 		return alpha * dist * dist / (2 * s)
 	}
-	rLo, rHi := ratio(A.Lower, B.Upper), ratio(A.Upper, B.Lower)
+	rLo, rHi := VarianceRatio(A.Lower, B.Upper), VarianceRatio(A.Upper, B.Lower)
 	var gMin float64
 	switch {
 	case rHi < 1:
@@ -131,13 +132,13 @@ func renyiBox(alpha, dist float64, d int, A, B Interval) Interval {
 		gMin = renyiScaleTerm(alpha, rLo)
 	}
 	gMax := math.Max(renyiScaleTerm(alpha, rLo), renyiScaleTerm(alpha, rHi))
-	return Interval{
+	return verdict.Interval{
 		Lower: mean(alpha*B.Upper+(1-alpha)*A.Lower) + float64(d)*gMin,
 		Upper: mean(alpha*B.Lower+(1-alpha)*A.Upper) + float64(d)*gMax,
 	}
 }
 
-func ratio(a, b float64) float64 {
+func VarianceRatio(a, b float64) float64 {
 	switch {
 	case a == 0 && b == 0:
 		return 1 // both sides noiseless: equal (degenerate) laws
@@ -148,7 +149,7 @@ func ratio(a, b float64) float64 {
 }
 
 // Check runs the release check on finished trials.
-func (g GaussianRelease) Check(results []trials.TrialResult) ([]Finding, error) {
+func (g GaussianRelease) Check(results []trials.TrialResult) ([]verdict.Finding, error) {
 	if len(results) < 2 {
 		return nil, fmt.Errorf("gaussian release check: %d trials; want at least 2", len(results))
 	}
@@ -195,8 +196,8 @@ func (g GaussianRelease) Check(results []trials.TrialResult) ([]Finding, error) 
 	sides := []struct {
 		name string
 		st   noiseStats
-		iv   Interval // two-sided interval at level 1 − 2a, so each end is a one-sided bound at a
-	}{{"unlearned", un, varianceInterval(un.ss, n*d, 2*a)}, {"retrained", re, varianceInterval(re.ss, n*d, 2*a)}}
+		iv   verdict.Interval // two-sided interval at level 1 − 2a, so each end is a one-sided bound at a
+	}{{"unlearned", un, VarianceInterval(un.ss, n*d, 2*a)}, {"retrained", re, VarianceInterval(re.ss, n*d, 2*a)}}
 	for _, s := range sides {
 		if s.iv.Upper < sig2 {
 			failures = append(failures, fmt.Sprintf("%s side: noise σ̂ = %.4g, its %.4g%% upper bound %.4g is below the calibrated σ = %.4g",
@@ -217,30 +218,30 @@ func (g GaussianRelease) Check(results []trials.TrialResult) ([]Finding, error) 
 	equalModel := len(failures) == 0
 
 	claimD := alpha * g.Rho
-	var dIv, epsIv Interval
+	var dIv, epsIv verdict.Interval
 	var dPoint, epsPoint float64
 	if equalModel {
-		pooled := varianceInterval(un.ss+re.ss, 2*n*d, 1-conf)
+		pooled := VarianceInterval(un.ss+re.ss, 2*n*d, 1-conf)
 		v := (un.ss + re.ss) / float64(2*n*d)
 		dOf := func(v float64) float64 { return dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(v), math.Sqrt(v)) }
-		dIv = Interval{Lower: dOf(pooled.Upper), Upper: dOf(pooled.Lower)}
+		dIv = verdict.Interval{Lower: dOf(pooled.Upper), Upper: dOf(pooled.Lower)}
 		dPoint = dOf(v)
 		lo, _ := exactEpsBounds(worst, pooled.Upper, g.Delta)
 		_, hi := exactEpsBounds(worst, pooled.Lower, g.Delta)
-		epsIv = Interval{Lower: lo, Upper: hi}
+		epsIv = verdict.Interval{Lower: lo, Upper: hi}
 		_, epsPoint = exactEpsBounds(worst, v, g.Delta)
 	} else {
 		vu, vr := un.ss/float64(n*d), re.ss/float64(n*d)
 		f := renyiBox(alpha, worst, d, sides[0].iv, sides[1].iv)
 		b := renyiBox(alpha, worst, d, sides[1].iv, sides[0].iv)
-		dIv = Interval{Lower: math.Max(f.Lower, b.Lower), Upper: math.Max(f.Upper, b.Upper)}
+		dIv = verdict.Interval{Lower: math.Max(f.Lower, b.Lower), Upper: math.Max(f.Upper, b.Upper)}
 		dPoint = math.Max(dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(vu), math.Sqrt(vr)),
 			dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(vr), math.Sqrt(vu)))
 		lo := math.Min(sides[0].iv.Lower, sides[1].iv.Lower)
 		hi := math.Max(sides[0].iv.Upper, sides[1].iv.Upper)
 		epsLo, _ := exactEpsBounds(worst, hi, g.Delta)
 		_, epsHi := exactEpsBounds(worst, lo, g.Delta)
-		epsIv = Interval{Lower: epsLo, Upper: epsHi}
+		epsIv = verdict.Interval{Lower: epsLo, Upper: epsHi}
 		_, epsPoint = exactEpsBounds(worst, math.Min(vu, vr), g.Delta)
 	}
 
@@ -251,27 +252,27 @@ func (g GaussianRelease) Check(results []trials.TrialResult) ([]Finding, error) 
 	}
 	// the power of each side's two-sided scale test (level 2a), stated so a PASS says what
 	// it could have caught
-	scale := NewVarianceTest(n*d, 2*a)
-	renyi := Finding{
-		Check: g.Prefix + "/release/renyi", Kind: Release,
+	scale := verdict.NewVarianceTest(n*d, 2*a)
+	renyi := verdict.Finding{
+		Check: g.Prefix + "/release/renyi", Kind: verdict.Release,
 		Title:    fmt.Sprintf("Rényi divergence D_%g of the published laws (worst trial)", alpha),
 		Measured: dPoint, Interval: &dIv, Bound: claimD, Comparison: "≤", Confidence: conf, Trials: n,
 		Detail: fmt.Sprintf("max over trials of ‖θ̂_unlearned − θ̂_retrained‖ = %.4g; %s; each side's noise-scale test (two-sided χ², %d degrees of freedom) catches a variance off by %.3g× either way with 80 %% power",
 			worst, model, n*d, scale.Resolves()),
 	}
-	renyi.Verdict = DecideUpper(dIv, claimD)
-	exact := Finding{
-		Check: g.Prefix + "/release/exact-epsilon", Kind: Release,
+	renyi.Verdict = verdict.DecideUpper(dIv, claimD)
+	exact := verdict.Finding{
+		Check: g.Prefix + "/release/exact-epsilon", Kind: verdict.Release,
 		Title:    fmt.Sprintf("exact (ε, δ) of the published laws at δ = %.3g (worst trial)", g.Delta),
 		Measured: epsPoint, Interval: &epsIv, Bound: g.Epsilon, Comparison: "≤", Confidence: conf, Trials: n,
 		Detail: "Gaussian-mechanism privacy profile (Balle–Wang 2018) of the two published laws",
 	}
-	exact.Verdict = DecideUpper(epsIv, g.Epsilon)
+	exact.Verdict = verdict.DecideUpper(epsIv, g.Epsilon)
 	if epsIv.Upper > dp.MaxExactEpsilon && !math.IsInf(epsIv.Upper, 1) {
 		exact.Detail += fmt.Sprintf("; beyond ε = %g the privacy profile is bounded, not solved: ε ≥ s²/2 (δ(s²/2) ≥ ½ − 1/(s√(2π)) > δ) and ε ≤ ρ + 2√(ρ ln(1/δ)), ρ = s²/2 (zCDP), s = distance/σ; the measurement is the upper bound", dp.MaxExactEpsilon)
 	}
 	if why := g.infiniteCause(un, re, worst, results); why != "" {
-		for _, f := range []*Finding{&renyi, &exact} {
+		for _, f := range []*verdict.Finding{&renyi, &exact} {
 			if math.IsInf(f.Measured, 1) || math.IsInf(f.Interval.Upper, 1) {
 				f.Detail = why + "; " + f.Detail
 			}
@@ -287,25 +288,25 @@ func (g GaussianRelease) Check(results []trials.TrialResult) ([]Finding, error) 
 		renyi.Detail = fmt.Sprintf("the bound α·ρ = %g × %g is %v because %s: no divergence can be compared with it; ", alpha, g.Rho, claimD, cause) + renyi.Detail
 	}
 	if len(failures) > 0 {
-		renyi.Verdict, exact.Verdict = Fail, Fail
+		renyi.Verdict, exact.Verdict = verdict.Fail, verdict.Fail
 	}
-	for _, f := range []*Finding{&renyi, &exact} {
-		if f.Verdict == Inconclusive && equalModel {
-			f.TrialsNeeded = trialsToDecide(n, func(m int) Verdict {
-				pooled := varianceInterval(un.ss/float64(n)*float64(m)+re.ss/float64(n)*float64(m), 2*m*d, 1-conf)
+	for _, f := range []*verdict.Finding{&renyi, &exact} {
+		if f.Verdict == verdict.Inconclusive && equalModel {
+			f.TrialsNeeded = trialsToDecide(n, func(m int) verdict.Verdict {
+				pooled := VarianceInterval(un.ss/float64(n)*float64(m)+re.ss/float64(n)*float64(m), 2*m*d, 1-conf)
 				if f == &renyi {
-					return DecideUpper(Interval{
+					return verdict.DecideUpper(verdict.Interval{
 						Lower: dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(pooled.Upper), math.Sqrt(pooled.Upper)),
 						Upper: dp.RenyiGaussianIsotropic(alpha, worst, d, math.Sqrt(pooled.Lower), math.Sqrt(pooled.Lower)),
 					}, claimD)
 				}
 				lo, _ := exactEpsBounds(worst, pooled.Upper, g.Delta)
 				_, hi := exactEpsBounds(worst, pooled.Lower, g.Delta)
-				return DecideUpper(Interval{Lower: lo, Upper: hi}, g.Epsilon)
+				return verdict.DecideUpper(verdict.Interval{Lower: lo, Upper: hi}, g.Epsilon)
 			})
 		}
 	}
-	return []Finding{renyi, exact}, nil
+	return []verdict.Finding{renyi, exact}, nil
 }
 
 // equalScalePValue is the two-sided F-test p-value of H0: both sides' noise has the same
@@ -347,15 +348,15 @@ func exactEpsBounds(dist, v, delta float64) (lo, hi float64) {
 // exactEps is the exact ε at δ of two Gaussians at distance dist with common variance v
 // where dp.GaussianExactEpsilon solves it, and beyond its range exactEpsBounds' upper
 // bound: the ε a certificate may state for the pair.
-func exactEps(dist, v, delta float64) float64 {
+func ExactEps(dist, v, delta float64) float64 {
 	_, hi := exactEpsBounds(dist, v, delta)
 	return hi
 }
 
 // trialsToDecide is the least trial count m ≥ n at which decide(m) is not INCONCLUSIVE,
 // assuming the point estimates stay where they are; 0 when no count up to 10⁹ decides.
-func trialsToDecide(n int, decide func(m int) Verdict) int {
-	m := leastTrue(float64(n), true, func(m float64) bool { return decide(int(m)) != Inconclusive })
+func trialsToDecide(n int, decide func(m int) verdict.Verdict) int {
+	m := LeastTrue(float64(n), true, func(m float64) bool { return decide(int(m)) != verdict.Inconclusive })
 	if math.IsInf(m, 1) {
 		return 0
 	}
@@ -383,4 +384,32 @@ func (g GaussianRelease) infiniteCause(un, re noiseStats, worst float64, results
 		why += "; " + r
 	}
 	return why
+}
+
+// leastTrue is the least x ≥ from at which ok, monotone in x, holds: to 4 significant
+// digits, or the least integer when integer is set (from being one); +Inf when none up
+// to 10⁹ does.
+func LeastTrue(from float64, integer bool, ok func(float64) bool) float64 {
+	if ok(from) {
+		return from
+	}
+	lo, hi := from, 2*from
+	for !ok(hi) {
+		lo, hi = hi, 2*hi
+		if hi > 1e9 {
+			return math.Inf(1)
+		}
+	}
+	for (integer && hi-lo > 1) || (!integer && hi-lo > 1e-4*hi) {
+		mid := (lo + hi) / 2
+		if integer {
+			mid = math.Floor(mid)
+		}
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }

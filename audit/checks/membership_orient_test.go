@@ -1,4 +1,4 @@
-package audit
+package checks
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -34,7 +35,7 @@ func TestMembershipAUCsFollowEachRecordsRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Verdict != Fail || f.HeldOut == nil {
+	if f.Verdict != verdict.Fail || f.HeldOut == nil {
 		t.Fatalf("%s, held-out %+v; want a FAIL with its counts", f.Verdict, f.HeldOut)
 	}
 	seen := 0
