@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -169,12 +171,12 @@ func (c consistencyCase) run(t fataler) string {
 				}
 			}
 		}
-		_, fs, err = audit.VerifyScores(ctx, u, r, s)
+		_, fs, err = verify.VerifyScores(ctx, u, r, s)
 		if c.route == "references" {
 			u = nil // the deciding statistic is not one record's score
 		}
 	case "parameters":
-		_, fs, err = audit.VerifySamples(ctx, draw(c.nu, c.k+1, c.shift), draw(c.nr, c.k+1, 0), s)
+		_, fs, err = verify.VerifySamples(ctx, draw(c.nu, c.k+1, c.shift), draw(c.nr, c.k+1, 0), s)
 	case "parameters with data":
 		var recs []reference.Record
 		for i := range 6 {
@@ -185,12 +187,12 @@ func (c consistencyCase) run(t fataler) string {
 			t.Fatalf("%v", err)
 		}
 		s.Deletes = []int64{100, 101, 102}
-		_, fs, err = audit.VerifyModels(ctx, draw(c.nu, 2, c.shift), draw(c.nr, 2, 0), ds, s)
+		_, fs, err = verify.VerifyModels(ctx, draw(c.nu, 2, c.shift), draw(c.nr, 2, 0), ds, s)
 		if err != nil {
 			t.Fatalf("%s: %v", c.route, err)
 		}
 	case "one model":
-		_, fs, err = audit.VerifyScores(ctx, draw(c.nu, c.k, c.shift), draw(c.nr, c.k, 0), s)
+		_, fs, err = verify.VerifyScores(ctx, draw(c.nu, c.k, c.shift), draw(c.nr, c.k, 0), s)
 	case "holdout":
 		forget, hold := make([]float64, c.k*4), make([]float64, c.m)
 		ids := make([]int64, len(forget))
@@ -214,7 +216,7 @@ func (c consistencyCase) run(t fataler) string {
 		}
 		plan[0], plan[1] = true, false // both kinds
 		var f audit.Finding
-		f, err = audit.OneRunFinding("t", plan, member, s.Epsilon, s.Delta, 0.95)
+		f, err = canary.OneRunFinding("t", plan, member, s.Epsilon, s.Delta, 0.95)
 		fs = []audit.Finding{f}
 		if err == nil {
 			checkOneRun(t, f, plan, member, s)

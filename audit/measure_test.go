@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 )
 
 // Measured without a claim, a model below all of 64 retrains refutes every ε up to
@@ -31,7 +32,7 @@ func TestMeasurements(t *testing.T) {
 		k    int
 		want float64
 	}{{1, epsilon.RanksMaxEpsilon(1, 64, 1e-3, 0.95)}, {2, epsilon.RanksMaxEpsilon(2, 64, 1e-3, 0.95)}} {
-		_, fs, err := audit.VerifyScores(ctx, seedCase(1, c.k, 30, 0.05), seedCase(3, 64, 30, 0.5), s)
+		_, fs, err := verify.VerifyScores(ctx, seedCase(1, c.k, 30, 0.05), seedCase(3, 64, 30, 0.5), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func TestMeasurements(t *testing.T) {
 			t.Errorf("the rank measurement speaks of a claim: %s", m.Detail)
 		}
 	}
-	_, fs, err := audit.VerifyScores(ctx, seedCase(5, 32, 30, 0.3), seedCase(6, 32, 30, 0.5), s)
+	_, fs, err := verify.VerifyScores(ctx, seedCase(5, 32, 30, 0.3), seedCase(6, 32, 30, 0.5), s)
 	if err != nil {
 		t.Fatal(err)
 	}

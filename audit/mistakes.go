@@ -48,9 +48,9 @@ func (s *Spec) CheckScoreColumns(flag, file string, m *mat.Dense) error {
 	return errors.New(msg)
 }
 
-// transposedHint is what sameColumns adds when one side's rows match the other's
+// TransposedHint is what sameColumns adds when one side's rows match the other's
 // columns: that side looks transposed.
-func transposedHint(unlearned, retrained *mat.Dense) string {
+func TransposedHint(unlearned, retrained *mat.Dense) string {
 	nu, du := unlearned.Dims()
 	nr, dr := retrained.Dims()
 	var sides []string

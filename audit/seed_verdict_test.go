@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,7 +37,7 @@ func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 	ctx := context.Background()
 	scores := func(u, r *mat.Dense) func(*audit.Spec) (audit.Finding, error) {
 		return func(s *audit.Spec) (audit.Finding, error) {
-			_, fs, err := audit.VerifyScores(ctx, u, r, s)
+			_, fs, err := verify.VerifyScores(ctx, u, r, s)
 			if err != nil {
 				return audit.Finding{}, err
 			}
@@ -45,7 +46,7 @@ func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 	}
 	params := func(u, r *mat.Dense) func(*audit.Spec) (audit.Finding, error) {
 		return func(s *audit.Spec) (audit.Finding, error) {
-			_, fs, err := audit.VerifyModels(ctx, u, r, nil, s)
+			_, fs, err := verify.VerifyModels(ctx, u, r, nil, s)
 			if err != nil {
 				return audit.Finding{}, err
 			}
@@ -91,7 +92,7 @@ func TestRandomisedRankNamesItself(t *testing.T) {
 	seen := map[audit.Verdict]bool{}
 	for seed := uint64(1); seed <= 8; seed++ {
 		s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true, RandomisedRank: true}
-		_, fs, err := audit.VerifyScores(context.Background(), u, r, s)
+		_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -137,7 +138,7 @@ func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, resu
 // per-record scores: CheckSavedScores.
 func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
-	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifySamples, collect(opts))
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, verify.VerifySamples, collect(opts))
 }
 
 // CheckSavedScores is CheckSaved on per-record scores (models × deleted records, losses:
@@ -147,7 +148,7 @@ func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 // never passes it.
 func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
-	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifyScores, collect(opts))
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, verify.VerifyScores, collect(opts))
 }
 
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 )
 
 // Utility mirrors audit.Utility: how well a subject's models still work, measured beside
@@ -27,7 +27,7 @@ type UtilityRow struct {
 }
 
 // NewUtility converts an audit's utility into the report model; nil gives nil.
-func NewUtility(u *audit.Utility) *Utility {
+func NewUtility(u *verify.Utility) *Utility {
 	if u == nil {
 		return nil
 	}
@@ -63,7 +63,7 @@ func utilityTable(u *Utility) [][]string {
 	}
 	for _, k := range order {
 		row := []string{k.set, k.measure}
-		for _, side := range audit.UtilitySides {
+		for _, side := range verify.UtilitySides {
 			r, ok := cells[k][side]
 			if !ok {
 				row = append(row, "—")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,10 +16,10 @@ import (
 // inconclusive finding in Summarize fails the tally assertion; the sides swapped in
 // utilityTable fails the Markdown one.
 func TestUtilityIsNoVerdict(t *testing.T) {
-	u, err := audit.MeasureUtility("per-record values in u.npz", []audit.UtilityInput{
-		{Side: "unlearned", Set: "forget", Values: audit.UtilityLoss, M: denseOf(2, 2, 1, 2, 3, 4)},
-		{Side: "retrained", Set: "forget", Values: audit.UtilityLoss, M: denseOf(2, 2, 2, 2, 4, 4)},
-		{Side: "unlearned", Set: "test", Values: audit.UtilityCorrect, M: denseOf(2, 2, 1, 1, 1, 0)},
+	u, err := verify.MeasureUtility("per-record values in u.npz", []verify.UtilityInput{
+		{Side: "unlearned", Set: "forget", Values: verify.UtilityLoss, M: denseOf(2, 2, 1, 2, 3, 4)},
+		{Side: "retrained", Set: "forget", Values: verify.UtilityLoss, M: denseOf(2, 2, 2, 2, 4, 4)},
+		{Side: "unlearned", Set: "test", Values: verify.UtilityCorrect, M: denseOf(2, 2, 1, 1, 1, 0)},
 	}, 2, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,7 +39,7 @@ func TestRankFindingThresholdOverKModels(t *testing.T) {
 			t.Errorf("k = %d: PlanRanks threshold %v, %d retrains needed; want t_k = %v and %d", k, rp.Threshold, rp.RetrainsNeeded, want, need)
 		}
 		s := &audit.Spec{Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2, Seed: 1, Claimed: true}
-		if got := audit.RankRetrains(s, k, 1); got != 2*need {
+		if got := verify.RankRetrains(s, k, 1); got != 2*need {
 			t.Errorf("k = %d: the recipe asks for %d retrains; want 2 × %d", k, got, need)
 		}
 		for _, n := range []int{need - 1, need} {
@@ -76,7 +77,7 @@ func TestRankFindingThresholdOverKModels(t *testing.T) {
 					r.Set(i, j, refs[i])
 				}
 			}
-			_, fs, err := audit.VerifyScores(ctx, u, r, s)
+			_, fs, err := verify.VerifyScores(ctx, u, r, s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,7 +33,7 @@ func TestULiRAStatistic(t *testing.T) {
 	}
 	u, r := load("unlearned.npy"), load("retrained.npy")
 	s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
-	_, fs, err := audit.VerifyScores(context.Background(), u, r, s)
+	_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestULiRAStatistic(t *testing.T) {
 	if s.References, err = checks.LoadReferences(filepath.Join(dir, "references.npz")); err != nil {
 		t.Fatal(err)
 	}
-	_, fs, err = audit.VerifyScores(context.Background(), u, r, s)
+	_, fs, err = verify.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -159,7 +160,7 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		}
 		s.Deletes, s.Intercept = data.Deletes, true
 		if v == After {
-			_, fs, err := audit.VerifyModels(context.Background(), u, r, data.Set, &s)
+			_, fs, err := verify.VerifyModels(context.Background(), u, r, data.Set, &s)
 			if err != nil {
 				return "", err
 			}
@@ -173,11 +174,11 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		if err != nil || game == audit.Fail {
 			return game, err
 		}
-		lu, err := audit.LinearLosses(u, data.Set, data.Deletes, true)
+		lu, err := verify.LinearLosses(u, data.Set, data.Deletes, true)
 		if err != nil {
 			return "", err
 		}
-		lr, err := audit.LinearLosses(r, data.Set, data.Deletes, true)
+		lr, err := verify.LinearLosses(r, data.Set, data.Deletes, true)
 		if err != nil {
 			return "", err
 		}
@@ -190,11 +191,11 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		)
 		switch {
 		case route == Scores:
-			_, fs, err = audit.VerifyScores(context.Background(), u, r, &s)
+			_, fs, err = verify.VerifyScores(context.Background(), u, r, &s)
 		case models < audit.MinEmpiricalTrials:
 			return audit.Inconclusive, nil // the rank route needs the data
 		default:
-			_, fs, err = audit.VerifySamples(context.Background(), u, r, &s)
+			_, fs, err = verify.VerifySamples(context.Background(), u, r, &s)
 		}
 		if err != nil {
 			return "", err

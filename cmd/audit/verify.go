@@ -10,6 +10,8 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
@@ -198,7 +200,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	)
 	var utilRetrained *mat.Dense // the retrained models or scores, for the utility
 	if *oneRun != "" {
-		plan, err := audit.ReadCanaryPlan(*oneRun)
+		plan, err := canary.ReadCanaryPlan(*oneRun)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: --one-run: %w", err)}
 		}
@@ -206,7 +208,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if r != 1 && c != 1 {
 			return usageError{fmt.Errorf("verify: --unlearned %s: %d × %d scores; --one-run wants one score a canary (%d)", unlearnedPath, r, c, plan.Canaries)}
 		}
-		claim, findings, err = audit.VerifyOneRun(plan, unlearned.RawMatrix().Data, s)
+		claim, findings, err = canary.VerifyOneRun(plan, unlearned.RawMatrix().Data, s)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: --unlearned %s: %w", unlearnedPath, err)}
 		}
@@ -224,13 +226,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if ds, err = data.load(ctx, s.Seed); err != nil {
 			return err
 		}
-		recipe, err := audit.NewRecipe(s, ds.ds)
+		recipe, err := verify.NewRecipe(s, ds.ds)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
 		}
 		var ret *mat.Dense
 		sctx, stop := bar.Steps(ctx, "verify: retraining by the recipe and playing the game") // a trials-needed search shows its settling's ETA
-		claim, findings, ret, err = audit.VerifyAgainstRecipe(sctx, unlearned, recipe, s, workers)
+		claim, findings, ret, err = verify.VerifyAgainstRecipe(sctx, unlearned, recipe, s, workers)
 		stop()
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -289,10 +291,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 			}
 			sctx, stop := bar.Steps(ctx, "verify: the game on the scores and its power")
-			claim, findings, err = audit.VerifyScores(sctx, unlearned, retrained, s)
+			claim, findings, err = verify.VerifyScores(sctx, unlearned, retrained, s)
 			stop()
 			if err == nil && *holdout != "" {
-				f, err := audit.VerifyHoldout(unlearned, h, s)
+				f, err := verify.VerifyHoldout(unlearned, h, s)
 				if err != nil {
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
 				}
@@ -305,11 +307,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return err
 			}
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
+			claim, findings, err = verify.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
 			stop()
 		default:
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, nil, s)
+			claim, findings, err = verify.VerifyModels(sctx, unlearned, retrained, nil, s)
 			stop()
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -54,13 +55,13 @@ func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dens
 	if err != nil {
 		return audit.Claim{}, nil, nil, "", fmt.Errorf("verify: --prenoise-retrained: %w", err)
 	}
-	m := audit.NoisyModels{Unlearned: unlearned, Retrained: retrained, PreUnlearned: preU, PreRetrained: preR}
+	m := verify.NoisyModels{Unlearned: unlearned, Retrained: retrained, PreUnlearned: preU, PreRetrained: preR}
 	if n, _ := preU.Dims(); len(uFiles) == n && n > 1 { // a folder, a model a file: pairs are named by file
 		for _, f := range uFiles {
 			m.Pairs = append(m.Pairs, filepath.Base(f))
 		}
 	}
-	claim, findings, err := audit.VerifyNoisy(ctx, m, ds, s)
+	claim, findings, err := verify.VerifyNoisy(ctx, m, ds, s)
 	if err != nil {
 		return audit.Claim{}, nil, nil, "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -189,7 +190,7 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recipe, err := audit.NewRecipe(s, ds)
+	recipe, err := verify.NewRecipe(s, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,7 +17,7 @@ import (
 type utilityFlags struct {
 	file     string
 	fromData bool
-	values   []audit.UtilityInput // the file's arrays, read and checked by check
+	values   []verify.UtilityInput // the file's arrays, read and checked by check
 }
 
 func (u *utilityFlags) register(fs *flag.FlagSet) {
@@ -30,10 +31,10 @@ func (u *utilityFlags) register(fs *flag.FlagSet) {
 func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath string) error {
 	if u.file != "" {
 		var err error
-		if u.values, err = audit.LoadUtility(u.file); err != nil {
+		if u.values, err = verify.LoadUtility(u.file); err != nil {
 			return usageError{fmt.Errorf("verify: --utility: %w", err)}
 		}
-		if _, err := audit.MeasureUtility("", u.values, 0, 0); err != nil {
+		if _, err := verify.MeasureUtility("", u.values, 0, 0); err != nil {
 			return usageError{fmt.Errorf("verify: --utility %s: %w", u.file, err)}
 		}
 	}
@@ -65,7 +66,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		nr, _ = retrained.Dims()
 	}
 	var (
-		in      []audit.UtilityInput
+		in      []verify.UtilityInput
 		sources []string
 		inputs  []reports.Input
 	)
@@ -73,7 +74,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		if ds == nil {
 			return nil, nil, usagef("verify: --utility-from-data: this route reads no data set; give the spec's data with model weights")
 		}
-		got, err := audit.LinearUtility(unlearned, retrained, ds.ds, s.Deletes, s.Intercept)
+		got, err := verify.LinearUtility(unlearned, retrained, ds.ds, s.Deletes, s.Intercept)
 		if err != nil {
 			return nil, nil, usageError{fmt.Errorf("verify: --utility-from-data: %w", err)}
 		}
@@ -93,7 +94,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 	if len(sources) == 2 {
 		source += "; " + sources[1]
 	}
-	util, err := audit.MeasureUtility(source, in, nu, nr)
+	util, err := verify.MeasureUtility(source, in, nu, nr)
 	if err != nil {
 		flag := "--utility-from-data"
 		if u.file != "" {

@@ -1,10 +1,12 @@
-package audit
+package verify
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,12 +22,12 @@ func TestVerifyScoresOf1e308(t *testing.T) {
 			r.Set(i, j, 1+0.2*rng.NormFloat64())
 		}
 	}
-	s := &Spec{Epsilon: 1, Delta: 1e-5, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
+	s := &audit.Spec{Epsilon: 1, Delta: 1e-5, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
 	_, fs, err := VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs[0].Verdict != Fail {
+	if fs[0].Verdict != verdict.Fail {
 		t.Errorf("1e308 against 1: %s (%s)", fs[0].Verdict, fs[0].Detail)
 	}
 }

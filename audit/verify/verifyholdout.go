@@ -1,10 +1,12 @@
-package audit
+package verify
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -14,12 +16,12 @@ import (
 // higher is more member-like; the records are named by s.Deletes, which must then list one
 // a column (CheckScoreColumns), else by their column, and the finding says so: a column
 // is not a record ID.
-func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
+func VerifyHoldout(unlearned, holdout *mat.Dense, s *audit.Spec) (verdict.Finding, error) {
 	if err := checks.CheckHoldout(unlearned, holdout); err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	if err := s.CheckScoreColumns("verify:", "--unlearned", unlearned); err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	_, k := unlearned.Dims()
 	ids := make([]int64, k)
@@ -39,4 +41,13 @@ func VerifyHoldout(unlearned, holdout *mat.Dense, s *Spec) (Finding, error) {
 		fmt.Sprintf("the most exposed is the record in column %d (", top), 1)
 	f.Detail += "; the spec lists no deletes, so records are named by their column (0-based), not by an ID: give deletes, one a column in order, to name them"
 	return f, nil
+}
+
+// scaled is v times c, a new slice (the spec's helper of that name, copied).
+func scaled(v []float64, c float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = c * x
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package audit_test
+package verify_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -18,7 +20,7 @@ import (
 // verifyFixtures are the scikit-learn models of cmd/audit/testdata/verify (make_models.py):
 // L2-logistic regression with an intercept on the standardised breast-cancer data, the
 // first 50 records deleted, and the models' logistic losses on them as NumPy computed them.
-const verifyFixtures = "../cmd/audit/testdata/verify"
+const verifyFixtures = "../../cmd/audit/testdata/verify"
 
 func breastCancer(t *testing.T) *reference.Dataset {
 	t.Helper()
@@ -52,7 +54,7 @@ func TestLinearLossesMatchNumPy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := audit.LinearLosses(models, ds, ids(50), true)
+		got, err := verify.LinearLosses(models, ds, ids(50), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,10 +67,10 @@ func TestLinearLossesMatchNumPy(t *testing.T) {
 		}
 	}
 	models, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "good"))
-	if _, err := audit.LinearLosses(models, ds, ids(3), false); err == nil || !strings.Contains(err.Error(), "31 parameters, the data 30 features (with no intercept, want 30)") {
+	if _, err := verify.LinearLosses(models, ds, ids(3), false); err == nil || !strings.Contains(err.Error(), "31 parameters, the data 30 features (with no intercept, want 30)") {
 		t.Errorf("an intercept read as a weight: %v", err)
 	}
-	if _, err := audit.LinearLosses(models, ds, []int64{100000}, true); err == nil || !strings.Contains(err.Error(), "record ID 100000 is not in the dataset") {
+	if _, err := verify.LinearLosses(models, ds, []int64{100000}, true); err == nil || !strings.Contains(err.Error(), "record ID 100000 is not in the dataset") {
 		t.Errorf("unknown record: %v", err)
 	}
 }
@@ -103,13 +105,13 @@ func TestVerifyModelsAttacks(t *testing.T) {
 		s.Deletes, s.Attacks = ids(50), attacks
 		return s
 	}
-	checks := func(fs []audit.Finding) (out []string) {
+	checks := func(fs []verdict.Finding) (out []string) {
 		for _, f := range fs {
 			out = append(out, f.Check+"="+string(f.Verdict))
 		}
 		return out
 	}
-	_, fs, err := audit.VerifyModels(context.Background(), broken, retrained, ds, spec(nil))
+	_, fs, err := verify.VerifyModels(context.Background(), broken, retrained, ds, spec(nil))
 	if err != nil || strings.Join(checks(fs), " ") != "verify/empirical/epsilon-lower-bound=FAIL" || !strings.Contains(fs[0].Detail, "pre-registered") && !strings.Contains(fs[0].Title, "pre-registered") {
 		t.Errorf("broken models, both attacks: %v %v", checks(fs), err)
 	}
@@ -120,19 +122,19 @@ func TestVerifyModelsAttacks(t *testing.T) {
 	if got := strings.Join(names, "; "); !strings.Contains(got, "AUC of the deciding statistic") || !strings.Contains(got, "TPR at FPR 0.001 of the deciding statistic") || fs[0].Scores == nil {
 		t.Errorf("broken models: estimates %q and scores %v; want the deciding statistic's AUC, TPR at low FPR and histograms", got, fs[0].Scores)
 	}
-	_, fs, err = audit.VerifyModels(context.Background(), broken, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
-	if err != nil || len(fs) != 1 || fs[0].Verdict != audit.Fail || !strings.Contains(fs[0].Detail, "over the deleted records") {
+	_, fs, err = verify.VerifyModels(context.Background(), broken, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
+	if err != nil || len(fs) != 1 || fs[0].Verdict != verdict.Fail || !strings.Contains(fs[0].Detail, "over the deleted records") {
 		t.Errorf("broken models, membership only: %v %v", checks(fs), err)
 	}
-	_, fs, err = audit.VerifyModels(context.Background(), good, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
-	if err != nil || len(fs) != 1 || fs[0].Verdict == audit.Fail || fs[0].Power == nil {
+	_, fs, err = verify.VerifyModels(context.Background(), good, retrained, ds, spec(audit.Attacks{audit.MembershipAttack}))
+	if err != nil || len(fs) != 1 || fs[0].Verdict == verdict.Fail || fs[0].Power == nil {
 		t.Errorf("good models, membership only: %v %v", checks(fs), err)
 	}
-	_, fs, err = audit.VerifyModels(context.Background(), good, retrained, nil, spec(nil))
+	_, fs, err = verify.VerifyModels(context.Background(), good, retrained, nil, spec(nil))
 	if err != nil || len(fs) != 1 || fs[0].Check != "verify/empirical/epsilon-lower-bound" {
 		t.Errorf("no data, default attacks: the game alone: %v %v", checks(fs), err)
 	}
-	if _, _, err := audit.VerifyModels(context.Background(), good, retrained, nil, spec(audit.Attacks{audit.MembershipAttack})); err == nil || !strings.Contains(err.Error(), "membership needs the spec's data and deletes") {
+	if _, _, err := verify.VerifyModels(context.Background(), good, retrained, nil, spec(audit.Attacks{audit.MembershipAttack})); err == nil || !strings.Contains(err.Error(), "membership needs the spec's data and deletes") {
 		t.Errorf("membership without data: %v", err)
 	}
 }
@@ -149,7 +151,7 @@ func ExampleLinearLosses() {
 		0, 2, 0, // fits record 7 (margin 2) and 9 (margin 2)
 		0.5, 0, 0, // a constant: margin ±0.5
 	})
-	losses, err := audit.LinearLosses(models, ds, []int64{7, 9}, true)
+	losses, err := verify.LinearLosses(models, ds, []int64{7, 9}, true)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,9 +1,10 @@
-package audit
+package verify
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -14,14 +15,14 @@ import (
 // from `go test` (props.CheckSaved) or a program — with one rule: there are only as many
 // trials as saved models, and a trial past them is an error, never a reuse.
 type SavedSubject struct {
-	Label           string     // the subject's name in reports
-	Declared        Claim      // the claim the models are audited against
-	UnlearnedModels *mat.Dense // one model a row
+	Label           string        // the subject's name in reports
+	Declared        verdict.Claim // the claim the models are audited against
+	UnlearnedModels *mat.Dense    // one model a row
 	RetrainedModels *mat.Dense
 }
 
 // NewSavedSubject checks that both samples hold as many models of as many parameters.
-func NewSavedSubject(label string, claim Claim, unlearned, retrained *mat.Dense) (*SavedSubject, error) {
+func NewSavedSubject(label string, claim verdict.Claim, unlearned, retrained *mat.Dense) (*SavedSubject, error) {
 	if _, _, err := paired(unlearned, retrained, "saved subject "+label, "have %d parameters"); err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func (s *SavedSubject) Name() string { return s.Label }
 // Params is the saved models' dimension (Dimensioned).
 func (s *SavedSubject) Params() int { _, p := s.UnlearnedModels.Dims(); return p }
 
-func (s *SavedSubject) Claim() Claim { return s.Declared }
+func (s *SavedSubject) Claim() verdict.Claim { return s.Declared }
 
 func (s *SavedSubject) Unlearned(_ context.Context, st reference.Streams) (reference.Release, error) {
 	return s.row(s.UnlearnedModels, st.Trial)

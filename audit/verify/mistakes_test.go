@@ -1,4 +1,4 @@
-package audit_test
+package verify_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,7 +18,7 @@ import (
 // (all IN or all OUT) are said to match. Planted bug caught: counting a reference as
 // matching when it is IN on any record (the random halves then "match").
 func TestReferencesAgainstDeletion(t *testing.T) {
-	dir := filepath.Join("testdata", "references")
+	dir := filepath.Join("..", "testdata", "references")
 	refs, err := audit.LoadReferences(filepath.Join(dir, "references.npz"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func TestReferencesAgainstDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, References: refs}
-	_, fs, err := audit.VerifyScores(context.Background(), u, r, s)
+	_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestHoldoutRecordIDs(t *testing.T) {
 	forget := mat.NewDense(1, 3, []float64{0.1, 5, 0.3})
 	holdout := mat.NewDense(1, 6, []float64{1, 2, 3, 4, 2.5, 1.5})
 	s := &audit.Spec{Confidence: 0.95, Seed: 1}
-	f, err := audit.VerifyHoldout(forget, holdout, s)
+	f, err := verify.VerifyHoldout(forget, holdout, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +72,14 @@ func TestHoldoutRecordIDs(t *testing.T) {
 		t.Errorf("no deletes: %q", f.Detail)
 	}
 	s.Deletes = []int64{17, 42, 99}
-	if f, err = audit.VerifyHoldout(forget, holdout, s); err != nil {
+	if f, err = verify.VerifyHoldout(forget, holdout, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(f.Detail, "the most exposed is record 17 (") || strings.Contains(f.Detail, "column") {
 		t.Errorf("deletes: %q", f.Detail)
 	}
 	s.Deletes = []int64{17, 42}
-	if _, err := audit.VerifyHoldout(forget, holdout, s); err == nil || !strings.Contains(err.Error(), "deletes lists 2 records") {
+	if _, err := verify.VerifyHoldout(forget, holdout, s); err == nil || !strings.Contains(err.Error(), "deletes lists 2 records") {
 		t.Errorf("two deletes for three columns: %v", err)
 	}
 }

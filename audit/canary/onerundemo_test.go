@@ -1,4 +1,4 @@
-package audit_test
+package canary_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -31,7 +33,7 @@ func oneRunBase(t *testing.T) audit.DemoSetup {
 
 // oneRun runs the one-run demo of one variant of a method with settings set on the
 // method's defaults, and returns its results by control name ("" for the honest subject).
-func oneRun(t *testing.T, method, variant string, ladder []int, set map[string]string) map[string]audit.OneRunResult {
+func oneRun(t *testing.T, method, variant string, ladder []int, set map[string]string) map[string]canary.OneRunResult {
 	t.Helper()
 	m, ok := audit.MethodNamed(method)
 	if !ok {
@@ -41,11 +43,11 @@ func oneRun(t *testing.T, method, variant string, ladder []int, set map[string]s
 	for k, v := range set {
 		args.Set(k, v)
 	}
-	res, err := audit.OneRunDemo(context.Background(), m, oneRunBase(t), []string{variant}, args, audit.OneRunConfig{Ladder: ladder})
+	res, err := canary.OneRunDemo(context.Background(), m, oneRunBase(t), []string{variant}, args, canary.OneRunConfig{Ladder: ladder})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]audit.OneRunResult{}
+	out := map[string]canary.OneRunResult{}
 	for _, r := range res {
 		t.Logf("%s %q: refuted at %d, bounds %.3g, μ %.3g (allowed %.3g, needed %.3g) %s", r.Subject, r.Control, r.RefutedAt, r.Bounds, r.Shift, r.Allowed, r.Needed, r.Refused)
 		out[r.Control] = r
@@ -87,13 +89,13 @@ func TestOneRunDemoRefutesControls(t *testing.T) {
 	for _, c := range cases {
 		res := oneRun(t, c.method, c.variant, []int{64, 128}, c.set)
 		honest, ctl := res[""], res[c.control]
-		if honest.RefutedAt != 0 || honest.Finding.Verdict == audit.Fail {
+		if honest.RefutedAt != 0 || honest.Finding.Verdict == verdict.Fail {
 			t.Errorf("honest %s refuted at m = %d (bounds %v)", honest.Subject, honest.RefutedAt, honest.Bounds)
 		}
 		if honest.Largest != 128 || len(honest.Bounds) != 2 {
 			t.Errorf("honest %s run at %d rungs up to m = %d; want every m", honest.Subject, len(honest.Bounds), honest.Largest)
 		}
-		if ctl.RefutedAt != c.at || ctl.Finding.Verdict != audit.Fail || !(ctl.Finding.Measured > ctl.Finding.Bound) {
+		if ctl.RefutedAt != c.at || ctl.Finding.Verdict != verdict.Fail || !(ctl.Finding.Measured > ctl.Finding.Bound) {
 			t.Errorf("%s %s: refuted at m = %d (bounds %v, 2ε = %g); want m = %d", c.variant, c.control, ctl.RefutedAt, ctl.Bounds, ctl.Finding.Bound, c.at)
 		}
 		if ctl.Largest != c.at || ctl.Reading() != "" {
@@ -102,7 +104,7 @@ func TestOneRunDemoRefutesControls(t *testing.T) {
 		if !(ctl.Shift > ctl.Allowed) {
 			t.Errorf("%s %s refuted with μ %.3g within the %.3g the claim allows", c.variant, c.control, ctl.Shift, ctl.Allowed)
 		}
-		if want := c.method + "/empirical/one-run"; !honest.Claim.Requires(audit.Empirical) || honest.Finding.Check != want {
+		if want := c.method + "/empirical/one-run"; !honest.Claim.Requires(verdict.Empirical) || honest.Finding.Check != want {
 			t.Errorf("claim requires %v, check %q; want %q", honest.Claim.Required, honest.Finding.Check, want)
 		}
 	}
@@ -149,11 +151,11 @@ func TestOneRunDemoUnrefutableControls(t *testing.T) {
 func TestOneRunSetup(t *testing.T) {
 	base := oneRunBase(t)
 	plan := []bool{true, false, true, true, false, false, true, false}
-	s, c8, err := audit.OneRunSetup(base, 8, plan)
+	s, c8, err := canary.OneRunSetup(base, 8, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c4, err := audit.DiracCanaries(base.Data, base.Seed, 4)
+	_, c4, err := canary.DiracCanaries(base.Data, base.Seed, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,14 +181,14 @@ func TestOneRunSetup(t *testing.T) {
 	if got, want := s.Data.Row(row), base.Data.Row(5); len(got) != d+8 || got[3] != want[3] || got[d] != 0 {
 		t.Errorf("padded row %v; want %v and zeros", got, want)
 	}
-	if _, _, err := audit.OneRunSetup(base, 7, plan); err == nil {
+	if _, _, err := canary.OneRunSetup(base, 7, plan); err == nil {
 		t.Error("a plan of 8 for 7 canaries accepted")
 	}
-	margins, err := audit.CanaryMargins(make([]float64, d+8), c8)
+	margins, err := canary.CanaryMargins(make([]float64, d+8), c8)
 	if err != nil || len(margins) != 8 || margins[0] != 0 {
 		t.Errorf("margins under 0: %v, %v", margins, err)
 	}
-	if _, err := audit.CanaryMargins(make([]float64, 7), c8); err == nil {
+	if _, err := canary.CanaryMargins(make([]float64, 7), c8); err == nil {
 		t.Error("a model of 7 coordinates on 28 features scored")
 	}
 }
@@ -203,11 +205,11 @@ func TestOneRunFindingResolution(t *testing.T) {
 			member[i] = 1 + float64(i)/1e4
 		}
 	}
-	f, err := audit.OneRunFinding("x", plan, member, 1, 1e-6, 0.95)
+	f, err := canary.OneRunFinding("x", plan, member, 1, 1e-6, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Verdict != audit.Fail || !strings.Contains(f.Detail, "at best") {
+	if f.Verdict != verdict.Fail || !strings.Contains(f.Detail, "at best") {
 		t.Errorf("δ = 1e-6: %s, %s", f.Verdict, f.Detail)
 	}
 	// the first line says what the run supports: here a violation can be shown; at δ = 1e-3
@@ -238,12 +240,12 @@ func TestOneRunFindingResolution(t *testing.T) {
 	if eps, err := strconv.ParseFloat(m[2], 64); err != nil || !(eps > 2) {
 		t.Errorf("δ = 1e-6: the leak caught with 80 %% power is stated as ε ≥ %s; a valid bound cannot catch a leak of at most 2ε = 2 that often", m[2])
 	}
-	f, err = audit.OneRunFinding("x", plan, member, 1, 1e-3, 0.95)
+	f, err = canary.OneRunFinding("x", plan, member, 1, 1e-3, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("δ = 1e-3: %s ε ≥ %.3g: %s", f.Verdict, f.Measured, f.Detail)
-	if f.Verdict != audit.Inconclusive || !strings.Contains(f.Detail, "no outcome of this run could refute the claim") {
+	if f.Verdict != verdict.Inconclusive || !strings.Contains(f.Detail, "no outcome of this run could refute the claim") {
 		t.Errorf("δ = 1e-3: %s, %s", f.Verdict, f.Detail)
 	}
 	if !strings.HasPrefix(f.Detail, "What 1 run with 1000 canaries supports") || !strings.Contains(f.Detail, "so no outcome of it can show the claim violated") {

@@ -1,11 +1,12 @@
-package audit
+package verify
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
-	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -18,49 +19,22 @@ import (
 // its power against PowerAgainst × the claimed ε. Fewer unlearned models need the data or
 // per-record scores, whose primary statistic a rank test can use (VerifyModels,
 // VerifyScores).
-func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
-		return Claim{}, nil, err
+		return verdict.Claim{}, nil, err
 	}
 	if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
-		return Claim{}, nil, fmt.Errorf("verify: %d unlearned model(s); the game on parameters needs at least %d a side. Fewer models are audited by the rank of their deleted records' mean loss among the retrains: give the spec's data and deletes, or per-record scores (--scores)",
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %d unlearned model(s); the game on parameters needs at least %d a side. Fewer models are audited by the rank of their deleted records' mean loss among the retrains: give the spec's data and deletes, or per-record scores (--scores)",
 			nu, checks.MinEmpiricalTrials)
 	}
 	if nr, _ := retrained.Dims(); nr < checks.MinEmpiricalTrials {
-		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
 	}
-	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, checks.ParameterStatistics(unlearned, retrained))
+	f, err := s.FamilyGame("verify/empirical/epsilon-lower-bound").Play(ctx, checks.ParameterStatistics(unlearned, retrained))
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: %w", err)
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	return s.savedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records"), []Finding{f}, nil
-}
-
-// familyGame is the spec's family game.
-func (s *Spec) familyGame(check string) checks.FamilyGame {
-	return checks.FamilyGame{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: s.PowerAgainst}
-}
-
-// rankCheck is the spec's rank check.
-func (s *Spec) rankCheck(check string) checks.RankCheck {
-	return checks.RankCheck{Check: check, Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, Randomised: s.RandomisedRank, Seed: s.Seed, PowerAgainst: s.PowerAgainst}
-}
-
-// savedClaim is the claim audited on models trained elsewhere: what the spec declares.
-func (s *Spec) savedClaim(what, relation string) Claim {
-	return Claim{
-		Method:    s.SubjectName() + " (" + what + ")",
-		Source:    s.methodSource(),
-		Guarantee: "(ε, δ)-unlearning",
-		Epsilon:   s.Epsilon, Delta: s.Delta,
-		Relation: relation,
-		Assumptions: []string{
-			"the unlearned and retrained models are independent runs of the declared procedure with fresh randomness: the data and the deleted records fixed, only the algorithm's randomness varying",
-			"the models given are all the runs made (none selected after the fact)",
-			"the statistics of the game were fixed before the models were seen (pre-registered: the toolkit's family, not chosen for these models)",
-		},
-		Required: []Kind{Empirical},
-	}
+	return s.SavedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records"), []verdict.Finding{f}, nil
 }
 
 // paired checks that two samples, one model a row, pair trial by trial: as many models of
@@ -82,7 +56,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 	nu, du := unlearned.Dims()
 	_, dr := retrained.Dims()
 	if du != dr {
-		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d%s", du, dr, transposedHint(unlearned, retrained))
+		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d%s", du, dr, audit.TransposedHint(unlearned, retrained))
 	}
 	return nu, du, nil
 }
@@ -94,38 +68,38 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 // which). With MinEmpiricalTrials unlearned models or more, the game over the scores' mean
 // and median per model decides; with fewer, down to one production model, the rank test
 // of the mean (lower loss, or higher confidence, means remembered) among the retrains.
-func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec) (Claim, []Finding, error) {
+func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
 	// the spec's deletes first: they say which side of a mismatched pair is transposed
 	for _, side := range []struct {
 		name string
 		m    *mat.Dense
 	}{{"--unlearned", unlearned}, {"--retrained", retrained}} {
 		if err := s.CheckScoreColumns("verify:", side.name, side.m); err != nil {
-			return Claim{}, nil, err
+			return verdict.Claim{}, nil, err
 		}
 	}
 	if _, _, err := sameColumns(unlearned, retrained, "score %d records"); err != nil {
-		return Claim{}, nil, err
+		return verdict.Claim{}, nil, err
 	}
 	stats := checks.RecordStatistics(s.Scores.String()+" over the deleted records", unlearned, retrained)
-	claim := s.savedClaim("per-record scores of models trained elsewhere", "the law of the deleted records' scores under unlearned models vs under models retrained without them")
+	claim := s.SavedClaim("per-record scores of models trained elsewhere", "the law of the deleted records' scores under unlearned models vs under models retrained without them")
 	claim.Assumptions = append(claim.Assumptions, "a score is a function of the published model (post-processing), so a bound on it is a bound on the models")
 	var (
-		f   Finding
+		f   verdict.Finding
 		err error
 	)
 	if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
-		f, err = s.rankRoute(ctx, stats[0])
+		f, err = s.RankRoute(ctx, stats[0])
 	} else {
 		if nr, _ := retrained.Dims(); nr < checks.MinEmpiricalTrials {
-			return Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
+			return verdict.Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
 		}
-		g := s.familyGame("verify/empirical/epsilon-lower-bound")
+		g := s.FamilyGame("verify/empirical/epsilon-lower-bound")
 		g.Of = "the per-record scores"
 		if s.References != nil {
 			ul, err := checks.ULiRAStatistic(s.References, unlearned, retrained, s.Scores)
 			if err != nil {
-				return Claim{}, nil, fmt.Errorf("verify: %w", err)
+				return verdict.Claim{}, nil, fmt.Errorf("verify: %w", err)
 			}
 			stats = append(stats, ul)
 			claim.Assumptions = append(claim.Assumptions, "the reference models are other runs than the audited ones, with the IN/OUT masks given")
@@ -133,13 +107,13 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 		f, err = g.Play(ctx, stats)
 	}
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: %w", err)
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
-	fs := []Finding{f}
+	fs := []verdict.Finding{f}
 	if s.References != nil { // how the references' deletions differ from the audited one
 		_, k := unlearned.Dims()
 		if _, rk := s.References.Scores.Dims(); rk != k {
-			return Claim{}, nil, fmt.Errorf("verify: references: scores of %d records; the audited scores have %d", rk, k)
+			return verdict.Claim{}, nil, fmt.Errorf("verify: references: scores of %d records; the audited scores have %d", rk, k)
 		}
 		ref := s.References.AgainstDeletion(k)
 		if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
@@ -148,13 +122,4 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *Spec)
 		fs = append(fs, ref)
 	}
 	return claim, fs, nil
-}
-
-// rankRoute is the rank check of the primary statistic, a mean over the deleted records,
-// oriented so that lower means remembered: a loss as it is, a confidence negated.
-func (s *Spec) rankRoute(ctx context.Context, mean epsilon.Statistic) (Finding, error) {
-	if s.Scores == checks.LossScores {
-		return s.rankCheck("verify/empirical/rank").Play(ctx, mean.Name, mean.Pos, mean.Neg)
-	}
-	return s.rankCheck("verify/empirical/rank").Play(ctx, "negated "+mean.Name, scaled(mean.Pos, -1), scaled(mean.Neg, -1))
 }

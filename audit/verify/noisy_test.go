@@ -1,4 +1,4 @@
-package audit
+package verify
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/mat"
@@ -29,9 +31,9 @@ func noisySigma(t *testing.T, sensitivity float64) float64 {
 }
 
 // noisySpec is a spec declaring the claim and the certificate (Δ, σ).
-func noisySpec(t *testing.T, sensitivity, sigma float64) *Spec {
+func noisySpec(t *testing.T, sensitivity, sigma float64) *audit.Spec {
 	t.Helper()
-	s, err := ParseSpec(strings.NewReader(fmt.Sprintf(`{"method": {"name": "my output perturbation"}, "claim": {"epsilon": %g, "delta": %g}, "noise": {"sensitivity": %v, "sigma": %v}}`,
+	s, err := audit.ParseSpec(strings.NewReader(fmt.Sprintf(`{"method": {"name": "my output perturbation"}, "claim": {"epsilon": %g, "delta": %g}, "noise": {"sensitivity": %v, "sigma": %v}}`,
 		noisyEps, noisyDelta, sensitivity, sigma)), "spec.json")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +68,7 @@ func noisyPipeline(n int, gap, noise float64, seed uint64, gaps map[int]float64)
 	return m
 }
 
-func findingOf(t *testing.T, fs []Finding, check string) Finding {
+func findingOf(t *testing.T, fs []verdict.Finding, check string) verdict.Finding {
 	t.Helper()
 	for _, f := range fs {
 		if f.Check == check {
@@ -74,7 +76,7 @@ func findingOf(t *testing.T, fs []Finding, check string) Finding {
 		}
 	}
 	t.Fatalf("no finding %s among %d", check, len(fs))
-	return Finding{}
+	return verdict.Finding{}
 }
 
 // The issue's cases at 32 models a side, each seed fixed. An honest pipeline (gaps 0.8 Δ,
@@ -94,14 +96,14 @@ func TestVerifyNoisyIssueCases(t *testing.T) {
 		name    string
 		models  NoisyModels
 		sigma   float64 // declared
-		verdict Verdict
+		verdict verdict.Verdict
 		failing string // the check that fails, and what its detail says
 		says    string
 	}{
-		{"honest", noisyPipeline(n, 0.8, sigma, 1, nil), sigma, Pass, "", ""},
-		{"half the noise variance", noisyPipeline(n, 0.8, sigma/math.Sqrt2, 2, nil), sigma, Fail, "verify/release/noise-scale", "noise smaller than declared"},
-		{"a gap beyond Δ", noisyPipeline(n, 0.8, sigma, 3, map[int]float64{17: 1.5}), sigma, Fail, "verify/implementation/pre-noise-gap", "gap beyond Δ: pair 17 (row 17) has ‖θ_u − θ_r‖ = 1.5 "},
-		{"σ too small", noisyPipeline(n, 0.8, sigma/2, 4, nil), sigma / 2, Fail, "verify/certificate/gaussian-sigma", "σ too small for the claim"},
+		{"honest", noisyPipeline(n, 0.8, sigma, 1, nil), sigma, verdict.Pass, "", ""},
+		{"half the noise variance", noisyPipeline(n, 0.8, sigma/math.Sqrt2, 2, nil), sigma, verdict.Fail, "verify/release/noise-scale", "noise smaller than declared"},
+		{"a gap beyond Δ", noisyPipeline(n, 0.8, sigma, 3, map[int]float64{17: 1.5}), sigma, verdict.Fail, "verify/implementation/pre-noise-gap", "gap beyond Δ: pair 17 (row 17) has ‖θ_u − θ_r‖ = 1.5 "},
+		{"σ too small", noisyPipeline(n, 0.8, sigma/2, 4, nil), sigma / 2, verdict.Fail, "verify/certificate/gaussian-sigma", "σ too small for the claim"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,20 +111,20 @@ func TestVerifyNoisyIssueCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := Decide(claim, fs); v != c.verdict {
+			if v := verdict.Decide(claim, fs); v != c.verdict {
 				t.Fatalf("verdict %s, want %s: %v", v, c.verdict, fs)
 			}
 			for _, f := range fs {
 				switch {
 				case f.Check == c.failing:
-					if f.Verdict != Fail || !strings.Contains(f.Detail, c.says) {
+					if f.Verdict != verdict.Fail || !strings.Contains(f.Detail, c.says) {
 						t.Errorf("%s: %s %q; want FAIL saying %q", f.Check, f.Verdict, f.Detail, c.says)
 					}
-				case f.Kind == Empirical:
-					if f.Verdict == Fail {
+				case f.Kind == verdict.Empirical:
+					if f.Verdict == verdict.Fail {
 						t.Errorf("the supporting game FAILs: %s", f.Detail)
 					}
-				case f.Verdict != Pass:
+				case f.Verdict != verdict.Pass:
 					t.Errorf("%s: %s (%s); want PASS: only %q is broken", f.Check, f.Verdict, f.Detail, c.failing)
 				}
 			}
@@ -152,9 +154,9 @@ func TestNoiseScaleLevelAndPower(t *testing.T) {
 		t.Fatal(err)
 	}
 	// rate is the FAIL rate with the unlearned side's noise at this scale, the retrained at σ
-	rate := func(noise float64) (float64, Finding) {
+	rate := func(noise float64) (float64, verdict.Finding) {
 		var rejected int
-		var f Finding
+		var f verdict.Finding
 		for seed := range uint64(runs) {
 			m := noisyPipeline(n, 0.8, sigma, 100+seed, nil)
 			var nu, nr mat.Dense
@@ -162,7 +164,7 @@ func TestNoiseScaleLevelAndPower(t *testing.T) {
 			nu.Scale(noise/sigma, &nu)
 			nr.Sub(m.Retrained, m.PreRetrained)
 			f = noiseScaleFinding(&nu, &nr, *s.Noise, s)
-			if f.Verdict == Fail {
+			if f.Verdict == verdict.Fail {
 				rejected++
 			}
 		}
@@ -193,20 +195,20 @@ func TestNoiseScaleInconclusiveSaysHowMany(t *testing.T) {
 	nu.Sub(m.Unlearned, m.PreUnlearned)
 	nr.Sub(m.Retrained, m.PreRetrained)
 	f := noiseScaleFinding(&nu, &nr, *s.Noise, s)
-	if f.Verdict != Inconclusive || f.TrialsNeeded <= 2 || f.Power.Sufficient() {
+	if f.Verdict != verdict.Inconclusive || f.TrialsNeeded <= 2 || f.Power.Sufficient() {
 		t.Fatalf("%s with power %.3f, %d needed; want INCONCLUSIVE with a count: %s", f.Verdict, f.Power.Power, f.TrialsNeeded, f.Detail)
 	}
 	// as supporting evidence, an INCONCLUSIVE without power and with a count is consistent
-	if err := Consistent(Claim{Required: []Kind{Certificate}}, f); err != nil {
+	if err := verdict.Consistent(verdict.Claim{Required: []verdict.Kind{verdict.Certificate}}, f); err != nil {
 		t.Errorf("Consistent: %v", err)
 	}
 	a := (1 - s.Confidence) / 4
 	alt, _ := dp.AnalyticGaussianSigma(1, s.PowerAgainst*noisyEps, noisyDelta)
 	r := alt * alt / (sigma * sigma)
-	powerAt := func(m int) float64 { return NewVarianceTest(m*noisyDims, 2*a).Power(r) }
-	if powerAt(f.TrialsNeeded) < PowerTarget || powerAt(f.TrialsNeeded-1) >= PowerTarget {
+	powerAt := func(m int) float64 { return verdict.NewVarianceTest(m*noisyDims, 2*a).Power(r) }
+	if powerAt(f.TrialsNeeded) < verdict.PowerTarget || powerAt(f.TrialsNeeded-1) >= verdict.PowerTarget {
 		t.Errorf("%d models a side needed; power %.3f there, %.3f one fewer; want the least reaching %.1f",
-			f.TrialsNeeded, powerAt(f.TrialsNeeded), powerAt(f.TrialsNeeded-1), PowerTarget)
+			f.TrialsNeeded, powerAt(f.TrialsNeeded), powerAt(f.TrialsNeeded-1), verdict.PowerTarget)
 	}
 }
 
@@ -223,9 +225,9 @@ func TestNoiseCertificateSigma(t *testing.T) {
 	if !(need < classic) {
 		t.Fatalf("analytic σ %.6g not below the classic %.6g", need, classic)
 	}
-	pass := noiseCertificateFinding(NoiseCertificate{Sensitivity: 1, Sigma: need * 1.001}, need, noisyEps, noisyDelta)
-	fail := noiseCertificateFinding(NoiseCertificate{Sensitivity: 1, Sigma: need * 0.99}, need, noisyEps, noisyDelta)
-	if pass.Verdict != Pass || fail.Verdict != Fail {
+	pass := noiseCertificateFinding(audit.NoiseCertificate{Sensitivity: 1, Sigma: need * 1.001}, need, noisyEps, noisyDelta)
+	fail := noiseCertificateFinding(audit.NoiseCertificate{Sensitivity: 1, Sigma: need * 0.99}, need, noisyEps, noisyDelta)
+	if pass.Verdict != verdict.Pass || fail.Verdict != verdict.Fail {
 		t.Fatalf("σ = 1.001× the need: %s; 0.99×: %s", pass.Verdict, fail.Verdict)
 	}
 }
@@ -239,9 +241,9 @@ func TestSpecNoise(t *testing.T) {
 		`{"noise": {"sensitivity": -1, "sigma": 1}}`:         "spec.json: noise.sensitivity: -1:",
 		`{"noise": {"sensitivity": 1, "sigma": 1, "mu": 1}}`: "spec.json: noise.mu: unknown field",
 	} {
-		s, err := ParseSpec(strings.NewReader(spec), "spec.json")
+		s, err := audit.ParseSpec(strings.NewReader(spec), "spec.json")
 		switch {
-		case want == "" && (err != nil || s.Noise == nil || *s.Noise != NoiseCertificate{Sensitivity: 0.5, Sigma: 2}):
+		case want == "" && (err != nil || s.Noise == nil || *s.Noise != audit.NoiseCertificate{Sensitivity: 0.5, Sigma: 2}):
 			t.Errorf("%s: %v, %+v", spec, err, s)
 		case want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)):
 			t.Errorf("%s: %v; want %q", spec, err, want)
@@ -282,7 +284,7 @@ func TestVerifyNoisyWithoutGame(t *testing.T) {
 		t.Fatalf("%d findings, notes %q; want the three checks and a note", len(fs), claim.Notes)
 	}
 	for _, f := range fs {
-		if f.Kind == Empirical {
+		if f.Kind == verdict.Empirical {
 			t.Errorf("a game with %d pairs: %s", checks.MinEmpiricalTrials-1, f.Check)
 		}
 	}

@@ -1,4 +1,4 @@
-package audit
+package canary
 
 import (
 	"bytes"
@@ -8,8 +8,10 @@ import (
 	"io"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -100,29 +102,29 @@ func ReadCanaryPlan(path string) (CanaryPlan, error) {
 // spec's confidence). Nothing here can show the claim holds: otherwise INCONCLUSIVE.
 // Beside it: the f-DP one-run bound (Mahloujifar et al., for the Gaussian trade-off of the
 // pair), AUROC and TPR at low FPR of the included against the excluded canaries.
-func VerifyOneRun(plan CanaryPlan, scores []float64, s *Spec) (Claim, []Finding, error) {
+func VerifyOneRun(plan CanaryPlan, scores []float64, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
 	if len(scores) != plan.Canaries {
-		return Claim{}, nil, fmt.Errorf("verify --one-run: %d scores for the plan's %d canaries", len(scores), plan.Canaries)
+		return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: %d scores for the plan's %d canaries", len(scores), plan.Canaries)
 	}
 	for i, v := range scores {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Claim{}, nil, fmt.Errorf("verify --one-run: score of canary %d is %v", i, v)
+			return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: score of canary %d is %v", i, v)
 		}
 	}
 	member := scaled(scores, s.Scores.MemberSign()) // higher means trained on
 	in, _, err := onerun.SplitScores(plan.Bits(), member)
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
+		return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
 	}
-	claim := s.savedClaim("one training run with canaries", "the law of the published model after deleting the included canaries vs of a retrain without them; tested at (2ε, (1 + e^ε)δ) between two plans that differ in one canary (the triangle through the retrained law)")
+	claim := s.SavedClaim("one training run with canaries", "the law of the published model after deleting the included canaries vs of a retrain without them; tested at (2ε, (1 + e^ε)δ) between two plans that differ in one canary (the triangle through the retrained law)")
 	claim.Assumptions = append(claim.Assumptions,
 		fmt.Sprintf("the canaries were included as the plan drawn from seed %d says, and all included ones deleted", plan.Seed),
 		fmt.Sprintf("the method's guarantee covers deleting the %d included canaries at once", len(in)))
 	f, err := OneRunFinding("verify/empirical/one-run", plan.Bits(), member, s.Epsilon, s.Delta, s.Confidence)
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
+		return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
 	}
-	return claim, []Finding{f}, nil
+	return claim, []verdict.Finding{f}, nil
 }
 
 // oneRunPowerRuns and oneRunPowerSeed fix the simulation behind a one-run finding's
@@ -138,23 +140,23 @@ const (
 // δ' = (1 + e^ε)δ, at the given confidence, is compared with 2ε: above it, FAIL; otherwise
 // INCONCLUSIVE (a one-run audit never shows that a claim holds). The finding's Check is
 // check; its estimates are the f-DP one-run bound, AUROC and TPR at low FPR.
-func OneRunFinding(check string, plan []bool, member []float64, eps, delta, confidence float64) (Finding, error) {
+func OneRunFinding(check string, plan []bool, member []float64, eps, delta, confidence float64) (verdict.Finding, error) {
 	in, out, err := onerun.SplitScores(plan, member)
 	if err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	eps2, delta2 := onerun.UnlearningTarget(eps, delta)
 	if !(delta2 < 1) {
-		return Finding{}, fmt.Errorf("(1 + e^ε)·δ = %.3g; a one-run audit needs it below 1", delta2)
+		return verdict.Finding{}, fmt.Errorf("(1 + e^ε)·δ = %.3g; a one-run audit needs it below 1", delta2)
 	}
 	rep, err := onerun.Audit(in, out, 1-confidence, delta2)
 	if err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
-	f := Finding{
-		Check: check, Kind: Empirical,
+	f := verdict.Finding{
+		Check: check, Kind: verdict.Empirical,
 		Title:    fmt.Sprintf("one-run ε lower bound (Steinke, Nasr, Jagielski 2023) from %d canaries at δ' = (1 + e^ε)δ = %.3g, against 2ε", len(plan), delta2),
-		Measured: rep.EpsilonOneRun, Interval: &Interval{Lower: rep.EpsilonOneRun, Upper: math.Inf(1)},
+		Measured: rep.EpsilonOneRun, Interval: &verdict.Interval{Lower: rep.EpsilonOneRun, Upper: math.Inf(1)},
 		Bound: eps2, Comparison: "≤", Confidence: confidence, Trials: 1,
 		Detail: fmt.Sprintf("%d canaries included and deleted, %d not; guesses are the canaries scoring above a threshold chosen among %d Pareto thresholds with Bonferroni; the claim (ε = %.3g, δ = %.3g) makes two plans differing in one canary (2ε, (1 + e^ε)δ) = (%.3g, %.3g)-close, so a bound above %.3g refutes it with one training run",
 			len(in), len(out), rep.ParetoThresholds, eps, delta, eps2, delta2, eps2),
@@ -162,7 +164,7 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 	// the most this run could show: every included canary guessed, and nothing else
 	best, err := onerun.Epsilon(len(plan), len(in), len(in), 1-confidence, delta2)
 	if err != nil {
-		return Finding{}, err
+		return verdict.Finding{}, err
 	}
 	f.Detail += fmt.Sprintf("; at best (every included canary guessed, no other) this run could show ε ≥ %.3g", best)
 	// the first line: what one run with these canaries supports, its power against a
@@ -172,23 +174,23 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 	if best <= eps2 {
 		can = "so no outcome of it can show the claim violated"
 	} else {
-		mu, err := onerun.SmallestShift(len(in), len(out), eps2, 1-confidence, delta2, PowerTarget, oneRunPowerRuns, oneRunPowerSeed)
+		mu, err := onerun.SmallestShift(len(in), len(out), eps2, 1-confidence, delta2, verdict.PowerTarget, oneRunPowerRuns, oneRunPowerSeed)
 		if err != nil {
-			return Finding{}, err
+			return verdict.Finding{}, err
 		}
 		if math.IsInf(mu, 1) {
-			caught = fmt.Sprintf("; no leak up to μ = %d is caught with %.0f %% power", onerun.MaxShift, 100*PowerTarget)
+			caught = fmt.Sprintf("; no leak up to μ = %d is caught with %.0f %% power", onerun.MaxShift, 100*verdict.PowerTarget)
 		} else {
 			caught = fmt.Sprintf("; with %.0f %% power it shows the claim violated when the canaries' scores separate by μ ≥ %.4g (a μ-GDP leak: ε ≥ %.3g at δ'; %d simulated runs of this run's canaries)",
-				100*PowerTarget, mu, dp.GaussianExactEpsilon(mu, delta2), oneRunPowerRuns)
+				100*verdict.PowerTarget, mu, dp.GaussianExactEpsilon(mu, delta2), oneRunPowerRuns)
 		}
 	}
 	f.Detail = fmt.Sprintf("What 1 run with %d canaries supports: the most it can show is ε = %.3g (μ = %.3g) at δ' = %.3g, against 2ε = %.3g, %s%s; no number of canaries PASSes the claim (a one-run audit never shows that it holds). The check: ",
 		len(plan), best, epsilon.GDPMu(best, delta2), delta2, eps2, can, caught) + f.Detail
 	if f.Measured > f.Bound {
-		f.Verdict = Fail
+		f.Verdict = verdict.Fail
 	} else {
-		f.Verdict = Inconclusive
+		f.Verdict = verdict.Inconclusive
 		f.Detail += "; no violation shown (a one-run audit cannot show that a claim holds)"
 		if best <= eps2 {
 			f.Detail += fmt.Sprintf(", and no outcome of this run could refute the claim: the p-value's δ' term (up to 2·m·δ' = %.3g against 1 − confidence = %.3g) caps the bound; fewer canaries lower it", 2*float64(len(plan))*delta2, 1-confidence)
@@ -196,13 +198,22 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 			f.Detail += "; more canaries, or the distributional game on independent runs, decide"
 		}
 	}
-	f.Estimates = []Estimate{
+	f.Estimates = []verdict.Estimate{
 		{Name: "one-run f-DP ε lower bound (Mahloujifar, Melis, Chaudhuri 2024)", Value: rep.EpsilonOneRunFDP, Note: "refutes the Gaussian trade-off curve calibrated to (ε, δ'); a bound for that curve, reported beside"},
 		{Name: "AUROC of the canary scores (convex hull)", Value: rep.AUROC, Note: "jax_privacy's attack_auroc: the area under the ROC's convex hull (rules may randomise between two thresholds), at least the plain AUC; included canaries as positives, excluded as negatives, higher scores ranked as included (the pre-registered direction the guesses use); 0.5 is chance"},
 	}
 	for i, fpr := range onerun.ReportFPRs() {
-		f.Estimates = append(f.Estimates, Estimate{Name: fmt.Sprintf("TPR at FPR %g", fpr), Value: rep.TPRAtFPR[i], Note: "jax_privacy's interpolation between thresholds"})
+		f.Estimates = append(f.Estimates, verdict.Estimate{Name: fmt.Sprintf("TPR at FPR %g", fpr), Value: rep.TPRAtFPR[i], Note: "jax_privacy's interpolation between thresholds"})
 	}
-	f.Scores = SummarizeScoresOriented("canary score (higher: trained on, the pre-registered direction)", in, out, true)
+	f.Scores = verdict.SummarizeScoresOriented("canary score (higher: trained on, the pre-registered direction)", in, out, true)
 	return f, nil
+}
+
+// scaled is v times c, a new slice (the spec's helper of that name, copied).
+func scaled(v []float64, c float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = c * x
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package audit
+package canary
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
@@ -29,16 +31,16 @@ type OneRunConfig struct {
 // A OneRunResult is one subject's (or control's) one-run audits along the ladder.
 type OneRunResult struct {
 	Method  string
-	Subject string // the honest subject's name
-	Control string // "" for the honest subject
-	Bug     string // the control's bug
-	Claim   Claim  // the claim tested (of the largest m run), with the one-run argument
+	Subject string        // the honest subject's name
+	Control string        // "" for the honest subject
+	Bug     string        // the control's bug
+	Claim   verdict.Claim // the claim tested (of the largest m run), with the one-run argument
 	// RefutedAt is the smallest m of the ladder whose one-run bound exceeds 2ε (0: none).
 	RefutedAt int
 	// Largest is the largest m run; Finding is the audit at that m (for a control, the
 	// m that refuted it or the cap).
 	Largest int
-	Finding Finding
+	Finding verdict.Finding
 	// Bounds are the one-run ε lower bounds at each m run, in ladder order.
 	Bounds []float64
 	// Shift is, at the largest m run, the canaries' per-canary Gaussian-DP μ as the run
@@ -131,17 +133,17 @@ func padColumns(ds *reference.Dataset, k int) (*reference.Dataset, error) {
 // 𝒟₀ whatever the plan. All holds the padded 𝒟₀ and every canary, so constants declared
 // from it do not depend on the plan, and the radius holds the minimiser of every subset
 // of it.
-func OneRunSetup(base DemoSetup, m int, plan []bool) (DemoSetup, []reference.Record, error) {
+func OneRunSetup(base audit.DemoSetup, m int, plan []bool) (audit.DemoSetup, []reference.Record, error) {
 	if len(plan) != m {
-		return DemoSetup{}, nil, fmt.Errorf("one-run setup: %d plan entries for %d canaries", len(plan), m)
+		return audit.DemoSetup{}, nil, fmt.Errorf("one-run setup: %d plan entries for %d canaries", len(plan), m)
 	}
 	d0, canaries, err := DiracCanaries(base.Data, base.Seed, m)
 	if err != nil {
-		return DemoSetup{}, nil, err
+		return audit.DemoSetup{}, nil, err
 	}
 	all, err := d0.With(canaries...)
 	if err != nil {
-		return DemoSetup{}, nil, fmt.Errorf("one-run setup: %w", err)
+		return audit.DemoSetup{}, nil, fmt.Errorf("one-run setup: %w", err)
 	}
 	var in []reference.Record
 	for i, c := range canaries {
@@ -151,7 +153,7 @@ func OneRunSetup(base DemoSetup, m int, plan []bool) (DemoSetup, []reference.Rec
 	}
 	data, err := d0.With(in...)
 	if err != nil {
-		return DemoSetup{}, nil, fmt.Errorf("one-run setup: %w", err)
+		return audit.DemoSetup{}, nil, fmt.Errorf("one-run setup: %w", err)
 	}
 	s := base
 	s.All, s.Data = all, data
@@ -217,7 +219,7 @@ const oneRunArgument = "one training run with m canaries, each included with pro
 // subject states it for the deletions of the plan; it composes to the m/2 deletions only
 // if the method's certificate accounts for every request it serves, which the claim's
 // relation says and the result's claim repeats.
-func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string, args Args, cfg OneRunConfig) ([]OneRunResult, error) {
+func OneRunDemo(ctx context.Context, m audit.Method, base audit.DemoSetup, variants []string, args audit.Args, cfg OneRunConfig) ([]OneRunResult, error) {
 	ladder := cfg.Ladder
 	if ladder == nil {
 		ladder = DefaultOneRunLadder
@@ -305,7 +307,7 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 					resolutions[rk] = [2]float64{a, n}
 				}
 				res.Allowed, res.Needed = resolutions[rk][0], resolutions[rk][1]
-				if f.Verdict == Fail && res.RefutedAt == 0 {
+				if f.Verdict == verdict.Fail && res.RefutedAt == 0 {
 					res.RefutedAt = mc
 					if u.control != "" {
 						done[k] = true
@@ -349,35 +351,35 @@ func key(r OneRunResult) string {
 
 // oneRunTrial runs sub's Unlearned once and judges the canaries' scores; it returns the
 // finding and the scores' standardised shift (OneRunResult.Shift).
-func oneRunTrial(ctx context.Context, sub trials.Subject, claim Claim, canaries []reference.Record, plan []bool, seed uint64, m int, conf float64) (Finding, float64, error) {
+func oneRunTrial(ctx context.Context, sub trials.Subject, claim verdict.Claim, canaries []reference.Record, plan []bool, seed uint64, m int, conf float64) (verdict.Finding, float64, error) {
 	rel, err := sub.Unlearned(ctx, reference.Streams{Seed: seed, Trial: m})
 	if err != nil {
-		return Finding{}, 0, err
+		return verdict.Finding{}, 0, err
 	}
 	scores, err := CanaryMargins(rel.Published, canaries)
 	if err != nil {
-		return Finding{}, 0, err
+		return verdict.Finding{}, 0, err
 	}
 	prefix := claimPrefix(sub.Name())
 	f, err := OneRunFinding(prefix+"/empirical/one-run", plan, scores, claim.Epsilon, claim.Delta, conf)
 	if err != nil {
-		return Finding{}, 0, err
+		return verdict.Finding{}, 0, err
 	}
 	f.Detail = "each canary scored by its logit-scaled confidence (margin) under the one published model; " + f.Detail
 	in, out, err := onerun.SplitScores(plan, scores)
 	if err != nil {
-		return Finding{}, 0, err
+		return verdict.Finding{}, 0, err
 	}
 	mu, err := onerun.BinormalMu(in, out)
 	if err != nil {
-		return Finding{}, 0, err
+		return verdict.Finding{}, 0, err
 	}
 	return f, mu, nil
 }
 
 // oneRunResolution is the per-canary μ a claim allows and the μ a typical run of m
 // canaries needs to refute it (OneRunResult.Allowed, Needed).
-func oneRunResolution(c Claim, m int, conf float64) (allowed, needed float64, err error) {
+func oneRunResolution(c verdict.Claim, m int, conf float64) (allowed, needed float64, err error) {
 	eps2, delta2 := onerun.UnlearningTarget(c.Epsilon, c.Delta)
 	if allowed, err = onerun.GaussianMu(eps2, delta2); err != nil {
 		return 0, 0, err
@@ -398,8 +400,8 @@ func claimPrefix(name string) string {
 // oneRunClaim is the method's claim as the one-run audit tests it: the empirical
 // finding decides (the one-run audit holds none of the method's state), and the
 // argument and its assumption are stated.
-func oneRunClaim(c Claim, m, deletions int) Claim {
-	c.Required = []Kind{Empirical}
+func oneRunClaim(c verdict.Claim, m, deletions int) verdict.Claim {
+	c.Required = []verdict.Kind{verdict.Empirical}
 	c.Assumptions = append(slices.Clone(c.Assumptions),
 		fmt.Sprintf("the guarantee covers the %d deletions of the plan's included canaries, one request each, as the method's own certificate for this request sequence says (%s)", deletions, c.Relation),
 		"the reference the claim compares with is the same law for every plan: a retrain on 𝒟₀")

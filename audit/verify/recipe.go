@@ -1,4 +1,4 @@
-package audit
+package verify
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -20,14 +22,14 @@ import (
 // gives, which is what `audit verify` compares models trained elsewhere with when no
 // retrained models are supplied.
 type Recipe struct {
-	Setup   DemoSetup
-	Audited Audited
+	Setup   audit.DemoSetup
+	Audited audit.Audited
 }
 
 // NewRecipe builds the recipe of s on ds (the spec's data, read and preprocessed). The
 // spec must name its deletions and select exactly one variant of its method: a recipe is
 // one training procedure.
-func NewRecipe(s *Spec, ds *reference.Dataset) (*Recipe, error) {
+func NewRecipe(s *audit.Spec, ds *reference.Dataset) (*Recipe, error) {
 	if len(s.Deletes) == 0 {
 		return nil, fmt.Errorf("recipe: deletes: none named; retraining without the deleted records needs their IDs")
 	}
@@ -41,16 +43,16 @@ func NewRecipe(s *Spec, ds *reference.Dataset) (*Recipe, error) {
 		}
 		return nil, fmt.Errorf("recipe: method.variants: %d selected; a recipe is one training procedure, name one of %s", len(s.Variants), strings.Join(names, ", "))
 	}
-	setup, err := NewDemoSetup(ds, DemoConfig{Deletes: s.Deletes, Lambda: s.Lambda, Epsilon: s.Epsilon, Delta: s.Delta,
+	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: s.Deletes, Lambda: s.Lambda, Epsilon: s.Epsilon, Delta: s.Delta,
 		Seed: s.Seed, Confidence: s.Confidence, PowerAgainst: s.PowerAgainst, DeletesOnly: true})
-	var se *SettingError
+	var se *audit.SettingError
 	if errors.As(err, &se) { // the settings are the spec's: name its field
-		return nil, fmt.Errorf("recipe: %s: %s", SpecField(se.Flag, se.Index), se.Msg)
+		return nil, fmt.Errorf("recipe: %s: %s", audit.SpecField(se.Flag, se.Index), se.Msg)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
-	args := DefaultArgs(s.Method.DemoParams())
+	args := audit.DefaultArgs(s.Method.DemoParams())
 	args.Merge(s.Params)
 	got, err := s.Method.Demo(setup, s.Variants, args)
 	if err != nil {
@@ -103,7 +105,7 @@ const maxRecipeRetrains = 100_000
 // fewest with which a model below every retrain shows a violation (epsilon.RanksNeeded),
 // so that the test catches more than the extreme; at least trials, and trials when no
 // number of retrains can (δ too large for the confidence).
-func RankRetrains(s *Spec, k, trials int) int {
+func RankRetrains(s *audit.Spec, k, trials int) int {
 	need := epsilon.RanksNeeded(k, s.Epsilon, s.Delta, s.Confidence)
 	if need == 0 {
 		return trials
@@ -117,7 +119,7 @@ func RankRetrains(s *Spec, k, trials int) int {
 // retrains; fewer, one included, the rank test of the deleted records' mean loss against
 // RankRetrains retrains, which can FAIL a gross violation and never PASSes. It returns the
 // retrains beside the findings.
-func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s *Spec, workers int) (Claim, []Finding, *mat.Dense, error) {
+func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s *audit.Spec, workers int) (verdict.Claim, []verdict.Finding, *mat.Dense, error) {
 	n, d := unlearned.Dims()
 	m := n
 	if n < checks.MinEmpiricalTrials {
@@ -125,19 +127,19 @@ func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s
 	}
 	ret, err := r.Retrain(ctx, s.Seed, m, workers)
 	if err != nil {
-		return Claim{}, nil, nil, err
+		return verdict.Claim{}, nil, nil, err
 	}
 	if d != ret.RawMatrix().Cols {
-		return Claim{}, nil, nil, fmt.Errorf("verify: the models have %d parameters, the recipe's retrains %d (%s on %d features)", d, ret.RawMatrix().Cols, r.Audited.Subject.Name(), r.Setup.All.Dim())
+		return verdict.Claim{}, nil, nil, fmt.Errorf("verify: the models have %d parameters, the recipe's retrains %d (%s on %d features)", d, ret.RawMatrix().Cols, r.Audited.Subject.Name(), r.Setup.All.Dim())
 	}
 	rs := *s
 	rs.Deletes = r.Setup.Deletions
-	if rs.Attacks != nil && !rs.Attacks.Has(MembershipAttack) && n < checks.MinEmpiricalTrials {
-		rs.Attacks = append(slices.Clone(rs.Attacks), MembershipAttack) // the rank route is on the deleted records' loss
+	if rs.Attacks != nil && !rs.Attacks.Has(audit.MembershipAttack) && n < checks.MinEmpiricalTrials {
+		rs.Attacks = append(slices.Clone(rs.Attacks), audit.MembershipAttack) // the rank route is on the deleted records' loss
 	}
 	c, fs, err := VerifyModels(ctx, unlearned, ret, r.Setup.All, &rs)
 	if err != nil {
-		return Claim{}, nil, nil, err
+		return verdict.Claim{}, nil, nil, err
 	}
 	c.Assumptions = append(c.Assumptions, "the retrained models are the toolkit's retrains by the spec's recipe ("+r.Audited.Subject.Name()+"), so the claim is judged against that recipe, not against how the models were made")
 	return c, fs, ret, nil

@@ -1,4 +1,4 @@
-package audit_test
+package verify_test
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // the recipes run the registered methods
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/retrain"
 	"gonum.org/v1/gonum/mat"
@@ -15,7 +19,7 @@ import (
 
 // recipeFixture is the synthetic demo data, a spec deleting its most influential record
 // and two others with D2D's one-shot variant, and the recipe built from them.
-func recipeFixture(t *testing.T, variant string) (*audit.Spec, *audit.Recipe) {
+func recipeFixture(t *testing.T, variant string) (*audit.Spec, *verify.Recipe) {
 	t.Helper()
 	ds, err := reference.SyntheticClassification(1000, 20, 1)
 	if err != nil {
@@ -33,7 +37,7 @@ func recipeFixture(t *testing.T, variant string) (*audit.Spec, *audit.Recipe) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := audit.NewRecipe(s, ds)
+	r, err := verify.NewRecipe(s, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +62,7 @@ func sample(t *testing.T, sub audit.Subject, n int) *mat.Dense {
 	return out
 }
 
-func controlSubject(t *testing.T, r *audit.Recipe, name string) audit.Subject {
+func controlSubject(t *testing.T, r *verify.Recipe, name string) audit.Subject {
 	t.Helper()
 	for _, c := range r.Audited.Controls {
 		if c.Name == name {
@@ -90,14 +94,14 @@ func TestVerifyAgainstRecipe(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		models *mat.Dense
-		want   audit.Verdict
+		want   verdict.Verdict
 	}{
 		{"real unlearner, 60 models", good, ""},
-		{"a tenth of the noise, 60 models", weak, audit.Fail},
-		{"real unlearner, one model", mat.DenseCopyOf(good.Slice(0, 1, 0, good.RawMatrix().Cols)), audit.Inconclusive},
-		{"noiseless, deletion ignored, λ/100, one model", mat.NewDense(1, len(all.Theta), all.Theta), audit.Fail},
+		{"a tenth of the noise, 60 models", weak, verdict.Fail},
+		{"real unlearner, one model", mat.DenseCopyOf(good.Slice(0, 1, 0, good.RawMatrix().Cols)), verdict.Inconclusive},
+		{"noiseless, deletion ignored, λ/100, one model", mat.NewDense(1, len(all.Theta), all.Theta), verdict.Fail},
 	} {
-		claim, fs, ret, err := audit.VerifyAgainstRecipe(ctx, c.models, r, s, 0)
+		claim, fs, ret, err := verify.VerifyAgainstRecipe(ctx, c.models, r, s, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -109,22 +113,22 @@ func TestVerifyAgainstRecipe(t *testing.T) {
 		for _, f := range fs {
 			got = append(got, f.Check)
 		}
-		if !slices.Equal(got, want) || claim.Required[0] != audit.Empirical {
+		if !slices.Equal(got, want) || claim.Required[0] != verdict.Empirical {
 			t.Fatalf("%s: findings %v, want %v; required %v", c.name, got, want, claim.Required)
 		}
 		f := fs[0]
 		t.Logf("%s: %s %s measured %.4g bound %.4g (%d retrains): %s", c.name, f.Verdict, f.Check, f.Measured, f.Bound, ret.RawMatrix().Rows, f.Detail)
-		if m := ret.RawMatrix().Rows; f.Trials == 1 && m != audit.RankRetrains(s, 1, s.Trials) {
+		if m := ret.RawMatrix().Rows; f.Trials == 1 && m != verify.RankRetrains(s, 1, s.Trials) {
 			t.Errorf("%s: %d retrains, want RankRetrains", c.name, m)
 		}
-		if c.want == audit.Fail && f.Trials == 1 {
+		if c.want == verdict.Fail && f.Trials == 1 {
 			// the model is below every retrain: p = U/(M+1) for the tie-breaker U
 			if m := ret.RawMatrix().Rows; f.Measured > 1/float64(m+1) {
 				t.Errorf("%s: p = %g, want at most 1/(M+1) = %g", c.name, f.Measured, 1/float64(m+1))
 			}
 		}
-		switch v := audit.Decide(claim, fs); {
-		case c.want == "" && v == audit.Fail:
+		switch v := verdict.Decide(claim, fs); {
+		case c.want == "" && v == verdict.Fail:
 			t.Errorf("%s: FAIL for the real unlearner", c.name)
 		case c.want != "" && v != c.want:
 			t.Errorf("%s: %s, want %s", c.name, v, c.want)
@@ -145,7 +149,7 @@ func TestRecipeRefusalsAndDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := audit.NewRecipe(s, ds); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := verify.NewRecipe(s, ds); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", spec, err, want)
 		}
 	}

@@ -1,11 +1,13 @@
-package audit
+package verify
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -74,52 +76,52 @@ func linearRecords(models *mat.Dense, ds *reference.Dataset, ids []int64, interc
 // would fail honest pairs twice as often. Fewer unlearned models than the game needs —
 // one production model included — are ranked among the retrains by the deleted records'
 // mean loss (RankCheck), which can FAIL and never PASSes.
-func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *reference.Dataset, s *Spec) (Claim, []Finding, error) {
-	membership := ds != nil && len(s.Deletes) > 0 && s.Attacks.Has(MembershipAttack)
-	if s.Attacks != nil && s.Attacks.Has(MembershipAttack) && !membership {
-		return Claim{}, nil, fmt.Errorf("verify: attacks: membership needs the spec's data and deletes, to compute the deleted records' losses from the weights")
+func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *reference.Dataset, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
+	membership := ds != nil && len(s.Deletes) > 0 && s.Attacks.Has(audit.MembershipAttack)
+	if s.Attacks != nil && s.Attacks.Has(audit.MembershipAttack) && !membership {
+		return verdict.Claim{}, nil, fmt.Errorf("verify: attacks: membership needs the spec's data and deletes, to compute the deleted records' losses from the weights")
 	}
 	if !membership {
-		if !s.Attacks.Has(GameAttack) {
-			return Claim{}, nil, fmt.Errorf("verify: attacks: none of %v can run on saved models", s.Attacks)
+		if !s.Attacks.Has(audit.GameAttack) {
+			return verdict.Claim{}, nil, fmt.Errorf("verify: attacks: none of %v can run on saved models", s.Attacks)
 		}
 		return VerifySamples(ctx, unlearned, retrained, s)
 	}
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
-		return Claim{}, nil, err
+		return verdict.Claim{}, nil, err
 	}
 	deleted, err := linearRecords(unlearned, ds, s.Deletes, s.Intercept)
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: %w", err)
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
 	lu, cu := checks.LinearScores(unlearned, deleted)
 	lr, cr := checks.LinearScores(retrained, deleted)
-	claim := s.savedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records")
+	claim := s.SavedClaim("models trained elsewhere", "the law of the published models after the deletions vs of models retrained without the deleted records")
 	claim.Assumptions = append(claim.Assumptions, "the spec's data, preprocessed as declared, are the rows the models were trained on: a deleted record's loss is computed from them")
 	losses := checks.RecordStatistics("logistic loss over the deleted records", lu, lr)
 	nu, _ := unlearned.Dims()
 	nr, _ := retrained.Dims()
 	if nu < checks.MinEmpiricalTrials {
-		f, err := s.rankRoute(ctx, losses[0])
+		f, err := s.RankRoute(ctx, losses[0])
 		if err != nil {
-			return Claim{}, nil, fmt.Errorf("verify: %w", err)
+			return verdict.Claim{}, nil, fmt.Errorf("verify: %w", err)
 		}
-		return claim, []Finding{f}, nil
+		return claim, []verdict.Finding{f}, nil
 	}
 	if nr < checks.MinEmpiricalTrials {
-		return Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
 	}
 	var stats []epsilon.Statistic
-	if s.Attacks.Has(GameAttack) {
+	if s.Attacks.Has(audit.GameAttack) {
 		stats = checks.ParameterStatistics(unlearned, retrained)
 	}
 	stats = append(stats, losses...)
 	stats = append(stats, checks.RecordStatistics("logit-scaled confidence over the deleted records", cu, cr)[0],
 		checks.GradientStatistic(unlearned, retrained, deleted))
-	f, err := s.familyGame("verify/empirical/epsilon-lower-bound").Play(ctx, stats)
+	f, err := s.FamilyGame("verify/empirical/epsilon-lower-bound").Play(ctx, stats)
 	if err != nil {
-		return Claim{}, nil, fmt.Errorf("verify: %w", err)
+		return verdict.Claim{}, nil, fmt.Errorf("verify: %w", err)
 	}
 	f.Detail += "; losses and confidences computed from the weights and the spec's data, preprocessed as declared"
-	return claim, []Finding{f}, nil
+	return claim, []verdict.Finding{f}, nil
 }
