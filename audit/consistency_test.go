@@ -12,6 +12,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -136,7 +137,7 @@ type consistencyCase struct {
 // the route, the verdict and, for a game, the direction of the rule that decided.
 func (c consistencyCase) run(t fataler) string {
 	ctx := context.Background()
-	s := &audit.Spec{Epsilon: 1, Delta: c.delta, Confidence: 0.95, PowerAgainst: 2, Seed: c.specSeed}
+	s := &spec.Spec{Epsilon: 1, Delta: c.delta, Confidence: 0.95, PowerAgainst: 2, Seed: c.specSeed}
 	if c.confidences {
 		s.Scores = audit.ConfidenceScores
 	}
@@ -276,7 +277,7 @@ func estimate(f audit.Finding, prefix string) (audit.Estimate, bool) {
 
 // checkHeldOut: the bound, counts, rates, resolution and the deciding statistic's figures
 // of a split game's finding agree.
-func checkHeldOut(t fataler, f audit.Finding, s *audit.Spec) {
+func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
 	h := f.HeldOut
 	conf := f.Power.Question.Confidence // each test's, after the route's correction
 	c := h.Counts()
@@ -389,7 +390,7 @@ func checkPower(t fataler, ctx context.Context, f audit.Finding, n int) {
 
 // checkRank: the rank check's verdict is its p-value against the threshold it states, and
 // an INCONCLUSIVE names the game's count.
-func checkRank(t fataler, ctx context.Context, f audit.Finding, s *audit.Spec) {
+func checkRank(t fataler, ctx context.Context, f audit.Finding, s *spec.Spec) {
 	k := f.Trials
 	if want := ((1-s.Confidence)/float64(k) - s.Delta) / math.Exp(s.Epsilon); f.Bound != want {
 		t.Fatalf("threshold %v; ((1 − c)/k − δ)/e^ε = %v", f.Bound, want)
@@ -423,7 +424,7 @@ func checkHoldout(t fataler, f audit.Finding) {
 }
 
 // checkOneRun: a one-run bound is at most the run's best case, and FAILs exactly above 2ε.
-func checkOneRun(t fataler, f audit.Finding, plan []bool, member []float64, s *audit.Spec) {
+func checkOneRun(t fataler, f audit.Finding, plan []bool, member []float64, s *spec.Spec) {
 	in, _, err := onerun.SplitScores(plan, member)
 	if err != nil {
 		t.Fatalf("%v", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -152,7 +153,7 @@ func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, de
 }
 
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
-	verify func(ctx context.Context, u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
+	verify func(ctx context.Context, u, r *mat.Dense, s *spec.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
 	t.Helper()
 	u, _, err := artifact.LoadSample(unlearned)
 	if err != nil {
@@ -164,7 +165,7 @@ func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 		t.Errorf("%s: retrained models: %v", name, err)
 		return audit.Finding{}
 	}
-	s := &audit.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
+	s := &spec.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
 	_, fs, err := verify(context.Background(), u, r, s)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)

@@ -8,9 +8,9 @@ import (
 	"io"
 	"math"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -102,7 +102,7 @@ func ReadCanaryPlan(path string) (CanaryPlan, error) {
 // spec's confidence). Nothing here can show the claim holds: otherwise INCONCLUSIVE.
 // Beside it: the f-DP one-run bound (Mahloujifar et al., for the Gaussian trade-off of the
 // pair), AUROC and TPR at low FPR of the included against the excluded canaries.
-func VerifyOneRun(plan CanaryPlan, scores []float64, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
+func VerifyOneRun(plan CanaryPlan, scores []float64, s *spec.Spec) (verdict.Claim, []verdict.Finding, error) {
 	if len(scores) != plan.Canaries {
 		return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: %d scores for the plan's %d canaries", len(scores), plan.Canaries)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
@@ -38,7 +38,7 @@ func TestRankFindingThresholdOverKModels(t *testing.T) {
 		if math.Abs(rp.Threshold-want) > 1e-14*want || rp.RetrainsNeeded != need {
 			t.Errorf("k = %d: PlanRanks threshold %v, %d retrains needed; want t_k = %v and %d", k, rp.Threshold, rp.RetrainsNeeded, want, need)
 		}
-		s := &audit.Spec{Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2, Seed: 1, Claimed: true}
+		s := &spec.Spec{Epsilon: eps, Delta: delta, Confidence: conf, PowerAgainst: 2, Seed: 1, Claimed: true}
 		if got := verify.RankRetrains(s, k, 1); got != 2*need {
 			t.Errorf("k = %d: the recipe asks for %d retrains; want 2 × %d", k, got, need)
 		}

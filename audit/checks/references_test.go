@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
@@ -32,7 +32,7 @@ func TestULiRAStatistic(t *testing.T) {
 		return m
 	}
 	u, r := load("unlearned.npy"), load("retrained.npy")
-	s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
+	s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
 	_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -76,7 +77,7 @@ func linearRecords(models *mat.Dense, ds *reference.Dataset, ids []int64, interc
 // would fail honest pairs twice as often. Fewer unlearned models than the game needs —
 // one production model included — are ranked among the retrains by the deleted records'
 // mean loss (RankCheck), which can FAIL and never PASSes.
-func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *reference.Dataset, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
+func VerifyModels(ctx context.Context, unlearned, retrained *mat.Dense, ds *reference.Dataset, s *spec.Spec) (verdict.Claim, []verdict.Finding, error) {
 	membership := ds != nil && len(s.Deletes) > 0 && s.Attacks.Has(audit.MembershipAttack)
 	if s.Attacks != nil && s.Attacks.Has(audit.MembershipAttack) && !membership {
 		return verdict.Claim{}, nil, fmt.Errorf("verify: attacks: membership needs the spec's data and deletes, to compute the deleted records' losses from the weights")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -97,8 +98,8 @@ func TestVerifyModelsAttacks(t *testing.T) {
 	good, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "good"))
 	broken, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "broken"))
 	retrained, _, _ := artifact.LoadSample(filepath.Join(verifyFixtures, "retrained"))
-	spec := func(attacks audit.Attacks) *audit.Spec {
-		s, err := audit.ParseSpec(strings.NewReader(`{"method": {"name": "d2d"}, "model": {"intercept": true}, "claim": {"epsilon": 1, "delta": 1e-3}}`), "spec.json")
+	spec := func(attacks audit.Attacks) *spec.Spec {
+		s, err := spec.ParseSpec(strings.NewReader(`{"method": {"name": "d2d"}, "model": {"intercept": true}, "claim": {"epsilon": 1, "delta": 1e-3}}`), "spec.json")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
@@ -31,7 +32,7 @@ func TestReferencesAgainstDeletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, References: refs}
+	s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, References: refs}
 	_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestReferencesAgainstDeletion(t *testing.T) {
 func TestHoldoutRecordIDs(t *testing.T) {
 	forget := mat.NewDense(1, 3, []float64{0.1, 5, 0.3})
 	holdout := mat.NewDense(1, 6, []float64{1, 2, 3, 4, 2.5, 1.5})
-	s := &audit.Spec{Confidence: 0.95, Seed: 1}
+	s := &spec.Spec{Confidence: 0.95, Seed: 1}
 	f, err := verify.VerifyHoldout(forget, holdout, s)
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -52,7 +52,7 @@ func (m NoisyModels) pair(i int) string {
 // with tens of models where the black-box game needs orders of magnitude more; the game
 // on the published models (VerifyModels, with the data ds when given) stays beside them
 // as supporting evidence when each side has MinEmpiricalTrials models.
-func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
+func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *spec.Spec) (verdict.Claim, []verdict.Finding, error) {
 	if s.Noise == nil {
 		return verdict.Claim{}, nil, fmt.Errorf("verify: the pre-noise route needs the certificate declared: the spec's \"noise\": {\"sensitivity\": Δ, \"sigma\": σ}")
 	}
@@ -131,7 +131,7 @@ func VerifyNoisy(ctx context.Context, m NoisyModels, ds *reference.Dataset, s *a
 
 // noiseCertificateFinding is the certificate check: the σ the Gaussian mechanism needs for
 // (ε, δ) at Δ (need, exact) is at most the declared σ.
-func noiseCertificateFinding(c audit.NoiseCertificate, need, eps, delta float64) verdict.Finding {
+func noiseCertificateFinding(c spec.NoiseCertificate, need, eps, delta float64) verdict.Finding {
 	at := checks.ExactEps(c.Sensitivity, c.Sigma*c.Sigma, delta)
 	detail := fmt.Sprintf("the Gaussian mechanism at Δ = %.6g needs σ ≥ %.6g for ε = %g at δ = %g (exact: Balle–Wang's analytic calibration); the declared σ = %.6g is %.4g× that, and its exact ε at δ is %.4g",
 		c.Sensitivity, need, eps, delta, c.Sigma, c.Sigma/need, at)
@@ -181,7 +181,7 @@ func preNoiseGapFinding(m NoisyModels, delta float64) verdict.Finding {
 // σ̂²/σ² and the interval whose excluding 1 is the FAIL rule. A PASS also needs power:
 // with probability PowerTarget, the test must catch the claim's named alternative, noise
 // so small that the exact ε at Δ is PowerAgainst × the claimed ε.
-func noiseScaleFinding(nu, nr *mat.Dense, c audit.NoiseCertificate, s *audit.Spec) verdict.Finding {
+func noiseScaleFinding(nu, nr *mat.Dense, c spec.NoiseCertificate, s *spec.Spec) verdict.Finding {
 	n, d := nu.Dims()
 	k := n * d
 	a := (1 - s.Confidence) / 4 // each tail of each side

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -31,9 +31,9 @@ func noisySigma(t *testing.T, sensitivity float64) float64 {
 }
 
 // noisySpec is a spec declaring the claim and the certificate (Δ, σ).
-func noisySpec(t *testing.T, sensitivity, sigma float64) *audit.Spec {
+func noisySpec(t *testing.T, sensitivity, sigma float64) *spec.Spec {
 	t.Helper()
-	s, err := audit.ParseSpec(strings.NewReader(fmt.Sprintf(`{"method": {"name": "my output perturbation"}, "claim": {"epsilon": %g, "delta": %g}, "noise": {"sensitivity": %v, "sigma": %v}}`,
+	s, err := spec.ParseSpec(strings.NewReader(fmt.Sprintf(`{"method": {"name": "my output perturbation"}, "claim": {"epsilon": %g, "delta": %g}, "noise": {"sensitivity": %v, "sigma": %v}}`,
 		noisyEps, noisyDelta, sensitivity, sigma)), "spec.json")
 	if err != nil {
 		t.Fatal(err)
@@ -225,8 +225,8 @@ func TestNoiseCertificateSigma(t *testing.T) {
 	if !(need < classic) {
 		t.Fatalf("analytic σ %.6g not below the classic %.6g", need, classic)
 	}
-	pass := noiseCertificateFinding(audit.NoiseCertificate{Sensitivity: 1, Sigma: need * 1.001}, need, noisyEps, noisyDelta)
-	fail := noiseCertificateFinding(audit.NoiseCertificate{Sensitivity: 1, Sigma: need * 0.99}, need, noisyEps, noisyDelta)
+	pass := noiseCertificateFinding(spec.NoiseCertificate{Sensitivity: 1, Sigma: need * 1.001}, need, noisyEps, noisyDelta)
+	fail := noiseCertificateFinding(spec.NoiseCertificate{Sensitivity: 1, Sigma: need * 0.99}, need, noisyEps, noisyDelta)
 	if pass.Verdict != verdict.Pass || fail.Verdict != verdict.Fail {
 		t.Fatalf("σ = 1.001× the need: %s; 0.99×: %s", pass.Verdict, fail.Verdict)
 	}
@@ -234,19 +234,19 @@ func TestNoiseCertificateSigma(t *testing.T) {
 
 // A spec's noise certificate: both fields, positive; errors name the field.
 func TestSpecNoise(t *testing.T) {
-	for spec, want := range map[string]string{
+	for text, want := range map[string]string{
 		`{"noise": {"sensitivity": 0.5, "sigma": 2}}`:        "",
 		`{"noise": {"sigma": 2}}`:                            "spec.json: noise.sensitivity: missing",
 		`{"noise": {"sensitivity": 0.5, "sigma": 0}}`:        "spec.json: noise.sigma: 0:",
 		`{"noise": {"sensitivity": -1, "sigma": 1}}`:         "spec.json: noise.sensitivity: -1:",
 		`{"noise": {"sensitivity": 1, "sigma": 1, "mu": 1}}`: "spec.json: noise.mu: unknown field",
 	} {
-		s, err := audit.ParseSpec(strings.NewReader(spec), "spec.json")
+		s, err := spec.ParseSpec(strings.NewReader(text), "spec.json")
 		switch {
-		case want == "" && (err != nil || s.Noise == nil || *s.Noise != audit.NoiseCertificate{Sensitivity: 0.5, Sigma: 2}):
-			t.Errorf("%s: %v, %+v", spec, err, s)
+		case want == "" && (err != nil || s.Noise == nil || *s.Noise != spec.NoiseCertificate{Sensitivity: 0.5, Sigma: 2}):
+			t.Errorf("%s: %v, %+v", text, err, s)
 		case want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)):
-			t.Errorf("%s: %v; want %q", spec, err, want)
+			t.Errorf("%s: %v; want %q", text, err, want)
 		}
 	}
 }

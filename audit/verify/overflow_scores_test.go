@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,7 +22,7 @@ func TestVerifyScoresOf1e308(t *testing.T) {
 			r.Set(i, j, 1+0.2*rng.NormFloat64())
 		}
 	}
-	s := &audit.Spec{Epsilon: 1, Delta: 1e-5, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
+	s := &spec.Spec{Epsilon: 1, Delta: 1e-5, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
 	_, fs, err := VerifyScores(context.Background(), u, r, s)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -29,7 +30,7 @@ type Recipe struct {
 // NewRecipe builds the recipe of s on ds (the spec's data, read and preprocessed). The
 // spec must name its deletions and select exactly one variant of its method: a recipe is
 // one training procedure.
-func NewRecipe(s *audit.Spec, ds *reference.Dataset) (*Recipe, error) {
+func NewRecipe(s *spec.Spec, ds *reference.Dataset) (*Recipe, error) {
 	if len(s.Deletes) == 0 {
 		return nil, fmt.Errorf("recipe: deletes: none named; retraining without the deleted records needs their IDs")
 	}
@@ -105,7 +106,7 @@ const maxRecipeRetrains = 100_000
 // fewest with which a model below every retrain shows a violation (epsilon.RanksNeeded),
 // so that the test catches more than the extreme; at least trials, and trials when no
 // number of retrains can (δ too large for the confidence).
-func RankRetrains(s *audit.Spec, k, trials int) int {
+func RankRetrains(s *spec.Spec, k, trials int) int {
 	need := epsilon.RanksNeeded(k, s.Epsilon, s.Delta, s.Confidence)
 	if need == 0 {
 		return trials
@@ -119,7 +120,7 @@ func RankRetrains(s *audit.Spec, k, trials int) int {
 // retrains; fewer, one included, the rank test of the deleted records' mean loss against
 // RankRetrains retrains, which can FAIL a gross violation and never PASSes. It returns the
 // retrains beside the findings.
-func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s *audit.Spec, workers int) (verdict.Claim, []verdict.Finding, *mat.Dense, error) {
+func VerifyAgainstRecipe(ctx context.Context, unlearned *mat.Dense, r *Recipe, s *spec.Spec, workers int) (verdict.Claim, []verdict.Finding, *mat.Dense, error) {
 	n, d := unlearned.Dims()
 	m := n
 	if n < checks.MinEmpiricalTrials {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // the recipes run the registered methods
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -19,7 +20,7 @@ import (
 
 // recipeFixture is the synthetic demo data, a spec deleting its most influential record
 // and two others with D2D's one-shot variant, and the recipe built from them.
-func recipeFixture(t *testing.T, variant string) (*audit.Spec, *verify.Recipe) {
+func recipeFixture(t *testing.T, variant string) (*spec.Spec, *verify.Recipe) {
 	t.Helper()
 	ds, err := reference.SyntheticClassification(1000, 20, 1)
 	if err != nil {
@@ -31,9 +32,9 @@ func recipeFixture(t *testing.T, variant string) (*audit.Spec, *verify.Recipe) {
 		t.Fatal(err)
 	}
 	row, _ := loss.Objective(ds).MostInfluential(opt.Theta)
-	spec := fmt.Sprintf(`{"method": {"name": "d2d", "variants": [%q]}, "model": {"lambda": 0.05}, "deletes": [%d, 3, 4],
+	text := fmt.Sprintf(`{"method": {"name": "d2d", "variants": [%q]}, "model": {"lambda": 0.05}, "deletes": [%d, 3, 4],
 		"claim": {"epsilon": 1, "delta": 1e-3}, "trials": 60}`, variant, ds.ID(row))
-	s, err := audit.ParseSpec(strings.NewReader(spec), "spec.json")
+	s, err := spec.ParseSpec(strings.NewReader(text), "spec.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,17 +141,17 @@ func TestVerifyAgainstRecipe(t *testing.T) {
 // same for any number of workers.
 func TestRecipeRefusalsAndDeterminism(t *testing.T) {
 	ds, _ := reference.SyntheticClassification(200, 5, 1)
-	for spec, want := range map[string]string{
+	for text, want := range map[string]string{
 		`{"method": {"name": "d2d", "variants": ["perfect"]}}`:                                    "deletes: none named",
 		`{"method": {"name": "d2d", "variants": ["perfect", "strongly-convex"]}, "deletes": [1]}`: "method.variants: 2 selected",
 		`{"method": {"name": "d2d", "variants": ["perfect"]}, "deletes": [5000]}`:                 "record ID 5000 is not in the dataset",
 	} {
-		s, err := audit.ParseSpec(strings.NewReader(spec), "spec.json")
+		s, err := spec.ParseSpec(strings.NewReader(text), "spec.json")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := verify.NewRecipe(s, ds); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: error %v, want %q", spec, err, want)
+			t.Errorf("%s: error %v, want %q", text, err, want)
 		}
 	}
 	s, r := recipeFixture(t, "perfect")

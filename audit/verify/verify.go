@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,7 +19,7 @@ import (
 // its power against PowerAgainst × the claimed ε. Fewer unlearned models need the data or
 // per-record scores, whose primary statistic a rank test can use (VerifyModels,
 // VerifyScores).
-func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
+func VerifySamples(ctx context.Context, unlearned, retrained *mat.Dense, s *spec.Spec) (verdict.Claim, []verdict.Finding, error) {
 	if _, _, err := sameColumns(unlearned, retrained, "have %d parameters"); err != nil {
 		return verdict.Claim{}, nil, err
 	}
@@ -56,7 +56,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 	nu, du := unlearned.Dims()
 	_, dr := retrained.Dims()
 	if du != dr {
-		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d%s", du, dr, audit.TransposedHint(unlearned, retrained))
+		return 0, 0, fmt.Errorf("verify: unlearned models "+columns+", retrained ones %d%s", du, dr, spec.TransposedHint(unlearned, retrained))
 	}
 	return nu, du, nil
 }
@@ -68,7 +68,7 @@ func sameColumns(unlearned, retrained *mat.Dense, columns string) (n, d int, err
 // which). With MinEmpiricalTrials unlearned models or more, the game over the scores' mean
 // and median per model decides; with fewer, down to one production model, the rank test
 // of the mean (lower loss, or higher confidence, means remembered) among the retrains.
-func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *audit.Spec) (verdict.Claim, []verdict.Finding, error) {
+func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *spec.Spec) (verdict.Claim, []verdict.Finding, error) {
 	// the spec's deletes first: they say which side of a mismatched pair is transposed
 	for _, side := range []struct {
 		name string

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,7 +16,7 @@ import (
 // higher is more member-like; the records are named by s.Deletes, which must then list one
 // a column (CheckScoreColumns), else by their column, and the finding says so: a column
 // is not a record ID.
-func VerifyHoldout(unlearned, holdout *mat.Dense, s *audit.Spec) (verdict.Finding, error) {
+func VerifyHoldout(unlearned, holdout *mat.Dense, s *spec.Spec) (verdict.Finding, error) {
 	if err := checks.CheckHoldout(unlearned, holdout); err != nil {
 		return verdict.Finding{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -43,7 +44,7 @@ func (p *prenoiseFlags) check(retrained string, scores bool, oneRun string) erro
 // verify reads the pre-noise parameters and runs audit.VerifyNoisy on them and the
 // published models; it returns the claim, the findings, the pre-noise files read (as
 // report inputs) and the report's description of the models.
-func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset, s *audit.Spec, specPath string) (audit.Claim, []audit.Finding, []reports.Input, string, error) {
+func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset, s *spec.Spec, specPath string) (audit.Claim, []audit.Finding, []reports.Input, string, error) {
 	if s.Noise == nil {
 		return audit.Claim{}, nil, nil, "", &audit.SpecError{File: specPath, Path: "noise", Msg: "missing; --prenoise-unlearned audits a pipeline that publishes with Gaussian noise against its certificate: {\"sensitivity\": Δ, \"sigma\": σ}"}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -28,7 +28,7 @@ func (u *utilityFlags) register(fs *flag.FlagSet) {
 // check refuses the flags where they cannot be measured, and reads and checks the
 // --utility file before the audit's long work (its model counts are checked after, against
 // the models read).
-func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath string) error {
+func (u *utilityFlags) check(scores bool, oneRun string, s *spec.Spec, specPath string) error {
 	if u.file != "" {
 		var err error
 		if u.values, err = verify.LoadUtility(u.file); err != nil {
@@ -53,7 +53,7 @@ func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath
 // inputs; nil when no flag asked for it. unlearned and retrained are the audited models
 // (retrained nil when none were read; one-run is one model); ds is the spec's data, when
 // verify loaded it.
-func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds *loaded, s *audit.Spec) (*reports.Utility, []reports.Input, error) {
+func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds *loaded, s *spec.Spec) (*reports.Utility, []reports.Input, error) {
 	if u.file == "" && !u.fromData {
 		return nil, nil, nil
 	}

@@ -1,6 +1,10 @@
-package audit
+package spec
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+)
 
 // NoiseCertificate is what a pipeline that publishes with Gaussian noise (output
 // perturbation, as Guo et al., D2D and HF do) declares in its spec ("noise"): the L2
@@ -15,8 +19,8 @@ type NoiseCertificate struct {
 // The declared certificate's fields: finite and positive (Δ = 0 would need no noise, and
 // σ = 0 publishes the models as they are).
 var (
-	sensitivityParam = Param{Name: "sensitivity", Usage: "the L2 sensitivity Δ the proof bounds", Kind: Number, Range: "(0, inf)"}
-	sigmaParam       = Param{Name: "sigma", Usage: "the σ of the Gaussian noise added to every parameter", Kind: Number, Range: "(0, inf)"}
+	sensitivityParam = audit.Param{Name: "sensitivity", Usage: "the L2 sensitivity Δ the proof bounds", Kind: audit.Number, Range: "(0, inf)"}
+	sigmaParam       = audit.Param{Name: "sigma", Usage: "the σ of the Gaussian noise added to every parameter", Kind: audit.Number, Range: "(0, inf)"}
 )
 
 // noise reads the spec's "noise": {"sensitivity": Δ, "sigma": σ}, both required.

@@ -1,4 +1,4 @@
-package audit_test
+package spec_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
@@ -20,7 +21,7 @@ func TestLoadSpecIsBounded(t *testing.T) {
 	fifo := testenv.FIFO(t, filepath.Join(dir, "spec.json"))
 	for _, p := range []string{"/dev/zero", fifo} {
 		var err error
-		testenv.WithinDeadline(t, 5*time.Second, "LoadSpec("+p+")", func() { _, err = audit.LoadSpec(p) })
+		testenv.WithinDeadline(t, 5*time.Second, "LoadSpec("+p+")", func() { _, err = spec.LoadSpec(p) })
 		if !errors.Is(err, regular.ErrNotRegular) || !strings.Contains(err.Error(), p) {
 			t.Errorf("LoadSpec(%s): %v; want it refused as not a regular file", p, err)
 		}
@@ -28,7 +29,7 @@ func TestLoadSpecIsBounded(t *testing.T) {
 	big := filepath.Join(dir, "big.json")
 	os.WriteFile(big, []byte(`{"x": "`+strings.Repeat("a", 50<<20)+`"}`), 0o644)
 	var err error
-	got := testenv.Allocated(func() { _, err = audit.LoadSpec(big) })
+	got := testenv.Allocated(func() { _, err = spec.LoadSpec(big) })
 	if err == nil || !strings.Contains(err.Error(), big+": larger than 1048576 bytes") {
 		t.Errorf("50 MB spec: %v", err)
 	}
@@ -50,10 +51,10 @@ func FuzzLoadSpec(f *testing.F) {
 			t.Fatal(err)
 		}
 		var (
-			s   *audit.Spec
+			s   *spec.Spec
 			err error
 		)
-		got := testenv.Allocated(func() { s, err = audit.LoadSpec(p) })
+		got := testenv.Allocated(func() { s, err = spec.LoadSpec(p) })
 		if limit := uint64(64*len(in) + 1<<20); got > limit {
 			t.Fatalf("%d bytes allocated %d (limit %d)", len(in), got, limit)
 		}

@@ -1,4 +1,4 @@
-package audit
+package spec
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
@@ -53,7 +54,7 @@ type Spec struct {
 	// of Methods() (a user's own method, audited on its saved models by `audit verify`,
 	// which needs only a claim) or when the spec names none. MethodLabel is the name as
 	// written, "" when absent.
-	Method      Method
+	Method      audit.Method
 	MethodLabel string
 	// Scores (spec "scores") says what per-record score files hold: "loss" (the default;
 	// lower means the record is fitted better) or "confidence" (logit-scaled; higher).
@@ -66,7 +67,7 @@ type Spec struct {
 	// to the game's family. Not a spec field: it holds data.
 	References *checks.References
 	Variants   []string
-	Params     Args // the method's settings, as its DemoParams read them
+	Params     audit.Args // the method's settings, as its DemoParams read them
 	Deletes    []int64
 	Epsilon    float64
 	Delta      float64
@@ -92,7 +93,7 @@ type Spec struct {
 	// one (RankCheck.Randomised): "conservative", the default, is the verdict no seed moves.
 	RandomisedRank bool
 	// Attacks are the empirical attacks to run (nil: all of AttackNames).
-	Attacks Attacks
+	Attacks audit.Attacks
 	// Outputs say where the report goes and in which formats besides JSON.
 	Outputs SpecOutputs
 	// Noise (spec "noise") is the certificate of a pipeline that publishes with Gaussian
@@ -159,7 +160,7 @@ func (s *Spec) RequireMethod(file string) error {
 	if s.MethodLabel != "" {
 		msg = fmt.Sprintf("%s is not a method the toolkit implements (one of %s); only audit verify on saved models or scores takes a method of your own", clip.Quote(s.MethodLabel), strings.Join(methodNames(), ", "))
 	}
-	return &SpecError{File: file, Path: "method.name", Msg: msg}
+	return &audit.SpecError{File: file, Path: "method.name", Msg: msg}
 }
 
 // SpecOutputs is where a spec's report is written: Dir (a folder inside the spec's own,
@@ -170,9 +171,6 @@ type SpecOutputs struct {
 	Dir     string
 	Formats []string
 }
-
-// OutputFormats are the renderings a spec may ask for beside report.json.
-var OutputFormats = []string{"json", "md", "html", "pdf"}
 
 // SpecData says where the data are and how to read them, as the demo's data flags do.
 // File is resolved against the spec's own folder by LoadSpec.
@@ -222,7 +220,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, fmt.Errorf("read spec %s: %w", name, err)
 	}
 	if len(b) > maxSpecBytes {
-		return nil, &SpecError{File: name, Msg: fmt.Sprintf("larger than %d bytes; a spec holds settings, not data", maxSpecBytes)}
+		return nil, &audit.SpecError{File: name, Msg: fmt.Sprintf("larger than %d bytes; a spec holds settings, not data", maxSpecBytes)}
 	}
 	p := specParser{file: name}
 	root, err := p.object("", b)
@@ -231,10 +229,10 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	}
 	s := &Spec{Data: SpecData{LabelColumn: -1, Preprocessing: "auto"}}
 	defaults := []struct {
-		param Param
+		param audit.Param
 		dst   any
-	}{{TrialsParam, &s.Trials}, {ConfidenceParam, &s.Confidence}, {PowerAgainstParam, &s.PowerAgainst},
-		{LambdaParam, &s.Lambda}, {EpsilonParam, &s.Epsilon}, {DeltaParam, &s.Delta}}
+	}{{audit.TrialsParam, &s.Trials}, {audit.ConfidenceParam, &s.Confidence}, {audit.PowerAgainstParam, &s.PowerAgainst},
+		{audit.LambdaParam, &s.Lambda}, {audit.EpsilonParam, &s.Epsilon}, {audit.DeltaParam, &s.Delta}}
 	for _, d := range defaults {
 		if err := p.set("", d.param, d.param.Default, d.dst); err != nil {
 			return nil, err
@@ -265,7 +263,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 					}
 					return nil
 				},
-				"lambda": p.param(LambdaParam, &s.Lambda),
+				"lambda": p.param(audit.LambdaParam, &s.Lambda),
 				"intercept": func(path string, v json.RawMessage) error {
 					if json.Unmarshal(v, &s.Intercept) != nil {
 						return p.fail(path, "want true or false")
@@ -308,20 +306,20 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 				s.PartialClaim = "delta"
 			}
 			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
-				"epsilon": p.param(EpsilonParam, &s.Epsilon),
-				"delta":   p.param(DeltaParam, &s.Delta),
+				"epsilon": p.param(audit.EpsilonParam, &s.Epsilon),
+				"delta":   p.param(audit.DeltaParam, &s.Delta),
 			})
 		},
-		"trials": p.param(TrialsParam, &s.Trials),
+		"trials": p.param(audit.TrialsParam, &s.Trials),
 		"power": func(path string, v json.RawMessage) error {
 			obj, err := p.object(path, v)
 			if err != nil {
 				return err
 			}
-			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{"against": p.param(PowerAgainstParam, &s.PowerAgainst)})
+			return p.fields(path, obj, map[string]func(string, json.RawMessage) error{"against": p.param(audit.PowerAgainstParam, &s.PowerAgainst)})
 		},
-		"confidence": p.param(ConfidenceParam, &s.Confidence),
-		"seed":       p.param(SeedParam, &s.Seed),
+		"confidence": p.param(audit.ConfidenceParam, &s.Confidence),
+		"seed":       p.param(audit.SeedParam, &s.Seed),
 		"rank_p": func(path string, v json.RawMessage) error {
 			var kind string
 			if json.Unmarshal(v, &kind) != nil {
@@ -334,7 +332,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			return nil
 		},
 		"attacks": func(path string, v json.RawMessage) error {
-			names, err := p.names(path, v, AttackNames)
+			names, err := p.names(path, v, audit.AttackNames)
 			s.Attacks = names
 			return err
 		},
@@ -357,7 +355,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 				},
 				"formats": func(path string, v json.RawMessage) error {
 					var err error
-					s.Outputs.Formats, err = p.names(path, v, OutputFormats)
+					s.Outputs.Formats, err = p.names(path, v, audit.OutputFormats)
 					return err
 				},
 			})
@@ -385,7 +383,7 @@ func methodLabelRune(r rune) bool {
 
 func methodNames() []string {
 	var out []string
-	for _, m := range Methods() {
+	for _, m := range audit.Methods() {
 		out = append(out, m.Name())
 	}
 	return out
@@ -395,7 +393,7 @@ func methodNames() []string {
 type specParser struct{ file string }
 
 func (p specParser) fail(path, format string, args ...any) error {
-	return &SpecError{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &audit.SpecError{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
 // object decodes a JSON object, refusing anything else and repeated keys.
@@ -507,7 +505,7 @@ func (p specParser) text(path string, v json.RawMessage) (string, error) {
 // the parameter's: a number for a number or an integer ("trials": "8" is an error, not
 // 8), true or false for a switch, a string for a choice; a list takes a comma-separated
 // string or one number, free text a string or a number.
-func (p specParser) typed(path string, v json.RawMessage, decl Param) (string, error) {
+func (p specParser) typed(path string, v json.RawMessage, decl audit.Param) (string, error) {
 	t, err := p.text(path, v)
 	if err != nil {
 		return "", err
@@ -528,17 +526,17 @@ func (p specParser) typed(path string, v json.RawMessage, decl Param) (string, e
 		if !isStr && !isNum {
 			want = "a comma-separated string or a number"
 		}
-	case decl.Kind == Number, decl.Kind == Integer:
+	case decl.Kind == audit.Number, decl.Kind == audit.Integer:
 		if !isNum {
 			want = "a JSON number"
-			if decl.Kind == Integer {
+			if decl.Kind == audit.Integer {
 				want = "a JSON integer"
 			}
 			if isStr {
 				want += ", not a string"
 			}
 		}
-	case decl.Kind == Choice:
+	case decl.Kind == audit.Choice:
 		if !isStr {
 			want = "a string: " + orList(decl.Choices)
 		}
@@ -555,11 +553,11 @@ func (p specParser) typed(path string, v json.RawMessage, decl Param) (string, e
 
 // param reads a field declared by a Param into dst (*int, *float64, *uint64): a JSON
 // number, nothing else.
-func (p specParser) param(decl Param, dst any) func(string, json.RawMessage) error {
+func (p specParser) param(decl audit.Param, dst any) func(string, json.RawMessage) error {
 	return func(path string, v json.RawMessage) error {
 		kind := decl
-		if kind.Kind == Text { // the seed: declared as text for its uint64 range, read as a number
-			kind.Kind = Integer
+		if kind.Kind == audit.Text { // the seed: declared as text for its uint64 range, read as a number
+			kind.Kind = audit.Integer
 		}
 		s, err := p.typed(path, v, kind)
 		if err != nil {
@@ -571,9 +569,9 @@ func (p specParser) param(decl Param, dst any) func(string, json.RawMessage) err
 
 // set stores a field's value, checked by its declaration; a refusal echoes the value as
 // the spec wrote it (a JSON number's own text, never a conversion of it).
-func (p specParser) set(path string, decl Param, s string, dst any) error {
+func (p specParser) set(path string, decl audit.Param, s string, dst any) error {
 	if err := decl.Check(s); err != nil {
-		return p.fail(path, "%s: %s", clip.Text(strings.TrimSpace(s)), err.(*ParamError).Want)
+		return p.fail(path, "%s: %s", clip.Text(strings.TrimSpace(s)), err.(*audit.ParamError).Want)
 	}
 	var err error
 	switch d := dst.(type) {
@@ -697,7 +695,7 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		return p.fail(join(path, "name"), "%q at byte %d: a name is letters, digits, spaces and - _ . + / ( ) : (it goes into every report and the console)", name[i:i+utf8.RuneLen([]rune(name[i:])[0])], i)
 	}
 	s.MethodLabel = name
-	for _, m := range Methods() {
+	for _, m := range audit.Methods() {
 		if m.Name() == name {
 			s.Method = m
 		}
@@ -713,7 +711,7 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		variants = append(variants, v.Name)
 	}
 	decls := s.Method.DemoParams()
-	s.Params = DefaultArgs(decls)
+	s.Params = audit.DefaultArgs(decls)
 	s.Variants = variants
 	return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
 		"name": func(string, json.RawMessage) error { return nil },
@@ -746,7 +744,7 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 						return err
 					}
 					if err := d.Check(t); err != nil {
-						return p.fail(path, "%s: %s", clip.Text(strings.TrimSpace(t)), err.(*ParamError).Want)
+						return p.fail(path, "%s: %s", clip.Text(strings.TrimSpace(t)), err.(*audit.ParamError).Want)
 					}
 					s.Params.Set(d.Name, t)
 					return nil
@@ -755,4 +753,12 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 			return p.fields(path, obj, known)
 		},
 	})
+}
+
+// orList joins names as "a, b or c" (the root's helper of that name, copied).
+func orList(names []string) string {
+	if k := len(names); k > 1 {
+		return strings.Join(names[:k-1], ", ") + " or " + names[k-1]
+	}
+	return strings.Join(names, "")
 }

@@ -1,4 +1,4 @@
-package audit_test
+package spec_test
 
 import (
 	"errors"
@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // specs name the registered methods
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 )
 
 // A full spec reads into the settings it names; left-out fields take the declared defaults.
@@ -27,7 +30,7 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 	  "attacks": ["membership"],
 	  "outputs": {"dir": "out", "formats": ["html", "pdf"]}
 	}`
-	s, err := audit.ParseSpec(strings.NewReader(in), "a.json")
+	s, err := spec.ParseSpec(strings.NewReader(in), "a.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +39,7 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 	if s.Method.Name() != "sglu" || !slices.Equal(s.Variants, []string{"sglu"}) || sigma != 0.2 || batch != 16 || !s.Params.Given("sglu-sigma") || s.Params.Given("sglu-epochs") {
 		t.Errorf("method %s %v, σ %v, b %v", s.Method.Name(), s.Variants, sigma, batch)
 	}
-	want := audit.SpecData{File: "rows.csv", Format: "csv", LabelColumn: 0, Header: true, Classes: "1,0", Preprocessing: "standardize,unit-ball"}
+	want := spec.SpecData{File: "rows.csv", Format: "csv", LabelColumn: 0, Header: true, Classes: "1,0", Preprocessing: "standardize,unit-ball"}
 	if !s.Intercept || !slices.Equal(s.Attacks, audit.Attacks{"membership"}) || s.Attacks.Has(audit.GameAttack) || s.Outputs.Dir != "out" || !slices.Equal(s.Outputs.Formats, []string{"html", "pdf"}) {
 		t.Errorf("intercept %v, attacks %v, outputs %+v", s.Intercept, s.Attacks, s.Outputs)
 	}
@@ -44,7 +47,7 @@ func TestParseSpecReadsEveryField(t *testing.T) {
 		s.Trials != 64 || s.PowerAgainst != 3 || s.Confidence != 0.9 || s.Seed != 7 {
 		t.Errorf("spec %+v", s)
 	}
-	min, err := audit.ParseSpec(strings.NewReader(`{"method": {"name": "d2d"}}`), "b.json")
+	min, err := spec.ParseSpec(strings.NewReader(`{"method": {"name": "d2d"}}`), "b.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +107,7 @@ func TestParseSpecRefusals(t *testing.T) {
 		{`{"method": {"name": "d2d"}, "trials": 10, "trials": 20}`, "s.json: trials: given twice"},
 		{`{"method": {"name": "d2d"}} {}`, "s.json: text after the object"},
 	} {
-		_, err := audit.ParseSpec(strings.NewReader(c.in), "s.json")
+		_, err := spec.ParseSpec(strings.NewReader(c.in), "s.json")
 		var se *audit.SpecError
 		if err == nil || !errors.As(err, &se) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant %s…", c.in, err, c.want)
@@ -121,7 +124,7 @@ func TestSpecMethodOptional(t *testing.T) {
 		{`{"method": {"name": "my-sgd"}}`, "my-sgd", `s.json: method.name: "my-sgd" is not a method the toolkit implements`},
 		{`{"method": {"name": "d2d"}}`, "d2d", ""},
 	} {
-		s, err := audit.ParseSpec(strings.NewReader(c.in), "s.json")
+		s, err := spec.ParseSpec(strings.NewReader(c.in), "s.json")
 		if err != nil {
 			t.Fatalf("%s: %v", c.in, err)
 		}
@@ -140,7 +143,7 @@ func TestLoadSpecResolvesDataBesideIt(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"method": {"name": "d2d"}, "data": {"file": "rows.csv", "format": "csv"}, "outputs": {"dir": "out"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := audit.LoadSpec(path)
+	s, err := spec.LoadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +157,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add(`{"data": {"file": "x", "format": "idx"}, "method": {"name": "sglu"}}`)
 	f.Add(`{"method": {"name": "d2d"}, "attacks": ["game"], "outputs": {"dir": "o", "formats": ["pdf"]}, "data": {"file": "x", "preprocessing": "none"}}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := audit.ParseSpec(strings.NewReader(in), "fuzz.json")
+		s, err := spec.ParseSpec(strings.NewReader(in), "fuzz.json")
 		if err == nil && (s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 || (s.Attacks != nil && len(s.Attacks) == 0)) {
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
@@ -167,7 +170,7 @@ func FuzzParseSpec(f *testing.F) {
 
 // The README's example spec is valid, and names the repository's heart_scale.
 func TestExampleSpecIsValid(t *testing.T) {
-	s, err := audit.LoadSpec(filepath.Join("..", "examples", "heart-scale.json"))
+	s, err := spec.LoadSpec(filepath.Join("..", "..", "examples", "heart-scale.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

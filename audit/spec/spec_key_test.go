@@ -1,10 +1,10 @@
-package audit_test
+package spec_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 )
 
 // An unknown key of 10 000 characters was echoed whole. A key that is not short and
@@ -20,7 +20,7 @@ func TestSpecKeysClipped(t *testing.T) {
 		{"a new line in a key", `{"a\nb": 1}`, `"a\nb"`},
 		{"plain", `{"trails": 8}`, `trails: unknown field`},
 	} {
-		_, err := audit.ParseSpec(strings.NewReader(c.spec), "s.json")
+		_, err := spec.ParseSpec(strings.NewReader(c.spec), "s.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want it to name %s", c.name, err, c.want)
 			continue

@@ -1,4 +1,4 @@
-package audit_test
+package verify_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 )
 
@@ -32,7 +33,7 @@ func TestFindingsSayWhatTheirTrialsSupport(t *testing.T) {
 		if c.leak {
 			mean = 0.3
 		}
-		s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, Claimed: true}
+		s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, Claimed: true}
 		_, fs, err := verify.VerifyScores(ctx, seedCase(11, c.n, 30, mean), seedCase(12, c.n, 30, 0.5), s)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +72,7 @@ func TestFindingsSayWhatTheirTrialsSupport(t *testing.T) {
 func TestRankFindingSaysWhatItsRetrainsSupport(t *testing.T) {
 	ctx := context.Background()
 	for _, n := range []int{20, 64} {
-		s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, Claimed: true}
+		s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, Claimed: true}
 		_, fs, err := verify.VerifyScores(ctx, seedCase(1, 1, 30, 0.05), seedCase(13, n, 30, 0.5), s)
 		if err != nil {
 			t.Fatal(err)

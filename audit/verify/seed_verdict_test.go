@@ -1,4 +1,4 @@
-package audit_test
+package verify_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
@@ -35,8 +36,8 @@ func seedCase(stream uint64, rows, cols int, mean float64) *mat.Dense {
 // some seeds and not others.
 func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 	ctx := context.Background()
-	scores := func(u, r *mat.Dense) func(*audit.Spec) (audit.Finding, error) {
-		return func(s *audit.Spec) (audit.Finding, error) {
+	scores := func(u, r *mat.Dense) func(*spec.Spec) (audit.Finding, error) {
+		return func(s *spec.Spec) (audit.Finding, error) {
 			_, fs, err := verify.VerifyScores(ctx, u, r, s)
 			if err != nil {
 				return audit.Finding{}, err
@@ -44,8 +45,8 @@ func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 			return fs[0], nil
 		}
 	}
-	params := func(u, r *mat.Dense) func(*audit.Spec) (audit.Finding, error) {
-		return func(s *audit.Spec) (audit.Finding, error) {
+	params := func(u, r *mat.Dense) func(*spec.Spec) (audit.Finding, error) {
+		return func(s *spec.Spec) (audit.Finding, error) {
 			_, fs, err := verify.VerifyModels(ctx, u, r, nil, s)
 			if err != nil {
 				return audit.Finding{}, err
@@ -55,7 +56,7 @@ func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		run  func(*audit.Spec) (audit.Finding, error)
+		run  func(*spec.Spec) (audit.Finding, error)
 		want audit.Verdict
 	}{
 		{"one fine-tuned model, 20 retrains", scores(seedCase(1, 1, 30, 0.05), seedCase(2, 20, 30, 0.5)), audit.Inconclusive},
@@ -66,7 +67,7 @@ func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 		{"parameters game, 16 a side", params(seedCase(8, 16, 12, 0.5), seedCase(9, 16, 12, 0.5)), audit.Inconclusive},
 	} {
 		for seed := uint64(1); seed <= 8; seed++ {
-			s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true}
+			s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true}
 			f, err := c.run(s)
 			if err != nil {
 				t.Fatalf("%s, seed %d: %v", c.name, seed, err)
@@ -91,7 +92,7 @@ func TestRandomisedRankNamesItself(t *testing.T) {
 	u, r := seedCase(1, 1, 30, 0.05), seedCase(2, 20, 30, 0.5)
 	seen := map[audit.Verdict]bool{}
 	for seed := uint64(1); seed <= 8; seed++ {
-		s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true, RandomisedRank: true}
+		s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true, RandomisedRank: true}
 		_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
 		if err != nil {
 			t.Fatal(err)
@@ -118,12 +119,12 @@ func TestSpecRankP(t *testing.T) {
 		field string
 		want  bool
 	}{{``, false}, {`, "rank_p": "conservative"`, false}, {`, "rank_p": "randomised"`, true}} {
-		s, err := audit.ParseSpec(strings.NewReader(`{"claim": {"epsilon": 1, "delta": 1e-3}`+c.field+`}`), "s.json")
+		s, err := spec.ParseSpec(strings.NewReader(`{"claim": {"epsilon": 1, "delta": 1e-3}`+c.field+`}`), "s.json")
 		if err != nil || s.RandomisedRank != c.want {
 			t.Errorf("%q: %v, randomised %t; want %t", c.field, err, s != nil && s.RandomisedRank, c.want)
 		}
 	}
-	_, err := audit.ParseSpec(strings.NewReader(`{"rank_p": "random"}`), "s.json")
+	_, err := spec.ParseSpec(strings.NewReader(`{"rank_p": "random"}`), "s.json")
 	if err == nil || !strings.Contains(err.Error(), "s.json: rank_p: ") || !strings.Contains(err.Error(), "randomised") {
 		t.Errorf("rank_p \"random\": %v; want a refusal naming s.json: rank_p and the choices", err)
 	}

@@ -1,4 +1,4 @@
-package audit_test
+package verify_test
 
 import (
 	"context"
@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 )
 
@@ -20,7 +21,7 @@ import (
 // what two models show, not 1.16), and SetClaim leaving a spec's half claim unrefused.
 func TestMeasurements(t *testing.T) {
 	ctx := context.Background()
-	s := audit.DefaultSpec()
+	s := spec.DefaultSpec()
 	if s.Claimed {
 		t.Fatal("the default spec claims")
 	}
@@ -36,8 +37,8 @@ func TestMeasurements(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := audit.AsMeasurements(fs, s.Delta, s.Confidence)[0]
-		if m.Kind != audit.Measurement || m.Power != nil || !math.IsNaN(m.Bound) || math.Abs(m.Measured-c.want) > 1e-12 {
+		m := spec.AsMeasurements(fs, s.Delta, s.Confidence)[0]
+		if m.Kind != verdict.Measurement || m.Power != nil || !math.IsNaN(m.Bound) || math.Abs(m.Measured-c.want) > 1e-12 {
 			t.Errorf("%d model(s) below all 64 retrains, measured: %s, ε %v (want %v), power %v, bound %v", c.k, m.Kind, m.Measured, c.want, m.Power, m.Bound)
 		}
 		if strings.Contains(m.Detail, "under the claim") {
@@ -48,11 +49,11 @@ func TestMeasurements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := audit.AsMeasurements(fs, s.Delta, s.Confidence)[0]
+	m := spec.AsMeasurements(fs, s.Delta, s.Confidence)[0]
 	if m.Measured != fs[0].Measured || !strings.HasPrefix(m.Detail, "A measurement, no claim, no verdict") || m.Estimates[len(m.Estimates)-1].Value != epsilon.GDPMu(m.Measured, 1e-3) {
 		t.Errorf("the game, measured: ε %v (game %v), %s", m.Measured, fs[0].Measured, m.Detail)
 	}
-	half, err := audit.ParseSpec(strings.NewReader(`{"claim": {"delta": 1e-3}}`), "half.json")
+	half, err := spec.ParseSpec(strings.NewReader(`{"claim": {"delta": 1e-3}}`), "half.json")
 	if err != nil {
 		t.Fatal(err)
 	}

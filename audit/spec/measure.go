@@ -1,4 +1,4 @@
-package audit
+package spec
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // Measurement without a claim. `audit verify` given no claim (a spec without claim.epsilon
@@ -19,10 +21,10 @@ import (
 
 // MeasurementClaim is the subject's claim when none was made: nothing certified, nothing
 // required, at the δ the game's bound was computed at.
-func MeasurementClaim(c Claim, delta float64) Claim {
+func MeasurementClaim(c verdict.Claim, delta float64) verdict.Claim {
 	c.Guarantee = "none: a measurement without a claim (no verdict)"
 	c.Epsilon, c.Delta = 0, delta
-	c.Required = []Kind{Measurement}
+	c.Required = []verdict.Kind{verdict.Measurement}
 	return c
 }
 
@@ -30,11 +32,11 @@ func MeasurementClaim(c Claim, delta float64) Claim {
 // rank test's finding keeps its ε lower bound and estimates, loses the power and bound that
 // spoke of a claim, and opens with what the models show, in ε and μ; a measurement already
 // (the held-out membership) is kept as it is.
-func AsMeasurements(fs []Finding, delta, confidence float64) []Finding {
-	out := make([]Finding, len(fs))
+func AsMeasurements(fs []verdict.Finding, delta, confidence float64) []verdict.Finding {
+	out := make([]verdict.Finding, len(fs))
 	for i, f := range fs {
 		out[i] = f
-		if f.Kind == Measurement {
+		if f.Kind == verdict.Measurement {
 			continue
 		}
 		m := &out[i]
@@ -48,7 +50,7 @@ func AsMeasurements(fs []Finding, delta, confidence float64) []Finding {
 			most := epsilon.MaxCertifiable(q.Trials, delta, q.Confidence, epsilon.Split)
 			m.Detail = fmt.Sprintf("A measurement, no claim, no verdict: %d models a side show ε ≥ %.4g at δ = %.3g with %.4g %% confidence (a Gaussian pair that far apart has μ ≥ %.4g); the most they can show is ε = %.3g (μ = %.3g). The check: %s",
 				q.Trials, f.Measured, delta, 100*q.Confidence, epsilon.GDPMu(f.Measured, delta), most, epsilon.GDPMu(most, delta), check)
-			m.Estimates = append(m.Estimates, Estimate{Name: "Gaussian-DP μ lower bound", Value: epsilon.GDPMu(f.Measured, delta),
+			m.Estimates = append(m.Estimates, verdict.Estimate{Name: "Gaussian-DP μ lower bound", Value: epsilon.GDPMu(f.Measured, delta),
 				Note: fmt.Sprintf("the μ of the Gaussian pair whose ε at δ = %.3g is the ε lower bound: a bound on μ only if the pair is Gaussian-DP", delta)})
 		case f.Comparison == ">": // a rank test: Measured is its smallest p-value
 			check, _, _ = strings.Cut(check, "; under the claim") // the rest tests the default claim
@@ -57,11 +59,11 @@ func AsMeasurements(fs []Finding, delta, confidence float64) []Finding {
 			if !(shown > 0) {
 				shown = 0
 			}
-			m.Measured, m.Interval = shown, &Interval{Lower: shown, Upper: math.Inf(1)}
+			m.Measured, m.Interval = shown, &verdict.Interval{Lower: shown, Upper: math.Inf(1)}
 			m.Detail = fmt.Sprintf("A measurement, no claim, no verdict: the rank p-value %.4g refutes every claim of ε < %.4g at δ = %.3g with %.4g %% confidence (ε = ln(((1 − confidence)/k − δ)/p); a Gaussian pair that far apart has μ ≥ %.4g). The check: %s",
 				f.Measured, shown, delta, 100*confidence, epsilon.GDPMu(shown, delta), check)
 		}
-		m.Kind, m.Verdict = Measurement, Inconclusive
+		m.Kind, m.Verdict = verdict.Measurement, verdict.Inconclusive
 		m.Title = "measurement, no claim: " + f.Title
 		m.Bound, m.Comparison = math.NaN(), ""
 		m.Power, m.TrialsNeeded = nil, 0
@@ -93,15 +95,15 @@ func (s *Spec) SetClaim(file string, eps, delta *float64) error {
 	switch {
 	case hasEps && hasDelta:
 	case s.PartialClaim != "":
-		return &SpecError{File: file, Path: "claim", Msg: "want both epsilon and delta (or --epsilon and --delta): verify audits the claim made, and assumes none"}
+		return &audit.SpecError{File: file, Path: "claim", Msg: "want both epsilon and delta (or --epsilon and --delta): verify audits the claim made, and assumes none"}
 	case eps != nil:
-		return &SettingError{Flag: "epsilon", Index: -1, Msg: "a claim is (ε, δ): give --delta too, or a spec whose claim states δ"}
+		return &audit.SettingError{Flag: "epsilon", Index: -1, Msg: "a claim is (ε, δ): give --delta too, or a spec whose claim states δ"}
 	}
 	for _, v := range []struct {
-		p   Param
+		p   audit.Param
 		v   *float64
 		dst *float64
-	}{{EpsilonParam, eps, &s.Epsilon}, {DeltaParam, delta, &s.Delta}} {
+	}{{audit.EpsilonParam, eps, &s.Epsilon}, {audit.DeltaParam, delta, &s.Delta}} {
 		if v.v == nil {
 			continue
 		}
@@ -120,12 +122,12 @@ func (s *Spec) SetClaim(file string, eps, delta *float64) error {
 func (s *Spec) SetName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return &SettingError{Flag: "name", Index: -1, Msg: "empty; want a name for the report"}
+		return &audit.SettingError{Flag: "name", Index: -1, Msg: "empty; want a name for the report"}
 	case len(name) > 200:
-		return &SettingError{Flag: "name", Index: -1, Msg: fmt.Sprintf("%d characters; want a name of at most 200", len(name))}
+		return &audit.SettingError{Flag: "name", Index: -1, Msg: fmt.Sprintf("%d characters; want a name of at most 200", len(name))}
 	}
 	if i := strings.IndexFunc(name, func(r rune) bool { return !methodLabelRune(r) }); i >= 0 {
-		return &SettingError{Flag: "name", Index: -1, Msg: fmt.Sprintf("%q at byte %d: a name is letters, digits, spaces and - _ . + / ( ) : (it goes into every report and the console)", []rune(name[i:])[0], i)}
+		return &audit.SettingError{Flag: "name", Index: -1, Msg: fmt.Sprintf("%q at byte %d: a name is letters, digits, spaces and - _ . + / ( ) : (it goes into every report and the console)", []rune(name[i:])[0], i)}
 	}
 	s.Name = name
 	return nil
