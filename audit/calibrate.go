@@ -9,17 +9,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 )
-
-// GamePowerSpec is the power question the distinguishing game (EmpiricalRelease) answers
-// for a claim: can it show a true ε of against × the claimed ε violated, with the claim's
-// δ, at the per-family confidence the game plays at (two score families share the
-// false-alarm budget). The planner and the finding ask it alike, so the trials the
-// planner names are the trials the finding counts as enough.
-func GamePowerSpec(claimEpsilon, delta, confidence, against float64) epsilon.PowerSpec {
-	return epsilon.PowerSpec{Claim: claimEpsilon, Factor: against, Power: PowerTarget, Delta: delta, Conf: 1 - (1-confidence)/2}
-}
 
 // A Calibration is what a short run on this machine measured of an audit, to say how long
 // the whole audit takes at any number of trials and shards (Predict). Trials are
@@ -84,8 +76,8 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 		s := a.Subject
 		k := min(max(16, 2*workers), maxTrials)
 		path := filepath.Join(dir, "trials.jsonl")
-		eng := Engine{Workers: workers, Checkpoint: path}
-		run := func(k int) ([]TrialResult, time.Duration, error) {
+		eng := trials.Engine{Workers: workers, Checkpoint: path}
+		run := func(k int) ([]trials.TrialResult, time.Duration, error) {
 			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 				return nil, 0, err
 			}
@@ -104,7 +96,7 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 			}
 		}
 		st := SubjectTiming{Name: s.Name(), Trials: k, PerTrial: took / time.Duration(k)}
-		if k >= 2*MinEmpiricalTrials {
+		if k >= 2*checks.MinEmpiricalTrials {
 			// the first check pays once-per-process costs (memoised plans); the fit uses
 			// the next two, and the once-only cost joins the fixed part. Each check is at a
 			// count not timed before: what depends on the count (the game's power at it) is
@@ -138,7 +130,7 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 }
 
 // timeCheck runs a's check on results, and says how long it took and what it found.
-func timeCheck(ctx context.Context, a Audited, results []TrialResult) (time.Duration, []Finding, error) {
+func timeCheck(ctx context.Context, a Audited, results []trials.TrialResult) (time.Duration, []Finding, error) {
 	t0 := clock()
 	fs, err := a.Check(ctx, results)
 	if err != nil {

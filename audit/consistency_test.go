@@ -9,8 +9,11 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -134,7 +137,7 @@ type consistencyCase struct {
 // the route, the verdict and, for a game, the direction of the rule that decided.
 func (c consistencyCase) run(t fataler) string {
 	ctx := context.Background()
-	s := &audit.Spec{Epsilon: 1, Delta: c.delta, Confidence: 0.95, PowerAgainst: 2, Seed: c.specSeed}
+	s := &spec.Spec{Epsilon: 1, Delta: c.delta, Confidence: 0.95, PowerAgainst: 2, Seed: c.specSeed}
 	if c.confidences {
 		s.Scores = audit.ConfidenceScores
 	}
@@ -169,12 +172,12 @@ func (c consistencyCase) run(t fataler) string {
 				}
 			}
 		}
-		_, fs, err = audit.VerifyScores(ctx, u, r, s)
+		_, fs, err = verify.VerifyScores(ctx, u, r, s)
 		if c.route == "references" {
 			u = nil // the deciding statistic is not one record's score
 		}
 	case "parameters":
-		_, fs, err = audit.VerifySamples(ctx, draw(c.nu, c.k+1, c.shift), draw(c.nr, c.k+1, 0), s)
+		_, fs, err = verify.VerifySamples(ctx, draw(c.nu, c.k+1, c.shift), draw(c.nr, c.k+1, 0), s)
 	case "parameters with data":
 		var recs []reference.Record
 		for i := range 6 {
@@ -185,12 +188,12 @@ func (c consistencyCase) run(t fataler) string {
 			t.Fatalf("%v", err)
 		}
 		s.Deletes = []int64{100, 101, 102}
-		_, fs, err = audit.VerifyModels(ctx, draw(c.nu, 2, c.shift), draw(c.nr, 2, 0), ds, s)
+		_, fs, err = verify.VerifyModels(ctx, draw(c.nu, 2, c.shift), draw(c.nr, 2, 0), ds, s)
 		if err != nil {
 			t.Fatalf("%s: %v", c.route, err)
 		}
 	case "one model":
-		_, fs, err = audit.VerifyScores(ctx, draw(c.nu, c.k, c.shift), draw(c.nr, c.k, 0), s)
+		_, fs, err = verify.VerifyScores(ctx, draw(c.nu, c.k, c.shift), draw(c.nr, c.k, 0), s)
 	case "holdout":
 		forget, hold := make([]float64, c.k*4), make([]float64, c.m)
 		ids := make([]int64, len(forget))
@@ -214,7 +217,7 @@ func (c consistencyCase) run(t fataler) string {
 		}
 		plan[0], plan[1] = true, false // both kinds
 		var f audit.Finding
-		f, err = audit.OneRunFinding("t", plan, member, s.Epsilon, s.Delta, 0.95)
+		f, err = canary.OneRunFinding("t", plan, member, s.Epsilon, s.Delta, 0.95)
 		fs = []audit.Finding{f}
 		if err == nil {
 			checkOneRun(t, f, plan, member, s)
@@ -274,7 +277,7 @@ func estimate(f audit.Finding, prefix string) (audit.Estimate, bool) {
 
 // checkHeldOut: the bound, counts, rates, resolution and the deciding statistic's figures
 // of a split game's finding agree.
-func checkHeldOut(t fataler, f audit.Finding, s *audit.Spec) {
+func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
 	h := f.HeldOut
 	conf := f.Power.Question.Confidence // each test's, after the route's correction
 	c := h.Counts()
@@ -387,7 +390,7 @@ func checkPower(t fataler, ctx context.Context, f audit.Finding, n int) {
 
 // checkRank: the rank check's verdict is its p-value against the threshold it states, and
 // an INCONCLUSIVE names the game's count.
-func checkRank(t fataler, ctx context.Context, f audit.Finding, s *audit.Spec) {
+func checkRank(t fataler, ctx context.Context, f audit.Finding, s *spec.Spec) {
 	k := f.Trials
 	if want := ((1-s.Confidence)/float64(k) - s.Delta) / math.Exp(s.Epsilon); f.Bound != want {
 		t.Fatalf("threshold %v; ((1 − c)/k − δ)/e^ε = %v", f.Bound, want)
@@ -421,7 +424,7 @@ func checkHoldout(t fataler, f audit.Finding) {
 }
 
 // checkOneRun: a one-run bound is at most the run's best case, and FAILs exactly above 2ε.
-func checkOneRun(t fataler, f audit.Finding, plan []bool, member []float64, s *audit.Spec) {
+func checkOneRun(t fataler, f audit.Finding, plan []bool, member []float64, s *spec.Spec) {
 	in, _, err := onerun.SplitScores(plan, member)
 	if err != nil {
 		t.Fatalf("%v", err)

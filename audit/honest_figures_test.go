@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -29,8 +31,8 @@ func TestHonestPairFiguresAreHeldOut(t *testing.T) {
 		}
 		return m
 	}
-	s := &audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
-	_, fs, err := audit.VerifySamples(context.Background(), draw(), draw(), s)
+	s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
+	_, fs, err := verify.VerifySamples(context.Background(), draw(), draw(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -24,10 +25,10 @@ func TestMutant(t *testing.T) {
 	if m.Name() != "gauss~no-noise" || m.Claim().Rho != g.Claim().Rho {
 		t.Errorf("name %q, claim %+v", m.Name(), m.Claim())
 	}
-	if Fingerprint(m) == Fingerprint(g) {
+	if trials.Fingerprint(m) == trials.Fingerprint(g) {
 		t.Error("the mutant's fingerprint is its subject's: their trials would share a checkpoint")
 	}
-	if _, batch := any(m).(BatchSubject); batch {
+	if _, batch := any(m).(trials.BatchSubject); batch {
 		t.Error("a Mutant is a BatchSubject: RunTrials would bypass its buggy run")
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -137,7 +139,7 @@ func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, resu
 // per-record scores: CheckSavedScores.
 func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
-	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifySamples, collect(opts))
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, verify.VerifySamples, collect(opts))
 }
 
 // CheckSavedScores is CheckSaved on per-record scores (models × deleted records, losses:
@@ -147,11 +149,11 @@ func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 // never passes it.
 func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
 	t.Helper()
-	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, audit.VerifyScores, collect(opts))
+	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, verify.VerifyScores, collect(opts))
 }
 
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
-	verify func(ctx context.Context, u, r *mat.Dense, s *audit.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
+	verify func(ctx context.Context, u, r *mat.Dense, s *spec.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
 	t.Helper()
 	u, _, err := artifact.LoadSample(unlearned, reference.Limits{})
 	if err != nil {
@@ -163,7 +165,7 @@ func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 		t.Errorf("%s: retrained models: %v", name, err)
 		return audit.Finding{}
 	}
-	s := &audit.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
+	s := &spec.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
 	_, fs, err := verify(context.Background(), u, r, s)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)

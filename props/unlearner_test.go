@@ -11,6 +11,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/props"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
@@ -123,7 +124,7 @@ func TestCheckSaved(t *testing.T) {
 			t.Errorf("%s: errors %v, want one naming %q", c.unlearned, r.errors, c.want)
 		}
 	}
-	s, err := audit.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, []float64{1, 2}), mat.NewDense(2, 1, []float64{3, 4}))
+	s, err := verify.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, []float64{1, 2}), mat.NewDense(2, 1, []float64{3, 4}))
 
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestCheckSaved(t *testing.T) {
 	if _, err := s.Unlearned(context.Background(), reference.Streams{Trial: 2}); err == nil || !strings.Contains(err.Error(), "trial 2 of 2 saved models") {
 		t.Errorf("trial past the saved models: %v", err)
 	}
-	if _, err := audit.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, nil), mat.NewDense(3, 1, nil)); err == nil {
+	if _, err := verify.NewSavedSubject("s", audit.Claim{}, mat.NewDense(2, 1, nil), mat.NewDense(3, 1, nil)); err == nil {
 		t.Error("unpaired samples accepted")
 	}
 }

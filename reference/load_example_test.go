@@ -10,7 +10,7 @@ import (
 // data: record IDs are the file's row numbers, preprocessing returns new datasets, and a
 // deletion leaves the dataset it was applied to as it was.
 func ExampleLoadSklearnCSV() {
-	ds, err := reference.LoadSklearnCSV("../datasets/sklearn/breast_cancer.csv") // IDs are file row numbers
+	ds, err := reference.LoadSklearnCSV("../datasets/sklearn/breast_cancer.csv", reference.Limits{}) // IDs are file row numbers
 	if err != nil {
 		panic(err)
 	}

@@ -28,6 +28,8 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -71,7 +73,7 @@ const (
 
 // Claim is the claim the pairs are audited against: ε = 1, δ = 1e-3, confidence 0.95,
 // power against 2×.
-var Claim = audit.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
+var Claim = spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1}
 
 // Records and Dim are the simulated sizes.
 const (
@@ -159,7 +161,7 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		}
 		s.Deletes, s.Intercept = data.Deletes, true
 		if v == After {
-			_, fs, err := audit.VerifyModels(context.Background(), u, r, data.Set, &s)
+			_, fs, err := verify.VerifyModels(context.Background(), u, r, data.Set, &s)
 			if err != nil {
 				return "", err
 			}
@@ -173,11 +175,11 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		if err != nil || game == audit.Fail {
 			return game, err
 		}
-		lu, err := audit.LinearLosses(u, data.Set, data.Deletes, true)
+		lu, err := verify.LinearLosses(u, data.Set, data.Deletes, true)
 		if err != nil {
 			return "", err
 		}
-		lr, err := audit.LinearLosses(r, data.Set, data.Deletes, true)
+		lr, err := verify.LinearLosses(r, data.Set, data.Deletes, true)
 		if err != nil {
 			return "", err
 		}
@@ -190,11 +192,11 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 		)
 		switch {
 		case route == Scores:
-			_, fs, err = audit.VerifyScores(context.Background(), u, r, &s)
+			_, fs, err = verify.VerifyScores(context.Background(), u, r, &s)
 		case models < audit.MinEmpiricalTrials:
 			return audit.Inconclusive, nil // the rank route needs the data
 		default:
-			_, fs, err = audit.VerifySamples(context.Background(), u, r, &s)
+			_, fs, err = verify.VerifySamples(context.Background(), u, r, &s)
 		}
 		if err != nil {
 			return "", err

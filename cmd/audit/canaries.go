@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
@@ -33,7 +33,7 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	if err := outdir.CheckOut("--out", *out); err != nil {
 		return usagef("canaries: %v", err)
 	}
-	p, err := audit.NewCanaryPlan(*seed, *m)
+	p, err := canary.NewCanaryPlan(*seed, *m)
 	if err != nil {
 		return usagef("canaries: --canaries: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/datasets"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -50,7 +51,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 }
 
 // setFromSpec takes the data the spec file names (the cap stays the flag's).
-func (d *dataFlags) setFromSpec(s *audit.Spec, file string) {
+func (d *dataFlags) setFromSpec(s *spec.Spec, file string) {
 	d.spec = file
 	d.path, d.format, d.labels, d.classes = s.Data.File, s.Data.Format, s.Data.Labels, s.Data.Classes
 	d.labelColumn, d.header = s.Data.LabelColumn, s.Data.Header

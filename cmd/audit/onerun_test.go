@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 )
 
 // A one-run audit from the command line: audit canaries draws the plan, a "pipeline"
@@ -32,7 +32,7 @@ func TestOneRunAudit(t *testing.T) {
 	if _, stderr, code := runCLI(t, "canaries", "--seed", "8", "--out", plan); code != exitUsage || !strings.Contains(stderr, "never overwritten") {
 		t.Errorf("a plan overwritten: exit %d, %s", code, stderr)
 	}
-	p, err := audit.ReadCanaryPlan(plan)
+	p, err := canary.ReadCanaryPlan(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestOneRunAudit(t *testing.T) {
 			t.Errorf("%s: the report does not say what the claim is tested at, or who declared the method", c.name)
 		}
 	}
-	var edited audit.CanaryPlan
+	var edited canary.CanaryPlan
 	b, _ := os.ReadFile(plan)
 	json.Unmarshal(b, &edited)
 	edited.Included[3] = 1 - edited.Included[3]
@@ -196,7 +196,7 @@ func TestCanaryPlanTrailingText(t *testing.T) {
 	}
 	b, _ := os.ReadFile(plan)
 	os.WriteFile(plan, append(b, []byte(`{"schema": "x"} garbage`)...), 0o644)
-	if _, err := audit.ReadCanaryPlan(plan); err == nil || !strings.Contains(err.Error(), "text after the plan's JSON object") || !strings.Contains(err.Error(), "plan.json") {
+	if _, err := canary.ReadCanaryPlan(plan); err == nil || !strings.Contains(err.Error(), "text after the plan's JSON object") || !strings.Contains(err.Error(), "plan.json") {
 		t.Errorf("a plan with text after it: %v", err)
 	}
 }

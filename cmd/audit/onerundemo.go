@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -21,8 +22,8 @@ import (
 // controls are the controls' (which do not enter the verdict).
 func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
 	start := time.Now()
-	if c.oneRunMax < 32 || c.oneRunMax > audit.MaxCanaries {
-		return usagef("--one-run-max %d: want 32 to %d", c.oneRunMax, audit.MaxCanaries)
+	if c.oneRunMax < 32 || c.oneRunMax > canary.MaxCanaries {
+		return usagef("--one-run-max %d: want 32 to %d", c.oneRunMax, canary.MaxCanaries)
 	}
 	var ladder []int
 	for m := 32; m <= c.oneRunMax; m *= 2 {
@@ -73,7 +74,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 			Rows: data.ds.Len(), Features: data.ds.Dim(), Preprocessing: data.preprocessing,
 			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
 	}
-	var all []audit.OneRunResult
+	var all []canary.OneRunResult
 	var skipped []string // costly variants left out of the default list, with why
 	for _, m := range audit.Methods() {
 		vs := wanted(m)
@@ -88,7 +89,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 		if len(vs) == 0 {
 			continue
 		}
-		res, err := audit.OneRunDemo(ctx, m, setup, vs, c.methodArgs, audit.OneRunConfig{Ladder: ladder,
+		res, err := canary.OneRunDemo(ctx, m, setup, vs, c.methodArgs, canary.OneRunConfig{Ladder: ladder,
 			Progress: func(method string, mc int) {
 				if !c.quiet && isTerminal(stderr) {
 					fmt.Fprintf(stderr, "one-run %s: m = %d (%s)\n", method, mc, time.Since(start).Round(time.Second))
@@ -131,7 +132,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 // (or the cap), the one-run bound at the largest m run, 2ε, the AUROC and the per-canary
 // μ the run reads; then why each control not refuted was not, and what the claim allows
 // and a typical run needs per canary.
-func printOneRun(w io.Writer, all []audit.OneRunResult, ladder []int, skipped []string, rep *reports.Report, dir string, took time.Duration) {
+func printOneRun(w io.Writer, all []canary.OneRunResult, ladder []int, skipped []string, rep *reports.Report, dir string, took time.Duration) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "subject\tcontrol\trefuted\tone-run ε bound (at m)\t2ε\tAUROC\tμ per canary")
 	for _, r := range all {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 )
 
@@ -39,7 +40,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&specPath, "spec", "", "the audit spec: a JSON file of schema "+audit.SpecSchema+" (required)")
+	fs.StringVar(&specPath, "spec", "", "the audit spec: a JSON file of schema "+spec.SpecSchema+" (required)")
 	fs.StringVar(&c.out, "out", "audit-report", "directory for report.json, report.md and the trial files")
 	audit.Var(fs, &c.trials, audit.TrialsParam)
 	audit.Var(fs, &c.workers, audit.WorkersParam)
@@ -129,7 +130,7 @@ func shardOf(flagValue string) (audit.Shard, string, error) {
 }
 
 // specOutputs takes the spec's output folder and formats where the flags did not name them.
-func specOutputs(given map[string]bool, s *audit.Spec, out, formats *string) {
+func specOutputs(given map[string]bool, s *spec.Spec, out, formats *string) {
 	if !given["out"] && s.Outputs.Dir != "" {
 		*out = s.Outputs.Dir
 	}
@@ -140,8 +141,8 @@ func specOutputs(given map[string]bool, s *audit.Spec, out, formats *string) {
 
 // loadSpec reads a spec for a command; every refusal is bad input (exit 2), a SpecError
 // already naming the file and field.
-func loadSpec(command, path string) (*audit.Spec, error) {
-	s, err := audit.LoadSpec(path)
+func loadSpec(command, path string) (*spec.Spec, error) {
+	s, err := spec.LoadSpec(path)
 	if err != nil {
 		var se *audit.SpecError
 		if errors.As(err, &se) {

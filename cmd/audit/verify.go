@@ -10,6 +10,9 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
@@ -53,7 +56,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	utility.register(fs)
 	var rankP string
 	audit.Var(fs, &rankP, audit.Param{Name: "rank-p", Usage: "the p-value fewer models than a game needs are ranked by: conservative, (below + 1 + ties)/(N + 1), which no seed moves, or randomised, seeded tie-breakers (default: the spec's rank_p, else conservative)",
-		Kind: audit.Choice, Choices: audit.RankPChoices})
+		Kind: audit.Choice, Choices: spec.RankPChoices})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit verify [--spec FILE | --epsilon E --delta D] [--name NAME] --unlearned DIR|FILE [--retrained DIR|FILE] [--scores [--references FILE] [--holdout FILE]] [--one-run PLAN] [--prenoise-unlearned FILE --prenoise-retrained FILE] [--utility FILE] [--out DIR]\n\nAudits models produced elsewhere against a claim: the spec's (it needs only a claim; its\nmethod may be your own label) or --epsilon and --delta's. Without a claim it measures what\nthe models show (ε lower bound, μ, AUC, TPR at low FPR): no verdict, exit 0.\n\nEight or more models a side, of any sizes, play one distinguishing game over a\npre-registered family of statistics (parameter directions and spread; with the spec's data\nand deletes the deleted records' loss, confidence and gradient), stating its power; how\nlarge an ε a count can show at all, and what it can PASS, is audit plan --table's answer\n(at ε = 1, δ = 1e-3, 16 a side can never FAIL the claim; 23 can). Fewer unlearned\nmodels, one included, are ranked among the retrains by the deleted records' mean loss: that\ncan show a violation, never that the claim holds (audit plan --models: the retrains needed).\nWith --scores the files are per-record scores (models × deleted records, .npy, .npz or\nCSV; the spec's \"scores\" says loss or confidence); --references adds the U-LiRA aggregate\nof your reference models, --holdout one model's membership against held-out records.\n--one-run judges one training run with canaries drawn by audit canaries.\n--prenoise-unlearned and --prenoise-retrained (the parameters before the noise; the\nspec's \"noise\" declares Δ and σ) judge a pipeline that publishes with Gaussian noise on\nits certificate, its pre-noise gaps and its noise; --utility adds forget, retain and test\nloss and accuracy, measured.\n\nWithout --retrained the toolkit retrains by the spec's recipe: its data, deletes and one\nvariant of a method it implements.\n\nExamples:\n  audit verify --spec claim.json --unlearned unlearned/ --retrained retrained/\n  audit verify --epsilon 1 --delta 1e-3 --name my-sgd --scores --unlearned scores_u.npy --retrained scores_r.npy\n  audit verify --scores --unlearned scores_u.npy --retrained scores_r.npy\n  audit verify --spec claim.json --scores --unlearned scores_u.npz --retrained scores_r.npz\n  audit verify --spec claim.json --scores --unlearned one_model.npy --retrained retrains.npy --holdout holdout.npy\n  audit verify --spec claim.json --one-run canaries.json --unlearned canary_losses.npy\n  audit verify --spec noisy.json --unlearned published/ --retrained published_r/ --prenoise-unlearned pre_u.npy --prenoise-retrained pre_r.npy\n  audit verify --spec recipe.json --unlearned model.npy\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
@@ -92,7 +95,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	s := audit.DefaultSpec()
+	s := spec.DefaultSpec()
 	if specPath != "" {
 		if s, err = loadSpec("verify", specPath); err != nil {
 			return err
@@ -131,7 +134,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("verify: --prenoise-unlearned checks the certificate a spec declares: give --spec FILE with \"noise\": {\"sensitivity\": Δ, \"sigma\": σ}")
 	}
 	if setFlags(fs)["rank-p"] {
-		s.RandomisedRank, _ = audit.ParseRankP(rankP) // one of the choices the flag accepts
+		s.RandomisedRank, _ = spec.ParseRankP(rankP) // one of the choices the flag accepts
 	}
 	if err := utility.check(*scores, *oneRun, s, specPath, data.limits()); err != nil {
 		return err
@@ -199,7 +202,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	)
 	var utilRetrained *mat.Dense // the retrained models or scores, for the utility
 	if *oneRun != "" {
-		plan, err := audit.ReadCanaryPlan(*oneRun)
+		plan, err := canary.ReadCanaryPlan(*oneRun)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: --one-run: %w", err)}
 		}
@@ -207,7 +210,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if r != 1 && c != 1 {
 			return usageError{fmt.Errorf("verify: --unlearned %s: %d × %d scores; --one-run wants one score a canary (%d)", unlearnedPath, r, c, plan.Canaries)}
 		}
-		claim, findings, err = audit.VerifyOneRun(plan, unlearned.RawMatrix().Data, s)
+		claim, findings, err = canary.VerifyOneRun(plan, unlearned.RawMatrix().Data, s)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: --unlearned %s: %w", unlearnedPath, err)}
 		}
@@ -225,13 +228,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if ds, err = data.load(ctx, s.Seed); err != nil {
 			return err
 		}
-		recipe, err := audit.NewRecipe(s, ds.ds)
+		recipe, err := verify.NewRecipe(s, ds.ds)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
 		}
 		var ret *mat.Dense
 		sctx, stop := bar.Steps(ctx, "verify: retraining by the recipe and playing the game") // a trials-needed search shows its settling's ETA
-		claim, findings, ret, err = audit.VerifyAgainstRecipe(sctx, unlearned, recipe, s, workers)
+		claim, findings, ret, err = verify.VerifyAgainstRecipe(sctx, unlearned, recipe, s, workers)
 		stop()
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -290,10 +293,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 			}
 			sctx, stop := bar.Steps(ctx, "verify: the game on the scores and its power")
-			claim, findings, err = audit.VerifyScores(sctx, unlearned, retrained, s)
+			claim, findings, err = verify.VerifyScores(sctx, unlearned, retrained, s)
 			stop()
 			if err == nil && *holdout != "" {
-				f, err := audit.VerifyHoldout(unlearned, h, s)
+				f, err := verify.VerifyHoldout(unlearned, h, s)
 				if err != nil {
 					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
 				}
@@ -306,11 +309,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return err
 			}
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
+			claim, findings, err = verify.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
 			stop()
 		default:
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, nil, s)
+			claim, findings, err = verify.VerifyModels(sctx, unlearned, retrained, nil, s)
 			stop()
 		}
 		if err != nil {
@@ -333,7 +336,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if measure {
-		claim, findings = audit.MeasurementClaim(claim, s.Delta), audit.AsMeasurements(findings, s.Delta, s.Confidence)
+		claim, findings = spec.MeasurementClaim(claim, s.Delta), spec.AsMeasurements(findings, s.Delta, s.Confidence)
 	}
 	for _, f := range append([]string{specPath}, append(uFiles, rFiles...)...) {
 		if f == "" {

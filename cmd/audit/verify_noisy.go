@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -42,7 +44,7 @@ func (p *prenoiseFlags) check(retrained string, scores bool, oneRun string) erro
 // verify reads the pre-noise parameters and runs audit.VerifyNoisy on them and the
 // published models; it returns the claim, the findings, the pre-noise files read (as
 // report inputs) and the report's description of the models.
-func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset, s *audit.Spec, specPath string) (audit.Claim, []audit.Finding, []reports.Input, string, error) {
+func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset, s *spec.Spec, specPath string) (audit.Claim, []audit.Finding, []reports.Input, string, error) {
 	if s.Noise == nil {
 		return audit.Claim{}, nil, nil, "", &audit.SpecError{File: specPath, Path: "noise", Msg: "missing; --prenoise-unlearned audits a pipeline that publishes with Gaussian noise against its certificate: {\"sensitivity\": Δ, \"sigma\": σ}"}
 	}
@@ -54,13 +56,13 @@ func (p *prenoiseFlags) verify(ctx context.Context, load func(string) (*mat.Dens
 	if err != nil {
 		return audit.Claim{}, nil, nil, "", fmt.Errorf("verify: --prenoise-retrained: %w", err)
 	}
-	m := audit.NoisyModels{Unlearned: unlearned, Retrained: retrained, PreUnlearned: preU, PreRetrained: preR}
+	m := verify.NoisyModels{Unlearned: unlearned, Retrained: retrained, PreUnlearned: preU, PreRetrained: preR}
 	if n, _ := preU.Dims(); len(uFiles) == n && n > 1 { // a folder, a model a file: pairs are named by file
 		for _, f := range uFiles {
 			m.Pairs = append(m.Pairs, filepath.Base(f))
 		}
 	}
-	claim, findings, err := audit.VerifyNoisy(ctx, m, ds, s)
+	claim, findings, err := verify.VerifyNoisy(ctx, m, ds, s)
 	if err != nil {
 		return audit.Claim{}, nil, nil, "", err
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	auditspec "github.com/unlearnaudit/unlearnaudit/audit/spec" // the package, beside a local spec (a file)
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -181,7 +183,7 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 	spec := filepath.Join(dir, "recipe.json")
 	os.WriteFile(spec, []byte(`{"method": {"name": "d2d", "variants": ["perfect"]}, "deletes": [830, 3, 4],
 		"claim": {"epsilon": 1, "delta": 1e-3}, "trials": 40}`), 0o644)
-	s, err := audit.LoadSpec(spec)
+	s, err := auditspec.LoadSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +191,7 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recipe, err := audit.NewRecipe(s, ds)
+	recipe, err := verify.NewRecipe(s, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

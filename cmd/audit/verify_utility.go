@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/spec"
+	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -17,7 +18,7 @@ import (
 type utilityFlags struct {
 	file     string
 	fromData bool
-	values   []audit.UtilityInput // the file's arrays, read and checked by check
+	values   []verify.UtilityInput // the file's arrays, read and checked by check
 }
 
 func (u *utilityFlags) register(fs *flag.FlagSet) {
@@ -28,13 +29,13 @@ func (u *utilityFlags) register(fs *flag.FlagSet) {
 // check refuses the flags where they cannot be measured, and reads and checks the
 // --utility file before the audit's long work (its model counts are checked after, against
 // the models read).
-func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath string, lim reference.Limits) error {
+func (u *utilityFlags) check(scores bool, oneRun string, s *spec.Spec, specPath string, lim reference.Limits) error {
 	if u.file != "" {
 		var err error
-		if u.values, err = audit.LoadUtility(u.file, lim); err != nil {
+		if u.values, err = verify.LoadUtility(u.file, lim); err != nil {
 			return usageError{fmt.Errorf("verify: --utility: %w", err)}
 		}
-		if _, err := audit.MeasureUtility("", u.values, 0, 0); err != nil {
+		if _, err := verify.MeasureUtility("", u.values, 0, 0); err != nil {
 			return usageError{fmt.Errorf("verify: --utility %s: %w", u.file, err)}
 		}
 	}
@@ -53,7 +54,7 @@ func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath
 // inputs; nil when no flag asked for it. unlearned and retrained are the audited models
 // (retrained nil when none were read; one-run is one model); ds is the spec's data, when
 // verify loaded it.
-func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds *loaded, s *audit.Spec) (*reports.Utility, []reports.Input, error) {
+func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds *loaded, s *spec.Spec) (*reports.Utility, []reports.Input, error) {
 	if u.file == "" && !u.fromData {
 		return nil, nil, nil
 	}
@@ -66,7 +67,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		nr, _ = retrained.Dims()
 	}
 	var (
-		in      []audit.UtilityInput
+		in      []verify.UtilityInput
 		sources []string
 		inputs  []reports.Input
 	)
@@ -74,7 +75,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		if ds == nil {
 			return nil, nil, usagef("verify: --utility-from-data: this route reads no data set; give the spec's data with model weights")
 		}
-		got, err := audit.LinearUtility(unlearned, retrained, ds.ds, s.Deletes, s.Intercept)
+		got, err := verify.LinearUtility(unlearned, retrained, ds.ds, s.Deletes, s.Intercept)
 		if err != nil {
 			return nil, nil, usageError{fmt.Errorf("verify: --utility-from-data: %w", err)}
 		}
@@ -94,7 +95,7 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 	if len(sources) == 2 {
 		source += "; " + sources[1]
 	}
-	util, err := audit.MeasureUtility(source, in, nu, nr)
+	util, err := verify.MeasureUtility(source, in, nu, nr)
 	if err != nil {
 		flag := "--utility-from-data"
 		if u.file != "" {
