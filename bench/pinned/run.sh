@@ -12,7 +12,8 @@
 # sharded run merged), verify on every route (models, models by recipe, scores, U-LiRA
 # references, holdout, one-run canaries, noisy release, utility, the claim-free measurement),
 # a reproduction, and report re-rendering (HTML, PDF, Markdown, JSON). Dates are pinned by
-# SOURCE_DATE_EPOCH; exit codes are part of the sums (a changed verdict changes them).
+# SOURCE_DATE_EPOCH; exit codes are part of the sums (a changed verdict changes them); inputs
+# are copied into OUT, so the sums do not depend on where the checkout is.
 set -euo pipefail
 BIN=$(realpath "$1")
 # The binary runs as "audit" from PATH: the commands it prints name it so, not by BIN's path.
@@ -26,9 +27,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 export SOURCE_DATE_EPOCH=1767225600 # 2026-01-01
-V=$ROOT/cmd/audit/testdata/verify
-N=$ROOT/cmd/audit/testdata/noisy
 cd "$OUT"
+# Inputs are copied in and named by relative paths: reports record the paths they read,
+# and the sums must not depend on where the checkout lives.
+mkdir -p in
+cp -R "$ROOT/cmd/audit/testdata/verify" "$ROOT/cmd/audit/testdata/noisy" "$ROOT/bench/pinned/refs.npz" \
+	"$ROOT/datasets/sklearn/breast_cancer.csv" "$ROOT/examples/breast-cancer.json" in/
+V=in/verify
+N=in/noisy
 
 # c NAME ARGS… runs one command, keeping its exit code and stdout (the summary table).
 c() {
@@ -48,7 +54,7 @@ J
 echo '{"method": {"name": "d2d"}, "claim": {"epsilon": 1, "delta": 1e-3}}' >claim.json
 echo '{"method": {"name": "d2d"}, "claim": {"epsilon": 0.5, "delta": 1e-3}}' >claim05.json
 echo '{"method": {"name": "d2d", "variants": ["perfect"]}, "deletes": [830, 3, 4], "claim": {"epsilon": 1, "delta": 1e-3}}' >recipe.json
-sed "s|\"file\": \"[^\"]*\"|\"file\": \"$ROOT/datasets/sklearn/breast_cancer.csv\"|" "$ROOT/examples/breast-cancer.json" >bc.json
+sed 's|"file": "[^"]*"|"file": "in/breast_cancer.csv"|' in/breast-cancer.json >bc.json
 # lcg ROWS COLS SHIFT SEED: a CSV of scores from a fixed linear congruential generator.
 lcg() { awk -v r="$1" -v k="$2" -v s="$3" -v x="$4" 'BEGIN{for(i=0;i<r;i++){l="";for(j=0;j<k;j++){x=(x*1103515245+12345)%2147483648;l=l (j?",":"") sprintf("%.6f",s+x/2147483648)}print l}}'; }
 lcg 1 20 0.9 7 >one_u.csv
@@ -66,7 +72,7 @@ c verify-broken verify --spec bc.json --unlearned "$V/broken" --retrained "$V/re
 lcg 1 20 -0.1 5 >model20.csv
 c verify-recipe verify --spec recipe.json --unlearned model20.csv --out verify-recipe
 c verify-scores verify --spec claim05.json --scores --unlearned "$V/scores_broken.npz" --retrained "$V/scores_retrained.npz" --out verify-scores
-c verify-references verify --spec claim.json --scores --unlearned one_u.csv --retrained refs_r.csv --references "$ROOT/bench/pinned/refs.npz" --out verify-references
+c verify-references verify --spec claim.json --scores --unlearned one_u.csv --retrained refs_r.csv --references in/refs.npz --out verify-references
 c verify-holdout verify --spec claim.json --scores --unlearned one_u.csv --retrained refs_r.csv --holdout holdout.csv --out verify-holdout
 c canaries canaries --seed 3 --canaries 200 --out canaries.json
 lcg 200 1 0.3 17 >canary_scores.csv
@@ -92,5 +98,5 @@ sed -i -E 's/\(([0-9]+h)?([0-9]+m)?[0-9.]+m?s\)/(TIME)/g' ./*.stdout
 
 # Every report file and every command's stdout and exit code; stderr holds progress and
 # timings, so it is left out. Checkpoints and shard files are the engine's, not reports.
-find . -type f \( -name 'report.*' -o -name 'rerendered.*' -o -name '*.stdout' -o -name '*.exit' -o -name 'canaries.json' -o -path './reproduce-*' \) \
+find . -path ./in -prune -o -type f \( -name 'report.*' -o -name 'rerendered.*' -o -name '*.stdout' -o -name '*.exit' -o -name 'canaries.json' -o -path './reproduce-*' \) \
 	! -name '*.ckpt' ! -path '*/trials/*' -print0 | sort -z | xargs -0 sha256sum
