@@ -251,7 +251,7 @@ func OneRunDemo(ctx context.Context, m Method, base DemoSetup, variants []string
 		if err != nil {
 			return nil, err
 		}
-		audited, err := m.Demo(setup, variants, args)
+		audited, err := RunDemo(ctx, m, setup, variants, args)
 		if err != nil {
 			refused := fmt.Sprintf("the method refuses the setup of %d canaries (%d deletions): %v", mc, len(setup.Deletions), err)
 			if len(results) == 0 {

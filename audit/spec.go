@@ -784,10 +784,10 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		})
 	}
 	var variants []string
-	for _, v := range s.Method.DemoVariants() {
+	for _, v := range DemoVariantsOf(s.Method) {
 		variants = append(variants, v.Name)
 	}
-	decls := s.Method.DemoParams()
+	decls := DemoParamsOf(s.Method)
 	s.Params = DefaultArgs(decls)
 	s.Variants = variants
 	return p.fields(path, obj, map[string]func(string, json.RawMessage) error{

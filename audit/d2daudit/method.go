@@ -9,7 +9,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is Descent-to-Delete's audit behind the contract the front ends drive
 // (audit.Method): its demo variants are the four single-machine modes and distributed
@@ -39,6 +39,10 @@ func (Method) DemoVariants() []audit.Variant {
 	}
 }
 
+// UnprefixedParams are d2d's demo parameters named before demo parameters carried their
+// method's name: spec files and command lines name them so (audit.UnprefixedParams).
+func (Method) UnprefixedParams() []string { return []string{"iterations", "schedule"} }
+
 // DemoParams are the iteration budget and distributed descent's schedule.
 func (Method) DemoParams() []audit.Param {
 	return []audit.Param{
@@ -50,7 +54,7 @@ func (Method) DemoParams() []audit.Param {
 // Demo builds one subject per wanted mode on the logistic loss (the convex modes on the
 // unregularised loss, adding their own ridge term), with constants declared from every
 // record the requests touch.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
 	iterations, err := args.Int("iterations")
 	if err != nil {
 		return nil, err
@@ -82,7 +86,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		if mode == d2d.Perfect {
 			p.Budget = max(p.Budget, p.PerfectMinBudget())
 		}
-		sub, err := New(context.Background(), Setup{Mode: mode, Loss: f, Data: s.Data, Updates: s.Updates, Params: p})
+		sub, err := New(ctx, Setup{Mode: mode, Loss: f, Data: s.Data, Updates: s.Updates, Params: p})
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +95,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		}, Controls: Controls(sub, opt)})
 	}
 	if wanted["distributed"] {
-		sub, err := NewDist(context.Background(), DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{
+		sub, err := NewDist(ctx, DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{
 			Constants: loss.Constants(s.All, s.Radius), Radius: s.Radius, Xi: 1.2, Budget: 1, Epsilon: s.Epsilon, Delta: s.Delta, Schedule: sched}})
 		if err != nil {
 			return nil, err

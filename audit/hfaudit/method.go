@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is HF's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -43,7 +43,7 @@ func (Method) DemoParams() []audit.Param {
 
 // Demo audits HF on 𝒟₀ as a two-class softmax regression (labels −1, +1 as classes 0, 1)
 // with the demo's deletions as its requests (HF serves deletions only).
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
 	epochs, err := args.Int("hf-epochs")
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		if v == "hf-code" {
 			reading = CodeReading
 		}
-		sub, err := New(context.Background(), Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
+		sub, err := New(ctx, Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
 			Config: hf.Config{Epochs: epochs, BatchSize: batch, Eta: eta, Decay: q},
 			Data:   data, IDs: s.Data.IDs(), Removals: s.Deletions, Epsilon: s.Epsilon, Delta: s.Delta, Reading: reading})
 		if err != nil {
@@ -122,7 +122,7 @@ func (Method) Bounds() audit.Bounds {
 	}
 }
 
-func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
+func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
 	r := &audit.ArgReader{Args: args}
 	eta, g, q, rho := r.Float("eta"), r.Float("g"), r.Float("q"), r.Float("rho")
 	n, epochs, batch, m := r.Int("n"), r.Int("epochs"), r.Int("batch"), r.Int("m")

@@ -11,7 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is OLU's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -41,7 +41,7 @@ func (Method) DemoParams() []audit.Param {
 // evenly spaced rounds, as L2-logistic costs (μ = λ, β = max‖x‖²/4 + λ, L on the ball of
 // the demo's radius), with η_t = 1/(μt) and the OLU target ρ whose zCDP conversion is the
 // demo's (ε, δ). The demo's additions are not part of the stream: OLU's requests delete.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
 	omega, err := args.Float("olu-omega")
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 				sched[i].Tau = u + data.Len()/(2*(len(gaps)+1))
 			}
 		}
-		sub, err := New(context.Background(), Setup{Variant: v, Loss: loss, Data: data, Sched: sched, Config: cfg, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
+		sub, err := New(ctx, Setup{Variant: v, Loss: loss, Data: data, Sched: sched, Config: cfg, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func (Method) Bounds() audit.Bounds {
 	}
 }
 
-func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
+func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
 	r := &audit.ArgReader{Args: args}
 	mu, beta, L, D, eta, kappa := r.Float("mu"), r.Float("beta"), r.Float("lipschitz"), r.Float("diameter"), r.Float("eta"), r.Float("kappa")
 	eps, omega := r.Float("epsilon"), r.Float("omega")

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is SAFE's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -49,7 +49,7 @@ func (Method) Bounds() audit.Bounds {
 	}
 }
 
-func computeBounds(_ string, args audit.Args) ([]audit.Row, error) {
+func computeBounds(_ context.Context, _ string, args audit.Args) ([]audit.Row, error) {
 	r := &audit.ArgReader{Args: args}
 	U, W, K, VT := r.Float("u"), r.Float("w"), r.Float("k"), r.Float("vt")
 	T, C, m, rem := r.Int("t"), r.Int("classes"), r.Int("deleted"), r.Int("remaining")
@@ -99,7 +99,7 @@ func (Method) DemoParams() []audit.Param {
 // Demo audits SAFE on 𝒟₀ as two-class softmax regression (labels −1, +1 as classes 0,
 // 1): a fifth of the records held out as the membership attack's non-members, the rest
 // trained on exactly, the demo's deletions served one per round and then random rounds.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
 	r := &audit.ArgReader{Args: args}
 	lambda, K, rounds, size := r.Float("safe-lambda"), r.Float("safe-k"), r.Int("safe-rounds"), r.Int("safe-size")
 	if err := r.Err(); err != nil {
@@ -172,7 +172,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		}
 		stream = append(stream, req)
 	}
-	sub, err := New(context.Background(), Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda}, Train: train, Test: test, IDs: ids,
+	sub, err := New(ctx, Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda}, Train: train, Test: test, IDs: ids,
 		Stream: stream, Config: safe.Config{Lambda: lambda, K: K, Proj: min(8, p)}, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ func decisiveAudits(tb testing.TB, delta float64) []audit.Audited {
 		tb.Fatal(err)
 	}
 	m := sgluaudit.Method{}
-	subjects, err := m.Demo(setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
+	subjects, err := m.Demo(context.Background(), setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
 	if err != nil || len(subjects) != 1 {
 		tb.Fatal(len(subjects), err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is SGLU's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -40,7 +40,7 @@ func (Method) DemoParams() []audit.Param {
 // Demo audits SGLU on 𝒟₀ with the demo's deletions as its removal requests (SGLU serves
 // removals only, by replacing the record in its batch slot), the data cut to a multiple
 // of the batch size as the paper cuts its training set.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
 	b, err := args.Int("sglu-batch")
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 	if T == 0 {
 		T = BurnIn(LogisticProblem(loss, data, b, s.Radius), 1e-3)
 	}
-	sub, err := New(context.Background(), Setup{Loss: loss, Data: data, Removals: s.Deletions, Batch: b,
+	sub, err := New(ctx, Setup{Loss: loss, Data: data, Removals: s.Deletions, Batch: b,
 		Sigma: sigma, Epochs: T, Radius: s.Radius, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed, Lockstep: lockstep, Float32: precision == "float32"})
 	if err != nil {
 		return nil, err
