@@ -341,6 +341,12 @@ type DemoSetup struct {
 	Attacks Attacks
 }
 
+// CheckOptions are the options every method's check takes from the demo: its confidence,
+// seed, power target and attacks.
+func (s DemoSetup) CheckOptions() CheckOptions {
+	return CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
+}
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Method{}

@@ -71,7 +71,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		wanted[v] = true
 	}
 	loss := reference.Logistic{Lambda: s.Lambda}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
+	opt := s.CheckOptions()
 	var out []audit.Audited
 	for _, mode := range demoModes {
 		if !wanted[mode.String()] {

@@ -57,7 +57,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 	consts := loss.Constants(data, s.Radius)
 	cfg := olu.Config{X0: make([]float64, data.Dim()), Domain: olu.Ball{R: s.Radius}, Steps: olu.Steps{Kind: olu.StronglyConvexSteps, Mu: s.Lambda},
 		Lipschitz: consts.Lipschitz, Mu: s.Lambda, Beta: consts.Smoothness, Epsilon: RhoFor(s.Epsilon, s.Delta), Omega: omega}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
+	opt := s.CheckOptions()
 	var out []audit.Audited
 	for _, v := range variants {
 		sched := make(olu.Schedule, len(gaps))

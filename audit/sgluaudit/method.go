@@ -83,7 +83,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 	if err != nil {
 		return nil, err
 	}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks}
+	opt := s.CheckOptions()
 	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, sub, r, opt)
 	}, Controls: Controls(sub, opt)}}, nil
