@@ -31,35 +31,34 @@ func (Method) DemoVariants() []audit.Variant {
 	}
 }
 
-// DemoParams are Stage I's settings.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{
-		{Name: "hf-epochs", Usage: "HF: SGD epochs", Default: "5", Kind: audit.Integer, Range: "[1, 1e4]"},
-		{Name: "hf-batch", Usage: "HF: mini-batch size |𝓑|", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"},
-		{Name: "hf-eta", Usage: "HF: initial step size η", Default: "0.1", Kind: audit.Number, Range: "(0, inf)"},
-		{Name: "hf-decay", Usage: "HF: step decay q per step, η_t = η·q^t", Default: "0.995", Kind: audit.Number, Range: "(0, 1)"},
+// DemoSettings are Stage I's settings, declared once (demoSettings) for the flags, a
+// spec's method.params and Demo.
+type DemoSettings struct {
+	Epochs, Batch int
+	Eta, Decay    float64
+}
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.IntSetting(&s.Epochs, audit.Param{Name: "hf-epochs", Usage: "HF: SGD epochs", Default: "5", Kind: audit.Integer, Range: "[1, 1e4]"}),
+		audit.IntSetting(&s.Batch, audit.Param{Name: "hf-batch", Usage: "HF: mini-batch size |𝓑|", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"}),
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "hf-eta", Usage: "HF: initial step size η", Default: "0.1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Decay, audit.Param{Name: "hf-decay", Usage: "HF: step decay q per step, η_t = η·q^t", Default: "0.995", Kind: audit.Number, Range: "(0, 1)"}),
 	}
 }
+
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
 
 // Demo audits HF on 𝒟₀ as a two-class softmax regression (labels −1, +1 as classes 0, 1)
 // with the demo's deletions as its requests (HF serves deletions only).
 func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	epochs, err := args.Int("hf-epochs")
-	if err != nil {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
-	batch, err := args.Int("hf-batch")
-	if err != nil {
-		return nil, err
-	}
-	eta, err := args.Float("hf-eta")
-	if err != nil {
-		return nil, err
-	}
-	q, err := args.Float("hf-decay")
-	if err != nil {
-		return nil, err
-	}
+	epochs, batch, eta, q := set.Epochs, set.Batch, set.Eta, set.Decay
 	if len(variants) == 0 {
 		return nil, nil
 	}

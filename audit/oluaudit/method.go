@@ -32,20 +32,30 @@ func (Method) DemoVariants() []audit.Variant {
 	}
 }
 
-// DemoParams are the budget split ω.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{{Name: "olu-omega", Usage: "OLU: the budget split ω > 1 of the noise (the paper's 1.2)", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"}}
+// DemoSettings are the demo's settings, declared once (demoSettings) for the flags, a
+// spec's method.params and Demo.
+type DemoSettings struct {
+	Omega float64 // the budget split ω
 }
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{audit.FloatSetting(&s.Omega, audit.Param{Name: "olu-omega", Usage: "OLU: the budget split ω > 1 of the noise (the paper's 1.2)", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"})}
+}
+
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
 
 // Demo streams 𝒟₀'s rows, in a seeded order with the demo's deleted records placed at
 // evenly spaced rounds, as L2-logistic costs (μ = λ, β = max‖x‖²/4 + λ, L on the ball of
 // the demo's radius), with η_t = 1/(μt) and the OLU target ρ whose zCDP conversion is the
 // demo's (ε, δ). The demo's additions are not part of the stream: OLU's requests delete.
 func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	omega, err := args.Float("olu-omega")
-	if err != nil {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
+	omega := set.Omega
 	if len(variants) == 0 {
 		return nil, nil
 	}

@@ -86,25 +86,35 @@ func (Method) DemoVariants() []audit.Variant {
 	return []audit.Variant{{Name: "safe", Summary: "SAFE on softmax regression: the demo's deletions, then random rounds, published with Theorem 2(iii)'s noise"}}
 }
 
-// DemoParams are SAFE's settings and the demo stream's shape.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{
-		{Name: "safe-lambda", Usage: "SAFE: forgetting weight λ", Default: "1000", Kind: audit.Number, Range: "[0, 1e12]"},
-		{Name: "safe-k", Usage: "SAFE: the step's constant K, γ = √W/(K√T)", Default: "2.5", Kind: audit.Number, Range: "(0, 1e6]"},
-		{Name: "safe-rounds", Usage: "SAFE: random rounds after the demo's deletions (one round each)", Default: "7", Kind: audit.Integer, Range: "[0, 1000]"},
-		{Name: "safe-size", Usage: "SAFE: records deleted per random round", Default: "20", Kind: audit.Integer, Range: "[1, 100000]"},
+// DemoSettings are SAFE's settings and the demo stream's shape, declared once
+// (demoSettings) for the flags, a spec's method.params and Demo.
+type DemoSettings struct {
+	Lambda, K    float64
+	Rounds, Size int
+}
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "safe-lambda", Usage: "SAFE: forgetting weight λ", Default: "1000", Kind: audit.Number, Range: "[0, 1e12]"}),
+		audit.FloatSetting(&s.K, audit.Param{Name: "safe-k", Usage: "SAFE: the step's constant K, γ = √W/(K√T)", Default: "2.5", Kind: audit.Number, Range: "(0, 1e6]"}),
+		audit.IntSetting(&s.Rounds, audit.Param{Name: "safe-rounds", Usage: "SAFE: random rounds after the demo's deletions (one round each)", Default: "7", Kind: audit.Integer, Range: "[0, 1000]"}),
+		audit.IntSetting(&s.Size, audit.Param{Name: "safe-size", Usage: "SAFE: records deleted per random round", Default: "20", Kind: audit.Integer, Range: "[1, 100000]"}),
 	}
 }
+
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
 
 // Demo audits SAFE on 𝒟₀ as two-class softmax regression (labels −1, +1 as classes 0,
 // 1): a fifth of the records held out as the membership attack's non-members, the rest
 // trained on exactly, the demo's deletions served one per round and then random rounds.
 func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	r := &audit.ArgReader{Args: args}
-	lambda, K, rounds, size := r.Float("safe-lambda"), r.Float("safe-k"), r.Int("safe-rounds"), r.Int("safe-size")
-	if err := r.Err(); err != nil {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
+	lambda, K, rounds, size := set.Lambda, set.K, set.Rounds, set.Size
 	if len(variants) == 0 {
 		return nil, nil
 	}
