@@ -231,6 +231,12 @@ func BoolSetting(dst *bool, p Param) Setting {
 	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Bool(p.Name); return err }}
 }
 
+// IntsSetting binds a comma-separated list of integers to *dst (Args.Ints: an empty list
+// is an error).
+func IntsSetting(dst *[]int, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Ints(p.Name); return err }}
+}
+
 // StringSetting binds a text or choice setting to *dst.
 func StringSetting(dst *string, p Param) Setting {
 	return Setting{Param: p, read: func(a Args) error { *dst = a.String(p.Name); return nil }}

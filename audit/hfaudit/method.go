@@ -102,34 +102,49 @@ func (Method) Bounds() audit.Bounds {
 		Example: "--eta 0.05 --g 5 --q 0.995 --rho 1 --n 1000 --epochs 15 --batch 32 --m 1 --epsilon 1 --delta 1e-5",
 		Variants: []audit.Variant{{Name: "theorem-4", Summary: "Theorem 4 (Eq. 56) sizes the noise"},
 			{Name: "code", Summary: "the official code's bound sizes the noise"}},
-		Params: []audit.Param{
-			{Name: "eta", Usage: "initial step size η", Kind: audit.Number, Range: "(0, inf)", Default: "0.05"},
-			{Name: "g", Usage: "per-record gradient bound G (the code's clip C)", Kind: audit.Number, Range: "(0, inf)", Default: "5"},
-			{Name: "q", Usage: "step decay per step", Kind: audit.Number, Range: "(0, 1)", Default: "0.995"},
-			{Name: "rho", Usage: "contraction bound ρ of one linearised step", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "n", Usage: "training records", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1000"},
-			{Name: "epochs", Usage: "SGD epochs", Kind: audit.Integer, Range: "[1, 1e6]", Default: "15"},
-			{Name: "batch", Usage: "mini-batch size |𝓑|", Kind: audit.Integer, Range: "[1, 1e9]", Default: "32"},
-			{Name: "m", Usage: "records deleted", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1"},
-			{Name: "epsilon", Usage: "ε of the claim", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"},
-			{Name: "lambda", Usage: "L2 weight λ (Theorem 6)", Kind: audit.Number, Range: "(0, inf)", Default: "0.5"},
-			{Name: "d", Usage: "parameters d (Theorem 6)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "7850"},
-			{Name: "gamma", Usage: "excess-risk budget γ of the deletion capacity", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-		},
+		Params:  audit.SettingParams(boundSettings(new(BoundSettings))),
 		Compute: computeBounds,
 	}
 }
 
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for "audit bounds hf"'s flags and computeBounds.
+type BoundSettings struct {
+	Eta, G, Q, Rho      float64
+	N, Epochs, Batch, M int
+	Eps, Delta, Lambda  float64
+	D                   int
+	Gamma               float64
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "eta", Usage: "initial step size η", Kind: audit.Number, Range: "(0, inf)", Default: "0.05"}),
+		audit.FloatSetting(&s.G, audit.Param{Name: "g", Usage: "per-record gradient bound G (the code's clip C)", Kind: audit.Number, Range: "(0, inf)", Default: "5"}),
+		audit.FloatSetting(&s.Q, audit.Param{Name: "q", Usage: "step decay per step", Kind: audit.Number, Range: "(0, 1)", Default: "0.995"}),
+		audit.FloatSetting(&s.Rho, audit.Param{Name: "rho", Usage: "contraction bound ρ of one linearised step", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.IntSetting(&s.N, audit.Param{Name: "n", Usage: "training records", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1000"}),
+		audit.IntSetting(&s.Epochs, audit.Param{Name: "epochs", Usage: "SGD epochs", Kind: audit.Integer, Range: "[1, 1e6]", Default: "15"}),
+		audit.IntSetting(&s.Batch, audit.Param{Name: "batch", Usage: "mini-batch size |𝓑|", Kind: audit.Integer, Range: "[1, 1e9]", Default: "32"}),
+		audit.IntSetting(&s.M, audit.Param{Name: "m", Usage: "records deleted", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1"}),
+		audit.FloatSetting(&s.Eps, audit.Param{Name: "epsilon", Usage: "ε of the claim", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.FloatSetting(&s.Delta, audit.Param{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "L2 weight λ (Theorem 6)", Kind: audit.Number, Range: "(0, inf)", Default: "0.5"}),
+		audit.IntSetting(&s.D, audit.Param{Name: "d", Usage: "parameters d (Theorem 6)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "7850"}),
+		audit.FloatSetting(&s.Gamma, audit.Param{Name: "gamma", Usage: "excess-risk budget γ of the deletion capacity", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+	}
+}
+
 func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
-	r := &audit.ArgReader{Args: args}
-	eta, g, q, rho := r.Float("eta"), r.Float("g"), r.Float("q"), r.Float("rho")
-	n, epochs, batch, m := r.Int("n"), r.Int("epochs"), r.Int("batch"), r.Int("m")
-	eps, delta := r.Float("epsilon"), r.Float("delta")
-	lambda, d, gamma := r.Float("lambda"), r.Int("d"), r.Float("gamma")
-	if err := r.Err(); err != nil {
+	var c BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&c)); err != nil {
 		return nil, err
 	}
+	eta, g, q, rho := c.Eta, c.G, c.Q, c.Rho
+	n, epochs, batch, m := c.N, c.Epochs, c.Batch, c.M
+	eps, delta := c.Eps, c.Delta
+	lambda, d, gamma := c.Lambda, c.D, c.Gamma
 	B := (n + batch - 1) / batch
 	p := Thm4Params{Eta: eta, G: g, Q: q, Rho: rho, T: epochs * B, B: B, BatchSize: batch}
 	c1, c2, err := Thm4PerSample(p, 0)

@@ -138,34 +138,49 @@ func (Method) Bounds() audit.Bounds {
 			"each σ_i by the valid shift and by Eq. 40 as printed, G_act and Theorem 6's order term. Each theorem's hypotheses are checked.",
 		Example:  "--variant passive --steps sc --mu 1 --beta 3 --lipschitz 10 --diameter 10 --u 4 --tau 20 --t 100",
 		Variants: []audit.Variant{{Name: Passive, Summary: "Algorithm 1 and Theorems 1–5"}, {Name: Active, Summary: "Algorithm 2 and Theorem 6"}},
-		Params: []audit.Param{
-			{Name: "steps", Usage: "the step sizes: sc (1/(μt)), convex (D/(L√t)) or constant", Default: "sc", Kind: audit.Choice, Choices: []string{"sc", "convex", "constant"}},
-			{Name: "mu", Usage: "strong convexity μ (0 for convex costs)", Default: "1", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "beta", Usage: "smoothness β", Default: "3", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "lipschitz", Usage: "Lipschitz constant L of the costs on the domain", Default: "10", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "diameter", Usage: "the domain's diameter D", Default: "10", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "eta", Usage: "the constant step η (steps constant; 0: Table 1's)", Default: "0", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "kappa", Usage: "quadratic growth κ of the aggregates (Theorems 3, 5)", Default: "1", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "epsilon", Usage: "the OLU target ε: D_α ≤ αε at every order", Default: "1", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "omega", Usage: "the budget split ω > 1", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"},
-			{Name: "d", Usage: "the dimension d", Default: "1", Kind: audit.Integer, Range: "[1, 1e9]"},
-			{Name: "t", Usage: "the horizon T", Default: "100", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "u", Usage: "the rounds whose functions the requests delete, comma-separated", Default: "4", List: true, Kind: audit.Integer, Range: "[1, 1e9]"},
-			{Name: "tau", Usage: "the rounds the requests are served at, comma-separated, one per u", Default: "20", List: true, Kind: audit.Integer, Range: "[1, 1e9]"},
-		},
-		Compute: computeBounds,
+		Params:   audit.SettingParams(boundSettings(new(BoundSettings))),
+		Compute:  computeBounds,
+	}
+}
+
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for "audit bounds olu"'s flags and computeBounds.
+type BoundSettings struct {
+	Steps                      string // sc, convex or constant
+	Mu, Beta, L, D, Eta, Kappa float64
+	Eps, Omega                 float64
+	Dim, T                     int
+	Us, Taus                   []int
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.StringSetting(&s.Steps, audit.Param{Name: "steps", Usage: "the step sizes: sc (1/(μt)), convex (D/(L√t)) or constant", Default: "sc", Kind: audit.Choice, Choices: []string{"sc", "convex", "constant"}}),
+		audit.FloatSetting(&s.Mu, audit.Param{Name: "mu", Usage: "strong convexity μ (0 for convex costs)", Default: "1", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.FloatSetting(&s.Beta, audit.Param{Name: "beta", Usage: "smoothness β", Default: "3", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.L, audit.Param{Name: "lipschitz", Usage: "Lipschitz constant L of the costs on the domain", Default: "10", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.D, audit.Param{Name: "diameter", Usage: "the domain's diameter D", Default: "10", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "eta", Usage: "the constant step η (steps constant; 0: Table 1's)", Default: "0", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.FloatSetting(&s.Kappa, audit.Param{Name: "kappa", Usage: "quadratic growth κ of the aggregates (Theorems 3, 5)", Default: "1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Eps, audit.Param{Name: "epsilon", Usage: "the OLU target ε: D_α ≤ αε at every order", Default: "1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Omega, audit.Param{Name: "omega", Usage: "the budget split ω > 1", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"}),
+		audit.IntSetting(&s.Dim, audit.Param{Name: "d", Usage: "the dimension d", Default: "1", Kind: audit.Integer, Range: "[1, 1e9]"}),
+		audit.IntSetting(&s.T, audit.Param{Name: "t", Usage: "the horizon T", Default: "100", Kind: audit.Integer, Range: "[1, 1e12]"}),
+		audit.IntsSetting(&s.Us, audit.Param{Name: "u", Usage: "the rounds whose functions the requests delete, comma-separated", Default: "4", List: true, Kind: audit.Integer, Range: "[1, 1e9]"}),
+		audit.IntsSetting(&s.Taus, audit.Param{Name: "tau", Usage: "the rounds the requests are served at, comma-separated, one per u", Default: "20", List: true, Kind: audit.Integer, Range: "[1, 1e9]"}),
 	}
 }
 
 func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
-	r := &audit.ArgReader{Args: args}
-	mu, beta, L, D, eta, kappa := r.Float("mu"), r.Float("beta"), r.Float("lipschitz"), r.Float("diameter"), r.Float("eta"), r.Float("kappa")
-	eps, omega := r.Float("epsilon"), r.Float("omega")
-	d, T := r.Int("d"), r.Int("t")
-	us, taus := r.Ints("u"), r.Ints("tau")
-	if err := r.Err(); err != nil {
+	var c BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&c)); err != nil {
 		return nil, err
 	}
+	mu, beta, L, D, eta, kappa := c.Mu, c.Beta, c.L, c.D, c.Eta, c.Kappa
+	eps, omega := c.Eps, c.Omega
+	d, T := c.Dim, c.T
+	us, taus := c.Us, c.Taus
 	if len(us) != len(taus) {
 		return nil, fmt.Errorf("--u names %d rounds and --tau %d: want one τ per u", len(us), len(taus))
 	}
@@ -180,7 +195,7 @@ func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.
 		return nil, fmt.Errorf("--mu %g above --beta %g", mu, beta)
 	}
 	k := len(sched)
-	steps := args.String("steps")
+	steps := c.Steps
 	if variant == Active {
 		return activeRows(sched, mu, beta, L, D, eps, omega, d, T)
 	}

@@ -32,31 +32,44 @@ func (Method) Bounds() audit.Bounds {
 		About:    "SAFE's guarantees (spec safe §3): the step γ = √W/(K√T); Theorem 1's surrogate gap bound and its λ-consistent scale; Theorem 2(i)'s per-round bound as printed, by its own algebra and with the 4γ² its proof drops, against the trivial 2UW; Theorem 2(ii)'s regret bound, paper and conservative, against the trivial 2UWT and the horizon past which it informs; Theorem 2(iii)'s noise and the sensitivity it charges (W) against what the release can need (2W + γ), with the exact δ the paper's σ gives at that shift.",
 		Example:  "--u 1 --w 10 --k 2.5 --t 20 --epsilon 1 --delta 1e-5",
 		Variants: []audit.Variant{{Name: "theorem-2", Summary: "every bound of Theorems 1 and 2"}},
-		Params: []audit.Param{
-			{Name: "u", Usage: "bound U on the streaming risk's gradient norm", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "w", Usage: "bound W on the parameters' norm", Kind: audit.Number, Range: "(0, inf)", Default: "10"},
-			{Name: "k", Usage: "the step's constant K", Kind: audit.Number, Range: "(0, inf)", Default: "2.5"},
-			{Name: "t", Usage: "rounds T (the horizon)", Kind: audit.Integer, Range: "[1, 1e9]", Default: "20"},
-			{Name: "vt", Usage: "path length V_T of the retrained optima", Kind: audit.Number, Range: "[0, inf)", Default: "0"},
-			{Name: "classes", Usage: "classes C (Theorem 1)", Kind: audit.Integer, Range: "[2, 1e6]", Default: "10"},
-			{Name: "deleted", Usage: "records deleted so far m_t (Theorem 1)", Kind: audit.Integer, Range: "[0, 1e12]", Default: "8000"},
-			{Name: "remaining", Usage: "records left |D_t| (Theorem 1)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "52000"},
-			{Name: "lambda", Usage: "forgetting weight λ (Theorem 1's consistent scale)", Kind: audit.Number, Range: "[0, inf)", Default: "1000"},
-			{Name: "epsilon", Usage: "ε of the claim (Theorem 2(iii))", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"},
-		},
-		Compute: computeBounds,
+		Params:   audit.SettingParams(boundSettings(new(BoundSettings))),
+		Compute:  computeBounds,
+	}
+}
+
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for "audit bounds safe"'s flags and computeBounds.
+type BoundSettings struct {
+	U, W, K, VT        float64
+	T, C, M, Rem       int
+	Lambda, Eps, Delta float64
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.FloatSetting(&s.U, audit.Param{Name: "u", Usage: "bound U on the streaming risk's gradient norm", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.FloatSetting(&s.W, audit.Param{Name: "w", Usage: "bound W on the parameters' norm", Kind: audit.Number, Range: "(0, inf)", Default: "10"}),
+		audit.FloatSetting(&s.K, audit.Param{Name: "k", Usage: "the step's constant K", Kind: audit.Number, Range: "(0, inf)", Default: "2.5"}),
+		audit.IntSetting(&s.T, audit.Param{Name: "t", Usage: "rounds T (the horizon)", Kind: audit.Integer, Range: "[1, 1e9]", Default: "20"}),
+		audit.FloatSetting(&s.VT, audit.Param{Name: "vt", Usage: "path length V_T of the retrained optima", Kind: audit.Number, Range: "[0, inf)", Default: "0"}),
+		audit.IntSetting(&s.C, audit.Param{Name: "classes", Usage: "classes C (Theorem 1)", Kind: audit.Integer, Range: "[2, 1e6]", Default: "10"}),
+		audit.IntSetting(&s.M, audit.Param{Name: "deleted", Usage: "records deleted so far m_t (Theorem 1)", Kind: audit.Integer, Range: "[0, 1e12]", Default: "8000"}),
+		audit.IntSetting(&s.Rem, audit.Param{Name: "remaining", Usage: "records left |D_t| (Theorem 1)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "52000"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "forgetting weight λ (Theorem 1's consistent scale)", Kind: audit.Number, Range: "[0, inf)", Default: "1000"}),
+		audit.FloatSetting(&s.Eps, audit.Param{Name: "epsilon", Usage: "ε of the claim (Theorem 2(iii))", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.FloatSetting(&s.Delta, audit.Param{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"}),
 	}
 }
 
 func computeBounds(_ context.Context, _ string, args audit.Args) ([]audit.Row, error) {
-	r := &audit.ArgReader{Args: args}
-	U, W, K, VT := r.Float("u"), r.Float("w"), r.Float("k"), r.Float("vt")
-	T, C, m, rem := r.Int("t"), r.Int("classes"), r.Int("deleted"), r.Int("remaining")
-	lambda, eps, delta := r.Float("lambda"), r.Float("epsilon"), r.Float("delta")
-	if err := r.Err(); err != nil {
+	var set BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&set)); err != nil {
 		return nil, err
 	}
+	U, W, K, VT := set.U, set.W, set.K, set.VT
+	T, C, m, rem := set.T, set.C, set.M, set.Rem
+	lambda, eps, delta := set.Lambda, set.Eps, set.Delta
 	gamma := Gamma(W, K, T)
 	sigma := NoiseScalePaper(W, eps, delta)
 	need := SensitivityNeeded(W, gamma)
