@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -14,12 +15,12 @@ import (
 // (at an ordinary δ) has no NaN.
 func TestBoundsTinyDelta(t *testing.T) {
 	for _, m := range audit.Methods() {
-		b := m.Bounds()
+		b, _ := audit.BoundsOf(m)
 		if !slices.ContainsFunc(b.Params, func(p audit.Param) bool { return p.Name == "delta" }) {
 			continue
 		}
 		example := strings.Fields(b.Example)
-		rows, err := b.Run(example)
+		rows, err := b.Run(context.Background(), example)
 		if err != nil {
 			t.Fatalf("%s: its example %v: %v", m.Name(), example, err)
 		}
@@ -28,7 +29,7 @@ func TestBoundsTinyDelta(t *testing.T) {
 				t.Errorf("%s: its example gives %s = NaN", m.Name(), r.Key)
 			}
 		}
-		_, err = b.Run(append(example, "--delta", "4.9e-324"))
+		_, err = b.Run(context.Background(), append(example, "--delta", "4.9e-324"))
 		if err == nil || !strings.Contains(err.Error(), "--delta") {
 			t.Errorf("%s --delta 4.9e-324: %v; want a refusal naming --delta", m.Name(), err)
 		}

@@ -27,10 +27,10 @@ func TestChecksReportTheirCount(t *testing.T) {
 		}
 		for _, m := range audit.Methods() {
 			var variants []string
-			for _, v := range m.DemoVariants() {
+			for _, v := range audit.DemoVariantsOf(m) {
 				variants = append(variants, v.Name)
 			}
-			subjects, err := m.Demo(setup, variants, audit.DefaultArgs(m.DemoParams()))
+			subjects, err := audit.RunDemo(context.Background(), m, setup, variants, audit.DefaultArgs(audit.DemoParamsOf(m)))
 			if err != nil {
 				t.Fatalf("%s: %v", m.Name(), err)
 			}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -112,7 +113,7 @@ func (b Bounds) FlagSet(name string) (fs *flag.FlagSet, variant *string, args Ar
 }
 
 // Certify computes the named variant's certificate.
-func (b Bounds) Certify(variant string, args Args) ([]Row, error) {
+func (b Bounds) Certify(ctx context.Context, variant string, args Args) ([]Row, error) {
 	if !slices.ContainsFunc(b.Variants, func(v Variant) bool { return v.Name == variant }) {
 		names := make([]string, len(b.Variants))
 		for i, v := range b.Variants {
@@ -127,7 +128,7 @@ func (b Bounds) Certify(variant string, args Args) ([]Row, error) {
 			return nil, fmt.Errorf("--delta %g: too small to compute with: the noise scales grow with ln(c/δ), whose c/δ overflows float64 below about 1e-308; want δ ≥ %g", d, minDelta)
 		}
 	}
-	rows, err := b.Compute(variant, args)
+	rows, err := b.Compute(ctx, variant, args)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (b Bounds) Certify(variant string, args Args) ([]Row, error) {
 
 // Run parses command-line arguments as the certificate's flags and computes it: the whole
 // of "audit bounds NAME" but the printing.
-func (b Bounds) Run(argv []string) ([]Row, error) {
+func (b Bounds) Run(ctx context.Context, argv []string) ([]Row, error) {
 	fs, variant, args := b.FlagSet("bounds")
 	fs.SetOutput(io.Discard)
 	if err := ParseFlags(fs, argv); err != nil {
@@ -150,7 +151,7 @@ func (b Bounds) Run(argv []string) ([]Row, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %s", clip.Quote(fs.Arg(0)))
 	}
-	return b.Certify(*variant, args)
+	return b.Certify(ctx, *variant, args)
 }
 
 // Var defines a flag for p on fs that stores its value in dst, refusing as it is parsed

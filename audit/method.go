@@ -15,29 +15,107 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
-// A Method is one unlearning method's audit, as the toolkit's front ends drive it. Every
-// method's audit package (d2daudit, sgluaudit, …) implements it and registers it with
-// Register; the CLI looks methods up and holds no method-specific code, so a new method
-// adds no file under cmd/.
+// A Method is one unlearning method's audit, as the toolkit's front ends drive it: a name
+// and a line of help, and nothing else. What a method can do besides is said by the
+// capability interfaces it implements, which the front ends discover by type assertion
+// (as gonum's optimize discovers a Needser or a Statuser): a demo (Demoer), a certificate
+// from declared constants (Certifier), the papers' experiments (Reproducer). A method
+// implements the ones it has and no stub for the others.
+//
+// Every method's audit package (d2daudit, sgluaudit, …) registers its Method with
+// MustRegister; the CLI looks methods up and holds no method-specific code, so a new
+// method adds no file under cmd/ (docs/adding-a-method.md).
 type Method interface {
-	// Name is the method's short name, e.g. "d2d"; subjects are named "name/…", and
-	// "audit bounds name" computes its certificate.
+	// Name is the method's short name, e.g. "d2d"; subjects are named "name/…", "audit
+	// bounds name" computes its certificate, and its demo parameters are named "name-…".
 	Name() string
 	// Summary is one line for help output.
 	Summary() string
+}
+
+// A Demoer is a method with a demo: subjects the toolkit builds on the demo's data and
+// requests ("audit demo", a spec's "run", a recipe's retrains).
+type Demoer interface {
+	Method
 	// DemoVariants are the variants the demo can audit, in their order of appearance.
 	// Variant names are unique across methods: they are what --variants selects.
 	DemoVariants() []Variant
-	// DemoParams are the method's own demo settings; the CLI makes a flag of each.
+	// DemoParams are the method's own demo settings; the CLI makes a flag of each, and a
+	// spec file's method.params names them. Each is named "NAME-…" after the method
+	// (Register refuses one that is not, unless UnprefixedParams lists it).
 	DemoParams() []Param
 	// Demo builds the subjects of the wanted variants (a subset of DemoVariants) on the
-	// demo's data and requests, with the method's settings in args.
-	Demo(setup DemoSetup, variants []string, args Args) ([]Audited, error)
-	// Bounds is the method's certificate computed from declared constants.
+	// demo's data and requests, with the method's settings in args. Its setup may be
+	// long (SAFE trains and retrains exactly after every round): it stops when ctx is
+	// done and returns ctx's error.
+	Demo(ctx context.Context, setup DemoSetup, variants []string, args Args) ([]Audited, error)
+}
+
+// A Certifier is a method whose certificate is computed from declared constants ("audit
+// bounds NAME").
+type Certifier interface {
+	Method
 	Bounds() Bounds
-	// Experiments are the papers' experiments "audit reproduce" re-runs; their names are
-	// unique across methods.
+}
+
+// A Reproducer is a method with experiments of its paper that "audit reproduce" re-runs.
+type Reproducer interface {
+	Method
+	// Experiments are the experiments; their names are unique across methods.
 	Experiments() []Experiment
+}
+
+// UnprefixedParams is implemented by a method whose demo parameters predate the rule that
+// they carry the method's name as a prefix (d2d's "iterations" and "schedule", which spec
+// files and command lines name): it lists them, and Register accepts exactly those
+// without the prefix. A new method does not implement it.
+type UnprefixedParams interface {
+	UnprefixedParams() []string
+}
+
+// DemoVariantsOf is m's demo variants; none when m has no demo.
+func DemoVariantsOf(m Method) []Variant {
+	if d, ok := m.(Demoer); ok {
+		return d.DemoVariants()
+	}
+	return nil
+}
+
+// DemoParamsOf is m's demo parameters; none when m has no demo.
+func DemoParamsOf(m Method) []Param {
+	if d, ok := m.(Demoer); ok {
+		return d.DemoParams()
+	}
+	return nil
+}
+
+// ExperimentsOf is m's experiments; none when m is no Reproducer.
+func ExperimentsOf(m Method) []Experiment {
+	if r, ok := m.(Reproducer); ok {
+		return r.Experiments()
+	}
+	return nil
+}
+
+// BoundsOf is m's certificate, and false when m computes none.
+func BoundsOf(m Method) (Bounds, bool) {
+	if c, ok := m.(Certifier); ok {
+		return c.Bounds(), true
+	}
+	return Bounds{}, false
+}
+
+// RunDemo builds the subjects of m's wanted demo variants (Demoer.Demo); an error when m
+// has no demo.
+func RunDemo(ctx context.Context, m Method, setup DemoSetup, variants []string, args Args) ([]Audited, error) {
+	d, ok := m.(Demoer)
+	if !ok {
+		return nil, fmt.Errorf("method %s has no demo", m.Name())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return d.Demo(ctx, setup, variants, args)
 }
 
 // Bounds computes a method's certificate from declared constants: what "audit bounds
@@ -49,8 +127,9 @@ type Bounds struct {
 	Variants []Variant // the theorems it can apply; the first is the default
 	Params   []Param
 	// Compute returns the certificate's rows, in order. Its errors are bad input and name
-	// the parameter at fault.
-	Compute func(variant string, args Args) ([]Row, error)
+	// the parameter at fault, or ctx's error when ctx is done first (a deletion capacity
+	// searches up to n).
+	Compute func(ctx context.Context, variant string, args Args) ([]Row, error)
 }
 
 // An Experiment is a paper's experiment "audit reproduce NAME" re-runs. Run computes and
@@ -244,47 +323,92 @@ type DemoSetup struct {
 	Resamples *mia.Resamples
 }
 
+// CheckOptions are the options every method's check takes from the demo: its confidence,
+// seed, power target and attacks.
+func (s DemoSetup) CheckOptions() CheckOptions {
+	return CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks, Resamples: s.Resamples}
+}
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Method{}
 )
 
-// Register makes a method known to the front ends. Registering two methods of one name,
-// or a variant or parameter name another method already has, is a programmer error and
-// panics.
-func Register(m Method) {
+// Register makes a method known to the front ends. It refuses, with an error naming the
+// method and what is at fault, a method of a name already registered; a variant,
+// experiment or demo parameter name another method already has; a demo parameter not
+// named "NAME-…" after the method (unless UnprefixedParams lists it); and a parameter
+// whose declaration does not read (its range, its default).
+func Register(m Method) error {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if _, dup := registry[m.Name()]; dup {
-		panic(fmt.Sprintf("audit: method %q registered twice", m.Name()))
+		return fmt.Errorf("audit: method %q registered twice", m.Name())
 	}
-	params := slices.Concat(m.DemoParams(), m.Bounds().Params)
-	for _, e := range m.Experiments() {
+	if err := checkPrefixes(m); err != nil {
+		return err
+	}
+	bounds, _ := BoundsOf(m)
+	params := slices.Concat(DemoParamsOf(m), bounds.Params)
+	for _, e := range ExperimentsOf(m) {
 		params = append(params, e.Params...)
 	}
 	for _, p := range params {
 		if err := p.validate(); err != nil {
-			panic(fmt.Sprintf("audit: method %q: %v", m.Name(), err))
+			return fmt.Errorf("audit: method %q: %v", m.Name(), err)
 		}
 	}
 	for _, other := range registry {
-		for _, v := range m.DemoVariants() {
-			if slices.ContainsFunc(other.DemoVariants(), func(o Variant) bool { return o.Name == v.Name }) {
-				panic(fmt.Sprintf("audit: variant %q of method %q is also %q's", v.Name, m.Name(), other.Name()))
+		for _, v := range DemoVariantsOf(m) {
+			if slices.ContainsFunc(DemoVariantsOf(other), func(o Variant) bool { return o.Name == v.Name }) {
+				return fmt.Errorf("audit: variant %q of method %q is also %q's", v.Name, m.Name(), other.Name())
 			}
 		}
-		for _, e := range m.Experiments() {
-			if slices.ContainsFunc(other.Experiments(), func(o Experiment) bool { return o.Name == e.Name }) {
-				panic(fmt.Sprintf("audit: experiment %q of method %q is also %q's", e.Name, m.Name(), other.Name()))
+		for _, e := range ExperimentsOf(m) {
+			if slices.ContainsFunc(ExperimentsOf(other), func(o Experiment) bool { return o.Name == e.Name }) {
+				return fmt.Errorf("audit: experiment %q of method %q is also %q's", e.Name, m.Name(), other.Name())
 			}
 		}
-		for _, p := range m.DemoParams() {
-			if slices.ContainsFunc(other.DemoParams(), func(o Param) bool { return o.Name == p.Name }) {
-				panic(fmt.Sprintf("audit: parameter %q of method %q is also %q's", p.Name, m.Name(), other.Name()))
+		for _, p := range DemoParamsOf(m) {
+			if slices.ContainsFunc(DemoParamsOf(other), func(o Param) bool { return o.Name == p.Name }) {
+				return fmt.Errorf("audit: parameter %q of method %q is also %q's", p.Name, m.Name(), other.Name())
 			}
 		}
 	}
 	registry[m.Name()] = m
+	return nil
+}
+
+// MustRegister is Register for a method package's init, where a refusal is a programmer
+// error: it panics with Register's error.
+func MustRegister(m Method) {
+	if err := Register(m); err != nil {
+		panic(err.Error())
+	}
+}
+
+// checkPrefixes refuses a demo parameter not named after its method: the demo's flags and
+// a spec's method.params share one namespace across methods, and the prefix is what keeps
+// two methods' settings apart. The exceptions a method lists (UnprefixedParams) must be
+// demo parameters of its own that lack the prefix, so that the list cannot go stale.
+func checkPrefixes(m Method) error {
+	prefix := m.Name() + "-"
+	var legacy []string
+	if u, ok := m.(UnprefixedParams); ok {
+		legacy = u.UnprefixedParams()
+	}
+	params := DemoParamsOf(m)
+	for _, name := range legacy {
+		if !slices.ContainsFunc(params, func(p Param) bool { return p.Name == name }) || strings.HasPrefix(name, prefix) {
+			return fmt.Errorf("audit: method %q lists %q as an unprefixed demo parameter; it is none", m.Name(), name)
+		}
+	}
+	for _, p := range params {
+		if !strings.HasPrefix(p.Name, prefix) && !slices.Contains(legacy, p.Name) {
+			return fmt.Errorf("audit: method %q: demo parameter %q: want its name to begin with %q (the demo's flags are shared by every method)", m.Name(), p.Name, prefix)
+		}
+	}
+	return nil
 }
 
 // Deregister removes a method; for tests that register a method of their own.
@@ -307,10 +431,10 @@ func Methods() []Method {
 }
 
 // MethodOfVariant returns the method that offers the named demo variant.
-func MethodOfVariant(variant string) (Method, bool) {
+func MethodOfVariant(variant string) (Demoer, bool) {
 	for _, m := range Methods() {
-		if slices.ContainsFunc(m.DemoVariants(), func(v Variant) bool { return v.Name == variant }) {
-			return m, true
+		if d, ok := m.(Demoer); ok && slices.ContainsFunc(d.DemoVariants(), func(v Variant) bool { return v.Name == variant }) {
+			return d, true
 		}
 	}
 	return nil, false
@@ -320,7 +444,7 @@ func MethodOfVariant(variant string) (Method, bool) {
 func DemoVariantNames() []string {
 	var out []string
 	for _, m := range Methods() {
-		for _, v := range m.DemoVariants() {
+		for _, v := range DemoVariantsOf(m) {
 			out = append(out, v.Name)
 		}
 	}
@@ -349,7 +473,7 @@ func ExperimentNamed(name string) (Experiment, bool) {
 func AllExperiments() []Experiment {
 	var out []Experiment
 	for _, m := range Methods() {
-		out = append(out, m.Experiments()...)
+		out = append(out, ExperimentsOf(m)...)
 	}
 	return out
 }

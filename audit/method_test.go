@@ -18,17 +18,89 @@ type stub struct {
 	variants    []audit.Variant
 	params      []audit.Param
 	experiments []audit.Experiment
+	legacy      []string // UnprefixedParams
 }
 
 func (s stub) Name() string                  { return s.name }
 func (s stub) Summary() string               { return "stub" }
 func (s stub) DemoVariants() []audit.Variant { return s.variants }
 func (s stub) DemoParams() []audit.Param     { return s.params }
-func (s stub) Demo(audit.DemoSetup, []string, audit.Args) ([]audit.Audited, error) {
+func (s stub) Demo(context.Context, audit.DemoSetup, []string, audit.Args) ([]audit.Audited, error) {
 	return nil, nil
 }
 func (s stub) Bounds() audit.Bounds            { return audit.Bounds{} }
 func (s stub) Experiments() []audit.Experiment { return s.experiments }
+func (s stub) UnprefixedParams() []string      { return s.legacy }
+
+// core is a method with no capability: a name and a summary.
+type core struct{}
+
+func (core) Name() string    { return "core" }
+func (core) Summary() string { return "a method with nothing but a name" }
+
+// A method implements only the capabilities it has: one with none registers, offers no
+// variant, parameter, certificate or experiment, and its demo is refused by name.
+func TestCoreMethod(t *testing.T) {
+	if err := audit.Register(core{}); err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Deregister("core")
+	m, ok := audit.MethodNamed("core")
+	if !ok {
+		t.Fatal("core not registered")
+	}
+	if _, ok := m.(audit.Demoer); ok {
+		t.Fatal("core is a Demoer")
+	}
+	if v, p, e := audit.DemoVariantsOf(m), audit.DemoParamsOf(m), audit.ExperimentsOf(m); v != nil || p != nil || e != nil {
+		t.Errorf("core offers %v, %v, %v", v, p, e)
+	}
+	if _, ok := audit.BoundsOf(m); ok {
+		t.Error("core computes a certificate")
+	}
+	if _, err := audit.RunDemo(context.Background(), m, audit.DemoSetup{}, nil, audit.Args{}); err == nil || !strings.Contains(err.Error(), "core has no demo") {
+		t.Errorf("RunDemo(core): %v; want a refusal naming the method", err)
+	}
+	if d, ok := audit.MethodOfVariant("strongly-convex"); !ok || d.Name() != "d2d" {
+		t.Errorf("MethodOfVariant(strongly-convex) = %v, %v", d, ok)
+	}
+}
+
+// The demo's flags and a spec's method.params are one namespace shared by every method:
+// Register refuses a demo parameter not named after its method, naming it, and an
+// exception list (UnprefixedParams) that names anything but an unprefixed demo parameter
+// of the method. (Planted bug seen caught: checkPrefixes returning nil fails the first
+// three cases.)
+func TestRegisterEnforcesThePrefix(t *testing.T) {
+	for _, c := range []struct {
+		m    stub
+		want string
+	}{
+		{stub{name: "x", params: []audit.Param{{Name: "x-ok"}, {Name: "batch"}}}, `method "x": demo parameter "batch": want its name to begin with "x-"`},
+		{stub{name: "x", params: []audit.Param{{Name: "xbatch"}}}, `demo parameter "xbatch"`},
+		{stub{name: "x", params: []audit.Param{{Name: "x-batch"}}, legacy: []string{"x-batch"}}, `lists "x-batch" as an unprefixed demo parameter`},
+		{stub{name: "x", legacy: []string{"gone"}}, `lists "gone" as an unprefixed demo parameter`},
+		{stub{name: "x", params: []audit.Param{{Name: "iterations"}}, legacy: []string{"iterations"}}, `parameter "iterations" of method "x" is also "d2d"'s`},
+	} {
+		if err := audit.Register(c.m); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Register(%s %v): %v, want %q", c.m.name, c.m.params, err, c.want)
+		}
+		audit.Deregister("x") // a case the check let through would otherwise refuse the next as a duplicate
+	}
+	// bounds and experiment parameters are flags of their own command: no prefix needed
+	ok := stub{name: "y", params: []audit.Param{{Name: "y-batch"}}, experiments: []audit.Experiment{{Name: "y-e", Params: []audit.Param{{Name: "trials"}}}}}
+	if err := audit.Register(ok); err != nil {
+		t.Errorf("Register(y): %v", err)
+	}
+	audit.Deregister("y")
+	for _, m := range audit.Methods() {
+		for _, p := range audit.DemoParamsOf(m) {
+			if !strings.HasPrefix(p.Name, m.Name()+"-") && m.Name() != "d2d" {
+				t.Errorf("%s: demo parameter %q without the prefix", m.Name(), p.Name)
+			}
+		}
+	}
+}
 
 func panics(f func()) (msg string) {
 	defer func() {
@@ -60,18 +132,23 @@ func TestRegistry(t *testing.T) {
 	}{
 		{stub{name: "d2d"}, `method "d2d" registered twice`},
 		{stub{name: "x", variants: []audit.Variant{{Name: "perfect"}}}, `variant "perfect" of method "x" is also "d2d"'s`},
-		{stub{name: "x", params: []audit.Param{{Name: "sglu-batch"}}}, `parameter "sglu-batch" of method "x" is also "sglu"'s`},
+		{stub{name: "sglu", params: []audit.Param{{Name: "sglu-batch"}}}, `method "sglu" registered twice`},
 		{stub{name: "x", experiments: []audit.Experiment{{Name: "sglu-table3"}}}, `experiment "sglu-table3" of method "x" is also "sglu"'s`},
-		{stub{name: "x", params: []audit.Param{{Name: "p", Kind: audit.Integer, Range: "[1, 2"}}}, `parameter "p": interval "[1, 2"`},
-		{stub{name: "x", params: []audit.Param{{Name: "p", Kind: audit.Integer, Default: "1.5"}}}, `its default "1.5": want an integer`},
-		{stub{name: "x", params: []audit.Param{{Name: "p", Kind: audit.Choice}}}, `a choice without choices`},
-		{stub{name: "x", params: []audit.Param{{Name: "p", Range: "[0, 1]"}}}, `a range on a parameter that is not a number`},
+		{stub{name: "x", params: []audit.Param{{Name: "x-p", Kind: audit.Integer, Range: "[1, 2"}}}, `parameter "x-p": interval "[1, 2"`},
+		{stub{name: "x", params: []audit.Param{{Name: "x-p", Kind: audit.Integer, Default: "1.5"}}}, `its default "1.5": want an integer`},
+		{stub{name: "x", params: []audit.Param{{Name: "x-p", Kind: audit.Choice}}}, `parameter "x-p": a choice without choices`},
+		{stub{name: "x", params: []audit.Param{{Name: "x-p", Range: "[0, 1]"}}}, `a range on a parameter that is not a number`},
 	} {
-		if msg := panics(func() { audit.Register(c.m) }); !strings.Contains(msg, c.want) {
-			t.Errorf("Register(%s): panic %q, want %q", c.m.name, msg, c.want)
+		if err := audit.Register(c.m); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Register(%s): %v, want %q", c.m.name, err, c.want)
 		}
 	}
-	audit.Register(stub{name: "aaa", variants: []audit.Variant{{Name: "a1"}}})
+	if msg := panics(func() { audit.MustRegister(stub{name: "d2d"}) }); !strings.Contains(msg, "registered twice") {
+		t.Errorf("MustRegister of a refused method: panic %q; want Register's error", msg)
+	}
+	if err := audit.Register(stub{name: "aaa", variants: []audit.Variant{{Name: "a1"}}}); err != nil {
+		t.Fatal(err)
+	}
 	if got := audit.DemoVariantNames(); got[0] != "a1" {
 		t.Errorf("variants %v; want the new method's first", got)
 	}
@@ -157,7 +234,7 @@ func TestBoundsRun(t *testing.T) {
 	b := audit.Bounds{
 		Variants: []audit.Variant{{Name: "first"}, {Name: "second"}},
 		Params:   []audit.Param{{Name: "k", Default: "2"}, {Name: "loud", Bool: true, Default: "false"}},
-		Compute: func(variant string, args audit.Args) ([]audit.Row, error) {
+		Compute: func(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
 			k, err := args.Int("k")
 			if err != nil {
 				return nil, err
@@ -166,7 +243,7 @@ func TestBoundsRun(t *testing.T) {
 			return []audit.Row{{Key: "variant", Value: variant}, {Key: "k", Value: k}, {Key: "loud", Value: loud}, {Key: "k_given", Value: args.Given("k")}}, nil
 		},
 	}
-	rows, err := b.Run([]string{"--loud", "--k", "7"})
+	rows, err := b.Run(context.Background(), []string{"--loud", "--k", "7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +253,13 @@ func TestBoundsRun(t *testing.T) {
 			t.Errorf("%s = %v, want %v", r.Key, r.Value, want[i])
 		}
 	}
-	if rows, _ := b.Run(nil); rows[1].Value != 2 || rows[3].Value != false {
+	if rows, _ := b.Run(context.Background(), nil); rows[1].Value != 2 || rows[3].Value != false {
 		t.Errorf("defaults: %v", rows)
 	}
-	if _, err := b.Run([]string{"--variant", "third"}); err == nil || !strings.Contains(err.Error(), "want one of first, second") {
+	if _, err := b.Run(context.Background(), []string{"--variant", "third"}); err == nil || !strings.Contains(err.Error(), "want one of first, second") {
 		t.Errorf("unknown variant: %v", err)
 	}
-	if _, err := b.Run([]string{"--k", "x"}); err == nil || !strings.Contains(err.Error(), "--k") {
+	if _, err := b.Run(context.Background(), []string{"--k", "x"}); err == nil || !strings.Contains(err.Error(), "--k") {
 		t.Errorf("bad value: %v", err)
 	}
 }
@@ -283,10 +360,10 @@ func TestDemoSubjectsSayTheirDimension(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range audit.Methods() {
 		var variants []string
-		for _, v := range m.DemoVariants() {
+		for _, v := range audit.DemoVariantsOf(m) {
 			variants = append(variants, v.Name)
 		}
-		got, err := m.Demo(setup, variants, audit.DefaultArgs(m.DemoParams()))
+		got, err := audit.RunDemo(ctx, m, setup, variants, audit.DefaultArgs(audit.DemoParamsOf(m)))
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}

@@ -204,3 +204,65 @@ func orList(names []string) string {
 	}
 	return strings.Join(names, "")
 }
+
+// A Setting is a Param bound to the field that holds its value: a method declares its
+// settings once, as a struct and the list of its fields' Settings, and its flags (the
+// Params, SettingParams), a spec file's method.params and the values it computes with
+// (ReadSettings) all come from that list. A setting is then named once, where it is
+// declared; the code that uses it reads a field, so a misspelt name is a compile error,
+// not a lookup that fails at run time (or, for a text, silently reads "").
+type Setting struct {
+	Param Param
+	read  func(a Args) error
+}
+
+// IntSetting binds an integer setting to *dst.
+func IntSetting(dst *int, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Int(p.Name); return err }}
+}
+
+// FloatSetting binds a number setting to *dst.
+func FloatSetting(dst *float64, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Float(p.Name); return err }}
+}
+
+// BoolSetting binds a switch to *dst.
+func BoolSetting(dst *bool, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Bool(p.Name); return err }}
+}
+
+// IntsSetting binds a comma-separated list of integers to *dst (Args.Ints: an empty list
+// is an error).
+func IntsSetting(dst *[]int, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Ints(p.Name); return err }}
+}
+
+// StringSetting binds a text or choice setting to *dst.
+func StringSetting(dst *string, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) error { *dst = a.String(p.Name); return nil }}
+}
+
+// SettingParams are the settings' Params, in order: what DemoParams returns.
+func SettingParams(ss []Setting) []Param {
+	out := make([]Param, len(ss))
+	for i, s := range ss {
+		out[i] = s.Param
+	}
+	return out
+}
+
+// ReadSettings fills each setting's field from a, and returns every error at once: a
+// value that does not read as its kind (named by its flag), and a setting a holds no
+// value for — Args built from other Params than these settings', a programmer error
+// named here rather than read as "".
+func ReadSettings(a Args, ss []Setting) error {
+	r := ArgReader{Args: a}
+	for _, s := range ss {
+		if _, ok := a.values[s.Param.Name]; !ok {
+			r.Failf("setting %q: no value given or defaulted (the Args were not built from these settings' Params)", s.Param.Name)
+			continue
+		}
+		r.Fail(s.read(a))
+	}
+	return r.Err()
+}

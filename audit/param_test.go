@@ -141,8 +141,9 @@ func TestVarAndParseFlags(t *testing.T) {
 // declaration someone forgot (the seed, a uint64, is the one exception).
 func TestEveryNumericParamIsDeclared(t *testing.T) {
 	for _, m := range audit.Methods() {
-		params := append(m.DemoParams(), m.Bounds().Params...)
-		for _, e := range m.Experiments() {
+		b, _ := audit.BoundsOf(m)
+		params := append(audit.DemoParamsOf(m), b.Params...)
+		for _, e := range audit.ExperimentsOf(m) {
 			params = append(params, e.Params...)
 		}
 		for _, p := range params {

@@ -254,7 +254,7 @@ func OneRunDemo(ctx context.Context, m audit.Method, base audit.DemoSetup, varia
 		if err != nil {
 			return nil, err
 		}
-		audited, err := m.Demo(setup, variants, args)
+		audited, err := audit.RunDemo(ctx, m, setup, variants, args)
 		if err != nil {
 			refused := fmt.Sprintf("the method refuses the setup of %d canaries (%d deletions): %v", mc, len(setup.Deletions), err)
 			if len(results) == 0 {

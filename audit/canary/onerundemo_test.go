@@ -39,7 +39,7 @@ func oneRun(t *testing.T, method, variant string, ladder []int, set map[string]s
 	if !ok {
 		t.Fatalf("%s not registered", method)
 	}
-	args := audit.DefaultArgs(m.DemoParams())
+	args := audit.DefaultArgs(audit.DemoParamsOf(m))
 	for k, v := range set {
 		args.Set(k, v)
 	}

@@ -1,6 +1,7 @@
 package d2daudit
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -48,7 +49,7 @@ func (Method) Bounds() audit.Bounds {
 }
 
 // certificate computes the rows of one variant's certificate.
-func certificate(variant string, args audit.Args) ([]audit.Row, error) {
+func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
 	r := audit.ArgReader{Args: args}
 	what := "--variant " + variant
 	r.Require(what, "lipschitz", "smoothness", "n", "iterations", "epsilon", "delta")

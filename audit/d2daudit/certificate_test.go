@@ -1,6 +1,7 @@
 package d2daudit_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -125,7 +126,7 @@ func TestBoundsUsageErrors(t *testing.T) {
 
 // Theorem 3.1's certificate from declared constants, as "audit bounds d2d" computes it.
 func ExampleMethod_Bounds() {
-	rows, err := d2daudit.Method{}.Bounds().Run([]string{"--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
+	rows, err := d2daudit.Method{}.Bounds().Run(context.Background(), []string{"--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05",
 		"--n", "1000", "--iterations", "5", "--epsilon", "1", "--delta", "1e-6"})
 	if err != nil {
 		fmt.Println(err)

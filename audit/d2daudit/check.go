@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -30,8 +31,14 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d check: no trials")
 	}
+	c := s.Claim()
+	pub, err := published(audit.GaussianRelease{Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon, Delta: s.plan.MechanismDelta()},
+		c.Epsilon, c.Delta, c.Rho, s.setup.Loss, s.universe, s.setup.Updates)
+	if err != nil {
+		return nil, fmt.Errorf("d2d check: %w", err)
+	}
 	// the checks, for a progress bar: certificate, implementation, then the published ones
-	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
+	st, ctx := steps.Count(ctx, append([]bool{true, true}, pub.Steps(opt)...)...)
 	fs := s.certificateFindings()
 	fs[0] = audit.AtPrecision(fs[0], s.plan.Sigma, s.plan.Sensitivity(), results)
 	st.Step()
@@ -41,51 +48,19 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	st.Step()
 	fs = append(fs, impl...)
-	c := s.Claim()
-	pub, err := publishedFindings(ctx, st, audit.GaussianRelease{
-		Prefix: "d2d", Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon,
-		Delta: s.plan.MechanismDelta(), Alpha: opt.Alpha, Confidence: opt.Confidence,
-	}, c.Epsilon, c.Delta, c.Rho, s.setup.Loss, s.universe, s.setup.Updates, opt, results)
-	if err != nil {
-		return nil, fmt.Errorf("d2d check: %w", err)
-	}
-	return append(fs, pub...), nil
-}
-
-// publishedFindings are the checks every D2D subject makes on the published models: the
-// Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with
-// the claim's Rényi slope rho, and the membership attack on the deleted records; st counts
-// each (the game and the attack when opt asks for them).
-func publishedFindings(ctx context.Context, st *steps.Counter, rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset,
-	updates []reference.Update, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
-	fs, err := rel.Check(results)
+	pf, err := pub.Check(ctx, st, opt, results)
 	if err != nil {
 		return nil, err
 	}
-	st.Step()
-	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Rho: rho,
-			Alpha: opt.Alpha, Confidence: opt.Confidence, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
-		if err != nil {
-			return nil, err
-		}
-		fs = append(fs, emp)
-		st.Step()
-	}
-	if !opt.Attacks.Has(audit.MembershipAttack) {
-		return fs, nil
-	}
-	mem, err := membership(ctx, loss, universe, updates, eps, delta, opt, results)
-	if err != nil {
-		return nil, err
-	}
-	st.Step()
-	return append(fs, mem...), nil
+	return append(fs, pf...), nil
 }
 
-// membership attacks the records the requests delete (audit.MembershipRelease); none
-// when the requests only add.
-func membership(ctx context.Context, loss reference.Loss, universe *reference.Dataset, updates []reference.Update, eps, delta float64, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
+// published is the published-model phase of every D2D subject (methodkit.Published): the
+// Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with the
+// claim's Rényi slope rho, and the membership attack on the records the requests delete
+// (none when they only add).
+func published(rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset, updates []reference.Update) (methodkit.Published, error) {
+	p := methodkit.Published{Prefix: "d2d", Release: &rel, Epsilon: eps, Delta: delta, Rho: rho}
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, u := range updates {
@@ -94,18 +69,14 @@ func membership(ctx context.Context, loss reference.Loss, universe *reference.Da
 		}
 	}
 	if len(ids) == 0 {
-		return nil, nil
+		return p, nil
 	}
 	deleted, err := universe.Subset(ids)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
-	f, err := audit.MembershipRelease{Prefix: "d2d", Epsilon: eps, Delta: delta, Confidence: opt.Confidence, Loss: loss,
-		Deleted: deleted, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
-	if err != nil {
-		return nil, err
-	}
-	return []audit.Finding{f}, nil
+	p.Members = &audit.MembershipRelease{Loss: loss, Deleted: deleted}
+	return p, nil
 }
 
 func (s *Subject) certificateFindings() []audit.Finding {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 )
@@ -18,22 +19,19 @@ import (
 //   - sees-deleted: every update descends on the data before the request, so a deleted
 //     record still pulls the model.
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
-	}
-	mk := func(name, bug string, sub audit.Subject) audit.Control {
-		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: sub, Check: check}}
-	}
+	}}
 	return []audit.Control{
-		mk("no-unlearning", "publishes the model learned before the requests, with the right noise, ignoring every deletion", mutant(s, "no-unlearning", noUnlearning)),
-		mk("weak-noise", "publishes with a tenth of the noise the certificate needs", mutant(s, "weak-noise", noiseDividedBy10)),
-		mk("sees-deleted", "each update descends on the data before its request, so a deleted record still pulls the model", mutant(s, "sees-deleted", seesDeleted)),
+		set.Mutant(controls.NoUnlearning, "publishes the model learned before the requests, with the right noise, ignoring every deletion", with(s, noUnlearning)),
+		set.Mutant(controls.WeakNoise, "publishes with a tenth of the noise the certificate needs", set.NoiseDividedBy(10)),
+		set.Mutant("sees-deleted", "each update descends on the data before its request, so a deleted record still pulls the model", with(s, seesDeleted)),
 	}
 }
 
-// mutant is s with its unlearned run replaced by run (audit.Mutant).
-func mutant(s *Subject, bug string, run func(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Mutant {
-	return audit.Mutant{Of: s, Bug: bug, Run: func(ctx context.Context, st reference.Streams) (reference.Release, error) { return run(s, ctx, st) }}
+// with binds a mutant's run to s.
+func with(s *Subject, run func(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error)) controls.Run {
+	return func(ctx context.Context, st reference.Streams) (reference.Release, error) { return run(s, ctx, st) }
 }
 
 // learnOn runs the subject's learner on data and returns its secret model.
@@ -57,17 +55,6 @@ func publish(s *Subject, theta []float64, scale float64, st reference.Streams) r
 
 func noUnlearning(s *Subject, _ context.Context, st reference.Streams) (reference.Release, error) {
 	return publish(s, learnOn(s, s.setup.Data), 1, st), nil
-}
-
-func noiseDividedBy10(s *Subject, ctx context.Context, st reference.Streams) (reference.Release, error) {
-	r, err := s.Unlearned(ctx, st)
-	if err != nil {
-		return r, err
-	}
-	for j := range r.Published {
-		r.Published[j] = r.Secret[j] + (r.Published[j]-r.Secret[j])/10
-	}
-	return r, nil
 }
 
 func seesDeleted(s *Subject, _ context.Context, st reference.Streams) (reference.Release, error) {

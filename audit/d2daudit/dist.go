@@ -186,10 +186,19 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d distributed check: no trials")
 	}
+	p, pl := s.setup.Params, s.plan
+	sigma := pl.Sigma
+	if p.Copies > 1 && p.Selection == d2d.NoisySelection {
+		sigma *= math.Sqrt(float64(p.Copies))
+	}
+	pub, err := published(audit.GaussianRelease{Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon, Delta: p.Delta / 2},
+		p.Epsilon, p.Delta, rhoStar(p.Epsilon, p.Delta/2), s.setup.Loss, s.universe, s.setup.Updates)
+	if err != nil {
+		return nil, fmt.Errorf("d2d distributed check: %w", err)
+	}
 	// the checks, for a progress bar: certificate and implementation, then the published
 	// ones (release, game, membership)
-	st, ctx := steps.Count(ctx, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
-	p, pl := s.setup.Params, s.plan
+	st, ctx := steps.Count(ctx, append([]bool{true}, pub.Steps(opt)...)...)
 	k := len(s.setup.Updates)
 	eps, first := DistCorrectedEpsilon(pl, k)
 	corrected := audit.Deterministic("d2d/certificate/corrected-accounting",
@@ -229,17 +238,11 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 			audit.Implementation, gap, pl.Sensitivity(), n, fmt.Sprintf("largest certified Δ over trials %.4g = %.3g × the paper's", cert, cert/pl.Sensitivity())),
 	)
 	st.Step()
-	sigma := pl.Sigma
-	if p.Copies > 1 && p.Selection == d2d.NoisySelection {
-		sigma *= math.Sqrt(float64(p.Copies))
-	}
-	pub, err := publishedFindings(ctx, st, audit.GaussianRelease{Prefix: "d2d", Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon,
-		Delta: p.Delta / 2, Alpha: opt.Alpha, Confidence: opt.Confidence}, p.Epsilon, p.Delta, rhoStar(p.Epsilon, p.Delta/2),
-		s.setup.Loss, s.universe, s.setup.Updates, opt, results)
+	pf, err := pub.Check(ctx, st, opt, results)
 	if err != nil {
 		return nil, fmt.Errorf("d2d distributed check: %w", err)
 	}
-	return append(fs, pub...), nil
+	return append(fs, pf...), nil
 }
 
 // ReleaseScales are the σ the release adds, the paper's Δ and Θ's radius

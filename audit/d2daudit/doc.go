@@ -64,7 +64,7 @@
 // d2d-accuracy experiment (Method.Experiments), which runs Accuracy on the MNIST
 // 3-vs-8 and breast-cancer data and renders the reproduction with its figures:
 //
-//	rows, err := d2daudit.Method{}.Bounds().Run([]string{"--variant", "perfect", "--lipschitz", "1", …})
+//	rows, err := d2daudit.Method{}.Bounds().Run(ctx, []string{"--variant", "perfect", "--lipschitz", "1", …})
 //
 // Controls are a subject's negative controls (audit.Control): the same checks on three
 // mutants — no-unlearning (the requests ignored), weak-noise (a tenth of the σ needed) and

@@ -9,7 +9,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is Descent-to-Delete's audit behind the contract the front ends drive
 // (audit.Method): its demo variants are the four single-machine modes and distributed
@@ -39,26 +39,41 @@ func (Method) DemoVariants() []audit.Variant {
 	}
 }
 
-// DemoParams are the iteration budget and distributed descent's schedule.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{
-		{Name: "iterations", Usage: "D2D: iteration budget I per update (perfect mode uses at least I_min)", Default: "10", Kind: audit.Integer, Range: "[1, 1e6]"},
-		{Name: "schedule", Usage: "D2D distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}},
+// UnprefixedParams are d2d's demo parameters named before demo parameters carried their
+// method's name: spec files and command lines name them so (audit.UnprefixedParams).
+func (Method) UnprefixedParams() []string { return []string{"iterations", "schedule"} }
+
+// DemoSettings are the demo's settings: the iteration budget and distributed descent's
+// schedule, declared once (demoSettings) for the flags, a spec's method.params and Demo.
+type DemoSettings struct {
+	Iterations int    // I per update
+	Schedule   string // "fixed" or "paper" (d2d.ParseSchedule)
+}
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.IntSetting(&s.Iterations, audit.Param{Name: "iterations", Usage: "D2D: iteration budget I per update (perfect mode uses at least I_min)", Default: "10", Kind: audit.Integer, Range: "[1, 1e6]"}),
+		audit.StringSetting(&s.Schedule, audit.Param{Name: "schedule", Usage: "D2D distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5, whose certificate fails the corrected accounting)", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}}),
 	}
 }
+
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
 
 // Demo builds one subject per wanted mode on the logistic loss (the convex modes on the
 // unregularised loss, adding their own ridge term), with constants declared from every
 // record the requests touch.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	iterations, err := args.Int("iterations")
-	if err != nil {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
+	iterations := set.Iterations
 	if iterations < 1 {
 		return nil, fmt.Errorf("--iterations %d: want at least 1", iterations)
 	}
-	sched, err := d2d.ParseSchedule(args.String("schedule")) // checked even when unused: a typo is not silent
+	sched, err := d2d.ParseSchedule(set.Schedule) // checked even when unused: a typo is not silent
 	if err != nil {
 		return nil, fmt.Errorf("--schedule: %w", err)
 	}
@@ -67,7 +82,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		wanted[v] = true
 	}
 	loss := reference.Logistic{Lambda: s.Lambda}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks, Resamples: s.Resamples}
+	opt := s.CheckOptions()
 	var out []audit.Audited
 	for _, mode := range demoModes {
 		if !wanted[mode.String()] {
@@ -82,7 +97,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		if mode == d2d.Perfect {
 			p.Budget = max(p.Budget, p.PerfectMinBudget())
 		}
-		sub, err := New(context.Background(), Setup{Mode: mode, Loss: f, Data: s.Data, Updates: s.Updates, Params: p})
+		sub, err := New(ctx, Setup{Mode: mode, Loss: f, Data: s.Data, Updates: s.Updates, Params: p})
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +106,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		}, Controls: Controls(sub, opt)})
 	}
 	if wanted["distributed"] {
-		sub, err := NewDist(context.Background(), DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{
+		sub, err := NewDist(ctx, DistSetup{Loss: loss, Data: s.Data, Updates: s.Updates, Params: d2d.DistParams{
 			Constants: loss.Constants(s.All, s.Radius), Radius: s.Radius, Xi: 1.2, Budget: 1, Epsilon: s.Epsilon, Delta: s.Delta, Schedule: sched}})
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -44,8 +45,26 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	// the checks, for a progress bar: σ and the error with its trace, the relative error,
 	// the lemmas, the release, the game, the membership attack
-	mem := opt.Attacks.Has(audit.MembershipAttack) && len(s.rows) > 0
-	st, ctx := steps.Count(ctx, true, len(s.rows) > 0, true, true, opt.Attacks.Has(audit.GameAttack), mem)
+	pub := methodkit.Published{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta,
+		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma), Epsilon: s.setup.Epsilon, Delta: s.setup.Delta}}
+	if len(s.rows) > 0 {
+		ids := make([]int64, len(s.rows))
+		for j, r := range s.rows {
+			ids[j] = s.setup.IDs[r]
+		}
+		m := s.setup.Model
+		score := func(dst, w []float64) {
+			sq := 0.0
+			for _, v := range w {
+				sq += v * v
+			}
+			for j, r := range s.rows {
+				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r])
+			}
+		}
+		pub.Members = &audit.MembershipRelease{Score: score, IDs: ids}
+	}
+	st, ctx := steps.Count(ctx, append([]bool{true, len(s.rows) > 0, true}, pub.Steps(opt)...)...)
 	reading := s.readingSource()
 	fs := []audit.Finding{
 		audit.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
@@ -80,46 +99,11 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	fs = append(fs, lemmas...)
 	st.Step()
-	rel, err := audit.GaussianRelease{Prefix: "hf", Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
-		Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf}.Check(results)
+	pf, err := pub.Check(ctx, st, opt, results)
 	if err != nil {
-		return nil, fmt.Errorf("hf check: %w", err)
+		return nil, err
 	}
-	fs = append(fs, rel...)
-	st.Step()
-	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
-		if err != nil {
-			return nil, fmt.Errorf("hf check: %w", err)
-		}
-		fs = append(fs, emp)
-		st.Step()
-	}
-	if mem {
-		ids := make([]int64, len(s.rows))
-		for j, r := range s.rows {
-			ids[j] = s.setup.IDs[r]
-		}
-		m := s.setup.Model
-		score := func(dst, w []float64) {
-			sq := 0.0
-			for _, v := range w {
-				sq += v * v
-			}
-			for j, r := range s.rows {
-				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r])
-			}
-		}
-		f, err := audit.MembershipRelease{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta, Confidence: conf,
-			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
-		if err != nil {
-			return nil, fmt.Errorf("hf check: %w", err)
-		}
-		fs = append(fs, f)
-		st.Step()
-	}
-	return fs, nil
+	return append(fs, pf...), nil
 }
 
 // relativeError replays the first trial's learning and measures HF's relative error

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
@@ -37,37 +38,22 @@ import (
 //     The noise tests catch it as they catch half-noise. It is defined only where more
 //     than one record is deleted and Δ̂(1) < Δ̂(m).
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
-	}
-	mk := func(name, bug string, run func(ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Control {
-		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: audit.Mutant{Of: s, Bug: name, Run: run}, Check: check}}
-	}
+	}}
 	out := []audit.Control{
-		mk("half-noise", "publishes noise of half the variance the certificate calibrates (σ/√2)", s.halfNoise),
-		mk("deletions-ignored", "skips Stage III: publishes the learned model w_T with the right noise, the deleted records' statistics never added", s.deletionsIgnored),
+		// controls.HalfVariance, under the name HF's reports have always given it
+		set.Mutant("half-noise", "publishes noise of half the variance the certificate calibrates (σ/√2)", set.NoiseDividedBy(math.Sqrt2)),
+		set.Mutant("deletions-ignored", "skips Stage III: publishes the learned model w_T with the right noise, the deleted records' statistics never added", s.deletionsIgnored),
 	}
 	if len(s.rows) > 1 {
 		sigma1, err := dp.AnalyticGaussianSigma(s.boundAfter(1), s.setup.Epsilon, s.setup.Delta)
 		if err == nil && sigma1 < s.sigma {
-			out = append(out, mk("stale-m", fmt.Sprintf("sizes the noise once, for the first request's single deletion (σ = %.4g from Δ̂(1)), not for the %d deletions served (σ = %.4g)", sigma1, len(s.rows), s.sigma),
-				func(ctx context.Context, st reference.Streams) (reference.Release, error) {
-					return s.withSigma(ctx, st, sigma1)
-				}))
+			out = append(out, set.Mutant("stale-m", fmt.Sprintf("sizes the noise once, for the first request's single deletion (σ = %.4g from Δ̂(1)), not for the %d deletions served (σ = %.4g)", sigma1, len(s.rows), s.sigma),
+				set.NoiseScaledTo(sigma1, s.sigma)))
 		}
 	}
 	return out
-}
-
-func (s *Subject) halfNoise(ctx context.Context, st reference.Streams) (reference.Release, error) {
-	r, err := s.Unlearned(ctx, st)
-	if err != nil {
-		return r, err
-	}
-	for j := range r.Published {
-		r.Published[j] = r.Secret[j] + (r.Published[j]-r.Secret[j])/math.Sqrt2
-	}
-	return r, nil
 }
 
 // deletionsIgnored learns on the trial's batch order as Unlearned does and publishes w_T
@@ -78,18 +64,6 @@ func (s *Subject) deletionsIgnored(ctx context.Context, st reference.Streams) (r
 		return reference.Release{}, err
 	}
 	return publish(tr.Final, s.sigma, st.Rand("hf/unlearned/noise")), nil
-}
-
-// withSigma is Unlearned with the noise of scale sigma.
-func (s *Subject) withSigma(ctx context.Context, st reference.Streams, sigma float64) (reference.Release, error) {
-	r, err := s.Unlearned(ctx, st)
-	if err != nil {
-		return r, err
-	}
-	for j := range r.Published {
-		r.Published[j] = r.Secret[j] + (r.Published[j]-r.Secret[j])*sigma/s.sigma
-	}
-	return r, nil
 }
 
 // publish is w + N(0, σ²I) with the noise drawn from r, as hf.Unlearner.Release draws

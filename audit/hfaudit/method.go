@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is HF's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -31,35 +31,34 @@ func (Method) DemoVariants() []audit.Variant {
 	}
 }
 
-// DemoParams are Stage I's settings.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{
-		{Name: "hf-epochs", Usage: "HF: SGD epochs", Default: "5", Kind: audit.Integer, Range: "[1, 1e4]"},
-		{Name: "hf-batch", Usage: "HF: mini-batch size |𝓑|", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"},
-		{Name: "hf-eta", Usage: "HF: initial step size η", Default: "0.1", Kind: audit.Number, Range: "(0, inf)"},
-		{Name: "hf-decay", Usage: "HF: step decay q per step, η_t = η·q^t", Default: "0.995", Kind: audit.Number, Range: "(0, 1)"},
+// DemoSettings are Stage I's settings, declared once (demoSettings) for the flags, a
+// spec's method.params and Demo.
+type DemoSettings struct {
+	Epochs, Batch int
+	Eta, Decay    float64
+}
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.IntSetting(&s.Epochs, audit.Param{Name: "hf-epochs", Usage: "HF: SGD epochs", Default: "5", Kind: audit.Integer, Range: "[1, 1e4]"}),
+		audit.IntSetting(&s.Batch, audit.Param{Name: "hf-batch", Usage: "HF: mini-batch size |𝓑|", Default: "32", Kind: audit.Integer, Range: "[1, 1e7]"}),
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "hf-eta", Usage: "HF: initial step size η", Default: "0.1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Decay, audit.Param{Name: "hf-decay", Usage: "HF: step decay q per step, η_t = η·q^t", Default: "0.995", Kind: audit.Number, Range: "(0, 1)"}),
 	}
 }
 
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
+
 // Demo audits HF on 𝒟₀ as a two-class softmax regression (labels −1, +1 as classes 0, 1)
 // with the demo's deletions as its requests (HF serves deletions only).
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	epochs, err := args.Int("hf-epochs")
-	if err != nil {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
-	batch, err := args.Int("hf-batch")
-	if err != nil {
-		return nil, err
-	}
-	eta, err := args.Float("hf-eta")
-	if err != nil {
-		return nil, err
-	}
-	q, err := args.Float("hf-decay")
-	if err != nil {
-		return nil, err
-	}
+	epochs, batch, eta, q := set.Epochs, set.Batch, set.Eta, set.Decay
 	if len(variants) == 0 {
 		return nil, nil
 	}
@@ -82,13 +81,13 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		if v == "hf-code" {
 			reading = CodeReading
 		}
-		sub, err := New(context.Background(), Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
+		sub, err := New(ctx, Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda},
 			Config: hf.Config{Epochs: epochs, BatchSize: batch, Eta: eta, Decay: q},
 			Data:   data, IDs: s.Data.IDs(), Removals: s.Deletions, Epsilon: s.Epsilon, Delta: s.Delta, Reading: reading})
 		if err != nil {
 			return nil, err
 		}
-		opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks, Resamples: s.Resamples}
+		opt := s.CheckOptions()
 		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 			return Check(ctx, sub, r, opt)
 		}, Controls: Controls(sub, opt)})
@@ -103,34 +102,49 @@ func (Method) Bounds() audit.Bounds {
 		Example: "--eta 0.05 --g 5 --q 0.995 --rho 1 --n 1000 --epochs 15 --batch 32 --m 1 --epsilon 1 --delta 1e-5",
 		Variants: []audit.Variant{{Name: "theorem-4", Summary: "Theorem 4 (Eq. 56) sizes the noise"},
 			{Name: "code", Summary: "the official code's bound sizes the noise"}},
-		Params: []audit.Param{
-			{Name: "eta", Usage: "initial step size η", Kind: audit.Number, Range: "(0, inf)", Default: "0.05"},
-			{Name: "g", Usage: "per-record gradient bound G (the code's clip C)", Kind: audit.Number, Range: "(0, inf)", Default: "5"},
-			{Name: "q", Usage: "step decay per step", Kind: audit.Number, Range: "(0, 1)", Default: "0.995"},
-			{Name: "rho", Usage: "contraction bound ρ of one linearised step", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "n", Usage: "training records", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1000"},
-			{Name: "epochs", Usage: "SGD epochs", Kind: audit.Integer, Range: "[1, 1e6]", Default: "15"},
-			{Name: "batch", Usage: "mini-batch size |𝓑|", Kind: audit.Integer, Range: "[1, 1e9]", Default: "32"},
-			{Name: "m", Usage: "records deleted", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1"},
-			{Name: "epsilon", Usage: "ε of the claim", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"},
-			{Name: "lambda", Usage: "L2 weight λ (Theorem 6)", Kind: audit.Number, Range: "(0, inf)", Default: "0.5"},
-			{Name: "d", Usage: "parameters d (Theorem 6)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "7850"},
-			{Name: "gamma", Usage: "excess-risk budget γ of the deletion capacity", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-		},
+		Params:  audit.SettingParams(boundSettings(new(BoundSettings))),
 		Compute: computeBounds,
 	}
 }
 
-func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
-	r := &audit.ArgReader{Args: args}
-	eta, g, q, rho := r.Float("eta"), r.Float("g"), r.Float("q"), r.Float("rho")
-	n, epochs, batch, m := r.Int("n"), r.Int("epochs"), r.Int("batch"), r.Int("m")
-	eps, delta := r.Float("epsilon"), r.Float("delta")
-	lambda, d, gamma := r.Float("lambda"), r.Int("d"), r.Float("gamma")
-	if err := r.Err(); err != nil {
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for "audit bounds hf"'s flags and computeBounds.
+type BoundSettings struct {
+	Eta, G, Q, Rho      float64
+	N, Epochs, Batch, M int
+	Eps, Delta, Lambda  float64
+	D                   int
+	Gamma               float64
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "eta", Usage: "initial step size η", Kind: audit.Number, Range: "(0, inf)", Default: "0.05"}),
+		audit.FloatSetting(&s.G, audit.Param{Name: "g", Usage: "per-record gradient bound G (the code's clip C)", Kind: audit.Number, Range: "(0, inf)", Default: "5"}),
+		audit.FloatSetting(&s.Q, audit.Param{Name: "q", Usage: "step decay per step", Kind: audit.Number, Range: "(0, 1)", Default: "0.995"}),
+		audit.FloatSetting(&s.Rho, audit.Param{Name: "rho", Usage: "contraction bound ρ of one linearised step", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.IntSetting(&s.N, audit.Param{Name: "n", Usage: "training records", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1000"}),
+		audit.IntSetting(&s.Epochs, audit.Param{Name: "epochs", Usage: "SGD epochs", Kind: audit.Integer, Range: "[1, 1e6]", Default: "15"}),
+		audit.IntSetting(&s.Batch, audit.Param{Name: "batch", Usage: "mini-batch size |𝓑|", Kind: audit.Integer, Range: "[1, 1e9]", Default: "32"}),
+		audit.IntSetting(&s.M, audit.Param{Name: "m", Usage: "records deleted", Kind: audit.Integer, Range: "[1, 1e9]", Default: "1"}),
+		audit.FloatSetting(&s.Eps, audit.Param{Name: "epsilon", Usage: "ε of the claim", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.FloatSetting(&s.Delta, audit.Param{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "L2 weight λ (Theorem 6)", Kind: audit.Number, Range: "(0, inf)", Default: "0.5"}),
+		audit.IntSetting(&s.D, audit.Param{Name: "d", Usage: "parameters d (Theorem 6)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "7850"}),
+		audit.FloatSetting(&s.Gamma, audit.Param{Name: "gamma", Usage: "excess-risk budget γ of the deletion capacity", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+	}
+}
+
+func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+	var c BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&c)); err != nil {
 		return nil, err
 	}
+	eta, g, q, rho := c.Eta, c.G, c.Q, c.Rho
+	n, epochs, batch, m := c.N, c.Epochs, c.Batch, c.M
+	eps, delta := c.Eps, c.Delta
+	lambda, d, gamma := c.Lambda, c.D, c.Gamma
 	B := (n + batch - 1) / batch
 	p := Thm4Params{Eta: eta, G: g, Q: q, Rho: rho, T: epochs * B, B: B, BatchSize: batch}
 	c1, c2, err := Thm4PerSample(p, 0)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
@@ -55,9 +56,22 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	// the checks, for a progress bar: the certificate's (the coupled shift replays the run),
 	// the implementation's, the release, the game, the membership attack
-	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack))
 	c := s.setup
 	cfg := c.Config
+	pub := methodkit.Published{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta,
+		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: cfg.Epsilon, Epsilon: c.Epsilon, Delta: c.Delta}}
+	if opt.Attacks.Has(audit.MembershipAttack) {
+		var ids []int64
+		for _, q := range c.Sched {
+			ids = append(ids, c.Data.ID(q.U-1))
+		}
+		deleted, err := c.Data.Subset(ids)
+		if err != nil {
+			return nil, err
+		}
+		pub.Members = &audit.MembershipRelease{Loss: c.Loss, Deleted: deleted}
+	}
+	st, ctx := steps.Count(ctx, append([]bool{true, true}, pub.Steps(opt)...)...)
 	k := len(s.plan.Served)
 	shifts, need := s.requiredShifts()
 	worstRatio, neededAt := 0.0, 0
@@ -141,36 +155,10 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	fs = append(fs, audit.Deterministic("olu/implementation/noise", "the noise is k·d standard normal draws at the requests' rounds, and every released state lies in the domain (draws off, states outside)", audit.Implementation,
 		math.Abs(float64(run.Draws-k*d))+outside, 0, 1, fmt.Sprintf("%d draws for k = %d requests in d = %d", run.Draws, k, d)))
 	st.Step()
-	rel, err := audit.GaussianRelease{Prefix: "olu", Sigma: s.sigma, Rho: cfg.Epsilon, Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf}.Check(results)
+	pf, err := pub.Check(ctx, st, opt, results)
 	if err != nil {
-		return nil, fmt.Errorf("olu check: %w", err)
+		return nil, err
 	}
-	fs = append(fs, rel...)
-	st.Step()
-	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
-		if err != nil {
-			return nil, fmt.Errorf("olu check: %w", err)
-		}
-		fs = append(fs, emp)
-		st.Step()
-	}
-	if opt.Attacks.Has(audit.MembershipAttack) {
-		var ids []int64
-		for _, q := range c.Sched {
-			ids = append(ids, c.Data.ID(q.U-1))
-		}
-		deleted, err := c.Data.Subset(ids)
-		if err != nil {
-			return nil, err
-		}
-		mem, err := audit.MembershipRelease{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf, Loss: c.Loss, Deleted: deleted,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
-		if err != nil {
-			return nil, fmt.Errorf("olu check: %w", err)
-		}
-		fs = append(fs, mem)
-		st.Step()
-	}
+	fs = append(fs, pf...)
 	return fs, nil
 }

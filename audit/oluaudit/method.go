@@ -11,7 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is OLU's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -32,20 +32,30 @@ func (Method) DemoVariants() []audit.Variant {
 	}
 }
 
-// DemoParams are the budget split ω.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{{Name: "olu-omega", Usage: "OLU: the budget split ω > 1 of the noise (the paper's 1.2)", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"}}
+// DemoSettings are the demo's settings, declared once (demoSettings) for the flags, a
+// spec's method.params and Demo.
+type DemoSettings struct {
+	Omega float64 // the budget split ω
 }
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{audit.FloatSetting(&s.Omega, audit.Param{Name: "olu-omega", Usage: "OLU: the budget split ω > 1 of the noise (the paper's 1.2)", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"})}
+}
+
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
 
 // Demo streams 𝒟₀'s rows, in a seeded order with the demo's deleted records placed at
 // evenly spaced rounds, as L2-logistic costs (μ = λ, β = max‖x‖²/4 + λ, L on the ball of
 // the demo's radius), with η_t = 1/(μt) and the OLU target ρ whose zCDP conversion is the
 // demo's (ε, δ). The demo's additions are not part of the stream: OLU's requests delete.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	omega, err := args.Float("olu-omega")
-	if err != nil {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
+	omega := set.Omega
 	if len(variants) == 0 {
 		return nil, nil
 	}
@@ -57,7 +67,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 	consts := loss.Constants(data, s.Radius)
 	cfg := olu.Config{X0: make([]float64, data.Dim()), Domain: olu.Ball{R: s.Radius}, Steps: olu.Steps{Kind: olu.StronglyConvexSteps, Mu: s.Lambda},
 		Lipschitz: consts.Lipschitz, Mu: s.Lambda, Beta: consts.Smoothness, Epsilon: RhoFor(s.Epsilon, s.Delta), Omega: omega}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks, Resamples: s.Resamples}
+	opt := s.CheckOptions()
 	var out []audit.Audited
 	for _, v := range variants {
 		sched := make(olu.Schedule, len(gaps))
@@ -67,7 +77,7 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 				sched[i].Tau = u + data.Len()/(2*(len(gaps)+1))
 			}
 		}
-		sub, err := New(context.Background(), Setup{Variant: v, Loss: loss, Data: data, Sched: sched, Config: cfg, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
+		sub, err := New(ctx, Setup{Variant: v, Loss: loss, Data: data, Sched: sched, Config: cfg, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
 		if err != nil {
 			return nil, err
 		}
@@ -128,34 +138,49 @@ func (Method) Bounds() audit.Bounds {
 			"each σ_i by the valid shift and by Eq. 40 as printed, G_act and Theorem 6's order term. Each theorem's hypotheses are checked.",
 		Example:  "--variant passive --steps sc --mu 1 --beta 3 --lipschitz 10 --diameter 10 --u 4 --tau 20 --t 100",
 		Variants: []audit.Variant{{Name: Passive, Summary: "Algorithm 1 and Theorems 1–5"}, {Name: Active, Summary: "Algorithm 2 and Theorem 6"}},
-		Params: []audit.Param{
-			{Name: "steps", Usage: "the step sizes: sc (1/(μt)), convex (D/(L√t)) or constant", Default: "sc", Kind: audit.Choice, Choices: []string{"sc", "convex", "constant"}},
-			{Name: "mu", Usage: "strong convexity μ (0 for convex costs)", Default: "1", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "beta", Usage: "smoothness β", Default: "3", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "lipschitz", Usage: "Lipschitz constant L of the costs on the domain", Default: "10", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "diameter", Usage: "the domain's diameter D", Default: "10", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "eta", Usage: "the constant step η (steps constant; 0: Table 1's)", Default: "0", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "kappa", Usage: "quadratic growth κ of the aggregates (Theorems 3, 5)", Default: "1", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "epsilon", Usage: "the OLU target ε: D_α ≤ αε at every order", Default: "1", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "omega", Usage: "the budget split ω > 1", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"},
-			{Name: "d", Usage: "the dimension d", Default: "1", Kind: audit.Integer, Range: "[1, 1e9]"},
-			{Name: "t", Usage: "the horizon T", Default: "100", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "u", Usage: "the rounds whose functions the requests delete, comma-separated", Default: "4", List: true, Kind: audit.Integer, Range: "[1, 1e9]"},
-			{Name: "tau", Usage: "the rounds the requests are served at, comma-separated, one per u", Default: "20", List: true, Kind: audit.Integer, Range: "[1, 1e9]"},
-		},
-		Compute: computeBounds,
+		Params:   audit.SettingParams(boundSettings(new(BoundSettings))),
+		Compute:  computeBounds,
 	}
 }
 
-func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
-	r := &audit.ArgReader{Args: args}
-	mu, beta, L, D, eta, kappa := r.Float("mu"), r.Float("beta"), r.Float("lipschitz"), r.Float("diameter"), r.Float("eta"), r.Float("kappa")
-	eps, omega := r.Float("epsilon"), r.Float("omega")
-	d, T := r.Int("d"), r.Int("t")
-	us, taus := r.Ints("u"), r.Ints("tau")
-	if err := r.Err(); err != nil {
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for "audit bounds olu"'s flags and computeBounds.
+type BoundSettings struct {
+	Steps                      string // sc, convex or constant
+	Mu, Beta, L, D, Eta, Kappa float64
+	Eps, Omega                 float64
+	Dim, T                     int
+	Us, Taus                   []int
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.StringSetting(&s.Steps, audit.Param{Name: "steps", Usage: "the step sizes: sc (1/(μt)), convex (D/(L√t)) or constant", Default: "sc", Kind: audit.Choice, Choices: []string{"sc", "convex", "constant"}}),
+		audit.FloatSetting(&s.Mu, audit.Param{Name: "mu", Usage: "strong convexity μ (0 for convex costs)", Default: "1", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.FloatSetting(&s.Beta, audit.Param{Name: "beta", Usage: "smoothness β", Default: "3", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.L, audit.Param{Name: "lipschitz", Usage: "Lipschitz constant L of the costs on the domain", Default: "10", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.D, audit.Param{Name: "diameter", Usage: "the domain's diameter D", Default: "10", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "eta", Usage: "the constant step η (steps constant; 0: Table 1's)", Default: "0", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.FloatSetting(&s.Kappa, audit.Param{Name: "kappa", Usage: "quadratic growth κ of the aggregates (Theorems 3, 5)", Default: "1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Eps, audit.Param{Name: "epsilon", Usage: "the OLU target ε: D_α ≤ αε at every order", Default: "1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Omega, audit.Param{Name: "omega", Usage: "the budget split ω > 1", Default: "1.2", Kind: audit.Number, Range: "(1, 100]"}),
+		audit.IntSetting(&s.Dim, audit.Param{Name: "d", Usage: "the dimension d", Default: "1", Kind: audit.Integer, Range: "[1, 1e9]"}),
+		audit.IntSetting(&s.T, audit.Param{Name: "t", Usage: "the horizon T", Default: "100", Kind: audit.Integer, Range: "[1, 1e12]"}),
+		audit.IntsSetting(&s.Us, audit.Param{Name: "u", Usage: "the rounds whose functions the requests delete, comma-separated", Default: "4", List: true, Kind: audit.Integer, Range: "[1, 1e9]"}),
+		audit.IntsSetting(&s.Taus, audit.Param{Name: "tau", Usage: "the rounds the requests are served at, comma-separated, one per u", Default: "20", List: true, Kind: audit.Integer, Range: "[1, 1e9]"}),
+	}
+}
+
+func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+	var c BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&c)); err != nil {
 		return nil, err
 	}
+	mu, beta, L, D, eta, kappa := c.Mu, c.Beta, c.L, c.D, c.Eta, c.Kappa
+	eps, omega := c.Eps, c.Omega
+	d, T := c.Dim, c.T
+	us, taus := c.Us, c.Taus
 	if len(us) != len(taus) {
 		return nil, fmt.Errorf("--u names %d rounds and --tau %d: want one τ per u", len(us), len(taus))
 	}
@@ -170,7 +195,7 @@ func computeBounds(variant string, args audit.Args) ([]audit.Row, error) {
 		return nil, fmt.Errorf("--mu %g above --beta %g", mu, beta)
 	}
 	k := len(sched)
-	steps := args.String("steps")
+	steps := c.Steps
 	if variant == Active {
 		return activeRows(sched, mu, beta, L, D, eps, omega, d, T)
 	}

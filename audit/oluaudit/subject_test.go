@@ -23,7 +23,7 @@ func demo(t *testing.T) []audit.Audited {
 		t.Fatal(err)
 	}
 	m := Method{}
-	out, err := m.Demo(setup, []string{Passive, Active}, audit.DefaultArgs(m.DemoParams()))
+	out, err := m.Demo(context.Background(), setup, []string{Passive, Active}, audit.DefaultArgs(m.DemoParams()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -36,9 +38,24 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	}
 	// the checks, for a progress bar: the certificate's and implementation's, the published
 	// models', the release, the game, the membership attack, the stream's
-	mem := opt.Attacks.Has(audit.MembershipAttack) && len(s.deleted) > 0
-	st, ctx := steps.Count(ctx, true, true, true, opt.Attacks.Has(audit.GameAttack), mem, true)
 	c := s.setup
+	pub := methodkit.Published{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta,
+		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: s.rho(), Epsilon: c.Epsilon, Delta: c.Delta}}
+	if len(s.deleted) > 0 {
+		ids := make([]int64, len(s.deleted))
+		for j, r := range s.deleted {
+			ids[j] = c.IDs[r]
+		}
+		m := c.Model
+		z := make([]float64, m.Classes())
+		score := func(dst, w []float64) {
+			for j, r := range s.deleted {
+				dst[j] = logitConfidence(m, w, c.Train.Row(r), c.Train.Y[r], z)
+			}
+		}
+		pub.Members = &audit.MembershipRelease{Score: score, IDs: ids}
+	}
+	st, ctx := steps.Count(ctx, slices.Concat([]bool{true, true}, pub.Steps(opt), []bool{true})...)
 	want := NoiseScalePaper(s.bound, c.Epsilon, c.Delta)
 	fs := []audit.Finding{
 		audit.Deterministic("safe/certificate/sigma", "σ recomputed by Theorem 2(iii), W√(2 ln(1.25/δ))/ε (must not exceed the σ used)", audit.Certificate,
@@ -80,42 +97,11 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		fs = append(fs, pub)
 	}
 	st.Step()
-	rel, err := audit.GaussianRelease{Prefix: "safe", Sigma: s.sigma, Rho: s.rho(),
-		Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf}.Check(results)
+	pf, err := pub.Check(ctx, st, opt, results)
 	if err != nil {
-		return nil, fmt.Errorf("safe check: %w", err)
+		return nil, err
 	}
-	fs = append(fs, rel...)
-	st.Step()
-	if opt.Attacks.Has(audit.GameAttack) {
-		emp, err := audit.EmpiricalRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
-			Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
-		if err != nil {
-			return nil, fmt.Errorf("safe check: %w", err)
-		}
-		fs = append(fs, emp)
-		st.Step()
-	}
-	if mem {
-		ids := make([]int64, len(s.deleted))
-		for j, r := range s.deleted {
-			ids[j] = c.IDs[r]
-		}
-		m := c.Model
-		z := make([]float64, m.Classes())
-		score := func(dst, w []float64) {
-			for j, r := range s.deleted {
-				dst[j] = logitConfidence(m, w, c.Train.Row(r), c.Train.Y[r], z)
-			}
-		}
-		f, err := audit.MembershipRelease{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta, Confidence: conf,
-			Score: score, IDs: ids, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
-		if err != nil {
-			return nil, fmt.Errorf("safe check: %w", err)
-		}
-		fs = append(fs, f)
-		st.Step()
-	}
+	fs = append(fs, pf...)
 	stream, err := s.streamFinding(ctx, opt, conf, results[0])
 	if err != nil {
 		return nil, err

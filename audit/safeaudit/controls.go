@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -23,12 +24,9 @@ import (
 //
 // The retrain is the real subject's in each.
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, s, r, opt)
-	}
-	mk := func(name, bug string, run func(ctx context.Context, st reference.Streams) (reference.Release, error)) audit.Control {
-		return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: audit.Mutant{Of: s, Bug: name, Run: run}, Check: check}}
-	}
+	}}
 	before := s.w0 // the model before the last round's request
 	if n := len(s.rounds); n >= 2 {
 		before = s.rounds[n-2].noiseless
@@ -39,23 +37,12 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 		stale[j] = s.w0[j] + math.Sqrt(T)*(s.wT[j]-s.w0[j])
 	}
 	return []audit.Control{
-		mk("half-variance", "publishes Theorem 2(iii)'s Gaussian noise with half its variance (σ/√2)",
-			func(ctx context.Context, st reference.Streams) (reference.Release, error) {
-				r, err := s.Unlearned(ctx, st)
-				if err != nil {
-					return r, err
-				}
-				pub := slices.Clone(r.Published)
-				for j := range pub {
-					pub[j] = r.Secret[j] + (pub[j]-r.Secret[j])/math.Sqrt2
-				}
-				return reference.Release{Published: pub, Secret: r.Secret}, nil
-			}),
-		mk("update-skipped", "skips the last round's forgetting step: publishes the model from before that request, with the right noise",
+		set.Mutant(controls.HalfVariance, "publishes Theorem 2(iii)'s Gaussian noise with half its variance (σ/√2)", set.NoiseDividedBy(math.Sqrt2)),
+		set.Mutant(controls.UpdateSkipped, "skips the last round's forgetting step: publishes the model from before that request, with the right noise",
 			func(_ context.Context, st reference.Streams) (reference.Release, error) {
 				return s.release(before, st.Rand("safe/unlearned/noise")), nil
 			}),
-		mk("stale-horizon", "sizes the step γ = √W/(K√T) with a stale horizon T = 1 instead of the stream's rounds: every step √T times too long",
+		set.Mutant("stale-horizon", "sizes the step γ = √W/(K√T) with a stale horizon T = 1 instead of the stream's rounds: every step √T times too long",
 			func(_ context.Context, st reference.Streams) (reference.Release, error) {
 				return s.release(stale, st.Rand("safe/unlearned/noise")), nil
 			}),

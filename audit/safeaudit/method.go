@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() { audit.Register(Method{}) }
+func init() { audit.MustRegister(Method{}) }
 
 // Method is SAFE's audit behind the contract the front ends drive (audit.Method).
 type Method struct{}
@@ -32,31 +32,44 @@ func (Method) Bounds() audit.Bounds {
 		About:    "SAFE's guarantees (spec safe §3): the step γ = √W/(K√T); Theorem 1's surrogate gap bound and its λ-consistent scale; Theorem 2(i)'s per-round bound as printed, by its own algebra and with the 4γ² its proof drops, against the trivial 2UW; Theorem 2(ii)'s regret bound, paper and conservative, against the trivial 2UWT and the horizon past which it informs; Theorem 2(iii)'s noise and the sensitivity it charges (W) against what the release can need (2W + γ), with the exact δ the paper's σ gives at that shift.",
 		Example:  "--u 1 --w 10 --k 2.5 --t 20 --epsilon 1 --delta 1e-5",
 		Variants: []audit.Variant{{Name: "theorem-2", Summary: "every bound of Theorems 1 and 2"}},
-		Params: []audit.Param{
-			{Name: "u", Usage: "bound U on the streaming risk's gradient norm", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "w", Usage: "bound W on the parameters' norm", Kind: audit.Number, Range: "(0, inf)", Default: "10"},
-			{Name: "k", Usage: "the step's constant K", Kind: audit.Number, Range: "(0, inf)", Default: "2.5"},
-			{Name: "t", Usage: "rounds T (the horizon)", Kind: audit.Integer, Range: "[1, 1e9]", Default: "20"},
-			{Name: "vt", Usage: "path length V_T of the retrained optima", Kind: audit.Number, Range: "[0, inf)", Default: "0"},
-			{Name: "classes", Usage: "classes C (Theorem 1)", Kind: audit.Integer, Range: "[2, 1e6]", Default: "10"},
-			{Name: "deleted", Usage: "records deleted so far m_t (Theorem 1)", Kind: audit.Integer, Range: "[0, 1e12]", Default: "8000"},
-			{Name: "remaining", Usage: "records left |D_t| (Theorem 1)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "52000"},
-			{Name: "lambda", Usage: "forgetting weight λ (Theorem 1's consistent scale)", Kind: audit.Number, Range: "[0, inf)", Default: "1000"},
-			{Name: "epsilon", Usage: "ε of the claim (Theorem 2(iii))", Kind: audit.Number, Range: "(0, inf)", Default: "1"},
-			{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"},
-		},
-		Compute: computeBounds,
+		Params:   audit.SettingParams(boundSettings(new(BoundSettings))),
+		Compute:  computeBounds,
 	}
 }
 
-func computeBounds(_ string, args audit.Args) ([]audit.Row, error) {
-	r := &audit.ArgReader{Args: args}
-	U, W, K, VT := r.Float("u"), r.Float("w"), r.Float("k"), r.Float("vt")
-	T, C, m, rem := r.Int("t"), r.Int("classes"), r.Int("deleted"), r.Int("remaining")
-	lambda, eps, delta := r.Float("lambda"), r.Float("epsilon"), r.Float("delta")
-	if err := r.Err(); err != nil {
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for "audit bounds safe"'s flags and computeBounds.
+type BoundSettings struct {
+	U, W, K, VT        float64
+	T, C, M, Rem       int
+	Lambda, Eps, Delta float64
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.FloatSetting(&s.U, audit.Param{Name: "u", Usage: "bound U on the streaming risk's gradient norm", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.FloatSetting(&s.W, audit.Param{Name: "w", Usage: "bound W on the parameters' norm", Kind: audit.Number, Range: "(0, inf)", Default: "10"}),
+		audit.FloatSetting(&s.K, audit.Param{Name: "k", Usage: "the step's constant K", Kind: audit.Number, Range: "(0, inf)", Default: "2.5"}),
+		audit.IntSetting(&s.T, audit.Param{Name: "t", Usage: "rounds T (the horizon)", Kind: audit.Integer, Range: "[1, 1e9]", Default: "20"}),
+		audit.FloatSetting(&s.VT, audit.Param{Name: "vt", Usage: "path length V_T of the retrained optima", Kind: audit.Number, Range: "[0, inf)", Default: "0"}),
+		audit.IntSetting(&s.C, audit.Param{Name: "classes", Usage: "classes C (Theorem 1)", Kind: audit.Integer, Range: "[2, 1e6]", Default: "10"}),
+		audit.IntSetting(&s.M, audit.Param{Name: "deleted", Usage: "records deleted so far m_t (Theorem 1)", Kind: audit.Integer, Range: "[0, 1e12]", Default: "8000"}),
+		audit.IntSetting(&s.Rem, audit.Param{Name: "remaining", Usage: "records left |D_t| (Theorem 1)", Kind: audit.Integer, Range: "[1, 1e12]", Default: "52000"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "forgetting weight λ (Theorem 1's consistent scale)", Kind: audit.Number, Range: "[0, inf)", Default: "1000"}),
+		audit.FloatSetting(&s.Eps, audit.Param{Name: "epsilon", Usage: "ε of the claim (Theorem 2(iii))", Kind: audit.Number, Range: "(0, inf)", Default: "1"}),
+		audit.FloatSetting(&s.Delta, audit.Param{Name: "delta", Usage: "δ of the claim", Kind: audit.Number, Range: "(0, 1)", Default: "1e-5"}),
+	}
+}
+
+func computeBounds(_ context.Context, _ string, args audit.Args) ([]audit.Row, error) {
+	var set BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&set)); err != nil {
 		return nil, err
 	}
+	U, W, K, VT := set.U, set.W, set.K, set.VT
+	T, C, m, rem := set.T, set.C, set.M, set.Rem
+	lambda, eps, delta := set.Lambda, set.Eps, set.Delta
 	gamma := Gamma(W, K, T)
 	sigma := NoiseScalePaper(W, eps, delta)
 	need := SensitivityNeeded(W, gamma)
@@ -86,25 +99,35 @@ func (Method) DemoVariants() []audit.Variant {
 	return []audit.Variant{{Name: "safe", Summary: "SAFE on softmax regression: the demo's deletions, then random rounds, published with Theorem 2(iii)'s noise"}}
 }
 
-// DemoParams are SAFE's settings and the demo stream's shape.
-func (Method) DemoParams() []audit.Param {
-	return []audit.Param{
-		{Name: "safe-lambda", Usage: "SAFE: forgetting weight λ", Default: "1000", Kind: audit.Number, Range: "[0, 1e12]"},
-		{Name: "safe-k", Usage: "SAFE: the step's constant K, γ = √W/(K√T)", Default: "2.5", Kind: audit.Number, Range: "(0, 1e6]"},
-		{Name: "safe-rounds", Usage: "SAFE: random rounds after the demo's deletions (one round each)", Default: "7", Kind: audit.Integer, Range: "[0, 1000]"},
-		{Name: "safe-size", Usage: "SAFE: records deleted per random round", Default: "20", Kind: audit.Integer, Range: "[1, 100000]"},
+// DemoSettings are SAFE's settings and the demo stream's shape, declared once
+// (demoSettings) for the flags, a spec's method.params and Demo.
+type DemoSettings struct {
+	Lambda, K    float64
+	Rounds, Size int
+}
+
+// demoSettings binds each of s's fields to its Param.
+func demoSettings(s *DemoSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "safe-lambda", Usage: "SAFE: forgetting weight λ", Default: "1000", Kind: audit.Number, Range: "[0, 1e12]"}),
+		audit.FloatSetting(&s.K, audit.Param{Name: "safe-k", Usage: "SAFE: the step's constant K, γ = √W/(K√T)", Default: "2.5", Kind: audit.Number, Range: "(0, 1e6]"}),
+		audit.IntSetting(&s.Rounds, audit.Param{Name: "safe-rounds", Usage: "SAFE: random rounds after the demo's deletions (one round each)", Default: "7", Kind: audit.Integer, Range: "[0, 1000]"}),
+		audit.IntSetting(&s.Size, audit.Param{Name: "safe-size", Usage: "SAFE: records deleted per random round", Default: "20", Kind: audit.Integer, Range: "[1, 100000]"}),
 	}
 }
+
+// DemoParams are the settings' Params.
+func (Method) DemoParams() []audit.Param { return audit.SettingParams(demoSettings(new(DemoSettings))) }
 
 // Demo audits SAFE on 𝒟₀ as two-class softmax regression (labels −1, +1 as classes 0,
 // 1): a fifth of the records held out as the membership attack's non-members, the rest
 // trained on exactly, the demo's deletions served one per round and then random rounds.
-func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
-	r := &audit.ArgReader{Args: args}
-	lambda, K, rounds, size := r.Float("safe-lambda"), r.Float("safe-k"), r.Int("safe-rounds"), r.Int("safe-size")
-	if err := r.Err(); err != nil {
+func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+	var set DemoSettings
+	if err := audit.ReadSettings(args, demoSettings(&set)); err != nil {
 		return nil, err
 	}
+	lambda, K, rounds, size := set.Lambda, set.K, set.Rounds, set.Size
 	if len(variants) == 0 {
 		return nil, nil
 	}
@@ -172,12 +195,12 @@ func (Method) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]aud
 		}
 		stream = append(stream, req)
 	}
-	sub, err := New(context.Background(), Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda}, Train: train, Test: test, IDs: ids,
+	sub, err := New(ctx, Setup{Model: multiclass.Softmax{K: 2, P: p, Lambda: s.Lambda}, Train: train, Test: test, IDs: ids,
 		Stream: stream, Config: safe.Config{Lambda: lambda, K: K, Proj: min(8, p)}, Epsilon: s.Epsilon, Delta: s.Delta, Seed: s.Seed})
 	if err != nil {
 		return nil, err
 	}
-	opt := audit.CheckOptions{Confidence: s.Confidence, Seed: s.Seed, PowerAgainst: s.PowerAgainst, Attacks: s.Attacks, Resamples: s.Resamples}
+	opt := s.CheckOptions()
 	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, res []audit.TrialResult) ([]audit.Finding, error) {
 		return Check(ctx, sub, res, opt)
 	}, Controls: Controls(sub, opt)}}, nil

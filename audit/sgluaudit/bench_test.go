@@ -29,7 +29,7 @@ func decisiveAudits(tb testing.TB, delta float64, shared *mia.Resamples) []audit
 	}
 	setup.Resamples = shared
 	m := sgluaudit.Method{}
-	subjects, err := m.Demo(setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
+	subjects, err := m.Demo(context.Background(), setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
 	if err != nil || len(subjects) != 1 {
 		tb.Fatal(len(subjects), err)
 	}

@@ -1,6 +1,7 @@
 package sgluaudit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -58,7 +59,7 @@ func (Method) Bounds() audit.Bounds {
 }
 
 // certificate computes the rows of one variant's certificate; every error is bad input.
-func certificate(variant string, args audit.Args) ([]audit.Row, error) {
+func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
 	rd := audit.ArgReader{Args: args}
 	f := struct {
 		variant                             string

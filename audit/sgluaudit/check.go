@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
@@ -29,6 +30,15 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	var noise, coupled, emp, mem audit.Finding
 	var errs [4]error
 	game, membership := opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack)
+	// the published-model phase, its game and attack run beside the noise and coupled checks
+	pub := methodkit.Published{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta}
+	if membership {
+		removed, err := s.setup.Data.Subset(s.setup.Removals) // the removed records, as they were before removal
+		if err != nil {
+			return nil, fmt.Errorf("sglu check: %w", err)
+		}
+		pub.Members = &audit.MembershipRelease{Loss: s.setup.Loss, Deleted: removed}
+	}
 	// the checks, for a progress bar, counted as each ends
 	st, ctx := steps.Count(ctx, true, true, game, membership)
 	var wg sync.WaitGroup
@@ -36,12 +46,12 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	wg.Go(func() { coupled, errs[1] = s.coupledFinding(ctx, opt.Seed); st.Step() })
 	if game {
 		wg.Go(func() {
-			emp, errs[2] = audit.EmpiricalRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
+			emp, errs[2] = pub.Game(ctx, opt, results)
 			st.Step()
 		})
 	}
 	if membership {
-		wg.Go(func() { mem, errs[3] = s.membershipFinding(ctx, results, conf, opt); st.Step() })
+		wg.Go(func() { mem, errs[3] = pub.Membership(ctx, opt, results); st.Step() })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -57,20 +67,6 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		fs = append(fs, mem)
 	}
 	return fs, nil
-}
-
-// membershipFinding attacks the removed records, as they were before removal.
-func (s *Subject) membershipFinding(ctx context.Context, results []audit.TrialResult, conf float64, opt audit.CheckOptions) (audit.Finding, error) {
-	removed, err := s.setup.Data.Subset(s.setup.Removals)
-	if err != nil {
-		return audit.Finding{}, fmt.Errorf("sglu check: %w", err)
-	}
-	mem, err := audit.MembershipRelease{Prefix: "sglu", Epsilon: s.setup.Epsilon, Delta: s.delta, Confidence: conf, Loss: s.setup.Loss,
-		Deleted: removed, Seed: opt.Seed, PowerAgainst: opt.PowerAgainst, Resamples: opt.Resamples}.Check(ctx, results)
-	if err != nil {
-		return audit.Finding{}, fmt.Errorf("sglu check: %w", err)
-	}
-	return mem, nil
 }
 
 func (s *Subject) certificateFinding() audit.Finding {

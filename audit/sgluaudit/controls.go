@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
 
@@ -18,9 +19,9 @@ const (
 	halfNoise bug = "half-noise"
 	// noUnlearning ignores every request: the record is never replaced, the epochs run
 	// on the old data.
-	noUnlearning bug = "no-unlearning"
+	noUnlearning bug = controls.NoUnlearning
 	// updateSkipped replaces the record but skips the K_s epochs it claims.
-	updateSkipped bug = "update-skipped"
+	updateSkipped bug = controls.UpdateSkipped
 	// staleSigma injects σ/2, a stale configuration's σ (calibrated for a looser target),
 	// while the certificate is computed for σ.
 	staleSigma bug = "stale-sigma"

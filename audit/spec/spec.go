@@ -707,10 +707,10 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		})
 	}
 	var variants []string
-	for _, v := range s.Method.DemoVariants() {
+	for _, v := range audit.DemoVariantsOf(s.Method) {
 		variants = append(variants, v.Name)
 	}
-	decls := s.Method.DemoParams()
+	decls := audit.DemoParamsOf(s.Method)
 	s.Params = audit.DefaultArgs(decls)
 	s.Variants = variants
 	return p.fields(path, obj, map[string]func(string, json.RawMessage) error{

@@ -39,7 +39,7 @@ func NewRecipe(s *spec.Spec, ds *reference.Dataset) (*Recipe, error) {
 	}
 	if len(s.Variants) != 1 {
 		var names []string
-		for _, v := range s.Method.DemoVariants() {
+		for _, v := range audit.DemoVariantsOf(s.Method) {
 			names = append(names, v.Name)
 		}
 		return nil, fmt.Errorf("recipe: method.variants: %d selected; a recipe is one training procedure, name one of %s", len(s.Variants), strings.Join(names, ", "))
@@ -53,9 +53,9 @@ func NewRecipe(s *spec.Spec, ds *reference.Dataset) (*Recipe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
-	args := audit.DefaultArgs(s.Method.DemoParams())
+	args := audit.DefaultArgs(audit.DemoParamsOf(s.Method))
 	args.Merge(s.Params)
-	got, err := s.Method.Demo(setup, s.Variants, args)
+	got, err := audit.RunDemo(context.TODO(), s.Method, setup, s.Variants, args) // NewRecipe takes no context yet
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %s: %w", s.Method.Name(), err)
 	}

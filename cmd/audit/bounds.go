@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -16,12 +17,14 @@ import (
 func methodNames() string {
 	var names []string
 	for _, m := range audit.Methods() {
-		names = append(names, m.Name())
+		if _, ok := audit.BoundsOf(m); ok {
+			names = append(names, m.Name())
+		}
 	}
 	return strings.Join(names, "|")
 }
 
-func runBounds(args []string, stdout, stderr io.Writer) error {
+func runBounds(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintf(stderr, "usage: audit bounds %s [flags]   (run \"audit bounds METHOD -h\" for the flags)\n", methodNames())
 		if len(args) == 0 {
@@ -30,12 +33,12 @@ func runBounds(args []string, stdout, stderr io.Writer) error {
 		return flag.ErrHelp
 	}
 	m, ok := audit.MethodNamed(args[0])
-	if !ok {
+	b, certifies := audit.BoundsOf(m)
+	if !ok || !certifies {
 		names := strings.Split(methodNames(), "|")
 		last := len(names) - 1
 		return usagef("bounds: unknown method %s; want %s or %s", clip.Quote(args[0]), strings.Join(names[:last], ", "), names[last])
 	}
-	b := m.Bounds()
 	fs, variant, margs := b.FlagSet("bounds " + m.Name())
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -46,7 +49,7 @@ func runBounds(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	rows, err := b.Certify(*variant, margs)
+	rows, err := b.Certify(ctx, *variant, margs)
 	if err != nil {
 		return usageError{fmt.Errorf("bounds %s: %w", m.Name(), err)}
 	}

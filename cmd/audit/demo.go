@@ -112,7 +112,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&c.variants, "variants", strings.Join(variants, ","), "variants to audit, comma-separated (--one-run: by default those whose m/2 deletions are quick to serve)")
 	var params []audit.Param
 	for _, m := range audit.Methods() {
-		params = append(params, m.DemoParams()...)
+		params = append(params, audit.DemoParamsOf(m)...)
 	}
 	c.methodArgs = audit.BindFlags(fs, params)
 	c.data.register(fs)
@@ -121,7 +121,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
 		for _, m := range audit.Methods() {
 			fmt.Fprintf(stderr, "\n  %s: %s\n", m.Name(), m.Summary())
-			for _, v := range m.DemoVariants() {
+			for _, v := range audit.DemoVariantsOf(m) {
 				fmt.Fprintf(stderr, "    %-16s %s\n", v.Name, v.Summary)
 			}
 		}
@@ -213,7 +213,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim(), c.data.limits()); err != nil {
 		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.path, err)}
 	}
-	subjects, requests, err := demoSubjects(c, data.ds, deletes)
+	subjects, requests, err := demoSubjects(ctx, c, data.ds, deletes)
 	if err != nil {
 		return err
 	}
@@ -368,7 +368,7 @@ func wantedVariants(list string) (func(audit.Method) []string, error) {
 	}
 	return func(m audit.Method) []string {
 		var vs []string
-		for _, v := range m.DemoVariants() {
+		for _, v := range audit.DemoVariantsOf(m) {
 			if slices.Contains(wanted[m.Name()], v.Name) {
 				vs = append(vs, v.Name)
 			}
@@ -389,7 +389,7 @@ func sharedResamples(c demoConfig) *mia.Resamples {
 
 // demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
 // method for the subjects of its wanted variants; each method checks its own settings.
-func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
+func demoSubjects(ctx context.Context, c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
 	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
 		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
 	var se *audit.SettingError
@@ -410,7 +410,11 @@ func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit
 	}
 	var subjects []audit.Audited
 	for _, m := range audit.Methods() {
-		got, err := m.Demo(setup, wanted(m), c.methodArgs)
+		d, ok := m.(audit.Demoer)
+		if !ok {
+			continue
+		}
+		got, err := d.Demo(ctx, setup, wanted(m), c.methodArgs)
 		if err != nil {
 			return nil, nil, usageError{fmt.Errorf("%s: %w", m.Name(), err)}
 		}

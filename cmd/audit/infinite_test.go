@@ -55,8 +55,8 @@ func TestNoUnexplainedInfiniteFinding(t *testing.T) {
 	common := []audit.Param{audit.EpsilonParam, audit.DeltaParam, audit.LambdaParam, audit.ConfidenceParam, audit.PowerAgainstParam}
 	ran := 0
 	for _, m := range audit.Methods() {
-		variant := m.DemoVariants()[0].Name
-		for _, p := range append(common, m.DemoParams()...) {
+		variant := audit.DemoVariantsOf(m)[0].Name
+		for _, p := range append(common, audit.DemoParamsOf(m)...) {
 			if p.Kind != audit.Number || notSwept[m.Name()+" --"+p.Name] {
 				continue
 			}

@@ -182,10 +182,10 @@ func usage() string {
 	b.WriteString("\nMethods (audit demo --variants picks among their variants):\n")
 	for _, m := range audit.Methods() {
 		fmt.Fprintf(&b, "  %-9s %s\n", m.Name(), m.Summary())
-		for _, v := range m.DemoVariants() {
+		for _, v := range audit.DemoVariantsOf(m) {
 			fmt.Fprintf(&b, "            %-16s %s\n", v.Name, v.Summary)
 		}
-		if es := m.Experiments(); len(es) > 0 {
+		if es := audit.ExperimentsOf(m); len(es) > 0 {
 			names := make([]string, len(es))
 			for i, e := range es {
 				names[i] = e.Name
@@ -220,7 +220,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "canaries":
 		return runCanaries(args[1:], stdout, stderr)
 	case "bounds":
-		return runBounds(args[1:], stdout, stderr)
+		return runBounds(ctx, args[1:], stdout, stderr)
 	case "estimate":
 		return runEstimate(ctx, args[1:], stdout, stderr)
 	case "epsilon":

@@ -28,7 +28,7 @@ func (toyMethod) DemoVariants() []audit.Variant {
 func (toyMethod) DemoParams() []audit.Param {
 	return []audit.Param{{Name: "toy-noise", Usage: "toy: noise scale", Default: "1"}}
 }
-func (toyMethod) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
+func (toyMethod) Demo(_ context.Context, s audit.DemoSetup, variants []string, args audit.Args) ([]audit.Audited, error) {
 	sigma, err := args.Float("toy-noise")
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (toyMethod) Demo(s audit.DemoSetup, variants []string, args audit.Args) ([]
 func (toyMethod) Bounds() audit.Bounds {
 	return audit.Bounds{About: "The toy method's certificate.", Variants: []audit.Variant{{Name: "plain", Summary: "the toy theorem"}},
 		Params: []audit.Param{{Name: "toy-sensitivity", Usage: "sensitivity Δ (required)", Default: "0"}, {Name: "epsilon", Usage: "target ε", Default: "1"}},
-		Compute: func(variant string, args audit.Args) ([]audit.Row, error) {
+		Compute: func(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
 			r := audit.ArgReader{Args: args}
 			r.Require("--variant "+variant, "toy-sensitivity")
 			d, e := r.Float("toy-sensitivity"), r.Float("epsilon")

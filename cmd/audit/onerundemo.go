@@ -79,7 +79,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	for _, m := range audit.Methods() {
 		vs := wanted(m)
 		if !c.variantsSet {
-			for _, v := range m.DemoVariants() {
+			for _, v := range audit.DemoVariantsOf(m) {
 				if v.OneRunCost != "" && slices.Contains(vs, v.Name) {
 					vs = slices.DeleteFunc(vs, func(w string) bool { return w == v.Name })
 					skipped = append(skipped, fmt.Sprintf("%s (%s)", v.Name, v.OneRunCost))

@@ -105,7 +105,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	c.data.setFromSpec(s, specPath)
 	var params []audit.Param
 	for _, m := range audit.Methods() {
-		params = append(params, m.DemoParams()...)
+		params = append(params, audit.DemoParamsOf(m)...)
 	}
 	c.methodArgs = audit.DefaultArgs(params)
 	c.methodArgs.Merge(s.Params)
