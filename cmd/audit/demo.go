@@ -16,6 +16,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
@@ -38,7 +39,7 @@ type demoConfig struct {
 	delta        float64
 	deletes      string
 	variants     string
-	data         dataFlags
+	data         pipeline.DataSource
 	methodArgs   audit.Args // every method's own settings, by flag name
 	command      string     // "demo" or "run": the report's command and the errors' prefix
 	commandLine  []string   // resultFlags, for the report's provenance
@@ -70,9 +71,9 @@ type demoConfig struct {
 
 // inputs are the files the audit reads, which its outputs may not replace.
 func (c demoConfig) inputs() []outdir.Input {
-	in := []outdir.Input{{Flag: "--spec", Path: c.spec}, {Flag: "--data", Path: c.data.path}, {Flag: "--labels", Path: c.data.labels}}
-	if c.data.path != "" && c.data.format == "idx" && c.data.labels == "" {
-		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(c.data.path)})
+	in := []outdir.Input{{Flag: "--spec", Path: c.spec}, {Flag: "--data", Path: c.data.Path}, {Flag: "--labels", Path: c.data.Labels}}
+	if c.data.Path != "" && c.data.Format == "idx" && c.data.Labels == "" {
+		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(c.data.Path)})
 	}
 	return in
 }
@@ -114,7 +115,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		params = append(params, m.DemoParams()...)
 	}
 	c.methodArgs = audit.BindFlags(fs, params)
-	c.data.register(fs)
+	registerData(fs, &c.data)
 	c.keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
@@ -205,14 +206,14 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	data, err := c.data.load(ctx, c.seed)
+	data, err := c.data.Load(ctx, c.seed)
 	if err != nil {
 		return err
 	}
-	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim()); err != nil {
-		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.path, err)}
+	if err := audit.CheckTrialCapacity(c.trials, data.Set.Dim()); err != nil {
+		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.Path, err)}
 	}
-	subjects, requests, err := demoSubjects(c, data.ds, deletes)
+	subjects, requests, err := demoSubjects(c, data.Set, deletes)
 	if err != nil {
 		return err
 	}
@@ -235,9 +236,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
-		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
-			Preprocessing: data.preprocessing, Requests: requests},
+		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.Inputs...),
+		Data: reports.Data{Description: data.Description, Rows: data.Set.Len(), Features: data.Set.Dim(),
+			Preprocessing: data.Preprocessing, Requests: requests},
 		TrialEvidence: trialEvidence(c.key), Date: c.date,
 	}
 	d, err := openOut(c.command, c.out, c.force)

@@ -20,6 +20,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+	"github.com/unlearnaudit/unlearnaudit/internal/wait"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -510,33 +511,9 @@ func smallestPhrase(f float64) string {
 	return fmt.Sprintf("≥ %.3g× violations", f)
 }
 
-// interruptible runs f, a computation that does not watch a context, and returns ctx's
-// error as soon as ctx ends, without waiting for f: the command then exits 130 and the
-// process ends f with it. (In a test's process f runs on to its end, discarded.)
-//
-// A context already done when interruptible is called runs f to its end: reading and
-// checking the inputs is quick next to a signal's arrival, and bad input is then refused
-// as bad input, not reported as an interruption (the work after it sees ctx).
+// interruptible is wait.For: f's result, or ctx's error as soon as ctx ends.
 func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	if ctx.Err() != nil {
-		return f()
-	}
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
+	return wait.For(ctx, f)
 }
 
 // requireFlags is the usage error of a command missing flags it needs: pairs of a flag's

@@ -44,7 +44,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := checkOut(c.command, c.out, reportNames(), c.inputs()...); err != nil {
 		return err
 	}
-	data, err := c.data.load(ctx, c.seed)
+	data, err := c.data.Load(ctx, c.seed)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := d.Remove(reportNames()...); err != nil {
 		return outErr(c.command, err)
 	}
-	setup, err := audit.NewDemoSetup(data.ds, audit.DemoConfig{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
+	setup, err := audit.NewDemoSetup(data.Set, audit.DemoConfig{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
 		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
 	if err != nil {
 		return usageError{err}
@@ -68,9 +68,9 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...), Date: c.date,
-		Data: reports.Data{Description: data.description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
-			Rows: data.ds.Len(), Features: data.ds.Dim(), Preprocessing: data.preprocessing,
+		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.Inputs...), Date: c.date,
+		Data: reports.Data{Description: data.Description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
+			Rows: data.Set.Len(), Features: data.Set.Dim(), Preprocessing: data.Preprocessing,
 			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
 	}
 	var all []audit.OneRunResult

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
@@ -32,8 +33,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (default: the toolkit retrains them by the spec's recipe)")
 	var workers int
 	audit.Var(fs, &workers, audit.WorkersParam)
-	var data dataFlags
-	audit.Var(fs, &data.maxValues, maxValuesParam)
+	var data pipeline.DataSource
+	audit.Var(fs, &data.MaxValues, pipeline.MaxValuesParam)
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and the other formats (default: the spec's outputs.dir, else audit-report)")
 	formats := fs.String("formats", "", formatsUsage+" (default: the spec's outputs.formats)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
@@ -62,7 +63,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' progress
-	reference.MaxValues = data.maxValues                       // the one memory cap, for every file verify reads
+	reference.MaxValues = data.MaxValues                       // the one memory cap, for every file verify reads
 	switch {
 	case unlearnedPath == "":
 		return usagef("verify: --unlearned is required")
@@ -193,7 +194,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rFiles   []string
 		inputs   []reports.Input
 		what     string
-		ds       *loaded // the spec's data, when read
+		ds       *pipeline.Data // the spec's data, when read
 		n, d     = unlearned.Dims()
 	)
 	var utilRetrained *mat.Dense // the retrained models or scores, for the utility
@@ -220,11 +221,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := s.RequireMethod(specPath); err != nil {
 			return usageError{fmt.Errorf("verify: without --retrained the toolkit retrains by the spec's recipe: %w", err)}
 		}
-		data.setFromSpec(s, specPath)
-		if ds, err = data.load(ctx, s.Seed); err != nil {
+		data.SetFromSpec(s, specPath)
+		if ds, err = data.Load(ctx, s.Seed); err != nil {
 			return err
 		}
-		recipe, err := audit.NewRecipe(s, ds.ds)
+		recipe, err := audit.NewRecipe(s, ds.Set)
 		if err != nil {
 			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
 		}
@@ -240,7 +241,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		utilRetrained = ret
 		m, _ := ret.Dims()
-		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.description)
+		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.Description)
 	} else {
 		retrained, files, err := load(retrainedPath)
 		if err != nil {
@@ -256,11 +257,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		case prenoise.set(): // published with Gaussian noise: the parameters before it decide
 			var dset *reference.Dataset
 			if s.Data.File != "" {
-				data.setFromSpec(s, specPath)
-				if ds, err = data.load(ctx, s.Seed); err != nil {
+				data.SetFromSpec(s, specPath)
+				if ds, err = data.Load(ctx, s.Seed); err != nil {
 					return err
 				}
-				dset = ds.ds
+				dset = ds.Set
 			}
 			var pre []reports.Input
 			sctx, stop := bar.Steps(ctx, "verify: the noise checks and the game on the published models")
@@ -300,12 +301,12 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				rFiles = append(rFiles, *holdout)
 			}
 		case s.Data.File != "": // the deleted records' losses, computed from the weights
-			data.setFromSpec(s, specPath)
-			if ds, err = data.load(ctx, s.Seed); err != nil {
+			data.SetFromSpec(s, specPath)
+			if ds, err = data.Load(ctx, s.Seed); err != nil {
 				return err
 			}
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
+			claim, findings, err = audit.VerifyModels(sctx, unlearned, retrained, ds.Set, s)
 			stop()
 		default:
 			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
@@ -318,7 +319,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		nr, _ := retrained.Dims()
 		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, nr, d)
 		if ds != nil {
-			what += "; the deleted records' losses computed on " + ds.description
+			what += "; the deleted records' losses computed on " + ds.Description
 		}
 		if *scores {
 			what = fmt.Sprintf("per-record scores of %d unlearned and %d retrained models on %d records, computed elsewhere", n, nr, d)
@@ -361,8 +362,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Data: reports.Data{Description: what}, Date: date,
 	}
 	if ds != nil {
-		rep.Inputs = append(slices.Clone(ds.inputs), rep.Inputs...)
-		rep.Data.Rows, rep.Data.Features, rep.Data.Preprocessing = ds.ds.Len(), ds.ds.Dim(), ds.preprocessing
+		rep.Inputs = append(slices.Clone(ds.Inputs), rep.Inputs...)
+		rep.Data.Rows, rep.Data.Features, rep.Data.Preprocessing = ds.Set.Len(), ds.Set.Dim(), ds.Preprocessing
 		for _, id := range s.Deletes {
 			rep.Data.Requests = append(rep.Data.Requests, reference.DeleteID(id).String())
 		}

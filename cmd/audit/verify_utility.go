@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
@@ -52,7 +53,7 @@ func (u *utilityFlags) check(scores bool, oneRun string, s *audit.Spec, specPath
 // inputs; nil when no flag asked for it. unlearned and retrained are the audited models
 // (retrained nil when none were read; one-run is one model); ds is the spec's data, when
 // verify loaded it.
-func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds *loaded, s *audit.Spec) (*reports.Utility, []reports.Input, error) {
+func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds *pipeline.Data, s *audit.Spec) (*reports.Utility, []reports.Input, error) {
 	if u.file == "" && !u.fromData {
 		return nil, nil, nil
 	}
@@ -73,12 +74,12 @@ func (u *utilityFlags) measure(unlearned, retrained *mat.Dense, oneRun bool, ds 
 		if ds == nil {
 			return nil, nil, usagef("verify: --utility-from-data: this route reads no data set; give the spec's data with model weights")
 		}
-		got, err := audit.LinearUtility(unlearned, retrained, ds.ds, s.Deletes, s.Intercept)
+		got, err := audit.LinearUtility(unlearned, retrained, ds.Set, s.Deletes, s.Intercept)
 		if err != nil {
 			return nil, nil, usageError{fmt.Errorf("verify: --utility-from-data: %w", err)}
 		}
 		in = append(in, got...)
-		sources = append(sources, fmt.Sprintf("the spec's data (%s; %d records deleted, %d kept) and the linear models' weights: logistic loss, and accuracy by the sign of the margin", ds.description, len(s.Deletes), ds.ds.Len()-len(s.Deletes)))
+		sources = append(sources, fmt.Sprintf("the spec's data (%s; %d records deleted, %d kept) and the linear models' weights: logistic loss, and accuracy by the sign of the margin", ds.Description, len(s.Deletes), ds.Set.Len()-len(s.Deletes)))
 	}
 	if u.file != "" {
 		in = append(in, u.values...)
