@@ -28,7 +28,7 @@ type DataSource struct {
 	Header               bool
 	Classes              string
 	Preprocess           string // auto, none or reference.PipelineSteps
-	MaxValues            int
+	MaxValues            int    // the cap on one matrix (reference.MaxValues); 0 leaves it as it is
 	Spec                 string // the spec file the settings came from (SetFromSpec): errors name its fields, not the flags
 }
 
@@ -66,7 +66,9 @@ type Data struct {
 // Every error names the file and line or the setting. The end of ctx ends the wait
 // for a long read (a large CSV or LIBSVM file takes seconds) with ctx's error.
 func (d *DataSource) Load(ctx context.Context, seed uint64) (*Data, error) {
-	reference.MaxValues = d.MaxValues // here, not in a read a signal may leave running
+	if d.MaxValues > 0 { // 0 leaves the cap as it is
+		reference.MaxValues = d.MaxValues // here, not in a read a signal may leave running
+	}
 	return wait.For(ctx, func() (*Data, error) { return d.read(seed) })
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -38,16 +37,6 @@ func TestControlsAreCaught(t *testing.T) {
 	for _, c := range rep.Controls {
 		if !c.Caught || c.Verdict != "FAIL" || len(c.CaughtBy) == 0 {
 			t.Errorf("%s of %s: %+v; want caught", c.Name, c.Subject, c)
-		}
-	}
-}
-
-// With controls, run, merge and demo check them sharing the subject's bootstrap resamples
-// (the same bits, drawn once); without, nothing is kept.
-func TestControlsShareResamples(t *testing.T) {
-	for _, controls := range []bool{true, false} {
-		if q := checkQueue(context.Background(), demoConfig{controls: controls}); q.Shared != controls || q.Show == nil {
-			t.Errorf("controls %v: the check queue shares %v (shows steps: %v)", controls, q.Shared, q.Show != nil)
 		}
 	}
 }

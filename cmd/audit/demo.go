@@ -18,7 +18,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
@@ -213,9 +212,11 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err := audit.CheckTrialCapacity(c.trials, data.Set.Dim()); err != nil {
 		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.Path, err)}
 	}
-	subjects, requests, err := demoSubjects(c, data.Set, deletes)
+	subjects, requests, err := pipeline.NewSubjects(data.Set, pipeline.Setup{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
+		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList,
+		Variants: c.variants, MethodArgs: c.methodArgs, Spec: c.spec, FromSpec: c.fromSpec})
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	for _, a := range subjects { // before the trials: constants below float64's resolution
 		if w := audit.PrecisionWarning(a.Subject); w != "" {
@@ -234,13 +235,6 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return runPlanSpec(ctx, c, subjects, time.Since(start), stdout)
 	}
 
-	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.Inputs...),
-		Data: reports.Data{Description: data.Description, Rows: data.Set.Len(), Features: data.Set.Dim(),
-			Preprocessing: data.Preprocessing, Requests: requests},
-		TrialEvidence: trialEvidence(c.key), Date: c.date,
-	}
 	d, err := openOut(c.command, c.out, c.force)
 	if err != nil {
 		return err
@@ -274,15 +268,17 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
-	if err := runSubjects(ctx, c, subjects, d, rep); err != nil {
+	rep, err := pipeline.Run(ctx, pipeline.Plan{Command: c.command, CommandLine: c.commandLine, Version: version, Date: c.date,
+		Seed: c.seed, Trials: c.trials, Workers: c.workers, Confidence: c.confidence, Data: data, Requests: requests,
+		Subjects: subjects, Controls: c.controls, Key: c.key, Folder: d, Checkpoints: "trials", ResumeOnly: c.replay.fingerprint != "", Progress: c.progress})
+	if err != nil {
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {
-			// runSubjects' errors name the command already
+			// Run's errors name the command already
 			return usageError{fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over)", err)}
 		}
 		return err
 	}
-	rep.Summarize()
 	if err := writeReport(d, rep, formats, c.signer); err != nil {
 		return outErr(c.command, err)
 	}
@@ -290,126 +286,6 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
-}
-
-// checkQueue is runSubjects' queue: the checks count themselves (a bar and an ETA on a
-// terminal, one check at a time), and with controls the controls' checks share the
-// subject's bootstrap resamples.
-func checkQueue(ctx context.Context, c demoConfig) audit.CheckQueue {
-	return audit.CheckQueue{Shared: c.controls, Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
-}
-
-// runSubjects runs every subject's trials (and its controls'), resuming from their
-// checkpoints in the output folder's trials folder, one after another, and checks them side by side a batch at
-// a time (audit.CheckQueue: at most a batch's trials held at once), adding their findings
-// to rep in the same order.
-func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, out audit.Folder, rep *reports.Report) error {
-	run := func(s audit.Subject) ([]audit.TrialResult, error) {
-		eng := audit.Engine{Workers: c.workers, Folder: out, Checkpoint: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed)), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
-		results, err := eng.Run(ctx, s, c.seed, c.trials)
-		c.progress.Done()
-		return results, err
-	}
-	q := checkQueue(ctx, c)
-	for _, ds := range subjects {
-		s := ds.Subject
-		results, err := run(s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
-		check := func(ctx context.Context) ([]audit.Finding, error) { return ds.Check(ctx, results) }
-		if err := q.Add(ctx, s.Name(), check, func(fs []audit.Finding) {
-			rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fs))
-		}); err != nil {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
-		if !c.controls {
-			continue
-		}
-		for _, ctl := range ds.Controls {
-			cs := ctl.Audited.Subject
-			results, err := run(cs)
-			if err != nil {
-				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
-			}
-			check := func(ctx context.Context) ([]audit.Finding, error) {
-				fs, err := ctl.Audited.Check(ctx, results)
-				if err != nil {
-					return nil, fmt.Errorf("control %s: %w", ctl.Name, err)
-				}
-				return fs, nil
-			}
-			if err := q.Add(ctx, cs.Name(), check, func(fs []audit.Finding) {
-				rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fs))
-			}); err != nil {
-				return fmt.Errorf("%s: %w", c.command, err)
-			}
-		}
-	}
-	if err := q.Flush(ctx); err != nil {
-		return fmt.Errorf("%s: %w", c.command, err)
-	}
-	return nil
-}
-
-// wantedVariants reads --variants: for each method, the variants named, in the method's
-// own order whatever the order of the list; an unknown name is refused.
-func wantedVariants(list string) (func(audit.Method) []string, error) {
-	wanted := map[string][]string{} // method name → its wanted variants
-	for _, v := range strings.Split(list, ",") {
-		v = strings.TrimSpace(v)
-		m, ok := audit.MethodOfVariant(v)
-		if !ok {
-			return nil, usagef("--variants: %s: want some of %s", clip.Quote(v), strings.Join(audit.DemoVariantNames(), ","))
-		}
-		if slices.Contains(wanted[m.Name()], v) {
-			return nil, usagef("--variants: %s named twice", clip.Quote(v))
-		}
-		wanted[m.Name()] = append(wanted[m.Name()], v)
-	}
-	return func(m audit.Method) []string {
-		var vs []string
-		for _, v := range m.DemoVariants() {
-			if slices.Contains(wanted[m.Name()], v.Name) {
-				vs = append(vs, v.Name)
-			}
-		}
-		return vs
-	}, nil
-}
-
-// demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
-// method for the subjects of its wanted variants; each method checks its own settings.
-func demoSubjects(c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
-	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
-		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
-	var se *audit.SettingError
-	if errors.As(err, &se) && c.fromSpec[se.Flag] {
-		return nil, nil, usageError{se.InSpec(c.spec)}
-	}
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	requests := make([]string, len(setup.Updates))
-	for i, u := range setup.Updates {
-		requests[i] = u.String()
-	}
-	wanted, err := wantedVariants(c.variants)
-	if err != nil {
-		return nil, nil, err
-	}
-	var subjects []audit.Audited
-	for _, m := range audit.Methods() {
-		got, err := m.Demo(setup, wanted(m), c.methodArgs)
-		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("%s: %w", m.Name(), err)}
-		}
-		subjects = append(subjects, got...)
-	}
-	if len(subjects) == 0 {
-		return nil, nil, usagef("--variants: none selected")
-	}
-	return subjects, requests, nil
 }
 
 // writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for

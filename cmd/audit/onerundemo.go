@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -62,9 +63,9 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{err}
 	}
-	wanted, err := wantedVariants(c.variants)
+	wanted, err := pipeline.Variants(c.variants)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
