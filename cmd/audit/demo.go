@@ -223,16 +223,19 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 			fmt.Fprintf(stderr, "%s: warning: %s\n", c.command, w)
 		}
 	}
+	plan := pipeline.Plan{Command: c.command, CommandLine: c.commandLine, Version: version, Date: c.date,
+		Seed: c.seed, Trials: c.trials, Workers: c.workers, Confidence: c.confidence, Data: data, Requests: requests,
+		Subjects: subjects, Controls: c.controls, Key: c.key, Checkpoints: "trials", ResumeOnly: c.replay.fingerprint != "", Progress: c.progress}
 	if c.replay.fingerprint != "" {
-		if got := runFingerprint(c, subjects); got != c.replay.fingerprint {
+		if got := plan.Fingerprint(toolName(), c.replayArgs); got != c.replay.fingerprint {
 			return usagef("merge: the audit's configuration changed since the shards ran (fingerprint %.12s…, the shards' %.12s…): the spec, its data or the tool's version differ; rerun the shards", got, c.replay.fingerprint)
 		}
 	}
 	if !c.shard.Whole() {
-		return runShard(ctx, c, subjects, stdout)
+		return runShard(ctx, c, plan, stdout)
 	}
 	if c.replay.plan != nil {
-		return runPlanSpec(ctx, c, subjects, time.Since(start), stdout)
+		return runPlanSpec(ctx, c, plan, time.Since(start), stdout)
 	}
 
 	d, err := openOut(c.command, c.out, c.force)
@@ -240,10 +243,8 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	defer d.Close() // a run that stopped before any trial leaves no folder it created
-	var checkpoints []string
-	for _, a := range audit.WithControls(subjects, c.controls) {
-		checkpoints = append(checkpoints, "trials/"+filepath.Base(audit.CheckpointPath("", a.Subject, c.seed)))
-	}
+	plan.Folder = d
+	checkpoints := plan.CheckpointFiles()
 	// every file this run may replace or remove is claimed before any is touched
 	if err := d.Claim(append(reportNames(), checkpoints...)...); err != nil {
 		return outErr(c.command, err)
@@ -268,9 +269,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
-	rep, err := pipeline.Run(ctx, pipeline.Plan{Command: c.command, CommandLine: c.commandLine, Version: version, Date: c.date,
-		Seed: c.seed, Trials: c.trials, Workers: c.workers, Confidence: c.confidence, Data: data, Requests: requests,
-		Subjects: subjects, Controls: c.controls, Key: c.key, Folder: d, Checkpoints: "trials", ResumeOnly: c.replay.fingerprint != "", Progress: c.progress})
+	rep, err := pipeline.Run(ctx, plan)
 	if err != nil {
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -58,63 +58,22 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := d.Remove(reportNames()...); err != nil {
 		return outErr(c.command, err)
 	}
-	setup, err := audit.NewDemoSetup(data.Set, audit.DemoConfig{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
-		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
-	if err != nil {
-		return usageError{err}
-	}
-	wanted, err := pipeline.Variants(c.variants)
-	if err != nil {
-		return usageError{err}
-	}
-	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.Inputs...), Date: c.date,
-		Data: reports.Data{Description: data.Description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
-			Rows: data.Set.Len(), Features: data.Set.Dim(), Preprocessing: data.Preprocessing,
-			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
-	}
-	var all []audit.OneRunResult
-	var skipped []string // costly variants left out of the default list, with why
-	for _, m := range audit.Methods() {
-		vs := wanted(m)
-		if !c.variantsSet {
-			for _, v := range m.DemoVariants() {
-				if v.OneRunCost != "" && slices.Contains(vs, v.Name) {
-					vs = slices.DeleteFunc(vs, func(w string) bool { return w == v.Name })
-					skipped = append(skipped, fmt.Sprintf("%s (%s)", v.Name, v.OneRunCost))
-				}
+	res, err := pipeline.OneRun(ctx, pipeline.OneRunPlan{Command: c.command, CommandLine: c.commandLine, Version: version, Date: c.date, Data: data,
+		Setup: pipeline.Setup{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta, Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst,
+			Attacks: c.attackList, Variants: c.variants, MethodArgs: c.methodArgs},
+		VariantsGiven: c.variantsSet, Ladder: ladder,
+		Progress: func(method string, mc int) {
+			if !c.quiet && isTerminal(stderr) {
+				fmt.Fprintf(stderr, "one-run %s: m = %d (%s)\n", method, mc, time.Since(start).Round(time.Second))
 			}
+		}})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
 		}
-		if len(vs) == 0 {
-			continue
-		}
-		res, err := audit.OneRunDemo(ctx, m, setup, vs, c.methodArgs, audit.OneRunConfig{Ladder: ladder,
-			Progress: func(method string, mc int) {
-				if !c.quiet && isTerminal(stderr) {
-					fmt.Fprintf(stderr, "one-run %s: m = %d (%s)\n", method, mc, time.Since(start).Round(time.Second))
-				}
-			}})
-		if err != nil {
-			return fmt.Errorf("%s --one-run: %s: %w", c.command, m.Name(), err)
-		}
-		all = append(all, res...)
+		return usageError{err}
 	}
-	if len(all) == 0 {
-		return usagef("--variants: none selected")
-	}
-	for _, r := range all {
-		var fs []audit.Finding
-		if r.Refused == "" || r.Largest > 0 {
-			fs = []audit.Finding{r.Finding}
-		}
-		if r.Control == "" {
-			rep.Subjects = append(rep.Subjects, reports.NewSubject(r.Subject+"/one-run", r.Claim, fs))
-		} else {
-			rep.Controls = append(rep.Controls, reports.NewControl(r.Subject+"/one-run", r.Control, r.Bug, r.Claim, fs))
-		}
-	}
-	rep.Summarize()
+	rep, all, skipped := res.Report, res.Results, res.Skipped
 	if err := writeReport(d, rep, formats, nil); err != nil {
 		return outErr(c.command, err)
 	}

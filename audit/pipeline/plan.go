@@ -1,0 +1,160 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+)
+
+// PlanQuestion is audit plan --spec's question of a Plan: the power target, and how to
+// calibrate.
+type PlanQuestion struct {
+	Spec           string  // the spec file, as given
+	Power, Against float64 // Against 0: audit.DefaultPowerAgainst
+	Shards         int
+	Budget         time.Duration
+}
+
+// PlanAnswer is the answer to a PlanQuestion (audit plan --spec --json's object).
+type PlanAnswer struct {
+	Spec         string   `json:"spec"`
+	Subjects     []string `json:"subjects"`
+	Epsilon      float64  `json:"claim_epsilon"`
+	Delta        float64  `json:"claim_delta"`
+	Confidence   float64  `json:"confidence"`
+	Against      float64  `json:"against"`
+	Power        float64  `json:"power"`
+	TrialsNeeded int      `json:"trials_needed"`
+	// GameConfidence is each score family's confidence in the game trials_needed is for
+	// (the spec's confidence shared by the two families): the question's confidence.
+	GameConfidence float64             `json:"game_confidence"`
+	GDPMu          float64             `json:"gdp_mu"`
+	SpecTrials     int                 `json:"spec_trials"`
+	SpecPower      float64             `json:"spec_power"`
+	Workers        int                 `json:"workers"`
+	SetupSeconds   float64             `json:"setup_seconds"`
+	Calibration    []PlanSubjectTiming `json:"calibration"`
+	Predictions    []PlanPrediction    `json:"predictions"`
+	Assumption     string              `json:"assumption"`
+	CalibrationS   float64             `json:"calibration_seconds"`
+	// Others are the spec's other games (the membership game on the deleted records), with
+	// the trials each needs for the same violation and power: each report finding's count.
+	Others []PlanGame `json:"other_games,omitempty"`
+}
+
+// PlanGame is a game's question and its count.
+type PlanGame struct {
+	Route        string  `json:"route"`
+	Confidence   float64 `json:"confidence"`
+	TrialsNeeded int     `json:"trials_needed"`
+}
+
+type PlanSubjectTiming struct {
+	Subject              string  `json:"subject"`
+	Trials               int     `json:"trials"`
+	SecondsPerTrial      float64 `json:"seconds_per_trial"`
+	CheckSeconds         float64 `json:"check_seconds_fixed"`
+	CheckSecondsPerTrial float64 `json:"check_seconds_per_trial"`
+}
+
+type PlanPrediction struct {
+	Trials          int     `json:"trials"`
+	OneMachine      float64 `json:"one_machine_seconds"`
+	Shards          int     `json:"shards"`
+	PerShard        float64 `json:"per_shard_seconds"`
+	Merge           float64 `json:"merge_seconds"`
+	ShardedWallTime float64 `json:"sharded_seconds"`
+}
+
+// AnswerPlan answers q of the plan p (audit plan --spec): the trials the plan's claim
+// needs for the power target, and, from a calibration run on this machine, how long the
+// audit takes at those trials (and at the plan's) on one machine and on q.Shards parts.
+// setup is how long loading the data and building the subjects took. It returns the
+// calibration too, for a front end to print.
+func AnswerPlan(ctx context.Context, p Plan, q PlanQuestion, setup time.Duration) (*PlanAnswer, audit.Calibration, error) {
+	if len(p.Subjects) == 0 {
+		return nil, audit.Calibration{}, errors.New("plan: no subjects to plan")
+	}
+	if p.Progress == nil {
+		p.Progress = progress.New(io.Discard, false)
+	}
+	pr, subjects := q, p.Subjects
+	against := pr.Against
+	if against == 0 {
+		against = audit.DefaultPowerAgainst
+	}
+	claim := subjects[0].Subject.Claim()
+	ps := audit.GamePowerSpec(claim.Epsilon, claim.Delta, p.Confidence, against)
+	ps.Power = pr.Power
+	sctx, stop := p.Progress.Steps(ctx, "plan: searching the trials per side that reach the power")
+	need, mu, err := epsilon.TrialsToDetect(sctx, ps)
+	stop()
+	if err != nil {
+		return nil, audit.Calibration{}, fmt.Errorf("plan: %w", err) // an interruption stays one (exit 130)
+	}
+	specPower := 0.0
+	if p.Trials >= audit.MinEmpiricalTrials {
+		res, err := epsilon.SplitGamePower(ctx, p.Trials, ps)
+		if err != nil {
+			return nil, audit.Calibration{}, fmt.Errorf("plan: %w", err) // an interruption stays one (exit 130)
+		}
+		specPower = res.Power
+	}
+	stop = p.Progress.Phase(fmt.Sprintf("plan: timing the trials and checks on this machine (about %v)", pr.Budget))
+	cal, err := audit.Calibrate(ctx, audit.WithControls(subjects, p.Controls), p.Seed, p.Workers, pr.Budget, max(need, p.Trials))
+	stop()
+	if err != nil {
+		return nil, audit.Calibration{}, fmt.Errorf("plan: %w", err)
+	}
+	cal.Setup = setup
+	out := &PlanAnswer{Spec: pr.Spec, Epsilon: claim.Epsilon, Delta: claim.Delta, Confidence: p.Confidence,
+		Against: against, Power: pr.Power, TrialsNeeded: need, GameConfidence: ps.Conf, GDPMu: mu, SpecTrials: p.Trials, SpecPower: specPower,
+		Workers: cal.Workers, SetupSeconds: setup.Seconds(), CalibrationS: cal.Took.Seconds(),
+		Assumption: "trials_needed assumes a Gaussian (μ-GDP) leak whose ε at δ is against × claim; times are for machines like this one, without queueing or file transfer"}
+	for _, s := range cal.Subjects {
+		out.Subjects = append(out.Subjects, s.Name)
+		out.Calibration = append(out.Calibration, PlanSubjectTiming{Subject: s.Name, Trials: s.Trials, SecondsPerTrial: s.PerTrial.Seconds(),
+			CheckSeconds: s.CheckFixed.Seconds(), CheckSecondsPerTrial: s.CheckPerTrial.Seconds()})
+	}
+	// the other games the checks play (the membership game on the deleted records), asked
+	// of the same violation and power: the count each report finding will give. A game
+	// asking the question above (the game's own, or a membership game at its confidence)
+	// has its count already.
+	seen := map[epsilon.PowerSpec]bool{ps: true}
+	for _, st := range cal.Subjects {
+		for _, q := range st.Questions {
+			qs := q.PowerSpec(against)
+			qs.Power = pr.Power
+			if seen[qs] {
+				continue
+			}
+			seen[qs] = true
+			sctx, stop := p.Progress.Steps(ctx, "plan: searching the trials "+q.Route+" needs")
+			n, _, err := epsilon.TrialsToDetect(sctx, qs)
+			stop()
+			if err := ctx.Err(); err != nil {
+				return nil, audit.Calibration{}, err
+			}
+			if err != nil {
+				n = 0 // beyond epsilon.MaxPlanTrials; printed as such
+			}
+			out.Others = append(out.Others, PlanGame{Route: q.Route, Confidence: q.Confidence, TrialsNeeded: n})
+		}
+	}
+	counts := []int{need}
+	if p.Trials != need {
+		counts = append(counts, p.Trials)
+	}
+	for _, n := range counts {
+		p := cal.Predict(n, pr.Shards)
+		out.Predictions = append(out.Predictions, PlanPrediction{Trials: n, OneMachine: p.One.Seconds(), Shards: pr.Shards,
+			PerShard: p.PerShard.Seconds(), Merge: p.Merge.Seconds(), ShardedWallTime: (p.PerShard + p.Merge).Seconds()})
+	}
+	return out, cal, nil
+}
