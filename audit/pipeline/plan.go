@@ -10,6 +10,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // PlanQuestion is audit plan --spec's question of a Plan: the power target, and how to
@@ -157,4 +158,118 @@ func AnswerPlan(ctx context.Context, p Plan, q PlanQuestion, setup time.Duration
 			PerShard: p.PerShard.Seconds(), Merge: p.Merge.Seconds(), ShardedWallTime: (p.PerShard + p.Merge).Seconds()})
 	}
 	return out, cal, nil
+}
+
+// TrialsAnswer is audit plan --trials's answer (its --json object): what a distinguishing
+// game with Trials per side can show at δ, and with a claim its power against it.
+type TrialsAnswer struct {
+	Trials              int            `json:"trials"`
+	Delta               float64        `json:"delta"`
+	Confidence          float64        `json:"confidence"`
+	Strategy            string         `json:"strategy"`
+	MaxCertifiable      reports.Number `json:"max_certifiable_epsilon"`
+	ClaimEpsilon        float64        `json:"claim_epsilon,omitempty"`
+	TrialsForResolution int            `json:"trials_for_resolution,omitempty"`
+	Factor              float64        `json:"factor,omitempty"`
+	Power               float64        `json:"power,omitempty"`
+	TrialsNeeded        int            `json:"trials_needed,omitempty"`
+	GDPMu               float64        `json:"gdp_mu,omitempty"`
+	// PowerAtTrials and SmallestFactor are what the split game with --trials per side
+	// catches: the factor× violation with that probability, and every violation of at
+	// least SmallestFactor× with probability --power (+Inf: none). A report's power
+	// figures are these, for the question its plan command asks.
+	PowerAtTrials  *float64        `json:"power_at_trials,omitempty"`
+	SmallestFactor *reports.Number `json:"smallest_detectable_factor,omitempty"`
+	// SmallestEpsilon, SmallestMu and MaxMu are what a report's power says of these trials
+	// (audit.Power's fields of the same JSON names): the smallest leak caught with --power,
+	// in ε and μ, and the μ of max_certifiable_epsilon. Supports is the report's first line.
+	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
+	Supports        string          `json:"supports,omitempty"`
+	Assumption      string          `json:"assumption,omitempty"`
+}
+
+// RanksAnswer is audit plan --models's answer (audit.RankPlan; its --json object).
+type RanksAnswer struct {
+	Models          int             `json:"models"`
+	Retrains        int             `json:"retrains,omitempty"`
+	ClaimEpsilon    float64         `json:"claim_epsilon"`
+	Delta           float64         `json:"delta"`
+	Confidence      float64         `json:"confidence"`
+	Threshold       reports.Number  `json:"threshold"`
+	RetrainsNeeded  int             `json:"retrains_needed"`
+	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      *reports.Number `json:"max_showable_epsilon,omitempty"`
+	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
+	Factor          float64         `json:"factor"`
+	GameTrials      int             `json:"game_trials_to_pass"`
+	Supports        string          `json:"supports"`
+}
+
+// TrialsQuestion is audit plan --trials's question: Trials per side at δ, and with a
+// claim (Claim > 0) the power against a true ε of Factor × Claim.
+type TrialsQuestion struct {
+	Trials               int
+	Delta, Confidence    float64
+	Strategy             epsilon.Strategy
+	Claim, Factor, Power float64
+}
+
+// AnswerTrials answers q; bar, if set, shows the search for the trials that reach the
+// power (its settling's replicates, with an ETA on a terminal).
+func AnswerTrials(ctx context.Context, bar *progress.Bar, q TrialsQuestion) (*TrialsAnswer, error) {
+	var err error
+	out := &TrialsAnswer{Trials: q.Trials, Delta: q.Delta, Confidence: q.Confidence, Strategy: q.Strategy.String(),
+		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(q.Trials, q.Delta, q.Confidence, q.Strategy))}
+	if q.Claim > 0 {
+		out.ClaimEpsilon, out.Factor, out.Power = q.Claim, q.Factor, q.Power
+		if out.TrialsForResolution, err = epsilon.TrialsForResolution(q.Claim, q.Delta, q.Confidence, q.Strategy); err != nil {
+			return nil, fmt.Errorf("plan: %w", err)
+		}
+		// the search reports its settling's replicates through sctx: an ETA on a terminal
+		sctx, stop := bar.Steps(ctx, "plan: searching the trials per side that reach the power")
+		ps := epsilon.PowerSpec{Claim: q.Claim, Factor: q.Factor, Power: q.Power, Delta: q.Delta, Conf: q.Confidence}
+		n, mu, err := epsilon.TrialsToDetect(sctx, ps)
+		stop()
+		if err != nil {
+			return nil, fmt.Errorf("plan: %w", err)
+		}
+		out.TrialsNeeded, out.GDPMu = n, mu
+		at, err := audit.PowerOf(ctx, q.Trials, ps, "plan") // what a report's power at these trials says
+		if err != nil {
+			return nil, fmt.Errorf("plan: %w", err)
+		}
+		sf := reports.Number(at.SmallestFactor)
+		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
+		se, sm, mm := reports.Number(at.SmallestEpsilon), reports.Number(at.SmallestMu), reports.Number(at.MaxMu)
+		out.SmallestEpsilon, out.SmallestMu, out.MaxMu = &se, &sm, &mm
+		// the sentence a report's finding at these trials opens with (audit.Power.Supports)
+		verdict := audit.Inconclusive
+		if at.Sufficient() {
+			verdict = audit.Pass
+		}
+		at.TrialsToPass = n
+		out.Supports = at.Supports(verdict)
+		out.Assumption = "trials_needed, power_at_trials and smallest_detectable_factor assume a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, and split thresholds"
+	}
+	return out, nil
+}
+
+// AnswerRanks answers audit plan --models: the retrains k models need to be able to show
+// the claim violated by their rank (audit.PlanRanks, as a report's rank finding says), and
+// with retrains > 0 what that count supports.
+func AnswerRanks(ctx context.Context, models, retrains int, claim, delta, conf, factor float64) (*RanksAnswer, error) {
+	rp, err := audit.PlanRanks(ctx, models, retrains, claim, delta, conf, factor)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	out := &RanksAnswer{Models: models, Retrains: retrains, ClaimEpsilon: claim, Delta: delta, Confidence: conf, Threshold: reports.Number(rp.Threshold),
+		RetrainsNeeded: rp.RetrainsNeeded, Factor: factor, GameTrials: rp.GameTrials, Supports: rp.Supports()}
+	if retrains > 0 {
+		se, sm, me, mm := reports.Number(rp.SmallestEpsilon), reports.Number(rp.SmallestMu), reports.Number(rp.MaxEpsilon), reports.Number(rp.MaxMu)
+		out.SmallestEpsilon, out.SmallestMu, out.MaxEpsilon, out.MaxMu = &se, &sm, &me, &mm
+	}
+	return out, nil
 }
