@@ -13,7 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
-// runCanaries draws a one-run audit's canary plan (audit.NewCanaryPlan) and writes it.
+// runCanaries draws a one-run audit's canary plan (canary.NewCanaryPlan) and writes it.
 func runCanaries(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("canaries", flag.ContinueOnError)
 	fs.SetOutput(stderr)

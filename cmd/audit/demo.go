@@ -16,12 +16,11 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
-	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -39,7 +38,7 @@ type demoConfig struct {
 	delta        float64
 	deletes      string
 	variants     string
-	data         dataFlags
+	data         pipeline.DataSource
 	methodArgs   audit.Args // every method's own settings, by flag name
 	command      string     // "demo" or "run": the report's command and the errors' prefix
 	commandLine  []string   // resultFlags, for the report's provenance
@@ -71,9 +70,9 @@ type demoConfig struct {
 
 // inputs are the files the audit reads, which its outputs may not replace.
 func (c demoConfig) inputs() []outdir.Input {
-	in := []outdir.Input{{Flag: "--spec", Path: c.spec}, {Flag: "--data", Path: c.data.path}, {Flag: "--labels", Path: c.data.labels}}
-	if c.data.path != "" && c.data.format == "idx" && c.data.labels == "" {
-		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(c.data.path)})
+	in := []outdir.Input{{Flag: "--spec", Path: c.spec}, {Flag: "--data", Path: c.data.Path}, {Flag: "--labels", Path: c.data.Labels}}
+	if c.data.Path != "" && c.data.Format == "idx" && c.data.Labels == "" {
+		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(c.data.Path)})
 	}
 	return in
 }
@@ -115,7 +114,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		params = append(params, audit.DemoParamsOf(m)...)
 	}
 	c.methodArgs = audit.BindFlags(fs, params)
-	c.data.register(fs)
+	registerData(fs, &c.data)
 	c.keys.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: audit demo [flags]\n\nAudits every variant of every method on logistic regression and writes DIR/report.json and DIR/report.md:")
@@ -206,50 +205,47 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	data, err := c.data.load(ctx, c.seed)
+	data, err := c.data.Load(ctx, c.seed)
 	if err != nil {
 		return err
 	}
-	if err := audit.CheckTrialCapacity(c.trials, data.ds.Dim(), c.data.limits()); err != nil {
-		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.path, err)}
+	if err := audit.CheckTrialCapacity(c.trials, data.Set.Dim(), c.data.Limits()); err != nil {
+		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.Path, err)}
 	}
-	subjects, requests, err := demoSubjects(ctx, c, data.ds, deletes)
+	subjects, requests, err := pipeline.NewSubjects(ctx, data.Set, pipeline.Setup{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
+		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList,
+		Variants: c.variants, MethodArgs: c.methodArgs, Spec: c.spec, FromSpec: c.fromSpec,
+		ShareResamples: shareResamples(c)})
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	for _, a := range subjects { // before the trials: constants below float64's resolution
 		if w := audit.PrecisionWarning(a.Subject); w != "" {
 			fmt.Fprintf(stderr, "%s: warning: %s\n", c.command, w)
 		}
 	}
+	plan := pipeline.Plan{Command: c.command, CommandLine: c.commandLine, Version: version, Date: c.date,
+		Seed: c.seed, Trials: c.trials, Workers: c.workers, Confidence: c.confidence, Data: data, Requests: requests,
+		Subjects: subjects, Controls: c.controls, Key: c.key, Checkpoints: "trials", ResumeOnly: c.replay.fingerprint != "", Progress: c.progress}
 	if c.replay.fingerprint != "" {
-		if got := runFingerprint(c, subjects); got != c.replay.fingerprint {
+		if got := plan.Fingerprint(toolName(), c.replayArgs); got != c.replay.fingerprint {
 			return usagef("merge: the audit's configuration changed since the shards ran (fingerprint %.12s…, the shards' %.12s…): the spec, its data or the tool's version differ; rerun the shards", got, c.replay.fingerprint)
 		}
 	}
 	if !c.shard.Whole() {
-		return runShard(ctx, c, subjects, stdout)
+		return runShard(ctx, c, plan, stdout)
 	}
 	if c.replay.plan != nil {
-		return runPlanSpec(ctx, c, subjects, time.Since(start), stdout)
+		return runPlanSpec(ctx, c, plan, time.Since(start), stdout)
 	}
 
-	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: c.trials, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...),
-		Data: reports.Data{Description: data.description, Rows: data.ds.Len(), Features: data.ds.Dim(),
-			Preprocessing: data.preprocessing, Requests: requests},
-		TrialEvidence: trialEvidence(c.key), Date: c.date,
-	}
 	d, err := openOut(c.command, c.out, c.force)
 	if err != nil {
 		return err
 	}
 	defer d.Close() // a run that stopped before any trial leaves no folder it created
-	var checkpoints []string
-	for _, a := range audit.WithControls(subjects, c.controls) {
-		checkpoints = append(checkpoints, "trials/"+filepath.Base(audit.CheckpointPath("", a.Subject, c.seed)))
-	}
+	plan.Folder = d
+	checkpoints := plan.CheckpointFiles()
 	// every file this run may replace or remove is claimed before any is touched
 	if err := d.Claim(append(reportNames(), checkpoints...)...); err != nil {
 		return outErr(c.command, err)
@@ -274,15 +270,15 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
-	if err := runSubjects(ctx, c, subjects, d, rep); err != nil {
+	rep, err := pipeline.Run(ctx, plan)
+	if err != nil {
 		var ce *audit.CheckpointError
 		if errors.As(err, &ce) {
-			// runSubjects' errors name the command already
+			// Run's errors name the command already
 			return usageError{fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over)", err)}
 		}
 		return err
 	}
-	rep.Summarize()
 	if err := writeReport(d, rep, formats, c.signer); err != nil {
 		return outErr(c.command, err)
 	}
@@ -290,140 +286,6 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
-}
-
-// checkQueue is runSubjects' queue: the checks count themselves (a bar and an ETA on a
-// terminal, one check at a time).
-func checkQueue(ctx context.Context, c demoConfig) audit.CheckQueue {
-	return audit.CheckQueue{Show: func(name string) (context.Context, func()) { return c.progress.Steps(ctx, "checking "+name) }}
-}
-
-// runSubjects runs every subject's trials (and its controls'), resuming from their
-// checkpoints in the output folder's trials folder, one after another, and checks them side by side a batch at
-// a time (audit.CheckQueue: at most a batch's trials held at once), adding their findings
-// to rep in the same order.
-func runSubjects(ctx context.Context, c demoConfig, subjects []audit.Audited, out audit.Folder, rep *reports.Report) error {
-	run := func(s audit.Subject) ([]audit.TrialResult, error) {
-		eng := audit.Engine{Workers: c.workers, Folder: out, Checkpoint: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed)), Progress: c.progress.Update, ResumeOnly: c.replay.fingerprint != "", Key: c.key}
-		results, err := eng.Run(ctx, s, c.seed, c.trials)
-		c.progress.Done()
-		return results, err
-	}
-	q := checkQueue(ctx, c)
-	for _, ds := range subjects {
-		s := ds.Subject
-		results, err := run(s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
-		check := func(ctx context.Context) ([]audit.Finding, error) { return ds.Check(ctx, results) }
-		if err := q.Add(ctx, s.Name(), check, func(fs []audit.Finding) {
-			rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fs))
-		}); err != nil {
-			return fmt.Errorf("%s: %w", c.command, err)
-		}
-		if !c.controls {
-			continue
-		}
-		for _, ctl := range ds.Controls {
-			cs := ctl.Audited.Subject
-			results, err := run(cs)
-			if err != nil {
-				return fmt.Errorf("%s: control %s: %w", c.command, ctl.Name, err)
-			}
-			check := func(ctx context.Context) ([]audit.Finding, error) {
-				fs, err := ctl.Audited.Check(ctx, results)
-				if err != nil {
-					return nil, fmt.Errorf("control %s: %w", ctl.Name, err)
-				}
-				return fs, nil
-			}
-			if err := q.Add(ctx, cs.Name(), check, func(fs []audit.Finding) {
-				rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fs))
-			}); err != nil {
-				return fmt.Errorf("%s: %w", c.command, err)
-			}
-		}
-	}
-	if err := q.Flush(ctx); err != nil {
-		return fmt.Errorf("%s: %w", c.command, err)
-	}
-	return nil
-}
-
-// wantedVariants reads --variants: for each method, the variants named, in the method's
-// own order whatever the order of the list; an unknown name is refused.
-func wantedVariants(list string) (func(audit.Method) []string, error) {
-	wanted := map[string][]string{} // method name → its wanted variants
-	for _, v := range strings.Split(list, ",") {
-		v = strings.TrimSpace(v)
-		m, ok := audit.MethodOfVariant(v)
-		if !ok {
-			return nil, usagef("--variants: %s: want some of %s", clip.Quote(v), strings.Join(audit.DemoVariantNames(), ","))
-		}
-		if slices.Contains(wanted[m.Name()], v) {
-			return nil, usagef("--variants: %s named twice", clip.Quote(v))
-		}
-		wanted[m.Name()] = append(wanted[m.Name()], v)
-	}
-	return func(m audit.Method) []string {
-		var vs []string
-		for _, v := range audit.DemoVariantsOf(m) {
-			if slices.Contains(wanted[m.Name()], v.Name) {
-				vs = append(vs, v.Name)
-			}
-		}
-		return vs
-	}, nil
-}
-
-// sharedResamples are the bootstrap resamples a run's subjects and their controls share
-// (audit.DemoSetup.Resamples; the same bits, drawn once): none without controls, nor when
-// plan times each check alone.
-func sharedResamples(c demoConfig) *mia.Resamples {
-	if c.controls && c.replay.plan == nil {
-		return mia.NewResamples(audit.SharedBudget)
-	}
-	return nil
-}
-
-// demoSubjects builds the demo's requests (audit.NewDemoSetup) and asks every registered
-// method for the subjects of its wanted variants; each method checks its own settings.
-func demoSubjects(ctx context.Context, c demoConfig, ds *reference.Dataset, deletes []int64) ([]audit.Audited, []string, error) {
-	setup, err := audit.NewDemoSetup(ds, audit.DemoConfig{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
-		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
-	var se *audit.SettingError
-	if errors.As(err, &se) && c.fromSpec[se.Flag] {
-		return nil, nil, usageError{se.InSpec(c.spec)}
-	}
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	setup.Resamples = sharedResamples(c)
-	requests := make([]string, len(setup.Updates))
-	for i, u := range setup.Updates {
-		requests[i] = u.String()
-	}
-	wanted, err := wantedVariants(c.variants)
-	if err != nil {
-		return nil, nil, err
-	}
-	var subjects []audit.Audited
-	for _, m := range audit.Methods() {
-		d, ok := m.(audit.Demoer)
-		if !ok {
-			continue
-		}
-		got, err := d.Demo(ctx, setup, wanted(m), c.methodArgs)
-		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("%s: %w", m.Name(), err)}
-		}
-		subjects = append(subjects, got...)
-	}
-	if len(subjects) == 0 {
-		return nil, nil, usagef("--variants: none selected")
-	}
-	return subjects, requests, nil
 }
 
 // writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
@@ -540,3 +402,8 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && progress.IsTerminal(f)
 }
+
+// shareResamples says whether a run's subjects and their controls share one set of
+// bootstrap resamples (the same bits, drawn once): with controls, and not when plan times
+// each check alone.
+func shareResamples(c demoConfig) bool { return c.controls && c.replay.plan == nil }

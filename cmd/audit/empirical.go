@@ -17,9 +17,11 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+	"github.com/unlearnaudit/unlearnaudit/internal/wait"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
@@ -230,52 +232,6 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-type planOutput struct {
-	Trials              int            `json:"trials"`
-	Delta               float64        `json:"delta"`
-	Confidence          float64        `json:"confidence"`
-	Strategy            string         `json:"strategy"`
-	MaxCertifiable      reports.Number `json:"max_certifiable_epsilon"`
-	ClaimEpsilon        float64        `json:"claim_epsilon,omitempty"`
-	TrialsForResolution int            `json:"trials_for_resolution,omitempty"`
-	Factor              float64        `json:"factor,omitempty"`
-	Power               float64        `json:"power,omitempty"`
-	TrialsNeeded        int            `json:"trials_needed,omitempty"`
-	GDPMu               float64        `json:"gdp_mu,omitempty"`
-	// PowerAtTrials and SmallestFactor are what the split game with --trials per side
-	// catches: the factor× violation with that probability, and every violation of at
-	// least SmallestFactor× with probability --power (+Inf: none). A report's power
-	// figures are these, for the question its plan command asks.
-	PowerAtTrials  *float64        `json:"power_at_trials,omitempty"`
-	SmallestFactor *reports.Number `json:"smallest_detectable_factor,omitempty"`
-	// SmallestEpsilon, SmallestMu and MaxMu are what a report's power says of these trials
-	// (audit.Power's fields of the same JSON names): the smallest leak caught with --power,
-	// in ε and μ, and the μ of max_certifiable_epsilon. Supports is the report's first line.
-	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
-	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
-	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
-	Supports        string          `json:"supports,omitempty"`
-	Assumption      string          `json:"assumption,omitempty"`
-}
-
-// planRanksOutput is audit plan --models's answer (audit.RankPlan).
-type planRanksOutput struct {
-	Models          int             `json:"models"`
-	Retrains        int             `json:"retrains,omitempty"`
-	ClaimEpsilon    float64         `json:"claim_epsilon"`
-	Delta           float64         `json:"delta"`
-	Confidence      float64         `json:"confidence"`
-	Threshold       reports.Number  `json:"threshold"`
-	RetrainsNeeded  int             `json:"retrains_needed"`
-	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
-	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
-	MaxEpsilon      *reports.Number `json:"max_showable_epsilon,omitempty"`
-	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
-	Factor          float64         `json:"factor"`
-	GameTrials      int             `json:"game_trials_to_pass"`
-	Supports        string          `json:"supports"`
-}
-
 func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -356,38 +312,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
-	out := planOutput{Trials: trials, Delta: delta, Confidence: conf, Strategy: strat.String(),
-		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(trials, delta, conf, strat))}
+	var claimed float64 // 0: no claim asked of
 	if set["epsilon"] {
-		out.ClaimEpsilon, out.Factor, out.Power = claim, factor, power
-		if out.TrialsForResolution, err = epsilon.TrialsForResolution(claim, delta, conf, strat); err != nil {
-			return usageError{fmt.Errorf("plan: %w", err)}
-		}
-		// the search reports its settling's replicates through sctx: an ETA on a terminal
-		sctx, stop := progress.New(stderr, !*quiet && isTerminal(stderr)).Steps(ctx, "plan: searching the trials per side that reach the power")
-		ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: power, Delta: delta, Conf: conf}
-		n, mu, err := epsilon.TrialsToDetect(sctx, ps)
-		stop()
-		if err != nil {
-			return usageError{fmt.Errorf("plan: %w", err)}
-		}
-		out.TrialsNeeded, out.GDPMu = n, mu
-		at, err := audit.PowerOf(ctx, trials, ps, "plan") // what a report's power at these trials says
-		if err != nil {
-			return usageError{fmt.Errorf("plan: %w", err)}
-		}
-		sf := reports.Number(at.SmallestFactor)
-		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
-		se, sm, mm := reports.Number(at.SmallestEpsilon), reports.Number(at.SmallestMu), reports.Number(at.MaxMu)
-		out.SmallestEpsilon, out.SmallestMu, out.MaxMu = &se, &sm, &mm
-		// the sentence a report's finding at these trials opens with (audit.Power.Supports)
-		verdict := audit.Inconclusive
-		if at.Sufficient() {
-			verdict = audit.Pass
-		}
-		at.TrialsToPass = n
-		out.Supports = at.Supports(verdict)
-		out.Assumption = "trials_needed, power_at_trials and smallest_detectable_factor assume a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, and split thresholds"
+		claimed = claim
+	}
+	out, err := pipeline.AnswerTrials(ctx, progress.New(stderr, !*quiet && isTerminal(stderr)), pipeline.TrialsQuestion{Trials: trials, Delta: delta, Confidence: conf,
+		Strategy: strat, Claim: claimed, Factor: factor, Power: power})
+	if err != nil {
+		return usageError{err}
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
@@ -479,27 +411,21 @@ func planRanks(ctx context.Context, set map[string]bool, models, retrains int, c
 	if !set["power-against"] {
 		factor = audit.DefaultPowerAgainst
 	}
-	rp, err := audit.PlanRanks(ctx, models, retrains, claim, delta, conf, factor)
+	out, err := pipeline.AnswerRanks(ctx, models, retrains, claim, delta, conf, factor)
 	if err != nil {
-		return usageError{fmt.Errorf("plan: %w", err)}
-	}
-	out := planRanksOutput{Models: models, Retrains: retrains, ClaimEpsilon: claim, Delta: delta, Confidence: conf, Threshold: reports.Number(rp.Threshold),
-		RetrainsNeeded: rp.RetrainsNeeded, Factor: factor, GameTrials: rp.GameTrials, Supports: rp.Supports()}
-	if retrains > 0 {
-		se, sm, me, mm := reports.Number(rp.SmallestEpsilon), reports.Number(rp.SmallestMu), reports.Number(rp.MaxEpsilon), reports.Number(rp.MaxMu)
-		out.SmallestEpsilon, out.SmallestMu, out.MaxEpsilon, out.MaxMu = &se, &sm, &me, &mm
+		return usageError{err}
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	if rp.RetrainsNeeded > 0 {
+	if out.RetrainsNeeded > 0 {
 		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains can show (ε = %g, δ = %g) violated at %.4g %% confidence from %d retrains: with fewer, even a model below every retrain has a p-value above t = %s.\n",
-			models, claim, delta, 100*conf, rp.RetrainsNeeded, reports.G10(rp.Threshold))
+			models, claim, delta, 100*conf, out.RetrainsNeeded, reports.G10(float64(out.Threshold)))
 	} else {
 		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains cannot show (ε = %g, δ = %g) violated at %.4g %% confidence with any number of retrains: δ exceeds the per-model level %.4g.\n",
 			models, claim, delta, 100*conf, (1-conf)/float64(models))
 	}
-	fmt.Fprintf(stdout, "%s.\n", rp.Supports())
+	fmt.Fprintf(stdout, "%s.\n", out.Supports)
 	return nil
 }
 
@@ -511,33 +437,9 @@ func smallestPhrase(f float64) string {
 	return fmt.Sprintf("≥ %.3g× violations", f)
 }
 
-// interruptible runs f, a computation that does not watch a context, and returns ctx's
-// error as soon as ctx ends, without waiting for f: the command then exits 130 and the
-// process ends f with it. (In a test's process f runs on to its end, discarded.)
-//
-// A context already done when interruptible is called runs f to its end: reading and
-// checking the inputs is quick next to a signal's arrival, and bad input is then refused
-// as bad input, not reported as an interruption (the work after it sees ctx).
+// interruptible is wait.For: f's result, or ctx's error as soon as ctx ends.
 func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	if ctx.Err() != nil {
-		return f()
-	}
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
+	return wait.For(ctx, f)
 }
 
 // requireFlags is the usage error of a command missing flags it needs: pairs of a flag's

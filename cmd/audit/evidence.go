@@ -64,14 +64,6 @@ func (e evidenceFlags) args() []string {
 	return out
 }
 
-// trialEvidence is what a report says of its trials under key.
-func trialEvidence(key *evidence.Key) string {
-	if key != nil {
-		return reports.TrialsAuthenticated
-	}
-	return reports.TrialsUnauthenticated
-}
-
 // maxEnvelopeBytes bounds the DSSE envelope check-report reads: the report it carries
 // (at most reports.MaxJSONBytes) in base64, with room for the signatures.
 const maxEnvelopeBytes = reports.MaxJSONBytes/3*4 + 1<<20

@@ -2,21 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
-// runOneRunDemo is demo --one-run: audit.OneRunDemo for every method with wanted
+// runOneRunDemo is demo --one-run: canary.OneRunDemo for every method with wanted
 // variants, a table of the canary count at which each subject and control is refuted,
 // and a report whose subjects are the honest variants' one-run findings and whose
 // controls are the controls' (which do not enter the verdict).
@@ -45,7 +46,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := checkOut(c.command, c.out, reportNames(), c.inputs()...); err != nil {
 		return err
 	}
-	data, err := c.data.load(ctx, c.seed)
+	data, err := c.data.Load(ctx, c.seed)
 	if err != nil {
 		return err
 	}
@@ -58,63 +59,22 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	if err := d.Remove(reportNames()...); err != nil {
 		return outErr(c.command, err)
 	}
-	setup, err := audit.NewDemoSetup(data.ds, audit.DemoConfig{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
-		Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst, Attacks: c.attackList})
+	res, err := pipeline.OneRun(ctx, pipeline.OneRunPlan{Command: c.command, CommandLine: c.commandLine, Version: version, Date: c.date, Data: data,
+		Setup: pipeline.Setup{Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta, Seed: c.seed, Confidence: c.confidence, PowerAgainst: c.powerAgainst,
+			Attacks: c.attackList, Variants: c.variants, MethodArgs: c.methodArgs},
+		VariantsGiven: c.variantsSet, Ladder: ladder,
+		Progress: func(method string, mc int) {
+			if !c.quiet && isTerminal(stderr) {
+				fmt.Fprintf(stderr, "one-run %s: m = %d (%s)\n", method, mc, time.Since(start).Round(time.Second))
+			}
+		}})
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
 		return usageError{err}
 	}
-	wanted, err := wantedVariants(c.variants)
-	if err != nil {
-		return err
-	}
-	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: c.command, CommandLine: c.commandLine,
-		Seed: c.seed, Trials: 1, Confidence: reports.Number(c.confidence), Inputs: append([]reports.Input{}, data.inputs...), Date: c.date,
-		Data: reports.Data{Description: data.description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
-			Rows: data.ds.Len(), Features: data.ds.Dim(), Preprocessing: data.preprocessing,
-			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
-	}
-	var all []canary.OneRunResult
-	var skipped []string // costly variants left out of the default list, with why
-	for _, m := range audit.Methods() {
-		vs := wanted(m)
-		if !c.variantsSet {
-			for _, v := range audit.DemoVariantsOf(m) {
-				if v.OneRunCost != "" && slices.Contains(vs, v.Name) {
-					vs = slices.DeleteFunc(vs, func(w string) bool { return w == v.Name })
-					skipped = append(skipped, fmt.Sprintf("%s (%s)", v.Name, v.OneRunCost))
-				}
-			}
-		}
-		if len(vs) == 0 {
-			continue
-		}
-		res, err := canary.OneRunDemo(ctx, m, setup, vs, c.methodArgs, canary.OneRunConfig{Ladder: ladder,
-			Progress: func(method string, mc int) {
-				if !c.quiet && isTerminal(stderr) {
-					fmt.Fprintf(stderr, "one-run %s: m = %d (%s)\n", method, mc, time.Since(start).Round(time.Second))
-				}
-			}})
-		if err != nil {
-			return fmt.Errorf("%s --one-run: %s: %w", c.command, m.Name(), err)
-		}
-		all = append(all, res...)
-	}
-	if len(all) == 0 {
-		return usagef("--variants: none selected")
-	}
-	for _, r := range all {
-		var fs []audit.Finding
-		if r.Refused == "" || r.Largest > 0 {
-			fs = []audit.Finding{r.Finding}
-		}
-		if r.Control == "" {
-			rep.Subjects = append(rep.Subjects, reports.NewSubject(r.Subject+"/one-run", r.Claim, fs))
-		} else {
-			rep.Controls = append(rep.Controls, reports.NewControl(r.Subject+"/one-run", r.Control, r.Bug, r.Claim, fs))
-		}
-	}
-	rep.Summarize()
+	rep, all, skipped := res.Report, res.Results, res.Skipped
 	if err := writeReport(d, rep, formats, nil); err != nil {
 		return outErr(c.command, err)
 	}

@@ -11,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 )
 
-// runRun runs the audit a spec file describes (audit.Spec), with the demo's machinery:
+// runRun runs the audit a spec file describes (spec.Spec), with the demo's machinery:
 // the same trials, checks, checkpoints and report. Flags given override the spec.
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runRunAs(ctx, args, stdout, stderr, replay{})
@@ -44,7 +45,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	fs.StringVar(&c.out, "out", "audit-report", "directory for report.json, report.md and the trial files")
 	audit.Var(fs, &c.trials, audit.TrialsParam)
 	audit.Var(fs, &c.workers, audit.WorkersParam)
-	audit.Var(fs, &c.data.maxValues, maxValuesParam)
+	audit.Var(fs, &c.data.MaxValues, pipeline.MaxValuesParam)
 	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
 	forceFlag(fs, &c.force)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
@@ -102,7 +103,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 		ids[i] = strconv.FormatInt(id, 10)
 	}
 	c.deletes = strings.Join(ids, ",")
-	c.data.setFromSpec(s, specPath)
+	c.data.SetFromSpec(s, specPath)
 	var params []audit.Param
 	for _, m := range audit.Methods() {
 		params = append(params, audit.DemoParamsOf(m)...)

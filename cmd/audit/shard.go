@@ -12,6 +12,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
@@ -21,35 +22,18 @@ import (
 // toolName is the tool and version a shard's manifest records.
 func toolName() string { return "unlearnaudit " + version }
 
-// shardSubjects lists the audit's subjects as audit.WithControls orders them, with their
-// checkpoint files relative to a shard's folder.
-func shardSubjects(c demoConfig, subjects []audit.Audited) []audit.ShardSubject {
-	var out []audit.ShardSubject
-	for _, a := range audit.WithControls(subjects, c.controls) {
-		s := a.Subject
-		out = append(out, audit.ShardSubject{Name: s.Name(), Fingerprint: audit.Fingerprint(s),
-			File: filepath.ToSlash(audit.CheckpointPath("trials", s, c.seed)), Params: audit.ParamsOf(s)})
-	}
-	return out
-}
-
-// runFingerprint is the audit's RunFingerprint.
-func runFingerprint(c demoConfig, subjects []audit.Audited) string {
-	return audit.RunFingerprint(toolName(), c.replayArgs, c.seed, c.trials, shardSubjects(c, subjects))
-}
-
 // runShard runs part c.shard of every subject's trials into OUT/shard-I-of-N: a manifest
 // (shard.json, marked complete only at the end) and a checkpoint file per subject. It
 // checks nothing and writes no report: audit merge does, once every part is in.
-func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdout io.Writer) error {
+func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.Writer) error {
 	dir := filepath.Join(c.out, c.shard.Name())
 	wd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	m := audit.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
-		Seed: c.seed, Trials: c.trials, Subjects: shardSubjects(c, subjects)}
-	m.Fingerprint = runFingerprint(c, subjects)
+		Seed: c.seed, Trials: c.trials, Subjects: plan.ShardSubjects()}
+	m.Fingerprint = plan.Fingerprint(toolName(), c.replayArgs)
 	// one writer per part: a requeued task beside its old copy is refused, naming it
 	d, err := openOut("run", dir, c.force)
 	if err != nil {
@@ -80,18 +64,13 @@ func runShard(ctx context.Context, c demoConfig, subjects []audit.Audited, stdou
 	if err := writeShardManifest(d, m, c.key); err != nil {
 		return err
 	}
-	for k, a := range audit.WithControls(subjects, c.controls) {
-		s, ss := a.Subject, m.Subjects[k]
-		eng := audit.Engine{Workers: c.workers, Folder: d, Checkpoint: ss.File, Progress: c.progress.Update, Shard: c.shard, Key: c.key}
-		_, err := eng.Run(ctx, s, c.seed, c.trials)
-		c.progress.Done()
-		if err != nil {
-			var ce *audit.CheckpointError
-			if errors.As(err, &ce) {
-				return usageError{fmt.Errorf("run: %w (--fresh discards this part's kept trials and starts over)", err)}
-			}
-			return fmt.Errorf("run: %w", err)
+	plan.Folder = d
+	if err := pipeline.RunShard(ctx, plan, c.shard); err != nil {
+		var ce *audit.CheckpointError
+		if errors.As(err, &ce) {
+			return usageError{fmt.Errorf("%w (--fresh discards this part's kept trials and starts over)", err)}
 		}
+		return err
 	}
 	m.Complete = true
 	if err := writeShardManifest(d, m, c.key); err != nil {

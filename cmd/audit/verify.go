@@ -6,22 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
-	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
-	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
-	"gonum.org/v1/gonum/mat"
 )
 
-// runVerify audits models trained elsewhere (audit.VerifySamples) and writes a report.
+// runVerify audits models trained elsewhere (verify.VerifySamples) and writes a report.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var specPath, unlearnedPath, retrainedPath, out string
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
@@ -35,8 +31,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (default: the toolkit retrains them by the spec's recipe)")
 	var workers int
 	audit.Var(fs, &workers, audit.WorkersParam)
-	var data dataFlags
-	audit.Var(fs, &data.maxValues, maxValuesParam)
+	var in pipeline.VerifyInputs
+	audit.Var(fs, &in.MaxValues, pipeline.MaxValuesParam)
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and the other formats (default: the spec's outputs.dir, else audit-report)")
 	formats := fs.String("formats", "", formatsUsage+" (default: the spec's outputs.formats)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
@@ -50,10 +46,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dateFlag(fs, &date)
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (it is shown only when stderr is a terminal)")
 	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
-	var prenoise prenoiseFlags
-	prenoise.register(fs)
-	var utility utilityFlags
-	utility.register(fs)
+	fs.StringVar(&in.PrenoiseUnlearned, "prenoise-unlearned", "", "with a spec that declares \"noise\" (Δ and σ): the unlearned models' parameters before the noise, as --unlearned and in its order; --unlearned holds the published ones")
+	fs.StringVar(&in.PrenoiseRetrained, "prenoise-retrained", "", "with --prenoise-unlearned: the retrained models' parameters before the noise, row i the retrain the proof couples with unlearned model i")
+	fs.StringVar(&in.Utility, "utility", "", "an .npz of per-record values on the forget, retain and test sets, arrays named SIDE_SET_loss or SIDE_SET_correct (SIDE unlearned or retrained, SET forget, retain or test; models × records, the models in --unlearned's and --retrained's order; correct is 1 or 0): the report gives both sides' loss and accuracy, a measurement with no verdict")
+	fs.BoolVar(&in.UtilityFromData, "utility-from-data", false, "with the spec's data and deletes and linear models: their logistic loss and accuracy on the deleted records (forget) and the others (retain), computed from the weights; a measurement with no verdict")
 	var rankP string
 	audit.Var(fs, &rankP, audit.Param{Name: "rank-p", Usage: "the p-value fewer models than a game needs are ranked by: conservative, (below + 1 + ties)/(N + 1), which no seed moves, or randomised, seeded tie-breakers (default: the spec's rank_p, else conservative)",
 		Kind: audit.Choice, Choices: spec.RankPChoices})
@@ -65,25 +61,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' progress
-	switch {
-	case unlearnedPath == "":
-		return usagef("verify: --unlearned is required")
-	case *references != "" && !*scores:
-		return usagef("verify: --references needs --scores: they are scores of reference models on the same records")
-	case *holdout != "" && !*scores:
-		return usagef("verify: --holdout needs --scores: it holds scores on held-out records, compared with --unlearned's scores on the deleted ones")
-	case *oneRun != "" && (retrainedPath != "" || *scores):
-		return usagef("verify: --one-run reads one model's canary scores from --unlearned; it takes neither --retrained nor --scores")
-	case retrainedPath == "" && specPath == "" && *oneRun == "":
-		return usagef("verify: give --retrained models, or --spec: without retrained models the toolkit retrains by a spec's recipe (its data, deletes and method)")
-	case retrainedPath == "" && *scores:
-		return usagef("verify: --scores needs --retrained scores: the toolkit retrains linear models by a recipe, not the model that scored them")
-	case *tensor != "" && (*scores || *oneRun != ""):
-		return usagef("verify: --tensor picks the weights of model files; --scores and --one-run read matrices of scores")
-	}
-	if err := prenoise.check(retrainedPath, *scores, *oneRun); err != nil {
-		return err
-	}
 	var tensors []string
 	if *tensor != "" {
 		var err error
@@ -121,23 +98,14 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: %w", err)}
 		}
 	}
-	// without a claim (the defaults run the toolkit's own methods, and verify assumes none)
-	// the routes measure: their findings become measurements and no verdict is given
-	measure := !s.Claimed
-	if measure && *oneRun != "" {
-		return usagef("verify: --one-run judges a claim: give --epsilon and --delta, or a spec with claim.epsilon and claim.delta")
-	}
-	if measure && prenoise.set() {
-		return usagef("verify: --prenoise-unlearned checks a certificate against a claim: give --epsilon and --delta, or a spec with claim.epsilon and claim.delta")
-	}
-	if prenoise.set() && specPath == "" { // refused before any file is read
-		return usagef("verify: --prenoise-unlearned checks the certificate a spec declares: give --spec FILE with \"noise\": {\"sensitivity\": Δ, \"sigma\": σ}")
-	}
 	if setFlags(fs)["rank-p"] {
 		s.RandomisedRank, _ = spec.ParseRankP(rankP) // one of the choices the flag accepts
 	}
-	if err := utility.check(*scores, *oneRun, s, specPath, data.limits()); err != nil {
-		return err
+	in.Spec, in.SpecPath, in.Unlearned, in.Retrained, in.Scores = s, specPath, unlearnedPath, retrainedPath, *scores
+	in.References, in.Holdout, in.OneRun, in.Tensors, in.Workers = *references, *holdout, *oneRun, tensors, workers
+	in.CommandLine, in.Version, in.Date, in.Progress = resultFlags(fs), version, date, bar
+	if err := in.Check(); err != nil {
+		return usageError{err}
 	}
 	specOutputs(setFlags(fs), s, &out, formats)
 	outFormats, err := parseFormats(*formats) // refused before any work
@@ -146,7 +114,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	read := []outdir.Input{{Flag: "--spec", Path: specPath}, {Flag: "--unlearned", Path: unlearnedPath}, {Flag: "--retrained", Path: retrainedPath},
 		{Flag: "--references", Path: *references}, {Flag: "--holdout", Path: *holdout}, {Flag: "--one-run", Path: *oneRun},
-		{Flag: "--prenoise-unlearned", Path: prenoise.unlearned}, {Flag: "--prenoise-retrained", Path: prenoise.retrained}, {Flag: "--utility", Path: utility.file},
+		{Flag: "--prenoise-unlearned", Path: in.PrenoiseUnlearned}, {Flag: "--prenoise-retrained", Path: in.PrenoiseRetrained}, {Flag: "--utility", Path: in.Utility},
 		{Flag: "data.file", Path: s.Data.File}, {Flag: "data.labels", Path: s.Data.Labels}}
 	if err := checkOut("verify", out, reportNames(), read...); err != nil {
 		return err
@@ -161,220 +129,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := od.Remove(reportNames()...); err != nil {
 		return outErr("verify", err)
 	}
-	readFiles := func(path string) (*mat.Dense, []string, error) {
-		return artifact.LoadSampleTensors(path, tensors, data.limits())
-	}
-	if *scores || *oneRun != "" {
-		readFiles = func(path string) (*mat.Dense, []string, error) { return artifact.LoadScores(path, data.limits()) }
-	}
-	// a folder of large models takes seconds to read: a signal ends the wait
-	load := func(path string) (*mat.Dense, []string, error) {
-		type files struct {
-			m     *mat.Dense
-			names []string
-		}
-		r, err := interruptible(ctx, func() (files, error) {
-			m, names, err := readFiles(path)
-			return files{m, names}, err
-		})
-		return r.m, r.names, err
-	}
-	unlearned, uFiles, err := load(unlearnedPath)
+	rep, err := pipeline.Verify(ctx, in)
 	if err != nil {
-		if *scores { // a bad value is named by its model and record
-			err = s.NameCell(err, "", true)
-		}
-		return usageError{fmt.Errorf("verify: --unlearned: %w", err)}
-	}
-	if _, w := unlearned.Dims(); !*scores && *oneRun == "" {
-		if err := s.CheckModels(specPath, "--unlearned", unlearnedPath, w); err != nil {
-			return usageError{fmt.Errorf("verify: %w", err)}
-		}
-	}
-	var (
-		claim    audit.Claim
-		findings []audit.Finding
-		rFiles   []string
-		inputs   []reports.Input
-		what     string
-		ds       *loaded // the spec's data, when read
-		n, d     = unlearned.Dims()
-	)
-	var utilRetrained *mat.Dense // the retrained models or scores, for the utility
-	if *oneRun != "" {
-		plan, err := canary.ReadCanaryPlan(*oneRun)
-		if err != nil {
-			return usageError{fmt.Errorf("verify: --one-run: %w", err)}
-		}
-		r, c := unlearned.Dims()
-		if r != 1 && c != 1 {
-			return usageError{fmt.Errorf("verify: --unlearned %s: %d × %d scores; --one-run wants one score a canary (%d)", unlearnedPath, r, c, plan.Canaries)}
-		}
-		claim, findings, err = canary.VerifyOneRun(plan, unlearned.RawMatrix().Data, s)
-		if err != nil {
-			return usageError{fmt.Errorf("verify: --unlearned %s: %w", unlearnedPath, err)}
-		}
-		what = fmt.Sprintf("one training run: the published model's scores on %d canaries, included and deleted by the plan drawn from seed %d", plan.Canaries, plan.Seed)
-		in, err := reports.HashFile("canary plan", *oneRun)
-		if err != nil {
-			return usageError{fmt.Errorf("verify: %w", err)}
-		}
-		inputs = append(inputs, in)
-	} else if retrainedPath == "" {
-		if err := s.RequireMethod(specPath); err != nil {
-			return usageError{fmt.Errorf("verify: without --retrained the toolkit retrains by the spec's recipe: %w", err)}
-		}
-		data.setFromSpec(s, specPath)
-		if ds, err = data.load(ctx, s.Seed); err != nil {
+		if errors.Is(err, context.Canceled) {
 			return err
 		}
-		recipe, err := verify.NewRecipe(s, ds.ds)
-		if err != nil {
-			return usageError{fmt.Errorf("verify: %s: %w", specPath, err)}
-		}
-		var ret *mat.Dense
-		sctx, stop := bar.Steps(ctx, "verify: retraining by the recipe and playing the game") // a trials-needed search shows its settling's ETA
-		claim, findings, ret, err = verify.VerifyAgainstRecipe(sctx, unlearned, recipe, s, workers)
-		stop()
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return err
-			}
-			return usageError{err}
-		}
-		utilRetrained = ret
-		m, _ := ret.Dims()
-		what = fmt.Sprintf("%d unlearned model(s) of %d parameters trained elsewhere, against %d retrains by the spec's recipe (%s on %s)", n, d, m, recipe.Audited.Subject.Name(), ds.description)
-	} else {
-		retrained, files, err := load(retrainedPath)
-		if err != nil {
-			if *scores {
-				err = s.NameCell(err, "", true)
-			}
-			return usageError{fmt.Errorf("verify: --retrained: %w", err)}
-		}
-		rFiles = files
-		utilRetrained = retrained
-		var noisyWhat string
-		switch {
-		case prenoise.set(): // published with Gaussian noise: the parameters before it decide
-			var dset *reference.Dataset
-			if s.Data.File != "" {
-				data.setFromSpec(s, specPath)
-				if ds, err = data.load(ctx, s.Seed); err != nil {
-					return err
-				}
-				dset = ds.ds
-			}
-			var pre []reports.Input
-			sctx, stop := bar.Steps(ctx, "verify: the noise checks and the game on the published models")
-			claim, findings, pre, noisyWhat, err = prenoise.verify(sctx, load, unlearned, retrained, dset, s, specPath)
-			stop()
-			inputs = append(inputs, pre...)
-		case *scores:
-			if *references != "" {
-				if s.References, err = audit.LoadReferences(*references, data.limits()); err != nil {
-					return usageError{fmt.Errorf("verify: --references: %w", err)}
-				}
-				rFiles = append(rFiles, *references)
-			}
-			// the held-out scores are read and paired before the game, which takes seconds:
-			// a file that does not fit is refused at once
-			if err := s.CheckScoreColumns("verify: --unlearned", unlearnedPath, unlearned); err != nil {
-				return usageError{err}
-			}
-			var h *mat.Dense
-			if *holdout != "" {
-				if h, _, err = artifact.LoadScores(*holdout, data.limits()); err != nil {
-					return usageError{fmt.Errorf("verify: --holdout: %w", s.NameCell(err, "held-out record", false))}
-				}
-				if err := audit.CheckHoldout(unlearned, h); err != nil {
-					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
-				}
-			}
-			sctx, stop := bar.Steps(ctx, "verify: the game on the scores and its power")
-			claim, findings, err = verify.VerifyScores(sctx, unlearned, retrained, s)
-			stop()
-			if err == nil && *holdout != "" {
-				f, err := verify.VerifyHoldout(unlearned, h, s)
-				if err != nil {
-					return usageError{fmt.Errorf("verify: --holdout %s: %w", *holdout, err)}
-				}
-				findings = append(findings, f)
-				rFiles = append(rFiles, *holdout)
-			}
-		case s.Data.File != "": // the deleted records' losses, computed from the weights
-			data.setFromSpec(s, specPath)
-			if ds, err = data.load(ctx, s.Seed); err != nil {
-				return err
-			}
-			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = verify.VerifyModels(sctx, unlearned, retrained, ds.ds, s)
-			stop()
-		default:
-			sctx, stop := bar.Steps(ctx, "verify: the game on the models and its power")
-			claim, findings, err = verify.VerifyModels(sctx, unlearned, retrained, nil, s)
-			stop()
-		}
-		if err != nil {
-			return usageError{nonFiniteModel(err, "--unlearned", unlearnedPath, uFiles, "--retrained", retrainedPath, files)}
-		}
-		nr, _ := retrained.Dims()
-		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, nr, d)
-		if ds != nil {
-			what += "; the deleted records' losses computed on " + ds.description
-		}
-		if *scores {
-			what = fmt.Sprintf("per-record scores of %d unlearned and %d retrained models on %d records, computed elsewhere", n, nr, d)
-		}
-		if noisyWhat != "" {
-			what = noisyWhat
-		}
+		return usageError{err}
 	}
-	util, utilInputs, err := utility.measure(unlearned, utilRetrained, *oneRun != "", ds, s)
-	if err != nil {
-		return err
-	}
-	if measure {
-		claim, findings = spec.MeasurementClaim(claim, s.Delta), spec.AsMeasurements(findings, s.Delta, s.Confidence)
-	}
-	for _, f := range append([]string{specPath}, append(uFiles, rFiles...)...) {
-		if f == "" {
-			continue // no spec
-		}
-		role := "unlearned model"
-		switch {
-		case f == specPath:
-			role = "spec"
-		case f == *holdout:
-			role = "held-out scores"
-		case f == *references:
-			role = "reference scores"
-		case slices.Contains(rFiles, f):
-			role = "retrained model"
-		}
-		in, err := reports.HashFile(role, f)
-		if err != nil {
-			return usageError{fmt.Errorf("verify: %w", err)}
-		}
-		inputs = append(inputs, in)
-	}
-	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "verify", CommandLine: resultFlags(fs),
-		Seed: s.Seed, Trials: n, Confidence: reports.Number(s.Confidence), Inputs: inputs,
-		Data: reports.Data{Description: what}, Date: date,
-	}
-	if ds != nil {
-		rep.Inputs = append(slices.Clone(ds.inputs), rep.Inputs...)
-		rep.Data.Rows, rep.Data.Features, rep.Data.Preprocessing = ds.ds.Len(), ds.ds.Dim(), ds.preprocessing
-		for _, id := range s.Deletes {
-			rep.Data.Requests = append(rep.Data.Requests, reference.DeleteID(id).String())
-		}
-	}
-	rep.Subjects = append(rep.Subjects, reports.NewSubject("verify/"+s.SubjectName(), claim, findings))
-	rep.Subjects[len(rep.Subjects)-1].Utility = util
-	rep.Inputs = append(rep.Inputs, utilInputs...)
-	rep.Summarize()
 	if err := writeReport(od, rep, outFormats, nil); err != nil {
 		return outErr("verify", err)
 	}
@@ -384,26 +145,22 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !*asJSON {
 		printUtility(stdout, rep)
 	}
-	if measure {
+	if !s.Claimed {
 		return nil // a measurement has no verdict: exit 0
 	}
 	return verdictErr(audit.Verdict(rep.Summary.Verdict))
 }
 
-// nonFiniteModel names the file of the model whose statistic overflowed (an
-// *audit.NonFiniteError): the model's own file when a folder gave one a model, else the
-// flag's file and the model's row. Other errors are returned as they are.
-func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPath string, rFiles []string) error {
-	var ne *audit.NonFiniteError
-	if !errors.As(err, &ne) {
-		return err
+// printUtility prints the subjects' utility after the summary: a measurement, said to be
+// no verdict.
+func printUtility(w io.Writer, rep *reports.Report) {
+	for _, s := range rep.Subjects {
+		if s.Utility == nil {
+			continue
+		}
+		fmt.Fprintf(w, "utility of %s (a measurement, no verdict; mean ± SD over models, models × records):\n", s.Name)
+		for _, l := range s.Utility.Lines() {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
-	flag, path, files := uFlag, uPath, uFiles
-	if ne.Side == "retrained" {
-		flag, path, files = rFlag, rPath, rFiles
-	}
-	if len(files) > 1 && ne.Model < len(files) {
-		return fmt.Errorf("%s %s: %w", flag, files[ne.Model], err)
-	}
-	return fmt.Errorf("%s %s (row %d): %w", flag, path, ne.Model, err)
 }

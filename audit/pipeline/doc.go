@@ -1,0 +1,22 @@
+// Package pipeline turns an audit's inputs into its report, so that the CLI, props and a
+// library user get the same report from the same inputs, byte for byte.
+//
+// Two entry points do the work the audit command's subcommands name:
+//
+//   - Run runs a Plan — subjects (each method's audited variants), their checks and
+//     optionally their negative controls — through the trial engine, checks the trials
+//     side by side, and assembles the report (audit demo, audit run, and audit merge's
+//     report step).
+//   - Verify runs verify's inputs — models or per-record scores trained elsewhere, a
+//     recipe to retrain by, reference scores, held-out scores, a canary plan, pre-noise
+//     parameters, utility values — down the one route they call for, and assembles the
+//     report (audit verify).
+//
+// Around them: DataSource loads a dataset with its provenance, NewSubjects asks every
+// registered method for the subjects of a demo setup, and OneRun is the one-run demo's
+// report. The caller keeps where the report goes (the CLI writes it into its output
+// folder) and how it is printed.
+//
+// Errors name the CLI's flags (--unlearned, --data, …) or the spec's fields, as the
+// command prints them: the inputs here are the command's flags, by another name.
+package pipeline
