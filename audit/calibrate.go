@@ -9,8 +9,11 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
 )
 
 // A Calibration is what a short run on this machine measured of an audit, to say how long
@@ -35,7 +38,7 @@ type SubjectTiming struct {
 	// check (the two-family game, the membership game on its deleted records, …), so a
 	// planner can say what each needs, not the game's alone. Their Trials is the
 	// calibration's count.
-	Questions []Question
+	Questions []verdict.Question
 }
 
 // WithControls lists what an audit runs, in the order it runs them: each subject followed,
@@ -130,7 +133,7 @@ func Calibrate(ctx context.Context, subjects []Audited, seed uint64, workers int
 }
 
 // timeCheck runs a's check on results, and says how long it took and what it found.
-func timeCheck(ctx context.Context, a Audited, results []trials.TrialResult) (time.Duration, []Finding, error) {
+func timeCheck(ctx context.Context, a Audited, results []trials.TrialResult) (time.Duration, []verdict.Finding, error) {
 	t0 := clock()
 	fs, err := a.Check(ctx, results)
 	if err != nil {
@@ -161,7 +164,7 @@ type Prediction struct {
 // bound there.
 func (c Calibration) Predict(trials, shards int) Prediction {
 	p := Prediction{Trials: trials, Shards: shards}
-	part := Shard{Index: 0, Count: max(shards, 1)}.Trials(trials) // part 0 is the largest
+	part := trialspkg.Shard{Index: 0, Count: max(shards, 1)}.Trials(trials) // part 0 is the largest
 	var run, runPart, check time.Duration
 	for _, s := range c.Subjects {
 		run += scale(s.PerTrial, trials)

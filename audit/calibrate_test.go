@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -35,7 +37,7 @@ func TestCalibrationPredict(t *testing.T) {
 func TestCalibrate(t *testing.T) {
 	sub := counting(-1)
 	checked := 0
-	a := Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]Finding, error) {
+	a := Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		checked++
 		time.Sleep(time.Millisecond)
 		return nil, nil
@@ -68,7 +70,7 @@ func TestCalibrateCountsEachCountOnce(t *testing.T) {
 	clock = func() time.Time { return start.Add(elapsed) }
 	const perTrial = time.Millisecond
 	paid := map[int]bool{}
-	a := Audited{Subject: counting(-1), Check: func(ctx context.Context, r []trials.TrialResult) ([]Finding, error) {
+	a := Audited{Subject: counting(-1), Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		if !paid[len(r)] { // the cost of this count, once
 			paid[len(r)] = true
 			elapsed += time.Duration(len(r)) * perTrial

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -35,7 +38,7 @@ func TestChecksReportTheirCount(t *testing.T) {
 				t.Fatalf("%s: %v", m.Name(), err)
 			}
 			for _, a := range subjects {
-				results, err := audit.Engine{}.Run(context.Background(), a.Subject, 1, audit.MinEmpiricalTrials)
+				results, err := trials.Engine{}.Run(context.Background(), a.Subject, 1, checks.MinEmpiricalTrials)
 				if err != nil {
 					t.Fatalf("%s: %v", a.Subject.Name(), err)
 				}

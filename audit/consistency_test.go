@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
@@ -68,7 +71,7 @@ func TestReportConsistency(t *testing.T) {
 			// the leak: unlearned models' values moved by shift, up or down, so that rules
 			// decide in both directions; 0 is an honest pair
 			shift: rapid.SampledFrom([]float64{0, 0.5, 2, 20}).Draw(t, "shift"),
-			nu:    rapid.IntRange(audit.MinEmpiricalTrials, 48).Draw(t, "unlearned"),
+			nu:    rapid.IntRange(checks.MinEmpiricalTrials, 48).Draw(t, "unlearned"),
 			k:     rapid.IntRange(1, 4).Draw(t, "records"),
 		}
 		if rapid.Bool().Draw(t, "down") {
@@ -76,14 +79,14 @@ func TestReportConsistency(t *testing.T) {
 		}
 		c.nr = c.nu
 		if rapid.Bool().Draw(t, "unequal sides") {
-			c.nr = rapid.IntRange(audit.MinEmpiricalTrials, 48).Draw(t, "retrained")
+			c.nr = rapid.IntRange(checks.MinEmpiricalTrials, 48).Draw(t, "retrained")
 		}
 		switch c.route {
 		case "references":
 			c.m = rapid.IntRange(4, 16).Draw(t, "references")
 		case "one model": // up to 80 retrains: from 55, one model below them all FAILs at δ = 1e-3
-			c.nu = rapid.IntRange(1, audit.MinEmpiricalTrials-1).Draw(t, "production models")
-			c.nr = rapid.IntRange(audit.MinEmpiricalTrials, 80).Draw(t, "retrains")
+			c.nu = rapid.IntRange(1, checks.MinEmpiricalTrials-1).Draw(t, "production models")
+			c.nr = rapid.IntRange(checks.MinEmpiricalTrials, 80).Draw(t, "retrains")
 		case "holdout":
 			c.m = rapid.IntRange(2, 300).Draw(t, "held-out records")
 		case "one-run":
@@ -139,7 +142,7 @@ func (c consistencyCase) run(t fataler) string {
 	ctx := context.Background()
 	s := &spec.Spec{Epsilon: 1, Delta: c.delta, Confidence: 0.95, PowerAgainst: 2, Seed: c.specSeed}
 	if c.confidences {
-		s.Scores = audit.ConfidenceScores
+		s.Scores = checks.ConfidenceScores
 	}
 	rng := rand.New(rand.NewPCG(c.seed, 7))
 	draw := func(n, d int, shift float64) *mat.Dense {
@@ -151,14 +154,14 @@ func (c consistencyCase) run(t fataler) string {
 		}
 		return m
 	}
-	var fs []audit.Finding
+	var fs []verdict.Finding
 	var err error
 	var u, r *mat.Dense // one record's scores, for the AUC's recomputation
 	switch c.route {
 	case "scores", "references":
 		u, r = draw(c.nu, c.k, c.shift), draw(c.nr, c.k, 0)
 		if c.route == "references" {
-			s.References = &audit.References{Scores: mat.NewDense(2*c.m, c.k, nil), In: make([][]bool, 2*c.m)}
+			s.References = &checks.References{Scores: mat.NewDense(2*c.m, c.k, nil), In: make([][]bool, 2*c.m)}
 			for i := range 2 * c.m {
 				s.References.In[i] = make([]bool, c.k)
 				for j := range c.k {
@@ -203,9 +206,9 @@ func (c consistencyCase) run(t fataler) string {
 		for i := range hold {
 			hold[i] = rng.NormFloat64()
 		}
-		var f audit.Finding
-		f, err = audit.HoldoutMembership(forget, hold, ids, 0.95, s.Seed)
-		fs = []audit.Finding{f}
+		var f verdict.Finding
+		f, err = checks.HoldoutMembership(forget, hold, ids, 0.95, s.Seed)
+		fs = []verdict.Finding{f}
 	case "one-run":
 		plan, member := make([]bool, c.m), make([]float64, c.m)
 		for i := range plan {
@@ -216,9 +219,9 @@ func (c consistencyCase) run(t fataler) string {
 			}
 		}
 		plan[0], plan[1] = true, false // both kinds
-		var f audit.Finding
+		var f verdict.Finding
 		f, err = canary.OneRunFinding("t", plan, member, s.Epsilon, s.Delta, 0.95)
-		fs = []audit.Finding{f}
+		fs = []verdict.Finding{f}
 		if err == nil {
 			checkOneRun(t, f, plan, member, s)
 		}
@@ -228,9 +231,9 @@ func (c consistencyCase) run(t fataler) string {
 	}
 	// the references route measures the references' deletion against the audited one
 	// beside its game: a measurement with no verdict and no deciding statistic
-	var decided []audit.Finding
+	var decided []verdict.Finding
 	for _, f := range fs {
-		if c.route != "references" || f.Kind != audit.Measurement {
+		if c.route != "references" || f.Kind != verdict.Measurement {
 			decided = append(decided, f)
 		}
 	}
@@ -266,18 +269,18 @@ type fataler interface {
 }
 
 // estimate is the finding's estimate whose name starts with prefix.
-func estimate(f audit.Finding, prefix string) (audit.Estimate, bool) {
+func estimate(f verdict.Finding, prefix string) (verdict.Estimate, bool) {
 	for _, e := range f.Estimates {
 		if strings.HasPrefix(e.Name, prefix) {
 			return e, true
 		}
 	}
-	return audit.Estimate{}, false
+	return verdict.Estimate{}, false
 }
 
 // checkHeldOut: the bound, counts, rates, resolution and the deciding statistic's figures
 // of a split game's finding agree.
-func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
+func checkHeldOut(t fataler, f verdict.Finding, s *spec.Spec) {
 	h := f.HeldOut
 	conf := f.Power.Question.Confidence // each test's, after the route's correction
 	c := h.Counts()
@@ -291,7 +294,7 @@ func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
 	if math.Float64bits(res) != math.Float64bits(h.Resolution) || f.Measured > h.Resolution {
 		t.Fatalf("ε ≥ %v against the stated resolution %v; the counts' is %v", f.Measured, h.Resolution, res)
 	}
-	if c.Pos == c.Neg && h.Resolution != epsilon.MaxCertifiable(2*c.Pos, s.Delta, conf, epsilon.Split) {
+	if c.Pos == c.Neg && h.Resolution != epsilon.MaxCertifiable(2*c.Pos, s.Delta, conf, threshold.Split) {
 		t.Fatalf("resolution %v is not MaxCertifiable's", h.Resolution)
 	}
 	tpr, fpr := float64(c.TP)/float64(c.Pos), float64(c.FP)/float64(c.Neg)
@@ -300,7 +303,7 @@ func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
 	if !ok1 || !ok2 || et.Value != tpr || ef.Value != fpr {
 		t.Fatalf("held-out rates %v and %v printed; the counts give %v and %v", et.Value, ef.Value, tpr, fpr)
 	}
-	if f.Verdict == audit.Fail && !(tpr > fpr) {
+	if f.Verdict == verdict.Fail && !(tpr > fpr) {
 		t.Fatalf("a FAIL whose rule's held-out TPR %v is not above its FPR %v", tpr, fpr)
 	}
 	auc, ok := estimate(f, "AUC of the deciding statistic")
@@ -314,7 +317,7 @@ func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
 	if floor := tpr * (1 - fpr); auc.Value < floor-1e-12 {
 		t.Fatalf("AUC %v below %v, the least area of a ROC through the rule's held-out point (%v, %v): not the rule's direction", auc.Value, floor, fpr, tpr)
 	}
-	if f.Verdict == audit.Fail && auc.Value < 0.5 {
+	if f.Verdict == verdict.Fail && auc.Value < 0.5 {
 		t.Fatalf("a FAIL prints AUC %v for its deciding statistic", auc.Value)
 	}
 	for _, level := range []float64{0.001, 0.01} {
@@ -331,7 +334,7 @@ func checkHeldOut(t fataler, f audit.Finding, s *spec.Spec) {
 // checkOneRecordAUC: with one record the deciding statistic (the mean or the median of one
 // score) is the score itself, so its AUC is recomputed from the held-out halves, oriented
 // by the rule.
-func checkOneRecordAUC(t fataler, f audit.Finding, u, r *mat.Dense) {
+func checkOneRecordAUC(t fataler, f verdict.Finding, u, r *mat.Dense) {
 	nu, _ := u.Dims()
 	nr, _ := r.Dims()
 	pos, neg := mat.Col(nil, 0, u)[nu/2:], mat.Col(nil, 0, r)[nr/2:]
@@ -351,7 +354,7 @@ func checkOneRecordAUC(t fataler, f audit.Finding, u, r *mat.Dense) {
 
 // checkPower: the power, smallest factor and trials needed are the planner's answers to
 // the printed question.
-func checkPower(t fataler, ctx context.Context, f audit.Finding, n int) {
+func checkPower(t fataler, ctx context.Context, f verdict.Finding, n int) {
 	p := f.Power
 	if p == nil || p.Question == nil {
 		t.Fatalf("no power or question")
@@ -373,7 +376,7 @@ func checkPower(t fataler, ctx context.Context, f audit.Finding, n int) {
 	if p.Power != want.Power || p.StdErr != want.StdErr || p.SmallestFactor != smallest {
 		t.Fatalf("power %v ± %v, smallest %v×; the planner says %v ± %v, %v× for %+v", p.Power, p.StdErr, p.SmallestFactor, want.Power, want.StdErr, smallest, spec)
 	}
-	if f.Verdict != audit.Inconclusive {
+	if f.Verdict != verdict.Inconclusive {
 		if f.TrialsNeeded != 0 {
 			t.Fatalf("%s with %d trials needed", f.Verdict, f.TrialsNeeded)
 		}
@@ -390,27 +393,27 @@ func checkPower(t fataler, ctx context.Context, f audit.Finding, n int) {
 
 // checkRank: the rank check's verdict is its p-value against the threshold it states, and
 // an INCONCLUSIVE names the game's count.
-func checkRank(t fataler, ctx context.Context, f audit.Finding, s *spec.Spec) {
+func checkRank(t fataler, ctx context.Context, f verdict.Finding, s *spec.Spec) {
 	k := f.Trials
 	if want := ((1-s.Confidence)/float64(k) - s.Delta) / math.Exp(s.Epsilon); f.Bound != want {
 		t.Fatalf("threshold %v; ((1 − c)/k − δ)/e^ε = %v", f.Bound, want)
 	}
-	if fail := f.Bound > 0 && f.Measured <= f.Bound; fail != (f.Verdict == audit.Fail) || f.Verdict == audit.Pass {
+	if fail := f.Bound > 0 && f.Measured <= f.Bound; fail != (f.Verdict == verdict.Fail) || f.Verdict == verdict.Pass {
 		t.Fatalf("%s with p = %v against t = %v", f.Verdict, f.Measured, f.Bound)
 	}
-	if f.Verdict == audit.Inconclusive {
-		spec := epsilon.PowerSpec{Claim: s.Epsilon, Factor: s.PowerAgainst, Power: audit.PowerTarget, Delta: s.Delta, Conf: s.Confidence}
+	if f.Verdict == verdict.Inconclusive {
+		spec := epsilon.PowerSpec{Claim: s.Epsilon, Factor: s.PowerAgainst, Power: verdict.PowerTarget, Delta: s.Delta, Conf: s.Confidence}
 		need, _, err := epsilon.TrialsToDetect(ctx, spec)
-		if err == nil && f.TrialsNeeded != max(need, audit.MinEmpiricalTrials) {
+		if err == nil && f.TrialsNeeded != max(need, checks.MinEmpiricalTrials) {
 			t.Fatalf("INCONCLUSIVE needing %d; `audit plan` answers %d", f.TrialsNeeded, need)
 		}
 	}
 }
 
 // checkHoldout: the holdout's TPRs are its stated counts' rates, within their levels.
-func checkHoldout(t fataler, f audit.Finding) {
+func checkHoldout(t fataler, f verdict.Finding) {
 	ms := f.Membership
-	if f.Verdict != audit.Inconclusive || ms == nil || len(ms.TPR) == 0 {
+	if f.Verdict != verdict.Inconclusive || ms == nil || len(ms.TPR) == 0 {
 		t.Fatalf("holdout: %s, %+v", f.Verdict, ms)
 	}
 	for _, r := range ms.TPR {
@@ -424,7 +427,7 @@ func checkHoldout(t fataler, f audit.Finding) {
 }
 
 // checkOneRun: a one-run bound is at most the run's best case, and FAILs exactly above 2ε.
-func checkOneRun(t fataler, f audit.Finding, plan []bool, member []float64, s *spec.Spec) {
+func checkOneRun(t fataler, f verdict.Finding, plan []bool, member []float64, s *spec.Spec) {
 	in, _, err := onerun.SplitScores(plan, member)
 	if err != nil {
 		t.Fatalf("%v", err)
@@ -437,7 +440,7 @@ func checkOneRun(t fataler, f audit.Finding, plan []bool, member []float64, s *s
 	if f.Measured > best || !strings.Contains(f.Detail, fmt.Sprintf("could show ε ≥ %.3g", best)) {
 		t.Fatalf("one-run: ε ≥ %v, the run's best %v: %s", f.Measured, best, f.Detail)
 	}
-	if (f.Measured > eps2) != (f.Verdict == audit.Fail) {
+	if (f.Measured > eps2) != (f.Verdict == verdict.Fail) {
 		t.Fatalf("one-run: %s with ε ≥ %v against 2ε = %v", f.Verdict, f.Measured, eps2)
 	}
 	if e, ok := estimate(f, "AUROC"); !ok || e.Value < 0.5 {

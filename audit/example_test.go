@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -13,8 +16,8 @@ import (
 type shift struct{ gap, sigma float64 }
 
 func (s shift) Name() string { return "shift" }
-func (s shift) Claim() audit.Claim {
-	return audit.Claim{Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6, Rho: 0.0175}
+func (s shift) Claim() verdict.Claim {
+	return verdict.Claim{Guarantee: "(ε, δ)-unlearning", Epsilon: 1, Delta: 1e-6, Rho: 0.0175}
 }
 func (s shift) publish(mean float64, st reference.Streams, purpose string) reference.Release {
 	secret := []float64{mean, 0, 0}
@@ -36,11 +39,11 @@ func (s shift) Retrained(_ context.Context, st reference.Streams) (reference.Rel
 // added, so its estimate is 0.0097 with an interval around the exact value.
 func ExampleEngine_Run() {
 	s := shift{gap: 0.01, sigma: 0.1}
-	trials, err := audit.Engine{Workers: 2}.Run(context.Background(), s, 1, 500)
+	trials, err := trials.Engine{Workers: 2}.Run(context.Background(), s, 1, 500)
 	if err != nil {
 		panic(err)
 	}
-	findings, _ := audit.GaussianRelease{Prefix: "shift", Sigma: 0.1, Rho: 0.0175, Epsilon: 1, Delta: 1e-6}.Check(trials)
+	findings, _ := checks.GaussianRelease{Prefix: "shift", Sigma: 0.1, Rho: 0.0175, Epsilon: 1, Delta: 1e-6}.Check(trials)
 	for _, f := range findings {
 		fmt.Printf("%s %s: %.4f ≤ %.4f\n", f.Verdict, f.Check, f.Measured, f.Bound)
 	}
@@ -57,9 +60,9 @@ func ExampleRankCheck() {
 	for i := range retrains {
 		retrains[i] = 0.30 + float64(i)/1000
 	}
-	f, _ := audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play(context.Background(), "mean loss over the deleted records", []float64{0.12}, retrains)
+	f, _ := checks.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play(context.Background(), "mean loss over the deleted records", []float64{0.12}, retrains)
 	fmt.Println(f.Verdict, f.Comparison, fmt.Sprintf("%.4f", f.Bound))
-	f, _ = audit.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play(context.Background(), "mean loss over the deleted records", []float64{0.33}, retrains)
+	f, _ = checks.RankCheck{Check: "rank", Epsilon: 1, Delta: 1e-3, Seed: 1}.Play(context.Background(), "mean loss over the deleted records", []float64{0.33}, retrains)
 	fmt.Println(f.Verdict)
 	// Output:
 	// FAIL > 0.0180
@@ -72,9 +75,9 @@ func ExampleRankCheck() {
 // line having read no more than that.
 func ExampleMaxTrialLineBytes() {
 	for _, p := range []int{20, 1_000_000} {
-		fmt.Printf("p = %d: %d bytes\n", p, audit.MaxTrialLineBytes(p))
+		fmt.Printf("p = %d: %d bytes\n", p, trials.MaxTrialLineBytes(p))
 	}
-	fmt.Println("unknown:", audit.MaxTrialLineBytes(0))
+	fmt.Println("unknown:", trials.MaxTrialLineBytes(0))
 	// Output:
 	// p = 20: 69376 bytes
 	// p = 1000000: 192065536 bytes

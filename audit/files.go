@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
 // RunArgs runs the experiment with its settings given as command-line flags (argv), the
 // others at their defaults: "audit reproduce NAME argv…" without the printing and the
 // writing.
-func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []string) (*Reproduced, error) {
+func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []string) (*verdict.Reproduced, error) {
 	fs := flag.NewFlagSet(e.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	args := BindFlags(fs, e.Params)

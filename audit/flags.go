@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
@@ -113,7 +115,7 @@ func (b Bounds) FlagSet(name string) (fs *flag.FlagSet, variant *string, args Ar
 }
 
 // Certify computes the named variant's certificate.
-func (b Bounds) Certify(ctx context.Context, variant string, args Args) ([]Row, error) {
+func (b Bounds) Certify(ctx context.Context, variant string, args Args) ([]verdict.Row, error) {
 	if !slices.ContainsFunc(b.Variants, func(v Variant) bool { return v.Name == variant }) {
 		names := make([]string, len(b.Variants))
 		for i, v := range b.Variants {
@@ -142,7 +144,7 @@ func (b Bounds) Certify(ctx context.Context, variant string, args Args) ([]Row, 
 
 // Run parses command-line arguments as the certificate's flags and computes it: the whole
 // of "audit bounds NAME" but the printing.
-func (b Bounds) Run(ctx context.Context, argv []string) ([]Row, error) {
+func (b Bounds) Run(ctx context.Context, argv []string) ([]verdict.Row, error) {
 	fs, variant, args := b.FlagSet("bounds")
 	fs.SetOutput(io.Discard)
 	if err := ParseFlags(fs, argv); err != nil {

@@ -5,7 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
@@ -37,7 +38,7 @@ func TestHonestPairFiguresAreHeldOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fs[0]
-	if f.Verdict == audit.Fail {
+	if f.Verdict == verdict.Fail {
 		t.Fatalf("an honest pair FAILs: %s", f.Detail)
 	}
 	for _, e := range f.Estimates {

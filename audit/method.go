@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -129,7 +133,7 @@ type Bounds struct {
 	// Compute returns the certificate's rows, in order. Its errors are bad input and name
 	// the parameter at fault, or ctx's error when ctx is done first (a deletion capacity
 	// searches up to n).
-	Compute func(ctx context.Context, variant string, args Args) ([]Row, error)
+	Compute func(ctx context.Context, variant string, args Args) ([]verdict.Row, error)
 }
 
 // An Experiment is a paper's experiment "audit reproduce NAME" re-runs. Run computes and
@@ -140,7 +144,7 @@ type Experiment struct {
 	Summary string // one line (or two) for the list of experiments
 	About   string // a paragraph for the help
 	Params  []Param
-	Run     func(ctx context.Context, env ExperimentEnv, args Args) (*Reproduced, error)
+	Run     func(ctx context.Context, env ExperimentEnv, args Args) (*verdict.Reproduced, error)
 }
 
 // ExperimentEnv is what the front end gives every experiment.
@@ -246,8 +250,8 @@ func (a Args) String(name string) string { return a.values[name] }
 // Audited is a subject with the checks that judge its trials. Check has one signature
 // for every method.
 type Audited struct {
-	Subject Subject
-	Check   func(ctx context.Context, results []TrialResult) ([]Finding, error)
+	Subject trials.Subject
+	Check   func(ctx context.Context, results []trials.TrialResult) ([]verdict.Finding, error)
 	// Controls are negative controls: the same audit of mutants of the method with a known
 	// bug, which it must FAIL. Run beside the subject (--controls), they show which real
 	// bugs the audit catches on this data and trial count; one it does not catch is a
@@ -268,7 +272,7 @@ type Control struct {
 // bug, so its trials are never mixed with Of's. It runs its trials one at a time (it is
 // never a BatchSubject), each through Run.
 type Mutant struct {
-	Of  Subject
+	Of  trials.Subject
 	Bug string
 	Run func(ctx context.Context, st reference.Streams) (reference.Release, error)
 }
@@ -278,10 +282,10 @@ func (m Mutant) Name() string { return m.Of.Name() + "~" + m.Bug }
 
 // Params is Of's (0, unknown, when Of does not say): a control's models are the
 // subject's, with a bug.
-func (m Mutant) Params() int { return ParamsOf(m.Of) }
+func (m Mutant) Params() int { return trials.ParamsOf(m.Of) }
 
 // Claim is Of's.
-func (m Mutant) Claim() Claim { return m.Of.Claim() }
+func (m Mutant) Claim() verdict.Claim { return m.Of.Claim() }
 
 // Unlearned is the buggy run.
 func (m Mutant) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {
@@ -295,7 +299,7 @@ func (m Mutant) Retrained(ctx context.Context, st reference.Streams) (reference.
 
 // Fingerprint is Of's configuration and the bug.
 func (m Mutant) Fingerprint() string {
-	if f, ok := m.Of.(Fingerprinter); ok {
+	if f, ok := m.Of.(trials.Fingerprinter); ok {
 		return f.Fingerprint() + "~" + m.Bug
 	}
 	return "~" + m.Bug
@@ -570,10 +574,10 @@ var (
 // The audit's own settings, declared once for the demo's flags and the spec file's fields.
 var (
 	TrialsParam = Param{Name: "trials", Usage: "trials per audited method", Default: "200",
-		Kind: Integer, Range: fmt.Sprintf("[%d, %d]", MinEmpiricalTrials, MaxTrials)}
+		Kind: Integer, Range: fmt.Sprintf("[%d, %d]", checks.MinEmpiricalTrials, trials.MaxTrials)}
 	ConfidenceParam   = Param{Name: "confidence", Usage: "confidence level of the statistical checks", Default: "0.95", Kind: Number, Range: "(0, 1)"}
 	PowerAgainstParam = Param{Name: "power-against", Usage: "an empirical PASS must catch, with 80 % power, a Gaussian pair at this multiple F of the claimed ε",
-		Default: strconv.FormatFloat(DefaultPowerAgainst, 'g', -1, 64), Kind: Number, Range: "(1, 1000]"}
+		Default: strconv.FormatFloat(verdict.DefaultPowerAgainst, 'g', -1, 64), Kind: Number, Range: "(1, 1000]"}
 	LambdaParam  = Param{Name: "lambda", Usage: "L2 weight λ of the logistic loss (its strong convexity)", Default: "0.05", Kind: Number, Range: "(0, inf)"}
 	EpsilonParam = Param{Name: "epsilon", Usage: "target ε", Default: "1", Kind: Number, Range: "(0, inf)"}
 	DeltaParam   = Param{Name: "delta", Usage: "target δ", Default: "1e-6", Kind: Number, Range: "(0, 1)"}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -234,13 +237,13 @@ func TestBoundsRun(t *testing.T) {
 	b := audit.Bounds{
 		Variants: []audit.Variant{{Name: "first"}, {Name: "second"}},
 		Params:   []audit.Param{{Name: "k", Default: "2"}, {Name: "loud", Bool: true, Default: "false"}},
-		Compute: func(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+		Compute: func(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
 			k, err := args.Int("k")
 			if err != nil {
 				return nil, err
 			}
 			loud, _ := args.Bool("loud")
-			return []audit.Row{{Key: "variant", Value: variant}, {Key: "k", Value: k}, {Key: "loud", Value: loud}, {Key: "k_given", Value: args.Given("k")}}, nil
+			return []verdict.Row{{Key: "variant", Value: variant}, {Key: "k", Value: k}, {Key: "loud", Value: loud}, {Key: "k_given", Value: args.Given("k")}}, nil
 		},
 	}
 	rows, err := b.Run(context.Background(), []string{"--loud", "--k", "7"})
@@ -316,15 +319,15 @@ func TestConfigFingerprint(t *testing.T) {
 	}
 	ups := []reference.Update{reference.DeleteID(3)}
 	recs := []reference.Record{{ID: 99, X: []float64{1, 0}, Y: 1}}
-	base := audit.ConfigFingerprint("h", ds, ups, recs)
-	if again := audit.ConfigFingerprint("h", ds, ups, recs); again != base {
+	base := trials.ConfigFingerprint("h", ds, ups, recs)
+	if again := trials.ConfigFingerprint("h", ds, ups, recs); again != base {
 		t.Fatal("the same configuration gave two fingerprints")
 	}
 	for name, fp := range map[string]string{
-		"header":  audit.ConfigFingerprint("h2", ds, ups, recs),
-		"data":    audit.ConfigFingerprint("h", other, ups, recs),
-		"updates": audit.ConfigFingerprint("h", ds, []reference.Update{reference.DeleteID(4)}, recs),
-		"records": audit.ConfigFingerprint("h", ds, ups, nil),
+		"header":  trials.ConfigFingerprint("h2", ds, ups, recs),
+		"data":    trials.ConfigFingerprint("h", other, ups, recs),
+		"updates": trials.ConfigFingerprint("h", ds, []reference.Update{reference.DeleteID(4)}, recs),
+		"records": trials.ConfigFingerprint("h", ds, ups, nil),
 	} {
 		if fp == base {
 			t.Errorf("a different %s gave the same fingerprint", name)
@@ -344,7 +347,7 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-// Every demo subject and control says its models' dimension (audit.Dimensioned), which
+// Every demo subject and control says its models' dimension (trials.Dimensioned), which
 // bounds its checkpoint lines (a sharded run records it, and a merge needs it), and says
 // it right: no vector of a trial's releases is longer, and the published models have
 // exactly that many coordinates.
@@ -369,7 +372,7 @@ func TestDemoSubjectsSayTheirDimension(t *testing.T) {
 		}
 		for _, a := range audit.WithControls(got, true) {
 			s := a.Subject
-			p := audit.ParamsOf(s)
+			p := trials.ParamsOf(s)
 			if p <= 0 {
 				t.Errorf("%s: Params %d; want its dimension", s.Name(), p)
 				continue

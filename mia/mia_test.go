@@ -224,7 +224,7 @@ func dpAUCMax(eps, delta float64) float64 {
 // error near 0.013, so it fails only an AUC above about 0.58. The sensitivity bound is far
 // above the real influence of a record, so even noise cut 100-fold leaves the AUC at 0.55,
 // which passes; what it does catch is a missing mechanism (σ = 0, AUC 0.83), the control
-// below. Tighter leaks are the empirical game's job (audit.EmpiricalRelease), which states
+// below. Tighter leaks are the empirical game's job (checks.EmpiricalRelease), which states
 // its power.
 func TestLiRAOnDifferentiallyPrivateModel(t *testing.T) {
 	ds, err := reference.SyntheticClassification(100, 50, 3)

@@ -6,7 +6,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -130,18 +133,18 @@ func TestControlsMustFail(t *testing.T) {
 		if !ctl.empirical {
 			continue
 		}
-		res := make([]audit.TrialResult, 200)
+		res := make([]trials.TrialResult, 200)
 		for i := range res {
 			st := reference.Streams{Seed: 7, Trial: i}
-			res[i] = audit.TrialResult{Index: i,
+			res[i] = trials.TrialResult{Index: i,
 				Unlearned: reference.Release{Published: noisy(ctl.mean, ctl.sigma, st, "u")},
 				Retrained: reference.Release{Published: noisy(r, ctl.sigma, st, "r")}}
 		}
-		f, err := audit.EmpiricalRelease{Prefix: "ctl", Epsilon: p.Epsilon, Delta: p.Delta}.Check(context.Background(), res)
+		f, err := checks.EmpiricalRelease{Prefix: "ctl", Epsilon: p.Epsilon, Delta: p.Delta}.Check(context.Background(), res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Verdict != audit.Fail {
+		if f.Verdict != verdictpkg.Fail {
 			t.Errorf("%s: the empirical route says %v (ε_LB %.3f)", ctl.name, f.Verdict, f.Measured)
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/artifact"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -72,18 +75,18 @@ func (o options) inconclusive(t ReportTB, format string, args ...any) {
 //   - Reproducibility: a trial run twice with the same streams publishes the same model,
 //     and every model has the same length. An audit of a method that is not a function of
 //     its data and streams measures nothing.
-//   - The game (audit.EmpiricalRelease): a violation of the claim shown at 95 %
+//   - The game (checks.EmpiricalRelease): a violation of the claim shown at 95 %
 //     confidence fails the test, naming the ε it shows. A game without the power to catch
 //     a 2× violation is not a pass: it is logged as INCONCLUSIVE with the trials that would
 //     decide, and the test does not fail for it unless FailInconclusive is given.
 //
 // It returns the game's finding for further assertions.
-func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trials int, seed uint64, opts ...Option) audit.Finding {
+func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trials int, seed uint64, opts ...Option) verdict.Finding {
 	t.Helper()
 	remaining, err := data.Without(deletes...)
 	if err != nil {
 		t.Errorf("%s: the deletions: %v", u.Name, err)
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
 	ctx := context.Background()
 	s := reference.Streams{Seed: seed, Trial: 0}
@@ -93,19 +96,19 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 	switch {
 	case errA != nil || errB != nil || errR != nil:
 		t.Errorf("%s: trial 0: unlearn %v, %v; retrain %v", u.Name, errA, errB, errR)
-		return audit.Finding{}
+		return verdict.Finding{}
 	case !slices.Equal(a, b):
 		t.Errorf("%s: Unlearn published different models from the same streams: take every random choice from the streams given", u.Name)
-		return audit.Finding{}
+		return verdict.Finding{}
 	case len(a) != len(r) || len(a) == 0:
 		t.Errorf("%s: Unlearn publishes %d parameters, Retrain %d", u.Name, len(a), len(r))
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
 	subject := &unlearnerSubject{u: u, data: data, remaining: remaining, deletes: deletes}
-	results, err := audit.Engine{}.Run(ctx, subject, seed, trials)
+	results, err := trialspkg.Engine{}.Run(ctx, subject, seed, trials)
 	if err != nil {
 		t.Errorf("%s: %v", u.Name, err)
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
 	return playGame(t, u.Name, u.Epsilon, u.Delta, seed, results, collect(opts))
 }
@@ -113,17 +116,17 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 // playGame runs the distinguishing game on the trials and reports its verdict: a FAIL
 // fails the test, an INCONCLUSIVE is logged with the trials that would decide (an error
 // with FailInconclusive).
-func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []audit.TrialResult, o options) audit.Finding {
+func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []trialspkg.TrialResult, o options) verdict.Finding {
 	t.Helper()
-	f, err := audit.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(context.Background(), results)
+	f, err := checks.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(context.Background(), results)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
 	switch f.Verdict {
-	case audit.Fail:
+	case verdict.Fail:
 		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows ε ≥ %.3g over %d trials (%s)", name, epsilon, delta, f.Title, f.Measured, len(results), f.Detail)
-	case audit.Inconclusive:
+	case verdict.Inconclusive:
 		o.inconclusive(t, "%s: INCONCLUSIVE (not a pass: about %d trials per side would decide): %s", name, f.TrialsNeeded, f.Detail)
 	}
 	return f
@@ -137,7 +140,7 @@ func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, resu
 // per side that would (FailInconclusive makes it fail the test). Files that cannot be read, or samples of different shapes, fail
 // the test naming the file. Fewer unlearned models — one production model — need
 // per-record scores: CheckSavedScores.
-func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
+func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) verdict.Finding {
 	t.Helper()
 	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, verify.VerifySamples, collect(opts))
 }
@@ -147,37 +150,37 @@ func CheckSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta fl
 // records' mean and median loss with 8 unlearned models or more, and with fewer, down to
 // one, the rank test of their mean loss among the retrains, which can fail the test and
 // never passes it.
-func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) audit.Finding {
+func CheckSavedScores(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64, opts ...Option) verdict.Finding {
 	t.Helper()
 	return checkSaved(t, name, unlearned, retrained, epsilon, delta, seed, verify.VerifyScores, collect(opts))
 }
 
 func checkSaved(t ReportTB, name, unlearned, retrained string, epsilon, delta float64, seed uint64,
-	verify func(ctx context.Context, u, r *mat.Dense, s *spec.Spec) (audit.Claim, []audit.Finding, error), o options) audit.Finding {
+	verify func(ctx context.Context, u, r *mat.Dense, s *spec.Spec) (verdict.Claim, []verdict.Finding, error), o options) verdict.Finding {
 	t.Helper()
 	u, _, err := artifact.LoadSample(unlearned, reference.Limits{})
 	if err != nil {
 		t.Errorf("%s: unlearned models: %v", name, err)
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
 	r, _, err := artifact.LoadSample(retrained, reference.Limits{})
 	if err != nil {
 		t.Errorf("%s: retrained models: %v", name, err)
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
-	s := &spec.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: audit.DefaultPowerAgainst, Seed: seed}
+	s := &spec.Spec{MethodLabel: name, Epsilon: epsilon, Delta: delta, Confidence: 0.95, PowerAgainst: verdict.DefaultPowerAgainst, Seed: seed}
 	_, fs, err := verify(context.Background(), u, r, s)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
 	f := fs[0]
 	nu, _ := u.Dims()
 	nr, _ := r.Dims()
 	switch f.Verdict {
-	case audit.Fail:
+	case verdict.Fail:
 		t.Errorf("%s violates its (ε = %g, δ = %g) claim: %s shows %s %.3g against %.3g with %d unlearned and %d retrained models (%s)", name, epsilon, delta, f.Title, f.Check, f.Measured, f.Bound, nu, nr, f.Detail)
-	case audit.Inconclusive:
+	case verdict.Inconclusive:
 		o.inconclusive(t, "%s: INCONCLUSIVE (not a pass: about %d models a side would decide): %s", name, f.TrialsNeeded, f.Detail)
 	}
 	return f
@@ -192,9 +195,9 @@ type unlearnerSubject struct {
 
 func (s *unlearnerSubject) Name() string { return s.u.Name }
 
-func (s *unlearnerSubject) Claim() audit.Claim {
-	return audit.Claim{Method: s.u.Name, Guarantee: "(ε, δ)-unlearning", Epsilon: s.u.Epsilon, Delta: s.u.Delta,
-		Source: "declared by the test", Required: []audit.Kind{audit.Empirical}}
+func (s *unlearnerSubject) Claim() verdict.Claim {
+	return verdict.Claim{Method: s.u.Name, Guarantee: "(ε, δ)-unlearning", Epsilon: s.u.Epsilon, Delta: s.u.Delta,
+		Source: "declared by the test", Required: []verdict.Kind{verdict.Empirical}}
 }
 
 func (s *unlearnerSubject) Unlearned(ctx context.Context, st reference.Streams) (reference.Release, error) {

@@ -1,9 +1,9 @@
 package reference
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"math/rand/v2"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/streams"
 )
 
 // Streams derives independent random streams from a root seed and a trial index.
@@ -22,16 +22,9 @@ func (s Streams) Rand(purpose string) *rand.Rand {
 	return rand.New(s.Source(purpose))
 }
 
-// Source returns the PCG source behind Rand.
+// Source returns the PCG source behind Rand (internal/streams.Source of the triple).
 func (s Streams) Source(purpose string) *rand.PCG {
-	h := sha256.New()
-	var buf [16]byte
-	binary.LittleEndian.PutUint64(buf[:8], s.Seed)
-	binary.LittleEndian.PutUint64(buf[8:], uint64(int64(s.Trial)))
-	h.Write(buf[:])
-	h.Write([]byte(purpose))
-	sum := h.Sum(nil)
-	return rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16]))
+	return streams.Source(s.Seed, s.Trial, purpose)
 }
 
 // Stream is shorthand for Streams{seed, trial}.Rand(purpose).

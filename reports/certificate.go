@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
@@ -28,11 +30,11 @@ func WriteCertificate(w io.Writer, rows []verdict.Row, asJSON bool) error {
 			var v []byte
 			switch x := r.Value.(type) {
 			case float64:
-				v, err = Number(x).MarshalJSON()
+				v, err = table.Number(x).MarshalJSON()
 			case []float64: // as Numbers, so that ±Inf and NaN survive in a list too
-				ns := make([]Number, len(x))
+				ns := make([]table.Number, len(x))
 				for i, f := range x {
-					ns[i] = Number(f)
+					ns[i] = table.Number(f)
 				}
 				v, err = json.Marshal(ns)
 			default:
@@ -52,11 +54,11 @@ func WriteCertificate(w io.Writer, rows []verdict.Row, asJSON bool) error {
 		v := fmt.Sprint(r.Value)
 		switch x := r.Value.(type) {
 		case float64:
-			v = G10(x)
+			v = table.G10(x)
 		case []float64:
 			parts := make([]string, len(x))
 			for i, f := range x {
-				parts[i] = G10(f)
+				parts[i] = table.G10(f)
 			}
 			v = "[" + strings.Join(parts, " ") + "]"
 		}

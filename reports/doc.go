@@ -27,7 +27,7 @@
 // tool version, the seed, the inputs' digests and Report.CommandLine (ShellLine quotes it
 // for pasting back).
 //
-// A membership measurement on one model (audit.HoldoutMembership; Finding.Membership) is
+// A membership measurement on one model (checks.HoldoutMembership; Finding.Membership) is
 // drawn as ML Privacy Meter users expect it: the ROC of the deleted records against the
 // held-out ones on log–log axes that start at 1/holdout — the smallest nonzero rate the
 // held-out records can show — with a y label and the TPRs at FPR 0.1 % and 1 % marked,

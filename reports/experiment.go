@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
@@ -151,7 +153,7 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 		for _, c := range d.Curves {
 			for _, f := range c.Findings {
 				if f.Verdict != string(verdict.Pass) {
-					fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Label(), c.Method, f.Title, G10(float64(f.Measured)), G10(float64(f.Bound)))
+					fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s\n", f.Label(), c.Method, f.Title, table.G10(float64(f.Measured)), table.G10(float64(f.Bound)))
 				}
 			}
 		}
@@ -196,7 +198,7 @@ func (r *Reproduction) WriteText(w io.Writer, dir string) {
 }
 
 // short prints a number to three digits, a dash for NaN (a value that does not apply).
-func short(n Number) string {
+func short(n table.Number) string {
 	if math.IsNaN(float64(n)) {
 		return "—"
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -17,7 +19,7 @@ var htmlPage = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
 	"num":         num,
 	"claim":       func(s Subject) string { return claimText(s, func(g string) string { return g }) },
 	"fverdict":    findingVerdict,
-	"nump":        func(n *Number) string { return num(*n) },
+	"nump":        func(n *table.Number) string { return num(*n) },
 	"gamepower":   GamePower,
 	"powerdetail": powerDetail,
 	"bound":       boundText,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -110,7 +112,7 @@ func TestHTMLPlots(t *testing.T) {
 func TestTracePlots(t *testing.T) {
 	r := sample()
 	r.Subjects[0].Findings[0].Traces = []Trace{{Name: "<i>distance</i>", BoundName: "radius", Requests: []int{1, 2, 3},
-		Values: []Number{1e-6, 2e-6, 0}, Bound: []Number{1e-2, 1e-2, 2e-2}}}
+		Values: []table.Number{1e-6, 2e-6, 0}, Bound: []table.Number{1e-2, 1e-2, 2e-2}}}
 	var b strings.Builder
 	if err := r.HTML(&b); err != nil {
 		t.Fatal(err)
@@ -142,10 +144,10 @@ func TestTracePlots(t *testing.T) {
 // tick of two points rather than a point no one sees.
 func TestTraceChartGeometry(t *testing.T) {
 	for _, tr := range []Trace{
-		{Name: "log", Requests: []int{1, 5, 64}, Values: []Number{1e-9, 0, 3e-3}, Bound: []Number{1e-2, 1e-2, 1e-2}},
-		{Name: "linear", Requests: []int{1, 2}, Values: []Number{0.5, 0.7}, Bound: []Number{1, 1}},
-		{Name: "one", Requests: []int{7}, Values: []Number{0.5}, Bound: []Number{1}},
-		{Name: "past the bound", Requests: []int{1, 2}, Values: []Number{3, Number(math.NaN())}, Bound: []Number{1, 1}},
+		{Name: "log", Requests: []int{1, 5, 64}, Values: []table.Number{1e-9, 0, 3e-3}, Bound: []table.Number{1e-2, 1e-2, 1e-2}},
+		{Name: "linear", Requests: []int{1, 2}, Values: []table.Number{0.5, 0.7}, Bound: []table.Number{1, 1}},
+		{Name: "one", Requests: []int{7}, Values: []table.Number{0.5}, Bound: []table.Number{1}},
+		{Name: "past the bound", Requests: []int{1, 2}, Values: []table.Number{3, table.Number(math.NaN())}, Bound: []table.Number{1, 1}},
 	} {
 		c := traceChart(tr)
 		if len(c.lines) != 2 {

@@ -12,7 +12,7 @@ import (
 )
 
 // num formats a number for tables (table.Format).
-func num(n Number) string { return table.Format(n) }
+func num(n table.Number) string { return table.Format(n) }
 
 // Markdown renders the report for people, the verdict first (see verdictfirst.go): title,
 // date and verdict, the verdict table, each subject's findings, the negative controls, the
@@ -249,7 +249,7 @@ func PowerVerdict(p *Power) string {
 		return "—"
 	}
 	if float64(p.Power) >= 0.8 {
-		return fmt.Sprintf("yes (catches ≥ %s×)", num(Number(roundUp(float64(p.SmallestFactor)))))
+		return fmt.Sprintf("yes (catches ≥ %s×)", num(table.Number(roundUp(float64(p.SmallestFactor)))))
 	}
 	return "no (" + powerShortfall(p) + ")"
 }

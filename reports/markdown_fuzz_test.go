@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -25,7 +27,7 @@ import (
 // it so as fields are added.
 func fullReport() *Report {
 	iv := &Interval{Lower: 0.1, Upper: 0.9}
-	rho := Number(0.02)
+	rho := table.Number(0.02)
 	f := Finding{Check: "c", Title: "t", Kind: string(verdict.Empirical), Verdict: "PASS", Measured: 1, Interval: iv, Bound: 2,
 		Comparison: "≤", Confidence: 0.95, Trials: 8, TrialsNeeded: 9, Detail: "d", Required: true,
 		Power: &Power{Against: 2, Power: 0.5, SmallestFactor: 3, TrialsNeeded: 9, Unit: "u", Summary: "p",
@@ -33,7 +35,7 @@ func fullReport() *Report {
 		Estimates: []Estimate{{Name: "e", Value: 1, Interval: iv, Note: "n"}},
 		Scores:    &verdict.ScoreSummary{Name: "s", Edges: []float64{0, 1}, Unlearned: []int{1}, Retrained: []int{1}, ROC: []verdict.ROCPoint{{FPR: 0, TPR: 1}}},
 		HeldOut:   &verdict.HeldOut{Rule: "unlearned if ≥ 1", Above: true, Unlearned: 4, Retrained: 4, FalsePositives: 1, FalseNegatives: 2, Resolution: 0.5},
-		Traces:    []Trace{{Name: "tr", Requests: []int{1}, Values: []Number{1}, BoundName: "b", Bound: []Number{2}}},
+		Traces:    []Trace{{Name: "tr", Requests: []int{1}, Values: []table.Number{1}, BoundName: "b", Bound: []table.Number{2}}},
 		Membership: &Membership{Forget: 2, Holdout: 3, Confidence: 0.95, AUC: 0.5, AUCLimits: *iv, AUCMethod: "m",
 			TPR: []MembershipTPR{{FPR: 0.01, TPR: 0.5, Interval: *iv, Threshold: 1, TP: 1, FP: 0}}, ROC: []verdict.ROCPoint{{FPR: 0, TPR: 1}},
 			Records: []RecordScore{{ID: 1, Score: 1, Percentile: 50}}, HoldoutQuantiles: []Quantile{{P: 0.95, Value: 1}}},
@@ -44,7 +46,7 @@ func fullReport() *Report {
 		Data:   Data{Description: "d", Rows: 7, Features: 3, Preprocessing: []string{"p"}, Requests: []string{"r"}},
 		Subjects: []Subject{{Name: "s", Verdict: "PASS", Findings: []Finding{f},
 			Claim: Claim{Method: "m", Source: "s", Guarantee: "g", Epsilon: 1, Delta: 1e-6, Rho: &rho, Relation: "r",
-				Assumptions: []string{"a"}, Constants: []Value{{Name: "L", Value: 1}}, Derivation: []Step{{Quantity: "q", Formula: "f", Value: 1}},
+				Assumptions: []string{"a"}, Constants: []table.Value{{Name: "L", Value: 1}}, Derivation: []Step{{Quantity: "q", Formula: "f", Value: 1}},
 				Notes: []string{"n"}, Required: []string{"empirical"}},
 			Utility: &Utility{Source: "u", Rows: []UtilityRow{{Set: "forget", Measure: "loss", Side: "unlearned", Models: 2, Records: 3, Mean: 1, SD: 0.5}}}}},
 		Controls: []Control{

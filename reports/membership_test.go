@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
 // withMembership is sample() with a membership measurement on one model: 40 deleted
@@ -25,7 +26,7 @@ func withMembership(t *testing.T, forgetN int) *Report {
 	for j := range holdout {
 		holdout[j] = math.Mod(float64(j)*0.381, 1.9)
 	}
-	f, err := audit.HoldoutMembership(forget, holdout, ids, 0.95, 1)
+	f, err := checks.HoldoutMembership(forget, holdout, ids, 0.95, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestMembershipChartExtremeScores(t *testing.T) {
 	for j := range holdout {
 		holdout[j] = -1.7e308 * (1 - float64(j)/25)
 	}
-	f, err := audit.HoldoutMembership(forget, holdout, []int64{1, 2, 3, 4}, 0.95, 1)
+	f, err := checks.HoldoutMembership(forget, holdout, []int64{1, 2, 3, 4}, 0.95, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -20,7 +22,7 @@ func TestPDF(t *testing.T) {
 	r.Subjects[0].Claim.Relation = "replace one record of 𝒟"
 	r.Subjects[0].Findings[2].Scores = verdict.SummarizeScores("projection", []float64{1, 2, 3, 4}, []float64{0, 1, 2, 3})
 	r.Subjects[0].Findings[0].Traces = []Trace{{Name: "distance to θ*_i", BoundName: "radius", Requests: []int{1, 2, 3},
-		Values: []Number{1e-6, 2e-6, 0}, Bound: []Number{1e-2, 1e-2, 2e-2}}}
+		Values: []table.Number{1e-6, 2e-6, 0}, Bound: []table.Number{1e-2, 1e-2, 2e-2}}}
 	r.Controls = []Control{{Subject: "x", Name: "weak-noise", Bug: "a tenth of the noise", Verdict: "FAIL", Caught: true, CaughtBy: []string{"x/fail"},
 		Checks: []ControlCheck{{Check: "x/fail", Verdict: "FAIL", Trials: 40}, {Check: "x/radius", Verdict: "PASS"}}}}
 	var a, b bytes.Buffer

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
@@ -41,10 +43,10 @@ type Report struct {
 	// CommandLine is the command that decides the report, program name first, its flags
 	// in name order (those that only place or show the output left out): with the tool
 	// version, the seed and the inputs' digests, what it takes to reproduce the report.
-	CommandLine []string `json:"command_line,omitempty"`
-	Seed        uint64   `json:"seed"`
-	Trials      int      `json:"trials"`
-	Confidence  Number   `json:"confidence"`
+	CommandLine []string     `json:"command_line,omitempty"`
+	Seed        uint64       `json:"seed"`
+	Trials      int          `json:"trials"`
+	Confidence  table.Number `json:"confidence"`
 	// TrialEvidence says whether the trials behind the findings were authenticated
 	// (TrialsAuthenticated: written and read back under an evidence key) or not
 	// (TrialsUnauthenticated); empty for a report that runs no trials.
@@ -213,17 +215,17 @@ type Subject struct {
 
 // Claim mirrors verdict.Claim.
 type Claim struct {
-	Method      string   `json:"method"`
-	Source      string   `json:"source"`
-	Guarantee   string   `json:"guarantee"`
-	Epsilon     Number   `json:"epsilon"`
-	Delta       Number   `json:"delta"`
-	Rho         *Number  `json:"rho,omitempty"`
-	Relation    string   `json:"relation"`
-	Assumptions []string `json:"assumptions"`
-	Constants   []Value  `json:"constants"`
-	Derivation  []Step   `json:"derivation"`
-	Notes       []string `json:"notes,omitempty"`
+	Method      string        `json:"method"`
+	Source      string        `json:"source"`
+	Guarantee   string        `json:"guarantee"`
+	Epsilon     table.Number  `json:"epsilon"`
+	Delta       table.Number  `json:"delta"`
+	Rho         *table.Number `json:"rho,omitempty"`
+	Relation    string        `json:"relation"`
+	Assumptions []string      `json:"assumptions"`
+	Constants   []table.Value `json:"constants"`
+	Derivation  []Step        `json:"derivation"`
+	Notes       []string      `json:"notes,omitempty"`
 	// Required are the kinds of finding that decide the subject's verdict; the others are
 	// supporting evidence.
 	Required []string `json:"required,omitempty"`
@@ -231,25 +233,25 @@ type Claim struct {
 
 // Step is a derivation step.
 type Step struct {
-	Quantity string `json:"quantity"`
-	Formula  string `json:"formula"`
-	Value    Number `json:"value"`
+	Quantity string       `json:"quantity"`
+	Formula  string       `json:"formula"`
+	Value    table.Number `json:"value"`
 }
 
 // Finding mirrors verdict.Finding.
 type Finding struct {
-	Check        string    `json:"check"`
-	Title        string    `json:"title"`
-	Kind         string    `json:"kind"`
-	Verdict      string    `json:"verdict"`
-	Measured     Number    `json:"measured"`
-	Interval     *Interval `json:"interval,omitempty"`
-	Bound        Number    `json:"bound"`
-	Comparison   string    `json:"comparison"`
-	Confidence   Number    `json:"confidence"`
-	Trials       int       `json:"trials,omitempty"`
-	TrialsNeeded int       `json:"trials_needed,omitempty"`
-	Detail       string    `json:"detail,omitempty"`
+	Check        string       `json:"check"`
+	Title        string       `json:"title"`
+	Kind         string       `json:"kind"`
+	Verdict      string       `json:"verdict"`
+	Measured     table.Number `json:"measured"`
+	Interval     *Interval    `json:"interval,omitempty"`
+	Bound        table.Number `json:"bound"`
+	Comparison   string       `json:"comparison"`
+	Confidence   table.Number `json:"confidence"`
+	Trials       int          `json:"trials,omitempty"`
+	TrialsNeeded int          `json:"trials_needed,omitempty"`
+	Detail       string       `json:"detail,omitempty"`
 	// Reported marks a claim under test — a paper's, in a reproduction — measured and
 	// reported, not judged: it is shown with its verdict but counts apart (Summary.Reported)
 	// and never decides an overall verdict.
@@ -260,9 +262,9 @@ type Finding struct {
 	// Slack, on a reproduction's "≤" finding that holds with a positive measurement, is
 	// Bound ÷ Measured: how far the measurement could grow and still pass (Summarize sets
 	// it; 0 when it does not apply). See ReportSlack.
-	Slack     Number     `json:"slack,omitempty"`
-	Power     *Power     `json:"power,omitempty"`
-	Estimates []Estimate `json:"estimates,omitempty"`
+	Slack     table.Number `json:"slack,omitempty"`
+	Power     *Power       `json:"power,omitempty"`
+	Estimates []Estimate   `json:"estimates,omitempty"`
 	// Scores summarise a game's attack score for the HTML report's plots.
 	Scores *verdict.ScoreSummary `json:"scores,omitempty"`
 	// HeldOut, on a split game's finding, is the rule that decided and its held-out counts,
@@ -281,8 +283,8 @@ type Finding struct {
 type Membership struct {
 	Forget           int                `json:"forget"`
 	Holdout          int                `json:"holdout"`
-	Confidence       Number             `json:"confidence"`
-	AUC              Number             `json:"auc"`
+	Confidence       table.Number       `json:"confidence"`
+	AUC              table.Number       `json:"auc"`
 	AUCLimits        Interval           `json:"auc_interval"`
 	AUCMethod        string             `json:"auc_method"`
 	TPR              []MembershipTPR    `json:"tpr_at_fpr"`
@@ -293,55 +295,55 @@ type Membership struct {
 
 // MembershipTPR mirrors verdict.MembershipTPR.
 type MembershipTPR struct {
-	FPR       Number   `json:"fpr"`
-	TPR       Number   `json:"tpr"`
-	Interval  Interval `json:"interval"`
-	Threshold Number   `json:"threshold"`
-	TP        int      `json:"tp"`
-	FP        int      `json:"fp"`
+	FPR       table.Number `json:"fpr"`
+	TPR       table.Number `json:"tpr"`
+	Interval  Interval     `json:"interval"`
+	Threshold table.Number `json:"threshold"`
+	TP        int          `json:"tp"`
+	FP        int          `json:"fp"`
 }
 
 // RecordScore mirrors verdict.RecordScore.
 type RecordScore struct {
-	ID         int64  `json:"id"`
-	Score      Number `json:"score"`
-	Percentile Number `json:"percentile"`
+	ID         int64        `json:"id"`
+	Score      table.Number `json:"score"`
+	Percentile table.Number `json:"percentile"`
 }
 
 // Quantile mirrors verdict.Quantile.
 type Quantile struct {
-	P     Number `json:"p"`
-	Value Number `json:"value"`
+	P     table.Number `json:"p"`
+	Value table.Number `json:"value"`
 }
 
 // Trace mirrors verdict.Trace.
 type Trace struct {
-	Name      string   `json:"name"`
-	Requests  []int    `json:"requests"`
-	Values    []Number `json:"values"`
-	BoundName string   `json:"bound_name"`
-	Bound     []Number `json:"bound"`
+	Name      string         `json:"name"`
+	Requests  []int          `json:"requests"`
+	Values    []table.Number `json:"values"`
+	BoundName string         `json:"bound_name"`
+	Bound     []table.Number `json:"bound"`
 }
 
 // Power mirrors verdict.Power: what an empirical check could have caught.
 type Power struct {
-	Against        Number `json:"against_factor"`
-	Power          Number `json:"power"`
-	StdErr         Number `json:"power_stderr"`
-	SmallestFactor Number `json:"smallest_detectable_factor"`
-	TrialsNeeded   int    `json:"trials_needed,omitempty"`
-	Unit           string `json:"unit,omitempty"`   // set: Against and SmallestFactor are amounts of it, not factors
-	Counts         string `json:"counts,omitempty"` // set: what the trials and trials-needed count, when not trials per side
+	Against        table.Number `json:"against_factor"`
+	Power          table.Number `json:"power"`
+	StdErr         table.Number `json:"power_stderr"`
+	SmallestFactor table.Number `json:"smallest_detectable_factor"`
+	TrialsNeeded   int          `json:"trials_needed,omitempty"`
+	Unit           string       `json:"unit,omitempty"`   // set: Against and SmallestFactor are amounts of it, not factors
+	Counts         string       `json:"counts,omitempty"` // set: what the trials and trials-needed count, when not trials per side
 	// What the trials support, as verdict.Power's fields of the same names say (the
 	// finding's detail words them first): the smallest leak caught with 80 % power and the
 	// largest ε the trials can show, each in ε and in Gaussian-DP μ, and the trials per side
 	// that can show the claim violated at all and that would have the power a PASS needs.
-	SmallestEpsilon Number `json:"smallest_detectable_epsilon,omitempty"`
-	SmallestMu      Number `json:"smallest_detectable_mu,omitempty"`
-	MaxEpsilon      Number `json:"max_showable_epsilon,omitempty"`
-	MaxMu           Number `json:"max_showable_mu,omitempty"`
-	TrialsToShow    int    `json:"trials_to_show_violation,omitempty"`
-	TrialsToPass    int    `json:"trials_to_pass,omitempty"`
+	SmallestEpsilon table.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      table.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      table.Number `json:"max_showable_epsilon,omitempty"`
+	MaxMu           table.Number `json:"max_showable_mu,omitempty"`
+	TrialsToShow    int          `json:"trials_to_show_violation,omitempty"`
+	TrialsToPass    int          `json:"trials_to_pass,omitempty"`
 	// Question mirrors verdict.Question: what the power and trials-needed answer.
 	Question *Question `json:"question,omitempty"`
 	Summary  string    `json:"summary"`
@@ -349,27 +351,27 @@ type Power struct {
 
 // Question mirrors verdict.Question, with Plan the `audit plan` command that asks it.
 type Question struct {
-	Route      string `json:"route"`
-	Epsilon    Number `json:"claim_epsilon"`
-	Delta      Number `json:"delta"`
-	Confidence Number `json:"confidence"`
-	Power      Number `json:"power"`
-	Trials     int    `json:"trials"`
-	Plan       string `json:"plan"`
+	Route      string       `json:"route"`
+	Epsilon    table.Number `json:"claim_epsilon"`
+	Delta      table.Number `json:"delta"`
+	Confidence table.Number `json:"confidence"`
+	Power      table.Number `json:"power"`
+	Trials     int          `json:"trials"`
+	Plan       string       `json:"plan"`
 }
 
 // Estimate mirrors verdict.Estimate: reported, never deciding a verdict.
 type Estimate struct {
-	Name     string    `json:"name"`
-	Value    Number    `json:"value"`
-	Interval *Interval `json:"interval,omitempty"`
-	Note     string    `json:"note,omitempty"`
+	Name     string       `json:"name"`
+	Value    table.Number `json:"value"`
+	Interval *Interval    `json:"interval,omitempty"`
+	Note     string       `json:"note,omitempty"`
 }
 
 // Interval is a confidence interval.
 type Interval struct {
-	Lower Number `json:"lower"`
-	Upper Number `json:"upper"`
+	Lower table.Number `json:"lower"`
+	Upper table.Number `json:"upper"`
 }
 
 // Summary tallies the verdicts of every judged finding and, apart, of the reported ones.
@@ -466,25 +468,25 @@ func NewSubject(name string, c verdict.Claim, fs []verdict.Finding) Subject {
 // NewFinding converts an audit finding into the report model.
 func NewFinding(f verdict.Finding) Finding {
 	rf := Finding{Check: f.Check, Title: f.Title, Kind: string(f.Kind), Verdict: string(f.Verdict),
-		Measured: Number(f.Measured), Bound: Number(f.Bound), Comparison: f.Comparison,
-		Confidence: Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
+		Measured: table.Number(f.Measured), Bound: table.Number(f.Bound), Comparison: f.Comparison,
+		Confidence: table.Number(f.Confidence), Trials: f.Trials, TrialsNeeded: f.TrialsNeeded, Detail: f.Detail}
 	if f.Interval != nil {
-		rf.Interval = &Interval{Lower: Number(f.Interval.Lower), Upper: Number(f.Interval.Upper)}
+		rf.Interval = &Interval{Lower: table.Number(f.Interval.Lower), Upper: table.Number(f.Interval.Upper)}
 	}
 	if p := f.Power; p != nil {
-		rf.Power = &Power{Against: Number(p.Against), Power: Number(p.Power), StdErr: Number(p.StdErr),
-			SmallestFactor: Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary(),
-			SmallestEpsilon: Number(p.SmallestEpsilon), SmallestMu: Number(p.SmallestMu), MaxEpsilon: Number(p.MaxEpsilon), MaxMu: Number(p.MaxMu),
+		rf.Power = &Power{Against: table.Number(p.Against), Power: table.Number(p.Power), StdErr: table.Number(p.StdErr),
+			SmallestFactor: table.Number(p.SmallestFactor), TrialsNeeded: p.TrialsNeeded, Unit: p.Unit, Counts: p.Counts, Summary: p.Summary(),
+			SmallestEpsilon: table.Number(p.SmallestEpsilon), SmallestMu: table.Number(p.SmallestMu), MaxEpsilon: table.Number(p.MaxEpsilon), MaxMu: table.Number(p.MaxMu),
 			TrialsToShow: p.TrialsToShow, TrialsToPass: p.TrialsToPass}
 		if q := p.Question; q != nil {
-			rf.Power.Question = &Question{Route: q.Route, Epsilon: Number(q.Epsilon), Delta: Number(q.Delta), Confidence: Number(q.Confidence),
-				Power: Number(q.Power), Trials: q.Trials, Plan: q.PlanCommand(p.Against)}
+			rf.Power.Question = &Question{Route: q.Route, Epsilon: table.Number(q.Epsilon), Delta: table.Number(q.Delta), Confidence: table.Number(q.Confidence),
+				Power: table.Number(q.Power), Trials: q.Trials, Plan: q.PlanCommand(p.Against)}
 		}
 	}
 	for _, e := range f.Estimates {
-		re := Estimate{Name: e.Name, Value: Number(e.Value), Note: e.Note}
+		re := Estimate{Name: e.Name, Value: table.Number(e.Value), Note: e.Note}
 		if e.Interval != nil {
-			re.Interval = &Interval{Lower: Number(e.Interval.Lower), Upper: Number(e.Interval.Upper)}
+			re.Interval = &Interval{Lower: table.Number(e.Interval.Lower), Upper: table.Number(e.Interval.Upper)}
 		}
 		rf.Estimates = append(rf.Estimates, re)
 	}
@@ -493,23 +495,23 @@ func NewFinding(f verdict.Finding) Finding {
 	for _, t := range f.Traces {
 		rt := Trace{Name: t.Name, Requests: t.Requests, BoundName: t.BoundName}
 		for i := range t.Values {
-			rt.Values = append(rt.Values, Number(t.Values[i]))
-			rt.Bound = append(rt.Bound, Number(t.Bound[i]))
+			rt.Values = append(rt.Values, table.Number(t.Values[i]))
+			rt.Bound = append(rt.Bound, table.Number(t.Bound[i]))
 		}
 		rf.Traces = append(rf.Traces, rt)
 	}
 	if m := f.Membership; m != nil {
-		rm := &Membership{Forget: m.Forget, Holdout: m.Holdout, Confidence: Number(m.Confidence), AUC: Number(m.AUC),
-			AUCLimits: Interval{Lower: Number(m.AUCLimits.Lower), Upper: Number(m.AUCLimits.Upper)}, AUCMethod: m.AUCMethod, ROC: m.ROC}
+		rm := &Membership{Forget: m.Forget, Holdout: m.Holdout, Confidence: table.Number(m.Confidence), AUC: table.Number(m.AUC),
+			AUCLimits: Interval{Lower: table.Number(m.AUCLimits.Lower), Upper: table.Number(m.AUCLimits.Upper)}, AUCMethod: m.AUCMethod, ROC: m.ROC}
 		for _, t := range m.TPR {
-			rm.TPR = append(rm.TPR, MembershipTPR{FPR: Number(t.FPR), TPR: Number(t.TPR),
-				Interval: Interval{Lower: Number(t.Interval.Lower), Upper: Number(t.Interval.Upper)}, Threshold: Number(t.Threshold), TP: t.TP, FP: t.FP})
+			rm.TPR = append(rm.TPR, MembershipTPR{FPR: table.Number(t.FPR), TPR: table.Number(t.TPR),
+				Interval: Interval{Lower: table.Number(t.Interval.Lower), Upper: table.Number(t.Interval.Upper)}, Threshold: table.Number(t.Threshold), TP: t.TP, FP: t.FP})
 		}
 		for _, r := range m.Records {
-			rm.Records = append(rm.Records, RecordScore{ID: r.ID, Score: Number(r.Score), Percentile: Number(r.Percentile)})
+			rm.Records = append(rm.Records, RecordScore{ID: r.ID, Score: table.Number(r.Score), Percentile: table.Number(r.Percentile)})
 		}
 		for _, q := range m.HoldoutQuantiles {
-			rm.HoldoutQuantiles = append(rm.HoldoutQuantiles, Quantile{P: Number(q.P), Value: Number(q.Value)})
+			rm.HoldoutQuantiles = append(rm.HoldoutQuantiles, Quantile{P: table.Number(q.P), Value: table.Number(q.Value)})
 		}
 		rf.Membership = rm
 	}
@@ -517,20 +519,20 @@ func NewFinding(f verdict.Finding) Finding {
 }
 
 func convertClaim(c verdict.Claim) Claim {
-	out := Claim{Method: c.Method, Source: c.Source, Guarantee: c.Guarantee, Epsilon: Number(c.Epsilon), Delta: Number(c.Delta),
+	out := Claim{Method: c.Method, Source: c.Source, Guarantee: c.Guarantee, Epsilon: table.Number(c.Epsilon), Delta: table.Number(c.Delta),
 		Relation: c.Relation, Assumptions: c.Assumptions, Notes: c.Notes}
 	for _, k := range c.Required {
 		out.Required = append(out.Required, string(k))
 	}
 	if c.Rho > 0 {
-		r := Number(c.Rho)
+		r := table.Number(c.Rho)
 		out.Rho = &r
 	}
 	for _, v := range c.Constants {
-		out.Constants = append(out.Constants, Value{Name: v.Name, Value: Number(v.Value)})
+		out.Constants = append(out.Constants, table.Value{Name: v.Name, Value: table.Number(v.Value)})
 	}
 	for _, s := range c.Derivation {
-		out.Derivation = append(out.Derivation, Step{Quantity: s.Quantity, Formula: s.Formula, Value: Number(s.Value)})
+		out.Derivation = append(out.Derivation, Step{Quantity: s.Quantity, Formula: s.Formula, Value: table.Number(s.Value)})
 	}
 	return out
 }

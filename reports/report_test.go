@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
@@ -42,7 +44,7 @@ func TestJSONRoundTripWithInfinity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(r, back, cmp.Comparer(func(a, b Number) bool {
+	if diff := cmp.Diff(r, back, cmp.Comparer(func(a, b table.Number) bool {
 		return a == b || math.IsNaN(float64(a)) && math.IsNaN(float64(b))
 	})); diff != "" {
 		t.Fatalf("round trip changed the report:\n%s", diff)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -39,7 +41,7 @@ type Reproduction struct {
 	Title      string              `json:"title"`
 	Seed       uint64              `json:"seed"`
 	Inputs     []Input             `json:"inputs,omitempty"`
-	Settings   []Value             `json:"settings"`
+	Settings   []table.Value       `json:"settings"`
 	Notes      []string            `json:"notes,omitempty"`
 	Datasets   []ReproducedDataset `json:"datasets,omitempty"`
 	Tables     []Table             `json:"tables,omitempty"`
@@ -58,30 +60,30 @@ type ReproducedDataset struct {
 	Adds          int      `json:"adds"`
 	Deletes       int      `json:"deletes"`
 	// References are values drawn as horizontal lines, e.g. the zero model's excess risk.
-	References []Value  `json:"references,omitempty"`
-	Curves     []Curve  `json:"curves"`
-	Figures    []string `json:"figures,omitempty"` // files written beside the report
+	References []table.Value `json:"references,omitempty"`
+	Curves     []Curve       `json:"curves"`
+	Figures    []string      `json:"figures,omitempty"` // files written beside the report
 }
 
 // Curve is one method's measurements along its sequence.
 type Curve struct {
-	Method     string `json:"method"`
-	Theorem    string `json:"theorem"`
-	Loss       string `json:"loss"`
-	Iterations string `json:"iterations"`
-	Updates    int    `json:"updates"`
-	Sigma      Number `json:"sigma"`
+	Method     string       `json:"method"`
+	Theorem    string       `json:"theorem"`
+	Loss       string       `json:"loss"`
+	Iterations string       `json:"iterations"`
+	Updates    int          `json:"updates"`
+	Sigma      table.Number `json:"sigma"`
 	// Bound is the value the checks compare with, in the form BoundForm names; PaperBound
 	// is the paper's own form when it differs (NaN when it does not apply).
-	Bound        Number `json:"bound"`
-	BoundChecked bool   `json:"bound_checked"` // false: a rate drawn for reference only
-	BoundForm    string `json:"bound_form"`
-	PaperBound   Number `json:"paper_bound"`
-	BoundRadius  Number `json:"bound_radius"`
-	Growth       Number `json:"growth"`
+	Bound        table.Number `json:"bound"`
+	BoundChecked bool         `json:"bound_checked"` // false: a rate drawn for reference only
+	BoundForm    string       `json:"bound_form"`
+	PaperBound   table.Number `json:"paper_bound"`
+	BoundRadius  table.Number `json:"bound_radius"`
+	Growth       table.Number `json:"growth"`
 	// Gradient evaluations per update, and per retraining from scratch.
-	UpdateGradients  Number       `json:"update_gradients"`
-	RetrainGradients Number       `json:"retrain_gradients"`
+	UpdateGradients  table.Number `json:"update_gradients"`
+	RetrainGradients table.Number `json:"retrain_gradients"`
 	Points           []CurvePoint `json:"points"`
 	Verdict          string       `json:"verdict"`
 	Findings         []Finding    `json:"findings"`
@@ -89,15 +91,15 @@ type Curve struct {
 
 // CurvePoint is one checkpoint of a curve.
 type CurvePoint struct {
-	Round        int    `json:"round"`
-	N            int    `json:"n"`
-	Excess       Number `json:"excess"`
-	ExcessMean   Number `json:"excess_mean"`
-	ExcessSD     Number `json:"excess_sd"` // spread of the draws behind ExcessMean
-	SecretExcess Number `json:"secret_excess"`
-	Distance     Number `json:"distance"`
-	OnBoundary   bool   `json:"on_boundary"`
-	Gradients    int64  `json:"gradients"`
+	Round        int          `json:"round"`
+	N            int          `json:"n"`
+	Excess       table.Number `json:"excess"`
+	ExcessMean   table.Number `json:"excess_mean"`
+	ExcessSD     table.Number `json:"excess_sd"` // spread of the draws behind ExcessMean
+	SecretExcess table.Number `json:"secret_excess"`
+	Distance     table.Number `json:"distance"`
+	OnBoundary   bool         `json:"on_boundary"`
+	Gradients    int64        `json:"gradients"`
 }
 
 // Summarize sets each curve's verdict and the overall summary from the findings of the
@@ -120,7 +122,7 @@ func (r *Reproduction) Summarize() {
 	for i := range r.Tables {
 		all = append(all, r.Tables[i].Findings...)
 	}
-	r.eachFinding(func(f *Finding) { f.Slack = Number(slack(*f)) })
+	r.eachFinding(func(f *Finding) { f.Slack = table.Number(slack(*f)) })
 	r.Summary = summarize(all)
 	if !r.Summary.Judged() {
 		r.Summary.Verdict = string(verdict.Inconclusive)
@@ -338,7 +340,7 @@ func (r *Reproduction) Markdown(w io.Writer) error {
 // writeHeader renders what every experiment document opens with: title, provenance, the
 // overall verdict (INCONCLUSIVE, said so, when nothing was judged), settings, notes and the
 // input files.
-func writeHeader(b *strings.Builder, title, date string, tool Tool, schema, command string, seed uint64, sum Summary, settings []Value, notes []string, inputs []Input) {
+func writeHeader(b *strings.Builder, title, date string, tool Tool, schema, command string, seed uint64, sum Summary, settings []table.Value, notes []string, inputs []Input) {
 	fmt.Fprintf(b, "# %s\n\n", title)
 	if date != "" {
 		fmt.Fprintf(b, "%s\n\n", dateText(date))

@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/google/go-cmp/cmp"
 )
 
 func testReproduction() *Reproduction {
 	r := &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T", Seed: 3,
-		Settings: []Value{{Name: "ε", Value: 1}},
+		Settings: []table.Value{{Name: "ε", Value: 1}},
 		Datasets: []ReproducedDataset{{Name: "d", Rows: 10, Features: 2, Initial: 8, Curves: []Curve{{
-			Method: "m", Theorem: "Thm 1", Updates: 2, Bound: 1, BoundChecked: true, PaperBound: Number(math.NaN()), Growth: Number(math.Inf(1)),
+			Method: "m", Theorem: "Thm 1", Updates: 2, Bound: 1, BoundChecked: true, PaperBound: table.Number(math.NaN()), Growth: table.Number(math.Inf(1)),
 			Points:   []CurvePoint{{Round: 0, ExcessMean: 0.1}, {Round: 1, ExcessMean: 0.2}, {Round: 2, ExcessMean: 0.3}},
 			Findings: []Finding{{Check: "c", Verdict: "FAIL", Measured: 2, Bound: 1, Comparison: "≤"}},
 		}}}},
@@ -37,7 +39,7 @@ func TestReproductionJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(r, back, cmp.Comparer(func(a, b Number) bool { return a == b || math.IsNaN(float64(a)) && math.IsNaN(float64(b)) })); diff != "" {
+	if diff := cmp.Diff(r, back, cmp.Comparer(func(a, b table.Number) bool { return a == b || math.IsNaN(float64(a)) && math.IsNaN(float64(b)) })); diff != "" {
 		t.Fatalf("round trip differs:\n%s", diff)
 	}
 	// a v4 file (no power counts or question) is still read
@@ -81,7 +83,7 @@ func TestReproductionRendering(t *testing.T) {
 func TestReportedClaims(t *testing.T) {
 	build := func(implVerdict string) *Reproduction {
 		r := &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T",
-			Tables: []Table{{Name: "grid", Columns: []string{"a"}, Rows: []TableRow{{Label: "r", Cells: []Cell{{Value: 1}}}},
+			Tables: []Table{{Name: "grid", Columns: []string{"a"}, Rows: []table.Row{{Label: "r", Cells: []table.Cell{{Value: 1}}}},
 				Findings: []Finding{
 					{Check: "x/claim", Title: "the paper's claim", Verdict: "FAIL"},
 					{Check: "x/other-claim", Title: "another claim", Verdict: "INCONCLUSIVE"},
@@ -157,7 +159,7 @@ func TestReproductionVerdictRule(t *testing.T) {
 		{"a failure", []Finding{{Check: "a", Verdict: "INCONCLUSIVE"}, {Check: "b", Verdict: "FAIL"}}, nil, "FAIL"},
 	} {
 		r := NewReproduction("test", "x", "T")
-		r.Tables = []Table{{Name: "t", Columns: []string{"a"}, Rows: []TableRow{{Label: "r", Cells: []Cell{{Value: 1}}}}, Findings: c.findings}}
+		r.Tables = []Table{{Name: "t", Columns: []string{"a"}, Rows: []table.Row{{Label: "r", Cells: []table.Cell{{Value: 1}}}}, Findings: c.findings}}
 		if c.judged != nil {
 			r.ReportClaims(c.judged)
 		}

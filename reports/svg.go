@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"codeberg.org/go-pdf/fpdf"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
@@ -382,7 +384,7 @@ func logTicks(floor float64) []float64 {
 func traceChart(t Trace) *chart {
 	c := &chart{title: t.Name}
 	lo, hi := math.Inf(1), 0.0
-	for _, vs := range [][]Number{t.Values, t.Bound} {
+	for _, vs := range [][]table.Number{t.Values, t.Bound} {
 		for _, v := range vs {
 			if f := float64(v); f > 0 && !math.IsInf(f, 0) {
 				lo, hi = math.Min(lo, f), math.Max(hi, f)
@@ -417,7 +419,7 @@ func traceChart(t Trace) *chart {
 		first, last = first-0.5, last+0.5
 	}
 	xmap := func(r float64) float64 { return padL + frameW*(r-first)/(last-first) }
-	series := func(vs []Number, color string, dashed []float64) {
+	series := func(vs []table.Number, color string, dashed []float64) {
 		var pts [][2]float64
 		for i, v := range vs {
 			f := float64(v)

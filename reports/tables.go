@@ -3,15 +3,17 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
 )
 
 // Table is one grid: a row label and a cell per column.
 type Table struct {
-	Name     string     `json:"name"`
-	Caption  string     `json:"caption"`
-	Columns  []string   `json:"columns"`
-	Rows     []TableRow `json:"rows"`
-	Findings []Finding  `json:"findings,omitempty"`
+	Name     string      `json:"name"`
+	Caption  string      `json:"caption"`
+	Columns  []string    `json:"columns"`
+	Rows     []table.Row `json:"rows"`
+	Findings []Finding   `json:"findings,omitempty"`
 }
 
 // writeTables renders tables with the paper's values beside the computed ones (✓ where

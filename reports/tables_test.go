@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -14,10 +16,10 @@ import (
 func TestTables(t *testing.T) {
 	yes, no := true, false
 	tb := &Reproduction{Schema: ReproductionSchema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Experiment: "x", Title: "T",
-		Settings: []Value{{Name: "ϵ̂", Value: 0.01}},
-		Tables: []Table{{Name: "grid", Caption: "c", Columns: []string{"a", "b"}, Rows: []TableRow{
-			{Label: "r1", Cells: []Cell{{Value: 0.5, Paper: "0.5", Match: &yes}, {Value: 3, Text: "3", List: []int{1, 2}}}},
-			{Label: "r2", Cells: []Cell{{Value: 0.7, Paper: "0.6", Match: &no}, {Value: Number(math.Inf(1)), Text: "unreachable"}}},
+		Settings: []table.Value{{Name: "ϵ̂", Value: 0.01}},
+		Tables: []Table{{Name: "grid", Caption: "c", Columns: []string{"a", "b"}, Rows: []table.Row{
+			{Label: "r1", Cells: []table.Cell{{Value: 0.5, Paper: "0.5", Match: &yes}, {Value: 3, Text: "3", List: []int{1, 2}}}},
+			{Label: "r2", Cells: []table.Cell{{Value: 0.7, Paper: "0.6", Match: &no}, {Value: table.Number(math.Inf(1)), Text: "unreachable"}}},
 		}, Findings: []Finding{{Check: "c", Verdict: "FAIL", Measured: 1, Bound: 2, Comparison: "of"}}}},
 	}
 	tb.Summarize()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -17,13 +19,13 @@ type Utility struct {
 
 // UtilityRow mirrors verdict.UtilityRow.
 type UtilityRow struct {
-	Set     string `json:"set"`
-	Measure string `json:"measure"`
-	Side    string `json:"side"`
-	Models  int    `json:"models"`
-	Records int    `json:"records"`
-	Mean    Number `json:"mean"`
-	SD      Number `json:"sd"`
+	Set     string       `json:"set"`
+	Measure string       `json:"measure"`
+	Side    string       `json:"side"`
+	Models  int          `json:"models"`
+	Records int          `json:"records"`
+	Mean    table.Number `json:"mean"`
+	SD      table.Number `json:"sd"`
 }
 
 // NewUtility converts an audit's utility into the report model; nil gives nil.
@@ -34,7 +36,7 @@ func NewUtility(u *verdict.Utility) *Utility {
 	out := &Utility{Source: u.Source}
 	for _, r := range u.Rows {
 		out.Rows = append(out.Rows, UtilityRow{Set: r.Set, Measure: r.Measure, Side: r.Side, Models: r.Models, Records: r.Records,
-			Mean: Number(r.Mean), SD: Number(r.SD)})
+			Mean: table.Number(r.Mean), SD: table.Number(r.SD)})
 	}
 	return out
 }

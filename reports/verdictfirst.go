@@ -3,6 +3,8 @@ package reports
 import (
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -55,7 +57,7 @@ const noBound = "no bound"
 
 // boundText is a finding's comparison and bound, "no bound" when the bound is not a
 // number a measurement could cross.
-func boundText(comparison string, b Number) string {
+func boundText(comparison string, b table.Number) string {
 	if f := float64(b); math.IsInf(f, 0) || math.IsNaN(f) {
 		return noBound
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
@@ -26,7 +28,7 @@ func manyInputs() *Report {
 	fs[2].Verdict = "FAIL" // the game showed a violation: its power is moot
 	fs[2].Power.Summary = "would catch a 2× violation with probability 0.00"
 	fs = append(fs, Finding{Check: "x/rank", Title: "rank of the unlearned model", Kind: "empirical", Verdict: "INCONCLUSIVE",
-		Measured: Number(math.NaN()), Bound: Number(math.Inf(-1)), Comparison: "≥", Confidence: 0.95, Required: false})
+		Measured: table.Number(math.NaN()), Bound: table.Number(math.Inf(-1)), Comparison: "≥", Confidence: 0.95, Required: false})
 	r.Subjects[0].Findings = fs
 	r.Summarize()
 	return r
@@ -227,7 +229,7 @@ func TestChartAxes(t *testing.T) {
 	charts := map[string]*chart{
 		"histogram": histogramChart(s), "roc": rocChart(s), "membership roc": membershipROCChart(m), "exposure": exposureChart(m),
 		"trace": traceChart(Trace{Name: "distance", BoundName: "radius", Requests: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
-			Values: []Number{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Bound: []Number{11, 11, 11, 11, 11, 11, 11, 11, 11, 11}}),
+			Values: []table.Number{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Bound: []table.Number{11, 11, 11, 11, 11, 11, 11, 11, 11, 11}}),
 	}
 	for name, c := range charts {
 		var x, y bool

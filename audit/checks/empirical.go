@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
@@ -195,7 +197,7 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResul
 		return out
 	}
 	famConf := 1 - (1-e.Confidence)/2 // two score families share the false-alarm budget
-	game := epsilon.Game{Delta: e.Delta, Confidence: famConf, Strategy: epsilon.Split}
+	game := epsilon.Game{Delta: e.Delta, Confidence: famConf, Strategy: threshold.Split}
 	type family struct {
 		name     string
 		pos, neg []float64
@@ -225,7 +227,7 @@ func (e EmpiricalRelease) Check(ctx context.Context, results []trials.TrialResul
 			best, bestName = res, f.name
 		}
 	}
-	resolution := epsilon.MaxCertifiable(n, e.Delta, famConf, epsilon.Split)
+	resolution := epsilon.MaxCertifiable(n, e.Delta, famConf, threshold.Split)
 	f := verdict.Finding{
 		Check: e.Prefix + "/empirical/epsilon-lower-bound", Kind: verdict.Empirical,
 		Title:    fmt.Sprintf("ε lower bound of a distinguishing game on the published models at δ = %.3g", e.Delta),
@@ -270,7 +272,7 @@ func (e EmpiricalRelease) estimates(a, b *mat.Dense, u, projA, projB []float64) 
 		}
 	})
 	wg.Go(func() {
-		game := epsilon.Game{Delta: e.Delta, Confidence: e.Confidence, Strategy: epsilon.Split}
+		game := epsilon.Game{Delta: e.Delta, Confidence: e.Confidence, Strategy: threshold.Split}
 		if g, err := game.GDP(projA, projB); err == nil {
 			mu := fmt.Sprintf("μ ≥ %.4g", g.Mu)
 			if math.IsInf(g.Mu, -1) || math.IsNaN(g.Mu) {

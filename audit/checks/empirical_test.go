@@ -8,7 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -17,11 +18,11 @@ import (
 
 // gaussianTrials publishes N(shift·e₁, I) after unlearning and N(0, I) after retraining,
 // in two coordinates.
-func gaussianTrials(n int, shift float64, seed uint64) []audit.TrialResult {
+func gaussianTrials(n int, shift float64, seed uint64) []trials.TrialResult {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	out := make([]audit.TrialResult, n)
+	out := make([]trials.TrialResult, n)
 	for i := range out {
-		out[i] = audit.TrialResult{Index: i,
+		out[i] = trials.TrialResult{Index: i,
 			Unlearned: reference.Release{Published: []float64{shift + rng.NormFloat64(), rng.NormFloat64()}},
 			Retrained: reference.Release{Published: []float64{rng.NormFloat64(), rng.NormFloat64()}}}
 	}
@@ -173,7 +174,7 @@ func TestMembershipReleaseWithAScoreFunction(t *testing.T) {
 // checks its own trials again and again, so that checks start and end at different times.
 func TestEmpiricalReleaseSideBySideIsAlone(t *testing.T) {
 	check := checks.EmpiricalRelease{Prefix: "t", Epsilon: 1, Delta: 0.05, Seed: 1}
-	sets := [][]audit.TrialResult{gaussianTrials(400, 0, 11), gaussianTrials(400, 0.5, 12), gaussianTrials(400, 1, 13), gaussianTrials(400, 3, 14)}
+	sets := [][]trials.TrialResult{gaussianTrials(400, 0, 11), gaussianTrials(400, 0.5, 12), gaussianTrials(400, 1, 13), gaussianTrials(400, 3, 14)}
 	want := make([]verdict.Finding, len(sets))
 	for i, results := range sets {
 		f, err := check.Check(context.Background(), results)

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -233,7 +235,7 @@ func (g FamilyGame) Play(ctx context.Context, stats []epsilon.Statistic) (verdic
 	if err := empiricalSettings(n, &g.Confidence, &g.PowerAgainst); err != nil {
 		return verdict.Finding{}, fmt.Errorf("family game: %w", err)
 	}
-	res, err := epsilon.Game{Delta: g.Delta, Confidence: g.Confidence, Strategy: epsilon.Split}.Family(stats)
+	res, err := epsilon.Game{Delta: g.Delta, Confidence: g.Confidence, Strategy: threshold.Split}.Family(stats)
 	if err != nil {
 		return verdict.Finding{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -52,7 +54,7 @@ func TestFamilyGameUnequalSidesStatesTheSmallerSide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.Power, f, epsilon.MaxCertifiable(n, delta, conf, epsilon.Split)
+		return p.Power, f, epsilon.MaxCertifiable(n, delta, conf, threshold.Split)
 	}
 	power, factor, most := at(40)
 	bigPower, _, bigMost := at(400)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -90,7 +92,7 @@ func (m MembershipRelease) Check(ctx context.Context, results []trials.TrialResu
 		id = m.Deleted.ID
 	}
 	_, k := su.Dims()
-	game := epsilon.Game{Delta: m.Delta, Confidence: m.Confidence, Strategy: epsilon.Split}
+	game := epsilon.Game{Delta: m.Delta, Confidence: m.Confidence, Strategy: threshold.Split}
 	pe, err := game.PerExample(su, sr)
 	if err != nil {
 		return verdict.Finding{}, fmt.Errorf("membership check: %w", err)
@@ -166,9 +168,9 @@ func PowerOf(ctx context.Context, n int, spec epsilon.PowerSpec, route string) (
 	}
 	q := &verdict.Question{Route: route, Epsilon: spec.Claim, Delta: spec.Delta, Confidence: spec.Conf, Power: spec.Power, Trials: n}
 	p := &verdict.Power{Against: spec.Factor, Power: res.Power, StdErr: res.StdErr, SmallestFactor: smallest, Question: q,
-		SmallestEpsilon: smallest * spec.Claim, MaxEpsilon: epsilon.MaxCertifiable(n, spec.Delta, spec.Conf, epsilon.Split)}
+		SmallestEpsilon: smallest * spec.Claim, MaxEpsilon: epsilon.MaxCertifiable(n, spec.Delta, spec.Conf, threshold.Split)}
 	p.SmallestMu, p.MaxMu = epsilon.GDPMu(p.SmallestEpsilon, spec.Delta), epsilon.GDPMu(p.MaxEpsilon, spec.Delta)
-	if show, err := epsilon.TrialsForResolution(spec.Claim, spec.Delta, spec.Conf, epsilon.Split); err == nil {
+	if show, err := epsilon.TrialsForResolution(spec.Claim, spec.Delta, spec.Conf, threshold.Split); err == nil {
 		p.TrialsToShow = show
 	}
 	return p, nil

@@ -8,6 +8,9 @@ import (
 	"context"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -31,12 +34,12 @@ const (
 type Run = func(ctx context.Context, st reference.Streams) (reference.Release, error)
 
 // A Check is the subject's own check, the one every control of it is audited by.
-type Check = func(ctx context.Context, results []audit.TrialResult) ([]audit.Finding, error)
+type Check = func(ctx context.Context, results []trials.TrialResult) ([]verdict.Finding, error)
 
 // Set makes the controls of one subject: each is Of with its unlearned run replaced, or
 // a subject of the method's own making, audited by Check.
 type Set struct {
-	Of    audit.Subject
+	Of    trials.Subject
 	Check Check
 }
 
@@ -48,7 +51,7 @@ func (s Set) Mutant(name, bug string, run Run) audit.Control {
 
 // Subject is the control of name audited on sub, a mutant the method builds itself (a
 // subject with a bug flag set, whose trials differ from the first step on).
-func (s Set) Subject(name, bug string, sub audit.Subject) audit.Control {
+func (s Set) Subject(name, bug string, sub trials.Subject) audit.Control {
 	return audit.Control{Name: name, Bug: bug, Audited: audit.Audited{Subject: sub, Check: s.Check}}
 }
 

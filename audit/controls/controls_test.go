@@ -5,7 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -13,9 +15,9 @@ import (
 // fixed is a subject whose unlearned release is always the same, with a diagnostic.
 type fixed struct{}
 
-func (fixed) Name() string        { return "fixed" }
-func (fixed) Claim() audit.Claim  { return audit.Claim{Method: "fixed"} }
-func (fixed) Fingerprint() string { return "f" }
+func (fixed) Name() string         { return "fixed" }
+func (fixed) Claim() verdict.Claim { return verdict.Claim{Method: "fixed"} }
+func (fixed) Fingerprint() string  { return "f" }
 func (fixed) Unlearned(context.Context, reference.Streams) (reference.Release, error) {
 	return reference.Release{Published: []float64{4.7, -0.7}, Secret: []float64{1, 1}, Diagnostics: map[string]float64{"k": 7}}, nil
 }
@@ -30,7 +32,7 @@ func (fixed) Retrained(ctx context.Context, st reference.Streams) (reference.Rel
 // and fingerprinted after the subject and the bug, and audited by the subject's check.
 func TestNoiseMutations(t *testing.T) {
 	called := 0
-	set := controls.Set{Of: fixed{}, Check: func(context.Context, []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: fixed{}, Check: func(context.Context, []trials.TrialResult) ([]verdict.Finding, error) {
 		called++
 		return nil, nil
 	}}
@@ -64,7 +66,7 @@ func TestNoiseMutations(t *testing.T) {
 	if ctl.Name != "half-variance" || ctl.Audited.Subject.Name() != "fixed~half-variance" {
 		t.Errorf("control %q of subject %q", ctl.Name, ctl.Audited.Subject.Name())
 	}
-	if f, ok := ctl.Audited.Subject.(audit.Fingerprinter); !ok || f.Fingerprint() != "f~half-variance" {
+	if f, ok := ctl.Audited.Subject.(trials.Fingerprinter); !ok || f.Fingerprint() != "f~half-variance" {
 		t.Errorf("the mutant's fingerprint is not the subject's and the bug's")
 	}
 	if _, err := ctl.Audited.Check(context.Background(), nil); err != nil || called != 1 {

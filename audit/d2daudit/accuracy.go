@@ -8,7 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -126,11 +127,11 @@ type AccuracyCurve struct {
 	// by that over the first 10% (update 0, the learner, excluded), with its confidence
 	// interval from the spread of the draws (delta method); NaN for short runs.
 	Growth         float64
-	GrowthInterval audit.Interval
+	GrowthInterval verdict.Interval
 	// Gradient evaluations: mean per update, and per retraining from scratch with the
 	// learner's own schedule at the final dataset size.
 	UpdateGradients, RetrainGradients float64
-	Findings                          []audit.Finding
+	Findings                          []verdict.Finding
 }
 
 // AccuracyPoint is one checkpoint.
@@ -529,7 +530,7 @@ func runAccuracyVariant(ctx context.Context, c AccuracyConfig, v accuracyVariant
 // (round 0 excluded), NaN when either window is empty, with a two-sided interval at the
 // given confidence: each window mean has variance Σ sd²/(draws·k²) over its k checkpoints,
 // and the ratio's follows by the delta method.
-func growth(points []AccuracyPoint, n, draws int, confidence float64) (float64, audit.Interval) {
+func growth(points []AccuracyPoint, n, draws int, confidence float64) (float64, verdict.Interval) {
 	var early, late []AccuracyPoint
 	for _, p := range points {
 		switch {
@@ -540,7 +541,7 @@ func growth(points []AccuracyPoint, n, draws int, confidence float64) (float64, 
 		}
 	}
 	if len(early) == 0 || len(late) == 0 || n < 10 {
-		return math.NaN(), audit.Interval{Lower: math.NaN(), Upper: math.NaN()}
+		return math.NaN(), verdict.Interval{Lower: math.NaN(), Upper: math.NaN()}
 	}
 	window := func(ps []AccuracyPoint) (m, v float64) {
 		for _, p := range ps {
@@ -554,7 +555,7 @@ func growth(points []AccuracyPoint, n, draws int, confidence float64) (float64, 
 	r := ml / me
 	sd := math.Abs(r) * math.Sqrt(vl/(ml*ml)+ve/(me*me))
 	z := distuv.UnitNormal.Quantile(1 - (1-confidence)/2)
-	return r, audit.Interval{Lower: r - z*sd, Upper: r + z*sd}
+	return r, verdict.Interval{Lower: r - z*sd, Upper: r + z*sd}
 }
 
 // GrowthLimit is the steady-state band's upper end for strong variants (spec d2d §4.6):
@@ -566,8 +567,8 @@ const GrowthLimit = 1.25
 // within the explicit bound at every checkpoint (each bound holds for all rounds at once
 // with probability ≥ 1 − β, so a FAIL is a false alarm with probability ≤ β), and, for the
 // strong variants, no growth along the sequence.
-func accuracyFindings(c AccuracyConfig, v accuracyVariant, curve AccuracyCurve) []audit.Finding {
-	var out []audit.Finding
+func accuracyFindings(c AccuracyConfig, v accuracyVariant, curve AccuracyCurve) []verdict.Finding {
+	var out []verdict.Finding
 	id := "d2d/accuracy/" + v.name
 	if curve.BoundChecked {
 		worst, at := math.Inf(-1), 0
@@ -576,18 +577,18 @@ func accuracyFindings(c AccuracyConfig, v accuracyVariant, curve AccuracyCurve) 
 				worst, at = p.Excess, p.Round
 			}
 		}
-		f := audit.Deterministic(id+"/bound", "published excess risk within the accuracy bound ("+v.theorem+")", audit.Implementation,
+		f := verdict.Deterministic(id+"/bound", "published excess risk within the accuracy bound ("+v.theorem+")", verdict.Implementation,
 			worst, curve.Bound, len(curve.Points), fmt.Sprintf("largest excess risk at update %d of %d checkpoints; %s", at, len(curve.Points), curve.BoundForm))
 		f.Confidence = 1 - c.Beta
 		out = append(out, f)
 	}
 	if v.name != "convex-weak" && !math.IsNaN(curve.Growth) {
 		iv := curve.GrowthInterval
-		f := audit.Finding{Check: id + "/steady", Title: "excess risk does not grow along the sequence (strong unlearning)",
-			Kind: audit.Implementation, Verdict: audit.DecideUpper(iv, GrowthLimit), Measured: curve.Growth, Interval: &iv,
+		f := verdict.Finding{Check: id + "/steady", Title: "excess risk does not grow along the sequence (strong unlearning)",
+			Kind: verdict.Implementation, Verdict: verdict.DecideUpper(iv, GrowthLimit), Measured: curve.Growth, Interval: &iv,
 			Bound: GrowthLimit, Comparison: "≤", Confidence: c.Confidence, Trials: c.Draws,
 			Detail: fmt.Sprintf("mean excess risk of %d fresh publications (the trials) per checkpoint over the last 10%% of updates ÷ over the first 10%%, interval by the delta method; the limit is the upper end of spec d2d §4.6's steady-state band", c.Draws)}
-		if f.Verdict == audit.Inconclusive {
+		if f.Verdict == verdict.Inconclusive {
 			// the half-width shrinks as 1/√draws: enough draws put the interval on one side
 			half := (iv.Upper - iv.Lower) / 2
 			f.TrialsNeeded = int(math.Ceil(float64(c.Draws) * math.Pow(half/math.Abs(GrowthLimit-curve.Growth), 2)))

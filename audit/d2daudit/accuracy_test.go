@@ -8,9 +8,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -112,7 +113,7 @@ func TestAccuracyStrongVariantsDoNotGrow(t *testing.T) {
 	for _, c := range res.Curves {
 		steady := false
 		for _, f := range c.Findings {
-			if f.Verdict != audit.Pass {
+			if f.Verdict != verdict.Pass {
 				t.Errorf("%s: %s", c.Variant, f)
 			}
 			steady = steady || f.Check == "d2d/accuracy/"+c.Variant+"/steady"
@@ -138,7 +139,7 @@ func TestAccuracyStrongVariantsDoNotGrow(t *testing.T) {
 	p := d2d.Params{Constants: loss.Constants(ds, res.Radius), Radius: res.Radius, N: res.N0, Dim: ds.Dim(), Budget: 10, Epsilon: 1, Delta: 1e-6}
 	r := p.SecretRadius()
 	for _, pt := range sc.Points[1:] {
-		if limit := p.Smoothness / 2 * r * r; !audit.FloatTolerance(pt.SecretExcess, limit) {
+		if limit := p.Smoothness / 2 * r * r; !verdict.FloatTolerance(pt.SecretExcess, limit) {
 			t.Errorf("update %d: secret excess %v > (M/2)r² = %v", pt.Round, pt.SecretExcess, limit)
 		}
 	}
@@ -199,13 +200,13 @@ func TestAccuracyCatchesGrowingError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var steady audit.Finding
+	var steady verdict.Finding
 	for _, f := range curve.Findings {
 		if f.Check == "d2d/accuracy/perfect/steady" {
 			steady = f
 		}
 	}
-	if steady.Verdict != audit.Fail {
+	if steady.Verdict != verdict.Fail {
 		t.Fatalf("random walk: steady-state check %s (growth %v, interval %+v), want FAIL", steady.Verdict, curve.Growth, curve.GrowthInterval)
 	}
 	t.Logf("random walk: growth %.3g, interval [%.3g, %.3g]", curve.Growth, curve.GrowthInterval.Lower, curve.GrowthInterval.Upper)
@@ -228,18 +229,18 @@ func TestGrowthInterval(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		early, late, sd  float64
-		want             audit.Verdict
+		want             verdict.Verdict
 		ratioLo, ratioHi float64
 	}{
-		{"flat", 1, 1, 0.5, audit.Pass, 1, 1},
-		{"doubling", 1, 2, 0.5, audit.Fail, 2, 2},
-		{"noisy", 1, 1.2, 10, audit.Inconclusive, 1.2, 1.2},
+		{"flat", 1, 1, 0.5, verdict.Pass, 1, 1},
+		{"doubling", 1, 2, 0.5, verdict.Fail, 2, 2},
+		{"noisy", 1, 1.2, 10, verdict.Inconclusive, 1.2, 1.2},
 	} {
 		r, iv := growth(points(tc.early, tc.late, tc.sd), 1000, 100, 0.999)
 		if math.Abs(r-tc.ratioLo) > 1e-12 {
 			t.Errorf("%s: ratio %v, want %v", tc.name, r, tc.ratioLo)
 		}
-		if got := audit.DecideUpper(iv, GrowthLimit); got != tc.want {
+		if got := verdict.DecideUpper(iv, GrowthLimit); got != tc.want {
 			t.Errorf("%s: interval %+v gives %s, want %s", tc.name, iv, got, tc.want)
 		}
 	}

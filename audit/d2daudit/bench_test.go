@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -40,7 +41,7 @@ func BenchmarkTrial(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if _, err := audit.RunTrial(context.Background(), s, 1, i); err != nil {
+					if _, err := trials.RunTrial(context.Background(), s, 1, i); err != nil {
 						b.Fatal(err)
 					}
 					i++

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -49,7 +51,7 @@ func (Method) Bounds() audit.Bounds {
 }
 
 // certificate computes the rows of one variant's certificate.
-func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
 	r := audit.ArgReader{Args: args}
 	what := "--variant " + variant
 	r.Require(what, "lipschitz", "smoothness", "n", "iterations", "epsilon", "delta")
@@ -64,9 +66,9 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Ro
 	if index < 1 {
 		r.Failf("--update-index %d: want ≥ 1", index)
 	}
-	var rows []audit.Row
+	var rows []verdict.Row
 	add := func(key string, val any, note string) {
-		rows = append(rows, audit.Row{Key: key, Value: val, Note: note})
+		rows = append(rows, verdict.Row{Key: key, Value: val, Note: note})
 	}
 	if variant == "distributed" {
 		r.Require(what, "strong-convexity", "dimension", "radius", "xi")

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
@@ -12,9 +15,9 @@ import (
 
 // distCertificates checks two trials without the attacks: the certificate findings read
 // none of them.
-func distCertificates(t *testing.T, s *d2daudit.DistSubject) map[string]audit.Finding {
+func distCertificates(t *testing.T, s *d2daudit.DistSubject) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 1, 2)
+	res, err := trials.Engine{}.Run(context.Background(), s, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func TestDistCertificateViolations(t *testing.T) {
 	honest := distInstance(t, d2d.FixedSchedule, 2)
 	fs := distCertificates(t, honest)
 	for _, name := range []string{"d2d/certificate/sigma", "d2d/certificate/lipschitz", "d2d/certificate/smoothness", "d2d/certificate/strong-convexity"} {
-		if f := fs[name]; f.Verdict != audit.Pass {
+		if f := fs[name]; f.Verdict != verdict.Pass {
 			t.Errorf("honest: %s %v (%s)", name, f, f.Detail)
 		}
 	}
@@ -56,7 +59,7 @@ func TestDistCertificateViolations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if f := distCertificates(t, s)[c.check]; f.Verdict != audit.Fail {
+		if f := distCertificates(t, s)[c.check]; f.Verdict != verdict.Fail {
 			t.Errorf("%s: %s %v (%s); want FAIL", c.name, c.check, f, f.Detail)
 		}
 	}

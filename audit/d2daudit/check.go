@@ -7,6 +7,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
@@ -24,15 +28,15 @@ import (
 //   - implementation: on every trial, the distance from the unlearned secret model to the
 //     exact minimiser on 𝒟_k within the radius the proof needs (Eq. 3 or Eq. 13), its
 //     distance to the retrain within Δ, and the retrain within the learner's radius (Eq. 2);
-//   - release: the divergence of the published laws against the claim (audit.GaussianRelease);
+//   - release: the divergence of the published laws against the claim (checks.GaussianRelease);
 //   - empirical: a distinguishing game on the published models alone, which needs no
-//     secret state (audit.EmpiricalRelease).
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+//     secret state (checks.EmpiricalRelease).
+func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d check: no trials")
 	}
 	c := s.Claim()
-	pub, err := published(audit.GaussianRelease{Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon, Delta: s.plan.MechanismDelta()},
+	pub, err := published(checks.GaussianRelease{Sigma: s.plan.Sigma, Rho: c.Rho, Epsilon: s.setup.Params.Epsilon, Delta: s.plan.MechanismDelta()},
 		c.Epsilon, c.Delta, c.Rho, s.setup.Loss, s.universe, s.setup.Updates)
 	if err != nil {
 		return nil, fmt.Errorf("d2d check: %w", err)
@@ -40,7 +44,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	// the checks, for a progress bar: certificate, implementation, then the published ones
 	st, ctx := steps.Count(ctx, append([]bool{true, true}, pub.Steps(opt)...)...)
 	fs := s.certificateFindings()
-	fs[0] = audit.AtPrecision(fs[0], s.plan.Sigma, s.plan.Sensitivity(), results)
+	fs[0] = checks.AtPrecision(fs[0], s.plan.Sigma, s.plan.Sensitivity(), results)
 	st.Step()
 	impl, err := s.implementationFindings(ctx, results, opt.Seed)
 	if err != nil {
@@ -59,7 +63,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 // Gaussian release against the claim (rel), the distinguishing game against (ε, δ) with the
 // claim's Rényi slope rho, and the membership attack on the records the requests delete
 // (none when they only add).
-func published(rel audit.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset, updates []reference.Update) (methodkit.Published, error) {
+func published(rel checks.GaussianRelease, eps, delta, rho float64, loss reference.Loss, universe *reference.Dataset, updates []reference.Update) (methodkit.Published, error) {
 	p := methodkit.Published{Prefix: "d2d", Release: &rel, Epsilon: eps, Delta: delta, Rho: rho}
 	var ids []int64
 	seen := map[int64]bool{}
@@ -75,37 +79,37 @@ func published(rel audit.GaussianRelease, eps, delta, rho float64, loss referenc
 	if err != nil {
 		return p, err
 	}
-	p.Members = &audit.MembershipRelease{Loss: loss, Deleted: deleted}
+	p.Members = &checks.MembershipRelease{Loss: loss, Deleted: deleted}
 	return p, nil
 }
 
-func (s *Subject) certificateFindings() []audit.Finding {
+func (s *Subject) certificateFindings() []verdict.Finding {
 	p := s.setup.Params
-	return append([]audit.Finding{
-		audit.Deterministic("d2d/certificate/sigma", "σ the theorem requires, recomputed from the declared constants (must not exceed the σ used)",
-			audit.Certificate, s.required, s.plan.Sigma, 0,
+	return append([]verdict.Finding{
+		verdict.Deterministic("d2d/certificate/sigma", "σ the theorem requires, recomputed from the declared constants (must not exceed the σ used)",
+			verdict.Certificate, s.required, s.plan.Sigma, 0,
 			fmt.Sprintf("%s with L=%.6g, M=%.6g, m=%.6g, n=%d, I=%d, ε=%g, δ=%g", s.Claim().Source, p.Lipschitz, p.Smoothness, p.StrongConvexity, p.N, p.Budget, p.Epsilon, p.Delta)),
 	}, constantFindings(s.setup.Loss, s.universe, p.Constants, p.Radius)...)
 }
 
 // constantFindings check declared constants against the data: the exact largest gradient
 // norm on Θ over every record that appears, the loss's smoothness and strong convexity.
-func constantFindings(loss reference.Loss, universe *reference.Dataset, declared reference.Constants, radius float64) []audit.Finding {
+func constantFindings(loss reference.Loss, universe *reference.Dataset, declared reference.Constants, radius float64) []verdict.Finding {
 	tight := loss.TightConstants(universe, radius)
-	return []audit.Finding{
-		audit.Deterministic("d2d/certificate/lipschitz", "largest per-example gradient norm on Θ, exact (must not exceed the declared L)",
-			audit.Certificate, tight.Lipschitz, declared.Lipschitz, 0,
+	return []verdict.Finding{
+		verdict.Deterministic("d2d/certificate/lipschitz", "largest per-example gradient norm on Θ, exact (must not exceed the declared L)",
+			verdict.Certificate, tight.Lipschitz, declared.Lipschitz, 0,
 			fmt.Sprintf("sup over ‖θ‖ ≤ %g of ‖∇f_z(θ)‖ for %s, over the %d records that appear in any 𝒟_i", radius, loss.Name(), universe.Len())),
-		audit.Deterministic("d2d/certificate/smoothness", "per-example smoothness of the loss on the data (must not exceed the declared M)",
-			audit.Certificate, tight.Smoothness, declared.Smoothness, 0,
+		verdict.Deterministic("d2d/certificate/smoothness", "per-example smoothness of the loss on the data (must not exceed the declared M)",
+			verdict.Certificate, tight.Smoothness, declared.Smoothness, 0,
 			fmt.Sprintf("max‖x‖²·sup φ'' + λ for %s", loss.Name())),
-		audit.Deterministic("d2d/certificate/strong-convexity", "declared strong convexity m (must not exceed the loss's λ)",
-			audit.Certificate, declared.StrongConvexity, tight.StrongConvexity, 0,
+		verdict.Deterministic("d2d/certificate/strong-convexity", "declared strong convexity m (must not exceed the loss's λ)",
+			verdict.Certificate, declared.StrongConvexity, tight.StrongConvexity, 0,
 			fmt.Sprintf("%s is λ-strongly convex per example", loss.Name())),
 	}
 }
 
-func (s *Subject) implementationFindings(ctx context.Context, results []audit.TrialResult, seed uint64) ([]audit.Finding, error) {
+func (s *Subject) implementationFindings(ctx context.Context, results []trials.TrialResult, seed uint64) ([]verdict.Finding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -128,16 +132,16 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 	n := len(results)
 	// A distance to the computed θ̂* overstates the one to θ* by at most oracleErr: only
 	// what exceeds it is evidence against the bound, and only what exceeds it and
-	// float64's resolution at the models is resolved (audit.DistanceCheck).
-	res := audit.TrialResolution(results).Distance
+	// float64's resolution at the models is resolved (checks.DistanceCheck).
+	res := checks.TrialResolution(results).Distance
 	oracle := fmt.Sprintf("θ* by Hessian-free trust-region Newton to residual %.2g (on the sphere: %v); distances to it less its certified error %.2g", opt.Residual, opt.OnBoundary, oracleErr)
-	fs := []audit.Finding{
-		audit.DistanceCheck("d2d/implementation/radius", "distance of the unlearned secret model to the exact minimiser on 𝒟_k (worst trial)",
-			audit.Implementation, radius, oracleErr, res, bound, n, oracle),
-		audit.DistanceCheck("d2d/implementation/retrain-gap", "distance of the unlearned secret model to the retrain's (worst trial), against Δ",
-			audit.Implementation, gap, 0, res, s.plan.Sensitivity(), n, "the mean gap the Gaussian mechanism is calibrated to"),
-		audit.DistanceCheck("d2d/implementation/learner-radius", "distance of the retrain A(𝒟_k) to the exact minimiser (worst trial)",
-			audit.Implementation, learn, oracleErr, res, s.plan.LearnRadius(s.final.Len()), n, "Eq. 2: (2L/(m·n_k))·γ^I; "+oracle),
+	fs := []verdict.Finding{
+		checks.DistanceCheck("d2d/implementation/radius", "distance of the unlearned secret model to the exact minimiser on 𝒟_k (worst trial)",
+			verdict.Implementation, radius, oracleErr, res, bound, n, oracle),
+		checks.DistanceCheck("d2d/implementation/retrain-gap", "distance of the unlearned secret model to the retrain's (worst trial), against Δ",
+			verdict.Implementation, gap, 0, res, s.plan.Sensitivity(), n, "the mean gap the Gaussian mechanism is calibrated to"),
+		checks.DistanceCheck("d2d/implementation/learner-radius", "distance of the retrain A(𝒟_k) to the exact minimiser (worst trial)",
+			verdict.Implementation, learn, oracleErr, res, s.plan.LearnRadius(s.final.Len()), n, "Eq. 2: (2L/(m·n_k))·γ^I; "+oracle),
 	}
 	if s.setup.Mode == d2d.Perfect { // Eq. 13 holds with probability ≥ 1 − δ/2 per trial: Eq. 13 holds with probability ≥ 1 − δ/2 per trial
 		conf := math.Max(0, 1-float64(n)*p.Delta/2)
@@ -147,7 +151,7 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 	if len(s.setup.Updates) == 0 {
 		return fs, nil
 	}
-	first := slices.MinFunc(results, func(a, b audit.TrialResult) int { return a.Index - b.Index })
+	first := slices.MinFunc(results, func(a, b trials.TrialResult) int { return a.Index - b.Index })
 	radiusTrace, gapTrace, epsTrace, ok, err := s.requestTraces(ctx, seed, first)
 	if err != nil {
 		return nil, err
@@ -156,8 +160,8 @@ func (s *Subject) implementationFindings(ctx context.Context, results []audit.Tr
 		return fs, nil
 	}
 	for _, t := range []struct {
-		f *audit.Finding
-		t audit.Trace
+		f *verdict.Finding
+		t verdict.Trace
 	}{{&fs[0], radiusTrace}, {&fs[1], gapTrace}, {&fs[1], epsTrace}} {
 		t.t.Name += fmt.Sprintf(" (trial %d)", first.Index)
 		if err := t.f.AddTrace(t.t); err != nil {

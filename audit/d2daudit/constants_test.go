@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -35,15 +36,15 @@ func TestDeclaredConstantsComparedTheRightWay(t *testing.T) {
 	for _, c := range []struct {
 		check string
 		set   func(*reference.Constants)
-		want  audit.Verdict
+		want  verdict.Verdict
 	}{
-		{"strong-convexity", func(k *reference.Constants) { k.StrongConvexity = 2 * loss.Lambda }, audit.Fail}, // claims more curvature than λ gives
-		{"strong-convexity", func(k *reference.Constants) { k.StrongConvexity = loss.Lambda / 2 }, audit.Pass},
-		{"strong-convexity", func(k *reference.Constants) { k.StrongConvexity = loss.Lambda }, audit.Pass},
-		{"smoothness", func(k *reference.Constants) { k.Smoothness = tight.Smoothness / 2 }, audit.Fail},
-		{"smoothness", func(k *reference.Constants) { k.Smoothness = 2 * tight.Smoothness }, audit.Pass},
-		{"lipschitz", func(k *reference.Constants) { k.Lipschitz = tight.Lipschitz / 2 }, audit.Fail},
-		{"lipschitz", func(k *reference.Constants) { k.Lipschitz = 2 * tight.Lipschitz }, audit.Pass},
+		{"strong-convexity", func(k *reference.Constants) { k.StrongConvexity = 2 * loss.Lambda }, verdict.Fail}, // claims more curvature than λ gives
+		{"strong-convexity", func(k *reference.Constants) { k.StrongConvexity = loss.Lambda / 2 }, verdict.Pass},
+		{"strong-convexity", func(k *reference.Constants) { k.StrongConvexity = loss.Lambda }, verdict.Pass},
+		{"smoothness", func(k *reference.Constants) { k.Smoothness = tight.Smoothness / 2 }, verdict.Fail},
+		{"smoothness", func(k *reference.Constants) { k.Smoothness = 2 * tight.Smoothness }, verdict.Pass},
+		{"lipschitz", func(k *reference.Constants) { k.Lipschitz = tight.Lipschitz / 2 }, verdict.Fail},
+		{"lipschitz", func(k *reference.Constants) { k.Lipschitz = 2 * tight.Lipschitz }, verdict.Pass},
 	} {
 		declared := tight
 		c.set(&declared)

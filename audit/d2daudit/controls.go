@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -19,7 +22,7 @@ import (
 //   - sees-deleted: every update descends on the data before the request, so a deleted
 //     record still pulls the model.
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}}
 	return []audit.Control{

@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -51,9 +56,9 @@ func instance(t *testing.T, mode d2d.Mode) *d2daudit.Subject {
 	return s
 }
 
-func audited(t *testing.T, run audit.Subject, s *d2daudit.Subject, trials int) map[string]audit.Finding {
+func audited(t *testing.T, run trials.Subject, s *d2daudit.Subject, trials int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), run, 1, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), run, 1, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,22 +78,22 @@ func TestReferencePassesEveryCheck(t *testing.T) {
 		s := instance(t, mode)
 		fs := audited(t, s, s, 100)
 		for _, f := range fs {
-			if err := audit.Consistent(s.Claim(), f); err != nil {
+			if err := verdict.Consistent(s.Claim(), f); err != nil {
 				t.Errorf("%s: %v", mode, err)
 			}
 		}
 		// 100 trials at δ = 1e-6 cannot catch a 2× violation: the game must say so
-		if f := fs["d2d/empirical/epsilon-lower-bound"]; f.Verdict != audit.Inconclusive || f.Power.Sufficient() {
+		if f := fs["d2d/empirical/epsilon-lower-bound"]; f.Verdict != verdict.Inconclusive || f.Power.Sufficient() {
 			t.Errorf("%s: empirical game %v with power %+v; 100 trials at δ = 1e-6 have almost none", mode, f.Verdict, f.Power)
 		}
-		if v := audit.Decide(s.Claim(), values(fs)); v != audit.Pass {
+		if v := verdict.Decide(s.Claim(), values(fs)); v != verdict.Pass {
 			t.Errorf("%s: subject verdict %s, want PASS from its required findings", mode, v)
 		}
 	}
 }
 
-func values(m map[string]audit.Finding) []audit.Finding {
-	var out []audit.Finding
+func values(m map[string]verdict.Finding) []verdict.Finding {
+	var out []verdict.Finding
 	for _, f := range m {
 		out = append(out, f)
 	}
@@ -108,10 +113,10 @@ func TestPlantedBugNoNoiseFailsRelease(t *testing.T) {
 	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
 		s := instance(t, mode)
 		fs := audited(t, noNoise{s}, s, 50)
-		if f := fs["d2d/release/renyi"]; f.Verdict != audit.Fail || !strings.Contains(f.Detail, "unlearned side") {
+		if f := fs["d2d/release/renyi"]; f.Verdict != verdict.Fail || !strings.Contains(f.Detail, "unlearned side") {
 			t.Errorf("%s: release check %v (%s); want FAIL blaming the unlearned side's noise", mode, f, f.Detail)
 		}
-		if f := fs["d2d/implementation/radius"]; f.Verdict != audit.Pass {
+		if f := fs["d2d/implementation/radius"]; f.Verdict != verdict.Pass {
 			t.Errorf("%s: the secret model is right, yet the implementation check says %v", mode, f)
 		}
 	}
@@ -156,7 +161,7 @@ func TestPlantedBugDeletedRecordFailsImplementation(t *testing.T) {
 		s := instance(t, mode)
 		fs := audited(t, usesDeleted{s}, s, 20)
 		f := fs["d2d/implementation/radius"]
-		if f.Verdict != audit.Fail {
+		if f.Verdict != verdict.Fail {
 			t.Errorf("%s: implementation check %v; want FAIL", mode, f)
 		}
 		// the record matters: the bug moves the model by more than twice the radius
@@ -175,20 +180,20 @@ func TestPlantedBugsCaughtByEmpiricalRouteAlone(t *testing.T) {
 		c := s.Claim()
 		for _, bug := range []struct {
 			name string
-			run  audit.Subject
+			run  trialspkg.Subject
 		}{{"no noise", noNoise{s}}, {"deleted record still used", usesDeleted{s}}} {
-			res, err := audit.Engine{}.Run(context.Background(), bug.run, 1, 100)
+			res, err := trialspkg.Engine{}.Run(context.Background(), bug.run, 1, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range res { // the empirical route sees only what is published
 				res[i].Unlearned.Secret, res[i].Retrained.Secret = nil, nil
 			}
-			f, err := audit.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Seed: 1}.Check(context.Background(), res)
+			f, err := checks.EmpiricalRelease{Prefix: "d2d", Epsilon: c.Epsilon, Delta: c.Delta, Seed: 1}.Check(context.Background(), res)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Verdict != audit.Fail {
+			if f.Verdict != verdict.Fail {
 				t.Errorf("%s, %s: empirical finding %v (%s); want FAIL", mode, bug.name, f, f.Detail)
 			}
 			t.Logf("%s, %s: ε_LB = %.3f > ε = %v", mode, bug.name, f.Measured, c.Epsilon)
@@ -216,7 +221,7 @@ func TestCertificateCatchesBadDeclarations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := audited(t, weak, weak, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Fail {
+	if f := audited(t, weak, weak, 20)["d2d/certificate/sigma"]; f.Verdict != verdict.Fail {
 		t.Errorf("σ/2: certificate check %v; want FAIL", f)
 	}
 	setup = s.Setup()
@@ -225,7 +230,7 @@ func TestCertificateCatchesBadDeclarations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := audited(t, low, low, 20)["d2d/certificate/lipschitz"]; f.Verdict != audit.Fail {
+	if f := audited(t, low, low, 20)["d2d/certificate/lipschitz"]; f.Verdict != verdict.Fail {
 		t.Errorf("L = 0.5: certificate check %v; want FAIL", f)
 	}
 }
@@ -260,7 +265,7 @@ func TestConvexVariantsPassEveryCheck(t *testing.T) {
 	for _, mode := range []d2d.Mode{d2d.ConvexStrong, d2d.ConvexWeak} {
 		s := convexInstance(t, mode, nil)
 		for _, f := range audited(t, s, s, 100) {
-			if err := audit.Consistent(s.Claim(), f); err != nil {
+			if err := verdict.Consistent(s.Claim(), f); err != nil {
 				t.Errorf("%s: %v", mode, err)
 			}
 		}
@@ -275,11 +280,11 @@ func TestConvexVariantsPassEveryCheck(t *testing.T) {
 func TestWeakPrintedConstantFailsAboveXiTwo(t *testing.T) {
 	s := convexInstance(t, d2d.ConvexWeak, func(p *d2d.Params) { p.Xi, p.SigmaConstant = 2.5, d2d.AsPrinted })
 	f := audited(t, s, s, 20)["d2d/certificate/sigma"]
-	if f.Verdict != audit.Fail || f.Measured/f.Bound < 3.107/(2*math.Sqrt2)-1e-6 {
+	if f.Verdict != verdict.Fail || f.Measured/f.Bound < 3.107/(2*math.Sqrt2)-1e-6 {
 		t.Fatalf("certificate check %v; want FAIL with ratio 3.107/2.828", f)
 	}
 	ok := convexInstance(t, d2d.ConvexWeak, func(p *d2d.Params) { p.Xi, p.SigmaConstant = 1.5, d2d.AsPrinted })
-	if f := audited(t, ok, ok, 20)["d2d/certificate/sigma"]; f.Verdict != audit.Pass {
+	if f := audited(t, ok, ok, 20)["d2d/certificate/sigma"]; f.Verdict != verdict.Pass {
 		t.Fatalf("ξ = 1.5 with the printed constant: %v; it suffices for ξ ≤ 2", f)
 	}
 }

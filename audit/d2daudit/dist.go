@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -62,7 +66,7 @@ func NewDist(ctx context.Context, s DistSetup) (*DistSubject, error) {
 	if sub.final, sub.universe, _, err = requested(s.Data, s.Updates, float64(s.Params.N)/2); err != nil {
 		return nil, err
 	}
-	sub.fp = audit.ConfigFingerprint(fmt.Sprintf("distributed|%s|%+v|%v", s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates, nil)
+	sub.fp = trials.ConfigFingerprint(fmt.Sprintf("distributed|%s|%+v|%v", s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates, nil)
 	return sub, nil
 }
 
@@ -72,7 +76,7 @@ func (s *DistSubject) Name() string { return "d2d/distributed" }
 // Fingerprint identifies the configuration beyond the claim.
 func (s *DistSubject) Fingerprint() string { return s.fp }
 
-// Params is the declared dimension Params.Dim (audit.Dimensioned).
+// Params is the declared dimension Params.Dim (trials.Dimensioned).
 func (s *DistSubject) Params() int { return s.setup.Params.Dim }
 
 // Plan is the plan the deployment runs.
@@ -111,14 +115,14 @@ func (s *DistSubject) Retrained(ctx context.Context, st reference.Streams) (refe
 }
 
 // Claim is Theorem 4.5's certificate with its derivation and the spec's flags.
-func (s *DistSubject) Claim() audit.Claim {
+func (s *DistSubject) Claim() verdict.Claim {
 	p, pl := s.setup.Params, s.plan
 	k := len(s.setup.Updates)
-	c := audit.Claim{
+	c := verdict.Claim{
 		Method:    "Descent-to-Delete, perturbed distributed descent (reservoir-sampled bootstrap, K partitions)",
 		Source:    "Neel, Roth, Sharifi-Malvajerdi 2020, Theorem 4.5",
 		Guarantee: "(ε, δ)-unlearning",
-		Required:  audit.StateHolding, // the toolkit runs the method: the empirical game supports
+		Required:  verdict.StateHolding, // the toolkit runs the method: the empirical game supports
 		Epsilon:   p.Epsilon, Delta: p.Delta,
 		Rho:      rhoStar(p.Epsilon, p.Delta/2),
 		Relation: "one add or delete per round; the published model at round i against a retrain from scratch on 𝒟_i with fresh randomness (Definition 2.3)",
@@ -128,7 +132,7 @@ func (s *DistSubject) Claim() audit.Claim {
 			"the update sequence is fixed in advance (non-adaptive; Lemma 4.2)",
 			"reservoir sampling is keyed by record ID, so duplicate values are distinct records (spec §2.7)",
 		},
-		Constants: []audit.Value{
+		Constants: []verdict.Value{
 			{Name: "L (Lipschitz)", Value: p.Lipschitz}, {Name: "M (smoothness)", Value: p.Smoothness},
 			{Name: "m (strong convexity)", Value: p.StrongConvexity}, {Name: "R (radius of Θ)", Value: p.Radius},
 			{Name: "n", Value: float64(p.N)}, {Name: "d", Value: float64(p.Dim)}, {Name: "ξ", Value: p.Xi},
@@ -140,7 +144,7 @@ func (s *DistSubject) Claim() audit.Claim {
 	if p.Schedule == d2d.FixedSchedule {
 		schedule = "10·ln(π²k²/(3δ))·(I + (B²/(Kn²))·ln(1 + 10k²·ln(π²k²/(3δ)))/ln(1/γ))  (spec §3.9.4 fix)"
 	}
-	c.Derivation = []audit.Step{
+	c.Derivation = []verdict.Step{
 		{Quantity: "B", Formula: "K·⌈⌈n^ξ⌉/K⌉ slots", Value: float64(pl.B)},
 		{Quantity: "K", Formula: "⌊√⌈n^ξ⌉⌋ partitions", Value: float64(pl.K)},
 		{Quantity: "a", Formula: "K·n²·I/B²", Value: pl.A},
@@ -182,7 +186,7 @@ func (s *DistSubject) Claim() audit.Claim {
 //     retrain within the run's certified Δ (§3.11) and within the paper's Δ;
 //   - release: the Gaussian release check against the coupled retrain;
 //   - empirical: the distinguishing game on the published models.
-func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+func CheckDist(ctx context.Context, s *DistSubject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("d2d distributed check: no trials")
 	}
@@ -191,7 +195,7 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	if p.Copies > 1 && p.Selection == d2d.NoisySelection {
 		sigma *= math.Sqrt(float64(p.Copies))
 	}
-	pub, err := published(audit.GaussianRelease{Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon, Delta: p.Delta / 2},
+	pub, err := published(checks.GaussianRelease{Sigma: sigma, Rho: rhoStar(p.Epsilon, p.Delta/2), Epsilon: p.Epsilon, Delta: p.Delta / 2},
 		p.Epsilon, p.Delta, rhoStar(p.Epsilon, p.Delta/2), s.setup.Loss, s.universe, s.setup.Updates)
 	if err != nil {
 		return nil, fmt.Errorf("d2d distributed check: %w", err)
@@ -201,19 +205,19 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	st, ctx := steps.Count(ctx, append([]bool{true}, pub.Steps(opt)...)...)
 	k := len(s.setup.Updates)
 	eps, first := DistCorrectedEpsilon(pl, k)
-	corrected := audit.Deterministic("d2d/certificate/corrected-accounting",
+	corrected := verdict.Deterministic("d2d/certificate/corrected-accounting",
 		"ε the σ used certifies once partitions untouched by an update keep their error (worst case, must not exceed ε)",
-		audit.Certificate, eps, p.Epsilon, 0,
+		verdict.Certificate, eps, p.Epsilon, 0,
 		fmt.Sprintf("spec §3.9.4: certified Δ = %.4g against the paper's %.4g after request %d (%s schedule)", DistCorrectedDelta(pl, k), pl.Sensitivity(), k, p.Schedule))
 	if first > 0 {
 		corrected.Detail += fmt.Sprintf("; first exceeded at request %d", first)
 	}
-	fs := []audit.Finding{
-		audit.Deterministic("d2d/certificate/sigma", "σ the theorem requires, recomputed from the declared constants (must not exceed the σ used)",
-			audit.Certificate, s.required, pl.Sigma, 0, fmt.Sprintf("Theorem 4.5 with B=%d, K=%d, a=%.4g, %s schedule", pl.B, pl.K, pl.A, p.Schedule)),
+	fs := []verdict.Finding{
+		verdict.Deterministic("d2d/certificate/sigma", "σ the theorem requires, recomputed from the declared constants (must not exceed the σ used)",
+			verdict.Certificate, s.required, pl.Sigma, 0, fmt.Sprintf("Theorem 4.5 with B=%d, K=%d, a=%.4g, %s schedule", pl.B, pl.K, pl.A, p.Schedule)),
 		corrected,
 	}
-	fs[0] = audit.AtPrecision(fs[0], pl.Sigma, pl.Sensitivity(), results)
+	fs[0] = checks.AtPrecision(fs[0], pl.Sigma, pl.Sensitivity(), results)
 	fs = append(fs, constantFindings(s.setup.Loss, s.universe, p.Constants, p.Radius)...)
 	var ratio, gap, cert float64
 	for _, tr := range results {
@@ -232,10 +236,10 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 	}
 	n := len(results)
 	fs = append(fs,
-		audit.Deterministic("d2d/implementation/certified-gap", "gap to the coupled retrain over the run's certified Δ (worst trial, must not exceed 1)",
-			audit.Implementation, ratio, 1, n, "§3.11 recursion on the realised changed slots: r ← γ^{T'}(r + (4LK/(mB))·s) per touched partition, plus the retrain's γ^T·D"),
-		audit.Deterministic("d2d/implementation/paper-gap", "gap of the unlearned average to the coupled retrain (worst trial), against the paper's Δ",
-			audit.Implementation, gap, pl.Sensitivity(), n, fmt.Sprintf("largest certified Δ over trials %.4g = %.3g × the paper's", cert, cert/pl.Sensitivity())),
+		verdict.Deterministic("d2d/implementation/certified-gap", "gap to the coupled retrain over the run's certified Δ (worst trial, must not exceed 1)",
+			verdict.Implementation, ratio, 1, n, "§3.11 recursion on the realised changed slots: r ← γ^{T'}(r + (4LK/(mB))·s) per touched partition, plus the retrain's γ^T·D"),
+		verdict.Deterministic("d2d/implementation/paper-gap", "gap of the unlearned average to the coupled retrain (worst trial), against the paper's Δ",
+			verdict.Implementation, gap, pl.Sensitivity(), n, fmt.Sprintf("largest certified Δ over trials %.4g = %.3g × the paper's", cert, cert/pl.Sensitivity())),
 	)
 	st.Step()
 	pf, err := pub.Check(ctx, st, opt, results)
@@ -246,7 +250,7 @@ func CheckDist(ctx context.Context, s *DistSubject, results []audit.TrialResult,
 }
 
 // ReleaseScales are the σ the release adds, the paper's Δ and Θ's radius
-// (audit.ReleaseScaler).
+// (checks.ReleaseScaler).
 func (s *DistSubject) ReleaseScales() (sigma, delta, radius float64) {
 	return s.plan.Sigma, s.plan.Sensitivity(), s.setup.Params.Radius
 }

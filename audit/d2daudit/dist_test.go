@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
@@ -36,9 +39,9 @@ func distInstance(t *testing.T, schedule d2d.Schedule, requests int) *d2daudit.D
 	return s
 }
 
-func checkDist(t *testing.T, s *d2daudit.DistSubject, trials int) map[string]audit.Finding {
+func checkDist(t *testing.T, s *d2daudit.DistSubject, trials int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 1, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), s, 1, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestDistributedAudit(t *testing.T) {
 	fixedSubject := distInstance(t, d2d.FixedSchedule, 4)
 	fixed := checkDist(t, fixedSubject, 60)
 	for _, f := range fixed {
-		if err := audit.Consistent(fixedSubject.Claim(), f); err != nil {
+		if err := verdict.Consistent(fixedSubject.Claim(), f); err != nil {
 			t.Errorf("fixed schedule: %v", err)
 		}
 	}
@@ -64,12 +67,12 @@ func TestDistributedAudit(t *testing.T) {
 	paper := checkDist(t, paperSubject, 60)
 	for name, f := range paper {
 		if name == "d2d/certificate/corrected-accounting" {
-			if f.Verdict != audit.Fail {
+			if f.Verdict != verdict.Fail {
 				t.Errorf("paper schedule %s: %v (%s); want FAIL", name, f, f.Detail)
 			}
 			continue
 		}
-		if err := audit.Consistent(paperSubject.Claim(), f); err != nil {
+		if err := verdict.Consistent(paperSubject.Claim(), f); err != nil {
 			t.Errorf("paper schedule: %v", err)
 		}
 	}

@@ -22,16 +22,16 @@
 //     and the retrain within the learner's radius (Eq. 2);
 //   - release: the Gaussian release check of the published laws against the claim;
 //   - empirical: the distinguishing game on the published models, and the membership
-//     attack on the deleted records (audit.MembershipRelease), each with its power.
+//     attack on the deleted records (checks.MembershipRelease), each with its power.
 //
 // The claim requires the first three (the audit runs the method, so it holds its state);
 // the game is supporting evidence, PASS only with 80 % power against a 2× violation
 // (audit.CheckOptions.PowerAgainst), and a violation it shows fails the subject.
 //
 //	s, err := d2daudit.New(ctx, d2daudit.Setup{Mode: d2d.SecretState, Loss: loss, Data: d0, Updates: reqs, Params: p})
-//	trials, err := audit.Engine{}.Run(ctx, s, seed, 200)
+//	trials, err := trials.Engine{}.Run(ctx, s, seed, 200)
 //	findings, err := d2daudit.Check(ctx, s, trials, audit.CheckOptions{})
-//	verdict := audit.Decide(s.Claim(), findings)
+//	verdict := verdict.Decide(s.Claim(), findings)
 //
 // Distributed descent (Theorem 4.5) has its own subject: NewDist, DistSubject and
 // CheckDist, which adds the corrected accounting of the theorem's proof gap

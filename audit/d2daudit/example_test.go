@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -22,7 +25,7 @@ func ExampleCheck() {
 	if err != nil {
 		panic(err)
 	}
-	trials, _ := audit.Engine{}.Run(context.Background(), s, 1, 50)
+	trials, _ := trials.Engine{}.Run(context.Background(), s, 1, 50)
 	findings, _ := d2daudit.Check(context.Background(), s, trials, audit.CheckOptions{})
 	for _, f := range findings {
 		fmt.Println(f.Verdict, f.Check)
@@ -31,7 +34,7 @@ func ExampleCheck() {
 		}
 	}
 	// the empirical game is supporting evidence: the required findings decide
-	fmt.Println("subject:", audit.Decide(s.Claim(), findings))
+	fmt.Println("subject:", verdict.Decide(s.Claim(), findings))
 	// Output:
 	// PASS d2d/certificate/sigma
 	// PASS d2d/certificate/lipschitz

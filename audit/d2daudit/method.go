@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -101,7 +104,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 			return Check(ctx, sub, r, opt)
 		}, Controls: Controls(sub, opt)})
 	}
@@ -111,7 +114,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 			return CheckDist(ctx, sub, r, opt)
 		}})
 	}

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -80,7 +83,7 @@ var accuracyDatasets = map[string]func(dir string) (*accuracyDataset, error){
 	},
 }
 
-func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	c := AccuracyConfig{Updates: r.Int("updates"), WeakUpdates: r.Int("weak-updates"), DistUpdates: r.Int("dist-updates"),
 		Budget: r.Int("iterations"), DistBudget: r.Float("dist-iterations"), Xi: r.Float("xi"), Lambda: r.Float("lambda"),
@@ -142,11 +145,11 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	const title = "Descent-to-Delete: accuracy along update sequences"
 	rep := reports.NewReproduction(env.Version, "d2d-accuracy", title)
 	rep.Seed = c.Seed
-	rep.Settings = []reports.Value{{Name: "ε", Value: reports.Number(c.Epsilon)}, {Name: "δ", Value: reports.Number(c.Delta)},
-		{Name: "β", Value: reports.Number(c.Beta)}, {Name: "λ", Value: reports.Number(c.Lambda)}, {Name: "I", Value: reports.Number(c.Budget)},
-		{Name: "I (distributed)", Value: reports.Number(c.DistBudget)}, {Name: "ξ (distributed)", Value: reports.Number(c.Xi)},
-		{Name: "updates (strong)", Value: reports.Number(c.Updates)}, {Name: "updates (weak)", Value: reports.Number(c.WeakUpdates)},
-		{Name: "updates (distributed)", Value: reports.Number(c.DistUpdates)}, {Name: "draws per checkpoint", Value: reports.Number(c.Draws)}}
+	rep.Settings = []table.Value{{Name: "ε", Value: table.Number(c.Epsilon)}, {Name: "δ", Value: table.Number(c.Delta)},
+		{Name: "β", Value: table.Number(c.Beta)}, {Name: "λ", Value: table.Number(c.Lambda)}, {Name: "I", Value: table.Number(c.Budget)},
+		{Name: "I (distributed)", Value: table.Number(c.DistBudget)}, {Name: "ξ (distributed)", Value: table.Number(c.Xi)},
+		{Name: "updates (strong)", Value: table.Number(c.Updates)}, {Name: "updates (weak)", Value: table.Number(c.WeakUpdates)},
+		{Name: "updates (distributed)", Value: table.Number(c.DistUpdates)}, {Name: "draws per checkpoint", Value: table.Number(c.Draws)}}
 	rep.Notes = []string{
 		"Strongly convex variants and distributed descent run L2-logistic regression with weight λ on the ball of radius R = max‖x‖/(2λ), which holds every minimiser; the convex variants run unregularised logistic regression on the same ball and add the ridge term their theorems set.",
 		"Each bound check fails by chance with probability at most β. The convex variants' bounds use the Lipschitz form L·r + (λ/2)R², since their minimisers lie on the sphere where the paper's (M/2)r² step does not apply; Theorem 4.5 gives only a big-O rate, drawn with constants 1 and not checked.",
@@ -191,16 +194,16 @@ func reproducedDataset(ad *accuracyDataset, res *AccuracyResult) reports.Reprodu
 	out := reports.ReproducedDataset{Name: res.Dataset, Description: ad.description, Preprocessing: ad.prep, Rows: res.Pool,
 		Features: res.Dim, Initial: res.N0, Adds: res.Adds, Deletes: res.Deletes}
 	for _, loss := range slices.Sorted(maps.Keys(res.ZeroModelExcess)) {
-		out.References = append(out.References, reports.Value{Name: "θ = 0, " + loss, Value: reports.Number(res.ZeroModelExcess[loss])})
+		out.References = append(out.References, table.Value{Name: "θ = 0, " + loss, Value: table.Number(res.ZeroModelExcess[loss])})
 	}
 	for _, c := range res.Curves {
 		rc := reports.Curve{Method: c.Variant, Theorem: c.Theorem, Loss: c.Loss, Iterations: c.Iterations, Updates: c.Updates,
-			Sigma: reports.Number(c.Sigma), Bound: reports.Number(c.Bound), BoundChecked: c.BoundChecked, BoundForm: c.BoundForm, PaperBound: reports.Number(c.PaperBound),
-			BoundRadius: reports.Number(c.BoundRadius), Growth: reports.Number(c.Growth),
-			UpdateGradients: reports.Number(c.UpdateGradients), RetrainGradients: reports.Number(c.RetrainGradients)}
+			Sigma: table.Number(c.Sigma), Bound: table.Number(c.Bound), BoundChecked: c.BoundChecked, BoundForm: c.BoundForm, PaperBound: table.Number(c.PaperBound),
+			BoundRadius: table.Number(c.BoundRadius), Growth: table.Number(c.Growth),
+			UpdateGradients: table.Number(c.UpdateGradients), RetrainGradients: table.Number(c.RetrainGradients)}
 		for _, p := range c.Points {
-			rc.Points = append(rc.Points, reports.CurvePoint{Round: p.Round, N: p.N, Excess: reports.Number(p.Excess),
-				ExcessMean: reports.Number(p.ExcessMean), ExcessSD: reports.Number(p.ExcessSD), SecretExcess: reports.Number(p.SecretExcess), Distance: reports.Number(p.Distance),
+			rc.Points = append(rc.Points, reports.CurvePoint{Round: p.Round, N: p.N, Excess: table.Number(p.Excess),
+				ExcessMean: table.Number(p.ExcessMean), ExcessSD: table.Number(p.ExcessSD), SecretExcess: table.Number(p.SecretExcess), Distance: table.Number(p.Distance),
 				OnBoundary: p.OnBoundary, Gradients: p.Gradients})
 		}
 		for _, f := range c.Findings {

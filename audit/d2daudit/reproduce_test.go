@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	_ "github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -23,7 +24,7 @@ func TestReproduceD2DAccuracy(t *testing.T) {
 		"--weak-updates", "5", "--dist-updates", "10", "--draws", "200", "--formats", "svg,png,pdf"}
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	res, err := audittest.Reproduce(t, "d2d-accuracy", a, args...)
-	if err != nil || res.Verdict != audit.Pass {
+	if err != nil || res.Verdict != verdict.Pass {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	out := res.Text

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -28,7 +30,7 @@ type Setup struct {
 	Sigma float64
 }
 
-// Subject is a D2D setup the audit engine can sample (it implements audit.Subject).
+// Subject is a D2D setup the audit engine can sample (it implements trials.Subject).
 type Subject struct {
 	setup    Setup
 	plan     d2d.Plan // with the deployment's σ
@@ -99,7 +101,7 @@ func New(ctx context.Context, s Setup) (*Subject, error) {
 	if sub.final, sub.universe, sub.minSize, err = requested(s.Data, s.Updates, s.Params.Floor()); err != nil {
 		return nil, err
 	}
-	sub.fp = audit.ConfigFingerprint(fmt.Sprintf("%s|%s|%+v|%v", s.Mode, s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates, nil)
+	sub.fp = trials.ConfigFingerprint(fmt.Sprintf("%s|%s|%+v|%v", s.Mode, s.Loss.Name(), s.Params, sub.plan.Sigma), s.Data, s.Updates, nil)
 	return sub, nil
 }
 
@@ -134,7 +136,7 @@ func (s *Subject) Name() string { return "d2d/" + s.setup.Mode.String() }
 // Fingerprint identifies the configuration beyond the claim: data, requests, σ.
 func (s *Subject) Fingerprint() string { return s.fp }
 
-// Params is the declared dimension Params.Dim (audit.Dimensioned).
+// Params is the declared dimension Params.Dim (trials.Dimensioned).
 func (s *Subject) Params() int { return s.setup.Params.Dim }
 
 // Plan is the plan the deployment runs (with its σ).
@@ -203,7 +205,7 @@ func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (referenc
 }
 
 // Claim is the certificate of the variant's theorem with its derivation.
-func (s *Subject) Claim() audit.Claim {
+func (s *Subject) Claim() verdict.Claim {
 	p, pl := s.setup.Params, s.plan
 	sizeNote := "n_i ≥ n/2 at every round (Assumption 2.6)"
 	nTerm := "n"
@@ -212,9 +214,9 @@ func (s *Subject) Claim() audit.Claim {
 		nTerm = "2·n_floor"
 	}
 	k := len(s.setup.Updates)
-	c := audit.Claim{
+	c := verdict.Claim{
 		Guarantee: "(ε, δ)-unlearning",
-		Required:  audit.StateHolding, // the toolkit runs the method: the empirical game supports
+		Required:  verdict.StateHolding, // the toolkit runs the method: the empirical game supports
 		Epsilon:   p.Epsilon, Delta: p.Delta,
 		Rho:      rhoStar(p.Epsilon, pl.MechanismDelta()),
 		Relation: "one add or delete per round; the published model at round i against a retrain from scratch on 𝒟_i with fresh randomness (Definition 2.3)",
@@ -223,24 +225,24 @@ func (s *Subject) Claim() audit.Claim {
 			sizeNote,
 			"deterministic initialisation θ'₀ = 0 and an update sequence fixed in advance",
 		},
-		Constants: []audit.Value{
+		Constants: []verdict.Value{
 			{Name: "L (Lipschitz)", Value: p.Lipschitz}, {Name: "M (smoothness)", Value: p.Smoothness},
 			{Name: "m (strong convexity)", Value: p.StrongConvexity}, {Name: "R (radius of Θ)", Value: p.Radius},
 			{Name: "n", Value: float64(p.N)}, {Name: "d", Value: float64(p.Dim)}, {Name: "I", Value: float64(p.Budget)},
 			{Name: "requests", Value: float64(k)}, {Name: "σ used", Value: pl.Sigma},
 		},
 	}
-	tail := func() []audit.Step {
-		return []audit.Step{
+	tail := func() []verdict.Step {
+		return []verdict.Step{
 			{Quantity: "σ", Formula: "Δ/(√2·(√(ln(1/δ)+ε) − √ln(1/δ)))", Value: s.required},
 			{Quantity: "ρ", Formula: "Δ²/(2σ²) = (√(ln(1/δ)+ε) − √ln(1/δ))²", Value: c.Rho},
 			{Quantity: "ε", Formula: "ρ + 2√(ρ·ln(1/δ))  (Lemma A.3)", Value: dp.GaussianEpsilon(pl.Sensitivity(), s.required, p.Delta)},
 		}
 	}
-	var steps []audit.Step
+	var steps []verdict.Step
 	switch s.setup.Mode {
 	case d2d.SecretState, d2d.Perfect:
-		steps = []audit.Step{
+		steps = []verdict.Step{
 			{Quantity: "γ", Formula: "(M − m)/(M + m)", Value: pl.Gamma},
 			{Quantity: "η", Formula: "2/(M + m)", Value: pl.StepSize},
 			{Quantity: "T(n)", Formula: "⌈I + ln(2R·m·n/(2L))/ln(1/γ)⌉", Value: float64(pl.LearnIterations(p.N))},
@@ -254,7 +256,7 @@ func (s *Subject) Claim() audit.Claim {
 		if s.setup.Mode == d2d.ConvexWeak {
 			regFormula = fmt.Sprintf("(L²·M^{(1+ξ)/ξ}·d ln(1/δ) / ((2R)²ε²n²I^{1/ξ}))^{ξ/(3ξ+1)}, ξ = %g", xiOf(p))
 		}
-		steps = []audit.Step{
+		steps = []verdict.Step{
 			{Quantity: "m (added ridge)", Formula: regFormula, Value: pl.Reg},
 			{Quantity: "L'", Formula: "L + m·2R  (Claim 3.3)", Value: p.Lipschitz + pl.Reg*p.Diameter()},
 			{Quantity: "γ", Formula: "M/(M + 2m)", Value: pl.Gamma},
@@ -268,9 +270,9 @@ func (s *Subject) Claim() audit.Claim {
 		c.Source = "Neel, Roth, Sharifi-Malvajerdi 2020, Theorem 3.1"
 		c.Assumptions = append(c.Assumptions, "the secret model θ̂_i is never disclosed")
 		steps = append(steps,
-			audit.Step{Quantity: "T_i", Formula: "I", Value: float64(p.Budget)},
-			audit.Step{Quantity: "r", Formula: "(4L/(m·" + nTerm + "))·γ^I/(1 − γ^I)  (Eq. 3)", Value: pl.RadiusAt(k)},
-			audit.Step{Quantity: "Δ", Formula: "(8L/(m·" + nTerm + "))·γ^I/(1 − γ^I)", Value: pl.Sensitivity()})
+			verdict.Step{Quantity: "T_i", Formula: "I", Value: float64(p.Budget)},
+			verdict.Step{Quantity: "r", Formula: "(4L/(m·" + nTerm + "))·γ^I/(1 − γ^I)  (Eq. 3)", Value: pl.RadiusAt(k)},
+			verdict.Step{Quantity: "Δ", Formula: "(8L/(m·" + nTerm + "))·γ^I/(1 − γ^I)", Value: pl.Sensitivity()})
 		steps = append(steps, tail()...)
 	case d2d.Perfect:
 		c.Method = "Descent-to-Delete, perturbed projected GD, perfect unlearning"
@@ -278,12 +280,12 @@ func (s *Subject) Claim() audit.Claim {
 		c.Assumptions = append(c.Assumptions, "each update warm-starts from the projected previous published model; nothing secret is kept")
 		tight, printed := p.PerfectSensitivity(s.required)
 		steps = append(steps,
-			audit.Step{Quantity: "I_min", Formula: "⌈ln(√(2d)/((1−γ)(√(2ln(2/δ)+ε) − √(2ln(2/δ)))))/ln(1/γ)⌉", Value: float64(p.PerfectMinBudget())},
-			audit.Step{Quantity: fmt.Sprintf("T_%d", k), Formula: "⌈I + ln(ln(4dk/δ))/ln(1/γ)⌉", Value: float64(pl.UpdateIterations(k))},
-			audit.Step{Quantity: "σ", Formula: "8Lγ^I/((1−γ^I)·m·" + nTerm + "·(√(2ln(2/δ)+3ε) − √(2ln(2/δ)+2ε)))", Value: s.required},
-			audit.Step{Quantity: "r", Formula: "γ^I/(1−γ^I)·(4L/(m·" + nTerm + ") + σ√(2d))  (Eq. 13, w.p. ≥ 1 − δ/2)", Value: p.PerfectRadius(s.required)},
-			audit.Step{Quantity: "Δ (tight)", Formula: "(4L/(m·" + nTerm + "))γ^I + r", Value: tight},
-			audit.Step{Quantity: "ε", Formula: "GaussianEps(Δ, σ, δ/2), then Lemma A.1 gives (ε, δ)", Value: p.PerfectCertifiedEpsilon(tight, s.required)},
+			verdict.Step{Quantity: "I_min", Formula: "⌈ln(√(2d)/((1−γ)(√(2ln(2/δ)+ε) − √(2ln(2/δ)))))/ln(1/γ)⌉", Value: float64(p.PerfectMinBudget())},
+			verdict.Step{Quantity: fmt.Sprintf("T_%d", k), Formula: "⌈I + ln(ln(4dk/δ))/ln(1/γ)⌉", Value: float64(pl.UpdateIterations(k))},
+			verdict.Step{Quantity: "σ", Formula: "8Lγ^I/((1−γ^I)·m·" + nTerm + "·(√(2ln(2/δ)+3ε) − √(2ln(2/δ)+2ε)))", Value: s.required},
+			verdict.Step{Quantity: "r", Formula: "γ^I/(1−γ^I)·(4L/(m·" + nTerm + ") + σ√(2d))  (Eq. 13, w.p. ≥ 1 − δ/2)", Value: p.PerfectRadius(s.required)},
+			verdict.Step{Quantity: "Δ (tight)", Formula: "(4L/(m·" + nTerm + "))γ^I + r", Value: tight},
+			verdict.Step{Quantity: "ε", Formula: "GaussianEps(Δ, σ, δ/2), then Lemma A.1 gives (ε, δ)", Value: p.PerfectCertifiedEpsilon(tight, s.required)},
 		)
 		c.Notes = append(c.Notes, fmt.Sprintf(
 			"Spec FLAG (Thm 3.2 proof): the proof's last step uses Δ = 2γ^I/(1−γ^I)·(4L/(mn) + σ√(2d)) = %.6g, which would certify only ε = %.6g; "+
@@ -293,9 +295,9 @@ func (s *Subject) Claim() audit.Claim {
 		c.Method = "Descent-to-Delete, regularised perturbed GD for convex losses, strong unlearning"
 		c.Source = "Neel, Roth, Sharifi-Malvajerdi 2020, Theorem 3.4 (Theorem 3.1 applied to g)"
 		steps = append(steps,
-			audit.Step{Quantity: "T_i", Formula: "I", Value: float64(p.Budget)},
-			audit.Step{Quantity: "r", Formula: "(4L'/(m·" + nTerm + "))·γ^I/(1 − γ^I)", Value: pl.RadiusAt(k)},
-			audit.Step{Quantity: "Δ", Formula: "(8L'/(m·" + nTerm + "))·γ^I/(1 − γ^I)", Value: pl.Sensitivity()})
+			verdict.Step{Quantity: "T_i", Formula: "I", Value: float64(p.Budget)},
+			verdict.Step{Quantity: "r", Formula: "(4L'/(m·" + nTerm + "))·γ^I/(1 − γ^I)", Value: pl.RadiusAt(k)},
+			verdict.Step{Quantity: "Δ", Formula: "(8L'/(m·" + nTerm + "))·γ^I/(1 − γ^I)", Value: pl.Sensitivity()})
 		steps = append(steps, tail()...)
 		other := p
 		other.Exponent = 1 - p.Exponent
@@ -311,10 +313,10 @@ func (s *Subject) Claim() audit.Claim {
 		c.Source = "Neel, Roth, Sharifi-Malvajerdi 2020, Theorem 3.5 and Remark 3.6"
 		xi := xiOf(p)
 		steps = append(steps,
-			audit.Step{Quantity: fmt.Sprintf("T_%d", k), Formula: "⌈k^{2ξ}·I⌉", Value: float64(pl.UpdateIterations(k))},
-			audit.Step{Quantity: "ρ", Formula: "(4L'/(m·" + nTerm + "))·(M/(mI))^{1/(2ξ)}  (Eq. 19)", Value: pl.Sensitivity() / (2 * d2d.WeakTightFactor(xi))},
-			audit.Step{Quantity: fmt.Sprintf("r_%d", k), Formula: "(4L'/(m·" + nTerm + "))·k·γ^{T_k}  (Eq. 18)", Value: pl.RadiusAt(k)},
-			audit.Step{Quantity: "Δ", Formula: "2·c_ξ·ρ, c_ξ = (2√2)^{−1/ξ}ξ^{−1/(2ξ)}  (tight Fact E.1)", Value: pl.Sensitivity()})
+			verdict.Step{Quantity: fmt.Sprintf("T_%d", k), Formula: "⌈k^{2ξ}·I⌉", Value: float64(pl.UpdateIterations(k))},
+			verdict.Step{Quantity: "ρ", Formula: "(4L'/(m·" + nTerm + "))·(M/(mI))^{1/(2ξ)}  (Eq. 19)", Value: pl.Sensitivity() / (2 * d2d.WeakTightFactor(xi))},
+			verdict.Step{Quantity: fmt.Sprintf("r_%d", k), Formula: "(4L'/(m·" + nTerm + "))·k·γ^{T_k}  (Eq. 18)", Value: pl.RadiusAt(k)},
+			verdict.Step{Quantity: "Δ", Formula: "2·c_ξ·ρ, c_ξ = (2√2)^{−1/ξ}ξ^{−1/(2ξ)}  (tight Fact E.1)", Value: pl.Sensitivity()})
 		steps = append(steps, tail()...)
 		c.Notes = append(c.Notes, fmt.Sprintf(
 			"Spec FLAG (Thm 3.5 / Rem. 3.6): σ is printed with the constant 2√2; the written proof needs 4√2·c_ξ = %.4f at ξ = %g, "+
@@ -344,7 +346,7 @@ func rhoStar(eps, delta float64) float64 {
 }
 
 // ReleaseScales are the σ the release adds, the Δ it is calibrated to and Θ's radius
-// (audit.ReleaseScaler: the front end's warning that they may be below float64's
+// (checks.ReleaseScaler: the front end's warning that they may be below float64's
 // resolution).
 func (s *Subject) ReleaseScales() (sigma, delta, radius float64) {
 	return s.plan.Sigma, s.plan.Sensitivity(), s.setup.Params.Radius

@@ -6,7 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -23,18 +25,18 @@ import (
 // ok is false when the replay does not reproduce the trial's final secret model, as for a
 // stand-in subject (a negative control) whose Unlearned is not this subject's: its trace
 // would not be the trial's.
-func (s *Subject) requestTraces(ctx context.Context, seed uint64, tr audit.TrialResult) (radius, gap, eps audit.Trace, ok bool, err error) {
+func (s *Subject) requestTraces(ctx context.Context, seed uint64, tr trials.TrialResult) (radius, gap, eps verdict.Trace, ok bool, err error) {
 	st := reference.Streams{Seed: seed, Trial: tr.Index}
 	m, err := d2d.Learn(ctx, s.plan, s.setup.Loss, s.setup.Data, st.Rand("d2d/unlearned/publish/0"))
 	if err != nil {
 		return radius, gap, eps, false, fmt.Errorf("d2d trace: %w", err)
 	}
 	k := len(s.setup.Updates)
-	traced := audit.TraceRequests(k)
-	radius = audit.Trace{Name: "‖θ'_i − θ*_i‖, the unlearned secret model's distance to the exact minimiser on 𝒟_i (less the oracle's error)",
+	traced := verdict.TraceRequests(k)
+	radius = verdict.Trace{Name: "‖θ'_i − θ*_i‖, the unlearned secret model's distance to the exact minimiser on 𝒟_i (less the oracle's error)",
 		BoundName: "the radius the proof needs (Eq. 3 / Eq. 13)"}
-	gap = audit.Trace{Name: "‖θ'_i − A(𝒟_i)‖, distance to the secret model of a retrain from scratch on 𝒟_i", BoundName: "Δ, the sensitivity σ is calibrated to"}
-	eps = audit.Trace{Name: "ε of the Gaussian release at the measured gap (σ used, δ of the mechanism)", BoundName: "claimed ε"}
+	gap = verdict.Trace{Name: "‖θ'_i − A(𝒟_i)‖, distance to the secret model of a retrain from scratch on 𝒟_i", BoundName: "Δ, the sensitivity σ is calibrated to"}
+	eps = verdict.Trace{Name: "ε of the Gaussian release at the measured gap (σ used, δ of the mechanism)", BoundName: "claimed ε"}
 	next := 0
 	for i, u := range s.setup.Updates {
 		if err := m.Update(ctx, u, st.Rand(fmt.Sprintf("d2d/unlearned/publish/%d", i+1))); err != nil {

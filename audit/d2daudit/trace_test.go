@@ -5,7 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
@@ -19,7 +21,7 @@ import (
 func TestRequestTracesFollowTheFirstTrial(t *testing.T) {
 	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
 		s := traceInstance(t, mode)
-		res, err := audit.Engine{}.Run(context.Background(), s, 1, 8)
+		res, err := trials.Engine{}.Run(context.Background(), s, 1, 8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +58,7 @@ func TestRequestTracesFollowTheFirstTrial(t *testing.T) {
 // the reference implementation, not the trials audited.
 func TestNoTraceForAStandIn(t *testing.T) {
 	s := traceInstance(t, d2d.SecretState)
-	res, err := audit.Engine{}.Run(context.Background(), staleLast{s}, 1, 8)
+	res, err := trials.Engine{}.Run(context.Background(), staleLast{s}, 1, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestNoTraceForAStandIn(t *testing.T) {
 
 // checked runs the implementation checks (the traces' home) of s on res, by check name;
 // the full Check adds the empirical game's power planning, which costs seconds.
-func checked(s *Subject, res []audit.TrialResult) (map[string]audit.Finding, error) {
+func checked(s *Subject, res []trials.TrialResult) (map[string]verdict.Finding, error) {
 	fs, err := s.implementationFindings(context.Background(), res, 1)
 	return audittest.ByCheck(fs), err
 }

@@ -6,7 +6,7 @@
 //
 // It compares the statistics of spec estimators-and-attacks §(g) ("after") with those
 // the toolkit used before them ("before"): the game on the parameters' two fitted scores
-// at half the false-alarm budget each (audit.EmpiricalRelease), and on scores one game per
+// at half the false-alarm budget each (checks.EmpiricalRelease), and on scores one game per
 // record with a Bonferroni correction (epsilon.Game.PerExample); one model was refused.
 // Both sides place thresholds between scores, so "before" measures the statistics alone.
 //
@@ -26,7 +26,11 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
@@ -126,9 +130,9 @@ func Pair(route Route, mu float64, unlearned, retrained int, seed uint64) (u, r 
 // Audit plays one audit: models unlearned models against as many retrains (References
 // when models is 1), and returns its verdict. Before, one model is not audited
 // (Inconclusive: it was refused).
-func Audit(route Route, v Version, mu float64, models int, seed uint64) (audit.Verdict, error) {
+func Audit(route Route, v Version, mu float64, models int, seed uint64) (verdictpkg.Verdict, error) {
 	refs := models
-	if models < audit.MinEmpiricalTrials {
+	if models < checks.MinEmpiricalTrials {
 		refs = References
 	}
 	u, r := Pair(route, mu, models, refs, seed)
@@ -143,7 +147,7 @@ func Rate(route Route, v Version, mu float64, models, audits int) (float64, erro
 		if err != nil {
 			return 0, fmt.Errorf("detection: %s route, μ = %g, %d models, audit %d: %w", route, mu, models, seed, err)
 		}
-		if verdict == audit.Fail {
+		if verdict == verdictpkg.Fail {
 			fails++
 		}
 	}
@@ -152,7 +156,7 @@ func Rate(route Route, v Version, mu float64, models, audits int) (float64, erro
 
 // AuditSamples audits given samples on a route with a version's statistics, as Audit
 // does with simulated ones; data are a ParametersWithData route's, nil otherwise.
-func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Verdict, error) {
+func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (verdictpkg.Verdict, error) {
 	s := Claim
 	models, _ := u.Dims()
 	if route == ParametersWithData {
@@ -165,14 +169,14 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 			if err != nil {
 				return "", err
 			}
-			return audit.Worst(fs), nil
+			return verdictpkg.Worst(fs), nil
 		}
 		// before: the parameter game and the per-record games on the losses, either FAILing
-		if nr, _ := r.Dims(); models < audit.MinEmpiricalTrials || nr != models {
-			return audit.Inconclusive, nil
+		if nr, _ := r.Dims(); models < checks.MinEmpiricalTrials || nr != models {
+			return verdictpkg.Inconclusive, nil
 		}
 		game, err := AuditSamples(Parameters, Before, u, r, nil)
-		if err != nil || game == audit.Fail {
+		if err != nil || game == verdictpkg.Fail {
 			return game, err
 		}
 		lu, err := verify.LinearLosses(u, data.Set, data.Deletes, true)
@@ -187,42 +191,42 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (audit.Ve
 	}
 	if v == After {
 		var (
-			fs  []audit.Finding
+			fs  []verdictpkg.Finding
 			err error
 		)
 		switch {
 		case route == Scores:
 			_, fs, err = verify.VerifyScores(context.Background(), u, r, &s)
-		case models < audit.MinEmpiricalTrials:
-			return audit.Inconclusive, nil // the rank route needs the data
+		case models < checks.MinEmpiricalTrials:
+			return verdictpkg.Inconclusive, nil // the rank route needs the data
 		default:
 			_, fs, err = verify.VerifySamples(context.Background(), u, r, &s)
 		}
 		if err != nil {
 			return "", err
 		}
-		return audit.Worst(fs), nil
+		return verdictpkg.Worst(fs), nil
 	}
-	if nr, _ := r.Dims(); models < audit.MinEmpiricalTrials || nr != models {
-		return audit.Inconclusive, nil // refused: as many of each, at least 8
+	if nr, _ := r.Dims(); models < checks.MinEmpiricalTrials || nr != models {
+		return verdictpkg.Inconclusive, nil // refused: as many of each, at least 8
 	}
 	if route == Scores {
-		pe, err := epsilon.Game{Delta: s.Delta, Confidence: s.Confidence, Strategy: epsilon.Split}.PerExample(u, r)
+		pe, err := epsilon.Game{Delta: s.Delta, Confidence: s.Confidence, Strategy: threshold.Split}.PerExample(u, r)
 		if err != nil {
 			return "", err
 		}
 		if pe.Epsilon > s.Epsilon {
-			return audit.Fail, nil
+			return verdictpkg.Fail, nil
 		}
-		return audit.Inconclusive, nil
+		return verdictpkg.Inconclusive, nil
 	}
-	results := make([]audit.TrialResult, models)
+	results := make([]trials.TrialResult, models)
 	for i := range models {
-		results[i] = audit.TrialResult{Index: i}
+		results[i] = trials.TrialResult{Index: i}
 		results[i].Unlearned.Published = u.RawRowView(i)
 		results[i].Retrained.Published = r.RawRowView(i)
 	}
-	f, err := audit.EmpiricalRelease{Prefix: "before", Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: 2, Seed: 1}.Check(context.Background(), results)
+	f, err := checks.EmpiricalRelease{Prefix: "before", Epsilon: s.Epsilon, Delta: s.Delta, Confidence: s.Confidence, PowerAgainst: 2, Seed: 1}.Check(context.Background(), results)
 	if err != nil {
 		return "", err
 	}
@@ -243,14 +247,14 @@ func SubsetRate(route Route, v Version, u, r *mat.Dense, models int, data *Data)
 	for g := range groups {
 		ug := u.Slice(g*models, (g+1)*models, 0, cu).(*mat.Dense)
 		rg := r
-		if models >= audit.MinEmpiricalTrials {
+		if models >= checks.MinEmpiricalTrials {
 			rg = r.Slice(g*models%nr, g*models%nr+models, 0, cu).(*mat.Dense)
 		}
 		verdict, err := AuditSamples(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg), data)
 		if err != nil {
 			return 0, fmt.Errorf("detection: group %d: %w", g, err)
 		}
-		if verdict == audit.Fail {
+		if verdict == verdictpkg.Fail {
 			fails++
 		}
 	}

@@ -4,8 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/artifact"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -117,7 +118,7 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s %s%s (%s): %s", c.dir, c.prefix, sample, c.route, got)
-			if (sample == "fake") != (got == audit.Fail) {
+			if (sample == "fake") != (got == verdict.Fail) {
 				t.Errorf("%s %s%s: %s; want the fake and only the fake FAILed", c.dir, c.prefix, sample, got)
 			}
 		}

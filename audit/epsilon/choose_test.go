@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"pgregory.net/rapid"
@@ -111,11 +113,11 @@ func TestGDPKeptQuantilesAreComputedOnes(t *testing.T) {
 		shift, grid float64
 	}{{400, 400, 1, 0}, {301, 555, 0.5, 0.1}, {2000, 1999, 2, 0}, {50, 60, 0, 0.5}} {
 		pos, neg := draw(c.np, c.shift, c.grid), draw(c.nn, 0, c.grid)
-		for _, strategy := range []Strategy{Split, Bonferroni} {
+		for _, strategy := range []threshold.Strategy{threshold.Split, threshold.Bonferroni} {
 			g := Game{Delta: 1e-5, Confidence: 0.95, Strategy: strategy}
 			a := 1 - g.conf()
 			var want GDPResult
-			if strategy == Split {
+			if strategy == threshold.Split {
 				np, nn := len(pos)/2, len(neg)/2
 				uP, uN := newCPTable(np, a/2), newCPTable(nn, a/2)
 				want.Rule, _ = bestRule(pos[:np], neg[:nn], func(k Counts) float64 { return mu(uN.at(k.FP), uP.at(k.Pos-k.TP)) })

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -90,7 +92,7 @@ func TestLowerBoundNeverExceedsTruth(t *testing.T) {
 	runs := reps / len(cases) / 2 // split and Bonferroni share the repetitions
 	for _, c := range cases {
 		truth := dp.GaussianExactEpsilon(c.mu, c.delta)
-		for _, s := range []Strategy{Split, Bonferroni} {
+		for _, s := range []threshold.Strategy{threshold.Split, threshold.Bonferroni} {
 			g := Game{Delta: c.delta, Confidence: 1 - 1e-4, Strategy: s}
 			for rep := range runs {
 				pos, neg := gaussianScores(1000, c.mu, uint64(rep))
@@ -125,7 +127,7 @@ func TestLowerBoundWithinFactorTwo(t *testing.T) {
 	}
 	for seed := range 10 {
 		pos, neg := gaussianScores(5000, 1, uint64(seed))
-		res, err := Game{Delta: delta, Strategy: Split}.LowerBound(pos, neg)
+		res, err := Game{Delta: delta, Strategy: threshold.Split}.LowerBound(pos, neg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,13 +248,13 @@ func readScoreCSV(t *testing.T, path string) [][]float64 {
 func TestPlannerResolution(t *testing.T) {
 	prev := 0.0
 	for _, n := range []int{20, 100, 1000, 10000, 100000} { // below ~20, no rule can show ε > 0
-		m := MaxCertifiable(n, 1e-5, 0.95, Split)
+		m := MaxCertifiable(n, 1e-5, 0.95, threshold.Split)
 		if !(m > prev) || m > math.Log(float64(n)) {
 			t.Fatalf("N=%d: max certifiable %v (previous %v); want increasing and below ln N = %v", n, m, prev, math.Log(float64(n)))
 		}
 		prev = m
-		need, err := TrialsForResolution(m*0.999, 1e-5, 0.95, Split)
-		if err != nil || need > n || MaxCertifiable(need, 1e-5, 0.95, Split) <= m*0.999 {
+		need, err := TrialsForResolution(m*0.999, 1e-5, 0.95, threshold.Split)
+		if err != nil || need > n || MaxCertifiable(need, 1e-5, 0.95, threshold.Split) <= m*0.999 {
 			t.Fatalf("N=%d: TrialsForResolution gives %d (%v)", n, need, err)
 		}
 	}
@@ -287,7 +289,7 @@ func TestPlannerPowerFromBothSides(t *testing.T) {
 		caught := 0
 		for seed := range games {
 			pos, neg := gaussianScores(trials, mu, seed0+uint64(seed))
-			res, err := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: Split}.LowerBound(pos, neg)
+			res, err := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: threshold.Split}.LowerBound(pos, neg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +335,7 @@ func TestSplitGamePowerMatchesSimulatedGames(t *testing.T) {
 		caught := 0
 		for seed := range games {
 			pos, neg := gaussianScores(n, pw.Mu, uint64(1000+seed))
-			res, _ := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: Split}.LowerBound(pos, neg)
+			res, _ := Game{Delta: spec.Delta, Confidence: spec.Conf, Strategy: threshold.Split}.LowerBound(pos, neg)
 			if res.Epsilon > spec.Claim {
 				caught++
 			}
@@ -396,7 +398,7 @@ func TestPerExampleBoundsAreSimultaneous(t *testing.T) {
 				b.Set(i, j, rng.NormFloat64())
 			}
 		}
-		res, err := Game{Delta: 0, Confidence: 0.95, Strategy: Split}.PerExample(a, b)
+		res, err := Game{Delta: 0, Confidence: 0.95, Strategy: threshold.Split}.PerExample(a, b)
 		if err != nil {
 			t.Fatal(err)
 		}

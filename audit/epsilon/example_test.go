@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 )
 
@@ -16,11 +18,11 @@ func ExampleGame_LowerBound() {
 		unlearned[i] = 2 + float64(i)/50
 		retrained[i] = -1 + float64(i)/50
 	}
-	g := epsilon.Game{Delta: 1e-5, Strategy: epsilon.Bonferroni}
+	g := epsilon.Game{Delta: 1e-5, Strategy: threshold.Bonferroni}
 	res, _ := g.LowerBound(unlearned, retrained)
 	fmt.Printf("ε ≥ %.3f at 95%% confidence (rule: score ≥ %.2f)\n", res.Epsilon, res.Rule.Threshold)
 	// perfect separation: the bound is the resolution of 50 trials, no more
-	fmt.Printf("resolution of 50 trials: %.3f\n", epsilon.MaxCertifiable(50, 1e-5, 0.95, epsilon.Bonferroni))
+	fmt.Printf("resolution of 50 trials: %.3f\n", epsilon.MaxCertifiable(50, 1e-5, 0.95, threshold.Bonferroni))
 	// Output:
 	// ε ≥ 1.710 at 95% confidence (rule: score ≥ 0.99)
 	// resolution of 50 trials: 1.710
@@ -28,7 +30,7 @@ func ExampleGame_LowerBound() {
 
 func ExampleMaxCertifiable() {
 	for _, n := range []int{100, 1000, 10000} {
-		fmt.Printf("N = %5d: ε up to %.2f can be shown violated\n", n, epsilon.MaxCertifiable(n, 1e-5, 0.95, epsilon.Split))
+		fmt.Printf("N = %5d: ε up to %.2f can be shown violated\n", n, epsilon.MaxCertifiable(n, 1e-5, 0.95, threshold.Split))
 	}
 	// Output:
 	// N =   100: ε up to 2.57 can be shown violated

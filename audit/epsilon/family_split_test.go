@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 )
 
 // The family game's confidence split (Family): the statistic and its rule are chosen on the
@@ -53,7 +55,7 @@ func TestFamilyConfidenceSplit(t *testing.T) {
 			for _, conf := range []float64{0.8, 0.95, 0.99} {
 				nu, nr := sides[0], sides[1]
 				stats := unequalFamily(rand.New(rand.NewPCG(uint64(k*1000+nu), uint64(nr))), k, nu, nr, k/2, 1.5)
-				res, err := Game{Delta: delta, Confidence: conf, Strategy: Split}.Family(stats)
+				res, err := Game{Delta: delta, Confidence: conf, Strategy: threshold.Split}.Family(stats)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,7 +120,7 @@ func TestFamilyFalseFailRateUnderTheNull(t *testing.T) {
 			fails := 0
 			for seed := range games {
 				stats := unequalFamily(rand.New(rand.NewPCG(uint64(seed), 13)), k, sides[0], sides[1], -1, 0)
-				res, err := Game{Delta: delta, Confidence: conf, Strategy: Split}.Family(stats)
+				res, err := Game{Delta: delta, Confidence: conf, Strategy: threshold.Split}.Family(stats)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -28,12 +30,12 @@ func TestFamilySeparablePairFails(t *testing.T) {
 	for i := range 32 {
 		noise.Pos[i], noise.Neg[i] = r.NormFloat64(), r.NormFloat64()
 	}
-	g := Game{Delta: 1e-3, Confidence: 0.95, Strategy: Split}
+	g := Game{Delta: 1e-3, Confidence: 0.95, Strategy: threshold.Split}
 	res, err := g.Family([]Statistic{noise, {Name: "mean loss", Pos: pos, Neg: neg}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := MaxCertifiable(32, 1e-3, 0.95, Split)
+	want := MaxCertifiable(32, 1e-3, 0.95, threshold.Split)
 	if res.Chosen != 1 || res.Counts.TP != 0 && res.Counts.TP != 16 || math.Abs(res.Epsilon-want) > 1e-12 || !(res.Epsilon > 1) {
 		t.Fatalf("chose %d with %+v, ε ≥ %v; want the mean loss, perfectly separated, ε = resolution %v > 1", res.Chosen, res.Counts, res.Epsilon, want)
 	}
@@ -66,7 +68,7 @@ func TestFamilyKeepsConfidence(t *testing.T) {
 	fails := 0
 	for seed := range games {
 		stats := gaussianFamily(rand.New(rand.NewPCG(uint64(seed), 7)), k, n, -1, 0)
-		res, err := Game{Delta: 0.01, Confidence: 0.95, Strategy: Split}.Family(stats)
+		res, err := Game{Delta: 0.01, Confidence: 0.95, Strategy: threshold.Split}.Family(stats)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func TestFamilyRefuses(t *testing.T) {
 			t.Errorf("family of %d statistics accepted", len(stats))
 		}
 	}
-	if _, err := (Game{Delta: 1e-3, Strategy: Bonferroni}).Family([]Statistic{{Name: "a", Pos: a, Neg: a}}); err == nil {
+	if _, err := (Game{Delta: 1e-3, Strategy: threshold.Bonferroni}).Family([]Statistic{{Name: "a", Pos: a, Neg: a}}); err == nil {
 		t.Error("a Bonferroni family accepted")
 	}
 }

@@ -97,7 +97,7 @@ type sharedSim struct {
 }
 
 // muPower is the memoised power at one μ. Its lock is held while the power is computed,
-// so that checks run side by side (audit.CheckPhase), which ask the same μ at once, wait
+// so that checks run side by side (trials.CheckPhase), which ask the same μ at once, wait
 // for the first asker instead of each simulating it: the same bits, once.
 type muPower struct {
 	mu     sync.Mutex

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -84,7 +86,7 @@ func TestGamesBoundFromCPUpper(t *testing.T) {
 				}
 			}
 		}
-		for _, s := range []Strategy{Split, Bonferroni} {
+		for _, s := range []threshold.Strategy{threshold.Split, threshold.Bonferroni} {
 			g := Game{Delta: 1e-5, Confidence: 0.97, Strategy: s}
 			a := 1 - g.conf()
 			var wantRule Rule
@@ -92,7 +94,7 @@ func TestGamesBoundFromCPUpper(t *testing.T) {
 			mu := func(fpr, fnr float64) float64 {
 				return distuv.UnitNormal.Quantile(1-fpr) - distuv.UnitNormal.Quantile(fnr)
 			}
-			if s == Split {
+			if s == threshold.Split {
 				np, nn := len(pos)/2, len(neg)/2
 				var sel float64
 				// the selection scores rules at SelectionLevel, whatever the game's confidence

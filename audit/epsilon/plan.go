@@ -102,7 +102,7 @@ func TrialsToDetect(ctx context.Context, p PowerSpec) (int, float64, error) {
 }
 
 // MaxPlanTrials bounds the trial counts a plan considers: the most an audit runs
-// (audit.MaxTrials). A plan needing more says so instead of simulating games of 10⁹ trials
+// (trials.MaxTrials). A plan needing more says so instead of simulating games of 10⁹ trials
 // (which took minutes and gigabytes).
 const MaxPlanTrials = 1_000_000
 

@@ -11,7 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/normal"
 	"github.com/unlearnaudit/unlearnaudit/internal/scratch"
-	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/internal/streams"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -109,7 +109,7 @@ func (o Options) rand(purpose string) *rand.Rand { return rand.New(o.source(purp
 
 // source is rand's PCG source, for draws made from its state directly (internal/normal).
 func (o Options) source(purpose string) *rand.PCG {
-	return reference.Streams{Seed: o.Seed, Trial: -1}.Source("estimate/" + purpose)
+	return streams.Source(o.Seed, -1, "estimate/"+purpose)
 }
 
 func checkShapes(method string, a, b mat.Matrix, minRows int) error {
@@ -307,7 +307,9 @@ func (s *sampler) fill(dst *mat.Dense, r *rand.Rand) {
 	if s.z == nil {
 		s.z = mat.NewDense(n, d, nil)
 	}
-	reference.FillNormal(s.z.RawMatrix().Data, 1, r)
+	for i, z := 0, s.z.RawMatrix().Data; i < len(z); i++ {
+		z[i] = r.NormFloat64() // as reference.FillNormal at σ = 1
+	}
 	mulLowerT(dst, s.z, s.l)
 	for i := range n {
 		row := dst.RawRowView(i)

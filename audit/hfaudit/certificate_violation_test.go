@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -18,9 +21,9 @@ import (
 
 // certificates runs Check on a few trials without the attacks, which the certificate
 // finding does not read.
-func certificates(t *testing.T, s *Subject) map[string]audit.Finding {
+func certificates(t *testing.T, s *Subject) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 2, 8)
+	res, err := trials.Engine{}.Run(context.Background(), s, 2, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +38,13 @@ func certificates(t *testing.T, s *Subject) map[string]audit.Finding {
 // mechanism's σ for its Δ̂ FAILs the recomputation; the σ New computes PASSes it.
 func TestCertificateSigmaViolation(t *testing.T) {
 	s := instance(t, PaperBound)
-	if f := certificates(t, s)["hf/certificate/sigma"]; f.Verdict != audit.Pass {
+	if f := certificates(t, s)["hf/certificate/sigma"]; f.Verdict != verdict.Pass {
 		t.Errorf("honest σ: %v (%s)", f, f.Detail)
 	}
 	s = instance(t, PaperBound)
 	s.sigma /= 2
 	s.fp += "|half σ"
-	if f := certificates(t, s)["hf/certificate/sigma"]; f.Verdict != audit.Fail || !(f.Measured > 1.99*f.Bound) {
+	if f := certificates(t, s)["hf/certificate/sigma"]; f.Verdict != verdict.Fail || !(f.Measured > 1.99*f.Bound) {
 		t.Errorf("σ/2: %v (%s); want FAIL with the recomputed σ twice the one used", f, f.Detail)
 	}
 }
@@ -53,7 +56,7 @@ func TestCertificateSigmaViolation(t *testing.T) {
 // violation is planted one level down, in the mechanism Online runs: Guo's budget paid
 // for δ = 0.1 (c = √(2 ln 15)) while the release states 1e-3 has exact δ ≈ 2.4e-3 > 1e-3;
 // paid for the stated δ (c = √(2 ln 1500)) it is within 1e-3. The check's own comparison
-// is the one audit.Deterministic makes, measured ≤ bound.
+// is the one verdict.Deterministic makes, measured ≤ bound.
 func TestGuoDeltaViolation(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	build := func(n int) *multiclass.Data {
@@ -86,15 +89,15 @@ func TestGuoDeltaViolation(t *testing.T) {
 		return res.Guo.ExactDelta
 	}
 	const stated = 1e-3 // runOnline's δ, the finding's bound
-	check := func(measured float64) audit.Finding {
-		return audit.Deterministic("hf-online/guo-delta", "Guo's Theorem 3 at its budget", audit.Certificate, measured, stated, 1, "")
+	check := func(measured float64) verdict.Finding {
+		return verdict.Deterministic("hf-online/guo-delta", "Guo's Theorem 3 at its budget", verdict.Certificate, measured, stated, 1, "")
 	}
-	if f := check(exactDelta(stated)); f.Verdict != audit.Pass {
+	if f := check(exactDelta(stated)); f.Verdict != verdict.Pass {
 		t.Errorf("budget paid for the stated δ: %v", f)
 	}
 	want := dp.GaussianExactDelta(1, 1/hf.GuoConstant(0.1))
 	got := exactDelta(0.1)
-	if f := check(got); f.Verdict != audit.Fail || math.Abs(got-want) > 1e-12*want {
+	if f := check(got); f.Verdict != verdict.Fail || math.Abs(got-want) > 1e-12*want {
 		t.Errorf("budget paid for δ = 0.1: exact δ %v (want %v), %v; want FAIL", got, want, f)
 	}
 }

@@ -6,6 +6,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
@@ -27,11 +31,11 @@ import (
 //     first trial, the per-record gradients against the a priori G, Lemma 2's drift,
 //     Lemma 3's contraction and Theorem 1's additivity (lemmaFindings);
 //   - release: the divergence of the published laws at the measured error
-//     (audit.GaussianRelease);
-//   - empirical: the distinguishing game on the published models (audit.EmpiricalRelease),
+//     (checks.GaussianRelease);
+//   - empirical: the distinguishing game on the published models (checks.EmpiricalRelease),
 //     and the membership attack on the deleted records' logit-scaled confidence
-//     (audit.MembershipRelease with a softmax score), each as the attacks option asks.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+//     (checks.MembershipRelease with a softmax score), each as the attacks option asks.
+func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("hf check: no trials")
 	}
@@ -46,7 +50,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	// the checks, for a progress bar: σ and the error with its trace, the relative error,
 	// the lemmas, the release, the game, the membership attack
 	pub := methodkit.Published{Prefix: "hf", Epsilon: s.setup.Epsilon, Delta: s.setup.Delta,
-		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma), Epsilon: s.setup.Epsilon, Delta: s.setup.Delta}}
+		Release: &checks.GaussianRelease{Sigma: s.sigma, Rho: 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma), Epsilon: s.setup.Epsilon, Delta: s.setup.Delta}}
 	if len(s.rows) > 0 {
 		ids := make([]int64, len(s.rows))
 		for j, r := range s.rows {
@@ -62,15 +66,15 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r])
 			}
 		}
-		pub.Members = &audit.MembershipRelease{Score: score, IDs: ids}
+		pub.Members = &checks.MembershipRelease{Score: score, IDs: ids}
 	}
 	st, ctx := steps.Count(ctx, append([]bool{true, len(s.rows) > 0, true}, pub.Steps(opt)...)...)
 	reading := s.readingSource()
-	fs := []audit.Finding{
-		audit.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
-			audit.Certificate, want, s.sigma, 0, fmt.Sprintf("Δ̂ = %.4g from %s; ε = %g, δ = %g", s.bound, reading, s.setup.Epsilon, s.setup.Delta)),
+	fs := []verdict.Finding{
+		verdict.Deterministic("hf/certificate/sigma", "σ recomputed from Δ̂ by the analytic Gaussian mechanism (must not exceed the σ used)",
+			verdict.Certificate, want, s.sigma, 0, fmt.Sprintf("Δ̂ = %.4g from %s; ε = %g, δ = %g", s.bound, reading, s.setup.Epsilon, s.setup.Delta)),
 	}
-	fs[0] = audit.AtPrecision(fs[0], s.sigma, s.bound, results) // σ and Δ̂ above float64's resolution
+	fs[0] = checks.AtPrecision(fs[0], s.sigma, s.bound, results) // σ and Δ̂ above float64's resolution
 	worst := 0.0
 	for _, tr := range results {
 		if tr.Unlearned.Secret == nil || tr.Retrained.Secret == nil {
@@ -78,8 +82,8 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		}
 		worst = math.Max(worst, reference.Distance(tr.Unlearned.Secret, tr.Retrained.Secret))
 	}
-	errF := audit.Deterministic("hf/implementation/error", "HF's approximation error ‖w^{-U}_T − w̄‖ (worst trial) against the Δ̂ σ is sized for",
-		audit.Implementation, worst, s.bound, len(results), fmt.Sprintf("Δ̂ from %s; the bound is %.3g times the measured error", reading, s.bound/math.Max(worst, 1e-300)))
+	errF := verdict.Deterministic("hf/implementation/error", "HF's approximation error ‖w^{-U}_T − w̄‖ (worst trial) against the Δ̂ σ is sized for",
+		verdict.Implementation, worst, s.bound, len(results), fmt.Sprintf("Δ̂ from %s; the bound is %.3g times the measured error", reading, s.bound/math.Max(worst, 1e-300)))
 	if err := s.traceError(ctx, &errF, opt.Seed, results[0]); err != nil {
 		return nil, err
 	}
@@ -113,11 +117,11 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 // error check cannot see that: where the retrain's drift ‖w^{-U}_T − w_T‖ is itself below
 // Δ̂, publishing w_T is within the certificate, and only this comparison shows that the
 // requests were not served. An exact unlearning (error 0) passes whatever the drift.
-func (s *Subject) relativeError(ctx context.Context, seed uint64, first audit.TrialResult) (audit.Finding, error) {
+func (s *Subject) relativeError(ctx context.Context, seed uint64, first trials.TrialResult) (verdict.Finding, error) {
 	st := reference.Streams{Seed: seed, Trial: first.Index}
 	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
 	if err != nil {
-		return audit.Finding{}, fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
+		return verdict.Finding{}, fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
 	}
 	errNorm := reference.Distance(first.Unlearned.Secret, first.Retrained.Secret)
 	drift := reference.Distance(tr.Final, first.Retrained.Secret)
@@ -125,11 +129,11 @@ func (s *Subject) relativeError(ctx context.Context, seed uint64, first audit.Tr
 	if errNorm > 0 {
 		ratio = errNorm / drift // +Inf when the retrain did not move and HF did
 	}
-	v := audit.Fail
+	v := verdict.Fail
 	if ratio < 1 {
-		v = audit.Pass
+		v = verdict.Pass
 	}
-	return audit.Finding{Check: "hf/implementation/relative-error", Kind: audit.Implementation, Verdict: v,
+	return verdict.Finding{Check: "hf/implementation/relative-error", Kind: verdict.Implementation, Verdict: v,
 		Title:    "HF's relative error ‖w^{-U}_T − w̄‖/‖w^{-U}_T − w_T‖ on the first trial (below 1: the unlearned model nearer the retrain than the learned model)",
 		Measured: ratio, Bound: 1, Comparison: "<", Confidence: 1, Trials: 1,
 		Detail: fmt.Sprintf("trial %d: the unlearned secret model is %.4g from the paper-rule retrain, the learned model w_T (replayed) %.4g; a ratio of 1 or more means the deletions did not move the model towards the retrain (spec hf §4.4, R2)",
@@ -203,7 +207,7 @@ func ritzValues(apply func(dst, v []float64), d int, r interface{ NormFloat64() 
 //     disproves the contraction the bound assumes;
 //   - Theorem 1: the deleted set's statistic by one joint recursion against the sum of the
 //     per-record statistics, equal to rounding (spec I1: 1e-12·(1 + Σ‖a^{-u}‖)).
-func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]audit.Finding, error) {
+func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]verdict.Finding, error) {
 	st := reference.Streams{Seed: seed, Trial: trial}
 	tr, err := hf.Learn(ctx, s.setup.Config, s.setup.Data, s.w0(), st.Rand("hf/schedule"))
 	if err != nil {
@@ -239,8 +243,8 @@ func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]
 	}
 	drift[len(drift)-1] = floats.Distance(final, tr.Final, 2)
 	c := s.setup.Config
-	fs := []audit.Finding{audit.Deterministic("hf/implementation/gradient-bound", "largest per-record gradient norm along the first trial's trajectories (must not exceed G)",
-		audit.Implementation, g, s.g, 1, "Lemma 2's G over both trajectories' batches, against the a priori 2√2·√(‖x‖²max + 1)")}
+	fs := []verdict.Finding{verdict.Deterministic("hf/implementation/gradient-bound", "largest per-record gradient norm along the first trial's trajectories (must not exceed G)",
+		verdict.Implementation, g, s.g, 1, "Lemma 2's G over both trajectories' batches, against the a priori 2√2·√(‖x‖²max + 1)")}
 
 	worstT, worstRatio := 0, -1.0
 	for t := 1; t < len(drift); t++ {
@@ -248,8 +252,8 @@ func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]
 			worstT, worstRatio = t, r
 		}
 	}
-	fs = append(fs, audit.Deterministic("hf/implementation/drift", "Lemma 2: the retraining's drift ‖w^{-U}_t − w_t‖ along the first trial, at the step nearest its bound",
-		audit.Implementation, drift[worstT], DriftBound(c.Eta, g, c.Decay, worstT), 1,
+	fs = append(fs, verdict.Deterministic("hf/implementation/drift", "Lemma 2: the retraining's drift ‖w^{-U}_t − w_t‖ along the first trial, at the step nearest its bound",
+		verdict.Implementation, drift[worstT], DriftBound(c.Eta, g, c.Decay, worstT), 1,
 		fmt.Sprintf("2ηG(1 − q^t)/(1 − q) with the measured G = %.4g at every step t = 1 … %d; the largest ratio, %.3g, is at t = %d", g, len(drift)-1, worstRatio, worstT)))
 
 	M := s.smooth
@@ -280,8 +284,8 @@ func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]
 			worstT, worstRatio, worstEst = t, ratio, est
 		}
 	}
-	fs = append(fs, audit.Deterministic("hf/implementation/contraction", "Lemma 3: ‖I − η_t H_t‖₂ along the first trial (Lanczos, a lower bound), against ρ_t",
-		audit.Implementation, worstEst, Rho(tr.Eta(worstT), lambda, M), 1,
+	fs = append(fs, verdict.Deterministic("hf/implementation/contraction", "Lemma 3: ‖I − η_t H_t‖₂ along the first trial (Lanczos, a lower bound), against ρ_t",
+		verdict.Implementation, worstEst, Rho(tr.Eta(worstT), lambda, M), 1,
 		fmt.Sprintf("the largest |1 − η_tθ| over the Ritz values θ of up to %d Lanczos steps on each of the %d batch Hessians at their checkpoints, against max(|1 − η_tλ|, |1 − η_tM|) with the certificate's λ and M = %.4g; the largest ratio, %.6g, is at t = %d",
 			krylovSteps, len(tr.Checkpoints), M, worstRatio, worstT)))
 
@@ -300,8 +304,8 @@ func (s *Subject) lemmaFindings(ctx context.Context, seed uint64, trial int) ([]
 			floats.Add(sum, a)
 			scale += floats.Norm(a, 2)
 		}
-		fs = append(fs, audit.Deterministic("hf/implementation/additivity", "Theorem 1: the deleted set's statistic by one recursion equals the sum of the records' statistics",
-			audit.Implementation, floats.Distance(joint, sum, 2), 1e-12*scale, 1,
+		fs = append(fs, verdict.Deterministic("hf/implementation/additivity", "Theorem 1: the deleted set's statistic by one recursion equals the sum of the records' statistics",
+			verdict.Implementation, floats.Distance(joint, sum, 2), 1e-12*scale, 1,
 			fmt.Sprintf("‖a^{-U} − Σ_u a^{-u}‖ for the %d deleted records along the first trial, against rounding 1e-12·(1 + Σ‖a^{-u}‖) (spec I1)", len(s.rows))))
 	}
 	return fs, nil
@@ -322,7 +326,7 @@ func (s *Subject) boundAfter(k int) float64 {
 // ‖w^{-U_k}_T − w̄_k‖ against the bound for k deletions, holding the finding to every
 // traced request. The replay must end at the trial's own secret model; if it does not
 // (a stand-in subject), no trace is drawn.
-func (s *Subject) traceError(ctx context.Context, f *audit.Finding, seed uint64, first audit.TrialResult) error {
+func (s *Subject) traceError(ctx context.Context, f *verdict.Finding, seed uint64, first trials.TrialResult) error {
 	k := len(s.rows)
 	if k == 0 {
 		return nil
@@ -337,8 +341,8 @@ func (s *Subject) traceError(ctx context.Context, f *audit.Finding, seed uint64,
 		return fmt.Errorf("hf check: replay trial %d: %w", first.Index, err)
 	}
 	u := hf.NewUnlearner(tr, stats)
-	requests := audit.TraceRequests(k)
-	trace := audit.Trace{Name: "‖w^{-U}_T − w̄‖ after request i", BoundName: "Δ̂ for i deletions (" + s.readingSource() + ")", Requests: requests}
+	requests := verdict.TraceRequests(k)
+	trace := verdict.Trace{Name: "‖w^{-U}_T − w̄‖ after request i", BoundName: "Δ̂ for i deletions (" + s.readingSource() + ")", Requests: requests}
 	next := 0
 	for i, r := range s.rows {
 		if err := u.Delete(r); err != nil {

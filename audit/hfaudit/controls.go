@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -21,7 +24,7 @@ import (
 //
 //   - half-noise: the published noise has half the variance the certificate calibrates,
 //     published = secret + (published − secret)/√2. The release checks' noise tests catch
-//     it (audit.GaussianRelease: the noise below σ, and of another scale than the
+//     it (checks.GaussianRelease: the noise below σ, and of another scale than the
 //     retrain's), so hf/release/renyi and hf/release/exact-epsilon FAIL.
 //   - deletions-ignored: Stage III is skipped — the learned model w_T is published with
 //     the right noise and the deleted records' statistics are never added. No check on
@@ -38,7 +41,7 @@ import (
 //     The noise tests catch it as they catch half-noise. It is defined only where more
 //     than one record is deleted and Δ̂(1) < Δ̂(m).
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}}
 	out := []audit.Control{

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -33,9 +36,9 @@ func demo(t *testing.T) []audit.Audited {
 }
 
 // run audits a with the demo's seed (the checks replay the first trial from it).
-func run(t *testing.T, a audit.Audited, trials int) []audit.Finding {
+func run(t *testing.T, a audit.Audited, trials int) []verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), a.Subject, 1, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), a.Subject, 1, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +70,7 @@ func TestControlsAreCaught(t *testing.T) {
 		honest := audittest.ByCheck(run(t, a, trials))
 		for _, checks := range want {
 			for _, c := range checks {
-				if f, ok := honest[c]; !ok || f.Verdict != audit.Pass {
+				if f, ok := honest[c]; !ok || f.Verdict != verdict.Pass {
 					t.Errorf("%s (honest): %s is %v (%s)", a.Subject.Name(), c, f.Verdict, f.Detail)
 				}
 			}
@@ -77,18 +80,18 @@ func TestControlsAreCaught(t *testing.T) {
 		}
 		for _, c := range a.Controls {
 			fs := run(t, c.Audited, trials)
-			if v := audit.Decide(c.Audited.Subject.Claim(), fs); v != audit.Fail {
+			if v := verdict.Decide(c.Audited.Subject.Claim(), fs); v != verdict.Fail {
 				t.Errorf("%s: verdict %s; want FAIL", c.Audited.Subject.Name(), v)
 			}
 			byCheck := audittest.ByCheck(fs)
 			for _, name := range want[c.Name] {
-				if f := byCheck[name]; f.Verdict != audit.Fail {
+				if f := byCheck[name]; f.Verdict != verdict.Fail {
 					t.Errorf("%s: %s is %v; want FAIL (%s)", c.Audited.Subject.Name(), name, f.Verdict, f.Detail)
 				}
 			}
 			if c.Name == "deletions-ignored" { // why the relative error is needed
 				for _, name := range []string{"hf/implementation/error", "hf/release/exact-epsilon"} {
-					if f := byCheck[name]; f.Verdict == audit.Fail {
+					if f := byCheck[name]; f.Verdict == verdict.Fail {
 						t.Errorf("%s: %s FAILs (%s); the control's doc says it cannot", c.Audited.Subject.Name(), name, f.Detail)
 					}
 				}
@@ -101,18 +104,18 @@ func TestControlsAreCaught(t *testing.T) {
 // each has its own name, fingerprint and checkpoint file.
 func TestControlsKeptApart(t *testing.T) {
 	a := demo(t)[0]
-	paths := []string{audit.CheckpointPath("", a.Subject, 1)}
-	fps := []string{audit.Fingerprint(a.Subject)}
+	paths := []string{trialspkg.CheckpointPath("", a.Subject, 1)}
+	fps := []string{trialspkg.Fingerprint(a.Subject)}
 	for _, c := range a.Controls {
 		if want := a.Subject.Name() + "~" + c.Name; c.Audited.Subject.Name() != want {
 			t.Errorf("control named %q; want %q", c.Audited.Subject.Name(), want)
 		}
-		p, fp := audit.CheckpointPath("", c.Audited.Subject, 1), audit.Fingerprint(c.Audited.Subject)
+		p, fp := trialspkg.CheckpointPath("", c.Audited.Subject, 1), trialspkg.Fingerprint(c.Audited.Subject)
 		if slices.Contains(paths, p) || slices.Contains(fps, fp) {
 			t.Errorf("%s shares a checkpoint %s or fingerprint", c.Name, p)
 		}
 		paths, fps = append(paths, p), append(fps, fp)
-		if c.Audited.Subject.(audit.Fingerprinter).Fingerprint() == a.Subject.(audit.Fingerprinter).Fingerprint() {
+		if c.Audited.Subject.(trialspkg.Fingerprinter).Fingerprint() == a.Subject.(trialspkg.Fingerprinter).Fingerprint() {
 			t.Errorf("%s: the subject's own fingerprint", c.Name)
 		}
 	}

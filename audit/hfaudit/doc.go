@@ -30,7 +30,7 @@
 // against the bound that sized the noise, the hypotheses the bound rests on replayed on
 // the first trial (the per-record gradients against the a priori G, Lemma 2's drift,
 // Lemma 3's contraction estimated from below by Lanczos on the batch Hessians, Theorem 1's
-// additivity), the published laws' divergence (audit.GaussianRelease) and the
+// additivity), the published laws' divergence (checks.GaussianRelease) and the
 // distinguishing game.
 // Check also holds HF's relative error ‖w^{-U}_T − w̄‖/‖w^{-U}_T − w_T‖ on the first trial
 // below 1 (spec hf §4.4, R2): where the retrain's drift from w_T is itself below Δ̂, as on

@@ -3,6 +3,9 @@ package hfaudit
 import (
 	"context"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
@@ -88,7 +91,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 			return nil, err
 		}
 		opt := s.CheckOptions()
-		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 			return Check(ctx, sub, r, opt)
 		}, Controls: Controls(sub, opt)})
 	}
@@ -136,7 +139,7 @@ func boundSettings(s *BoundSettings) []audit.Setting {
 	}
 }
 
-func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+func computeBounds(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
 	var c BoundSettings
 	if err := audit.ReadSettings(args, boundSettings(&c)); err != nil {
 		return nil, err
@@ -174,7 +177,7 @@ func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.
 	riskReg := func(k int) float64 {
 		return ExcessRiskBoundRegularized(g, lambda, n, k, d, rho, p.T, eps, delta, deltaNorm(k))
 	}
-	rows := []audit.Row{
+	rows := []verdict.Row{
 		{Key: "variant", Value: variant, Note: "Qiao et al., HF"},
 		{Key: "steps", Value: p.T, Note: "T = epochs·⌈n/|𝓑|⌉"},
 		{Key: "c1", Value: c1, Note: "remainder term (2η²G/(1−q))·Σ ρ^{T−1−k}(q^k − q^{2k}), Eq. 56"},
@@ -187,11 +190,11 @@ func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.
 	}
 	if m < n {
 		rows = append(rows,
-			audit.Row{Key: "excess_risk", Value: risk(m), Note: "Theorem 6, Eq. 77 as printed, L = G, ‖Δ‖ = bound (charges the noise as if the regularised loss were Lipschitz everywhere)"},
-			audit.Row{Key: "excess_risk_regularized", Value: riskReg(m), Note: "Eq. 77 + (λ/2)dσ², the regulariser's mean under the classic noise (the repair; props' measured run violates the printed form)"})
+			verdict.Row{Key: "excess_risk", Value: risk(m), Note: "Theorem 6, Eq. 77 as printed, L = G, ‖Δ‖ = bound (charges the noise as if the regularised loss were Lipschitz everywhere)"},
+			verdict.Row{Key: "excess_risk_regularized", Value: riskReg(m), Note: "Eq. 77 + (λ/2)dσ², the regulariser's mean under the classic noise (the repair; props' measured run violates the printed form)"})
 	}
 	rows = append(rows,
-		audit.Row{Key: "deletion_capacity", Value: DeletionCapacity(gamma, risk, n), Note: "largest m < n with Eq. 77 ≤ γ (−1: none)"},
-		audit.Row{Key: "deletion_capacity_regularized", Value: DeletionCapacity(gamma, riskReg, n), Note: "the same with the repaired Eq. 77"})
+		verdict.Row{Key: "deletion_capacity", Value: DeletionCapacity(gamma, risk, n), Note: "largest m < n with Eq. 77 ≤ γ (−1: none)"},
+		verdict.Row{Key: "deletion_capacity_regularized", Value: DeletionCapacity(gamma, riskReg, n), Note: "the same with the repaired Eq. 77"})
 	return rows, nil
 }

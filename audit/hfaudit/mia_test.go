@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -25,7 +26,7 @@ func TestReproduceMIA(t *testing.T) {
 	if len(rep.Tables) != 3 || len(rep.Tables[1].Rows) != len(MIAUFeatures) || rep.Tables[2].Findings[0].Check != "hf-mia/ulira" || rep.Tables[2].Findings[0].Trials != 12 {
 		t.Fatalf("want LiRA's table, MIA-U's (one row per feature) and U-LiRA's (3 targets × 4 evaluation pairs), got %+v", rep.Tables)
 	}
-	if res.Verdict != audit.Inconclusive || rep.Summary.Verdict != string(audit.Inconclusive) || rep.Summary.Judged() || rep.Summary.Reported == nil {
+	if res.Verdict != verdict.Inconclusive || rep.Summary.Verdict != string(verdict.Inconclusive) || rep.Summary.Judged() || rep.Summary.Reported == nil {
 		t.Errorf("verdict %s, summary %+v; want every finding a claim reported, nothing judged: INCONCLUSIVE", res.Verdict, rep.Summary)
 	}
 	tb := rep.Tables[0]
@@ -48,7 +49,7 @@ func TestReproduceMIA(t *testing.T) {
 }
 
 // reproduced runs an experiment into a fresh folder and reads back the JSON it wrote.
-func reproduced(t *testing.T, name string, argv ...string) (*audit.Reproduced, *reports.Reproduction) {
+func reproduced(t *testing.T, name string, argv ...string) (*verdict.Reproduced, *reports.Reproduction) {
 	t.Helper()
 	res, rep, _ := audittest.Reproduced(t, name, argv...)
 	return res, rep

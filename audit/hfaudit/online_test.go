@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -16,9 +17,9 @@ import (
 func TestReproduceOnline(t *testing.T) {
 	testenv.Datasets(t)
 	argv := []string{"--train", "100", "--pool", "4", "--fraction", "0.1", "--ns-requests", "3", "--retrain-requests", "4", "--d2d-iterations", "3"}
-	read := func() (*audit.Reproduced, *reports.Reproduction) { return reproduced(t, "hf-online", argv...) }
+	read := func() (*verdict.Reproduced, *reports.Reproduction) { return reproduced(t, "hf-online", argv...) }
 	res, first := read()
-	if res.Verdict != audit.Pass {
+	if res.Verdict != verdict.Pass {
 		t.Fatalf("verdict %s:\n%s", res.Verdict, res.Text)
 	}
 	table := first.Tables[0]
@@ -40,7 +41,7 @@ func TestReproduceOnline(t *testing.T) {
 		checks[table.Findings[i].Check] = &table.Findings[i]
 	}
 	for _, name := range []string{"hf-online/float32", "hf-online/guo-residual", "hf-online/guo-oracle"} {
-		if f := checks[name]; f == nil || f.Verdict != string(audit.Pass) || !(f.Bound > 0) || f.Reported {
+		if f := checks[name]; f == nil || f.Verdict != string(verdict.Pass) || !(f.Bound > 0) || f.Reported {
 			t.Fatalf("%s finding %+v; want a judged PASS", name, f)
 		}
 	}

@@ -7,6 +7,10 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
@@ -87,7 +91,7 @@ var OnlinePaper = map[string][5]string{
 	"Retrain": {"682", "1", "", "", "87.75"},
 }
 
-func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	train, pool, nsReq, reReq, d2dIters := r.Int("train"), r.Int("pool"), r.Int("ns-requests"), r.Int("retrain-requests"), r.Int("d2d-iterations")
 	fraction, guoSigma := r.Float("fraction"), r.Float("guo-sigma")
@@ -118,8 +122,8 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	if t.Inputs, err = reports.HashInputs(splitInputs(data)); err != nil {
 		return nil, err
 	}
-	t.Settings = []reports.Value{{Name: "n", Value: reports.Number(train)}, {Name: "d", Value: reports.Number(model.Dim())},
-		{Name: "requests", Value: reports.Number(res.Methods[0].Requests)}, {Name: "ε", Value: 1}, {Name: "δ", Value: 1e-3}}
+	t.Settings = []table.Value{{Name: "n", Value: table.Number(train)}, {Name: "d", Value: table.Number(model.Dim())},
+		{Name: "requests", Value: table.Number(res.Methods[0].Requests)}, {Name: "ε", Value: 1}, {Name: "δ", Value: 1e-3}}
 	t.Notes = []string{data.Note,
 		"Model: softmax regression at the paper's LR settings (λ = 0.5, 15 epochs, η = 0.05, batch 32, q = 0.995, no clipping). HF's precomputation is Stage I plus Stage II for every record; NS's and IJ's is Stage I plus the Hessian sum at w_T and IJ's factorisation (damping 0.01). NS and IJ serve each request on every record forgotten so far (Eqs. 15–16); HF adds one statistic.",
 		"Times are this machine's (2 cores, pure Go, float64) and vary run to run: compare the speed-ups, not the absolute times, with the paper's (RTX 4090). Where fewer requests were timed than served, the total is the mean per request times the requests, and the accuracy and distance cells are left empty.",
@@ -138,41 +142,41 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 		Columns: []string{"timed", "runtime (s)", "speed-up", "precompute (s)", "storage (GB)", "test acc (%) (gap)", "distance"}}
 	for _, m := range res.Methods {
 		paper := OnlinePaper[m.Name]
-		acc := reports.Cell{Value: reports.Number(100 * m.Accuracy), Text: "—", Paper: paper[4]}
+		acc := table.Cell{Value: table.Number(100 * m.Accuracy), Text: "—", Paper: paper[4]}
 		if !math.IsNaN(m.Accuracy) {
 			acc.Text = fmt.Sprintf("%.2f (%+.2f)", 100*m.Accuracy, 100*(m.Accuracy-retrainAcc))
 		}
-		dist := reports.Cell{Value: reports.Number(m.Distance), Text: "—"}
+		dist := table.Cell{Value: table.Number(m.Distance), Text: "—"}
 		if !math.IsNaN(m.Distance) {
 			dist.Text = fmt.Sprintf("%.4g", m.Distance)
 		}
-		tb.Rows = append(tb.Rows, reports.TableRow{Label: m.Name, Cells: []reports.Cell{
-			{Value: reports.Number(m.Timed), Text: fmt.Sprintf("%d of %d", m.Timed, m.Requests)},
-			{Value: reports.Number(m.Total.Seconds()), Text: fmt.Sprintf("%.3g", m.Total.Seconds()), Paper: paper[0]},
-			{Value: reports.Number(res.Speedup(m)), Text: fmt.Sprintf("%.3g×", res.Speedup(m)), Paper: paper[1]},
-			{Value: reports.Number(m.Precompute.Seconds()), Text: fmt.Sprintf("%.3g", m.Precompute.Seconds()), Paper: paper[2]},
-			{Value: reports.Number(float64(m.Storage) / (1 << 30)), Text: fmt.Sprintf("%.3g", float64(m.Storage)/(1<<30)), Paper: paper[3]},
+		tb.Rows = append(tb.Rows, table.Row{Label: m.Name, Cells: []table.Cell{
+			{Value: table.Number(m.Timed), Text: fmt.Sprintf("%d of %d", m.Timed, m.Requests)},
+			{Value: table.Number(m.Total.Seconds()), Text: fmt.Sprintf("%.3g", m.Total.Seconds()), Paper: paper[0]},
+			{Value: table.Number(res.Speedup(m)), Text: fmt.Sprintf("%.3g×", res.Speedup(m)), Paper: paper[1]},
+			{Value: table.Number(m.Precompute.Seconds()), Text: fmt.Sprintf("%.3g", m.Precompute.Seconds()), Paper: paper[2]},
+			{Value: table.Number(float64(m.Storage) / (1 << 30)), Text: fmt.Sprintf("%.3g", float64(m.Storage)/(1<<30)), Paper: paper[3]},
 			acc, dist}})
 	}
 	hfRow, nsRow, ijRow := res.Methods[0], res.Methods[1], res.Methods[2]
 	ordered := res.Speedup(hfRow) > res.Speedup(ijRow) && res.Speedup(ijRow) > res.Speedup(nsRow)
-	v := audit.Pass
+	v := verdict.Pass
 	if !ordered {
-		v = audit.Fail
+		v = verdict.Fail
 	}
 	tb.Findings = append(tb.Findings,
-		reports.NewFinding(audit.Finding{Check: "hf-online/speedups", Title: "the paper's ordering of speed-ups: HF > IJ > NS", Kind: audit.Implementation, Verdict: v,
+		reports.NewFinding(verdict.Finding{Check: "hf-online/speedups", Title: "the paper's ordering of speed-ups: HF > IJ > NS", Kind: verdict.Implementation, Verdict: v,
 			Measured: res.Speedup(hfRow), Bound: res.Speedup(ijRow), Comparison: ">",
 			Detail: fmt.Sprintf("speed-ups over retraining: HF %.3g×, IJ %.3g×, NS %.3g× (paper: 93,376×, 29.64×, 1.34×)", res.Speedup(hfRow), res.Speedup(ijRow), res.Speedup(nsRow))}),
-		reports.NewFinding(audit.Deterministic("hf-online/float32", "float32 statistics: final model within StoreFloat32's rounding bound", audit.Implementation,
+		reports.NewFinding(verdict.Deterministic("hf-online/float32", "float32 statistics: final model within StoreFloat32's rounding bound", verdict.Implementation,
 			res.Float32Gap, res.Float32Bound, 1, fmt.Sprintf("max |w₃₂ − w₆₄| = %.3g at the coordinate where 2⁻²⁴·Σ|a^{-u}| = %.3g; the float32 store is %.3g GB against %.3g GB",
 				res.Float32Gap, res.Float32Bound, float64(res.Float32Storage)/(1<<30), float64(hfRow.Storage)/(1<<30)))))
 	if g := res.Guo; g != nil {
 		tb.Findings = append(tb.Findings,
-			reports.NewFinding(audit.Deterministic("hf-online/guo-residual", "Guo: the gradient residual after the last request within the bound the mechanism spent", audit.Implementation,
+			reports.NewFinding(verdict.Deterministic("hf-online/guo-residual", "Guo: the gradient residual after the last request within the bound the mechanism spent", verdict.Implementation,
 				g.Residual, g.Spent, 1, fmt.Sprintf("‖∇L_b(w; D')‖ = %.3g measured, %.3g accumulated (%.3g of the budget %.3g); the bound certifies ε = %.3g at δ = 1e-3 by Theorem 3",
 					g.Residual, g.Spent, g.Spent/g.Budget, g.Budget, g.Epsilon))),
-			reports.NewFinding(audit.Deterministic("hf-online/guo-oracle", "Guo: distance to the exact minimiser of the perturbed loss on the records left, against strong convexity's allowance", audit.Implementation,
+			reports.NewFinding(verdict.Deterministic("hf-online/guo-oracle", "Guo: distance to the exact minimiser of the perturbed loss on the records left, against strong convexity's allowance", verdict.Implementation,
 				g.OracleDistance, g.OracleBound, 1, "‖w − argmin L_b(D')‖ against (spent + the oracle's residual)/(λ|D'|)")))
 	}
 	t.Tables = []reports.Table{tb}
@@ -221,7 +225,7 @@ func parseList(args audit.Args, name string, parse func(string) (float64, error)
 	return out, nil
 }
 
-func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	train, pool, workers := r.Int("train"), r.Int("pool"), r.Int("workers")
 	wine, baselines := r.Bool("wine"), r.Bool("baselines")
@@ -279,7 +283,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 	}
 	t := reports.NewReproduction(env.Version, "hf-verification", "HF: Verification I — distance to retraining and correlation against the deletion rate")
 	t.Seed = seeds[0]
-	t.Settings = []reports.Value{{Name: "seeds", Value: reports.Number(len(seeds))}, {Name: "NS/IJ damping", Value: 0.01}}
+	t.Settings = []table.Value{{Name: "seeds", Value: table.Number(len(seeds))}, {Name: "NS/IJ damping", Value: 0.01}}
 	t.Notes = []string{
 		"Retraining is the paper's (spec hf §1.3): the same start, batches and steps with the forgotten records dropped and each batch's divisor kept. HF is its first-order approximation: w_T + Σ_{u∈U} a^{-u}, statistics by Hessian–vector products in the paper's order. NS and IJ are Eqs. 15 and 16 at the SGD output w_T with damping 0.01 on the mean Hessian, L2 term included (the paper's equations, not its code; spec §2.7 FLAG).",
 		"Correlation (our reading of the paper, spec §5.1): across the forgotten records u, the predicted loss change ℓ(w; u) − ℓ(w_T; u) of each method against the retrain's. Cells show the mean over seeds with [min, max]; the forget sets are nested prefixes of one random order per seed.",
@@ -310,15 +314,15 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 	return t.Reproduced(env.Out, figures)
 }
 
-func cellRange(xs []float64) reports.Cell {
+func cellRange(xs []float64) table.Cell {
 	mean, lo, hi := MeanRange(xs)
 	if math.IsNaN(mean) {
-		return reports.Cell{Value: reports.Number(mean), Text: "—"}
+		return table.Cell{Value: table.Number(mean), Text: "—"}
 	}
 	if len(xs) == 1 {
-		return reports.Cell{Value: reports.Number(mean), Text: fmt.Sprintf("%.4g", mean)}
+		return table.Cell{Value: table.Number(mean), Text: fmt.Sprintf("%.4g", mean)}
 	}
-	return reports.Cell{Value: reports.Number(mean), Text: fmt.Sprintf("%.4g [%.3g, %.3g]", mean, lo, hi)}
+	return table.Cell{Value: table.Number(mean), Text: fmt.Sprintf("%.4g [%.3g, %.3g]", mean, lo, hi)}
 }
 
 // verificationTable renders one dataset's points and its findings, and draws the figures.
@@ -335,8 +339,8 @@ func verificationTable(s verificationSetting, res *VerificationResult, formats [
 	for _, p := range res.Points {
 		pct := int(math.Round(100 * p.Rate))
 		paper := VerificationPaper[s.key][p.Method][pct]
-		row := reports.TableRow{Label: fmt.Sprintf("%s, %d %%", p.Method, pct)}
-		row.Cells = append(row.Cells, reports.Cell{Value: reports.Number(p.M)})
+		row := table.Row{Label: fmt.Sprintf("%s, %d %%", p.Method, pct)}
+		row.Cells = append(row.Cells, table.Cell{Value: table.Number(p.M)})
 		for k, xs := range [][]float64{p.Distance, p.Pearson, p.Spearman} {
 			c := cellRange(xs)
 			c.Paper = paper[k]
@@ -415,22 +419,22 @@ func verificationFindings(res *VerificationResult) []reports.Finding {
 			total += len(p.Distance)
 		}
 	}
-	out = append(out, reports.NewFinding(audit.Finding{Check: "hf-verification/better-than-nothing", Title: "HF's estimate is closer to the retrain than the learned model is", Kind: audit.Implementation,
+	out = append(out, reports.NewFinding(verdict.Finding{Check: "hf-verification/better-than-nothing", Title: "HF's estimate is closer to the retrain than the learned model is", Kind: verdict.Implementation,
 		Verdict: verdictAll(useful, total), Measured: float64(useful), Bound: float64(total), Comparison: "of",
 		Detail: fmt.Sprintf("in %d of %d (seed, rate) cases ‖w^{-U}_T − (w_T + a^{-U})‖ < ‖w^{-U}_T − w_T‖", useful, total)}))
 	if cases > 0 {
-		out = append(out, reports.NewFinding(audit.Finding{Check: "hf-verification/closer-than-baselines", Title: "the paper's claim: HF is closer to retraining than NS and IJ", Kind: audit.Implementation,
+		out = append(out, reports.NewFinding(verdict.Finding{Check: "hf-verification/closer-than-baselines", Title: "the paper's claim: HF is closer to retraining than NS and IJ", Kind: verdict.Implementation,
 			Verdict: verdictAll(closer, cases), Measured: float64(closer), Bound: float64(cases), Comparison: "of",
 			Detail: fmt.Sprintf("HF's distance is at most both baselines' in %d of %d (seed, rate) cases (spec A5)", closer, cases)}))
 	}
 	return out
 }
 
-func verdictAll(k, n int) audit.Verdict {
+func verdictAll(k, n int) verdict.Verdict {
 	if k == n {
-		return audit.Pass
+		return verdict.Pass
 	}
-	return audit.Fail
+	return verdict.Fail
 }
 
 // releaseNote says what accuracy HF's published model keeps under each bound's σ.
@@ -443,7 +447,7 @@ func releaseNote(res *OnlineResult) string {
 		res.G, paper, res.CodeSigma, res.CodeAccuracy)
 }
 
-func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	train, heldout, pool, shadows, workers := r.Int("train"), r.Int("heldout"), r.Int("pool"), r.Int("shadows"), r.Int("workers")
 	uTargets, uPairs, miau := r.Int("ulira-targets"), r.Int("ulira-pairs"), r.Bool("miau")
@@ -475,8 +479,8 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	if t.Inputs, err = reports.HashInputs(splitInputs(data)); err != nil {
 		return nil, err
 	}
-	t.Settings = []reports.Value{{Name: "n", Value: reports.Number(train)}, {Name: "held out", Value: reports.Number(heldout)},
-		{Name: "forgotten", Value: reports.Number(res.Forgotten)}, {Name: "shadows", Value: reports.Number(shadows)}}
+	t.Settings = []table.Value{{Name: "n", Value: table.Number(train)}, {Name: "held out", Value: table.Number(heldout)},
+		{Name: "forgotten", Value: table.Number(res.Forgotten)}, {Name: "shadows", Value: table.Number(shadows)}}
 	t.Notes = []string{data.Note,
 		"Model: softmax regression at the paper's LR settings (λ = 0.5, 15 epochs, η = 0.05, batch 32, q = 0.995); every shadow trains by the same recipe on its half of the pool (each record in exactly half the shadows). LiRA is online (IN and OUT Gaussians per record), on the logit-scaled confidence log p_y − log Σ_{k≠y} p_k, as the paper's code scores. HF's model is the noiseless one, the attacker's best case.",
 		"Positives are the forgotten records, negatives the held-out ones. On the original model the forgotten records are members, so its AUC shows what the attack can see at all; a good unlearning brings HF's AUC to the retrain's. Intervals are percentile bootstraps (400 replicates, 95 %); the excess of HF over the retrain resamples the records once for both.",
@@ -488,23 +492,23 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 	paper := map[string]string{MethodHF: "0.51"}
 	for _, m := range res.Models {
 		a, tpr := m.Metrics.AUC, m.Metrics.TPRAt1Percent
-		tb.Rows = append(tb.Rows, reports.TableRow{Label: m.Name, Cells: []reports.Cell{
-			{Value: reports.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value), Paper: paper[m.Name]},
-			{Value: reports.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
-			{Value: reports.Number(tpr.Value), Text: fmt.Sprintf("%.4f", tpr.Value)},
-			{Value: reports.Number(tpr.Upper - tpr.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", tpr.Lower, tpr.Upper)}}})
+		tb.Rows = append(tb.Rows, table.Row{Label: m.Name, Cells: []table.Cell{
+			{Value: table.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value), Paper: paper[m.Name]},
+			{Value: table.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
+			{Value: table.Number(tpr.Value), Text: fmt.Sprintf("%.4f", tpr.Value)},
+			{Value: table.Number(tpr.Upper - tpr.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", tpr.Lower, tpr.Upper)}}})
 	}
-	f := audit.Finding{Check: "hf-mia/excess-auc", Title: "LiRA's AUC on the forgotten records: HF's noiseless model no higher than the retrain's", Kind: audit.Empirical,
+	f := verdict.Finding{Check: "hf-mia/excess-auc", Title: "LiRA's AUC on the forgotten records: HF's noiseless model no higher than the retrain's", Kind: verdict.Empirical,
 		Measured: res.ExcessAUC, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: res.Forgotten}
-	f.Power = audit.ExcessPower("excess AUC", "deleted records", audit.ExcessAgainst, res.Detectable, distuv.UnitNormal.Quantile(0.975), res.Forgotten)
+	f.Power = verdict.ExcessPower("excess AUC", "deleted records", verdict.ExcessAgainst, res.Detectable, distuv.UnitNormal.Quantile(0.975), res.Forgotten)
 	if f.Power.TrialsNeeded > 0 {
 		f.Power.TrialsNeeded = res.ForgetForDetectable // the held-out records stay as they are
 	}
-	f.Verdict = audit.ExcessVerdict(res.ExcessLower > 0, res.Detectable)
+	f.Verdict = verdict.ExcessVerdict(res.ExcessLower > 0, res.Detectable)
 	switch f.Verdict {
-	case audit.Fail:
+	case verdict.Fail:
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: HF's noiseless model keeps a trace of the records it was asked to forget (its certificate covers the noised release, not this model; the paper's claim is AUC ≈ 0.5 like the retrain's)", res.ExcessAUC, res.ExcessLower, res.ExcessUpper)
-	case audit.Pass:
+	case verdict.Pass:
 		f.Detail = fmt.Sprintf("AUC(HF) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown; with %d forgotten and %d held-out records an excess of %.3f would be caught with 80 %% power", res.ExcessAUC, res.ExcessLower, res.ExcessUpper, res.Forgotten, res.Heldout, res.Detectable)
 	default:
 		f.TrialsNeeded = f.Power.TrialsNeeded
@@ -517,11 +521,11 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 			Caption: fmt.Sprintf("A logistic-regression attack trained on the shadows' (original, HF-unlearned) posteriors — %d deleted members against as many non-members — scores the target's forgotten records against held-out ones, from the (original, HF) pair and from the (original, retrained) pair: AUC with its 95 %% bootstrap interval. The paper (Fig. 5, DirectDiff, LR) reports 0.91 for HF and 0.89 for retraining at 1 %% deletion and close to 0.5 above 5 %%.", res.MIAU[0].ShadowPositives),
 			Columns: []string{"HF AUC", "HF interval", "Retrain AUC", "Retrain interval"}}
 		for _, u := range res.MIAU {
-			mt.Rows = append(mt.Rows, reports.TableRow{Label: u.Feature, Cells: []reports.Cell{
-				{Value: reports.Number(u.HF.Value), Text: fmt.Sprintf("%.4f", u.HF.Value)},
-				{Value: reports.Number(u.HF.Upper - u.HF.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", u.HF.Lower, u.HF.Upper)},
-				{Value: reports.Number(u.Retrain.Value), Text: fmt.Sprintf("%.4f", u.Retrain.Value)},
-				{Value: reports.Number(u.Retrain.Upper - u.Retrain.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", u.Retrain.Lower, u.Retrain.Upper)}}})
+			mt.Rows = append(mt.Rows, table.Row{Label: u.Feature, Cells: []table.Cell{
+				{Value: table.Number(u.HF.Value), Text: fmt.Sprintf("%.4f", u.HF.Value)},
+				{Value: table.Number(u.HF.Upper - u.HF.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", u.HF.Lower, u.HF.Upper)},
+				{Value: table.Number(u.Retrain.Value), Text: fmt.Sprintf("%.4f", u.Retrain.Value)},
+				{Value: table.Number(u.Retrain.Upper - u.Retrain.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", u.Retrain.Lower, u.Retrain.Upper)}}})
 		}
 		t.Tables = append(t.Tables, mt)
 	}
@@ -534,11 +538,11 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 		ut := reports.Table{Name: "U-LiRA on HF's unlearning, " + data.Title,
 			Caption: fmt.Sprintf("%d targets, %d evaluation pairs each: pooled AUC of the likelihood ratio (HF-unlearned as positives, retrained as negatives) with its 95 %% bootstrap interval, and the mean per-target balanced accuracy.", len(u.Targets), uPairs),
 			Columns: []string{"AUC", "AUC interval", "mean accuracy"},
-			Rows: []reports.TableRow{{Label: MethodHF, Cells: []reports.Cell{
-				{Value: reports.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
-				{Value: reports.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
-				{Value: reports.Number(acc), Text: fmt.Sprintf("%.4f", acc)}}}}}
-		g := audit.ULiRAFinding("hf-mia/ulira", MethodHF, u, res.ULiRADetectable, "--ulira-targets or --ulira-pairs")
+			Rows: []table.Row{{Label: MethodHF, Cells: []table.Cell{
+				{Value: table.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
+				{Value: table.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
+				{Value: table.Number(acc), Text: fmt.Sprintf("%.4f", acc)}}}}}
+		g := checks.ULiRAFinding("hf-mia/ulira", MethodHF, u, res.ULiRADetectable, "--ulira-targets or --ulira-pairs")
 		ut.Findings = append(ut.Findings, reports.NewFinding(g))
 		t.Tables = append(t.Tables, ut)
 	}

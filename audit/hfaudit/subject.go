@@ -9,7 +9,8 @@ import (
 	"io"
 	"math"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
@@ -42,7 +43,7 @@ type Setup struct {
 	Reading  Reading
 }
 
-// Subject is an HF audit subject (audit.Subject): each trial learns with its own batch
+// Subject is an HF audit subject (trials.Subject): each trial learns with its own batch
 // order (stream "hf/schedule"), deletes by HF and publishes with noise; its retrain is
 // the paper's retraining on the same order, published with fresh noise.
 type Subject struct {
@@ -159,7 +160,7 @@ func (s *Subject) Name() string {
 // Fingerprint identifies the configuration beyond the claim.
 func (s *Subject) Fingerprint() string { return s.fp }
 
-// Params is the softmax model's dimension (audit.Dimensioned).
+// Params is the softmax model's dimension (trials.Dimensioned).
 func (s *Subject) Params() int { return s.setup.Model.Dim() }
 
 func (s *Subject) w0() []float64 { return make([]float64, s.setup.Model.Dim()) }
@@ -205,18 +206,18 @@ func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (referenc
 }
 
 // Claim is the certificate of the reading with its derivation.
-func (s *Subject) Claim() audit.Claim {
+func (s *Subject) Claim() verdict.Claim {
 	c := s.setup.Config
 	reading := s.readingSource()
 	boundFormula := "m·(c1 + c2(0))"
 	if s.setup.Reading == CodeReading {
 		boundFormula = "code: 2η²G[(ρ^T−q^T)/(ρ−q) − (ρ^T−q^{2T})/(ρ−q²)](1−q) + 2ηG(m/|𝓑|)(ρ^T−q^T)ρ^B·q^B/(ρ^B−q^B), T = n(E+1)/|𝓑|, B = ⌈n/|𝓑|⌉"
 	}
-	return audit.Claim{
+	return verdict.Claim{
 		Method:    "Hessian-Free online certified unlearning (mini-batch SGD, per-record statistics by Hessian–vector products)",
 		Source:    "Qiao, Zhang, Tang, Wei, Definition 1 with the noise of Algorithm 1 sized by " + reading,
 		Guarantee: "(ε, δ)-certified unlearning",
-		Required:  audit.StateHolding,
+		Required:  verdict.StateHolding,
 		Epsilon:   s.setup.Epsilon, Delta: s.setup.Delta,
 		Rho:      0.5 * (s.bound / s.sigma) * (s.bound / s.sigma),
 		Relation: "the published model after the deletions (one request each) against the paper's retraining — the same start and batch order, the deleted records dropped with |B_t| kept — published with the same noise",
@@ -225,10 +226,10 @@ func (s *Subject) Claim() audit.Claim {
 			"every batch Hessian lies in [λ, M]·I, so each linearised step contracts by ρ_t = max(|1 − η_tλ|, |1 − η_tM|)",
 			"the proof's Taylor remainder is at most ‖Δw_k‖ (unproven in the paper; a rigorous reading needs 2M)",
 		},
-		Constants: []audit.Value{{Name: "n", Value: float64(s.setup.Data.Len())}, {Name: "d", Value: float64(s.setup.Model.Dim())},
+		Constants: []verdict.Value{{Name: "n", Value: float64(s.setup.Data.Len())}, {Name: "d", Value: float64(s.setup.Model.Dim())},
 			{Name: "η", Value: c.Eta}, {Name: "q", Value: c.Decay}, {Name: "|𝓑|", Value: float64(c.BatchSize)}, {Name: "epochs", Value: float64(c.Epochs)},
 			{Name: "λ", Value: s.setup.Model.Lambda}, {Name: "m (records deleted)", Value: float64(len(s.rows))}},
-		Derivation: []audit.Step{
+		Derivation: []verdict.Step{
 			{Quantity: "G", Formula: "2√2·√(‖x‖²max + 1)", Value: s.g},
 			{Quantity: "ρ", Formula: "sup_t max(|1 − η_tλ|, |1 − η_tM|), M = ½(‖x‖² + 1) + λ", Value: s.rho},
 			{Quantity: "T", Formula: "epochs·⌈n/|𝓑|⌉", Value: float64(s.steps)},

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -40,9 +43,9 @@ func instance(t *testing.T, reading Reading) *Subject {
 	return s
 }
 
-func checked(t *testing.T, s *Subject, trials int) map[string]audit.Finding {
+func checked(t *testing.T, s *Subject, trials int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 2, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), s, 2, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +70,11 @@ func TestReferencePasses(t *testing.T) {
 				t.Fatalf("%s: no finding %s", s.Name(), name)
 			}
 		}
-		var all []audit.Finding
+		var all []verdict.Finding
 		for _, f := range fs {
 			all = append(all, f)
 		}
-		if v := audit.Decide(s.Claim(), all); v != audit.Pass {
+		if v := verdict.Decide(s.Claim(), all); v != verdict.Pass {
 			t.Errorf("%s: verdict %s", s.Name(), v)
 			for _, f := range all {
 				t.Log(f, f.Detail)
@@ -103,13 +106,13 @@ func TestWrongCertificatesCaught(t *testing.T) {
 	s.fp += "|small bound"
 	fs = checked(t, s, 12)
 	for _, name := range []string{"hf/implementation/error", "hf/release/exact-epsilon"} {
-		if fs[name].Verdict != audit.Fail {
+		if fs[name].Verdict != verdict.Fail {
 			t.Errorf("Δ̂ = a tenth of the error: %s is %v", name, fs[name].Verdict)
 		}
 	}
 	s = instance(t, PaperBound)
 	s.g = 0.01
-	if f := checked(t, s, 8)["hf/implementation/gradient-bound"]; f.Verdict != audit.Fail {
+	if f := checked(t, s, 8)["hf/implementation/gradient-bound"]; f.Verdict != verdict.Fail {
 		t.Errorf("G = 0.01: gradient-bound check %v", f.Verdict)
 	}
 	// a certificate that declares a larger λ than the loss's claims a contraction
@@ -117,7 +120,7 @@ func TestWrongCertificatesCaught(t *testing.T) {
 	// along a shift of every class alike, and Lanczos finds it
 	s = instance(t, PaperBound)
 	s.setup.Model.Lambda *= 1.5
-	if f := checked(t, s, 8)["hf/implementation/contraction"]; f.Verdict != audit.Fail {
+	if f := checked(t, s, 8)["hf/implementation/contraction"]; f.Verdict != verdict.Fail {
 		t.Errorf("λ declared 1.5 times the loss's: contraction check %v (%s)", f.Verdict, f.Detail)
 	}
 }

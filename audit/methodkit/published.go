@@ -7,14 +7,18 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
 )
 
 // Published is the published-model phase of a method's check: the checks made on the
 // published models alone, in this order — the Gaussian release against the claim
-// (audit.GaussianRelease), the distinguishing game (audit.EmpiricalRelease), the
-// membership attack on the deleted records (audit.MembershipRelease) — each as the
+// (checks.GaussianRelease), the distinguishing game (checks.EmpiricalRelease), the
+// membership attack on the deleted records (checks.MembershipRelease) — each as the
 // options' attacks ask. The method says what is particular to it; Check fills what every
 // method passes alike from the options (the confidence, the Rényi order, the seed, the
 // power target) and names the method in its errors.
@@ -24,7 +28,7 @@ type Published struct {
 	// Release is the Gaussian release check with its Sigma, Rho, Epsilon and Delta (the
 	// mechanism step's, which may differ from the claim's: d2d's is its mechanism δ); nil
 	// for a method whose release is not one Gaussian step (sglu).
-	Release *audit.GaussianRelease
+	Release *checks.GaussianRelease
 	// Epsilon and Delta are the claim the game and the attack test.
 	Epsilon, Delta float64
 	// Rho is the claim's Rényi slope, D_α ≤ α·ρ, beside which the game notes its Rényi
@@ -34,7 +38,7 @@ type Published struct {
 	Rho float64
 	// Members is the membership attack's target — Loss and Deleted, or Score and IDs —
 	// with the rest left zero; nil when no record is deleted (no attack then).
-	Members *audit.MembershipRelease
+	Members *checks.MembershipRelease
 }
 
 // Steps are the checks Check will run, for steps.Count: the release, the game, the attack.
@@ -47,13 +51,13 @@ func (p Published) attacks(opt audit.CheckOptions) bool {
 }
 
 // Check runs the phase on finished trials, counting each check run on st (nil: none).
-func (p Published) Check(ctx context.Context, st *steps.Counter, opt audit.CheckOptions, results []audit.TrialResult) ([]audit.Finding, error) {
+func (p Published) Check(ctx context.Context, st *steps.Counter, opt audit.CheckOptions, results []trials.TrialResult) ([]verdict.Finding, error) {
 	step := func() {
 		if st != nil {
 			st.Step()
 		}
 	}
-	var fs []audit.Finding
+	var fs []verdict.Finding
 	if p.Release != nil {
 		rel := *p.Release
 		rel.Prefix, rel.Alpha, rel.Confidence = p.Prefix, opt.Alpha, confidence(opt)
@@ -85,27 +89,27 @@ func (p Published) Check(ctx context.Context, st *steps.Counter, opt audit.Check
 
 // Game is the distinguishing game on the published models alone, whatever the options'
 // attacks (for a method that runs the phase's checks beside its own, as sglu does).
-func (p Published) Game(ctx context.Context, opt audit.CheckOptions, results []audit.TrialResult) (audit.Finding, error) {
-	f, err := audit.EmpiricalRelease{Prefix: p.Prefix, Epsilon: p.Epsilon, Delta: p.Delta, Rho: p.Rho, Alpha: opt.Alpha,
+func (p Published) Game(ctx context.Context, opt audit.CheckOptions, results []trials.TrialResult) (verdict.Finding, error) {
+	f, err := checks.EmpiricalRelease{Prefix: p.Prefix, Epsilon: p.Epsilon, Delta: p.Delta, Rho: p.Rho, Alpha: opt.Alpha,
 		Confidence: confidence(opt), Seed: opt.Seed, PowerAgainst: opt.PowerAgainst}.Check(ctx, results)
 	if err != nil {
-		return audit.Finding{}, fmt.Errorf("%s check: %w", p.Prefix, err)
+		return verdict.Finding{}, fmt.Errorf("%s check: %w", p.Prefix, err)
 	}
 	return f, nil
 }
 
 // Membership is the membership attack on Members, whatever the options' attacks; an error
 // when Members is nil.
-func (p Published) Membership(ctx context.Context, opt audit.CheckOptions, results []audit.TrialResult) (audit.Finding, error) {
+func (p Published) Membership(ctx context.Context, opt audit.CheckOptions, results []trials.TrialResult) (verdict.Finding, error) {
 	if p.Members == nil {
-		return audit.Finding{}, fmt.Errorf("%s check: the membership attack has no deleted records to attack", p.Prefix)
+		return verdict.Finding{}, fmt.Errorf("%s check: the membership attack has no deleted records to attack", p.Prefix)
 	}
 	m := *p.Members
 	m.Prefix, m.Epsilon, m.Delta, m.Confidence, m.Seed, m.PowerAgainst = p.Prefix, p.Epsilon, p.Delta, confidence(opt), opt.Seed, opt.PowerAgainst
 	m.Resamples = opt.Resamples // shared with the subject's controls when the run shares them
 	f, err := m.Check(ctx, results)
 	if err != nil {
-		return audit.Finding{}, fmt.Errorf("%s check: %w", p.Prefix, err)
+		return verdict.Finding{}, fmt.Errorf("%s check: %w", p.Prefix, err)
 	}
 	return f, nil
 }

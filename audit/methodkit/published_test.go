@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -12,8 +15,8 @@ import (
 
 // trials are n trials of one Gaussian mechanism (σ = 1, d = 3) on both sides: the
 // secret model at 0, the published one a draw from a fixed stream.
-func trials(n int) []audit.TrialResult {
-	out := make([]audit.TrialResult, n)
+func trials(n int) []trialspkg.TrialResult {
+	out := make([]trialspkg.TrialResult, n)
 	for i := range out {
 		st := reference.Streams{Seed: 1, Trial: i}
 		side := func(name string) reference.Release {
@@ -21,7 +24,7 @@ func trials(n int) []audit.TrialResult {
 			reference.FillNormal(pub, 1, st.Rand(name))
 			return reference.Release{Published: pub, Secret: make([]float64, 3)}
 		}
-		out[i] = audit.TrialResult{Index: i, Unlearned: side("u"), Retrained: side("r")}
+		out[i] = trialspkg.TrialResult{Index: i, Unlearned: side("u"), Retrained: side("r")}
 	}
 	return out
 }
@@ -33,7 +36,7 @@ func trials(n int) []audit.TrialResult {
 func TestPublishedFillsTheOptions(t *testing.T) {
 	res := trials(16)
 	p := methodkit.Published{Prefix: "toy", Epsilon: 1, Delta: 1e-5,
-		Release: &audit.GaussianRelease{Sigma: 1, Rho: 0.5, Epsilon: 1, Delta: 1e-5}}
+		Release: &checks.GaussianRelease{Sigma: 1, Rho: 0.5, Epsilon: 1, Delta: 1e-5}}
 	for _, c := range []struct {
 		opt   audit.CheckOptions
 		order string
@@ -47,7 +50,7 @@ func TestPublishedFillsTheOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := (&audit.GaussianRelease{Prefix: "toy", Sigma: 1, Rho: 0.5, Epsilon: 1, Delta: 1e-5}).Check(res)
+		rel, _ := (&checks.GaussianRelease{Prefix: "toy", Sigma: 1, Rho: 0.5, Epsilon: 1, Delta: 1e-5}).Check(res)
 		if len(fs) != len(rel)+c.want {
 			t.Errorf("alpha %g, attacks %v: %d findings; want the release's %d and %d more (no attack without records)", c.opt.Alpha, c.opt.Attacks, len(fs), len(rel), c.want)
 		}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -19,9 +22,9 @@ import (
 
 // certificates checks a subject on a few trials without the attacks, which the
 // certificate findings do not read.
-func certificates(t *testing.T, s *Subject) map[string]audit.Finding {
+func certificates(t *testing.T, s *Subject) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 2, 8)
+	res, err := trials.Engine{}.Run(context.Background(), s, 2, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +49,11 @@ func TestSubjectCertificateViolations(t *testing.T) {
 		s := a.Subject.(*Subject)
 		name := s.Name()
 		for check, f := range certificates(t, s) {
-			if strings.HasPrefix(check, "olu/certificate/") && f.Verdict != audit.Pass {
+			if strings.HasPrefix(check, "olu/certificate/") && f.Verdict != verdict.Pass {
 				t.Errorf("%s honest: %v (%s)", name, f, f.Detail)
 			}
 		}
-		plant := func(change func(*Setup)) map[string]audit.Finding {
+		plant := func(change func(*Setup)) map[string]verdict.Finding {
 			t.Helper()
 			st := s.setup
 			change(&st)
@@ -63,13 +66,13 @@ func TestSubjectCertificateViolations(t *testing.T) {
 		if st := s.setup; st.Variant == Passive {
 			fs := plant(func(st *Setup) { st.Config.Contraction = olu.PaperGamma })
 			for _, check := range []string{"olu/certificate/sigma", "olu/certificate/accountant"} {
-				if f := fs[check]; f.Verdict != audit.Fail {
+				if f := fs[check]; f.Verdict != verdict.Fail {
 					t.Errorf("%s with the paper's γ: %v (%s); want FAIL", name, f, f.Detail)
 				}
 			}
 		}
 		fs := plant(func(st *Setup) { st.Config.Lipschitz /= 1000 })
-		if f := fs["olu/certificate/shift"]; f.Verdict != audit.Fail {
+		if f := fs["olu/certificate/shift"]; f.Verdict != verdict.Fail {
 			t.Errorf("%s with L/1000: %v (%s); want FAIL", name, f, f.Detail)
 		}
 	}
@@ -89,13 +92,13 @@ func TestContractionCorrectedViolation(t *testing.T) {
 	if c.Name != "spec-1d" {
 		t.Fatalf("first case %s; want spec-1d", c.Name)
 	}
-	verdicts := func(c ContractionCase) map[string]audit.Verdict {
+	verdicts := func(c ContractionCase) map[string]verdict.Verdict {
 		t.Helper()
 		res, err := ContractionAudit(context.Background(), c, 50, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]audit.Verdict{}
+		out := map[string]verdict.Verdict{}
 		for _, f := range res.Findings() {
 			out[strings.TrimPrefix(f.Check, "olu-contraction/"+c.Name+"/")] = f.Verdict
 		}
@@ -105,7 +108,7 @@ func TestContractionCorrectedViolation(t *testing.T) {
 	c.Config.Mu = 2
 	planted := verdicts(c)
 	for _, check := range []string{"corrected/gamma", "corrected/exact"} {
-		if honest[check] != audit.Pass || planted[check] != audit.Fail {
+		if honest[check] != verdict.Pass || planted[check] != verdict.Fail {
 			t.Errorf("%s: %s declared μ = 1, %s declared μ = 2; want PASS then FAIL", check, honest[check], planted[check])
 		}
 	}
@@ -123,8 +126,8 @@ func TestTheorem5InstanceViolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	const D, L, kappa, T, k, d, eps, omega = 20.0, 20.0, 1.0, 10000, 1, 1, 4e-4, 1.2
-	verdicts := func(in *Theorem5Instance) map[string]audit.Verdict {
-		out := map[string]audit.Verdict{}
+	verdicts := func(in *Theorem5Instance) map[string]verdict.Verdict {
+		out := map[string]verdict.Verdict{}
 		for _, f := range in.Findings() {
 			out[strings.TrimPrefix(f.Check, "olu-regret/theorem-5-instance/")] = f.Verdict
 		}
@@ -136,11 +139,11 @@ func TestTheorem5InstanceViolation(t *testing.T) {
 	low.Tight = ConstStepRegretTight(D/2, L, in.Eta, T, k, d, eps, omega)
 	planted := verdicts(&low)
 	for _, check := range []string{"judged/paper-method", "judged/tight"} {
-		if honest[check] != audit.Pass || planted[check] != audit.Fail {
+		if honest[check] != verdict.Pass || planted[check] != verdict.Fail {
 			t.Errorf("%s: %s at the true constants, %s at a wrong one; want PASS then FAIL", check, honest[check], planted[check])
 		}
 	}
-	if honest["paper/stated"] != audit.Fail {
+	if honest["paper/stated"] != verdict.Fail {
 		t.Errorf("Theorem 5 as stated: %s; want FAIL on its counterexample", honest["paper/stated"])
 	}
 }
@@ -160,8 +163,8 @@ func TestRegretBoundsViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	judged := func(p *RegretPoint) map[string]audit.Verdict {
-		out := map[string]audit.Verdict{}
+	judged := func(p *RegretPoint) map[string]verdict.Verdict {
+		out := map[string]verdict.Verdict{}
 		for _, f := range p.BoundFindings() {
 			if key, ok := strings.CutPrefix(f.Check, "olu-regret/T=300/k=1/judged/"); ok {
 				out[key] = f.Verdict
@@ -195,7 +198,7 @@ func TestRegretBoundsViolation(t *testing.T) {
 		t.Fatalf("judged bounds %v; want 3", honest)
 	}
 	for key, v := range honest {
-		if v != audit.Pass || planted[key] != audit.Fail {
+		if v != verdict.Pass || planted[key] != verdict.Fail {
 			t.Errorf("%s: %s at the true L and D, %s at L/100 and D/100; want PASS then FAIL", key, v, planted[key])
 		}
 	}

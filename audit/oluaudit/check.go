@@ -7,6 +7,10 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
@@ -46,7 +50,7 @@ func (s *Subject) requiredShifts() (shifts, sigmas []float64) {
 //     k·d draws, every released state lies in the domain;
 //   - release: the published laws' divergence at the measured shift (GaussianRelease);
 //   - empirical: the distinguishing game and the membership attack, as the attacks ask.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("olu check: no trials")
 	}
@@ -59,7 +63,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	c := s.setup
 	cfg := c.Config
 	pub := methodkit.Published{Prefix: "olu", Epsilon: c.Epsilon, Delta: c.Delta,
-		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: cfg.Epsilon, Epsilon: c.Epsilon, Delta: c.Delta}}
+		Release: &checks.GaussianRelease{Sigma: s.sigma, Rho: cfg.Epsilon, Epsilon: c.Epsilon, Delta: c.Delta}}
 	if opt.Attacks.Has(audit.MembershipAttack) {
 		var ids []int64
 		for _, q := range c.Sched {
@@ -69,7 +73,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		if err != nil {
 			return nil, err
 		}
-		pub.Members = &audit.MembershipRelease{Loss: c.Loss, Deleted: deleted}
+		pub.Members = &checks.MembershipRelease{Loss: c.Loss, Deleted: deleted}
 	}
 	st, ctx := steps.Count(ctx, append([]bool{true, true}, pub.Steps(opt)...)...)
 	k := len(s.plan.Served)
@@ -80,13 +84,13 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			worstRatio, neededAt = r, i
 		}
 	}
-	fs := []audit.Finding{audit.Deterministic("olu/certificate/sigma", "every σ_i recomputed from public values with the valid contraction, over the σ_i used (at most 1)", audit.Certificate,
+	fs := []verdict.Finding{verdict.Deterministic("olu/certificate/sigma", "every σ_i recomputed from public values with the valid contraction, over the σ_i used (at most 1)", verdict.Certificate,
 		worstRatio, 1, k, fmt.Sprintf("largest at request %d: needed %.4g, used %.4g", neededAt+1, need[neededAt], s.plan.Served[neededAt].Sigma))}
 	least := math.Inf(1)
 	for _, sv := range s.plan.Served {
 		least = math.Min(least, sv.Sigma)
 	}
-	fs[0] = audit.AtPrecision(fs[0], least, 0, results) // every σ_i above float64's resolution
+	fs[0] = checks.AtPrecision(fs[0], least, 0, results) // every σ_i above float64's resolution
 	// the accountant: requests at one round share one noise
 	cost := 0.0
 	for i := 0; i < k; {
@@ -99,7 +103,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		cost += a * a / (2 * v)
 		i = j
 	}
-	fs = append(fs, audit.Deterministic("olu/certificate/accountant", "Theorem 1's accountant: Σ a²/(2σ²) over the rounds with requests (the divergence per order), at most ρ", audit.Certificate,
+	fs = append(fs, verdict.Deterministic("olu/certificate/accountant", "Theorem 1's accountant: Σ a²/(2σ²) over the rounds with requests (the divergence per order), at most ρ", verdict.Certificate,
 		cost, cfg.Epsilon, k, fmt.Sprintf("ρ(ω−1)/ω·H_ω(k) = %.4g by construction; ρ = %.4g", olu.RDPSpent(1, cfg.Epsilon, cfg.Omega, k), cfg.Epsilon)))
 	// the coupled shift at the last release
 	seed := reference.Stream(opt.Seed, 0, "olu/check/coupling").Uint64()
@@ -126,7 +130,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if c.Variant == Active {
 		detail = "‖x_τ − x′_τ‖ before the last request's noise, the two runs sharing their noise draws; the descent phases bring any two states within the last request's shift a_k"
 	}
-	fs = append(fs, audit.Deterministic("olu/certificate/shift", "the shift between the run and its reference at the last release, within the shift its noise is sized for", audit.Certificate,
+	fs = append(fs, verdict.Deterministic("olu/certificate/shift", "the shift between the run and its reference at the last release, within the shift its noise is sized for", verdict.Certificate,
 		gap, charged, 1, detail))
 	st.Step()
 	// implementation
@@ -143,7 +147,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	if !slices.Equal(none.Final, ogd.Final) || none.Draws != 0 {
 		mismatch = 1
 	}
-	fs = append(fs, audit.Deterministic("olu/implementation/no-requests", "with no request the learner is online gradient descent bit for bit and draws no noise (1: differs)", audit.Implementation,
+	fs = append(fs, verdict.Deterministic("olu/implementation/no-requests", "with no request the learner is online gradient descent bit for bit and draws no noise (1: differs)", verdict.Implementation,
 		mismatch, 0, 1, fmt.Sprintf("%d rounds", len(plain))))
 	d := len(cfg.X0)
 	outside := 0.0
@@ -152,7 +156,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			outside++
 		}
 	}
-	fs = append(fs, audit.Deterministic("olu/implementation/noise", "the noise is k·d standard normal draws at the requests' rounds, and every released state lies in the domain (draws off, states outside)", audit.Implementation,
+	fs = append(fs, verdict.Deterministic("olu/implementation/noise", "the noise is k·d standard normal draws at the requests' rounds, and every released state lies in the domain (draws off, states outside)", verdict.Implementation,
 		math.Abs(float64(run.Draws-k*d))+outside, 0, 1, fmt.Sprintf("%d draws for k = %d requests in d = %d", run.Draws, k, d)))
 	st.Step()
 	pf, err := pub.Check(ctx, st, opt, results)

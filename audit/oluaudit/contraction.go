@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
@@ -236,13 +237,13 @@ func exactLaws(c ContractionCase, base, ref *olu.Run, sigmas []float64) (diff, v
 // estimate is, by the normal approximation, Δ̂ ~ N(Δ, 2/N) in units of the noise, and
 // D₂/2 = Δ²/2; it shows D/α above ε when Δ̂ − z·√(2/N) > √(2ε) (z = 1.96 for the 95 %
 // interval's lower end).
-func contractionPower(eps float64, n int, against float64) audit.Power {
+func contractionPower(eps float64, n int, against float64) verdict.Power {
 	se := math.Sqrt(2 / float64(n))
 	z, z80 := distuv.UnitNormal.Quantile(0.975), distuv.UnitNormal.Quantile(0.8)
 	power := distuv.UnitNormal.CDF((math.Sqrt(2*against*eps)-math.Sqrt(2*eps))/se - z)
 	smallest := math.Pow(math.Sqrt(2*eps)+(z+z80)*se, 2) / (2 * eps)
-	p := audit.Power{Against: against, Power: power, SmallestFactor: smallest}
-	if power < audit.PowerTarget {
+	p := verdict.Power{Against: against, Power: power, SmallestFactor: smallest}
+	if power < verdict.PowerTarget {
 		p.TrialsNeeded = int(math.Ceil(2 * math.Pow((z+z80)/(math.Sqrt(2*against*eps)-math.Sqrt(2*eps)), 2)))
 	}
 	return p
@@ -261,7 +262,7 @@ func readingName(m olu.ContractionMode) string {
 // reading, the exact divergence at every τ_i and the estimated one at τ_k against the
 // claimed ε per order (Theorem 1: D_α ≤ αε). Checks of the paper's reading carry
 // "/paper" in their name: they are claims under test, reported rather than judged.
-func (r *ContractionResult) Findings() []audit.Finding {
+func (r *ContractionResult) Findings() []verdict.Finding {
 	c := r.Case
 	cfg := c.Config
 	eps := cfg.Epsilon
@@ -269,10 +270,10 @@ func (r *ContractionResult) Findings() []audit.Finding {
 	ell := len(r.Gaps) - 1
 	ratio := r.Gaps[ell] / r.Gaps[0]
 	q := c.Sched[0]
-	fs := []audit.Finding{
-		audit.Deterministic(name+"/paper/gamma", fmt.Sprintf("Corollary 1: two descents differing in round u contract by γ^{τ−u} (γ = %.4g)", r.Gamma), audit.Certificate,
+	fs := []verdict.Finding{
+		verdict.Deterministic(name+"/paper/gamma", fmt.Sprintf("Corollary 1: two descents differing in round u contract by γ^{τ−u} (γ = %.4g)", r.Gamma), verdict.Certificate,
 			ratio, r.Paper[ell]/r.Gaps[0], 1, fmt.Sprintf("‖x_τ − x′_τ‖/‖x_u − x′_u‖ = %.4g/%.4g over τ − u = %d rounds (u = %d, τ = %d); γ^{τ−u} = %.4g", r.Gaps[ell], r.Gaps[0], ell, q.U, q.Tau, r.Paper[ell]/r.Gaps[0])),
-		audit.Deterministic(name+"/corrected/gamma", "the same contraction within the per-step product Γ(u, τ) = Π max(|1 − η_s μ|, |1 − η_s β|)", audit.Certificate,
+		verdict.Deterministic(name+"/corrected/gamma", "the same contraction within the per-step product Γ(u, τ) = Π max(|1 − η_s μ|, |1 − η_s β|)", verdict.Certificate,
 			ratio, r.Valid[ell]/r.Gaps[0], 1, fmt.Sprintf("Γ(%d, %d) = %.4g", q.U, q.Tau, r.Valid[ell]/r.Gaps[0])),
 	}
 	for _, rd := range r.Readings {
@@ -283,28 +284,28 @@ func (r *ContractionResult) Findings() []audit.Finding {
 				worst, at = d, i
 			}
 		}
-		fs = append(fs, audit.Deterministic(name+"/"+rn+"/exact", fmt.Sprintf("%s σ: the outputs' exact D_α/α at every request's round, at most the claimed ε", rd.Mode), audit.Certificate,
+		fs = append(fs, verdict.Deterministic(name+"/"+rn+"/exact", fmt.Sprintf("%s σ: the outputs' exact D_α/α at every request's round, at most the claimed ε", rd.Mode), verdict.Certificate,
 			worst, eps, len(rd.Exact), fmt.Sprintf("largest at request %d (τ = %d): σ = %.4g, D_α/α = %.4g against the accountant's ε(ω−1)/ω·H_ω(%d) = %.4g and ε = %.4g; the laws are Gaussian with equal covariances, so D_α/α is the same at every α",
 				at+1, c.Sched[at].Tau, rd.Sigmas[at], worst, at+1, rd.Budget[at], eps)))
-		f := audit.Finding{Check: name + "/" + rn + "/estimate", Title: fmt.Sprintf("%s σ: the Gaussian estimator's D₂/2 between %d outputs per side at the last request's round, at most ε", rd.Mode, r.Samples),
-			Kind: audit.Empirical, Bound: eps, Comparison: "≤", Confidence: 0.975, Trials: r.Samples}
+		f := verdict.Finding{Check: name + "/" + rn + "/estimate", Title: fmt.Sprintf("%s σ: the Gaussian estimator's D₂/2 between %d outputs per side at the last request's round, at most ε", rd.Mode, r.Samples),
+			Kind: verdict.Empirical, Bound: eps, Comparison: "≤", Confidence: 0.975, Trials: r.Samples}
 		p := contractionPower(eps, r.Samples, 2)
 		f.Power = &p
 		if !rd.Resolved {
 			// each side's outputs are one point (the noise vanished in rounding): the laws are distinct points
-			f.Measured, f.Verdict = math.Inf(1), audit.Fail
+			f.Measured, f.Verdict = math.Inf(1), verdict.Fail
 			f.Detail = fmt.Sprintf("σ_k = %.3g is below float64's resolution of the state: every output of a side is the same point, and the two sides' differ, so D = ∞", rd.Sigmas[len(rd.Sigmas)-1])
 		} else {
 			e := rd.Estimate
 			f.Measured = e.Value / 2
-			f.Interval = &audit.Interval{Lower: e.Interval.Lower / 2, Upper: e.Interval.Upper / 2}
+			f.Interval = &verdict.Interval{Lower: e.Interval.Lower / 2, Upper: e.Interval.Upper / 2}
 			switch {
 			case f.Interval.Lower > eps:
-				f.Verdict = audit.Fail
+				f.Verdict = verdict.Fail
 			case p.Sufficient():
-				f.Verdict = audit.Pass
+				f.Verdict = verdict.Pass
 			default:
-				f.Verdict, f.TrialsNeeded = audit.Inconclusive, p.TrialsNeeded
+				f.Verdict, f.TrialsNeeded = verdict.Inconclusive, p.TrialsNeeded
 			}
 			f.Detail = fmt.Sprintf("pooled-covariance Gaussian fit, 95 %% bootstrap interval; exact value %.4g; %s", rd.Exact[len(rd.Exact)-1], p.Summary())
 		}

@@ -5,7 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
@@ -83,12 +84,12 @@ func TestRegretFindingPower(t *testing.T) {
 	for _, c := range []struct {
 		regrets []float64
 		bound   float64
-		want    audit.Verdict
+		want    verdict.Verdict
 	}{
-		{[]float64{5, 5, 5}, 10, audit.Pass},              // no noise: full power
-		{[]float64{1, 9, 1, 9}, 10, audit.Pass},           // SE 2.31: power Φ(10/2.31 − 3) = 0.91
-		{[]float64{0, 20, 0, 20}, 10, audit.Inconclusive}, // SE 5.77: power Φ(1.73 − 3) = 0.10
-		{[]float64{30, 31, 29, 30}, 10, audit.Fail},
+		{[]float64{5, 5, 5}, 10, verdict.Pass},              // no noise: full power
+		{[]float64{1, 9, 1, 9}, 10, verdict.Pass},           // SE 2.31: power Φ(10/2.31 − 3) = 0.91
+		{[]float64{0, 20, 0, 20}, 10, verdict.Inconclusive}, // SE 5.77: power Φ(1.73 − 3) = 0.10
+		{[]float64{30, 31, 29, 30}, 10, verdict.Fail},
 	} {
 		f := regretFinding("c", "t", c.regrets, c.bound, "")
 		mean, se := MeanSE(c.regrets)
@@ -100,7 +101,7 @@ func TestRegretFindingPower(t *testing.T) {
 			t.Errorf("%v: power %v, want %v", c.regrets, f.Power.Power, wantPower)
 		}
 		want := c.want
-		if f.Verdict != want || (want == audit.Inconclusive) != (f.TrialsNeeded > len(c.regrets)) {
+		if f.Verdict != want || (want == verdict.Inconclusive) != (f.TrialsNeeded > len(c.regrets)) {
 			t.Errorf("%v (mean %v, SE %v): %s, %d draws needed; want %s", c.regrets, mean, se, f.Verdict, f.TrialsNeeded, want)
 		}
 	}

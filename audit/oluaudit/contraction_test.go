@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/oluaudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -46,17 +47,17 @@ func TestContractionAudit(t *testing.T) {
 	if testing.Short() {
 		samples = 400
 	}
-	want := map[string]audit.Verdict{}
+	want := map[string]verdict.Verdict{}
 	for _, c := range cases {
-		paper := audit.Fail
+		paper := verdict.Fail
 		if c.Name == "quadratic-5d-constant" {
-			paper = audit.Pass
+			paper = verdict.Pass
 		}
 		for _, check := range []string{"paper/gamma", "paper/exact", "paper/estimate"} {
 			want["olu-contraction/"+c.Name+"/"+check] = paper
 		}
 		for _, check := range []string{"corrected/gamma", "corrected/exact", "corrected/estimate"} {
-			want["olu-contraction/"+c.Name+"/"+check] = audit.Pass
+			want["olu-contraction/"+c.Name+"/"+check] = verdict.Pass
 		}
 	}
 	seen := 0

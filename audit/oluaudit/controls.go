@@ -3,6 +3,9 @@ package oluaudit
 import (
 	"context"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -16,7 +19,7 @@ import (
 //     which η_t = 1/(μt) does not contract by (erratum 1);
 //   - weak-noise: a tenth of the noise the certificate needs.
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}}
 	var out []audit.Control

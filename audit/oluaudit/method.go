@@ -6,6 +6,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
@@ -81,7 +84,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 			return Check(ctx, sub, r, opt)
 		}, Controls: Controls(sub, opt)})
 	}
@@ -172,7 +175,7 @@ func boundSettings(s *BoundSettings) []audit.Setting {
 	}
 }
 
-func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+func computeBounds(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
 	var c BoundSettings
 	if err := audit.ReadSettings(args, boundSettings(&c)); err != nil {
 		return nil, err
@@ -230,7 +233,7 @@ func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.
 		sigma2[i] = s * s
 		sigmaPaper = append(sigmaPaper, olu.PassiveSigma(i+1, omega, eps, olu.Contraction(olu.PaperGamma, etas, q.U, q.Tau, mu, beta), etas[q.U-1]*L))
 	}
-	rows := []audit.Row{
+	rows := []verdict.Row{
 		{Key: "contraction", Value: gamma, Note: "Γ(u_i, τ_i) = Π_{s=u+1}^{τ} max(|1 − η_s μ|, |1 − η_s β|), the valid per-step product"},
 		{Key: "sigma", Value: sigma, Note: "σ_i = B(i, ω, ε)·Γ·η_u L, B = √(ω i^ω/(2(ω − 1)ε)) (Algorithm 1, corrected)"},
 		{Key: "sigma_paper", Value: sigmaPaper, Note: "σ_i with the paper's γ^{τ−u}, γ = (β/μ − 1)/(β/μ + 1) (1 for μ = 0): valid only at the step 2/(β + μ) (erratum 1)"},
@@ -243,28 +246,28 @@ func computeBounds(_ context.Context, variant string, args audit.Args) ([]audit.
 		hyp := 0.5 + beta/mu
 		g := GammaPaperOrOne(beta, mu)
 		rows = append(rows,
-			audit.Row{Key: "theorem2_hypothesis_holds", Value: slices.Min(us) >= int(math.Ceil(hyp)), Note: fmt.Sprintf("every u_i ≥ 1/2 + β/μ = %.4g", hyp)},
-			audit.Row{Key: "theorem2_stated", Value: Thm2BoundPaper(L, mu, T, k, d, eps, G1(g, taus, us)), Note: "(L²/μ)(log T + 2k² + (√3 d k^{1.7}/ε)·G1), as stated"},
-			audit.Row{Key: "theorem2_proof", Value: Thm2BoundProof(L, mu, T, k, d, eps, omega, G1(g, taus, us)), Note: "the proof's Eqs. 18–19"},
-			audit.Row{Key: "theorem2_at_corrected_noise", Value: Thm2BoundSafe(L, mu, T, k, d, sigma2, tauF), Note: "(L²/μ)(1 + log T + k + k²) + Σ d σ_i² μ τ_i/2 at the corrected σ (spec [DERIVED])"},
-			audit.Row{Key: "corollary7_printed", Value: Cor7Paper(L, mu, T, k, d, eps, omega, g), Note: "Corollary 7 as printed"},
-			audit.Row{Key: "corollary7_fixed", Value: Cor7Fixed(L, mu, T, k, d, eps, omega, g), Note: "with the '1 +' its derivation drops (erratum 5)"})
+			verdict.Row{Key: "theorem2_hypothesis_holds", Value: slices.Min(us) >= int(math.Ceil(hyp)), Note: fmt.Sprintf("every u_i ≥ 1/2 + β/μ = %.4g", hyp)},
+			verdict.Row{Key: "theorem2_stated", Value: Thm2BoundPaper(L, mu, T, k, d, eps, G1(g, taus, us)), Note: "(L²/μ)(log T + 2k² + (√3 d k^{1.7}/ε)·G1), as stated"},
+			verdict.Row{Key: "theorem2_proof", Value: Thm2BoundProof(L, mu, T, k, d, eps, omega, G1(g, taus, us)), Note: "the proof's Eqs. 18–19"},
+			verdict.Row{Key: "theorem2_at_corrected_noise", Value: Thm2BoundSafe(L, mu, T, k, d, sigma2, tauF), Note: "(L²/μ)(1 + log T + k + k²) + Σ d σ_i² μ τ_i/2 at the corrected σ (spec [DERIVED])"},
+			verdict.Row{Key: "corollary7_printed", Value: Cor7Paper(L, mu, T, k, d, eps, omega, g), Note: "Corollary 7 as printed"},
+			verdict.Row{Key: "corollary7_fixed", Value: Cor7Fixed(L, mu, T, k, d, eps, omega, g), Note: "with the '1 +' its derivation drops (erratum 5)"})
 	case "convex":
 		hyp := beta * beta * D * D / (4 * L * L)
 		rows = append(rows,
-			audit.Row{Key: "theorem3_hypothesis_holds", Value: float64(slices.Min(us)) >= hyp, Note: fmt.Sprintf("every u_i ≥ β²D²/(4L²) = %.4g", hyp)},
-			audit.Row{Key: "theorem3_stated", Value: Thm3Bound(D, L, kappa, T, k, d, eps, G2(taus, us)), Note: "3DL√T + 2k²L²/κ + (3DLdk^{1.7}/(2ε))·G2, as stated"},
-			audit.Row{Key: "theorem3_derived", Value: Thm3BoundDerived(D, L, kappa, T, k, d, eps, omega, taus, us), Note: "3DL√T + k(k + 1)L²/κ + the exact noise term (spec [DERIVED])"})
+			verdict.Row{Key: "theorem3_hypothesis_holds", Value: float64(slices.Min(us)) >= hyp, Note: fmt.Sprintf("every u_i ≥ β²D²/(4L²) = %.4g", hyp)},
+			verdict.Row{Key: "theorem3_stated", Value: Thm3Bound(D, L, kappa, T, k, d, eps, G2(taus, us)), Note: "3DL√T + 2k²L²/κ + (3DLdk^{1.7}/(2ε))·G2, as stated"},
+			verdict.Row{Key: "theorem3_derived", Value: Thm3BoundDerived(D, L, kappa, T, k, d, eps, omega, taus, us), Note: "3DL√T + k(k + 1)L²/κ + the exact noise term (spec [DERIVED])"})
 	case "constant":
 		rows = append(rows,
-			audit.Row{Key: "eta", Value: eta, Note: "the constant step used"},
-			audit.Row{Key: "eta_table1", Value: Thm5EtaTable(D, L, T, k, d, eps), Note: "Table 1's √(2D²/(TL²(1 + 1.2k^{2.2}d/(0.42ε))))"},
-			audit.Row{Key: "eta_proof", Value: Thm5EtaProof(D, L, T, k, d, eps, omega), Note: "the proof's, with 2(ω² − 1) = 0.88 where Table 1 prints 0.42"},
-			audit.Row{Key: "eta_within_2_over_beta", Value: eta <= 2/beta, Note: "η ≤ 2/β, which the theorem needs and does not state"},
-			audit.Row{Key: "theorem5_stated", Value: Thm5BoundPaper(L, D, kappa, T, k, d, eps), Note: "L(D + k^{1.1}√(d/ε))√(2T) + 2L²k²/κ: dimensionally inconsistent, and violated on the spec's instance (erratum 7)"},
-			audit.Row{Key: "theorem5_paper_method", Value: Thm5BoundPaperMethod(L, D, kappa, T, k, d, eps, omega), Note: "the paper's method carried through (spec [DERIVED])"},
-			audit.Row{Key: "regret_tight_at_eta", Value: ConstStepRegretTight(D, L, eta, T, k, d, eps, omega), Note: "D²/(2η) + ηTL²/2 + ηdωL²S_ω(k)/(4(ω − 1)ε), static regret (spec [DERIVED])"},
-			audit.Row{Key: "eta_tight", Value: ConstStepEtaTight(D, L, T, k, d, eps, omega), Note: "the step minimising it"})
+			verdict.Row{Key: "eta", Value: eta, Note: "the constant step used"},
+			verdict.Row{Key: "eta_table1", Value: Thm5EtaTable(D, L, T, k, d, eps), Note: "Table 1's √(2D²/(TL²(1 + 1.2k^{2.2}d/(0.42ε))))"},
+			verdict.Row{Key: "eta_proof", Value: Thm5EtaProof(D, L, T, k, d, eps, omega), Note: "the proof's, with 2(ω² − 1) = 0.88 where Table 1 prints 0.42"},
+			verdict.Row{Key: "eta_within_2_over_beta", Value: eta <= 2/beta, Note: "η ≤ 2/β, which the theorem needs and does not state"},
+			verdict.Row{Key: "theorem5_stated", Value: Thm5BoundPaper(L, D, kappa, T, k, d, eps), Note: "L(D + k^{1.1}√(d/ε))√(2T) + 2L²k²/κ: dimensionally inconsistent, and violated on the spec's instance (erratum 7)"},
+			verdict.Row{Key: "theorem5_paper_method", Value: Thm5BoundPaperMethod(L, D, kappa, T, k, d, eps, omega), Note: "the paper's method carried through (spec [DERIVED])"},
+			verdict.Row{Key: "regret_tight_at_eta", Value: ConstStepRegretTight(D, L, eta, T, k, d, eps, omega), Note: "D²/(2η) + ηTL²/2 + ηdωL²S_ω(k)/(4(ω − 1)ε), static regret (spec [DERIVED])"},
+			verdict.Row{Key: "eta_tight", Value: ConstStepEtaTight(D, L, T, k, d, eps, omega), Note: "the step minimising it"})
 	}
 	return rows, nil
 }
@@ -278,7 +281,7 @@ func GammaPaperOrOne(beta, mu float64) float64 {
 	return olu.GammaPaperSC(beta, mu)
 }
 
-func activeRows(sched olu.Schedule, mu, beta, L, D, eps, omega float64, d, T int) ([]audit.Row, error) {
+func activeRows(sched olu.Schedule, mu, beta, L, D, eps, omega float64, d, T int) ([]verdict.Row, error) {
 	if mu <= 0 {
 		return nil, fmt.Errorf("--variant active needs --mu > 0 (Theorem 6 is for strongly convex costs)")
 	}
@@ -308,7 +311,7 @@ func activeRows(sched olu.Schedule, mu, beta, L, D, eps, omega float64, d, T int
 		tauInts[i] = q.Tau
 	}
 	g := GAct(gamma, tauInts)
-	return []audit.Row{
+	return []verdict.Row{
 		{Key: "gamma_gd", Value: gamma, Note: "the descent phases' contraction at the step 2/(β + μ), (β − μ)/(β + μ)"},
 		{Key: "i1", Value: i1s, Note: "I₁,i = ⌈ln(μDτ_i/L)/ln(1/γ)⌉ (Theorem 6)"},
 		{Key: "i2", Value: I2, Note: "I₂ = ⌈2.2 ln k/ln(1/γ)⌉"},

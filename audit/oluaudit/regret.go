@@ -7,7 +7,8 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
@@ -218,8 +219,8 @@ func MeanSE(xs []float64) (mean, se float64) {
 
 // BoundFindings checks the point's mean regrets against the bounds (spec olu §4.4): a
 // bound is shown broken when the mean less three standard errors exceeds it.
-func (p *RegretPoint) BoundFindings() []audit.Finding {
-	var out []audit.Finding
+func (p *RegretPoint) BoundFindings() []verdict.Finding {
+	var out []verdict.Finding
 	for _, b := range p.Bounds {
 		kind := "judged"
 		if !b.Judged {
@@ -240,24 +241,24 @@ func (p *RegretPoint) BoundFindings() []audit.Finding {
 // normal approximation at the measured standard error, a mean of twice the bound would
 // have been shown (80 % power; a learner without noise has SE 0 and full power);
 // otherwise INCONCLUSIVE with the draws that would decide.
-func regretFinding(check, title string, regrets []float64, bound float64, detail string) audit.Finding {
+func regretFinding(check, title string, regrets []float64, bound float64, detail string) verdict.Finding {
 	mean, se := MeanSE(regrets)
 	n := len(regrets)
 	z80 := distuv.UnitNormal.Quantile(0.8)
-	p := audit.Power{Against: 2, Power: 1, SmallestFactor: 1}
+	p := verdict.Power{Against: 2, Power: 1, SmallestFactor: 1}
 	if se > 0 {
 		p.Power = distuv.UnitNormal.CDF(bound/se - 3)
 		p.SmallestFactor = 1 + (3+z80)*se/bound
 	}
-	f := audit.Finding{Check: check, Title: title, Kind: audit.Certificate, Verdict: audit.Pass, Measured: mean,
-		Interval: &audit.Interval{Lower: mean - 3*se, Upper: mean + 3*se}, Bound: bound, Comparison: "≤", Confidence: 0.9987, Trials: n, Power: &p,
+	f := verdict.Finding{Check: check, Title: title, Kind: verdict.Certificate, Verdict: verdict.Pass, Measured: mean,
+		Interval: &verdict.Interval{Lower: mean - 3*se, Upper: mean + 3*se}, Bound: bound, Comparison: "≤", Confidence: 0.9987, Trials: n, Power: &p,
 		Detail: fmt.Sprintf("mean regret over %d noise draws %.4g ± %.2g (SE); shown broken when mean − 3 SE exceeds the bound; %s", n, mean, se, p.Summary()) + detail}
 	switch {
 	case mean-3*se > bound*(1+1e-9):
-		f.Verdict = audit.Fail
+		f.Verdict = verdict.Fail
 	case !p.Sufficient():
 		p.TrialsNeeded = int(math.Ceil(float64(n) * math.Pow((3+z80)*se/bound, 2)))
-		f.Verdict, f.TrialsNeeded = audit.Inconclusive, p.TrialsNeeded
+		f.Verdict, f.TrialsNeeded = verdict.Inconclusive, p.TrialsNeeded
 	}
 	return f
 }
@@ -298,8 +299,8 @@ func RunTheorem5Instance(ctx context.Context, draws int, seed uint64) (*Theorem5
 }
 
 // Findings checks the instance's mean regret against each form of the bound.
-func (in *Theorem5Instance) Findings() []audit.Finding {
-	var out []audit.Finding
+func (in *Theorem5Instance) Findings() []verdict.Finding {
+	var out []verdict.Finding
 	for _, b := range []struct {
 		key, title string
 		bound      float64

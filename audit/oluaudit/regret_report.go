@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
-func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	kFixed, tFixed, draws, workers := r.Int("k"), r.Int("t"), r.Int("draws"), r.Int("workers")
 	lambda, eps := r.Float("lambda"), r.Float("epsilon")
@@ -81,8 +84,8 @@ func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	if t.Inputs, err = reports.HashInputs([]reports.Input{input}); err != nil {
 		return nil, err
 	}
-	t.Settings = []reports.Value{{Name: "λ = μ", Value: reports.Number(lambda)}, {Name: "ε", Value: reports.Number(eps)}, {Name: "ω", Value: 1.2},
-		{Name: "draws", Value: reports.Number(draws)}, {Name: "k (sweep in T)", Value: reports.Number(kFixed)}, {Name: "T (sweep in k)", Value: reports.Number(tFixed)}}
+	t.Settings = []table.Value{{Name: "λ = μ", Value: table.Number(lambda)}, {Name: "ε", Value: table.Number(eps)}, {Name: "ω", Value: 1.2},
+		{Name: "draws", Value: table.Number(draws)}, {Name: "k (sweep in T)", Value: table.Number(kFixed)}, {Name: "T (sweep in k)", Value: table.Number(tFixed)}}
 	t.Notes = []string{
 		fmt.Sprintf("Stream: round t's cost is the L2-logistic loss (λ = %g) of a breast cancer row drawn with replacement (labels ±1, columns standardised, rows of norm 1), d = %d; the domain is the ball of radius ‖x‖max/λ, which holds every minimiser; L = 1 + λR, β = 1/4 + λ, μ = λ. Request i deletes round u_i = ⌊iT/(k+1)⌋ at τ_i = u_i + ⌊T/(2(k+1))⌋.", lambda, data.Dim()),
 		"Regret is Eq. 5's: each block's losses against the minimiser of every function of the horizon but the deleted ones so far, computed to a gradient mapping of 1e-9. A cell is the mean over the noise draws ± its standard error; a bound is shown broken when the mean less three standard errors exceeds it.",
@@ -105,35 +108,35 @@ func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 		tb.Columns = append(tb.Columns, "gradients/request")
 		fig := reports.Figure{Title: sw.name, XLabel: sw.axis, YLabel: "regret", LogX: true, LogY: true}
 		for li, l := range Learners {
-			row := reports.TableRow{Label: l}
+			row := table.Row{Label: l}
 			series := reports.Series{Name: l, Group: li, Points: true}
 			for _, p := range sw.points {
 				m, se := MeanSE(p.Regret[l])
-				row.Cells = append(row.Cells, reports.Cell{Value: reports.Number(m), Text: fmt.Sprintf("%.4g ± %.2g", m, se)})
+				row.Cells = append(row.Cells, table.Cell{Value: table.Number(m), Text: fmt.Sprintf("%.4g ± %.2g", m, se)})
 				series.X, series.Y = append(series.X, float64(sw.x(p))), append(series.Y, m)
 			}
 			last := sw.points[len(sw.points)-1]
-			row.Cells = append(row.Cells, reports.Cell{Value: reports.Number(last.Grads[l]), Text: fmt.Sprintf("%.3g", last.Grads[l])})
+			row.Cells = append(row.Cells, table.Cell{Value: table.Number(last.Grads[l]), Text: fmt.Sprintf("%.3g", last.Grads[l])})
 			tb.Rows = append(tb.Rows, row)
 			fig.Series = append(fig.Series, series)
 		}
 		for bi, b := range sw.points[0].Bounds {
-			row := reports.TableRow{Label: "bound: " + b.Name}
+			row := table.Row{Label: "bound: " + b.Name}
 			series := reports.Series{Name: b.Name, Group: learnerIndex(b.Learner), Dashed: true}
 			for _, p := range sw.points {
 				v := p.Bounds[bi].Value
-				row.Cells = append(row.Cells, reports.Cell{Value: reports.Number(v), Text: fmt.Sprintf("%.4g", v)})
+				row.Cells = append(row.Cells, table.Cell{Value: table.Number(v), Text: fmt.Sprintf("%.4g", v)})
 				series.X, series.Y = append(series.X, float64(sw.x(p))), append(series.Y, v)
 			}
-			row.Cells = append(row.Cells, reports.Cell{Text: "—"})
+			row.Cells = append(row.Cells, table.Cell{Text: "—"})
 			tb.Rows = append(tb.Rows, row)
 			fig.Series = append(fig.Series, series)
 		}
-		row := reports.TableRow{Label: "Theorem 6's order term (active)"}
+		row := table.Row{Label: "Theorem 6's order term (active)"}
 		for _, p := range sw.points {
-			row.Cells = append(row.Cells, reports.Cell{Value: reports.Number(p.Order6), Text: fmt.Sprintf("%.4g", p.Order6)})
+			row.Cells = append(row.Cells, table.Cell{Value: table.Number(p.Order6), Text: fmt.Sprintf("%.4g", p.Order6)})
 		}
-		row.Cells = append(row.Cells, reports.Cell{Text: "—"})
+		row.Cells = append(row.Cells, table.Cell{Text: "—"})
 		tb.Rows = append(tb.Rows, row)
 		for _, p := range sw.points {
 			if checked[p] {
@@ -168,7 +171,7 @@ func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 		if c.text == "" {
 			c.text = fmt.Sprintf("%.4g", c.v)
 		}
-		tb.Rows = append(tb.Rows, reports.TableRow{Label: c.label, Cells: []reports.Cell{{Value: reports.Number(c.v), Text: c.text}}})
+		tb.Rows = append(tb.Rows, table.Row{Label: c.label, Cells: []table.Cell{{Value: table.Number(c.v), Text: c.text}}})
 	}
 	for _, f := range t5.Findings() {
 		tb.Findings = append(tb.Findings, reports.NewFinding(f))

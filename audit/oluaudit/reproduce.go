@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -79,7 +82,7 @@ func breastCancerData(datasets string) (*reference.Dataset, reports.Input, error
 	return ds.BinaryLabels(1).Standardize().NormalizeRows(), reports.Input{Role: "data", Path: path}, nil
 }
 
-func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	samples, lambda := r.Int("samples"), r.Float("lambda")
 	seed, err := args.Uint64("seed")
@@ -102,7 +105,7 @@ func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Arg
 	if t.Inputs, err = reports.HashInputs([]reports.Input{input}); err != nil {
 		return nil, err
 	}
-	t.Settings = []reports.Value{{Name: "samples per side", Value: reports.Number(samples)}, {Name: "ε", Value: 1}, {Name: "ω", Value: 1.2}, {Name: "λ (logistic)", Value: reports.Number(lambda)}}
+	t.Settings = []table.Value{{Name: "samples per side", Value: table.Number(samples)}, {Name: "ε", Value: 1}, {Name: "ω", Value: 1.2}, {Name: "λ (logistic)", Value: table.Number(lambda)}}
 	t.Notes = []string{
 		"Each instance's deleted rounds all come before the first request is served, so both worlds are deterministic until then: with one request, or with affine steps afterwards (quadratics on the whole space), the outputs at every τ_i are Gaussian with the same covariance in both worlds, and D_α/α = ½Σ_j (m_j − m′_j)²/V_j exactly, the same at every α. The estimates draw fresh noise for every run on each side and fit one pooled Gaussian (audit/estimate); their power is the normal approximation along the mean difference.",
 		"The claim under test is Theorem 1's: D_α(output ‖ reference) ≤ αε at every α, here ε = 1 per order. The accountant's own budget, ε(ω−1)/ω·H_ω(i), is in each finding's detail. Checks named …/paper/… are the paper's reading (γ^{τ−u}): reported, not judged; …/corrected/… use the per-step product Γ(u, τ) = Π max(|1 − η_s μ|, |1 − η_s β|) and decide the verdict.",
@@ -151,18 +154,18 @@ func contractionTable(res *ContractionResult) (reports.Table, reports.Figure) {
 				worst, at = d, j
 			}
 		}
-		est := reports.Cell{Text: "∞ (noise below rounding)"}
+		est := table.Cell{Text: "∞ (noise below rounding)"}
 		if rd.Resolved {
 			e := rd.Estimate
-			est = reports.Cell{Value: reports.Number(e.Value / 2), Text: fmt.Sprintf("%.4g [%.4g, %.4g]", e.Value/2, e.Interval.Lower/2, e.Interval.Upper/2)}
+			est = table.Cell{Value: table.Number(e.Value / 2), Text: fmt.Sprintf("%.4g [%.4g, %.4g]", e.Value/2, e.Interval.Lower/2, e.Interval.Upper/2)}
 		}
-		tb.Rows = append(tb.Rows, reports.TableRow{Label: label, Cells: []reports.Cell{
-			{Value: reports.Number(assumed), Text: fmt.Sprintf("%.4g", assumed)},
-			{Value: reports.Number(measured), Text: fmt.Sprintf("%.4g", measured)},
-			{Value: reports.Number(rd.Sigmas[k-1]), Text: fmt.Sprintf("%.4g", rd.Sigmas[k-1])},
-			{Value: reports.Number(worst), Text: fmt.Sprintf("%.4g", worst)},
-			{Value: reports.Number(rd.Budget[at]), Text: fmt.Sprintf("%.4g", rd.Budget[at])},
-			{Value: reports.Number(c.Config.Epsilon), Text: fmt.Sprintf("%g", c.Config.Epsilon)},
+		tb.Rows = append(tb.Rows, table.Row{Label: label, Cells: []table.Cell{
+			{Value: table.Number(assumed), Text: fmt.Sprintf("%.4g", assumed)},
+			{Value: table.Number(measured), Text: fmt.Sprintf("%.4g", measured)},
+			{Value: table.Number(rd.Sigmas[k-1]), Text: fmt.Sprintf("%.4g", rd.Sigmas[k-1])},
+			{Value: table.Number(worst), Text: fmt.Sprintf("%.4g", worst)},
+			{Value: table.Number(rd.Budget[at]), Text: fmt.Sprintf("%.4g", rd.Budget[at])},
+			{Value: table.Number(c.Config.Epsilon), Text: fmt.Sprintf("%g", c.Config.Epsilon)},
 			est}})
 	}
 	for _, f := range res.Findings() {

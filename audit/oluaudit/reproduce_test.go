@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/oluaudit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -19,7 +20,7 @@ func TestReproduceContraction(t *testing.T) {
 	testenv.Datasets(t)
 	argv := []string{"--samples", "200", "--formats", "svg"}
 	res, rep, _ := audittest.Reproduced(t, "olu-contraction", argv...)
-	if res.Verdict != audit.Pass {
+	if res.Verdict != verdict.Pass {
 		t.Fatalf("verdict %s:\n%s", res.Verdict, audittest.Summary(res))
 	}
 	if len(rep.Tables) != 4 || len(rep.Figures) != 4 {
@@ -55,7 +56,7 @@ func TestReproduceRegretQuick(t *testing.T) {
 	testenv.Datasets(t)
 	argv := []string{"--quick", "--formats", "svg"}
 	res, rep, _ := audittest.Reproduced(t, "olu-regret", argv...)
-	if res.Verdict != audit.Pass {
+	if res.Verdict != verdict.Pass {
 		t.Fatalf("verdict %s:\n%s", res.Verdict, audittest.Summary(res))
 	}
 	if len(rep.Tables) != 3 || len(rep.Figures) != 2 {
@@ -78,14 +79,14 @@ func TestReproduceRegretQuick(t *testing.T) {
 			if _, twice := checks[f.Check]; twice { // --quick's point T = 1000, k = 2 is in both sweeps
 				t.Errorf("%s counted twice", f.Check)
 			}
-			checks[f.Check] = f.Verdict == string(audit.Pass)
+			checks[f.Check] = f.Verdict == string(verdict.Pass)
 			// the paper's forms are reported, and so is a judged form with 100× slack or more
 			judged := strings.Contains(f.Check, "/judged/")
 			tooLoose := f.Slack >= reports.SlackLimit
 			if f.Reported != (!judged || tooLoose) {
 				t.Errorf("%s: reported %v with slack %v", f.Check, f.Reported, f.Slack)
 			}
-			if f.Verdict == string(audit.Pass) && (!(f.Slack >= 1) || !strings.Contains(f.Detail, "measured/bound = ")) {
+			if f.Verdict == string(verdict.Pass) && (!(f.Slack >= 1) || !strings.Contains(f.Detail, "measured/bound = ")) {
 				t.Errorf("%s: a passing bound states no slack: %v, %q", f.Check, f.Slack, f.Detail)
 			}
 			if judged && tooLoose {

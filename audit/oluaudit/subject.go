@@ -11,7 +11,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
@@ -46,7 +47,7 @@ func RhoFor(epsilon, delta float64) float64 {
 	return x * x
 }
 
-// Subject is an OLU audit subject (audit.Subject). Each trial runs the algorithm over the
+// Subject is an OLU audit subject (trials.Subject). Each trial runs the algorithm over the
 // whole stream with the trial's noise and publishes its state after the last request,
 // before the projection (which is post-processing); the retrained side is the paper's
 // reference: the same algorithm on the stream with the deleted functions ⊥ and the same
@@ -124,7 +125,7 @@ func (s *Subject) Name() string { return "olu/" + s.setup.Variant }
 // Fingerprint identifies the setup and the data for checkpoints.
 func (s *Subject) Fingerprint() string { return s.fp }
 
-// Params is the model's dimension (audit.Dimensioned): the length of the state published.
+// Params is the model's dimension (trials.Dimensioned): the length of the state published.
 func (s *Subject) Params() int { return len(s.setup.Config.X0) }
 
 // runWith runs the subject's algorithm over its stream with noise from r.
@@ -176,7 +177,7 @@ func (s *Subject) publish(run *olu.Run) reference.Release {
 }
 
 // Claim is Theorem 1 (passive) or Theorem 6 (active) with its derivation.
-func (s *Subject) Claim() audit.Claim {
+func (s *Subject) Claim() verdict.Claim {
 	c := s.setup
 	cfg := c.Config
 	k := len(c.Sched)
@@ -186,16 +187,16 @@ func (s *Subject) Claim() audit.Claim {
 		name, source = "OLU, active (Algorithm 2): at each request, descent on every function seen, then on those kept, then Gaussian noise",
 			"Hu, Schölkopf, Sanyal 2025, Theorem 6: an (α, αε)-OLU at every order α > 1, noise sized by the spec's valid shift (olu §3.4)"
 	}
-	derivation := []audit.Step{{Quantity: "ρ", Formula: "the OLU target: ρ + 2√(ρ ln(1/δ)) = ε (zCDP to (ε, δ))", Value: cfg.Epsilon}}
+	derivation := []verdict.Step{{Quantity: "ρ", Formula: "the OLU target: ρ + 2√(ρ ln(1/δ)) = ε (zCDP to (ε, δ))", Value: cfg.Epsilon}}
 	for i, sv := range s.plan.Served {
-		derivation = append(derivation, audit.Step{Quantity: fmt.Sprintf("σ_%d", i+1),
+		derivation = append(derivation, verdict.Step{Quantity: fmt.Sprintf("σ_%d", i+1),
 			Formula: fmt.Sprintf("B(%d, ω, ρ)·a_%d, a_%d = %.4g (u = %d, τ = %d)", i+1, i+1, i+1, sv.Shift, sv.U, sv.Tau), Value: sv.Sigma})
 	}
-	derivation = append(derivation, audit.Step{Quantity: "σ of the last round", Formula: "√(Σ σ_i²) over the requests served at the last request's round", Value: s.sigma})
-	return audit.Claim{
+	derivation = append(derivation, verdict.Step{Quantity: "σ of the last round", Formula: "√(Σ σ_i²) over the requests served at the last request's round", Value: s.sigma})
+	return verdict.Claim{
 		Method: name, Source: source,
 		Guarantee: "(α, αρ)-OLU (Definition 2), converted to (ε, δ)",
-		Required:  audit.StateHolding,
+		Required:  verdict.StateHolding,
 		Epsilon:   c.Epsilon, Delta: c.Delta, Rho: cfg.Epsilon,
 		Relation: fmt.Sprintf("the state after the last of %d requests, before the projection, against the same algorithm run on the stream with the deleted functions replaced by ⊥ in place, with the same step sizes and the same noise scales at the same rounds (Definition 2's reference)", k),
 		Assumptions: []string{
@@ -203,7 +204,7 @@ func (s *Subject) Claim() audit.Claim {
 			"the adversary is oblivious: the stream and the requests are fixed before the run",
 			"the requests (u, τ) are public, as the paper assumes",
 		},
-		Constants: []audit.Value{{Name: "T (rounds)", Value: float64(len(s.stream))}, {Name: "d", Value: float64(len(cfg.X0))},
+		Constants: []verdict.Value{{Name: "T (rounds)", Value: float64(len(s.stream))}, {Name: "d", Value: float64(len(cfg.X0))},
 			{Name: "k (requests)", Value: float64(k)}, {Name: "μ", Value: cfg.Mu}, {Name: "β", Value: cfg.Beta}, {Name: "L", Value: cfg.Lipschitz},
 			{Name: "ω", Value: cfg.Omega}, {Name: "domain radius", Value: cfg.Domain.Radius(len(cfg.X0))}},
 		Derivation: derivation,

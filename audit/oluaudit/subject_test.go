@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -30,9 +33,9 @@ func demo(t *testing.T) []audit.Audited {
 	return out
 }
 
-func run(t *testing.T, a audit.Audited, trials int) map[string]audit.Finding {
+func run(t *testing.T, a audit.Audited, trials int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), a.Subject, 2, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), a.Subject, 2, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestDemoSubjectsPass(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: no finding %s among %d", a.Subject.Name(), name, len(fs))
 			}
-			if f.Verdict != audit.Pass {
+			if f.Verdict != verdict.Pass {
 				t.Errorf("%s: %s", a.Subject.Name(), f)
 			}
 		}
@@ -72,15 +75,15 @@ func TestDemoControlsFail(t *testing.T) {
 		}
 		for _, c := range a.Controls {
 			fs := run(t, c.Audited, 60)
-			if v := audit.Decide(c.Audited.Subject.Claim(), flat(fs)); v != audit.Fail {
+			if v := verdict.Decide(c.Audited.Subject.Claim(), flat(fs)); v != verdict.Fail {
 				t.Errorf("control %s of %s: %s; want FAIL", c.Name, a.Subject.Name(), v)
 			}
 		}
 	}
 }
 
-func flat(m map[string]audit.Finding) []audit.Finding {
-	var out []audit.Finding
+func flat(m map[string]verdict.Finding) []verdict.Finding {
+	var out []verdict.Finding
 	for _, f := range m {
 		out = append(out, f)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -30,18 +32,18 @@ func (in *VerifyInputs) checkPrenoise() error {
 // verifyNoisy reads the pre-noise parameters and runs verify.VerifyNoisy on them and the
 // published models; it returns the claim, the findings, the pre-noise files read (as
 // report inputs) and the report's description of the models.
-func (in *VerifyInputs) verifyNoisy(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset) (audit.Claim, []audit.Finding, []reports.Input, string, error) {
+func (in *VerifyInputs) verifyNoisy(ctx context.Context, load func(string) (*mat.Dense, []string, error), unlearned, retrained *mat.Dense, ds *reference.Dataset) (verdict.Claim, []verdict.Finding, []reports.Input, string, error) {
 	s, specPath := in.Spec, in.SpecPath
 	if s.Noise == nil {
-		return audit.Claim{}, nil, nil, "", &audit.SpecError{File: specPath, Path: "noise", Msg: "missing; --prenoise-unlearned audits a pipeline that publishes with Gaussian noise against its certificate: {\"sensitivity\": Δ, \"sigma\": σ}"}
+		return verdict.Claim{}, nil, nil, "", &audit.SpecError{File: specPath, Path: "noise", Msg: "missing; --prenoise-unlearned audits a pipeline that publishes with Gaussian noise against its certificate: {\"sensitivity\": Δ, \"sigma\": σ}"}
 	}
 	preU, uFiles, err := load(in.PrenoiseUnlearned)
 	if err != nil {
-		return audit.Claim{}, nil, nil, "", fmt.Errorf("verify: --prenoise-unlearned: %w", err)
+		return verdict.Claim{}, nil, nil, "", fmt.Errorf("verify: --prenoise-unlearned: %w", err)
 	}
 	preR, rFiles, err := load(in.PrenoiseRetrained)
 	if err != nil {
-		return audit.Claim{}, nil, nil, "", fmt.Errorf("verify: --prenoise-retrained: %w", err)
+		return verdict.Claim{}, nil, nil, "", fmt.Errorf("verify: --prenoise-retrained: %w", err)
 	}
 	m := verify.NoisyModels{Unlearned: unlearned, Retrained: retrained, PreUnlearned: preU, PreRetrained: preR}
 	if n, _ := preU.Dims(); len(uFiles) == n && n > 1 { // a folder, a model a file: pairs are named by file
@@ -51,7 +53,7 @@ func (in *VerifyInputs) verifyNoisy(ctx context.Context, load func(string) (*mat
 	}
 	claim, findings, err := verify.VerifyNoisy(ctx, m, ds, s)
 	if err != nil {
-		return audit.Claim{}, nil, nil, "", err
+		return verdict.Claim{}, nil, nil, "", err
 	}
 	var inputs []reports.Input
 	for _, f := range []struct {
@@ -61,7 +63,7 @@ func (in *VerifyInputs) verifyNoisy(ctx context.Context, load func(string) (*mat
 		for _, path := range f.files {
 			h, err := reports.HashFile(f.role, path)
 			if err != nil {
-				return audit.Claim{}, nil, nil, "", fmt.Errorf("verify: %w", err)
+				return verdict.Claim{}, nil, nil, "", fmt.Errorf("verify: %w", err)
 			}
 			inputs = append(inputs, h)
 		}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -58,7 +61,7 @@ func OneRun(ctx context.Context, p OneRunPlan) (*OneRunOutcome, error) {
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: Tool(p.Version), Command: p.Command, CommandLine: p.CommandLine,
-		Seed: c.Seed, Trials: 1, Confidence: reports.Number(c.Confidence), Inputs: append([]reports.Input{}, data.Inputs...), Date: p.Date,
+		Seed: c.Seed, Trials: 1, Confidence: table.Number(c.Confidence), Inputs: append([]reports.Input{}, data.Inputs...), Date: p.Date,
 		Data: reports.Data{Description: data.Description + fmt.Sprintf("; one-run: 𝒟₀ (%d records) plus m canaries, m = %v", setup.Data.Len(), ladder),
 			Rows: data.Set.Len(), Features: data.Set.Dim(), Preprocessing: data.Preprocessing,
 			Requests: []string{"train on 𝒟₀ and the canaries the plan includes, then delete every included canary, one request each"}},
@@ -88,9 +91,9 @@ func OneRun(ctx context.Context, p OneRunPlan) (*OneRunOutcome, error) {
 		return nil, errors.New("--variants: none selected")
 	}
 	for _, r := range all {
-		var fs []audit.Finding
+		var fs []verdict.Finding
 		if r.Refused == "" || r.Largest > 0 {
-			fs = []audit.Finding{r.Finding}
+			fs = []verdict.Finding{r.Finding}
 		}
 		if r.Control == "" {
 			rep.Subjects = append(rep.Subjects, reports.NewSubject(r.Subject+"/one-run", r.Claim, fs))

@@ -7,17 +7,21 @@ import (
 	"io"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // PlanQuestion is audit plan --spec's question of a Plan: the power target, and how to
 // calibrate.
 type PlanQuestion struct {
 	Spec           string  // the spec file, as given
-	Power, Against float64 // Against 0: audit.DefaultPowerAgainst
+	Power, Against float64 // Against 0: verdict.DefaultPowerAgainst
 	Shards         int
 	Budget         time.Duration
 }
@@ -88,10 +92,10 @@ func AnswerPlan(ctx context.Context, p Plan, q PlanQuestion, setup time.Duration
 	pr, subjects := q, p.Subjects
 	against := pr.Against
 	if against == 0 {
-		against = audit.DefaultPowerAgainst
+		against = verdictpkg.DefaultPowerAgainst
 	}
 	claim := subjects[0].Subject.Claim()
-	ps := audit.GamePowerSpec(claim.Epsilon, claim.Delta, p.Confidence, against)
+	ps := checks.GamePowerSpec(claim.Epsilon, claim.Delta, p.Confidence, against)
 	ps.Power = pr.Power
 	sctx, stop := p.Progress.Steps(ctx, "plan: searching the trials per side that reach the power")
 	need, mu, err := epsilon.TrialsToDetect(sctx, ps)
@@ -100,7 +104,7 @@ func AnswerPlan(ctx context.Context, p Plan, q PlanQuestion, setup time.Duration
 		return nil, audit.Calibration{}, fmt.Errorf("plan: %w", err) // an interruption stays one (exit 130)
 	}
 	specPower := 0.0
-	if p.Trials >= audit.MinEmpiricalTrials {
+	if p.Trials >= checks.MinEmpiricalTrials {
 		res, err := epsilon.SplitGamePower(ctx, p.Trials, ps)
 		if err != nil {
 			return nil, audit.Calibration{}, fmt.Errorf("plan: %w", err) // an interruption stays one (exit 130)
@@ -163,49 +167,49 @@ func AnswerPlan(ctx context.Context, p Plan, q PlanQuestion, setup time.Duration
 // TrialsAnswer is audit plan --trials's answer (its --json object): what a distinguishing
 // game with Trials per side can show at δ, and with a claim its power against it.
 type TrialsAnswer struct {
-	Trials              int            `json:"trials"`
-	Delta               float64        `json:"delta"`
-	Confidence          float64        `json:"confidence"`
-	Strategy            string         `json:"strategy"`
-	MaxCertifiable      reports.Number `json:"max_certifiable_epsilon"`
-	ClaimEpsilon        float64        `json:"claim_epsilon,omitempty"`
-	TrialsForResolution int            `json:"trials_for_resolution,omitempty"`
-	Factor              float64        `json:"factor,omitempty"`
-	Power               float64        `json:"power,omitempty"`
-	TrialsNeeded        int            `json:"trials_needed,omitempty"`
-	GDPMu               float64        `json:"gdp_mu,omitempty"`
+	Trials              int          `json:"trials"`
+	Delta               float64      `json:"delta"`
+	Confidence          float64      `json:"confidence"`
+	Strategy            string       `json:"strategy"`
+	MaxCertifiable      table.Number `json:"max_certifiable_epsilon"`
+	ClaimEpsilon        float64      `json:"claim_epsilon,omitempty"`
+	TrialsForResolution int          `json:"trials_for_resolution,omitempty"`
+	Factor              float64      `json:"factor,omitempty"`
+	Power               float64      `json:"power,omitempty"`
+	TrialsNeeded        int          `json:"trials_needed,omitempty"`
+	GDPMu               float64      `json:"gdp_mu,omitempty"`
 	// PowerAtTrials and SmallestFactor are what the split game with --trials per side
 	// catches: the factor× violation with that probability, and every violation of at
 	// least SmallestFactor× with probability --power (+Inf: none). A report's power
 	// figures are these, for the question its plan command asks.
-	PowerAtTrials  *float64        `json:"power_at_trials,omitempty"`
-	SmallestFactor *reports.Number `json:"smallest_detectable_factor,omitempty"`
+	PowerAtTrials  *float64      `json:"power_at_trials,omitempty"`
+	SmallestFactor *table.Number `json:"smallest_detectable_factor,omitempty"`
 	// SmallestEpsilon, SmallestMu and MaxMu are what a report's power says of these trials
-	// (audit.Power's fields of the same JSON names): the smallest leak caught with --power,
+	// (verdict.Power's fields of the same JSON names): the smallest leak caught with --power,
 	// in ε and μ, and the μ of max_certifiable_epsilon. Supports is the report's first line.
-	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
-	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
-	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
-	Supports        string          `json:"supports,omitempty"`
-	Assumption      string          `json:"assumption,omitempty"`
+	SmallestEpsilon *table.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      *table.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxMu           *table.Number `json:"max_showable_mu,omitempty"`
+	Supports        string        `json:"supports,omitempty"`
+	Assumption      string        `json:"assumption,omitempty"`
 }
 
-// RanksAnswer is audit plan --models's answer (audit.RankPlan; its --json object).
+// RanksAnswer is audit plan --models's answer (checks.RankPlan; its --json object).
 type RanksAnswer struct {
-	Models          int             `json:"models"`
-	Retrains        int             `json:"retrains,omitempty"`
-	ClaimEpsilon    float64         `json:"claim_epsilon"`
-	Delta           float64         `json:"delta"`
-	Confidence      float64         `json:"confidence"`
-	Threshold       reports.Number  `json:"threshold"`
-	RetrainsNeeded  int             `json:"retrains_needed"`
-	SmallestEpsilon *reports.Number `json:"smallest_detectable_epsilon,omitempty"`
-	SmallestMu      *reports.Number `json:"smallest_detectable_mu,omitempty"`
-	MaxEpsilon      *reports.Number `json:"max_showable_epsilon,omitempty"`
-	MaxMu           *reports.Number `json:"max_showable_mu,omitempty"`
-	Factor          float64         `json:"factor"`
-	GameTrials      int             `json:"game_trials_to_pass"`
-	Supports        string          `json:"supports"`
+	Models          int           `json:"models"`
+	Retrains        int           `json:"retrains,omitempty"`
+	ClaimEpsilon    float64       `json:"claim_epsilon"`
+	Delta           float64       `json:"delta"`
+	Confidence      float64       `json:"confidence"`
+	Threshold       table.Number  `json:"threshold"`
+	RetrainsNeeded  int           `json:"retrains_needed"`
+	SmallestEpsilon *table.Number `json:"smallest_detectable_epsilon,omitempty"`
+	SmallestMu      *table.Number `json:"smallest_detectable_mu,omitempty"`
+	MaxEpsilon      *table.Number `json:"max_showable_epsilon,omitempty"`
+	MaxMu           *table.Number `json:"max_showable_mu,omitempty"`
+	Factor          float64       `json:"factor"`
+	GameTrials      int           `json:"game_trials_to_pass"`
+	Supports        string        `json:"supports"`
 }
 
 // TrialsQuestion is audit plan --trials's question: Trials per side at δ, and with a
@@ -213,7 +217,7 @@ type RanksAnswer struct {
 type TrialsQuestion struct {
 	Trials               int
 	Delta, Confidence    float64
-	Strategy             epsilon.Strategy
+	Strategy             threshold.Strategy
 	Claim, Factor, Power float64
 }
 
@@ -222,7 +226,7 @@ type TrialsQuestion struct {
 func AnswerTrials(ctx context.Context, bar *progress.Bar, q TrialsQuestion) (*TrialsAnswer, error) {
 	var err error
 	out := &TrialsAnswer{Trials: q.Trials, Delta: q.Delta, Confidence: q.Confidence, Strategy: q.Strategy.String(),
-		MaxCertifiable: reports.Number(epsilon.MaxCertifiable(q.Trials, q.Delta, q.Confidence, q.Strategy))}
+		MaxCertifiable: table.Number(epsilon.MaxCertifiable(q.Trials, q.Delta, q.Confidence, q.Strategy))}
 	if q.Claim > 0 {
 		out.ClaimEpsilon, out.Factor, out.Power = q.Claim, q.Factor, q.Power
 		if out.TrialsForResolution, err = epsilon.TrialsForResolution(q.Claim, q.Delta, q.Confidence, q.Strategy); err != nil {
@@ -237,18 +241,18 @@ func AnswerTrials(ctx context.Context, bar *progress.Bar, q TrialsQuestion) (*Tr
 			return nil, fmt.Errorf("plan: %w", err)
 		}
 		out.TrialsNeeded, out.GDPMu = n, mu
-		at, err := audit.PowerOf(ctx, q.Trials, ps, "plan") // what a report's power at these trials says
+		at, err := checks.PowerOf(ctx, q.Trials, ps, "plan") // what a report's power at these trials says
 		if err != nil {
 			return nil, fmt.Errorf("plan: %w", err)
 		}
-		sf := reports.Number(at.SmallestFactor)
+		sf := table.Number(at.SmallestFactor)
 		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
-		se, sm, mm := reports.Number(at.SmallestEpsilon), reports.Number(at.SmallestMu), reports.Number(at.MaxMu)
+		se, sm, mm := table.Number(at.SmallestEpsilon), table.Number(at.SmallestMu), table.Number(at.MaxMu)
 		out.SmallestEpsilon, out.SmallestMu, out.MaxMu = &se, &sm, &mm
-		// the sentence a report's finding at these trials opens with (audit.Power.Supports)
-		verdict := audit.Inconclusive
+		// the sentence a report's finding at these trials opens with (verdict.Power.Supports)
+		verdict := verdictpkg.Inconclusive
 		if at.Sufficient() {
-			verdict = audit.Pass
+			verdict = verdictpkg.Pass
 		}
 		at.TrialsToPass = n
 		out.Supports = at.Supports(verdict)
@@ -258,17 +262,17 @@ func AnswerTrials(ctx context.Context, bar *progress.Bar, q TrialsQuestion) (*Tr
 }
 
 // AnswerRanks answers audit plan --models: the retrains k models need to be able to show
-// the claim violated by their rank (audit.PlanRanks, as a report's rank finding says), and
+// the claim violated by their rank (checks.PlanRanks, as a report's rank finding says), and
 // with retrains > 0 what that count supports.
 func AnswerRanks(ctx context.Context, models, retrains int, claim, delta, conf, factor float64) (*RanksAnswer, error) {
-	rp, err := audit.PlanRanks(ctx, models, retrains, claim, delta, conf, factor)
+	rp, err := checks.PlanRanks(ctx, models, retrains, claim, delta, conf, factor)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	out := &RanksAnswer{Models: models, Retrains: retrains, ClaimEpsilon: claim, Delta: delta, Confidence: conf, Threshold: reports.Number(rp.Threshold),
+	out := &RanksAnswer{Models: models, Retrains: retrains, ClaimEpsilon: claim, Delta: delta, Confidence: conf, Threshold: table.Number(rp.Threshold),
 		RetrainsNeeded: rp.RetrainsNeeded, Factor: factor, GameTrials: rp.GameTrials, Supports: rp.Supports()}
 	if retrains > 0 {
-		se, sm, me, mm := reports.Number(rp.SmallestEpsilon), reports.Number(rp.SmallestMu), reports.Number(rp.MaxEpsilon), reports.Number(rp.MaxMu)
+		se, sm, me, mm := table.Number(rp.SmallestEpsilon), table.Number(rp.SmallestMu), table.Number(rp.MaxEpsilon), table.Number(rp.MaxMu)
 		out.SmallestEpsilon, out.SmallestMu, out.MaxEpsilon, out.MaxMu = &se, &sm, &me, &mm
 	}
 	return out, nil

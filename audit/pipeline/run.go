@@ -9,6 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
@@ -41,9 +46,9 @@ type Plan struct {
 	Key      *evidence.Key   // authenticates the kept trials; nil: unauthenticated
 
 	// Folder and Checkpoints are where the trials are kept, to resume from: each subject's
-	// checkpoint file is audit.CheckpointPath(Checkpoints, subject, Seed) inside Folder.
+	// checkpoint file is trials.CheckpointPath(Checkpoints, subject, Seed) inside Folder.
 	// Checkpoints "" keeps the trials in memory only.
-	Folder      audit.Folder
+	Folder      atomicfile.Folder
 	Checkpoints string
 	// ResumeOnly runs no trial: every one is read from the checkpoints (audit merge).
 	ResumeOnly bool
@@ -57,14 +62,14 @@ type Plan struct {
 func (p Plan) CheckpointFiles() []string {
 	var files []string
 	for _, a := range audit.WithControls(p.Subjects, p.Controls) {
-		files = append(files, filepath.ToSlash(audit.CheckpointPath(p.Checkpoints, a.Subject, p.Seed)))
+		files = append(files, filepath.ToSlash(trials.CheckpointPath(p.Checkpoints, a.Subject, p.Seed)))
 	}
 	return files
 }
 
 // Run runs every subject's trials (and its controls'), resuming from their checkpoints,
 // checks them side by side a batch at a time, and returns the report, summarized. An error
-// names p.Command; a checkpoint that does not fit is an *audit.CheckpointError in the chain.
+// names p.Command; a checkpoint that does not fit is an *trials.CheckpointError in the chain.
 func Run(ctx context.Context, p Plan) (*reports.Report, error) {
 	if p.Data == nil || p.Data.Set == nil {
 		return nil, fmt.Errorf("%s: pipeline.Run: the plan has no data", p.Command)
@@ -74,7 +79,7 @@ func Run(ctx context.Context, p Plan) (*reports.Report, error) {
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: Tool(p.Version), Command: p.Command, CommandLine: p.CommandLine,
-		Seed: p.Seed, Trials: p.Trials, Confidence: reports.Number(p.Confidence), Inputs: append([]reports.Input{}, p.Data.Inputs...),
+		Seed: p.Seed, Trials: p.Trials, Confidence: table.Number(p.Confidence), Inputs: append([]reports.Input{}, p.Data.Inputs...),
 		Data: reports.Data{Description: p.Data.Description, Rows: p.Data.Set.Len(), Features: p.Data.Set.Dim(),
 			Preprocessing: p.Data.Preprocessing, Requests: p.Requests},
 		TrialEvidence: TrialEvidence(p.Key), Date: p.Date,
@@ -97,19 +102,19 @@ func TrialEvidence(key *evidence.Key) string {
 // checkQueue is runSubjects' queue: the checks count themselves (a bar and an ETA on a
 // terminal, one check at a time). The bootstrap resamples a subject's checks share with
 // its controls' are passed to the subjects when they are made (Setup.ShareResamples).
-func checkQueue(ctx context.Context, p Plan) audit.CheckQueue {
-	return audit.CheckQueue{Show: func(name string) (context.Context, func()) { return p.Progress.Steps(ctx, "checking "+name) }}
+func checkQueue(ctx context.Context, p Plan) trials.CheckQueue {
+	return trials.CheckQueue{Show: func(name string) (context.Context, func()) { return p.Progress.Steps(ctx, "checking "+name) }}
 }
 
 // runSubjects runs every subject's trials (and its controls'), resuming from their
 // checkpoints in the plan's folder, one after another, and checks them side by side a batch at
-// a time (audit.CheckQueue: at most a batch's trials held at once), adding their findings
+// a time (trials.CheckQueue: at most a batch's trials held at once), adding their findings
 // to rep in the same order.
 func runSubjects(ctx context.Context, p Plan, rep *reports.Report) error {
-	run := func(s audit.Subject) ([]audit.TrialResult, error) {
-		eng := audit.Engine{Workers: p.Workers, Folder: p.Folder, Progress: p.Progress.Update, ResumeOnly: p.ResumeOnly, Key: p.Key}
+	run := func(s trials.Subject) ([]trials.TrialResult, error) {
+		eng := trials.Engine{Workers: p.Workers, Folder: p.Folder, Progress: p.Progress.Update, ResumeOnly: p.ResumeOnly, Key: p.Key}
 		if p.Folder != nil {
-			eng.Checkpoint = filepath.ToSlash(audit.CheckpointPath(p.Checkpoints, s, p.Seed))
+			eng.Checkpoint = filepath.ToSlash(trials.CheckpointPath(p.Checkpoints, s, p.Seed))
 		}
 		results, err := eng.Run(ctx, s, p.Seed, p.Trials)
 		p.Progress.Done()
@@ -122,8 +127,8 @@ func runSubjects(ctx context.Context, p Plan, rep *reports.Report) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Command, err)
 		}
-		check := func(ctx context.Context) ([]audit.Finding, error) { return ds.Check(ctx, results) }
-		if err := q.Add(ctx, s.Name(), check, func(fs []audit.Finding) {
+		check := func(ctx context.Context) ([]verdict.Finding, error) { return ds.Check(ctx, results) }
+		if err := q.Add(ctx, s.Name(), check, func(fs []verdict.Finding) {
 			rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fs))
 		}); err != nil {
 			return fmt.Errorf("%s: %w", p.Command, err)
@@ -137,14 +142,14 @@ func runSubjects(ctx context.Context, p Plan, rep *reports.Report) error {
 			if err != nil {
 				return fmt.Errorf("%s: control %s: %w", p.Command, ctl.Name, err)
 			}
-			check := func(ctx context.Context) ([]audit.Finding, error) {
+			check := func(ctx context.Context) ([]verdict.Finding, error) {
 				fs, err := ctl.Audited.Check(ctx, results)
 				if err != nil {
 					return nil, fmt.Errorf("control %s: %w", ctl.Name, err)
 				}
 				return fs, nil
 			}
-			if err := q.Add(ctx, cs.Name(), check, func(fs []audit.Finding) {
+			if err := q.Add(ctx, cs.Name(), check, func(fs []verdict.Finding) {
 				rep.Controls = append(rep.Controls, reports.NewControl(s.Name(), ctl.Name, ctl.Bug, s.Claim(), fs))
 			}); err != nil {
 				return fmt.Errorf("%s: %w", p.Command, err)
@@ -216,7 +221,7 @@ func NewSubjects(ctx context.Context, ds *reference.Dataset, c Setup) ([]audit.A
 		return nil, nil, err
 	}
 	if c.ShareResamples {
-		setup.Resamples = mia.NewResamples(audit.SharedBudget)
+		setup.Resamples = mia.NewResamples(trials.SharedBudget)
 	}
 	requests := make([]string, len(setup.Updates))
 	for i, u := range setup.Updates {

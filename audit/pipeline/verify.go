@@ -7,8 +7,11 @@ import (
 	"io"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/artifact"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
@@ -143,8 +146,8 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 		}
 	}
 	var (
-		claim    audit.Claim
-		findings []audit.Finding
+		claim    verdict.Claim
+		findings []verdict.Finding
 		rFiles   []string
 		inputs   []reports.Input
 		what     string
@@ -224,7 +227,7 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 			inputs = append(inputs, pre...)
 		case in.Scores:
 			if in.References != "" {
-				if s.References, err = audit.LoadReferences(in.References, in.limits()); err != nil {
+				if s.References, err = checks.LoadReferences(in.References, in.limits()); err != nil {
 					return nil, fmt.Errorf("verify: --references: %w", err)
 				}
 				rFiles = append(rFiles, in.References)
@@ -239,7 +242,7 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 				if h, _, err = artifact.LoadScores(in.Holdout, in.limits()); err != nil {
 					return nil, fmt.Errorf("verify: --holdout: %w", s.NameCell(err, "held-out record", false))
 				}
-				if err := audit.CheckHoldout(unlearned, h); err != nil {
+				if err := checks.CheckHoldout(unlearned, h); err != nil {
 					return nil, fmt.Errorf("verify: --holdout %s: %w", in.Holdout, err)
 				}
 			}
@@ -312,7 +315,7 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 	}
 	rep := &reports.Report{
 		Schema: reports.Schema, Tool: Tool(in.Version), Command: "verify", CommandLine: in.CommandLine,
-		Seed: s.Seed, Trials: n, Confidence: reports.Number(s.Confidence), Inputs: inputs,
+		Seed: s.Seed, Trials: n, Confidence: table.Number(s.Confidence), Inputs: inputs,
 		Data: reports.Data{Description: what}, Date: in.Date,
 	}
 	if ds != nil {
@@ -330,10 +333,10 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 }
 
 // nonFiniteModel names the file of the model whose statistic overflowed (an
-// *audit.NonFiniteError): the model's own file when a folder gave one a model, else the
+// *checks.NonFiniteError): the model's own file when a folder gave one a model, else the
 // flag's file and the model's row. Other errors are returned as they are.
 func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPath string, rFiles []string) error {
-	var ne *audit.NonFiniteError
+	var ne *checks.NonFiniteError
 	if !errors.As(err, &ne) {
 		return err
 	}

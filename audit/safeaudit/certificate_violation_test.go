@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference/safe"
@@ -17,9 +20,9 @@ import (
 
 // certificates runs Check on a few trials without the attacks, which the certificate
 // findings do not read.
-func certificates(t *testing.T, s *Subject) map[string]audit.Finding {
+func certificates(t *testing.T, s *Subject) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 2, 8)
+	res, err := trials.Engine{}.Run(context.Background(), s, 2, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +37,14 @@ func certificates(t *testing.T, s *Subject) map[string]audit.Finding {
 // the recomputation; the σ New computes passes it (equality is within tolerance).
 func TestCertificateSigmaViolation(t *testing.T) {
 	s := instance(t)
-	if f := certificates(t, s)["safe/certificate/sigma"]; f.Verdict != audit.Pass {
+	if f := certificates(t, s)["safe/certificate/sigma"]; f.Verdict != verdict.Pass {
 		t.Errorf("honest σ: %v (%s)", f, f.Detail)
 	}
 	s = instance(t)
 	s.sigma /= 100
 	s.fp += "|small σ"
 	f := certificates(t, s)["safe/certificate/sigma"]
-	if f.Verdict != audit.Fail || !(f.Measured > 99*f.Bound) {
+	if f.Verdict != verdict.Fail || !(f.Measured > 99*f.Bound) {
 		t.Errorf("σ/100: %v (%s); want FAIL with the recomputed σ 100 times the one used", f, f.Detail)
 	}
 }
@@ -76,13 +79,13 @@ func theoryRun(w, k float64, T int, gap, thm1, shift float64) *streamRun {
 //     at a shift of W (the sensitivity it charges), and not at 2W + γ (the shift spec safe
 //     §3.6 shows it can reach).
 func TestTheoryClaimsViolation(t *testing.T) {
-	check := func(run *streamRun, want audit.Verdict) {
+	check := func(run *streamRun, want verdict.Verdict) {
 		t.Helper()
-		want2i := audit.Fail
+		want2i := verdict.Fail
 		tb := theoryTable(run, "synthetic")
 		seen := 0
 		for _, f := range tb.Findings {
-			if f.Kind != string(audit.Certificate) {
+			if f.Kind != string(verdict.Certificate) {
 				continue
 			}
 			seen++
@@ -102,9 +105,9 @@ func TestTheoryClaimsViolation(t *testing.T) {
 		t.Fatalf("test setup: RegretVacuousBelow(0.1, 0.1) = %v; want below T = 100", v)
 	}
 	const w = 0.1
-	check(theoryRun(w, 0.1, 100, 1e-4, 1e-3, w), audit.Pass)
+	check(theoryRun(w, 0.1, 100, 1e-4, 1e-3, w), verdict.Pass)
 	const W = 10.0
-	check(theoryRun(W, 2.5, 5, 1e-2, 1e-3, SensitivityNeeded(W, Gamma(W, 2.5, 5))), audit.Fail)
+	check(theoryRun(W, 2.5, 5, 1e-2, 1e-3, SensitivityNeeded(W, Gamma(W, 2.5, 5))), verdict.Fail)
 	// Theorem 2(i)'s printed bound at its least, K√T = √(√W/(4.5·W^{1.5})): 2·√4.5·UW
 	x := math.Sqrt(math.Sqrt(w) / (4.5 * math.Pow(w, 1.5)))
 	if least := Thm2iBoundPaperPrinted(1, w, x/10, 100); math.Abs(least-2*math.Sqrt(4.5)*w) > 1e-12 || !(least > TrivialPerRoundBound(1, w)) {

@@ -6,6 +6,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
@@ -28,7 +32,7 @@ import (
 //     SAFE's share of deleted records called members against the retrain's (a paired
 //     McNemar test, with its power), with RA, FA, TA and MIA traced per round beside
 //     the retrain's.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("safe check: no trials")
 	}
@@ -40,7 +44,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	// models', the release, the game, the membership attack, the stream's
 	c := s.setup
 	pub := methodkit.Published{Prefix: "safe", Epsilon: c.Epsilon, Delta: c.Delta,
-		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: s.rho(), Epsilon: c.Epsilon, Delta: c.Delta}}
+		Release: &checks.GaussianRelease{Sigma: s.sigma, Rho: s.rho(), Epsilon: c.Epsilon, Delta: c.Delta}}
 	if len(s.deleted) > 0 {
 		ids := make([]int64, len(s.deleted))
 		for j, r := range s.deleted {
@@ -53,18 +57,18 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 				dst[j] = logitConfidence(m, w, c.Train.Row(r), c.Train.Y[r], z)
 			}
 		}
-		pub.Members = &audit.MembershipRelease{Score: score, IDs: ids}
+		pub.Members = &checks.MembershipRelease{Score: score, IDs: ids}
 	}
 	st, ctx := steps.Count(ctx, slices.Concat([]bool{true, true}, pub.Steps(opt), []bool{true})...)
 	want := NoiseScalePaper(s.bound, c.Epsilon, c.Delta)
-	fs := []audit.Finding{
-		audit.Deterministic("safe/certificate/sigma", "σ recomputed by Theorem 2(iii), W√(2 ln(1.25/δ))/ε (must not exceed the σ used)", audit.Certificate,
+	fs := []verdict.Finding{
+		verdict.Deterministic("safe/certificate/sigma", "σ recomputed by Theorem 2(iii), W√(2 ln(1.25/δ))/ε (must not exceed the σ used)", verdict.Certificate,
 			want, s.sigma, 0, fmt.Sprintf("W = %.4g, ε = %g, δ = %g%s", s.bound, c.Epsilon, c.Delta, map[bool]string{true: "", false: "; the classic formula needs ε ≤ 1, so this σ certifies nothing here"}[c.Epsilon <= 1])),
 	}
-	fs[0] = audit.AtPrecision(fs[0], s.sigma, s.bound, results) // σ and W above float64's resolution
-	shift := audit.Trace{Name: "‖w_t − w_t*‖ before noise, after round t", BoundName: "W, the sensitivity σ is sized for"}
-	rec := audit.Trace{Name: "the retention recursion's relative gap after round t", BoundName: "rounding, 1e-10"}
-	step := audit.Trace{Name: "|‖w_t − w₀‖ − γ|/γ after round t", BoundName: "rounding, 1e-12"}
+	fs[0] = checks.AtPrecision(fs[0], s.sigma, s.bound, results) // σ and W above float64's resolution
+	shift := verdict.Trace{Name: "‖w_t − w_t*‖ before noise, after round t", BoundName: "W, the sensitivity σ is sized for"}
+	rec := verdict.Trace{Name: "the retention recursion's relative gap after round t", BoundName: "rounding, 1e-10"}
+	step := verdict.Trace{Name: "|‖w_t − w₀‖ − γ|/γ after round t", BoundName: "rounding, 1e-12"}
 	worstShift, worstRec, worstStep := 0.0, 0.0, 0.0
 	for t, r := range s.rounds {
 		d := floats.Distance(r.noiseless, r.star, 2)
@@ -77,15 +81,15 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		rec.Values, rec.Bound = append(rec.Values, r.recursion), append(rec.Bound, 1e-10)
 		step.Values, step.Bound = append(step.Values, stepGap), append(step.Bound, 1e-12)
 	}
-	sens := audit.Deterministic("safe/certificate/sensitivity", "the release's shift from the exact retrain (before noise, every round) within the sensitivity W that σ is sized for", audit.Certificate,
+	sens := verdict.Deterministic("safe/certificate/sensitivity", "the release's shift from the exact retrain (before noise, every round) within the sensitivity W that σ is sized for", verdict.Certificate,
 		worstShift, s.bound, len(s.rounds), fmt.Sprintf("Theorem 2(iii) charges W = ‖w₀‖; the shift can reach ‖w₀ − w_t*‖ + γ ≤ 2W + γ = %.4g (spec safe §3.6)", SensitivityNeeded(s.bound, s.u.Gamma())))
-	recF := audit.Deterministic("safe/implementation/recursion", "the retention gradient by the recursion equals the mean gradient recomputed on the records left (relative, every round)", audit.Implementation,
+	recF := verdict.Deterministic("safe/implementation/recursion", "the retention gradient by the recursion equals the mean gradient recomputed on the records left (relative, every round)", verdict.Implementation,
 		worstRec, 1e-10, len(s.rounds), "the recursion never reads the records left; the gap must be rounding")
-	stepF := audit.Deterministic("safe/implementation/step", "every round's step from w₀ is exactly γ long (relative gap)", audit.Implementation,
+	stepF := verdict.Deterministic("safe/implementation/step", "every round's step from w₀ is exactly γ long (relative gap)", verdict.Implementation,
 		worstStep, 1e-12, len(s.rounds), fmt.Sprintf("γ = √W/(K√T) = %.4g", s.u.Gamma()))
 	for _, p := range []struct {
-		f *audit.Finding
-		t audit.Trace
+		f *verdict.Finding
+		t verdict.Trace
 	}{{&sens, shift}, {&recF, rec}, {&stepF, step}} {
 		if err := p.f.AddTrace(p.t); err != nil {
 			return nil, err
@@ -119,7 +123,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 // attacker's training and asks whether the published model's attacker calls the deleted
 // records members more often than those fresh non-members (a one-sided two-proportion
 // test, with the excess it would catch with 80 % power).
-func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, conf float64, first audit.TrialResult) (audit.Finding, error) {
+func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, conf float64, first trials.TrialResult) (verdict.Finding, error) {
 	c := s.setup
 	m := c.Model
 	k := opt.MIASamples
@@ -127,12 +131,12 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 		k = 300
 	}
 	k = min(k, c.Test.Len()/2)
-	traces := map[string]*audit.Trace{}
+	traces := map[string]*verdict.Trace{}
 	names := []string{"RA", "FA", "TA", "MIA"}
 	get := map[string]func(RoundMetrics) float64{"RA": func(x RoundMetrics) float64 { return x.RA }, "FA": func(x RoundMetrics) float64 { return x.FA },
 		"TA": func(x RoundMetrics) float64 { return x.TA }, "MIA": func(x RoundMetrics) float64 { return x.MIA }}
 	for _, n := range names {
-		traces[n] = &audit.Trace{Name: n + " (%) of SAFE's noiseless model after round t", BoundName: "the exact retrain's (noiseless)"}
+		traces[n] = &verdict.Trace{Name: n + " (%) of SAFE's noiseless model after round t", BoundName: "the exact retrain's (noiseless)"}
 	}
 	var rates [2][2]int // per model: deleted called members, held-out called members
 	var nF, nH int
@@ -140,7 +144,7 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 		cfg := StreamConfig{Train: c.Train, Test: c.Test, Seed: opt.Seed, MIASamples: k, ForgetClass: -1}
 		ev, err := newEvaluator(ctx, cfg, r.left, r.forgot, t)
 		if err != nil {
-			return audit.Finding{}, err
+			return verdict.Finding{}, err
 		}
 		inTraining := map[int]bool{}
 		for _, i := range ev.nonMember {
@@ -155,7 +159,7 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 		var mets [2]RoundMetrics
 		for j, w := range [][]float64{r.noiseless, r.star} {
 			if mets[j], err = ev.metrics(ctx, m, w); err != nil {
-				return audit.Finding{}, err
+				return verdict.Finding{}, err
 			}
 		}
 		for j, w := range [][]float64{first.Unlearned.Published, first.Retrained.Published} {
@@ -164,11 +168,11 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 			}
 			_, calls, err := ev.measure(ctx, m, w)
 			if err != nil {
-				return audit.Finding{}, err
+				return verdict.Finding{}, err
 			}
 			attacker, err := ev.attacker(ctx, m, w)
 			if err != nil {
-				return audit.Finding{}, err
+				return verdict.Finding{}, err
 			}
 			rates[j] = [2]int{}
 			for _, called := range calls {
@@ -196,19 +200,19 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 	pValue := 1 - distuv.UnitNormal.CDF(excess(0)/se)
 	// at p = ½ (the largest variance), the excess the one-sided test catches with 80 % power
 	detectable := (distuv.UnitNormal.Quantile(1-alpha) + distuv.UnitNormal.Quantile(0.8)) * math.Sqrt(0.25*(1/float64(nF)+1/float64(nH)))
-	f := audit.Finding{Check: "safe/stream/svc-attack", Title: "the paper's SVC attack on SAFE's published model (first trial, last round) calls the deleted records members no more often than fresh non-members",
-		Kind: audit.Empirical, Measured: excess(0), Bound: 0, Comparison: "≤", Confidence: conf, Trials: nF,
-		Power: audit.ExcessPower("excess member rate", "deleted records", audit.ExcessAgainst, detectable, distuv.UnitNormal.Quantile(1-alpha), nF)}
+	f := verdict.Finding{Check: "safe/stream/svc-attack", Title: "the paper's SVC attack on SAFE's published model (first trial, last round) calls the deleted records members no more often than fresh non-members",
+		Kind: verdict.Empirical, Measured: excess(0), Bound: 0, Comparison: "≤", Confidence: conf, Trials: nF,
+		Power: verdict.ExcessPower("excess member rate", "deleted records", verdict.ExcessAgainst, detectable, distuv.UnitNormal.Quantile(1-alpha), nF)}
 	detail := fmt.Sprintf("deleted records called members %d of %d, held-out non-members %d of %d (excess %.3f; on the retrain's published model: %.3f); the traces follow the noiseless models, the paper's setting", rates[0][0], nF, rates[0][1], nH, excess(0), excess(1))
-	f.Verdict = audit.ExcessVerdict(pValue < alpha, detectable)
+	f.Verdict = verdict.ExcessVerdict(pValue < alpha, detectable)
 	switch f.Verdict {
-	case audit.Fail:
+	case verdict.Fail:
 		f.Detail = fmt.Sprintf("%s: one-sided p = %.3g < %.3g, the deleted records still stand out", detail, pValue, alpha)
-	case audit.Pass:
+	case verdict.Pass:
 		f.Detail = fmt.Sprintf("%s: p = %.3g; an excess of %.3f would be caught with 80 %% power", detail, pValue, detectable)
 	default:
 		need := nF
-		for need < 1<<30 && (distuv.UnitNormal.Quantile(1-alpha)+distuv.UnitNormal.Quantile(0.8))*math.Sqrt(0.25*(2/float64(need))) > audit.ExcessAgainst {
+		for need < 1<<30 && (distuv.UnitNormal.Quantile(1-alpha)+distuv.UnitNormal.Quantile(0.8))*math.Sqrt(0.25*(2/float64(need))) > verdict.ExcessAgainst {
 			need *= 2
 		}
 		f.TrialsNeeded, f.Power.TrialsNeeded = need, need
@@ -216,7 +220,7 @@ func (s *Subject) streamFinding(ctx context.Context, opt audit.CheckOptions, con
 	}
 	for _, name := range names {
 		if err := f.AddTrace(*traces[name]); err != nil {
-			return audit.Finding{}, err
+			return verdict.Finding{}, err
 		}
 	}
 	return f, nil

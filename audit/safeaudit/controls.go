@@ -5,6 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -24,7 +27,7 @@ import (
 //
 // The retrain is the real subject's in each.
 func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
-	set := controls.Set{Of: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	set := controls.Set{Of: s, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}}
 	before := s.w0 // the model before the last round's request

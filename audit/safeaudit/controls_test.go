@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 )
@@ -21,9 +24,9 @@ func TestControlsCaught(t *testing.T) {
 	// would take most of the test's time
 	opt := audit.CheckOptions{Seed: 2, MIASamples: 50, Attacks: audit.Attacks{}}
 	const trials = 12
-	run := func(a audit.Audited) map[string]audit.Finding {
+	run := func(a audit.Audited) map[string]verdict.Finding {
 		t.Helper()
-		res, err := audit.Engine{}.Run(context.Background(), a.Subject, 2, trials)
+		res, err := trialspkg.Engine{}.Run(context.Background(), a.Subject, 2, trials)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +36,7 @@ func TestControlsCaught(t *testing.T) {
 		}
 		return audittest.ByCheck(fs)
 	}
-	honest := run(audit.Audited{Subject: s, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	honest := run(audit.Audited{Subject: s, Check: func(ctx context.Context, r []trialspkg.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}})
 	want := map[string][]string{
@@ -46,7 +49,7 @@ func TestControlsCaught(t *testing.T) {
 		t.Fatalf("%d controls; want %d", len(ctls), len(want))
 	}
 	names := map[string]bool{s.Name(): true}
-	fps := map[string]bool{audit.Fingerprint(s): true}
+	fps := map[string]bool{trialspkg.Fingerprint(s): true}
 	for _, c := range ctls {
 		checks, ok := want[c.Name]
 		if !ok {
@@ -54,30 +57,30 @@ func TestControlsCaught(t *testing.T) {
 			continue
 		}
 		sub := c.Audited.Subject
-		if names[sub.Name()] || fps[audit.Fingerprint(sub)] {
+		if names[sub.Name()] || fps[trialspkg.Fingerprint(sub)] {
 			t.Errorf("%s: name %q or fingerprint shared with another subject: checkpoints would mix", c.Name, sub.Name())
 		}
-		names[sub.Name()], fps[audit.Fingerprint(sub)] = true, true
+		names[sub.Name()], fps[trialspkg.Fingerprint(sub)] = true, true
 		fs := run(c.Audited)
-		var all []audit.Finding
+		var all []verdict.Finding
 		for _, f := range fs {
 			all = append(all, f)
 		}
-		if v := audit.Decide(sub.Claim(), all); v != audit.Fail {
+		if v := verdict.Decide(sub.Claim(), all); v != verdict.Fail {
 			t.Errorf("%s: verdict %s; want FAIL", c.Name, v)
 		}
 		for _, name := range checks {
 			f, ok := fs[name]
-			if !ok || f.Verdict != audit.Fail {
+			if !ok || f.Verdict != verdict.Fail {
 				t.Errorf("%s: %s %v (%s); want FAIL", c.Name, name, f.Verdict, f.Detail)
 			}
 			t.Logf("%s: %s measured %.3g, bound %.3g", c.Name, name, f.Measured, f.Bound)
-			if h := honest[name]; h.Verdict == audit.Fail {
+			if h := honest[name]; h.Verdict == verdict.Fail {
 				t.Errorf("honest subject: %s FAILs (%s)", name, h.Detail)
 			}
 		}
 	}
-	if f := honest["safe/implementation/published"]; f.Verdict != audit.Pass {
+	if f := honest["safe/implementation/published"]; f.Verdict != verdict.Pass {
 		t.Errorf("honest subject: published model %v: %g (%s)", f.Verdict, f.Measured, f.Detail)
 	} else {
 		t.Logf("honest published-model gap %.3g (relative to γ)", f.Measured)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/safeaudit"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -49,7 +52,7 @@ func ExampleCheck() {
 	if err != nil {
 		panic(err)
 	}
-	trials, err := audit.Engine{}.Run(ctx, s, 2, 40)
+	trials, err := trials.Engine{}.Run(ctx, s, 2, 40)
 	if err != nil {
 		panic(err)
 	}
@@ -60,7 +63,7 @@ func ExampleCheck() {
 	for _, f := range findings {
 		fmt.Println(f.Verdict, f.Check)
 	}
-	fmt.Println("subject:", audit.Decide(s.Claim(), findings))
+	fmt.Println("subject:", verdict.Decide(s.Claim(), findings))
 	// Output:
 	// PASS safe/certificate/sigma
 	// PASS safe/certificate/sensitivity

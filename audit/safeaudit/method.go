@@ -6,6 +6,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -62,7 +65,7 @@ func boundSettings(s *BoundSettings) []audit.Setting {
 	}
 }
 
-func computeBounds(_ context.Context, _ string, args audit.Args) ([]audit.Row, error) {
+func computeBounds(_ context.Context, _ string, args audit.Args) ([]verdict.Row, error) {
 	var set BoundSettings
 	if err := audit.ReadSettings(args, boundSettings(&set)); err != nil {
 		return nil, err
@@ -73,7 +76,7 @@ func computeBounds(_ context.Context, _ string, args audit.Args) ([]audit.Row, e
 	gamma := Gamma(W, K, T)
 	sigma := NoiseScalePaper(W, eps, delta)
 	need := SensitivityNeeded(W, gamma)
-	return []audit.Row{
+	return []verdict.Row{
 		{Key: "gamma", Value: gamma, Note: "γ = √W/(K√T)"},
 		{Key: "theorem1", Value: Thm1Bound(C, m, rem), Note: "C·m_t/|D_t|^{3/2} as printed (no λ: it cannot hold for every λ)"},
 		{Key: "theorem1_consistent", Value: Thm1BoundConsistent(lambda, 1, rem), Note: "λ·c/√|D_t| with c = 1: the proof's steps with Eq. 16's normalisation (spec [DERIVED])"},
@@ -201,7 +204,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		return nil, err
 	}
 	opt := s.CheckOptions()
-	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, res []audit.TrialResult) ([]audit.Finding, error) {
+	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, res []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, sub, res, opt)
 	}, Controls: Controls(sub, opt)}}, nil
 }

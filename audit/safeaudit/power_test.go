@@ -3,7 +3,7 @@ package safeaudit
 import (
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 )
 
 // The SVC attack states its power in the structured field, not in prose alone: against an
@@ -16,17 +16,17 @@ func TestSVCAttackStatesItsPower(t *testing.T) {
 		t.Fatal("no svc-attack finding")
 	}
 	p := st.Power
-	if p == nil || p.Unit != "excess member rate" || p.Against != audit.ExcessAgainst || !(p.SmallestFactor > 0) {
+	if p == nil || p.Unit != "excess member rate" || p.Against != verdict.ExcessAgainst || !(p.SmallestFactor > 0) {
 		t.Fatalf("svc-attack power %+v", p)
 	}
-	if (st.Verdict == audit.Pass) != p.Sufficient() && st.Verdict != audit.Fail {
+	if (st.Verdict == verdict.Pass) != p.Sufficient() && st.Verdict != verdict.Fail {
 		t.Errorf("svc-attack %s with power %.3f", st.Verdict, p.Power)
 	}
-	if st.Verdict == audit.Inconclusive && (st.TrialsNeeded <= 0 || p.TrialsNeeded != st.TrialsNeeded) {
+	if st.Verdict == verdict.Inconclusive && (st.TrialsNeeded <= 0 || p.TrialsNeeded != st.TrialsNeeded) {
 		t.Errorf("svc-attack INCONCLUSIVE: %d trials needed, power's %d", st.TrialsNeeded, p.TrialsNeeded)
 	}
 	for name, f := range fs {
-		if f.Kind == audit.Empirical && f.Power == nil {
+		if f.Kind == verdict.Empirical && f.Power == nil {
 			t.Errorf("empirical finding %s states no power", name)
 		}
 	}

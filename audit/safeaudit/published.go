@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference/safe"
 	"gonum.org/v1/gonum/floats"
 )
@@ -22,10 +24,10 @@ const publishedTolerance = 1e-9
 // step too long or too short, a step along an old round's direction (a request not
 // served), no step at all (w₀) are all FAILs. It is made for full SAFE only (ok false
 // under an ablation, whose gradient is another).
-func (s *Subject) publishedFinding(results []audit.TrialResult) (audit.Finding, bool) {
+func (s *Subject) publishedFinding(results []trials.TrialResult) (verdict.Finding, bool) {
 	c := s.setup
 	if c.Config.Ablation != safe.Full || len(s.rounds) == 0 {
-		return audit.Finding{}, false
+		return verdict.Finding{}, false
 	}
 	gamma := c.Config.Gamma
 	if gamma <= 0 {
@@ -51,6 +53,6 @@ func (s *Subject) publishedFinding(results []audit.TrialResult) (audit.Finding, 
 	}
 	detail := fmt.Sprintf("γ = √W/(K√T) = %.4g with W = %.4g, K = %g, T = %d; the gradient recomputed on the %d records left and the %d deleted records' targets; worst trial %d",
 		gamma, s.bound, c.Config.K, len(c.Stream), len(last.left), len(last.forgot), at)
-	return audit.Deterministic("safe/implementation/published", "every trial's published model before noise is w₀ − γ·g_T/‖g_T‖, SAFE's step for the requests served (distance relative to γ)", audit.Implementation,
+	return verdict.Deterministic("safe/implementation/published", "every trial's published model before noise is w₀ − γ·g_T/‖g_T‖, SAFE's step for the requests served (distance relative to γ)", verdict.Implementation,
 		worst, publishedTolerance, len(results), detail), true
 }

@@ -5,6 +5,10 @@ import (
 	"math"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -77,27 +81,27 @@ func ranks(sums map[string]*summary, methods []string, class bool) map[string]fl
 	return out
 }
 
-func pm(xs []float64) reports.Cell {
+func pm(xs []float64) table.Cell {
 	m, sd := meanSD(xs)
 	if math.IsNaN(m) {
-		return reports.Cell{Value: reports.Number(m), Text: "—"}
+		return table.Cell{Value: table.Number(m), Text: "—"}
 	}
 	if len(xs) == 1 {
-		return reports.Cell{Value: reports.Number(m), Text: fmt.Sprintf("%.2f", m)}
+		return table.Cell{Value: table.Number(m), Text: fmt.Sprintf("%.2f", m)}
 	}
-	return reports.Cell{Value: reports.Number(m), Text: fmt.Sprintf("%.2f±%.2f", m, sd)}
+	return table.Cell{Value: table.Number(m), Text: fmt.Sprintf("%.2f±%.2f", m, sd)}
 }
 
-func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*multiclass.Split, inputs []reports.Input, runs []*streamRun) (*audit.Reproduced, error) {
+func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*multiclass.Split, inputs []reports.Input, runs []*streamRun) (*verdict.Reproduced, error) {
 	t := reports.NewReproduction(env.Version, "safe-stream", "SAFE: streaming forgetting against every baseline and retraining")
 	t.Seed = s.seed
 	var err error
 	if t.Inputs, err = reports.HashInputs(inputs); err != nil {
 		return nil, err
 	}
-	t.Settings = []reports.Value{{Name: "training rows", Value: reports.Number(s.train)}, {Name: "test rows", Value: reports.Number(s.test)},
-		{Name: "rounds", Value: reports.Number(s.rounds)}, {Name: "random: records per round", Value: reports.Number(s.size)},
-		{Name: "seeds", Value: reports.Number(s.seeds)}, {Name: "λ", Value: reports.Number(s.lambda)}, {Name: "k", Value: reports.Number(s.proj)}}
+	t.Settings = []table.Value{{Name: "training rows", Value: table.Number(s.train)}, {Name: "test rows", Value: table.Number(s.test)},
+		{Name: "rounds", Value: table.Number(s.rounds)}, {Name: "random: records per round", Value: table.Number(s.size)},
+		{Name: "seeds", Value: table.Number(s.seeds)}, {Name: "λ", Value: table.Number(s.lambda)}, {Name: "k", Value: table.Number(s.proj)}}
 	for _, set := range s.sets {
 		t.Notes = append(t.Notes, data[set].Note)
 	}
@@ -201,7 +205,7 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 		if alias, ok := paperName[m]; ok {
 			label += " (" + alias + ")"
 		}
-		cells := []reports.Cell{pm(su.ra), pm(su.fa), pm(su.ta)}
+		cells := []table.Cell{pm(su.ra), pm(su.fa), pm(su.ta)}
 		if class {
 			cells = append(cells, pm(su.taf))
 		}
@@ -214,17 +218,17 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 				cells[i].Paper = pv[i]
 			}
 		}
-		r := reports.Cell{Value: reports.Number(math.NaN()), Text: "—", Paper: pv[4]}
+		r := table.Cell{Value: table.Number(math.NaN()), Text: "—", Paper: pv[4]}
 		if v, ok := rk[m]; ok {
-			r = reports.Cell{Value: reports.Number(v), Text: fmt.Sprintf("%.2f", v), Paper: pv[4]}
+			r = table.Cell{Value: table.Number(v), Text: fmt.Sprintf("%.2f", v), Paper: pv[4]}
 		}
 		secs, _ := meanSD(su.secs)
-		cells = append(cells, r, reports.Cell{Value: reports.Number(secs), Text: fmt.Sprintf("%.3g", secs)})
+		cells = append(cells, r, table.Cell{Value: table.Number(secs), Text: fmt.Sprintf("%.3g", secs)})
 		if convex {
 			d, sd := meanSD(su.dist)
-			cells = append(cells, reports.Cell{Value: reports.Number(d), Text: fmt.Sprintf("%.3g±%.2g", d, sd)})
+			cells = append(cells, table.Cell{Value: table.Number(d), Text: fmt.Sprintf("%.3g±%.2g", d, sd)})
 		}
-		tb.Rows = append(tb.Rows, reports.TableRow{Label: label, Cells: cells})
+		tb.Rows = append(tb.Rows, table.Row{Label: label, Cells: cells})
 	}
 	// the paper's claims, reported
 	best, bestOther := rk[MethodSAFE], math.Inf(1)
@@ -233,16 +237,16 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 			bestOther = math.Min(bestOther, rk[m])
 		}
 	}
-	v := audit.Pass
+	v := verdict.Pass
 	if best > bestOther {
-		v = audit.Fail
+		v = verdict.Fail
 	}
 	var order []string
 	for _, m := range methods {
 		order = append(order, fmt.Sprintf("%s %.2f", m, rk[m]))
 	}
-	tb.Findings = append(tb.Findings, reports.NewFinding(audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/%s/rank", set, model, protocol),
-		Title: "the paper's claim: SAFE's average rank R is the best among the unlearning methods", Kind: audit.Implementation,
+	tb.Findings = append(tb.Findings, reports.NewFinding(verdict.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/%s/rank", set, model, protocol),
+		Title: "the paper's claim: SAFE's average rank R is the best among the unlearning methods", Kind: verdict.Implementation,
 		Verdict: v, Measured: best, Bound: bestOther, Comparison: "≤", Confidence: 1, Trials: len(runs),
 		Detail: "average ranks: " + strings.Join(order, ", ")}))
 	safeSecs, _ := meanSD(sums[MethodSAFE].secs)
@@ -257,17 +261,17 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 		}
 	}
 	if !math.IsInf(fastest, 1) {
-		tv := audit.Pass
+		tv := verdict.Pass
 		if safeSecs > fastest {
-			tv = audit.Fail
+			tv = verdict.Fail
 		}
-		tb.Findings = append(tb.Findings, reports.NewFinding(audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/%s/time", set, model, protocol),
-			Title: "the paper's claim: SAFE serves a request faster than every baseline (times vary run to run)", Kind: audit.Implementation,
+		tb.Findings = append(tb.Findings, reports.NewFinding(verdict.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/%s/time", set, model, protocol),
+			Title: "the paper's claim: SAFE serves a request faster than every baseline (times vary run to run)", Kind: verdict.Implementation,
 			Verdict: tv, Measured: safeSecs, Bound: fastest, Comparison: "≤", Confidence: 1, Trials: len(runs),
 			Detail: fmt.Sprintf("SAFE %.3g s per request; the fastest baseline, %s, %.3g s", safeSecs, slowest, fastest)}))
 	}
-	tb.Findings = append(tb.Findings, reports.NewFinding(audit.Deterministic(fmt.Sprintf("safe-stream/%s/%s/%s/recursion", set, model, protocol),
-		"SAFE's retention gradient by its recursion equals the mean gradient recomputed on the records left (relative, every round)", audit.Implementation,
+	tb.Findings = append(tb.Findings, reports.NewFinding(verdict.Deterministic(fmt.Sprintf("safe-stream/%s/%s/%s/recursion", set, model, protocol),
+		"SAFE's retention gradient by its recursion equals the mean gradient recomputed on the records left (relative, every round)", verdict.Implementation,
 		recursion, 1e-10, len(runs), "the recursion never reads the records left; the gap must be rounding")))
 
 	// figures: the accuracies and the attack per round, seed means, SAFE against Retrain
@@ -358,25 +362,25 @@ func theoryTable(run *streamRun, title string) reports.Table {
 	}
 	sigma := NoiseScalePaper(w0, 1, 1e-5)
 	exactDelta := GaussDeltaAnalytic(1, shift, sigma)
-	num := func(v float64) reports.Cell {
-		return reports.Cell{Value: reports.Number(v), Text: fmt.Sprintf("%.4g", v)}
+	num := func(v float64) table.Cell {
+		return table.Cell{Value: table.Number(v), Text: fmt.Sprintf("%.4g", v)}
 	}
 	tb := reports.Table{Name: fmt.Sprintf("SAFE against its theorems, %s, softmax trained exactly, random stream", title),
 		Caption: fmt.Sprintf("One stream (seed %d) with the original model and every retrain the exact minimiser (the theorems' w₀ and w_t*), λ = %g, K = %g, T = %d, γ = %.4g. U and W are the largest gradient and parameter norms met — lower estimates of the bounds the theorems assume. Columns: what was measured, the paper's bound, the spec's corrected or consistent form, and the trivial bound that Lipschitzness gives.", run.seed, th.Lambda, th.K, T, th.Gamma),
 		Columns: []string{"measured", "paper", "corrected", "trivial"},
-		Rows: []reports.TableRow{
-			{Label: "Theorem 1: |R̃_t − R_t| at w_t, largest round", Cells: []reports.Cell{num(gap), num(thm1), num(th.Rounds[gapAt].Thm1Consistent), {Value: reports.Number(math.NaN()), Text: "—"}}},
-			{Label: "Theorem 2(i): R_t(w_t) − R_t(w_t*), largest round", Cells: []reports.Cell{num(excess), num(printed), num(conservative), num(trivial)}},
-			{Label: "Theorem 2(ii): regret Σ_t R_t(w_t) − R_t(w_t*)", Cells: []reports.Cell{num(th.Regret), num(regretPaper), num(regretCons), num(regretTrivial)}},
-			{Label: "Theorem 2(iii): the release's shift Δ_t, largest round", Cells: []reports.Cell{num(shift), num(w0), num(SensitivityNeeded(w0, th.Gamma)), {Value: reports.Number(math.NaN()), Text: "—"}}},
+		Rows: []table.Row{
+			{Label: "Theorem 1: |R̃_t − R_t| at w_t, largest round", Cells: []table.Cell{num(gap), num(thm1), num(th.Rounds[gapAt].Thm1Consistent), {Value: table.Number(math.NaN()), Text: "—"}}},
+			{Label: "Theorem 2(i): R_t(w_t) − R_t(w_t*), largest round", Cells: []table.Cell{num(excess), num(printed), num(conservative), num(trivial)}},
+			{Label: "Theorem 2(ii): regret Σ_t R_t(w_t) − R_t(w_t*)", Cells: []table.Cell{num(th.Regret), num(regretPaper), num(regretCons), num(regretTrivial)}},
+			{Label: "Theorem 2(iii): the release's shift Δ_t, largest round", Cells: []table.Cell{num(shift), num(w0), num(SensitivityNeeded(w0, th.Gamma)), {Value: table.Number(math.NaN()), Text: "—"}}},
 		}}
 	prefix := fmt.Sprintf("safe-theory/%s", run.set)
 	claim := func(check, title string, measured, bound float64, detail string) reports.Finding {
-		v := audit.Pass
-		if !audit.FloatTolerance(measured, bound) {
-			v = audit.Fail
+		v := verdict.Pass
+		if !verdict.FloatTolerance(measured, bound) {
+			v = verdict.Fail
 		}
-		return reports.NewFinding(audit.Finding{Check: prefix + "/" + check, Title: title, Kind: audit.Certificate, Verdict: v,
+		return reports.NewFinding(verdict.Finding{Check: prefix + "/" + check, Title: title, Kind: verdict.Certificate, Verdict: v,
 			Measured: measured, Bound: bound, Comparison: "≤", Confidence: 1, Trials: T, Detail: detail})
 	}
 	tb.Findings = append(tb.Findings,
@@ -388,7 +392,7 @@ func theoryTable(run *streamRun, title string) reports.Table {
 			fmt.Sprintf("U·V_T/2 + TUγ/2 + 9UW²/(2γ) = %.4g with V_T = %.4g; informative only past T = %.4g rounds (spec §3.5)", regretPaper, th.VT, RegretVacuousBelow(th.W, th.K))),
 		claim("theorem-2iii", "Theorem 2(iii): the release's exact δ at ε = 1 with σ = W√(2 ln(1.25/δ))/ε, at the largest shift met, within δ = 1e-5", exactDelta, 1e-5,
 			fmt.Sprintf("W = ‖w₀‖ = %.4g gives σ = %.4g; the largest shift between SAFE's mean and the exact retrain's is %.4g at round %d (the sensitivity the theorem charges is W, what it needs up to 2W + γ = %.4g)", w0, sigma, shift, shiftAt+1, SensitivityNeeded(w0, th.Gamma))),
-		reports.NewFinding(audit.Deterministic(prefix+"/measured-below-trivial", "the measured per-round error within the trivial bound 2UW at the measured U and W", audit.Implementation,
+		reports.NewFinding(verdict.Deterministic(prefix+"/measured-below-trivial", "the measured per-round error within the trivial bound 2UW at the measured U and W", verdict.Implementation,
 			excess, trivial, T, "U and W are lower estimates, so this checks the measurements' consistency, not the theorem")))
 	return tb
 }
@@ -401,26 +405,26 @@ func liraTables(run *streamRun, title string) []reports.Table {
 		Columns: []string{"AUC", "AUC interval", "excess over Retrain", "excess interval"}}
 	for _, m := range l.Methods {
 		a := m.Metrics.AUC
-		tb.Rows = append(tb.Rows, reports.TableRow{Label: m.Name, Cells: []reports.Cell{
-			{Value: reports.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
-			{Value: reports.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
-			{Value: reports.Number(m.Excess), Text: fmt.Sprintf("%+.4f", m.Excess)},
-			{Value: reports.Number(m.Upper - m.Lower), Text: fmt.Sprintf("[%+.3f, %+.3f]", m.Lower, m.Upper)}}})
+		tb.Rows = append(tb.Rows, table.Row{Label: m.Name, Cells: []table.Cell{
+			{Value: table.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
+			{Value: table.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
+			{Value: table.Number(m.Excess), Text: fmt.Sprintf("%+.4f", m.Excess)},
+			{Value: table.Number(m.Upper - m.Lower), Text: fmt.Sprintf("[%+.3f, %+.3f]", m.Lower, m.Upper)}}})
 		if m.Name != MethodSAFE {
 			continue
 		}
-		f := audit.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/lira", run.set, run.model), Title: "LiRA's AUC on the deleted records: SAFE's model no higher than the retrain's", Kind: audit.Empirical,
+		f := verdict.Finding{Check: fmt.Sprintf("safe-stream/%s/%s/lira", run.set, run.model), Title: "LiRA's AUC on the deleted records: SAFE's model no higher than the retrain's", Kind: verdict.Empirical,
 			Measured: m.Excess, Bound: 0, Comparison: "≤", Confidence: 0.95, Trials: l.Forgotten}
-		f.Power = audit.ExcessPower("excess AUC", "deleted records", audit.ExcessAgainst, l.Detectable, distuv.UnitNormal.Quantile(0.975), l.Forgotten)
-		f.Verdict = audit.ExcessVerdict(m.Lower > 0, l.Detectable)
+		f.Power = verdict.ExcessPower("excess AUC", "deleted records", verdict.ExcessAgainst, l.Detectable, distuv.UnitNormal.Quantile(0.975), l.Forgotten)
+		f.Verdict = verdict.ExcessVerdict(m.Lower > 0, l.Detectable)
 		switch f.Verdict {
-		case audit.Fail:
+		case verdict.Fail:
 			f.Detail = fmt.Sprintf("AUC(SAFE) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: SAFE's model keeps a trace of the records it was asked to forget", m.Excess, m.Lower, m.Upper)
-		case audit.Pass:
+		case verdict.Pass:
 			f.Detail = fmt.Sprintf("AUC(SAFE) − AUC(retrain) = %.4f, 95 %% interval [%.4f, %.4f]: no excess shown; %d deleted and %d test records catch an excess of %.3f with 80 %% power", m.Excess, m.Lower, m.Upper, l.Forgotten, l.Heldout, l.Detectable)
 		default:
 			need := l.Forgotten
-			for need < 1<<30 && detectable(need, l.Heldout) > audit.ExcessAgainst {
+			for need < 1<<30 && detectable(need, l.Heldout) > verdict.ExcessAgainst {
 				need *= 2
 			}
 			f.TrialsNeeded, f.Power.TrialsNeeded = need, need
@@ -438,11 +442,11 @@ func liraTables(run *streamRun, title string) []reports.Table {
 		ut := reports.Table{Name: fmt.Sprintf("U-LiRA on SAFE's unlearning, %s, %s", title, run.model),
 			Caption: fmt.Sprintf("%d targets (training records the stream keeps), %d shadow and %d evaluation pairs each: one model trained with the target and unlearned by SAFE (the target its first request), one retrained without it, on random halves; pooled AUC of the likelihood ratio (SAFE-unlearned as positives) with its 95 %% interval, and the mean per-target balanced accuracy.", len(u.Targets), len(u.Unlearned)/len(u.Targets), len(u.Unlearned)/len(u.Targets)),
 			Columns: []string{"AUC", "AUC interval", "mean accuracy"},
-			Rows: []reports.TableRow{{Label: MethodSAFE, Cells: []reports.Cell{
-				{Value: reports.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
-				{Value: reports.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
-				{Value: reports.Number(acc), Text: fmt.Sprintf("%.4f", acc)}}}}}
-		g := audit.ULiRAFinding(fmt.Sprintf("safe-stream/%s/%s/ulira", run.set, run.model), MethodSAFE, u, l.ULiRADetectable,
+			Rows: []table.Row{{Label: MethodSAFE, Cells: []table.Cell{
+				{Value: table.Number(a.Value), Text: fmt.Sprintf("%.4f", a.Value)},
+				{Value: table.Number(a.Upper - a.Lower), Text: fmt.Sprintf("[%.3f, %.3f]", a.Lower, a.Upper)},
+				{Value: table.Number(acc), Text: fmt.Sprintf("%.4f", acc)}}}}}
+		g := checks.ULiRAFinding(fmt.Sprintf("safe-stream/%s/%s/ulira", run.set, run.model), MethodSAFE, u, l.ULiRADetectable,
 			fmt.Sprintf("--ulira-targets × --ulira-pairs to about %d to catch ½ + 0.1", pairsFor(0.1)))
 		ut.Findings = append(ut.Findings, reports.NewFinding(g))
 		out = append(out, ut)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -29,7 +30,7 @@ func TestReproduceStreamQuick(t *testing.T) {
 	testenv.Datasets(t)
 	argv := []string{"--quick", "--sets", "mnist", "--formats", "svg"}
 	res, rep, dir := audittest.Reproduced(t, "safe-stream", argv...)
-	if res.Verdict != audit.Pass {
+	if res.Verdict != verdict.Pass {
 		t.Fatalf("verdict %s:\n%s", res.Verdict, audittest.Summary(res))
 	}
 	byName := map[string]reports.Table{}
@@ -59,7 +60,7 @@ func TestReproduceStreamQuick(t *testing.T) {
 			checks[f.Check] = f
 		}
 	}
-	if f := checks["safe-stream/mnist/softmax/random/recursion"]; f.Verdict != string(audit.Pass) || !(f.Measured < 1e-12) || f.Reported {
+	if f := checks["safe-stream/mnist/softmax/random/recursion"]; f.Verdict != string(verdict.Pass) || !(f.Measured < 1e-12) || f.Reported {
 		t.Errorf("recursion check %+v; want a judged PASS", f)
 	}
 	// the recursion checks judge the run, one a configuration; every other finding is a
@@ -73,19 +74,19 @@ func TestReproduceStreamQuick(t *testing.T) {
 			judged++
 		}
 	}
-	if rep.Summary.Verdict != string(audit.Pass) || rep.Summary.Pass != judged || rep.Summary.Reported == nil || rep.Summary.Reported.Fail == 0 {
+	if rep.Summary.Verdict != string(verdict.Pass) || rep.Summary.Pass != judged || rep.Summary.Reported == nil || rep.Summary.Reported.Fail == 0 {
 		t.Errorf("summary %+v (reported %+v); want PASS on the %d recursion checks, the failed claims apart", rep.Summary, rep.Summary.Reported, judged)
 	}
-	if f := checks["safe-theory/mnist/theorem-1"]; f.Verdict != string(audit.Fail) || !(f.Measured > 100*f.Bound) {
+	if f := checks["safe-theory/mnist/theorem-1"]; f.Verdict != string(verdict.Fail) || !(f.Measured > 100*f.Bound) {
 		t.Errorf("Theorem 1 %+v; want its printed bound broken by orders", f)
 	}
 	for _, c := range []string{"safe-theory/mnist/theorem-2i-informative", "safe-theory/mnist/theorem-2ii-informative"} {
-		if f := checks[c]; f.Verdict != string(audit.Fail) {
+		if f := checks[c]; f.Verdict != string(verdict.Fail) {
 			t.Errorf("%s %+v; want the paper's bound above the trivial one at T = 5", c, f)
 		}
 	}
 	for _, c := range []string{"safe-stream/mnist/softmax/lira", "safe-stream/mnist/softmax/ulira"} {
-		if f, ok := checks[c]; !ok || f.Verdict == "" || !strings.Contains(f.Detail, "80 %") && f.Verdict != string(audit.Fail) {
+		if f, ok := checks[c]; !ok || f.Verdict == "" || !strings.Contains(f.Detail, "80 %") && f.Verdict != string(verdict.Fail) {
 			t.Errorf("%s %+v", c, f)
 		}
 	}

@@ -10,7 +10,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reference/safe"
@@ -32,7 +33,7 @@ type Setup struct {
 	Seed           uint64
 }
 
-// Subject is a SAFE audit subject (audit.Subject). SAFE is deterministic given its
+// Subject is a SAFE audit subject (trials.Subject). SAFE is deterministic given its
 // projection (drawn once, from the subject's seed) and the trials differ in the
 // publishing noise only; the retrain is the exact minimiser, the same every trial.
 type Subject struct {
@@ -147,7 +148,7 @@ func (s *Subject) Name() string { return "safe/stream" }
 // Fingerprint identifies the setup and the data for checkpoints.
 func (s *Subject) Fingerprint() string { return s.fp }
 
-// Params is the model's dimension (audit.Dimensioned).
+// Params is the model's dimension (trials.Dimensioned).
 func (s *Subject) Params() int { return len(s.w0) }
 
 // Unlearned publishes SAFE's model after the last round with the trial's noise.
@@ -175,13 +176,13 @@ func (s *Subject) release(w []float64, r interface{ NormFloat64() float64 }) ref
 func (s *Subject) rho() float64 { return 0.5 * (s.bound / s.sigma) * (s.bound / s.sigma) }
 
 // Claim is Theorem 2(iii) with its derivation.
-func (s *Subject) Claim() audit.Claim {
+func (s *Subject) Claim() verdict.Claim {
 	c := s.setup
-	return audit.Claim{
+	return verdict.Claim{
 		Method:    "SAFE streaming forgetting (one normalised step from w₀ per round)",
 		Source:    "Shen, Zhang, Zhao, Bialkowski, Chen, Xu, Theorem 2(iii): each round (ε, δ)-approximate unlearning with φ_t = W√(2 ln(1.25/δ))/ε",
 		Guarantee: "(ε, δ)-approximate unlearning",
-		Required:  audit.StateHolding,
+		Required:  verdict.StateHolding,
 		Epsilon:   c.Epsilon, Delta: c.Delta,
 		Rho:      s.rho(),
 		Relation: fmt.Sprintf("SAFE's model after the last of %d rounds plus N(0, σ²I), against the exact retrain on the records left plus the same noise (Definition 1 as the spec fixes it: the paper compares with a deterministic retrain, which no noised release can meet)", len(c.Stream)),
@@ -190,10 +191,10 @@ func (s *Subject) Claim() audit.Claim {
 			"the release's L2 sensitivity is W (the theorem's; the shift from the retrain can reach ‖w₀ − w_t*‖ + γ ≤ 2W + γ)",
 			"the classic Gaussian mechanism's σ, valid for ε ≤ 1",
 		},
-		Constants: []audit.Value{{Name: "n", Value: float64(c.Train.Len())}, {Name: "d", Value: float64(c.Model.Dim())},
+		Constants: []verdict.Value{{Name: "n", Value: float64(c.Train.Len())}, {Name: "d", Value: float64(c.Model.Dim())},
 			{Name: "T (rounds)", Value: float64(len(c.Stream))}, {Name: "records deleted", Value: float64(len(s.deleted))},
 			{Name: "λ (forgetting weight)", Value: c.Config.Lambda}, {Name: "K", Value: c.Config.K}, {Name: "μ (L2)", Value: c.Model.Lambda}},
-		Derivation: []audit.Step{
+		Derivation: []verdict.Step{
 			{Quantity: "W", Formula: "‖w₀‖ (w₀ the exact minimiser)", Value: s.bound},
 			{Quantity: "γ", Formula: "√W/(K√T)", Value: s.u.Gamma()},
 			{Quantity: "σ", Formula: "W·√(2 ln(1.25/δ))/ε (φ_t read as a standard deviation)", Value: s.sigma},

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -51,9 +54,9 @@ func instance(t *testing.T) *Subject {
 	return s
 }
 
-func checked(t *testing.T, s *Subject, trials int) map[string]audit.Finding {
+func checked(t *testing.T, s *Subject, trials int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 2, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), s, 2, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +74,7 @@ func checked(t *testing.T, s *Subject, trials int) map[string]audit.Finding {
 func TestReferencePasses(t *testing.T) {
 	s := instance(t)
 	fs := checked(t, s, 40)
-	var all []audit.Finding
+	var all []verdict.Finding
 	for _, name := range []string{"safe/certificate/sigma", "safe/certificate/sensitivity", "safe/implementation/recursion", "safe/implementation/step",
 		"safe/release/renyi", "safe/release/exact-epsilon", "safe/empirical/epsilon-lower-bound", "safe/empirical/membership", "safe/stream/svc-attack"} {
 		f, ok := fs[name]
@@ -80,7 +83,7 @@ func TestReferencePasses(t *testing.T) {
 		}
 		all = append(all, f)
 	}
-	if v := audit.Decide(s.Claim(), all); v != audit.Pass {
+	if v := verdict.Decide(s.Claim(), all); v != verdict.Pass {
 		for _, f := range all {
 			t.Log(f, f.Detail)
 		}
@@ -137,12 +140,12 @@ func TestWrongCertificatesCaught(t *testing.T) {
 	s := instance(t)
 	s.sigma /= 100
 	s.fp += "|small σ"
-	if f := checked(t, s, 12)["safe/release/exact-epsilon"]; f.Verdict != audit.Fail {
+	if f := checked(t, s, 12)["safe/release/exact-epsilon"]; f.Verdict != verdict.Fail {
 		t.Errorf("σ/100: exact-epsilon %v (%s)", f.Verdict, f.Detail)
 	}
 	s = instance(t)
 	s.bound = 1e-3
-	if f := checked(t, s, 8)["safe/certificate/sensitivity"]; f.Verdict != audit.Fail || !(f.Measured > f.Bound) {
+	if f := checked(t, s, 8)["safe/certificate/sensitivity"]; f.Verdict != verdict.Fail || !(f.Measured > f.Bound) {
 		t.Errorf("W = 1e-3: sensitivity %v (%s)", f.Verdict, f.Detail)
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
 	"github.com/unlearnaudit/unlearnaudit/mia"
@@ -43,13 +46,13 @@ func decisiveAudits(tb testing.TB, delta float64, shared *mia.Resamples) []audit
 // their estimation error would be a leak thousands of trials detect). Running n real trials
 // would take minutes; the check's cost depends on the trial count and the models' shape,
 // and on the verdicts (an INCONCLUSIVE finding plans its trials), not on how they were made.
-func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.TrialResult {
+func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []trials.TrialResult {
 	tb.Helper()
-	real, err := audit.Engine{}.Run(context.Background(), a.Subject, 1, 16)
+	real, err := trials.Engine{}.Run(context.Background(), a.Subject, 1, 16)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	fit := func(side func(audit.TrialResult) []float64) (mean, sd []float64) {
+	fit := func(side func(trials.TrialResult) []float64) (mean, sd []float64) {
 		d := len(side(real[0]))
 		mean, sd = make([]float64, d), make([]float64, d)
 		for _, tr := range real {
@@ -67,8 +70,8 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 		}
 		return mean, sd
 	}
-	um, us := fit(func(t audit.TrialResult) []float64 { return t.Unlearned.Published })
-	rm, rs := fit(func(t audit.TrialResult) []float64 { return t.Retrained.Published })
+	um, us := fit(func(t trials.TrialResult) []float64 { return t.Unlearned.Published })
+	rm, rs := fit(func(t trials.TrialResult) []float64 { return t.Retrained.Published })
 	if same {
 		um, us = rm, rs
 	}
@@ -80,22 +83,22 @@ func syntheticResults(tb testing.TB, a audit.Audited, n int, same bool) []audit.
 		}
 		return out
 	}
-	out := make([]audit.TrialResult, n)
+	out := make([]trials.TrialResult, n)
 	for i := range out {
-		out[i] = audit.TrialResult{Index: i, Unlearned: reference.Release{Published: draw(um, us)}, Retrained: reference.Release{Published: draw(rm, rs)}}
+		out[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: draw(um, us)}, Retrained: reference.Release{Published: draw(rm, rs)}}
 	}
 	return out
 }
 
-// checkPhase checks each audit's results as a run or a merge does (audit.CheckQueue: side
+// checkPhase checks each audit's results as a run or a merge does (trials.CheckQueue: side
 // by side, a batch at a time), and returns their findings in order.
-func checkPhase(audits []audit.Audited, results [][]audit.TrialResult) ([][]audit.Finding, error) {
+func checkPhase(audits []audit.Audited, results [][]trials.TrialResult) ([][]verdict.Finding, error) {
 	ctx := context.Background()
-	q := audit.CheckQueue{}
-	found := make([][]audit.Finding, len(audits))
+	q := trials.CheckQueue{}
+	found := make([][]verdict.Finding, len(audits))
 	for i, a := range audits {
-		check := func(ctx context.Context) ([]audit.Finding, error) { return a.Check(ctx, results[i]) }
-		if err := q.Add(ctx, a.Subject.Name(), check, func(fs []audit.Finding) { found[i] = fs }); err != nil {
+		check := func(ctx context.Context) ([]verdict.Finding, error) { return a.Check(ctx, results[i]) }
+		if err := q.Add(ctx, a.Subject.Name(), check, func(fs []verdict.Finding) { found[i] = fs }); err != nil {
 			return nil, err
 		}
 	}
@@ -117,7 +120,7 @@ func BenchmarkCheckPhase(b *testing.B) {
 	}{{"subject", all[:1]}, {"controls", all}} {
 		for _, n := range []int{2_000, 20_000, 100_000, 651_823} {
 			b.Run(fmt.Sprintf("%s/trials=%d", set.name, n), func(b *testing.B) {
-				results := make([][]audit.TrialResult, len(set.audits))
+				results := make([][]trials.TrialResult, len(set.audits))
 				for i, a := range set.audits {
 					results[i] = syntheticResults(b, a, n, i == 0)
 				}
@@ -125,7 +128,7 @@ func BenchmarkCheckPhase(b *testing.B) {
 				for b.Loop() {
 					audits := set.audits
 					if len(audits) > 1 { // as a run with controls: the phase's checks share one set of resamples
-						audits = decisiveAudits(b, 1e-6, mia.NewResamples(audit.SharedBudget))
+						audits = decisiveAudits(b, 1e-6, mia.NewResamples(trials.SharedBudget))
 					}
 					t0, c0 := time.Now(), cpuTime(b)
 					if _, err := checkPhase(audits, results); err != nil {

@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 const sgluSource = "Chien et al. 2024 (SGLU), "
@@ -59,7 +61,7 @@ func (Method) Bounds() audit.Bounds {
 }
 
 // certificate computes the rows of one variant's certificate; every error is bad input.
-func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
 	rd := audit.ArgReader{Args: args}
 	f := struct {
 		variant                             string
@@ -175,9 +177,9 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Ro
 		return nil, errors.New("--init-radius: Thm 3.2 needs a finite initial radius (give --radius or --init-radius; 0 reproduces the official runs)")
 	}
 
-	var rows []audit.Row
+	var rows []verdict.Row
 	add := func(key string, val any, note string) {
-		rows = append(rows, audit.Row{Key: key, Value: val, Note: note})
+		rows = append(rows, verdict.Row{Key: key, Value: val, Note: note})
 	}
 	K := f.unlearnEpochs
 	// linear: a bound ε(α) = A(σ, K)·α with a Z and a closed form (Cor 3.8, 3.12).
@@ -194,7 +196,7 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Ro
 		add("variant", name, sgluSource+"Cor 3.8")
 		if f.variant == "batch" {
 			z = ZBatchWorstCase(p, f.S)
-			rows[0] = audit.Row{Key: "variant", Value: "batch", Note: sgluSource + "Cor 3.12"}
+			rows[0] = verdict.Row{Key: "variant", Value: "batch", Note: sgluSource + "Cor 3.12"}
 			zNote = fmt.Sprintf("Z_S at the worst placement of S = %d records, Cor 3.12", f.S)
 			add("removed", f.S, "S")
 		}
@@ -234,7 +236,7 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]audit.Ro
 	add("batch", p.Batch, "b")
 	add("steps_per_epoch", p.StepsPerEpoch(), "n/b")
 	add("delta", delta, "δ")
-	add("alpha_range", reports.G10(r.Min)+":"+reports.G10(r.Max), "orders the conversion may use")
+	add("alpha_range", table.G10(r.Min)+":"+table.G10(r.Max), "orders the conversion may use")
 
 	if f.variant == "sequential" {
 		acct := sglu.Accountant{Problem: p, Target: f.target, Delta: delta, Sigma: f.sigma, Mode: mode, Mixed: f.mixed, Variance: v, Alphas: r}

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 )
 
@@ -18,7 +19,7 @@ import (
 // paper's MNIST rows, and the finding FAILs naming the first mismatch; with the paper's n
 // every entry matches and it PASSes. The experiment reads PaperSettings, restored after.
 func TestTable3Violation(t *testing.T) {
-	table3 := func() audit.Finding {
+	table3 := func() verdict.Finding {
 		t.Helper()
 		dir := t.TempDir()
 		if _, err := audittest.Reproduce(t, "sglu-table3", dir); err != nil {
@@ -27,13 +28,13 @@ func TestTable3Violation(t *testing.T) {
 		rep, _ := readTables(t, filepath.Join(dir, "sglu-table3.json"))
 		for _, f := range rep.Tables[0].Findings {
 			if f.Check == "sglu-table3" {
-				return audit.Finding{Check: f.Check, Verdict: audit.Verdict(f.Verdict), Measured: float64(f.Measured), Bound: float64(f.Bound), Detail: f.Detail}
+				return verdict.Finding{Check: f.Check, Verdict: verdict.Verdict(f.Verdict), Measured: float64(f.Measured), Bound: float64(f.Bound), Detail: f.Detail}
 			}
 		}
 		t.Fatal("no finding sglu-table3")
-		return audit.Finding{}
+		return verdict.Finding{}
 	}
-	if f := table3(); f.Verdict != audit.Pass || f.Measured != 24 || f.Bound != 24 {
+	if f := table3(); f.Verdict != verdict.Pass || f.Measured != 24 || f.Bound != 24 {
 		t.Fatalf("the paper's n: %v (%s); want PASS, 24 of 24", f, f.Detail)
 	}
 	saved := PaperSettings
@@ -44,7 +45,7 @@ func TestTable3Violation(t *testing.T) {
 	}
 	PaperSettings[0].N = 10000
 	f := table3()
-	if f.Verdict != audit.Fail || !(f.Measured <= 12) || !strings.Contains(f.Detail, "first mismatch: MNIST") {
+	if f.Verdict != verdict.Fail || !(f.Measured <= 12) || !strings.Contains(f.Detail, "first mismatch: MNIST") {
 		t.Errorf("MNIST's n declared 10,000: %v (%s); want FAIL with the MNIST entries mismatched", f, f.Detail)
 	}
 }

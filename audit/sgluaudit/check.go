@@ -6,6 +6,10 @@ import (
 	"math"
 	"sync"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
@@ -19,7 +23,7 @@ import (
 // laws are Gaussian and the divergence is exact, and compares it with the bound; the noise
 // the implementation injects, measured two-sided on a zero-feature twin (noise.go); and the
 // empirical distinguishing game on the published models of the trials.
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	conf := opt.Confidence
 	if conf == 0 {
 		conf = 0.95
@@ -27,7 +31,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	// The noise check costs a few runs, so it is held to a 20× smaller false-alarm rate:
 	// it adds at most a twentieth of 1 − conf to an honest subject's chance of a FAIL.
 	// The four measured findings are independent: computed side by side, reported in order.
-	var noise, coupled, emp, mem audit.Finding
+	var noise, coupled, emp, mem verdict.Finding
 	var errs [4]error
 	game, membership := opt.Attacks.Has(audit.GameAttack), opt.Attacks.Has(audit.MembershipAttack)
 	// the published-model phase, its game and attack run beside the noise and coupled checks
@@ -37,7 +41,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 		if err != nil {
 			return nil, fmt.Errorf("sglu check: %w", err)
 		}
-		pub.Members = &audit.MembershipRelease{Loss: s.setup.Loss, Deleted: removed}
+		pub.Members = &checks.MembershipRelease{Loss: s.setup.Loss, Deleted: removed}
 	}
 	// the checks, for a progress bar, counted as each ends
 	st, ctx := steps.Count(ctx, true, true, game, membership)
@@ -59,7 +63,7 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 			return nil, err
 		}
 	}
-	fs := []audit.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
+	fs := []verdict.Finding{s.certificateFinding(), s.oracleFinding(), noise, coupled}
 	if game {
 		fs = append(fs, emp)
 	}
@@ -69,26 +73,26 @@ func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt aud
 	return fs, nil
 }
 
-func (s *Subject) certificateFinding() audit.Finding {
+func (s *Subject) certificateFinding() verdict.Finding {
 	worst := 0.0
 	for _, e := range s.eps {
 		worst = math.Max(worst, e)
 	}
-	v := audit.Pass
+	v := verdict.Pass
 	detail := fmt.Sprintf("Theorem 3.2 along Theorem 3.11's recursion certifies ϵ = %.4g at δ = %.3g for the worst of %d requests with K = %v epochs",
 		worst, s.delta, len(s.eps), compactInts(s.ks))
 	if worst > s.setup.Epsilon {
-		v = audit.Fail
+		v = verdict.Fail
 		detail += fmt.Sprintf("; the target needs K = %v", compactInts(s.needed))
 	}
-	f := audit.Finding{Check: "sglu/certificate", Title: "certificate recomputed", Kind: audit.Certificate, Verdict: v,
+	f := verdict.Finding{Check: "sglu/certificate", Title: "certificate recomputed", Kind: verdict.Certificate, Verdict: v,
 		Measured: worst, Bound: s.setup.Epsilon, Comparison: "≤", Confidence: 1, Detail: detail}
 	if len(s.eps) > 0 {
-		t := audit.Trace{Name: "ϵ certified for request i with the K_i epochs run", BoundName: "claimed ϵ"}
-		for _, i := range audit.TraceRequests(len(s.eps)) {
+		t := verdict.Trace{Name: "ϵ certified for request i with the K_i epochs run", BoundName: "claimed ϵ"}
+		for _, i := range verdict.TraceRequests(len(s.eps)) {
 			t.Requests, t.Values, t.Bound = append(t.Requests, i), append(t.Values, s.eps[i-1]), append(t.Bound, s.setup.Epsilon)
 		}
-		f.Traces = []audit.Trace{t} // the worst request already decides the verdict
+		f.Traces = []verdict.Trace{t} // the worst request already decides the verdict
 	}
 	return f
 }
@@ -97,7 +101,7 @@ func (s *Subject) certificateFinding() audit.Finding {
 // (the convergent reading), serves the same replacements in the same slots with the same
 // K_s, and ends Gaussian with the stationary covariance, so D_α to ν_{D_S} is exact. It
 // is checked against Theorem 3.11's bound for the surrogate's constants (M = a·‖x‖max).
-func (s *Subject) oracleFinding() audit.Finding {
+func (s *Subject) oracleFinding() verdict.Finding {
 	p := s.problem
 	q := QuadraticOracle{A: p.StrongConvexity, Eta: p.StepSize, Sigma: s.setup.Sigma, Batch: p.Batch}
 	rows := func(ds *reference.Dataset) [][]float64 {
@@ -121,11 +125,11 @@ func (s *Subject) oracleFinding() audit.Finding {
 	tight := SequentialEpsilons(alpha, s.setup.Sigma, qp, s.ks, sglu.PaperPABI, false, sglu.TrueVariance)
 	exact := q.Renyi(alpha, dist)
 	last := len(s.ks) - 1
-	v := audit.Pass
+	v := verdict.Pass
 	if exact > bound[last]*(1+1e-9) {
-		v = audit.Fail
+		v = verdict.Fail
 	}
-	return audit.Finding{Check: "sglu/exact-oracle", Title: "exact divergence on the quadratic surrogate", Kind: audit.Release, Verdict: v,
+	return verdict.Finding{Check: "sglu/exact-oracle", Title: "exact divergence on the quadratic surrogate", Kind: verdict.Release, Verdict: v,
 		Measured: exact, Bound: bound[last], Comparison: "≤", Confidence: 1,
 		Detail: fmt.Sprintf("D_2(unlearned ‖ ν_{D_S}) = %.4g exactly, Theorem 3.11 bounds it by %.4g (%.3g× slack; %.4g with the injected variance 2ησ²)",
 			exact, bound[last], bound[last]/exact, tight[last])}

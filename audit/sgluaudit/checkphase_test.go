@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -37,7 +40,7 @@ var checkPhaseHashes = map[int]string{
 
 // findingsHash is the SHA-256 of each audit's findings as a report writes a subject's
 // (reports.NewSubject: every field, the numbers as report.json spells them), one per line.
-func findingsHash(tb testing.TB, audits []audit.Audited, all [][]audit.Finding) string {
+func findingsHash(tb testing.TB, audits []audit.Audited, all [][]verdict.Finding) string {
 	tb.Helper()
 	h := sha256.New()
 	for i, fs := range all {
@@ -52,7 +55,7 @@ func findingsHash(tb testing.TB, audits []audit.Audited, all [][]audit.Finding) 
 }
 
 func TestCheckPhaseFindingsPinned(t *testing.T) {
-	shared := mia.NewResamples(audit.SharedBudget) // as a run with controls
+	shared := mia.NewResamples(trials.SharedBudget) // as a run with controls
 	all := decisiveAudits(t, 1e-6, shared)
 	if len(all) != 5 {
 		t.Fatalf("%d audits, want the subject and 4 controls", len(all))
@@ -62,7 +65,7 @@ func TestCheckPhaseFindingsPinned(t *testing.T) {
 			if testing.Short() && n > 2_000 {
 				t.Skip("-short: the 2 000-trial pin only")
 			}
-			results := make([][]audit.TrialResult, len(all))
+			results := make([][]trials.TrialResult, len(all))
 			for i, a := range all {
 				results[i] = syntheticResults(t, a, n, i == 0)
 			}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
@@ -51,11 +54,11 @@ func Controls(s *Subject, opt audit.CheckOptions) []audit.Control {
 	mutant := func(b bug) *Subject {
 		m := *s
 		m.bug = b
-		m.fp = audit.ConfigFingerprint(s.fp+"|"+string(b), s.ordered, nil, nil)
+		m.fp = trials.ConfigFingerprint(s.fp+"|"+string(b), s.ordered, nil, nil)
 		return &m
 	}
 	mk := func(b bug, what string, sub *Subject) audit.Control {
-		return audit.Control{Name: string(b), Bug: what, Audited: audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+		return audit.Control{Name: string(b), Bug: what, Audited: audit.Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 			return Check(ctx, sub, r, opt)
 		}}}
 	}
@@ -87,7 +90,7 @@ func (s *Subject) stale() (*Subject, bool) {
 			return nil, false
 		}
 		m.bug, m.staleFactor = staleEpochs, f
-		m.fp = audit.ConfigFingerprint(m.fp+"|"+string(staleEpochs), m.ordered, nil, nil)
+		m.fp = trials.ConfigFingerprint(m.fp+"|"+string(staleEpochs), m.ordered, nil, nil)
 		return m, true
 	}
 	return nil, false

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 )
 
@@ -32,7 +34,7 @@ func TestControlsAreCaught(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range honest {
-			if f.Verdict != audit.Pass {
+			if f.Verdict != verdict.Pass {
 				t.Errorf("lockstep %d: honest %s: %s (%s)", lockstep, f.Check, f.Verdict, f.Detail)
 			}
 		}
@@ -49,7 +51,7 @@ func TestControlsAreCaught(t *testing.T) {
 			}
 			var caught []string
 			for _, f := range fs {
-				if f.Verdict == audit.Fail {
+				if f.Verdict == verdict.Fail {
 					caught = append(caught, f.Check)
 				}
 			}
@@ -80,7 +82,7 @@ func TestStaleEpochsControl(t *testing.T) {
 	if !ok {
 		t.Fatalf("K = %v: the accountant at 2σ changes none", s.Needed())
 	}
-	if f := m.certificateFinding(); f.Verdict != audit.Fail {
+	if f := m.certificateFinding(); f.Verdict != verdict.Fail {
 		t.Errorf("stale epochs %v for needed %v: certificate %s (%s)", m.UnlearnEpochs(), s.Needed(), f.Verdict, f.Detail)
 	}
 }
@@ -107,7 +109,7 @@ func TestCoupledBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Verdict != audit.Pass || !(f.Measured > 0) {
+	if f.Verdict != verdict.Pass || !(f.Measured > 0) {
 		t.Errorf("honest coupled replay: %s, distance %v (bound %v)", f.Verdict, f.Measured, f.Bound)
 	}
 }

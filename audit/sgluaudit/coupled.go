@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
@@ -93,7 +94,7 @@ func (s *Subject) replay(ctx context.Context, seed uint64, indices []int) ([][]f
 }
 
 // coupledFinding runs the pairs and compares their distances with the bound.
-func (s *Subject) coupledFinding(ctx context.Context, seed uint64) (audit.Finding, error) {
+func (s *Subject) coupledFinding(ctx context.Context, seed uint64) (verdict.Finding, error) {
 	pairSeed := reference.Stream(seed, 0, "sglu/coupled-replay").Uint64()
 	idx := make([]int, coupledRuns)
 	for i := range idx {
@@ -103,7 +104,7 @@ func (s *Subject) coupledFinding(ctx context.Context, seed uint64) (audit.Findin
 	if s.setup.Lockstep > 0 {
 		u, err := s.unlearnedEnsemble(ctx, pairSeed, idx)
 		if err != nil {
-			return audit.Finding{}, fmt.Errorf("sglu coupled replay: %w", err)
+			return verdict.Finding{}, fmt.Errorf("sglu coupled replay: %w", err)
 		}
 		for k := range idx {
 			a = append(a, u.Published(k))
@@ -112,28 +113,28 @@ func (s *Subject) coupledFinding(ctx context.Context, seed uint64) (audit.Findin
 		for _, i := range idx {
 			r, err := s.Unlearned(ctx, reference.Streams{Seed: pairSeed, Trial: i})
 			if err != nil {
-				return audit.Finding{}, fmt.Errorf("sglu coupled replay: %w", err)
+				return verdict.Finding{}, fmt.Errorf("sglu coupled replay: %w", err)
 			}
 			a = append(a, r.Published)
 		}
 	}
 	b, err := s.replay(ctx, pairSeed, idx)
 	if err != nil {
-		return audit.Finding{}, fmt.Errorf("sglu coupled replay: %w", err)
+		return verdict.Finding{}, fmt.Errorf("sglu coupled replay: %w", err)
 	}
 	worst := 0.0
 	for k := range a {
 		worst = math.Max(worst, reference.Distance(a[k], b[k]))
 	}
 	bound := s.coupledBound()
-	v := audit.Pass
+	v := verdict.Pass
 	if worst > bound+s.roundingSlack() {
-		v = audit.Fail
+		v = verdict.Fail
 	}
-	return audit.Finding{Check: "sglu/coupled-replay", Title: "requests served (coupled replay)", Kind: audit.Implementation, Verdict: v,
+	return verdict.Finding{Check: "sglu/coupled-replay", Title: "requests served (coupled replay)", Kind: verdict.Implementation, Verdict: v,
 		Measured: worst, Bound: bound, Comparison: "≤", Confidence: 1, Trials: coupledRuns,
 		Detail: fmt.Sprintf("%d runs of the deployment against T + ΣK_s = %d epochs on the final data with the same noise: the farthest pair is %.4g apart; contraction by c = %.6g a step and Remark 3.7's 2M a differing record bound it by %.4g for the claimed K = %v%s",
-			coupledRuns, s.setup.Epochs+sum(s.ks), worst, s.problem.C(), bound, compactInts(s.ks), map[bool]string{true: "; so a request is not served as claimed", false: ""}[v == audit.Fail])}, nil
+			coupledRuns, s.setup.Epochs+sum(s.ks), worst, s.problem.C(), bound, compactInts(s.ks), map[bool]string{true: "; so a request is not served as claimed", false: ""}[v == verdict.Fail])}, nil
 }
 
 // roundingSlack bounds what rounding adds to the pair's distance: a step's batch gradient

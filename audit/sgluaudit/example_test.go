@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -40,7 +43,7 @@ func ExampleCheck() {
 		fmt.Println(err)
 		return
 	}
-	trials, err := audit.Engine{}.Run(ctx, s, 1, 200)
+	trials, err := trials.Engine{}.Run(ctx, s, 1, 200)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -58,7 +61,7 @@ func ExampleCheck() {
 		}
 	}
 	// the empirical game is supporting evidence: the required findings decide
-	fmt.Println("subject:", audit.Decide(s.Claim(), findings))
+	fmt.Println("subject:", verdict.Decide(s.Claim(), findings))
 	// Output:
 	// epochs per removal: [1 1]
 	// PASS sglu/certificate

@@ -6,7 +6,10 @@ import (
 	"math"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -50,7 +53,7 @@ type MethodResult struct {
 	AccuracySD    float64
 	RetrainAcc    float64 // mean test accuracy of the retrained models
 	Certified     float64 // the ϵ its certificate gives at the σ used
-	Empirical     audit.Finding
+	Empirical     verdict.Finding
 	RenyiEstimate estimate.Estimate // projected D̂_2(unlearned ‖ retrained)
 	UnlearnGrads  float64           // per-sample gradients of one unlearning request
 	RetrainGrads  float64           // per-sample gradients of one retraining
@@ -228,7 +231,7 @@ func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials 
 	d := c.Train.Dim()
 	a, b := mat.NewDense(trials, d, nil), mat.NewDense(trials, d, nil)
 	accU, accR := make([]float64, trials), make([]float64, trials)
-	results := make([]audit.TrialResult, trials)
+	results := make([]trialspkg.TrialResult, trials)
 	err := par.Do(ctx, trials, c.Workers, func(i int) error {
 		st := &reference.Streams{Seed: c.Seed, Trial: i}
 		u, err := unlearned(st)
@@ -242,7 +245,7 @@ func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials 
 		a.SetRow(i, u)
 		b.SetRow(i, rt)
 		accU[i], accR[i] = accuracy(u, c.Test), accuracy(rt, c.Test)
-		results[i] = audit.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: rt}}
+		results[i] = trialspkg.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: rt}}
 		return nil
 	})
 	if err != nil {
@@ -251,7 +254,7 @@ func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials 
 	mr.Accuracy, mr.AccuracySD = meanSD(accU)
 	mr.RetrainAcc, _ = meanSD(accR)
 	delta := 1 / float64(c.Train.Len())
-	if mr.Empirical, err = (audit.EmpiricalRelease{Prefix: "sglu-mnist", Epsilon: mr.Target, Delta: delta, Seed: c.Seed}).Check(ctx, results); err != nil {
+	if mr.Empirical, err = (checks.EmpiricalRelease{Prefix: "sglu-mnist", Epsilon: mr.Target, Delta: delta, Seed: c.Seed}).Check(ctx, results); err != nil {
 		return err
 	}
 	mr.RenyiEstimate, err = estimate.Projected(a, b, estimate.Options{Alpha: 2, Seed: c.Seed, Covariance: estimate.Pooled})

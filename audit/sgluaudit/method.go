@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
@@ -85,7 +88,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		return nil, err
 	}
 	opt := s.CheckOptions()
-	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	return []audit.Audited{{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, sub, r, opt)
 	}, Controls: Controls(sub, opt)}}, nil
 }

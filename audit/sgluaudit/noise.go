@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -37,7 +39,7 @@ const noiseMaxRuns = 256
 // each resolve noiseResolve with 80 % power, in d dimensions.
 func noiseRuns(d int, a float64) int {
 	for n := 2; n < noiseMaxRuns; n++ {
-		if audit.NewVarianceTest(n*d, a).Resolves() <= noiseResolve {
+		if verdict.NewVarianceTest(n*d, a).Resolves() <= noiseResolve {
 			return n
 		}
 	}
@@ -91,19 +93,19 @@ func (s *Subject) projectionRisk(epochs int) float64 {
 
 // noiseFinding runs the twin and tests the measured variance on both sides against v_s,
 // at the false-alarm level given (the check's share of the audit's 1 − confidence).
-func (s *Subject) noiseFinding(ctx context.Context, seed uint64, level float64) (audit.Finding, error) {
+func (s *Subject) noiseFinding(ctx context.Context, seed uint64, level float64) (verdict.Finding, error) {
 	twin, err := s.zeroFeatureTwin()
 	if err != nil {
-		return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("sglu noise check: %w", err)
 	}
 	ns := s.noiseSides(level)
 	runs := noiseRuns(ns.d, ns.a)
 	twinSeed := reference.Stream(seed, 0, "sglu/noise-twin").Uint64()
 	// the engine runs the twin as it runs the subject's trials: lockstep batches for a
 	// lockstep subject, one Model at a time otherwise
-	results, err := audit.Engine{}.Run(ctx, twin, twinSeed, runs)
+	results, err := trials.Engine{}.Run(ctx, twin, twinSeed, runs)
 	if err != nil {
-		return audit.Finding{}, fmt.Errorf("sglu noise check: %w", err)
+		return verdict.Finding{}, fmt.Errorf("sglu noise check: %w", err)
 	}
 	return noiseVerdict(results, ns)
 }
@@ -140,10 +142,10 @@ type noiseSides struct {
 
 // noiseVerdict tests each side's Σθ²/v two-sided and reports the variance ratio measured
 // (the pooled estimate and the interval of the worse side).
-func noiseVerdict(results []audit.TrialResult, ns noiseSides) (audit.Finding, error) {
-	f := audit.Finding{Check: "sglu/noise", Title: "Langevin noise injected (zero-feature twin)", Kind: audit.Implementation,
+func noiseVerdict(results []trials.TrialResult, ns noiseSides) (verdict.Finding, error) {
+	f := verdict.Finding{Check: "sglu/noise", Title: "Langevin noise injected (zero-feature twin)", Kind: verdict.Implementation,
 		Bound: 1, Comparison: "=", Confidence: ns.conf, Trials: len(results)}
-	ratio := func(side func(audit.TrialResult) reference.Release, v float64) (float64, int, error) {
+	ratio := func(side func(trials.TrialResult) reference.Release, v float64) (float64, int, error) {
 		var ss float64
 		k := 0
 		for _, tr := range results {
@@ -158,42 +160,42 @@ func noiseVerdict(results []audit.TrialResult, ns noiseSides) (audit.Finding, er
 		}
 		return ss, k, nil
 	}
-	ssU, k, err := ratio(func(t audit.TrialResult) reference.Release { return t.Unlearned }, ns.vUnlearned)
+	ssU, k, err := ratio(func(t trials.TrialResult) reference.Release { return t.Unlearned }, ns.vUnlearned)
 	if err != nil {
 		return f, err
 	}
-	ssR, _, err := ratio(func(t audit.TrialResult) reference.Release { return t.Retrained }, ns.vRetrained)
+	ssR, _, err := ratio(func(t trials.TrialResult) reference.Release { return t.Retrained }, ns.vRetrained)
 	if err != nil {
 		return f, err
 	}
-	test := audit.NewVarianceTest(k, ns.a)
+	test := verdict.NewVarianceTest(k, ns.a)
 	f.Measured = (ssU + ssR) / float64(2*k)
 	c := distuv.ChiSquared{K: float64(k)}
-	ivU := audit.Interval{Lower: ssU / c.Quantile(1-ns.a/2), Upper: ssU / c.Quantile(ns.a/2)}
-	ivR := audit.Interval{Lower: ssR / c.Quantile(1-ns.a/2), Upper: ssR / c.Quantile(ns.a/2)}
-	f.Interval = &audit.Interval{Lower: math.Min(ivU.Lower, ivR.Lower), Upper: math.Max(ivU.Upper, ivR.Upper)}
+	ivU := verdict.Interval{Lower: ssU / c.Quantile(1-ns.a/2), Upper: ssU / c.Quantile(ns.a/2)}
+	ivR := verdict.Interval{Lower: ssR / c.Quantile(1-ns.a/2), Upper: ssR / c.Quantile(ns.a/2)}
+	f.Interval = &verdict.Interval{Lower: math.Min(ivU.Lower, ivR.Lower), Upper: math.Max(ivU.Upper, ivR.Upper)}
 	resolves := test.Resolves()
 	pw := math.Min(test.Power(noiseRatioPower), test.Power(1/noiseRatioPower))
-	f.Power = &audit.Power{Against: noiseRatioPower, Power: pw, SmallestFactor: resolves}
+	f.Power = &verdict.Power{Against: noiseRatioPower, Power: pw, SmallestFactor: resolves}
 	rejected := test.Rejects
 	f.Detail = fmt.Sprintf("%d runs a side on the data with every feature zero, where the law is exactly N(0, v_s·I): measured variance / v_s = %.4g unlearned (interval [%.4g, %.4g]) and %.4g retrained ([%.4g, %.4g]), %d degrees of freedom each, two-sided χ² at %.3g each; catches a variance off by %.3g× either way with 80 %% power (σ = %g)",
 		len(results), ssU/float64(k), ivU.Lower, ivU.Upper, ssR/float64(k), ivR.Lower, ivR.Upper, k, ns.a, resolves, ns.sigma)
 	switch {
 	case ns.risk > 1e-3:
 		// the projection may have acted: the twin's law is no longer the Gaussian above
-		f.Verdict = audit.Inconclusive
+		f.Verdict = verdict.Inconclusive
 		f.Power = nil // no run count decides it
 		f.Detail += fmt.Sprintf("; but the projection on R may act in the twin (probability ≤ %.3g), so its law is not the Gaussian tested: no verdict", ns.risk)
 	case rejected(ssU) || rejected(ssR):
-		f.Verdict = audit.Fail
+		f.Verdict = verdict.Fail
 		f.Detail += "; the noise is not the σ the certificate analyses"
-	case pw >= audit.PowerTarget:
-		f.Verdict = audit.Pass
+	case pw >= verdict.PowerTarget:
+		f.Verdict = verdict.Pass
 	default: // only with runs capped at noiseMaxRuns in very few dimensions
-		f.Verdict = audit.Inconclusive
+		f.Verdict = verdict.Inconclusive
 		decides := func(n int) bool {
-			t := audit.NewVarianceTest(n*ns.d, ns.a)
-			return math.Min(t.Power(noiseRatioPower), t.Power(1/noiseRatioPower)) >= audit.PowerTarget
+			t := verdict.NewVarianceTest(n*ns.d, ns.a)
+			return math.Min(t.Power(noiseRatioPower), t.Power(1/noiseRatioPower)) >= verdict.PowerTarget
 		}
 		// the least decisive run count, by doubling then bisection, searched up to 2^30
 		// runs: a level too small for any count leaves TrialsNeeded 0 and says so

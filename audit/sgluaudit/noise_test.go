@@ -6,20 +6,22 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // gaussianTwin draws runs trials of N(0, r·v·I_d) on each side, as a twin whose noise
 // variance is r times the claimed one publishes.
-func gaussianTwin(runs, d int, v, r float64, rng *rand.Rand) []audit.TrialResult {
-	out := make([]audit.TrialResult, runs)
+func gaussianTwin(runs, d int, v, r float64, rng *rand.Rand) []trials.TrialResult {
+	out := make([]trials.TrialResult, runs)
 	for i := range out {
 		u, w := make([]float64, d), make([]float64, d)
 		for j := range u {
 			u[j], w[j] = math.Sqrt(r*v)*rng.NormFloat64(), math.Sqrt(r*v)*rng.NormFloat64()
 		}
-		out[i] = audit.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: w}}
+		out[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: w}}
 	}
 	return out
 }
@@ -33,7 +35,7 @@ func TestNoiseVerdictCalibratedAndPowered(t *testing.T) {
 	const d, conf = 30, 0.95
 	a := (1 - conf) / 2
 	runs := noiseRuns(d, a)
-	f := audit.NewVarianceTest(runs*d, a).Resolves()
+	f := verdict.NewVarianceTest(runs*d, a).Resolves()
 	if !(f > 1 && f <= noiseResolve) {
 		t.Fatalf("%d runs in %d dimensions resolve %v×; want (1, %v]", runs, d, f, noiseResolve)
 	}
@@ -50,9 +52,9 @@ func TestNoiseVerdictCalibratedAndPowered(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Verdict == audit.Fail {
+			if v.Verdict == verdict.Fail {
 				fails++
-			} else if v.Verdict != audit.Pass {
+			} else if v.Verdict != verdict.Pass {
 				t.Fatalf("ratio %v: %s (%s)", r, v.Verdict, v.Detail)
 			}
 		}
@@ -63,8 +65,8 @@ func TestNoiseVerdictCalibratedAndPowered(t *testing.T) {
 		t.Errorf("false FAIL rate %.4f at the claimed variance; the test promises ≤ %v", got, 1-conf)
 	}
 	for _, r := range []float64{f, 1 / f} {
-		if got := rate(r); got < audit.PowerTarget-4*se(audit.PowerTarget) {
-			t.Errorf("variance ×%.3g caught %.3f of the time; the check promises %v", r, got, audit.PowerTarget)
+		if got := rate(r); got < verdict.PowerTarget-4*se(verdict.PowerTarget) {
+			t.Errorf("variance ×%.3g caught %.3f of the time; the check promises %v", r, got, verdict.PowerTarget)
 		}
 	}
 	for _, r := range []float64{0.5, 2} {
@@ -82,7 +84,7 @@ func TestNoiseVerdictProjectionRisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Verdict != audit.Inconclusive || f.Power != nil {
+	if f.Verdict != verdict.Inconclusive || f.Power != nil {
 		t.Errorf("projection risk 0.01: %s, power %+v; want INCONCLUSIVE without power", f.Verdict, f.Power)
 	}
 }
@@ -114,7 +116,7 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Verdict != audit.Pass || f.Power == nil || f.Power.Power < audit.PowerTarget {
+			if f.Verdict != verdict.Pass || f.Power == nil || f.Power.Power < verdict.PowerTarget {
 				t.Errorf("honest: %s, power %+v: %s", f.Verdict, f.Power, f.Detail)
 			}
 			weak := st
@@ -129,7 +131,7 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 				t.Fatal(err)
 			}
 			twin.setup.Sigma = weak.Sigma
-			results, err := audit.Engine{}.Run(context.Background(), twin, 9, noiseRuns(ds.Dim(), 0.025))
+			results, err := trials.Engine{}.Run(context.Background(), twin, 9, noiseRuns(ds.Dim(), 0.025))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +141,7 @@ func TestNoiseFindingOnTheImplementation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bad.Verdict != audit.Fail || math.Abs(bad.Measured-0.5) > 0.15 {
+			if bad.Verdict != verdict.Fail || math.Abs(bad.Measured-0.5) > 0.15 {
 				t.Errorf("half the variance: %s, measured ratio %v; want FAIL within 0.15 of 0.5 (7 standard errors): %s", bad.Verdict, bad.Measured, bad.Detail)
 			}
 		})

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -33,7 +36,7 @@ func (Method) Experiments() []audit.Experiment {
 			Params: []audit.Param{
 				audit.FormatsParam,
 				{Name: "requests", Usage: "sequential single-record removal requests", Default: strconv.Itoa(Fig3dRequests), Kind: audit.Integer, Range: "[1, 1e5]"},
-				{Name: "target-epsilon", Usage: "ϵ̂ each request must meet", Default: reports.G10(Fig3dTarget), Kind: audit.Number, Range: "(0, inf)"},
+				{Name: "target-epsilon", Usage: "ϵ̂ each request must meet", Default: table.G10(Fig3dTarget), Kind: audit.Number, Range: "(0, inf)"},
 				{Name: "mixed", Usage: "the authors' mode: paper PABI factor for request 1, exact-shift after (false: paper factor throughout)", Default: "true", Bool: true},
 			},
 			Run: runFig3d,
@@ -73,9 +76,9 @@ func batchLabel(b int) string {
 
 // runTable3 recomputes the paper's Table 3: the least σ for which one unlearning epoch
 // meets ϵ̂ under Theorem 3.2, by the corrected Algorithms 4 and 5.
-func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*audit.Reproduced, error) {
+func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*verdictpkg.Reproduced, error) {
 	t := reports.NewReproduction(env.Version, "sglu-table3", "SGLU: the noise σ of the paper's Table 3")
-	t.Settings = []reports.Value{{Name: "K̂", Value: 1}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e4}, {Name: "T (learning epochs)", Value: 1}}
+	t.Settings = []table.Value{{Name: "K̂", Value: 1}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e4}, {Name: "T (learning epochs)", Value: 1}}
 	t.Notes = []string{
 		"σ is the least value, to 1e-8, whose least K under Theorem 3.2 (weak triangle inequality, F_T = 1/(1 − c^{n/b})) is at most K̂ = 1, converted to (ϵ̂, δ = 1/n) at the best α in [2, 1e4] (spec sglu §2.5, Algorithms 4–5 corrected).",
 		"As in the official runs, the initial-law terms use R = 0 and no 2R cap applies (spec sglu §2.5); constants λ = m = 1e-6·n, L = 1/4 + λ, η = 1/L.",
@@ -83,7 +86,7 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*audit
 	}
 	tb := reports.Table{Name: "Table 3: σ for one unlearning epoch", Caption: "Rows: dataset and batch size; columns: target ϵ̂. Each cell is σ at full precision, the paper's value beside it."}
 	for _, e := range Table3Targets {
-		tb.Columns = append(tb.Columns, "ϵ̂ = "+reports.G10(e))
+		tb.Columns = append(tb.Columns, "ϵ̂ = "+table.G10(e))
 	}
 	matched, total := 0, 0
 	var worst string
@@ -95,7 +98,7 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*audit
 			}
 		}
 		p := setting.Problem(row.Batch)
-		r := reports.TableRow{Label: setting.Label + ", " + batchLabel(row.Batch)}
+		r := table.Row{Label: setting.Label + ", " + batchLabel(row.Batch)}
 		for k, target := range Table3Targets {
 			sigma, err := Table3Sigma(p, target)
 			if err != nil {
@@ -109,17 +112,17 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*audit
 			} else if worst == "" {
 				worst = fmt.Sprintf("first mismatch: %s at ϵ̂ = %v: σ = %.8f, paper %s", r.Label, target, sigma, row.Sigma[k])
 			}
-			r.Cells = append(r.Cells, reports.Cell{Value: reports.Number(sigma), Text: fmt.Sprintf("%.8f", sigma), Paper: row.Sigma[k], Match: &ok})
+			r.Cells = append(r.Cells, table.Cell{Value: table.Number(sigma), Text: fmt.Sprintf("%.8f", sigma), Paper: row.Sigma[k], Match: &ok})
 		}
 		tb.Rows = append(tb.Rows, r)
 	}
-	verdict := audit.Pass
+	verdict := verdictpkg.Pass
 	detail := fmt.Sprintf("%d of %d entries agree with the paper to its four printed decimals", matched, total)
 	if matched < total {
-		verdict = audit.Fail
+		verdict = verdictpkg.Fail
 		detail += "; " + worst
 	}
-	tb.Findings = append(tb.Findings, reports.NewFinding(audit.Finding{Check: "sglu-table3", Title: "Table 3 reproduced", Kind: audit.Certificate,
+	tb.Findings = append(tb.Findings, reports.NewFinding(verdictpkg.Finding{Check: "sglu-table3", Title: "Table 3 reproduced", Kind: verdictpkg.Certificate,
 		Verdict: verdict, Measured: float64(matched), Bound: float64(total), Comparison: "of", Detail: detail}))
 	t.Tables = append(t.Tables, tb)
 	t.Summarize()
@@ -128,7 +131,7 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*audit
 
 // runFig3d recomputes Fig. 3d: the unlearning epochs 100 sequential single-record
 // removals need at ϵ̂ = 0.01 under Theorem 3.11, per batch size and σ.
-func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*verdictpkg.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	requests, target, mixed := r.Int("requests"), r.Float("target-epsilon"), r.Bool("mixed")
 	if err := r.Err(); err != nil {
@@ -145,7 +148,7 @@ func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 		return nil, err
 	}
 	t := reports.NewReproduction(env.Version, "sglu-fig3d", "SGLU: accumulated unlearning epochs over sequential removals")
-	t.Settings = []reports.Value{{Name: "ϵ̂", Value: reports.Number(target)}, {Name: "requests", Value: reports.Number(requests)}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e5}}
+	t.Settings = []table.Value{{Name: "ϵ̂", Value: table.Number(target)}, {Name: "requests", Value: table.Number(requests)}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e5}}
 	mode := "the paper PABI factor c^{2Kn/b} for every request"
 	if mixed {
 		mode = "the authors' mixed mode: the paper PABI factor for the first request and the exact-shift one after"
@@ -163,19 +166,19 @@ func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 		printed := reports.Table{Name: s.Label + ": the printed appendix loop (every request from Z_B; unsound)",
 			Caption: "The same grid with the printed loop's accounting."}
 		for _, sigma := range Fig3dSigmas {
-			sound.Columns = append(sound.Columns, "σ = "+reports.G10(sigma))
-			printed.Columns = append(printed.Columns, "σ = "+reports.G10(sigma))
+			sound.Columns = append(sound.Columns, "σ = "+table.G10(sigma))
+			printed.Columns = append(printed.Columns, "σ = "+table.G10(sigma))
 		}
 		fig := reports.Figure{Title: "SGLU, " + s.Label + ", b = 128: accumulated unlearning epochs", XLabel: "request", YLabel: "Σ K (epochs)"}
 		var under, cells int
 		for _, b := range Fig3dBatches {
 			p := s.Problem(b)
-			rs, rp := reports.TableRow{Label: batchLabel(b)}, reports.TableRow{Label: batchLabel(b)}
+			rs, rp := table.Row{Label: batchLabel(b)}, table.Row{Label: batchLabel(b)}
 			for g, sigma := range Fig3dSigmas {
 				ks, err := SequentialEpochs(p, target, delta, sigma, requests, mixed, false)
 				if err != nil {
-					rs.Cells = append(rs.Cells, reports.Cell{Value: reports.Number(math.Inf(1)), Text: "unreachable"})
-					rp.Cells = append(rp.Cells, reports.Cell{Value: reports.Number(math.Inf(1)), Text: "unreachable"})
+					rs.Cells = append(rs.Cells, table.Cell{Value: table.Number(math.Inf(1)), Text: "unreachable"})
+					rp.Cells = append(rp.Cells, table.Cell{Value: table.Number(math.Inf(1)), Text: "unreachable"})
 					continue
 				}
 				kp, err := SequentialEpochs(p, target, delta, sigma, requests, mixed, true)
@@ -187,10 +190,10 @@ func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*aud
 				if sumPrinted < sum {
 					under++
 				}
-				rs.Cells = append(rs.Cells, reports.Cell{Value: reports.Number(sum), Text: strconv.Itoa(sum), List: ks})
-				rp.Cells = append(rp.Cells, reports.Cell{Value: reports.Number(sumPrinted), Text: strconv.Itoa(sumPrinted), List: kp})
+				rs.Cells = append(rs.Cells, table.Cell{Value: table.Number(sum), Text: strconv.Itoa(sum), List: ks})
+				rp.Cells = append(rp.Cells, table.Cell{Value: table.Number(sumPrinted), Text: strconv.Itoa(sumPrinted), List: kp})
 				if b == 128 {
-					ser := reports.Series{Name: "σ = " + reports.G10(sigma), Group: g}
+					ser := reports.Series{Name: "σ = " + table.G10(sigma), Group: g}
 					acc := 0
 					for i, k := range ks {
 						acc += k
@@ -226,7 +229,7 @@ func total(ks []int) int {
 // runMNIST runs the paper's Fig. 3a/3b/3c experiments on MNIST 3-vs-8 from the MNIST test
 // set (the training set is not among the repository's datasets), or on two Fashion-MNIST classes
 // at the paper's n.
-func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdictpkg.Reproduced, error) {
 	r := audit.ArgReader{Args: args}
 	trials, seqTrials, requests, train, fullTrials, workers := r.Int("trials"), r.Int("seq-trials"), r.Int("requests"), r.Int("train"), r.Int("full-trials"), r.Int("workers")
 	lambda := r.Float("lambda")
@@ -320,12 +323,12 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 	if t.Inputs, err = reports.HashInputs(data.inputs); err != nil {
 		return nil, err
 	}
-	t.Settings = []reports.Value{{Name: "n (train)", Value: reports.Number(n)}, {Name: "test rows", Value: reports.Number(testDS.Len())},
-		{Name: "d", Value: reports.Number(trainDS.Dim())}, {Name: "λ = m", Value: reports.Number(lambda)}, {Name: "L", Value: reports.Number(res.Problem.Smoothness)},
-		{Name: "M", Value: 1}, {Name: "η", Value: reports.Number(res.Problem.StepSize)}, {Name: "δ", Value: reports.Number(1 / float64(n))},
-		{Name: "trials per side (3a)", Value: reports.Number(trials)}, {Name: "trials per side (3a, full batch)", Value: reports.Number(fullTrials)},
-		{Name: "runs per setting (3b/3c)", Value: reports.Number(seqTrials)},
-		{Name: "requests (3b/3c)", Value: reports.Number(requests)}}
+	t.Settings = []table.Value{{Name: "n (train)", Value: table.Number(n)}, {Name: "test rows", Value: table.Number(testDS.Len())},
+		{Name: "d", Value: table.Number(trainDS.Dim())}, {Name: "λ = m", Value: table.Number(lambda)}, {Name: "L", Value: table.Number(res.Problem.Smoothness)},
+		{Name: "M", Value: 1}, {Name: "η", Value: table.Number(res.Problem.StepSize)}, {Name: "δ", Value: table.Number(1 / float64(n))},
+		{Name: "trials per side (3a)", Value: table.Number(trials)}, {Name: "trials per side (3a, full batch)", Value: table.Number(fullTrials)},
+		{Name: "runs per setting (3b/3c)", Value: table.Number(seqTrials)},
+		{Name: "requests (3b/3c)", Value: table.Number(requests)}}
 	t.Notes = []string{
 		data.note,
 		"Model and constants as in the paper (§5.1): logistic loss with the data gradient clipped at 1, λ = m, L = 1/4 + λ, M = 1, η = 1/L, no projection, Gaussian initial law N(0, 2σ²/m), δ = 1/n. λ keeps the paper's MNIST value, so c = 1 − ηm is the paper's; burn-in is 240 noisy steps at every batch size (c^240 ≈ 2.5e-5; the paper runs 1,760 at b = 128 and 1,000 at full batch, which would make this reproduction take many minutes).",
@@ -342,14 +345,14 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 	var order []string
 	for _, m := range res.Fig3a {
 		paper := Fig3aPaper(m.Method, m.Target)
-		row := reports.TableRow{Label: fmt.Sprintf("%s, ϵ̂ = %s", m.Method, reports.G10(m.Target)), Cells: []reports.Cell{
-			{Value: reports.Number(m.Sigma)}, {Value: reports.Number(m.Accuracy), Paper: paper}, {Value: reports.Number(m.AccuracySD)},
-			{Value: reports.Number(m.RetrainAcc)}, {Value: reports.Number(m.Certified)}, {Value: reports.Number(m.Empirical.Measured)},
-			{Value: 0, Text: string(m.Empirical.Verdict)}, {Value: reports.Number(m.RenyiEstimate.Value)}, {Value: reports.Number(m.RenyiEstimate.Interval.Upper)},
-			{Value: reports.Number(m.UnlearnGrads)}, {Value: reports.Number(m.RetrainGrads)}}}
+		row := table.Row{Label: fmt.Sprintf("%s, ϵ̂ = %s", m.Method, table.G10(m.Target)), Cells: []table.Cell{
+			{Value: table.Number(m.Sigma)}, {Value: table.Number(m.Accuracy), Paper: paper}, {Value: table.Number(m.AccuracySD)},
+			{Value: table.Number(m.RetrainAcc)}, {Value: table.Number(m.Certified)}, {Value: table.Number(m.Empirical.Measured)},
+			{Value: 0, Text: string(m.Empirical.Verdict)}, {Value: table.Number(m.RenyiEstimate.Value)}, {Value: table.Number(m.RenyiEstimate.Interval.Upper)},
+			{Value: table.Number(m.UnlearnGrads)}, {Value: table.Number(m.RetrainGrads)}}}
 		t3a.Rows = append(t3a.Rows, row)
 		f := m.Empirical
-		f.Title = m.Method + ", ϵ̂ = " + reports.G10(m.Target) + ": " + f.Title
+		f.Title = m.Method + ", ϵ̂ = " + table.G10(m.Target) + ": " + f.Title
 		t3a.Findings = append(t3a.Findings, reports.NewFinding(f))
 		if series[m.Method] == nil {
 			series[m.Method] = &reports.Series{Name: m.Method, Group: len(order), Points: true}
@@ -371,9 +374,9 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 		if r.Method == "SGLU" {
 			label = "SGLU, " + batchLabel(batchOrFull(r.Batch, n))
 		}
-		t3b.Rows = append(t3b.Rows, reports.TableRow{Label: label, Cells: []reports.Cell{
-			{Value: reports.Number(r.TotalEpochs), List: r.Epochs}, {Value: 0, Text: epochList(r.Epochs).String()},
-			{Value: reports.Number(r.Accuracy)}, {Value: reports.Number(r.RetrainAcc)}, {Value: reports.Number(r.RetrainEpochs)}}})
+		t3b.Rows = append(t3b.Rows, table.Row{Label: label, Cells: []table.Cell{
+			{Value: table.Number(r.TotalEpochs), List: r.Epochs}, {Value: 0, Text: epochList(r.Epochs).String()},
+			{Value: table.Number(r.Accuracy)}, {Value: table.Number(r.RetrainAcc)}, {Value: table.Number(r.RetrainEpochs)}}})
 		s := reports.Series{Name: label, Group: g}
 		acc, step := 0, max(1, requests/len(r.Epochs))
 		for i, k := range r.Epochs {
@@ -386,18 +389,18 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*a
 	t3c := reports.Table{Name: fmt.Sprintf("Fig. 3c/3d: %d sequential removals at ϵ̂ = 0.01: accuracy (Σ epochs)", requests),
 		Caption: "Rows: batch size; columns: σ. Each cell is the mean test accuracy after the last request, with the accumulated unlearning epochs; the JSON lists every K."}
 	for _, s := range sg {
-		t3c.Columns = append(t3c.Columns, "σ = "+reports.G10(s))
+		t3c.Columns = append(t3c.Columns, "σ = "+table.G10(s))
 	}
 	fig3c := reports.Figure{Title: data.title + ": accuracy after the removals against σ (ϵ̂ = 0.01)", XLabel: "σ", YLabel: "test accuracy", LogX: true}
-	rows := map[int]*reports.TableRow{}
+	rows := map[int]*table.Row{}
 	var batches []int
 	for _, r := range res.Fig3c {
 		if rows[r.Batch] == nil {
-			rows[r.Batch] = &reports.TableRow{Label: batchLabel(batchOrFull(r.Batch, n))}
+			rows[r.Batch] = &table.Row{Label: batchLabel(batchOrFull(r.Batch, n))}
 			batches = append(batches, r.Batch)
 			fig3c.Series = append(fig3c.Series, reports.Series{Name: batchLabel(batchOrFull(r.Batch, n)), Group: len(batches) - 1, Points: true})
 		}
-		rows[r.Batch].Cells = append(rows[r.Batch].Cells, reports.Cell{Value: reports.Number(r.Accuracy),
+		rows[r.Batch].Cells = append(rows[r.Batch].Cells, table.Cell{Value: table.Number(r.Accuracy),
 			Text: fmt.Sprintf("%.3f (%d)", r.Accuracy, int(r.TotalEpochs)), List: r.Epochs})
 		s := &fig3c.Series[len(fig3c.Series)-1]
 		s.X, s.Y = append(s.X, r.Sigma), append(s.Y, r.Accuracy)

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -33,7 +36,7 @@ func readTables(t *testing.T, path string) (*reports.Reproduction, []byte) {
 func TestReproduceSGLUTable3(t *testing.T) {
 	dir := t.TempDir()
 	res, err := audittest.Reproduce(t, "sglu-table3", dir)
-	if err != nil || res.Verdict != audit.Pass {
+	if err != nil || res.Verdict != verdict.Pass {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	out := res.Text
@@ -64,7 +67,7 @@ func TestReproduceSGLUTable3(t *testing.T) {
 // INCONCLUSIVE, not PASS. Same flags, same bytes.
 func TestReproduceSGLUFig3d(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	if res, err := audittest.Reproduce(t, "sglu-fig3d", a, "--formats", "svg"); err != nil || res.Verdict != audit.Inconclusive || !strings.Contains(res.Text, "overall: INCONCLUSIVE (nothing judged)") {
+	if res, err := audittest.Reproduce(t, "sglu-fig3d", a, "--formats", "svg"); err != nil || res.Verdict != verdict.Inconclusive || !strings.Contains(res.Text, "overall: INCONCLUSIVE (nothing judged)") {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, js := readTables(t, filepath.Join(a, "sglu-fig3d.json"))
@@ -116,13 +119,13 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 		"--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg"}
 	a, b := t.TempDir(), t.TempDir()
 	res, err := audittest.Reproduce(t, "sglu-mnist", a, args...)
-	if err != nil || res.Verdict == audit.Fail {
+	if err != nil || res.Verdict == verdict.Fail {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, js := readTables(t, filepath.Join(a, "sglu-mnist.json"))
-	verdict := audit.Pass
+	verdict := verdict.Pass
 	if tb.Summary.Inconclusive > 0 || !tb.Summary.Judged() {
-		verdict = audit.Inconclusive
+		verdict = verdictpkg.Inconclusive
 	}
 	if res.Verdict != verdict {
 		t.Errorf("verdict %s with summary %+v; want %s", res.Verdict, tb.Summary, verdict)
@@ -149,7 +152,7 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 	}
 	sigma, acc, sd, racc, cert := col("σ"), col("accuracy"), col("± sd"), col("retrain accuracy"), col("certified ϵ")
 	unGrad, reGrad := col("unlearn gradients"), col("retrain gradients")
-	v := func(r reports.TableRow, i int) float64 { return float64(r.Cells[i].Value) }
+	v := func(r table.Row, i int) float64 { return float64(r.Cells[i].Value) }
 	maxSGLU, minD2D := 0.0, math.Inf(1)
 	for _, r := range fig3a.Rows {
 		if c := v(r, cert); !(c <= 1*(1+1e-9)) {
@@ -229,7 +232,7 @@ func TestReproduceSGLUFashion(t *testing.T) {
 	out := t.TempDir()
 	res, err := audittest.Reproduce(t, "sglu-mnist", out, "--source", "fashion-mnist", "--fashion-dir", dir, "--train", "512", "--trials", "20",
 		"--targets", "1", "--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg")
-	if err != nil || res.Verdict == audit.Fail {
+	if err != nil || res.Verdict == verdictpkg.Fail {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, _ := readTables(t, filepath.Join(out, "sglu-mnist.json"))

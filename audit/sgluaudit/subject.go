@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
@@ -32,7 +34,7 @@ type Setup struct {
 	// holds fixed; the trials' noise comes from the engine's streams.
 	Seed uint64
 	// Lockstep > 0 runs trials through sglu.Ensemble, up to Lockstep of them advancing
-	// together, one pass over each batch's rows for all (audit.BatchSubject); every trial,
+	// together, one pass over each batch's rows for all (trials.BatchSubject); every trial,
 	// alone or batched, then takes the ensemble's kernel, so its results are the same bits
 	// however it is batched. They differ from the one-at-a-time Model's by rounding only,
 	// but differ: lockstep is part of the configuration's fingerprint (its size is not).
@@ -43,7 +45,7 @@ type Setup struct {
 	Float32 bool
 }
 
-// Subject is an SGLU setup the audit engine can sample (it implements audit.Subject).
+// Subject is an SGLU setup the audit engine can sample (it implements trials.Subject).
 type Subject struct {
 	setup        Setup
 	problem      sglu.Problem
@@ -167,7 +169,7 @@ func New(ctx context.Context, s Setup) (*Subject, error) {
 	if s.Float32 {
 		header += "|float32"
 	}
-	sub.fp = audit.ConfigFingerprint(header, ordered, nil, replacements)
+	sub.fp = trials.ConfigFingerprint(header, ordered, nil, replacements)
 	return sub, nil
 }
 
@@ -258,7 +260,7 @@ func (s *Subject) Name() string {
 // Fingerprint identifies the configuration beyond the claim.
 func (s *Subject) Fingerprint() string { return s.fp }
 
-// Params is the model's dimension, the data's (audit.Dimensioned).
+// Params is the model's dimension, the data's (trials.Dimensioned).
 func (s *Subject) Params() int { return s.setup.Data.Dim() }
 
 // Problem is the constants the bounds use.
@@ -330,29 +332,29 @@ func (s *Subject) Retrained(ctx context.Context, st reference.Streams) (referenc
 }
 
 // Claim is the deployment's certificate with its derivation.
-func (s *Subject) Claim() audit.Claim {
+func (s *Subject) Claim() verdict.Claim {
 	p, S := s.problem, len(s.setup.Removals)
-	steps := []audit.Step{
+	steps := []verdict.Step{
 		{Quantity: "c", Formula: "1 − ηm, η = 1/L", Value: p.C()},
 		{Quantity: "Z_B", Formula: "2ηM/(b(1 − c^{n/b}))  (Cor 3.8; proof F_T)", Value: p.ZB()},
 		{Quantity: "Z_1", Formula: "2R·c^{Tn/b} + min(Z_B, 2R)  (Thm 3.2)", Value: NonConvergentZ(p, s.nc)},
 	}
 	A1, _ := NonConvergentTerms(s.setup.Sigma, p, 1, s.nc, sglu.PaperVariance)
-	steps = append(steps, audit.Step{Quantity: "A1", Formula: "(2R)²c^{2Tn/b}/(2ησ²)  (retrain vs ν_{D_s})", Value: A1})
+	steps = append(steps, verdict.Step{Quantity: "A1", Formula: "(2R)²c^{2Tn/b}/(2ησ²)  (retrain vs ν_{D_s})", Value: A1})
 	total := 0
 	for i, k := range s.ks {
 		total += k
 		if i < 3 || i == S-1 {
-			steps = append(steps, audit.Step{Quantity: fmt.Sprintf("K_%d", i+1), Formula: "least K meeting ϵ̂ (or the deployment's)", Value: float64(k)},
-				audit.Step{Quantity: fmt.Sprintf("ϵ_%d", i+1), Formula: "min_α (α−½)/(α−1)·2α(A1 + Z_s²c^{2K_s n/b}/(2ησ²)) + log(1/δ)/(α−1), α ∈ [2, 1e4]", Value: s.eps[i]})
+			steps = append(steps, verdict.Step{Quantity: fmt.Sprintf("K_%d", i+1), Formula: "least K meeting ϵ̂ (or the deployment's)", Value: float64(k)},
+				verdict.Step{Quantity: fmt.Sprintf("ϵ_%d", i+1), Formula: "min_α (α−½)/(α−1)·2α(A1 + Z_s²c^{2K_s n/b}/(2ησ²)) + log(1/δ)/(α−1), α ∈ [2, 1e4]", Value: s.eps[i]})
 		}
 	}
-	steps = append(steps, audit.Step{Quantity: "Σ K_s", Formula: "unlearning epochs over all requests", Value: float64(total)})
-	return audit.Claim{
+	steps = append(steps, verdict.Step{Quantity: "Σ K_s", Formula: "unlearning epochs over all requests", Value: float64(total)})
+	return verdict.Claim{
 		Method:    "Stochastic Gradient Langevin Unlearning (PNSGD, fixed cyclic batches)",
 		Source:    "Chien, Wang, Chen, Li 2024, Theorem 3.2 (finite T) carried along Theorem 3.11's W∞ recursion",
 		Guarantee: "(ϵ, δ)-unlearning of every request",
-		Required:  audit.StateHolding, // the toolkit runs the method: the empirical game supports
+		Required:  verdict.StateHolding, // the toolkit runs the method: the empirical game supports
 		Epsilon:   s.setup.Epsilon, Delta: s.delta,
 		Relation: "one record replaced per request (the paper's adjacency); the published model after request s against T epochs of retraining on D_s with the same B and fresh noise",
 		Assumptions: []string{
@@ -361,7 +363,7 @@ func (s *Subject) Claim() audit.Claim {
 			"the ordered partition B is fixed in advance and the requests do not depend on it",
 			"the noise variance is read as the paper's ησ² per step (conservative by 2×; spec sglu §3.1)",
 		},
-		Constants: []audit.Value{{Name: "L (smoothness)", Value: p.Smoothness}, {Name: "M (data gradient)", Value: p.Lipschitz},
+		Constants: []verdict.Value{{Name: "L (smoothness)", Value: p.Smoothness}, {Name: "M (data gradient)", Value: p.Lipschitz},
 			{Name: "m (strong convexity)", Value: p.StrongConvexity}, {Name: "η", Value: p.StepSize}, {Name: "R", Value: p.Radius},
 			{Name: "n", Value: float64(p.N)}, {Name: "b", Value: float64(p.Batch)}, {Name: "σ", Value: s.setup.Sigma},
 			{Name: "T", Value: float64(s.setup.Epochs)}, {Name: "requests", Value: float64(S)}},
@@ -370,7 +372,7 @@ func (s *Subject) Claim() audit.Claim {
 	}
 }
 
-// BatchSize is how many trials run in lockstep (audit.BatchSubject); 0 when they run one
+// BatchSize is how many trials run in lockstep (trials.BatchSubject); 0 when they run one
 // at a time on sglu.Model.
 func (s *Subject) BatchSize() int { return s.setup.Lockstep }
 
@@ -378,7 +380,7 @@ func (s *Subject) BatchSize() int { return s.setup.Lockstep }
 // (learning, then each removal and its K_s epochs, for all at once) and the retrains as
 // another, each trial drawing from its own streams exactly what Unlearned and Retrained
 // draw.
-func (s *Subject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]audit.TrialResult, error) {
+func (s *Subject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]trials.TrialResult, error) {
 	u, err := s.unlearnedEnsemble(ctx, seed, indices)
 	if err != nil {
 		return nil, err
@@ -387,9 +389,9 @@ func (s *Subject) RunTrials(ctx context.Context, seed uint64, indices []int) ([]
 	if err != nil {
 		return nil, err
 	}
-	out := make([]audit.TrialResult, len(indices))
+	out := make([]trials.TrialResult, len(indices))
 	for k, i := range indices {
-		out[k] = audit.TrialResult{Index: i, Unlearned: reference.Release{Published: u.Published(k)}, Retrained: reference.Release{Published: r.Published(k)}}
+		out[k] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: u.Published(k)}, Retrained: reference.Release{Published: r.Published(k)}}
 	}
 	return out, nil
 }

@@ -2,11 +2,15 @@ package sgluaudit
 
 import (
 	"context"
-	"github.com/google/go-cmp/cmp"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
@@ -37,9 +41,9 @@ func setup(ds *reference.Dataset) Setup {
 		Epochs: 10, Radius: 10, Epsilon: 1, Seed: 1}
 }
 
-func run(t *testing.T, s audit.Subject, sub *Subject, trials int) map[string]audit.Finding {
+func run(t *testing.T, s trials.Subject, sub *Subject, trials int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := audit.Engine{}.Run(context.Background(), s, 7, trials)
+	res, err := trialspkg.Engine{}.Run(context.Background(), s, 7, trials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +74,11 @@ func TestSubjectHonest(t *testing.T) {
 	}
 	fs := run(t, s, s, 200)
 	for _, c := range []string{"sglu/certificate", "sglu/exact-oracle"} {
-		if fs[c].Verdict != audit.Pass {
+		if fs[c].Verdict != verdict.Pass {
 			t.Errorf("%s: %+v", c, fs[c])
 		}
 	}
-	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict == audit.Fail {
+	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict == verdict.Fail {
 		t.Errorf("empirical game failed an honest run: %+v", f)
 	}
 	if f := fs["sglu/exact-oracle"]; !(f.Measured > 0 && f.Measured < f.Bound) {
@@ -110,7 +114,7 @@ func TestSubjectTooFewEpochs(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := s.certificateFinding()
-	if f.Verdict != audit.Fail || !(f.Measured > 1) {
+	if f.Verdict != verdict.Fail || !(f.Measured > 1) {
 		t.Fatalf("K = 1: %+v", f)
 	}
 }
@@ -142,7 +146,7 @@ func TestSubjectLeakCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := run(t, leaky{s}, s, 200)
-	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict != audit.Fail {
+	if f := fs["sglu/empirical/epsilon-lower-bound"]; f.Verdict != verdict.Fail {
 		t.Fatalf("leak not caught: %+v", f)
 	}
 }
@@ -212,7 +216,7 @@ func TestLockstepTrials(t *testing.T) {
 
 	ctx := context.Background()
 	a := batchedAlike(t, "float64", four, sixteen)
-	alone, err := audit.RunTrial(ctx, sixteen, 3, 7)
+	alone, err := trialspkg.RunTrial(ctx, sixteen, 3, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,13 +239,13 @@ func TestLockstepTrials(t *testing.T) {
 
 // batchedAlike runs trials 0..9 (seed 3) of small in batches on one worker and of large
 // on two, fails unless they are the same bits, and returns them.
-func batchedAlike(t *testing.T, what string, small, large *Subject) []audit.TrialResult {
+func batchedAlike(t *testing.T, what string, small, large *Subject) []trialspkg.TrialResult {
 	t.Helper()
-	a, err := audit.Engine{Workers: 1}.Run(context.Background(), small, 3, 10)
+	a, err := trialspkg.Engine{Workers: 1}.Run(context.Background(), small, 3, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := audit.Engine{Workers: 2}.Run(context.Background(), large, 3, 10)
+	b, err := trialspkg.Engine{Workers: 2}.Run(context.Background(), large, 3, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

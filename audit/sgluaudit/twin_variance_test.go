@@ -5,7 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
@@ -136,7 +137,7 @@ func TestNoiseFindingFarFromStationarity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Verdict != audit.Pass {
+			if f.Verdict != verdict.Pass {
 				t.Errorf("honest, far from stationarity: %s: %s", f.Verdict, f.Detail)
 			}
 		})

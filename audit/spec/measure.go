@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -47,7 +49,7 @@ func AsMeasurements(fs []verdict.Finding, delta, confidence float64) []verdict.F
 		switch {
 		case f.Power != nil && f.Power.Question != nil: // a distinguishing game
 			q := f.Power.Question
-			most := epsilon.MaxCertifiable(q.Trials, delta, q.Confidence, epsilon.Split)
+			most := epsilon.MaxCertifiable(q.Trials, delta, q.Confidence, threshold.Split)
 			m.Detail = fmt.Sprintf("A measurement, no claim, no verdict: %d models a side show ε ≥ %.4g at δ = %.3g with %.4g %% confidence (a Gaussian pair that far apart has μ ≥ %.4g); the most they can show is ε = %.3g (μ = %.3g). The check: %s",
 				q.Trials, f.Measured, delta, 100*q.Confidence, epsilon.GDPMu(f.Measured, delta), most, epsilon.GDPMu(most, delta), check)
 			m.Estimates = append(m.Estimates, verdict.Estimate{Name: "Gaussian-DP μ lower bound", Value: epsilon.GDPMu(f.Measured, delta),

@@ -12,6 +12,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
@@ -355,7 +357,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 				},
 				"formats": func(path string, v json.RawMessage) error {
 					var err error
-					s.Outputs.Formats, err = p.names(path, v, audit.OutputFormats)
+					s.Outputs.Formats, err = p.names(path, v, verdict.OutputFormats)
 					return err
 				},
 			})

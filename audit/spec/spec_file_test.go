@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -64,7 +65,7 @@ func FuzzLoadSpec(f *testing.F) {
 			}
 			return
 		}
-		if s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 { // a method is optional: verify needs only a claim
+		if s.Trials < checks.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 { // a method is optional: verify needs only a claim
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // specs name the registered methods
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -158,7 +160,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add(`{"method": {"name": "d2d"}, "attacks": ["game"], "outputs": {"dir": "o", "formats": ["pdf"]}, "data": {"file": "x", "preprocessing": "none"}}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := spec.ParseSpec(strings.NewReader(in), "fuzz.json")
-		if err == nil && (s.Trials < audit.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 || (s.Attacks != nil && len(s.Attacks) == 0)) {
+		if err == nil && (s.Trials < checks.MinEmpiricalTrials || !(s.Delta > 0 && s.Delta < 1) || len(s.Outputs.Formats) == 0 || (s.Attacks != nil && len(s.Attacks) == 0)) {
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
 		var se *audit.SpecError

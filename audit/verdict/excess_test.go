@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -14,14 +15,14 @@ import (
 // only twice it has less and needs four times the records. The summary names the unit.
 func TestExcessPower(t *testing.T) {
 	z := distuv.UnitNormal.Quantile(0.975)
-	at := audit.ExcessPower("excess AUC", "deleted records", 0.1, 0.1, z, 100)
-	if math.Abs(at.Power-audit.PowerTarget) > 1e-9 || at.TrialsNeeded != 0 || !at.Sufficient() {
+	at := verdict.ExcessPower("excess AUC", "deleted records", 0.1, 0.1, z, 100)
+	if math.Abs(at.Power-verdict.PowerTarget) > 1e-9 || at.TrialsNeeded != 0 || !at.Sufficient() {
 		t.Errorf("at the detectable excess: %+v", at)
 	}
-	if fine := audit.ExcessPower("excess AUC", "deleted records", 0.1, 0.05, z, 100); !(fine.Power > 0.99) || fine.TrialsNeeded != 0 {
+	if fine := verdict.ExcessPower("excess AUC", "deleted records", 0.1, 0.05, z, 100); !(fine.Power > 0.99) || fine.TrialsNeeded != 0 {
 		t.Errorf("resolving half the excess: %+v", fine)
 	}
-	coarse := audit.ExcessPower("excess AUC", "deleted records", 0.1, 0.2, z, 100)
+	coarse := verdict.ExcessPower("excess AUC", "deleted records", 0.1, 0.2, z, 100)
 	if coarse.Sufficient() || coarse.TrialsNeeded != 400 || coarse.SmallestFactor != 0.2 {
 		t.Errorf("resolving twice the excess: %+v", coarse)
 	}

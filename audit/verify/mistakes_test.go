@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/artifact"
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -21,7 +23,7 @@ import (
 // matching when it is IN on any record (the random halves then "match").
 func TestReferencesAgainstDeletion(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "references")
-	refs, err := audit.LoadReferences(filepath.Join(dir, "references.npz"), reference.Limits{})
+	refs, err := checks.LoadReferences(filepath.Join(dir, "references.npz"), reference.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,22 +40,22 @@ func TestReferencesAgainstDeletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 2 || fs[1].Check != "verify/measurement/references" || fs[1].Kind != audit.Measurement {
+	if len(fs) != 2 || fs[1].Check != "verify/measurement/references" || fs[1].Kind != verdict.Measurement {
 		t.Fatalf("findings %v; want the game and the references' measurement", fs)
 	}
 	f := fs[1]
 	if f.Measured != 0 || !strings.Contains(f.Detail, "64 mixed") || !strings.Contains(f.Detail, "not of the audited 50 together") {
 		t.Errorf("random halves: measured %v, %q; want 0 matching and the difference named", f.Measured, f.Detail)
 	}
-	if fs[0].Verdict != audit.Fail {
+	if fs[0].Verdict != verdict.Fail {
 		t.Errorf("the game's verdict moved: %s", fs[0].Verdict)
 	}
 
-	matched := &audit.References{Scores: mat.NewDense(4, 3, nil), In: [][]bool{{true, true, true}, {true, true, true}, {false, false, false}, {false, false, false}}}
+	matched := &checks.References{Scores: mat.NewDense(4, 3, nil), In: [][]bool{{true, true, true}, {true, true, true}, {false, false, false}, {false, false, false}}}
 	if f := matched.AgainstDeletion(3); f.Measured != 1 || !strings.Contains(f.Detail, "follow the audited deletion") {
 		t.Errorf("matched references: %v %q", f.Measured, f.Detail)
 	}
-	one := &audit.References{Scores: mat.NewDense(2, 3, nil), In: [][]bool{{true, true, true}, {true, false, false}}}
+	one := &checks.References{Scores: mat.NewDense(2, 3, nil), In: [][]bool{{true, true, true}, {true, false, false}}}
 	if f := one.AgainstDeletion(3); f.Measured != 0.5 || !strings.Contains(f.Detail, "IN on 1 to 1 of the 3 records") {
 		t.Errorf("one mixed: %v %q", f.Measured, f.Detail)
 	}

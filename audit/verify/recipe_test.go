@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // the recipes run the registered methods
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -47,7 +48,7 @@ func recipeFixture(t *testing.T, variant string) (*spec.Spec, *verify.Recipe) {
 
 // sample publishes n models of a subject (the real unlearner or a control) on a seed of
 // their own: the "models trained elsewhere".
-func sample(t *testing.T, sub audit.Subject, n int) *mat.Dense {
+func sample(t *testing.T, sub trials.Subject, n int) *mat.Dense {
 	t.Helper()
 	var out *mat.Dense
 	for i := range n {
@@ -63,7 +64,7 @@ func sample(t *testing.T, sub audit.Subject, n int) *mat.Dense {
 	return out
 }
 
-func controlSubject(t *testing.T, r *verify.Recipe, name string) audit.Subject {
+func controlSubject(t *testing.T, r *verify.Recipe, name string) trials.Subject {
 	t.Helper()
 	for _, c := range r.Audited.Controls {
 		if c.Name == name {

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
@@ -36,35 +37,35 @@ func seedCase(stream uint64, rows, cols int, mean float64) *mat.Dense {
 // some seeds and not others.
 func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 	ctx := context.Background()
-	scores := func(u, r *mat.Dense) func(*spec.Spec) (audit.Finding, error) {
-		return func(s *spec.Spec) (audit.Finding, error) {
+	scores := func(u, r *mat.Dense) func(*spec.Spec) (verdict.Finding, error) {
+		return func(s *spec.Spec) (verdict.Finding, error) {
 			_, fs, err := verify.VerifyScores(ctx, u, r, s)
 			if err != nil {
-				return audit.Finding{}, err
+				return verdict.Finding{}, err
 			}
 			return fs[0], nil
 		}
 	}
-	params := func(u, r *mat.Dense) func(*spec.Spec) (audit.Finding, error) {
-		return func(s *spec.Spec) (audit.Finding, error) {
+	params := func(u, r *mat.Dense) func(*spec.Spec) (verdict.Finding, error) {
+		return func(s *spec.Spec) (verdict.Finding, error) {
 			_, fs, err := verify.VerifyModels(ctx, u, r, nil, s)
 			if err != nil {
-				return audit.Finding{}, err
+				return verdict.Finding{}, err
 			}
 			return fs[0], nil
 		}
 	}
 	for _, c := range []struct {
 		name string
-		run  func(*spec.Spec) (audit.Finding, error)
-		want audit.Verdict
+		run  func(*spec.Spec) (verdict.Finding, error)
+		want verdict.Verdict
 	}{
-		{"one fine-tuned model, 20 retrains", scores(seedCase(1, 1, 30, 0.05), seedCase(2, 20, 30, 0.5)), audit.Inconclusive},
-		{"one fine-tuned model, 64 retrains", scores(seedCase(1, 1, 30, 0.05), seedCase(3, 64, 30, 0.5)), audit.Fail},
-		{"one honest model, 20 retrains", scores(seedCase(10, 1, 30, 0.5), seedCase(2, 20, 30, 0.5)), audit.Inconclusive},
-		{"scores game, a leak, 32 a side", scores(seedCase(5, 32, 30, 0.3), seedCase(6, 32, 30, 0.5)), audit.Fail},
-		{"scores game, honest, 32 a side", scores(seedCase(7, 32, 30, 0.5), seedCase(6, 32, 30, 0.5)), audit.Inconclusive},
-		{"parameters game, 16 a side", params(seedCase(8, 16, 12, 0.5), seedCase(9, 16, 12, 0.5)), audit.Inconclusive},
+		{"one fine-tuned model, 20 retrains", scores(seedCase(1, 1, 30, 0.05), seedCase(2, 20, 30, 0.5)), verdict.Inconclusive},
+		{"one fine-tuned model, 64 retrains", scores(seedCase(1, 1, 30, 0.05), seedCase(3, 64, 30, 0.5)), verdict.Fail},
+		{"one honest model, 20 retrains", scores(seedCase(10, 1, 30, 0.5), seedCase(2, 20, 30, 0.5)), verdict.Inconclusive},
+		{"scores game, a leak, 32 a side", scores(seedCase(5, 32, 30, 0.3), seedCase(6, 32, 30, 0.5)), verdict.Fail},
+		{"scores game, honest, 32 a side", scores(seedCase(7, 32, 30, 0.5), seedCase(6, 32, 30, 0.5)), verdict.Inconclusive},
+		{"parameters game, 16 a side", params(seedCase(8, 16, 12, 0.5), seedCase(9, 16, 12, 0.5)), verdict.Inconclusive},
 	} {
 		for seed := uint64(1); seed <= 8; seed++ {
 			s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true}
@@ -90,7 +91,7 @@ func TestVerdictsDoNotMoveWithTheSeed(t *testing.T) {
 // p-value always) gives one verdict at every seed and no such title.
 func TestRandomisedRankNamesItself(t *testing.T) {
 	u, r := seedCase(1, 1, 30, 0.05), seedCase(2, 20, 30, 0.5)
-	seen := map[audit.Verdict]bool{}
+	seen := map[verdict.Verdict]bool{}
 	for seed := uint64(1); seed <= 8; seed++ {
 		s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: seed, Claimed: true, RandomisedRank: true}
 		_, fs, err := verify.VerifyScores(context.Background(), u, r, s)
@@ -102,11 +103,11 @@ func TestRandomisedRankNamesItself(t *testing.T) {
 		if !strings.Contains(f.Title, "randomised p-value") || !strings.Contains(f.Detail, "seed") {
 			t.Errorf("seed %d: the finding does not name the randomised p-value and its seed: %s — %s", seed, f.Title, f.Detail)
 		}
-		if f.Verdict == audit.Inconclusive && !strings.Contains(f.Detail, "tie-breaker") {
+		if f.Verdict == verdict.Inconclusive && !strings.Contains(f.Detail, "tie-breaker") {
 			t.Errorf("seed %d: INCONCLUSIVE without saying the tie-breaker decided: %s", seed, f.Detail)
 		}
 	}
-	if !seen[audit.Fail] || !seen[audit.Inconclusive] {
+	if !seen[verdict.Fail] || !seen[verdict.Inconclusive] {
 		t.Errorf("the randomised p-value gave %v over seeds 1..8; the issue's case gives both FAIL and INCONCLUSIVE", seen)
 	}
 }

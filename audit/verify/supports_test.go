@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
@@ -26,9 +29,9 @@ func TestFindingsSayWhatTheirTrialsSupport(t *testing.T) {
 		n        int
 		leak     bool
 		canShow  bool
-		verdict  audit.Verdict
+		verdict  verdict.Verdict
 		maxAbove float64
-	}{{16, false, false, audit.Inconclusive, 0.5}, {16, true, false, audit.Inconclusive, 0.5}, {64, false, true, audit.Inconclusive, 2}, {64, true, true, audit.Fail, 2}} {
+	}{{16, false, false, verdict.Inconclusive, 0.5}, {16, true, false, verdict.Inconclusive, 0.5}, {64, false, true, verdict.Inconclusive, 2}, {64, true, true, verdict.Fail, 2}} {
 		mean := 0.5
 		if c.leak {
 			mean = 0.3
@@ -43,9 +46,9 @@ func TestFindingsSayWhatTheirTrialsSupport(t *testing.T) {
 		if f.Verdict != c.verdict {
 			t.Fatalf("%d a side, leak %t: %s; want %s", c.n, c.leak, f.Verdict, c.verdict)
 		}
-		show, _ := epsilon.TrialsForResolution(q.Epsilon, q.Delta, q.Confidence, epsilon.Split)
+		show, _ := epsilon.TrialsForResolution(q.Epsilon, q.Delta, q.Confidence, threshold.Split)
 		pass, _, _ := epsilon.TrialsToDetect(ctx, q.PowerSpec(p.Against))
-		if want := epsilon.MaxCertifiable(c.n, q.Delta, q.Confidence, epsilon.Split); p.MaxEpsilon != want || p.MaxEpsilon < c.maxAbove || (p.MaxEpsilon > q.Epsilon) != c.canShow {
+		if want := epsilon.MaxCertifiable(c.n, q.Delta, q.Confidence, threshold.Split); p.MaxEpsilon != want || p.MaxEpsilon < c.maxAbove || (p.MaxEpsilon > q.Epsilon) != c.canShow {
 			t.Errorf("%d a side: MaxEpsilon %v; want the planner's %v", c.n, p.MaxEpsilon, want)
 		}
 		if p.TrialsToShow != show || p.TrialsToPass != pass || p.SmallestEpsilon != p.SmallestFactor*q.Epsilon {
@@ -64,7 +67,7 @@ func TestFindingsSayWhatTheirTrialsSupport(t *testing.T) {
 	}
 }
 
-// A rank finding opens with what its model and retrains support (audit.PlanRanks, the
+// A rank finding opens with what its model and retrains support (checks.PlanRanks, the
 // figures `audit plan --models` prints): with 20 retrains one model cannot show ε = 1
 // violated at all, with 64 it can, up to ε = ln(65·0.049) = 1.158. Planted bug caught: the
 // first line computed at the needed retrains instead of the given ones (the 20-retrain
@@ -77,7 +80,7 @@ func TestRankFindingSaysWhatItsRetrainsSupport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp, err := audit.PlanRanks(ctx, 1, n, 1, 1e-3, 0.95, 2)
+		rp, err := checks.PlanRanks(ctx, 1, n, 1, 1e-3, 0.95, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
@@ -54,7 +59,7 @@ type demoConfig struct {
 	date         string          // the report's audit date (auditDate)
 	attackList   audit.Attacks   // attacks, parsed
 	progress     *progress.Bar   // trials done and ETA on stderr, when it is a terminal
-	shard        audit.Shard     // audit run --shard: the part of the trials to run
+	shard        trials.Shard    // audit run --shard: the part of the trials to run
 	shardFrom    string          // what assigned the part: "--shard" or an environment variable
 	replayArgs   []string        // the flags a shard's manifest keeps (replayArgs)
 	replay       replay          // audit merge's replay of the command
@@ -167,7 +172,7 @@ const formatsUsage = "renderings to add to report.json and report.md, which are 
 // html,pdf adds HTML and PDF to the Markdown report, not that it replaces it.
 // The list is checked as the spec's outputs.formats is: a format named twice is an error.
 func parseFormats(s string) ([]string, error) {
-	fs, err := names.Parse(s, audit.OutputFormats, "format", "a comma-separated list of md, html, pdf")
+	fs, err := names.Parse(s, verdict.OutputFormats, "format", "a comma-separated list of md, html, pdf")
 	if err != nil {
 		return nil, usagef("--formats: %v", err)
 	}
@@ -209,7 +214,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := audit.CheckTrialCapacity(c.trials, data.Set.Dim(), c.data.Limits()); err != nil {
+	if err := trials.CheckTrialCapacity(c.trials, data.Set.Dim(), c.data.Limits()); err != nil {
 		return usageError{fmt.Errorf("%s: %s %d on %s: %w", c.command, c.name("trials"), c.trials, c.data.Path, err)}
 	}
 	subjects, requests, err := pipeline.NewSubjects(ctx, data.Set, pipeline.Setup{Deletes: deletes, Lambda: c.lambda, Epsilon: c.epsilon, Delta: c.delta,
@@ -220,7 +225,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		return usageError{err}
 	}
 	for _, a := range subjects { // before the trials: constants below float64's resolution
-		if w := audit.PrecisionWarning(a.Subject); w != "" {
+		if w := checks.PrecisionWarning(a.Subject); w != "" {
 			fmt.Fprintf(stderr, "%s: warning: %s\n", c.command, w)
 		}
 	}
@@ -272,7 +277,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	}
 	rep, err := pipeline.Run(ctx, plan)
 	if err != nil {
-		var ce *audit.CheckpointError
+		var ce *trials.CheckpointError
 		if errors.As(err, &ce) {
 			// Run's errors name the command already
 			return usageError{fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over)", err)}
@@ -285,7 +290,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err := emit(stdout, rep, c.out, formats, c.json); err != nil {
 		return err
 	}
-	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+	return verdictErr(verdict.Verdict(rep.Summary.Verdict))
 }
 
 // writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
@@ -348,11 +353,11 @@ func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 	for _, s := range rep.Subjects {
 		for _, f := range s.Findings {
 			if s.Verdict == reports.MeasurementVerdict {
-				fmt.Fprintf(w, "  measurement %s: %s: measured %s\n", s.Name, f.Title, reports.G10(float64(f.Measured)))
+				fmt.Fprintf(w, "  measurement %s: %s: measured %s\n", s.Name, f.Title, table.G10(float64(f.Measured)))
 				continue
 			}
 			if f.Verdict != "PASS" && f.Required {
-				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s\n", f.Verdict, s.Name, f.Title, reports.G10(float64(f.Measured)), f.Comparison, reports.G10(float64(f.Bound)))
+				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s\n", f.Verdict, s.Name, f.Title, table.G10(float64(f.Measured)), f.Comparison, table.G10(float64(f.Bound)))
 			}
 		}
 	}

@@ -13,6 +13,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	tablepkg "github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
@@ -23,7 +29,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/internal/wait"
 	"github.com/unlearnaudit/unlearnaudit/reference"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -45,19 +50,19 @@ func loadSamples(ctx context.Context, flagName, path string) (*mat.Dense, error)
 }
 
 type estimateOutput struct {
-	Method     string         `json:"method"`
-	Alpha      float64        `json:"alpha"`
-	Estimate   reports.Number `json:"estimate"`
-	Lower      reports.Number `json:"lower"`
-	Upper      reports.Number `json:"upper"`
-	PlugIn     reports.Number `json:"plug_in"`
-	SE         float64        `json:"standard_error"`
-	Confidence float64        `json:"confidence"`
-	Resamples  int            `json:"resamples"`
-	SamplesA   int            `json:"samples_a"`
-	SamplesB   int            `json:"samples_b"`
-	Dimension  int            `json:"dimension"`
-	Note       string         `json:"note"`
+	Method     string          `json:"method"`
+	Alpha      float64         `json:"alpha"`
+	Estimate   tablepkg.Number `json:"estimate"`
+	Lower      tablepkg.Number `json:"lower"`
+	Upper      tablepkg.Number `json:"upper"`
+	PlugIn     tablepkg.Number `json:"plug_in"`
+	SE         float64         `json:"standard_error"`
+	Confidence float64         `json:"confidence"`
+	Resamples  int             `json:"resamples"`
+	SamplesA   int             `json:"samples_a"`
+	SamplesB   int             `json:"samples_b"`
+	Dimension  int             `json:"dimension"`
+	Note       string          `json:"note"`
 }
 
 func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -106,34 +111,34 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	na, d := a.Dims()
 	nb, _ := b.Dims()
-	out := estimateOutput{Method: method, Alpha: alpha, Estimate: reports.Number(e.Value), Lower: reports.Number(e.Interval.Lower), Upper: reports.Number(e.Interval.Upper),
-		PlugIn: reports.Number(e.PlugIn), SE: e.SE, Confidence: conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
+	out := estimateOutput{Method: method, Alpha: alpha, Estimate: tablepkg.Number(e.Value), Lower: tablepkg.Number(e.Interval.Lower), Upper: tablepkg.Number(e.Interval.Upper),
+		PlugIn: tablepkg.Number(e.PlugIn), SE: e.SE, Confidence: conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
 		Note: "an estimate with a resampling interval, not a bound; see audit/estimate for each estimator's regime"}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "D_%g(A‖B) ≈ %s, %g%% interval [%s, %s]  (%s, %d and %d samples in %d dimensions; an estimate, not a bound)\n",
-		alpha, reports.G10(e.Value), 100*conf, reports.G10(e.Interval.Lower), reports.G10(e.Interval.Upper), method, na, nb, d)
+		alpha, tablepkg.G10(e.Value), 100*conf, tablepkg.G10(e.Interval.Lower), tablepkg.G10(e.Interval.Upper), method, na, nb, d)
 	return nil
 }
 
 type exampleBound struct {
-	Example      int            `json:"example"`
-	Epsilon      reports.Number `json:"epsilon_lower_bound"`
-	Threshold    reports.Number `json:"threshold"`
-	Above        bool           `json:"flag_above"`
-	FP           int            `json:"false_positives"`
-	FN           int            `json:"false_negatives"`
-	PointEpsilon reports.Number `json:"point_estimate"`
-	GDPEpsilon   reports.Number `json:"gdp_epsilon"`
+	Example      int             `json:"example"`
+	Epsilon      tablepkg.Number `json:"epsilon_lower_bound"`
+	Threshold    tablepkg.Number `json:"threshold"`
+	Above        bool            `json:"flag_above"`
+	FP           int             `json:"false_positives"`
+	FN           int             `json:"false_negatives"`
+	PointEpsilon tablepkg.Number `json:"point_estimate"`
+	GDPEpsilon   tablepkg.Number `json:"gdp_epsilon"`
 }
 
 type epsilonOutput struct {
-	EpsilonLowerBound reports.Number     `json:"epsilon_lower_bound"`
+	EpsilonLowerBound tablepkg.Number    `json:"epsilon_lower_bound"`
 	Delta             float64            `json:"delta"`
 	Confidence        float64            `json:"confidence"`
 	Strategy          string             `json:"strategy"`
-	Resolution        reports.Number     `json:"max_certifiable_epsilon"`
+	Resolution        tablepkg.Number    `json:"max_certifiable_epsilon"`
 	PerExample        []exampleBound     `json:"per_example"`
 	Competition       competitionOutput  `json:"competition"`
 	Models            struct{ A, B int } `json:"models"`
@@ -171,7 +176,7 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !setFlags(fs)["delta"] {
 		return usagef("epsilon: --delta is required")
 	}
-	strat, err := epsilon.ParseStrategy(strategy)
+	strat, err := threshold.Parse(strategy)
 	if err != nil {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
@@ -194,16 +199,16 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
-	out := epsilonOutput{Delta: delta, Confidence: conf, Strategy: strat.String(), Resolution: reports.Number(pe.Resolution),
+	out := epsilonOutput{Delta: delta, Confidence: conf, Strategy: strat.String(), Resolution: tablepkg.Number(pe.Resolution),
 		Note: "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
 	out.Models.A, out.Models.B = na, nb
 	for _, e := range pe.Examples {
 		res := e.Result
-		out.PerExample = append(out.PerExample, exampleBound{Example: e.Example, Epsilon: reports.Number(res.Epsilon), Threshold: reports.Number(res.Rule.Threshold),
-			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: reports.Number(res.Point), GDPEpsilon: reports.Number(e.GDP.Epsilon)})
+		out.PerExample = append(out.PerExample, exampleBound{Example: e.Example, Epsilon: tablepkg.Number(res.Epsilon), Threshold: tablepkg.Number(res.Rule.Threshold),
+			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: tablepkg.Number(res.Point), GDPEpsilon: tablepkg.Number(e.GDP.Epsilon)})
 	}
 	best := pe.Epsilon
-	out.EpsilonLowerBound = reports.Number(best)
+	out.EpsilonLowerBound = tablepkg.Number(best)
 	rowsA, rowsB := make([][]float64, na), make([][]float64, nb)
 	for i := range na {
 		rowsA[i] = mat.Row(nil, i, a)
@@ -221,11 +226,11 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "ε lower bound: %s at δ = %g, %g%% confidence for all %d examples (%s thresholds; these trials can show at most %s)\n",
-		reports.G10(best), delta, 100*conf, k, strat, reports.G10(float64(out.Resolution)))
+		tablepkg.G10(best), delta, 100*conf, k, strat, tablepkg.G10(float64(out.Resolution)))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "example\tε lower bound\tpoint ε\tGDP ε\tcompetition ε")
 	for j, e := range out.PerExample {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j, reports.G10(float64(e.Epsilon)), reports.G10(float64(e.PointEpsilon)), reports.G10(float64(e.GDPEpsilon)), reports.G10(comp.Epsilons[j]))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j, tablepkg.G10(float64(e.Epsilon)), tablepkg.G10(float64(e.PointEpsilon)), tablepkg.G10(float64(e.GDPEpsilon)), tablepkg.G10(comp.Epsilons[j]))
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "competition forgetting score: %.4f (E_max = %g)\n", comp.Score, comp.EMax)
@@ -245,7 +250,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --models K --epsilon E --delta D [--retrains N]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nWith --models, the one-model question: how many retrains K unlearned models ranked among\nthem need to be able to show the claim violated (a rank test never PASSes), and with\n--retrains what that count supports. With --table, a Markdown table of what each count of\nmodels per side can and cannot show of the claim.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --models 1 --epsilon 1 --delta 1e-3 --retrains 64\n  audit plan --epsilon 1 --delta 1e-3 --table 8,16,32,64\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
 	}
-	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", audit.MaxTrials)})
+	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", trialspkg.MaxTrials)})
 	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required without --spec)", Kind: audit.Number, Range: "[0, 1)"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &claim, audit.Param{Name: "epsilon", Usage: "the claimed ε: also say how many trials would detect it being off (searched up to 1000000 per side, the most an audit runs)", Kind: audit.Number, Range: "(0, 100]"})
@@ -256,11 +261,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	audit.Var(fs, &power, audit.Param{Name: "power", Usage: "with --epsilon or --spec: probability of detecting it", Default: "0.8", Kind: audit.Number, Range: "(0, 1)"})
 	table := fs.String("table", "", "with --epsilon and --delta, instead of --trials: a comma-separated list of models per side (e.g. 8,16,32,64), and a Markdown table of what each count can and cannot show of the claim")
 	var models, retrains int
-	audit.Var(fs, &models, audit.Param{Name: "models", Usage: fmt.Sprintf("the one-model question: K unlearned models (fewer than %d, one production model the usual case) ranked among retrains; with --epsilon and --delta, how many retrains let them show the claim violated", audit.MinEmpiricalTrials), Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MinEmpiricalTrials-1)})
-	audit.Var(fs, &retrains, audit.Param{Name: "retrains", Usage: "with --models: the retrains they are ranked among, to say what that count supports", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxTrials)})
+	audit.Var(fs, &models, audit.Param{Name: "models", Usage: fmt.Sprintf("the one-model question: K unlearned models (fewer than %d, one production model the usual case) ranked among retrains; with --epsilon and --delta, how many retrains let them show the claim violated", checks.MinEmpiricalTrials), Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", checks.MinEmpiricalTrials-1)})
+	audit.Var(fs, &retrains, audit.Param{Name: "retrains", Usage: "with --models: the retrains they are ranked among, to say what that count supports", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", trialspkg.MaxTrials)})
 	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	fs.StringVar(&spec, "spec", "", "plan the audit this spec file describes (audit run --spec FILE)")
-	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", audit.MaxShards)})
+	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", trialspkg.MaxShards)})
 	fs.DurationVar(&budget, "calibrate", 10*time.Second, "with --spec: about how long the calibration run may take")
 	audit.Var(fs, &workers, audit.WorkersParam)
 	controls := fs.Bool("controls", true, "with --spec: plan the run with the method's negative controls, as audit run does by default (--controls=false: without them)")
@@ -303,12 +308,12 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if !set["power-against"] {
-		factor = audit.DefaultPowerAgainst
+		factor = verdict.DefaultPowerAgainst
 	}
 	if err := requireFlags(set, "plan", "trials", "--trials is required", "delta", "--delta is required"); err != nil {
 		return err
 	}
-	strat, err := epsilon.ParseStrategy(strategy)
+	strat, err := threshold.Parse(strategy)
 	if err != nil {
 		return usageError{fmt.Errorf("--strategy: %w", err)}
 	}
@@ -325,14 +330,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %.4g %% confidence, a distinguishing game can show at most ε = %s violated.\n",
-		trials, delta, 100*conf, reports.G10(float64(out.MaxCertifiable)))
+		trials, delta, 100*conf, tablepkg.G10(float64(out.MaxCertifiable)))
 	if set["epsilon"] {
 		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", claim, out.TrialsForResolution)
 		fmt.Fprintf(stdout, "With %d trials per side, the split game catches a true ε of %g × %g with probability %.2f, and catches %s with probability %g.\n",
 			trials, factor, claim, *out.PowerAtTrials, smallestPhrase(float64(*out.SmallestFactor)), power)
 		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (split game at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
 			factor, claim, power, out.TrialsNeeded, 100*conf, out.GDPMu)
-		if power == audit.PowerTarget { // the report's line speaks of its own 80 % power
+		if power == verdict.PowerTarget { // the report's line speaks of its own 80 % power
 			fmt.Fprintf(stdout, "%s.\n", out.Supports)
 		}
 	}
@@ -341,7 +346,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // planTable answers audit plan --table: for each count of models per side, what the split
 // game at the claim's δ and confidence can and cannot show — the figures a report's first
-// line gives at that count (audit.PowerOf, epsilon.TrialsToDetect) — as a Markdown table.
+// line gives at that count (checks.PowerOf, epsilon.TrialsToDetect) — as a Markdown table.
 func planTable(ctx context.Context, set map[string]bool, list string, claim, delta, conf, factor float64, stdout io.Writer) error {
 	for _, f := range []string{"trials", "strategy", "power", "json", "shards", "calibrate", "workers", "controls"} {
 		if set[f] {
@@ -352,17 +357,17 @@ func planTable(ctx context.Context, set map[string]bool, list string, claim, del
 		return usagef("plan: --table needs --epsilon and --delta (the claim the counts are asked of)")
 	}
 	if !set["power-against"] {
-		factor = audit.DefaultPowerAgainst
+		factor = verdict.DefaultPowerAgainst
 	}
 	var counts []int
 	for _, f := range strings.Split(list, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < audit.MinEmpiricalTrials || n > audit.MaxTrials {
-			return usagef("plan: --table %s: %s: want counts of models per side in [%d, %d], comma-separated", list, clip.Quote(f), audit.MinEmpiricalTrials, audit.MaxTrials)
+		if err != nil || n < checks.MinEmpiricalTrials || n > trialspkg.MaxTrials {
+			return usagef("plan: --table %s: %s: want counts of models per side in [%d, %d], comma-separated", list, clip.Quote(f), checks.MinEmpiricalTrials, trialspkg.MaxTrials)
 		}
 		counts = append(counts, n)
 	}
-	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: audit.PowerTarget, Delta: delta, Conf: conf}
+	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: verdict.PowerTarget, Delta: delta, Conf: conf}
 	pass, _, err := epsilon.TrialsToDetect(ctx, ps)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -372,9 +377,9 @@ func planTable(ctx context.Context, set map[string]bool, list string, claim, del
 		passText = fmt.Sprintf("more than %d a side", epsilon.MaxPlanTrials)
 	}
 	fmt.Fprintf(stdout, "What a distinguishing game (split, %.4g %% confidence) can show of the claim (ε = %g, δ = %g); μ is the Gaussian-DP μ of the Gaussian pair with that ε.\n\n", 100*conf, claim, delta)
-	fmt.Fprintf(stdout, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*audit.PowerTarget, 100*audit.PowerTarget, factor)
+	fmt.Fprintf(stdout, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*verdict.PowerTarget, 100*verdict.PowerTarget, factor)
 	for _, n := range counts {
-		p, err := audit.PowerOf(ctx, n, ps, "plan")
+		p, err := checks.PowerOf(ctx, n, ps, "plan")
 		if err != nil {
 			return usageError{fmt.Errorf("plan: %w", err)}
 		}
@@ -396,7 +401,7 @@ func planTable(ctx context.Context, set map[string]bool, list string, claim, del
 }
 
 // planRanks answers audit plan --models: the retrains k models need to be able to show
-// the claim violated by their rank (audit.PlanRanks, as a report's rank finding says), and
+// the claim violated by their rank (checks.PlanRanks, as a report's rank finding says), and
 // with --retrains what that count supports.
 func planRanks(ctx context.Context, set map[string]bool, models, retrains int, claim, delta, conf, factor float64, asJSON bool, stdout io.Writer) error {
 	for _, f := range []string{"trials", "strategy", "power", "shards", "calibrate", "workers", "controls"} {
@@ -409,7 +414,7 @@ func planRanks(ctx context.Context, set map[string]bool, models, retrains int, c
 		return err
 	}
 	if !set["power-against"] {
-		factor = audit.DefaultPowerAgainst
+		factor = verdict.DefaultPowerAgainst
 	}
 	out, err := pipeline.AnswerRanks(ctx, models, retrains, claim, delta, conf, factor)
 	if err != nil {
@@ -420,7 +425,7 @@ func planRanks(ctx context.Context, set map[string]bool, models, retrains int, c
 	}
 	if out.RetrainsNeeded > 0 {
 		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains can show (ε = %g, δ = %g) violated at %.4g %% confidence from %d retrains: with fewer, even a model below every retrain has a p-value above t = %s.\n",
-			models, claim, delta, 100*conf, out.RetrainsNeeded, reports.G10(float64(out.Threshold)))
+			models, claim, delta, 100*conf, out.RetrainsNeeded, tablepkg.G10(float64(out.Threshold)))
 	} else {
 		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains cannot show (ε = %g, δ = %g) violated at %.4g %% confidence with any number of retrains: δ exceeds the per-model level %.4g.\n",
 			models, claim, delta, 100*conf, (1-conf)/float64(models))

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -44,7 +45,7 @@ func forgeShards(t *testing.T, shards string) []string {
 		for k := 1; k < len(lines) && len(lines[k]) > 0; k++ {
 			prefix, body := untag(lines[k])
 			var line struct {
-				audit.TrialResult
+				trials.TrialResult
 				Sum string `json:"sum"`
 			}
 			if err := json.Unmarshal(body, &line); err != nil {

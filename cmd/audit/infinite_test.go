@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -74,7 +76,7 @@ func TestNoUnexplainedInfiniteFinding(t *testing.T) {
 				}
 				for _, s := range r.Subjects {
 					for _, f := range s.Findings {
-						for name, v := range map[string]reports.Number{"measured": f.Measured, "bound": f.Bound} {
+						for name, v := range map[string]table.Number{"measured": f.Measured, "bound": f.Bound} {
 							if x := float64(v); (math.IsInf(x, 0) || math.IsNaN(x)) && !saysWhyInfinite.MatchString(f.Detail) {
 								t.Errorf("%s %s: %s: %s %v without saying why: %.300q", variant, flag, f.Check, name, x, f.Detail)
 							}

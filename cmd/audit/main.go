@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // every method registers itself: the CLI only looks them up
 	"github.com/unlearnaudit/unlearnaudit/internal/buildinfo"
@@ -123,7 +125,7 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // verdictError carries a non-passing overall verdict: exit 1 or 3.
-type verdictError struct{ verdict audit.Verdict }
+type verdictError struct{ verdict verdict.Verdict }
 
 func (e verdictError) Error() string { return "overall verdict " + string(e.verdict) }
 
@@ -134,7 +136,7 @@ func exitCode(err error) int {
 		return exitPass
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ve) && ve.verdict == audit.Fail, errors.As(err, new(checkFailed)):
+	case errors.As(err, &ve) && ve.verdict == verdict.Fail, errors.As(err, new(checkFailed)):
 		return exitFail
 	case errors.As(err, &ve):
 		return exitInconclusive
@@ -143,8 +145,8 @@ func exitCode(err error) int {
 }
 
 // verdictErr turns an overall verdict into run's result.
-func verdictErr(v audit.Verdict) error {
-	if v == audit.Pass {
+func verdictErr(v verdict.Verdict) error {
+	if v == verdict.Pass {
 		return nil
 	}
 	return verdictError{v}

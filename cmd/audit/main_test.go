@@ -14,9 +14,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -261,7 +263,7 @@ func TestBoundsUsageErrors(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	for v, want := range map[audit.Verdict]int{audit.Pass: 0, audit.Fail: 1, audit.Inconclusive: 3} {
+	for v, want := range map[verdict.Verdict]int{verdict.Pass: 0, verdict.Fail: 1, verdict.Inconclusive: 3} {
 		if got := exitCode(verdictErr(v)); got != want {
 			t.Errorf("%s: exit %d, want %d", v, got, want)
 		}
@@ -358,9 +360,9 @@ func checkPlanAsksTheSame(t *testing.T, rep *reports.Report) {
 			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
 		}
 		var got struct {
-			TrialsNeeded   int            `json:"trials_needed"`
-			PowerAtTrials  float64        `json:"power_at_trials"`
-			SmallestFactor reports.Number `json:"smallest_detectable_factor"`
+			TrialsNeeded   int          `json:"trials_needed"`
+			PowerAtTrials  float64      `json:"power_at_trials"`
+			SmallestFactor table.Number `json:"smallest_detectable_factor"`
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: %v\n%s", cmd, err, out)

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports/table"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -38,9 +42,9 @@ func (toyMethod) Demo(_ context.Context, s audit.DemoSetup, variants []string, a
 	}
 	var out []audit.Audited
 	for range variants {
-		sub := toySubject{sigma: sigma, claim: audit.Claim{Method: "toy", Guarantee: "(ε, δ)-unlearning", Epsilon: s.Epsilon, Delta: s.Delta}}
-		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
-			return []audit.Finding{audit.Deterministic("toy/certificate", "σ used against σ = 0.5 needed", audit.Certificate, 0.5, sigma, len(r), "")}, nil
+		sub := toySubject{sigma: sigma, claim: verdict.Claim{Method: "toy", Guarantee: "(ε, δ)-unlearning", Epsilon: s.Epsilon, Delta: s.Delta}}
+		out = append(out, audit.Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
+			return []verdict.Finding{verdict.Deterministic("toy/certificate", "σ used against σ = 0.5 needed", verdict.Certificate, 0.5, sigma, len(r), "")}, nil
 		}})
 	}
 	return out, nil
@@ -50,14 +54,14 @@ func (toyMethod) Demo(_ context.Context, s audit.DemoSetup, variants []string, a
 func (toyMethod) Bounds() audit.Bounds {
 	return audit.Bounds{About: "The toy method's certificate.", Variants: []audit.Variant{{Name: "plain", Summary: "the toy theorem"}},
 		Params: []audit.Param{{Name: "toy-sensitivity", Usage: "sensitivity Δ (required)", Default: "0"}, {Name: "epsilon", Usage: "target ε", Default: "1"}},
-		Compute: func(_ context.Context, variant string, args audit.Args) ([]audit.Row, error) {
+		Compute: func(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
 			r := audit.ArgReader{Args: args}
 			r.Require("--variant "+variant, "toy-sensitivity")
 			d, e := r.Float("toy-sensitivity"), r.Float("epsilon")
 			if err := r.Err(); err != nil {
 				return nil, err
 			}
-			return []audit.Row{{Key: "variant", Value: variant, Note: "toy"}, {Key: "sigma", Value: d / e, Note: "σ = Δ/ε"}}, nil
+			return []verdict.Row{{Key: "variant", Value: variant, Note: "toy"}, {Key: "sigma", Value: d / e, Note: "σ = Δ/ε"}}, nil
 		}}
 }
 
@@ -65,10 +69,10 @@ func (toyMethod) Bounds() audit.Bounds {
 func (toyMethod) Experiments() []audit.Experiment {
 	return []audit.Experiment{{Name: "toy-table", Summary: "a toy table", About: "Writes one toy table.",
 		Params: []audit.Param{{Name: "toy-verdict", Usage: "the check's verdict", Default: "PASS"}},
-		Run: func(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*audit.Reproduced, error) {
+		Run: func(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
 			rep := reports.NewReproduction(env.Version, "toy-table", "A toy table")
-			f := audit.Finding{Check: "toy", Title: "toy check", Kind: audit.Certificate, Verdict: audit.Verdict(args.String("toy-verdict"))}
-			rep.Tables = []reports.Table{{Name: "toy", Columns: []string{"x"}, Rows: []reports.TableRow{{Label: "row", Cells: []reports.Cell{{Value: 1}}}},
+			f := verdict.Finding{Check: "toy", Title: "toy check", Kind: verdict.Certificate, Verdict: verdict.Verdict(args.String("toy-verdict"))}
+			rep.Tables = []reports.Table{{Name: "toy", Columns: []string{"x"}, Rows: []table.Row{{Label: "row", Cells: []table.Cell{{Value: 1}}}},
 				Findings: []reports.Finding{reports.NewFinding(f)}}}
 			rep.Summarize()
 			return rep.Reproduced(env.Out, map[string][]byte{"toy.svg": []byte("<svg/>")})
@@ -77,11 +81,11 @@ func (toyMethod) Experiments() []audit.Experiment {
 
 type toySubject struct {
 	sigma float64
-	claim audit.Claim
+	claim verdict.Claim
 }
 
-func (t toySubject) Name() string       { return "toy/one" }
-func (t toySubject) Claim() audit.Claim { return t.claim }
+func (t toySubject) Name() string         { return "toy/one" }
+func (t toySubject) Claim() verdict.Claim { return t.claim }
 func (t toySubject) Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error) {
 	return reference.Release{Published: []float64{t.sigma * s.Rand("u").NormFloat64()}}, nil
 }

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
@@ -85,7 +87,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	} else {
 		printOneRun(stdout, all, ladder, skipped, rep, c.out, time.Since(start))
 	}
-	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+	return verdictErr(verdict.Verdict(rep.Summary.Verdict))
 }
 
 // printOneRun prints the one-run table: each subject and control, the m that refuted it

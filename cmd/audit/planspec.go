@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 )
@@ -16,7 +17,7 @@ import (
 // planRequest is audit plan --spec's question: the power target, and how to calibrate.
 type planRequest struct {
 	spec           string  // the spec file, as given
-	power, against float64 // against 0: the spec's power.against, else audit.DefaultPowerAgainst
+	power, against float64 // against 0: the spec's power.against, else verdict.DefaultPowerAgainst
 	shards         int
 	budget         time.Duration
 	json           bool
@@ -30,7 +31,7 @@ func runPlanSpec(ctx context.Context, c demoConfig, plan pipeline.Plan, setup ti
 		against = c.powerAgainst
 	}
 	if against == 0 {
-		against = audit.DefaultPowerAgainst
+		against = verdict.DefaultPowerAgainst
 	}
 	out, cal, err := pipeline.AnswerPlan(ctx, plan, pipeline.PlanQuestion{Spec: pr.spec, Power: pr.power, Against: against, Shards: pr.shards, Budget: pr.budget}, setup)
 	if err != nil {

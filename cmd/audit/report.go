@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
@@ -65,5 +67,5 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(body)
 		return err
 	}
-	return audit.WriteFileAtomic(out, body)
+	return atomicfile.WriteFileAtomic(out, body)
 }

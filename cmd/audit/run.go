@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
@@ -25,9 +27,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // replay is how audit merge runs a finished audit's command again: from the merged trials
 // only, refusing to run any, and only if the configuration is still the shards' own.
 type replay struct {
-	fingerprint string          // the shards' RunFingerprint; "" for an ordinary run
-	shards      *audit.ShardSet // their trials, written into the run's trial folder once the configuration is checked
-	plan        *planRequest    // audit plan --spec: calibrate and predict instead of running
+	fingerprint string           // the shards' RunFingerprint; "" for an ordinary run
+	shards      *trials.ShardSet // their trials, written into the run's trial folder once the configuration is checked
+	plan        *planRequest     // audit plan --spec: calibrate and predict instead of running
 }
 
 // getenv reads the environment for ShardFromEnv; tests replace it.
@@ -114,18 +116,18 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 }
 
 // shardOf is the part of the trials this process runs: --shard if given, else the part a
-// batch system's environment assigns (audit.ShardFromEnv), else the whole audit.
-func shardOf(flagValue string) (audit.Shard, string, error) {
+// batch system's environment assigns (trials.ShardFromEnv), else the whole audit.
+func shardOf(flagValue string) (trials.Shard, string, error) {
 	if flagValue != "" {
-		sh, err := audit.ParseShard(flagValue)
+		sh, err := trials.ParseShard(flagValue)
 		if err != nil {
-			return audit.Shard{}, "", usagef("--shard: %v", err)
+			return trials.Shard{}, "", usagef("--shard: %v", err)
 		}
 		return sh, "--shard", nil
 	}
-	sh, from, err := audit.ShardFromEnv(getenv)
+	sh, from, err := trials.ShardFromEnv(getenv)
 	if err != nil {
-		return audit.Shard{}, "", usagef("run: %v", err)
+		return trials.Shard{}, "", usagef("run: %v", err)
 	}
 	return sh, from, nil
 }

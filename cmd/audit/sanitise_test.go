@@ -13,7 +13,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
@@ -127,7 +128,7 @@ func TestEveryReaderSanitisesWhatItEchoes(t *testing.T) {
 		{"scores csv", []string{"verify", "--epsilon", "1", "--delta", "1e-3", "--out", "{out}", "--scores", "--unlearned", write("scores.csv", []byte("1,2\n"+P+",3\n")), "--retrained", write("scores_r.csv", []byte("1,2\n3,4\n"))}, true, nil},
 		{"report schema", []string{"report", "--in", write("schema.json", []byte(`{"schema": `+string(Pjson)+`}`))}, true, nil},
 		{"report date", []string{"report", "--in", reportJSON("date")}, true, nil},
-		{"merge manifest schema", []string{"merge", filepath.Dir(write("shard/"+audit.ShardManifestFile, []byte(`{"schema": `+Pjsonn(1000000)+`}`))), "--out", "{out}"}, true, nil},
+		{"merge manifest schema", []string{"merge", filepath.Dir(write("shard/"+trials.ShardManifestFile, []byte(`{"schema": `+Pjsonn(1000000)+`}`))), "--out", "{out}"}, true, nil},
 		{"canary plan", []string{"verify", "--spec", spec, "--out", "{out}", "--one-run", write("plan.json", []byte(`{"schema": `+Pjsonn(3000000)+`}`)), "--unlearned", write("canary.csv", []byte("1,2\n"))}, true, nil},
 		{"evidence key", []string{"demo", "--out", "{out}", "--evidence-key", write("evidence.key", []byte("\x1b[31m\x1b]0;t\x07\u009b\u202e"+strings.Repeat("zz", 32))), "--trials", "8"}, true, nil},
 		{"signing key", []string{"demo", "--out", "{out}", "--sign-key", write("sign.key", []byte("-----BEGIN \x1b[31m\x1b]0;t\x07-----\nAAAA\n-----END \x1b[31m\x1b]0;t\x07-----\n")), "--trials", "8"}, true, nil},

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
@@ -31,7 +33,7 @@ func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.W
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	m := audit.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
+	m := trials.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
 		Seed: c.seed, Trials: c.trials, Subjects: plan.ShardSubjects()}
 	m.Fingerprint = plan.Fingerprint(toolName(), c.replayArgs)
 	// one writer per part: a requeued task beside its old copy is refused, naming it
@@ -40,14 +42,14 @@ func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.W
 		return err
 	}
 	defer d.Close()
-	if old, err := audit.ReadShardManifest(d.Join(audit.ShardManifestFile), c.key); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
+	if old, err := trials.ReadShardManifest(d.Join(trials.ShardManifestFile), c.key); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
 		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
 	}
 	checkpoints := make([]string, len(m.Subjects))
 	for i, s := range m.Subjects {
 		checkpoints[i] = s.File
 	}
-	if err := d.Claim(append([]string{audit.ShardManifestFile}, checkpoints...)...); err != nil {
+	if err := d.Claim(append([]string{trials.ShardManifestFile}, checkpoints...)...); err != nil {
 		return outErr("run", err)
 	}
 	if c.fresh {
@@ -66,7 +68,7 @@ func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.W
 	}
 	plan.Folder = d
 	if err := pipeline.RunShard(ctx, plan, c.shard); err != nil {
-		var ce *audit.CheckpointError
+		var ce *trials.CheckpointError
 		if errors.As(err, &ce) {
 			return usageError{fmt.Errorf("%w (--fresh discards this part's kept trials and starts over)", err)}
 		}
@@ -86,12 +88,12 @@ func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.W
 }
 
 // writeShardManifest writes a part's shard.json into its opened folder.
-func writeShardManifest(d *outdir.Dir, m audit.ShardManifest, key *evidence.Key) error {
-	b, err := audit.EncodeShardManifest(m, key)
+func writeShardManifest(d *outdir.Dir, m trials.ShardManifest, key *evidence.Key) error {
+	b, err := trials.EncodeShardManifest(m, key)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	if err := d.WriteFiles(map[string][]byte{audit.ShardManifestFile: b}); err != nil {
+	if err := d.WriteFiles(map[string][]byte{trials.ShardManifestFile: b}); err != nil {
 		return outErr("run", err)
 	}
 	return nil
@@ -154,7 +156,7 @@ Flags:`)
 		return err
 	}
 	// the report and the merged trials go beside the parts, never into one: they are read
-	if found, err := audit.FindShards(dirs, key); err == nil {
+	if found, err := trials.FindShards(dirs, key); err == nil {
 		var parts []outdir.Input
 		for _, f := range found {
 			parts = append(parts, outdir.Input{Flag: "shard part", Path: f.Dir, Tree: true})
@@ -164,7 +166,7 @@ Flags:`)
 		}
 	}
 	bar := progress.New(stderr, !quiet && isTerminal(stderr))
-	set, err := audit.MergeShardsProgress(ctx, dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
+	set, err := trials.MergeShardsProgress(ctx, dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
 	bar.Done()
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("merge: %w", err) // interrupted while reading the parts: nothing written

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -69,7 +70,7 @@ func TestShardsMergeByteIdentical(t *testing.T) {
 	}
 	// each subject's dimension is recorded (it bounds the merge's reading of its lines), and
 	// its lines are well under that bound
-	m, err := audit.ReadShardManifest(filepath.Join(shards, "shard-0-of-3", "shard.json"), nil)
+	m, err := trials.ReadShardManifest(filepath.Join(shards, "shard-0-of-3", "shard.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestShardsMergeByteIdentical(t *testing.T) {
 			t.Fatalf("%s: params %d, want 20 (%v)", s.Name, s.Params, err)
 		}
 		for k, line := range strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n") {
-			if r := float64(len(line)) / float64(audit.MaxTrialLineBytes(s.Params)); r > 0.25 {
+			if r := float64(len(line)) / float64(trials.MaxTrialLineBytes(s.Params)); r > 0.25 {
 				t.Errorf("%s line %d: %d bytes, %.2f of its bound", s.File, k+1, len(line), r)
 			}
 		}
@@ -127,9 +128,9 @@ func TestMergeRefuses(t *testing.T) {
 	dir := t.TempDir()
 	spec := shardSpec(t, dir)
 	shards := runShards(t, spec, dir)
-	part := func(i int) string { return filepath.Join(shards, audit.Shard{Index: i, Count: 3}.Name()) }
+	part := func(i int) string { return filepath.Join(shards, trials.Shard{Index: i, Count: 3}.Name()) }
 	subjectFile := func(i int, prefix string) string {
-		m, err := audit.ReadShardManifest(filepath.Join(part(i), "shard.json"), nil)
+		m, err := trials.ReadShardManifest(filepath.Join(part(i), "shard.json"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,9 +171,9 @@ func TestMergeRefuses(t *testing.T) {
 			body, _ := os.ReadFile(f)
 			lines := bytes.SplitAfter(body, []byte("\n"))
 			os.WriteFile(f, bytes.Join(lines[:len(lines)-3], nil), 0o644) // the last two trials lost
-			m, _ := audit.ReadShardManifest(filepath.Join(d, "shard-2-of-3", "shard.json"), nil)
+			m, _ := trials.ReadShardManifest(filepath.Join(d, "shard-2-of-3", "shard.json"), nil)
 			m.Complete = false
-			audit.WriteShardManifest(filepath.Join(d, "shard-2-of-3"), m, nil)
+			trials.WriteShardManifest(filepath.Join(d, "shard-2-of-3"), m, nil)
 			return []string{d}
 		}, []string{"part 2/3 is missing trials (d2d/strongly-convex: trials ", "did not finish"}},
 		{"part twice", func(d string) []string {

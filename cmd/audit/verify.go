@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
@@ -148,7 +150,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !s.Claimed {
 		return nil // a measurement has no verdict: exit 0
 	}
-	return verdictErr(audit.Verdict(rep.Summary.Verdict))
+	return verdictErr(verdict.Verdict(rep.Summary.Verdict))
 }
 
 // printUtility prints the subjects' utility after the summary: a measurement, said to be

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+
 	auditspec "github.com/unlearnaudit/unlearnaudit/audit/spec" // the package, beside a local spec (a file)
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -151,7 +152,7 @@ func TestVerifyScores(t *testing.T) {
 
 // writeModels writes n models a subject publishes (on a seed of their own) as a CSV
 // matrix, one model a row: models "trained elsewhere" by the toolkit's own recipe.
-func writeModels(t *testing.T, path string, sub audit.Subject, n int) {
+func writeModels(t *testing.T, path string, sub trials.Subject, n int) {
 	t.Helper()
 	var b strings.Builder
 	for i := range n {

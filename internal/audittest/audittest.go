@@ -12,13 +12,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // Reproduce runs a registered experiment as "audit reproduce NAME argv…" does and writes
 // its files into out. Its error is the experiment's: bad settings or input.
-func Reproduce(t testing.TB, name, out string, argv ...string) (*audit.Reproduced, error) {
+func Reproduce(t testing.TB, name, out string, argv ...string) (*verdict.Reproduced, error) {
 	t.Helper()
 	e, ok := audit.ExperimentNamed(name)
 	if !ok {
@@ -35,7 +37,7 @@ func Reproduce(t testing.TB, name, out string, argv ...string) (*audit.Reproduce
 }
 
 // Summary is what "audit reproduce" would have printed for res, for failure messages.
-func Summary(res *audit.Reproduced) string {
+func Summary(res *verdict.Reproduced) string {
 	if res == nil {
 		return ""
 	}
@@ -70,8 +72,8 @@ func Certificate(t testing.TB, method string, argv ...string) (obj map[string]an
 }
 
 // ByCheck indexes findings by their check identifier, for tests that look findings up.
-func ByCheck(fs []audit.Finding) map[string]audit.Finding {
-	out := make(map[string]audit.Finding, len(fs))
+func ByCheck(fs []verdict.Finding) map[string]verdict.Finding {
+	out := make(map[string]verdict.Finding, len(fs))
 	for _, f := range fs {
 		out[f.Check] = f
 	}
@@ -80,7 +82,7 @@ func ByCheck(fs []audit.Finding) map[string]audit.Finding {
 
 // Reproduced runs a registered experiment into a temporary folder, failing the test on
 // bad settings, and reads its JSON back: the outcome, the reproduction and the folder.
-func Reproduced(t *testing.T, name string, argv ...string) (*audit.Reproduced, *reports.Reproduction, string) {
+func Reproduced(t *testing.T, name string, argv ...string) (*verdict.Reproduced, *reports.Reproduction, string) {
 	t.Helper()
 	dir := t.TempDir()
 	res, err := Reproduce(t, name, dir, argv...)

@@ -22,16 +22,21 @@ type Layer struct {
 // vocabulary and the instruments: pure functions of counts and samples.
 var Order = []Layer{
 	{"leaves", []string{"internal/...", "audit/verdict", "audit/epsilon", "audit/onerun",
-		"audit/estimate", "audit/evidence", "reference/dp", "reference/internal/...", "datasets"}},
+		"audit/estimate", "audit/evidence", "audit/threshold", "reports/table", "reference/dp",
+		"reference/internal/...", "datasets"}},
+	// reports renders values it is handed and imports leaves alone (LeavesOnly), so every
+	// package above may build a report.
+	{"reports", []string{"reports"}},
 	{"models and data", []string{"reference/...", "artifact", "retrain", "mia"}},
 	{"trial engine", []string{"audit/trials/..."}},
 	{"shared checks", []string{"audit/checks/..."}},
 	{"method contract", []string{"audit"}},
+	{"method kit", []string{"audit/methodkit", "audit/controls"}},
 	{"spec", []string{"audit/spec/..."}},
 	{"verify and canaries", []string{"audit/verify/...", "audit/canary/...", "audit/detection"}},
-	{"methods", []string{"audit/*audit"}},
+	{"methods", []string{"audit/*audit", "audit/methods/skeleton"}},
 	{"registry and properties", []string{"audit/methods", "props"}},
-	{"pipeline and reports", []string{"audit/pipeline/...", "reports/...", "internal/audittest"}},
+	{"pipeline", []string{"audit/pipeline/...", "internal/audittest"}},
 	{"commands", []string{"cmd/...", "bench/...", "examples/..."}},
 }
 

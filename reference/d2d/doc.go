@@ -42,9 +42,10 @@
 // projected descent both use. Recipe is the learner as a retrain.Recipe, so the oracle
 // reruns exactly this procedure from scratch with the randomness the comparison shares:
 //
+//	rng := reference.Streams{Seed: 1, Trial: 0}
 //	plan, err := d2d.NewPlan(d2d.SecretState, params)
-//	m, err := d2d.Learn(ctx, plan, loss, data, streams.Rand("publish/0"))
-//	err = m.Update(ctx, reference.DeleteID(42), streams.Rand("publish/1"))
+//	m, err := d2d.Learn(ctx, plan, loss, data, rng.Rand("publish/0"))
+//	err = m.Update(ctx, reference.DeleteID(42), rng.Rand("publish/1"))
 //	released := m.Published()
 //
 // # Distributed descent (Section 4)

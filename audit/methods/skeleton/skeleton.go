@@ -13,6 +13,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/controls"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
@@ -74,7 +78,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 		return nil, err
 	}
 	opt := s.CheckOptions()
-	check := func(ctx context.Context, r []audit.TrialResult) ([]audit.Finding, error) {
+	check := func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, sub, r, opt)
 	}
 	set2 := controls.Set{Of: sub, Check: check}
@@ -83,7 +87,7 @@ func (Method) Demo(ctx context.Context, s audit.DemoSetup, variants []string, ar
 	}}}, nil
 }
 
-// Subject is the noisy mean of one data set and request sequence (audit.Subject).
+// Subject is the noisy mean of one data set and request sequence (trials.Subject).
 type Subject struct {
 	final          *reference.Dataset // the data after every request
 	radius         float64            // the largest feature vector's norm, over every record that appears
@@ -115,22 +119,22 @@ func New(ctx context.Context, data *reference.Dataset, updates []reference.Updat
 		return nil, fmt.Errorf("skeleton: %w", err)
 	}
 	return &Subject{final: final, radius: radius, sigma: scale * need, need: need, epsilon: eps, delta: delta,
-		fp: audit.ConfigFingerprint(fmt.Sprintf("skeleton|%v|%v|%v", scale, eps, delta), final, nil, nil)}, nil
+		fp: trials.ConfigFingerprint(fmt.Sprintf("skeleton|%v|%v|%v", scale, eps, delta), final, nil, nil)}, nil
 }
 
 // Name is "skeleton/mean".
 func (s *Subject) Name() string { return "skeleton/mean" }
 
-// Params is the model's dimension (audit.Dimensioned).
+// Params is the model's dimension (trials.Dimensioned).
 func (s *Subject) Params() int { return s.final.Dim() }
 
-// Fingerprint is the configuration beyond the claim (audit.Fingerprinter).
+// Fingerprint is the configuration beyond the claim (trials.Fingerprinter).
 func (s *Subject) Fingerprint() string { return s.fp }
 
 // Claim is (ε, δ)-unlearning by the Gaussian mechanism on the mean.
-func (s *Subject) Claim() audit.Claim {
-	return audit.Claim{Method: "skeleton: noisy mean", Source: "the analytic Gaussian mechanism (Balle and Wang 2018)", Guarantee: "(ε, δ)-unlearning",
-		Epsilon: s.epsilon, Delta: s.delta, Relation: "the data after the requests, and the retrain on it", Required: audit.StateHolding}
+func (s *Subject) Claim() verdict.Claim {
+	return verdict.Claim{Method: "skeleton: noisy mean", Source: "the analytic Gaussian mechanism (Balle and Wang 2018)", Guarantee: "(ε, δ)-unlearning",
+		Epsilon: s.epsilon, Delta: s.delta, Relation: "the data after the requests, and the retrain on it", Required: verdict.StateHolding}
 }
 
 // Unlearned recomputes the mean after the requests and adds the noise from its stream.
@@ -160,15 +164,15 @@ func (s *Subject) publish(r interface{ NormFloat64() float64 }) reference.Releas
 
 // Check is the certificate (σ recomputed against the σ used) and the published-model phase
 // every method shares (methodkit.Published).
-func Check(ctx context.Context, s *Subject, results []audit.TrialResult, opt audit.CheckOptions) ([]audit.Finding, error) {
+func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt audit.CheckOptions) ([]verdict.Finding, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("skeleton check: no trials")
 	}
 	sens := 2 * s.radius / float64(s.final.Len())
-	fs := []audit.Finding{audit.Deterministic("skeleton/certificate/sigma", "σ the Gaussian mechanism needs (must not exceed the σ used)",
-		audit.Certificate, s.need, s.sigma, 0, fmt.Sprintf("sensitivity 2R/n = %.4g, ε = %g, δ = %g", sens, s.epsilon, s.delta))}
+	fs := []verdict.Finding{verdict.Deterministic("skeleton/certificate/sigma", "σ the Gaussian mechanism needs (must not exceed the σ used)",
+		verdict.Certificate, s.need, s.sigma, 0, fmt.Sprintf("sensitivity 2R/n = %.4g, ε = %g, δ = %g", sens, s.epsilon, s.delta))}
 	pub := methodkit.Published{Prefix: "skeleton", Epsilon: s.epsilon, Delta: s.delta,
-		Release: &audit.GaussianRelease{Sigma: s.sigma, Rho: sens * sens / (2 * s.sigma * s.sigma), Epsilon: s.epsilon, Delta: s.delta}}
+		Release: &checks.GaussianRelease{Sigma: s.sigma, Rho: sens * sens / (2 * s.sigma * s.sigma), Epsilon: s.epsilon, Delta: s.delta}}
 	more, err := pub.Check(ctx, nil, opt, results)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods/skeleton" // registers "skeleton", as a new method's import would
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -40,9 +43,9 @@ func TestSkeletonJoinsThroughTheRegistry(t *testing.T) {
 	if len(got) != 1 || len(got[0].Controls) != 1 {
 		t.Fatalf("%d subjects; want one, with one control", len(got))
 	}
-	run := func(a audit.Audited) []audit.Finding {
+	run := func(a audit.Audited) []verdict.Finding {
 		t.Helper()
-		res, err := audit.Engine{}.Run(context.Background(), a.Subject, 2, 40)
+		res, err := trials.Engine{}.Run(context.Background(), a.Subject, 2, 40)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,13 +60,13 @@ func TestSkeletonJoinsThroughTheRegistry(t *testing.T) {
 		t.Fatalf("%d findings; want the certificate and the release's", len(honest))
 	}
 	for _, f := range honest {
-		if f.Verdict == audit.Fail {
+		if f.Verdict == verdict.Fail {
 			t.Errorf("honest skeleton: %s FAILs: %s", f.Check, f.Detail)
 		}
 	}
 	caught := false
 	for _, f := range run(got[0].Controls[0].Audited) {
-		caught = caught || f.Verdict == audit.Fail && strings.HasPrefix(f.Check, "skeleton/release")
+		caught = caught || f.Verdict == verdict.Fail && strings.HasPrefix(f.Check, "skeleton/release")
 	}
 	if !caught {
 		t.Error("the weak-noise control FAILs no release check")
