@@ -10,6 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // the demos oneRun asks for
 	"github.com/unlearnaudit/unlearnaudit/audit/onerun"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"

@@ -606,9 +606,22 @@ func (u *Unlearner) target(f *forgotten, dens []*density) ([]float64, int) {
 	}
 	lse := logSumExp(lp)
 	out := make([]float64, C)
-	clamped := 0
+	sum := 0.0
 	for c := range C {
 		out[c] = math.Exp(lp[c] - lse)
+		sum += out[c]
+	}
+	// lse is top + log s: for a far-off point the log-densities are ~1e5 and top's last
+	// bit alone is ~1e-11, which exp(lp − lse) carries into the sum. The target is a
+	// distribution: renormalised then (and only then, so that ordinary targets keep the
+	// bits they always had).
+	if math.Abs(sum-1) > 8*float64(C)*0x1p-53 {
+		for c := range C {
+			out[c] /= sum
+		}
+	}
+	clamped := 0
+	for c := range C {
 		if u.cfg.KL == ModelToTarget && out[c] < u.cfg.PMin {
 			out[c] = u.cfg.PMin
 			clamped++
@@ -632,6 +645,14 @@ func (u *Unlearner) klLogitGradient(gz []float64, f *forgotten) {
 	mean := 0.0
 	a := make([]float64, C)
 	for c := range C {
+		if u.cfg.Q == LiteralScalar {
+			// log f − log(q·f) = −log q for every class, and f ⊙ (a − ⟨f, a⟩) does not
+			// change when a constant is added to a (Σf = 1): a shifted by log q is 0. Read
+			// through exp and log instead, a far-off point's q·f is a subnormal whose log
+			// has lost the digits that cancel (I12 failed at 3.4e-3).
+			a[c] = 0
+			continue
+		}
 		a[c] = f.logF0[c] - math.Log(f.target[c])
 		mean += math.Exp(f.logF0[c]) * a[c]
 	}
