@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
@@ -193,7 +194,7 @@ Flags:`)
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s (evidence key), %s (signing key) and %s (its public key)\nkeep the first two secret; export %s=%s\n",
-		shownPath(filepath.Join(dir, "evidence.key")), shownPath(filepath.Join(dir, "sign.key")), shownPath(filepath.Join(dir, "sign.pub")), evidence.KeyEnv, shell.Quote(absPath(filepath.Join(dir, "evidence.key"))))
+		pipeline.ShownPath(filepath.Join(dir, "evidence.key")), pipeline.ShownPath(filepath.Join(dir, "sign.key")), pipeline.ShownPath(filepath.Join(dir, "sign.pub")), evidence.KeyEnv, shell.Quote(absPath(filepath.Join(dir, "evidence.key"))))
 	return nil
 }
 
