@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
+	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -87,4 +90,62 @@ func WritePlanTable(ctx context.Context, w io.Writer, counts []int, claim, delta
 		fmt.Fprintf(w, "| %d | %.3g (μ = %.3g) | %s | %s | %s |\n", n, p.MaxEpsilon, p.MaxMu, canFail, leak, canPass)
 	}
 	return nil
+}
+
+// WriteText prints the answer as audit plan --spec does without --json: the trials the
+// claim needs, the calibration cal (which took setup to set up) and the predictions.
+func (out *PlanAnswer) WriteText(w io.Writer, cal audit.Calibration, setup time.Duration) {
+	fmt.Fprintf(w, "%s: %s to run (%s), claim (ε=%g, δ=%g), confidence %g.\n", out.Spec, plural(len(out.Subjects), "subject"), strings.Join(out.Subjects, ", "), out.Epsilon, out.Delta, out.Confidence)
+	fmt.Fprintf(w, "To catch a true ε of %g × %g with probability %g, the distinguishing game needs %d trials per side (split game, each of its 2 score families at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
+		out.Against, out.Epsilon, out.Power, out.TrialsNeeded, 100*out.GameConfidence, out.GDPMu)
+	for _, o := range out.Others {
+		count := fmt.Sprintf("%d trials per side", o.TrialsNeeded)
+		if o.TrialsNeeded == 0 {
+			count = fmt.Sprintf("more than %d trials per side", epsilon.MaxPlanTrials)
+		}
+		fmt.Fprintf(w, "Its other game, %s (each test at %.4g %% confidence), needs %s for the same.\n", o.Route, 100*o.Confidence, count)
+	}
+	if out.SpecTrials != out.TrialsNeeded {
+		fmt.Fprintf(w, "The spec's %d trials have power %.2f against %g×.\n", out.SpecTrials, out.SpecPower, out.Against)
+	}
+	fmt.Fprintf(w, "Calibration on this machine (%d workers, %.1f s; setup %.2f s):\n", cal.Workers, cal.Took.Seconds(), setup.Seconds())
+	for _, s := range cal.Subjects {
+		fmt.Fprintf(w, "  %-28s %s a trial (%d trials); its check %s + %s a trial\n", s.Name, fmtDuration(s.PerTrial), s.Trials, fmtDuration(s.CheckFixed), fmtDuration(s.CheckPerTrial))
+	}
+	for _, p := range out.Predictions {
+		fmt.Fprintf(w, "At %d trials: one machine ≈ %s; %d shards ≈ %s each, then the merge ≈ %s (≈ %s in all, without queueing).\n",
+			p.Trials, fmtSeconds(p.OneMachine), p.Shards, fmtSeconds(p.PerShard), fmtSeconds(p.Merge), fmtSeconds(p.ShardedWallTime))
+	}
+}
+
+// fmtDuration prints a short duration with three significant digits.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < time.Microsecond:
+		return fmt.Sprintf("%d ns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.3g µs", float64(d)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.3g ms", float64(d)/1e6)
+	}
+	return fmtSeconds(d.Seconds())
+}
+
+// fmtSeconds prints seconds as s, min or h.
+func fmtSeconds(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.3g s", s)
+	case s < 7200:
+		return fmt.Sprintf("%.3g min", s/60)
+	}
+	return fmt.Sprintf("%.3g h", s/3600)
+}
+
+// plural is "1 subject" or "n subjects".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
