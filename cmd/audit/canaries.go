@@ -28,7 +28,7 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if !setFlags(fs)["seed"] {
+	if !cliflag.Set(fs)["seed"] {
 		return usagef("canaries: --seed is required: the plan is drawn from it, and verify checks the plan against it")
 	}
 	if err := outdir.CheckOut("--out", *out); err != nil {

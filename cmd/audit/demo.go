@@ -138,7 +138,7 @@ Examples:
 	}
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
-	set := setFlags(fs)
+	set := cliflag.Set(fs)
 	c.variantsSet = set["variants"]
 	if set["one-run-max"] && !c.oneRun {
 		return usagef("demo: --one-run-max applies to --one-run only; add --one-run, or drop it")

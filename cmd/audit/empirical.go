@@ -118,7 +118,7 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if !setFlags(fs)["delta"] {
+	if !cliflag.Set(fs)["delta"] {
 		return usagef("epsilon: --delta is required")
 	}
 	strat, err := threshold.Parse(strategy)
@@ -189,7 +189,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if spec != "" {
-		set := setFlags(fs)
+		set := cliflag.Set(fs)
 		for _, f := range []string{"delta", "epsilon", "strategy", "confidence"} {
 			if set[f] {
 				return usagef("plan: --%s comes from the spec with --spec (the spec's claim and confidence are planned)", f)
@@ -204,7 +204,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: factor, shards: shards, budget: budget, json: *asJSON}})
 	}
-	set := setFlags(fs)
+	set := cliflag.Set(fs)
 	if set["models"] || set["retrains"] {
 		return planRanks(ctx, set, models, retrains, claim, delta, conf, factor, *asJSON, stdout)
 	}

@@ -302,42 +302,17 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// setFlags reports which flags were given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { m[cliflag.Canonical(fs, f.Name)] = true }) // an alias sets its flag
-	return m
-}
-
 // resultFlags is the command line that decides a report: "audit", the command, and every
 // flag given, as --name=value in name order. Flags that change only where or how results
 // are shown, or how fast or where they come (--out, --formats, --workers, --fresh, --quiet,
 // --json, --shard, --force), are left out, so that the same inputs and seed still give the
 // same report bytes, however the trials were run.
 func resultFlags(fs *flag.FlagSet) []string {
-	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force", "evidence-key", "sign-key")...)
+	return append([]string{"audit", fs.Name()}, cliflag.Given(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force", "evidence-key", "sign-key")...)
 }
 
 // replayArgs are the flags a shard's manifest keeps for audit merge to run the command
 // again: resultFlags' and --formats, which decides the renderings the merge writes.
 func replayArgs(fs *flag.FlagSet) []string {
-	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force", "evidence-key", "sign-key")
-}
-
-// givenFlags lists the flags given, as --name=value in name order, but the ones left out.
-func givenFlags(fs *flag.FlagSet, leftOut ...string) []string {
-	type given struct{ name, value string }
-	var gs []given
-	fs.Visit(func(f *flag.Flag) {
-		// an old name is recorded as the flag it sets, so the report is the same bytes
-		if name := cliflag.Canonical(fs, f.Name); !slices.Contains(leftOut, name) {
-			gs = append(gs, given{name, f.Value.String()})
-		}
-	})
-	slices.SortFunc(gs, func(a, b given) int { return strings.Compare(a.name, b.name) }) // in name order
-	out := make([]string, len(gs))
-	for i, g := range gs {
-		out[i] = "--" + g.name + "=" + g.value
-	}
-	return out
+	return cliflag.Given(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force", "evidence-key", "sign-key")
 }

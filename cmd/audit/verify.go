@@ -79,7 +79,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	set := setFlags(fs)
+	set := cliflag.Set(fs)
 	var eps, delta *float64
 	if set["epsilon"] {
 		eps = &claimEps
@@ -99,7 +99,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: %w", err)}
 		}
 	}
-	if setFlags(fs)["rank-p"] {
+	if cliflag.Set(fs)["rank-p"] {
 		s.RandomisedRank, _ = spec.ParseRankP(rankP) // one of the choices the flag accepts
 	}
 	in.Spec, in.SpecPath, in.Unlearned, in.Retrained, in.Scores = s, specPath, unlearnedPath, retrainedPath, *scores
@@ -108,7 +108,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := in.Check(); err != nil {
 		return usageError{err}
 	}
-	specOutputs(setFlags(fs), s, &out, formats)
+	specOutputs(cliflag.Set(fs), s, &out, formats)
 	outFormats, err := parseFormats(*formats) // refused before any work
 	if err != nil {
 		return err
