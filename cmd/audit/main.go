@@ -13,10 +13,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
@@ -68,40 +66,10 @@ func main() {
 }
 
 // maxErrorBytes caps the error line main writes ("audit: ", the message, a newline): 64 KiB.
-const maxErrorBytes = 64 << 10
+const maxErrorBytes = clip.MaxLine
 
-// errorText is err's message as main prints it, the last line of defence behind the
-// readers' own clipping (clip.Quote, clip.Text): every character a terminal acts on is
-// escaped as strconv.Quote escapes it (C0 and C1 controls, DEL, format characters such
-// as U+202E, bytes that are not UTF-8), but newlines and tabs, with which the tool's own
-// messages lay out a list; and a message that would make the line longer than
-// maxErrorBytes is cut, ending with how many bytes of it were left out. A reader that
-// echoes an 8 MB name or an escape sequence unclipped then costs the terminal at most
-// 64 KiB of inert text.
-func errorText(err error) string {
-	msg := err.Error()
-	const room = maxErrorBytes - len("audit: \n") - len("… (18446744073709551615 bytes of the message left out)")
-	var b strings.Builder
-	for i := 0; i < len(msg); {
-		r, n := utf8.DecodeRuneInString(msg[i:])
-		piece := msg[i : i+n]
-		switch {
-		case r == '\n' || r == '\t':
-		case r == utf8.RuneError && n == 1:
-			piece = fmt.Sprintf(`\x%02x`, msg[i])
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			piece = q[1 : len(q)-1]
-		}
-		if b.Len()+len(piece) > room {
-			fmt.Fprintf(&b, "… (%d bytes of the message left out)", len(msg)-i)
-			break
-		}
-		b.WriteString(piece)
-		i += n
-	}
-	return b.String()
-}
+// errorText is err's message as main prints it after "audit: " (clip.Line).
+func errorText(err error) string { return clip.Line("audit: ", err.Error()) }
 
 // invokedAs is the command as the user runs it, for the commands the hints print.
 var invokedAs = "audit"
