@@ -14,10 +14,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 )
+
+// Formats reads --formats (or a spec's outputs.formats, joined): the renderings to
+// write beside report.json, md always first — the README's promise is that --formats
+// html,pdf adds HTML and PDF to the Markdown report, not that it replaces it.
+// The list is checked as the spec's outputs.formats is: a format named twice is an error.
+func Formats(s string) ([]string, error) {
+	fs, err := names.Parse(s, verdict.OutputFormats, "format", "a comma-separated list of md, html, pdf")
+	if err != nil {
+		return nil, fmt.Errorf("--formats: %v", err)
+	}
+	out := []string{"md"} // report.json is always written too, by WriteReport
+	for _, f := range fs {
+		if f != "json" && f != "md" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
 
 // WriteReport writes DIR/report.json and DIR/report.EXT for each other format asked for
 // (reports.ReportFormats) into the opened folder, and with a signer report.json.dsse,

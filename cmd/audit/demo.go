@@ -19,7 +19,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -162,30 +161,12 @@ func (c *demoConfig) registerReportFlags(fs *flag.FlagSet) {
 // formatsUsage is --formats' help, the same for every command that writes a report.
 const formatsUsage = "renderings to add to report.json and report.md, which are always written, comma-separated: html, pdf (md and json are accepted and change nothing)"
 
-// parseFormats reads --formats (or a spec's outputs.formats, joined): the renderings to
-// write beside report.json, md always first — the README's promise is that --formats
-// html,pdf adds HTML and PDF to the Markdown report, not that it replaces it.
-// The list is checked as the spec's outputs.formats is: a format named twice is an error.
-func parseFormats(s string) ([]string, error) {
-	fs, err := names.Parse(s, verdict.OutputFormats, "format", "a comma-separated list of md, html, pdf")
-	if err != nil {
-		return nil, usagef("--formats: %v", err)
-	}
-	out := []string{"md"} // report.json is always written too, by writeReport
-	for _, f := range fs {
-		if f != "json" && f != "md" {
-			out = append(out, f)
-		}
-	}
-	return out, nil
-}
-
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file
 // (audit run), and writes its report.
 func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
 	start := time.Now()
 	c.progress = progress.New(stderr, !c.quiet && isTerminal(stderr))
-	formats, err := parseFormats(c.formats) // settings are refused before any work
+	formats, err := pipeline.Formats(c.formats) // settings are refused before any work
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func runOneRunDemo(ctx context.Context, c demoConfig, stdout, stderr io.Writer) 
 	for m := 32; m <= c.oneRunMax; m *= 2 {
 		ladder = append(ladder, m)
 	}
-	formats, err := parseFormats(c.formats)
+	formats, err := pipeline.Formats(c.formats)
 	if err != nil {
 		return err
 	}

@@ -109,7 +109,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{err}
 	}
 	specOutputs(cliflag.Set(fs), s, &out, formats)
-	outFormats, err := parseFormats(*formats) // refused before any work
+	outFormats, err := pipeline.Formats(*formats) // refused before any work
 	if err != nil {
 		return err
 	}
