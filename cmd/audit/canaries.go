@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
@@ -27,7 +28,7 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if !setFlags(fs)["seed"] {
+	if !cliflag.Set(fs)["seed"] {
 		return usagef("canaries: --seed is required: the plan is drawn from it, and verify checks the plan against it")
 	}
 	if err := outdir.CheckOut("--out", *out); err != nil {
@@ -58,6 +59,6 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	for _, v := range p.Included {
 		in += v
 	}
-	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, in, p.Seed, shownPath(filepath.Clean(*out)))
+	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, in, p.Seed, pipeline.ShownPath(filepath.Clean(*out)))
 	return nil
 }

@@ -8,26 +8,20 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/names"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 type demoConfig struct {
@@ -143,7 +137,7 @@ Examples:
 	}
 	c.commandLine = resultFlags(fs)
 	c.command = "demo"
-	set := setFlags(fs)
+	set := cliflag.Set(fs)
 	c.variantsSet = set["variants"]
 	if set["one-run-max"] && !c.oneRun {
 		return usagef("demo: --one-run-max applies to --one-run only; add --one-run, or drop it")
@@ -167,30 +161,12 @@ func (c *demoConfig) registerReportFlags(fs *flag.FlagSet) {
 // formatsUsage is --formats' help, the same for every command that writes a report.
 const formatsUsage = "renderings to add to report.json and report.md, which are always written, comma-separated: html, pdf (md and json are accepted and change nothing)"
 
-// parseFormats reads --formats (or a spec's outputs.formats, joined): the renderings to
-// write beside report.json, md always first — the README's promise is that --formats
-// html,pdf adds HTML and PDF to the Markdown report, not that it replaces it.
-// The list is checked as the spec's outputs.formats is: a format named twice is an error.
-func parseFormats(s string) ([]string, error) {
-	fs, err := names.Parse(s, verdict.OutputFormats, "format", "a comma-separated list of md, html, pdf")
-	if err != nil {
-		return nil, usagef("--formats: %v", err)
-	}
-	out := []string{"md"} // report.json is always written too, by writeReport
-	for _, f := range fs {
-		if f != "json" && f != "md" {
-			out = append(out, f)
-		}
-	}
-	return out, nil
-}
-
 // runAudit runs the audit a demoConfig describes, from the demo's flags or a spec file
 // (audit run), and writes its report.
 func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error {
 	start := time.Now()
 	c.progress = progress.New(stderr, !c.quiet && isTerminal(stderr))
-	formats, err := parseFormats(c.formats) // settings are refused before any work
+	formats, err := pipeline.Formats(c.formats) // settings are refused before any work
 	if err != nil {
 		return err
 	}
@@ -284,122 +260,13 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 		}
 		return err
 	}
-	if err := writeReport(d, rep, formats, c.signer); err != nil {
+	if err := pipeline.WriteReport(d, rep, formats, c.signer); err != nil {
 		return outErr(c.command, err)
 	}
-	if err := emit(stdout, rep, c.out, formats, c.json); err != nil {
+	if err := pipeline.Emit(stdout, rep, c.out, formats, c.json); err != nil {
 		return err
 	}
 	return verdictErr(verdict.Verdict(rep.Summary.Verdict))
-}
-
-// writeReport writes DIR/report.json and DIR/report.EXT for each other format asked for
-// (reports.ReportFormats) into the opened folder, and with a signer report.json.dsse,
-// report.json signed. Every rendering is made before any file is written, so a failure
-// leaves no report that looks complete.
-func writeReport(d *outdir.Dir, rep *reports.Report, formats []string, signer ed25519.PrivateKey) error {
-	files := map[string][]byte{}
-	for _, f := range append([]string{"json"}, formats...) {
-		body, err := rep.Render(f)
-		if err != nil {
-			return err
-		}
-		files["report."+f] = body
-	}
-	if signer != nil {
-		env, err := reports.Sign(files["report.json"], signer)
-		if err != nil {
-			return err
-		}
-		files["report.json"+reports.SignedSuffix] = env
-	}
-	return d.WriteFiles(files)
-}
-
-func printSummary(w io.Writer, rep *reports.Report, dir string, formats []string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "subject\tverdict\tpass\tfail\tinconclusive\tclaim\tempirical game\twould catch F× with 80 % power")
-	// a "no" points to its shortfall, stated once under the table however many rows share
-	// it (the demo's eleven subjects share one)
-	var shortfalls []string
-	for _, s := range rep.Subjects {
-		p, f, i := reports.CountFindings(s.Findings)
-		game, power := "—", "—"
-		if x := reports.GameFinding(s.Findings); x != nil {
-			game = x.Verdict + " (required)"
-			if !x.Required {
-				game = x.Verdict + " (supporting)"
-			}
-			answer, shortfall := reports.GamePowerParts(x)
-			power = answer
-			if shortfall != "" {
-				k := slices.Index(shortfalls, shortfall)
-				if k < 0 {
-					shortfalls, k = append(shortfalls, shortfall), len(shortfalls)
-				}
-				power = fmt.Sprintf("%s [%d]", answer, k+1)
-			}
-		}
-		claim := fmt.Sprintf("(ε=%g, δ=%g)", s.Claim.Epsilon, s.Claim.Delta)
-		if s.Verdict == reports.MeasurementVerdict {
-			claim = "none (measured)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Name, s.Verdict, p, f, i, claim, game, power)
-	}
-	tw.Flush()
-	for k, s := range shortfalls {
-		fmt.Fprintf(w, "[%d] %s\n", k+1, s)
-	}
-	for _, s := range rep.Subjects {
-		for _, f := range s.Findings {
-			if s.Verdict == reports.MeasurementVerdict {
-				fmt.Fprintf(w, "  measurement %s: %s: measured %s\n", s.Name, f.Title, table.G10(float64(f.Measured)))
-				continue
-			}
-			if f.Verdict != "PASS" && f.Required {
-				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s\n", f.Verdict, s.Name, f.Title, table.G10(float64(f.Measured)), f.Comparison, table.G10(float64(f.Bound)))
-			}
-		}
-	}
-	if len(rep.Controls) > 0 {
-		caught := 0
-		for _, c := range rep.Controls {
-			if c.Caught {
-				caught++
-				continue
-			}
-			fmt.Fprintf(w, "  control %s of %s NOT CAUGHT (%s): a limit of this audit at %d trials; closest to failing it: %s\n", c.Name, c.Subject, c.Bug, rep.Trials, c.Closest)
-		}
-		fmt.Fprintf(w, "controls: %d of %d caught (mutants with a known bug; they do not enter the verdict)\n", caught, len(rep.Controls))
-	}
-	if rep.Summary.Verdict == reports.MeasurementVerdict {
-		fmt.Fprintln(w, "measured: no claim was given, so nothing was judged; each figure is a lower bound or an estimate of what the models show")
-	} else {
-		fmt.Fprintln(w, "verdict: from the findings each claim requires; PASS means consistent, and every empirical PASS would have caught its F× violation with 80 % power")
-	}
-	files := []string{filepath.Join(dir, "report.json")}
-	for _, f := range formats {
-		files = append(files, filepath.Join(dir, "report."+f))
-	}
-	overall := rep.Summary.Verdict
-	if overall == reports.MeasurementVerdict {
-		overall += " (no claim, no verdict)"
-	}
-	fmt.Fprintf(w, "overall: %s; report: %s\n", overall, shownPath(strings.Join(files, ", ")))
-}
-
-// emit prints the summary table, or with asJSON the report's JSON (what report.json holds).
-func emit(w io.Writer, rep *reports.Report, dir string, formats []string, asJSON bool) error {
-	if !asJSON {
-		printSummary(w, rep, dir, formats)
-		return nil
-	}
-	b, err := rep.JSON()
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
 }
 
 // isTerminal reports whether w is a terminal (the progress bar's condition).

@@ -7,17 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-	tablepkg "github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -47,22 +44,6 @@ func loadSamples(ctx context.Context, flagName, path string) (*mat.Dense, error)
 		return nil, usageError{fmt.Errorf("--%s: %w", flagName, err)}
 	}
 	return m, nil
-}
-
-type estimateOutput struct {
-	Method     string          `json:"method"`
-	Alpha      float64         `json:"alpha"`
-	Estimate   tablepkg.Number `json:"estimate"`
-	Lower      tablepkg.Number `json:"lower"`
-	Upper      tablepkg.Number `json:"upper"`
-	PlugIn     tablepkg.Number `json:"plug_in"`
-	SE         float64         `json:"standard_error"`
-	Confidence float64         `json:"confidence"`
-	Resamples  int             `json:"resamples"`
-	SamplesA   int             `json:"samples_a"`
-	SamplesB   int             `json:"samples_b"`
-	Dimension  int             `json:"dimension"`
-	Note       string          `json:"note"`
 }
 
 func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -102,54 +83,18 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usageError{fmt.Errorf("--covariance: %w", err)}
 	}
-	e, err := interruptible(ctx, func() (estimate.Estimate, error) {
-		return estimate.ByName(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
+	out, err := interruptible(ctx, func() (*pipeline.EstimateAnswer, error) {
+		return pipeline.Estimate(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
 	})
 	if err != nil {
 		// the estimators speak of samples A and B: say which files they are
 		return usageError{fmt.Errorf("estimate: %w (A is %s, B is %s)", err, *aPath, *bPath)}
 	}
-	na, d := a.Dims()
-	nb, _ := b.Dims()
-	out := estimateOutput{Method: method, Alpha: alpha, Estimate: tablepkg.Number(e.Value), Lower: tablepkg.Number(e.Interval.Lower), Upper: tablepkg.Number(e.Interval.Upper),
-		PlugIn: tablepkg.Number(e.PlugIn), SE: e.SE, Confidence: conf, Resamples: e.Reps, SamplesA: na, SamplesB: nb, Dimension: d,
-		Note: "an estimate with a resampling interval, not a bound; see audit/estimate for each estimator's regime"}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "D_%g(A‖B) ≈ %s, %g%% interval [%s, %s]  (%s, %d and %d samples in %d dimensions; an estimate, not a bound)\n",
-		alpha, tablepkg.G10(e.Value), 100*conf, tablepkg.G10(e.Interval.Lower), tablepkg.G10(e.Interval.Upper), method, na, nb, d)
+	out.WriteText(stdout)
 	return nil
-}
-
-type exampleBound struct {
-	Example      int             `json:"example"`
-	Epsilon      tablepkg.Number `json:"epsilon_lower_bound"`
-	Threshold    tablepkg.Number `json:"threshold"`
-	Above        bool            `json:"flag_above"`
-	FP           int             `json:"false_positives"`
-	FN           int             `json:"false_negatives"`
-	PointEpsilon tablepkg.Number `json:"point_estimate"`
-	GDPEpsilon   tablepkg.Number `json:"gdp_epsilon"`
-}
-
-type epsilonOutput struct {
-	EpsilonLowerBound tablepkg.Number    `json:"epsilon_lower_bound"`
-	Delta             float64            `json:"delta"`
-	Confidence        float64            `json:"confidence"`
-	Strategy          string             `json:"strategy"`
-	Resolution        tablepkg.Number    `json:"max_certifiable_epsilon"`
-	PerExample        []exampleBound     `json:"per_example"`
-	Competition       competitionOutput  `json:"competition"`
-	Models            struct{ A, B int } `json:"models"`
-	Note              string             `json:"note"`
-}
-
-type competitionOutput struct {
-	Epsilons        []float64 `json:"epsilons"`
-	ForgettingScore float64   `json:"forgetting_score"`
-	EMax            float64   `json:"e_max"`
-	Note            string    `json:"note"`
 }
 
 func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -173,7 +118,7 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if !setFlags(fs)["delta"] {
+	if !cliflag.Set(fs)["delta"] {
 		return usagef("epsilon: --delta is required")
 	}
 	strat, err := threshold.Parse(strategy)
@@ -188,52 +133,21 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	na, k := a.Dims()
-	nb, kb := b.Dims()
+	_, k := a.Dims()
+	_, kb := b.Dims()
 	if k != kb {
 		return usagef("epsilon: %s scores %d examples per model, %s scores %d", *aPath, k, *bPath, kb)
 	}
-	pe, err := interruptible(ctx, func() (epsilon.PerExampleResult, error) {
-		return epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat}.PerExample(a, b)
+	out, err := interruptible(ctx, func() (*pipeline.EpsilonAnswer, error) {
+		return pipeline.Epsilon(a, b, epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat})
 	})
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
 	}
-	out := epsilonOutput{Delta: delta, Confidence: conf, Strategy: strat.String(), Resolution: tablepkg.Number(pe.Resolution),
-		Note: "epsilon_lower_bound holds at the stated confidence for every example at once; point, GDP and competition values are estimates"}
-	out.Models.A, out.Models.B = na, nb
-	for _, e := range pe.Examples {
-		res := e.Result
-		out.PerExample = append(out.PerExample, exampleBound{Example: e.Example, Epsilon: tablepkg.Number(res.Epsilon), Threshold: tablepkg.Number(res.Rule.Threshold),
-			Above: res.Rule.Above, FP: res.Counts.FP, FN: res.Counts.Pos - res.Counts.TP, PointEpsilon: tablepkg.Number(res.Point), GDPEpsilon: tablepkg.Number(e.GDP.Epsilon)})
-	}
-	best := pe.Epsilon
-	out.EpsilonLowerBound = tablepkg.Number(best)
-	rowsA, rowsB := make([][]float64, na), make([][]float64, nb)
-	for i := range na {
-		rowsA[i] = mat.Row(nil, i, a)
-	}
-	for i := range nb {
-		rowsB[i] = mat.Row(nil, i, b)
-	}
-	comp, err := interruptible(ctx, func() (epsilon.CompetitionResult, error) { return epsilon.Competition(rowsA, rowsB) })
-	if err != nil {
-		return usageError{fmt.Errorf("epsilon: %w", err)}
-	}
-	out.Competition = competitionOutput{Epsilons: comp.Epsilons, ForgettingScore: comp.Score, EMax: comp.EMax,
-		Note: "NeurIPS 2023 machine-unlearning competition scorer (δ = 1e-5, ε capped at 50); an estimate without confidence"}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "ε lower bound: %s at δ = %g, %g%% confidence for all %d examples (%s thresholds; these trials can show at most %s)\n",
-		tablepkg.G10(best), delta, 100*conf, k, strat, tablepkg.G10(float64(out.Resolution)))
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "example\tε lower bound\tpoint ε\tGDP ε\tcompetition ε")
-	for j, e := range out.PerExample {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j, tablepkg.G10(float64(e.Epsilon)), tablepkg.G10(float64(e.PointEpsilon)), tablepkg.G10(float64(e.GDPEpsilon)), tablepkg.G10(comp.Epsilons[j]))
-	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "competition forgetting score: %.4f (E_max = %g)\n", comp.Score, comp.EMax)
+	out.WriteText(stdout)
 	return nil
 }
 
@@ -275,7 +189,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if spec != "" {
-		set := setFlags(fs)
+		set := cliflag.Set(fs)
 		for _, f := range []string{"delta", "epsilon", "strategy", "confidence"} {
 			if set[f] {
 				return usagef("plan: --%s comes from the spec with --spec (the spec's claim and confidence are planned)", f)
@@ -290,7 +204,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: factor, shards: shards, budget: budget, json: *asJSON}})
 	}
-	set := setFlags(fs)
+	set := cliflag.Set(fs)
 	if set["models"] || set["retrains"] {
 		return planRanks(ctx, set, models, retrains, claim, delta, conf, factor, *asJSON, stdout)
 	}
@@ -329,18 +243,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "With %d trials per side at δ = %g and %.4g %% confidence, a distinguishing game can show at most ε = %s violated.\n",
-		trials, delta, 100*conf, tablepkg.G10(float64(out.MaxCertifiable)))
-	if set["epsilon"] {
-		fmt.Fprintf(stdout, "To be able to show ε = %g violated at all: %d trials per side.\n", claim, out.TrialsForResolution)
-		fmt.Fprintf(stdout, "With %d trials per side, the split game catches a true ε of %g × %g with probability %.2f, and catches %s with probability %g.\n",
-			trials, factor, claim, *out.PowerAtTrials, smallestPhrase(float64(*out.SmallestFactor)), power)
-		fmt.Fprintf(stdout, "To catch a true ε of %g × %g with probability %g: %d trials per side (split game at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
-			factor, claim, power, out.TrialsNeeded, 100*conf, out.GDPMu)
-		if power == verdict.PowerTarget { // the report's line speaks of its own 80 % power
-			fmt.Fprintf(stdout, "%s.\n", out.Supports)
-		}
-	}
+	out.WriteText(stdout)
 	return nil
 }
 
@@ -367,35 +270,11 @@ func planTable(ctx context.Context, set map[string]bool, list string, claim, del
 		}
 		counts = append(counts, n)
 	}
-	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: verdict.PowerTarget, Delta: delta, Conf: conf}
-	pass, _, err := epsilon.TrialsToDetect(ctx, ps)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	passText := fmt.Sprintf("about %d a side", pass)
-	if err != nil {
-		passText = fmt.Sprintf("more than %d a side", epsilon.MaxPlanTrials)
-	}
-	fmt.Fprintf(stdout, "What a distinguishing game (split, %.4g %% confidence) can show of the claim (ε = %g, δ = %g); μ is the Gaussian-DP μ of the Gaussian pair with that ε.\n\n", 100*conf, claim, delta)
-	fmt.Fprintf(stdout, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*verdict.PowerTarget, 100*verdict.PowerTarget, factor)
-	for _, n := range counts {
-		p, err := checks.PowerOf(ctx, n, ps, "plan")
-		if err != nil {
-			return usageError{fmt.Errorf("plan: %w", err)}
+	if err := pipeline.WritePlanTable(ctx, stdout, counts, claim, delta, conf, factor); err != nil {
+		if err == ctx.Err() { // interrupted before any row: as is
+			return err
 		}
-		canFail := "yes"
-		if p.MaxEpsilon <= claim {
-			canFail = fmt.Sprintf("no: from %d a side", p.TrialsToShow)
-		}
-		leak := "none"
-		if !math.IsInf(p.SmallestEpsilon, 1) {
-			leak = fmt.Sprintf("ε ≥ %.3g (μ ≥ %.3g)", p.SmallestEpsilon, p.SmallestMu)
-		}
-		canPass := "no: " + passText
-		if p.Sufficient() {
-			canPass = "yes"
-		}
-		fmt.Fprintf(stdout, "| %d | %.3g (μ = %.3g) | %s | %s | %s |\n", n, p.MaxEpsilon, p.MaxMu, canFail, leak, canPass)
+		return usageError{err}
 	}
 	return nil
 }
@@ -423,23 +302,8 @@ func planRanks(ctx context.Context, set map[string]bool, models, retrains int, c
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	if out.RetrainsNeeded > 0 {
-		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains can show (ε = %g, δ = %g) violated at %.4g %% confidence from %d retrains: with fewer, even a model below every retrain has a p-value above t = %s.\n",
-			models, claim, delta, 100*conf, out.RetrainsNeeded, tablepkg.G10(float64(out.Threshold)))
-	} else {
-		fmt.Fprintf(stdout, "%d unlearned model(s) ranked among retrains cannot show (ε = %g, δ = %g) violated at %.4g %% confidence with any number of retrains: δ exceeds the per-model level %.4g.\n",
-			models, claim, delta, 100*conf, (1-conf)/float64(models))
-	}
-	fmt.Fprintf(stdout, "%s.\n", out.Supports)
+	out.WriteText(stdout)
 	return nil
-}
-
-// smallestPhrase names the violations a game catches: "≥ 2.42× violations", or none.
-func smallestPhrase(f float64) string {
-	if math.IsInf(f, 1) {
-		return "no violation of any size"
-	}
-	return fmt.Sprintf("≥ %.3g× violations", f)
 }
 
 // interruptible is wait.For: f's result, or ctx's error as soon as ctx ends.

@@ -7,10 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
@@ -163,37 +163,11 @@ Flags:`)
 	if dir == "" {
 		return usagef("keygen: --out is required")
 	}
-	ek, priv, pub, err := evidence.GenerateKeys(rand.Reader)
-	if err != nil {
-		return fmt.Errorf("keygen: %w", err)
-	}
-	files := []struct {
-		name string
-		body []byte
-		mode os.FileMode
-	}{{"evidence.key", ek, 0o600}, {"sign.key", priv, 0o600}, {"sign.pub", pub, 0o644}}
-	for _, f := range files {
-		if _, err := os.Lstat(filepath.Join(dir, f.name)); err == nil {
-			return usagef("keygen: %s exists; keys are never replaced (remove it, or give another --out)", filepath.Join(dir, f.name))
-		}
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return usagef("keygen: %v", err)
-	}
-	for _, f := range files {
-		p := filepath.Join(dir, f.name)
-		// O_EXCL: a file that appeared since the check is not replaced either
-		w, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
-		if err != nil {
-			return usagef("keygen: %v", err)
-		}
-		_, err = w.Write(f.body)
-		if err = errors.Join(err, w.Chmod(f.mode), w.Close()); err != nil {
-			return fmt.Errorf("keygen: %s: %w", p, err)
-		}
+	if err := evidence.WriteKeyFiles(dir, rand.Reader); err != nil {
+		return usagef("keygen: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (evidence key), %s (signing key) and %s (its public key)\nkeep the first two secret; export %s=%s\n",
-		shownPath(filepath.Join(dir, "evidence.key")), shownPath(filepath.Join(dir, "sign.key")), shownPath(filepath.Join(dir, "sign.pub")), evidence.KeyEnv, shell.Quote(absPath(filepath.Join(dir, "evidence.key"))))
+		pipeline.ShownPath(filepath.Join(dir, "evidence.key")), pipeline.ShownPath(filepath.Join(dir, "sign.key")), pipeline.ShownPath(filepath.Join(dir, "sign.pub")), evidence.KeyEnv, shell.Quote(absPath(filepath.Join(dir, "evidence.key"))))
 	return nil
 }
 

@@ -13,10 +13,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
@@ -68,40 +66,10 @@ func main() {
 }
 
 // maxErrorBytes caps the error line main writes ("audit: ", the message, a newline): 64 KiB.
-const maxErrorBytes = 64 << 10
+const maxErrorBytes = clip.MaxLine
 
-// errorText is err's message as main prints it, the last line of defence behind the
-// readers' own clipping (clip.Quote, clip.Text): every character a terminal acts on is
-// escaped as strconv.Quote escapes it (C0 and C1 controls, DEL, format characters such
-// as U+202E, bytes that are not UTF-8), but newlines and tabs, with which the tool's own
-// messages lay out a list; and a message that would make the line longer than
-// maxErrorBytes is cut, ending with how many bytes of it were left out. A reader that
-// echoes an 8 MB name or an escape sequence unclipped then costs the terminal at most
-// 64 KiB of inert text.
-func errorText(err error) string {
-	msg := err.Error()
-	const room = maxErrorBytes - len("audit: \n") - len("… (18446744073709551615 bytes of the message left out)")
-	var b strings.Builder
-	for i := 0; i < len(msg); {
-		r, n := utf8.DecodeRuneInString(msg[i:])
-		piece := msg[i : i+n]
-		switch {
-		case r == '\n' || r == '\t':
-		case r == utf8.RuneError && n == 1:
-			piece = fmt.Sprintf(`\x%02x`, msg[i])
-		case !strconv.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			piece = q[1 : len(q)-1]
-		}
-		if b.Len()+len(piece) > room {
-			fmt.Fprintf(&b, "… (%d bytes of the message left out)", len(msg)-i)
-			break
-		}
-		b.WriteString(piece)
-		i += n
-	}
-	return b.String()
-}
+// errorText is err's message as main prints it after "audit: " (clip.Line).
+func errorText(err error) string { return clip.Line("audit: ", err.Error()) }
 
 // invokedAs is the command as the user runs it, for the commands the hints print.
 var invokedAs = "audit"
@@ -302,42 +270,17 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// setFlags reports which flags were given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { m[cliflag.Canonical(fs, f.Name)] = true }) // an alias sets its flag
-	return m
-}
-
 // resultFlags is the command line that decides a report: "audit", the command, and every
 // flag given, as --name=value in name order. Flags that change only where or how results
 // are shown, or how fast or where they come (--out, --formats, --workers, --fresh, --quiet,
 // --json, --shard, --force), are left out, so that the same inputs and seed still give the
 // same report bytes, however the trials were run.
 func resultFlags(fs *flag.FlagSet) []string {
-	return append([]string{"audit", fs.Name()}, givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force", "evidence-key", "sign-key")...)
+	return append([]string{"audit", fs.Name()}, cliflag.Given(fs, "out", "workers", "fresh", "quiet", "json", "formats", "shard", "force", "evidence-key", "sign-key")...)
 }
 
 // replayArgs are the flags a shard's manifest keeps for audit merge to run the command
 // again: resultFlags' and --formats, which decides the renderings the merge writes.
 func replayArgs(fs *flag.FlagSet) []string {
-	return givenFlags(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force", "evidence-key", "sign-key")
-}
-
-// givenFlags lists the flags given, as --name=value in name order, but the ones left out.
-func givenFlags(fs *flag.FlagSet, leftOut ...string) []string {
-	type given struct{ name, value string }
-	var gs []given
-	fs.Visit(func(f *flag.Flag) {
-		// an old name is recorded as the flag it sets, so the report is the same bytes
-		if name := cliflag.Canonical(fs, f.Name); !slices.Contains(leftOut, name) {
-			gs = append(gs, given{name, f.Value.String()})
-		}
-	})
-	slices.SortFunc(gs, func(a, b given) int { return strings.Compare(a.name, b.name) }) // in name order
-	out := make([]string, len(gs))
-	for i, g := range gs {
-		out[i] = "--" + g.name + "=" + g.value
-	}
-	return out
+	return cliflag.Given(fs, "out", "workers", "fresh", "quiet", "json", "shard", "force", "evidence-key", "sign-key")
 }

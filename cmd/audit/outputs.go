@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -74,15 +71,4 @@ func outErr(command string, err error) error {
 		return usagef("%s: %v", command, err)
 	}
 	return fmt.Errorf("%s: %w", command, err)
-}
-
-// shownPath is a path as a line on stdout shows it: as it is, or Go-quoted (strconv.Quote)
-// when it holds a character that is not printable, so that a folder named with ESC[31m or
-// an OSC title sequence is shown, not obeyed, by the terminal. Not clipped: CheckOut has
-// bounded an output path to MaxPath bytes already.
-func shownPath(p string) string {
-	if strings.ContainsFunc(p, func(r rune) bool { return !strconv.IsPrint(r) }) || !utf8.ValidString(p) {
-		return strconv.Quote(p)
-	}
-	return p
 }

@@ -43,7 +43,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		date = d
 	}
-	if setFlags(fs)["out"] { // --out= is refused, not taken for standard output
+	if cliflag.Set(fs)["out"] { // --out= is refused, not taken for standard output
 		if err := outdir.CheckOut("--out", out, outdir.Input{Flag: "--in", Path: in}); err != nil {
 			return usagef("report: %v", err)
 		}

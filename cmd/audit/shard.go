@@ -82,7 +82,7 @@ func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.W
 	if len(m.Subjects) == 1 {
 		subjectsText = m.Subjects[0].Name
 	}
-	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, shownPath(dir))
+	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, pipeline.ShownPath(dir))
 	fmt.Fprintf(stdout, "when every part is done: %s\n", mergeHint(c.out))
 	return nil
 }

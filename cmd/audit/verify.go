@@ -16,7 +16,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // runVerify audits models trained elsewhere (verify.VerifySamples) and writes a report.
@@ -80,7 +79,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	set := setFlags(fs)
+	set := cliflag.Set(fs)
 	var eps, delta *float64
 	if set["epsilon"] {
 		eps = &claimEps
@@ -100,7 +99,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usageError{fmt.Errorf("verify: %w", err)}
 		}
 	}
-	if setFlags(fs)["rank-p"] {
+	if cliflag.Set(fs)["rank-p"] {
 		s.RandomisedRank, _ = spec.ParseRankP(rankP) // one of the choices the flag accepts
 	}
 	in.Spec, in.SpecPath, in.Unlearned, in.Retrained, in.Scores = s, specPath, unlearnedPath, retrainedPath, *scores
@@ -109,8 +108,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := in.Check(); err != nil {
 		return usageError{err}
 	}
-	specOutputs(setFlags(fs), s, &out, formats)
-	outFormats, err := parseFormats(*formats) // refused before any work
+	specOutputs(cliflag.Set(fs), s, &out, formats)
+	outFormats, err := pipeline.Formats(*formats) // refused before any work
 	if err != nil {
 		return err
 	}
@@ -138,31 +137,17 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return usageError{err}
 	}
-	if err := writeReport(od, rep, outFormats, nil); err != nil {
+	if err := pipeline.WriteReport(od, rep, outFormats, nil); err != nil {
 		return outErr("verify", err)
 	}
-	if err := emit(stdout, rep, out, outFormats, *asJSON); err != nil {
+	if err := pipeline.Emit(stdout, rep, out, outFormats, *asJSON); err != nil {
 		return err
 	}
 	if !*asJSON {
-		printUtility(stdout, rep)
+		pipeline.WriteUtility(stdout, rep)
 	}
 	if !s.Claimed {
 		return nil // a measurement has no verdict: exit 0
 	}
 	return verdictErr(verdict.Verdict(rep.Summary.Verdict))
-}
-
-// printUtility prints the subjects' utility after the summary: a measurement, said to be
-// no verdict.
-func printUtility(w io.Writer, rep *reports.Report) {
-	for _, s := range rep.Subjects {
-		if s.Utility == nil {
-			continue
-		}
-		fmt.Fprintf(w, "utility of %s (a measurement, no verdict; mean ± SD over models, models × records):\n", s.Name)
-		for _, l := range s.Utility.Lines() {
-			fmt.Fprintf(w, "  %s\n", l)
-		}
-	}
 }
