@@ -62,3 +62,19 @@ func TestChoiceSetting(t *testing.T) {
 	}()
 	ChoiceSetting(&v, p, []int{1, 2, 3})
 }
+
+// A seed reads as a non-negative integer, its refusal naming the flag; a list drops empty
+// items, as Args.List does.
+func TestUint64AndListSettings(t *testing.T) {
+	var seed uint64
+	var list []string
+	ss := []Setting{Uint64Setting(&seed, Param{Name: "seed", Default: "7"}), ListSetting(&list, Param{Name: "formats", Default: "svg,,png"})}
+	args := DefaultArgs(SettingParams(ss))
+	if err := ReadSettings(args, ss); err != nil || seed != 7 || strings.Join(list, "|") != "svg|png" {
+		t.Errorf("defaults: %d %q %v; want 7 [svg png]", seed, list, err)
+	}
+	args.Set("seed", "-1")
+	if err := ReadSettings(args, ss); err == nil || err.Error() != `--seed "-1": want a non-negative integer` {
+		t.Errorf("a negative seed: %v; want it refused by name", err)
+	}
+}

@@ -237,6 +237,17 @@ func IntsSetting(dst *[]int, p Param) Setting {
 	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Ints(p.Name); return err }}
 }
 
+// Uint64Setting binds a non-negative integer (a seed) to *dst (Args.Uint64).
+func Uint64Setting(dst *uint64, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Uint64(p.Name); return err }}
+}
+
+// ListSetting binds a comma-separated list of texts to *dst (Args.List: empty items
+// dropped, none is an empty list).
+func ListSetting(dst *[]string, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) error { *dst = a.List(p.Name); return nil }}
+}
+
 // StringSetting binds a text or choice setting to *dst.
 func StringSetting(dst *string, p Param) Setting {
 	return Setting{Param: p, read: func(a Args) error { *dst = a.String(p.Name); return nil }}
