@@ -21,7 +21,9 @@
 // Choices, and BindFlags, Var and ParseFlags refuse any other value where it is given
 // ("--trials 7: want an integer in [8, 1000000]"). Args parses the values and names the
 // flag in its errors, knows which were given (Given, Require), and an ArgReader gathers
-// every error of a parse so that bad input is reported whole. A method refuses a setting
+// every error of a parse so that bad input is reported whole. A method binds its settings
+// to struct fields once (Setting: IntSetting … ChoiceSetting, GivenSetting for those whose
+// absence matters, read by ReadSettings), so its code reads fields, never names. A method refuses a setting
 // with a SettingError, which the front end names as a flag or, for a spec, as the spec's
 // field (SettingError.InSpec, SpecField, SpecError). CheckOptions are the settings every
 // check shares (confidence, seed, power, Attacks). Front ends only look methods up

@@ -237,6 +237,17 @@ func IntsSetting(dst *[]int, p Param) Setting {
 	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Ints(p.Name); return err }}
 }
 
+// Uint64Setting binds a non-negative integer (a seed) to *dst (Args.Uint64).
+func Uint64Setting(dst *uint64, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = a.Uint64(p.Name); return err }}
+}
+
+// ListSetting binds a comma-separated list of texts to *dst (Args.List: empty items
+// dropped, none is an empty list).
+func ListSetting(dst *[]string, p Param) Setting {
+	return Setting{Param: p, read: func(a Args) error { *dst = a.List(p.Name); return nil }}
+}
+
 // StringSetting binds a text or choice setting to *dst.
 func StringSetting(dst *string, p Param) Setting {
 	return Setting{Param: p, read: func(a Args) error { *dst = a.String(p.Name); return nil }}
@@ -265,4 +276,62 @@ func ReadSettings(a Args, ss []Setting) error {
 		r.Fail(s.read(a))
 	}
 	return r.Err()
+}
+
+// ChoiceSetting binds a choice to *dst: the value paired with the name given, names and
+// values in the order of p.Choices, so the names are declared once, in the Param. A
+// values list that does not pair with p.Choices is a programmer error, refused here,
+// at declaration.
+func ChoiceSetting[T any](dst *T, p Param, values []T) Setting {
+	if len(values) != len(p.Choices) {
+		panic(fmt.Sprintf("audit: setting %q: %d values for %d choices", p.Name, len(values), len(p.Choices)))
+	}
+	return Setting{Param: p, read: func(a Args) (err error) { *dst, err = Choose(a, p.Name, p.Choices, values); return err }}
+}
+
+// A Given is a setting's value and whether it was given (IsSet) rather than left at its
+// default, for the settings whose absence means something: a constant a variant requires,
+// a default that depends on another setting. It also knows its flag's name, so that
+// Require names a missing setting from the field, not from a second spelling of the name.
+// ReadSettings fills all three (GivenSetting).
+type Given[T any] struct {
+	Value T
+	IsSet bool
+	flag  string
+}
+
+// FlagGiven is the setting's flag name and whether it was given (for Require).
+func (g Given[T]) FlagGiven() (flag string, isSet bool) { return g.flag, g.IsSet }
+
+// GivenSetting binds a setting to dst.Value with bind (IntSetting, FloatSetting, …) and
+// records in dst whether the setting was given.
+func GivenSetting[T any](dst *Given[T], bind func(*T, Param) Setting, p Param) Setting {
+	s := bind(&dst.Value, p)
+	read := s.read
+	s.read = func(a Args) error {
+		dst.IsSet, dst.flag = a.Given(p.Name), p.Name
+		return read(a)
+	}
+	return s
+}
+
+// A Requirable is a setting that knows whether it was given: a Given.
+type Requirable interface {
+	FlagGiven() (flag string, isSet bool)
+}
+
+// Require returns one error per setting not given, saying what needs it (as Args.Require
+// does by name): "--lipschitz is required for --variant perfect". The settings must have
+// been read (ReadSettings); one that was not is named as such rather than as "--".
+func Require(what string, settings ...Requirable) []error {
+	var errs []error
+	for _, s := range settings {
+		switch flag, isSet := s.FlagGiven(); {
+		case flag == "":
+			errs = append(errs, fmt.Errorf("a setting required for %s was never read (ReadSettings)", what))
+		case !isSet:
+			errs = append(errs, fmt.Errorf("--%s is required for %s", flag, what))
+		}
+	}
+	return errs
 }

@@ -2,6 +2,7 @@ package d2daudit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -27,42 +28,64 @@ func (Method) Bounds() audit.Bounds {
 			{Name: d2d.ConvexWeak.String(), Summary: "Thm 3.5, Rem. 3.6"},
 			{Name: "distributed", Summary: "Thm 4.5"},
 		},
-		Params: []audit.Param{
-			{Name: "lipschitz", Usage: "per-example Lipschitz constant L (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "smoothness", Usage: "per-example smoothness M (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "strong-convexity", Usage: "per-example strong convexity m (required except for the convex variants, where it defaults to 0)", Default: "0", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "n", Usage: "size of the initial dataset (required)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "iterations", Usage: "iteration budget I per update (required)", Default: "0", Unit: "gradient steps", Kind: audit.Number, Range: "[1, 1e9]"},
-			{Name: "epsilon", Usage: "target ε (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "delta", Usage: "target δ (required)", Default: "0", Kind: audit.Number, Range: "(0, 1)"},
-			{Name: "dimension", Usage: "parameter dimension d (required for perfect, convex and distributed)", Default: "0", Kind: audit.Integer, Range: "[1, 1e9]"},
-			{Name: "radius", Usage: "radius R of Θ (required for convex and distributed; otherwise it adds the learner's iteration count)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "n-floor", Usage: "guaranteed lower bound on every n_i (0: n/2, the paper's Assumption 2.6)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[0, 1e12]"},
-			{Name: "xi", Usage: "ξ: convex-weak T_i = i^{2ξ}I (default 1); distributed B = n^ξ, 1 ≤ ξ ≤ 4/3 (required)", Default: "0", Kind: audit.Number, Range: "(0, 100]"},
-			{Name: "partitions", Usage: "distributed: K partitions (0: ⌊√⌈n^ξ⌉⌋)", Default: "0", Kind: audit.Integer, Range: "[0, 1e9]"},
-			{Name: "copies", Usage: "distributed: C copies (0: 1)", Default: "0", Kind: audit.Integer, Range: "[0, 1e6]"},
-			{Name: "schedule", Usage: "distributed: update budget, paper (Thm 4.5) or fixed (spec §3.9.4)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "fixed"}},
-			{Name: "exponent", Usage: "convex-strong: the regulariser exponent, corrected (2/5) or printed (4/5)", Default: "corrected", Kind: audit.Choice, Choices: []string{"corrected", "printed"}},
-			{Name: "sigma-constant", Usage: "convex-weak: the σ constant, corrected (4√2·c_ξ) or printed (2√2)", Default: "corrected", Kind: audit.Choice, Choices: []string{"corrected", "printed"}},
-			{Name: "update-index", Usage: "the update i whose iteration count T_i is reported", Default: "1", Kind: audit.Integer, Range: "[1, 1e6]"},
-		},
+		Params:  audit.SettingParams(boundSettings(new(BoundSettings))),
 		Compute: certificate,
+	}
+}
+
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for the flags and the computation. The constants a variant requires, and the radius whose
+// absence changes what is reported, record whether they were given.
+type BoundSettings struct {
+	Lipschitz, Smoothness, StrongConvexity audit.Given[float64]
+	N                                      audit.Given[int]
+	Iterations, Epsilon, Delta             audit.Given[float64]
+	Dimension                              audit.Given[int]
+	Radius                                 audit.Given[float64]
+	NFloor                                 int
+	Xi                                     audit.Given[float64]
+	Partitions, Copies                     int
+	Schedule                               string
+	Exponent, SigmaConstant                d2d.Reading
+	UpdateIndex                            int
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	readings := []d2d.Reading{d2d.Corrected, d2d.AsPrinted}
+	return []audit.Setting{
+		audit.GivenSetting(&s.Lipschitz, audit.FloatSetting, audit.Param{Name: "lipschitz", Usage: "per-example Lipschitz constant L (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.Smoothness, audit.FloatSetting, audit.Param{Name: "smoothness", Usage: "per-example smoothness M (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.StrongConvexity, audit.FloatSetting, audit.Param{Name: "strong-convexity", Usage: "per-example strong convexity m (required except for the convex variants, where it defaults to 0)", Default: "0", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.GivenSetting(&s.N, audit.IntSetting, audit.Param{Name: "n", Usage: "size of the initial dataset (required)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"}),
+		audit.GivenSetting(&s.Iterations, audit.FloatSetting, audit.Param{Name: "iterations", Usage: "iteration budget I per update (required)", Default: "0", Unit: "gradient steps", Kind: audit.Number, Range: "[1, 1e9]"}),
+		audit.GivenSetting(&s.Epsilon, audit.FloatSetting, audit.Param{Name: "epsilon", Usage: "target ε (required)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.Delta, audit.FloatSetting, audit.Param{Name: "delta", Usage: "target δ (required)", Default: "0", Kind: audit.Number, Range: "(0, 1)"}),
+		audit.GivenSetting(&s.Dimension, audit.IntSetting, audit.Param{Name: "dimension", Usage: "parameter dimension d (required for perfect, convex and distributed)", Default: "0", Kind: audit.Integer, Range: "[1, 1e9]"}),
+		audit.GivenSetting(&s.Radius, audit.FloatSetting, audit.Param{Name: "radius", Usage: "radius R of Θ (required for convex and distributed; otherwise it adds the learner's iteration count)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.IntSetting(&s.NFloor, audit.Param{Name: "n-floor", Usage: "guaranteed lower bound on every n_i (0: n/2, the paper's Assumption 2.6)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[0, 1e12]"}),
+		audit.GivenSetting(&s.Xi, audit.FloatSetting, audit.Param{Name: "xi", Usage: "ξ: convex-weak T_i = i^{2ξ}I (default 1); distributed B = n^ξ, 1 ≤ ξ ≤ 4/3 (required)", Default: "0", Kind: audit.Number, Range: "(0, 100]"}),
+		audit.IntSetting(&s.Partitions, audit.Param{Name: "partitions", Usage: "distributed: K partitions (0: ⌊√⌈n^ξ⌉⌋)", Default: "0", Kind: audit.Integer, Range: "[0, 1e9]"}),
+		audit.IntSetting(&s.Copies, audit.Param{Name: "copies", Usage: "distributed: C copies (0: 1)", Default: "0", Kind: audit.Integer, Range: "[0, 1e6]"}),
+		audit.StringSetting(&s.Schedule, audit.Param{Name: "schedule", Usage: "distributed: update budget, paper (Thm 4.5) or fixed (spec §3.9.4)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "fixed"}}),
+		audit.ChoiceSetting(&s.Exponent, audit.Param{Name: "exponent", Usage: "convex-strong: the regulariser exponent, corrected (2/5) or printed (4/5)", Default: "corrected", Kind: audit.Choice, Choices: []string{"corrected", "printed"}}, readings),
+		audit.ChoiceSetting(&s.SigmaConstant, audit.Param{Name: "sigma-constant", Usage: "convex-weak: the σ constant, corrected (4√2·c_ξ) or printed (2√2)", Default: "corrected", Kind: audit.Choice, Choices: []string{"corrected", "printed"}}, readings),
+		audit.IntSetting(&s.UpdateIndex, audit.Param{Name: "update-index", Usage: "the update i whose iteration count T_i is reported", Default: "1", Kind: audit.Integer, Range: "[1, 1e6]"}),
 	}
 }
 
 // certificate computes the rows of one variant's certificate.
 func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
-	r := audit.ArgReader{Args: args}
+	var s BoundSettings
+	readErr := audit.ReadSettings(args, boundSettings(&s))
+	var r audit.ArgReader
 	what := "--variant " + variant
-	r.Require(what, "lipschitz", "smoothness", "n", "iterations", "epsilon", "delta")
-	consts := reference.Constants{Lipschitz: r.Float("lipschitz"), Smoothness: r.Float("smoothness"), StrongConvexity: r.Float("strong-convexity")}
-	n, iters, eps, delta := r.Int("n"), r.Float("iterations"), r.Float("epsilon"), r.Float("delta")
-	dim, radius, xi, index := r.Int("dimension"), r.Float("radius"), r.Float("xi"), r.Int("update-index")
-	reading := func(name string) d2d.Reading {
-		v, err := audit.Choose(args, name, []string{"corrected", "printed"}, []d2d.Reading{d2d.Corrected, d2d.AsPrinted})
-		r.Fail(err)
-		return v
-	}
+	require := func(settings ...audit.Requirable) { r.Fail(errors.Join(audit.Require(what, settings...)...)) }
+	require(s.Lipschitz, s.Smoothness, s.N, s.Iterations, s.Epsilon, s.Delta)
+	r.Fail(readErr)
+	consts := reference.Constants{Lipschitz: s.Lipschitz.Value, Smoothness: s.Smoothness.Value, StrongConvexity: s.StrongConvexity.Value}
+	n, iters, eps, delta := s.N.Value, s.Iterations.Value, s.Epsilon.Value, s.Delta.Value
+	dim, radius, xi, index := s.Dimension.Value, s.Radius.Value, s.Xi.Value, s.UpdateIndex
 	if index < 1 {
 		r.Failf("--update-index %d: want ≥ 1", index)
 	}
@@ -71,12 +94,12 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		rows = append(rows, verdict.Row{Key: key, Value: val, Note: note})
 	}
 	if variant == "distributed" {
-		r.Require(what, "strong-convexity", "dimension", "radius", "xi")
-		sched, err := d2d.ParseSchedule(args.String("schedule"))
+		require(s.StrongConvexity, s.Dimension, s.Radius, s.Xi)
+		sched, err := d2d.ParseSchedule(s.Schedule)
 		if err != nil {
 			r.Fail(fmt.Errorf("--schedule: %w", err))
 		}
-		partitions, copies := r.Int("partitions"), r.Int("copies")
+		partitions, copies := s.Partitions, s.Copies
 		if err := r.Err(); err != nil {
 			return nil, err
 		}
@@ -109,21 +132,21 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 	}
 	switch {
 	case mode == d2d.Perfect:
-		r.Require(what, "strong-convexity", "dimension")
+		require(s.StrongConvexity, s.Dimension)
 	case mode.Convex():
-		r.Require(what, "dimension", "radius")
+		require(s.Dimension, s.Radius)
 	default:
-		r.Require(what, "strong-convexity")
+		require(s.StrongConvexity)
 	}
 	if iters != math.Trunc(iters) {
 		r.Failf("--iterations %v: this variant needs a whole number", iters)
 	}
-	p := d2d.Params{Constants: consts, Radius: radius, N: n, NFloor: r.Int("n-floor"), Dim: dim, Budget: int(iters), Epsilon: eps, Delta: delta, Xi: xi,
-		Exponent: reading("exponent"), SigmaConstant: reading("sigma-constant")}
+	p := d2d.Params{Constants: consts, Radius: radius, N: n, NFloor: s.NFloor, Dim: dim, Budget: int(iters), Epsilon: eps, Delta: delta, Xi: xi,
+		Exponent: s.Exponent, SigmaConstant: s.SigmaConstant}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	if !args.Given("radius") {
+	if !s.Radius.IsSet {
 		p.Radius = 1 // only the learner's iteration count depends on R here; it is not reported
 	}
 	plan, err := d2d.NewPlan(mode, p)
@@ -146,7 +169,7 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 	if mode == d2d.Perfect {
 		add("min_iterations", p.PerfectMinBudget(), "I_min")
 	}
-	if args.Given("radius") {
+	if s.Radius.IsSet {
 		add("learner_iterations", plan.LearnIterations(n), "T(n) of the learner")
 	}
 	add("sensitivity", plan.Sensitivity(), "Δ the proof certifies")

@@ -25,29 +25,41 @@ func (Method) Experiments() []audit.Experiment {
 		Summary: "excess empirical risk of every Descent-to-Delete variant against exact ERM\n" +
 			"along add/delete sequences of up to 1,000 updates, on MNIST 3-vs-8 and breast\n" +
 			"cancer, with the theorems' accuracy bounds beside the measurements",
-		About: "Runs every Descent-to-Delete variant along one random add/delete sequence per dataset and\nmeasures the excess empirical risk of the published model against exact ERM, with the\ntheorems' accuracy bounds beside it (Neel et al. 2020; spec d2d §5). Writes DIR/d2d-accuracy.json,\nDIR/d2d-accuracy.md and one figure per dataset. Exit 1 if a bound or the steady-state check fails.",
-		Params: []audit.Param{
-			audit.DatasetsParam,
-			{Name: "only", Usage: "datasets to run, comma-separated", Default: "mnist-3v8,breast-cancer"},
-			{Name: "variants", Usage: "D2D variants, comma-separated", Default: strings.Join(AccuracyVariants, ",")},
-			{Name: "schedule", Usage: "distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5)", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}},
-			audit.FormatsParam,
-			audit.SeedParam,
-			audit.WorkersParam,
-			{Name: "updates", Usage: "sequence length of the strong variants (strongly-convex, perfect, convex-strong)", Default: "1000", Unit: "updates", Kind: audit.Integer, Range: "[1, 1e6]"},
-			{Name: "weak-updates", Usage: "sequence length of convex-weak, whose i-th update costs i²·I iterations", Default: "20", Unit: "updates", Kind: audit.Integer, Range: "[1, 1000]"},
-			{Name: "dist-updates", Usage: "sequence length of distributed descent, whose update costs n·T_i gradients", Default: "100", Unit: "updates", Kind: audit.Integer, Range: "[1, 1e5]"},
-			{Name: "iterations", Usage: "iteration budget I of the single-machine variants (perfect mode uses at least I_min)", Default: "10", Unit: "gradient steps", Kind: audit.Integer, Range: "[1, 1e6]"},
-			{Name: "dist-iterations", Usage: "iteration budget I of distributed descent", Default: "2", Kind: audit.Number, Range: "(0, 1e6]"},
-			{Name: "xi", Usage: "ξ of distributed descent: B = n^ξ bootstrap slots", Default: "1.2", Kind: audit.Number, Range: "[1, 1.3333333333333333]"},
-			{Name: "lambda", Usage: "L2 weight λ of the strongly convex logistic loss", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "epsilon", Usage: "target ε", Default: "1", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "delta", Usage: "target δ", Default: "1e-6", Kind: audit.Number, Range: "(0, 1)"},
-			{Name: "beta", Usage: "failure probability of the accuracy bounds (the false-failure rate of each bound check)", Default: "1e-3", Kind: audit.Number, Range: "(0, 1)"},
-			{Name: "draws", Usage: "fresh publications averaged at each checkpoint (at least 2)", Default: "100", Kind: audit.Integer, Range: "[2, 1e6]"},
-		},
-		Run: runAccuracy,
+		About:  "Runs every Descent-to-Delete variant along one random add/delete sequence per dataset and\nmeasures the excess empirical risk of the published model against exact ERM, with the\ntheorems' accuracy bounds beside it (Neel et al. 2020; spec d2d §5). Writes DIR/d2d-accuracy.json,\nDIR/d2d-accuracy.md and one figure per dataset. Exit 1 if a bound or the steady-state check fails.",
+		Params: audit.SettingParams(new(accuracySettings).settings()),
+		Run:    runAccuracy,
 	}}
+}
+
+// accuracySettings are d2d-accuracy's settings, declared once (settings) for its flags
+// and its run: most of them are the AccuracyConfig's fields.
+type accuracySettings struct {
+	Config             AccuracyConfig
+	Datasets, Schedule string
+	Only, Formats      []string
+}
+
+func (s *accuracySettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.ListSetting(&s.Only, audit.Param{Name: "only", Usage: "datasets to run, comma-separated", Default: "mnist-3v8,breast-cancer"}),
+		audit.ListSetting(&s.Config.Variants, audit.Param{Name: "variants", Usage: "D2D variants, comma-separated", Default: strings.Join(AccuracyVariants, ",")}),
+		audit.StringSetting(&s.Schedule, audit.Param{Name: "schedule", Usage: "distributed descent's update budget: fixed (spec §3.9.4) or paper (Thm 4.5)", Default: "fixed", Kind: audit.Choice, Choices: []string{"fixed", "paper"}}),
+		audit.ListSetting(&s.Formats, audit.FormatsParam),
+		audit.Uint64Setting(&s.Config.Seed, audit.SeedParam),
+		audit.IntSetting(&s.Config.Workers, audit.WorkersParam),
+		audit.IntSetting(&s.Config.Updates, audit.Param{Name: "updates", Usage: "sequence length of the strong variants (strongly-convex, perfect, convex-strong)", Default: "1000", Unit: "updates", Kind: audit.Integer, Range: "[1, 1e6]"}),
+		audit.IntSetting(&s.Config.WeakUpdates, audit.Param{Name: "weak-updates", Usage: "sequence length of convex-weak, whose i-th update costs i²·I iterations", Default: "20", Unit: "updates", Kind: audit.Integer, Range: "[1, 1000]"}),
+		audit.IntSetting(&s.Config.DistUpdates, audit.Param{Name: "dist-updates", Usage: "sequence length of distributed descent, whose update costs n·T_i gradients", Default: "100", Unit: "updates", Kind: audit.Integer, Range: "[1, 1e5]"}),
+		audit.IntSetting(&s.Config.Budget, audit.Param{Name: "iterations", Usage: "iteration budget I of the single-machine variants (perfect mode uses at least I_min)", Default: "10", Unit: "gradient steps", Kind: audit.Integer, Range: "[1, 1e6]"}),
+		audit.FloatSetting(&s.Config.DistBudget, audit.Param{Name: "dist-iterations", Usage: "iteration budget I of distributed descent", Default: "2", Kind: audit.Number, Range: "(0, 1e6]"}),
+		audit.FloatSetting(&s.Config.Xi, audit.Param{Name: "xi", Usage: "ξ of distributed descent: B = n^ξ bootstrap slots", Default: "1.2", Kind: audit.Number, Range: "[1, 1.3333333333333333]"}),
+		audit.FloatSetting(&s.Config.Lambda, audit.Param{Name: "lambda", Usage: "L2 weight λ of the strongly convex logistic loss", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Config.Epsilon, audit.Param{Name: "epsilon", Usage: "target ε", Default: "1", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.FloatSetting(&s.Config.Delta, audit.Param{Name: "delta", Usage: "target δ", Default: "1e-6", Kind: audit.Number, Range: "(0, 1)"}),
+		audit.FloatSetting(&s.Config.Beta, audit.Param{Name: "beta", Usage: "failure probability of the accuracy bounds (the false-failure rate of each bound check)", Default: "1e-3", Kind: audit.Number, Range: "(0, 1)"}),
+		audit.IntSetting(&s.Config.Draws, audit.Param{Name: "draws", Usage: "fresh publications averaged at each checkpoint (at least 2)", Default: "100", Kind: audit.Integer, Range: "[2, 1e6]"}),
+	}
 }
 
 // accuracyDataset is a data set of the datasets folder prepared for the accuracy experiment.
@@ -84,16 +96,12 @@ var accuracyDatasets = map[string]func(dir string) (*accuracyDataset, error){
 }
 
 func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	c := AccuracyConfig{Updates: r.Int("updates"), WeakUpdates: r.Int("weak-updates"), DistUpdates: r.Int("dist-updates"),
-		Budget: r.Int("iterations"), DistBudget: r.Float("dist-iterations"), Xi: r.Float("xi"), Lambda: r.Float("lambda"),
-		Epsilon: r.Float("epsilon"), Delta: r.Float("delta"), Beta: r.Float("beta"), Draws: r.Int("draws"), Workers: r.Int("workers")}
-	seed, err := args.Uint64("seed")
-	r.Fail(err)
-	c.Seed = seed
-	if err := r.Err(); err != nil {
+	var s accuracySettings
+	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
 	}
+	c := s.Config
+	var err error
 	for _, v := range []struct {
 		name string
 		val  int
@@ -115,20 +123,19 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	case !(c.Delta > 0 && c.Delta < 1):
 		return nil, fmt.Errorf("--delta %v: want δ in (0, 1)", c.Delta)
 	}
-	if c.Schedule, err = d2d.ParseSchedule(args.String("schedule")); err != nil {
+	if c.Schedule, err = d2d.ParseSchedule(s.Schedule); err != nil {
 		return nil, fmt.Errorf("--schedule: %w", err)
 	}
-	c.Variants = args.List("variants")
 	for _, v := range c.Variants {
 		if !slices.Contains(AccuracyVariants, v) {
 			return nil, fmt.Errorf("--variants: %s: want some of %s", clip.Quote(v), strings.Join(AccuracyVariants, ","))
 		}
 	}
-	formats, err := reports.ParseFormats(args.List("formats"))
+	formats, err := reports.ParseFormats(s.Formats)
 	if err != nil {
 		return nil, err
 	}
-	names := args.List("only")
+	names := s.Only
 	for _, n := range names {
 		if accuracyDatasets[n] == nil {
 			return nil, fmt.Errorf("--only: unknown dataset %s: want mnist-3v8 and/or breast-cancer", clip.Quote(n))
@@ -137,7 +144,7 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	if len(c.Variants) == 0 || len(names) == 0 {
 		return nil, fmt.Errorf("--variants and --only must name at least one each")
 	}
-	dir, err := reference.FindDatasets(args.String("datasets"))
+	dir, err := reference.FindDatasets(s.Datasets)
 	if err != nil {
 		return nil, err
 	}

@@ -30,55 +30,94 @@ func (Method) Experiments() []audit.Experiment {
 			Name:    "hf-verification",
 			Summary: "HF's Verification I (Fig. 1): distance to retraining and loss-change correlation of\nHF, Newton step and jackknife against the deletion rate, MNIST softmax and the Wine MLP",
 			About:   "Runs Verification I of Qiao et al. (HF; spec hf §5.2): for nested forget sets at deletion rates\n1–30 %, the distance ‖w^{-U}_T − w‖ from the paper-rule retrain to HF's estimate, the Newton step\n(Eq. 15) and the infinitesimal jackknife (Eq. 16), and the Pearson and Spearman correlations of\neach method's predicted loss change on the forgotten records with the retrain's, over seeds, on\nMNIST softmax regression (the paper's LR configuration) and on the review code's Wine MLP\n(13 → 64 → 3), beside the paper's numbers. Also HF's distance to the official code's retraining\nrule (spec A6). Nothing is certified here: the claims are findings, reported, not failed on.",
-			Params: []audit.Param{
-				audit.FormatsParam,
-				audit.DatasetsParam,
-				audit.WorkersParam,
-				{Name: "seeds", Usage: "seeds, comma-separated (the paper's seven by default)", Default: "42,930,124,114514,3407,5,1"},
-				{Name: "rates", Usage: "deletion rates in percent, comma-separated", Default: "1,5,10,15,20,25,30"},
-				{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 9000]"},
-				{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks: 2 gives 14 × 14 (d = 1,970), 1 the paper's 28 × 28 (d = 7,850, slow for NS/IJ)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"},
-				{Name: "wine", Usage: "also run the Wine MLP", Default: "true", Bool: true},
-				{Name: "baselines", Usage: "run NS and IJ (a d × d Hessian and one factorisation per rate)", Default: "true", Bool: true},
-			},
-			Run: runVerification,
+			Params:  audit.SettingParams(new(verificationSettings).settings()),
+			Run:     runVerification,
 		},
 		{
 			Name:    "hf-online",
 			Summary: "HF's Application I (Table 2): 20 % of MNIST forgotten one request at a time —\ntime per request, speed-up over retraining, precomputation, storage, accuracy",
 			About:   "Runs Application I of Qiao et al. (HF; spec hf §5.3, Table 2) on MNIST softmax regression: 20 %\nof the training records forgotten one request at a time by HF (a vector addition each), the\nNewton step and the jackknife (each request on everything forgotten so far), and retraining,\nwith each method's time per request, speed-up over retraining, precomputation, storage, test\naccuracy and distance to the retrain after the last request, beside the paper's Table 2. Compare\nspeed-ups, not absolute times (the paper ran on an RTX 4090). Also HF's float32 statistics\nagainst float64 and the published model's accuracy at σ from Theorem 4 and from the code's bound.\nTime columns are measurements and differ run to run; the rest is fixed by the seed.",
-			Params: []audit.Param{
-				audit.DatasetsParam,
-				audit.SeedParam,
-				{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 9000]"},
-				{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks (1: the paper's 28 × 28)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"},
-				{Name: "fraction", Usage: "share of the training records forgotten, one per request", Default: "0.2", Kind: audit.Number, Range: "(0, 1)"},
-				{Name: "ns-requests", Usage: "requests NS is timed on (each is a d × d factorisation; the total is extrapolated; 0: all)", Default: "10", Kind: audit.Integer, Range: "[0, 1e6]"},
-				{Name: "retrain-requests", Usage: "requests retraining is timed on (the total is extrapolated; 0: all)", Default: "20", Kind: audit.Integer, Range: "[0, 1e6]"},
-				{Name: "d2d-iterations", Usage: "Descent-to-Delete's gradient steps per request, I (0: no D2D row); 15 makes a request cost as many passes over the data as retraining's 15 epochs", Default: "15", Kind: audit.Integer, Range: "[0, 1e6]"},
-				{Name: "guo-sigma", Usage: "standard deviation of Guo et al.'s loss perturbation b (0: no Guo row); a larger σ buys a larger residual budget and costs accuracy", Default: "10", Kind: audit.Number, Range: "[0, 1e6]"},
-			},
-			Run: runOnline,
+			Params:  audit.SettingParams(new(onlineSettings).settings()),
+			Run:     runOnline,
 		},
 		{
 			Name:    "hf-mia",
 			Summary: "HF's MIA-L (§5.4): LiRA with shadow models against the original, HF-unlearned and\nretrained MNIST softmax models on the forgotten records, with the power stated",
 			About:   "Runs the membership-inference experiment of Qiao et al. (HF; spec hf §5.4, MIA-L) on MNIST softmax\nregression: LiRA (Carlini et al. 2022; online, 16 shadow models on random halves of the pool of\ntraining and held-out records, logit-scaled confidence) against the original model, HF's\nunlearned model and the paper-rule retrain, scoring the forgotten records (members of the\noriginal) against held-out ones. The check: HF's AUC exceeds the retrain's — FAIL when a paired\nbootstrap interval shows it, PASS when it does not and the excess it could detect with 80 %\npower is at most 0.1, INCONCLUSIVE otherwise with the forget-set size that would decide.",
-			Params: []audit.Param{
-				audit.DatasetsParam,
-				audit.SeedParam,
-				audit.WorkersParam,
-				{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 4000]"},
-				{Name: "heldout", Usage: "held-out MNIST rows (non-members)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[10, 5000]"},
-				{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks (1: the paper's 28 × 28)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"},
-				{Name: "fraction", Usage: "share of the training records forgotten (the paper's 5 %)", Default: "0.05", Kind: audit.Number, Range: "(0, 1)"},
-				{Name: "shadows", Usage: "shadow models (even; the paper's code: 16)", Default: "16", Kind: audit.Integer, Range: "[4, 1024]"},
-				{Name: "ulira-targets", Usage: "training records U-LiRA attacks (0: no U-LiRA)", Default: "10", Kind: audit.Integer, Range: "[0, 1000]"},
-				{Name: "ulira-pairs", Usage: "U-LiRA's shadow pairs per target, and as many evaluation pairs", Default: "16", Kind: audit.Integer, Range: "[2, 1024]"},
-				{Name: "miau", Usage: "also run the paper's MIA-U (Chen et al. 2021) with each shadow unlearning --fraction of its members by HF", Default: "true", Bool: true},
-			},
-			Run: runMIA,
+			Params:  audit.SettingParams(new(miaSettings).settings()),
+			Run:     runMIA,
 		},
+	}
+}
+
+// verificationSettings are hf-verification's settings, declared once (settings) for its
+// flags and its run.
+type verificationSettings struct {
+	Formats, Seeds, Rates []string
+	Datasets              string
+	Workers, Train, Pool  int
+	Wine, Baselines       bool
+}
+
+func (s *verificationSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.ListSetting(&s.Formats, audit.FormatsParam),
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.IntSetting(&s.Workers, audit.WorkersParam),
+		audit.ListSetting(&s.Seeds, audit.Param{Name: "seeds", Usage: "seeds, comma-separated (the paper's seven by default)", Default: "42,930,124,114514,3407,5,1"}),
+		audit.ListSetting(&s.Rates, audit.Param{Name: "rates", Usage: "deletion rates in percent, comma-separated", Default: "1,5,10,15,20,25,30"}),
+		audit.IntSetting(&s.Train, audit.Param{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 9000]"}),
+		audit.IntSetting(&s.Pool, audit.Param{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks: 2 gives 14 × 14 (d = 1,970), 1 the paper's 28 × 28 (d = 7,850, slow for NS/IJ)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"}),
+		audit.BoolSetting(&s.Wine, audit.Param{Name: "wine", Usage: "also run the Wine MLP", Default: "true", Bool: true}),
+		audit.BoolSetting(&s.Baselines, audit.Param{Name: "baselines", Usage: "run NS and IJ (a d × d Hessian and one factorisation per rate)", Default: "true", Bool: true}),
+	}
+}
+
+// onlineSettings are hf-online's settings, declared once (settings) for its flags and its
+// run.
+type onlineSettings struct {
+	Datasets                                                string
+	Seed                                                    uint64
+	Train, Pool, NSRequests, RetrainRequests, D2DIterations int
+	Fraction, GuoSigma                                      float64
+}
+
+func (s *onlineSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.Uint64Setting(&s.Seed, audit.SeedParam),
+		audit.IntSetting(&s.Train, audit.Param{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 9000]"}),
+		audit.IntSetting(&s.Pool, audit.Param{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks (1: the paper's 28 × 28)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"}),
+		audit.FloatSetting(&s.Fraction, audit.Param{Name: "fraction", Usage: "share of the training records forgotten, one per request", Default: "0.2", Kind: audit.Number, Range: "(0, 1)"}),
+		audit.IntSetting(&s.NSRequests, audit.Param{Name: "ns-requests", Usage: "requests NS is timed on (each is a d × d factorisation; the total is extrapolated; 0: all)", Default: "10", Kind: audit.Integer, Range: "[0, 1e6]"}),
+		audit.IntSetting(&s.RetrainRequests, audit.Param{Name: "retrain-requests", Usage: "requests retraining is timed on (the total is extrapolated; 0: all)", Default: "20", Kind: audit.Integer, Range: "[0, 1e6]"}),
+		audit.IntSetting(&s.D2DIterations, audit.Param{Name: "d2d-iterations", Usage: "Descent-to-Delete's gradient steps per request, I (0: no D2D row); 15 makes a request cost as many passes over the data as retraining's 15 epochs", Default: "15", Kind: audit.Integer, Range: "[0, 1e6]"}),
+		audit.FloatSetting(&s.GuoSigma, audit.Param{Name: "guo-sigma", Usage: "standard deviation of Guo et al.'s loss perturbation b (0: no Guo row); a larger σ buys a larger residual budget and costs accuracy", Default: "10", Kind: audit.Number, Range: "[0, 1e6]"}),
+	}
+}
+
+// miaSettings are hf-mia's settings, declared once (settings) for its flags and its run.
+type miaSettings struct {
+	Datasets                                                         string
+	Seed                                                             uint64
+	Workers, Train, Heldout, Pool, Shadows, ULiRATargets, ULiRAPairs int
+	Fraction                                                         float64
+	MIAU                                                             bool
+}
+
+func (s *miaSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.Uint64Setting(&s.Seed, audit.SeedParam),
+		audit.IntSetting(&s.Workers, audit.WorkersParam),
+		audit.IntSetting(&s.Train, audit.Param{Name: "train", Usage: "MNIST training rows (the paper's n)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 4000]"}),
+		audit.IntSetting(&s.Heldout, audit.Param{Name: "heldout", Usage: "held-out MNIST rows (non-members)", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[10, 5000]"}),
+		audit.IntSetting(&s.Pool, audit.Param{Name: "pool", Usage: "MNIST pixels averaged over pool × pool blocks (1: the paper's 28 × 28)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"}),
+		audit.FloatSetting(&s.Fraction, audit.Param{Name: "fraction", Usage: "share of the training records forgotten (the paper's 5 %)", Default: "0.05", Kind: audit.Number, Range: "(0, 1)"}),
+		audit.IntSetting(&s.Shadows, audit.Param{Name: "shadows", Usage: "shadow models (even; the paper's code: 16)", Default: "16", Kind: audit.Integer, Range: "[4, 1024]"}),
+		audit.IntSetting(&s.ULiRATargets, audit.Param{Name: "ulira-targets", Usage: "training records U-LiRA attacks (0: no U-LiRA)", Default: "10", Kind: audit.Integer, Range: "[0, 1000]"}),
+		audit.IntSetting(&s.ULiRAPairs, audit.Param{Name: "ulira-pairs", Usage: "U-LiRA's shadow pairs per target, and as many evaluation pairs", Default: "16", Kind: audit.Integer, Range: "[2, 1024]"}),
+		audit.BoolSetting(&s.MIAU, audit.Param{Name: "miau", Usage: "also run the paper's MIA-U (Chen et al. 2021) with each shadow unlearning --fraction of its members by HF", Default: "true", Bool: true}),
 	}
 }
 
@@ -92,18 +131,16 @@ var OnlinePaper = map[string][5]string{
 }
 
 func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	train, pool, nsReq, reReq, d2dIters := r.Int("train"), r.Int("pool"), r.Int("ns-requests"), r.Int("retrain-requests"), r.Int("d2d-iterations")
-	fraction, guoSigma := r.Float("fraction"), r.Float("guo-sigma")
-	seed, err := args.Uint64("seed")
-	r.Fail(err)
-	if err := r.Err(); err != nil {
+	var s onlineSettings
+	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
 	}
+	train, pool, nsReq, reReq, d2dIters := s.Train, s.Pool, s.NSRequests, s.RetrainRequests, s.D2DIterations
+	fraction, guoSigma, seed := s.Fraction, s.GuoSigma, s.Seed
 	if !(fraction > 0 && fraction < 1) {
 		return nil, fmt.Errorf("--fraction %v: want in (0, 1)", fraction)
 	}
-	data, err := multiclass.MNIST(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seed)
+	data, err := multiclass.MNIST(s.Datasets, train, int(math.Round(0.4*float64(train))), pool, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -210,9 +247,9 @@ type verificationSetting struct {
 	about  string
 }
 
-func parseList(args audit.Args, name string, parse func(string) (float64, error)) ([]float64, error) {
+func parseList(name string, list []string, parse func(string) (float64, error)) ([]float64, error) {
 	var out []float64
-	for _, f := range args.List(name) {
+	for _, f := range list {
 		v, err := parse(f)
 		if err != nil {
 			return nil, fmt.Errorf("--%s: %s: %w", name, clip.Quote(f), err)
@@ -226,18 +263,18 @@ func parseList(args audit.Args, name string, parse func(string) (float64, error)
 }
 
 func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	train, pool, workers := r.Int("train"), r.Int("pool"), r.Int("workers")
-	wine, baselines := r.Bool("wine"), r.Bool("baselines")
-	if err := r.Err(); err != nil {
+	var s verificationSettings
+	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
 	}
-	formats, err := reports.ParseFormats(args.List("formats"))
+	train, pool, workers := s.Train, s.Pool, s.Workers
+	wine, baselines := s.Wine, s.Baselines
+	formats, err := reports.ParseFormats(s.Formats)
 	if err != nil {
 		return nil, err
 	}
 	var seeds []uint64
-	for _, f := range args.List("seeds") {
+	for _, f := range s.Seeds {
 		v, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("--seeds: %s: want non-negative integers, comma-separated", clip.Quote(f))
@@ -247,8 +284,8 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("--seeds: name at least one seed")
 	}
-	rates, err := parseList(args, "rates", func(s string) (float64, error) {
-		v, err := strconv.ParseFloat(s, 64)
+	rates, err := parseList("rates", s.Rates, func(f string) (float64, error) {
+		v, err := strconv.ParseFloat(f, 64)
 		if err == nil && !(v > 0 && v < 100) {
 			err = fmt.Errorf("want a percentage in (0, 100)")
 		}
@@ -261,7 +298,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 	if progress == nil {
 		progress = io.Discard
 	}
-	mnist, err := multiclass.MNIST(args.String("datasets"), train, int(math.Round(0.4*float64(train))), pool, seeds[0])
+	mnist, err := multiclass.MNIST(s.Datasets, train, int(math.Round(0.4*float64(train))), pool, seeds[0])
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +308,7 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 			Train: mnist.Train, Rates: rates, Seeds: seeds, Damping: 0.01, Baselines: baselines, Workers: workers},
 		about: "softmax regression (the paper's LR: λ = 0.5, 15 epochs, η = 0.05, batch 32, q = 0.995, no clipping)"}}
 	if wine {
-		wd, err := multiclass.Wine(args.String("datasets"), seeds[0])
+		wd, err := multiclass.Wine(s.Datasets, seeds[0])
 		if err != nil {
 			return nil, err
 		}
@@ -448,19 +485,17 @@ func releaseNote(res *OnlineResult) string {
 }
 
 func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	train, heldout, pool, shadows, workers := r.Int("train"), r.Int("heldout"), r.Int("pool"), r.Int("shadows"), r.Int("workers")
-	uTargets, uPairs, miau := r.Int("ulira-targets"), r.Int("ulira-pairs"), r.Bool("miau")
-	fraction := r.Float("fraction")
-	seed, err := args.Uint64("seed")
-	r.Fail(err)
-	if err := r.Err(); err != nil {
+	var s miaSettings
+	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
 	}
+	train, heldout, pool, shadows, workers := s.Train, s.Heldout, s.Pool, s.Shadows, s.Workers
+	uTargets, uPairs, miau := s.ULiRATargets, s.ULiRAPairs, s.MIAU
+	fraction, seed := s.Fraction, s.Seed
 	if !(fraction > 0 && fraction < 1) {
 		return nil, fmt.Errorf("--fraction %v: want in (0, 1)", fraction)
 	}
-	data, err := multiclass.MNIST(args.String("datasets"), train, heldout, pool, seed)
+	data, err := multiclass.MNIST(s.Datasets, train, heldout, pool, seed)
 	if err != nil {
 		return nil, err
 	}

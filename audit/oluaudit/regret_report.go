@@ -2,6 +2,7 @@ package oluaudit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -13,18 +14,15 @@ import (
 )
 
 func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	kFixed, tFixed, draws, workers := r.Int("k"), r.Int("t"), r.Int("draws"), r.Int("workers")
-	lambda, eps := r.Float("lambda"), r.Float("epsilon")
-	quick := r.Bool("quick")
-	seed, err := args.Uint64("seed")
-	r.Fail(err)
-	formats, err := reports.ParseFormats(args.List("formats"))
-	r.Fail(err)
-	ts, ks := r.Ints("ts"), r.Ints("ks")
-	if err := r.Err(); err != nil {
+	var s regretSettings
+	readErr := audit.ReadSettings(args, s.settings())
+	formats, err := reports.ParseFormats(s.Formats)
+	if err := errors.Join(readErr, err); err != nil {
 		return nil, err
 	}
+	kFixed, tFixed, draws, workers := s.K, s.T, s.Draws, s.Workers
+	lambda, eps, quick, seed := s.Lambda, s.Epsilon, s.Quick, s.Seed
+	ts, ks := s.Ts, s.Ks
 	if quick {
 		ts, ks, kFixed, tFixed, draws = []int{300, 1000}, []int{1, 2}, 2, 1000, 2
 	}
@@ -38,7 +36,7 @@ func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 			return nil, fmt.Errorf("--ks %d: too many requests for --t %d", k, tFixed)
 		}
 	}
-	data, input, err := breastCancerData(args.String("datasets"))
+	data, input, err := breastCancerData(s.Datasets)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package oluaudit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -29,14 +30,8 @@ func (Method) Experiments() []audit.Experiment {
 			"played before any noise, and the steps after it are affine or there is one request) and estimated\n" +
 			"from samples with the toolkit's Gaussian estimator, its interval and power — against the claimed ε.\n" +
 			"The paper's reading is reported, the corrected one judged.",
-		Params: []audit.Param{
-			audit.FormatsParam,
-			audit.DatasetsParam,
-			audit.SeedParam,
-			{Name: "samples", Usage: "outputs drawn per side for each estimate", Default: "2000", Unit: "runs", Kind: audit.Integer, Range: "[10, 1000000]"},
-			{Name: "lambda", Usage: "the logistic case's L2 weight λ = μ", Default: "0.05", Kind: audit.Number, Range: "(0, 100]"},
-		},
-		Run: runContraction,
+		Params: audit.SettingParams(new(contractionSettings).settings()),
+		Run:    runContraction,
 	}, {
 		Name:    "olu-regret",
 		Summary: "OLU's regret against T (to 10⁵ rounds) and against the number of deletions k on a logistic stream of\nbreast cancer rows: passive (each schedule), active, discard-and-restart, online DP, retrain, each theorem's bound beside",
@@ -49,22 +44,61 @@ func (Method) Experiments() []audit.Experiment {
 			"and 5 as stated (reported) and in their corrected or derived forms (judged), each with its\n" +
 			"hypotheses; Theorem 6 is an order statement and its order term is printed beside the active rows.\n" +
 			"The spec's Theorem 5 counterexample runs as a fixed regression case.",
-		Params: []audit.Param{
-			audit.FormatsParam,
-			audit.DatasetsParam,
-			audit.SeedParam,
-			audit.WorkersParam,
-			{Name: "ts", Usage: "horizons T of the sweep in T, comma-separated", Default: "1000,10000,100000", List: true, Kind: audit.Integer, Range: "[20, 10000000]"},
-			{Name: "k", Usage: "deletions in the sweep in T", Default: "4", Kind: audit.Integer, Range: "[1, 1000]"},
-			{Name: "ks", Usage: "numbers of deletions k of the sweep in k, comma-separated", Default: "1,4,16", List: true, Kind: audit.Integer, Range: "[1, 1000]"},
-			{Name: "t", Usage: "the horizon of the sweep in k", Default: "10000", Kind: audit.Integer, Range: "[20, 10000000]"},
-			{Name: "draws", Usage: "noise draws per noisy learner and point", Default: "4", Kind: audit.Integer, Range: "[1, 10000]"},
-			{Name: "lambda", Usage: "the costs' L2 weight λ = μ", Default: "0.05", Kind: audit.Number, Range: "(0, 100]"},
-			{Name: "epsilon", Usage: "the OLU target ε (D_α ≤ αε)", Default: "1", Kind: audit.Number, Range: "(0, 1e6]"},
-			{Name: "quick", Usage: "a small version for tests: T = 300 and 1000, k = 1 and 2, two draws", Default: "false", Bool: true},
-		},
-		Run: runRegret,
+		Params: audit.SettingParams(new(regretSettings).settings()),
+		Run:    runRegret,
 	}}
+}
+
+// contractionSettings are olu-contraction's settings, declared once (settings) for its
+// flags and its run.
+type contractionSettings struct {
+	Formats  []string
+	Datasets string
+	Seed     uint64
+	Samples  int
+	Lambda   float64
+}
+
+func (s *contractionSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.ListSetting(&s.Formats, audit.FormatsParam),
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.Uint64Setting(&s.Seed, audit.SeedParam),
+		audit.IntSetting(&s.Samples, audit.Param{Name: "samples", Usage: "outputs drawn per side for each estimate", Default: "2000", Unit: "runs", Kind: audit.Integer, Range: "[10, 1000000]"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "the logistic case's L2 weight λ = μ", Default: "0.05", Kind: audit.Number, Range: "(0, 100]"}),
+	}
+}
+
+// regretSettings are olu-regret's settings, declared once (settings) for its flags and
+// its run.
+type regretSettings struct {
+	Formats         []string
+	Datasets        string
+	Seed            uint64
+	Workers         int
+	Ts              []int
+	K               int
+	Ks              []int
+	T, Draws        int
+	Lambda, Epsilon float64
+	Quick           bool
+}
+
+func (s *regretSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.ListSetting(&s.Formats, audit.FormatsParam),
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.Uint64Setting(&s.Seed, audit.SeedParam),
+		audit.IntSetting(&s.Workers, audit.WorkersParam),
+		audit.IntsSetting(&s.Ts, audit.Param{Name: "ts", Usage: "horizons T of the sweep in T, comma-separated", Default: "1000,10000,100000", List: true, Kind: audit.Integer, Range: "[20, 10000000]"}),
+		audit.IntSetting(&s.K, audit.Param{Name: "k", Usage: "deletions in the sweep in T", Default: "4", Kind: audit.Integer, Range: "[1, 1000]"}),
+		audit.IntsSetting(&s.Ks, audit.Param{Name: "ks", Usage: "numbers of deletions k of the sweep in k, comma-separated", Default: "1,4,16", List: true, Kind: audit.Integer, Range: "[1, 1000]"}),
+		audit.IntSetting(&s.T, audit.Param{Name: "t", Usage: "the horizon of the sweep in k", Default: "10000", Kind: audit.Integer, Range: "[20, 10000000]"}),
+		audit.IntSetting(&s.Draws, audit.Param{Name: "draws", Usage: "noise draws per noisy learner and point", Default: "4", Kind: audit.Integer, Range: "[1, 10000]"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "the costs' L2 weight λ = μ", Default: "0.05", Kind: audit.Number, Range: "(0, 100]"}),
+		audit.FloatSetting(&s.Epsilon, audit.Param{Name: "epsilon", Usage: "the OLU target ε (D_α ≤ αε)", Default: "1", Kind: audit.Number, Range: "(0, 1e6]"}),
+		audit.BoolSetting(&s.Quick, audit.Param{Name: "quick", Usage: "a small version for tests: T = 300 and 1000, k = 1 and 2, two draws", Default: "false", Bool: true}),
+	}
 }
 
 // breastCancerData loads the breast cancer rows (datasets/sklearn) as the audits use them: label 1 →
@@ -83,16 +117,14 @@ func breastCancerData(datasets string) (*reference.Dataset, reports.Input, error
 }
 
 func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	samples, lambda := r.Int("samples"), r.Float("lambda")
-	seed, err := args.Uint64("seed")
-	r.Fail(err)
-	formats, err := reports.ParseFormats(args.List("formats"))
-	r.Fail(err)
-	if err := r.Err(); err != nil {
+	var s contractionSettings
+	readErr := audit.ReadSettings(args, s.settings())
+	formats, err := reports.ParseFormats(s.Formats)
+	if err := errors.Join(readErr, err); err != nil {
 		return nil, err
 	}
-	bc, input, err := breastCancerData(args.String("datasets"))
+	samples, lambda, seed := s.Samples, s.Lambda, s.Seed
+	bc, input, err := breastCancerData(s.Datasets)
 	if err != nil {
 		return nil, err
 	}

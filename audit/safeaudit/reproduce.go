@@ -94,46 +94,13 @@ func (Method) Experiments() []audit.Experiment {
 			"numbers. On softmax trained exactly it holds SAFE to its theorems (1, 2(i)–(iii)); LiRA attacks\n" +
 			"every method's final model and U-LiRA SAFE's unlearning, each with its power. A claim that does not\n" +
 			"reproduce is reported, not failed on. --quick runs a small version for tests.",
-		Params: []audit.Param{
-			audit.FormatsParam,
-			audit.DatasetsParam,
-			audit.SeedParam,
-			audit.WorkersParam,
-			{Name: "fashion-dir", Usage: "folder of Fashion-MNIST's idx files", Default: multiclass.DefaultFashionMNIST},
-			{Name: "quick", Usage: "a small version for tests: 300 training rows, 5 rounds, one seed, one model and protocol per dataset", Default: "false", Bool: true},
-			{Name: "sets", Usage: "datasets, comma-separated: fashion, mnist", Default: "fashion,mnist"},
-			{Name: "models", Usage: "models, comma-separated: softmax, mlp", Default: "softmax,mlp"},
-			{Name: "protocols", Usage: "streams, comma-separated: random (Table 1), class (Table 10)", Default: "random,class"},
-			{Name: "seeds", Usage: "seeds per configuration (the mean ± std is over them)", Default: "3", Kind: audit.Integer, Range: "[1, 100]"},
-			{Name: "train", Usage: "training rows", Default: "2000", Unit: "records", Kind: audit.Integer, Range: "[50, 60000]"},
-			{Name: "test", Usage: "test rows", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 10000]"},
-			{Name: "pool", Usage: "pixels averaged over pool × pool blocks (2: 14 × 14)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"},
-			{Name: "hidden", Usage: "the MLP's hidden units", Default: "32", Kind: audit.Integer, Range: "[1, 4096]"},
-			{Name: "epochs", Usage: "Adam epochs of the original training and every retrain", Default: "10", Kind: audit.Integer, Range: "[1, 1000]"},
-			{Name: "lr", Usage: "Adam's learning rate", Default: "0.001", Kind: audit.Number, Range: "(0, 10]"},
-			{Name: "weight-decay", Usage: "the models' L2 weight", Default: "0.0001", Kind: audit.Number, Range: "[0, 10]"},
-			{Name: "rounds", Usage: "deletion rounds T", Default: "20", Kind: audit.Integer, Range: "[1, 1000]"},
-			{Name: "size", Usage: "records deleted per round of the random stream (default 13: 13 % of 2000 over 20 rounds, the paper's share)", Default: "13", Kind: audit.Integer, Range: "[1, 100000]"},
-			{Name: "class", Usage: "the class the class stream deletes", Default: "0", Kind: audit.Integer, Range: "[0, 9]"},
-			{Name: "lambda", Usage: "SAFE's forgetting weight λ (the paper's MNIST/Fashion value)", Default: "1000", Kind: audit.Number, Range: "[0, 1e12]"},
-			{Name: "k-mnist", Usage: "SAFE's K on MNIST (the paper's chosen value)", Default: "2.5", Kind: audit.Number, Range: "(0, 1e6]"},
-			{Name: "k-fashion", Usage: "SAFE's K on Fashion-MNIST (the paper's chosen value)", Default: "8", Kind: audit.Number, Range: "(0, 1e6]"},
-			{Name: "proj", Usage: "SAFE's projection dimension k", Default: "8", Kind: audit.Integer, Range: "[1, 784]"},
-			{Name: "baselines", Usage: "baselines, comma-separated: Unroll, CaMU, Newton, D2D", Default: "Unroll,CaMU,Newton,D2D"},
-			{Name: "newton-products", Usage: "Hessian–vector products the Newton baseline's solve may take per round", Default: "20", Kind: audit.Integer, Range: "[1, 100000]"},
-			{Name: "d2d-iterations", Usage: "D2D's gradient steps per round", Default: "15", Kind: audit.Integer, Range: "[1, 100000]"},
-			{Name: "mia-samples", Usage: "members and non-members (each) the SVC attacker trains on", Default: "500", Kind: audit.Integer, Range: "[10, 100000]"},
-			{Name: "lira-shadows", Usage: "LiRA's shadow models per dataset and model (0: no LiRA)", Default: "16", Kind: audit.Integer, Range: "[0, 1024]"},
-			{Name: "ulira-targets", Usage: "records U-LiRA attacks on softmax (0: no U-LiRA)", Default: "5", Kind: audit.Integer, Range: "[0, 1000]"},
-			{Name: "ulira-pairs", Usage: "U-LiRA's shadow pairs per target, and as many evaluation pairs", Default: "8", Kind: audit.Integer, Range: "[2, 1024]"},
-			{Name: "theory", Usage: "hold SAFE to its theorems on softmax trained exactly (random stream, first seed)", Default: "true", Bool: true},
-			{Name: "ablations", Usage: "also run SAFE without the original data's gradient (w/o TR) and without the forgetting term (w/o DS) on random streams (Table 2)", Default: "true", Bool: true},
-		},
-		Run: runStream,
+		Params: audit.SettingParams(new(streamSettings).settings()),
+		Run:    runStream,
 	}}
 }
 
-// streamSettings are the parsed settings.
+// streamSettings are safe-stream's settings, declared once (settings) for its flags and
+// its run; parseStream reads and checks them.
 type streamSettings struct {
 	sets, models, protocols, baselines []string
 	seeds, train, test, pool, hidden   int
@@ -147,19 +114,50 @@ type streamSettings struct {
 	datasets, fashionDir               string
 }
 
+func (s *streamSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.ListSetting(&s.formats, audit.FormatsParam),
+		audit.StringSetting(&s.datasets, audit.DatasetsParam),
+		audit.Uint64Setting(&s.seed, audit.SeedParam),
+		audit.IntSetting(&s.workers, audit.WorkersParam),
+		audit.StringSetting(&s.fashionDir, audit.Param{Name: "fashion-dir", Usage: "folder of Fashion-MNIST's idx files", Default: multiclass.DefaultFashionMNIST}),
+		audit.BoolSetting(&s.quick, audit.Param{Name: "quick", Usage: "a small version for tests: 300 training rows, 5 rounds, one seed, one model and protocol per dataset", Default: "false", Bool: true}),
+		audit.ListSetting(&s.sets, audit.Param{Name: "sets", Usage: "datasets, comma-separated: fashion, mnist", Default: "fashion,mnist"}),
+		audit.ListSetting(&s.models, audit.Param{Name: "models", Usage: "models, comma-separated: softmax, mlp", Default: "softmax,mlp"}),
+		audit.ListSetting(&s.protocols, audit.Param{Name: "protocols", Usage: "streams, comma-separated: random (Table 1), class (Table 10)", Default: "random,class"}),
+		audit.IntSetting(&s.seeds, audit.Param{Name: "seeds", Usage: "seeds per configuration (the mean ± std is over them)", Default: "3", Kind: audit.Integer, Range: "[1, 100]"}),
+		audit.IntSetting(&s.train, audit.Param{Name: "train", Usage: "training rows", Default: "2000", Unit: "records", Kind: audit.Integer, Range: "[50, 60000]"}),
+		audit.IntSetting(&s.test, audit.Param{Name: "test", Usage: "test rows", Default: "1000", Unit: "records", Kind: audit.Integer, Range: "[20, 10000]"}),
+		audit.IntSetting(&s.pool, audit.Param{Name: "pool", Usage: "pixels averaged over pool × pool blocks (2: 14 × 14)", Default: "2", Kind: audit.Integer, Range: "[1, 28]"}),
+		audit.IntSetting(&s.hidden, audit.Param{Name: "hidden", Usage: "the MLP's hidden units", Default: "32", Kind: audit.Integer, Range: "[1, 4096]"}),
+		audit.IntSetting(&s.epochs, audit.Param{Name: "epochs", Usage: "Adam epochs of the original training and every retrain", Default: "10", Kind: audit.Integer, Range: "[1, 1000]"}),
+		audit.FloatSetting(&s.lr, audit.Param{Name: "lr", Usage: "Adam's learning rate", Default: "0.001", Kind: audit.Number, Range: "(0, 10]"}),
+		audit.FloatSetting(&s.wd, audit.Param{Name: "weight-decay", Usage: "the models' L2 weight", Default: "0.0001", Kind: audit.Number, Range: "[0, 10]"}),
+		audit.IntSetting(&s.rounds, audit.Param{Name: "rounds", Usage: "deletion rounds T", Default: "20", Kind: audit.Integer, Range: "[1, 1000]"}),
+		audit.IntSetting(&s.size, audit.Param{Name: "size", Usage: "records deleted per round of the random stream (default 13: 13 % of 2000 over 20 rounds, the paper's share)", Default: "13", Kind: audit.Integer, Range: "[1, 100000]"}),
+		audit.IntSetting(&s.class, audit.Param{Name: "class", Usage: "the class the class stream deletes", Default: "0", Kind: audit.Integer, Range: "[0, 9]"}),
+		audit.FloatSetting(&s.lambda, audit.Param{Name: "lambda", Usage: "SAFE's forgetting weight λ (the paper's MNIST/Fashion value)", Default: "1000", Kind: audit.Number, Range: "[0, 1e12]"}),
+		audit.FloatSetting(&s.kMNIST, audit.Param{Name: "k-mnist", Usage: "SAFE's K on MNIST (the paper's chosen value)", Default: "2.5", Kind: audit.Number, Range: "(0, 1e6]"}),
+		audit.FloatSetting(&s.kFashion, audit.Param{Name: "k-fashion", Usage: "SAFE's K on Fashion-MNIST (the paper's chosen value)", Default: "8", Kind: audit.Number, Range: "(0, 1e6]"}),
+		audit.IntSetting(&s.proj, audit.Param{Name: "proj", Usage: "SAFE's projection dimension k", Default: "8", Kind: audit.Integer, Range: "[1, 784]"}),
+		audit.ListSetting(&s.baselines, audit.Param{Name: "baselines", Usage: "baselines, comma-separated: Unroll, CaMU, Newton, D2D", Default: "Unroll,CaMU,Newton,D2D"}),
+		audit.IntSetting(&s.newtonProducts, audit.Param{Name: "newton-products", Usage: "Hessian–vector products the Newton baseline's solve may take per round", Default: "20", Kind: audit.Integer, Range: "[1, 100000]"}),
+		audit.IntSetting(&s.d2dIters, audit.Param{Name: "d2d-iterations", Usage: "D2D's gradient steps per round", Default: "15", Kind: audit.Integer, Range: "[1, 100000]"}),
+		audit.IntSetting(&s.miaK, audit.Param{Name: "mia-samples", Usage: "members and non-members (each) the SVC attacker trains on", Default: "500", Kind: audit.Integer, Range: "[10, 100000]"}),
+		audit.IntSetting(&s.shadows, audit.Param{Name: "lira-shadows", Usage: "LiRA's shadow models per dataset and model (0: no LiRA)", Default: "16", Kind: audit.Integer, Range: "[0, 1024]"}),
+		audit.IntSetting(&s.uTargets, audit.Param{Name: "ulira-targets", Usage: "records U-LiRA attacks on softmax (0: no U-LiRA)", Default: "5", Kind: audit.Integer, Range: "[0, 1000]"}),
+		audit.IntSetting(&s.uPairs, audit.Param{Name: "ulira-pairs", Usage: "U-LiRA's shadow pairs per target, and as many evaluation pairs", Default: "8", Kind: audit.Integer, Range: "[2, 1024]"}),
+		audit.BoolSetting(&s.theory, audit.Param{Name: "theory", Usage: "hold SAFE to its theorems on softmax trained exactly (random stream, first seed)", Default: "true", Bool: true}),
+		audit.BoolSetting(&s.ablations, audit.Param{Name: "ablations", Usage: "also run SAFE without the original data's gradient (w/o TR) and without the forgetting term (w/o DS) on random streams (Table 2)", Default: "true", Bool: true}),
+	}
+}
+
 func parseStream(args audit.Args) (streamSettings, error) {
-	r := audit.ArgReader{Args: args}
-	s := streamSettings{sets: args.List("sets"), models: args.List("models"), protocols: args.List("protocols"), baselines: args.List("baselines"),
-		seeds: r.Int("seeds"), train: r.Int("train"), test: r.Int("test"), pool: r.Int("pool"), hidden: r.Int("hidden"),
-		epochs: r.Int("epochs"), rounds: r.Int("rounds"), size: r.Int("size"), class: r.Int("class"), proj: r.Int("proj"),
-		newtonProducts: r.Int("newton-products"), d2dIters: r.Int("d2d-iterations"), miaK: r.Int("mia-samples"),
-		shadows: r.Int("lira-shadows"), uTargets: r.Int("ulira-targets"), uPairs: r.Int("ulira-pairs"), workers: r.Int("workers"),
-		lr: r.Float("lr"), wd: r.Float("weight-decay"), lambda: r.Float("lambda"), kMNIST: r.Float("k-mnist"), kFashion: r.Float("k-fashion"),
-		theory: r.Bool("theory"), quick: r.Bool("quick"), ablations: r.Bool("ablations"), datasets: args.String("datasets"), fashionDir: args.String("fashion-dir")}
+	var r audit.ArgReader
+	var s streamSettings
+	r.Fail(audit.ReadSettings(args, s.settings()))
 	var err error
-	s.seed, err = args.Uint64("seed")
-	r.Fail(err)
-	s.formats, err = reports.ParseFormats(args.List("formats"))
+	s.formats, err = reports.ParseFormats(s.formats)
 	r.Fail(err)
 	for _, c := range []struct {
 		name      string

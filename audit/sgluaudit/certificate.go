@@ -33,36 +33,66 @@ func (Method) Bounds() audit.Bounds {
 			{Name: "batch", Summary: "Cor 3.12"},
 			{Name: "sequential", Summary: "Thm 3.11"},
 		},
-		Params: []audit.Param{
-			{Name: "n", Usage: "dataset size n (required)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "batch", Usage: "mini-batch size b, dividing n (0: n, full batch)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "eta", Usage: "step size η ≤ 1/smoothness (0: 1/smoothness, the paper's choice)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "sigma", Usage: "noise σ (required unless --target-epsilon searches it)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "smoothness", Usage: "smoothness L of the loss (required; the paper's L)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "lipschitz", Usage: "Lipschitz constant M of the per-example data gradient (required; the paper's M)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "strong-convexity", Usage: "strong convexity m (required except for convex, where it is 0)", Default: "0", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "radius", Usage: "projection radius R; caps every W∞ distance at 2R (+Inf: no cap, the official code)", Default: "+Inf", Kind: audit.Number, Range: "[0, inf]"},
-			{Name: "epochs", Usage: "learning epochs T (finite and convex: required)", Default: "0", Unit: "epochs", Kind: audit.Integer, Range: "[1, 1e9]"},
-			{Name: "init-radius", Usage: "finite: the R of Thm 3.2's 2R·c^{Tn/b} terms (default: --radius; 0 as in the official runs)", Default: "0", Kind: audit.Number, Range: "[0, inf)"},
-			{Name: "unlearn-epochs", Usage: "unlearning epochs K per request (with --target-epsilon and no --sigma: the K̂ the σ search targets)", Default: "1", Unit: "epochs", Kind: audit.Integer, Range: "[1, 1e6]"},
-			{Name: "removed", Usage: "batch: records S removed in one request", Default: "1", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"},
-			{Name: "requests", Usage: "sequential: number of single-record requests", Default: "1", Kind: audit.Integer, Range: "[1, 1e5]"},
-			{Name: "alpha", Usage: "also report the Rényi bound ε(α) at this order", Default: "0", Kind: audit.Number, Range: "(1, inf)"},
-			{Name: "delta", Usage: "δ of the (ϵ, δ) conversion (0: 1/n, the paper's)", Default: "0", Kind: audit.Number, Range: "(0, 1)"},
-			{Name: "target-epsilon", Usage: "search: with --sigma, the least K meeting ϵ̂; without, the least σ meeting ϵ̂ within --unlearn-epochs (Algorithms 4–5, corrected)", Default: "0", Kind: audit.Number, Range: "(0, inf)"},
-			{Name: "pabi", Usage: "PABI factor: paper (c^{2N}) or exact-shift ((1−c²)c^{2N}/(1−c^{2N}); spec FLAG)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "exact-shift"}},
-			{Name: "variance", Usage: "noise-variance convention: paper (2ησ²) or true (4ησ², the spec's 2× observation)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "true"}},
-			{Name: "alpha-range", Usage: "α range of the conversion, min:max or unbounded (default 2:1e5; finite 2:1e4; the official code's)", Default: ""},
-			{Name: "ft", Usage: "finite: F_T reading, proof (1/(1−c^{n/b})) or printed ((1−c^{Tn/b})/(1−c^{n/b}); spec FLAG)", Default: "proof", Kind: audit.Choice, Choices: []string{"proof", "printed"}},
-			{Name: "mixed", Usage: "sequential: paper PABI factor for the first request, exact-shift after (the authors' code)", Default: "false", Bool: true},
-		},
+		Params:  audit.SettingParams(boundSettings(new(BoundSettings))),
 		Compute: certificate,
+	}
+}
+
+// BoundSettings are the certificate's declared constants, declared once (boundSettings)
+// for the flags and the computation. Those a variant requires, and those whose absence
+// changes what is computed (--target-epsilon without --sigma searches σ), record whether
+// they were given.
+type BoundSettings struct {
+	N                                audit.Given[int]
+	Batch                            int
+	Eta                              float64
+	Sigma, Smoothness, Lipschitz     audit.Given[float64]
+	StrongConvexity                  audit.Given[float64]
+	Radius                           float64
+	Epochs                           audit.Given[int]
+	InitRadius                       audit.Given[float64]
+	UnlearnEpochs, Removed, Requests int
+	Alpha, Delta, Target             audit.Given[float64]
+	PABI                             sglu.PABIMode
+	Variance                         sglu.Variance
+	AlphaRange                       string
+	FT                               FTReading
+	Mixed                            bool
+}
+
+// boundSettings binds each of s's fields to its Param.
+func boundSettings(s *BoundSettings) []audit.Setting {
+	return []audit.Setting{
+		audit.GivenSetting(&s.N, audit.IntSetting, audit.Param{Name: "n", Usage: "dataset size n (required)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"}),
+		audit.IntSetting(&s.Batch, audit.Param{Name: "batch", Usage: "mini-batch size b, dividing n (0: n, full batch)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"}),
+		audit.FloatSetting(&s.Eta, audit.Param{Name: "eta", Usage: "step size η ≤ 1/smoothness (0: 1/smoothness, the paper's choice)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.Sigma, audit.FloatSetting, audit.Param{Name: "sigma", Usage: "noise σ (required unless --target-epsilon searches it)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.Smoothness, audit.FloatSetting, audit.Param{Name: "smoothness", Usage: "smoothness L of the loss (required; the paper's L)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.Lipschitz, audit.FloatSetting, audit.Param{Name: "lipschitz", Usage: "Lipschitz constant M of the per-example data gradient (required; the paper's M)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.GivenSetting(&s.StrongConvexity, audit.FloatSetting, audit.Param{Name: "strong-convexity", Usage: "strong convexity m (required except for convex, where it is 0)", Default: "0", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.FloatSetting(&s.Radius, audit.Param{Name: "radius", Usage: "projection radius R; caps every W∞ distance at 2R (+Inf: no cap, the official code)", Default: "+Inf", Kind: audit.Number, Range: "[0, inf]"}),
+		audit.GivenSetting(&s.Epochs, audit.IntSetting, audit.Param{Name: "epochs", Usage: "learning epochs T (finite and convex: required)", Default: "0", Unit: "epochs", Kind: audit.Integer, Range: "[1, 1e9]"}),
+		audit.GivenSetting(&s.InitRadius, audit.FloatSetting, audit.Param{Name: "init-radius", Usage: "finite: the R of Thm 3.2's 2R·c^{Tn/b} terms (default: --radius; 0 as in the official runs)", Default: "0", Kind: audit.Number, Range: "[0, inf)"}),
+		audit.IntSetting(&s.UnlearnEpochs, audit.Param{Name: "unlearn-epochs", Usage: "unlearning epochs K per request (with --target-epsilon and no --sigma: the K̂ the σ search targets)", Default: "1", Unit: "epochs", Kind: audit.Integer, Range: "[1, 1e6]"}),
+		audit.IntSetting(&s.Removed, audit.Param{Name: "removed", Usage: "batch: records S removed in one request", Default: "1", Unit: "records", Kind: audit.Integer, Range: "[1, 1e12]"}),
+		audit.IntSetting(&s.Requests, audit.Param{Name: "requests", Usage: "sequential: number of single-record requests", Default: "1", Kind: audit.Integer, Range: "[1, 1e5]"}),
+		audit.GivenSetting(&s.Alpha, audit.FloatSetting, audit.Param{Name: "alpha", Usage: "also report the Rényi bound ε(α) at this order", Default: "0", Kind: audit.Number, Range: "(1, inf)"}),
+		audit.GivenSetting(&s.Delta, audit.FloatSetting, audit.Param{Name: "delta", Usage: "δ of the (ϵ, δ) conversion (0: 1/n, the paper's)", Default: "0", Kind: audit.Number, Range: "(0, 1)"}),
+		audit.GivenSetting(&s.Target, audit.FloatSetting, audit.Param{Name: "target-epsilon", Usage: "search: with --sigma, the least K meeting ϵ̂; without, the least σ meeting ϵ̂ within --unlearn-epochs (Algorithms 4–5, corrected)", Default: "0", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.ChoiceSetting(&s.PABI, audit.Param{Name: "pabi", Usage: "PABI factor: paper (c^{2N}) or exact-shift ((1−c²)c^{2N}/(1−c^{2N}); spec FLAG)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "exact-shift"}}, []sglu.PABIMode{sglu.PaperPABI, sglu.ExactShiftPABI}),
+		audit.ChoiceSetting(&s.Variance, audit.Param{Name: "variance", Usage: "noise-variance convention: paper (2ησ²) or true (4ησ², the spec's 2× observation)", Default: "paper", Kind: audit.Choice, Choices: []string{"paper", "true"}}, []sglu.Variance{sglu.PaperVariance, sglu.TrueVariance}),
+		audit.StringSetting(&s.AlphaRange, audit.Param{Name: "alpha-range", Usage: "α range of the conversion, min:max or unbounded (default 2:1e5; finite 2:1e4; the official code's)", Default: ""}),
+		audit.ChoiceSetting(&s.FT, audit.Param{Name: "ft", Usage: "finite: F_T reading, proof (1/(1−c^{n/b})) or printed ((1−c^{Tn/b})/(1−c^{n/b}); spec FLAG)", Default: "proof", Kind: audit.Choice, Choices: []string{"proof", "printed"}}, []FTReading{ProofFT, PrintedFT}),
+		audit.BoolSetting(&s.Mixed, audit.Param{Name: "mixed", Usage: "sequential: paper PABI factor for the first request, exact-shift after (the authors' code)", Default: "false", Bool: true}),
 	}
 }
 
 // certificate computes the rows of one variant's certificate; every error is bad input.
 func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.Row, error) {
-	rd := audit.ArgReader{Args: args}
+	var s BoundSettings
+	if err := audit.ReadSettings(args, boundSettings(&s)); err != nil {
+		return nil, err
+	}
 	f := struct {
 		variant                             string
 		n, batch, epochs, unlearnEpochs, S  int
@@ -71,30 +101,28 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		initRadius, alpha, delta, target    float64
 		alphaRange                          string
 		mixed                               bool
-	}{variant: variant, n: rd.Int("n"), batch: rd.Int("batch"), epochs: rd.Int("epochs"), unlearnEpochs: rd.Int("unlearn-epochs"),
-		S: rd.Int("removed"), requests: rd.Int("requests"), eta: rd.Float("eta"), sigma: rd.Float("sigma"), smooth: rd.Float("smoothness"),
-		lip: rd.Float("lipschitz"), sc: rd.Float("strong-convexity"), radius: rd.Float("radius"), initRadius: rd.Float("init-radius"),
-		alpha: rd.Float("alpha"), delta: rd.Float("delta"), target: rd.Float("target-epsilon"),
-		alphaRange: args.String("alpha-range"), mixed: rd.Bool("mixed")}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	set := args.Given
+	}{variant: variant, n: s.N.Value, batch: s.Batch, epochs: s.Epochs.Value, unlearnEpochs: s.UnlearnEpochs,
+		S: s.Removed, requests: s.Requests, eta: s.Eta, sigma: s.Sigma.Value, smooth: s.Smoothness.Value,
+		lip: s.Lipschitz.Value, sc: s.StrongConvexity.Value, radius: s.Radius, initRadius: s.InitRadius.Value,
+		alpha: s.Alpha.Value, delta: s.Delta.Value, target: s.Target.Value,
+		alphaRange: s.AlphaRange, mixed: s.Mixed}
 	var problems []error
-	need := func(names ...string) { problems = append(problems, args.Require("--variant "+f.variant, names...)...) }
-	need("n", "smoothness", "lipschitz")
-	search := set("target-epsilon")
-	searchSigma := search && !set("sigma")
+	need := func(settings ...audit.Requirable) {
+		problems = append(problems, audit.Require("--variant "+f.variant, settings...)...)
+	}
+	need(s.N, s.Smoothness, s.Lipschitz)
+	search := s.Target.IsSet
+	searchSigma := search && !s.Sigma.IsSet
 	if !search {
-		need("sigma")
+		need(s.Sigma)
 	}
 	switch f.variant {
 	case "convergent", "random-batches", "batch", "sequential":
-		need("strong-convexity")
+		need(s.StrongConvexity)
 	case "finite":
-		need("strong-convexity", "epochs")
+		need(s.StrongConvexity, s.Epochs)
 	case "convex":
-		need("epochs")
+		need(s.Epochs)
 		if f.sc != 0 {
 			problems = append(problems, fmt.Errorf("--strong-convexity %v: convex (Cor 3.10) is the m = 0 case", f.sc))
 		}
@@ -110,38 +138,27 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 	if f.variant == "sequential" && !search {
 		problems = append(problems, errors.New("--target-epsilon is required for --variant sequential: each request runs the least K meeting it"))
 	}
-	mode, err := audit.Choose(args, "pabi", []string{"paper", "exact-shift"}, []sglu.PABIMode{sglu.PaperPABI, sglu.ExactShiftPABI})
-	if err != nil {
-		problems = append(problems, err)
-	}
-	v, err := audit.Choose(args, "variance", []string{"paper", "true"}, []sglu.Variance{sglu.PaperVariance, sglu.TrueVariance})
-	if err != nil {
-		problems = append(problems, err)
-	}
-	ft, err := audit.Choose(args, "ft", []string{"proof", "printed"}, []FTReading{ProofFT, PrintedFT})
-	if err != nil {
-		problems = append(problems, err)
-	}
+	mode, v, ft := s.PABI, s.Variance, s.FT
 	r := sglu.DefaultAlphas
 	if f.variant == "finite" {
 		r = sglu.NonConvergentAlphas
 	}
 	if f.alphaRange != "" {
-		r, err = parseAlphaRange(f.alphaRange)
-		if err != nil {
+		var err error
+		if r, err = parseAlphaRange(f.alphaRange); err != nil {
 			problems = append(problems, err)
 		}
 	}
 	if f.unlearnEpochs < 1 {
 		problems = append(problems, fmt.Errorf("--unlearn-epochs %d: want ≥ 1", f.unlearnEpochs))
 	}
-	if set("sigma") && !(f.sigma > 0) {
+	if s.Sigma.IsSet && !(f.sigma > 0) {
 		problems = append(problems, fmt.Errorf("--sigma %v: want > 0", f.sigma))
 	}
-	if set("alpha") && !(f.alpha > 1) {
+	if s.Alpha.IsSet && !(f.alpha > 1) {
 		problems = append(problems, fmt.Errorf("--alpha %v: want > 1", f.alpha))
 	}
-	if set("delta") && !(f.delta > 0 && f.delta < 1) {
+	if s.Delta.IsSet && !(f.delta > 0 && f.delta < 1) {
 		problems = append(problems, fmt.Errorf("--delta %v: want 0 < δ < 1", f.delta))
 	}
 	if f.requests < 1 || f.requests > 1_000_000 {
@@ -170,7 +187,7 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		return nil, fmt.Errorf("--removed %d: want 1 ≤ S ≤ n = %d", f.S, f.n)
 	}
 	initRadius := f.initRadius
-	if !set("init-radius") {
+	if !s.InitRadius.IsSet {
 		initRadius = f.radius
 	}
 	if f.variant == "finite" && math.IsInf(initRadius, 0) {
@@ -301,7 +318,7 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 	} else {
 		add("unlearn_epochs", K, "K")
 	}
-	if set("alpha") {
+	if s.Alpha.IsSet {
 		add("renyi_epsilon", c.renyi(f.alpha, sigma, K), fmt.Sprintf("ε(α = %v): unlearned vs retrained Rényi bound", f.alpha))
 	}
 	eps, alpha := c.dp(sigma, K)

@@ -33,37 +33,62 @@ func (Method) Experiments() []audit.Experiment {
 			Name:    "sglu-fig3d",
 			Summary: "SGLU's accumulated unlearning epochs over 100 sequential removals (Fig. 3d),\nper batch size and σ, beside the printed appendix loop",
 			About:   "Recomputes Fig. 3d of Chien et al. 2024 (SGLU): the unlearning epochs each of 100 sequential\nsingle-record removals needs at ϵ̂ = 0.01, δ = 1/n (Theorem 3.11's W∞ recursion), for\nb ∈ {32, 128, 512, n} and σ ∈ {0.01, 0.05, 0.1, 0.2, 0.5, 1}, beside the printed appendix loop\nthat restarts every request from Z_B. Writes the sums, the per-request lists and a figure.",
-			Params: []audit.Param{
-				audit.FormatsParam,
-				{Name: "requests", Usage: "sequential single-record removal requests", Default: strconv.Itoa(Fig3dRequests), Kind: audit.Integer, Range: "[1, 1e5]"},
-				{Name: "target-epsilon", Usage: "ϵ̂ each request must meet", Default: table.G10(Fig3dTarget), Kind: audit.Number, Range: "(0, inf)"},
-				{Name: "mixed", Usage: "the authors' mode: paper PABI factor for request 1, exact-shift after (false: paper factor throughout)", Default: "true", Bool: true},
-			},
-			Run: runFig3d,
+			Params:  audit.SettingParams(new(fig3dSettings).settings()),
+			Run:     runFig3d,
 		},
 		{
 			Name:    "sglu-mnist",
 			Summary: "SGLU's Fig. 3a/3b/3c on MNIST 3-vs-8 (or Fashion-MNIST at the paper's n):\naccuracy, certified ϵ, empirical estimate and gradient cost of SGLU, LU, D2D\nand retraining",
 			About:   "Runs Fig. 3a (one removal, K = 1: accuracy, certified ϵ, empirical estimate and gradient cost of\nSGLU, LU, D2D and retraining), Fig. 3b (100 sequential removals at σ = 0.03: accumulated epochs)\nand Fig. 3c (accuracy and epochs against σ per batch size) of Chien et al. 2024 on MNIST 3-vs-8\nfrom the MNIST test set, or with --source fashion-mnist on two Fashion-MNIST classes at the\npaper's n = 11,264. Exit 1 if an empirical check fails a certificate (INCONCLUSIVE, where ϵ̂\nexceeds what the trials can show, does not fail the run).",
-			Params: []audit.Param{
-				audit.FormatsParam,
-				audit.DatasetsParam,
-				audit.SeedParam,
-				audit.WorkersParam,
-				{Name: "trials", Usage: "Fig. 3a: runs per side (unlearned and retrained) for each method and ϵ̂", Default: "100", Unit: "runs", Kind: audit.Integer, Range: "[2, 1e6]"},
-				{Name: "seq-trials", Usage: "Fig. 3b/3c: runs per setting for the accuracy after every request (0: epochs only)", Default: "2", Unit: "runs", Kind: audit.Integer, Range: "[0, 1e5]"},
-				{Name: "requests", Usage: "Fig. 3b/3c: sequential removal requests", Default: "100", Kind: audit.Integer, Range: "[1, 1e5]"},
-				{Name: "targets", Usage: "Fig. 3a: target ϵ̂ values", Default: "0.05,0.1,0.5,1,2,5"},
-				{Name: "sigmas", Usage: "Fig. 3c: σ values (the paper's; its code also ran 0.01)", Default: "0.05,0.1,0.2,0.5,1"},
-				{Name: "lambda", Usage: "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)", Default: "0.011264", Kind: audit.Number, Range: "(0, inf)"},
-				{Name: "train", Usage: "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[512, 1e7]"},
-				{Name: "source", Usage: "data: mnist-t10k (the MNIST test set of the repository's datasets/, built into the binary) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)", Default: "mnist-t10k", Kind: audit.Choice, Choices: []string{"mnist-t10k", "fashion-mnist"}},
-				{Name: "fashion-dir", Usage: "fashion-mnist: folder of the idx files", Default: multiclass.DefaultFashionMNIST},
-				{Name: "classes", Usage: "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag", Default: "3,8"},
-				{Name: "full-trials", Usage: "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)", Default: "0", Unit: "runs", Kind: audit.Integer, Range: "[2, 1e6]"},
-			},
-			Run: runMNIST,
+			Params:  audit.SettingParams(new(mnistSettings).settings()),
+			Run:     runMNIST,
 		},
+	}
+}
+
+// fig3dSettings are sglu-fig3d's settings, declared once (settings) for its flags and its run.
+type fig3dSettings struct {
+	Formats  []string
+	Requests int
+	Target   float64
+	Mixed    bool
+}
+
+func (s *fig3dSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.ListSetting(&s.Formats, audit.FormatsParam),
+		audit.IntSetting(&s.Requests, audit.Param{Name: "requests", Usage: "sequential single-record removal requests", Default: strconv.Itoa(Fig3dRequests), Kind: audit.Integer, Range: "[1, 1e5]"}),
+		audit.FloatSetting(&s.Target, audit.Param{Name: "target-epsilon", Usage: "ϵ̂ each request must meet", Default: table.G10(Fig3dTarget), Kind: audit.Number, Range: "(0, inf)"}),
+		audit.BoolSetting(&s.Mixed, audit.Param{Name: "mixed", Usage: "the authors' mode: paper PABI factor for request 1, exact-shift after (false: paper factor throughout)", Default: "true", Bool: true}),
+	}
+}
+
+// mnistSettings are sglu-mnist's settings, declared once (settings) for its flags and its run.
+type mnistSettings struct {
+	Formats, Targets, Sigmas                                []string
+	Datasets, Source, FashionDir, Classes                   string
+	Seed                                                    uint64
+	Workers, Trials, SeqTrials, Requests, Train, FullTrials int
+	Lambda                                                  float64
+}
+
+func (s *mnistSettings) settings() []audit.Setting {
+	return []audit.Setting{
+		audit.ListSetting(&s.Formats, audit.FormatsParam),
+		audit.StringSetting(&s.Datasets, audit.DatasetsParam),
+		audit.Uint64Setting(&s.Seed, audit.SeedParam),
+		audit.IntSetting(&s.Workers, audit.WorkersParam),
+		audit.IntSetting(&s.Trials, audit.Param{Name: "trials", Usage: "Fig. 3a: runs per side (unlearned and retrained) for each method and ϵ̂", Default: "100", Unit: "runs", Kind: audit.Integer, Range: "[2, 1e6]"}),
+		audit.IntSetting(&s.SeqTrials, audit.Param{Name: "seq-trials", Usage: "Fig. 3b/3c: runs per setting for the accuracy after every request (0: epochs only)", Default: "2", Unit: "runs", Kind: audit.Integer, Range: "[0, 1e5]"}),
+		audit.IntSetting(&s.Requests, audit.Param{Name: "requests", Usage: "Fig. 3b/3c: sequential removal requests", Default: "100", Kind: audit.Integer, Range: "[1, 1e5]"}),
+		audit.ListSetting(&s.Targets, audit.Param{Name: "targets", Usage: "Fig. 3a: target ϵ̂ values", Default: "0.05,0.1,0.5,1,2,5"}),
+		audit.ListSetting(&s.Sigmas, audit.Param{Name: "sigmas", Usage: "Fig. 3c: σ values (the paper's; its code also ran 0.01)", Default: "0.05,0.1,0.2,0.5,1"}),
+		audit.FloatSetting(&s.Lambda, audit.Param{Name: "lambda", Usage: "λ = m (default: the paper's MNIST value, 1e-6 × 11,264)", Default: "0.011264", Kind: audit.Number, Range: "(0, inf)"}),
+		audit.IntSetting(&s.Train, audit.Param{Name: "train", Usage: "training rows, a multiple of 512 (0: 1,536 of MNIST t10k's 1,984, the rest testing; 11,264 of Fashion-MNIST's, the paper's n)", Default: "0", Unit: "records", Kind: audit.Integer, Range: "[512, 1e7]"}),
+		audit.StringSetting(&s.Source, audit.Param{Name: "source", Usage: "data: mnist-t10k (the MNIST test set of the repository's datasets/, built into the binary) or fashion-mnist (Debian's dataset-fashion-mnist, at the paper's scale)", Default: "mnist-t10k", Kind: audit.Choice, Choices: []string{"mnist-t10k", "fashion-mnist"}}),
+		audit.StringSetting(&s.FashionDir, audit.Param{Name: "fashion-dir", Usage: "fashion-mnist: folder of the idx files", Default: multiclass.DefaultFashionMNIST}),
+		audit.StringSetting(&s.Classes, audit.Param{Name: "classes", Usage: "the two classes A,B (A → +1): digits for MNIST; for Fashion-MNIST 3,8 is dress vs bag", Default: "3,8"}),
+		audit.IntSetting(&s.FullTrials, audit.Param{Name: "full-trials", Usage: "Fig. 3a: runs per side for the full-batch methods, SGLU full batch and LU, which cost 240 full passes a run (0: --trials)", Default: "0", Unit: "runs", Kind: audit.Integer, Range: "[2, 1e6]"}),
 	}
 }
 
@@ -132,18 +157,18 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*verdi
 // runFig3d recomputes Fig. 3d: the unlearning epochs 100 sequential single-record
 // removals need at ϵ̂ = 0.01 under Theorem 3.11, per batch size and σ.
 func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*verdictpkg.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	requests, target, mixed := r.Int("requests"), r.Float("target-epsilon"), r.Bool("mixed")
-	if err := r.Err(); err != nil {
+	var s fig3dSettings
+	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
 	}
+	requests, target, mixed := s.Requests, s.Target, s.Mixed
 	if requests < 1 || requests > 100000 {
 		return nil, fmt.Errorf("--requests %d: want 1 … 100000", requests)
 	}
 	if !(target > 0) {
 		return nil, fmt.Errorf("--target-epsilon %v: want > 0", target)
 	}
-	formats, err := reports.ParseFormats(args.List("formats"))
+	formats, err := reports.ParseFormats(s.Formats)
 	if err != nil {
 		return nil, err
 	}
@@ -230,22 +255,20 @@ func total(ks []int) int {
 // set (the training set is not among the repository's datasets), or on two Fashion-MNIST classes
 // at the paper's n.
 func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdictpkg.Reproduced, error) {
-	r := audit.ArgReader{Args: args}
-	trials, seqTrials, requests, train, fullTrials, workers := r.Int("trials"), r.Int("seq-trials"), r.Int("requests"), r.Int("train"), r.Int("full-trials"), r.Int("workers")
-	lambda := r.Float("lambda")
-	seed, err := args.Uint64("seed")
-	r.Fail(err)
-	if err := r.Err(); err != nil {
+	var s mnistSettings
+	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
 	}
-	source, datasetsDir, fashionDir := args.String("source"), args.String("datasets"), args.String("fashion-dir")
+	trials, seqTrials, requests, train, fullTrials, workers := s.Trials, s.SeqTrials, s.Requests, s.Train, s.FullTrials, s.Workers
+	lambda, seed := s.Lambda, s.Seed
+	source, datasetsDir, fashionDir := s.Source, s.Datasets, s.FashionDir
 	progress := env.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
-	parse := func(name string) ([]float64, error) {
+	parse := func(name string, list []string) ([]float64, error) {
 		var out []float64
-		for _, f := range args.List(name) {
+		for _, f := range list {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil || !(v > 0) {
 				return nil, fmt.Errorf("--%s: %s: want positive numbers, comma-separated", name, clip.Quote(f))
@@ -257,15 +280,15 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*v
 		}
 		return out, nil
 	}
-	tg, err := parse("targets")
+	tg, err := parse("targets", s.Targets)
 	if err != nil {
 		return nil, err
 	}
-	sg, err := parse("sigmas")
+	sg, err := parse("sigmas", s.Sigmas)
 	if err != nil {
 		return nil, err
 	}
-	pos, neg, err := reference.ParseClassPair(args.String("classes"))
+	pos, neg, err := reference.ParseClassPair(s.Classes)
 	if err != nil {
 		return nil, fmt.Errorf("--classes %w", err)
 	}
@@ -287,7 +310,7 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*v
 	case train < 0 || train%512 != 0:
 		return nil, fmt.Errorf("--train %d: want a positive multiple of 512 (b = 32, 128, 512 and n must divide it)", train)
 	}
-	formats, err := reports.ParseFormats(args.List("formats"))
+	formats, err := reports.ParseFormats(s.Formats)
 	if err != nil {
 		return nil, err
 	}
