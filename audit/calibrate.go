@@ -13,7 +13,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
 )
 
 // A Calibration is what a short run on this machine measured of an audit, to say how long
@@ -157,19 +156,19 @@ type Prediction struct {
 	Merge    time.Duration // the merge: setup and every check at the full trial count
 }
 
-// Predict is the wall time of the audit at trials per subject, on one machine and in
+// Predict is the wall time of the audit at n trials per subject, on one machine and in
 // shards parts (queueing and file transfer not counted). The checks' time is summed over
 // the subjects, each fitted at its own trial counts, so what a subject and its controls
 // share at one count (the game's power, memoised) may be counted more than once: an upper
 // bound there.
-func (c Calibration) Predict(trials, shards int) Prediction {
-	p := Prediction{Trials: trials, Shards: shards}
-	part := trialspkg.Shard{Index: 0, Count: max(shards, 1)}.Trials(trials) // part 0 is the largest
+func (c Calibration) Predict(n, shards int) Prediction {
+	p := Prediction{Trials: n, Shards: shards}
+	part := trials.Shard{Index: 0, Count: max(shards, 1)}.Trials(n) // part 0 is the largest
 	var run, runPart, check time.Duration
 	for _, s := range c.Subjects {
-		run += scale(s.PerTrial, trials)
+		run += scale(s.PerTrial, n)
 		runPart += scale(s.PerTrial, part)
-		check += s.CheckFixed + scale(s.CheckPerTrial, trials)
+		check += s.CheckFixed + scale(s.CheckPerTrial, n)
 	}
 	p.One = c.Setup + run + check
 	p.PerShard = c.Setup + runPart

@@ -10,7 +10,6 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,9 +55,9 @@ func instance(t *testing.T, mode d2d.Mode) *d2daudit.Subject {
 	return s
 }
 
-func audited(t *testing.T, run trials.Subject, s *d2daudit.Subject, trials int) map[string]verdict.Finding {
+func audited(t *testing.T, run trials.Subject, s *d2daudit.Subject, n int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := trialspkg.Engine{}.Run(context.Background(), run, 1, trials)
+	res, err := trials.Engine{}.Run(context.Background(), run, 1, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,9 +179,9 @@ func TestPlantedBugsCaughtByEmpiricalRouteAlone(t *testing.T) {
 		c := s.Claim()
 		for _, bug := range []struct {
 			name string
-			run  trialspkg.Subject
+			run  trials.Subject
 		}{{"no noise", noNoise{s}}, {"deleted record still used", usesDeleted{s}}} {
-			res, err := trialspkg.Engine{}.Run(context.Background(), bug.run, 1, 100)
+			res, err := trials.Engine{}.Run(context.Background(), bug.run, 1, 100)
 			if err != nil {
 				t.Fatal(err)
 			}

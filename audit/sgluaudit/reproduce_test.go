@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
@@ -123,12 +122,12 @@ func TestReproduceSGLUMNIST(t *testing.T) {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, js := readTables(t, filepath.Join(a, "sglu-mnist.json"))
-	verdict := verdict.Pass
+	wantVerdict := verdict.Pass
 	if tb.Summary.Inconclusive > 0 || !tb.Summary.Judged() {
-		verdict = verdictpkg.Inconclusive
+		wantVerdict = verdict.Inconclusive
 	}
-	if res.Verdict != verdict {
-		t.Errorf("verdict %s with summary %+v; want %s", res.Verdict, tb.Summary, verdict)
+	if res.Verdict != wantVerdict {
+		t.Errorf("verdict %s with summary %+v; want %s", res.Verdict, tb.Summary, wantVerdict)
 	}
 	if len(tb.Tables) != 3 || len(tb.Figures) != 3 || len(tb.Inputs) != 2 {
 		t.Fatalf("%d tables, figures %v, %d inputs", len(tb.Tables), tb.Figures, len(tb.Inputs))
@@ -232,7 +231,7 @@ func TestReproduceSGLUFashion(t *testing.T) {
 	out := t.TempDir()
 	res, err := audittest.Reproduce(t, "sglu-mnist", out, "--source", "fashion-mnist", "--fashion-dir", dir, "--train", "512", "--trials", "20",
 		"--targets", "1", "--requests", "4", "--seq-trials", "1", "--sigmas", "0.5", "--formats", "svg")
-	if err != nil || res.Verdict == verdictpkg.Fail {
+	if err != nil || res.Verdict == verdict.Fail {
 		t.Fatalf("error %v\n%s", err, audittest.Summary(res))
 	}
 	tb, _ := readTables(t, filepath.Join(out, "sglu-mnist.json"))

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -41,9 +40,9 @@ func setup(ds *reference.Dataset) Setup {
 		Epochs: 10, Radius: 10, Epsilon: 1, Seed: 1}
 }
 
-func run(t *testing.T, s trials.Subject, sub *Subject, trials int) map[string]verdict.Finding {
+func run(t *testing.T, s trials.Subject, sub *Subject, n int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := trialspkg.Engine{}.Run(context.Background(), s, 7, trials)
+	res, err := trials.Engine{}.Run(context.Background(), s, 7, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +215,7 @@ func TestLockstepTrials(t *testing.T) {
 
 	ctx := context.Background()
 	a := batchedAlike(t, "float64", four, sixteen)
-	alone, err := trialspkg.RunTrial(ctx, sixteen, 3, 7)
+	alone, err := trials.RunTrial(ctx, sixteen, 3, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,13 +238,13 @@ func TestLockstepTrials(t *testing.T) {
 
 // batchedAlike runs trials 0..9 (seed 3) of small in batches on one worker and of large
 // on two, fails unless they are the same bits, and returns them.
-func batchedAlike(t *testing.T, what string, small, large *Subject) []trialspkg.TrialResult {
+func batchedAlike(t *testing.T, what string, small, large *Subject) []trials.TrialResult {
 	t.Helper()
-	a, err := trialspkg.Engine{Workers: 1}.Run(context.Background(), small, 3, 10)
+	a, err := trials.Engine{Workers: 1}.Run(context.Background(), small, 3, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := trialspkg.Engine{Workers: 2}.Run(context.Background(), large, 3, 10)
+	b, err := trials.Engine{Workers: 2}.Run(context.Background(), large, 3, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
