@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -91,7 +92,7 @@ func TestCalibrateCountsEachCountOnce(t *testing.T) {
 
 // countingSubject counts executions and can be made to fail from a given trial on.
 type countingSubject struct {
-	gaussSubject
+	gausstest.Subject
 	runs     *atomic.Int64
 	failAt   int // trials ≥ failAt error; < 0 never
 	cancel   context.CancelFunc
@@ -106,9 +107,9 @@ func (c countingSubject) Unlearned(ctx context.Context, s reference.Streams) (re
 		c.cancel()
 	}
 	c.runs.Add(1)
-	return c.gaussSubject.Unlearned(ctx, s)
+	return c.Subject.Unlearned(ctx, s)
 }
 
 func counting(failAt int) countingSubject {
-	return countingSubject{gaussSubject: newGauss(4, 0.1, 1), runs: new(atomic.Int64), failAt: failAt}
+	return countingSubject{Subject: gausstest.New(4, 0.1, 1), runs: new(atomic.Int64), failAt: failAt}
 }

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // A Mutant replaces only the unlearned run: its retrain and claim are its subject's, and
 // its name and fingerprint differ from its subject's, so the engine keeps its trials apart.
 func TestMutant(t *testing.T) {
-	g := newGauss(3, 0.05, 0.5)
+	g := gausstest.New(3, 0.05, 0.5)
 	m := Mutant{Of: g, Bug: "no-noise", Run: func(_ context.Context, st reference.Streams) (reference.Release, error) {
 		return reference.Release{Published: []float64{7, 7, 7}}, nil
 	}}

@@ -8,61 +8,19 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
 	"pgregory.net/rapid"
 )
 
-// gaussSubject publishes fixed means plus Gaussian noise: the release laws are known
-// exactly, so the release check has a known answer.
-type gaussSubject struct {
-	muU, muR        []float64
-	sigmaU, sigmaR  float64
-	shiftU          float64 // added to the published vector, not the secret: an off-centre bug
-	rho, sigmaCalib float64
-}
-
-func (g gaussSubject) Name() string { return "gauss" }
-func (g gaussSubject) Params() int  { return len(g.muU) }
-func (g gaussSubject) Claim() verdict.Claim {
-	return verdict.Claim{Epsilon: 1, Delta: 1e-6, Rho: g.rho}
-}
-func (g gaussSubject) release(mu []float64, sigma, shift float64, r reference.Streams, purpose string) reference.Release {
-	pub := make([]float64, len(mu))
-	reference.FillNormal(pub, sigma, r.Rand(purpose))
-	for j := range pub {
-		pub[j] += mu[j] + shift
-	}
-	return reference.Release{Published: pub, Secret: append([]float64(nil), mu...)}
-}
-func (g gaussSubject) Unlearned(_ context.Context, s reference.Streams) (reference.Release, error) {
-	return g.release(g.muU, g.sigmaU, g.shiftU, s, "u"), nil
-}
-func (g gaussSubject) Retrained(_ context.Context, s reference.Streams) (reference.Release, error) {
-	return g.release(g.muR, g.sigmaR, 0, s, "r"), nil
-}
-
-// rhoStar is the zCDP ρ that converts to exactly (ε=1, δ=1e-6).
-var rhoStar = func() float64 {
-	l := math.Log(1e6)
-	r := math.Sqrt(l+1) - math.Sqrt(l)
-	return r * r
-}()
-
-func newGauss(d int, gap, sigma float64) gaussSubject {
-	muU, muR := make([]float64, d), make([]float64, d)
-	muU[0] = gap
-	return gaussSubject{muU: muU, muR: muR, sigmaU: sigma, sigmaR: sigma, rho: rhoStar, sigmaCalib: sigma}
-}
-
-func checkGauss(t *testing.T, g gaussSubject, seed uint64, n int) []verdict.Finding {
+func checkGauss(t *testing.T, g gausstest.Subject, seed uint64, n int) []verdict.Finding {
 	t.Helper()
 	res, err := trials.Engine{}.Run(context.Background(), g, seed, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := GaussianRelease{Prefix: "t", Sigma: g.sigmaCalib, Rho: g.rho, Epsilon: 1, Delta: 1e-6}.Check(res)
+	fs, err := GaussianRelease{Prefix: "t", Sigma: g.SigmaCalib, Rho: g.Rho, Epsilon: 1, Delta: 1e-6}.Check(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,24 +37,24 @@ func TestGaussianReleaseKnownAnswers(t *testing.T) {
 	// (D_2 = 0.01) passes and a gap of 0.2 (D_2 = 0.16) fails.
 	cases := []struct {
 		name     string
-		mutate   func(*gaussSubject)
+		mutate   func(*gausstest.Subject)
 		verdict  verdict.Verdict
 		infinite bool
 	}{
-		{"correct", func(*gaussSubject) {}, verdict.Pass, false},
-		{"no noise on the unlearned side", func(g *gaussSubject) { g.sigmaU = 0 }, verdict.Fail, true},
-		{"noise half the calibrated σ", func(g *gaussSubject) { g.sigmaU, g.sigmaR = sigma/2, sigma/2 }, verdict.Fail, false},
+		{"correct", func(*gausstest.Subject) {}, verdict.Pass, false},
+		{"no noise on the unlearned side", func(g *gausstest.Subject) { g.SigmaU = 0 }, verdict.Fail, true},
+		{"noise half the calibrated σ", func(g *gausstest.Subject) { g.SigmaU, g.SigmaR = sigma/2, sigma/2 }, verdict.Fail, false},
 		// D_2 is infinite here: α·σ_r² + (1−α)·σ_u² = 2·0.25 − 1 < 0
-		{"twice the noise on one side", func(g *gaussSubject) { g.sigmaU = 2 * sigma }, verdict.Fail, true},
+		{"twice the noise on one side", func(g *gausstest.Subject) { g.SigmaU = 2 * sigma }, verdict.Fail, true},
 		// a claimed-equal quantity is tested two-sided: √2σ on both sides lowers the
 		// divergence, but the release is not the mechanism certified
-		{"twice the noise variance on both sides", func(g *gaussSubject) { g.sigmaU, g.sigmaR = math.Sqrt2*sigma, math.Sqrt2*sigma }, verdict.Fail, false},
-		{"published off the secret model", func(g *gaussSubject) { g.shiftU = 0.3 }, verdict.Fail, false},
-		{"means too far apart", func(g *gaussSubject) { g.muU[0] = 0.2 }, verdict.Fail, false},
+		{"twice the noise variance on both sides", func(g *gausstest.Subject) { g.SigmaU, g.SigmaR = math.Sqrt2*sigma, math.Sqrt2*sigma }, verdict.Fail, false},
+		{"published off the secret model", func(g *gausstest.Subject) { g.ShiftU = 0.3 }, verdict.Fail, false},
+		{"means too far apart", func(g *gausstest.Subject) { g.MuU[0] = 0.2 }, verdict.Fail, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := newGauss(d, 0.05, sigma)
+			g := gausstest.New(d, 0.05, sigma)
 			c.mutate(&g)
 			fs := checkGauss(t, g, 1, 200)
 			renyi := fs[0]
@@ -137,7 +95,7 @@ func TestGaussianReleaseFalseFailRate(t *testing.T) {
 	}
 	fails := 0
 	for seed := range seeds {
-		if fs := checkGauss(t, newGauss(10, 0.05, 0.5), uint64(seed+1), 40); fs[0].Verdict == verdict.Fail {
+		if fs := checkGauss(t, gausstest.New(10, 0.05, 0.5), uint64(seed+1), 40); fs[0].Verdict == verdict.Fail {
 			fails++
 		}
 	}

@@ -13,12 +13,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // countingSubject counts executions and can be made to fail from a given trial on.
 type countingSubject struct {
-	gaussSubject
+	gausstest.Subject
 	runs     *atomic.Int64
 	failAt   int // trials ≥ failAt error; < 0 never
 	cancel   context.CancelFunc
@@ -33,11 +34,11 @@ func (c countingSubject) Unlearned(ctx context.Context, s reference.Streams) (re
 		c.cancel()
 	}
 	c.runs.Add(1)
-	return c.gaussSubject.Unlearned(ctx, s)
+	return c.Subject.Unlearned(ctx, s)
 }
 
 func counting(failAt int) countingSubject {
-	return countingSubject{gaussSubject: newGauss(4, 0.1, 1), runs: new(atomic.Int64), failAt: failAt}
+	return countingSubject{Subject: gausstest.New(4, 0.1, 1), runs: new(atomic.Int64), failAt: failAt}
 }
 
 func TestEngineIndependentOfWorkers(t *testing.T) {
@@ -132,7 +133,7 @@ func TestEngineRefusesForeignCheckpoint(t *testing.T) {
 		t.Fatalf("another seed: %v; want a refusal naming the seeds", err)
 	}
 	otherClaim := counting(-1)
-	otherClaim.rho *= 2 // the same ε and δ, another ρ
+	otherClaim.Rho *= 2 // the same ε and δ, another ρ
 	if _, err := (Engine{Checkpoint: path}).Run(ctx, otherClaim, 5, 3); err == nil || !strings.Contains(err.Error(), "another audit: the claim's constants or derivation") {
 		t.Fatalf("another claim: %v", err)
 	}
@@ -167,7 +168,7 @@ func TestEngineVerifiesCheckpointLines(t *testing.T) {
 	}
 	other := filepath.Join(dir, "other.jsonl") // another configuration: another noise scale
 	otherSubject := counting(-1)
-	otherSubject.rho *= 2 // another claim: another fingerprint
+	otherSubject.Rho *= 2 // another claim: another fingerprint
 	if _, err := (Engine{Checkpoint: other}).Run(ctx, otherSubject, 5, 4); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"pgregory.net/rapid"
 )
@@ -48,7 +49,7 @@ func TestFloatBytesHoldsAnyFloat(t *testing.T) {
 // parameters (published and secret, both releases) writes lines of about a fifth of it.
 func TestTrialLinesUnderTheirBound(t *testing.T) {
 	const p = 2000
-	g := newGauss(p, 0.1, 1)
+	g := gausstest.New(p, 0.1, 1)
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
 	if _, err := (Engine{Checkpoint: path}).Run(context.Background(), g, 3, 4); err != nil {
 		t.Fatal(err)
@@ -80,14 +81,14 @@ func TestTrialLinesUnderTheirBound(t *testing.T) {
 // refuse on resuming: the run fails, naming the file and trial.
 func TestEngineRefusesLineOverItsBound(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
-	_, err := (Engine{Checkpoint: path}).Run(context.Background(), understated{newGauss(4000, 0.1, 1)}, 3, 2)
+	_, err := (Engine{Checkpoint: path}).Run(context.Background(), understated{gausstest.New(4000, 0.1, 1)}, 3, 2)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "more than the 84736 a model of 100 parameters needs") {
 		t.Fatalf("%v; want the long line refused by file and bound", err)
 	}
 }
 
 // understated says its models have 100 parameters; they have more.
-type understated struct{ gaussSubject }
+type understated struct{ gausstest.Subject }
 
 func (understated) Params() int { return 100 }
 

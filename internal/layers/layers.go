@@ -27,7 +27,7 @@ var Order = []Layer{
 	// reports renders values it is handed and imports leaves alone (LeavesOnly), so every
 	// package above may build a report.
 	{"reports", []string{"reports"}},
-	{"models and data", []string{"reference/...", "artifact", "retrain", "mia"}},
+	{"models and data", []string{"reference/...", "artifact", "retrain", "mia", "internal/gausstest"}},
 	{"trial engine", []string{"audit/trials/..."}},
 	{"shared checks", []string{"audit/checks/..."}},
 	{"method contract", []string{"audit"}},
