@@ -14,6 +14,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
+	"gonum.org/v1/gonum/floats"
 )
 
 // CanaryPlanSchema names the canary plan format.
@@ -111,7 +112,7 @@ func VerifyOneRun(plan CanaryPlan, scores []float64, s *spec.Spec) (verdict.Clai
 			return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: score of canary %d is %v", i, v)
 		}
 	}
-	member := scaled(scores, s.Scores.MemberSign()) // higher means trained on
+	member := floats.ScaleTo(make([]float64, len(scores)), s.Scores.MemberSign(), scores) // higher means trained on
 	in, _, err := onerun.SplitScores(plan.Bits(), member)
 	if err != nil {
 		return verdict.Claim{}, nil, fmt.Errorf("verify --one-run: %w", err)
@@ -207,13 +208,4 @@ func OneRunFinding(check string, plan []bool, member []float64, eps, delta, conf
 	}
 	f.Scores = verdict.SummarizeScoresOriented("canary score (higher: trained on, the pre-registered direction)", in, out, true)
 	return f, nil
-}
-
-// scaled is v times c, a new slice (the spec's helper of that name, copied).
-func scaled(v []float64, c float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = c * x
-	}
-	return out
 }

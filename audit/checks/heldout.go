@@ -5,6 +5,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"gonum.org/v1/gonum/floats"
 )
 
 // heldOut is the HeldOut of a rule's held-out counts c, bounded at δ and confidence conf.
@@ -34,7 +35,7 @@ func oriented(xs []float64, above bool) []float64 {
 	if above {
 		return append([]float64(nil), xs...)
 	}
-	return scaled(xs, -1)
+	return floats.ScaleTo(make([]float64, len(xs)), -1, xs)
 }
 
 // dirWord names a rule's direction for a figure's title.
@@ -61,14 +62,4 @@ func ruleWords(r epsilon.Rule) string {
 		return fmt.Sprintf("≥ %.6g", r.Threshold)
 	}
 	return fmt.Sprintf("≤ %.6g", r.Threshold)
-}
-
-// scaled is v times c, a new slice (the spec's helper of that name, copied: the checks
-// do not import the spec).
-func scaled(v []float64, c float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = c * x
-	}
-	return out
 }

@@ -118,15 +118,6 @@ func ParseRankP(kind string) (randomised bool, err error) {
 	return false, fmt.Errorf("%s: want \"conservative\" (the default: no seed moves the verdict) or \"randomised\" (seeded tie-breakers)", clip.Quote(kind))
 }
 
-// scaled is v times c, a new slice.
-func scaled(v []float64, c float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = c * x
-	}
-	return out
-}
-
 // MethodName is the method's name for reports: the registered method's, else the label
 // the spec gives, else "unnamed method".
 func (s *Spec) MethodName() string {

@@ -6,6 +6,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"gonum.org/v1/gonum/floats"
 )
 
 // The games and the claim a spec sets for verify's routes on models trained elsewhere.
@@ -43,5 +44,5 @@ func (s *Spec) RankRoute(ctx context.Context, mean epsilon.Statistic) (verdict.F
 	if s.Scores == checks.LossScores {
 		return s.RankCheck("verify/empirical/rank").Play(ctx, mean.Name, mean.Pos, mean.Neg)
 	}
-	return s.RankCheck("verify/empirical/rank").Play(ctx, "negated "+mean.Name, scaled(mean.Pos, -1), scaled(mean.Neg, -1))
+	return s.RankCheck("verify/empirical/rank").Play(ctx, "negated "+mean.Name, floats.ScaleTo(make([]float64, len(mean.Pos)), -1, mean.Pos), floats.ScaleTo(make([]float64, len(mean.Neg)), -1, mean.Neg))
 }

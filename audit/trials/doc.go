@@ -33,7 +33,7 @@
 // trials missing (with the command to rerun); ShardSet.WriteCheckpoints leaves the merged
 // trials where a one-machine run would have, and an Engine with ResumeOnly reports them
 // without running any, so the merged report is the one-machine report byte for byte.
-// Files inside an output folder are written through a Folder, which follows no link.
+// Files inside an output folder are written through an atomicfile.Folder, which follows no link.
 //
 // # The check phase
 //

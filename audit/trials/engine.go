@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -58,7 +59,7 @@ type Engine struct {
 	Checkpoint string // JSON-lines file of finished trials; "" keeps them in memory only
 	// Folder, if set, is the output folder Checkpoint is a name inside (slash-separated):
 	// the file is opened beneath it, following no symbolic link on the way.
-	Folder Folder
+	Folder atomicfile.Folder
 	// Progress, if set, is told how many of the trials are done: once before any runs
 	// (counting those resumed from the checkpoint) and after each finished trial, always
 	// from the goroutine that called Run.

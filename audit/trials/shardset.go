@@ -588,7 +588,7 @@ func knownParams(p int) bool { return p > 0 && int64(p) <= maxParams }
 // what it would have. Each file is written whole or not at all. With a Folder, trialDir
 // is a folder's name inside it (slash-separated), and the files are written beneath it,
 // following no link; with nil, trialDir is a path.
-func (ss *ShardSet) WriteCheckpoints(out Folder, trialDir string) error {
+func (ss *ShardSet) WriteCheckpoints(out atomicfile.Folder, trialDir string) error {
 	for _, subj := range ss.Manifest().Subjects {
 		hdr, ok := ss.header[subj.Name]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,7 +33,9 @@ func VerifyHoldout(unlearned, holdout *mat.Dense, s *spec.Spec) (verdict.Finding
 		}
 	}
 	sign := s.Scores.MemberSign()
-	f, err := checks.HoldoutMembership(scaled(unlearned.RawRowView(0), sign), scaled(holdout.RawRowView(0), sign), ids, s.Confidence, s.Seed)
+	u, h := unlearned.RawRowView(0), holdout.RawRowView(0)
+	u, h = floats.ScaleTo(make([]float64, len(u)), sign, u), floats.ScaleTo(make([]float64, len(h)), sign, h)
+	f, err := checks.HoldoutMembership(u, h, ids, s.Confidence, s.Seed)
 	if err != nil || len(s.Deletes) > 0 {
 		return f, err
 	}
@@ -41,13 +44,4 @@ func VerifyHoldout(unlearned, holdout *mat.Dense, s *spec.Spec) (verdict.Finding
 		fmt.Sprintf("the most exposed is the record in column %d (", top), 1)
 	f.Detail += "; the spec lists no deletes, so records are named by their column (0-based), not by an ID: give deletes, one a column in order, to name them"
 	return f, nil
-}
-
-// scaled is v times c, a new slice (the spec's helper of that name, copied).
-func scaled(v []float64, c float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = c * x
-	}
-	return out
 }
