@@ -90,6 +90,9 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// the estimators speak of samples A and B: say which files they are
 		return usageError{fmt.Errorf("estimate: %w (A is %s, B is %s)", err, *aPath, *bPath)}
 	}
+	if err := ctx.Err(); err != nil { // a signal before the computation began: it ran to its end (wait.For), unprinted
+		return err
+	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
@@ -143,6 +146,9 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	})
 	if err != nil {
 		return usageError{fmt.Errorf("epsilon: %w", err)}
+	}
+	if err := ctx.Err(); err != nil { // a signal before the computation began: it ran to its end (wait.For), unprinted
+		return err
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
