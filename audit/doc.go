@@ -13,9 +13,9 @@
 //   - A certificate from declared constants (Bounds): the theorems it can apply as
 //     variants, the constants as parameters, and Compute, which returns Rows of key,
 //     value and note. Bounds.Run does the whole of "audit bounds METHOD" but the printing.
-//   - The papers' experiments (Experiment): parameters and a Run that computes and
-//     renders everything into a Reproduced, which the front end writes (Reproduced.Write)
-//     only once the run has succeeded.
+//   - The papers' experiments (Experiment): parameters and a Run that computes the
+//     result as report values (a reports.Reproduction with the figures it asks for),
+//     which the front end renders and writes only once the run has succeeded.
 //
 // Settings are declared, not parsed ad hoc: a Param has a Kind, a Range ("[8, 1e6]") or
 // Choices, and BindFlags, Var and ParseFlags refuse any other value where it is given

@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // RunArgs runs the experiment with its settings given as command-line flags (argv), the
-// others at their defaults: "audit reproduce NAME argv…" without the printing and the
-// writing.
-func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []string) (*verdict.Reproduced, error) {
+// others at their defaults: "audit reproduce NAME argv…" without the rendering, the
+// writing and the printing.
+func (e Experiment) RunArgs(ctx context.Context, env ExperimentEnv, argv []string) (*reports.Reproduction, error) {
 	fs := flag.NewFlagSet(e.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	args := BindFlags(fs, e.Params)

@@ -13,6 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/mia"
@@ -136,15 +137,17 @@ type Bounds struct {
 	Compute func(ctx context.Context, variant string, args Args) ([]verdict.Row, error)
 }
 
-// An Experiment is a paper's experiment "audit reproduce NAME" re-runs. Run computes and
-// renders everything and returns it; the front end writes the files and prints, so an
-// experiment that fails leaves nothing behind.
+// An Experiment is a paper's experiment "audit reproduce NAME" re-runs. Run computes it
+// and returns the result as report values — tables, curves, findings and the figures it
+// asks for (reports.Reproduction.Plot) — and renders nothing: the front end dates it,
+// renders it (reports.Reproduction.Render), writes the files and prints, so an experiment
+// that fails leaves nothing behind.
 type Experiment struct {
 	Name    string
 	Summary string // one line (or two) for the list of experiments
 	About   string // a paragraph for the help
 	Params  []Param
-	Run     func(ctx context.Context, env ExperimentEnv, args Args) (*verdict.Reproduced, error)
+	Run     func(ctx context.Context, env ExperimentEnv, args Args) (*reports.Reproduction, error)
 }
 
 // ExperimentEnv is what the front end gives every experiment.

@@ -37,12 +37,13 @@
 //
 // A Reproduction ("unlearnaudit/reproduction/v5") is a paper's experiment re-run: curves
 // along update sequences per dataset, tables beside the paper's printed values, or both,
-// with the checks made on them. An experiment starts one with NewReproduction, draws its
-// figures with RenderFigure (in the formats of audit.FormatsParam), hashes its inputs
-// (HashInputs), marks the paper's claims with ReportClaims — they are shown with their
-// verdicts but counted apart, while its own implementation checks decide the run — and
-// returns Reproduced, which summarises (Summarize) and renders the JSON, the Markdown, the
-// figures and the plain-text summary (WriteText) as one verdict.Reproduced. Its verdict
+// with the checks made on them. An experiment starts one with NewReproduction, asks for
+// its figures with Plot or PlotDataset (in the formats of audit.FormatsParam), hashes its
+// inputs (HashInputs), marks the paper's claims with ReportClaims — they are shown with
+// their verdicts but counted apart, while its own implementation checks decide the run —
+// and returns the values. The front end dates it and calls Render, which draws the plots
+// (RenderFigure), summarises (Summarize) and renders the JSON, the Markdown, the figures
+// and the plain-text summary (WriteText) as one verdict.Reproduced. Its verdict
 // follows one rule for every experiment: FAIL when a judged finding failed, INCONCLUSIVE
 // when one was inconclusive or none was judged (a run that judged nothing showed nothing),
 // PASS only when judged findings all passed.

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -63,15 +62,32 @@ func HashInputs(in []Input) ([]Input, error) {
 	return out, nil
 }
 
-// Reproduced summarises the reproduction (Summarize) and renders it as an experiment's
-// outcome: the files EXPERIMENT.json and EXPERIMENT.md beside the figures given (name →
-// contents), the JSON, the plain-text summary naming the files in dir, and the overall
-// verdict — the one rule every reproduction's exit follows: FAIL when a judged finding
-// failed, else INCONCLUSIVE when one was inconclusive or none was judged, else PASS.
-func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*verdict.Reproduced, error) {
+// Render draws the plots asked for (Plots), summarises the reproduction (Summarize) and
+// renders it as an experiment's outcome: the files EXPERIMENT.json and EXPERIMENT.md
+// beside the figures, the JSON, the plain-text summary naming the files in dir, and the
+// overall verdict — the one rule every reproduction's exit follows: FAIL when a judged
+// finding failed, else INCONCLUSIVE when one was inconclusive or none was judged, else
+// PASS. The front end renders; an experiment returns the values (audit.Experiment).
+func (r *Reproduction) Render(dir string) (*verdict.Reproduced, error) {
 	if err := r.checkPower(); err != nil {
 		return nil, err
 	}
+	files := map[string][]byte{}
+	for _, p := range r.Plots {
+		names, err := RenderFigure(files, p.Base, p.Figure, p.Formats)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !p.OfDataset:
+			r.Figures = append(r.Figures, names...)
+		case p.Dataset >= 0 && p.Dataset < len(r.Datasets):
+			r.Datasets[p.Dataset].Figures = append(r.Datasets[p.Dataset].Figures, names...)
+		default:
+			return nil, fmt.Errorf("figure %s: dataset %d of %d", p.Base, p.Dataset, len(r.Datasets))
+		}
+	}
+	r.Plots = nil // drawn: a second Render lists no file twice
 	r.Summarize()
 	js, err := r.JSON()
 	if err != nil {
@@ -82,36 +98,8 @@ func (r *Reproduction) Reproduced(dir string, figures map[string][]byte) (*verdi
 		return nil, err
 	}
 	r.WriteText(&text, dir)
-	files := map[string][]byte{r.Experiment + ".json": js, r.Experiment + ".md": []byte(md.String())}
-	for name, body := range figures {
-		files[name] = body
-	}
+	files[r.Experiment+".json"], files[r.Experiment+".md"] = js, []byte(md.String())
 	return &verdict.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: verdict.Verdict(r.Summary.Verdict)}, nil
-}
-
-// Dated stamps a rendered reproduction with the day it ran (AuditDate): its JSON and
-// Markdown are made again from the JSON with the date set, so that every experiment is
-// dated without knowing of dates. An empty date leaves it as it is.
-func Dated(res *verdict.Reproduced, experiment, date string) error {
-	if date == "" {
-		return nil
-	}
-	name := experiment + ".json"
-	r, err := ReadReproduction(bytes.NewReader(res.Files[name]), name)
-	if err != nil {
-		return fmt.Errorf("date %s: %w", name, err)
-	}
-	r.Date = date
-	js, err := r.JSON()
-	if err != nil {
-		return err
-	}
-	var md strings.Builder
-	if err := r.Markdown(&md); err != nil {
-		return err
-	}
-	res.Files[name], res.Files[experiment+".md"], res.JSON = js, []byte(md.String()), js
-	return nil
 }
 
 // checkPower refuses a reproduction with an empirical finding (Kind "empirical": an

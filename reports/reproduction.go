@@ -47,6 +47,34 @@ type Reproduction struct {
 	Tables     []Table             `json:"tables,omitempty"`
 	Figures    []string            `json:"figures,omitempty"` // files written beside it (a dataset's own figures are listed with it)
 	Summary    Summary             `json:"summary"`
+
+	// Plots are the figures the experiment asks for (Plot, PlotDataset): values, drawn
+	// by the front end when it renders the reproduction (Render), which lists their files
+	// in Figures or in their dataset's.
+	Plots []Plot `json:"-"`
+}
+
+// A Plot is a figure a reproduction asks for: Render draws it in each of Formats as
+// Base.FORMAT and lists the files, in that order, in the reproduction's Figures, or in
+// Datasets[Dataset].Figures when OfDataset.
+type Plot struct {
+	Base      string
+	Figure    Figure
+	Formats   []string
+	OfDataset bool
+	Dataset   int
+}
+
+// Plot asks for fig to be drawn beside the reproduction in each of formats, as
+// base.FORMAT, its files listed in Figures after those asked for before it.
+func (r *Reproduction) Plot(base string, fig Figure, formats []string) {
+	r.Plots = append(r.Plots, Plot{Base: base, Figure: fig, Formats: formats})
+}
+
+// PlotDataset is Plot for a figure of Datasets[i]: its files are listed in that
+// dataset's Figures.
+func (r *Reproduction) PlotDataset(i int, base string, fig Figure, formats []string) {
+	r.Plots = append(r.Plots, Plot{Base: base, Figure: fig, Formats: formats, OfDataset: true, Dataset: i})
 }
 
 // ReproducedDataset is the experiment on one dataset.
@@ -106,7 +134,7 @@ type CurvePoint struct {
 // curves and the tables. A curve with no findings (nothing it could be checked against) is
 // reported, not judged. The overall verdict is the worst judged finding's, and
 // INCONCLUSIVE when nothing was judged — no finding at all, or every one reported: a run
-// that judged nothing has shown nothing, so it never passes (Reproduced exits with it).
+// that judged nothing has shown nothing, so it never passes (Render exits with it).
 func (r *Reproduction) Summarize() {
 	var all []Finding
 	for i := range r.Datasets {

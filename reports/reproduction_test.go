@@ -118,10 +118,10 @@ func TestReportedClaims(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
-	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "PASS" {
+	if rep, err := r.Render("out"); err != nil || rep.Verdict != "PASS" {
 		t.Errorf("reproduced: %v, %v; want PASS", rep.Verdict, err)
 	}
-	if rep, err := build("FAIL").Reproduced("out", nil); err != nil || rep.Verdict != "FAIL" {
+	if rep, err := build("FAIL").Render("out"); err != nil || rep.Verdict != "FAIL" {
 		t.Errorf("a judged failure: %v, %v; want FAIL", rep.Verdict, err)
 	}
 	// nothing judged
@@ -135,7 +135,7 @@ func TestReportedClaims(t *testing.T) {
 	if err := r.Markdown(&md); err != nil || !strings.Contains(md.String(), "**Overall verdict: INCONCLUSIVE** (nothing judged: a run that judges no finding shows nothing); besides, reported, not judged: 1 pass, 1 fail, 1 inconclusive") {
 		t.Errorf("nothing judged, markdown:\n%s", md.String())
 	}
-	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "INCONCLUSIVE" || !strings.Contains(rep.Text, "overall: INCONCLUSIVE (nothing judged); reported, not judged: 1 pass, 1 fail, 1 inconclusive") {
+	if rep, err := r.Render("out"); err != nil || rep.Verdict != "INCONCLUSIVE" || !strings.Contains(rep.Text, "overall: INCONCLUSIVE (nothing judged); reported, not judged: 1 pass, 1 fail, 1 inconclusive") {
 		t.Errorf("nothing judged: %v, %v, %q; want INCONCLUSIVE, said so", rep.Verdict, err, rep.Text)
 	}
 }
@@ -163,7 +163,7 @@ func TestReproductionVerdictRule(t *testing.T) {
 		if c.judged != nil {
 			r.ReportClaims(c.judged)
 		}
-		rep, err := r.Reproduced("out", nil) // no Summarize: Reproduced must not rely on it
+		rep, err := r.Render("out") // no Summarize: Reproduced must not rely on it
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -189,14 +189,14 @@ func TestReproductionEmpiricalNeedsPower(t *testing.T) {
 	} {
 		c.r.Schema, c.r.Tool = ReproductionSchema, Tool{Name: "unlearnaudit", Version: "test"}
 		c.r.ReportClaims(nil)
-		if _, err := c.r.Reproduced("out", nil); err == nil || !strings.Contains(err.Error(), "x/attack states no power") {
+		if _, err := c.r.Render("out"); err == nil || !strings.Contains(err.Error(), "x/attack states no power") {
 			t.Errorf("%s: %v; want the powerless attack refused", c.name, err)
 		}
 	}
 	withPower := attack
 	withPower.Power = &Power{Against: 2, Power: 0.9, SmallestFactor: 1.5}
 	r := &Reproduction{Schema: ReproductionSchema, Experiment: "x", Tables: []Table{{Name: "t", Findings: []Finding{withPower}}}}
-	if rep, err := r.Reproduced("out", nil); err != nil || rep.Verdict != "PASS" {
+	if rep, err := r.Render("out"); err != nil || rep.Verdict != "PASS" {
 		t.Errorf("with its power: %v, %v", rep, err)
 	}
 }
@@ -231,7 +231,7 @@ func TestReportSlack(t *testing.T) {
 	only := build()
 	only.Tables[0].Findings = only.Tables[0].Findings[:1]
 	only.ReportSlack(func(string) bool { return true })
-	if rep, err := only.Reproduced("out", nil); err != nil || rep.Verdict != "INCONCLUSIVE" {
+	if rep, err := only.Render("out"); err != nil || rep.Verdict != "INCONCLUSIVE" {
 		t.Errorf("a run judged only by a 250× bound: %v, %v; want INCONCLUSIVE", rep, err)
 	}
 	fail := build()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,26 +282,67 @@ func TestReadJSONDate(t *testing.T) {
 	}
 }
 
-// Dated adds the date to a rendered reproduction and changes nothing else: the JSON is
-// the undated one with a "date" line, the Markdown gains the date line; no date, no change.
-func TestDatedReproduction(t *testing.T) {
-	res, err := testReproduction().Reproduced("out", nil)
+// A date set before Render is the only difference it makes: the JSON is the undated one
+// with a "date" line, and the Markdown gains the date under its title.
+func TestRenderDated(t *testing.T) {
+	res, err := testReproduction().Render("out")
 	if err != nil {
 		t.Fatal(err)
 	}
 	undated := string(res.Files["x.json"])
-	if err := Dated(res, "x", ""); err != nil || string(res.Files["x.json"]) != undated {
-		t.Fatalf("Dated with no date changed the JSON (%v)", err)
-	}
-	if err := Dated(res, "x", "2025-03-01"); err != nil {
+	r := testReproduction()
+	r.Date = "2025-03-01"
+	dated, err := r.Render("out")
+	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Replace(string(res.Files["x.json"]), "  \"date\": \"2025-03-01\",\n", "", 1)
-	if got != undated || string(res.JSON) != string(res.Files["x.json"]) {
-		t.Errorf("Dated changed more than the date:\n%s\nwant:\n%s", res.Files["x.json"], undated)
+	got := strings.Replace(string(dated.Files["x.json"]), "  \"date\": \"2025-03-01\",\n", "", 1)
+	if got != undated || string(dated.JSON) != string(dated.Files["x.json"]) {
+		t.Errorf("the date changed more than the date line:\n%s\nwant:\n%s", dated.Files["x.json"], undated)
 	}
-	if md := string(res.Files["x.md"]); !strings.Contains(md, "# T\n\nAudit date: 2025-03-01\n\n") {
+	if md := string(dated.Files["x.md"]); !strings.Contains(md, "# T\n\nAudit date: 2025-03-01\n\n") {
 		t.Errorf("the Markdown lacks the date under its title:\n%.200s", md)
+	}
+}
+
+// Render draws every plot asked for in each of its formats, lists the files in the order
+// asked — the reproduction's in Figures, a dataset's in its own — writes them beside the
+// JSON and the Markdown, draws nothing twice when rendered again, and refuses a plot of a
+// dataset that is not there.
+func TestRenderPlots(t *testing.T) {
+	fig := Figure{Title: "f", XLabel: "x", YLabel: "y", Series: []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{3, 4}}}}
+	r := testReproduction()
+	r.Plot("x-b", fig, []string{"svg"})
+	r.PlotDataset(0, "x-d", fig, []string{"svg", "png"})
+	r.Plot("x-a", fig, []string{"svg"})
+	res, err := r.Render("out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"x-b.svg", "x-a.svg"}; !slices.Equal(r.Figures, want) {
+		t.Errorf("Figures %q, want %q (the order asked)", r.Figures, want)
+	}
+	if want := []string{"x-d.svg", "x-d.png"}; !slices.Equal(r.Datasets[0].Figures, want) {
+		t.Errorf("the dataset's Figures %q, want %q", r.Datasets[0].Figures, want)
+	}
+	for _, name := range []string{"x.json", "x.md", "x-b.svg", "x-a.svg", "x-d.svg", "x-d.png"} {
+		if len(res.Files[name]) == 0 {
+			t.Errorf("%s not rendered (files %d)", name, len(res.Files))
+		}
+	}
+	if len(res.Files) != 6 {
+		t.Errorf("%d files, want 6", len(res.Files))
+	}
+	if !strings.Contains(string(res.Files["x.json"]), `"x-b.svg"`) {
+		t.Errorf("the JSON does not list the figures:\n%s", res.Files["x.json"])
+	}
+	if _, err := r.Render("out"); err != nil || len(r.Figures) != 2 {
+		t.Errorf("rendered again: %v, Figures %q; want the two files once", err, r.Figures)
+	}
+	bad := testReproduction()
+	bad.PlotDataset(1, "x-e", fig, []string{"svg"})
+	if _, err := bad.Render("out"); err == nil || !strings.Contains(err.Error(), "figure x-e: dataset 1 of 1") {
+		t.Errorf("a plot of a missing dataset: %v; want refused, naming it", err)
 	}
 }
 

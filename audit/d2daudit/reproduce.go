@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -95,7 +94,7 @@ var accuracyDatasets = map[string]func(dir string) (*accuracyDataset, error){
 	},
 }
 
-func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s accuracySettings
 	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
@@ -186,14 +185,10 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 	}
 	rep.ReportSlack(func(check string) bool { return strings.HasSuffix(check, "/bound") })
 	rep.Summarize()
-	figures := map[string][]byte{}
-	for i := range rep.Datasets {
-		d := &rep.Datasets[i]
-		if d.Figures, err = reports.RenderFigure(figures, "d2d-accuracy-"+d.Name, d.Figure(title), formats); err != nil {
-			return nil, err
-		}
+	for i, d := range rep.Datasets {
+		rep.PlotDataset(i, "d2d-accuracy-"+d.Name, d.Figure(title), formats)
 	}
-	return rep.Reproduced(env.Out, figures)
+	return rep, nil
 }
 
 // reproducedDataset converts the experiment's result into the report model.

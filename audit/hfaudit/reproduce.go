@@ -130,7 +130,7 @@ var OnlinePaper = map[string][5]string{
 	"Retrain": {"682", "1", "", "", "87.75"},
 }
 
-func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s onlineSettings
 	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	// the speed-up ordering is the paper's claim; the rest check our implementations
 	t.ReportClaims(func(check string) bool { return check != "hf-online/speedups" })
 	t.Summarize()
-	return t.Reproduced(env.Out, nil)
+	return t, nil
 }
 
 // VerificationPaper are the numbers the paper and the review code print (spec hf §5.2,
@@ -262,7 +262,7 @@ func parseList(name string, list []string, parse func(string) (float64, error)) 
 	return out, nil
 }
 
-func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s verificationSettings
 	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
@@ -326,7 +326,6 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 		"Correlation (our reading of the paper, spec §5.1): across the forgotten records u, the predicted loss change ℓ(w; u) − ℓ(w_T; u) of each method against the retrain's. Cells show the mean over seeds with [min, max]; the forget sets are nested prefixes of one random order per seed.",
 		"Claims are reported as findings; nothing here is certified, and a claim that does not reproduce does not fail the run.",
 	}
-	figures := map[string][]byte{}
 	for _, s := range settings {
 		fmt.Fprintf(progress, "hf-verification: %s, %d training rows, d = %d, %d seeds…\n", s.data.Title, s.data.Train.Len(), s.config.Learn.Model.Dim(), len(seeds))
 		res, err := Verification(ctx, s.config)
@@ -339,16 +338,11 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 		}
 		t.Inputs = append(t.Inputs, ins...)
 		t.Notes = append(t.Notes, s.data.Note+" Model: "+s.about+".")
-		tb, figs, err := verificationTable(s, res, formats, figures)
-		if err != nil {
-			return nil, err
-		}
-		t.Tables = append(t.Tables, tb)
-		t.Figures = append(t.Figures, figs...)
+		t.Tables = append(t.Tables, verificationTable(s, res, formats, t))
 	}
 	t.ReportClaims(nil) // every finding is a paper's claim
 	t.Summarize()
-	return t.Reproduced(env.Out, figures)
+	return t, nil
 }
 
 func cellRange(xs []float64) table.Cell {
@@ -362,8 +356,9 @@ func cellRange(xs []float64) table.Cell {
 	return table.Cell{Value: table.Number(mean), Text: fmt.Sprintf("%.4g [%.3g, %.3g]", mean, lo, hi)}
 }
 
-// verificationTable renders one dataset's points and its findings, and draws the figures.
-func verificationTable(s verificationSetting, res *VerificationResult, formats []string, files map[string][]byte) (reports.Table, []string, error) {
+// verificationTable renders one dataset's points and its findings, and asks t for the
+// figures.
+func verificationTable(s verificationSetting, res *VerificationResult, formats []string, t *reports.Reproduction) reports.Table {
 	tb := reports.Table{Name: fmt.Sprintf("Verification I, %s (%s, d = %d)", s.data.Title, s.config.Learn.Model.Name(), s.config.Learn.Model.Dim()),
 		Caption: "Per method and deletion rate: m forgotten records; the distance to the paper-rule retrain; Pearson and Spearman of predicted against actual loss changes; ‖w^{-U}_T − w_T‖ for scale; the distance to the official code's retraining rule (spec A6). Mean over seeds [min, max]; the paper's value beside it where printed.",
 		Columns: []string{"m", "distance", "Pearson", "Spearman", "‖w^{-U}_T − w_T‖", "distance (code rule)"}}
@@ -408,18 +403,9 @@ func verificationTable(s verificationSetting, res *VerificationResult, formats [
 	}
 	dist.Series = append(dist.Series, scale)
 	tb.Findings = verificationFindings(res)
-	var names []string
-	for _, f := range []struct {
-		name string
-		fig  reports.Figure
-	}{{"distance", dist}, {"spearman", corr}} {
-		ns, err := reports.RenderFigure(files, "hf-verification-"+s.key+"-"+f.name, f.fig, formats)
-		if err != nil {
-			return tb, nil, err
-		}
-		names = append(names, ns...)
-	}
-	return tb, names, nil
+	t.Plot("hf-verification-"+s.key+"-distance", dist, formats)
+	t.Plot("hf-verification-"+s.key+"-spearman", corr, formats)
+	return tb
 }
 
 // verificationFindings states the paper's claims against the measurements: HF closer to
@@ -484,7 +470,7 @@ func releaseNote(res *OnlineResult) string {
 		res.G, paper, res.CodeSigma, res.CodeAccuracy)
 }
 
-func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s miaSettings
 	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
@@ -583,5 +569,5 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*ver
 	}
 	t.ReportClaims(nil) // every finding is a paper's claim
 	t.Summarize()
-	return t.Reproduced(env.Out, nil)
+	return t, nil
 }

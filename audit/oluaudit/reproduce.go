@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -116,7 +115,7 @@ func breastCancerData(datasets string) (*reference.Dataset, reports.Input, error
 	return ds.BinaryLabels(1).Standardize().NormalizeRows(), reports.Input{Role: "data", Path: path}, nil
 }
 
-func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s contractionSettings
 	readErr := audit.ReadSettings(args, s.settings())
 	formats, err := reports.ParseFormats(s.Formats)
@@ -142,7 +141,6 @@ func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Arg
 		"Each instance's deleted rounds all come before the first request is served, so both worlds are deterministic until then: with one request, or with affine steps afterwards (quadratics on the whole space), the outputs at every τ_i are Gaussian with the same covariance in both worlds, and D_α/α = ½Σ_j (m_j − m′_j)²/V_j exactly, the same at every α. The estimates draw fresh noise for every run on each side and fit one pooled Gaussian (audit/estimate); their power is the normal approximation along the mean difference.",
 		"The claim under test is Theorem 1's: D_α(output ‖ reference) ≤ αε at every α, here ε = 1 per order. The accountant's own budget, ε(ω−1)/ω·H_ω(i), is in each finding's detail. Checks named …/paper/… are the paper's reading (γ^{τ−u}): reported, not judged; …/corrected/… use the per-step product Γ(u, τ) = Π max(|1 − η_s μ|, |1 − η_s β|) and decide the verdict.",
 	}
-	figures := map[string][]byte{}
 	for _, c := range cases {
 		if env.Progress != nil {
 			fmt.Fprintf(env.Progress, "olu-contraction: %s…\n", c.Name)
@@ -153,15 +151,11 @@ func runContraction(ctx context.Context, env audit.ExperimentEnv, args audit.Arg
 		}
 		tb, fig := contractionTable(res)
 		t.Tables = append(t.Tables, tb)
-		names, err := reports.RenderFigure(figures, "olu-contraction-"+c.Name, fig, formats)
-		if err != nil {
-			return nil, err
-		}
-		t.Figures = append(t.Figures, names...)
+		t.Plot("olu-contraction-"+c.Name, fig, formats)
 	}
 	t.ReportClaims(func(check string) bool { return !strings.Contains(check, "/paper/") })
 	t.Summarize()
-	return t.Reproduced(env.Out, figures)
+	return t, nil
 }
 
 // contractionTable is one case's table (a row per reading) and its figure (the measured

@@ -92,7 +92,7 @@ func pm(xs []float64) table.Cell {
 	return table.Cell{Value: table.Number(m), Text: fmt.Sprintf("%.2f±%.2f", m, sd)}
 }
 
-func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*multiclass.Split, inputs []reports.Input, runs []*streamRun) (*verdict.Reproduced, error) {
+func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*multiclass.Split, inputs []reports.Input, runs []*streamRun) (*reports.Reproduction, error) {
 	t := reports.NewReproduction(env.Version, "safe-stream", "SAFE: streaming forgetting against every baseline and retraining")
 	t.Seed = s.seed
 	var err error
@@ -114,7 +114,6 @@ func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*mu
 			s.miaK, s.miaK, max(1, s.workers)),
 		"Where our numbers differ from the paper's: the models are linear or a small MLP on 14×14 pixels rather than a CNN on 28×28, the data a few thousand rows rather than 60,000, so every accuracy is lower and the original model memorises less; the share deleted is the paper's. What should carry over is the ordering: which methods stay close to retraining, and at what cost per request.")
 
-	figures := map[string][]byte{}
 	type key struct{ set, model, protocol string }
 	var keys []key
 	groups := map[key][]*streamRun{}
@@ -131,12 +130,7 @@ func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*mu
 		groups[k] = append(groups[k], run)
 	}
 	for _, k := range keys {
-		tb, figs, err := streamTable(k.set, k.model, k.protocol, groups[k], data[k.set].Title, s.formats, figures)
-		if err != nil {
-			return nil, err
-		}
-		t.Tables = append(t.Tables, tb)
-		t.Figures = append(t.Figures, figs...)
+		t.Tables = append(t.Tables, streamTable(k.set, k.model, k.protocol, groups[k], data[k.set].Title, s.formats, t))
 	}
 	for _, run := range theoryRuns {
 		t.Tables = append(t.Tables, theoryTable(run, data[run.set].Title))
@@ -150,12 +144,12 @@ func renderStream(env audit.ExperimentEnv, s streamSettings, data map[string]*mu
 	// — ranks, speed, the theorems, the attacks — are reported.
 	t.ReportClaims(func(check string) bool { return strings.HasSuffix(check, "/recursion") })
 	t.Summarize()
-	return t.Reproduced(env.Out, figures)
+	return t, nil
 }
 
 // streamTable is one configuration's table over its seeds, with the paper's values, the
 // rank and time claims, SAFE's recursion check, and the per-round figures.
-func streamTable(set, model, protocol string, runs []*streamRun, title string, formats []string, files map[string][]byte) (reports.Table, []string, error) {
+func streamTable(set, model, protocol string, runs []*streamRun, title string, formats []string, t *reports.Reproduction) reports.Table {
 	class := protocol == "class"
 	sums := map[string]*summary{}
 	var methods []string // unlearning methods, for the ranks
@@ -321,18 +315,9 @@ func streamTable(set, model, protocol string, runs []*streamRun, title string, f
 		}
 		miaFig.Series = append(miaFig.Series, s)
 	}
-	var names []string
-	for _, f := range []struct {
-		suffix string
-		fig    reports.Figure
-	}{{"-accuracy", acc}, {"-mia", miaFig}} {
-		n, err := reports.RenderFigure(files, base+f.suffix, f.fig, formats)
-		if err != nil {
-			return tb, nil, err
-		}
-		names = append(names, n...)
-	}
-	return tb, names, nil
+	t.Plot(base+"-accuracy", acc, formats)
+	t.Plot(base+"-mia", miaFig, formats)
+	return tb
 }
 
 // theoryTable holds SAFE to its theorems on one exactly trained softmax stream.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
@@ -211,7 +209,7 @@ func (s streamSettings) recipe(model string, p int) safe.Recipe {
 	return safe.Recipe{Model: multiclass.Softmax{K: 10, P: p, Lambda: s.wd}, Train: train}
 }
 
-func runStream(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+func runStream(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	s, err := parseStream(args)
 	if err != nil {
 		return nil, err

@@ -101,7 +101,7 @@ func batchLabel(b int) string {
 
 // runTable3 recomputes the paper's Table 3: the least σ for which one unlearning epoch
 // meets ϵ̂ under Theorem 3.2, by the corrected Algorithms 4 and 5.
-func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*verdictpkg.Reproduced, error) {
+func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*reports.Reproduction, error) {
 	t := reports.NewReproduction(env.Version, "sglu-table3", "SGLU: the noise σ of the paper's Table 3")
 	t.Settings = []table.Value{{Name: "K̂", Value: 1}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e4}, {Name: "T (learning epochs)", Value: 1}}
 	t.Notes = []string{
@@ -151,12 +151,12 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*verdi
 		Verdict: verdict, Measured: float64(matched), Bound: float64(total), Comparison: "of", Detail: detail}))
 	t.Tables = append(t.Tables, tb)
 	t.Summarize()
-	return t.Reproduced(env.Out, nil)
+	return t, nil
 }
 
 // runFig3d recomputes Fig. 3d: the unlearning epochs 100 sequential single-record
 // removals need at ϵ̂ = 0.01 under Theorem 3.11, per batch size and σ.
-func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*verdictpkg.Reproduced, error) {
+func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s fig3dSettings
 	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
@@ -183,7 +183,6 @@ func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*ver
 		"The printed appendix loop restarts every request from Z_B, which Theorem 3.11 does not support after the first request (spec sglu §2.3 FLAG); its totals are shown for comparison and undercount the epochs a sound certificate needs.",
 		"Constants as in the paper: λ = m = 1e-6·n, L = 1/4 + λ, η = 1/L, no projection. Cells read Σ K_s; the JSON lists every K_s.",
 	}
-	figures := map[string][]byte{}
 	for _, s := range PaperSettings {
 		delta := 1 / float64(s.N)
 		sound := reports.Table{Name: s.Label + ": Σ K over " + strconv.Itoa(requests) + " requests (Theorem 3.11)",
@@ -233,14 +232,10 @@ func runFig3d(_ context.Context, env audit.ExperimentEnv, args audit.Args) (*ver
 		// only undercount; say how often it does.
 		printed.Caption += fmt.Sprintf(" In %d of %d settings it certifies fewer epochs than Theorem 3.11 requires.", under, cells)
 		t.Tables = append(t.Tables, sound, printed)
-		names, err := reports.RenderFigure(figures, "sglu-fig3d-"+s.Name, fig, formats)
-		if err != nil {
-			return nil, err
-		}
-		t.Figures = append(t.Figures, names...)
+		t.Plot("sglu-fig3d-"+s.Name, fig, formats)
 	}
-	// nothing is judged: the tables are reported, and the run is INCONCLUSIVE (Reproduced)
-	return t.Reproduced(env.Out, figures)
+	// nothing is judged: the tables are reported, and the run is INCONCLUSIVE (Render)
+	return t, nil
 }
 
 func total(ks []int) int {
@@ -254,7 +249,7 @@ func total(ks []int) int {
 // runMNIST runs the paper's Fig. 3a/3b/3c experiments on MNIST 3-vs-8 from the MNIST test
 // set (the training set is not among the repository's datasets), or on two Fashion-MNIST classes
 // at the paper's n.
-func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdictpkg.Reproduced, error) {
+func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 	var s mnistSettings
 	if err := audit.ReadSettings(args, s.settings()); err != nil {
 		return nil, err
@@ -433,20 +428,12 @@ func runMNIST(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*v
 	}
 	t.Tables = []reports.Table{t3a, t3b, t3c}
 	t.Summarize()
-	figures := map[string][]byte{}
-	for _, f := range []struct {
-		name string
-		fig  reports.Figure
-	}{{"fig3a", fig3a}, {"fig3b", fig3b}, {"fig3c", fig3c}} {
-		names, err := reports.RenderFigure(figures, "sglu-mnist-"+f.name, f.fig, formats)
-		if err != nil {
-			return nil, err
-		}
-		t.Figures = append(t.Figures, names...)
-	}
+	t.Plot("sglu-mnist-fig3a", fig3a, formats)
+	t.Plot("sglu-mnist-fig3b", fig3b, formats)
+	t.Plot("sglu-mnist-fig3c", fig3c, formats)
 	// INCONCLUSIVE is expected where ϵ̂ exceeds what the trials can show, and the run says
-	// so (Reproduced): it does not pass on evidence it could not give.
-	return t.Reproduced(env.Out, figures)
+	// so (Render): it does not pass on evidence it could not give.
+	return t, nil
 }
 
 // batchOrFull maps the full batch n to 0 for labels.

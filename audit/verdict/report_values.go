@@ -31,7 +31,7 @@ type Reproduced struct {
 	// Verdict is the overall verdict the front end exits with (PASS 0, FAIL 1,
 	// INCONCLUSIVE 3): a judged FAIL fails; a judged INCONCLUSIVE, or no judged finding at
 	// all, is INCONCLUSIVE; only judged findings that all pass make a PASS. Experiments
-	// take it from reports.Reproduction.Reproduced, which applies that rule, and never
+	// take it from reports.Reproduction.Render, which applies that rule, and never
 	// override it.
 	Verdict Verdict
 }

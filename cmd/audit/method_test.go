@@ -69,13 +69,13 @@ func (toyMethod) Bounds() audit.Bounds {
 func (toyMethod) Experiments() []audit.Experiment {
 	return []audit.Experiment{{Name: "toy-table", Summary: "a toy table", About: "Writes one toy table.",
 		Params: []audit.Param{{Name: "toy-verdict", Usage: "the check's verdict", Default: "PASS"}},
-		Run: func(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*verdict.Reproduced, error) {
+		Run: func(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*reports.Reproduction, error) {
 			rep := reports.NewReproduction(env.Version, "toy-table", "A toy table")
 			f := verdict.Finding{Check: "toy", Title: "toy check", Kind: verdict.Certificate, Verdict: verdict.Verdict(args.String("toy-verdict"))}
 			rep.Tables = []reports.Table{{Name: "toy", Columns: []string{"x"}, Rows: []table.Row{{Label: "row", Cells: []table.Cell{{Value: 1}}}},
 				Findings: []reports.Finding{reports.NewFinding(f)}}}
-			rep.Summarize()
-			return rep.Reproduced(env.Out, map[string][]byte{"toy.svg": []byte("<svg/>")})
+			rep.Plot("toy", reports.Figure{Title: "toy", Series: []reports.Series{{Name: "x", X: []float64{0, 1}, Y: []float64{1, 2}}}}, []string{"svg"})
+			return rep, nil
 		}}}
 }
 

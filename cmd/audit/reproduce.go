@@ -83,11 +83,13 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := d.Claim(e.Name+".json", e.Name+".md"); err != nil {
 		return outErr(command, err)
 	}
-	res, err := e.Run(ctx, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, eargs)
+	rep, err := e.Run(ctx, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, eargs)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", command, err)}
 	}
-	if err := reports.Dated(res, e.Name, date); err != nil {
+	rep.Date = date // the experiment returns values: dated and rendered here
+	res, err := rep.Render(*out)
+	if err != nil {
 		return fmt.Errorf("%s: %w", command, err)
 	}
 	if err := d.WriteFiles(res.Files); err != nil {

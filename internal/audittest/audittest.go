@@ -26,7 +26,11 @@ func Reproduce(t testing.TB, name, out string, argv ...string) (*verdict.Reprodu
 	if !ok {
 		t.Fatalf("experiment %s is not registered", name)
 	}
-	res, err := e.RunArgs(context.Background(), audit.ExperimentEnv{Out: out, Version: "test"}, argv)
+	rep, err := e.RunArgs(context.Background(), audit.ExperimentEnv{Out: out, Version: "test"}, argv)
+	if err != nil {
+		return nil, err
+	}
+	res, err := rep.Render(out)
 	if err != nil {
 		return nil, err
 	}
