@@ -182,7 +182,7 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 		if ds, err = data.Load(ctx, s.Seed); err != nil {
 			return nil, err
 		}
-		recipe, err := verify.NewRecipe(s, ds.Set)
+		recipe, err := verify.NewRecipe(ctx, s, ds.Set)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %s: %w", in.SpecPath, err)
 		}

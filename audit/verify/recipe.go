@@ -27,10 +27,11 @@ type Recipe struct {
 	Audited audit.Audited
 }
 
-// NewRecipe builds the recipe of s on ds (the spec's data, read and preprocessed). The
-// spec must name its deletions and select exactly one variant of its method: a recipe is
-// one training procedure.
-func NewRecipe(s *spec.Spec, ds *reference.Dataset) (*Recipe, error) {
+// NewRecipe builds the recipe of s on ds (the spec's data, read and preprocessed); ctx ends
+// the method's setup (a signal during SAFE's is honoured). The spec must name its
+// deletions and select exactly one variant of its method: a recipe is one training
+// procedure.
+func NewRecipe(ctx context.Context, s *spec.Spec, ds *reference.Dataset) (*Recipe, error) {
 	if len(s.Deletes) == 0 {
 		return nil, fmt.Errorf("recipe: deletes: none named; retraining without the deleted records needs their IDs")
 	}
@@ -55,7 +56,7 @@ func NewRecipe(s *spec.Spec, ds *reference.Dataset) (*Recipe, error) {
 	}
 	args := audit.DefaultArgs(audit.DemoParamsOf(s.Method))
 	args.Merge(s.Params)
-	got, err := audit.RunDemo(context.TODO(), s.Method, setup, s.Variants, args) // NewRecipe takes no context yet
+	got, err := audit.RunDemo(ctx, s.Method, setup, s.Variants, args)
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %s: %w", s.Method.Name(), err)
 	}

@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,7 +40,7 @@ func recipeFixture(t *testing.T, variant string) (*spec.Spec, *verify.Recipe) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := verify.NewRecipe(s, ds)
+	r, err := verify.NewRecipe(t.Context(), s, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestRecipeRefusalsAndDeterminism(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := verify.NewRecipe(s, ds); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := verify.NewRecipe(t.Context(), s, ds); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", text, err, want)
 		}
 	}
@@ -166,5 +167,28 @@ func TestRecipeRefusalsAndDeterminism(t *testing.T) {
 	}
 	if mat.EqualApprox(a.Slice(0, 1, 0, 20), a.Slice(1, 2, 0, 20), 1e-12) {
 		t.Error("two retrains are equal: no fresh randomness")
+	}
+}
+
+// NewRecipe's context reaches the method's setup: SAFE's (which trains its original
+// model) stops on a context already cancelled and says so, instead of running to its end.
+func TestNewRecipeHonoursItsContext(t *testing.T) {
+	ds, err := reference.SyntheticClassification(400, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `{"method": {"name": "safe", "variants": ["safe"]}, "model": {"lambda": 0.05}, "deletes": [3, 4],
+		"claim": {"epsilon": 1, "delta": 1e-3}, "trials": 60}`
+	s, err := spec.ParseSpec(strings.NewReader(text), "spec.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.NewRecipe(t.Context(), s, ds); err != nil {
+		t.Fatalf("the recipe with a live context: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := verify.NewRecipe(ctx, s, ds); !errors.Is(err, context.Canceled) {
+		t.Errorf("the recipe with a cancelled context: %v; want context.Canceled", err)
 	}
 }

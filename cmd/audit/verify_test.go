@@ -192,7 +192,7 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recipe, err := verify.NewRecipe(s, ds)
+	recipe, err := verify.NewRecipe(t.Context(), s, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
