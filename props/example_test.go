@@ -18,7 +18,7 @@ func (report) Helper()                           {}
 func (report) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
 func (report) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
-func verdict(check func(props.TB)) (out string) {
+func verdictOf(check func(props.TB)) (out string) {
 	defer func() {
 		if r := recover(); r != nil {
 			out = fmt.Sprint("caught: ", r)
@@ -45,14 +45,14 @@ func ExampleCheckPNSGDContraction() {
 	x0, y0 := []float64{1, -1, 0.5}, []float64{-2, 0, 1}
 
 	ref := props.ReferencePNSGD(p, loss)
-	fmt.Println("reference:", verdict(func(t props.TB) { props.CheckPNSGDContraction(t, ref, p.Problem, data, 3, x0, y0, 7) }))
+	fmt.Println("reference:", verdictOf(func(t props.TB) { props.CheckPNSGDContraction(t, ref, p.Problem, data, 3, x0, y0, 7) }))
 
 	summed := p // the bug: a step of b times the size, as if the gradients were summed
 	summed.StepSize *= float64(p.Batch)
 	buggy := func(ctx context.Context, start []float64, d *reference.Dataset, K int, r *rand.Rand) ([]float64, error) {
 		return props.ReferencePNSGD(summed, loss)(ctx, start, d, K, r)
 	}
-	got := verdict(func(t props.TB) { props.CheckPNSGDContraction(t, buggy, p.Problem, data, 3, x0, y0, 7) })
+	got := verdictOf(func(t props.TB) { props.CheckPNSGDContraction(t, buggy, p.Problem, data, 3, x0, y0, 7) })
 	fmt.Println("summed gradients:", got[:len("caught")])
 	// Output:
 	// reference: holds

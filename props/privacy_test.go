@@ -8,7 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
@@ -144,7 +144,7 @@ func TestControlsMustFail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Verdict != verdictpkg.Fail {
+		if f.Verdict != verdict.Fail {
 			t.Errorf("%s: the empirical route says %v (ε_LB %.3f)", ctl.name, f.Verdict, f.Measured)
 		}
 	}

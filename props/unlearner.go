@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
@@ -81,7 +81,7 @@ func (o options) inconclusive(t ReportTB, format string, args ...any) {
 //     decide, and the test does not fail for it unless FailInconclusive is given.
 //
 // It returns the game's finding for further assertions.
-func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trials int, seed uint64, opts ...Option) verdict.Finding {
+func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []int64, trialCount int, seed uint64, opts ...Option) verdict.Finding {
 	t.Helper()
 	remaining, err := data.Without(deletes...)
 	if err != nil {
@@ -105,7 +105,7 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 		return verdict.Finding{}
 	}
 	subject := &unlearnerSubject{u: u, data: data, remaining: remaining, deletes: deletes}
-	results, err := trialspkg.Engine{}.Run(ctx, subject, seed, trials)
+	results, err := trials.Engine{}.Run(ctx, subject, seed, trialCount)
 	if err != nil {
 		t.Errorf("%s: %v", u.Name, err)
 		return verdict.Finding{}
@@ -116,7 +116,7 @@ func CheckUnlearner(t ReportTB, u Unlearner, data *reference.Dataset, deletes []
 // playGame runs the distinguishing game on the trials and reports its verdict: a FAIL
 // fails the test, an INCONCLUSIVE is logged with the trials that would decide (an error
 // with FailInconclusive).
-func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []trialspkg.TrialResult, o options) verdict.Finding {
+func playGame(t ReportTB, name string, epsilon, delta float64, seed uint64, results []trials.TrialResult, o options) verdict.Finding {
 	t.Helper()
 	f, err := checks.EmpiricalRelease{Prefix: name, Epsilon: epsilon, Delta: delta, Seed: seed}.Check(context.Background(), results)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
@@ -48,7 +48,7 @@ func TestCheckUnlearnerAcceptsACorrectMethod(t *testing.T) {
 	}
 	var r reportLog
 	f := props.CheckUnlearner(&r, correct, data, deletes, 200, 1)
-	if len(r.errors) > 0 || f.Verdict == verdictpkg.Fail {
+	if len(r.errors) > 0 || f.Verdict == verdict.Fail {
 		t.Fatalf("a correct unlearner was failed: %v (%s)", r.errors, f.Verdict)
 	}
 }
@@ -95,7 +95,7 @@ func TestCheckSavedScoresOneModel(t *testing.T) {
 		var r reportLog
 		f := props.CheckSavedScores(&r, sample, path, filepath.Join(dir, "deleted_retrained.npy"), 1, 1e-3, 1)
 		t.Logf("%s: %s p = %.4g against %.4g", sample, f.Verdict, f.Measured, f.Bound)
-		if sample == "fake" && (f.Verdict != verdictpkg.Fail || len(r.errors) != 1) || sample == "honest" && (f.Verdict != verdictpkg.Inconclusive || len(r.errors) != 0) {
+		if sample == "fake" && (f.Verdict != verdict.Fail || len(r.errors) != 1) || sample == "honest" && (f.Verdict != verdict.Inconclusive || len(r.errors) != 0) {
 			t.Errorf("%s model: %s, errors %v", sample, f.Verdict, r.errors)
 		}
 	}
@@ -108,11 +108,11 @@ func TestCheckSavedScoresOneModel(t *testing.T) {
 func TestCheckSaved(t *testing.T) {
 	dir := filepath.Join("..", "cmd", "audit", "testdata", "verify")
 	var good reportLog
-	if f := props.CheckSaved(&good, "good", filepath.Join(dir, "good"), filepath.Join(dir, "retrained"), 1, 1e-3, 1); f.Verdict == verdictpkg.Fail || len(good.errors) > 0 || f.Trials != 40 {
+	if f := props.CheckSaved(&good, "good", filepath.Join(dir, "good"), filepath.Join(dir, "retrained"), 1, 1e-3, 1); f.Verdict == verdict.Fail || len(good.errors) > 0 || f.Trials != 40 {
 		t.Errorf("correct sample: %s over %d trials, errors %v", f.Verdict, f.Trials, good.errors)
 	}
 	var broken reportLog
-	if f := props.CheckSaved(&broken, "broken", filepath.Join(dir, "broken"), filepath.Join(dir, "retrained"), 1, 1e-3, 1); f.Verdict != verdictpkg.Fail || len(broken.errors) != 1 {
+	if f := props.CheckSaved(&broken, "broken", filepath.Join(dir, "broken"), filepath.Join(dir, "retrained"), 1, 1e-3, 1); f.Verdict != verdict.Fail || len(broken.errors) != 1 {
 		t.Errorf("broken sample: %s, errors %v", f.Verdict, broken.errors)
 	}
 	for _, c := range []struct{ unlearned, want string }{
@@ -125,7 +125,7 @@ func TestCheckSaved(t *testing.T) {
 			t.Errorf("%s: errors %v, want one naming %q", c.unlearned, r.errors, c.want)
 		}
 	}
-	s, err := verify.NewSavedSubject("s", verdictpkg.Claim{}, mat.NewDense(2, 1, []float64{1, 2}), mat.NewDense(2, 1, []float64{3, 4}))
+	s, err := verify.NewSavedSubject("s", verdict.Claim{}, mat.NewDense(2, 1, []float64{1, 2}), mat.NewDense(2, 1, []float64{3, 4}))
 
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestCheckSaved(t *testing.T) {
 	if _, err := s.Unlearned(context.Background(), reference.Streams{Trial: 2}); err == nil || !strings.Contains(err.Error(), "trial 2 of 2 saved models") {
 		t.Errorf("trial past the saved models: %v", err)
 	}
-	if _, err := verify.NewSavedSubject("s", verdictpkg.Claim{}, mat.NewDense(2, 1, nil), mat.NewDense(3, 1, nil)); err == nil {
+	if _, err := verify.NewSavedSubject("s", verdict.Claim{}, mat.NewDense(2, 1, nil), mat.NewDense(3, 1, nil)); err == nil {
 		t.Error("unpaired samples accepted")
 	}
 }
@@ -149,7 +149,7 @@ func TestCheckSavedInconclusiveIsLoggedOrFailed(t *testing.T) {
 	u, r := filepath.Join(dir, "good"), filepath.Join(dir, "retrained")
 	var logged reportLog
 	f := props.CheckSaved(&logged, "good", u, r, 1, 1e-3, 1)
-	if f.Verdict != verdictpkg.Inconclusive {
+	if f.Verdict != verdict.Inconclusive {
 		t.Fatalf("the fixture's verdict is %s; the test needs an INCONCLUSIVE one", f.Verdict)
 	}
 	if len(logged.errors) != 0 || len(logged.logs) != 1 || !strings.Contains(logged.logs[0], "INCONCLUSIVE (not a pass: about "+strconv.Itoa(f.TrialsNeeded)+" models a side would decide)") {

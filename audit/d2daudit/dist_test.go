@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -39,9 +39,9 @@ func distInstance(t *testing.T, schedule d2d.Schedule, requests int) *d2daudit.D
 	return s
 }
 
-func checkDist(t *testing.T, s *d2daudit.DistSubject, trials int) map[string]verdict.Finding {
+func checkDist(t *testing.T, s *d2daudit.DistSubject, n int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := trialspkg.Engine{}.Run(context.Background(), s, 1, trials)
+	res, err := trials.Engine{}.Run(context.Background(), s, 1, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
@@ -130,7 +130,7 @@ func Pair(route Route, mu float64, unlearned, retrained int, seed uint64) (u, r 
 // Audit plays one audit: models unlearned models against as many retrains (References
 // when models is 1), and returns its verdict. Before, one model is not audited
 // (Inconclusive: it was refused).
-func Audit(route Route, v Version, mu float64, models int, seed uint64) (verdictpkg.Verdict, error) {
+func Audit(route Route, v Version, mu float64, models int, seed uint64) (verdict.Verdict, error) {
 	refs := models
 	if models < checks.MinEmpiricalTrials {
 		refs = References
@@ -143,11 +143,11 @@ func Audit(route Route, v Version, mu float64, models int, seed uint64) (verdict
 func Rate(route Route, v Version, mu float64, models, audits int) (float64, error) {
 	fails := 0
 	for seed := range audits {
-		verdict, err := Audit(route, v, mu, models, uint64(seed)+uint64(models)<<32)
+		got, err := Audit(route, v, mu, models, uint64(seed)+uint64(models)<<32)
 		if err != nil {
 			return 0, fmt.Errorf("detection: %s route, μ = %g, %d models, audit %d: %w", route, mu, models, seed, err)
 		}
-		if verdict == verdictpkg.Fail {
+		if got == verdict.Fail {
 			fails++
 		}
 	}
@@ -156,7 +156,7 @@ func Rate(route Route, v Version, mu float64, models, audits int) (float64, erro
 
 // AuditSamples audits given samples on a route with a version's statistics, as Audit
 // does with simulated ones; data are a ParametersWithData route's, nil otherwise.
-func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (verdictpkg.Verdict, error) {
+func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (verdict.Verdict, error) {
 	s := Claim
 	models, _ := u.Dims()
 	if route == ParametersWithData {
@@ -169,14 +169,14 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (verdictp
 			if err != nil {
 				return "", err
 			}
-			return verdictpkg.Worst(fs), nil
+			return verdict.Worst(fs), nil
 		}
 		// before: the parameter game and the per-record games on the losses, either FAILing
 		if nr, _ := r.Dims(); models < checks.MinEmpiricalTrials || nr != models {
-			return verdictpkg.Inconclusive, nil
+			return verdict.Inconclusive, nil
 		}
 		game, err := AuditSamples(Parameters, Before, u, r, nil)
-		if err != nil || game == verdictpkg.Fail {
+		if err != nil || game == verdict.Fail {
 			return game, err
 		}
 		lu, err := verify.LinearLosses(u, data.Set, data.Deletes, true)
@@ -191,24 +191,24 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (verdictp
 	}
 	if v == After {
 		var (
-			fs  []verdictpkg.Finding
+			fs  []verdict.Finding
 			err error
 		)
 		switch {
 		case route == Scores:
 			_, fs, err = verify.VerifyScores(context.Background(), u, r, &s)
 		case models < checks.MinEmpiricalTrials:
-			return verdictpkg.Inconclusive, nil // the rank route needs the data
+			return verdict.Inconclusive, nil // the rank route needs the data
 		default:
 			_, fs, err = verify.VerifySamples(context.Background(), u, r, &s)
 		}
 		if err != nil {
 			return "", err
 		}
-		return verdictpkg.Worst(fs), nil
+		return verdict.Worst(fs), nil
 	}
 	if nr, _ := r.Dims(); models < checks.MinEmpiricalTrials || nr != models {
-		return verdictpkg.Inconclusive, nil // refused: as many of each, at least 8
+		return verdict.Inconclusive, nil // refused: as many of each, at least 8
 	}
 	if route == Scores {
 		pe, err := epsilon.Game{Delta: s.Delta, Confidence: s.Confidence, Strategy: threshold.Split}.PerExample(u, r)
@@ -216,9 +216,9 @@ func AuditSamples(route Route, v Version, u, r *mat.Dense, data *Data) (verdictp
 			return "", err
 		}
 		if pe.Epsilon > s.Epsilon {
-			return verdictpkg.Fail, nil
+			return verdict.Fail, nil
 		}
-		return verdictpkg.Inconclusive, nil
+		return verdict.Inconclusive, nil
 	}
 	results := make([]trials.TrialResult, models)
 	for i := range models {
@@ -250,11 +250,11 @@ func SubsetRate(route Route, v Version, u, r *mat.Dense, models int, data *Data)
 		if models >= checks.MinEmpiricalTrials {
 			rg = r.Slice(g*models%nr, g*models%nr+models, 0, cu).(*mat.Dense)
 		}
-		verdict, err := AuditSamples(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg), data)
+		got, err := AuditSamples(route, v, mat.DenseCopyOf(ug), mat.DenseCopyOf(rg), data)
 		if err != nil {
 			return 0, fmt.Errorf("detection: group %d: %w", g, err)
 		}
-		if verdict == verdictpkg.Fail {
+		if got == verdict.Fail {
 			fails++
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -36,9 +36,9 @@ func demo(t *testing.T) []audit.Audited {
 }
 
 // run audits a with the demo's seed (the checks replay the first trial from it).
-func run(t *testing.T, a audit.Audited, trials int) []verdict.Finding {
+func run(t *testing.T, a audit.Audited, n int) []verdict.Finding {
 	t.Helper()
-	res, err := trialspkg.Engine{}.Run(context.Background(), a.Subject, 1, trials)
+	res, err := trials.Engine{}.Run(context.Background(), a.Subject, 1, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,18 +104,18 @@ func TestControlsAreCaught(t *testing.T) {
 // each has its own name, fingerprint and checkpoint file.
 func TestControlsKeptApart(t *testing.T) {
 	a := demo(t)[0]
-	paths := []string{trialspkg.CheckpointPath("", a.Subject, 1)}
-	fps := []string{trialspkg.Fingerprint(a.Subject)}
+	paths := []string{trials.CheckpointPath("", a.Subject, 1)}
+	fps := []string{trials.Fingerprint(a.Subject)}
 	for _, c := range a.Controls {
 		if want := a.Subject.Name() + "~" + c.Name; c.Audited.Subject.Name() != want {
 			t.Errorf("control named %q; want %q", c.Audited.Subject.Name(), want)
 		}
-		p, fp := trialspkg.CheckpointPath("", c.Audited.Subject, 1), trialspkg.Fingerprint(c.Audited.Subject)
+		p, fp := trials.CheckpointPath("", c.Audited.Subject, 1), trials.Fingerprint(c.Audited.Subject)
 		if slices.Contains(paths, p) || slices.Contains(fps, fp) {
 			t.Errorf("%s shares a checkpoint %s or fingerprint", c.Name, p)
 		}
 		paths, fps = append(paths, p), append(fps, fp)
-		if c.Audited.Subject.(trialspkg.Fingerprinter).Fingerprint() == a.Subject.(trialspkg.Fingerprinter).Fingerprint() {
+		if c.Audited.Subject.(trials.Fingerprinter).Fingerprint() == a.Subject.(trials.Fingerprinter).Fingerprint() {
 			t.Errorf("%s: the subject's own fingerprint", c.Name)
 		}
 	}

@@ -6,17 +6,17 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
-// trials are n trials of one Gaussian mechanism (σ = 1, d = 3) on both sides: the
+// fakeResults are n fakeResults of one Gaussian mechanism (σ = 1, d = 3) on both sides: the
 // secret model at 0, the published one a draw from a fixed stream.
-func trials(n int) []trialspkg.TrialResult {
-	out := make([]trialspkg.TrialResult, n)
+func fakeResults(n int) []trials.TrialResult {
+	out := make([]trials.TrialResult, n)
 	for i := range out {
 		st := reference.Streams{Seed: 1, Trial: i}
 		side := func(name string) reference.Release {
@@ -24,7 +24,7 @@ func trials(n int) []trialspkg.TrialResult {
 			reference.FillNormal(pub, 1, st.Rand(name))
 			return reference.Release{Published: pub, Secret: make([]float64, 3)}
 		}
-		out[i] = trialspkg.TrialResult{Index: i, Unlearned: side("u"), Retrained: side("r")}
+		out[i] = trials.TrialResult{Index: i, Unlearned: side("u"), Retrained: side("r")}
 	}
 	return out
 }
@@ -34,7 +34,7 @@ func trials(n int) []trialspkg.TrialResult {
 // Check's release, this test fails: the title reads D_2), the membership attack only when
 // asked and given its records, and exactly as many steps as it declares.
 func TestPublishedFillsTheOptions(t *testing.T) {
-	res := trials(16)
+	res := fakeResults(16)
 	p := methodkit.Published{Prefix: "toy", Epsilon: 1, Delta: 1e-5,
 		Release: &checks.GaussianRelease{Sigma: 1, Rho: 0.5, Epsilon: 1, Delta: 1e-5}}
 	for _, c := range []struct {

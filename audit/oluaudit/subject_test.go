@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -33,9 +33,9 @@ func demo(t *testing.T) []audit.Audited {
 	return out
 }
 
-func run(t *testing.T, a audit.Audited, trials int) map[string]verdict.Finding {
+func run(t *testing.T, a audit.Audited, n int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := trialspkg.Engine{}.Run(context.Background(), a.Subject, 2, trials)
+	res, err := trials.Engine{}.Run(context.Background(), a.Subject, 2, n)
 	if err != nil {
 		t.Fatal(err)
 	}

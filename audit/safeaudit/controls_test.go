@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -23,10 +23,10 @@ func TestControlsCaught(t *testing.T) {
 	// the attacks are left out: no control is meant for them, and their power simulation
 	// would take most of the test's time
 	opt := audit.CheckOptions{Seed: 2, MIASamples: 50, Attacks: audit.Attacks{}}
-	const trials = 12
+	const n = 12
 	run := func(a audit.Audited) map[string]verdict.Finding {
 		t.Helper()
-		res, err := trialspkg.Engine{}.Run(context.Background(), a.Subject, 2, trials)
+		res, err := trials.Engine{}.Run(context.Background(), a.Subject, 2, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestControlsCaught(t *testing.T) {
 		}
 		return audittest.ByCheck(fs)
 	}
-	honest := run(audit.Audited{Subject: s, Check: func(ctx context.Context, r []trialspkg.TrialResult) ([]verdict.Finding, error) {
+	honest := run(audit.Audited{Subject: s, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		return Check(ctx, s, r, opt)
 	}})
 	want := map[string][]string{
@@ -49,7 +49,7 @@ func TestControlsCaught(t *testing.T) {
 		t.Fatalf("%d controls; want %d", len(ctls), len(want))
 	}
 	names := map[string]bool{s.Name(): true}
-	fps := map[string]bool{trialspkg.Fingerprint(s): true}
+	fps := map[string]bool{trials.Fingerprint(s): true}
 	for _, c := range ctls {
 		checks, ok := want[c.Name]
 		if !ok {
@@ -57,10 +57,10 @@ func TestControlsCaught(t *testing.T) {
 			continue
 		}
 		sub := c.Audited.Subject
-		if names[sub.Name()] || fps[trialspkg.Fingerprint(sub)] {
+		if names[sub.Name()] || fps[trials.Fingerprint(sub)] {
 			t.Errorf("%s: name %q or fingerprint shared with another subject: checkpoints would mix", c.Name, sub.Name())
 		}
-		names[sub.Name()], fps[trialspkg.Fingerprint(sub)] = true, true
+		names[sub.Name()], fps[trials.Fingerprint(sub)] = true, true
 		fs := run(c.Audited)
 		var all []verdict.Finding
 		for _, f := range fs {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -54,9 +54,9 @@ func instance(t *testing.T) *Subject {
 	return s
 }
 
-func checked(t *testing.T, s *Subject, trials int) map[string]verdict.Finding {
+func checked(t *testing.T, s *Subject, n int) map[string]verdict.Finding {
 	t.Helper()
-	res, err := trialspkg.Engine{}.Run(context.Background(), s, 2, trials)
+	res, err := trials.Engine{}.Run(context.Background(), s, 2, n)
 	if err != nil {
 		t.Fatal(err)
 	}

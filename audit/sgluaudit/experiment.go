@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
@@ -227,12 +227,12 @@ func (c ExperimentConfig) retrainRun(ctx context.Context, ds *reference.Dataset,
 }
 
 // compare runs trials of unlearned and retrained publications and summarises them.
-func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials int, unlearned, retrained func(st *reference.Streams) ([]float64, error)) error {
+func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, n int, unlearned, retrained func(st *reference.Streams) ([]float64, error)) error {
 	d := c.Train.Dim()
-	a, b := mat.NewDense(trials, d, nil), mat.NewDense(trials, d, nil)
-	accU, accR := make([]float64, trials), make([]float64, trials)
-	results := make([]trialspkg.TrialResult, trials)
-	err := par.Do(ctx, trials, c.Workers, func(i int) error {
+	a, b := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
+	accU, accR := make([]float64, n), make([]float64, n)
+	results := make([]trials.TrialResult, n)
+	err := par.Do(ctx, n, c.Workers, func(i int) error {
 		st := &reference.Streams{Seed: c.Seed, Trial: i}
 		u, err := unlearned(st)
 		if err != nil {
@@ -245,7 +245,7 @@ func (c ExperimentConfig) compare(ctx context.Context, mr *MethodResult, trials 
 		a.SetRow(i, u)
 		b.SetRow(i, rt)
 		accU[i], accR[i] = accuracy(u, c.Test), accuracy(rt, c.Test)
-		results[i] = trialspkg.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: rt}}
+		results[i] = trials.TrialResult{Index: i, Unlearned: reference.Release{Published: u}, Retrained: reference.Release{Published: rt}}
 		return nil
 	})
 	if err != nil {
@@ -296,11 +296,11 @@ func (c ExperimentConfig) fig3a(ctx context.Context, data *experimentData) ([]Me
 				name = "SGLU full batch"
 			}
 			mr := MethodResult{Method: name, Target: target, Sigma: sigma, Certified: cert, UnlearnGrads: float64(n), RetrainGrads: float64(T * n)}
-			trials := c.Trials
+			runs := c.Trials
 			if p.Batch == n {
-				trials = c.fullTrials()
+				runs = c.fullTrials()
 			}
-			err = c.compare(ctx, &mr, trials,
+			err = c.compare(ctx, &mr, runs,
 				func(st *reference.Streams) ([]float64, error) {
 					return c.pnsgdRun(ctx, data, p, sigma, T, []int{1}, st, fmt.Sprintf("3a/%s/%v/unlearned", name, target))
 				},

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -141,14 +141,14 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*repor
 		}
 		tb.Rows = append(tb.Rows, r)
 	}
-	verdict := verdictpkg.Pass
+	got := verdict.Pass
 	detail := fmt.Sprintf("%d of %d entries agree with the paper to its four printed decimals", matched, total)
 	if matched < total {
-		verdict = verdictpkg.Fail
+		got = verdict.Fail
 		detail += "; " + worst
 	}
-	tb.Findings = append(tb.Findings, reports.NewFinding(verdictpkg.Finding{Check: "sglu-table3", Title: "Table 3 reproduced", Kind: verdictpkg.Certificate,
-		Verdict: verdict, Measured: float64(matched), Bound: float64(total), Comparison: "of", Detail: detail}))
+	tb.Findings = append(tb.Findings, reports.NewFinding(verdict.Finding{Check: "sglu-table3", Title: "Table 3 reproduced", Kind: verdict.Certificate,
+		Verdict: got, Measured: float64(matched), Bound: float64(total), Comparison: "of", Detail: detail}))
 	t.Tables = append(t.Tables, tb)
 	t.Summarize()
 	return t, nil
