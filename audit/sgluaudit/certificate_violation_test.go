@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
 )
@@ -17,15 +19,11 @@ import (
 // sglu-table3: Table 3's σ recomputed from a wrong declared n (MNIST's 11,264 declared as
 // 10,000, which moves λ = m = 1e-6·n, the contraction and δ = 1/n) no longer matches the
 // paper's MNIST rows, and the finding FAILs naming the first mismatch; with the paper's n
-// every entry matches and it PASSes. The experiment reads PaperSettings, restored after.
+// every entry matches and it PASSes: the registered experiment, then its table from
+// settings with the wrong n.
 func TestTable3Violation(t *testing.T) {
-	table3 := func() verdict.Finding {
+	finding := func(rep *reports.Reproduction) verdict.Finding {
 		t.Helper()
-		dir := t.TempDir()
-		if _, err := audittest.Reproduce(t, "sglu-table3", dir); err != nil {
-			t.Fatal(err)
-		}
-		rep, _ := readTables(t, filepath.Join(dir, "sglu-table3.json"))
 		for _, f := range rep.Tables[0].Findings {
 			if f.Check == "sglu-table3" {
 				return verdict.Finding{Check: f.Check, Verdict: verdict.Verdict(f.Verdict), Measured: float64(f.Measured), Bound: float64(f.Bound), Detail: f.Detail}
@@ -34,17 +32,24 @@ func TestTable3Violation(t *testing.T) {
 		t.Fatal("no finding sglu-table3")
 		return verdict.Finding{}
 	}
-	if f := table3(); f.Verdict != verdict.Pass || f.Measured != 24 || f.Bound != 24 {
+	dir := t.TempDir()
+	if _, err := audittest.Reproduce(t, "sglu-table3", dir); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := readTables(t, filepath.Join(dir, "sglu-table3.json"))
+	if f := finding(rep); f.Verdict != verdict.Pass || f.Measured != 24 || f.Bound != 24 {
 		t.Fatalf("the paper's n: %v (%s); want PASS, 24 of 24", f, f.Detail)
 	}
-	saved := PaperSettings
-	t.Cleanup(func() { PaperSettings = saved })
-	PaperSettings = []PaperSetting{saved[0], saved[1]}
-	if PaperSettings[0].Name != "mnist" {
-		t.Fatalf("test setup: PaperSettings[0] is %s", PaperSettings[0].Name)
+	wrong := []PaperSetting{PaperSettings[0], PaperSettings[1]}
+	if wrong[0].Name != "mnist" {
+		t.Fatalf("test setup: PaperSettings[0] is %s", wrong[0].Name)
 	}
-	PaperSettings[0].N = 10000
-	f := table3()
+	wrong[0].N = 10000
+	wrongRep, err := table3(audit.ExperimentEnv{Version: "test"}, wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := finding(wrongRep)
 	if f.Verdict != verdict.Fail || !(f.Measured <= 12) || !strings.Contains(f.Detail, "first mismatch: MNIST") {
 		t.Errorf("MNIST's n declared 10,000: %v (%s); want FAIL with the MNIST entries mismatched", f, f.Detail)
 	}

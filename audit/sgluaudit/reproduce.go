@@ -102,6 +102,12 @@ func batchLabel(b int) string {
 // runTable3 recomputes the paper's Table 3: the least σ for which one unlearning epoch
 // meets ϵ̂ under Theorem 3.2, by the corrected Algorithms 4 and 5.
 func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*reports.Reproduction, error) {
+	return table3(env, PaperSettings)
+}
+
+// table3 is Table 3 recomputed from the datasets' settings given (the paper's are
+// PaperSettings; a test declares a wrong n to see the check fail).
+func table3(env audit.ExperimentEnv, settings []PaperSetting) (*reports.Reproduction, error) {
 	t := reports.NewReproduction(env.Version, "sglu-table3", "SGLU: the noise σ of the paper's Table 3")
 	t.Settings = []table.Value{{Name: "K̂", Value: 1}, {Name: "M", Value: 1}, {Name: "α_min", Value: 2}, {Name: "α_max", Value: 1e4}, {Name: "T (learning epochs)", Value: 1}}
 	t.Notes = []string{
@@ -117,7 +123,7 @@ func runTable3(_ context.Context, env audit.ExperimentEnv, _ audit.Args) (*repor
 	var worst string
 	for _, row := range Table3Paper {
 		var setting PaperSetting
-		for _, s := range PaperSettings {
+		for _, s := range settings {
 			if s.Name == row.Dataset {
 				setting = s
 			}
