@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 
@@ -108,23 +107,17 @@ func mergeHint(out string) string {
 // runMerge gathers the parts of a sharded audit run and checks and reports them exactly as
 // the one-machine run of the same command would: the same report, byte for byte.
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var (
-		out           string
-		workers       int
-		quiet, asJSON bool
-	)
+	var ms pipeline.MergeSettings
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&out, "out", "audit-report", "directory for the report and the merged trial files")
-	audit.Var(fs, &workers, audit.WorkersParam)
-	fs.BoolVar(&quiet, "quiet", false, "no progress bar on stderr")
-	fs.BoolVar(&asJSON, "json", false, "print the report's JSON on stdout instead of the summary table")
-	var force bool
-	forceFlag(fs, &force)
+	fs.StringVar(&ms.Out, "out", "audit-report", "directory for the report and the merged trial files")
+	audit.Var(fs, &ms.Workers, audit.WorkersParam)
+	fs.BoolVar(&ms.Quiet, "quiet", false, "no progress bar on stderr")
+	fs.BoolVar(&ms.JSON, "json", false, "print the report's JSON on stdout instead of the summary table")
+	forceFlag(fs, &ms.Force)
 	var keys evidenceFlags
 	keys.register(fs)
-	var date string
-	dateFlag(fs, &date)
+	dateFlag(fs, &ms.Date)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
 
@@ -148,58 +141,24 @@ Flags:`)
 	if len(dirs) == 0 {
 		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
 	}
-	if _, err := auditDate("merge", date); err != nil { // refused before the shards are read
+	if _, err := auditDate("merge", ms.Date); err != nil { // refused before the shards are read
 		return err
 	}
 	key, _, err := keys.load("merge") // the signing key is read again by the replay
 	if err != nil {
 		return err
 	}
-	// the report and the merged trials go beside the parts, never into one: they are read
-	if found, err := trials.FindShards(dirs, key); err == nil {
-		var parts []outdir.Input
-		for _, f := range found {
-			parts = append(parts, outdir.Input{Flag: "shard part", Path: f.Dir, Tree: true})
-		}
-		if err := checkOut("merge", out, nil, parts...); err != nil {
-			return err
-		}
-	}
-	bar := progress.New(stderr, !quiet && isTerminal(stderr))
-	set, err := trials.MergeShardsProgress(ctx, dirs, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
+	bar := progress.New(stderr, !ms.Quiet && isTerminal(stderr))
+	set, err := pipeline.GatherShards(ctx, dirs, ms.Out, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
 	bar.Done()
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("merge: %w", err) // interrupted while reading the parts: nothing written
-	}
 	if err != nil {
-		return usageError{fmt.Errorf("merge: %w", err)}
+		return err
 	}
 	m := set.Manifest()
-	if wd, err := os.Getwd(); err == nil && m.Dir != "" && wd != m.Dir && hasRelativeSpec(m.Args) {
-		return usagef("merge: the shards ran in %s with a relative --spec; run the merge there too (the report records the paths as given)", m.Dir)
-	}
-	argv := append(append(append([]string{}, m.Args...), "--out="+out, fmt.Sprintf("--workers=%d", workers)), keys.args()...)
-	if quiet {
-		argv = append(argv, "--quiet")
-	}
-	if asJSON {
-		argv = append(argv, "--json")
-	}
-	if force {
-		argv = append(argv, "--force")
-	}
-	if date != "" { // after the shards' own: the merge's --date wins
-		argv = append(argv, "--date="+date)
+	ms.KeyArgs = keys.args()
+	argv, err := pipeline.ReplayArgv(m, ms)
+	if err != nil {
+		return err
 	}
 	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, shards: set})
-}
-
-// hasRelativeSpec reports whether the replayed arguments name the spec by a relative path.
-func hasRelativeSpec(args []string) bool {
-	for _, a := range args {
-		if p, ok := strings.CutPrefix(a, "--spec="); ok {
-			return !filepath.IsAbs(p)
-		}
-	}
-	return false
 }
