@@ -64,3 +64,46 @@ func OutError(command string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", command, err)
 }
+
+// outFiles are what a run claims in its opened folder before it writes any.
+type outFiles struct {
+	command string
+	reports []string // claimed, then removed: no earlier report sits beside this run's failure
+	keep    []string // claimed and kept (a part's manifest, rewritten as it goes)
+	// checkpoints are claimed, removed with fresh, and recorded as appended to, inside the
+	// folder trials (created if need be; "" with no checkpoints)
+	checkpoints []string
+	trials      string
+	fresh       bool
+}
+
+// prepare readies an opened output folder for a run, the whole audit's or a part's:
+// every file the run may replace or remove is claimed before any is touched, the old
+// report removed, with fresh the kept trials too, and the checkpoints recorded as the
+// tool's before a line is written to them.
+func (o outFiles) prepare(d *outdir.Dir) error {
+	claimed := append(append(append([]string{}, o.reports...), o.keep...), o.checkpoints...)
+	if err := d.Claim(claimed...); err != nil {
+		return OutError(o.command, err)
+	}
+	if len(o.reports) > 0 {
+		if err := d.Remove(o.reports...); err != nil {
+			return OutError(o.command, err)
+		}
+	}
+	if o.fresh {
+		if err := d.Remove(o.checkpoints...); err != nil {
+			return OutError(o.command, fmt.Errorf("--fresh: %w", err))
+		}
+	}
+	if o.trials == "" {
+		return nil
+	}
+	if err := d.MkdirAll(o.trials); err != nil {
+		return fmt.Errorf("%s: %w", o.command, err)
+	}
+	if err := d.Appending(o.checkpoints...); err != nil {
+		return OutError(o.command, err)
+	}
+	return nil
+}

@@ -2,99 +2,30 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
-// toolName is the tool and version a shard's manifest records.
-func toolName() string { return "unlearnaudit " + version }
-
-// runShard runs part c.shard of every subject's trials into OUT/shard-I-of-N: a manifest
-// (shard.json, marked complete only at the end) and a checkpoint file per subject. It
-// checks nothing and writes no report: audit merge does, once every part is in.
-func runShard(ctx context.Context, c demoConfig, plan pipeline.Plan, stdout io.Writer) error {
-	dir := filepath.Join(c.out, c.shard.Name())
-	wd, err := os.Getwd()
+// runShard runs part c.Shard of every subject's trials into OUT/shard-I-of-N
+// (pipeline.Job.RunPart) and says what it ran and how to merge the parts.
+func runShard(ctx context.Context, c demoConfig, prep *pipeline.Prepared, stdout io.Writer) error {
+	m, err := c.RunPart(ctx, prep)
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	m := trials.ShardManifest{Tool: toolName(), Shard: c.shard.String(), From: c.shardFrom, Dir: wd, Args: c.replayArgs,
-		Seed: c.seed, Trials: c.trials, Subjects: plan.ShardSubjects()}
-	m.Fingerprint = plan.Fingerprint(toolName(), c.replayArgs)
-	// one writer per part: a requeued task beside its old copy is refused, naming it
-	d, err := openOut("run", dir, c.force)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if old, err := trials.ReadShardManifest(d.Join(trials.ShardManifestFile), c.key); err == nil && old.Fingerprint != m.Fingerprint && !c.fresh {
-		return usagef("run: %s holds part %s of another audit (fingerprint %.12s…, this one's %.12s…); give another --out, or --fresh to replace it", dir, old.Shard, old.Fingerprint, m.Fingerprint)
-	}
-	checkpoints := make([]string, len(m.Subjects))
-	for i, s := range m.Subjects {
-		checkpoints[i] = s.File
-	}
-	if err := d.Claim(append([]string{trials.ShardManifestFile}, checkpoints...)...); err != nil {
-		return outErr("run", err)
-	}
-	if c.fresh {
-		if err := d.Remove(checkpoints...); err != nil {
-			return outErr("run", fmt.Errorf("--fresh: %w", err))
-		}
-	}
-	if err := d.MkdirAll("trials"); err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	if err := d.Appending(checkpoints...); err != nil {
-		return outErr("run", err)
-	}
-	if err := writeShardManifest(d, m, c.key); err != nil {
-		return err
-	}
-	plan.Folder = d
-	if err := pipeline.RunShard(ctx, plan, c.shard); err != nil {
-		var ce *trials.CheckpointError
-		if errors.As(err, &ce) {
-			return usageError{fmt.Errorf("%w (--fresh discards this part's kept trials and starts over)", err)}
-		}
-		return err
-	}
-	m.Complete = true
-	if err := writeShardManifest(d, m, c.key); err != nil {
 		return err
 	}
 	subjectsText := fmt.Sprintf("each of %d subjects", len(m.Subjects))
 	if len(m.Subjects) == 1 {
 		subjectsText = m.Subjects[0].Name
 	}
-	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.shard, c.shardFrom, c.shard.Trials(c.trials), c.trials, subjectsText, pipeline.ShownPath(dir))
-	fmt.Fprintf(stdout, "when every part is done: %s\n", mergeHint(c.out))
-	return nil
-}
-
-// writeShardManifest writes a part's shard.json into its opened folder.
-func writeShardManifest(d *outdir.Dir, m trials.ShardManifest, key *evidence.Key) error {
-	b, err := trials.EncodeShardManifest(m, key)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	if err := d.WriteFiles(map[string][]byte{trials.ShardManifestFile: b}); err != nil {
-		return outErr("run", err)
-	}
+	fmt.Fprintf(stdout, "part %s (from %s): %d of %d trials of %s in %s\n", c.Shard, c.ShardFrom, c.Shard.Trials(c.Trials), c.Trials, subjectsText, pipeline.ShownPath(c.PartDir()))
+	fmt.Fprintf(stdout, "when every part is done: %s\n", mergeHint(c.Out))
 	return nil
 }
 
