@@ -27,7 +27,8 @@ func TestJobSetupSharesResamples(t *testing.T) {
 // are refused with the way out, before anything is removed; the old report is removed;
 // --fresh removes the kept trials, and without it they stay; the checkpoints are recorded
 // as the tool's in the trials folder. Planted bugs caught: the reports not removed, the
-// checkpoints removed without fresh (or kept with it), the claim made after the removal.
+// checkpoints removed without fresh (or kept with it), the old report removed before the
+// other files are claimed.
 func TestOutFilesPrepare(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {
@@ -54,20 +55,24 @@ func TestOutFilesPrepare(t *testing.T) {
 	}
 	files := outFiles{command: "run", reports: []string{"report.json", "report.md"}, checkpoints: []string{"trials/a.jsonl"}, trials: "trials"}
 
-	// an earlier report and trial file the tool did not write: refused, nothing removed
-	write("report.md", "someone's notes")
-	write("trials/a.jsonl", "someone's trials")
+	// the tool's earlier report beside a trial file it did not write: refused before the
+	// report is removed
 	d := open()
+	if err := d.WriteFiles(map[string][]byte{"report.json": []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	write("trials/a.jsonl", "someone's trials")
+	d = open()
 	err := files.prepare(d)
 	var fe *outdir.ForeignError
-	if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "run: ") || !strings.HasSuffix(err.Error(), "; move them away, or give --force to let this run replace them") {
-		t.Fatalf("foreign files: %v; want a ForeignError naming run and the way out", err)
+	if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "run: ") || !strings.HasSuffix(err.Error(), "; move it away, or give --force to let this run replace it") {
+		t.Fatalf("a foreign file: %v; want a ForeignError naming run and the way out", err)
 	}
-	if !exists("report.md") || !exists("trials/a.jsonl") {
+	if !exists("report.json") || !exists("trials/a.jsonl") {
 		t.Fatal("a refused preparation removed a file")
 	}
 	d.Close()
-	os.Remove(filepath.Join(dir, "report.md"))
 	os.Remove(filepath.Join(dir, "trials/a.jsonl"))
 
 	// the tool's own report and checkpoint: the report goes, the checkpoint stays
