@@ -17,6 +17,16 @@
 // report. The caller keeps where the report goes (the CLI writes it into its output
 // folder) and how it is printed.
 //
+// A Job is audit demo's and audit run's settings, whichever front end gave them: flags,
+// or a spec file with flags over it (ApplySpec: a flag given overrides the spec, and errors
+// about the spec's settings name its fields). Prepare refuses bad settings before any work
+// and makes the Plan; Audit opens the output folder, claims every file it may replace or
+// remove, removes the old report (and with Fresh the kept trials), runs the plan resuming
+// from its checkpoints and writes the report; RunPart runs a part of the trials into its
+// own folder with a manifest, for audit merge, which GatherShards and ReplayArgv serve;
+// PrepareOneRun and OneRun are the one-run demo's. Audit and RunPart ready their folders
+// the same way (ReportNames, CheckOut, OpenOut and OutError are the folder's vocabulary).
+//
 // Errors name the CLI's flags (--unlearned, --data, …) or the spec's fields, as the
 // command prints them: the inputs here are the command's flags, by another name.
 package pipeline

@@ -40,18 +40,3 @@ func TestControlsAreCaught(t *testing.T) {
 		}
 	}
 }
-
-// Subjects share their bootstrap resamples with their controls' checks when controls are
-// checked, and not without them nor when plan times each check alone (it would time the
-// draws once, for the first check only). Planted bug caught: sharing during plan.
-func TestControlsShareResamples(t *testing.T) {
-	for _, c := range []struct {
-		controls bool
-		plan     *planRequest
-		share    bool
-	}{{true, nil, true}, {false, nil, false}, {true, &planRequest{}, false}} {
-		if got := shareResamples(demoConfig{controls: c.controls, replay: replay{plan: c.plan}}); got != c.share {
-			t.Errorf("controls %v, plan %v: shared %v; want %v", c.controls, c.plan != nil, got, c.share)
-		}
-	}
-}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -22,20 +19,4 @@ func registerData(fs *flag.FlagSet, d *pipeline.DataSource) {
 	fs.StringVar(&d.Classes, "classes", "", "two labels A,B to keep as +1 and −1 (e.g. 3,8 for MNIST)")
 	fs.StringVar(&d.Preprocess, "preprocess", "auto", "steps applied to the features, in order: auto (pixels for idx, max-abs for sparse data, else standardize; then unit-rows), none, or a comma-separated list of "+strings.Join(reference.PipelineSteps, ", ")+" — to match how a model trained elsewhere saw its data")
 	audit.Var(fs, &d.MaxValues, pipeline.MaxValuesParam)
-}
-
-// parseIDs reads a comma-separated list of record IDs.
-func parseIDs(s string) ([]int64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var ids []int64
-	for _, f := range strings.Split(s, ",") {
-		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--delete: %s is not a record ID", clip.Quote(f))
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
 }

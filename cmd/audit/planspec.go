@@ -6,8 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
-
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 )
 
@@ -23,14 +21,8 @@ type planRequest struct {
 // runPlanSpec answers audit plan --spec (pipeline.AnswerPlan) and prints the answer.
 func runPlanSpec(ctx context.Context, c demoConfig, plan pipeline.Plan, setup time.Duration, stdout io.Writer) error {
 	pr := c.replay.plan
-	against := pr.against
-	if against == 0 {
-		against = c.powerAgainst
-	}
-	if against == 0 {
-		against = verdict.DefaultPowerAgainst
-	}
-	out, cal, err := pipeline.AnswerPlan(ctx, plan, pipeline.PlanQuestion{Spec: pr.spec, Power: pr.power, Against: against, Shards: pr.shards, Budget: pr.budget}, setup)
+	q := c.PlanQuestion(pipeline.PlanQuestion{Spec: pr.spec, Power: pr.power, Against: pr.against, Shards: pr.shards, Budget: pr.budget})
+	out, cal, err := pipeline.AnswerPlan(ctx, plan, q, setup)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 
@@ -44,16 +42,16 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&specPath, "spec", "", "the audit spec: a JSON file of schema "+spec.SpecSchema+" (required)")
-	fs.StringVar(&c.out, "out", "audit-report", "directory for report.json, report.md and the trial files")
-	audit.Var(fs, &c.trials, audit.TrialsParam)
-	audit.Var(fs, &c.workers, audit.WorkersParam)
-	audit.Var(fs, &c.data.MaxValues, pipeline.MaxValuesParam)
-	fs.BoolVar(&c.fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
-	forceFlag(fs, &c.force)
+	fs.StringVar(&c.Out, "out", "audit-report", "directory for report.json, report.md and the trial files")
+	audit.Var(fs, &c.Trials, audit.TrialsParam)
+	audit.Var(fs, &c.Workers, audit.WorkersParam)
+	audit.Var(fs, &c.Data.MaxValues, pipeline.MaxValuesParam)
+	fs.BoolVar(&c.Fresh, "fresh", false, "discard the finished trials kept for this configuration and run them again")
+	forceFlag(fs, &c.Force)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar on stderr (it is shown only when stderr is a terminal)")
 	fs.BoolVar(&c.json, "json", false, "print the report's JSON on stdout instead of the summary table")
 	fs.StringVar(&shard, "shard", "", "run part I of N of the trials (trials I, I+N, I+2N, …) into DIR/shard-I-of-N, for audit merge; default: the part a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, JOB_COMPLETIONS) assigns, if any")
-	fs.BoolVar(&c.controls, "controls", true, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL); --controls=false skips them")
+	fs.BoolVar(&c.Controls, "controls", true, "also audit the method's negative controls (mutants with a known bug, which the audit must FAIL); --controls=false skips them")
 	c.registerReportFlags(fs)
 	c.keys.register(fs)
 	fs.Usage = func() {
@@ -63,18 +61,18 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c.commandLine = resultFlags(fs)
+	c.CommandLine = resultFlags(fs)
 	if specPath == "" {
 		return usagef("run: --spec is required (run \"audit run -h\" for an example)")
 	}
 	var err error
 	if rp.fingerprint == "" && rp.plan == nil {
-		if c.shard, c.shardFrom, err = shardOf(shard); err != nil {
+		if c.Shard, c.ShardFrom, err = shardOf(shard); err != nil {
 			return err
 		}
 	}
-	c.replayArgs, c.replay = replayArgs(fs), rp
-	if !c.shard.Whole() && c.json {
+	c.ReplayArgs, c.replay = replayArgs(fs), rp
+	if !c.Shard.Whole() && c.json {
 		return usagef("run: --json: a shard writes no report (audit merge does)")
 	}
 	asked := "run" // the command the user typed, for the spec's errors
@@ -85,33 +83,8 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	if err != nil {
 		return err
 	}
-	c.spec = specPath
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	// what the spec gives, errors name by its fields
-	c.spec, c.fromSpec = specPath, map[string]bool{"delete": true, "delta": true, "epsilon": true, "lambda": true, "variants": true, "trials": !given["trials"]}
-	if !given["trials"] {
-		c.trials = s.Trials
-	}
-	if !given["attacks"] && s.Attacks != nil {
-		c.attacks = strings.Join(s.Attacks, ",")
-	}
-	specOutputs(given, s, &c.out, &c.formats)
-	c.command, c.seed, c.confidence, c.powerAgainst = "run", s.Seed, s.Confidence, s.PowerAgainst
-	c.lambda, c.epsilon, c.delta = s.Lambda, s.Epsilon, s.Delta
-	c.variants = strings.Join(s.Variants, ",")
-	ids := make([]string, len(s.Deletes))
-	for i, id := range s.Deletes {
-		ids[i] = strconv.FormatInt(id, 10)
-	}
-	c.deletes = strings.Join(ids, ",")
-	c.data.SetFromSpec(s, specPath)
-	var params []audit.Param
-	for _, m := range audit.Methods() {
-		params = append(params, audit.DemoParamsOf(m)...)
-	}
-	c.methodArgs = audit.DefaultArgs(params)
-	c.methodArgs.Merge(s.Params)
+	c.Command = "run"
+	c.ApplySpec(s, specPath, cliflag.Set(fs))
 	return runAudit(ctx, c, stdout, stderr)
 }
 
@@ -134,12 +107,7 @@ func shardOf(flagValue string) (trials.Shard, string, error) {
 
 // specOutputs takes the spec's output folder and formats where the flags did not name them.
 func specOutputs(given map[string]bool, s *spec.Spec, out, formats *string) {
-	if !given["out"] && s.Outputs.Dir != "" {
-		*out = s.Outputs.Dir
-	}
-	if !given["formats"] {
-		*formats = strings.Join(s.Outputs.Formats, ",")
-	}
+	pipeline.SpecOutputs(given, s, out, formats)
 }
 
 // loadSpec reads a spec for a command; every refusal is bad input (exit 2), a SpecError

@@ -1,0 +1,134 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+)
+
+// Subjects share their bootstrap resamples with their controls' checks when controls are
+// checked, and not without them nor when plan times each check alone (it would time the
+// draws once, for the first check only). Planted bug caught: sharing during plan (Timing
+// ignored).
+func TestJobSetupSharesResamples(t *testing.T) {
+	for _, c := range []struct{ controls, timing, share bool }{{true, false, true}, {false, false, false}, {true, true, false}} {
+		j := Job{Controls: c.controls, Timing: c.timing}
+		if got := j.setup(nil, nil).ShareResamples; got != c.share {
+			t.Errorf("controls %v, timing %v: shared %v; want %v", c.controls, c.timing, got, c.share)
+		}
+	}
+}
+
+// The one folder preparation of a whole audit and of a part: files the tool did not write
+// are refused with the way out, before anything is removed; the old report is removed;
+// --fresh removes the kept trials, and without it they stay; the checkpoints are recorded
+// as the tool's in the trials folder. Planted bugs caught: the reports not removed, the
+// checkpoints removed without fresh (or kept with it), the old report removed before the
+// other files are claimed.
+func TestOutFilesPrepare(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		return err == nil
+	}
+	open := func() *outdir.Dir {
+		t.Helper()
+		d, err := OpenOut("run", dir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	files := outFiles{command: "run", reports: []string{"report.json", "report.md"}, checkpoints: []string{"trials/a.jsonl"}, trials: "trials"}
+
+	// the tool's earlier report beside a trial file it did not write: refused before the
+	// report is removed
+	d := open()
+	if err := d.WriteFiles(map[string][]byte{"report.json": []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	write("trials/a.jsonl", "someone's trials")
+	d = open()
+	err := files.prepare(d)
+	var fe *outdir.ForeignError
+	if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "run: ") || !strings.HasSuffix(err.Error(), "; move it away, or give --force to let this run replace it") {
+		t.Fatalf("a foreign file: %v; want a ForeignError naming run and the way out", err)
+	}
+	if !exists("report.json") || !exists("trials/a.jsonl") {
+		t.Fatal("a refused preparation removed a file")
+	}
+	d.Close()
+	os.Remove(filepath.Join(dir, "trials/a.jsonl"))
+
+	// the tool's own report and checkpoint: the report goes, the checkpoint stays
+	d = open()
+	if err := files.prepare(d); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFiles(map[string][]byte{"report.json": []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.Join("trials/a.jsonl"), []byte("a trial\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	d = open()
+	if err := files.prepare(d); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if exists("report.json") {
+		t.Error("the earlier report was left beside the new run")
+	}
+	if !exists("trials/a.jsonl") {
+		t.Error("the kept trials were removed without fresh")
+	}
+
+	// fresh: the kept trials go too
+	files.fresh = true
+	d = open()
+	if err := files.prepare(d); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if exists("trials/a.jsonl") {
+		t.Error("fresh kept the trials")
+	}
+}
+
+// OutError says the way out of each refusal of the folder, and names the command in every
+// error. Planted bugs caught: "it" for several files, the --force hint on a lock.
+func TestOutError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&outdir.ForeignError{Dir: "d", Names: []string{"a"}}, "; move it away, or give --force to let this run replace it"},
+		{&outdir.ForeignError{Dir: "d", Names: []string{"a", "b"}}, "; move them away, or give --force to let this run replace them"},
+		{&outdir.ManifestError{Path: "m", Err: errors.New("bad")}, "; give --force to take the folder over"},
+		{&outdir.LockedError{Dir: "d"}, ""},
+	} {
+		got := OutError("demo", c.err).Error()
+		if got != "demo: "+c.err.Error()+c.want {
+			t.Errorf("%T: %q; want %q", c.err, got, "demo: "+c.err.Error()+c.want)
+		}
+		if !errors.Is(OutError("demo", c.err), c.err) {
+			t.Errorf("%T: not in the chain", c.err)
+		}
+	}
+}

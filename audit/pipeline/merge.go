@@ -1,0 +1,77 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+)
+
+// GatherShards reads the parts of a sharded audit run (audit merge DIR...: each dir a
+// part's folder, or the folder holding shard-I-of-N folders) and merges their trials
+// (trials.MergeShardsProgress, telling progress of the trials read). The merge's folder
+// out may not be a part or lie inside one: the parts are read, never written.
+func GatherShards(ctx context.Context, dirs []string, out string, key *evidence.Key, progress func(done, total int)) (*trials.ShardSet, error) {
+	if found, err := trials.FindShards(dirs, key); err == nil { // else MergeShards says why
+		var parts []outdir.Input
+		for _, f := range found {
+			parts = append(parts, outdir.Input{Flag: "shard part", Path: f.Dir, Tree: true})
+		}
+		if err := CheckOut("merge", out, nil, parts...); err != nil {
+			return nil, err
+		}
+	}
+	set, err := trials.MergeShardsProgress(ctx, dirs, key, progress)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err) // an interruption stays one: nothing written
+	}
+	return set, nil
+}
+
+// MergeSettings are audit merge's own settings, passed on to the command it replays.
+type MergeSettings struct {
+	Out                string
+	Workers            int
+	KeyArgs            []string // the flags that pass the evidence and signing keys on
+	Quiet, JSON, Force bool
+	Date               string // --date, as given; "" keeps the parts' own
+}
+
+// ReplayArgv is the command line audit merge runs again for the parts of m: the parts'
+// own arguments, then the merge's settings (which win). A spec named by a relative path
+// is refused unless the merge runs in the folder the parts ran in (the report records
+// the paths as given).
+func ReplayArgv(m trials.ShardManifest, s MergeSettings) ([]string, error) {
+	if wd, err := os.Getwd(); err == nil && m.Dir != "" && wd != m.Dir && hasRelativeSpec(m.Args) {
+		return nil, fmt.Errorf("merge: the shards ran in %s with a relative --spec; run the merge there too (the report records the paths as given)", m.Dir)
+	}
+	argv := append(append(append([]string{}, m.Args...), "--out="+s.Out, fmt.Sprintf("--workers=%d", s.Workers)), s.KeyArgs...)
+	if s.Quiet {
+		argv = append(argv, "--quiet")
+	}
+	if s.JSON {
+		argv = append(argv, "--json")
+	}
+	if s.Force {
+		argv = append(argv, "--force")
+	}
+	if s.Date != "" { // after the parts' own: the merge's --date wins
+		argv = append(argv, "--date="+s.Date)
+	}
+	return argv, nil
+}
+
+// hasRelativeSpec reports whether the replayed arguments name the spec by a relative path.
+func hasRelativeSpec(args []string) bool {
+	for _, a := range args {
+		if p, ok := strings.CutPrefix(a, "--spec="); ok {
+			return !filepath.IsAbs(p)
+		}
+	}
+	return false
+}
