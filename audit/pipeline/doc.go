@@ -14,7 +14,10 @@
 //
 // Around them: DataSource loads a dataset with its provenance, NewSubjects asks every
 // registered method for the subjects of a demo setup, and OneRun is the one-run demo's
-// report. The caller keeps where the report goes (the CLI writes it into its output
+// report. EstimateFiles, EpsilonFiles and ParseCounts take audit estimate's, epsilon's
+// and plan --table's inputs as the command line names them (files, a list) and load and
+// check them, so that a refusal names the flag or file whichever front end asked. The
+// caller keeps where the report goes (the CLI writes it into its output
 // folder) and how it is printed.
 //
 // Errors name the CLI's flags (--unlearned, --data, …) or the spec's fields, as the
