@@ -10,7 +10,9 @@
 //   - Verify runs verify's inputs — models or per-record scores trained elsewhere, a
 //     recipe to retrain by, reference scores, held-out scores, a canary plan, pre-noise
 //     parameters, utility values — down the one route they call for, and assembles the
-//     report (audit verify).
+//     report (audit verify). SpecSettings are the claim, name and rank p-value a command
+//     line gives over the spec, and VerifyInputs.Inputs the files read, which an output
+//     folder must not replace.
 //
 // Around them: DataSource loads a dataset with its provenance, NewSubjects asks every
 // registered method for the subjects of a demo setup, and OneRun is the one-run demo's
