@@ -18,7 +18,9 @@
 // registered method for the subjects of a demo setup, and OneRun is the one-run demo's
 // report. EstimateFiles, EpsilonFiles and ParseCounts take audit estimate's, epsilon's
 // and plan --table's inputs as the command line names them (files, a list) and load and
-// check them, so that a refusal names the flag or file whichever front end asked. The
+// check them, so that a refusal names the flag or file whichever front end asked.
+// Rerender re-renders a report.json (audit report); Reproduce runs a paper's experiment
+// into an output folder and WriteExperiments lists them (audit reproduce). The
 // caller keeps where the report goes (the CLI writes it into its output
 // folder) and how it is printed.
 //
