@@ -20,7 +20,9 @@
 // and plan --table's inputs as the command line names them (files, a list) and load and
 // check them, so that a refusal names the flag or file whichever front end asked.
 // Rerender re-renders a report.json (audit report); Reproduce runs a paper's experiment
-// into an output folder and WriteExperiments lists them (audit reproduce). The
+// into an output folder and WriteExperiments lists them (audit reproduce); Certifiers
+// and CertifierNamed find the methods audit bounds computes certificates of, and ParseIDs
+// reads --delete's record IDs. The
 // caller keeps where the report goes (the CLI writes it into its output
 // folder) and how it is printed.
 //

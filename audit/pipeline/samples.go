@@ -129,3 +129,20 @@ func ParseCounts(list string) ([]int, error) {
 	}
 	return counts, nil
 }
+
+// ParseIDs reads --delete's comma-separated list of record IDs ("" : none), quoting the
+// first that is not one.
+func ParseIDs(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ids []int64
+	for _, f := range strings.Split(s, ",") {
+		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--delete: %s is not a record ID", clip.Quote(f))
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}

@@ -72,3 +72,18 @@ func TestParseCounts(t *testing.T) {
 		}
 	}
 }
+
+// ParseIDs reads a list of IDs, spaces allowed, and quotes the first that is not one.
+func TestParseIDs(t *testing.T) {
+	if ids, err := ParseIDs(""); ids != nil || err != nil {
+		t.Errorf(`ParseIDs("") = %v, %v; want none`, ids, err)
+	}
+	if ids, err := ParseIDs("5, -9,830"); err != nil || len(ids) != 3 || ids[0] != 5 || ids[1] != -9 || ids[2] != 830 {
+		t.Errorf("ParseIDs = %v, %v; want [5 -9 830]", ids, err)
+	}
+	for _, c := range []struct{ list, quoted string }{{"5,x", `"x"`}, {"5,,6", `""`}, {"1.5", `"1.5"`}} {
+		if _, err := ParseIDs(c.list); err == nil || err.Error() != "--delete: "+c.quoted+" is not a record ID" {
+			t.Errorf("ParseIDs(%q) = %v, want a refusal quoting %s", c.list, err, c.quoted)
+		}
+	}
+}

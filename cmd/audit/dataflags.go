@@ -2,13 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
@@ -24,18 +21,5 @@ func registerData(fs *flag.FlagSet, d *pipeline.DataSource) {
 	audit.Var(fs, &d.MaxValues, pipeline.MaxValuesParam)
 }
 
-// parseIDs reads a comma-separated list of record IDs.
-func parseIDs(s string) ([]int64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var ids []int64
-	for _, f := range strings.Split(s, ",") {
-		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--delete: %s is not a record ID", clip.Quote(f))
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
-}
+// parseIDs reads --delete's list of record IDs.
+var parseIDs = pipeline.ParseIDs
