@@ -87,3 +87,35 @@ func TestParseIDs(t *testing.T) {
 		}
 	}
 }
+
+// Whatever the list, ParseCounts returns one count a comma-separated item, each in range,
+// or an error quoting the list; ParseIDs one ID an item or an error naming --delete.
+func FuzzParseLists(f *testing.F) {
+	for _, s := range []string{"8,16,32", " 8 ,9", "7", "", ",", "1000001", "5,-9,830", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		counts, err := ParseCounts(s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--table "+s+": ") {
+				t.Fatalf("ParseCounts(%q): %v; want an error quoting the list", s, err)
+			}
+		} else {
+			if len(counts) != strings.Count(s, ",")+1 {
+				t.Fatalf("ParseCounts(%q) = %v: not one count an item", s, counts)
+			}
+			for _, n := range counts {
+				if n < 8 || n > 1_000_000 {
+					t.Fatalf("ParseCounts(%q) = %v: %d out of range", s, counts, n)
+				}
+			}
+		}
+		ids, err := ParseIDs(s)
+		switch {
+		case err != nil && !strings.HasPrefix(err.Error(), "--delete: "):
+			t.Fatalf("ParseIDs(%q): %v; want an error naming --delete", s, err)
+		case err == nil && s != "" && len(ids) != strings.Count(s, ",")+1:
+			t.Fatalf("ParseIDs(%q) = %v: not one ID an item", s, ids)
+		}
+	})
+}
