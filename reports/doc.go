@@ -58,5 +58,6 @@
 // back under an evidence key, or not), in its JSON and in one sentence of every rendering
 // (EvidenceText). Sign wraps report.json's exact bytes in a DSSE envelope signed with
 // Ed25519 (PayloadType), and CheckSigned checks one against the signer's public key and,
-// if given, the report's bytes (package audit/evidence holds the keys and the envelope).
+// if given, the report's bytes (package audit/evidence holds the keys and the envelope);
+// CheckSignedFiles does the same from files, each read within its bound.
 package reports

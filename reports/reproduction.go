@@ -36,7 +36,7 @@ type Reproduction struct {
 	Schema     string              `json:"schema"`
 	Tool       Tool                `json:"tool"`
 	Command    string              `json:"command"`
-	Date       string              `json:"date,omitempty"` // the day it ran (Dated); empty before dates were kept
+	Date       string              `json:"date,omitempty"` // the day it ran, set by the front end before Render; empty before dates were kept
 	Experiment string              `json:"experiment"`
 	Title      string              `json:"title"`
 	Seed       uint64              `json:"seed"`

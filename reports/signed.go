@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 )
 
 // The values of Report.TrialEvidence.
@@ -85,4 +86,44 @@ func CheckSigned(envelope []byte, pub ed25519.PublicKey, reportJSON []byte) (*Ch
 		return nil, fmt.Errorf("%w: the signed payload is not a report: %v", ErrSignature, err)
 	}
 	return &CheckedReport{Report: rep, KeyID: v.KeyIDs[0]}, nil
+}
+
+// MaxEnvelopeBytes bounds the DSSE envelope CheckSignedFiles reads: the report it carries
+// (at most MaxJSONBytes) in base64, with room for the signatures.
+const MaxEnvelopeBytes = MaxJSONBytes/3*4 + 1<<20
+
+// MaxPublicKeyBytes bounds a public key file: a PEM of a few lines.
+const MaxPublicKeyBytes = 1 << 16
+
+// CheckSignedFiles is CheckSigned on files (audit check-report): the signer's public key
+// (PEM) at keyPath, the envelope at envelopePath and, if a reportPath is given (one; an
+// empty name is a file that cannot be read, not none), the report it must hold byte for
+// byte. Each file is read within its bound (MaxPublicKeyBytes,
+// MaxEnvelopeBytes, MaxJSONBytes), so a huge or endless file is refused before it is read
+// whole. The key's errors name --key; a failed check wraps ErrSignature, and it and the
+// envelope's other errors begin with envelopePath.
+func CheckSignedFiles(keyPath, envelopePath string, reportPath ...string) (*CheckedReport, error) {
+	pubPEM, err := regular.ReadFile(keyPath, MaxPublicKeyBytes)
+	if err != nil {
+		return nil, fmt.Errorf("--key: %w", err)
+	}
+	pub, err := evidence.ParsePublicKey(pubPEM)
+	if err != nil {
+		return nil, fmt.Errorf("--key %s: %w", keyPath, err)
+	}
+	env, err := regular.ReadFile(envelopePath, MaxEnvelopeBytes)
+	if err != nil {
+		return nil, err
+	}
+	var report []byte
+	if len(reportPath) > 0 {
+		if report, err = regular.ReadFile(reportPath[0], MaxJSONBytes); err != nil {
+			return nil, err
+		}
+	}
+	c, err := CheckSigned(env, pub, report)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", envelopePath, err)
+	}
+	return c, nil
 }

@@ -2,6 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
@@ -12,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 )
 
 // Every rendering says whether the trials were authenticated, in the same words; a report
@@ -121,3 +126,61 @@ func TestSignedReport(t *testing.T) {
 		t.Errorf("not an envelope: %v; want an error of its own", err)
 	}
 }
+
+// CheckSignedFiles reads the three files and checks them as CheckSigned does; its errors
+// say which input failed (--key, the envelope's path), a failed check stays ErrSignature,
+// an empty report name is a file that cannot be read (not "no report"), and a key file
+// larger than its bound is refused unread.
+func TestCheckSignedFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	js, err := sample().JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := Sign(js, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, pubPEM, err := evidence.GenerateKeys(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(pub)
+	keyPath := write("sign.pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	otherKey := write("other.pub", pubPEM)
+	envPath, repPath := write("report.json.dsse", env), write("report.json", js)
+	if c, err := CheckSignedFiles(keyPath, envPath, repPath); err != nil || c.Report.Summary.Verdict != sample().Summary.Verdict {
+		t.Fatalf("CheckSignedFiles = %v, %v", c, err)
+	}
+	if _, err := CheckSignedFiles(keyPath, envPath); err != nil {
+		t.Fatalf("CheckSignedFiles without the report: %v", err)
+	}
+	for _, c := range []struct {
+		name      string
+		err       error
+		signature bool
+		prefix    string
+	}{
+		{"no key", second(CheckSignedFiles(filepath.Join(dir, "none.pub"), envPath)), false, "--key: "},
+		{"not a key", second(CheckSignedFiles(envPath, envPath)), false, "--key " + envPath + ": "},
+		{"huge key", second(CheckSignedFiles(write("huge.pub", make([]byte, MaxPublicKeyBytes+1)), envPath)), false, "--key: "},
+		{"no envelope", second(CheckSignedFiles(keyPath, filepath.Join(dir, "none.dsse"))), false, ""},
+		{"empty report name", second(CheckSignedFiles(keyPath, envPath, "")), false, ""},
+		{"another key", second(CheckSignedFiles(otherKey, envPath, repPath)), true, envPath + ": "},
+		{"not an envelope", second(CheckSignedFiles(keyPath, repPath)), false, repPath + ": "},
+	} {
+		if c.err == nil || errors.Is(c.err, ErrSignature) != c.signature || !strings.HasPrefix(c.err.Error(), c.prefix) {
+			t.Errorf("%s: %v; want an error beginning %q (a failed signature: %t)", c.name, c.err, c.prefix, c.signature)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }

@@ -7,8 +7,8 @@
 //
 //	claim, fs, err := canary.VerifyOneRun(plan, scores, s)
 //
-// VerifyOneRun does this for a run made elsewhere (the plan written by NewCanaryPlan, the
-// scores read back). OneRunDemo does it for the toolkit's own methods: m Dirac canaries
+// VerifyOneRun does this for a run made elsewhere (the plan drawn by NewCanaryPlan and
+// written, never over another, by WritePlan; the scores read back). OneRunDemo does it for the toolkit's own methods: m Dirac canaries
 // (DiracCanaries: the data padded with m zero columns, canary i alone on column d + i), a
 // setup that trains on them and deletes the included ones (OneRunSetup), each canary
 // scored by its margin (CanaryMargins), on a doubling ladder of m that says at which m

@@ -19,7 +19,8 @@
 //	openssl rand -hex 32 > evidence.key && chmod 600 evidence.key
 //
 // LoadKey reads it (KeyFile picks the file: a flag, else the environment variable
-// KeyEnv). Seal frames a body with its tag and Open checks it:
+// KeyEnv; LoadKeys reads it with the signing key, each if named, before a command's work).
+// Seal frames a body with its tag and Open checks it:
 //
 //	k, err := evidence.LoadKey("evidence.key")
 //	line := k.Seal("example/line/v1", header, body, ' ') // "<64 hex digits> <body>"

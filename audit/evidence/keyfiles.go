@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -43,4 +44,27 @@ func WriteKeyFiles(dir string, rand io.Reader) error {
 		}
 	}
 	return nil
+}
+
+// LoadKeys reads an audit's keys before any work: the evidence key from keyFile (KeyFile
+// picks it: a flag, else KeyEnv) and the signing key from signFile, each only when its
+// file is named ("" : none, and a nil key). A signing key's error names --sign-key, the
+// flag that gave it; an evidence key's names its file (LoadKey).
+func LoadKeys(keyFile, signFile string) (*Key, ed25519.PrivateKey, error) {
+	var (
+		key    *Key
+		signer ed25519.PrivateKey
+		err    error
+	)
+	if keyFile != "" {
+		if key, err = LoadKey(keyFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	if signFile != "" {
+		if signer, err = LoadSigningKey(signFile); err != nil {
+			return nil, nil, fmt.Errorf("--sign-key: %w", err)
+		}
+	}
+	return key, signer, nil
 }

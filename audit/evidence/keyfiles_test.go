@@ -40,3 +40,28 @@ func TestWriteKeyFiles(t *testing.T) {
 		t.Error("sign.pub was replaced")
 	}
 }
+
+// LoadKeys reads only the keys whose files are named, names --sign-key in the signing
+// key's error, and reads keygen's files back.
+func TestLoadKeys(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "keys")
+	if err := WriteKeyFiles(dir, rand.Reader); err != nil {
+		t.Fatal(err)
+	}
+	ek, sk := filepath.Join(dir, "evidence.key"), filepath.Join(dir, "sign.key")
+	if k, s, err := LoadKeys("", ""); k != nil || s != nil || err != nil {
+		t.Errorf(`LoadKeys("", "") = %v, %v, %v; want no keys and no error`, k, s, err)
+	}
+	if k, s, err := LoadKeys(ek, sk); k == nil || s == nil || err != nil {
+		t.Errorf("LoadKeys(keygen's files) = %v, %v, %v; want both keys", k, s, err)
+	}
+	if k, s, err := LoadKeys(ek, ""); k == nil || s != nil || err != nil {
+		t.Errorf("LoadKeys(evidence key only) = %v, %v, %v; want the evidence key alone", k, s, err)
+	}
+	if _, _, err := LoadKeys(sk, ""); err == nil || strings.HasPrefix(err.Error(), "--sign-key") {
+		t.Errorf("LoadKeys(a signing key as the evidence key): %v; want LoadKey's refusal", err)
+	}
+	if _, _, err := LoadKeys(ek, ek); err == nil || !strings.HasPrefix(err.Error(), "--sign-key: ") {
+		t.Errorf("LoadKeys(an evidence key as the signing key): %v; want a refusal naming --sign-key", err)
+	}
+}

@@ -10,11 +10,20 @@
 //   - Verify runs verify's inputs — models or per-record scores trained elsewhere, a
 //     recipe to retrain by, reference scores, held-out scores, a canary plan, pre-noise
 //     parameters, utility values — down the one route they call for, and assembles the
-//     report (audit verify).
+//     report (audit verify). SpecSettings are the claim, name and rank p-value a command
+//     line gives over the spec, and VerifyInputs.Inputs the files read, which an output
+//     folder must not replace.
 //
 // Around them: DataSource loads a dataset with its provenance, NewSubjects asks every
 // registered method for the subjects of a demo setup, and OneRun is the one-run demo's
-// report. The caller keeps where the report goes (the CLI writes it into its output
+// report. EstimateFiles, EpsilonFiles and ParseCounts take audit estimate's, epsilon's
+// and plan --table's inputs as the command line names them (files, a list) and load and
+// check them, so that a refusal names the flag or file whichever front end asked.
+// Rerender re-renders a report.json (audit report); Reproduce runs a paper's experiment
+// into an output folder and WriteExperiments lists them (audit reproduce); Certifiers
+// and CertifierNamed find the methods audit bounds computes certificates of, and ParseIDs
+// reads --delete's record IDs. The
+// caller keeps where the report goes (the CLI writes it into its output
 // folder) and how it is printed.
 //
 // A Job is audit demo's and audit run's settings, whichever front end gave them: flags,

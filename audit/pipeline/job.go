@@ -16,7 +16,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -134,22 +133,6 @@ func (j *Job) inputs() []outdir.Input {
 		in = append(in, outdir.Input{Flag: "--labels", Path: reference.DefaultLabelsPath(j.Data.Path)})
 	}
 	return in
-}
-
-// ParseIDs reads a comma-separated list of record IDs (--delete).
-func ParseIDs(s string) ([]int64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var ids []int64
-	for _, f := range strings.Split(s, ",") {
-		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--delete: %s is not a record ID", clip.Quote(f))
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
 }
 
 // Prepared is a job set up: its plan, the renderings to write, and the warnings to show

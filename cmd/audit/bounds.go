@@ -7,22 +7,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
-// methodNames lists the registered methods for usage messages.
-func methodNames() string {
-	var names []string
-	for _, m := range audit.Methods() {
-		if _, ok := audit.BoundsOf(m); ok {
-			names = append(names, m.Name())
-		}
-	}
-	return strings.Join(names, "|")
-}
+// methodNames lists the methods with a certificate for usage messages.
+func methodNames() string { return strings.Join(pipeline.Certifiers(), "|") }
 
 func runBounds(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -32,12 +23,9 @@ func runBounds(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return flag.ErrHelp
 	}
-	m, ok := audit.MethodNamed(args[0])
-	b, certifies := audit.BoundsOf(m)
-	if !ok || !certifies {
-		names := strings.Split(methodNames(), "|")
-		last := len(names) - 1
-		return usagef("bounds: unknown method %s; want %s or %s", clip.Quote(args[0]), strings.Join(names[:last], ", "), names[last])
+	m, b, err := pipeline.CertifierNamed(args[0])
+	if err != nil {
+		return fmt.Errorf("bounds: %w", err)
 	}
 	fs, variant, margs := b.FlagSet("bounds " + m.Name())
 	fs.SetOutput(stderr)

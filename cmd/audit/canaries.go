@@ -1,15 +1,15 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
@@ -38,27 +38,12 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("canaries: --canaries: %v", err)
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
+	if err := canary.WritePlan(*out, p); err != nil {
+		if errors.As(err, new(*atomicfile.NotCreatedError)) {
+			return fmt.Errorf("canaries: --out: %w", err)
+		}
 		return fmt.Errorf("canaries: %w", err)
 	}
-	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return usagef("canaries: --out: %v (a plan is never overwritten: it must match the training run)", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		os.Remove(*out)
-		return fmt.Errorf("canaries: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(*out)
-		return fmt.Errorf("canaries: %w", err)
-	}
-	in := 0
-	for _, v := range p.Included {
-		in += v
-	}
-	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, in, p.Seed, pipeline.ShownPath(filepath.Clean(*out)))
+	fmt.Fprintf(stdout, "plan: %d canaries, %d included (train on them, then delete them), seed %d; written to %s\n", p.Canaries, p.NumIncluded(), p.Seed, pipeline.ShownPath(filepath.Clean(*out)))
 	return nil
 }

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
@@ -16,35 +13,13 @@ import (
 	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
-	"github.com/unlearnaudit/unlearnaudit/artifact"
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
-	"github.com/unlearnaudit/unlearnaudit/internal/wait"
-	"github.com/unlearnaudit/unlearnaudit/reference"
-	"gonum.org/v1/gonum/mat"
 )
-
-// loadSamples reads --a or --b as verify --scores reads its matrices
-// (artifact.LoadScores): .npy, .npz of one array, CSV, or a folder of model files, chosen
-// by extension. A signal ends the wait for a long load (a 20 MB CSV takes seconds).
-func loadSamples(ctx context.Context, flagName, path string) (*mat.Dense, error) {
-	if path == "" {
-		return nil, usagef("--%s is required", flagName)
-	}
-	m, err := interruptible(ctx, func() (*mat.Dense, error) {
-		m, _, err := artifact.LoadScores(path, reference.Limits{})
-		return m, err
-	})
-	if err != nil { // an interruption wrapped in a usage error still exits 130
-		return nil, usageError{fmt.Errorf("--%s: %w", flagName, err)}
-	}
-	return m, nil
-}
 
 func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
@@ -71,33 +46,9 @@ func runEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, err := loadSamples(ctx, "a", *aPath)
-	if err != nil {
-		return err
-	}
-	b, err := loadSamples(ctx, "b", *bPath)
-	if err != nil {
-		return err
-	}
-	model, err := estimate.ParseCovariance(cov)
-	if err != nil {
-		return usageError{fmt.Errorf("--covariance: %w", err)}
-	}
-	out, err := interruptible(ctx, func() (*pipeline.EstimateAnswer, error) {
-		return pipeline.Estimate(method, a, b, estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed, Covariance: model})
-	})
-	if err != nil {
-		// the estimators speak of samples A and B: say which files they are
-		return usageError{fmt.Errorf("estimate: %w (A is %s, B is %s)", err, *aPath, *bPath)}
-	}
-	if err := ctx.Err(); err != nil { // a signal before the computation began: it ran to its end (wait.For), unprinted
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(out)
-	}
-	out.WriteText(stdout)
-	return nil
+	out, err := pipeline.EstimateFiles(ctx, pipeline.EstimateQuestion{A: *aPath, B: *bPath, Method: method, Covariance: cov,
+		Options: estimate.Options{Alpha: alpha, Confidence: conf, Reps: reps, K: k, Seed: *seed}})
+	return answer(stdout, out, *asJSON, err)
 }
 
 func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -121,40 +72,11 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if !cliflag.Set(fs)["delta"] {
-		return usagef("epsilon: --delta is required")
-	}
-	strat, err := threshold.Parse(strategy)
-	if err != nil {
-		return usageError{fmt.Errorf("--strategy: %w", err)}
-	}
-	a, err := loadSamples(ctx, "a", *aPath)
-	if err != nil {
+	if err := requireFlags(cliflag.Set(fs), "epsilon", "delta", "--delta is required"); err != nil {
 		return err
 	}
-	b, err := loadSamples(ctx, "b", *bPath)
-	if err != nil {
-		return err
-	}
-	_, k := a.Dims()
-	_, kb := b.Dims()
-	if k != kb {
-		return usagef("epsilon: %s scores %d examples per model, %s scores %d", *aPath, k, *bPath, kb)
-	}
-	out, err := interruptible(ctx, func() (*pipeline.EpsilonAnswer, error) {
-		return pipeline.Epsilon(a, b, epsilon.Game{Delta: delta, Confidence: conf, Strategy: strat})
-	})
-	if err != nil {
-		return usageError{fmt.Errorf("epsilon: %w", err)}
-	}
-	if err := ctx.Err(); err != nil { // a signal before the computation began: it ran to its end (wait.For), unprinted
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(out)
-	}
-	out.WriteText(stdout)
-	return nil
+	out, err := pipeline.EpsilonFiles(ctx, pipeline.EpsilonQuestion{A: *aPath, B: *bPath, Strategy: strategy, Game: epsilon.Game{Delta: delta, Confidence: conf}})
+	return answer(stdout, out, *asJSON, err)
 }
 
 func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -194,12 +116,10 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	set := cliflag.Set(fs)
 	if spec != "" {
-		set := cliflag.Set(fs)
-		for _, f := range []string{"delta", "epsilon", "strategy", "confidence"} {
-			if set[f] {
-				return usagef("plan: --%s comes from the spec with --spec (the spec's claim and confidence are planned)", f)
-			}
+		if err := cliflag.Check(set, planSpecRules...); err != nil {
+			return fmt.Errorf("plan: %w", err)
 		}
 		if budget <= 0 || budget > 24*time.Hour {
 			return usagef("plan: --calibrate %v: want a duration in (0, 24h]", budget)
@@ -210,32 +130,32 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: factor, shards: shards, budget: budget, json: *asJSON}})
 	}
-	set := cliflag.Set(fs)
-	if set["models"] || set["retrains"] {
-		return planRanks(ctx, set, models, retrains, claim, delta, conf, factor, *asJSON, stdout)
-	}
-	if set["table"] {
-		return planTable(ctx, set, *table, claim, delta, conf, factor, stdout)
-	}
-	for _, f := range []string{"shards", "calibrate", "workers", "controls"} {
-		if set[f] {
-			return usagef("plan: --%s plans a spec's run: it needs --spec", f)
-		}
-	}
-	for _, f := range []string{"power-against", "power"} {
-		if set[f] && !set["epsilon"] {
-			return usagef("plan: --%s asks about the power against a claim: it needs --epsilon (the claimed ε)", f)
-		}
-	}
 	if !set["power-against"] {
 		factor = verdict.DefaultPowerAgainst
 	}
-	if err := requireFlags(set, "plan", "trials", "--trials is required", "delta", "--delta is required"); err != nil {
-		return err
+	switch {
+	case set["models"] || set["retrains"]:
+		if err := cliflag.Check(set, planRanksRules...); err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		out, err := pipeline.AnswerRanks(ctx, models, retrains, claim, delta, conf, factor)
+		return answer(stdout, out, *asJSON, err)
+	case set["table"]:
+		if err := cliflag.Check(set, planTableRules...); err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		counts, err := pipeline.ParseCounts(*table)
+		if err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		return pipeline.WritePlanTable(ctx, stdout, counts, claim, delta, conf, factor)
+	}
+	if err := cliflag.Check(set, planTrialsRules...); err != nil {
+		return fmt.Errorf("plan: %w", err)
 	}
 	strat, err := threshold.Parse(strategy)
 	if err != nil {
-		return usageError{fmt.Errorf("--strategy: %w", err)}
+		return fmt.Errorf("--strategy: %w", err)
 	}
 	var claimed float64 // 0: no claim asked of
 	if set["epsilon"] {
@@ -243,91 +163,49 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	out, err := pipeline.AnswerTrials(ctx, progress.New(stderr, !*quiet && isTerminal(stderr)), pipeline.TrialsQuestion{Trials: trials, Delta: delta, Confidence: conf,
 		Strategy: strat, Claim: claimed, Factor: factor, Power: power})
+	return answer(stdout, out, *asJSON, err)
+}
+
+// The combinations of plan's flags each question accepts, checked in this order (cliflag.Check).
+var (
+	planSpecRules = []cliflag.Rule{
+		cliflag.Refuse("--%s comes from the spec with --spec (the spec's claim and confidence are planned)", "delta", "epsilon", "strategy", "confidence")}
+	planRanksRules = []cliflag.Rule{
+		cliflag.Refuse("--%s does not apply to --models (the rank test: its retrains are --retrains, its power 80 %%)", "trials", "strategy", "power", "shards", "calibrate", "workers", "controls"),
+		cliflag.Require("--retrains needs --models (how many unlearned models are ranked)", "models"),
+		cliflag.Require("--models needs --epsilon (the claimed ε)", "epsilon"),
+		cliflag.Require("--models needs --delta", "delta")}
+	planTableRules = []cliflag.Rule{
+		cliflag.Refuse("--%s does not apply to --table (split game, 80 %% power, a Markdown table)", "trials", "strategy", "power", "json", "shards", "calibrate", "workers", "controls"),
+		cliflag.Require("--table needs --epsilon and --delta (the claim the counts are asked of)", "epsilon", "delta")}
+	planTrialsRules = []cliflag.Rule{
+		cliflag.Refuse("--%s plans a spec's run: it needs --spec", "shards", "calibrate", "workers", "controls"),
+		cliflag.Refuse("--%s asks about the power against a claim: it needs --epsilon (the claimed ε)", "power-against", "power").Unless("epsilon"),
+		cliflag.Require("--trials is required", "trials"),
+		cliflag.Require("--delta is required", "delta")}
+)
+
+// answer prints a question's answer: one JSON object with --json, else its text.
+func answer(w io.Writer, out interface{ WriteText(io.Writer) }, asJSON bool, err error) error {
 	if err != nil {
-		return usageError{err}
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(out)
-	}
-	out.WriteText(stdout)
-	return nil
-}
-
-// planTable answers audit plan --table: for each count of models per side, what the split
-// game at the claim's δ and confidence can and cannot show — the figures a report's first
-// line gives at that count (checks.PowerOf, epsilon.TrialsToDetect) — as a Markdown table.
-func planTable(ctx context.Context, set map[string]bool, list string, claim, delta, conf, factor float64, stdout io.Writer) error {
-	for _, f := range []string{"trials", "strategy", "power", "json", "shards", "calibrate", "workers", "controls"} {
-		if set[f] {
-			return usagef("plan: --%s does not apply to --table (split game, 80 %% power, a Markdown table)", f)
-		}
-	}
-	if !set["epsilon"] || !set["delta"] {
-		return usagef("plan: --table needs --epsilon and --delta (the claim the counts are asked of)")
-	}
-	if !set["power-against"] {
-		factor = verdict.DefaultPowerAgainst
-	}
-	var counts []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < checks.MinEmpiricalTrials || n > trialspkg.MaxTrials {
-			return usagef("plan: --table %s: %s: want counts of models per side in [%d, %d], comma-separated", list, clip.Quote(f), checks.MinEmpiricalTrials, trialspkg.MaxTrials)
-		}
-		counts = append(counts, n)
-	}
-	if err := pipeline.WritePlanTable(ctx, stdout, counts, claim, delta, conf, factor); err != nil {
-		if err == ctx.Err() { // interrupted before any row: as is
-			return err
-		}
-		return usageError{err}
-	}
-	return nil
-}
-
-// planRanks answers audit plan --models: the retrains k models need to be able to show
-// the claim violated by their rank (checks.PlanRanks, as a report's rank finding says), and
-// with --retrains what that count supports.
-func planRanks(ctx context.Context, set map[string]bool, models, retrains int, claim, delta, conf, factor float64, asJSON bool, stdout io.Writer) error {
-	for _, f := range []string{"trials", "strategy", "power", "shards", "calibrate", "workers", "controls"} {
-		if set[f] {
-			return usagef("plan: --%s does not apply to --models (the rank test: its retrains are --retrains, its power 80 %%)", f)
-		}
-	}
-	if err := requireFlags(set, "plan", "models", "--retrains needs --models (how many unlearned models are ranked)",
-		"epsilon", "--models needs --epsilon (the claimed ε)", "delta", "--models needs --delta"); err != nil {
 		return err
 	}
-	if !set["power-against"] {
-		factor = verdict.DefaultPowerAgainst
-	}
-	out, err := pipeline.AnswerRanks(ctx, models, retrains, claim, delta, conf, factor)
-	if err != nil {
-		return usageError{err}
-	}
 	if asJSON {
-		return json.NewEncoder(stdout).Encode(out)
+		return json.NewEncoder(w).Encode(out)
 	}
-	out.WriteText(stdout)
+	out.WriteText(w)
 	return nil
 }
 
-// interruptible is wait.For: f's result, or ctx's error as soon as ctx ends.
-func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	return wait.For(ctx, f)
-}
-
-// requireFlags is the usage error of a command missing flags it needs: pairs of a flag's
-// name and the message saying why, every missing one reported at once.
+// requireFlags is the error of a command missing flags it needs: pairs of a flag's name
+// and the message saying why, every missing one reported at once (cliflag.Require).
 func requireFlags(set map[string]bool, cmd string, pairs ...string) error {
-	var missing []error
+	var rules []cliflag.Rule
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if !set[pairs[i]] {
-			missing = append(missing, errors.New(pairs[i+1]))
-		}
+		rules = append(rules, cliflag.Require(pairs[i+1], pairs[i]))
 	}
-	if len(missing) > 0 {
-		return usageError{fmt.Errorf("%s: %w", cmd, errors.Join(missing...))}
+	if err := cliflag.Check(set, rules...); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -34,20 +33,9 @@ func (e evidenceFlags) file() string { return evidence.KeyFile(e.keyFile, getenv
 
 // load reads the keys before any work; an unreadable or unfit key is bad input.
 func (e evidenceFlags) load(command string) (*evidence.Key, ed25519.PrivateKey, error) {
-	var (
-		key    *evidence.Key
-		signer ed25519.PrivateKey
-		err    error
-	)
-	if f := e.file(); f != "" {
-		if key, err = evidence.LoadKey(f); err != nil {
-			return nil, nil, usagef("%s: %v", command, err)
-		}
-	}
-	if e.signFile != "" {
-		if signer, err = evidence.LoadSigningKey(e.signFile); err != nil {
-			return nil, nil, usagef("%s: --sign-key: %v", command, err)
-		}
+	key, signer, err := evidence.LoadKeys(e.file(), e.signFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", command, err)
 	}
 	return key, signer, nil
 }
@@ -63,13 +51,6 @@ func (e evidenceFlags) args() []string {
 	}
 	return out
 }
-
-// maxEnvelopeBytes bounds the DSSE envelope check-report reads: the report it carries
-// (at most reports.MaxJSONBytes) in base64, with room for the signatures.
-const maxEnvelopeBytes = reports.MaxJSONBytes/3*4 + 1<<20
-
-// maxPublicKeyBytes bounds a public key file: a PEM of a few lines.
-const maxPublicKeyBytes = 1 << 16
 
 // runCheckReport verifies a signed report: exit 0 when the signature holds (and the
 // report given is the one signed), 1 when it does not, 2 when the input cannot be read.
@@ -96,34 +77,16 @@ Flags:`)
 	if keyPath == "" || len(files) < 1 || len(files) > 2 {
 		return usagef("check-report: want --key PUB.pem, the envelope and optionally the report (audit check-report --key PUB.pem report.json.dsse report.json)")
 	}
-	pubPEM, err := regular.ReadFile(keyPath, maxPublicKeyBytes)
-	if err != nil {
-		return usagef("check-report: --key: %v", err)
-	}
-	pub, err := evidence.ParsePublicKey(pubPEM)
-	if err != nil {
-		return usagef("check-report: --key %s: %v", keyPath, err)
-	}
-	env, err := regular.ReadFile(files[0], maxEnvelopeBytes)
-	if err != nil {
-		return usagef("check-report: %v", err)
-	}
-	var report []byte
-	if len(files) == 2 {
-		if report, err = regular.ReadFile(files[1], reports.MaxJSONBytes); err != nil {
-			return usagef("check-report: %v", err)
-		}
-	}
-	c, err := reports.CheckSigned(env, pub, report)
+	c, err := reports.CheckSignedFiles(keyPath, files[0], files[1:]...)
 	if errors.Is(err, reports.ErrSignature) {
-		fmt.Fprintf(stdout, "NOT VERIFIED: %s: %v\n", files[0], err)
+		fmt.Fprintf(stdout, "NOT VERIFIED: %v\n", err)
 		return checkFailed{}
 	}
 	if err != nil {
-		return usagef("check-report: %s: %v", files[0], err)
+		return fmt.Errorf("check-report: %w", err)
 	}
 	what := "its payload"
-	if report != nil {
+	if len(files) == 2 {
 		what = files[1] + ", byte for byte"
 	}
 	fmt.Fprintf(stdout, "verified: %s is signed by the key %s (Ed25519, id %s) and holds %s: a report of audit %s, seed %d, overall %s\n",

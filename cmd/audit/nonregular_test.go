@@ -166,7 +166,7 @@ func TestOversizedReportsRefused(t *testing.T) {
 	}
 	pub := matches[0]
 	rep := sparse("report.json", reports.MaxJSONBytes+1)
-	env := sparse("report.json.dsse", maxEnvelopeBytes+1)
+	env := sparse("report.json.dsse", reports.MaxEnvelopeBytes+1)
 	small := smallReport(t, t.TempDir())
 	for _, c := range []struct {
 		name  string

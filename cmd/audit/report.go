@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 
-	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
-
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
-	"github.com/unlearnaudit/unlearnaudit/internal/regular"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // runReport re-renders a finished audit's report.json: the JSON is the source of truth,
@@ -33,39 +28,5 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if in == "" {
-		return usagef("report: --in is required")
-	}
-	if date != "" { // checked before the file is read; SOURCE_DATE_EPOCH is the audit's, not the rendering's
-		d, err := reports.ParseDate(date)
-		if err != nil {
-			return usagef("report: --date: %v", err)
-		}
-		date = d
-	}
-	if cliflag.Set(fs)["out"] { // --out= is refused, not taken for standard output
-		if err := outdir.CheckOut("--out", out, outdir.Input{Flag: "--in", Path: in}); err != nil {
-			return usagef("report: %v", err)
-		}
-	}
-	b, err := regular.ReadFile(in, reports.MaxJSONBytes)
-	if err != nil {
-		return usageError{fmt.Errorf("report: --in: %w", err)}
-	}
-	rep, err := reports.ReadJSON(bytes.NewReader(b), in)
-	if err != nil {
-		return usageError{fmt.Errorf("report: %w", err)}
-	}
-	if date != "" {
-		rep.Date = date
-	}
-	body, err := rep.Render(format)
-	if err != nil {
-		return err
-	}
-	if out == "" {
-		_, err := stdout.Write(body)
-		return err
-	}
-	return atomicfile.WriteFileAtomic(out, body)
+	return pipeline.Rerender(in, format, date, cliflag.IfGiven(cliflag.Set(fs), "out", &out), stdout)
 }

@@ -8,29 +8,16 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
-	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // reproduceUsage lists every registered method's experiments.
 func reproduceUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: audit reproduce <experiment> [flags]\n\nExperiments:\n")
-	width := 0
-	for _, e := range audit.AllExperiments() {
-		width = max(width, len(e.Name))
-	}
-	// one column for the names, the summaries re-flowed beside it
-	for _, e := range audit.AllExperiments() {
-		for i, l := range reports.Wrap(strings.Join(strings.Fields(e.Summary), " "), 92-width) {
-			name := ""
-			if i == 0 {
-				name = e.Name
-			}
-			fmt.Fprintf(&b, "  %-*s  %s\n", width, name, l)
-		}
-	}
+	pipeline.WriteExperiments(&b)
 	b.WriteString("\nRun \"audit reproduce <experiment> -h\" for its flags.\n")
 	return b.String()
 }
@@ -79,21 +66,9 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer d.Close()
-	// the files every experiment writes, refused before it runs if they are not the tool's
-	if err := d.Claim(e.Name+".json", e.Name+".md"); err != nil {
-		return outErr(command, err)
-	}
-	rep, err := e.Run(ctx, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, eargs)
+	res, err := pipeline.Reproduce(ctx, e, eargs, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, d, date)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", command, err)}
-	}
-	rep.Date = date // the experiment returns values: dated and rendered here
-	res, err := rep.Render(*out)
-	if err != nil {
-		return fmt.Errorf("%s: %w", command, err)
-	}
-	if err := d.WriteFiles(res.Files); err != nil {
-		return outErr(command, err)
+		return outErr(command, err) // the folder's refusals with the way out, else "reproduce NAME: …"
 	}
 	if *asJSON {
 		if _, err := stdout.Write(res.JSON); err != nil {

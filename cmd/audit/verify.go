@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,39 +13,39 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
-	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 )
 
 // runVerify audits models trained elsewhere (verify.VerifySamples) and writes a report.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var specPath, unlearnedPath, retrainedPath, out string
+	var (
+		in  pipeline.VerifyInputs
+		out string
+	)
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&specPath, "spec", "", "the audit spec: the claim, confidence, power target and seed (default: none; --epsilon and --delta give the claim, and without one verify measures)")
-	var claimEps, claimDelta float64
+	fs.StringVar(&in.SpecPath, "spec", "", "the audit spec: the claim, confidence, power target and seed (default: none; --epsilon and --delta give the claim, and without one verify measures)")
+	var claimEps, claimDelta float64 // pointed to when given (pipeline.SpecSettings)
 	audit.Var(fs, &claimEps, audit.Param{Name: "epsilon", Usage: "the claimed ε, with --delta (over the spec's claim.epsilon); without a claim verify measures what the models show and gives no verdict", Kind: audit.Number, Range: audit.EpsilonParam.Range})
 	audit.Var(fs, &claimDelta, audit.Param{Name: "delta", Usage: "the claimed δ (over the spec's claim.delta); alone, without a claim, the δ a measurement bounds ε at (default 1e-6)", Kind: audit.Number, Range: audit.DeltaParam.Range})
 	name := fs.String("name", "", "the audited subject's name in the report (default: the spec's method name, else \"unnamed method\")")
-	fs.StringVar(&unlearnedPath, "unlearned", "", "unlearned models: a folder of model files (.npy, .npz, .safetensors, .pt, .pth, .csv) or one matrix, a model a row (required)")
-	fs.StringVar(&retrainedPath, "retrained", "", "models retrained without the deleted records, as --unlearned (default: the toolkit retrains them by the spec's recipe)")
-	var workers int
-	audit.Var(fs, &workers, audit.WorkersParam)
-	var in pipeline.VerifyInputs
+	fs.StringVar(&in.Unlearned, "unlearned", "", "unlearned models: a folder of model files (.npy, .npz, .safetensors, .pt, .pth, .csv) or one matrix, a model a row (required)")
+	fs.StringVar(&in.Retrained, "retrained", "", "models retrained without the deleted records, as --unlearned (default: the toolkit retrains them by the spec's recipe)")
+	audit.Var(fs, &in.Workers, audit.WorkersParam)
 	audit.Var(fs, &in.MaxValues, pipeline.MaxValuesParam)
 	fs.StringVar(&out, "out", "audit-report", "directory for report.json and the other formats (default: the spec's outputs.dir, else audit-report)")
 	formats := fs.String("formats", "", formatsUsage+" (default: the spec's outputs.formats)")
 	asJSON := fs.Bool("json", false, "print the report's JSON on stdout instead of the summary table")
-	oneRun := fs.String("one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
-	references := fs.String("references", "", "with --scores: reference models' scores on the same records and their IN/OUT masks, an .npz with arrays \"in\" (1: the reference trained on the record, for U-LiRA trained on it and then unlearned it; 0: not) and \"scores\": their U-LiRA aggregate joins the game's statistics")
-	holdout := fs.String("holdout", "", "with --scores: the same models' scores on held-out records never trained on (models × records, the models in --unlearned's order): the first unlearned model's membership of the deleted records against them (AUC, TPR at FPR 0.1 % and 1 %, ROC, per-record plot), a measurement that never decides")
+	fs.StringVar(&in.OneRun, "one-run", "", "a canary plan from audit canaries: --unlearned holds every canary's score under the one published model, in plan order (the spec's \"scores\" says loss or confidence)")
+	fs.StringVar(&in.References, "references", "", "with --scores: reference models' scores on the same records and their IN/OUT masks, an .npz with arrays \"in\" (1: the reference trained on the record, for U-LiRA trained on it and then unlearned it; 0: not) and \"scores\": their U-LiRA aggregate joins the game's statistics")
+	fs.StringVar(&in.Holdout, "holdout", "", "with --scores: the same models' scores on held-out records never trained on (models × records, the models in --unlearned's order): the first unlearned model's membership of the deleted records against them (AUC, TPR at FPR 0.1 % and 1 %, ROC, per-record plot), a measurement that never decides")
 	var force bool
 	forceFlag(fs, &force)
 	tensor := fs.String("tensor", "", "the tensors of each model file to audit, one name or a comma-separated list read in the order given (.npz, .safetensors, .pt, .pth; default: every floating-point tensor, in name order)")
 	var date string
 	dateFlag(fs, &date)
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (it is shown only when stderr is a terminal)")
-	scores := fs.Bool("scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
+	fs.BoolVar(&in.Scores, "scores", false, "--unlearned and --retrained are per-example scores (a matrix of models × examples: losses, logits or confidences), the route for deep models")
 	fs.StringVar(&in.PrenoiseUnlearned, "prenoise-unlearned", "", "with a spec that declares \"noise\" (Δ and σ): the unlearned models' parameters before the noise, as --unlearned and in its order; --unlearned holds the published ones")
 	fs.StringVar(&in.PrenoiseRetrained, "prenoise-retrained", "", "with --prenoise-unlearned: the retrained models' parameters before the noise, row i the retrain the proof couples with unlearned model i")
 	fs.StringVar(&in.Utility, "utility", "", "an .npz of per-record values on the forget, retain and test sets, arrays named SIDE_SET_loss or SIDE_SET_correct (SIDE unlearned or retrained, SET forget, retain or test; models × records, the models in --unlearned's and --retrained's order; correct is 1 or 0): the report gives both sides' loss and accuracy, a measurement with no verdict")
@@ -61,63 +60,36 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	bar := progress.New(stderr, !*quiet && isTerminal(stderr)) // the long phases' progress
-	var tensors []string
+	var err error
 	if *tensor != "" {
-		var err error
-		if tensors, err = artifact.ParseTensorNames(*tensor); err != nil {
-			return usageError{fmt.Errorf("verify: --tensor %w", err)}
+		if in.Tensors, err = artifact.ParseTensorNames(*tensor); err != nil {
+			return fmt.Errorf("verify: --tensor %w", err)
 		}
 	}
-	date, err := auditDate("verify", date)
-	if err != nil {
+	if in.Date, err = auditDate("verify", date); err != nil {
 		return err
 	}
-	s := spec.DefaultSpec()
-	if specPath != "" {
-		if s, err = loadSpec("verify", specPath); err != nil {
+	if in.Spec = spec.DefaultSpec(); in.SpecPath != "" {
+		if in.Spec, err = loadSpec("verify", in.SpecPath); err != nil {
 			return err
 		}
 	}
 	set := cliflag.Set(fs)
-	var eps, delta *float64
-	if set["epsilon"] {
-		eps = &claimEps
+	claim := pipeline.SpecSettings{Epsilon: cliflag.IfGiven(set, "epsilon", &claimEps), Delta: cliflag.IfGiven(set, "delta", &claimDelta),
+		Name: cliflag.IfGiven(set, "name", name), RankP: cliflag.IfGiven(set, "rank-p", &rankP)}
+	if err := claim.ApplyTo(in.Spec, in.SpecPath); err != nil {
+		return err
 	}
-	if set["delta"] {
-		delta = &claimDelta
-	}
-	if err := s.SetClaim(specPath, eps, delta); err != nil {
-		var se *audit.SpecError
-		if errors.As(err, &se) {
-			return usageError{err}
-		}
-		return usageError{fmt.Errorf("verify: %w", err)}
-	}
-	if set["name"] {
-		if err := s.SetName(*name); err != nil {
-			return usageError{fmt.Errorf("verify: %w", err)}
-		}
-	}
-	if cliflag.Set(fs)["rank-p"] {
-		s.RandomisedRank, _ = spec.ParseRankP(rankP) // one of the choices the flag accepts
-	}
-	in.Spec, in.SpecPath, in.Unlearned, in.Retrained, in.Scores = s, specPath, unlearnedPath, retrainedPath, *scores
-	in.References, in.Holdout, in.OneRun, in.Tensors, in.Workers = *references, *holdout, *oneRun, tensors, workers
-	in.CommandLine, in.Version, in.Date, in.Progress = resultFlags(fs), version, date, bar
+	in.CommandLine, in.Version, in.Progress = resultFlags(fs), version, progress.New(stderr, !*quiet && isTerminal(stderr))
 	if err := in.Check(); err != nil {
-		return usageError{err}
+		return err
 	}
-	specOutputs(cliflag.Set(fs), s, &out, formats)
+	specOutputs(set, in.Spec, &out, formats)
 	outFormats, err := pipeline.Formats(*formats) // refused before any work
 	if err != nil {
 		return err
 	}
-	read := []outdir.Input{{Flag: "--spec", Path: specPath}, {Flag: "--unlearned", Path: unlearnedPath}, {Flag: "--retrained", Path: retrainedPath},
-		{Flag: "--references", Path: *references}, {Flag: "--holdout", Path: *holdout}, {Flag: "--one-run", Path: *oneRun},
-		{Flag: "--prenoise-unlearned", Path: in.PrenoiseUnlearned}, {Flag: "--prenoise-retrained", Path: in.PrenoiseRetrained}, {Flag: "--utility", Path: in.Utility},
-		{Flag: "data.file", Path: s.Data.File}, {Flag: "data.labels", Path: s.Data.Labels}}
-	if err := checkOut("verify", out, reportNames(), read...); err != nil {
+	if err := checkOut("verify", out, reportNames(), in.Inputs()...); err != nil {
 		return err
 	}
 	od, err := openOut("verify", out, force)
@@ -132,10 +104,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep, err := pipeline.Verify(ctx, in)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return err
-		}
-		return usageError{err}
+		return err
 	}
 	if err := pipeline.WriteReport(od, rep, outFormats, nil); err != nil {
 		return outErr("verify", err)
@@ -146,7 +115,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !*asJSON {
 		pipeline.WriteUtility(stdout, rep)
 	}
-	if !s.Claimed {
+	if !in.Spec.Claimed {
 		return nil // a measurement has no verdict: exit 0
 	}
 	return verdictErr(verdict.Verdict(rep.Summary.Verdict))

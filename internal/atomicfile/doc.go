@@ -10,4 +10,7 @@
 //	err := atomicfile.WriteFileAtomic("out/report.json", body)
 //
 // A [Folder] is a folder that writes through it by name, following no link: outdir.Dir.
+//
+// WriteNew is the other kind of write: a record that must never change once made (a
+// canary plan) goes to a new file, never over one, and a failed write leaves none.
 package atomicfile

@@ -18,5 +18,15 @@
 //
 // An alias shares its flag's value: Canonical maps a name as given to the flag it sets,
 // so a report's command line records `--power-against=3` however it was spelled, and
-// Conflicts refuses a command line that sets one flag under two names.
+// Conflicts refuses a command line that sets one flag under two names. IfGiven points at a
+// flag's value only when it was given, for a setting that overrides another's.
+//
+// Which flags go together is declared as Rules and checked by one call, in the order
+// listed: Refuse names flags that do not apply (with Unless, not without another),
+// Require flags that must be given, and adjacent missing flags are reported at once:
+//
+//	err := cliflag.Check(cliflag.Set(fs),
+//		cliflag.Refuse("--%s does not apply to --table", "trials", "json"),
+//		cliflag.Refuse("--%s needs --epsilon", "power").Unless("epsilon"),
+//		cliflag.Require("--delta is required", "delta"))
 package cliflag

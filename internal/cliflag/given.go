@@ -33,3 +33,12 @@ func Given(fs *flag.FlagSet, leftOut ...string) []string {
 	}
 	return out
 }
+
+// IfGiven is p when the flag name was given (in Set's map), else nil: a setting that
+// overrides another (a spec's) only when the command line states it.
+func IfGiven[T any](set map[string]bool, name string, p *T) *T {
+	if set[name] {
+		return p
+	}
+	return nil
+}

@@ -24,3 +24,15 @@ func TestSetAndGiven(t *testing.T) {
 		t.Errorf("Given = %q, want %q", got, want)
 	}
 }
+
+// IfGiven points at the value of a flag given and is nil for one not given.
+func TestIfGiven(t *testing.T) {
+	eps := 2.0
+	set := map[string]bool{"epsilon": true}
+	if p := IfGiven(set, "epsilon", &eps); p != &eps {
+		t.Errorf("IfGiven(given) = %v, want the value's pointer", p)
+	}
+	if p := IfGiven(set, "delta", &eps); p != nil {
+		t.Errorf("IfGiven(not given) = %v, want nil", p)
+	}
+}
