@@ -19,7 +19,7 @@ func runBounds(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintf(stderr, "usage: audit bounds %s [flags]   (run \"audit bounds METHOD -h\" for the flags)\n", methodNames())
 		if len(args) == 0 {
-			return usagef("bounds: name a method (%s)", strings.ReplaceAll(methodNames(), "|", ", "))
+			return fmt.Errorf("bounds: name a method (%s)", strings.ReplaceAll(methodNames(), "|", ", "))
 		}
 		return flag.ErrHelp
 	}
@@ -39,7 +39,7 @@ func runBounds(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rows, err := b.Certify(ctx, *variant, margs)
 	if err != nil {
-		return usageError{fmt.Errorf("bounds %s: %w", m.Name(), err)}
+		return fmt.Errorf("bounds %s: %w", m.Name(), err)
 	}
 	return reports.WriteCertificate(stdout, rows, *asJSON)
 }

@@ -29,14 +29,14 @@ func runCanaries(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !cliflag.Set(fs)["seed"] {
-		return usagef("canaries: --seed is required: the plan is drawn from it, and verify checks the plan against it")
+		return fmt.Errorf("canaries: --seed is required: the plan is drawn from it, and verify checks the plan against it")
 	}
 	if err := outdir.CheckOut("--out", *out); err != nil {
-		return usagef("canaries: %v", err)
+		return fmt.Errorf("canaries: %v", err)
 	}
 	p, err := canary.NewCanaryPlan(*seed, *m)
 	if err != nil {
-		return usagef("canaries: --canaries: %v", err)
+		return fmt.Errorf("canaries: --canaries: %v", err)
 	}
 	if err := canary.WritePlan(*out, p); err != nil {
 		if errors.As(err, new(*atomicfile.NotCreatedError)) {

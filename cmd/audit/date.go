@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -22,7 +23,7 @@ var now = time.Now
 func auditDate(command, flagValue string) (string, error) {
 	d, err := reports.AuditDate("--date", flagValue, getenv, now)
 	if err != nil {
-		return "", usagef("%s: %v", command, err)
+		return "", fmt.Errorf("%s: %v", command, err)
 	}
 	return d, nil
 }

@@ -80,11 +80,11 @@ Examples:
 	set := cliflag.Set(fs)
 	c.VariantsGiven = set["variants"]
 	if set["one-run-max"] && !c.oneRun {
-		return usagef("demo: --one-run-max applies to --one-run only; add --one-run, or drop it")
+		return fmt.Errorf("demo: --one-run-max applies to --one-run only; add --one-run, or drop it")
 	}
 	if c.oneRun {
 		if c.keys.keyFile != "" || c.keys.signFile != "" {
-			return usagef("demo: --one-run keeps no trials and signs no report: --evidence-key and --sign-key do not apply")
+			return fmt.Errorf("demo: --one-run keeps no trials and signs no report: --evidence-key and --sign-key do not apply")
 		}
 		return runOneRunDemo(ctx, c, stdout, stderr)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 )
 
 // What a run does to the report of an earlier run in its folder, as the README says: a
@@ -57,7 +59,7 @@ func TestEarlierReportKeptOrRemoved(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, ckpts[0]) {
 		t.Fatalf("the damaged checkpoint: exit %d, want 2 naming it: %s", code, stderr)
 	}
-	for _, f := range reportNames() {
+	for _, f := range pipeline.ReportNames() {
 		if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
 			t.Errorf("the run that started and failed left the earlier %s (%v)", f, err)
 		}

@@ -72,8 +72,8 @@ func runEpsilon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := requireFlags(cliflag.Set(fs), "epsilon", "delta", "--delta is required"); err != nil {
-		return err
+	if err := cliflag.Check(cliflag.Set(fs), cliflag.Require("--delta is required", "delta")); err != nil {
+		return fmt.Errorf("epsilon: %w", err)
 	}
 	out, err := pipeline.EpsilonFiles(ctx, pipeline.EpsilonQuestion{A: *aPath, B: *bPath, Strategy: strategy, Game: epsilon.Game{Delta: delta, Confidence: conf}})
 	return answer(stdout, out, *asJSON, err)
@@ -122,7 +122,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("plan: %w", err)
 		}
 		if budget <= 0 || budget > 24*time.Hour {
-			return usagef("plan: --calibrate %v: want a duration in (0, 24h]", budget)
+			return fmt.Errorf("plan: --calibrate %v: want a duration in (0, 24h]", budget)
 		}
 		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), fmt.Sprintf("--controls=%t", *controls), fmt.Sprintf("--quiet=%t", *quiet)}
 		if set["trials"] {
@@ -194,18 +194,5 @@ func answer(w io.Writer, out interface{ WriteText(io.Writer) }, asJSON bool, err
 		return json.NewEncoder(w).Encode(out)
 	}
 	out.WriteText(w)
-	return nil
-}
-
-// requireFlags is the error of a command missing flags it needs: pairs of a flag's name
-// and the message saying why, every missing one reported at once (cliflag.Require).
-func requireFlags(set map[string]bool, cmd string, pairs ...string) error {
-	var rules []cliflag.Rule
-	for i := 0; i+1 < len(pairs); i += 2 {
-		rules = append(rules, cliflag.Require(pairs[i+1], pairs[i]))
-	}
-	if err := cliflag.Check(set, rules...); err != nil {
-		return fmt.Errorf("%s: %w", cmd, err)
-	}
 	return nil
 }

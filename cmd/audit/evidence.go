@@ -75,7 +75,7 @@ Flags:`)
 		return err
 	}
 	if keyPath == "" || len(files) < 1 || len(files) > 2 {
-		return usagef("check-report: want --key PUB.pem, the envelope and optionally the report (audit check-report --key PUB.pem report.json.dsse report.json)")
+		return fmt.Errorf("check-report: want --key PUB.pem, the envelope and optionally the report (audit check-report --key PUB.pem report.json.dsse report.json)")
 	}
 	c, err := reports.CheckSignedFiles(keyPath, files[0], files[1:]...)
 	if errors.Is(err, reports.ErrSignature) {
@@ -124,10 +124,10 @@ Flags:`)
 		return err
 	}
 	if dir == "" {
-		return usagef("keygen: --out is required")
+		return fmt.Errorf("keygen: --out is required")
 	}
 	if err := evidence.WriteKeyFiles(dir, rand.Reader); err != nil {
-		return usagef("keygen: %w", err)
+		return fmt.Errorf("keygen: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (evidence key), %s (signing key) and %s (its public key)\nkeep the first two secret; export %s=%s\n",
 		pipeline.ShownPath(filepath.Join(dir, "evidence.key")), pipeline.ShownPath(filepath.Join(dir, "sign.key")), pipeline.ShownPath(filepath.Join(dir, "sign.pub")), evidence.KeyEnv, shell.Quote(absPath(filepath.Join(dir, "evidence.key"))))

@@ -84,14 +84,6 @@ func progName(arg0 string) string {
 	return arg0
 }
 
-// usageError is bad usage or bad input: exit 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
 // verdictError carries a non-passing overall verdict: exit 1 or 3.
 type verdictError struct{ verdict verdict.Verdict }
 
@@ -170,7 +162,7 @@ func usage() string {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
-		return usagef("no command given")
+		return fmt.Errorf("no command given")
 	}
 	switch args[0] {
 	case "demo":
@@ -201,7 +193,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReproduce(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version", "-V":
 		if len(args) > 1 { // refused, not ignored: `version --json` printed text
-			return usagef("%s takes no flags or arguments, got %s", args[0], clip.Quote(strings.Join(args[1:], " ")))
+			return fmt.Errorf("%s takes no flags or arguments, got %s", args[0], clip.Quote(strings.Join(args[1:], " ")))
 		}
 		fmt.Fprintln(stdout, "audit", buildinfo.Describe(version, buildinfo.Read()))
 		return nil
@@ -217,7 +209,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	fmt.Fprint(stderr, usage())
-	return usagef("unknown command %s", clip.Quote(args[0]))
+	return fmt.Errorf("unknown command %s", clip.Quote(args[0]))
 }
 
 // parseFlags parses a subcommand's flags, turning parse errors into usage errors (the
@@ -227,7 +219,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %s", fs.Name(), clip.Quote(fs.Arg(0)))
+		return fmt.Errorf("%s: unexpected argument %s", fs.Name(), clip.Quote(fs.Arg(0)))
 	}
 	return nil
 }
@@ -247,10 +239,10 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 			fs.Usage()
 			return err
 		}
-		return usagef("%s: %v (run \"%s %s -h\" for the flags)", fs.Name(), err, invokedAs, fs.Name())
+		return fmt.Errorf("%s: %v (run \"%s %s -h\" for the flags)", fs.Name(), err, invokedAs, fs.Name())
 	}
 	if err := cliflag.Conflicts(fs); err != nil {
-		return usagef("%s: %v", fs.Name(), err)
+		return fmt.Errorf("%s: %v", fs.Name(), err)
 	}
 	return nil
 }

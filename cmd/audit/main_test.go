@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -268,7 +269,7 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d", v, got, want)
 		}
 	}
-	if got := exitCode(usagef("x")); got != exitUsage {
+	if got := exitCode(errors.New("x")); got != exitUsage {
 		t.Errorf("usage error: exit %d", got)
 	}
 	var b bytes.Buffer

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
@@ -368,7 +369,7 @@ func TestFailedVerifyRemovesItsEarlierReport(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, bad) {
 		t.Fatalf("exit %d, %s; want 2 naming %s", code, stderr, bad)
 	}
-	for _, f := range reportNames() {
+	for _, f := range pipeline.ReportNames() {
 		if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
 			t.Errorf("the failed verify left the earlier %s (%v)", f, err)
 		}

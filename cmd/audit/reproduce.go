@@ -25,7 +25,7 @@ func reproduceUsage() string {
 func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, reproduceUsage())
-		return usagef("reproduce: name an experiment")
+		return fmt.Errorf("reproduce: name an experiment")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -35,7 +35,7 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	e, ok := audit.ExperimentNamed(args[0])
 	if !ok {
 		fmt.Fprint(stderr, reproduceUsage())
-		return usagef("reproduce: unknown experiment %s", clip.Quote(args[0]))
+		return fmt.Errorf("reproduce: unknown experiment %s", clip.Quote(args[0]))
 	}
 	fs := flag.NewFlagSet("reproduce "+e.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -58,17 +58,17 @@ func runReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := checkOut(command, *out, nil); err != nil {
+	if err := pipeline.CheckOut(command, *out, nil); err != nil {
 		return err
 	}
-	d, err := openOut(command, *out, force)
+	d, err := pipeline.OpenOut(command, *out, force)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	res, err := pipeline.Reproduce(ctx, e, eargs, audit.ExperimentEnv{Out: *out, Version: version, Progress: stderr}, d, date)
 	if err != nil {
-		return outErr(command, err) // the folder's refusals with the way out, else "reproduce NAME: …"
+		return pipeline.OutError(command, err) // the folder's refusals with the way out, else "reproduce NAME: …"
 	}
 	if *asJSON {
 		if _, err := stdout.Write(res.JSON); err != nil {

@@ -63,7 +63,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	}
 	c.CommandLine = resultFlags(fs)
 	if specPath == "" {
-		return usagef("run: --spec is required (run \"audit run -h\" for an example)")
+		return fmt.Errorf("run: --spec is required (run \"audit run -h\" for an example)")
 	}
 	var err error
 	if rp.fingerprint == "" && rp.plan == nil {
@@ -73,7 +73,7 @@ func runRunAs(ctx context.Context, args []string, stdout, stderr io.Writer, rp r
 	}
 	c.ReplayArgs, c.replay = replayArgs(fs), rp
 	if !c.Shard.Whole() && c.json {
-		return usagef("run: --json: a shard writes no report (audit merge does)")
+		return fmt.Errorf("run: --json: a shard writes no report (audit merge does)")
 	}
 	asked := "run" // the command the user typed, for the spec's errors
 	if rp.plan != nil {
@@ -94,13 +94,13 @@ func shardOf(flagValue string) (trials.Shard, string, error) {
 	if flagValue != "" {
 		sh, err := trials.ParseShard(flagValue)
 		if err != nil {
-			return trials.Shard{}, "", usagef("--shard: %v", err)
+			return trials.Shard{}, "", fmt.Errorf("--shard: %v", err)
 		}
 		return sh, "--shard", nil
 	}
 	sh, from, err := trials.ShardFromEnv(getenv)
 	if err != nil {
-		return trials.Shard{}, "", usagef("run: %v", err)
+		return trials.Shard{}, "", fmt.Errorf("run: %v", err)
 	}
 	return sh, from, nil
 }
@@ -117,13 +117,13 @@ func loadSpec(command, path string) (*spec.Spec, error) {
 	if err != nil {
 		var se *audit.SpecError
 		if errors.As(err, &se) {
-			return nil, usageError{err}
+			return nil, err
 		}
-		return nil, usageError{fmt.Errorf("%s: %w", command, err)}
+		return nil, fmt.Errorf("%s: %w", command, err)
 	}
 	if command != "verify" { // verify audits a user's own method on its saved models
 		if err := s.RequireMethod(path); err != nil {
-			return nil, usageError{err}
+			return nil, err
 		}
 	}
 	return s, nil

@@ -70,7 +70,7 @@ Flags:`)
 		return err
 	}
 	if len(dirs) == 0 {
-		return usagef("merge: no shard folders given (audit merge DIR... --out OUT)")
+		return fmt.Errorf("merge: no shard folders given (audit merge DIR... --out OUT)")
 	}
 	if _, err := auditDate("merge", ms.Date); err != nil { // refused before the shards are read
 		return err

@@ -89,25 +89,25 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := checkOut("verify", out, reportNames(), in.Inputs()...); err != nil {
+	if err := pipeline.CheckOut("verify", out, pipeline.ReportNames(), in.Inputs()...); err != nil {
 		return err
 	}
-	od, err := openOut("verify", out, force)
+	od, err := pipeline.OpenOut("verify", out, force)
 	if err != nil {
 		return err
 	}
 	defer od.Close()
 	// the previous report goes when this run starts: a failed verify leaves none that
 	// looks like its result
-	if err := od.Remove(reportNames()...); err != nil {
-		return outErr("verify", err)
+	if err := od.Remove(pipeline.ReportNames()...); err != nil {
+		return pipeline.OutError("verify", err)
 	}
 	rep, err := pipeline.Verify(ctx, in)
 	if err != nil {
 		return err
 	}
 	if err := pipeline.WriteReport(od, rep, outFormats, nil); err != nil {
-		return outErr("verify", err)
+		return pipeline.OutError("verify", err)
 	}
 	if err := pipeline.Emit(stdout, rep, out, outFormats, *asJSON); err != nil {
 		return err
