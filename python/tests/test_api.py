@@ -69,13 +69,12 @@ class Results(Scratch):
         self.assertIn("FAIL", r.html)
         self.assertTrue(r._repr_html_().startswith("<iframe"))
 
-    def test_out_keeps_inputs_and_report(self):
+    def test_out_is_the_report_folder(self):
         out = self.tmp / "kept"
-        r = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE, formats=(), out=out)
-        self.assertEqual((out / "report" / "report.json").read_bytes(), r.json)
-        np.testing.assert_array_equal(np.load(out / "unlearned.npy"), FAKE_U)
-        with self.assertRaisesRegex(FileExistsError, "^out: "):
-            ua.verify(FAKE_U, FAKE_R, scores=True, out=out)
+        r = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE, out=out)
+        self.assertEqual((out / "report.json").read_bytes(), r.json)
+        self.assertEqual((out / "report.html").read_text(encoding="utf-8"), r.html)
+        self.assertEqual([i.path for i in r.inputs], ["unlearned.npy", "retrained.npy"])
 
     @unittest.skipUnless(os.name == "posix", "the progress line is relayed through a pseudo-terminal")
     def test_progress_is_shown_and_changes_nothing(self):

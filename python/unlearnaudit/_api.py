@@ -37,25 +37,14 @@ def _number(v: float) -> str:
 
 
 class _Workdir:
-    """The folder the inputs are written to and the binary runs in: a temporary one,
-    removed afterwards, or ``out`` (created, kept)."""
-
-    def __init__(self, out: Optional[PathArg]):
-        self.keep = out is not None
-        if out is not None:
-            self.path = Path(out).resolve()
-            if self.path.exists() and any(self.path.iterdir()):
-                raise FileExistsError(f"out: {self.path} exists and is not empty; give a new folder")
-            self.path.mkdir(parents=True, exist_ok=True)
-        else:
-            self.path = Path(tempfile.mkdtemp(prefix="unlearnaudit-"))
+    """A temporary folder the inputs are written to and the binary runs in, removed afterwards."""
 
     def __enter__(self) -> Path:
+        self.path = Path(tempfile.mkdtemp(prefix="unlearnaudit-"))
         return self.path
 
     def __exit__(self, *exc: Any) -> None:
-        if not self.keep:
-            shutil.rmtree(self.path, ignore_errors=True)
+        shutil.rmtree(self.path, ignore_errors=True)
 
 
 def verify(
@@ -125,7 +114,10 @@ def verify(
     args : sequence of str
         Further flags of ``audit verify`` (``["--rank-p", "randomised"]``).
     out : path, optional
-        Keep the inputs and the report in this new folder (default: a temporary folder, removed).
+        The folder the report files are written to, as the binary's ``--out`` (default: none
+        kept; ``Report.json`` holds report.json's bytes). The inputs are written to a temporary
+        folder, removed afterwards, and the binary runs there: the report names them by their
+        names in it (unlearned.npy, retrained.npy, spec.json, …), or by the paths given.
     progress : bool or callable, optional
         The binary's progress line: None shows it on a terminal or in a notebook, True always,
         False never, a callable receives each redraw.
@@ -152,7 +144,7 @@ def verify(
     if epsilon is not None and delta is None:
         raise ValueError("delta: required with epsilon (the claim is (ε, δ))")
     dl = _inputs.deletes_list(deletes)
-    with _Workdir(out) as wd:
+    with _Workdir() as wd:
         argv: List[str] = ["verify"]
         needs_spec = dl is not None or score_kind != "loss"
         if spec is not None:
@@ -217,9 +209,9 @@ def verify(
         if formats:
             argv += ["--formats", _inputs.flag_list(formats)]
         argv += [str(a) for a in args]
-        argv += ["--out", "report"]
+        rep = Path(out).resolve() if out is not None else wd / "report"
+        argv += ["--out", str(rep)]
         done = run(argv, cwd=wd, progress=progress, audit=audit, ok=(EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE))
-        rep = wd / "report"
         html = (rep / "report.html").read_text(encoding="utf-8") if (rep / "report.html").exists() else None
         md = (rep / "report.md").read_text(encoding="utf-8") if (rep / "report.md").exists() else ""
         return Report.from_json((rep / "report.json").read_bytes(), exit_code=done.returncode, html=html, markdown=md,
