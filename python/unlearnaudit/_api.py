@@ -233,7 +233,7 @@ def measure(unlearned: Any, retrained: Any = None, *, delta: float = 1e-6, **kwa
     return verify(unlearned, retrained, delta=delta, **kwargs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Plan:
     """``audit plan``'s answer: ``data`` its JSON object (with ``supports``, the sentence
     every report's finding opens with), or ``text`` the Markdown table (``table=``)."""
@@ -252,6 +252,9 @@ class Plan:
 
     def _repr_markdown_(self) -> str:
         return self.text or self.supports
+
+    def __repr__(self) -> str:
+        return self.text or f"<Plan: {self.supports}>"
 
 
 def plan(

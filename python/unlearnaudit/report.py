@@ -184,7 +184,7 @@ class Summary:
     reported: Optional[dict]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Report:
     """An audit's report.json, typed; a FAIL is a result, not an exception.
 
@@ -295,6 +295,10 @@ class Report:
 
     def __str__(self) -> str:
         return self.text or f"overall: {self.verdict}"
+
+    def __repr__(self) -> str:
+        subjects = ", ".join(f"{s.name} {s.verdict}" for s in self.subjects)
+        return f"<Report {self.command} {self.verdict}: {subjects}; exit {self.exit_code}>"
 
     def _repr_html_(self) -> str:
         """Jupyter's rendering: the binary's self-contained HTML report in an iframe."""
