@@ -155,6 +155,9 @@ def verify(
                 argv += ["--spec", "spec.json"]
             else:
                 raise TypeError(f"spec: {type(spec).__name__}, want a mapping (the spec's JSON) or a path")
+            if dl is not None or score_kind != "loss":
+                raise ValueError(f"{'deletes' if dl is not None else 'score_kind'}: with spec=, state it in the spec "
+                                 "(its \"deletes\" and \"scores\")")
             if epsilon is not None:
                 argv += ["--epsilon", _number(epsilon)]
             if delta is not None:
