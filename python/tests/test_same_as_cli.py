@@ -15,6 +15,18 @@ import numpy as np
 
 import unlearnaudit as ua
 from _helpers import DATE, Scratch, cli, skip_unless
+from test_report import fields
+
+def paths(v, prefix=""):
+    """The JSON field paths in v, as report_fields.txt writes them (a list's items under "[]")."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            p = f"{prefix}.{k}" if prefix else k
+            yield p
+            yield from paths(x, p)
+    elif isinstance(v, list):
+        for x in v:
+            yield from paths(x, prefix + "[]")
 
 RNG = np.random.default_rng(20261129)
 U = RNG.normal(0.0, 1.0, (40, 12))  # unlearned scores: models × deleted records
@@ -27,6 +39,10 @@ class SameAsCLI(Scratch):
         want = (folder / "out" / "report.json").read_bytes()
         self.assertEqual(rep.exit_code, code)
         self.assertEqual(rep.json, want, "the package's report.json differs from the CLI's")
+        # every field the binary wrote is one report_fields.txt (the Go type's walk) lists
+        _, listed = fields()
+        written = set(paths(json.loads(want)))
+        self.assertEqual(sorted(written - listed), [], "report.json has fields report_fields.txt does not list")
 
     def test_verify_scores_with_a_claim(self):
         rep = ua.verify(U, R, scores=True, epsilon=1, delta=1e-3, name="my-finetune", date=DATE, formats=())
