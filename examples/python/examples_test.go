@@ -22,7 +22,8 @@ const python = "/usr/bin/python3"
 const doc = "../../docs/models-trained-elsewhere.md"
 
 // TestWorkedExamples runs the commands of the docs' "Worked examples" section as written,
-// from the repository root with the audit binary on PATH, each script writing into the
+// from the repository root with the audit binary on PATH and the Python package
+// (python/, which the scripts audit with) on PYTHONPATH, each script writing into the
 // test's temporary folder (TMPDIR), and checks: the script's exit 0, its verdict lines
 // equal to the doc's, each report.json's verdict (the fake unlearner FAILed, the honest one
 // PASS or INCONCLUSIVE), the .pt files read as they are, and no file of the repository's
@@ -44,10 +45,13 @@ func TestWorkedExamples(t *testing.T) {
 	}
 	before := treeHashes(t, root)
 	for _, run := range runs[1:] {
-		t.Run(filepath.Base(strings.Fields(run.command)[1]), func(t *testing.T) {
-			args := strings.Fields(run.command)
-			if len(args) != 2 || args[0] != python {
-				t.Fatalf("%s: %q: want %s SCRIPT", doc, run.command, python)
+		t.Run(filepath.Base(strings.Fields(run.command)[len(strings.Fields(run.command))-1]), func(t *testing.T) {
+			// PYTHONPATH=python: the scripts import the package from the clone (python/), which
+			// runs the audit binary on PATH
+			env, cmdline, _ := strings.Cut(run.command, " ")
+			args := strings.Fields(cmdline)
+			if env != "PYTHONPATH=python" || len(args) != 2 || args[0] != python {
+				t.Fatalf("%s: %q: want PYTHONPATH=python %s SCRIPT", doc, run.command, python)
 			}
 			modules := map[string]string{"sklearn_unlearn.py": "numpy, sklearn", "torch_unlearn.py": "numpy, torch"}[filepath.Base(args[1])]
 			if modules == "" {
@@ -57,7 +61,7 @@ func TestWorkedExamples(t *testing.T) {
 			tmp := t.TempDir()
 			cmd := exec.CommandContext(t.Context(), args[0], args[1:]...)
 			cmd.Dir = root
-			cmd.Env = append(withoutAudit(os.Environ()), "TMPDIR="+tmp, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			cmd.Env = append(withoutAudit(os.Environ()), env, "TMPDIR="+tmp, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -150,10 +154,12 @@ func lastLine(s string) string {
 	return s
 }
 
-// withoutAudit drops $AUDIT, so the scripts find the binary the test put on PATH, as a
-// reader who ran go install does.
+// withoutAudit drops $AUDIT (and $PYTHONPATH, which the doc's command sets), so the
+// scripts find the binary the test put on PATH, as a reader who ran go install does.
 func withoutAudit(env []string) []string {
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "AUDIT=") })
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "AUDIT=") || strings.HasPrefix(kv, "PYTHONPATH=")
+	})
 }
 
 type run struct {

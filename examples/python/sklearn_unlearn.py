@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """Train, unlearn honestly and fakely, export, audit: scikit-learn's L2-logistic regression.
 
-Run from anywhere with Debian's Python (python3-sklearn, python3-numpy) and the audit
-binary on PATH (go install ./cmd/audit) or named by $AUDIT or --audit:
+Run with Debian's Python (python3-sklearn, python3-numpy) and the unlearnaudit package
+(python/), which runs the audit binary: from the clone with the package on the path and
+audit on PATH (go install ./cmd/audit) or named by $AUDIT or --audit,
 
-    /usr/bin/python3 examples/python/sklearn_unlearn.py [--out DIR] [--audit PATH]
+    PYTHONPATH=python /usr/bin/python3 examples/python/sklearn_unlearn.py [--out DIR] [--audit PATH]
+
+or with the package installed (pip install ./python, whose wheel carries the binary).
 
 Everything is written into --out (default: a new temporary folder, printed first); nothing
 beside the script is touched. The protocol is docs/models-trained-elsewhere.md's: the data
@@ -23,7 +26,7 @@ output perturbation N(0, SIGMA² I) on [intercept, coef]. Three samples of MODEL
 Each model is saved as model_NNN.npy ([intercept, coef], float64), and each sample's
 per-record logistic losses on the deleted records as scores_<sample>.npy (models × 50).
 spec.json states the claim ((ε, δ) = (1, 1e-3)) and what the models were trained on (the
-data file, copied beside it, its preprocessing, the deleted records). Then four audits:
+data file, copied beside it, its preprocessing, the deleted records). Then four audits, by unlearnaudit.verify:
 
   audit verify --spec spec.json --retrained retrained --unlearned fake --out report-fake
   audit verify --spec spec.json --retrained retrained --unlearned honest --out report-honest
@@ -37,9 +40,7 @@ the same files and verdicts on every run.
 """
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,11 +51,14 @@ import sklearn.datasets
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+import unlearnaudit as ua
+
 MODELS = 100  # a side; at 100 the fake FAILs at ε ≥ 2.5 (the most 100 can show) in seconds
 SIGMA = 0.05  # output noise on each of the 31 released parameters
 DELETED = np.arange(50)  # the records whose deletion is served
 SEEDS = {"retrained": 0, "honest": 10_000, "fake": 20_000}  # disjoint seeds a sample
 CLAIM = {"epsilon": 1, "delta": 1e-3}
+AUDIT = None  # the binary: --audit, else $AUDIT, the wheel's, or audit on PATH (unlearnaudit.binary)
 
 
 def train(x, y):
@@ -87,28 +91,23 @@ def losses(models, x, y):
     return np.logaddexp(0.0, -margins)
 
 
-def find_audit(arg):
-    audit = arg or os.environ.get("AUDIT") or shutil.which("audit")
-    if not audit:
-        sys.exit("no audit binary: go install ./cmd/audit (then audit is on PATH), or set AUDIT=/path/to/audit")
-    return audit
-
-
-def verify(audit, out, name, label, args, expect):
-    """Runs one audit verify into out/report-<name>, prints its verdict; returns whether its
-    exit code is one of expect."""
-    report = out / f"report-{name}"
-    cmd = [audit, "verify", "--spec", str(out / "spec.json"), *args, "--out", str(report)]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    verdict = "no report"
-    if (report / "report.json").exists():
-        r = json.loads((report / "report.json").read_text())
-        f = r["subjects"][0]["findings"][0]  # the distinguishing game, which decides
-        verdict = f"{r['summary']['verdict']}: ε lower bound {f['measured']:.4g} against the claimed {f['bound']:g}"
-    ok = run.returncode in expect
-    print(f"{label}: audit verify exit {run.returncode}, {verdict}{'' if ok else '  <-- NOT AS EXPECTED'}")
-    if run.returncode == 2 or not ok:
-        sys.stdout.write(run.stdout + run.stderr)
+def verify(out, name, label, unlearned, retrained, expect, **kwargs):
+    """Audits with unlearnaudit.verify (audit verify) into out/report-<name>, prints its
+    verdict; returns whether the binary's exit code is one of expect. A FAIL is a result;
+    only bad input raises (AuditError, exit 2)."""
+    try:
+        r = ua.verify(unlearned, retrained, spec=out / "spec.json", out=out / f"report-{name}", formats=(),
+                      progress=False, audit=AUDIT, **kwargs)
+    except ua.AuditError as e:
+        print(f"{label}: audit verify exit {e.exit_code}, no report  <-- NOT AS EXPECTED")
+        sys.stdout.write(e.message)
+        return False
+    f = r.subjects[0].findings[0]  # the distinguishing game, which decides
+    ok = r.exit_code in expect
+    print(f"{label}: audit verify exit {r.exit_code}, {r.verdict}: ε lower bound {f.measured:.4g} "
+          f"against the claimed {f.bound:g}{'' if ok else '  <-- NOT AS EXPECTED'}")
+    if not ok:
+        sys.stdout.write(r.text)
     return ok
 
 
@@ -117,7 +116,11 @@ def main():
     ap.add_argument("--out", help="the folder to write into (default: a new temporary folder)")
     ap.add_argument("--audit", help="the audit binary (default: $AUDIT, else audit on PATH)")
     a = ap.parse_args()
-    audit = find_audit(a.audit)
+    global AUDIT
+    try:
+        AUDIT = ua.binary(a.audit)
+    except FileNotFoundError as e:
+        sys.exit(str(e))
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="sklearn-unlearn-"))
     out.mkdir(parents=True, exist_ok=True)
     print(f"writing into {out}")
@@ -160,13 +163,13 @@ def main():
         np.save(out / f"scores_{sample}.npy", losses(np.array(released), x[DELETED], y[DELETED]))
 
     fail, not_fail = (1,), (0, 3)
-    models = ["--retrained", str(out / "retrained"), "--unlearned"]
-    scores = ["--scores", "--retrained", str(out / "scores_retrained.npy"), "--unlearned"]
+    # the models as the files saved above, read as they are; the scores as the arrays in memory
+    scores = {side: np.load(out / f"scores_{side}.npy") for side in pipelines}
     ok = all([
-        verify(audit, out, "fake", "fake unlearner, .npy models", models + [str(out / "fake")], fail),
-        verify(audit, out, "honest", "honest unlearner, .npy models", models + [str(out / "honest")], not_fail),
-        verify(audit, out, "fake-scores", "fake unlearner, scores", scores + [str(out / "scores_fake.npy")], fail),
-        verify(audit, out, "honest-scores", "honest unlearner, scores", scores + [str(out / "scores_honest.npy")], not_fail),
+        verify(out, "fake", "fake unlearner, .npy models", out / "fake", out / "retrained", fail),
+        verify(out, "honest", "honest unlearner, .npy models", out / "honest", out / "retrained", not_fail),
+        verify(out, "fake-scores", "fake unlearner, scores", scores["fake"], scores["retrained"], fail, scores=True),
+        verify(out, "honest-scores", "honest unlearner, scores", scores["honest"], scores["retrained"], not_fail, scores=True),
     ])
     print(f"done in {time.monotonic() - start:.1f} s: {'every verdict as expected' if ok else 'a verdict NOT as expected'}")
     return 0 if ok else 1
