@@ -37,7 +37,7 @@ var Order = []Layer{
 	{"methods", []string{"audit/*audit", "audit/methods/skeleton"}},
 	{"registry and properties", []string{"audit/methods", "props"}},
 	{"pipeline", []string{"audit/pipeline/...", "internal/audittest"}},
-	{"commands", []string{"cmd/...", "bench/...", "examples/..."}},
+	{"commands", []string{"cmd/...", "bench/...", "examples/...", "python"}},
 }
 
 // LeavesOnly are the packages, above the leaves, that may import leaves alone: the
