@@ -143,18 +143,28 @@ type Prepared struct {
 	Warnings []string
 }
 
+// reportSettings parses what the report is rendered in and which attacks it runs: the
+// settings a trial audit and a one-run audit both refuse before any work.
+func (j *Job) reportSettings() ([]string, audit.Attacks, error) {
+	formats, err := Formats(j.Formats)
+	if err != nil {
+		return nil, nil, err
+	}
+	attacks, err := audit.ParseAttacks(j.Attacks)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--attacks: %w", err)
+	}
+	return formats, attacks, nil
+}
+
 // Prepare checks the job's settings and sets its audit up, before any trial: the formats,
 // attacks and deletions are parsed, the output folder checked against the inputs, the data
 // loaded, the trials checked against the memory cap (the error names --trials or the spec's
 // field), and the subjects made.
 func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
-	formats, err := Formats(j.Formats)
+	formats, attacks, err := j.reportSettings()
 	if err != nil {
 		return nil, err
-	}
-	attacks, err := audit.ParseAttacks(j.Attacks)
-	if err != nil {
-		return nil, fmt.Errorf("--attacks: %w", err)
 	}
 	if err := CheckOut(j.Command, j.Out, ReportNames(), j.inputs()...); err != nil {
 		return nil, err
@@ -327,13 +337,9 @@ func (j *Job) PrepareOneRun(ctx context.Context, largest int) (*PreparedOneRun, 
 	if err != nil {
 		return nil, err
 	}
-	formats, err := Formats(j.Formats)
+	formats, attacks, err := j.reportSettings()
 	if err != nil {
 		return nil, err
-	}
-	attacks, err := audit.ParseAttacks(j.Attacks)
-	if err != nil {
-		return nil, fmt.Errorf("--attacks: %w", err)
 	}
 	if j.Deletes != "" {
 		return nil, errors.New("--one-run: the requests delete the included canaries; --delete does not apply")
