@@ -43,7 +43,7 @@
 // their verdicts but counted apart, while its own implementation checks decide the run —
 // and returns the values. The front end dates it and calls Render, which draws the plots
 // (RenderFigure), summarises (Summarize) and renders the JSON, the Markdown, the figures
-// and the plain-text summary (WriteText) as one verdict.Reproduced. Its verdict
+// and the plain-text summary (WriteText) as one Reproduced. Its verdict
 // follows one rule for every experiment: FAIL when a judged finding failed, INCONCLUSIVE
 // when one was inconclusive or none was judged (a run that judged nothing showed nothing),
 // PASS only when judged findings all passed.

@@ -3,7 +3,9 @@ package reports
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 )
 
@@ -62,13 +65,39 @@ func HashInputs(in []Input) ([]Input, error) {
 	return out, nil
 }
 
+// Reproduced is an experiment's outcome, rendered.
+type Reproduced struct {
+	Files map[string][]byte // file name → contents, to write into the output folder
+	JSON  []byte            // the result, printed with --json
+	Text  string            // the summary printed otherwise
+	// Verdict is the overall verdict the front end exits with (PASS 0, FAIL 1,
+	// INCONCLUSIVE 3): a judged FAIL fails; a judged INCONCLUSIVE, or no judged finding at
+	// all, is INCONCLUSIVE; only judged findings that all pass make a PASS: the rule
+	// Reproduction.Render applies, which nothing overrides.
+	Verdict verdict.Verdict
+}
+
+// Write writes the outcome's files into dir, creating it, each file atomically and in
+// order of name.
+func (r *Reproduced) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
+		if err := atomicfile.WriteFileAtomic(filepath.Join(dir, name), r.Files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Render draws the plots asked for (Plots), summarises the reproduction (Summarize) and
 // renders it as an experiment's outcome: the files EXPERIMENT.json and EXPERIMENT.md
 // beside the figures, the JSON, the plain-text summary naming the files in dir, and the
 // overall verdict — the one rule every reproduction's exit follows: FAIL when a judged
 // finding failed, else INCONCLUSIVE when one was inconclusive or none was judged, else
 // PASS. The front end renders; an experiment returns the values (audit.Experiment).
-func (r *Reproduction) Render(dir string) (*verdict.Reproduced, error) {
+func (r *Reproduction) Render(dir string) (*Reproduced, error) {
 	if err := r.checkPower(); err != nil {
 		return nil, err
 	}
@@ -99,7 +128,7 @@ func (r *Reproduction) Render(dir string) (*verdict.Reproduced, error) {
 	}
 	r.WriteText(&text, dir)
 	files[r.Experiment+".json"], files[r.Experiment+".md"] = js, []byte(md.String())
-	return &verdict.Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: verdict.Verdict(r.Summary.Verdict)}, nil
+	return &Reproduced{Files: files, JSON: js, Text: text.String(), Verdict: verdict.Verdict(r.Summary.Verdict)}, nil
 }
 
 // checkPower refuses a reproduction with an empirical finding (Kind "empirical": an

@@ -49,7 +49,7 @@ func TestReproduceMIA(t *testing.T) {
 }
 
 // reproduced runs an experiment into a fresh folder and reads back the JSON it wrote.
-func reproduced(t *testing.T, name string, argv ...string) (*verdict.Reproduced, *reports.Reproduction) {
+func reproduced(t *testing.T, name string, argv ...string) (*reports.Reproduced, *reports.Reproduction) {
 	t.Helper()
 	res, rep, _ := audittest.Reproduced(t, name, argv...)
 	return res, rep

@@ -17,7 +17,7 @@ import (
 func TestReproduceOnline(t *testing.T) {
 	testenv.Datasets(t)
 	argv := []string{"--train", "100", "--pool", "4", "--fraction", "0.1", "--ns-requests", "3", "--retrain-requests", "4", "--d2d-iterations", "3"}
-	read := func() (*verdict.Reproduced, *reports.Reproduction) { return reproduced(t, "hf-online", argv...) }
+	read := func() (*reports.Reproduced, *reports.Reproduction) { return reproduced(t, "hf-online", argv...) }
 	res, first := read()
 	if res.Verdict != verdict.Pass {
 		t.Fatalf("verdict %s:\n%s", res.Verdict, res.Text)

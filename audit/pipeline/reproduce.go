@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
-	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -37,7 +36,7 @@ func WriteExperiments(w io.Writer) {
 // any work (an *outdir.ForeignError). The experiment returns report values; they are
 // dated (date; "" leaves them undated), rendered (reports.Reproduction.Render) and
 // written. The errors are the folder's, or the experiment's wrapped.
-func Reproduce(ctx context.Context, e audit.Experiment, args audit.Args, env audit.ExperimentEnv, d *outdir.Dir, date string) (*verdict.Reproduced, error) {
+func Reproduce(ctx context.Context, e audit.Experiment, args audit.Args, env audit.ExperimentEnv, d *outdir.Dir, date string) (*reports.Reproduced, error) {
 	if err := d.Claim(e.Name+".json", e.Name+".md"); err != nil {
 		return nil, err
 	}

@@ -1,15 +1,5 @@
 package verdict
 
-import (
-	"fmt"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-
-	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
-)
-
 // The report values below are made by the audit and the method packages and rendered by
 // package reports; they live here, in the leaf, so that reports imports none of what
 // computes them.
@@ -21,33 +11,6 @@ type Row struct {
 	Key   string
 	Value any
 	Note  string
-}
-
-// Reproduced is an experiment's outcome, rendered.
-type Reproduced struct {
-	Files map[string][]byte // file name → contents, to write into ExperimentEnv.Out
-	JSON  []byte            // the result, printed with --json
-	Text  string            // the summary printed otherwise
-	// Verdict is the overall verdict the front end exits with (PASS 0, FAIL 1,
-	// INCONCLUSIVE 3): a judged FAIL fails; a judged INCONCLUSIVE, or no judged finding at
-	// all, is INCONCLUSIVE; only judged findings that all pass make a PASS. Experiments
-	// take it from reports.Reproduction.Render, which applies that rule, and never
-	// override it.
-	Verdict Verdict
-}
-
-// Write writes the outcome's files into dir, creating it, each file atomically and in
-// order of name.
-func (r *Reproduced) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write results: %w", err)
-	}
-	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
-		if err := atomicfile.WriteFileAtomic(filepath.Join(dir, name), r.Files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Utility is how well both sides' models still work: the loss and accuracy of the

@@ -20,7 +20,7 @@ import (
 
 // Reproduce runs a registered experiment as "audit reproduce NAME argv…" does and writes
 // its files into out. Its error is the experiment's: bad settings or input.
-func Reproduce(t testing.TB, name, out string, argv ...string) (*verdict.Reproduced, error) {
+func Reproduce(t testing.TB, name, out string, argv ...string) (*reports.Reproduced, error) {
 	t.Helper()
 	e, ok := audit.ExperimentNamed(name)
 	if !ok {
@@ -41,7 +41,7 @@ func Reproduce(t testing.TB, name, out string, argv ...string) (*verdict.Reprodu
 }
 
 // Summary is what "audit reproduce" would have printed for res, for failure messages.
-func Summary(res *verdict.Reproduced) string {
+func Summary(res *reports.Reproduced) string {
 	if res == nil {
 		return ""
 	}
@@ -86,7 +86,7 @@ func ByCheck(fs []verdict.Finding) map[string]verdict.Finding {
 
 // Reproduced runs a registered experiment into a temporary folder, failing the test on
 // bad settings, and reads its JSON back: the outcome, the reproduction and the folder.
-func Reproduced(t *testing.T, name string, argv ...string) (*verdict.Reproduced, *reports.Reproduction, string) {
+func Reproduced(t *testing.T, name string, argv ...string) (*reports.Reproduced, *reports.Reproduction, string) {
 	t.Helper()
 	dir := t.TempDir()
 	res, err := Reproduce(t, name, dir, argv...)
