@@ -9,7 +9,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -92,7 +92,7 @@ func AnswerPlan(ctx context.Context, p Plan, q PlanQuestion, setup time.Duration
 	pr, subjects := q, p.Subjects
 	against := pr.Against
 	if against == 0 {
-		against = verdictpkg.DefaultPowerAgainst
+		against = verdict.DefaultPowerAgainst
 	}
 	claim := subjects[0].Subject.Claim()
 	ps := checks.GamePowerSpec(claim.Epsilon, claim.Delta, p.Confidence, against)
@@ -249,13 +249,13 @@ func AnswerTrials(ctx context.Context, bar *progress.Bar, q TrialsQuestion) (*Tr
 		out.PowerAtTrials, out.SmallestFactor = &at.Power, &sf
 		se, sm, mm := table.Number(at.SmallestEpsilon), table.Number(at.SmallestMu), table.Number(at.MaxMu)
 		out.SmallestEpsilon, out.SmallestMu, out.MaxMu = &se, &sm, &mm
-		// the sentence a report's finding at these trials opens with (verdict.Power.Supports)
-		verdict := verdictpkg.Inconclusive
+		// the sentence a report's finding at these trials opens with (got.Power.Supports)
+		got := verdict.Inconclusive
 		if at.Sufficient() {
-			verdict = verdictpkg.Pass
+			got = verdict.Pass
 		}
 		at.TrialsToPass = n
-		out.Supports = at.Supports(verdict)
+		out.Supports = at.Supports(got)
 		out.Assumption = "trials_needed, power_at_trials and smallest_detectable_factor assume a Gaussian (μ-GDP) leak whose ε at δ is factor × claim, and split thresholds"
 	}
 	return out, nil

@@ -11,7 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
-	verdictpkg "github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 )
 
@@ -29,7 +29,7 @@ func (out *TrialsAnswer) WriteText(w io.Writer) {
 		out.Trials, factor, claim, *out.PowerAtTrials, smallestPhrase(float64(*out.SmallestFactor)), power)
 	fmt.Fprintf(w, "To catch a true ε of %g × %g with probability %g: %d trials per side (split game at %.4g %% confidence; assuming a Gaussian leak, μ = %.4g).\n",
 		factor, claim, power, out.TrialsNeeded, 100*out.Confidence, out.GDPMu)
-	if power == verdictpkg.PowerTarget { // the report's line speaks of its own 80 % power
+	if power == verdict.PowerTarget { // the report's line speaks of its own 80 % power
 		fmt.Fprintf(w, "%s.\n", out.Supports)
 	}
 }
@@ -59,7 +59,7 @@ func (out *RanksAnswer) WriteText(w io.Writer) {
 // first line gives at that count (checks.PowerOf, epsilon.TrialsToDetect) — as a Markdown
 // table written to w row by row. An error from ctx is returned as is.
 func WritePlanTable(ctx context.Context, w io.Writer, counts []int, claim, delta, conf, factor float64) error {
-	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: verdictpkg.PowerTarget, Delta: delta, Conf: conf}
+	ps := epsilon.PowerSpec{Claim: claim, Factor: factor, Power: verdict.PowerTarget, Delta: delta, Conf: conf}
 	pass, _, err := epsilon.TrialsToDetect(ctx, ps)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -69,7 +69,7 @@ func WritePlanTable(ctx context.Context, w io.Writer, counts []int, claim, delta
 		passText = fmt.Sprintf("more than %d a side", epsilon.MaxPlanTrials)
 	}
 	fmt.Fprintf(w, "What a distinguishing game (split, %.4g %% confidence) can show of the claim (ε = %g, δ = %g); μ is the Gaussian-DP μ of the Gaussian pair with that ε.\n\n", 100*conf, claim, delta)
-	fmt.Fprintf(w, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*verdictpkg.PowerTarget, 100*verdictpkg.PowerTarget, factor)
+	fmt.Fprintf(w, "| models a side | most ε they can show | can FAIL ε = %g | smallest leak caught with %.0f %% power | can PASS (%.0f %% power against %g×) |\n|---|---|---|---|---|\n", claim, 100*verdict.PowerTarget, 100*verdict.PowerTarget, factor)
 	for _, n := range counts {
 		p, err := checks.PowerOf(ctx, n, ps, "plan")
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
-	trialspkg "github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -83,7 +83,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		trials, shards, workers           int
+		perSide, shards, workers          int
 		delta, conf, claim, factor, power float64
 		strategy, spec                    string
 		budget                            time.Duration
@@ -92,7 +92,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "usage: audit plan --trials N --delta D [--epsilon E] [flags]\n       audit plan --models K --epsilon E --delta D [--retrains N]\n       audit plan --spec FILE [--power 0.8 --power-against 2 --shards 4]\n\nSays how large an ε a distinguishing game with N trials per side can show at δ (its\nresolution) and, with --epsilon (the claimed ε), its power against a true ε of\n--power-against × the claim and how many trials per side would reach --power.\n\nWith --spec, for the audit the spec describes: the trials per side its claim needs to catch\n--power-against × its ε with --power, and, from a short calibration run on this machine,\nhow long the audit takes at those trials (and at the spec's) on one machine and on\n--shards parts (audit run --shard, then audit merge).\n\nWith --models, the one-model question: how many retrains K unlearned models ranked among\nthem need to be able to show the claim violated (a rank test never PASSes), and with\n--retrains what that count supports. With --table, a Markdown table of what each count of\nmodels per side can and cannot show of the claim.\n\nExamples:\n  audit plan --trials 200 --delta 1e-5\n  audit plan --trials 1000 --delta 1e-5 --epsilon 1 --power-against 2\n  audit plan --models 1 --epsilon 1 --delta 1e-3 --retrains 64\n  audit plan --epsilon 1 --delta 1e-3 --table 8,16,32,64\n  audit plan --spec audit.json --power 0.8 --power-against 2 --shards 4\n\nFlags:")
 		cliflag.Print(fs.Output(), fs)
 	}
-	audit.Var(fs, &trials, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", trialspkg.MaxTrials)})
+	audit.Var(fs, &perSide, audit.Param{Name: "trials", Usage: "trials (models) per side (required without --spec; with it, overrides the spec's)", Kind: audit.Integer, Range: fmt.Sprintf("[2, %d]", trials.MaxTrials)})
 	audit.Var(fs, &delta, audit.Param{Name: "delta", Usage: "δ of the claim (required without --spec)", Kind: audit.Number, Range: "[0, 1)"})
 	audit.Var(fs, &conf, audit.Param{Name: "confidence", Usage: "confidence of the ε lower bound", Default: "0.95", Kind: audit.Number, Range: "(0, 1)"})
 	audit.Var(fs, &claim, audit.Param{Name: "epsilon", Usage: "the claimed ε: also say how many trials would detect it being off (searched up to 1000000 per side, the most an audit runs)", Kind: audit.Number, Range: "(0, 100]"})
@@ -104,10 +104,10 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	table := fs.String("table", "", "with --epsilon and --delta, instead of --trials: a comma-separated list of models per side (e.g. 8,16,32,64), and a Markdown table of what each count can and cannot show of the claim")
 	var models, retrains int
 	audit.Var(fs, &models, audit.Param{Name: "models", Usage: fmt.Sprintf("the one-model question: K unlearned models (fewer than %d, one production model the usual case) ranked among retrains; with --epsilon and --delta, how many retrains let them show the claim violated", checks.MinEmpiricalTrials), Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", checks.MinEmpiricalTrials-1)})
-	audit.Var(fs, &retrains, audit.Param{Name: "retrains", Usage: "with --models: the retrains they are ranked among, to say what that count supports", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", trialspkg.MaxTrials)})
+	audit.Var(fs, &retrains, audit.Param{Name: "retrains", Usage: "with --models: the retrains they are ranked among, to say what that count supports", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", trials.MaxTrials)})
 	audit.Var(fs, &strategy, audit.Param{Name: "strategy", Usage: "threshold choice: split or bonferroni", Default: "split", Kind: audit.Choice, Choices: []string{"split", "bonferroni"}})
 	fs.StringVar(&spec, "spec", "", "plan the audit this spec file describes (audit run --spec FILE)")
-	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", trialspkg.MaxShards)})
+	audit.Var(fs, &shards, audit.Param{Name: "shards", Usage: "with --spec: the parts to predict a sharded run for", Default: "4", Kind: audit.Integer, Range: fmt.Sprintf("[1, %d]", trials.MaxShards)})
 	fs.DurationVar(&budget, "calibrate", 10*time.Second, "with --spec: about how long the calibration run may take")
 	audit.Var(fs, &workers, audit.WorkersParam)
 	controls := fs.Bool("controls", true, "with --spec: plan the run with the method's negative controls, as audit run does by default (--controls=false: without them)")
@@ -126,7 +126,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		argv := []string{"--spec=" + spec, fmt.Sprintf("--workers=%d", workers), fmt.Sprintf("--controls=%t", *controls), fmt.Sprintf("--quiet=%t", *quiet)}
 		if set["trials"] {
-			argv = append(argv, fmt.Sprintf("--trials=%d", trials))
+			argv = append(argv, fmt.Sprintf("--trials=%d", perSide))
 		}
 		return runRunAs(ctx, argv, stdout, stderr, replay{plan: &planRequest{spec: spec, power: power, against: factor, shards: shards, budget: budget, json: *asJSON}})
 	}
@@ -161,7 +161,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if set["epsilon"] {
 		claimed = claim
 	}
-	out, err := pipeline.AnswerTrials(ctx, progress.New(stderr, !*quiet && isTerminal(stderr)), pipeline.TrialsQuestion{Trials: trials, Delta: delta, Confidence: conf,
+	out, err := pipeline.AnswerTrials(ctx, progress.New(stderr, !*quiet && isTerminal(stderr)), pipeline.TrialsQuestion{Trials: perSide, Delta: delta, Confidence: conf,
 		Strategy: strat, Claim: claimed, Factor: factor, Power: power})
 	return answer(stdout, out, *asJSON, err)
 }
