@@ -46,6 +46,26 @@ class Torch(unittest.TestCase):
         z = (X @ m.weight.detach().double().numpy().T)[:, 0] + m.bias.item()
         np.testing.assert_allclose(got, np.logaddexp(0, -(2 * Y - 1) * z), rtol=1e-5)
 
+    def test_a_users_own_module(self):
+        # how most PyTorch users write a model: a subclass defined in their own file or notebook
+        torch = self.torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1, self.fc2 = torch.nn.Linear(4, 8), torch.nn.Linear(8, 3)
+
+            def forward(self, x):
+                return self.fc2(torch.relu(self.fc1(x)))
+
+        nets = [Net() for _ in range(2)]
+        got = ua.score_matrix(nets, X, self.y3)
+        with torch.no_grad():
+            want = [torch.nn.functional.cross_entropy(n(torch.as_tensor(X, dtype=torch.float32)).double(),
+                                                      torch.as_tensor(self.y3), reduction="none").numpy() for n in nets]
+        np.testing.assert_allclose(got, np.stack(want), rtol=1e-6)  # float32 rounding only
+        np.testing.assert_allclose(ua.losses(nets[0], torch.as_tensor(X), torch.as_tensor(self.y3)), want[0], rtol=1e-6)
+
     def test_bad_labels_name_y(self):
         with self.assertRaisesRegex(ValueError, r"^y: labels outside \[0, 3\)"):
             ua.losses(self.model, X, self.y3 + 1)

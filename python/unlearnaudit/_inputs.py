@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
@@ -26,11 +27,16 @@ def is_path(x: Any) -> bool:
 
 
 def _is_torch_module(x: Any) -> bool:
-    return type(x).__module__.startswith("torch") and hasattr(x, "state_dict") and callable(x.state_dict)
+    """An ``nn.Module``, the user's own subclasses included (a class defined in a notebook, a
+    Lightning or Hugging Face model). PyTorch is looked up among the imported modules: an
+    object cannot be a module or a tensor unless torch was imported to make it."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.nn.Module)
 
 
 def _is_torch_tensor(x: Any) -> bool:
-    return type(x).__module__.startswith("torch") and hasattr(x, "detach") and hasattr(x, "numpy")
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def _is_state_dict(x: Any) -> bool:
