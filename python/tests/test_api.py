@@ -10,11 +10,20 @@ from pathlib import Path
 import numpy as np
 
 import unlearnaudit as ua
-from _helpers import DATE, Scratch
+from _helpers import DATE, Scratch, have
 
 RNG = np.random.default_rng(43)
 FAKE_U = RNG.normal(0.0, 0.3, (40, 10))  # a fake unlearner: its deleted records' losses far below the retrains'
 FAKE_R = RNG.normal(2.0, 0.3, (40, 10))
+
+
+class _Linear:
+    """Stands for a fitted scikit-learn linear model (what the package reads of one)."""
+
+    coef_, intercept_ = np.ones((1, 3)), np.zeros(1)
+
+    def get_params(self):
+        return {"fit_intercept": True}
 
 
 class Arguments(unittest.TestCase):
@@ -42,6 +51,15 @@ class Arguments(unittest.TestCase):
             ua.verify(FAKE_U, "/nonexistent/retrained.npy")
         with self.assertRaisesRegex(ValueError, "^references: the mask's shape"):
             ua.verify(FAKE_U, FAKE_R, scores=True, references=(np.zeros((4, 10)), np.ones((4, 9))))
+        if have("torch"):
+            import torch
+
+            with self.assertRaisesRegex(ValueError, "^unlearned: models where per-record scores are read"):
+                ua.verify([torch.nn.Linear(3, 1)] * 8, [torch.nn.Linear(3, 1)] * 8, scores=True, epsilon=1, delta=1e-3)
+        with self.assertRaisesRegex(ValueError, "^retrained: models where per-record scores are read"):
+            ua.verify(FAKE_U, [_Linear()] * 8, scores=True, epsilon=1, delta=1e-3)
+        with self.assertRaisesRegex(ValueError, "^holdout: models where per-record scores are read"):
+            ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, holdout=[_Linear()] * 8)
         with self.assertRaisesRegex(ValueError, "^trials, models, table: "):
             ua.plan(epsilon=1, delta=1e-3)
         with self.assertRaisesRegex(TypeError, "^epsilon: measure takes no claim"):

@@ -185,9 +185,10 @@ def verify(
                 argv += ["--name", name]
         if scores:
             argv.append("--scores")
-        argv += ["--unlearned", _inputs.write_models(unlearned, wd, "unlearned", "unlearned")]
+        read_scores = scores or one_run is not None  # the binary reads per-record scores, not models
+        argv += ["--unlearned", _inputs.write_models(unlearned, wd, "unlearned", "unlearned", read_scores)]
         if retrained is not None:
-            argv += ["--retrained", _inputs.write_models(retrained, wd, "retrained", "retrained")]
+            argv += ["--retrained", _inputs.write_models(retrained, wd, "retrained", "retrained", read_scores)]
         if references is not None:
             if _inputs.is_path(references):
                 argv += ["--references", str(Path(references).resolve())]
@@ -196,7 +197,7 @@ def verify(
                 _inputs.save_npz(wd / "references.npz", scores=s_ref, **{"in": m_ref})
                 argv += ["--references", "references.npz"]
         if holdout is not None:
-            argv += ["--holdout", _inputs.write_models(holdout, wd, "holdout", "holdout")]
+            argv += ["--holdout", _inputs.write_models(holdout, wd, "holdout", "holdout", True)]
         if one_run is not None:
             if _inputs.is_path(one_run):
                 argv += ["--one-run", str(Path(one_run).resolve())]

@@ -77,12 +77,13 @@ def to_matrix(x: Any, arg: str) -> Any:
     return np.ascontiguousarray(a)
 
 
-def write_models(x: Any, folder: Path, name: str, arg: str) -> str:
+def write_models(x: Any, folder: Path, name: str, arg: str, scores: bool = False) -> str:
     """Writes the models (or scores) given as ``arg`` under folder and returns the path to
     pass the binary, relative to folder: ``name.npy`` for a matrix (NumPy arrays, tensors,
     fitted scikit-learn linear models, lists of rows), ``name/model_NNN.pt`` for PyTorch
     modules or state dicts (read by the binary as state dicts). A path is passed on as is,
-    made absolute."""
+    made absolute. With ``scores`` (the binary reads per-record scores) models are refused:
+    their parameters would be audited as if they were scores."""
     if is_path(x):
         p = Path(x).resolve()
         if not p.exists():
@@ -93,6 +94,9 @@ def write_models(x: Any, folder: Path, name: str, arg: str) -> str:
     items = list(x) if isinstance(x, (list, tuple)) else None
     single = [x] if (_is_torch_module(x) or _is_state_dict(x) or _is_sklearn_linear(x)) else None
     models = single or items
+    if scores and models and any(_is_torch_module(m) or _is_state_dict(m) or _is_sklearn_linear(m) for m in models):
+        raise ValueError(f"{arg}: models where per-record scores are read (scores=True, one_run or holdout); "
+                         "give models × records of scores: unlearnaudit.score_matrix(models, x, y)")
     if models is not None and len(models) > 0 and all(_is_torch_module(m) or _is_state_dict(m) for m in models):
         import torch
 
