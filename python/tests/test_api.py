@@ -38,6 +38,14 @@ class Arguments(unittest.TestCase):
             (dict(spec=5), TypeError, "^spec: "),
             (dict(deletes=[], scores=True), ValueError, "^deletes: "),
             (dict(deletes=[1], scores=True, spec={"claim": {}}), ValueError, "^deletes: with spec="),
+            # silent coercions before: truncated, read digit by digit, a str taken as true, letter by letter
+            (dict(deletes=[i + 0.9 for i in range(10)], scores=True), TypeError, r"^deletes\[0\]: 0.9 \(float\)"),
+            (dict(deletes="0123456789", scores=True), TypeError, "^deletes: str"),
+            (dict(scores="yes"), TypeError, "^scores: 'yes'"),
+            (dict(args="--rank-p"), TypeError, "^args: a str"),
+            (dict(formats=["html", 5]), TypeError, r"^formats\[1\]: "),
+            (dict(name=5), TypeError, "^name: 5"),
+            (dict(epsilon=True, delta=1e-3), TypeError, "^epsilon: True"),
         ]
         for kwargs, exc, msg in cases:
             with self.subTest(**{k: repr(v) for k, v in kwargs.items()}):
@@ -66,6 +74,22 @@ class Arguments(unittest.TestCase):
             ua.measure(FAKE_U, FAKE_R, epsilon=1)
         with self.assertRaisesRegex(TypeError, "^seed: "):
             ua.canaries("7")
+        with self.assertRaisesRegex(TypeError, "^count: 10.0"):
+            ua.canaries(7, 10.0)
+        with self.assertRaisesRegex(TypeError, r"^table\[0\]: 'x'"):
+            ua.plan(epsilon=1, delta=1e-3, table=["x"])
+        with self.assertRaisesRegex(TypeError, "^trials: 64.5"):
+            ua.plan(epsilon=1, delta=1e-3, trials=64.5)
+
+    def test_numpy_scalars_are_numbers(self):
+        # np.float32 is no float subclass, np.int64 no int: numbers.Real and operator.index take them
+        want = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE, formats=())
+        got = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=np.float32(1), delta=np.float64(1e-3), date=DATE,
+                        formats=(), deletes=None)
+        self.assertEqual(got.json, want.json)
+        self.assertEqual(ua.plan(epsilon=np.int64(1), delta=1e-3, trials=np.int64(64)).json,
+                         ua.plan(epsilon=1, delta=1e-3, trials=64).json)
+        self.assertEqual(ua.canaries(np.int64(7), np.int32(16)).json, ua.canaries(7, 16).json)
 
 
 class Results(Scratch):
@@ -83,7 +107,7 @@ class Results(Scratch):
         self.assertIn("unlearned models score 10 records, retrained ones 4", cm.exception.message)
 
     def test_html_rendering(self):
-        r = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE)
+        r = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE, formats="html")  # a str: one format
         self.assertIn("<html", r.html)
         self.assertIn("FAIL", r.html)
         self.assertTrue(r._repr_html_().startswith("<iframe"))

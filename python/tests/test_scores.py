@@ -71,6 +71,14 @@ class Torch(unittest.TestCase):
             ua.losses(self.model, X, self.y3 + 1)
         with self.assertRaisesRegex(ValueError, "^y: 49 labels for 50 records"):
             ua.losses(self.model, X, self.y3[:49])
+        # before: truncated to 1, binary cross-entropy against 3, a torch error
+        with self.assertRaisesRegex(ValueError, "^y: labels with a fraction"):
+            ua.losses(self.model, X, np.full(50, 1.7))
+        with self.assertRaisesRegex(ValueError, "^y: labels other than 0 and 1"):
+            ua.losses(self.torch.nn.Linear(4, 1), X, np.full(50, 3))
+        with self.assertRaisesRegex(ValueError, r"^y: labels of shape \(50, 3\)"):
+            ua.losses(self.model, X, np.eye(3)[self.y3])
+        np.testing.assert_array_equal(ua.losses(self.model, X, self.y3.astype(float)), ua.losses(self.model, X, self.y3))
 
 
 @skip_unless("sklearn")

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import io
 import json
+import numbers
+import operator
 import os
 import sys
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 PathLike = (str, os.PathLike)
 
@@ -145,13 +147,57 @@ def write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool) or type(v).__name__ == "bool_"  # numpy.bool_ is no int subclass
+
+
+def whole(name: str, v: Any) -> int:
+    """v as an int when it is one (int, numpy.int64, …: operator.index); a float, even 2.0,
+    a bool or a str is refused, naming the argument, rather than truncated."""
+    if _is_bool(v):
+        raise TypeError(f"{name}: {v!r}, want an int, not a bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name}: {v!r} ({type(v).__name__}), want an int") from None
+
+
+def real(name: str, v: Any) -> float:
+    """v as a float when it is a real number (int, float, numpy.float32, …: numbers.Real)."""
+    if _is_bool(v) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name}: {v!r} ({type(v).__name__}), want a number")
+    return float(v)
+
+
+def flag(name: str, v: Any) -> bool:
+    """v when it is a bool (or numpy.bool_): a str such as "no" is refused, not read as true."""
+    if not _is_bool(v):
+        raise TypeError(f"{name}: {v!r} ({type(v).__name__}), want True or False")
+    return bool(v)
+
+
+def strings(name: str, v: Any, one: bool) -> List[str]:
+    """A sequence of str; a plain str is one item when ``one`` (formats="html"), else refused
+    (it would be read letter by letter)."""
+    if isinstance(v, str):
+        if one:
+            return [v]
+        raise TypeError(f"{name}: a str ({v!r}); give a list of str, e.g. {[*v.split()]!r}")
+    if isinstance(v, (bytes, Mapping)) or not isinstance(v, Iterable):
+        raise TypeError(f"{name}: {type(v).__name__}, want a list of str")
+    out = list(v)
+    for i, x in enumerate(out):
+        if not isinstance(x, str):
+            raise TypeError(f"{name}[{i}]: {x!r} ({type(x).__name__}), want a str")
+    return out
+
+
 def deletes_list(deletes: Any) -> Optional[List[int]]:
     if deletes is None:
         return None
-    try:
-        out = [int(d) for d in (deletes.tolist() if hasattr(deletes, "tolist") else deletes)]
-    except (TypeError, ValueError):
-        raise TypeError(f"deletes: {type(deletes).__name__}, want a sequence of record IDs (integers)") from None
+    if isinstance(deletes, (str, bytes, Mapping)) or not isinstance(deletes, Iterable):
+        raise TypeError(f"deletes: {type(deletes).__name__}, want a sequence of record IDs (integers)")
+    out = [whole(f"deletes[{i}]", d) for i, d in enumerate(deletes.tolist() if hasattr(deletes, "tolist") else deletes)]
     if not out:
         raise ValueError("deletes: empty; give the deleted records' IDs, in the score files' column order")
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from ._inputs import _is_sklearn_linear, _is_torch_module, numpy
+from ._inputs import _is_sklearn_linear, _is_torch_module, numpy, whole
 
 __all__ = ["losses", "confidences", "score_matrix", "References", "references"]
 
@@ -42,7 +42,7 @@ def _torch_outputs(model: Any, x: Any, batch_size: int, device: Any) -> Any:
 
 
 def _check(x: Any, y: Any, batch_size: int) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+    if whole("batch_size", batch_size) < 1:
         raise ValueError(f"batch_size: {batch_size!r}, want a positive int")
     if len(x) != len(y):
         raise ValueError(f"y: {len(y)} labels for {len(x)} records in x")
@@ -56,10 +56,16 @@ def _torch_scores(model: Any, x: Any, y: Any, kind: str, batch_size: int, device
 
     logits = _torch_outputs(model, x, batch_size, device)
     yt = torch.as_tensor(numpy("y").asarray(y.cpu() if isinstance(y, torch.Tensor) else y))
+    if yt.ndim != 1:
+        raise ValueError(f"y: labels of shape {tuple(yt.shape)}, want one class index a record (1-D, not one-hot)")
+    if yt.is_floating_point() and not bool((yt == yt.round()).all()):
+        raise ValueError("y: labels with a fraction; want whole class indices (they would be truncated)")
     if logits.ndim == 2 and logits.shape[1] == 1:
         logits = logits[:, 0]
     if logits.ndim == 1:  # one logit: binary, y in {0, 1}
         yb = yt.double()
+        if not bool(((yb == 0) | (yb == 1)).all()):
+            raise ValueError("y: labels other than 0 and 1 for a model of one output (binary: one logit)")
         if kind == "loss":
             s = F.binary_cross_entropy_with_logits(logits, yb, reduction="none")
         else:
@@ -196,9 +202,10 @@ def references(
         Pass it as ``verify(..., scores=True, references=refs)``.
     """
     np = numpy("references")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 2 or count % 2:
+    count, records = whole("count", count), whole("records", records)
+    if count < 2 or count % 2:
         raise ValueError(f"count: {count!r}, want an even int ≥ 2 (half IN, half OUT)")
-    if isinstance(records, bool) or not isinstance(records, int) or records < 1:
+    if records < 1:
         raise ValueError(f"records: {records!r}, want a positive int")
     d = np.asarray(deleted, dtype=np.int64).ravel()
     if d.size == 0 or d.min() < 0 or d.max() >= records or len(np.unique(d)) != d.size:
