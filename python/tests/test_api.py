@@ -6,6 +6,7 @@ import subprocess
 import sys
 import unittest
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -55,6 +56,11 @@ class Arguments(unittest.TestCase):
             ua.verify(np.zeros((2, 2, 2)), FAKE_R)
         with self.assertRaisesRegex(TypeError, "^unlearned: an array of <U"):
             ua.verify(np.array([["a"]]), FAKE_R)
+        with self.assertRaisesRegex(TypeError, "^unlearned: rows of different lengths"):
+            ua.verify([[1.0, 2.0], [3.0]], FAKE_R)  # before: NumPy's "inhomogeneous shape"
+        with mock.patch.dict(os.environ, {"AUDIT": "/nonexistent/audit"}):
+            with self.assertRaisesRegex(FileNotFoundError, r"^\$AUDIT: no binary at /nonexistent/audit"):
+                ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3)
         with self.assertRaisesRegex(FileNotFoundError, "^retrained: no such file"):
             ua.verify(FAKE_U, "/nonexistent/retrained.npy")
         with self.assertRaisesRegex(ValueError, "^references: the mask's shape"):

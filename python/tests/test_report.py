@@ -76,6 +76,11 @@ class Parse(unittest.TestCase):
             ua.Report.from_json(minimal(schema="unlearnaudit/report/v2"))
         with self.assertRaisesRegex(ValueError, r"^data: not JSON"):
             ua.Report.from_json(b"{")
+        # the schema right, a field missing or of the wrong type: before, a KeyError or TypeError
+        with self.assertRaisesRegex(ValueError, r"^data: a unlearnaudit/report/v3 report without the field 'summary'"):
+            ua.Report.from_json(json.dumps({"schema": ua.REPORT_SCHEMA}).encode())
+        with self.assertRaisesRegex(ValueError, r"^data: .* without a field of the wrong type"):
+            ua.Report.from_json(minimal(subjects=[5]))
 
     def test_html_in_an_iframe(self):
         r = ua.Report.from_json(minimal(), html='<html><body><p class="x">verdict "FAIL"</p></body></html>')

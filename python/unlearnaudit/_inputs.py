@@ -10,7 +10,7 @@ import sys
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 PathLike = (str, os.PathLike)
 
@@ -49,6 +49,10 @@ def _is_sklearn_linear(x: Any) -> bool:
     return hasattr(x, "coef_") and hasattr(x, "intercept_") and hasattr(x, "get_params")
 
 
+def _is_sklearn_estimator(x: Any) -> bool:
+    return hasattr(x, "get_params") and hasattr(x, "fit")
+
+
 def sklearn_parameters(model: Any, arg: str) -> Any:
     """A fitted linear model's parameters as the binary's linear models lay them out:
     [intercept, coef] (coef flattened row by row), the intercept left out when the model
@@ -65,7 +69,10 @@ def to_matrix(x: Any, arg: str) -> Any:
     np = numpy(arg)
     if _is_torch_tensor(x):
         x = x.detach().cpu().numpy()
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except ValueError:  # NumPy's "inhomogeneous shape"
+        raise TypeError(f"{arg}: rows of different lengths; give models × values") from None
     if a.dtype == object:
         raise TypeError(f"{arg}: rows of different lengths or non-numbers ({a.shape}); give models × values")
     if a.dtype not in (np.float32, np.float64):
@@ -93,12 +100,23 @@ def write_models(x: Any, folder: Path, name: str, arg: str, scores: bool = False
         return str(p)
     if x is None:
         raise TypeError(f"{arg}: None; give an array, a list of models, or a path")
+    if isinstance(x, Iterator):  # a generator of models or rows, read once
+        x = list(x)
     items = list(x) if isinstance(x, (list, tuple)) else None
-    single = [x] if (_is_torch_module(x) or _is_state_dict(x) or _is_sklearn_linear(x)) else None
+    single = [x] if (_is_torch_module(x) or _is_state_dict(x) or _is_sklearn_estimator(x)) else None
     models = single or items
     if scores and models and any(_is_torch_module(m) or _is_state_dict(m) or _is_sklearn_linear(m) for m in models):
         raise ValueError(f"{arg}: models where per-record scores are read (scores=True, one_run or holdout); "
                          "give models × records of scores: unlearnaudit.score_matrix(models, x, y)")
+    if models is not None:
+        for i, m in enumerate(models):
+            if _is_sklearn_estimator(m) and not _is_sklearn_linear(m):  # a scikit-learn estimator, not linear or not fitted
+                raise TypeError(f"{arg}[{i}]: {type(m).__name__} has no fitted coef_ and intercept_ (parameters are read "
+                                "from fitted linear models only); for other models audit per-record scores: "
+                                "verify(score_matrix(models, x, y), …, scores=True)")
+            if isinstance(m, Mapping) and not _is_state_dict(m) and any(_is_torch_tensor(v) for v in m.values()):
+                bad = next(k for k, v in m.items() if not _is_torch_tensor(v))
+                raise TypeError(f"{arg}[{i}]: state dict entry {bad!r} is a {type(m[bad]).__name__}, want tensors only")
     if models is not None and len(models) > 0 and all(_is_torch_module(m) or _is_state_dict(m) for m in models):
         import torch
 

@@ -54,6 +54,8 @@ def binary(audit: Optional[Union[str, os.PathLike]] = None) -> str:
             raise FileNotFoundError(f"audit: no binary at {p}")
         return str(p)
     if os.environ.get("AUDIT"):
+        if not Path(os.environ["AUDIT"]).is_file():
+            raise FileNotFoundError(f"$AUDIT: no binary at {os.environ['AUDIT']} (unset it to use the wheel's)")
         return os.environ["AUDIT"]
     exe = "audit.exe" if os.name == "nt" else "audit"
     carried = Path(__file__).resolve().parent / "bin" / exe

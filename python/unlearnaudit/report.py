@@ -243,6 +243,15 @@ class Report:
             got = d.get("schema") if isinstance(d, dict) else type(d).__name__
             raise ValueError(f"data: a report of schema {got!r}, this package parses {REPORT_SCHEMA!r} "
                              "(is the audit binary another version than the package's?)")
+        try:
+            return cls._parse(d, data, exit_code, html, markdown, text)
+        except (KeyError, TypeError, AttributeError) as e:
+            what = f"the field {e.args[0]!r}" if isinstance(e, KeyError) else f"a field of the wrong type ({e})"
+            raise ValueError(f"data: a {REPORT_SCHEMA} report without {what}: "
+                             "not report.json as the binary writes it") from None
+
+    @classmethod
+    def _parse(cls, d: dict, data: bytes, exit_code: int, html: Optional[str], markdown: str, text: str) -> "Report":
         s = d["summary"]
         return cls(
             d["schema"], d["tool"]["name"], d["tool"]["version"], d["command"], d.get("date", ""),

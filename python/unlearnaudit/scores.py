@@ -6,7 +6,7 @@ These compute inputs; the audit itself is the binary's (:func:`unlearnaudit.veri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ._inputs import _is_sklearn_linear, _is_torch_module, numpy, whole
 
@@ -23,8 +23,13 @@ def _torch_outputs(model: Any, x: Any, batch_size: int, device: Any) -> Any:
             device = next(model.parameters()).device
         except StopIteration:
             device = torch.device("cpu")
+    else:
+        try:
+            device = torch.device(device)
+        except (RuntimeError, TypeError) as e:
+            raise ValueError(f"device: {device!r}: {e}") from None
     xt = x if isinstance(x, torch.Tensor) else torch.as_tensor(numpy("x").asarray(x))
-    if xt.is_floating_point():
+    if xt.is_floating_point():  # integer records stay so (token IDs for an embedding)
         try:
             xt = xt.to(next(model.parameters()).dtype)
         except StopIteration:
@@ -35,7 +40,19 @@ def _torch_outputs(model: Any, x: Any, batch_size: int, device: Any) -> Any:
     try:
         with torch.no_grad():
             for lo in range(0, len(xt), batch_size):
-                outs.append(model(xt[lo:lo + batch_size].to(device)).double().cpu())
+                try:
+                    batch = xt[lo:lo + batch_size].to(device)
+                except (RuntimeError, AssertionError) as e:  # "Torch not compiled with CUDA enabled" is an AssertionError
+                    raise ValueError(f"device: {device}: {e}") from None
+                try:
+                    out = model(batch)
+                except RuntimeError as e:
+                    raise ValueError(f"x: {type(model).__name__} refused records of shape {tuple(xt.shape[1:])} "
+                                     f"on {device}: {e}") from e
+                if not isinstance(out, torch.Tensor):
+                    raise TypeError(f"model: {type(model).__name__} returned a {type(out).__name__}, want a tensor "
+                                    "of logits (records × classes)")
+                outs.append(out.double().cpu())
     finally:
         model.train(was_training)
     return torch.cat(outs) if outs else torch.empty(0)
@@ -89,6 +106,10 @@ def _sklearn_scores(model: Any, x: Any, y: Any, kind: str, batch_size: int) -> A
         raise TypeError(f"model: {type(model).__name__} has no predict_proba (fit a probabilistic classifier, "
                         "e.g. LogisticRegression, or SGDClassifier(loss='log_loss'))")
     x, y = np.asarray(x), np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y: labels of shape {y.shape}, want one label a record (1-D, not one-hot)")
+    if not hasattr(model, "classes_"):
+        raise ValueError(f"model: {type(model).__name__} is not fitted (no classes_); fit it first")
     classes = list(model.classes_)
     try:
         idx = np.array([classes.index(v) for v in y.tolist()])
@@ -105,8 +126,8 @@ def _scores(model: Any, x: Any, y: Any, kind: str, batch_size: int, device: Any)
     _check(x, y, batch_size)
     if _is_torch_module(model):
         return _torch_scores(model, x, y, kind, batch_size, device)
-    if hasattr(model, "predict_proba") or _is_sklearn_linear(model):
-        return _sklearn_scores(model, x, y, kind, batch_size)
+    if hasattr(model, "predict_proba") or _is_sklearn_linear(model) or hasattr(model, "get_params"):
+        return _sklearn_scores(model, x, y, kind, batch_size)  # it names what a scikit-learn model lacks
     raise TypeError(f"model: {type(model).__name__}, want a PyTorch nn.Module or a fitted scikit-learn classifier")
 
 
@@ -140,13 +161,14 @@ def confidences(model: Any, x: Any, y: Any, *, batch_size: int = 1024, device: A
     return _scores(model, x, y, "confidence", batch_size, device)
 
 
-def score_matrix(models: Sequence[Any], x: Any, y: Any, *, kind: str = "loss", batch_size: int = 1024,
+def score_matrix(models: Iterable[Any], x: Any, y: Any, *, kind: str = "loss", batch_size: int = 1024,
                  device: Any = None) -> Any:
     """Models × records: each model's :func:`losses` (or ``kind="confidence"``) on the records,
     a row a model, the matrix ``verify(scores=True)`` takes."""
     np = numpy("models")
     if kind not in ("loss", "confidence"):
         raise ValueError(f"kind: {kind!r}, want 'loss' or 'confidence'")
+    models = list(models)  # a generator too
     if len(models) == 0:
         raise ValueError("models: empty")
     return np.stack([_scores(m, x, y, kind, batch_size, device) for m in models])
