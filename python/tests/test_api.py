@@ -4,6 +4,7 @@ unchanged, and the version is the binary's."""
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -105,6 +106,9 @@ class Results(Scratch):
         self.assertGreater(r.deciding.measured, r.deciding.bound)  # the ε it shows is above the claim
         self.assertEqual(r.deciding.verdict, "FAIL")
         self.assertIn("overall: FAIL", r.text)
+        # the temporary folder is gone when the call returns: str(report) names none of its files
+        self.assertTrue(r.text.endswith("overall: FAIL\n"), r.text[-200:])
+        self.assertNotIn(tempfile.gettempdir(), str(r))
 
     def test_bad_input_raises_the_binarys_message(self):
         with self.assertRaises(ua.AuditError) as cm:
@@ -124,6 +128,7 @@ class Results(Scratch):
         self.assertEqual((out / "report.json").read_bytes(), r.json)
         self.assertEqual((out / "report.html").read_text(encoding="utf-8"), r.html)
         self.assertEqual([i.path for i in r.inputs], ["unlearned.npy", "retrained.npy"])
+        self.assertIn(f"overall: FAIL; report: {out.resolve() / 'report.json'}", r.text)  # kept: named
 
     @unittest.skipUnless(os.name == "posix", "the progress line is relayed through a pseudo-terminal")
     def test_progress_is_shown_and_changes_nothing(self):

@@ -225,8 +225,20 @@ def verify(
         done = run(argv, cwd=wd, progress=progress, audit=audit, ok=(EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE))
         html = (rep / "report.html").read_text(encoding="utf-8") if (rep / "report.html").exists() else None
         md = (rep / "report.md").read_text(encoding="utf-8") if (rep / "report.md").exists() else ""
+        text = done.stdout if out is not None else _without_paths(done.stdout, wd)
         return Report.from_json((rep / "report.json").read_bytes(), exit_code=done.returncode, html=html, markdown=md,
-                                text=done.stdout)
+                                text=text)
+
+
+def _without_paths(text: str, wd: Path) -> str:
+    """The binary's summary without the "; report: <files>" its last line names, when they
+    are in the temporary folder, which is gone when the call returns (``out=`` keeps them)."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        head, sep, files = line.partition("; report: ")
+        if sep and str(wd) in files:
+            lines[i] = head + ("\n" if line.endswith("\n") else "")
+    return "".join(lines)
 
 
 def measure(unlearned: Any, retrained: Any = None, *, delta: float = 1e-6, **kwargs: Any) -> Report:
