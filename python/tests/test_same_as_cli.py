@@ -60,6 +60,10 @@ class SameAsCLI(Scratch):
         rep = ua.measure(U, R, delta=1e-5, scores=True, deletes=deletes, references=refs, holdout=hold,
                          name="probe", date=DATE)
         self.assertEqual(rep.verdict, "MEASUREMENT")
+        self.assertIsNone(rep.deciding)  # nothing decided: the finding is the measurement
+        self.assertEqual(rep.measurement.kind, "measurement")
+        self.assertIn("Gaussian-DP μ lower bound", rep.figures)
+        self.assertEqual(set(rep.notes), set(rep.figures))
         d = self.folder("cli")
         np.save(d / "unlearned.npy", U)
         np.save(d / "retrained.npy", R)

@@ -246,8 +246,11 @@ def measure(unlearned: Any, retrained: Any = None, *, delta: float = 1e-6, **kwa
     without a claim).
 
     Takes :func:`verify`'s arguments but ``epsilon``. The report's verdict is MEASUREMENT;
+    ``report.measurement`` is its finding (``report.deciding`` is None: nothing is decided),
     ``report.figures`` holds the ε lower bound at ``delta`` and the estimates beside it
-    (Gaussian-DP μ, AUC, TPR at low FPR), ``report.power`` the most the count can show.
+    (Gaussian-DP μ, AUC, TPR at low FPR) and ``report.notes`` what each is measured on. A
+    measurement states no power (``report.power`` is None); :func:`plan` says what a count
+    of models can show.
     """
     if "epsilon" in kwargs:
         raise TypeError("epsilon: measure takes no claim; use verify(epsilon=…, delta=…) to judge one")
