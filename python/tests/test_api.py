@@ -1,6 +1,7 @@
 """The API's contract besides the report bytes: errors name their argument, bad input is
 an exception carrying the binary's message, a FAIL is a result, progress leaves the report
 unchanged, and the version is the binary's."""
+import json
 import os
 import subprocess
 import sys
@@ -129,6 +130,21 @@ class Results(Scratch):
         self.assertEqual((out / "report.html").read_text(encoding="utf-8"), r.html)
         self.assertEqual([i.path for i in r.inputs], ["unlearned.npy", "retrained.npy"])
         self.assertIn(f"overall: FAIL; report: {out.resolve() / 'report.json'}", r.text)  # kept: named
+
+    def test_a_spec_dicts_data_file_is_read_from_the_working_directory(self):
+        root = Path(__file__).resolve().parents[2]
+        spec = json.loads((root / "examples" / "heart-scale.json").read_text(encoding="utf-8"))
+        spec["method"]["variants"] = ["perfect"]
+        spec["data"]["file"] = "datasets/liblinear/heart_scale"  # relative to the clone's root
+        before = json.dumps(spec)
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:  # before: "spec.json: data.file: load datasets/…: no such file", sought in the temporary folder
+            r = ua.verify(np.random.default_rng(0).normal(size=(8, 13)), spec=spec, date=DATE, formats=())
+        finally:
+            os.chdir(cwd)
+        self.assertEqual(json.dumps(spec), before, "the caller's spec was changed")
+        self.assertIn(f"on {root / 'datasets' / 'liblinear' / 'heart_scale'} (libsvm)", r.data["description"])
 
     @unittest.skipUnless(os.name == "posix", "the progress line is relayed through a pseudo-terminal")
     def test_progress_is_shown_and_changes_nothing(self):

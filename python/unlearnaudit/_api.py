@@ -34,6 +34,21 @@ def _number(v: float) -> str:
     return str(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
 
 
+def _spec_paths_from_cwd(spec: Mapping[str, Any]) -> Dict[str, Any]:
+    """The spec dict with its relative data files (``data.file``, ``data.labels``) made
+    absolute against the working directory: the binary reads a spec file's relative paths
+    from the spec's folder, here the temporary one. ``spec`` itself is left unchanged."""
+    out = dict(spec)
+    data = spec.get("data")
+    if isinstance(data, Mapping):
+        data = dict(data)
+        for k in ("file", "labels"):
+            if isinstance(data.get(k), str) and data[k] and not os.path.isabs(data[k]):
+                data[k] = os.path.abspath(data[k])
+        out["data"] = data
+    return out
+
+
 class _Workdir:
     """A temporary folder the inputs are written to and the binary runs in, removed afterwards."""
 
@@ -100,6 +115,8 @@ def verify(
         The method's name; the subject is reported as ``verify/<name>``.
     spec : mapping or path, optional
         A whole spec (its claim, data, model, deletes); ε, δ and the name then come from it.
+        A spec file's relative data paths are read from its folder, a mapping's from the
+        working directory.
     one_run : Canaries or path, optional
         A canary plan (:func:`canaries`): ``unlearned`` is one score a canary.
     tensors : str or sequence of str, optional
@@ -158,7 +175,7 @@ def verify(
             if _inputs.is_path(spec):
                 argv += ["--spec", str(Path(spec).resolve())]
             elif isinstance(spec, Mapping):
-                _inputs.write_json(wd / "spec.json", dict(spec))
+                _inputs.write_json(wd / "spec.json", _spec_paths_from_cwd(spec))
                 argv += ["--spec", "spec.json"]
             else:
                 raise TypeError(f"spec: {type(spec).__name__}, want a mapping (the spec's JSON) or a path")
