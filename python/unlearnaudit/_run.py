@@ -147,6 +147,7 @@ def _run_pty(cmd: List[str], cwd, sink: Callable[[str], None]) -> "subprocess.Co
         os.close(slave)
     lines: List[str] = []  # stderr's finished lines (messages); progress redraws go to sink
     drew = [False]
+    failed: List[BaseException] = []  # what the progress function raised (then the pty is still drained)
 
     def pump() -> None:
         buf, after_cr = b"", False
@@ -163,8 +164,13 @@ def _run_pty(cmd: List[str], cwd, sink: Callable[[str], None]) -> "subprocess.Co
                 if i < 0:
                     break
                 piece, sep, buf = _CSI.sub("", buf[:i].decode("utf-8", "replace")).rstrip(), buf[i:i + 1], buf[i + 1:]
-                if piece and after_cr:  # a redraw of the progress line ("\r" + line)
-                    sink(piece)
+                if piece and after_cr and not failed:  # a redraw of the progress line ("\r" + line)
+                    try:
+                        sink(piece)
+                    except Exception as e:  # the caller's progress function: the audit stops, its error is raised
+                        failed.append(e)
+                        if proc.poll() is None:
+                            proc.send_signal(signal.SIGINT)
                     drew[0] = True
                 elif piece:
                     lines.append(piece)
@@ -182,6 +188,8 @@ def _run_pty(cmd: List[str], cwd, sink: Callable[[str], None]) -> "subprocess.Co
         os.close(master)
         if drew[0] and getattr(sink, "ends_line", False):
             sys.stderr.write("\n")  # the default drawer's line ends as the binary's would
+    if failed:
+        raise failed[0]
     return subprocess.CompletedProcess(cmd, proc.returncode, _text(out), "\n".join(lines) + ("\n" if lines else ""))
 
 
