@@ -1,20 +1,32 @@
 """The API's contract besides the report bytes: errors name their argument, bad input is
 an exception carrying the binary's message, a FAIL is a result, progress leaves the report
 unchanged, and the version is the binary's."""
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
 import unlearnaudit as ua
-from _helpers import DATE, Scratch
+from _helpers import DATE, Scratch, have
 
 RNG = np.random.default_rng(43)
 FAKE_U = RNG.normal(0.0, 0.3, (40, 10))  # a fake unlearner: its deleted records' losses far below the retrains'
 FAKE_R = RNG.normal(2.0, 0.3, (40, 10))
+
+
+class _Linear:
+    """Stands for a fitted scikit-learn linear model (what the package reads of one)."""
+
+    coef_, intercept_ = np.ones((1, 3)), np.zeros(1)
+
+    def get_params(self):
+        return {"fit_intercept": True}
 
 
 class Arguments(unittest.TestCase):
@@ -29,6 +41,14 @@ class Arguments(unittest.TestCase):
             (dict(spec=5), TypeError, "^spec: "),
             (dict(deletes=[], scores=True), ValueError, "^deletes: "),
             (dict(deletes=[1], scores=True, spec={"claim": {}}), ValueError, "^deletes: with spec="),
+            # silent coercions before: truncated, read digit by digit, a str taken as true, letter by letter
+            (dict(deletes=[i + 0.9 for i in range(10)], scores=True), TypeError, r"^deletes\[0\]: 0.9 \(float\)"),
+            (dict(deletes="0123456789", scores=True), TypeError, "^deletes: str"),
+            (dict(scores="yes"), TypeError, "^scores: 'yes'"),
+            (dict(args="--rank-p"), TypeError, "^args: a str"),
+            (dict(formats=["html", 5]), TypeError, r"^formats\[1\]: "),
+            (dict(name=5), TypeError, "^name: 5"),
+            (dict(epsilon=True, delta=1e-3), TypeError, "^epsilon: True"),
         ]
         for kwargs, exc, msg in cases:
             with self.subTest(**{k: repr(v) for k, v in kwargs.items()}):
@@ -38,16 +58,46 @@ class Arguments(unittest.TestCase):
             ua.verify(np.zeros((2, 2, 2)), FAKE_R)
         with self.assertRaisesRegex(TypeError, "^unlearned: an array of <U"):
             ua.verify(np.array([["a"]]), FAKE_R)
+        with self.assertRaisesRegex(TypeError, "^unlearned: rows of different lengths"):
+            ua.verify([[1.0, 2.0], [3.0]], FAKE_R)  # before: NumPy's "inhomogeneous shape"
+        with mock.patch.dict(os.environ, {"AUDIT": "/nonexistent/audit"}):
+            with self.assertRaisesRegex(FileNotFoundError, r"^\$AUDIT: no binary at /nonexistent/audit"):
+                ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3)
         with self.assertRaisesRegex(FileNotFoundError, "^retrained: no such file"):
             ua.verify(FAKE_U, "/nonexistent/retrained.npy")
         with self.assertRaisesRegex(ValueError, "^references: the mask's shape"):
             ua.verify(FAKE_U, FAKE_R, scores=True, references=(np.zeros((4, 10)), np.ones((4, 9))))
+        if have("torch"):
+            import torch
+
+            with self.assertRaisesRegex(ValueError, "^unlearned: models where per-record scores are read"):
+                ua.verify([torch.nn.Linear(3, 1)] * 8, [torch.nn.Linear(3, 1)] * 8, scores=True, epsilon=1, delta=1e-3)
+        with self.assertRaisesRegex(ValueError, "^retrained: models where per-record scores are read"):
+            ua.verify(FAKE_U, [_Linear()] * 8, scores=True, epsilon=1, delta=1e-3)
+        with self.assertRaisesRegex(ValueError, "^holdout: models where per-record scores are read"):
+            ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, holdout=[_Linear()] * 8)
         with self.assertRaisesRegex(ValueError, "^trials, models, table: "):
             ua.plan(epsilon=1, delta=1e-3)
         with self.assertRaisesRegex(TypeError, "^epsilon: measure takes no claim"):
             ua.measure(FAKE_U, FAKE_R, epsilon=1)
         with self.assertRaisesRegex(TypeError, "^seed: "):
             ua.canaries("7")
+        with self.assertRaisesRegex(TypeError, "^count: 10.0"):
+            ua.canaries(7, 10.0)
+        with self.assertRaisesRegex(TypeError, r"^table\[0\]: 'x'"):
+            ua.plan(epsilon=1, delta=1e-3, table=["x"])
+        with self.assertRaisesRegex(TypeError, "^trials: 64.5"):
+            ua.plan(epsilon=1, delta=1e-3, trials=64.5)
+
+    def test_numpy_scalars_are_numbers(self):
+        # np.float32 is no float subclass, np.int64 no int: numbers.Real and operator.index take them
+        want = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE, formats=())
+        got = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=np.float32(1), delta=np.float64(1e-3), date=DATE,
+                        formats=(), deletes=None)
+        self.assertEqual(got.json, want.json)
+        self.assertEqual(ua.plan(epsilon=np.int64(1), delta=1e-3, trials=np.int64(64)).json,
+                         ua.plan(epsilon=1, delta=1e-3, trials=64).json)
+        self.assertEqual(ua.canaries(np.int64(7), np.int32(16)).json, ua.canaries(7, 16).json)
 
 
 class Results(Scratch):
@@ -57,6 +107,9 @@ class Results(Scratch):
         self.assertGreater(r.deciding.measured, r.deciding.bound)  # the ε it shows is above the claim
         self.assertEqual(r.deciding.verdict, "FAIL")
         self.assertIn("overall: FAIL", r.text)
+        # the temporary folder is gone when the call returns: str(report) names none of its files
+        self.assertTrue(r.text.endswith("overall: FAIL\n"), r.text[-200:])
+        self.assertNotIn(tempfile.gettempdir(), str(r))
 
     def test_bad_input_raises_the_binarys_message(self):
         with self.assertRaises(ua.AuditError) as cm:
@@ -65,7 +118,7 @@ class Results(Scratch):
         self.assertIn("unlearned models score 10 records, retrained ones 4", cm.exception.message)
 
     def test_html_rendering(self):
-        r = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE)
+        r = ua.verify(FAKE_U, FAKE_R, scores=True, epsilon=1, delta=1e-3, date=DATE, formats="html")  # a str: one format
         self.assertIn("<html", r.html)
         self.assertIn("FAIL", r.html)
         self.assertTrue(r._repr_html_().startswith("<iframe"))
@@ -76,6 +129,22 @@ class Results(Scratch):
         self.assertEqual((out / "report.json").read_bytes(), r.json)
         self.assertEqual((out / "report.html").read_text(encoding="utf-8"), r.html)
         self.assertEqual([i.path for i in r.inputs], ["unlearned.npy", "retrained.npy"])
+        self.assertIn(f"overall: FAIL; report: {out.resolve() / 'report.json'}", r.text)  # kept: named
+
+    def test_a_spec_dicts_data_file_is_read_from_the_working_directory(self):
+        root = Path(__file__).resolve().parents[2]
+        spec = json.loads((root / "examples" / "heart-scale.json").read_text(encoding="utf-8"))
+        spec["method"]["variants"] = ["perfect"]
+        spec["data"]["file"] = "datasets/liblinear/heart_scale"  # relative to the clone's root
+        before = json.dumps(spec)
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:  # before: "spec.json: data.file: load datasets/…: no such file", sought in the temporary folder
+            r = ua.verify(np.random.default_rng(0).normal(size=(8, 13)), spec=spec, date=DATE, formats=())
+        finally:
+            os.chdir(cwd)
+        self.assertEqual(json.dumps(spec), before, "the caller's spec was changed")
+        self.assertIn(f"on {root / 'datasets' / 'liblinear' / 'heart_scale'} (libsvm)", r.data["description"])
 
     @unittest.skipUnless(os.name == "posix", "the progress line is relayed through a pseudo-terminal")
     def test_progress_is_shown_and_changes_nothing(self):

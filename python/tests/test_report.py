@@ -71,11 +71,35 @@ class Parse(unittest.TestCase):
         self.assertEqual(r.figures, {"epsilon_lower_bound": 2.5, "Gaussian-DP μ lower bound": 0.4})
         self.assertEqual(r.json, minimal())
 
+    def test_a_measurement_decides_nothing(self):
+        m = json.loads(minimal())
+        f = m["subjects"][0]["findings"][0]
+        f.update(kind="measurement", verdict="INCONCLUSIVE", detail="ε lower bound at δ; no claim")
+        del f["power"]
+        f["estimates"][0]["note"] = "direction nominal: the unlearned models' scores above the retrained ones'"
+        m["summary"]["verdict"] = "MEASUREMENT"
+        r = ua.Report.from_json(json.dumps(m).encode())
+        # before: deciding was the measurement, whose verdict field reads INCONCLUSIVE
+        self.assertIsNone(r.deciding)
+        self.assertIsNone(r.power)
+        self.assertEqual(r.measurement.kind, "measurement")
+        self.assertEqual(r.figures, {"epsilon_lower_bound": 2.5, "Gaussian-DP μ lower bound": 0.4})
+        self.assertEqual(r.notes, {"epsilon_lower_bound": "ε lower bound at δ; no claim",
+                                   "Gaussian-DP μ lower bound": f["estimates"][0]["note"]})
+        full = ua.Report.from_json(minimal())
+        self.assertEqual((full.deciding.check, full.measurement), ("c", None))
+        self.assertEqual(set(full.notes), set(full.figures))
+
     def test_other_schema_refused(self):
         with self.assertRaisesRegex(ValueError, r"^data: .*unlearnaudit/report/v2"):
             ua.Report.from_json(minimal(schema="unlearnaudit/report/v2"))
         with self.assertRaisesRegex(ValueError, r"^data: not JSON"):
             ua.Report.from_json(b"{")
+        # the schema right, a field missing or of the wrong type: before, a KeyError or TypeError
+        with self.assertRaisesRegex(ValueError, r"^data: a unlearnaudit/report/v3 report without the field 'summary'"):
+            ua.Report.from_json(json.dumps({"schema": ua.REPORT_SCHEMA}).encode())
+        with self.assertRaisesRegex(ValueError, r"^data: .* without a field of the wrong type"):
+            ua.Report.from_json(minimal(subjects=[5]))
 
     def test_html_in_an_iframe(self):
         r = ua.Report.from_json(minimal(), html='<html><body><p class="x">verdict "FAIL"</p></body></html>')

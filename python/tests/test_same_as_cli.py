@@ -60,6 +60,10 @@ class SameAsCLI(Scratch):
         rep = ua.measure(U, R, delta=1e-5, scores=True, deletes=deletes, references=refs, holdout=hold,
                          name="probe", date=DATE)
         self.assertEqual(rep.verdict, "MEASUREMENT")
+        self.assertIsNone(rep.deciding)  # nothing decided: the finding is the measurement
+        self.assertEqual(rep.measurement.kind, "measurement")
+        self.assertIn("Gaussian-DP μ lower bound", rep.figures)
+        self.assertEqual(set(rep.notes), set(rep.figures))
         d = self.folder("cli")
         np.save(d / "unlearned.npy", U)
         np.save(d / "retrained.npy", R)
@@ -105,6 +109,32 @@ class SameAsCLI(Scratch):
             for i, m in enumerate(ms):
                 torch.save(m.state_dict(), d / side / f"model_{i:03d}.pt")
         self.assertSameReport(rep, d, ["verify", "--epsilon", "1", "--delta", "0.001", "--tensor", "bias,weight",
+                                       "--unlearned", "unlearned", "--retrained", "retrained"])
+
+    @skip_unless("torch")
+    def test_verify_a_users_own_modules(self):
+        # a subclass of nn.Module defined outside torch, as users write models
+        import torch
+
+        class Net(torch.nn.Module):
+            def __init__(self, shift: float):
+                super().__init__()
+                self.fc1, self.fc2 = torch.nn.Linear(3, 4), torch.nn.Linear(4, 2)
+                with torch.no_grad():
+                    self.fc2.bias += shift
+
+            def forward(self, x):
+                return self.fc2(torch.relu(self.fc1(x)))
+
+        torch.manual_seed(4)
+        unl, ret = [Net(0.0) for _ in range(8)], [Net(0.5) for _ in range(8)]
+        rep = ua.verify(unl, ret, epsilon=1, delta=1e-3, date=DATE, formats=())
+        d = self.folder("cli")
+        for side, ms in (("unlearned", unl), ("retrained", ret)):
+            (d / side).mkdir()
+            for i, m in enumerate(ms):
+                torch.save(m.state_dict(), d / side / f"model_{i:03d}.pt")
+        self.assertSameReport(rep, d, ["verify", "--epsilon", "1", "--delta", "0.001",
                                        "--unlearned", "unlearned", "--retrained", "retrained"])
 
     def test_canaries(self):

@@ -46,11 +46,57 @@ class Torch(unittest.TestCase):
         z = (X @ m.weight.detach().double().numpy().T)[:, 0] + m.bias.item()
         np.testing.assert_allclose(got, np.logaddexp(0, -(2 * Y - 1) * z), rtol=1e-5)
 
+    def test_a_users_own_module(self):
+        # how most PyTorch users write a model: a subclass defined in their own file or notebook
+        torch = self.torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1, self.fc2 = torch.nn.Linear(4, 8), torch.nn.Linear(8, 3)
+
+            def forward(self, x):
+                return self.fc2(torch.relu(self.fc1(x)))
+
+        nets = [Net() for _ in range(2)]
+        got = ua.score_matrix(nets, X, self.y3)
+        with torch.no_grad():
+            want = [torch.nn.functional.cross_entropy(n(torch.as_tensor(X, dtype=torch.float32)).double(),
+                                                      torch.as_tensor(self.y3), reduction="none").numpy() for n in nets]
+        np.testing.assert_allclose(got, np.stack(want), rtol=1e-6)  # float32 rounding only
+        np.testing.assert_allclose(ua.losses(nets[0], torch.as_tensor(X), torch.as_tensor(self.y3)), want[0], rtol=1e-6)
+
     def test_bad_labels_name_y(self):
         with self.assertRaisesRegex(ValueError, r"^y: labels outside \[0, 3\)"):
             ua.losses(self.model, X, self.y3 + 1)
         with self.assertRaisesRegex(ValueError, "^y: 49 labels for 50 records"):
             ua.losses(self.model, X, self.y3[:49])
+        # before: truncated to 1, binary cross-entropy against 3, a torch error
+        with self.assertRaisesRegex(ValueError, "^y: labels with a fraction"):
+            ua.losses(self.model, X, np.full(50, 1.7))
+        with self.assertRaisesRegex(ValueError, "^y: labels other than 0 and 1"):
+            ua.losses(self.torch.nn.Linear(4, 1), X, np.full(50, 3))
+        with self.assertRaisesRegex(ValueError, r"^y: labels of shape \(50, 3\)"):
+            ua.losses(self.model, X, np.eye(3)[self.y3])
+        np.testing.assert_array_equal(ua.losses(self.model, X, self.y3.astype(float)), ua.losses(self.model, X, self.y3))
+
+    def test_errors_name_the_argument(self):
+        # before: torch's own errors from inside the forward pass or the device move
+        with self.assertRaisesRegex(ValueError, r"^x: Sequential refused records of shape \(3,\)"):
+            ua.losses(self.model, X[:, :3], self.y3)
+        with self.assertRaisesRegex(ValueError, "^device: 'nope'"):
+            ua.losses(self.model, X, self.y3, device="nope")
+        torch = self.torch
+
+        class Pair(torch.nn.Module):
+            def forward(self, x):
+                return x, x
+
+        with self.assertRaisesRegex(TypeError, "^model: Pair returned a tuple"):
+            ua.losses(Pair(), X, self.y3)
+        sd = dict(torch.nn.Linear(3, 1).state_dict(), step=3)
+        with self.assertRaisesRegex(TypeError, "^unlearned\\[0\\]: state dict entry 'step' is a int"):
+            ua.verify([sd] * 8, [sd] * 8, epsilon=1, delta=1e-3)
 
 
 @skip_unless("sklearn")
@@ -64,6 +110,24 @@ class Sklearn(unittest.TestCase):
         for i in (0, 17, 49):
             self.assertAlmostEqual(got[i], log_loss([Y[i]], m.predict_proba(X[i:i + 1]), labels=[0, 1]), places=12)
         np.testing.assert_allclose(ua.score_matrix([m, m], X, Y), np.stack([got, got]))
+        np.testing.assert_allclose(ua.score_matrix((k for k in [m, m]), X, Y), np.stack([got, got]))  # a generator
+
+    def test_errors_name_the_argument(self):
+        # before: AttributeError 'classes_', "want … a fitted scikit-learn classifier", rows of different lengths
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.svm import SVC
+
+        with self.assertRaisesRegex(ValueError, "^model: LogisticRegression is not fitted"):
+            ua.losses(LogisticRegression(), X, Y)
+        with self.assertRaisesRegex(TypeError, "^model: SVC has no predict_proba"):
+            ua.losses(SVC().fit(X, Y), X, Y)
+        with self.assertRaisesRegex(ValueError, r"^y: labels of shape \(50, 2\)"):
+            ua.losses(LogisticRegression().fit(X, Y), X, np.eye(2)[Y])
+        rf = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, Y)
+        for models in ([rf] * 8, [LogisticRegression()] * 8):
+            with self.assertRaisesRegex(TypeError, r"^unlearned\[0\]: \w+ has no fitted coef_ .*score_matrix"):
+                ua.verify(models, models, epsilon=1, delta=1e-3)
 
 
 class References(unittest.TestCase):

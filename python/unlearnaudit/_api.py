@@ -22,9 +22,7 @@ SPEC_SCHEMA = "unlearnaudit/spec/v1"
 def _positive(name: str, v: Optional[float], upper: float = math.inf, closed_upper: bool = False) -> Optional[float]:
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"{name}: {type(v).__name__}, want a number")
-    v = float(v)
+    v = _inputs.real(name, v)
     if not (v > 0 and (v <= upper if closed_upper else v < upper)):
         raise ValueError(f"{name}: {v:g}, want a number in (0, {upper:g}{']' if closed_upper else ')'}")
     return v
@@ -34,6 +32,21 @@ def _number(v: float) -> str:
     """A flag's number as one types it: 1, 0.001, 1e-06 (Python's shortest round-trip form)."""
     f = float(v)
     return str(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
+
+
+def _spec_paths_from_cwd(spec: Mapping[str, Any]) -> Dict[str, Any]:
+    """The spec dict with its relative data files (``data.file``, ``data.labels``) made
+    absolute against the working directory: the binary reads a spec file's relative paths
+    from the spec's folder, here the temporary one. ``spec`` itself is left unchanged."""
+    out = dict(spec)
+    data = spec.get("data")
+    if isinstance(data, Mapping):
+        data = dict(data)
+        for k in ("file", "labels"):
+            if isinstance(data.get(k), str) and data[k] and not os.path.isabs(data[k]):
+                data[k] = os.path.abspath(data[k])
+        out["data"] = data
+    return out
 
 
 class _Workdir:
@@ -61,9 +74,9 @@ def verify(
     name: Optional[str] = None,
     spec: Union[None, PathArg, Mapping[str, Any]] = None,
     one_run: Any = None,
-    tensors: Optional[Sequence[str]] = None,
+    tensors: Union[None, str, Sequence[str]] = None,
     date: Optional[str] = None,
-    formats: Sequence[str] = ("html",),
+    formats: Union[str, Sequence[str]] = ("html",),
     args: Sequence[str] = (),
     out: Optional[PathArg] = None,
     progress: ProgressArg = None,
@@ -96,23 +109,28 @@ def verify(
     holdout : array-like or path, optional
         With ``scores``: the unlearned models' scores on records never trained on.
     deletes : sequence of int, optional
-        The deleted records' IDs in the score columns' order (written into a spec).
+        The deleted records' IDs in the score columns' order (written into a spec); ints
+        (NumPy's too), never floats, which would be truncated.
     name : str, optional
         The method's name; the subject is reported as ``verify/<name>``.
     spec : mapping or path, optional
         A whole spec (its claim, data, model, deletes); ε, δ and the name then come from it.
+        A spec file's relative data paths are read from its folder, a mapping's from the
+        working directory.
     one_run : Canaries or path, optional
         A canary plan (:func:`canaries`): ``unlearned`` is one score a canary.
-    tensors : sequence of str, optional
-        The tensors of each ``.pt``/``.npz`` model to audit, in this order (``--tensor``).
+    tensors : str or sequence of str, optional
+        The tensors of each ``.pt``/``.npz`` model to audit, in this order (``--tensor``); a
+        str is one tensor.
     date : str, optional
         The audit date the report states (YYYY-MM-DD); default the binary's (today, UTC, or
         ``$SOURCE_DATE_EPOCH``'s day). Same inputs and date: the same report bytes.
-    formats : sequence of str
-        Renderings besides report.json and report.md ("html", "pdf"); the HTML is what
-        ``Report._repr_html_`` shows.
+    formats : str or sequence of str
+        Renderings besides report.json and report.md ("html", "pdf"; a str is one); the HTML
+        is what ``Report._repr_html_`` shows.
     args : sequence of str
-        Further flags of ``audit verify`` (``["--rank-p", "randomised"]``).
+        Further flags of ``audit verify`` (``["--rank-p", "randomised"]``; a str is refused,
+        not split).
     out : path, optional
         The folder the report files are written to, as the binary's ``--out`` (default: none
         kept; ``Report.json`` holds report.json's bytes). The inputs are written to a temporary
@@ -139,6 +157,12 @@ def verify(
     epsilon = _positive("epsilon", epsilon)
     delta = _positive("delta", delta, 1.0)
     score_kind = _inputs.check_kind(score_kind)
+    scores = _inputs.flag("scores", scores)
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name: {name!r} ({type(name).__name__}), want a str")
+    tensors = None if tensors is None else _inputs.strings("tensors", tensors, one=True)
+    formats = _inputs.strings("formats", formats, one=True)
+    args = _inputs.strings("args", args, one=False)
     if not scores and (references is not None or holdout is not None):
         raise ValueError(f"{'references' if references is not None else 'holdout'}: needs scores=True (per-record scores)")
     if epsilon is not None and delta is None:
@@ -151,7 +175,7 @@ def verify(
             if _inputs.is_path(spec):
                 argv += ["--spec", str(Path(spec).resolve())]
             elif isinstance(spec, Mapping):
-                _inputs.write_json(wd / "spec.json", dict(spec))
+                _inputs.write_json(wd / "spec.json", _spec_paths_from_cwd(spec))
                 argv += ["--spec", "spec.json"]
             else:
                 raise TypeError(f"spec: {type(spec).__name__}, want a mapping (the spec's JSON) or a path")
@@ -185,9 +209,10 @@ def verify(
                 argv += ["--name", name]
         if scores:
             argv.append("--scores")
-        argv += ["--unlearned", _inputs.write_models(unlearned, wd, "unlearned", "unlearned")]
+        read_scores = scores or one_run is not None  # the binary reads per-record scores, not models
+        argv += ["--unlearned", _inputs.write_models(unlearned, wd, "unlearned", "unlearned", read_scores)]
         if retrained is not None:
-            argv += ["--retrained", _inputs.write_models(retrained, wd, "retrained", "retrained")]
+            argv += ["--retrained", _inputs.write_models(retrained, wd, "retrained", "retrained", read_scores)]
         if references is not None:
             if _inputs.is_path(references):
                 argv += ["--references", str(Path(references).resolve())]
@@ -196,7 +221,7 @@ def verify(
                 _inputs.save_npz(wd / "references.npz", scores=s_ref, **{"in": m_ref})
                 argv += ["--references", "references.npz"]
         if holdout is not None:
-            argv += ["--holdout", _inputs.write_models(holdout, wd, "holdout", "holdout")]
+            argv += ["--holdout", _inputs.write_models(holdout, wd, "holdout", "holdout", True)]
         if one_run is not None:
             if _inputs.is_path(one_run):
                 argv += ["--one-run", str(Path(one_run).resolve())]
@@ -211,14 +236,26 @@ def verify(
             argv += ["--date", str(date)]
         if formats:
             argv += ["--formats", _inputs.flag_list(formats)]
-        argv += [str(a) for a in args]
+        argv += args
         rep = Path(out).resolve() if out is not None else wd / "report"
         argv += ["--out", str(rep)]
         done = run(argv, cwd=wd, progress=progress, audit=audit, ok=(EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE))
         html = (rep / "report.html").read_text(encoding="utf-8") if (rep / "report.html").exists() else None
         md = (rep / "report.md").read_text(encoding="utf-8") if (rep / "report.md").exists() else ""
+        text = done.stdout if out is not None else _without_paths(done.stdout, wd)
         return Report.from_json((rep / "report.json").read_bytes(), exit_code=done.returncode, html=html, markdown=md,
-                                text=done.stdout)
+                                text=text)
+
+
+def _without_paths(text: str, wd: Path) -> str:
+    """The binary's summary without the "; report: <files>" its last line names, when they
+    are in the temporary folder, which is gone when the call returns (``out=`` keeps them)."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        head, sep, files = line.partition("; report: ")
+        if sep and str(wd) in files:
+            lines[i] = head + ("\n" if line.endswith("\n") else "")
+    return "".join(lines)
 
 
 def measure(unlearned: Any, retrained: Any = None, *, delta: float = 1e-6, **kwargs: Any) -> Report:
@@ -226,8 +263,11 @@ def measure(unlearned: Any, retrained: Any = None, *, delta: float = 1e-6, **kwa
     without a claim).
 
     Takes :func:`verify`'s arguments but ``epsilon``. The report's verdict is MEASUREMENT;
+    ``report.measurement`` is its finding (``report.deciding`` is None: nothing is decided),
     ``report.figures`` holds the ε lower bound at ``delta`` and the estimates beside it
-    (Gaussian-DP μ, AUC, TPR at low FPR), ``report.power`` the most the count can show.
+    (Gaussian-DP μ, AUC, TPR at low FPR) and ``report.notes`` what each is measured on. A
+    measurement states no power (``report.power`` is None); :func:`plan` says what a count
+    of models can show.
     """
     if "epsilon" in kwargs:
         raise TypeError("epsilon: measure takes no claim; use verify(epsilon=…, delta=…) to judge one")
@@ -303,14 +343,14 @@ def plan(
         argv += ["--epsilon", _number(epsilon)]
     for flag, v in (("--trials", trials), ("--models", models), ("--retrains", retrains)):
         if v is not None:
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"{flag[2:]}: {type(v).__name__}, want an int")
-            argv += [flag, str(v)]
+            argv += [flag, str(_inputs.whole(flag[2:], v))]
     for flag, v in (("--confidence", confidence), ("--power", power), ("--power-against", power_against)):
         if v is not None:
             argv += [flag, _number(_positive(flag[2:].replace("-", "_"), v))]
     if table is not None:
-        argv += ["--table", _inputs.flag_list(int(t) for t in table)]
+        if isinstance(table, (str, bytes)):
+            raise TypeError(f"table: a str ({table!r}); give a list of ints, e.g. [8, 16, 32]")
+        argv += ["--table", _inputs.flag_list([_inputs.whole(f"table[{i}]", t) for i, t in enumerate(table)])]
         done = run(argv, audit=audit)
         return Plan({}, b"", done.stdout)
     done = run(argv + ["--json"], audit=audit)
@@ -346,9 +386,7 @@ def canaries(seed: int, count: int = 1000, *, audit: Optional[PathArg] = None) -
     count : int
         How many canaries.
     """
-    for n, v in (("seed", seed), ("count", count)):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"{n}: {type(v).__name__}, want an int")
+    seed, count = _inputs.whole("seed", seed), _inputs.whole("count", count)
     if seed < 0:
         raise ValueError(f"seed: {seed}, want a non-negative int")
     with tempfile.TemporaryDirectory(prefix="unlearnaudit-") as tmp:

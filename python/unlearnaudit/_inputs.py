@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import io
 import json
+import numbers
+import operator
 import os
+import sys
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 PathLike = (str, os.PathLike)
 
@@ -26,11 +29,16 @@ def is_path(x: Any) -> bool:
 
 
 def _is_torch_module(x: Any) -> bool:
-    return type(x).__module__.startswith("torch") and hasattr(x, "state_dict") and callable(x.state_dict)
+    """An ``nn.Module``, the user's own subclasses included (a class defined in a notebook, a
+    Lightning or Hugging Face model). PyTorch is looked up among the imported modules: an
+    object cannot be a module or a tensor unless torch was imported to make it."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.nn.Module)
 
 
 def _is_torch_tensor(x: Any) -> bool:
-    return type(x).__module__.startswith("torch") and hasattr(x, "detach") and hasattr(x, "numpy")
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def _is_state_dict(x: Any) -> bool:
@@ -39,6 +47,10 @@ def _is_state_dict(x: Any) -> bool:
 
 def _is_sklearn_linear(x: Any) -> bool:
     return hasattr(x, "coef_") and hasattr(x, "intercept_") and hasattr(x, "get_params")
+
+
+def _is_sklearn_estimator(x: Any) -> bool:
+    return hasattr(x, "get_params") and hasattr(x, "fit")
 
 
 def sklearn_parameters(model: Any, arg: str) -> Any:
@@ -57,7 +69,10 @@ def to_matrix(x: Any, arg: str) -> Any:
     np = numpy(arg)
     if _is_torch_tensor(x):
         x = x.detach().cpu().numpy()
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except ValueError:  # NumPy's "inhomogeneous shape"
+        raise TypeError(f"{arg}: rows of different lengths; give models × values") from None
     if a.dtype == object:
         raise TypeError(f"{arg}: rows of different lengths or non-numbers ({a.shape}); give models × values")
     if a.dtype not in (np.float32, np.float64):
@@ -71,12 +86,13 @@ def to_matrix(x: Any, arg: str) -> Any:
     return np.ascontiguousarray(a)
 
 
-def write_models(x: Any, folder: Path, name: str, arg: str) -> str:
+def write_models(x: Any, folder: Path, name: str, arg: str, scores: bool = False) -> str:
     """Writes the models (or scores) given as ``arg`` under folder and returns the path to
     pass the binary, relative to folder: ``name.npy`` for a matrix (NumPy arrays, tensors,
     fitted scikit-learn linear models, lists of rows), ``name/model_NNN.pt`` for PyTorch
     modules or state dicts (read by the binary as state dicts). A path is passed on as is,
-    made absolute."""
+    made absolute. With ``scores`` (the binary reads per-record scores) models are refused:
+    their parameters would be audited as if they were scores."""
     if is_path(x):
         p = Path(x).resolve()
         if not p.exists():
@@ -84,9 +100,23 @@ def write_models(x: Any, folder: Path, name: str, arg: str) -> str:
         return str(p)
     if x is None:
         raise TypeError(f"{arg}: None; give an array, a list of models, or a path")
+    if isinstance(x, Iterator):  # a generator of models or rows, read once
+        x = list(x)
     items = list(x) if isinstance(x, (list, tuple)) else None
-    single = [x] if (_is_torch_module(x) or _is_state_dict(x) or _is_sklearn_linear(x)) else None
+    single = [x] if (_is_torch_module(x) or _is_state_dict(x) or _is_sklearn_estimator(x)) else None
     models = single or items
+    if scores and models and any(_is_torch_module(m) or _is_state_dict(m) or _is_sklearn_linear(m) for m in models):
+        raise ValueError(f"{arg}: models where per-record scores are read (scores=True, one_run or holdout); "
+                         "give models × records of scores: unlearnaudit.score_matrix(models, x, y)")
+    if models is not None:
+        for i, m in enumerate(models):
+            if _is_sklearn_estimator(m) and not _is_sklearn_linear(m):  # a scikit-learn estimator, not linear or not fitted
+                raise TypeError(f"{arg}[{i}]: {type(m).__name__} has no fitted coef_ and intercept_ (parameters are read "
+                                "from fitted linear models only); for other models audit per-record scores: "
+                                "verify(score_matrix(models, x, y), …, scores=True)")
+            if isinstance(m, Mapping) and not _is_state_dict(m) and any(_is_torch_tensor(v) for v in m.values()):
+                bad = next(k for k, v in m.items() if not _is_torch_tensor(v))
+                raise TypeError(f"{arg}[{i}]: state dict entry {bad!r} is a {type(m[bad]).__name__}, want tensors only")
     if models is not None and len(models) > 0 and all(_is_torch_module(m) or _is_state_dict(m) for m in models):
         import torch
 
@@ -135,13 +165,57 @@ def write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool) or type(v).__name__ == "bool_"  # numpy.bool_ is no int subclass
+
+
+def whole(name: str, v: Any) -> int:
+    """v as an int when it is one (int, numpy.int64, …: operator.index); a float, even 2.0,
+    a bool or a str is refused, naming the argument, rather than truncated."""
+    if _is_bool(v):
+        raise TypeError(f"{name}: {v!r}, want an int, not a bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name}: {v!r} ({type(v).__name__}), want an int") from None
+
+
+def real(name: str, v: Any) -> float:
+    """v as a float when it is a real number (int, float, numpy.float32, …: numbers.Real)."""
+    if _is_bool(v) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name}: {v!r} ({type(v).__name__}), want a number")
+    return float(v)
+
+
+def flag(name: str, v: Any) -> bool:
+    """v when it is a bool (or numpy.bool_): a str such as "no" is refused, not read as true."""
+    if not _is_bool(v):
+        raise TypeError(f"{name}: {v!r} ({type(v).__name__}), want True or False")
+    return bool(v)
+
+
+def strings(name: str, v: Any, one: bool) -> List[str]:
+    """A sequence of str; a plain str is one item when ``one`` (formats="html"), else refused
+    (it would be read letter by letter)."""
+    if isinstance(v, str):
+        if one:
+            return [v]
+        raise TypeError(f"{name}: a str ({v!r}); give a list of str, e.g. {[*v.split()]!r}")
+    if isinstance(v, (bytes, Mapping)) or not isinstance(v, Iterable):
+        raise TypeError(f"{name}: {type(v).__name__}, want a list of str")
+    out = list(v)
+    for i, x in enumerate(out):
+        if not isinstance(x, str):
+            raise TypeError(f"{name}[{i}]: {x!r} ({type(x).__name__}), want a str")
+    return out
+
+
 def deletes_list(deletes: Any) -> Optional[List[int]]:
     if deletes is None:
         return None
-    try:
-        out = [int(d) for d in (deletes.tolist() if hasattr(deletes, "tolist") else deletes)]
-    except (TypeError, ValueError):
-        raise TypeError(f"deletes: {type(deletes).__name__}, want a sequence of record IDs (integers)") from None
+    if isinstance(deletes, (str, bytes, Mapping)) or not isinstance(deletes, Iterable):
+        raise TypeError(f"deletes: {type(deletes).__name__}, want a sequence of record IDs (integers)")
+    out = [whole(f"deletes[{i}]", d) for i, d in enumerate(deletes.tolist() if hasattr(deletes, "tolist") else deletes)]
     if not out:
         raise ValueError("deletes: empty; give the deleted records' IDs, in the score files' column order")
     return out

@@ -4,11 +4,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 ProgressArg = Union[None, bool, Callable[[str], None]]
 
@@ -53,6 +54,8 @@ def binary(audit: Optional[Union[str, os.PathLike]] = None) -> str:
             raise FileNotFoundError(f"audit: no binary at {p}")
         return str(p)
     if os.environ.get("AUDIT"):
+        if not Path(os.environ["AUDIT"]).is_file():
+            raise FileNotFoundError(f"$AUDIT: no binary at {os.environ['AUDIT']} (unset it to use the wheel's)")
         return os.environ["AUDIT"]
     exe = "audit.exe" if os.name == "nt" else "audit"
     carried = Path(__file__).resolve().parent / "bin" / exe
@@ -111,7 +114,9 @@ def run(args: List[str], *, cwd: Optional[Union[str, os.PathLike]] = None, progr
     cmd = [binary(audit), *args]
     sink = _progress_sink(progress)
     if sink is None or os.name != "posix":
-        run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        proc = _start(cmd, cwd, subprocess.PIPE)
+        out, err = _communicate(proc)
+        run = subprocess.CompletedProcess(cmd, proc.returncode, _text(out), _text(err))
     else:
         run = _run_pty(cmd, cwd, sink)
     if run.returncode not in ok:
@@ -133,10 +138,16 @@ def _run_pty(cmd: List[str], cwd, sink: Callable[[str], None]) -> "subprocess.Co
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
     except termios.error:
         pass
-    proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
+    try:
+        proc = _start(cmd, cwd, slave)
+    except BaseException:
+        os.close(master)
+        raise
+    finally:
+        os.close(slave)
     lines: List[str] = []  # stderr's finished lines (messages); progress redraws go to sink
     drew = [False]
+    failed: List[BaseException] = []  # what the progress function raised (then the pty is still drained)
 
     def pump() -> None:
         buf, after_cr = b"", False
@@ -153,8 +164,13 @@ def _run_pty(cmd: List[str], cwd, sink: Callable[[str], None]) -> "subprocess.Co
                 if i < 0:
                     break
                 piece, sep, buf = _CSI.sub("", buf[:i].decode("utf-8", "replace")).rstrip(), buf[i:i + 1], buf[i + 1:]
-                if piece and after_cr:  # a redraw of the progress line ("\r" + line)
-                    sink(piece)
+                if piece and after_cr and not failed:  # a redraw of the progress line ("\r" + line)
+                    try:
+                        sink(piece)
+                    except Exception as e:  # the caller's progress function: the audit stops, its error is raised
+                        failed.append(e)
+                        if proc.poll() is None:
+                            proc.send_signal(signal.SIGINT)
                     drew[0] = True
                 elif piece:
                     lines.append(piece)
@@ -164,12 +180,67 @@ def _run_pty(cmd: List[str], cwd, sink: Callable[[str], None]) -> "subprocess.Co
 
     t = threading.Thread(target=pump, daemon=True)
     t.start()
-    assert proc.stdout is not None
-    with proc.stdout:
-        out = proc.stdout.read().decode("utf-8", "replace")
-    rc = proc.wait()
-    t.join()
-    os.close(master)
-    if drew[0] and getattr(sink, "ends_line", False):
-        sys.stderr.write("\n")  # the default drawer's line ends as the binary's would
-    return subprocess.CompletedProcess(cmd, rc, out, "\n".join(lines) + ("\n" if lines else ""))
+    try:
+        out, _ = _communicate(proc)
+    finally:
+        # the binary is gone (reaped, or its end of the terminal closed): the pump reads EIO
+        t.join()
+        os.close(master)
+        if drew[0] and getattr(sink, "ends_line", False):
+            sys.stderr.write("\n")  # the default drawer's line ends as the binary's would
+    if failed:
+        raise failed[0]
+    return subprocess.CompletedProcess(cmd, proc.returncode, _text(out), "\n".join(lines) + ("\n" if lines else ""))
+
+
+#: Seconds an interrupted binary is given to stop by itself (it finishes the step it is in,
+#: removes what it had begun to write and its output folder's lock, and exits 130) before it
+#: is killed, which leaves its .audit.lock behind (stale: the next run takes it over).
+STOP_GRACE = 10.0
+
+
+def _start(cmd: List[str], cwd: Optional[Union[str, os.PathLike]], stderr: Any) -> "subprocess.Popen[bytes]":
+    """Starts the binary. On POSIX it gets a session of its own, so a Ctrl-C at the terminal
+    reaches Python alone and the binary receives exactly one SIGINT, from :func:`_stop` (a
+    second one would end it at once, before it tidies up)."""
+    return subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                            start_new_session=os.name == "posix")
+
+
+def _communicate(proc: "subprocess.Popen[bytes]") -> Tuple[bytes, Optional[bytes]]:
+    """proc.communicate(); any exception in it (KeyboardInterrupt from a notebook's interrupt
+    or Ctrl-C, SystemExit, an exception raised in another thread) stops the binary first."""
+    try:
+        return proc.communicate()
+    except BaseException:
+        _stop(proc)
+        raise
+
+
+def _stop(proc: "subprocess.Popen[bytes]") -> None:
+    """Stops the binary and reaps it: SIGINT (on Windows, which has none to send, a kill),
+    up to STOP_GRACE seconds for it to exit — its output still drained, so a full pipe never
+    holds it — then a kill. A second interrupt during the wait kills it at once."""
+    if proc.poll() is not None:
+        return
+    try:
+        if os.name == "posix":
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        pass
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for f in (proc.stdout, proc.stderr):
+            if f is not None:
+                f.close()
+
+
+def _text(b: Optional[bytes]) -> str:
+    return (b or b"").decode("utf-8", "replace")

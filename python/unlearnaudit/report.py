@@ -243,6 +243,15 @@ class Report:
             got = d.get("schema") if isinstance(d, dict) else type(d).__name__
             raise ValueError(f"data: a report of schema {got!r}, this package parses {REPORT_SCHEMA!r} "
                              "(is the audit binary another version than the package's?)")
+        try:
+            return cls._parse(d, data, exit_code, html, markdown, text)
+        except (KeyError, TypeError, AttributeError) as e:
+            what = f"the field {e.args[0]!r}" if isinstance(e, KeyError) else f"a field of the wrong type ({e})"
+            raise ValueError(f"data: a {REPORT_SCHEMA} report without {what}: "
+                             "not report.json as the binary writes it") from None
+
+    @classmethod
+    def _parse(cls, d: dict, data: bytes, exit_code: int, html: Optional[str], markdown: str, text: str) -> "Report":
         s = d["summary"]
         return cls(
             d["schema"], d["tool"]["name"], d["tool"]["version"], d["command"], d.get("date", ""),
@@ -266,27 +275,53 @@ class Report:
     @property
     def deciding(self) -> Optional[Finding]:
         """The first subject's first empirical finding (the distinguishing game or the rank test),
-        which decides a verify; None when there is none."""
+        which decides a verify; None when there is none, as in a measurement, which decides
+        nothing (its finding is :attr:`measurement`)."""
         for f in self.findings:
-            if f.kind in ("empirical", "measurement"):
+            if f.kind == "empirical":
+                return f
+        return None
+
+    @property
+    def measurement(self) -> Optional[Finding]:
+        """The claim-free measurement's finding (``kind == "measurement"``; report.json's
+        ``verdict`` field holds INCONCLUSIVE there, as no claim was judged), or None."""
+        for f in self.findings:
+            if f.kind == "measurement":
                 return f
         return None
 
     @property
     def power(self) -> Optional[Power]:
-        """The deciding finding's power (what it could have shown)."""
+        """The deciding finding's power (what it could have shown); None for a measurement,
+        which states none (``plan(trials=…, delta=…)`` says what a count can show)."""
         f = self.deciding
         return f.power if f else None
 
+    def _figures_finding(self) -> Optional[Finding]:
+        return self.deciding or self.measurement
+
     @property
     def figures(self) -> Dict[str, Optional[float]]:
-        """The deciding finding's figures by name: ``epsilon_lower_bound`` (its measured value)
-        and every estimate beside it (Gaussian-DP μ, AUC, TPR at low FPR, …)."""
-        f = self.deciding
+        """The deciding (or measurement) finding's figures by name: ``epsilon_lower_bound`` (its
+        measured value) and every estimate beside it (Gaussian-DP μ, AUC, TPR at low FPR, …).
+        Read them with :attr:`notes`, which say what each is measured on and in which direction."""
+        f = self._figures_finding()
         if f is None:
             return {}
         out: Dict[str, Optional[float]] = {"epsilon_lower_bound": f.measured}
         out.update({e.name: e.value for e in f.estimates})
+        return out
+
+    @property
+    def notes(self) -> Dict[str, str]:
+        """Each of :attr:`figures`' notes, by the same names: the finding's detail for
+        ``epsilon_lower_bound``, each estimate's note for the others."""
+        f = self._figures_finding()
+        if f is None:
+            return {}
+        out = {"epsilon_lower_bound": f.detail}
+        out.update({e.name: e.note for e in f.estimates})
         return out
 
     def to_dict(self) -> dict:

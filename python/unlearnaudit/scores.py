@@ -6,9 +6,9 @@ These compute inputs; the audit itself is the binary's (:func:`unlearnaudit.veri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
-from ._inputs import _is_sklearn_linear, _is_torch_module, numpy
+from ._inputs import _is_sklearn_linear, _is_torch_module, numpy, whole
 
 __all__ = ["losses", "confidences", "score_matrix", "References", "references"]
 
@@ -23,8 +23,13 @@ def _torch_outputs(model: Any, x: Any, batch_size: int, device: Any) -> Any:
             device = next(model.parameters()).device
         except StopIteration:
             device = torch.device("cpu")
+    else:
+        try:
+            device = torch.device(device)
+        except (RuntimeError, TypeError) as e:
+            raise ValueError(f"device: {device!r}: {e}") from None
     xt = x if isinstance(x, torch.Tensor) else torch.as_tensor(numpy("x").asarray(x))
-    if xt.is_floating_point():
+    if xt.is_floating_point():  # integer records stay so (token IDs for an embedding)
         try:
             xt = xt.to(next(model.parameters()).dtype)
         except StopIteration:
@@ -35,14 +40,26 @@ def _torch_outputs(model: Any, x: Any, batch_size: int, device: Any) -> Any:
     try:
         with torch.no_grad():
             for lo in range(0, len(xt), batch_size):
-                outs.append(model(xt[lo:lo + batch_size].to(device)).double().cpu())
+                try:
+                    batch = xt[lo:lo + batch_size].to(device)
+                except (RuntimeError, AssertionError) as e:  # "Torch not compiled with CUDA enabled" is an AssertionError
+                    raise ValueError(f"device: {device}: {e}") from None
+                try:
+                    out = model(batch)
+                except RuntimeError as e:
+                    raise ValueError(f"x: {type(model).__name__} refused records of shape {tuple(xt.shape[1:])} "
+                                     f"on {device}: {e}") from e
+                if not isinstance(out, torch.Tensor):
+                    raise TypeError(f"model: {type(model).__name__} returned a {type(out).__name__}, want a tensor "
+                                    "of logits (records × classes)")
+                outs.append(out.double().cpu())
     finally:
         model.train(was_training)
     return torch.cat(outs) if outs else torch.empty(0)
 
 
 def _check(x: Any, y: Any, batch_size: int) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+    if whole("batch_size", batch_size) < 1:
         raise ValueError(f"batch_size: {batch_size!r}, want a positive int")
     if len(x) != len(y):
         raise ValueError(f"y: {len(y)} labels for {len(x)} records in x")
@@ -56,10 +73,16 @@ def _torch_scores(model: Any, x: Any, y: Any, kind: str, batch_size: int, device
 
     logits = _torch_outputs(model, x, batch_size, device)
     yt = torch.as_tensor(numpy("y").asarray(y.cpu() if isinstance(y, torch.Tensor) else y))
+    if yt.ndim != 1:
+        raise ValueError(f"y: labels of shape {tuple(yt.shape)}, want one class index a record (1-D, not one-hot)")
+    if yt.is_floating_point() and not bool((yt == yt.round()).all()):
+        raise ValueError("y: labels with a fraction; want whole class indices (they would be truncated)")
     if logits.ndim == 2 and logits.shape[1] == 1:
         logits = logits[:, 0]
     if logits.ndim == 1:  # one logit: binary, y in {0, 1}
         yb = yt.double()
+        if not bool(((yb == 0) | (yb == 1)).all()):
+            raise ValueError("y: labels other than 0 and 1 for a model of one output (binary: one logit)")
         if kind == "loss":
             s = F.binary_cross_entropy_with_logits(logits, yb, reduction="none")
         else:
@@ -83,6 +106,10 @@ def _sklearn_scores(model: Any, x: Any, y: Any, kind: str, batch_size: int) -> A
         raise TypeError(f"model: {type(model).__name__} has no predict_proba (fit a probabilistic classifier, "
                         "e.g. LogisticRegression, or SGDClassifier(loss='log_loss'))")
     x, y = np.asarray(x), np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y: labels of shape {y.shape}, want one label a record (1-D, not one-hot)")
+    if not hasattr(model, "classes_"):
+        raise ValueError(f"model: {type(model).__name__} is not fitted (no classes_); fit it first")
     classes = list(model.classes_)
     try:
         idx = np.array([classes.index(v) for v in y.tolist()])
@@ -99,8 +126,8 @@ def _scores(model: Any, x: Any, y: Any, kind: str, batch_size: int, device: Any)
     _check(x, y, batch_size)
     if _is_torch_module(model):
         return _torch_scores(model, x, y, kind, batch_size, device)
-    if hasattr(model, "predict_proba") or _is_sklearn_linear(model):
-        return _sklearn_scores(model, x, y, kind, batch_size)
+    if hasattr(model, "predict_proba") or _is_sklearn_linear(model) or hasattr(model, "get_params"):
+        return _sklearn_scores(model, x, y, kind, batch_size)  # it names what a scikit-learn model lacks
     raise TypeError(f"model: {type(model).__name__}, want a PyTorch nn.Module or a fitted scikit-learn classifier")
 
 
@@ -134,13 +161,14 @@ def confidences(model: Any, x: Any, y: Any, *, batch_size: int = 1024, device: A
     return _scores(model, x, y, "confidence", batch_size, device)
 
 
-def score_matrix(models: Sequence[Any], x: Any, y: Any, *, kind: str = "loss", batch_size: int = 1024,
+def score_matrix(models: Iterable[Any], x: Any, y: Any, *, kind: str = "loss", batch_size: int = 1024,
                  device: Any = None) -> Any:
     """Models × records: each model's :func:`losses` (or ``kind="confidence"``) on the records,
     a row a model, the matrix ``verify(scores=True)`` takes."""
     np = numpy("models")
     if kind not in ("loss", "confidence"):
         raise ValueError(f"kind: {kind!r}, want 'loss' or 'confidence'")
+    models = list(models)  # a generator too
     if len(models) == 0:
         raise ValueError("models: empty")
     return np.stack([_scores(m, x, y, kind, batch_size, device) for m in models])
@@ -196,9 +224,10 @@ def references(
         Pass it as ``verify(..., scores=True, references=refs)``.
     """
     np = numpy("references")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 2 or count % 2:
+    count, records = whole("count", count), whole("records", records)
+    if count < 2 or count % 2:
         raise ValueError(f"count: {count!r}, want an even int ≥ 2 (half IN, half OUT)")
-    if isinstance(records, bool) or not isinstance(records, int) or records < 1:
+    if records < 1:
         raise ValueError(f"records: {records!r}, want a positive int")
     d = np.asarray(deleted, dtype=np.int64).ravel()
     if d.size == 0 or d.min() < 0 or d.max() >= records or len(np.unique(d)) != d.size:
