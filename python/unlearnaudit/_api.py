@@ -60,6 +60,18 @@ class _Workdir:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+def _claim_flags(epsilon: Optional[float], delta: Optional[float], name: Optional[str]) -> List[str]:
+    """The flags that give the binary the claim and the subject's name, those given."""
+    argv: List[str] = []
+    if epsilon is not None:
+        argv += ["--epsilon", _number(epsilon)]
+    if delta is not None:
+        argv += ["--delta", _number(delta)]
+    if name is not None:
+        argv += ["--name", name]
+    return argv
+
+
 def verify(
     unlearned: Any,
     retrained: Any = None,
@@ -182,12 +194,7 @@ def verify(
             if dl is not None or score_kind != "loss":
                 raise ValueError(f"{'deletes' if dl is not None else 'score_kind'}: with spec=, state it in the spec "
                                  "(its \"deletes\" and \"scores\")")
-            if epsilon is not None:
-                argv += ["--epsilon", _number(epsilon)]
-            if delta is not None:
-                argv += ["--delta", _number(delta)]
-            if name is not None:
-                argv += ["--name", name]
+            argv += _claim_flags(epsilon, delta, name)
         elif needs_spec:
             s: Dict[str, Any] = {"schema": SPEC_SCHEMA, "method": {"name": name or "unnamed method"}}
             if scores:
@@ -201,12 +208,7 @@ def verify(
             if epsilon is None and delta is not None:
                 argv += ["--delta", _number(delta)]
         else:
-            if epsilon is not None:
-                argv += ["--epsilon", _number(epsilon)]
-            if delta is not None:
-                argv += ["--delta", _number(delta)]
-            if name is not None:
-                argv += ["--name", name]
+            argv += _claim_flags(epsilon, delta, name)
         if scores:
             argv.append("--scores")
         read_scores = scores or one_run is not None  # the binary reads per-record scores, not models
