@@ -102,8 +102,8 @@ func uniform32(w uint32) float64 { return (float64(w) + 0.5) * 0x1p-32 }
 
 // boxMuller is the two normals √(−2 ln u)·(cos 2πv, sin 2πv).
 func boxMuller(u, v float64) (float64, float64) {
-	r := math.Sqrt(-2 * math.Log(u))
-	s, c := math.Sincos(2 * math.Pi * v)
+	r := math.Sqrt(-2 * logUnit(u))
+	s, c := sinCosTurns(v)
 	return r * c, r * s
 }
 
