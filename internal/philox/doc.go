@@ -60,7 +60,8 @@
 // # How it is checked and what it costs
 //
 // The tests check Block against Random123's published known answers, pin the layout
-// above, and test the normals as a generator from fixed seeds (moments, tails to 6σ, a
+// above and the streams' bits, hold the log and sine-cosine to their error bounds, and
+// test the normals as a generator from fixed seeds (moments, tails to 6σ, a
 // fine-binned χ², independence of adjacent trials, steps and positions), each with its
 // false-failure probability and power stated. BenchmarkFill gives the cost a normal and
 // its multiple of copying the same bytes, BenchmarkBlock Philox's share of it: in pure Go
