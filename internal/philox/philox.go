@@ -1,0 +1,174 @@
+package philox
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// The multipliers and the Weyl key increments of Philox4x32 (Salmon et al. 2011, table 2;
+// the increments are the golden ratio's and √3−1's first 32 fractional bits).
+const (
+	mul0  = 0xD2511F53
+	mul1  = 0xCD9E8D57
+	bump0 = 0x9E3779B9
+	bump1 = 0xBB67AE85
+)
+
+// Rounds is the number of rounds of the generator this package is: Philox4x32-10, the
+// count Random123, JAX, PyTorch and cuRAND use (7 already passes BigCrush; 10 is the margin).
+const Rounds = 10
+
+// Block is Philox4x32-10: the bijection of the 128-bit counter ctr under the 64-bit key,
+// words little end first as Random123 prints them (ctr[0] is the low word).
+func Block(ctr [4]uint32, key [2]uint32) [4]uint32 {
+	// block(ctr, key, Rounds) unrolled by hand (TestKnownAnswers holds both to the
+	// published answers): the loop and its first-round test cost twice its multiplies.
+	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
+	k0, k1 := key[0], key[1]
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	k0, k1 = k0+bump0, k1+bump1
+	c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	return [4]uint32{c0, c1, c2, c3}
+}
+
+// round is one Philox4x32 round under the key (k0, k1).
+func round(c0, c1, c2, c3, k0, k1 uint32) (uint32, uint32, uint32, uint32) {
+	hi0, lo0 := bits.Mul32(mul0, c0)
+	hi1, lo1 := bits.Mul32(mul1, c2)
+	return hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+}
+
+// block is the R-round Philox4x32 (Random123's philox4x32_R): a round multiplies words 0
+// and 2 by the two constants, the high halves crossed onto words 1 and 3 and keyed, the
+// key bumped by the Weyl increments between rounds.
+func block(ctr [4]uint32, key [2]uint32, rounds int) [4]uint32 {
+	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
+	k0, k1 := key[0], key[1]
+	for r := 0; r < rounds; r++ {
+		if r > 0 {
+			k0 += bump0
+			k1 += bump1
+		}
+		c0, c1, c2, c3 = round(c0, c1, c2, c3, k0, k1)
+	}
+	return [4]uint32{c0, c1, c2, c3}
+}
+
+// Key is the generator's key for a seed: its low word first.
+func Key(seed uint64) [2]uint32 { return [2]uint32{uint32(seed), uint32(seed >> 32)} }
+
+// Counter is the counter of block i of the stream (trial, step): i in word 0, step in word
+// 1, the trial's low and high words in 2 and 3. Distinct (trial, step, i) are distinct
+// counters, so under one key no two streams share a block, and any trial's block i is
+// drawn without drawing anything before it.
+func Counter(trial uint64, step uint32, i uint32) [4]uint32 {
+	return [4]uint32{i, step, uint32(trial), uint32(trial >> 32)}
+}
+
+// MaxBlocks is how many blocks a stream has (word 0 of the counter counts them).
+const MaxBlocks = 1 << 32
+
+func checkLen(op string, n, perBlock int) {
+	if uint64(n) > uint64(MaxBlocks)*uint64(perBlock) {
+		panic(fmt.Sprintf("philox.%s: %d values exceed a stream's %d blocks of %d", op, n, uint64(MaxBlocks), perBlock))
+	}
+}
+
+// uniform53 is the 53-bit uniform of the 64 bits hi:lo, centred in its cell: in (0, 1),
+// never 0 (its log is finite) nor 1.
+func uniform53(lo, hi uint32) float64 {
+	return (float64((uint64(hi)<<32|uint64(lo))>>11) + 0.5) * 0x1p-53
+}
+
+// uniform32 is the 32-bit uniform of w, centred in its cell: in (0, 1).
+func uniform32(w uint32) float64 { return (float64(w) + 0.5) * 0x1p-32 }
+
+// boxMuller is the two normals √(−2 ln u)·(cos 2πv, sin 2πv).
+func boxMuller(u, v float64) (float64, float64) {
+	r := math.Sqrt(-2 * logUnit(u))
+	s, c := sinCosTurns(v)
+	return r * c, r * s
+}
+
+// Fill writes the first len(dst) standard normals of the stream (seed, trial, step): block
+// i of it (Block(Counter(trial, step, i), Key(seed))) gives dst[2i] and dst[2i+1], the
+// Box–Muller pair of the 53-bit uniforms u of words 1:0 and v of words 3:2 (cosine first).
+// It panics beyond 2³³ normals, a stream's length.
+func Fill(dst []float64, seed, trial uint64, step uint32) {
+	checkLen("Fill", len(dst), 2)
+	key := Key(seed)
+	n := len(dst)
+	i := 0
+	for ; i+1 < n; i += 2 {
+		x := Block(Counter(trial, step, uint32(i/2)), key)
+		dst[i], dst[i+1] = boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
+	}
+	if i < n {
+		x := Block(Counter(trial, step, uint32(i/2)), key)
+		dst[i], _ = boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
+	}
+}
+
+// Fill32 writes the first len(dst) float32 standard normals of the stream (seed, trial,
+// step): block i gives dst[4i..4i+3], the Box–Muller pairs of the 32-bit uniforms of words
+// (0, 1) and (2, 3), computed in float64 and rounded once. Its values are not Fill's: a
+// block gives four float32 normals where it gives two float64 ones. The 32-bit u bounds
+// |z| by √(2·33·ln 2) = 6.76σ; the normal law's mass beyond is 1.4·10⁻¹¹.
+// It panics beyond 2³⁴ normals.
+func Fill32(dst []float32, seed, trial uint64, step uint32) {
+	checkLen("Fill32", len(dst), 4)
+	key := Key(seed)
+	var z [4]float32
+	for i := 0; i < len(dst); i += 4 {
+		x := Block(Counter(trial, step, uint32(i/4)), key)
+		a, b := boxMuller(uniform32(x[0]), uniform32(x[1]))
+		c, d := boxMuller(uniform32(x[2]), uniform32(x[3]))
+		z = [4]float32{float32(a), float32(b), float32(c), float32(d)}
+		copy(dst[i:], z[:])
+	}
+}
+
+// FillUniform writes the first len(dst) uniforms in (0, 1) of the stream (seed, trial,
+// step): block i gives dst[2i] (the 53 bits of words 1:0) and dst[2i+1] (of words 3:2),
+// the very uniforms Fill turns into normals.
+func FillUniform(dst []float64, seed, trial uint64, step uint32) {
+	checkLen("FillUniform", len(dst), 2)
+	key := Key(seed)
+	for i := 0; i < len(dst); i += 2 {
+		x := Block(Counter(trial, step, uint32(i/2)), key)
+		dst[i] = uniform53(x[0], x[1])
+		if i+1 < len(dst) {
+			dst[i+1] = uniform53(x[2], x[3])
+		}
+	}
+}
+
+// FillUniform32 writes the first len(dst) float32 uniforms in (0, 1) of the stream: block
+// i gives dst[4i..4i+3], the top 24 bits of each word centred in their cell.
+func FillUniform32(dst []float32, seed, trial uint64, step uint32) {
+	checkLen("FillUniform32", len(dst), 4)
+	key := Key(seed)
+	for i := 0; i < len(dst); i += 4 {
+		x := Block(Counter(trial, step, uint32(i/4)), key)
+		for j := 0; j < 4 && i+j < len(dst); j++ {
+			dst[i+j] = (float32(x[j]>>8) + 0.5) * 0x1p-24
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package philox
+
+import (
+	"testing"
+)
+
+// The known answers of Random123's tests/kat_vectors (D. E. Shaw Research,
+// github.com/DEShawResearch/random123), its philox4x32 lines, rounds 7 and 10; columns:
+// rounds, CTR (4 words, word 0 first), KEY (2 words), EXPECTED (4 words). Read here as
+// quoted, identically, by Random123's ports (e.g. E. Sarmas's philox.py TEST_CASES) and
+// written out by hand; this package's code is its own.
+var kats = []struct {
+	rounds int
+	ctr    [4]uint32
+	key    [2]uint32
+	want   [4]uint32
+}{
+	{7, [4]uint32{0, 0, 0, 0}, [2]uint32{0, 0}, [4]uint32{0x5f6fb709, 0x0d893f64, 0x4f121f81, 0x4f730a48}},
+	{7, [4]uint32{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, [2]uint32{0xffffffff, 0xffffffff}, [4]uint32{0x5207ddc2, 0x45165e59, 0x4d8ee751, 0x8c52f662}},
+	{7, [4]uint32{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, [2]uint32{0xa4093822, 0x299f31d0}, [4]uint32{0x4dfccaba, 0x190a87f0, 0xc47362ba, 0xb6b5242a}},
+	{10, [4]uint32{0, 0, 0, 0}, [2]uint32{0, 0}, [4]uint32{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+	{10, [4]uint32{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, [2]uint32{0xffffffff, 0xffffffff}, [4]uint32{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+	{10, [4]uint32{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, [2]uint32{0xa4093822, 0x299f31d0}, [4]uint32{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+}
+
+// Block and the R-round block give Random123's published answers (a dropped round, a
+// changed multiplier or key increment, or words crossed the wrong way all fail here).
+func TestKnownAnswers(t *testing.T) {
+	if len(kats) == 0 {
+		t.Fatal("no known-answer vectors")
+	}
+	tens := 0
+	for _, k := range kats {
+		if got := block(k.ctr, k.key, k.rounds); got != k.want {
+			t.Errorf("philox4x32_%d(ctr %08x, key %08x) = %08x, want %08x", k.rounds, k.ctr, k.key, got, k.want)
+		}
+		if k.rounds == Rounds {
+			tens++
+			if got := Block(k.ctr, k.key); got != k.want {
+				t.Errorf("Block(ctr %08x, key %08x) = %08x, want %08x", k.ctr, k.key, got, k.want)
+			}
+		}
+	}
+	if tens == 0 {
+		t.Fatal("no 10-round vectors")
+	}
+}
+
+// The streams are laid out as documented: Fill's, FillUniform's, Fill32's and
+// FillUniform32's values at block i come from Block(Counter(trial, step, i), Key(seed)),
+// for a trial and seed with both words set and i past 2¹⁶, and a stream can be read from
+// any block without the ones before (here: the tail of a long Fill equals the values
+// recomputed from its block alone).
+func TestLayout(t *testing.T) {
+	const seed, trial, step = 0x0123456789abcdef, 0xfedcba9876543210, 7
+	if c := Counter(trial, step, 5); c != [4]uint32{5, 7, 0x76543210, 0xfedcba98} {
+		t.Fatalf("Counter = %08x", c)
+	}
+	if k := Key(seed); k != [2]uint32{0x89abcdef, 0x01234567} {
+		t.Fatalf("Key = %08x", k)
+	}
+	const n = 1<<17 + 6
+	z := make([]float64, n)
+	u := make([]float64, n)
+	z32 := make([]float32, 2*n)
+	u32 := make([]float32, 2*n)
+	Fill(z, seed, trial, step)
+	FillUniform(u, seed, trial, step)
+	Fill32(z32, seed, trial, step)
+	FillUniform32(u32, seed, trial, step)
+	for _, i := range []int{0, 1, 1 << 16, n/2 - 1} {
+		x := Block(Counter(trial, step, uint32(i)), Key(seed))
+		a, b := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
+		if z[2*i] != a || z[2*i+1] != b {
+			t.Errorf("Fill block %d = %v %v, want %v %v", i, z[2*i], z[2*i+1], a, b)
+		}
+		if u[2*i] != uniform53(x[0], x[1]) || u[2*i+1] != uniform53(x[2], x[3]) {
+			t.Errorf("FillUniform block %d = %v %v", i, u[2*i], u[2*i+1])
+		}
+		c, d := boxMuller(uniform32(x[0]), uniform32(x[1]))
+		e, f := boxMuller(uniform32(x[2]), uniform32(x[3]))
+		if w := [4]float32{float32(c), float32(d), float32(e), float32(f)}; [4]float32(z32[4*i:]) != w {
+			t.Errorf("Fill32 block %d = %v, want %v", i, z32[4*i:4*i+4], w)
+		}
+		for j := range 4 {
+			if w := (float32(x[j]>>8) + 0.5) / (1 << 24); u32[4*i+j] != w {
+				t.Errorf("FillUniform32 block %d word %d = %v, want %v", i, j, u32[4*i+j], w)
+			}
+		}
+	}
+	// An odd length ends with the cosine of its last block.
+	odd := make([]float64, 5)
+	Fill(odd, seed, trial, step)
+	if [5]float64(odd) != [5]float64(z[:5]) {
+		t.Errorf("Fill of 5 = %v, want %v", odd, z[:5])
+	}
+}

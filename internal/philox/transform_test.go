@@ -1,0 +1,132 @@
+package philox
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"testing"
+)
+
+// logUnit is within 6 ulp of math.Log at 2²⁰ of Fill's uniforms and at the edges of its
+// range and of its mantissa's reduction. The bound is the error analysis's: s carries 1.5
+// ulp (m−1 exact, m+1 and the division rounded), the series under 1 (½ a Horner step,
+// damped by s² ≤ 0.03) and 2s·P ½: ln m within 3 ulp of itself; e·ln 2 within 1 (ln 2 and
+// the product rounded). The sum is smallest against its parts at e = −1, m near √2
+// (−0.69 + 0.35 = −0.35), where those are 2 and 3 ulp of the sum, its rounding ½ and
+// math.Log's own ½ more: 6. Planted: the series stopped at s¹¹ (5·10⁻¹¹ relative) fails it.
+func TestLogUnit(t *testing.T) {
+	us := make([]float64, 1<<20)
+	FillUniform(us, 0x5eed0005, 0, 0)
+	edges := []float64{0x1p-54, 0x1p-53, 1 - 0x1p-53, 0.5, 1, math.Sqrt2 / 2, math.Nextafter(math.Sqrt2/2, 0),
+		math.Nextafter(math.Sqrt2/2, 1), 0.25 * math.Sqrt2, 1e-10, 0.999}
+	worst := 0.0
+	for _, u := range append(us, edges...) {
+		got, want := logUnit(u), math.Log(u)
+		ulp := math.Abs(math.Nextafter(want, 0) - want)
+		if want == 0 {
+			ulp = 0x1p-1074
+		}
+		e := math.Abs(got-want) / ulp
+		worst = max(worst, e)
+		if !(e <= 6) {
+			t.Fatalf("logUnit(%v) = %v, math.Log %v: %.1f ulp apart (bound 6)", u, got, want, e)
+		}
+	}
+	t.Logf("worst %.2f ulp", worst)
+}
+
+// sinCosTurns(v) is within 2⁻⁴⁹ of math.Sincos(2πv), absolutely, at 2²⁰ of Fill's uniforms
+// and at the octants' edges. The bound is mostly the reference's: 2π rounded to float64
+// (2⁻⁵¹ at most, times v < 1) and the product 2πv rounded (2⁻⁵¹, as it is below 8) move its
+// argument by up to 2⁻⁵⁰, and math.Sincos adds up to an ulp (2⁻⁵³ near 1); sinCosTurns's
+// own error is its argument x = f·π/2 (f exact; π/2 and the product rounded, ≤ 2⁻⁵³) and
+// the series (under 2⁻⁵³; the quadrant turn is exact): 2⁻⁵⁰ + 2⁻⁵³ + 2⁻⁵² < 2⁻⁴⁹.
+// Planted: the sine's series stopped at x⁹ (2·10⁻⁹ off) and quadrants 1 and 3 swapped
+// each fail it.
+func TestSinCosTurns(t *testing.T) {
+	vs := make([]float64, 1<<20)
+	FillUniform(vs, 0x5eed0006, 0, 0)
+	for q := range 8 {
+		c := float64(q) / 8
+		vs = append(vs, c, math.Nextafter(c, 1), math.Nextafter(c, 0))
+	}
+	vs = append(vs, 1-0x1p-53)
+	worst := 0.0
+	for _, v := range vs {
+		if v < 0 || v >= 1 {
+			continue
+		}
+		s, c := sinCosTurns(v)
+		ws, wc := math.Sincos(2 * math.Pi * v)
+		e := max(math.Abs(s-ws), math.Abs(c-wc))
+		worst = max(worst, e)
+		if !(e <= 0x1p-49) {
+			t.Fatalf("sinCosTurns(%v) = %v, %v; math.Sincos(2πv) = %v, %v: %.3g apart (bound 2⁻⁴⁹)", v, s, c, ws, wc, e)
+		}
+	}
+	t.Logf("worst %.3g = 2^%.2f", worst, math.Log2(worst))
+}
+
+// The streams' bits are pinned: SHA-256 of the first 2¹⁶ values of each fill at one
+// address, as this file's build computes them. Any build (GOAMD64=v1 or v3, where the
+// compiler may fuse products into sums) and the assembly kernels to come must give these
+// bits; a change to them is a new stream, to be versioned, never re-pinned quietly. With
+// math.Sincos in place of sinCosTurns, Fill's hash differed between GOAMD64=v1 and v3.
+func TestStreamsPinned(t *testing.T) {
+	const seed, trial, step, n = 0x0123456789abcdef, 1<<40 + 7, 11, 1 << 16
+	cases := []struct {
+		name string
+		bits func() []uint64
+		want string
+	}{
+		{"Fill", func() []uint64 {
+			x := make([]float64, n)
+			Fill(x, seed, trial, step)
+			return bits64(x)
+		}, "0e8b403314e16ddf75bb887ae9320fa4"},
+		{"Fill32", func() []uint64 {
+			x := make([]float32, n)
+			Fill32(x, seed, trial, step)
+			return bits32(x)
+		}, "27e43cab94591534c180f5a2b566fb10"},
+		{"FillUniform", func() []uint64 {
+			x := make([]float64, n)
+			FillUniform(x, seed, trial, step)
+			return bits64(x)
+		}, "6c72b628939eb59382bba0d6bfbf3790"},
+		{"FillUniform32", func() []uint64 {
+			x := make([]float32, n)
+			FillUniform32(x, seed, trial, step)
+			return bits32(x)
+		}, "143818d78877b90b62e399a8adcd6500"},
+	}
+	if len(cases) == 0 {
+		t.Fatal("no pinned streams")
+	}
+	for _, c := range cases {
+		h := sha256.New()
+		for _, b := range c.bits() {
+			h.Write(binary.LittleEndian.AppendUint64(nil, b))
+		}
+		if got := hex.EncodeToString(h.Sum(nil)[:16]); got != c.want {
+			t.Errorf("%s: stream hash %s, pinned %s", c.name, got, c.want)
+		}
+	}
+}
+
+func bits64(x []float64) []uint64 {
+	out := make([]uint64, len(x))
+	for i, v := range x {
+		out[i] = math.Float64bits(v)
+	}
+	return out
+}
+
+func bits32(x []float32) []uint64 {
+	out := make([]uint64, len(x))
+	for i, v := range x {
+		out[i] = uint64(math.Float32bits(v))
+	}
+	return out
+}
