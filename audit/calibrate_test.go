@@ -2,8 +2,6 @@ package audit
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
-	"github.com/unlearnaudit/unlearnaudit/reference"
 )
 
 // Predict is the calibration's arithmetic: setup, trials × per-trial, and each check's
@@ -36,7 +33,7 @@ func TestCalibrationPredict(t *testing.T) {
 // Calibrate runs at least 16 trials of each subject (and its controls when asked), times
 // them, and fits its check; the subject's trials are the engine's own (no checkpoint left).
 func TestCalibrate(t *testing.T) {
-	sub := counting(-1)
+	sub := gausstest.NewCounting(-1)
 	checked := 0
 	a := Audited{Subject: sub, Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		checked++
@@ -54,8 +51,8 @@ func TestCalibrate(t *testing.T) {
 	if checked != 3 || st.CheckFixed+st.CheckPerTrial*time.Duration(st.Trials) < time.Millisecond {
 		t.Errorf("check run %d times, fitted %v + %v a trial; want 3 runs and at least the 1 ms it sleeps", checked, st.CheckFixed, st.CheckPerTrial)
 	}
-	if int(sub.runs.Load()) < st.Trials {
-		t.Errorf("%d trials run, %d reported", sub.runs.Load(), st.Trials)
+	if int(sub.Runs.Load()) < st.Trials {
+		t.Errorf("%d trials run, %d reported", sub.Runs.Load(), st.Trials)
 	}
 }
 
@@ -71,7 +68,7 @@ func TestCalibrateCountsEachCountOnce(t *testing.T) {
 	clock = func() time.Time { return start.Add(elapsed) }
 	const perTrial = time.Millisecond
 	paid := map[int]bool{}
-	a := Audited{Subject: counting(-1), Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
+	a := Audited{Subject: gausstest.NewCounting(-1), Check: func(ctx context.Context, r []trials.TrialResult) ([]verdict.Finding, error) {
 		if !paid[len(r)] { // the cost of this count, once
 			paid[len(r)] = true
 			elapsed += time.Duration(len(r)) * perTrial
@@ -86,30 +83,4 @@ func TestCalibrateCountsEachCountOnce(t *testing.T) {
 	if st.CheckPerTrial != perTrial || st.CheckFixed != 0 {
 		t.Errorf("fitted %v + %v a trial over %d trials; want exactly 0 + %v a trial", st.CheckFixed, st.CheckPerTrial, st.Trials, perTrial)
 	}
-}
-
-// The engine tests' counting subject (audit/trials), copied for the calibration's tests.
-
-// countingSubject counts executions and can be made to fail from a given trial on.
-type countingSubject struct {
-	gausstest.Subject
-	runs     *atomic.Int64
-	failAt   int // trials ≥ failAt error; < 0 never
-	cancel   context.CancelFunc
-	cancelAt int
-}
-
-func (c countingSubject) Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error) {
-	if c.failAt >= 0 && s.Trial >= c.failAt {
-		return reference.Release{}, errors.New("boom")
-	}
-	if c.cancel != nil && s.Trial == c.cancelAt {
-		c.cancel()
-	}
-	c.runs.Add(1)
-	return c.Subject.Unlearned(ctx, s)
-}
-
-func counting(failAt int) countingSubject {
-	return countingSubject{Subject: gausstest.New(4, 0.1, 1), runs: new(atomic.Int64), failAt: failAt}
 }

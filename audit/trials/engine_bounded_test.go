@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
@@ -18,7 +19,7 @@ func TestEngineRefusesCheckpointFIFO(t *testing.T) {
 	path := testenv.FIFO(t, filepath.Join(t.TempDir(), "trials.jsonl"))
 	var err error
 	testenv.WithinDeadline(t, 5*time.Second, "resuming from a FIFO", func() {
-		_, err = (Engine{Checkpoint: path}).Run(context.Background(), counting(-1), 5, 6)
+		_, err = (Engine{Checkpoint: path}).Run(context.Background(), gausstest.NewCounting(-1), 5, 6)
 	})
 	var ce *CheckpointError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a regular file") {
@@ -37,7 +38,7 @@ func TestEngineRefusesCheckpointSymlink(t *testing.T) {
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
 	}
-	_, err := (Engine{Checkpoint: path}).Run(context.Background(), counting(-1), 5, 6)
+	_, err := (Engine{Checkpoint: path}).Run(context.Background(), gausstest.NewCounting(-1), 5, 6)
 	var ce *CheckpointError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("%v; want the link refused by name", err)
@@ -56,15 +57,15 @@ func TestEngineResumeCostIsLinear(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
 	const n = 20_000
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, n); err != nil {
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, gausstest.NewCounting(-1), 5, n); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(path)
-	c := counting(-1)
+	c := gausstest.NewCounting(-1)
 	var err error
 	got := testenv.Allocated(func() { _, err = (Engine{Checkpoint: path}).Run(ctx, c, 5, n) })
-	if err != nil || c.runs.Load() != 0 {
-		t.Fatalf("resume: %v, %d trials rerun", err, c.runs.Load())
+	if err != nil || c.Runs.Load() != 0 {
+		t.Fatalf("resume: %v, %d trials rerun", err, c.Runs.Load())
 	}
 	t.Logf("resuming %d bytes allocated %d", st.Size(), got)
 	if limit := uint64(16*st.Size()) + 1<<20; got > limit {

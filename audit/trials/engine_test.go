@@ -9,52 +9,26 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
-	"github.com/unlearnaudit/unlearnaudit/reference"
 )
-
-// countingSubject counts executions and can be made to fail from a given trial on.
-type countingSubject struct {
-	gausstest.Subject
-	runs     *atomic.Int64
-	failAt   int // trials ≥ failAt error; < 0 never
-	cancel   context.CancelFunc
-	cancelAt int
-}
-
-func (c countingSubject) Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error) {
-	if c.failAt >= 0 && s.Trial >= c.failAt {
-		return reference.Release{}, errors.New("boom")
-	}
-	if c.cancel != nil && s.Trial == c.cancelAt {
-		c.cancel()
-	}
-	c.runs.Add(1)
-	return c.Subject.Unlearned(ctx, s)
-}
-
-func counting(failAt int) countingSubject {
-	return countingSubject{Subject: gausstest.New(4, 0.1, 1), runs: new(atomic.Int64), failAt: failAt}
-}
 
 func TestEngineIndependentOfWorkers(t *testing.T) {
 	ctx := context.Background()
-	one, err := Engine{Workers: 1}.Run(ctx, counting(-1), 9, 30)
+	one, err := Engine{Workers: 1}.Run(ctx, gausstest.NewCounting(-1), 9, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	four, err := Engine{Workers: 4}.Run(ctx, counting(-1), 9, 30)
+	four, err := Engine{Workers: 4}.Run(ctx, gausstest.NewCounting(-1), 9, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(one, four); diff != "" {
 		t.Fatalf("results depend on the worker count:\n%s", diff)
 	}
-	other, _ := Engine{Workers: 4}.Run(ctx, counting(-1), 10, 30)
+	other, _ := Engine{Workers: 4}.Run(ctx, gausstest.NewCounting(-1), 10, 30)
 	if cmp.Equal(one, other) {
 		t.Fatal("a different seed gave the same trials")
 	}
@@ -63,41 +37,41 @@ func TestEngineIndependentOfWorkers(t *testing.T) {
 func TestEngineResumesFromCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
-	fresh, err := Engine{Workers: 2}.Run(ctx, counting(-1), 3, 20)
+	fresh, err := Engine{Workers: 2}.Run(ctx, gausstest.NewCounting(-1), 3, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// An audit dies at trial 12: the run fails, but the finished trials are on disk.
-	broken := counting(12)
+	broken := gausstest.NewCounting(12)
 	if _, err := (Engine{Workers: 1, Checkpoint: path}).Run(ctx, broken, 3, 20); err == nil || !strings.Contains(err.Error(), "trial 12") {
 		t.Fatalf("got %v; want the error of trial 12", err)
 	}
-	if n := broken.runs.Load(); n != 12 {
+	if n := broken.Runs.Load(); n != 12 {
 		t.Fatalf("%d trials ran before the failure, want 12", n)
 	}
 	// Resume: only the 8 missing trials run, and the results equal a fresh run.
-	again := counting(-1)
+	again := gausstest.NewCounting(-1)
 	got, err := Engine{Workers: 2, Checkpoint: path}.Run(ctx, again, 3, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := again.runs.Load(); n != 8 {
+	if n := again.Runs.Load(); n != 8 {
 		t.Fatalf("resume ran %d trials, want 8", n)
 	}
 	if diff := cmp.Diff(fresh, got); diff != "" {
 		t.Fatalf("resumed results differ from a fresh run:\n%s", diff)
 	}
 	// A third run reads everything back and runs nothing.
-	idle := counting(-1)
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, idle, 3, 20); err != nil || idle.runs.Load() != 0 {
-		t.Fatalf("complete checkpoint: err %v, %d trials ran", err, idle.runs.Load())
+	idle := gausstest.NewCounting(-1)
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, idle, 3, 20); err != nil || idle.Runs.Load() != 0 {
+		t.Fatalf("complete checkpoint: err %v, %d trials ran", err, idle.Runs.Load())
 	}
 }
 
 func TestEngineDropsTornLastLine(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 6); err != nil {
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, gausstest.NewCounting(-1), 5, 6); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -105,15 +79,15 @@ func TestEngineDropsTornLastLine(t *testing.T) {
 	// keep the header and trials 0..3 whole, then half of trial 4's line: an interrupted write
 	torn := strings.Join(lines[:5], "") + lines[5][:len(lines[5])/2]
 	os.WriteFile(path, []byte(torn), 0o644)
-	c := counting(-1)
+	c := gausstest.NewCounting(-1)
 	got, err := Engine{Checkpoint: path}.Run(ctx, c, 5, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.runs.Load() != 2 {
-		t.Fatalf("after a torn line %d trials reran, want 2", c.runs.Load())
+	if c.Runs.Load() != 2 {
+		t.Fatalf("after a torn line %d trials reran, want 2", c.Runs.Load())
 	}
-	want, _ := Engine{}.Run(ctx, counting(-1), 5, 6)
+	want, _ := Engine{}.Run(ctx, gausstest.NewCounting(-1), 5, 6)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatal(diff)
 	}
@@ -126,32 +100,32 @@ func TestEngineDropsTornLastLine(t *testing.T) {
 func TestEngineRefusesForeignCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 3); err != nil {
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, gausstest.NewCounting(-1), 5, 3); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 6, 3); err == nil || !strings.Contains(err.Error(), "another audit: seed 5, not 6") {
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, gausstest.NewCounting(-1), 6, 3); err == nil || !strings.Contains(err.Error(), "another audit: seed 5, not 6") {
 		t.Fatalf("another seed: %v; want a refusal naming the seeds", err)
 	}
-	otherClaim := counting(-1)
+	otherClaim := gausstest.NewCounting(-1)
 	otherClaim.Rho *= 2 // the same ε and δ, another ρ
 	if _, err := (Engine{Checkpoint: path}).Run(ctx, otherClaim, 5, 3); err == nil || !strings.Contains(err.Error(), "another audit: the claim's constants or derivation") {
 		t.Fatalf("another claim: %v", err)
 	}
 	os.WriteFile(path, []byte("{\"schema\":\"x\"}\n"), 0o644)
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 3); err == nil || !strings.Contains(err.Error(), path+":1") {
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, gausstest.NewCounting(-1), 5, 3); err == nil || !strings.Contains(err.Error(), path+":1") {
 		t.Fatalf("bad header: %v", err)
 	}
 }
 
 func TestEngineStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := counting(-1)
-	c.cancel, c.cancelAt = cancel, 3
+	c := gausstest.NewCounting(-1)
+	c.Cancel, c.CancelAt = cancel, 3
 	_, err := Engine{Workers: 1}.Run(ctx, c, 1, 1000)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v; want context.Canceled", err)
 	}
-	if n := c.runs.Load(); n > 10 {
+	if n := c.Runs.Load(); n > 10 {
 		t.Fatalf("%d trials ran after cancellation", n)
 	}
 }
@@ -163,11 +137,11 @@ func TestEngineVerifiesCheckpointLines(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.jsonl")
-	if _, err := (Engine{Checkpoint: good}).Run(ctx, counting(-1), 5, 4); err != nil {
+	if _, err := (Engine{Checkpoint: good}).Run(ctx, gausstest.NewCounting(-1), 5, 4); err != nil {
 		t.Fatal(err)
 	}
 	other := filepath.Join(dir, "other.jsonl") // another configuration: another noise scale
-	otherSubject := counting(-1)
+	otherSubject := gausstest.NewCounting(-1)
 	otherSubject.Rho *= 2 // another claim: another fingerprint
 	if _, err := (Engine{Checkpoint: other}).Run(ctx, otherSubject, 5, 4); err != nil {
 		t.Fatal(err)
@@ -207,7 +181,7 @@ func TestEngineVerifiesCheckpointLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, _ := os.ReadFile(path)
-			_, err := Engine{Checkpoint: path}.Run(ctx, counting(-1), 5, 4)
+			_, err := Engine{Checkpoint: path}.Run(ctx, gausstest.NewCounting(-1), 5, 4)
 			var ce *CheckpointError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), path+c.want) {
 				t.Fatalf("error %v; want a CheckpointError with %q", err, path+c.want)
@@ -223,11 +197,11 @@ func TestEngineVerifiesCheckpointLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Index = MaxTrials
-	sum, _ := trialSum(Fingerprint(counting(-1)), r)
+	sum, _ := trialSum(Fingerprint(gausstest.NewCounting(-1)), r)
 	forged, _ := json.Marshal(trialLine{TrialResult: r, Sum: sum})
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
 	os.WriteFile(path, []byte(lines[0]+string(forged)+"\n"), 0o644)
-	if _, err := (Engine{Checkpoint: path}).Run(ctx, counting(-1), 5, 4); err == nil || !strings.Contains(err.Error(), path+":2: trial index 1000000 out of range") {
+	if _, err := (Engine{Checkpoint: path}).Run(ctx, gausstest.NewCounting(-1), 5, 4); err == nil || !strings.Contains(err.Error(), path+":2: trial index 1000000 out of range") {
 		t.Fatalf("index out of range: %v", err)
 	}
 }
@@ -237,7 +211,7 @@ func TestEngineVerifiesCheckpointLines(t *testing.T) {
 func TestEngineReportsProgress(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "trials.jsonl")
-	if _, err := (Engine{Workers: 1, Checkpoint: path}).Run(ctx, counting(5), 3, 12); err == nil {
+	if _, err := (Engine{Workers: 1, Checkpoint: path}).Run(ctx, gausstest.NewCounting(5), 3, 12); err == nil {
 		t.Fatal("trial 5 did not fail")
 	}
 	var seen []int
@@ -247,7 +221,7 @@ func TestEngineReportsProgress(t *testing.T) {
 		}
 		seen = append(seen, done)
 	}}
-	if _, err := eng.Run(ctx, counting(-1), 3, 12); err != nil {
+	if _, err := eng.Run(ctx, gausstest.NewCounting(-1), 3, 12); err != nil {
 		t.Fatal(err)
 	}
 	if want := []int{5, 6, 7, 8, 9, 10, 11, 12}; !slices.Equal(seen, want) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 )
 
@@ -73,7 +74,7 @@ func TestEngineAuthenticatesCheckpoint(t *testing.T) {
 	key, other := evidenceKey(t, 0x11), evidenceKey(t, 0x22)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trials.jsonl")
-	want, err := Engine{Checkpoint: path, Key: key}.Run(ctx, counting(-1), 5, 6)
+	want, err := Engine{Checkpoint: path, Key: key}.Run(ctx, gausstest.NewCounting(-1), 5, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,16 +85,16 @@ func TestEngineAuthenticatesCheckpoint(t *testing.T) {
 			t.Fatalf("line %d is not tagged: %.80s", i+1, l)
 		}
 	}
-	again := counting(-1)
+	again := gausstest.NewCounting(-1)
 	got, err := Engine{Checkpoint: path, Key: key}.Run(ctx, again, 5, 6)
-	if err != nil || again.runs.Load() != 0 {
-		t.Fatalf("resume under the key: %v, %d trials rerun", err, again.runs.Load())
+	if err != nil || again.Runs.Load() != 0 {
+		t.Fatalf("resume under the key: %v, %d trials rerun", err, again.Runs.Load())
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("resumed trials differ:\n%s", diff)
 	}
 	unkeyed := filepath.Join(dir, "unkeyed.jsonl")
-	if _, err := (Engine{Checkpoint: unkeyed}).Run(ctx, counting(-1), 5, 6); err != nil {
+	if _, err := (Engine{Checkpoint: unkeyed}).Run(ctx, gausstest.NewCounting(-1), 5, 6); err != nil {
 		t.Fatal(err)
 	}
 	hdr := readHeaderOf(t, path, key)
@@ -129,7 +130,7 @@ func TestEngineAuthenticatesCheckpoint(t *testing.T) {
 		{"another file's line", key, func(t *testing.T) string {
 			// a valid line of the same trial, tagged under the same key, for another seed
 			p := filepath.Join(t.TempDir(), "seed6.jsonl")
-			if _, err := (Engine{Checkpoint: p, Key: key}).Run(ctx, counting(-1), 6, 6); err != nil {
+			if _, err := (Engine{Checkpoint: p, Key: key}).Run(ctx, gausstest.NewCounting(-1), 6, 6); err != nil {
 				t.Fatal(err)
 			}
 			return write(t, replace(3, bytes.SplitAfter(must(os.ReadFile(p)), []byte("\n"))[2]))
@@ -142,19 +143,19 @@ func TestEngineAuthenticatesCheckpoint(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := c.path(t)
-			s := counting(-1)
+			s := gausstest.NewCounting(-1)
 			_, err := Engine{Checkpoint: p, Key: c.key}.Run(ctx, s, 5, 6)
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s:%d: ", p, c.line)) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("%v; want an error at %s:%d with %q", err, p, c.line, c.want)
 			}
-			if s.runs.Load() != 0 {
-				t.Errorf("%d trials ran beside a refused checkpoint", s.runs.Load())
+			if s.Runs.Load() != 0 {
+				t.Errorf("%d trials ran beside a refused checkpoint", s.Runs.Load())
 			}
 		})
 	}
 	// the forgery the key refuses passes without one: the checksum alone stops nothing
 	forged := write(t, [][]byte{unkeyedLines[0], unkeyedLines[1], forgeLine(t, hdr, unkeyedLines[2], flip)})
-	res, err := Engine{Checkpoint: forged}.Run(ctx, counting(-1), 5, 6)
+	res, err := Engine{Checkpoint: forged}.Run(ctx, gausstest.NewCounting(-1), 5, 6)
 	if err != nil {
 		t.Fatalf("without a key the forged line was refused: %v (then the test forges wrong)", err)
 	}
@@ -203,7 +204,7 @@ func keyedShards(t *testing.T, dir string, key *evidence.Key) []string {
 	ctx := context.Background()
 	var dirs []string
 	for p := range 2 {
-		sub := counting(-1)
+		sub := gausstest.NewCounting(-1)
 		d := filepath.Join(dir, Shard{p, 2}.Name())
 		os.MkdirAll(filepath.Join(d, "trials"), 0o755)
 		file := "trials/" + filepath.Base(CheckpointPath("", sub, 7))
@@ -236,7 +237,7 @@ func TestMergeShardsAuthenticated(t *testing.T) {
 	if err := set.WriteCheckpoints(nil, out); err != nil {
 		t.Fatal(err)
 	}
-	sub := counting(-1)
+	sub := gausstest.NewCounting(-1)
 	if _, err := (Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7), Key: key}).Run(context.Background(), sub, 7, 6); err != nil {
 		t.Fatalf("the merged checkpoint under the key: %v", err)
 	}
@@ -269,7 +270,7 @@ func TestMergeShardsAuthenticated(t *testing.T) {
 			os.WriteFile(p, old[evidence.TagHexLen+1:], 0o644)
 		}, []string{filepath.Join("shard-1-of-2", ShardManifestFile), "written without an evidence key"}},
 		{"forged trial line", key, func(t *testing.T, d string) {
-			p := filepath.Join(d, "shard-0-of-2", "trials", filepath.Base(CheckpointPath("", counting(-1), 7)))
+			p := filepath.Join(d, "shard-0-of-2", "trials", filepath.Base(CheckpointPath("", gausstest.NewCounting(-1), 7)))
 			ls := bytes.SplitAfter(must(os.ReadFile(p)), []byte("\n"))
 			ls[2] = forgeLine(t, readHeaderOf(t, p, key), ls[2], func(r *TrialResult) { r.Retrained.Published[1] = 0 })
 			os.WriteFile(p, bytes.Join(ls, nil), 0o644)

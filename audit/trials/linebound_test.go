@@ -115,7 +115,7 @@ func writeLongLine(t *testing.T, path string, n int64) {
 // length). Resuming and merging alike.
 func TestCheckpointLineBound(t *testing.T) {
 	ctx := context.Background()
-	sub := counting(-1) // 4 parameters
+	sub := gausstest.NewCounting(-1) // 4 parameters
 	bound := MaxTrialLineBytes(4)
 	if bound != 64<<10+6*4*32 {
 		t.Fatalf("MaxTrialLineBytes(4) = %d", bound)
@@ -171,7 +171,7 @@ func TestHostileLongLineMemory(t *testing.T) {
 	}
 	var rerr error
 	got = testenv.Allocated(func() {
-		_, rerr = (Engine{Checkpoint: path, Shard: Shard{1, 2}}).Run(context.Background(), counting(-1), 7, 6)
+		_, rerr = (Engine{Checkpoint: path, Shard: Shard{1, 2}}).Run(context.Background(), gausstest.NewCounting(-1), 7, 6)
 	})
 	if got > 64<<20 {
 		t.Errorf("resuming with a 210 MB line allocated %d bytes, more than 64 MB", got)

@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 )
 
-// writeShards runs the 3 parts of n trials of counting(-1) into dir's shard folders.
+// writeShards runs the 3 parts of n trials of gausstest.NewCounting(-1) into dir's shard folders.
 func writeShards(t *testing.T, dir string, n int) {
 	t.Helper()
 	for p := range 3 {
-		sub, sh := counting(-1), Shard{p, 3}
+		sub, sh := gausstest.NewCounting(-1), Shard{p, 3}
 		d := filepath.Join(dir, sh.Name())
 		os.MkdirAll(filepath.Join(d, "trials"), 0o755)
 		file := "trials/" + filepath.Base(CheckpointPath("", sub, 7))

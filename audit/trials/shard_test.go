@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/unlearnaudit/unlearnaudit/internal/gausstest"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"pgregory.net/rapid"
 )
@@ -108,13 +109,13 @@ func TestShardFromEnv(t *testing.T) {
 func TestEngineShardsAndResumeOnly(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	whole, err := Engine{Workers: 2}.Run(ctx, counting(-1), 7, 11)
+	whole, err := Engine{Workers: 2}.Run(ctx, gausstest.NewCounting(-1), 7, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dirs []string
 	for p := range 3 {
-		sub := counting(-1)
+		sub := gausstest.NewCounting(-1)
 		d := filepath.Join(dir, Shard{p, 3}.Name())
 		os.MkdirAll(filepath.Join(d, "trials"), 0o755)
 		file := "trials/" + filepath.Base(CheckpointPath("", sub, 7))
@@ -122,7 +123,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		if err != nil || res != nil {
 			t.Fatalf("part %d: %v, %d results returned", p, err, len(res))
 		}
-		if got, want := int(sub.runs.Load()), (Shard{p, 3}).Trials(11); got != want {
+		if got, want := int(sub.Runs.Load()), (Shard{p, 3}).Trials(11); got != want {
 			t.Fatalf("part %d ran %d trials, want %d", p, got, want)
 		}
 		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
@@ -133,7 +134,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		}
 		dirs = append(dirs, d)
 	}
-	if _, err := (Engine{Shard: Shard{0, 3}}).Run(ctx, counting(-1), 7, 11); err == nil {
+	if _, err := (Engine{Shard: Shard{0, 3}}).Run(ctx, gausstest.NewCounting(-1), 7, 11); err == nil {
 		t.Error("a sharded run without a checkpoint was accepted")
 	}
 	// The parts merge alike whether given as their parent folder or one by one, out of
@@ -157,19 +158,19 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		if err := set.WriteCheckpoints(nil, out); err != nil {
 			t.Fatal(err)
 		}
-		sub := counting(-1)
+		sub := gausstest.NewCounting(-1)
 		got, err := Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}.Run(ctx, sub, 7, 11)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sub.runs.Load() != 0 {
-			t.Errorf("merge %v: the resumed run ran %d trials", given, sub.runs.Load())
+		if sub.Runs.Load() != 0 {
+			t.Errorf("merge %v: the resumed run ran %d trials", given, sub.Runs.Load())
 		}
 		if diff := cmp.Diff(whole, got); diff != "" {
 			t.Errorf("merge %v: merged parts differ from the whole run:\n%s", given, diff)
 		}
 	}
-	sub := counting(-1)
+	sub := gausstest.NewCounting(-1)
 	if _, err := (Engine{ResumeOnly: true, Checkpoint: CheckpointPath(out, sub, 7)}).Run(ctx, sub, 7, 13); err == nil || !strings.Contains(err.Error(), "trials 11, 12") {
 		t.Errorf("ResumeOnly with trials 11 and 12 missing: %v", err)
 	}
@@ -235,7 +236,7 @@ func FuzzReadShardManifest(f *testing.F) {
 // batchSubject runs trials in batches through the Gaussian subject's own runs (so its
 // results are the same bits batched or not) and records the batches it was given.
 type batchSubject struct {
-	countingSubject
+	gausstest.Counting
 	k       int
 	mu      sync.Mutex
 	batches [][]int
@@ -250,8 +251,8 @@ func (b *batchSubject) RunTrials(ctx context.Context, seed uint64, indices []int
 	out := make([]TrialResult, len(indices))
 	for k, i := range indices {
 		st := reference.Streams{Seed: seed, Trial: i}
-		u, _ := b.countingSubject.Unlearned(ctx, st)
-		r, _ := b.countingSubject.Retrained(ctx, st)
+		u, _ := b.Counting.Unlearned(ctx, st)
+		r, _ := b.Counting.Retrained(ctx, st)
 		out[k] = TrialResult{Index: i, Unlearned: u, Retrained: r}
 	}
 	return out, nil
@@ -262,12 +263,12 @@ func (b *batchSubject) RunTrials(ctx context.Context, seed uint64, indices []int
 // run's whatever the workers and resumes.
 func TestEngineBatches(t *testing.T) {
 	ctx := context.Background()
-	one, err := Engine{Workers: 1}.Run(ctx, counting(-1), 5, 23)
+	one, err := Engine{Workers: 1}.Run(ctx, gausstest.NewCounting(-1), 5, 23)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 3} {
-		bs := &batchSubject{countingSubject: counting(-1), k: 8}
+		bs := &batchSubject{Counting: gausstest.NewCounting(-1), k: 8}
 		path := filepath.Join(t.TempDir(), "trials.jsonl")
 		// a first run stopped after 11 trials (a shard of them), then the rest
 		if _, err := (Engine{Workers: workers, Checkpoint: path, Shard: Shard{Index: 0, Count: 2}}).Run(ctx, bs, 5, 23); err != nil {

@@ -5,7 +5,9 @@ package gausstest
 
 import (
 	"context"
+	"errors"
 	"math"
+	"sync/atomic"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -59,4 +61,33 @@ func New(d int, gap, sigma float64) Subject {
 	muU, muR := make([]float64, d), make([]float64, d)
 	muU[0] = gap
 	return Subject{MuU: muU, MuR: muR, SigmaU: sigma, SigmaR: sigma, Rho: RhoStar, SigmaCalib: sigma}
+}
+
+// Counting is a Subject that counts the unlearned models it makes and can be made to fail
+// from a given trial on, or to cancel a context at one: the subject the trial engine's and
+// the calibration's tests drive it with.
+type Counting struct {
+	Subject
+	Runs     *atomic.Int64
+	FailAt   int // trials ≥ FailAt error; < 0 never
+	Cancel   context.CancelFunc
+	CancelAt int
+}
+
+// Unlearned fails from FailAt on, calls Cancel at CancelAt, and otherwise counts the run
+// and publishes as Subject does.
+func (c Counting) Unlearned(ctx context.Context, s reference.Streams) (reference.Release, error) {
+	if c.FailAt >= 0 && s.Trial >= c.FailAt {
+		return reference.Release{}, errors.New("boom")
+	}
+	if c.Cancel != nil && s.Trial == c.CancelAt {
+		c.Cancel()
+	}
+	c.Runs.Add(1)
+	return c.Subject.Unlearned(ctx, s)
+}
+
+// NewCounting is a Counting of New(4, 0.1, 1) that fails from failAt on (< 0: never).
+func NewCounting(failAt int) Counting {
+	return Counting{Subject: New(4, 0.1, 1), Runs: new(atomic.Int64), FailAt: failAt}
 }
