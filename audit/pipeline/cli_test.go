@@ -101,12 +101,8 @@ func TestRunIsTheDemosReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var params []audit.Param
-	for _, m := range audit.Methods() {
-		params = append(params, audit.DemoParamsOf(m)...)
-	}
 	subjects, requests, err := pipeline.NewSubjects(context.Background(), data.Set, pipeline.Setup{Lambda: 0.05, Epsilon: 1, Delta: 1e-6, Seed: 3,
-		Confidence: 0.95, PowerAgainst: 2, Attacks: attacks, Variants: "perfect", MethodArgs: audit.DefaultArgs(params)})
+		Confidence: 0.95, PowerAgainst: 2, Attacks: attacks, Variants: "perfect", MethodArgs: audit.DefaultArgs(pipeline.DemoParams())})
 	if err != nil {
 		t.Fatal(err)
 	}

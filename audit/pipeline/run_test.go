@@ -35,14 +35,10 @@ func TestSubjectsShareResamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var params []audit.Param // every registered method's settings, defaulted, as the CLI binds them
-	for _, m := range audit.Methods() {
-		params = append(params, audit.DemoParamsOf(m)...)
-	}
 	for _, share := range []bool{true, false} {
 		spy.got = nil
 		_, _, err := NewSubjects(context.Background(), ds, Setup{Lambda: 0.05, Epsilon: 1, Delta: 1e-6, Seed: 3, Confidence: 0.95,
-			Variants: "spy-only", MethodArgs: audit.DefaultArgs(params), ShareResamples: share})
+			Variants: "spy-only", MethodArgs: audit.DefaultArgs(DemoParams()) /* every method's settings, defaulted, as the CLI binds them */, ShareResamples: share})
 		if spy.got == nil {
 			t.Fatalf("share %v: the method's demo was not asked (%v)", share, err)
 		}
