@@ -184,7 +184,6 @@ func runAccuracy(ctx context.Context, env audit.ExperimentEnv, args audit.Args) 
 		rep.Datasets = append(rep.Datasets, reproducedDataset(ad, res))
 	}
 	rep.ReportSlack(func(check string) bool { return strings.HasSuffix(check, "/bound") })
-	rep.Summarize()
 	for i, d := range rep.Datasets {
 		rep.PlotDataset(i, "d2d-accuracy-"+d.Name, d.Figure(title), formats)
 	}

@@ -219,7 +219,6 @@ func runOnline(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	t.Tables = []reports.Table{tb}
 	// the speed-up ordering is the paper's claim; the rest check our implementations
 	t.ReportClaims(func(check string) bool { return check != "hf-online/speedups" })
-	t.Summarize()
 	return t, nil
 }
 
@@ -341,7 +340,6 @@ func runVerification(ctx context.Context, env audit.ExperimentEnv, args audit.Ar
 		t.Tables = append(t.Tables, verificationTable(s, res, formats, t))
 	}
 	t.ReportClaims(nil) // every finding is a paper's claim
-	t.Summarize()
 	return t, nil
 }
 
@@ -568,6 +566,5 @@ func runMIA(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*rep
 		t.Tables = append(t.Tables, ut)
 	}
 	t.ReportClaims(nil) // every finding is a paper's claim
-	t.Summarize()
 	return t, nil
 }

@@ -173,7 +173,6 @@ func runRegret(ctx context.Context, env audit.ExperimentEnv, args audit.Args) (*
 	// a regret bound far above the regret measured is no evidence on its own
 	t.ReportSlack(func(check string) bool { return strings.HasPrefix(check, "olu-regret/") })
 	t.Notes = append(t.Notes, fmt.Sprintf("Each bound check states its slack (the bound ÷ the mean regret measured); a judged form with %d× or more could catch only a regret that many times the one seen, so it is reported, not judged: the run is decided by the forms within %d× (the B5 instance's among them).", reports.SlackLimit, reports.SlackLimit))
-	t.Summarize()
 	return t, nil
 }
 
