@@ -62,17 +62,21 @@ func (s *Subject) coupledBound() float64 {
 }
 
 // replay is B: T + ΣK_s epochs on the final data with the stream A draws its noise from,
-// on the subject's code path; it returns the published models of the given trials.
+// on the subject's code path; it returns the published models of the given trials. Its
+// epochs run in A's calls (T, then K_1, K_2, …): each Epochs call draws one noise key
+// and addresses its steps from 0, so B has A's noise at every step only if its calls
+// are A's.
 func (s *Subject) replay(ctx context.Context, seed uint64, indices []int) ([][]float64, error) {
-	total := sum(s.ks)
 	out := make([][]float64, len(indices))
 	if s.setup.Lockstep > 0 {
 		e, err := s.learnEnsemble(ctx, s.final, ensembleStreams(seed, indices, "sglu/unlearned"))
 		if err != nil {
 			return nil, err
 		}
-		if err := e.Epochs(ctx, total); err != nil {
-			return nil, err
+		for _, k := range s.ks { // A's calls, so each draws A's key
+			if err := e.Epochs(ctx, k); err != nil {
+				return nil, err
+			}
 		}
 		for k := range indices {
 			out[k] = e.Published(k)
@@ -85,8 +89,10 @@ func (s *Subject) replay(ctx context.Context, seed uint64, indices []int) ([][]f
 		if err != nil {
 			return nil, err
 		}
-		if err := m.Epochs(ctx, total, r); err != nil {
-			return nil, err
+		for _, k := range s.ks { // A's calls, so each draws A's key
+			if err := m.Epochs(ctx, k, r); err != nil {
+				return nil, err
+			}
 		}
 		out[k] = m.Published()
 	}

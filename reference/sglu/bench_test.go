@@ -3,12 +3,12 @@ package sglu_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/philox"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
@@ -71,9 +71,10 @@ func BenchmarkEpoch(b *testing.B) {
 // Each reports ns a trial-epoch and its ratios, measured in the same run, to one streaming
 // read of the float64 data (x-stream) and to the FLOP limit, 4·n·d flops a trial-epoch
 // at this core's FMA peak (x-peak; float32's limit is half float64's; two workers have two
-// cores). "noise-k=32" draws exactly the noise the k = 32 ensemble draws in an epoch (the
-// same FillNormal from the same kind of stream) and reports its share of that epoch's
-// time, measured just before; "grad-k=32" is the epoch's gradients alone.
+// cores). "noise-k=32" draws exactly the normals the k = 32 ensemble draws in an epoch
+// (philox.Fill of each run's key at each step, into the ensemble's k × d buffer; their
+// scaling by the step's sd is part of the update pass) and reports its share of that
+// epoch's time, measured just before; "grad-k=32" is the epoch's gradients alone.
 func BenchmarkFullEpoch(b *testing.B) {
 	const n, d = 11264, 784
 	ds, err := reference.SyntheticClassification(n, d, 1)
@@ -189,13 +190,15 @@ func BenchmarkFullEpoch(b *testing.B) {
 		})
 		b.Run(name+"/noise-k=32", func(b *testing.B) {
 			const k = 32
-			rs, noise := streams(k), make([]float64, d)
-			sd := math.Sqrt(2*p.StepSize) * p.Sigma
+			keys, z := make([]uint64, k), make([]float64, k*d)
+			for t, r := range streams(k) {
+				keys[t] = r.Uint64()
+			}
 			b.ReportAllocs()
 			for b.Loop() {
-				for range n / batch {
-					for _, r := range rs {
-						reference.FillNormal(noise, sd, r)
+				for s := range uint32(n / batch) {
+					for t, key := range keys {
+						philox.Fill(z[t*d:(t+1)*d], key, 0, s)
 					}
 				}
 			}

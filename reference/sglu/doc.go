@@ -13,6 +13,24 @@
 // Langevin Unlearning, the paper's full-batch baseline (§2.9), is this learner with
 // Batch = N.
 //
+// # Where the noise comes from
+//
+// Every random draw of a run comes from the *rand.Rand it is given, in this order: Learn
+// draws the permutation (r.Perm), the initial law draws θ₀ (d normals from r under
+// GaussianInit, nothing otherwise), and every call of Epochs (learning's, each
+// Unlearn's, UnlearnBatch's, or a caller's own) draws one uint64 from r, its noise key,
+// before its first step, even when K = 0; Remove and RandomReplacement draw the
+// replacement's d features and its label before the Epochs call that follows them. The
+// Langevin noise itself is not drawn from r: step s of an Epochs call (s = 0, 1, …,
+// K·n/b − 1, every batch step of the call counted) adds √(2ησ²)·z with z =
+// philox.Fill(·, key, 0, s), the counter-based stream NoiseStream. So a run's noise at
+// any step is a function of its stream and its call, shards and lockstep draw the same
+// values without coordinating, and an Ensemble's run t (which draws its key from rs[t] at
+// the start of each call, runs in order) is its Model. Two consequences for callers: the
+// noise of a step depends on how the epochs are cut into calls (one call of 2 epochs is
+// not two calls of 1), so two runs meant to share noise must make the same calls; and
+// one call runs at most 2³² steps.
+//
 // Notation: the paper writes L for smoothness and M for the Lipschitz constant of the
 // per-sample data gradient; this package names them Smoothness and Lipschitz.
 //

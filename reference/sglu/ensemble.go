@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/philox"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
 )
@@ -14,10 +15,13 @@ import (
 // An Ensemble is k runs of Algorithm 1 on the same data and partition B that differ only in
 // their randomness, advanced in lockstep: each step computes the k batch gradients in one
 // pass over the batch's rows (ensemble.LogisticGradient), instead of k passes. Run t draws
-// from its own stream exactly what a Model draws, in the same order, so it is the Model of
-// LearnOrdered with that stream up to rounding: the gradients' sums run in another order.
-// A run's iterates are the same bits whatever the ensemble's size and the run's place in
-// it, so trials batched any way agree.
+// from its own stream exactly what a Model draws, in the same order (its initial point,
+// then one noise key at the start of every Epochs call), and adds at step s of a call the
+// Model's noise, √(2ησ²)·philox.Fill(key, 0, s), so it is the Model of LearnOrdered with
+// that stream up to rounding: the gradients' sums run in another order. A run's iterates
+// are the same bits whatever the ensemble's size and the run's place in it (every
+// per-run operation, the projection's norm too, runs in the same order on the run's own
+// values), so trials batched any way agree.
 //
 // Only logistic regression without clipping is supported (the kernel's loss), with
 // replacement removals (Replace; the slots keep their batches).
@@ -30,8 +34,10 @@ type Ensemble struct {
 	slot   map[int64]int
 	theta  []float64 // d × k: column t is run t
 	grad   []float64 // d × k
-	col    []float64 // one run's iterate, for its noise and projection
-	noise  []float64
+	col    []float64 // one run's iterate, for its initial point
+	z      []float64 // k × d: row t is run t's standard normals of the step
+	keys   []uint64  // run t's noise key of the current Epochs call
+	norm2  []float64 // run t's squared norm after the step
 	rs     []*rand.Rand
 	epochs int
 	// float32 gradients (LearnOrderedEnsemble32): the rows, the iterates as the kernel
@@ -70,7 +76,8 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 	k := len(rs)
 	e := &Ensemble{params: p, lambda: lg.Lambda, n: n, d: d, x: make([]float64, 0, n*d),
 		y: slices.Clone(ds.Labels()), ids: ds.IDs(), slot: make(map[int64]int, n),
-		theta: make([]float64, d*k), grad: make([]float64, d*k), col: make([]float64, d), noise: make([]float64, d), rs: rs}
+		theta: make([]float64, d*k), grad: make([]float64, d*k), col: make([]float64, d),
+		z: make([]float64, k*d), keys: make([]uint64, k), norm2: make([]float64, k), rs: rs}
 	for i := range n { // row by row: the kernel wants stride d, whatever the matrix's
 		e.x = append(e.x, ds.Features().RawRowView(i)...)
 	}
@@ -97,44 +104,79 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 func (e *Ensemble) Len() int { return len(e.rs) }
 
 // Epochs runs K more epochs of every run: for each batch in order, the k gradients in one
-// pass, then each run's noise, step and projection. It does not allocate.
+// pass, then every run's noise, step and projection. It first draws each run's noise key
+// of the call from its stream, rs[0] first, as Model.Epochs does (K = 0 too). It does not
+// allocate.
 func (e *Ensemble) Epochs(ctx context.Context, K int) error {
+	e.drawKeys()
+	if err := checkSteps(K, e.n/e.params.Batch); err != nil {
+		return err
+	}
+	var s uint32
 	for range K {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for j := range e.n / e.params.Batch {
-			e.step(j)
+			e.step(j, s)
+			s++
 		}
 		e.epochs++
 	}
 	return nil
 }
 
-// step is one noisy projected step of every run on batch j.
-func (e *Ensemble) step(j int) {
-	p, k, b := e.params, len(e.rs), e.params.Batch
+// drawKeys draws each run's noise key of an Epochs call from its stream, in run order.
+func (e *Ensemble) drawKeys() {
+	for t, r := range e.rs {
+		e.keys[t] = r.Uint64()
+	}
+}
+
+// step is one noisy projected step of every run on batch j, step s of the Epochs call.
+// The noise is each run's Fill into its row of z; the update is one pass over the d × k
+// iterates, θ + (sd·z − η·g) as the Model computes it, accumulating each run's squared
+// norm in its lane in coordinate order; the projection then scales the runs outside the
+// ball by R/‖θ‖, the factor reference.ProjectBall applies.
+func (e *Ensemble) step(j int, s uint32) {
+	p, k, b, d := e.params, len(e.rs), e.params.Batch, e.d
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
 	if e.x32 != nil {
 		for i, v := range e.theta {
 			e.theta32[i] = float32(v)
 		}
-		ensemble.LogisticGradient32(e.grad32, e.x32[j*b*e.d:(j+1)*b*e.d], e.y32[j*b:(j+1)*b], e.theta32, b, e.d, k, float32(e.lambda))
+		ensemble.LogisticGradient32(e.grad32, e.x32[j*b*d:(j+1)*b*d], e.y32[j*b:(j+1)*b], e.theta32, b, d, k, float32(e.lambda))
 		for i, v := range e.grad32 {
 			e.grad[i] = float64(v)
 		}
 	} else {
-		ensemble.LogisticGradient(e.grad, e.x[j*b*e.d:(j+1)*b*e.d], e.y[j*b:(j+1)*b], e.theta, b, e.d, k, e.lambda)
+		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
-	for t, r := range e.rs {
-		reference.FillNormal(e.noise, sd, r)
-		for i := range e.col {
-			e.col[i] = e.theta[i*k+t] + (e.noise[i] - p.StepSize*e.grad[i*k+t])
+	for t, key := range e.keys {
+		philox.Fill(e.z[t*d:(t+1)*d], key, 0, s)
+	}
+	eta := p.StepSize
+	norm2 := e.norm2[:k]
+	clear(norm2)
+	for i := range d {
+		th, g := e.theta[i*k:(i+1)*k], e.grad[i*k:(i+1)*k]
+		for t := range th {
+			noise := float64(sd * e.z[t*d+i])
+			v := th[t] + (noise - float64(eta*g[t]))
+			th[t] = v
+			norm2[t] += float64(v * v)
 		}
-		if !math.IsInf(p.Radius, 1) {
-			reference.ProjectBall(e.col, p.Radius)
+	}
+	if math.IsInf(p.Radius, 1) {
+		return
+	}
+	for t, n2 := range norm2 {
+		if nrm := math.Sqrt(n2); nrm > p.Radius {
+			scale := p.Radius / nrm
+			for i := range d {
+				e.theta[i*k+t] *= scale
+			}
 		}
-		e.setColumn(t)
 	}
 }
 

@@ -90,7 +90,13 @@ func TestEnsembleMatchesModels(t *testing.T) {
 			}
 		}
 		check("start")
-		run := func(epochs int) {
+		run := func(epochs int) { // what Epochs does, with a check after every step
+			e.drawKeys()
+			keys := make([]uint64, k)
+			for i := range ms {
+				keys[i] = mrs[i].Uint64()
+			}
+			var s uint32
 			for range epochs {
 				for j := range n / b {
 					x := e.x[j*b*d : (j+1)*b*d]
@@ -100,16 +106,17 @@ func TestEnsembleMatchesModels(t *testing.T) {
 						before[i] = e.Published(i)
 					}
 					// the two steps, then the bound from their iterates and gradients
-					e.step(j)
+					e.step(j, s)
 					for i, m := range ms {
 						prev := append([]float64(nil), m.theta...)
-						m.stepBatch(j, mrs[i])
+						m.stepBatch(j, keys[i], s)
 						noise := m.noise // the step's noise, which the ensemble drew alike
 						ga := column(e.grad, d, k, i)
 						gb := append([]float64(nil), m.grad...)
 						bound[i] += stepBound(x, yb, b, d, lambda, p.StepSize, radius, before[i], prev, noise, ga, gb)
 					}
 					check("after a step")
+					s++
 				}
 			}
 		}
@@ -199,6 +206,9 @@ func TestEnsemble32NearEnsemble64(t *testing.T) {
 		const u32 = ensemble.Unit32
 		eta := p.StepSize
 		bound := make([]float64, k)
+		e64.drawKeys() // what one Epochs call of 3 epochs does, with a check after every step
+		e32.drawKeys()
+		var s uint32
 		for range 3 {
 			for j := range n / b {
 				x := e64.x[j*b*d : (j+1)*b*d]
@@ -215,8 +225,9 @@ func TestEnsemble32NearEnsemble64(t *testing.T) {
 				for i := range k {
 					prev32[i], prev64[i] = e32.Published(i), e64.Published(i)
 				}
-				e64.step(j)
-				e32.step(j)
+				e64.step(j, s)
+				e32.step(j, s)
+				s++
 				for i := range k {
 					th := prev32[i]
 					th32 := make([]float64, d)

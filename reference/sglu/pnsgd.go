@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/philox"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -178,25 +179,48 @@ func (m *Model) rebuild(j int) error {
 }
 
 // Epochs runs K more epochs of Algorithm 1 on the current data: for each batch in order,
-// θ ← Π_R(θ − η·∇f_B(θ) + √(2ησ²)·W). It does not allocate.
+// θ ← Π_R(θ − η·∇f_B(θ) + √(2ησ²)·W). It draws one value from r, the call's noise key,
+// first and always (K = 0 too); step s of the call (s = 0 … K·n/b − 1, every batch step
+// counted) adds √(2ησ²) times philox.Fill(key, 0, s) (the stream NoiseStream). It does
+// not allocate.
 func (m *Model) Epochs(ctx context.Context, K int, r *rand.Rand) error {
+	key := r.Uint64()
+	if err := checkSteps(K, len(m.batches)); err != nil {
+		return err
+	}
+	var s uint32
 	for range K {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for j := range m.batches {
-			m.stepBatch(j, r)
+			m.stepBatch(j, key, s)
+			s++
 		}
 		m.epochs++
 	}
 	return nil
 }
 
-// stepBatch is one noisy projected step on batch j.
-func (m *Model) stepBatch(j int, r *rand.Rand) {
+// checkSteps refuses a call of more steps than a key's streams address (2³²): step
+// s + 2³² would reuse step s's noise.
+func checkSteps(K, perEpoch int) error {
+	if K > 0 && uint64(K)*uint64(perEpoch) > math.MaxUint32+1 {
+		return fmt.Errorf("sglu epochs: K = %d epochs of %d steps exceed the %d steps one noise key addresses; run them in several calls", K, perEpoch, uint64(math.MaxUint32)+1)
+	}
+	return nil
+}
+
+// stepBatch is one noisy projected step on batch j, step s of the Epochs call whose noise
+// key is key.
+func (m *Model) stepBatch(j int, key uint64, s uint32) {
 	p := m.params
 	m.batches[j].Gradient(m.grad, m.theta)
-	reference.FillNormal(m.noise, math.Sqrt(2*p.StepSize)*p.Sigma, r)
+	sd := math.Sqrt(2*p.StepSize) * p.Sigma
+	philox.Fill(m.noise, key, 0, s)
+	for i, z := range m.noise {
+		m.noise[i] = sd * z
+	}
 	for i := range m.theta {
 		m.theta[i] += m.noise[i] - p.StepSize*m.grad[i]
 	}

@@ -128,13 +128,14 @@ func TestPNSGDCoupledContraction(t *testing.T) {
 			x.Replace(ds.ID(k), reference.Record{ID: 1 << 40, X: negate(ds.Row(k)), Y: -ds.Label(k)})
 		}
 		c := p.C()
-		seed := rapid.Uint64().Draw(t, "noise")
-		rx, ry := reference.Stream(seed, 0, "n"), reference.Stream(seed, 0, "n")
+		key := rapid.Uint64().Draw(t, "noise") // one Epochs call's key, shared
+		var s uint32
 		for epoch := range 3 {
 			for j := range nb {
 				w := reference.Distance(x.theta, y.theta)
-				x.stepBatch(j, rx)
-				y.stepBatch(j, ry)
+				x.stepBatch(j, key, s)
+				y.stepBatch(j, key, s)
+				s++
 				bound := c * w
 				if j == j0 {
 					bound += 2 * p.StepSize * p.Lipschitz / float64(b)
@@ -167,11 +168,10 @@ func TestPNSGDContractionTight(t *testing.T) {
 	x, _ := LearnOrdered(ctx, p, loss, zero, reference.Stream(0, 0, "x"))
 	y, _ := LearnOrdered(ctx, p, loss, zero, reference.Stream(0, 0, "x"))
 	y.theta[0], y.theta[1] = 1, -2
-	rx, ry := reference.Stream(5, 0, "n"), reference.Stream(5, 0, "n")
-	for step := range 5 {
+	for step := range uint32(5) {
 		w := reference.Distance(x.theta, y.theta)
-		x.stepBatch(0, rx)
-		y.stepBatch(0, ry)
+		x.stepBatch(0, 5, step)
+		y.stepBatch(0, 5, step)
 		if got, want := reference.Distance(x.theta, y.theta), p.C()*w; math.Abs(got-want) > 1e-12*want {
 			t.Fatalf("step %d: distance %v, want exactly c·w = %v", step, got, want)
 		}
@@ -186,9 +186,8 @@ func TestPNSGDContractionTight(t *testing.T) {
 	if err := x.Replace(ds.ID(5), reference.Record{ID: 99, X: ds.Row(5), Y: -ds.Label(5)}); err != nil {
 		t.Fatal(err)
 	}
-	rx, ry = reference.Stream(6, 0, "n"), reference.Stream(6, 0, "n")
-	x.stepBatch(1, rx)
-	y.stepBatch(1, ry)
+	x.stepBatch(1, 6, 0)
+	y.stepBatch(1, 6, 0)
 	if got, want := reference.Distance(x.theta, y.theta), 2*p.StepSize*p.Lipschitz/4; math.Abs(got-want) > 1e-12*want {
 		t.Fatalf("after the batch holding the flipped label: distance %v, want 2ηM/b = %v", got, want)
 	}
