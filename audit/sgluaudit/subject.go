@@ -260,6 +260,15 @@ func (s *Subject) Name() string {
 // Fingerprint identifies the configuration beyond the claim.
 func (s *Subject) Fingerprint() string { return s.fp }
 
+// NoiseStream is the generator of the runs' Langevin noise, sglu.NoiseStream
+// (trials.NoiseStreamer): checkpoints and reports name it, and a checkpoint of another
+// stream is refused.
+func (s *Subject) NoiseStream() string { return sglu.NoiseStream }
+
+// UnnamedNoiseStream is what SGLU's checkpoints that name no stream drew from,
+// sglu.LegacyNoiseStream (trials.NoiseStreamer).
+func (s *Subject) UnnamedNoiseStream() string { return sglu.LegacyNoiseStream }
+
 // Params is the model's dimension, the data's (trials.Dimensioned).
 func (s *Subject) Params() int { return s.setup.Data.Dim() }
 

@@ -18,6 +18,10 @@ func FuzzCheckpointLine(f *testing.F) {
 	hdr := checkpointHeader{Schema: checkpointSchema, Subject: "s", Seed: 1, Epsilon: "1", Delta: "1e-06", Claim: "{}", Fingerprint: "abc"}
 	head, _ := json.Marshal(hdr)
 	f.Add(1, append(head, '\n'))
+	streamed := hdr
+	streamed.Noise = "gen/v1" // a header naming another stream than the audit's (none)
+	head, _ = json.Marshal(streamed)
+	f.Add(1, append(head, '\n'))
 	good := TrialResult{Index: 3, Unlearned: reference.Release{Published: []float64{1, 2}}, Retrained: reference.Release{Published: []float64{1, 2.5}}}
 	sum, _ := trialSum(hdr.Fingerprint, good)
 	line, _ := json.Marshal(trialLine{TrialResult: good, Sum: sum})

@@ -93,6 +93,19 @@ type checkpointHeader struct {
 	Delta       string `json:"delta"`
 	Claim       string `json:"claim"`
 	Fingerprint string `json:"fingerprint"`
+	// Noise names the generator of the trials' noise (a NoiseStreamer's NoiseStream);
+	// absent for subjects that name none, and in checkpoints written before streams were
+	// named.
+	Noise string `json:"noise,omitempty"`
+	// unnamedNoise is what the subject says an unnamed stream was, for the refusal of a
+	// checkpoint that names none; never written, never compared.
+	unnamedNoise string
+}
+
+// sameAudit reports whether the header read, got, is the one the audit expects.
+func (want checkpointHeader) sameAudit(got checkpointHeader) bool {
+	got.unnamedNoise = want.unnamedNoise
+	return got == want
 }
 
 // trialLine is a checkpoint's trial line: the result and a checksum of the configuration's
@@ -195,6 +208,7 @@ func (e Engine) Run(ctx context.Context, s Subject, seed uint64, n int) ([]Trial
 		cl := s.Claim()
 		hdr := checkpointHeader{Schema: checkpointSchema, Subject: s.Name(), Seed: seed, Epsilon: fmt.Sprintf("%g", cl.Epsilon),
 			Delta: fmt.Sprintf("%g", cl.Delta), Claim: fmt.Sprintf("%+v", cl), Fingerprint: Fingerprint(s)}
+		hdr.Noise, hdr.unnamedNoise = NoiseStreamOf(s)
 		var err error
 		sink, err = openCheckpoint(e.checkpointFile(), hdr, e.Key, ParamsOf(s), func(r TrialResult) {
 			if r.Index < n { // trials beyond n (an earlier, longer run) are kept, not used
@@ -521,7 +535,10 @@ func checkLine(k int, line []byte, hdr checkpointHeader, key *evidence.Key, seen
 		if ce != nil {
 			return ce
 		}
-		if got != hdr {
+		if got.Noise != hdr.Noise {
+			return &CheckpointError{Msg: noiseMismatch(got, hdr)}
+		}
+		if !hdr.sameAudit(got) {
 			return &CheckpointError{Msg: "written for another audit: " + headerDiff(got, hdr)}
 		}
 		return nil
@@ -563,6 +580,21 @@ func decodeHeader(line []byte) (checkpointHeader, bool) {
 		return checkpointHeader{}, false
 	}
 	return h, true
+}
+
+// noiseMismatch says why a checkpoint whose trials drew their noise from another stream
+// than this version's cannot be resumed, naming both.
+func noiseMismatch(got, want checkpointHeader) string {
+	name := func(h checkpointHeader, unnamed string) string {
+		switch {
+		case h.Noise != "":
+			return clip.Quote(h.Noise)
+		case unnamed != "":
+			return "an unnamed stream (" + unnamed + ")"
+		}
+		return "no named stream"
+	}
+	return fmt.Sprintf("its trials drew their noise from %s, this version's from %s: they cannot be mixed with this version's trials, nor re-run by it; start this configuration's trials over", name(got, want.unnamedNoise), name(want, ""))
 }
 
 // headerDiff names what differs between a checkpoint's header and the audit resuming it.

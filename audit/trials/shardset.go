@@ -339,6 +339,7 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 	for _, subj := range first.Manifest.Subjects {
 		results := make([]TrialResult, n)
 		have := make([]bool, n)
+		noise := map[Shard]string{} // each part's noise stream
 		for _, f := range ss.Shards {
 			path := filepath.Join(f.Dir, subj.File)
 			hdr, trials, err := readCheckpointFile(ctx, path, key, subj.Params)
@@ -359,6 +360,7 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 				continue
 			}
 			ss.header[subj.Name] = hdr
+			noise[f.Shard] = hdr.Noise
 			for _, t := range trials {
 				switch {
 				case t.Index >= n:
@@ -371,6 +373,9 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 					results[t.Index], have[t.Index] = t, true
 				}
 			}
+		}
+		if p := mixedNoise(subj.Name, noise, byIndex); p != "" {
+			problems = append(problems, p)
 		}
 		var lost map[int][]int
 		for i, ok := range have {
@@ -408,16 +413,73 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 	return ss, nil
 }
 
+// RerunCommands are the commands that rerun every part of the set, in part order, with
+// the flags extra after the audit's own (a merge whose trials this version cannot resume
+// names them with --fresh).
+func (ss *ShardSet) RerunCommands(extra ...string) []string {
+	var cmds []string
+	for _, f := range ss.Shards {
+		cmds = append(cmds, rerunCommand(f, f.Shard, extra...))
+	}
+	return cmds
+}
+
+// mixedNoise is the problem of a subject whose parts drew their noise from different
+// streams (checkpoints' noise field: written by different versions), or "": one audit's
+// trials cannot mix two laws of noise. The parts to rerun from scratch are those not of
+// the one stream a header names, if exactly one is named (an unnamed stream is the
+// older), else those not of the first part's.
+func mixedNoise(subject string, noise map[Shard]string, byIndex map[int]FoundShard) string {
+	var parts []Shard
+	named := map[string]bool{}
+	for sh, n := range noise {
+		parts = append(parts, sh)
+		if n != "" {
+			named[n] = true
+		}
+	}
+	slices.SortFunc(parts, func(a, b Shard) int { return a.Index - b.Index })
+	if len(parts) == 0 {
+		return ""
+	}
+	keep := noise[parts[0]]
+	if len(named) == 1 {
+		for n := range named {
+			keep = n
+		}
+	}
+	var streams, reruns []string
+	mixed := false
+	for _, sh := range parts {
+		n := noise[sh]
+		if n == "" {
+			n = "an unnamed stream (written before streams were named)"
+		} else {
+			n = clip.Quote(n)
+		}
+		streams = append(streams, fmt.Sprintf("part %s %s", sh, n))
+		if noise[sh] != keep {
+			mixed = true
+			reruns = append(reruns, rerunCommand(byIndex[sh.Index], sh, "--fresh"))
+		}
+	}
+	if !mixed {
+		return ""
+	}
+	return fmt.Sprintf("%s: the parts drew their noise from different streams (%s), written by different versions: one audit's trials cannot mix them; rerun from scratch: %s",
+		subject, strings.Join(streams, ", "), strings.Join(reruns, "; "))
+}
+
 // rerunCommand is the command that (re)runs part sh of the audit f belongs to, into the
-// folder the shards' folders are in.
-func rerunCommand(f FoundShard, sh Shard) string {
+// folder the shards' folders are in, with the flags extra after the audit's own.
+func rerunCommand(f FoundShard, sh Shard, extra ...string) string {
 	out := filepath.Dir(f.Dir)
 	if filepath.Base(f.Dir) != f.Shard.Name() { // a shard's own folder was given
 		out = f.Dir
 	}
 	// every word quoted: the arguments and folders come from the shards' manifests and the
 	// command line, and the command is printed to be pasted into a shell
-	cmd := shell.Join(append(append([]string{"audit", "run"}, f.Manifest.Args...), "--shard="+sh.String(), "--out="+out))
+	cmd := shell.Join(append(append(append([]string{"audit", "run"}, f.Manifest.Args...), extra...), "--shard="+sh.String(), "--out="+out))
 	if f.Manifest.Dir != "" {
 		cmd = "(cd -- " + shell.Quote(f.Manifest.Dir) + " && " + cmd + ")"
 	}
