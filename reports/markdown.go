@@ -156,6 +156,9 @@ func (r *Report) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, " (and the Rényi curve D_α ≤ α·%s)", num(*c.Rho))
 		}
 		fmt.Fprintf(&b, ".\n\n- Method: %s\n- Source: %s\n- Neighbouring relation: %s\n", text(c.Method), text(c.Source), text(c.Relation))
+		if s.Noise != "" {
+			fmt.Fprintf(&b, "- Noise stream: %s\n", text(s.Noise))
+		}
 		if len(c.Assumptions) > 0 {
 			b.WriteString("\n**Assumptions.**\n\n")
 			for _, a := range c.Assumptions {

@@ -214,7 +214,11 @@ func (r *Report) PDF(w io.Writer) error {
 		}
 		p.Ln(1)
 		para(10, "B", claim+".")
-		para(9, "", "Method: "+c.Method+". Source: "+c.Source+". Neighbouring relation: "+c.Relation+".")
+		settings := "Method: " + c.Method + ". Source: " + c.Source + ". Neighbouring relation: " + c.Relation + "."
+		if s.Noise != "" {
+			settings += " Noise stream: " + s.Noise + "."
+		}
+		para(9, "", settings)
 		for _, a := range c.Assumptions {
 			para(9, "", "• "+a)
 		}

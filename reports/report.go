@@ -211,6 +211,10 @@ type Subject struct {
 	// Utility, when measured, is how well the models still work: beside the verdict, never
 	// part of it (it is no finding).
 	Utility *Utility `json:"utility,omitempty"`
+	// Noise names the generator the subject's trials drew their noise from, for subjects
+	// that name one (trials.NoiseStreamer: SGLU's Langevin noise): a report's figures are
+	// re-run bit for bit only with that stream.
+	Noise string `json:"noise,omitempty"`
 }
 
 // Claim mirrors verdict.Claim.

@@ -129,7 +129,9 @@ func runSubjects(ctx context.Context, p Plan, rep *reports.Report) error {
 		}
 		check := func(ctx context.Context) ([]verdict.Finding, error) { return ds.Check(ctx, results) }
 		if err := q.Add(ctx, s.Name(), check, func(fs []verdict.Finding) {
-			rep.Subjects = append(rep.Subjects, reports.NewSubject(s.Name(), s.Claim(), fs))
+			sub := reports.NewSubject(s.Name(), s.Claim(), fs)
+			sub.Noise, _ = trials.NoiseStreamOf(s)
+			rep.Subjects = append(rep.Subjects, sub)
 		}); err != nil {
 			return fmt.Errorf("%s: %w", p.Command, err)
 		}

@@ -71,6 +71,12 @@ class Parse(unittest.TestCase):
         self.assertEqual(r.figures, {"epsilon_lower_bound": 2.5, "Gaussian-DP μ lower bound": 0.4})
         self.assertEqual(r.json, minimal())
 
+    def test_noise_stream(self):
+        self.assertEqual(ua.Report.from_json(minimal(), exit_code=1).subjects[0].noise, "", "a subject naming no stream")
+        d = json.loads(minimal())
+        d["subjects"][0]["noise"] = "philox4x32-10/box-muller/v1"
+        self.assertEqual(ua.Report.from_json(json.dumps(d).encode(), exit_code=1).subjects[0].noise, "philox4x32-10/box-muller/v1")
+
     def test_a_measurement_decides_nothing(self):
         m = json.loads(minimal())
         f = m["subjects"][0]["findings"][0]

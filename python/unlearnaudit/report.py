@@ -156,11 +156,12 @@ class Subject:
     claim: Claim
     findings: List[Finding]
     utility: Optional[dict]
+    noise: str = ""  # the generator of the trials' noise, when the subject names one (SGLU's Langevin noise)
 
     @classmethod
     def _from(cls, d: dict) -> "Subject":
         return cls(d["name"], d["verdict"], Claim._from(d["claim"]), [Finding._from(f) for f in d.get("findings") or []],
-                   d.get("utility"))
+                   d.get("utility"), d.get("noise", ""))
 
 
 @dataclass(frozen=True)
@@ -350,7 +351,7 @@ TYPED = {
     "confidence", "trial_evidence", "inputs", "inputs[].role", "inputs[].path", "inputs[].sha256", "inputs[].bytes",
     "data", "subjects", "controls", "summary", "summary.verdict", "summary.pass", "summary.fail",
     "summary.inconclusive", "summary.reported",
-    "subjects[].name", "subjects[].verdict", "subjects[].claim", "subjects[].findings", "subjects[].utility",
+    "subjects[].name", "subjects[].verdict", "subjects[].claim", "subjects[].findings", "subjects[].utility", "subjects[].noise",
     "subjects[].claim.method", "subjects[].claim.source", "subjects[].claim.guarantee", "subjects[].claim.epsilon",
     "subjects[].claim.delta", "subjects[].claim.relation",
 } | {f"subjects[].findings[].{k}" for k in (
