@@ -68,7 +68,8 @@ func (p Problem) ZBatchWorstCase(S int) float64 {
 // UnlearnBatch serves one request that removes several records at once (Corollary
 // 3.12): each is removed by the model's Removal mode, then K epochs run on the updated
 // data. Every ID is checked first, so a bad request changes nothing. It returns the
-// records that took the slots (none under DeleteRemoval).
+// records that took the slots (none under DeleteRemoval). From r it draws each
+// replacement in ids' order, then the K epochs' one noise key.
 func (m *Model) UnlearnBatch(ctx context.Context, ids []int64, K int, r *rand.Rand) ([]reference.Record, error) {
 	left := map[int]int{} // rows left per batch under DeleteRemoval
 	seen := make(map[int64]bool, len(ids))

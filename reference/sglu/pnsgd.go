@@ -100,7 +100,8 @@ type Model struct {
 
 // Learn draws the ordered partition B (a uniform permutation of the records cut into n/b
 // batches), draws θ from the initial law, and runs T epochs of projected noisy SGD,
-// sweeping the batches in the same order every epoch. All randomness comes from r.
+// sweeping the batches in the same order every epoch. All randomness comes from r, drawn
+// in the order the package doc lists: the permutation, θ₀, then the epochs' noise key.
 func Learn(ctx context.Context, p Params, loss reference.Loss, ds *reference.Dataset, r *rand.Rand) (*Model, error) {
 	perm := r.Perm(ds.Len())
 	ids := make([]int64, len(perm))
@@ -303,7 +304,8 @@ func RandomReplacement(id int64, removed []float64, r *rand.Rand) reference.Reco
 }
 
 // Unlearn serves one removal and runs K epochs on the updated data from the published
-// model (Algorithm 1's unlearning).
+// model (Algorithm 1's unlearning): from r, the replacement (Remove) and then the epochs'
+// noise key.
 func (m *Model) Unlearn(ctx context.Context, id int64, K int, r *rand.Rand) (reference.Record, error) {
 	rec, err := m.Remove(id, r)
 	if err != nil {
