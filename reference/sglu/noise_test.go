@@ -198,3 +198,45 @@ func scaled(v []float64, s float64) []float64 {
 	}
 	return out
 }
+
+// An Ensemble's run is the same bits alone, among five, and at another place among them,
+// with the projection acting (R = 0.05 against σ = 0.3: every run ends on the sphere), so
+// the one-pass step's norms and scaling depend on nothing but the run's own values.
+//
+// Planted, each was seen to fail it: every run scaled by run 0's factor, and the last run
+// left unprojected.
+func TestEnsembleRunAloneOrBatched(t *testing.T) {
+	const n, b, d, k = 8, 2, 5, 5
+	ds := unitData(t, n, d, 4)
+	p, _ := testParams(n, b, 0.2, 0.3, 2)
+	p.Init, p.Radius = ZeroInit, 0.05
+	loss := reference.Logistic{Lambda: 0.2}
+	ctx := context.Background()
+	learn := func(trials ...int) *Ensemble {
+		rs := make([]*rand.Rand, len(trials))
+		for i, tr := range trials {
+			rs[i] = reference.Streams{Seed: 8, Trial: tr}.Rand("alone")
+		}
+		e, err := LearnOrderedEnsemble(ctx, p, loss, ds, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Epochs(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	five, reversed := learn(0, 1, 2, 3, 4), learn(4, 3, 2, 1, 0)
+	for tr := range k {
+		got := five.Published(tr)
+		if nrm := reference.Norm(got); math.Abs(nrm-p.Radius) > 1e-12 {
+			t.Fatalf("run %d ends at norm %v, not on the sphere of radius %v: the projection did not act", tr, nrm, p.Radius)
+		}
+		alone, other := learn(tr).Published(0), reversed.Published(k-1-tr)
+		for i := range got {
+			if got[i] != alone[i] || got[i] != other[i] {
+				t.Fatalf("run %d, coordinate %d: %v among five, %v alone, %v at place %d", tr, i, got[i], alone[i], other[i], k-1-tr)
+			}
+		}
+	}
+}
