@@ -71,3 +71,5 @@
 // Nothing in the trial engine uses this package yet: its streams are not
 // math/rand/v2's, so adopting them changes reports' bits and is a versioned change.
 package philox
+
+//go:generate go run -C asm . -out ../kernel_amd64.s -stubs ../kernel_amd64_stubs.go -pkg philox

@@ -70,9 +70,10 @@ func TestSinCosTurns(t *testing.T) {
 
 // The streams' bits are pinned: SHA-256 of the first 2¹⁶ values of each fill at one
 // address, as this file's build computes them. Any build (GOAMD64=v1 or v3, where the
-// compiler may fuse products into sums) and the assembly kernels to come must give these
+// compiler may fuse products into sums) and the assembly kernels must give these
 // bits; a change to them is a new stream, to be versioned, never re-pinned quietly. With
 // math.Sincos in place of sinCosTurns, Fill's hash differed between GOAMD64=v1 and v3.
+// Every path this CPU has (pure Go, AVX2, AVX-512) is held to the same hashes.
 func TestStreamsPinned(t *testing.T) {
 	const seed, trial, step, n = 0x0123456789abcdef, 1<<40 + 7, 11, 1 << 16
 	cases := []struct {
@@ -104,13 +105,17 @@ func TestStreamsPinned(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("no pinned streams")
 	}
-	for _, c := range cases {
-		h := sha256.New()
-		for _, b := range c.bits() {
-			h.Write(binary.LittleEndian.AppendUint64(nil, b))
-		}
-		if got := hex.EncodeToString(h.Sum(nil)[:16]); got != c.want {
-			t.Errorf("%s: stream hash %s, pinned %s", c.name, got, c.want)
+	for _, p := range paths() {
+		for _, c := range cases {
+			h := sha256.New()
+			onPath(p, func() {
+				for _, b := range c.bits() {
+					h.Write(binary.LittleEndian.AppendUint64(nil, b))
+				}
+			})
+			if got := hex.EncodeToString(h.Sum(nil)[:16]); got != c.want {
+				t.Errorf("%s on %s: stream hash %s, pinned %s", c.name, pathNames[p], got, c.want)
+			}
 		}
 	}
 }
