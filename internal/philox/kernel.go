@@ -1,5 +1,7 @@
 package philox
 
+import "math/bits"
+
 // The paths Fill and its peers run, narrowest first.
 const (
 	pathGo     = iota // Block and the transform one block at a time (every architecture)
@@ -14,15 +16,40 @@ var path = bestPath()
 // pathNames names the paths in tests and benchmarks.
 var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"}
 
-// roundKeys is the key of each of the ten rounds, k0 then k1, each in the low word of a
-// quadword (the kernels read it as a broadcast quadword).
-func roundKeys(seed uint64) (rk [20]uint64) {
-	k0, k1 := uint32(seed), uint32(seed>>32)
-	for r := range Rounds {
-		rk[2*r], rk[2*r+1] = uint64(k0), uint64(k1)
-		k0, k1 = k0+bump0, k1+bump1
+// The blocks a kernel call's step writes (kernel_amd64.s's groups times their lanes):
+// lengths are cut into whole steps, the last partial one written to a buffer.
+const (
+	stepAVX512 = 16 // two groups of eight blocks
+	stepAVX2   = 4  // one group of four
+)
+
+// preRounds is what a kernel needs of the stream besides the block index: the key of
+// each of the ten rounds, k0 then k1 in quadwords 2r and 2r+1 (the kernels read each as a
+// broadcast quadword), with the lane-invariant work folded in. All lanes share the
+// counter's words 1–3 (step and trial), so round 1's product of word 2 and round 2's of
+// word 0 are the same in every lane; they are computed here once, and the words they give
+// are xored into the keys they meet: slot 1 is trial's high word ^ k1 (round 1's new word
+// 2), slot 2 round 1's low product ^ k0 (round 2's new word 0), slot 3 round 2's high
+// product ^ k1 (its word 2), slot 5 round 2's low product ^ round 3's k1 (its word 2);
+// slot 0 is unused. TestKernelsAreGosBits holds the kernels to Block's bits.
+func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
+	var k0, k1 [Rounds]uint32
+	k0[0], k1[0] = uint32(seed), uint32(seed>>32)
+	for r := 1; r < Rounds; r++ {
+		k0[r], k1[r] = k0[r-1]+bump0, k1[r-1]+bump1
 	}
-	return rk
+	for r := range Rounds {
+		pre[2*r], pre[2*r+1] = uint64(k0[r]), uint64(k1[r])
+	}
+	hi1, lo1 := bits.Mul32(mul1, uint32(trial)) // round 1's word-2 product
+	w0 := hi1 ^ step ^ k0[0]                    // round 1's new word 0
+	hi0, lo0 := bits.Mul32(mul0, w0)            // round 2's word-0 product
+	pre[0] = 0
+	pre[1] = uint64(uint32(trial>>32) ^ k1[0])
+	pre[2] = uint64(lo1 ^ k0[1])
+	pre[3] = uint64(hi0 ^ k1[1])
+	pre[5] = uint64(lo0 ^ k1[2])
+	return pre
 }
 
 // fill64 writes sd times the normals of the stream (seed, trial, step) from block on:
@@ -49,30 +76,49 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 		}
 		return
 	}
-	ctr := [4]uint32{block, step, uint32(trial), uint32(trial >> 32)}
-	rk := roundKeys(seed)
-	blocks := 4
+	pre := preRounds(seed, trial, step)
+	blocks := stepAVX2
 	if path == pathAVX512 {
-		blocks = 8
+		blocks = stepAVX512
 	}
 	per := 2 * blocks
 	full := n / per
 	if full > 0 {
-		if path == pathAVX512 {
-			fill64AVX512(&dst[0], full, sd, &ctr, &rk)
-		} else {
-			fill64AVX2(&dst[0], full, sd, &ctr, &rk)
-		}
+		kernel64(&dst[0], full, sd, block, &pre)
 	}
 	if rest := n - full*per; rest > 0 {
-		var buf [16]float64
-		ctr[0] = block + uint32(full*blocks)
-		if path == pathAVX512 {
-			fill64AVX512(&buf[0], 1, sd, &ctr, &rk)
-		} else {
-			fill64AVX2(&buf[0], 1, sd, &ctr, &rk)
-		}
+		var buf [2 * stepAVX512]float64
+		kernel64(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
 		copy(dst[full*per:], buf[:rest])
+	}
+}
+
+// kernel64 calls path's float64 kernel, the unscaled one if sd is 1 (whose values are
+// the same: z·1 = z).
+func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64) {
+	switch {
+	case path == pathAVX512 && sd == 1:
+		fill64AVX512(dst, steps, sd, block, pre)
+	case path == pathAVX512:
+		fill64ScaledAVX512(dst, steps, sd, block, pre)
+	case sd == 1:
+		fill64AVX2(dst, steps, sd, block, pre)
+	default:
+		fill64ScaledAVX2(dst, steps, sd, block, pre)
+	}
+}
+
+// kernel32 is kernel64's float32 twin.
+func kernel32(dst *float32, steps int, sd float32, block uint32, pre *[20]uint64) {
+	switch {
+	case path == pathAVX512 && sd == 1:
+		fill32AVX512(dst, steps, sd, block, pre)
+	case path == pathAVX512:
+		fill32ScaledAVX512(dst, steps, sd, block, pre)
+	case sd == 1:
+		fill32AVX2(dst, steps, sd, block, pre)
+	default:
+		fill32ScaledAVX2(dst, steps, sd, block, pre)
 	}
 }
 
@@ -95,29 +141,19 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 		}
 		return
 	}
-	ctr := [4]uint32{block, step, uint32(trial), uint32(trial >> 32)}
-	rk := roundKeys(seed)
-	blocks := 4
+	pre := preRounds(seed, trial, step)
+	blocks := stepAVX2
 	if path == pathAVX512 {
-		blocks = 8
+		blocks = stepAVX512
 	}
 	per := 4 * blocks
 	full := n / per
 	if full > 0 {
-		if path == pathAVX512 {
-			fill32AVX512(&dst[0], full, sd, &ctr, &rk)
-		} else {
-			fill32AVX2(&dst[0], full, sd, &ctr, &rk)
-		}
+		kernel32(&dst[0], full, sd, block, &pre)
 	}
 	if rest := n - full*per; rest > 0 {
-		var buf [32]float32
-		ctr[0] = block + uint32(full*blocks)
-		if path == pathAVX512 {
-			fill32AVX512(&buf[0], 1, sd, &ctr, &rk)
-		} else {
-			fill32AVX2(&buf[0], 1, sd, &ctr, &rk)
-		}
+		var buf [4 * stepAVX512]float32
+		kernel32(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
 		copy(dst[full*per:], buf[:rest])
 	}
 }

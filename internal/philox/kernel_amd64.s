@@ -84,575 +84,768 @@ DATA philoxconst<>+608(SB)/8, $0x3ff0000000000000
 DATA philoxconst<>+616(SB)/8, $0x3ff0000000000000
 DATA philoxconst<>+624(SB)/8, $0x3ff0000000000000
 DATA philoxconst<>+632(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+640(SB)/8, $0x4010000000000000
-DATA philoxconst<>+648(SB)/8, $0x4010000000000000
-DATA philoxconst<>+656(SB)/8, $0x4010000000000000
-DATA philoxconst<>+664(SB)/8, $0x4010000000000000
-DATA philoxconst<>+672(SB)/8, $0x4010000000000000
-DATA philoxconst<>+680(SB)/8, $0x4010000000000000
-DATA philoxconst<>+688(SB)/8, $0x4010000000000000
-DATA philoxconst<>+696(SB)/8, $0x4010000000000000
-DATA philoxconst<>+704(SB)/8, $0xc000000000000000
-DATA philoxconst<>+712(SB)/8, $0xc000000000000000
-DATA philoxconst<>+720(SB)/8, $0xc000000000000000
-DATA philoxconst<>+728(SB)/8, $0xc000000000000000
-DATA philoxconst<>+736(SB)/8, $0xc000000000000000
-DATA philoxconst<>+744(SB)/8, $0xc000000000000000
-DATA philoxconst<>+752(SB)/8, $0xc000000000000000
-DATA philoxconst<>+760(SB)/8, $0xc000000000000000
-DATA philoxconst<>+768(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+776(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+784(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+792(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+800(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+808(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+816(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+824(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+832(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+840(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+848(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+856(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+864(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+872(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+880(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+888(SB)/8, $0x3df0000000000000
-DATA philoxconst<>+896(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+904(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+912(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+920(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+928(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+936(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+944(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+952(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+960(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+968(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+976(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+984(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+992(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1000(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1008(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1016(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1024(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1032(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1040(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1048(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1056(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1064(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1072(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1080(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1088(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1096(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1104(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1112(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1120(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1128(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1136(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1144(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+1152(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1160(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1168(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1176(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1184(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1192(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1200(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1208(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1216(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1224(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1232(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1240(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1248(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1256(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1264(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1272(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1280(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1288(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1296(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1304(SB)/8, $0x0000000000000003
-DATA philoxconst<>+1312(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1320(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1328(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1336(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1344(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1352(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1360(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1368(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1376(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1384(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1392(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1400(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1408(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1416(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1424(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1432(SB)/8, $0x0000000000000004
+DATA philoxconst<>+640(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+648(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+656(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+664(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+672(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+680(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+688(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+696(SB)/8, $0x3ca0000000000000
+DATA philoxconst<>+704(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+712(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+720(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+728(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+736(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+744(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+752(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+760(SB)/8, $0x3cc0000000000000
+DATA philoxconst<>+768(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+776(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+784(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+792(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+800(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+808(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+816(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+824(SB)/8, $0x3df0000000000000
+DATA philoxconst<>+832(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+840(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+848(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+856(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+864(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+872(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+880(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+888(SB)/8, $0x3e10000000000000
+DATA philoxconst<>+896(SB)/8, $0xc010000000000000
+DATA philoxconst<>+904(SB)/8, $0xc010000000000000
+DATA philoxconst<>+912(SB)/8, $0xc010000000000000
+DATA philoxconst<>+920(SB)/8, $0xc010000000000000
+DATA philoxconst<>+928(SB)/8, $0xc010000000000000
+DATA philoxconst<>+936(SB)/8, $0xc010000000000000
+DATA philoxconst<>+944(SB)/8, $0xc010000000000000
+DATA philoxconst<>+952(SB)/8, $0xc010000000000000
+DATA philoxconst<>+960(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+968(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+976(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+984(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+992(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+1000(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+1008(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+1016(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+1024(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1032(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1040(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1048(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1056(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1064(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1072(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1080(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1088(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1096(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1104(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1112(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1120(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1128(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1136(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1144(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1152(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1160(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1168(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1176(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1184(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1192(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1200(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1208(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1216(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1224(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1232(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1240(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1248(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1256(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1264(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1272(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+1280(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1288(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1296(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1304(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1312(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1320(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1328(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1336(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1344(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1352(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1360(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1368(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1376(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1384(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1392(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1400(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1408(SB)/8, $0x0000000000000000
+DATA philoxconst<>+1416(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1424(SB)/8, $0x0000000000000002
+DATA philoxconst<>+1432(SB)/8, $0x0000000000000003
 DATA philoxconst<>+1440(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1448(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1456(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1464(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1472(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1480(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1488(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1496(SB)/8, $0x0000000000000009
-DATA philoxconst<>+1504(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1512(SB)/8, $0x000000000000000a
-DATA philoxconst<>+1520(SB)/8, $0x0000000000000003
-DATA philoxconst<>+1528(SB)/8, $0x000000000000000b
-DATA philoxconst<>+1536(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1544(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1552(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1560(SB)/8, $0x000000000000000d
-DATA philoxconst<>+1568(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1576(SB)/8, $0x000000000000000e
-DATA philoxconst<>+1584(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1592(SB)/8, $0x000000000000000f
-DATA philoxconst<>+1600(SB)/8, $0x0000000800000000
-DATA philoxconst<>+1608(SB)/8, $0x0000001800000010
-DATA philoxconst<>+1616(SB)/8, $0x0000000900000001
-DATA philoxconst<>+1624(SB)/8, $0x0000001900000011
-DATA philoxconst<>+1632(SB)/8, $0x0000000a00000002
-DATA philoxconst<>+1640(SB)/8, $0x0000001a00000012
-DATA philoxconst<>+1648(SB)/8, $0x0000000b00000003
-DATA philoxconst<>+1656(SB)/8, $0x0000001b00000013
-DATA philoxconst<>+1664(SB)/8, $0x0000000c00000004
-DATA philoxconst<>+1672(SB)/8, $0x0000001c00000014
-DATA philoxconst<>+1680(SB)/8, $0x0000000d00000005
-DATA philoxconst<>+1688(SB)/8, $0x0000001d00000015
-DATA philoxconst<>+1696(SB)/8, $0x0000000e00000006
-DATA philoxconst<>+1704(SB)/8, $0x0000001e00000016
-DATA philoxconst<>+1712(SB)/8, $0x0000000f00000007
-DATA philoxconst<>+1720(SB)/8, $0x0000001f00000017
-DATA philoxconst<>+1728(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1736(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1744(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1752(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1760(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1768(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1776(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1784(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+1792(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1800(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1808(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1816(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1824(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1832(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1840(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1848(SB)/8, $0x3fd5555555555555
-DATA philoxconst<>+1856(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1864(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1872(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1880(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1888(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1896(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1904(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1912(SB)/8, $0x3fc999999999999a
-DATA philoxconst<>+1920(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1928(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1936(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1944(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1952(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1960(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1968(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1976(SB)/8, $0x3fc2492492492492
-DATA philoxconst<>+1984(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+1992(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2000(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2008(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2016(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2024(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2032(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2040(SB)/8, $0x3fbc71c71c71c71c
-DATA philoxconst<>+2048(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2056(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2064(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2072(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2080(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2088(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2096(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2104(SB)/8, $0x3fb745d1745d1746
-DATA philoxconst<>+2112(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2120(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2128(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2136(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2144(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2152(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2160(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2168(SB)/8, $0x3fb3b13b13b13b14
-DATA philoxconst<>+2176(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2184(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2192(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2200(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2208(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2216(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2224(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2232(SB)/8, $0x3fb1111111111111
-DATA philoxconst<>+2240(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2248(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2256(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2264(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2272(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2280(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2288(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2296(SB)/8, $0x3fae1e1e1e1e1e1e
-DATA philoxconst<>+2304(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2312(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2320(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2328(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2336(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2344(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2352(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2360(SB)/8, $0x3faaf286bca1af28
-DATA philoxconst<>+2368(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2376(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2384(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2392(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2400(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2408(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2416(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2424(SB)/8, $0x3fa8618618618618
-DATA philoxconst<>+2432(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2440(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2448(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2456(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2464(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2472(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2480(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2488(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2496(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2504(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2512(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2520(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2528(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2536(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2544(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2552(SB)/8, $0xbfc5555555555555
-DATA philoxconst<>+2560(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2568(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2576(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2584(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2592(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2600(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2608(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2616(SB)/8, $0x3f81111111111111
-DATA philoxconst<>+2624(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2632(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2640(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2648(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2656(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2664(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2672(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2680(SB)/8, $0xbf2a01a01a01a01a
-DATA philoxconst<>+2688(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2696(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2704(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2712(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2720(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2728(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2736(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2744(SB)/8, $0x3ec71de3a556c734
-DATA philoxconst<>+2752(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2760(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2768(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2776(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2784(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2792(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2800(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2808(SB)/8, $0xbe5ae64567f544e4
-DATA philoxconst<>+2816(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2824(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2832(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2840(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2848(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2856(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2864(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2872(SB)/8, $0x3de6124613a86d09
-DATA philoxconst<>+2880(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2888(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2896(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2904(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2912(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2920(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2928(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2936(SB)/8, $0xbd6ae7f3e733b81f
-DATA philoxconst<>+2944(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+2952(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+2960(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+2968(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+2976(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+2984(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+2992(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+3000(SB)/8, $0x3ce952c77030ad4a
-DATA philoxconst<>+3008(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3016(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3024(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3032(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3040(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3048(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3056(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3064(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3072(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3080(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3088(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3096(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3104(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3112(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3120(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3128(SB)/8, $0xbfe0000000000000
-DATA philoxconst<>+3136(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3144(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3152(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3160(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3168(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3176(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3184(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3192(SB)/8, $0x3fa5555555555555
-DATA philoxconst<>+3200(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3208(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3216(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3224(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3232(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3240(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3248(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3256(SB)/8, $0xbf56c16c16c16c17
-DATA philoxconst<>+3264(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3272(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3280(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3288(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3296(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3304(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3312(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3320(SB)/8, $0x3efa01a01a01a01a
-DATA philoxconst<>+3328(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3336(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3344(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3352(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3360(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3368(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3376(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3384(SB)/8, $0xbe927e4fb7789f5c
-DATA philoxconst<>+3392(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3400(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3408(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3416(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3424(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3432(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3440(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3448(SB)/8, $0x3e21eed8eff8d898
-DATA philoxconst<>+3456(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3464(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3472(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3480(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3488(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3496(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3504(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3512(SB)/8, $0xbda93974a8c07c9d
-DATA philoxconst<>+3520(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3528(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3536(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3544(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3552(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3560(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3568(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3576(SB)/8, $0x3d2ae7f3e733b81f
-DATA philoxconst<>+3584(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3592(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3600(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3608(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3616(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3624(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3632(SB)/8, $0xbca6827863b97d97
-DATA philoxconst<>+3640(SB)/8, $0xbca6827863b97d97
-GLOBL philoxconst<>(SB), RODATA|NOPTR, $3648
+DATA philoxconst<>+1448(SB)/8, $0x0000000000000005
+DATA philoxconst<>+1456(SB)/8, $0x0000000000000006
+DATA philoxconst<>+1464(SB)/8, $0x0000000000000007
+DATA philoxconst<>+1472(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1480(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1488(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1496(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1504(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1512(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1520(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1528(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1536(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1544(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1552(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1560(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1568(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1576(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1584(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1592(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1600(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1608(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1616(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1624(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1632(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1640(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1648(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1656(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1664(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1672(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1680(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1688(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1696(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1704(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1712(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1720(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1728(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1736(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1744(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1752(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1760(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1768(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1776(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1784(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1792(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1800(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1808(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1816(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1824(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1832(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1840(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1848(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1856(SB)/8, $0x0000000000000000
+DATA philoxconst<>+1864(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1872(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1880(SB)/8, $0x0000000000000009
+DATA philoxconst<>+1888(SB)/8, $0x0000000000000002
+DATA philoxconst<>+1896(SB)/8, $0x000000000000000a
+DATA philoxconst<>+1904(SB)/8, $0x0000000000000003
+DATA philoxconst<>+1912(SB)/8, $0x000000000000000b
+DATA philoxconst<>+1920(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1928(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1936(SB)/8, $0x0000000000000005
+DATA philoxconst<>+1944(SB)/8, $0x000000000000000d
+DATA philoxconst<>+1952(SB)/8, $0x0000000000000006
+DATA philoxconst<>+1960(SB)/8, $0x000000000000000e
+DATA philoxconst<>+1968(SB)/8, $0x0000000000000007
+DATA philoxconst<>+1976(SB)/8, $0x000000000000000f
+DATA philoxconst<>+1984(SB)/8, $0x0000000800000000
+DATA philoxconst<>+1992(SB)/8, $0x0000001800000010
+DATA philoxconst<>+2000(SB)/8, $0x0000000900000001
+DATA philoxconst<>+2008(SB)/8, $0x0000001900000011
+DATA philoxconst<>+2016(SB)/8, $0x0000000a00000002
+DATA philoxconst<>+2024(SB)/8, $0x0000001a00000012
+DATA philoxconst<>+2032(SB)/8, $0x0000000b00000003
+DATA philoxconst<>+2040(SB)/8, $0x0000001b00000013
+DATA philoxconst<>+2048(SB)/8, $0x0000000c00000004
+DATA philoxconst<>+2056(SB)/8, $0x0000001c00000014
+DATA philoxconst<>+2064(SB)/8, $0x0000000d00000005
+DATA philoxconst<>+2072(SB)/8, $0x0000001d00000015
+DATA philoxconst<>+2080(SB)/8, $0x0000000e00000006
+DATA philoxconst<>+2088(SB)/8, $0x0000001e00000016
+DATA philoxconst<>+2096(SB)/8, $0x0000000f00000007
+DATA philoxconst<>+2104(SB)/8, $0x0000001f00000017
+DATA philoxconst<>+2112(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2120(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2128(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2136(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2144(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2152(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2160(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2168(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2176(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2184(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2192(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2200(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2208(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2216(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2224(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2232(SB)/8, $0x3fd5555555555555
+DATA philoxconst<>+2240(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2248(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2256(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2264(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2272(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2280(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2288(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2296(SB)/8, $0x3fc999999999999a
+DATA philoxconst<>+2304(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2312(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2320(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2328(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2336(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2344(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2352(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2360(SB)/8, $0x3fc2492492492492
+DATA philoxconst<>+2368(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2376(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2384(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2392(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2400(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2408(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2416(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2424(SB)/8, $0x3fbc71c71c71c71c
+DATA philoxconst<>+2432(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2440(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2448(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2456(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2464(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2472(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2480(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2488(SB)/8, $0x3fb745d1745d1746
+DATA philoxconst<>+2496(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2504(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2512(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2520(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2528(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2536(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2544(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2552(SB)/8, $0x3fb3b13b13b13b14
+DATA philoxconst<>+2560(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2568(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2576(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2584(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2592(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2600(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2608(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2616(SB)/8, $0x3fb1111111111111
+DATA philoxconst<>+2624(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2632(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2640(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2648(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2656(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2664(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2672(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2680(SB)/8, $0x3fae1e1e1e1e1e1e
+DATA philoxconst<>+2688(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2696(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2704(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2712(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2720(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2728(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2736(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2744(SB)/8, $0x3faaf286bca1af28
+DATA philoxconst<>+2752(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2760(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2768(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2776(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2784(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2792(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2800(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2808(SB)/8, $0x3fa8618618618618
+DATA philoxconst<>+2816(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2824(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2832(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2840(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2848(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2856(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2864(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2872(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+2880(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2888(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2896(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2904(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2912(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2920(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2928(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2936(SB)/8, $0xbfc5555555555555
+DATA philoxconst<>+2944(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+2952(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+2960(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+2968(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+2976(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+2984(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+2992(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+3000(SB)/8, $0x3f81111111111111
+DATA philoxconst<>+3008(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3016(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3024(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3032(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3040(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3048(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3056(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3064(SB)/8, $0xbf2a01a01a01a01a
+DATA philoxconst<>+3072(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3080(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3088(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3096(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3104(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3112(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3120(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3128(SB)/8, $0x3ec71de3a556c734
+DATA philoxconst<>+3136(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3144(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3152(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3160(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3168(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3176(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3184(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3192(SB)/8, $0xbe5ae64567f544e4
+DATA philoxconst<>+3200(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3208(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3216(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3224(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3232(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3240(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3248(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3256(SB)/8, $0x3de6124613a86d09
+DATA philoxconst<>+3264(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3272(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3280(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3288(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3296(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3304(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3312(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3320(SB)/8, $0xbd6ae7f3e733b81f
+DATA philoxconst<>+3328(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3336(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3344(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3352(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3360(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3368(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3376(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3384(SB)/8, $0x3ce952c77030ad4a
+DATA philoxconst<>+3392(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3400(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3408(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3416(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3424(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3432(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3440(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3448(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3456(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3464(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3472(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3480(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3488(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3496(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3504(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3512(SB)/8, $0xbfe0000000000000
+DATA philoxconst<>+3520(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3528(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3536(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3544(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3552(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3560(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3568(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3576(SB)/8, $0x3fa5555555555555
+DATA philoxconst<>+3584(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3592(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3600(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3608(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3616(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3624(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3632(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3640(SB)/8, $0xbf56c16c16c16c17
+DATA philoxconst<>+3648(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3656(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3664(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3672(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3680(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3688(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3696(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3704(SB)/8, $0x3efa01a01a01a01a
+DATA philoxconst<>+3712(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3720(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3728(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3736(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3744(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3752(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3760(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3768(SB)/8, $0xbe927e4fb7789f5c
+DATA philoxconst<>+3776(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3784(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3792(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3800(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3808(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3816(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3824(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3832(SB)/8, $0x3e21eed8eff8d898
+DATA philoxconst<>+3840(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3848(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3856(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3864(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3872(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3880(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3888(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3896(SB)/8, $0xbda93974a8c07c9d
+DATA philoxconst<>+3904(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3912(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3920(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3928(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3936(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3944(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3952(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3960(SB)/8, $0x3d2ae7f3e733b81f
+DATA philoxconst<>+3968(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+3976(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+3984(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+3992(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+4000(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+4008(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+4016(SB)/8, $0xbca6827863b97d97
+DATA philoxconst<>+4024(SB)/8, $0xbca6827863b97d97
+GLOBL philoxconst<>(SB), RODATA|NOPTR, $4032
 
-// func fill64AVX512(dst *float64, groups int, sd float64, ctr *[4]uint32, rk *[20]uint64)
+// func fill64AVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·fill64AVX512(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), AX
 	MOVQ         groups+8(FP), CX
-	MOVQ         ctr+24(FP), DX
-	MOVQ         rk+32(FP), BX
-	VBROADCASTSD sd+16(FP), Z0
-	VPBROADCASTD (DX), Z1
-	VPADDD       philoxconst<>+1280(SB), Z1, Z1
-	VPBROADCASTD 4(DX), Z2
-	VPBROADCASTD 8(DX), Z3
-	VPBROADCASTD 12(DX), Z4
-	VMOVDQU64    philoxconst<>+1472(SB), Z5
-	VMOVDQU64    philoxconst<>+1536(SB), Z6
-	VMOVDQU64    philoxconst<>+192(SB), Z7
+	MOVQ         pre+32(FP), DX
+	MOVL         block+24(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Z0
+	VPADDD       philoxconst<>+1408(SB), Z0, Z0
+	VPADDD       philoxconst<>+1536(SB), Z0, Z1
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z10
-	VPSRLQ          $0x20, Z7, Z11
+	VPMULUDQ        philoxconst<>+0(SB), Z0, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z1, Z3
+	VPSRLQ          $0x20, Z2, Z4
+	VPSRLQ          $0x20, Z3, Z5
+	VPXORQ.BCST     8(DX), Z4, Z4
+	VPXORQ.BCST     8(DX), Z5, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
+	VPSRLQ          $0x20, Z4, Z10
+	VPSRLQ          $0x20, Z5, Z11
+	VPXORQ.BCST     16(DX), Z10, Z10
+	VPXORQ.BCST     16(DX), Z11, Z11
+	VPXORQ.BCST     24(DX), Z2, Z2
+	VPXORQ.BCST     24(DX), Z3, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
+	VPMULUDQ        philoxconst<>+0(SB), Z11, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
+	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
 	VPSRLQ          $0x20, Z10, Z12
-	VPTERNLOGQ.BCST $0x96, (BX), Z2, Z12
-	VPTERNLOGQ.BCST $0x96, 8(BX), Z4, Z11
-	VPMULUDQ        philoxconst<>+0(SB), Z12, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z11, Z11
-	VPSRLQ          $0x20, Z12, Z13
-	VPSRLQ          $0x20, Z11, Z14
-	VPTERNLOGQ.BCST $0x96, 16(BX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 24(BX), Z7, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z10
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 32(BX), Z11, Z14
-	VPTERNLOGQ.BCST $0x96, 40(BX), Z12, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z12
 	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 48(BX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 56(BX), Z7, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z10
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 64(BX), Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 72(BX), Z11, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z12
-	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 80(BX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 88(BX), Z7, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z10
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 96(BX), Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 104(BX), Z11, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z12
-	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 112(BX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 120(BX), Z7, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z10
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 128(BX), Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 136(BX), Z11, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z12
-	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z12, Z14
-	VPTERNLOGQ.BCST $0x96, 144(BX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 152(BX), Z7, Z13
-	VPADDD          philoxconst<>+1344(SB), Z1, Z1
-	VPSLLQ          $0x20, Z12, Z7
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z7, Z14
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z3, Z15
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z4, Z14
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z5, Z15
+	VPXORQ.BCST     40(DX), Z12, Z12
+	VPXORQ.BCST     40(DX), Z13, Z13
+	VPMULUDQ        philoxconst<>+0(SB), Z14, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z13
+	VPSRLQ          $0x20, Z4, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z16
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z17
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z11, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z10, Z16
+	VPSRLQ          $0x20, Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z4, Z14
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z5, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
+	VPSRLQ          $0x20, Z4, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z14
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z10, Z16
+	VPSRLQ          $0x20, Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z4, Z14
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z5, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
+	VPSRLQ          $0x20, Z4, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z14
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z10, Z16
+	VPSRLQ          $0x20, Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z4, Z14
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z5, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
+	VPSRLQ          $0x20, Z4, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z15
+	VPADDD          philoxconst<>+1600(SB), Z0, Z0
+	VPADDD          philoxconst<>+1600(SB), Z1, Z1
+	VPSLLQ          $0x20, Z4, Z2
+	VPSLLQ          $0x20, Z5, Z3
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z15
 	VPSRLQ          $0x0b, Z14, Z14
-	VCVTQQ2PD       Z14, Z7
-	VADDPD          philoxconst<>+512(SB), Z7, Z7
-	VMULPD          philoxconst<>+768(SB), Z7, Z7
-	VPSLLQ          $0x20, Z11, Z10
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z10, Z13
-	VPSRLQ          $0x0b, Z13, Z13
-	VCVTQQ2PD       Z13, Z10
-	VADDPD          philoxconst<>+512(SB), Z10, Z10
-	VMULPD          philoxconst<>+768(SB), Z10, Z10
-	VPSRLQ          $0x34, Z7, Z11
-	VPORQ           philoxconst<>+192(SB), Z11, Z11
-	VPANDQ          philoxconst<>+896(SB), Z7, Z7
-	VPORQ           philoxconst<>+576(SB), Z7, Z7
-	VSUBPD          philoxconst<>+448(SB), Z11, Z11
-	VCMPPD          $0x1e, philoxconst<>+960(SB), Z7, K1
-	VMULPD          philoxconst<>+512(SB), Z7, K1, Z7
-	VADDPD          philoxconst<>+576(SB), Z11, K1, Z11
-	VSUBPD          philoxconst<>+576(SB), Z7, Z12
-	VADDPD          philoxconst<>+576(SB), Z7, Z7
-	VDIVPD          Z7, Z12, Z7
-	VMULPD          Z7, Z7, Z12
-	VMULPD          philoxconst<>+2368(SB), Z12, Z13
-	VADDPD          philoxconst<>+2304(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+2240(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+2176(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+2112(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+2048(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+1984(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+1920(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+1856(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+1792(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+1728(SB), Z13, Z13
-	VADDPD          Z7, Z7, Z7
-	VMULPD          Z13, Z7, Z13
-	VMULPD          philoxconst<>+1024(SB), Z11, Z11
-	VADDPD          Z13, Z11, Z11
-	VMULPD          philoxconst<>+704(SB), Z11, Z11
-	VSQRTPD         Z11, Z7
-	VMULPD          philoxconst<>+640(SB), Z10, Z10
-	VADDPD          philoxconst<>+512(SB), Z10, Z11
-	VRNDSCALEPD     $0x01, Z11, Z11
-	VSUBPD          Z11, Z10, Z10
-	VMULPD          philoxconst<>+1088(SB), Z10, Z10
-	VMULPD          Z10, Z10, Z12
-	VMULPD          philoxconst<>+2944(SB), Z12, Z13
-	VADDPD          philoxconst<>+2880(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+2816(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
-	VADDPD          philoxconst<>+2752(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
+	VPSRLQ          $0x0b, Z15, Z15
+	VCVTQQ2PD       Z14, Z14
+	VCVTQQ2PD       Z15, Z15
+	VADDPD          philoxconst<>+512(SB), Z14, Z14
+	VADDPD          philoxconst<>+512(SB), Z15, Z15
+	VMULPD          philoxconst<>+704(SB), Z14, Z14
+	VMULPD          philoxconst<>+704(SB), Z15, Z15
+	VADDPD          philoxconst<>+512(SB), Z14, Z2
+	VADDPD          philoxconst<>+512(SB), Z15, Z3
+	VRNDSCALEPD     $0x01, Z2, Z2
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z2, Z14, Z4
+	VSUBPD          Z3, Z15, Z5
+	VMULPD          philoxconst<>+1216(SB), Z4, Z4
+	VMULPD          philoxconst<>+1216(SB), Z5, Z5
+	VMULPD          Z4, Z4, Z10
+	VMULPD          Z5, Z5, Z11
+	VMULPD          philoxconst<>+3328(SB), Z10, Z14
+	VMULPD          philoxconst<>+3328(SB), Z11, Z15
+	VADDPD          philoxconst<>+3264(SB), Z14, Z14
+	VADDPD          philoxconst<>+3264(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+3200(SB), Z14, Z14
+	VADDPD          philoxconst<>+3200(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+3136(SB), Z14, Z14
+	VADDPD          philoxconst<>+3136(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+3072(SB), Z14, Z14
+	VADDPD          philoxconst<>+3072(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+3008(SB), Z14, Z14
+	VADDPD          philoxconst<>+3008(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+2944(SB), Z14, Z14
+	VADDPD          philoxconst<>+2944(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+2880(SB), Z14, Z14
+	VADDPD          philoxconst<>+2880(SB), Z15, Z15
+	VMULPD          Z10, Z14, Z14
+	VMULPD          Z11, Z15, Z15
+	VADDPD          philoxconst<>+2816(SB), Z14, Z14
+	VADDPD          philoxconst<>+2816(SB), Z15, Z15
+	VMULPD          Z4, Z14, Z14
+	VMULPD          Z5, Z15, Z15
+	VMULPD          philoxconst<>+3968(SB), Z10, Z4
+	VMULPD          philoxconst<>+3968(SB), Z11, Z5
+	VADDPD          philoxconst<>+3904(SB), Z4, Z4
+	VADDPD          philoxconst<>+3904(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3840(SB), Z4, Z4
+	VADDPD          philoxconst<>+3840(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3776(SB), Z4, Z4
+	VADDPD          philoxconst<>+3776(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3712(SB), Z4, Z4
+	VADDPD          philoxconst<>+3712(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3648(SB), Z4, Z4
+	VADDPD          philoxconst<>+3648(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3584(SB), Z4, Z4
+	VADDPD          philoxconst<>+3584(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3520(SB), Z4, Z4
+	VADDPD          philoxconst<>+3520(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3456(SB), Z4, Z4
+	VADDPD          philoxconst<>+3456(SB), Z5, Z5
+	VMULPD          Z10, Z4, Z4
+	VMULPD          Z11, Z5, Z5
+	VADDPD          philoxconst<>+3392(SB), Z4, Z4
+	VADDPD          philoxconst<>+3392(SB), Z5, Z5
+	VADDPD          philoxconst<>+192(SB), Z2, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z2, Z10
+	VPSLLQ          $0x3f, Z3, Z11
+	VPSLLQ          $0x3e, Z2, Z18
+	VPSLLQ          $0x3e, Z3, Z19
+	VPTESTMQ        philoxconst<>+1344(SB), Z2, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z3, K2
+	VBLENDMPD       Z4, Z14, K1, Z6
+	VBLENDMPD       Z5, Z15, K2, Z7
+	VBLENDMPD       Z14, Z4, K1, Z8
+	VBLENDMPD       Z15, Z5, K2, Z9
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z18, Z10
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z19, Z11
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z18, Z6
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z19, Z7
+	VPXORQ          Z10, Z8, Z8
+	VPXORQ          Z11, Z9, Z9
+	VPSLLQ          $0x20, Z12, Z2
+	VPSLLQ          $0x20, Z13, Z3
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z17
+	VPSRLQ          $0x0b, Z16, Z16
+	VPSRLQ          $0x0b, Z17, Z17
+	VCVTQQ2PD       Z16, Z16
+	VCVTQQ2PD       Z17, Z17
+	VADDPD          philoxconst<>+512(SB), Z16, Z16
+	VADDPD          philoxconst<>+512(SB), Z17, Z17
+	VMULPD          philoxconst<>+640(SB), Z16, Z16
+	VMULPD          philoxconst<>+640(SB), Z17, Z17
+	VGETEXPPD       Z16, Z2
+	VGETEXPPD       Z17, Z3
+	VGETMANTPD      $0x00, Z16, Z4
+	VGETMANTPD      $0x00, Z17, Z5
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z4, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z5, K2
+	VMULPD          philoxconst<>+512(SB), Z4, K1, Z4
+	VMULPD          philoxconst<>+512(SB), Z5, K2, Z5
+	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
+	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
+	VSUBPD          philoxconst<>+576(SB), Z4, Z10
+	VSUBPD          philoxconst<>+576(SB), Z5, Z11
+	VADDPD          philoxconst<>+576(SB), Z4, Z4
+	VADDPD          philoxconst<>+576(SB), Z5, Z5
+	VDIVPD          Z4, Z10, Z4
+	VDIVPD          Z5, Z11, Z5
+	VMULPD          Z4, Z4, Z10
+	VMULPD          Z5, Z5, Z11
+	VMULPD          philoxconst<>+2752(SB), Z10, Z12
+	VMULPD          philoxconst<>+2752(SB), Z11, Z13
+	VADDPD          philoxconst<>+2688(SB), Z12, Z12
 	VADDPD          philoxconst<>+2688(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2624(SB), Z12, Z12
 	VADDPD          philoxconst<>+2624(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2560(SB), Z12, Z12
 	VADDPD          philoxconst<>+2560(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2496(SB), Z12, Z12
 	VADDPD          philoxconst<>+2496(SB), Z13, Z13
-	VMULPD          Z12, Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2432(SB), Z12, Z12
 	VADDPD          philoxconst<>+2432(SB), Z13, Z13
-	VMULPD          Z10, Z13, Z13
-	VMULPD          philoxconst<>+3584(SB), Z12, Z10
-	VADDPD          philoxconst<>+3520(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3456(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3392(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3328(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3264(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3200(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3136(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3072(SB), Z10, Z10
-	VMULPD          Z12, Z10, Z10
-	VADDPD          philoxconst<>+3008(SB), Z10, Z10
-	VADDPD          philoxconst<>+192(SB), Z11, Z11
-	VPSLLQ          $0x3f, Z11, Z12
-	VPSLLQ          $0x3e, Z11, Z14
-	VPTESTMQ        philoxconst<>+1216(SB), Z11, K1
-	VBLENDMPD       Z10, Z13, K1, Z8
-	VBLENDMPD       Z13, Z10, K1, Z9
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z14, Z12
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z14, Z8
-	VPXORQ          Z12, Z9, Z9
-	VMULPD          Z7, Z9, Z9
-	VMULPD          Z7, Z8, Z8
-	VMULPD          Z0, Z9, Z9
-	VMULPD          Z0, Z8, Z8
-	VMOVAPD         Z9, Z7
-	VPERMT2PD       Z8, Z5, Z7
-	VPERMT2PD       Z8, Z6, Z9
-	VMOVUPD         Z7, (AX)
-	VMOVUPD         Z9, 64(AX)
-	ADDQ            $0x80, AX
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2368(SB), Z12, Z12
+	VADDPD          philoxconst<>+2368(SB), Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2304(SB), Z12, Z12
+	VADDPD          philoxconst<>+2304(SB), Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2240(SB), Z12, Z12
+	VADDPD          philoxconst<>+2240(SB), Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2176(SB), Z12, Z12
+	VADDPD          philoxconst<>+2176(SB), Z13, Z13
+	VMULPD          Z10, Z12, Z12
+	VMULPD          Z11, Z13, Z13
+	VADDPD          philoxconst<>+2112(SB), Z12, Z12
+	VADDPD          philoxconst<>+2112(SB), Z13, Z13
+	VMULPD          philoxconst<>+896(SB), Z4, Z4
+	VMULPD          philoxconst<>+896(SB), Z5, Z5
+	VMULPD          Z12, Z4, Z12
+	VMULPD          Z13, Z5, Z13
+	VMULPD          philoxconst<>+960(SB), Z2, Z2
+	VMULPD          philoxconst<>+960(SB), Z3, Z3
+	VADDPD          Z12, Z2, Z2
+	VADDPD          Z13, Z3, Z3
+	VSQRTPD         Z2, Z2
+	VSQRTPD         Z3, Z3
+	VMULPD          Z2, Z8, Z8
+	VMULPD          Z3, Z9, Z9
+	VMULPD          Z2, Z6, Z6
+	VMULPD          Z3, Z7, Z7
+	VMOVAPD         Z8, Z2
+	VMOVDQU64       philoxconst<>+1856(SB), Z3
+	VPERMT2PD       Z6, Z3, Z2
+	VMOVDQU64       philoxconst<>+1920(SB), Z3
+	VPERMT2PD       Z6, Z3, Z8
+	VMOVUPD         Z2, (AX)
+	VMOVUPD         Z8, 64(AX)
+	VMOVAPD         Z9, Z2
+	VMOVDQU64       philoxconst<>+1856(SB), Z3
+	VPERMT2PD       Z7, Z3, Z2
+	VMOVDQU64       philoxconst<>+1920(SB), Z3
+	VPERMT2PD       Z7, Z3, Z9
+	VMOVUPD         Z2, 128(AX)
+	VMOVUPD         Z9, 192(AX)
+	ADDQ            $0x00000100, AX
 	DECQ            CX
 	JMP             loop
 
@@ -660,293 +853,347 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill32AVX512(dst *float32, groups int, sd float32, ctr *[4]uint32, rk *[20]uint64)
-// Requires: AVX, AVX512F
-TEXT ·fill32AVX512(SB), NOSPLIT, $0-40
+// func fill64ScaledAVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), AX
 	MOVQ         groups+8(FP), CX
-	MOVQ         ctr+24(FP), DX
-	MOVQ         rk+32(FP), BX
-	VBROADCASTSS sd+16(FP), Z0
-	VPBROADCASTD (DX), Z1
-	VPADDD       philoxconst<>+1280(SB), Z1, Z1
-	VPBROADCASTD 4(DX), Z2
-	VPBROADCASTD 8(DX), Z3
-	VPBROADCASTD 12(DX), Z4
-	VMOVDQU64    philoxconst<>+1600(SB), Z5
-	VMOVDQU64    philoxconst<>+1664(SB), Z6
-	VMOVDQU64    philoxconst<>+192(SB), Z7
+	MOVQ         pre+32(FP), DX
+	VBROADCASTSD sd+16(FP), Z0
+	MOVL         block+24(FP), BX
+	VMOVD        BX, X1
+	VPBROADCASTD X1, Z1
+	VPADDD       philoxconst<>+1408(SB), Z1, Z1
+	VPADDD       philoxconst<>+1536(SB), Z1, Z2
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z9
-	VPSRLQ          $0x20, Z8, Z10
-	VPSRLQ          $0x20, Z9, Z11
-	VPTERNLOGQ.BCST $0x96, (BX), Z2, Z11
-	VPTERNLOGQ.BCST $0x96, 8(BX), Z4, Z10
+	VPMULUDQ        philoxconst<>+0(SB), Z1, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z2, Z4
+	VPSRLQ          $0x20, Z3, Z5
+	VPSRLQ          $0x20, Z4, Z6
+	VPXORQ.BCST     8(DX), Z5, Z5
+	VPXORQ.BCST     8(DX), Z6, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z6, Z6
+	VPSRLQ          $0x20, Z5, Z11
+	VPSRLQ          $0x20, Z6, Z12
+	VPXORQ.BCST     16(DX), Z11, Z11
+	VPXORQ.BCST     16(DX), Z12, Z12
+	VPXORQ.BCST     24(DX), Z3, Z3
+	VPXORQ.BCST     24(DX), Z4, Z4
 	VPMULUDQ        philoxconst<>+0(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z10, Z10
-	VPSRLQ          $0x20, Z11, Z18
-	VPSRLQ          $0x20, Z10, Z19
-	VPTERNLOGQ.BCST $0x96, 16(BX), Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 24(BX), Z8, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z9
-	VPSRLQ          $0x20, Z8, Z18
-	VPSRLQ          $0x20, Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 32(BX), Z10, Z19
-	VPTERNLOGQ.BCST $0x96, 40(BX), Z11, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z11
-	VPSRLQ          $0x20, Z10, Z18
-	VPSRLQ          $0x20, Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 48(BX), Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 56(BX), Z8, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z9
-	VPSRLQ          $0x20, Z8, Z18
-	VPSRLQ          $0x20, Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 64(BX), Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 72(BX), Z10, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z11
-	VPSRLQ          $0x20, Z10, Z18
-	VPSRLQ          $0x20, Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 80(BX), Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 88(BX), Z8, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z9
-	VPSRLQ          $0x20, Z8, Z18
-	VPSRLQ          $0x20, Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 96(BX), Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 104(BX), Z10, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z11
-	VPSRLQ          $0x20, Z10, Z18
-	VPSRLQ          $0x20, Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 112(BX), Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 120(BX), Z8, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z9
-	VPSRLQ          $0x20, Z8, Z18
-	VPSRLQ          $0x20, Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 128(BX), Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 136(BX), Z10, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z18, Z11
-	VPSRLQ          $0x20, Z10, Z18
-	VPSRLQ          $0x20, Z11, Z19
-	VPTERNLOGQ.BCST $0x96, 144(BX), Z9, Z19
-	VPTERNLOGQ.BCST $0x96, 152(BX), Z8, Z18
-	VPADDD          philoxconst<>+1344(SB), Z1, Z1
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z7, Z19
-	VSUBPD          philoxconst<>+384(SB), Z19, Z19
-	VMULPD          philoxconst<>+832(SB), Z19, Z19
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z7, Z11
-	VSUBPD          philoxconst<>+384(SB), Z11, Z11
-	VMULPD          philoxconst<>+832(SB), Z11, Z11
-	VPSRLQ          $0x34, Z19, Z8
-	VPORQ           philoxconst<>+192(SB), Z8, Z8
-	VPANDQ          philoxconst<>+896(SB), Z19, Z9
-	VPORQ           philoxconst<>+576(SB), Z9, Z9
-	VSUBPD          philoxconst<>+448(SB), Z8, Z8
-	VCMPPD          $0x1e, philoxconst<>+960(SB), Z9, K1
-	VMULPD          philoxconst<>+512(SB), Z9, K1, Z9
-	VADDPD          philoxconst<>+576(SB), Z8, K1, Z8
-	VSUBPD          philoxconst<>+576(SB), Z9, Z19
-	VADDPD          philoxconst<>+576(SB), Z9, Z9
-	VDIVPD          Z9, Z19, Z9
-	VMULPD          Z9, Z9, Z19
-	VMULPD          philoxconst<>+2368(SB), Z19, Z20
-	VADDPD          philoxconst<>+2304(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2240(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2176(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2112(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2048(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+1984(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+1920(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+1856(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+1792(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+1728(SB), Z20, Z20
-	VADDPD          Z9, Z9, Z9
-	VMULPD          Z20, Z9, Z20
-	VMULPD          philoxconst<>+1024(SB), Z8, Z8
-	VADDPD          Z20, Z8, Z8
-	VMULPD          philoxconst<>+704(SB), Z8, Z8
-	VSQRTPD         Z8, Z8
-	VMULPD          philoxconst<>+640(SB), Z11, Z9
-	VADDPD          philoxconst<>+512(SB), Z9, Z11
-	VRNDSCALEPD     $0x01, Z11, Z11
-	VSUBPD          Z11, Z9, Z9
-	VMULPD          philoxconst<>+1088(SB), Z9, Z9
-	VMULPD          Z9, Z9, Z19
-	VMULPD          philoxconst<>+2944(SB), Z19, Z20
-	VADDPD          philoxconst<>+2880(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2816(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2752(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2688(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2624(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2560(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2496(SB), Z20, Z20
-	VMULPD          Z19, Z20, Z20
-	VADDPD          philoxconst<>+2432(SB), Z20, Z20
-	VMULPD          Z9, Z20, Z20
-	VMULPD          philoxconst<>+3584(SB), Z19, Z9
-	VADDPD          philoxconst<>+3520(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3456(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3392(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3328(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3264(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3200(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3136(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3072(SB), Z9, Z9
-	VMULPD          Z19, Z9, Z9
-	VADDPD          philoxconst<>+3008(SB), Z9, Z9
-	VADDPD          philoxconst<>+192(SB), Z11, Z11
-	VPSLLQ          $0x3f, Z11, Z19
-	VPSLLQ          $0x3e, Z11, Z21
-	VPTESTMQ        philoxconst<>+1216(SB), Z11, K1
-	VBLENDMPD       Z9, Z20, K1, Z12
-	VBLENDMPD       Z20, Z9, K1, Z13
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z21, Z19
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z21, Z12
-	VPXORQ          Z19, Z13, Z13
-	VMULPD          Z8, Z13, Z13
-	VMULPD          Z8, Z12, Z12
-	VCVTPD2PS       Z13, Y14
-	VCVTPD2PS       Z12, Y8
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z7, Z18
-	VSUBPD          philoxconst<>+384(SB), Z18, Z18
-	VMULPD          philoxconst<>+832(SB), Z18, Z18
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z7, Z10
-	VSUBPD          philoxconst<>+384(SB), Z10, Z10
-	VMULPD          philoxconst<>+832(SB), Z10, Z10
-	VPSRLQ          $0x34, Z18, Z9
-	VPORQ           philoxconst<>+192(SB), Z9, Z9
-	VPANDQ          philoxconst<>+896(SB), Z18, Z11
-	VPORQ           philoxconst<>+576(SB), Z11, Z11
-	VSUBPD          philoxconst<>+448(SB), Z9, Z9
-	VCMPPD          $0x1e, philoxconst<>+960(SB), Z11, K1
-	VMULPD          philoxconst<>+512(SB), Z11, K1, Z11
-	VADDPD          philoxconst<>+576(SB), Z9, K1, Z9
-	VSUBPD          philoxconst<>+576(SB), Z11, Z18
-	VADDPD          philoxconst<>+576(SB), Z11, Z11
-	VDIVPD          Z11, Z18, Z11
-	VMULPD          Z11, Z11, Z18
-	VMULPD          philoxconst<>+2368(SB), Z18, Z19
-	VADDPD          philoxconst<>+2304(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2240(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2176(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2112(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2048(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+1984(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+1920(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+1856(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+1792(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+1728(SB), Z19, Z19
-	VADDPD          Z11, Z11, Z11
-	VMULPD          Z19, Z11, Z19
-	VMULPD          philoxconst<>+1024(SB), Z9, Z9
-	VADDPD          Z19, Z9, Z9
-	VMULPD          philoxconst<>+704(SB), Z9, Z9
-	VSQRTPD         Z9, Z9
-	VMULPD          philoxconst<>+640(SB), Z10, Z10
-	VADDPD          philoxconst<>+512(SB), Z10, Z11
-	VRNDSCALEPD     $0x01, Z11, Z11
-	VSUBPD          Z11, Z10, Z10
-	VMULPD          philoxconst<>+1088(SB), Z10, Z10
-	VMULPD          Z10, Z10, Z18
-	VMULPD          philoxconst<>+2944(SB), Z18, Z19
-	VADDPD          philoxconst<>+2880(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2816(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2752(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2688(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2624(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2560(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2496(SB), Z19, Z19
-	VMULPD          Z18, Z19, Z19
-	VADDPD          philoxconst<>+2432(SB), Z19, Z19
-	VMULPD          Z10, Z19, Z19
-	VMULPD          philoxconst<>+3584(SB), Z18, Z10
-	VADDPD          philoxconst<>+3520(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3456(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3392(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3328(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3264(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3200(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3136(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3072(SB), Z10, Z10
-	VMULPD          Z18, Z10, Z10
-	VADDPD          philoxconst<>+3008(SB), Z10, Z10
-	VADDPD          philoxconst<>+192(SB), Z11, Z11
-	VPSLLQ          $0x3f, Z11, Z18
-	VPSLLQ          $0x3e, Z11, Z20
-	VPTESTMQ        philoxconst<>+1216(SB), Z11, K1
-	VBLENDMPD       Z10, Z19, K1, Z15
-	VBLENDMPD       Z19, Z10, K1, Z16
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z20, Z18
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z20, Z15
-	VPXORQ          Z18, Z16, Z16
-	VMULPD          Z9, Z16, Z16
-	VMULPD          Z9, Z15, Z15
-	VCVTPD2PS       Z16, Y17
-	VCVTPD2PS       Z15, Y9
-	VINSERTF64X4    $0x01, Y8, Z14, Z14
-	VINSERTF64X4    $0x01, Y9, Z17, Z17
-	VMULPS          Z0, Z14, Z14
-	VMULPS          Z0, Z17, Z17
-	VMOVAPS         Z14, Z8
-	VPERMT2PS       Z17, Z5, Z8
-	VPERMT2PS       Z17, Z6, Z14
-	VMOVUPS         Z8, (AX)
-	VMOVUPS         Z14, 64(AX)
-	ADDQ            $0x80, AX
+	VPMULUDQ        philoxconst<>+0(SB), Z12, Z12
+	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
+	VPSRLQ          $0x20, Z11, Z13
+	VPSRLQ          $0x20, Z12, Z14
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z4, Z16
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z5, Z15
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z6, Z16
+	VPXORQ.BCST     40(DX), Z13, Z13
+	VPXORQ.BCST     40(DX), Z14, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z13
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z6, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPSRLQ          $0x20, Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z17
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z18
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z11, Z15
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z12, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z12
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z4, Z16
+	VPSRLQ          $0x20, Z11, Z17
+	VPSRLQ          $0x20, Z12, Z18
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z5, Z15
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z6, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z6, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPSRLQ          $0x20, Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z12, Z18
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z15
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z4, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z12
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z4, Z16
+	VPSRLQ          $0x20, Z11, Z17
+	VPSRLQ          $0x20, Z12, Z18
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z5, Z15
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z6, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z6, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPSRLQ          $0x20, Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z12, Z18
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z15
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z4, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z12
+	VPSRLQ          $0x20, Z3, Z15
+	VPSRLQ          $0x20, Z4, Z16
+	VPSRLQ          $0x20, Z11, Z17
+	VPSRLQ          $0x20, Z12, Z18
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z13, Z17
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z5, Z15
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z6, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z14
+	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z6, Z16
+	VPSRLQ          $0x20, Z13, Z17
+	VPSRLQ          $0x20, Z14, Z18
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z11, Z17
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z12, Z18
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z15
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z4, Z16
+	VPADDD          philoxconst<>+1600(SB), Z1, Z1
+	VPADDD          philoxconst<>+1600(SB), Z2, Z2
+	VPSLLQ          $0x20, Z5, Z3
+	VPSLLQ          $0x20, Z6, Z4
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z15
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z4, Z16
+	VPSRLQ          $0x0b, Z15, Z15
+	VPSRLQ          $0x0b, Z16, Z16
+	VCVTQQ2PD       Z15, Z15
+	VCVTQQ2PD       Z16, Z16
+	VADDPD          philoxconst<>+512(SB), Z15, Z15
+	VADDPD          philoxconst<>+512(SB), Z16, Z16
+	VMULPD          philoxconst<>+704(SB), Z15, Z15
+	VMULPD          philoxconst<>+704(SB), Z16, Z16
+	VADDPD          philoxconst<>+512(SB), Z15, Z3
+	VADDPD          philoxconst<>+512(SB), Z16, Z4
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z3, Z15, Z5
+	VSUBPD          Z4, Z16, Z6
+	VMULPD          philoxconst<>+1216(SB), Z5, Z5
+	VMULPD          philoxconst<>+1216(SB), Z6, Z6
+	VMULPD          Z5, Z5, Z11
+	VMULPD          Z6, Z6, Z12
+	VMULPD          philoxconst<>+3328(SB), Z11, Z15
+	VMULPD          philoxconst<>+3328(SB), Z12, Z16
+	VADDPD          philoxconst<>+3264(SB), Z15, Z15
+	VADDPD          philoxconst<>+3264(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+3200(SB), Z15, Z15
+	VADDPD          philoxconst<>+3200(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+3136(SB), Z15, Z15
+	VADDPD          philoxconst<>+3136(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+3072(SB), Z15, Z15
+	VADDPD          philoxconst<>+3072(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+3008(SB), Z15, Z15
+	VADDPD          philoxconst<>+3008(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+2944(SB), Z15, Z15
+	VADDPD          philoxconst<>+2944(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+2880(SB), Z15, Z15
+	VADDPD          philoxconst<>+2880(SB), Z16, Z16
+	VMULPD          Z11, Z15, Z15
+	VMULPD          Z12, Z16, Z16
+	VADDPD          philoxconst<>+2816(SB), Z15, Z15
+	VADDPD          philoxconst<>+2816(SB), Z16, Z16
+	VMULPD          Z5, Z15, Z15
+	VMULPD          Z6, Z16, Z16
+	VMULPD          philoxconst<>+3968(SB), Z11, Z5
+	VMULPD          philoxconst<>+3968(SB), Z12, Z6
+	VADDPD          philoxconst<>+3904(SB), Z5, Z5
+	VADDPD          philoxconst<>+3904(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3840(SB), Z5, Z5
+	VADDPD          philoxconst<>+3840(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3776(SB), Z5, Z5
+	VADDPD          philoxconst<>+3776(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3712(SB), Z5, Z5
+	VADDPD          philoxconst<>+3712(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3648(SB), Z5, Z5
+	VADDPD          philoxconst<>+3648(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3584(SB), Z5, Z5
+	VADDPD          philoxconst<>+3584(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3520(SB), Z5, Z5
+	VADDPD          philoxconst<>+3520(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3456(SB), Z5, Z5
+	VADDPD          philoxconst<>+3456(SB), Z6, Z6
+	VMULPD          Z11, Z5, Z5
+	VMULPD          Z12, Z6, Z6
+	VADDPD          philoxconst<>+3392(SB), Z5, Z5
+	VADDPD          philoxconst<>+3392(SB), Z6, Z6
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z3, Z11
+	VPSLLQ          $0x3f, Z4, Z12
+	VPSLLQ          $0x3e, Z3, Z19
+	VPSLLQ          $0x3e, Z4, Z20
+	VPTESTMQ        philoxconst<>+1344(SB), Z3, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z4, K2
+	VBLENDMPD       Z5, Z15, K1, Z7
+	VBLENDMPD       Z6, Z16, K2, Z8
+	VBLENDMPD       Z15, Z5, K1, Z9
+	VBLENDMPD       Z16, Z6, K2, Z10
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z19, Z11
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z20, Z12
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z19, Z7
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z20, Z8
+	VPXORQ          Z11, Z9, Z9
+	VPXORQ          Z12, Z10, Z10
+	VPSLLQ          $0x20, Z13, Z3
+	VPSLLQ          $0x20, Z14, Z4
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z17
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z4, Z18
+	VPSRLQ          $0x0b, Z17, Z17
+	VPSRLQ          $0x0b, Z18, Z18
+	VCVTQQ2PD       Z17, Z17
+	VCVTQQ2PD       Z18, Z18
+	VADDPD          philoxconst<>+512(SB), Z17, Z17
+	VADDPD          philoxconst<>+512(SB), Z18, Z18
+	VMULPD          philoxconst<>+640(SB), Z17, Z17
+	VMULPD          philoxconst<>+640(SB), Z18, Z18
+	VGETEXPPD       Z17, Z3
+	VGETEXPPD       Z18, Z4
+	VGETMANTPD      $0x00, Z17, Z5
+	VGETMANTPD      $0x00, Z18, Z6
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z5, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z6, K2
+	VMULPD          philoxconst<>+512(SB), Z5, K1, Z5
+	VMULPD          philoxconst<>+512(SB), Z6, K2, Z6
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VADDPD          philoxconst<>+576(SB), Z4, K2, Z4
+	VSUBPD          philoxconst<>+576(SB), Z5, Z11
+	VSUBPD          philoxconst<>+576(SB), Z6, Z12
+	VADDPD          philoxconst<>+576(SB), Z5, Z5
+	VADDPD          philoxconst<>+576(SB), Z6, Z6
+	VDIVPD          Z5, Z11, Z5
+	VDIVPD          Z6, Z12, Z6
+	VMULPD          Z5, Z5, Z11
+	VMULPD          Z6, Z6, Z12
+	VMULPD          philoxconst<>+2752(SB), Z11, Z13
+	VMULPD          philoxconst<>+2752(SB), Z12, Z14
+	VADDPD          philoxconst<>+2688(SB), Z13, Z13
+	VADDPD          philoxconst<>+2688(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2624(SB), Z13, Z13
+	VADDPD          philoxconst<>+2624(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2560(SB), Z13, Z13
+	VADDPD          philoxconst<>+2560(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2496(SB), Z13, Z13
+	VADDPD          philoxconst<>+2496(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2432(SB), Z13, Z13
+	VADDPD          philoxconst<>+2432(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2368(SB), Z13, Z13
+	VADDPD          philoxconst<>+2368(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2304(SB), Z13, Z13
+	VADDPD          philoxconst<>+2304(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2240(SB), Z13, Z13
+	VADDPD          philoxconst<>+2240(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2176(SB), Z13, Z13
+	VADDPD          philoxconst<>+2176(SB), Z14, Z14
+	VMULPD          Z11, Z13, Z13
+	VMULPD          Z12, Z14, Z14
+	VADDPD          philoxconst<>+2112(SB), Z13, Z13
+	VADDPD          philoxconst<>+2112(SB), Z14, Z14
+	VMULPD          philoxconst<>+896(SB), Z5, Z5
+	VMULPD          philoxconst<>+896(SB), Z6, Z6
+	VMULPD          Z13, Z5, Z13
+	VMULPD          Z14, Z6, Z14
+	VMULPD          philoxconst<>+960(SB), Z3, Z3
+	VMULPD          philoxconst<>+960(SB), Z4, Z4
+	VADDPD          Z13, Z3, Z3
+	VADDPD          Z14, Z4, Z4
+	VSQRTPD         Z3, Z3
+	VSQRTPD         Z4, Z4
+	VMULPD          Z3, Z9, Z9
+	VMULPD          Z4, Z10, Z10
+	VMULPD          Z3, Z7, Z7
+	VMULPD          Z4, Z8, Z8
+	VMULPD          Z0, Z9, Z9
+	VMULPD          Z0, Z10, Z10
+	VMULPD          Z0, Z7, Z7
+	VMULPD          Z0, Z8, Z8
+	VMOVAPD         Z9, Z3
+	VMOVDQU64       philoxconst<>+1856(SB), Z4
+	VPERMT2PD       Z7, Z4, Z3
+	VMOVDQU64       philoxconst<>+1920(SB), Z4
+	VPERMT2PD       Z7, Z4, Z9
+	VMOVUPD         Z3, (AX)
+	VMOVUPD         Z9, 64(AX)
+	VMOVAPD         Z10, Z3
+	VMOVDQU64       philoxconst<>+1856(SB), Z4
+	VPERMT2PD       Z8, Z4, Z3
+	VMOVDQU64       philoxconst<>+1920(SB), Z4
+	VPERMT2PD       Z8, Z4, Z10
+	VMOVUPD         Z3, 128(AX)
+	VMOVUPD         Z10, 192(AX)
+	ADDQ            $0x00000100, AX
 	DECQ            CX
 	JMP             loop
 
@@ -954,245 +1201,1284 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill64AVX2(dst *float64, groups int, sd float64, ctr *[4]uint32, rk *[20]uint64)
+// func fill32AVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512F
+TEXT ·fill32AVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+20(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Z0
+	VPADDD       philoxconst<>+1408(SB), Z0, Z0
+	VPADDD       philoxconst<>+1536(SB), Z0, Z1
+	VMOVDQU64    philoxconst<>+192(SB), Z2
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VPMULUDQ        philoxconst<>+0(SB), Z0, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z1, Z4
+	VPSRLQ          $0x20, Z3, Z5
+	VPSRLQ          $0x20, Z4, Z6
+	VPXORQ.BCST     8(DX), Z5, Z5
+	VPXORQ.BCST     8(DX), Z6, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z6, Z6
+	VPSRLQ          $0x20, Z5, Z19
+	VPSRLQ          $0x20, Z6, Z20
+	VPXORQ.BCST     16(DX), Z19, Z19
+	VPXORQ.BCST     16(DX), Z20, Z20
+	VPXORQ.BCST     24(DX), Z3, Z3
+	VPXORQ.BCST     24(DX), Z4, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z19, Z19
+	VPMULUDQ        philoxconst<>+0(SB), Z20, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
+	VPSRLQ          $0x20, Z19, Z21
+	VPSRLQ          $0x20, Z20, Z22
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z4, Z24
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z5, Z23
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z6, Z24
+	VPXORQ.BCST     40(DX), Z21, Z21
+	VPXORQ.BCST     40(DX), Z22, Z22
+	VPMULUDQ        philoxconst<>+0(SB), Z23, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z21, Z21
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z22
+	VPSRLQ          $0x20, Z5, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z25
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z26
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z19, Z23
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z20, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z19, Z25
+	VPSRLQ          $0x20, Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z5, Z23
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z6, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
+	VPSRLQ          $0x20, Z5, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z23
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z4, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z19, Z25
+	VPSRLQ          $0x20, Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z5, Z23
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z6, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
+	VPSRLQ          $0x20, Z5, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z23
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z4, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z19, Z25
+	VPSRLQ          $0x20, Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z5, Z23
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z6, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
+	VPSRLQ          $0x20, Z5, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z23
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z4, Z24
+	VPADDD          philoxconst<>+1600(SB), Z0, Z0
+	VPADDD          philoxconst<>+1600(SB), Z1, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z21
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z22
+	VSUBPD          philoxconst<>+384(SB), Z21, Z21
+	VSUBPD          philoxconst<>+384(SB), Z22, Z22
+	VMULPD          philoxconst<>+832(SB), Z21, Z21
+	VMULPD          philoxconst<>+832(SB), Z22, Z22
+	VADDPD          philoxconst<>+512(SB), Z21, Z3
+	VADDPD          philoxconst<>+512(SB), Z22, Z4
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z3, Z21, Z19
+	VSUBPD          Z4, Z22, Z20
+	VMULPD          philoxconst<>+1216(SB), Z19, Z19
+	VMULPD          philoxconst<>+1216(SB), Z20, Z20
+	VMULPD          Z19, Z19, Z21
+	VMULPD          Z20, Z20, Z22
+	VMULPD          philoxconst<>+3328(SB), Z21, Z27
+	VMULPD          philoxconst<>+3328(SB), Z22, Z28
+	VADDPD          philoxconst<>+3264(SB), Z27, Z27
+	VADDPD          philoxconst<>+3264(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+3200(SB), Z27, Z27
+	VADDPD          philoxconst<>+3200(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+3136(SB), Z27, Z27
+	VADDPD          philoxconst<>+3136(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+3072(SB), Z27, Z27
+	VADDPD          philoxconst<>+3072(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+3008(SB), Z27, Z27
+	VADDPD          philoxconst<>+3008(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+2944(SB), Z27, Z27
+	VADDPD          philoxconst<>+2944(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+2880(SB), Z27, Z27
+	VADDPD          philoxconst<>+2880(SB), Z28, Z28
+	VMULPD          Z21, Z27, Z27
+	VMULPD          Z22, Z28, Z28
+	VADDPD          philoxconst<>+2816(SB), Z27, Z27
+	VADDPD          philoxconst<>+2816(SB), Z28, Z28
+	VMULPD          Z19, Z27, Z27
+	VMULPD          Z20, Z28, Z28
+	VMULPD          philoxconst<>+3968(SB), Z21, Z19
+	VMULPD          philoxconst<>+3968(SB), Z22, Z20
+	VADDPD          philoxconst<>+3904(SB), Z19, Z19
+	VADDPD          philoxconst<>+3904(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3840(SB), Z19, Z19
+	VADDPD          philoxconst<>+3840(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3776(SB), Z19, Z19
+	VADDPD          philoxconst<>+3776(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3712(SB), Z19, Z19
+	VADDPD          philoxconst<>+3712(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3648(SB), Z19, Z19
+	VADDPD          philoxconst<>+3648(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3584(SB), Z19, Z19
+	VADDPD          philoxconst<>+3584(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3520(SB), Z19, Z19
+	VADDPD          philoxconst<>+3520(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3456(SB), Z19, Z19
+	VADDPD          philoxconst<>+3456(SB), Z20, Z20
+	VMULPD          Z21, Z19, Z19
+	VMULPD          Z22, Z20, Z20
+	VADDPD          philoxconst<>+3392(SB), Z19, Z19
+	VADDPD          philoxconst<>+3392(SB), Z20, Z20
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z3, Z21
+	VPSLLQ          $0x3f, Z4, Z22
+	VPSLLQ          $0x3e, Z3, Z29
+	VPSLLQ          $0x3e, Z4, Z30
+	VPTESTMQ        philoxconst<>+1344(SB), Z3, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z4, K2
+	VBLENDMPD       Z19, Z27, K1, Z7
+	VBLENDMPD       Z20, Z28, K2, Z8
+	VBLENDMPD       Z27, Z19, K1, Z9
+	VBLENDMPD       Z28, Z20, K2, Z10
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z29, Z21
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z30, Z22
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z29, Z7
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z30, Z8
+	VPXORQ          Z21, Z9, Z9
+	VPXORQ          Z22, Z10, Z10
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z25
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z26
+	VSUBPD          philoxconst<>+384(SB), Z25, Z25
+	VSUBPD          philoxconst<>+384(SB), Z26, Z26
+	VMULPD          philoxconst<>+768(SB), Z25, Z25
+	VMULPD          philoxconst<>+768(SB), Z26, Z26
+	VGETEXPPD       Z25, Z3
+	VGETEXPPD       Z26, Z4
+	VGETMANTPD      $0x00, Z25, Z19
+	VGETMANTPD      $0x00, Z26, Z20
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z19, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z20, K2
+	VMULPD          philoxconst<>+512(SB), Z19, K1, Z19
+	VMULPD          philoxconst<>+512(SB), Z20, K2, Z20
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VADDPD          philoxconst<>+576(SB), Z4, K2, Z4
+	VSUBPD          philoxconst<>+576(SB), Z19, Z21
+	VSUBPD          philoxconst<>+576(SB), Z20, Z22
+	VADDPD          philoxconst<>+576(SB), Z19, Z19
+	VADDPD          philoxconst<>+576(SB), Z20, Z20
+	VDIVPD          Z19, Z21, Z19
+	VDIVPD          Z20, Z22, Z20
+	VMULPD          Z19, Z19, Z21
+	VMULPD          Z20, Z20, Z22
+	VMULPD          philoxconst<>+2752(SB), Z21, Z25
+	VMULPD          philoxconst<>+2752(SB), Z22, Z26
+	VADDPD          philoxconst<>+2688(SB), Z25, Z25
+	VADDPD          philoxconst<>+2688(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2624(SB), Z25, Z25
+	VADDPD          philoxconst<>+2624(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2560(SB), Z25, Z25
+	VADDPD          philoxconst<>+2560(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2496(SB), Z25, Z25
+	VADDPD          philoxconst<>+2496(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2432(SB), Z25, Z25
+	VADDPD          philoxconst<>+2432(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2368(SB), Z25, Z25
+	VADDPD          philoxconst<>+2368(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2304(SB), Z25, Z25
+	VADDPD          philoxconst<>+2304(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2240(SB), Z25, Z25
+	VADDPD          philoxconst<>+2240(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2176(SB), Z25, Z25
+	VADDPD          philoxconst<>+2176(SB), Z26, Z26
+	VMULPD          Z21, Z25, Z25
+	VMULPD          Z22, Z26, Z26
+	VADDPD          philoxconst<>+2112(SB), Z25, Z25
+	VADDPD          philoxconst<>+2112(SB), Z26, Z26
+	VMULPD          philoxconst<>+896(SB), Z19, Z19
+	VMULPD          philoxconst<>+896(SB), Z20, Z20
+	VMULPD          Z25, Z19, Z25
+	VMULPD          Z26, Z20, Z26
+	VMULPD          philoxconst<>+960(SB), Z3, Z3
+	VMULPD          philoxconst<>+960(SB), Z4, Z4
+	VADDPD          Z25, Z3, Z3
+	VADDPD          Z26, Z4, Z4
+	VSQRTPD         Z3, Z3
+	VSQRTPD         Z4, Z4
+	VMULPD          Z3, Z9, Z9
+	VMULPD          Z4, Z10, Z10
+	VMULPD          Z3, Z7, Z7
+	VMULPD          Z4, Z8, Z8
+	VCVTPD2PS       Z9, Y11
+	VCVTPD2PS       Z7, Y3
+	VCVTPD2PS       Z10, Y12
+	VCVTPD2PS       Z8, Y4
+	VINSERTF64X4    $0x01, Y3, Z11, Z11
+	VINSERTF64X4    $0x01, Y4, Z12, Z12
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z5
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z6
+	VSUBPD          philoxconst<>+384(SB), Z5, Z5
+	VSUBPD          philoxconst<>+384(SB), Z6, Z6
+	VMULPD          philoxconst<>+832(SB), Z5, Z5
+	VMULPD          philoxconst<>+832(SB), Z6, Z6
+	VADDPD          philoxconst<>+512(SB), Z5, Z3
+	VADDPD          philoxconst<>+512(SB), Z6, Z4
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z3, Z5, Z5
+	VSUBPD          Z4, Z6, Z6
+	VMULPD          philoxconst<>+1216(SB), Z5, Z5
+	VMULPD          philoxconst<>+1216(SB), Z6, Z6
+	VMULPD          Z5, Z5, Z19
+	VMULPD          Z6, Z6, Z20
+	VMULPD          philoxconst<>+3328(SB), Z19, Z21
+	VMULPD          philoxconst<>+3328(SB), Z20, Z22
+	VADDPD          philoxconst<>+3264(SB), Z21, Z21
+	VADDPD          philoxconst<>+3264(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+3200(SB), Z21, Z21
+	VADDPD          philoxconst<>+3200(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+3136(SB), Z21, Z21
+	VADDPD          philoxconst<>+3136(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+3072(SB), Z21, Z21
+	VADDPD          philoxconst<>+3072(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+3008(SB), Z21, Z21
+	VADDPD          philoxconst<>+3008(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2944(SB), Z21, Z21
+	VADDPD          philoxconst<>+2944(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2880(SB), Z21, Z21
+	VADDPD          philoxconst<>+2880(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2816(SB), Z21, Z21
+	VADDPD          philoxconst<>+2816(SB), Z22, Z22
+	VMULPD          Z5, Z21, Z21
+	VMULPD          Z6, Z22, Z22
+	VMULPD          philoxconst<>+3968(SB), Z19, Z5
+	VMULPD          philoxconst<>+3968(SB), Z20, Z6
+	VADDPD          philoxconst<>+3904(SB), Z5, Z5
+	VADDPD          philoxconst<>+3904(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3840(SB), Z5, Z5
+	VADDPD          philoxconst<>+3840(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3776(SB), Z5, Z5
+	VADDPD          philoxconst<>+3776(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3712(SB), Z5, Z5
+	VADDPD          philoxconst<>+3712(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3648(SB), Z5, Z5
+	VADDPD          philoxconst<>+3648(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3584(SB), Z5, Z5
+	VADDPD          philoxconst<>+3584(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3520(SB), Z5, Z5
+	VADDPD          philoxconst<>+3520(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3456(SB), Z5, Z5
+	VADDPD          philoxconst<>+3456(SB), Z6, Z6
+	VMULPD          Z19, Z5, Z5
+	VMULPD          Z20, Z6, Z6
+	VADDPD          philoxconst<>+3392(SB), Z5, Z5
+	VADDPD          philoxconst<>+3392(SB), Z6, Z6
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z3, Z19
+	VPSLLQ          $0x3f, Z4, Z20
+	VPSLLQ          $0x3e, Z3, Z25
+	VPSLLQ          $0x3e, Z4, Z26
+	VPTESTMQ        philoxconst<>+1344(SB), Z3, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z4, K2
+	VBLENDMPD       Z5, Z21, K1, Z13
+	VBLENDMPD       Z6, Z22, K2, Z14
+	VBLENDMPD       Z21, Z5, K1, Z15
+	VBLENDMPD       Z22, Z6, K2, Z16
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z25, Z19
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z26, Z20
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z25, Z13
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z26, Z14
+	VPXORQ          Z19, Z15, Z15
+	VPXORQ          Z20, Z16, Z16
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z23
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z24
+	VSUBPD          philoxconst<>+384(SB), Z23, Z23
+	VSUBPD          philoxconst<>+384(SB), Z24, Z24
+	VMULPD          philoxconst<>+768(SB), Z23, Z23
+	VMULPD          philoxconst<>+768(SB), Z24, Z24
+	VGETEXPPD       Z23, Z3
+	VGETEXPPD       Z24, Z4
+	VGETMANTPD      $0x00, Z23, Z5
+	VGETMANTPD      $0x00, Z24, Z6
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z5, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z6, K2
+	VMULPD          philoxconst<>+512(SB), Z5, K1, Z5
+	VMULPD          philoxconst<>+512(SB), Z6, K2, Z6
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VADDPD          philoxconst<>+576(SB), Z4, K2, Z4
+	VSUBPD          philoxconst<>+576(SB), Z5, Z19
+	VSUBPD          philoxconst<>+576(SB), Z6, Z20
+	VADDPD          philoxconst<>+576(SB), Z5, Z5
+	VADDPD          philoxconst<>+576(SB), Z6, Z6
+	VDIVPD          Z5, Z19, Z5
+	VDIVPD          Z6, Z20, Z6
+	VMULPD          Z5, Z5, Z19
+	VMULPD          Z6, Z6, Z20
+	VMULPD          philoxconst<>+2752(SB), Z19, Z21
+	VMULPD          philoxconst<>+2752(SB), Z20, Z22
+	VADDPD          philoxconst<>+2688(SB), Z21, Z21
+	VADDPD          philoxconst<>+2688(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2624(SB), Z21, Z21
+	VADDPD          philoxconst<>+2624(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2560(SB), Z21, Z21
+	VADDPD          philoxconst<>+2560(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2496(SB), Z21, Z21
+	VADDPD          philoxconst<>+2496(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2432(SB), Z21, Z21
+	VADDPD          philoxconst<>+2432(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2368(SB), Z21, Z21
+	VADDPD          philoxconst<>+2368(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2304(SB), Z21, Z21
+	VADDPD          philoxconst<>+2304(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2240(SB), Z21, Z21
+	VADDPD          philoxconst<>+2240(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2176(SB), Z21, Z21
+	VADDPD          philoxconst<>+2176(SB), Z22, Z22
+	VMULPD          Z19, Z21, Z21
+	VMULPD          Z20, Z22, Z22
+	VADDPD          philoxconst<>+2112(SB), Z21, Z21
+	VADDPD          philoxconst<>+2112(SB), Z22, Z22
+	VMULPD          philoxconst<>+896(SB), Z5, Z5
+	VMULPD          philoxconst<>+896(SB), Z6, Z6
+	VMULPD          Z21, Z5, Z21
+	VMULPD          Z22, Z6, Z22
+	VMULPD          philoxconst<>+960(SB), Z3, Z3
+	VMULPD          philoxconst<>+960(SB), Z4, Z4
+	VADDPD          Z21, Z3, Z3
+	VADDPD          Z22, Z4, Z4
+	VSQRTPD         Z3, Z3
+	VSQRTPD         Z4, Z4
+	VMULPD          Z3, Z15, Z15
+	VMULPD          Z4, Z16, Z16
+	VMULPD          Z3, Z13, Z13
+	VMULPD          Z4, Z14, Z14
+	VCVTPD2PS       Z15, Y17
+	VCVTPD2PS       Z13, Y3
+	VCVTPD2PS       Z16, Y18
+	VCVTPD2PS       Z14, Y4
+	VINSERTF64X4    $0x01, Y3, Z17, Z17
+	VINSERTF64X4    $0x01, Y4, Z18, Z18
+	VMOVAPS         Z11, Z3
+	VMOVDQU64       philoxconst<>+1984(SB), Z4
+	VPERMT2PS       Z17, Z4, Z3
+	VMOVDQU64       philoxconst<>+2048(SB), Z4
+	VPERMT2PS       Z17, Z4, Z11
+	VMOVUPS         Z3, (AX)
+	VMOVUPS         Z11, 64(AX)
+	VMOVAPS         Z12, Z3
+	VMOVDQU64       philoxconst<>+1984(SB), Z4
+	VPERMT2PS       Z18, Z4, Z3
+	VMOVDQU64       philoxconst<>+2048(SB), Z4
+	VPERMT2PS       Z18, Z4, Z12
+	VMOVUPS         Z3, 128(AX)
+	VMOVUPS         Z12, 192(AX)
+	ADDQ            $0x00000100, AX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512F
+TEXT ·fill32ScaledAVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	VBROADCASTSS sd+16(FP), Z0
+	MOVL         block+20(FP), BX
+	VMOVD        BX, X1
+	VPBROADCASTD X1, Z1
+	VPADDD       philoxconst<>+1408(SB), Z1, Z1
+	VPADDD       philoxconst<>+1536(SB), Z1, Z2
+	VMOVDQU64    philoxconst<>+192(SB), Z3
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VPMULUDQ        philoxconst<>+0(SB), Z1, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z2, Z5
+	VPSRLQ          $0x20, Z4, Z6
+	VPSRLQ          $0x20, Z5, Z7
+	VPXORQ.BCST     8(DX), Z6, Z6
+	VPXORQ.BCST     8(DX), Z7, Z7
+	VPMULUDQ        philoxconst<>+64(SB), Z6, Z6
+	VPMULUDQ        philoxconst<>+64(SB), Z7, Z7
+	VPSRLQ          $0x20, Z6, Z20
+	VPSRLQ          $0x20, Z7, Z21
+	VPXORQ.BCST     16(DX), Z20, Z20
+	VPXORQ.BCST     16(DX), Z21, Z21
+	VPXORQ.BCST     24(DX), Z4, Z4
+	VPXORQ.BCST     24(DX), Z5, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z20, Z20
+	VPMULUDQ        philoxconst<>+0(SB), Z21, Z21
+	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
+	VPSRLQ          $0x20, Z20, Z22
+	VPSRLQ          $0x20, Z21, Z23
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z5, Z25
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z6, Z24
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z7, Z25
+	VPXORQ.BCST     40(DX), Z22, Z22
+	VPXORQ.BCST     40(DX), Z23, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z6
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z7
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z22
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z7, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPSRLQ          $0x20, Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z26
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z5, Z27
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z20, Z24
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z21, Z25
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z27, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z25, Z21
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z5, Z25
+	VPSRLQ          $0x20, Z20, Z26
+	VPSRLQ          $0x20, Z21, Z27
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z6, Z24
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z7, Z25
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPMULUDQ        philoxconst<>+0(SB), Z27, Z7
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
+	VPMULUDQ        philoxconst<>+64(SB), Z25, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z7, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPSRLQ          $0x20, Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z21, Z27
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z4, Z24
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z5, Z25
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z27, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z25, Z21
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z5, Z25
+	VPSRLQ          $0x20, Z20, Z26
+	VPSRLQ          $0x20, Z21, Z27
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z6, Z24
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z7, Z25
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPMULUDQ        philoxconst<>+0(SB), Z27, Z7
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
+	VPMULUDQ        philoxconst<>+64(SB), Z25, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z7, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPSRLQ          $0x20, Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z21, Z27
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z4, Z24
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z5, Z25
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
+	VPMULUDQ        philoxconst<>+0(SB), Z27, Z5
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z25, Z21
+	VPSRLQ          $0x20, Z4, Z24
+	VPSRLQ          $0x20, Z5, Z25
+	VPSRLQ          $0x20, Z20, Z26
+	VPSRLQ          $0x20, Z21, Z27
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z22, Z26
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z6, Z24
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z7, Z25
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPMULUDQ        philoxconst<>+0(SB), Z27, Z7
+	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
+	VPMULUDQ        philoxconst<>+64(SB), Z25, Z23
+	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z7, Z25
+	VPSRLQ          $0x20, Z22, Z26
+	VPSRLQ          $0x20, Z23, Z27
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z20, Z26
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z21, Z27
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z4, Z24
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z5, Z25
+	VPADDD          philoxconst<>+1600(SB), Z1, Z1
+	VPADDD          philoxconst<>+1600(SB), Z2, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z22
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z23
+	VSUBPD          philoxconst<>+384(SB), Z22, Z22
+	VSUBPD          philoxconst<>+384(SB), Z23, Z23
+	VMULPD          philoxconst<>+832(SB), Z22, Z22
+	VMULPD          philoxconst<>+832(SB), Z23, Z23
+	VADDPD          philoxconst<>+512(SB), Z22, Z4
+	VADDPD          philoxconst<>+512(SB), Z23, Z5
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VRNDSCALEPD     $0x01, Z5, Z5
+	VSUBPD          Z4, Z22, Z20
+	VSUBPD          Z5, Z23, Z21
+	VMULPD          philoxconst<>+1216(SB), Z20, Z20
+	VMULPD          philoxconst<>+1216(SB), Z21, Z21
+	VMULPD          Z20, Z20, Z22
+	VMULPD          Z21, Z21, Z23
+	VMULPD          philoxconst<>+3328(SB), Z22, Z28
+	VMULPD          philoxconst<>+3328(SB), Z23, Z29
+	VADDPD          philoxconst<>+3264(SB), Z28, Z28
+	VADDPD          philoxconst<>+3264(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+3200(SB), Z28, Z28
+	VADDPD          philoxconst<>+3200(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+3136(SB), Z28, Z28
+	VADDPD          philoxconst<>+3136(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+3072(SB), Z28, Z28
+	VADDPD          philoxconst<>+3072(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+3008(SB), Z28, Z28
+	VADDPD          philoxconst<>+3008(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+2944(SB), Z28, Z28
+	VADDPD          philoxconst<>+2944(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+2880(SB), Z28, Z28
+	VADDPD          philoxconst<>+2880(SB), Z29, Z29
+	VMULPD          Z22, Z28, Z28
+	VMULPD          Z23, Z29, Z29
+	VADDPD          philoxconst<>+2816(SB), Z28, Z28
+	VADDPD          philoxconst<>+2816(SB), Z29, Z29
+	VMULPD          Z20, Z28, Z28
+	VMULPD          Z21, Z29, Z29
+	VMULPD          philoxconst<>+3968(SB), Z22, Z20
+	VMULPD          philoxconst<>+3968(SB), Z23, Z21
+	VADDPD          philoxconst<>+3904(SB), Z20, Z20
+	VADDPD          philoxconst<>+3904(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3840(SB), Z20, Z20
+	VADDPD          philoxconst<>+3840(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3776(SB), Z20, Z20
+	VADDPD          philoxconst<>+3776(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3712(SB), Z20, Z20
+	VADDPD          philoxconst<>+3712(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3648(SB), Z20, Z20
+	VADDPD          philoxconst<>+3648(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3584(SB), Z20, Z20
+	VADDPD          philoxconst<>+3584(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3520(SB), Z20, Z20
+	VADDPD          philoxconst<>+3520(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3456(SB), Z20, Z20
+	VADDPD          philoxconst<>+3456(SB), Z21, Z21
+	VMULPD          Z22, Z20, Z20
+	VMULPD          Z23, Z21, Z21
+	VADDPD          philoxconst<>+3392(SB), Z20, Z20
+	VADDPD          philoxconst<>+3392(SB), Z21, Z21
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VADDPD          philoxconst<>+192(SB), Z5, Z5
+	VPSLLQ          $0x3f, Z4, Z22
+	VPSLLQ          $0x3f, Z5, Z23
+	VPSLLQ          $0x3e, Z4, Z30
+	VPSLLQ          $0x3e, Z5, Z31
+	VPTESTMQ        philoxconst<>+1344(SB), Z4, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z5, K2
+	VBLENDMPD       Z20, Z28, K1, Z8
+	VBLENDMPD       Z21, Z29, K2, Z9
+	VBLENDMPD       Z28, Z20, K1, Z10
+	VBLENDMPD       Z29, Z21, K2, Z11
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z30, Z22
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z31, Z23
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z30, Z8
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z31, Z9
+	VPXORQ          Z22, Z10, Z10
+	VPXORQ          Z23, Z11, Z11
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z26
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z27
+	VSUBPD          philoxconst<>+384(SB), Z26, Z26
+	VSUBPD          philoxconst<>+384(SB), Z27, Z27
+	VMULPD          philoxconst<>+768(SB), Z26, Z26
+	VMULPD          philoxconst<>+768(SB), Z27, Z27
+	VGETEXPPD       Z26, Z4
+	VGETEXPPD       Z27, Z5
+	VGETMANTPD      $0x00, Z26, Z20
+	VGETMANTPD      $0x00, Z27, Z21
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z20, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z21, K2
+	VMULPD          philoxconst<>+512(SB), Z20, K1, Z20
+	VMULPD          philoxconst<>+512(SB), Z21, K2, Z21
+	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
+	VADDPD          philoxconst<>+576(SB), Z5, K2, Z5
+	VSUBPD          philoxconst<>+576(SB), Z20, Z22
+	VSUBPD          philoxconst<>+576(SB), Z21, Z23
+	VADDPD          philoxconst<>+576(SB), Z20, Z20
+	VADDPD          philoxconst<>+576(SB), Z21, Z21
+	VDIVPD          Z20, Z22, Z20
+	VDIVPD          Z21, Z23, Z21
+	VMULPD          Z20, Z20, Z22
+	VMULPD          Z21, Z21, Z23
+	VMULPD          philoxconst<>+2752(SB), Z22, Z26
+	VMULPD          philoxconst<>+2752(SB), Z23, Z27
+	VADDPD          philoxconst<>+2688(SB), Z26, Z26
+	VADDPD          philoxconst<>+2688(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2624(SB), Z26, Z26
+	VADDPD          philoxconst<>+2624(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2560(SB), Z26, Z26
+	VADDPD          philoxconst<>+2560(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2496(SB), Z26, Z26
+	VADDPD          philoxconst<>+2496(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2432(SB), Z26, Z26
+	VADDPD          philoxconst<>+2432(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2368(SB), Z26, Z26
+	VADDPD          philoxconst<>+2368(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2304(SB), Z26, Z26
+	VADDPD          philoxconst<>+2304(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2240(SB), Z26, Z26
+	VADDPD          philoxconst<>+2240(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2176(SB), Z26, Z26
+	VADDPD          philoxconst<>+2176(SB), Z27, Z27
+	VMULPD          Z22, Z26, Z26
+	VMULPD          Z23, Z27, Z27
+	VADDPD          philoxconst<>+2112(SB), Z26, Z26
+	VADDPD          philoxconst<>+2112(SB), Z27, Z27
+	VMULPD          philoxconst<>+896(SB), Z20, Z20
+	VMULPD          philoxconst<>+896(SB), Z21, Z21
+	VMULPD          Z26, Z20, Z26
+	VMULPD          Z27, Z21, Z27
+	VMULPD          philoxconst<>+960(SB), Z4, Z4
+	VMULPD          philoxconst<>+960(SB), Z5, Z5
+	VADDPD          Z26, Z4, Z4
+	VADDPD          Z27, Z5, Z5
+	VSQRTPD         Z4, Z4
+	VSQRTPD         Z5, Z5
+	VMULPD          Z4, Z10, Z10
+	VMULPD          Z5, Z11, Z11
+	VMULPD          Z4, Z8, Z8
+	VMULPD          Z5, Z9, Z9
+	VCVTPD2PS       Z10, Y12
+	VCVTPD2PS       Z8, Y4
+	VCVTPD2PS       Z11, Y13
+	VCVTPD2PS       Z9, Y5
+	VINSERTF64X4    $0x01, Y4, Z12, Z12
+	VMULPS          Z0, Z12, Z12
+	VINSERTF64X4    $0x01, Y5, Z13, Z13
+	VMULPS          Z0, Z13, Z13
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z6
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z7
+	VSUBPD          philoxconst<>+384(SB), Z6, Z6
+	VSUBPD          philoxconst<>+384(SB), Z7, Z7
+	VMULPD          philoxconst<>+832(SB), Z6, Z6
+	VMULPD          philoxconst<>+832(SB), Z7, Z7
+	VADDPD          philoxconst<>+512(SB), Z6, Z4
+	VADDPD          philoxconst<>+512(SB), Z7, Z5
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VRNDSCALEPD     $0x01, Z5, Z5
+	VSUBPD          Z4, Z6, Z6
+	VSUBPD          Z5, Z7, Z7
+	VMULPD          philoxconst<>+1216(SB), Z6, Z6
+	VMULPD          philoxconst<>+1216(SB), Z7, Z7
+	VMULPD          Z6, Z6, Z20
+	VMULPD          Z7, Z7, Z21
+	VMULPD          philoxconst<>+3328(SB), Z20, Z22
+	VMULPD          philoxconst<>+3328(SB), Z21, Z23
+	VADDPD          philoxconst<>+3264(SB), Z22, Z22
+	VADDPD          philoxconst<>+3264(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+3200(SB), Z22, Z22
+	VADDPD          philoxconst<>+3200(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+3136(SB), Z22, Z22
+	VADDPD          philoxconst<>+3136(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+3072(SB), Z22, Z22
+	VADDPD          philoxconst<>+3072(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+3008(SB), Z22, Z22
+	VADDPD          philoxconst<>+3008(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2944(SB), Z22, Z22
+	VADDPD          philoxconst<>+2944(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2880(SB), Z22, Z22
+	VADDPD          philoxconst<>+2880(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2816(SB), Z22, Z22
+	VADDPD          philoxconst<>+2816(SB), Z23, Z23
+	VMULPD          Z6, Z22, Z22
+	VMULPD          Z7, Z23, Z23
+	VMULPD          philoxconst<>+3968(SB), Z20, Z6
+	VMULPD          philoxconst<>+3968(SB), Z21, Z7
+	VADDPD          philoxconst<>+3904(SB), Z6, Z6
+	VADDPD          philoxconst<>+3904(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3840(SB), Z6, Z6
+	VADDPD          philoxconst<>+3840(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3776(SB), Z6, Z6
+	VADDPD          philoxconst<>+3776(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3712(SB), Z6, Z6
+	VADDPD          philoxconst<>+3712(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3648(SB), Z6, Z6
+	VADDPD          philoxconst<>+3648(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3584(SB), Z6, Z6
+	VADDPD          philoxconst<>+3584(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3520(SB), Z6, Z6
+	VADDPD          philoxconst<>+3520(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3456(SB), Z6, Z6
+	VADDPD          philoxconst<>+3456(SB), Z7, Z7
+	VMULPD          Z20, Z6, Z6
+	VMULPD          Z21, Z7, Z7
+	VADDPD          philoxconst<>+3392(SB), Z6, Z6
+	VADDPD          philoxconst<>+3392(SB), Z7, Z7
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VADDPD          philoxconst<>+192(SB), Z5, Z5
+	VPSLLQ          $0x3f, Z4, Z20
+	VPSLLQ          $0x3f, Z5, Z21
+	VPSLLQ          $0x3e, Z4, Z26
+	VPSLLQ          $0x3e, Z5, Z27
+	VPTESTMQ        philoxconst<>+1344(SB), Z4, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z5, K2
+	VBLENDMPD       Z6, Z22, K1, Z14
+	VBLENDMPD       Z7, Z23, K2, Z15
+	VBLENDMPD       Z22, Z6, K1, Z16
+	VBLENDMPD       Z23, Z7, K2, Z17
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z26, Z20
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z27, Z21
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z26, Z14
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z27, Z15
+	VPXORQ          Z20, Z16, Z16
+	VPXORQ          Z21, Z17, Z17
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z24
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z25
+	VSUBPD          philoxconst<>+384(SB), Z24, Z24
+	VSUBPD          philoxconst<>+384(SB), Z25, Z25
+	VMULPD          philoxconst<>+768(SB), Z24, Z24
+	VMULPD          philoxconst<>+768(SB), Z25, Z25
+	VGETEXPPD       Z24, Z4
+	VGETEXPPD       Z25, Z5
+	VGETMANTPD      $0x00, Z24, Z6
+	VGETMANTPD      $0x00, Z25, Z7
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z6, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z7, K2
+	VMULPD          philoxconst<>+512(SB), Z6, K1, Z6
+	VMULPD          philoxconst<>+512(SB), Z7, K2, Z7
+	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
+	VADDPD          philoxconst<>+576(SB), Z5, K2, Z5
+	VSUBPD          philoxconst<>+576(SB), Z6, Z20
+	VSUBPD          philoxconst<>+576(SB), Z7, Z21
+	VADDPD          philoxconst<>+576(SB), Z6, Z6
+	VADDPD          philoxconst<>+576(SB), Z7, Z7
+	VDIVPD          Z6, Z20, Z6
+	VDIVPD          Z7, Z21, Z7
+	VMULPD          Z6, Z6, Z20
+	VMULPD          Z7, Z7, Z21
+	VMULPD          philoxconst<>+2752(SB), Z20, Z22
+	VMULPD          philoxconst<>+2752(SB), Z21, Z23
+	VADDPD          philoxconst<>+2688(SB), Z22, Z22
+	VADDPD          philoxconst<>+2688(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2624(SB), Z22, Z22
+	VADDPD          philoxconst<>+2624(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2560(SB), Z22, Z22
+	VADDPD          philoxconst<>+2560(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2496(SB), Z22, Z22
+	VADDPD          philoxconst<>+2496(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2432(SB), Z22, Z22
+	VADDPD          philoxconst<>+2432(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2368(SB), Z22, Z22
+	VADDPD          philoxconst<>+2368(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2304(SB), Z22, Z22
+	VADDPD          philoxconst<>+2304(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2240(SB), Z22, Z22
+	VADDPD          philoxconst<>+2240(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2176(SB), Z22, Z22
+	VADDPD          philoxconst<>+2176(SB), Z23, Z23
+	VMULPD          Z20, Z22, Z22
+	VMULPD          Z21, Z23, Z23
+	VADDPD          philoxconst<>+2112(SB), Z22, Z22
+	VADDPD          philoxconst<>+2112(SB), Z23, Z23
+	VMULPD          philoxconst<>+896(SB), Z6, Z6
+	VMULPD          philoxconst<>+896(SB), Z7, Z7
+	VMULPD          Z22, Z6, Z22
+	VMULPD          Z23, Z7, Z23
+	VMULPD          philoxconst<>+960(SB), Z4, Z4
+	VMULPD          philoxconst<>+960(SB), Z5, Z5
+	VADDPD          Z22, Z4, Z4
+	VADDPD          Z23, Z5, Z5
+	VSQRTPD         Z4, Z4
+	VSQRTPD         Z5, Z5
+	VMULPD          Z4, Z16, Z16
+	VMULPD          Z5, Z17, Z17
+	VMULPD          Z4, Z14, Z14
+	VMULPD          Z5, Z15, Z15
+	VCVTPD2PS       Z16, Y18
+	VCVTPD2PS       Z14, Y4
+	VCVTPD2PS       Z17, Y19
+	VCVTPD2PS       Z15, Y5
+	VINSERTF64X4    $0x01, Y4, Z18, Z18
+	VMULPS          Z0, Z18, Z18
+	VINSERTF64X4    $0x01, Y5, Z19, Z19
+	VMULPS          Z0, Z19, Z19
+	VMOVAPS         Z12, Z4
+	VMOVDQU64       philoxconst<>+1984(SB), Z5
+	VPERMT2PS       Z18, Z5, Z4
+	VMOVDQU64       philoxconst<>+2048(SB), Z5
+	VPERMT2PS       Z18, Z5, Z12
+	VMOVUPS         Z4, (AX)
+	VMOVUPS         Z12, 64(AX)
+	VMOVAPS         Z13, Z4
+	VMOVDQU64       philoxconst<>+1984(SB), Z5
+	VPERMT2PS       Z19, Z5, Z4
+	VMOVDQU64       philoxconst<>+2048(SB), Z5
+	VPERMT2PS       Z19, Z5, Z13
+	VMOVUPS         Z4, 128(AX)
+	VMOVUPS         Z13, 192(AX)
+	ADDQ            $0x00000100, AX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX2
 TEXT ·fill64AVX2(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), AX
 	MOVQ         groups+8(FP), CX
-	MOVQ         ctr+24(FP), DX
-	MOVQ         rk+32(FP), BX
-	VBROADCASTSD sd+16(FP), Y0
-	VPBROADCASTD (DX), Y1
-	VPADDD       philoxconst<>+1280(SB), Y1, Y1
-	VPBROADCASTD 4(DX), Y2
-	VPBROADCASTD 8(DX), Y3
-	VPBROADCASTD 12(DX), Y4
+	MOVQ         pre+32(FP), DX
+	MOVL         block+24(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       philoxconst<>+1408(SB), Y0, Y0
 
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y6
-	VPSRLQ       $0x20, Y5, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ (BX), Y9
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 8(BX), Y9
-	VPXOR        Y4, Y7, Y7
-	VPXOR        Y9, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y8
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
-	VPSRLQ       $0x20, Y8, Y9
-	VPSRLQ       $0x20, Y7, Y10
-	VPBROADCASTQ 16(BX), Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 24(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y10
-	VPBROADCASTQ 32(BX), Y11
-	VPXOR        Y7, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 40(BX), Y7
-	VPXOR        Y8, Y9, Y9
-	VPXOR        Y7, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y10
-	VPBROADCASTQ 48(BX), Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 56(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y10
-	VPBROADCASTQ 64(BX), Y11
-	VPXOR        Y8, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 72(BX), Y8
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y8, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y10
-	VPBROADCASTQ 80(BX), Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 88(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y10
-	VPBROADCASTQ 96(BX), Y11
-	VPXOR        Y8, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 104(BX), Y8
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y8, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y10
-	VPBROADCASTQ 112(BX), Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 120(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y10
-	VPBROADCASTQ 128(BX), Y11
-	VPXOR        Y8, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 136(BX), Y8
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y8, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y10
-	VPBROADCASTQ 144(BX), Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 152(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPADDD       philoxconst<>+1408(SB), Y1, Y1
-	VPSLLQ       $0x20, Y8, Y5
-	VPBLENDD     $0xaa, Y5, Y10, Y10
-	VPSRLQ       $0x0b, Y10, Y10
-	VPSRLQ       $0x20, Y10, Y5
-	VPOR         philoxconst<>+256(SB), Y5, Y5
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y10, Y10
-	VSUBPD       philoxconst<>+320(SB), Y5, Y5
-	VADDPD       Y10, Y5, Y5
-	VADDPD       philoxconst<>+512(SB), Y5, Y5
-	VMULPD       philoxconst<>+768(SB), Y5, Y5
-	VPSLLQ       $0x20, Y7, Y6
-	VPBLENDD     $0xaa, Y6, Y9, Y9
-	VPSRLQ       $0x0b, Y9, Y9
-	VPSRLQ       $0x20, Y9, Y6
-	VPOR         philoxconst<>+256(SB), Y6, Y6
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
-	VSUBPD       philoxconst<>+320(SB), Y6, Y6
-	VADDPD       Y9, Y6, Y6
-	VADDPD       philoxconst<>+512(SB), Y6, Y6
-	VMULPD       philoxconst<>+768(SB), Y6, Y6
-	VPSRLQ       $0x34, Y5, Y7
-	VPOR         philoxconst<>+192(SB), Y7, Y7
-	VPAND        philoxconst<>+896(SB), Y5, Y5
-	VPOR         philoxconst<>+576(SB), Y5, Y5
-	VSUBPD       philoxconst<>+448(SB), Y7, Y7
-	VCMPPD       $0x1e, philoxconst<>+960(SB), Y5, Y8
-	VMULPD       philoxconst<>+512(SB), Y5, Y9
-	VBLENDVPD    Y8, Y9, Y5, Y5
-	VADDPD       philoxconst<>+576(SB), Y7, Y9
-	VBLENDVPD    Y8, Y9, Y7, Y7
-	VSUBPD       philoxconst<>+576(SB), Y5, Y8
-	VADDPD       philoxconst<>+576(SB), Y5, Y5
-	VDIVPD       Y5, Y8, Y5
-	VMULPD       Y5, Y5, Y8
-	VMULPD       philoxconst<>+2368(SB), Y8, Y9
-	VADDPD       philoxconst<>+2304(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2240(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2176(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2112(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2048(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1984(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1920(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1856(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1792(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1728(SB), Y9, Y9
-	VADDPD       Y5, Y5, Y5
-	VMULPD       Y9, Y5, Y9
-	VMULPD       philoxconst<>+1024(SB), Y7, Y7
-	VADDPD       Y9, Y7, Y7
-	VMULPD       philoxconst<>+704(SB), Y7, Y7
-	VSQRTPD      Y7, Y5
-	VMULPD       philoxconst<>+640(SB), Y6, Y6
-	VADDPD       philoxconst<>+512(SB), Y6, Y7
-	VROUNDPD     $0x01, Y7, Y7
-	VSUBPD       Y7, Y6, Y6
-	VMULPD       philoxconst<>+1088(SB), Y6, Y6
-	VMULPD       Y6, Y6, Y8
-	VMULPD       philoxconst<>+2944(SB), Y8, Y9
-	VADDPD       philoxconst<>+2880(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2816(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2752(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2688(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2624(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2560(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2496(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2432(SB), Y9, Y9
-	VMULPD       Y6, Y9, Y9
-	VMULPD       philoxconst<>+3584(SB), Y8, Y6
-	VADDPD       philoxconst<>+3520(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3456(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3392(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3328(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3264(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3200(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3136(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3072(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3008(SB), Y6, Y6
-	VADDPD       philoxconst<>+192(SB), Y7, Y7
-	VPSLLQ       $0x3f, Y7, Y8
-	VPSLLQ       $0x3e, Y7, Y10
-	VBLENDVPD    Y8, Y6, Y9, Y7
-	VBLENDVPD    Y8, Y9, Y6, Y6
-	VPAND        philoxconst<>+1152(SB), Y10, Y10
-	VPXOR        Y10, Y8, Y8
-	VPXOR        Y10, Y7, Y7
-	VPXOR        Y8, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y1
+	VPSRLQ       $0x20, Y1, Y2
+	VPBROADCASTQ 8(DX), Y3
+	VPXOR        Y3, Y2, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y2, Y3
+	VPBROADCASTQ 16(DX), Y4
+	VPXOR        Y4, Y3, Y3
+	VPBROADCASTQ 24(DX), Y4
+	VPXOR        Y4, Y1, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
+	VPSRLQ       $0x20, Y3, Y4
+	VPSRLQ       $0x20, Y1, Y5
+	VPBROADCASTQ 32(DX), Y6
+	VPXOR        Y2, Y5, Y5
+	VPXOR        Y6, Y5, Y5
+	VPBROADCASTQ 40(DX), Y2
+	VPXOR        Y2, Y4, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y5, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
+	VPSRLQ       $0x20, Y2, Y5
+	VPSRLQ       $0x20, Y4, Y6
+	VPBROADCASTQ 48(DX), Y7
+	VPXOR        Y1, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 56(DX), Y1
+	VPXOR        Y3, Y5, Y5
+	VPXOR        Y1, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y1
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y3
+	VPSRLQ       $0x20, Y1, Y5
+	VPSRLQ       $0x20, Y3, Y6
+	VPBROADCASTQ 64(DX), Y7
+	VPXOR        Y4, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 72(DX), Y4
+	VPXOR        Y2, Y5, Y5
+	VPXOR        Y4, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y4
+	VPSRLQ       $0x20, Y2, Y5
+	VPSRLQ       $0x20, Y4, Y6
+	VPBROADCASTQ 80(DX), Y7
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 88(DX), Y3
+	VPXOR        Y1, Y5, Y5
+	VPXOR        Y3, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y1
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y3
+	VPSRLQ       $0x20, Y1, Y5
+	VPSRLQ       $0x20, Y3, Y6
+	VPBROADCASTQ 96(DX), Y7
+	VPXOR        Y4, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 104(DX), Y4
+	VPXOR        Y2, Y5, Y5
+	VPXOR        Y4, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y4
+	VPSRLQ       $0x20, Y2, Y5
+	VPSRLQ       $0x20, Y4, Y6
+	VPBROADCASTQ 112(DX), Y7
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 120(DX), Y3
+	VPXOR        Y1, Y5, Y5
+	VPXOR        Y3, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y1
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y3
+	VPSRLQ       $0x20, Y1, Y5
+	VPSRLQ       $0x20, Y3, Y6
+	VPBROADCASTQ 128(DX), Y7
+	VPXOR        Y4, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 136(DX), Y4
+	VPXOR        Y2, Y5, Y5
+	VPXOR        Y4, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y4
+	VPSRLQ       $0x20, Y2, Y5
+	VPSRLQ       $0x20, Y4, Y6
+	VPBROADCASTQ 144(DX), Y7
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 152(DX), Y3
+	VPXOR        Y1, Y5, Y5
+	VPXOR        Y3, Y5, Y5
+	VPADDD       philoxconst<>+1472(SB), Y0, Y0
+	VPSLLQ       $0x20, Y2, Y1
+	VPBLENDD     $0xaa, Y1, Y5, Y5
+	VPSRLQ       $0x0b, Y5, Y5
+	VPSRLQ       $0x20, Y5, Y1
+	VPOR         philoxconst<>+256(SB), Y1, Y1
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y5, Y5
+	VSUBPD       philoxconst<>+320(SB), Y1, Y1
+	VADDPD       Y5, Y1, Y1
+	VADDPD       philoxconst<>+512(SB), Y1, Y1
+	VMULPD       philoxconst<>+704(SB), Y1, Y1
+	VADDPD       philoxconst<>+512(SB), Y1, Y2
+	VROUNDPD     $0x01, Y2, Y2
+	VSUBPD       Y2, Y1, Y1
+	VMULPD       philoxconst<>+1216(SB), Y1, Y1
+	VMULPD       Y1, Y1, Y3
+	VMULPD       philoxconst<>+3328(SB), Y3, Y5
+	VADDPD       philoxconst<>+3264(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+3200(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+3136(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+3072(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+3008(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+2944(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+2880(SB), Y5, Y5
+	VMULPD       Y3, Y5, Y5
+	VADDPD       philoxconst<>+2816(SB), Y5, Y5
+	VMULPD       Y1, Y5, Y5
+	VMULPD       philoxconst<>+3968(SB), Y3, Y1
+	VADDPD       philoxconst<>+3904(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3840(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3776(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3712(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3648(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3584(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3520(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3456(SB), Y1, Y1
+	VMULPD       Y3, Y1, Y1
+	VADDPD       philoxconst<>+3392(SB), Y1, Y1
+	VADDPD       philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ       $0x3f, Y2, Y3
+	VPSLLQ       $0x3e, Y2, Y7
+	VBLENDVPD    Y3, Y1, Y5, Y2
+	VBLENDVPD    Y3, Y5, Y1, Y1
+	VPAND        philoxconst<>+1280(SB), Y7, Y7
+	VPXOR        Y7, Y3, Y3
+	VPXOR        Y7, Y2, Y2
+	VPXOR        Y3, Y1, Y1
+	VPSLLQ       $0x20, Y4, Y3
+	VPBLENDD     $0xaa, Y3, Y6, Y6
+	VPSRLQ       $0x0b, Y6, Y6
+	VPSRLQ       $0x20, Y6, Y3
+	VPOR         philoxconst<>+256(SB), Y3, Y3
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
+	VSUBPD       philoxconst<>+320(SB), Y3, Y3
+	VADDPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+512(SB), Y3, Y3
+	VMULPD       philoxconst<>+640(SB), Y3, Y3
+	VPSRLQ       $0x34, Y3, Y4
+	VPOR         philoxconst<>+192(SB), Y4, Y4
+	VPAND        philoxconst<>+1024(SB), Y3, Y3
+	VPOR         philoxconst<>+576(SB), Y3, Y3
+	VSUBPD       philoxconst<>+448(SB), Y4, Y4
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y3, Y5
+	VMULPD       philoxconst<>+512(SB), Y3, Y6
+	VBLENDVPD    Y5, Y6, Y3, Y3
+	VADDPD       philoxconst<>+576(SB), Y4, Y6
+	VBLENDVPD    Y5, Y6, Y4, Y4
+	VSUBPD       philoxconst<>+576(SB), Y3, Y5
+	VADDPD       philoxconst<>+576(SB), Y3, Y3
+	VDIVPD       Y3, Y5, Y3
+	VMULPD       Y3, Y3, Y5
+	VMULPD       philoxconst<>+2752(SB), Y5, Y6
+	VADDPD       philoxconst<>+2688(SB), Y6, Y6
 	VMULPD       Y5, Y6, Y6
-	VMULPD       Y5, Y7, Y7
-	VMULPD       Y0, Y6, Y6
-	VMULPD       Y0, Y7, Y7
-	VUNPCKLPD    Y7, Y6, Y5
-	VUNPCKHPD    Y7, Y6, Y6
-	VPERM2F128   $0x20, Y6, Y5, Y7
-	VPERM2F128   $0x31, Y6, Y5, Y5
-	VMOVUPD      Y7, (AX)
-	VMOVUPD      Y5, 32(AX)
-	ADDQ         $0x40, AX
+	VADDPD       philoxconst<>+2624(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2560(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2496(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2432(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2368(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2304(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2240(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2176(SB), Y6, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       philoxconst<>+2112(SB), Y6, Y6
+	VMULPD       philoxconst<>+896(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y6
+	VMULPD       philoxconst<>+960(SB), Y4, Y4
+	VADDPD       Y6, Y4, Y4
+	VSQRTPD      Y4, Y3
+	VMULPD       Y3, Y1, Y1
+	VMULPD       Y3, Y2, Y2
+	VUNPCKLPD    Y2, Y1, Y3
+	VUNPCKHPD    Y2, Y1, Y1
+	VPERM2F128   $0x20, Y1, Y3, Y2
+	VPERM2F128   $0x31, Y1, Y3, Y1
+	VMOVUPD      Y2, (AX)
+	VMOVUPD      Y1, 32(AX)
+	ADDQ         $0x00000040, AX
 	DECQ         CX
 	JMP          loop
 
@@ -1200,283 +2486,830 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill32AVX2(dst *float32, groups int, sd float32, ctr *[4]uint32, rk *[20]uint64)
+// func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX2
-TEXT ·fill32AVX2(SB), NOSPLIT, $0-40
+TEXT ·fill64ScaledAVX2(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), AX
 	MOVQ         groups+8(FP), CX
-	MOVQ         ctr+24(FP), DX
-	MOVQ         rk+32(FP), BX
-	VBROADCASTSS sd+16(FP), Y0
-	VPBROADCASTD (DX), Y1
-	VPADDD       philoxconst<>+1280(SB), Y1, Y1
-	VPBROADCASTD 4(DX), Y2
-	VPBROADCASTD 8(DX), Y3
-	VPBROADCASTD 12(DX), Y4
+	MOVQ         pre+32(FP), DX
+	VBROADCASTSD sd+16(FP), Y0
+	MOVL         block+24(FP), BX
+	VMOVD        BX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       philoxconst<>+1408(SB), Y1, Y1
 
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y1, Y2
+	VPSRLQ       $0x20, Y2, Y3
+	VPBROADCASTQ 8(DX), Y4
+	VPXOR        Y4, Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPSRLQ       $0x20, Y3, Y4
+	VPBROADCASTQ 16(DX), Y5
+	VPXOR        Y5, Y4, Y4
+	VPBROADCASTQ 24(DX), Y5
+	VPXOR        Y5, Y2, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y4, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y4, Y5
+	VPSRLQ       $0x20, Y2, Y6
+	VPBROADCASTQ 32(DX), Y7
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y7, Y6, Y6
+	VPBROADCASTQ 40(DX), Y3
+	VPXOR        Y3, Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y5
+	VPSRLQ       $0x20, Y3, Y6
 	VPSRLQ       $0x20, Y5, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ (BX), Y9
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 8(BX), Y9
+	VPBROADCASTQ 48(DX), Y8
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 56(DX), Y2
+	VPXOR        Y4, Y6, Y6
+	VPXOR        Y2, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y4
+	VPSRLQ       $0x20, Y2, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPBROADCASTQ 64(DX), Y8
+	VPXOR        Y5, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 72(DX), Y5
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y5, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y5
+	VPSRLQ       $0x20, Y3, Y6
+	VPSRLQ       $0x20, Y5, Y7
+	VPBROADCASTQ 80(DX), Y8
 	VPXOR        Y4, Y7, Y7
-	VPXOR        Y9, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y8
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
-	VPSRLQ       $0x20, Y8, Y9
-	VPSRLQ       $0x20, Y7, Y12
-	VPBROADCASTQ 16(BX), Y13
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 24(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 32(BX), Y13
-	VPXOR        Y7, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 40(BX), Y7
-	VPXOR        Y8, Y9, Y9
-	VPXOR        Y7, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 48(BX), Y13
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 56(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 64(BX), Y13
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 72(BX), Y8
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y8, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 80(BX), Y13
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 88(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 96(BX), Y13
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 104(BX), Y8
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y8, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 112(BX), Y13
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 120(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y6
-	VPSRLQ       $0x20, Y5, Y9
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 128(BX), Y13
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 136(BX), Y8
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y8, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 144(BX), Y13
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 152(BX), Y6
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y9, Y9
-	VPADDD       philoxconst<>+1408(SB), Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y12, Y12
-	VSUBPD       philoxconst<>+384(SB), Y12, Y12
-	VMULPD       philoxconst<>+832(SB), Y12, Y12
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 88(DX), Y4
+	VPXOR        Y2, Y6, Y6
+	VPXOR        Y4, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y4
+	VPSRLQ       $0x20, Y2, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPBROADCASTQ 96(DX), Y8
+	VPXOR        Y5, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 104(DX), Y5
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y5, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y5
+	VPSRLQ       $0x20, Y3, Y6
+	VPSRLQ       $0x20, Y5, Y7
+	VPBROADCASTQ 112(DX), Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 120(DX), Y4
+	VPXOR        Y2, Y6, Y6
+	VPXOR        Y4, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y4
+	VPSRLQ       $0x20, Y2, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPBROADCASTQ 128(DX), Y8
+	VPXOR        Y5, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 136(DX), Y5
+	VPXOR        Y3, Y6, Y6
+	VPXOR        Y5, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y5
+	VPSRLQ       $0x20, Y3, Y6
+	VPSRLQ       $0x20, Y5, Y7
+	VPBROADCASTQ 144(DX), Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 152(DX), Y4
+	VPXOR        Y2, Y6, Y6
+	VPXOR        Y4, Y6, Y6
+	VPADDD       philoxconst<>+1472(SB), Y1, Y1
+	VPSLLQ       $0x20, Y3, Y2
+	VPBLENDD     $0xaa, Y2, Y6, Y6
+	VPSRLQ       $0x0b, Y6, Y6
+	VPSRLQ       $0x20, Y6, Y2
+	VPOR         philoxconst<>+256(SB), Y2, Y2
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
+	VSUBPD       philoxconst<>+320(SB), Y2, Y2
+	VADDPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y2, Y2
+	VMULPD       philoxconst<>+704(SB), Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y2, Y3
+	VROUNDPD     $0x01, Y3, Y3
+	VSUBPD       Y3, Y2, Y2
+	VMULPD       philoxconst<>+1216(SB), Y2, Y2
+	VMULPD       Y2, Y2, Y4
+	VMULPD       philoxconst<>+3328(SB), Y4, Y6
+	VADDPD       philoxconst<>+3264(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+3200(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+3136(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+3072(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+3008(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+2944(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+2880(SB), Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       philoxconst<>+2816(SB), Y6, Y6
+	VMULPD       Y2, Y6, Y6
+	VMULPD       philoxconst<>+3968(SB), Y4, Y2
+	VADDPD       philoxconst<>+3904(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3840(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3776(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3712(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3648(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3584(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3520(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3456(SB), Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       philoxconst<>+3392(SB), Y2, Y2
+	VADDPD       philoxconst<>+192(SB), Y3, Y3
+	VPSLLQ       $0x3f, Y3, Y4
+	VPSLLQ       $0x3e, Y3, Y8
+	VBLENDVPD    Y4, Y2, Y6, Y3
+	VBLENDVPD    Y4, Y6, Y2, Y2
+	VPAND        philoxconst<>+1280(SB), Y8, Y8
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y8, Y3, Y3
+	VPXOR        Y4, Y2, Y2
+	VPSLLQ       $0x20, Y5, Y4
+	VPBLENDD     $0xaa, Y4, Y7, Y7
+	VPSRLQ       $0x0b, Y7, Y7
+	VPSRLQ       $0x20, Y7, Y4
+	VPOR         philoxconst<>+256(SB), Y4, Y4
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
+	VSUBPD       philoxconst<>+320(SB), Y4, Y4
+	VADDPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+512(SB), Y4, Y4
+	VMULPD       philoxconst<>+640(SB), Y4, Y4
+	VPSRLQ       $0x34, Y4, Y5
+	VPOR         philoxconst<>+192(SB), Y5, Y5
+	VPAND        philoxconst<>+1024(SB), Y4, Y4
+	VPOR         philoxconst<>+576(SB), Y4, Y4
+	VSUBPD       philoxconst<>+448(SB), Y5, Y5
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y4, Y6
+	VMULPD       philoxconst<>+512(SB), Y4, Y7
+	VBLENDVPD    Y6, Y7, Y4, Y4
+	VADDPD       philoxconst<>+576(SB), Y5, Y7
+	VBLENDVPD    Y6, Y7, Y5, Y5
+	VSUBPD       philoxconst<>+576(SB), Y4, Y6
+	VADDPD       philoxconst<>+576(SB), Y4, Y4
+	VDIVPD       Y4, Y6, Y4
+	VMULPD       Y4, Y4, Y6
+	VMULPD       philoxconst<>+2752(SB), Y6, Y7
+	VADDPD       philoxconst<>+2688(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2624(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2560(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2496(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2432(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2368(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2304(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2240(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2176(SB), Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       philoxconst<>+2112(SB), Y7, Y7
+	VMULPD       philoxconst<>+896(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y7
+	VMULPD       philoxconst<>+960(SB), Y5, Y5
+	VADDPD       Y7, Y5, Y5
+	VSQRTPD      Y5, Y4
+	VMULPD       Y4, Y2, Y2
+	VMULPD       Y4, Y3, Y3
+	VMULPD       Y0, Y2, Y2
+	VMULPD       Y0, Y3, Y3
+	VUNPCKLPD    Y3, Y2, Y4
+	VUNPCKHPD    Y3, Y2, Y2
+	VPERM2F128   $0x20, Y2, Y4, Y3
+	VPERM2F128   $0x31, Y2, Y4, Y2
+	VMOVUPD      Y3, (AX)
+	VMOVUPD      Y2, 32(AX)
+	ADDQ         $0x00000040, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32AVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX2
+TEXT ·fill32AVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+20(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       philoxconst<>+1408(SB), Y0, Y0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y1
+	VPSRLQ       $0x20, Y1, Y2
+	VPBROADCASTQ 8(DX), Y3
+	VPXOR        Y3, Y2, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y2, Y3
+	VPBROADCASTQ 16(DX), Y6
+	VPXOR        Y6, Y3, Y3
+	VPBROADCASTQ 24(DX), Y6
+	VPXOR        Y6, Y1, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
+	VPSRLQ       $0x20, Y3, Y6
+	VPSRLQ       $0x20, Y1, Y7
+	VPBROADCASTQ 32(DX), Y8
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y8, Y7, Y7
+	VPBROADCASTQ 40(DX), Y2
+	VPXOR        Y2, Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y6
+	VPSRLQ       $0x20, Y2, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPBROADCASTQ 48(DX), Y9
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 56(DX), Y1
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y1, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
+	VPSRLQ       $0x20, Y1, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPBROADCASTQ 64(DX), Y9
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 72(DX), Y6
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y6, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y2, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPBROADCASTQ 80(DX), Y9
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 88(DX), Y3
+	VPXOR        Y1, Y7, Y7
+	VPXOR        Y3, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
+	VPSRLQ       $0x20, Y1, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPBROADCASTQ 96(DX), Y9
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 104(DX), Y6
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y6, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y2, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPBROADCASTQ 112(DX), Y9
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 120(DX), Y3
+	VPXOR        Y1, Y7, Y7
+	VPXOR        Y3, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
+	VPSRLQ       $0x20, Y1, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPBROADCASTQ 128(DX), Y9
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 136(DX), Y6
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y6, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y2, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPBROADCASTQ 144(DX), Y9
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 152(DX), Y3
+	VPXOR        Y1, Y7, Y7
+	VPXOR        Y3, Y7, Y7
+	VPADDD       philoxconst<>+1472(SB), Y0, Y0
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
+	VSUBPD       philoxconst<>+384(SB), Y6, Y6
+	VMULPD       philoxconst<>+832(SB), Y6, Y6
+	VADDPD       philoxconst<>+512(SB), Y6, Y1
+	VROUNDPD     $0x01, Y1, Y1
+	VSUBPD       Y1, Y6, Y3
+	VMULPD       philoxconst<>+1216(SB), Y3, Y3
+	VMULPD       Y3, Y3, Y6
+	VMULPD       philoxconst<>+3328(SB), Y6, Y9
+	VADDPD       philoxconst<>+3264(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+3200(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+3136(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+3072(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+3008(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+2944(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+2880(SB), Y9, Y9
+	VMULPD       Y6, Y9, Y9
+	VADDPD       philoxconst<>+2816(SB), Y9, Y9
+	VMULPD       Y3, Y9, Y9
+	VMULPD       philoxconst<>+3968(SB), Y6, Y3
+	VADDPD       philoxconst<>+3904(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3840(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3776(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3712(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3648(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3584(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3520(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3456(SB), Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       philoxconst<>+3392(SB), Y3, Y3
+	VADDPD       philoxconst<>+192(SB), Y1, Y1
+	VPSLLQ       $0x3f, Y1, Y6
+	VPSLLQ       $0x3e, Y1, Y10
+	VBLENDVPD    Y6, Y3, Y9, Y1
+	VBLENDVPD    Y6, Y9, Y3, Y3
+	VPAND        philoxconst<>+1280(SB), Y10, Y10
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y10, Y1, Y1
+	VPXOR        Y6, Y3, Y3
 	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y8, Y8
 	VSUBPD       philoxconst<>+384(SB), Y8, Y8
-	VMULPD       philoxconst<>+832(SB), Y8, Y8
-	VPSRLQ       $0x34, Y12, Y5
-	VPOR         philoxconst<>+192(SB), Y5, Y5
-	VPAND        philoxconst<>+896(SB), Y12, Y6
-	VPOR         philoxconst<>+576(SB), Y6, Y6
-	VSUBPD       philoxconst<>+448(SB), Y5, Y5
-	VCMPPD       $0x1e, philoxconst<>+960(SB), Y6, Y12
-	VMULPD       philoxconst<>+512(SB), Y6, Y13
-	VBLENDVPD    Y12, Y13, Y6, Y6
-	VADDPD       philoxconst<>+576(SB), Y5, Y13
-	VBLENDVPD    Y12, Y13, Y5, Y5
-	VSUBPD       philoxconst<>+576(SB), Y6, Y12
-	VADDPD       philoxconst<>+576(SB), Y6, Y6
-	VDIVPD       Y6, Y12, Y6
-	VMULPD       Y6, Y6, Y12
-	VMULPD       philoxconst<>+2368(SB), Y12, Y13
-	VADDPD       philoxconst<>+2304(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2240(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2176(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2112(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2048(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+1984(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+1920(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+1856(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+1792(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+1728(SB), Y13, Y13
-	VADDPD       Y6, Y6, Y6
-	VMULPD       Y13, Y6, Y13
-	VMULPD       philoxconst<>+1024(SB), Y5, Y5
-	VADDPD       Y13, Y5, Y5
-	VMULPD       philoxconst<>+704(SB), Y5, Y5
-	VSQRTPD      Y5, Y5
-	VMULPD       philoxconst<>+640(SB), Y8, Y6
-	VADDPD       philoxconst<>+512(SB), Y6, Y8
-	VROUNDPD     $0x01, Y8, Y8
-	VSUBPD       Y8, Y6, Y6
-	VMULPD       philoxconst<>+1088(SB), Y6, Y6
-	VMULPD       Y6, Y6, Y12
-	VMULPD       philoxconst<>+2944(SB), Y12, Y13
-	VADDPD       philoxconst<>+2880(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2816(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2752(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2688(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2624(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2560(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2496(SB), Y13, Y13
-	VMULPD       Y12, Y13, Y13
-	VADDPD       philoxconst<>+2432(SB), Y13, Y13
-	VMULPD       Y6, Y13, Y13
-	VMULPD       philoxconst<>+3584(SB), Y12, Y6
-	VADDPD       philoxconst<>+3520(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
-	VADDPD       philoxconst<>+3456(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
-	VADDPD       philoxconst<>+3392(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
-	VADDPD       philoxconst<>+3328(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
+	VMULPD       philoxconst<>+768(SB), Y8, Y8
+	VPSRLQ       $0x34, Y8, Y6
+	VPOR         philoxconst<>+192(SB), Y6, Y6
+	VPAND        philoxconst<>+1024(SB), Y8, Y8
+	VPOR         philoxconst<>+576(SB), Y8, Y8
+	VSUBPD       philoxconst<>+448(SB), Y6, Y6
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y8, Y9
+	VMULPD       philoxconst<>+512(SB), Y8, Y10
+	VBLENDVPD    Y9, Y10, Y8, Y8
+	VADDPD       philoxconst<>+576(SB), Y6, Y10
+	VBLENDVPD    Y9, Y10, Y6, Y6
+	VSUBPD       philoxconst<>+576(SB), Y8, Y9
+	VADDPD       philoxconst<>+576(SB), Y8, Y8
+	VDIVPD       Y8, Y9, Y8
+	VMULPD       Y8, Y8, Y9
+	VMULPD       philoxconst<>+2752(SB), Y9, Y10
+	VADDPD       philoxconst<>+2688(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2624(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2560(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2496(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2432(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2368(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2304(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2240(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2176(SB), Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VADDPD       philoxconst<>+2112(SB), Y10, Y10
+	VMULPD       philoxconst<>+896(SB), Y8, Y8
+	VMULPD       Y10, Y8, Y10
+	VMULPD       philoxconst<>+960(SB), Y6, Y6
+	VADDPD       Y10, Y6, Y6
+	VSQRTPD      Y6, Y6
+	VMULPD       Y6, Y3, Y3
+	VMULPD       Y6, Y1, Y1
+	VCVTPD2PSY   Y3, X4
+	VCVTPD2PSY   Y1, X1
+	VINSERTF128  $0x01, X1, Y4, Y4
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y2, Y2
+	VSUBPD       philoxconst<>+384(SB), Y2, Y2
+	VMULPD       philoxconst<>+832(SB), Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y2, Y1
+	VROUNDPD     $0x01, Y1, Y1
+	VSUBPD       Y1, Y2, Y2
+	VMULPD       philoxconst<>+1216(SB), Y2, Y2
+	VMULPD       Y2, Y2, Y3
+	VMULPD       philoxconst<>+3328(SB), Y3, Y6
 	VADDPD       philoxconst<>+3264(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
+	VMULPD       Y3, Y6, Y6
 	VADDPD       philoxconst<>+3200(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
+	VMULPD       Y3, Y6, Y6
 	VADDPD       philoxconst<>+3136(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
+	VMULPD       Y3, Y6, Y6
 	VADDPD       philoxconst<>+3072(SB), Y6, Y6
-	VMULPD       Y12, Y6, Y6
+	VMULPD       Y3, Y6, Y6
 	VADDPD       philoxconst<>+3008(SB), Y6, Y6
-	VADDPD       philoxconst<>+192(SB), Y8, Y8
-	VPSLLQ       $0x3f, Y8, Y12
-	VPSLLQ       $0x3e, Y8, Y14
-	VBLENDVPD    Y12, Y6, Y13, Y8
-	VBLENDVPD    Y12, Y13, Y6, Y6
-	VPAND        philoxconst<>+1152(SB), Y14, Y14
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y8, Y8
-	VPXOR        Y12, Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VMULPD       Y5, Y8, Y8
-	VCVTPD2PSY   Y6, X10
-	VCVTPD2PSY   Y8, X11
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
-	VSUBPD       philoxconst<>+384(SB), Y9, Y9
-	VMULPD       philoxconst<>+832(SB), Y9, Y9
+	VMULPD       Y3, Y6, Y6
+	VADDPD       philoxconst<>+2944(SB), Y6, Y6
+	VMULPD       Y3, Y6, Y6
+	VADDPD       philoxconst<>+2880(SB), Y6, Y6
+	VMULPD       Y3, Y6, Y6
+	VADDPD       philoxconst<>+2816(SB), Y6, Y6
+	VMULPD       Y2, Y6, Y6
+	VMULPD       philoxconst<>+3968(SB), Y3, Y2
+	VADDPD       philoxconst<>+3904(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3840(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3776(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3712(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3648(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3584(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3520(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3456(SB), Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       philoxconst<>+3392(SB), Y2, Y2
+	VADDPD       philoxconst<>+192(SB), Y1, Y1
+	VPSLLQ       $0x3f, Y1, Y3
+	VPSLLQ       $0x3e, Y1, Y8
+	VBLENDVPD    Y3, Y2, Y6, Y1
+	VBLENDVPD    Y3, Y6, Y2, Y2
+	VPAND        philoxconst<>+1280(SB), Y8, Y8
+	VPXOR        Y8, Y3, Y3
+	VPXOR        Y8, Y1, Y1
+	VPXOR        Y3, Y2, Y2
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
+	VSUBPD       philoxconst<>+384(SB), Y7, Y7
+	VMULPD       philoxconst<>+768(SB), Y7, Y7
+	VPSRLQ       $0x34, Y7, Y3
+	VPOR         philoxconst<>+192(SB), Y3, Y3
+	VPAND        philoxconst<>+1024(SB), Y7, Y6
+	VPOR         philoxconst<>+576(SB), Y6, Y6
+	VSUBPD       philoxconst<>+448(SB), Y3, Y3
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y6, Y7
+	VMULPD       philoxconst<>+512(SB), Y6, Y8
+	VBLENDVPD    Y7, Y8, Y6, Y6
+	VADDPD       philoxconst<>+576(SB), Y3, Y8
+	VBLENDVPD    Y7, Y8, Y3, Y3
+	VSUBPD       philoxconst<>+576(SB), Y6, Y7
+	VADDPD       philoxconst<>+576(SB), Y6, Y6
+	VDIVPD       Y6, Y7, Y6
+	VMULPD       Y6, Y6, Y7
+	VMULPD       philoxconst<>+2752(SB), Y7, Y8
+	VADDPD       philoxconst<>+2688(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2624(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2560(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2496(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2432(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2368(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2304(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2240(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2176(SB), Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       philoxconst<>+2112(SB), Y8, Y8
+	VMULPD       philoxconst<>+896(SB), Y6, Y6
+	VMULPD       Y8, Y6, Y8
+	VMULPD       philoxconst<>+960(SB), Y3, Y3
+	VADDPD       Y8, Y3, Y3
+	VSQRTPD      Y3, Y3
+	VMULPD       Y3, Y2, Y2
+	VMULPD       Y3, Y1, Y1
+	VCVTPD2PSY   Y2, X5
+	VCVTPD2PSY   Y1, X1
+	VINSERTF128  $0x01, X1, Y5, Y5
+	VPERM2F128   $0x20, Y5, Y4, Y1
+	VPERM2F128   $0x31, Y5, Y4, Y2
+	VUNPCKLPS    Y2, Y1, Y3
+	VUNPCKHPS    Y2, Y1, Y1
+	VPERMPD      $0xd8, Y3, Y3
+	VPERMPD      $0xd8, Y1, Y1
+	VMOVUPS      Y3, (AX)
+	VMOVUPS      Y1, 32(AX)
+	ADDQ         $0x00000040, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32ScaledAVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX2
+TEXT ·fill32ScaledAVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	VBROADCASTSS sd+16(FP), Y0
+	MOVL         block+20(FP), BX
+	VMOVD        BX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD       philoxconst<>+1408(SB), Y1, Y1
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPMULUDQ     philoxconst<>+0(SB), Y1, Y2
+	VPSRLQ       $0x20, Y2, Y3
+	VPBROADCASTQ 8(DX), Y4
+	VPXOR        Y4, Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPSRLQ       $0x20, Y3, Y4
+	VPBROADCASTQ 16(DX), Y7
+	VPXOR        Y7, Y4, Y4
+	VPBROADCASTQ 24(DX), Y7
+	VPXOR        Y7, Y2, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y4, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y2, Y8
+	VPBROADCASTQ 32(DX), Y9
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y9, Y8, Y8
+	VPBROADCASTQ 40(DX), Y3
+	VPXOR        Y3, Y7, Y7
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPBROADCASTQ 48(DX), Y10
+	VPXOR        Y2, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 56(DX), Y2
+	VPXOR        Y4, Y8, Y8
+	VPXOR        Y2, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
+	VPSRLQ       $0x20, Y2, Y8
+	VPSRLQ       $0x20, Y4, Y9
+	VPBROADCASTQ 64(DX), Y10
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 72(DX), Y7
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y7, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPBROADCASTQ 80(DX), Y10
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 88(DX), Y4
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y4, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
+	VPSRLQ       $0x20, Y2, Y8
+	VPSRLQ       $0x20, Y4, Y9
+	VPBROADCASTQ 96(DX), Y10
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 104(DX), Y7
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y7, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPBROADCASTQ 112(DX), Y10
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 120(DX), Y4
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y4, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
+	VPSRLQ       $0x20, Y2, Y8
+	VPSRLQ       $0x20, Y4, Y9
+	VPBROADCASTQ 128(DX), Y10
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 136(DX), Y7
+	VPXOR        Y3, Y8, Y8
+	VPXOR        Y7, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPBROADCASTQ 144(DX), Y10
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y10, Y9, Y9
+	VPBROADCASTQ 152(DX), Y4
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y4, Y8, Y8
+	VPADDD       philoxconst<>+1472(SB), Y1, Y1
 	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
 	VSUBPD       philoxconst<>+384(SB), Y7, Y7
 	VMULPD       philoxconst<>+832(SB), Y7, Y7
-	VPSRLQ       $0x34, Y9, Y5
-	VPOR         philoxconst<>+192(SB), Y5, Y5
-	VPAND        philoxconst<>+896(SB), Y9, Y6
-	VPOR         philoxconst<>+576(SB), Y6, Y6
-	VSUBPD       philoxconst<>+448(SB), Y5, Y5
-	VCMPPD       $0x1e, philoxconst<>+960(SB), Y6, Y8
-	VMULPD       philoxconst<>+512(SB), Y6, Y9
-	VBLENDVPD    Y8, Y9, Y6, Y6
-	VADDPD       philoxconst<>+576(SB), Y5, Y9
-	VBLENDVPD    Y8, Y9, Y5, Y5
-	VSUBPD       philoxconst<>+576(SB), Y6, Y8
-	VADDPD       philoxconst<>+576(SB), Y6, Y6
-	VDIVPD       Y6, Y8, Y6
-	VMULPD       Y6, Y6, Y8
-	VMULPD       philoxconst<>+2368(SB), Y8, Y9
-	VADDPD       philoxconst<>+2304(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2240(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2176(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2112(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2048(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1984(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1920(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1856(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1792(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+1728(SB), Y9, Y9
-	VADDPD       Y6, Y6, Y6
-	VMULPD       Y9, Y6, Y9
-	VMULPD       philoxconst<>+1024(SB), Y5, Y5
-	VADDPD       Y9, Y5, Y5
-	VMULPD       philoxconst<>+704(SB), Y5, Y5
-	VSQRTPD      Y5, Y5
-	VMULPD       philoxconst<>+640(SB), Y7, Y6
-	VADDPD       philoxconst<>+512(SB), Y6, Y7
-	VROUNDPD     $0x01, Y7, Y7
-	VSUBPD       Y7, Y6, Y6
-	VMULPD       philoxconst<>+1088(SB), Y6, Y6
-	VMULPD       Y6, Y6, Y8
-	VMULPD       philoxconst<>+2944(SB), Y8, Y9
-	VADDPD       philoxconst<>+2880(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2816(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
-	VADDPD       philoxconst<>+2752(SB), Y9, Y9
-	VMULPD       Y8, Y9, Y9
+	VADDPD       philoxconst<>+512(SB), Y7, Y2
+	VROUNDPD     $0x01, Y2, Y2
+	VSUBPD       Y2, Y7, Y4
+	VMULPD       philoxconst<>+1216(SB), Y4, Y4
+	VMULPD       Y4, Y4, Y7
+	VMULPD       philoxconst<>+3328(SB), Y7, Y10
+	VADDPD       philoxconst<>+3264(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+3200(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+3136(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+3072(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+3008(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+2944(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+2880(SB), Y10, Y10
+	VMULPD       Y7, Y10, Y10
+	VADDPD       philoxconst<>+2816(SB), Y10, Y10
+	VMULPD       Y4, Y10, Y10
+	VMULPD       philoxconst<>+3968(SB), Y7, Y4
+	VADDPD       philoxconst<>+3904(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3840(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3776(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3712(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3648(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3584(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3520(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3456(SB), Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       philoxconst<>+3392(SB), Y4, Y4
+	VADDPD       philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ       $0x3f, Y2, Y7
+	VPSLLQ       $0x3e, Y2, Y11
+	VBLENDVPD    Y7, Y4, Y10, Y2
+	VBLENDVPD    Y7, Y10, Y4, Y4
+	VPAND        philoxconst<>+1280(SB), Y11, Y11
+	VPXOR        Y11, Y7, Y7
+	VPXOR        Y11, Y2, Y2
+	VPXOR        Y7, Y4, Y4
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
+	VSUBPD       philoxconst<>+384(SB), Y9, Y9
+	VMULPD       philoxconst<>+768(SB), Y9, Y9
+	VPSRLQ       $0x34, Y9, Y7
+	VPOR         philoxconst<>+192(SB), Y7, Y7
+	VPAND        philoxconst<>+1024(SB), Y9, Y9
+	VPOR         philoxconst<>+576(SB), Y9, Y9
+	VSUBPD       philoxconst<>+448(SB), Y7, Y7
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y9, Y10
+	VMULPD       philoxconst<>+512(SB), Y9, Y11
+	VBLENDVPD    Y10, Y11, Y9, Y9
+	VADDPD       philoxconst<>+576(SB), Y7, Y11
+	VBLENDVPD    Y10, Y11, Y7, Y7
+	VSUBPD       philoxconst<>+576(SB), Y9, Y10
+	VADDPD       philoxconst<>+576(SB), Y9, Y9
+	VDIVPD       Y9, Y10, Y9
+	VMULPD       Y9, Y9, Y10
+	VMULPD       philoxconst<>+2752(SB), Y10, Y11
+	VADDPD       philoxconst<>+2688(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2624(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2560(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2496(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2432(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2368(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2304(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2240(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2176(SB), Y11, Y11
+	VMULPD       Y10, Y11, Y11
+	VADDPD       philoxconst<>+2112(SB), Y11, Y11
+	VMULPD       philoxconst<>+896(SB), Y9, Y9
+	VMULPD       Y11, Y9, Y11
+	VMULPD       philoxconst<>+960(SB), Y7, Y7
+	VADDPD       Y11, Y7, Y7
+	VSQRTPD      Y7, Y7
+	VMULPD       Y7, Y4, Y4
+	VMULPD       Y7, Y2, Y2
+	VCVTPD2PSY   Y4, X5
+	VCVTPD2PSY   Y2, X2
+	VINSERTF128  $0x01, X2, Y5, Y5
+	VMULPS       Y0, Y5, Y5
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y3, Y3
+	VSUBPD       philoxconst<>+384(SB), Y3, Y3
+	VMULPD       philoxconst<>+832(SB), Y3, Y3
+	VADDPD       philoxconst<>+512(SB), Y3, Y2
+	VROUNDPD     $0x01, Y2, Y2
+	VSUBPD       Y2, Y3, Y3
+	VMULPD       philoxconst<>+1216(SB), Y3, Y3
+	VMULPD       Y3, Y3, Y4
+	VMULPD       philoxconst<>+3328(SB), Y4, Y7
+	VADDPD       philoxconst<>+3264(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+3200(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+3136(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+3072(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+3008(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+2944(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+2880(SB), Y7, Y7
+	VMULPD       Y4, Y7, Y7
+	VADDPD       philoxconst<>+2816(SB), Y7, Y7
+	VMULPD       Y3, Y7, Y7
+	VMULPD       philoxconst<>+3968(SB), Y4, Y3
+	VADDPD       philoxconst<>+3904(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3840(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3776(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3712(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3648(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3584(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3520(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3456(SB), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       philoxconst<>+3392(SB), Y3, Y3
+	VADDPD       philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ       $0x3f, Y2, Y4
+	VPSLLQ       $0x3e, Y2, Y9
+	VBLENDVPD    Y4, Y3, Y7, Y2
+	VBLENDVPD    Y4, Y7, Y3, Y3
+	VPAND        philoxconst<>+1280(SB), Y9, Y9
+	VPXOR        Y9, Y4, Y4
+	VPXOR        Y9, Y2, Y2
+	VPXOR        Y4, Y3, Y3
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y8, Y8
+	VSUBPD       philoxconst<>+384(SB), Y8, Y8
+	VMULPD       philoxconst<>+768(SB), Y8, Y8
+	VPSRLQ       $0x34, Y8, Y4
+	VPOR         philoxconst<>+192(SB), Y4, Y4
+	VPAND        philoxconst<>+1024(SB), Y8, Y7
+	VPOR         philoxconst<>+576(SB), Y7, Y7
+	VSUBPD       philoxconst<>+448(SB), Y4, Y4
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y7, Y8
+	VMULPD       philoxconst<>+512(SB), Y7, Y9
+	VBLENDVPD    Y8, Y9, Y7, Y7
+	VADDPD       philoxconst<>+576(SB), Y4, Y9
+	VBLENDVPD    Y8, Y9, Y4, Y4
+	VSUBPD       philoxconst<>+576(SB), Y7, Y8
+	VADDPD       philoxconst<>+576(SB), Y7, Y7
+	VDIVPD       Y7, Y8, Y7
+	VMULPD       Y7, Y7, Y8
+	VMULPD       philoxconst<>+2752(SB), Y8, Y9
 	VADDPD       philoxconst<>+2688(SB), Y9, Y9
 	VMULPD       Y8, Y9, Y9
 	VADDPD       philoxconst<>+2624(SB), Y9, Y9
@@ -1486,49 +3319,36 @@ loop:
 	VADDPD       philoxconst<>+2496(SB), Y9, Y9
 	VMULPD       Y8, Y9, Y9
 	VADDPD       philoxconst<>+2432(SB), Y9, Y9
-	VMULPD       Y6, Y9, Y9
-	VMULPD       philoxconst<>+3584(SB), Y8, Y6
-	VADDPD       philoxconst<>+3520(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3456(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3392(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3328(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3264(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3200(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3136(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3072(SB), Y6, Y6
-	VMULPD       Y8, Y6, Y6
-	VADDPD       philoxconst<>+3008(SB), Y6, Y6
-	VADDPD       philoxconst<>+192(SB), Y7, Y7
-	VPSLLQ       $0x3f, Y7, Y8
-	VPSLLQ       $0x3e, Y7, Y12
-	VBLENDVPD    Y8, Y6, Y9, Y7
-	VBLENDVPD    Y8, Y9, Y6, Y6
-	VPAND        philoxconst<>+1152(SB), Y12, Y12
-	VPXOR        Y12, Y8, Y8
-	VPXOR        Y12, Y7, Y7
-	VPXOR        Y8, Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VMULPD       Y5, Y7, Y7
-	VCVTPD2PSY   Y6, X5
-	VCVTPD2PSY   Y7, X6
-	VINSERTF128  $0x01, X5, Y10, Y10
-	VINSERTF128  $0x01, X6, Y11, Y11
-	VMULPS       Y0, Y10, Y10
-	VMULPS       Y0, Y11, Y11
-	VUNPCKLPS    Y11, Y10, Y5
-	VUNPCKHPS    Y11, Y10, Y6
-	VPERMPD      $0xd8, Y5, Y5
-	VPERMPD      $0xd8, Y6, Y6
-	VMOVUPS      Y5, (AX)
-	VMOVUPS      Y6, 32(AX)
-	ADDQ         $0x40, AX
+	VMULPD       Y8, Y9, Y9
+	VADDPD       philoxconst<>+2368(SB), Y9, Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       philoxconst<>+2304(SB), Y9, Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       philoxconst<>+2240(SB), Y9, Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       philoxconst<>+2176(SB), Y9, Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       philoxconst<>+2112(SB), Y9, Y9
+	VMULPD       philoxconst<>+896(SB), Y7, Y7
+	VMULPD       Y9, Y7, Y9
+	VMULPD       philoxconst<>+960(SB), Y4, Y4
+	VADDPD       Y9, Y4, Y4
+	VSQRTPD      Y4, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       Y4, Y2, Y2
+	VCVTPD2PSY   Y3, X6
+	VCVTPD2PSY   Y2, X2
+	VINSERTF128  $0x01, X2, Y6, Y6
+	VMULPS       Y0, Y6, Y6
+	VPERM2F128   $0x20, Y6, Y5, Y2
+	VPERM2F128   $0x31, Y6, Y5, Y3
+	VUNPCKLPS    Y3, Y2, Y4
+	VUNPCKHPS    Y3, Y2, Y2
+	VPERMPD      $0xd8, Y4, Y4
+	VPERMPD      $0xd8, Y2, Y2
+	VMOVUPS      Y4, (AX)
+	VMOVUPS      Y2, 32(AX)
+	ADDQ         $0x00000040, AX
 	DECQ         CX
 	JMP          loop
 

@@ -4,22 +4,42 @@
 
 package philox
 
-// fill64AVX512 writes groups × 8 blocks of the stream at ctr (its block index, step and trial's two words) under the round keys rk, 2 float64 normals a block times sd, to dst.
+// fill64AVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
 //
 //go:noescape
-func fill64AVX512(dst *float64, groups int, sd float64, ctr *[4]uint32, rk *[20]uint64)
+func fill64AVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 
-// fill32AVX512 writes groups × 8 blocks of the stream at ctr (its block index, step and trial's two words) under the round keys rk, 4 float32 normals a block times sd, to dst.
+// fill64ScaledAVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block times sd, to dst.
 //
 //go:noescape
-func fill32AVX512(dst *float32, groups int, sd float32, ctr *[4]uint32, rk *[20]uint64)
+func fill64ScaledAVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 
-// fill64AVX2 writes groups × 4 blocks of the stream at ctr (its block index, step and trial's two words) under the round keys rk, 2 float64 normals a block times sd, to dst.
+// fill32AVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block (sd unused), to dst.
 //
 //go:noescape
-func fill64AVX2(dst *float64, groups int, sd float64, ctr *[4]uint32, rk *[20]uint64)
+func fill32AVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
 
-// fill32AVX2 writes groups × 4 blocks of the stream at ctr (its block index, step and trial's two words) under the round keys rk, 4 float32 normals a block times sd, to dst.
+// fill32ScaledAVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block times sd, to dst.
 //
 //go:noescape
-func fill32AVX2(dst *float32, groups int, sd float32, ctr *[4]uint32, rk *[20]uint64)
+func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+
+// fill64AVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
+//
+//go:noescape
+func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
+
+// fill64ScaledAVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block times sd, to dst.
+//
+//go:noescape
+func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
+
+// fill32AVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block (sd unused), to dst.
+//
+//go:noescape
+func fill32AVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+
+// fill32ScaledAVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block times sd, to dst.
+//
+//go:noescape
+func fill32ScaledAVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)

@@ -2,6 +2,9 @@ package philox
 
 import (
 	"math"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/cpu"
@@ -246,5 +249,55 @@ func TestFillAtEnd(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// The AVX2 kernels use only what an AVX2 CPU has: the assembler accepts Y16–Y31 (and
+// X16–X31) in instructions with an AVX-512VL encoding, and this CPU would run them, but an
+// AVX2-only CPU would fault; and every kernel requires no more than bestPath checks for
+// (avo's "Requires:" line above each function). Planted: one AVX2 VADDPD's Y3 renamed Y17
+// fails it, as does an AVX2 kernel requiring AVX512F.
+func TestKernelsRequireOnlyTheirPath(t *testing.T) {
+	src, err := os.ReadFile("kernel_amd64.s")
+	if err != nil {
+		t.Fatalf("read the kernels: %v", err)
+	}
+	allowed := map[string]map[string]bool{
+		"AVX2":   {"AVX": true, "AVX2": true},
+		"AVX512": {"AVX": true, "AVX512F": true, "AVX512DQ": true},
+	}
+	wide := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`)
+	var requires string
+	fn, funcs := "", 0
+	for i, line := range strings.Split(string(src), "\n") {
+		if r, ok := strings.CutPrefix(line, "// Requires: "); ok {
+			requires = r
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "TEXT ·"); ok {
+			fn = name[:strings.Index(name, "(")]
+			funcs++
+			isa := "AVX2"
+			if strings.HasSuffix(fn, "AVX512") {
+				isa = "AVX512"
+			} else if !strings.HasSuffix(fn, "AVX2") {
+				t.Fatalf("line %d: %s is neither an AVX2 nor an AVX-512 kernel", i+1, fn)
+			}
+			for _, f := range strings.Split(requires, ", ") {
+				if !allowed[isa][f] {
+					t.Errorf("%s requires %s", fn, f)
+				}
+			}
+			requires = ""
+			continue
+		}
+		if strings.HasSuffix(fn, "AVX2") && !strings.HasPrefix(line, "//") {
+			if m := wide.FindString(line); m != "" {
+				t.Errorf("line %d: %s uses %s, beyond AVX2: %s", i+1, fn, m, strings.TrimSpace(line))
+			}
+		}
+	}
+	if funcs != 8 {
+		t.Fatalf("%d kernels in kernel_amd64.s, want 8", funcs)
 	}
 }

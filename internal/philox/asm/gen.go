@@ -14,6 +14,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 
@@ -42,6 +43,9 @@ var (
 
 func f64(x float64) uint64 { return math.Float64bits(x) }
 
+// ln2 is ln 2 rounded to float64, as transform.go's e*math.Ln2 multiplies by it.
+var ln2 = math.Ln2
+
 func splat(x uint64) [8]uint64 { return [8]uint64{x, x, x, x, x, x, x, x} }
 
 // dwords packs sixteen 32-bit indices into eight quadwords, low first.
@@ -68,10 +72,12 @@ func defineConsts() {
 		{"magic52p1023", splat(f64(0x1p52 + 1023))},
 		{"half", splat(f64(0.5))},
 		{"one", splat(f64(1))},
-		{"four", splat(f64(4))},
-		{"minus2", splat(f64(-2))},
 		{"p53", splat(f64(0x1p-53))},
+		{"p51", splat(f64(0x1p-51))},
 		{"p32", splat(f64(0x1p-32))},
+		{"p30", splat(f64(0x1p-30))},
+		{"minus4", splat(f64(-4))},
+		{"minus2ln2", splat(f64(-2 * ln2))}, // −2 times ln 2 rounded: exact
 		{"mant", splat(1<<52 - 1)},
 		{"sqrt2", splat(f64(math.Sqrt2))},
 		{"ln2", splat(f64(math.Ln2))},
@@ -79,8 +85,12 @@ func defineConsts() {
 		{"sign", splat(1 << 63)},
 		{"bit0", splat(1)},
 		{"iota", [8]uint64{0, 1, 2, 3, 4, 5, 6, 7}},
-		{"eight", splat(8)},
-		{"fourq", splat(4)},
+		{"q4", splat(4)},
+		{"q8", splat(8)},
+		{"q16", splat(16)},
+		{"q24", splat(24)},
+		{"q32", splat(32)},
+		{"q12", splat(12)},
 		// VPERMT2PD's tables: cosines in 0–7, sines in 8–15, pairs in block order.
 		{"pairlo", [8]uint64{0, 8, 1, 9, 2, 10, 3, 11}},
 		{"pairhi", [8]uint64{4, 12, 5, 13, 6, 14, 7, 15}},
@@ -115,15 +125,18 @@ func k(name string) Mem {
 	return consts.Offset(off)
 }
 
-// isa is the kernel's width: 512-bit registers with AVX-512's masks, ternary logic and
-// quadword conversions, or 256-bit ones with AVX2's blends and the magic-number
-// conversions.
+// isa is the kernel's width: 512-bit registers with AVX-512's masks, ternary logic,
+// exponent and mantissa extraction and quadword conversions, or 256-bit ones with AVX2's
+// blends and magic-number conversions. A kernel runs groups groups of lanes() blocks side
+// by side, instruction by instruction, so that the long dependency chains (ten rounds, a
+// division, a square root, three Horner series) of one group overlap the others'.
 type isa struct {
-	name string // AVX512 or AVX2
-	zmm  bool
+	name   string // AVX512 or AVX2
+	zmm    bool
+	groups int
 }
 
-// lanes is the blocks a step runs: one a 64-bit lane.
+// lanes is the blocks a group runs: one a 64-bit lane.
 func (a isa) lanes() int {
 	if a.zmm {
 		return 8
@@ -131,302 +144,407 @@ func (a isa) lanes() int {
 	return 4
 }
 
-func (a isa) vec() reg.VecVirtual {
-	if a.zmm {
-		return ZMM()
+// vs is one register a group.
+type vs []reg.VecVirtual
+
+func (a isa) vecs() vs {
+	v := make(vs, a.groups)
+	for g := range v {
+		if a.zmm {
+			v[g] = ZMM()
+		} else {
+			v[g] = YMM()
+		}
 	}
-	return YMM()
+	return v
 }
 
+// each emits f for every group.
+func (a isa) each(f func(g int)) {
+	for g := range a.groups {
+		f(g)
+	}
+}
+
+// op2 emits op(src, dst) a group, op3 op(src2, src1, dst); m2 and m3 the same with a
+// memory (constant) first operand shared by the groups.
+func (a isa) op3(op func(...Op), x, y, dst vs) { a.each(func(g int) { op(x[g], y[g], dst[g]) }) }
+func (a isa) m3(op func(...Op), m Mem, y, dst vs) {
+	a.each(func(g int) { op(m, y[g], dst[g]) })
+}
+func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
+	a.each(func(g int) { op(Imm(imm), x[g], dst[g]) })
+}
+
+// fixed adapts a three-operand VEX-only instruction to the variadic form op3 takes.
+func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[1], o[2]) } }
+
 // xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key).
-func (a isa) xor3(key Mem, src, dst reg.VecVirtual) {
+func (a isa) xor3(key Mem, src, dst vs) {
 	if a.zmm {
-		VPTERNLOGQ_BCST(Imm(0x96), key, src, dst)
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x96), key, src[g], dst[g]) })
 		return
 	}
 	t := YMM()
 	VPBROADCASTQ(key, t)
-	VPXOR(src, dst, dst)
-	VPXOR(t, dst, dst)
+	a.each(func(g int) { VPXOR(src[g], dst[g], dst[g]) })
+	a.each(func(g int) { VPXOR(t, dst[g], dst[g]) })
 }
 
-// philox runs the ten rounds on the lanes' counters (c0 each lane's block index, c1–c3
-// the stream's words, all in the low words of their quadwords; the high words are never
-// read as such, VPMULUDQ takes the low ones) under the round keys at rk (quadword 2r is
-// round r's k0, 2r+1 its k1) and returns the four output words, their high halves junk.
-func (a isa) philox(c0, c1, c2, c3 reg.VecVirtual, rk reg.Register) (reg.VecVirtual, reg.VecVirtual, reg.VecVirtual, reg.VecVirtual) {
-	for r := range 10 {
-		p0, p1, h0, h1 := a.vec(), a.vec(), a.vec(), a.vec()
-		VPMULUDQ(k("mul0"), c0, p0)
-		VPMULUDQ(k("mul1"), c2, p1)
-		VPSRLQ(Imm(32), p0, h0)
-		VPSRLQ(Imm(32), p1, h1)
-		a.xor3(Mem{Base: rk, Disp: 16 * r}, c1, h1)   // hi1 ^ c1 ^ k0
-		a.xor3(Mem{Base: rk, Disp: 16*r + 8}, c3, h0) // hi0 ^ c3 ^ k1
+// xorc sets dst to dst ^ the quadword at m (a lane-invariant word in its low half).
+func (a isa) xorc(m Mem, dst vs) {
+	if a.zmm {
+		a.each(func(g int) { VPXORQ_BCST(m, dst[g], dst[g]) })
+		return
+	}
+	t := YMM()
+	VPBROADCASTQ(m, t)
+	a.each(func(g int) { VPXOR(t, dst[g], dst[g]) })
+}
+
+// philox runs the ten rounds on the lanes' block indices c0 (in the low words of their
+// quadwords; the high words are never read as such, VPMULUDQ takes the low ones) and
+// returns the four output words, their high halves junk. The stream's other counter
+// words (step, trial) are the same in every lane, so round 1's second product and round
+// 2's first are lane-invariant: kernel.go's preRounds computes them once a call and folds
+// them into the round keys, pre (quadword 2r is round r's k0, 2r+1 its k1, except slots
+// 0, 1, 2, 3 and 5, which carry the folded words: see preRounds).
+func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
+	slot := func(i int) Mem { return Mem{Base: pre, Disp: 8 * i} }
+	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
+	p0, h0 := a.vecs(), a.vecs()
+	a.m3(VPMULUDQ, k("mul0"), c0, p0)
+	a.i3(VPSRLQ, 32, p0, h0)
+	a.xorc(slot(1), h0)
+	c2, c3 := h0, p0
+	// Round 2: its first product is lane-invariant; c0 = hi1 ^ (c1 ^ k0), c2 = c3 ^
+	// (hi0 ^ k1), c3 lane-invariant.
+	p1, h1 := a.vecs(), a.vecs()
+	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.i3(VPSRLQ, 32, p1, h1)
+	a.xorc(slot(2), h1)
+	a.xorc(slot(3), c3)
+	c0, c1, c2 := h1, p1, c3
+	// Round 3: c3 is lane-invariant, folded into k1.
+	p0, p1, h0, h1 = a.vecs(), a.vecs(), a.vecs(), a.vecs()
+	a.m3(VPMULUDQ, k("mul0"), c0, p0)
+	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.i3(VPSRLQ, 32, p0, h0)
+	a.i3(VPSRLQ, 32, p1, h1)
+	a.xor3(slot(4), c1, h1)
+	a.xorc(slot(5), h0)
+	c0, c1, c2, c3 = h1, p1, h0, p0
+	for r := 3; r < 10; r++ {
+		p0, p1, h0, h1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
+		a.m3(VPMULUDQ, k("mul0"), c0, p0)
+		a.m3(VPMULUDQ, k("mul1"), c2, p1)
+		a.i3(VPSRLQ, 32, p0, h0)
+		a.i3(VPSRLQ, 32, p1, h1)
+		a.xor3(slot(2*r), c1, h1)   // hi1 ^ c1 ^ k0
+		a.xor3(slot(2*r+1), c3, h0) // hi0 ^ c3 ^ k1
 		c0, c1, c2, c3 = h1, p1, h0, p0
 	}
 	return c0, c1, c2, c3
 }
 
-// uniform53 is (float64(hi:lo >> 11) + 0.5)·2⁻⁵³ (lo and hi are clobbered).
-func (a isa) uniform53(lo, hi reg.VecVirtual) reg.VecVirtual {
-	f := a.vec()
-	t := a.vec()
-	VPSLLQ(Imm(32), hi, t)
+// uniform53 is (float64(hi:lo >> 11) + 0.5)·2⁻⁵³ times 2^shift (exact: a power of two), lo
+// and hi clobbered. The sine-cosine's 4v is its v with shift 2.
+func (a isa) uniform53(lo, hi vs, shift int) vs {
+	f, t := a.vecs(), a.vecs()
+	a.i3(VPSLLQ, 32, hi, t)
 	if a.zmm {
-		VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), t, lo) // lo = lo&low32 | t: hi:lo
-		VPSRLQ(Imm(11), lo, lo)
-		VCVTQQ2PD(lo, f) // exact: below 2⁵³
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), t[g], lo[g]) }) // lo&low32 | t: hi:lo
+		a.i3(VPSRLQ, 11, lo, lo)
+		// In place: avo takes a fresh destination of VCVTQQ2PD as read (its masked
+		// form merges), which keeps it live round the loop.
+		a.each(func(g int) { VCVTQQ2PD(lo[g], lo[g]) }) // exact: below 2⁵³
+		f = lo
 	} else {
-		VPBLENDD(Imm(0xAA), t, lo, lo) // low words from lo, high from t: hi:lo
-		VPSRLQ(Imm(11), lo, lo)        // the 53-bit integer n
-		VPSRLQ(Imm(32), lo, t)         // its top 21 bits
-		VPOR(k("magic84"), t, t)       // 2⁸⁴ + top·2³²
-		VPBLENDD(Imm(0xAA), k("magic52"), lo, lo)
-		VSUBPD(k("magic84p52"), t, t) // top·2³² − 2⁵², exact
-		VADDPD(lo, t, f)              // + 2⁵² + low word: n, exact
+		a.each(func(g int) { VPBLENDD(Imm(0xAA), t[g], lo[g], lo[g]) }) // low words from lo, high from t
+		a.i3(VPSRLQ, 11, lo, lo)                                        // the 53-bit integer n
+		a.i3(VPSRLQ, 32, lo, t)                                         // its top 21 bits
+		a.m3(fixed(VPOR), k("magic84"), t, t)                           // 2⁸⁴ + top·2³²
+		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), lo[g], lo[g]) })
+		a.m3(VSUBPD, k("magic84p52"), t, t) // top·2³² − 2⁵², exact
+		a.op3(VADDPD, lo, t, f)             // + 2⁵² + low word: n, exact
 	}
-	VADDPD(k("half"), f, f)
-	VMULPD(k("p53"), f, f)
+	a.m3(VADDPD, k("half"), f, f)
+	a.m3(VMULPD, k(fmt.Sprintf("p%d", 53-shift)), f, f)
 	return f
 }
 
-// uniform32 is (float64(w) + 0.5)·2⁻³², as 2⁵² + w − (2⁵² − ½) (exact) times 2⁻³² (w is
-// clobbered).
-func (a isa) uniform32(w, magic reg.VecVirtual) reg.VecVirtual {
+// uniform32 is (float64(w) + 0.5)·2⁻³² times 2^shift, as 2⁵² + w − (2⁵² − ½) (exact) times
+// 2^(shift−32), w clobbered.
+func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
 	if a.zmm {
-		VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), magic, w) // w&low32 | 2⁵²'s bits
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), magic, w[g]) }) // w&low32 | 2⁵²'s bits
 	} else {
-		VPBLENDD(Imm(0xAA), k("magic52"), w, w)
+		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), w[g], w[g]) })
 	}
-	VSUBPD(k("magic52mhalf"), w, w)
-	VMULPD(k("p32"), w, w)
+	a.m3(VSUBPD, k("magic52mhalf"), w, w)
+	a.m3(VMULPD, k(fmt.Sprintf("p%d", 32-shift)), w, w)
 	return w
 }
 
 // horner is Σ c[k]·z^k, each product rounded before its sum: transform.go's horner.
-func (a isa) horner(name string, n int, z reg.VecVirtual) reg.VecVirtual {
-	p := a.vec()
-	VMULPD(k(fmt.Sprintf("%s%d", name, n-1)), z, p)
+func (a isa) horner(name string, n int, z vs) vs {
+	p := a.vecs()
+	a.m3(VMULPD, k(fmt.Sprintf("%s%d", name, n-1)), z, p)
 	for j := n - 2; j >= 0; j-- {
 		if j < n-2 {
-			VMULPD(z, p, p)
+			a.op3(VMULPD, z, p, p)
 		}
-		VADDPD(k(fmt.Sprintf("%s%d", name, j)), p, p)
+		a.m3(VADDPD, k(fmt.Sprintf("%s%d", name, j)), p, p)
 	}
 	return p
 }
 
-// radius is √(−2·logUnit(u)), logUnit as transform.go computes it (u is clobbered).
-func (a isa) radius(u reg.VecVirtual) reg.VecVirtual {
-	e, m := a.vec(), a.vec()
-	VPSRLQ(Imm(52), u, e)
+// radius is √(−2·logUnit(u)), logUnit as transform.go computes it, u clobbered. The −2
+// is folded into the sum's two terms: e·(−2 ln 2) and (−4s)·P are exactly −2 times e·ln 2
+// and 2s·P (a power of two commutes with rounding), so their sum is −2 times logUnit's.
+func (a isa) radius(u vs) vs {
+	e, m := a.vecs(), a.vecs()
 	if a.zmm {
-		VPORQ(k("magic52"), e, e)
-		VPANDQ(k("mant"), u, m)
-		VPORQ(k("one"), m, m)
+		a.each(func(g int) { VGETEXPPD(u[g], e[g]) })          // the unbiased exponent, as a float64
+		a.each(func(g int) { VGETMANTPD(Imm(0), u[g], m[g]) }) // the mantissa in [1, 2)
+		big := make([]reg.Register, a.groups)
+		a.each(func(g int) { big[g] = K(); VCMPPD(Imm(0x1E), k("sqrt2"), m[g], big[g]) }) // m > √2
+		a.each(func(g int) { VMULPD(k("half"), m[g], big[g], m[g]) })
+		a.each(func(g int) { VADDPD(k("one"), e[g], big[g], e[g]) })
 	} else {
-		VPOR(k("magic52"), e, e)
-		VPAND(k("mant"), u, m)
-		VPOR(k("one"), m, m)
+		a.i3(VPSRLQ, 52, u, e)
+		a.m3(fixed(VPOR), k("magic52"), e, e)
+		a.m3(fixed(VPAND), k("mant"), u, m)
+		a.m3(fixed(VPOR), k("one"), m, m)
+		a.m3(VSUBPD, k("magic52p1023"), e, e) // the exponent, exact
+		big, t := a.vecs(), a.vecs()
+		a.each(func(g int) { VCMPPD(Imm(0x1E), k("sqrt2"), m[g], big[g]) })
+		a.m3(VMULPD, k("half"), m, t)
+		a.each(func(g int) { VBLENDVPD(big[g], t[g], m[g], m[g]) })
+		a.m3(VADDPD, k("one"), e, t)
+		a.each(func(g int) { VBLENDVPD(big[g], t[g], e[g], e[g]) })
 	}
-	VSUBPD(k("magic52p1023"), e, e) // the exponent, exact
-	if a.zmm {
-		big := K()
-		VCMPPD(Imm(0x1E), k("sqrt2"), m, big) // m > √2
-		VMULPD(k("half"), m, big, m)
-		VADDPD(k("one"), e, big, e)
-	} else {
-		big, t := YMM(), YMM()
-		VCMPPD(Imm(0x1E), k("sqrt2"), m, big)
-		VMULPD(k("half"), m, t)
-		VBLENDVPD(big, t, m, m)
-		VADDPD(k("one"), e, t)
-		VBLENDVPD(big, t, e, e)
-	}
-	num, den, s, z := a.vec(), a.vec(), a.vec(), a.vec()
-	VSUBPD(k("one"), m, num)
-	VADDPD(k("one"), m, den)
-	VDIVPD(den, num, s)
-	VMULPD(s, s, z)
+	num, den, s, z := a.vecs(), a.vecs(), a.vecs(), a.vecs()
+	a.m3(VSUBPD, k("one"), m, num)
+	a.m3(VADDPD, k("one"), m, den)
+	a.op3(VDIVPD, den, num, s)
+	a.op3(VMULPD, s, s, z)
 	p := a.horner("atanh", len(atanhCoef), z)
-	VADDPD(s, s, s) // 2s, exact
-	VMULPD(p, s, p)
-	VMULPD(k("ln2"), e, e)
-	VADDPD(p, e, e)
-	VMULPD(k("minus2"), e, e)
-	r := a.vec()
-	VSQRTPD(e, r)
+	a.m3(VMULPD, k("minus4"), s, s) // −4s, exact
+	a.op3(VMULPD, p, s, p)
+	a.m3(VMULPD, k("minus2ln2"), e, e)
+	a.op3(VADDPD, p, e, e)
+	r := a.vecs()
+	a.each(func(g int) { VSQRTPD(e[g], r[g]) })
 	return r
 }
 
-// sinCos is sinCosTurns(v): the sine and cosine of 2πv, the quadrant's swap and signs
-// chosen lane by lane (v is clobbered).
-func (a isa) sinCos(v reg.VecVirtual) (reg.VecVirtual, reg.VecVirtual) {
-	t, q, x, z := a.vec(), a.vec(), a.vec(), a.vec()
-	VMULPD(k("four"), v, t)
-	VADDPD(k("half"), t, q)
+// sinCos is sinCosTurns(v) from t = 4v: the sine and cosine of 2πv, the quadrant's swap
+// and signs chosen lane by lane, t clobbered.
+func (a isa) sinCos(t vs) (vs, vs) {
+	q, x, z := a.vecs(), a.vecs(), a.vecs()
+	a.m3(VADDPD, k("half"), t, q)
 	if a.zmm {
-		VRNDSCALEPD(Imm(1), q, q) // floor
+		a.i3(VRNDSCALEPD, 1, q, q) // floor
 	} else {
-		VROUNDPD(Imm(1), q, q)
+		a.i3(fixed(VROUNDPD), 1, q, q)
 	}
-	VSUBPD(q, t, x)
-	VMULPD(k("pio2"), x, x)
-	VMULPD(x, x, z)
+	a.op3(VSUBPD, q, t, x)
+	a.m3(VMULPD, k("pio2"), x, x)
+	a.op3(VMULPD, x, x, z)
 	ps := a.horner("sin", len(sinCoef), z)
-	VMULPD(x, ps, ps)
+	a.op3(VMULPD, x, ps, ps)
 	pc := a.horner("cos", len(cosCoef), z)
-	VADDPD(k("magic52"), q, q) // the quadrant's integer in the low bits
-	sin, cos, b0, b1 := a.vec(), a.vec(), a.vec(), a.vec()
-	VPSLLQ(Imm(63), q, b0) // bit 0 at the sign
-	VPSLLQ(Imm(62), q, b1) // bit 1 at the sign
+	a.m3(VADDPD, k("magic52"), q, q) // the quadrant's integer in the low bits
+	sin, cos, b0, b1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
+	a.i3(VPSLLQ, 63, q, b0) // bit 0 at the sign
+	a.i3(VPSLLQ, 62, q, b1) // bit 1 at the sign
 	if a.zmm {
-		odd := K()
-		VPTESTMQ(k("bit0"), q, odd)
-		VBLENDMPD(pc, ps, odd, sin) // odd quadrant: the cosine
-		VBLENDMPD(ps, pc, odd, cos)
-		VPTERNLOGQ_BCST(Imm(0x28), k("sign"), b1, b0)  // (bit0 ^ bit1) at the sign
-		VPTERNLOGQ_BCST(Imm(0x78), k("sign"), b1, sin) // sin ^= bit1 at the sign
-		VPXORQ(b0, cos, cos)
+		odd := make([]reg.Register, a.groups)
+		a.each(func(g int) { odd[g] = K(); VPTESTMQ(k("bit0"), q[g], odd[g]) })
+		a.each(func(g int) { VBLENDMPD(pc[g], ps[g], odd[g], sin[g]) }) // odd quadrant: the cosine
+		a.each(func(g int) { VBLENDMPD(ps[g], pc[g], odd[g], cos[g]) })
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x28), k("sign"), b1[g], b0[g]) })  // (bit0 ^ bit1) at the sign
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x78), k("sign"), b1[g], sin[g]) }) // sin ^= bit1 at the sign
+		a.op3(VPXORQ, b0, cos, cos)
 	} else {
-		VBLENDVPD(b0, pc, ps, sin)
-		VBLENDVPD(b0, ps, pc, cos)
-		VPAND(k("sign"), b1, b1)
-		VPXOR(b1, b0, b0)
-		VPXOR(b1, sin, sin)
-		VPXOR(b0, cos, cos)
+		a.each(func(g int) { VBLENDVPD(b0[g], pc[g], ps[g], sin[g]) })
+		a.each(func(g int) { VBLENDVPD(b0[g], ps[g], pc[g], cos[g]) })
+		a.m3(fixed(VPAND), k("sign"), b1, b1)
+		a.op3(fixed(VPXOR), b1, b0, b0)
+		a.op3(fixed(VPXOR), b1, sin, sin)
+		a.op3(fixed(VPXOR), b0, cos, cos)
 	}
 	return sin, cos
 }
 
-// kernel is one of the four: float64 (Fill: two normals a block, u of words 1:0 and v of
-// 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded once),
-// every value times sd (one more rounding; sd = 1 leaves the bits).
-func kernel(a isa, f32 bool) {
+// kernel is one of the kernels: float64 (Fill: two normals a block, u of words 1:0 and v
+// of 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded
+// once), every value times sd if scaled (one more rounding).
+func kernel(a isa, f32, scaled bool) {
 	typ, name := "float64", "fill64"
 	if f32 {
 		typ, name = "float32", "fill32"
 	}
+	if scaled {
+		name += "Scaled"
+	}
 	L := a.lanes()
-	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, ctr *[4]uint32, rk *[20]uint64)", typ, typ))
+	G := a.groups
+	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream at ctr (its block index, step and trial's two words) under the round keys rk, %d %s normals a block times sd, to dst.",
-		name, a.name, L, map[bool]int{false: 2, true: 4}[f32], typ))
+	what := "2 float64 normals a block"
+	if f32 {
+		what = "4 float32 normals a block"
+	}
+	if scaled {
+		what += " times sd"
+	} else {
+		what += " (sd unused)"
+	}
+	Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream from block on, its words and keys in pre (preRounds), %s, to dst.",
+		name, a.name, G*L, what))
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("groups"), GP64())
-	ctrp := Load(Param("ctr"), GP64())
-	rk := Load(Param("rk"), GP64())
-	sd := a.vec()
-	if f32 {
-		VBROADCASTSS(paramAddr("sd"), sd)
-	} else {
-		VBROADCASTSD(paramAddr("sd"), sd)
-	}
-	ctr, c1, c2, c3 := a.vec(), a.vec(), a.vec(), a.vec()
-	VPBROADCASTD(Mem{Base: ctrp}, ctr)
-	VPADDD(k("iota"), ctr, ctr)
-	VPBROADCASTD(Mem{Base: ctrp, Disp: 4}, c1)
-	VPBROADCASTD(Mem{Base: ctrp, Disp: 8}, c2)
-	VPBROADCASTD(Mem{Base: ctrp, Disp: 12}, c3)
-	step := "fourq"
-	if a.zmm {
-		step = "eight"
-	}
-	var idxlo, idxhi, magic reg.VecVirtual
-	if a.zmm {
-		idxlo, idxhi, magic = ZMM(), ZMM(), ZMM()
-		if f32 {
-			VMOVDQU64(k("quadlo"), idxlo)
-			VMOVDQU64(k("quadhi"), idxhi)
+	pre := Load(Param("pre"), GP64())
+	var sd reg.VecVirtual
+	if scaled {
+		if a.zmm {
+			sd = ZMM()
 		} else {
-			VMOVDQU64(k("pairlo"), idxlo)
-			VMOVDQU64(k("pairhi"), idxhi)
+			sd = YMM()
 		}
+		if f32 {
+			VBROADCASTSS(paramAddr("sd"), sd)
+		} else {
+			VBROADCASTSD(paramAddr("sd"), sd)
+		}
+	}
+	ctr := a.vecs()
+	// Group g's lanes count from the block index + g·L.
+	b, bx := Load(Param("block"), GP32()), XMM()
+	VMOVD(b, bx)
+	VPBROADCASTD(bx, ctr[0])
+	VPADDD(k("iota"), ctr[0], ctr[0])
+	for g := 1; g < G; g++ {
+		VPADDD(k(fmt.Sprintf("q%d", L)), ctr[g-1], ctr[g])
+	}
+	var magic reg.VecVirtual
+	if a.zmm && f32 {
+		magic = ZMM()
 		VMOVDQU64(k("magic52"), magic)
+	}
+	// idx loads VPERMT2PD's or VPERMT2PS's table just before its use (a register held
+	// round the loop is one fewer for the groups).
+	idx := func(name string) reg.VecVirtual {
+		r := ZMM()
+		VMOVDQU64(k(name), r)
+		return r
 	}
 
 	Label("loop")
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	w0, w1, w2, w3 := a.philox(ctr, c1, c2, c3, rk)
-	VPADDD(k(step), ctr, ctr)
+	w0, w1, w2, w3 := a.philox(ctr, pre)
+	a.m3(VPADDD, k(fmt.Sprintf("q%d", G*L)), ctr, ctr)
 	if !f32 {
-		u := a.uniform53(w0, w1)
-		v := a.uniform53(w2, w3)
+		t := a.uniform53(w2, w3, 2) // 4v
+		s, c := a.sinCos(t)
+		u := a.uniform53(w0, w1, 0)
 		r := a.radius(u)
-		s, c := a.sinCos(v)
-		VMULPD(r, c, c)
-		VMULPD(r, s, s)
-		VMULPD(sd, c, c)
-		VMULPD(sd, s, s)
-		if a.zmm {
-			lo := ZMM()
-			VMOVAPD(c, lo)
-			VPERMT2PD(s, idxlo, lo)
-			VPERMT2PD(s, idxhi, c)
-			VMOVUPD(lo, Mem{Base: dst})
-			VMOVUPD(c, Mem{Base: dst, Disp: 64})
-		} else {
-			lo, hi, o0, o1 := YMM(), YMM(), YMM(), YMM()
-			VUNPCKLPD(s, c, lo) // c0 s0 c2 s2
-			VUNPCKHPD(s, c, hi) // c1 s1 c3 s3
-			VPERM2F128(Imm(0x20), hi, lo, o0)
-			VPERM2F128(Imm(0x31), hi, lo, o1)
-			VMOVUPD(o0, Mem{Base: dst})
-			VMOVUPD(o1, Mem{Base: dst, Disp: 32})
+		a.op3(VMULPD, r, c, c)
+		a.op3(VMULPD, r, s, s)
+		if scaled {
+			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
+			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
 		}
-		ADDQ(Imm(uint64(16*L)), dst)
-	} else {
-		pair := func(wu, wv reg.VecVirtual) (reg.VecVirtual, reg.VecVirtual) {
-			u := a.uniform32(wu, magic)
-			v := a.uniform32(wv, magic)
-			r := a.radius(u)
-			s, c := a.sinCos(v)
-			VMULPD(r, c, c)
-			VMULPD(r, s, s)
-			var cc, ss reg.VecVirtual
+		for g := range G {
+			off := 16 * L * g
 			if a.zmm {
-				cc, ss = YMM(), YMM()
-				VCVTPD2PS(c, cc)
-				VCVTPD2PS(s, ss)
+				lo := ZMM()
+				VMOVAPD(c[g], lo)
+				VPERMT2PD(s[g], idx("pairlo"), lo)
+				VPERMT2PD(s[g], idx("pairhi"), c[g])
+				VMOVUPD(lo, Mem{Base: dst, Disp: off})
+				VMOVUPD(c[g], Mem{Base: dst, Disp: off + 64})
 			} else {
-				cc, ss = XMM(), XMM()
-				VCVTPD2PSY(c, cc)
-				VCVTPD2PSY(s, ss)
+				lo, hi, o0, o1 := YMM(), YMM(), YMM(), YMM()
+				VUNPCKLPD(s[g], c[g], lo) // c0 s0 c2 s2
+				VUNPCKHPD(s[g], c[g], hi) // c1 s1 c3 s3
+				VPERM2F128(Imm(0x20), hi, lo, o0)
+				VPERM2F128(Imm(0x31), hi, lo, o1)
+				VMOVUPD(o0, Mem{Base: dst, Disp: off})
+				VMOVUPD(o1, Mem{Base: dst, Disp: off + 32})
+			}
+		}
+	} else {
+		pair := func(wu, wv vs) (vs, vs) {
+			t := a.uniform32(wv, magic, 2) // 4v
+			s, c := a.sinCos(t)
+			u := a.uniform32(wu, magic, 0)
+			r := a.radius(u)
+			a.op3(VMULPD, r, c, c)
+			a.op3(VMULPD, r, s, s)
+			cc, ss := make(vs, G), make(vs, G)
+			for g := range G {
+				if a.zmm {
+					cc[g], ss[g] = YMM(), YMM()
+					VCVTPD2PS(c[g], cc[g])
+					VCVTPD2PS(s[g], ss[g])
+				} else {
+					cc[g], ss[g] = XMM(), XMM()
+					VCVTPD2PSY(c[g], cc[g])
+					VCVTPD2PSY(s[g], ss[g])
+				}
 			}
 			return cc, ss
 		}
-		A, B := pair(w0, w1)
-		C, D := pair(w2, w3)
-		if a.zmm {
-			ab, cd := A.AsZ(), C.AsZ()
-			VINSERTF64X4(Imm(1), B, ab, ab)
-			VINSERTF64X4(Imm(1), D, cd, cd)
-			VMULPS(sd, ab, ab)
-			VMULPS(sd, cd, cd)
-			lo := ZMM()
-			VMOVAPS(ab, lo)
-			VPERMT2PS(cd, idxlo, lo)
-			VPERMT2PS(cd, idxhi, ab)
-			VMOVUPS(lo, Mem{Base: dst})
-			VMOVUPS(ab, Mem{Base: dst, Disp: 64})
-		} else {
-			x, y := A.AsY(), B.AsY()
-			VINSERTF128(Imm(1), C, x, x) // A | C
-			VINSERTF128(Imm(1), D, y, y) // B | D
-			VMULPS(sd, x, x)
-			VMULPS(sd, y, y)
-			lo, hi := YMM(), YMM()
-			VUNPCKLPS(y, x, lo)        // A0 B0 A1 B1 | C0 D0 C1 D1
-			VUNPCKHPS(y, x, hi)        // A2 B2 A3 B3 | C2 D2 C3 D3
-			VPERMPD(Imm(0xD8), lo, lo) // A0 B0 C0 D0 A1 B1 C1 D1
-			VPERMPD(Imm(0xD8), hi, hi) // A2 B2 C2 D2 A3 B3 C3 D3
-			VMOVUPS(lo, Mem{Base: dst})
-			VMOVUPS(hi, Mem{Base: dst, Disp: 32})
+		// Each pair's float32 cosines and sines are joined into one register as soon
+		// as they exist (A | B, C | D), to keep few registers live.
+		join := func(A, B vs) vs {
+			j := make(vs, G)
+			for g := range G {
+				if a.zmm {
+					j[g] = A[g].AsZ().(reg.VecVirtual)
+					VINSERTF64X4(Imm(1), B[g], j[g], j[g])
+				} else {
+					j[g] = A[g].AsY().(reg.VecVirtual)
+					VINSERTF128(Imm(1), B[g], j[g], j[g])
+				}
+				if scaled {
+					VMULPS(sd, j[g], j[g])
+				}
+			}
+			return j
 		}
-		ADDQ(Imm(uint64(16*L)), dst)
+		ab := join(pair(w0, w1))
+		cd := join(pair(w2, w3))
+		for g := range G {
+			off := 16 * L * g
+			if a.zmm {
+				lo := ZMM()
+				VMOVAPS(ab[g], lo)
+				VPERMT2PS(cd[g], idx("quadlo"), lo)
+				VPERMT2PS(cd[g], idx("quadhi"), ab[g])
+				VMOVUPS(lo, Mem{Base: dst, Disp: off})
+				VMOVUPS(ab[g], Mem{Base: dst, Disp: off + 64})
+			} else {
+				// ab = A | B and cd = C | D; the 128-bit halves are crossed once so
+				// that the unpacks see A | C and B | D.
+				x, y := YMM(), YMM()
+				VPERM2F128(Imm(0x20), cd[g], ab[g], x) // A | C
+				VPERM2F128(Imm(0x31), cd[g], ab[g], y) // B | D
+				lo, hi := YMM(), YMM()
+				VUNPCKLPS(y, x, lo)        // A0 B0 A1 B1 | C0 D0 C1 D1
+				VUNPCKHPS(y, x, hi)        // A2 B2 A3 B3 | C2 D2 C3 D3
+				VPERMPD(Imm(0xD8), lo, lo) // A0 B0 C0 D0 A1 B1 C1 D1
+				VPERMPD(Imm(0xD8), hi, hi) // A2 B2 C2 D2 A3 B3 C3 D3
+				VMOVUPS(lo, Mem{Base: dst, Disp: off})
+				VMOVUPS(hi, Mem{Base: dst, Disp: off + 32})
+			}
+		}
 	}
+	ADDQ(U32(16*L*G), dst)
 	DECQ(n)
 	JMP(LabelRef("loop"))
 	Label("done")
@@ -434,12 +552,22 @@ func kernel(a isa, f32 bool) {
 	RET()
 }
 
+// The kernels' groups side by side: flags so that the choice can be measured.
+var (
+	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
+	groups2   = flag.Int("groups2", 1, "groups of 4 blocks an AVX2 step runs side by side")
+)
+
 func main() {
+	flag.Parse()
 	ConstraintExpr("amd64")
 	defineConsts()
-	for _, a := range []isa{{"AVX512", true}, {"AVX2", false}} {
-		kernel(a, false)
-		kernel(a, true)
+	for _, a := range []isa{{"AVX512", true, *groups512}, {"AVX2", false, *groups2}} {
+		for _, f32 := range []bool{false, true} {
+			for _, scaled := range []bool{false, true} {
+				kernel(a, f32, scaled)
+			}
+		}
 	}
 	Generate()
 }
