@@ -64,6 +64,11 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	if path == pathGo {
 		key := Key(seed)
 		i := 0
+		for ; i+3 < n; i += 4 { // two blocks side by side
+			x, y := block2(Counter(trial, step, block+uint32(i/2)), Counter(trial, step, block+uint32(i/2)+1), key)
+			a, b, c, d := boxMuller2(uniform53(x[0], x[1]), uniform53(x[2], x[3]), uniform53(y[0], y[1]), uniform53(y[2], y[3]))
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = sd*a, sd*b, sd*c, sd*d
+		}
 		for ; i+1 < n; i += 2 {
 			x := Block(Counter(trial, step, block+uint32(i/2)), key)
 			a, b := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
@@ -132,12 +137,17 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 	if path == pathGo {
 		key := Key(seed)
 		var z [4]float32
-		for i := 0; i < n; i += 4 {
-			x := Block(Counter(trial, step, block+uint32(i/4)), key)
-			a, b := boxMuller(uniform32(x[0]), uniform32(x[1]))
-			c, d := boxMuller(uniform32(x[2]), uniform32(x[3]))
+		for i := 0; i < n; i += 8 { // two blocks side by side
+			x, y := block2(Counter(trial, step, block+uint32(i/4)), Counter(trial, step, block+uint32(i/4)+1), key)
+			a, b, c, d := boxMuller2(uniform32(x[0]), uniform32(x[1]), uniform32(x[2]), uniform32(x[3]))
 			z = [4]float32{sd * float32(a), sd * float32(b), sd * float32(c), sd * float32(d)}
 			copy(dst[i:], z[:])
+			if i+4 >= n {
+				break
+			}
+			a, b, c, d = boxMuller2(uniform32(y[0]), uniform32(y[1]), uniform32(y[2]), uniform32(y[3]))
+			z = [4]float32{sd * float32(a), sd * float32(b), sd * float32(c), sd * float32(d)}
+			copy(dst[i+4:], z[:])
 		}
 		return
 	}
