@@ -109,3 +109,40 @@ func BenchmarkBlock2(b *testing.B) {
 }
 
 var sink [4]uint32
+
+// BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
+// b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaled), in
+// ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU time), on each path and
+// precision: the goal is noise at most a tenth of the epoch's training.
+func BenchmarkEpochNoise(b *testing.B) {
+	const steps, d = 88, 784
+	for _, pth := range paths() {
+		for _, p := range precisions {
+			b.Run(fmt.Sprintf("path=%s/%s", pathNames[pth], p.name), func(b *testing.B) {
+				defer lockThread()()
+				old := path
+				path = pth
+				defer func() { path = old }()
+				d64, d32 := make([]float64, d), make([]float32, d)
+				trial := uint64(0)
+				cpu0, cpuOK := threadCPU()
+				for b.Loop() {
+					for s := range uint32(steps) {
+						if p.f32 {
+							FillScaled32(d32, 0.01, 1, trial, s)
+						} else {
+							FillScaled(d64, 0.01, 1, trial, s)
+						}
+					}
+					trial++
+				}
+				cpu1, _ := threadCPU()
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/epoch")
+				if cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
