@@ -76,8 +76,10 @@ func BenchmarkFill(b *testing.B) {
 // BenchmarkBlock is the generator alone: ns a 128-bit block (two of Fill's normals, four
 // of Fill32's), so that BenchmarkFill's cost splits into Philox and the transform.
 func BenchmarkBlock(b *testing.B) {
+	defer lockThread()()
 	var acc [4]uint32
 	i := uint32(0)
+	cpu0, cpuOK := threadCPU()
 	for b.Loop() {
 		x := Block(Counter(5, 0, i), Key(1))
 		acc[0] ^= x[0]
@@ -86,6 +88,9 @@ func BenchmarkBlock(b *testing.B) {
 		acc[3] ^= x[3]
 		i++
 	}
+	if cpu1, _ := threadCPU(); cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/block")
+	}
 	sink = acc
 }
 
@@ -93,8 +98,10 @@ func BenchmarkBlock(b *testing.B) {
 // block. Block alone is a chain of ten dependent rounds (a multiply, a shift, an xor) the
 // processor waits on; two chains overlap.
 func BenchmarkBlock2(b *testing.B) {
+	defer lockThread()()
 	var acc [4]uint32
 	i := uint32(0)
+	cpu0, cpuOK := threadCPU()
 	for b.Loop() {
 		x, y := block2(Counter(5, 0, i), Counter(5, 0, i+1), Key(1))
 		acc[0] ^= x[0] ^ y[0]
@@ -102,6 +109,9 @@ func BenchmarkBlock2(b *testing.B) {
 		acc[2] ^= x[2] ^ y[2]
 		acc[3] ^= x[3] ^ y[3]
 		i += 2
+	}
+	if cpu1, _ := threadCPU(); cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(2*b.N), "cpu-ns/block")
 	}
 	sink = acc
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/block")

@@ -3,7 +3,9 @@ package philox
 import (
 	"math"
 	"os"
+	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -299,5 +301,44 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 	}
 	if funcs != 8 {
 		t.Fatalf("%d kernels in kernel_amd64.s, want 8", funcs)
+	}
+}
+
+// The path follows the features golang.org/x/sys/cpu reports, GODEBUG included, and
+// every path it picks gives the pinned bits: in a child process with cpu.avx512f=off the
+// AVX2 kernels run, with cpu.avx512dq=off too, with AVX2 and AVX-512 off pure Go, with
+// cpu.all=off pure Go, and each child passes TestStreamsPinned on its path. Planted:
+// bestPath checking AVX2 before AVX-512 fails the unmodified case (avx2 where avx512 is
+// wanted).
+func TestGODEBUGChoosesThePath(t *testing.T) {
+	if want := os.Getenv("PHILOX_WANT_PATH"); want != "" {
+		if got := pathNames[path]; got != want {
+			t.Fatalf("GODEBUG=%q: path %s, want %s", os.Getenv("GODEBUG"), got, want)
+		}
+		return
+	}
+	if runtime.GOARCH != "amd64" || !cpu.X86.HasAVX2 {
+		t.Skip("no kernels to turn off on this machine")
+	}
+	cases := []struct{ godebug, want string }{
+		{"cpu.avx512f=off", "avx2"},
+		{"cpu.avx512dq=off", "avx2"},
+		{"cpu.avx512f=off,cpu.avx2=off", "go"},
+		{"cpu.all=off", "go"},
+	}
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ {
+		cases = append(cases, struct{ godebug, want string }{"", "avx512"})
+	}
+	for _, c := range cases {
+		cmd := exec.Command(os.Args[0], "-test.run=^(TestGODEBUGChoosesThePath|TestStreamsPinned)$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "GODEBUG="+c.godebug, "PHILOX_WANT_PATH="+c.want)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("GODEBUG=%q: %v\n%s", c.godebug, err, out)
+			continue
+		}
+		if !strings.Contains(string(out), "--- PASS: TestStreamsPinned") {
+			t.Errorf("GODEBUG=%q: TestStreamsPinned did not run:\n%s", c.godebug, out)
+		}
 	}
 }
