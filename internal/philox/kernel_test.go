@@ -94,11 +94,13 @@ func sameBits(got, want []uint64) (int, bool) {
 }
 
 // Every kernel gives pure Go's bits, value by value, for every filling function, at
-// lengths around the kernels' groups (8 and 16 values a group of AVX2's 4 blocks, 16 and 32
-// of AVX-512's 8) and past 2¹⁶, at addresses with every word set, and read from blocks up
-// to the stream's end (where a partial group's spare lanes run past it). Planted, each seen
-// to fail here: one lane's quadrant turned the wrong way (AVX-512 and AVX2 alike), an FMA in
-// the log's series, and the partial group's buffer copied one value short.
+// lengths around the kernels' steps (AVX2's 4 blocks: 8 float64 or 16 float32 values;
+// AVX-512's 16 blocks: 32 or 64) and past 2¹⁶, at addresses with every word set, and read
+// from blocks up to the stream's end (where a partial step's spare lanes run past it).
+// Planted, each seen to fail here: one lane's quadrant turned the wrong way (AVX-512 and
+// AVX2 alike), an FMA in the log's series (its last Horner step; one at the s⁶ step
+// changes no bit), the partial step's buffer copied one value short, and preRounds'
+// slot 5 keyed with round 2's k1.
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
