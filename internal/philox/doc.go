@@ -102,8 +102,10 @@
 // the kernels fold the log's −2 into its two terms and v's 4 into its scale, both exact),
 // so the bits cannot differ; TestKernelsAreGosBits and its rapid twin check it value by
 // value on every path this CPU has, and TestStreamsPinned holds every path to the pinned
-// hashes. A length that is not a whole number of the kernel's steps (16 blocks on
-// AVX-512, 4 on AVX2) ends with one step into a buffer on the stack, copied out.
+// hashes. A kernel runs two groups of blocks side by side (one for AVX2's float32, whose
+// sixteen registers hold no more), so that the processor overlaps their chains. A length
+// that is not a whole number of the kernel's steps (16 blocks on AVX-512, 8 or 4 on AVX2)
+// ends with one step into a buffer on the stack, copied out.
 //
 // The path is chosen once, at start-up (bestPath): AVX-512 if the CPU and OS have
 // AVX-512 F and DQ, else AVX2, else pure Go (other architectures, older CPUs, and

@@ -5,8 +5,8 @@ import "math/bits"
 // The paths Fill and its peers run, narrowest first.
 const (
 	pathGo     = iota // Block and the transform one block at a time (every architecture)
-	pathAVX2          // kernel_amd64.s: four blocks a step in 256-bit registers
-	pathAVX512        // eight blocks a step in 512-bit registers
+	pathAVX2          // kernel_amd64.s: four blocks a group in 256-bit registers
+	pathAVX512        // eight blocks a group in 512-bit registers
 )
 
 // path is the one this process runs: the widest its CPU has (bestPath). The tests set it
@@ -20,7 +20,8 @@ var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"
 // lengths are cut into whole steps, the last partial one written to a buffer.
 const (
 	stepAVX512 = 16 // two groups of eight blocks
-	stepAVX2   = 4  // one group of four
+	stepAVX2   = 4  // one group of four (float32)
+	step64AVX2 = 8  // two groups of four (float64)
 )
 
 // preRounds is what a kernel needs of the stream besides the block index: the key of
@@ -82,7 +83,7 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	blocks := stepAVX2
+	blocks := step64AVX2
 	if path == pathAVX512 {
 		blocks = stepAVX512
 	}

@@ -520,47 +520,390 @@ TEXT ·fill64AVX512(SB), NOSPLIT, $0-40
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Z0
 	VPADDD       philoxconst<>+1408(SB), Z0, Z0
-	VPADDD       philoxconst<>+1536(SB), Z0, Z1
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
+	VPADDD          philoxconst<>+1536(SB), Z0, Z1
 	VPMULUDQ        philoxconst<>+0(SB), Z0, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z1, Z1
+	VPSRLQ          $0x20, Z2, Z7
+	VPSRLQ          $0x20, Z1, Z8
+	VPXORQ.BCST     8(DX), Z7, Z7
+	VPXORQ.BCST     8(DX), Z8, Z8
+	VPMULUDQ        philoxconst<>+64(SB), Z7, Z7
+	VPMULUDQ        philoxconst<>+64(SB), Z8, Z8
+	VPSRLQ          $0x20, Z7, Z9
+	VPSRLQ          $0x20, Z8, Z10
+	VPXORQ.BCST     16(DX), Z9, Z9
+	VPXORQ.BCST     16(DX), Z10, Z10
+	VPXORQ.BCST     24(DX), Z2, Z2
+	VPXORQ.BCST     24(DX), Z1, Z1
+	VPMULUDQ        philoxconst<>+0(SB), Z9, Z9
+	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
+	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
+	VPMULUDQ        philoxconst<>+64(SB), Z1, Z1
+	VPSRLQ          $0x20, Z9, Z11
+	VPSRLQ          $0x20, Z10, Z12
+	VPSRLQ          $0x20, Z2, Z13
+	VPSRLQ          $0x20, Z1, Z14
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z7, Z13
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z8, Z14
+	VPXORQ.BCST     40(DX), Z11, Z11
+	VPXORQ.BCST     40(DX), Z12, Z12
+	VPMULUDQ        philoxconst<>+0(SB), Z13, Z7
+	VPMULUDQ        philoxconst<>+0(SB), Z14, Z8
+	VPMULUDQ        philoxconst<>+64(SB), Z11, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
+	VPSRLQ          $0x20, Z7, Z13
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z11, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z15
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z1, Z16
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z9, Z13
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
+	VPSRLQ          $0x20, Z1, Z13
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z9, Z15
+	VPSRLQ          $0x20, Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z11, Z15
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z7, Z13
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z8, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
+	VPSRLQ          $0x20, Z7, Z13
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z11, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z9, Z15
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z1, Z13
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
+	VPSRLQ          $0x20, Z1, Z13
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z9, Z15
+	VPSRLQ          $0x20, Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z11, Z15
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z7, Z13
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z8, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
+	VPSRLQ          $0x20, Z7, Z13
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z11, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z9, Z15
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z1, Z13
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
+	VPSRLQ          $0x20, Z1, Z13
+	VPSRLQ          $0x20, Z2, Z14
+	VPSRLQ          $0x20, Z9, Z15
+	VPSRLQ          $0x20, Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z11, Z15
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z7, Z13
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z8, Z14
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
+	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
+	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
+	VPSRLQ          $0x20, Z7, Z13
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z11, Z15
+	VPSRLQ          $0x20, Z12, Z16
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z9, Z15
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z1, Z13
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
+	VPADDD          philoxconst<>+1600(SB), Z0, Z0
+	VPSLLQ          $0x20, Z7, Z1
+	VPSLLQ          $0x20, Z8, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z13
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
+	VPSRLQ          $0x0b, Z13, Z13
+	VPSRLQ          $0x0b, Z14, Z14
+	VCVTQQ2PD       Z13, Z13
+	VCVTQQ2PD       Z14, Z14
+	VADDPD          philoxconst<>+512(SB), Z13, Z13
+	VADDPD          philoxconst<>+512(SB), Z14, Z14
+	VMULPD          philoxconst<>+704(SB), Z13, Z13
+	VMULPD          philoxconst<>+704(SB), Z14, Z14
+	VADDPD          philoxconst<>+512(SB), Z13, Z1
+	VADDPD          philoxconst<>+512(SB), Z14, Z2
+	VRNDSCALEPD     $0x01, Z1, Z1
+	VRNDSCALEPD     $0x01, Z2, Z2
+	VSUBPD          Z1, Z13, Z7
+	VSUBPD          Z2, Z14, Z8
+	VMULPD          philoxconst<>+1216(SB), Z7, Z7
+	VMULPD          philoxconst<>+1216(SB), Z8, Z8
+	VMULPD          Z7, Z7, Z9
+	VMULPD          Z8, Z8, Z10
+	VMULPD          philoxconst<>+3328(SB), Z9, Z13
+	VMULPD          philoxconst<>+3328(SB), Z10, Z14
+	VADDPD          philoxconst<>+3264(SB), Z13, Z13
+	VADDPD          philoxconst<>+3264(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+3200(SB), Z13, Z13
+	VADDPD          philoxconst<>+3200(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+3136(SB), Z13, Z13
+	VADDPD          philoxconst<>+3136(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+3072(SB), Z13, Z13
+	VADDPD          philoxconst<>+3072(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+3008(SB), Z13, Z13
+	VADDPD          philoxconst<>+3008(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+2944(SB), Z13, Z13
+	VADDPD          philoxconst<>+2944(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+2880(SB), Z13, Z13
+	VADDPD          philoxconst<>+2880(SB), Z14, Z14
+	VMULPD          Z9, Z13, Z13
+	VMULPD          Z10, Z14, Z14
+	VADDPD          philoxconst<>+2816(SB), Z13, Z13
+	VADDPD          philoxconst<>+2816(SB), Z14, Z14
+	VMULPD          Z7, Z13, Z13
+	VMULPD          Z8, Z14, Z14
+	VMULPD          philoxconst<>+3968(SB), Z9, Z7
+	VMULPD          philoxconst<>+3968(SB), Z10, Z8
+	VADDPD          philoxconst<>+3904(SB), Z7, Z7
+	VADDPD          philoxconst<>+3904(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3840(SB), Z7, Z7
+	VADDPD          philoxconst<>+3840(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3776(SB), Z7, Z7
+	VADDPD          philoxconst<>+3776(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3712(SB), Z7, Z7
+	VADDPD          philoxconst<>+3712(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3648(SB), Z7, Z7
+	VADDPD          philoxconst<>+3648(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3584(SB), Z7, Z7
+	VADDPD          philoxconst<>+3584(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3520(SB), Z7, Z7
+	VADDPD          philoxconst<>+3520(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3456(SB), Z7, Z7
+	VADDPD          philoxconst<>+3456(SB), Z8, Z8
+	VMULPD          Z9, Z7, Z7
+	VMULPD          Z10, Z8, Z8
+	VADDPD          philoxconst<>+3392(SB), Z7, Z7
+	VADDPD          philoxconst<>+3392(SB), Z8, Z8
+	VADDPD          philoxconst<>+192(SB), Z1, Z1
+	VADDPD          philoxconst<>+192(SB), Z2, Z2
+	VPSLLQ          $0x3f, Z1, Z9
+	VPSLLQ          $0x3f, Z2, Z10
+	VPSLLQ          $0x3e, Z1, Z17
+	VPSLLQ          $0x3e, Z2, Z18
+	VPTESTMQ        philoxconst<>+1344(SB), Z1, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z2, K2
+	VBLENDMPD       Z7, Z13, K1, Z3
+	VBLENDMPD       Z8, Z14, K2, Z4
+	VBLENDMPD       Z13, Z7, K1, Z5
+	VBLENDMPD       Z14, Z8, K2, Z6
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z17, Z9
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z18, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z17, Z3
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z18, Z4
+	VPXORQ          Z9, Z5, Z5
+	VPXORQ          Z10, Z6, Z6
+	VPSLLQ          $0x20, Z11, Z1
+	VPSLLQ          $0x20, Z12, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z15
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
+	VPSRLQ          $0x0b, Z15, Z15
+	VPSRLQ          $0x0b, Z16, Z16
+	VCVTQQ2PD       Z15, Z15
+	VCVTQQ2PD       Z16, Z16
+	VADDPD          philoxconst<>+512(SB), Z15, Z15
+	VADDPD          philoxconst<>+512(SB), Z16, Z16
+	VMULPD          philoxconst<>+640(SB), Z15, Z15
+	VMULPD          philoxconst<>+640(SB), Z16, Z16
+	VGETEXPPD       Z15, Z1
+	VGETEXPPD       Z16, Z2
+	VGETMANTPD      $0x00, Z15, Z7
+	VGETMANTPD      $0x00, Z16, Z8
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z7, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z8, K2
+	VMULPD          philoxconst<>+512(SB), Z7, K1, Z7
+	VMULPD          philoxconst<>+512(SB), Z8, K2, Z8
+	VADDPD          philoxconst<>+576(SB), Z1, K1, Z1
+	VADDPD          philoxconst<>+576(SB), Z2, K2, Z2
+	VSUBPD          philoxconst<>+576(SB), Z7, Z9
+	VSUBPD          philoxconst<>+576(SB), Z8, Z10
+	VADDPD          philoxconst<>+576(SB), Z7, Z7
+	VADDPD          philoxconst<>+576(SB), Z8, Z8
+	VDIVPD          Z7, Z9, Z7
+	VDIVPD          Z8, Z10, Z8
+	VMULPD          Z7, Z7, Z9
+	VMULPD          Z8, Z8, Z10
+	VMULPD          philoxconst<>+2752(SB), Z9, Z11
+	VMULPD          philoxconst<>+2752(SB), Z10, Z12
+	VADDPD          philoxconst<>+2688(SB), Z11, Z11
+	VADDPD          philoxconst<>+2688(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2624(SB), Z11, Z11
+	VADDPD          philoxconst<>+2624(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2560(SB), Z11, Z11
+	VADDPD          philoxconst<>+2560(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2496(SB), Z11, Z11
+	VADDPD          philoxconst<>+2496(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2432(SB), Z11, Z11
+	VADDPD          philoxconst<>+2432(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2368(SB), Z11, Z11
+	VADDPD          philoxconst<>+2368(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2304(SB), Z11, Z11
+	VADDPD          philoxconst<>+2304(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2240(SB), Z11, Z11
+	VADDPD          philoxconst<>+2240(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2176(SB), Z11, Z11
+	VADDPD          philoxconst<>+2176(SB), Z12, Z12
+	VMULPD          Z9, Z11, Z11
+	VMULPD          Z10, Z12, Z12
+	VADDPD          philoxconst<>+2112(SB), Z11, Z11
+	VADDPD          philoxconst<>+2112(SB), Z12, Z12
+	VMULPD          philoxconst<>+896(SB), Z7, Z7
+	VMULPD          philoxconst<>+896(SB), Z8, Z8
+	VMULPD          Z11, Z7, Z11
+	VMULPD          Z12, Z8, Z12
+	VMULPD          philoxconst<>+960(SB), Z1, Z1
+	VMULPD          philoxconst<>+960(SB), Z2, Z2
+	VADDPD          Z11, Z1, Z1
+	VADDPD          Z12, Z2, Z2
+	VSQRTPD         Z1, Z1
+	VSQRTPD         Z2, Z2
+	VMULPD          Z1, Z5, Z5
+	VMULPD          Z2, Z6, Z6
+	VMULPD          Z1, Z3, Z3
+	VMULPD          Z2, Z4, Z4
+	VMOVAPD         Z5, Z1
+	VMOVDQU64       philoxconst<>+1856(SB), Z2
+	VPERMT2PD       Z3, Z2, Z1
+	VMOVDQU64       philoxconst<>+1920(SB), Z2
+	VPERMT2PD       Z3, Z2, Z5
+	VMOVUPD         Z1, (AX)
+	VMOVUPD         Z5, 64(AX)
+	VMOVAPD         Z6, Z1
+	VMOVDQU64       philoxconst<>+1856(SB), Z2
+	VPERMT2PD       Z4, Z2, Z1
+	VMOVDQU64       philoxconst<>+1920(SB), Z2
+	VPERMT2PD       Z4, Z2, Z6
+	VMOVUPD         Z1, 128(AX)
+	VMOVUPD         Z6, 192(AX)
+	ADDQ            $0x00000100, AX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64ScaledAVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+8(FP), CX
+	MOVQ         pre+32(FP), DX
+	VBROADCASTSD sd+16(FP), Z0
+	MOVL         block+24(FP), BX
+	VMOVD        BX, X1
+	VPBROADCASTD X1, Z1
+	VPADDD       philoxconst<>+1408(SB), Z1, Z1
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VPADDD          philoxconst<>+1536(SB), Z1, Z2
 	VPMULUDQ        philoxconst<>+0(SB), Z1, Z3
-	VPSRLQ          $0x20, Z2, Z4
-	VPSRLQ          $0x20, Z3, Z5
-	VPXORQ.BCST     8(DX), Z4, Z4
-	VPXORQ.BCST     8(DX), Z5, Z5
-	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
-	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
-	VPSRLQ          $0x20, Z4, Z10
-	VPSRLQ          $0x20, Z5, Z11
+	VPMULUDQ        philoxconst<>+0(SB), Z2, Z2
+	VPSRLQ          $0x20, Z3, Z8
+	VPSRLQ          $0x20, Z2, Z9
+	VPXORQ.BCST     8(DX), Z8, Z8
+	VPXORQ.BCST     8(DX), Z9, Z9
+	VPMULUDQ        philoxconst<>+64(SB), Z8, Z8
+	VPMULUDQ        philoxconst<>+64(SB), Z9, Z9
+	VPSRLQ          $0x20, Z8, Z10
+	VPSRLQ          $0x20, Z9, Z11
 	VPXORQ.BCST     16(DX), Z10, Z10
 	VPXORQ.BCST     16(DX), Z11, Z11
-	VPXORQ.BCST     24(DX), Z2, Z2
 	VPXORQ.BCST     24(DX), Z3, Z3
+	VPXORQ.BCST     24(DX), Z2, Z2
 	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
 	VPMULUDQ        philoxconst<>+0(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
 	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
 	VPSRLQ          $0x20, Z10, Z12
 	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z4, Z14
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z5, Z15
+	VPSRLQ          $0x20, Z3, Z14
+	VPSRLQ          $0x20, Z2, Z15
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z8, Z14
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z9, Z15
 	VPXORQ.BCST     40(DX), Z12, Z12
 	VPXORQ.BCST     40(DX), Z13, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z5
+	VPMULUDQ        philoxconst<>+0(SB), Z14, Z8
+	VPMULUDQ        philoxconst<>+0(SB), Z15, Z9
 	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
 	VPMULUDQ        philoxconst<>+64(SB), Z13, Z13
-	VPSRLQ          $0x20, Z4, Z14
-	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z9, Z15
 	VPSRLQ          $0x20, Z12, Z16
 	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z16
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z17
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z16
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z17
 	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
 	VPTERNLOGQ.BCST $0x96, 56(DX), Z11, Z15
 	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
@@ -573,14 +916,14 @@ loop:
 	VPSRLQ          $0x20, Z11, Z17
 	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
 	VPTERNLOGQ.BCST $0x96, 64(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z4, Z14
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z5, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z8, Z14
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z9, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
 	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
 	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z4, Z14
-	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z9, Z15
 	VPSRLQ          $0x20, Z12, Z16
 	VPSRLQ          $0x20, Z13, Z17
 	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
@@ -597,14 +940,14 @@ loop:
 	VPSRLQ          $0x20, Z11, Z17
 	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
 	VPTERNLOGQ.BCST $0x96, 96(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z4, Z14
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z5, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z8, Z14
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z9, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
 	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
 	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z4, Z14
-	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z9, Z15
 	VPSRLQ          $0x20, Z12, Z16
 	VPSRLQ          $0x20, Z13, Z17
 	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
@@ -621,24 +964,23 @@ loop:
 	VPSRLQ          $0x20, Z11, Z17
 	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
 	VPTERNLOGQ.BCST $0x96, 128(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z4, Z14
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z5, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z8, Z14
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z9, Z15
+	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
+	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
 	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
 	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z4, Z14
-	VPSRLQ          $0x20, Z5, Z15
+	VPSRLQ          $0x20, Z8, Z14
+	VPSRLQ          $0x20, Z9, Z15
 	VPSRLQ          $0x20, Z12, Z16
 	VPSRLQ          $0x20, Z13, Z17
 	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
 	VPTERNLOGQ.BCST $0x96, 144(DX), Z11, Z17
 	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
 	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z15
-	VPADDD          philoxconst<>+1600(SB), Z0, Z0
 	VPADDD          philoxconst<>+1600(SB), Z1, Z1
-	VPSLLQ          $0x20, Z4, Z2
-	VPSLLQ          $0x20, Z5, Z3
+	VPSLLQ          $0x20, Z8, Z2
+	VPSLLQ          $0x20, Z9, Z3
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z15
 	VPSRLQ          $0x0b, Z14, Z14
@@ -653,12 +995,12 @@ loop:
 	VADDPD          philoxconst<>+512(SB), Z15, Z3
 	VRNDSCALEPD     $0x01, Z2, Z2
 	VRNDSCALEPD     $0x01, Z3, Z3
-	VSUBPD          Z2, Z14, Z4
-	VSUBPD          Z3, Z15, Z5
-	VMULPD          philoxconst<>+1216(SB), Z4, Z4
-	VMULPD          philoxconst<>+1216(SB), Z5, Z5
-	VMULPD          Z4, Z4, Z10
-	VMULPD          Z5, Z5, Z11
+	VSUBPD          Z2, Z14, Z8
+	VSUBPD          Z3, Z15, Z9
+	VMULPD          philoxconst<>+1216(SB), Z8, Z8
+	VMULPD          philoxconst<>+1216(SB), Z9, Z9
+	VMULPD          Z8, Z8, Z10
+	VMULPD          Z9, Z9, Z11
 	VMULPD          philoxconst<>+3328(SB), Z10, Z14
 	VMULPD          philoxconst<>+3328(SB), Z11, Z15
 	VADDPD          philoxconst<>+3264(SB), Z14, Z14
@@ -691,44 +1033,44 @@ loop:
 	VMULPD          Z11, Z15, Z15
 	VADDPD          philoxconst<>+2816(SB), Z14, Z14
 	VADDPD          philoxconst<>+2816(SB), Z15, Z15
-	VMULPD          Z4, Z14, Z14
-	VMULPD          Z5, Z15, Z15
-	VMULPD          philoxconst<>+3968(SB), Z10, Z4
-	VMULPD          philoxconst<>+3968(SB), Z11, Z5
-	VADDPD          philoxconst<>+3904(SB), Z4, Z4
-	VADDPD          philoxconst<>+3904(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3840(SB), Z4, Z4
-	VADDPD          philoxconst<>+3840(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3776(SB), Z4, Z4
-	VADDPD          philoxconst<>+3776(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3712(SB), Z4, Z4
-	VADDPD          philoxconst<>+3712(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3648(SB), Z4, Z4
-	VADDPD          philoxconst<>+3648(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3584(SB), Z4, Z4
-	VADDPD          philoxconst<>+3584(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3520(SB), Z4, Z4
-	VADDPD          philoxconst<>+3520(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3456(SB), Z4, Z4
-	VADDPD          philoxconst<>+3456(SB), Z5, Z5
-	VMULPD          Z10, Z4, Z4
-	VMULPD          Z11, Z5, Z5
-	VADDPD          philoxconst<>+3392(SB), Z4, Z4
-	VADDPD          philoxconst<>+3392(SB), Z5, Z5
+	VMULPD          Z8, Z14, Z14
+	VMULPD          Z9, Z15, Z15
+	VMULPD          philoxconst<>+3968(SB), Z10, Z8
+	VMULPD          philoxconst<>+3968(SB), Z11, Z9
+	VADDPD          philoxconst<>+3904(SB), Z8, Z8
+	VADDPD          philoxconst<>+3904(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3840(SB), Z8, Z8
+	VADDPD          philoxconst<>+3840(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3776(SB), Z8, Z8
+	VADDPD          philoxconst<>+3776(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3712(SB), Z8, Z8
+	VADDPD          philoxconst<>+3712(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3648(SB), Z8, Z8
+	VADDPD          philoxconst<>+3648(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3584(SB), Z8, Z8
+	VADDPD          philoxconst<>+3584(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3520(SB), Z8, Z8
+	VADDPD          philoxconst<>+3520(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3456(SB), Z8, Z8
+	VADDPD          philoxconst<>+3456(SB), Z9, Z9
+	VMULPD          Z10, Z8, Z8
+	VMULPD          Z11, Z9, Z9
+	VADDPD          philoxconst<>+3392(SB), Z8, Z8
+	VADDPD          philoxconst<>+3392(SB), Z9, Z9
 	VADDPD          philoxconst<>+192(SB), Z2, Z2
 	VADDPD          philoxconst<>+192(SB), Z3, Z3
 	VPSLLQ          $0x3f, Z2, Z10
@@ -737,16 +1079,16 @@ loop:
 	VPSLLQ          $0x3e, Z3, Z19
 	VPTESTMQ        philoxconst<>+1344(SB), Z2, K1
 	VPTESTMQ        philoxconst<>+1344(SB), Z3, K2
-	VBLENDMPD       Z4, Z14, K1, Z6
-	VBLENDMPD       Z5, Z15, K2, Z7
-	VBLENDMPD       Z14, Z4, K1, Z8
-	VBLENDMPD       Z15, Z5, K2, Z9
+	VBLENDMPD       Z8, Z14, K1, Z4
+	VBLENDMPD       Z9, Z15, K2, Z5
+	VBLENDMPD       Z14, Z8, K1, Z6
+	VBLENDMPD       Z15, Z9, K2, Z7
 	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z18, Z10
 	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z19, Z11
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z18, Z6
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z19, Z7
-	VPXORQ          Z10, Z8, Z8
-	VPXORQ          Z11, Z9, Z9
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z18, Z4
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z19, Z5
+	VPXORQ          Z10, Z6, Z6
+	VPXORQ          Z11, Z7, Z7
 	VPSLLQ          $0x20, Z12, Z2
 	VPSLLQ          $0x20, Z13, Z3
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
@@ -761,22 +1103,22 @@ loop:
 	VMULPD          philoxconst<>+640(SB), Z17, Z17
 	VGETEXPPD       Z16, Z2
 	VGETEXPPD       Z17, Z3
-	VGETMANTPD      $0x00, Z16, Z4
-	VGETMANTPD      $0x00, Z17, Z5
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z4, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z5, K2
-	VMULPD          philoxconst<>+512(SB), Z4, K1, Z4
-	VMULPD          philoxconst<>+512(SB), Z5, K2, Z5
+	VGETMANTPD      $0x00, Z16, Z8
+	VGETMANTPD      $0x00, Z17, Z9
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z8, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z9, K2
+	VMULPD          philoxconst<>+512(SB), Z8, K1, Z8
+	VMULPD          philoxconst<>+512(SB), Z9, K2, Z9
 	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
 	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
-	VSUBPD          philoxconst<>+576(SB), Z4, Z10
-	VSUBPD          philoxconst<>+576(SB), Z5, Z11
-	VADDPD          philoxconst<>+576(SB), Z4, Z4
-	VADDPD          philoxconst<>+576(SB), Z5, Z5
-	VDIVPD          Z4, Z10, Z4
-	VDIVPD          Z5, Z11, Z5
-	VMULPD          Z4, Z4, Z10
-	VMULPD          Z5, Z5, Z11
+	VSUBPD          philoxconst<>+576(SB), Z8, Z10
+	VSUBPD          philoxconst<>+576(SB), Z9, Z11
+	VADDPD          philoxconst<>+576(SB), Z8, Z8
+	VADDPD          philoxconst<>+576(SB), Z9, Z9
+	VDIVPD          Z8, Z10, Z8
+	VDIVPD          Z9, Z11, Z9
+	VMULPD          Z8, Z8, Z10
+	VMULPD          Z9, Z9, Z11
 	VMULPD          philoxconst<>+2752(SB), Z10, Z12
 	VMULPD          philoxconst<>+2752(SB), Z11, Z13
 	VADDPD          philoxconst<>+2688(SB), Z12, Z12
@@ -817,382 +1159,38 @@ loop:
 	VMULPD          Z11, Z13, Z13
 	VADDPD          philoxconst<>+2112(SB), Z12, Z12
 	VADDPD          philoxconst<>+2112(SB), Z13, Z13
-	VMULPD          philoxconst<>+896(SB), Z4, Z4
-	VMULPD          philoxconst<>+896(SB), Z5, Z5
-	VMULPD          Z12, Z4, Z12
-	VMULPD          Z13, Z5, Z13
+	VMULPD          philoxconst<>+896(SB), Z8, Z8
+	VMULPD          philoxconst<>+896(SB), Z9, Z9
+	VMULPD          Z12, Z8, Z12
+	VMULPD          Z13, Z9, Z13
 	VMULPD          philoxconst<>+960(SB), Z2, Z2
 	VMULPD          philoxconst<>+960(SB), Z3, Z3
 	VADDPD          Z12, Z2, Z2
 	VADDPD          Z13, Z3, Z3
 	VSQRTPD         Z2, Z2
 	VSQRTPD         Z3, Z3
-	VMULPD          Z2, Z8, Z8
-	VMULPD          Z3, Z9, Z9
 	VMULPD          Z2, Z6, Z6
 	VMULPD          Z3, Z7, Z7
-	VMOVAPD         Z8, Z2
-	VMOVDQU64       philoxconst<>+1856(SB), Z3
-	VPERMT2PD       Z6, Z3, Z2
-	VMOVDQU64       philoxconst<>+1920(SB), Z3
-	VPERMT2PD       Z6, Z3, Z8
-	VMOVUPD         Z2, (AX)
-	VMOVUPD         Z8, 64(AX)
-	VMOVAPD         Z9, Z2
-	VMOVDQU64       philoxconst<>+1856(SB), Z3
-	VPERMT2PD       Z7, Z3, Z2
-	VMOVDQU64       philoxconst<>+1920(SB), Z3
-	VPERMT2PD       Z7, Z3, Z9
-	VMOVUPD         Z2, 128(AX)
-	VMOVUPD         Z9, 192(AX)
-	ADDQ            $0x00000100, AX
-	DECQ            CX
-	JMP             loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64ScaledAVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-40
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+32(FP), DX
-	VBROADCASTSD sd+16(FP), Z0
-	MOVL         block+24(FP), BX
-	VMOVD        BX, X1
-	VPBROADCASTD X1, Z1
-	VPADDD       philoxconst<>+1408(SB), Z1, Z1
-	VPADDD       philoxconst<>+1536(SB), Z1, Z2
-
-loop:
-	TESTQ           CX, CX
-	JZ              done
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z2, Z4
-	VPSRLQ          $0x20, Z3, Z5
-	VPSRLQ          $0x20, Z4, Z6
-	VPXORQ.BCST     8(DX), Z5, Z5
-	VPXORQ.BCST     8(DX), Z6, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
-	VPMULUDQ        philoxconst<>+64(SB), Z6, Z6
-	VPSRLQ          $0x20, Z5, Z11
-	VPSRLQ          $0x20, Z6, Z12
-	VPXORQ.BCST     16(DX), Z11, Z11
-	VPXORQ.BCST     16(DX), Z12, Z12
-	VPXORQ.BCST     24(DX), Z3, Z3
-	VPXORQ.BCST     24(DX), Z4, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+0(SB), Z12, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
-	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z12, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z4, Z16
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z5, Z15
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z6, Z16
-	VPXORQ.BCST     40(DX), Z13, Z13
-	VPXORQ.BCST     40(DX), Z14, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z13
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z14
-	VPSRLQ          $0x20, Z5, Z15
-	VPSRLQ          $0x20, Z6, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPSRLQ          $0x20, Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z17
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z18
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z12, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z4
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z12
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z4, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPSRLQ          $0x20, Z12, Z18
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z5, Z15
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z6, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z14
-	VPSRLQ          $0x20, Z5, Z15
-	VPSRLQ          $0x20, Z6, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPSRLQ          $0x20, Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z12, Z18
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z15
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z4, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z4
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z12
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z4, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPSRLQ          $0x20, Z12, Z18
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z5, Z15
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z6, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z14
-	VPSRLQ          $0x20, Z5, Z15
-	VPSRLQ          $0x20, Z6, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPSRLQ          $0x20, Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z12, Z18
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z15
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z4, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z4
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z12
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z4, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPSRLQ          $0x20, Z12, Z18
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z5, Z15
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z6, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z14
-	VPSRLQ          $0x20, Z5, Z15
-	VPSRLQ          $0x20, Z6, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPSRLQ          $0x20, Z14, Z18
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z12, Z18
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z15
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z4, Z16
-	VPADDD          philoxconst<>+1600(SB), Z1, Z1
-	VPADDD          philoxconst<>+1600(SB), Z2, Z2
-	VPSLLQ          $0x20, Z5, Z3
-	VPSLLQ          $0x20, Z6, Z4
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z15
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z4, Z16
-	VPSRLQ          $0x0b, Z15, Z15
-	VPSRLQ          $0x0b, Z16, Z16
-	VCVTQQ2PD       Z15, Z15
-	VCVTQQ2PD       Z16, Z16
-	VADDPD          philoxconst<>+512(SB), Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z16, Z16
-	VMULPD          philoxconst<>+704(SB), Z15, Z15
-	VMULPD          philoxconst<>+704(SB), Z16, Z16
-	VADDPD          philoxconst<>+512(SB), Z15, Z3
-	VADDPD          philoxconst<>+512(SB), Z16, Z4
-	VRNDSCALEPD     $0x01, Z3, Z3
-	VRNDSCALEPD     $0x01, Z4, Z4
-	VSUBPD          Z3, Z15, Z5
-	VSUBPD          Z4, Z16, Z6
-	VMULPD          philoxconst<>+1216(SB), Z5, Z5
-	VMULPD          philoxconst<>+1216(SB), Z6, Z6
-	VMULPD          Z5, Z5, Z11
-	VMULPD          Z6, Z6, Z12
-	VMULPD          philoxconst<>+3328(SB), Z11, Z15
-	VMULPD          philoxconst<>+3328(SB), Z12, Z16
-	VADDPD          philoxconst<>+3264(SB), Z15, Z15
-	VADDPD          philoxconst<>+3264(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+3200(SB), Z15, Z15
-	VADDPD          philoxconst<>+3200(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+3136(SB), Z15, Z15
-	VADDPD          philoxconst<>+3136(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+3072(SB), Z15, Z15
-	VADDPD          philoxconst<>+3072(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+3008(SB), Z15, Z15
-	VADDPD          philoxconst<>+3008(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+2944(SB), Z15, Z15
-	VADDPD          philoxconst<>+2944(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+2880(SB), Z15, Z15
-	VADDPD          philoxconst<>+2880(SB), Z16, Z16
-	VMULPD          Z11, Z15, Z15
-	VMULPD          Z12, Z16, Z16
-	VADDPD          philoxconst<>+2816(SB), Z15, Z15
-	VADDPD          philoxconst<>+2816(SB), Z16, Z16
-	VMULPD          Z5, Z15, Z15
-	VMULPD          Z6, Z16, Z16
-	VMULPD          philoxconst<>+3968(SB), Z11, Z5
-	VMULPD          philoxconst<>+3968(SB), Z12, Z6
-	VADDPD          philoxconst<>+3904(SB), Z5, Z5
-	VADDPD          philoxconst<>+3904(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3840(SB), Z5, Z5
-	VADDPD          philoxconst<>+3840(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3776(SB), Z5, Z5
-	VADDPD          philoxconst<>+3776(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3712(SB), Z5, Z5
-	VADDPD          philoxconst<>+3712(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3648(SB), Z5, Z5
-	VADDPD          philoxconst<>+3648(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3584(SB), Z5, Z5
-	VADDPD          philoxconst<>+3584(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3520(SB), Z5, Z5
-	VADDPD          philoxconst<>+3520(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3456(SB), Z5, Z5
-	VADDPD          philoxconst<>+3456(SB), Z6, Z6
-	VMULPD          Z11, Z5, Z5
-	VMULPD          Z12, Z6, Z6
-	VADDPD          philoxconst<>+3392(SB), Z5, Z5
-	VADDPD          philoxconst<>+3392(SB), Z6, Z6
-	VADDPD          philoxconst<>+192(SB), Z3, Z3
-	VADDPD          philoxconst<>+192(SB), Z4, Z4
-	VPSLLQ          $0x3f, Z3, Z11
-	VPSLLQ          $0x3f, Z4, Z12
-	VPSLLQ          $0x3e, Z3, Z19
-	VPSLLQ          $0x3e, Z4, Z20
-	VPTESTMQ        philoxconst<>+1344(SB), Z3, K1
-	VPTESTMQ        philoxconst<>+1344(SB), Z4, K2
-	VBLENDMPD       Z5, Z15, K1, Z7
-	VBLENDMPD       Z6, Z16, K2, Z8
-	VBLENDMPD       Z15, Z5, K1, Z9
-	VBLENDMPD       Z16, Z6, K2, Z10
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z19, Z11
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z20, Z12
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z19, Z7
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z20, Z8
-	VPXORQ          Z11, Z9, Z9
-	VPXORQ          Z12, Z10, Z10
-	VPSLLQ          $0x20, Z13, Z3
-	VPSLLQ          $0x20, Z14, Z4
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z17
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z4, Z18
-	VPSRLQ          $0x0b, Z17, Z17
-	VPSRLQ          $0x0b, Z18, Z18
-	VCVTQQ2PD       Z17, Z17
-	VCVTQQ2PD       Z18, Z18
-	VADDPD          philoxconst<>+512(SB), Z17, Z17
-	VADDPD          philoxconst<>+512(SB), Z18, Z18
-	VMULPD          philoxconst<>+640(SB), Z17, Z17
-	VMULPD          philoxconst<>+640(SB), Z18, Z18
-	VGETEXPPD       Z17, Z3
-	VGETEXPPD       Z18, Z4
-	VGETMANTPD      $0x00, Z17, Z5
-	VGETMANTPD      $0x00, Z18, Z6
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z5, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z6, K2
-	VMULPD          philoxconst<>+512(SB), Z5, K1, Z5
-	VMULPD          philoxconst<>+512(SB), Z6, K2, Z6
-	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
-	VADDPD          philoxconst<>+576(SB), Z4, K2, Z4
-	VSUBPD          philoxconst<>+576(SB), Z5, Z11
-	VSUBPD          philoxconst<>+576(SB), Z6, Z12
-	VADDPD          philoxconst<>+576(SB), Z5, Z5
-	VADDPD          philoxconst<>+576(SB), Z6, Z6
-	VDIVPD          Z5, Z11, Z5
-	VDIVPD          Z6, Z12, Z6
-	VMULPD          Z5, Z5, Z11
-	VMULPD          Z6, Z6, Z12
-	VMULPD          philoxconst<>+2752(SB), Z11, Z13
-	VMULPD          philoxconst<>+2752(SB), Z12, Z14
-	VADDPD          philoxconst<>+2688(SB), Z13, Z13
-	VADDPD          philoxconst<>+2688(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2624(SB), Z13, Z13
-	VADDPD          philoxconst<>+2624(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2560(SB), Z13, Z13
-	VADDPD          philoxconst<>+2560(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2496(SB), Z13, Z13
-	VADDPD          philoxconst<>+2496(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2432(SB), Z13, Z13
-	VADDPD          philoxconst<>+2432(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2368(SB), Z13, Z13
-	VADDPD          philoxconst<>+2368(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2304(SB), Z13, Z13
-	VADDPD          philoxconst<>+2304(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2240(SB), Z13, Z13
-	VADDPD          philoxconst<>+2240(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2176(SB), Z13, Z13
-	VADDPD          philoxconst<>+2176(SB), Z14, Z14
-	VMULPD          Z11, Z13, Z13
-	VMULPD          Z12, Z14, Z14
-	VADDPD          philoxconst<>+2112(SB), Z13, Z13
-	VADDPD          philoxconst<>+2112(SB), Z14, Z14
-	VMULPD          philoxconst<>+896(SB), Z5, Z5
-	VMULPD          philoxconst<>+896(SB), Z6, Z6
-	VMULPD          Z13, Z5, Z13
-	VMULPD          Z14, Z6, Z14
-	VMULPD          philoxconst<>+960(SB), Z3, Z3
-	VMULPD          philoxconst<>+960(SB), Z4, Z4
-	VADDPD          Z13, Z3, Z3
-	VADDPD          Z14, Z4, Z4
-	VSQRTPD         Z3, Z3
-	VSQRTPD         Z4, Z4
-	VMULPD          Z3, Z9, Z9
-	VMULPD          Z4, Z10, Z10
-	VMULPD          Z3, Z7, Z7
-	VMULPD          Z4, Z8, Z8
-	VMULPD          Z0, Z9, Z9
-	VMULPD          Z0, Z10, Z10
+	VMULPD          Z2, Z4, Z4
+	VMULPD          Z3, Z5, Z5
+	VMULPD          Z0, Z6, Z6
 	VMULPD          Z0, Z7, Z7
-	VMULPD          Z0, Z8, Z8
-	VMOVAPD         Z9, Z3
-	VMOVDQU64       philoxconst<>+1856(SB), Z4
-	VPERMT2PD       Z7, Z4, Z3
-	VMOVDQU64       philoxconst<>+1920(SB), Z4
-	VPERMT2PD       Z7, Z4, Z9
-	VMOVUPD         Z3, (AX)
-	VMOVUPD         Z9, 64(AX)
-	VMOVAPD         Z10, Z3
-	VMOVDQU64       philoxconst<>+1856(SB), Z4
-	VPERMT2PD       Z8, Z4, Z3
-	VMOVDQU64       philoxconst<>+1920(SB), Z4
-	VPERMT2PD       Z8, Z4, Z10
-	VMOVUPD         Z3, 128(AX)
-	VMOVUPD         Z10, 192(AX)
+	VMULPD          Z0, Z4, Z4
+	VMULPD          Z0, Z5, Z5
+	VMOVAPD         Z6, Z2
+	VMOVDQU64       philoxconst<>+1856(SB), Z3
+	VPERMT2PD       Z4, Z3, Z2
+	VMOVDQU64       philoxconst<>+1920(SB), Z3
+	VPERMT2PD       Z4, Z3, Z6
+	VMOVUPD         Z2, (AX)
+	VMOVUPD         Z6, 64(AX)
+	VMOVAPD         Z7, Z2
+	VMOVDQU64       philoxconst<>+1856(SB), Z3
+	VPERMT2PD       Z5, Z3, Z2
+	VMOVDQU64       philoxconst<>+1920(SB), Z3
+	VPERMT2PD       Z5, Z3, Z7
+	VMOVUPD         Z2, 128(AX)
+	VMOVUPD         Z7, 192(AX)
 	ADDQ            $0x00000100, AX
 	DECQ            CX
 	JMP             loop
@@ -1211,48 +1209,574 @@ TEXT ·fill32AVX512(SB), NOSPLIT, $0-32
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Z0
 	VPADDD       philoxconst<>+1408(SB), Z0, Z0
-	VPADDD       philoxconst<>+1536(SB), Z0, Z1
+	VMOVDQU64    philoxconst<>+192(SB), Z1
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VPADDD          philoxconst<>+1536(SB), Z0, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z0, Z3
+	VPMULUDQ        philoxconst<>+0(SB), Z2, Z2
+	VPSRLQ          $0x20, Z3, Z16
+	VPSRLQ          $0x20, Z2, Z17
+	VPXORQ.BCST     8(DX), Z16, Z16
+	VPXORQ.BCST     8(DX), Z17, Z17
+	VPMULUDQ        philoxconst<>+64(SB), Z16, Z16
+	VPMULUDQ        philoxconst<>+64(SB), Z17, Z17
+	VPSRLQ          $0x20, Z16, Z18
+	VPSRLQ          $0x20, Z17, Z19
+	VPXORQ.BCST     16(DX), Z18, Z18
+	VPXORQ.BCST     16(DX), Z19, Z19
+	VPXORQ.BCST     24(DX), Z3, Z3
+	VPXORQ.BCST     24(DX), Z2, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z18, Z18
+	VPMULUDQ        philoxconst<>+0(SB), Z19, Z19
+	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
+	VPSRLQ          $0x20, Z18, Z20
+	VPSRLQ          $0x20, Z19, Z21
+	VPSRLQ          $0x20, Z3, Z22
+	VPSRLQ          $0x20, Z2, Z23
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z16, Z22
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z17, Z23
+	VPXORQ.BCST     40(DX), Z20, Z20
+	VPXORQ.BCST     40(DX), Z21, Z21
+	VPMULUDQ        philoxconst<>+0(SB), Z22, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z23, Z17
+	VPMULUDQ        philoxconst<>+64(SB), Z20, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z21, Z21
+	VPSRLQ          $0x20, Z16, Z22
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z20, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z24
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z25
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z18, Z22
+	VPTERNLOGQ.BCST $0x96, 56(DX), Z19, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
+	VPSRLQ          $0x20, Z2, Z22
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z18, Z24
+	VPSRLQ          $0x20, Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z20, Z24
+	VPTERNLOGQ.BCST $0x96, 64(DX), Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z16, Z22
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z17, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
+	VPSRLQ          $0x20, Z16, Z22
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z20, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z18, Z24
+	VPTERNLOGQ.BCST $0x96, 80(DX), Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z22
+	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
+	VPSRLQ          $0x20, Z2, Z22
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z18, Z24
+	VPSRLQ          $0x20, Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z20, Z24
+	VPTERNLOGQ.BCST $0x96, 96(DX), Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z16, Z22
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z17, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
+	VPSRLQ          $0x20, Z16, Z22
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z20, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z18, Z24
+	VPTERNLOGQ.BCST $0x96, 112(DX), Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z22
+	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
+	VPSRLQ          $0x20, Z2, Z22
+	VPSRLQ          $0x20, Z3, Z23
+	VPSRLQ          $0x20, Z18, Z24
+	VPSRLQ          $0x20, Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z20, Z24
+	VPTERNLOGQ.BCST $0x96, 128(DX), Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z16, Z22
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z17, Z23
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
+	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
+	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
+	VPSRLQ          $0x20, Z16, Z22
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z20, Z24
+	VPSRLQ          $0x20, Z21, Z25
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z18, Z24
+	VPTERNLOGQ.BCST $0x96, 144(DX), Z19, Z25
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z22
+	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z23
+	VPADDD          philoxconst<>+1600(SB), Z0, Z0
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z20
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z21
+	VSUBPD          philoxconst<>+384(SB), Z20, Z20
+	VSUBPD          philoxconst<>+384(SB), Z21, Z21
+	VMULPD          philoxconst<>+832(SB), Z20, Z20
+	VMULPD          philoxconst<>+832(SB), Z21, Z21
+	VADDPD          philoxconst<>+512(SB), Z20, Z2
+	VADDPD          philoxconst<>+512(SB), Z21, Z3
+	VRNDSCALEPD     $0x01, Z2, Z2
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z2, Z20, Z18
+	VSUBPD          Z3, Z21, Z19
+	VMULPD          philoxconst<>+1216(SB), Z18, Z18
+	VMULPD          philoxconst<>+1216(SB), Z19, Z19
+	VMULPD          Z18, Z18, Z20
+	VMULPD          Z19, Z19, Z21
+	VMULPD          philoxconst<>+3328(SB), Z20, Z26
+	VMULPD          philoxconst<>+3328(SB), Z21, Z27
+	VADDPD          philoxconst<>+3264(SB), Z26, Z26
+	VADDPD          philoxconst<>+3264(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+3200(SB), Z26, Z26
+	VADDPD          philoxconst<>+3200(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+3136(SB), Z26, Z26
+	VADDPD          philoxconst<>+3136(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+3072(SB), Z26, Z26
+	VADDPD          philoxconst<>+3072(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+3008(SB), Z26, Z26
+	VADDPD          philoxconst<>+3008(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+2944(SB), Z26, Z26
+	VADDPD          philoxconst<>+2944(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+2880(SB), Z26, Z26
+	VADDPD          philoxconst<>+2880(SB), Z27, Z27
+	VMULPD          Z20, Z26, Z26
+	VMULPD          Z21, Z27, Z27
+	VADDPD          philoxconst<>+2816(SB), Z26, Z26
+	VADDPD          philoxconst<>+2816(SB), Z27, Z27
+	VMULPD          Z18, Z26, Z26
+	VMULPD          Z19, Z27, Z27
+	VMULPD          philoxconst<>+3968(SB), Z20, Z18
+	VMULPD          philoxconst<>+3968(SB), Z21, Z19
+	VADDPD          philoxconst<>+3904(SB), Z18, Z18
+	VADDPD          philoxconst<>+3904(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3840(SB), Z18, Z18
+	VADDPD          philoxconst<>+3840(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3776(SB), Z18, Z18
+	VADDPD          philoxconst<>+3776(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3712(SB), Z18, Z18
+	VADDPD          philoxconst<>+3712(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3648(SB), Z18, Z18
+	VADDPD          philoxconst<>+3648(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3584(SB), Z18, Z18
+	VADDPD          philoxconst<>+3584(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3520(SB), Z18, Z18
+	VADDPD          philoxconst<>+3520(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3456(SB), Z18, Z18
+	VADDPD          philoxconst<>+3456(SB), Z19, Z19
+	VMULPD          Z20, Z18, Z18
+	VMULPD          Z21, Z19, Z19
+	VADDPD          philoxconst<>+3392(SB), Z18, Z18
+	VADDPD          philoxconst<>+3392(SB), Z19, Z19
+	VADDPD          philoxconst<>+192(SB), Z2, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z2, Z20
+	VPSLLQ          $0x3f, Z3, Z21
+	VPSLLQ          $0x3e, Z2, Z28
+	VPSLLQ          $0x3e, Z3, Z29
+	VPTESTMQ        philoxconst<>+1344(SB), Z2, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z3, K2
+	VBLENDMPD       Z18, Z26, K1, Z4
+	VBLENDMPD       Z19, Z27, K2, Z5
+	VBLENDMPD       Z26, Z18, K1, Z6
+	VBLENDMPD       Z27, Z19, K2, Z7
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z28, Z20
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z29, Z21
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z28, Z4
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z29, Z5
+	VPXORQ          Z20, Z6, Z6
+	VPXORQ          Z21, Z7, Z7
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z24
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z25
+	VSUBPD          philoxconst<>+384(SB), Z24, Z24
+	VSUBPD          philoxconst<>+384(SB), Z25, Z25
+	VMULPD          philoxconst<>+768(SB), Z24, Z24
+	VMULPD          philoxconst<>+768(SB), Z25, Z25
+	VGETEXPPD       Z24, Z2
+	VGETEXPPD       Z25, Z3
+	VGETMANTPD      $0x00, Z24, Z18
+	VGETMANTPD      $0x00, Z25, Z19
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z18, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z19, K2
+	VMULPD          philoxconst<>+512(SB), Z18, K1, Z18
+	VMULPD          philoxconst<>+512(SB), Z19, K2, Z19
+	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
+	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
+	VSUBPD          philoxconst<>+576(SB), Z18, Z20
+	VSUBPD          philoxconst<>+576(SB), Z19, Z21
+	VADDPD          philoxconst<>+576(SB), Z18, Z18
+	VADDPD          philoxconst<>+576(SB), Z19, Z19
+	VDIVPD          Z18, Z20, Z18
+	VDIVPD          Z19, Z21, Z19
+	VMULPD          Z18, Z18, Z20
+	VMULPD          Z19, Z19, Z21
+	VMULPD          philoxconst<>+2752(SB), Z20, Z24
+	VMULPD          philoxconst<>+2752(SB), Z21, Z25
+	VADDPD          philoxconst<>+2688(SB), Z24, Z24
+	VADDPD          philoxconst<>+2688(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2624(SB), Z24, Z24
+	VADDPD          philoxconst<>+2624(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2560(SB), Z24, Z24
+	VADDPD          philoxconst<>+2560(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2496(SB), Z24, Z24
+	VADDPD          philoxconst<>+2496(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2432(SB), Z24, Z24
+	VADDPD          philoxconst<>+2432(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2368(SB), Z24, Z24
+	VADDPD          philoxconst<>+2368(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2304(SB), Z24, Z24
+	VADDPD          philoxconst<>+2304(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2240(SB), Z24, Z24
+	VADDPD          philoxconst<>+2240(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2176(SB), Z24, Z24
+	VADDPD          philoxconst<>+2176(SB), Z25, Z25
+	VMULPD          Z20, Z24, Z24
+	VMULPD          Z21, Z25, Z25
+	VADDPD          philoxconst<>+2112(SB), Z24, Z24
+	VADDPD          philoxconst<>+2112(SB), Z25, Z25
+	VMULPD          philoxconst<>+896(SB), Z18, Z18
+	VMULPD          philoxconst<>+896(SB), Z19, Z19
+	VMULPD          Z24, Z18, Z24
+	VMULPD          Z25, Z19, Z25
+	VMULPD          philoxconst<>+960(SB), Z2, Z2
+	VMULPD          philoxconst<>+960(SB), Z3, Z3
+	VADDPD          Z24, Z2, Z2
+	VADDPD          Z25, Z3, Z3
+	VSQRTPD         Z2, Z2
+	VSQRTPD         Z3, Z3
+	VMULPD          Z2, Z6, Z6
+	VMULPD          Z3, Z7, Z7
+	VMULPD          Z2, Z4, Z4
+	VMULPD          Z3, Z5, Z5
+	VCVTPD2PS       Z6, Y8
+	VCVTPD2PS       Z4, Y2
+	VCVTPD2PS       Z7, Y9
+	VCVTPD2PS       Z5, Y3
+	VINSERTF64X4    $0x01, Y2, Z8, Z8
+	VINSERTF64X4    $0x01, Y3, Z9, Z9
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z16
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z17
+	VSUBPD          philoxconst<>+384(SB), Z16, Z16
+	VSUBPD          philoxconst<>+384(SB), Z17, Z17
+	VMULPD          philoxconst<>+832(SB), Z16, Z16
+	VMULPD          philoxconst<>+832(SB), Z17, Z17
+	VADDPD          philoxconst<>+512(SB), Z16, Z2
+	VADDPD          philoxconst<>+512(SB), Z17, Z3
+	VRNDSCALEPD     $0x01, Z2, Z2
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z2, Z16, Z16
+	VSUBPD          Z3, Z17, Z17
+	VMULPD          philoxconst<>+1216(SB), Z16, Z16
+	VMULPD          philoxconst<>+1216(SB), Z17, Z17
+	VMULPD          Z16, Z16, Z18
+	VMULPD          Z17, Z17, Z19
+	VMULPD          philoxconst<>+3328(SB), Z18, Z20
+	VMULPD          philoxconst<>+3328(SB), Z19, Z21
+	VADDPD          philoxconst<>+3264(SB), Z20, Z20
+	VADDPD          philoxconst<>+3264(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+3200(SB), Z20, Z20
+	VADDPD          philoxconst<>+3200(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+3136(SB), Z20, Z20
+	VADDPD          philoxconst<>+3136(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+3072(SB), Z20, Z20
+	VADDPD          philoxconst<>+3072(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+3008(SB), Z20, Z20
+	VADDPD          philoxconst<>+3008(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2944(SB), Z20, Z20
+	VADDPD          philoxconst<>+2944(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2880(SB), Z20, Z20
+	VADDPD          philoxconst<>+2880(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2816(SB), Z20, Z20
+	VADDPD          philoxconst<>+2816(SB), Z21, Z21
+	VMULPD          Z16, Z20, Z20
+	VMULPD          Z17, Z21, Z21
+	VMULPD          philoxconst<>+3968(SB), Z18, Z16
+	VMULPD          philoxconst<>+3968(SB), Z19, Z17
+	VADDPD          philoxconst<>+3904(SB), Z16, Z16
+	VADDPD          philoxconst<>+3904(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3840(SB), Z16, Z16
+	VADDPD          philoxconst<>+3840(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3776(SB), Z16, Z16
+	VADDPD          philoxconst<>+3776(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3712(SB), Z16, Z16
+	VADDPD          philoxconst<>+3712(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3648(SB), Z16, Z16
+	VADDPD          philoxconst<>+3648(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3584(SB), Z16, Z16
+	VADDPD          philoxconst<>+3584(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3520(SB), Z16, Z16
+	VADDPD          philoxconst<>+3520(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3456(SB), Z16, Z16
+	VADDPD          philoxconst<>+3456(SB), Z17, Z17
+	VMULPD          Z18, Z16, Z16
+	VMULPD          Z19, Z17, Z17
+	VADDPD          philoxconst<>+3392(SB), Z16, Z16
+	VADDPD          philoxconst<>+3392(SB), Z17, Z17
+	VADDPD          philoxconst<>+192(SB), Z2, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z2, Z18
+	VPSLLQ          $0x3f, Z3, Z19
+	VPSLLQ          $0x3e, Z2, Z24
+	VPSLLQ          $0x3e, Z3, Z25
+	VPTESTMQ        philoxconst<>+1344(SB), Z2, K1
+	VPTESTMQ        philoxconst<>+1344(SB), Z3, K2
+	VBLENDMPD       Z16, Z20, K1, Z10
+	VBLENDMPD       Z17, Z21, K2, Z11
+	VBLENDMPD       Z20, Z16, K1, Z12
+	VBLENDMPD       Z21, Z17, K2, Z13
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z24, Z18
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z25, Z19
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z24, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z25, Z11
+	VPXORQ          Z18, Z12, Z12
+	VPXORQ          Z19, Z13, Z13
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z22
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z23
+	VSUBPD          philoxconst<>+384(SB), Z22, Z22
+	VSUBPD          philoxconst<>+384(SB), Z23, Z23
+	VMULPD          philoxconst<>+768(SB), Z22, Z22
+	VMULPD          philoxconst<>+768(SB), Z23, Z23
+	VGETEXPPD       Z22, Z2
+	VGETEXPPD       Z23, Z3
+	VGETMANTPD      $0x00, Z22, Z16
+	VGETMANTPD      $0x00, Z23, Z17
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z16, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z17, K2
+	VMULPD          philoxconst<>+512(SB), Z16, K1, Z16
+	VMULPD          philoxconst<>+512(SB), Z17, K2, Z17
+	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
+	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
+	VSUBPD          philoxconst<>+576(SB), Z16, Z18
+	VSUBPD          philoxconst<>+576(SB), Z17, Z19
+	VADDPD          philoxconst<>+576(SB), Z16, Z16
+	VADDPD          philoxconst<>+576(SB), Z17, Z17
+	VDIVPD          Z16, Z18, Z16
+	VDIVPD          Z17, Z19, Z17
+	VMULPD          Z16, Z16, Z18
+	VMULPD          Z17, Z17, Z19
+	VMULPD          philoxconst<>+2752(SB), Z18, Z20
+	VMULPD          philoxconst<>+2752(SB), Z19, Z21
+	VADDPD          philoxconst<>+2688(SB), Z20, Z20
+	VADDPD          philoxconst<>+2688(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2624(SB), Z20, Z20
+	VADDPD          philoxconst<>+2624(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2560(SB), Z20, Z20
+	VADDPD          philoxconst<>+2560(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2496(SB), Z20, Z20
+	VADDPD          philoxconst<>+2496(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2432(SB), Z20, Z20
+	VADDPD          philoxconst<>+2432(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2368(SB), Z20, Z20
+	VADDPD          philoxconst<>+2368(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2304(SB), Z20, Z20
+	VADDPD          philoxconst<>+2304(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2240(SB), Z20, Z20
+	VADDPD          philoxconst<>+2240(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2176(SB), Z20, Z20
+	VADDPD          philoxconst<>+2176(SB), Z21, Z21
+	VMULPD          Z18, Z20, Z20
+	VMULPD          Z19, Z21, Z21
+	VADDPD          philoxconst<>+2112(SB), Z20, Z20
+	VADDPD          philoxconst<>+2112(SB), Z21, Z21
+	VMULPD          philoxconst<>+896(SB), Z16, Z16
+	VMULPD          philoxconst<>+896(SB), Z17, Z17
+	VMULPD          Z20, Z16, Z20
+	VMULPD          Z21, Z17, Z21
+	VMULPD          philoxconst<>+960(SB), Z2, Z2
+	VMULPD          philoxconst<>+960(SB), Z3, Z3
+	VADDPD          Z20, Z2, Z2
+	VADDPD          Z21, Z3, Z3
+	VSQRTPD         Z2, Z2
+	VSQRTPD         Z3, Z3
+	VMULPD          Z2, Z12, Z12
+	VMULPD          Z3, Z13, Z13
+	VMULPD          Z2, Z10, Z10
+	VMULPD          Z3, Z11, Z11
+	VCVTPD2PS       Z12, Y14
+	VCVTPD2PS       Z10, Y2
+	VCVTPD2PS       Z13, Y15
+	VCVTPD2PS       Z11, Y3
+	VINSERTF64X4    $0x01, Y2, Z14, Z14
+	VINSERTF64X4    $0x01, Y3, Z15, Z15
+	VMOVAPS         Z8, Z2
+	VMOVDQU64       philoxconst<>+1984(SB), Z3
+	VPERMT2PS       Z14, Z3, Z2
+	VMOVDQU64       philoxconst<>+2048(SB), Z3
+	VPERMT2PS       Z14, Z3, Z8
+	VMOVUPS         Z2, (AX)
+	VMOVUPS         Z8, 64(AX)
+	VMOVAPS         Z9, Z2
+	VMOVDQU64       philoxconst<>+1984(SB), Z3
+	VPERMT2PS       Z15, Z3, Z2
+	VMOVDQU64       philoxconst<>+2048(SB), Z3
+	VPERMT2PS       Z15, Z3, Z9
+	VMOVUPS         Z2, 128(AX)
+	VMOVUPS         Z9, 192(AX)
+	ADDQ            $0x00000100, AX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512F
+TEXT ·fill32ScaledAVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	VBROADCASTSS sd+16(FP), Z0
+	MOVL         block+20(FP), BX
+	VMOVD        BX, X1
+	VPBROADCASTD X1, Z1
+	VPADDD       philoxconst<>+1408(SB), Z1, Z1
 	VMOVDQU64    philoxconst<>+192(SB), Z2
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
-	VPMULUDQ        philoxconst<>+0(SB), Z0, Z3
+	VPADDD          philoxconst<>+1536(SB), Z1, Z3
 	VPMULUDQ        philoxconst<>+0(SB), Z1, Z4
-	VPSRLQ          $0x20, Z3, Z5
-	VPSRLQ          $0x20, Z4, Z6
-	VPXORQ.BCST     8(DX), Z5, Z5
-	VPXORQ.BCST     8(DX), Z6, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
-	VPMULUDQ        philoxconst<>+64(SB), Z6, Z6
-	VPSRLQ          $0x20, Z5, Z19
-	VPSRLQ          $0x20, Z6, Z20
+	VPMULUDQ        philoxconst<>+0(SB), Z3, Z3
+	VPSRLQ          $0x20, Z4, Z17
+	VPSRLQ          $0x20, Z3, Z18
+	VPXORQ.BCST     8(DX), Z17, Z17
+	VPXORQ.BCST     8(DX), Z18, Z18
+	VPMULUDQ        philoxconst<>+64(SB), Z17, Z17
+	VPMULUDQ        philoxconst<>+64(SB), Z18, Z18
+	VPSRLQ          $0x20, Z17, Z19
+	VPSRLQ          $0x20, Z18, Z20
 	VPXORQ.BCST     16(DX), Z19, Z19
 	VPXORQ.BCST     16(DX), Z20, Z20
-	VPXORQ.BCST     24(DX), Z3, Z3
 	VPXORQ.BCST     24(DX), Z4, Z4
+	VPXORQ.BCST     24(DX), Z3, Z3
 	VPMULUDQ        philoxconst<>+0(SB), Z19, Z19
 	VPMULUDQ        philoxconst<>+0(SB), Z20, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
 	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
+	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
 	VPSRLQ          $0x20, Z19, Z21
 	VPSRLQ          $0x20, Z20, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z4, Z24
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z5, Z23
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z6, Z24
+	VPSRLQ          $0x20, Z4, Z23
+	VPSRLQ          $0x20, Z3, Z24
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z17, Z23
+	VPTERNLOGQ.BCST $0x96, 32(DX), Z18, Z24
 	VPXORQ.BCST     40(DX), Z21, Z21
 	VPXORQ.BCST     40(DX), Z22, Z22
-	VPMULUDQ        philoxconst<>+0(SB), Z23, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z6
+	VPMULUDQ        philoxconst<>+0(SB), Z23, Z17
+	VPMULUDQ        philoxconst<>+0(SB), Z24, Z18
 	VPMULUDQ        philoxconst<>+64(SB), Z21, Z21
 	VPMULUDQ        philoxconst<>+64(SB), Z22, Z22
-	VPSRLQ          $0x20, Z5, Z23
-	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z18, Z24
 	VPSRLQ          $0x20, Z21, Z25
 	VPSRLQ          $0x20, Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z25
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z26
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z25
+	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z26
 	VPTERNLOGQ.BCST $0x96, 56(DX), Z19, Z23
 	VPTERNLOGQ.BCST $0x96, 56(DX), Z20, Z24
 	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
@@ -1265,14 +1789,14 @@ loop:
 	VPSRLQ          $0x20, Z20, Z26
 	VPTERNLOGQ.BCST $0x96, 64(DX), Z21, Z25
 	VPTERNLOGQ.BCST $0x96, 64(DX), Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z5, Z23
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z6, Z24
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z17, Z23
+	VPTERNLOGQ.BCST $0x96, 72(DX), Z18, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z18
 	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
 	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
-	VPSRLQ          $0x20, Z5, Z23
-	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z18, Z24
 	VPSRLQ          $0x20, Z21, Z25
 	VPSRLQ          $0x20, Z22, Z26
 	VPTERNLOGQ.BCST $0x96, 80(DX), Z19, Z25
@@ -1289,14 +1813,14 @@ loop:
 	VPSRLQ          $0x20, Z20, Z26
 	VPTERNLOGQ.BCST $0x96, 96(DX), Z21, Z25
 	VPTERNLOGQ.BCST $0x96, 96(DX), Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z5, Z23
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z6, Z24
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z17, Z23
+	VPTERNLOGQ.BCST $0x96, 104(DX), Z18, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z18
 	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
 	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
-	VPSRLQ          $0x20, Z5, Z23
-	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z18, Z24
 	VPSRLQ          $0x20, Z21, Z25
 	VPSRLQ          $0x20, Z22, Z26
 	VPTERNLOGQ.BCST $0x96, 112(DX), Z19, Z25
@@ -1313,21 +1837,20 @@ loop:
 	VPSRLQ          $0x20, Z20, Z26
 	VPTERNLOGQ.BCST $0x96, 128(DX), Z21, Z25
 	VPTERNLOGQ.BCST $0x96, 128(DX), Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z5, Z23
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z6, Z24
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z17, Z23
+	VPTERNLOGQ.BCST $0x96, 136(DX), Z18, Z24
+	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
+	VPMULUDQ        philoxconst<>+0(SB), Z26, Z18
 	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
 	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
-	VPSRLQ          $0x20, Z5, Z23
-	VPSRLQ          $0x20, Z6, Z24
+	VPSRLQ          $0x20, Z17, Z23
+	VPSRLQ          $0x20, Z18, Z24
 	VPSRLQ          $0x20, Z21, Z25
 	VPSRLQ          $0x20, Z22, Z26
 	VPTERNLOGQ.BCST $0x96, 144(DX), Z19, Z25
 	VPTERNLOGQ.BCST $0x96, 144(DX), Z20, Z26
 	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z23
 	VPTERNLOGQ.BCST $0x96, 152(DX), Z4, Z24
-	VPADDD          philoxconst<>+1600(SB), Z0, Z0
 	VPADDD          philoxconst<>+1600(SB), Z1, Z1
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z21
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z22
@@ -1423,16 +1946,16 @@ loop:
 	VPSLLQ          $0x3e, Z4, Z30
 	VPTESTMQ        philoxconst<>+1344(SB), Z3, K1
 	VPTESTMQ        philoxconst<>+1344(SB), Z4, K2
-	VBLENDMPD       Z19, Z27, K1, Z7
-	VBLENDMPD       Z20, Z28, K2, Z8
-	VBLENDMPD       Z27, Z19, K1, Z9
-	VBLENDMPD       Z28, Z20, K2, Z10
+	VBLENDMPD       Z19, Z27, K1, Z5
+	VBLENDMPD       Z20, Z28, K2, Z6
+	VBLENDMPD       Z27, Z19, K1, Z7
+	VBLENDMPD       Z28, Z20, K2, Z8
 	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z29, Z21
 	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z30, Z22
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z29, Z7
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z30, Z8
-	VPXORQ          Z21, Z9, Z9
-	VPXORQ          Z22, Z10, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z29, Z5
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z30, Z6
+	VPXORQ          Z21, Z7, Z7
+	VPXORQ          Z22, Z8, Z8
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z25
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z26
 	VSUBPD          philoxconst<>+384(SB), Z25, Z25
@@ -1507,32 +2030,34 @@ loop:
 	VADDPD          Z26, Z4, Z4
 	VSQRTPD         Z3, Z3
 	VSQRTPD         Z4, Z4
-	VMULPD          Z3, Z9, Z9
-	VMULPD          Z4, Z10, Z10
 	VMULPD          Z3, Z7, Z7
 	VMULPD          Z4, Z8, Z8
-	VCVTPD2PS       Z9, Y11
-	VCVTPD2PS       Z7, Y3
-	VCVTPD2PS       Z10, Y12
-	VCVTPD2PS       Z8, Y4
-	VINSERTF64X4    $0x01, Y3, Z11, Z11
-	VINSERTF64X4    $0x01, Y4, Z12, Z12
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z5
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z6
-	VSUBPD          philoxconst<>+384(SB), Z5, Z5
-	VSUBPD          philoxconst<>+384(SB), Z6, Z6
-	VMULPD          philoxconst<>+832(SB), Z5, Z5
-	VMULPD          philoxconst<>+832(SB), Z6, Z6
-	VADDPD          philoxconst<>+512(SB), Z5, Z3
-	VADDPD          philoxconst<>+512(SB), Z6, Z4
+	VMULPD          Z3, Z5, Z5
+	VMULPD          Z4, Z6, Z6
+	VCVTPD2PS       Z7, Y9
+	VCVTPD2PS       Z5, Y3
+	VCVTPD2PS       Z8, Y10
+	VCVTPD2PS       Z6, Y4
+	VINSERTF64X4    $0x01, Y3, Z9, Z9
+	VMULPS          Z0, Z9, Z9
+	VINSERTF64X4    $0x01, Y4, Z10, Z10
+	VMULPS          Z0, Z10, Z10
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z17
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z18
+	VSUBPD          philoxconst<>+384(SB), Z17, Z17
+	VSUBPD          philoxconst<>+384(SB), Z18, Z18
+	VMULPD          philoxconst<>+832(SB), Z17, Z17
+	VMULPD          philoxconst<>+832(SB), Z18, Z18
+	VADDPD          philoxconst<>+512(SB), Z17, Z3
+	VADDPD          philoxconst<>+512(SB), Z18, Z4
 	VRNDSCALEPD     $0x01, Z3, Z3
 	VRNDSCALEPD     $0x01, Z4, Z4
-	VSUBPD          Z3, Z5, Z5
-	VSUBPD          Z4, Z6, Z6
-	VMULPD          philoxconst<>+1216(SB), Z5, Z5
-	VMULPD          philoxconst<>+1216(SB), Z6, Z6
-	VMULPD          Z5, Z5, Z19
-	VMULPD          Z6, Z6, Z20
+	VSUBPD          Z3, Z17, Z17
+	VSUBPD          Z4, Z18, Z18
+	VMULPD          philoxconst<>+1216(SB), Z17, Z17
+	VMULPD          philoxconst<>+1216(SB), Z18, Z18
+	VMULPD          Z17, Z17, Z19
+	VMULPD          Z18, Z18, Z20
 	VMULPD          philoxconst<>+3328(SB), Z19, Z21
 	VMULPD          philoxconst<>+3328(SB), Z20, Z22
 	VADDPD          philoxconst<>+3264(SB), Z21, Z21
@@ -1565,44 +2090,44 @@ loop:
 	VMULPD          Z20, Z22, Z22
 	VADDPD          philoxconst<>+2816(SB), Z21, Z21
 	VADDPD          philoxconst<>+2816(SB), Z22, Z22
-	VMULPD          Z5, Z21, Z21
-	VMULPD          Z6, Z22, Z22
-	VMULPD          philoxconst<>+3968(SB), Z19, Z5
-	VMULPD          philoxconst<>+3968(SB), Z20, Z6
-	VADDPD          philoxconst<>+3904(SB), Z5, Z5
-	VADDPD          philoxconst<>+3904(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3840(SB), Z5, Z5
-	VADDPD          philoxconst<>+3840(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3776(SB), Z5, Z5
-	VADDPD          philoxconst<>+3776(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3712(SB), Z5, Z5
-	VADDPD          philoxconst<>+3712(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3648(SB), Z5, Z5
-	VADDPD          philoxconst<>+3648(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3584(SB), Z5, Z5
-	VADDPD          philoxconst<>+3584(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3520(SB), Z5, Z5
-	VADDPD          philoxconst<>+3520(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3456(SB), Z5, Z5
-	VADDPD          philoxconst<>+3456(SB), Z6, Z6
-	VMULPD          Z19, Z5, Z5
-	VMULPD          Z20, Z6, Z6
-	VADDPD          philoxconst<>+3392(SB), Z5, Z5
-	VADDPD          philoxconst<>+3392(SB), Z6, Z6
+	VMULPD          Z17, Z21, Z21
+	VMULPD          Z18, Z22, Z22
+	VMULPD          philoxconst<>+3968(SB), Z19, Z17
+	VMULPD          philoxconst<>+3968(SB), Z20, Z18
+	VADDPD          philoxconst<>+3904(SB), Z17, Z17
+	VADDPD          philoxconst<>+3904(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3840(SB), Z17, Z17
+	VADDPD          philoxconst<>+3840(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3776(SB), Z17, Z17
+	VADDPD          philoxconst<>+3776(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3712(SB), Z17, Z17
+	VADDPD          philoxconst<>+3712(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3648(SB), Z17, Z17
+	VADDPD          philoxconst<>+3648(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3584(SB), Z17, Z17
+	VADDPD          philoxconst<>+3584(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3520(SB), Z17, Z17
+	VADDPD          philoxconst<>+3520(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3456(SB), Z17, Z17
+	VADDPD          philoxconst<>+3456(SB), Z18, Z18
+	VMULPD          Z19, Z17, Z17
+	VMULPD          Z20, Z18, Z18
+	VADDPD          philoxconst<>+3392(SB), Z17, Z17
+	VADDPD          philoxconst<>+3392(SB), Z18, Z18
 	VADDPD          philoxconst<>+192(SB), Z3, Z3
 	VADDPD          philoxconst<>+192(SB), Z4, Z4
 	VPSLLQ          $0x3f, Z3, Z19
@@ -1611,16 +2136,16 @@ loop:
 	VPSLLQ          $0x3e, Z4, Z26
 	VPTESTMQ        philoxconst<>+1344(SB), Z3, K1
 	VPTESTMQ        philoxconst<>+1344(SB), Z4, K2
-	VBLENDMPD       Z5, Z21, K1, Z13
-	VBLENDMPD       Z6, Z22, K2, Z14
-	VBLENDMPD       Z21, Z5, K1, Z15
-	VBLENDMPD       Z22, Z6, K2, Z16
+	VBLENDMPD       Z17, Z21, K1, Z11
+	VBLENDMPD       Z18, Z22, K2, Z12
+	VBLENDMPD       Z21, Z17, K1, Z13
+	VBLENDMPD       Z22, Z18, K2, Z14
 	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z25, Z19
 	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z26, Z20
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z25, Z13
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z26, Z14
-	VPXORQ          Z19, Z15, Z15
-	VPXORQ          Z20, Z16, Z16
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z25, Z11
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z26, Z12
+	VPXORQ          Z19, Z13, Z13
+	VPXORQ          Z20, Z14, Z14
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z23
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z24
 	VSUBPD          philoxconst<>+384(SB), Z23, Z23
@@ -1629,22 +2154,22 @@ loop:
 	VMULPD          philoxconst<>+768(SB), Z24, Z24
 	VGETEXPPD       Z23, Z3
 	VGETEXPPD       Z24, Z4
-	VGETMANTPD      $0x00, Z23, Z5
-	VGETMANTPD      $0x00, Z24, Z6
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z5, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z6, K2
-	VMULPD          philoxconst<>+512(SB), Z5, K1, Z5
-	VMULPD          philoxconst<>+512(SB), Z6, K2, Z6
+	VGETMANTPD      $0x00, Z23, Z17
+	VGETMANTPD      $0x00, Z24, Z18
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z17, K1
+	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z18, K2
+	VMULPD          philoxconst<>+512(SB), Z17, K1, Z17
+	VMULPD          philoxconst<>+512(SB), Z18, K2, Z18
 	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
 	VADDPD          philoxconst<>+576(SB), Z4, K2, Z4
-	VSUBPD          philoxconst<>+576(SB), Z5, Z19
-	VSUBPD          philoxconst<>+576(SB), Z6, Z20
-	VADDPD          philoxconst<>+576(SB), Z5, Z5
-	VADDPD          philoxconst<>+576(SB), Z6, Z6
-	VDIVPD          Z5, Z19, Z5
-	VDIVPD          Z6, Z20, Z6
-	VMULPD          Z5, Z5, Z19
-	VMULPD          Z6, Z6, Z20
+	VSUBPD          philoxconst<>+576(SB), Z17, Z19
+	VSUBPD          philoxconst<>+576(SB), Z18, Z20
+	VADDPD          philoxconst<>+576(SB), Z17, Z17
+	VADDPD          philoxconst<>+576(SB), Z18, Z18
+	VDIVPD          Z17, Z19, Z17
+	VDIVPD          Z18, Z20, Z18
+	VMULPD          Z17, Z17, Z19
+	VMULPD          Z18, Z18, Z20
 	VMULPD          philoxconst<>+2752(SB), Z19, Z21
 	VMULPD          philoxconst<>+2752(SB), Z20, Z22
 	VADDPD          philoxconst<>+2688(SB), Z21, Z21
@@ -1685,571 +2210,42 @@ loop:
 	VMULPD          Z20, Z22, Z22
 	VADDPD          philoxconst<>+2112(SB), Z21, Z21
 	VADDPD          philoxconst<>+2112(SB), Z22, Z22
-	VMULPD          philoxconst<>+896(SB), Z5, Z5
-	VMULPD          philoxconst<>+896(SB), Z6, Z6
-	VMULPD          Z21, Z5, Z21
-	VMULPD          Z22, Z6, Z22
+	VMULPD          philoxconst<>+896(SB), Z17, Z17
+	VMULPD          philoxconst<>+896(SB), Z18, Z18
+	VMULPD          Z21, Z17, Z21
+	VMULPD          Z22, Z18, Z22
 	VMULPD          philoxconst<>+960(SB), Z3, Z3
 	VMULPD          philoxconst<>+960(SB), Z4, Z4
 	VADDPD          Z21, Z3, Z3
 	VADDPD          Z22, Z4, Z4
 	VSQRTPD         Z3, Z3
 	VSQRTPD         Z4, Z4
-	VMULPD          Z3, Z15, Z15
-	VMULPD          Z4, Z16, Z16
 	VMULPD          Z3, Z13, Z13
 	VMULPD          Z4, Z14, Z14
-	VCVTPD2PS       Z15, Y17
-	VCVTPD2PS       Z13, Y3
-	VCVTPD2PS       Z16, Y18
-	VCVTPD2PS       Z14, Y4
-	VINSERTF64X4    $0x01, Y3, Z17, Z17
-	VINSERTF64X4    $0x01, Y4, Z18, Z18
-	VMOVAPS         Z11, Z3
+	VMULPD          Z3, Z11, Z11
+	VMULPD          Z4, Z12, Z12
+	VCVTPD2PS       Z13, Y15
+	VCVTPD2PS       Z11, Y3
+	VCVTPD2PS       Z14, Y16
+	VCVTPD2PS       Z12, Y4
+	VINSERTF64X4    $0x01, Y3, Z15, Z15
+	VMULPS          Z0, Z15, Z15
+	VINSERTF64X4    $0x01, Y4, Z16, Z16
+	VMULPS          Z0, Z16, Z16
+	VMOVAPS         Z9, Z3
 	VMOVDQU64       philoxconst<>+1984(SB), Z4
-	VPERMT2PS       Z17, Z4, Z3
+	VPERMT2PS       Z15, Z4, Z3
 	VMOVDQU64       philoxconst<>+2048(SB), Z4
-	VPERMT2PS       Z17, Z4, Z11
+	VPERMT2PS       Z15, Z4, Z9
 	VMOVUPS         Z3, (AX)
-	VMOVUPS         Z11, 64(AX)
-	VMOVAPS         Z12, Z3
+	VMOVUPS         Z9, 64(AX)
+	VMOVAPS         Z10, Z3
 	VMOVDQU64       philoxconst<>+1984(SB), Z4
-	VPERMT2PS       Z18, Z4, Z3
+	VPERMT2PS       Z16, Z4, Z3
 	VMOVDQU64       philoxconst<>+2048(SB), Z4
-	VPERMT2PS       Z18, Z4, Z12
+	VPERMT2PS       Z16, Z4, Z10
 	VMOVUPS         Z3, 128(AX)
-	VMOVUPS         Z12, 192(AX)
-	ADDQ            $0x00000100, AX
-	DECQ            CX
-	JMP             loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX512F
-TEXT ·fill32ScaledAVX512(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	VBROADCASTSS sd+16(FP), Z0
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X1
-	VPBROADCASTD X1, Z1
-	VPADDD       philoxconst<>+1408(SB), Z1, Z1
-	VPADDD       philoxconst<>+1536(SB), Z1, Z2
-	VMOVDQU64    philoxconst<>+192(SB), Z3
-
-loop:
-	TESTQ           CX, CX
-	JZ              done
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z2, Z5
-	VPSRLQ          $0x20, Z4, Z6
-	VPSRLQ          $0x20, Z5, Z7
-	VPXORQ.BCST     8(DX), Z6, Z6
-	VPXORQ.BCST     8(DX), Z7, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z6, Z6
-	VPMULUDQ        philoxconst<>+64(SB), Z7, Z7
-	VPSRLQ          $0x20, Z6, Z20
-	VPSRLQ          $0x20, Z7, Z21
-	VPXORQ.BCST     16(DX), Z20, Z20
-	VPXORQ.BCST     16(DX), Z21, Z21
-	VPXORQ.BCST     24(DX), Z4, Z4
-	VPXORQ.BCST     24(DX), Z5, Z5
-	VPMULUDQ        philoxconst<>+0(SB), Z20, Z20
-	VPMULUDQ        philoxconst<>+0(SB), Z21, Z21
-	VPMULUDQ        philoxconst<>+64(SB), Z4, Z4
-	VPMULUDQ        philoxconst<>+64(SB), Z5, Z5
-	VPSRLQ          $0x20, Z20, Z22
-	VPSRLQ          $0x20, Z21, Z23
-	VPSRLQ          $0x20, Z4, Z24
-	VPSRLQ          $0x20, Z5, Z25
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z6, Z24
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z7, Z25
-	VPXORQ.BCST     40(DX), Z22, Z22
-	VPXORQ.BCST     40(DX), Z23, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z6
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z22
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z23
-	VPSRLQ          $0x20, Z6, Z24
-	VPSRLQ          $0x20, Z7, Z25
-	VPSRLQ          $0x20, Z22, Z26
-	VPSRLQ          $0x20, Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z4, Z26
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z5, Z27
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z21, Z25
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z27, Z5
-	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z25, Z21
-	VPSRLQ          $0x20, Z4, Z24
-	VPSRLQ          $0x20, Z5, Z25
-	VPSRLQ          $0x20, Z20, Z26
-	VPSRLQ          $0x20, Z21, Z27
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z6, Z24
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z7, Z25
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
-	VPMULUDQ        philoxconst<>+0(SB), Z27, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
-	VPMULUDQ        philoxconst<>+64(SB), Z25, Z23
-	VPSRLQ          $0x20, Z6, Z24
-	VPSRLQ          $0x20, Z7, Z25
-	VPSRLQ          $0x20, Z22, Z26
-	VPSRLQ          $0x20, Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z20, Z26
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z21, Z27
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z4, Z24
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z5, Z25
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z27, Z5
-	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z25, Z21
-	VPSRLQ          $0x20, Z4, Z24
-	VPSRLQ          $0x20, Z5, Z25
-	VPSRLQ          $0x20, Z20, Z26
-	VPSRLQ          $0x20, Z21, Z27
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z6, Z24
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z7, Z25
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
-	VPMULUDQ        philoxconst<>+0(SB), Z27, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
-	VPMULUDQ        philoxconst<>+64(SB), Z25, Z23
-	VPSRLQ          $0x20, Z6, Z24
-	VPSRLQ          $0x20, Z7, Z25
-	VPSRLQ          $0x20, Z22, Z26
-	VPSRLQ          $0x20, Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z20, Z26
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z21, Z27
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z4, Z24
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z5, Z25
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z4
-	VPMULUDQ        philoxconst<>+0(SB), Z27, Z5
-	VPMULUDQ        philoxconst<>+64(SB), Z24, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z25, Z21
-	VPSRLQ          $0x20, Z4, Z24
-	VPSRLQ          $0x20, Z5, Z25
-	VPSRLQ          $0x20, Z20, Z26
-	VPSRLQ          $0x20, Z21, Z27
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z22, Z26
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z6, Z24
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z7, Z25
-	VPMULUDQ        philoxconst<>+0(SB), Z26, Z6
-	VPMULUDQ        philoxconst<>+0(SB), Z27, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z24, Z22
-	VPMULUDQ        philoxconst<>+64(SB), Z25, Z23
-	VPSRLQ          $0x20, Z6, Z24
-	VPSRLQ          $0x20, Z7, Z25
-	VPSRLQ          $0x20, Z22, Z26
-	VPSRLQ          $0x20, Z23, Z27
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z20, Z26
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z21, Z27
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z4, Z24
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z5, Z25
-	VPADDD          philoxconst<>+1600(SB), Z1, Z1
-	VPADDD          philoxconst<>+1600(SB), Z2, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z22
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z23
-	VSUBPD          philoxconst<>+384(SB), Z22, Z22
-	VSUBPD          philoxconst<>+384(SB), Z23, Z23
-	VMULPD          philoxconst<>+832(SB), Z22, Z22
-	VMULPD          philoxconst<>+832(SB), Z23, Z23
-	VADDPD          philoxconst<>+512(SB), Z22, Z4
-	VADDPD          philoxconst<>+512(SB), Z23, Z5
-	VRNDSCALEPD     $0x01, Z4, Z4
-	VRNDSCALEPD     $0x01, Z5, Z5
-	VSUBPD          Z4, Z22, Z20
-	VSUBPD          Z5, Z23, Z21
-	VMULPD          philoxconst<>+1216(SB), Z20, Z20
-	VMULPD          philoxconst<>+1216(SB), Z21, Z21
-	VMULPD          Z20, Z20, Z22
-	VMULPD          Z21, Z21, Z23
-	VMULPD          philoxconst<>+3328(SB), Z22, Z28
-	VMULPD          philoxconst<>+3328(SB), Z23, Z29
-	VADDPD          philoxconst<>+3264(SB), Z28, Z28
-	VADDPD          philoxconst<>+3264(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+3200(SB), Z28, Z28
-	VADDPD          philoxconst<>+3200(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+3136(SB), Z28, Z28
-	VADDPD          philoxconst<>+3136(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+3072(SB), Z28, Z28
-	VADDPD          philoxconst<>+3072(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+3008(SB), Z28, Z28
-	VADDPD          philoxconst<>+3008(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+2944(SB), Z28, Z28
-	VADDPD          philoxconst<>+2944(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+2880(SB), Z28, Z28
-	VADDPD          philoxconst<>+2880(SB), Z29, Z29
-	VMULPD          Z22, Z28, Z28
-	VMULPD          Z23, Z29, Z29
-	VADDPD          philoxconst<>+2816(SB), Z28, Z28
-	VADDPD          philoxconst<>+2816(SB), Z29, Z29
-	VMULPD          Z20, Z28, Z28
-	VMULPD          Z21, Z29, Z29
-	VMULPD          philoxconst<>+3968(SB), Z22, Z20
-	VMULPD          philoxconst<>+3968(SB), Z23, Z21
-	VADDPD          philoxconst<>+3904(SB), Z20, Z20
-	VADDPD          philoxconst<>+3904(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3840(SB), Z20, Z20
-	VADDPD          philoxconst<>+3840(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3776(SB), Z20, Z20
-	VADDPD          philoxconst<>+3776(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3712(SB), Z20, Z20
-	VADDPD          philoxconst<>+3712(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3648(SB), Z20, Z20
-	VADDPD          philoxconst<>+3648(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3584(SB), Z20, Z20
-	VADDPD          philoxconst<>+3584(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3520(SB), Z20, Z20
-	VADDPD          philoxconst<>+3520(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3456(SB), Z20, Z20
-	VADDPD          philoxconst<>+3456(SB), Z21, Z21
-	VMULPD          Z22, Z20, Z20
-	VMULPD          Z23, Z21, Z21
-	VADDPD          philoxconst<>+3392(SB), Z20, Z20
-	VADDPD          philoxconst<>+3392(SB), Z21, Z21
-	VADDPD          philoxconst<>+192(SB), Z4, Z4
-	VADDPD          philoxconst<>+192(SB), Z5, Z5
-	VPSLLQ          $0x3f, Z4, Z22
-	VPSLLQ          $0x3f, Z5, Z23
-	VPSLLQ          $0x3e, Z4, Z30
-	VPSLLQ          $0x3e, Z5, Z31
-	VPTESTMQ        philoxconst<>+1344(SB), Z4, K1
-	VPTESTMQ        philoxconst<>+1344(SB), Z5, K2
-	VBLENDMPD       Z20, Z28, K1, Z8
-	VBLENDMPD       Z21, Z29, K2, Z9
-	VBLENDMPD       Z28, Z20, K1, Z10
-	VBLENDMPD       Z29, Z21, K2, Z11
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z30, Z22
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z31, Z23
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z30, Z8
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z31, Z9
-	VPXORQ          Z22, Z10, Z10
-	VPXORQ          Z23, Z11, Z11
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z26
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z27
-	VSUBPD          philoxconst<>+384(SB), Z26, Z26
-	VSUBPD          philoxconst<>+384(SB), Z27, Z27
-	VMULPD          philoxconst<>+768(SB), Z26, Z26
-	VMULPD          philoxconst<>+768(SB), Z27, Z27
-	VGETEXPPD       Z26, Z4
-	VGETEXPPD       Z27, Z5
-	VGETMANTPD      $0x00, Z26, Z20
-	VGETMANTPD      $0x00, Z27, Z21
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z20, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z21, K2
-	VMULPD          philoxconst<>+512(SB), Z20, K1, Z20
-	VMULPD          philoxconst<>+512(SB), Z21, K2, Z21
-	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
-	VADDPD          philoxconst<>+576(SB), Z5, K2, Z5
-	VSUBPD          philoxconst<>+576(SB), Z20, Z22
-	VSUBPD          philoxconst<>+576(SB), Z21, Z23
-	VADDPD          philoxconst<>+576(SB), Z20, Z20
-	VADDPD          philoxconst<>+576(SB), Z21, Z21
-	VDIVPD          Z20, Z22, Z20
-	VDIVPD          Z21, Z23, Z21
-	VMULPD          Z20, Z20, Z22
-	VMULPD          Z21, Z21, Z23
-	VMULPD          philoxconst<>+2752(SB), Z22, Z26
-	VMULPD          philoxconst<>+2752(SB), Z23, Z27
-	VADDPD          philoxconst<>+2688(SB), Z26, Z26
-	VADDPD          philoxconst<>+2688(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2624(SB), Z26, Z26
-	VADDPD          philoxconst<>+2624(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2560(SB), Z26, Z26
-	VADDPD          philoxconst<>+2560(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2496(SB), Z26, Z26
-	VADDPD          philoxconst<>+2496(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2432(SB), Z26, Z26
-	VADDPD          philoxconst<>+2432(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2368(SB), Z26, Z26
-	VADDPD          philoxconst<>+2368(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2304(SB), Z26, Z26
-	VADDPD          philoxconst<>+2304(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2240(SB), Z26, Z26
-	VADDPD          philoxconst<>+2240(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2176(SB), Z26, Z26
-	VADDPD          philoxconst<>+2176(SB), Z27, Z27
-	VMULPD          Z22, Z26, Z26
-	VMULPD          Z23, Z27, Z27
-	VADDPD          philoxconst<>+2112(SB), Z26, Z26
-	VADDPD          philoxconst<>+2112(SB), Z27, Z27
-	VMULPD          philoxconst<>+896(SB), Z20, Z20
-	VMULPD          philoxconst<>+896(SB), Z21, Z21
-	VMULPD          Z26, Z20, Z26
-	VMULPD          Z27, Z21, Z27
-	VMULPD          philoxconst<>+960(SB), Z4, Z4
-	VMULPD          philoxconst<>+960(SB), Z5, Z5
-	VADDPD          Z26, Z4, Z4
-	VADDPD          Z27, Z5, Z5
-	VSQRTPD         Z4, Z4
-	VSQRTPD         Z5, Z5
-	VMULPD          Z4, Z10, Z10
-	VMULPD          Z5, Z11, Z11
-	VMULPD          Z4, Z8, Z8
-	VMULPD          Z5, Z9, Z9
-	VCVTPD2PS       Z10, Y12
-	VCVTPD2PS       Z8, Y4
-	VCVTPD2PS       Z11, Y13
-	VCVTPD2PS       Z9, Y5
-	VINSERTF64X4    $0x01, Y4, Z12, Z12
-	VMULPS          Z0, Z12, Z12
-	VINSERTF64X4    $0x01, Y5, Z13, Z13
-	VMULPS          Z0, Z13, Z13
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z6
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z7
-	VSUBPD          philoxconst<>+384(SB), Z6, Z6
-	VSUBPD          philoxconst<>+384(SB), Z7, Z7
-	VMULPD          philoxconst<>+832(SB), Z6, Z6
-	VMULPD          philoxconst<>+832(SB), Z7, Z7
-	VADDPD          philoxconst<>+512(SB), Z6, Z4
-	VADDPD          philoxconst<>+512(SB), Z7, Z5
-	VRNDSCALEPD     $0x01, Z4, Z4
-	VRNDSCALEPD     $0x01, Z5, Z5
-	VSUBPD          Z4, Z6, Z6
-	VSUBPD          Z5, Z7, Z7
-	VMULPD          philoxconst<>+1216(SB), Z6, Z6
-	VMULPD          philoxconst<>+1216(SB), Z7, Z7
-	VMULPD          Z6, Z6, Z20
-	VMULPD          Z7, Z7, Z21
-	VMULPD          philoxconst<>+3328(SB), Z20, Z22
-	VMULPD          philoxconst<>+3328(SB), Z21, Z23
-	VADDPD          philoxconst<>+3264(SB), Z22, Z22
-	VADDPD          philoxconst<>+3264(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+3200(SB), Z22, Z22
-	VADDPD          philoxconst<>+3200(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+3136(SB), Z22, Z22
-	VADDPD          philoxconst<>+3136(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+3072(SB), Z22, Z22
-	VADDPD          philoxconst<>+3072(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+3008(SB), Z22, Z22
-	VADDPD          philoxconst<>+3008(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2944(SB), Z22, Z22
-	VADDPD          philoxconst<>+2944(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2880(SB), Z22, Z22
-	VADDPD          philoxconst<>+2880(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2816(SB), Z22, Z22
-	VADDPD          philoxconst<>+2816(SB), Z23, Z23
-	VMULPD          Z6, Z22, Z22
-	VMULPD          Z7, Z23, Z23
-	VMULPD          philoxconst<>+3968(SB), Z20, Z6
-	VMULPD          philoxconst<>+3968(SB), Z21, Z7
-	VADDPD          philoxconst<>+3904(SB), Z6, Z6
-	VADDPD          philoxconst<>+3904(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3840(SB), Z6, Z6
-	VADDPD          philoxconst<>+3840(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3776(SB), Z6, Z6
-	VADDPD          philoxconst<>+3776(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3712(SB), Z6, Z6
-	VADDPD          philoxconst<>+3712(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3648(SB), Z6, Z6
-	VADDPD          philoxconst<>+3648(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3584(SB), Z6, Z6
-	VADDPD          philoxconst<>+3584(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3520(SB), Z6, Z6
-	VADDPD          philoxconst<>+3520(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3456(SB), Z6, Z6
-	VADDPD          philoxconst<>+3456(SB), Z7, Z7
-	VMULPD          Z20, Z6, Z6
-	VMULPD          Z21, Z7, Z7
-	VADDPD          philoxconst<>+3392(SB), Z6, Z6
-	VADDPD          philoxconst<>+3392(SB), Z7, Z7
-	VADDPD          philoxconst<>+192(SB), Z4, Z4
-	VADDPD          philoxconst<>+192(SB), Z5, Z5
-	VPSLLQ          $0x3f, Z4, Z20
-	VPSLLQ          $0x3f, Z5, Z21
-	VPSLLQ          $0x3e, Z4, Z26
-	VPSLLQ          $0x3e, Z5, Z27
-	VPTESTMQ        philoxconst<>+1344(SB), Z4, K1
-	VPTESTMQ        philoxconst<>+1344(SB), Z5, K2
-	VBLENDMPD       Z6, Z22, K1, Z14
-	VBLENDMPD       Z7, Z23, K2, Z15
-	VBLENDMPD       Z22, Z6, K1, Z16
-	VBLENDMPD       Z23, Z7, K2, Z17
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z26, Z20
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1280(SB), Z27, Z21
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z26, Z14
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1280(SB), Z27, Z15
-	VPXORQ          Z20, Z16, Z16
-	VPXORQ          Z21, Z17, Z17
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z24
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z25
-	VSUBPD          philoxconst<>+384(SB), Z24, Z24
-	VSUBPD          philoxconst<>+384(SB), Z25, Z25
-	VMULPD          philoxconst<>+768(SB), Z24, Z24
-	VMULPD          philoxconst<>+768(SB), Z25, Z25
-	VGETEXPPD       Z24, Z4
-	VGETEXPPD       Z25, Z5
-	VGETMANTPD      $0x00, Z24, Z6
-	VGETMANTPD      $0x00, Z25, Z7
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z6, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z7, K2
-	VMULPD          philoxconst<>+512(SB), Z6, K1, Z6
-	VMULPD          philoxconst<>+512(SB), Z7, K2, Z7
-	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
-	VADDPD          philoxconst<>+576(SB), Z5, K2, Z5
-	VSUBPD          philoxconst<>+576(SB), Z6, Z20
-	VSUBPD          philoxconst<>+576(SB), Z7, Z21
-	VADDPD          philoxconst<>+576(SB), Z6, Z6
-	VADDPD          philoxconst<>+576(SB), Z7, Z7
-	VDIVPD          Z6, Z20, Z6
-	VDIVPD          Z7, Z21, Z7
-	VMULPD          Z6, Z6, Z20
-	VMULPD          Z7, Z7, Z21
-	VMULPD          philoxconst<>+2752(SB), Z20, Z22
-	VMULPD          philoxconst<>+2752(SB), Z21, Z23
-	VADDPD          philoxconst<>+2688(SB), Z22, Z22
-	VADDPD          philoxconst<>+2688(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2624(SB), Z22, Z22
-	VADDPD          philoxconst<>+2624(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2560(SB), Z22, Z22
-	VADDPD          philoxconst<>+2560(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2496(SB), Z22, Z22
-	VADDPD          philoxconst<>+2496(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2432(SB), Z22, Z22
-	VADDPD          philoxconst<>+2432(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2368(SB), Z22, Z22
-	VADDPD          philoxconst<>+2368(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2304(SB), Z22, Z22
-	VADDPD          philoxconst<>+2304(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2240(SB), Z22, Z22
-	VADDPD          philoxconst<>+2240(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2176(SB), Z22, Z22
-	VADDPD          philoxconst<>+2176(SB), Z23, Z23
-	VMULPD          Z20, Z22, Z22
-	VMULPD          Z21, Z23, Z23
-	VADDPD          philoxconst<>+2112(SB), Z22, Z22
-	VADDPD          philoxconst<>+2112(SB), Z23, Z23
-	VMULPD          philoxconst<>+896(SB), Z6, Z6
-	VMULPD          philoxconst<>+896(SB), Z7, Z7
-	VMULPD          Z22, Z6, Z22
-	VMULPD          Z23, Z7, Z23
-	VMULPD          philoxconst<>+960(SB), Z4, Z4
-	VMULPD          philoxconst<>+960(SB), Z5, Z5
-	VADDPD          Z22, Z4, Z4
-	VADDPD          Z23, Z5, Z5
-	VSQRTPD         Z4, Z4
-	VSQRTPD         Z5, Z5
-	VMULPD          Z4, Z16, Z16
-	VMULPD          Z5, Z17, Z17
-	VMULPD          Z4, Z14, Z14
-	VMULPD          Z5, Z15, Z15
-	VCVTPD2PS       Z16, Y18
-	VCVTPD2PS       Z14, Y4
-	VCVTPD2PS       Z17, Y19
-	VCVTPD2PS       Z15, Y5
-	VINSERTF64X4    $0x01, Y4, Z18, Z18
-	VMULPS          Z0, Z18, Z18
-	VINSERTF64X4    $0x01, Y5, Z19, Z19
-	VMULPS          Z0, Z19, Z19
-	VMOVAPS         Z12, Z4
-	VMOVDQU64       philoxconst<>+1984(SB), Z5
-	VPERMT2PS       Z18, Z5, Z4
-	VMOVDQU64       philoxconst<>+2048(SB), Z5
-	VPERMT2PS       Z18, Z5, Z12
-	VMOVUPS         Z4, (AX)
-	VMOVUPS         Z12, 64(AX)
-	VMOVAPS         Z13, Z4
-	VMOVDQU64       philoxconst<>+1984(SB), Z5
-	VPERMT2PS       Z19, Z5, Z4
-	VMOVDQU64       philoxconst<>+2048(SB), Z5
-	VPERMT2PS       Z19, Z5, Z13
-	VMOVUPS         Z4, 128(AX)
-	VMOVUPS         Z13, 192(AX)
+	VMOVUPS         Z10, 192(AX)
 	ADDQ            $0x00000100, AX
 	DECQ            CX
 	JMP             loop
@@ -2260,7 +2256,7 @@ done:
 
 // func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX2
-TEXT ·fill64AVX2(SB), NOSPLIT, $0-40
+TEXT ·fill64AVX2(SB), NOSPLIT, $64-40
 	MOVQ         dst+0(FP), AX
 	MOVQ         groups+8(FP), CX
 	MOVQ         pre+32(FP), DX
@@ -2272,213 +2268,408 @@ TEXT ·fill64AVX2(SB), NOSPLIT, $0-40
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y0, Y1
-	VPSRLQ       $0x20, Y1, Y2
-	VPBROADCASTQ 8(DX), Y3
-	VPXOR        Y3, Y2, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPADDD       philoxconst<>+1472(SB), Y0, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y1, Y1
 	VPSRLQ       $0x20, Y2, Y3
-	VPBROADCASTQ 16(DX), Y4
-	VPXOR        Y4, Y3, Y3
-	VPBROADCASTQ 24(DX), Y4
-	VPXOR        Y4, Y1, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
-	VPSRLQ       $0x20, Y3, Y4
-	VPSRLQ       $0x20, Y1, Y5
-	VPBROADCASTQ 32(DX), Y6
-	VPXOR        Y2, Y5, Y5
-	VPXOR        Y6, Y5, Y5
-	VPBROADCASTQ 40(DX), Y2
-	VPXOR        Y2, Y4, Y4
-	VPMULUDQ     philoxconst<>+0(SB), Y5, Y2
+	VPSRLQ       $0x20, Y1, Y4
+	VPBROADCASTQ 8(DX), Y5
+	VPXOR        Y5, Y3, Y3
+	VPXOR        Y5, Y4, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
 	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
-	VPSRLQ       $0x20, Y2, Y5
+	VPSRLQ       $0x20, Y3, Y5
 	VPSRLQ       $0x20, Y4, Y6
-	VPBROADCASTQ 48(DX), Y7
-	VPXOR        Y1, Y6, Y6
+	VPBROADCASTQ 16(DX), Y7
+	VPXOR        Y7, Y5, Y5
 	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 56(DX), Y1
-	VPXOR        Y3, Y5, Y5
-	VPXOR        Y1, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y3
-	VPSRLQ       $0x20, Y1, Y5
-	VPSRLQ       $0x20, Y3, Y6
-	VPBROADCASTQ 64(DX), Y7
-	VPXOR        Y4, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 72(DX), Y4
-	VPXOR        Y2, Y5, Y5
-	VPXOR        Y4, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y4
-	VPSRLQ       $0x20, Y2, Y5
-	VPSRLQ       $0x20, Y4, Y6
-	VPBROADCASTQ 80(DX), Y7
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 88(DX), Y3
-	VPXOR        Y1, Y5, Y5
-	VPXOR        Y3, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y3
-	VPSRLQ       $0x20, Y1, Y5
-	VPSRLQ       $0x20, Y3, Y6
-	VPBROADCASTQ 96(DX), Y7
-	VPXOR        Y4, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 104(DX), Y4
-	VPXOR        Y2, Y5, Y5
-	VPXOR        Y4, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y4
-	VPSRLQ       $0x20, Y2, Y5
-	VPSRLQ       $0x20, Y4, Y6
-	VPBROADCASTQ 112(DX), Y7
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 120(DX), Y3
-	VPXOR        Y1, Y5, Y5
-	VPXOR        Y3, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y3
-	VPSRLQ       $0x20, Y1, Y5
-	VPSRLQ       $0x20, Y3, Y6
-	VPBROADCASTQ 128(DX), Y7
-	VPXOR        Y4, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 136(DX), Y4
-	VPXOR        Y2, Y5, Y5
-	VPXOR        Y4, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y4
-	VPSRLQ       $0x20, Y2, Y5
-	VPSRLQ       $0x20, Y4, Y6
-	VPBROADCASTQ 144(DX), Y7
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 152(DX), Y3
-	VPXOR        Y1, Y5, Y5
-	VPXOR        Y3, Y5, Y5
-	VPADDD       philoxconst<>+1472(SB), Y0, Y0
-	VPSLLQ       $0x20, Y2, Y1
-	VPBLENDD     $0xaa, Y1, Y5, Y5
-	VPSRLQ       $0x0b, Y5, Y5
-	VPSRLQ       $0x20, Y5, Y1
-	VPOR         philoxconst<>+256(SB), Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y5, Y5
-	VSUBPD       philoxconst<>+320(SB), Y1, Y1
-	VADDPD       Y5, Y1, Y1
-	VADDPD       philoxconst<>+512(SB), Y1, Y1
-	VMULPD       philoxconst<>+704(SB), Y1, Y1
-	VADDPD       philoxconst<>+512(SB), Y1, Y2
-	VROUNDPD     $0x01, Y2, Y2
-	VSUBPD       Y2, Y1, Y1
-	VMULPD       philoxconst<>+1216(SB), Y1, Y1
-	VMULPD       Y1, Y1, Y3
-	VMULPD       philoxconst<>+3328(SB), Y3, Y5
-	VADDPD       philoxconst<>+3264(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+3200(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+3136(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+3072(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+3008(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+2944(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+2880(SB), Y5, Y5
-	VMULPD       Y3, Y5, Y5
-	VADDPD       philoxconst<>+2816(SB), Y5, Y5
-	VMULPD       Y1, Y5, Y5
-	VMULPD       philoxconst<>+3968(SB), Y3, Y1
-	VADDPD       philoxconst<>+3904(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3840(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3776(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3712(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3648(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3584(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3520(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3456(SB), Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       philoxconst<>+3392(SB), Y1, Y1
-	VADDPD       philoxconst<>+192(SB), Y2, Y2
-	VPSLLQ       $0x3f, Y2, Y3
-	VPSLLQ       $0x3e, Y2, Y7
-	VBLENDVPD    Y3, Y1, Y5, Y2
-	VBLENDVPD    Y3, Y5, Y1, Y1
-	VPAND        philoxconst<>+1280(SB), Y7, Y7
-	VPXOR        Y7, Y3, Y3
+	VPBROADCASTQ 24(DX), Y7
 	VPXOR        Y7, Y2, Y2
-	VPXOR        Y3, Y1, Y1
-	VPSLLQ       $0x20, Y4, Y3
-	VPBLENDD     $0xaa, Y3, Y6, Y6
-	VPSRLQ       $0x0b, Y6, Y6
-	VPSRLQ       $0x20, Y6, Y3
-	VPOR         philoxconst<>+256(SB), Y3, Y3
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
-	VSUBPD       philoxconst<>+320(SB), Y3, Y3
-	VADDPD       Y6, Y3, Y3
-	VADDPD       philoxconst<>+512(SB), Y3, Y3
-	VMULPD       philoxconst<>+640(SB), Y3, Y3
-	VPSRLQ       $0x34, Y3, Y4
-	VPOR         philoxconst<>+192(SB), Y4, Y4
-	VPAND        philoxconst<>+1024(SB), Y3, Y3
-	VPOR         philoxconst<>+576(SB), Y3, Y3
-	VSUBPD       philoxconst<>+448(SB), Y4, Y4
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y3, Y5
-	VMULPD       philoxconst<>+512(SB), Y3, Y6
-	VBLENDVPD    Y5, Y6, Y3, Y3
-	VADDPD       philoxconst<>+576(SB), Y4, Y6
-	VBLENDVPD    Y5, Y6, Y4, Y4
-	VSUBPD       philoxconst<>+576(SB), Y3, Y5
-	VADDPD       philoxconst<>+576(SB), Y3, Y3
-	VDIVPD       Y3, Y5, Y3
-	VMULPD       Y3, Y3, Y5
-	VMULPD       philoxconst<>+2752(SB), Y5, Y6
-	VADDPD       philoxconst<>+2688(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2624(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2560(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2496(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2432(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2368(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2304(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2240(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2176(SB), Y6, Y6
-	VMULPD       Y5, Y6, Y6
-	VADDPD       philoxconst<>+2112(SB), Y6, Y6
-	VMULPD       philoxconst<>+896(SB), Y3, Y3
-	VMULPD       Y6, Y3, Y6
-	VMULPD       philoxconst<>+960(SB), Y4, Y4
-	VADDPD       Y6, Y4, Y4
-	VSQRTPD      Y4, Y3
-	VMULPD       Y3, Y1, Y1
-	VMULPD       Y3, Y2, Y2
-	VUNPCKLPD    Y2, Y1, Y3
-	VUNPCKHPD    Y2, Y1, Y1
-	VPERM2F128   $0x20, Y1, Y3, Y2
-	VPERM2F128   $0x31, Y1, Y3, Y1
-	VMOVUPD      Y2, (AX)
+	VPXOR        Y7, Y1, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y5, Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
+	VPSRLQ       $0x20, Y5, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPSRLQ       $0x20, Y2, Y9
+	VPSRLQ       $0x20, Y1, Y10
+	VPBROADCASTQ 32(DX), Y11
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y11, Y9, Y9
+	VPXOR        Y11, Y10, Y10
+	VPBROADCASTQ 40(DX), Y3
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y3, Y8, Y8
+	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y10, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y8
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y7, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPBROADCASTQ 48(DX), Y13
+	VPXOR        Y2, Y11, Y11
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 56(DX), Y1
+	VPXOR        Y5, Y9, Y9
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y1, Y9, Y9
+	VPXOR        Y1, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
+	VPSRLQ       $0x20, Y1, Y9
+	VPSRLQ       $0x20, Y2, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y6, Y12
+	VPBROADCASTQ 64(DX), Y13
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 72(DX), Y7
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y7, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y7, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPBROADCASTQ 80(DX), Y13
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y6, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 88(DX), Y5
+	VPXOR        Y1, Y9, Y9
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y5, Y9, Y9
+	VPXOR        Y5, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
+	VPSRLQ       $0x20, Y1, Y9
+	VPSRLQ       $0x20, Y2, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y6, Y12
+	VPBROADCASTQ 96(DX), Y13
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 104(DX), Y7
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y7, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y7, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPBROADCASTQ 112(DX), Y13
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y6, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 120(DX), Y5
+	VPXOR        Y1, Y9, Y9
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y5, Y9, Y9
+	VPXOR        Y5, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
+	VPSRLQ       $0x20, Y1, Y9
+	VPSRLQ       $0x20, Y2, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y6, Y12
+	VPBROADCASTQ 128(DX), Y13
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 136(DX), Y7
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y7, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y7, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPBROADCASTQ 144(DX), Y13
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y6, Y12, Y12
+	VPXOR        Y13, Y11, Y11
+	VPXOR        Y13, Y12, Y12
+	VPBROADCASTQ 152(DX), Y5
+	VPXOR        Y1, Y9, Y9
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y5, Y9, Y9
+	VPXOR        Y5, Y10, Y10
+	VPADDD       philoxconst<>+1536(SB), Y0, Y0
+	VPSLLQ       $0x20, Y7, Y1
+	VPSLLQ       $0x20, Y8, Y2
+	VPBLENDD     $0xaa, Y1, Y11, Y11
+	VPBLENDD     $0xaa, Y2, Y12, Y12
+	VPSRLQ       $0x0b, Y11, Y11
+	VPSRLQ       $0x0b, Y12, Y12
+	VPSRLQ       $0x20, Y11, Y1
+	VPSRLQ       $0x20, Y12, Y2
+	VPOR         philoxconst<>+256(SB), Y1, Y1
+	VPOR         philoxconst<>+256(SB), Y2, Y2
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y11, Y11
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y12, Y12
+	VSUBPD       philoxconst<>+320(SB), Y1, Y1
+	VSUBPD       philoxconst<>+320(SB), Y2, Y2
+	VADDPD       Y11, Y1, Y1
+	VADDPD       Y12, Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y1, Y1
+	VADDPD       philoxconst<>+512(SB), Y2, Y2
+	VMULPD       philoxconst<>+640(SB), Y1, Y1
+	VMULPD       philoxconst<>+640(SB), Y2, Y2
+	VMOVUPD      Y1, (SP)
+	VMOVUPD      Y2, 32(SP)
+	VPSLLQ       $0x20, Y3, Y1
+	VPSLLQ       $0x20, Y4, Y2
+	VPBLENDD     $0xaa, Y1, Y9, Y9
+	VPBLENDD     $0xaa, Y2, Y10, Y10
+	VPSRLQ       $0x0b, Y9, Y9
+	VPSRLQ       $0x0b, Y10, Y10
+	VPSRLQ       $0x20, Y9, Y1
+	VPSRLQ       $0x20, Y10, Y2
+	VPOR         philoxconst<>+256(SB), Y1, Y1
+	VPOR         philoxconst<>+256(SB), Y2, Y2
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y10, Y10
+	VSUBPD       philoxconst<>+320(SB), Y1, Y1
+	VSUBPD       philoxconst<>+320(SB), Y2, Y2
+	VADDPD       Y9, Y1, Y1
+	VADDPD       Y10, Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y1, Y1
+	VADDPD       philoxconst<>+512(SB), Y2, Y2
+	VMULPD       philoxconst<>+704(SB), Y1, Y1
+	VMULPD       philoxconst<>+704(SB), Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y1, Y3
+	VADDPD       philoxconst<>+512(SB), Y2, Y4
+	VROUNDPD     $0x01, Y3, Y3
+	VROUNDPD     $0x01, Y4, Y4
+	VSUBPD       Y3, Y1, Y1
+	VSUBPD       Y4, Y2, Y2
+	VMULPD       philoxconst<>+1216(SB), Y1, Y1
+	VMULPD       philoxconst<>+1216(SB), Y2, Y2
+	VMULPD       Y1, Y1, Y5
+	VMULPD       Y2, Y2, Y6
+	VMULPD       philoxconst<>+3328(SB), Y5, Y7
+	VMULPD       philoxconst<>+3328(SB), Y6, Y8
+	VADDPD       philoxconst<>+3264(SB), Y7, Y7
+	VADDPD       philoxconst<>+3264(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+3200(SB), Y7, Y7
+	VADDPD       philoxconst<>+3200(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+3136(SB), Y7, Y7
+	VADDPD       philoxconst<>+3136(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+3072(SB), Y7, Y7
+	VADDPD       philoxconst<>+3072(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+3008(SB), Y7, Y7
+	VADDPD       philoxconst<>+3008(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2944(SB), Y7, Y7
+	VADDPD       philoxconst<>+2944(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2880(SB), Y7, Y7
+	VADDPD       philoxconst<>+2880(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2816(SB), Y7, Y7
+	VADDPD       philoxconst<>+2816(SB), Y8, Y8
+	VMULPD       Y1, Y7, Y7
+	VMULPD       Y2, Y8, Y8
+	VMULPD       philoxconst<>+3968(SB), Y5, Y1
+	VMULPD       philoxconst<>+3968(SB), Y6, Y2
+	VADDPD       philoxconst<>+3904(SB), Y1, Y1
+	VADDPD       philoxconst<>+3904(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3840(SB), Y1, Y1
+	VADDPD       philoxconst<>+3840(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3776(SB), Y1, Y1
+	VADDPD       philoxconst<>+3776(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3712(SB), Y1, Y1
+	VADDPD       philoxconst<>+3712(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3648(SB), Y1, Y1
+	VADDPD       philoxconst<>+3648(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3584(SB), Y1, Y1
+	VADDPD       philoxconst<>+3584(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3520(SB), Y1, Y1
+	VADDPD       philoxconst<>+3520(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3456(SB), Y1, Y1
+	VADDPD       philoxconst<>+3456(SB), Y2, Y2
+	VMULPD       Y5, Y1, Y1
+	VMULPD       Y6, Y2, Y2
+	VADDPD       philoxconst<>+3392(SB), Y1, Y1
+	VADDPD       philoxconst<>+3392(SB), Y2, Y2
+	VADDPD       philoxconst<>+192(SB), Y3, Y3
+	VADDPD       philoxconst<>+192(SB), Y4, Y4
+	VPSLLQ       $0x3f, Y3, Y5
+	VPSLLQ       $0x3f, Y4, Y6
+	VPSLLQ       $0x3e, Y3, Y3
+	VPSLLQ       $0x3e, Y4, Y10
+	VBLENDVPD    Y5, Y1, Y7, Y4
+	VBLENDVPD    Y6, Y2, Y8, Y9
+	VBLENDVPD    Y5, Y7, Y1, Y1
+	VBLENDVPD    Y6, Y8, Y2, Y2
+	VPAND        philoxconst<>+1280(SB), Y3, Y3
+	VPAND        philoxconst<>+1280(SB), Y10, Y10
+	VPXOR        Y3, Y5, Y5
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y3, Y4, Y4
+	VPXOR        Y10, Y9, Y9
+	VPXOR        Y5, Y1, Y1
+	VPXOR        Y6, Y2, Y2
+	VMOVUPD      Y4, (AX)
 	VMOVUPD      Y1, 32(AX)
-	ADDQ         $0x00000040, AX
+	VMOVUPD      Y9, 64(AX)
+	VMOVUPD      Y2, 96(AX)
+	VMOVUPD      (SP), Y1
+	VMOVUPD      32(SP), Y2
+	VPSRLQ       $0x34, Y1, Y3
+	VPSRLQ       $0x34, Y2, Y4
+	VPOR         philoxconst<>+192(SB), Y3, Y3
+	VPOR         philoxconst<>+192(SB), Y4, Y4
+	VPAND        philoxconst<>+1024(SB), Y1, Y1
+	VPAND        philoxconst<>+1024(SB), Y2, Y2
+	VPOR         philoxconst<>+576(SB), Y1, Y1
+	VPOR         philoxconst<>+576(SB), Y2, Y2
+	VSUBPD       philoxconst<>+448(SB), Y3, Y3
+	VSUBPD       philoxconst<>+448(SB), Y4, Y4
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y1, Y5
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y2, Y6
+	VMULPD       philoxconst<>+512(SB), Y1, Y7
+	VMULPD       philoxconst<>+512(SB), Y2, Y8
+	VBLENDVPD    Y5, Y7, Y1, Y1
+	VBLENDVPD    Y6, Y8, Y2, Y2
+	VADDPD       philoxconst<>+576(SB), Y3, Y7
+	VADDPD       philoxconst<>+576(SB), Y4, Y8
+	VBLENDVPD    Y5, Y7, Y3, Y3
+	VBLENDVPD    Y6, Y8, Y4, Y4
+	VSUBPD       philoxconst<>+576(SB), Y1, Y5
+	VSUBPD       philoxconst<>+576(SB), Y2, Y6
+	VADDPD       philoxconst<>+576(SB), Y1, Y1
+	VADDPD       philoxconst<>+576(SB), Y2, Y2
+	VDIVPD       Y1, Y5, Y1
+	VDIVPD       Y2, Y6, Y2
+	VMULPD       Y1, Y1, Y5
+	VMULPD       Y2, Y2, Y6
+	VMULPD       philoxconst<>+2752(SB), Y5, Y7
+	VMULPD       philoxconst<>+2752(SB), Y6, Y8
+	VADDPD       philoxconst<>+2688(SB), Y7, Y7
+	VADDPD       philoxconst<>+2688(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2624(SB), Y7, Y7
+	VADDPD       philoxconst<>+2624(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2560(SB), Y7, Y7
+	VADDPD       philoxconst<>+2560(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2496(SB), Y7, Y7
+	VADDPD       philoxconst<>+2496(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2432(SB), Y7, Y7
+	VADDPD       philoxconst<>+2432(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2368(SB), Y7, Y7
+	VADDPD       philoxconst<>+2368(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2304(SB), Y7, Y7
+	VADDPD       philoxconst<>+2304(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2240(SB), Y7, Y7
+	VADDPD       philoxconst<>+2240(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2176(SB), Y7, Y7
+	VADDPD       philoxconst<>+2176(SB), Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VADDPD       philoxconst<>+2112(SB), Y7, Y7
+	VADDPD       philoxconst<>+2112(SB), Y8, Y8
+	VMULPD       philoxconst<>+896(SB), Y1, Y1
+	VMULPD       philoxconst<>+896(SB), Y2, Y2
+	VMULPD       Y7, Y1, Y7
+	VMULPD       Y8, Y2, Y8
+	VMULPD       philoxconst<>+960(SB), Y3, Y3
+	VMULPD       philoxconst<>+960(SB), Y4, Y4
+	VADDPD       Y7, Y3, Y3
+	VADDPD       Y8, Y4, Y4
+	VSQRTPD      Y3, Y1
+	VSQRTPD      Y4, Y2
+	VMULPD       (AX), Y1, Y3
+	VMULPD       32(AX), Y1, Y4
+	VMULPD       64(AX), Y2, Y1
+	VMULPD       96(AX), Y2, Y2
+	VUNPCKLPD    Y3, Y4, Y5
+	VUNPCKHPD    Y3, Y4, Y4
+	VPERM2F128   $0x20, Y4, Y5, Y3
+	VPERM2F128   $0x31, Y4, Y5, Y4
+	VMOVUPD      Y3, (AX)
+	VMOVUPD      Y4, 32(AX)
+	VUNPCKLPD    Y1, Y2, Y3
+	VUNPCKHPD    Y1, Y2, Y2
+	VPERM2F128   $0x20, Y2, Y3, Y1
+	VPERM2F128   $0x31, Y2, Y3, Y2
+	VMOVUPD      Y1, 64(AX)
+	VMOVUPD      Y2, 96(AX)
+	ADDQ         $0x00000080, AX
 	DECQ         CX
 	JMP          loop
 
@@ -2488,7 +2679,7 @@ done:
 
 // func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX2
-TEXT ·fill64ScaledAVX2(SB), NOSPLIT, $0-40
+TEXT ·fill64ScaledAVX2(SB), NOSPLIT, $64-40
 	MOVQ         dst+0(FP), AX
 	MOVQ         groups+8(FP), CX
 	MOVQ         pre+32(FP), DX
@@ -2501,215 +2692,412 @@ TEXT ·fill64ScaledAVX2(SB), NOSPLIT, $0-40
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y2
-	VPSRLQ       $0x20, Y2, Y3
-	VPBROADCASTQ 8(DX), Y4
-	VPXOR        Y4, Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPADDD       philoxconst<>+1472(SB), Y1, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y1, Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y2, Y2
 	VPSRLQ       $0x20, Y3, Y4
-	VPBROADCASTQ 16(DX), Y5
-	VPXOR        Y5, Y4, Y4
-	VPBROADCASTQ 24(DX), Y5
-	VPXOR        Y5, Y2, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y4, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPSRLQ       $0x20, Y4, Y5
-	VPSRLQ       $0x20, Y2, Y6
-	VPBROADCASTQ 32(DX), Y7
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 40(DX), Y3
-	VPXOR        Y3, Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y3
+	VPSRLQ       $0x20, Y2, Y5
+	VPBROADCASTQ 8(DX), Y6
+	VPXOR        Y6, Y4, Y4
+	VPXOR        Y6, Y5, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
 	VPMULUDQ     philoxconst<>+64(SB), Y5, Y5
-	VPSRLQ       $0x20, Y3, Y6
+	VPSRLQ       $0x20, Y4, Y6
 	VPSRLQ       $0x20, Y5, Y7
-	VPBROADCASTQ 48(DX), Y8
-	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 16(DX), Y8
+	VPXOR        Y8, Y6, Y6
 	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 56(DX), Y2
-	VPXOR        Y4, Y6, Y6
-	VPXOR        Y2, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y4
-	VPSRLQ       $0x20, Y2, Y6
-	VPSRLQ       $0x20, Y4, Y7
-	VPBROADCASTQ 64(DX), Y8
-	VPXOR        Y5, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 72(DX), Y5
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y5, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y5
-	VPSRLQ       $0x20, Y3, Y6
-	VPSRLQ       $0x20, Y5, Y7
-	VPBROADCASTQ 80(DX), Y8
-	VPXOR        Y4, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 88(DX), Y4
-	VPXOR        Y2, Y6, Y6
-	VPXOR        Y4, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y4
-	VPSRLQ       $0x20, Y2, Y6
-	VPSRLQ       $0x20, Y4, Y7
-	VPBROADCASTQ 96(DX), Y8
-	VPXOR        Y5, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 104(DX), Y5
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y5, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y5
-	VPSRLQ       $0x20, Y3, Y6
-	VPSRLQ       $0x20, Y5, Y7
-	VPBROADCASTQ 112(DX), Y8
-	VPXOR        Y4, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 120(DX), Y4
-	VPXOR        Y2, Y6, Y6
-	VPXOR        Y4, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y4
-	VPSRLQ       $0x20, Y2, Y6
-	VPSRLQ       $0x20, Y4, Y7
-	VPBROADCASTQ 128(DX), Y8
-	VPXOR        Y5, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 136(DX), Y5
-	VPXOR        Y3, Y6, Y6
-	VPXOR        Y5, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y5
-	VPSRLQ       $0x20, Y3, Y6
-	VPSRLQ       $0x20, Y5, Y7
-	VPBROADCASTQ 144(DX), Y8
-	VPXOR        Y4, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 152(DX), Y4
-	VPXOR        Y2, Y6, Y6
-	VPXOR        Y4, Y6, Y6
-	VPADDD       philoxconst<>+1472(SB), Y1, Y1
-	VPSLLQ       $0x20, Y3, Y2
-	VPBLENDD     $0xaa, Y2, Y6, Y6
-	VPSRLQ       $0x0b, Y6, Y6
-	VPSRLQ       $0x20, Y6, Y2
-	VPOR         philoxconst<>+256(SB), Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
-	VSUBPD       philoxconst<>+320(SB), Y2, Y2
-	VADDPD       Y6, Y2, Y2
-	VADDPD       philoxconst<>+512(SB), Y2, Y2
-	VMULPD       philoxconst<>+704(SB), Y2, Y2
-	VADDPD       philoxconst<>+512(SB), Y2, Y3
-	VROUNDPD     $0x01, Y3, Y3
-	VSUBPD       Y3, Y2, Y2
-	VMULPD       philoxconst<>+1216(SB), Y2, Y2
-	VMULPD       Y2, Y2, Y4
-	VMULPD       philoxconst<>+3328(SB), Y4, Y6
-	VADDPD       philoxconst<>+3264(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+3200(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+3136(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+3072(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+3008(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+2944(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+2880(SB), Y6, Y6
-	VMULPD       Y4, Y6, Y6
-	VADDPD       philoxconst<>+2816(SB), Y6, Y6
-	VMULPD       Y2, Y6, Y6
-	VMULPD       philoxconst<>+3968(SB), Y4, Y2
-	VADDPD       philoxconst<>+3904(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3840(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3776(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3712(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3648(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3584(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3520(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3456(SB), Y2, Y2
-	VMULPD       Y4, Y2, Y2
-	VADDPD       philoxconst<>+3392(SB), Y2, Y2
-	VADDPD       philoxconst<>+192(SB), Y3, Y3
-	VPSLLQ       $0x3f, Y3, Y4
-	VPSLLQ       $0x3e, Y3, Y8
-	VBLENDVPD    Y4, Y2, Y6, Y3
-	VBLENDVPD    Y4, Y6, Y2, Y2
-	VPAND        philoxconst<>+1280(SB), Y8, Y8
-	VPXOR        Y8, Y4, Y4
+	VPBROADCASTQ 24(DX), Y8
 	VPXOR        Y8, Y3, Y3
-	VPXOR        Y4, Y2, Y2
-	VPSLLQ       $0x20, Y5, Y4
-	VPBLENDD     $0xaa, Y4, Y7, Y7
-	VPSRLQ       $0x0b, Y7, Y7
-	VPSRLQ       $0x20, Y7, Y4
-	VPOR         philoxconst<>+256(SB), Y4, Y4
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
-	VSUBPD       philoxconst<>+320(SB), Y4, Y4
-	VADDPD       Y7, Y4, Y4
-	VADDPD       philoxconst<>+512(SB), Y4, Y4
-	VMULPD       philoxconst<>+640(SB), Y4, Y4
-	VPSRLQ       $0x34, Y4, Y5
-	VPOR         philoxconst<>+192(SB), Y5, Y5
-	VPAND        philoxconst<>+1024(SB), Y4, Y4
-	VPOR         philoxconst<>+576(SB), Y4, Y4
-	VSUBPD       philoxconst<>+448(SB), Y5, Y5
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y4, Y6
-	VMULPD       philoxconst<>+512(SB), Y4, Y7
-	VBLENDVPD    Y6, Y7, Y4, Y4
-	VADDPD       philoxconst<>+576(SB), Y5, Y7
-	VBLENDVPD    Y6, Y7, Y5, Y5
-	VSUBPD       philoxconst<>+576(SB), Y4, Y6
-	VADDPD       philoxconst<>+576(SB), Y4, Y4
-	VDIVPD       Y4, Y6, Y4
-	VMULPD       Y4, Y4, Y6
-	VMULPD       philoxconst<>+2752(SB), Y6, Y7
-	VADDPD       philoxconst<>+2688(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2624(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2560(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2496(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2432(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2368(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2304(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2240(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2176(SB), Y7, Y7
-	VMULPD       Y6, Y7, Y7
-	VADDPD       philoxconst<>+2112(SB), Y7, Y7
-	VMULPD       philoxconst<>+896(SB), Y4, Y4
-	VMULPD       Y7, Y4, Y7
-	VMULPD       philoxconst<>+960(SB), Y5, Y5
-	VADDPD       Y7, Y5, Y5
-	VSQRTPD      Y5, Y4
-	VMULPD       Y4, Y2, Y2
-	VMULPD       Y4, Y3, Y3
-	VMULPD       Y0, Y2, Y2
-	VMULPD       Y0, Y3, Y3
-	VUNPCKLPD    Y3, Y2, Y4
-	VUNPCKHPD    Y3, Y2, Y2
-	VPERM2F128   $0x20, Y2, Y4, Y3
-	VPERM2F128   $0x31, Y2, Y4, Y2
-	VMOVUPD      Y3, (AX)
+	VPXOR        Y8, Y2, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y6, Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y6, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPSRLQ       $0x20, Y3, Y10
+	VPSRLQ       $0x20, Y2, Y11
+	VPBROADCASTQ 32(DX), Y12
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y12, Y10, Y10
+	VPXOR        Y12, Y11, Y11
+	VPBROADCASTQ 40(DX), Y4
+	VPXOR        Y4, Y8, Y8
+	VPXOR        Y4, Y9, Y9
+	VPMULUDQ     philoxconst<>+0(SB), Y10, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y8
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPSRLQ       $0x20, Y9, Y13
+	VPBROADCASTQ 48(DX), Y14
+	VPXOR        Y3, Y12, Y12
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 56(DX), Y2
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y2, Y11, Y11
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y13, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y11, Y7
+	VPSRLQ       $0x20, Y2, Y10
+	VPSRLQ       $0x20, Y3, Y11
+	VPSRLQ       $0x20, Y6, Y12
+	VPSRLQ       $0x20, Y7, Y13
+	VPBROADCASTQ 64(DX), Y14
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y9, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 72(DX), Y8
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y8, Y10, Y10
+	VPXOR        Y8, Y11, Y11
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y13, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPMULUDQ     philoxconst<>+64(SB), Y11, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPSRLQ       $0x20, Y9, Y13
+	VPBROADCASTQ 80(DX), Y14
+	VPXOR        Y6, Y12, Y12
+	VPXOR        Y7, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 88(DX), Y6
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y3, Y11, Y11
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y6, Y11, Y11
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y13, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y11, Y7
+	VPSRLQ       $0x20, Y2, Y10
+	VPSRLQ       $0x20, Y3, Y11
+	VPSRLQ       $0x20, Y6, Y12
+	VPSRLQ       $0x20, Y7, Y13
+	VPBROADCASTQ 96(DX), Y14
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y9, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 104(DX), Y8
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y8, Y10, Y10
+	VPXOR        Y8, Y11, Y11
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y13, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPMULUDQ     philoxconst<>+64(SB), Y11, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPSRLQ       $0x20, Y9, Y13
+	VPBROADCASTQ 112(DX), Y14
+	VPXOR        Y6, Y12, Y12
+	VPXOR        Y7, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 120(DX), Y6
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y3, Y11, Y11
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y6, Y11, Y11
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y13, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y11, Y7
+	VPSRLQ       $0x20, Y2, Y10
+	VPSRLQ       $0x20, Y3, Y11
+	VPSRLQ       $0x20, Y6, Y12
+	VPSRLQ       $0x20, Y7, Y13
+	VPBROADCASTQ 128(DX), Y14
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y9, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 136(DX), Y8
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y8, Y10, Y10
+	VPXOR        Y8, Y11, Y11
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y13, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPMULUDQ     philoxconst<>+64(SB), Y11, Y9
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y11
+	VPSRLQ       $0x20, Y8, Y12
+	VPSRLQ       $0x20, Y9, Y13
+	VPBROADCASTQ 144(DX), Y14
+	VPXOR        Y6, Y12, Y12
+	VPXOR        Y7, Y13, Y13
+	VPXOR        Y14, Y12, Y12
+	VPXOR        Y14, Y13, Y13
+	VPBROADCASTQ 152(DX), Y6
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y3, Y11, Y11
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y6, Y11, Y11
+	VPADDD       philoxconst<>+1536(SB), Y1, Y1
+	VPSLLQ       $0x20, Y8, Y2
+	VPSLLQ       $0x20, Y9, Y3
+	VPBLENDD     $0xaa, Y2, Y12, Y12
+	VPBLENDD     $0xaa, Y3, Y13, Y13
+	VPSRLQ       $0x0b, Y12, Y12
+	VPSRLQ       $0x0b, Y13, Y13
+	VPSRLQ       $0x20, Y12, Y2
+	VPSRLQ       $0x20, Y13, Y3
+	VPOR         philoxconst<>+256(SB), Y2, Y2
+	VPOR         philoxconst<>+256(SB), Y3, Y3
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y12, Y12
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y13, Y13
+	VSUBPD       philoxconst<>+320(SB), Y2, Y2
+	VSUBPD       philoxconst<>+320(SB), Y3, Y3
+	VADDPD       Y12, Y2, Y2
+	VADDPD       Y13, Y3, Y3
+	VADDPD       philoxconst<>+512(SB), Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y3, Y3
+	VMULPD       philoxconst<>+640(SB), Y2, Y2
+	VMULPD       philoxconst<>+640(SB), Y3, Y3
+	VMOVUPD      Y2, (SP)
+	VMOVUPD      Y3, 32(SP)
+	VPSLLQ       $0x20, Y4, Y2
+	VPSLLQ       $0x20, Y5, Y3
+	VPBLENDD     $0xaa, Y2, Y10, Y10
+	VPBLENDD     $0xaa, Y3, Y11, Y11
+	VPSRLQ       $0x0b, Y10, Y10
+	VPSRLQ       $0x0b, Y11, Y11
+	VPSRLQ       $0x20, Y10, Y2
+	VPSRLQ       $0x20, Y11, Y3
+	VPOR         philoxconst<>+256(SB), Y2, Y2
+	VPOR         philoxconst<>+256(SB), Y3, Y3
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y10, Y10
+	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y11, Y11
+	VSUBPD       philoxconst<>+320(SB), Y2, Y2
+	VSUBPD       philoxconst<>+320(SB), Y3, Y3
+	VADDPD       Y10, Y2, Y2
+	VADDPD       Y11, Y3, Y3
+	VADDPD       philoxconst<>+512(SB), Y2, Y2
+	VADDPD       philoxconst<>+512(SB), Y3, Y3
+	VMULPD       philoxconst<>+704(SB), Y2, Y2
+	VMULPD       philoxconst<>+704(SB), Y3, Y3
+	VADDPD       philoxconst<>+512(SB), Y2, Y4
+	VADDPD       philoxconst<>+512(SB), Y3, Y5
+	VROUNDPD     $0x01, Y4, Y4
+	VROUNDPD     $0x01, Y5, Y5
+	VSUBPD       Y4, Y2, Y2
+	VSUBPD       Y5, Y3, Y3
+	VMULPD       philoxconst<>+1216(SB), Y2, Y2
+	VMULPD       philoxconst<>+1216(SB), Y3, Y3
+	VMULPD       Y2, Y2, Y6
+	VMULPD       Y3, Y3, Y7
+	VMULPD       philoxconst<>+3328(SB), Y6, Y8
+	VMULPD       philoxconst<>+3328(SB), Y7, Y9
+	VADDPD       philoxconst<>+3264(SB), Y8, Y8
+	VADDPD       philoxconst<>+3264(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+3200(SB), Y8, Y8
+	VADDPD       philoxconst<>+3200(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+3136(SB), Y8, Y8
+	VADDPD       philoxconst<>+3136(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+3072(SB), Y8, Y8
+	VADDPD       philoxconst<>+3072(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+3008(SB), Y8, Y8
+	VADDPD       philoxconst<>+3008(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2944(SB), Y8, Y8
+	VADDPD       philoxconst<>+2944(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2880(SB), Y8, Y8
+	VADDPD       philoxconst<>+2880(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2816(SB), Y8, Y8
+	VADDPD       philoxconst<>+2816(SB), Y9, Y9
+	VMULPD       Y2, Y8, Y8
+	VMULPD       Y3, Y9, Y9
+	VMULPD       philoxconst<>+3968(SB), Y6, Y2
+	VMULPD       philoxconst<>+3968(SB), Y7, Y3
+	VADDPD       philoxconst<>+3904(SB), Y2, Y2
+	VADDPD       philoxconst<>+3904(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3840(SB), Y2, Y2
+	VADDPD       philoxconst<>+3840(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3776(SB), Y2, Y2
+	VADDPD       philoxconst<>+3776(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3712(SB), Y2, Y2
+	VADDPD       philoxconst<>+3712(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3648(SB), Y2, Y2
+	VADDPD       philoxconst<>+3648(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3584(SB), Y2, Y2
+	VADDPD       philoxconst<>+3584(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3520(SB), Y2, Y2
+	VADDPD       philoxconst<>+3520(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3456(SB), Y2, Y2
+	VADDPD       philoxconst<>+3456(SB), Y3, Y3
+	VMULPD       Y6, Y2, Y2
+	VMULPD       Y7, Y3, Y3
+	VADDPD       philoxconst<>+3392(SB), Y2, Y2
+	VADDPD       philoxconst<>+3392(SB), Y3, Y3
+	VADDPD       philoxconst<>+192(SB), Y4, Y4
+	VADDPD       philoxconst<>+192(SB), Y5, Y5
+	VPSLLQ       $0x3f, Y4, Y6
+	VPSLLQ       $0x3f, Y5, Y7
+	VPSLLQ       $0x3e, Y4, Y4
+	VPSLLQ       $0x3e, Y5, Y11
+	VBLENDVPD    Y6, Y2, Y8, Y5
+	VBLENDVPD    Y7, Y3, Y9, Y10
+	VBLENDVPD    Y6, Y8, Y2, Y2
+	VBLENDVPD    Y7, Y9, Y3, Y3
+	VPAND        philoxconst<>+1280(SB), Y4, Y4
+	VPAND        philoxconst<>+1280(SB), Y11, Y11
+	VPXOR        Y4, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPXOR        Y4, Y5, Y5
+	VPXOR        Y11, Y10, Y10
+	VPXOR        Y6, Y2, Y2
+	VPXOR        Y7, Y3, Y3
+	VMOVUPD      Y5, (AX)
 	VMOVUPD      Y2, 32(AX)
-	ADDQ         $0x00000040, AX
+	VMOVUPD      Y10, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	VMOVUPD      (SP), Y2
+	VMOVUPD      32(SP), Y3
+	VPSRLQ       $0x34, Y2, Y4
+	VPSRLQ       $0x34, Y3, Y5
+	VPOR         philoxconst<>+192(SB), Y4, Y4
+	VPOR         philoxconst<>+192(SB), Y5, Y5
+	VPAND        philoxconst<>+1024(SB), Y2, Y2
+	VPAND        philoxconst<>+1024(SB), Y3, Y3
+	VPOR         philoxconst<>+576(SB), Y2, Y2
+	VPOR         philoxconst<>+576(SB), Y3, Y3
+	VSUBPD       philoxconst<>+448(SB), Y4, Y4
+	VSUBPD       philoxconst<>+448(SB), Y5, Y5
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y2, Y6
+	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y3, Y7
+	VMULPD       philoxconst<>+512(SB), Y2, Y8
+	VMULPD       philoxconst<>+512(SB), Y3, Y9
+	VBLENDVPD    Y6, Y8, Y2, Y2
+	VBLENDVPD    Y7, Y9, Y3, Y3
+	VADDPD       philoxconst<>+576(SB), Y4, Y8
+	VADDPD       philoxconst<>+576(SB), Y5, Y9
+	VBLENDVPD    Y6, Y8, Y4, Y4
+	VBLENDVPD    Y7, Y9, Y5, Y5
+	VSUBPD       philoxconst<>+576(SB), Y2, Y6
+	VSUBPD       philoxconst<>+576(SB), Y3, Y7
+	VADDPD       philoxconst<>+576(SB), Y2, Y2
+	VADDPD       philoxconst<>+576(SB), Y3, Y3
+	VDIVPD       Y2, Y6, Y2
+	VDIVPD       Y3, Y7, Y3
+	VMULPD       Y2, Y2, Y6
+	VMULPD       Y3, Y3, Y7
+	VMULPD       philoxconst<>+2752(SB), Y6, Y8
+	VMULPD       philoxconst<>+2752(SB), Y7, Y9
+	VADDPD       philoxconst<>+2688(SB), Y8, Y8
+	VADDPD       philoxconst<>+2688(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2624(SB), Y8, Y8
+	VADDPD       philoxconst<>+2624(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2560(SB), Y8, Y8
+	VADDPD       philoxconst<>+2560(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2496(SB), Y8, Y8
+	VADDPD       philoxconst<>+2496(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2432(SB), Y8, Y8
+	VADDPD       philoxconst<>+2432(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2368(SB), Y8, Y8
+	VADDPD       philoxconst<>+2368(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2304(SB), Y8, Y8
+	VADDPD       philoxconst<>+2304(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2240(SB), Y8, Y8
+	VADDPD       philoxconst<>+2240(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2176(SB), Y8, Y8
+	VADDPD       philoxconst<>+2176(SB), Y9, Y9
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y7, Y9, Y9
+	VADDPD       philoxconst<>+2112(SB), Y8, Y8
+	VADDPD       philoxconst<>+2112(SB), Y9, Y9
+	VMULPD       philoxconst<>+896(SB), Y2, Y2
+	VMULPD       philoxconst<>+896(SB), Y3, Y3
+	VMULPD       Y8, Y2, Y8
+	VMULPD       Y9, Y3, Y9
+	VMULPD       philoxconst<>+960(SB), Y4, Y4
+	VMULPD       philoxconst<>+960(SB), Y5, Y5
+	VADDPD       Y8, Y4, Y4
+	VADDPD       Y9, Y5, Y5
+	VSQRTPD      Y4, Y2
+	VSQRTPD      Y5, Y3
+	VMULPD       (AX), Y2, Y4
+	VMULPD       32(AX), Y2, Y5
+	VMULPD       64(AX), Y3, Y2
+	VMULPD       96(AX), Y3, Y3
+	VMULPD       Y0, Y5, Y5
+	VMULPD       Y0, Y3, Y3
+	VMULPD       Y0, Y4, Y4
+	VMULPD       Y0, Y2, Y2
+	VUNPCKLPD    Y4, Y5, Y6
+	VUNPCKHPD    Y4, Y5, Y5
+	VPERM2F128   $0x20, Y5, Y6, Y4
+	VPERM2F128   $0x31, Y5, Y6, Y5
+	VMOVUPD      Y4, (AX)
+	VMOVUPD      Y5, 32(AX)
+	VUNPCKLPD    Y2, Y3, Y4
+	VUNPCKHPD    Y2, Y3, Y3
+	VPERM2F128   $0x20, Y3, Y4, Y2
+	VPERM2F128   $0x31, Y3, Y4, Y3
+	VMOVUPD      Y2, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	ADDQ         $0x00000080, AX
 	DECQ         CX
 	JMP          loop
 

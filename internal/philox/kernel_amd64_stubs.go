@@ -24,12 +24,12 @@ func fill32AVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]u
 //go:noescape
 func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
 
-// fill64AVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
+// fill64AVX2 writes groups × 8 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
 //
 //go:noescape
 func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 
-// fill64ScaledAVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block times sd, to dst.
+// fill64ScaledAVX2 writes groups × 8 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block times sd, to dst.
 //
 //go:noescape
 func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)

@@ -389,6 +389,9 @@ func kernel(a isa, f32, scaled bool) {
 	if scaled {
 		name += "Scaled"
 	}
+	if f32 && !a.zmm {
+		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
+	}
 	L := a.lanes()
 	G := a.groups
 	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
@@ -420,14 +423,15 @@ func kernel(a isa, f32, scaled bool) {
 			VBROADCASTSD(paramAddr("sd"), sd)
 		}
 	}
-	ctr := a.vecs()
-	// Group g's lanes count from the block index + g·L.
+	// The lanes count from the block index; group g's from it + g·L.
+	ctr0 := a.vecs()[0]
 	b, bx := Load(Param("block"), GP32()), XMM()
 	VMOVD(b, bx)
-	VPBROADCASTD(bx, ctr[0])
-	VPADDD(k("iota"), ctr[0], ctr[0])
-	for g := 1; g < G; g++ {
-		VPADDD(k(fmt.Sprintf("q%d", L)), ctr[g-1], ctr[g])
+	VPBROADCASTD(bx, ctr0)
+	VPADDD(k("iota"), ctr0, ctr0)
+	var local Mem // u's wait in the two-group AVX2 float64 kernels
+	if !f32 && !a.zmm && G > 1 {
+		local = AllocLocal(32 * G)
 	}
 	var magic reg.VecVirtual
 	if a.zmm && f32 {
@@ -445,9 +449,53 @@ func kernel(a isa, f32, scaled bool) {
 	Label("loop")
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
+	ctr := make(vs, G)
+	ctr[0] = ctr0
+	for g := 1; g < G; g++ {
+		ctr[g] = a.vecs()[0]
+		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+	}
 	w0, w1, w2, w3 := a.philox(ctr, pre)
-	a.m3(VPADDD, k(fmt.Sprintf("q%d", G*L)), ctr, ctr)
-	if !f32 {
+	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	if !f32 && !a.zmm && G > 1 {
+		// Few registers live at once, so that two groups fit AVX2's sixteen: u waits on
+		// the stack while the sine-cosine runs, the sine and cosine in dst (where the
+		// normals go) while the log runs.
+		u := a.uniform53(w0, w1, 0)
+		for g := range G {
+			VMOVUPD(u[g], local.Offset(32*g))
+		}
+		t := a.uniform53(w2, w3, 2) // 4v
+		s, c := a.sinCos(t)
+		for g := range G {
+			VMOVUPD(s[g], Mem{Base: dst, Disp: 16 * L * g})
+			VMOVUPD(c[g], Mem{Base: dst, Disp: 16*L*g + 32})
+		}
+		u = a.vecs()
+		for g := range G {
+			VMOVUPD(local.Offset(32*g), u[g])
+		}
+		r := a.radius(u)
+		s, c = a.vecs(), a.vecs()
+		for g := range G {
+			VMULPD(Mem{Base: dst, Disp: 16 * L * g}, r[g], s[g])
+			VMULPD(Mem{Base: dst, Disp: 16*L*g + 32}, r[g], c[g])
+		}
+		if scaled {
+			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
+			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
+		}
+		for g := range G {
+			off := 16 * L * g
+			lo, hi := YMM(), YMM()
+			VUNPCKLPD(s[g], c[g], lo) // c0 s0 c2 s2
+			VUNPCKHPD(s[g], c[g], hi) // c1 s1 c3 s3
+			VPERM2F128(Imm(0x20), hi, lo, s[g])
+			VPERM2F128(Imm(0x31), hi, lo, c[g])
+			VMOVUPD(s[g], Mem{Base: dst, Disp: off})
+			VMOVUPD(c[g], Mem{Base: dst, Disp: off + 32})
+		}
+	} else if !f32 {
 		t := a.uniform53(w2, w3, 2) // 4v
 		s, c := a.sinCos(t)
 		u := a.uniform53(w0, w1, 0)
@@ -555,7 +603,7 @@ func kernel(a isa, f32, scaled bool) {
 // The kernels' groups side by side: flags so that the choice can be measured.
 var (
 	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
-	groups2   = flag.Int("groups2", 1, "groups of 4 blocks an AVX2 step runs side by side")
+	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
 )
 
 func main() {
