@@ -124,10 +124,10 @@
 // each path, wall and CPU time, and its multiple of copying the same bytes;
 // BenchmarkBlock and BenchmarkBlock2 Philox's share in pure Go; BenchmarkEpochNoise the
 // noise of one SGLU trial-epoch at b = 128 (88 steps of 784 normals). On this project's
-// 2-core machine (AMD EPYC, Zen 5 at ~3 GHz, shared while measured; medians of three runs
-// of the thread's CPU time, n = 784) a float64 normal costs 2.0 ns on AVX-512, 6.0 on AVX2
-// and 28 in pure Go (35.7 before the kernels), a float32 one 1.6, 3.9 and 21 (26 before);
-// the epoch's noise 0.14 ms in float64 and 0.12 in float32 on AVX-512. What bounds the
+// 2-core machine (AMD EPYC, Zen 5 at ~3 GHz, shared while measured; medians of three runs,
+// n = 784) a float64 normal costs 2.1 ns on AVX-512 (1.7 at n = 2¹⁶), 3.8 on AVX2 and 26 in
+// pure Go (35.7 before the kernels), a float32 one 1.5, 3.5 and 20 (26 before); the
+// epoch's noise 0.13 ms in float64 and 0.10 in float32 on AVX-512. What bounds the
 // AVX-512 kernels is the transform's chains of dependent multiplies and adds (three
 // Horner series, 27 steps of a VMULPD then a VADDPD): with those two instructions
 // replaced by register moves (wrong values, a measurement only) a float64 normal costs
