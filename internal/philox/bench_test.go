@@ -33,28 +33,42 @@ func copyNsPerValue(n int, f32 bool) float64 {
 
 // BenchmarkFill is Fill's and Fill32's cost a normal (ns/normal) and its multiple of the
 // cost of copying the same bytes (×copy), for one engine-sized stream (784 normals, a
-// model's noise at a step) and a long one (2¹⁶, beyond L1).
+// model's noise at a step) and a long one (2¹⁶, beyond L1), on each path this CPU has
+// (path=avx512, avx2, go: the widest is what Fill runs). cpu-ns/normal is the same cost
+// in the thread's CPU time (Linux), which a machine shared with other work inflates less
+// than the wall time.
 func BenchmarkFill(b *testing.B) {
-	for _, n := range []int{784, 1 << 16} {
-		for _, p := range precisions {
-			b.Run(fmt.Sprintf("%s/n=%d", p.name, n), func(b *testing.B) {
-				floor := copyNsPerValue(n, p.f32)
-				d64, d32 := make([]float64, n), make([]float32, n)
-				trial := uint64(0)
-				b.ResetTimer()
-				for b.Loop() {
-					if p.f32 {
-						Fill32(d32, 1, trial, 0)
-					} else {
-						Fill(d64, 1, trial, 0)
+	for _, pth := range paths() {
+		for _, n := range []int{784, 1 << 16} {
+			for _, p := range precisions {
+				b.Run(fmt.Sprintf("path=%s/%s/n=%d", pathNames[pth], p.name, n), func(b *testing.B) {
+					defer lockThread()()
+					floor := copyNsPerValue(n, p.f32)
+					d64, d32 := make([]float64, n), make([]float32, n)
+					trial := uint64(0)
+					old := path
+					path = pth
+					defer func() { path = old }()
+					cpu0, cpuOK := threadCPU()
+					b.ResetTimer()
+					for b.Loop() {
+						if p.f32 {
+							Fill32(d32, 1, trial, 0)
+						} else {
+							Fill(d64, 1, trial, 0)
+						}
+						trial++
 					}
-					trial++
-				}
-				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*n)
-				b.ReportMetric(ns, "ns/normal")
-				b.ReportMetric(ns/floor, "×copy")
-				b.ReportMetric(0, "ns/op")
-			})
+					cpu1, _ := threadCPU()
+					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*n)
+					b.ReportMetric(ns, "ns/normal")
+					b.ReportMetric(ns/floor, "×copy")
+					if cpuOK {
+						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N*n), "cpu-ns/normal")
+					}
+					b.ReportMetric(0, "ns/op")
+				})
+			}
 		}
 	}
 }
@@ -62,8 +76,10 @@ func BenchmarkFill(b *testing.B) {
 // BenchmarkBlock is the generator alone: ns a 128-bit block (two of Fill's normals, four
 // of Fill32's), so that BenchmarkFill's cost splits into Philox and the transform.
 func BenchmarkBlock(b *testing.B) {
+	defer lockThread()()
 	var acc [4]uint32
 	i := uint32(0)
+	cpu0, cpuOK := threadCPU()
 	for b.Loop() {
 		x := Block(Counter(5, 0, i), Key(1))
 		acc[0] ^= x[0]
@@ -72,7 +88,71 @@ func BenchmarkBlock(b *testing.B) {
 		acc[3] ^= x[3]
 		i++
 	}
+	if cpu1, _ := threadCPU(); cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/block")
+	}
 	sink = acc
 }
 
+// BenchmarkBlock2 is the pure-Go path's generator: two blocks side by side (block2), ns a
+// block. Block alone is a chain of ten dependent rounds (a multiply, a shift, an xor) the
+// processor waits on; two chains overlap.
+func BenchmarkBlock2(b *testing.B) {
+	defer lockThread()()
+	var acc [4]uint32
+	i := uint32(0)
+	cpu0, cpuOK := threadCPU()
+	for b.Loop() {
+		x, y := block2(Counter(5, 0, i), Counter(5, 0, i+1), Key(1))
+		acc[0] ^= x[0] ^ y[0]
+		acc[1] ^= x[1] ^ y[1]
+		acc[2] ^= x[2] ^ y[2]
+		acc[3] ^= x[3] ^ y[3]
+		i += 2
+	}
+	if cpu1, _ := threadCPU(); cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(2*b.N), "cpu-ns/block")
+	}
+	sink = acc
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/block")
+	b.ReportMetric(0, "ns/op")
+}
+
 var sink [4]uint32
+
+// BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
+// b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaled), in
+// ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU time), on each path and
+// precision: the goal is noise at most a tenth of the epoch's training.
+func BenchmarkEpochNoise(b *testing.B) {
+	const steps, d = 88, 784
+	for _, pth := range paths() {
+		for _, p := range precisions {
+			b.Run(fmt.Sprintf("path=%s/%s", pathNames[pth], p.name), func(b *testing.B) {
+				defer lockThread()()
+				old := path
+				path = pth
+				defer func() { path = old }()
+				d64, d32 := make([]float64, d), make([]float32, d)
+				trial := uint64(0)
+				cpu0, cpuOK := threadCPU()
+				for b.Loop() {
+					for s := range uint32(steps) {
+						if p.f32 {
+							FillScaled32(d32, 0.01, 1, trial, s)
+						} else {
+							FillScaled(d64, 0.01, 1, trial, s)
+						}
+					}
+					trial++
+				}
+				cpu1, _ := threadCPU()
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/epoch")
+				if cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}

@@ -38,3 +38,18 @@ func ExampleBlock() {
 	// Output:
 	// [6627e8d5 e169c58d bc57ac4c 9b00dbd8]
 }
+
+// A stream is read from any block: FillAt draws blocks 2 and 3 (values 4–7) without the
+// two before, the values a whole Fill puts there, so a run resumed mid-stream or a worker
+// given a slice of it draws what one pass would.
+func ExampleFillAt() {
+	whole := make([]float64, 8)
+	philox.Fill(whole, 42, 7, 3)
+	tail := make([]float64, 4)
+	philox.FillAt(tail, 42, 7, 3, 2)
+	fmt.Printf("Fill's 4–7: %.6f\n", whole[4:])
+	fmt.Printf("FillAt(2):  %.6f\n", tail)
+	// Output:
+	// Fill's 4–7: [0.689984 -0.301283 -1.023262 -1.498729]
+	// FillAt(2):  [0.689984 -0.301283 -1.023262 -1.498729]
+}

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"math"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // logUnit is within 6 ulp of math.Log at 2²⁰ of Fill's uniforms and at the edges of its
@@ -70,9 +72,10 @@ func TestSinCosTurns(t *testing.T) {
 
 // The streams' bits are pinned: SHA-256 of the first 2¹⁶ values of each fill at one
 // address, as this file's build computes them. Any build (GOAMD64=v1 or v3, where the
-// compiler may fuse products into sums) and the assembly kernels to come must give these
+// compiler may fuse products into sums) and the assembly kernels must give these
 // bits; a change to them is a new stream, to be versioned, never re-pinned quietly. With
 // math.Sincos in place of sinCosTurns, Fill's hash differed between GOAMD64=v1 and v3.
+// Every path this CPU has (pure Go, AVX2, AVX-512) is held to the same hashes.
 func TestStreamsPinned(t *testing.T) {
 	const seed, trial, step, n = 0x0123456789abcdef, 1<<40 + 7, 11, 1 << 16
 	cases := []struct {
@@ -104,13 +107,17 @@ func TestStreamsPinned(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("no pinned streams")
 	}
-	for _, c := range cases {
-		h := sha256.New()
-		for _, b := range c.bits() {
-			h.Write(binary.LittleEndian.AppendUint64(nil, b))
-		}
-		if got := hex.EncodeToString(h.Sum(nil)[:16]); got != c.want {
-			t.Errorf("%s: stream hash %s, pinned %s", c.name, got, c.want)
+	for _, p := range paths() {
+		for _, c := range cases {
+			h := sha256.New()
+			onPath(p, func() {
+				for _, b := range c.bits() {
+					h.Write(binary.LittleEndian.AppendUint64(nil, b))
+				}
+			})
+			if got := hex.EncodeToString(h.Sum(nil)[:16]); got != c.want {
+				t.Errorf("%s on %s: stream hash %s, pinned %s", c.name, pathNames[p], got, c.want)
+			}
 		}
 	}
 }
@@ -129,4 +136,48 @@ func bits32(x []float32) []uint64 {
 		out[i] = uint64(math.Float32bits(v))
 	}
 	return out
+}
+
+// The pure-Go path's side-by-side forms give the one-at-a-time functions' bits, value by
+// value (a property over arbitrary uniforms, counters and keys, and at the reductions'
+// edges): logUnit2, sinCosTurns2, boxMuller2 and block2. Planted: sinCosTurns2's second
+// sine series stopped one term early, and logUnit2 without the halving above √2 in its
+// second argument, each fail it.
+func TestTwoAtOnceIsTwiceOne(t *testing.T) {
+	edges := []float64{0x1p-54, 0x1p-53, 1 - 0x1p-53, 0.5, 0.125, 0.25, 0.375, 0.625, 0.75, 0.875,
+		math.Sqrt2 / 2, math.Nextafter(math.Sqrt2/2, 0), math.Nextafter(math.Sqrt2/2, 1)}
+	same := func(t *rapid.T, what string, got, want float64) {
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%s = %v, one at a time %v", what, got, want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		unit := rapid.OneOf(rapid.SampledFrom(edges), rapid.Float64Range(0x1p-54, 1-0x1p-53))
+		u1, u2 := unit.Draw(t, "u1"), unit.Draw(t, "u2")
+		v1, v2 := unit.Draw(t, "v1"), unit.Draw(t, "v2")
+		l1, l2 := logUnit2(u1, u2)
+		same(t, "logUnit2's first", l1, logUnit(u1))
+		same(t, "logUnit2's second", l2, logUnit(u2))
+		s1, c1, s2, c2 := sinCosTurns2(v1, v2)
+		ws1, wc1 := sinCosTurns(v1)
+		ws2, wc2 := sinCosTurns(v2)
+		same(t, "sinCosTurns2's first sine", s1, ws1)
+		same(t, "sinCosTurns2's first cosine", c1, wc1)
+		same(t, "sinCosTurns2's second sine", s2, ws2)
+		same(t, "sinCosTurns2's second cosine", c2, wc2)
+		a1, b1, a2, b2 := boxMuller2(u1, v1, u2, v2)
+		wa1, wb1 := boxMuller(u1, v1)
+		wa2, wb2 := boxMuller(u2, v2)
+		same(t, "boxMuller2's first cosine", a1, wa1)
+		same(t, "boxMuller2's first sine", b1, wb1)
+		same(t, "boxMuller2's second cosine", a2, wa2)
+		same(t, "boxMuller2's second sine", b2, wb2)
+		word := rapid.Uint32()
+		x := [4]uint32{word.Draw(t, "x0"), word.Draw(t, "x1"), word.Draw(t, "x2"), word.Draw(t, "x3")}
+		y := [4]uint32{word.Draw(t, "y0"), word.Draw(t, "y1"), word.Draw(t, "y2"), word.Draw(t, "y3")}
+		key := [2]uint32{word.Draw(t, "k0"), word.Draw(t, "k1")}
+		if gx, gy := block2(x, y, key); gx != Block(x, key) || gy != Block(y, key) {
+			t.Fatalf("block2 = %08x %08x, Block %08x %08x", gx, gy, Block(x, key), Block(y, key))
+		}
+	})
 }

@@ -1,0 +1,630 @@
+// Command asm generates internal/philox's assembly kernels with avo: Fill's and Fill32's
+// Philox4x32-10 and Box–Muller transform on eight blocks a step in 512-bit registers
+// (AVX-512 F and DQ) or four in 256-bit ones (AVX2). One generator writes the four kernels
+// from one description of the arithmetic, so the two widths cannot drift apart, and that
+// description is transform.go's operation for operation: every product rounded before its
+// sum (VMULPD then VADDPD, never a fused multiply-add), the same division, square root and
+// floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
+// the pure-Go path's bits (kernel_test.go compares them value by value).
+//
+// It is its own module (the main module does not depend on avo); run it through the
+// package's go:generate:
+//
+//	cd internal/philox && go generate
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The series' coefficients, transform.go's expressions (Go's constant arithmetic is exact,
+// each rounded once to float64, so these are its bits).
+var (
+	atanhCoef = []float64{1, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21}
+	sinCoef   = []float64{1, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800,
+		-1.0 / 1307674368000, 1.0 / 355687428096000}
+	cosCoef = []float64{1, -1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600,
+		-1.0 / 87178291200, 1.0 / 20922789888000, -1.0 / 6402373705728000}
+)
+
+// Every constant is a 64-byte slot of eight equal quadwords (or a lane-indexed table), so
+// that a 512-bit operand, a 256-bit one (its first half) and a broadcast quadword all
+// read it.
+var (
+	consts   Mem
+	constOff = map[string]int{}
+)
+
+func f64(x float64) uint64 { return math.Float64bits(x) }
+
+// ln2 is ln 2 rounded to float64, as transform.go's e*math.Ln2 multiplies by it.
+var ln2 = math.Ln2
+
+func splat(x uint64) [8]uint64 { return [8]uint64{x, x, x, x, x, x, x, x} }
+
+// dwords packs sixteen 32-bit indices into eight quadwords, low first.
+func dwords(d [16]uint32) (q [8]uint64) {
+	for i := range q {
+		q[i] = uint64(d[2*i]) | uint64(d[2*i+1])<<32
+	}
+	return q
+}
+
+func defineConsts() {
+	type c struct {
+		name string
+		v    [8]uint64
+	}
+	cs := []c{
+		{"mul0", splat(0xD2511F53)},
+		{"mul1", splat(0xCD9E8D57)},
+		{"low32", splat(0xFFFFFFFF)},
+		{"magic52", splat(f64(0x1p52))}, // 2⁵²: an integer below 2³² in its low word reads as 2⁵² + w
+		{"magic84", splat(f64(0x1p84))}, // 2⁸⁴: a word w in its low bits reads as 2⁸⁴ + w·2³²
+		{"magic84p52", splat(f64(0x1p84 + 0x1p52))},
+		{"magic52mhalf", splat(f64(0x1p52 - 0.5))},
+		{"magic52p1023", splat(f64(0x1p52 + 1023))},
+		{"half", splat(f64(0.5))},
+		{"one", splat(f64(1))},
+		{"p53", splat(f64(0x1p-53))},
+		{"p51", splat(f64(0x1p-51))},
+		{"p32", splat(f64(0x1p-32))},
+		{"p30", splat(f64(0x1p-30))},
+		{"minus4", splat(f64(-4))},
+		{"minus2ln2", splat(f64(-2 * ln2))}, // −2 times ln 2 rounded: exact
+		{"mant", splat(1<<52 - 1)},
+		{"sqrt2", splat(f64(math.Sqrt2))},
+		{"ln2", splat(f64(math.Ln2))},
+		{"pio2", splat(f64(math.Pi / 2))},
+		{"sign", splat(1 << 63)},
+		{"bit0", splat(1)},
+		{"iota", [8]uint64{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"q4", splat(4)},
+		{"q8", splat(8)},
+		{"q16", splat(16)},
+		{"q24", splat(24)},
+		{"q32", splat(32)},
+		{"q12", splat(12)},
+		// VPERMT2PD's tables: cosines in 0–7, sines in 8–15, pairs in block order.
+		{"pairlo", [8]uint64{0, 8, 1, 9, 2, 10, 3, 11}},
+		{"pairhi", [8]uint64{4, 12, 5, 13, 6, 14, 7, 15}},
+		// VPERMT2PS's: A in 0–7, B 8–15, C 16–23, D 24–31; block i is A_i B_i C_i D_i.
+		{"quadlo", dwords([16]uint32{0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27})},
+		{"quadhi", dwords([16]uint32{4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31})},
+	}
+	for i, x := range atanhCoef {
+		cs = append(cs, c{fmt.Sprintf("atanh%d", i), splat(f64(x))})
+	}
+	for i, x := range sinCoef {
+		cs = append(cs, c{fmt.Sprintf("sin%d", i), splat(f64(x))})
+	}
+	for i, x := range cosCoef {
+		cs = append(cs, c{fmt.Sprintf("cos%d", i), splat(f64(x))})
+	}
+	consts = GLOBL("philoxconst", RODATA|NOPTR)
+	for i, x := range cs {
+		constOff[x.name] = 64 * i
+		for l, q := range x.v {
+			DATA(64*i+8*l, U64(q))
+		}
+	}
+}
+
+// k is the constant's memory operand.
+func k(name string) Mem {
+	off, ok := constOff[name]
+	if !ok {
+		panic("no constant " + name)
+	}
+	return consts.Offset(off)
+}
+
+// isa is the kernel's width: 512-bit registers with AVX-512's masks, ternary logic,
+// exponent and mantissa extraction and quadword conversions, or 256-bit ones with AVX2's
+// blends and magic-number conversions. A kernel runs groups groups of lanes() blocks side
+// by side, instruction by instruction, so that the long dependency chains (ten rounds, a
+// division, a square root, three Horner series) of one group overlap the others'.
+type isa struct {
+	name   string // AVX512 or AVX2
+	zmm    bool
+	groups int
+}
+
+// lanes is the blocks a group runs: one a 64-bit lane.
+func (a isa) lanes() int {
+	if a.zmm {
+		return 8
+	}
+	return 4
+}
+
+// vs is one register a group.
+type vs []reg.VecVirtual
+
+func (a isa) vecs() vs {
+	v := make(vs, a.groups)
+	for g := range v {
+		if a.zmm {
+			v[g] = ZMM()
+		} else {
+			v[g] = YMM()
+		}
+	}
+	return v
+}
+
+// each emits f for every group.
+func (a isa) each(f func(g int)) {
+	for g := range a.groups {
+		f(g)
+	}
+}
+
+// op2 emits op(src, dst) a group, op3 op(src2, src1, dst); m2 and m3 the same with a
+// memory (constant) first operand shared by the groups.
+func (a isa) op3(op func(...Op), x, y, dst vs) { a.each(func(g int) { op(x[g], y[g], dst[g]) }) }
+func (a isa) m3(op func(...Op), m Mem, y, dst vs) {
+	a.each(func(g int) { op(m, y[g], dst[g]) })
+}
+func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
+	a.each(func(g int) { op(Imm(imm), x[g], dst[g]) })
+}
+
+// fixed adapts a three-operand VEX-only instruction to the variadic form op3 takes.
+func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[1], o[2]) } }
+
+// xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key).
+func (a isa) xor3(key Mem, src, dst vs) {
+	if a.zmm {
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x96), key, src[g], dst[g]) })
+		return
+	}
+	t := YMM()
+	VPBROADCASTQ(key, t)
+	a.each(func(g int) { VPXOR(src[g], dst[g], dst[g]) })
+	a.each(func(g int) { VPXOR(t, dst[g], dst[g]) })
+}
+
+// xorc sets dst to dst ^ the quadword at m (a lane-invariant word in its low half).
+func (a isa) xorc(m Mem, dst vs) {
+	if a.zmm {
+		a.each(func(g int) { VPXORQ_BCST(m, dst[g], dst[g]) })
+		return
+	}
+	t := YMM()
+	VPBROADCASTQ(m, t)
+	a.each(func(g int) { VPXOR(t, dst[g], dst[g]) })
+}
+
+// philox runs the ten rounds on the lanes' block indices c0 (in the low words of their
+// quadwords; the high words are never read as such, VPMULUDQ takes the low ones) and
+// returns the four output words, their high halves junk. The stream's other counter
+// words (step, trial) are the same in every lane, so round 1's second product and round
+// 2's first are lane-invariant: kernel.go's preRounds computes them once a call and folds
+// them into the round keys, pre (quadword 2r is round r's k0, 2r+1 its k1, except slots
+// 0, 1, 2, 3 and 5, which carry the folded words: see preRounds).
+func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
+	slot := func(i int) Mem { return Mem{Base: pre, Disp: 8 * i} }
+	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
+	p0, h0 := a.vecs(), a.vecs()
+	a.m3(VPMULUDQ, k("mul0"), c0, p0)
+	a.i3(VPSRLQ, 32, p0, h0)
+	a.xorc(slot(1), h0)
+	c2, c3 := h0, p0
+	// Round 2: its first product is lane-invariant; c0 = hi1 ^ (c1 ^ k0), c2 = c3 ^
+	// (hi0 ^ k1), c3 lane-invariant.
+	p1, h1 := a.vecs(), a.vecs()
+	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.i3(VPSRLQ, 32, p1, h1)
+	a.xorc(slot(2), h1)
+	a.xorc(slot(3), c3)
+	c0, c1, c2 := h1, p1, c3
+	// Round 3: c3 is lane-invariant, folded into k1.
+	p0, p1, h0, h1 = a.vecs(), a.vecs(), a.vecs(), a.vecs()
+	a.m3(VPMULUDQ, k("mul0"), c0, p0)
+	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.i3(VPSRLQ, 32, p0, h0)
+	a.i3(VPSRLQ, 32, p1, h1)
+	a.xor3(slot(4), c1, h1)
+	a.xorc(slot(5), h0)
+	c0, c1, c2, c3 = h1, p1, h0, p0
+	for r := 3; r < 10; r++ {
+		p0, p1, h0, h1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
+		a.m3(VPMULUDQ, k("mul0"), c0, p0)
+		a.m3(VPMULUDQ, k("mul1"), c2, p1)
+		a.i3(VPSRLQ, 32, p0, h0)
+		a.i3(VPSRLQ, 32, p1, h1)
+		a.xor3(slot(2*r), c1, h1)   // hi1 ^ c1 ^ k0
+		a.xor3(slot(2*r+1), c3, h0) // hi0 ^ c3 ^ k1
+		c0, c1, c2, c3 = h1, p1, h0, p0
+	}
+	return c0, c1, c2, c3
+}
+
+// uniform53 is (float64(hi:lo >> 11) + 0.5)·2⁻⁵³ times 2^shift (exact: a power of two), lo
+// and hi clobbered. The sine-cosine's 4v is its v with shift 2.
+func (a isa) uniform53(lo, hi vs, shift int) vs {
+	f, t := a.vecs(), a.vecs()
+	a.i3(VPSLLQ, 32, hi, t)
+	if a.zmm {
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), t[g], lo[g]) }) // lo&low32 | t: hi:lo
+		a.i3(VPSRLQ, 11, lo, lo)
+		// In place: avo takes a fresh destination of VCVTQQ2PD as read (its masked
+		// form merges), which keeps it live round the loop.
+		a.each(func(g int) { VCVTQQ2PD(lo[g], lo[g]) }) // exact: below 2⁵³
+		f = lo
+	} else {
+		a.each(func(g int) { VPBLENDD(Imm(0xAA), t[g], lo[g], lo[g]) }) // low words from lo, high from t
+		a.i3(VPSRLQ, 11, lo, lo)                                        // the 53-bit integer n
+		a.i3(VPSRLQ, 32, lo, t)                                         // its top 21 bits
+		a.m3(fixed(VPOR), k("magic84"), t, t)                           // 2⁸⁴ + top·2³²
+		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), lo[g], lo[g]) })
+		a.m3(VSUBPD, k("magic84p52"), t, t) // top·2³² − 2⁵², exact
+		a.op3(VADDPD, lo, t, f)             // + 2⁵² + low word: n, exact
+	}
+	a.m3(VADDPD, k("half"), f, f)
+	a.m3(VMULPD, k(fmt.Sprintf("p%d", 53-shift)), f, f)
+	return f
+}
+
+// uniform32 is (float64(w) + 0.5)·2⁻³² times 2^shift, as 2⁵² + w − (2⁵² − ½) (exact) times
+// 2^(shift−32), w clobbered.
+func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
+	if a.zmm {
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), magic, w[g]) }) // w&low32 | 2⁵²'s bits
+	} else {
+		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), w[g], w[g]) })
+	}
+	a.m3(VSUBPD, k("magic52mhalf"), w, w)
+	a.m3(VMULPD, k(fmt.Sprintf("p%d", 32-shift)), w, w)
+	return w
+}
+
+// horner is Σ c[k]·z^k, each product rounded before its sum: transform.go's horner.
+func (a isa) horner(name string, n int, z vs) vs {
+	p := a.vecs()
+	a.m3(VMULPD, k(fmt.Sprintf("%s%d", name, n-1)), z, p)
+	for j := n - 2; j >= 0; j-- {
+		if j < n-2 {
+			a.op3(VMULPD, z, p, p)
+		}
+		a.m3(VADDPD, k(fmt.Sprintf("%s%d", name, j)), p, p)
+	}
+	return p
+}
+
+// radius is √(−2·logUnit(u)), logUnit as transform.go computes it, u clobbered. The −2
+// is folded into the sum's two terms: e·(−2 ln 2) and (−4s)·P are exactly −2 times e·ln 2
+// and 2s·P (a power of two commutes with rounding), so their sum is −2 times logUnit's.
+func (a isa) radius(u vs) vs {
+	e, m := a.vecs(), a.vecs()
+	if a.zmm {
+		a.each(func(g int) { VGETEXPPD(u[g], e[g]) })          // the unbiased exponent, as a float64
+		a.each(func(g int) { VGETMANTPD(Imm(0), u[g], m[g]) }) // the mantissa in [1, 2)
+		big := make([]reg.Register, a.groups)
+		a.each(func(g int) { big[g] = K(); VCMPPD(Imm(0x1E), k("sqrt2"), m[g], big[g]) }) // m > √2
+		a.each(func(g int) { VMULPD(k("half"), m[g], big[g], m[g]) })
+		a.each(func(g int) { VADDPD(k("one"), e[g], big[g], e[g]) })
+	} else {
+		a.i3(VPSRLQ, 52, u, e)
+		a.m3(fixed(VPOR), k("magic52"), e, e)
+		a.m3(fixed(VPAND), k("mant"), u, m)
+		a.m3(fixed(VPOR), k("one"), m, m)
+		a.m3(VSUBPD, k("magic52p1023"), e, e) // the exponent, exact
+		big, t := a.vecs(), a.vecs()
+		a.each(func(g int) { VCMPPD(Imm(0x1E), k("sqrt2"), m[g], big[g]) })
+		a.m3(VMULPD, k("half"), m, t)
+		a.each(func(g int) { VBLENDVPD(big[g], t[g], m[g], m[g]) })
+		a.m3(VADDPD, k("one"), e, t)
+		a.each(func(g int) { VBLENDVPD(big[g], t[g], e[g], e[g]) })
+	}
+	num, den, s, z := a.vecs(), a.vecs(), a.vecs(), a.vecs()
+	a.m3(VSUBPD, k("one"), m, num)
+	a.m3(VADDPD, k("one"), m, den)
+	a.op3(VDIVPD, den, num, s)
+	a.op3(VMULPD, s, s, z)
+	p := a.horner("atanh", len(atanhCoef), z)
+	a.m3(VMULPD, k("minus4"), s, s) // −4s, exact
+	a.op3(VMULPD, p, s, p)
+	a.m3(VMULPD, k("minus2ln2"), e, e)
+	a.op3(VADDPD, p, e, e)
+	r := a.vecs()
+	a.each(func(g int) { VSQRTPD(e[g], r[g]) })
+	return r
+}
+
+// sinCos is sinCosTurns(v) from t = 4v: the sine and cosine of 2πv, the quadrant's swap
+// and signs chosen lane by lane, t clobbered.
+func (a isa) sinCos(t vs) (vs, vs) {
+	q, x, z := a.vecs(), a.vecs(), a.vecs()
+	a.m3(VADDPD, k("half"), t, q)
+	if a.zmm {
+		a.i3(VRNDSCALEPD, 1, q, q) // floor
+	} else {
+		a.i3(fixed(VROUNDPD), 1, q, q)
+	}
+	a.op3(VSUBPD, q, t, x)
+	a.m3(VMULPD, k("pio2"), x, x)
+	a.op3(VMULPD, x, x, z)
+	ps := a.horner("sin", len(sinCoef), z)
+	a.op3(VMULPD, x, ps, ps)
+	pc := a.horner("cos", len(cosCoef), z)
+	a.m3(VADDPD, k("magic52"), q, q) // the quadrant's integer in the low bits
+	sin, cos, b0, b1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
+	a.i3(VPSLLQ, 63, q, b0) // bit 0 at the sign
+	a.i3(VPSLLQ, 62, q, b1) // bit 1 at the sign
+	if a.zmm {
+		odd := make([]reg.Register, a.groups)
+		a.each(func(g int) { odd[g] = K(); VPTESTMQ(k("bit0"), q[g], odd[g]) })
+		a.each(func(g int) { VBLENDMPD(pc[g], ps[g], odd[g], sin[g]) }) // odd quadrant: the cosine
+		a.each(func(g int) { VBLENDMPD(ps[g], pc[g], odd[g], cos[g]) })
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x28), k("sign"), b1[g], b0[g]) })  // (bit0 ^ bit1) at the sign
+		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x78), k("sign"), b1[g], sin[g]) }) // sin ^= bit1 at the sign
+		a.op3(VPXORQ, b0, cos, cos)
+	} else {
+		a.each(func(g int) { VBLENDVPD(b0[g], pc[g], ps[g], sin[g]) })
+		a.each(func(g int) { VBLENDVPD(b0[g], ps[g], pc[g], cos[g]) })
+		a.m3(fixed(VPAND), k("sign"), b1, b1)
+		a.op3(fixed(VPXOR), b1, b0, b0)
+		a.op3(fixed(VPXOR), b1, sin, sin)
+		a.op3(fixed(VPXOR), b0, cos, cos)
+	}
+	return sin, cos
+}
+
+// kernel is one of the kernels: float64 (Fill: two normals a block, u of words 1:0 and v
+// of 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded
+// once), every value times sd if scaled (one more rounding).
+func kernel(a isa, f32, scaled bool) {
+	typ, name := "float64", "fill64"
+	if f32 {
+		typ, name = "float32", "fill32"
+	}
+	if scaled {
+		name += "Scaled"
+	}
+	if f32 && !a.zmm {
+		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
+	}
+	L := a.lanes()
+	G := a.groups
+	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
+	Pragma("noescape")
+	what := "2 float64 normals a block"
+	if f32 {
+		what = "4 float32 normals a block"
+	}
+	if scaled {
+		what += " times sd"
+	} else {
+		what += " (sd unused)"
+	}
+	Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream from block on, its words and keys in pre (preRounds), %s, to dst.",
+		name, a.name, G*L, what))
+	dst := Load(Param("dst"), GP64())
+	n := Load(Param("groups"), GP64())
+	pre := Load(Param("pre"), GP64())
+	var sd reg.VecVirtual
+	if scaled {
+		if a.zmm {
+			sd = ZMM()
+		} else {
+			sd = YMM()
+		}
+		if f32 {
+			VBROADCASTSS(paramAddr("sd"), sd)
+		} else {
+			VBROADCASTSD(paramAddr("sd"), sd)
+		}
+	}
+	// The lanes count from the block index; group g's from it + g·L.
+	ctr0 := a.vecs()[0]
+	b, bx := Load(Param("block"), GP32()), XMM()
+	VMOVD(b, bx)
+	VPBROADCASTD(bx, ctr0)
+	VPADDD(k("iota"), ctr0, ctr0)
+	var local Mem // u's wait in the two-group AVX2 float64 kernels
+	if !f32 && !a.zmm && G > 1 {
+		local = AllocLocal(32 * G)
+	}
+	var magic reg.VecVirtual
+	if a.zmm && f32 {
+		magic = ZMM()
+		VMOVDQU64(k("magic52"), magic)
+	}
+	// idx loads VPERMT2PD's or VPERMT2PS's table just before its use (a register held
+	// round the loop is one fewer for the groups).
+	idx := func(name string) reg.VecVirtual {
+		r := ZMM()
+		VMOVDQU64(k(name), r)
+		return r
+	}
+
+	Label("loop")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	ctr := make(vs, G)
+	ctr[0] = ctr0
+	for g := 1; g < G; g++ {
+		ctr[g] = a.vecs()[0]
+		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+	}
+	w0, w1, w2, w3 := a.philox(ctr, pre)
+	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	if !f32 && !a.zmm && G > 1 {
+		// Few registers live at once, so that two groups fit AVX2's sixteen: u waits on
+		// the stack while the sine-cosine runs, the sine and cosine in dst (where the
+		// normals go) while the log runs.
+		u := a.uniform53(w0, w1, 0)
+		for g := range G {
+			VMOVUPD(u[g], local.Offset(32*g))
+		}
+		t := a.uniform53(w2, w3, 2) // 4v
+		s, c := a.sinCos(t)
+		for g := range G {
+			VMOVUPD(s[g], Mem{Base: dst, Disp: 16 * L * g})
+			VMOVUPD(c[g], Mem{Base: dst, Disp: 16*L*g + 32})
+		}
+		u = a.vecs()
+		for g := range G {
+			VMOVUPD(local.Offset(32*g), u[g])
+		}
+		r := a.radius(u)
+		s, c = a.vecs(), a.vecs()
+		for g := range G {
+			VMULPD(Mem{Base: dst, Disp: 16 * L * g}, r[g], s[g])
+			VMULPD(Mem{Base: dst, Disp: 16*L*g + 32}, r[g], c[g])
+		}
+		if scaled {
+			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
+			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
+		}
+		for g := range G {
+			off := 16 * L * g
+			lo, hi := YMM(), YMM()
+			VUNPCKLPD(s[g], c[g], lo) // c0 s0 c2 s2
+			VUNPCKHPD(s[g], c[g], hi) // c1 s1 c3 s3
+			VPERM2F128(Imm(0x20), hi, lo, s[g])
+			VPERM2F128(Imm(0x31), hi, lo, c[g])
+			VMOVUPD(s[g], Mem{Base: dst, Disp: off})
+			VMOVUPD(c[g], Mem{Base: dst, Disp: off + 32})
+		}
+	} else if !f32 {
+		t := a.uniform53(w2, w3, 2) // 4v
+		s, c := a.sinCos(t)
+		u := a.uniform53(w0, w1, 0)
+		r := a.radius(u)
+		a.op3(VMULPD, r, c, c)
+		a.op3(VMULPD, r, s, s)
+		if scaled {
+			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
+			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
+		}
+		for g := range G {
+			off := 16 * L * g
+			if a.zmm {
+				lo := ZMM()
+				VMOVAPD(c[g], lo)
+				VPERMT2PD(s[g], idx("pairlo"), lo)
+				VPERMT2PD(s[g], idx("pairhi"), c[g])
+				VMOVUPD(lo, Mem{Base: dst, Disp: off})
+				VMOVUPD(c[g], Mem{Base: dst, Disp: off + 64})
+			} else {
+				lo, hi, o0, o1 := YMM(), YMM(), YMM(), YMM()
+				VUNPCKLPD(s[g], c[g], lo) // c0 s0 c2 s2
+				VUNPCKHPD(s[g], c[g], hi) // c1 s1 c3 s3
+				VPERM2F128(Imm(0x20), hi, lo, o0)
+				VPERM2F128(Imm(0x31), hi, lo, o1)
+				VMOVUPD(o0, Mem{Base: dst, Disp: off})
+				VMOVUPD(o1, Mem{Base: dst, Disp: off + 32})
+			}
+		}
+	} else {
+		pair := func(wu, wv vs) (vs, vs) {
+			t := a.uniform32(wv, magic, 2) // 4v
+			s, c := a.sinCos(t)
+			u := a.uniform32(wu, magic, 0)
+			r := a.radius(u)
+			a.op3(VMULPD, r, c, c)
+			a.op3(VMULPD, r, s, s)
+			cc, ss := make(vs, G), make(vs, G)
+			for g := range G {
+				if a.zmm {
+					cc[g], ss[g] = YMM(), YMM()
+					VCVTPD2PS(c[g], cc[g])
+					VCVTPD2PS(s[g], ss[g])
+				} else {
+					cc[g], ss[g] = XMM(), XMM()
+					VCVTPD2PSY(c[g], cc[g])
+					VCVTPD2PSY(s[g], ss[g])
+				}
+			}
+			return cc, ss
+		}
+		// Each pair's float32 cosines and sines are joined into one register as soon
+		// as they exist (A | B, C | D), to keep few registers live.
+		join := func(A, B vs) vs {
+			j := make(vs, G)
+			for g := range G {
+				if a.zmm {
+					j[g] = A[g].AsZ().(reg.VecVirtual)
+					VINSERTF64X4(Imm(1), B[g], j[g], j[g])
+				} else {
+					j[g] = A[g].AsY().(reg.VecVirtual)
+					VINSERTF128(Imm(1), B[g], j[g], j[g])
+				}
+				if scaled {
+					VMULPS(sd, j[g], j[g])
+				}
+			}
+			return j
+		}
+		ab := join(pair(w0, w1))
+		cd := join(pair(w2, w3))
+		for g := range G {
+			off := 16 * L * g
+			if a.zmm {
+				lo := ZMM()
+				VMOVAPS(ab[g], lo)
+				VPERMT2PS(cd[g], idx("quadlo"), lo)
+				VPERMT2PS(cd[g], idx("quadhi"), ab[g])
+				VMOVUPS(lo, Mem{Base: dst, Disp: off})
+				VMOVUPS(ab[g], Mem{Base: dst, Disp: off + 64})
+			} else {
+				// ab = A | B and cd = C | D; the 128-bit halves are crossed once so
+				// that the unpacks see A | C and B | D.
+				x, y := YMM(), YMM()
+				VPERM2F128(Imm(0x20), cd[g], ab[g], x) // A | C
+				VPERM2F128(Imm(0x31), cd[g], ab[g], y) // B | D
+				lo, hi := YMM(), YMM()
+				VUNPCKLPS(y, x, lo)        // A0 B0 A1 B1 | C0 D0 C1 D1
+				VUNPCKHPS(y, x, hi)        // A2 B2 A3 B3 | C2 D2 C3 D3
+				VPERMPD(Imm(0xD8), lo, lo) // A0 B0 C0 D0 A1 B1 C1 D1
+				VPERMPD(Imm(0xD8), hi, hi) // A2 B2 C2 D2 A3 B3 C3 D3
+				VMOVUPS(lo, Mem{Base: dst, Disp: off})
+				VMOVUPS(hi, Mem{Base: dst, Disp: off + 32})
+			}
+		}
+	}
+	ADDQ(U32(16*L*G), dst)
+	DECQ(n)
+	JMP(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// The kernels' groups side by side: flags so that the choice can be measured.
+var (
+	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
+	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
+)
+
+func main() {
+	flag.Parse()
+	ConstraintExpr("amd64")
+	defineConsts()
+	for _, a := range []isa{{"AVX512", true, *groups512}, {"AVX2", false, *groups2}} {
+		for _, f32 := range []bool{false, true} {
+			for _, scaled := range []bool{false, true} {
+				kernel(a, f32, scaled)
+			}
+		}
+	}
+	Generate()
+}
+
+// paramAddr is the frame address of the named argument.
+func paramAddr(name string) Mem {
+	b, err := Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}

@@ -1,0 +1,170 @@
+package philox
+
+import "math/bits"
+
+// The paths Fill and its peers run, narrowest first.
+const (
+	pathGo     = iota // Block and the transform one block at a time (every architecture)
+	pathAVX2          // kernel_amd64.s: four blocks a group in 256-bit registers
+	pathAVX512        // eight blocks a group in 512-bit registers
+)
+
+// path is the one this process runs: the widest its CPU has (bestPath). The tests set it
+// to each narrower path in turn and compare the values.
+var path = bestPath()
+
+// pathNames names the paths in tests and benchmarks.
+var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"}
+
+// The blocks a kernel call's step writes (kernel_amd64.s's groups times their lanes):
+// lengths are cut into whole steps, the last partial one written to a buffer.
+const (
+	stepAVX512 = 16 // two groups of eight blocks
+	stepAVX2   = 4  // one group of four (float32)
+	step64AVX2 = 8  // two groups of four (float64)
+)
+
+// preRounds is what a kernel needs of the stream besides the block index: the key of
+// each of the ten rounds, k0 then k1 in quadwords 2r and 2r+1 (the kernels read each as a
+// broadcast quadword), with the lane-invariant work folded in. All lanes share the
+// counter's words 1–3 (step and trial), so round 1's product of word 2 and round 2's of
+// word 0 are the same in every lane; they are computed here once, and the words they give
+// are xored into the keys they meet: slot 1 is trial's high word ^ k1 (round 1's new word
+// 2), slot 2 round 1's low product ^ k0 (round 2's new word 0), slot 3 round 2's high
+// product ^ k1 (its word 2), slot 5 round 2's low product ^ round 3's k1 (its word 2);
+// slot 0 is unused. TestKernelsAreGosBits holds the kernels to Block's bits.
+func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
+	var k0, k1 [Rounds]uint32
+	k0[0], k1[0] = uint32(seed), uint32(seed>>32)
+	for r := 1; r < Rounds; r++ {
+		k0[r], k1[r] = k0[r-1]+bump0, k1[r-1]+bump1
+	}
+	for r := range Rounds {
+		pre[2*r], pre[2*r+1] = uint64(k0[r]), uint64(k1[r])
+	}
+	hi1, lo1 := bits.Mul32(mul1, uint32(trial)) // round 1's word-2 product
+	w0 := hi1 ^ step ^ k0[0]                    // round 1's new word 0
+	hi0, lo0 := bits.Mul32(mul0, w0)            // round 2's word-0 product
+	pre[0] = 0
+	pre[1] = uint64(uint32(trial>>32) ^ k1[0])
+	pre[2] = uint64(lo1 ^ k0[1])
+	pre[3] = uint64(hi0 ^ k1[1])
+	pre[5] = uint64(lo0 ^ k1[2])
+	return pre
+}
+
+// fill64 writes sd times the normals of the stream (seed, trial, step) from block on:
+// dst[j] is sd·z where z is the stream's normal 2·block + j. The kernels write whole
+// groups of 8 (AVX-512) or 4 (AVX2) blocks; the last, partial group goes through a buffer
+// on the stack.
+func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	if path == pathGo {
+		key := Key(seed)
+		i := 0
+		for ; i+3 < n; i += 4 { // two blocks side by side
+			x, y := block2(Counter(trial, step, block+uint32(i/2)), Counter(trial, step, block+uint32(i/2)+1), key)
+			a, b, c, d := boxMuller2(uniform53(x[0], x[1]), uniform53(x[2], x[3]), uniform53(y[0], y[1]), uniform53(y[2], y[3]))
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = sd*a, sd*b, sd*c, sd*d
+		}
+		for ; i+1 < n; i += 2 {
+			x := Block(Counter(trial, step, block+uint32(i/2)), key)
+			a, b := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
+			dst[i], dst[i+1] = sd*a, sd*b
+		}
+		if i < n {
+			x := Block(Counter(trial, step, block+uint32(i/2)), key)
+			a, _ := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
+			dst[i] = sd * a
+		}
+		return
+	}
+	pre := preRounds(seed, trial, step)
+	blocks := step64AVX2
+	if path == pathAVX512 {
+		blocks = stepAVX512
+	}
+	per := 2 * blocks
+	full := n / per
+	if full > 0 {
+		kernel64(&dst[0], full, sd, block, &pre)
+	}
+	if rest := n - full*per; rest > 0 {
+		var buf [2 * stepAVX512]float64
+		kernel64(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
+		copy(dst[full*per:], buf[:rest])
+	}
+}
+
+// kernel64 calls path's float64 kernel, the unscaled one if sd is 1 (whose values are
+// the same: z·1 = z).
+func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64) {
+	switch {
+	case path == pathAVX512 && sd == 1:
+		fill64AVX512(dst, steps, sd, block, pre)
+	case path == pathAVX512:
+		fill64ScaledAVX512(dst, steps, sd, block, pre)
+	case sd == 1:
+		fill64AVX2(dst, steps, sd, block, pre)
+	default:
+		fill64ScaledAVX2(dst, steps, sd, block, pre)
+	}
+}
+
+// kernel32 is kernel64's float32 twin.
+func kernel32(dst *float32, steps int, sd float32, block uint32, pre *[20]uint64) {
+	switch {
+	case path == pathAVX512 && sd == 1:
+		fill32AVX512(dst, steps, sd, block, pre)
+	case path == pathAVX512:
+		fill32ScaledAVX512(dst, steps, sd, block, pre)
+	case sd == 1:
+		fill32AVX2(dst, steps, sd, block, pre)
+	default:
+		fill32ScaledAVX2(dst, steps, sd, block, pre)
+	}
+}
+
+// fill32 is fill64's float32 twin: dst[j] is sd·z in float32, z the stream's float32
+// normal 4·block + j.
+func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	if path == pathGo {
+		key := Key(seed)
+		var z [4]float32
+		for i := 0; i < n; i += 8 { // two blocks side by side
+			x, y := block2(Counter(trial, step, block+uint32(i/4)), Counter(trial, step, block+uint32(i/4)+1), key)
+			a, b, c, d := boxMuller2(uniform32(x[0]), uniform32(x[1]), uniform32(x[2]), uniform32(x[3]))
+			z = [4]float32{sd * float32(a), sd * float32(b), sd * float32(c), sd * float32(d)}
+			copy(dst[i:], z[:])
+			if i+4 >= n {
+				break
+			}
+			a, b, c, d = boxMuller2(uniform32(y[0]), uniform32(y[1]), uniform32(y[2]), uniform32(y[3]))
+			z = [4]float32{sd * float32(a), sd * float32(b), sd * float32(c), sd * float32(d)}
+			copy(dst[i+4:], z[:])
+		}
+		return
+	}
+	pre := preRounds(seed, trial, step)
+	blocks := stepAVX2
+	if path == pathAVX512 {
+		blocks = stepAVX512
+	}
+	per := 4 * blocks
+	full := n / per
+	if full > 0 {
+		kernel32(&dst[0], full, sd, block, &pre)
+	}
+	if rest := n - full*per; rest > 0 {
+		var buf [4 * stepAVX512]float32
+		kernel32(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
+		copy(dst[full*per:], buf[:rest])
+	}
+}
