@@ -35,7 +35,7 @@ type Ensemble struct {
 	theta  []float64 // d × k: column t is run t
 	grad   []float64 // d × k
 	col    []float64 // one run's iterate, for its initial point
-	z      []float64 // k × d: row t is run t's standard normals of the step
+	z      []float64 // k × d: row t is run t's noise of the step, sd·z
 	keys   []uint64  // run t's noise key of the current Epochs call
 	norm2  []float64 // run t's squared norm after the step
 	rs     []*rand.Rand
@@ -153,7 +153,7 @@ func (e *Ensemble) step(j int, s uint32) {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
 	for t, key := range e.keys {
-		philox.Fill(e.z[t*d:(t+1)*d], key, 0, s)
+		philox.FillScaled(e.z[t*d:(t+1)*d], sd, key, 0, s) // sd·z, rounded once
 	}
 	eta := p.StepSize
 	norm2 := e.norm2[:k]
@@ -161,8 +161,7 @@ func (e *Ensemble) step(j int, s uint32) {
 	for i := range d {
 		th, g := e.theta[i*k:(i+1)*k], e.grad[i*k:(i+1)*k]
 		for t := range th {
-			noise := float64(sd * e.z[t*d+i])
-			v := th[t] + (noise - float64(eta*g[t]))
+			v := th[t] + (e.z[t*d+i] - float64(eta*g[t]))
 			th[t] = v
 			norm2[t] += float64(v * v)
 		}

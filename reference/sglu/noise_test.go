@@ -83,7 +83,7 @@ func TestEpochsNoiseAddressing(t *testing.T) {
 		if err := p.initial(init, twin); err != nil {
 			t.Fatal(err)
 		}
-		same("ensemble learning", e.z[tr*d:(tr+1)*d], want(twin.Uint64(), p.Epochs), 1)
+		same("ensemble learning", e.z[tr*d:(tr+1)*d], want(twin.Uint64(), p.Epochs), sd)
 	}
 	if err := e.Epochs(ctx, 0); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestEpochsNoiseAddressing(t *testing.T) {
 	}
 	for tr, twin := range twins {
 		twin.Uint64()
-		same("ensemble, two epochs", e.z[tr*d:(tr+1)*d], want(twin.Uint64(), 2), 1)
+		same("ensemble, two epochs", e.z[tr*d:(tr+1)*d], want(twin.Uint64(), 2), sd)
 		if rs[tr].Uint64() != twin.Uint64() {
 			t.Fatalf("ensemble run %d drew another number of values than its twin", tr)
 		}

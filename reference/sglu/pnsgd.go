@@ -218,10 +218,7 @@ func (m *Model) stepBatch(j int, key uint64, s uint32) {
 	p := m.params
 	m.batches[j].Gradient(m.grad, m.theta)
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
-	philox.Fill(m.noise, key, 0, s)
-	for i, z := range m.noise {
-		m.noise[i] = sd * z
-	}
+	philox.FillScaled(m.noise, sd, key, 0, s) // sd·z, rounded once
 	for i := range m.theta {
 		m.theta[i] += m.noise[i] - p.StepSize*m.grad[i]
 	}
