@@ -3,6 +3,7 @@ package sgluaudit_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/sgluaudit"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reports"
 )
 
 // decisiveAudits are the decisive spec's subject and its four controls
@@ -21,6 +23,12 @@ import (
 // power against 2×) at the given δ, built as `audit run --spec` builds them: their checks
 // share shared, the bootstrap resamples (nil: none).
 func decisiveAudits(tb testing.TB, delta float64, shared *mia.Resamples) []audit.Audited {
+	tb.Helper()
+	return decisiveAuditsWith(tb, delta, shared, audit.DefaultArgs(sgluaudit.Method{}.DemoParams()))
+}
+
+// decisiveAuditsWith is decisiveAudits with the method's settings given.
+func decisiveAuditsWith(tb testing.TB, delta float64, shared *mia.Resamples, args audit.Args) []audit.Audited {
 	tb.Helper()
 	ds, err := reference.SyntheticClassification(1000, 20, 1)
 	if err != nil {
@@ -32,7 +40,7 @@ func decisiveAudits(tb testing.TB, delta float64, shared *mia.Resamples) []audit
 	}
 	setup.Resamples = shared
 	m := sgluaudit.Method{}
-	subjects, err := m.Demo(context.Background(), setup, []string{"sglu"}, audit.DefaultArgs(m.DemoParams()))
+	subjects, err := m.Demo(context.Background(), setup, []string{"sglu"}, args)
 	if err != nil || len(subjects) != 1 {
 		tb.Fatal(len(subjects), err)
 	}
@@ -144,4 +152,58 @@ func BenchmarkCheckPhase(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkDecisiveAudit is the decisive SGLU audit end to end, as `audit run --spec
+// examples/sglu-decisive.json --delta 1e-6 --trials 651823 --controls=false` runs it: the
+// subject's trials on every core (trials.Engine, in lockstep when the method's default
+// chooses it), its checks (checkPhase, as a run's queue runs them) and its report (built,
+// summarised and rendered as JSON, Markdown, HTML and PDF in memory), each phase timed:
+// s/trials, s/checks, s/report and s/total. 651 823 trials a side is the count plan gave
+// that spec at δ = 10⁻⁶ (issue 44's target: two minutes on a 2-core machine); -short runs
+// 2 000. Run it with -benchtime 1x: one audit takes minutes.
+func BenchmarkDecisiveAudit(b *testing.B) {
+	n := 651_823
+	if testing.Short() {
+		n = 2_000
+	}
+	a := decisiveAudits(b, 1e-6, nil)[0]
+	ctx := context.Background()
+	var tTrials, tChecks, tReport time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		results, err := trials.Engine{}.Run(ctx, a.Subject, 1, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		found, err := checkPhase([]audit.Audited{a}, [][]trials.TrialResult{results})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		rep := &reports.Report{Schema: reports.Schema, Command: "run", Seed: 1, Trials: n, Confidence: 0.95,
+			Subjects: []reports.Subject{reports.NewSubject(a.Subject.Name(), a.Subject.Claim(), found[0])}}
+		rep.Summarize()
+		if _, err := rep.JSON(); err != nil {
+			b.Fatal(err)
+		}
+		for _, render := range []func(io.Writer) error{rep.Markdown, rep.HTML, rep.PDF} {
+			if err := render(io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t3 := time.Now()
+		tTrials, tChecks, tReport = tTrials+t1.Sub(t0), tChecks+t2.Sub(t1), tReport+t3.Sub(t2)
+		if rep.Subjects[0].Verdict == "" {
+			b.Fatal("no verdict")
+		}
+	}
+	per := func(d time.Duration) float64 { return d.Seconds() / float64(b.N) }
+	b.ReportMetric(per(tTrials), "s/trials")
+	b.ReportMetric(per(tChecks), "s/checks")
+	b.ReportMetric(per(tReport), "s/report")
+	b.ReportMetric(per(tTrials+tChecks+tReport), "s/total")
+	b.ReportMetric(float64(tTrials.Nanoseconds())/float64(b.N)/float64(2*n), "ns/model")
+	b.ReportMetric(0, "ns/op")
 }

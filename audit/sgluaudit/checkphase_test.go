@@ -38,9 +38,13 @@ import (
 // (honest noise ratio 0.959 → 1.033, both PASS); compared field by field at 2 000 trials,
 // every verdict is the same except the membership game on the half-noise and stale-sigma
 // controls, INCONCLUSIVE → FAIL (planted bugs, caught by other checks before and after).
+// Repinned deliberately when --sglu-lockstep's default became 32 (issue 44: lockstep where
+// it applies): the trials the 16-trial fit draws are the same up to the gradients'
+// rounding, so measured values move in their last digits; compared field by field at 2 000
+// trials, every verdict is the same.
 var checkPhaseHashes = map[int]string{
-	2_000:  "7c187d61c5f5ec9ea1815f6aa9dc8bd36b7b028aae13a27339f9572f2a9e6dee",
-	20_000: "0c929e9d5e2ba1abf9eaca33883195cb77b96122d7e805b8dd669f10b97dda38",
+	2_000:  "cadbd25ff52217c3e28c6257f753e4487d71a8c336d8b9b74cadda874dcdf877",
+	20_000: "4ca5c0507a64c5142cc44a816e2d81334e80a76a4e5aafe912f2c7d8c2bbdbe3",
 }
 
 // findingsHash is the SHA-256 of each audit's findings as a report writes a subject's

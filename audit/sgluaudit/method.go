@@ -46,7 +46,7 @@ func demoSettings(s *DemoSettings) []audit.Setting {
 		audit.FloatSetting(&s.Sigma, audit.Param{Name: "sglu-sigma", Usage: "SGLU: noise σ (each step adds √(2ησ²)·N(0, I))", Default: "0.05", Kind: audit.Number, Range: "(0, inf)"}),
 		audit.IntSetting(&s.Epochs, audit.Param{Name: "sglu-epochs", Usage: "SGLU: learning epochs T (0: enough that Theorem 3.2's initial-law term 2R·c^{Tn/b} is below Z_B/1000)", Default: "0", Kind: audit.Integer, Range: "[0, 1e5]"}),
 		audit.StringSetting(&s.Precision, audit.Param{Name: "sglu-precision", Usage: "SGLU: the lockstep gradients' precision: float64, or float32 to measure what it changes (needs --sglu-lockstep)", Default: "float64", Kind: audit.Choice, Choices: []string{"float64", "float32"}}),
-		audit.IntSetting(&s.Lockstep, audit.Param{Name: "sglu-lockstep", Usage: "SGLU: run up to this many trials in lockstep, one pass over each batch for all (0: one at a time; the trials then differ by rounding only)", Default: "0", Kind: audit.Integer, Range: "[0, 1024]"}),
+		audit.IntSetting(&s.Lockstep, audit.Param{Name: "sglu-lockstep", Usage: "SGLU: run up to this many trials in lockstep, one pass over each batch for all (0: one at a time, sglu.Model; the trials then differ by rounding only)", Default: "32", Kind: audit.Integer, Range: "[0, 1024]"}),
 	}
 }
 

@@ -12,7 +12,7 @@
 # Exit 0: passed. Exit 77: no cluster could be started here (packages or daemons missing);
 # the reason is printed. Any other exit: a failure of the test. Settings: PARTS (4), DELTA
 # (the claim's δ, 1e-3; the demo's own is 1e-6, which needs about 675 000 trials: with
-# LOCKSTEP=32 about 16 minutes here), LOCKSTEP (--sglu-lockstep, default off), KEEP=1
+# LOCKSTEP=32 about 16 minutes here), LOCKSTEP (--sglu-lockstep; unset, the method's default, 32), KEEP=1
 # keeps the work folder.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
