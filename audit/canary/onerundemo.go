@@ -57,6 +57,9 @@ type OneRunResult struct {
 	// Refused, when set, says why the method's subjects could not be built on the canary
 	// setup at some m (the ladder stops there).
 	Refused string
+	// Noise names the generator the subject's runs drew their noise from, for those that
+	// name one (trials.NoiseStreamOf), as a report states it.
+	Noise string
 }
 
 // DiracCanaries pads d0 with m zero feature columns and draws m canaries on them (spec
@@ -298,6 +301,7 @@ func OneRunDemo(ctx context.Context, m audit.Method, base audit.DemoSetup, varia
 				res := &results[i]
 				res.Claim, res.Largest, res.Finding = oneRunClaim(claim, mc, len(setup.Deletions)), mc, f
 				res.Bounds, res.Shift = append(res.Bounds, f.Measured), shift
+				res.Noise, _ = trials.NoiseStreamOf(u.sub)
 				rk := resolutionKey{claim.Epsilon, claim.Delta, mc}
 				if _, ok := resolutions[rk]; !ok {
 					a, n, err := oneRunResolution(claim, mc, conf)

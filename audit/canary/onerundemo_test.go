@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
+
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/canary"
 	_ "github.com/unlearnaudit/unlearnaudit/audit/methods" // the demos oneRun asks for
@@ -142,6 +144,15 @@ func TestOneRunDemoUnrefutableControls(t *testing.T) {
 		}
 		if !(math.Abs(ctl.Allowed-0.4766) < 1e-3) || !(ctl.Needed > 2 && ctl.Needed < 3.5) {
 			t.Errorf("allowed %.4g, needed at m = 128 %.4g; want 0.4766 and about 2.8", ctl.Allowed, ctl.Needed)
+		}
+		// the report names the noise stream of the subjects that name one (SGLU's Philox
+		// stream), and none for the others; planted: Noise left unset, and SGLU fails
+		want := ""
+		if c.method == "sglu" {
+			want = sglu.NoiseStream
+		}
+		if got := res[""].Noise; got != want {
+			t.Errorf("%s: noise %q, want %q", c.variant, got, want)
 		}
 	}
 }

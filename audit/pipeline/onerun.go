@@ -96,7 +96,9 @@ func OneRun(ctx context.Context, p OneRunPlan) (*OneRunOutcome, error) {
 			fs = []verdict.Finding{r.Finding}
 		}
 		if r.Control == "" {
-			rep.Subjects = append(rep.Subjects, reports.NewSubject(r.Subject+"/one-run", r.Claim, fs))
+			sub := reports.NewSubject(r.Subject+"/one-run", r.Claim, fs)
+			sub.Noise = r.Noise
+			rep.Subjects = append(rep.Subjects, sub)
 		} else {
 			rep.Controls = append(rep.Controls, reports.NewControl(r.Subject+"/one-run", r.Control, r.Bug, r.Claim, fs))
 		}
