@@ -21,7 +21,11 @@
 // assembly is Go's own). Where the CPU also has AVX-512 (HasAVX512), models go first in
 // blocks of 16 (32 in float32) against 12 rows, 24 of its 32 registers: a row of Θ or G
 // is read from cache once for twelve rows and a row of X once for 16 models — the same
-// sums in the same order, so the same bits. R's logistic derivatives are computed four at
+// sums in the same order, so the same bits. There every row block (12, or 8 or 4 at a
+// batch's end) goes through AVX-512 kernels — the wide blocks, then one narrow panel of one
+// 512-bit register and one half panel of a 256-bit one — and the first block's products
+// also write λΘ into G, so a mini-batch call (b = 32 or 128) makes no pass of its own over
+// Θ and G (pass512). R's logistic derivatives are computed four at
 // a time too (reference/internal/logit: lane by lane by the operations math.Exp performs
 // on amd64, so the bits the Go code gets from math.Exp). Together these took a float64
 // trial-epoch at k = 32 from 1.7 to about 1.2 times the FLOP limit.

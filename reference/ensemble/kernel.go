@@ -247,6 +247,10 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 // derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): a block's weights
 // are then logit.Derivs's, four at a time where the CPU allows, the bits weight gives.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
+	if kn.asm && kn.wideW > 0 && avx512Blocks {
+		pass512(out, X, y, Theta, V, base, m, d, k, lambda, kn, weight, derivInv)
+		return
+	}
 	for i, v := range base[:d*k] {
 		out[i] = lambda * v
 	}
@@ -326,6 +330,95 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		}
 		if i < m {
 			edge(out, X, y, Theta, V, i, m, c0, c1, d, k, weight)
+		}
+	}
+}
+
+// avx512Blocks turns pass512 on; off, the AVX-512 kernels run as before it, the wide
+// blocks on twelve rows only and λ·base in a pass of its own (the tests compare the two bit
+// for bit).
+var avx512Blocks = true
+
+// pass512 is pass on a CPU with AVX-512: per group of models, the rows in blocks of 12 (the
+// last m mod 12 in one block of 8 or 4, then the m mod 4 edge rows), each against the wide
+// blocks (16 float64 or 32 float32 models), then at most one narrow panel (8 or 16: one
+// 512-bit register a row) and one half panel (4 or 8: one 256-bit register), all AVX-512
+// kernels, and the models left one at a time through the scalar 4-row kernels. A mini-batch
+// of b = 32 or 128 rows then never leaves the AVX-512 kernels (before, its last 8 rows went
+// through the AVX2 4-row panels, a quarter of the rows at b = 32), and the first row block's
+// mul writes out = λ·base for the columns it reads (the Init kernels), so a call makes no
+// pass over Θ and G of its own: at b = 32 that pass cost as much as a tenth of the FLOPs.
+// Every output is still one FMA chain over j for XΘ and the rows in order into out, from
+// the same λ·base: the bits of pass's blocks (TestAVX512MatchesAVX2).
+func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
+	var z, zv, wz [maxWide]F
+	var lw logisticScratch
+	m4 := m &^ (rowBlock - 1)
+	widths := [...]int{kn.wideW, kn.wideW / 2, kn.wideW / 4}
+	// weigh sets wz from z (and zv) for rb rows from lo and w models
+	weigh := func(lo, rb, w int) {
+		if derivInv != 0 {
+			logisticWeights(wz[:rb*w], z[:rb*w], y[lo:lo+rb], w, derivInv, &lw)
+			return
+		}
+		for r := range rb {
+			for t := range w {
+				wz[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[lo+r])
+			}
+		}
+	}
+	for c0 := 0; c0 < k; c0 += kn.group {
+		c1 := min(c0+kn.group, k)
+		cv := c0 // the end of the columns the AVX-512 kernels take
+		for _, w := range widths {
+			cv += (c1 - cv) / w * w
+		}
+		// λ·base in Go where no Init kernel writes it: the single models, or every column
+		// when no row block runs (m < 4)
+		from := cv
+		if m4 == 0 {
+			from = c0
+		}
+		for j := range d {
+			for t := from; t < c1; t++ {
+				out[j*k+t] = lambda * base[j*k+t]
+			}
+		}
+		for i := 0; i < m4; {
+			rb := min(rowBlock12, m4-i)
+			x := &X[i*d]
+			c := c0
+			for _, w := range widths {
+				for ; c+w <= c1; c += w {
+					var init *F
+					if i == 0 {
+						init = &out[c]
+					}
+					if V == nil {
+						kn.mul512(w, rb, x, d, &Theta[c], k, d, &z[0], init, lambda)
+					} else {
+						kn.mul512(w, rb, x, d, &Theta[c], k, d, &z[0], nil, 0)
+						kn.mul512(w, rb, x, d, &V[c], k, d, &zv[0], init, lambda)
+					}
+					weigh(i, rb, w)
+					kn.acc512(w, rb, x, d, &wz[0], d, &out[c], k)
+				}
+			}
+			for ; c < c1; c++ {
+				for lo := i; lo < i+rb; lo += rowBlock {
+					xl := &X[lo*d]
+					kn.mul(1, xl, d, &Theta[c], k, d, &z[0])
+					if V != nil {
+						kn.mul(1, xl, d, &V[c], k, d, &zv[0])
+					}
+					weigh(lo, rowBlock, 1)
+					kn.acc(1, xl, d, &wz[0], d, &out[c], k)
+				}
+			}
+			i += rb
+		}
+		if m4 < m {
+			edge(out, X, y, Theta, V, m4, m, c0, c1, d, k, weight)
 		}
 	}
 }

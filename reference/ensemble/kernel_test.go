@@ -383,8 +383,8 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 	X, y, Theta := problem(m, d, k, 5)
 	_, _, V := problem(m, d, k, 6)
 	run := func(six bool) (g, hv []float64, g32, hv32 []float32) {
-		sixRows = six
-		defer func() { sixRows = true }()
+		sixRows, HasAVX512 = six, false // the 6-row kernels run where pass512 does not
+		defer func() { sixRows, HasAVX512 = true, hasAVX512 }()
 		return allFour(X, y, Theta, V, m, d, k)
 	}
 	g6, hv6, g632, hv632 := run(true)
@@ -397,31 +397,35 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 	}
 }
 
-// The AVX-512 kernels (12 rows against 16 float64 or 32 float32 models) give the bits the
-// AVX2 panels give, in both precisions, for gradients and Hessian–vector products: each
-// output is the same FMA chain over j and the same row order into G. k = 45 has two
-// float64 wide blocks, a panel, a half panel and single models; k = 70 two groups, the
-// first two float32 wide blocks; m = 103 has eight 12-row units, a 4-row block and 3
-// edge rows.
+// The AVX-512 kernels give the bits the AVX2 panels give, in both precisions, for
+// gradients and Hessian–vector products: each output is the same FMA chain over j and the
+// same row order into G, from the same λ·base, whatever the block. The shapes cover every
+// block pass512 has: k = 45 is two float64 wide blocks, a narrow panel (8), a half panel
+// (4) and one single model, in float32 a wide block (32), a half panel (8) and 5 single
+// models; k = 61 adds float32's narrow panel (16); k = 70 two groups. m = 103 has eight
+// 12-row blocks, a 4-row block and 3 edge rows, m = 44 three 12-row blocks and an 8-row one
+// (a mini-batch of 32 or 128 ends so), m = 3 edge rows alone (λ·base all in Go).
 func TestAVX512MatchesAVX2(t *testing.T) {
 	if !HasAsm || !HasAVX512 {
 		t.Skip("no AVX-512 here: the wide kernels never run")
 	}
-	for _, k := range []int{45, 70} {
-		const m, d = 103, 50
-		X, y, Theta := problem(m, d, k, 15)
-		_, _, V := problem(m, d, k, 16)
-		run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
-			HasAVX512 = wide
-			defer func() { HasAVX512 = true }()
-			return allFour(X, y, Theta, V, m, d, k)
-		}
-		gw, hvw, gw32, hvw32 := run(true)
-		g, hv, g32, hv32 := run(false)
-		for i := range g {
-			if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
-				t.Fatalf("k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
-					k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+	for _, k := range []int{45, 61, 70} {
+		for _, m := range []int{103, 44, 3} {
+			const d = 50
+			X, y, Theta := problem(m, d, k, uint64(15+m))
+			_, _, V := problem(m, d, k, uint64(16+m))
+			run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
+				HasAVX512 = wide
+				defer func() { HasAVX512 = true }()
+				return allFour(X, y, Theta, V, m, d, k)
+			}
+			gw, hvw, gw32, hvw32 := run(true)
+			g, hv, g32, hv32 := run(false)
+			for i := range g {
+				if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
+					t.Fatalf("m = %d, k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
+						m, k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+				}
 			}
 		}
 	}

@@ -33,11 +33,12 @@ type precision struct {
 	zero  func(...Op) // VXORPD/PS r, r, r
 	smov  func(...Op) // VMOVSD/VMOVSS: one element, memory to register or back
 	sfma  func(...Op) // VFMADD231SD/SS: one element's acc += a·b
+	mul   func(...Op) // VMULPD/PS a, b, dst: dst = a·b
 }
 
 var precisions = []precision{
-	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD, smov: VMOVSD, sfma: VFMADD231SD},
-	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS, smov: VMOVSS, sfma: VFMADD231SS},
+	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD, smov: VMOVSD, sfma: VFMADD231SD, mul: VMULPD},
+	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS, smov: VMOVSS, sfma: VFMADD231SS, mul: VMULPS},
 }
 
 // rows is the row block of the one-model kernels and of the panels' 4-row kernels; the
@@ -63,8 +64,9 @@ const wideRegs = 2
 type kernel struct {
 	precision
 	regs int
-	rows int  // rows, rows6 or rows12
-	zmm  bool // 512-bit registers (AVX-512): twice the lanes, and thirty-two of them
+	rows int  // rows, rows6 or rows12 (the AVX-512 kernels also 8 and 4)
+	zmm  bool // 512-bit registers (AVX-512): twice the lanes
+	evex bool // an AVX-512 kernel (thirty-two registers; 256-bit ones unless zmm)
 }
 
 // width is the models a panel holds.
@@ -88,10 +90,21 @@ func (k kernel) vec() reg.VecVirtual {
 	return YMM()
 }
 
+// zero clears a register of the kernel's: VPXORQ on AVX-512 kernels' (AVX-512F, and VL for
+// the 256-bit ones: VXORPD on a ZMM register needs DQ, and on Y16–Y31 VL), else the
+// precision's VXORPD/PS.
+func (k kernel) zeroVec(r reg.VecVirtual) {
+	if k.evex {
+		VPXORQ(r, r, r)
+		return
+	}
+	k.zero(r, r, r)
+}
+
 // name is the kernel's name for op ("mul" or "acc"): mulF64x8AVX2, accF32x16AVX2, …, and
 // mulF64x8R6AVX2, … for the 6-row kernels.
 func (k kernel) name(op string) string {
-	if k.zmm {
+	if k.evex {
 		return fmt.Sprintf("%s%sx%dR%dAVX512", op, k.short, k.width(), k.rows)
 	}
 	if k.rows == rows6 {
@@ -112,12 +125,24 @@ func main() {
 	for _, p := range precisions {
 		for _, nr := range []int{rows, rows6} {
 			for _, regs := range []int{2, 1} {
-				mul(kernel{p, regs, nr, false})
-				acc(kernel{p, regs, nr, false})
+				mul(kernel{p, regs, nr, false, false})
+				acc(kernel{p, regs, nr, false, false})
 			}
 		}
-		mulWide(kernel{p, wideRegs, rows12, true})
-		accWide(kernel{p, wideRegs, rows12, true})
+		// AVX-512: two 512-bit registers of models (the wide block), one (narrow), one
+		// 256-bit (half), each on 12, 8 or 4 rows, so that a batch's rows all go through
+		// them whatever b mod 12; the mul kernels also in an init form (mulWideInit)
+		for _, shape := range []struct {
+			regs int
+			zmm  bool
+		}{{wideRegs, true}, {1, true}, {1, false}} {
+			for _, nr := range []int{rows12, 8, rows} {
+				k := kernel{p, shape.regs, nr, shape.zmm, true}
+				mulWide(k, false)
+				mulWide(k, true)
+				accWide(k)
+			}
+		}
 		mulOne(p)
 		accOne(p)
 	}
@@ -342,24 +367,42 @@ func overSteps(name, end string, d reg.Register, body func()) {
 // zeroZ clears a 512-bit register (VPXORQ: AVX-512F alone, where VXORPD on ZMM needs DQ).
 func zeroZ(r reg.VecVirtual) { VPXORQ(r, r, r) }
 
-// mulWide is mul with AVX-512 registers: rows × regs accumulators (24 of the 32), one FMA
-// chain per output, j in order, so a model rounds here as in the AVX2 panels and in Go.
-func mulWide(p kernel) {
+// mulWide is mul with AVX-512 registers: rows × regs accumulators (24 of the 32 at most),
+// one FMA chain per output, j in order, so a model rounds here as in the AVX2 panels and in
+// Go. With init (the "Init" kernels, for a call's first row block) it also sets
+// g[j][t] = lambda·a[j][t] (stride lda), one rounded product as Go's lambda*v: LogisticGradient's
+// λΘ, written while Θ's row is in a register instead of in a pass of its own.
+func mulWide(p kernel, init bool) {
 	name := p.name("mul")
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
+	sig := fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ)
+	doc := fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width())
+	if init {
+		name += "Init"
+		sig = fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s, out *%[1]s, lambda %[1]s)", p.typ)
+		doc = fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel and out's panel (stride lda) to lambda times a's (AVX-512).", name, p.rows, p.width(), p.rows, p.width())
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width()))
+	Doc(doc)
 	ra := loadRows(p.precision, p.rows)
 	a := Load(Param("a"), GP64())
 	lda := Load(Param("lda"), GP64())
 	SHLQ(U8(shift(p.size)), lda)
 	d := Load(Param("d"), GP64())
+	var g reg.Register
+	var lam reg.VecVirtual
+	if init {
+		g = Load(Param("out"), GP64())
+		lam = p.vec()
+		l := Load(Param("lambda"), XMM())
+		p.bcast(l, lam)
+	}
 	accs := make([][]reg.VecVirtual, p.rows)
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range accs[r] {
 			accs[r][h] = p.vec()
-			zeroZ(accs[r][h])
+			p.zeroVec(accs[r][h])
 		}
 	}
 	overSteps(name, "store", d, func() {
@@ -367,6 +410,14 @@ func mulWide(p kernel) {
 		for h := range as {
 			as[h] = p.vec()
 			p.load(Mem{Base: a, Disp: p.vbytes() * h}, as[h])
+		}
+		if init {
+			for h := range as {
+				t := p.vec()
+				p.mul(lam, as[h], t)
+				p.store(t, Mem{Base: g, Disp: p.vbytes() * h})
+			}
+			ADDQ(lda, g)
 		}
 		for r := range p.rows {
 			b := p.vec()
@@ -409,6 +460,61 @@ func accWide(p kernel) {
 	g := Load(Param("gp"), GP64())
 	ldg := Load(Param("ldg"), GP64())
 	SHLQ(U8(shift(p.size)), ldg)
+	// Each row of g takes its rows' FMAs one after the other, a chain of p.rows dependent
+	// operations; the AVX-512 kernels take unroll rows of g a step (unroll·regs chains
+	// interleaved, not one or two), so the chains' latencies overlap without leaning on the
+	// out-of-order window. Each output still sums its rows in order: the same bits.
+	if p.evex {
+		unroll := 4 / p.regs
+		ldg3 := GP64()
+		LEAQ(Mem{Base: ldg, Index: ldg, Scale: 2}, ldg3)
+		steps := GP64()
+		MOVQ(d, steps)
+		SHRQ(U8(map[int]uint8{2: 1, 4: 2}[unroll]), steps)
+		ANDQ(U8(unroll-1), d)
+		gAt := func(u, h int) Mem {
+			m := Mem{Base: g, Disp: p.vbytes() * h}
+			switch u {
+			case 1:
+				m.Index, m.Scale = ldg, 1
+			case 2:
+				m.Index, m.Scale = ldg, 2
+			case 3:
+				m.Index, m.Scale = ldg3, 1
+			}
+			return m
+		}
+		overSteps(name+"u", "done", steps, func() {
+			gs := make([][]reg.VecVirtual, unroll)
+			for u := range gs {
+				gs[u] = make([]reg.VecVirtual, p.regs)
+				for h := range gs[u] {
+					gs[u][h] = p.vec()
+					p.load(gAt(u, h), gs[u][h])
+				}
+			}
+			for r := range p.rows {
+				for u := range unroll {
+					b := p.vec()
+					m := ra.at(r)
+					m.Disp += u * int(p.size)
+					p.bcast(m, b)
+					for h := range p.regs {
+						p.fma(zs[r][h], b, gs[u][h])
+					}
+				}
+			}
+			for u := range gs {
+				for h := range gs[u] {
+					p.store(gs[u][h], gAt(u, h))
+				}
+			}
+			LEAQ(Mem{Base: g, Index: ldg, Scale: uint8(unroll)}, g)
+			for _, b := range ra.bases {
+				ADDQ(U8(unroll*int(p.size)), b)
+			}
+		})
+	}
 	overSteps(name, "done", d, func() {
 		gs := make([]reg.VecVirtual, p.regs)
 		for h := range gs {
