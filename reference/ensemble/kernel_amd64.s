@@ -6112,6 +6112,166 @@ accF32x1AVX2loop:
 accF32x1AVX2done:
 	RET
 
+// func dotF64x4AVX512(x *float64, ldx int, theta *float64, d int, u *float64)
+// Requires: AVX, AVX512F, FMA3
+TEXT ·dotF64x4AVX512(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x03, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), BX
+	LEAQ   (BX)(CX*1), CX
+	MOVQ   theta+16(FP), SI
+	MOVQ   d+24(FP), DI
+	MOVQ   DI, R8
+	SHRQ   $0x04, R8
+	ANDQ   $0x0f, DI
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+dotF64x4AVX512vloop:
+	TESTQ       R8, R8
+	JZ          dotF64x4AVX512vtail
+	VMOVUPD     (SI), Z8
+	VMOVUPD     64(SI), Z9
+	VFMADD231PD (AX), Z8, Z0
+	VFMADD231PD 64(AX), Z9, Z1
+	VFMADD231PD (DX), Z8, Z2
+	VFMADD231PD 64(DX), Z9, Z3
+	VFMADD231PD (BX), Z8, Z4
+	VFMADD231PD 64(BX), Z9, Z5
+	VFMADD231PD (CX), Z8, Z6
+	VFMADD231PD 64(CX), Z9, Z7
+	ADDQ        $0x80, SI
+	ADDQ        $0x80, AX
+	ADDQ        $0x80, DX
+	ADDQ        $0x80, BX
+	ADDQ        $0x80, CX
+	DECQ        R8
+	JMP         dotF64x4AVX512vloop
+
+dotF64x4AVX512vtail:
+	VADDPD        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPD        Y1, Y0, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPD        X0, X1, X0
+	VHADDPD       X0, X0, X0
+	VADDPD        Z3, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y1
+	VADDPD        Y1, Y2, Y1
+	VEXTRACTF128  $0x01, Y1, X2
+	VADDPD        X2, X1, X2
+	VHADDPD       X2, X2, X2
+	VADDPD        Z5, Z4, Z4
+	VEXTRACTF64X4 $0x01, Z4, Y1
+	VADDPD        Y1, Y4, Y1
+	VEXTRACTF128  $0x01, Y1, X3
+	VADDPD        X3, X1, X3
+	VHADDPD       X3, X3, X3
+	VADDPD        Z7, Z6, Z6
+	VEXTRACTF64X4 $0x01, Z6, Y1
+	VADDPD        Y1, Y6, Y1
+	VEXTRACTF128  $0x01, Y1, X4
+	VADDPD        X4, X1, X4
+	VHADDPD       X4, X4, X4
+
+dotF64x4AVX512loop:
+	TESTQ       DI, DI
+	JZ          dotF64x4AVX512store
+	VMOVSD      (SI), X1
+	VFMADD231SD (AX), X1, X0
+	ADDQ        $0x08, AX
+	VFMADD231SD (DX), X1, X2
+	ADDQ        $0x08, DX
+	VFMADD231SD (BX), X1, X3
+	ADDQ        $0x08, BX
+	VFMADD231SD (CX), X1, X4
+	ADDQ        $0x08, CX
+	ADDQ        $0x08, SI
+	DECQ        DI
+	JMP         dotF64x4AVX512loop
+
+dotF64x4AVX512store:
+	MOVQ   u+32(FP), AX
+	VMOVSD X0, (AX)
+	VMOVSD X2, 8(AX)
+	VMOVSD X3, 16(AX)
+	VMOVSD X4, 24(AX)
+	VZEROUPPER
+	RET
+
+// func axpyF64x4AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
+// Requires: AVX, AVX512F, FMA3
+TEXT ·axpyF64x4AVX512(SB), NOSPLIT, $0-40
+	MOVQ         x+0(FP), AX
+	MOVQ         ldx+8(FP), CX
+	SHLQ         $0x03, CX
+	LEAQ         (AX)(CX*1), DX
+	LEAQ         (DX)(CX*1), BX
+	LEAQ         (BX)(CX*1), CX
+	MOVQ         w+16(FP), SI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+	VBROADCASTSD 24(SI), Z3
+	MOVQ         d+24(FP), SI
+	MOVQ         gp+32(FP), DI
+	MOVQ         SI, R8
+	SHRQ         $0x04, R8
+	ANDQ         $0x0f, SI
+
+axpyF64x4AVX512vloop:
+	TESTQ       R8, R8
+	JZ          axpyF64x4AVX512vtail
+	VMOVUPD     (DI), Z4
+	VMOVUPD     64(DI), Z5
+	VFMADD231PD (AX), Z0, Z4
+	VFMADD231PD 64(AX), Z0, Z5
+	VFMADD231PD (DX), Z1, Z4
+	VFMADD231PD 64(DX), Z1, Z5
+	VFMADD231PD (BX), Z2, Z4
+	VFMADD231PD 64(BX), Z2, Z5
+	VFMADD231PD (CX), Z3, Z4
+	VFMADD231PD 64(CX), Z3, Z5
+	VMOVUPD     Z4, (DI)
+	VMOVUPD     Z5, 64(DI)
+	ADDQ        $0x80, DI
+	ADDQ        $0x80, AX
+	ADDQ        $0x80, DX
+	ADDQ        $0x80, BX
+	ADDQ        $0x80, CX
+	DECQ        R8
+	JMP         axpyF64x4AVX512vloop
+
+axpyF64x4AVX512vtail:
+axpyF64x4AVX512loop:
+	TESTQ       SI, SI
+	JZ          axpyF64x4AVX512done
+	VMOVSD      (DI), X4
+	VFMADD231SD (AX), X0, X4
+	ADDQ        $0x08, AX
+	VFMADD231SD (DX), X1, X4
+	ADDQ        $0x08, DX
+	VFMADD231SD (BX), X2, X4
+	ADDQ        $0x08, BX
+	VFMADD231SD (CX), X3, X4
+	ADDQ        $0x08, CX
+	VMOVSD      X4, (DI)
+	ADDQ        $0x08, DI
+	DECQ        SI
+	JMP         axpyF64x4AVX512loop
+
+axpyF64x4AVX512done:
+	VZEROUPPER
+	RET
+
 // func fmaPeakAVX2(n int) float64
 // Requires: AVX, AVX2, FMA3, SSE2
 TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-16

@@ -146,6 +146,8 @@ func main() {
 		mulOne(p)
 		accOne(p)
 	}
+	dotOne()
+	axpyOne()
 	peak()
 	peak512()
 	Generate()
@@ -793,6 +795,134 @@ func derivs() {
 	JMP(LabelRef("derivsloop"))
 	Label("derivsdone")
 	Store(special, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// oneLanes is the lanes of the one-model margins (LogisticGradientOne): lane l sums x_j·θ_j
+// over j ≡ l mod 16, j < d &^ 15, in two 512-bit accumulators.
+const oneLanes = 16
+
+// dotOne: u[r] = x_r·θ for four rows, vectorised over j: two 512-bit accumulators a row
+// (lanes l and l + 8 of oneLanes), then (a + b), its 256-bit halves added, its 128-bit
+// halves added, the two lanes added (VHADDPD), then the last d mod 16 terms one scalar FMA
+// each in order: the order dotGo follows, so the same bits.
+func dotOne() {
+	name := "dotF64x4AVX512"
+	TEXT(name, NOSPLIT, "func(x *float64, ldx int, theta *float64, d int, u *float64)")
+	Pragma("noescape")
+	Doc(name + " sets u[r] = x_r·θ for x's four rows, 16 lanes over j, as dotGo sums.")
+	p := precisions[0]
+	x := rowPointers(p, rows)
+	th := Load(Param("theta"), GP64())
+	d := Load(Param("d"), GP64())
+	steps := GP64()
+	MOVQ(d, steps)
+	SHRQ(U8(4), steps)
+	ANDQ(U8(oneLanes-1), d)
+	var acc [rows][2]reg.VecVirtual
+	for r := range acc {
+		for h := range acc[r] {
+			acc[r][h] = ZMM()
+			VPXORQ(acc[r][h], acc[r][h], acc[r][h])
+		}
+	}
+	overSteps(name+"v", "tail", steps, func() {
+		var t [2]reg.VecVirtual
+		for h := range t {
+			t[h] = ZMM()
+			VMOVUPD(Mem{Base: th, Disp: 64 * h}, t[h])
+		}
+		for r := range rows {
+			for h := range t {
+				VFMADD231PD(Mem{Base: x[r], Disp: 64 * h}, t[h], acc[r][h])
+			}
+		}
+		ADDQ(U8(128), th)
+		for r := range rows {
+			ADDQ(U8(128), x[r])
+		}
+	})
+	var s [rows]reg.VecVirtual
+	for r := range rows {
+		VADDPD(acc[r][1], acc[r][0], acc[r][0])
+		hi := YMM()
+		VEXTRACTF64X4(U8(1), acc[r][0], hi)
+		lo := acc[r][0].AsY()
+		VADDPD(hi, lo, hi)
+		h2 := XMM()
+		VEXTRACTF128(U8(1), hi, h2)
+		VADDPD(h2, hi.AsX(), h2)
+		VHADDPD(h2, h2, h2)
+		s[r] = h2
+	}
+	overSteps(name, "store", d, func() {
+		t := XMM()
+		VMOVSD(Mem{Base: th}, t)
+		for r := range rows {
+			VFMADD231SD(Mem{Base: x[r]}, t, s[r])
+			ADDQ(U8(8), x[r])
+		}
+		ADDQ(U8(8), th)
+	})
+	u := Load(Param("u"), GP64())
+	for r := range rows {
+		VMOVSD(s[r], Mem{Base: u, Disp: 8 * r})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// axpyOne: g[j] += Σ_{r<4} x_r[j]·w[r], one FMA a row in r order, 16 j's a step (two
+// 512-bit registers), then the last d mod 16 one at a time: the bits of the Go loop.
+func axpyOne() {
+	name := "axpyF64x4AVX512"
+	TEXT(name, NOSPLIT, "func(x *float64, ldx int, w *float64, d int, gp *float64)")
+	Pragma("noescape")
+	Doc(name + " adds Σ_r w[r]·x_r to g for x's four rows, rows in order.")
+	p := precisions[0]
+	x := rowPointers(p, rows)
+	wp := Load(Param("w"), GP64())
+	var w [rows]reg.VecVirtual
+	for r := range w {
+		w[r] = ZMM()
+		VBROADCASTSD(Mem{Base: wp, Disp: 8 * r}, w[r])
+	}
+	d := Load(Param("d"), GP64())
+	g := Load(Param("gp"), GP64())
+	steps := GP64()
+	MOVQ(d, steps)
+	SHRQ(U8(4), steps)
+	ANDQ(U8(oneLanes-1), d)
+	overSteps(name+"v", "tail", steps, func() {
+		var t [2]reg.VecVirtual
+		for h := range t {
+			t[h] = ZMM()
+			VMOVUPD(Mem{Base: g, Disp: 64 * h}, t[h])
+		}
+		for r := range rows {
+			for h := range t {
+				VFMADD231PD(Mem{Base: x[r], Disp: 64 * h}, w[r], t[h])
+			}
+		}
+		for h := range t {
+			VMOVUPD(t[h], Mem{Base: g, Disp: 64 * h})
+		}
+		ADDQ(U8(128), g)
+		for r := range rows {
+			ADDQ(U8(128), x[r])
+		}
+	})
+	overSteps(name, "done", d, func() {
+		t := XMM()
+		VMOVSD(Mem{Base: g}, t)
+		for r := range rows {
+			VFMADD231SD(Mem{Base: x[r]}, w[r].AsX(), t)
+			ADDQ(U8(8), x[r])
+		}
+		VMOVSD(t, Mem{Base: g})
+		ADDQ(U8(8), g)
+	})
 	VZEROUPPER()
 	RET()
 }
