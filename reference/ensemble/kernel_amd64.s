@@ -6272,6 +6272,54 @@ axpyF64x4AVX512done:
 	VZEROUPPER
 	RET
 
+// func narrowAVX512(dst *float32, src *float64, n int)
+// Requires: AVX, AVX512F
+TEXT ·narrowAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+	SHRQ $0x04, DX
+
+narrowloop:
+	TESTQ     DX, DX
+	JZ        narrowdone
+	VCVTPD2PS (CX), Y0
+	VCVTPD2PS 64(CX), Y1
+	VMOVUPS   Y0, (AX)
+	VMOVUPS   Y1, 32(AX)
+	ADDQ      $0x80, CX
+	ADDQ      $0x40, AX
+	DECQ      DX
+	JMP       narrowloop
+
+narrowdone:
+	VZEROUPPER
+	RET
+
+// func widenAVX512(dst *float64, src *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·widenAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+	SHRQ $0x04, DX
+
+widenloop:
+	TESTQ     DX, DX
+	JZ        widendone
+	VCVTPS2PD (CX), Z0
+	VCVTPS2PD 32(CX), Z1
+	VMOVUPD   Z0, (AX)
+	VMOVUPD   Z1, 64(AX)
+	ADDQ      $0x40, CX
+	ADDQ      $0x80, AX
+	DECQ      DX
+	JMP       widenloop
+
+widendone:
+	VZEROUPPER
+	RET
+
 // func fmaPeakAVX2(n int) float64
 // Requires: AVX, AVX2, FMA3, SSE2
 TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-16

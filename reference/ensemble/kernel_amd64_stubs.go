@@ -384,6 +384,16 @@ func dotF64x4AVX512(x *float64, ldx int, theta *float64, d int, u *float64)
 //go:noescape
 func axpyF64x4AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
 
+// narrowAVX512 sets dst[i] = float32(src[i]) for i < n &^ 15.
+//
+//go:noescape
+func narrowAVX512(dst *float32, src *float64, n int)
+
+// widenAVX512 sets dst[i] = float64(src[i]) for i < n &^ 15.
+//
+//go:noescape
+func widenAVX512(dst *float64, src *float32, n int)
+
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64
 
