@@ -81,7 +81,8 @@ func TestAsmMatchesGo(t *testing.T) {
 	}
 }
 
-// Neither precision allocates, on any path: wide blocks, panels, edges, the derivatives'
+// Neither precision allocates once warm (AllocsPerRun makes a call first), on any path: wide
+// blocks, panels, edges, the group copies (k = 45 > 32 at m = 64), the derivatives'
 // float64 scratch (k = 45 has them all).
 func TestLogisticGradientAllocatesNothing(t *testing.T) {
 	const m, d, k = 64, 30, 45
@@ -480,4 +481,34 @@ func allFour(X, y, Theta, V []float64, m, d, k int) (g, hv []float64, g32, hv32 
 	LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
 	LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
 	return
+}
+
+// pass512's copies of a group of models out of a wider Θ (m ≥ copyRows, k above the group)
+// give the bits the strided kernels give, for gradients and Hessian–vector products in
+// both precisions: k = 70 and 128 are two and four float64 groups (one and two float32
+// ones), the last of k = 70 narrower; m = 64 and 130 (with edge rows).
+func TestGroupCopiesKeepTheBits(t *testing.T) {
+	if !HasAsm || !HasAVX512 {
+		t.Skip("no AVX-512 here: pass512 never runs")
+	}
+	for _, k := range []int{70, 128} {
+		for _, m := range []int{copyRows, 130} {
+			const d = 37
+			X, y, Theta := problem(m, d, k, uint64(k+m))
+			_, _, V := problem(m, d, k, uint64(k+m+1))
+			run := func(copies bool) (g, hv []float64, g32, hv32 []float32) {
+				copyGroups = copies
+				defer func() { copyGroups = true }()
+				return allFour(X, y, Theta, V, m, d, k)
+			}
+			gc, hvc, gc32, hvc32 := run(true)
+			g, hv, g32, hv32 := run(false)
+			for i := range g {
+				if gc[i] != g[i] || hvc[i] != hv[i] || gc32[i] != g32[i] || hvc32[i] != hv32[i] {
+					t.Fatalf("m = %d, k = %d, coordinate %d (row %d, model %d): with copies %v %v %v %v, strided %v %v %v %v",
+						m, k, i, i/k, i%k, gc[i], hvc[i], gc32[i], hvc32[i], g[i], hv[i], g32[i], hv32[i])
+				}
+			}
+		}
+	}
 }
