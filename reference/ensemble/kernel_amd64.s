@@ -6139,15 +6139,15 @@ dotF64x4AVX512vloop:
 	TESTQ       R8, R8
 	JZ          dotF64x4AVX512vtail
 	VMOVUPD     (SI), Z8
-	VMOVUPD     64(SI), Z9
 	VFMADD231PD (AX), Z8, Z0
-	VFMADD231PD 64(AX), Z9, Z1
 	VFMADD231PD (DX), Z8, Z2
-	VFMADD231PD 64(DX), Z9, Z3
 	VFMADD231PD (BX), Z8, Z4
-	VFMADD231PD 64(BX), Z9, Z5
 	VFMADD231PD (CX), Z8, Z6
-	VFMADD231PD 64(CX), Z9, Z7
+	VMOVUPD     64(SI), Z8
+	VFMADD231PD 64(AX), Z8, Z1
+	VFMADD231PD 64(DX), Z8, Z3
+	VFMADD231PD 64(BX), Z8, Z5
+	VFMADD231PD 64(CX), Z8, Z7
 	ADDQ        $0x80, SI
 	ADDQ        $0x80, AX
 	ADDQ        $0x80, DX
@@ -6269,6 +6269,158 @@ axpyF64x4AVX512loop:
 	JMP         axpyF64x4AVX512loop
 
 axpyF64x4AVX512done:
+	VZEROUPPER
+	RET
+
+// func dotF64x2AVX2(x *float64, ldx int, theta *float64, d int, u *float64)
+// Requires: AVX, FMA3
+TEXT ·dotF64x2AVX2(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), AX
+	MOVQ   ldx+8(FP), CX
+	SHLQ   $0x03, CX
+	LEAQ   (AX)(CX*1), CX
+	MOVQ   theta+16(FP), DX
+	MOVQ   d+24(FP), BX
+	MOVQ   BX, SI
+	SHRQ   $0x04, SI
+	ANDQ   $0x0f, BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+dotF64x2AVX2vloop:
+	TESTQ       SI, SI
+	JZ          dotF64x2AVX2vtail
+	VMOVUPD     (DX), Y8
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD (CX), Y8, Y4
+	VMOVUPD     32(DX), Y8
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD 32(CX), Y8, Y5
+	VMOVUPD     64(DX), Y8
+	VFMADD231PD 64(AX), Y8, Y2
+	VFMADD231PD 64(CX), Y8, Y6
+	VMOVUPD     96(DX), Y8
+	VFMADD231PD 96(AX), Y8, Y3
+	VFMADD231PD 96(CX), Y8, Y7
+	ADDQ        $0x80, DX
+	ADDQ        $0x80, AX
+	ADDQ        $0x80, CX
+	DECQ        SI
+	JMP         dotF64x2AVX2vloop
+
+dotF64x2AVX2vtail:
+	VADDPD       Y2, Y0, Y0
+	VADDPD       Y3, Y1, Y1
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X1
+	VHADDPD      X1, X1, X1
+	VADDPD       Y6, Y4, Y4
+	VADDPD       Y7, Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPD       X0, X4, X0
+	VHADDPD      X0, X0, X0
+
+dotF64x2AVX2loop:
+	TESTQ       BX, BX
+	JZ          dotF64x2AVX2store
+	VMOVSD      (DX), X2
+	VFMADD231SD (AX), X2, X1
+	ADDQ        $0x08, AX
+	VFMADD231SD (CX), X2, X0
+	ADDQ        $0x08, CX
+	ADDQ        $0x08, DX
+	DECQ        BX
+	JMP         dotF64x2AVX2loop
+
+dotF64x2AVX2store:
+	MOVQ   u+32(FP), AX
+	VMOVSD X1, (AX)
+	VMOVSD X0, 8(AX)
+	VZEROUPPER
+	RET
+
+// func axpyF64x4AVX2(x *float64, ldx int, w *float64, d int, gp *float64)
+// Requires: AVX, FMA3
+TEXT ·axpyF64x4AVX2(SB), NOSPLIT, $0-40
+	MOVQ         x+0(FP), AX
+	MOVQ         ldx+8(FP), CX
+	SHLQ         $0x03, CX
+	LEAQ         (AX)(CX*1), DX
+	LEAQ         (DX)(CX*1), BX
+	LEAQ         (BX)(CX*1), CX
+	MOVQ         w+16(FP), SI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	MOVQ         d+24(FP), SI
+	MOVQ         gp+32(FP), DI
+	MOVQ         SI, R8
+	SHRQ         $0x04, R8
+	ANDQ         $0x0f, SI
+
+axpyF64x4AVX2vloop:
+	TESTQ       R8, R8
+	JZ          axpyF64x4AVX2vtail
+	VMOVUPD     (DI), Y4
+	VMOVUPD     32(DI), Y5
+	VMOVUPD     64(DI), Y6
+	VMOVUPD     96(DI), Y7
+	VFMADD231PD (AX), Y0, Y4
+	VFMADD231PD 32(AX), Y0, Y5
+	VFMADD231PD 64(AX), Y0, Y6
+	VFMADD231PD 96(AX), Y0, Y7
+	VFMADD231PD (DX), Y1, Y4
+	VFMADD231PD 32(DX), Y1, Y5
+	VFMADD231PD 64(DX), Y1, Y6
+	VFMADD231PD 96(DX), Y1, Y7
+	VFMADD231PD (BX), Y2, Y4
+	VFMADD231PD 32(BX), Y2, Y5
+	VFMADD231PD 64(BX), Y2, Y6
+	VFMADD231PD 96(BX), Y2, Y7
+	VFMADD231PD (CX), Y3, Y4
+	VFMADD231PD 32(CX), Y3, Y5
+	VFMADD231PD 64(CX), Y3, Y6
+	VFMADD231PD 96(CX), Y3, Y7
+	VMOVUPD     Y4, (DI)
+	VMOVUPD     Y5, 32(DI)
+	VMOVUPD     Y6, 64(DI)
+	VMOVUPD     Y7, 96(DI)
+	ADDQ        $0x80, DI
+	ADDQ        $0x80, AX
+	ADDQ        $0x80, DX
+	ADDQ        $0x80, BX
+	ADDQ        $0x80, CX
+	DECQ        R8
+	JMP         axpyF64x4AVX2vloop
+
+axpyF64x4AVX2vtail:
+axpyF64x4AVX2loop:
+	TESTQ       SI, SI
+	JZ          axpyF64x4AVX2done
+	VMOVSD      (DI), X4
+	VFMADD231SD (AX), X0, X4
+	ADDQ        $0x08, AX
+	VFMADD231SD (DX), X1, X4
+	ADDQ        $0x08, DX
+	VFMADD231SD (BX), X2, X4
+	ADDQ        $0x08, BX
+	VFMADD231SD (CX), X3, X4
+	ADDQ        $0x08, CX
+	VMOVSD      X4, (DI)
+	ADDQ        $0x08, DI
+	DECQ        SI
+	JMP         axpyF64x4AVX2loop
+
+axpyF64x4AVX2done:
 	VZEROUPPER
 	RET
 

@@ -46,3 +46,5 @@ func dotF64x4AVX512(*float64, int, *float64, int, *float64)      { panic("ensemb
 func axpyF64x4AVX512(*float64, int, *float64, int, *float64)     { panic("ensemble: no assembly") }
 func narrowAVX512(*float32, *float64, int)                       { panic("ensemble: no assembly") }
 func widenAVX512(*float64, *float32, int)                        { panic("ensemble: no assembly") }
+func dotF64x2AVX2(*float64, int, *float64, int, *float64)        { panic("ensemble: no assembly") }
+func axpyF64x4AVX2(*float64, int, *float64, int, *float64)       { panic("ensemble: no assembly") }

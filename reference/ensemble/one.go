@@ -15,7 +15,7 @@ import (
 // k = 1 would vectorise over models, of which there is one. Its margins sum in another order
 // than LogisticGradient's (lanes, not one chain over j), so its bits are not LogisticGradient's
 // at k = 1, but they are within RoundingBound of them and of reference.Logistic's, and the
-// assembly (AVX-512, where the CPU has it) and the Go loops agree bit for bit. It does not
+// assembly (AVX-512 or AVX2, whichever the CPU has) and the Go loops agree bit for bit. It does not
 // allocate.
 func LogisticGradientOne(g, X, y, theta []float64, m, d int, lambda float64) {
 	checkShapes("LogisticGradientOne", g, X, y, theta, nil, m, d, 1)
@@ -24,21 +24,30 @@ func LogisticGradientOne(g, X, y, theta []float64, m, d int, lambda float64) {
 	}
 	inv := 1 / float64(m)
 	var u, yr, w [rowBlock]float64
-	asm := HasAsm && HasAVX512
+	wide := HasAsm && HasAVX512
+	asm := HasAsm
 	for i := 0; i < m; i += rowBlock {
 		r := min(rowBlock, m-i)
 		x := X[i*d : (i+r)*d]
-		if asm && r == rowBlock {
+		switch {
+		case wide && r == rowBlock:
 			dotF64x4AVX512(&x[0], d, &theta[0], d, &u[0])
-		} else {
+		case asm && r == rowBlock:
+			dotF64x2AVX2(&x[0], d, &theta[0], d, &u[0])
+			dotF64x2AVX2(&x[2*d], d, &theta[0], d, &u[2])
+		default:
 			for q := range r {
 				u[q] = dotOne(x[q*d:(q+1)*d], theta[:d])
 			}
 		}
 		copy(yr[:r], y[i:i+r])
 		logit.Derivs(w[:r], u[:r], yr[:r], noClip[:r], inv)
-		if asm && r == rowBlock {
+		switch {
+		case wide && r == rowBlock:
 			axpyF64x4AVX512(&x[0], d, &w[0], d, &g[0])
+			continue
+		case asm && r == rowBlock:
+			axpyF64x4AVX2(&x[0], d, &w[0], d, &g[0])
 			continue
 		}
 		for j := range d {

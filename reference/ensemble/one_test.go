@@ -32,21 +32,31 @@ func TestLogisticGradientOneMatchesReference(t *testing.T) {
 
 // The assembly and Go sum in the same order (dotOne's lanes, the rows in order into g): the
 // same bits, at d a multiple of 16 and not, m a multiple of 4 and not.
+// (AVX-512 where the CPU has it, and AVX2 with HasAVX512 off, against the Go loops.)
 func TestLogisticGradientOneAsmMatchesGo(t *testing.T) {
-	if !HasAsm || !HasAVX512 {
-		t.Skip("no AVX-512 here: the Go loops are the only path")
+	if !HasAsm {
+		t.Skip("no AVX2 and FMA here: the Go loops are the only path")
 	}
 	for _, c := range []struct{ m, d int }{{101, 50}, {128, 784}, {45, 16}, {8, 3}, {3, 40}} {
 		X, y, theta := problem(c.m, c.d, 1, uint64(c.m+c.d))
 		var got [2][]float64
-		onEachPath(func(asm bool) {
-			g := make([]float64, c.d)
-			LogisticGradientOne(g, X, y, theta, c.m, c.d, 0.1)
-			got[map[bool]int{true: 0, false: 1}[asm]] = g
-		})
-		for j := range c.d {
-			if math.Float64bits(got[0][j]) != math.Float64bits(got[1][j]) {
-				t.Fatalf("%+v: coordinate %d: assembly %v, Go %v", c, j, got[0][j], got[1][j])
+		for _, wide := range []bool{true, false} {
+			if wide && !hasAVX512 {
+				continue
+			}
+			func() {
+				HasAVX512 = wide
+				defer func() { HasAVX512 = hasAVX512 }()
+				onEachPath(func(asm bool) {
+					g := make([]float64, c.d)
+					LogisticGradientOne(g, X, y, theta, c.m, c.d, 0.1)
+					got[map[bool]int{true: 0, false: 1}[asm]] = g
+				})
+			}()
+			for j := range c.d {
+				if math.Float64bits(got[0][j]) != math.Float64bits(got[1][j]) {
+					t.Fatalf("%+v (AVX-512 %v): coordinate %d: assembly %v, Go %v", c, wide, j, got[0][j], got[1][j])
+				}
 			}
 		}
 	}

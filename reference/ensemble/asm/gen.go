@@ -146,8 +146,10 @@ func main() {
 		mulOne(p)
 		accOne(p)
 	}
-	dotOne()
-	axpyOne()
+	for _, zmm := range []bool{true, false} {
+		dotOne(zmm)
+		axpyOne(zmm)
+	}
 	convert()
 	peak()
 	peak512()
@@ -804,70 +806,85 @@ func derivs() {
 // over j ≡ l mod 16, j < d &^ 15, in two 512-bit accumulators.
 const oneLanes = 16
 
-// dotOne: u[r] = x_r·θ for four rows, vectorised over j: two 512-bit accumulators a row
-// (lanes l and l + 8 of oneLanes), then (a + b), its 256-bit halves added, its 128-bit
-// halves added, the two lanes added (VHADDPD), then the last d mod 16 terms one scalar FMA
-// each in order: the order dotGo follows, so the same bits.
-func dotOne() {
-	name := "dotF64x4AVX512"
+// dotOne: u[r] = x_r·θ for four rows (zmm; two rows with AVX2's sixteen registers),
+// vectorised over j: sixteen lanes a row (two 512-bit accumulators, or four 256-bit), lane l
+// summing j ≡ l (mod 16); then lanes l and l + 8 added, l and l + 4, l and l + 2, the last
+// two (VHADDPD), then the last d mod 16 terms one scalar FMA each in order: the order dotGo
+// follows, so the same bits on both paths.
+func dotOne(zmm bool) {
+	name, nrows, regs, vb := "dotF64x4AVX512", rows, 2, 64
+	vec := ZMM
+	if !zmm {
+		name, nrows, regs, vb = "dotF64x2AVX2", 2, 4, 32
+		vec = YMM
+	}
 	TEXT(name, NOSPLIT, "func(x *float64, ldx int, theta *float64, d int, u *float64)")
 	Pragma("noescape")
-	Doc(name + " sets u[r] = x_r·θ for x's four rows, 16 lanes over j, as dotGo sums.")
+	Doc(fmt.Sprintf("%s sets u[r] = x_r·θ for x's %d rows, 16 lanes over j, as dotGo sums.", name, nrows))
 	p := precisions[0]
-	x := rowPointers(p, rows)
+	x := rowPointers(p, nrows)
 	th := Load(Param("theta"), GP64())
 	d := Load(Param("d"), GP64())
 	steps := GP64()
 	MOVQ(d, steps)
 	SHRQ(U8(4), steps)
 	ANDQ(U8(oneLanes-1), d)
-	var acc [rows][2]reg.VecVirtual
+	acc := make([][]reg.VecVirtual, nrows)
 	for r := range acc {
+		acc[r] = make([]reg.VecVirtual, regs)
 		for h := range acc[r] {
-			acc[r][h] = ZMM()
-			VPXORQ(acc[r][h], acc[r][h], acc[r][h])
+			acc[r][h] = vec()
+			if zmm {
+				VPXORQ(acc[r][h], acc[r][h], acc[r][h]) // AVX-512F (VXORPD on ZMM needs DQ)
+			} else {
+				VXORPD(acc[r][h], acc[r][h], acc[r][h])
+			}
 		}
 	}
 	overSteps(name+"v", "tail", steps, func() {
-		var t [2]reg.VecVirtual
-		for h := range t {
-			t[h] = ZMM()
-			VMOVUPD(Mem{Base: th, Disp: 64 * h}, t[h])
-		}
-		for r := range rows {
-			for h := range t {
-				VFMADD231PD(Mem{Base: x[r], Disp: 64 * h}, t[h], acc[r][h])
+		for h := range regs {
+			t := vec()
+			VMOVUPD(Mem{Base: th, Disp: vb * h}, t)
+			for r := range nrows {
+				VFMADD231PD(Mem{Base: x[r], Disp: vb * h}, t, acc[r][h])
 			}
 		}
 		ADDQ(U8(128), th)
-		for r := range rows {
+		for r := range nrows {
 			ADDQ(U8(128), x[r])
 		}
 	})
-	var s [rows]reg.VecVirtual
-	for r := range rows {
-		VADDPD(acc[r][1], acc[r][0], acc[r][0])
-		hi := YMM()
-		VEXTRACTF64X4(U8(1), acc[r][0], hi)
-		lo := acc[r][0].AsY()
-		VADDPD(hi, lo, hi)
+	s := make([]reg.VecVirtual, nrows)
+	for r := range nrows {
+		var hi reg.VecVirtual
+		if zmm {
+			VADDPD(acc[r][1], acc[r][0], acc[r][0]) // l + (l + 8)
+			hi = YMM()
+			VEXTRACTF64X4(U8(1), acc[r][0], hi)
+			VADDPD(hi, acc[r][0].AsY(), hi) // l + (l + 4)
+		} else {
+			VADDPD(acc[r][2], acc[r][0], acc[r][0]) // lanes 0–3 + 8–11
+			VADDPD(acc[r][3], acc[r][1], acc[r][1]) // lanes 4–7 + 12–15
+			VADDPD(acc[r][1], acc[r][0], acc[r][0]) // l + (l + 4)
+			hi = acc[r][0]
+		}
 		h2 := XMM()
 		VEXTRACTF128(U8(1), hi, h2)
-		VADDPD(h2, hi.AsX(), h2)
+		VADDPD(h2, hi.AsX(), h2) // l + (l + 2)
 		VHADDPD(h2, h2, h2)
 		s[r] = h2
 	}
 	overSteps(name, "store", d, func() {
 		t := XMM()
 		VMOVSD(Mem{Base: th}, t)
-		for r := range rows {
+		for r := range nrows {
 			VFMADD231SD(Mem{Base: x[r]}, t, s[r])
 			ADDQ(U8(8), x[r])
 		}
 		ADDQ(U8(8), th)
 	})
 	u := Load(Param("u"), GP64())
-	for r := range rows {
+	for r := range nrows {
 		VMOVSD(s[r], Mem{Base: u, Disp: 8 * r})
 	}
 	VZEROUPPER()
@@ -875,9 +892,15 @@ func dotOne() {
 }
 
 // axpyOne: g[j] += Σ_{r<4} x_r[j]·w[r], one FMA a row in r order, 16 j's a step (two
-// 512-bit registers), then the last d mod 16 one at a time: the bits of the Go loop.
-func axpyOne() {
-	name := "axpyF64x4AVX512"
+// 512-bit registers, or four 256-bit), then the last d mod 16 one at a time: the bits of
+// the Go loop.
+func axpyOne(zmm bool) {
+	name, regs, vb := "axpyF64x4AVX512", 2, 64
+	vec := ZMM
+	if !zmm {
+		name, regs, vb = "axpyF64x4AVX2", 4, 32
+		vec = YMM
+	}
 	TEXT(name, NOSPLIT, "func(x *float64, ldx int, w *float64, d int, gp *float64)")
 	Pragma("noescape")
 	Doc(name + " adds Σ_r w[r]·x_r to g for x's four rows, rows in order.")
@@ -886,7 +909,7 @@ func axpyOne() {
 	wp := Load(Param("w"), GP64())
 	var w [rows]reg.VecVirtual
 	for r := range w {
-		w[r] = ZMM()
+		w[r] = vec()
 		VBROADCASTSD(Mem{Base: wp, Disp: 8 * r}, w[r])
 	}
 	d := Load(Param("d"), GP64())
@@ -896,18 +919,18 @@ func axpyOne() {
 	SHRQ(U8(4), steps)
 	ANDQ(U8(oneLanes-1), d)
 	overSteps(name+"v", "tail", steps, func() {
-		var t [2]reg.VecVirtual
+		t := make([]reg.VecVirtual, regs)
 		for h := range t {
-			t[h] = ZMM()
-			VMOVUPD(Mem{Base: g, Disp: 64 * h}, t[h])
+			t[h] = vec()
+			VMOVUPD(Mem{Base: g, Disp: vb * h}, t[h])
 		}
 		for r := range rows {
 			for h := range t {
-				VFMADD231PD(Mem{Base: x[r], Disp: 64 * h}, w[r], t[h])
+				VFMADD231PD(Mem{Base: x[r], Disp: vb * h}, w[r], t[h])
 			}
 		}
 		for h := range t {
-			VMOVUPD(t[h], Mem{Base: g, Disp: 64 * h})
+			VMOVUPD(t[h], Mem{Base: g, Disp: vb * h})
 		}
 		ADDQ(U8(128), g)
 		for r := range rows {
