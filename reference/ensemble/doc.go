@@ -36,6 +36,18 @@
 // sits among the k, nor on k: in a panel, a half panel or at the edge it is the same sums
 // in the same order, so trials run in lockstep give the bits they give alone.
 //
+// At a batch of 64 rows or more, a group of models is first copied out of a wider Θ (and
+// its G back): rows of Θ a power of two apart in memory (k = 128) would otherwise share a
+// few of the L2 cache's sets and come from L3 for every row block.
+//
+// LogisticGradientOne is the one-model path, for a run without lockstep partners (sglu's
+// Model): four rows at a time, their margins in sixteen lanes over the features, their
+// derivatives, and their terms added into g while the rows are in L1, so each row comes
+// from memory once. Its bits are not LogisticGradient's at k = 1 (the margins sum in
+// another order), but they are the same on every path, within RoundingBound of the
+// reference. Narrow and Widen convert d × k iterates and gradients between float64 and
+// float32 sixteen at a time, for a float32 ensemble's every step.
+//
 // LogisticHVP makes the same pass for Hessian–vector products (Newton-type steps and
 // curvature checks). LogisticGradient32 and LogisticHVP32 are the float32 versions:
 // panels of 16, half the bytes and twice the flops an instruction, within RoundingBound32
