@@ -360,7 +360,13 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 	// weigh sets wz from z (and zv) for rb rows from lo and w models
 	weigh := func(lo, rb, w int) {
 		if derivInv != 0 {
-			logisticWeights(wz[:rb*w], z[:rb*w], y[lo:lo+rb], w, derivInv, &lw)
+			// eight lanes at a time where the block allows (every AVX-512 block: w is 32,
+			// 16 or 8) and math.Exp takes the FMA path the lanes repeat (logit.HasAsm: not
+			// under GODEBUG=cpu.avx=off); logisticWeights's four, through float64 copies in
+			// float32, else
+			if w%8 != 0 || !avx512Weights || !logit.HasAsm || !weights512(&wz[0], &z[0], &y[lo], rb, w, derivInv) {
+				logisticWeights(wz[:rb*w], z[:rb*w], y[lo:lo+rb], w, derivInv, &lw)
+			}
 			return
 		}
 		for r := range rb {
@@ -459,6 +465,10 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 // 1.63 → 1.33 times the FLOP limit, contiguous groups); below 64 rows they would cost
 // about as much as they save. The bits do not change (TestGroupCopiesKeepTheBits).
 const copyRows = 64
+
+// avx512Weights turns pass512's eight-lane derivatives on; the tests turn them off to
+// compare.
+var avx512Weights = true
 
 // copyGroups turns the copies on; the tests turn them off to compare.
 var copyGroups = true

@@ -156,3 +156,14 @@ func acc512F32(w, rb int, x *float32, ldx int, z *float32, d int, g *float32, ld
 		panic("ensemble: no AVX-512 kernel for this block")
 	}
 }
+
+// weights512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) with label y[r] for rb rows and w models (a
+// multiple of 8) with the AVX-512 kernels, the bits logisticWeights gives; false if a lane
+// left math.Exp's normal path (wz is then to be recomputed).
+func weights512[F float](wz, z, y *F, rb, w int, inv F) bool {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		return weightsF64AVX512((*float64)(unsafe.Pointer(wz)), (*float64)(unsafe.Pointer(z)), (*float64)(unsafe.Pointer(y)), rb, w, float64(inv)) == 0
+	}
+	return weightsF32AVX512((*float32)(unsafe.Pointer(wz)), (*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(y)), rb, w, float32(inv)) == 0
+}

@@ -6472,6 +6472,320 @@ widendone:
 	VZEROUPPER
 	RET
 
+// func weightsF64AVX512(wz *float64, z *float64, y *float64, rows int, w int, inv float64) int
+// Requires: AVX, AVX512DQ, AVX512F, SSE2
+TEXT ·weightsF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ         wz+0(FP), AX
+	MOVQ         z+8(FP), CX
+	MOVQ         y+16(FP), DX
+	MOVQ         rows+24(FP), BX
+	MOVQ         w+32(FP), SI
+	SHRQ         $0x03, SI
+	MOVSD        inv+40(FP), X0
+	VBROADCASTSD X0, Z0
+	XORQ         DI, DI
+	VPXORQ       Z1, Z1, Z1
+
+weightsF64AVX512rows:
+	TESTQ        BX, BX
+	JZ           weightsF64AVX512done
+	VMOVSD       (DX), X4
+	VBROADCASTSD X4, Z4
+	VXORPD       expconst8<>+832(SB), Z4, Z4
+	MOVQ         SI, R8
+
+weightsF64AVX512lanes:
+	TESTQ   R8, R8
+	JZ      weightsF64AVX512next
+	VMOVUPD (CX), Z5
+	VMULPD  Z5, Z4, Z5
+	VANDPD  expconst8<>+896(SB), Z5, Z6
+	VCMPPD  $0x12, expconst8<>+1024(SB), Z6, K1
+	KMOVW   K1, R9
+	CMPL    R9, $0x000000ff
+	JE      weightsF64AVX512normal
+	MOVQ    $0x0000000000000001, DI
+
+weightsF64AVX512normal:
+	VCMPPD       $0x1d, Z1, Z5, K1
+	VXORPD       expconst8<>+832(SB), Z5, Z6
+	VBLENDMPD    Z6, Z5, K1, Z2
+	VMULPD       expconst8<>+0(SB), Z2, Z5
+	VCVTPD2DQ    Z5, Y6
+	VCVTDQ2PD    Y6, Z5
+	VMOVAPD      Z2, Z7
+	VFNMADD231PD expconst8<>+64(SB), Z5, Z7
+	VFNMADD231PD expconst8<>+128(SB), Z5, Z7
+	VMULPD       expconst8<>+192(SB), Z7, Z7
+	VMOVUPD      expconst8<>+256(SB), Z5
+	VFMADD213PD  expconst8<>+320(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+384(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+448(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+512(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+576(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+640(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+704(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+704(SB), Z5, Z7
+	VPMOVSXDQ    Y6, Z5
+	VPADDQ       expconst8<>+960(SB), Z5, Z5
+	VPSLLQ       $0x34, Z5, Z5
+	VMULPD       Z5, Z7, Z7
+	VBLENDMPD    expconst8<>+704(SB), Z7, K1, Z3
+	VADDPD       expconst8<>+704(SB), Z7, Z5
+	VDIVPD       Z5, Z3, Z5
+	VMULPD       Z5, Z4, Z5
+	VMULPD       Z0, Z5, Z5
+	VMOVUPD      Z5, (AX)
+	ADDQ         $0x40, AX
+	ADDQ         $0x40, CX
+	DECQ         R8
+	JMP          weightsF64AVX512lanes
+
+weightsF64AVX512next:
+	ADDQ $0x08, DX
+	DECQ BX
+	JMP  weightsF64AVX512rows
+
+weightsF64AVX512done:
+	MOVQ DI, ret+48(FP)
+	VZEROUPPER
+	RET
+
+DATA expconst8<>+0(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+8(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+16(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+24(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+32(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+40(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+48(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+56(SB)/8, $0x3ff71547652b82fe
+DATA expconst8<>+64(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+72(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+80(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+88(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+96(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+104(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+112(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+120(SB)/8, $0x3fe62e42fefa3000
+DATA expconst8<>+128(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+136(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+144(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+152(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+160(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+168(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+176(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+184(SB)/8, $0x3d53de6af278ece6
+DATA expconst8<>+192(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+200(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+208(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+216(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+224(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+232(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+240(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+248(SB)/8, $0x3fb0000000000000
+DATA expconst8<>+256(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+264(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+272(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+280(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+288(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+296(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+304(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+312(SB)/8, $0x3efa01a01a01a01a
+DATA expconst8<>+320(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+328(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+336(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+344(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+352(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+360(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+368(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+376(SB)/8, $0x3f2a01a01a01a01a
+DATA expconst8<>+384(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+392(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+400(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+408(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+416(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+424(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+432(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+440(SB)/8, $0x3f56c16c16c16c17
+DATA expconst8<>+448(SB)/8, $0x3f81111111111111
+DATA expconst8<>+456(SB)/8, $0x3f81111111111111
+DATA expconst8<>+464(SB)/8, $0x3f81111111111111
+DATA expconst8<>+472(SB)/8, $0x3f81111111111111
+DATA expconst8<>+480(SB)/8, $0x3f81111111111111
+DATA expconst8<>+488(SB)/8, $0x3f81111111111111
+DATA expconst8<>+496(SB)/8, $0x3f81111111111111
+DATA expconst8<>+504(SB)/8, $0x3f81111111111111
+DATA expconst8<>+512(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+520(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+528(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+536(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+544(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+552(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+560(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+568(SB)/8, $0x3fa5555555555555
+DATA expconst8<>+576(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+584(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+592(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+600(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+608(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+616(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+624(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+632(SB)/8, $0x3fc5555555555555
+DATA expconst8<>+640(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+648(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+656(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+664(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+672(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+680(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+688(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+696(SB)/8, $0x3fe0000000000000
+DATA expconst8<>+704(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+712(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+720(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+728(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+736(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+744(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+752(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+760(SB)/8, $0x3ff0000000000000
+DATA expconst8<>+768(SB)/8, $0x4000000000000000
+DATA expconst8<>+776(SB)/8, $0x4000000000000000
+DATA expconst8<>+784(SB)/8, $0x4000000000000000
+DATA expconst8<>+792(SB)/8, $0x4000000000000000
+DATA expconst8<>+800(SB)/8, $0x4000000000000000
+DATA expconst8<>+808(SB)/8, $0x4000000000000000
+DATA expconst8<>+816(SB)/8, $0x4000000000000000
+DATA expconst8<>+824(SB)/8, $0x4000000000000000
+DATA expconst8<>+832(SB)/8, $0x8000000000000000
+DATA expconst8<>+840(SB)/8, $0x8000000000000000
+DATA expconst8<>+848(SB)/8, $0x8000000000000000
+DATA expconst8<>+856(SB)/8, $0x8000000000000000
+DATA expconst8<>+864(SB)/8, $0x8000000000000000
+DATA expconst8<>+872(SB)/8, $0x8000000000000000
+DATA expconst8<>+880(SB)/8, $0x8000000000000000
+DATA expconst8<>+888(SB)/8, $0x8000000000000000
+DATA expconst8<>+896(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+904(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+912(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+920(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+928(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+936(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+944(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+952(SB)/8, $0x7fffffffffffffff
+DATA expconst8<>+960(SB)/8, $0x00000000000003ff
+DATA expconst8<>+968(SB)/8, $0x00000000000003ff
+DATA expconst8<>+976(SB)/8, $0x00000000000003ff
+DATA expconst8<>+984(SB)/8, $0x00000000000003ff
+DATA expconst8<>+992(SB)/8, $0x00000000000003ff
+DATA expconst8<>+1000(SB)/8, $0x00000000000003ff
+DATA expconst8<>+1008(SB)/8, $0x00000000000003ff
+DATA expconst8<>+1016(SB)/8, $0x00000000000003ff
+DATA expconst8<>+1024(SB)/8, $0x4086200000000000
+DATA expconst8<>+1032(SB)/8, $0x4086200000000000
+DATA expconst8<>+1040(SB)/8, $0x4086200000000000
+DATA expconst8<>+1048(SB)/8, $0x4086200000000000
+DATA expconst8<>+1056(SB)/8, $0x4086200000000000
+DATA expconst8<>+1064(SB)/8, $0x4086200000000000
+DATA expconst8<>+1072(SB)/8, $0x4086200000000000
+DATA expconst8<>+1080(SB)/8, $0x4086200000000000
+GLOBL expconst8<>(SB), RODATA|NOPTR, $1088
+
+// func weightsF32AVX512(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·weightsF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ         wz+0(FP), AX
+	MOVQ         z+8(FP), CX
+	MOVQ         y+16(FP), DX
+	MOVQ         rows+24(FP), BX
+	MOVQ         w+32(FP), SI
+	SHRQ         $0x03, SI
+	MOVSS        inv+40(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         DI, DI
+	VPXORQ       Z1, Z1, Z1
+
+weightsF32AVX512rows:
+	TESTQ        BX, BX
+	JZ           weightsF32AVX512done
+	VMOVSS       (DX), X4
+	VCVTSS2SD    X4, X4, X4
+	VBROADCASTSD X4, Z4
+	VXORPD       expconst8<>+832(SB), Z4, Z4
+	MOVQ         SI, R8
+
+weightsF32AVX512lanes:
+	TESTQ     R8, R8
+	JZ        weightsF32AVX512next
+	VCVTPS2PD (CX), Z5
+	VMULPD    Z5, Z4, Z5
+	VANDPD    expconst8<>+896(SB), Z5, Z6
+	VCMPPD    $0x12, expconst8<>+1024(SB), Z6, K1
+	KMOVW     K1, R9
+	CMPL      R9, $0x000000ff
+	JE        weightsF32AVX512normal
+	MOVQ      $0x0000000000000001, DI
+
+weightsF32AVX512normal:
+	VCMPPD       $0x1d, Z1, Z5, K1
+	VXORPD       expconst8<>+832(SB), Z5, Z6
+	VBLENDMPD    Z6, Z5, K1, Z2
+	VMULPD       expconst8<>+0(SB), Z2, Z5
+	VCVTPD2DQ    Z5, Y6
+	VCVTDQ2PD    Y6, Z5
+	VMOVAPD      Z2, Z7
+	VFNMADD231PD expconst8<>+64(SB), Z5, Z7
+	VFNMADD231PD expconst8<>+128(SB), Z5, Z7
+	VMULPD       expconst8<>+192(SB), Z7, Z7
+	VMOVUPD      expconst8<>+256(SB), Z5
+	VFMADD213PD  expconst8<>+320(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+384(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+448(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+512(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+576(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+640(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+704(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VMULPD       Z5, Z7, Z7
+	VADDPD       expconst8<>+768(SB), Z7, Z5
+	VFMADD213PD  expconst8<>+704(SB), Z5, Z7
+	VPMOVSXDQ    Y6, Z5
+	VPADDQ       expconst8<>+960(SB), Z5, Z5
+	VPSLLQ       $0x34, Z5, Z5
+	VMULPD       Z5, Z7, Z7
+	VBLENDMPD    expconst8<>+704(SB), Z7, K1, Z3
+	VADDPD       expconst8<>+704(SB), Z7, Z5
+	VDIVPD       Z5, Z3, Z5
+	VMULPD       Z5, Z4, Z5
+	VCVTPD2PS    Z5, Y5
+	VMULPS       Y0, Y5, Y5
+	VMOVUPS      Y5, (AX)
+	ADDQ         $0x20, AX
+	ADDQ         $0x20, CX
+	DECQ         R8
+	JMP          weightsF32AVX512lanes
+
+weightsF32AVX512next:
+	ADDQ $0x04, DX
+	DECQ BX
+	JMP  weightsF32AVX512rows
+
+weightsF32AVX512done:
+	MOVQ DI, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func fmaPeakAVX2(n int) float64
 // Requires: AVX, AVX2, FMA3, SSE2
 TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-16

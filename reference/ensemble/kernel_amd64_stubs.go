@@ -404,6 +404,16 @@ func narrowAVX512(dst *float32, src *float64, n int)
 //go:noescape
 func widenAVX512(dst *float64, src *float32, n int)
 
+// weightsF64AVX512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+//
+//go:noescape
+func weightsF64AVX512(wz *float64, z *float64, y *float64, rows int, w int, inv float64) int
+
+// weightsF32AVX512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+//
+//go:noescape
+func weightsF32AVX512(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
+
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/internal/logit"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -507,6 +508,60 @@ func TestGroupCopiesKeepTheBits(t *testing.T) {
 				if gc[i] != g[i] || hvc[i] != hv[i] || gc32[i] != g32[i] || hvc32[i] != hv32[i] {
 					t.Fatalf("m = %d, k = %d, coordinate %d (row %d, model %d): with copies %v %v %v %v, strided %v %v %v %v",
 						m, k, i, i/k, i%k, gc[i], hvc[i], gc32[i], hvc32[i], g[i], hv[i], g32[i], hv32[i])
+				}
+			}
+		}
+	}
+}
+
+// pass512's eight-lane derivatives are logisticWeights's bits (which are logit.Derivs's, the
+// scalar code's), in both precisions, for the AVX-512 blocks' widths and row counts, at
+// margins of every kind: ±0 (σ's two branches meet), small, near ±708 (the edge of math.Exp's
+// normal path) and beyond it or NaN, where the kernel must say so (the block then goes back
+// to Go).
+func TestWeights512MatchLogisticWeights(t *testing.T) {
+	if !HasAsm || !HasAVX512 || !logit.HasAsm {
+		t.Skip("no AVX-512 (or math.Exp off its FMA path) here: the kernel never runs")
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	kinds := []float64{0, math.Copysign(0, -1), 1e-300, -3.5, 707.9, -707.9, 708.5, -709, math.NaN(), 40}
+	for _, w := range []int{8, 16, 32} {
+		for _, rb := range []int{1, 4, 8, 12} {
+			for trial := range 40 {
+				z, y := make([]float64, rb*w), make([]float64, rb)
+				for i := range y {
+					y[i] = float64(1 - 2*r.IntN(2))
+				}
+				special := false
+				for i := range z {
+					z[i] = 4 * r.NormFloat64()
+					if r.IntN(8) == 0 {
+						z[i] = kinds[r.IntN(len(kinds))]
+						if trial%2 == 0 && (math.IsNaN(z[i]) || math.Abs(z[i]) > 708) {
+							z[i] = 0.5 // half the trials stay on the normal path
+						}
+					}
+					special = special || math.IsNaN(z[i]) || math.Abs(z[i]) > 708
+				}
+				const inv = 1.0 / 96
+				var lw logisticScratch
+				want, got := make([]float64, rb*w), make([]float64, rb*w)
+				logisticWeights(want, z, y, w, inv, &lw)
+				ok := weights512(&got[0], &z[0], &y[0], rb, w, inv)
+				z32, y32 := to32(z), to32(y)
+				want32, got32 := make([]float32, rb*w), make([]float32, rb*w)
+				logisticWeights(want32, z32, y32, w, float32(inv), &lw)
+				ok32 := weights512(&got32[0], &z32[0], &y32[0], rb, w, float32(inv))
+				if ok == special || ok32 == special {
+					t.Fatalf("w = %d, rows %d: the kernel says normal path %v (float32 %v), the margins %v", w, rb, ok, ok32, !special)
+				}
+				if special {
+					continue
+				}
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float32bits(got32[i]) != math.Float32bits(want32[i]) {
+						t.Fatalf("w = %d, rows %d, lane %d (z = %v, y = %v): kernel %v %v, logisticWeights %v %v", w, rb, i, z[i], y[i/w], got[i], got32[i], want[i], want32[i])
+					}
 				}
 			}
 		}

@@ -151,6 +151,9 @@ func main() {
 		axpyOne(zmm)
 	}
 	convert()
+	for _, p := range precisions {
+		weights512(p)
+	}
 	peak()
 	peak512()
 	Generate()
@@ -991,6 +994,154 @@ func convert() {
 		ADDQ(U8(64), src)
 		ADDQ(U8(128), dst)
 	})
+	VZEROUPPER()
+	RET()
+}
+
+// expConst8 is expConst's constant eight times over (a 512-bit register's worth), in a table
+// of its own.
+var expData8 map[string]Mem
+
+func expConst8(name string) Mem {
+	if expData8 == nil {
+		expData8 = map[string]Mem{}
+		base := GLOBL("expconst8", RODATA|NOPTR)
+		for i, c := range expConsts {
+			for l := range 8 {
+				DATA(64*i+8*l, U64(c.bits))
+			}
+			expData8[c.name] = base.Offset(64 * i)
+		}
+	}
+	return expData8[name]
+}
+
+// expLanes8 is expLanes on eight lanes (AVX-512F): the same operations in the same order,
+// so math.Exp's bits for arguments on its normal path.
+func expLanes8(x reg.VecVirtual) reg.VecVirtual {
+	x1 := ZMM()
+	VMULPD(expConst8("log2e"), x, x1)
+	bx := YMM()
+	VCVTPD2DQ(x1, bx) // rounds to nearest, as CVTSD2SL does
+	VCVTDQ2PD(bx, x1)
+	x0 := ZMM()
+	VMOVAPD(x, x0)
+	VFNMADD231PD(expConst8("ln2u"), x1, x0)
+	VFNMADD231PD(expConst8("ln2l"), x1, x0)
+	VMULPD(expConst8("sixteenth"), x0, x0)
+	p := ZMM()
+	VMOVUPD(expConst8("c8"), p)
+	for _, c := range []string{"c7", "c6", "c5", "c4", "c3", "c2", "one"} {
+		VFMADD213PD(expConst8(c), x0, p)
+	}
+	VMULPD(p, x0, x0)
+	for range 3 {
+		VADDPD(expConst8("two"), x0, p)
+		VMULPD(p, x0, x0)
+	}
+	VADDPD(expConst8("two"), x0, p)
+	VFMADD213PD(expConst8("one"), p, x0)
+	scale := ZMM()
+	VPMOVSXDQ(bx, scale)
+	VPADDQ(expConst8("bias"), scale, scale)
+	VPSLLQ(U8(52), scale, scale)
+	VMULPD(scale, x0, x0)
+	return x0
+}
+
+// weights512: wz[r·w + t] = inv·φ'(z[r·w + t]) with label y[r], for rows r < rows and w
+// models (a multiple of 8), eight lanes at a time: logit's derivsAVX2 on eight lanes,
+// unclipped (its clip at +Inf never applies), on float64 copies of float32 inputs as
+// reference/ensemble's logisticWeights makes them (float32: the derivative rounded to
+// float32, then times inv in float32). It returns 1 if some −y·z was NaN or beyond ±708:
+// the caller then redoes the block in Go.
+func weights512(p precision) {
+	name := "weights" + p.short + "AVX512"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(wz *%[1]s, z *%[1]s, y *%[1]s, rows, w int, inv %[1]s) int", p.typ))
+	Pragma("noescape")
+	Doc(name + " sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).")
+	wz := Load(Param("wz"), GP64())
+	z := Load(Param("z"), GP64())
+	y := Load(Param("y"), GP64())
+	nrows := Load(Param("rows"), GP64())
+	w := Load(Param("w"), GP64())
+	SHRQ(U8(3), w)
+	invX := Load(Param("inv"), XMM())
+	inv := ZMM()
+	p.bcast(invX, inv)
+	special := GP64()
+	XORQ(special, special)
+	zero := ZMM()
+	VPXORQ(zero, zero, zero)
+	Label(name + "rows")
+	TESTQ(nrows, nrows)
+	JZ(LabelRef(name + "done"))
+	negY := ZMM()
+	yx := XMM()
+	if p.size == 4 {
+		VMOVSS(Mem{Base: y}, yx)
+		VCVTSS2SD(yx, yx, yx)
+	} else {
+		VMOVSD(Mem{Base: y}, yx)
+	}
+	VBROADCASTSD(yx, negY)
+	VXORPD(expConst8("sign"), negY, negY)
+	n := GP64()
+	MOVQ(w, n)
+	Label(name + "lanes")
+	TESTQ(n, n)
+	JZ(LabelRef(name + "next"))
+	u, t := ZMM(), ZMM()
+	if p.size == 4 {
+		VCVTPS2PD(Mem{Base: z}, u)
+	} else {
+		VMOVUPD(Mem{Base: z}, u)
+	}
+	VMULPD(u, negY, t) // t = −y·u
+	abs := ZMM()
+	VANDPD(expConst8("abs"), t, abs)
+	ok := K()
+	VCMPPD(U8(0x12), expConst8("normal"), abs, ok) // |t| ≤ 708 (LE_OQ: NaN fails)
+	m := GP32()
+	KMOVW(ok, m)
+	CMPL(m, U32(0xff))
+	JE(LabelRef(name + "normal"))
+	MOVQ(U64(1), special)
+	Label(name + "normal")
+	pos := K()
+	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
+	negT, x := ZMM(), ZMM()
+	VXORPD(expConst8("sign"), t, negT)
+	VBLENDMPD(negT, t, pos, x) // x = t ≥ 0 ? −t : t
+	e := expLanes8(x)
+	num, den, sg := ZMM(), ZMM(), ZMM()
+	VBLENDMPD(expConst8("one"), e, pos, num)
+	VADDPD(expConst8("one"), e, den)
+	VDIVPD(den, num, sg) // σ(t)
+	VMULPD(sg, negY, sg) // −y·s
+	if p.size == 4 {
+		// logit.Derivs at inv = 1 (the multiplication by 1 exact), rounded to float32,
+		// then inv·w in float32
+		s32 := YMM()
+		VCVTPD2PS(sg, s32)
+		VMULPS(inv.AsY(), s32, s32)
+		VMOVUPS(s32, Mem{Base: wz})
+		ADDQ(U8(32), wz)
+		ADDQ(U8(32), z)
+	} else {
+		VMULPD(inv, sg, sg)
+		VMOVUPD(sg, Mem{Base: wz})
+		ADDQ(U8(64), wz)
+		ADDQ(U8(64), z)
+	}
+	DECQ(n)
+	JMP(LabelRef(name + "lanes"))
+	Label(name + "next")
+	ADDQ(U8(p.size), y)
+	DECQ(nrows)
+	JMP(LabelRef(name + "rows"))
+	Label(name + "done")
+	Store(special, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
