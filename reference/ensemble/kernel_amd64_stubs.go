@@ -374,12 +374,22 @@ func mulF32x1AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 //go:noescape
 func accF32x1AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
+// dotF64x8AVX512 sets u[r] = x_r·θ for x's 8 rows, 16 lanes over j, as dotGo sums.
+//
+//go:noescape
+func dotF64x8AVX512(x *float64, ldx int, theta *float64, d int, u *float64)
+
+// axpyF64x8AVX512 adds Σ_r w[r]·x_r to g for x's 8 rows, rows in order.
+//
+//go:noescape
+func axpyF64x8AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
+
 // dotF64x4AVX512 sets u[r] = x_r·θ for x's 4 rows, 16 lanes over j, as dotGo sums.
 //
 //go:noescape
 func dotF64x4AVX512(x *float64, ldx int, theta *float64, d int, u *float64)
 
-// axpyF64x4AVX512 adds Σ_r w[r]·x_r to g for x's four rows, rows in order.
+// axpyF64x4AVX512 adds Σ_r w[r]·x_r to g for x's 4 rows, rows in order.
 //
 //go:noescape
 func axpyF64x4AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
@@ -389,7 +399,7 @@ func axpyF64x4AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
 //go:noescape
 func dotF64x2AVX2(x *float64, ldx int, theta *float64, d int, u *float64)
 
-// axpyF64x4AVX2 adds Σ_r w[r]·x_r to g for x's four rows, rows in order.
+// axpyF64x4AVX2 adds Σ_r w[r]·x_r to g for x's 4 rows, rows in order.
 //
 //go:noescape
 func axpyF64x4AVX2(x *float64, ldx int, w *float64, d int, gp *float64)

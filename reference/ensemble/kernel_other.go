@@ -49,3 +49,5 @@ func widenAVX512(*float64, *float32, int)                        { panic("ensemb
 func dotF64x2AVX2(*float64, int, *float64, int, *float64)        { panic("ensemble: no assembly") }
 func axpyF64x4AVX2(*float64, int, *float64, int, *float64)       { panic("ensemble: no assembly") }
 func weights512[F float](*F, *F, *F, int, int, F) bool           { panic("ensemble: no assembly") }
+func dotF64x8AVX512(*float64, int, *float64, int, *float64)      { panic("ensemble: no assembly") }
+func axpyF64x8AVX512(*float64, int, *float64, int, *float64)     { panic("ensemble: no assembly") }

@@ -8,28 +8,35 @@ import (
 
 // LogisticGradientOne sets g to the gradient at one model θ of the mean logistic loss over
 // m rows plus (λ/2)‖θ‖², g = (1/m) Σᵢ φ'(xᵢᵀθ) xᵢ + λθ (X m × d row-major, y ±1), in one
-// pass over the rows: four at a time, their margins (xᵢᵀθ, sixteen lanes over the features),
-// their derivatives (logit.Derivs, the bits LogisticGradient's weights have), and their terms
-// added into g while the four rows are still in L1, so each row comes from memory once.
+// pass over the rows: eight at a time with AVX-512 (four with AVX2), their margins (xᵢᵀθ,
+// sixteen lanes over the features), their derivatives (logit.Derivs, the bits
+// LogisticGradient's weights have), and their terms added into g while the rows are still
+// in L1, so each row comes from memory once.
 // This is the one-model path, for a run that has no lockstep partners: LogisticGradient at
 // k = 1 would vectorise over models, of which there is one. Its margins sum in another order
 // than LogisticGradient's (lanes, not one chain over j), so its bits are not LogisticGradient's
 // at k = 1, but they are within RoundingBound of them and of reference.Logistic's, and the
-// assembly (AVX-512 or AVX2, whichever the CPU has) and the Go loops agree bit for bit. It does not
-// allocate.
+// assembly (AVX-512 or AVX2, whichever the CPU has) and the Go loops agree bit for bit (the
+// row blocks do not change the sums: g takes its rows in order). It does not allocate.
 func LogisticGradientOne(g, X, y, theta []float64, m, d int, lambda float64) {
 	checkShapes("LogisticGradientOne", g, X, y, theta, nil, m, d, 1)
 	for j, v := range theta[:d] {
 		g[j] = lambda * v
 	}
 	inv := 1 / float64(m)
-	var u, yr, w [rowBlock]float64
+	const most = 2 * rowBlock // rows a block at most: eight with AVX-512, else four
+	var u, yr, w [most]float64
 	wide := HasAsm && HasAVX512
 	asm := HasAsm
-	for i := 0; i < m; i += rowBlock {
+	for i := 0; i < m; {
 		r := min(rowBlock, m-i)
+		if wide && m-i >= most {
+			r = most
+		}
 		x := X[i*d : (i+r)*d]
 		switch {
+		case r == most:
+			dotF64x8AVX512(&x[0], d, &theta[0], d, &u[0])
 		case wide && r == rowBlock:
 			dotF64x4AVX512(&x[0], d, &theta[0], d, &u[0])
 		case asm && r == rowBlock:
@@ -42,7 +49,11 @@ func LogisticGradientOne(g, X, y, theta []float64, m, d int, lambda float64) {
 		}
 		copy(yr[:r], y[i:i+r])
 		logit.Derivs(w[:r], u[:r], yr[:r], noClip[:r], inv)
+		i += r
 		switch {
+		case r == most:
+			axpyF64x8AVX512(&x[0], d, &w[0], d, &g[0])
+			continue
 		case wide && r == rowBlock:
 			axpyF64x4AVX512(&x[0], d, &w[0], d, &g[0])
 			continue

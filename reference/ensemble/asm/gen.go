@@ -146,10 +146,12 @@ func main() {
 		mulOne(p)
 		accOne(p)
 	}
-	for _, zmm := range []bool{true, false} {
-		dotOne(zmm)
-		axpyOne(zmm)
-	}
+	dotOne(true, 8)
+	axpyOne(true, 8)
+	dotOne(true, rows)
+	axpyOne(true, rows)
+	dotOne(false, 2)
+	axpyOne(false, rows)
 	convert()
 	for _, p := range precisions {
 		weights512(p)
@@ -814,8 +816,8 @@ const oneLanes = 16
 // summing j ≡ l (mod 16); then lanes l and l + 8 added, l and l + 4, l and l + 2, the last
 // two (VHADDPD), then the last d mod 16 terms one scalar FMA each in order: the order dotGo
 // follows, so the same bits on both paths.
-func dotOne(zmm bool) {
-	name, nrows, regs, vb := "dotF64x4AVX512", rows, 2, 64
+func dotOne(zmm bool, nrows int) {
+	name, regs, vb := fmt.Sprintf("dotF64x%dAVX512", nrows), 2, 64
 	vec := ZMM
 	if !zmm {
 		name, nrows, regs, vb = "dotF64x2AVX2", 2, 4, 32
@@ -897,8 +899,8 @@ func dotOne(zmm bool) {
 // axpyOne: g[j] += Σ_{r<4} x_r[j]·w[r], one FMA a row in r order, 16 j's a step (two
 // 512-bit registers, or four 256-bit), then the last d mod 16 one at a time: the bits of
 // the Go loop.
-func axpyOne(zmm bool) {
-	name, regs, vb := "axpyF64x4AVX512", 2, 64
+func axpyOne(zmm bool, nrows int) {
+	name, regs, vb := fmt.Sprintf("axpyF64x%dAVX512", nrows), 2, 64
 	vec := ZMM
 	if !zmm {
 		name, regs, vb = "axpyF64x4AVX2", 4, 32
@@ -906,11 +908,11 @@ func axpyOne(zmm bool) {
 	}
 	TEXT(name, NOSPLIT, "func(x *float64, ldx int, w *float64, d int, gp *float64)")
 	Pragma("noescape")
-	Doc(name + " adds Σ_r w[r]·x_r to g for x's four rows, rows in order.")
+	Doc(fmt.Sprintf("%s adds Σ_r w[r]·x_r to g for x's %d rows, rows in order.", name, nrows))
 	p := precisions[0]
-	x := rowPointers(p, rows)
+	x := rowPointers(p, nrows)
 	wp := Load(Param("w"), GP64())
-	var w [rows]reg.VecVirtual
+	w := make([]reg.VecVirtual, nrows)
 	for r := range w {
 		w[r] = vec()
 		VBROADCASTSD(Mem{Base: wp, Disp: 8 * r}, w[r])
@@ -927,7 +929,7 @@ func axpyOne(zmm bool) {
 			t[h] = vec()
 			VMOVUPD(Mem{Base: g, Disp: vb * h}, t[h])
 		}
-		for r := range rows {
+		for r := range nrows {
 			for h := range t {
 				VFMADD231PD(Mem{Base: x[r], Disp: vb * h}, w[r], t[h])
 			}
@@ -936,14 +938,14 @@ func axpyOne(zmm bool) {
 			VMOVUPD(t[h], Mem{Base: g, Disp: vb * h})
 		}
 		ADDQ(U8(128), g)
-		for r := range rows {
+		for r := range nrows {
 			ADDQ(U8(128), x[r])
 		}
 	})
 	overSteps(name, "done", d, func() {
 		t := XMM()
 		VMOVSD(Mem{Base: g}, t)
-		for r := range rows {
+		for r := range nrows {
 			VFMADD231SD(Mem{Base: x[r]}, w[r].AsX(), t)
 			ADDQ(U8(8), x[r])
 		}
