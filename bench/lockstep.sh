@@ -3,8 +3,9 @@
 # the Go lockstep ensembles (reference/sglu's BenchmarkFullEpoch) against PyTorch vectorised
 # across trials (bench/torch_lockstep.py) and PyTorch one trial at a time
 # (bench/torch_epoch.py, on one thread), run back to back, repeats times, on this machine,
-# and Markdown tables of the medians and spreads. Needs Debian's python3-torch,
-# and OpenBLAS for a fair peer (python3-torch otherwise gets the reference BLAS):
+# and Markdown tables of the medians and spreads, at full batch and b = 512, 128, 32 (the
+# SGLU paper's Fig. 3d), float64 and float32, k = 8, 32, 128, and one model against the
+# loop. Needs Debian's python3-torch, and OpenBLAS for a fair peer (python3-torch otherwise gets the reference BLAS):
 #   apt-get install python3-torch libopenblas0-pthread
 # Usage: bench/lockstep.sh [repeats] [raw-output-file]   (from anywhere)
 set -euo pipefail
@@ -50,29 +51,37 @@ def ratio(t, g):
     return spread(t[r] / g[r] for r in g if r in t)
 lim = [v["ns/trial-epoch"] / v["x-peak"] / 1e6 for v in go["full/lockstep-k=32"].values()]
 rd = [v["ns/trial-epoch"] / v["x-stream"] / 1e6 for v in go["full/lockstep-k=32"].values()]
-print(f"{rep + 1} repeats; FLOP limit of a float64 trial-epoch on one core {spread(lim)} ms, one read of the data {spread(rd)} ms")
+print(f"{rep + 1} repeats; FLOP limit of a float64 trial-epoch on one core {spread(lim)} ms (float32's is half), one read of the data {spread(rd)} ms")
 print()
 print("| trial-epoch | k | Go lockstep, 1 core: ms | × FLOP limit | PyTorch vectorised, 1 thread: ms | PyTorch ÷ Go |")
 print("|---|---|---|---|---|---|")
+batches = ((11264, "full", "full batch"), (512, "b=512", "b = 512"), (128, "b=128", "b = 128"), (32, "b=32", "b = 32"))
 rows2 = []
-for prec, sfx in (("float64", ""), ("float32", "32")):
-    for batch, bn in ((11264, "full"), (128, "b=128")):
-        label = f"{prec}, {'full batch' if batch == 11264 else 'b = 128'}"
+for batch, bn, label0 in batches:
+    for prec, sfx in (("float64", ""), ("float32", "32")):
+        label = f"{label0}, {prec}"
         for k in (8, 32, 128):
             name = f"{bn}/lockstep{sfx}-k={k}"
             g, t = ms(name), torch.get((1, prec, batch, k), {})
             print(f"| {label} | {k} | {spread(g.values())} | {spread(key(name, 'x-peak'), '{:.2f}')} | {spread(t.values())} | {ratio(t, g)} |")
         g2, t2 = ms(f"{bn}/lockstep{sfx}-k=32-2workers"), torch.get((2, prec, batch, 32), {})
-        rows2.append(f"| {label} | 32 | {spread(g2.values())} | {spread(key(bn + '/lockstep' + sfx + '-k=32-2workers', 'x-peak'), '{:.2f}')} | {spread(t2.values())} | {ratio(t2, g2)} |")
+        if g2:
+            rows2.append(f"| {label} | 32 | {spread(g2.values())} | {spread(key(bn + '/lockstep' + sfx + '-k=32-2workers', 'x-peak'), '{:.2f}')} | {spread(t2.values())} | {ratio(t2, g2)} |")
+for batch, bn, label0 in batches:
+    t = loop.get(batch, {})
+    if t:
+        g = ms(bn + "/single")
+        print(f"| {label0}, one model (no lockstep), float64 | 1 | {spread(g.values())} | {spread(key(bn + '/single', 'x-peak'), '{:.2f}')} | {spread(t.values())} (loop) | {ratio(t, g)} |")
 print()
 print("| trial-epoch, two cores | k | Go, 2 workers × lockstep: ms | × FLOP limit of 2 cores | PyTorch vectorised, 2 threads: ms | PyTorch ÷ Go |")
 print("|---|---|---|---|---|---|")
 print("\n".join(rows2))
 print()
-for batch, bn in ((11264, "full"), (128, "b=128")):
-    print(f"{bn}: PyTorch one trial at a time (torch_epoch.py, 1 thread, fastest of 5 epochs) {spread(loop.get(batch, {}).values())} ms")
-    print(f"{bn}: one model {spread(ms(bn + '/single').values())} ms ({spread(key(bn + '/single', 'x-peak'), '{:.2f}')} × FLOP limit); "
-          f"k = 32: gradients alone {spread(ms(bn + '/grad-k=32').values())} ms, noise alone {spread(ms(bn + '/noise-k=32').values(), '{:.2g}')} ms, "
-          f"the noise's share of the float64 epoch {spread(key(bn + '/noise-k=32', 'share'), '{:.2g}')}")
+print("| k = 32, float64 | gradients alone: ms | × FLOP limit | float32 gradients alone: ms | × FLOP limit | noise alone: ms | noise's share of the epoch |")
+print("|---|---|---|---|---|---|---|")
+for batch, bn, label0 in batches:
+    print(f"| {label0} | {spread(ms(bn + '/grad-k=32').values())} | {spread(key(bn + '/grad-k=32', 'x-peak'), '{:.2f}')} | "
+          f"{spread(ms(bn + '/grad32-k=32').values())} | {spread(key(bn + '/grad32-k=32', 'x-peak'), '{:.2f}')} | "
+          f"{spread(ms(bn + '/noise-k=32').values(), '{:.2g}')} | {spread(key(bn + '/noise-k=32', 'share'), '{:.2g}')} |")
 PY
 echo "raw output: $raw"

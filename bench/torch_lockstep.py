@@ -15,7 +15,7 @@ Debian's python3-torch calls whatever libblas.so.3 is installed: the reference B
 (libblas3, unblocked GEMMs) unless OpenBLAS is (apt-get install libopenblas0-pthread), which
 a PyTorch user who cares for speed has, and which is the peer to measure. The script names
 the BLAS it got and gives OpenBLAS the same thread count as PyTorch.
-Prints, for float64 and float32, k = 8, 32, 128, full batch and b = 128, the milliseconds
+Prints, for float64 and float32, k = 8, 32, 128, full batch and b = 512, 128, 32, the milliseconds
 per trial-epoch: the median over the timed epochs (at least 3, about a second's worth) and
 the fastest.
 """
@@ -65,7 +65,7 @@ with torch.no_grad():
         for dtype in (torch.float64, torch.float32):
             X, y = X64.to(dtype).contiguous(), y64.to(dtype).contiguous()
             prec = str(dtype).removeprefix("torch.")
-            for b in (n, 128):
+            for b in (n, 512, 128, 32):
                 for k in (8, 32, 128):
                     Theta = torch.zeros(d, k, dtype=dtype)
                     noise = torch.empty(d, k, dtype=dtype)

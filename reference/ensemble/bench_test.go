@@ -134,3 +134,57 @@ func BenchmarkTrialEpoch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMiniBatch times an epoch of the SGLU paper's mini-batch gradients (11 264 × 784,
+// batches of b contiguous rows in order, the gradients alone) at b = 32, 128, 512 and
+// k = 8, 32, 128, float64 and float32: ns a trial-epoch and × the FLOP limit of its
+// precision (4·n·d flops at this core's FMA peak, float32's half float64's), the per-call
+// work (λΘ, the edges, the derivatives) included.
+func BenchmarkMiniBatch(b *testing.B) {
+	const n, d = 11264, 784
+	ds, err := reference.SyntheticClassification(n, d, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds = ds.NormalizeRows()
+	X, y := ds.Features().RawMatrix().Data, ds.Labels()
+	X32, y32 := to32(X), to32(y)
+	var peak float64
+	for range 5 {
+		peak = max(peak, PeakFLOPS(40*time.Millisecond))
+	}
+	limit := 4 * n * d / peak
+	const lambda = 1e-6 * n
+	for _, f32 := range []bool{false, true} {
+		for _, batch := range []int{32, 128, 512} {
+			for _, k := range []int{8, 32, 128} {
+				prec, lim := "float64", limit
+				if f32 {
+					prec, lim = "float32", limit/2
+				}
+				b.Run(fmt.Sprintf("%s/b=%d/k=%d", prec, batch, k), func(b *testing.B) {
+					Theta, G := make([]float64, d*k), make([]float64, d*k)
+					Theta32, G32 := make([]float32, d*k), make([]float32, d*k)
+					for i := range Theta {
+						Theta[i] = 1e-3 * float64(i%7)
+						Theta32[i] = float32(Theta[i])
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						for lo := 0; lo+batch <= n; lo += batch {
+							if f32 {
+								LogisticGradient32(G32, X32[lo*d:(lo+batch)*d], y32[lo:lo+batch], Theta32, batch, d, k, lambda)
+							} else {
+								LogisticGradient(G, X[lo*d:(lo+batch)*d], y[lo:lo+batch], Theta, batch, d, k, lambda)
+							}
+						}
+					}
+					per := b.Elapsed().Seconds() / float64(b.N) / float64(k)
+					b.ReportMetric(per*1e9, "ns/trial-epoch")
+					b.ReportMetric(per/lim, "x-peak")
+					b.ReportMetric(0, "ns/op")
+				})
+			}
+		}
+	}
+}

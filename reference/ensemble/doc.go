@@ -21,7 +21,11 @@
 // assembly is Go's own). Where the CPU also has AVX-512 (HasAVX512), models go first in
 // blocks of 16 (32 in float32) against 12 rows, 24 of its 32 registers: a row of Θ or G
 // is read from cache once for twelve rows and a row of X once for 16 models — the same
-// sums in the same order, so the same bits. R's logistic derivatives are computed four at
+// sums in the same order, so the same bits. There every row block (12, or 8 or 4 at a
+// batch's end) goes through AVX-512 kernels — the wide blocks, then one narrow panel of one
+// 512-bit register and one half panel of a 256-bit one — and the first block's products
+// also write λΘ into G, so a mini-batch call (b = 32 or 128) makes no pass of its own over
+// Θ and G (pass512). R's logistic derivatives are computed four at
 // a time too (reference/internal/logit: lane by lane by the operations math.Exp performs
 // on amd64, so the bits the Go code gets from math.Exp). Together these took a float64
 // trial-epoch at k = 32 from 1.7 to about 1.2 times the FLOP limit.
@@ -31,6 +35,18 @@
 // per coordinate and hold the kernel to it). A model's result does not depend on where it
 // sits among the k, nor on k: in a panel, a half panel or at the edge it is the same sums
 // in the same order, so trials run in lockstep give the bits they give alone.
+//
+// At a batch of 64 rows or more, a group of models is first copied out of a wider Θ (and
+// its G back): rows of Θ a power of two apart in memory (k = 128) would otherwise share a
+// few of the L2 cache's sets and come from L3 for every row block.
+//
+// LogisticGradientOne is the one-model path, for a run without lockstep partners (sglu's
+// Model): four rows at a time, their margins in sixteen lanes over the features, their
+// derivatives, and their terms added into g while the rows are in L1, so each row comes
+// from memory once. Its bits are not LogisticGradient's at k = 1 (the margins sum in
+// another order), but they are the same on every path, within RoundingBound of the
+// reference. Narrow and Widen convert d × k iterates and gradients between float64 and
+// float32 sixteen at a time, for a float32 ensemble's every step.
 //
 // LogisticHVP makes the same pass for Hessian–vector products (Newton-type steps and
 // curvature checks). LogisticGradient32 and LogisticHVP32 are the float32 versions:

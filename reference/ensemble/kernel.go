@@ -3,6 +3,7 @@ package ensemble
 import (
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/internal/logit"
@@ -31,7 +32,8 @@ const (
 // model: the two matrix products run as a blocked matrix–matrix kernel (AVX2 and FMA
 // assembly where the CPU has them, else the same blocking in Go), so k models cost far
 // less than k gradients. A model's gradient is the same bits wherever it sits among the k
-// (the edges sum as the micro-kernels do). It does not allocate.
+// (the edges sum as the micro-kernels do). It does not allocate once warm
+// (the room it copies groups of models into, see copyRows, is pooled).
 func LogisticGradient(G, X, y, Theta []float64, m, d, k int, lambda float64) {
 	checkShapes("LogisticGradient", G, X, y, Theta, nil, m, d, k)
 	gradient(G, X, y, Theta, m, d, k, lambda, kernels64())
@@ -54,7 +56,7 @@ func LogisticGradient32(G, X, y, Theta []float32, m, d, k int, lambda float32) {
 //	HV = (1/m) Xᵀ (S ∘ XV) + λV,  S_it = σ(z_it)σ(−z_it), z = XΘ,
 //
 // with the same blocking, kernels and summation orders as LogisticGradient (so a model's
-// product is the same bits wherever it sits among the k). It does not allocate.
+// product is the same bits wherever it sits among the k). It does not allocate once warm.
 func LogisticHVP(HV, X, y, Theta, V []float64, m, d, k int, lambda float64) {
 	checkShapes("LogisticHVP", HV, X, y, Theta, V, m, d, k)
 	hvp(HV, X, y, Theta, V, m, d, k, lambda, kernels64())
@@ -247,6 +249,10 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 // derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): a block's weights
 // are then logit.Derivs's, four at a time where the CPU allows, the bits weight gives.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
+	if kn.asm && kn.wideW > 0 && avx512Blocks {
+		pass512(out, X, y, Theta, V, base, m, d, k, lambda, kn, weight, derivInv)
+		return
+	}
 	for i, v := range base[:d*k] {
 		out[i] = lambda * v
 	}
@@ -328,6 +334,176 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 			edge(out, X, y, Theta, V, i, m, c0, c1, d, k, weight)
 		}
 	}
+}
+
+// avx512Blocks turns pass512 on; off, the AVX-512 kernels run as before it, the wide
+// blocks on twelve rows only and λ·base in a pass of its own (the tests compare the two bit
+// for bit).
+var avx512Blocks = true
+
+// pass512 is pass on a CPU with AVX-512: per group of models, the rows in blocks of 12 (the
+// last m mod 12 in one block of 8 or 4, then the m mod 4 edge rows), each against the wide
+// blocks (16 float64 or 32 float32 models), then at most one narrow panel (8 or 16: one
+// 512-bit register a row) and one half panel (4 or 8: one 256-bit register), all AVX-512
+// kernels, and the models left one at a time through the scalar 4-row kernels. A mini-batch
+// of b = 32 or 128 rows then never leaves the AVX-512 kernels (before, its last 8 rows went
+// through the AVX2 4-row panels, a quarter of the rows at b = 32), and the first row block's
+// mul writes out = λ·base for the columns it reads (the Init kernels), so a call makes no
+// pass over Θ and G of its own: at b = 32 that pass cost as much as a tenth of the FLOPs.
+// Every output is still one FMA chain over j for XΘ and the rows in order into out, from
+// the same λ·base: the bits of pass's blocks (TestAVX512MatchesAVX2).
+func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
+	var z, zv, wz [maxWide]F
+	var lw logisticScratch
+	m4 := m &^ (rowBlock - 1)
+	widths := [...]int{kn.wideW, kn.wideW / 2, kn.wideW / 4}
+	// weigh sets wz from z (and zv) for rb rows from lo and w models
+	weigh := func(lo, rb, w int) {
+		if derivInv != 0 {
+			// eight lanes at a time where the block allows (every AVX-512 block: w is 32,
+			// 16 or 8) and math.Exp takes the FMA path the lanes repeat (logit.HasAsm: not
+			// under GODEBUG=cpu.avx=off); logisticWeights's four, through float64 copies in
+			// float32, else
+			if w%8 != 0 || !avx512Weights || !logit.HasAsm || !weights512(&wz[0], &z[0], &y[lo], rb, w, derivInv) {
+				logisticWeights(wz[:rb*w], z[:rb*w], y[lo:lo+rb], w, derivInv, &lw)
+			}
+			return
+		}
+		for r := range rb {
+			for t := range w {
+				wz[r*w+t] = weight(z[r*w+t], zv[r*w+t], y[lo+r])
+			}
+		}
+	}
+	// group runs models c0..c1 of out, Theta, V and base (d rows of stride ld)
+	group := func(out, Theta, V, base []F, ld, c0, c1 int) {
+		cv := c0 // the end of the columns the AVX-512 kernels take
+		for _, w := range widths {
+			cv += (c1 - cv) / w * w
+		}
+		// λ·base in Go where no Init kernel writes it: the single models, or every column
+		// when no row block runs (m < 4)
+		from := cv
+		if m4 == 0 {
+			from = c0
+		}
+		for j := range d {
+			for t := from; t < c1; t++ {
+				out[j*ld+t] = lambda * base[j*ld+t]
+			}
+		}
+		for i := 0; i < m4; {
+			rb := min(rowBlock12, m4-i)
+			x := &X[i*d]
+			c := c0
+			for _, w := range widths {
+				for ; c+w <= c1; c += w {
+					var init *F
+					if i == 0 {
+						init = &out[c]
+					}
+					if V == nil {
+						kn.mul512(w, rb, x, d, &Theta[c], ld, d, &z[0], init, lambda)
+					} else {
+						kn.mul512(w, rb, x, d, &Theta[c], ld, d, &z[0], nil, 0)
+						kn.mul512(w, rb, x, d, &V[c], ld, d, &zv[0], init, lambda)
+					}
+					weigh(i, rb, w)
+					kn.acc512(w, rb, x, d, &wz[0], d, &out[c], ld)
+				}
+			}
+			for ; c < c1; c++ {
+				for lo := i; lo < i+rb; lo += rowBlock {
+					xl := &X[lo*d]
+					kn.mul(1, xl, d, &Theta[c], ld, d, &z[0])
+					if V != nil {
+						kn.mul(1, xl, d, &V[c], ld, d, &zv[0])
+					}
+					weigh(lo, rowBlock, 1)
+					kn.acc(1, xl, d, &wz[0], d, &out[c], ld)
+				}
+			}
+			i += rb
+		}
+		if m4 < m {
+			edge(out, X, y, Theta, V, m4, m, c0, c1, d, ld, weight)
+		}
+	}
+	for c0 := 0; c0 < k; c0 += kn.group {
+		c1 := min(c0+kn.group, k)
+		w := c1 - c0
+		if w == k || m < copyRows || !copyGroups {
+			group(out, Theta, V, base, k, c0, c1)
+			continue
+		}
+		// The group's columns, copied to d × w matrices of their own (see copyRows); base
+		// is Θ for the gradient, V for the Hessian–vector product.
+		sp := scratch[F](3 * d * w)
+		s := *sp
+		T, O, VS := s[:d*w], s[d*w:2*d*w], s[2*d*w:3*d*w]
+		gather(T, Theta, d, k, c0, w)
+		B := T
+		if V != nil {
+			gather(VS, V, d, k, c0, w)
+			B = VS
+		} else {
+			VS = nil
+		}
+		group(O, T, VS, B, w, 0, w)
+		for j := range d {
+			copy(out[j*k+c0:j*k+c1], O[j*w:(j+1)*w])
+		}
+		putScratch(sp)
+	}
+}
+
+// copyRows is the rows from which pass512 copies a group of models out of a wider Θ into
+// a d × group matrix of its own (and its G back): at a stride of k = 128 models (1 KB a row
+// in float64, a power of two) one group's rows of Θ and G fall in an eighth of the L2 cache's
+// sets and evict each other, and the kernels then read them from L3 for every row block. At
+// b = 128 the copies cost about 4 % of a group's products and saved 18 % (k = 128:
+// 1.63 → 1.33 times the FLOP limit, contiguous groups); below 64 rows they would cost
+// about as much as they save. The bits do not change (TestGroupCopiesKeepTheBits).
+const copyRows = 64
+
+// avx512Weights turns pass512's eight-lane derivatives on; the tests turn them off to
+// compare.
+var avx512Weights = true
+
+// copyGroups turns the copies on; the tests turn them off to compare.
+var copyGroups = true
+
+// gather sets dst (d × w) to src's columns c0..c0+w (d × k).
+func gather[F float](dst, src []F, d, k, c0, w int) {
+	for j := range d {
+		copy(dst[j*w:(j+1)*w], src[j*k+c0:j*k+c0+w])
+	}
+}
+
+// The copies' room, pooled so that a call does not allocate once warm.
+var scratch64, scratch32 sync.Pool
+
+// scratch returns room for n elements of F from its pool (or new).
+func scratch[F float](n int) *[]F {
+	var zero F
+	p := &scratch64
+	if unsafe.Sizeof(zero) == 4 {
+		p = &scratch32
+	}
+	if s, ok := p.Get().(*[]F); ok && len(*s) >= n {
+		return s
+	}
+	s := make([]F, n)
+	return &s
+}
+
+func putScratch[F float](s *[]F) {
+	var zero F
+	if unsafe.Sizeof(zero) == 4 {
+		scratch32.Put(s)
+		return
+	}
+	scratch64.Put(s)
 }
 
 // edge adds rows lo..hi's terms for models c0..c1 to out, one row and one model at a time

@@ -49,10 +49,135 @@ func accF64x4R6AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int
 //go:noescape
 func mulF64x16R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
+// mulF64x16R12AVX512Init sets z (12 × 16) to x's 12 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x16R12AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
 // accF64x16R12AVX512 adds x's 12 rows, transposed, times z (12 × 16) to g's d × 16 panel (AVX-512).
 //
 //go:noescape
 func accF64x16R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x16R8AVX512 sets z (8 × 16) to x's 8 rows times a's d × 16 panel (AVX-512).
+//
+//go:noescape
+func mulF64x16R8AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x16R8AVX512Init sets z (8 × 16) to x's 8 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x16R8AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x16R8AVX512 adds x's 8 rows, transposed, times z (8 × 16) to g's d × 16 panel (AVX-512).
+//
+//go:noescape
+func accF64x16R8AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x16R4AVX512 sets z (4 × 16) to x's 4 rows times a's d × 16 panel (AVX-512).
+//
+//go:noescape
+func mulF64x16R4AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x16R4AVX512Init sets z (4 × 16) to x's 4 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x16R4AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x16R4AVX512 adds x's 4 rows, transposed, times z (4 × 16) to g's d × 16 panel (AVX-512).
+//
+//go:noescape
+func accF64x16R4AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x8R12AVX512 sets z (12 × 8) to x's 12 rows times a's d × 8 panel (AVX-512).
+//
+//go:noescape
+func mulF64x8R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x8R12AVX512Init sets z (12 × 8) to x's 12 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x8R12AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x8R12AVX512 adds x's 12 rows, transposed, times z (12 × 8) to g's d × 8 panel (AVX-512).
+//
+//go:noescape
+func accF64x8R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x8R8AVX512 sets z (8 × 8) to x's 8 rows times a's d × 8 panel (AVX-512).
+//
+//go:noescape
+func mulF64x8R8AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x8R8AVX512Init sets z (8 × 8) to x's 8 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x8R8AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x8R8AVX512 adds x's 8 rows, transposed, times z (8 × 8) to g's d × 8 panel (AVX-512).
+//
+//go:noescape
+func accF64x8R8AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x8R4AVX512 sets z (4 × 8) to x's 4 rows times a's d × 8 panel (AVX-512).
+//
+//go:noescape
+func mulF64x8R4AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x8R4AVX512Init sets z (4 × 8) to x's 4 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x8R4AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x8R4AVX512 adds x's 4 rows, transposed, times z (4 × 8) to g's d × 8 panel (AVX-512).
+//
+//go:noescape
+func accF64x8R4AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x4R12AVX512 sets z (12 × 4) to x's 12 rows times a's d × 4 panel (AVX-512).
+//
+//go:noescape
+func mulF64x4R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x4R12AVX512Init sets z (12 × 4) to x's 12 rows times a's d × 4 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x4R12AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x4R12AVX512 adds x's 12 rows, transposed, times z (12 × 4) to g's d × 4 panel (AVX-512).
+//
+//go:noescape
+func accF64x4R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x4R8AVX512 sets z (8 × 4) to x's 8 rows times a's d × 4 panel (AVX-512).
+//
+//go:noescape
+func mulF64x4R8AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x4R8AVX512Init sets z (8 × 4) to x's 8 rows times a's d × 4 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x4R8AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x4R8AVX512 adds x's 8 rows, transposed, times z (8 × 4) to g's d × 4 panel (AVX-512).
+//
+//go:noescape
+func accF64x4R8AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+
+// mulF64x4R4AVX512 sets z (4 × 4) to x's 4 rows times a's d × 4 panel (AVX-512).
+//
+//go:noescape
+func mulF64x4R4AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
+
+// mulF64x4R4AVX512Init sets z (4 × 4) to x's 4 rows times a's d × 4 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF64x4R4AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
+
+// accF64x4R4AVX512 adds x's 4 rows, transposed, times z (4 × 4) to g's d × 4 panel (AVX-512).
+//
+//go:noescape
+func accF64x4R4AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
 // mulF64x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //
@@ -109,10 +234,135 @@ func accF32x8R6AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int
 //go:noescape
 func mulF32x32R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
+// mulF32x32R12AVX512Init sets z (12 × 32) to x's 12 rows times a's d × 32 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x32R12AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
 // accF32x32R12AVX512 adds x's 12 rows, transposed, times z (12 × 32) to g's d × 32 panel (AVX-512).
 //
 //go:noescape
 func accF32x32R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x32R8AVX512 sets z (8 × 32) to x's 8 rows times a's d × 32 panel (AVX-512).
+//
+//go:noescape
+func mulF32x32R8AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x32R8AVX512Init sets z (8 × 32) to x's 8 rows times a's d × 32 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x32R8AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x32R8AVX512 adds x's 8 rows, transposed, times z (8 × 32) to g's d × 32 panel (AVX-512).
+//
+//go:noescape
+func accF32x32R8AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x32R4AVX512 sets z (4 × 32) to x's 4 rows times a's d × 32 panel (AVX-512).
+//
+//go:noescape
+func mulF32x32R4AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x32R4AVX512Init sets z (4 × 32) to x's 4 rows times a's d × 32 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x32R4AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x32R4AVX512 adds x's 4 rows, transposed, times z (4 × 32) to g's d × 32 panel (AVX-512).
+//
+//go:noescape
+func accF32x32R4AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x16R12AVX512 sets z (12 × 16) to x's 12 rows times a's d × 16 panel (AVX-512).
+//
+//go:noescape
+func mulF32x16R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x16R12AVX512Init sets z (12 × 16) to x's 12 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x16R12AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x16R12AVX512 adds x's 12 rows, transposed, times z (12 × 16) to g's d × 16 panel (AVX-512).
+//
+//go:noescape
+func accF32x16R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x16R8AVX512 sets z (8 × 16) to x's 8 rows times a's d × 16 panel (AVX-512).
+//
+//go:noescape
+func mulF32x16R8AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x16R8AVX512Init sets z (8 × 16) to x's 8 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x16R8AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x16R8AVX512 adds x's 8 rows, transposed, times z (8 × 16) to g's d × 16 panel (AVX-512).
+//
+//go:noescape
+func accF32x16R8AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x16R4AVX512 sets z (4 × 16) to x's 4 rows times a's d × 16 panel (AVX-512).
+//
+//go:noescape
+func mulF32x16R4AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x16R4AVX512Init sets z (4 × 16) to x's 4 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x16R4AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x16R4AVX512 adds x's 4 rows, transposed, times z (4 × 16) to g's d × 16 panel (AVX-512).
+//
+//go:noescape
+func accF32x16R4AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x8R12AVX512 sets z (12 × 8) to x's 12 rows times a's d × 8 panel (AVX-512).
+//
+//go:noescape
+func mulF32x8R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x8R12AVX512Init sets z (12 × 8) to x's 12 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x8R12AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x8R12AVX512 adds x's 12 rows, transposed, times z (12 × 8) to g's d × 8 panel (AVX-512).
+//
+//go:noescape
+func accF32x8R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x8R8AVX512 sets z (8 × 8) to x's 8 rows times a's d × 8 panel (AVX-512).
+//
+//go:noescape
+func mulF32x8R8AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x8R8AVX512Init sets z (8 × 8) to x's 8 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x8R8AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x8R8AVX512 adds x's 8 rows, transposed, times z (8 × 8) to g's d × 8 panel (AVX-512).
+//
+//go:noescape
+func accF32x8R8AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// mulF32x8R4AVX512 sets z (4 × 8) to x's 4 rows times a's d × 8 panel (AVX-512).
+//
+//go:noescape
+func mulF32x8R4AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
+
+// mulF32x8R4AVX512Init sets z (4 × 8) to x's 4 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+//
+//go:noescape
+func mulF32x8R4AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
+
+// accF32x8R4AVX512 adds x's 4 rows, transposed, times z (4 × 8) to g's d × 8 panel (AVX-512).
+//
+//go:noescape
+func accF32x8R4AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // mulF32x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //
@@ -123,6 +373,56 @@ func mulF32x1AVX2(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 //
 //go:noescape
 func accF32x1AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+
+// dotF64x8AVX512 sets u[r] = x_r·θ for x's 8 rows, 16 lanes over j, as dotGo sums.
+//
+//go:noescape
+func dotF64x8AVX512(x *float64, ldx int, theta *float64, d int, u *float64)
+
+// axpyF64x8AVX512 adds Σ_r w[r]·x_r to g for x's 8 rows, rows in order.
+//
+//go:noescape
+func axpyF64x8AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
+
+// dotF64x4AVX512 sets u[r] = x_r·θ for x's 4 rows, 16 lanes over j, as dotGo sums.
+//
+//go:noescape
+func dotF64x4AVX512(x *float64, ldx int, theta *float64, d int, u *float64)
+
+// axpyF64x4AVX512 adds Σ_r w[r]·x_r to g for x's 4 rows, rows in order.
+//
+//go:noescape
+func axpyF64x4AVX512(x *float64, ldx int, w *float64, d int, gp *float64)
+
+// dotF64x2AVX2 sets u[r] = x_r·θ for x's 2 rows, 16 lanes over j, as dotGo sums.
+//
+//go:noescape
+func dotF64x2AVX2(x *float64, ldx int, theta *float64, d int, u *float64)
+
+// axpyF64x4AVX2 adds Σ_r w[r]·x_r to g for x's 4 rows, rows in order.
+//
+//go:noescape
+func axpyF64x4AVX2(x *float64, ldx int, w *float64, d int, gp *float64)
+
+// narrowAVX512 sets dst[i] = float32(src[i]) for i < n &^ 15.
+//
+//go:noescape
+func narrowAVX512(dst *float32, src *float64, n int)
+
+// widenAVX512 sets dst[i] = float64(src[i]) for i < n &^ 15.
+//
+//go:noescape
+func widenAVX512(dst *float64, src *float32, n int)
+
+// weightsF64AVX512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+//
+//go:noescape
+func weightsF64AVX512(wz *float64, z *float64, y *float64, rows int, w int, inv float64) int
+
+// weightsF32AVX512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+//
+//go:noescape
+func weightsF32AVX512(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
 
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64

@@ -8,6 +8,8 @@ var HasAsm = false
 // HasAVX512 reports whether the AVX-512 kernels run: never on this architecture.
 var HasAVX512 = false
 
+var hasAVX512 = false
+
 // The assembly's names, never called here (HasAsm is false).
 func mulF64x8AVX2(*float64, int, *float64, int, int, *float64)       { panic("ensemble: no assembly") }
 func accF64x8AVX2(*float64, int, *float64, int, *float64, int)       { panic("ensemble: no assembly") }
@@ -35,3 +37,17 @@ func accF64x16R12AVX512(*float64, int, *float64, int, *float64, int) { panic("en
 func mulF32x32R12AVX512(*float32, int, *float32, int, int, *float32) { panic("ensemble: no assembly") }
 func accF32x32R12AVX512(*float32, int, *float32, int, *float32, int) { panic("ensemble: no assembly") }
 func fmaPeakAVX512(int) float64                                      { panic("ensemble: no assembly") }
+
+func (kn kernels[F]) mul512(int, int, *F, int, *F, int, int, *F, *F, F) {
+	panic("ensemble: no assembly")
+}
+func (kn kernels[F]) acc512(int, int, *F, int, *F, int, *F, int) { panic("ensemble: no assembly") }
+func dotF64x4AVX512(*float64, int, *float64, int, *float64)      { panic("ensemble: no assembly") }
+func axpyF64x4AVX512(*float64, int, *float64, int, *float64)     { panic("ensemble: no assembly") }
+func narrowAVX512(*float32, *float64, int)                       { panic("ensemble: no assembly") }
+func widenAVX512(*float64, *float32, int)                        { panic("ensemble: no assembly") }
+func dotF64x2AVX2(*float64, int, *float64, int, *float64)        { panic("ensemble: no assembly") }
+func axpyF64x4AVX2(*float64, int, *float64, int, *float64)       { panic("ensemble: no assembly") }
+func weights512[F float](*F, *F, *F, int, int, F) bool           { panic("ensemble: no assembly") }
+func dotF64x8AVX512(*float64, int, *float64, int, *float64)      { panic("ensemble: no assembly") }
+func axpyF64x8AVX512(*float64, int, *float64, int, *float64)     { panic("ensemble: no assembly") }

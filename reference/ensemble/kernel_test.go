@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
+	"github.com/unlearnaudit/unlearnaudit/reference/internal/logit"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -81,7 +82,8 @@ func TestAsmMatchesGo(t *testing.T) {
 	}
 }
 
-// Neither precision allocates, on any path: wide blocks, panels, edges, the derivatives'
+// Neither precision allocates once warm (AllocsPerRun makes a call first), on any path: wide
+// blocks, panels, edges, the group copies (k = 45 > 32 at m = 64), the derivatives'
 // float64 scratch (k = 45 has them all).
 func TestLogisticGradientAllocatesNothing(t *testing.T) {
 	const m, d, k = 64, 30, 45
@@ -383,8 +385,8 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 	X, y, Theta := problem(m, d, k, 5)
 	_, _, V := problem(m, d, k, 6)
 	run := func(six bool) (g, hv []float64, g32, hv32 []float32) {
-		sixRows = six
-		defer func() { sixRows = true }()
+		sixRows, HasAVX512 = six, false // the 6-row kernels run where pass512 does not
+		defer func() { sixRows, HasAVX512 = true, hasAVX512 }()
 		return allFour(X, y, Theta, V, m, d, k)
 	}
 	g6, hv6, g632, hv632 := run(true)
@@ -397,31 +399,35 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 	}
 }
 
-// The AVX-512 kernels (12 rows against 16 float64 or 32 float32 models) give the bits the
-// AVX2 panels give, in both precisions, for gradients and Hessian–vector products: each
-// output is the same FMA chain over j and the same row order into G. k = 45 has two
-// float64 wide blocks, a panel, a half panel and single models; k = 70 two groups, the
-// first two float32 wide blocks; m = 103 has eight 12-row units, a 4-row block and 3
-// edge rows.
+// The AVX-512 kernels give the bits the AVX2 panels give, in both precisions, for
+// gradients and Hessian–vector products: each output is the same FMA chain over j and the
+// same row order into G, from the same λ·base, whatever the block. The shapes cover every
+// block pass512 has: k = 45 is two float64 wide blocks, a narrow panel (8), a half panel
+// (4) and one single model, in float32 a wide block (32), a half panel (8) and 5 single
+// models; k = 61 adds float32's narrow panel (16); k = 70 two groups. m = 103 has eight
+// 12-row blocks, a 4-row block and 3 edge rows, m = 44 three 12-row blocks and an 8-row one
+// (a mini-batch of 32 or 128 ends so), m = 3 edge rows alone (λ·base all in Go).
 func TestAVX512MatchesAVX2(t *testing.T) {
 	if !HasAsm || !HasAVX512 {
 		t.Skip("no AVX-512 here: the wide kernels never run")
 	}
-	for _, k := range []int{45, 70} {
-		const m, d = 103, 50
-		X, y, Theta := problem(m, d, k, 15)
-		_, _, V := problem(m, d, k, 16)
-		run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
-			HasAVX512 = wide
-			defer func() { HasAVX512 = true }()
-			return allFour(X, y, Theta, V, m, d, k)
-		}
-		gw, hvw, gw32, hvw32 := run(true)
-		g, hv, g32, hv32 := run(false)
-		for i := range g {
-			if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
-				t.Fatalf("k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
-					k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+	for _, k := range []int{45, 61, 70} {
+		for _, m := range []int{103, 44, 3} {
+			const d = 50
+			X, y, Theta := problem(m, d, k, uint64(15+m))
+			_, _, V := problem(m, d, k, uint64(16+m))
+			run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
+				HasAVX512 = wide
+				defer func() { HasAVX512 = true }()
+				return allFour(X, y, Theta, V, m, d, k)
+			}
+			gw, hvw, gw32, hvw32 := run(true)
+			g, hv, g32, hv32 := run(false)
+			for i := range g {
+				if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
+					t.Fatalf("m = %d, k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
+						m, k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+				}
 			}
 		}
 	}
@@ -476,4 +482,88 @@ func allFour(X, y, Theta, V []float64, m, d, k int) (g, hv []float64, g32, hv32 
 	LogisticGradient32(g32, to32(X), to32(y), to32(Theta), m, d, k, 0.1)
 	LogisticHVP32(hv32, to32(X), to32(y), to32(Theta), to32(V), m, d, k, 0.1)
 	return
+}
+
+// pass512's copies of a group of models out of a wider Θ (m ≥ copyRows, k above the group)
+// give the bits the strided kernels give, for gradients and Hessian–vector products in
+// both precisions: k = 70 and 128 are two and four float64 groups (one and two float32
+// ones), the last of k = 70 narrower; m = 64 and 130 (with edge rows).
+func TestGroupCopiesKeepTheBits(t *testing.T) {
+	if !HasAsm || !HasAVX512 {
+		t.Skip("no AVX-512 here: pass512 never runs")
+	}
+	for _, k := range []int{70, 128} {
+		for _, m := range []int{copyRows, 130} {
+			const d = 37
+			X, y, Theta := problem(m, d, k, uint64(k+m))
+			_, _, V := problem(m, d, k, uint64(k+m+1))
+			run := func(copies bool) (g, hv []float64, g32, hv32 []float32) {
+				copyGroups = copies
+				defer func() { copyGroups = true }()
+				return allFour(X, y, Theta, V, m, d, k)
+			}
+			gc, hvc, gc32, hvc32 := run(true)
+			g, hv, g32, hv32 := run(false)
+			for i := range g {
+				if gc[i] != g[i] || hvc[i] != hv[i] || gc32[i] != g32[i] || hvc32[i] != hv32[i] {
+					t.Fatalf("m = %d, k = %d, coordinate %d (row %d, model %d): with copies %v %v %v %v, strided %v %v %v %v",
+						m, k, i, i/k, i%k, gc[i], hvc[i], gc32[i], hvc32[i], g[i], hv[i], g32[i], hv32[i])
+				}
+			}
+		}
+	}
+}
+
+// pass512's eight-lane derivatives are logisticWeights's bits (which are logit.Derivs's, the
+// scalar code's), in both precisions, for the AVX-512 blocks' widths and row counts, at
+// margins of every kind: ±0 (σ's two branches meet), small, near ±708 (the edge of math.Exp's
+// normal path) and beyond it or NaN, where the kernel must say so (the block then goes back
+// to Go).
+func TestWeights512MatchLogisticWeights(t *testing.T) {
+	if !HasAsm || !HasAVX512 || !logit.HasAsm {
+		t.Skip("no AVX-512 (or math.Exp off its FMA path) here: the kernel never runs")
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	kinds := []float64{0, math.Copysign(0, -1), 1e-300, -3.5, 707.9, -707.9, 708.5, -709, math.NaN(), 40}
+	for _, w := range []int{8, 16, 32} {
+		for _, rb := range []int{1, 4, 8, 12} {
+			for trial := range 40 {
+				z, y := make([]float64, rb*w), make([]float64, rb)
+				for i := range y {
+					y[i] = float64(1 - 2*r.IntN(2))
+				}
+				special := false
+				for i := range z {
+					z[i] = 4 * r.NormFloat64()
+					if r.IntN(8) == 0 {
+						z[i] = kinds[r.IntN(len(kinds))]
+						if trial%2 == 0 && (math.IsNaN(z[i]) || math.Abs(z[i]) > 708) {
+							z[i] = 0.5 // half the trials stay on the normal path
+						}
+					}
+					special = special || math.IsNaN(z[i]) || math.Abs(z[i]) > 708
+				}
+				const inv = 1.0 / 96
+				var lw logisticScratch
+				want, got := make([]float64, rb*w), make([]float64, rb*w)
+				logisticWeights(want, z, y, w, inv, &lw)
+				ok := weights512(&got[0], &z[0], &y[0], rb, w, inv)
+				z32, y32 := to32(z), to32(y)
+				want32, got32 := make([]float32, rb*w), make([]float32, rb*w)
+				logisticWeights(want32, z32, y32, w, float32(inv), &lw)
+				ok32 := weights512(&got32[0], &z32[0], &y32[0], rb, w, float32(inv))
+				if ok == special || ok32 == special {
+					t.Fatalf("w = %d, rows %d: the kernel says normal path %v (float32 %v), the margins %v", w, rb, ok, ok32, !special)
+				}
+				if special {
+					continue
+				}
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float32bits(got32[i]) != math.Float32bits(want32[i]) {
+						t.Fatalf("w = %d, rows %d, lane %d (z = %v, y = %v): kernel %v %v, logisticWeights %v %v", w, rb, i, z[i], y[i/w], got[i], got32[i], want[i], want32[i])
+					}
+				}
+			}
+		}
+	}
 }

@@ -142,13 +142,9 @@ func (e *Ensemble) step(j int, s uint32) {
 	p, k, b, d := e.params, len(e.rs), e.params.Batch, e.d
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
 	if e.x32 != nil {
-		for i, v := range e.theta {
-			e.theta32[i] = float32(v)
-		}
+		ensemble.Narrow(e.theta32, e.theta)
 		ensemble.LogisticGradient32(e.grad32, e.x32[j*b*d:(j+1)*b*d], e.y32[j*b:(j+1)*b], e.theta32, b, d, k, float32(e.lambda))
-		for i, v := range e.grad32 {
-			e.grad[i] = float64(v)
-		}
+		ensemble.Widen(e.grad, e.grad32)
 	} else {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}

@@ -89,7 +89,7 @@ type Model struct {
 	ids     []int64
 	slot    map[int64]int
 	size    []int // rows in use per batch (b, unless DeleteRemoval dropped some)
-	batches []*reference.Objective
+	batches []*batchObjective
 	theta   []float64
 	grad    []float64
 	noise   []float64
@@ -130,7 +130,7 @@ func LearnOrdered(ctx context.Context, p Params, loss reference.Loss, ds *refere
 	}
 	b := p.Batch
 	m.size = make([]int, n/b)
-	m.batches = make([]*reference.Objective, n/b)
+	m.batches = make([]*batchObjective, n/b)
 	for j := range m.batches {
 		m.size[j] = b
 		if err := m.rebuild(j); err != nil {
@@ -171,11 +171,12 @@ func (m *Model) rebuild(j int) error {
 	if err != nil {
 		return err
 	}
-	m.batches[j] = m.loss.Objective(ds)
+	obj := m.loss.Objective(ds)
 	// An epoch sweeps every batch once, so each batch comes from memory whenever the
 	// whole matrix does, however small the batch.
 	r := m.x.RawMatrix()
-	m.batches[j].SetStreaming(reference.StreamsFromMemory(r.Rows, r.Cols))
+	obj.SetStreaming(reference.StreamsFromMemory(r.Rows, r.Cols))
+	m.batches[j] = newBatchObjective(obj, m.loss, r, lo, hi)
 	return nil
 }
 

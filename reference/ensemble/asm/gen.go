@@ -33,11 +33,12 @@ type precision struct {
 	zero  func(...Op) // VXORPD/PS r, r, r
 	smov  func(...Op) // VMOVSD/VMOVSS: one element, memory to register or back
 	sfma  func(...Op) // VFMADD231SD/SS: one element's acc += a·b
+	mul   func(...Op) // VMULPD/PS a, b, dst: dst = a·b
 }
 
 var precisions = []precision{
-	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD, smov: VMOVSD, sfma: VFMADD231SD},
-	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS, smov: VMOVSS, sfma: VFMADD231SS},
+	{typ: "float64", short: "F64", size: 8, lanes: 4, load: VMOVUPD, store: VMOVUPD, bcast: VBROADCASTSD, fma: VFMADD231PD, zero: VXORPD, smov: VMOVSD, sfma: VFMADD231SD, mul: VMULPD},
+	{typ: "float32", short: "F32", size: 4, lanes: 8, load: VMOVUPS, store: VMOVUPS, bcast: VBROADCASTSS, fma: VFMADD231PS, zero: VXORPS, smov: VMOVSS, sfma: VFMADD231SS, mul: VMULPS},
 }
 
 // rows is the row block of the one-model kernels and of the panels' 4-row kernels; the
@@ -63,8 +64,9 @@ const wideRegs = 2
 type kernel struct {
 	precision
 	regs int
-	rows int  // rows, rows6 or rows12
-	zmm  bool // 512-bit registers (AVX-512): twice the lanes, and thirty-two of them
+	rows int  // rows, rows6 or rows12 (the AVX-512 kernels also 8 and 4)
+	zmm  bool // 512-bit registers (AVX-512): twice the lanes
+	evex bool // an AVX-512 kernel (thirty-two registers; 256-bit ones unless zmm)
 }
 
 // width is the models a panel holds.
@@ -88,10 +90,21 @@ func (k kernel) vec() reg.VecVirtual {
 	return YMM()
 }
 
+// zero clears a register of the kernel's: VPXORQ on AVX-512 kernels' (AVX-512F, and VL for
+// the 256-bit ones: VXORPD on a ZMM register needs DQ, and on Y16–Y31 VL), else the
+// precision's VXORPD/PS.
+func (k kernel) zeroVec(r reg.VecVirtual) {
+	if k.evex {
+		VPXORQ(r, r, r)
+		return
+	}
+	k.zero(r, r, r)
+}
+
 // name is the kernel's name for op ("mul" or "acc"): mulF64x8AVX2, accF32x16AVX2, …, and
 // mulF64x8R6AVX2, … for the 6-row kernels.
 func (k kernel) name(op string) string {
-	if k.zmm {
+	if k.evex {
 		return fmt.Sprintf("%s%sx%dR%dAVX512", op, k.short, k.width(), k.rows)
 	}
 	if k.rows == rows6 {
@@ -112,14 +125,36 @@ func main() {
 	for _, p := range precisions {
 		for _, nr := range []int{rows, rows6} {
 			for _, regs := range []int{2, 1} {
-				mul(kernel{p, regs, nr, false})
-				acc(kernel{p, regs, nr, false})
+				mul(kernel{p, regs, nr, false, false})
+				acc(kernel{p, regs, nr, false, false})
 			}
 		}
-		mulWide(kernel{p, wideRegs, rows12, true})
-		accWide(kernel{p, wideRegs, rows12, true})
+		// AVX-512: two 512-bit registers of models (the wide block), one (narrow), one
+		// 256-bit (half), each on 12, 8 or 4 rows, so that a batch's rows all go through
+		// them whatever b mod 12; the mul kernels also in an init form (mulWideInit)
+		for _, shape := range []struct {
+			regs int
+			zmm  bool
+		}{{wideRegs, true}, {1, true}, {1, false}} {
+			for _, nr := range []int{rows12, 8, rows} {
+				k := kernel{p, shape.regs, nr, shape.zmm, true}
+				mulWide(k, false)
+				mulWide(k, true)
+				accWide(k)
+			}
+		}
 		mulOne(p)
 		accOne(p)
+	}
+	dotOne(true, 8)
+	axpyOne(true, 8)
+	dotOne(true, rows)
+	axpyOne(true, rows)
+	dotOne(false, 2)
+	axpyOne(false, rows)
+	convert()
+	for _, p := range precisions {
+		weights512(p)
 	}
 	peak()
 	peak512()
@@ -342,24 +377,42 @@ func overSteps(name, end string, d reg.Register, body func()) {
 // zeroZ clears a 512-bit register (VPXORQ: AVX-512F alone, where VXORPD on ZMM needs DQ).
 func zeroZ(r reg.VecVirtual) { VPXORQ(r, r, r) }
 
-// mulWide is mul with AVX-512 registers: rows × regs accumulators (24 of the 32), one FMA
-// chain per output, j in order, so a model rounds here as in the AVX2 panels and in Go.
-func mulWide(p kernel) {
+// mulWide is mul with AVX-512 registers: rows × regs accumulators (24 of the 32 at most),
+// one FMA chain per output, j in order, so a model rounds here as in the AVX2 panels and in
+// Go. With init (the "Init" kernels, for a call's first row block) it also sets
+// g[j][t] = lambda·a[j][t] (stride lda), one rounded product as Go's lambda*v: LogisticGradient's
+// λΘ, written while Θ's row is in a register instead of in a pass of its own.
+func mulWide(p kernel, init bool) {
 	name := p.name("mul")
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
+	sig := fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ)
+	doc := fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width())
+	if init {
+		name += "Init"
+		sig = fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s, out *%[1]s, lambda %[1]s)", p.typ)
+		doc = fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel and out's panel (stride lda) to lambda times a's (AVX-512).", name, p.rows, p.width(), p.rows, p.width())
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width()))
+	Doc(doc)
 	ra := loadRows(p.precision, p.rows)
 	a := Load(Param("a"), GP64())
 	lda := Load(Param("lda"), GP64())
 	SHLQ(U8(shift(p.size)), lda)
 	d := Load(Param("d"), GP64())
+	var g reg.Register
+	var lam reg.VecVirtual
+	if init {
+		g = Load(Param("out"), GP64())
+		lam = p.vec()
+		l := Load(Param("lambda"), XMM())
+		p.bcast(l, lam)
+	}
 	accs := make([][]reg.VecVirtual, p.rows)
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
 		for h := range accs[r] {
 			accs[r][h] = p.vec()
-			zeroZ(accs[r][h])
+			p.zeroVec(accs[r][h])
 		}
 	}
 	overSteps(name, "store", d, func() {
@@ -367,6 +420,14 @@ func mulWide(p kernel) {
 		for h := range as {
 			as[h] = p.vec()
 			p.load(Mem{Base: a, Disp: p.vbytes() * h}, as[h])
+		}
+		if init {
+			for h := range as {
+				t := p.vec()
+				p.mul(lam, as[h], t)
+				p.store(t, Mem{Base: g, Disp: p.vbytes() * h})
+			}
+			ADDQ(lda, g)
 		}
 		for r := range p.rows {
 			b := p.vec()
@@ -409,6 +470,61 @@ func accWide(p kernel) {
 	g := Load(Param("gp"), GP64())
 	ldg := Load(Param("ldg"), GP64())
 	SHLQ(U8(shift(p.size)), ldg)
+	// Each row of g takes its rows' FMAs one after the other, a chain of p.rows dependent
+	// operations; the AVX-512 kernels take unroll rows of g a step (unroll·regs chains
+	// interleaved, not one or two), so the chains' latencies overlap without leaning on the
+	// out-of-order window. Each output still sums its rows in order: the same bits.
+	if p.evex {
+		unroll := 4 / p.regs
+		ldg3 := GP64()
+		LEAQ(Mem{Base: ldg, Index: ldg, Scale: 2}, ldg3)
+		steps := GP64()
+		MOVQ(d, steps)
+		SHRQ(U8(map[int]uint8{2: 1, 4: 2}[unroll]), steps)
+		ANDQ(U8(unroll-1), d)
+		gAt := func(u, h int) Mem {
+			m := Mem{Base: g, Disp: p.vbytes() * h}
+			switch u {
+			case 1:
+				m.Index, m.Scale = ldg, 1
+			case 2:
+				m.Index, m.Scale = ldg, 2
+			case 3:
+				m.Index, m.Scale = ldg3, 1
+			}
+			return m
+		}
+		overSteps(name+"u", "done", steps, func() {
+			gs := make([][]reg.VecVirtual, unroll)
+			for u := range gs {
+				gs[u] = make([]reg.VecVirtual, p.regs)
+				for h := range gs[u] {
+					gs[u][h] = p.vec()
+					p.load(gAt(u, h), gs[u][h])
+				}
+			}
+			for r := range p.rows {
+				for u := range unroll {
+					b := p.vec()
+					m := ra.at(r)
+					m.Disp += u * int(p.size)
+					p.bcast(m, b)
+					for h := range p.regs {
+						p.fma(zs[r][h], b, gs[u][h])
+					}
+				}
+			}
+			for u := range gs {
+				for h := range gs[u] {
+					p.store(gs[u][h], gAt(u, h))
+				}
+			}
+			LEAQ(Mem{Base: g, Index: ldg, Scale: uint8(unroll)}, g)
+			for _, b := range ra.bases {
+				ADDQ(U8(unroll*int(p.size)), b)
+			}
+		})
+	}
 	overSteps(name, "done", d, func() {
 		gs := make([]reg.VecVirtual, p.regs)
 		for h := range gs {
@@ -686,6 +802,347 @@ func derivs() {
 	SUBQ(U8(4), n)
 	JMP(LabelRef("derivsloop"))
 	Label("derivsdone")
+	Store(special, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// oneLanes is the lanes of the one-model margins (LogisticGradientOne): lane l sums x_j·θ_j
+// over j ≡ l mod 16, j < d &^ 15, in two 512-bit accumulators.
+const oneLanes = 16
+
+// dotOne: u[r] = x_r·θ for four rows (zmm; two rows with AVX2's sixteen registers),
+// vectorised over j: sixteen lanes a row (two 512-bit accumulators, or four 256-bit), lane l
+// summing j ≡ l (mod 16); then lanes l and l + 8 added, l and l + 4, l and l + 2, the last
+// two (VHADDPD), then the last d mod 16 terms one scalar FMA each in order: the order dotGo
+// follows, so the same bits on both paths.
+func dotOne(zmm bool, nrows int) {
+	name, regs, vb := fmt.Sprintf("dotF64x%dAVX512", nrows), 2, 64
+	vec := ZMM
+	if !zmm {
+		name, nrows, regs, vb = "dotF64x2AVX2", 2, 4, 32
+		vec = YMM
+	}
+	TEXT(name, NOSPLIT, "func(x *float64, ldx int, theta *float64, d int, u *float64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s sets u[r] = x_r·θ for x's %d rows, 16 lanes over j, as dotGo sums.", name, nrows))
+	p := precisions[0]
+	x := rowPointers(p, nrows)
+	th := Load(Param("theta"), GP64())
+	d := Load(Param("d"), GP64())
+	steps := GP64()
+	MOVQ(d, steps)
+	SHRQ(U8(4), steps)
+	ANDQ(U8(oneLanes-1), d)
+	acc := make([][]reg.VecVirtual, nrows)
+	for r := range acc {
+		acc[r] = make([]reg.VecVirtual, regs)
+		for h := range acc[r] {
+			acc[r][h] = vec()
+			if zmm {
+				VPXORQ(acc[r][h], acc[r][h], acc[r][h]) // AVX-512F (VXORPD on ZMM needs DQ)
+			} else {
+				VXORPD(acc[r][h], acc[r][h], acc[r][h])
+			}
+		}
+	}
+	overSteps(name+"v", "tail", steps, func() {
+		for h := range regs {
+			t := vec()
+			VMOVUPD(Mem{Base: th, Disp: vb * h}, t)
+			for r := range nrows {
+				VFMADD231PD(Mem{Base: x[r], Disp: vb * h}, t, acc[r][h])
+			}
+		}
+		ADDQ(U8(128), th)
+		for r := range nrows {
+			ADDQ(U8(128), x[r])
+		}
+	})
+	s := make([]reg.VecVirtual, nrows)
+	for r := range nrows {
+		var hi reg.VecVirtual
+		if zmm {
+			VADDPD(acc[r][1], acc[r][0], acc[r][0]) // l + (l + 8)
+			hi = YMM()
+			VEXTRACTF64X4(U8(1), acc[r][0], hi)
+			VADDPD(hi, acc[r][0].AsY(), hi) // l + (l + 4)
+		} else {
+			VADDPD(acc[r][2], acc[r][0], acc[r][0]) // lanes 0–3 + 8–11
+			VADDPD(acc[r][3], acc[r][1], acc[r][1]) // lanes 4–7 + 12–15
+			VADDPD(acc[r][1], acc[r][0], acc[r][0]) // l + (l + 4)
+			hi = acc[r][0]
+		}
+		h2 := XMM()
+		VEXTRACTF128(U8(1), hi, h2)
+		VADDPD(h2, hi.AsX(), h2) // l + (l + 2)
+		VHADDPD(h2, h2, h2)
+		s[r] = h2
+	}
+	overSteps(name, "store", d, func() {
+		t := XMM()
+		VMOVSD(Mem{Base: th}, t)
+		for r := range nrows {
+			VFMADD231SD(Mem{Base: x[r]}, t, s[r])
+			ADDQ(U8(8), x[r])
+		}
+		ADDQ(U8(8), th)
+	})
+	u := Load(Param("u"), GP64())
+	for r := range nrows {
+		VMOVSD(s[r], Mem{Base: u, Disp: 8 * r})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// axpyOne: g[j] += Σ_{r<4} x_r[j]·w[r], one FMA a row in r order, 16 j's a step (two
+// 512-bit registers, or four 256-bit), then the last d mod 16 one at a time: the bits of
+// the Go loop.
+func axpyOne(zmm bool, nrows int) {
+	name, regs, vb := fmt.Sprintf("axpyF64x%dAVX512", nrows), 2, 64
+	vec := ZMM
+	if !zmm {
+		name, regs, vb = "axpyF64x4AVX2", 4, 32
+		vec = YMM
+	}
+	TEXT(name, NOSPLIT, "func(x *float64, ldx int, w *float64, d int, gp *float64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds Σ_r w[r]·x_r to g for x's %d rows, rows in order.", name, nrows))
+	p := precisions[0]
+	x := rowPointers(p, nrows)
+	wp := Load(Param("w"), GP64())
+	w := make([]reg.VecVirtual, nrows)
+	for r := range w {
+		w[r] = vec()
+		VBROADCASTSD(Mem{Base: wp, Disp: 8 * r}, w[r])
+	}
+	d := Load(Param("d"), GP64())
+	g := Load(Param("gp"), GP64())
+	steps := GP64()
+	MOVQ(d, steps)
+	SHRQ(U8(4), steps)
+	ANDQ(U8(oneLanes-1), d)
+	overSteps(name+"v", "tail", steps, func() {
+		t := make([]reg.VecVirtual, regs)
+		for h := range t {
+			t[h] = vec()
+			VMOVUPD(Mem{Base: g, Disp: vb * h}, t[h])
+		}
+		for r := range nrows {
+			for h := range t {
+				VFMADD231PD(Mem{Base: x[r], Disp: vb * h}, w[r], t[h])
+			}
+		}
+		for h := range t {
+			VMOVUPD(t[h], Mem{Base: g, Disp: vb * h})
+		}
+		ADDQ(U8(128), g)
+		for r := range nrows {
+			ADDQ(U8(128), x[r])
+		}
+	})
+	overSteps(name, "done", d, func() {
+		t := XMM()
+		VMOVSD(Mem{Base: g}, t)
+		for r := range nrows {
+			VFMADD231SD(Mem{Base: x[r]}, w[r].AsX(), t)
+			ADDQ(U8(8), x[r])
+		}
+		VMOVSD(t, Mem{Base: g})
+		ADDQ(U8(8), g)
+	})
+	VZEROUPPER()
+	RET()
+}
+
+// convert: narrowAVX512 (float64 → float32, VCVTPD2PS) and widenAVX512 (float32 → float64,
+// VCVTPS2PD), sixteen elements a step; the caller converts the last n mod 16. Both round as
+// Go's conversions do (CVTSD2SS, CVTSS2SD: to nearest, ties to even, MXCSR's default), so
+// the same bits.
+func convert() {
+	TEXT("narrowAVX512", NOSPLIT, "func(dst *float32, src *float64, n int)")
+	Pragma("noescape")
+	Doc("narrowAVX512 sets dst[i] = float32(src[i]) for i < n &^ 15.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	SHRQ(U8(4), n)
+	overSteps("narrow", "done", n, func() {
+		a, b := YMM(), YMM()
+		VCVTPD2PS(Mem{Base: src}, a)
+		VCVTPD2PS(Mem{Base: src, Disp: 64}, b)
+		VMOVUPS(a, Mem{Base: dst})
+		VMOVUPS(b, Mem{Base: dst, Disp: 32})
+		ADDQ(U8(128), src)
+		ADDQ(U8(64), dst)
+	})
+	VZEROUPPER()
+	RET()
+
+	TEXT("widenAVX512", NOSPLIT, "func(dst *float64, src *float32, n int)")
+	Pragma("noescape")
+	Doc("widenAVX512 sets dst[i] = float64(src[i]) for i < n &^ 15.")
+	dst = Load(Param("dst"), GP64())
+	src = Load(Param("src"), GP64())
+	n = Load(Param("n"), GP64())
+	SHRQ(U8(4), n)
+	overSteps("widen", "done", n, func() {
+		a, b := ZMM(), ZMM()
+		VCVTPS2PD(Mem{Base: src}, a)
+		VCVTPS2PD(Mem{Base: src, Disp: 32}, b)
+		VMOVUPD(a, Mem{Base: dst})
+		VMOVUPD(b, Mem{Base: dst, Disp: 64})
+		ADDQ(U8(64), src)
+		ADDQ(U8(128), dst)
+	})
+	VZEROUPPER()
+	RET()
+}
+
+// expConst8 is expConst's constant eight times over (a 512-bit register's worth), in a table
+// of its own.
+var expData8 map[string]Mem
+
+func expConst8(name string) Mem {
+	if expData8 == nil {
+		expData8 = map[string]Mem{}
+		base := GLOBL("expconst8", RODATA|NOPTR)
+		for i, c := range expConsts {
+			for l := range 8 {
+				DATA(64*i+8*l, U64(c.bits))
+			}
+			expData8[c.name] = base.Offset(64 * i)
+		}
+	}
+	return expData8[name]
+}
+
+// expLanes8 is expLanes on eight lanes (AVX-512F): the same operations in the same order,
+// so math.Exp's bits for arguments on its normal path.
+func expLanes8(x reg.VecVirtual) reg.VecVirtual {
+	x1 := ZMM()
+	VMULPD(expConst8("log2e"), x, x1)
+	bx := YMM()
+	VCVTPD2DQ(x1, bx) // rounds to nearest, as CVTSD2SL does
+	VCVTDQ2PD(bx, x1)
+	x0 := ZMM()
+	VMOVAPD(x, x0)
+	VFNMADD231PD(expConst8("ln2u"), x1, x0)
+	VFNMADD231PD(expConst8("ln2l"), x1, x0)
+	VMULPD(expConst8("sixteenth"), x0, x0)
+	p := ZMM()
+	VMOVUPD(expConst8("c8"), p)
+	for _, c := range []string{"c7", "c6", "c5", "c4", "c3", "c2", "one"} {
+		VFMADD213PD(expConst8(c), x0, p)
+	}
+	VMULPD(p, x0, x0)
+	for range 3 {
+		VADDPD(expConst8("two"), x0, p)
+		VMULPD(p, x0, x0)
+	}
+	VADDPD(expConst8("two"), x0, p)
+	VFMADD213PD(expConst8("one"), p, x0)
+	scale := ZMM()
+	VPMOVSXDQ(bx, scale)
+	VPADDQ(expConst8("bias"), scale, scale)
+	VPSLLQ(U8(52), scale, scale)
+	VMULPD(scale, x0, x0)
+	return x0
+}
+
+// weights512: wz[r·w + t] = inv·φ'(z[r·w + t]) with label y[r], for rows r < rows and w
+// models (a multiple of 8), eight lanes at a time: logit's derivsAVX2 on eight lanes,
+// unclipped (its clip at +Inf never applies), on float64 copies of float32 inputs as
+// reference/ensemble's logisticWeights makes them (float32: the derivative rounded to
+// float32, then times inv in float32). It returns 1 if some −y·z was NaN or beyond ±708:
+// the caller then redoes the block in Go.
+func weights512(p precision) {
+	name := "weights" + p.short + "AVX512"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(wz *%[1]s, z *%[1]s, y *%[1]s, rows, w int, inv %[1]s) int", p.typ))
+	Pragma("noescape")
+	Doc(name + " sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).")
+	wz := Load(Param("wz"), GP64())
+	z := Load(Param("z"), GP64())
+	y := Load(Param("y"), GP64())
+	nrows := Load(Param("rows"), GP64())
+	w := Load(Param("w"), GP64())
+	SHRQ(U8(3), w)
+	invX := Load(Param("inv"), XMM())
+	inv := ZMM()
+	p.bcast(invX, inv)
+	special := GP64()
+	XORQ(special, special)
+	zero := ZMM()
+	VPXORQ(zero, zero, zero)
+	Label(name + "rows")
+	TESTQ(nrows, nrows)
+	JZ(LabelRef(name + "done"))
+	negY := ZMM()
+	yx := XMM()
+	if p.size == 4 {
+		VMOVSS(Mem{Base: y}, yx)
+		VCVTSS2SD(yx, yx, yx)
+	} else {
+		VMOVSD(Mem{Base: y}, yx)
+	}
+	VBROADCASTSD(yx, negY)
+	VXORPD(expConst8("sign"), negY, negY)
+	n := GP64()
+	MOVQ(w, n)
+	Label(name + "lanes")
+	TESTQ(n, n)
+	JZ(LabelRef(name + "next"))
+	u, t := ZMM(), ZMM()
+	if p.size == 4 {
+		VCVTPS2PD(Mem{Base: z}, u)
+	} else {
+		VMOVUPD(Mem{Base: z}, u)
+	}
+	VMULPD(u, negY, t) // t = −y·u
+	abs := ZMM()
+	VANDPD(expConst8("abs"), t, abs)
+	ok := K()
+	VCMPPD(U8(0x12), expConst8("normal"), abs, ok) // |t| ≤ 708 (LE_OQ: NaN fails)
+	m := GP32()
+	KMOVW(ok, m)
+	CMPL(m, U32(0xff))
+	JE(LabelRef(name + "normal"))
+	MOVQ(U64(1), special)
+	Label(name + "normal")
+	pos := K()
+	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
+	negT, x := ZMM(), ZMM()
+	VXORPD(expConst8("sign"), t, negT)
+	VBLENDMPD(negT, t, pos, x) // x = t ≥ 0 ? −t : t
+	e := expLanes8(x)
+	num, den, sg := ZMM(), ZMM(), ZMM()
+	VBLENDMPD(expConst8("one"), e, pos, num)
+	VADDPD(expConst8("one"), e, den)
+	VDIVPD(den, num, sg) // σ(t)
+	VMULPD(sg, negY, sg) // −y·s
+	if p.size == 4 {
+		// logit.Derivs at inv = 1 (the multiplication by 1 exact), rounded to float32,
+		// then inv·w in float32
+		s32 := YMM()
+		VCVTPD2PS(sg, s32)
+		VMULPS(inv.AsY(), s32, s32)
+		VMOVUPS(s32, Mem{Base: wz})
+		ADDQ(U8(32), wz)
+		ADDQ(U8(32), z)
+	} else {
+		VMULPD(inv, sg, sg)
+		VMOVUPD(sg, Mem{Base: wz})
+		ADDQ(U8(64), wz)
+		ADDQ(U8(64), z)
+	}
+	DECQ(n)
+	JMP(LabelRef(name + "lanes"))
+	Label(name + "next")
+	ADDQ(U8(p.size), y)
+	DECQ(nrows)
+	JMP(LabelRef(name + "rows"))
+	Label(name + "done")
 	Store(special, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
