@@ -35,13 +35,19 @@
 // block costs the same log, square root and sine-cosine, with no data-dependent branch, so
 // SIMD lanes run in step; and over an inverse-CDF approximation because it is exact up to
 // the rounding of those three, in the tails too. The log and the sine-cosine are this
-// package's own (transform.go): Taylor series on a reduced range whose products are
-// rounded before their sums, so that every build (math.Sincos's bits change with GOAMD64,
-// where the compiler fuses multiply-adds) and an assembly kernel doing mulpd then addpd
+// package's own (transform.go): near-minimax polynomials on a reduced range, evaluated by
+// Estrin's scheme, each sum of a product one fused multiply-add (math.FMA, one rounding)
+// and every other operation one rounded IEEE operation, so that every build
+// (math.Sincos's bits change with GOAMD64, where the compiler fuses multiply-adds of its
+// own choosing) and an assembly kernel doing VFMADD231PD where the Go code calls math.FMA
 // give the same bits, pinned by TestStreamsPinned. The log is within 6 ulp of math.Log
-// (2 measured), the sine and cosine within 2⁻⁴⁹ of math.Sincos(2πv) (2⁻⁵⁰·⁴ measured, the
+// (3 measured), the sine and cosine within 2⁻⁴⁹ of math.Sincos(2πv) (2⁻⁵⁰·³ measured, the
 // rounding of 2πv being most of it), so a normal is within a few ulp of the exact
-// transform of its uniforms. With a 53-bit u centred in its cell (never 0) |z| reaches
+// transform of its uniforms. (Until issue 44, before the stream was released, the
+// series were Taylor's evaluated by Horner with every product rounded before its sum:
+// 54 dependent multiplies and adds a pair of normals where there are now 21 FMAs, at
+// most four deep, and four products for the powers; the stream's values changed then,
+// once, and TestStreamsPinned's Fill hash with them.) With a 53-bit u centred in its cell (never 0) |z| reaches
 // √(2·54·ln 2) = 8.65σ; beyond it the normal law has 5·10⁻¹⁸ of its mass. Fill32 makes four
 // float32 normals a block from 32-bit uniforms (|z| ≤ 6.76σ, beyond which the law has
 // 1.4·10⁻¹¹), computed in float64 and rounded once.
@@ -89,27 +95,32 @@
 //   - The uniforms: the 53-bit integer converted exactly (VCVTQQ2PD; on AVX2 two halves
 //     through the 2⁵² and 2⁸⁴ magic numbers), + ½, times 2⁻⁵³: transform.go's operations.
 //   - The log: exponent and mantissa (VGETEXPPD and VGETMANTPD, or bit masks), the
-//     mantissa halved above √2 by a masked multiply or a blend, the division, the Horner
-//     series as VMULPD then VADDPD step by step (never a fused multiply-add: that rounds
-//     once where the Go code rounds twice), VSQRTPD.
-//   - The sine-cosine: 4v + ½ floored (VRNDSCALEPD, VROUNDPD), the two series, then the
-//     quadrant by blends and sign xors in each lane, where the Go code has masks.
+//     mantissa halved above √2 by a masked multiply or a blend, the division, the
+//     polynomial by Estrin's scheme, each step a VFMADD231PD as the Go code's math.FMA
+//     (the same addend: an FMA's product is exact, its sum rounded once), VSQRTPD.
+//   - The sine-cosine: 4v + ½ floored (VRNDSCALEPD, VROUNDPD), f = 4v − k, the two
+//     polynomials in f² sharing its powers, then the quadrant by blends and sign xors in
+//     each lane, where the Go code has masks.
 //   - r·cos and r·sin (times sd in the scaled kernels), interleaved back into block order
 //     by permutes; Fill32 rounds each to float32 once (VCVTPD2PS) and interleaves four.
 //
 // Every operation is one IEEE 754 operation correctly rounded, the same as the Go code's,
 // in the same order, or an exact one (conversions of integers below 2⁵³, powers of two:
-// the kernels fold the log's −2 into its two terms and v's 4 into its scale, both exact),
+// the kernels fold the log's −2 into its FMA's operands and v's 4 into its scale, both
+// exact),
 // so the bits cannot differ; TestKernelsAreGosBits and its rapid twin check it value by
 // value on every path this CPU has, and TestStreamsPinned holds every path to the pinned
 // hashes. A kernel runs two groups of blocks side by side (one for AVX2's float32, whose
-// sixteen registers hold no more), so that the processor overlaps their chains. A length
+// sixteen registers hold no more), so that the processor overlaps their chains; where
+// registers run short a value waits on the stack (AVX2 float64: u, then the sine;
+// AVX-512 float32: words 2 and 3, and sd read from the frame). A length
 // that is not a whole number of the kernel's steps (16 blocks on AVX-512, 8 or 4 on AVX2)
 // ends with one step into a buffer on the stack, copied out.
 //
 // The path is chosen once, at start-up (bestPath): AVX-512 if the CPU and OS have
-// AVX-512 F and DQ, else AVX2, else pure Go (other architectures, older CPUs, and
-// GODEBUG=cpu.avx512f=off or cpu.avx2=off, which golang.org/x/sys/cpu honours). The
+// AVX-512 F and DQ, else AVX2 with FMA3, else pure Go (other architectures, older CPUs,
+// and GODEBUG=cpu.avx512f=off, cpu.avx2=off or cpu.fma=off, which golang.org/x/sys/cpu
+// honours; pure Go's math.FMA then runs in software, with the same bits). The
 // pure-Go path runs two blocks and two transforms side by side (block2, boxMuller2), so
 // that the processor overlaps their chains of dependent operations; Block alone is one
 // such chain.
@@ -124,19 +135,25 @@
 // each path, wall and CPU time, and its multiple of copying the same bytes;
 // BenchmarkBlock and BenchmarkBlock2 Philox's share in pure Go; BenchmarkEpochNoise the
 // noise of one SGLU trial-epoch at b = 128 (88 steps of 784 normals). On this project's
-// 2-core machine (AMD EPYC, Zen 5 at ~3 GHz, shared while measured; medians of three runs,
-// n = 784) a float64 normal costs 2.1 ns on AVX-512 (1.7 at n = 2¹⁶), 3.8 on AVX2 and 26 in
-// pure Go (35.7 before the kernels), a float32 one 1.5, 3.5 and 20 (26 before); the
-// epoch's noise 0.13 ms in float64 and 0.10 in float32 on AVX-512. What bounds the
-// AVX-512 kernels is the transform's chains of dependent multiplies and adds (three
-// Horner series, 27 steps of a VMULPD then a VADDPD): with those two instructions
-// replaced by register moves (wrong values, a measurement only) a float64 normal costs
-// 0.9 ns instead of 1.9, and neither more groups side by side, two passes (draw a chunk,
-// then transform it), nor broadcast or short-displacement constants changed the cost. A
-// faster transform (fewer or fused terms) gives other bits: a new stream.
+// 2-core machine (AMD EPYC, Zen 5 at ~3.3 GHz, shared while measured; medians of three
+// runs interleaved with the Horner transform's build, thread CPU, n = 784) a float64
+// normal costs 1.56 ns on AVX-512 (1.84 with the Horner series), 2.85 on AVX2 (3.75) and
+// 23 in pure Go (26; 35.7 before the kernels), a float32 one 1.36, 2.78 and 17 (1.59,
+// 3.67, 19); the epoch's noise 0.113 ms in float64 (0.136) and 0.090 in float32 (0.108)
+// on AVX-512. What the AVX-512 float64 kernel's cost is made of, measured by leaving parts
+// out (wrong values, a measurement only): Philox 0.55 ns a normal, the sine-cosine 0.42,
+// the log 0.33, the uniforms, products and stores 0.23. The parts add up, as a bound on
+// the throughput of the step's 284 instructions would make them (this machine runs two
+// 512-bit FMAs, multiplies, VPMULUDQs or shifts a cycle between them, measured), rather
+// than overlapping as waiting chains would; drawing the next step's blocks among the
+// transform's instructions (software pipelining, one group: two do not fit 32 registers)
+// was tried and was no faster, as were VPSHUFD in place of Philox's shifts and its
+// multipliers held in registers instead of read from memory (each within the runs'
+// spread, same bits), and as more groups side by side and two passes were before.
+// Philox4x32-10 alone, at 0.55 ns, is most of a 0.7 ns budget.
 //
-// Nothing in the trial engine uses this package yet: its streams are not
-// math/rand/v2's, so adopting them changes reports' bits and is a versioned change.
+// Reports name the stream SGLU's noise is (reference/sglu's NoiseStream); its values
+// changed once, with the transform, before it was released.
 package philox
 
 //go:generate go run -C asm . -out ../kernel_amd64.s -stubs ../kernel_amd64_stubs.go -pkg philox

@@ -16,7 +16,7 @@ import (
 // paths is every path this process can run: pure Go, and the kernels its CPU has.
 func paths() []int {
 	ps := []int{pathGo}
-	if bestPath() >= pathAVX2 && cpu.X86.HasAVX2 {
+	if bestPath() >= pathAVX2 && cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		ps = append(ps, pathAVX2)
 	}
 	if bestPath() == pathAVX512 {
@@ -98,9 +98,9 @@ func sameBits(got, want []uint64) (int, bool) {
 // AVX-512's 16 blocks: 32 or 64) and past 2¹⁶, at addresses with every word set, and read
 // from blocks up to the stream's end (where a partial step's spare lanes run past it).
 // Planted, each seen to fail here: one lane's quadrant turned the wrong way (AVX-512 and
-// AVX2 alike), an FMA in the log's series (its last Horner step; one at the s⁶ step
-// changes no bit), the partial step's buffer copied one value short, and preRounds'
-// slot 5 keyed with round 2's k1.
+// AVX2 alike), the partial step's buffer copied one value short, preRounds' slot 5 keyed
+// with round 2's k1, and (in the Estrin transform) the log's final FMA emitted as a VMULPD
+// then a VADDPD (1 ulp at value 0 of a one-value fill).
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
@@ -259,7 +259,8 @@ func TestFillAtEnd(t *testing.T) {
 // The AVX2 kernels use only what an AVX2 CPU has: the assembler accepts Y16–Y31 (and
 // X16–X31) in instructions with an AVX-512VL encoding, and this CPU would run them, but an
 // AVX2-only CPU would fault; and every kernel requires no more than bestPath checks for
-// (avo's "Requires:" line above each function). Planted: one AVX2 VADDPD's Y3 renamed Y17
+// (avo's "Requires:" line above each function: FMA3 for the AVX2 ones, which bestPath
+// checks). Planted: one AVX2 VADDPD's Y3 renamed Y17
 // fails it, as does an AVX2 kernel requiring AVX512F.
 func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 	src, err := os.ReadFile("kernel_amd64.s")
@@ -267,7 +268,7 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 		t.Fatalf("read the kernels: %v", err)
 	}
 	allowed := map[string]map[string]bool{
-		"AVX2":   {"AVX": true, "AVX2": true},
+		"AVX2":   {"AVX": true, "AVX2": true, "FMA3": true},
 		"AVX512": {"AVX": true, "AVX512F": true, "AVX512DQ": true},
 	}
 	wide := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`)
@@ -309,9 +310,11 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 // The path follows the features golang.org/x/sys/cpu reports, GODEBUG included, and
 // every path it picks gives the pinned bits: in a child process with cpu.avx512f=off the
 // AVX2 kernels run, with cpu.avx512dq=off too, with AVX2 and AVX-512 off pure Go, with
-// cpu.all=off pure Go, and each child passes TestStreamsPinned on its path. Planted:
-// bestPath checking AVX2 before AVX-512 fails the unmodified case (avx2 where avx512 is
-// wanted).
+// cpu.all=off pure Go, with AVX-512 and FMA off pure Go (the AVX2 kernels' series are
+// FMAs), and each child passes TestStreamsPinned on its path (pure Go's math.FMA in
+// software where the CPU's is off). Planted: bestPath checking AVX2 before AVX-512 fails
+// the unmodified case (avx2 where avx512 is wanted); bestPath not checking FMA fails the
+// cpu.fma=off case (avx2 where go is wanted).
 func TestGODEBUGChoosesThePath(t *testing.T) {
 	if want := os.Getenv("PHILOX_WANT_PATH"); want != "" {
 		if got := pathNames[path]; got != want {
@@ -326,6 +329,7 @@ func TestGODEBUGChoosesThePath(t *testing.T) {
 		{"cpu.avx512f=off", "avx2"},
 		{"cpu.avx512dq=off", "avx2"},
 		{"cpu.avx512f=off,cpu.avx2=off", "go"},
+		{"cpu.avx512f=off,cpu.fma=off", "go"},
 		{"cpu.all=off", "go"},
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ {

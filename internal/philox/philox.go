@@ -110,11 +110,13 @@ func boxMuller(u, v float64) (float64, float64) {
 	return r * c, r * s
 }
 
-// boxMuller2 is boxMuller(u1, v1), boxMuller(u2, v2), the two side by side.
+// boxMuller2 is boxMuller(u1, v1), boxMuller(u2, v2), the two logs, square roots and
+// sine-cosines side by side, so that the processor overlaps their chains.
 func boxMuller2(u1, v1, u2, v2 float64) (a1, b1, a2, b2 float64) {
-	l1, l2 := logUnit2(u1, u2)
+	l1, l2 := logUnit(u1), logUnit(u2)
 	r1, r2 := math.Sqrt(-2*l1), math.Sqrt(-2*l2)
-	s1, c1, s2, c2 := sinCosTurns2(v1, v2)
+	s1, c1 := sinCosTurns(v1)
+	s2, c2 := sinCosTurns(v2)
 	return r1 * c1, r1 * s1, r2 * c2, r2 * s2
 }
 

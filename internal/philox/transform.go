@@ -6,34 +6,56 @@ import "math"
 // so that the values are the same on every machine and build: math.Sincos's pure-Go
 // polynomial is fused into FMAs by the compiler at GOAMD64=v3 and not at v1 (Fill's bits
 // differed between the two), and an assembly kernel cannot reproduce a library's internal
-// choices. Each product here is rounded before its sum (an explicit float64 conversion, which
-// the Go spec forbids fusing), so that mulpd then addpd lane by lane gives the same bits.
-// Both are plain Taylor series on a reduced range, so their truncation error is bounded
-// by the first dropped term, and branch-free: the two selects (the mantissa's halving, the
-// quadrant) are blends in SIMD.
+// choices. Every operation here is one IEEE 754 operation, correctly rounded: the sums of products
+// are math.FMA (fused, one rounding, in software where the CPU has no FMA), the other
+// products explicit float64 conversions (which the Go spec forbids fusing), so that
+// VFMADD231PD and VMULPD lane by lane give the same bits. Both are polynomials on a
+// reduced range, evaluated by Estrin's scheme (short chains), and branch-free: the two
+// selects (the mantissa's halving, the quadrant) are blends in SIMD.
 
-// The series' coefficients: 1/(2k+1) for atanh, ±1/n! for sine and cosine (Go's constant
-// arithmetic is exact, each rounded once to float64).
+// The polynomials' coefficients: near-minimax Chebyshev fits on the reduced ranges, each
+// rounded once to float64 (asm/coef.py makes and checks them): atanhCoef for atanh(s)/s in
+// z = s² on [0, 0.0295] (|s| ≤ (√2−1)/(√2+1) = 0.1716), within 2⁻⁵⁸ of it relatively;
+// sinCoef for sin(πf/2)/f and cosCoef for cos(πf/2) in z = f² on [0, ¼] (|f| ≤ ½), within
+// 2⁻⁵⁴·⁵ and 2⁻⁵⁵·⁴, the coefficients' rounding included. Taylor series need 11, 9 and
+// 10 terms for these ranges (the first stream's, before issue 44); minimax needs 8, 7 and 8,
+// and with π/2 folded into the coefficients f is their argument as it is, never rounded.
 var (
-	atanhCoef = [...]float64{1, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21}
-	sinCoef   = [...]float64{1, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800,
-		-1.0 / 1307674368000, 1.0 / 355687428096000}
-	cosCoef = [...]float64{1, -1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600,
-		-1.0 / 87178291200, 1.0 / 20922789888000, -1.0 / 6402373705728000}
+	atanhCoef = [8]float64{1.0, 0.33333333333333826, 0.1999999999965097, 0.14285714380365935,
+		0.11111098523544492, 0.09091816102189126, 0.076562570559619, 0.074049285724485}
+	sinCoef = [7]float64{1.5707963267948966, -0.6459640975062443, 0.07969262624604301,
+		-0.004681754132340976, 0.0001604411507421909, -3.59864335298231e-06, 5.633933781537854e-08}
+	cosCoef = [8]float64{1.0, -1.2337005501361697, 0.2536695079010467, -0.02086348076331121,
+		0.0009192602741831558, -2.520203677046026e-05, 4.710609726757823e-07, -6.321256869628588e-09}
 )
 
-// horner is Σ c[k]·z^k, each product rounded before its sum.
-func horner(c []float64, z float64) float64 {
-	p := c[len(c)-1]
-	for k := len(c) - 2; k >= 0; k-- {
-		p = float64(p*z) + c[k]
-	}
-	return p
+// estrin8 is Σ c[k]·z^k by Estrin's scheme, given z² and z⁴: four pairs c[2j] + c[2j+1]·z,
+// joined two by two by z², the two halves by z⁴, each step one fused multiply-add
+// (math.FMA: one rounding, the same on every machine and build, and the kernels'
+// VFMADD231PD). Its chain is three FMAs long where Horner's is seven.
+func estrin8(c *[8]float64, z, z2, z4 float64) float64 {
+	p0 := math.FMA(c[1], z, c[0])
+	p1 := math.FMA(c[3], z, c[2])
+	p2 := math.FMA(c[5], z, c[4])
+	p3 := math.FMA(c[7], z, c[6])
+	q0 := math.FMA(p1, z2, p0)
+	q1 := math.FMA(p3, z2, p2)
+	return math.FMA(q1, z4, q0)
+}
+
+// estrin7 is estrin8 without c[7]: the last pair is c[6] alone.
+func estrin7(c *[7]float64, z, z2, z4 float64) float64 {
+	p0 := math.FMA(c[1], z, c[0])
+	p1 := math.FMA(c[3], z, c[2])
+	p2 := math.FMA(c[5], z, c[4])
+	q0 := math.FMA(p1, z2, p0)
+	q1 := math.FMA(c[6], z2, p2)
+	return math.FMA(q1, z4, q0)
 }
 
 // logUnit is ln u for a normal float64 u in (0, 1]: u = m·2^e with m in [√½, √2), and
-// ln m = 2·atanh(s) = 2s·Σ s^2k/(2k+1), s = (m−1)/(m+1), |s| ≤ 0.172. The series stops at
-// s²¹⁻¹: the first dropped term is 6·10⁻¹⁹ of the sum.
+// ln m = 2·atanh(s) = 2s·A(s²), s = (m−1)/(m+1), |s| ≤ 0.1716, A atanhCoef's polynomial;
+// the sum e·ln 2 + 2s·A is one FMA.
 func logUnit(u float64) float64 {
 	b := math.Float64bits(u)
 	e := float64(int64(b>>52) - 1023)
@@ -45,20 +67,25 @@ func logUnit(u float64) float64 {
 	m := math.Float64frombits(mb - big<<52)
 	e += float64(big)
 	s := (m - 1) / (m + 1) // m−1 is exact (Sterbenz)
-	return float64(e*math.Ln2) + float64(2*s*horner(atanhCoef[:], s*s))
+	z := float64(s * s)
+	z2 := float64(z * z)
+	return math.FMA(2*s, estrin8(&atanhCoef, z, z2, float64(z2*z2)), float64(e*math.Ln2))
 }
 
 // sinCosTurns is sin 2πv and cos 2πv for v in [0, 1): 4v = k + f with k an integer and
-// |f| ≤ ½ exactly, x = f·π/2 in [−π/4, π/4], the series to x¹⁷ and x¹⁸ (the first dropped
-// terms are below 10⁻¹⁹), then the quadrant k turns (sin x, cos x) by k right angles.
-// Reducing in turns needs no Cody–Waite or Payne–Hanek step: 4v − k is exact.
+// |f| ≤ ½ exactly, sin(πf/2) = f·S(f²) and cos(πf/2) = C(f²) (sinCoef's and cosCoef's
+// polynomials, sharing f²'s powers), then the quadrant k turns them by k right angles.
+// Reducing in turns needs no Cody–Waite or Payne–Hanek step: 4v − k is exact, and with
+// π/2 in the coefficients f is the polynomials' argument as it is, never rounded.
 func sinCosTurns(v float64) (sin, cos float64) {
 	t := 4 * v
 	k := math.Floor(t + 0.5)
-	x := (t - k) * (math.Pi / 2)
-	z := x * x
-	s := float64(x * horner(sinCoef[:], z))
-	c := horner(cosCoef[:], z)
+	f := t - k
+	z := float64(f * f)
+	z2 := float64(z * z)
+	z4 := float64(z2 * z2)
+	s := float64(f * estrin7(&sinCoef, z, z2, z4))
+	c := estrin8(&cosCoef, z, z2, z4)
 	return quadrant(s, c, k)
 }
 
@@ -73,54 +100,6 @@ func quadrant(s, c, k float64) (sin, cos float64) {
 	sin = math.Float64frombits((sb&^swap | cb&swap) ^ (q>>1)<<63)
 	cos = math.Float64frombits((cb&^swap | sb&swap) ^ ((q^q>>1)&1)<<63)
 	return sin, cos
-}
-
-// The pure-Go path runs two transforms side by side: logUnit2 and sinCosTurns2 are
-// logUnit and sinCosTurns of two arguments, the same operations in the same order (so
-// the same bits: TestTwoAtOnceIsTwiceOne), their statements interleaved so that the
-// processor overlaps the two chains of dependent multiplies and adds; one at a time, it
-// waits on each (1.6× slower when measured).
-
-// logUnit2 is logUnit(u1), logUnit(u2).
-func logUnit2(u1, u2 float64) (float64, float64) {
-	b1, b2 := math.Float64bits(u1), math.Float64bits(u2)
-	e1, e2 := float64(int64(b1>>52)-1023), float64(int64(b2>>52)-1023)
-	mb1, mb2 := b1&(1<<52-1)|1023<<52, b2&(1<<52-1)|1023<<52
-	g1, g2 := b2u(math.Float64frombits(mb1) > math.Sqrt2), b2u(math.Float64frombits(mb2) > math.Sqrt2)
-	m1, m2 := math.Float64frombits(mb1-g1<<52), math.Float64frombits(mb2-g2<<52)
-	e1 += float64(g1)
-	e2 += float64(g2)
-	s1, s2 := (m1-1)/(m1+1), (m2-1)/(m2+1)
-	z1, z2 := s1*s1, s2*s2
-	const n = len(atanhCoef)
-	p1, p2 := atanhCoef[n-1], atanhCoef[n-1]
-	for k := n - 2; k >= 0; k-- {
-		p1 = float64(p1*z1) + atanhCoef[k]
-		p2 = float64(p2*z2) + atanhCoef[k]
-	}
-	return float64(e1*math.Ln2) + float64(2*s1*p1), float64(e2*math.Ln2) + float64(2*s2*p2)
-}
-
-// sinCosTurns2 is sinCosTurns(v1), sinCosTurns(v2).
-func sinCosTurns2(v1, v2 float64) (s1, c1, s2, c2 float64) {
-	t1, t2 := 4*v1, 4*v2
-	k1, k2 := math.Floor(t1+0.5), math.Floor(t2+0.5)
-	x1, x2 := (t1-k1)*(math.Pi/2), (t2-k2)*(math.Pi/2)
-	z1, z2 := x1*x1, x2*x2
-	const ns, nc = len(sinCoef), len(cosCoef)
-	ps1, ps2 := sinCoef[ns-1], sinCoef[ns-1]
-	for k := ns - 2; k >= 0; k-- {
-		ps1 = float64(ps1*z1) + sinCoef[k]
-		ps2 = float64(ps2*z2) + sinCoef[k]
-	}
-	pc1, pc2 := cosCoef[nc-1], cosCoef[nc-1]
-	for k := nc - 2; k >= 0; k-- {
-		pc1 = float64(pc1*z1) + cosCoef[k]
-		pc2 = float64(pc2*z2) + cosCoef[k]
-	}
-	s1, c1 = quadrant(float64(x1*ps1), pc1, k1)
-	s2, c2 = quadrant(float64(x2*ps2), pc2, k2)
-	return s1, c1, s2, c2
 }
 
 // b2u is 1 for true, 0 for false (SETcc, no branch).

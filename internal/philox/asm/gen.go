@@ -2,9 +2,8 @@
 // Philox4x32-10 and Box–Muller transform on eight blocks a step in 512-bit registers
 // (AVX-512 F and DQ) or four in 256-bit ones (AVX2). One generator writes the four kernels
 // from one description of the arithmetic, so the two widths cannot drift apart, and that
-// description is transform.go's operation for operation: every product rounded before its
-// sum (VMULPD then VADDPD, never a fused multiply-add), the same division, square root and
-// floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
+// description is transform.go's operation for operation: its math.FMA a VFMADD231PD (one
+// rounding), its other products a VMULPD, the same division, square root and floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
 // the pure-Go path's bits (kernel_test.go compares them value by value).
 //
 // It is its own module (the main module does not depend on avo); run it through the
@@ -23,14 +22,15 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// The series' coefficients, transform.go's expressions (Go's constant arithmetic is exact,
-// each rounded once to float64, so these are its bits).
+// The polynomials' coefficients, transform.go's literals (coef.py made them), so these
+// are its bits.
 var (
-	atanhCoef = []float64{1, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21}
-	sinCoef   = []float64{1, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800,
-		-1.0 / 1307674368000, 1.0 / 355687428096000}
-	cosCoef = []float64{1, -1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600,
-		-1.0 / 87178291200, 1.0 / 20922789888000, -1.0 / 6402373705728000}
+	atanhCoef = []float64{1.0, 0.33333333333333826, 0.1999999999965097, 0.14285714380365935,
+		0.11111098523544492, 0.09091816102189126, 0.076562570559619, 0.074049285724485}
+	sinCoef = []float64{1.5707963267948966, -0.6459640975062443, 0.07969262624604301,
+		-0.004681754132340976, 0.0001604411507421909, -3.59864335298231e-06, 5.633933781537854e-08}
+	cosCoef = []float64{1.0, -1.2337005501361697, 0.2536695079010467, -0.02086348076331121,
+		0.0009192602741831558, -2.520203677046026e-05, 4.710609726757823e-07, -6.321256869628588e-09}
 )
 
 // Every constant is a 64-byte slot of eight equal quadwords (or a lane-indexed table), so
@@ -81,7 +81,6 @@ func defineConsts() {
 		{"mant", splat(1<<52 - 1)},
 		{"sqrt2", splat(f64(math.Sqrt2))},
 		{"ln2", splat(f64(math.Ln2))},
-		{"pio2", splat(f64(math.Pi / 2))},
 		{"sign", splat(1 << 63)},
 		{"bit0", splat(1)},
 		{"iota", [8]uint64{0, 1, 2, 3, 4, 5, 6, 7}},
@@ -129,7 +128,7 @@ func k(name string) Mem {
 // exponent and mantissa extraction and quadword conversions, or 256-bit ones with AVX2's
 // blends and magic-number conversions. A kernel runs groups groups of lanes() blocks side
 // by side, instruction by instruction, so that the long dependency chains (ten rounds, a
-// division, a square root, three Horner series) of one group overlap the others'.
+// division, a square root, three polynomials) of one group overlap the others'.
 type isa struct {
 	name   string // AVX512 or AVX2
 	zmm    bool
@@ -286,22 +285,44 @@ func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
 	return w
 }
 
-// horner is Σ c[k]·z^k, each product rounded before its sum: transform.go's horner.
-func (a isa) horner(name string, n int, z vs) vs {
-	p := a.vecs()
-	a.m3(VMULPD, k(fmt.Sprintf("%s%d", name, n-1)), z, p)
-	for j := n - 2; j >= 0; j-- {
-		if j < n-2 {
-			a.op3(VMULPD, z, p, p)
-		}
-		a.m3(VADDPD, k(fmt.Sprintf("%s%d", name, j)), p, p)
+// estrin is Σ c[k]·z^k (n = 7 or 8 coefficients) by Estrin's scheme: transform.go's
+// estrin8 and estrin7, each step one VFMADD231PD (one rounding, as math.FMA), the same
+// operands in the same order (an FMA's product is exact, so which factor is which does
+// not matter; the addend does). z2 and z4 are z² and z⁴, computed here (as late as they
+// are needed, to keep few registers live) if nil, and returned for the next series.
+func (a isa) estrin(name string, n int, z, z2, z4 vs) (p, z2out, z4out vs) {
+	c := func(j int) Mem { return k(fmt.Sprintf("%s%d", name, j)) }
+	pair := func(j int) vs { // c[j] + c[j+1]·z
+		p := a.vecs()
+		a.each(func(g int) { VMOVUPD(c(j), p[g]) })
+		a.m3(VFMADD231PD, c(j+1), z, p)
+		return p
 	}
-	return p
+	p0, p1 := pair(0), pair(2)
+	if z2 == nil {
+		z2 = a.vecs()
+		a.op3(VMULPD, z, z, z2)
+	}
+	a.op3(VFMADD231PD, p1, z2, p0) // q0
+	p2 := pair(4)
+	if n == 8 {
+		p3 := pair(6)
+		a.op3(VFMADD231PD, p3, z2, p2) // q1
+	} else {
+		a.m3(VFMADD231PD, c(6), z2, p2)
+	}
+	if z4 == nil {
+		z4 = a.vecs()
+		a.op3(VMULPD, z2, z2, z4)
+	}
+	a.op3(VFMADD231PD, p2, z4, p0)
+	return p0, z2, z4
 }
 
 // radius is √(−2·logUnit(u)), logUnit as transform.go computes it, u clobbered. The −2
-// is folded into the sum's two terms: e·(−2 ln 2) and (−4s)·P are exactly −2 times e·ln 2
-// and 2s·P (a power of two commutes with rounding), so their sum is −2 times logUnit's.
+// is folded into the FMA's three operands: e·(−2 ln 2) and −4s are exactly −2 times
+// e·ln 2 and 2s (a power of two commutes with rounding), so fma(−4s, A, e·(−2 ln 2)) is
+// exactly −2 times logUnit's fma(2s, A, e·ln 2).
 func (a isa) radius(u vs) vs {
 	e, m := a.vecs(), a.vecs()
 	if a.zmm {
@@ -329,11 +350,10 @@ func (a isa) radius(u vs) vs {
 	a.m3(VADDPD, k("one"), m, den)
 	a.op3(VDIVPD, den, num, s)
 	a.op3(VMULPD, s, s, z)
-	p := a.horner("atanh", len(atanhCoef), z)
-	a.m3(VMULPD, k("minus4"), s, s) // −4s, exact
-	a.op3(VMULPD, p, s, p)
-	a.m3(VMULPD, k("minus2ln2"), e, e)
-	a.op3(VADDPD, p, e, e)
+	p, _, _ := a.estrin("atanh", len(atanhCoef), z, nil, nil)
+	a.m3(VMULPD, k("minus4"), s, s)    // −4s, exact
+	a.m3(VMULPD, k("minus2ln2"), e, e) // −2 times e·ln 2 rounded, exact
+	a.op3(VFMADD231PD, p, s, e)        // −2 times logUnit's FMA
 	r := a.vecs()
 	a.each(func(g int) { VSQRTPD(e[g], r[g]) })
 	return r
@@ -341,7 +361,10 @@ func (a isa) radius(u vs) vs {
 
 // sinCos is sinCosTurns(v) from t = 4v: the sine and cosine of 2πv, the quadrant's swap
 // and signs chosen lane by lane, t clobbered.
-func (a isa) sinCos(t vs) (vs, vs) {
+//
+// If spill is not nil, the sine waits there (32 bytes a group) while the cosine's series
+// runs: the two-group AVX2 kernels have no sixteenth register for it.
+func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 	q, x, z := a.vecs(), a.vecs(), a.vecs()
 	a.m3(VADDPD, k("half"), t, q)
 	if a.zmm {
@@ -349,12 +372,22 @@ func (a isa) sinCos(t vs) (vs, vs) {
 	} else {
 		a.i3(fixed(VROUNDPD), 1, q, q)
 	}
-	a.op3(VSUBPD, q, t, x)
-	a.m3(VMULPD, k("pio2"), x, x)
+	a.op3(VSUBPD, q, t, x) // f, exact
 	a.op3(VMULPD, x, x, z)
-	ps := a.horner("sin", len(sinCoef), z)
+	ps, z2, z4 := a.estrin("sin", len(sinCoef), z, nil, nil)
 	a.op3(VMULPD, x, ps, ps)
-	pc := a.horner("cos", len(cosCoef), z)
+	if spill != nil {
+		for g := range a.groups {
+			VMOVUPD(ps[g], spill.Offset(32*g))
+		}
+	}
+	pc, _, _ := a.estrin("cos", len(cosCoef), z, z2, z4)
+	if spill != nil {
+		ps = a.vecs()
+		for g := range a.groups {
+			VMOVUPD(spill.Offset(32*g), ps[g])
+		}
+	}
 	a.m3(VADDPD, k("magic52"), q, q) // the quadrant's integer in the low bits
 	sin, cos, b0, b1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
 	a.i3(VPSLLQ, 63, q, b0) // bit 0 at the sign
@@ -411,7 +444,8 @@ func kernel(a isa, f32, scaled bool) {
 	n := Load(Param("groups"), GP64())
 	pre := Load(Param("pre"), GP64())
 	var sd reg.VecVirtual
-	if scaled {
+	sdMem := f32 && a.zmm && G > 1 // sd broadcast from the frame at each use: a register fewer
+	if scaled && !sdMem {
 		if a.zmm {
 			sd = ZMM()
 		} else {
@@ -429,9 +463,12 @@ func kernel(a isa, f32, scaled bool) {
 	VMOVD(b, bx)
 	VPBROADCASTD(bx, ctr0)
 	VPADDD(k("iota"), ctr0, ctr0)
-	var local Mem // u's wait in the two-group AVX2 float64 kernels
+	var local Mem // u's wait in the two-group AVX2 float64 kernels, words 2 and 3's in the AVX-512 float32 ones
 	if !f32 && !a.zmm && G > 1 {
-		local = AllocLocal(32 * G)
+		local = AllocLocal(64 * G) // u's, then the sine's
+	}
+	if f32 && a.zmm && G > 1 {
+		local = AllocLocal(128 * G)
 	}
 	var magic reg.VecVirtual
 	if a.zmm && f32 {
@@ -466,7 +503,8 @@ func kernel(a isa, f32, scaled bool) {
 			VMOVUPD(u[g], local.Offset(32*g))
 		}
 		t := a.uniform53(w2, w3, 2) // 4v
-		s, c := a.sinCos(t)
+		sine := local.Offset(32 * G)
+		s, c := a.sinCos(t, &sine)
 		for g := range G {
 			VMOVUPD(s[g], Mem{Base: dst, Disp: 16 * L * g})
 			VMOVUPD(c[g], Mem{Base: dst, Disp: 16*L*g + 32})
@@ -497,7 +535,7 @@ func kernel(a isa, f32, scaled bool) {
 		}
 	} else if !f32 {
 		t := a.uniform53(w2, w3, 2) // 4v
-		s, c := a.sinCos(t)
+		s, c := a.sinCos(t, nil)
 		u := a.uniform53(w0, w1, 0)
 		r := a.radius(u)
 		a.op3(VMULPD, r, c, c)
@@ -527,10 +565,10 @@ func kernel(a isa, f32, scaled bool) {
 		}
 	} else {
 		pair := func(wu, wv vs) (vs, vs) {
-			t := a.uniform32(wv, magic, 2) // 4v
-			s, c := a.sinCos(t)
-			u := a.uniform32(wu, magic, 0)
+			u := a.uniform32(wu, magic, 0) // the log first: r waits in one register, not two
 			r := a.radius(u)
+			t := a.uniform32(wv, magic, 2) // 4v
+			s, c := a.sinCos(t, nil)
 			a.op3(VMULPD, r, c, c)
 			a.op3(VMULPD, r, s, s)
 			cc, ss := make(vs, G), make(vs, G)
@@ -559,13 +597,31 @@ func kernel(a isa, f32, scaled bool) {
 					j[g] = A[g].AsY().(reg.VecVirtual)
 					VINSERTF128(Imm(1), B[g], j[g], j[g])
 				}
-				if scaled {
+				switch {
+				case scaled && sdMem:
+					VMULPS_BCST(paramAddr("sd"), j[g], j[g])
+				case scaled:
 					VMULPS(sd, j[g], j[g])
 				}
 			}
 			return j
 		}
+		if a.zmm && G > 1 {
+			// Words 2 and 3 wait on the stack while the first pair runs, so that its
+			// series have the registers.
+			for g := range G {
+				VMOVDQU64(w2[g], local.Offset(128*g))
+				VMOVDQU64(w3[g], local.Offset(128*g+64))
+			}
+		}
 		ab := join(pair(w0, w1))
+		if a.zmm && G > 1 {
+			w2, w3 = a.vecs(), a.vecs()
+			for g := range G {
+				VMOVDQU64(local.Offset(128*g), w2[g])
+				VMOVDQU64(local.Offset(128*g+64), w3[g])
+			}
+		}
 		cd := join(pair(w2, w3))
 		for g := range G {
 			off := 16 * L * g
