@@ -25,7 +25,7 @@ func LogisticGradientOne(g, X, y, theta []float64, m, d int, lambda float64) {
 	}
 	inv := 1 / float64(m)
 	const most = 2 * rowBlock // rows a block at most: eight with AVX-512, else four
-	var u, yr, w [most]float64
+	var u, w [most]float64
 	wide := HasAsm && HasAVX512
 	asm := HasAsm
 	for i := 0; i < m; {
@@ -47,8 +47,7 @@ func LogisticGradientOne(g, X, y, theta []float64, m, d int, lambda float64) {
 				u[q] = dotOne(x[q*d:(q+1)*d], theta[:d])
 			}
 		}
-		copy(yr[:r], y[i:i+r])
-		logit.Derivs(w[:r], u[:r], yr[:r], noClip[:r], inv)
+		logit.Derivs(w[:r], u[:r], y[i:i+r], noClip[:r], inv)
 		i += r
 		switch {
 		case r == most:
