@@ -240,3 +240,37 @@ func TestEnsembleRunAloneOrBatched(t *testing.T) {
 		}
 	}
 }
+
+// Epochs allocates nothing, as the Model's and the Ensemble's docs say, in float64 and
+// float32 lockstep, with the projection acting and d = 37 (the noise's fills end mid-step
+// on every path): a trial runs hundreds of steps. Planted: the Ensemble's noise buffer made
+// at every step, and this fails.
+func TestEpochsDoNotAllocate(t *testing.T) {
+	const n, b, d, k = 8, 2, 37, 5
+	ds := unitData(t, n, d, 4)
+	p, _ := testParams(n, b, 0.2, 0.3, 1)
+	p.Init, p.Radius = ZeroInit, 0.05
+	loss := reference.Logistic{Lambda: 0.2} // unclipped: the Model's one-pass gradient too
+	ctx := context.Background()
+	r := reference.Streams{Seed: 3}.Rand("allocs")
+	m, err := LearnOrdered(ctx, p, loss, ds, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(10, func() { _ = m.Epochs(ctx, 2, r) }); a != 0 {
+		t.Errorf("Model.Epochs: %v allocations a call", a)
+	}
+	for _, learn := range []func(context.Context, Params, reference.Loss, *reference.Dataset, []*rand.Rand) (*Ensemble, error){LearnOrderedEnsemble, LearnOrderedEnsemble32} {
+		rs := make([]*rand.Rand, k)
+		for i := range rs {
+			rs[i] = reference.Streams{Seed: 3, Trial: i}.Rand("allocs")
+		}
+		e, err := learn(ctx, p, loss, ds, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(10, func() { _ = e.Epochs(ctx, 2) }); a != 0 {
+			t.Errorf("Ensemble.Epochs (float32 %v): %v allocations a call", e.x32 != nil, a)
+		}
+	}
+}
