@@ -2,7 +2,9 @@ package props
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -65,27 +67,73 @@ func TestSAFECheckCatchesDrift(t *testing.T) {
 }
 
 // fails reports whether check calls Fatal or Fatalf on the TB it is given.
-func fails(check func(TB)) (failed bool) {
+func fails(check func(TB)) bool { return failureOf(check) != "" }
+
+// failureOf runs check and returns the message it failed with, or "" if it passed.
+func failureOf(check func(TB)) (msg string) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(stop); !ok {
+			s, ok := r.(stop)
+			if !ok {
 				panic(r)
 			}
-			failed = true
+			msg = s.msg
 		}
 	}()
 	check(recorder{})
-	return false
+	return ""
 }
 
-// recorder is a TB whose Fatal stops the check by a panic that fails recovers.
+// recorder is a TB whose Fatal stops the check by a panic that failureOf recovers.
 type recorder struct{}
 
-type stop struct{}
+type stop struct{ msg string }
 
-func (recorder) Helper()               {}
-func (recorder) Fatal(...any)          { panic(stop{}) }
-func (recorder) Fatalf(string, ...any) { panic(stop{}) }
+func (recorder) Helper()           {}
+func (recorder) Fatal(args ...any) { panic(stop{"failed: " + fmt.Sprint(args...)}) }
+func (recorder) Fatalf(format string, args ...any) {
+	panic(stop{"failed: " + fmt.Sprintf(format, args...)})
+}
+
+// The check catches a SAFE that caches each deleted point's target at the round it was
+// deleted (Config.CacheQ, spec I8: the paper's Algorithm 1 line 8 read literally), and
+// only I7 can: every step is still γ from w₀ and no model beats the retrain's risk. The
+// stream's later rounds move the class Gaussians under the cached targets, so serving the
+// whole set at once gives another model — far beyond even the ridged tolerance. In 20
+// runs of 100 instances each kind was caught at least 17 times, so missing either in a run
+// is far below 1e-6.
+func TestSAFECheckCatchesCachedTargets(t *testing.T) {
+	factory := func(ctx context.Context, m multiclass.Network, data *multiclass.Data, w0 []float64, cfg safe.Config) (safe.Streamer, error) {
+		cfg.CacheQ = true
+		return ReferenceSAFE(ctx, m, data, w0, cfg)
+	}
+	caught := map[bool]bool{} // by whether the instance ends with a ridged class
+	rapid.Check(t, func(rt *rapid.T) {
+		in := SAFEProblem(rt)
+		if len(in.Stream) < 2 || in.Config.Lambda == 0 {
+			return
+		}
+		msg := failureOf(func(tb TB) { CheckSAFERun(tb, factory, in) })
+		if msg == "" {
+			return
+		}
+		if !strings.Contains(msg, "one request with all") {
+			t.Fatalf("a SAFE caching its targets failed another check than I7: %s", msg)
+		}
+		var deleted []int
+		for _, rows := range in.Stream {
+			deleted = append(deleted, rows...)
+		}
+		a, err := ridgeAmplification(in, deleted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caught[a > 1] = true
+	})
+	if !caught[false] || !caught[true] {
+		t.Fatalf("a SAFE caching its targets was caught on unridged instances: %v, on ridged ones: %v; want both", caught[false], caught[true])
+	}
+}
 
 // The reference SAFE's state equals its recomputation from the data after every round of
 // generated streams (I1–I3).
