@@ -308,6 +308,20 @@ func (m Mutant) Fingerprint() string {
 	return "~" + m.Bug
 }
 
+// NoiseStream is Of's (trials.NoiseStreamer; "" when Of names none): a mutant's runs call
+// Of's, so they draw Of's noise, and its checkpoints must name that stream as Of's do, or
+// a control's trials of an old stream would be resumed beside the new one's.
+func (m Mutant) NoiseStream() string {
+	stream, _ := trials.NoiseStreamOf(m.Of)
+	return stream
+}
+
+// UnnamedNoiseStream is Of's.
+func (m Mutant) UnnamedNoiseStream() string {
+	_, unnamed := trials.NoiseStreamOf(m.Of)
+	return unnamed
+}
+
 // DemoSetup is what every method's demo subjects share: the data, the requests and the
 // target, built once by NewDemoSetup.
 type DemoSetup struct {
