@@ -6720,6 +6720,309 @@ widendone:
 	VZEROUPPER
 	RET
 
+// func noisyStepF64AVX512(theta *float64, z *float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·noisyStepF64AVX512(SB), NOSPLIT, $0-72
+	MOVSD        eta+64(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVQ         blocks+56(FP), AX
+	MOVQ         k+48(FP), CX
+	MOVQ         ldz+40(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         z+8(FP), BX
+	XORQ         SI, SI
+
+noisyStepF64AVX512block:
+	TESTQ   AX, AX
+	JZ      noisyStepF64AVX512done
+	MOVQ    norm2+24(FP), DI
+	VMOVUPD (DI)(SI*8), Z1
+	MOVQ    theta+0(FP), DI
+	MOVQ    grad+16(FP), R8
+	MOVQ    SI, R9
+	MOVQ    BX, R10
+	MOVQ    n+32(FP), R11
+	SHRQ    $0x03, R11
+
+noisyStepF64AVX512tileloop:
+	TESTQ      R11, R11
+	JZ         noisyStepF64AVX512tileend
+	MOVQ       R10, R12
+	VMOVUPD    (R12), Z2
+	VMOVUPD    (R12)(DX*1), Z3
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z4
+	VMOVUPD    (R12)(DX*1), Z5
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z6
+	VMOVUPD    (R12)(DX*1), Z7
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z8
+	VMOVUPD    (R12)(DX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z4, Z2, Z10
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z7, Z5, Z4
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z8, Z6, Z7
+	VSHUFF64X2 $0xdd, Z8, Z6, Z6
+	VSHUFF64X2 $0x88, Z4, Z9, Z8
+	VSHUFF64X2 $0xdd, Z4, Z9, Z4
+	VSHUFF64X2 $0x88, Z5, Z3, Z9
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z7, Z10, Z5
+	VSHUFF64X2 $0xdd, Z7, Z10, Z7
+	VSHUFF64X2 $0x88, Z6, Z2, Z10
+	VSHUFF64X2 $0xdd, Z6, Z2, Z2
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z8, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z5, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z9, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z10, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z4, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z7, Z4
+	VADDPD     (DI)(R9*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R9*8)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z3, Z4
+	VADDPD     (DI)(R9*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R9*8)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z3
+	VMULPD     Z0, Z3, Z3
+	VSUBPD     Z3, Z2, Z3
+	VADDPD     (DI)(R9*8), Z3, Z3
+	VMOVUPD    Z3, (DI)(R9*8)
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z1, Z1
+	ADDQ       CX, R9
+	ADDQ       $0x40, R10
+	DECQ       R11
+	JMP        noisyStepF64AVX512tileloop
+
+noisyStepF64AVX512tileend:
+	MOVQ    norm2+24(FP), DI
+	VMOVUPD Z1, (DI)(SI*8)
+	ADDQ    $0x08, SI
+	LEAQ    (BX)(DX*8), BX
+	DECQ    AX
+	JMP     noisyStepF64AVX512block
+
+noisyStepF64AVX512done:
+	VZEROUPPER
+	RET
+
+// func noisyStepF32AVX512(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·noisyStepF32AVX512(SB), NOSPLIT, $0-80
+	MOVSD        eta+72(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVQ         blocks+64(FP), AX
+	MOVQ         k+56(FP), CX
+	MOVQ         ldz+48(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         z+16(FP), BX
+	XORQ         SI, SI
+
+noisyStepF32AVX512block:
+	TESTQ   AX, AX
+	JZ      noisyStepF32AVX512done
+	MOVQ    norm2+32(FP), DI
+	VMOVUPD (DI)(SI*8), Z1
+	MOVQ    theta+0(FP), DI
+	MOVQ    grad+24(FP), R8
+	MOVQ    theta32+8(FP), R9
+	MOVQ    SI, R10
+	MOVQ    BX, R11
+	MOVQ    n+40(FP), R12
+	SHRQ    $0x03, R12
+
+noisyStepF32AVX512tileloop:
+	TESTQ      R12, R12
+	JZ         noisyStepF32AVX512tileend
+	MOVQ       R11, R13
+	VMOVUPD    (R13), Z2
+	VMOVUPD    (R13)(DX*1), Z3
+	LEAQ       (R13)(DX*2), R13
+	VMOVUPD    (R13), Z4
+	VMOVUPD    (R13)(DX*1), Z5
+	LEAQ       (R13)(DX*2), R13
+	VMOVUPD    (R13), Z6
+	VMOVUPD    (R13)(DX*1), Z7
+	LEAQ       (R13)(DX*2), R13
+	VMOVUPD    (R13), Z8
+	VMOVUPD    (R13)(DX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z4, Z2, Z10
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z7, Z5, Z4
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z8, Z6, Z7
+	VSHUFF64X2 $0xdd, Z8, Z6, Z6
+	VSHUFF64X2 $0x88, Z4, Z9, Z8
+	VSHUFF64X2 $0xdd, Z4, Z9, Z4
+	VSHUFF64X2 $0x88, Z5, Z3, Z9
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z7, Z10, Z5
+	VSHUFF64X2 $0xdd, Z7, Z10, Z7
+	VSHUFF64X2 $0x88, Z6, Z2, Z10
+	VSHUFF64X2 $0xdd, Z6, Z2, Z2
+	VCVTPS2PD  (R8)(R10*4), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z8, Z6
+	VADDPD     (DI)(R10*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R10*8)
+	VCVTPD2PS  Z6, Y8
+	VMOVUPS    Y8, (R9)(R10*4)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z5, Z6
+	VADDPD     (DI)(R10*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R10*8)
+	VCVTPD2PS  Z6, Y5
+	VMOVUPS    Y5, (R9)(R10*4)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z9, Z5
+	VADDPD     (DI)(R10*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R10*8)
+	VCVTPD2PS  Z5, Y6
+	VMOVUPS    Y6, (R9)(R10*4)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z10, Z5
+	VADDPD     (DI)(R10*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R10*8)
+	VCVTPD2PS  Z5, Y6
+	VMOVUPS    Y6, (R9)(R10*4)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z4, Z5
+	VADDPD     (DI)(R10*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R10*8)
+	VCVTPD2PS  Z5, Y4
+	VMOVUPS    Y4, (R9)(R10*4)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z7, Z4
+	VADDPD     (DI)(R10*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R10*8)
+	VCVTPD2PS  Z4, Y5
+	VMOVUPS    Y5, (R9)(R10*4)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z3, Z4
+	VADDPD     (DI)(R10*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R10*8)
+	VCVTPD2PS  Z4, Y3
+	VMOVUPS    Y3, (R9)(R10*4)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z3
+	VMULPD     Z0, Z3, Z3
+	VSUBPD     Z3, Z2, Z3
+	VADDPD     (DI)(R10*8), Z3, Z3
+	VMOVUPD    Z3, (DI)(R10*8)
+	VCVTPD2PS  Z3, Y2
+	VMOVUPS    Y2, (R9)(R10*4)
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z1, Z1
+	ADDQ       CX, R10
+	ADDQ       $0x40, R11
+	DECQ       R12
+	JMP        noisyStepF32AVX512tileloop
+
+noisyStepF32AVX512tileend:
+	MOVQ    norm2+32(FP), DI
+	VMOVUPD Z1, (DI)(SI*8)
+	ADDQ    $0x08, SI
+	LEAQ    (BX)(DX*8), BX
+	DECQ    AX
+	JMP     noisyStepF32AVX512block
+
+noisyStepF32AVX512done:
+	VZEROUPPER
+	RET
+
 // func weightsF64AVX512(wz *float64, z *float64, y *float64, rows int, w int, inv float64) int
 // Requires: AVX, AVX512DQ, AVX512F, SSE2
 TEXT ·weightsF64AVX512(SB), NOSPLIT, $0-56

@@ -153,6 +153,8 @@ func main() {
 	dotOne(false, 2)
 	axpyOne(false, rows)
 	convert()
+	noisyStep(false)
+	noisyStep(true)
 	for _, p := range precisions {
 		weights512(p)
 	}
@@ -998,6 +1000,133 @@ func convert() {
 	})
 	VZEROUPPER()
 	RET()
+}
+
+// noisyStep: noisyStepF64AVX512 and noisyStepF32AVX512, the SGLU ensemble's update
+// θ[i·k+t] ← θ[i·k+t] + (z[t·ldz+i] − η·g[i·k+t]), norm2[t] += v·v, for runs in blocks of 8
+// (blocks of them, from run 0) and coordinates i < n (a multiple of 8). A tile is 8
+// coordinates of 8 runs: the runs' rows of z (8 consecutive coordinates each) are loaded
+// and transposed in registers, then the tile's 8 rows of θ and g are read contiguously.
+// Every operation rounds as Go's loop does — multiply, subtract, add, multiply, add, no
+// fused step — and each run's squared norm is added in its lane in coordinate order, so
+// the bits of the Go loop. The float32 form reads float32 gradients (widened exactly,
+// VCVTPS2PD) and also writes float32(v) into theta32 (VCVTPD2PS, to nearest as Go's
+// conversion).
+func noisyStep(f32 bool) {
+	name := "noisyStepF64AVX512"
+	sig := "func(theta *float64, z *float64, grad *float64, norm2 *float64, n, ldz, k, blocks int, eta float64)"
+	if f32 {
+		name = "noisyStepF32AVX512"
+		sig = "func(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n, ldz, k, blocks int, eta float64)"
+	}
+	TEXT(name, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(name + " applies the noisy step to runs 0…8·blocks−1 at coordinates i < n (n a multiple of 8), adding each run's v·v to norm2 in coordinate order.")
+	etaX := Load(Param("eta"), XMM())
+	eta := ZMM()
+	VBROADCASTSD(etaX, eta)
+	blocks := Load(Param("blocks"), GP64())
+	k := Load(Param("k"), GP64())
+	ldz := Load(Param("ldz"), GP64())
+	SHLQ(U8(3), ldz)                 // bytes
+	zblk := Load(Param("z"), GP64()) // row t0 of z
+	t0 := GP64()                     // the block's first run
+	XORQ(t0, t0)
+	Label(name + "block")
+	TESTQ(blocks, blocks)
+	JZ(LabelRef(name + "done"))
+	acc := ZMM()
+	VMOVUPD(Mem{Base: Load(Param("norm2"), GP64()), Index: t0, Scale: 8}, acc)
+	theta := Load(Param("theta"), GP64())
+	g := Load(Param("grad"), GP64())
+	var theta32 reg.Register
+	if f32 {
+		theta32 = Load(Param("theta32"), GP64())
+	}
+	ri := GP64() // i·k + t0: the element the tile's row starts at in θ and g
+	MOVQ(t0, ri)
+	zp := GP64() // coordinate i of row t0 of z
+	MOVQ(zblk, zp)
+	n := Load(Param("n"), GP64())
+	SHRQ(U8(3), n)
+	overSteps(name+"tile", "end", n, func() {
+		r := make([]reg.VecVirtual, 8)
+		for t := range r {
+			r[t] = ZMM()
+		}
+		// rows t and t+1 at p and p + ldz, p advancing two rows at a time (one register
+		// beside zp: twelve general registers in all, none of R14 and R15)
+		p := GP64()
+		MOVQ(zp, p)
+		for t := 0; t < 8; t += 2 {
+			if t > 0 {
+				LEAQ(Mem{Base: p, Index: ldz, Scale: 2}, p)
+			}
+			VMOVUPD(Mem{Base: p}, r[t])
+			VMOVUPD(Mem{Base: p, Index: ldz, Scale: 1}, r[t+1])
+		}
+		c := transpose8(r)
+		for j := range 8 {
+			v := ZMM()
+			if f32 {
+				VCVTPS2PD(Mem{Base: g, Index: ri, Scale: 4}, v)
+			} else {
+				VMOVUPD(Mem{Base: g, Index: ri, Scale: 8}, v)
+			}
+			VMULPD(eta, v, v)                                   // η·g
+			VSUBPD(v, c[j], v)                                  // z − η·g
+			VADDPD(Mem{Base: theta, Index: ri, Scale: 8}, v, v) // θ + (z − η·g)
+			VMOVUPD(v, Mem{Base: theta, Index: ri, Scale: 8})
+			if f32 {
+				n32 := YMM()
+				VCVTPD2PS(v, n32)
+				VMOVUPS(n32, Mem{Base: theta32, Index: ri, Scale: 4})
+			}
+			VMULPD(v, v, v)
+			VADDPD(v, acc, acc)
+			ADDQ(k, ri)
+		}
+		ADDQ(U8(64), zp)
+	})
+	VMOVUPD(acc, Mem{Base: Load(Param("norm2"), GP64()), Index: t0, Scale: 8})
+	ADDQ(U8(8), t0)
+	LEAQ(Mem{Base: zblk, Index: ldz, Scale: 8}, zblk)
+	DECQ(blocks)
+	JMP(LabelRef(name + "block"))
+	Label(name + "done")
+	VZEROUPPER()
+	RET()
+}
+
+// transpose8 returns the columns of the 8 × 8 float64 tile whose rows are r: c[j][t] =
+// r[t][j], by unpacking pairs of rows, then two rounds of 128-bit lane shuffles
+// (VSHUFF64X2 0x88 takes lanes 0 and 2 of each source, 0xdd lanes 1 and 3).
+func transpose8(r []reg.VecVirtual) []reg.VecVirtual {
+	t := make([]reg.VecVirtual, 8)
+	for p := 0; p < 8; p += 2 {
+		t[p], t[p+1] = ZMM(), ZMM()
+		VUNPCKLPD(r[p+1], r[p], t[p])   // r[p][0] r[p+1][0] | r[p][2] r[p+1][2] | …
+		VUNPCKHPD(r[p+1], r[p], t[p+1]) // r[p][1] r[p+1][1] | r[p][3] r[p+1][3] | …
+	}
+	u := make([]reg.VecVirtual, 8)
+	for h := 0; h < 8; h += 4 { // rows h…h+3
+		for q := range 2 { // the low (q = 0) or high (1) unpack
+			lo, hi := ZMM(), ZMM()
+			VSHUFF64X2(U8(0x88), t[h+2+q], t[h+q], lo)
+			VSHUFF64X2(U8(0xdd), t[h+2+q], t[h+q], hi)
+			u[h+2*q], u[h+2*q+1] = lo, hi
+		}
+	}
+	// u[h+0]: columns 0 and 4 of rows h…h+3 (lanes: col 0 of rows h,h+1 | col 4 of h,h+1 |
+	// col 0 of h+2,h+3 | col 4 of h+2,h+3); u[h+1]: columns 2 and 6; u[h+2]: 1 and 5;
+	// u[h+3]: 3 and 7
+	c := make([]reg.VecVirtual, 8)
+	for m, cols := range [][2]int{{0, 4}, {2, 6}, {1, 5}, {3, 7}} {
+		c[cols[0]], c[cols[1]] = ZMM(), ZMM()
+		VSHUFF64X2(U8(0x88), u[4+m], u[m], c[cols[0]])
+		VSHUFF64X2(U8(0xdd), u[4+m], u[m], c[cols[1]])
+	}
+	return c
 }
 
 // expConst8 is expConst's constant eight times over (a 512-bit register's worth), in a table
