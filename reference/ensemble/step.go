@@ -10,16 +10,22 @@ import "fmt"
 //
 // each operation rounded on its own, in that order (no fused multiply–add), and each run's
 // squared norm added in coordinate order: the bits of that scalar loop on every path. Where
-// the CPU has AVX-512 it takes 8 coordinates of 8 runs at a time — z's 8 rows read along
-// their length and transposed in registers, θ's and g's rows read contiguously — where the
-// loop reads z with stride d and runs one element at a time; the last k mod 8 runs and d
-// mod 8 coordinates go through the loop. It does not allocate.
+// the CPU has AVX-512 it takes 8 coordinates of 16 runs (then of 8) at a time — z's rows
+// read along their length and transposed in registers 8 × 8, θ's and g's rows read
+// contiguously — where the loop reads z with stride d and runs one element at a time; the
+// last k mod 8 runs and d mod 8 coordinates go through the loop. It does not allocate.
 func NoisyStep(theta, z, g, norm2 []float64, d, k int, eta float64) {
 	checkStep("NoisyStep", len(theta), len(theta), len(z), len(g), len(norm2), d, k)
 	kb, db := 0, 0
 	if HasAsm && HasAVX512 && d >= stepTile && k >= stepTile {
 		kb, db = k&^(stepTile-1), d&^(stepTile-1)
-		noisyStepF64AVX512(&theta[0], &z[0], &g[0], &norm2[0], db, d, k, kb/stepTile, eta)
+		k2 := k &^ (2*stepTile - 1) // runs in pairs of tiles, then one tile
+		if k2 > 0 {
+			noisyStepF64x16AVX512(&theta[0], &z[0], &g[0], &norm2[0], db, d, k, k2/(2*stepTile), eta)
+		}
+		if kb > k2 {
+			noisyStepF64x8AVX512(&theta[k2], &z[k2*d], &g[k2], &norm2[k2], db, d, k, 1, eta)
+		}
 	}
 	noisyStepGo(theta, nil, z, g, norm2, d, k, 0, db, kb, k, eta) // the runs past the tiles
 	noisyStepGo(theta, nil, z, g, norm2, d, k, db, d, 0, k, eta)  // then every run's last coordinates
@@ -36,13 +42,20 @@ func NoisyStep32(theta []float64, theta32 []float32, z []float64, g []float32, n
 	kb, db := 0, 0
 	if HasAsm && HasAVX512 && d >= stepTile && k >= stepTile {
 		kb, db = k&^(stepTile-1), d&^(stepTile-1)
-		noisyStepF32AVX512(&theta[0], &theta32[0], &z[0], &g[0], &norm2[0], db, d, k, kb/stepTile, eta)
+		k2 := k &^ (2*stepTile - 1)
+		if k2 > 0 {
+			noisyStepF32x16AVX512(&theta[0], &theta32[0], &z[0], &g[0], &norm2[0], db, d, k, k2/(2*stepTile), eta)
+		}
+		if kb > k2 {
+			noisyStepF32x8AVX512(&theta[k2], &theta32[k2], &z[k2*d], &g[k2], &norm2[k2], db, d, k, 1, eta)
+		}
 	}
 	noisyStepGo(theta, theta32, z, g, norm2, d, k, 0, db, kb, k, eta)
 	noisyStepGo(theta, theta32, z, g, norm2, d, k, db, d, 0, k, eta)
 }
 
-// stepTile is the side of the AVX-512 update's tiles: 8 coordinates of 8 runs.
+// stepTile is the side of the AVX-512 update's tiles: 8 coordinates of 8 runs (its kernels
+// take one tile or two side by side).
 const stepTile = 8
 
 func checkStep(name string, theta, theta32, z, g, norm2, d, k int) {
