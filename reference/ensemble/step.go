@@ -9,11 +9,12 @@ import "fmt"
 //	v = θ[i·k+t] + (z[t·d+i] − η·g[i·k+t]),  θ[i·k+t] = v,  norm2[t] += v·v,
 //
 // each operation rounded on its own, in that order (no fused multiply–add), and each run's
-// squared norm added in coordinate order: the bits of that scalar loop on every path. Where
-// the CPU has AVX-512 it takes 8 coordinates of 16 runs (then of 8) at a time — z's rows
-// read along their length and transposed in registers 8 × 8, θ's and g's rows read
-// contiguously — where the loop reads z with stride d and runs one element at a time; the
-// last k mod 8 runs and d mod 8 coordinates go through the loop. It does not allocate.
+// squared norm added in coordinate order: the bits of that scalar loop on every path (up to
+// a NaN's payload where two NaNs meet, which Go does not fix either). Where the CPU has
+// AVX-512 it takes 8 coordinates of 16 runs (then of 8) at a time — z's rows read along
+// their length and transposed in registers 8 × 8, θ's and g's rows read contiguously —
+// where the loop reads z with stride d and runs one element at a time; the last k mod 8
+// runs and d mod 8 coordinates go through the loop. It does not allocate.
 func NoisyStep(theta, z, g, norm2 []float64, d, k int, eta float64) {
 	checkStep("NoisyStep", len(theta), len(theta), len(z), len(g), len(norm2), d, k)
 	kb, db := 0, 0
