@@ -75,10 +75,12 @@ func noisyStepGo[G float](theta []float64, theta32 []float32, z []float64, g []G
 	norm2 = norm2[t0:t1]
 	for i := i0; i < i1; i++ {
 		th, gi := theta[i*k+t0:i*k+t1], g[i*k+t0:i*k+t1]
+		gi, n2 := gi[:len(th)], norm2[:len(th)] // bounds the compiler then knows
+		zi := z[t0*d+i:]
 		for t := range th {
-			v := th[t] + (z[(t0+t)*d+i] - float64(eta*float64(gi[t])))
+			v := th[t] + (zi[t*d] - float64(eta*float64(gi[t])))
 			th[t] = v
-			norm2[t] += float64(v * v)
+			n2[t] += float64(v * v)
 		}
 		if theta32 != nil {
 			for t, v := range th {
