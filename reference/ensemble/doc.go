@@ -46,7 +46,11 @@
 // from memory once. Its bits are not LogisticGradient's at k = 1 (the margins sum in
 // another order), but they are the same on every path, within RoundingBound of the
 // reference. Narrow and Widen convert d × k iterates and gradients between float64 and
-// float32 sixteen at a time, for a float32 ensemble's every step.
+// float32 sixteen at a time. NoisyStep is an SGLU ensemble's update after its gradients
+// (θ + (z − η·g) and each run's squared norm, the scalar loop's bits on every path, in
+// 8 × 8 tiles with AVX-512, the runs' noise transposed in registers); NoisyStep32 reads
+// float32 gradients and writes the float32 copy of the iterates in the same pass, so a
+// float32 ensemble's step needs no conversion pass of its own.
 //
 // LogisticHVP makes the same pass for Hessian–vector products (Newton-type steps and
 // curvature checks). LogisticGradient32 and LogisticHVP32 are the float32 versions:

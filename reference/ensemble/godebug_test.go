@@ -64,3 +64,22 @@ func TestFloat64IsTheScalarLoopsBitsOnEveryCPU(t *testing.T) {
 		}
 	}
 }
+
+// NoisyStep and NoisyStep32 are the scalar loop's bits under every CPU feature set the
+// process may see (GODEBUG as in TestFloat64IsTheScalarLoopsBitsOnEveryCPU: without
+// AVX-512 they take the Go loop), at the engine's shape and one with both tails.
+func TestNoisyStepIsTheScalarLoopOnEveryCPU(t *testing.T) {
+	for i, s := range [][2]int{{784, 32}, {101, 45}} {
+		newStepCase(s[0], s[1], uint64(i), 1).check(t.Fatalf, HasAsm && HasAVX512)
+	}
+	if os.Getenv("ENSEMBLE_GODEBUG_CHILD") != "" {
+		return
+	}
+	for _, godebug := range []string{"cpu.avx512f=off", "cpu.avx2=off", "cpu.all=off"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestNoisyStepIsTheScalarLoopOnEveryCPU$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "GODEBUG="+godebug, "ENSEMBLE_GODEBUG_CHILD=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("GODEBUG=%s: %v\n%s", godebug, err, out)
+		}
+	}
+}

@@ -71,3 +71,20 @@ func TestKernelsStayInsideTheirSlices(t *testing.T) {
 		}
 	})
 }
+
+// NoisyStep and NoisyStep32 stay inside their slices: θ, θ32, z, g and norm2 each end (or
+// start) at a faulting page, at shapes with whole tiles, run tails, coordinate tails and
+// below a tile, on both paths.
+func TestNoisyStepStaysInsideItsSlices(t *testing.T) {
+	shapes := [][2]int{{8, 8}, {16, 24}, {9, 8}, {8, 9}, {23, 17}, {7, 40}, {40, 7}, {1, 1}}
+	onEachPath(func(asm bool) {
+		for _, atEnd := range []bool{false, true} {
+			for _, s := range shapes {
+				d, k := s[0], s[1]
+				z, g, g32 := fillGuarded[float64](t, k*d, atEnd, 1), fillGuarded[float64](t, d*k, atEnd, 2), fillGuarded[float32](t, d*k, atEnd, 2)
+				NoisyStep(fillGuarded[float64](t, d*k, atEnd, 3), z, g, fillGuarded[float64](t, k, atEnd, 4), d, k, 0.5)
+				NoisyStep32(fillGuarded[float64](t, d*k, atEnd, 3), guarded[float32](t, d*k, atEnd), z, g32, fillGuarded[float64](t, k, atEnd, 4), d, k, 0.5)
+			}
+		}
+	})
+}

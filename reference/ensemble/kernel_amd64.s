@@ -6720,6 +6720,818 @@ widendone:
 	VZEROUPPER
 	RET
 
+// func noisyStepF64x16AVX512(theta *float64, z *float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·noisyStepF64x16AVX512(SB), NOSPLIT, $0-72
+	MOVSD        eta+64(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVQ         blocks+56(FP), AX
+	MOVQ         k+48(FP), CX
+	MOVQ         ldz+40(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         z+8(FP), BX
+	XORQ         SI, SI
+
+noisyStepF64x16AVX512block:
+	TESTQ   AX, AX
+	JZ      noisyStepF64x16AVX512done
+	MOVQ    norm2+24(FP), DI
+	VMOVUPD (DI)(SI*8), Z1
+	VMOVUPD 64(DI)(SI*8), Z2
+	MOVQ    theta+0(FP), DI
+	MOVQ    grad+16(FP), R8
+	MOVQ    SI, R9
+	MOVQ    BX, R10
+	MOVQ    n+32(FP), R11
+	SHRQ    $0x03, R11
+
+noisyStepF64x16AVX512tileloop:
+	TESTQ      R11, R11
+	JZ         noisyStepF64x16AVX512tileend
+	MOVQ       R10, R12
+	VMOVUPD    (R12), Z3
+	VMOVUPD    (R12)(DX*1), Z4
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z5
+	VMOVUPD    (R12)(DX*1), Z6
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z7
+	VMOVUPD    (R12)(DX*1), Z8
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z9
+	VMOVUPD    (R12)(DX*1), Z10
+	VUNPCKLPD  Z4, Z3, Z11
+	VUNPCKHPD  Z4, Z3, Z3
+	VUNPCKLPD  Z6, Z5, Z4
+	VUNPCKHPD  Z6, Z5, Z5
+	VUNPCKLPD  Z8, Z7, Z6
+	VUNPCKHPD  Z8, Z7, Z7
+	VUNPCKLPD  Z10, Z9, Z8
+	VUNPCKHPD  Z10, Z9, Z9
+	VSHUFF64X2 $0x88, Z4, Z11, Z10
+	VSHUFF64X2 $0xdd, Z4, Z11, Z4
+	VSHUFF64X2 $0x88, Z5, Z3, Z11
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z8, Z6, Z5
+	VSHUFF64X2 $0xdd, Z8, Z6, Z6
+	VSHUFF64X2 $0x88, Z9, Z7, Z8
+	VSHUFF64X2 $0xdd, Z9, Z7, Z7
+	VSHUFF64X2 $0x88, Z5, Z10, Z9
+	VSHUFF64X2 $0xdd, Z5, Z10, Z5
+	VSHUFF64X2 $0x88, Z6, Z4, Z10
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z8, Z11, Z6
+	VSHUFF64X2 $0xdd, Z8, Z11, Z8
+	VSHUFF64X2 $0x88, Z7, Z3, Z11
+	VSHUFF64X2 $0xdd, Z7, Z3, Z3
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z7
+	VMOVUPD    (R12)(DX*1), Z12
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z13
+	VMOVUPD    (R12)(DX*1), Z14
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z15
+	VMOVUPD    (R12)(DX*1), Z16
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z17
+	VMOVUPD    (R12)(DX*1), Z18
+	VUNPCKLPD  Z12, Z7, Z19
+	VUNPCKHPD  Z12, Z7, Z7
+	VUNPCKLPD  Z14, Z13, Z12
+	VUNPCKHPD  Z14, Z13, Z13
+	VUNPCKLPD  Z16, Z15, Z14
+	VUNPCKHPD  Z16, Z15, Z15
+	VUNPCKLPD  Z18, Z17, Z16
+	VUNPCKHPD  Z18, Z17, Z17
+	VSHUFF64X2 $0x88, Z12, Z19, Z18
+	VSHUFF64X2 $0xdd, Z12, Z19, Z12
+	VSHUFF64X2 $0x88, Z13, Z7, Z19
+	VSHUFF64X2 $0xdd, Z13, Z7, Z7
+	VSHUFF64X2 $0x88, Z16, Z14, Z13
+	VSHUFF64X2 $0xdd, Z16, Z14, Z14
+	VSHUFF64X2 $0x88, Z17, Z15, Z16
+	VSHUFF64X2 $0xdd, Z17, Z15, Z15
+	VSHUFF64X2 $0x88, Z13, Z18, Z17
+	VSHUFF64X2 $0xdd, Z13, Z18, Z13
+	VSHUFF64X2 $0x88, Z14, Z12, Z18
+	VSHUFF64X2 $0xdd, Z14, Z12, Z12
+	VSHUFF64X2 $0x88, Z16, Z19, Z14
+	VSHUFF64X2 $0xdd, Z16, Z19, Z16
+	VSHUFF64X2 $0x88, Z15, Z7, Z19
+	VSHUFF64X2 $0xdd, Z15, Z7, Z7
+	VMOVUPD    (R8)(R9*8), Z15
+	VMULPD     Z0, Z15, Z15
+	VSUBPD     Z15, Z9, Z15
+	VADDPD     (DI)(R9*8), Z15, Z15
+	VMOVUPD    Z15, (DI)(R9*8)
+	VMULPD     Z15, Z15, Z15
+	VADDPD     Z15, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z9
+	VMULPD     Z0, Z9, Z9
+	VSUBPD     Z9, Z17, Z9
+	VADDPD     64(DI)(R9*8), Z9, Z9
+	VMOVUPD    Z9, 64(DI)(R9*8)
+	VMULPD     Z9, Z9, Z9
+	VADDPD     Z9, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z9
+	VMULPD     Z0, Z9, Z9
+	VSUBPD     Z9, Z6, Z9
+	VADDPD     (DI)(R9*8), Z9, Z9
+	VMOVUPD    Z9, (DI)(R9*8)
+	VMULPD     Z9, Z9, Z9
+	VADDPD     Z9, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z14, Z6
+	VADDPD     64(DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, 64(DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z10, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z18, Z6
+	VADDPD     64(DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, 64(DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z11, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z19, Z6
+	VADDPD     64(DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, 64(DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z5, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z13, Z5
+	VADDPD     64(DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, 64(DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z8, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z16, Z5
+	VADDPD     64(DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, 64(DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z4, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z12, Z4
+	VADDPD     64(DI)(R9*8), Z4, Z4
+	VMOVUPD    Z4, 64(DI)(R9*8)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z2, Z2
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z3, Z4
+	VADDPD     (DI)(R9*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R9*8)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	VMOVUPD    64(R8)(R9*8), Z3
+	VMULPD     Z0, Z3, Z3
+	VSUBPD     Z3, Z7, Z3
+	VADDPD     64(DI)(R9*8), Z3, Z3
+	VMOVUPD    Z3, 64(DI)(R9*8)
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z2, Z2
+	ADDQ       CX, R9
+	ADDQ       $0x40, R10
+	DECQ       R11
+	JMP        noisyStepF64x16AVX512tileloop
+
+noisyStepF64x16AVX512tileend:
+	MOVQ    norm2+24(FP), DI
+	VMOVUPD Z1, (DI)(SI*8)
+	VMOVUPD Z2, 64(DI)(SI*8)
+	ADDQ    $0x10, SI
+	LEAQ    (BX)(DX*8), BX
+	LEAQ    (BX)(DX*8), BX
+	DECQ    AX
+	JMP     noisyStepF64x16AVX512block
+
+noisyStepF64x16AVX512done:
+	VZEROUPPER
+	RET
+
+// func noisyStepF64x8AVX512(theta *float64, z *float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·noisyStepF64x8AVX512(SB), NOSPLIT, $0-72
+	MOVSD        eta+64(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVQ         blocks+56(FP), AX
+	MOVQ         k+48(FP), CX
+	MOVQ         ldz+40(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         z+8(FP), BX
+	XORQ         SI, SI
+
+noisyStepF64x8AVX512block:
+	TESTQ   AX, AX
+	JZ      noisyStepF64x8AVX512done
+	MOVQ    norm2+24(FP), DI
+	VMOVUPD (DI)(SI*8), Z1
+	MOVQ    theta+0(FP), DI
+	MOVQ    grad+16(FP), R8
+	MOVQ    SI, R9
+	MOVQ    BX, R10
+	MOVQ    n+32(FP), R11
+	SHRQ    $0x03, R11
+
+noisyStepF64x8AVX512tileloop:
+	TESTQ      R11, R11
+	JZ         noisyStepF64x8AVX512tileend
+	MOVQ       R10, R12
+	VMOVUPD    (R12), Z2
+	VMOVUPD    (R12)(DX*1), Z3
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z4
+	VMOVUPD    (R12)(DX*1), Z5
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z6
+	VMOVUPD    (R12)(DX*1), Z7
+	LEAQ       (R12)(DX*2), R12
+	VMOVUPD    (R12), Z8
+	VMOVUPD    (R12)(DX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z4, Z2, Z10
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z7, Z5, Z4
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z8, Z6, Z7
+	VSHUFF64X2 $0xdd, Z8, Z6, Z6
+	VSHUFF64X2 $0x88, Z4, Z9, Z8
+	VSHUFF64X2 $0xdd, Z4, Z9, Z4
+	VSHUFF64X2 $0x88, Z5, Z3, Z9
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z7, Z10, Z5
+	VSHUFF64X2 $0xdd, Z7, Z10, Z7
+	VSHUFF64X2 $0x88, Z6, Z2, Z10
+	VSHUFF64X2 $0xdd, Z6, Z2, Z2
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z8, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z5, Z6
+	VADDPD     (DI)(R9*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R9*8)
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z9, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z10, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z4, Z5
+	VADDPD     (DI)(R9*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R9*8)
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z7, Z4
+	VADDPD     (DI)(R9*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R9*8)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z3, Z4
+	VADDPD     (DI)(R9*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R9*8)
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	ADDQ       CX, R9
+	VMOVUPD    (R8)(R9*8), Z3
+	VMULPD     Z0, Z3, Z3
+	VSUBPD     Z3, Z2, Z3
+	VADDPD     (DI)(R9*8), Z3, Z3
+	VMOVUPD    Z3, (DI)(R9*8)
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z1, Z1
+	ADDQ       CX, R9
+	ADDQ       $0x40, R10
+	DECQ       R11
+	JMP        noisyStepF64x8AVX512tileloop
+
+noisyStepF64x8AVX512tileend:
+	MOVQ    norm2+24(FP), DI
+	VMOVUPD Z1, (DI)(SI*8)
+	ADDQ    $0x08, SI
+	LEAQ    (BX)(DX*8), BX
+	DECQ    AX
+	JMP     noisyStepF64x8AVX512block
+
+noisyStepF64x8AVX512done:
+	VZEROUPPER
+	RET
+
+// func noisyStepF32x16AVX512(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·noisyStepF32x16AVX512(SB), NOSPLIT, $0-80
+	MOVSD        eta+72(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVQ         blocks+64(FP), AX
+	MOVQ         k+56(FP), CX
+	MOVQ         ldz+48(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         z+16(FP), BX
+	XORQ         SI, SI
+
+noisyStepF32x16AVX512block:
+	TESTQ   AX, AX
+	JZ      noisyStepF32x16AVX512done
+	MOVQ    norm2+32(FP), DI
+	VMOVUPD (DI)(SI*8), Z1
+	VMOVUPD 64(DI)(SI*8), Z2
+	MOVQ    theta+0(FP), DI
+	MOVQ    grad+24(FP), R8
+	MOVQ    theta32+8(FP), R9
+	MOVQ    SI, R10
+	MOVQ    BX, R11
+	MOVQ    n+40(FP), R12
+	SHRQ    $0x03, R12
+
+noisyStepF32x16AVX512tileloop:
+	TESTQ        R12, R12
+	JZ           noisyStepF32x16AVX512tileend
+	MOVQ         R11, R13
+	VMOVUPD      (R13), Z3
+	VMOVUPD      (R13)(DX*1), Z4
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z5
+	VMOVUPD      (R13)(DX*1), Z6
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z7
+	VMOVUPD      (R13)(DX*1), Z8
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z9
+	VMOVUPD      (R13)(DX*1), Z10
+	VUNPCKLPD    Z4, Z3, Z11
+	VUNPCKHPD    Z4, Z3, Z3
+	VUNPCKLPD    Z6, Z5, Z4
+	VUNPCKHPD    Z6, Z5, Z5
+	VUNPCKLPD    Z8, Z7, Z6
+	VUNPCKHPD    Z8, Z7, Z7
+	VUNPCKLPD    Z10, Z9, Z8
+	VUNPCKHPD    Z10, Z9, Z9
+	VSHUFF64X2   $0x88, Z4, Z11, Z10
+	VSHUFF64X2   $0xdd, Z4, Z11, Z4
+	VSHUFF64X2   $0x88, Z5, Z3, Z11
+	VSHUFF64X2   $0xdd, Z5, Z3, Z3
+	VSHUFF64X2   $0x88, Z8, Z6, Z5
+	VSHUFF64X2   $0xdd, Z8, Z6, Z6
+	VSHUFF64X2   $0x88, Z9, Z7, Z8
+	VSHUFF64X2   $0xdd, Z9, Z7, Z7
+	VSHUFF64X2   $0x88, Z5, Z10, Z9
+	VSHUFF64X2   $0xdd, Z5, Z10, Z5
+	VSHUFF64X2   $0x88, Z6, Z4, Z10
+	VSHUFF64X2   $0xdd, Z6, Z4, Z4
+	VSHUFF64X2   $0x88, Z8, Z11, Z6
+	VSHUFF64X2   $0xdd, Z8, Z11, Z8
+	VSHUFF64X2   $0x88, Z7, Z3, Z11
+	VSHUFF64X2   $0xdd, Z7, Z3, Z3
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z7
+	VMOVUPD      (R13)(DX*1), Z20
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z21
+	VMOVUPD      (R13)(DX*1), Z22
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z23
+	VMOVUPD      (R13)(DX*1), Z24
+	LEAQ         (R13)(DX*2), R13
+	VMOVUPD      (R13), Z25
+	VMOVUPD      (R13)(DX*1), Z26
+	VUNPCKLPD    Z20, Z7, Z27
+	VUNPCKHPD    Z20, Z7, Z7
+	VUNPCKLPD    Z22, Z21, Z20
+	VUNPCKHPD    Z22, Z21, Z21
+	VUNPCKLPD    Z24, Z23, Z22
+	VUNPCKHPD    Z24, Z23, Z23
+	VUNPCKLPD    Z26, Z25, Z24
+	VUNPCKHPD    Z26, Z25, Z25
+	VSHUFF64X2   $0x88, Z20, Z27, Z26
+	VSHUFF64X2   $0xdd, Z20, Z27, Z20
+	VSHUFF64X2   $0x88, Z21, Z7, Z27
+	VSHUFF64X2   $0xdd, Z21, Z7, Z7
+	VSHUFF64X2   $0x88, Z24, Z22, Z21
+	VSHUFF64X2   $0xdd, Z24, Z22, Z22
+	VSHUFF64X2   $0x88, Z25, Z23, Z24
+	VSHUFF64X2   $0xdd, Z25, Z23, Z23
+	VSHUFF64X2   $0x88, Z21, Z26, Z25
+	VSHUFF64X2   $0xdd, Z21, Z26, Z21
+	VSHUFF64X2   $0x88, Z22, Z20, Z26
+	VSHUFF64X2   $0xdd, Z22, Z20, Z20
+	VSHUFF64X2   $0x88, Z24, Z27, Z22
+	VSHUFF64X2   $0xdd, Z24, Z27, Z24
+	VSHUFF64X2   $0x88, Z23, Z7, Z27
+	VSHUFF64X2   $0xdd, Z23, Z7, Z7
+	VCVTPS2PD    (R8)(R10*4), Z23
+	VMULPD       Z0, Z23, Z23
+	VSUBPD       Z23, Z9, Z23
+	VADDPD       (DI)(R10*8), Z23, Z23
+	VMOVUPD      Z23, (DI)(R10*8)
+	VCVTPD2PS    Z23, Y12
+	VMULPD       Z23, Z23, Z23
+	VADDPD       Z23, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z9
+	VMULPD       Z0, Z9, Z9
+	VSUBPD       Z9, Z25, Z9
+	VADDPD       64(DI)(R10*8), Z9, Z9
+	VMOVUPD      Z9, 64(DI)(R10*8)
+	VCVTPD2PS    Z9, Y13
+	VINSERTF64X4 $0x01, Y13, Z12, Z12
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z2, Z2
+	VMOVUPS      Z12, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z9
+	VMULPD       Z0, Z9, Z9
+	VSUBPD       Z9, Z6, Z9
+	VADDPD       (DI)(R10*8), Z9, Z9
+	VMOVUPD      Z9, (DI)(R10*8)
+	VCVTPD2PS    Z9, Y13
+	VMULPD       Z9, Z9, Z9
+	VADDPD       Z9, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z6
+	VMULPD       Z0, Z6, Z6
+	VSUBPD       Z6, Z22, Z6
+	VADDPD       64(DI)(R10*8), Z6, Z6
+	VMOVUPD      Z6, 64(DI)(R10*8)
+	VCVTPD2PS    Z6, Y9
+	VINSERTF64X4 $0x01, Y9, Z13, Z13
+	VMULPD       Z6, Z6, Z6
+	VADDPD       Z6, Z2, Z2
+	VMOVUPS      Z13, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z6
+	VMULPD       Z0, Z6, Z6
+	VSUBPD       Z6, Z10, Z6
+	VADDPD       (DI)(R10*8), Z6, Z6
+	VMOVUPD      Z6, (DI)(R10*8)
+	VCVTPD2PS    Z6, Y14
+	VMULPD       Z6, Z6, Z6
+	VADDPD       Z6, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z6
+	VMULPD       Z0, Z6, Z6
+	VSUBPD       Z6, Z26, Z6
+	VADDPD       64(DI)(R10*8), Z6, Z6
+	VMOVUPD      Z6, 64(DI)(R10*8)
+	VCVTPD2PS    Z6, Y9
+	VINSERTF64X4 $0x01, Y9, Z14, Z14
+	VMULPD       Z6, Z6, Z6
+	VADDPD       Z6, Z2, Z2
+	VMOVUPS      Z14, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z6
+	VMULPD       Z0, Z6, Z6
+	VSUBPD       Z6, Z11, Z6
+	VADDPD       (DI)(R10*8), Z6, Z6
+	VMOVUPD      Z6, (DI)(R10*8)
+	VCVTPD2PS    Z6, Y15
+	VMULPD       Z6, Z6, Z6
+	VADDPD       Z6, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z6
+	VMULPD       Z0, Z6, Z6
+	VSUBPD       Z6, Z27, Z6
+	VADDPD       64(DI)(R10*8), Z6, Z6
+	VMOVUPD      Z6, 64(DI)(R10*8)
+	VCVTPD2PS    Z6, Y9
+	VINSERTF64X4 $0x01, Y9, Z15, Z15
+	VMULPD       Z6, Z6, Z6
+	VADDPD       Z6, Z2, Z2
+	VMOVUPS      Z15, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z6
+	VMULPD       Z0, Z6, Z6
+	VSUBPD       Z6, Z5, Z6
+	VADDPD       (DI)(R10*8), Z6, Z6
+	VMOVUPD      Z6, (DI)(R10*8)
+	VCVTPD2PS    Z6, Y16
+	VMULPD       Z6, Z6, Z6
+	VADDPD       Z6, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z5
+	VMULPD       Z0, Z5, Z5
+	VSUBPD       Z5, Z21, Z5
+	VADDPD       64(DI)(R10*8), Z5, Z5
+	VMOVUPD      Z5, 64(DI)(R10*8)
+	VCVTPD2PS    Z5, Y6
+	VINSERTF64X4 $0x01, Y6, Z16, Z16
+	VMULPD       Z5, Z5, Z5
+	VADDPD       Z5, Z2, Z2
+	VMOVUPS      Z16, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z5
+	VMULPD       Z0, Z5, Z5
+	VSUBPD       Z5, Z8, Z5
+	VADDPD       (DI)(R10*8), Z5, Z5
+	VMOVUPD      Z5, (DI)(R10*8)
+	VCVTPD2PS    Z5, Y17
+	VMULPD       Z5, Z5, Z5
+	VADDPD       Z5, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z5
+	VMULPD       Z0, Z5, Z5
+	VSUBPD       Z5, Z24, Z5
+	VADDPD       64(DI)(R10*8), Z5, Z5
+	VMOVUPD      Z5, 64(DI)(R10*8)
+	VCVTPD2PS    Z5, Y6
+	VINSERTF64X4 $0x01, Y6, Z17, Z17
+	VMULPD       Z5, Z5, Z5
+	VADDPD       Z5, Z2, Z2
+	VMOVUPS      Z17, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z5
+	VMULPD       Z0, Z5, Z5
+	VSUBPD       Z5, Z4, Z5
+	VADDPD       (DI)(R10*8), Z5, Z5
+	VMOVUPD      Z5, (DI)(R10*8)
+	VCVTPD2PS    Z5, Y18
+	VMULPD       Z5, Z5, Z5
+	VADDPD       Z5, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z4
+	VMULPD       Z0, Z4, Z4
+	VSUBPD       Z4, Z20, Z4
+	VADDPD       64(DI)(R10*8), Z4, Z4
+	VMOVUPD      Z4, 64(DI)(R10*8)
+	VCVTPD2PS    Z4, Y5
+	VINSERTF64X4 $0x01, Y5, Z18, Z18
+	VMULPD       Z4, Z4, Z4
+	VADDPD       Z4, Z2, Z2
+	VMOVUPS      Z18, (R9)(R10*4)
+	ADDQ         CX, R10
+	VCVTPS2PD    (R8)(R10*4), Z4
+	VMULPD       Z0, Z4, Z4
+	VSUBPD       Z4, Z3, Z4
+	VADDPD       (DI)(R10*8), Z4, Z4
+	VMOVUPD      Z4, (DI)(R10*8)
+	VCVTPD2PS    Z4, Y19
+	VMULPD       Z4, Z4, Z4
+	VADDPD       Z4, Z1, Z1
+	VCVTPS2PD    32(R8)(R10*4), Z3
+	VMULPD       Z0, Z3, Z3
+	VSUBPD       Z3, Z7, Z3
+	VADDPD       64(DI)(R10*8), Z3, Z3
+	VMOVUPD      Z3, 64(DI)(R10*8)
+	VCVTPD2PS    Z3, Y4
+	VINSERTF64X4 $0x01, Y4, Z19, Z19
+	VMULPD       Z3, Z3, Z3
+	VADDPD       Z3, Z2, Z2
+	VMOVUPS      Z19, (R9)(R10*4)
+	ADDQ         CX, R10
+	ADDQ         $0x40, R11
+	DECQ         R12
+	JMP          noisyStepF32x16AVX512tileloop
+
+noisyStepF32x16AVX512tileend:
+	MOVQ    norm2+32(FP), DI
+	VMOVUPD Z1, (DI)(SI*8)
+	VMOVUPD Z2, 64(DI)(SI*8)
+	ADDQ    $0x10, SI
+	LEAQ    (BX)(DX*8), BX
+	LEAQ    (BX)(DX*8), BX
+	DECQ    AX
+	JMP     noisyStepF32x16AVX512block
+
+noisyStepF32x16AVX512done:
+	VZEROUPPER
+	RET
+
+// func noisyStepF32x8AVX512(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·noisyStepF32x8AVX512(SB), NOSPLIT, $0-80
+	MOVSD        eta+72(FP), X0
+	VBROADCASTSD X0, Z0
+	MOVQ         blocks+64(FP), AX
+	MOVQ         k+56(FP), CX
+	MOVQ         ldz+48(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         z+16(FP), BX
+	XORQ         SI, SI
+
+noisyStepF32x8AVX512block:
+	TESTQ   AX, AX
+	JZ      noisyStepF32x8AVX512done
+	MOVQ    norm2+32(FP), DI
+	VMOVUPD (DI)(SI*8), Z1
+	MOVQ    theta+0(FP), DI
+	MOVQ    grad+24(FP), R8
+	MOVQ    theta32+8(FP), R9
+	MOVQ    SI, R10
+	MOVQ    BX, R11
+	MOVQ    n+40(FP), R12
+	SHRQ    $0x03, R12
+
+noisyStepF32x8AVX512tileloop:
+	TESTQ      R12, R12
+	JZ         noisyStepF32x8AVX512tileend
+	MOVQ       R11, R13
+	VMOVUPD    (R13), Z2
+	VMOVUPD    (R13)(DX*1), Z3
+	LEAQ       (R13)(DX*2), R13
+	VMOVUPD    (R13), Z4
+	VMOVUPD    (R13)(DX*1), Z5
+	LEAQ       (R13)(DX*2), R13
+	VMOVUPD    (R13), Z6
+	VMOVUPD    (R13)(DX*1), Z7
+	LEAQ       (R13)(DX*2), R13
+	VMOVUPD    (R13), Z8
+	VMOVUPD    (R13)(DX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z4, Z2, Z10
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z7, Z5, Z4
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z8, Z6, Z7
+	VSHUFF64X2 $0xdd, Z8, Z6, Z6
+	VSHUFF64X2 $0x88, Z4, Z9, Z8
+	VSHUFF64X2 $0xdd, Z4, Z9, Z4
+	VSHUFF64X2 $0x88, Z5, Z3, Z9
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z7, Z10, Z5
+	VSHUFF64X2 $0xdd, Z7, Z10, Z7
+	VSHUFF64X2 $0x88, Z6, Z2, Z10
+	VSHUFF64X2 $0xdd, Z6, Z2, Z2
+	VCVTPS2PD  (R8)(R10*4), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z8, Z6
+	VADDPD     (DI)(R10*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R10*8)
+	VCVTPD2PS  Z6, Y8
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	VMOVUPS    Y8, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z6
+	VMULPD     Z0, Z6, Z6
+	VSUBPD     Z6, Z5, Z6
+	VADDPD     (DI)(R10*8), Z6, Z6
+	VMOVUPD    Z6, (DI)(R10*8)
+	VCVTPD2PS  Z6, Y5
+	VMULPD     Z6, Z6, Z6
+	VADDPD     Z6, Z1, Z1
+	VMOVUPS    Y5, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z9, Z5
+	VADDPD     (DI)(R10*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R10*8)
+	VCVTPD2PS  Z5, Y6
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	VMOVUPS    Y6, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z10, Z5
+	VADDPD     (DI)(R10*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R10*8)
+	VCVTPD2PS  Z5, Y6
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	VMOVUPS    Y6, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z5
+	VMULPD     Z0, Z5, Z5
+	VSUBPD     Z5, Z4, Z5
+	VADDPD     (DI)(R10*8), Z5, Z5
+	VMOVUPD    Z5, (DI)(R10*8)
+	VCVTPD2PS  Z5, Y4
+	VMULPD     Z5, Z5, Z5
+	VADDPD     Z5, Z1, Z1
+	VMOVUPS    Y4, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z7, Z4
+	VADDPD     (DI)(R10*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R10*8)
+	VCVTPD2PS  Z4, Y5
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	VMOVUPS    Y5, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z4
+	VMULPD     Z0, Z4, Z4
+	VSUBPD     Z4, Z3, Z4
+	VADDPD     (DI)(R10*8), Z4, Z4
+	VMOVUPD    Z4, (DI)(R10*8)
+	VCVTPD2PS  Z4, Y3
+	VMULPD     Z4, Z4, Z4
+	VADDPD     Z4, Z1, Z1
+	VMOVUPS    Y3, (R9)(R10*4)
+	ADDQ       CX, R10
+	VCVTPS2PD  (R8)(R10*4), Z3
+	VMULPD     Z0, Z3, Z3
+	VSUBPD     Z3, Z2, Z3
+	VADDPD     (DI)(R10*8), Z3, Z3
+	VMOVUPD    Z3, (DI)(R10*8)
+	VCVTPD2PS  Z3, Y2
+	VMULPD     Z3, Z3, Z3
+	VADDPD     Z3, Z1, Z1
+	VMOVUPS    Y2, (R9)(R10*4)
+	ADDQ       CX, R10
+	ADDQ       $0x40, R11
+	DECQ       R12
+	JMP        noisyStepF32x8AVX512tileloop
+
+noisyStepF32x8AVX512tileend:
+	MOVQ    norm2+32(FP), DI
+	VMOVUPD Z1, (DI)(SI*8)
+	ADDQ    $0x08, SI
+	LEAQ    (BX)(DX*8), BX
+	DECQ    AX
+	JMP     noisyStepF32x8AVX512block
+
+noisyStepF32x8AVX512done:
+	VZEROUPPER
+	RET
+
 // func weightsF64AVX512(wz *float64, z *float64, y *float64, rows int, w int, inv float64) int
 // Requires: AVX, AVX512DQ, AVX512F, SSE2
 TEXT ·weightsF64AVX512(SB), NOSPLIT, $0-56

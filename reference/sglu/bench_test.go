@@ -77,7 +77,9 @@ func BenchmarkEpoch(b *testing.B) {
 // (philox.FillScaled of each run's key at each step, into the ensemble's k × d buffer) and
 // reports its share of that epoch's time, measured just before; "grad-k=32" and
 // "grad32-k=32" are the epoch's gradients alone (ensemble.LogisticGradient,
-// LogisticGradient32).
+// LogisticGradient32); "update-k=32" and "update32-k=32" the epoch's updates alone
+// (ensemble.NoisyStep, NoisyStep32, on buffers of the k = 32 ensemble's shape), with
+// "share" as the noise's.
 func BenchmarkFullEpoch(b *testing.B) {
 	const n, d = 11264, 784
 	ds, err := reference.SyntheticClassification(n, d, 1)
@@ -214,6 +216,37 @@ func BenchmarkFullEpoch(b *testing.B) {
 					}
 				}
 				report(b, perTrial(b, k), lim)
+			})
+		}
+		for _, f32 := range []bool{false, true} {
+			prec := ""
+			if f32 {
+				prec = "32"
+			}
+			b.Run(name+"/update"+prec+"-k=32", func(b *testing.B) {
+				const k = 32
+				theta, z, g, norm2 := make([]float64, d*k), make([]float64, k*d), make([]float64, d*k), make([]float64, k)
+				theta32, g32 := make([]float32, d*k), make([]float32, d*k)
+				for i := range theta {
+					theta[i], z[i], g[i] = 1e-3*float64(i%11), 1e-3*float64(i%7-3), 1e-3*float64(i%5)
+					g32[i] = float32(g[i])
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					for range n / batch {
+						clear(norm2)
+						if f32 {
+							ensemble.NoisyStep32(theta, theta32, z, g32, norm2, d, k, p.StepSize)
+						} else {
+							ensemble.NoisyStep(theta, z, g, norm2, d, k, p.StepSize)
+						}
+					}
+				}
+				per := perTrial(b, k)
+				report(b, per, limit)
+				if epoch32 > 0 {
+					b.ReportMetric(per/epoch32, "share")
+				}
 			})
 		}
 		b.Run(name+"/noise-k=32", func(b *testing.B) {

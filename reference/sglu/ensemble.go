@@ -33,7 +33,7 @@ type Ensemble struct {
 	ids    []int64
 	slot   map[int64]int
 	theta  []float64 // d × k: column t is run t
-	grad   []float64 // d × k
+	grad   []float64 // d × k (float64 gradients only)
 	col    []float64 // one run's iterate, for its initial point
 	z      []float64 // k × d: row t is run t's noise of the step, sd·z
 	keys   []uint64  // run t's noise key of the current Epochs call
@@ -41,7 +41,8 @@ type Ensemble struct {
 	rs     []*rand.Rand
 	epochs int
 	// float32 gradients (LearnOrderedEnsemble32): the rows, the iterates as the kernel
-	// reads them, and its gradients
+	// reads them (always float32(theta): written with theta by setColumn, the step's
+	// update and the projection), and its gradients
 	x32, y32, theta32, grad32 []float32
 }
 
@@ -76,7 +77,7 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 	k := len(rs)
 	e := &Ensemble{params: p, lambda: lg.Lambda, n: n, d: d, x: make([]float64, 0, n*d),
 		y: slices.Clone(ds.Labels()), ids: ds.IDs(), slot: make(map[int64]int, n),
-		theta: make([]float64, d*k), grad: make([]float64, d*k), col: make([]float64, d),
+		theta: make([]float64, d*k), col: make([]float64, d),
 		z: make([]float64, k*d), keys: make([]uint64, k), norm2: make([]float64, k), rs: rs}
 	for i := range n { // row by row: the kernel wants stride d, whatever the matrix's
 		e.x = append(e.x, ds.Features().RawRowView(i)...)
@@ -87,6 +88,8 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 	if f32 {
 		e.x32, e.y32 = toFloat32(e.x), toFloat32(e.y)
 		e.theta32, e.grad32 = make([]float32, d*k), make([]float32, d*k)
+	} else {
+		e.grad = make([]float64, d*k)
 	}
 	for t, r := range rs {
 		if err := p.initial(e.col, r); err != nil {
@@ -134,33 +137,30 @@ func (e *Ensemble) drawKeys() {
 }
 
 // step is one noisy projected step of every run on batch j, step s of the Epochs call.
-// The noise is each run's Fill into its row of z; the update is one pass over the d × k
-// iterates, θ + (sd·z − η·g) as the Model computes it, accumulating each run's squared
-// norm in its lane in coordinate order; the projection then scales the runs outside the
-// ball by R/‖θ‖, the factor reference.ProjectBall applies.
+// The noise is each run's Fill into its row of z; the update (ensemble.NoisyStep) is one
+// pass over the d × k iterates, θ + (sd·z − η·g) as the Model computes it, accumulating
+// each run's squared norm in its lane in coordinate order; the projection then scales the
+// runs outside the ball by R/‖θ‖, the factor reference.ProjectBall applies. In float32
+// the update reads the float32 gradients and writes the iterates' float32 copy the next
+// gradients read (ensemble.NoisyStep32), and the projection narrows the runs it scales
+// again: no conversion pass of its own over the d × k gradients and iterates.
 func (e *Ensemble) step(j int, s uint32) {
 	p, k, b, d := e.params, len(e.rs), e.params.Batch, e.d
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
 	if e.x32 != nil {
-		ensemble.Narrow(e.theta32, e.theta)
 		ensemble.LogisticGradient32(e.grad32, e.x32[j*b*d:(j+1)*b*d], e.y32[j*b:(j+1)*b], e.theta32, b, d, k, float32(e.lambda))
-		ensemble.Widen(e.grad, e.grad32)
 	} else {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
 	for t, key := range e.keys {
 		philox.FillScaled(e.z[t*d:(t+1)*d], sd, key, 0, s) // sd·z, rounded once
 	}
-	eta := p.StepSize
 	norm2 := e.norm2[:k]
 	clear(norm2)
-	for i := range d {
-		th, g := e.theta[i*k:(i+1)*k], e.grad[i*k:(i+1)*k]
-		for t := range th {
-			v := th[t] + (e.z[t*d+i] - float64(eta*g[t]))
-			th[t] = v
-			norm2[t] += float64(v * v)
-		}
+	if e.x32 != nil {
+		ensemble.NoisyStep32(e.theta, e.theta32, e.z, e.grad32, norm2, d, k, p.StepSize)
+	} else {
+		ensemble.NoisyStep(e.theta, e.z, e.grad, norm2, d, k, p.StepSize)
 	}
 	if math.IsInf(p.Radius, 1) {
 		return
@@ -171,15 +171,23 @@ func (e *Ensemble) step(j int, s uint32) {
 			for i := range d {
 				e.theta[i*k+t] *= scale
 			}
+			if e.theta32 != nil {
+				for i := range d {
+					e.theta32[i*k+t] = float32(e.theta[i*k+t])
+				}
+			}
 		}
 	}
 }
 
-// setColumn stores e.col as run t's iterate.
+// setColumn stores e.col as run t's iterate (and its float32 copy in a float32 ensemble).
 func (e *Ensemble) setColumn(t int) {
 	k := len(e.rs)
 	for i, v := range e.col {
 		e.theta[i*k+t] = v
+		if e.theta32 != nil {
+			e.theta32[i*k+t] = float32(v)
+		}
 	}
 }
 

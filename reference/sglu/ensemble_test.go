@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/philox"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
 	"gonum.org/v1/gonum/mat"
@@ -257,4 +259,111 @@ func TestEnsemble32NearEnsemble64(t *testing.T) {
 			}
 		}
 	})
+}
+
+// stepBefore is Ensemble.step as it was before ensemble.NoisyStep, on its own iterates
+// theta (d × k, e's shape, keys, batches and parameters): in float32 the iterates narrowed
+// at the step's start, the gradients widened, then the scalar update loop and the
+// projection. It returns how many runs the projection scaled.
+func stepBefore(e *Ensemble, theta []float64, j int, s uint32) int {
+	p, k, b, d := e.params, len(e.rs), e.params.Batch, e.d
+	sd := math.Sqrt(2*p.StepSize) * p.Sigma
+	grad := make([]float64, d*k)
+	if e.x32 != nil {
+		theta32, grad32 := make([]float32, d*k), make([]float32, d*k)
+		ensemble.Narrow(theta32, theta)
+		ensemble.LogisticGradient32(grad32, e.x32[j*b*d:(j+1)*b*d], e.y32[j*b:(j+1)*b], theta32, b, d, k, float32(e.lambda))
+		ensemble.Widen(grad, grad32)
+	} else {
+		ensemble.LogisticGradient(grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], theta, b, d, k, e.lambda)
+	}
+	z := make([]float64, k*d)
+	for t, key := range e.keys {
+		philox.FillScaled(z[t*d:(t+1)*d], sd, key, 0, s)
+	}
+	eta := p.StepSize
+	norm2 := make([]float64, k)
+	for i := range d {
+		th, g := theta[i*k:(i+1)*k], grad[i*k:(i+1)*k]
+		for t := range th {
+			v := th[t] + (z[t*d+i] - float64(eta*g[t]))
+			th[t] = v
+			norm2[t] += float64(v * v)
+		}
+	}
+	projected := 0
+	for t, n2 := range norm2 {
+		if nrm := math.Sqrt(n2); nrm > p.Radius {
+			projected++
+			scale := p.Radius / nrm
+			for i := range d {
+				theta[i*k+t] *= scale
+			}
+		}
+	}
+	return projected
+}
+
+// The step gives the bits it gave before ensemble.NoisyStep, in both precisions and on
+// both of the ensemble package's paths (assembly or Go): d = 19 and k = 13 have whole 8 × 8
+// tiles and both tails, and the radius (the runs' median norm) has the projection scale
+// some runs at most steps and not others; in float32 the iterates' float32 copy is
+// float32(θ) after every step, which the next gradients read. Caught when planted: the
+// projected runs' float32 copy not narrowed again (the next gradients then read the
+// unprojected iterate), and setColumn not narrowing the initial point.
+func TestEnsembleStepKeepsItsBits(t *testing.T) {
+	const n, b, d, k = 24, 6, 19, 13
+	ds := unitData(t, n, d, 7)
+	p, _ := testParams(n, b, 0.1, 0.3, 0)
+	p.Init = GaussianInit
+	loss := reference.Logistic{Lambda: 0.1}
+	for _, asm := range []bool{true, false} {
+		if asm && !(ensemble.HasAsm && ensemble.HasAVX512) {
+			continue
+		}
+		saved := ensemble.HasAsm
+		ensemble.HasAsm = asm
+		defer func() { ensemble.HasAsm = saved }()
+		for _, learn := range []func(context.Context, Params, reference.Loss, *reference.Dataset, []*rand.Rand) (*Ensemble, error){LearnOrderedEnsemble, LearnOrderedEnsemble32} {
+			rs := make([]*rand.Rand, k)
+			for i := range rs {
+				rs[i] = reference.Stream(5, i, "step-bits")
+			}
+			e, err := learn(context.Background(), p, loss, ds, rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			norms := make([]float64, k)
+			for i := range k {
+				norms[i] = reference.Norm(e.Published(i))
+			}
+			slices.Sort(norms)
+			e.params.Radius = norms[k/2]
+			theta := slices.Clone(e.theta)
+			e.drawKeys()
+			var s uint32
+			projected := 0
+			for range 3 {
+				for j := range n / b {
+					e.step(j, s)
+					pr := stepBefore(e, theta, j, s)
+					if pr > 0 && pr < k {
+						projected++
+					}
+					for i, v := range theta {
+						if math.Float64bits(e.theta[i]) != math.Float64bits(v) {
+							t.Fatalf("float32 %v, assembly %v, step %d: θ[%d] (coordinate %d, run %d) is %v, before NoisyStep %v", e.x32 != nil, asm, s, i, i/k, i%k, e.theta[i], v)
+						}
+						if e.x32 != nil && math.Float32bits(e.theta32[i]) != math.Float32bits(float32(v)) {
+							t.Fatalf("assembly %v, step %d: θ32[%d] (coordinate %d, run %d) is %v, float32(θ) %v", asm, s, i, i/k, i%k, e.theta32[i], float32(v))
+						}
+					}
+					s++
+				}
+			}
+			if projected < 6 {
+				t.Errorf("float32 %v: the projection scaled some runs but not all at %d of %d steps: the case hardly exercises it", e.x32 != nil, projected, s)
+			}
+		}
+	}
 }
