@@ -458,289 +458,347 @@ TEXT ·fill64AVX512(SB), NOSPLIT, $0-40
 	VPADDD       philoxconst<>+1344(SB), Z0, Z0
 
 loop:
-	TESTQ           CX, CX
-	JZ              done
-	VPADDD          philoxconst<>+1472(SB), Z0, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z0, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z1
-	VPSRLQ          $0x20, Z2, Z7
-	VPSRLQ          $0x20, Z1, Z8
-	VPXORQ.BCST     8(DX), Z7, Z7
-	VPXORQ.BCST     8(DX), Z8, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z7, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z8, Z8
-	VPSRLQ          $0x20, Z7, Z9
-	VPSRLQ          $0x20, Z8, Z10
-	VPXORQ.BCST     16(DX), Z9, Z9
-	VPXORQ.BCST     16(DX), Z10, Z10
-	VPXORQ.BCST     24(DX), Z2, Z2
-	VPXORQ.BCST     24(DX), Z1, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z9, Z9
-	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z1, Z1
-	VPSRLQ          $0x20, Z9, Z11
-	VPSRLQ          $0x20, Z10, Z12
-	VPSRLQ          $0x20, Z2, Z13
-	VPSRLQ          $0x20, Z1, Z14
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z8, Z14
-	VPXORQ.BCST     40(DX), Z11, Z11
-	VPXORQ.BCST     40(DX), Z12, Z12
-	VPMULUDQ        philoxconst<>+0(SB), Z13, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z15
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z1, Z16
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z9, Z13
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPSRLQ          $0x20, Z1, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z8, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z9, Z15
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z1, Z13
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPSRLQ          $0x20, Z1, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z8, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z9, Z15
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z1, Z13
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPSRLQ          $0x20, Z1, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z8, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z9, Z15
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z1, Z13
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
-	VPADDD          philoxconst<>+1536(SB), Z0, Z0
-	VPSLLQ          $0x20, Z7, Z1
-	VPSLLQ          $0x20, Z8, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z13
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
-	VPSRLQ          $0x0b, Z13, Z13
-	VPSRLQ          $0x0b, Z14, Z14
-	VCVTQQ2PD       Z13, Z13
-	VCVTQQ2PD       Z14, Z14
-	VADDPD          philoxconst<>+512(SB), Z13, Z13
-	VADDPD          philoxconst<>+512(SB), Z14, Z14
-	VMULPD          philoxconst<>+704(SB), Z13, Z13
-	VMULPD          philoxconst<>+704(SB), Z14, Z14
-	VADDPD          philoxconst<>+512(SB), Z13, Z1
-	VADDPD          philoxconst<>+512(SB), Z14, Z2
-	VRNDSCALEPD     $0x01, Z1, Z1
-	VRNDSCALEPD     $0x01, Z2, Z2
-	VSUBPD          Z1, Z13, Z7
-	VSUBPD          Z2, Z14, Z8
-	VMULPD          Z7, Z7, Z9
-	VMULPD          Z8, Z8, Z10
-	VMOVUPD         philoxconst<>+2560(SB), Z13
-	VMOVUPD         philoxconst<>+2560(SB), Z14
-	VFMADD231PD     philoxconst<>+2624(SB), Z9, Z13
-	VFMADD231PD     philoxconst<>+2624(SB), Z10, Z14
-	VMOVUPD         philoxconst<>+2688(SB), Z17
-	VMOVUPD         philoxconst<>+2688(SB), Z18
-	VFMADD231PD     philoxconst<>+2752(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+2752(SB), Z10, Z18
-	VMULPD          Z9, Z9, Z19
-	VMULPD          Z10, Z10, Z20
-	VFMADD231PD     Z17, Z19, Z13
-	VFMADD231PD     Z18, Z20, Z14
-	VMOVUPD         philoxconst<>+2816(SB), Z17
-	VMOVUPD         philoxconst<>+2816(SB), Z18
-	VFMADD231PD     philoxconst<>+2880(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+2880(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2944(SB), Z19, Z17
-	VFMADD231PD     philoxconst<>+2944(SB), Z20, Z18
-	VMULPD          Z19, Z19, Z21
-	VMULPD          Z20, Z20, Z22
-	VFMADD231PD     Z17, Z21, Z13
-	VFMADD231PD     Z18, Z22, Z14
-	VMULPD          Z7, Z13, Z13
-	VMULPD          Z8, Z14, Z14
-	VMOVUPD         philoxconst<>+3008(SB), Z7
-	VMOVUPD         philoxconst<>+3008(SB), Z8
-	VFMADD231PD     philoxconst<>+3072(SB), Z9, Z7
-	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z8
-	VMOVUPD         philoxconst<>+3136(SB), Z17
-	VMOVUPD         philoxconst<>+3136(SB), Z18
-	VFMADD231PD     philoxconst<>+3200(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+3200(SB), Z10, Z18
-	VFMADD231PD     Z17, Z19, Z7
-	VFMADD231PD     Z18, Z20, Z8
-	VMOVUPD         philoxconst<>+3264(SB), Z17
-	VMOVUPD         philoxconst<>+3264(SB), Z18
-	VFMADD231PD     philoxconst<>+3328(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+3328(SB), Z10, Z18
-	VMOVUPD         philoxconst<>+3392(SB), Z23
-	VMOVUPD         philoxconst<>+3392(SB), Z24
-	VFMADD231PD     philoxconst<>+3456(SB), Z9, Z23
-	VFMADD231PD     philoxconst<>+3456(SB), Z10, Z24
-	VFMADD231PD     Z23, Z19, Z17
-	VFMADD231PD     Z24, Z20, Z18
-	VFMADD231PD     Z17, Z21, Z7
-	VFMADD231PD     Z18, Z22, Z8
-	VADDPD          philoxconst<>+192(SB), Z1, Z1
-	VADDPD          philoxconst<>+192(SB), Z2, Z2
-	VPSLLQ          $0x3f, Z1, Z9
-	VPSLLQ          $0x3f, Z2, Z10
-	VPSLLQ          $0x3e, Z1, Z17
-	VPSLLQ          $0x3e, Z2, Z18
-	VPTESTMQ        philoxconst<>+1280(SB), Z1, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z2, K2
-	VBLENDMPD       Z7, Z13, K1, Z3
-	VBLENDMPD       Z8, Z14, K2, Z4
-	VBLENDMPD       Z13, Z7, K1, Z5
-	VBLENDMPD       Z14, Z8, K2, Z6
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z17, Z9
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z18, Z10
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z17, Z3
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z18, Z4
-	VPXORQ          Z9, Z5, Z5
-	VPXORQ          Z10, Z6, Z6
-	VPSLLQ          $0x20, Z11, Z1
-	VPSLLQ          $0x20, Z12, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z15
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
-	VPSRLQ          $0x0b, Z15, Z15
-	VPSRLQ          $0x0b, Z16, Z16
-	VCVTQQ2PD       Z15, Z15
-	VCVTQQ2PD       Z16, Z16
-	VADDPD          philoxconst<>+512(SB), Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z16, Z16
-	VMULPD          philoxconst<>+640(SB), Z15, Z15
-	VMULPD          philoxconst<>+640(SB), Z16, Z16
-	VGETEXPPD       Z15, Z1
-	VGETEXPPD       Z16, Z2
-	VGETMANTPD      $0x00, Z15, Z7
-	VGETMANTPD      $0x00, Z16, Z8
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z7, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z8, K2
-	VMULPD          philoxconst<>+512(SB), Z7, K1, Z7
-	VMULPD          philoxconst<>+512(SB), Z8, K2, Z8
-	VADDPD          philoxconst<>+576(SB), Z1, K1, Z1
-	VADDPD          philoxconst<>+576(SB), Z2, K2, Z2
-	VSUBPD          philoxconst<>+576(SB), Z7, Z9
-	VSUBPD          philoxconst<>+576(SB), Z8, Z10
-	VADDPD          philoxconst<>+576(SB), Z7, Z7
-	VADDPD          philoxconst<>+576(SB), Z8, Z8
-	VDIVPD          Z7, Z9, Z7
-	VDIVPD          Z8, Z10, Z8
-	VMULPD          Z7, Z7, Z9
-	VMULPD          Z8, Z8, Z10
-	VMOVUPD         philoxconst<>+2048(SB), Z11
-	VMOVUPD         philoxconst<>+2048(SB), Z12
-	VFMADD231PD     philoxconst<>+2112(SB), Z9, Z11
-	VFMADD231PD     philoxconst<>+2112(SB), Z10, Z12
-	VMOVUPD         philoxconst<>+2176(SB), Z13
-	VMOVUPD         philoxconst<>+2176(SB), Z14
-	VFMADD231PD     philoxconst<>+2240(SB), Z9, Z13
-	VFMADD231PD     philoxconst<>+2240(SB), Z10, Z14
-	VMULPD          Z9, Z9, Z15
-	VMULPD          Z10, Z10, Z16
-	VFMADD231PD     Z13, Z15, Z11
-	VFMADD231PD     Z14, Z16, Z12
-	VMOVUPD         philoxconst<>+2304(SB), Z13
-	VMOVUPD         philoxconst<>+2304(SB), Z14
-	VFMADD231PD     philoxconst<>+2368(SB), Z9, Z13
-	VFMADD231PD     philoxconst<>+2368(SB), Z10, Z14
-	VMOVUPD         philoxconst<>+2432(SB), Z17
-	VMOVUPD         philoxconst<>+2432(SB), Z18
-	VFMADD231PD     philoxconst<>+2496(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+2496(SB), Z10, Z18
-	VFMADD231PD     Z17, Z15, Z13
-	VFMADD231PD     Z18, Z16, Z14
-	VMULPD          Z15, Z15, Z9
-	VMULPD          Z16, Z16, Z10
-	VFMADD231PD     Z13, Z9, Z11
-	VFMADD231PD     Z14, Z10, Z12
-	VMULPD          philoxconst<>+896(SB), Z7, Z7
-	VMULPD          philoxconst<>+896(SB), Z8, Z8
-	VMULPD          philoxconst<>+960(SB), Z1, Z1
-	VMULPD          philoxconst<>+960(SB), Z2, Z2
-	VFMADD231PD     Z11, Z7, Z1
-	VFMADD231PD     Z12, Z8, Z2
-	VSQRTPD         Z1, Z1
-	VSQRTPD         Z2, Z2
-	VMULPD          Z1, Z5, Z5
-	VMULPD          Z2, Z6, Z6
-	VMULPD          Z1, Z3, Z3
-	VMULPD          Z2, Z4, Z4
-	VMOVAPD         Z5, Z1
-	VMOVDQU64       philoxconst<>+1792(SB), Z2
-	VPERMT2PD       Z3, Z2, Z1
-	VMOVDQU64       philoxconst<>+1856(SB), Z2
-	VPERMT2PD       Z3, Z2, Z5
-	VMOVUPD         Z1, (AX)
-	VMOVUPD         Z5, 64(AX)
-	VMOVAPD         Z6, Z1
-	VMOVDQU64       philoxconst<>+1792(SB), Z2
-	VPERMT2PD       Z4, Z2, Z1
-	VMOVDQU64       philoxconst<>+1856(SB), Z2
-	VPERMT2PD       Z4, Z2, Z6
-	VMOVUPD         Z1, 128(AX)
-	VMOVUPD         Z6, 192(AX)
-	ADDQ            $0x00000100, AX
-	DECQ            CX
-	JMP             loop
+	TESTQ        CX, CX
+	JZ           done
+	VPADDD       philoxconst<>+1472(SB), Z0, Z1
+	VMOVUPD      philoxconst<>+0(SB), Z2
+	VMOVUPD      philoxconst<>+64(SB), Z3
+	VPMULUDQ     Z2, Z0, Z4
+	VPMULUDQ     Z2, Z1, Z1
+	VPSRLQ       $0x20, Z4, Z9
+	VPSRLQ       $0x20, Z1, Z10
+	VPBROADCASTQ 8(DX), Z11
+	VPXORQ       Z11, Z9, Z9
+	VPXORQ       Z11, Z10, Z10
+	VPMULUDQ     Z3, Z9, Z9
+	VPMULUDQ     Z3, Z10, Z10
+	VPSRLQ       $0x20, Z9, Z11
+	VPSRLQ       $0x20, Z10, Z12
+	VPBROADCASTQ 16(DX), Z13
+	VPXORQ       Z13, Z11, Z11
+	VPXORQ       Z13, Z12, Z12
+	VPBROADCASTQ 24(DX), Z13
+	VPXORQ       Z13, Z4, Z4
+	VPXORQ       Z13, Z1, Z1
+	VPMULUDQ     Z2, Z11, Z11
+	VPMULUDQ     Z2, Z12, Z12
+	VPMULUDQ     Z3, Z4, Z4
+	VPMULUDQ     Z3, Z1, Z1
+	VPSRLQ       $0x20, Z11, Z13
+	VPSRLQ       $0x20, Z12, Z14
+	VPSRLQ       $0x20, Z4, Z15
+	VPSRLQ       $0x20, Z1, Z16
+	VPBROADCASTQ 32(DX), Z17
+	VPTERNLOGQ   $0x96, Z17, Z9, Z15
+	VPTERNLOGQ   $0x96, Z17, Z10, Z16
+	VPBROADCASTQ 40(DX), Z9
+	VPXORQ       Z9, Z13, Z13
+	VPXORQ       Z9, Z14, Z14
+	VPMULUDQ     Z2, Z15, Z9
+	VPMULUDQ     Z2, Z16, Z10
+	VPMULUDQ     Z3, Z13, Z13
+	VPMULUDQ     Z3, Z14, Z14
+	VPSRLQ       $0x20, Z9, Z15
+	VPSRLQ       $0x20, Z10, Z16
+	VPSRLQ       $0x20, Z13, Z17
+	VPSRLQ       $0x20, Z14, Z18
+	VPBROADCASTQ 48(DX), Z19
+	VPTERNLOGQ   $0x96, Z19, Z4, Z17
+	VPTERNLOGQ   $0x96, Z19, Z1, Z18
+	VPBROADCASTQ 56(DX), Z1
+	VPTERNLOGQ   $0x96, Z1, Z11, Z15
+	VPTERNLOGQ   $0x96, Z1, Z12, Z16
+	VPMULUDQ     Z2, Z17, Z1
+	VPMULUDQ     Z2, Z18, Z4
+	VPMULUDQ     Z3, Z15, Z11
+	VPMULUDQ     Z3, Z16, Z12
+	VPSRLQ       $0x20, Z1, Z15
+	VPSRLQ       $0x20, Z4, Z16
+	VPSRLQ       $0x20, Z11, Z17
+	VPSRLQ       $0x20, Z12, Z18
+	VPBROADCASTQ 64(DX), Z19
+	VPTERNLOGQ   $0x96, Z19, Z13, Z17
+	VPTERNLOGQ   $0x96, Z19, Z14, Z18
+	VPBROADCASTQ 72(DX), Z13
+	VPTERNLOGQ   $0x96, Z13, Z9, Z15
+	VPTERNLOGQ   $0x96, Z13, Z10, Z16
+	VPMULUDQ     Z2, Z17, Z9
+	VPMULUDQ     Z2, Z18, Z10
+	VPMULUDQ     Z3, Z15, Z13
+	VPMULUDQ     Z3, Z16, Z14
+	VPSRLQ       $0x20, Z9, Z15
+	VPSRLQ       $0x20, Z10, Z16
+	VPSRLQ       $0x20, Z13, Z17
+	VPSRLQ       $0x20, Z14, Z18
+	VPBROADCASTQ 80(DX), Z19
+	VPTERNLOGQ   $0x96, Z19, Z11, Z17
+	VPTERNLOGQ   $0x96, Z19, Z12, Z18
+	VPBROADCASTQ 88(DX), Z11
+	VPTERNLOGQ   $0x96, Z11, Z1, Z15
+	VPTERNLOGQ   $0x96, Z11, Z4, Z16
+	VPMULUDQ     Z2, Z17, Z1
+	VPMULUDQ     Z2, Z18, Z4
+	VPMULUDQ     Z3, Z15, Z11
+	VPMULUDQ     Z3, Z16, Z12
+	VPSRLQ       $0x20, Z1, Z15
+	VPSRLQ       $0x20, Z4, Z16
+	VPSRLQ       $0x20, Z11, Z17
+	VPSRLQ       $0x20, Z12, Z18
+	VPBROADCASTQ 96(DX), Z19
+	VPTERNLOGQ   $0x96, Z19, Z13, Z17
+	VPTERNLOGQ   $0x96, Z19, Z14, Z18
+	VPBROADCASTQ 104(DX), Z13
+	VPTERNLOGQ   $0x96, Z13, Z9, Z15
+	VPTERNLOGQ   $0x96, Z13, Z10, Z16
+	VPMULUDQ     Z2, Z17, Z9
+	VPMULUDQ     Z2, Z18, Z10
+	VPMULUDQ     Z3, Z15, Z13
+	VPMULUDQ     Z3, Z16, Z14
+	VPSRLQ       $0x20, Z9, Z15
+	VPSRLQ       $0x20, Z10, Z16
+	VPSRLQ       $0x20, Z13, Z17
+	VPSRLQ       $0x20, Z14, Z18
+	VPBROADCASTQ 112(DX), Z19
+	VPTERNLOGQ   $0x96, Z19, Z11, Z17
+	VPTERNLOGQ   $0x96, Z19, Z12, Z18
+	VPBROADCASTQ 120(DX), Z11
+	VPTERNLOGQ   $0x96, Z11, Z1, Z15
+	VPTERNLOGQ   $0x96, Z11, Z4, Z16
+	VPMULUDQ     Z2, Z17, Z1
+	VPMULUDQ     Z2, Z18, Z4
+	VPMULUDQ     Z3, Z15, Z11
+	VPMULUDQ     Z3, Z16, Z12
+	VPSRLQ       $0x20, Z1, Z15
+	VPSRLQ       $0x20, Z4, Z16
+	VPSRLQ       $0x20, Z11, Z17
+	VPSRLQ       $0x20, Z12, Z18
+	VPBROADCASTQ 128(DX), Z19
+	VPTERNLOGQ   $0x96, Z19, Z13, Z17
+	VPTERNLOGQ   $0x96, Z19, Z14, Z18
+	VPBROADCASTQ 136(DX), Z13
+	VPTERNLOGQ   $0x96, Z13, Z9, Z15
+	VPTERNLOGQ   $0x96, Z13, Z10, Z16
+	VPMULUDQ     Z2, Z17, Z9
+	VPMULUDQ     Z2, Z18, Z2
+	VPMULUDQ     Z3, Z15, Z10
+	VPMULUDQ     Z3, Z16, Z3
+	VPSRLQ       $0x20, Z9, Z13
+	VPSRLQ       $0x20, Z2, Z14
+	VPSRLQ       $0x20, Z10, Z15
+	VPSRLQ       $0x20, Z3, Z16
+	VPBROADCASTQ 144(DX), Z17
+	VPTERNLOGQ   $0x96, Z17, Z11, Z15
+	VPTERNLOGQ   $0x96, Z17, Z12, Z16
+	VPBROADCASTQ 152(DX), Z11
+	VPTERNLOGQ   $0x96, Z11, Z1, Z13
+	VPTERNLOGQ   $0x96, Z11, Z4, Z14
+	VPADDD       philoxconst<>+1536(SB), Z0, Z0
+	VPSLLQ       $0x20, Z10, Z1
+	VPSLLQ       $0x20, Z3, Z3
+	VMOVUPD      philoxconst<>+128(SB), Z4
+	VPTERNLOGQ   $0xec, Z4, Z1, Z15
+	VPTERNLOGQ   $0xec, Z4, Z3, Z16
+	VPSRLQ       $0x0b, Z15, Z15
+	VPSRLQ       $0x0b, Z16, Z16
+	VCVTQQ2PD    Z15, Z15
+	VCVTQQ2PD    Z16, Z16
+	VMOVUPD      philoxconst<>+512(SB), Z1
+	VADDPD       Z1, Z15, Z15
+	VADDPD       Z1, Z16, Z16
+	VMOVUPD      philoxconst<>+640(SB), Z1
+	VMULPD       Z1, Z15, Z15
+	VMULPD       Z1, Z16, Z16
+	VPSLLQ       $0x20, Z9, Z1
+	VPSLLQ       $0x20, Z2, Z2
+	VMOVUPD      philoxconst<>+128(SB), Z3
+	VPTERNLOGQ   $0xec, Z3, Z1, Z13
+	VPTERNLOGQ   $0xec, Z3, Z2, Z14
+	VPSRLQ       $0x0b, Z13, Z13
+	VPSRLQ       $0x0b, Z14, Z14
+	VCVTQQ2PD    Z13, Z13
+	VCVTQQ2PD    Z14, Z14
+	VMOVUPD      philoxconst<>+512(SB), Z1
+	VADDPD       Z1, Z13, Z13
+	VADDPD       Z1, Z14, Z14
+	VMOVUPD      philoxconst<>+704(SB), Z1
+	VMULPD       Z1, Z13, Z13
+	VMULPD       Z1, Z14, Z14
+	VMOVUPD      philoxconst<>+512(SB), Z2
+	VADDPD       Z2, Z13, Z1
+	VADDPD       Z2, Z14, Z2
+	VRNDSCALEPD  $0x01, Z1, Z1
+	VRNDSCALEPD  $0x01, Z2, Z2
+	VSUBPD       Z1, Z13, Z3
+	VSUBPD       Z2, Z14, Z4
+	VMULPD       Z3, Z3, Z9
+	VMULPD       Z4, Z4, Z10
+	VMOVUPD      philoxconst<>+2560(SB), Z12
+	VMOVUPD      Z12, Z11
+	VMOVUPD      Z12, Z12
+	VMOVUPD      philoxconst<>+2624(SB), Z13
+	VFMADD231PD  Z13, Z9, Z11
+	VFMADD231PD  Z13, Z10, Z12
+	VMOVUPD      philoxconst<>+2688(SB), Z14
+	VMOVUPD      Z14, Z13
+	VMOVUPD      Z14, Z14
+	VMOVUPD      philoxconst<>+2752(SB), Z17
+	VFMADD231PD  Z17, Z9, Z13
+	VFMADD231PD  Z17, Z10, Z14
+	VMULPD       Z9, Z9, Z17
+	VMULPD       Z10, Z10, Z18
+	VFMADD231PD  Z13, Z17, Z11
+	VFMADD231PD  Z14, Z18, Z12
+	VMOVUPD      philoxconst<>+2816(SB), Z14
+	VMOVUPD      Z14, Z13
+	VMOVUPD      Z14, Z14
+	VMOVUPD      philoxconst<>+2880(SB), Z19
+	VFMADD231PD  Z19, Z9, Z13
+	VFMADD231PD  Z19, Z10, Z14
+	VMOVUPD      philoxconst<>+2944(SB), Z19
+	VFMADD231PD  Z19, Z17, Z13
+	VFMADD231PD  Z19, Z18, Z14
+	VMULPD       Z17, Z17, Z19
+	VMULPD       Z18, Z18, Z20
+	VFMADD231PD  Z13, Z19, Z11
+	VFMADD231PD  Z14, Z20, Z12
+	VMULPD       Z3, Z11, Z11
+	VMULPD       Z4, Z12, Z12
+	VMOVUPD      philoxconst<>+3008(SB), Z4
+	VMOVUPD      Z4, Z3
+	VMOVUPD      Z4, Z4
+	VMOVUPD      philoxconst<>+3072(SB), Z13
+	VFMADD231PD  Z13, Z9, Z3
+	VFMADD231PD  Z13, Z10, Z4
+	VMOVUPD      philoxconst<>+3136(SB), Z14
+	VMOVUPD      Z14, Z13
+	VMOVUPD      Z14, Z14
+	VMOVUPD      philoxconst<>+3200(SB), Z21
+	VFMADD231PD  Z21, Z9, Z13
+	VFMADD231PD  Z21, Z10, Z14
+	VFMADD231PD  Z13, Z17, Z3
+	VFMADD231PD  Z14, Z18, Z4
+	VMOVUPD      philoxconst<>+3264(SB), Z14
+	VMOVUPD      Z14, Z13
+	VMOVUPD      Z14, Z14
+	VMOVUPD      philoxconst<>+3328(SB), Z21
+	VFMADD231PD  Z21, Z9, Z13
+	VFMADD231PD  Z21, Z10, Z14
+	VMOVUPD      philoxconst<>+3392(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+3456(SB), Z23
+	VFMADD231PD  Z23, Z9, Z21
+	VFMADD231PD  Z23, Z10, Z22
+	VFMADD231PD  Z21, Z17, Z13
+	VFMADD231PD  Z22, Z18, Z14
+	VFMADD231PD  Z13, Z19, Z3
+	VFMADD231PD  Z14, Z20, Z4
+	VMOVUPD      philoxconst<>+192(SB), Z9
+	VADDPD       Z9, Z1, Z1
+	VADDPD       Z9, Z2, Z2
+	VPSLLQ       $0x3f, Z1, Z9
+	VPSLLQ       $0x3f, Z2, Z10
+	VPSLLQ       $0x3e, Z1, Z13
+	VPSLLQ       $0x3e, Z2, Z14
+	VMOVUPD      philoxconst<>+1280(SB), Z17
+	VPTESTMQ     Z17, Z1, K1
+	VPTESTMQ     Z17, Z2, K2
+	VBLENDMPD    Z3, Z11, K1, Z5
+	VBLENDMPD    Z4, Z12, K2, Z6
+	VBLENDMPD    Z11, Z3, K1, Z7
+	VBLENDMPD    Z12, Z4, K2, Z8
+	VMOVUPD      philoxconst<>+1216(SB), Z1
+	VPTERNLOGQ   $0x28, Z1, Z13, Z9
+	VPTERNLOGQ   $0x28, Z1, Z14, Z10
+	VPTERNLOGQ   $0x78, Z1, Z13, Z5
+	VPTERNLOGQ   $0x78, Z1, Z14, Z6
+	VPXORQ       Z9, Z7, Z7
+	VPXORQ       Z10, Z8, Z8
+	VGETEXPPD    Z15, Z1
+	VGETEXPPD    Z16, Z2
+	VGETMANTPD   $0x00, Z15, Z3
+	VGETMANTPD   $0x00, Z16, Z4
+	VMOVUPD      philoxconst<>+1088(SB), Z9
+	VCMPPD       $0x1e, Z9, Z3, K1
+	VCMPPD       $0x1e, Z9, Z4, K2
+	VMOVUPD      philoxconst<>+512(SB), Z9
+	VMULPD       Z9, Z3, K1, Z3
+	VMULPD       Z9, Z4, K2, Z4
+	VMOVUPD      philoxconst<>+576(SB), Z9
+	VADDPD       Z9, Z1, K1, Z1
+	VADDPD       Z9, Z2, K2, Z2
+	VMOVUPD      philoxconst<>+576(SB), Z11
+	VSUBPD       Z11, Z3, Z9
+	VSUBPD       Z11, Z4, Z10
+	VADDPD       Z11, Z3, Z3
+	VADDPD       Z11, Z4, Z4
+	VDIVPD       Z3, Z9, Z3
+	VDIVPD       Z4, Z10, Z4
+	VMULPD       Z3, Z3, Z9
+	VMULPD       Z4, Z4, Z10
+	VMOVUPD      philoxconst<>+2048(SB), Z12
+	VMOVUPD      Z12, Z11
+	VMOVUPD      Z12, Z12
+	VMOVUPD      philoxconst<>+2112(SB), Z13
+	VFMADD231PD  Z13, Z9, Z11
+	VFMADD231PD  Z13, Z10, Z12
+	VMOVUPD      philoxconst<>+2176(SB), Z14
+	VMOVUPD      Z14, Z13
+	VMOVUPD      Z14, Z14
+	VMOVUPD      philoxconst<>+2240(SB), Z15
+	VFMADD231PD  Z15, Z9, Z13
+	VFMADD231PD  Z15, Z10, Z14
+	VMULPD       Z9, Z9, Z15
+	VMULPD       Z10, Z10, Z16
+	VFMADD231PD  Z13, Z15, Z11
+	VFMADD231PD  Z14, Z16, Z12
+	VMOVUPD      philoxconst<>+2304(SB), Z14
+	VMOVUPD      Z14, Z13
+	VMOVUPD      Z14, Z14
+	VMOVUPD      philoxconst<>+2368(SB), Z17
+	VFMADD231PD  Z17, Z9, Z13
+	VFMADD231PD  Z17, Z10, Z14
+	VMOVUPD      philoxconst<>+2432(SB), Z18
+	VMOVUPD      Z18, Z17
+	VMOVUPD      Z18, Z18
+	VMOVUPD      philoxconst<>+2496(SB), Z19
+	VFMADD231PD  Z19, Z9, Z17
+	VFMADD231PD  Z19, Z10, Z18
+	VFMADD231PD  Z17, Z15, Z13
+	VFMADD231PD  Z18, Z16, Z14
+	VMULPD       Z15, Z15, Z9
+	VMULPD       Z16, Z16, Z10
+	VFMADD231PD  Z13, Z9, Z11
+	VFMADD231PD  Z14, Z10, Z12
+	VMOVUPD      philoxconst<>+896(SB), Z9
+	VMULPD       Z9, Z3, Z3
+	VMULPD       Z9, Z4, Z4
+	VMOVUPD      philoxconst<>+960(SB), Z9
+	VMULPD       Z9, Z1, Z1
+	VMULPD       Z9, Z2, Z2
+	VFMADD231PD  Z11, Z3, Z1
+	VFMADD231PD  Z12, Z4, Z2
+	VSQRTPD      Z1, Z1
+	VSQRTPD      Z2, Z2
+	VMULPD       Z1, Z7, Z7
+	VMULPD       Z2, Z8, Z8
+	VMULPD       Z1, Z5, Z5
+	VMULPD       Z2, Z6, Z6
+	VMOVDQU64    philoxconst<>+1792(SB), Z1
+	VMOVDQU64    philoxconst<>+1856(SB), Z2
+	VMOVAPD      Z7, Z3
+	VPERMT2PD    Z5, Z1, Z3
+	VPERMT2PD    Z5, Z2, Z7
+	VMOVUPD      Z3, (AX)
+	VMOVUPD      Z7, 64(AX)
+	VMOVAPD      Z8, Z3
+	VPERMT2PD    Z6, Z1, Z3
+	VPERMT2PD    Z6, Z2, Z8
+	VMOVUPD      Z3, 128(AX)
+	VMOVUPD      Z8, 192(AX)
+	ADDQ         $0x00000100, AX
+	DECQ         CX
+	JMP          loop
 
 done:
 	VZEROUPPER
@@ -759,293 +817,351 @@ TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-40
 	VPADDD       philoxconst<>+1344(SB), Z1, Z1
 
 loop:
-	TESTQ           CX, CX
-	JZ              done
-	VPADDD          philoxconst<>+1472(SB), Z1, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z2, Z2
-	VPSRLQ          $0x20, Z3, Z8
-	VPSRLQ          $0x20, Z2, Z9
-	VPXORQ.BCST     8(DX), Z8, Z8
-	VPXORQ.BCST     8(DX), Z9, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z8, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z9, Z9
-	VPSRLQ          $0x20, Z8, Z10
-	VPSRLQ          $0x20, Z9, Z11
-	VPXORQ.BCST     16(DX), Z10, Z10
-	VPXORQ.BCST     16(DX), Z11, Z11
-	VPXORQ.BCST     24(DX), Z3, Z3
-	VPXORQ.BCST     24(DX), Z2, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
-	VPMULUDQ        philoxconst<>+0(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
-	VPSRLQ          $0x20, Z10, Z12
-	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z3, Z14
-	VPSRLQ          $0x20, Z2, Z15
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z9, Z15
-	VPXORQ.BCST     40(DX), Z12, Z12
-	VPXORQ.BCST     40(DX), Z13, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z16
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z17
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z11, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z9, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z14
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z9, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z14
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z9, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z15
-	VPADDD          philoxconst<>+1536(SB), Z1, Z1
-	VPSLLQ          $0x20, Z8, Z2
-	VPSLLQ          $0x20, Z9, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z15
-	VPSRLQ          $0x0b, Z14, Z14
-	VPSRLQ          $0x0b, Z15, Z15
-	VCVTQQ2PD       Z14, Z14
-	VCVTQQ2PD       Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z14, Z14
-	VADDPD          philoxconst<>+512(SB), Z15, Z15
-	VMULPD          philoxconst<>+704(SB), Z14, Z14
-	VMULPD          philoxconst<>+704(SB), Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z14, Z2
-	VADDPD          philoxconst<>+512(SB), Z15, Z3
-	VRNDSCALEPD     $0x01, Z2, Z2
-	VRNDSCALEPD     $0x01, Z3, Z3
-	VSUBPD          Z2, Z14, Z8
-	VSUBPD          Z3, Z15, Z9
-	VMULPD          Z8, Z8, Z10
-	VMULPD          Z9, Z9, Z11
-	VMOVUPD         philoxconst<>+2560(SB), Z14
-	VMOVUPD         philoxconst<>+2560(SB), Z15
-	VFMADD231PD     philoxconst<>+2624(SB), Z10, Z14
-	VFMADD231PD     philoxconst<>+2624(SB), Z11, Z15
-	VMOVUPD         philoxconst<>+2688(SB), Z18
-	VMOVUPD         philoxconst<>+2688(SB), Z19
-	VFMADD231PD     philoxconst<>+2752(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2752(SB), Z11, Z19
-	VMULPD          Z10, Z10, Z20
-	VMULPD          Z11, Z11, Z21
-	VFMADD231PD     Z18, Z20, Z14
-	VFMADD231PD     Z19, Z21, Z15
-	VMOVUPD         philoxconst<>+2816(SB), Z18
-	VMOVUPD         philoxconst<>+2816(SB), Z19
-	VFMADD231PD     philoxconst<>+2880(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2880(SB), Z11, Z19
-	VFMADD231PD     philoxconst<>+2944(SB), Z20, Z18
-	VFMADD231PD     philoxconst<>+2944(SB), Z21, Z19
-	VMULPD          Z20, Z20, Z22
-	VMULPD          Z21, Z21, Z23
-	VFMADD231PD     Z18, Z22, Z14
-	VFMADD231PD     Z19, Z23, Z15
-	VMULPD          Z8, Z14, Z14
-	VMULPD          Z9, Z15, Z15
-	VMOVUPD         philoxconst<>+3008(SB), Z8
-	VMOVUPD         philoxconst<>+3008(SB), Z9
-	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z8
-	VFMADD231PD     philoxconst<>+3072(SB), Z11, Z9
-	VMOVUPD         philoxconst<>+3136(SB), Z18
-	VMOVUPD         philoxconst<>+3136(SB), Z19
-	VFMADD231PD     philoxconst<>+3200(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+3200(SB), Z11, Z19
-	VFMADD231PD     Z18, Z20, Z8
-	VFMADD231PD     Z19, Z21, Z9
-	VMOVUPD         philoxconst<>+3264(SB), Z18
-	VMOVUPD         philoxconst<>+3264(SB), Z19
-	VFMADD231PD     philoxconst<>+3328(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+3328(SB), Z11, Z19
-	VMOVUPD         philoxconst<>+3392(SB), Z24
-	VMOVUPD         philoxconst<>+3392(SB), Z25
-	VFMADD231PD     philoxconst<>+3456(SB), Z10, Z24
-	VFMADD231PD     philoxconst<>+3456(SB), Z11, Z25
-	VFMADD231PD     Z24, Z20, Z18
-	VFMADD231PD     Z25, Z21, Z19
-	VFMADD231PD     Z18, Z22, Z8
-	VFMADD231PD     Z19, Z23, Z9
-	VADDPD          philoxconst<>+192(SB), Z2, Z2
-	VADDPD          philoxconst<>+192(SB), Z3, Z3
-	VPSLLQ          $0x3f, Z2, Z10
-	VPSLLQ          $0x3f, Z3, Z11
-	VPSLLQ          $0x3e, Z2, Z18
-	VPSLLQ          $0x3e, Z3, Z19
-	VPTESTMQ        philoxconst<>+1280(SB), Z2, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z3, K2
-	VBLENDMPD       Z8, Z14, K1, Z4
-	VBLENDMPD       Z9, Z15, K2, Z5
-	VBLENDMPD       Z14, Z8, K1, Z6
-	VBLENDMPD       Z15, Z9, K2, Z7
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z18, Z10
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z19, Z11
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z18, Z4
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z19, Z5
-	VPXORQ          Z10, Z6, Z6
-	VPXORQ          Z11, Z7, Z7
-	VPSLLQ          $0x20, Z12, Z2
-	VPSLLQ          $0x20, Z13, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z17
-	VPSRLQ          $0x0b, Z16, Z16
-	VPSRLQ          $0x0b, Z17, Z17
-	VCVTQQ2PD       Z16, Z16
-	VCVTQQ2PD       Z17, Z17
-	VADDPD          philoxconst<>+512(SB), Z16, Z16
-	VADDPD          philoxconst<>+512(SB), Z17, Z17
-	VMULPD          philoxconst<>+640(SB), Z16, Z16
-	VMULPD          philoxconst<>+640(SB), Z17, Z17
-	VGETEXPPD       Z16, Z2
-	VGETEXPPD       Z17, Z3
-	VGETMANTPD      $0x00, Z16, Z8
-	VGETMANTPD      $0x00, Z17, Z9
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z8, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z9, K2
-	VMULPD          philoxconst<>+512(SB), Z8, K1, Z8
-	VMULPD          philoxconst<>+512(SB), Z9, K2, Z9
-	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
-	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
-	VSUBPD          philoxconst<>+576(SB), Z8, Z10
-	VSUBPD          philoxconst<>+576(SB), Z9, Z11
-	VADDPD          philoxconst<>+576(SB), Z8, Z8
-	VADDPD          philoxconst<>+576(SB), Z9, Z9
-	VDIVPD          Z8, Z10, Z8
-	VDIVPD          Z9, Z11, Z9
-	VMULPD          Z8, Z8, Z10
-	VMULPD          Z9, Z9, Z11
-	VMOVUPD         philoxconst<>+2048(SB), Z12
-	VMOVUPD         philoxconst<>+2048(SB), Z13
-	VFMADD231PD     philoxconst<>+2112(SB), Z10, Z12
-	VFMADD231PD     philoxconst<>+2112(SB), Z11, Z13
-	VMOVUPD         philoxconst<>+2176(SB), Z14
-	VMOVUPD         philoxconst<>+2176(SB), Z15
-	VFMADD231PD     philoxconst<>+2240(SB), Z10, Z14
-	VFMADD231PD     philoxconst<>+2240(SB), Z11, Z15
-	VMULPD          Z10, Z10, Z16
-	VMULPD          Z11, Z11, Z17
-	VFMADD231PD     Z14, Z16, Z12
-	VFMADD231PD     Z15, Z17, Z13
-	VMOVUPD         philoxconst<>+2304(SB), Z14
-	VMOVUPD         philoxconst<>+2304(SB), Z15
-	VFMADD231PD     philoxconst<>+2368(SB), Z10, Z14
-	VFMADD231PD     philoxconst<>+2368(SB), Z11, Z15
-	VMOVUPD         philoxconst<>+2432(SB), Z18
-	VMOVUPD         philoxconst<>+2432(SB), Z19
-	VFMADD231PD     philoxconst<>+2496(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2496(SB), Z11, Z19
-	VFMADD231PD     Z18, Z16, Z14
-	VFMADD231PD     Z19, Z17, Z15
-	VMULPD          Z16, Z16, Z10
-	VMULPD          Z17, Z17, Z11
-	VFMADD231PD     Z14, Z10, Z12
-	VFMADD231PD     Z15, Z11, Z13
-	VMULPD          philoxconst<>+896(SB), Z8, Z8
-	VMULPD          philoxconst<>+896(SB), Z9, Z9
-	VMULPD          philoxconst<>+960(SB), Z2, Z2
-	VMULPD          philoxconst<>+960(SB), Z3, Z3
-	VFMADD231PD     Z12, Z8, Z2
-	VFMADD231PD     Z13, Z9, Z3
-	VSQRTPD         Z2, Z2
-	VSQRTPD         Z3, Z3
-	VMULPD          Z2, Z6, Z6
-	VMULPD          Z3, Z7, Z7
-	VMULPD          Z2, Z4, Z4
-	VMULPD          Z3, Z5, Z5
-	VMULPD          Z0, Z6, Z6
-	VMULPD          Z0, Z7, Z7
-	VMULPD          Z0, Z4, Z4
-	VMULPD          Z0, Z5, Z5
-	VMOVAPD         Z6, Z2
-	VMOVDQU64       philoxconst<>+1792(SB), Z3
-	VPERMT2PD       Z4, Z3, Z2
-	VMOVDQU64       philoxconst<>+1856(SB), Z3
-	VPERMT2PD       Z4, Z3, Z6
-	VMOVUPD         Z2, (AX)
-	VMOVUPD         Z6, 64(AX)
-	VMOVAPD         Z7, Z2
-	VMOVDQU64       philoxconst<>+1792(SB), Z3
-	VPERMT2PD       Z5, Z3, Z2
-	VMOVDQU64       philoxconst<>+1856(SB), Z3
-	VPERMT2PD       Z5, Z3, Z7
-	VMOVUPD         Z2, 128(AX)
-	VMOVUPD         Z7, 192(AX)
-	ADDQ            $0x00000100, AX
-	DECQ            CX
-	JMP             loop
+	TESTQ        CX, CX
+	JZ           done
+	VPADDD       philoxconst<>+1472(SB), Z1, Z2
+	VMOVUPD      philoxconst<>+0(SB), Z3
+	VMOVUPD      philoxconst<>+64(SB), Z4
+	VPMULUDQ     Z3, Z1, Z5
+	VPMULUDQ     Z3, Z2, Z2
+	VPSRLQ       $0x20, Z5, Z10
+	VPSRLQ       $0x20, Z2, Z11
+	VPBROADCASTQ 8(DX), Z12
+	VPXORQ       Z12, Z10, Z10
+	VPXORQ       Z12, Z11, Z11
+	VPMULUDQ     Z4, Z10, Z10
+	VPMULUDQ     Z4, Z11, Z11
+	VPSRLQ       $0x20, Z10, Z12
+	VPSRLQ       $0x20, Z11, Z13
+	VPBROADCASTQ 16(DX), Z14
+	VPXORQ       Z14, Z12, Z12
+	VPXORQ       Z14, Z13, Z13
+	VPBROADCASTQ 24(DX), Z14
+	VPXORQ       Z14, Z5, Z5
+	VPXORQ       Z14, Z2, Z2
+	VPMULUDQ     Z3, Z12, Z12
+	VPMULUDQ     Z3, Z13, Z13
+	VPMULUDQ     Z4, Z5, Z5
+	VPMULUDQ     Z4, Z2, Z2
+	VPSRLQ       $0x20, Z12, Z14
+	VPSRLQ       $0x20, Z13, Z15
+	VPSRLQ       $0x20, Z5, Z16
+	VPSRLQ       $0x20, Z2, Z17
+	VPBROADCASTQ 32(DX), Z18
+	VPTERNLOGQ   $0x96, Z18, Z10, Z16
+	VPTERNLOGQ   $0x96, Z18, Z11, Z17
+	VPBROADCASTQ 40(DX), Z10
+	VPXORQ       Z10, Z14, Z14
+	VPXORQ       Z10, Z15, Z15
+	VPMULUDQ     Z3, Z16, Z10
+	VPMULUDQ     Z3, Z17, Z11
+	VPMULUDQ     Z4, Z14, Z14
+	VPMULUDQ     Z4, Z15, Z15
+	VPSRLQ       $0x20, Z10, Z16
+	VPSRLQ       $0x20, Z11, Z17
+	VPSRLQ       $0x20, Z14, Z18
+	VPSRLQ       $0x20, Z15, Z19
+	VPBROADCASTQ 48(DX), Z20
+	VPTERNLOGQ   $0x96, Z20, Z5, Z18
+	VPTERNLOGQ   $0x96, Z20, Z2, Z19
+	VPBROADCASTQ 56(DX), Z2
+	VPTERNLOGQ   $0x96, Z2, Z12, Z16
+	VPTERNLOGQ   $0x96, Z2, Z13, Z17
+	VPMULUDQ     Z3, Z18, Z2
+	VPMULUDQ     Z3, Z19, Z5
+	VPMULUDQ     Z4, Z16, Z12
+	VPMULUDQ     Z4, Z17, Z13
+	VPSRLQ       $0x20, Z2, Z16
+	VPSRLQ       $0x20, Z5, Z17
+	VPSRLQ       $0x20, Z12, Z18
+	VPSRLQ       $0x20, Z13, Z19
+	VPBROADCASTQ 64(DX), Z20
+	VPTERNLOGQ   $0x96, Z20, Z14, Z18
+	VPTERNLOGQ   $0x96, Z20, Z15, Z19
+	VPBROADCASTQ 72(DX), Z14
+	VPTERNLOGQ   $0x96, Z14, Z10, Z16
+	VPTERNLOGQ   $0x96, Z14, Z11, Z17
+	VPMULUDQ     Z3, Z18, Z10
+	VPMULUDQ     Z3, Z19, Z11
+	VPMULUDQ     Z4, Z16, Z14
+	VPMULUDQ     Z4, Z17, Z15
+	VPSRLQ       $0x20, Z10, Z16
+	VPSRLQ       $0x20, Z11, Z17
+	VPSRLQ       $0x20, Z14, Z18
+	VPSRLQ       $0x20, Z15, Z19
+	VPBROADCASTQ 80(DX), Z20
+	VPTERNLOGQ   $0x96, Z20, Z12, Z18
+	VPTERNLOGQ   $0x96, Z20, Z13, Z19
+	VPBROADCASTQ 88(DX), Z12
+	VPTERNLOGQ   $0x96, Z12, Z2, Z16
+	VPTERNLOGQ   $0x96, Z12, Z5, Z17
+	VPMULUDQ     Z3, Z18, Z2
+	VPMULUDQ     Z3, Z19, Z5
+	VPMULUDQ     Z4, Z16, Z12
+	VPMULUDQ     Z4, Z17, Z13
+	VPSRLQ       $0x20, Z2, Z16
+	VPSRLQ       $0x20, Z5, Z17
+	VPSRLQ       $0x20, Z12, Z18
+	VPSRLQ       $0x20, Z13, Z19
+	VPBROADCASTQ 96(DX), Z20
+	VPTERNLOGQ   $0x96, Z20, Z14, Z18
+	VPTERNLOGQ   $0x96, Z20, Z15, Z19
+	VPBROADCASTQ 104(DX), Z14
+	VPTERNLOGQ   $0x96, Z14, Z10, Z16
+	VPTERNLOGQ   $0x96, Z14, Z11, Z17
+	VPMULUDQ     Z3, Z18, Z10
+	VPMULUDQ     Z3, Z19, Z11
+	VPMULUDQ     Z4, Z16, Z14
+	VPMULUDQ     Z4, Z17, Z15
+	VPSRLQ       $0x20, Z10, Z16
+	VPSRLQ       $0x20, Z11, Z17
+	VPSRLQ       $0x20, Z14, Z18
+	VPSRLQ       $0x20, Z15, Z19
+	VPBROADCASTQ 112(DX), Z20
+	VPTERNLOGQ   $0x96, Z20, Z12, Z18
+	VPTERNLOGQ   $0x96, Z20, Z13, Z19
+	VPBROADCASTQ 120(DX), Z12
+	VPTERNLOGQ   $0x96, Z12, Z2, Z16
+	VPTERNLOGQ   $0x96, Z12, Z5, Z17
+	VPMULUDQ     Z3, Z18, Z2
+	VPMULUDQ     Z3, Z19, Z5
+	VPMULUDQ     Z4, Z16, Z12
+	VPMULUDQ     Z4, Z17, Z13
+	VPSRLQ       $0x20, Z2, Z16
+	VPSRLQ       $0x20, Z5, Z17
+	VPSRLQ       $0x20, Z12, Z18
+	VPSRLQ       $0x20, Z13, Z19
+	VPBROADCASTQ 128(DX), Z20
+	VPTERNLOGQ   $0x96, Z20, Z14, Z18
+	VPTERNLOGQ   $0x96, Z20, Z15, Z19
+	VPBROADCASTQ 136(DX), Z14
+	VPTERNLOGQ   $0x96, Z14, Z10, Z16
+	VPTERNLOGQ   $0x96, Z14, Z11, Z17
+	VPMULUDQ     Z3, Z18, Z10
+	VPMULUDQ     Z3, Z19, Z3
+	VPMULUDQ     Z4, Z16, Z11
+	VPMULUDQ     Z4, Z17, Z4
+	VPSRLQ       $0x20, Z10, Z14
+	VPSRLQ       $0x20, Z3, Z15
+	VPSRLQ       $0x20, Z11, Z16
+	VPSRLQ       $0x20, Z4, Z17
+	VPBROADCASTQ 144(DX), Z18
+	VPTERNLOGQ   $0x96, Z18, Z12, Z16
+	VPTERNLOGQ   $0x96, Z18, Z13, Z17
+	VPBROADCASTQ 152(DX), Z12
+	VPTERNLOGQ   $0x96, Z12, Z2, Z14
+	VPTERNLOGQ   $0x96, Z12, Z5, Z15
+	VPADDD       philoxconst<>+1536(SB), Z1, Z1
+	VPSLLQ       $0x20, Z11, Z2
+	VPSLLQ       $0x20, Z4, Z4
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z2, Z16
+	VPTERNLOGQ   $0xec, Z5, Z4, Z17
+	VPSRLQ       $0x0b, Z16, Z16
+	VPSRLQ       $0x0b, Z17, Z17
+	VCVTQQ2PD    Z16, Z16
+	VCVTQQ2PD    Z17, Z17
+	VMOVUPD      philoxconst<>+512(SB), Z2
+	VADDPD       Z2, Z16, Z16
+	VADDPD       Z2, Z17, Z17
+	VMOVUPD      philoxconst<>+640(SB), Z2
+	VMULPD       Z2, Z16, Z16
+	VMULPD       Z2, Z17, Z17
+	VPSLLQ       $0x20, Z10, Z2
+	VPSLLQ       $0x20, Z3, Z3
+	VMOVUPD      philoxconst<>+128(SB), Z4
+	VPTERNLOGQ   $0xec, Z4, Z2, Z14
+	VPTERNLOGQ   $0xec, Z4, Z3, Z15
+	VPSRLQ       $0x0b, Z14, Z14
+	VPSRLQ       $0x0b, Z15, Z15
+	VCVTQQ2PD    Z14, Z14
+	VCVTQQ2PD    Z15, Z15
+	VMOVUPD      philoxconst<>+512(SB), Z2
+	VADDPD       Z2, Z14, Z14
+	VADDPD       Z2, Z15, Z15
+	VMOVUPD      philoxconst<>+704(SB), Z2
+	VMULPD       Z2, Z14, Z14
+	VMULPD       Z2, Z15, Z15
+	VMOVUPD      philoxconst<>+512(SB), Z3
+	VADDPD       Z3, Z14, Z2
+	VADDPD       Z3, Z15, Z3
+	VRNDSCALEPD  $0x01, Z2, Z2
+	VRNDSCALEPD  $0x01, Z3, Z3
+	VSUBPD       Z2, Z14, Z4
+	VSUBPD       Z3, Z15, Z5
+	VMULPD       Z4, Z4, Z10
+	VMULPD       Z5, Z5, Z11
+	VMOVUPD      philoxconst<>+2560(SB), Z13
+	VMOVUPD      Z13, Z12
+	VMOVUPD      Z13, Z13
+	VMOVUPD      philoxconst<>+2624(SB), Z14
+	VFMADD231PD  Z14, Z10, Z12
+	VFMADD231PD  Z14, Z11, Z13
+	VMOVUPD      philoxconst<>+2688(SB), Z15
+	VMOVUPD      Z15, Z14
+	VMOVUPD      Z15, Z15
+	VMOVUPD      philoxconst<>+2752(SB), Z18
+	VFMADD231PD  Z18, Z10, Z14
+	VFMADD231PD  Z18, Z11, Z15
+	VMULPD       Z10, Z10, Z18
+	VMULPD       Z11, Z11, Z19
+	VFMADD231PD  Z14, Z18, Z12
+	VFMADD231PD  Z15, Z19, Z13
+	VMOVUPD      philoxconst<>+2816(SB), Z15
+	VMOVUPD      Z15, Z14
+	VMOVUPD      Z15, Z15
+	VMOVUPD      philoxconst<>+2880(SB), Z20
+	VFMADD231PD  Z20, Z10, Z14
+	VFMADD231PD  Z20, Z11, Z15
+	VMOVUPD      philoxconst<>+2944(SB), Z20
+	VFMADD231PD  Z20, Z18, Z14
+	VFMADD231PD  Z20, Z19, Z15
+	VMULPD       Z18, Z18, Z20
+	VMULPD       Z19, Z19, Z21
+	VFMADD231PD  Z14, Z20, Z12
+	VFMADD231PD  Z15, Z21, Z13
+	VMULPD       Z4, Z12, Z12
+	VMULPD       Z5, Z13, Z13
+	VMOVUPD      philoxconst<>+3008(SB), Z5
+	VMOVUPD      Z5, Z4
+	VMOVUPD      Z5, Z5
+	VMOVUPD      philoxconst<>+3072(SB), Z14
+	VFMADD231PD  Z14, Z10, Z4
+	VFMADD231PD  Z14, Z11, Z5
+	VMOVUPD      philoxconst<>+3136(SB), Z15
+	VMOVUPD      Z15, Z14
+	VMOVUPD      Z15, Z15
+	VMOVUPD      philoxconst<>+3200(SB), Z22
+	VFMADD231PD  Z22, Z10, Z14
+	VFMADD231PD  Z22, Z11, Z15
+	VFMADD231PD  Z14, Z18, Z4
+	VFMADD231PD  Z15, Z19, Z5
+	VMOVUPD      philoxconst<>+3264(SB), Z15
+	VMOVUPD      Z15, Z14
+	VMOVUPD      Z15, Z15
+	VMOVUPD      philoxconst<>+3328(SB), Z22
+	VFMADD231PD  Z22, Z10, Z14
+	VFMADD231PD  Z22, Z11, Z15
+	VMOVUPD      philoxconst<>+3392(SB), Z23
+	VMOVUPD      Z23, Z22
+	VMOVUPD      Z23, Z23
+	VMOVUPD      philoxconst<>+3456(SB), Z24
+	VFMADD231PD  Z24, Z10, Z22
+	VFMADD231PD  Z24, Z11, Z23
+	VFMADD231PD  Z22, Z18, Z14
+	VFMADD231PD  Z23, Z19, Z15
+	VFMADD231PD  Z14, Z20, Z4
+	VFMADD231PD  Z15, Z21, Z5
+	VMOVUPD      philoxconst<>+192(SB), Z10
+	VADDPD       Z10, Z2, Z2
+	VADDPD       Z10, Z3, Z3
+	VPSLLQ       $0x3f, Z2, Z10
+	VPSLLQ       $0x3f, Z3, Z11
+	VPSLLQ       $0x3e, Z2, Z14
+	VPSLLQ       $0x3e, Z3, Z15
+	VMOVUPD      philoxconst<>+1280(SB), Z18
+	VPTESTMQ     Z18, Z2, K1
+	VPTESTMQ     Z18, Z3, K2
+	VBLENDMPD    Z4, Z12, K1, Z6
+	VBLENDMPD    Z5, Z13, K2, Z7
+	VBLENDMPD    Z12, Z4, K1, Z8
+	VBLENDMPD    Z13, Z5, K2, Z9
+	VMOVUPD      philoxconst<>+1216(SB), Z2
+	VPTERNLOGQ   $0x28, Z2, Z14, Z10
+	VPTERNLOGQ   $0x28, Z2, Z15, Z11
+	VPTERNLOGQ   $0x78, Z2, Z14, Z6
+	VPTERNLOGQ   $0x78, Z2, Z15, Z7
+	VPXORQ       Z10, Z8, Z8
+	VPXORQ       Z11, Z9, Z9
+	VGETEXPPD    Z16, Z2
+	VGETEXPPD    Z17, Z3
+	VGETMANTPD   $0x00, Z16, Z4
+	VGETMANTPD   $0x00, Z17, Z5
+	VMOVUPD      philoxconst<>+1088(SB), Z10
+	VCMPPD       $0x1e, Z10, Z4, K1
+	VCMPPD       $0x1e, Z10, Z5, K2
+	VMOVUPD      philoxconst<>+512(SB), Z10
+	VMULPD       Z10, Z4, K1, Z4
+	VMULPD       Z10, Z5, K2, Z5
+	VMOVUPD      philoxconst<>+576(SB), Z10
+	VADDPD       Z10, Z2, K1, Z2
+	VADDPD       Z10, Z3, K2, Z3
+	VMOVUPD      philoxconst<>+576(SB), Z12
+	VSUBPD       Z12, Z4, Z10
+	VSUBPD       Z12, Z5, Z11
+	VADDPD       Z12, Z4, Z4
+	VADDPD       Z12, Z5, Z5
+	VDIVPD       Z4, Z10, Z4
+	VDIVPD       Z5, Z11, Z5
+	VMULPD       Z4, Z4, Z10
+	VMULPD       Z5, Z5, Z11
+	VMOVUPD      philoxconst<>+2048(SB), Z13
+	VMOVUPD      Z13, Z12
+	VMOVUPD      Z13, Z13
+	VMOVUPD      philoxconst<>+2112(SB), Z14
+	VFMADD231PD  Z14, Z10, Z12
+	VFMADD231PD  Z14, Z11, Z13
+	VMOVUPD      philoxconst<>+2176(SB), Z15
+	VMOVUPD      Z15, Z14
+	VMOVUPD      Z15, Z15
+	VMOVUPD      philoxconst<>+2240(SB), Z16
+	VFMADD231PD  Z16, Z10, Z14
+	VFMADD231PD  Z16, Z11, Z15
+	VMULPD       Z10, Z10, Z16
+	VMULPD       Z11, Z11, Z17
+	VFMADD231PD  Z14, Z16, Z12
+	VFMADD231PD  Z15, Z17, Z13
+	VMOVUPD      philoxconst<>+2304(SB), Z15
+	VMOVUPD      Z15, Z14
+	VMOVUPD      Z15, Z15
+	VMOVUPD      philoxconst<>+2368(SB), Z18
+	VFMADD231PD  Z18, Z10, Z14
+	VFMADD231PD  Z18, Z11, Z15
+	VMOVUPD      philoxconst<>+2432(SB), Z19
+	VMOVUPD      Z19, Z18
+	VMOVUPD      Z19, Z19
+	VMOVUPD      philoxconst<>+2496(SB), Z20
+	VFMADD231PD  Z20, Z10, Z18
+	VFMADD231PD  Z20, Z11, Z19
+	VFMADD231PD  Z18, Z16, Z14
+	VFMADD231PD  Z19, Z17, Z15
+	VMULPD       Z16, Z16, Z10
+	VMULPD       Z17, Z17, Z11
+	VFMADD231PD  Z14, Z10, Z12
+	VFMADD231PD  Z15, Z11, Z13
+	VMOVUPD      philoxconst<>+896(SB), Z10
+	VMULPD       Z10, Z4, Z4
+	VMULPD       Z10, Z5, Z5
+	VMOVUPD      philoxconst<>+960(SB), Z10
+	VMULPD       Z10, Z2, Z2
+	VMULPD       Z10, Z3, Z3
+	VFMADD231PD  Z12, Z4, Z2
+	VFMADD231PD  Z13, Z5, Z3
+	VSQRTPD      Z2, Z2
+	VSQRTPD      Z3, Z3
+	VMULPD       Z2, Z8, Z8
+	VMULPD       Z3, Z9, Z9
+	VMULPD       Z2, Z6, Z6
+	VMULPD       Z3, Z7, Z7
+	VMULPD       Z0, Z8, Z8
+	VMULPD       Z0, Z9, Z9
+	VMULPD       Z0, Z6, Z6
+	VMULPD       Z0, Z7, Z7
+	VMOVDQU64    philoxconst<>+1792(SB), Z2
+	VMOVDQU64    philoxconst<>+1856(SB), Z3
+	VMOVAPD      Z8, Z4
+	VPERMT2PD    Z6, Z2, Z4
+	VPERMT2PD    Z6, Z3, Z8
+	VMOVUPD      Z4, (AX)
+	VMOVUPD      Z8, 64(AX)
+	VMOVAPD      Z9, Z4
+	VPERMT2PD    Z7, Z2, Z4
+	VPERMT2PD    Z7, Z3, Z9
+	VMOVUPD      Z4, 128(AX)
+	VMOVUPD      Z9, 192(AX)
+	ADDQ         $0x00000100, AX
+	DECQ         CX
+	JMP          loop
 
 done:
 	VZEROUPPER

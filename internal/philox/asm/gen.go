@@ -133,6 +133,7 @@ type isa struct {
 	name   string // AVX512 or AVX2
 	zmm    bool
 	groups int
+	share  bool // constants loaded once for the groups (shared)
 }
 
 // lanes is the blocks a group runs: one a 64-bit lane.
@@ -168,11 +169,28 @@ func (a isa) each(f func(g int)) {
 // op2 emits op(src, dst) a group, op3 op(src2, src1, dst); m2 and m3 the same with a
 // memory (constant) first operand shared by the groups.
 func (a isa) op3(op func(...Op), x, y, dst vs) { a.each(func(g int) { op(x[g], y[g], dst[g]) }) }
-func (a isa) m3(op func(...Op), m Mem, y, dst vs) {
+func (a isa) m3(op func(...Op), m Op, y, dst vs) {
 	a.each(func(g int) { op(m, y[g], dst[g]) })
 }
 func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
 	a.each(func(g int) { op(Imm(imm), x[g], dst[g]) })
+}
+
+// shared reports whether a constant is loaded once into a register that every group's
+// operation reads, rather than read by each as a memory operand: a 512-bit load is one of
+// two a cycle, and with the groups' memory operands the kernels were bound by loads more
+// than by any arithmetic pipe.
+func (a isa) shared() bool { return a.zmm && a.groups > 1 && a.share }
+
+// c is the constant's operand for an operation every group runs: a register loaded once
+// (shared), else its memory operand.
+func (a isa) c(name string) Op {
+	if !a.shared() {
+		return k(name)
+	}
+	r := ZMM()
+	VMOVUPD(k(name), r)
+	return r
 }
 
 // fixed adapts a three-operand VEX-only instruction to the variadic form op3 takes.
@@ -180,6 +198,12 @@ func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[
 
 // xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key).
 func (a isa) xor3(key Mem, src, dst vs) {
+	if a.shared() {
+		t := ZMM()
+		VPBROADCASTQ(key, t)
+		a.each(func(g int) { VPTERNLOGQ(Imm(0x96), t, src[g], dst[g]) })
+		return
+	}
 	if a.zmm {
 		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x96), key, src[g], dst[g]) })
 		return
@@ -192,6 +216,12 @@ func (a isa) xor3(key Mem, src, dst vs) {
 
 // xorc sets dst to dst ^ the quadword at m (a lane-invariant word in its low half).
 func (a isa) xorc(m Mem, dst vs) {
+	if a.shared() {
+		t := ZMM()
+		VPBROADCASTQ(m, t)
+		a.each(func(g int) { VPXORQ(t, dst[g], dst[g]) })
+		return
+	}
 	if a.zmm {
 		a.each(func(g int) { VPXORQ_BCST(m, dst[g], dst[g]) })
 		return
@@ -210,24 +240,25 @@ func (a isa) xorc(m Mem, dst vs) {
 // 0, 1, 2, 3 and 5, which carry the folded words: see preRounds).
 func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	slot := func(i int) Mem { return Mem{Base: pre, Disp: 8 * i} }
+	m0, m1 := a.c("mul0"), a.c("mul1")
 	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
 	p0, h0 := a.vecs(), a.vecs()
-	a.m3(VPMULUDQ, k("mul0"), c0, p0)
+	a.m3(VPMULUDQ, m0, c0, p0)
 	a.i3(VPSRLQ, 32, p0, h0)
 	a.xorc(slot(1), h0)
 	c2, c3 := h0, p0
 	// Round 2: its first product is lane-invariant; c0 = hi1 ^ (c1 ^ k0), c2 = c3 ^
 	// (hi0 ^ k1), c3 lane-invariant.
 	p1, h1 := a.vecs(), a.vecs()
-	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.m3(VPMULUDQ, m1, c2, p1)
 	a.i3(VPSRLQ, 32, p1, h1)
 	a.xorc(slot(2), h1)
 	a.xorc(slot(3), c3)
 	c0, c1, c2 := h1, p1, c3
 	// Round 3: c3 is lane-invariant, folded into k1.
 	p0, p1, h0, h1 = a.vecs(), a.vecs(), a.vecs(), a.vecs()
-	a.m3(VPMULUDQ, k("mul0"), c0, p0)
-	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.m3(VPMULUDQ, m0, c0, p0)
+	a.m3(VPMULUDQ, m1, c2, p1)
 	a.i3(VPSRLQ, 32, p0, h0)
 	a.i3(VPSRLQ, 32, p1, h1)
 	a.xor3(slot(4), c1, h1)
@@ -235,8 +266,8 @@ func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	c0, c1, c2, c3 = h1, p1, h0, p0
 	for r := 3; r < 10; r++ {
 		p0, p1, h0, h1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
-		a.m3(VPMULUDQ, k("mul0"), c0, p0)
-		a.m3(VPMULUDQ, k("mul1"), c2, p1)
+		a.m3(VPMULUDQ, m0, c0, p0)
+		a.m3(VPMULUDQ, m1, c2, p1)
 		a.i3(VPSRLQ, 32, p0, h0)
 		a.i3(VPSRLQ, 32, p1, h1)
 		a.xor3(slot(2*r), c1, h1)   // hi1 ^ c1 ^ k0
@@ -252,7 +283,8 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 	f, t := a.vecs(), a.vecs()
 	a.i3(VPSLLQ, 32, hi, t)
 	if a.zmm {
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), t[g], lo[g]) }) // lo&low32 | t: hi:lo
+		low := a.c("low32")
+		a.each(func(g int) { ternC(Imm(0xEC), low, t[g], lo[g]) }) // lo&low32 | t: hi:lo
 		a.i3(VPSRLQ, 11, lo, lo)
 		// In place: avo takes a fresh destination of VCVTQQ2PD as read (its masked
 		// form merges), which keeps it live round the loop.
@@ -267,8 +299,8 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 		a.m3(VSUBPD, k("magic84p52"), t, t) // top·2³² − 2⁵², exact
 		a.op3(VADDPD, lo, t, f)             // + 2⁵² + low word: n, exact
 	}
-	a.m3(VADDPD, k("half"), f, f)
-	a.m3(VMULPD, k(fmt.Sprintf("p%d", 53-shift)), f, f)
+	a.m3(VADDPD, a.c("half"), f, f)
+	a.m3(VMULPD, a.c(fmt.Sprintf("p%d", 53-shift)), f, f)
 	return f
 }
 
@@ -276,12 +308,13 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 // 2^(shift−32), w clobbered.
 func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
 	if a.zmm {
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), magic, w[g]) }) // w&low32 | 2⁵²'s bits
+		low := a.c("low32")
+		a.each(func(g int) { ternC(Imm(0xEC), low, magic, w[g]) }) // w&low32 | 2⁵²'s bits
 	} else {
 		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), w[g], w[g]) })
 	}
-	a.m3(VSUBPD, k("magic52mhalf"), w, w)
-	a.m3(VMULPD, k(fmt.Sprintf("p%d", 32-shift)), w, w)
+	a.m3(VSUBPD, a.c("magic52mhalf"), w, w)
+	a.m3(VMULPD, a.c(fmt.Sprintf("p%d", 32-shift)), w, w)
 	return w
 }
 
@@ -291,10 +324,11 @@ func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
 // not matter; the addend does). z2 and z4 are z² and z⁴, computed here (as late as they
 // are needed, to keep few registers live) if nil, and returned for the next series.
 func (a isa) estrin(name string, n int, z, z2, z4 vs) (p, z2out, z4out vs) {
-	c := func(j int) Mem { return k(fmt.Sprintf("%s%d", name, j)) }
+	c := func(j int) Op { return a.c(fmt.Sprintf("%s%d", name, j)) }
 	pair := func(j int) vs { // c[j] + c[j+1]·z
 		p := a.vecs()
-		a.each(func(g int) { VMOVUPD(c(j), p[g]) })
+		cj := c(j)
+		a.each(func(g int) { VMOVUPD(cj, p[g]) })
 		a.m3(VFMADD231PD, c(j+1), z, p)
 		return p
 	}
@@ -329,9 +363,12 @@ func (a isa) radius(u vs) vs {
 		a.each(func(g int) { VGETEXPPD(u[g], e[g]) })          // the unbiased exponent, as a float64
 		a.each(func(g int) { VGETMANTPD(Imm(0), u[g], m[g]) }) // the mantissa in [1, 2)
 		big := make([]reg.Register, a.groups)
-		a.each(func(g int) { big[g] = K(); VCMPPD(Imm(0x1E), k("sqrt2"), m[g], big[g]) }) // m > √2
-		a.each(func(g int) { VMULPD(k("half"), m[g], big[g], m[g]) })
-		a.each(func(g int) { VADDPD(k("one"), e[g], big[g], e[g]) })
+		sqrt2 := a.c("sqrt2")
+		a.each(func(g int) { big[g] = K(); VCMPPD(Imm(0x1E), sqrt2, m[g], big[g]) }) // m > √2
+		half := a.c("half")
+		a.each(func(g int) { VMULPD(half, m[g], big[g], m[g]) })
+		one := a.c("one")
+		a.each(func(g int) { VADDPD(one, e[g], big[g], e[g]) })
 	} else {
 		a.i3(VPSRLQ, 52, u, e)
 		a.m3(fixed(VPOR), k("magic52"), e, e)
@@ -346,14 +383,15 @@ func (a isa) radius(u vs) vs {
 		a.each(func(g int) { VBLENDVPD(big[g], t[g], e[g], e[g]) })
 	}
 	num, den, s, z := a.vecs(), a.vecs(), a.vecs(), a.vecs()
-	a.m3(VSUBPD, k("one"), m, num)
-	a.m3(VADDPD, k("one"), m, den)
+	one := a.c("one")
+	a.m3(VSUBPD, one, m, num)
+	a.m3(VADDPD, one, m, den)
 	a.op3(VDIVPD, den, num, s)
 	a.op3(VMULPD, s, s, z)
 	p, _, _ := a.estrin("atanh", len(atanhCoef), z, nil, nil)
-	a.m3(VMULPD, k("minus4"), s, s)    // −4s, exact
-	a.m3(VMULPD, k("minus2ln2"), e, e) // −2 times e·ln 2 rounded, exact
-	a.op3(VFMADD231PD, p, s, e)        // −2 times logUnit's FMA
+	a.m3(VMULPD, a.c("minus4"), s, s)    // −4s, exact
+	a.m3(VMULPD, a.c("minus2ln2"), e, e) // −2 times e·ln 2 rounded, exact
+	a.op3(VFMADD231PD, p, s, e)          // −2 times logUnit's FMA
 	r := a.vecs()
 	a.each(func(g int) { VSQRTPD(e[g], r[g]) })
 	return r
@@ -366,7 +404,7 @@ func (a isa) radius(u vs) vs {
 // runs: the two-group AVX2 kernels have no sixteenth register for it.
 func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 	q, x, z := a.vecs(), a.vecs(), a.vecs()
-	a.m3(VADDPD, k("half"), t, q)
+	a.m3(VADDPD, a.c("half"), t, q)
 	if a.zmm {
 		a.i3(VRNDSCALEPD, 1, q, q) // floor
 	} else {
@@ -388,17 +426,19 @@ func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 			VMOVUPD(spill.Offset(32*g), ps[g])
 		}
 	}
-	a.m3(VADDPD, k("magic52"), q, q) // the quadrant's integer in the low bits
+	a.m3(VADDPD, a.c("magic52"), q, q) // the quadrant's integer in the low bits
 	sin, cos, b0, b1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
 	a.i3(VPSLLQ, 63, q, b0) // bit 0 at the sign
 	a.i3(VPSLLQ, 62, q, b1) // bit 1 at the sign
 	if a.zmm {
 		odd := make([]reg.Register, a.groups)
-		a.each(func(g int) { odd[g] = K(); VPTESTMQ(k("bit0"), q[g], odd[g]) })
+		bit0 := a.c("bit0")
+		a.each(func(g int) { odd[g] = K(); VPTESTMQ(bit0, q[g], odd[g]) })
 		a.each(func(g int) { VBLENDMPD(pc[g], ps[g], odd[g], sin[g]) }) // odd quadrant: the cosine
 		a.each(func(g int) { VBLENDMPD(ps[g], pc[g], odd[g], cos[g]) })
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x28), k("sign"), b1[g], b0[g]) })  // (bit0 ^ bit1) at the sign
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x78), k("sign"), b1[g], sin[g]) }) // sin ^= bit1 at the sign
+		sign := a.c("sign")
+		a.each(func(g int) { ternC(Imm(0x28), sign, b1[g], b0[g]) })  // (bit0 ^ bit1) at the sign
+		a.each(func(g int) { ternC(Imm(0x78), sign, b1[g], sin[g]) }) // sin ^= bit1 at the sign
 		a.op3(VPXORQ, b0, cos, cos)
 	} else {
 		a.each(func(g int) { VBLENDVPD(b0[g], pc[g], ps[g], sin[g]) })
@@ -422,6 +462,7 @@ func kernel(a isa, f32, scaled bool) {
 	if scaled {
 		name += "Scaled"
 	}
+	a.share = *share && !f32 // the float32 kernels have no registers to spare
 	if f32 && !a.zmm {
 		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
 	}
@@ -534,9 +575,9 @@ func kernel(a isa, f32, scaled bool) {
 			VMOVUPD(c[g], Mem{Base: dst, Disp: off + 32})
 		}
 	} else if !f32 {
+		u := a.uniform53(w0, w1, 0) // first: u waits in one register, not two words
 		t := a.uniform53(w2, w3, 2) // 4v
 		s, c := a.sinCos(t, nil)
-		u := a.uniform53(w0, w1, 0)
 		r := a.radius(u)
 		a.op3(VMULPD, r, c, c)
 		a.op3(VMULPD, r, s, s)
@@ -544,13 +585,20 @@ func kernel(a isa, f32, scaled bool) {
 			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
 			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
 		}
+		var plo, phi Op
+		if a.zmm && a.shared() {
+			plo, phi = idx("pairlo"), idx("pairhi")
+		}
 		for g := range G {
 			off := 16 * L * g
 			if a.zmm {
 				lo := ZMM()
 				VMOVAPD(c[g], lo)
-				VPERMT2PD(s[g], idx("pairlo"), lo)
-				VPERMT2PD(s[g], idx("pairhi"), c[g])
+				if !a.shared() {
+					plo, phi = idx("pairlo"), idx("pairhi")
+				}
+				VPERMT2PD(s[g], plo, lo)
+				VPERMT2PD(s[g], phi, c[g])
 				VMOVUPD(lo, Mem{Base: dst, Disp: off})
 				VMOVUPD(c[g], Mem{Base: dst, Disp: off + 64})
 			} else {
@@ -660,13 +708,24 @@ func kernel(a isa, f32, scaled bool) {
 var (
 	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
 	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
+	share     = flag.Bool("share", true, "AVX-512 constants loaded once into a register for the groups")
 )
+
+// ternC is VPTERNLOGQ of a constant: broadcast from memory if c is a memory operand (a
+// quadword of its slot), else the register it was loaded into.
+func ternC(imm, c, x, dst Op) {
+	if m, ok := c.(Mem); ok {
+		VPTERNLOGQ_BCST(imm, m, x, dst)
+		return
+	}
+	VPTERNLOGQ(imm, c, x, dst)
+}
 
 func main() {
 	flag.Parse()
 	ConstraintExpr("amd64")
 	defineConsts()
-	for _, a := range []isa{{"AVX512", true, *groups512}, {"AVX2", false, *groups2}} {
+	for _, a := range []isa{{"AVX512", true, *groups512, false}, {"AVX2", false, *groups2, false}} {
 		for _, f32 := range []bool{false, true} {
 			for _, scaled := range []bool{false, true} {
 				kernel(a, f32, scaled)
