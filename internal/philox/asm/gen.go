@@ -76,7 +76,6 @@ func defineConsts() {
 		{"p51", splat(f64(0x1p-51))},
 		{"p32", splat(f64(0x1p-32))},
 		{"p30", splat(f64(0x1p-30))},
-		{"minus4", splat(f64(-4))},
 		{"minus2ln2", splat(f64(-2 * ln2))}, // −2 times ln 2 rounded: exact
 		{"mant", splat(1<<52 - 1)},
 		{"sqrt2", splat(f64(math.Sqrt2))},
@@ -98,7 +97,7 @@ func defineConsts() {
 		{"quadhi", dwords([16]uint32{4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31})},
 	}
 	for i, x := range atanhCoef {
-		cs = append(cs, c{fmt.Sprintf("atanh%d", i), splat(f64(x))})
+		cs = append(cs, c{fmt.Sprintf("atanh%d", i), splat(f64(-4 * x))}) // −4 times: see radius
 	}
 	for i, x := range sinCoef {
 		cs = append(cs, c{fmt.Sprintf("sin%d", i), splat(f64(x))})
@@ -134,6 +133,7 @@ type isa struct {
 	zmm    bool
 	groups int
 	share  bool // constants loaded once for the groups (shared)
+	shareP bool // the same in Philox's rounds only (sharedP)
 }
 
 // lanes is the blocks a group runs: one a 64-bit lane.
@@ -182,6 +182,20 @@ func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
 // than by any arithmetic pipe.
 func (a isa) shared() bool { return a.zmm && a.groups > 1 && a.share }
 
+// sharedP is shared for Philox's multipliers and keys: the rounds hold fewer registers
+// than the transform, so the float32 kernels share these too.
+func (a isa) sharedP() bool { return a.zmm && a.groups > 1 && (a.share || a.shareP) }
+
+// cP is c for Philox's constants.
+func (a isa) cP(name string) Op {
+	if !a.sharedP() {
+		return k(name)
+	}
+	r := ZMM()
+	VMOVUPD(k(name), r)
+	return r
+}
+
 // c is the constant's operand for an operation every group runs: a register loaded once
 // (shared), else its memory operand.
 func (a isa) c(name string) Op {
@@ -198,7 +212,7 @@ func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[
 
 // xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key).
 func (a isa) xor3(key Mem, src, dst vs) {
-	if a.shared() {
+	if a.sharedP() {
 		t := ZMM()
 		VPBROADCASTQ(key, t)
 		a.each(func(g int) { VPTERNLOGQ(Imm(0x96), t, src[g], dst[g]) })
@@ -216,7 +230,7 @@ func (a isa) xor3(key Mem, src, dst vs) {
 
 // xorc sets dst to dst ^ the quadword at m (a lane-invariant word in its low half).
 func (a isa) xorc(m Mem, dst vs) {
-	if a.shared() {
+	if a.sharedP() {
 		t := ZMM()
 		VPBROADCASTQ(m, t)
 		a.each(func(g int) { VPXORQ(t, dst[g], dst[g]) })
@@ -240,7 +254,7 @@ func (a isa) xorc(m Mem, dst vs) {
 // 0, 1, 2, 3 and 5, which carry the folded words: see preRounds).
 func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	slot := func(i int) Mem { return Mem{Base: pre, Disp: 8 * i} }
-	m0, m1 := a.c("mul0"), a.c("mul1")
+	m0, m1 := a.cP("mul0"), a.cP("mul1")
 	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
 	p0, h0 := a.vecs(), a.vecs()
 	a.m3(VPMULUDQ, m0, c0, p0)
@@ -356,7 +370,9 @@ func (a isa) estrin(name string, n int, z, z2, z4 vs) (p, z2out, z4out vs) {
 // radius is √(−2·logUnit(u)), logUnit as transform.go computes it, u clobbered. The −2
 // is folded into the FMA's three operands: e·(−2 ln 2) and −4s are exactly −2 times
 // e·ln 2 and 2s (a power of two commutes with rounding), so fma(−4s, A, e·(−2 ln 2)) is
-// exactly −2 times logUnit's fma(2s, A, e·ln 2).
+// exactly −2 times logUnit's fma(2s, A, e·ln 2). The −4 is carried by the series (its
+// coefficients are −4 times transform.go's, exactly: each Estrin step's rounding commutes
+// with it), a product fewer: s·(−4A) is the same exact product as (−4s)·A.
 func (a isa) radius(u vs) vs {
 	e, m := a.vecs(), a.vecs()
 	if a.zmm {
@@ -388,10 +404,9 @@ func (a isa) radius(u vs) vs {
 	a.m3(VADDPD, one, m, den)
 	a.op3(VDIVPD, den, num, s)
 	a.op3(VMULPD, s, s, z)
-	p, _, _ := a.estrin("atanh", len(atanhCoef), z, nil, nil)
-	a.m3(VMULPD, a.c("minus4"), s, s)    // −4s, exact
-	a.m3(VMULPD, a.c("minus2ln2"), e, e) // −2 times e·ln 2 rounded, exact
-	a.op3(VFMADD231PD, p, s, e)          // −2 times logUnit's FMA
+	p, _, _ := a.estrin("atanh", len(atanhCoef), z, nil, nil) // −4A
+	a.m3(VMULPD, a.c("minus2ln2"), e, e)                      // −2 times e·ln 2 rounded, exact
+	a.op3(VFMADD231PD, p, s, e)                               // −2 times logUnit's FMA
 	r := a.vecs()
 	a.each(func(g int) { VSQRTPD(e[g], r[g]) })
 	return r
@@ -463,6 +478,7 @@ func kernel(a isa, f32, scaled bool) {
 		name += "Scaled"
 	}
 	a.share = *share && !f32 // the float32 kernels have no registers to spare
+	a.shareP = *share
 	if f32 && !a.zmm {
 		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
 	}
@@ -725,7 +741,7 @@ func main() {
 	flag.Parse()
 	ConstraintExpr("amd64")
 	defineConsts()
-	for _, a := range []isa{{"AVX512", true, *groups512, false}, {"AVX2", false, *groups2, false}} {
+	for _, a := range []isa{{"AVX512", true, *groups512, false, false}, {"AVX2", false, *groups2, false, false}} {
 		for _, f32 := range []bool{false, true} {
 			for _, scaled := range []bool{false, true} {
 				kernel(a, f32, scaled)
