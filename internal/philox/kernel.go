@@ -24,6 +24,17 @@ const (
 	step64AVX2 = 8  // two groups of four (float64)
 )
 
+// On AVX-512, Philox and the transform are two kernels: philoxAVX512 writes the words of
+// a chunk of blocks to a buffer on the stack, four groups of eight blocks side by side
+// (philoxStepAVX512), and the transform kernels read them, stepAVX512 blocks a step.
+// Philox's ten dependent rounds and the transform's series, division and square root are
+// chains each group waits on; apart, each kernel holds the registers for its own chains
+// only, Philox for four groups where the one kernel held two.
+const (
+	philoxStepAVX512 = 32
+	chunkAVX512      = 64 // blocks: 2 KiB of words (four quadwords a block)
+)
+
 // preRounds is what a kernel needs of the stream besides the block index: the key of
 // each of the ten rounds, k0 then k1 in quadwords 2r and 2r+1 (the kernels read each as a
 // broadcast quadword), with the lane-invariant work folded in. All lanes share the
@@ -83,10 +94,11 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	blocks := step64AVX2
 	if path == pathAVX512 {
-		blocks = stepAVX512
+		split64(dst, sd, block, &pre)
+		return
 	}
+	blocks := step64AVX2
 	per := 2 * blocks
 	full := n / per
 	if full > 0 {
@@ -99,14 +111,74 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	}
 }
 
+// split64 is fill64 on AVX-512: chunk by chunk, philoxAVX512's words, then the
+// transform's whole steps to dst and the last chunk's partial step through a buffer.
+func split64(dst []float64, sd float64, block uint32, pre *[20]uint64) {
+	const per = 2 * stepAVX512 // values a transform step
+	var words [4 * chunkAVX512]uint64
+	for len(dst) > 0 {
+		n := min(len(dst), 2*chunkAVX512)
+		blocks := (n + 1) / 2
+		philoxAVX512(&words[0], (blocks+philoxStepAVX512-1)/philoxStepAVX512, block, pre)
+		k := n / per
+		if k > 0 {
+			transform64(&dst[0], &words[0], k, sd)
+		}
+		if rest := n - k*per; rest > 0 {
+			var buf [per]float64
+			transform64(&buf[0], &words[4*stepAVX512*k], 1, sd)
+			copy(dst[k*per:n], buf[:rest])
+		}
+		dst = dst[n:]
+		block += chunkAVX512
+	}
+}
+
+// transform64 calls the AVX-512 float64 transform, the unscaled one if sd is 1 (whose
+// values are the same: z·1 = z).
+func transform64(dst *float64, words *uint64, steps int, sd float64) {
+	if sd == 1 {
+		fill64AVX512(dst, words, steps, sd)
+	} else {
+		fill64ScaledAVX512(dst, words, steps, sd)
+	}
+}
+
+// split32 is split64's float32 twin.
+func split32(dst []float32, sd float32, block uint32, pre *[20]uint64) {
+	const per = 4 * stepAVX512
+	var words [4 * chunkAVX512]uint64
+	for len(dst) > 0 {
+		n := min(len(dst), 4*chunkAVX512)
+		blocks := (n + 3) / 4
+		philoxAVX512(&words[0], (blocks+philoxStepAVX512-1)/philoxStepAVX512, block, pre)
+		k := n / per
+		if k > 0 {
+			transform32(&dst[0], &words[0], k, sd)
+		}
+		if rest := n - k*per; rest > 0 {
+			var buf [per]float32
+			transform32(&buf[0], &words[4*stepAVX512*k], 1, sd)
+			copy(dst[k*per:n], buf[:rest])
+		}
+		dst = dst[n:]
+		block += chunkAVX512
+	}
+}
+
+// transform32 is transform64's float32 twin.
+func transform32(dst *float32, words *uint64, steps int, sd float32) {
+	if sd == 1 {
+		fill32AVX512(dst, words, steps, sd)
+	} else {
+		fill32ScaledAVX512(dst, words, steps, sd)
+	}
+}
+
 // kernel64 calls path's float64 kernel, the unscaled one if sd is 1 (whose values are
 // the same: z·1 = z).
 func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64) {
 	switch {
-	case path == pathAVX512 && sd == 1:
-		fill64AVX512(dst, steps, sd, block, pre)
-	case path == pathAVX512:
-		fill64ScaledAVX512(dst, steps, sd, block, pre)
 	case sd == 1:
 		fill64AVX2(dst, steps, sd, block, pre)
 	default:
@@ -117,10 +189,6 @@ func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64
 // kernel32 is kernel64's float32 twin.
 func kernel32(dst *float32, steps int, sd float32, block uint32, pre *[20]uint64) {
 	switch {
-	case path == pathAVX512 && sd == 1:
-		fill32AVX512(dst, steps, sd, block, pre)
-	case path == pathAVX512:
-		fill32ScaledAVX512(dst, steps, sd, block, pre)
 	case sd == 1:
 		fill32AVX2(dst, steps, sd, block, pre)
 	default:
@@ -153,10 +221,11 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	blocks := stepAVX2
 	if path == pathAVX512 {
-		blocks = stepAVX512
+		split32(dst, sd, block, &pre)
+		return
 	}
+	blocks := stepAVX2
 	per := 4 * blocks
 	full := n / per
 	if full > 0 {

@@ -134,6 +134,7 @@ type isa struct {
 	groups int
 	share  bool // constants loaded once for the groups (shared)
 	shareP bool // the same in Philox's rounds only (sharedP)
+	split  bool // the transform only, of words philoxKernel wrote (AVX-512)
 }
 
 // lanes is the blocks a group runs: one a 64-bit lane.
@@ -477,14 +478,18 @@ func kernel(a isa, f32, scaled bool) {
 	if scaled {
 		name += "Scaled"
 	}
-	a.share = *share && !f32 // the float32 kernels have no registers to spare
+	a.share = *share && (!f32 || a.split) // the fused float32 kernels have no registers to spare
 	a.shareP = *share
 	if f32 && !a.zmm {
 		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
 	}
 	L := a.lanes()
 	G := a.groups
-	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
+	if a.split {
+		TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, words *uint64, groups int, sd %s)", typ, typ))
+	} else {
+		TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
+	}
 	Pragma("noescape")
 	what := "2 float64 normals a block"
 	if f32 {
@@ -495,11 +500,21 @@ func kernel(a isa, f32, scaled bool) {
 	} else {
 		what += " (sd unused)"
 	}
-	Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream from block on, its words and keys in pre (preRounds), %s, to dst.",
-		name, a.name, G*L, what))
+	if a.split {
+		Doc(fmt.Sprintf("%s%s writes the normals of groups × %d blocks whose words philox%s wrote to words, %s, to dst.",
+			name, a.name, G*L, a.name, what))
+	} else {
+		Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream from block on, its words and keys in pre (preRounds), %s, to dst.",
+			name, a.name, G*L, what))
+	}
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("groups"), GP64())
-	pre := Load(Param("pre"), GP64())
+	var pre, wp reg.Register
+	if a.split {
+		wp = Load(Param("words"), GP64())
+	} else {
+		pre = Load(Param("pre"), GP64())
+	}
 	var sd reg.VecVirtual
 	sdMem := f32 && a.zmm && G > 1 // sd broadcast from the frame at each use: a register fewer
 	if scaled && !sdMem {
@@ -515,16 +530,19 @@ func kernel(a isa, f32, scaled bool) {
 		}
 	}
 	// The lanes count from the block index; group g's from it + g·L.
-	ctr0 := a.vecs()[0]
-	b, bx := Load(Param("block"), GP32()), XMM()
-	VMOVD(b, bx)
-	VPBROADCASTD(bx, ctr0)
-	VPADDD(k("iota"), ctr0, ctr0)
+	var ctr0 reg.VecVirtual
+	if !a.split {
+		ctr0 = a.vecs()[0]
+		b, bx := Load(Param("block"), GP32()), XMM()
+		VMOVD(b, bx)
+		VPBROADCASTD(bx, ctr0)
+		VPADDD(k("iota"), ctr0, ctr0)
+	}
 	var local Mem // u's wait in the two-group AVX2 float64 kernels, words 2 and 3's in the AVX-512 float32 ones
 	if !f32 && !a.zmm && G > 1 {
 		local = AllocLocal(64 * G) // u's, then the sine's
 	}
-	if f32 && a.zmm && G > 1 {
+	if f32 && a.zmm && G > 1 && !a.split {
 		local = AllocLocal(128 * G)
 	}
 	var magic reg.VecVirtual
@@ -543,14 +561,27 @@ func kernel(a isa, f32, scaled bool) {
 	Label("loop")
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	ctr := make(vs, G)
-	ctr[0] = ctr0
-	for g := 1; g < G; g++ {
-		ctr[g] = a.vecs()[0]
-		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+	var w0, w1, w2, w3 vs
+	word := func(j int) vs { // word j of the groups, from the words philoxKernel wrote
+		w := a.vecs()
+		a.each(func(g int) { VMOVDQU64(Mem{Base: wp, Disp: 256*g + 64*j}, w[g]) })
+		return w
 	}
-	w0, w1, w2, w3 := a.philox(ctr, pre)
-	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	if a.split {
+		w0, w1 = word(0), word(1)
+		if !f32 {
+			w2, w3 = word(2), word(3)
+		}
+	} else {
+		ctr := make(vs, G)
+		ctr[0] = ctr0
+		for g := 1; g < G; g++ {
+			ctr[g] = a.vecs()[0]
+			VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+		}
+		w0, w1, w2, w3 = a.philox(ctr, pre)
+		VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	}
 	if !f32 && !a.zmm && G > 1 {
 		// Few registers live at once, so that two groups fit AVX2's sixteen: u waits on
 		// the stack while the sine-cosine runs, the sine and cosine in dst (where the
@@ -670,7 +701,7 @@ func kernel(a isa, f32, scaled bool) {
 			}
 			return j
 		}
-		if a.zmm && G > 1 {
+		if a.zmm && G > 1 && !a.split {
 			// Words 2 and 3 wait on the stack while the first pair runs, so that its
 			// series have the registers.
 			for g := range G {
@@ -679,7 +710,9 @@ func kernel(a isa, f32, scaled bool) {
 			}
 		}
 		ab := join(pair(w0, w1))
-		if a.zmm && G > 1 {
+		if a.split {
+			w2, w3 = word(2), word(3)
+		} else if a.zmm && G > 1 {
 			w2, w3 = a.vecs(), a.vecs()
 			for g := range G {
 				VMOVDQU64(local.Offset(128*g), w2[g])
@@ -713,6 +746,49 @@ func kernel(a isa, f32, scaled bool) {
 		}
 	}
 	ADDQ(U32(16*L*G), dst)
+	if a.split {
+		ADDQ(U32(256*G), wp)
+	}
+	DECQ(n)
+	JMP(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// philoxKernel is philox+a.name: Philox4x32-10 of groups × lanes() blocks a step, its four
+// words (a block a quadword lane, the word in its low half) stored to words as a record of
+// four vectors a group of eight blocks, which the split transform kernels read. Apart
+// from the transform, Philox's ten dependent rounds leave the registers for more groups
+// side by side than the fused kernels hold, and its chains overlap.
+func philoxKernel(a isa) {
+	L, G := a.lanes(), a.groups
+	TEXT("philox"+a.name, NOSPLIT, "func(words *uint64, steps int, block uint32, pre *[20]uint64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("philox%s writes the words of steps × %d blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each %d blocks.", a.name, G*L, L))
+	wp := Load(Param("words"), GP64())
+	n := Load(Param("steps"), GP64())
+	pre := Load(Param("pre"), GP64())
+	ctr0 := a.vecs()[0]
+	b, bx := Load(Param("block"), GP32()), XMM()
+	VMOVD(b, bx)
+	VPBROADCASTD(bx, ctr0)
+	VPADDD(k("iota"), ctr0, ctr0)
+	Label("loop")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	ctr := make(vs, G)
+	ctr[0] = ctr0
+	for g := 1; g < G; g++ {
+		ctr[g] = a.vecs()[0]
+		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+	}
+	w0, w1, w2, w3 := a.philox(ctr, pre)
+	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	for j, w := range []vs{w0, w1, w2, w3} {
+		a.each(func(g int) { VMOVDQU64(w[g], Mem{Base: wp, Disp: 256*g + 64*j}) })
+	}
+	ADDQ(U32(256*G), wp)
 	DECQ(n)
 	JMP(LabelRef("loop"))
 	Label("done")
@@ -724,6 +800,7 @@ func kernel(a isa, f32, scaled bool) {
 var (
 	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
 	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
+	groupsP   = flag.Int("groupsP", 4, "groups of 8 blocks the AVX-512 Philox kernel runs side by side")
 	share     = flag.Bool("share", true, "AVX-512 constants loaded once into a register for the groups")
 )
 
@@ -741,7 +818,8 @@ func main() {
 	flag.Parse()
 	ConstraintExpr("amd64")
 	defineConsts()
-	for _, a := range []isa{{"AVX512", true, *groups512, false, false}, {"AVX2", false, *groups2, false, false}} {
+	philoxKernel(isa{"AVX512", true, *groupsP, true, true, true})
+	for _, a := range []isa{{"AVX512", true, *groups512, false, false, true}, {"AVX2", false, *groups2, false, false, false}} {
 		for _, f32 := range []bool{false, true} {
 			for _, scaled := range []bool{false, true} {
 				kernel(a, f32, scaled)
