@@ -19,20 +19,26 @@ var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"
 // The blocks a kernel call's step writes (kernel_amd64.s's groups times their lanes):
 // lengths are cut into whole steps, the last partial one written to a buffer.
 const (
-	stepAVX512 = 16 // two groups of eight blocks
-	stepAVX2   = 4  // one group of four (float32)
-	step64AVX2 = 8  // two groups of four (float64)
+	stepAVX2   = 4 // one group of four (float32)
+	step64AVX2 = 8 // two groups of four (float64)
 )
 
 // On AVX-512, Philox and the transform are two kernels: philoxAVX512 writes the words of
-// a chunk of blocks to a buffer on the stack, four groups of eight blocks side by side
-// (philoxStepAVX512), and the transform kernels read them, stepAVX512 blocks a step.
+// a chunk of blocks to a buffer on the stack, six groups of eight blocks side by side,
+// and the transform kernels read them, three groups a step (float64) or two (float32).
 // Philox's ten dependent rounds and the transform's series, division and square root are
 // chains each group waits on; apart, each kernel holds the registers for its own chains
-// only, Philox for four groups where the one kernel held two.
+// only, Philox for six groups where the one kernel held two. A chunk's last groups, fewer
+// than a step, go through the One kernels (one group a step), so that no more than a
+// group's eight blocks are drawn past a length's end (392 blocks, the engine's 784
+// float64 normals, are 49 groups).
 const (
-	philoxStepAVX512 = 32
-	chunkAVX512      = 64 // blocks: 2 KiB of words (four quadwords a block)
+	groupAVX512  = 8  // blocks a group
+	philoxGroups = 6  // groups a philoxAVX512 step
+	groups64     = 3  // groups a float64 transform step
+	groups32     = 2  // groups a float32 transform step
+	chunkGroups  = 12 // groups a chunk: 3 KiB of words, four quadwords a block
+	recordWords  = 4 * groupAVX512
 )
 
 // preRounds is what a kernel needs of the stream besides the block index: the key of
@@ -105,72 +111,100 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 		kernel64(&dst[0], full, sd, block, &pre)
 	}
 	if rest := n - full*per; rest > 0 {
-		var buf [2 * stepAVX512]float64
+		var buf [2 * step64AVX2]float64
 		kernel64(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
 		copy(dst[full*per:], buf[:rest])
 	}
 }
 
-// split64 is fill64 on AVX-512: chunk by chunk, philoxAVX512's words, then the
-// transform's whole steps to dst and the last chunk's partial step through a buffer.
-func split64(dst []float64, sd float64, block uint32, pre *[20]uint64) {
-	const per = 2 * stepAVX512 // values a transform step
-	var words [4 * chunkAVX512]uint64
-	for len(dst) > 0 {
-		n := min(len(dst), 2*chunkAVX512)
-		blocks := (n + 1) / 2
-		philoxAVX512(&words[0], (blocks+philoxStepAVX512-1)/philoxStepAVX512, block, pre)
-		k := n / per
-		if k > 0 {
-			transform64(&dst[0], &words[0], k, sd)
-		}
-		if rest := n - k*per; rest > 0 {
-			var buf [per]float64
-			transform64(&buf[0], &words[4*stepAVX512*k], 1, sd)
-			copy(dst[k*per:n], buf[:rest])
-		}
-		dst = dst[n:]
-		block += chunkAVX512
+// philoxWords writes the words of groups groups from block on to words: philoxAVX512's
+// steps, then philoxOneAVX512's.
+func philoxWords(words *[chunkGroups * recordWords]uint64, groups int, block uint32, pre *[20]uint64) {
+	steps := groups / philoxGroups
+	if steps > 0 {
+		philoxAVX512(&words[0], steps, block, pre)
+	}
+	if g := groups - steps*philoxGroups; g > 0 {
+		philoxOneAVX512(&words[steps*philoxGroups*recordWords], g, block+uint32(steps*philoxGroups*groupAVX512), pre)
 	}
 }
 
-// transform64 calls the AVX-512 float64 transform, the unscaled one if sd is 1 (whose
-// values are the same: z·1 = z).
-func transform64(dst *float64, words *uint64, steps int, sd float64) {
-	if sd == 1 {
+// split64 is fill64 on AVX-512: chunk by chunk, Philox's words, then the transform's
+// whole steps and groups to dst and the last partial group through a buffer.
+func split64(dst []float64, sd float64, block uint32, pre *[20]uint64) {
+	const per = 2 * groupAVX512 // values a group
+	var words [chunkGroups * recordWords]uint64
+	for len(dst) > 0 {
+		n := min(len(dst), chunkGroups*per)
+		philoxWords(&words, (n+per-1)/per, block, pre)
+		full := n / per
+		steps := full / groups64
+		if steps > 0 {
+			transform64(&dst[0], &words[0], steps, sd, false)
+		}
+		if g := full - steps*groups64; g > 0 {
+			transform64(&dst[steps*groups64*per], &words[steps*groups64*recordWords], g, sd, true)
+		}
+		if rest := n - full*per; rest > 0 {
+			var buf [per]float64
+			transform64(&buf[0], &words[full*recordWords], 1, sd, true)
+			copy(dst[full*per:n], buf[:rest])
+		}
+		dst = dst[n:]
+		block += chunkGroups * groupAVX512
+	}
+}
+
+// transform64 calls the AVX-512 float64 transform (one group a step if one), the
+// unscaled one if sd is 1 (whose values are the same: z·1 = z).
+func transform64(dst *float64, words *uint64, steps int, sd float64, one bool) {
+	switch {
+	case one && sd == 1:
+		fill64OneAVX512(dst, words, steps, sd)
+	case one:
+		fill64ScaledOneAVX512(dst, words, steps, sd)
+	case sd == 1:
 		fill64AVX512(dst, words, steps, sd)
-	} else {
+	default:
 		fill64ScaledAVX512(dst, words, steps, sd)
 	}
 }
 
 // split32 is split64's float32 twin.
 func split32(dst []float32, sd float32, block uint32, pre *[20]uint64) {
-	const per = 4 * stepAVX512
-	var words [4 * chunkAVX512]uint64
+	const per = 4 * groupAVX512
+	var words [chunkGroups * recordWords]uint64
 	for len(dst) > 0 {
-		n := min(len(dst), 4*chunkAVX512)
-		blocks := (n + 3) / 4
-		philoxAVX512(&words[0], (blocks+philoxStepAVX512-1)/philoxStepAVX512, block, pre)
-		k := n / per
-		if k > 0 {
-			transform32(&dst[0], &words[0], k, sd)
+		n := min(len(dst), chunkGroups*per)
+		philoxWords(&words, (n+per-1)/per, block, pre)
+		full := n / per
+		steps := full / groups32
+		if steps > 0 {
+			transform32(&dst[0], &words[0], steps, sd, false)
 		}
-		if rest := n - k*per; rest > 0 {
+		if g := full - steps*groups32; g > 0 {
+			transform32(&dst[steps*groups32*per], &words[steps*groups32*recordWords], g, sd, true)
+		}
+		if rest := n - full*per; rest > 0 {
 			var buf [per]float32
-			transform32(&buf[0], &words[4*stepAVX512*k], 1, sd)
-			copy(dst[k*per:n], buf[:rest])
+			transform32(&buf[0], &words[full*recordWords], 1, sd, true)
+			copy(dst[full*per:n], buf[:rest])
 		}
 		dst = dst[n:]
-		block += chunkAVX512
+		block += chunkGroups * groupAVX512
 	}
 }
 
 // transform32 is transform64's float32 twin.
-func transform32(dst *float32, words *uint64, steps int, sd float32) {
-	if sd == 1 {
+func transform32(dst *float32, words *uint64, steps int, sd float32, one bool) {
+	switch {
+	case one && sd == 1:
+		fill32OneAVX512(dst, words, steps, sd)
+	case one:
+		fill32ScaledOneAVX512(dst, words, steps, sd)
+	case sd == 1:
 		fill32AVX512(dst, words, steps, sd)
-	} else {
+	default:
 		fill32ScaledAVX512(dst, words, steps, sd)
 	}
 }
@@ -232,7 +266,7 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 		kernel32(&dst[0], full, sd, block, &pre)
 	}
 	if rest := n - full*per; rest > 0 {
-		var buf [4 * stepAVX512]float32
+		var buf [4 * stepAVX2]float32
 		kernel32(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
 		copy(dst[full*per:], buf[:rest])
 	}

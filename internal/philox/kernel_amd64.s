@@ -220,223 +220,255 @@ DATA philoxconst<>+1696(SB)/8, $0x000000000000000c
 DATA philoxconst<>+1704(SB)/8, $0x000000000000000c
 DATA philoxconst<>+1712(SB)/8, $0x000000000000000c
 DATA philoxconst<>+1720(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1728(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1736(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1744(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1752(SB)/8, $0x0000000000000009
-DATA philoxconst<>+1760(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1768(SB)/8, $0x000000000000000a
-DATA philoxconst<>+1776(SB)/8, $0x0000000000000003
-DATA philoxconst<>+1784(SB)/8, $0x000000000000000b
-DATA philoxconst<>+1792(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1800(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1808(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1816(SB)/8, $0x000000000000000d
-DATA philoxconst<>+1824(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1832(SB)/8, $0x000000000000000e
-DATA philoxconst<>+1840(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1848(SB)/8, $0x000000000000000f
-DATA philoxconst<>+1856(SB)/8, $0x0000000800000000
-DATA philoxconst<>+1864(SB)/8, $0x0000001800000010
-DATA philoxconst<>+1872(SB)/8, $0x0000000900000001
-DATA philoxconst<>+1880(SB)/8, $0x0000001900000011
-DATA philoxconst<>+1888(SB)/8, $0x0000000a00000002
-DATA philoxconst<>+1896(SB)/8, $0x0000001a00000012
-DATA philoxconst<>+1904(SB)/8, $0x0000000b00000003
-DATA philoxconst<>+1912(SB)/8, $0x0000001b00000013
-DATA philoxconst<>+1920(SB)/8, $0x0000000c00000004
-DATA philoxconst<>+1928(SB)/8, $0x0000001c00000014
-DATA philoxconst<>+1936(SB)/8, $0x0000000d00000005
-DATA philoxconst<>+1944(SB)/8, $0x0000001d00000015
-DATA philoxconst<>+1952(SB)/8, $0x0000000e00000006
-DATA philoxconst<>+1960(SB)/8, $0x0000001e00000016
-DATA philoxconst<>+1968(SB)/8, $0x0000000f00000007
-DATA philoxconst<>+1976(SB)/8, $0x0000001f00000017
-DATA philoxconst<>+1984(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1992(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2000(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2008(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2016(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2024(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2032(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2040(SB)/8, $0xc010000000000000
-DATA philoxconst<>+2048(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2056(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2064(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2072(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2080(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2088(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2096(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2104(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2112(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2120(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2128(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2136(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2144(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2152(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2160(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2168(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2176(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2184(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2192(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2200(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2208(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2216(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2224(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2232(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2240(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2248(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2256(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2264(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2272(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2280(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2288(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2296(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2304(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2312(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2320(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2328(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2336(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2344(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2352(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2360(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2368(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2376(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2384(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2392(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2400(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2408(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2416(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2424(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2432(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2440(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2448(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2456(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2464(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2472(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2480(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2488(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2496(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2504(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2512(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2520(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2528(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2536(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2544(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2552(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2560(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2568(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2576(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2584(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2592(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2600(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2608(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2616(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2624(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2632(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2640(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2648(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2656(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2664(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2672(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2680(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2688(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2696(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2704(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2712(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2720(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2728(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2736(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2744(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2752(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2760(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2768(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2776(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2784(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2792(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2800(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2808(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2816(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2824(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2832(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2840(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2848(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2856(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2864(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2872(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2880(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2888(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2896(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2904(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2912(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2920(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2928(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2936(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2944(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2952(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2960(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2968(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2976(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2984(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2992(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3000(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3008(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3016(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3024(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3032(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3040(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3048(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3056(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3064(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3072(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3080(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3088(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3096(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3104(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3112(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3120(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3128(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3136(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3144(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3152(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3160(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3168(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3176(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3184(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3192(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3200(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3208(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3216(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3224(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3232(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3240(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3248(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3256(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3264(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3272(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3280(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3288(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3296(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3304(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3312(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3320(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3328(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3336(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3344(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3352(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3360(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3368(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3376(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3384(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3392(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3400(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3408(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3416(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3424(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3432(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3440(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3448(SB)/8, $0xbe3b264ba152378a
-GLOBL philoxconst<>(SB), RODATA|NOPTR, $3456
+DATA philoxconst<>+1728(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1736(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1744(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1752(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1760(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1768(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1776(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1784(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1792(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1800(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1808(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1816(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1824(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1832(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1840(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1848(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1856(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1864(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1872(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1880(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1888(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1896(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1904(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1912(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1920(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1928(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1936(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1944(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1952(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1960(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1968(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1976(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1984(SB)/8, $0x0000000000000000
+DATA philoxconst<>+1992(SB)/8, $0x0000000000000008
+DATA philoxconst<>+2000(SB)/8, $0x0000000000000001
+DATA philoxconst<>+2008(SB)/8, $0x0000000000000009
+DATA philoxconst<>+2016(SB)/8, $0x0000000000000002
+DATA philoxconst<>+2024(SB)/8, $0x000000000000000a
+DATA philoxconst<>+2032(SB)/8, $0x0000000000000003
+DATA philoxconst<>+2040(SB)/8, $0x000000000000000b
+DATA philoxconst<>+2048(SB)/8, $0x0000000000000004
+DATA philoxconst<>+2056(SB)/8, $0x000000000000000c
+DATA philoxconst<>+2064(SB)/8, $0x0000000000000005
+DATA philoxconst<>+2072(SB)/8, $0x000000000000000d
+DATA philoxconst<>+2080(SB)/8, $0x0000000000000006
+DATA philoxconst<>+2088(SB)/8, $0x000000000000000e
+DATA philoxconst<>+2096(SB)/8, $0x0000000000000007
+DATA philoxconst<>+2104(SB)/8, $0x000000000000000f
+DATA philoxconst<>+2112(SB)/8, $0x0000000800000000
+DATA philoxconst<>+2120(SB)/8, $0x0000001800000010
+DATA philoxconst<>+2128(SB)/8, $0x0000000900000001
+DATA philoxconst<>+2136(SB)/8, $0x0000001900000011
+DATA philoxconst<>+2144(SB)/8, $0x0000000a00000002
+DATA philoxconst<>+2152(SB)/8, $0x0000001a00000012
+DATA philoxconst<>+2160(SB)/8, $0x0000000b00000003
+DATA philoxconst<>+2168(SB)/8, $0x0000001b00000013
+DATA philoxconst<>+2176(SB)/8, $0x0000000c00000004
+DATA philoxconst<>+2184(SB)/8, $0x0000001c00000014
+DATA philoxconst<>+2192(SB)/8, $0x0000000d00000005
+DATA philoxconst<>+2200(SB)/8, $0x0000001d00000015
+DATA philoxconst<>+2208(SB)/8, $0x0000000e00000006
+DATA philoxconst<>+2216(SB)/8, $0x0000001e00000016
+DATA philoxconst<>+2224(SB)/8, $0x0000000f00000007
+DATA philoxconst<>+2232(SB)/8, $0x0000001f00000017
+DATA philoxconst<>+2240(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2248(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2256(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2264(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2272(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2280(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2288(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2296(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2304(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2312(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2320(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2328(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2336(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2344(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2352(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2360(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2368(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2376(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2384(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2392(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2400(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2408(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2416(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2424(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2432(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2440(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2448(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2456(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2464(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2472(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2480(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2488(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2496(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2504(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2512(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2520(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2528(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2536(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2544(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2552(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2560(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2568(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2576(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2584(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2592(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2600(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2608(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2616(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2624(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2632(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2640(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2648(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2656(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2664(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2672(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2680(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2688(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2696(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2704(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2712(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2720(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2728(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2736(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2744(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2752(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2760(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2768(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2776(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2784(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2792(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2800(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2808(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2816(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2824(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2832(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2840(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2848(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2856(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2864(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2872(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2880(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2888(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2896(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2904(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2912(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2920(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2928(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2936(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2944(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2952(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2960(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2968(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2976(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2984(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2992(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+3000(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+3008(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3016(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3024(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3032(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3040(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3048(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3056(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3064(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3072(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3080(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3088(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3096(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3104(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3112(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3120(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3128(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3136(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3144(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3152(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3160(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3168(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3176(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3184(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3192(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3200(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3208(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3216(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3224(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3232(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3240(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3248(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3256(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3264(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3272(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3280(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3288(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3296(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3304(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3312(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3320(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3328(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3336(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3344(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3352(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3360(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3368(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3376(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3384(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3392(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3400(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3408(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3416(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3424(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3432(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3440(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3448(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3456(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3464(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3472(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3480(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3488(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3496(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3504(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3512(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3520(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3528(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3536(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3544(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3552(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3560(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3568(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3576(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3584(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3592(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3600(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3608(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3616(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3624(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3632(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3640(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3648(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3656(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3664(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3672(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3680(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3688(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3696(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3704(SB)/8, $0xbe3b264ba152378a
+GLOBL philoxconst<>(SB), RODATA|NOPTR, $3712
 
 // func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX512F
@@ -455,265 +487,385 @@ loop:
 	VPADDD       philoxconst<>+1408(SB), Z0, Z1
 	VPADDD       philoxconst<>+1472(SB), Z0, Z2
 	VPADDD       philoxconst<>+1536(SB), Z0, Z3
-	VMOVUPD      philoxconst<>+0(SB), Z4
-	VMOVUPD      philoxconst<>+64(SB), Z5
-	VPMULUDQ     Z4, Z0, Z6
-	VPMULUDQ     Z4, Z1, Z1
-	VPMULUDQ     Z4, Z2, Z2
-	VPMULUDQ     Z4, Z3, Z3
-	VPSRLQ       $0x20, Z6, Z7
-	VPSRLQ       $0x20, Z1, Z8
-	VPSRLQ       $0x20, Z2, Z9
-	VPSRLQ       $0x20, Z3, Z10
-	VPBROADCASTQ 8(DX), Z11
-	VPXORQ       Z11, Z7, Z7
-	VPXORQ       Z11, Z8, Z8
-	VPXORQ       Z11, Z9, Z9
-	VPXORQ       Z11, Z10, Z10
-	VPMULUDQ     Z5, Z7, Z7
-	VPMULUDQ     Z5, Z8, Z8
-	VPMULUDQ     Z5, Z9, Z9
-	VPMULUDQ     Z5, Z10, Z10
-	VPSRLQ       $0x20, Z7, Z11
-	VPSRLQ       $0x20, Z8, Z12
-	VPSRLQ       $0x20, Z9, Z13
-	VPSRLQ       $0x20, Z10, Z14
-	VPBROADCASTQ 16(DX), Z15
-	VPXORQ       Z15, Z11, Z11
-	VPXORQ       Z15, Z12, Z12
-	VPXORQ       Z15, Z13, Z13
-	VPXORQ       Z15, Z14, Z14
-	VPBROADCASTQ 24(DX), Z15
-	VPXORQ       Z15, Z6, Z6
-	VPXORQ       Z15, Z1, Z1
-	VPXORQ       Z15, Z2, Z2
-	VPXORQ       Z15, Z3, Z3
-	VPMULUDQ     Z4, Z11, Z11
-	VPMULUDQ     Z4, Z12, Z12
-	VPMULUDQ     Z4, Z13, Z13
-	VPMULUDQ     Z4, Z14, Z14
-	VPMULUDQ     Z5, Z6, Z6
-	VPMULUDQ     Z5, Z1, Z1
-	VPMULUDQ     Z5, Z2, Z2
-	VPMULUDQ     Z5, Z3, Z3
-	VPSRLQ       $0x20, Z11, Z15
-	VPSRLQ       $0x20, Z12, Z16
-	VPSRLQ       $0x20, Z13, Z17
-	VPSRLQ       $0x20, Z14, Z18
-	VPSRLQ       $0x20, Z6, Z19
-	VPSRLQ       $0x20, Z1, Z20
-	VPSRLQ       $0x20, Z2, Z21
-	VPSRLQ       $0x20, Z3, Z22
-	VPBROADCASTQ 32(DX), Z23
-	VPTERNLOGQ   $0x96, Z23, Z7, Z19
-	VPTERNLOGQ   $0x96, Z23, Z8, Z20
-	VPTERNLOGQ   $0x96, Z23, Z9, Z21
-	VPTERNLOGQ   $0x96, Z23, Z10, Z22
-	VPBROADCASTQ 40(DX), Z7
-	VPXORQ       Z7, Z15, Z15
-	VPXORQ       Z7, Z16, Z16
-	VPXORQ       Z7, Z17, Z17
-	VPXORQ       Z7, Z18, Z18
-	VPMULUDQ     Z4, Z19, Z7
-	VPMULUDQ     Z4, Z20, Z8
-	VPMULUDQ     Z4, Z21, Z9
-	VPMULUDQ     Z4, Z22, Z10
-	VPMULUDQ     Z5, Z15, Z15
-	VPMULUDQ     Z5, Z16, Z16
-	VPMULUDQ     Z5, Z17, Z17
-	VPMULUDQ     Z5, Z18, Z18
-	VPSRLQ       $0x20, Z7, Z19
-	VPSRLQ       $0x20, Z8, Z20
-	VPSRLQ       $0x20, Z9, Z21
-	VPSRLQ       $0x20, Z10, Z22
-	VPSRLQ       $0x20, Z15, Z23
-	VPSRLQ       $0x20, Z16, Z24
-	VPSRLQ       $0x20, Z17, Z25
-	VPSRLQ       $0x20, Z18, Z26
-	VPBROADCASTQ 48(DX), Z27
-	VPTERNLOGQ   $0x96, Z27, Z6, Z23
-	VPTERNLOGQ   $0x96, Z27, Z1, Z24
-	VPTERNLOGQ   $0x96, Z27, Z2, Z25
-	VPTERNLOGQ   $0x96, Z27, Z3, Z26
-	VPBROADCASTQ 56(DX), Z1
-	VPTERNLOGQ   $0x96, Z1, Z11, Z19
-	VPTERNLOGQ   $0x96, Z1, Z12, Z20
-	VPTERNLOGQ   $0x96, Z1, Z13, Z21
-	VPTERNLOGQ   $0x96, Z1, Z14, Z22
-	VPMULUDQ     Z4, Z23, Z1
-	VPMULUDQ     Z4, Z24, Z2
-	VPMULUDQ     Z4, Z25, Z3
-	VPMULUDQ     Z4, Z26, Z6
-	VPMULUDQ     Z5, Z19, Z11
-	VPMULUDQ     Z5, Z20, Z12
-	VPMULUDQ     Z5, Z21, Z13
-	VPMULUDQ     Z5, Z22, Z14
-	VPSRLQ       $0x20, Z1, Z19
-	VPSRLQ       $0x20, Z2, Z20
-	VPSRLQ       $0x20, Z3, Z21
-	VPSRLQ       $0x20, Z6, Z22
-	VPSRLQ       $0x20, Z11, Z23
-	VPSRLQ       $0x20, Z12, Z24
-	VPSRLQ       $0x20, Z13, Z25
-	VPSRLQ       $0x20, Z14, Z26
-	VPBROADCASTQ 64(DX), Z27
-	VPTERNLOGQ   $0x96, Z27, Z15, Z23
-	VPTERNLOGQ   $0x96, Z27, Z16, Z24
-	VPTERNLOGQ   $0x96, Z27, Z17, Z25
-	VPTERNLOGQ   $0x96, Z27, Z18, Z26
-	VPBROADCASTQ 72(DX), Z15
-	VPTERNLOGQ   $0x96, Z15, Z7, Z19
-	VPTERNLOGQ   $0x96, Z15, Z8, Z20
-	VPTERNLOGQ   $0x96, Z15, Z9, Z21
-	VPTERNLOGQ   $0x96, Z15, Z10, Z22
-	VPMULUDQ     Z4, Z23, Z7
-	VPMULUDQ     Z4, Z24, Z8
-	VPMULUDQ     Z4, Z25, Z9
-	VPMULUDQ     Z4, Z26, Z10
-	VPMULUDQ     Z5, Z19, Z15
-	VPMULUDQ     Z5, Z20, Z16
-	VPMULUDQ     Z5, Z21, Z17
-	VPMULUDQ     Z5, Z22, Z18
-	VPSRLQ       $0x20, Z7, Z19
-	VPSRLQ       $0x20, Z8, Z20
-	VPSRLQ       $0x20, Z9, Z21
-	VPSRLQ       $0x20, Z10, Z22
-	VPSRLQ       $0x20, Z15, Z23
-	VPSRLQ       $0x20, Z16, Z24
-	VPSRLQ       $0x20, Z17, Z25
-	VPSRLQ       $0x20, Z18, Z26
-	VPBROADCASTQ 80(DX), Z27
-	VPTERNLOGQ   $0x96, Z27, Z11, Z23
-	VPTERNLOGQ   $0x96, Z27, Z12, Z24
-	VPTERNLOGQ   $0x96, Z27, Z13, Z25
-	VPTERNLOGQ   $0x96, Z27, Z14, Z26
-	VPBROADCASTQ 88(DX), Z11
-	VPTERNLOGQ   $0x96, Z11, Z1, Z19
-	VPTERNLOGQ   $0x96, Z11, Z2, Z20
-	VPTERNLOGQ   $0x96, Z11, Z3, Z21
-	VPTERNLOGQ   $0x96, Z11, Z6, Z22
-	VPMULUDQ     Z4, Z23, Z1
-	VPMULUDQ     Z4, Z24, Z2
-	VPMULUDQ     Z4, Z25, Z3
-	VPMULUDQ     Z4, Z26, Z6
-	VPMULUDQ     Z5, Z19, Z11
-	VPMULUDQ     Z5, Z20, Z12
-	VPMULUDQ     Z5, Z21, Z13
-	VPMULUDQ     Z5, Z22, Z14
-	VPSRLQ       $0x20, Z1, Z19
-	VPSRLQ       $0x20, Z2, Z20
-	VPSRLQ       $0x20, Z3, Z21
-	VPSRLQ       $0x20, Z6, Z22
-	VPSRLQ       $0x20, Z11, Z23
-	VPSRLQ       $0x20, Z12, Z24
-	VPSRLQ       $0x20, Z13, Z25
-	VPSRLQ       $0x20, Z14, Z26
-	VPBROADCASTQ 96(DX), Z27
-	VPTERNLOGQ   $0x96, Z27, Z15, Z23
-	VPTERNLOGQ   $0x96, Z27, Z16, Z24
-	VPTERNLOGQ   $0x96, Z27, Z17, Z25
-	VPTERNLOGQ   $0x96, Z27, Z18, Z26
-	VPBROADCASTQ 104(DX), Z15
-	VPTERNLOGQ   $0x96, Z15, Z7, Z19
-	VPTERNLOGQ   $0x96, Z15, Z8, Z20
-	VPTERNLOGQ   $0x96, Z15, Z9, Z21
-	VPTERNLOGQ   $0x96, Z15, Z10, Z22
-	VPMULUDQ     Z4, Z23, Z7
-	VPMULUDQ     Z4, Z24, Z8
-	VPMULUDQ     Z4, Z25, Z9
-	VPMULUDQ     Z4, Z26, Z10
-	VPMULUDQ     Z5, Z19, Z15
-	VPMULUDQ     Z5, Z20, Z16
-	VPMULUDQ     Z5, Z21, Z17
-	VPMULUDQ     Z5, Z22, Z18
-	VPSRLQ       $0x20, Z7, Z19
-	VPSRLQ       $0x20, Z8, Z20
-	VPSRLQ       $0x20, Z9, Z21
-	VPSRLQ       $0x20, Z10, Z22
-	VPSRLQ       $0x20, Z15, Z23
-	VPSRLQ       $0x20, Z16, Z24
-	VPSRLQ       $0x20, Z17, Z25
-	VPSRLQ       $0x20, Z18, Z26
-	VPBROADCASTQ 112(DX), Z27
-	VPTERNLOGQ   $0x96, Z27, Z11, Z23
-	VPTERNLOGQ   $0x96, Z27, Z12, Z24
-	VPTERNLOGQ   $0x96, Z27, Z13, Z25
-	VPTERNLOGQ   $0x96, Z27, Z14, Z26
-	VPBROADCASTQ 120(DX), Z11
-	VPTERNLOGQ   $0x96, Z11, Z1, Z19
-	VPTERNLOGQ   $0x96, Z11, Z2, Z20
-	VPTERNLOGQ   $0x96, Z11, Z3, Z21
-	VPTERNLOGQ   $0x96, Z11, Z6, Z22
-	VPMULUDQ     Z4, Z23, Z1
-	VPMULUDQ     Z4, Z24, Z2
-	VPMULUDQ     Z4, Z25, Z3
-	VPMULUDQ     Z4, Z26, Z6
-	VPMULUDQ     Z5, Z19, Z11
-	VPMULUDQ     Z5, Z20, Z12
-	VPMULUDQ     Z5, Z21, Z13
-	VPMULUDQ     Z5, Z22, Z14
-	VPSRLQ       $0x20, Z1, Z19
-	VPSRLQ       $0x20, Z2, Z20
-	VPSRLQ       $0x20, Z3, Z21
-	VPSRLQ       $0x20, Z6, Z22
-	VPSRLQ       $0x20, Z11, Z23
-	VPSRLQ       $0x20, Z12, Z24
-	VPSRLQ       $0x20, Z13, Z25
-	VPSRLQ       $0x20, Z14, Z26
-	VPBROADCASTQ 128(DX), Z27
-	VPTERNLOGQ   $0x96, Z27, Z15, Z23
-	VPTERNLOGQ   $0x96, Z27, Z16, Z24
-	VPTERNLOGQ   $0x96, Z27, Z17, Z25
-	VPTERNLOGQ   $0x96, Z27, Z18, Z26
-	VPBROADCASTQ 136(DX), Z15
-	VPTERNLOGQ   $0x96, Z15, Z7, Z19
-	VPTERNLOGQ   $0x96, Z15, Z8, Z20
-	VPTERNLOGQ   $0x96, Z15, Z9, Z21
-	VPTERNLOGQ   $0x96, Z15, Z10, Z22
-	VPMULUDQ     Z4, Z23, Z7
-	VPMULUDQ     Z4, Z24, Z8
-	VPMULUDQ     Z4, Z25, Z9
-	VPMULUDQ     Z4, Z26, Z4
-	VPMULUDQ     Z5, Z19, Z10
-	VPMULUDQ     Z5, Z20, Z15
-	VPMULUDQ     Z5, Z21, Z16
-	VPMULUDQ     Z5, Z22, Z5
-	VPSRLQ       $0x20, Z7, Z17
-	VPSRLQ       $0x20, Z8, Z18
-	VPSRLQ       $0x20, Z9, Z19
-	VPSRLQ       $0x20, Z4, Z20
-	VPSRLQ       $0x20, Z10, Z21
+	VPADDD       philoxconst<>+1600(SB), Z0, Z4
+	VPADDD       philoxconst<>+1728(SB), Z0, Z5
+	VMOVDQU64    philoxconst<>+0(SB), Z6
+	VMOVDQU64    philoxconst<>+64(SB), Z7
+	VPBROADCASTQ 8(DX), Z8
+	VPMULUDQ     Z6, Z0, Z9
+	VPSRLQ       $0x20, Z9, Z10
+	VPXORQ       Z8, Z10, Z10
+	VPMULUDQ     Z6, Z1, Z1
+	VPSRLQ       $0x20, Z1, Z11
+	VPXORQ       Z8, Z11, Z11
+	VPMULUDQ     Z6, Z2, Z2
+	VPSRLQ       $0x20, Z2, Z12
+	VPXORQ       Z8, Z12, Z12
+	VPMULUDQ     Z6, Z3, Z3
+	VPSRLQ       $0x20, Z3, Z13
+	VPXORQ       Z8, Z13, Z13
+	VPMULUDQ     Z6, Z4, Z4
+	VPSRLQ       $0x20, Z4, Z14
+	VPXORQ       Z8, Z14, Z14
+	VPMULUDQ     Z6, Z5, Z5
+	VPSRLQ       $0x20, Z5, Z15
+	VPXORQ       Z8, Z15, Z15
+	VPBROADCASTQ 16(DX), Z8
+	VPBROADCASTQ 24(DX), Z16
+	VPMULUDQ     Z7, Z10, Z10
+	VPSRLQ       $0x20, Z10, Z17
+	VPXORQ       Z8, Z17, Z17
+	VPXORQ       Z16, Z9, Z9
+	VPMULUDQ     Z7, Z11, Z11
+	VPSRLQ       $0x20, Z11, Z18
+	VPXORQ       Z8, Z18, Z18
+	VPXORQ       Z16, Z1, Z1
+	VPMULUDQ     Z7, Z12, Z12
+	VPSRLQ       $0x20, Z12, Z19
+	VPXORQ       Z8, Z19, Z19
+	VPXORQ       Z16, Z2, Z2
+	VPMULUDQ     Z7, Z13, Z13
+	VPSRLQ       $0x20, Z13, Z20
+	VPXORQ       Z8, Z20, Z20
+	VPXORQ       Z16, Z3, Z3
+	VPMULUDQ     Z7, Z14, Z14
+	VPSRLQ       $0x20, Z14, Z21
+	VPXORQ       Z8, Z21, Z21
+	VPXORQ       Z16, Z4, Z4
+	VPMULUDQ     Z7, Z15, Z15
 	VPSRLQ       $0x20, Z15, Z22
+	VPXORQ       Z8, Z22, Z22
+	VPXORQ       Z16, Z5, Z5
+	VPBROADCASTQ 32(DX), Z8
+	VPBROADCASTQ 40(DX), Z16
+	VPMULUDQ     Z6, Z17, Z17
+	VPMULUDQ     Z7, Z9, Z9
+	VPSRLQ       $0x20, Z17, Z23
+	VPSRLQ       $0x20, Z9, Z24
+	VPTERNLOGQ   $0x96, Z8, Z10, Z24
+	VPXORQ       Z16, Z23, Z23
+	VPMULUDQ     Z6, Z18, Z10
+	VPMULUDQ     Z7, Z1, Z1
+	VPSRLQ       $0x20, Z10, Z18
+	VPSRLQ       $0x20, Z1, Z25
+	VPTERNLOGQ   $0x96, Z8, Z11, Z25
+	VPXORQ       Z16, Z18, Z18
+	VPMULUDQ     Z6, Z19, Z11
+	VPMULUDQ     Z7, Z2, Z2
+	VPSRLQ       $0x20, Z11, Z19
+	VPSRLQ       $0x20, Z2, Z26
+	VPTERNLOGQ   $0x96, Z8, Z12, Z26
+	VPXORQ       Z16, Z19, Z19
+	VPMULUDQ     Z6, Z20, Z12
+	VPMULUDQ     Z7, Z3, Z3
+	VPSRLQ       $0x20, Z12, Z20
+	VPSRLQ       $0x20, Z3, Z27
+	VPTERNLOGQ   $0x96, Z8, Z13, Z27
+	VPXORQ       Z16, Z20, Z20
+	VPMULUDQ     Z6, Z21, Z13
+	VPMULUDQ     Z7, Z4, Z4
+	VPSRLQ       $0x20, Z13, Z21
+	VPSRLQ       $0x20, Z4, Z28
+	VPTERNLOGQ   $0x96, Z8, Z14, Z28
+	VPXORQ       Z16, Z21, Z21
+	VPMULUDQ     Z6, Z22, Z14
+	VPMULUDQ     Z7, Z5, Z5
+	VPSRLQ       $0x20, Z14, Z22
+	VPSRLQ       $0x20, Z5, Z29
+	VPTERNLOGQ   $0x96, Z8, Z15, Z29
+	VPXORQ       Z16, Z22, Z22
+	VPBROADCASTQ 48(DX), Z8
+	VPBROADCASTQ 56(DX), Z15
+	VPMULUDQ     Z6, Z24, Z16
+	VPMULUDQ     Z7, Z23, Z23
+	VPSRLQ       $0x20, Z16, Z24
+	VPSRLQ       $0x20, Z23, Z30
+	VPTERNLOGQ   $0x96, Z8, Z9, Z30
+	VPTERNLOGQ   $0x96, Z15, Z17, Z24
+	VPMULUDQ     Z6, Z25, Z9
+	VPMULUDQ     Z7, Z18, Z17
+	VPSRLQ       $0x20, Z9, Z18
+	VPSRLQ       $0x20, Z17, Z25
+	VPTERNLOGQ   $0x96, Z8, Z1, Z25
+	VPTERNLOGQ   $0x96, Z15, Z10, Z18
+	VPMULUDQ     Z6, Z26, Z1
+	VPMULUDQ     Z7, Z19, Z10
+	VPSRLQ       $0x20, Z1, Z19
+	VPSRLQ       $0x20, Z10, Z26
+	VPTERNLOGQ   $0x96, Z8, Z2, Z26
+	VPTERNLOGQ   $0x96, Z15, Z11, Z19
+	VPMULUDQ     Z6, Z27, Z2
+	VPMULUDQ     Z7, Z20, Z11
+	VPSRLQ       $0x20, Z2, Z20
+	VPSRLQ       $0x20, Z11, Z27
+	VPTERNLOGQ   $0x96, Z8, Z3, Z27
+	VPTERNLOGQ   $0x96, Z15, Z12, Z20
+	VPMULUDQ     Z6, Z28, Z3
+	VPMULUDQ     Z7, Z21, Z12
+	VPSRLQ       $0x20, Z3, Z21
+	VPSRLQ       $0x20, Z12, Z28
+	VPTERNLOGQ   $0x96, Z8, Z4, Z28
+	VPTERNLOGQ   $0x96, Z15, Z13, Z21
+	VPMULUDQ     Z6, Z29, Z4
+	VPMULUDQ     Z7, Z22, Z13
+	VPSRLQ       $0x20, Z4, Z22
+	VPSRLQ       $0x20, Z13, Z29
+	VPTERNLOGQ   $0x96, Z8, Z5, Z29
+	VPTERNLOGQ   $0x96, Z15, Z14, Z22
+	VPBROADCASTQ 64(DX), Z5
+	VPBROADCASTQ 72(DX), Z8
+	VPMULUDQ     Z6, Z30, Z14
+	VPMULUDQ     Z7, Z24, Z15
+	VPSRLQ       $0x20, Z14, Z24
+	VPSRLQ       $0x20, Z15, Z30
+	VPTERNLOGQ   $0x96, Z5, Z23, Z30
+	VPTERNLOGQ   $0x96, Z8, Z16, Z24
+	VPMULUDQ     Z6, Z25, Z16
+	VPMULUDQ     Z7, Z18, Z18
 	VPSRLQ       $0x20, Z16, Z23
+	VPSRLQ       $0x20, Z18, Z25
+	VPTERNLOGQ   $0x96, Z5, Z17, Z25
+	VPTERNLOGQ   $0x96, Z8, Z9, Z23
+	VPMULUDQ     Z6, Z26, Z9
+	VPMULUDQ     Z7, Z19, Z17
+	VPSRLQ       $0x20, Z9, Z19
+	VPSRLQ       $0x20, Z17, Z26
+	VPTERNLOGQ   $0x96, Z5, Z10, Z26
+	VPTERNLOGQ   $0x96, Z8, Z1, Z19
+	VPMULUDQ     Z6, Z27, Z1
+	VPMULUDQ     Z7, Z20, Z10
+	VPSRLQ       $0x20, Z1, Z20
+	VPSRLQ       $0x20, Z10, Z27
+	VPTERNLOGQ   $0x96, Z5, Z11, Z27
+	VPTERNLOGQ   $0x96, Z8, Z2, Z20
+	VPMULUDQ     Z6, Z28, Z2
+	VPMULUDQ     Z7, Z21, Z11
+	VPSRLQ       $0x20, Z2, Z21
+	VPSRLQ       $0x20, Z11, Z28
+	VPTERNLOGQ   $0x96, Z5, Z12, Z28
+	VPTERNLOGQ   $0x96, Z8, Z3, Z21
+	VPMULUDQ     Z6, Z29, Z3
+	VPMULUDQ     Z7, Z22, Z12
+	VPSRLQ       $0x20, Z3, Z22
+	VPSRLQ       $0x20, Z12, Z29
+	VPTERNLOGQ   $0x96, Z5, Z13, Z29
+	VPTERNLOGQ   $0x96, Z8, Z4, Z22
+	VPBROADCASTQ 80(DX), Z4
+	VPBROADCASTQ 88(DX), Z5
+	VPMULUDQ     Z6, Z30, Z8
+	VPMULUDQ     Z7, Z24, Z13
+	VPSRLQ       $0x20, Z8, Z24
+	VPSRLQ       $0x20, Z13, Z30
+	VPTERNLOGQ   $0x96, Z4, Z15, Z30
+	VPTERNLOGQ   $0x96, Z5, Z14, Z24
+	VPMULUDQ     Z6, Z25, Z14
+	VPMULUDQ     Z7, Z23, Z15
+	VPSRLQ       $0x20, Z14, Z23
+	VPSRLQ       $0x20, Z15, Z25
+	VPTERNLOGQ   $0x96, Z4, Z18, Z25
+	VPTERNLOGQ   $0x96, Z5, Z16, Z23
+	VPMULUDQ     Z6, Z26, Z16
+	VPMULUDQ     Z7, Z19, Z18
+	VPSRLQ       $0x20, Z16, Z19
+	VPSRLQ       $0x20, Z18, Z26
+	VPTERNLOGQ   $0x96, Z4, Z17, Z26
+	VPTERNLOGQ   $0x96, Z5, Z9, Z19
+	VPMULUDQ     Z6, Z27, Z9
+	VPMULUDQ     Z7, Z20, Z17
+	VPSRLQ       $0x20, Z9, Z20
+	VPSRLQ       $0x20, Z17, Z27
+	VPTERNLOGQ   $0x96, Z4, Z10, Z27
+	VPTERNLOGQ   $0x96, Z5, Z1, Z20
+	VPMULUDQ     Z6, Z28, Z1
+	VPMULUDQ     Z7, Z21, Z10
+	VPSRLQ       $0x20, Z1, Z21
+	VPSRLQ       $0x20, Z10, Z28
+	VPTERNLOGQ   $0x96, Z4, Z11, Z28
+	VPTERNLOGQ   $0x96, Z5, Z2, Z21
+	VPMULUDQ     Z6, Z29, Z2
+	VPMULUDQ     Z7, Z22, Z11
+	VPSRLQ       $0x20, Z2, Z22
+	VPSRLQ       $0x20, Z11, Z29
+	VPTERNLOGQ   $0x96, Z4, Z12, Z29
+	VPTERNLOGQ   $0x96, Z5, Z3, Z22
+	VPBROADCASTQ 96(DX), Z3
+	VPBROADCASTQ 104(DX), Z4
+	VPMULUDQ     Z6, Z30, Z5
+	VPMULUDQ     Z7, Z24, Z12
 	VPSRLQ       $0x20, Z5, Z24
-	VPBROADCASTQ 144(DX), Z25
-	VPTERNLOGQ   $0x96, Z25, Z11, Z21
-	VPTERNLOGQ   $0x96, Z25, Z12, Z22
-	VPTERNLOGQ   $0x96, Z25, Z13, Z23
-	VPTERNLOGQ   $0x96, Z25, Z14, Z24
-	VPBROADCASTQ 152(DX), Z11
-	VPTERNLOGQ   $0x96, Z11, Z1, Z17
-	VPTERNLOGQ   $0x96, Z11, Z2, Z18
-	VPTERNLOGQ   $0x96, Z11, Z3, Z19
-	VPTERNLOGQ   $0x96, Z11, Z6, Z20
-	VPADDD       philoxconst<>+1600(SB), Z0, Z0
-	VMOVDQU64    Z21, (AX)
-	VMOVDQU64    Z22, 256(AX)
-	VMOVDQU64    Z23, 512(AX)
-	VMOVDQU64    Z24, 768(AX)
-	VMOVDQU64    Z10, 64(AX)
-	VMOVDQU64    Z15, 320(AX)
-	VMOVDQU64    Z16, 576(AX)
-	VMOVDQU64    Z5, 832(AX)
-	VMOVDQU64    Z17, 128(AX)
-	VMOVDQU64    Z18, 384(AX)
+	VPSRLQ       $0x20, Z12, Z30
+	VPTERNLOGQ   $0x96, Z3, Z13, Z30
+	VPTERNLOGQ   $0x96, Z4, Z8, Z24
+	VPMULUDQ     Z6, Z25, Z8
+	VPMULUDQ     Z7, Z23, Z13
+	VPSRLQ       $0x20, Z8, Z23
+	VPSRLQ       $0x20, Z13, Z25
+	VPTERNLOGQ   $0x96, Z3, Z15, Z25
+	VPTERNLOGQ   $0x96, Z4, Z14, Z23
+	VPMULUDQ     Z6, Z26, Z14
+	VPMULUDQ     Z7, Z19, Z15
+	VPSRLQ       $0x20, Z14, Z19
+	VPSRLQ       $0x20, Z15, Z26
+	VPTERNLOGQ   $0x96, Z3, Z18, Z26
+	VPTERNLOGQ   $0x96, Z4, Z16, Z19
+	VPMULUDQ     Z6, Z27, Z16
+	VPMULUDQ     Z7, Z20, Z18
+	VPSRLQ       $0x20, Z16, Z20
+	VPSRLQ       $0x20, Z18, Z27
+	VPTERNLOGQ   $0x96, Z3, Z17, Z27
+	VPTERNLOGQ   $0x96, Z4, Z9, Z20
+	VPMULUDQ     Z6, Z28, Z9
+	VPMULUDQ     Z7, Z21, Z17
+	VPSRLQ       $0x20, Z9, Z21
+	VPSRLQ       $0x20, Z17, Z28
+	VPTERNLOGQ   $0x96, Z3, Z10, Z28
+	VPTERNLOGQ   $0x96, Z4, Z1, Z21
+	VPMULUDQ     Z6, Z29, Z1
+	VPMULUDQ     Z7, Z22, Z10
+	VPSRLQ       $0x20, Z1, Z22
+	VPSRLQ       $0x20, Z10, Z29
+	VPTERNLOGQ   $0x96, Z3, Z11, Z29
+	VPTERNLOGQ   $0x96, Z4, Z2, Z22
+	VPBROADCASTQ 112(DX), Z2
+	VPBROADCASTQ 120(DX), Z3
+	VPMULUDQ     Z6, Z30, Z4
+	VPMULUDQ     Z7, Z24, Z11
+	VPSRLQ       $0x20, Z4, Z24
+	VPSRLQ       $0x20, Z11, Z30
+	VPTERNLOGQ   $0x96, Z2, Z12, Z30
+	VPTERNLOGQ   $0x96, Z3, Z5, Z24
+	VPMULUDQ     Z6, Z25, Z5
+	VPMULUDQ     Z7, Z23, Z12
+	VPSRLQ       $0x20, Z5, Z23
+	VPSRLQ       $0x20, Z12, Z25
+	VPTERNLOGQ   $0x96, Z2, Z13, Z25
+	VPTERNLOGQ   $0x96, Z3, Z8, Z23
+	VPMULUDQ     Z6, Z26, Z8
+	VPMULUDQ     Z7, Z19, Z13
+	VPSRLQ       $0x20, Z8, Z19
+	VPSRLQ       $0x20, Z13, Z26
+	VPTERNLOGQ   $0x96, Z2, Z15, Z26
+	VPTERNLOGQ   $0x96, Z3, Z14, Z19
+	VPMULUDQ     Z6, Z27, Z14
+	VPMULUDQ     Z7, Z20, Z15
+	VPSRLQ       $0x20, Z14, Z20
+	VPSRLQ       $0x20, Z15, Z27
+	VPTERNLOGQ   $0x96, Z2, Z18, Z27
+	VPTERNLOGQ   $0x96, Z3, Z16, Z20
+	VPMULUDQ     Z6, Z28, Z16
+	VPMULUDQ     Z7, Z21, Z18
+	VPSRLQ       $0x20, Z16, Z21
+	VPSRLQ       $0x20, Z18, Z28
+	VPTERNLOGQ   $0x96, Z2, Z17, Z28
+	VPTERNLOGQ   $0x96, Z3, Z9, Z21
+	VPMULUDQ     Z6, Z29, Z9
+	VPMULUDQ     Z7, Z22, Z17
+	VPSRLQ       $0x20, Z9, Z22
+	VPSRLQ       $0x20, Z17, Z29
+	VPTERNLOGQ   $0x96, Z2, Z10, Z29
+	VPTERNLOGQ   $0x96, Z3, Z1, Z22
+	VPBROADCASTQ 128(DX), Z1
+	VPBROADCASTQ 136(DX), Z2
+	VPMULUDQ     Z6, Z30, Z3
+	VPMULUDQ     Z7, Z24, Z10
+	VPSRLQ       $0x20, Z3, Z24
+	VPSRLQ       $0x20, Z10, Z30
+	VPTERNLOGQ   $0x96, Z1, Z11, Z30
+	VPTERNLOGQ   $0x96, Z2, Z4, Z24
+	VPMULUDQ     Z6, Z25, Z4
+	VPMULUDQ     Z7, Z23, Z11
+	VPSRLQ       $0x20, Z4, Z23
+	VPSRLQ       $0x20, Z11, Z25
+	VPTERNLOGQ   $0x96, Z1, Z12, Z25
+	VPTERNLOGQ   $0x96, Z2, Z5, Z23
+	VPMULUDQ     Z6, Z26, Z5
+	VPMULUDQ     Z7, Z19, Z12
+	VPSRLQ       $0x20, Z5, Z19
+	VPSRLQ       $0x20, Z12, Z26
+	VPTERNLOGQ   $0x96, Z1, Z13, Z26
+	VPTERNLOGQ   $0x96, Z2, Z8, Z19
+	VPMULUDQ     Z6, Z27, Z8
+	VPMULUDQ     Z7, Z20, Z13
+	VPSRLQ       $0x20, Z8, Z20
+	VPSRLQ       $0x20, Z13, Z27
+	VPTERNLOGQ   $0x96, Z1, Z15, Z27
+	VPTERNLOGQ   $0x96, Z2, Z14, Z20
+	VPMULUDQ     Z6, Z28, Z14
+	VPMULUDQ     Z7, Z21, Z15
+	VPSRLQ       $0x20, Z14, Z21
+	VPSRLQ       $0x20, Z15, Z28
+	VPTERNLOGQ   $0x96, Z1, Z18, Z28
+	VPTERNLOGQ   $0x96, Z2, Z16, Z21
+	VPMULUDQ     Z6, Z29, Z16
+	VPMULUDQ     Z7, Z22, Z18
+	VPSRLQ       $0x20, Z16, Z22
+	VPSRLQ       $0x20, Z18, Z29
+	VPTERNLOGQ   $0x96, Z1, Z17, Z29
+	VPTERNLOGQ   $0x96, Z2, Z9, Z22
+	VPBROADCASTQ 144(DX), Z1
+	VPBROADCASTQ 152(DX), Z2
+	VPMULUDQ     Z6, Z30, Z9
+	VPMULUDQ     Z7, Z24, Z17
+	VPSRLQ       $0x20, Z9, Z24
+	VPSRLQ       $0x20, Z17, Z30
+	VPTERNLOGQ   $0x96, Z1, Z10, Z30
+	VPTERNLOGQ   $0x96, Z2, Z3, Z24
+	VPMULUDQ     Z6, Z25, Z3
+	VPMULUDQ     Z7, Z23, Z10
+	VPSRLQ       $0x20, Z3, Z23
+	VPSRLQ       $0x20, Z10, Z25
+	VPTERNLOGQ   $0x96, Z1, Z11, Z25
+	VPTERNLOGQ   $0x96, Z2, Z4, Z23
+	VPMULUDQ     Z6, Z26, Z4
+	VPMULUDQ     Z7, Z19, Z11
+	VPSRLQ       $0x20, Z4, Z19
+	VPSRLQ       $0x20, Z11, Z26
+	VPTERNLOGQ   $0x96, Z1, Z12, Z26
+	VPTERNLOGQ   $0x96, Z2, Z5, Z19
+	VPMULUDQ     Z6, Z27, Z5
+	VPMULUDQ     Z7, Z20, Z12
+	VPSRLQ       $0x20, Z5, Z20
+	VPSRLQ       $0x20, Z12, Z27
+	VPTERNLOGQ   $0x96, Z1, Z13, Z27
+	VPTERNLOGQ   $0x96, Z2, Z8, Z20
+	VPMULUDQ     Z6, Z28, Z8
+	VPMULUDQ     Z7, Z21, Z13
+	VPSRLQ       $0x20, Z8, Z21
+	VPSRLQ       $0x20, Z13, Z28
+	VPTERNLOGQ   $0x96, Z1, Z15, Z28
+	VPTERNLOGQ   $0x96, Z2, Z14, Z21
+	VPMULUDQ     Z6, Z29, Z6
+	VPMULUDQ     Z7, Z22, Z7
+	VPSRLQ       $0x20, Z6, Z14
+	VPSRLQ       $0x20, Z7, Z15
+	VPTERNLOGQ   $0x96, Z1, Z18, Z15
+	VPTERNLOGQ   $0x96, Z2, Z16, Z14
+	VPADDD       philoxconst<>+1792(SB), Z0, Z0
+	VMOVDQU64    Z30, (AX)
+	VMOVDQU64    Z25, 256(AX)
+	VMOVDQU64    Z26, 512(AX)
+	VMOVDQU64    Z27, 768(AX)
+	VMOVDQU64    Z28, 1024(AX)
+	VMOVDQU64    Z15, 1280(AX)
+	VMOVDQU64    Z17, 64(AX)
+	VMOVDQU64    Z10, 320(AX)
+	VMOVDQU64    Z11, 576(AX)
+	VMOVDQU64    Z12, 832(AX)
+	VMOVDQU64    Z13, 1088(AX)
+	VMOVDQU64    Z7, 1344(AX)
+	VMOVDQU64    Z24, 128(AX)
+	VMOVDQU64    Z23, 384(AX)
 	VMOVDQU64    Z19, 640(AX)
 	VMOVDQU64    Z20, 896(AX)
-	VMOVDQU64    Z7, 192(AX)
-	VMOVDQU64    Z8, 448(AX)
-	VMOVDQU64    Z9, 704(AX)
-	VMOVDQU64    Z4, 960(AX)
-	ADDQ         $0x00000400, AX
+	VMOVDQU64    Z21, 1152(AX)
+	VMOVDQU64    Z14, 1408(AX)
+	VMOVDQU64    Z9, 192(AX)
+	VMOVDQU64    Z3, 448(AX)
+	VMOVDQU64    Z4, 704(AX)
+	VMOVDQU64    Z5, 960(AX)
+	VMOVDQU64    Z8, 1216(AX)
+	VMOVDQU64    Z6, 1472(AX)
+	ADDQ         $0x00000600, AX
 	DECQ         CX
 	JMP          loop
 
@@ -731,216 +883,306 @@ TEXT ·fill64AVX512(SB), NOSPLIT, $0-32
 loop:
 	TESTQ       CX, CX
 	JZ          done
-	VMOVDQU64   (DX), Z0
-	VMOVDQU64   256(DX), Z1
-	VMOVDQU64   64(DX), Z2
-	VMOVDQU64   320(DX), Z3
-	VMOVDQU64   128(DX), Z4
-	VMOVDQU64   384(DX), Z5
-	VMOVDQU64   192(DX), Z6
-	VMOVDQU64   448(DX), Z7
-	VPSLLQ      $0x20, Z2, Z2
+	VMOVDQU64   128(DX), Z0
+	VMOVDQU64   384(DX), Z1
+	VMOVDQU64   640(DX), Z2
+	VMOVDQU64   192(DX), Z3
+	VMOVDQU64   448(DX), Z4
+	VMOVDQU64   704(DX), Z5
 	VPSLLQ      $0x20, Z3, Z3
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
 	VMOVUPD     philoxconst<>+128(SB), Z12
-	VPTERNLOGQ  $0xec, Z12, Z2, Z0
-	VPTERNLOGQ  $0xec, Z12, Z3, Z1
+	VPTERNLOGQ  $0xec, Z12, Z3, Z0
+	VPTERNLOGQ  $0xec, Z12, Z4, Z1
+	VPTERNLOGQ  $0xec, Z12, Z5, Z2
 	VPSRLQ      $0x0b, Z0, Z0
 	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
 	VCVTQQ2PD   Z0, Z0
 	VCVTQQ2PD   Z1, Z1
-	VMOVUPD     philoxconst<>+512(SB), Z2
-	VADDPD      Z2, Z0, Z0
-	VADDPD      Z2, Z1, Z1
-	VMOVUPD     philoxconst<>+640(SB), Z2
-	VMULPD      Z2, Z0, Z0
-	VMULPD      Z2, Z1, Z1
-	VPSLLQ      $0x20, Z6, Z2
-	VPSLLQ      $0x20, Z7, Z3
-	VMOVUPD     philoxconst<>+128(SB), Z6
-	VPTERNLOGQ  $0xec, Z6, Z2, Z4
-	VPTERNLOGQ  $0xec, Z6, Z3, Z5
-	VPSRLQ      $0x0b, Z4, Z4
-	VPSRLQ      $0x0b, Z5, Z5
-	VCVTQQ2PD   Z4, Z4
-	VCVTQQ2PD   Z5, Z5
-	VMOVUPD     philoxconst<>+512(SB), Z2
-	VADDPD      Z2, Z4, Z4
-	VADDPD      Z2, Z5, Z5
-	VMOVUPD     philoxconst<>+704(SB), Z2
-	VMULPD      Z2, Z4, Z4
-	VMULPD      Z2, Z5, Z5
+	VCVTQQ2PD   Z2, Z2
 	VMOVUPD     philoxconst<>+512(SB), Z3
-	VADDPD      Z3, Z4, Z2
-	VADDPD      Z3, Z5, Z3
-	VRNDSCALEPD $0x01, Z2, Z2
+	VADDPD      Z3, Z0, Z0
+	VADDPD      Z3, Z1, Z1
+	VADDPD      Z3, Z2, Z2
+	VMOVUPD     philoxconst<>+704(SB), Z3
+	VMULPD      Z3, Z0, Z0
+	VMULPD      Z3, Z1, Z1
+	VMULPD      Z3, Z2, Z2
+	VMOVUPD     philoxconst<>+512(SB), Z5
+	VADDPD      Z5, Z0, Z3
+	VADDPD      Z5, Z1, Z4
+	VADDPD      Z5, Z2, Z5
 	VRNDSCALEPD $0x01, Z3, Z3
-	VSUBPD      Z2, Z4, Z4
-	VSUBPD      Z3, Z5, Z5
-	VMULPD      Z4, Z4, Z6
-	VMULPD      Z5, Z5, Z7
-	VMOVUPD     philoxconst<>+2496(SB), Z13
-	VMOVUPD     Z13, Z12
-	VMOVUPD     Z13, Z13
-	VMOVUPD     philoxconst<>+2560(SB), Z14
-	VFMADD231PD Z14, Z6, Z12
-	VFMADD231PD Z14, Z7, Z13
-	VMOVUPD     philoxconst<>+2624(SB), Z15
-	VMOVUPD     Z15, Z14
-	VMOVUPD     Z15, Z15
-	VMOVUPD     philoxconst<>+2688(SB), Z16
-	VFMADD231PD Z16, Z6, Z14
-	VFMADD231PD Z16, Z7, Z15
-	VMULPD      Z6, Z6, Z16
-	VMULPD      Z7, Z7, Z17
-	VFMADD231PD Z14, Z16, Z12
-	VFMADD231PD Z15, Z17, Z13
-	VMOVUPD     philoxconst<>+2752(SB), Z15
-	VMOVUPD     Z15, Z14
-	VMOVUPD     Z15, Z15
-	VMOVUPD     philoxconst<>+2816(SB), Z18
-	VFMADD231PD Z18, Z6, Z14
-	VFMADD231PD Z18, Z7, Z15
-	VMOVUPD     philoxconst<>+2880(SB), Z18
-	VFMADD231PD Z18, Z16, Z14
-	VFMADD231PD Z18, Z17, Z15
-	VMULPD      Z16, Z16, Z18
-	VMULPD      Z17, Z17, Z19
-	VFMADD231PD Z14, Z18, Z12
-	VFMADD231PD Z15, Z19, Z13
-	VMULPD      Z4, Z12, Z12
-	VMULPD      Z5, Z13, Z13
-	VMOVUPD     philoxconst<>+2944(SB), Z5
-	VMOVUPD     Z5, Z4
-	VMOVUPD     Z5, Z5
-	VMOVUPD     philoxconst<>+3008(SB), Z14
-	VFMADD231PD Z14, Z6, Z4
-	VFMADD231PD Z14, Z7, Z5
-	VMOVUPD     philoxconst<>+3072(SB), Z15
-	VMOVUPD     Z15, Z14
-	VMOVUPD     Z15, Z15
-	VMOVUPD     philoxconst<>+3136(SB), Z20
-	VFMADD231PD Z20, Z6, Z14
-	VFMADD231PD Z20, Z7, Z15
-	VFMADD231PD Z14, Z16, Z4
-	VFMADD231PD Z15, Z17, Z5
-	VMOVUPD     philoxconst<>+3200(SB), Z15
-	VMOVUPD     Z15, Z14
-	VMOVUPD     Z15, Z15
-	VMOVUPD     philoxconst<>+3264(SB), Z20
-	VFMADD231PD Z20, Z6, Z14
-	VFMADD231PD Z20, Z7, Z15
-	VMOVUPD     philoxconst<>+3328(SB), Z21
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+3392(SB), Z22
-	VFMADD231PD Z22, Z6, Z20
-	VFMADD231PD Z22, Z7, Z21
-	VFMADD231PD Z20, Z16, Z14
-	VFMADD231PD Z21, Z17, Z15
-	VFMADD231PD Z14, Z18, Z4
-	VFMADD231PD Z15, Z19, Z5
-	VMOVUPD     philoxconst<>+192(SB), Z6
-	VADDPD      Z6, Z2, Z2
-	VADDPD      Z6, Z3, Z3
-	VPSLLQ      $0x3f, Z2, Z6
-	VPSLLQ      $0x3f, Z3, Z7
-	VPSLLQ      $0x3e, Z2, Z14
-	VPSLLQ      $0x3e, Z3, Z15
-	VMOVUPD     philoxconst<>+1216(SB), Z16
-	VPTESTMQ    Z16, Z2, K1
-	VPTESTMQ    Z16, Z3, K2
-	VBLENDMPD   Z4, Z12, K1, Z8
-	VBLENDMPD   Z5, Z13, K2, Z9
-	VBLENDMPD   Z12, Z4, K1, Z10
-	VBLENDMPD   Z13, Z5, K2, Z11
-	VMOVUPD     philoxconst<>+1152(SB), Z2
-	VPTERNLOGQ  $0x28, Z2, Z14, Z6
-	VPTERNLOGQ  $0x28, Z2, Z15, Z7
-	VPTERNLOGQ  $0x78, Z2, Z14, Z8
-	VPTERNLOGQ  $0x78, Z2, Z15, Z9
-	VPXORQ      Z6, Z10, Z10
-	VPXORQ      Z7, Z11, Z11
-	VGETEXPPD   Z0, Z2
-	VGETEXPPD   Z1, Z3
-	VGETMANTPD  $0x00, Z0, Z0
-	VGETMANTPD  $0x00, Z1, Z1
-	VMOVUPD     philoxconst<>+1024(SB), Z4
-	VCMPPD      $0x1e, Z4, Z0, K1
-	VCMPPD      $0x1e, Z4, Z1, K2
-	VMOVUPD     philoxconst<>+512(SB), Z4
-	VMULPD      Z4, Z0, K1, Z0
-	VMULPD      Z4, Z1, K2, Z1
-	VMOVUPD     philoxconst<>+576(SB), Z4
-	VADDPD      Z4, Z2, K1, Z2
-	VADDPD      Z4, Z3, K2, Z3
-	VMOVUPD     philoxconst<>+576(SB), Z6
-	VSUBPD      Z6, Z0, Z4
-	VSUBPD      Z6, Z1, Z5
-	VADDPD      Z6, Z0, Z0
-	VADDPD      Z6, Z1, Z1
-	VDIVPD      Z0, Z4, Z0
-	VDIVPD      Z1, Z5, Z1
-	VMULPD      Z0, Z0, Z4
-	VMULPD      Z1, Z1, Z5
-	VMOVUPD     philoxconst<>+1984(SB), Z7
-	VMOVUPD     Z7, Z6
-	VMOVUPD     Z7, Z7
-	VMOVUPD     philoxconst<>+2048(SB), Z12
-	VFMADD231PD Z12, Z4, Z6
-	VFMADD231PD Z12, Z5, Z7
-	VMOVUPD     philoxconst<>+2112(SB), Z13
-	VMOVUPD     Z13, Z12
-	VMOVUPD     Z13, Z13
-	VMOVUPD     philoxconst<>+2176(SB), Z14
-	VFMADD231PD Z14, Z4, Z12
-	VFMADD231PD Z14, Z5, Z13
-	VMULPD      Z4, Z4, Z14
-	VMULPD      Z5, Z5, Z15
-	VFMADD231PD Z12, Z14, Z6
-	VFMADD231PD Z13, Z15, Z7
-	VMOVUPD     philoxconst<>+2240(SB), Z13
-	VMOVUPD     Z13, Z12
-	VMOVUPD     Z13, Z13
-	VMOVUPD     philoxconst<>+2304(SB), Z16
-	VFMADD231PD Z16, Z4, Z12
-	VFMADD231PD Z16, Z5, Z13
-	VMOVUPD     philoxconst<>+2368(SB), Z17
+	VRNDSCALEPD $0x01, Z4, Z4
+	VRNDSCALEPD $0x01, Z5, Z5
+	VSUBPD      Z3, Z0, Z0
+	VSUBPD      Z4, Z1, Z1
+	VSUBPD      Z5, Z2, Z2
+	VMULPD      Z0, Z0, Z12
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMOVUPD     philoxconst<>+2752(SB), Z17
+	VMOVUPD     Z17, Z15
 	VMOVUPD     Z17, Z16
 	VMOVUPD     Z17, Z17
-	VMOVUPD     philoxconst<>+2432(SB), Z18
-	VFMADD231PD Z18, Z4, Z16
-	VFMADD231PD Z18, Z5, Z17
-	VFMADD231PD Z16, Z14, Z12
-	VFMADD231PD Z17, Z15, Z13
-	VMULPD      Z14, Z14, Z4
-	VMULPD      Z15, Z15, Z5
-	VFMADD231PD Z12, Z4, Z6
-	VFMADD231PD Z13, Z5, Z7
-	VMOVUPD     philoxconst<>+896(SB), Z4
-	VMULPD      Z4, Z2, Z2
-	VMULPD      Z4, Z3, Z3
-	VFMADD231PD Z6, Z0, Z2
-	VFMADD231PD Z7, Z1, Z3
-	VSQRTPD     Z2, Z0
-	VSQRTPD     Z3, Z1
-	VMULPD      Z0, Z10, Z10
-	VMULPD      Z1, Z11, Z11
-	VMULPD      Z0, Z8, Z8
-	VMULPD      Z1, Z9, Z9
-	VMOVDQU64   philoxconst<>+1728(SB), Z0
-	VMOVDQU64   philoxconst<>+1792(SB), Z1
-	VMOVAPD     Z10, Z2
-	VPERMT2PD   Z8, Z0, Z2
-	VPERMT2PD   Z8, Z1, Z10
-	VMOVUPD     Z2, (AX)
-	VMOVUPD     Z10, 64(AX)
-	VMOVAPD     Z11, Z2
-	VPERMT2PD   Z9, Z0, Z2
-	VPERMT2PD   Z9, Z1, Z11
-	VMOVUPD     Z2, 128(AX)
-	VMOVUPD     Z11, 192(AX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000200, DX
+	VMOVUPD     philoxconst<>+2816(SB), Z18
+	VFMADD231PD Z18, Z12, Z15
+	VFMADD231PD Z18, Z13, Z16
+	VFMADD231PD Z18, Z14, Z17
+	VMOVUPD     philoxconst<>+2880(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+2944(SB), Z21
+	VFMADD231PD Z21, Z12, Z18
+	VFMADD231PD Z21, Z13, Z19
+	VFMADD231PD Z21, Z14, Z20
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VFMADD231PD Z18, Z21, Z15
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VMOVUPD     philoxconst<>+3008(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+3072(SB), Z24
+	VFMADD231PD Z24, Z12, Z18
+	VFMADD231PD Z24, Z13, Z19
+	VFMADD231PD Z24, Z14, Z20
+	VMOVUPD     philoxconst<>+3136(SB), Z24
+	VFMADD231PD Z24, Z21, Z18
+	VFMADD231PD Z24, Z22, Z19
+	VFMADD231PD Z24, Z23, Z20
+	VMULPD      Z21, Z21, Z24
+	VMULPD      Z22, Z22, Z25
+	VMULPD      Z23, Z23, Z26
+	VFMADD231PD Z18, Z24, Z15
+	VFMADD231PD Z19, Z25, Z16
+	VFMADD231PD Z20, Z26, Z17
+	VMULPD      Z0, Z15, Z15
+	VMULPD      Z1, Z16, Z16
+	VMULPD      Z2, Z17, Z17
+	VMOVUPD     philoxconst<>+3200(SB), Z2
+	VMOVUPD     Z2, Z0
+	VMOVUPD     Z2, Z1
+	VMOVUPD     Z2, Z2
+	VMOVUPD     philoxconst<>+3264(SB), Z18
+	VFMADD231PD Z18, Z12, Z0
+	VFMADD231PD Z18, Z13, Z1
+	VFMADD231PD Z18, Z14, Z2
+	VMOVUPD     philoxconst<>+3328(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+3392(SB), Z27
+	VFMADD231PD Z27, Z12, Z18
+	VFMADD231PD Z27, Z13, Z19
+	VFMADD231PD Z27, Z14, Z20
+	VFMADD231PD Z18, Z21, Z0
+	VFMADD231PD Z19, Z22, Z1
+	VFMADD231PD Z20, Z23, Z2
+	VMOVUPD     philoxconst<>+3456(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+3520(SB), Z27
+	VFMADD231PD Z27, Z12, Z18
+	VFMADD231PD Z27, Z13, Z19
+	VFMADD231PD Z27, Z14, Z20
+	VMOVUPD     philoxconst<>+3584(SB), Z29
+	VMOVUPD     Z29, Z27
+	VMOVUPD     Z29, Z28
+	VMOVUPD     Z29, Z29
+	VMOVUPD     philoxconst<>+3648(SB), Z30
+	VFMADD231PD Z30, Z12, Z27
+	VFMADD231PD Z30, Z13, Z28
+	VFMADD231PD Z30, Z14, Z29
+	VFMADD231PD Z27, Z21, Z18
+	VFMADD231PD Z28, Z22, Z19
+	VFMADD231PD Z29, Z23, Z20
+	VFMADD231PD Z18, Z24, Z0
+	VFMADD231PD Z19, Z25, Z1
+	VFMADD231PD Z20, Z26, Z2
+	VMOVUPD     philoxconst<>+192(SB), Z12
+	VADDPD      Z12, Z3, Z3
+	VADDPD      Z12, Z4, Z4
+	VADDPD      Z12, Z5, Z5
+	VPSLLQ      $0x3f, Z3, Z12
+	VPSLLQ      $0x3f, Z4, Z13
+	VPSLLQ      $0x3f, Z5, Z14
+	VPSLLQ      $0x3e, Z3, Z18
+	VPSLLQ      $0x3e, Z4, Z19
+	VPSLLQ      $0x3e, Z5, Z20
+	VMOVUPD     philoxconst<>+1216(SB), Z21
+	VPTESTMQ    Z21, Z3, K1
+	VPTESTMQ    Z21, Z4, K2
+	VPTESTMQ    Z21, Z5, K3
+	VBLENDMPD   Z0, Z15, K1, Z6
+	VBLENDMPD   Z1, Z16, K2, Z7
+	VBLENDMPD   Z2, Z17, K3, Z8
+	VBLENDMPD   Z15, Z0, K1, Z9
+	VBLENDMPD   Z16, Z1, K2, Z10
+	VBLENDMPD   Z17, Z2, K3, Z11
+	VMOVUPD     philoxconst<>+1152(SB), Z0
+	VPTERNLOGQ  $0x28, Z0, Z18, Z12
+	VPTERNLOGQ  $0x28, Z0, Z19, Z13
+	VPTERNLOGQ  $0x28, Z0, Z20, Z14
+	VPTERNLOGQ  $0x78, Z0, Z18, Z6
+	VPTERNLOGQ  $0x78, Z0, Z19, Z7
+	VPTERNLOGQ  $0x78, Z0, Z20, Z8
+	VPXORQ      Z12, Z9, Z9
+	VPXORQ      Z13, Z10, Z10
+	VPXORQ      Z14, Z11, Z11
+	VMOVUPD     Z6, (AX)
+	VMOVUPD     Z9, 64(AX)
+	VMOVUPD     Z7, 128(AX)
+	VMOVUPD     Z10, 192(AX)
+	VMOVUPD     Z8, 256(AX)
+	VMOVUPD     Z11, 320(AX)
+	VMOVDQU64   (DX), Z0
+	VMOVDQU64   256(DX), Z1
+	VMOVDQU64   512(DX), Z2
+	VMOVDQU64   64(DX), Z3
+	VMOVDQU64   320(DX), Z4
+	VMOVDQU64   576(DX), Z5
+	VPSLLQ      $0x20, Z3, Z3
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VMOVUPD     philoxconst<>+128(SB), Z12
+	VPTERNLOGQ  $0xec, Z12, Z3, Z0
+	VPTERNLOGQ  $0xec, Z12, Z4, Z1
+	VPTERNLOGQ  $0xec, Z12, Z5, Z2
+	VPSRLQ      $0x0b, Z0, Z0
+	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
+	VCVTQQ2PD   Z0, Z0
+	VCVTQQ2PD   Z1, Z1
+	VCVTQQ2PD   Z2, Z2
+	VMOVUPD     philoxconst<>+512(SB), Z3
+	VADDPD      Z3, Z0, Z0
+	VADDPD      Z3, Z1, Z1
+	VADDPD      Z3, Z2, Z2
+	VMOVUPD     philoxconst<>+640(SB), Z3
+	VMULPD      Z3, Z0, Z0
+	VMULPD      Z3, Z1, Z1
+	VMULPD      Z3, Z2, Z2
+	VGETEXPPD   Z0, Z3
+	VGETEXPPD   Z1, Z4
+	VGETEXPPD   Z2, Z5
+	VGETMANTPD  $0x00, Z0, Z0
+	VGETMANTPD  $0x00, Z1, Z1
+	VGETMANTPD  $0x00, Z2, Z2
+	VMOVUPD     philoxconst<>+1024(SB), Z12
+	VCMPPD      $0x1e, Z12, Z0, K1
+	VCMPPD      $0x1e, Z12, Z1, K2
+	VCMPPD      $0x1e, Z12, Z2, K3
+	VMOVUPD     philoxconst<>+512(SB), Z12
+	VMULPD      Z12, Z0, K1, Z0
+	VMULPD      Z12, Z1, K2, Z1
+	VMULPD      Z12, Z2, K3, Z2
+	VMOVUPD     philoxconst<>+576(SB), Z12
+	VADDPD      Z12, Z3, K1, Z3
+	VADDPD      Z12, Z4, K2, Z4
+	VADDPD      Z12, Z5, K3, Z5
+	VMOVUPD     philoxconst<>+576(SB), Z15
+	VSUBPD      Z15, Z0, Z12
+	VSUBPD      Z15, Z1, Z13
+	VSUBPD      Z15, Z2, Z14
+	VADDPD      Z15, Z0, Z0
+	VADDPD      Z15, Z1, Z1
+	VADDPD      Z15, Z2, Z2
+	VDIVPD      Z0, Z12, Z0
+	VDIVPD      Z1, Z13, Z1
+	VDIVPD      Z2, Z14, Z2
+	VMULPD      Z0, Z0, Z12
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMOVUPD     philoxconst<>+2240(SB), Z17
+	VMOVUPD     Z17, Z15
+	VMOVUPD     Z17, Z16
+	VMOVUPD     Z17, Z17
+	VMOVUPD     philoxconst<>+2304(SB), Z18
+	VFMADD231PD Z18, Z12, Z15
+	VFMADD231PD Z18, Z13, Z16
+	VFMADD231PD Z18, Z14, Z17
+	VMOVUPD     philoxconst<>+2368(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+2432(SB), Z21
+	VFMADD231PD Z21, Z12, Z18
+	VFMADD231PD Z21, Z13, Z19
+	VFMADD231PD Z21, Z14, Z20
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VFMADD231PD Z18, Z21, Z15
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VMOVUPD     philoxconst<>+2496(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+2560(SB), Z24
+	VFMADD231PD Z24, Z12, Z18
+	VFMADD231PD Z24, Z13, Z19
+	VFMADD231PD Z24, Z14, Z20
+	VMOVUPD     philoxconst<>+2624(SB), Z26
+	VMOVUPD     Z26, Z24
+	VMOVUPD     Z26, Z25
+	VMOVUPD     Z26, Z26
+	VMOVUPD     philoxconst<>+2688(SB), Z27
+	VFMADD231PD Z27, Z12, Z24
+	VFMADD231PD Z27, Z13, Z25
+	VFMADD231PD Z27, Z14, Z26
+	VFMADD231PD Z24, Z21, Z18
+	VFMADD231PD Z25, Z22, Z19
+	VFMADD231PD Z26, Z23, Z20
+	VMULPD      Z21, Z21, Z12
+	VMULPD      Z22, Z22, Z13
+	VMULPD      Z23, Z23, Z14
+	VFMADD231PD Z18, Z12, Z15
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z20, Z14, Z17
+	VMOVUPD     philoxconst<>+896(SB), Z12
+	VMULPD      Z12, Z3, Z3
+	VMULPD      Z12, Z4, Z4
+	VMULPD      Z12, Z5, Z5
+	VFMADD231PD Z15, Z0, Z3
+	VFMADD231PD Z16, Z1, Z4
+	VFMADD231PD Z17, Z2, Z5
+	VSQRTPD     Z3, Z0
+	VSQRTPD     Z4, Z1
+	VSQRTPD     Z5, Z2
+	VMULPD      64(AX), Z0, Z3
+	VMULPD      (AX), Z0, Z0
+	VMULPD      192(AX), Z1, Z4
+	VMULPD      128(AX), Z1, Z1
+	VMULPD      320(AX), Z2, Z5
+	VMULPD      256(AX), Z2, Z2
+	VMOVDQU64   philoxconst<>+1984(SB), Z12
+	VMOVDQU64   philoxconst<>+2048(SB), Z13
+	VMOVAPD     Z3, Z14
+	VPERMT2PD   Z0, Z12, Z14
+	VPERMT2PD   Z0, Z13, Z3
+	VMOVUPD     Z14, (AX)
+	VMOVUPD     Z3, 64(AX)
+	VMOVAPD     Z4, Z0
+	VPERMT2PD   Z1, Z12, Z0
+	VPERMT2PD   Z1, Z13, Z4
+	VMOVUPD     Z0, 128(AX)
+	VMOVUPD     Z4, 192(AX)
+	VMOVAPD     Z5, Z0
+	VPERMT2PD   Z2, Z12, Z0
+	VPERMT2PD   Z2, Z13, Z5
+	VMOVUPD     Z0, 256(AX)
+	VMOVUPD     Z5, 320(AX)
+	ADDQ        $0x00000180, AX
+	ADDQ        $0x00000300, DX
 	DECQ        CX
 	JMP         loop
 
@@ -959,220 +1201,312 @@ TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-32
 loop:
 	TESTQ       CX, CX
 	JZ          done
-	VMOVDQU64   (DX), Z1
-	VMOVDQU64   256(DX), Z2
-	VMOVDQU64   64(DX), Z3
-	VMOVDQU64   320(DX), Z4
-	VMOVDQU64   128(DX), Z5
-	VMOVDQU64   384(DX), Z6
-	VMOVDQU64   192(DX), Z7
-	VMOVDQU64   448(DX), Z8
-	VPSLLQ      $0x20, Z3, Z3
+	VMOVDQU64   128(DX), Z1
+	VMOVDQU64   384(DX), Z2
+	VMOVDQU64   640(DX), Z3
+	VMOVDQU64   192(DX), Z4
+	VMOVDQU64   448(DX), Z5
+	VMOVDQU64   704(DX), Z6
 	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VPSLLQ      $0x20, Z6, Z6
 	VMOVUPD     philoxconst<>+128(SB), Z13
-	VPTERNLOGQ  $0xec, Z13, Z3, Z1
-	VPTERNLOGQ  $0xec, Z13, Z4, Z2
+	VPTERNLOGQ  $0xec, Z13, Z4, Z1
+	VPTERNLOGQ  $0xec, Z13, Z5, Z2
+	VPTERNLOGQ  $0xec, Z13, Z6, Z3
 	VPSRLQ      $0x0b, Z1, Z1
 	VPSRLQ      $0x0b, Z2, Z2
+	VPSRLQ      $0x0b, Z3, Z3
 	VCVTQQ2PD   Z1, Z1
 	VCVTQQ2PD   Z2, Z2
-	VMOVUPD     philoxconst<>+512(SB), Z3
-	VADDPD      Z3, Z1, Z1
-	VADDPD      Z3, Z2, Z2
-	VMOVUPD     philoxconst<>+640(SB), Z3
-	VMULPD      Z3, Z1, Z1
-	VMULPD      Z3, Z2, Z2
-	VPSLLQ      $0x20, Z7, Z3
-	VPSLLQ      $0x20, Z8, Z4
-	VMOVUPD     philoxconst<>+128(SB), Z7
-	VPTERNLOGQ  $0xec, Z7, Z3, Z5
-	VPTERNLOGQ  $0xec, Z7, Z4, Z6
-	VPSRLQ      $0x0b, Z5, Z5
-	VPSRLQ      $0x0b, Z6, Z6
-	VCVTQQ2PD   Z5, Z5
-	VCVTQQ2PD   Z6, Z6
-	VMOVUPD     philoxconst<>+512(SB), Z3
-	VADDPD      Z3, Z5, Z5
-	VADDPD      Z3, Z6, Z6
-	VMOVUPD     philoxconst<>+704(SB), Z3
-	VMULPD      Z3, Z5, Z5
-	VMULPD      Z3, Z6, Z6
+	VCVTQQ2PD   Z3, Z3
 	VMOVUPD     philoxconst<>+512(SB), Z4
-	VADDPD      Z4, Z5, Z3
-	VADDPD      Z4, Z6, Z4
-	VRNDSCALEPD $0x01, Z3, Z3
+	VADDPD      Z4, Z1, Z1
+	VADDPD      Z4, Z2, Z2
+	VADDPD      Z4, Z3, Z3
+	VMOVUPD     philoxconst<>+704(SB), Z4
+	VMULPD      Z4, Z1, Z1
+	VMULPD      Z4, Z2, Z2
+	VMULPD      Z4, Z3, Z3
+	VMOVUPD     philoxconst<>+512(SB), Z6
+	VADDPD      Z6, Z1, Z4
+	VADDPD      Z6, Z2, Z5
+	VADDPD      Z6, Z3, Z6
 	VRNDSCALEPD $0x01, Z4, Z4
-	VSUBPD      Z3, Z5, Z5
-	VSUBPD      Z4, Z6, Z6
-	VMULPD      Z5, Z5, Z7
-	VMULPD      Z6, Z6, Z8
-	VMOVUPD     philoxconst<>+2496(SB), Z14
-	VMOVUPD     Z14, Z13
-	VMOVUPD     Z14, Z14
-	VMOVUPD     philoxconst<>+2560(SB), Z15
-	VFMADD231PD Z15, Z7, Z13
-	VFMADD231PD Z15, Z8, Z14
-	VMOVUPD     philoxconst<>+2624(SB), Z16
-	VMOVUPD     Z16, Z15
-	VMOVUPD     Z16, Z16
-	VMOVUPD     philoxconst<>+2688(SB), Z17
-	VFMADD231PD Z17, Z7, Z15
-	VFMADD231PD Z17, Z8, Z16
-	VMULPD      Z7, Z7, Z17
-	VMULPD      Z8, Z8, Z18
-	VFMADD231PD Z15, Z17, Z13
-	VFMADD231PD Z16, Z18, Z14
-	VMOVUPD     philoxconst<>+2752(SB), Z16
-	VMOVUPD     Z16, Z15
-	VMOVUPD     Z16, Z16
-	VMOVUPD     philoxconst<>+2816(SB), Z19
-	VFMADD231PD Z19, Z7, Z15
-	VFMADD231PD Z19, Z8, Z16
-	VMOVUPD     philoxconst<>+2880(SB), Z19
-	VFMADD231PD Z19, Z17, Z15
-	VFMADD231PD Z19, Z18, Z16
-	VMULPD      Z17, Z17, Z19
-	VMULPD      Z18, Z18, Z20
-	VFMADD231PD Z15, Z19, Z13
-	VFMADD231PD Z16, Z20, Z14
-	VMULPD      Z5, Z13, Z13
-	VMULPD      Z6, Z14, Z14
-	VMOVUPD     philoxconst<>+2944(SB), Z6
-	VMOVUPD     Z6, Z5
-	VMOVUPD     Z6, Z6
-	VMOVUPD     philoxconst<>+3008(SB), Z15
-	VFMADD231PD Z15, Z7, Z5
-	VFMADD231PD Z15, Z8, Z6
-	VMOVUPD     philoxconst<>+3072(SB), Z16
-	VMOVUPD     Z16, Z15
-	VMOVUPD     Z16, Z16
-	VMOVUPD     philoxconst<>+3136(SB), Z21
-	VFMADD231PD Z21, Z7, Z15
-	VFMADD231PD Z21, Z8, Z16
-	VFMADD231PD Z15, Z17, Z5
-	VFMADD231PD Z16, Z18, Z6
-	VMOVUPD     philoxconst<>+3200(SB), Z16
-	VMOVUPD     Z16, Z15
-	VMOVUPD     Z16, Z16
-	VMOVUPD     philoxconst<>+3264(SB), Z21
-	VFMADD231PD Z21, Z7, Z15
-	VFMADD231PD Z21, Z8, Z16
-	VMOVUPD     philoxconst<>+3328(SB), Z22
-	VMOVUPD     Z22, Z21
-	VMOVUPD     Z22, Z22
-	VMOVUPD     philoxconst<>+3392(SB), Z23
-	VFMADD231PD Z23, Z7, Z21
-	VFMADD231PD Z23, Z8, Z22
-	VFMADD231PD Z21, Z17, Z15
-	VFMADD231PD Z22, Z18, Z16
-	VFMADD231PD Z15, Z19, Z5
-	VFMADD231PD Z16, Z20, Z6
-	VMOVUPD     philoxconst<>+192(SB), Z7
-	VADDPD      Z7, Z3, Z3
-	VADDPD      Z7, Z4, Z4
-	VPSLLQ      $0x3f, Z3, Z7
-	VPSLLQ      $0x3f, Z4, Z8
-	VPSLLQ      $0x3e, Z3, Z15
-	VPSLLQ      $0x3e, Z4, Z16
-	VMOVUPD     philoxconst<>+1216(SB), Z17
-	VPTESTMQ    Z17, Z3, K1
-	VPTESTMQ    Z17, Z4, K2
-	VBLENDMPD   Z5, Z13, K1, Z9
-	VBLENDMPD   Z6, Z14, K2, Z10
-	VBLENDMPD   Z13, Z5, K1, Z11
-	VBLENDMPD   Z14, Z6, K2, Z12
-	VMOVUPD     philoxconst<>+1152(SB), Z3
-	VPTERNLOGQ  $0x28, Z3, Z15, Z7
-	VPTERNLOGQ  $0x28, Z3, Z16, Z8
-	VPTERNLOGQ  $0x78, Z3, Z15, Z9
-	VPTERNLOGQ  $0x78, Z3, Z16, Z10
-	VPXORQ      Z7, Z11, Z11
-	VPXORQ      Z8, Z12, Z12
-	VGETEXPPD   Z1, Z3
-	VGETEXPPD   Z2, Z4
-	VGETMANTPD  $0x00, Z1, Z1
-	VGETMANTPD  $0x00, Z2, Z2
-	VMOVUPD     philoxconst<>+1024(SB), Z5
-	VCMPPD      $0x1e, Z5, Z1, K1
-	VCMPPD      $0x1e, Z5, Z2, K2
-	VMOVUPD     philoxconst<>+512(SB), Z5
-	VMULPD      Z5, Z1, K1, Z1
-	VMULPD      Z5, Z2, K2, Z2
-	VMOVUPD     philoxconst<>+576(SB), Z5
-	VADDPD      Z5, Z3, K1, Z3
-	VADDPD      Z5, Z4, K2, Z4
-	VMOVUPD     philoxconst<>+576(SB), Z7
-	VSUBPD      Z7, Z1, Z5
-	VSUBPD      Z7, Z2, Z6
-	VADDPD      Z7, Z1, Z1
-	VADDPD      Z7, Z2, Z2
-	VDIVPD      Z1, Z5, Z1
-	VDIVPD      Z2, Z6, Z2
-	VMULPD      Z1, Z1, Z5
-	VMULPD      Z2, Z2, Z6
-	VMOVUPD     philoxconst<>+1984(SB), Z8
-	VMOVUPD     Z8, Z7
-	VMOVUPD     Z8, Z8
-	VMOVUPD     philoxconst<>+2048(SB), Z13
-	VFMADD231PD Z13, Z5, Z7
-	VFMADD231PD Z13, Z6, Z8
-	VMOVUPD     philoxconst<>+2112(SB), Z14
-	VMOVUPD     Z14, Z13
-	VMOVUPD     Z14, Z14
-	VMOVUPD     philoxconst<>+2176(SB), Z15
-	VFMADD231PD Z15, Z5, Z13
-	VFMADD231PD Z15, Z6, Z14
-	VMULPD      Z5, Z5, Z15
-	VMULPD      Z6, Z6, Z16
-	VFMADD231PD Z13, Z15, Z7
-	VFMADD231PD Z14, Z16, Z8
-	VMOVUPD     philoxconst<>+2240(SB), Z14
-	VMOVUPD     Z14, Z13
-	VMOVUPD     Z14, Z14
-	VMOVUPD     philoxconst<>+2304(SB), Z17
-	VFMADD231PD Z17, Z5, Z13
-	VFMADD231PD Z17, Z6, Z14
-	VMOVUPD     philoxconst<>+2368(SB), Z18
+	VRNDSCALEPD $0x01, Z5, Z5
+	VRNDSCALEPD $0x01, Z6, Z6
+	VSUBPD      Z4, Z1, Z1
+	VSUBPD      Z5, Z2, Z2
+	VSUBPD      Z6, Z3, Z3
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMULPD      Z3, Z3, Z15
+	VMOVUPD     philoxconst<>+2752(SB), Z18
+	VMOVUPD     Z18, Z16
 	VMOVUPD     Z18, Z17
 	VMOVUPD     Z18, Z18
-	VMOVUPD     philoxconst<>+2432(SB), Z19
-	VFMADD231PD Z19, Z5, Z17
-	VFMADD231PD Z19, Z6, Z18
-	VFMADD231PD Z17, Z15, Z13
-	VFMADD231PD Z18, Z16, Z14
-	VMULPD      Z15, Z15, Z5
-	VMULPD      Z16, Z16, Z6
-	VFMADD231PD Z13, Z5, Z7
-	VFMADD231PD Z14, Z6, Z8
-	VMOVUPD     philoxconst<>+896(SB), Z5
-	VMULPD      Z5, Z3, Z3
-	VMULPD      Z5, Z4, Z4
-	VFMADD231PD Z7, Z1, Z3
-	VFMADD231PD Z8, Z2, Z4
-	VSQRTPD     Z3, Z1
-	VSQRTPD     Z4, Z2
-	VMULPD      Z1, Z11, Z11
-	VMULPD      Z2, Z12, Z12
-	VMULPD      Z1, Z9, Z9
-	VMULPD      Z2, Z10, Z10
-	VMULPD      Z0, Z11, Z11
-	VMULPD      Z0, Z12, Z12
-	VMULPD      Z0, Z9, Z9
-	VMULPD      Z0, Z10, Z10
-	VMOVDQU64   philoxconst<>+1728(SB), Z1
-	VMOVDQU64   philoxconst<>+1792(SB), Z2
-	VMOVAPD     Z11, Z3
-	VPERMT2PD   Z9, Z1, Z3
-	VPERMT2PD   Z9, Z2, Z11
-	VMOVUPD     Z3, (AX)
-	VMOVUPD     Z11, 64(AX)
-	VMOVAPD     Z12, Z3
-	VPERMT2PD   Z10, Z1, Z3
-	VPERMT2PD   Z10, Z2, Z12
-	VMOVUPD     Z3, 128(AX)
-	VMOVUPD     Z12, 192(AX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000200, DX
+	VMOVUPD     philoxconst<>+2816(SB), Z19
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z19, Z14, Z17
+	VFMADD231PD Z19, Z15, Z18
+	VMOVUPD     philoxconst<>+2880(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+2944(SB), Z22
+	VFMADD231PD Z22, Z13, Z19
+	VFMADD231PD Z22, Z14, Z20
+	VFMADD231PD Z22, Z15, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VMULPD      Z15, Z15, Z24
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VFMADD231PD Z21, Z24, Z18
+	VMOVUPD     philoxconst<>+3008(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+3072(SB), Z25
+	VFMADD231PD Z25, Z13, Z19
+	VFMADD231PD Z25, Z14, Z20
+	VFMADD231PD Z25, Z15, Z21
+	VMOVUPD     philoxconst<>+3136(SB), Z25
+	VFMADD231PD Z25, Z22, Z19
+	VFMADD231PD Z25, Z23, Z20
+	VFMADD231PD Z25, Z24, Z21
+	VMULPD      Z22, Z22, Z25
+	VMULPD      Z23, Z23, Z26
+	VMULPD      Z24, Z24, Z27
+	VFMADD231PD Z19, Z25, Z16
+	VFMADD231PD Z20, Z26, Z17
+	VFMADD231PD Z21, Z27, Z18
+	VMULPD      Z1, Z16, Z16
+	VMULPD      Z2, Z17, Z17
+	VMULPD      Z3, Z18, Z18
+	VMOVUPD     philoxconst<>+3200(SB), Z3
+	VMOVUPD     Z3, Z1
+	VMOVUPD     Z3, Z2
+	VMOVUPD     Z3, Z3
+	VMOVUPD     philoxconst<>+3264(SB), Z19
+	VFMADD231PD Z19, Z13, Z1
+	VFMADD231PD Z19, Z14, Z2
+	VFMADD231PD Z19, Z15, Z3
+	VMOVUPD     philoxconst<>+3328(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+3392(SB), Z28
+	VFMADD231PD Z28, Z13, Z19
+	VFMADD231PD Z28, Z14, Z20
+	VFMADD231PD Z28, Z15, Z21
+	VFMADD231PD Z19, Z22, Z1
+	VFMADD231PD Z20, Z23, Z2
+	VFMADD231PD Z21, Z24, Z3
+	VMOVUPD     philoxconst<>+3456(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+3520(SB), Z28
+	VFMADD231PD Z28, Z13, Z19
+	VFMADD231PD Z28, Z14, Z20
+	VFMADD231PD Z28, Z15, Z21
+	VMOVUPD     philoxconst<>+3584(SB), Z30
+	VMOVUPD     Z30, Z28
+	VMOVUPD     Z30, Z29
+	VMOVUPD     Z30, Z30
+	VMOVUPD     philoxconst<>+3648(SB), Z31
+	VFMADD231PD Z31, Z13, Z28
+	VFMADD231PD Z31, Z14, Z29
+	VFMADD231PD Z31, Z15, Z30
+	VFMADD231PD Z28, Z22, Z19
+	VFMADD231PD Z29, Z23, Z20
+	VFMADD231PD Z30, Z24, Z21
+	VFMADD231PD Z19, Z25, Z1
+	VFMADD231PD Z20, Z26, Z2
+	VFMADD231PD Z21, Z27, Z3
+	VMOVUPD     philoxconst<>+192(SB), Z13
+	VADDPD      Z13, Z4, Z4
+	VADDPD      Z13, Z5, Z5
+	VADDPD      Z13, Z6, Z6
+	VPSLLQ      $0x3f, Z4, Z13
+	VPSLLQ      $0x3f, Z5, Z14
+	VPSLLQ      $0x3f, Z6, Z15
+	VPSLLQ      $0x3e, Z4, Z19
+	VPSLLQ      $0x3e, Z5, Z20
+	VPSLLQ      $0x3e, Z6, Z21
+	VMOVUPD     philoxconst<>+1216(SB), Z22
+	VPTESTMQ    Z22, Z4, K1
+	VPTESTMQ    Z22, Z5, K2
+	VPTESTMQ    Z22, Z6, K3
+	VBLENDMPD   Z1, Z16, K1, Z7
+	VBLENDMPD   Z2, Z17, K2, Z8
+	VBLENDMPD   Z3, Z18, K3, Z9
+	VBLENDMPD   Z16, Z1, K1, Z10
+	VBLENDMPD   Z17, Z2, K2, Z11
+	VBLENDMPD   Z18, Z3, K3, Z12
+	VMOVUPD     philoxconst<>+1152(SB), Z1
+	VPTERNLOGQ  $0x28, Z1, Z19, Z13
+	VPTERNLOGQ  $0x28, Z1, Z20, Z14
+	VPTERNLOGQ  $0x28, Z1, Z21, Z15
+	VPTERNLOGQ  $0x78, Z1, Z19, Z7
+	VPTERNLOGQ  $0x78, Z1, Z20, Z8
+	VPTERNLOGQ  $0x78, Z1, Z21, Z9
+	VPXORQ      Z13, Z10, Z10
+	VPXORQ      Z14, Z11, Z11
+	VPXORQ      Z15, Z12, Z12
+	VMOVUPD     Z7, (AX)
+	VMOVUPD     Z10, 64(AX)
+	VMOVUPD     Z8, 128(AX)
+	VMOVUPD     Z11, 192(AX)
+	VMOVUPD     Z9, 256(AX)
+	VMOVUPD     Z12, 320(AX)
+	VMOVDQU64   (DX), Z1
+	VMOVDQU64   256(DX), Z2
+	VMOVDQU64   512(DX), Z3
+	VMOVDQU64   64(DX), Z4
+	VMOVDQU64   320(DX), Z5
+	VMOVDQU64   576(DX), Z6
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VPSLLQ      $0x20, Z6, Z6
+	VMOVUPD     philoxconst<>+128(SB), Z13
+	VPTERNLOGQ  $0xec, Z13, Z4, Z1
+	VPTERNLOGQ  $0xec, Z13, Z5, Z2
+	VPTERNLOGQ  $0xec, Z13, Z6, Z3
+	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
+	VPSRLQ      $0x0b, Z3, Z3
+	VCVTQQ2PD   Z1, Z1
+	VCVTQQ2PD   Z2, Z2
+	VCVTQQ2PD   Z3, Z3
+	VMOVUPD     philoxconst<>+512(SB), Z4
+	VADDPD      Z4, Z1, Z1
+	VADDPD      Z4, Z2, Z2
+	VADDPD      Z4, Z3, Z3
+	VMOVUPD     philoxconst<>+640(SB), Z4
+	VMULPD      Z4, Z1, Z1
+	VMULPD      Z4, Z2, Z2
+	VMULPD      Z4, Z3, Z3
+	VGETEXPPD   Z1, Z4
+	VGETEXPPD   Z2, Z5
+	VGETEXPPD   Z3, Z6
+	VGETMANTPD  $0x00, Z1, Z1
+	VGETMANTPD  $0x00, Z2, Z2
+	VGETMANTPD  $0x00, Z3, Z3
+	VMOVUPD     philoxconst<>+1024(SB), Z13
+	VCMPPD      $0x1e, Z13, Z1, K1
+	VCMPPD      $0x1e, Z13, Z2, K2
+	VCMPPD      $0x1e, Z13, Z3, K3
+	VMOVUPD     philoxconst<>+512(SB), Z13
+	VMULPD      Z13, Z1, K1, Z1
+	VMULPD      Z13, Z2, K2, Z2
+	VMULPD      Z13, Z3, K3, Z3
+	VMOVUPD     philoxconst<>+576(SB), Z13
+	VADDPD      Z13, Z4, K1, Z4
+	VADDPD      Z13, Z5, K2, Z5
+	VADDPD      Z13, Z6, K3, Z6
+	VMOVUPD     philoxconst<>+576(SB), Z16
+	VSUBPD      Z16, Z1, Z13
+	VSUBPD      Z16, Z2, Z14
+	VSUBPD      Z16, Z3, Z15
+	VADDPD      Z16, Z1, Z1
+	VADDPD      Z16, Z2, Z2
+	VADDPD      Z16, Z3, Z3
+	VDIVPD      Z1, Z13, Z1
+	VDIVPD      Z2, Z14, Z2
+	VDIVPD      Z3, Z15, Z3
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMULPD      Z3, Z3, Z15
+	VMOVUPD     philoxconst<>+2240(SB), Z18
+	VMOVUPD     Z18, Z16
+	VMOVUPD     Z18, Z17
+	VMOVUPD     Z18, Z18
+	VMOVUPD     philoxconst<>+2304(SB), Z19
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z19, Z14, Z17
+	VFMADD231PD Z19, Z15, Z18
+	VMOVUPD     philoxconst<>+2368(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+2432(SB), Z22
+	VFMADD231PD Z22, Z13, Z19
+	VFMADD231PD Z22, Z14, Z20
+	VFMADD231PD Z22, Z15, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VMULPD      Z15, Z15, Z24
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VFMADD231PD Z21, Z24, Z18
+	VMOVUPD     philoxconst<>+2496(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+2560(SB), Z25
+	VFMADD231PD Z25, Z13, Z19
+	VFMADD231PD Z25, Z14, Z20
+	VFMADD231PD Z25, Z15, Z21
+	VMOVUPD     philoxconst<>+2624(SB), Z27
+	VMOVUPD     Z27, Z25
+	VMOVUPD     Z27, Z26
+	VMOVUPD     Z27, Z27
+	VMOVUPD     philoxconst<>+2688(SB), Z28
+	VFMADD231PD Z28, Z13, Z25
+	VFMADD231PD Z28, Z14, Z26
+	VFMADD231PD Z28, Z15, Z27
+	VFMADD231PD Z25, Z22, Z19
+	VFMADD231PD Z26, Z23, Z20
+	VFMADD231PD Z27, Z24, Z21
+	VMULPD      Z22, Z22, Z13
+	VMULPD      Z23, Z23, Z14
+	VMULPD      Z24, Z24, Z15
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z20, Z14, Z17
+	VFMADD231PD Z21, Z15, Z18
+	VMOVUPD     philoxconst<>+896(SB), Z13
+	VMULPD      Z13, Z4, Z4
+	VMULPD      Z13, Z5, Z5
+	VMULPD      Z13, Z6, Z6
+	VFMADD231PD Z16, Z1, Z4
+	VFMADD231PD Z17, Z2, Z5
+	VFMADD231PD Z18, Z3, Z6
+	VSQRTPD     Z4, Z1
+	VSQRTPD     Z5, Z2
+	VSQRTPD     Z6, Z3
+	VMULPD      64(AX), Z1, Z4
+	VMULPD      (AX), Z1, Z1
+	VMULPD      192(AX), Z2, Z5
+	VMULPD      128(AX), Z2, Z2
+	VMULPD      320(AX), Z3, Z6
+	VMULPD      256(AX), Z3, Z3
+	VMULPD      Z0, Z4, Z4
+	VMULPD      Z0, Z5, Z5
+	VMULPD      Z0, Z6, Z6
+	VMULPD      Z0, Z1, Z1
+	VMULPD      Z0, Z2, Z2
+	VMULPD      Z0, Z3, Z3
+	VMOVDQU64   philoxconst<>+1984(SB), Z13
+	VMOVDQU64   philoxconst<>+2048(SB), Z14
+	VMOVAPD     Z4, Z15
+	VPERMT2PD   Z1, Z13, Z15
+	VPERMT2PD   Z1, Z14, Z4
+	VMOVUPD     Z15, (AX)
+	VMOVUPD     Z4, 64(AX)
+	VMOVAPD     Z5, Z1
+	VPERMT2PD   Z2, Z13, Z1
+	VPERMT2PD   Z2, Z14, Z5
+	VMOVUPD     Z1, 128(AX)
+	VMOVUPD     Z5, 192(AX)
+	VMOVAPD     Z6, Z1
+	VPERMT2PD   Z3, Z13, Z1
+	VPERMT2PD   Z3, Z14, Z6
+	VMOVUPD     Z1, 256(AX)
+	VMOVUPD     Z6, 320(AX)
+	ADDQ        $0x00000180, AX
+	ADDQ        $0x00000300, DX
 	DECQ        CX
 	JMP         loop
 
@@ -1226,32 +1560,32 @@ loop:
 	VDIVPD       Z2, Z20, Z2
 	VMULPD       Z1, Z1, Z19
 	VMULPD       Z2, Z2, Z20
-	VMOVUPD      philoxconst<>+1984(SB), Z22
+	VMOVUPD      philoxconst<>+2240(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2048(SB), Z23
+	VMOVUPD      philoxconst<>+2304(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2112(SB), Z24
+	VMOVUPD      philoxconst<>+2368(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2176(SB), Z25
+	VMOVUPD      philoxconst<>+2432(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2240(SB), Z24
+	VMOVUPD      philoxconst<>+2496(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2304(SB), Z27
+	VMOVUPD      philoxconst<>+2560(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2368(SB), Z28
+	VMOVUPD      philoxconst<>+2624(SB), Z28
 	VMOVUPD      Z28, Z27
 	VMOVUPD      Z28, Z28
-	VMOVUPD      philoxconst<>+2432(SB), Z29
+	VMOVUPD      philoxconst<>+2688(SB), Z29
 	VFMADD231PD  Z29, Z19, Z27
 	VFMADD231PD  Z29, Z20, Z28
 	VFMADD231PD  Z27, Z25, Z23
@@ -1285,29 +1619,29 @@ loop:
 	VSUBPD       Z18, Z4, Z4
 	VMULPD       Z3, Z3, Z19
 	VMULPD       Z4, Z4, Z20
-	VMOVUPD      philoxconst<>+2496(SB), Z22
+	VMOVUPD      philoxconst<>+2752(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2560(SB), Z23
+	VMOVUPD      philoxconst<>+2816(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2624(SB), Z24
+	VMOVUPD      philoxconst<>+2880(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2688(SB), Z25
+	VMOVUPD      philoxconst<>+2944(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2752(SB), Z24
+	VMOVUPD      philoxconst<>+3008(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2816(SB), Z27
+	VMOVUPD      philoxconst<>+3072(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2880(SB), Z27
+	VMOVUPD      philoxconst<>+3136(SB), Z27
 	VFMADD231PD  Z27, Z25, Z23
 	VFMADD231PD  Z27, Z26, Z24
 	VMULPD       Z25, Z25, Z27
@@ -1316,30 +1650,30 @@ loop:
 	VFMADD231PD  Z24, Z28, Z22
 	VMULPD       Z3, Z21, Z21
 	VMULPD       Z4, Z22, Z22
-	VMOVUPD      philoxconst<>+2944(SB), Z4
+	VMOVUPD      philoxconst<>+3200(SB), Z4
 	VMOVUPD      Z4, Z3
 	VMOVUPD      Z4, Z4
-	VMOVUPD      philoxconst<>+3008(SB), Z23
+	VMOVUPD      philoxconst<>+3264(SB), Z23
 	VFMADD231PD  Z23, Z19, Z3
 	VFMADD231PD  Z23, Z20, Z4
-	VMOVUPD      philoxconst<>+3072(SB), Z24
+	VMOVUPD      philoxconst<>+3328(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3136(SB), Z29
+	VMOVUPD      philoxconst<>+3392(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
 	VFMADD231PD  Z23, Z25, Z3
 	VFMADD231PD  Z24, Z26, Z4
-	VMOVUPD      philoxconst<>+3200(SB), Z24
+	VMOVUPD      philoxconst<>+3456(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3264(SB), Z29
+	VMOVUPD      philoxconst<>+3520(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
-	VMOVUPD      philoxconst<>+3328(SB), Z30
+	VMOVUPD      philoxconst<>+3584(SB), Z30
 	VMOVUPD      Z30, Z29
 	VMOVUPD      Z30, Z30
-	VMOVUPD      philoxconst<>+3392(SB), Z31
+	VMOVUPD      philoxconst<>+3648(SB), Z31
 	VFMADD231PD  Z31, Z19, Z29
 	VFMADD231PD  Z31, Z20, Z30
 	VFMADD231PD  Z29, Z25, Z23
@@ -1412,32 +1746,32 @@ loop:
 	VDIVPD       Z2, Z20, Z2
 	VMULPD       Z1, Z1, Z19
 	VMULPD       Z2, Z2, Z20
-	VMOVUPD      philoxconst<>+1984(SB), Z22
+	VMOVUPD      philoxconst<>+2240(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2048(SB), Z23
+	VMOVUPD      philoxconst<>+2304(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2112(SB), Z24
+	VMOVUPD      philoxconst<>+2368(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2176(SB), Z25
+	VMOVUPD      philoxconst<>+2432(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2240(SB), Z24
+	VMOVUPD      philoxconst<>+2496(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2304(SB), Z27
+	VMOVUPD      philoxconst<>+2560(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2368(SB), Z28
+	VMOVUPD      philoxconst<>+2624(SB), Z28
 	VMOVUPD      Z28, Z27
 	VMOVUPD      Z28, Z28
-	VMOVUPD      philoxconst<>+2432(SB), Z29
+	VMOVUPD      philoxconst<>+2688(SB), Z29
 	VFMADD231PD  Z29, Z19, Z27
 	VFMADD231PD  Z29, Z20, Z28
 	VFMADD231PD  Z27, Z25, Z23
@@ -1471,29 +1805,29 @@ loop:
 	VSUBPD       Z18, Z4, Z4
 	VMULPD       Z3, Z3, Z19
 	VMULPD       Z4, Z4, Z20
-	VMOVUPD      philoxconst<>+2496(SB), Z22
+	VMOVUPD      philoxconst<>+2752(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2560(SB), Z23
+	VMOVUPD      philoxconst<>+2816(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2624(SB), Z24
+	VMOVUPD      philoxconst<>+2880(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2688(SB), Z25
+	VMOVUPD      philoxconst<>+2944(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2752(SB), Z24
+	VMOVUPD      philoxconst<>+3008(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2816(SB), Z27
+	VMOVUPD      philoxconst<>+3072(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2880(SB), Z27
+	VMOVUPD      philoxconst<>+3136(SB), Z27
 	VFMADD231PD  Z27, Z25, Z23
 	VFMADD231PD  Z27, Z26, Z24
 	VMULPD       Z25, Z25, Z27
@@ -1502,30 +1836,30 @@ loop:
 	VFMADD231PD  Z24, Z28, Z22
 	VMULPD       Z3, Z21, Z21
 	VMULPD       Z4, Z22, Z22
-	VMOVUPD      philoxconst<>+2944(SB), Z4
+	VMOVUPD      philoxconst<>+3200(SB), Z4
 	VMOVUPD      Z4, Z3
 	VMOVUPD      Z4, Z4
-	VMOVUPD      philoxconst<>+3008(SB), Z23
+	VMOVUPD      philoxconst<>+3264(SB), Z23
 	VFMADD231PD  Z23, Z19, Z3
 	VFMADD231PD  Z23, Z20, Z4
-	VMOVUPD      philoxconst<>+3072(SB), Z24
+	VMOVUPD      philoxconst<>+3328(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3136(SB), Z29
+	VMOVUPD      philoxconst<>+3392(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
 	VFMADD231PD  Z23, Z25, Z3
 	VFMADD231PD  Z24, Z26, Z4
-	VMOVUPD      philoxconst<>+3200(SB), Z24
+	VMOVUPD      philoxconst<>+3456(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3264(SB), Z29
+	VMOVUPD      philoxconst<>+3520(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
-	VMOVUPD      philoxconst<>+3328(SB), Z30
+	VMOVUPD      philoxconst<>+3584(SB), Z30
 	VMOVUPD      Z30, Z29
 	VMOVUPD      Z30, Z30
-	VMOVUPD      philoxconst<>+3392(SB), Z31
+	VMOVUPD      philoxconst<>+3648(SB), Z31
 	VFMADD231PD  Z31, Z19, Z29
 	VFMADD231PD  Z31, Z20, Z30
 	VFMADD231PD  Z29, Z25, Z23
@@ -1564,16 +1898,16 @@ loop:
 	VINSERTF64X4 $0x01, Y1, Z16, Z16
 	VINSERTF64X4 $0x01, Y2, Z17, Z17
 	VMOVAPS      Z10, Z1
-	VMOVDQU64    philoxconst<>+1856(SB), Z2
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
 	VPERMT2PS    Z16, Z2, Z1
-	VMOVDQU64    philoxconst<>+1920(SB), Z2
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
 	VPERMT2PS    Z16, Z2, Z10
 	VMOVUPS      Z1, (AX)
 	VMOVUPS      Z10, 64(AX)
 	VMOVAPS      Z11, Z1
-	VMOVDQU64    philoxconst<>+1856(SB), Z2
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
 	VPERMT2PS    Z17, Z2, Z1
-	VMOVDQU64    philoxconst<>+1920(SB), Z2
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
 	VPERMT2PS    Z17, Z2, Z11
 	VMOVUPS      Z1, 128(AX)
 	VMOVUPS      Z11, 192(AX)
@@ -1632,32 +1966,32 @@ loop:
 	VDIVPD       Z2, Z20, Z2
 	VMULPD       Z1, Z1, Z19
 	VMULPD       Z2, Z2, Z20
-	VMOVUPD      philoxconst<>+1984(SB), Z22
+	VMOVUPD      philoxconst<>+2240(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2048(SB), Z23
+	VMOVUPD      philoxconst<>+2304(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2112(SB), Z24
+	VMOVUPD      philoxconst<>+2368(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2176(SB), Z25
+	VMOVUPD      philoxconst<>+2432(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2240(SB), Z24
+	VMOVUPD      philoxconst<>+2496(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2304(SB), Z27
+	VMOVUPD      philoxconst<>+2560(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2368(SB), Z28
+	VMOVUPD      philoxconst<>+2624(SB), Z28
 	VMOVUPD      Z28, Z27
 	VMOVUPD      Z28, Z28
-	VMOVUPD      philoxconst<>+2432(SB), Z29
+	VMOVUPD      philoxconst<>+2688(SB), Z29
 	VFMADD231PD  Z29, Z19, Z27
 	VFMADD231PD  Z29, Z20, Z28
 	VFMADD231PD  Z27, Z25, Z23
@@ -1691,29 +2025,29 @@ loop:
 	VSUBPD       Z18, Z4, Z4
 	VMULPD       Z3, Z3, Z19
 	VMULPD       Z4, Z4, Z20
-	VMOVUPD      philoxconst<>+2496(SB), Z22
+	VMOVUPD      philoxconst<>+2752(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2560(SB), Z23
+	VMOVUPD      philoxconst<>+2816(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2624(SB), Z24
+	VMOVUPD      philoxconst<>+2880(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2688(SB), Z25
+	VMOVUPD      philoxconst<>+2944(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2752(SB), Z24
+	VMOVUPD      philoxconst<>+3008(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2816(SB), Z27
+	VMOVUPD      philoxconst<>+3072(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2880(SB), Z27
+	VMOVUPD      philoxconst<>+3136(SB), Z27
 	VFMADD231PD  Z27, Z25, Z23
 	VFMADD231PD  Z27, Z26, Z24
 	VMULPD       Z25, Z25, Z27
@@ -1722,30 +2056,30 @@ loop:
 	VFMADD231PD  Z24, Z28, Z22
 	VMULPD       Z3, Z21, Z21
 	VMULPD       Z4, Z22, Z22
-	VMOVUPD      philoxconst<>+2944(SB), Z4
+	VMOVUPD      philoxconst<>+3200(SB), Z4
 	VMOVUPD      Z4, Z3
 	VMOVUPD      Z4, Z4
-	VMOVUPD      philoxconst<>+3008(SB), Z23
+	VMOVUPD      philoxconst<>+3264(SB), Z23
 	VFMADD231PD  Z23, Z19, Z3
 	VFMADD231PD  Z23, Z20, Z4
-	VMOVUPD      philoxconst<>+3072(SB), Z24
+	VMOVUPD      philoxconst<>+3328(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3136(SB), Z29
+	VMOVUPD      philoxconst<>+3392(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
 	VFMADD231PD  Z23, Z25, Z3
 	VFMADD231PD  Z24, Z26, Z4
-	VMOVUPD      philoxconst<>+3200(SB), Z24
+	VMOVUPD      philoxconst<>+3456(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3264(SB), Z29
+	VMOVUPD      philoxconst<>+3520(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
-	VMOVUPD      philoxconst<>+3328(SB), Z30
+	VMOVUPD      philoxconst<>+3584(SB), Z30
 	VMOVUPD      Z30, Z29
 	VMOVUPD      Z30, Z30
-	VMOVUPD      philoxconst<>+3392(SB), Z31
+	VMOVUPD      philoxconst<>+3648(SB), Z31
 	VFMADD231PD  Z31, Z19, Z29
 	VFMADD231PD  Z31, Z20, Z30
 	VFMADD231PD  Z29, Z25, Z23
@@ -1820,32 +2154,32 @@ loop:
 	VDIVPD       Z2, Z20, Z2
 	VMULPD       Z1, Z1, Z19
 	VMULPD       Z2, Z2, Z20
-	VMOVUPD      philoxconst<>+1984(SB), Z22
+	VMOVUPD      philoxconst<>+2240(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2048(SB), Z23
+	VMOVUPD      philoxconst<>+2304(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2112(SB), Z24
+	VMOVUPD      philoxconst<>+2368(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2176(SB), Z25
+	VMOVUPD      philoxconst<>+2432(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2240(SB), Z24
+	VMOVUPD      philoxconst<>+2496(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2304(SB), Z27
+	VMOVUPD      philoxconst<>+2560(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2368(SB), Z28
+	VMOVUPD      philoxconst<>+2624(SB), Z28
 	VMOVUPD      Z28, Z27
 	VMOVUPD      Z28, Z28
-	VMOVUPD      philoxconst<>+2432(SB), Z29
+	VMOVUPD      philoxconst<>+2688(SB), Z29
 	VFMADD231PD  Z29, Z19, Z27
 	VFMADD231PD  Z29, Z20, Z28
 	VFMADD231PD  Z27, Z25, Z23
@@ -1879,29 +2213,29 @@ loop:
 	VSUBPD       Z18, Z4, Z4
 	VMULPD       Z3, Z3, Z19
 	VMULPD       Z4, Z4, Z20
-	VMOVUPD      philoxconst<>+2496(SB), Z22
+	VMOVUPD      philoxconst<>+2752(SB), Z22
 	VMOVUPD      Z22, Z21
 	VMOVUPD      Z22, Z22
-	VMOVUPD      philoxconst<>+2560(SB), Z23
+	VMOVUPD      philoxconst<>+2816(SB), Z23
 	VFMADD231PD  Z23, Z19, Z21
 	VFMADD231PD  Z23, Z20, Z22
-	VMOVUPD      philoxconst<>+2624(SB), Z24
+	VMOVUPD      philoxconst<>+2880(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2688(SB), Z25
+	VMOVUPD      philoxconst<>+2944(SB), Z25
 	VFMADD231PD  Z25, Z19, Z23
 	VFMADD231PD  Z25, Z20, Z24
 	VMULPD       Z19, Z19, Z25
 	VMULPD       Z20, Z20, Z26
 	VFMADD231PD  Z23, Z25, Z21
 	VFMADD231PD  Z24, Z26, Z22
-	VMOVUPD      philoxconst<>+2752(SB), Z24
+	VMOVUPD      philoxconst<>+3008(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+2816(SB), Z27
+	VMOVUPD      philoxconst<>+3072(SB), Z27
 	VFMADD231PD  Z27, Z19, Z23
 	VFMADD231PD  Z27, Z20, Z24
-	VMOVUPD      philoxconst<>+2880(SB), Z27
+	VMOVUPD      philoxconst<>+3136(SB), Z27
 	VFMADD231PD  Z27, Z25, Z23
 	VFMADD231PD  Z27, Z26, Z24
 	VMULPD       Z25, Z25, Z27
@@ -1910,30 +2244,30 @@ loop:
 	VFMADD231PD  Z24, Z28, Z22
 	VMULPD       Z3, Z21, Z21
 	VMULPD       Z4, Z22, Z22
-	VMOVUPD      philoxconst<>+2944(SB), Z4
+	VMOVUPD      philoxconst<>+3200(SB), Z4
 	VMOVUPD      Z4, Z3
 	VMOVUPD      Z4, Z4
-	VMOVUPD      philoxconst<>+3008(SB), Z23
+	VMOVUPD      philoxconst<>+3264(SB), Z23
 	VFMADD231PD  Z23, Z19, Z3
 	VFMADD231PD  Z23, Z20, Z4
-	VMOVUPD      philoxconst<>+3072(SB), Z24
+	VMOVUPD      philoxconst<>+3328(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3136(SB), Z29
+	VMOVUPD      philoxconst<>+3392(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
 	VFMADD231PD  Z23, Z25, Z3
 	VFMADD231PD  Z24, Z26, Z4
-	VMOVUPD      philoxconst<>+3200(SB), Z24
+	VMOVUPD      philoxconst<>+3456(SB), Z24
 	VMOVUPD      Z24, Z23
 	VMOVUPD      Z24, Z24
-	VMOVUPD      philoxconst<>+3264(SB), Z29
+	VMOVUPD      philoxconst<>+3520(SB), Z29
 	VFMADD231PD  Z29, Z19, Z23
 	VFMADD231PD  Z29, Z20, Z24
-	VMOVUPD      philoxconst<>+3328(SB), Z30
+	VMOVUPD      philoxconst<>+3584(SB), Z30
 	VMOVUPD      Z30, Z29
 	VMOVUPD      Z30, Z30
-	VMOVUPD      philoxconst<>+3392(SB), Z31
+	VMOVUPD      philoxconst<>+3648(SB), Z31
 	VFMADD231PD  Z31, Z19, Z29
 	VFMADD231PD  Z31, Z20, Z30
 	VFMADD231PD  Z29, Z25, Z23
@@ -1974,16 +2308,16 @@ loop:
 	VINSERTF64X4 $0x01, Y2, Z17, Z17
 	VMULPS.BCST  sd+24(FP), Z17, Z17
 	VMOVAPS      Z10, Z1
-	VMOVDQU64    philoxconst<>+1856(SB), Z2
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
 	VPERMT2PS    Z16, Z2, Z1
-	VMOVDQU64    philoxconst<>+1920(SB), Z2
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
 	VPERMT2PS    Z16, Z2, Z10
 	VMOVUPS      Z1, (AX)
 	VMOVUPS      Z10, 64(AX)
 	VMOVAPS      Z11, Z1
-	VMOVDQU64    philoxconst<>+1856(SB), Z2
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
 	VPERMT2PS    Z17, Z2, Z1
-	VMOVDQU64    philoxconst<>+1920(SB), Z2
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
 	VPERMT2PS    Z17, Z2, Z11
 	VMOVUPS      Z1, 128(AX)
 	VMOVUPS      Z11, 192(AX)
@@ -1991,6 +2325,679 @@ loop:
 	ADDQ         $0x00000200, DX
 	DECQ         CX
 	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func philoxOneAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512F
+TEXT ·philoxOneAVX512(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Z0
+	VPADDD       philoxconst<>+1280(SB), Z0, Z0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VMOVDQU64    philoxconst<>+0(SB), Z1
+	VMOVDQU64    philoxconst<>+64(SB), Z2
+	VPBROADCASTQ 8(DX), Z3
+	VPMULUDQ     Z1, Z0, Z4
+	VPSRLQ       $0x20, Z4, Z5
+	VPXORQ       Z3, Z5, Z5
+	VPBROADCASTQ 16(DX), Z3
+	VPBROADCASTQ 24(DX), Z6
+	VPMULUDQ     Z2, Z5, Z5
+	VPSRLQ       $0x20, Z5, Z7
+	VPXORQ       Z3, Z7, Z7
+	VPXORQ       Z6, Z4, Z4
+	VPBROADCASTQ 32(DX), Z3
+	VPBROADCASTQ 40(DX), Z6
+	VPMULUDQ     Z1, Z7, Z7
+	VPMULUDQ     Z2, Z4, Z4
+	VPSRLQ       $0x20, Z7, Z8
+	VPSRLQ       $0x20, Z4, Z9
+	VPTERNLOGQ   $0x96, Z3, Z5, Z9
+	VPXORQ       Z6, Z8, Z8
+	VPBROADCASTQ 48(DX), Z3
+	VPBROADCASTQ 56(DX), Z5
+	VPMULUDQ     Z1, Z9, Z6
+	VPMULUDQ     Z2, Z8, Z8
+	VPSRLQ       $0x20, Z6, Z9
+	VPSRLQ       $0x20, Z8, Z10
+	VPTERNLOGQ   $0x96, Z3, Z4, Z10
+	VPTERNLOGQ   $0x96, Z5, Z7, Z9
+	VPBROADCASTQ 64(DX), Z3
+	VPBROADCASTQ 72(DX), Z4
+	VPMULUDQ     Z1, Z10, Z5
+	VPMULUDQ     Z2, Z9, Z7
+	VPSRLQ       $0x20, Z5, Z9
+	VPSRLQ       $0x20, Z7, Z10
+	VPTERNLOGQ   $0x96, Z3, Z8, Z10
+	VPTERNLOGQ   $0x96, Z4, Z6, Z9
+	VPBROADCASTQ 80(DX), Z3
+	VPBROADCASTQ 88(DX), Z4
+	VPMULUDQ     Z1, Z10, Z6
+	VPMULUDQ     Z2, Z9, Z8
+	VPSRLQ       $0x20, Z6, Z9
+	VPSRLQ       $0x20, Z8, Z10
+	VPTERNLOGQ   $0x96, Z3, Z7, Z10
+	VPTERNLOGQ   $0x96, Z4, Z5, Z9
+	VPBROADCASTQ 96(DX), Z3
+	VPBROADCASTQ 104(DX), Z4
+	VPMULUDQ     Z1, Z10, Z5
+	VPMULUDQ     Z2, Z9, Z7
+	VPSRLQ       $0x20, Z5, Z9
+	VPSRLQ       $0x20, Z7, Z10
+	VPTERNLOGQ   $0x96, Z3, Z8, Z10
+	VPTERNLOGQ   $0x96, Z4, Z6, Z9
+	VPBROADCASTQ 112(DX), Z3
+	VPBROADCASTQ 120(DX), Z4
+	VPMULUDQ     Z1, Z10, Z6
+	VPMULUDQ     Z2, Z9, Z8
+	VPSRLQ       $0x20, Z6, Z9
+	VPSRLQ       $0x20, Z8, Z10
+	VPTERNLOGQ   $0x96, Z3, Z7, Z10
+	VPTERNLOGQ   $0x96, Z4, Z5, Z9
+	VPBROADCASTQ 128(DX), Z3
+	VPBROADCASTQ 136(DX), Z4
+	VPMULUDQ     Z1, Z10, Z5
+	VPMULUDQ     Z2, Z9, Z7
+	VPSRLQ       $0x20, Z5, Z9
+	VPSRLQ       $0x20, Z7, Z10
+	VPTERNLOGQ   $0x96, Z3, Z8, Z10
+	VPTERNLOGQ   $0x96, Z4, Z6, Z9
+	VPBROADCASTQ 144(DX), Z3
+	VPBROADCASTQ 152(DX), Z4
+	VPMULUDQ     Z1, Z10, Z1
+	VPMULUDQ     Z2, Z9, Z2
+	VPSRLQ       $0x20, Z1, Z6
+	VPSRLQ       $0x20, Z2, Z8
+	VPTERNLOGQ   $0x96, Z3, Z7, Z8
+	VPTERNLOGQ   $0x96, Z4, Z5, Z6
+	VPADDD       philoxconst<>+1408(SB), Z0, Z0
+	VMOVDQU64    Z8, (AX)
+	VMOVDQU64    Z2, 64(AX)
+	VMOVDQU64    Z6, 128(AX)
+	VMOVDQU64    Z1, 192(AX)
+	ADDQ         $0x00000100, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64OneAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ groups+16(FP), CX
+	MOVQ words+8(FP), DX
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VMOVDQU64       128(DX), Z0
+	VMOVDQU64       192(DX), Z1
+	VPSLLQ          $0x20, Z1, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z0
+	VPSRLQ          $0x0b, Z0, Z0
+	VCVTQQ2PD       Z0, Z0
+	VADDPD          philoxconst<>+512(SB), Z0, Z0
+	VMULPD          philoxconst<>+704(SB), Z0, Z0
+	VADDPD          philoxconst<>+512(SB), Z0, Z1
+	VRNDSCALEPD     $0x01, Z1, Z1
+	VSUBPD          Z1, Z0, Z0
+	VMULPD          Z0, Z0, Z4
+	VMOVUPD         philoxconst<>+2752(SB), Z5
+	VFMADD231PD     philoxconst<>+2816(SB), Z4, Z5
+	VMOVUPD         philoxconst<>+2880(SB), Z6
+	VFMADD231PD     philoxconst<>+2944(SB), Z4, Z6
+	VMULPD          Z4, Z4, Z7
+	VFMADD231PD     Z6, Z7, Z5
+	VMOVUPD         philoxconst<>+3008(SB), Z6
+	VFMADD231PD     philoxconst<>+3072(SB), Z4, Z6
+	VFMADD231PD     philoxconst<>+3136(SB), Z7, Z6
+	VMULPD          Z7, Z7, Z8
+	VFMADD231PD     Z6, Z8, Z5
+	VMULPD          Z0, Z5, Z5
+	VMOVUPD         philoxconst<>+3200(SB), Z0
+	VFMADD231PD     philoxconst<>+3264(SB), Z4, Z0
+	VMOVUPD         philoxconst<>+3328(SB), Z6
+	VFMADD231PD     philoxconst<>+3392(SB), Z4, Z6
+	VFMADD231PD     Z6, Z7, Z0
+	VMOVUPD         philoxconst<>+3456(SB), Z6
+	VFMADD231PD     philoxconst<>+3520(SB), Z4, Z6
+	VMOVUPD         philoxconst<>+3584(SB), Z9
+	VFMADD231PD     philoxconst<>+3648(SB), Z4, Z9
+	VFMADD231PD     Z9, Z7, Z6
+	VFMADD231PD     Z6, Z8, Z0
+	VADDPD          philoxconst<>+192(SB), Z1, Z1
+	VPSLLQ          $0x3f, Z1, Z4
+	VPSLLQ          $0x3e, Z1, Z6
+	VPTESTMQ        philoxconst<>+1216(SB), Z1, K1
+	VBLENDMPD       Z0, Z5, K1, Z2
+	VBLENDMPD       Z5, Z0, K1, Z3
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z6, Z4
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z6, Z2
+	VPXORQ          Z4, Z3, Z3
+	VMOVUPD         Z2, (AX)
+	VMOVUPD         Z3, 64(AX)
+	VMOVDQU64       (DX), Z0
+	VMOVDQU64       64(DX), Z1
+	VPSLLQ          $0x20, Z1, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z0
+	VPSRLQ          $0x0b, Z0, Z0
+	VCVTQQ2PD       Z0, Z0
+	VADDPD          philoxconst<>+512(SB), Z0, Z0
+	VMULPD          philoxconst<>+640(SB), Z0, Z0
+	VGETEXPPD       Z0, Z1
+	VGETMANTPD      $0x00, Z0, Z0
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z0, K1
+	VMULPD          philoxconst<>+512(SB), Z0, K1, Z0
+	VADDPD          philoxconst<>+576(SB), Z1, K1, Z1
+	VSUBPD          philoxconst<>+576(SB), Z0, Z4
+	VADDPD          philoxconst<>+576(SB), Z0, Z0
+	VDIVPD          Z0, Z4, Z0
+	VMULPD          Z0, Z0, Z4
+	VMOVUPD         philoxconst<>+2240(SB), Z5
+	VFMADD231PD     philoxconst<>+2304(SB), Z4, Z5
+	VMOVUPD         philoxconst<>+2368(SB), Z6
+	VFMADD231PD     philoxconst<>+2432(SB), Z4, Z6
+	VMULPD          Z4, Z4, Z7
+	VFMADD231PD     Z6, Z7, Z5
+	VMOVUPD         philoxconst<>+2496(SB), Z6
+	VFMADD231PD     philoxconst<>+2560(SB), Z4, Z6
+	VMOVUPD         philoxconst<>+2624(SB), Z8
+	VFMADD231PD     philoxconst<>+2688(SB), Z4, Z8
+	VFMADD231PD     Z8, Z7, Z6
+	VMULPD          Z7, Z7, Z4
+	VFMADD231PD     Z6, Z4, Z5
+	VMULPD          philoxconst<>+896(SB), Z1, Z1
+	VFMADD231PD     Z5, Z0, Z1
+	VSQRTPD         Z1, Z0
+	VMULPD          64(AX), Z0, Z1
+	VMULPD          (AX), Z0, Z0
+	VMOVAPD         Z1, Z4
+	VMOVDQU64       philoxconst<>+1984(SB), Z5
+	VMOVDQU64       philoxconst<>+2048(SB), Z6
+	VPERMT2PD       Z0, Z5, Z4
+	VPERMT2PD       Z0, Z6, Z1
+	VMOVUPD         Z4, (AX)
+	VMOVUPD         Z1, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64ScaledOneAVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSD sd+24(FP), Z0
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VMOVDQU64       128(DX), Z1
+	VMOVDQU64       192(DX), Z2
+	VPSLLQ          $0x20, Z2, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z1
+	VPSRLQ          $0x0b, Z1, Z1
+	VCVTQQ2PD       Z1, Z1
+	VADDPD          philoxconst<>+512(SB), Z1, Z1
+	VMULPD          philoxconst<>+704(SB), Z1, Z1
+	VADDPD          philoxconst<>+512(SB), Z1, Z2
+	VRNDSCALEPD     $0x01, Z2, Z2
+	VSUBPD          Z2, Z1, Z1
+	VMULPD          Z1, Z1, Z5
+	VMOVUPD         philoxconst<>+2752(SB), Z6
+	VFMADD231PD     philoxconst<>+2816(SB), Z5, Z6
+	VMOVUPD         philoxconst<>+2880(SB), Z7
+	VFMADD231PD     philoxconst<>+2944(SB), Z5, Z7
+	VMULPD          Z5, Z5, Z8
+	VFMADD231PD     Z7, Z8, Z6
+	VMOVUPD         philoxconst<>+3008(SB), Z7
+	VFMADD231PD     philoxconst<>+3072(SB), Z5, Z7
+	VFMADD231PD     philoxconst<>+3136(SB), Z8, Z7
+	VMULPD          Z8, Z8, Z9
+	VFMADD231PD     Z7, Z9, Z6
+	VMULPD          Z1, Z6, Z6
+	VMOVUPD         philoxconst<>+3200(SB), Z1
+	VFMADD231PD     philoxconst<>+3264(SB), Z5, Z1
+	VMOVUPD         philoxconst<>+3328(SB), Z7
+	VFMADD231PD     philoxconst<>+3392(SB), Z5, Z7
+	VFMADD231PD     Z7, Z8, Z1
+	VMOVUPD         philoxconst<>+3456(SB), Z7
+	VFMADD231PD     philoxconst<>+3520(SB), Z5, Z7
+	VMOVUPD         philoxconst<>+3584(SB), Z10
+	VFMADD231PD     philoxconst<>+3648(SB), Z5, Z10
+	VFMADD231PD     Z10, Z8, Z7
+	VFMADD231PD     Z7, Z9, Z1
+	VADDPD          philoxconst<>+192(SB), Z2, Z2
+	VPSLLQ          $0x3f, Z2, Z5
+	VPSLLQ          $0x3e, Z2, Z7
+	VPTESTMQ        philoxconst<>+1216(SB), Z2, K1
+	VBLENDMPD       Z1, Z6, K1, Z3
+	VBLENDMPD       Z6, Z1, K1, Z4
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z7, Z5
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z7, Z3
+	VPXORQ          Z5, Z4, Z4
+	VMOVUPD         Z3, (AX)
+	VMOVUPD         Z4, 64(AX)
+	VMOVDQU64       (DX), Z1
+	VMOVDQU64       64(DX), Z2
+	VPSLLQ          $0x20, Z2, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z1
+	VPSRLQ          $0x0b, Z1, Z1
+	VCVTQQ2PD       Z1, Z1
+	VADDPD          philoxconst<>+512(SB), Z1, Z1
+	VMULPD          philoxconst<>+640(SB), Z1, Z1
+	VGETEXPPD       Z1, Z2
+	VGETMANTPD      $0x00, Z1, Z1
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z1, K1
+	VMULPD          philoxconst<>+512(SB), Z1, K1, Z1
+	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
+	VSUBPD          philoxconst<>+576(SB), Z1, Z5
+	VADDPD          philoxconst<>+576(SB), Z1, Z1
+	VDIVPD          Z1, Z5, Z1
+	VMULPD          Z1, Z1, Z5
+	VMOVUPD         philoxconst<>+2240(SB), Z6
+	VFMADD231PD     philoxconst<>+2304(SB), Z5, Z6
+	VMOVUPD         philoxconst<>+2368(SB), Z7
+	VFMADD231PD     philoxconst<>+2432(SB), Z5, Z7
+	VMULPD          Z5, Z5, Z8
+	VFMADD231PD     Z7, Z8, Z6
+	VMOVUPD         philoxconst<>+2496(SB), Z7
+	VFMADD231PD     philoxconst<>+2560(SB), Z5, Z7
+	VMOVUPD         philoxconst<>+2624(SB), Z9
+	VFMADD231PD     philoxconst<>+2688(SB), Z5, Z9
+	VFMADD231PD     Z9, Z8, Z7
+	VMULPD          Z8, Z8, Z5
+	VFMADD231PD     Z7, Z5, Z6
+	VMULPD          philoxconst<>+896(SB), Z2, Z2
+	VFMADD231PD     Z6, Z1, Z2
+	VSQRTPD         Z2, Z1
+	VMULPD          64(AX), Z1, Z2
+	VMULPD          (AX), Z1, Z1
+	VMULPD          Z0, Z2, Z2
+	VMULPD          Z0, Z1, Z1
+	VMOVAPD         Z2, Z5
+	VMOVDQU64       philoxconst<>+1984(SB), Z6
+	VMOVDQU64       philoxconst<>+2048(SB), Z7
+	VPERMT2PD       Z1, Z6, Z5
+	VPERMT2PD       Z1, Z7, Z2
+	VMOVUPD         Z5, (AX)
+	VMOVUPD         Z2, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32OneAVX512(dst *float32, words *uint64, groups int, sd float32)
+// Requires: AVX, AVX512F
+TEXT ·fill32OneAVX512(SB), NOSPLIT, $0-28
+	MOVQ      dst+0(FP), AX
+	MOVQ      groups+16(FP), CX
+	MOVQ      words+8(FP), DX
+	VMOVDQU64 philoxconst<>+192(SB), Z0
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VMOVDQU64       (DX), Z1
+	VMOVDQU64       64(DX), Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z1
+	VSUBPD          philoxconst<>+384(SB), Z1, Z1
+	VMULPD          philoxconst<>+768(SB), Z1, Z1
+	VGETEXPPD       Z1, Z3
+	VGETMANTPD      $0x00, Z1, Z1
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z1, K1
+	VMULPD          philoxconst<>+512(SB), Z1, K1, Z1
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VSUBPD          philoxconst<>+576(SB), Z1, Z10
+	VADDPD          philoxconst<>+576(SB), Z1, Z1
+	VDIVPD          Z1, Z10, Z1
+	VMULPD          Z1, Z1, Z10
+	VMOVUPD         philoxconst<>+2240(SB), Z11
+	VFMADD231PD     philoxconst<>+2304(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2368(SB), Z12
+	VFMADD231PD     philoxconst<>+2432(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+2496(SB), Z12
+	VFMADD231PD     philoxconst<>+2560(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+2624(SB), Z14
+	VFMADD231PD     philoxconst<>+2688(SB), Z10, Z14
+	VFMADD231PD     Z14, Z13, Z12
+	VMULPD          Z13, Z13, Z10
+	VFMADD231PD     Z12, Z10, Z11
+	VMULPD          philoxconst<>+896(SB), Z3, Z3
+	VFMADD231PD     Z11, Z1, Z3
+	VSQRTPD         Z3, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+832(SB), Z2, Z2
+	VADDPD          philoxconst<>+512(SB), Z2, Z3
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z3, Z2, Z2
+	VMULPD          Z2, Z2, Z10
+	VMOVUPD         philoxconst<>+2752(SB), Z11
+	VFMADD231PD     philoxconst<>+2816(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2880(SB), Z12
+	VFMADD231PD     philoxconst<>+2944(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+3008(SB), Z12
+	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z12
+	VFMADD231PD     philoxconst<>+3136(SB), Z13, Z12
+	VMULPD          Z13, Z13, Z14
+	VFMADD231PD     Z12, Z14, Z11
+	VMULPD          Z2, Z11, Z11
+	VMOVUPD         philoxconst<>+3200(SB), Z2
+	VFMADD231PD     philoxconst<>+3264(SB), Z10, Z2
+	VMOVUPD         philoxconst<>+3328(SB), Z12
+	VFMADD231PD     philoxconst<>+3392(SB), Z10, Z12
+	VFMADD231PD     Z12, Z13, Z2
+	VMOVUPD         philoxconst<>+3456(SB), Z12
+	VFMADD231PD     philoxconst<>+3520(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+3584(SB), Z15
+	VFMADD231PD     philoxconst<>+3648(SB), Z10, Z15
+	VFMADD231PD     Z15, Z13, Z12
+	VFMADD231PD     Z12, Z14, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z3, Z10
+	VPSLLQ          $0x3e, Z3, Z12
+	VPTESTMQ        philoxconst<>+1216(SB), Z3, K1
+	VBLENDMPD       Z2, Z11, K1, Z4
+	VBLENDMPD       Z11, Z2, K1, Z5
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z12, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z12, Z4
+	VPXORQ          Z10, Z5, Z5
+	VMULPD          Z1, Z5, Z5
+	VMULPD          Z1, Z4, Z4
+	VCVTPD2PS       Z5, Y6
+	VCVTPD2PS       Z4, Y1
+	VINSERTF64X4    $0x01, Y1, Z6, Z6
+	VMOVDQU64       128(DX), Z1
+	VMOVDQU64       192(DX), Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z1
+	VSUBPD          philoxconst<>+384(SB), Z1, Z1
+	VMULPD          philoxconst<>+768(SB), Z1, Z1
+	VGETEXPPD       Z1, Z3
+	VGETMANTPD      $0x00, Z1, Z1
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z1, K1
+	VMULPD          philoxconst<>+512(SB), Z1, K1, Z1
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VSUBPD          philoxconst<>+576(SB), Z1, Z10
+	VADDPD          philoxconst<>+576(SB), Z1, Z1
+	VDIVPD          Z1, Z10, Z1
+	VMULPD          Z1, Z1, Z10
+	VMOVUPD         philoxconst<>+2240(SB), Z11
+	VFMADD231PD     philoxconst<>+2304(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2368(SB), Z12
+	VFMADD231PD     philoxconst<>+2432(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+2496(SB), Z12
+	VFMADD231PD     philoxconst<>+2560(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+2624(SB), Z14
+	VFMADD231PD     philoxconst<>+2688(SB), Z10, Z14
+	VFMADD231PD     Z14, Z13, Z12
+	VMULPD          Z13, Z13, Z10
+	VFMADD231PD     Z12, Z10, Z11
+	VMULPD          philoxconst<>+896(SB), Z3, Z3
+	VFMADD231PD     Z11, Z1, Z3
+	VSQRTPD         Z3, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+832(SB), Z2, Z2
+	VADDPD          philoxconst<>+512(SB), Z2, Z3
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z3, Z2, Z2
+	VMULPD          Z2, Z2, Z10
+	VMOVUPD         philoxconst<>+2752(SB), Z11
+	VFMADD231PD     philoxconst<>+2816(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2880(SB), Z12
+	VFMADD231PD     philoxconst<>+2944(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+3008(SB), Z12
+	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z12
+	VFMADD231PD     philoxconst<>+3136(SB), Z13, Z12
+	VMULPD          Z13, Z13, Z14
+	VFMADD231PD     Z12, Z14, Z11
+	VMULPD          Z2, Z11, Z11
+	VMOVUPD         philoxconst<>+3200(SB), Z2
+	VFMADD231PD     philoxconst<>+3264(SB), Z10, Z2
+	VMOVUPD         philoxconst<>+3328(SB), Z12
+	VFMADD231PD     philoxconst<>+3392(SB), Z10, Z12
+	VFMADD231PD     Z12, Z13, Z2
+	VMOVUPD         philoxconst<>+3456(SB), Z12
+	VFMADD231PD     philoxconst<>+3520(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+3584(SB), Z15
+	VFMADD231PD     philoxconst<>+3648(SB), Z10, Z15
+	VFMADD231PD     Z15, Z13, Z12
+	VFMADD231PD     Z12, Z14, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z3, Z10
+	VPSLLQ          $0x3e, Z3, Z12
+	VPTESTMQ        philoxconst<>+1216(SB), Z3, K1
+	VBLENDMPD       Z2, Z11, K1, Z7
+	VBLENDMPD       Z11, Z2, K1, Z8
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z12, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z12, Z7
+	VPXORQ          Z10, Z8, Z8
+	VMULPD          Z1, Z8, Z8
+	VMULPD          Z1, Z7, Z7
+	VCVTPD2PS       Z8, Y9
+	VCVTPD2PS       Z7, Y1
+	VINSERTF64X4    $0x01, Y1, Z9, Z9
+	VMOVAPS         Z6, Z1
+	VMOVDQU64       philoxconst<>+2112(SB), Z2
+	VPERMT2PS       Z9, Z2, Z1
+	VMOVDQU64       philoxconst<>+2176(SB), Z2
+	VPERMT2PS       Z9, Z2, Z6
+	VMOVUPS         Z1, (AX)
+	VMOVUPS         Z6, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32ScaledOneAVX512(dst *float32, words *uint64, groups int, sd float32)
+// Requires: AVX, AVX512F
+TEXT ·fill32ScaledOneAVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSS sd+24(FP), Z0
+	VMOVDQU64    philoxconst<>+192(SB), Z1
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VMOVDQU64       (DX), Z2
+	VMOVDQU64       64(DX), Z3
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+768(SB), Z2, Z2
+	VGETEXPPD       Z2, Z4
+	VGETMANTPD      $0x00, Z2, Z2
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z2, K1
+	VMULPD          philoxconst<>+512(SB), Z2, K1, Z2
+	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
+	VSUBPD          philoxconst<>+576(SB), Z2, Z11
+	VADDPD          philoxconst<>+576(SB), Z2, Z2
+	VDIVPD          Z2, Z11, Z2
+	VMULPD          Z2, Z2, Z11
+	VMOVUPD         philoxconst<>+2240(SB), Z12
+	VFMADD231PD     philoxconst<>+2304(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2368(SB), Z13
+	VFMADD231PD     philoxconst<>+2432(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+2496(SB), Z13
+	VFMADD231PD     philoxconst<>+2560(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+2624(SB), Z15
+	VFMADD231PD     philoxconst<>+2688(SB), Z11, Z15
+	VFMADD231PD     Z15, Z14, Z13
+	VMULPD          Z14, Z14, Z11
+	VFMADD231PD     Z13, Z11, Z12
+	VMULPD          philoxconst<>+896(SB), Z4, Z4
+	VFMADD231PD     Z12, Z2, Z4
+	VSQRTPD         Z4, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z3
+	VSUBPD          philoxconst<>+384(SB), Z3, Z3
+	VMULPD          philoxconst<>+832(SB), Z3, Z3
+	VADDPD          philoxconst<>+512(SB), Z3, Z4
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z4, Z3, Z3
+	VMULPD          Z3, Z3, Z11
+	VMOVUPD         philoxconst<>+2752(SB), Z12
+	VFMADD231PD     philoxconst<>+2816(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2880(SB), Z13
+	VFMADD231PD     philoxconst<>+2944(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+3008(SB), Z13
+	VFMADD231PD     philoxconst<>+3072(SB), Z11, Z13
+	VFMADD231PD     philoxconst<>+3136(SB), Z14, Z13
+	VMULPD          Z14, Z14, Z15
+	VFMADD231PD     Z13, Z15, Z12
+	VMULPD          Z3, Z12, Z12
+	VMOVUPD         philoxconst<>+3200(SB), Z3
+	VFMADD231PD     philoxconst<>+3264(SB), Z11, Z3
+	VMOVUPD         philoxconst<>+3328(SB), Z13
+	VFMADD231PD     philoxconst<>+3392(SB), Z11, Z13
+	VFMADD231PD     Z13, Z14, Z3
+	VMOVUPD         philoxconst<>+3456(SB), Z13
+	VFMADD231PD     philoxconst<>+3520(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+3584(SB), Z16
+	VFMADD231PD     philoxconst<>+3648(SB), Z11, Z16
+	VFMADD231PD     Z16, Z14, Z13
+	VFMADD231PD     Z13, Z15, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z4, Z11
+	VPSLLQ          $0x3e, Z4, Z13
+	VPTESTMQ        philoxconst<>+1216(SB), Z4, K1
+	VBLENDMPD       Z3, Z12, K1, Z5
+	VBLENDMPD       Z12, Z3, K1, Z6
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z13, Z11
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z13, Z5
+	VPXORQ          Z11, Z6, Z6
+	VMULPD          Z2, Z6, Z6
+	VMULPD          Z2, Z5, Z5
+	VCVTPD2PS       Z6, Y7
+	VCVTPD2PS       Z5, Y2
+	VINSERTF64X4    $0x01, Y2, Z7, Z7
+	VMULPS          Z0, Z7, Z7
+	VMOVDQU64       128(DX), Z2
+	VMOVDQU64       192(DX), Z3
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+768(SB), Z2, Z2
+	VGETEXPPD       Z2, Z4
+	VGETMANTPD      $0x00, Z2, Z2
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z2, K1
+	VMULPD          philoxconst<>+512(SB), Z2, K1, Z2
+	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
+	VSUBPD          philoxconst<>+576(SB), Z2, Z11
+	VADDPD          philoxconst<>+576(SB), Z2, Z2
+	VDIVPD          Z2, Z11, Z2
+	VMULPD          Z2, Z2, Z11
+	VMOVUPD         philoxconst<>+2240(SB), Z12
+	VFMADD231PD     philoxconst<>+2304(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2368(SB), Z13
+	VFMADD231PD     philoxconst<>+2432(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+2496(SB), Z13
+	VFMADD231PD     philoxconst<>+2560(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+2624(SB), Z15
+	VFMADD231PD     philoxconst<>+2688(SB), Z11, Z15
+	VFMADD231PD     Z15, Z14, Z13
+	VMULPD          Z14, Z14, Z11
+	VFMADD231PD     Z13, Z11, Z12
+	VMULPD          philoxconst<>+896(SB), Z4, Z4
+	VFMADD231PD     Z12, Z2, Z4
+	VSQRTPD         Z4, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z3
+	VSUBPD          philoxconst<>+384(SB), Z3, Z3
+	VMULPD          philoxconst<>+832(SB), Z3, Z3
+	VADDPD          philoxconst<>+512(SB), Z3, Z4
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z4, Z3, Z3
+	VMULPD          Z3, Z3, Z11
+	VMOVUPD         philoxconst<>+2752(SB), Z12
+	VFMADD231PD     philoxconst<>+2816(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2880(SB), Z13
+	VFMADD231PD     philoxconst<>+2944(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+3008(SB), Z13
+	VFMADD231PD     philoxconst<>+3072(SB), Z11, Z13
+	VFMADD231PD     philoxconst<>+3136(SB), Z14, Z13
+	VMULPD          Z14, Z14, Z15
+	VFMADD231PD     Z13, Z15, Z12
+	VMULPD          Z3, Z12, Z12
+	VMOVUPD         philoxconst<>+3200(SB), Z3
+	VFMADD231PD     philoxconst<>+3264(SB), Z11, Z3
+	VMOVUPD         philoxconst<>+3328(SB), Z13
+	VFMADD231PD     philoxconst<>+3392(SB), Z11, Z13
+	VFMADD231PD     Z13, Z14, Z3
+	VMOVUPD         philoxconst<>+3456(SB), Z13
+	VFMADD231PD     philoxconst<>+3520(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+3584(SB), Z16
+	VFMADD231PD     philoxconst<>+3648(SB), Z11, Z16
+	VFMADD231PD     Z16, Z14, Z13
+	VFMADD231PD     Z13, Z15, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z4, Z11
+	VPSLLQ          $0x3e, Z4, Z13
+	VPTESTMQ        philoxconst<>+1216(SB), Z4, K1
+	VBLENDMPD       Z3, Z12, K1, Z8
+	VBLENDMPD       Z12, Z3, K1, Z9
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z13, Z11
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z13, Z8
+	VPXORQ          Z11, Z9, Z9
+	VMULPD          Z2, Z9, Z9
+	VMULPD          Z2, Z8, Z8
+	VCVTPD2PS       Z9, Y10
+	VCVTPD2PS       Z8, Y2
+	VINSERTF64X4    $0x01, Y2, Z10, Z10
+	VMULPS          Z0, Z10, Z10
+	VMOVAPS         Z7, Z2
+	VMOVDQU64       philoxconst<>+2112(SB), Z3
+	VPERMT2PS       Z10, Z3, Z2
+	VMOVDQU64       philoxconst<>+2176(SB), Z3
+	VPERMT2PS       Z10, Z3, Z7
+	VMOVUPS         Z2, (AX)
+	VMOVUPS         Z7, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
+	DECQ            CX
+	JMP             loop
 
 done:
 	VZEROUPPER
@@ -2221,24 +3228,24 @@ loop:
 	VSUBPD       Y4, Y2, Y2
 	VMULPD       Y1, Y1, Y5
 	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2496(SB), Y7
-	VMOVUPD      philoxconst<>+2496(SB), Y8
-	VFMADD231PD  philoxconst<>+2560(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2624(SB), Y9
-	VMOVUPD      philoxconst<>+2624(SB), Y10
-	VFMADD231PD  philoxconst<>+2688(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2752(SB), Y7
+	VMOVUPD      philoxconst<>+2752(SB), Y8
+	VFMADD231PD  philoxconst<>+2816(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2880(SB), Y9
+	VMOVUPD      philoxconst<>+2880(SB), Y10
+	VFMADD231PD  philoxconst<>+2944(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y10
 	VMULPD       Y5, Y5, Y11
 	VMULPD       Y6, Y6, Y12
 	VFMADD231PD  Y9, Y11, Y7
 	VFMADD231PD  Y10, Y12, Y8
-	VMOVUPD      philoxconst<>+2752(SB), Y9
-	VMOVUPD      philoxconst<>+2752(SB), Y10
-	VFMADD231PD  philoxconst<>+2816(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2880(SB), Y11, Y9
-	VFMADD231PD  philoxconst<>+2880(SB), Y12, Y10
+	VMOVUPD      philoxconst<>+3008(SB), Y9
+	VMOVUPD      philoxconst<>+3008(SB), Y10
+	VFMADD231PD  philoxconst<>+3072(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+3136(SB), Y11, Y9
+	VFMADD231PD  philoxconst<>+3136(SB), Y12, Y10
 	VMULPD       Y11, Y11, Y13
 	VMULPD       Y12, Y12, Y14
 	VFMADD231PD  Y9, Y13, Y7
@@ -2247,24 +3254,24 @@ loop:
 	VMULPD       Y2, Y8, Y8
 	VMOVUPD      Y7, 64(SP)
 	VMOVUPD      Y8, 96(SP)
-	VMOVUPD      philoxconst<>+2944(SB), Y1
-	VMOVUPD      philoxconst<>+2944(SB), Y2
-	VFMADD231PD  philoxconst<>+3008(SB), Y5, Y1
-	VFMADD231PD  philoxconst<>+3008(SB), Y6, Y2
-	VMOVUPD      philoxconst<>+3072(SB), Y7
-	VMOVUPD      philoxconst<>+3072(SB), Y8
-	VFMADD231PD  philoxconst<>+3136(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+3136(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+3200(SB), Y1
+	VMOVUPD      philoxconst<>+3200(SB), Y2
+	VFMADD231PD  philoxconst<>+3264(SB), Y5, Y1
+	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD      philoxconst<>+3328(SB), Y7
+	VMOVUPD      philoxconst<>+3328(SB), Y8
+	VFMADD231PD  philoxconst<>+3392(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y8
 	VFMADD231PD  Y7, Y11, Y1
 	VFMADD231PD  Y8, Y12, Y2
-	VMOVUPD      philoxconst<>+3200(SB), Y7
-	VMOVUPD      philoxconst<>+3200(SB), Y8
-	VFMADD231PD  philoxconst<>+3264(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+3328(SB), Y9
-	VMOVUPD      philoxconst<>+3328(SB), Y10
-	VFMADD231PD  philoxconst<>+3392(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+3456(SB), Y7
+	VMOVUPD      philoxconst<>+3456(SB), Y8
+	VFMADD231PD  philoxconst<>+3520(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+3584(SB), Y9
+	VMOVUPD      philoxconst<>+3584(SB), Y10
+	VFMADD231PD  philoxconst<>+3648(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+3648(SB), Y6, Y10
 	VFMADD231PD  Y9, Y11, Y7
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y7, Y13, Y1
@@ -2323,26 +3330,26 @@ loop:
 	VDIVPD       Y2, Y6, Y2
 	VMULPD       Y1, Y1, Y5
 	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+1984(SB), Y7
-	VMOVUPD      philoxconst<>+1984(SB), Y8
-	VFMADD231PD  philoxconst<>+2048(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+2048(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2112(SB), Y9
-	VMOVUPD      philoxconst<>+2112(SB), Y10
-	VFMADD231PD  philoxconst<>+2176(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2176(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2240(SB), Y7
+	VMOVUPD      philoxconst<>+2240(SB), Y8
+	VFMADD231PD  philoxconst<>+2304(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2368(SB), Y9
+	VMOVUPD      philoxconst<>+2368(SB), Y10
+	VFMADD231PD  philoxconst<>+2432(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y10
 	VMULPD       Y5, Y5, Y11
 	VMULPD       Y6, Y6, Y12
 	VFMADD231PD  Y9, Y11, Y7
 	VFMADD231PD  Y10, Y12, Y8
-	VMOVUPD      philoxconst<>+2240(SB), Y9
-	VMOVUPD      philoxconst<>+2240(SB), Y10
-	VFMADD231PD  philoxconst<>+2304(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y10
-	VMOVUPD      philoxconst<>+2368(SB), Y13
-	VMOVUPD      philoxconst<>+2368(SB), Y14
-	VFMADD231PD  philoxconst<>+2432(SB), Y5, Y13
-	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y14
+	VMOVUPD      philoxconst<>+2496(SB), Y9
+	VMOVUPD      philoxconst<>+2496(SB), Y10
+	VFMADD231PD  philoxconst<>+2560(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2624(SB), Y13
+	VMOVUPD      philoxconst<>+2624(SB), Y14
+	VFMADD231PD  philoxconst<>+2688(SB), Y5, Y13
+	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y14
 	VFMADD231PD  Y13, Y11, Y9
 	VFMADD231PD  Y14, Y12, Y10
 	VMULPD       Y11, Y11, Y5
@@ -2605,24 +3612,24 @@ loop:
 	VSUBPD       Y5, Y3, Y3
 	VMULPD       Y2, Y2, Y6
 	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2496(SB), Y8
-	VMOVUPD      philoxconst<>+2496(SB), Y9
-	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2560(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2624(SB), Y10
-	VMOVUPD      philoxconst<>+2624(SB), Y11
-	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2688(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2752(SB), Y8
+	VMOVUPD      philoxconst<>+2752(SB), Y9
+	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+2816(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2880(SB), Y10
+	VMOVUPD      philoxconst<>+2880(SB), Y11
+	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+2944(SB), Y7, Y11
 	VMULPD       Y6, Y6, Y12
 	VMULPD       Y7, Y7, Y13
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y13, Y9
-	VMOVUPD      philoxconst<>+2752(SB), Y10
-	VMOVUPD      philoxconst<>+2752(SB), Y11
-	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2816(SB), Y7, Y11
-	VFMADD231PD  philoxconst<>+2880(SB), Y12, Y10
-	VFMADD231PD  philoxconst<>+2880(SB), Y13, Y11
+	VMOVUPD      philoxconst<>+3008(SB), Y10
+	VMOVUPD      philoxconst<>+3008(SB), Y11
+	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y11
+	VFMADD231PD  philoxconst<>+3136(SB), Y12, Y10
+	VFMADD231PD  philoxconst<>+3136(SB), Y13, Y11
 	VMULPD       Y12, Y12, Y14
 	VMULPD       Y13, Y13, Y15
 	VFMADD231PD  Y10, Y14, Y8
@@ -2631,24 +3638,24 @@ loop:
 	VMULPD       Y3, Y9, Y9
 	VMOVUPD      Y8, 64(SP)
 	VMOVUPD      Y9, 96(SP)
-	VMOVUPD      philoxconst<>+2944(SB), Y2
-	VMOVUPD      philoxconst<>+2944(SB), Y3
-	VFMADD231PD  philoxconst<>+3008(SB), Y6, Y2
-	VFMADD231PD  philoxconst<>+3008(SB), Y7, Y3
-	VMOVUPD      philoxconst<>+3072(SB), Y8
-	VMOVUPD      philoxconst<>+3072(SB), Y9
-	VFMADD231PD  philoxconst<>+3136(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3136(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+3200(SB), Y2
+	VMOVUPD      philoxconst<>+3200(SB), Y3
+	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y2
+	VFMADD231PD  philoxconst<>+3264(SB), Y7, Y3
+	VMOVUPD      philoxconst<>+3328(SB), Y8
+	VMOVUPD      philoxconst<>+3328(SB), Y9
+	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+3392(SB), Y7, Y9
 	VFMADD231PD  Y8, Y12, Y2
 	VFMADD231PD  Y9, Y13, Y3
-	VMOVUPD      philoxconst<>+3200(SB), Y8
-	VMOVUPD      philoxconst<>+3200(SB), Y9
-	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3264(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+3328(SB), Y10
-	VMOVUPD      philoxconst<>+3328(SB), Y11
-	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+3392(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+3456(SB), Y8
+	VMOVUPD      philoxconst<>+3456(SB), Y9
+	VFMADD231PD  philoxconst<>+3520(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+3520(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+3584(SB), Y10
+	VMOVUPD      philoxconst<>+3584(SB), Y11
+	VFMADD231PD  philoxconst<>+3648(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+3648(SB), Y7, Y11
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y13, Y9
 	VFMADD231PD  Y8, Y14, Y2
@@ -2707,26 +3714,26 @@ loop:
 	VDIVPD       Y3, Y7, Y3
 	VMULPD       Y2, Y2, Y6
 	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+1984(SB), Y8
-	VMOVUPD      philoxconst<>+1984(SB), Y9
-	VFMADD231PD  philoxconst<>+2048(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2048(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2112(SB), Y10
-	VMOVUPD      philoxconst<>+2112(SB), Y11
-	VFMADD231PD  philoxconst<>+2176(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2176(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2240(SB), Y8
+	VMOVUPD      philoxconst<>+2240(SB), Y9
+	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+2304(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2368(SB), Y10
+	VMOVUPD      philoxconst<>+2368(SB), Y11
+	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+2432(SB), Y7, Y11
 	VMULPD       Y6, Y6, Y12
 	VMULPD       Y7, Y7, Y13
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y13, Y9
-	VMOVUPD      philoxconst<>+2240(SB), Y10
-	VMOVUPD      philoxconst<>+2240(SB), Y11
-	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2304(SB), Y7, Y11
-	VMOVUPD      philoxconst<>+2368(SB), Y14
-	VMOVUPD      philoxconst<>+2368(SB), Y15
-	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y14
-	VFMADD231PD  philoxconst<>+2432(SB), Y7, Y15
+	VMOVUPD      philoxconst<>+2496(SB), Y10
+	VMOVUPD      philoxconst<>+2496(SB), Y11
+	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+2560(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2624(SB), Y14
+	VMOVUPD      philoxconst<>+2624(SB), Y15
+	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y14
+	VFMADD231PD  philoxconst<>+2688(SB), Y7, Y15
 	VFMADD231PD  Y14, Y12, Y10
 	VFMADD231PD  Y15, Y13, Y11
 	VMULPD       Y12, Y12, Y6
@@ -2888,16 +3895,16 @@ loop:
 	VADDPD       philoxconst<>+576(SB), Y3, Y3
 	VDIVPD       Y3, Y8, Y3
 	VMULPD       Y3, Y3, Y8
-	VMOVUPD      philoxconst<>+1984(SB), Y9
-	VFMADD231PD  philoxconst<>+2048(SB), Y8, Y9
-	VMOVUPD      philoxconst<>+2112(SB), Y10
-	VFMADD231PD  philoxconst<>+2176(SB), Y8, Y10
+	VMOVUPD      philoxconst<>+2240(SB), Y9
+	VFMADD231PD  philoxconst<>+2304(SB), Y8, Y9
+	VMOVUPD      philoxconst<>+2368(SB), Y10
+	VFMADD231PD  philoxconst<>+2432(SB), Y8, Y10
 	VMULPD       Y8, Y8, Y11
 	VFMADD231PD  Y10, Y11, Y9
-	VMOVUPD      philoxconst<>+2240(SB), Y10
-	VFMADD231PD  philoxconst<>+2304(SB), Y8, Y10
-	VMOVUPD      philoxconst<>+2368(SB), Y12
-	VFMADD231PD  philoxconst<>+2432(SB), Y8, Y12
+	VMOVUPD      philoxconst<>+2496(SB), Y10
+	VFMADD231PD  philoxconst<>+2560(SB), Y8, Y10
+	VMOVUPD      philoxconst<>+2624(SB), Y12
+	VFMADD231PD  philoxconst<>+2688(SB), Y8, Y12
 	VFMADD231PD  Y12, Y11, Y10
 	VMULPD       Y11, Y11, Y8
 	VFMADD231PD  Y10, Y8, Y9
@@ -2911,27 +3918,27 @@ loop:
 	VROUNDPD     $0x01, Y3, Y3
 	VSUBPD       Y3, Y6, Y6
 	VMULPD       Y6, Y6, Y8
-	VMOVUPD      philoxconst<>+2496(SB), Y9
-	VFMADD231PD  philoxconst<>+2560(SB), Y8, Y9
-	VMOVUPD      philoxconst<>+2624(SB), Y10
-	VFMADD231PD  philoxconst<>+2688(SB), Y8, Y10
+	VMOVUPD      philoxconst<>+2752(SB), Y9
+	VFMADD231PD  philoxconst<>+2816(SB), Y8, Y9
+	VMOVUPD      philoxconst<>+2880(SB), Y10
+	VFMADD231PD  philoxconst<>+2944(SB), Y8, Y10
 	VMULPD       Y8, Y8, Y11
 	VFMADD231PD  Y10, Y11, Y9
-	VMOVUPD      philoxconst<>+2752(SB), Y10
-	VFMADD231PD  philoxconst<>+2816(SB), Y8, Y10
-	VFMADD231PD  philoxconst<>+2880(SB), Y11, Y10
+	VMOVUPD      philoxconst<>+3008(SB), Y10
+	VFMADD231PD  philoxconst<>+3072(SB), Y8, Y10
+	VFMADD231PD  philoxconst<>+3136(SB), Y11, Y10
 	VMULPD       Y11, Y11, Y12
 	VFMADD231PD  Y10, Y12, Y9
 	VMULPD       Y6, Y9, Y9
-	VMOVUPD      philoxconst<>+2944(SB), Y6
-	VFMADD231PD  philoxconst<>+3008(SB), Y8, Y6
-	VMOVUPD      philoxconst<>+3072(SB), Y10
-	VFMADD231PD  philoxconst<>+3136(SB), Y8, Y10
+	VMOVUPD      philoxconst<>+3200(SB), Y6
+	VFMADD231PD  philoxconst<>+3264(SB), Y8, Y6
+	VMOVUPD      philoxconst<>+3328(SB), Y10
+	VFMADD231PD  philoxconst<>+3392(SB), Y8, Y10
 	VFMADD231PD  Y10, Y11, Y6
-	VMOVUPD      philoxconst<>+3200(SB), Y10
-	VFMADD231PD  philoxconst<>+3264(SB), Y8, Y10
-	VMOVUPD      philoxconst<>+3328(SB), Y13
-	VFMADD231PD  philoxconst<>+3392(SB), Y8, Y13
+	VMOVUPD      philoxconst<>+3456(SB), Y10
+	VFMADD231PD  philoxconst<>+3520(SB), Y8, Y10
+	VMOVUPD      philoxconst<>+3584(SB), Y13
+	VFMADD231PD  philoxconst<>+3648(SB), Y8, Y13
 	VFMADD231PD  Y13, Y11, Y10
 	VFMADD231PD  Y10, Y12, Y6
 	VADDPD       philoxconst<>+192(SB), Y3, Y3
@@ -2965,16 +3972,16 @@ loop:
 	VADDPD       philoxconst<>+576(SB), Y3, Y3
 	VDIVPD       Y3, Y6, Y3
 	VMULPD       Y3, Y3, Y6
-	VMOVUPD      philoxconst<>+1984(SB), Y7
-	VFMADD231PD  philoxconst<>+2048(SB), Y6, Y7
-	VMOVUPD      philoxconst<>+2112(SB), Y8
-	VFMADD231PD  philoxconst<>+2176(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2240(SB), Y7
+	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y7
+	VMOVUPD      philoxconst<>+2368(SB), Y8
+	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y8
 	VMULPD       Y6, Y6, Y9
 	VFMADD231PD  Y8, Y9, Y7
-	VMOVUPD      philoxconst<>+2240(SB), Y8
-	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2368(SB), Y10
-	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2496(SB), Y8
+	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2624(SB), Y10
+	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y10
 	VFMADD231PD  Y10, Y9, Y8
 	VMULPD       Y9, Y9, Y6
 	VFMADD231PD  Y8, Y6, Y7
@@ -2988,27 +3995,27 @@ loop:
 	VROUNDPD     $0x01, Y3, Y3
 	VSUBPD       Y3, Y2, Y2
 	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2496(SB), Y7
-	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y7
-	VMOVUPD      philoxconst<>+2624(SB), Y8
-	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2752(SB), Y7
+	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y7
+	VMOVUPD      philoxconst<>+2880(SB), Y8
+	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y8
 	VMULPD       Y6, Y6, Y9
 	VFMADD231PD  Y8, Y9, Y7
-	VMOVUPD      philoxconst<>+2752(SB), Y8
-	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2880(SB), Y9, Y8
+	VMOVUPD      philoxconst<>+3008(SB), Y8
+	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+3136(SB), Y9, Y8
 	VMULPD       Y9, Y9, Y10
 	VFMADD231PD  Y8, Y10, Y7
 	VMULPD       Y2, Y7, Y7
-	VMOVUPD      philoxconst<>+2944(SB), Y2
-	VFMADD231PD  philoxconst<>+3008(SB), Y6, Y2
-	VMOVUPD      philoxconst<>+3072(SB), Y8
-	VFMADD231PD  philoxconst<>+3136(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+3200(SB), Y2
+	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD      philoxconst<>+3328(SB), Y8
+	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y8
 	VFMADD231PD  Y8, Y9, Y2
-	VMOVUPD      philoxconst<>+3200(SB), Y8
-	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+3328(SB), Y11
-	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y11
+	VMOVUPD      philoxconst<>+3456(SB), Y8
+	VFMADD231PD  philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+3584(SB), Y11
+	VFMADD231PD  philoxconst<>+3648(SB), Y6, Y11
 	VFMADD231PD  Y11, Y9, Y8
 	VFMADD231PD  Y8, Y10, Y2
 	VADDPD       philoxconst<>+192(SB), Y3, Y3
@@ -3163,16 +4170,16 @@ loop:
 	VADDPD       philoxconst<>+576(SB), Y4, Y4
 	VDIVPD       Y4, Y9, Y4
 	VMULPD       Y4, Y4, Y9
-	VMOVUPD      philoxconst<>+1984(SB), Y10
-	VFMADD231PD  philoxconst<>+2048(SB), Y9, Y10
-	VMOVUPD      philoxconst<>+2112(SB), Y11
-	VFMADD231PD  philoxconst<>+2176(SB), Y9, Y11
+	VMOVUPD      philoxconst<>+2240(SB), Y10
+	VFMADD231PD  philoxconst<>+2304(SB), Y9, Y10
+	VMOVUPD      philoxconst<>+2368(SB), Y11
+	VFMADD231PD  philoxconst<>+2432(SB), Y9, Y11
 	VMULPD       Y9, Y9, Y12
 	VFMADD231PD  Y11, Y12, Y10
-	VMOVUPD      philoxconst<>+2240(SB), Y11
-	VFMADD231PD  philoxconst<>+2304(SB), Y9, Y11
-	VMOVUPD      philoxconst<>+2368(SB), Y13
-	VFMADD231PD  philoxconst<>+2432(SB), Y9, Y13
+	VMOVUPD      philoxconst<>+2496(SB), Y11
+	VFMADD231PD  philoxconst<>+2560(SB), Y9, Y11
+	VMOVUPD      philoxconst<>+2624(SB), Y13
+	VFMADD231PD  philoxconst<>+2688(SB), Y9, Y13
 	VFMADD231PD  Y13, Y12, Y11
 	VMULPD       Y12, Y12, Y9
 	VFMADD231PD  Y11, Y9, Y10
@@ -3186,27 +4193,27 @@ loop:
 	VROUNDPD     $0x01, Y4, Y4
 	VSUBPD       Y4, Y7, Y7
 	VMULPD       Y7, Y7, Y9
-	VMOVUPD      philoxconst<>+2496(SB), Y10
-	VFMADD231PD  philoxconst<>+2560(SB), Y9, Y10
-	VMOVUPD      philoxconst<>+2624(SB), Y11
-	VFMADD231PD  philoxconst<>+2688(SB), Y9, Y11
+	VMOVUPD      philoxconst<>+2752(SB), Y10
+	VFMADD231PD  philoxconst<>+2816(SB), Y9, Y10
+	VMOVUPD      philoxconst<>+2880(SB), Y11
+	VFMADD231PD  philoxconst<>+2944(SB), Y9, Y11
 	VMULPD       Y9, Y9, Y12
 	VFMADD231PD  Y11, Y12, Y10
-	VMOVUPD      philoxconst<>+2752(SB), Y11
-	VFMADD231PD  philoxconst<>+2816(SB), Y9, Y11
-	VFMADD231PD  philoxconst<>+2880(SB), Y12, Y11
+	VMOVUPD      philoxconst<>+3008(SB), Y11
+	VFMADD231PD  philoxconst<>+3072(SB), Y9, Y11
+	VFMADD231PD  philoxconst<>+3136(SB), Y12, Y11
 	VMULPD       Y12, Y12, Y13
 	VFMADD231PD  Y11, Y13, Y10
 	VMULPD       Y7, Y10, Y10
-	VMOVUPD      philoxconst<>+2944(SB), Y7
-	VFMADD231PD  philoxconst<>+3008(SB), Y9, Y7
-	VMOVUPD      philoxconst<>+3072(SB), Y11
-	VFMADD231PD  philoxconst<>+3136(SB), Y9, Y11
+	VMOVUPD      philoxconst<>+3200(SB), Y7
+	VFMADD231PD  philoxconst<>+3264(SB), Y9, Y7
+	VMOVUPD      philoxconst<>+3328(SB), Y11
+	VFMADD231PD  philoxconst<>+3392(SB), Y9, Y11
 	VFMADD231PD  Y11, Y12, Y7
-	VMOVUPD      philoxconst<>+3200(SB), Y11
-	VFMADD231PD  philoxconst<>+3264(SB), Y9, Y11
-	VMOVUPD      philoxconst<>+3328(SB), Y14
-	VFMADD231PD  philoxconst<>+3392(SB), Y9, Y14
+	VMOVUPD      philoxconst<>+3456(SB), Y11
+	VFMADD231PD  philoxconst<>+3520(SB), Y9, Y11
+	VMOVUPD      philoxconst<>+3584(SB), Y14
+	VFMADD231PD  philoxconst<>+3648(SB), Y9, Y14
 	VFMADD231PD  Y14, Y12, Y11
 	VFMADD231PD  Y11, Y13, Y7
 	VADDPD       philoxconst<>+192(SB), Y4, Y4
@@ -3241,16 +4248,16 @@ loop:
 	VADDPD       philoxconst<>+576(SB), Y4, Y4
 	VDIVPD       Y4, Y7, Y4
 	VMULPD       Y4, Y4, Y7
-	VMOVUPD      philoxconst<>+1984(SB), Y8
-	VFMADD231PD  philoxconst<>+2048(SB), Y7, Y8
-	VMOVUPD      philoxconst<>+2112(SB), Y9
-	VFMADD231PD  philoxconst<>+2176(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2240(SB), Y8
+	VFMADD231PD  philoxconst<>+2304(SB), Y7, Y8
+	VMOVUPD      philoxconst<>+2368(SB), Y9
+	VFMADD231PD  philoxconst<>+2432(SB), Y7, Y9
 	VMULPD       Y7, Y7, Y10
 	VFMADD231PD  Y9, Y10, Y8
-	VMOVUPD      philoxconst<>+2240(SB), Y9
-	VFMADD231PD  philoxconst<>+2304(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2368(SB), Y11
-	VFMADD231PD  philoxconst<>+2432(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2496(SB), Y9
+	VFMADD231PD  philoxconst<>+2560(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2624(SB), Y11
+	VFMADD231PD  philoxconst<>+2688(SB), Y7, Y11
 	VFMADD231PD  Y11, Y10, Y9
 	VMULPD       Y10, Y10, Y7
 	VFMADD231PD  Y9, Y7, Y8
@@ -3264,27 +4271,27 @@ loop:
 	VROUNDPD     $0x01, Y4, Y4
 	VSUBPD       Y4, Y3, Y3
 	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2496(SB), Y8
-	VFMADD231PD  philoxconst<>+2560(SB), Y7, Y8
-	VMOVUPD      philoxconst<>+2624(SB), Y9
-	VFMADD231PD  philoxconst<>+2688(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2752(SB), Y8
+	VFMADD231PD  philoxconst<>+2816(SB), Y7, Y8
+	VMOVUPD      philoxconst<>+2880(SB), Y9
+	VFMADD231PD  philoxconst<>+2944(SB), Y7, Y9
 	VMULPD       Y7, Y7, Y10
 	VFMADD231PD  Y9, Y10, Y8
-	VMOVUPD      philoxconst<>+2752(SB), Y9
-	VFMADD231PD  philoxconst<>+2816(SB), Y7, Y9
-	VFMADD231PD  philoxconst<>+2880(SB), Y10, Y9
+	VMOVUPD      philoxconst<>+3008(SB), Y9
+	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y9
+	VFMADD231PD  philoxconst<>+3136(SB), Y10, Y9
 	VMULPD       Y10, Y10, Y11
 	VFMADD231PD  Y9, Y11, Y8
 	VMULPD       Y3, Y8, Y8
-	VMOVUPD      philoxconst<>+2944(SB), Y3
-	VFMADD231PD  philoxconst<>+3008(SB), Y7, Y3
-	VMOVUPD      philoxconst<>+3072(SB), Y9
-	VFMADD231PD  philoxconst<>+3136(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+3200(SB), Y3
+	VFMADD231PD  philoxconst<>+3264(SB), Y7, Y3
+	VMOVUPD      philoxconst<>+3328(SB), Y9
+	VFMADD231PD  philoxconst<>+3392(SB), Y7, Y9
 	VFMADD231PD  Y9, Y10, Y3
-	VMOVUPD      philoxconst<>+3200(SB), Y9
-	VFMADD231PD  philoxconst<>+3264(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+3328(SB), Y12
-	VFMADD231PD  philoxconst<>+3392(SB), Y7, Y12
+	VMOVUPD      philoxconst<>+3456(SB), Y9
+	VFMADD231PD  philoxconst<>+3520(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+3584(SB), Y12
+	VFMADD231PD  philoxconst<>+3648(SB), Y7, Y12
 	VFMADD231PD  Y12, Y10, Y9
 	VFMADD231PD  Y9, Y11, Y3
 	VADDPD       philoxconst<>+192(SB), Y4, Y4

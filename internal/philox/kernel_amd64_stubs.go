@@ -4,17 +4,17 @@
 
 package philox
 
-// philoxAVX512 writes the words of steps × 32 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 8 blocks.
+// philoxAVX512 writes the words of steps × 48 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 8 blocks.
 //
 //go:noescape
 func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
 
-// fill64AVX512 writes the normals of groups × 16 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
+// fill64AVX512 writes the normals of groups × 24 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
 //
 //go:noescape
 func fill64AVX512(dst *float64, words *uint64, groups int, sd float64)
 
-// fill64ScaledAVX512 writes the normals of groups × 16 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
+// fill64ScaledAVX512 writes the normals of groups × 24 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
 //
 //go:noescape
 func fill64ScaledAVX512(dst *float64, words *uint64, groups int, sd float64)
@@ -28,6 +28,31 @@ func fill32AVX512(dst *float32, words *uint64, groups int, sd float32)
 //
 //go:noescape
 func fill32ScaledAVX512(dst *float32, words *uint64, groups int, sd float32)
+
+// philoxOneAVX512 writes the words of steps × 8 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 8 blocks.
+//
+//go:noescape
+func philoxOneAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
+
+// fill64OneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
+//
+//go:noescape
+func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
+
+// fill64ScaledOneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
+//
+//go:noescape
+func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
+
+// fill32OneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (sd unused), to dst.
+//
+//go:noescape
+func fill32OneAVX512(dst *float32, words *uint64, groups int, sd float32)
+
+// fill32ScaledOneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block times sd, to dst.
+//
+//go:noescape
+func fill32ScaledOneAVX512(dst *float32, words *uint64, groups int, sd float32)
 
 // fill64AVX2 writes groups × 8 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
 //

@@ -89,6 +89,10 @@ func defineConsts() {
 		{"q24", splat(24)},
 		{"q32", splat(32)},
 		{"q12", splat(12)},
+		{"q40", splat(40)},
+		{"q48", splat(48)},
+		{"q56", splat(56)},
+		{"q64", splat(64)},
 		// VPERMT2PD's tables: cosines in 0–7, sines in 8–15, pairs in block order.
 		{"pairlo", [8]uint64{0, 8, 1, 9, 2, 10, 3, 11}},
 		{"pairhi", [8]uint64{4, 12, 5, 13, 6, 14, 7, 15}},
@@ -292,6 +296,69 @@ func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	return c0, c1, c2, c3
 }
 
+// philoxByGroup is philox (same operations, same words) in 512-bit registers with each
+// round emitted group after group rather than operation by operation: a round's
+// temporaries are then live for one group at a time, so that the Philox kernel holds more
+// groups (four words each) side by side; out of order, the processor runs the groups'
+// rounds together all the same. The round keys are broadcast once for all the groups.
+func (a isa) philoxByGroup(ctr vs, pre reg.Register) (vs, vs, vs, vs) {
+	G := a.groups
+	m0, m1 := ZMM(), ZMM()
+	VMOVDQU64(k("mul0"), m0)
+	VMOVDQU64(k("mul1"), m1)
+	key := func(i int) reg.VecVirtual {
+		t := ZMM()
+		VPBROADCASTQ(Mem{Base: pre, Disp: 8 * i}, t)
+		return t
+	}
+	c0, c1, c2, c3 := make(vs, G), make(vs, G), make(vs, G), make(vs, G)
+	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
+	k1 := key(1)
+	for g := range G {
+		p0, h0 := ZMM(), ZMM()
+		VPMULUDQ(m0, ctr[g], p0)
+		VPSRLQ(Imm(32), p0, h0)
+		VPXORQ(k1, h0, h0)
+		c2[g], c3[g] = h0, p0
+	}
+	// Round 2: c0 = hi1 ^ (c1 ^ k0), c2 = c3 ^ (hi0 ^ k1); c3 lane-invariant.
+	k2, k3 := key(2), key(3)
+	for g := range G {
+		p1, h1 := ZMM(), ZMM()
+		VPMULUDQ(m1, c2[g], p1)
+		VPSRLQ(Imm(32), p1, h1)
+		VPXORQ(k2, h1, h1)
+		VPXORQ(k3, c3[g], c3[g])
+		c0[g], c1[g], c2[g] = h1, p1, c3[g]
+	}
+	// Round 3: c3 is lane-invariant, folded into k1.
+	k4, k5 := key(4), key(5)
+	for g := range G {
+		p0, p1, h0, h1 := ZMM(), ZMM(), ZMM(), ZMM()
+		VPMULUDQ(m0, c0[g], p0)
+		VPMULUDQ(m1, c2[g], p1)
+		VPSRLQ(Imm(32), p0, h0)
+		VPSRLQ(Imm(32), p1, h1)
+		VPTERNLOGQ(Imm(0x96), k4, c1[g], h1)
+		VPXORQ(k5, h0, h0)
+		c0[g], c1[g], c2[g], c3[g] = h1, p1, h0, p0
+	}
+	for r := 3; r < 10; r++ {
+		ka, kb := key(2*r), key(2*r+1)
+		for g := range G {
+			p0, p1, h0, h1 := ZMM(), ZMM(), ZMM(), ZMM()
+			VPMULUDQ(m0, c0[g], p0)
+			VPMULUDQ(m1, c2[g], p1)
+			VPSRLQ(Imm(32), p0, h0)
+			VPSRLQ(Imm(32), p1, h1)
+			VPTERNLOGQ(Imm(0x96), ka, c1[g], h1) // hi1 ^ c1 ^ k0
+			VPTERNLOGQ(Imm(0x96), kb, c3[g], h0) // hi0 ^ c3 ^ k1
+			c0[g], c1[g], c2[g], c3[g] = h1, p1, h0, p0
+		}
+	}
+	return c0, c1, c2, c3
+}
+
 // uniform53 is (float64(hi:lo >> 11) + 0.5)·2⁻⁵³ times 2^shift (exact: a power of two), lo
 // and hi clobbered. The sine-cosine's 4v is its v with shift 2.
 func (a isa) uniform53(lo, hi vs, shift int) vs {
@@ -470,7 +537,7 @@ func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 // kernel is one of the kernels: float64 (Fill: two normals a block, u of words 1:0 and v
 // of 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded
 // once), every value times sd if scaled (one more rounding).
-func kernel(a isa, f32, scaled bool) {
+func kernel(a isa, f32, scaled bool, one bool) {
 	typ, name := "float64", "fill64"
 	if f32 {
 		typ, name = "float32", "fill32"
@@ -479,6 +546,13 @@ func kernel(a isa, f32, scaled bool) {
 		name += "Scaled"
 	}
 	a.share = *share && (!f32 || a.split) // the fused float32 kernels have no registers to spare
+	if f32 && a.split {
+		a.groups = *groupsT32
+	}
+	if one {
+		name += "One"
+		a.groups = 1
+	}
 	a.shareP = *share
 	if f32 && !a.zmm {
 		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
@@ -568,9 +642,8 @@ func kernel(a isa, f32, scaled bool) {
 		return w
 	}
 	if a.split {
-		w0, w1 = word(0), word(1)
-		if !f32 {
-			w2, w3 = word(2), word(3)
+		if f32 {
+			w0, w1 = word(0), word(1)
 		}
 	} else {
 		ctr := make(vs, G)
@@ -622,12 +695,31 @@ func kernel(a isa, f32, scaled bool) {
 			VMOVUPD(c[g], Mem{Base: dst, Disp: off + 32})
 		}
 	} else if !f32 {
-		u := a.uniform53(w0, w1, 0) // first: u waits in one register, not two words
-		t := a.uniform53(w2, w3, 2) // 4v
-		s, c := a.sinCos(t, nil)
-		r := a.radius(u)
-		a.op3(VMULPD, r, c, c)
-		a.op3(VMULPD, r, s, s)
+		var s, c vs
+		if a.split {
+			// Few registers live at once, so that more groups fit: the sine and cosine
+			// wait in dst (where the normals go) while the log runs, and u's words are
+			// read when it does.
+			t := a.uniform53(word(2), word(3), 2) // 4v
+			s, c = a.sinCos(t, nil)
+			for g := range G {
+				VMOVUPD(s[g], Mem{Base: dst, Disp: 16 * L * g})
+				VMOVUPD(c[g], Mem{Base: dst, Disp: 16*L*g + 64})
+			}
+			r := a.radius(a.uniform53(word(0), word(1), 0))
+			s, c = a.vecs(), a.vecs()
+			for g := range G {
+				VMULPD(Mem{Base: dst, Disp: 16*L*g + 64}, r[g], c[g])
+				VMULPD(Mem{Base: dst, Disp: 16 * L * g}, r[g], s[g])
+			}
+		} else {
+			u := a.uniform53(w0, w1, 0) // first: u waits in one register, not two words
+			t := a.uniform53(w2, w3, 2) // 4v
+			s, c = a.sinCos(t, nil)
+			r := a.radius(u)
+			a.op3(VMULPD, r, c, c)
+			a.op3(VMULPD, r, s, s)
+		}
 		if scaled {
 			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
 			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
@@ -761,11 +853,16 @@ func kernel(a isa, f32, scaled bool) {
 // four vectors a group of eight blocks, which the split transform kernels read. Apart
 // from the transform, Philox's ten dependent rounds leave the registers for more groups
 // side by side than the fused kernels hold, and its chains overlap.
-func philoxKernel(a isa) {
+func philoxKernel(a isa, one bool) {
+	name := "philox"
+	if one {
+		name += "One"
+		a.groups = 1
+	}
 	L, G := a.lanes(), a.groups
-	TEXT("philox"+a.name, NOSPLIT, "func(words *uint64, steps int, block uint32, pre *[20]uint64)")
+	TEXT(name+a.name, NOSPLIT, "func(words *uint64, steps int, block uint32, pre *[20]uint64)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("philox%s writes the words of steps × %d blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each %d blocks.", a.name, G*L, L))
+	Doc(fmt.Sprintf("%s%s writes the words of steps × %d blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each %d blocks.", name, a.name, G*L, L))
 	wp := Load(Param("words"), GP64())
 	n := Load(Param("steps"), GP64())
 	pre := Load(Param("pre"), GP64())
@@ -783,7 +880,7 @@ func philoxKernel(a isa) {
 		ctr[g] = a.vecs()[0]
 		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
 	}
-	w0, w1, w2, w3 := a.philox(ctr, pre)
+	w0, w1, w2, w3 := a.philoxByGroup(ctr, pre)
 	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
 	for j, w := range []vs{w0, w1, w2, w3} {
 		a.each(func(g int) { VMOVDQU64(w[g], Mem{Base: wp, Disp: 256*g + 64*j}) })
@@ -798,9 +895,10 @@ func philoxKernel(a isa) {
 
 // The kernels' groups side by side: flags so that the choice can be measured.
 var (
-	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
+	groups512 = flag.Int("groups512", 3, "groups of 8 blocks the AVX-512 float64 transform runs side by side")
+	groupsT32 = flag.Int("groupsT32", 2, "groups of 8 blocks the AVX-512 float32 transform runs side by side")
 	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
-	groupsP   = flag.Int("groupsP", 4, "groups of 8 blocks the AVX-512 Philox kernel runs side by side")
+	groupsP   = flag.Int("groupsP", 6, "groups of 8 blocks the AVX-512 Philox kernel runs side by side")
 	share     = flag.Bool("share", true, "AVX-512 constants loaded once into a register for the groups")
 )
 
@@ -818,12 +916,20 @@ func main() {
 	flag.Parse()
 	ConstraintExpr("amd64")
 	defineConsts()
-	philoxKernel(isa{"AVX512", true, *groupsP, true, true, true})
-	for _, a := range []isa{{"AVX512", true, *groups512, false, false, true}, {"AVX2", false, *groups2, false, false, false}} {
+	// On AVX-512, a kernel of each kind runs one group a step (One) too: a stream's
+	// last groups, so that a length needs no more blocks than a group's eight past it.
+	avx512 := isa{"AVX512", true, *groups512, false, false, true}
+	for _, one := range []bool{false, true} {
+		philoxKernel(isa{"AVX512", true, *groupsP, true, true, true}, one)
 		for _, f32 := range []bool{false, true} {
 			for _, scaled := range []bool{false, true} {
-				kernel(a, f32, scaled)
+				kernel(avx512, f32, scaled, one)
 			}
+		}
+	}
+	for _, f32 := range []bool{false, true} {
+		for _, scaled := range []bool{false, true} {
+			kernel(isa{"AVX2", false, *groups2, false, false, false}, f32, scaled, false)
 		}
 	}
 	Generate()
