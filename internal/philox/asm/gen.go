@@ -1,7 +1,9 @@
 // Command asm generates internal/philox's assembly kernels with avo: Fill's and Fill32's
-// Philox4x32-10 and Box–Muller transform on eight blocks a step in 512-bit registers
-// (AVX-512 F and DQ) or four in 256-bit ones (AVX2). One generator writes the four kernels
-// from one description of the arithmetic, so the two widths cannot drift apart, and that
+// Philox4x32-10 and Box–Muller transform on groups of eight blocks in 512-bit registers
+// (AVX-512 F and DQ: a Philox kernel writing the words to a buffer, transform kernels
+// reading them, and one-group twins of each for a length's last groups) or four in
+// 256-bit ones (AVX2: Philox and the transform in one kernel). One generator writes the
+// kernels from one description of the arithmetic, so the two widths cannot drift apart, and that
 // description is transform.go's operation for operation: its math.FMA a VFMADD231PD (one
 // rounding), its other products a VMULPD, the same division, square root and floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
 // the pure-Go path's bits (kernel_test.go compares them value by value).
@@ -137,7 +139,6 @@ type isa struct {
 	zmm    bool
 	groups int
 	share  bool // constants loaded once for the groups (shared)
-	shareP bool // the same in Philox's rounds only (sharedP)
 	split  bool // the transform only, of words philoxKernel wrote (AVX-512)
 }
 
@@ -187,20 +188,6 @@ func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
 // than by any arithmetic pipe.
 func (a isa) shared() bool { return a.zmm && a.groups > 1 && a.share }
 
-// sharedP is shared for Philox's multipliers and keys: the rounds hold fewer registers
-// than the transform, so the float32 kernels share these too.
-func (a isa) sharedP() bool { return a.zmm && a.groups > 1 && (a.share || a.shareP) }
-
-// cP is c for Philox's constants.
-func (a isa) cP(name string) Op {
-	if !a.sharedP() {
-		return k(name)
-	}
-	r := ZMM()
-	VMOVUPD(k(name), r)
-	return r
-}
-
 // c is the constant's operand for an operation every group runs: a register loaded once
 // (shared), else its memory operand.
 func (a isa) c(name string) Op {
@@ -215,18 +202,9 @@ func (a isa) c(name string) Op {
 // fixed adapts a three-operand VEX-only instruction to the variadic form op3 takes.
 func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[1], o[2]) } }
 
-// xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key).
+// xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key),
+// in 256-bit registers (the AVX-512 Philox is philoxByGroup).
 func (a isa) xor3(key Mem, src, dst vs) {
-	if a.sharedP() {
-		t := ZMM()
-		VPBROADCASTQ(key, t)
-		a.each(func(g int) { VPTERNLOGQ(Imm(0x96), t, src[g], dst[g]) })
-		return
-	}
-	if a.zmm {
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x96), key, src[g], dst[g]) })
-		return
-	}
 	t := YMM()
 	VPBROADCASTQ(key, t)
 	a.each(func(g int) { VPXOR(src[g], dst[g], dst[g]) })
@@ -235,23 +213,13 @@ func (a isa) xor3(key Mem, src, dst vs) {
 
 // xorc sets dst to dst ^ the quadword at m (a lane-invariant word in its low half).
 func (a isa) xorc(m Mem, dst vs) {
-	if a.sharedP() {
-		t := ZMM()
-		VPBROADCASTQ(m, t)
-		a.each(func(g int) { VPXORQ(t, dst[g], dst[g]) })
-		return
-	}
-	if a.zmm {
-		a.each(func(g int) { VPXORQ_BCST(m, dst[g], dst[g]) })
-		return
-	}
 	t := YMM()
 	VPBROADCASTQ(m, t)
 	a.each(func(g int) { VPXOR(t, dst[g], dst[g]) })
 }
 
-// philox runs the ten rounds on the lanes' block indices c0 (in the low words of their
-// quadwords; the high words are never read as such, VPMULUDQ takes the low ones) and
+// philox (AVX2's; AVX-512's is philoxByGroup) runs the ten rounds on the lanes' block
+// indices c0 (in the low words of their quadwords; the high words are never read as such, VPMULUDQ takes the low ones) and
 // returns the four output words, their high halves junk. The stream's other counter
 // words (step, trial) are the same in every lane, so round 1's second product and round
 // 2's first are lane-invariant: kernel.go's preRounds computes them once a call and folds
@@ -259,7 +227,7 @@ func (a isa) xorc(m Mem, dst vs) {
 // 0, 1, 2, 3 and 5, which carry the folded words: see preRounds).
 func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	slot := func(i int) Mem { return Mem{Base: pre, Disp: 8 * i} }
-	m0, m1 := a.cP("mul0"), a.cP("mul1")
+	m0, m1 := k("mul0"), k("mul1")
 	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
 	p0, h0 := a.vecs(), a.vecs()
 	a.m3(VPMULUDQ, m0, c0, p0)
@@ -545,7 +513,7 @@ func kernel(a isa, f32, scaled bool, one bool) {
 	if scaled {
 		name += "Scaled"
 	}
-	a.share = *share && (!f32 || a.split) // the fused float32 kernels have no registers to spare
+	a.share = *share
 	if f32 && a.split {
 		a.groups = *groupsT32
 	}
@@ -553,7 +521,6 @@ func kernel(a isa, f32, scaled bool, one bool) {
 		name += "One"
 		a.groups = 1
 	}
-	a.shareP = *share
 	if f32 && !a.zmm {
 		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
 	}
@@ -612,12 +579,9 @@ func kernel(a isa, f32, scaled bool, one bool) {
 		VPBROADCASTD(bx, ctr0)
 		VPADDD(k("iota"), ctr0, ctr0)
 	}
-	var local Mem // u's wait in the two-group AVX2 float64 kernels, words 2 and 3's in the AVX-512 float32 ones
+	var local Mem // u's wait in the two-group AVX2 float64 kernels
 	if !f32 && !a.zmm && G > 1 {
 		local = AllocLocal(64 * G) // u's, then the sine's
-	}
-	if f32 && a.zmm && G > 1 && !a.split {
-		local = AllocLocal(128 * G)
 	}
 	var magic reg.VecVirtual
 	if a.zmm && f32 {
@@ -793,23 +757,9 @@ func kernel(a isa, f32, scaled bool, one bool) {
 			}
 			return j
 		}
-		if a.zmm && G > 1 && !a.split {
-			// Words 2 and 3 wait on the stack while the first pair runs, so that its
-			// series have the registers.
-			for g := range G {
-				VMOVDQU64(w2[g], local.Offset(128*g))
-				VMOVDQU64(w3[g], local.Offset(128*g+64))
-			}
-		}
 		ab := join(pair(w0, w1))
-		if a.split {
+		if a.split { // words 2 and 3 read once the first pair is done with its registers
 			w2, w3 = word(2), word(3)
-		} else if a.zmm && G > 1 {
-			w2, w3 = a.vecs(), a.vecs()
-			for g := range G {
-				VMOVDQU64(local.Offset(128*g), w2[g])
-				VMOVDQU64(local.Offset(128*g+64), w3[g])
-			}
 		}
 		cd := join(pair(w2, w3))
 		for g := range G {
@@ -918,9 +868,9 @@ func main() {
 	defineConsts()
 	// On AVX-512, a kernel of each kind runs one group a step (One) too: a stream's
 	// last groups, so that a length needs no more blocks than a group's eight past it.
-	avx512 := isa{"AVX512", true, *groups512, false, false, true}
+	avx512 := isa{"AVX512", true, *groups512, false, true}
 	for _, one := range []bool{false, true} {
-		philoxKernel(isa{"AVX512", true, *groupsP, true, true, true}, one)
+		philoxKernel(isa{"AVX512", true, *groupsP, true, true}, one)
 		for _, f32 := range []bool{false, true} {
 			for _, scaled := range []bool{false, true} {
 				kernel(avx512, f32, scaled, one)
@@ -929,7 +879,7 @@ func main() {
 	}
 	for _, f32 := range []bool{false, true} {
 		for _, scaled := range []bool{false, true} {
-			kernel(isa{"AVX2", false, *groups2, false, false, false}, f32, scaled, false)
+			kernel(isa{"AVX2", false, *groups2, false, false}, f32, scaled, false)
 		}
 	}
 	Generate()
