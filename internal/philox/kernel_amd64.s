@@ -3003,6 +3003,313 @@ done:
 	VZEROUPPER
 	RET
 
+// func philoxAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX2
+TEXT ·philoxAVX2(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       philoxconst<>+1280(SB), Y0, Y0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPADDD       philoxconst<>+1344(SB), Y0, Y1
+	VPBROADCASTQ 8(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y3
+	VPSRLQ       $0x20, Y3, Y4
+	VPXOR        Y2, Y4, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y1, Y1
+	VPSRLQ       $0x20, Y1, Y5
+	VPXOR        Y2, Y5, Y5
+	VPBROADCASTQ 16(DX), Y2
+	VPBROADCASTQ 24(DX), Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
+	VPSRLQ       $0x20, Y4, Y7
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y6, Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y5
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y6, Y1, Y1
+	VPBROADCASTQ 32(DX), Y2
+	VPBROADCASTQ 40(DX), Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPSRLQ       $0x20, Y7, Y9
+	VPSRLQ       $0x20, Y3, Y10
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y6, Y9, Y9
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
+	VPSRLQ       $0x20, Y4, Y8
+	VPSRLQ       $0x20, Y1, Y11
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y2, Y11, Y11
+	VPXOR        Y6, Y8, Y8
+	VPBROADCASTQ 48(DX), Y2
+	VPBROADCASTQ 56(DX), Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y10, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y9
+	VPSRLQ       $0x20, Y6, Y10
+	VPSRLQ       $0x20, Y9, Y12
+	VPXOR        Y3, Y12, Y12
+	VPXOR        Y2, Y12, Y12
+	VPXOR        Y7, Y10, Y10
+	VPXOR        Y5, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPSRLQ       $0x20, Y7, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y2, Y11, Y11
+	VPXOR        Y4, Y8, Y8
+	VPXOR        Y5, Y8, Y8
+	VPBROADCASTQ 64(DX), Y1
+	VPBROADCASTQ 72(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y5
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y12
+	VPXOR        Y9, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y8
+	VPSRLQ       $0x20, Y6, Y9
+	VPSRLQ       $0x20, Y8, Y11
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 80(DX), Y1
+	VPBROADCASTQ 88(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y7
+	VPSRLQ       $0x20, Y3, Y10
+	VPSRLQ       $0x20, Y7, Y12
+	VPXOR        Y5, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPSRLQ       $0x20, Y4, Y9
+	VPSRLQ       $0x20, Y5, Y11
+	VPXOR        Y8, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y6, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 96(DX), Y1
+	VPBROADCASTQ 104(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y6, Y10
+	VPSRLQ       $0x20, Y8, Y12
+	VPXOR        Y7, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y3, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y7, Y11
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 112(DX), Y1
+	VPBROADCASTQ 120(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y5
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y12
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
+	VPSRLQ       $0x20, Y6, Y9
+	VPSRLQ       $0x20, Y8, Y11
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 128(DX), Y1
+	VPBROADCASTQ 136(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y7
+	VPSRLQ       $0x20, Y3, Y10
+	VPSRLQ       $0x20, Y7, Y12
+	VPXOR        Y5, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPSRLQ       $0x20, Y4, Y9
+	VPSRLQ       $0x20, Y5, Y11
+	VPXOR        Y8, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y6, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 144(DX), Y1
+	VPBROADCASTQ 152(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y6, Y10
+	VPSRLQ       $0x20, Y8, Y12
+	VPXOR        Y7, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y3, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y7, Y11
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPADDD       philoxconst<>+1408(SB), Y0, Y0
+	VMOVDQU      Y12, (AX)
+	VMOVDQU      Y11, 128(AX)
+	VMOVDQU      Y8, 32(AX)
+	VMOVDQU      Y7, 160(AX)
+	VMOVDQU      Y10, 64(AX)
+	VMOVDQU      Y9, 192(AX)
+	VMOVDQU      Y6, 96(AX)
+	VMOVDQU      Y3, 224(AX)
+	ADDQ         $0x00000100, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func philoxOneAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX2
+TEXT ·philoxOneAVX2(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       philoxconst<>+1280(SB), Y0, Y0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTQ 8(DX), Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y2
+	VPSRLQ       $0x20, Y2, Y3
+	VPXOR        Y1, Y3, Y3
+	VPBROADCASTQ 16(DX), Y1
+	VPBROADCASTQ 24(DX), Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPSRLQ       $0x20, Y3, Y5
+	VPXOR        Y1, Y5, Y5
+	VPXOR        Y4, Y2, Y2
+	VPBROADCASTQ 32(DX), Y1
+	VPBROADCASTQ 40(DX), Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y5, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y5, Y6
+	VPSRLQ       $0x20, Y2, Y7
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y1, Y7, Y7
+	VPXOR        Y4, Y6, Y6
+	VPBROADCASTQ 48(DX), Y1
+	VPBROADCASTQ 56(DX), Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y5, Y7, Y7
+	VPXOR        Y3, Y7, Y7
+	VPBROADCASTQ 64(DX), Y1
+	VPBROADCASTQ 72(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y5
+	VPSRLQ       $0x20, Y3, Y7
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 80(DX), Y1
+	VPBROADCASTQ 88(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y5, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 96(DX), Y1
+	VPBROADCASTQ 104(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y5
+	VPSRLQ       $0x20, Y3, Y7
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 112(DX), Y1
+	VPBROADCASTQ 120(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y5, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 128(DX), Y1
+	VPBROADCASTQ 136(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y5
+	VPSRLQ       $0x20, Y3, Y7
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 144(DX), Y1
+	VPBROADCASTQ 152(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y5, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPADDD       philoxconst<>+1344(SB), Y0, Y0
+	VMOVDQU      Y8, (AX)
+	VMOVDQU      Y6, 32(AX)
+	VMOVDQU      Y7, 64(AX)
+	VMOVDQU      Y4, 96(AX)
+	ADDQ         $0x00000080, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX2, FMA3
 TEXT ·fill64AVX2(SB), NOSPLIT, $128-40
@@ -3774,552 +4081,374 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill32AVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// func fill32AVX2(dst *float32, words *uint64, groups int, sd float32)
 // Requires: AVX, AVX2, FMA3
-TEXT ·fill32AVX2(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X0
-	VPBROADCASTD X0, Y0
-	VPADDD       philoxconst<>+1280(SB), Y0, Y0
+TEXT ·fill32AVX2(SB), NOSPLIT, $0-28
+	MOVQ dst+0(FP), AX
+	MOVQ groups+16(FP), CX
+	MOVQ words+8(FP), DX
 
 loop:
-	TESTQ        CX, CX
-	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y0, Y1
-	VPSRLQ       $0x20, Y1, Y2
-	VPBROADCASTQ 8(DX), Y3
-	VPXOR        Y3, Y2, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPSRLQ       $0x20, Y2, Y3
-	VPBROADCASTQ 16(DX), Y6
-	VPXOR        Y6, Y3, Y3
-	VPBROADCASTQ 24(DX), Y6
-	VPXOR        Y6, Y1, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
-	VPSRLQ       $0x20, Y3, Y6
-	VPSRLQ       $0x20, Y1, Y7
-	VPBROADCASTQ 32(DX), Y8
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 40(DX), Y2
-	VPXOR        Y2, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 48(DX), Y9
-	VPXOR        Y1, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 56(DX), Y1
-	VPXOR        Y3, Y7, Y7
-	VPXOR        Y1, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
-	VPSRLQ       $0x20, Y1, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPBROADCASTQ 64(DX), Y9
-	VPXOR        Y6, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 72(DX), Y6
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y6, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 80(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 88(DX), Y3
-	VPXOR        Y1, Y7, Y7
-	VPXOR        Y3, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
-	VPSRLQ       $0x20, Y1, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPBROADCASTQ 96(DX), Y9
-	VPXOR        Y6, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 104(DX), Y6
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y6, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 112(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 120(DX), Y3
-	VPXOR        Y1, Y7, Y7
-	VPXOR        Y3, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
-	VPSRLQ       $0x20, Y1, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPBROADCASTQ 128(DX), Y9
-	VPXOR        Y6, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 136(DX), Y6
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y6, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 144(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 152(DX), Y3
-	VPXOR        Y1, Y7, Y7
-	VPXOR        Y3, Y7, Y7
-	VPADDD       philoxconst<>+1344(SB), Y0, Y0
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y8, Y8
-	VSUBPD       philoxconst<>+384(SB), Y8, Y8
-	VMULPD       philoxconst<>+768(SB), Y8, Y8
-	VPSRLQ       $0x34, Y8, Y1
-	VPOR         philoxconst<>+192(SB), Y1, Y1
-	VPAND        philoxconst<>+960(SB), Y8, Y3
-	VPOR         philoxconst<>+576(SB), Y3, Y3
-	VSUBPD       philoxconst<>+448(SB), Y1, Y1
-	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y3, Y8
-	VMULPD       philoxconst<>+512(SB), Y3, Y9
-	VBLENDVPD    Y8, Y9, Y3, Y3
-	VADDPD       philoxconst<>+576(SB), Y1, Y9
-	VBLENDVPD    Y8, Y9, Y1, Y1
-	VSUBPD       philoxconst<>+576(SB), Y3, Y8
-	VADDPD       philoxconst<>+576(SB), Y3, Y3
-	VDIVPD       Y3, Y8, Y3
-	VMULPD       Y3, Y3, Y8
-	VMOVUPD      philoxconst<>+2240(SB), Y9
-	VFMADD231PD  philoxconst<>+2304(SB), Y8, Y9
-	VMOVUPD      philoxconst<>+2368(SB), Y10
-	VFMADD231PD  philoxconst<>+2432(SB), Y8, Y10
-	VMULPD       Y8, Y8, Y11
-	VFMADD231PD  Y10, Y11, Y9
-	VMOVUPD      philoxconst<>+2496(SB), Y10
-	VFMADD231PD  philoxconst<>+2560(SB), Y8, Y10
-	VMOVUPD      philoxconst<>+2624(SB), Y12
-	VFMADD231PD  philoxconst<>+2688(SB), Y8, Y12
-	VFMADD231PD  Y12, Y11, Y10
-	VMULPD       Y11, Y11, Y8
-	VFMADD231PD  Y10, Y8, Y9
-	VMULPD       philoxconst<>+896(SB), Y1, Y1
-	VFMADD231PD  Y9, Y3, Y1
-	VSQRTPD      Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
-	VSUBPD       philoxconst<>+384(SB), Y6, Y6
-	VMULPD       philoxconst<>+832(SB), Y6, Y6
-	VADDPD       philoxconst<>+512(SB), Y6, Y3
-	VROUNDPD     $0x01, Y3, Y3
-	VSUBPD       Y3, Y6, Y6
-	VMULPD       Y6, Y6, Y8
-	VMOVUPD      philoxconst<>+2752(SB), Y9
-	VFMADD231PD  philoxconst<>+2816(SB), Y8, Y9
-	VMOVUPD      philoxconst<>+2880(SB), Y10
-	VFMADD231PD  philoxconst<>+2944(SB), Y8, Y10
-	VMULPD       Y8, Y8, Y11
-	VFMADD231PD  Y10, Y11, Y9
-	VMOVUPD      philoxconst<>+3008(SB), Y10
-	VFMADD231PD  philoxconst<>+3072(SB), Y8, Y10
-	VFMADD231PD  philoxconst<>+3136(SB), Y11, Y10
-	VMULPD       Y11, Y11, Y12
-	VFMADD231PD  Y10, Y12, Y9
-	VMULPD       Y6, Y9, Y9
-	VMOVUPD      philoxconst<>+3200(SB), Y6
-	VFMADD231PD  philoxconst<>+3264(SB), Y8, Y6
-	VMOVUPD      philoxconst<>+3328(SB), Y10
-	VFMADD231PD  philoxconst<>+3392(SB), Y8, Y10
-	VFMADD231PD  Y10, Y11, Y6
-	VMOVUPD      philoxconst<>+3456(SB), Y10
-	VFMADD231PD  philoxconst<>+3520(SB), Y8, Y10
-	VMOVUPD      philoxconst<>+3584(SB), Y13
-	VFMADD231PD  philoxconst<>+3648(SB), Y8, Y13
-	VFMADD231PD  Y13, Y11, Y10
-	VFMADD231PD  Y10, Y12, Y6
-	VADDPD       philoxconst<>+192(SB), Y3, Y3
-	VPSLLQ       $0x3f, Y3, Y8
-	VPSLLQ       $0x3e, Y3, Y10
-	VBLENDVPD    Y8, Y6, Y9, Y3
-	VBLENDVPD    Y8, Y9, Y6, Y6
-	VPAND        philoxconst<>+1152(SB), Y10, Y10
-	VPXOR        Y10, Y8, Y8
-	VPXOR        Y10, Y3, Y3
-	VPXOR        Y8, Y6, Y6
-	VMULPD       Y1, Y6, Y6
-	VMULPD       Y1, Y3, Y3
-	VCVTPD2PSY   Y6, X4
-	VCVTPD2PSY   Y3, X1
-	VINSERTF128  $0x01, X1, Y4, Y4
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
-	VSUBPD       philoxconst<>+384(SB), Y7, Y7
-	VMULPD       philoxconst<>+768(SB), Y7, Y7
-	VPSRLQ       $0x34, Y7, Y1
-	VPOR         philoxconst<>+192(SB), Y1, Y1
-	VPAND        philoxconst<>+960(SB), Y7, Y3
-	VPOR         philoxconst<>+576(SB), Y3, Y3
-	VSUBPD       philoxconst<>+448(SB), Y1, Y1
-	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y3, Y6
-	VMULPD       philoxconst<>+512(SB), Y3, Y7
-	VBLENDVPD    Y6, Y7, Y3, Y3
-	VADDPD       philoxconst<>+576(SB), Y1, Y7
-	VBLENDVPD    Y6, Y7, Y1, Y1
-	VSUBPD       philoxconst<>+576(SB), Y3, Y6
-	VADDPD       philoxconst<>+576(SB), Y3, Y3
-	VDIVPD       Y3, Y6, Y3
-	VMULPD       Y3, Y3, Y6
-	VMOVUPD      philoxconst<>+2240(SB), Y7
-	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y7
-	VMOVUPD      philoxconst<>+2368(SB), Y8
-	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y8
-	VMULPD       Y6, Y6, Y9
-	VFMADD231PD  Y8, Y9, Y7
-	VMOVUPD      philoxconst<>+2496(SB), Y8
-	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2624(SB), Y10
-	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y10
-	VFMADD231PD  Y10, Y9, Y8
-	VMULPD       Y9, Y9, Y6
-	VFMADD231PD  Y8, Y6, Y7
-	VMULPD       philoxconst<>+896(SB), Y1, Y1
-	VFMADD231PD  Y7, Y3, Y1
-	VSQRTPD      Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y2, Y2
-	VSUBPD       philoxconst<>+384(SB), Y2, Y2
-	VMULPD       philoxconst<>+832(SB), Y2, Y2
-	VADDPD       philoxconst<>+512(SB), Y2, Y3
-	VROUNDPD     $0x01, Y3, Y3
-	VSUBPD       Y3, Y2, Y2
-	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2752(SB), Y7
-	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y7
-	VMOVUPD      philoxconst<>+2880(SB), Y8
-	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y8
-	VMULPD       Y6, Y6, Y9
-	VFMADD231PD  Y8, Y9, Y7
-	VMOVUPD      philoxconst<>+3008(SB), Y8
-	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3136(SB), Y9, Y8
-	VMULPD       Y9, Y9, Y10
-	VFMADD231PD  Y8, Y10, Y7
-	VMULPD       Y2, Y7, Y7
-	VMOVUPD      philoxconst<>+3200(SB), Y2
-	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y2
-	VMOVUPD      philoxconst<>+3328(SB), Y8
-	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y8
-	VFMADD231PD  Y8, Y9, Y2
-	VMOVUPD      philoxconst<>+3456(SB), Y8
-	VFMADD231PD  philoxconst<>+3520(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+3584(SB), Y11
-	VFMADD231PD  philoxconst<>+3648(SB), Y6, Y11
-	VFMADD231PD  Y11, Y9, Y8
-	VFMADD231PD  Y8, Y10, Y2
-	VADDPD       philoxconst<>+192(SB), Y3, Y3
-	VPSLLQ       $0x3f, Y3, Y6
-	VPSLLQ       $0x3e, Y3, Y8
-	VBLENDVPD    Y6, Y2, Y7, Y3
-	VBLENDVPD    Y6, Y7, Y2, Y2
-	VPAND        philoxconst<>+1152(SB), Y8, Y8
-	VPXOR        Y8, Y6, Y6
-	VPXOR        Y8, Y3, Y3
-	VPXOR        Y6, Y2, Y2
-	VMULPD       Y1, Y2, Y2
-	VMULPD       Y1, Y3, Y3
-	VCVTPD2PSY   Y2, X5
-	VCVTPD2PSY   Y3, X1
-	VINSERTF128  $0x01, X1, Y5, Y5
-	VPERM2F128   $0x20, Y5, Y4, Y1
-	VPERM2F128   $0x31, Y5, Y4, Y2
-	VUNPCKLPS    Y2, Y1, Y3
-	VUNPCKHPS    Y2, Y1, Y1
-	VPERMPD      $0xd8, Y3, Y3
-	VPERMPD      $0xd8, Y1, Y1
-	VMOVUPS      Y3, (AX)
-	VMOVUPS      Y1, 32(AX)
-	ADDQ         $0x00000040, AX
-	DECQ         CX
-	JMP          loop
+	TESTQ       CX, CX
+	JZ          done
+	VMOVDQU     (DX), Y0
+	VMOVDQU     32(DX), Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y0, Y0
+	VSUBPD      philoxconst<>+384(SB), Y0, Y0
+	VMULPD      philoxconst<>+768(SB), Y0, Y0
+	VPSRLQ      $0x34, Y0, Y2
+	VPOR        philoxconst<>+192(SB), Y2, Y2
+	VPAND       philoxconst<>+960(SB), Y0, Y0
+	VPOR        philoxconst<>+576(SB), Y0, Y0
+	VSUBPD      philoxconst<>+448(SB), Y2, Y2
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y0, Y5
+	VMULPD      philoxconst<>+512(SB), Y0, Y6
+	VBLENDVPD   Y5, Y6, Y0, Y0
+	VADDPD      philoxconst<>+576(SB), Y2, Y6
+	VBLENDVPD   Y5, Y6, Y2, Y2
+	VSUBPD      philoxconst<>+576(SB), Y0, Y5
+	VADDPD      philoxconst<>+576(SB), Y0, Y0
+	VDIVPD      Y0, Y5, Y0
+	VMULPD      Y0, Y0, Y5
+	VMOVUPD     philoxconst<>+2240(SB), Y6
+	VFMADD231PD philoxconst<>+2304(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2368(SB), Y7
+	VFMADD231PD philoxconst<>+2432(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+2496(SB), Y7
+	VFMADD231PD philoxconst<>+2560(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+2624(SB), Y9
+	VFMADD231PD philoxconst<>+2688(SB), Y5, Y9
+	VFMADD231PD Y9, Y8, Y7
+	VMULPD      Y8, Y8, Y5
+	VFMADD231PD Y7, Y5, Y6
+	VMULPD      philoxconst<>+896(SB), Y2, Y2
+	VFMADD231PD Y6, Y0, Y2
+	VSQRTPD     Y2, Y0
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+832(SB), Y1, Y1
+	VADDPD      philoxconst<>+512(SB), Y1, Y2
+	VROUNDPD    $0x01, Y2, Y2
+	VSUBPD      Y2, Y1, Y1
+	VMULPD      Y1, Y1, Y5
+	VMOVUPD     philoxconst<>+2752(SB), Y6
+	VFMADD231PD philoxconst<>+2816(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2880(SB), Y7
+	VFMADD231PD philoxconst<>+2944(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+3008(SB), Y7
+	VFMADD231PD philoxconst<>+3072(SB), Y5, Y7
+	VFMADD231PD philoxconst<>+3136(SB), Y8, Y7
+	VMULPD      Y8, Y8, Y9
+	VFMADD231PD Y7, Y9, Y6
+	VMULPD      Y1, Y6, Y6
+	VMOVUPD     philoxconst<>+3200(SB), Y1
+	VFMADD231PD philoxconst<>+3264(SB), Y5, Y1
+	VMOVUPD     philoxconst<>+3328(SB), Y7
+	VFMADD231PD philoxconst<>+3392(SB), Y5, Y7
+	VFMADD231PD Y7, Y8, Y1
+	VMOVUPD     philoxconst<>+3456(SB), Y7
+	VFMADD231PD philoxconst<>+3520(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+3584(SB), Y10
+	VFMADD231PD philoxconst<>+3648(SB), Y5, Y10
+	VFMADD231PD Y10, Y8, Y7
+	VFMADD231PD Y7, Y9, Y1
+	VADDPD      philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ      $0x3f, Y2, Y5
+	VPSLLQ      $0x3e, Y2, Y7
+	VBLENDVPD   Y5, Y1, Y6, Y2
+	VBLENDVPD   Y5, Y6, Y1, Y1
+	VPAND       philoxconst<>+1152(SB), Y7, Y7
+	VPXOR       Y7, Y5, Y5
+	VPXOR       Y7, Y2, Y2
+	VPXOR       Y5, Y1, Y1
+	VMULPD      Y0, Y1, Y1
+	VMULPD      Y0, Y2, Y2
+	VCVTPD2PSY  Y1, X3
+	VCVTPD2PSY  Y2, X0
+	VINSERTF128 $0x01, X0, Y3, Y3
+	VMOVDQU     64(DX), Y0
+	VMOVDQU     96(DX), Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y0, Y0
+	VSUBPD      philoxconst<>+384(SB), Y0, Y0
+	VMULPD      philoxconst<>+768(SB), Y0, Y0
+	VPSRLQ      $0x34, Y0, Y2
+	VPOR        philoxconst<>+192(SB), Y2, Y2
+	VPAND       philoxconst<>+960(SB), Y0, Y0
+	VPOR        philoxconst<>+576(SB), Y0, Y0
+	VSUBPD      philoxconst<>+448(SB), Y2, Y2
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y0, Y5
+	VMULPD      philoxconst<>+512(SB), Y0, Y6
+	VBLENDVPD   Y5, Y6, Y0, Y0
+	VADDPD      philoxconst<>+576(SB), Y2, Y6
+	VBLENDVPD   Y5, Y6, Y2, Y2
+	VSUBPD      philoxconst<>+576(SB), Y0, Y5
+	VADDPD      philoxconst<>+576(SB), Y0, Y0
+	VDIVPD      Y0, Y5, Y0
+	VMULPD      Y0, Y0, Y5
+	VMOVUPD     philoxconst<>+2240(SB), Y6
+	VFMADD231PD philoxconst<>+2304(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2368(SB), Y7
+	VFMADD231PD philoxconst<>+2432(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+2496(SB), Y7
+	VFMADD231PD philoxconst<>+2560(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+2624(SB), Y9
+	VFMADD231PD philoxconst<>+2688(SB), Y5, Y9
+	VFMADD231PD Y9, Y8, Y7
+	VMULPD      Y8, Y8, Y5
+	VFMADD231PD Y7, Y5, Y6
+	VMULPD      philoxconst<>+896(SB), Y2, Y2
+	VFMADD231PD Y6, Y0, Y2
+	VSQRTPD     Y2, Y0
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+832(SB), Y1, Y1
+	VADDPD      philoxconst<>+512(SB), Y1, Y2
+	VROUNDPD    $0x01, Y2, Y2
+	VSUBPD      Y2, Y1, Y1
+	VMULPD      Y1, Y1, Y5
+	VMOVUPD     philoxconst<>+2752(SB), Y6
+	VFMADD231PD philoxconst<>+2816(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2880(SB), Y7
+	VFMADD231PD philoxconst<>+2944(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+3008(SB), Y7
+	VFMADD231PD philoxconst<>+3072(SB), Y5, Y7
+	VFMADD231PD philoxconst<>+3136(SB), Y8, Y7
+	VMULPD      Y8, Y8, Y9
+	VFMADD231PD Y7, Y9, Y6
+	VMULPD      Y1, Y6, Y6
+	VMOVUPD     philoxconst<>+3200(SB), Y1
+	VFMADD231PD philoxconst<>+3264(SB), Y5, Y1
+	VMOVUPD     philoxconst<>+3328(SB), Y7
+	VFMADD231PD philoxconst<>+3392(SB), Y5, Y7
+	VFMADD231PD Y7, Y8, Y1
+	VMOVUPD     philoxconst<>+3456(SB), Y7
+	VFMADD231PD philoxconst<>+3520(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+3584(SB), Y10
+	VFMADD231PD philoxconst<>+3648(SB), Y5, Y10
+	VFMADD231PD Y10, Y8, Y7
+	VFMADD231PD Y7, Y9, Y1
+	VADDPD      philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ      $0x3f, Y2, Y5
+	VPSLLQ      $0x3e, Y2, Y7
+	VBLENDVPD   Y5, Y1, Y6, Y2
+	VBLENDVPD   Y5, Y6, Y1, Y1
+	VPAND       philoxconst<>+1152(SB), Y7, Y7
+	VPXOR       Y7, Y5, Y5
+	VPXOR       Y7, Y2, Y2
+	VPXOR       Y5, Y1, Y1
+	VMULPD      Y0, Y1, Y1
+	VMULPD      Y0, Y2, Y2
+	VCVTPD2PSY  Y1, X4
+	VCVTPD2PSY  Y2, X0
+	VINSERTF128 $0x01, X0, Y4, Y4
+	VPERM2F128  $0x20, Y4, Y3, Y0
+	VPERM2F128  $0x31, Y4, Y3, Y1
+	VUNPCKLPS   Y1, Y0, Y2
+	VUNPCKHPS   Y1, Y0, Y0
+	VPERMPD     $0xd8, Y2, Y2
+	VPERMPD     $0xd8, Y0, Y0
+	VMOVUPS     Y2, (AX)
+	VMOVUPS     Y0, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000080, DX
+	DECQ        CX
+	JMP         loop
 
 done:
 	VZEROUPPER
 	RET
 
-// func fill32ScaledAVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// func fill32ScaledAVX2(dst *float32, words *uint64, groups int, sd float32)
 // Requires: AVX, AVX2, FMA3
-TEXT ·fill32ScaledAVX2(SB), NOSPLIT, $0-32
+TEXT ·fill32ScaledAVX2(SB), NOSPLIT, $0-28
 	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	VBROADCASTSS sd+16(FP), Y0
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X1
-	VPBROADCASTD X1, Y1
-	VPADDD       philoxconst<>+1280(SB), Y1, Y1
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSS sd+24(FP), Y0
 
 loop:
-	TESTQ        CX, CX
-	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y2
-	VPSRLQ       $0x20, Y2, Y3
-	VPBROADCASTQ 8(DX), Y4
-	VPXOR        Y4, Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
-	VPSRLQ       $0x20, Y3, Y4
-	VPBROADCASTQ 16(DX), Y7
-	VPXOR        Y7, Y4, Y4
-	VPBROADCASTQ 24(DX), Y7
-	VPXOR        Y7, Y2, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y4, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPSRLQ       $0x20, Y4, Y7
-	VPSRLQ       $0x20, Y2, Y8
-	VPBROADCASTQ 32(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 40(DX), Y3
-	VPXOR        Y3, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 48(DX), Y10
-	VPXOR        Y2, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 56(DX), Y2
-	VPXOR        Y4, Y8, Y8
-	VPXOR        Y2, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
-	VPSRLQ       $0x20, Y2, Y8
-	VPSRLQ       $0x20, Y4, Y9
-	VPBROADCASTQ 64(DX), Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 72(DX), Y7
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y7, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 80(DX), Y10
-	VPXOR        Y4, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 88(DX), Y4
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y4, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
-	VPSRLQ       $0x20, Y2, Y8
-	VPSRLQ       $0x20, Y4, Y9
-	VPBROADCASTQ 96(DX), Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 104(DX), Y7
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y7, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 112(DX), Y10
-	VPXOR        Y4, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 120(DX), Y4
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y4, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
-	VPSRLQ       $0x20, Y2, Y8
-	VPSRLQ       $0x20, Y4, Y9
-	VPBROADCASTQ 128(DX), Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 136(DX), Y7
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y7, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 144(DX), Y10
-	VPXOR        Y4, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 152(DX), Y4
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y4, Y8, Y8
-	VPADDD       philoxconst<>+1344(SB), Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
-	VSUBPD       philoxconst<>+384(SB), Y9, Y9
-	VMULPD       philoxconst<>+768(SB), Y9, Y9
-	VPSRLQ       $0x34, Y9, Y2
-	VPOR         philoxconst<>+192(SB), Y2, Y2
-	VPAND        philoxconst<>+960(SB), Y9, Y4
-	VPOR         philoxconst<>+576(SB), Y4, Y4
-	VSUBPD       philoxconst<>+448(SB), Y2, Y2
-	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y4, Y9
-	VMULPD       philoxconst<>+512(SB), Y4, Y10
-	VBLENDVPD    Y9, Y10, Y4, Y4
-	VADDPD       philoxconst<>+576(SB), Y2, Y10
-	VBLENDVPD    Y9, Y10, Y2, Y2
-	VSUBPD       philoxconst<>+576(SB), Y4, Y9
-	VADDPD       philoxconst<>+576(SB), Y4, Y4
-	VDIVPD       Y4, Y9, Y4
-	VMULPD       Y4, Y4, Y9
-	VMOVUPD      philoxconst<>+2240(SB), Y10
-	VFMADD231PD  philoxconst<>+2304(SB), Y9, Y10
-	VMOVUPD      philoxconst<>+2368(SB), Y11
-	VFMADD231PD  philoxconst<>+2432(SB), Y9, Y11
-	VMULPD       Y9, Y9, Y12
-	VFMADD231PD  Y11, Y12, Y10
-	VMOVUPD      philoxconst<>+2496(SB), Y11
-	VFMADD231PD  philoxconst<>+2560(SB), Y9, Y11
-	VMOVUPD      philoxconst<>+2624(SB), Y13
-	VFMADD231PD  philoxconst<>+2688(SB), Y9, Y13
-	VFMADD231PD  Y13, Y12, Y11
-	VMULPD       Y12, Y12, Y9
-	VFMADD231PD  Y11, Y9, Y10
-	VMULPD       philoxconst<>+896(SB), Y2, Y2
-	VFMADD231PD  Y10, Y4, Y2
-	VSQRTPD      Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
-	VSUBPD       philoxconst<>+384(SB), Y7, Y7
-	VMULPD       philoxconst<>+832(SB), Y7, Y7
-	VADDPD       philoxconst<>+512(SB), Y7, Y4
-	VROUNDPD     $0x01, Y4, Y4
-	VSUBPD       Y4, Y7, Y7
-	VMULPD       Y7, Y7, Y9
-	VMOVUPD      philoxconst<>+2752(SB), Y10
-	VFMADD231PD  philoxconst<>+2816(SB), Y9, Y10
-	VMOVUPD      philoxconst<>+2880(SB), Y11
-	VFMADD231PD  philoxconst<>+2944(SB), Y9, Y11
-	VMULPD       Y9, Y9, Y12
-	VFMADD231PD  Y11, Y12, Y10
-	VMOVUPD      philoxconst<>+3008(SB), Y11
-	VFMADD231PD  philoxconst<>+3072(SB), Y9, Y11
-	VFMADD231PD  philoxconst<>+3136(SB), Y12, Y11
-	VMULPD       Y12, Y12, Y13
-	VFMADD231PD  Y11, Y13, Y10
-	VMULPD       Y7, Y10, Y10
-	VMOVUPD      philoxconst<>+3200(SB), Y7
-	VFMADD231PD  philoxconst<>+3264(SB), Y9, Y7
-	VMOVUPD      philoxconst<>+3328(SB), Y11
-	VFMADD231PD  philoxconst<>+3392(SB), Y9, Y11
-	VFMADD231PD  Y11, Y12, Y7
-	VMOVUPD      philoxconst<>+3456(SB), Y11
-	VFMADD231PD  philoxconst<>+3520(SB), Y9, Y11
-	VMOVUPD      philoxconst<>+3584(SB), Y14
-	VFMADD231PD  philoxconst<>+3648(SB), Y9, Y14
-	VFMADD231PD  Y14, Y12, Y11
-	VFMADD231PD  Y11, Y13, Y7
-	VADDPD       philoxconst<>+192(SB), Y4, Y4
-	VPSLLQ       $0x3f, Y4, Y9
-	VPSLLQ       $0x3e, Y4, Y11
-	VBLENDVPD    Y9, Y7, Y10, Y4
-	VBLENDVPD    Y9, Y10, Y7, Y7
-	VPAND        philoxconst<>+1152(SB), Y11, Y11
-	VPXOR        Y11, Y9, Y9
-	VPXOR        Y11, Y4, Y4
-	VPXOR        Y9, Y7, Y7
-	VMULPD       Y2, Y7, Y7
-	VMULPD       Y2, Y4, Y4
-	VCVTPD2PSY   Y7, X5
-	VCVTPD2PSY   Y4, X2
-	VINSERTF128  $0x01, X2, Y5, Y5
-	VMULPS       Y0, Y5, Y5
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y8, Y8
-	VSUBPD       philoxconst<>+384(SB), Y8, Y8
-	VMULPD       philoxconst<>+768(SB), Y8, Y8
-	VPSRLQ       $0x34, Y8, Y2
-	VPOR         philoxconst<>+192(SB), Y2, Y2
-	VPAND        philoxconst<>+960(SB), Y8, Y4
-	VPOR         philoxconst<>+576(SB), Y4, Y4
-	VSUBPD       philoxconst<>+448(SB), Y2, Y2
-	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y4, Y7
-	VMULPD       philoxconst<>+512(SB), Y4, Y8
-	VBLENDVPD    Y7, Y8, Y4, Y4
-	VADDPD       philoxconst<>+576(SB), Y2, Y8
-	VBLENDVPD    Y7, Y8, Y2, Y2
-	VSUBPD       philoxconst<>+576(SB), Y4, Y7
-	VADDPD       philoxconst<>+576(SB), Y4, Y4
-	VDIVPD       Y4, Y7, Y4
-	VMULPD       Y4, Y4, Y7
-	VMOVUPD      philoxconst<>+2240(SB), Y8
-	VFMADD231PD  philoxconst<>+2304(SB), Y7, Y8
-	VMOVUPD      philoxconst<>+2368(SB), Y9
-	VFMADD231PD  philoxconst<>+2432(SB), Y7, Y9
-	VMULPD       Y7, Y7, Y10
-	VFMADD231PD  Y9, Y10, Y8
-	VMOVUPD      philoxconst<>+2496(SB), Y9
-	VFMADD231PD  philoxconst<>+2560(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2624(SB), Y11
-	VFMADD231PD  philoxconst<>+2688(SB), Y7, Y11
-	VFMADD231PD  Y11, Y10, Y9
-	VMULPD       Y10, Y10, Y7
-	VFMADD231PD  Y9, Y7, Y8
-	VMULPD       philoxconst<>+896(SB), Y2, Y2
-	VFMADD231PD  Y8, Y4, Y2
-	VSQRTPD      Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y3, Y3
-	VSUBPD       philoxconst<>+384(SB), Y3, Y3
-	VMULPD       philoxconst<>+832(SB), Y3, Y3
-	VADDPD       philoxconst<>+512(SB), Y3, Y4
-	VROUNDPD     $0x01, Y4, Y4
-	VSUBPD       Y4, Y3, Y3
-	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2752(SB), Y8
-	VFMADD231PD  philoxconst<>+2816(SB), Y7, Y8
-	VMOVUPD      philoxconst<>+2880(SB), Y9
-	VFMADD231PD  philoxconst<>+2944(SB), Y7, Y9
-	VMULPD       Y7, Y7, Y10
-	VFMADD231PD  Y9, Y10, Y8
-	VMOVUPD      philoxconst<>+3008(SB), Y9
-	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y9
-	VFMADD231PD  philoxconst<>+3136(SB), Y10, Y9
-	VMULPD       Y10, Y10, Y11
-	VFMADD231PD  Y9, Y11, Y8
-	VMULPD       Y3, Y8, Y8
-	VMOVUPD      philoxconst<>+3200(SB), Y3
-	VFMADD231PD  philoxconst<>+3264(SB), Y7, Y3
-	VMOVUPD      philoxconst<>+3328(SB), Y9
-	VFMADD231PD  philoxconst<>+3392(SB), Y7, Y9
-	VFMADD231PD  Y9, Y10, Y3
-	VMOVUPD      philoxconst<>+3456(SB), Y9
-	VFMADD231PD  philoxconst<>+3520(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+3584(SB), Y12
-	VFMADD231PD  philoxconst<>+3648(SB), Y7, Y12
-	VFMADD231PD  Y12, Y10, Y9
-	VFMADD231PD  Y9, Y11, Y3
-	VADDPD       philoxconst<>+192(SB), Y4, Y4
-	VPSLLQ       $0x3f, Y4, Y7
-	VPSLLQ       $0x3e, Y4, Y9
-	VBLENDVPD    Y7, Y3, Y8, Y4
-	VBLENDVPD    Y7, Y8, Y3, Y3
-	VPAND        philoxconst<>+1152(SB), Y9, Y9
-	VPXOR        Y9, Y7, Y7
-	VPXOR        Y9, Y4, Y4
-	VPXOR        Y7, Y3, Y3
-	VMULPD       Y2, Y3, Y3
-	VMULPD       Y2, Y4, Y4
-	VCVTPD2PSY   Y3, X6
-	VCVTPD2PSY   Y4, X2
-	VINSERTF128  $0x01, X2, Y6, Y6
-	VMULPS       Y0, Y6, Y6
-	VPERM2F128   $0x20, Y6, Y5, Y2
-	VPERM2F128   $0x31, Y6, Y5, Y3
-	VUNPCKLPS    Y3, Y2, Y4
-	VUNPCKHPS    Y3, Y2, Y2
-	VPERMPD      $0xd8, Y4, Y4
-	VPERMPD      $0xd8, Y2, Y2
-	VMOVUPS      Y4, (AX)
-	VMOVUPS      Y2, 32(AX)
-	ADDQ         $0x00000040, AX
-	DECQ         CX
-	JMP          loop
+	TESTQ       CX, CX
+	JZ          done
+	VMOVDQU     (DX), Y1
+	VMOVDQU     32(DX), Y2
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+768(SB), Y1, Y1
+	VPSRLQ      $0x34, Y1, Y3
+	VPOR        philoxconst<>+192(SB), Y3, Y3
+	VPAND       philoxconst<>+960(SB), Y1, Y1
+	VPOR        philoxconst<>+576(SB), Y1, Y1
+	VSUBPD      philoxconst<>+448(SB), Y3, Y3
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y1, Y6
+	VMULPD      philoxconst<>+512(SB), Y1, Y7
+	VBLENDVPD   Y6, Y7, Y1, Y1
+	VADDPD      philoxconst<>+576(SB), Y3, Y7
+	VBLENDVPD   Y6, Y7, Y3, Y3
+	VSUBPD      philoxconst<>+576(SB), Y1, Y6
+	VADDPD      philoxconst<>+576(SB), Y1, Y1
+	VDIVPD      Y1, Y6, Y1
+	VMULPD      Y1, Y1, Y6
+	VMOVUPD     philoxconst<>+2240(SB), Y7
+	VFMADD231PD philoxconst<>+2304(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2368(SB), Y8
+	VFMADD231PD philoxconst<>+2432(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+2496(SB), Y8
+	VFMADD231PD philoxconst<>+2560(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+2624(SB), Y10
+	VFMADD231PD philoxconst<>+2688(SB), Y6, Y10
+	VFMADD231PD Y10, Y9, Y8
+	VMULPD      Y9, Y9, Y6
+	VFMADD231PD Y8, Y6, Y7
+	VMULPD      philoxconst<>+896(SB), Y3, Y3
+	VFMADD231PD Y7, Y1, Y3
+	VSQRTPD     Y3, Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y2, Y2
+	VSUBPD      philoxconst<>+384(SB), Y2, Y2
+	VMULPD      philoxconst<>+832(SB), Y2, Y2
+	VADDPD      philoxconst<>+512(SB), Y2, Y3
+	VROUNDPD    $0x01, Y3, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      Y2, Y2, Y6
+	VMOVUPD     philoxconst<>+2752(SB), Y7
+	VFMADD231PD philoxconst<>+2816(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2880(SB), Y8
+	VFMADD231PD philoxconst<>+2944(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+3008(SB), Y8
+	VFMADD231PD philoxconst<>+3072(SB), Y6, Y8
+	VFMADD231PD philoxconst<>+3136(SB), Y9, Y8
+	VMULPD      Y9, Y9, Y10
+	VFMADD231PD Y8, Y10, Y7
+	VMULPD      Y2, Y7, Y7
+	VMOVUPD     philoxconst<>+3200(SB), Y2
+	VFMADD231PD philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD     philoxconst<>+3328(SB), Y8
+	VFMADD231PD philoxconst<>+3392(SB), Y6, Y8
+	VFMADD231PD Y8, Y9, Y2
+	VMOVUPD     philoxconst<>+3456(SB), Y8
+	VFMADD231PD philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+3584(SB), Y11
+	VFMADD231PD philoxconst<>+3648(SB), Y6, Y11
+	VFMADD231PD Y11, Y9, Y8
+	VFMADD231PD Y8, Y10, Y2
+	VADDPD      philoxconst<>+192(SB), Y3, Y3
+	VPSLLQ      $0x3f, Y3, Y6
+	VPSLLQ      $0x3e, Y3, Y8
+	VBLENDVPD   Y6, Y2, Y7, Y3
+	VBLENDVPD   Y6, Y7, Y2, Y2
+	VPAND       philoxconst<>+1152(SB), Y8, Y8
+	VPXOR       Y8, Y6, Y6
+	VPXOR       Y8, Y3, Y3
+	VPXOR       Y6, Y2, Y2
+	VMULPD      Y1, Y2, Y2
+	VMULPD      Y1, Y3, Y3
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y3, X1
+	VINSERTF128 $0x01, X1, Y4, Y4
+	VMULPS      Y0, Y4, Y4
+	VMOVDQU     64(DX), Y1
+	VMOVDQU     96(DX), Y2
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+768(SB), Y1, Y1
+	VPSRLQ      $0x34, Y1, Y3
+	VPOR        philoxconst<>+192(SB), Y3, Y3
+	VPAND       philoxconst<>+960(SB), Y1, Y1
+	VPOR        philoxconst<>+576(SB), Y1, Y1
+	VSUBPD      philoxconst<>+448(SB), Y3, Y3
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y1, Y6
+	VMULPD      philoxconst<>+512(SB), Y1, Y7
+	VBLENDVPD   Y6, Y7, Y1, Y1
+	VADDPD      philoxconst<>+576(SB), Y3, Y7
+	VBLENDVPD   Y6, Y7, Y3, Y3
+	VSUBPD      philoxconst<>+576(SB), Y1, Y6
+	VADDPD      philoxconst<>+576(SB), Y1, Y1
+	VDIVPD      Y1, Y6, Y1
+	VMULPD      Y1, Y1, Y6
+	VMOVUPD     philoxconst<>+2240(SB), Y7
+	VFMADD231PD philoxconst<>+2304(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2368(SB), Y8
+	VFMADD231PD philoxconst<>+2432(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+2496(SB), Y8
+	VFMADD231PD philoxconst<>+2560(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+2624(SB), Y10
+	VFMADD231PD philoxconst<>+2688(SB), Y6, Y10
+	VFMADD231PD Y10, Y9, Y8
+	VMULPD      Y9, Y9, Y6
+	VFMADD231PD Y8, Y6, Y7
+	VMULPD      philoxconst<>+896(SB), Y3, Y3
+	VFMADD231PD Y7, Y1, Y3
+	VSQRTPD     Y3, Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y2, Y2
+	VSUBPD      philoxconst<>+384(SB), Y2, Y2
+	VMULPD      philoxconst<>+832(SB), Y2, Y2
+	VADDPD      philoxconst<>+512(SB), Y2, Y3
+	VROUNDPD    $0x01, Y3, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      Y2, Y2, Y6
+	VMOVUPD     philoxconst<>+2752(SB), Y7
+	VFMADD231PD philoxconst<>+2816(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2880(SB), Y8
+	VFMADD231PD philoxconst<>+2944(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+3008(SB), Y8
+	VFMADD231PD philoxconst<>+3072(SB), Y6, Y8
+	VFMADD231PD philoxconst<>+3136(SB), Y9, Y8
+	VMULPD      Y9, Y9, Y10
+	VFMADD231PD Y8, Y10, Y7
+	VMULPD      Y2, Y7, Y7
+	VMOVUPD     philoxconst<>+3200(SB), Y2
+	VFMADD231PD philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD     philoxconst<>+3328(SB), Y8
+	VFMADD231PD philoxconst<>+3392(SB), Y6, Y8
+	VFMADD231PD Y8, Y9, Y2
+	VMOVUPD     philoxconst<>+3456(SB), Y8
+	VFMADD231PD philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+3584(SB), Y11
+	VFMADD231PD philoxconst<>+3648(SB), Y6, Y11
+	VFMADD231PD Y11, Y9, Y8
+	VFMADD231PD Y8, Y10, Y2
+	VADDPD      philoxconst<>+192(SB), Y3, Y3
+	VPSLLQ      $0x3f, Y3, Y6
+	VPSLLQ      $0x3e, Y3, Y8
+	VBLENDVPD   Y6, Y2, Y7, Y3
+	VBLENDVPD   Y6, Y7, Y2, Y2
+	VPAND       philoxconst<>+1152(SB), Y8, Y8
+	VPXOR       Y8, Y6, Y6
+	VPXOR       Y8, Y3, Y3
+	VPXOR       Y6, Y2, Y2
+	VMULPD      Y1, Y2, Y2
+	VMULPD      Y1, Y3, Y3
+	VCVTPD2PSY  Y2, X5
+	VCVTPD2PSY  Y3, X1
+	VINSERTF128 $0x01, X1, Y5, Y5
+	VMULPS      Y0, Y5, Y5
+	VPERM2F128  $0x20, Y5, Y4, Y1
+	VPERM2F128  $0x31, Y5, Y4, Y2
+	VUNPCKLPS   Y2, Y1, Y3
+	VUNPCKHPS   Y2, Y1, Y1
+	VPERMPD     $0xd8, Y3, Y3
+	VPERMPD     $0xd8, Y1, Y1
+	VMOVUPS     Y3, (AX)
+	VMOVUPS     Y1, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000080, DX
+	DECQ        CX
+	JMP         loop
 
 done:
 	VZEROUPPER
