@@ -70,9 +70,9 @@ func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
 }
 
 // fill64 writes sd times the normals of the stream (seed, trial, step) from block on:
-// dst[j] is sd·z where z is the stream's normal 2·block + j. The kernels write whole
-// groups of 8 (AVX-512) or 4 (AVX2) blocks; the last, partial group goes through a buffer
-// on the stack.
+// dst[j] is sd·z where z is the stream's normal 2·block + j. On AVX-512 the split
+// kernels write whole groups of 8 blocks (split64), AVX2's one kernel whole steps of 8;
+// the last, partial group or step goes through a buffer on the stack.
 func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	n := len(dst)
 	if n == 0 {
