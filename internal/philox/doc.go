@@ -147,11 +147,13 @@
 // 14 and a square root 21. A Philox round is thus a 7-cycle chain: with the transform in
 // the same kernel, two groups waited on it, and the groups' constants read as memory
 // operands made the kernel load-bound (162 loads a 16-block step; 68 with the registers
-// shared). Medians of nine alternated runs, thread CPU, n = 784, the one-kernel build
-// (1.56 ns a float64 normal when the Estrin transform was measured) → now: a float64
-// normal costs 1.54 → 1.09 ns on AVX-512 and 2.81 → 2.75 on AVX2, a float32 one 1.33 →
-// 0.94 and 2.69 → 2.17; the epoch's noise 0.108 → 0.079 ms in float64 and 0.087 → 0.064
-// in float32 on AVX-512. Of the AVX-512 float64 cost, Philox alone is 0.31 ns a normal
+// shared). Medians of five alternated runs, thread CPU, n = 784, the one-kernel build
+// → now, each in three test binaries of the same code (the one kernel's AVX-512 cost
+// moved by a fifth from binary to binary, the split kernels' by 3 %: where the code and
+// constants land, not the code, the likely cause): a float64 normal costs 1.31–1.58 →
+// 1.07–1.10 ns on AVX-512 and 2.87 → 2.82 on AVX2, a float32 one 1.04–1.31 → 0.93–0.97
+// and 2.78 → 2.15; the epoch's noise 0.091–0.109 → 0.079–0.081 ms in float64 and
+// 0.073–0.090 → 0.065 in float32 on AVX-512. Of the AVX-512 float64 cost, Philox alone is 0.31 ns a normal
 // (six groups) and the transform 0.65: the transform is most of it, and neither its FMAs
 // (made adds, a measurement only: the same cost) nor its division and square root (9 %
 // of it) nor its masks (5 %) bound it. Tried and not kept (same bits, each within the
