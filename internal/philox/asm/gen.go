@@ -531,7 +531,8 @@ func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 
 // kernel is one of the kernels: float64 (Fill: two normals a block, u of words 1:0 and v
 // of 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded
-// once), every value times sd if scaled (one more rounding).
+// once), every value times sd if scaled (one more rounding); with a.split, of the words
+// philoxKernel wrote, else Philox's too; one group a step if one (its One twin).
 func kernel(a isa, f32, scaled bool, one bool) {
 	typ, name := "float64", "fill64"
 	if f32 {
@@ -853,11 +854,12 @@ func (a isa) store(x reg.VecVirtual, m Mem) {
 	}
 }
 
-// philoxKernel is philox+a.name: Philox4x32-10 of groups × lanes() blocks a step, its four
-// words (a block a quadword lane, the word in its low half) stored to words as a record of
-// four vectors a group of eight blocks, which the split transform kernels read. Apart
-// from the transform, Philox's ten dependent rounds leave the registers for more groups
-// side by side than the fused kernels hold, and its chains overlap.
+// philoxKernel is philox+a.name (philoxOne+a.name, one group a step, if one):
+// Philox4x32-10 of groups × lanes() blocks a step, its four words (a block a quadword
+// lane, the word in its low half) stored to words as a record of four vectors a group,
+// which the split transform kernels read. Apart from the transform, Philox's ten
+// dependent rounds have the registers for more groups side by side than the one kernel
+// held, and their chains overlap.
 func philoxKernel(a isa, one bool) {
 	name := "philox"
 	if one {
