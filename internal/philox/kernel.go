@@ -16,13 +16,29 @@ var path = bestPath()
 // pathNames names the paths in tests and benchmarks.
 var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"}
 
-// The blocks a kernel call's step writes (kernel_amd64.s's groups times their lanes):
-// lengths are cut into whole steps, the last partial one written to a buffer.
+// Philox and the transform are two kernels (but AVX2's float64): philoxAVX512 writes the
+// words of a chunk of blocks to a buffer on the stack, six groups of eight blocks side by
+// side, and the transform kernels read them, three groups a step (float64) or two
+// (float32); on AVX2, philoxAVX2 runs two groups of four and the float32 transform one.
+// Philox's ten dependent rounds and the transform's series, division and square root are
+// chains each group waits on; apart, each kernel holds the registers for its own chains
+// only, AVX-512's Philox six groups where one kernel held two, AVX2's float32 Philox two
+// where it held one. A chunk's last groups, fewer than a step, go through the One kernels
+// (one group a step), so that no more than a group's blocks are drawn past a length's end
+// (392 blocks, the engine's 784 float64 normals, are 49 groups of eight).
 const (
-	stepAVX512 = 16 // two groups of eight blocks
-	stepAVX2   = 4  // one group of four (float32)
-	step64AVX2 = 8  // two groups of four (float64)
+	chunkBlocks = 96              // blocks a chunk: whole steps of every kernel
+	bufWords    = 4 * chunkBlocks // the buffer: 3 KiB, a quadword a word
 )
+
+// shape is the path's split kernels' steps: blocks a group, and groups a Philox step, a
+// float64 transform step (AVX-512's only) and a float32 one.
+func shape() (group, philoxGroups, groups64, groups32 int) {
+	if path == pathAVX512 {
+		return 8, 6, 3, 2
+	}
+	return 4, 2, 0, 1
+}
 
 // preRounds is what a kernel needs of the stream besides the block index: the key of
 // each of the ten rounds, k0 then k1 in quadwords 2r and 2r+1 (the kernels read each as a
@@ -54,9 +70,9 @@ func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
 }
 
 // fill64 writes sd times the normals of the stream (seed, trial, step) from block on:
-// dst[j] is sd·z where z is the stream's normal 2·block + j. The kernels write whole
-// groups of 8 (AVX-512) or 4 (AVX2) blocks; the last, partial group goes through a buffer
-// on the stack.
+// dst[j] is sd·z where z is the stream's normal 2·block + j. On AVX-512 the split
+// kernels write whole groups of 8 blocks (split64), AVX2's one kernel whole steps of 8;
+// the last, partial group or step goes through a buffer on the stack.
 func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	n := len(dst)
 	if n == 0 {
@@ -83,48 +99,144 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	blocks := step64AVX2
 	if path == pathAVX512 {
-		blocks = stepAVX512
+		split64(dst, sd, block, &pre)
+		return
 	}
-	per := 2 * blocks
+	const per = 2 * step64AVX2
 	full := n / per
 	if full > 0 {
 		kernel64(&dst[0], full, sd, block, &pre)
 	}
 	if rest := n - full*per; rest > 0 {
-		var buf [2 * stepAVX512]float64
-		kernel64(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
+		var buf [per]float64
+		kernel64(&buf[0], 1, sd, block+uint32(full*step64AVX2), &pre)
 		copy(dst[full*per:], buf[:rest])
 	}
 }
 
-// kernel64 calls path's float64 kernel, the unscaled one if sd is 1 (whose values are
-// the same: z·1 = z).
+// step64AVX2 is the blocks a step of AVX2's float64 kernel (Philox and the transform in
+// one) writes: two groups of four.
+const step64AVX2 = 8
+
+// kernel64 calls AVX2's float64 kernel, the unscaled one if sd is 1 (whose values are the
+// same: z·1 = z).
 func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64) {
-	switch {
-	case path == pathAVX512 && sd == 1:
-		fill64AVX512(dst, steps, sd, block, pre)
-	case path == pathAVX512:
-		fill64ScaledAVX512(dst, steps, sd, block, pre)
-	case sd == 1:
+	if sd == 1 {
 		fill64AVX2(dst, steps, sd, block, pre)
-	default:
+	} else {
 		fill64ScaledAVX2(dst, steps, sd, block, pre)
 	}
 }
 
-// kernel32 is kernel64's float32 twin.
-func kernel32(dst *float32, steps int, sd float32, block uint32, pre *[20]uint64) {
+// philoxWords writes the words of groups groups from block on to words: the Philox
+// kernel's whole steps, then its One twin's.
+func philoxWords(words *[bufWords]uint64, groups int, block uint32, pre *[20]uint64) {
+	group, per, _, _ := shape()
+	steps := groups / per
+	if steps > 0 {
+		if path == pathAVX512 {
+			philoxAVX512(&words[0], steps, block, pre)
+		} else {
+			philoxAVX2(&words[0], steps, block, pre)
+		}
+	}
+	if rest := groups - steps*per; rest > 0 {
+		at := block + uint32(steps*per*group)
+		if path == pathAVX512 {
+			philoxOneAVX512(&words[4*steps*per*group], rest, at, pre)
+		} else {
+			philoxOneAVX2(&words[4*steps*per*group], rest, at, pre)
+		}
+	}
+}
+
+// split64 is fill64 on AVX-512: chunk by chunk, Philox's words, then the
+// transform's whole steps and groups to dst and the last partial group through a buffer.
+func split64(dst []float64, sd float64, block uint32, pre *[20]uint64) {
+	group, _, groups, _ := shape()
+	per := 2 * group // values a group
+	var words [bufWords]uint64
+	for len(dst) > 0 {
+		n := min(len(dst), 2*chunkBlocks)
+		philoxWords(&words, (n+per-1)/per, block, pre)
+		full := n / per
+		steps := full / groups
+		if steps > 0 {
+			transform64(&dst[0], &words[0], steps, sd, false)
+		}
+		if g := full - steps*groups; g > 0 {
+			transform64(&dst[steps*groups*per], &words[4*steps*groups*group], g, sd, true)
+		}
+		if rest := n - full*per; rest > 0 {
+			var buf [16]float64 // a group's values
+			transform64(&buf[0], &words[4*full*group], 1, sd, true)
+			copy(dst[full*per:n], buf[:rest])
+		}
+		dst = dst[n:]
+		block += chunkBlocks
+	}
+}
+
+// transform64 calls AVX-512's float64 transform (one group a step if one), the unscaled
+// one if sd is 1 (whose values are the same: z·1 = z).
+func transform64(dst *float64, words *uint64, steps int, sd float64, one bool) {
 	switch {
+	case path == pathAVX512 && one && sd == 1:
+		fill64OneAVX512(dst, words, steps, sd)
+	case path == pathAVX512 && one:
+		fill64ScaledOneAVX512(dst, words, steps, sd)
 	case path == pathAVX512 && sd == 1:
-		fill32AVX512(dst, steps, sd, block, pre)
+		fill64AVX512(dst, words, steps, sd)
 	case path == pathAVX512:
-		fill32ScaledAVX512(dst, steps, sd, block, pre)
-	case sd == 1:
-		fill32AVX2(dst, steps, sd, block, pre)
+		fill64ScaledAVX512(dst, words, steps, sd)
 	default:
-		fill32ScaledAVX2(dst, steps, sd, block, pre)
+		panic("philox: no split float64 kernel on this path")
+	}
+}
+
+// split32 is split64's float32 twin.
+func split32(dst []float32, sd float32, block uint32, pre *[20]uint64) {
+	group, _, _, groups := shape()
+	per := 4 * group
+	var words [bufWords]uint64
+	for len(dst) > 0 {
+		n := min(len(dst), 4*chunkBlocks)
+		philoxWords(&words, (n+per-1)/per, block, pre)
+		full := n / per
+		steps := full / groups
+		if steps > 0 {
+			transform32(&dst[0], &words[0], steps, sd, false)
+		}
+		if g := full - steps*groups; g > 0 {
+			transform32(&dst[steps*groups*per], &words[4*steps*groups*group], g, sd, true)
+		}
+		if rest := n - full*per; rest > 0 {
+			var buf [32]float32
+			transform32(&buf[0], &words[4*full*group], 1, sd, true)
+			copy(dst[full*per:n], buf[:rest])
+		}
+		dst = dst[n:]
+		block += chunkBlocks
+	}
+}
+
+// transform32 is transform64's float32 twin (AVX2's float32 transform runs one group a
+// step: it is its own One).
+func transform32(dst *float32, words *uint64, steps int, sd float32, one bool) {
+	switch {
+	case path == pathAVX512 && one && sd == 1:
+		fill32OneAVX512(dst, words, steps, sd)
+	case path == pathAVX512 && one:
+		fill32ScaledOneAVX512(dst, words, steps, sd)
+	case path == pathAVX512 && sd == 1:
+		fill32AVX512(dst, words, steps, sd)
+	case path == pathAVX512:
+		fill32ScaledAVX512(dst, words, steps, sd)
+	case sd == 1:
+		fill32AVX2(dst, words, steps, sd)
+	default:
+		fill32ScaledAVX2(dst, words, steps, sd)
 	}
 }
 
@@ -153,18 +265,5 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	blocks := stepAVX2
-	if path == pathAVX512 {
-		blocks = stepAVX512
-	}
-	per := 4 * blocks
-	full := n / per
-	if full > 0 {
-		kernel32(&dst[0], full, sd, block, &pre)
-	}
-	if rest := n - full*per; rest > 0 {
-		var buf [4 * stepAVX512]float32
-		kernel32(&buf[0], 1, sd, block+uint32(full*blocks), &pre)
-		copy(dst[full*per:], buf[:rest])
-	}
+	split32(dst, sd, block, &pre)
 }

@@ -116,934 +116,2423 @@ DATA philoxconst<>+864(SB)/8, $0x3e10000000000000
 DATA philoxconst<>+872(SB)/8, $0x3e10000000000000
 DATA philoxconst<>+880(SB)/8, $0x3e10000000000000
 DATA philoxconst<>+888(SB)/8, $0x3e10000000000000
-DATA philoxconst<>+896(SB)/8, $0xc010000000000000
-DATA philoxconst<>+904(SB)/8, $0xc010000000000000
-DATA philoxconst<>+912(SB)/8, $0xc010000000000000
-DATA philoxconst<>+920(SB)/8, $0xc010000000000000
-DATA philoxconst<>+928(SB)/8, $0xc010000000000000
-DATA philoxconst<>+936(SB)/8, $0xc010000000000000
-DATA philoxconst<>+944(SB)/8, $0xc010000000000000
-DATA philoxconst<>+952(SB)/8, $0xc010000000000000
-DATA philoxconst<>+960(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+968(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+976(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+984(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+992(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+1000(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+1008(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+1016(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+1024(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1032(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1040(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1048(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1056(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1064(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1072(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1080(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+1088(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1096(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1104(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1112(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1120(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1128(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1136(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1144(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+1152(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1160(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1168(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1176(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1184(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1192(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1200(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1208(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+1216(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1224(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1232(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1240(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1248(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1256(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1264(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1272(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1280(SB)/8, $0x0000000000000001
+DATA philoxconst<>+896(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+904(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+912(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+920(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+928(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+936(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+944(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+952(SB)/8, $0xbff62e42fefa39ef
+DATA philoxconst<>+960(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+968(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+976(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+984(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+992(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1000(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1008(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1016(SB)/8, $0x000fffffffffffff
+DATA philoxconst<>+1024(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1032(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1040(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1048(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1056(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1064(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1072(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1080(SB)/8, $0x3ff6a09e667f3bcd
+DATA philoxconst<>+1088(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1096(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1104(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1112(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1120(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1128(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1136(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1144(SB)/8, $0x3fe62e42fefa39ef
+DATA philoxconst<>+1152(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1160(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1168(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1176(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1184(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1192(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1200(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1208(SB)/8, $0x8000000000000000
+DATA philoxconst<>+1216(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1224(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1232(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1240(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1248(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1256(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1264(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1272(SB)/8, $0x0000000000000001
+DATA philoxconst<>+1280(SB)/8, $0x0000000000000000
 DATA philoxconst<>+1288(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1296(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1304(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1312(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1320(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1328(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1336(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1344(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1352(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1360(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1368(SB)/8, $0x0000000000000003
+DATA philoxconst<>+1296(SB)/8, $0x0000000000000002
+DATA philoxconst<>+1304(SB)/8, $0x0000000000000003
+DATA philoxconst<>+1312(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1320(SB)/8, $0x0000000000000005
+DATA philoxconst<>+1328(SB)/8, $0x0000000000000006
+DATA philoxconst<>+1336(SB)/8, $0x0000000000000007
+DATA philoxconst<>+1344(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1352(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1360(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1368(SB)/8, $0x0000000000000004
 DATA philoxconst<>+1376(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1384(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1392(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1400(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1408(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1416(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1424(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1432(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1440(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1448(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1456(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1464(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1472(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1480(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1488(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1496(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1504(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1512(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1520(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1528(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1536(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1544(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1552(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1560(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1568(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1576(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1584(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1592(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1600(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1608(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1616(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1624(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1632(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1640(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1648(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1656(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1664(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1672(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1680(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1688(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1696(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1704(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1712(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1720(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1728(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1736(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1744(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1752(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1760(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1768(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1776(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1784(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1792(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1800(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1808(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1816(SB)/8, $0x0000000000000009
-DATA philoxconst<>+1824(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1832(SB)/8, $0x000000000000000a
-DATA philoxconst<>+1840(SB)/8, $0x0000000000000003
-DATA philoxconst<>+1848(SB)/8, $0x000000000000000b
-DATA philoxconst<>+1856(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1864(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1872(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1880(SB)/8, $0x000000000000000d
-DATA philoxconst<>+1888(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1896(SB)/8, $0x000000000000000e
-DATA philoxconst<>+1904(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1912(SB)/8, $0x000000000000000f
-DATA philoxconst<>+1920(SB)/8, $0x0000000800000000
-DATA philoxconst<>+1928(SB)/8, $0x0000001800000010
-DATA philoxconst<>+1936(SB)/8, $0x0000000900000001
-DATA philoxconst<>+1944(SB)/8, $0x0000001900000011
-DATA philoxconst<>+1952(SB)/8, $0x0000000a00000002
-DATA philoxconst<>+1960(SB)/8, $0x0000001a00000012
-DATA philoxconst<>+1968(SB)/8, $0x0000000b00000003
-DATA philoxconst<>+1976(SB)/8, $0x0000001b00000013
-DATA philoxconst<>+1984(SB)/8, $0x0000000c00000004
-DATA philoxconst<>+1992(SB)/8, $0x0000001c00000014
-DATA philoxconst<>+2000(SB)/8, $0x0000000d00000005
-DATA philoxconst<>+2008(SB)/8, $0x0000001d00000015
-DATA philoxconst<>+2016(SB)/8, $0x0000000e00000006
-DATA philoxconst<>+2024(SB)/8, $0x0000001e00000016
-DATA philoxconst<>+2032(SB)/8, $0x0000000f00000007
-DATA philoxconst<>+2040(SB)/8, $0x0000001f00000017
-DATA philoxconst<>+2048(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2056(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2064(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2072(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2080(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2088(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2096(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2104(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2112(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2120(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2128(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2136(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2144(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2152(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2160(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2168(SB)/8, $0x3fd55555555555ae
-DATA philoxconst<>+2176(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2184(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2192(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2200(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2208(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2216(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2224(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2232(SB)/8, $0x3fc999999997ae62
-DATA philoxconst<>+2240(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2248(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2256(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2264(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2272(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2280(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2288(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2296(SB)/8, $0x3fc2492494517eed
-DATA philoxconst<>+2304(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2312(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2320(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2328(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2336(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2344(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2352(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2360(SB)/8, $0x3fbc71c4ffd004e7
-DATA philoxconst<>+2368(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2376(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2384(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2392(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2400(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2408(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2416(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2424(SB)/8, $0x3fb74669a0339484
-DATA philoxconst<>+2432(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2440(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2448(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2456(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2464(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2472(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2480(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2488(SB)/8, $0x3fb3999ac8a6b8b7
-DATA philoxconst<>+2496(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2504(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2512(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2520(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2528(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2536(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2544(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2552(SB)/8, $0x3fb2f4e4dc7a9421
-DATA philoxconst<>+2560(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2568(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2576(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2584(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2592(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2600(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2608(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2616(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2624(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2632(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2640(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2648(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2656(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2664(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2672(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2680(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2688(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2696(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2704(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2712(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2720(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2728(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2736(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2744(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2752(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2760(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2768(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2776(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2784(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2792(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2800(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2808(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2816(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2824(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2832(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2840(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2848(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2856(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2864(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2872(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2880(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2888(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2896(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2904(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2912(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2920(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2928(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2936(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2944(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2952(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2960(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2968(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2976(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2984(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2992(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+3000(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+3008(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3016(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3024(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3032(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3040(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3048(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3056(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3064(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+3072(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3080(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3088(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3096(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3104(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3112(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3120(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3128(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3136(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3144(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3152(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3160(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3168(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3176(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3184(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3192(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3200(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3208(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3216(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3224(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3232(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3240(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3248(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3256(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3264(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3272(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3280(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3288(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3296(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3304(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3312(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3320(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3328(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3336(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3344(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3352(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3360(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3368(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3376(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3384(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3392(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3400(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3408(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3416(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3424(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3432(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3440(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3448(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3456(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3464(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3472(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3480(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3488(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3496(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3504(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3512(SB)/8, $0xbe3b264ba152378a
-GLOBL philoxconst<>(SB), RODATA|NOPTR, $3520
+DATA philoxconst<>+1384(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1392(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1400(SB)/8, $0x0000000000000004
+DATA philoxconst<>+1408(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1416(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1424(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1432(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1440(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1448(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1456(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1464(SB)/8, $0x0000000000000008
+DATA philoxconst<>+1472(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1480(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1488(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1496(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1504(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1512(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1520(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1528(SB)/8, $0x0000000000000010
+DATA philoxconst<>+1536(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1544(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1552(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1560(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1568(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1576(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1584(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1592(SB)/8, $0x0000000000000018
+DATA philoxconst<>+1600(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1608(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1616(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1624(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1632(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1640(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1648(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1656(SB)/8, $0x0000000000000020
+DATA philoxconst<>+1664(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1672(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1680(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1688(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1696(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1704(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1712(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1720(SB)/8, $0x000000000000000c
+DATA philoxconst<>+1728(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1736(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1744(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1752(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1760(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1768(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1776(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1784(SB)/8, $0x0000000000000028
+DATA philoxconst<>+1792(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1800(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1808(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1816(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1824(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1832(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1840(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1848(SB)/8, $0x0000000000000030
+DATA philoxconst<>+1856(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1864(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1872(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1880(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1888(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1896(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1904(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1912(SB)/8, $0x0000000000000038
+DATA philoxconst<>+1920(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1928(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1936(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1944(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1952(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1960(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1968(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1976(SB)/8, $0x0000000000000040
+DATA philoxconst<>+1984(SB)/8, $0x0000000000000000
+DATA philoxconst<>+1992(SB)/8, $0x0000000000000008
+DATA philoxconst<>+2000(SB)/8, $0x0000000000000001
+DATA philoxconst<>+2008(SB)/8, $0x0000000000000009
+DATA philoxconst<>+2016(SB)/8, $0x0000000000000002
+DATA philoxconst<>+2024(SB)/8, $0x000000000000000a
+DATA philoxconst<>+2032(SB)/8, $0x0000000000000003
+DATA philoxconst<>+2040(SB)/8, $0x000000000000000b
+DATA philoxconst<>+2048(SB)/8, $0x0000000000000004
+DATA philoxconst<>+2056(SB)/8, $0x000000000000000c
+DATA philoxconst<>+2064(SB)/8, $0x0000000000000005
+DATA philoxconst<>+2072(SB)/8, $0x000000000000000d
+DATA philoxconst<>+2080(SB)/8, $0x0000000000000006
+DATA philoxconst<>+2088(SB)/8, $0x000000000000000e
+DATA philoxconst<>+2096(SB)/8, $0x0000000000000007
+DATA philoxconst<>+2104(SB)/8, $0x000000000000000f
+DATA philoxconst<>+2112(SB)/8, $0x0000000800000000
+DATA philoxconst<>+2120(SB)/8, $0x0000001800000010
+DATA philoxconst<>+2128(SB)/8, $0x0000000900000001
+DATA philoxconst<>+2136(SB)/8, $0x0000001900000011
+DATA philoxconst<>+2144(SB)/8, $0x0000000a00000002
+DATA philoxconst<>+2152(SB)/8, $0x0000001a00000012
+DATA philoxconst<>+2160(SB)/8, $0x0000000b00000003
+DATA philoxconst<>+2168(SB)/8, $0x0000001b00000013
+DATA philoxconst<>+2176(SB)/8, $0x0000000c00000004
+DATA philoxconst<>+2184(SB)/8, $0x0000001c00000014
+DATA philoxconst<>+2192(SB)/8, $0x0000000d00000005
+DATA philoxconst<>+2200(SB)/8, $0x0000001d00000015
+DATA philoxconst<>+2208(SB)/8, $0x0000000e00000006
+DATA philoxconst<>+2216(SB)/8, $0x0000001e00000016
+DATA philoxconst<>+2224(SB)/8, $0x0000000f00000007
+DATA philoxconst<>+2232(SB)/8, $0x0000001f00000017
+DATA philoxconst<>+2240(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2248(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2256(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2264(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2272(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2280(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2288(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2296(SB)/8, $0xc010000000000000
+DATA philoxconst<>+2304(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2312(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2320(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2328(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2336(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2344(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2352(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2360(SB)/8, $0xbff55555555555ae
+DATA philoxconst<>+2368(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2376(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2384(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2392(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2400(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2408(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2416(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2424(SB)/8, $0xbfe999999997ae62
+DATA philoxconst<>+2432(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2440(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2448(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2456(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2464(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2472(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2480(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2488(SB)/8, $0xbfe2492494517eed
+DATA philoxconst<>+2496(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2504(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2512(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2520(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2528(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2536(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2544(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2552(SB)/8, $0xbfdc71c4ffd004e7
+DATA philoxconst<>+2560(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2568(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2576(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2584(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2592(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2600(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2608(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2616(SB)/8, $0xbfd74669a0339484
+DATA philoxconst<>+2624(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2632(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2640(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2648(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2656(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2664(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2672(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2680(SB)/8, $0xbfd3999ac8a6b8b7
+DATA philoxconst<>+2688(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2696(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2704(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2712(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2720(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2728(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2736(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2744(SB)/8, $0xbfd2f4e4dc7a9421
+DATA philoxconst<>+2752(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2760(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2768(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2776(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2784(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2792(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2800(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2808(SB)/8, $0x3ff921fb54442d18
+DATA philoxconst<>+2816(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2824(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2832(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2840(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2848(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2856(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2864(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2872(SB)/8, $0xbfe4abbce625be41
+DATA philoxconst<>+2880(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2888(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2896(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2904(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2912(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2920(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2928(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2936(SB)/8, $0x3fb466bc677587f8
+DATA philoxconst<>+2944(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2952(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2960(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2968(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2976(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2984(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+2992(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+3000(SB)/8, $0xbf732d2cce2e5b19
+DATA philoxconst<>+3008(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3016(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3024(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3032(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3040(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3048(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3056(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3064(SB)/8, $0x3f250782fda12d96
+DATA philoxconst<>+3072(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3080(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3088(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3096(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3104(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3112(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3120(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3128(SB)/8, $0xbece30071afc3e59
+DATA philoxconst<>+3136(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3144(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3152(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3160(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3168(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3176(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3184(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3192(SB)/8, $0x3e6e3f38399551bf
+DATA philoxconst<>+3200(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3208(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3216(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3224(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3232(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3240(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3248(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3256(SB)/8, $0x3ff0000000000000
+DATA philoxconst<>+3264(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3272(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3280(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3288(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3296(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3304(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3312(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3320(SB)/8, $0xbff3bd3cc9be45de
+DATA philoxconst<>+3328(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3336(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3344(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3352(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3360(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3368(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3376(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3384(SB)/8, $0x3fd03c1f081b5aac
+DATA philoxconst<>+3392(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3400(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3408(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3416(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3424(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3432(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3440(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3448(SB)/8, $0xbf955d3c7e3c90f8
+DATA philoxconst<>+3456(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3464(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3472(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3480(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3488(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3496(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3504(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3512(SB)/8, $0x3f4e1f5068355e15
+DATA philoxconst<>+3520(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3528(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3536(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3544(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3552(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3560(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3568(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3576(SB)/8, $0xbefa6d1ec7906c20
+DATA philoxconst<>+3584(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3592(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3600(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3608(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3616(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3624(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3632(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3640(SB)/8, $0x3e9f9cc41140bb60
+DATA philoxconst<>+3648(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3656(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3664(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3672(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3680(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3688(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3696(SB)/8, $0xbe3b264ba152378a
+DATA philoxconst<>+3704(SB)/8, $0xbe3b264ba152378a
+GLOBL philoxconst<>(SB), RODATA|NOPTR, $3712
 
-// func fill64AVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64AVX512(SB), NOSPLIT, $0-40
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+32(FP), DX
-	MOVL         block+24(FP), BX
+// func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512F
+TEXT ·philoxAVX512(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Z0
-	VPADDD       philoxconst<>+1344(SB), Z0, Z0
+	VPADDD       philoxconst<>+1280(SB), Z0, Z0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPADDD       philoxconst<>+1408(SB), Z0, Z1
+	VPADDD       philoxconst<>+1472(SB), Z0, Z2
+	VPADDD       philoxconst<>+1536(SB), Z0, Z3
+	VPADDD       philoxconst<>+1600(SB), Z0, Z4
+	VPADDD       philoxconst<>+1728(SB), Z0, Z5
+	VMOVDQU64    philoxconst<>+0(SB), Z6
+	VMOVDQU64    philoxconst<>+64(SB), Z7
+	VPBROADCASTQ 8(DX), Z8
+	VPMULUDQ     Z6, Z0, Z9
+	VPSRLQ       $0x20, Z9, Z10
+	VPXORQ       Z8, Z10, Z10
+	VPMULUDQ     Z6, Z1, Z1
+	VPSRLQ       $0x20, Z1, Z11
+	VPXORQ       Z8, Z11, Z11
+	VPMULUDQ     Z6, Z2, Z2
+	VPSRLQ       $0x20, Z2, Z12
+	VPXORQ       Z8, Z12, Z12
+	VPMULUDQ     Z6, Z3, Z3
+	VPSRLQ       $0x20, Z3, Z13
+	VPXORQ       Z8, Z13, Z13
+	VPMULUDQ     Z6, Z4, Z4
+	VPSRLQ       $0x20, Z4, Z14
+	VPXORQ       Z8, Z14, Z14
+	VPMULUDQ     Z6, Z5, Z5
+	VPSRLQ       $0x20, Z5, Z15
+	VPXORQ       Z8, Z15, Z15
+	VPBROADCASTQ 16(DX), Z8
+	VPBROADCASTQ 24(DX), Z16
+	VPMULUDQ     Z7, Z10, Z10
+	VPSRLQ       $0x20, Z10, Z17
+	VPXORQ       Z8, Z17, Z17
+	VPXORQ       Z16, Z9, Z9
+	VPMULUDQ     Z7, Z11, Z11
+	VPSRLQ       $0x20, Z11, Z18
+	VPXORQ       Z8, Z18, Z18
+	VPXORQ       Z16, Z1, Z1
+	VPMULUDQ     Z7, Z12, Z12
+	VPSRLQ       $0x20, Z12, Z19
+	VPXORQ       Z8, Z19, Z19
+	VPXORQ       Z16, Z2, Z2
+	VPMULUDQ     Z7, Z13, Z13
+	VPSRLQ       $0x20, Z13, Z20
+	VPXORQ       Z8, Z20, Z20
+	VPXORQ       Z16, Z3, Z3
+	VPMULUDQ     Z7, Z14, Z14
+	VPSRLQ       $0x20, Z14, Z21
+	VPXORQ       Z8, Z21, Z21
+	VPXORQ       Z16, Z4, Z4
+	VPMULUDQ     Z7, Z15, Z15
+	VPSRLQ       $0x20, Z15, Z22
+	VPXORQ       Z8, Z22, Z22
+	VPXORQ       Z16, Z5, Z5
+	VPBROADCASTQ 32(DX), Z8
+	VPBROADCASTQ 40(DX), Z16
+	VPMULUDQ     Z6, Z17, Z17
+	VPMULUDQ     Z7, Z9, Z9
+	VPSRLQ       $0x20, Z17, Z23
+	VPSRLQ       $0x20, Z9, Z24
+	VPTERNLOGQ   $0x96, Z8, Z10, Z24
+	VPXORQ       Z16, Z23, Z23
+	VPMULUDQ     Z6, Z18, Z10
+	VPMULUDQ     Z7, Z1, Z1
+	VPSRLQ       $0x20, Z10, Z18
+	VPSRLQ       $0x20, Z1, Z25
+	VPTERNLOGQ   $0x96, Z8, Z11, Z25
+	VPXORQ       Z16, Z18, Z18
+	VPMULUDQ     Z6, Z19, Z11
+	VPMULUDQ     Z7, Z2, Z2
+	VPSRLQ       $0x20, Z11, Z19
+	VPSRLQ       $0x20, Z2, Z26
+	VPTERNLOGQ   $0x96, Z8, Z12, Z26
+	VPXORQ       Z16, Z19, Z19
+	VPMULUDQ     Z6, Z20, Z12
+	VPMULUDQ     Z7, Z3, Z3
+	VPSRLQ       $0x20, Z12, Z20
+	VPSRLQ       $0x20, Z3, Z27
+	VPTERNLOGQ   $0x96, Z8, Z13, Z27
+	VPXORQ       Z16, Z20, Z20
+	VPMULUDQ     Z6, Z21, Z13
+	VPMULUDQ     Z7, Z4, Z4
+	VPSRLQ       $0x20, Z13, Z21
+	VPSRLQ       $0x20, Z4, Z28
+	VPTERNLOGQ   $0x96, Z8, Z14, Z28
+	VPXORQ       Z16, Z21, Z21
+	VPMULUDQ     Z6, Z22, Z14
+	VPMULUDQ     Z7, Z5, Z5
+	VPSRLQ       $0x20, Z14, Z22
+	VPSRLQ       $0x20, Z5, Z29
+	VPTERNLOGQ   $0x96, Z8, Z15, Z29
+	VPXORQ       Z16, Z22, Z22
+	VPBROADCASTQ 48(DX), Z8
+	VPBROADCASTQ 56(DX), Z15
+	VPMULUDQ     Z6, Z24, Z16
+	VPMULUDQ     Z7, Z23, Z23
+	VPSRLQ       $0x20, Z16, Z24
+	VPSRLQ       $0x20, Z23, Z30
+	VPTERNLOGQ   $0x96, Z8, Z9, Z30
+	VPTERNLOGQ   $0x96, Z15, Z17, Z24
+	VPMULUDQ     Z6, Z25, Z9
+	VPMULUDQ     Z7, Z18, Z17
+	VPSRLQ       $0x20, Z9, Z18
+	VPSRLQ       $0x20, Z17, Z25
+	VPTERNLOGQ   $0x96, Z8, Z1, Z25
+	VPTERNLOGQ   $0x96, Z15, Z10, Z18
+	VPMULUDQ     Z6, Z26, Z1
+	VPMULUDQ     Z7, Z19, Z10
+	VPSRLQ       $0x20, Z1, Z19
+	VPSRLQ       $0x20, Z10, Z26
+	VPTERNLOGQ   $0x96, Z8, Z2, Z26
+	VPTERNLOGQ   $0x96, Z15, Z11, Z19
+	VPMULUDQ     Z6, Z27, Z2
+	VPMULUDQ     Z7, Z20, Z11
+	VPSRLQ       $0x20, Z2, Z20
+	VPSRLQ       $0x20, Z11, Z27
+	VPTERNLOGQ   $0x96, Z8, Z3, Z27
+	VPTERNLOGQ   $0x96, Z15, Z12, Z20
+	VPMULUDQ     Z6, Z28, Z3
+	VPMULUDQ     Z7, Z21, Z12
+	VPSRLQ       $0x20, Z3, Z21
+	VPSRLQ       $0x20, Z12, Z28
+	VPTERNLOGQ   $0x96, Z8, Z4, Z28
+	VPTERNLOGQ   $0x96, Z15, Z13, Z21
+	VPMULUDQ     Z6, Z29, Z4
+	VPMULUDQ     Z7, Z22, Z13
+	VPSRLQ       $0x20, Z4, Z22
+	VPSRLQ       $0x20, Z13, Z29
+	VPTERNLOGQ   $0x96, Z8, Z5, Z29
+	VPTERNLOGQ   $0x96, Z15, Z14, Z22
+	VPBROADCASTQ 64(DX), Z5
+	VPBROADCASTQ 72(DX), Z8
+	VPMULUDQ     Z6, Z30, Z14
+	VPMULUDQ     Z7, Z24, Z15
+	VPSRLQ       $0x20, Z14, Z24
+	VPSRLQ       $0x20, Z15, Z30
+	VPTERNLOGQ   $0x96, Z5, Z23, Z30
+	VPTERNLOGQ   $0x96, Z8, Z16, Z24
+	VPMULUDQ     Z6, Z25, Z16
+	VPMULUDQ     Z7, Z18, Z18
+	VPSRLQ       $0x20, Z16, Z23
+	VPSRLQ       $0x20, Z18, Z25
+	VPTERNLOGQ   $0x96, Z5, Z17, Z25
+	VPTERNLOGQ   $0x96, Z8, Z9, Z23
+	VPMULUDQ     Z6, Z26, Z9
+	VPMULUDQ     Z7, Z19, Z17
+	VPSRLQ       $0x20, Z9, Z19
+	VPSRLQ       $0x20, Z17, Z26
+	VPTERNLOGQ   $0x96, Z5, Z10, Z26
+	VPTERNLOGQ   $0x96, Z8, Z1, Z19
+	VPMULUDQ     Z6, Z27, Z1
+	VPMULUDQ     Z7, Z20, Z10
+	VPSRLQ       $0x20, Z1, Z20
+	VPSRLQ       $0x20, Z10, Z27
+	VPTERNLOGQ   $0x96, Z5, Z11, Z27
+	VPTERNLOGQ   $0x96, Z8, Z2, Z20
+	VPMULUDQ     Z6, Z28, Z2
+	VPMULUDQ     Z7, Z21, Z11
+	VPSRLQ       $0x20, Z2, Z21
+	VPSRLQ       $0x20, Z11, Z28
+	VPTERNLOGQ   $0x96, Z5, Z12, Z28
+	VPTERNLOGQ   $0x96, Z8, Z3, Z21
+	VPMULUDQ     Z6, Z29, Z3
+	VPMULUDQ     Z7, Z22, Z12
+	VPSRLQ       $0x20, Z3, Z22
+	VPSRLQ       $0x20, Z12, Z29
+	VPTERNLOGQ   $0x96, Z5, Z13, Z29
+	VPTERNLOGQ   $0x96, Z8, Z4, Z22
+	VPBROADCASTQ 80(DX), Z4
+	VPBROADCASTQ 88(DX), Z5
+	VPMULUDQ     Z6, Z30, Z8
+	VPMULUDQ     Z7, Z24, Z13
+	VPSRLQ       $0x20, Z8, Z24
+	VPSRLQ       $0x20, Z13, Z30
+	VPTERNLOGQ   $0x96, Z4, Z15, Z30
+	VPTERNLOGQ   $0x96, Z5, Z14, Z24
+	VPMULUDQ     Z6, Z25, Z14
+	VPMULUDQ     Z7, Z23, Z15
+	VPSRLQ       $0x20, Z14, Z23
+	VPSRLQ       $0x20, Z15, Z25
+	VPTERNLOGQ   $0x96, Z4, Z18, Z25
+	VPTERNLOGQ   $0x96, Z5, Z16, Z23
+	VPMULUDQ     Z6, Z26, Z16
+	VPMULUDQ     Z7, Z19, Z18
+	VPSRLQ       $0x20, Z16, Z19
+	VPSRLQ       $0x20, Z18, Z26
+	VPTERNLOGQ   $0x96, Z4, Z17, Z26
+	VPTERNLOGQ   $0x96, Z5, Z9, Z19
+	VPMULUDQ     Z6, Z27, Z9
+	VPMULUDQ     Z7, Z20, Z17
+	VPSRLQ       $0x20, Z9, Z20
+	VPSRLQ       $0x20, Z17, Z27
+	VPTERNLOGQ   $0x96, Z4, Z10, Z27
+	VPTERNLOGQ   $0x96, Z5, Z1, Z20
+	VPMULUDQ     Z6, Z28, Z1
+	VPMULUDQ     Z7, Z21, Z10
+	VPSRLQ       $0x20, Z1, Z21
+	VPSRLQ       $0x20, Z10, Z28
+	VPTERNLOGQ   $0x96, Z4, Z11, Z28
+	VPTERNLOGQ   $0x96, Z5, Z2, Z21
+	VPMULUDQ     Z6, Z29, Z2
+	VPMULUDQ     Z7, Z22, Z11
+	VPSRLQ       $0x20, Z2, Z22
+	VPSRLQ       $0x20, Z11, Z29
+	VPTERNLOGQ   $0x96, Z4, Z12, Z29
+	VPTERNLOGQ   $0x96, Z5, Z3, Z22
+	VPBROADCASTQ 96(DX), Z3
+	VPBROADCASTQ 104(DX), Z4
+	VPMULUDQ     Z6, Z30, Z5
+	VPMULUDQ     Z7, Z24, Z12
+	VPSRLQ       $0x20, Z5, Z24
+	VPSRLQ       $0x20, Z12, Z30
+	VPTERNLOGQ   $0x96, Z3, Z13, Z30
+	VPTERNLOGQ   $0x96, Z4, Z8, Z24
+	VPMULUDQ     Z6, Z25, Z8
+	VPMULUDQ     Z7, Z23, Z13
+	VPSRLQ       $0x20, Z8, Z23
+	VPSRLQ       $0x20, Z13, Z25
+	VPTERNLOGQ   $0x96, Z3, Z15, Z25
+	VPTERNLOGQ   $0x96, Z4, Z14, Z23
+	VPMULUDQ     Z6, Z26, Z14
+	VPMULUDQ     Z7, Z19, Z15
+	VPSRLQ       $0x20, Z14, Z19
+	VPSRLQ       $0x20, Z15, Z26
+	VPTERNLOGQ   $0x96, Z3, Z18, Z26
+	VPTERNLOGQ   $0x96, Z4, Z16, Z19
+	VPMULUDQ     Z6, Z27, Z16
+	VPMULUDQ     Z7, Z20, Z18
+	VPSRLQ       $0x20, Z16, Z20
+	VPSRLQ       $0x20, Z18, Z27
+	VPTERNLOGQ   $0x96, Z3, Z17, Z27
+	VPTERNLOGQ   $0x96, Z4, Z9, Z20
+	VPMULUDQ     Z6, Z28, Z9
+	VPMULUDQ     Z7, Z21, Z17
+	VPSRLQ       $0x20, Z9, Z21
+	VPSRLQ       $0x20, Z17, Z28
+	VPTERNLOGQ   $0x96, Z3, Z10, Z28
+	VPTERNLOGQ   $0x96, Z4, Z1, Z21
+	VPMULUDQ     Z6, Z29, Z1
+	VPMULUDQ     Z7, Z22, Z10
+	VPSRLQ       $0x20, Z1, Z22
+	VPSRLQ       $0x20, Z10, Z29
+	VPTERNLOGQ   $0x96, Z3, Z11, Z29
+	VPTERNLOGQ   $0x96, Z4, Z2, Z22
+	VPBROADCASTQ 112(DX), Z2
+	VPBROADCASTQ 120(DX), Z3
+	VPMULUDQ     Z6, Z30, Z4
+	VPMULUDQ     Z7, Z24, Z11
+	VPSRLQ       $0x20, Z4, Z24
+	VPSRLQ       $0x20, Z11, Z30
+	VPTERNLOGQ   $0x96, Z2, Z12, Z30
+	VPTERNLOGQ   $0x96, Z3, Z5, Z24
+	VPMULUDQ     Z6, Z25, Z5
+	VPMULUDQ     Z7, Z23, Z12
+	VPSRLQ       $0x20, Z5, Z23
+	VPSRLQ       $0x20, Z12, Z25
+	VPTERNLOGQ   $0x96, Z2, Z13, Z25
+	VPTERNLOGQ   $0x96, Z3, Z8, Z23
+	VPMULUDQ     Z6, Z26, Z8
+	VPMULUDQ     Z7, Z19, Z13
+	VPSRLQ       $0x20, Z8, Z19
+	VPSRLQ       $0x20, Z13, Z26
+	VPTERNLOGQ   $0x96, Z2, Z15, Z26
+	VPTERNLOGQ   $0x96, Z3, Z14, Z19
+	VPMULUDQ     Z6, Z27, Z14
+	VPMULUDQ     Z7, Z20, Z15
+	VPSRLQ       $0x20, Z14, Z20
+	VPSRLQ       $0x20, Z15, Z27
+	VPTERNLOGQ   $0x96, Z2, Z18, Z27
+	VPTERNLOGQ   $0x96, Z3, Z16, Z20
+	VPMULUDQ     Z6, Z28, Z16
+	VPMULUDQ     Z7, Z21, Z18
+	VPSRLQ       $0x20, Z16, Z21
+	VPSRLQ       $0x20, Z18, Z28
+	VPTERNLOGQ   $0x96, Z2, Z17, Z28
+	VPTERNLOGQ   $0x96, Z3, Z9, Z21
+	VPMULUDQ     Z6, Z29, Z9
+	VPMULUDQ     Z7, Z22, Z17
+	VPSRLQ       $0x20, Z9, Z22
+	VPSRLQ       $0x20, Z17, Z29
+	VPTERNLOGQ   $0x96, Z2, Z10, Z29
+	VPTERNLOGQ   $0x96, Z3, Z1, Z22
+	VPBROADCASTQ 128(DX), Z1
+	VPBROADCASTQ 136(DX), Z2
+	VPMULUDQ     Z6, Z30, Z3
+	VPMULUDQ     Z7, Z24, Z10
+	VPSRLQ       $0x20, Z3, Z24
+	VPSRLQ       $0x20, Z10, Z30
+	VPTERNLOGQ   $0x96, Z1, Z11, Z30
+	VPTERNLOGQ   $0x96, Z2, Z4, Z24
+	VPMULUDQ     Z6, Z25, Z4
+	VPMULUDQ     Z7, Z23, Z11
+	VPSRLQ       $0x20, Z4, Z23
+	VPSRLQ       $0x20, Z11, Z25
+	VPTERNLOGQ   $0x96, Z1, Z12, Z25
+	VPTERNLOGQ   $0x96, Z2, Z5, Z23
+	VPMULUDQ     Z6, Z26, Z5
+	VPMULUDQ     Z7, Z19, Z12
+	VPSRLQ       $0x20, Z5, Z19
+	VPSRLQ       $0x20, Z12, Z26
+	VPTERNLOGQ   $0x96, Z1, Z13, Z26
+	VPTERNLOGQ   $0x96, Z2, Z8, Z19
+	VPMULUDQ     Z6, Z27, Z8
+	VPMULUDQ     Z7, Z20, Z13
+	VPSRLQ       $0x20, Z8, Z20
+	VPSRLQ       $0x20, Z13, Z27
+	VPTERNLOGQ   $0x96, Z1, Z15, Z27
+	VPTERNLOGQ   $0x96, Z2, Z14, Z20
+	VPMULUDQ     Z6, Z28, Z14
+	VPMULUDQ     Z7, Z21, Z15
+	VPSRLQ       $0x20, Z14, Z21
+	VPSRLQ       $0x20, Z15, Z28
+	VPTERNLOGQ   $0x96, Z1, Z18, Z28
+	VPTERNLOGQ   $0x96, Z2, Z16, Z21
+	VPMULUDQ     Z6, Z29, Z16
+	VPMULUDQ     Z7, Z22, Z18
+	VPSRLQ       $0x20, Z16, Z22
+	VPSRLQ       $0x20, Z18, Z29
+	VPTERNLOGQ   $0x96, Z1, Z17, Z29
+	VPTERNLOGQ   $0x96, Z2, Z9, Z22
+	VPBROADCASTQ 144(DX), Z1
+	VPBROADCASTQ 152(DX), Z2
+	VPMULUDQ     Z6, Z30, Z9
+	VPMULUDQ     Z7, Z24, Z17
+	VPSRLQ       $0x20, Z9, Z24
+	VPSRLQ       $0x20, Z17, Z30
+	VPTERNLOGQ   $0x96, Z1, Z10, Z30
+	VPTERNLOGQ   $0x96, Z2, Z3, Z24
+	VPMULUDQ     Z6, Z25, Z3
+	VPMULUDQ     Z7, Z23, Z10
+	VPSRLQ       $0x20, Z3, Z23
+	VPSRLQ       $0x20, Z10, Z25
+	VPTERNLOGQ   $0x96, Z1, Z11, Z25
+	VPTERNLOGQ   $0x96, Z2, Z4, Z23
+	VPMULUDQ     Z6, Z26, Z4
+	VPMULUDQ     Z7, Z19, Z11
+	VPSRLQ       $0x20, Z4, Z19
+	VPSRLQ       $0x20, Z11, Z26
+	VPTERNLOGQ   $0x96, Z1, Z12, Z26
+	VPTERNLOGQ   $0x96, Z2, Z5, Z19
+	VPMULUDQ     Z6, Z27, Z5
+	VPMULUDQ     Z7, Z20, Z12
+	VPSRLQ       $0x20, Z5, Z20
+	VPSRLQ       $0x20, Z12, Z27
+	VPTERNLOGQ   $0x96, Z1, Z13, Z27
+	VPTERNLOGQ   $0x96, Z2, Z8, Z20
+	VPMULUDQ     Z6, Z28, Z8
+	VPMULUDQ     Z7, Z21, Z13
+	VPSRLQ       $0x20, Z8, Z21
+	VPSRLQ       $0x20, Z13, Z28
+	VPTERNLOGQ   $0x96, Z1, Z15, Z28
+	VPTERNLOGQ   $0x96, Z2, Z14, Z21
+	VPMULUDQ     Z6, Z29, Z6
+	VPMULUDQ     Z7, Z22, Z7
+	VPSRLQ       $0x20, Z6, Z14
+	VPSRLQ       $0x20, Z7, Z15
+	VPTERNLOGQ   $0x96, Z1, Z18, Z15
+	VPTERNLOGQ   $0x96, Z2, Z16, Z14
+	VPADDD       philoxconst<>+1792(SB), Z0, Z0
+	VMOVDQU64    Z30, (AX)
+	VMOVDQU64    Z25, 256(AX)
+	VMOVDQU64    Z26, 512(AX)
+	VMOVDQU64    Z27, 768(AX)
+	VMOVDQU64    Z28, 1024(AX)
+	VMOVDQU64    Z15, 1280(AX)
+	VMOVDQU64    Z17, 64(AX)
+	VMOVDQU64    Z10, 320(AX)
+	VMOVDQU64    Z11, 576(AX)
+	VMOVDQU64    Z12, 832(AX)
+	VMOVDQU64    Z13, 1088(AX)
+	VMOVDQU64    Z7, 1344(AX)
+	VMOVDQU64    Z24, 128(AX)
+	VMOVDQU64    Z23, 384(AX)
+	VMOVDQU64    Z19, 640(AX)
+	VMOVDQU64    Z20, 896(AX)
+	VMOVDQU64    Z21, 1152(AX)
+	VMOVDQU64    Z14, 1408(AX)
+	VMOVDQU64    Z9, 192(AX)
+	VMOVDQU64    Z3, 448(AX)
+	VMOVDQU64    Z4, 704(AX)
+	VMOVDQU64    Z5, 960(AX)
+	VMOVDQU64    Z8, 1216(AX)
+	VMOVDQU64    Z6, 1472(AX)
+	ADDQ         $0x00000600, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64AVX512(dst *float64, words *uint64, groups int, sd float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ groups+16(FP), CX
+	MOVQ words+8(FP), DX
+
+loop:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVDQU64   128(DX), Z0
+	VMOVDQU64   384(DX), Z1
+	VMOVDQU64   640(DX), Z2
+	VMOVDQU64   192(DX), Z3
+	VMOVDQU64   448(DX), Z4
+	VMOVDQU64   704(DX), Z5
+	VPSLLQ      $0x20, Z3, Z3
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VMOVUPD     philoxconst<>+128(SB), Z12
+	VPTERNLOGQ  $0xec, Z12, Z3, Z0
+	VPTERNLOGQ  $0xec, Z12, Z4, Z1
+	VPTERNLOGQ  $0xec, Z12, Z5, Z2
+	VPSRLQ      $0x0b, Z0, Z0
+	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
+	VCVTQQ2PD   Z0, Z0
+	VCVTQQ2PD   Z1, Z1
+	VCVTQQ2PD   Z2, Z2
+	VMOVUPD     philoxconst<>+512(SB), Z3
+	VADDPD      Z3, Z0, Z0
+	VADDPD      Z3, Z1, Z1
+	VADDPD      Z3, Z2, Z2
+	VMOVUPD     philoxconst<>+704(SB), Z3
+	VMULPD      Z3, Z0, Z0
+	VMULPD      Z3, Z1, Z1
+	VMULPD      Z3, Z2, Z2
+	VMOVUPD     philoxconst<>+512(SB), Z5
+	VADDPD      Z5, Z0, Z3
+	VADDPD      Z5, Z1, Z4
+	VADDPD      Z5, Z2, Z5
+	VRNDSCALEPD $0x01, Z3, Z3
+	VRNDSCALEPD $0x01, Z4, Z4
+	VRNDSCALEPD $0x01, Z5, Z5
+	VSUBPD      Z3, Z0, Z0
+	VSUBPD      Z4, Z1, Z1
+	VSUBPD      Z5, Z2, Z2
+	VMULPD      Z0, Z0, Z12
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMOVUPD     philoxconst<>+2752(SB), Z17
+	VMOVUPD     Z17, Z15
+	VMOVUPD     Z17, Z16
+	VMOVUPD     Z17, Z17
+	VMOVUPD     philoxconst<>+2816(SB), Z18
+	VFMADD231PD Z18, Z12, Z15
+	VFMADD231PD Z18, Z13, Z16
+	VFMADD231PD Z18, Z14, Z17
+	VMOVUPD     philoxconst<>+2880(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+2944(SB), Z21
+	VFMADD231PD Z21, Z12, Z18
+	VFMADD231PD Z21, Z13, Z19
+	VFMADD231PD Z21, Z14, Z20
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VFMADD231PD Z18, Z21, Z15
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VMOVUPD     philoxconst<>+3008(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+3072(SB), Z24
+	VFMADD231PD Z24, Z12, Z18
+	VFMADD231PD Z24, Z13, Z19
+	VFMADD231PD Z24, Z14, Z20
+	VMOVUPD     philoxconst<>+3136(SB), Z24
+	VFMADD231PD Z24, Z21, Z18
+	VFMADD231PD Z24, Z22, Z19
+	VFMADD231PD Z24, Z23, Z20
+	VMULPD      Z21, Z21, Z24
+	VMULPD      Z22, Z22, Z25
+	VMULPD      Z23, Z23, Z26
+	VFMADD231PD Z18, Z24, Z15
+	VFMADD231PD Z19, Z25, Z16
+	VFMADD231PD Z20, Z26, Z17
+	VMULPD      Z0, Z15, Z15
+	VMULPD      Z1, Z16, Z16
+	VMULPD      Z2, Z17, Z17
+	VMOVUPD     philoxconst<>+3200(SB), Z2
+	VMOVUPD     Z2, Z0
+	VMOVUPD     Z2, Z1
+	VMOVUPD     Z2, Z2
+	VMOVUPD     philoxconst<>+3264(SB), Z18
+	VFMADD231PD Z18, Z12, Z0
+	VFMADD231PD Z18, Z13, Z1
+	VFMADD231PD Z18, Z14, Z2
+	VMOVUPD     philoxconst<>+3328(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+3392(SB), Z27
+	VFMADD231PD Z27, Z12, Z18
+	VFMADD231PD Z27, Z13, Z19
+	VFMADD231PD Z27, Z14, Z20
+	VFMADD231PD Z18, Z21, Z0
+	VFMADD231PD Z19, Z22, Z1
+	VFMADD231PD Z20, Z23, Z2
+	VMOVUPD     philoxconst<>+3456(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+3520(SB), Z27
+	VFMADD231PD Z27, Z12, Z18
+	VFMADD231PD Z27, Z13, Z19
+	VFMADD231PD Z27, Z14, Z20
+	VMOVUPD     philoxconst<>+3584(SB), Z29
+	VMOVUPD     Z29, Z27
+	VMOVUPD     Z29, Z28
+	VMOVUPD     Z29, Z29
+	VMOVUPD     philoxconst<>+3648(SB), Z30
+	VFMADD231PD Z30, Z12, Z27
+	VFMADD231PD Z30, Z13, Z28
+	VFMADD231PD Z30, Z14, Z29
+	VFMADD231PD Z27, Z21, Z18
+	VFMADD231PD Z28, Z22, Z19
+	VFMADD231PD Z29, Z23, Z20
+	VFMADD231PD Z18, Z24, Z0
+	VFMADD231PD Z19, Z25, Z1
+	VFMADD231PD Z20, Z26, Z2
+	VMOVUPD     philoxconst<>+192(SB), Z12
+	VADDPD      Z12, Z3, Z3
+	VADDPD      Z12, Z4, Z4
+	VADDPD      Z12, Z5, Z5
+	VPSLLQ      $0x3f, Z3, Z12
+	VPSLLQ      $0x3f, Z4, Z13
+	VPSLLQ      $0x3f, Z5, Z14
+	VPSLLQ      $0x3e, Z3, Z18
+	VPSLLQ      $0x3e, Z4, Z19
+	VPSLLQ      $0x3e, Z5, Z20
+	VMOVUPD     philoxconst<>+1216(SB), Z21
+	VPTESTMQ    Z21, Z3, K1
+	VPTESTMQ    Z21, Z4, K2
+	VPTESTMQ    Z21, Z5, K3
+	VBLENDMPD   Z0, Z15, K1, Z6
+	VBLENDMPD   Z1, Z16, K2, Z7
+	VBLENDMPD   Z2, Z17, K3, Z8
+	VBLENDMPD   Z15, Z0, K1, Z9
+	VBLENDMPD   Z16, Z1, K2, Z10
+	VBLENDMPD   Z17, Z2, K3, Z11
+	VMOVUPD     philoxconst<>+1152(SB), Z0
+	VPTERNLOGQ  $0x28, Z0, Z18, Z12
+	VPTERNLOGQ  $0x28, Z0, Z19, Z13
+	VPTERNLOGQ  $0x28, Z0, Z20, Z14
+	VPTERNLOGQ  $0x78, Z0, Z18, Z6
+	VPTERNLOGQ  $0x78, Z0, Z19, Z7
+	VPTERNLOGQ  $0x78, Z0, Z20, Z8
+	VPXORQ      Z12, Z9, Z9
+	VPXORQ      Z13, Z10, Z10
+	VPXORQ      Z14, Z11, Z11
+	VMOVUPD     Z6, (AX)
+	VMOVUPD     Z9, 64(AX)
+	VMOVUPD     Z7, 128(AX)
+	VMOVUPD     Z10, 192(AX)
+	VMOVUPD     Z8, 256(AX)
+	VMOVUPD     Z11, 320(AX)
+	VMOVDQU64   (DX), Z0
+	VMOVDQU64   256(DX), Z1
+	VMOVDQU64   512(DX), Z2
+	VMOVDQU64   64(DX), Z3
+	VMOVDQU64   320(DX), Z4
+	VMOVDQU64   576(DX), Z5
+	VPSLLQ      $0x20, Z3, Z3
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VMOVUPD     philoxconst<>+128(SB), Z12
+	VPTERNLOGQ  $0xec, Z12, Z3, Z0
+	VPTERNLOGQ  $0xec, Z12, Z4, Z1
+	VPTERNLOGQ  $0xec, Z12, Z5, Z2
+	VPSRLQ      $0x0b, Z0, Z0
+	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
+	VCVTQQ2PD   Z0, Z0
+	VCVTQQ2PD   Z1, Z1
+	VCVTQQ2PD   Z2, Z2
+	VMOVUPD     philoxconst<>+512(SB), Z3
+	VADDPD      Z3, Z0, Z0
+	VADDPD      Z3, Z1, Z1
+	VADDPD      Z3, Z2, Z2
+	VMOVUPD     philoxconst<>+640(SB), Z3
+	VMULPD      Z3, Z0, Z0
+	VMULPD      Z3, Z1, Z1
+	VMULPD      Z3, Z2, Z2
+	VGETEXPPD   Z0, Z3
+	VGETEXPPD   Z1, Z4
+	VGETEXPPD   Z2, Z5
+	VGETMANTPD  $0x00, Z0, Z0
+	VGETMANTPD  $0x00, Z1, Z1
+	VGETMANTPD  $0x00, Z2, Z2
+	VMOVUPD     philoxconst<>+1024(SB), Z12
+	VCMPPD      $0x1e, Z12, Z0, K1
+	VCMPPD      $0x1e, Z12, Z1, K2
+	VCMPPD      $0x1e, Z12, Z2, K3
+	VMOVUPD     philoxconst<>+512(SB), Z12
+	VMULPD      Z12, Z0, K1, Z0
+	VMULPD      Z12, Z1, K2, Z1
+	VMULPD      Z12, Z2, K3, Z2
+	VMOVUPD     philoxconst<>+576(SB), Z12
+	VADDPD      Z12, Z3, K1, Z3
+	VADDPD      Z12, Z4, K2, Z4
+	VADDPD      Z12, Z5, K3, Z5
+	VMOVUPD     philoxconst<>+576(SB), Z15
+	VSUBPD      Z15, Z0, Z12
+	VSUBPD      Z15, Z1, Z13
+	VSUBPD      Z15, Z2, Z14
+	VADDPD      Z15, Z0, Z0
+	VADDPD      Z15, Z1, Z1
+	VADDPD      Z15, Z2, Z2
+	VDIVPD      Z0, Z12, Z0
+	VDIVPD      Z1, Z13, Z1
+	VDIVPD      Z2, Z14, Z2
+	VMULPD      Z0, Z0, Z12
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMOVUPD     philoxconst<>+2240(SB), Z17
+	VMOVUPD     Z17, Z15
+	VMOVUPD     Z17, Z16
+	VMOVUPD     Z17, Z17
+	VMOVUPD     philoxconst<>+2304(SB), Z18
+	VFMADD231PD Z18, Z12, Z15
+	VFMADD231PD Z18, Z13, Z16
+	VFMADD231PD Z18, Z14, Z17
+	VMOVUPD     philoxconst<>+2368(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+2432(SB), Z21
+	VFMADD231PD Z21, Z12, Z18
+	VFMADD231PD Z21, Z13, Z19
+	VFMADD231PD Z21, Z14, Z20
+	VMULPD      Z12, Z12, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VFMADD231PD Z18, Z21, Z15
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VMOVUPD     philoxconst<>+2496(SB), Z20
+	VMOVUPD     Z20, Z18
+	VMOVUPD     Z20, Z19
+	VMOVUPD     Z20, Z20
+	VMOVUPD     philoxconst<>+2560(SB), Z24
+	VFMADD231PD Z24, Z12, Z18
+	VFMADD231PD Z24, Z13, Z19
+	VFMADD231PD Z24, Z14, Z20
+	VMOVUPD     philoxconst<>+2624(SB), Z26
+	VMOVUPD     Z26, Z24
+	VMOVUPD     Z26, Z25
+	VMOVUPD     Z26, Z26
+	VMOVUPD     philoxconst<>+2688(SB), Z27
+	VFMADD231PD Z27, Z12, Z24
+	VFMADD231PD Z27, Z13, Z25
+	VFMADD231PD Z27, Z14, Z26
+	VFMADD231PD Z24, Z21, Z18
+	VFMADD231PD Z25, Z22, Z19
+	VFMADD231PD Z26, Z23, Z20
+	VMULPD      Z21, Z21, Z12
+	VMULPD      Z22, Z22, Z13
+	VMULPD      Z23, Z23, Z14
+	VFMADD231PD Z18, Z12, Z15
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z20, Z14, Z17
+	VMOVUPD     philoxconst<>+896(SB), Z12
+	VMULPD      Z12, Z3, Z3
+	VMULPD      Z12, Z4, Z4
+	VMULPD      Z12, Z5, Z5
+	VFMADD231PD Z15, Z0, Z3
+	VFMADD231PD Z16, Z1, Z4
+	VFMADD231PD Z17, Z2, Z5
+	VSQRTPD     Z3, Z0
+	VSQRTPD     Z4, Z1
+	VSQRTPD     Z5, Z2
+	VMULPD      64(AX), Z0, Z3
+	VMULPD      (AX), Z0, Z0
+	VMULPD      192(AX), Z1, Z4
+	VMULPD      128(AX), Z1, Z1
+	VMULPD      320(AX), Z2, Z5
+	VMULPD      256(AX), Z2, Z2
+	VMOVDQU64   philoxconst<>+1984(SB), Z12
+	VMOVDQU64   philoxconst<>+2048(SB), Z13
+	VMOVAPD     Z3, Z14
+	VPERMT2PD   Z0, Z12, Z14
+	VPERMT2PD   Z0, Z13, Z3
+	VMOVUPD     Z14, (AX)
+	VMOVUPD     Z3, 64(AX)
+	VMOVAPD     Z4, Z0
+	VPERMT2PD   Z1, Z12, Z0
+	VPERMT2PD   Z1, Z13, Z4
+	VMOVUPD     Z0, 128(AX)
+	VMOVUPD     Z4, 192(AX)
+	VMOVAPD     Z5, Z0
+	VPERMT2PD   Z2, Z12, Z0
+	VPERMT2PD   Z2, Z13, Z5
+	VMOVUPD     Z0, 256(AX)
+	VMOVUPD     Z5, 320(AX)
+	ADDQ        $0x00000180, AX
+	ADDQ        $0x00000300, DX
+	DECQ        CX
+	JMP         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64ScaledAVX512(dst *float64, words *uint64, groups int, sd float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSD sd+24(FP), Z0
+
+loop:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVDQU64   128(DX), Z1
+	VMOVDQU64   384(DX), Z2
+	VMOVDQU64   640(DX), Z3
+	VMOVDQU64   192(DX), Z4
+	VMOVDQU64   448(DX), Z5
+	VMOVDQU64   704(DX), Z6
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VPSLLQ      $0x20, Z6, Z6
+	VMOVUPD     philoxconst<>+128(SB), Z13
+	VPTERNLOGQ  $0xec, Z13, Z4, Z1
+	VPTERNLOGQ  $0xec, Z13, Z5, Z2
+	VPTERNLOGQ  $0xec, Z13, Z6, Z3
+	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
+	VPSRLQ      $0x0b, Z3, Z3
+	VCVTQQ2PD   Z1, Z1
+	VCVTQQ2PD   Z2, Z2
+	VCVTQQ2PD   Z3, Z3
+	VMOVUPD     philoxconst<>+512(SB), Z4
+	VADDPD      Z4, Z1, Z1
+	VADDPD      Z4, Z2, Z2
+	VADDPD      Z4, Z3, Z3
+	VMOVUPD     philoxconst<>+704(SB), Z4
+	VMULPD      Z4, Z1, Z1
+	VMULPD      Z4, Z2, Z2
+	VMULPD      Z4, Z3, Z3
+	VMOVUPD     philoxconst<>+512(SB), Z6
+	VADDPD      Z6, Z1, Z4
+	VADDPD      Z6, Z2, Z5
+	VADDPD      Z6, Z3, Z6
+	VRNDSCALEPD $0x01, Z4, Z4
+	VRNDSCALEPD $0x01, Z5, Z5
+	VRNDSCALEPD $0x01, Z6, Z6
+	VSUBPD      Z4, Z1, Z1
+	VSUBPD      Z5, Z2, Z2
+	VSUBPD      Z6, Z3, Z3
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMULPD      Z3, Z3, Z15
+	VMOVUPD     philoxconst<>+2752(SB), Z18
+	VMOVUPD     Z18, Z16
+	VMOVUPD     Z18, Z17
+	VMOVUPD     Z18, Z18
+	VMOVUPD     philoxconst<>+2816(SB), Z19
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z19, Z14, Z17
+	VFMADD231PD Z19, Z15, Z18
+	VMOVUPD     philoxconst<>+2880(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+2944(SB), Z22
+	VFMADD231PD Z22, Z13, Z19
+	VFMADD231PD Z22, Z14, Z20
+	VFMADD231PD Z22, Z15, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VMULPD      Z15, Z15, Z24
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VFMADD231PD Z21, Z24, Z18
+	VMOVUPD     philoxconst<>+3008(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+3072(SB), Z25
+	VFMADD231PD Z25, Z13, Z19
+	VFMADD231PD Z25, Z14, Z20
+	VFMADD231PD Z25, Z15, Z21
+	VMOVUPD     philoxconst<>+3136(SB), Z25
+	VFMADD231PD Z25, Z22, Z19
+	VFMADD231PD Z25, Z23, Z20
+	VFMADD231PD Z25, Z24, Z21
+	VMULPD      Z22, Z22, Z25
+	VMULPD      Z23, Z23, Z26
+	VMULPD      Z24, Z24, Z27
+	VFMADD231PD Z19, Z25, Z16
+	VFMADD231PD Z20, Z26, Z17
+	VFMADD231PD Z21, Z27, Z18
+	VMULPD      Z1, Z16, Z16
+	VMULPD      Z2, Z17, Z17
+	VMULPD      Z3, Z18, Z18
+	VMOVUPD     philoxconst<>+3200(SB), Z3
+	VMOVUPD     Z3, Z1
+	VMOVUPD     Z3, Z2
+	VMOVUPD     Z3, Z3
+	VMOVUPD     philoxconst<>+3264(SB), Z19
+	VFMADD231PD Z19, Z13, Z1
+	VFMADD231PD Z19, Z14, Z2
+	VFMADD231PD Z19, Z15, Z3
+	VMOVUPD     philoxconst<>+3328(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+3392(SB), Z28
+	VFMADD231PD Z28, Z13, Z19
+	VFMADD231PD Z28, Z14, Z20
+	VFMADD231PD Z28, Z15, Z21
+	VFMADD231PD Z19, Z22, Z1
+	VFMADD231PD Z20, Z23, Z2
+	VFMADD231PD Z21, Z24, Z3
+	VMOVUPD     philoxconst<>+3456(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+3520(SB), Z28
+	VFMADD231PD Z28, Z13, Z19
+	VFMADD231PD Z28, Z14, Z20
+	VFMADD231PD Z28, Z15, Z21
+	VMOVUPD     philoxconst<>+3584(SB), Z30
+	VMOVUPD     Z30, Z28
+	VMOVUPD     Z30, Z29
+	VMOVUPD     Z30, Z30
+	VMOVUPD     philoxconst<>+3648(SB), Z31
+	VFMADD231PD Z31, Z13, Z28
+	VFMADD231PD Z31, Z14, Z29
+	VFMADD231PD Z31, Z15, Z30
+	VFMADD231PD Z28, Z22, Z19
+	VFMADD231PD Z29, Z23, Z20
+	VFMADD231PD Z30, Z24, Z21
+	VFMADD231PD Z19, Z25, Z1
+	VFMADD231PD Z20, Z26, Z2
+	VFMADD231PD Z21, Z27, Z3
+	VMOVUPD     philoxconst<>+192(SB), Z13
+	VADDPD      Z13, Z4, Z4
+	VADDPD      Z13, Z5, Z5
+	VADDPD      Z13, Z6, Z6
+	VPSLLQ      $0x3f, Z4, Z13
+	VPSLLQ      $0x3f, Z5, Z14
+	VPSLLQ      $0x3f, Z6, Z15
+	VPSLLQ      $0x3e, Z4, Z19
+	VPSLLQ      $0x3e, Z5, Z20
+	VPSLLQ      $0x3e, Z6, Z21
+	VMOVUPD     philoxconst<>+1216(SB), Z22
+	VPTESTMQ    Z22, Z4, K1
+	VPTESTMQ    Z22, Z5, K2
+	VPTESTMQ    Z22, Z6, K3
+	VBLENDMPD   Z1, Z16, K1, Z7
+	VBLENDMPD   Z2, Z17, K2, Z8
+	VBLENDMPD   Z3, Z18, K3, Z9
+	VBLENDMPD   Z16, Z1, K1, Z10
+	VBLENDMPD   Z17, Z2, K2, Z11
+	VBLENDMPD   Z18, Z3, K3, Z12
+	VMOVUPD     philoxconst<>+1152(SB), Z1
+	VPTERNLOGQ  $0x28, Z1, Z19, Z13
+	VPTERNLOGQ  $0x28, Z1, Z20, Z14
+	VPTERNLOGQ  $0x28, Z1, Z21, Z15
+	VPTERNLOGQ  $0x78, Z1, Z19, Z7
+	VPTERNLOGQ  $0x78, Z1, Z20, Z8
+	VPTERNLOGQ  $0x78, Z1, Z21, Z9
+	VPXORQ      Z13, Z10, Z10
+	VPXORQ      Z14, Z11, Z11
+	VPXORQ      Z15, Z12, Z12
+	VMOVUPD     Z7, (AX)
+	VMOVUPD     Z10, 64(AX)
+	VMOVUPD     Z8, 128(AX)
+	VMOVUPD     Z11, 192(AX)
+	VMOVUPD     Z9, 256(AX)
+	VMOVUPD     Z12, 320(AX)
+	VMOVDQU64   (DX), Z1
+	VMOVDQU64   256(DX), Z2
+	VMOVDQU64   512(DX), Z3
+	VMOVDQU64   64(DX), Z4
+	VMOVDQU64   320(DX), Z5
+	VMOVDQU64   576(DX), Z6
+	VPSLLQ      $0x20, Z4, Z4
+	VPSLLQ      $0x20, Z5, Z5
+	VPSLLQ      $0x20, Z6, Z6
+	VMOVUPD     philoxconst<>+128(SB), Z13
+	VPTERNLOGQ  $0xec, Z13, Z4, Z1
+	VPTERNLOGQ  $0xec, Z13, Z5, Z2
+	VPTERNLOGQ  $0xec, Z13, Z6, Z3
+	VPSRLQ      $0x0b, Z1, Z1
+	VPSRLQ      $0x0b, Z2, Z2
+	VPSRLQ      $0x0b, Z3, Z3
+	VCVTQQ2PD   Z1, Z1
+	VCVTQQ2PD   Z2, Z2
+	VCVTQQ2PD   Z3, Z3
+	VMOVUPD     philoxconst<>+512(SB), Z4
+	VADDPD      Z4, Z1, Z1
+	VADDPD      Z4, Z2, Z2
+	VADDPD      Z4, Z3, Z3
+	VMOVUPD     philoxconst<>+640(SB), Z4
+	VMULPD      Z4, Z1, Z1
+	VMULPD      Z4, Z2, Z2
+	VMULPD      Z4, Z3, Z3
+	VGETEXPPD   Z1, Z4
+	VGETEXPPD   Z2, Z5
+	VGETEXPPD   Z3, Z6
+	VGETMANTPD  $0x00, Z1, Z1
+	VGETMANTPD  $0x00, Z2, Z2
+	VGETMANTPD  $0x00, Z3, Z3
+	VMOVUPD     philoxconst<>+1024(SB), Z13
+	VCMPPD      $0x1e, Z13, Z1, K1
+	VCMPPD      $0x1e, Z13, Z2, K2
+	VCMPPD      $0x1e, Z13, Z3, K3
+	VMOVUPD     philoxconst<>+512(SB), Z13
+	VMULPD      Z13, Z1, K1, Z1
+	VMULPD      Z13, Z2, K2, Z2
+	VMULPD      Z13, Z3, K3, Z3
+	VMOVUPD     philoxconst<>+576(SB), Z13
+	VADDPD      Z13, Z4, K1, Z4
+	VADDPD      Z13, Z5, K2, Z5
+	VADDPD      Z13, Z6, K3, Z6
+	VMOVUPD     philoxconst<>+576(SB), Z16
+	VSUBPD      Z16, Z1, Z13
+	VSUBPD      Z16, Z2, Z14
+	VSUBPD      Z16, Z3, Z15
+	VADDPD      Z16, Z1, Z1
+	VADDPD      Z16, Z2, Z2
+	VADDPD      Z16, Z3, Z3
+	VDIVPD      Z1, Z13, Z1
+	VDIVPD      Z2, Z14, Z2
+	VDIVPD      Z3, Z15, Z3
+	VMULPD      Z1, Z1, Z13
+	VMULPD      Z2, Z2, Z14
+	VMULPD      Z3, Z3, Z15
+	VMOVUPD     philoxconst<>+2240(SB), Z18
+	VMOVUPD     Z18, Z16
+	VMOVUPD     Z18, Z17
+	VMOVUPD     Z18, Z18
+	VMOVUPD     philoxconst<>+2304(SB), Z19
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z19, Z14, Z17
+	VFMADD231PD Z19, Z15, Z18
+	VMOVUPD     philoxconst<>+2368(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+2432(SB), Z22
+	VFMADD231PD Z22, Z13, Z19
+	VFMADD231PD Z22, Z14, Z20
+	VFMADD231PD Z22, Z15, Z21
+	VMULPD      Z13, Z13, Z22
+	VMULPD      Z14, Z14, Z23
+	VMULPD      Z15, Z15, Z24
+	VFMADD231PD Z19, Z22, Z16
+	VFMADD231PD Z20, Z23, Z17
+	VFMADD231PD Z21, Z24, Z18
+	VMOVUPD     philoxconst<>+2496(SB), Z21
+	VMOVUPD     Z21, Z19
+	VMOVUPD     Z21, Z20
+	VMOVUPD     Z21, Z21
+	VMOVUPD     philoxconst<>+2560(SB), Z25
+	VFMADD231PD Z25, Z13, Z19
+	VFMADD231PD Z25, Z14, Z20
+	VFMADD231PD Z25, Z15, Z21
+	VMOVUPD     philoxconst<>+2624(SB), Z27
+	VMOVUPD     Z27, Z25
+	VMOVUPD     Z27, Z26
+	VMOVUPD     Z27, Z27
+	VMOVUPD     philoxconst<>+2688(SB), Z28
+	VFMADD231PD Z28, Z13, Z25
+	VFMADD231PD Z28, Z14, Z26
+	VFMADD231PD Z28, Z15, Z27
+	VFMADD231PD Z25, Z22, Z19
+	VFMADD231PD Z26, Z23, Z20
+	VFMADD231PD Z27, Z24, Z21
+	VMULPD      Z22, Z22, Z13
+	VMULPD      Z23, Z23, Z14
+	VMULPD      Z24, Z24, Z15
+	VFMADD231PD Z19, Z13, Z16
+	VFMADD231PD Z20, Z14, Z17
+	VFMADD231PD Z21, Z15, Z18
+	VMOVUPD     philoxconst<>+896(SB), Z13
+	VMULPD      Z13, Z4, Z4
+	VMULPD      Z13, Z5, Z5
+	VMULPD      Z13, Z6, Z6
+	VFMADD231PD Z16, Z1, Z4
+	VFMADD231PD Z17, Z2, Z5
+	VFMADD231PD Z18, Z3, Z6
+	VSQRTPD     Z4, Z1
+	VSQRTPD     Z5, Z2
+	VSQRTPD     Z6, Z3
+	VMULPD      64(AX), Z1, Z4
+	VMULPD      (AX), Z1, Z1
+	VMULPD      192(AX), Z2, Z5
+	VMULPD      128(AX), Z2, Z2
+	VMULPD      320(AX), Z3, Z6
+	VMULPD      256(AX), Z3, Z3
+	VMULPD      Z0, Z4, Z4
+	VMULPD      Z0, Z5, Z5
+	VMULPD      Z0, Z6, Z6
+	VMULPD      Z0, Z1, Z1
+	VMULPD      Z0, Z2, Z2
+	VMULPD      Z0, Z3, Z3
+	VMOVDQU64   philoxconst<>+1984(SB), Z13
+	VMOVDQU64   philoxconst<>+2048(SB), Z14
+	VMOVAPD     Z4, Z15
+	VPERMT2PD   Z1, Z13, Z15
+	VPERMT2PD   Z1, Z14, Z4
+	VMOVUPD     Z15, (AX)
+	VMOVUPD     Z4, 64(AX)
+	VMOVAPD     Z5, Z1
+	VPERMT2PD   Z2, Z13, Z1
+	VPERMT2PD   Z2, Z14, Z5
+	VMOVUPD     Z1, 128(AX)
+	VMOVUPD     Z5, 192(AX)
+	VMOVAPD     Z6, Z1
+	VPERMT2PD   Z3, Z13, Z1
+	VPERMT2PD   Z3, Z14, Z6
+	VMOVUPD     Z1, 256(AX)
+	VMOVUPD     Z6, 320(AX)
+	ADDQ        $0x00000180, AX
+	ADDQ        $0x00000300, DX
+	DECQ        CX
+	JMP         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32AVX512(dst *float32, words *uint64, groups int, sd float32)
+// Requires: AVX, AVX512F
+TEXT ·fill32AVX512(SB), NOSPLIT, $0-28
+	MOVQ      dst+0(FP), AX
+	MOVQ      groups+16(FP), CX
+	MOVQ      words+8(FP), DX
+	VMOVDQU64 philoxconst<>+192(SB), Z0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VMOVDQU64    (DX), Z1
+	VMOVDQU64    256(DX), Z2
+	VMOVDQU64    64(DX), Z3
+	VMOVDQU64    320(DX), Z4
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z1
+	VPTERNLOGQ   $0xec, Z5, Z0, Z2
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z1, Z1
+	VSUBPD       Z5, Z2, Z2
+	VMOVUPD      philoxconst<>+768(SB), Z5
+	VMULPD       Z5, Z1, Z1
+	VMULPD       Z5, Z2, Z2
+	VGETEXPPD    Z1, Z5
+	VGETEXPPD    Z2, Z18
+	VGETMANTPD   $0x00, Z1, Z1
+	VGETMANTPD   $0x00, Z2, Z2
+	VMOVUPD      philoxconst<>+1024(SB), Z19
+	VCMPPD       $0x1e, Z19, Z1, K1
+	VCMPPD       $0x1e, Z19, Z2, K2
+	VMOVUPD      philoxconst<>+512(SB), Z19
+	VMULPD       Z19, Z1, K1, Z1
+	VMULPD       Z19, Z2, K2, Z2
+	VMOVUPD      philoxconst<>+576(SB), Z19
+	VADDPD       Z19, Z5, K1, Z5
+	VADDPD       Z19, Z18, K2, Z18
+	VMOVUPD      philoxconst<>+576(SB), Z21
+	VSUBPD       Z21, Z1, Z19
+	VSUBPD       Z21, Z2, Z20
+	VADDPD       Z21, Z1, Z1
+	VADDPD       Z21, Z2, Z2
+	VDIVPD       Z1, Z19, Z1
+	VDIVPD       Z2, Z20, Z2
+	VMULPD       Z1, Z1, Z19
+	VMULPD       Z2, Z2, Z20
+	VMOVUPD      philoxconst<>+2240(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2304(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2368(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2432(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+2496(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2560(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+2624(SB), Z28
+	VMOVUPD      Z28, Z27
+	VMOVUPD      Z28, Z28
+	VMOVUPD      philoxconst<>+2688(SB), Z29
+	VFMADD231PD  Z29, Z19, Z27
+	VFMADD231PD  Z29, Z20, Z28
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z28, Z26, Z24
+	VMULPD       Z25, Z25, Z19
+	VMULPD       Z26, Z26, Z20
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z24, Z20, Z22
+	VMOVUPD      philoxconst<>+896(SB), Z19
+	VMULPD       Z19, Z5, Z5
+	VMULPD       Z19, Z18, Z18
+	VFMADD231PD  Z21, Z1, Z5
+	VFMADD231PD  Z22, Z2, Z18
+	VSQRTPD      Z5, Z1
+	VSQRTPD      Z18, Z2
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z3
+	VPTERNLOGQ   $0xec, Z5, Z0, Z4
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+832(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VMULPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+512(SB), Z18
+	VADDPD       Z18, Z3, Z5
+	VADDPD       Z18, Z4, Z18
+	VRNDSCALEPD  $0x01, Z5, Z5
+	VRNDSCALEPD  $0x01, Z18, Z18
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z18, Z4, Z4
+	VMULPD       Z3, Z3, Z19
+	VMULPD       Z4, Z4, Z20
+	VMOVUPD      philoxconst<>+2752(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2816(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2880(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2944(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+3008(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3072(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+3136(SB), Z27
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z27, Z26, Z24
+	VMULPD       Z25, Z25, Z27
+	VMULPD       Z26, Z26, Z28
+	VFMADD231PD  Z23, Z27, Z21
+	VFMADD231PD  Z24, Z28, Z22
+	VMULPD       Z3, Z21, Z21
+	VMULPD       Z4, Z22, Z22
+	VMOVUPD      philoxconst<>+3200(SB), Z4
+	VMOVUPD      Z4, Z3
+	VMOVUPD      Z4, Z4
+	VMOVUPD      philoxconst<>+3264(SB), Z23
+	VFMADD231PD  Z23, Z19, Z3
+	VFMADD231PD  Z23, Z20, Z4
+	VMOVUPD      philoxconst<>+3328(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3392(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VFMADD231PD  Z23, Z25, Z3
+	VFMADD231PD  Z24, Z26, Z4
+	VMOVUPD      philoxconst<>+3456(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3520(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VMOVUPD      philoxconst<>+3584(SB), Z30
+	VMOVUPD      Z30, Z29
+	VMOVUPD      Z30, Z30
+	VMOVUPD      philoxconst<>+3648(SB), Z31
+	VFMADD231PD  Z31, Z19, Z29
+	VFMADD231PD  Z31, Z20, Z30
+	VFMADD231PD  Z29, Z25, Z23
+	VFMADD231PD  Z30, Z26, Z24
+	VFMADD231PD  Z23, Z27, Z3
+	VFMADD231PD  Z24, Z28, Z4
+	VMOVUPD      philoxconst<>+192(SB), Z19
+	VADDPD       Z19, Z5, Z5
+	VADDPD       Z19, Z18, Z18
+	VPSLLQ       $0x3f, Z5, Z19
+	VPSLLQ       $0x3f, Z18, Z20
+	VPSLLQ       $0x3e, Z5, Z23
+	VPSLLQ       $0x3e, Z18, Z24
+	VMOVUPD      philoxconst<>+1216(SB), Z25
+	VPTESTMQ     Z25, Z5, K1
+	VPTESTMQ     Z25, Z18, K2
+	VBLENDMPD    Z3, Z21, K1, Z6
+	VBLENDMPD    Z4, Z22, K2, Z7
+	VBLENDMPD    Z21, Z3, K1, Z8
+	VBLENDMPD    Z22, Z4, K2, Z9
+	VMOVUPD      philoxconst<>+1152(SB), Z3
+	VPTERNLOGQ   $0x28, Z3, Z23, Z19
+	VPTERNLOGQ   $0x28, Z3, Z24, Z20
+	VPTERNLOGQ   $0x78, Z3, Z23, Z6
+	VPTERNLOGQ   $0x78, Z3, Z24, Z7
+	VPXORQ       Z19, Z8, Z8
+	VPXORQ       Z20, Z9, Z9
+	VMULPD       Z1, Z8, Z8
+	VMULPD       Z2, Z9, Z9
+	VMULPD       Z1, Z6, Z6
+	VMULPD       Z2, Z7, Z7
+	VCVTPD2PS    Z8, Y10
+	VCVTPD2PS    Z6, Y1
+	VCVTPD2PS    Z9, Y11
+	VCVTPD2PS    Z7, Y2
+	VINSERTF64X4 $0x01, Y1, Z10, Z10
+	VINSERTF64X4 $0x01, Y2, Z11, Z11
+	VMOVDQU64    128(DX), Z1
+	VMOVDQU64    384(DX), Z2
+	VMOVDQU64    192(DX), Z3
+	VMOVDQU64    448(DX), Z4
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z1
+	VPTERNLOGQ   $0xec, Z5, Z0, Z2
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z1, Z1
+	VSUBPD       Z5, Z2, Z2
+	VMOVUPD      philoxconst<>+768(SB), Z5
+	VMULPD       Z5, Z1, Z1
+	VMULPD       Z5, Z2, Z2
+	VGETEXPPD    Z1, Z5
+	VGETEXPPD    Z2, Z18
+	VGETMANTPD   $0x00, Z1, Z1
+	VGETMANTPD   $0x00, Z2, Z2
+	VMOVUPD      philoxconst<>+1024(SB), Z19
+	VCMPPD       $0x1e, Z19, Z1, K1
+	VCMPPD       $0x1e, Z19, Z2, K2
+	VMOVUPD      philoxconst<>+512(SB), Z19
+	VMULPD       Z19, Z1, K1, Z1
+	VMULPD       Z19, Z2, K2, Z2
+	VMOVUPD      philoxconst<>+576(SB), Z19
+	VADDPD       Z19, Z5, K1, Z5
+	VADDPD       Z19, Z18, K2, Z18
+	VMOVUPD      philoxconst<>+576(SB), Z21
+	VSUBPD       Z21, Z1, Z19
+	VSUBPD       Z21, Z2, Z20
+	VADDPD       Z21, Z1, Z1
+	VADDPD       Z21, Z2, Z2
+	VDIVPD       Z1, Z19, Z1
+	VDIVPD       Z2, Z20, Z2
+	VMULPD       Z1, Z1, Z19
+	VMULPD       Z2, Z2, Z20
+	VMOVUPD      philoxconst<>+2240(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2304(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2368(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2432(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+2496(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2560(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+2624(SB), Z28
+	VMOVUPD      Z28, Z27
+	VMOVUPD      Z28, Z28
+	VMOVUPD      philoxconst<>+2688(SB), Z29
+	VFMADD231PD  Z29, Z19, Z27
+	VFMADD231PD  Z29, Z20, Z28
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z28, Z26, Z24
+	VMULPD       Z25, Z25, Z19
+	VMULPD       Z26, Z26, Z20
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z24, Z20, Z22
+	VMOVUPD      philoxconst<>+896(SB), Z19
+	VMULPD       Z19, Z5, Z5
+	VMULPD       Z19, Z18, Z18
+	VFMADD231PD  Z21, Z1, Z5
+	VFMADD231PD  Z22, Z2, Z18
+	VSQRTPD      Z5, Z1
+	VSQRTPD      Z18, Z2
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z3
+	VPTERNLOGQ   $0xec, Z5, Z0, Z4
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+832(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VMULPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+512(SB), Z18
+	VADDPD       Z18, Z3, Z5
+	VADDPD       Z18, Z4, Z18
+	VRNDSCALEPD  $0x01, Z5, Z5
+	VRNDSCALEPD  $0x01, Z18, Z18
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z18, Z4, Z4
+	VMULPD       Z3, Z3, Z19
+	VMULPD       Z4, Z4, Z20
+	VMOVUPD      philoxconst<>+2752(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2816(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2880(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2944(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+3008(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3072(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+3136(SB), Z27
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z27, Z26, Z24
+	VMULPD       Z25, Z25, Z27
+	VMULPD       Z26, Z26, Z28
+	VFMADD231PD  Z23, Z27, Z21
+	VFMADD231PD  Z24, Z28, Z22
+	VMULPD       Z3, Z21, Z21
+	VMULPD       Z4, Z22, Z22
+	VMOVUPD      philoxconst<>+3200(SB), Z4
+	VMOVUPD      Z4, Z3
+	VMOVUPD      Z4, Z4
+	VMOVUPD      philoxconst<>+3264(SB), Z23
+	VFMADD231PD  Z23, Z19, Z3
+	VFMADD231PD  Z23, Z20, Z4
+	VMOVUPD      philoxconst<>+3328(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3392(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VFMADD231PD  Z23, Z25, Z3
+	VFMADD231PD  Z24, Z26, Z4
+	VMOVUPD      philoxconst<>+3456(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3520(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VMOVUPD      philoxconst<>+3584(SB), Z30
+	VMOVUPD      Z30, Z29
+	VMOVUPD      Z30, Z30
+	VMOVUPD      philoxconst<>+3648(SB), Z31
+	VFMADD231PD  Z31, Z19, Z29
+	VFMADD231PD  Z31, Z20, Z30
+	VFMADD231PD  Z29, Z25, Z23
+	VFMADD231PD  Z30, Z26, Z24
+	VFMADD231PD  Z23, Z27, Z3
+	VFMADD231PD  Z24, Z28, Z4
+	VMOVUPD      philoxconst<>+192(SB), Z19
+	VADDPD       Z19, Z5, Z5
+	VADDPD       Z19, Z18, Z18
+	VPSLLQ       $0x3f, Z5, Z19
+	VPSLLQ       $0x3f, Z18, Z20
+	VPSLLQ       $0x3e, Z5, Z23
+	VPSLLQ       $0x3e, Z18, Z24
+	VMOVUPD      philoxconst<>+1216(SB), Z25
+	VPTESTMQ     Z25, Z5, K1
+	VPTESTMQ     Z25, Z18, K2
+	VBLENDMPD    Z3, Z21, K1, Z12
+	VBLENDMPD    Z4, Z22, K2, Z13
+	VBLENDMPD    Z21, Z3, K1, Z14
+	VBLENDMPD    Z22, Z4, K2, Z15
+	VMOVUPD      philoxconst<>+1152(SB), Z3
+	VPTERNLOGQ   $0x28, Z3, Z23, Z19
+	VPTERNLOGQ   $0x28, Z3, Z24, Z20
+	VPTERNLOGQ   $0x78, Z3, Z23, Z12
+	VPTERNLOGQ   $0x78, Z3, Z24, Z13
+	VPXORQ       Z19, Z14, Z14
+	VPXORQ       Z20, Z15, Z15
+	VMULPD       Z1, Z14, Z14
+	VMULPD       Z2, Z15, Z15
+	VMULPD       Z1, Z12, Z12
+	VMULPD       Z2, Z13, Z13
+	VCVTPD2PS    Z14, Y16
+	VCVTPD2PS    Z12, Y1
+	VCVTPD2PS    Z15, Y17
+	VCVTPD2PS    Z13, Y2
+	VINSERTF64X4 $0x01, Y1, Z16, Z16
+	VINSERTF64X4 $0x01, Y2, Z17, Z17
+	VMOVAPS      Z10, Z1
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
+	VPERMT2PS    Z16, Z2, Z1
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
+	VPERMT2PS    Z16, Z2, Z10
+	VMOVUPS      Z1, (AX)
+	VMOVUPS      Z10, 64(AX)
+	VMOVAPS      Z11, Z1
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
+	VPERMT2PS    Z17, Z2, Z1
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
+	VPERMT2PS    Z17, Z2, Z11
+	VMOVUPS      Z1, 128(AX)
+	VMOVUPS      Z11, 192(AX)
+	ADDQ         $0x00000100, AX
+	ADDQ         $0x00000200, DX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32ScaledAVX512(dst *float32, words *uint64, groups int, sd float32)
+// Requires: AVX, AVX512F
+TEXT ·fill32ScaledAVX512(SB), NOSPLIT, $0-28
+	MOVQ      dst+0(FP), AX
+	MOVQ      groups+16(FP), CX
+	MOVQ      words+8(FP), DX
+	VMOVDQU64 philoxconst<>+192(SB), Z0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VMOVDQU64    (DX), Z1
+	VMOVDQU64    256(DX), Z2
+	VMOVDQU64    64(DX), Z3
+	VMOVDQU64    320(DX), Z4
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z1
+	VPTERNLOGQ   $0xec, Z5, Z0, Z2
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z1, Z1
+	VSUBPD       Z5, Z2, Z2
+	VMOVUPD      philoxconst<>+768(SB), Z5
+	VMULPD       Z5, Z1, Z1
+	VMULPD       Z5, Z2, Z2
+	VGETEXPPD    Z1, Z5
+	VGETEXPPD    Z2, Z18
+	VGETMANTPD   $0x00, Z1, Z1
+	VGETMANTPD   $0x00, Z2, Z2
+	VMOVUPD      philoxconst<>+1024(SB), Z19
+	VCMPPD       $0x1e, Z19, Z1, K1
+	VCMPPD       $0x1e, Z19, Z2, K2
+	VMOVUPD      philoxconst<>+512(SB), Z19
+	VMULPD       Z19, Z1, K1, Z1
+	VMULPD       Z19, Z2, K2, Z2
+	VMOVUPD      philoxconst<>+576(SB), Z19
+	VADDPD       Z19, Z5, K1, Z5
+	VADDPD       Z19, Z18, K2, Z18
+	VMOVUPD      philoxconst<>+576(SB), Z21
+	VSUBPD       Z21, Z1, Z19
+	VSUBPD       Z21, Z2, Z20
+	VADDPD       Z21, Z1, Z1
+	VADDPD       Z21, Z2, Z2
+	VDIVPD       Z1, Z19, Z1
+	VDIVPD       Z2, Z20, Z2
+	VMULPD       Z1, Z1, Z19
+	VMULPD       Z2, Z2, Z20
+	VMOVUPD      philoxconst<>+2240(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2304(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2368(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2432(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+2496(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2560(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+2624(SB), Z28
+	VMOVUPD      Z28, Z27
+	VMOVUPD      Z28, Z28
+	VMOVUPD      philoxconst<>+2688(SB), Z29
+	VFMADD231PD  Z29, Z19, Z27
+	VFMADD231PD  Z29, Z20, Z28
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z28, Z26, Z24
+	VMULPD       Z25, Z25, Z19
+	VMULPD       Z26, Z26, Z20
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z24, Z20, Z22
+	VMOVUPD      philoxconst<>+896(SB), Z19
+	VMULPD       Z19, Z5, Z5
+	VMULPD       Z19, Z18, Z18
+	VFMADD231PD  Z21, Z1, Z5
+	VFMADD231PD  Z22, Z2, Z18
+	VSQRTPD      Z5, Z1
+	VSQRTPD      Z18, Z2
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z3
+	VPTERNLOGQ   $0xec, Z5, Z0, Z4
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+832(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VMULPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+512(SB), Z18
+	VADDPD       Z18, Z3, Z5
+	VADDPD       Z18, Z4, Z18
+	VRNDSCALEPD  $0x01, Z5, Z5
+	VRNDSCALEPD  $0x01, Z18, Z18
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z18, Z4, Z4
+	VMULPD       Z3, Z3, Z19
+	VMULPD       Z4, Z4, Z20
+	VMOVUPD      philoxconst<>+2752(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2816(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2880(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2944(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+3008(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3072(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+3136(SB), Z27
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z27, Z26, Z24
+	VMULPD       Z25, Z25, Z27
+	VMULPD       Z26, Z26, Z28
+	VFMADD231PD  Z23, Z27, Z21
+	VFMADD231PD  Z24, Z28, Z22
+	VMULPD       Z3, Z21, Z21
+	VMULPD       Z4, Z22, Z22
+	VMOVUPD      philoxconst<>+3200(SB), Z4
+	VMOVUPD      Z4, Z3
+	VMOVUPD      Z4, Z4
+	VMOVUPD      philoxconst<>+3264(SB), Z23
+	VFMADD231PD  Z23, Z19, Z3
+	VFMADD231PD  Z23, Z20, Z4
+	VMOVUPD      philoxconst<>+3328(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3392(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VFMADD231PD  Z23, Z25, Z3
+	VFMADD231PD  Z24, Z26, Z4
+	VMOVUPD      philoxconst<>+3456(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3520(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VMOVUPD      philoxconst<>+3584(SB), Z30
+	VMOVUPD      Z30, Z29
+	VMOVUPD      Z30, Z30
+	VMOVUPD      philoxconst<>+3648(SB), Z31
+	VFMADD231PD  Z31, Z19, Z29
+	VFMADD231PD  Z31, Z20, Z30
+	VFMADD231PD  Z29, Z25, Z23
+	VFMADD231PD  Z30, Z26, Z24
+	VFMADD231PD  Z23, Z27, Z3
+	VFMADD231PD  Z24, Z28, Z4
+	VMOVUPD      philoxconst<>+192(SB), Z19
+	VADDPD       Z19, Z5, Z5
+	VADDPD       Z19, Z18, Z18
+	VPSLLQ       $0x3f, Z5, Z19
+	VPSLLQ       $0x3f, Z18, Z20
+	VPSLLQ       $0x3e, Z5, Z23
+	VPSLLQ       $0x3e, Z18, Z24
+	VMOVUPD      philoxconst<>+1216(SB), Z25
+	VPTESTMQ     Z25, Z5, K1
+	VPTESTMQ     Z25, Z18, K2
+	VBLENDMPD    Z3, Z21, K1, Z6
+	VBLENDMPD    Z4, Z22, K2, Z7
+	VBLENDMPD    Z21, Z3, K1, Z8
+	VBLENDMPD    Z22, Z4, K2, Z9
+	VMOVUPD      philoxconst<>+1152(SB), Z3
+	VPTERNLOGQ   $0x28, Z3, Z23, Z19
+	VPTERNLOGQ   $0x28, Z3, Z24, Z20
+	VPTERNLOGQ   $0x78, Z3, Z23, Z6
+	VPTERNLOGQ   $0x78, Z3, Z24, Z7
+	VPXORQ       Z19, Z8, Z8
+	VPXORQ       Z20, Z9, Z9
+	VMULPD       Z1, Z8, Z8
+	VMULPD       Z2, Z9, Z9
+	VMULPD       Z1, Z6, Z6
+	VMULPD       Z2, Z7, Z7
+	VCVTPD2PS    Z8, Y10
+	VCVTPD2PS    Z6, Y1
+	VCVTPD2PS    Z9, Y11
+	VCVTPD2PS    Z7, Y2
+	VINSERTF64X4 $0x01, Y1, Z10, Z10
+	VMULPS.BCST  sd+24(FP), Z10, Z10
+	VINSERTF64X4 $0x01, Y2, Z11, Z11
+	VMULPS.BCST  sd+24(FP), Z11, Z11
+	VMOVDQU64    128(DX), Z1
+	VMOVDQU64    384(DX), Z2
+	VMOVDQU64    192(DX), Z3
+	VMOVDQU64    448(DX), Z4
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z1
+	VPTERNLOGQ   $0xec, Z5, Z0, Z2
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z1, Z1
+	VSUBPD       Z5, Z2, Z2
+	VMOVUPD      philoxconst<>+768(SB), Z5
+	VMULPD       Z5, Z1, Z1
+	VMULPD       Z5, Z2, Z2
+	VGETEXPPD    Z1, Z5
+	VGETEXPPD    Z2, Z18
+	VGETMANTPD   $0x00, Z1, Z1
+	VGETMANTPD   $0x00, Z2, Z2
+	VMOVUPD      philoxconst<>+1024(SB), Z19
+	VCMPPD       $0x1e, Z19, Z1, K1
+	VCMPPD       $0x1e, Z19, Z2, K2
+	VMOVUPD      philoxconst<>+512(SB), Z19
+	VMULPD       Z19, Z1, K1, Z1
+	VMULPD       Z19, Z2, K2, Z2
+	VMOVUPD      philoxconst<>+576(SB), Z19
+	VADDPD       Z19, Z5, K1, Z5
+	VADDPD       Z19, Z18, K2, Z18
+	VMOVUPD      philoxconst<>+576(SB), Z21
+	VSUBPD       Z21, Z1, Z19
+	VSUBPD       Z21, Z2, Z20
+	VADDPD       Z21, Z1, Z1
+	VADDPD       Z21, Z2, Z2
+	VDIVPD       Z1, Z19, Z1
+	VDIVPD       Z2, Z20, Z2
+	VMULPD       Z1, Z1, Z19
+	VMULPD       Z2, Z2, Z20
+	VMOVUPD      philoxconst<>+2240(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2304(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2368(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2432(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+2496(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2560(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+2624(SB), Z28
+	VMOVUPD      Z28, Z27
+	VMOVUPD      Z28, Z28
+	VMOVUPD      philoxconst<>+2688(SB), Z29
+	VFMADD231PD  Z29, Z19, Z27
+	VFMADD231PD  Z29, Z20, Z28
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z28, Z26, Z24
+	VMULPD       Z25, Z25, Z19
+	VMULPD       Z26, Z26, Z20
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z24, Z20, Z22
+	VMOVUPD      philoxconst<>+896(SB), Z19
+	VMULPD       Z19, Z5, Z5
+	VMULPD       Z19, Z18, Z18
+	VFMADD231PD  Z21, Z1, Z5
+	VFMADD231PD  Z22, Z2, Z18
+	VSQRTPD      Z5, Z1
+	VSQRTPD      Z18, Z2
+	VMOVUPD      philoxconst<>+128(SB), Z5
+	VPTERNLOGQ   $0xec, Z5, Z0, Z3
+	VPTERNLOGQ   $0xec, Z5, Z0, Z4
+	VMOVUPD      philoxconst<>+384(SB), Z5
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+832(SB), Z5
+	VMULPD       Z5, Z3, Z3
+	VMULPD       Z5, Z4, Z4
+	VMOVUPD      philoxconst<>+512(SB), Z18
+	VADDPD       Z18, Z3, Z5
+	VADDPD       Z18, Z4, Z18
+	VRNDSCALEPD  $0x01, Z5, Z5
+	VRNDSCALEPD  $0x01, Z18, Z18
+	VSUBPD       Z5, Z3, Z3
+	VSUBPD       Z18, Z4, Z4
+	VMULPD       Z3, Z3, Z19
+	VMULPD       Z4, Z4, Z20
+	VMOVUPD      philoxconst<>+2752(SB), Z22
+	VMOVUPD      Z22, Z21
+	VMOVUPD      Z22, Z22
+	VMOVUPD      philoxconst<>+2816(SB), Z23
+	VFMADD231PD  Z23, Z19, Z21
+	VFMADD231PD  Z23, Z20, Z22
+	VMOVUPD      philoxconst<>+2880(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+2944(SB), Z25
+	VFMADD231PD  Z25, Z19, Z23
+	VFMADD231PD  Z25, Z20, Z24
+	VMULPD       Z19, Z19, Z25
+	VMULPD       Z20, Z20, Z26
+	VFMADD231PD  Z23, Z25, Z21
+	VFMADD231PD  Z24, Z26, Z22
+	VMOVUPD      philoxconst<>+3008(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3072(SB), Z27
+	VFMADD231PD  Z27, Z19, Z23
+	VFMADD231PD  Z27, Z20, Z24
+	VMOVUPD      philoxconst<>+3136(SB), Z27
+	VFMADD231PD  Z27, Z25, Z23
+	VFMADD231PD  Z27, Z26, Z24
+	VMULPD       Z25, Z25, Z27
+	VMULPD       Z26, Z26, Z28
+	VFMADD231PD  Z23, Z27, Z21
+	VFMADD231PD  Z24, Z28, Z22
+	VMULPD       Z3, Z21, Z21
+	VMULPD       Z4, Z22, Z22
+	VMOVUPD      philoxconst<>+3200(SB), Z4
+	VMOVUPD      Z4, Z3
+	VMOVUPD      Z4, Z4
+	VMOVUPD      philoxconst<>+3264(SB), Z23
+	VFMADD231PD  Z23, Z19, Z3
+	VFMADD231PD  Z23, Z20, Z4
+	VMOVUPD      philoxconst<>+3328(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3392(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VFMADD231PD  Z23, Z25, Z3
+	VFMADD231PD  Z24, Z26, Z4
+	VMOVUPD      philoxconst<>+3456(SB), Z24
+	VMOVUPD      Z24, Z23
+	VMOVUPD      Z24, Z24
+	VMOVUPD      philoxconst<>+3520(SB), Z29
+	VFMADD231PD  Z29, Z19, Z23
+	VFMADD231PD  Z29, Z20, Z24
+	VMOVUPD      philoxconst<>+3584(SB), Z30
+	VMOVUPD      Z30, Z29
+	VMOVUPD      Z30, Z30
+	VMOVUPD      philoxconst<>+3648(SB), Z31
+	VFMADD231PD  Z31, Z19, Z29
+	VFMADD231PD  Z31, Z20, Z30
+	VFMADD231PD  Z29, Z25, Z23
+	VFMADD231PD  Z30, Z26, Z24
+	VFMADD231PD  Z23, Z27, Z3
+	VFMADD231PD  Z24, Z28, Z4
+	VMOVUPD      philoxconst<>+192(SB), Z19
+	VADDPD       Z19, Z5, Z5
+	VADDPD       Z19, Z18, Z18
+	VPSLLQ       $0x3f, Z5, Z19
+	VPSLLQ       $0x3f, Z18, Z20
+	VPSLLQ       $0x3e, Z5, Z23
+	VPSLLQ       $0x3e, Z18, Z24
+	VMOVUPD      philoxconst<>+1216(SB), Z25
+	VPTESTMQ     Z25, Z5, K1
+	VPTESTMQ     Z25, Z18, K2
+	VBLENDMPD    Z3, Z21, K1, Z12
+	VBLENDMPD    Z4, Z22, K2, Z13
+	VBLENDMPD    Z21, Z3, K1, Z14
+	VBLENDMPD    Z22, Z4, K2, Z15
+	VMOVUPD      philoxconst<>+1152(SB), Z3
+	VPTERNLOGQ   $0x28, Z3, Z23, Z19
+	VPTERNLOGQ   $0x28, Z3, Z24, Z20
+	VPTERNLOGQ   $0x78, Z3, Z23, Z12
+	VPTERNLOGQ   $0x78, Z3, Z24, Z13
+	VPXORQ       Z19, Z14, Z14
+	VPXORQ       Z20, Z15, Z15
+	VMULPD       Z1, Z14, Z14
+	VMULPD       Z2, Z15, Z15
+	VMULPD       Z1, Z12, Z12
+	VMULPD       Z2, Z13, Z13
+	VCVTPD2PS    Z14, Y16
+	VCVTPD2PS    Z12, Y1
+	VCVTPD2PS    Z15, Y17
+	VCVTPD2PS    Z13, Y2
+	VINSERTF64X4 $0x01, Y1, Z16, Z16
+	VMULPS.BCST  sd+24(FP), Z16, Z16
+	VINSERTF64X4 $0x01, Y2, Z17, Z17
+	VMULPS.BCST  sd+24(FP), Z17, Z17
+	VMOVAPS      Z10, Z1
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
+	VPERMT2PS    Z16, Z2, Z1
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
+	VPERMT2PS    Z16, Z2, Z10
+	VMOVUPS      Z1, (AX)
+	VMOVUPS      Z10, 64(AX)
+	VMOVAPS      Z11, Z1
+	VMOVDQU64    philoxconst<>+2112(SB), Z2
+	VPERMT2PS    Z17, Z2, Z1
+	VMOVDQU64    philoxconst<>+2176(SB), Z2
+	VPERMT2PS    Z17, Z2, Z11
+	VMOVUPS      Z1, 128(AX)
+	VMOVUPS      Z11, 192(AX)
+	ADDQ         $0x00000100, AX
+	ADDQ         $0x00000200, DX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func philoxOneAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX512F
+TEXT ·philoxOneAVX512(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Z0
+	VPADDD       philoxconst<>+1280(SB), Z0, Z0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VMOVDQU64    philoxconst<>+0(SB), Z1
+	VMOVDQU64    philoxconst<>+64(SB), Z2
+	VPBROADCASTQ 8(DX), Z3
+	VPMULUDQ     Z1, Z0, Z4
+	VPSRLQ       $0x20, Z4, Z5
+	VPXORQ       Z3, Z5, Z5
+	VPBROADCASTQ 16(DX), Z3
+	VPBROADCASTQ 24(DX), Z6
+	VPMULUDQ     Z2, Z5, Z5
+	VPSRLQ       $0x20, Z5, Z7
+	VPXORQ       Z3, Z7, Z7
+	VPXORQ       Z6, Z4, Z4
+	VPBROADCASTQ 32(DX), Z3
+	VPBROADCASTQ 40(DX), Z6
+	VPMULUDQ     Z1, Z7, Z7
+	VPMULUDQ     Z2, Z4, Z4
+	VPSRLQ       $0x20, Z7, Z8
+	VPSRLQ       $0x20, Z4, Z9
+	VPTERNLOGQ   $0x96, Z3, Z5, Z9
+	VPXORQ       Z6, Z8, Z8
+	VPBROADCASTQ 48(DX), Z3
+	VPBROADCASTQ 56(DX), Z5
+	VPMULUDQ     Z1, Z9, Z6
+	VPMULUDQ     Z2, Z8, Z8
+	VPSRLQ       $0x20, Z6, Z9
+	VPSRLQ       $0x20, Z8, Z10
+	VPTERNLOGQ   $0x96, Z3, Z4, Z10
+	VPTERNLOGQ   $0x96, Z5, Z7, Z9
+	VPBROADCASTQ 64(DX), Z3
+	VPBROADCASTQ 72(DX), Z4
+	VPMULUDQ     Z1, Z10, Z5
+	VPMULUDQ     Z2, Z9, Z7
+	VPSRLQ       $0x20, Z5, Z9
+	VPSRLQ       $0x20, Z7, Z10
+	VPTERNLOGQ   $0x96, Z3, Z8, Z10
+	VPTERNLOGQ   $0x96, Z4, Z6, Z9
+	VPBROADCASTQ 80(DX), Z3
+	VPBROADCASTQ 88(DX), Z4
+	VPMULUDQ     Z1, Z10, Z6
+	VPMULUDQ     Z2, Z9, Z8
+	VPSRLQ       $0x20, Z6, Z9
+	VPSRLQ       $0x20, Z8, Z10
+	VPTERNLOGQ   $0x96, Z3, Z7, Z10
+	VPTERNLOGQ   $0x96, Z4, Z5, Z9
+	VPBROADCASTQ 96(DX), Z3
+	VPBROADCASTQ 104(DX), Z4
+	VPMULUDQ     Z1, Z10, Z5
+	VPMULUDQ     Z2, Z9, Z7
+	VPSRLQ       $0x20, Z5, Z9
+	VPSRLQ       $0x20, Z7, Z10
+	VPTERNLOGQ   $0x96, Z3, Z8, Z10
+	VPTERNLOGQ   $0x96, Z4, Z6, Z9
+	VPBROADCASTQ 112(DX), Z3
+	VPBROADCASTQ 120(DX), Z4
+	VPMULUDQ     Z1, Z10, Z6
+	VPMULUDQ     Z2, Z9, Z8
+	VPSRLQ       $0x20, Z6, Z9
+	VPSRLQ       $0x20, Z8, Z10
+	VPTERNLOGQ   $0x96, Z3, Z7, Z10
+	VPTERNLOGQ   $0x96, Z4, Z5, Z9
+	VPBROADCASTQ 128(DX), Z3
+	VPBROADCASTQ 136(DX), Z4
+	VPMULUDQ     Z1, Z10, Z5
+	VPMULUDQ     Z2, Z9, Z7
+	VPSRLQ       $0x20, Z5, Z9
+	VPSRLQ       $0x20, Z7, Z10
+	VPTERNLOGQ   $0x96, Z3, Z8, Z10
+	VPTERNLOGQ   $0x96, Z4, Z6, Z9
+	VPBROADCASTQ 144(DX), Z3
+	VPBROADCASTQ 152(DX), Z4
+	VPMULUDQ     Z1, Z10, Z1
+	VPMULUDQ     Z2, Z9, Z2
+	VPSRLQ       $0x20, Z1, Z6
+	VPSRLQ       $0x20, Z2, Z8
+	VPTERNLOGQ   $0x96, Z3, Z7, Z8
+	VPTERNLOGQ   $0x96, Z4, Z5, Z6
+	VPADDD       philoxconst<>+1408(SB), Z0, Z0
+	VMOVDQU64    Z8, (AX)
+	VMOVDQU64    Z2, 64(AX)
+	VMOVDQU64    Z6, 128(AX)
+	VMOVDQU64    Z1, 192(AX)
+	ADDQ         $0x00000100, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64OneAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ groups+16(FP), CX
+	MOVQ words+8(FP), DX
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
-	VPADDD          philoxconst<>+1472(SB), Z0, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z0, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z1
-	VPSRLQ          $0x20, Z2, Z7
-	VPSRLQ          $0x20, Z1, Z8
-	VPXORQ.BCST     8(DX), Z7, Z7
-	VPXORQ.BCST     8(DX), Z8, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z7, Z7
-	VPMULUDQ        philoxconst<>+64(SB), Z8, Z8
-	VPSRLQ          $0x20, Z7, Z9
-	VPSRLQ          $0x20, Z8, Z10
-	VPXORQ.BCST     16(DX), Z9, Z9
-	VPXORQ.BCST     16(DX), Z10, Z10
-	VPXORQ.BCST     24(DX), Z2, Z2
-	VPXORQ.BCST     24(DX), Z1, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z9, Z9
-	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z1, Z1
-	VPSRLQ          $0x20, Z9, Z11
-	VPSRLQ          $0x20, Z10, Z12
-	VPSRLQ          $0x20, Z2, Z13
-	VPSRLQ          $0x20, Z1, Z14
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z8, Z14
-	VPXORQ.BCST     40(DX), Z11, Z11
-	VPXORQ.BCST     40(DX), Z12, Z12
-	VPMULUDQ        philoxconst<>+0(SB), Z13, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z15
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z1, Z16
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z9, Z13
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPSRLQ          $0x20, Z1, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z8, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z9, Z15
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z1, Z13
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPSRLQ          $0x20, Z1, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z8, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z9, Z15
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z1, Z13
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z1
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPSRLQ          $0x20, Z1, Z13
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z11, Z15
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z7, Z13
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z8, Z14
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z7
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPSRLQ          $0x20, Z7, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z11, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z9, Z15
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z1, Z13
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
-	VPADDD          philoxconst<>+1536(SB), Z0, Z0
-	VPSLLQ          $0x20, Z7, Z1
-	VPSLLQ          $0x20, Z8, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z13
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
-	VPSRLQ          $0x0b, Z13, Z13
-	VPSRLQ          $0x0b, Z14, Z14
-	VCVTQQ2PD       Z13, Z13
-	VCVTQQ2PD       Z14, Z14
-	VADDPD          philoxconst<>+512(SB), Z13, Z13
-	VADDPD          philoxconst<>+512(SB), Z14, Z14
-	VMULPD          philoxconst<>+704(SB), Z13, Z13
-	VMULPD          philoxconst<>+704(SB), Z14, Z14
-	VADDPD          philoxconst<>+512(SB), Z13, Z1
-	VADDPD          philoxconst<>+512(SB), Z14, Z2
+	VMOVDQU64       128(DX), Z0
+	VMOVDQU64       192(DX), Z1
+	VPSLLQ          $0x20, Z1, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z0
+	VPSRLQ          $0x0b, Z0, Z0
+	VCVTQQ2PD       Z0, Z0
+	VADDPD          philoxconst<>+512(SB), Z0, Z0
+	VMULPD          philoxconst<>+704(SB), Z0, Z0
+	VADDPD          philoxconst<>+512(SB), Z0, Z1
 	VRNDSCALEPD     $0x01, Z1, Z1
-	VRNDSCALEPD     $0x01, Z2, Z2
-	VSUBPD          Z1, Z13, Z7
-	VSUBPD          Z2, Z14, Z8
-	VMULPD          Z7, Z7, Z9
-	VMULPD          Z8, Z8, Z10
-	VMOVUPD         philoxconst<>+2560(SB), Z13
-	VMOVUPD         philoxconst<>+2560(SB), Z14
-	VFMADD231PD     philoxconst<>+2624(SB), Z9, Z13
-	VFMADD231PD     philoxconst<>+2624(SB), Z10, Z14
-	VMOVUPD         philoxconst<>+2688(SB), Z17
-	VMOVUPD         philoxconst<>+2688(SB), Z18
-	VFMADD231PD     philoxconst<>+2752(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+2752(SB), Z10, Z18
-	VMULPD          Z9, Z9, Z19
-	VMULPD          Z10, Z10, Z20
-	VFMADD231PD     Z17, Z19, Z13
-	VFMADD231PD     Z18, Z20, Z14
-	VMOVUPD         philoxconst<>+2816(SB), Z17
-	VMOVUPD         philoxconst<>+2816(SB), Z18
-	VFMADD231PD     philoxconst<>+2880(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+2880(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2944(SB), Z19, Z17
-	VFMADD231PD     philoxconst<>+2944(SB), Z20, Z18
-	VMULPD          Z19, Z19, Z21
-	VMULPD          Z20, Z20, Z22
-	VFMADD231PD     Z17, Z21, Z13
-	VFMADD231PD     Z18, Z22, Z14
-	VMULPD          Z7, Z13, Z13
-	VMULPD          Z8, Z14, Z14
-	VMOVUPD         philoxconst<>+3008(SB), Z7
-	VMOVUPD         philoxconst<>+3008(SB), Z8
-	VFMADD231PD     philoxconst<>+3072(SB), Z9, Z7
-	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z8
-	VMOVUPD         philoxconst<>+3136(SB), Z17
-	VMOVUPD         philoxconst<>+3136(SB), Z18
-	VFMADD231PD     philoxconst<>+3200(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+3200(SB), Z10, Z18
-	VFMADD231PD     Z17, Z19, Z7
-	VFMADD231PD     Z18, Z20, Z8
-	VMOVUPD         philoxconst<>+3264(SB), Z17
-	VMOVUPD         philoxconst<>+3264(SB), Z18
-	VFMADD231PD     philoxconst<>+3328(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+3328(SB), Z10, Z18
-	VMOVUPD         philoxconst<>+3392(SB), Z23
-	VMOVUPD         philoxconst<>+3392(SB), Z24
-	VFMADD231PD     philoxconst<>+3456(SB), Z9, Z23
-	VFMADD231PD     philoxconst<>+3456(SB), Z10, Z24
-	VFMADD231PD     Z23, Z19, Z17
-	VFMADD231PD     Z24, Z20, Z18
-	VFMADD231PD     Z17, Z21, Z7
-	VFMADD231PD     Z18, Z22, Z8
-	VADDPD          philoxconst<>+192(SB), Z1, Z1
-	VADDPD          philoxconst<>+192(SB), Z2, Z2
-	VPSLLQ          $0x3f, Z1, Z9
-	VPSLLQ          $0x3f, Z2, Z10
-	VPSLLQ          $0x3e, Z1, Z17
-	VPSLLQ          $0x3e, Z2, Z18
-	VPTESTMQ        philoxconst<>+1280(SB), Z1, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z2, K2
-	VBLENDMPD       Z7, Z13, K1, Z3
-	VBLENDMPD       Z8, Z14, K2, Z4
-	VBLENDMPD       Z13, Z7, K1, Z5
-	VBLENDMPD       Z14, Z8, K2, Z6
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z17, Z9
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z18, Z10
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z17, Z3
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z18, Z4
-	VPXORQ          Z9, Z5, Z5
-	VPXORQ          Z10, Z6, Z6
-	VPSLLQ          $0x20, Z11, Z1
-	VPSLLQ          $0x20, Z12, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z15
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
-	VPSRLQ          $0x0b, Z15, Z15
-	VPSRLQ          $0x0b, Z16, Z16
-	VCVTQQ2PD       Z15, Z15
-	VCVTQQ2PD       Z16, Z16
-	VADDPD          philoxconst<>+512(SB), Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z16, Z16
-	VMULPD          philoxconst<>+640(SB), Z15, Z15
-	VMULPD          philoxconst<>+640(SB), Z16, Z16
-	VGETEXPPD       Z15, Z1
-	VGETEXPPD       Z16, Z2
-	VGETMANTPD      $0x00, Z15, Z7
-	VGETMANTPD      $0x00, Z16, Z8
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z7, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z8, K2
-	VMULPD          philoxconst<>+512(SB), Z7, K1, Z7
-	VMULPD          philoxconst<>+512(SB), Z8, K2, Z8
-	VADDPD          philoxconst<>+576(SB), Z1, K1, Z1
-	VADDPD          philoxconst<>+576(SB), Z2, K2, Z2
-	VSUBPD          philoxconst<>+576(SB), Z7, Z9
-	VSUBPD          philoxconst<>+576(SB), Z8, Z10
-	VADDPD          philoxconst<>+576(SB), Z7, Z7
-	VADDPD          philoxconst<>+576(SB), Z8, Z8
-	VDIVPD          Z7, Z9, Z7
-	VDIVPD          Z8, Z10, Z8
-	VMULPD          Z7, Z7, Z9
-	VMULPD          Z8, Z8, Z10
-	VMOVUPD         philoxconst<>+2048(SB), Z11
-	VMOVUPD         philoxconst<>+2048(SB), Z12
-	VFMADD231PD     philoxconst<>+2112(SB), Z9, Z11
-	VFMADD231PD     philoxconst<>+2112(SB), Z10, Z12
-	VMOVUPD         philoxconst<>+2176(SB), Z13
-	VMOVUPD         philoxconst<>+2176(SB), Z14
-	VFMADD231PD     philoxconst<>+2240(SB), Z9, Z13
-	VFMADD231PD     philoxconst<>+2240(SB), Z10, Z14
-	VMULPD          Z9, Z9, Z15
-	VMULPD          Z10, Z10, Z16
-	VFMADD231PD     Z13, Z15, Z11
-	VFMADD231PD     Z14, Z16, Z12
-	VMOVUPD         philoxconst<>+2304(SB), Z13
-	VMOVUPD         philoxconst<>+2304(SB), Z14
-	VFMADD231PD     philoxconst<>+2368(SB), Z9, Z13
-	VFMADD231PD     philoxconst<>+2368(SB), Z10, Z14
-	VMOVUPD         philoxconst<>+2432(SB), Z17
-	VMOVUPD         philoxconst<>+2432(SB), Z18
-	VFMADD231PD     philoxconst<>+2496(SB), Z9, Z17
-	VFMADD231PD     philoxconst<>+2496(SB), Z10, Z18
-	VFMADD231PD     Z17, Z15, Z13
-	VFMADD231PD     Z18, Z16, Z14
-	VMULPD          Z15, Z15, Z9
-	VMULPD          Z16, Z16, Z10
-	VFMADD231PD     Z13, Z9, Z11
-	VFMADD231PD     Z14, Z10, Z12
-	VMULPD          philoxconst<>+896(SB), Z7, Z7
-	VMULPD          philoxconst<>+896(SB), Z8, Z8
-	VMULPD          philoxconst<>+960(SB), Z1, Z1
-	VMULPD          philoxconst<>+960(SB), Z2, Z2
-	VFMADD231PD     Z11, Z7, Z1
-	VFMADD231PD     Z12, Z8, Z2
-	VSQRTPD         Z1, Z1
-	VSQRTPD         Z2, Z2
-	VMULPD          Z1, Z5, Z5
-	VMULPD          Z2, Z6, Z6
-	VMULPD          Z1, Z3, Z3
-	VMULPD          Z2, Z4, Z4
-	VMOVAPD         Z5, Z1
-	VMOVDQU64       philoxconst<>+1792(SB), Z2
-	VPERMT2PD       Z3, Z2, Z1
-	VMOVDQU64       philoxconst<>+1856(SB), Z2
-	VPERMT2PD       Z3, Z2, Z5
-	VMOVUPD         Z1, (AX)
-	VMOVUPD         Z5, 64(AX)
-	VMOVAPD         Z6, Z1
-	VMOVDQU64       philoxconst<>+1792(SB), Z2
-	VPERMT2PD       Z4, Z2, Z1
-	VMOVDQU64       philoxconst<>+1856(SB), Z2
-	VPERMT2PD       Z4, Z2, Z6
-	VMOVUPD         Z1, 128(AX)
-	VMOVUPD         Z6, 192(AX)
-	ADDQ            $0x00000100, AX
-	DECQ            CX
-	JMP             loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64ScaledAVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-40
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+32(FP), DX
-	VBROADCASTSD sd+16(FP), Z0
-	MOVL         block+24(FP), BX
-	VMOVD        BX, X1
-	VPBROADCASTD X1, Z1
-	VPADDD       philoxconst<>+1344(SB), Z1, Z1
-
-loop:
-	TESTQ           CX, CX
-	JZ              done
-	VPADDD          philoxconst<>+1472(SB), Z1, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z1, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z2, Z2
-	VPSRLQ          $0x20, Z3, Z8
-	VPSRLQ          $0x20, Z2, Z9
-	VPXORQ.BCST     8(DX), Z8, Z8
-	VPXORQ.BCST     8(DX), Z9, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z8, Z8
-	VPMULUDQ        philoxconst<>+64(SB), Z9, Z9
-	VPSRLQ          $0x20, Z8, Z10
-	VPSRLQ          $0x20, Z9, Z11
-	VPXORQ.BCST     16(DX), Z10, Z10
-	VPXORQ.BCST     16(DX), Z11, Z11
-	VPXORQ.BCST     24(DX), Z3, Z3
-	VPXORQ.BCST     24(DX), Z2, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z10, Z10
-	VPMULUDQ        philoxconst<>+0(SB), Z11, Z11
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
-	VPSRLQ          $0x20, Z10, Z12
-	VPSRLQ          $0x20, Z11, Z13
-	VPSRLQ          $0x20, Z3, Z14
-	VPSRLQ          $0x20, Z2, Z15
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z9, Z15
-	VPXORQ.BCST     40(DX), Z12, Z12
-	VPXORQ.BCST     40(DX), Z13, Z13
-	VPMULUDQ        philoxconst<>+0(SB), Z14, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z15, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z12, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z13, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z16
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z17
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z10, Z14
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z11, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z9, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z14
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z9, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z14
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z10
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z11
-	VPSRLQ          $0x20, Z2, Z14
-	VPSRLQ          $0x20, Z3, Z15
-	VPSRLQ          $0x20, Z10, Z16
-	VPSRLQ          $0x20, Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z12, Z16
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z8, Z14
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z9, Z15
-	VPMULUDQ        philoxconst<>+0(SB), Z16, Z8
-	VPMULUDQ        philoxconst<>+0(SB), Z17, Z9
-	VPMULUDQ        philoxconst<>+64(SB), Z14, Z12
-	VPMULUDQ        philoxconst<>+64(SB), Z15, Z13
-	VPSRLQ          $0x20, Z8, Z14
-	VPSRLQ          $0x20, Z9, Z15
-	VPSRLQ          $0x20, Z12, Z16
-	VPSRLQ          $0x20, Z13, Z17
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z10, Z16
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z11, Z17
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z14
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z15
-	VPADDD          philoxconst<>+1536(SB), Z1, Z1
-	VPSLLQ          $0x20, Z8, Z2
-	VPSLLQ          $0x20, Z9, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z14
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z15
-	VPSRLQ          $0x0b, Z14, Z14
-	VPSRLQ          $0x0b, Z15, Z15
-	VCVTQQ2PD       Z14, Z14
-	VCVTQQ2PD       Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z14, Z14
-	VADDPD          philoxconst<>+512(SB), Z15, Z15
-	VMULPD          philoxconst<>+704(SB), Z14, Z14
-	VMULPD          philoxconst<>+704(SB), Z15, Z15
-	VADDPD          philoxconst<>+512(SB), Z14, Z2
-	VADDPD          philoxconst<>+512(SB), Z15, Z3
-	VRNDSCALEPD     $0x01, Z2, Z2
-	VRNDSCALEPD     $0x01, Z3, Z3
-	VSUBPD          Z2, Z14, Z8
-	VSUBPD          Z3, Z15, Z9
-	VMULPD          Z8, Z8, Z10
-	VMULPD          Z9, Z9, Z11
-	VMOVUPD         philoxconst<>+2560(SB), Z14
-	VMOVUPD         philoxconst<>+2560(SB), Z15
-	VFMADD231PD     philoxconst<>+2624(SB), Z10, Z14
-	VFMADD231PD     philoxconst<>+2624(SB), Z11, Z15
-	VMOVUPD         philoxconst<>+2688(SB), Z18
-	VMOVUPD         philoxconst<>+2688(SB), Z19
-	VFMADD231PD     philoxconst<>+2752(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2752(SB), Z11, Z19
-	VMULPD          Z10, Z10, Z20
-	VMULPD          Z11, Z11, Z21
-	VFMADD231PD     Z18, Z20, Z14
-	VFMADD231PD     Z19, Z21, Z15
-	VMOVUPD         philoxconst<>+2816(SB), Z18
-	VMOVUPD         philoxconst<>+2816(SB), Z19
-	VFMADD231PD     philoxconst<>+2880(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2880(SB), Z11, Z19
-	VFMADD231PD     philoxconst<>+2944(SB), Z20, Z18
-	VFMADD231PD     philoxconst<>+2944(SB), Z21, Z19
-	VMULPD          Z20, Z20, Z22
-	VMULPD          Z21, Z21, Z23
-	VFMADD231PD     Z18, Z22, Z14
-	VFMADD231PD     Z19, Z23, Z15
-	VMULPD          Z8, Z14, Z14
-	VMULPD          Z9, Z15, Z15
-	VMOVUPD         philoxconst<>+3008(SB), Z8
-	VMOVUPD         philoxconst<>+3008(SB), Z9
-	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z8
-	VFMADD231PD     philoxconst<>+3072(SB), Z11, Z9
-	VMOVUPD         philoxconst<>+3136(SB), Z18
-	VMOVUPD         philoxconst<>+3136(SB), Z19
-	VFMADD231PD     philoxconst<>+3200(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+3200(SB), Z11, Z19
-	VFMADD231PD     Z18, Z20, Z8
-	VFMADD231PD     Z19, Z21, Z9
-	VMOVUPD         philoxconst<>+3264(SB), Z18
-	VMOVUPD         philoxconst<>+3264(SB), Z19
-	VFMADD231PD     philoxconst<>+3328(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+3328(SB), Z11, Z19
-	VMOVUPD         philoxconst<>+3392(SB), Z24
-	VMOVUPD         philoxconst<>+3392(SB), Z25
-	VFMADD231PD     philoxconst<>+3456(SB), Z10, Z24
-	VFMADD231PD     philoxconst<>+3456(SB), Z11, Z25
-	VFMADD231PD     Z24, Z20, Z18
-	VFMADD231PD     Z25, Z21, Z19
-	VFMADD231PD     Z18, Z22, Z8
-	VFMADD231PD     Z19, Z23, Z9
-	VADDPD          philoxconst<>+192(SB), Z2, Z2
-	VADDPD          philoxconst<>+192(SB), Z3, Z3
-	VPSLLQ          $0x3f, Z2, Z10
-	VPSLLQ          $0x3f, Z3, Z11
-	VPSLLQ          $0x3e, Z2, Z18
-	VPSLLQ          $0x3e, Z3, Z19
-	VPTESTMQ        philoxconst<>+1280(SB), Z2, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z3, K2
-	VBLENDMPD       Z8, Z14, K1, Z4
-	VBLENDMPD       Z9, Z15, K2, Z5
-	VBLENDMPD       Z14, Z8, K1, Z6
-	VBLENDMPD       Z15, Z9, K2, Z7
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z18, Z10
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z19, Z11
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z18, Z4
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z19, Z5
-	VPXORQ          Z10, Z6, Z6
-	VPXORQ          Z11, Z7, Z7
-	VPSLLQ          $0x20, Z12, Z2
-	VPSLLQ          $0x20, Z13, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z16
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z3, Z17
-	VPSRLQ          $0x0b, Z16, Z16
-	VPSRLQ          $0x0b, Z17, Z17
-	VCVTQQ2PD       Z16, Z16
-	VCVTQQ2PD       Z17, Z17
-	VADDPD          philoxconst<>+512(SB), Z16, Z16
-	VADDPD          philoxconst<>+512(SB), Z17, Z17
-	VMULPD          philoxconst<>+640(SB), Z16, Z16
-	VMULPD          philoxconst<>+640(SB), Z17, Z17
-	VGETEXPPD       Z16, Z2
-	VGETEXPPD       Z17, Z3
-	VGETMANTPD      $0x00, Z16, Z8
-	VGETMANTPD      $0x00, Z17, Z9
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z8, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z9, K2
-	VMULPD          philoxconst<>+512(SB), Z8, K1, Z8
-	VMULPD          philoxconst<>+512(SB), Z9, K2, Z9
-	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
-	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
-	VSUBPD          philoxconst<>+576(SB), Z8, Z10
-	VSUBPD          philoxconst<>+576(SB), Z9, Z11
-	VADDPD          philoxconst<>+576(SB), Z8, Z8
-	VADDPD          philoxconst<>+576(SB), Z9, Z9
-	VDIVPD          Z8, Z10, Z8
-	VDIVPD          Z9, Z11, Z9
-	VMULPD          Z8, Z8, Z10
-	VMULPD          Z9, Z9, Z11
-	VMOVUPD         philoxconst<>+2048(SB), Z12
-	VMOVUPD         philoxconst<>+2048(SB), Z13
-	VFMADD231PD     philoxconst<>+2112(SB), Z10, Z12
-	VFMADD231PD     philoxconst<>+2112(SB), Z11, Z13
-	VMOVUPD         philoxconst<>+2176(SB), Z14
-	VMOVUPD         philoxconst<>+2176(SB), Z15
-	VFMADD231PD     philoxconst<>+2240(SB), Z10, Z14
-	VFMADD231PD     philoxconst<>+2240(SB), Z11, Z15
-	VMULPD          Z10, Z10, Z16
-	VMULPD          Z11, Z11, Z17
-	VFMADD231PD     Z14, Z16, Z12
-	VFMADD231PD     Z15, Z17, Z13
-	VMOVUPD         philoxconst<>+2304(SB), Z14
-	VMOVUPD         philoxconst<>+2304(SB), Z15
-	VFMADD231PD     philoxconst<>+2368(SB), Z10, Z14
-	VFMADD231PD     philoxconst<>+2368(SB), Z11, Z15
-	VMOVUPD         philoxconst<>+2432(SB), Z18
-	VMOVUPD         philoxconst<>+2432(SB), Z19
-	VFMADD231PD     philoxconst<>+2496(SB), Z10, Z18
-	VFMADD231PD     philoxconst<>+2496(SB), Z11, Z19
-	VFMADD231PD     Z18, Z16, Z14
-	VFMADD231PD     Z19, Z17, Z15
-	VMULPD          Z16, Z16, Z10
-	VMULPD          Z17, Z17, Z11
-	VFMADD231PD     Z14, Z10, Z12
-	VFMADD231PD     Z15, Z11, Z13
-	VMULPD          philoxconst<>+896(SB), Z8, Z8
-	VMULPD          philoxconst<>+896(SB), Z9, Z9
-	VMULPD          philoxconst<>+960(SB), Z2, Z2
-	VMULPD          philoxconst<>+960(SB), Z3, Z3
-	VFMADD231PD     Z12, Z8, Z2
-	VFMADD231PD     Z13, Z9, Z3
-	VSQRTPD         Z2, Z2
-	VSQRTPD         Z3, Z3
-	VMULPD          Z2, Z6, Z6
-	VMULPD          Z3, Z7, Z7
-	VMULPD          Z2, Z4, Z4
-	VMULPD          Z3, Z5, Z5
-	VMULPD          Z0, Z6, Z6
-	VMULPD          Z0, Z7, Z7
-	VMULPD          Z0, Z4, Z4
+	VSUBPD          Z1, Z0, Z0
+	VMULPD          Z0, Z0, Z4
+	VMOVUPD         philoxconst<>+2752(SB), Z5
+	VFMADD231PD     philoxconst<>+2816(SB), Z4, Z5
+	VMOVUPD         philoxconst<>+2880(SB), Z6
+	VFMADD231PD     philoxconst<>+2944(SB), Z4, Z6
+	VMULPD          Z4, Z4, Z7
+	VFMADD231PD     Z6, Z7, Z5
+	VMOVUPD         philoxconst<>+3008(SB), Z6
+	VFMADD231PD     philoxconst<>+3072(SB), Z4, Z6
+	VFMADD231PD     philoxconst<>+3136(SB), Z7, Z6
+	VMULPD          Z7, Z7, Z8
+	VFMADD231PD     Z6, Z8, Z5
 	VMULPD          Z0, Z5, Z5
-	VMOVAPD         Z6, Z2
-	VMOVDQU64       philoxconst<>+1792(SB), Z3
-	VPERMT2PD       Z4, Z3, Z2
-	VMOVDQU64       philoxconst<>+1856(SB), Z3
-	VPERMT2PD       Z4, Z3, Z6
+	VMOVUPD         philoxconst<>+3200(SB), Z0
+	VFMADD231PD     philoxconst<>+3264(SB), Z4, Z0
+	VMOVUPD         philoxconst<>+3328(SB), Z6
+	VFMADD231PD     philoxconst<>+3392(SB), Z4, Z6
+	VFMADD231PD     Z6, Z7, Z0
+	VMOVUPD         philoxconst<>+3456(SB), Z6
+	VFMADD231PD     philoxconst<>+3520(SB), Z4, Z6
+	VMOVUPD         philoxconst<>+3584(SB), Z9
+	VFMADD231PD     philoxconst<>+3648(SB), Z4, Z9
+	VFMADD231PD     Z9, Z7, Z6
+	VFMADD231PD     Z6, Z8, Z0
+	VADDPD          philoxconst<>+192(SB), Z1, Z1
+	VPSLLQ          $0x3f, Z1, Z4
+	VPSLLQ          $0x3e, Z1, Z6
+	VPTESTMQ        philoxconst<>+1216(SB), Z1, K1
+	VBLENDMPD       Z0, Z5, K1, Z2
+	VBLENDMPD       Z5, Z0, K1, Z3
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z6, Z4
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z6, Z2
+	VPXORQ          Z4, Z3, Z3
 	VMOVUPD         Z2, (AX)
-	VMOVUPD         Z6, 64(AX)
-	VMOVAPD         Z7, Z2
-	VMOVDQU64       philoxconst<>+1792(SB), Z3
-	VPERMT2PD       Z5, Z3, Z2
-	VMOVDQU64       philoxconst<>+1856(SB), Z3
-	VPERMT2PD       Z5, Z3, Z7
-	VMOVUPD         Z2, 128(AX)
-	VMOVUPD         Z7, 192(AX)
-	ADDQ            $0x00000100, AX
+	VMOVUPD         Z3, 64(AX)
+	VMOVDQU64       (DX), Z0
+	VMOVDQU64       64(DX), Z1
+	VPSLLQ          $0x20, Z1, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z0
+	VPSRLQ          $0x0b, Z0, Z0
+	VCVTQQ2PD       Z0, Z0
+	VADDPD          philoxconst<>+512(SB), Z0, Z0
+	VMULPD          philoxconst<>+640(SB), Z0, Z0
+	VGETEXPPD       Z0, Z1
+	VGETMANTPD      $0x00, Z0, Z0
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z0, K1
+	VMULPD          philoxconst<>+512(SB), Z0, K1, Z0
+	VADDPD          philoxconst<>+576(SB), Z1, K1, Z1
+	VSUBPD          philoxconst<>+576(SB), Z0, Z4
+	VADDPD          philoxconst<>+576(SB), Z0, Z0
+	VDIVPD          Z0, Z4, Z0
+	VMULPD          Z0, Z0, Z4
+	VMOVUPD         philoxconst<>+2240(SB), Z5
+	VFMADD231PD     philoxconst<>+2304(SB), Z4, Z5
+	VMOVUPD         philoxconst<>+2368(SB), Z6
+	VFMADD231PD     philoxconst<>+2432(SB), Z4, Z6
+	VMULPD          Z4, Z4, Z7
+	VFMADD231PD     Z6, Z7, Z5
+	VMOVUPD         philoxconst<>+2496(SB), Z6
+	VFMADD231PD     philoxconst<>+2560(SB), Z4, Z6
+	VMOVUPD         philoxconst<>+2624(SB), Z8
+	VFMADD231PD     philoxconst<>+2688(SB), Z4, Z8
+	VFMADD231PD     Z8, Z7, Z6
+	VMULPD          Z7, Z7, Z4
+	VFMADD231PD     Z6, Z4, Z5
+	VMULPD          philoxconst<>+896(SB), Z1, Z1
+	VFMADD231PD     Z5, Z0, Z1
+	VSQRTPD         Z1, Z0
+	VMULPD          64(AX), Z0, Z1
+	VMULPD          (AX), Z0, Z0
+	VMOVAPD         Z1, Z4
+	VMOVDQU64       philoxconst<>+1984(SB), Z5
+	VMOVDQU64       philoxconst<>+2048(SB), Z6
+	VPERMT2PD       Z0, Z5, Z4
+	VPERMT2PD       Z0, Z6, Z1
+	VMOVUPD         Z4, (AX)
+	VMOVUPD         Z1, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
 	DECQ            CX
 	JMP             loop
 
@@ -1051,448 +2540,109 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill32AVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX512F
-TEXT ·fill32AVX512(SB), NOSPLIT, $256-32
+// func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·fill64ScaledOneAVX512(SB), NOSPLIT, $0-32
 	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X0
-	VPBROADCASTD X0, Z0
-	VPADDD       philoxconst<>+1344(SB), Z0, Z0
-	VMOVDQU64    philoxconst<>+192(SB), Z1
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSD sd+24(FP), Z0
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
-	VPADDD          philoxconst<>+1472(SB), Z0, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z0, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z2, Z2
-	VPSRLQ          $0x20, Z3, Z16
-	VPSRLQ          $0x20, Z2, Z17
-	VPXORQ.BCST     8(DX), Z16, Z16
-	VPXORQ.BCST     8(DX), Z17, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z16
-	VPMULUDQ        philoxconst<>+64(SB), Z17, Z17
-	VPSRLQ          $0x20, Z16, Z18
-	VPSRLQ          $0x20, Z17, Z19
-	VPXORQ.BCST     16(DX), Z18, Z18
-	VPXORQ.BCST     16(DX), Z19, Z19
-	VPXORQ.BCST     24(DX), Z3, Z3
-	VPXORQ.BCST     24(DX), Z2, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z19
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
-	VPSRLQ          $0x20, Z18, Z20
-	VPSRLQ          $0x20, Z19, Z21
-	VPSRLQ          $0x20, Z3, Z22
-	VPSRLQ          $0x20, Z2, Z23
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z17, Z23
-	VPXORQ.BCST     40(DX), Z20, Z20
-	VPXORQ.BCST     40(DX), Z21, Z21
-	VPMULUDQ        philoxconst<>+0(SB), Z22, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z23, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z20, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z21, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z24
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z25
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z18, Z22
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z19, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
-	VPSRLQ          $0x20, Z2, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z18, Z24
-	VPSRLQ          $0x20, Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z17, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z18, Z24
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z22
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
-	VPSRLQ          $0x20, Z2, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z18, Z24
-	VPSRLQ          $0x20, Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z17, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z18, Z24
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z22
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
-	VPSRLQ          $0x20, Z2, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z18, Z24
-	VPSRLQ          $0x20, Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z17, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z18, Z24
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z22
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z23
-	VPADDD          philoxconst<>+1536(SB), Z0, Z0
-	VMOVDQU64       Z22, (SP)
-	VMOVDQU64       Z16, 64(SP)
-	VMOVDQU64       Z23, 128(SP)
-	VMOVDQU64       Z17, 192(SP)
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z24
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z25
-	VSUBPD          philoxconst<>+384(SB), Z24, Z24
-	VSUBPD          philoxconst<>+384(SB), Z25, Z25
-	VMULPD          philoxconst<>+768(SB), Z24, Z24
-	VMULPD          philoxconst<>+768(SB), Z25, Z25
-	VGETEXPPD       Z24, Z2
-	VGETEXPPD       Z25, Z3
-	VGETMANTPD      $0x00, Z24, Z16
-	VGETMANTPD      $0x00, Z25, Z17
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z16, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z17, K2
-	VMULPD          philoxconst<>+512(SB), Z16, K1, Z16
-	VMULPD          philoxconst<>+512(SB), Z17, K2, Z17
+	VMOVDQU64       128(DX), Z1
+	VMOVDQU64       192(DX), Z2
+	VPSLLQ          $0x20, Z2, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z1
+	VPSRLQ          $0x0b, Z1, Z1
+	VCVTQQ2PD       Z1, Z1
+	VADDPD          philoxconst<>+512(SB), Z1, Z1
+	VMULPD          philoxconst<>+704(SB), Z1, Z1
+	VADDPD          philoxconst<>+512(SB), Z1, Z2
+	VRNDSCALEPD     $0x01, Z2, Z2
+	VSUBPD          Z2, Z1, Z1
+	VMULPD          Z1, Z1, Z5
+	VMOVUPD         philoxconst<>+2752(SB), Z6
+	VFMADD231PD     philoxconst<>+2816(SB), Z5, Z6
+	VMOVUPD         philoxconst<>+2880(SB), Z7
+	VFMADD231PD     philoxconst<>+2944(SB), Z5, Z7
+	VMULPD          Z5, Z5, Z8
+	VFMADD231PD     Z7, Z8, Z6
+	VMOVUPD         philoxconst<>+3008(SB), Z7
+	VFMADD231PD     philoxconst<>+3072(SB), Z5, Z7
+	VFMADD231PD     philoxconst<>+3136(SB), Z8, Z7
+	VMULPD          Z8, Z8, Z9
+	VFMADD231PD     Z7, Z9, Z6
+	VMULPD          Z1, Z6, Z6
+	VMOVUPD         philoxconst<>+3200(SB), Z1
+	VFMADD231PD     philoxconst<>+3264(SB), Z5, Z1
+	VMOVUPD         philoxconst<>+3328(SB), Z7
+	VFMADD231PD     philoxconst<>+3392(SB), Z5, Z7
+	VFMADD231PD     Z7, Z8, Z1
+	VMOVUPD         philoxconst<>+3456(SB), Z7
+	VFMADD231PD     philoxconst<>+3520(SB), Z5, Z7
+	VMOVUPD         philoxconst<>+3584(SB), Z10
+	VFMADD231PD     philoxconst<>+3648(SB), Z5, Z10
+	VFMADD231PD     Z10, Z8, Z7
+	VFMADD231PD     Z7, Z9, Z1
+	VADDPD          philoxconst<>+192(SB), Z2, Z2
+	VPSLLQ          $0x3f, Z2, Z5
+	VPSLLQ          $0x3e, Z2, Z7
+	VPTESTMQ        philoxconst<>+1216(SB), Z2, K1
+	VBLENDMPD       Z1, Z6, K1, Z3
+	VBLENDMPD       Z6, Z1, K1, Z4
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z7, Z5
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z7, Z3
+	VPXORQ          Z5, Z4, Z4
+	VMOVUPD         Z3, (AX)
+	VMOVUPD         Z4, 64(AX)
+	VMOVDQU64       (DX), Z1
+	VMOVDQU64       64(DX), Z2
+	VPSLLQ          $0x20, Z2, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z1
+	VPSRLQ          $0x0b, Z1, Z1
+	VCVTQQ2PD       Z1, Z1
+	VADDPD          philoxconst<>+512(SB), Z1, Z1
+	VMULPD          philoxconst<>+640(SB), Z1, Z1
+	VGETEXPPD       Z1, Z2
+	VGETMANTPD      $0x00, Z1, Z1
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z1, K1
+	VMULPD          philoxconst<>+512(SB), Z1, K1, Z1
 	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
-	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
-	VSUBPD          philoxconst<>+576(SB), Z16, Z18
-	VSUBPD          philoxconst<>+576(SB), Z17, Z19
-	VADDPD          philoxconst<>+576(SB), Z16, Z16
-	VADDPD          philoxconst<>+576(SB), Z17, Z17
-	VDIVPD          Z16, Z18, Z16
-	VDIVPD          Z17, Z19, Z17
-	VMULPD          Z16, Z16, Z18
-	VMULPD          Z17, Z17, Z19
-	VMOVUPD         philoxconst<>+2048(SB), Z22
-	VMOVUPD         philoxconst<>+2048(SB), Z23
-	VFMADD231PD     philoxconst<>+2112(SB), Z18, Z22
-	VFMADD231PD     philoxconst<>+2112(SB), Z19, Z23
-	VMOVUPD         philoxconst<>+2176(SB), Z24
-	VMOVUPD         philoxconst<>+2176(SB), Z25
-	VFMADD231PD     philoxconst<>+2240(SB), Z18, Z24
-	VFMADD231PD     philoxconst<>+2240(SB), Z19, Z25
-	VMULPD          Z18, Z18, Z26
-	VMULPD          Z19, Z19, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2304(SB), Z24
-	VMOVUPD         philoxconst<>+2304(SB), Z25
-	VFMADD231PD     philoxconst<>+2368(SB), Z18, Z24
-	VFMADD231PD     philoxconst<>+2368(SB), Z19, Z25
-	VMOVUPD         philoxconst<>+2432(SB), Z28
-	VMOVUPD         philoxconst<>+2432(SB), Z29
-	VFMADD231PD     philoxconst<>+2496(SB), Z18, Z28
-	VFMADD231PD     philoxconst<>+2496(SB), Z19, Z29
-	VFMADD231PD     Z28, Z26, Z24
-	VFMADD231PD     Z29, Z27, Z25
-	VMULPD          Z26, Z26, Z18
-	VMULPD          Z27, Z27, Z19
-	VFMADD231PD     Z24, Z18, Z22
-	VFMADD231PD     Z25, Z19, Z23
-	VMULPD          philoxconst<>+896(SB), Z16, Z16
-	VMULPD          philoxconst<>+896(SB), Z17, Z17
-	VMULPD          philoxconst<>+960(SB), Z2, Z2
-	VMULPD          philoxconst<>+960(SB), Z3, Z3
-	VFMADD231PD     Z22, Z16, Z2
-	VFMADD231PD     Z23, Z17, Z3
-	VSQRTPD         Z2, Z2
-	VSQRTPD         Z3, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z20
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z21
-	VSUBPD          philoxconst<>+384(SB), Z20, Z20
-	VSUBPD          philoxconst<>+384(SB), Z21, Z21
-	VMULPD          philoxconst<>+832(SB), Z20, Z20
-	VMULPD          philoxconst<>+832(SB), Z21, Z21
-	VADDPD          philoxconst<>+512(SB), Z20, Z16
-	VADDPD          philoxconst<>+512(SB), Z21, Z17
-	VRNDSCALEPD     $0x01, Z16, Z16
-	VRNDSCALEPD     $0x01, Z17, Z17
-	VSUBPD          Z16, Z20, Z18
-	VSUBPD          Z17, Z21, Z19
-	VMULPD          Z18, Z18, Z20
-	VMULPD          Z19, Z19, Z21
-	VMOVUPD         philoxconst<>+2560(SB), Z22
-	VMOVUPD         philoxconst<>+2560(SB), Z23
-	VFMADD231PD     philoxconst<>+2624(SB), Z20, Z22
-	VFMADD231PD     philoxconst<>+2624(SB), Z21, Z23
-	VMOVUPD         philoxconst<>+2688(SB), Z24
-	VMOVUPD         philoxconst<>+2688(SB), Z25
-	VFMADD231PD     philoxconst<>+2752(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2752(SB), Z21, Z25
-	VMULPD          Z20, Z20, Z26
-	VMULPD          Z21, Z21, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2816(SB), Z24
-	VMOVUPD         philoxconst<>+2816(SB), Z25
-	VFMADD231PD     philoxconst<>+2880(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2880(SB), Z21, Z25
-	VFMADD231PD     philoxconst<>+2944(SB), Z26, Z24
-	VFMADD231PD     philoxconst<>+2944(SB), Z27, Z25
-	VMULPD          Z26, Z26, Z28
-	VMULPD          Z27, Z27, Z29
-	VFMADD231PD     Z24, Z28, Z22
-	VFMADD231PD     Z25, Z29, Z23
-	VMULPD          Z18, Z22, Z22
-	VMULPD          Z19, Z23, Z23
-	VMOVUPD         philoxconst<>+3008(SB), Z18
-	VMOVUPD         philoxconst<>+3008(SB), Z19
-	VFMADD231PD     philoxconst<>+3072(SB), Z20, Z18
-	VFMADD231PD     philoxconst<>+3072(SB), Z21, Z19
-	VMOVUPD         philoxconst<>+3136(SB), Z24
-	VMOVUPD         philoxconst<>+3136(SB), Z25
-	VFMADD231PD     philoxconst<>+3200(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3200(SB), Z21, Z25
-	VFMADD231PD     Z24, Z26, Z18
-	VFMADD231PD     Z25, Z27, Z19
-	VMOVUPD         philoxconst<>+3264(SB), Z24
-	VMOVUPD         philoxconst<>+3264(SB), Z25
-	VFMADD231PD     philoxconst<>+3328(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3328(SB), Z21, Z25
-	VMOVUPD         philoxconst<>+3392(SB), Z30
-	VMOVUPD         philoxconst<>+3392(SB), Z31
-	VFMADD231PD     philoxconst<>+3456(SB), Z20, Z30
-	VFMADD231PD     philoxconst<>+3456(SB), Z21, Z31
-	VFMADD231PD     Z30, Z26, Z24
-	VFMADD231PD     Z31, Z27, Z25
-	VFMADD231PD     Z24, Z28, Z18
-	VFMADD231PD     Z25, Z29, Z19
-	VADDPD          philoxconst<>+192(SB), Z16, Z16
-	VADDPD          philoxconst<>+192(SB), Z17, Z17
-	VPSLLQ          $0x3f, Z16, Z20
-	VPSLLQ          $0x3f, Z17, Z21
-	VPSLLQ          $0x3e, Z16, Z24
-	VPSLLQ          $0x3e, Z17, Z25
-	VPTESTMQ        philoxconst<>+1280(SB), Z16, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z17, K2
-	VBLENDMPD       Z18, Z22, K1, Z4
-	VBLENDMPD       Z19, Z23, K2, Z5
-	VBLENDMPD       Z22, Z18, K1, Z6
-	VBLENDMPD       Z23, Z19, K2, Z7
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z24, Z20
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z25, Z21
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z24, Z4
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z25, Z5
-	VPXORQ          Z20, Z6, Z6
-	VPXORQ          Z21, Z7, Z7
-	VMULPD          Z2, Z6, Z6
-	VMULPD          Z3, Z7, Z7
-	VMULPD          Z2, Z4, Z4
-	VMULPD          Z3, Z5, Z5
-	VCVTPD2PS       Z6, Y8
-	VCVTPD2PS       Z4, Y2
-	VCVTPD2PS       Z7, Y9
-	VCVTPD2PS       Z5, Y3
-	VINSERTF64X4    $0x01, Y2, Z8, Z8
-	VINSERTF64X4    $0x01, Y3, Z9, Z9
-	VMOVDQU64       (SP), Z2
-	VMOVDQU64       64(SP), Z16
-	VMOVDQU64       128(SP), Z3
-	VMOVDQU64       192(SP), Z17
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z3
-	VSUBPD          philoxconst<>+384(SB), Z2, Z2
-	VSUBPD          philoxconst<>+384(SB), Z3, Z3
-	VMULPD          philoxconst<>+768(SB), Z2, Z2
-	VMULPD          philoxconst<>+768(SB), Z3, Z3
-	VGETEXPPD       Z2, Z18
-	VGETEXPPD       Z3, Z19
-	VGETMANTPD      $0x00, Z2, Z2
-	VGETMANTPD      $0x00, Z3, Z3
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z2, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z3, K2
-	VMULPD          philoxconst<>+512(SB), Z2, K1, Z2
-	VMULPD          philoxconst<>+512(SB), Z3, K2, Z3
-	VADDPD          philoxconst<>+576(SB), Z18, K1, Z18
-	VADDPD          philoxconst<>+576(SB), Z19, K2, Z19
-	VSUBPD          philoxconst<>+576(SB), Z2, Z20
-	VSUBPD          philoxconst<>+576(SB), Z3, Z21
-	VADDPD          philoxconst<>+576(SB), Z2, Z2
-	VADDPD          philoxconst<>+576(SB), Z3, Z3
-	VDIVPD          Z2, Z20, Z2
-	VDIVPD          Z3, Z21, Z3
-	VMULPD          Z2, Z2, Z20
-	VMULPD          Z3, Z3, Z21
-	VMOVUPD         philoxconst<>+2048(SB), Z22
-	VMOVUPD         philoxconst<>+2048(SB), Z23
-	VFMADD231PD     philoxconst<>+2112(SB), Z20, Z22
-	VFMADD231PD     philoxconst<>+2112(SB), Z21, Z23
-	VMOVUPD         philoxconst<>+2176(SB), Z24
-	VMOVUPD         philoxconst<>+2176(SB), Z25
-	VFMADD231PD     philoxconst<>+2240(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2240(SB), Z21, Z25
-	VMULPD          Z20, Z20, Z26
-	VMULPD          Z21, Z21, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2304(SB), Z24
-	VMOVUPD         philoxconst<>+2304(SB), Z25
-	VFMADD231PD     philoxconst<>+2368(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2368(SB), Z21, Z25
-	VMOVUPD         philoxconst<>+2432(SB), Z28
-	VMOVUPD         philoxconst<>+2432(SB), Z29
-	VFMADD231PD     philoxconst<>+2496(SB), Z20, Z28
-	VFMADD231PD     philoxconst<>+2496(SB), Z21, Z29
-	VFMADD231PD     Z28, Z26, Z24
-	VFMADD231PD     Z29, Z27, Z25
-	VMULPD          Z26, Z26, Z20
-	VMULPD          Z27, Z27, Z21
-	VFMADD231PD     Z24, Z20, Z22
-	VFMADD231PD     Z25, Z21, Z23
+	VSUBPD          philoxconst<>+576(SB), Z1, Z5
+	VADDPD          philoxconst<>+576(SB), Z1, Z1
+	VDIVPD          Z1, Z5, Z1
+	VMULPD          Z1, Z1, Z5
+	VMOVUPD         philoxconst<>+2240(SB), Z6
+	VFMADD231PD     philoxconst<>+2304(SB), Z5, Z6
+	VMOVUPD         philoxconst<>+2368(SB), Z7
+	VFMADD231PD     philoxconst<>+2432(SB), Z5, Z7
+	VMULPD          Z5, Z5, Z8
+	VFMADD231PD     Z7, Z8, Z6
+	VMOVUPD         philoxconst<>+2496(SB), Z7
+	VFMADD231PD     philoxconst<>+2560(SB), Z5, Z7
+	VMOVUPD         philoxconst<>+2624(SB), Z9
+	VFMADD231PD     philoxconst<>+2688(SB), Z5, Z9
+	VFMADD231PD     Z9, Z8, Z7
+	VMULPD          Z8, Z8, Z5
+	VFMADD231PD     Z7, Z5, Z6
 	VMULPD          philoxconst<>+896(SB), Z2, Z2
-	VMULPD          philoxconst<>+896(SB), Z3, Z3
-	VMULPD          philoxconst<>+960(SB), Z18, Z18
-	VMULPD          philoxconst<>+960(SB), Z19, Z19
-	VFMADD231PD     Z22, Z2, Z18
-	VFMADD231PD     Z23, Z3, Z19
-	VSQRTPD         Z18, Z2
-	VSQRTPD         Z19, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z16
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z17
-	VSUBPD          philoxconst<>+384(SB), Z16, Z16
-	VSUBPD          philoxconst<>+384(SB), Z17, Z17
-	VMULPD          philoxconst<>+832(SB), Z16, Z16
-	VMULPD          philoxconst<>+832(SB), Z17, Z17
-	VADDPD          philoxconst<>+512(SB), Z16, Z18
-	VADDPD          philoxconst<>+512(SB), Z17, Z19
-	VRNDSCALEPD     $0x01, Z18, Z18
-	VRNDSCALEPD     $0x01, Z19, Z19
-	VSUBPD          Z18, Z16, Z16
-	VSUBPD          Z19, Z17, Z17
-	VMULPD          Z16, Z16, Z20
-	VMULPD          Z17, Z17, Z21
-	VMOVUPD         philoxconst<>+2560(SB), Z22
-	VMOVUPD         philoxconst<>+2560(SB), Z23
-	VFMADD231PD     philoxconst<>+2624(SB), Z20, Z22
-	VFMADD231PD     philoxconst<>+2624(SB), Z21, Z23
-	VMOVUPD         philoxconst<>+2688(SB), Z24
-	VMOVUPD         philoxconst<>+2688(SB), Z25
-	VFMADD231PD     philoxconst<>+2752(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2752(SB), Z21, Z25
-	VMULPD          Z20, Z20, Z26
-	VMULPD          Z21, Z21, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2816(SB), Z24
-	VMOVUPD         philoxconst<>+2816(SB), Z25
-	VFMADD231PD     philoxconst<>+2880(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2880(SB), Z21, Z25
-	VFMADD231PD     philoxconst<>+2944(SB), Z26, Z24
-	VFMADD231PD     philoxconst<>+2944(SB), Z27, Z25
-	VMULPD          Z26, Z26, Z28
-	VMULPD          Z27, Z27, Z29
-	VFMADD231PD     Z24, Z28, Z22
-	VFMADD231PD     Z25, Z29, Z23
-	VMULPD          Z16, Z22, Z22
-	VMULPD          Z17, Z23, Z23
-	VMOVUPD         philoxconst<>+3008(SB), Z16
-	VMOVUPD         philoxconst<>+3008(SB), Z17
-	VFMADD231PD     philoxconst<>+3072(SB), Z20, Z16
-	VFMADD231PD     philoxconst<>+3072(SB), Z21, Z17
-	VMOVUPD         philoxconst<>+3136(SB), Z24
-	VMOVUPD         philoxconst<>+3136(SB), Z25
-	VFMADD231PD     philoxconst<>+3200(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3200(SB), Z21, Z25
-	VFMADD231PD     Z24, Z26, Z16
-	VFMADD231PD     Z25, Z27, Z17
-	VMOVUPD         philoxconst<>+3264(SB), Z24
-	VMOVUPD         philoxconst<>+3264(SB), Z25
-	VFMADD231PD     philoxconst<>+3328(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3328(SB), Z21, Z25
-	VMOVUPD         philoxconst<>+3392(SB), Z30
-	VMOVUPD         philoxconst<>+3392(SB), Z31
-	VFMADD231PD     philoxconst<>+3456(SB), Z20, Z30
-	VFMADD231PD     philoxconst<>+3456(SB), Z21, Z31
-	VFMADD231PD     Z30, Z26, Z24
-	VFMADD231PD     Z31, Z27, Z25
-	VFMADD231PD     Z24, Z28, Z16
-	VFMADD231PD     Z25, Z29, Z17
-	VADDPD          philoxconst<>+192(SB), Z18, Z18
-	VADDPD          philoxconst<>+192(SB), Z19, Z19
-	VPSLLQ          $0x3f, Z18, Z20
-	VPSLLQ          $0x3f, Z19, Z21
-	VPSLLQ          $0x3e, Z18, Z24
-	VPSLLQ          $0x3e, Z19, Z25
-	VPTESTMQ        philoxconst<>+1280(SB), Z18, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z19, K2
-	VBLENDMPD       Z16, Z22, K1, Z10
-	VBLENDMPD       Z17, Z23, K2, Z11
-	VBLENDMPD       Z22, Z16, K1, Z12
-	VBLENDMPD       Z23, Z17, K2, Z13
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z24, Z20
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z25, Z21
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z24, Z10
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z25, Z11
-	VPXORQ          Z20, Z12, Z12
-	VPXORQ          Z21, Z13, Z13
-	VMULPD          Z2, Z12, Z12
-	VMULPD          Z3, Z13, Z13
-	VMULPD          Z2, Z10, Z10
-	VMULPD          Z3, Z11, Z11
-	VCVTPD2PS       Z12, Y14
-	VCVTPD2PS       Z10, Y2
-	VCVTPD2PS       Z13, Y15
-	VCVTPD2PS       Z11, Y3
-	VINSERTF64X4    $0x01, Y2, Z14, Z14
-	VINSERTF64X4    $0x01, Y3, Z15, Z15
-	VMOVAPS         Z8, Z2
-	VMOVDQU64       philoxconst<>+1920(SB), Z3
-	VPERMT2PS       Z14, Z3, Z2
-	VMOVDQU64       philoxconst<>+1984(SB), Z3
-	VPERMT2PS       Z14, Z3, Z8
-	VMOVUPS         Z2, (AX)
-	VMOVUPS         Z8, 64(AX)
-	VMOVAPS         Z9, Z2
-	VMOVDQU64       philoxconst<>+1920(SB), Z3
-	VPERMT2PS       Z15, Z3, Z2
-	VMOVDQU64       philoxconst<>+1984(SB), Z3
-	VPERMT2PS       Z15, Z3, Z9
-	VMOVUPS         Z2, 128(AX)
-	VMOVUPS         Z9, 192(AX)
-	ADDQ            $0x00000100, AX
+	VFMADD231PD     Z6, Z1, Z2
+	VSQRTPD         Z2, Z1
+	VMULPD          64(AX), Z1, Z2
+	VMULPD          (AX), Z1, Z1
+	VMULPD          Z0, Z2, Z2
+	VMULPD          Z0, Z1, Z1
+	VMOVAPD         Z2, Z5
+	VMOVDQU64       philoxconst<>+1984(SB), Z6
+	VMOVDQU64       philoxconst<>+2048(SB), Z7
+	VPERMT2PD       Z1, Z6, Z5
+	VPERMT2PD       Z1, Z7, Z2
+	VMOVUPD         Z5, (AX)
+	VMOVUPD         Z2, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
 	DECQ            CX
 	JMP             loop
 
@@ -1500,454 +2650,661 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// func fill32OneAVX512(dst *float32, words *uint64, groups int, sd float32)
 // Requires: AVX, AVX512F
-TEXT ·fill32ScaledAVX512(SB), NOSPLIT, $256-32
+TEXT ·fill32OneAVX512(SB), NOSPLIT, $0-28
+	MOVQ      dst+0(FP), AX
+	MOVQ      groups+16(FP), CX
+	MOVQ      words+8(FP), DX
+	VMOVDQU64 philoxconst<>+192(SB), Z0
+
+loop:
+	TESTQ           CX, CX
+	JZ              done
+	VMOVDQU64       (DX), Z1
+	VMOVDQU64       64(DX), Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z1
+	VSUBPD          philoxconst<>+384(SB), Z1, Z1
+	VMULPD          philoxconst<>+768(SB), Z1, Z1
+	VGETEXPPD       Z1, Z3
+	VGETMANTPD      $0x00, Z1, Z1
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z1, K1
+	VMULPD          philoxconst<>+512(SB), Z1, K1, Z1
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VSUBPD          philoxconst<>+576(SB), Z1, Z10
+	VADDPD          philoxconst<>+576(SB), Z1, Z1
+	VDIVPD          Z1, Z10, Z1
+	VMULPD          Z1, Z1, Z10
+	VMOVUPD         philoxconst<>+2240(SB), Z11
+	VFMADD231PD     philoxconst<>+2304(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2368(SB), Z12
+	VFMADD231PD     philoxconst<>+2432(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+2496(SB), Z12
+	VFMADD231PD     philoxconst<>+2560(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+2624(SB), Z14
+	VFMADD231PD     philoxconst<>+2688(SB), Z10, Z14
+	VFMADD231PD     Z14, Z13, Z12
+	VMULPD          Z13, Z13, Z10
+	VFMADD231PD     Z12, Z10, Z11
+	VMULPD          philoxconst<>+896(SB), Z3, Z3
+	VFMADD231PD     Z11, Z1, Z3
+	VSQRTPD         Z3, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+832(SB), Z2, Z2
+	VADDPD          philoxconst<>+512(SB), Z2, Z3
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z3, Z2, Z2
+	VMULPD          Z2, Z2, Z10
+	VMOVUPD         philoxconst<>+2752(SB), Z11
+	VFMADD231PD     philoxconst<>+2816(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2880(SB), Z12
+	VFMADD231PD     philoxconst<>+2944(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+3008(SB), Z12
+	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z12
+	VFMADD231PD     philoxconst<>+3136(SB), Z13, Z12
+	VMULPD          Z13, Z13, Z14
+	VFMADD231PD     Z12, Z14, Z11
+	VMULPD          Z2, Z11, Z11
+	VMOVUPD         philoxconst<>+3200(SB), Z2
+	VFMADD231PD     philoxconst<>+3264(SB), Z10, Z2
+	VMOVUPD         philoxconst<>+3328(SB), Z12
+	VFMADD231PD     philoxconst<>+3392(SB), Z10, Z12
+	VFMADD231PD     Z12, Z13, Z2
+	VMOVUPD         philoxconst<>+3456(SB), Z12
+	VFMADD231PD     philoxconst<>+3520(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+3584(SB), Z15
+	VFMADD231PD     philoxconst<>+3648(SB), Z10, Z15
+	VFMADD231PD     Z15, Z13, Z12
+	VFMADD231PD     Z12, Z14, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z3, Z10
+	VPSLLQ          $0x3e, Z3, Z12
+	VPTESTMQ        philoxconst<>+1216(SB), Z3, K1
+	VBLENDMPD       Z2, Z11, K1, Z4
+	VBLENDMPD       Z11, Z2, K1, Z5
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z12, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z12, Z4
+	VPXORQ          Z10, Z5, Z5
+	VMULPD          Z1, Z5, Z5
+	VMULPD          Z1, Z4, Z4
+	VCVTPD2PS       Z5, Y6
+	VCVTPD2PS       Z4, Y1
+	VINSERTF64X4    $0x01, Y1, Z6, Z6
+	VMOVDQU64       128(DX), Z1
+	VMOVDQU64       192(DX), Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z1
+	VSUBPD          philoxconst<>+384(SB), Z1, Z1
+	VMULPD          philoxconst<>+768(SB), Z1, Z1
+	VGETEXPPD       Z1, Z3
+	VGETMANTPD      $0x00, Z1, Z1
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z1, K1
+	VMULPD          philoxconst<>+512(SB), Z1, K1, Z1
+	VADDPD          philoxconst<>+576(SB), Z3, K1, Z3
+	VSUBPD          philoxconst<>+576(SB), Z1, Z10
+	VADDPD          philoxconst<>+576(SB), Z1, Z1
+	VDIVPD          Z1, Z10, Z1
+	VMULPD          Z1, Z1, Z10
+	VMOVUPD         philoxconst<>+2240(SB), Z11
+	VFMADD231PD     philoxconst<>+2304(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2368(SB), Z12
+	VFMADD231PD     philoxconst<>+2432(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+2496(SB), Z12
+	VFMADD231PD     philoxconst<>+2560(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+2624(SB), Z14
+	VFMADD231PD     philoxconst<>+2688(SB), Z10, Z14
+	VFMADD231PD     Z14, Z13, Z12
+	VMULPD          Z13, Z13, Z10
+	VFMADD231PD     Z12, Z10, Z11
+	VMULPD          philoxconst<>+896(SB), Z3, Z3
+	VFMADD231PD     Z11, Z1, Z3
+	VSQRTPD         Z3, Z1
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z0, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+832(SB), Z2, Z2
+	VADDPD          philoxconst<>+512(SB), Z2, Z3
+	VRNDSCALEPD     $0x01, Z3, Z3
+	VSUBPD          Z3, Z2, Z2
+	VMULPD          Z2, Z2, Z10
+	VMOVUPD         philoxconst<>+2752(SB), Z11
+	VFMADD231PD     philoxconst<>+2816(SB), Z10, Z11
+	VMOVUPD         philoxconst<>+2880(SB), Z12
+	VFMADD231PD     philoxconst<>+2944(SB), Z10, Z12
+	VMULPD          Z10, Z10, Z13
+	VFMADD231PD     Z12, Z13, Z11
+	VMOVUPD         philoxconst<>+3008(SB), Z12
+	VFMADD231PD     philoxconst<>+3072(SB), Z10, Z12
+	VFMADD231PD     philoxconst<>+3136(SB), Z13, Z12
+	VMULPD          Z13, Z13, Z14
+	VFMADD231PD     Z12, Z14, Z11
+	VMULPD          Z2, Z11, Z11
+	VMOVUPD         philoxconst<>+3200(SB), Z2
+	VFMADD231PD     philoxconst<>+3264(SB), Z10, Z2
+	VMOVUPD         philoxconst<>+3328(SB), Z12
+	VFMADD231PD     philoxconst<>+3392(SB), Z10, Z12
+	VFMADD231PD     Z12, Z13, Z2
+	VMOVUPD         philoxconst<>+3456(SB), Z12
+	VFMADD231PD     philoxconst<>+3520(SB), Z10, Z12
+	VMOVUPD         philoxconst<>+3584(SB), Z15
+	VFMADD231PD     philoxconst<>+3648(SB), Z10, Z15
+	VFMADD231PD     Z15, Z13, Z12
+	VFMADD231PD     Z12, Z14, Z2
+	VADDPD          philoxconst<>+192(SB), Z3, Z3
+	VPSLLQ          $0x3f, Z3, Z10
+	VPSLLQ          $0x3e, Z3, Z12
+	VPTESTMQ        philoxconst<>+1216(SB), Z3, K1
+	VBLENDMPD       Z2, Z11, K1, Z7
+	VBLENDMPD       Z11, Z2, K1, Z8
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z12, Z10
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z12, Z7
+	VPXORQ          Z10, Z8, Z8
+	VMULPD          Z1, Z8, Z8
+	VMULPD          Z1, Z7, Z7
+	VCVTPD2PS       Z8, Y9
+	VCVTPD2PS       Z7, Y1
+	VINSERTF64X4    $0x01, Y1, Z9, Z9
+	VMOVAPS         Z6, Z1
+	VMOVDQU64       philoxconst<>+2112(SB), Z2
+	VPERMT2PS       Z9, Z2, Z1
+	VMOVDQU64       philoxconst<>+2176(SB), Z2
+	VPERMT2PS       Z9, Z2, Z6
+	VMOVUPS         Z1, (AX)
+	VMOVUPS         Z6, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
+	DECQ            CX
+	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func fill32ScaledOneAVX512(dst *float32, words *uint64, groups int, sd float32)
+// Requires: AVX, AVX512F
+TEXT ·fill32ScaledOneAVX512(SB), NOSPLIT, $0-28
 	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X0
-	VPBROADCASTD X0, Z0
-	VPADDD       philoxconst<>+1344(SB), Z0, Z0
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSS sd+24(FP), Z0
 	VMOVDQU64    philoxconst<>+192(SB), Z1
 
 loop:
 	TESTQ           CX, CX
 	JZ              done
-	VPADDD          philoxconst<>+1472(SB), Z0, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z0, Z3
-	VPMULUDQ        philoxconst<>+0(SB), Z2, Z2
-	VPSRLQ          $0x20, Z3, Z16
-	VPSRLQ          $0x20, Z2, Z17
-	VPXORQ.BCST     8(DX), Z16, Z16
-	VPXORQ.BCST     8(DX), Z17, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z16, Z16
-	VPMULUDQ        philoxconst<>+64(SB), Z17, Z17
-	VPSRLQ          $0x20, Z16, Z18
-	VPSRLQ          $0x20, Z17, Z19
-	VPXORQ.BCST     16(DX), Z18, Z18
-	VPXORQ.BCST     16(DX), Z19, Z19
-	VPXORQ.BCST     24(DX), Z3, Z3
-	VPXORQ.BCST     24(DX), Z2, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z18, Z18
-	VPMULUDQ        philoxconst<>+0(SB), Z19, Z19
-	VPMULUDQ        philoxconst<>+64(SB), Z3, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z2, Z2
-	VPSRLQ          $0x20, Z18, Z20
-	VPSRLQ          $0x20, Z19, Z21
-	VPSRLQ          $0x20, Z3, Z22
-	VPSRLQ          $0x20, Z2, Z23
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 32(DX), Z17, Z23
-	VPXORQ.BCST     40(DX), Z20, Z20
-	VPXORQ.BCST     40(DX), Z21, Z21
-	VPMULUDQ        philoxconst<>+0(SB), Z22, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z23, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z20, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z21, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z3, Z24
-	VPTERNLOGQ.BCST $0x96, 48(DX), Z2, Z25
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z18, Z22
-	VPTERNLOGQ.BCST $0x96, 56(DX), Z19, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
-	VPSRLQ          $0x20, Z2, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z18, Z24
-	VPSRLQ          $0x20, Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 64(DX), Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 72(DX), Z17, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z18, Z24
-	VPTERNLOGQ.BCST $0x96, 80(DX), Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z2, Z22
-	VPTERNLOGQ.BCST $0x96, 88(DX), Z3, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
-	VPSRLQ          $0x20, Z2, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z18, Z24
-	VPSRLQ          $0x20, Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 96(DX), Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 104(DX), Z17, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z18, Z24
-	VPTERNLOGQ.BCST $0x96, 112(DX), Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z2, Z22
-	VPTERNLOGQ.BCST $0x96, 120(DX), Z3, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z2
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z3
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z18
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z19
-	VPSRLQ          $0x20, Z2, Z22
-	VPSRLQ          $0x20, Z3, Z23
-	VPSRLQ          $0x20, Z18, Z24
-	VPSRLQ          $0x20, Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z20, Z24
-	VPTERNLOGQ.BCST $0x96, 128(DX), Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z16, Z22
-	VPTERNLOGQ.BCST $0x96, 136(DX), Z17, Z23
-	VPMULUDQ        philoxconst<>+0(SB), Z24, Z16
-	VPMULUDQ        philoxconst<>+0(SB), Z25, Z17
-	VPMULUDQ        philoxconst<>+64(SB), Z22, Z20
-	VPMULUDQ        philoxconst<>+64(SB), Z23, Z21
-	VPSRLQ          $0x20, Z16, Z22
-	VPSRLQ          $0x20, Z17, Z23
-	VPSRLQ          $0x20, Z20, Z24
-	VPSRLQ          $0x20, Z21, Z25
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z18, Z24
-	VPTERNLOGQ.BCST $0x96, 144(DX), Z19, Z25
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z2, Z22
-	VPTERNLOGQ.BCST $0x96, 152(DX), Z3, Z23
-	VPADDD          philoxconst<>+1536(SB), Z0, Z0
-	VMOVDQU64       Z22, (SP)
-	VMOVDQU64       Z16, 64(SP)
-	VMOVDQU64       Z23, 128(SP)
-	VMOVDQU64       Z17, 192(SP)
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z24
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z25
-	VSUBPD          philoxconst<>+384(SB), Z24, Z24
-	VSUBPD          philoxconst<>+384(SB), Z25, Z25
-	VMULPD          philoxconst<>+768(SB), Z24, Z24
-	VMULPD          philoxconst<>+768(SB), Z25, Z25
-	VGETEXPPD       Z24, Z2
-	VGETEXPPD       Z25, Z3
-	VGETMANTPD      $0x00, Z24, Z16
-	VGETMANTPD      $0x00, Z25, Z17
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z16, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z17, K2
-	VMULPD          philoxconst<>+512(SB), Z16, K1, Z16
-	VMULPD          philoxconst<>+512(SB), Z17, K2, Z17
-	VADDPD          philoxconst<>+576(SB), Z2, K1, Z2
-	VADDPD          philoxconst<>+576(SB), Z3, K2, Z3
-	VSUBPD          philoxconst<>+576(SB), Z16, Z18
-	VSUBPD          philoxconst<>+576(SB), Z17, Z19
-	VADDPD          philoxconst<>+576(SB), Z16, Z16
-	VADDPD          philoxconst<>+576(SB), Z17, Z17
-	VDIVPD          Z16, Z18, Z16
-	VDIVPD          Z17, Z19, Z17
-	VMULPD          Z16, Z16, Z18
-	VMULPD          Z17, Z17, Z19
-	VMOVUPD         philoxconst<>+2048(SB), Z22
-	VMOVUPD         philoxconst<>+2048(SB), Z23
-	VFMADD231PD     philoxconst<>+2112(SB), Z18, Z22
-	VFMADD231PD     philoxconst<>+2112(SB), Z19, Z23
-	VMOVUPD         philoxconst<>+2176(SB), Z24
-	VMOVUPD         philoxconst<>+2176(SB), Z25
-	VFMADD231PD     philoxconst<>+2240(SB), Z18, Z24
-	VFMADD231PD     philoxconst<>+2240(SB), Z19, Z25
-	VMULPD          Z18, Z18, Z26
-	VMULPD          Z19, Z19, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2304(SB), Z24
-	VMOVUPD         philoxconst<>+2304(SB), Z25
-	VFMADD231PD     philoxconst<>+2368(SB), Z18, Z24
-	VFMADD231PD     philoxconst<>+2368(SB), Z19, Z25
-	VMOVUPD         philoxconst<>+2432(SB), Z28
-	VMOVUPD         philoxconst<>+2432(SB), Z29
-	VFMADD231PD     philoxconst<>+2496(SB), Z18, Z28
-	VFMADD231PD     philoxconst<>+2496(SB), Z19, Z29
-	VFMADD231PD     Z28, Z26, Z24
-	VFMADD231PD     Z29, Z27, Z25
-	VMULPD          Z26, Z26, Z18
-	VMULPD          Z27, Z27, Z19
-	VFMADD231PD     Z24, Z18, Z22
-	VFMADD231PD     Z25, Z19, Z23
-	VMULPD          philoxconst<>+896(SB), Z16, Z16
-	VMULPD          philoxconst<>+896(SB), Z17, Z17
-	VMULPD          philoxconst<>+960(SB), Z2, Z2
-	VMULPD          philoxconst<>+960(SB), Z3, Z3
-	VFMADD231PD     Z22, Z16, Z2
-	VFMADD231PD     Z23, Z17, Z3
-	VSQRTPD         Z2, Z2
-	VSQRTPD         Z3, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z20
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z21
-	VSUBPD          philoxconst<>+384(SB), Z20, Z20
-	VSUBPD          philoxconst<>+384(SB), Z21, Z21
-	VMULPD          philoxconst<>+832(SB), Z20, Z20
-	VMULPD          philoxconst<>+832(SB), Z21, Z21
-	VADDPD          philoxconst<>+512(SB), Z20, Z16
-	VADDPD          philoxconst<>+512(SB), Z21, Z17
-	VRNDSCALEPD     $0x01, Z16, Z16
-	VRNDSCALEPD     $0x01, Z17, Z17
-	VSUBPD          Z16, Z20, Z18
-	VSUBPD          Z17, Z21, Z19
-	VMULPD          Z18, Z18, Z20
-	VMULPD          Z19, Z19, Z21
-	VMOVUPD         philoxconst<>+2560(SB), Z22
-	VMOVUPD         philoxconst<>+2560(SB), Z23
-	VFMADD231PD     philoxconst<>+2624(SB), Z20, Z22
-	VFMADD231PD     philoxconst<>+2624(SB), Z21, Z23
-	VMOVUPD         philoxconst<>+2688(SB), Z24
-	VMOVUPD         philoxconst<>+2688(SB), Z25
-	VFMADD231PD     philoxconst<>+2752(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2752(SB), Z21, Z25
-	VMULPD          Z20, Z20, Z26
-	VMULPD          Z21, Z21, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2816(SB), Z24
-	VMOVUPD         philoxconst<>+2816(SB), Z25
-	VFMADD231PD     philoxconst<>+2880(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2880(SB), Z21, Z25
-	VFMADD231PD     philoxconst<>+2944(SB), Z26, Z24
-	VFMADD231PD     philoxconst<>+2944(SB), Z27, Z25
-	VMULPD          Z26, Z26, Z28
-	VMULPD          Z27, Z27, Z29
-	VFMADD231PD     Z24, Z28, Z22
-	VFMADD231PD     Z25, Z29, Z23
-	VMULPD          Z18, Z22, Z22
-	VMULPD          Z19, Z23, Z23
-	VMOVUPD         philoxconst<>+3008(SB), Z18
-	VMOVUPD         philoxconst<>+3008(SB), Z19
-	VFMADD231PD     philoxconst<>+3072(SB), Z20, Z18
-	VFMADD231PD     philoxconst<>+3072(SB), Z21, Z19
-	VMOVUPD         philoxconst<>+3136(SB), Z24
-	VMOVUPD         philoxconst<>+3136(SB), Z25
-	VFMADD231PD     philoxconst<>+3200(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3200(SB), Z21, Z25
-	VFMADD231PD     Z24, Z26, Z18
-	VFMADD231PD     Z25, Z27, Z19
-	VMOVUPD         philoxconst<>+3264(SB), Z24
-	VMOVUPD         philoxconst<>+3264(SB), Z25
-	VFMADD231PD     philoxconst<>+3328(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3328(SB), Z21, Z25
-	VMOVUPD         philoxconst<>+3392(SB), Z30
-	VMOVUPD         philoxconst<>+3392(SB), Z31
-	VFMADD231PD     philoxconst<>+3456(SB), Z20, Z30
-	VFMADD231PD     philoxconst<>+3456(SB), Z21, Z31
-	VFMADD231PD     Z30, Z26, Z24
-	VFMADD231PD     Z31, Z27, Z25
-	VFMADD231PD     Z24, Z28, Z18
-	VFMADD231PD     Z25, Z29, Z19
-	VADDPD          philoxconst<>+192(SB), Z16, Z16
-	VADDPD          philoxconst<>+192(SB), Z17, Z17
-	VPSLLQ          $0x3f, Z16, Z20
-	VPSLLQ          $0x3f, Z17, Z21
-	VPSLLQ          $0x3e, Z16, Z24
-	VPSLLQ          $0x3e, Z17, Z25
-	VPTESTMQ        philoxconst<>+1280(SB), Z16, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z17, K2
-	VBLENDMPD       Z18, Z22, K1, Z4
-	VBLENDMPD       Z19, Z23, K2, Z5
-	VBLENDMPD       Z22, Z18, K1, Z6
-	VBLENDMPD       Z23, Z19, K2, Z7
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z24, Z20
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z25, Z21
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z24, Z4
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z25, Z5
-	VPXORQ          Z20, Z6, Z6
-	VPXORQ          Z21, Z7, Z7
-	VMULPD          Z2, Z6, Z6
-	VMULPD          Z3, Z7, Z7
-	VMULPD          Z2, Z4, Z4
-	VMULPD          Z3, Z5, Z5
-	VCVTPD2PS       Z6, Y8
-	VCVTPD2PS       Z4, Y2
-	VCVTPD2PS       Z7, Y9
-	VCVTPD2PS       Z5, Y3
-	VINSERTF64X4    $0x01, Y2, Z8, Z8
-	VMULPS.BCST     sd+16(FP), Z8, Z8
-	VINSERTF64X4    $0x01, Y3, Z9, Z9
-	VMULPS.BCST     sd+16(FP), Z9, Z9
-	VMOVDQU64       (SP), Z2
-	VMOVDQU64       64(SP), Z16
-	VMOVDQU64       128(SP), Z3
-	VMOVDQU64       192(SP), Z17
+	VMOVDQU64       (DX), Z2
+	VMOVDQU64       64(DX), Z3
 	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z3
 	VSUBPD          philoxconst<>+384(SB), Z2, Z2
-	VSUBPD          philoxconst<>+384(SB), Z3, Z3
 	VMULPD          philoxconst<>+768(SB), Z2, Z2
-	VMULPD          philoxconst<>+768(SB), Z3, Z3
-	VGETEXPPD       Z2, Z18
-	VGETEXPPD       Z3, Z19
+	VGETEXPPD       Z2, Z4
 	VGETMANTPD      $0x00, Z2, Z2
-	VGETMANTPD      $0x00, Z3, Z3
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z2, K1
-	VCMPPD          $0x1e, philoxconst<>+1088(SB), Z3, K2
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z2, K1
 	VMULPD          philoxconst<>+512(SB), Z2, K1, Z2
-	VMULPD          philoxconst<>+512(SB), Z3, K2, Z3
-	VADDPD          philoxconst<>+576(SB), Z18, K1, Z18
-	VADDPD          philoxconst<>+576(SB), Z19, K2, Z19
-	VSUBPD          philoxconst<>+576(SB), Z2, Z20
-	VSUBPD          philoxconst<>+576(SB), Z3, Z21
+	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
+	VSUBPD          philoxconst<>+576(SB), Z2, Z11
 	VADDPD          philoxconst<>+576(SB), Z2, Z2
-	VADDPD          philoxconst<>+576(SB), Z3, Z3
-	VDIVPD          Z2, Z20, Z2
-	VDIVPD          Z3, Z21, Z3
-	VMULPD          Z2, Z2, Z20
-	VMULPD          Z3, Z3, Z21
-	VMOVUPD         philoxconst<>+2048(SB), Z22
-	VMOVUPD         philoxconst<>+2048(SB), Z23
-	VFMADD231PD     philoxconst<>+2112(SB), Z20, Z22
-	VFMADD231PD     philoxconst<>+2112(SB), Z21, Z23
-	VMOVUPD         philoxconst<>+2176(SB), Z24
-	VMOVUPD         philoxconst<>+2176(SB), Z25
-	VFMADD231PD     philoxconst<>+2240(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2240(SB), Z21, Z25
-	VMULPD          Z20, Z20, Z26
-	VMULPD          Z21, Z21, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2304(SB), Z24
-	VMOVUPD         philoxconst<>+2304(SB), Z25
-	VFMADD231PD     philoxconst<>+2368(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2368(SB), Z21, Z25
-	VMOVUPD         philoxconst<>+2432(SB), Z28
-	VMOVUPD         philoxconst<>+2432(SB), Z29
-	VFMADD231PD     philoxconst<>+2496(SB), Z20, Z28
-	VFMADD231PD     philoxconst<>+2496(SB), Z21, Z29
-	VFMADD231PD     Z28, Z26, Z24
-	VFMADD231PD     Z29, Z27, Z25
-	VMULPD          Z26, Z26, Z20
-	VMULPD          Z27, Z27, Z21
-	VFMADD231PD     Z24, Z20, Z22
-	VFMADD231PD     Z25, Z21, Z23
-	VMULPD          philoxconst<>+896(SB), Z2, Z2
-	VMULPD          philoxconst<>+896(SB), Z3, Z3
-	VMULPD          philoxconst<>+960(SB), Z18, Z18
-	VMULPD          philoxconst<>+960(SB), Z19, Z19
-	VFMADD231PD     Z22, Z2, Z18
-	VFMADD231PD     Z23, Z3, Z19
-	VSQRTPD         Z18, Z2
-	VSQRTPD         Z19, Z3
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z16
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z17
-	VSUBPD          philoxconst<>+384(SB), Z16, Z16
-	VSUBPD          philoxconst<>+384(SB), Z17, Z17
-	VMULPD          philoxconst<>+832(SB), Z16, Z16
-	VMULPD          philoxconst<>+832(SB), Z17, Z17
-	VADDPD          philoxconst<>+512(SB), Z16, Z18
-	VADDPD          philoxconst<>+512(SB), Z17, Z19
-	VRNDSCALEPD     $0x01, Z18, Z18
-	VRNDSCALEPD     $0x01, Z19, Z19
-	VSUBPD          Z18, Z16, Z16
-	VSUBPD          Z19, Z17, Z17
-	VMULPD          Z16, Z16, Z20
-	VMULPD          Z17, Z17, Z21
-	VMOVUPD         philoxconst<>+2560(SB), Z22
-	VMOVUPD         philoxconst<>+2560(SB), Z23
-	VFMADD231PD     philoxconst<>+2624(SB), Z20, Z22
-	VFMADD231PD     philoxconst<>+2624(SB), Z21, Z23
-	VMOVUPD         philoxconst<>+2688(SB), Z24
-	VMOVUPD         philoxconst<>+2688(SB), Z25
-	VFMADD231PD     philoxconst<>+2752(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2752(SB), Z21, Z25
-	VMULPD          Z20, Z20, Z26
-	VMULPD          Z21, Z21, Z27
-	VFMADD231PD     Z24, Z26, Z22
-	VFMADD231PD     Z25, Z27, Z23
-	VMOVUPD         philoxconst<>+2816(SB), Z24
-	VMOVUPD         philoxconst<>+2816(SB), Z25
-	VFMADD231PD     philoxconst<>+2880(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+2880(SB), Z21, Z25
-	VFMADD231PD     philoxconst<>+2944(SB), Z26, Z24
-	VFMADD231PD     philoxconst<>+2944(SB), Z27, Z25
-	VMULPD          Z26, Z26, Z28
-	VMULPD          Z27, Z27, Z29
-	VFMADD231PD     Z24, Z28, Z22
-	VFMADD231PD     Z25, Z29, Z23
-	VMULPD          Z16, Z22, Z22
-	VMULPD          Z17, Z23, Z23
-	VMOVUPD         philoxconst<>+3008(SB), Z16
-	VMOVUPD         philoxconst<>+3008(SB), Z17
-	VFMADD231PD     philoxconst<>+3072(SB), Z20, Z16
-	VFMADD231PD     philoxconst<>+3072(SB), Z21, Z17
-	VMOVUPD         philoxconst<>+3136(SB), Z24
-	VMOVUPD         philoxconst<>+3136(SB), Z25
-	VFMADD231PD     philoxconst<>+3200(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3200(SB), Z21, Z25
-	VFMADD231PD     Z24, Z26, Z16
-	VFMADD231PD     Z25, Z27, Z17
-	VMOVUPD         philoxconst<>+3264(SB), Z24
-	VMOVUPD         philoxconst<>+3264(SB), Z25
-	VFMADD231PD     philoxconst<>+3328(SB), Z20, Z24
-	VFMADD231PD     philoxconst<>+3328(SB), Z21, Z25
-	VMOVUPD         philoxconst<>+3392(SB), Z30
-	VMOVUPD         philoxconst<>+3392(SB), Z31
-	VFMADD231PD     philoxconst<>+3456(SB), Z20, Z30
-	VFMADD231PD     philoxconst<>+3456(SB), Z21, Z31
-	VFMADD231PD     Z30, Z26, Z24
-	VFMADD231PD     Z31, Z27, Z25
-	VFMADD231PD     Z24, Z28, Z16
-	VFMADD231PD     Z25, Z29, Z17
-	VADDPD          philoxconst<>+192(SB), Z18, Z18
-	VADDPD          philoxconst<>+192(SB), Z19, Z19
-	VPSLLQ          $0x3f, Z18, Z20
-	VPSLLQ          $0x3f, Z19, Z21
-	VPSLLQ          $0x3e, Z18, Z24
-	VPSLLQ          $0x3e, Z19, Z25
-	VPTESTMQ        philoxconst<>+1280(SB), Z18, K1
-	VPTESTMQ        philoxconst<>+1280(SB), Z19, K2
-	VBLENDMPD       Z16, Z22, K1, Z10
-	VBLENDMPD       Z17, Z23, K2, Z11
-	VBLENDMPD       Z22, Z16, K1, Z12
-	VBLENDMPD       Z23, Z17, K2, Z13
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z24, Z20
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+1216(SB), Z25, Z21
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z24, Z10
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+1216(SB), Z25, Z11
-	VPXORQ          Z20, Z12, Z12
-	VPXORQ          Z21, Z13, Z13
-	VMULPD          Z2, Z12, Z12
-	VMULPD          Z3, Z13, Z13
-	VMULPD          Z2, Z10, Z10
-	VMULPD          Z3, Z11, Z11
-	VCVTPD2PS       Z12, Y14
-	VCVTPD2PS       Z10, Y2
-	VCVTPD2PS       Z13, Y15
-	VCVTPD2PS       Z11, Y3
-	VINSERTF64X4    $0x01, Y2, Z14, Z14
-	VMULPS.BCST     sd+16(FP), Z14, Z14
-	VINSERTF64X4    $0x01, Y3, Z15, Z15
-	VMULPS.BCST     sd+16(FP), Z15, Z15
-	VMOVAPS         Z8, Z2
-	VMOVDQU64       philoxconst<>+1920(SB), Z3
-	VPERMT2PS       Z14, Z3, Z2
-	VMOVDQU64       philoxconst<>+1984(SB), Z3
-	VPERMT2PS       Z14, Z3, Z8
+	VDIVPD          Z2, Z11, Z2
+	VMULPD          Z2, Z2, Z11
+	VMOVUPD         philoxconst<>+2240(SB), Z12
+	VFMADD231PD     philoxconst<>+2304(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2368(SB), Z13
+	VFMADD231PD     philoxconst<>+2432(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+2496(SB), Z13
+	VFMADD231PD     philoxconst<>+2560(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+2624(SB), Z15
+	VFMADD231PD     philoxconst<>+2688(SB), Z11, Z15
+	VFMADD231PD     Z15, Z14, Z13
+	VMULPD          Z14, Z14, Z11
+	VFMADD231PD     Z13, Z11, Z12
+	VMULPD          philoxconst<>+896(SB), Z4, Z4
+	VFMADD231PD     Z12, Z2, Z4
+	VSQRTPD         Z4, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z3
+	VSUBPD          philoxconst<>+384(SB), Z3, Z3
+	VMULPD          philoxconst<>+832(SB), Z3, Z3
+	VADDPD          philoxconst<>+512(SB), Z3, Z4
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z4, Z3, Z3
+	VMULPD          Z3, Z3, Z11
+	VMOVUPD         philoxconst<>+2752(SB), Z12
+	VFMADD231PD     philoxconst<>+2816(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2880(SB), Z13
+	VFMADD231PD     philoxconst<>+2944(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+3008(SB), Z13
+	VFMADD231PD     philoxconst<>+3072(SB), Z11, Z13
+	VFMADD231PD     philoxconst<>+3136(SB), Z14, Z13
+	VMULPD          Z14, Z14, Z15
+	VFMADD231PD     Z13, Z15, Z12
+	VMULPD          Z3, Z12, Z12
+	VMOVUPD         philoxconst<>+3200(SB), Z3
+	VFMADD231PD     philoxconst<>+3264(SB), Z11, Z3
+	VMOVUPD         philoxconst<>+3328(SB), Z13
+	VFMADD231PD     philoxconst<>+3392(SB), Z11, Z13
+	VFMADD231PD     Z13, Z14, Z3
+	VMOVUPD         philoxconst<>+3456(SB), Z13
+	VFMADD231PD     philoxconst<>+3520(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+3584(SB), Z16
+	VFMADD231PD     philoxconst<>+3648(SB), Z11, Z16
+	VFMADD231PD     Z16, Z14, Z13
+	VFMADD231PD     Z13, Z15, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z4, Z11
+	VPSLLQ          $0x3e, Z4, Z13
+	VPTESTMQ        philoxconst<>+1216(SB), Z4, K1
+	VBLENDMPD       Z3, Z12, K1, Z5
+	VBLENDMPD       Z12, Z3, K1, Z6
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z13, Z11
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z13, Z5
+	VPXORQ          Z11, Z6, Z6
+	VMULPD          Z2, Z6, Z6
+	VMULPD          Z2, Z5, Z5
+	VCVTPD2PS       Z6, Y7
+	VCVTPD2PS       Z5, Y2
+	VINSERTF64X4    $0x01, Y2, Z7, Z7
+	VMULPS          Z0, Z7, Z7
+	VMOVDQU64       128(DX), Z2
+	VMOVDQU64       192(DX), Z3
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z2
+	VSUBPD          philoxconst<>+384(SB), Z2, Z2
+	VMULPD          philoxconst<>+768(SB), Z2, Z2
+	VGETEXPPD       Z2, Z4
+	VGETMANTPD      $0x00, Z2, Z2
+	VCMPPD          $0x1e, philoxconst<>+1024(SB), Z2, K1
+	VMULPD          philoxconst<>+512(SB), Z2, K1, Z2
+	VADDPD          philoxconst<>+576(SB), Z4, K1, Z4
+	VSUBPD          philoxconst<>+576(SB), Z2, Z11
+	VADDPD          philoxconst<>+576(SB), Z2, Z2
+	VDIVPD          Z2, Z11, Z2
+	VMULPD          Z2, Z2, Z11
+	VMOVUPD         philoxconst<>+2240(SB), Z12
+	VFMADD231PD     philoxconst<>+2304(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2368(SB), Z13
+	VFMADD231PD     philoxconst<>+2432(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+2496(SB), Z13
+	VFMADD231PD     philoxconst<>+2560(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+2624(SB), Z15
+	VFMADD231PD     philoxconst<>+2688(SB), Z11, Z15
+	VFMADD231PD     Z15, Z14, Z13
+	VMULPD          Z14, Z14, Z11
+	VFMADD231PD     Z13, Z11, Z12
+	VMULPD          philoxconst<>+896(SB), Z4, Z4
+	VFMADD231PD     Z12, Z2, Z4
+	VSQRTPD         Z4, Z2
+	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z3
+	VSUBPD          philoxconst<>+384(SB), Z3, Z3
+	VMULPD          philoxconst<>+832(SB), Z3, Z3
+	VADDPD          philoxconst<>+512(SB), Z3, Z4
+	VRNDSCALEPD     $0x01, Z4, Z4
+	VSUBPD          Z4, Z3, Z3
+	VMULPD          Z3, Z3, Z11
+	VMOVUPD         philoxconst<>+2752(SB), Z12
+	VFMADD231PD     philoxconst<>+2816(SB), Z11, Z12
+	VMOVUPD         philoxconst<>+2880(SB), Z13
+	VFMADD231PD     philoxconst<>+2944(SB), Z11, Z13
+	VMULPD          Z11, Z11, Z14
+	VFMADD231PD     Z13, Z14, Z12
+	VMOVUPD         philoxconst<>+3008(SB), Z13
+	VFMADD231PD     philoxconst<>+3072(SB), Z11, Z13
+	VFMADD231PD     philoxconst<>+3136(SB), Z14, Z13
+	VMULPD          Z14, Z14, Z15
+	VFMADD231PD     Z13, Z15, Z12
+	VMULPD          Z3, Z12, Z12
+	VMOVUPD         philoxconst<>+3200(SB), Z3
+	VFMADD231PD     philoxconst<>+3264(SB), Z11, Z3
+	VMOVUPD         philoxconst<>+3328(SB), Z13
+	VFMADD231PD     philoxconst<>+3392(SB), Z11, Z13
+	VFMADD231PD     Z13, Z14, Z3
+	VMOVUPD         philoxconst<>+3456(SB), Z13
+	VFMADD231PD     philoxconst<>+3520(SB), Z11, Z13
+	VMOVUPD         philoxconst<>+3584(SB), Z16
+	VFMADD231PD     philoxconst<>+3648(SB), Z11, Z16
+	VFMADD231PD     Z16, Z14, Z13
+	VFMADD231PD     Z13, Z15, Z3
+	VADDPD          philoxconst<>+192(SB), Z4, Z4
+	VPSLLQ          $0x3f, Z4, Z11
+	VPSLLQ          $0x3e, Z4, Z13
+	VPTESTMQ        philoxconst<>+1216(SB), Z4, K1
+	VBLENDMPD       Z3, Z12, K1, Z8
+	VBLENDMPD       Z12, Z3, K1, Z9
+	VPTERNLOGQ.BCST $0x28, philoxconst<>+1152(SB), Z13, Z11
+	VPTERNLOGQ.BCST $0x78, philoxconst<>+1152(SB), Z13, Z8
+	VPXORQ          Z11, Z9, Z9
+	VMULPD          Z2, Z9, Z9
+	VMULPD          Z2, Z8, Z8
+	VCVTPD2PS       Z9, Y10
+	VCVTPD2PS       Z8, Y2
+	VINSERTF64X4    $0x01, Y2, Z10, Z10
+	VMULPS          Z0, Z10, Z10
+	VMOVAPS         Z7, Z2
+	VMOVDQU64       philoxconst<>+2112(SB), Z3
+	VPERMT2PS       Z10, Z3, Z2
+	VMOVDQU64       philoxconst<>+2176(SB), Z3
+	VPERMT2PS       Z10, Z3, Z7
 	VMOVUPS         Z2, (AX)
-	VMOVUPS         Z8, 64(AX)
-	VMOVAPS         Z9, Z2
-	VMOVDQU64       philoxconst<>+1920(SB), Z3
-	VPERMT2PS       Z15, Z3, Z2
-	VMOVDQU64       philoxconst<>+1984(SB), Z3
-	VPERMT2PS       Z15, Z3, Z9
-	VMOVUPS         Z2, 128(AX)
-	VMOVUPS         Z9, 192(AX)
-	ADDQ            $0x00000100, AX
+	VMOVUPS         Z7, 64(AX)
+	ADDQ            $0x00000080, AX
+	ADDQ            $0x00000100, DX
 	DECQ            CX
 	JMP             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func philoxAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX2
+TEXT ·philoxAVX2(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       philoxconst<>+1280(SB), Y0, Y0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPADDD       philoxconst<>+1344(SB), Y0, Y1
+	VPBROADCASTQ 8(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y3
+	VPSRLQ       $0x20, Y3, Y4
+	VPXOR        Y2, Y4, Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y1, Y1
+	VPSRLQ       $0x20, Y1, Y5
+	VPXOR        Y2, Y5, Y5
+	VPBROADCASTQ 16(DX), Y2
+	VPBROADCASTQ 24(DX), Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
+	VPSRLQ       $0x20, Y4, Y7
+	VPXOR        Y2, Y7, Y7
+	VPXOR        Y6, Y3, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y5, Y5
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y6, Y1, Y1
+	VPBROADCASTQ 32(DX), Y2
+	VPBROADCASTQ 40(DX), Y6
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y7
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPSRLQ       $0x20, Y7, Y9
+	VPSRLQ       $0x20, Y3, Y10
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPXOR        Y6, Y9, Y9
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
+	VPSRLQ       $0x20, Y4, Y8
+	VPSRLQ       $0x20, Y1, Y11
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y2, Y11, Y11
+	VPXOR        Y6, Y8, Y8
+	VPBROADCASTQ 48(DX), Y2
+	VPBROADCASTQ 56(DX), Y5
+	VPMULUDQ     philoxconst<>+0(SB), Y10, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y9
+	VPSRLQ       $0x20, Y6, Y10
+	VPSRLQ       $0x20, Y9, Y12
+	VPXOR        Y3, Y12, Y12
+	VPXOR        Y2, Y12, Y12
+	VPXOR        Y7, Y10, Y10
+	VPXOR        Y5, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
+	VPSRLQ       $0x20, Y3, Y8
+	VPSRLQ       $0x20, Y7, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y2, Y11, Y11
+	VPXOR        Y4, Y8, Y8
+	VPXOR        Y5, Y8, Y8
+	VPBROADCASTQ 64(DX), Y1
+	VPBROADCASTQ 72(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y5
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y12
+	VPXOR        Y9, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y8, Y8
+	VPSRLQ       $0x20, Y6, Y9
+	VPSRLQ       $0x20, Y8, Y11
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 80(DX), Y1
+	VPBROADCASTQ 88(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y7
+	VPSRLQ       $0x20, Y3, Y10
+	VPSRLQ       $0x20, Y7, Y12
+	VPXOR        Y5, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPSRLQ       $0x20, Y4, Y9
+	VPSRLQ       $0x20, Y5, Y11
+	VPXOR        Y8, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y6, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 96(DX), Y1
+	VPBROADCASTQ 104(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y6, Y10
+	VPSRLQ       $0x20, Y8, Y12
+	VPXOR        Y7, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y3, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y7, Y11
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 112(DX), Y1
+	VPBROADCASTQ 120(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y5
+	VPSRLQ       $0x20, Y4, Y10
+	VPSRLQ       $0x20, Y5, Y12
+	VPXOR        Y8, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y6, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y8
+	VPSRLQ       $0x20, Y6, Y9
+	VPSRLQ       $0x20, Y8, Y11
+	VPXOR        Y7, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y3, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 128(DX), Y1
+	VPBROADCASTQ 136(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y7
+	VPSRLQ       $0x20, Y3, Y10
+	VPSRLQ       $0x20, Y7, Y12
+	VPXOR        Y5, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y4, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
+	VPSRLQ       $0x20, Y4, Y9
+	VPSRLQ       $0x20, Y5, Y11
+	VPXOR        Y8, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y6, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPBROADCASTQ 144(DX), Y1
+	VPBROADCASTQ 152(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y12, Y6
+	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
+	VPSRLQ       $0x20, Y6, Y10
+	VPSRLQ       $0x20, Y8, Y12
+	VPXOR        Y7, Y12, Y12
+	VPXOR        Y1, Y12, Y12
+	VPXOR        Y3, Y10, Y10
+	VPXOR        Y2, Y10, Y10
+	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
+	VPSRLQ       $0x20, Y3, Y9
+	VPSRLQ       $0x20, Y7, Y11
+	VPXOR        Y5, Y11, Y11
+	VPXOR        Y1, Y11, Y11
+	VPXOR        Y4, Y9, Y9
+	VPXOR        Y2, Y9, Y9
+	VPADDD       philoxconst<>+1408(SB), Y0, Y0
+	VMOVDQU      Y12, (AX)
+	VMOVDQU      Y11, 128(AX)
+	VMOVDQU      Y8, 32(AX)
+	VMOVDQU      Y7, 160(AX)
+	VMOVDQU      Y10, 64(AX)
+	VMOVDQU      Y9, 192(AX)
+	VMOVDQU      Y6, 96(AX)
+	VMOVDQU      Y3, 224(AX)
+	ADDQ         $0x00000100, AX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func philoxOneAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
+// Requires: AVX, AVX2
+TEXT ·philoxOneAVX2(SB), NOSPLIT, $0-32
+	MOVQ         words+0(FP), AX
+	MOVQ         steps+8(FP), CX
+	MOVQ         pre+24(FP), DX
+	MOVL         block+16(FP), BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       philoxconst<>+1280(SB), Y0, Y0
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTQ 8(DX), Y1
+	VPMULUDQ     philoxconst<>+0(SB), Y0, Y2
+	VPSRLQ       $0x20, Y2, Y3
+	VPXOR        Y1, Y3, Y3
+	VPBROADCASTQ 16(DX), Y1
+	VPBROADCASTQ 24(DX), Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
+	VPSRLQ       $0x20, Y3, Y5
+	VPXOR        Y1, Y5, Y5
+	VPXOR        Y4, Y2, Y2
+	VPBROADCASTQ 32(DX), Y1
+	VPBROADCASTQ 40(DX), Y4
+	VPMULUDQ     philoxconst<>+0(SB), Y5, Y5
+	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
+	VPSRLQ       $0x20, Y5, Y6
+	VPSRLQ       $0x20, Y2, Y7
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y1, Y7, Y7
+	VPXOR        Y4, Y6, Y6
+	VPBROADCASTQ 48(DX), Y1
+	VPBROADCASTQ 56(DX), Y3
+	VPMULUDQ     philoxconst<>+0(SB), Y7, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y6, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y2, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y5, Y7, Y7
+	VPXOR        Y3, Y7, Y7
+	VPBROADCASTQ 64(DX), Y1
+	VPBROADCASTQ 72(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y5
+	VPSRLQ       $0x20, Y3, Y7
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 80(DX), Y1
+	VPBROADCASTQ 88(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y5, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 96(DX), Y1
+	VPBROADCASTQ 104(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y5
+	VPSRLQ       $0x20, Y3, Y7
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 112(DX), Y1
+	VPBROADCASTQ 120(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y5, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 128(DX), Y1
+	VPBROADCASTQ 136(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y5
+	VPSRLQ       $0x20, Y3, Y7
+	VPSRLQ       $0x20, Y5, Y8
+	VPXOR        Y6, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y4, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPBROADCASTQ 144(DX), Y1
+	VPBROADCASTQ 152(DX), Y2
+	VPMULUDQ     philoxconst<>+0(SB), Y8, Y4
+	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
+	VPSRLQ       $0x20, Y4, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPXOR        Y5, Y8, Y8
+	VPXOR        Y1, Y8, Y8
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y2, Y7, Y7
+	VPADDD       philoxconst<>+1344(SB), Y0, Y0
+	VMOVDQU      Y8, (AX)
+	VMOVDQU      Y6, 32(AX)
+	VMOVDQU      Y7, 64(AX)
+	VMOVDQU      Y4, 96(AX)
+	ADDQ         $0x00000080, AX
+	DECQ         CX
+	JMP          loop
 
 done:
 	VZEROUPPER
@@ -1962,12 +3319,12 @@ TEXT ·fill64AVX2(SB), NOSPLIT, $128-40
 	MOVL         block+24(FP), BX
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Y0
-	VPADDD       philoxconst<>+1344(SB), Y0, Y0
+	VPADDD       philoxconst<>+1280(SB), Y0, Y0
 
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPADDD       philoxconst<>+1408(SB), Y0, Y1
+	VPADDD       philoxconst<>+1344(SB), Y0, Y1
 	VPMULUDQ     philoxconst<>+0(SB), Y0, Y2
 	VPMULUDQ     philoxconst<>+0(SB), Y1, Y1
 	VPSRLQ       $0x20, Y2, Y3
@@ -2127,7 +3484,7 @@ loop:
 	VPXOR        Y2, Y10, Y10
 	VPXOR        Y5, Y9, Y9
 	VPXOR        Y5, Y10, Y10
-	VPADDD       philoxconst<>+1472(SB), Y0, Y0
+	VPADDD       philoxconst<>+1408(SB), Y0, Y0
 	VPSLLQ       $0x20, Y7, Y1
 	VPSLLQ       $0x20, Y8, Y2
 	VPBLENDD     $0xaa, Y1, Y11, Y11
@@ -2178,24 +3535,24 @@ loop:
 	VSUBPD       Y4, Y2, Y2
 	VMULPD       Y1, Y1, Y5
 	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2560(SB), Y7
-	VMOVUPD      philoxconst<>+2560(SB), Y8
-	VFMADD231PD  philoxconst<>+2624(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+2624(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2688(SB), Y9
-	VMOVUPD      philoxconst<>+2688(SB), Y10
-	VFMADD231PD  philoxconst<>+2752(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2752(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2752(SB), Y7
+	VMOVUPD      philoxconst<>+2752(SB), Y8
+	VFMADD231PD  philoxconst<>+2816(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2880(SB), Y9
+	VMOVUPD      philoxconst<>+2880(SB), Y10
+	VFMADD231PD  philoxconst<>+2944(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y10
 	VMULPD       Y5, Y5, Y11
 	VMULPD       Y6, Y6, Y12
 	VFMADD231PD  Y9, Y11, Y7
 	VFMADD231PD  Y10, Y12, Y8
-	VMOVUPD      philoxconst<>+2816(SB), Y9
-	VMOVUPD      philoxconst<>+2816(SB), Y10
-	VFMADD231PD  philoxconst<>+2880(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2880(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2944(SB), Y11, Y9
-	VFMADD231PD  philoxconst<>+2944(SB), Y12, Y10
+	VMOVUPD      philoxconst<>+3008(SB), Y9
+	VMOVUPD      philoxconst<>+3008(SB), Y10
+	VFMADD231PD  philoxconst<>+3072(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+3136(SB), Y11, Y9
+	VFMADD231PD  philoxconst<>+3136(SB), Y12, Y10
 	VMULPD       Y11, Y11, Y13
 	VMULPD       Y12, Y12, Y14
 	VFMADD231PD  Y9, Y13, Y7
@@ -2204,24 +3561,24 @@ loop:
 	VMULPD       Y2, Y8, Y8
 	VMOVUPD      Y7, 64(SP)
 	VMOVUPD      Y8, 96(SP)
-	VMOVUPD      philoxconst<>+3008(SB), Y1
-	VMOVUPD      philoxconst<>+3008(SB), Y2
-	VFMADD231PD  philoxconst<>+3072(SB), Y5, Y1
-	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y2
-	VMOVUPD      philoxconst<>+3136(SB), Y7
-	VMOVUPD      philoxconst<>+3136(SB), Y8
-	VFMADD231PD  philoxconst<>+3200(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+3200(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+3200(SB), Y1
+	VMOVUPD      philoxconst<>+3200(SB), Y2
+	VFMADD231PD  philoxconst<>+3264(SB), Y5, Y1
+	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD      philoxconst<>+3328(SB), Y7
+	VMOVUPD      philoxconst<>+3328(SB), Y8
+	VFMADD231PD  philoxconst<>+3392(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y8
 	VFMADD231PD  Y7, Y11, Y1
 	VFMADD231PD  Y8, Y12, Y2
-	VMOVUPD      philoxconst<>+3264(SB), Y7
-	VMOVUPD      philoxconst<>+3264(SB), Y8
-	VFMADD231PD  philoxconst<>+3328(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+3328(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+3392(SB), Y9
-	VMOVUPD      philoxconst<>+3392(SB), Y10
-	VFMADD231PD  philoxconst<>+3456(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+3456(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+3456(SB), Y7
+	VMOVUPD      philoxconst<>+3456(SB), Y8
+	VFMADD231PD  philoxconst<>+3520(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+3584(SB), Y9
+	VMOVUPD      philoxconst<>+3584(SB), Y10
+	VFMADD231PD  philoxconst<>+3648(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+3648(SB), Y6, Y10
 	VFMADD231PD  Y9, Y11, Y7
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y7, Y13, Y1
@@ -2238,8 +3595,8 @@ loop:
 	VBLENDVPD    Y8, Y2, Y6, Y9
 	VBLENDVPD    Y7, Y5, Y1, Y1
 	VBLENDVPD    Y8, Y6, Y2, Y2
-	VPAND        philoxconst<>+1216(SB), Y3, Y3
-	VPAND        philoxconst<>+1216(SB), Y10, Y10
+	VPAND        philoxconst<>+1152(SB), Y3, Y3
+	VPAND        philoxconst<>+1152(SB), Y10, Y10
 	VPXOR        Y3, Y7, Y7
 	VPXOR        Y10, Y8, Y8
 	VPXOR        Y3, Y4, Y4
@@ -2256,14 +3613,14 @@ loop:
 	VPSRLQ       $0x34, Y2, Y4
 	VPOR         philoxconst<>+192(SB), Y3, Y3
 	VPOR         philoxconst<>+192(SB), Y4, Y4
-	VPAND        philoxconst<>+1024(SB), Y1, Y1
-	VPAND        philoxconst<>+1024(SB), Y2, Y2
+	VPAND        philoxconst<>+960(SB), Y1, Y1
+	VPAND        philoxconst<>+960(SB), Y2, Y2
 	VPOR         philoxconst<>+576(SB), Y1, Y1
 	VPOR         philoxconst<>+576(SB), Y2, Y2
 	VSUBPD       philoxconst<>+448(SB), Y3, Y3
 	VSUBPD       philoxconst<>+448(SB), Y4, Y4
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y1, Y5
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y2, Y6
+	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y1, Y5
+	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y2, Y6
 	VMULPD       philoxconst<>+512(SB), Y1, Y7
 	VMULPD       philoxconst<>+512(SB), Y2, Y8
 	VBLENDVPD    Y5, Y7, Y1, Y1
@@ -2280,36 +3637,34 @@ loop:
 	VDIVPD       Y2, Y6, Y2
 	VMULPD       Y1, Y1, Y5
 	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2048(SB), Y7
-	VMOVUPD      philoxconst<>+2048(SB), Y8
-	VFMADD231PD  philoxconst<>+2112(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+2112(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2176(SB), Y9
-	VMOVUPD      philoxconst<>+2176(SB), Y10
-	VFMADD231PD  philoxconst<>+2240(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2240(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2240(SB), Y7
+	VMOVUPD      philoxconst<>+2240(SB), Y8
+	VFMADD231PD  philoxconst<>+2304(SB), Y5, Y7
+	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y8
+	VMOVUPD      philoxconst<>+2368(SB), Y9
+	VMOVUPD      philoxconst<>+2368(SB), Y10
+	VFMADD231PD  philoxconst<>+2432(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y10
 	VMULPD       Y5, Y5, Y11
 	VMULPD       Y6, Y6, Y12
 	VFMADD231PD  Y9, Y11, Y7
 	VFMADD231PD  Y10, Y12, Y8
-	VMOVUPD      philoxconst<>+2304(SB), Y9
-	VMOVUPD      philoxconst<>+2304(SB), Y10
-	VFMADD231PD  philoxconst<>+2368(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2368(SB), Y6, Y10
-	VMOVUPD      philoxconst<>+2432(SB), Y13
-	VMOVUPD      philoxconst<>+2432(SB), Y14
-	VFMADD231PD  philoxconst<>+2496(SB), Y5, Y13
-	VFMADD231PD  philoxconst<>+2496(SB), Y6, Y14
+	VMOVUPD      philoxconst<>+2496(SB), Y9
+	VMOVUPD      philoxconst<>+2496(SB), Y10
+	VFMADD231PD  philoxconst<>+2560(SB), Y5, Y9
+	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y10
+	VMOVUPD      philoxconst<>+2624(SB), Y13
+	VMOVUPD      philoxconst<>+2624(SB), Y14
+	VFMADD231PD  philoxconst<>+2688(SB), Y5, Y13
+	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y14
 	VFMADD231PD  Y13, Y11, Y9
 	VFMADD231PD  Y14, Y12, Y10
 	VMULPD       Y11, Y11, Y5
 	VMULPD       Y12, Y12, Y6
 	VFMADD231PD  Y9, Y5, Y7
 	VFMADD231PD  Y10, Y6, Y8
-	VMULPD       philoxconst<>+896(SB), Y1, Y1
-	VMULPD       philoxconst<>+896(SB), Y2, Y2
-	VMULPD       philoxconst<>+960(SB), Y3, Y3
-	VMULPD       philoxconst<>+960(SB), Y4, Y4
+	VMULPD       philoxconst<>+896(SB), Y3, Y3
+	VMULPD       philoxconst<>+896(SB), Y4, Y4
 	VFMADD231PD  Y7, Y1, Y3
 	VFMADD231PD  Y8, Y2, Y4
 	VSQRTPD      Y3, Y1
@@ -2348,12 +3703,12 @@ TEXT ·fill64ScaledAVX2(SB), NOSPLIT, $128-40
 	MOVL         block+24(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
-	VPADDD       philoxconst<>+1344(SB), Y1, Y1
+	VPADDD       philoxconst<>+1280(SB), Y1, Y1
 
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPADDD       philoxconst<>+1408(SB), Y1, Y2
+	VPADDD       philoxconst<>+1344(SB), Y1, Y2
 	VPMULUDQ     philoxconst<>+0(SB), Y1, Y3
 	VPMULUDQ     philoxconst<>+0(SB), Y2, Y2
 	VPSRLQ       $0x20, Y3, Y4
@@ -2513,7 +3868,7 @@ loop:
 	VPXOR        Y3, Y11, Y11
 	VPXOR        Y6, Y10, Y10
 	VPXOR        Y6, Y11, Y11
-	VPADDD       philoxconst<>+1472(SB), Y1, Y1
+	VPADDD       philoxconst<>+1408(SB), Y1, Y1
 	VPSLLQ       $0x20, Y8, Y2
 	VPSLLQ       $0x20, Y9, Y3
 	VPBLENDD     $0xaa, Y2, Y12, Y12
@@ -2564,24 +3919,24 @@ loop:
 	VSUBPD       Y5, Y3, Y3
 	VMULPD       Y2, Y2, Y6
 	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2560(SB), Y8
-	VMOVUPD      philoxconst<>+2560(SB), Y9
-	VFMADD231PD  philoxconst<>+2624(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2624(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2688(SB), Y10
-	VMOVUPD      philoxconst<>+2688(SB), Y11
-	VFMADD231PD  philoxconst<>+2752(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2752(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2752(SB), Y8
+	VMOVUPD      philoxconst<>+2752(SB), Y9
+	VFMADD231PD  philoxconst<>+2816(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+2816(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2880(SB), Y10
+	VMOVUPD      philoxconst<>+2880(SB), Y11
+	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+2944(SB), Y7, Y11
 	VMULPD       Y6, Y6, Y12
 	VMULPD       Y7, Y7, Y13
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y13, Y9
-	VMOVUPD      philoxconst<>+2816(SB), Y10
-	VMOVUPD      philoxconst<>+2816(SB), Y11
-	VFMADD231PD  philoxconst<>+2880(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2880(SB), Y7, Y11
-	VFMADD231PD  philoxconst<>+2944(SB), Y12, Y10
-	VFMADD231PD  philoxconst<>+2944(SB), Y13, Y11
+	VMOVUPD      philoxconst<>+3008(SB), Y10
+	VMOVUPD      philoxconst<>+3008(SB), Y11
+	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y11
+	VFMADD231PD  philoxconst<>+3136(SB), Y12, Y10
+	VFMADD231PD  philoxconst<>+3136(SB), Y13, Y11
 	VMULPD       Y12, Y12, Y14
 	VMULPD       Y13, Y13, Y15
 	VFMADD231PD  Y10, Y14, Y8
@@ -2590,24 +3945,24 @@ loop:
 	VMULPD       Y3, Y9, Y9
 	VMOVUPD      Y8, 64(SP)
 	VMOVUPD      Y9, 96(SP)
-	VMOVUPD      philoxconst<>+3008(SB), Y2
-	VMOVUPD      philoxconst<>+3008(SB), Y3
-	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y2
-	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y3
-	VMOVUPD      philoxconst<>+3136(SB), Y8
-	VMOVUPD      philoxconst<>+3136(SB), Y9
-	VFMADD231PD  philoxconst<>+3200(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3200(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+3200(SB), Y2
+	VMOVUPD      philoxconst<>+3200(SB), Y3
+	VFMADD231PD  philoxconst<>+3264(SB), Y6, Y2
+	VFMADD231PD  philoxconst<>+3264(SB), Y7, Y3
+	VMOVUPD      philoxconst<>+3328(SB), Y8
+	VMOVUPD      philoxconst<>+3328(SB), Y9
+	VFMADD231PD  philoxconst<>+3392(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+3392(SB), Y7, Y9
 	VFMADD231PD  Y8, Y12, Y2
 	VFMADD231PD  Y9, Y13, Y3
-	VMOVUPD      philoxconst<>+3264(SB), Y8
-	VMOVUPD      philoxconst<>+3264(SB), Y9
-	VFMADD231PD  philoxconst<>+3328(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3328(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+3392(SB), Y10
-	VMOVUPD      philoxconst<>+3392(SB), Y11
-	VFMADD231PD  philoxconst<>+3456(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+3456(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+3456(SB), Y8
+	VMOVUPD      philoxconst<>+3456(SB), Y9
+	VFMADD231PD  philoxconst<>+3520(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+3520(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+3584(SB), Y10
+	VMOVUPD      philoxconst<>+3584(SB), Y11
+	VFMADD231PD  philoxconst<>+3648(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+3648(SB), Y7, Y11
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y13, Y9
 	VFMADD231PD  Y8, Y14, Y2
@@ -2624,8 +3979,8 @@ loop:
 	VBLENDVPD    Y9, Y3, Y7, Y10
 	VBLENDVPD    Y8, Y6, Y2, Y2
 	VBLENDVPD    Y9, Y7, Y3, Y3
-	VPAND        philoxconst<>+1216(SB), Y4, Y4
-	VPAND        philoxconst<>+1216(SB), Y11, Y11
+	VPAND        philoxconst<>+1152(SB), Y4, Y4
+	VPAND        philoxconst<>+1152(SB), Y11, Y11
 	VPXOR        Y4, Y8, Y8
 	VPXOR        Y11, Y9, Y9
 	VPXOR        Y4, Y5, Y5
@@ -2642,14 +3997,14 @@ loop:
 	VPSRLQ       $0x34, Y3, Y5
 	VPOR         philoxconst<>+192(SB), Y4, Y4
 	VPOR         philoxconst<>+192(SB), Y5, Y5
-	VPAND        philoxconst<>+1024(SB), Y2, Y2
-	VPAND        philoxconst<>+1024(SB), Y3, Y3
+	VPAND        philoxconst<>+960(SB), Y2, Y2
+	VPAND        philoxconst<>+960(SB), Y3, Y3
 	VPOR         philoxconst<>+576(SB), Y2, Y2
 	VPOR         philoxconst<>+576(SB), Y3, Y3
 	VSUBPD       philoxconst<>+448(SB), Y4, Y4
 	VSUBPD       philoxconst<>+448(SB), Y5, Y5
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y2, Y6
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y3, Y7
+	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y2, Y6
+	VCMPPD       $0x1e, philoxconst<>+1024(SB), Y3, Y7
 	VMULPD       philoxconst<>+512(SB), Y2, Y8
 	VMULPD       philoxconst<>+512(SB), Y3, Y9
 	VBLENDVPD    Y6, Y8, Y2, Y2
@@ -2666,36 +4021,34 @@ loop:
 	VDIVPD       Y3, Y7, Y3
 	VMULPD       Y2, Y2, Y6
 	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2048(SB), Y8
-	VMOVUPD      philoxconst<>+2048(SB), Y9
-	VFMADD231PD  philoxconst<>+2112(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2112(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2176(SB), Y10
-	VMOVUPD      philoxconst<>+2176(SB), Y11
-	VFMADD231PD  philoxconst<>+2240(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2240(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2240(SB), Y8
+	VMOVUPD      philoxconst<>+2240(SB), Y9
+	VFMADD231PD  philoxconst<>+2304(SB), Y6, Y8
+	VFMADD231PD  philoxconst<>+2304(SB), Y7, Y9
+	VMOVUPD      philoxconst<>+2368(SB), Y10
+	VMOVUPD      philoxconst<>+2368(SB), Y11
+	VFMADD231PD  philoxconst<>+2432(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+2432(SB), Y7, Y11
 	VMULPD       Y6, Y6, Y12
 	VMULPD       Y7, Y7, Y13
 	VFMADD231PD  Y10, Y12, Y8
 	VFMADD231PD  Y11, Y13, Y9
-	VMOVUPD      philoxconst<>+2304(SB), Y10
-	VMOVUPD      philoxconst<>+2304(SB), Y11
-	VFMADD231PD  philoxconst<>+2368(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2368(SB), Y7, Y11
-	VMOVUPD      philoxconst<>+2432(SB), Y14
-	VMOVUPD      philoxconst<>+2432(SB), Y15
-	VFMADD231PD  philoxconst<>+2496(SB), Y6, Y14
-	VFMADD231PD  philoxconst<>+2496(SB), Y7, Y15
+	VMOVUPD      philoxconst<>+2496(SB), Y10
+	VMOVUPD      philoxconst<>+2496(SB), Y11
+	VFMADD231PD  philoxconst<>+2560(SB), Y6, Y10
+	VFMADD231PD  philoxconst<>+2560(SB), Y7, Y11
+	VMOVUPD      philoxconst<>+2624(SB), Y14
+	VMOVUPD      philoxconst<>+2624(SB), Y15
+	VFMADD231PD  philoxconst<>+2688(SB), Y6, Y14
+	VFMADD231PD  philoxconst<>+2688(SB), Y7, Y15
 	VFMADD231PD  Y14, Y12, Y10
 	VFMADD231PD  Y15, Y13, Y11
 	VMULPD       Y12, Y12, Y6
 	VMULPD       Y13, Y13, Y7
 	VFMADD231PD  Y10, Y6, Y8
 	VFMADD231PD  Y11, Y7, Y9
-	VMULPD       philoxconst<>+896(SB), Y2, Y2
-	VMULPD       philoxconst<>+896(SB), Y3, Y3
-	VMULPD       philoxconst<>+960(SB), Y4, Y4
-	VMULPD       philoxconst<>+960(SB), Y5, Y5
+	VMULPD       philoxconst<>+896(SB), Y4, Y4
+	VMULPD       philoxconst<>+896(SB), Y5, Y5
 	VFMADD231PD  Y8, Y2, Y4
 	VFMADD231PD  Y9, Y3, Y5
 	VSQRTPD      Y4, Y2
@@ -2728,556 +4081,374 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill32AVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// func fill32AVX2(dst *float32, words *uint64, groups int, sd float32)
 // Requires: AVX, AVX2, FMA3
-TEXT ·fill32AVX2(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X0
-	VPBROADCASTD X0, Y0
-	VPADDD       philoxconst<>+1344(SB), Y0, Y0
+TEXT ·fill32AVX2(SB), NOSPLIT, $0-28
+	MOVQ dst+0(FP), AX
+	MOVQ groups+16(FP), CX
+	MOVQ words+8(FP), DX
 
 loop:
-	TESTQ        CX, CX
-	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y0, Y1
-	VPSRLQ       $0x20, Y1, Y2
-	VPBROADCASTQ 8(DX), Y3
-	VPXOR        Y3, Y2, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPSRLQ       $0x20, Y2, Y3
-	VPBROADCASTQ 16(DX), Y6
-	VPXOR        Y6, Y3, Y3
-	VPBROADCASTQ 24(DX), Y6
-	VPXOR        Y6, Y1, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
-	VPSRLQ       $0x20, Y3, Y6
-	VPSRLQ       $0x20, Y1, Y7
-	VPBROADCASTQ 32(DX), Y8
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 40(DX), Y2
-	VPXOR        Y2, Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y6, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 48(DX), Y9
-	VPXOR        Y1, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 56(DX), Y1
-	VPXOR        Y3, Y7, Y7
-	VPXOR        Y1, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
-	VPSRLQ       $0x20, Y1, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPBROADCASTQ 64(DX), Y9
-	VPXOR        Y6, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 72(DX), Y6
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y6, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 80(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 88(DX), Y3
-	VPXOR        Y1, Y7, Y7
-	VPXOR        Y3, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
-	VPSRLQ       $0x20, Y1, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPBROADCASTQ 96(DX), Y9
-	VPXOR        Y6, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 104(DX), Y6
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y6, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 112(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 120(DX), Y3
-	VPXOR        Y1, Y7, Y7
-	VPXOR        Y3, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y1
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y3
-	VPSRLQ       $0x20, Y1, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPBROADCASTQ 128(DX), Y9
-	VPXOR        Y6, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 136(DX), Y6
-	VPXOR        Y2, Y7, Y7
-	VPXOR        Y6, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y6
-	VPSRLQ       $0x20, Y2, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPBROADCASTQ 144(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 152(DX), Y3
-	VPXOR        Y1, Y7, Y7
-	VPXOR        Y3, Y7, Y7
-	VPADDD       philoxconst<>+1408(SB), Y0, Y0
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y8, Y8
-	VSUBPD       philoxconst<>+384(SB), Y8, Y8
-	VMULPD       philoxconst<>+768(SB), Y8, Y8
-	VPSRLQ       $0x34, Y8, Y1
-	VPOR         philoxconst<>+192(SB), Y1, Y1
-	VPAND        philoxconst<>+1024(SB), Y8, Y3
-	VPOR         philoxconst<>+576(SB), Y3, Y3
-	VSUBPD       philoxconst<>+448(SB), Y1, Y1
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y3, Y8
-	VMULPD       philoxconst<>+512(SB), Y3, Y9
-	VBLENDVPD    Y8, Y9, Y3, Y3
-	VADDPD       philoxconst<>+576(SB), Y1, Y9
-	VBLENDVPD    Y8, Y9, Y1, Y1
-	VSUBPD       philoxconst<>+576(SB), Y3, Y8
-	VADDPD       philoxconst<>+576(SB), Y3, Y3
-	VDIVPD       Y3, Y8, Y3
-	VMULPD       Y3, Y3, Y8
-	VMOVUPD      philoxconst<>+2048(SB), Y9
-	VFMADD231PD  philoxconst<>+2112(SB), Y8, Y9
-	VMOVUPD      philoxconst<>+2176(SB), Y10
-	VFMADD231PD  philoxconst<>+2240(SB), Y8, Y10
-	VMULPD       Y8, Y8, Y11
-	VFMADD231PD  Y10, Y11, Y9
-	VMOVUPD      philoxconst<>+2304(SB), Y10
-	VFMADD231PD  philoxconst<>+2368(SB), Y8, Y10
-	VMOVUPD      philoxconst<>+2432(SB), Y12
-	VFMADD231PD  philoxconst<>+2496(SB), Y8, Y12
-	VFMADD231PD  Y12, Y11, Y10
-	VMULPD       Y11, Y11, Y8
-	VFMADD231PD  Y10, Y8, Y9
-	VMULPD       philoxconst<>+896(SB), Y3, Y3
-	VMULPD       philoxconst<>+960(SB), Y1, Y1
-	VFMADD231PD  Y9, Y3, Y1
-	VSQRTPD      Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y6, Y6
-	VSUBPD       philoxconst<>+384(SB), Y6, Y6
-	VMULPD       philoxconst<>+832(SB), Y6, Y6
-	VADDPD       philoxconst<>+512(SB), Y6, Y3
-	VROUNDPD     $0x01, Y3, Y3
-	VSUBPD       Y3, Y6, Y6
-	VMULPD       Y6, Y6, Y8
-	VMOVUPD      philoxconst<>+2560(SB), Y9
-	VFMADD231PD  philoxconst<>+2624(SB), Y8, Y9
-	VMOVUPD      philoxconst<>+2688(SB), Y10
-	VFMADD231PD  philoxconst<>+2752(SB), Y8, Y10
-	VMULPD       Y8, Y8, Y11
-	VFMADD231PD  Y10, Y11, Y9
-	VMOVUPD      philoxconst<>+2816(SB), Y10
-	VFMADD231PD  philoxconst<>+2880(SB), Y8, Y10
-	VFMADD231PD  philoxconst<>+2944(SB), Y11, Y10
-	VMULPD       Y11, Y11, Y12
-	VFMADD231PD  Y10, Y12, Y9
-	VMULPD       Y6, Y9, Y9
-	VMOVUPD      philoxconst<>+3008(SB), Y6
-	VFMADD231PD  philoxconst<>+3072(SB), Y8, Y6
-	VMOVUPD      philoxconst<>+3136(SB), Y10
-	VFMADD231PD  philoxconst<>+3200(SB), Y8, Y10
-	VFMADD231PD  Y10, Y11, Y6
-	VMOVUPD      philoxconst<>+3264(SB), Y10
-	VFMADD231PD  philoxconst<>+3328(SB), Y8, Y10
-	VMOVUPD      philoxconst<>+3392(SB), Y13
-	VFMADD231PD  philoxconst<>+3456(SB), Y8, Y13
-	VFMADD231PD  Y13, Y11, Y10
-	VFMADD231PD  Y10, Y12, Y6
-	VADDPD       philoxconst<>+192(SB), Y3, Y3
-	VPSLLQ       $0x3f, Y3, Y8
-	VPSLLQ       $0x3e, Y3, Y10
-	VBLENDVPD    Y8, Y6, Y9, Y3
-	VBLENDVPD    Y8, Y9, Y6, Y6
-	VPAND        philoxconst<>+1216(SB), Y10, Y10
-	VPXOR        Y10, Y8, Y8
-	VPXOR        Y10, Y3, Y3
-	VPXOR        Y8, Y6, Y6
-	VMULPD       Y1, Y6, Y6
-	VMULPD       Y1, Y3, Y3
-	VCVTPD2PSY   Y6, X4
-	VCVTPD2PSY   Y3, X1
-	VINSERTF128  $0x01, X1, Y4, Y4
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
-	VSUBPD       philoxconst<>+384(SB), Y7, Y7
-	VMULPD       philoxconst<>+768(SB), Y7, Y7
-	VPSRLQ       $0x34, Y7, Y1
-	VPOR         philoxconst<>+192(SB), Y1, Y1
-	VPAND        philoxconst<>+1024(SB), Y7, Y3
-	VPOR         philoxconst<>+576(SB), Y3, Y3
-	VSUBPD       philoxconst<>+448(SB), Y1, Y1
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y3, Y6
-	VMULPD       philoxconst<>+512(SB), Y3, Y7
-	VBLENDVPD    Y6, Y7, Y3, Y3
-	VADDPD       philoxconst<>+576(SB), Y1, Y7
-	VBLENDVPD    Y6, Y7, Y1, Y1
-	VSUBPD       philoxconst<>+576(SB), Y3, Y6
-	VADDPD       philoxconst<>+576(SB), Y3, Y3
-	VDIVPD       Y3, Y6, Y3
-	VMULPD       Y3, Y3, Y6
-	VMOVUPD      philoxconst<>+2048(SB), Y7
-	VFMADD231PD  philoxconst<>+2112(SB), Y6, Y7
-	VMOVUPD      philoxconst<>+2176(SB), Y8
-	VFMADD231PD  philoxconst<>+2240(SB), Y6, Y8
-	VMULPD       Y6, Y6, Y9
-	VFMADD231PD  Y8, Y9, Y7
-	VMOVUPD      philoxconst<>+2304(SB), Y8
-	VFMADD231PD  philoxconst<>+2368(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2432(SB), Y10
-	VFMADD231PD  philoxconst<>+2496(SB), Y6, Y10
-	VFMADD231PD  Y10, Y9, Y8
-	VMULPD       Y9, Y9, Y6
-	VFMADD231PD  Y8, Y6, Y7
-	VMULPD       philoxconst<>+896(SB), Y3, Y3
-	VMULPD       philoxconst<>+960(SB), Y1, Y1
-	VFMADD231PD  Y7, Y3, Y1
-	VSQRTPD      Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y2, Y2
-	VSUBPD       philoxconst<>+384(SB), Y2, Y2
-	VMULPD       philoxconst<>+832(SB), Y2, Y2
-	VADDPD       philoxconst<>+512(SB), Y2, Y3
-	VROUNDPD     $0x01, Y3, Y3
-	VSUBPD       Y3, Y2, Y2
-	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2560(SB), Y7
-	VFMADD231PD  philoxconst<>+2624(SB), Y6, Y7
-	VMOVUPD      philoxconst<>+2688(SB), Y8
-	VFMADD231PD  philoxconst<>+2752(SB), Y6, Y8
-	VMULPD       Y6, Y6, Y9
-	VFMADD231PD  Y8, Y9, Y7
-	VMOVUPD      philoxconst<>+2816(SB), Y8
-	VFMADD231PD  philoxconst<>+2880(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2944(SB), Y9, Y8
-	VMULPD       Y9, Y9, Y10
-	VFMADD231PD  Y8, Y10, Y7
-	VMULPD       Y2, Y7, Y7
-	VMOVUPD      philoxconst<>+3008(SB), Y2
-	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y2
-	VMOVUPD      philoxconst<>+3136(SB), Y8
-	VFMADD231PD  philoxconst<>+3200(SB), Y6, Y8
-	VFMADD231PD  Y8, Y9, Y2
-	VMOVUPD      philoxconst<>+3264(SB), Y8
-	VFMADD231PD  philoxconst<>+3328(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+3392(SB), Y11
-	VFMADD231PD  philoxconst<>+3456(SB), Y6, Y11
-	VFMADD231PD  Y11, Y9, Y8
-	VFMADD231PD  Y8, Y10, Y2
-	VADDPD       philoxconst<>+192(SB), Y3, Y3
-	VPSLLQ       $0x3f, Y3, Y6
-	VPSLLQ       $0x3e, Y3, Y8
-	VBLENDVPD    Y6, Y2, Y7, Y3
-	VBLENDVPD    Y6, Y7, Y2, Y2
-	VPAND        philoxconst<>+1216(SB), Y8, Y8
-	VPXOR        Y8, Y6, Y6
-	VPXOR        Y8, Y3, Y3
-	VPXOR        Y6, Y2, Y2
-	VMULPD       Y1, Y2, Y2
-	VMULPD       Y1, Y3, Y3
-	VCVTPD2PSY   Y2, X5
-	VCVTPD2PSY   Y3, X1
-	VINSERTF128  $0x01, X1, Y5, Y5
-	VPERM2F128   $0x20, Y5, Y4, Y1
-	VPERM2F128   $0x31, Y5, Y4, Y2
-	VUNPCKLPS    Y2, Y1, Y3
-	VUNPCKHPS    Y2, Y1, Y1
-	VPERMPD      $0xd8, Y3, Y3
-	VPERMPD      $0xd8, Y1, Y1
-	VMOVUPS      Y3, (AX)
-	VMOVUPS      Y1, 32(AX)
-	ADDQ         $0x00000040, AX
-	DECQ         CX
-	JMP          loop
+	TESTQ       CX, CX
+	JZ          done
+	VMOVDQU     (DX), Y0
+	VMOVDQU     32(DX), Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y0, Y0
+	VSUBPD      philoxconst<>+384(SB), Y0, Y0
+	VMULPD      philoxconst<>+768(SB), Y0, Y0
+	VPSRLQ      $0x34, Y0, Y2
+	VPOR        philoxconst<>+192(SB), Y2, Y2
+	VPAND       philoxconst<>+960(SB), Y0, Y0
+	VPOR        philoxconst<>+576(SB), Y0, Y0
+	VSUBPD      philoxconst<>+448(SB), Y2, Y2
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y0, Y5
+	VMULPD      philoxconst<>+512(SB), Y0, Y6
+	VBLENDVPD   Y5, Y6, Y0, Y0
+	VADDPD      philoxconst<>+576(SB), Y2, Y6
+	VBLENDVPD   Y5, Y6, Y2, Y2
+	VSUBPD      philoxconst<>+576(SB), Y0, Y5
+	VADDPD      philoxconst<>+576(SB), Y0, Y0
+	VDIVPD      Y0, Y5, Y0
+	VMULPD      Y0, Y0, Y5
+	VMOVUPD     philoxconst<>+2240(SB), Y6
+	VFMADD231PD philoxconst<>+2304(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2368(SB), Y7
+	VFMADD231PD philoxconst<>+2432(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+2496(SB), Y7
+	VFMADD231PD philoxconst<>+2560(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+2624(SB), Y9
+	VFMADD231PD philoxconst<>+2688(SB), Y5, Y9
+	VFMADD231PD Y9, Y8, Y7
+	VMULPD      Y8, Y8, Y5
+	VFMADD231PD Y7, Y5, Y6
+	VMULPD      philoxconst<>+896(SB), Y2, Y2
+	VFMADD231PD Y6, Y0, Y2
+	VSQRTPD     Y2, Y0
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+832(SB), Y1, Y1
+	VADDPD      philoxconst<>+512(SB), Y1, Y2
+	VROUNDPD    $0x01, Y2, Y2
+	VSUBPD      Y2, Y1, Y1
+	VMULPD      Y1, Y1, Y5
+	VMOVUPD     philoxconst<>+2752(SB), Y6
+	VFMADD231PD philoxconst<>+2816(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2880(SB), Y7
+	VFMADD231PD philoxconst<>+2944(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+3008(SB), Y7
+	VFMADD231PD philoxconst<>+3072(SB), Y5, Y7
+	VFMADD231PD philoxconst<>+3136(SB), Y8, Y7
+	VMULPD      Y8, Y8, Y9
+	VFMADD231PD Y7, Y9, Y6
+	VMULPD      Y1, Y6, Y6
+	VMOVUPD     philoxconst<>+3200(SB), Y1
+	VFMADD231PD philoxconst<>+3264(SB), Y5, Y1
+	VMOVUPD     philoxconst<>+3328(SB), Y7
+	VFMADD231PD philoxconst<>+3392(SB), Y5, Y7
+	VFMADD231PD Y7, Y8, Y1
+	VMOVUPD     philoxconst<>+3456(SB), Y7
+	VFMADD231PD philoxconst<>+3520(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+3584(SB), Y10
+	VFMADD231PD philoxconst<>+3648(SB), Y5, Y10
+	VFMADD231PD Y10, Y8, Y7
+	VFMADD231PD Y7, Y9, Y1
+	VADDPD      philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ      $0x3f, Y2, Y5
+	VPSLLQ      $0x3e, Y2, Y7
+	VBLENDVPD   Y5, Y1, Y6, Y2
+	VBLENDVPD   Y5, Y6, Y1, Y1
+	VPAND       philoxconst<>+1152(SB), Y7, Y7
+	VPXOR       Y7, Y5, Y5
+	VPXOR       Y7, Y2, Y2
+	VPXOR       Y5, Y1, Y1
+	VMULPD      Y0, Y1, Y1
+	VMULPD      Y0, Y2, Y2
+	VCVTPD2PSY  Y1, X3
+	VCVTPD2PSY  Y2, X0
+	VINSERTF128 $0x01, X0, Y3, Y3
+	VMOVDQU     64(DX), Y0
+	VMOVDQU     96(DX), Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y0, Y0
+	VSUBPD      philoxconst<>+384(SB), Y0, Y0
+	VMULPD      philoxconst<>+768(SB), Y0, Y0
+	VPSRLQ      $0x34, Y0, Y2
+	VPOR        philoxconst<>+192(SB), Y2, Y2
+	VPAND       philoxconst<>+960(SB), Y0, Y0
+	VPOR        philoxconst<>+576(SB), Y0, Y0
+	VSUBPD      philoxconst<>+448(SB), Y2, Y2
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y0, Y5
+	VMULPD      philoxconst<>+512(SB), Y0, Y6
+	VBLENDVPD   Y5, Y6, Y0, Y0
+	VADDPD      philoxconst<>+576(SB), Y2, Y6
+	VBLENDVPD   Y5, Y6, Y2, Y2
+	VSUBPD      philoxconst<>+576(SB), Y0, Y5
+	VADDPD      philoxconst<>+576(SB), Y0, Y0
+	VDIVPD      Y0, Y5, Y0
+	VMULPD      Y0, Y0, Y5
+	VMOVUPD     philoxconst<>+2240(SB), Y6
+	VFMADD231PD philoxconst<>+2304(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2368(SB), Y7
+	VFMADD231PD philoxconst<>+2432(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+2496(SB), Y7
+	VFMADD231PD philoxconst<>+2560(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+2624(SB), Y9
+	VFMADD231PD philoxconst<>+2688(SB), Y5, Y9
+	VFMADD231PD Y9, Y8, Y7
+	VMULPD      Y8, Y8, Y5
+	VFMADD231PD Y7, Y5, Y6
+	VMULPD      philoxconst<>+896(SB), Y2, Y2
+	VFMADD231PD Y6, Y0, Y2
+	VSQRTPD     Y2, Y0
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+832(SB), Y1, Y1
+	VADDPD      philoxconst<>+512(SB), Y1, Y2
+	VROUNDPD    $0x01, Y2, Y2
+	VSUBPD      Y2, Y1, Y1
+	VMULPD      Y1, Y1, Y5
+	VMOVUPD     philoxconst<>+2752(SB), Y6
+	VFMADD231PD philoxconst<>+2816(SB), Y5, Y6
+	VMOVUPD     philoxconst<>+2880(SB), Y7
+	VFMADD231PD philoxconst<>+2944(SB), Y5, Y7
+	VMULPD      Y5, Y5, Y8
+	VFMADD231PD Y7, Y8, Y6
+	VMOVUPD     philoxconst<>+3008(SB), Y7
+	VFMADD231PD philoxconst<>+3072(SB), Y5, Y7
+	VFMADD231PD philoxconst<>+3136(SB), Y8, Y7
+	VMULPD      Y8, Y8, Y9
+	VFMADD231PD Y7, Y9, Y6
+	VMULPD      Y1, Y6, Y6
+	VMOVUPD     philoxconst<>+3200(SB), Y1
+	VFMADD231PD philoxconst<>+3264(SB), Y5, Y1
+	VMOVUPD     philoxconst<>+3328(SB), Y7
+	VFMADD231PD philoxconst<>+3392(SB), Y5, Y7
+	VFMADD231PD Y7, Y8, Y1
+	VMOVUPD     philoxconst<>+3456(SB), Y7
+	VFMADD231PD philoxconst<>+3520(SB), Y5, Y7
+	VMOVUPD     philoxconst<>+3584(SB), Y10
+	VFMADD231PD philoxconst<>+3648(SB), Y5, Y10
+	VFMADD231PD Y10, Y8, Y7
+	VFMADD231PD Y7, Y9, Y1
+	VADDPD      philoxconst<>+192(SB), Y2, Y2
+	VPSLLQ      $0x3f, Y2, Y5
+	VPSLLQ      $0x3e, Y2, Y7
+	VBLENDVPD   Y5, Y1, Y6, Y2
+	VBLENDVPD   Y5, Y6, Y1, Y1
+	VPAND       philoxconst<>+1152(SB), Y7, Y7
+	VPXOR       Y7, Y5, Y5
+	VPXOR       Y7, Y2, Y2
+	VPXOR       Y5, Y1, Y1
+	VMULPD      Y0, Y1, Y1
+	VMULPD      Y0, Y2, Y2
+	VCVTPD2PSY  Y1, X4
+	VCVTPD2PSY  Y2, X0
+	VINSERTF128 $0x01, X0, Y4, Y4
+	VPERM2F128  $0x20, Y4, Y3, Y0
+	VPERM2F128  $0x31, Y4, Y3, Y1
+	VUNPCKLPS   Y1, Y0, Y2
+	VUNPCKHPS   Y1, Y0, Y0
+	VPERMPD     $0xd8, Y2, Y2
+	VPERMPD     $0xd8, Y0, Y0
+	VMOVUPS     Y2, (AX)
+	VMOVUPS     Y0, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000080, DX
+	DECQ        CX
+	JMP         loop
 
 done:
 	VZEROUPPER
 	RET
 
-// func fill32ScaledAVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+// func fill32ScaledAVX2(dst *float32, words *uint64, groups int, sd float32)
 // Requires: AVX, AVX2, FMA3
-TEXT ·fill32ScaledAVX2(SB), NOSPLIT, $0-32
+TEXT ·fill32ScaledAVX2(SB), NOSPLIT, $0-28
 	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+24(FP), DX
-	VBROADCASTSS sd+16(FP), Y0
-	MOVL         block+20(FP), BX
-	VMOVD        BX, X1
-	VPBROADCASTD X1, Y1
-	VPADDD       philoxconst<>+1344(SB), Y1, Y1
+	MOVQ         groups+16(FP), CX
+	MOVQ         words+8(FP), DX
+	VBROADCASTSS sd+24(FP), Y0
 
 loop:
-	TESTQ        CX, CX
-	JZ           done
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y2
-	VPSRLQ       $0x20, Y2, Y3
-	VPBROADCASTQ 8(DX), Y4
-	VPXOR        Y4, Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
-	VPSRLQ       $0x20, Y3, Y4
-	VPBROADCASTQ 16(DX), Y7
-	VPXOR        Y7, Y4, Y4
-	VPBROADCASTQ 24(DX), Y7
-	VPXOR        Y7, Y2, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y4, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPSRLQ       $0x20, Y4, Y7
-	VPSRLQ       $0x20, Y2, Y8
-	VPBROADCASTQ 32(DX), Y9
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y9, Y8, Y8
-	VPBROADCASTQ 40(DX), Y3
-	VPXOR        Y3, Y7, Y7
-	VPMULUDQ     philoxconst<>+0(SB), Y8, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 48(DX), Y10
-	VPXOR        Y2, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 56(DX), Y2
-	VPXOR        Y4, Y8, Y8
-	VPXOR        Y2, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
-	VPSRLQ       $0x20, Y2, Y8
-	VPSRLQ       $0x20, Y4, Y9
-	VPBROADCASTQ 64(DX), Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 72(DX), Y7
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y7, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 80(DX), Y10
-	VPXOR        Y4, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 88(DX), Y4
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y4, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
-	VPSRLQ       $0x20, Y2, Y8
-	VPSRLQ       $0x20, Y4, Y9
-	VPBROADCASTQ 96(DX), Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 104(DX), Y7
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y7, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 112(DX), Y10
-	VPXOR        Y4, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 120(DX), Y4
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y4, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y4
-	VPSRLQ       $0x20, Y2, Y8
-	VPSRLQ       $0x20, Y4, Y9
-	VPBROADCASTQ 128(DX), Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 136(DX), Y7
-	VPXOR        Y3, Y8, Y8
-	VPXOR        Y7, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y7
-	VPSRLQ       $0x20, Y3, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPBROADCASTQ 144(DX), Y10
-	VPXOR        Y4, Y9, Y9
-	VPXOR        Y10, Y9, Y9
-	VPBROADCASTQ 152(DX), Y4
-	VPXOR        Y2, Y8, Y8
-	VPXOR        Y4, Y8, Y8
-	VPADDD       philoxconst<>+1408(SB), Y1, Y1
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
-	VSUBPD       philoxconst<>+384(SB), Y9, Y9
-	VMULPD       philoxconst<>+768(SB), Y9, Y9
-	VPSRLQ       $0x34, Y9, Y2
-	VPOR         philoxconst<>+192(SB), Y2, Y2
-	VPAND        philoxconst<>+1024(SB), Y9, Y4
-	VPOR         philoxconst<>+576(SB), Y4, Y4
-	VSUBPD       philoxconst<>+448(SB), Y2, Y2
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y4, Y9
-	VMULPD       philoxconst<>+512(SB), Y4, Y10
-	VBLENDVPD    Y9, Y10, Y4, Y4
-	VADDPD       philoxconst<>+576(SB), Y2, Y10
-	VBLENDVPD    Y9, Y10, Y2, Y2
-	VSUBPD       philoxconst<>+576(SB), Y4, Y9
-	VADDPD       philoxconst<>+576(SB), Y4, Y4
-	VDIVPD       Y4, Y9, Y4
-	VMULPD       Y4, Y4, Y9
-	VMOVUPD      philoxconst<>+2048(SB), Y10
-	VFMADD231PD  philoxconst<>+2112(SB), Y9, Y10
-	VMOVUPD      philoxconst<>+2176(SB), Y11
-	VFMADD231PD  philoxconst<>+2240(SB), Y9, Y11
-	VMULPD       Y9, Y9, Y12
-	VFMADD231PD  Y11, Y12, Y10
-	VMOVUPD      philoxconst<>+2304(SB), Y11
-	VFMADD231PD  philoxconst<>+2368(SB), Y9, Y11
-	VMOVUPD      philoxconst<>+2432(SB), Y13
-	VFMADD231PD  philoxconst<>+2496(SB), Y9, Y13
-	VFMADD231PD  Y13, Y12, Y11
-	VMULPD       Y12, Y12, Y9
-	VFMADD231PD  Y11, Y9, Y10
-	VMULPD       philoxconst<>+896(SB), Y4, Y4
-	VMULPD       philoxconst<>+960(SB), Y2, Y2
-	VFMADD231PD  Y10, Y4, Y2
-	VSQRTPD      Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y7, Y7
-	VSUBPD       philoxconst<>+384(SB), Y7, Y7
-	VMULPD       philoxconst<>+832(SB), Y7, Y7
-	VADDPD       philoxconst<>+512(SB), Y7, Y4
-	VROUNDPD     $0x01, Y4, Y4
-	VSUBPD       Y4, Y7, Y7
-	VMULPD       Y7, Y7, Y9
-	VMOVUPD      philoxconst<>+2560(SB), Y10
-	VFMADD231PD  philoxconst<>+2624(SB), Y9, Y10
-	VMOVUPD      philoxconst<>+2688(SB), Y11
-	VFMADD231PD  philoxconst<>+2752(SB), Y9, Y11
-	VMULPD       Y9, Y9, Y12
-	VFMADD231PD  Y11, Y12, Y10
-	VMOVUPD      philoxconst<>+2816(SB), Y11
-	VFMADD231PD  philoxconst<>+2880(SB), Y9, Y11
-	VFMADD231PD  philoxconst<>+2944(SB), Y12, Y11
-	VMULPD       Y12, Y12, Y13
-	VFMADD231PD  Y11, Y13, Y10
-	VMULPD       Y7, Y10, Y10
-	VMOVUPD      philoxconst<>+3008(SB), Y7
-	VFMADD231PD  philoxconst<>+3072(SB), Y9, Y7
-	VMOVUPD      philoxconst<>+3136(SB), Y11
-	VFMADD231PD  philoxconst<>+3200(SB), Y9, Y11
-	VFMADD231PD  Y11, Y12, Y7
-	VMOVUPD      philoxconst<>+3264(SB), Y11
-	VFMADD231PD  philoxconst<>+3328(SB), Y9, Y11
-	VMOVUPD      philoxconst<>+3392(SB), Y14
-	VFMADD231PD  philoxconst<>+3456(SB), Y9, Y14
-	VFMADD231PD  Y14, Y12, Y11
-	VFMADD231PD  Y11, Y13, Y7
-	VADDPD       philoxconst<>+192(SB), Y4, Y4
-	VPSLLQ       $0x3f, Y4, Y9
-	VPSLLQ       $0x3e, Y4, Y11
-	VBLENDVPD    Y9, Y7, Y10, Y4
-	VBLENDVPD    Y9, Y10, Y7, Y7
-	VPAND        philoxconst<>+1216(SB), Y11, Y11
-	VPXOR        Y11, Y9, Y9
-	VPXOR        Y11, Y4, Y4
-	VPXOR        Y9, Y7, Y7
-	VMULPD       Y2, Y7, Y7
-	VMULPD       Y2, Y4, Y4
-	VCVTPD2PSY   Y7, X5
-	VCVTPD2PSY   Y4, X2
-	VINSERTF128  $0x01, X2, Y5, Y5
-	VMULPS       Y0, Y5, Y5
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y8, Y8
-	VSUBPD       philoxconst<>+384(SB), Y8, Y8
-	VMULPD       philoxconst<>+768(SB), Y8, Y8
-	VPSRLQ       $0x34, Y8, Y2
-	VPOR         philoxconst<>+192(SB), Y2, Y2
-	VPAND        philoxconst<>+1024(SB), Y8, Y4
-	VPOR         philoxconst<>+576(SB), Y4, Y4
-	VSUBPD       philoxconst<>+448(SB), Y2, Y2
-	VCMPPD       $0x1e, philoxconst<>+1088(SB), Y4, Y7
-	VMULPD       philoxconst<>+512(SB), Y4, Y8
-	VBLENDVPD    Y7, Y8, Y4, Y4
-	VADDPD       philoxconst<>+576(SB), Y2, Y8
-	VBLENDVPD    Y7, Y8, Y2, Y2
-	VSUBPD       philoxconst<>+576(SB), Y4, Y7
-	VADDPD       philoxconst<>+576(SB), Y4, Y4
-	VDIVPD       Y4, Y7, Y4
-	VMULPD       Y4, Y4, Y7
-	VMOVUPD      philoxconst<>+2048(SB), Y8
-	VFMADD231PD  philoxconst<>+2112(SB), Y7, Y8
-	VMOVUPD      philoxconst<>+2176(SB), Y9
-	VFMADD231PD  philoxconst<>+2240(SB), Y7, Y9
-	VMULPD       Y7, Y7, Y10
-	VFMADD231PD  Y9, Y10, Y8
-	VMOVUPD      philoxconst<>+2304(SB), Y9
-	VFMADD231PD  philoxconst<>+2368(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2432(SB), Y11
-	VFMADD231PD  philoxconst<>+2496(SB), Y7, Y11
-	VFMADD231PD  Y11, Y10, Y9
-	VMULPD       Y10, Y10, Y7
-	VFMADD231PD  Y9, Y7, Y8
-	VMULPD       philoxconst<>+896(SB), Y4, Y4
-	VMULPD       philoxconst<>+960(SB), Y2, Y2
-	VFMADD231PD  Y8, Y4, Y2
-	VSQRTPD      Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y3, Y3
-	VSUBPD       philoxconst<>+384(SB), Y3, Y3
-	VMULPD       philoxconst<>+832(SB), Y3, Y3
-	VADDPD       philoxconst<>+512(SB), Y3, Y4
-	VROUNDPD     $0x01, Y4, Y4
-	VSUBPD       Y4, Y3, Y3
-	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2560(SB), Y8
-	VFMADD231PD  philoxconst<>+2624(SB), Y7, Y8
-	VMOVUPD      philoxconst<>+2688(SB), Y9
-	VFMADD231PD  philoxconst<>+2752(SB), Y7, Y9
-	VMULPD       Y7, Y7, Y10
-	VFMADD231PD  Y9, Y10, Y8
-	VMOVUPD      philoxconst<>+2816(SB), Y9
-	VFMADD231PD  philoxconst<>+2880(SB), Y7, Y9
-	VFMADD231PD  philoxconst<>+2944(SB), Y10, Y9
-	VMULPD       Y10, Y10, Y11
-	VFMADD231PD  Y9, Y11, Y8
-	VMULPD       Y3, Y8, Y8
-	VMOVUPD      philoxconst<>+3008(SB), Y3
-	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y3
-	VMOVUPD      philoxconst<>+3136(SB), Y9
-	VFMADD231PD  philoxconst<>+3200(SB), Y7, Y9
-	VFMADD231PD  Y9, Y10, Y3
-	VMOVUPD      philoxconst<>+3264(SB), Y9
-	VFMADD231PD  philoxconst<>+3328(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+3392(SB), Y12
-	VFMADD231PD  philoxconst<>+3456(SB), Y7, Y12
-	VFMADD231PD  Y12, Y10, Y9
-	VFMADD231PD  Y9, Y11, Y3
-	VADDPD       philoxconst<>+192(SB), Y4, Y4
-	VPSLLQ       $0x3f, Y4, Y7
-	VPSLLQ       $0x3e, Y4, Y9
-	VBLENDVPD    Y7, Y3, Y8, Y4
-	VBLENDVPD    Y7, Y8, Y3, Y3
-	VPAND        philoxconst<>+1216(SB), Y9, Y9
-	VPXOR        Y9, Y7, Y7
-	VPXOR        Y9, Y4, Y4
-	VPXOR        Y7, Y3, Y3
-	VMULPD       Y2, Y3, Y3
-	VMULPD       Y2, Y4, Y4
-	VCVTPD2PSY   Y3, X6
-	VCVTPD2PSY   Y4, X2
-	VINSERTF128  $0x01, X2, Y6, Y6
-	VMULPS       Y0, Y6, Y6
-	VPERM2F128   $0x20, Y6, Y5, Y2
-	VPERM2F128   $0x31, Y6, Y5, Y3
-	VUNPCKLPS    Y3, Y2, Y4
-	VUNPCKHPS    Y3, Y2, Y2
-	VPERMPD      $0xd8, Y4, Y4
-	VPERMPD      $0xd8, Y2, Y2
-	VMOVUPS      Y4, (AX)
-	VMOVUPS      Y2, 32(AX)
-	ADDQ         $0x00000040, AX
-	DECQ         CX
-	JMP          loop
+	TESTQ       CX, CX
+	JZ          done
+	VMOVDQU     (DX), Y1
+	VMOVDQU     32(DX), Y2
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+768(SB), Y1, Y1
+	VPSRLQ      $0x34, Y1, Y3
+	VPOR        philoxconst<>+192(SB), Y3, Y3
+	VPAND       philoxconst<>+960(SB), Y1, Y1
+	VPOR        philoxconst<>+576(SB), Y1, Y1
+	VSUBPD      philoxconst<>+448(SB), Y3, Y3
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y1, Y6
+	VMULPD      philoxconst<>+512(SB), Y1, Y7
+	VBLENDVPD   Y6, Y7, Y1, Y1
+	VADDPD      philoxconst<>+576(SB), Y3, Y7
+	VBLENDVPD   Y6, Y7, Y3, Y3
+	VSUBPD      philoxconst<>+576(SB), Y1, Y6
+	VADDPD      philoxconst<>+576(SB), Y1, Y1
+	VDIVPD      Y1, Y6, Y1
+	VMULPD      Y1, Y1, Y6
+	VMOVUPD     philoxconst<>+2240(SB), Y7
+	VFMADD231PD philoxconst<>+2304(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2368(SB), Y8
+	VFMADD231PD philoxconst<>+2432(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+2496(SB), Y8
+	VFMADD231PD philoxconst<>+2560(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+2624(SB), Y10
+	VFMADD231PD philoxconst<>+2688(SB), Y6, Y10
+	VFMADD231PD Y10, Y9, Y8
+	VMULPD      Y9, Y9, Y6
+	VFMADD231PD Y8, Y6, Y7
+	VMULPD      philoxconst<>+896(SB), Y3, Y3
+	VFMADD231PD Y7, Y1, Y3
+	VSQRTPD     Y3, Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y2, Y2
+	VSUBPD      philoxconst<>+384(SB), Y2, Y2
+	VMULPD      philoxconst<>+832(SB), Y2, Y2
+	VADDPD      philoxconst<>+512(SB), Y2, Y3
+	VROUNDPD    $0x01, Y3, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      Y2, Y2, Y6
+	VMOVUPD     philoxconst<>+2752(SB), Y7
+	VFMADD231PD philoxconst<>+2816(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2880(SB), Y8
+	VFMADD231PD philoxconst<>+2944(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+3008(SB), Y8
+	VFMADD231PD philoxconst<>+3072(SB), Y6, Y8
+	VFMADD231PD philoxconst<>+3136(SB), Y9, Y8
+	VMULPD      Y9, Y9, Y10
+	VFMADD231PD Y8, Y10, Y7
+	VMULPD      Y2, Y7, Y7
+	VMOVUPD     philoxconst<>+3200(SB), Y2
+	VFMADD231PD philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD     philoxconst<>+3328(SB), Y8
+	VFMADD231PD philoxconst<>+3392(SB), Y6, Y8
+	VFMADD231PD Y8, Y9, Y2
+	VMOVUPD     philoxconst<>+3456(SB), Y8
+	VFMADD231PD philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+3584(SB), Y11
+	VFMADD231PD philoxconst<>+3648(SB), Y6, Y11
+	VFMADD231PD Y11, Y9, Y8
+	VFMADD231PD Y8, Y10, Y2
+	VADDPD      philoxconst<>+192(SB), Y3, Y3
+	VPSLLQ      $0x3f, Y3, Y6
+	VPSLLQ      $0x3e, Y3, Y8
+	VBLENDVPD   Y6, Y2, Y7, Y3
+	VBLENDVPD   Y6, Y7, Y2, Y2
+	VPAND       philoxconst<>+1152(SB), Y8, Y8
+	VPXOR       Y8, Y6, Y6
+	VPXOR       Y8, Y3, Y3
+	VPXOR       Y6, Y2, Y2
+	VMULPD      Y1, Y2, Y2
+	VMULPD      Y1, Y3, Y3
+	VCVTPD2PSY  Y2, X4
+	VCVTPD2PSY  Y3, X1
+	VINSERTF128 $0x01, X1, Y4, Y4
+	VMULPS      Y0, Y4, Y4
+	VMOVDQU     64(DX), Y1
+	VMOVDQU     96(DX), Y2
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y1, Y1
+	VSUBPD      philoxconst<>+384(SB), Y1, Y1
+	VMULPD      philoxconst<>+768(SB), Y1, Y1
+	VPSRLQ      $0x34, Y1, Y3
+	VPOR        philoxconst<>+192(SB), Y3, Y3
+	VPAND       philoxconst<>+960(SB), Y1, Y1
+	VPOR        philoxconst<>+576(SB), Y1, Y1
+	VSUBPD      philoxconst<>+448(SB), Y3, Y3
+	VCMPPD      $0x1e, philoxconst<>+1024(SB), Y1, Y6
+	VMULPD      philoxconst<>+512(SB), Y1, Y7
+	VBLENDVPD   Y6, Y7, Y1, Y1
+	VADDPD      philoxconst<>+576(SB), Y3, Y7
+	VBLENDVPD   Y6, Y7, Y3, Y3
+	VSUBPD      philoxconst<>+576(SB), Y1, Y6
+	VADDPD      philoxconst<>+576(SB), Y1, Y1
+	VDIVPD      Y1, Y6, Y1
+	VMULPD      Y1, Y1, Y6
+	VMOVUPD     philoxconst<>+2240(SB), Y7
+	VFMADD231PD philoxconst<>+2304(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2368(SB), Y8
+	VFMADD231PD philoxconst<>+2432(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+2496(SB), Y8
+	VFMADD231PD philoxconst<>+2560(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+2624(SB), Y10
+	VFMADD231PD philoxconst<>+2688(SB), Y6, Y10
+	VFMADD231PD Y10, Y9, Y8
+	VMULPD      Y9, Y9, Y6
+	VFMADD231PD Y8, Y6, Y7
+	VMULPD      philoxconst<>+896(SB), Y3, Y3
+	VFMADD231PD Y7, Y1, Y3
+	VSQRTPD     Y3, Y1
+	VPBLENDD    $0xaa, philoxconst<>+192(SB), Y2, Y2
+	VSUBPD      philoxconst<>+384(SB), Y2, Y2
+	VMULPD      philoxconst<>+832(SB), Y2, Y2
+	VADDPD      philoxconst<>+512(SB), Y2, Y3
+	VROUNDPD    $0x01, Y3, Y3
+	VSUBPD      Y3, Y2, Y2
+	VMULPD      Y2, Y2, Y6
+	VMOVUPD     philoxconst<>+2752(SB), Y7
+	VFMADD231PD philoxconst<>+2816(SB), Y6, Y7
+	VMOVUPD     philoxconst<>+2880(SB), Y8
+	VFMADD231PD philoxconst<>+2944(SB), Y6, Y8
+	VMULPD      Y6, Y6, Y9
+	VFMADD231PD Y8, Y9, Y7
+	VMOVUPD     philoxconst<>+3008(SB), Y8
+	VFMADD231PD philoxconst<>+3072(SB), Y6, Y8
+	VFMADD231PD philoxconst<>+3136(SB), Y9, Y8
+	VMULPD      Y9, Y9, Y10
+	VFMADD231PD Y8, Y10, Y7
+	VMULPD      Y2, Y7, Y7
+	VMOVUPD     philoxconst<>+3200(SB), Y2
+	VFMADD231PD philoxconst<>+3264(SB), Y6, Y2
+	VMOVUPD     philoxconst<>+3328(SB), Y8
+	VFMADD231PD philoxconst<>+3392(SB), Y6, Y8
+	VFMADD231PD Y8, Y9, Y2
+	VMOVUPD     philoxconst<>+3456(SB), Y8
+	VFMADD231PD philoxconst<>+3520(SB), Y6, Y8
+	VMOVUPD     philoxconst<>+3584(SB), Y11
+	VFMADD231PD philoxconst<>+3648(SB), Y6, Y11
+	VFMADD231PD Y11, Y9, Y8
+	VFMADD231PD Y8, Y10, Y2
+	VADDPD      philoxconst<>+192(SB), Y3, Y3
+	VPSLLQ      $0x3f, Y3, Y6
+	VPSLLQ      $0x3e, Y3, Y8
+	VBLENDVPD   Y6, Y2, Y7, Y3
+	VBLENDVPD   Y6, Y7, Y2, Y2
+	VPAND       philoxconst<>+1152(SB), Y8, Y8
+	VPXOR       Y8, Y6, Y6
+	VPXOR       Y8, Y3, Y3
+	VPXOR       Y6, Y2, Y2
+	VMULPD      Y1, Y2, Y2
+	VMULPD      Y1, Y3, Y3
+	VCVTPD2PSY  Y2, X5
+	VCVTPD2PSY  Y3, X1
+	VINSERTF128 $0x01, X1, Y5, Y5
+	VMULPS      Y0, Y5, Y5
+	VPERM2F128  $0x20, Y5, Y4, Y1
+	VPERM2F128  $0x31, Y5, Y4, Y2
+	VUNPCKLPS   Y2, Y1, Y3
+	VUNPCKHPS   Y2, Y1, Y1
+	VPERMPD     $0xd8, Y3, Y3
+	VPERMPD     $0xd8, Y1, Y1
+	VMOVUPS     Y3, (AX)
+	VMOVUPS     Y1, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000080, DX
+	DECQ        CX
+	JMP         loop
 
 done:
 	VZEROUPPER

@@ -4,25 +4,65 @@
 
 package philox
 
-// fill64AVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
+// philoxAVX512 writes the words of steps × 48 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 8 blocks.
 //
 //go:noescape
-func fill64AVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
+func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
 
-// fill64ScaledAVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block times sd, to dst.
+// fill64AVX512 writes the normals of groups × 24 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
 //
 //go:noescape
-func fill64ScaledAVX512(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
+func fill64AVX512(dst *float64, words *uint64, groups int, sd float64)
 
-// fill32AVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block (sd unused), to dst.
+// fill64ScaledAVX512 writes the normals of groups × 24 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
 //
 //go:noescape
-func fill32AVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+func fill64ScaledAVX512(dst *float64, words *uint64, groups int, sd float64)
 
-// fill32ScaledAVX512 writes groups × 16 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block times sd, to dst.
+// fill32AVX512 writes the normals of groups × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (sd unused), to dst.
 //
 //go:noescape
-func fill32ScaledAVX512(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+func fill32AVX512(dst *float32, words *uint64, groups int, sd float32)
+
+// fill32ScaledAVX512 writes the normals of groups × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block times sd, to dst.
+//
+//go:noescape
+func fill32ScaledAVX512(dst *float32, words *uint64, groups int, sd float32)
+
+// philoxOneAVX512 writes the words of steps × 8 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 8 blocks.
+//
+//go:noescape
+func philoxOneAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
+
+// fill64OneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
+//
+//go:noescape
+func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
+
+// fill64ScaledOneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
+//
+//go:noescape
+func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
+
+// fill32OneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (sd unused), to dst.
+//
+//go:noescape
+func fill32OneAVX512(dst *float32, words *uint64, groups int, sd float32)
+
+// fill32ScaledOneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block times sd, to dst.
+//
+//go:noescape
+func fill32ScaledOneAVX512(dst *float32, words *uint64, groups int, sd float32)
+
+// philoxAVX2 writes the words of steps × 8 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 4 blocks.
+//
+//go:noescape
+func philoxAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
+
+// philoxOneAVX2 writes the words of steps × 4 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 4 blocks.
+//
+//go:noescape
+func philoxOneAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
 
 // fill64AVX2 writes groups × 8 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
 //
@@ -34,12 +74,12 @@ func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uin
 //go:noescape
 func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 
-// fill32AVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block (sd unused), to dst.
+// fill32AVX2 writes the normals of groups × 4 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block (sd unused), to dst.
 //
 //go:noescape
-func fill32AVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+func fill32AVX2(dst *float32, words *uint64, groups int, sd float32)
 
-// fill32ScaledAVX2 writes groups × 4 blocks of the stream from block on, its words and keys in pre (preRounds), 4 float32 normals a block times sd, to dst.
+// fill32ScaledAVX2 writes the normals of groups × 4 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block times sd, to dst.
 //
 //go:noescape
-func fill32ScaledAVX2(dst *float32, groups int, sd float32, block uint32, pre *[20]uint64)
+func fill32ScaledAVX2(dst *float32, words *uint64, groups int, sd float32)

@@ -94,18 +94,22 @@ func sameBits(got, want []uint64) (int, bool) {
 }
 
 // Every kernel gives pure Go's bits, value by value, for every filling function, at
-// lengths around the kernels' steps (AVX2's 4 blocks: 8 float64 or 16 float32 values;
-// AVX-512's 16 blocks: 32 or 64) and past 2¹⁶, at addresses with every word set, and read
-// from blocks up to the stream's end (where a partial step's spare lanes run past it).
-// Planted, each seen to fail here: one lane's quadrant turned the wrong way (AVX-512 and
-// AVX2 alike), the partial step's buffer copied one value short, preRounds' slot 5 keyed
-// with round 2's k1, and (in the Estrin transform) the log's final FMA emitted as a VMULPD
-// then a VADDPD (1 ulp at value 0 of a one-value fill).
+// lengths around the kernels' groups and steps (AVX2's groups of 4 blocks: 8 float64 or
+// 16 float32 values; AVX-512's of 8: 16 or 32; their transform and Philox steps up to 48
+// blocks, and the 96-block chunks: 192 float64 or 384 float32 values) and past 2¹⁶, at
+// addresses with every word set, and read from blocks up to the stream's end (where a
+// partial step's spare lanes run past it). Planted, each seen to fail here: one lane's
+// quadrant turned the wrong way (AVX-512 and AVX2 alike), the partial step's buffer
+// copied one value short, preRounds' slot 5 keyed with round 2's k1, (in the Estrin
+// transform) the log's final FMA emitted as a VMULPD then a VADDPD (1 ulp at value 0 of
+// a one-value fill), and (in the split kernels) round 8's two keys swapped in the Philox
+// kernels, and the One transform of a chunk's last groups reading the words a group on.
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
 	}
-	lengths := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 784, 1001, 1<<16 + 5, 1<<17 + 3}
+	lengths := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65,
+		95, 96, 97, 191, 192, 193, 383, 384, 385, 784, 1001, 1<<16 + 5, 1<<17 + 3}
 	addrs := []address{
 		{0, 0, 0, 0},
 		{0x0123456789abcdef, 1<<40 + 7, 11, 5},
@@ -302,8 +306,8 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 			}
 		}
 	}
-	if funcs != 8 {
-		t.Fatalf("%d kernels in kernel_amd64.s, want 8", funcs)
+	if funcs != 16 { // AVX-512: Philox, four transforms and their One twins; AVX2: Philox and its One, four kernels
+		t.Fatalf("%d kernels in kernel_amd64.s, want 16", funcs)
 	}
 }
 

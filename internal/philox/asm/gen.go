@@ -1,7 +1,9 @@
 // Command asm generates internal/philox's assembly kernels with avo: Fill's and Fill32's
-// Philox4x32-10 and Box–Muller transform on eight blocks a step in 512-bit registers
-// (AVX-512 F and DQ) or four in 256-bit ones (AVX2). One generator writes the four kernels
-// from one description of the arithmetic, so the two widths cannot drift apart, and that
+// Philox4x32-10 and Box–Muller transform on groups of eight blocks in 512-bit registers
+// (AVX-512 F and DQ: a Philox kernel writing the words to a buffer, transform kernels
+// reading them, and one-group twins of each for a length's last groups) or four in
+// 256-bit ones (AVX2: Philox and the transform in one kernel). One generator writes the
+// kernels from one description of the arithmetic, so the two widths cannot drift apart, and that
 // description is transform.go's operation for operation: its math.FMA a VFMADD231PD (one
 // rounding), its other products a VMULPD, the same division, square root and floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
 // the pure-Go path's bits (kernel_test.go compares them value by value).
@@ -76,7 +78,6 @@ func defineConsts() {
 		{"p51", splat(f64(0x1p-51))},
 		{"p32", splat(f64(0x1p-32))},
 		{"p30", splat(f64(0x1p-30))},
-		{"minus4", splat(f64(-4))},
 		{"minus2ln2", splat(f64(-2 * ln2))}, // −2 times ln 2 rounded: exact
 		{"mant", splat(1<<52 - 1)},
 		{"sqrt2", splat(f64(math.Sqrt2))},
@@ -90,6 +91,10 @@ func defineConsts() {
 		{"q24", splat(24)},
 		{"q32", splat(32)},
 		{"q12", splat(12)},
+		{"q40", splat(40)},
+		{"q48", splat(48)},
+		{"q56", splat(56)},
+		{"q64", splat(64)},
 		// VPERMT2PD's tables: cosines in 0–7, sines in 8–15, pairs in block order.
 		{"pairlo", [8]uint64{0, 8, 1, 9, 2, 10, 3, 11}},
 		{"pairhi", [8]uint64{4, 12, 5, 13, 6, 14, 7, 15}},
@@ -98,7 +103,7 @@ func defineConsts() {
 		{"quadhi", dwords([16]uint32{4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31})},
 	}
 	for i, x := range atanhCoef {
-		cs = append(cs, c{fmt.Sprintf("atanh%d", i), splat(f64(x))})
+		cs = append(cs, c{fmt.Sprintf("atanh%d", i), splat(f64(-4 * x))}) // −4 times: see radius
 	}
 	for i, x := range sinCoef {
 		cs = append(cs, c{fmt.Sprintf("sin%d", i), splat(f64(x))})
@@ -133,6 +138,8 @@ type isa struct {
 	name   string // AVX512 or AVX2
 	zmm    bool
 	groups int
+	share  bool // constants loaded once for the groups (shared)
+	split  bool // the transform only, of words philoxKernel wrote (AVX-512)
 }
 
 // lanes is the blocks a group runs: one a 64-bit lane.
@@ -168,22 +175,36 @@ func (a isa) each(f func(g int)) {
 // op2 emits op(src, dst) a group, op3 op(src2, src1, dst); m2 and m3 the same with a
 // memory (constant) first operand shared by the groups.
 func (a isa) op3(op func(...Op), x, y, dst vs) { a.each(func(g int) { op(x[g], y[g], dst[g]) }) }
-func (a isa) m3(op func(...Op), m Mem, y, dst vs) {
+func (a isa) m3(op func(...Op), m Op, y, dst vs) {
 	a.each(func(g int) { op(m, y[g], dst[g]) })
 }
 func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
 	a.each(func(g int) { op(Imm(imm), x[g], dst[g]) })
 }
 
+// shared reports whether a constant is loaded once into a register that every group's
+// operation reads, rather than read by each as a memory operand: a 512-bit load is one of
+// two a cycle, and with the groups' memory operands the kernels were bound by loads more
+// than by any arithmetic pipe.
+func (a isa) shared() bool { return a.zmm && a.groups > 1 && a.share }
+
+// c is the constant's operand for an operation every group runs: a register loaded once
+// (shared), else its memory operand.
+func (a isa) c(name string) Op {
+	if !a.shared() {
+		return k(name)
+	}
+	r := ZMM()
+	VMOVUPD(k(name), r)
+	return r
+}
+
 // fixed adapts a three-operand VEX-only instruction to the variadic form op3 takes.
 func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[1], o[2]) } }
 
-// xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key).
+// xor3 sets dst to dst ^ src ^ the round key's quadword at key (its low word the key),
+// in 256-bit registers (the AVX-512 Philox is philoxByGroup).
 func (a isa) xor3(key Mem, src, dst vs) {
-	if a.zmm {
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x96), key, src[g], dst[g]) })
-		return
-	}
 	t := YMM()
 	VPBROADCASTQ(key, t)
 	a.each(func(g int) { VPXOR(src[g], dst[g], dst[g]) })
@@ -192,17 +213,13 @@ func (a isa) xor3(key Mem, src, dst vs) {
 
 // xorc sets dst to dst ^ the quadword at m (a lane-invariant word in its low half).
 func (a isa) xorc(m Mem, dst vs) {
-	if a.zmm {
-		a.each(func(g int) { VPXORQ_BCST(m, dst[g], dst[g]) })
-		return
-	}
 	t := YMM()
 	VPBROADCASTQ(m, t)
 	a.each(func(g int) { VPXOR(t, dst[g], dst[g]) })
 }
 
-// philox runs the ten rounds on the lanes' block indices c0 (in the low words of their
-// quadwords; the high words are never read as such, VPMULUDQ takes the low ones) and
+// philox (AVX2's; AVX-512's is philoxByGroup) runs the ten rounds on the lanes' block
+// indices c0 (in the low words of their quadwords; the high words are never read as such, VPMULUDQ takes the low ones) and
 // returns the four output words, their high halves junk. The stream's other counter
 // words (step, trial) are the same in every lane, so round 1's second product and round
 // 2's first are lane-invariant: kernel.go's preRounds computes them once a call and folds
@@ -210,24 +227,25 @@ func (a isa) xorc(m Mem, dst vs) {
 // 0, 1, 2, 3 and 5, which carry the folded words: see preRounds).
 func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	slot := func(i int) Mem { return Mem{Base: pre, Disp: 8 * i} }
+	m0, m1 := k("mul0"), k("mul1")
 	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
 	p0, h0 := a.vecs(), a.vecs()
-	a.m3(VPMULUDQ, k("mul0"), c0, p0)
+	a.m3(VPMULUDQ, m0, c0, p0)
 	a.i3(VPSRLQ, 32, p0, h0)
 	a.xorc(slot(1), h0)
 	c2, c3 := h0, p0
 	// Round 2: its first product is lane-invariant; c0 = hi1 ^ (c1 ^ k0), c2 = c3 ^
 	// (hi0 ^ k1), c3 lane-invariant.
 	p1, h1 := a.vecs(), a.vecs()
-	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.m3(VPMULUDQ, m1, c2, p1)
 	a.i3(VPSRLQ, 32, p1, h1)
 	a.xorc(slot(2), h1)
 	a.xorc(slot(3), c3)
 	c0, c1, c2 := h1, p1, c3
 	// Round 3: c3 is lane-invariant, folded into k1.
 	p0, p1, h0, h1 = a.vecs(), a.vecs(), a.vecs(), a.vecs()
-	a.m3(VPMULUDQ, k("mul0"), c0, p0)
-	a.m3(VPMULUDQ, k("mul1"), c2, p1)
+	a.m3(VPMULUDQ, m0, c0, p0)
+	a.m3(VPMULUDQ, m1, c2, p1)
 	a.i3(VPSRLQ, 32, p0, h0)
 	a.i3(VPSRLQ, 32, p1, h1)
 	a.xor3(slot(4), c1, h1)
@@ -235,13 +253,103 @@ func (a isa) philox(c0 vs, pre reg.Register) (vs, vs, vs, vs) {
 	c0, c1, c2, c3 = h1, p1, h0, p0
 	for r := 3; r < 10; r++ {
 		p0, p1, h0, h1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
-		a.m3(VPMULUDQ, k("mul0"), c0, p0)
-		a.m3(VPMULUDQ, k("mul1"), c2, p1)
+		a.m3(VPMULUDQ, m0, c0, p0)
+		a.m3(VPMULUDQ, m1, c2, p1)
 		a.i3(VPSRLQ, 32, p0, h0)
 		a.i3(VPSRLQ, 32, p1, h1)
 		a.xor3(slot(2*r), c1, h1)   // hi1 ^ c1 ^ k0
 		a.xor3(slot(2*r+1), c3, h0) // hi0 ^ c3 ^ k1
 		c0, c1, c2, c3 = h1, p1, h0, p0
+	}
+	return c0, c1, c2, c3
+}
+
+// philoxByGroup is philox (same operations, same words) with each round emitted group
+// after group rather than operation by operation: a round's temporaries are then live
+// for one group at a time, so that the Philox kernel holds more groups (four words each)
+// side by side; out of order, the processor runs the groups' rounds together all the
+// same. The round keys are broadcast once for all the groups; in 512-bit registers the
+// multipliers wait in registers and the three-way xors are VPTERNLOGQ, in 256-bit ones
+// (sixteen registers) the multipliers are memory operands and the xors two VPXORs.
+func (a isa) philoxByGroup(ctr vs, pre reg.Register) (vs, vs, vs, vs) {
+	G := a.groups
+	vec := func() reg.VecVirtual {
+		if a.zmm {
+			return ZMM()
+		}
+		return YMM()
+	}
+	var m0, m1 Op = k("mul0"), k("mul1")
+	if a.zmm {
+		r0, r1 := ZMM(), ZMM()
+		VMOVDQU64(k("mul0"), r0)
+		VMOVDQU64(k("mul1"), r1)
+		m0, m1 = r0, r1
+	}
+	key := func(i int) reg.VecVirtual {
+		t := vec()
+		VPBROADCASTQ(Mem{Base: pre, Disp: 8 * i}, t)
+		return t
+	}
+	xor := func(x, dst Op) {
+		if a.zmm {
+			VPXORQ(x, dst, dst)
+		} else {
+			VPXOR(x, dst, dst)
+		}
+	}
+	xor3 := func(k, x, dst Op) { // dst ^= x ^ k
+		if a.zmm {
+			VPTERNLOGQ(Imm(0x96), k, x, dst)
+		} else {
+			VPXOR(x, dst, dst)
+			VPXOR(k, dst, dst)
+		}
+	}
+	c0, c1, c2, c3 := make(vs, G), make(vs, G), make(vs, G), make(vs, G)
+	// Round 1: c0, c1 become lane-invariant; c2 = hi0 ^ (trial's high word ^ k1).
+	k1 := key(1)
+	for g := range G {
+		p0, h0 := vec(), vec()
+		VPMULUDQ(m0, ctr[g], p0)
+		VPSRLQ(Imm(32), p0, h0)
+		xor(k1, h0)
+		c2[g], c3[g] = h0, p0
+	}
+	// Round 2: c0 = hi1 ^ (c1 ^ k0), c2 = c3 ^ (hi0 ^ k1); c3 lane-invariant.
+	k2, k3 := key(2), key(3)
+	for g := range G {
+		p1, h1 := vec(), vec()
+		VPMULUDQ(m1, c2[g], p1)
+		VPSRLQ(Imm(32), p1, h1)
+		xor(k2, h1)
+		xor(k3, c3[g])
+		c0[g], c1[g], c2[g] = h1, p1, c3[g]
+	}
+	// Round 3: c3 is lane-invariant, folded into k1.
+	k4, k5 := key(4), key(5)
+	for g := range G {
+		p0, p1, h0, h1 := vec(), vec(), vec(), vec()
+		VPMULUDQ(m0, c0[g], p0)
+		VPMULUDQ(m1, c2[g], p1)
+		VPSRLQ(Imm(32), p0, h0)
+		VPSRLQ(Imm(32), p1, h1)
+		xor3(k4, c1[g], h1)
+		xor(k5, h0)
+		c0[g], c1[g], c2[g], c3[g] = h1, p1, h0, p0
+	}
+	for r := 3; r < 10; r++ {
+		ka, kb := key(2*r), key(2*r+1)
+		for g := range G {
+			p0, p1, h0, h1 := vec(), vec(), vec(), vec()
+			VPMULUDQ(m0, c0[g], p0)
+			VPMULUDQ(m1, c2[g], p1)
+			VPSRLQ(Imm(32), p0, h0)
+			VPSRLQ(Imm(32), p1, h1)
+			xor3(ka, c1[g], h1) // hi1 ^ c1 ^ k0
+			xor3(kb, c3[g], h0) // hi0 ^ c3 ^ k1
+			c0[g], c1[g], c2[g], c3[g] = h1, p1, h0, p0
+		}
 	}
 	return c0, c1, c2, c3
 }
@@ -252,7 +360,8 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 	f, t := a.vecs(), a.vecs()
 	a.i3(VPSLLQ, 32, hi, t)
 	if a.zmm {
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), t[g], lo[g]) }) // lo&low32 | t: hi:lo
+		low := a.c("low32")
+		a.each(func(g int) { ternC(Imm(0xEC), low, t[g], lo[g]) }) // lo&low32 | t: hi:lo
 		a.i3(VPSRLQ, 11, lo, lo)
 		// In place: avo takes a fresh destination of VCVTQQ2PD as read (its masked
 		// form merges), which keeps it live round the loop.
@@ -267,8 +376,8 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 		a.m3(VSUBPD, k("magic84p52"), t, t) // top·2³² − 2⁵², exact
 		a.op3(VADDPD, lo, t, f)             // + 2⁵² + low word: n, exact
 	}
-	a.m3(VADDPD, k("half"), f, f)
-	a.m3(VMULPD, k(fmt.Sprintf("p%d", 53-shift)), f, f)
+	a.m3(VADDPD, a.c("half"), f, f)
+	a.m3(VMULPD, a.c(fmt.Sprintf("p%d", 53-shift)), f, f)
 	return f
 }
 
@@ -276,12 +385,13 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 // 2^(shift−32), w clobbered.
 func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
 	if a.zmm {
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0xEC), k("low32"), magic, w[g]) }) // w&low32 | 2⁵²'s bits
+		low := a.c("low32")
+		a.each(func(g int) { ternC(Imm(0xEC), low, magic, w[g]) }) // w&low32 | 2⁵²'s bits
 	} else {
 		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), w[g], w[g]) })
 	}
-	a.m3(VSUBPD, k("magic52mhalf"), w, w)
-	a.m3(VMULPD, k(fmt.Sprintf("p%d", 32-shift)), w, w)
+	a.m3(VSUBPD, a.c("magic52mhalf"), w, w)
+	a.m3(VMULPD, a.c(fmt.Sprintf("p%d", 32-shift)), w, w)
 	return w
 }
 
@@ -291,10 +401,11 @@ func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
 // not matter; the addend does). z2 and z4 are z² and z⁴, computed here (as late as they
 // are needed, to keep few registers live) if nil, and returned for the next series.
 func (a isa) estrin(name string, n int, z, z2, z4 vs) (p, z2out, z4out vs) {
-	c := func(j int) Mem { return k(fmt.Sprintf("%s%d", name, j)) }
+	c := func(j int) Op { return a.c(fmt.Sprintf("%s%d", name, j)) }
 	pair := func(j int) vs { // c[j] + c[j+1]·z
 		p := a.vecs()
-		a.each(func(g int) { VMOVUPD(c(j), p[g]) })
+		cj := c(j)
+		a.each(func(g int) { VMOVUPD(cj, p[g]) })
 		a.m3(VFMADD231PD, c(j+1), z, p)
 		return p
 	}
@@ -322,16 +433,21 @@ func (a isa) estrin(name string, n int, z, z2, z4 vs) (p, z2out, z4out vs) {
 // radius is √(−2·logUnit(u)), logUnit as transform.go computes it, u clobbered. The −2
 // is folded into the FMA's three operands: e·(−2 ln 2) and −4s are exactly −2 times
 // e·ln 2 and 2s (a power of two commutes with rounding), so fma(−4s, A, e·(−2 ln 2)) is
-// exactly −2 times logUnit's fma(2s, A, e·ln 2).
+// exactly −2 times logUnit's fma(2s, A, e·ln 2). The −4 is carried by the series (its
+// coefficients are −4 times transform.go's, exactly: each Estrin step's rounding commutes
+// with it), a product fewer: s·(−4A) is the same exact product as (−4s)·A.
 func (a isa) radius(u vs) vs {
 	e, m := a.vecs(), a.vecs()
 	if a.zmm {
 		a.each(func(g int) { VGETEXPPD(u[g], e[g]) })          // the unbiased exponent, as a float64
 		a.each(func(g int) { VGETMANTPD(Imm(0), u[g], m[g]) }) // the mantissa in [1, 2)
 		big := make([]reg.Register, a.groups)
-		a.each(func(g int) { big[g] = K(); VCMPPD(Imm(0x1E), k("sqrt2"), m[g], big[g]) }) // m > √2
-		a.each(func(g int) { VMULPD(k("half"), m[g], big[g], m[g]) })
-		a.each(func(g int) { VADDPD(k("one"), e[g], big[g], e[g]) })
+		sqrt2 := a.c("sqrt2")
+		a.each(func(g int) { big[g] = K(); VCMPPD(Imm(0x1E), sqrt2, m[g], big[g]) }) // m > √2
+		half := a.c("half")
+		a.each(func(g int) { VMULPD(half, m[g], big[g], m[g]) })
+		one := a.c("one")
+		a.each(func(g int) { VADDPD(one, e[g], big[g], e[g]) })
 	} else {
 		a.i3(VPSRLQ, 52, u, e)
 		a.m3(fixed(VPOR), k("magic52"), e, e)
@@ -346,14 +462,14 @@ func (a isa) radius(u vs) vs {
 		a.each(func(g int) { VBLENDVPD(big[g], t[g], e[g], e[g]) })
 	}
 	num, den, s, z := a.vecs(), a.vecs(), a.vecs(), a.vecs()
-	a.m3(VSUBPD, k("one"), m, num)
-	a.m3(VADDPD, k("one"), m, den)
+	one := a.c("one")
+	a.m3(VSUBPD, one, m, num)
+	a.m3(VADDPD, one, m, den)
 	a.op3(VDIVPD, den, num, s)
 	a.op3(VMULPD, s, s, z)
-	p, _, _ := a.estrin("atanh", len(atanhCoef), z, nil, nil)
-	a.m3(VMULPD, k("minus4"), s, s)    // −4s, exact
-	a.m3(VMULPD, k("minus2ln2"), e, e) // −2 times e·ln 2 rounded, exact
-	a.op3(VFMADD231PD, p, s, e)        // −2 times logUnit's FMA
+	p, _, _ := a.estrin("atanh", len(atanhCoef), z, nil, nil) // −4A
+	a.m3(VMULPD, a.c("minus2ln2"), e, e)                      // −2 times e·ln 2 rounded, exact
+	a.op3(VFMADD231PD, p, s, e)                               // −2 times logUnit's FMA
 	r := a.vecs()
 	a.each(func(g int) { VSQRTPD(e[g], r[g]) })
 	return r
@@ -366,7 +482,7 @@ func (a isa) radius(u vs) vs {
 // runs: the two-group AVX2 kernels have no sixteenth register for it.
 func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 	q, x, z := a.vecs(), a.vecs(), a.vecs()
-	a.m3(VADDPD, k("half"), t, q)
+	a.m3(VADDPD, a.c("half"), t, q)
 	if a.zmm {
 		a.i3(VRNDSCALEPD, 1, q, q) // floor
 	} else {
@@ -388,17 +504,19 @@ func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 			VMOVUPD(spill.Offset(32*g), ps[g])
 		}
 	}
-	a.m3(VADDPD, k("magic52"), q, q) // the quadrant's integer in the low bits
+	a.m3(VADDPD, a.c("magic52"), q, q) // the quadrant's integer in the low bits
 	sin, cos, b0, b1 := a.vecs(), a.vecs(), a.vecs(), a.vecs()
 	a.i3(VPSLLQ, 63, q, b0) // bit 0 at the sign
 	a.i3(VPSLLQ, 62, q, b1) // bit 1 at the sign
 	if a.zmm {
 		odd := make([]reg.Register, a.groups)
-		a.each(func(g int) { odd[g] = K(); VPTESTMQ(k("bit0"), q[g], odd[g]) })
+		bit0 := a.c("bit0")
+		a.each(func(g int) { odd[g] = K(); VPTESTMQ(bit0, q[g], odd[g]) })
 		a.each(func(g int) { VBLENDMPD(pc[g], ps[g], odd[g], sin[g]) }) // odd quadrant: the cosine
 		a.each(func(g int) { VBLENDMPD(ps[g], pc[g], odd[g], cos[g]) })
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x28), k("sign"), b1[g], b0[g]) })  // (bit0 ^ bit1) at the sign
-		a.each(func(g int) { VPTERNLOGQ_BCST(Imm(0x78), k("sign"), b1[g], sin[g]) }) // sin ^= bit1 at the sign
+		sign := a.c("sign")
+		a.each(func(g int) { ternC(Imm(0x28), sign, b1[g], b0[g]) })  // (bit0 ^ bit1) at the sign
+		a.each(func(g int) { ternC(Imm(0x78), sign, b1[g], sin[g]) }) // sin ^= bit1 at the sign
 		a.op3(VPXORQ, b0, cos, cos)
 	} else {
 		a.each(func(g int) { VBLENDVPD(b0[g], pc[g], ps[g], sin[g]) })
@@ -413,8 +531,9 @@ func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 
 // kernel is one of the kernels: float64 (Fill: two normals a block, u of words 1:0 and v
 // of 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded
-// once), every value times sd if scaled (one more rounding).
-func kernel(a isa, f32, scaled bool) {
+// once), every value times sd if scaled (one more rounding); with a.split, of the words
+// philoxKernel wrote, else Philox's too; one group a step if one (its One twin).
+func kernel(a isa, f32, scaled bool, one bool) {
 	typ, name := "float64", "fill64"
 	if f32 {
 		typ, name = "float32", "fill32"
@@ -422,12 +541,24 @@ func kernel(a isa, f32, scaled bool) {
 	if scaled {
 		name += "Scaled"
 	}
+	a.share = *share
+	if f32 && a.split {
+		a.groups = *groupsT32
+	}
+	if one {
+		name += "One"
+		a.groups = 1
+	}
 	if f32 && !a.zmm {
 		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
 	}
 	L := a.lanes()
 	G := a.groups
-	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
+	if a.split {
+		TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, words *uint64, groups int, sd %s)", typ, typ))
+	} else {
+		TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, groups int, sd %s, block uint32, pre *[20]uint64)", typ, typ))
+	}
 	Pragma("noescape")
 	what := "2 float64 normals a block"
 	if f32 {
@@ -438,11 +569,21 @@ func kernel(a isa, f32, scaled bool) {
 	} else {
 		what += " (sd unused)"
 	}
-	Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream from block on, its words and keys in pre (preRounds), %s, to dst.",
-		name, a.name, G*L, what))
+	if a.split {
+		Doc(fmt.Sprintf("%s%s writes the normals of groups × %d blocks whose words philox%s wrote to words, %s, to dst.",
+			name, a.name, G*L, a.name, what))
+	} else {
+		Doc(fmt.Sprintf("%s%s writes groups × %d blocks of the stream from block on, its words and keys in pre (preRounds), %s, to dst.",
+			name, a.name, G*L, what))
+	}
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("groups"), GP64())
-	pre := Load(Param("pre"), GP64())
+	var pre, wp reg.Register
+	if a.split {
+		wp = Load(Param("words"), GP64())
+	} else {
+		pre = Load(Param("pre"), GP64())
+	}
 	var sd reg.VecVirtual
 	sdMem := f32 && a.zmm && G > 1 // sd broadcast from the frame at each use: a register fewer
 	if scaled && !sdMem {
@@ -458,17 +599,17 @@ func kernel(a isa, f32, scaled bool) {
 		}
 	}
 	// The lanes count from the block index; group g's from it + g·L.
-	ctr0 := a.vecs()[0]
-	b, bx := Load(Param("block"), GP32()), XMM()
-	VMOVD(b, bx)
-	VPBROADCASTD(bx, ctr0)
-	VPADDD(k("iota"), ctr0, ctr0)
-	var local Mem // u's wait in the two-group AVX2 float64 kernels, words 2 and 3's in the AVX-512 float32 ones
+	var ctr0 reg.VecVirtual
+	if !a.split {
+		ctr0 = a.vecs()[0]
+		b, bx := Load(Param("block"), GP32()), XMM()
+		VMOVD(b, bx)
+		VPBROADCASTD(bx, ctr0)
+		VPADDD(k("iota"), ctr0, ctr0)
+	}
+	var local Mem // u's wait in the two-group AVX2 float64 kernels
 	if !f32 && !a.zmm && G > 1 {
 		local = AllocLocal(64 * G) // u's, then the sine's
-	}
-	if f32 && a.zmm && G > 1 {
-		local = AllocLocal(128 * G)
 	}
 	var magic reg.VecVirtual
 	if a.zmm && f32 {
@@ -486,21 +627,44 @@ func kernel(a isa, f32, scaled bool) {
 	Label("loop")
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	ctr := make(vs, G)
-	ctr[0] = ctr0
-	for g := 1; g < G; g++ {
-		ctr[g] = a.vecs()[0]
-		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+	var w0, w1, w2, w3 vs
+	word := func(j int) vs { // word j of the groups, from the words philoxKernel wrote
+		w := a.vecs()
+		a.each(func(g int) {
+			m := Mem{Base: wp, Disp: a.record()*g + 8*L*j}
+			if a.zmm {
+				VMOVDQU64(m, w[g])
+			} else {
+				VMOVDQU(m, w[g])
+			}
+		})
+		return w
 	}
-	w0, w1, w2, w3 := a.philox(ctr, pre)
-	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	if a.split {
+		if f32 {
+			w0, w1 = word(0), word(1)
+		}
+	} else {
+		ctr := make(vs, G)
+		ctr[0] = ctr0
+		for g := 1; g < G; g++ {
+			ctr[g] = a.vecs()[0]
+			VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+		}
+		w0, w1, w2, w3 = a.philox(ctr, pre)
+		VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	}
 	if !f32 && !a.zmm && G > 1 {
 		// Few registers live at once, so that two groups fit AVX2's sixteen: u waits on
 		// the stack while the sine-cosine runs, the sine and cosine in dst (where the
 		// normals go) while the log runs.
-		u := a.uniform53(w0, w1, 0)
-		for g := range G {
-			VMOVUPD(u[g], local.Offset(32*g))
+		if a.split { // u's words are read when the log runs
+			w2, w3 = word(2), word(3)
+		} else {
+			u := a.uniform53(w0, w1, 0)
+			for g := range G {
+				VMOVUPD(u[g], local.Offset(32*g))
+			}
 		}
 		t := a.uniform53(w2, w3, 2) // 4v
 		sine := local.Offset(32 * G)
@@ -509,9 +673,14 @@ func kernel(a isa, f32, scaled bool) {
 			VMOVUPD(s[g], Mem{Base: dst, Disp: 16 * L * g})
 			VMOVUPD(c[g], Mem{Base: dst, Disp: 16*L*g + 32})
 		}
-		u = a.vecs()
-		for g := range G {
-			VMOVUPD(local.Offset(32*g), u[g])
+		var u vs
+		if a.split {
+			u = a.uniform53(word(0), word(1), 0)
+		} else {
+			u = a.vecs()
+			for g := range G {
+				VMOVUPD(local.Offset(32*g), u[g])
+			}
 		}
 		r := a.radius(u)
 		s, c = a.vecs(), a.vecs()
@@ -534,23 +703,49 @@ func kernel(a isa, f32, scaled bool) {
 			VMOVUPD(c[g], Mem{Base: dst, Disp: off + 32})
 		}
 	} else if !f32 {
-		t := a.uniform53(w2, w3, 2) // 4v
-		s, c := a.sinCos(t, nil)
-		u := a.uniform53(w0, w1, 0)
-		r := a.radius(u)
-		a.op3(VMULPD, r, c, c)
-		a.op3(VMULPD, r, s, s)
+		var s, c vs
+		if a.split {
+			// Few registers live at once, so that more groups fit: the sine and cosine
+			// wait in dst (where the normals go) while the log runs, and u's words are
+			// read when it does.
+			t := a.uniform53(word(2), word(3), 2) // 4v
+			s, c = a.sinCos(t, nil)
+			for g := range G {
+				VMOVUPD(s[g], Mem{Base: dst, Disp: 16 * L * g})
+				VMOVUPD(c[g], Mem{Base: dst, Disp: 16*L*g + 8*L})
+			}
+			r := a.radius(a.uniform53(word(0), word(1), 0))
+			s, c = a.vecs(), a.vecs()
+			for g := range G {
+				VMULPD(Mem{Base: dst, Disp: 16*L*g + 8*L}, r[g], c[g])
+				VMULPD(Mem{Base: dst, Disp: 16 * L * g}, r[g], s[g])
+			}
+		} else {
+			u := a.uniform53(w0, w1, 0) // first: u waits in one register, not two words
+			t := a.uniform53(w2, w3, 2) // 4v
+			s, c = a.sinCos(t, nil)
+			r := a.radius(u)
+			a.op3(VMULPD, r, c, c)
+			a.op3(VMULPD, r, s, s)
+		}
 		if scaled {
 			a.each(func(g int) { VMULPD(sd, c[g], c[g]) })
 			a.each(func(g int) { VMULPD(sd, s[g], s[g]) })
+		}
+		var plo, phi Op
+		if a.zmm && a.shared() {
+			plo, phi = idx("pairlo"), idx("pairhi")
 		}
 		for g := range G {
 			off := 16 * L * g
 			if a.zmm {
 				lo := ZMM()
 				VMOVAPD(c[g], lo)
-				VPERMT2PD(s[g], idx("pairlo"), lo)
-				VPERMT2PD(s[g], idx("pairhi"), c[g])
+				if !a.shared() {
+					plo, phi = idx("pairlo"), idx("pairhi")
+				}
+				VPERMT2PD(s[g], plo, lo)
+				VPERMT2PD(s[g], phi, c[g])
 				VMOVUPD(lo, Mem{Base: dst, Disp: off})
 				VMOVUPD(c[g], Mem{Base: dst, Disp: off + 64})
 			} else {
@@ -606,21 +801,9 @@ func kernel(a isa, f32, scaled bool) {
 			}
 			return j
 		}
-		if a.zmm && G > 1 {
-			// Words 2 and 3 wait on the stack while the first pair runs, so that its
-			// series have the registers.
-			for g := range G {
-				VMOVDQU64(w2[g], local.Offset(128*g))
-				VMOVDQU64(w3[g], local.Offset(128*g+64))
-			}
-		}
 		ab := join(pair(w0, w1))
-		if a.zmm && G > 1 {
-			w2, w3 = a.vecs(), a.vecs()
-			for g := range G {
-				VMOVDQU64(local.Offset(128*g), w2[g])
-				VMOVDQU64(local.Offset(128*g+64), w3[g])
-			}
+		if a.split { // words 2 and 3 read once the first pair is done with its registers
+			w2, w3 = word(2), word(3)
 		}
 		cd := join(pair(w2, w3))
 		for g := range G {
@@ -649,6 +832,67 @@ func kernel(a isa, f32, scaled bool) {
 		}
 	}
 	ADDQ(U32(16*L*G), dst)
+	if a.split {
+		ADDQ(U32(a.record()*G), wp)
+	}
+	DECQ(n)
+	JMP(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// record is the bytes of a group's words in the buffer: words 0 to 3, a vector each.
+func (a isa) record() int { return 32 * a.lanes() }
+
+// store stores a whole vector.
+func (a isa) store(x reg.VecVirtual, m Mem) {
+	if a.zmm {
+		VMOVDQU64(x, m)
+	} else {
+		VMOVDQU(x, m)
+	}
+}
+
+// philoxKernel is philox+a.name (philoxOne+a.name, one group a step, if one):
+// Philox4x32-10 of groups × lanes() blocks a step, its four words (a block a quadword
+// lane, the word in its low half) stored to words as a record of four vectors a group,
+// which the split transform kernels read. Apart from the transform, Philox's ten
+// dependent rounds have the registers for more groups side by side than the one kernel
+// held, and their chains overlap.
+func philoxKernel(a isa, one bool) {
+	name := "philox"
+	if one {
+		name += "One"
+		a.groups = 1
+	}
+	L, G := a.lanes(), a.groups
+	TEXT(name+a.name, NOSPLIT, "func(words *uint64, steps int, block uint32, pre *[20]uint64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s%s writes the words of steps × %d blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each %d blocks.", name, a.name, G*L, L))
+	wp := Load(Param("words"), GP64())
+	n := Load(Param("steps"), GP64())
+	pre := Load(Param("pre"), GP64())
+	ctr0 := a.vecs()[0]
+	b, bx := Load(Param("block"), GP32()), XMM()
+	VMOVD(b, bx)
+	VPBROADCASTD(bx, ctr0)
+	VPADDD(k("iota"), ctr0, ctr0)
+	Label("loop")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	ctr := make(vs, G)
+	ctr[0] = ctr0
+	for g := 1; g < G; g++ {
+		ctr[g] = a.vecs()[0]
+		VPADDD(k(fmt.Sprintf("q%d", g*L)), ctr0, ctr[g])
+	}
+	w0, w1, w2, w3 := a.philoxByGroup(ctr, pre)
+	VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
+	for j, w := range []vs{w0, w1, w2, w3} {
+		a.each(func(g int) { a.store(w[g], Mem{Base: wp, Disp: a.record()*g + 8*L*j}) })
+	}
+	ADDQ(U32(a.record()*G), wp)
 	DECQ(n)
 	JMP(LabelRef("loop"))
 	Label("done")
@@ -658,19 +902,47 @@ func kernel(a isa, f32, scaled bool) {
 
 // The kernels' groups side by side: flags so that the choice can be measured.
 var (
-	groups512 = flag.Int("groups512", 2, "groups of 8 blocks an AVX-512 step runs side by side")
+	groups512 = flag.Int("groups512", 3, "groups of 8 blocks the AVX-512 float64 transform runs side by side")
+	groupsT32 = flag.Int("groupsT32", 2, "groups of 8 blocks the AVX-512 float32 transform runs side by side")
 	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
+	groupsP   = flag.Int("groupsP", 6, "groups of 8 blocks the AVX-512 Philox kernel runs side by side")
+	share     = flag.Bool("share", true, "AVX-512 constants loaded once into a register for the groups")
 )
+
+// ternC is VPTERNLOGQ of a constant: broadcast from memory if c is a memory operand (a
+// quadword of its slot), else the register it was loaded into.
+func ternC(imm, c, x, dst Op) {
+	if m, ok := c.(Mem); ok {
+		VPTERNLOGQ_BCST(imm, m, x, dst)
+		return
+	}
+	VPTERNLOGQ(imm, c, x, dst)
+}
 
 func main() {
 	flag.Parse()
 	ConstraintExpr("amd64")
 	defineConsts()
-	for _, a := range []isa{{"AVX512", true, *groups512}, {"AVX2", false, *groups2}} {
+	// On AVX-512, a kernel of each kind runs one group a step (One) too: a stream's
+	// last groups, so that a length needs no more blocks than a group's eight past it.
+	avx512 := isa{"AVX512", true, *groups512, false, true}
+	for _, one := range []bool{false, true} {
+		philoxKernel(isa{"AVX512", true, *groupsP, true, true}, one)
 		for _, f32 := range []bool{false, true} {
 			for _, scaled := range []bool{false, true} {
-				kernel(a, f32, scaled)
+				kernel(avx512, f32, scaled, one)
 			}
+		}
+	}
+	// On AVX2, float32 is split too (its transform runs one group a step, its own One);
+	// float64 is one kernel, Philox and the transform: split, its Philox's two groups
+	// (all AVX2's sixteen registers hold) waited on their chains, 7 % slower when measured.
+	for _, one := range []bool{false, true} {
+		philoxKernel(isa{"AVX2", false, 2, false, true}, one)
+	}
+	for _, f32 := range []bool{false, true} {
+		for _, scaled := range []bool{false, true} {
+			kernel(isa{"AVX2", false, *groups2, false, f32}, f32, scaled, false)
 		}
 	}
 	Generate()
