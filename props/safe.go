@@ -216,9 +216,13 @@ func ridgeAmplification(in SAFEInstance, deleted []int) (float64, error) {
 	for _, r := range deleted {
 		left[in.Data.Y[r]]--
 	}
+	k := in.Config.Proj
+	if k == 0 {
+		k = min(8, in.Model.P) // safe.Config's default
+	}
 	ridged := false
 	for _, n := range left {
-		ridged = ridged || (n > 0 && n <= in.Config.Proj)
+		ridged = ridged || (n > 0 && n <= k)
 	}
 	if !ridged {
 		return 1, nil
@@ -232,9 +236,9 @@ func ridgeAmplification(in SAFEInstance, deleted []int) (float64, error) {
 	}
 	worst := 1.0
 	for c, n := range left {
-		if n > 0 && n <= in.Config.Proj {
+		if n > 0 && n <= k {
 			_, _, cov := u.ClassGaussian(c, false)
-			worst = max(worst, mat.Trace(cov)/(float64(in.Config.Proj)*in.Config.Ridge))
+			worst = max(worst, mat.Trace(cov)/(float64(k)*in.Config.Ridge))
 		}
 	}
 	return worst, nil

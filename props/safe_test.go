@@ -140,3 +140,38 @@ func TestSAFECheckCatchesCachedTargets(t *testing.T) {
 func TestSAFEInvariants(t *testing.T) {
 	rapid.Check(t, SAFEInvariantsProperty)
 }
+
+// I7's tolerance reads the projection dimension as safe.Config does: Proj = 0 is
+// min(8, p), so an instance configured either way gets the same amplification where a
+// class left is ridged. Planted: reading Proj = 0 as k = 0 (no class ever ridged) fails
+// it on the instances that end with a ridged class. In 20 runs at least 44 of the 100
+// instances ended ridged, so a run comparing none is beyond any seed's reach.
+func TestRidgeAmplificationReadsTheDefaultProjection(t *testing.T) {
+	ridged := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		in := SAFEProblem(rt)
+		in.Config.Proj = min(8, in.Model.P) // the default's k, given explicitly
+		var deleted []int
+		for _, rows := range in.Stream {
+			deleted = append(deleted, rows...)
+		}
+		explicit, err := ridgeAmplification(in, deleted)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		in.Config.Proj = 0
+		byDefault, err := ridgeAmplification(in, deleted)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if explicit != byDefault {
+			rt.Fatalf("amplification %v with Proj = %d, %v with Proj = 0 (the same k)", explicit, min(8, in.Model.P), byDefault)
+		}
+		if explicit > 1 {
+			ridged++
+		}
+	})
+	if ridged == 0 {
+		t.Fatal("no instance ended with a ridged class: the test compared nothing that can differ")
+	}
+}
