@@ -45,8 +45,7 @@
 // derivatives, and their terms added into g while the rows are in L1, so each row comes
 // from memory once. Its bits are not LogisticGradient's at k = 1 (the margins sum in
 // another order), but they are the same on every path, within RoundingBound of the
-// reference. Narrow and Widen convert d × k iterates and gradients between float64 and
-// float32 sixteen at a time. NoisyStep is an SGLU ensemble's update after its gradients
+// reference. NoisyStep is an SGLU ensemble's update after its gradients
 // (θ + (z − η·g) and each run's squared norm, the scalar loop's bits on every path, in
 // 8 × 8 tiles with AVX-512, the runs' noise transposed in registers); NoisyStep32 reads
 // float32 gradients and writes the float32 copy of the iterates in the same pass, so a

@@ -6672,54 +6672,6 @@ axpyF64x4AVX2done:
 	VZEROUPPER
 	RET
 
-// func narrowAVX512(dst *float32, src *float64, n int)
-// Requires: AVX, AVX512F
-TEXT ·narrowAVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ n+16(FP), DX
-	SHRQ $0x04, DX
-
-narrowloop:
-	TESTQ     DX, DX
-	JZ        narrowdone
-	VCVTPD2PS (CX), Y0
-	VCVTPD2PS 64(CX), Y1
-	VMOVUPS   Y0, (AX)
-	VMOVUPS   Y1, 32(AX)
-	ADDQ      $0x80, CX
-	ADDQ      $0x40, AX
-	DECQ      DX
-	JMP       narrowloop
-
-narrowdone:
-	VZEROUPPER
-	RET
-
-// func widenAVX512(dst *float64, src *float32, n int)
-// Requires: AVX, AVX512F
-TEXT ·widenAVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ n+16(FP), DX
-	SHRQ $0x04, DX
-
-widenloop:
-	TESTQ     DX, DX
-	JZ        widendone
-	VCVTPS2PD (CX), Z0
-	VCVTPS2PD 32(CX), Z1
-	VMOVUPD   Z0, (AX)
-	VMOVUPD   Z1, 64(AX)
-	ADDQ      $0x40, CX
-	ADDQ      $0x80, AX
-	DECQ      DX
-	JMP       widenloop
-
-widendone:
-	VZEROUPPER
-	RET
-
 // func noisyStepF64x16AVX512(theta *float64, z *float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
 // Requires: AVX, AVX512F, SSE2
 TEXT ·noisyStepF64x16AVX512(SB), NOSPLIT, $0-72

@@ -404,16 +404,6 @@ func dotF64x2AVX2(x *float64, ldx int, theta *float64, d int, u *float64)
 //go:noescape
 func axpyF64x4AVX2(x *float64, ldx int, w *float64, d int, gp *float64)
 
-// narrowAVX512 sets dst[i] = float32(src[i]) for i < n &^ 15.
-//
-//go:noescape
-func narrowAVX512(dst *float32, src *float64, n int)
-
-// widenAVX512 sets dst[i] = float64(src[i]) for i < n &^ 15.
-//
-//go:noescape
-func widenAVX512(dst *float64, src *float32, n int)
-
 // noisyStepF64x16AVX512 applies the noisy step to runs 0…16·blocks−1 at coordinates i < n (n a multiple of 8), adding each run's v·v to norm2 in coordinate order.
 //
 //go:noescape

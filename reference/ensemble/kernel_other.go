@@ -44,8 +44,6 @@ func (kn kernels[F]) mul512(int, int, *F, int, *F, int, int, *F, *F, F) {
 func (kn kernels[F]) acc512(int, int, *F, int, *F, int, *F, int) { panic("ensemble: no assembly") }
 func dotF64x4AVX512(*float64, int, *float64, int, *float64)      { panic("ensemble: no assembly") }
 func axpyF64x4AVX512(*float64, int, *float64, int, *float64)     { panic("ensemble: no assembly") }
-func narrowAVX512(*float32, *float64, int)                       { panic("ensemble: no assembly") }
-func widenAVX512(*float64, *float32, int)                        { panic("ensemble: no assembly") }
 func dotF64x2AVX2(*float64, int, *float64, int, *float64)        { panic("ensemble: no assembly") }
 func axpyF64x4AVX2(*float64, int, *float64, int, *float64)       { panic("ensemble: no assembly") }
 func weights512[F float](*F, *F, *F, int, int, F) bool           { panic("ensemble: no assembly") }

@@ -73,7 +73,9 @@ func (c stepCase) check(fatalf func(string, ...any), asm bool) {
 	c.compare(fatalf, "NoisyStep", asm, theta, wantTheta, norm2, wantNorm, nil)
 
 	g := make([]float64, len(c.g32))
-	Widen(g, c.g32)
+	for i, v := range c.g32 {
+		g[i] = float64(v)
+	}
 	wantTheta, wantNorm = append(wantTheta[:0], c.theta...), append(wantNorm[:0], c.norm2...)
 	stepLoop(wantTheta, c.z, g, wantNorm, c.d, c.k, c.eta)
 	theta, norm2 = append(theta[:0], c.theta...), append(norm2[:0], c.norm2...)

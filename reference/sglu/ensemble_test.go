@@ -271,9 +271,13 @@ func stepBefore(e *Ensemble, theta []float64, j int, s uint32) int {
 	grad := make([]float64, d*k)
 	if e.x32 != nil {
 		theta32, grad32 := make([]float32, d*k), make([]float32, d*k)
-		ensemble.Narrow(theta32, theta)
+		for i, v := range theta {
+			theta32[i] = float32(v)
+		}
 		ensemble.LogisticGradient32(grad32, e.x32[j*b*d:(j+1)*b*d], e.y32[j*b:(j+1)*b], theta32, b, d, k, float32(e.lambda))
-		ensemble.Widen(grad, grad32)
+		for i, v := range grad32 {
+			grad[i] = float64(v)
+		}
 	} else {
 		ensemble.LogisticGradient(grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], theta, b, d, k, e.lambda)
 	}

@@ -152,7 +152,6 @@ func main() {
 	axpyOne(true, rows)
 	dotOne(false, 2)
 	axpyOne(false, rows)
-	convert()
 	for _, f32 := range []bool{false, true} {
 		noisyStep(f32, 2)
 		noisyStep(f32, 1)
@@ -955,50 +954,6 @@ func axpyOne(zmm bool, nrows int) {
 		}
 		VMOVSD(t, Mem{Base: g})
 		ADDQ(U8(8), g)
-	})
-	VZEROUPPER()
-	RET()
-}
-
-// convert: narrowAVX512 (float64 → float32, VCVTPD2PS) and widenAVX512 (float32 → float64,
-// VCVTPS2PD), sixteen elements a step; the caller converts the last n mod 16. Both round as
-// Go's conversions do (CVTSD2SS, CVTSS2SD: to nearest, ties to even, MXCSR's default), so
-// the same bits.
-func convert() {
-	TEXT("narrowAVX512", NOSPLIT, "func(dst *float32, src *float64, n int)")
-	Pragma("noescape")
-	Doc("narrowAVX512 sets dst[i] = float32(src[i]) for i < n &^ 15.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
-	SHRQ(U8(4), n)
-	overSteps("narrow", "done", n, func() {
-		a, b := YMM(), YMM()
-		VCVTPD2PS(Mem{Base: src}, a)
-		VCVTPD2PS(Mem{Base: src, Disp: 64}, b)
-		VMOVUPS(a, Mem{Base: dst})
-		VMOVUPS(b, Mem{Base: dst, Disp: 32})
-		ADDQ(U8(128), src)
-		ADDQ(U8(64), dst)
-	})
-	VZEROUPPER()
-	RET()
-
-	TEXT("widenAVX512", NOSPLIT, "func(dst *float64, src *float32, n int)")
-	Pragma("noescape")
-	Doc("widenAVX512 sets dst[i] = float64(src[i]) for i < n &^ 15.")
-	dst = Load(Param("dst"), GP64())
-	src = Load(Param("src"), GP64())
-	n = Load(Param("n"), GP64())
-	SHRQ(U8(4), n)
-	overSteps("widen", "done", n, func() {
-		a, b := ZMM(), ZMM()
-		VCVTPS2PD(Mem{Base: src}, a)
-		VCVTPS2PD(Mem{Base: src, Disp: 32}, b)
-		VMOVUPD(a, Mem{Base: dst})
-		VMOVUPD(b, Mem{Base: dst, Disp: 64})
-		ADDQ(U8(64), src)
-		ADDQ(U8(128), dst)
 	})
 	VZEROUPPER()
 	RET()
