@@ -33,10 +33,10 @@ func NoisyStep(theta, z, g, norm2 []float64, d, k int, eta float64) {
 }
 
 // NoisyStep32 is NoisyStep for a float32 ensemble: it reads float32 gradients (widened to
-// float64, exactly, so the bits NoisyStep gives on Widen's copy of them) and also sets
+// float64, exactly, so the bits NoisyStep gives on a float64 copy of them) and also sets
 // theta32[i·k+t] = float32(v), the copy of the iterates the float32 gradient kernels read
-// (Narrow's bits) — so a step makes no conversion pass of its own over the d × k
-// gradients and iterates. A caller that changes θ afterwards (a projection) narrows the
+// — so a step makes no conversion pass of its own over the d × k gradients and
+// iterates. A caller that changes θ afterwards (a projection) narrows the
 // changed entries again.
 func NoisyStep32(theta []float64, theta32 []float32, z []float64, g []float32, norm2 []float64, d, k int, eta float64) {
 	checkStep("NoisyStep32", len(theta), len(theta32), len(z), len(g), len(norm2), d, k)
