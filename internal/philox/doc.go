@@ -110,7 +110,7 @@
 // exact),
 // so the bits cannot differ; TestKernelsAreGosBits and its rapid twin check it value by
 // value on every path this CPU has, and TestStreamsPinned holds every path to the pinned
-// hashes. Philox and the transform are two kernels (kernel.go's split64 and split32): a
+// hashes. Philox and the transform are two kernels (kernel.go's split): a
 // Philox kernel writes a chunk's words (96 blocks, 3 KiB) to a buffer on the stack, six
 // groups side by side on AVX-512 (each round emitted group after group, so that six
 // groups' words fit the 32 registers) and two on AVX2, and the transform kernels read

@@ -1,6 +1,9 @@
 package philox
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // The paths Fill and its peers run, narrowest first.
 const (
@@ -71,7 +74,7 @@ func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
 
 // fill64 writes sd times the normals of the stream (seed, trial, step) from block on:
 // dst[j] is sd·z where z is the stream's normal 2·block + j. On AVX-512 the split
-// kernels write whole groups of 8 blocks (split64), AVX2's one kernel whole steps of 8;
+// kernels write whole groups of 8 blocks (split), AVX2's one kernel whole steps of 8;
 // the last, partial group or step goes through a buffer on the stack.
 func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	n := len(dst)
@@ -100,7 +103,7 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	}
 	pre := preRounds(seed, trial, step)
 	if path == pathAVX512 {
-		split64(dst, sd, block, &pre)
+		split(dst, sd, block, &pre)
 		return
 	}
 	const per = 2 * step64AVX2
@@ -151,31 +154,49 @@ func philoxWords(words *[bufWords]uint64, groups int, block uint32, pre *[20]uin
 	}
 }
 
-// split64 is fill64 on AVX-512: chunk by chunk, Philox's words, then the
-// transform's whole steps and groups to dst and the last partial group through a buffer.
-func split64(dst []float64, sd float64, block uint32, pre *[20]uint64) {
-	group, _, groups, _ := shape()
-	per := 2 * group // values a group
+// split is fill64 and fill32 on the split kernels (AVX-512's, and AVX2's float32): chunk
+// by chunk, Philox's words, then the transform's whole steps and groups to dst and the
+// last partial group through a buffer. One body for both precisions, the kernels called
+// directly (through transform), so that the word buffer stays on the stack: a version
+// taking the transform as a function value made it escape, an allocation a call.
+func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64) {
+	var zero F
+	group, _, groups64, groups32 := shape()
+	perBlock, groups := 2, groups64 // values a block, transform groups a step
+	if unsafe.Sizeof(zero) == 4 {
+		perBlock, groups = 4, groups32
+	}
+	per := perBlock * group // values a group
 	var words [bufWords]uint64
 	for len(dst) > 0 {
-		n := min(len(dst), 2*chunkBlocks)
+		n := min(len(dst), perBlock*chunkBlocks)
 		philoxWords(&words, (n+per-1)/per, block, pre)
 		full := n / per
 		steps := full / groups
 		if steps > 0 {
-			transform64(&dst[0], &words[0], steps, sd, false)
+			transform(&dst[0], &words[0], steps, sd, false)
 		}
 		if g := full - steps*groups; g > 0 {
-			transform64(&dst[steps*groups*per], &words[4*steps*groups*group], g, sd, true)
+			transform(&dst[steps*groups*per], &words[4*steps*groups*group], g, sd, true)
 		}
 		if rest := n - full*per; rest > 0 {
-			var buf [16]float64 // a group's values
-			transform64(&buf[0], &words[4*full*group], 1, sd, true)
+			var buf [32]F // a group's values: 16 float64 or 32 float32
+			transform(&buf[0], &words[4*full*group], 1, sd, true)
 			copy(dst[full*per:n], buf[:rest])
 		}
 		dst = dst[n:]
 		block += chunkBlocks
 	}
+}
+
+// transform calls the float64 or float32 transform kernels (transform64, transform32).
+func transform[F float32 | float64](dst *F, words *uint64, steps int, sd F, one bool) {
+	var zero F
+	if unsafe.Sizeof(zero) == 8 {
+		transform64((*float64)(unsafe.Pointer(dst)), words, steps, float64(sd), one)
+		return
+	}
+	transform32((*float32)(unsafe.Pointer(dst)), words, steps, float32(sd), one)
 }
 
 // transform64 calls AVX-512's float64 transform (one group a step if one), the unscaled
@@ -192,32 +213,6 @@ func transform64(dst *float64, words *uint64, steps int, sd float64, one bool) {
 		fill64ScaledAVX512(dst, words, steps, sd)
 	default:
 		panic("philox: no split float64 kernel on this path")
-	}
-}
-
-// split32 is split64's float32 twin.
-func split32(dst []float32, sd float32, block uint32, pre *[20]uint64) {
-	group, _, _, groups := shape()
-	per := 4 * group
-	var words [bufWords]uint64
-	for len(dst) > 0 {
-		n := min(len(dst), 4*chunkBlocks)
-		philoxWords(&words, (n+per-1)/per, block, pre)
-		full := n / per
-		steps := full / groups
-		if steps > 0 {
-			transform32(&dst[0], &words[0], steps, sd, false)
-		}
-		if g := full - steps*groups; g > 0 {
-			transform32(&dst[steps*groups*per], &words[4*steps*groups*group], g, sd, true)
-		}
-		if rest := n - full*per; rest > 0 {
-			var buf [32]float32
-			transform32(&buf[0], &words[4*full*group], 1, sd, true)
-			copy(dst[full*per:n], buf[:rest])
-		}
-		dst = dst[n:]
-		block += chunkBlocks
 	}
 }
 
@@ -265,5 +260,5 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	split32(dst, sd, block, &pre)
+	split(dst, sd, block, &pre)
 }
