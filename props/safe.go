@@ -227,8 +227,8 @@ func ridgeAmplification(in SAFEInstance, deleted []int) (float64, error) {
 	if !ridged {
 		return 1, nil
 	}
-	if in.Config.Ridge == 0 {
-		return 1e6, nil // reference/safe's default ridge: 10⁻⁶·tr(Σ₀)/k
+	if in.Config.Ridge == 0 { // the default ridge, safe.DefaultRidgeScale·tr(Σ₀)/k
+		return 1 / safe.DefaultRidgeScale, nil
 	}
 	u, err := safe.New(context.Background(), in.Model, in.Data, in.W0, in.Config, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {

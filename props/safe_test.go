@@ -3,12 +3,15 @@ package props
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reference/safe"
+	"gonum.org/v1/gonum/mat"
 	"pgregory.net/rapid"
 )
 
@@ -143,8 +146,11 @@ func TestSAFEInvariants(t *testing.T) {
 
 // I7's tolerance reads the projection dimension as safe.Config does: Proj = 0 is
 // min(8, p), so an instance configured either way gets the same amplification where a
-// class left is ridged. Planted: reading Proj = 0 as k = 0 (no class ever ridged) fails
-// it on the instances that end with a ridged class. In 20 runs at least 44 of the 100
+// class left is ridged; and the default ridge given explicitly as Config.Ridge (the
+// largest ridged class's) amplifies as the default does, 1/safe.DefaultRidgeScale (to
+// 1e-12: a quotient and a product of rounded values). Planted, each fails it: reading
+// Proj = 0 as k = 0 (no class ever ridged), and the explicit ridge's amplification without
+// its division by k. In 20 runs at least 44 of the 100
 // instances ended ridged, so a run comparing none is beyond any seed's reach.
 func TestRidgeAmplificationReadsTheDefaultProjection(t *testing.T) {
 	ridged := 0
@@ -167,8 +173,37 @@ func TestRidgeAmplificationReadsTheDefaultProjection(t *testing.T) {
 		if explicit != byDefault {
 			rt.Fatalf("amplification %v with Proj = %d, %v with Proj = 0 (the same k)", explicit, min(8, in.Model.P), byDefault)
 		}
-		if explicit > 1 {
-			ridged++
+		if explicit == 1 {
+			return
+		}
+		ridged++
+		// an explicit ridge: the largest ridged class's default ridge, given as Config.Ridge,
+		// amplifies as much as the default does (read from the t = 0 covariances)
+		u, err := safe.New(context.Background(), in.Model, in.Data, in.W0, in.Config, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		k, left := min(8, in.Model.P), make([]int, in.Model.K)
+		for _, y := range in.Data.Y {
+			left[y]++
+		}
+		for _, r := range deleted {
+			left[in.Data.Y[r]]--
+		}
+		top := 0.0
+		for c, n := range left {
+			if n > 0 && n <= k {
+				_, _, cov := u.ClassGaussian(c, false)
+				top = max(top, mat.Trace(cov))
+			}
+		}
+		in.Config.Ridge = safe.DefaultRidgeScale * top / float64(k)
+		given, err := ridgeAmplification(in, deleted)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if math.Abs(given*safe.DefaultRidgeScale-1) > 1e-12 {
+			rt.Fatalf("the default ridge given explicitly (%g) amplifies %v; the default %v", in.Config.Ridge, given, byDefault)
 		}
 	})
 	if ridged == 0 {

@@ -13,6 +13,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// DefaultRidgeScale is the ridge Config.Ridge = 0 adds to a class covariance, relative to
+// that class's mean variance at t = 0, tr(S₀)/k.
+const DefaultRidgeScale = 1e-6
+
 // QMode is how the forgetting term's target reweights the original model's prediction at
 // a deleted point (spec safe §2.1 step 4 and §7 item 1).
 type QMode int
@@ -125,7 +129,8 @@ type Config struct {
 	Phi   float64
 	Noise NoiseReading
 	// Ridge is added to a class covariance with no more points than dimensions (or
-	// numerically singular); 0 means 10⁻⁶·tr(S₀)/k for that class (10⁻⁶ if the trace is 0).
+	// numerically singular); 0 means DefaultRidgeScale·tr(S₀)/k for that class
+	// (DefaultRidgeScale if the trace is 0).
 	Ridge float64
 	// PMin clamps target probabilities from below for KL(f_w ‖ p̃) (0: 10⁻¹²).
 	PMin float64
@@ -305,9 +310,9 @@ func New(ctx context.Context, m multiclass.Network, data *multiclass.Data, w0 []
 			for j := range k {
 				tr += u.g0[c].cov.At(j, j)
 			}
-			u.ridge[c] = 1e-6 * tr / float64(k)
+			u.ridge[c] = DefaultRidgeScale * tr / float64(k)
 			if u.ridge[c] == 0 {
-				u.ridge[c] = 1e-6
+				u.ridge[c] = DefaultRidgeScale
 			}
 		}
 		if u.g0[c].n > 0 {
