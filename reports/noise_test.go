@@ -11,7 +11,8 @@ import (
 // A subject's noise stream is shown beside its method, source and relation in Markdown and
 // HTML, kept through the JSON round trip, and absent (no field, no line) for a subject
 // that names none. Planted by hand: the Markdown line printed for every subject fails the
-// count, and the field without omitempty fails the absent check.
+// count, the field without omitempty fails the absent check, and the PDF's settings line
+// without the stream fails the PDF's.
 func TestNoiseStreamShown(t *testing.T) {
 	claim := verdict.Claim{Method: "m", Required: []verdict.Kind{verdict.Certificate}}
 	f := verdict.Finding{Check: "c", Title: "t", Kind: verdict.Certificate, Verdict: verdict.Pass, Comparison: "≤", Confidence: 1}
@@ -47,5 +48,9 @@ func TestNoiseStreamShown(t *testing.T) {
 	}
 	if back.Subjects[0].Noise != "gen/v1" || back.Subjects[1].Noise != "" {
 		t.Errorf("after the JSON round trip: %q, %q", back.Subjects[0].Noise, back.Subjects[1].Noise)
+	}
+	// last: readPDFText skips where pdftotext is missing (not under CI)
+	if text := strings.Join(strings.Fields(readPDFText(t, pdf.Bytes())), " "); strings.Count(text, "Noise stream") != 1 || !strings.Contains(text, "Noise stream: gen/v1.") {
+		t.Errorf("the PDF shows the noise stream %d times, want subject a's once:\n%s", strings.Count(text, "Noise stream"), text)
 	}
 }
