@@ -235,30 +235,25 @@ func transform32(dst *float32, words *uint64, steps int, sd float32, one bool) {
 	}
 }
 
-// fill32 is fill64's float32 twin: dst[j] is sd·z in float32, z the stream's float32
-// normal 4·block + j.
+// fill32 writes sd·z rounded to float32 for the stream's float32 normals z from 4·block
+// on (normals32's, block by block).
 func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
-	n := len(dst)
-	if n == 0 {
-		return
-	}
-	if path == pathGo {
-		key := Key(seed)
-		var z [4]float32
-		for i := 0; i < n; i += 8 { // two blocks side by side
-			x, y := block2(Counter(trial, step, block+uint32(i/4)), Counter(trial, step, block+uint32(i/4)+1), key)
-			a, b, c, d := boxMuller2(uniform32(x[0]), uniform32(x[1]), uniform32(x[2]), uniform32(x[3]))
-			z = [4]float32{sd * float32(a), sd * float32(b), sd * float32(c), sd * float32(d)}
-			copy(dst[i:], z[:])
-			if i+4 >= n {
-				break
-			}
-			a, b, c, d = boxMuller2(uniform32(y[0]), uniform32(y[1]), uniform32(y[2]), uniform32(y[3]))
-			z = [4]float32{sd * float32(a), sd * float32(b), sd * float32(c), sd * float32(d)}
-			copy(dst[i+4:], z[:])
+	fillFrom32(dst, seed, trial, step, block, func(z float32) float32 { return sd * z })
+}
+
+// fillWide writes sd·z in float64, one rounding, for the same normals z widened (exact).
+func fillWide(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
+	fillFrom32(dst, seed, trial, step, block, func(z float32) float64 { return sd * float64(z) })
+}
+
+// fillFrom32 writes out(z) for the stream's float32 normals z from 4·block on, a block
+// at a time in Go.
+func fillFrom32[F float32 | float64](dst []F, seed, trial uint64, step, block uint32, out func(float32) F) {
+	key := Key(seed)
+	for i := 0; i < len(dst); i += 4 {
+		z := normals32(Block(Counter(trial, step, block+uint32(i/4)), key))
+		for j := 0; j < 4 && i+j < len(dst); j++ {
+			dst[i+j] = out(z[j])
 		}
-		return
 	}
-	pre := preRounds(seed, trial, step)
-	split(dst, sd, block, &pre)
 }

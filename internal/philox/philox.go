@@ -162,10 +162,10 @@ func FillScaled(dst []float64, sd float64, seed, trial uint64, step uint32) {
 
 // Fill32 writes the first len(dst) float32 standard normals of the stream (seed, trial,
 // step): block i gives dst[4i..4i+3], the Box–Muller pairs of the 32-bit uniforms of words
-// (0, 1) and (2, 3), computed in float64 and rounded once. Its values are not Fill's: a
-// block gives four float32 normals where it gives two float64 ones. The 32-bit u bounds
-// |z| by √(2·33·ln 2) = 6.76σ; the normal law's mass beyond is 1.4·10⁻¹¹.
-// It panics beyond 2³⁴ normals.
+// (0, 1) and (2, 3), computed in float32 after an exact reduction (transform32.go). Its
+// values are not Fill's: a block gives four float32 normals where it gives two float64
+// ones. The 32-bit u bounds |z| by √(2·33·ln 2) = 6.76σ; the normal law's mass beyond is
+// 1.4·10⁻¹¹. It panics beyond 2³⁴ normals.
 func Fill32(dst []float32, seed, trial uint64, step uint32) {
 	checkLen("Fill32", 0, len(dst), 4)
 	fill32(dst, 1, seed, trial, step, 0)
@@ -182,6 +182,20 @@ func FillAt32(dst []float32, seed, trial uint64, step, block uint32) {
 func FillScaled32(dst []float32, sd float32, seed, trial uint64, step uint32) {
 	checkLen("FillScaled32", 0, len(dst), 4)
 	fill32(dst, sd, seed, trial, step, 0)
+}
+
+// FillWide writes Fill32's normals widened to float64 (exactly): the stream of an engine
+// whose arithmetic is float64 but whose noise is drawn at Fill32's cost.
+func FillWide(dst []float64, seed, trial uint64, step uint32) {
+	checkLen("FillWide", 0, len(dst), 4)
+	fillWide(dst, 1, seed, trial, step, 0)
+}
+
+// FillScaledWide writes sd·z in float64, one rounding of the product, for each of
+// FillWide's normals z: a Langevin step's noise at scale sd in one pass.
+func FillScaledWide(dst []float64, sd float64, seed, trial uint64, step uint32) {
+	checkLen("FillScaledWide", 0, len(dst), 4)
+	fillWide(dst, sd, seed, trial, step, 0)
 }
 
 // FillUniform writes the first len(dst) uniforms in (0, 1) of the stream (seed, trial,

@@ -46,8 +46,8 @@ func TestKnownAnswers(t *testing.T) {
 	}
 }
 
-// The streams are laid out as documented: Fill's, FillUniform's, Fill32's and
-// FillUniform32's values at block i come from Block(Counter(trial, step, i), Key(seed)),
+// The streams are laid out as documented: Fill's, FillUniform's, Fill32's (FillWide's,
+// widened) and FillUniform32's values at block i come from Block(Counter(trial, step, i), Key(seed)),
 // for a trial and seed with both words set and i past 2¹⁶, and a stream can be read from
 // any block without the ones before (here: the tail of a long Fill equals the values
 // recomputed from its block alone).
@@ -67,6 +67,8 @@ func TestLayout(t *testing.T) {
 	Fill(z, seed, trial, step)
 	FillUniform(u, seed, trial, step)
 	Fill32(z32, seed, trial, step)
+	wide := make([]float64, 2*n)
+	FillWide(wide, seed, trial, step)
 	FillUniform32(u32, seed, trial, step)
 	for _, i := range []int{0, 1, 1 << 16, n/2 - 1} {
 		x := Block(Counter(trial, step, uint32(i)), Key(seed))
@@ -77,10 +79,16 @@ func TestLayout(t *testing.T) {
 		if u[2*i] != uniform53(x[0], x[1]) || u[2*i+1] != uniform53(x[2], x[3]) {
 			t.Errorf("FillUniform block %d = %v %v", i, u[2*i], u[2*i+1])
 		}
-		c, d := boxMuller(uniform32(x[0]), uniform32(x[1]))
-		e, f := boxMuller(uniform32(x[2]), uniform32(x[3]))
-		if w := [4]float32{float32(c), float32(d), float32(e), float32(f)}; [4]float32(z32[4*i:]) != w {
+		r0, r1 := radius32(x[0]), radius32(x[2])
+		s0, c0 := sinCos32(x[1])
+		s1, c1 := sinCos32(x[3])
+		if w := [4]float32{r0 * c0, r0 * s0, r1 * c1, r1 * s1}; [4]float32(z32[4*i:]) != w {
 			t.Errorf("Fill32 block %d = %v, want %v", i, z32[4*i:4*i+4], w)
+		}
+		for j := range 4 {
+			if wide[4*i+j] != float64(z32[4*i+j]) {
+				t.Errorf("FillWide block %d value %d = %v, Fill32's %v", i, j, wide[4*i+j], z32[4*i+j])
+			}
 		}
 		for j := range 4 {
 			if w := (float32(x[j]>>8) + 0.5) / (1 << 24); u32[4*i+j] != w {

@@ -81,7 +81,9 @@ func TestSinCosTurns(t *testing.T) {
 // Fill's hash was regenerated once, deliberately, when the transform became Estrin
 // polynomials with FMAs (issue 44, before the stream was released); the other three
 // did not change (Fill32's float64 values moved by an ulp or so, never across a float32
-// rounding in these 2¹⁶).
+// rounding in these 2¹⁶). Fill32's was regenerated once more, deliberately, when its
+// transform became float32 arithmetic (transform32.go; values within a few float32 ulp of
+// the old ones), and FillWide's, its values widened, pinned beside it.
 // Every path this CPU has (pure Go, AVX2, AVX-512) is held to the same hashes.
 func TestStreamsPinned(t *testing.T) {
 	const seed, trial, step, n = 0x0123456789abcdef, 1<<40 + 7, 11, 1 << 16
@@ -99,7 +101,12 @@ func TestStreamsPinned(t *testing.T) {
 			x := make([]float32, n)
 			Fill32(x, seed, trial, step)
 			return bits32(x)
-		}, "27e43cab94591534c180f5a2b566fb10"},
+		}, "e2d32a6b221080e847d616d125823b11"},
+		{"FillWide", func() []uint64 {
+			x := make([]float64, n)
+			FillWide(x, seed, trial, step)
+			return bits64(x)
+		}, "3e8328037cd79292ec9fa6c81d6628ae"},
 		{"FillUniform", func() []uint64 {
 			x := make([]float64, n)
 			FillUniform(x, seed, trial, step)

@@ -1,0 +1,116 @@
+package philox
+
+import "math"
+
+// The float32 transform: Fill32's and FillWide's normals, four a block, from the block's
+// 32-bit words. Box–Muller as Fill's, but in float32 arithmetic after an exact reduction,
+// so that a SIMD kernel runs sixteen lanes a 512-bit register with series of four and
+// five terms, where Fill's float64 transform runs eight with seven and eight. Every
+// operation is one correctly rounded IEEE 754 float32 operation (the sums of products
+// fused, fma32), so that VFMADD231PS and the other packed instructions lane by lane give
+// the same bits as this Go.
+//
+// A pair of words (a, b) gives one radius and one angle:
+//
+//	u = (a + ½)·2⁻³²,  R = √(−2 ln u),  v = b·2⁻³²,  the normals R·cos 2πv, R·sin 2πv.
+//
+// The log: x = a + ½ is exact in float64, x = m·2^e with m in [√½, √2) (both exact), so
+// −2 ln u = (32 − e)·2ln2 − 2 ln m, and with f = m − 1 (exact; then rounded once to
+// float32, relatively: a u near 1 keeps its small log's digits) and s = f/(2 + f),
+// −2 ln m = −4 atanh s = s·Q(s²). The angle: 4v = k + f, k the nearest integer, f in
+// [−½, ½) read from b's low 30 bits as a signed integer (rounded once to float32,
+// relatively: an angle near a right angle keeps its digits), sin(πf/2) = f·S(f²),
+// cos(πf/2) = C(f²), turned by k right angles (quadrant32).
+
+// The float32 series' coefficients: near-minimax fits of −4·atanh(s)/s in z = s² on
+// [0, 0.02944] (|s| ≤ (√2−1)/(√2+1)), sin(πf/2)/f and cos(πf/2) in z = f² on [0, ¼],
+// rounded to float32 (asm/coef32.py makes and checks them): within 2⁻²⁹·², 2⁻²⁴·⁷ (the
+// rounding of π/2, the first coefficient, is nearly all of it) and 2⁻²⁶·⁶ relatively.
+var (
+	atanh32Coef = [4]float32{-4, -1.333336353302002, -0.7994968891143799, -0.5984904170036316}
+	sin32Coef   = [4]float32{1.5707963705062866, -0.6459634900093079, 0.07968021929264069, -0.004602149128913879}
+	cos32Coef   = [5]float32{1, -1.2337005138397217, 0.25366920232772827, -0.02086007036268711, 0.0009036280680447817}
+)
+
+// ln2x2 is 2 ln 2 rounded to float32.
+const ln2x2 = float32(2 * math.Ln2)
+
+// fma32 is x·y + z rounded once to float32, as VFMADD231PS computes it. x·y is exact in
+// float64 (24 + 24 bits), so the float64 sum s is x·y + z rounded once; rounding s again
+// to float32 is the fused result unless s lies exactly halfway between two float32s and
+// the sum was inexact, where the exact sum's side of s decides (double rounding's one
+// failure, TestFMA32IsFused).
+func fma32(x, y, z float32) float32 {
+	p := float64(x) * float64(y)
+	s := p + float64(z)
+	r := float32(s)
+	if float64(r) == s {
+		return r // s is a float32: the exact sum is within half a float64 ulp of it
+	}
+	// The sum's rounding error, exactly (Knuth's TwoSum).
+	bv := s - p
+	e := (p - (s - bv)) + (float64(z) - bv)
+	if e == 0 {
+		return r
+	}
+	other := math.Nextafter32(r, float32(math.Copysign(math.Inf(1), s-float64(r))))
+	if mid := (float64(r) + float64(other)) / 2; s != mid {
+		return r // s is not a tie: the exact sum rounds as s does
+	}
+	// A tie in s, broken by the error: toward other if the exact sum lies on its side.
+	if (e > 0) == (float64(other) > s) {
+		return other
+	}
+	return r
+}
+
+// radius32 is R = √(−2 ln u) for u = (a + ½)·2⁻³², in float32.
+func radius32(a uint32) float32 {
+	x := float64(a) + 0.5 // exact: 33 bits
+	b := math.Float64bits(x)
+	e := int32(b>>52) - 1023 // x in [2^e, 2^(e+1)), e in [−1, 31]
+	mb := b&(1<<52-1) | 1023<<52
+	big := b2u(math.Float64frombits(mb) > math.Sqrt2)
+	m := math.Float64frombits(mb - big<<52) // in [√½, √2)
+	e += int32(big)
+	f := float32(m - 1) // m − 1 exact (Sterbenz), rounded once
+	s := f / (2 + f)
+	z := s * s
+	q := horner4(&atanh32Coef, z)
+	big2 := float32(32-e) * ln2x2 // (32 − e)·2ln2, e ≤ 32: ≥ 0
+	return float32(math.Sqrt(float64(fma32(s, q, big2))))
+}
+
+// horner4 is c[0] + c[1]z + c[2]z² + c[3]z³ by Horner's rule, each step one fma32.
+func horner4(c *[4]float32, z float32) float32 {
+	return fma32(fma32(fma32(c[3], z, c[2]), z, c[1]), z, c[0])
+}
+
+// sinCos32 is sin 2πv and cos 2πv for v = b·2⁻³², in float32.
+func sinCos32(b uint32) (sin, cos float32) {
+	k := (b + 1<<29) >> 30              // nearest quarter turn (mod 4)
+	f := float32(int32(b<<2)) * 0x1p-32 // 4v − k in [−½, ½), rounded once
+	z := f * f
+	s := f * horner4(&sin32Coef, z)
+	c := fma32(horner4((*[4]float32)(cos32Coef[1:]), z), z, cos32Coef[0])
+	return quadrant32(s, c, k)
+}
+
+// quadrant32 is quadrant's float32 twin: (s, c) turned by k right angles.
+func quadrant32(s, c float32, k uint32) (sin, cos float32) {
+	q := k & 3
+	swap := -(q & 1)
+	sb, cb := math.Float32bits(s), math.Float32bits(c)
+	sin = math.Float32frombits((sb&^swap | cb&swap) ^ (q>>1)<<31)
+	cos = math.Float32frombits((cb&^swap | sb&swap) ^ ((q^q>>1)&1)<<31)
+	return sin, cos
+}
+
+// normals32 is the four float32 normals of a block's words: (R·cos, R·sin) of the pair
+// (w[0], w[1]), then of (w[2], w[3]).
+func normals32(w [4]uint32) [4]float32 {
+	r0, r1 := radius32(w[0]), radius32(w[2])
+	s0, c0 := sinCos32(w[1])
+	s1, c1 := sinCos32(w[3])
+	return [4]float32{r0 * c0, r0 * s0, r1 * c1, r1 * s1}
+}
