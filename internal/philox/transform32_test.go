@@ -1,0 +1,131 @@
+package philox
+
+import (
+	"math"
+	"math/big"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// fma32Exact is x·y + z rounded once to float32, in exact arithmetic (big.Float): the
+// value VFMADD231PS gives.
+func fma32Exact(x, y, z float32) float32 {
+	p := new(big.Float).SetPrec(1000).SetFloat64(float64(x))
+	p.Mul(p, new(big.Float).SetFloat64(float64(y)))
+	p.Add(p, new(big.Float).SetFloat64(float64(z)))
+	f, _ := p.Float32() // nearest, ties to even
+	return f
+}
+
+// fma32 is the fused float32 multiply-add, against exact arithmetic: on arbitrary
+// finite operands, and on sums that land exactly halfway between two float32s in
+// float64 while the exact sum is not halfway (double rounding's one failure, where
+// float32(math.FMA) is wrong: 8+2⁻²⁰ times 8−2⁻²⁰ plus 2³⁰+128 is 2³⁰+192−2⁻⁴⁰, which
+// rounds to 2³⁰+192 in float64 and then, ties to even, to 2³⁰+256, where the exact
+// sum rounds to 2³⁰+128). Planted: fma32 without its tie correction fails on the
+// crafted cases.
+func TestFMA32IsFused(t *testing.T) {
+	ties := [][3]float32{
+		{8 + 0x1p-20, 8 - 0x1p-20, 0x1p30 + 128},      // exact below the tie
+		{8 + 0x1p-20, 8 + 0x1p-20, 0x1p30 + 64 + 256}, // exact above a tie
+		{-(8 + 0x1p-20), 8 - 0x1p-20, -(0x1p30 + 128)},
+		{8 + 0x1p-20, 8 - 0x1p-20, -(0x1p30 + 256)},
+	}
+	for _, c := range ties {
+		if got, want := fma32(c[0], c[1], c[2]), fma32Exact(c[0], c[1], c[2]); got != want {
+			t.Errorf("fma32(%v, %v, %v) = %v, exact %v", c[0], c[1], c[2], got, want)
+		}
+	}
+	if x, y, z := ties[0][0], ties[0][1], ties[0][2]; float32(math.FMA(float64(x), float64(y), float64(z))) == fma32Exact(x, y, z) {
+		t.Fatal("the crafted tie is not a double-rounding case: the test cannot fail")
+	}
+	finite := rapid.Custom(func(t *rapid.T) float32 {
+		// Exponents within ±60, so that no product or sum overflows or goes subnormal.
+		m := rapid.Uint32Range(0, 1<<23-1).Draw(t, "mantissa")
+		e := rapid.IntRange(-60, 60).Draw(t, "exponent")
+		v := float32(math.Ldexp(float64(1<<23|m), e-23))
+		if rapid.Bool().Draw(t, "negative") {
+			v = -v
+		}
+		return v
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		x, y, z := finite.Draw(t, "x"), finite.Draw(t, "y"), finite.Draw(t, "z")
+		if rapid.Bool().Draw(t, "near a tie") {
+			// z cancels the product's top bits, so the sum's float64 rounding falls near
+			// a float32 midpoint more often than at random.
+			z = -float32(float64(x) * float64(y))
+			z += float32(math.Ldexp(float64(rapid.IntRange(-8, 8).Draw(t, "nudge")), rapid.IntRange(-80, 40).Draw(t, "scale")))
+		}
+		if got, want := fma32(x, y, z), fma32Exact(x, y, z); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fma32(%v, %v, %v) = %v, exact %v", x, y, z, got, want)
+		}
+	})
+}
+
+// The float32 transform is the Box–Muller transform of its uniforms to within its
+// first-order error analysis, relatively, in units of u = 2⁻²⁴ (float32's unit
+// roundoff: each rounded operation is off by at most u of its result):
+//
+//   - the radius: s = f/(2+f) carries f's rounding (×2/(2+f) ≤ 1.17), the sum's and
+//     the division's, 3.2u; Q its last fused step's u and the series' 0.03u; so s·Q
+//     = −2 ln m is within 4.2u. Where −2 ln u = E + s·Q cancels most (e = 31, E = 2ln2,
+//     R² ≥ ln 2), R²'s error is ((u + ρ)·E + 4.2u·|s·Q|)/R² + u = 7.3u (ρ = 0.046u,
+//     2ln2's rounding to float32), halved by the square root, plus its own u: 4.7u;
+//   - the sine: f's rounding u, the series' last fused step u and its error 0.6u
+//     (0.47u of it π/2's rounding), the product f·S u, the inner steps damped by
+//     z·S'/S ≤ 0.11: 3.7u; the cosine: its last step u, z = f² (3u) and the inner
+//     steps (u) damped by z·C'/C ≤ 0.45, the series 0.16u: 3u.
+//
+// Measured over 2²² words and the reductions' edges: 2.77u and 2.92u. The reference is
+// float64 (math.Log, and math.Sincos of the angle reduced in turns exactly, so that
+// sines near an axis keep their digits), within 2⁻⁵⁰ of exact. Planted: the cosine's
+// z² or atanh's z coefficient changed in its fourth digit, or the m > √2 select
+// dropped, fails it (a change where a coefficient weighs less than u, atanh's z² in its
+// fourth digit, does not: TestStreamsPinned holds the bits).
+func TestTransform32Accuracy(t *testing.T) {
+	const radiusTol, angleTol = 4.7 * 0x1p-24, 3.7 * 0x1p-24
+	words := []uint32{0, 1, 2, 1 << 31, 1<<31 - 1, 1<<31 + 1, math.MaxUint32, math.MaxUint32 - 1,
+		1 << 29, 1<<29 - 1, 1<<29 + 1, 3 << 29, 1 << 30, 1<<30 - 1, 1<<30 + 1, 3 << 30,
+		3037000499, 3037000500, 1518500249, 1518500250} // ⌊√2·2³¹⌋, ⌊√2·2³⁰⌋ and one past: the m > √2 select's edges
+	n := 1 << 22
+	if testing.Short() {
+		n = 1 << 18
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for range n {
+		x = x*6364136223846793005 + 1442695040888963407
+		words = append(words, uint32(x>>32))
+	}
+	worstR, worstA := 0.0, 0.0
+	for _, w := range words {
+		exact := math.Sqrt(-2 * math.Log((float64(w)+0.5)*0x1p-32))
+		if e := math.Abs(float64(radius32(w))-exact) / exact; e > worstR {
+			worstR = e
+			if e > radiusTol {
+				t.Errorf("radius32(%d) = %v, exact %v: relative error %.3g u", w, radius32(w), exact, e*0x1p24)
+			}
+		}
+		k := (w + 1<<29) >> 30
+		f := float64(int32(w<<2)) * 0x1p-32 // exact in float64
+		s0, c0 := math.Sincos(math.Pi / 2 * f)
+		es, ec := quadrant(s0, c0, float64(k&3))
+		s, c := sinCos32(w)
+		for _, p := range [][2]float64{{float64(s), es}, {float64(c), ec}} {
+			if p[1] == 0 {
+				if p[0] != 0 {
+					t.Errorf("sinCos32(%d) = %v, %v where exact is 0", w, s, c)
+				}
+				continue
+			}
+			if e := math.Abs(p[0]-p[1]) / math.Abs(p[1]); e > worstA {
+				worstA = e
+				if e > angleTol {
+					t.Errorf("sinCos32(%d) = %v, %v, exact %v, %v: relative error %.3g u", w, s, c, es, ec, e*0x1p24)
+				}
+			}
+		}
+	}
+	t.Logf("worst relative errors over %d words: radius %.3f u, sine-cosine %.3f u", len(words), worstR*0x1p24, worstA*0x1p24)
+}
