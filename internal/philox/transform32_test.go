@@ -76,7 +76,8 @@ func TestFMA32IsFused(t *testing.T) {
 //   - the sine: f's rounding u, the series' last fused step u and its error 0.6u
 //     (0.47u of it π/2's rounding), the product f·S u, the inner steps damped by
 //     z·S'/S ≤ 0.11: 3.7u; the cosine: its last step u, z = f² (3u) and the inner
-//     steps (u) damped by z·C'/C ≤ 0.45, the series 0.16u: 3u.
+//     steps (u) damped by z·C'/C ≤ 0.45, the series 0.16u: 3u;
+//   - a normal, their product rounded: 4.7u + 3.7u + u = 9.4u.
 //
 // Measured over 2²² words and the reductions' edges: 2.77u and 2.92u. The reference is
 // float64 (math.Log, and math.Sincos of the angle reduced in turns exactly, so that
@@ -85,7 +86,7 @@ func TestFMA32IsFused(t *testing.T) {
 // dropped, fails it (a change where a coefficient weighs less than u, atanh's z² in its
 // fourth digit, does not: TestStreamsPinned holds the bits).
 func TestTransform32Accuracy(t *testing.T) {
-	const radiusTol, angleTol = 4.7 * 0x1p-24, 3.7 * 0x1p-24
+	const radiusTol, angleTol, normalTol = 4.7 * 0x1p-24, 3.7 * 0x1p-24, 9.4 * 0x1p-24
 	words := []uint32{0, 1, 2, 1 << 31, 1<<31 - 1, 1<<31 + 1, math.MaxUint32, math.MaxUint32 - 1,
 		1 << 29, 1<<29 - 1, 1<<29 + 1, 3 << 29, 1 << 30, 1<<30 - 1, 1<<30 + 1, 3 << 30,
 		3037000499, 3037000500, 1518500249, 1518500250} // ⌊√2·2³¹⌋, ⌊√2·2³⁰⌋ and one past: the m > √2 select's edges
@@ -112,6 +113,14 @@ func TestTransform32Accuracy(t *testing.T) {
 		s0, c0 := math.Sincos(math.Pi / 2 * f)
 		es, ec := quadrant(s0, c0, float64(k&3))
 		s, c := sinCos32(w)
+		// A normal, R·cos or R·sin of one word's radius and another's angle (here the
+		// same word's): the two errors and the product's rounding, 9.4u.
+		r := radius32(w)
+		for _, p := range [][2]float64{{float64(r * c), exact * ec}, {float64(r * s), exact * es}} {
+			if p[1] != 0 && math.Abs(p[0]-p[1]) > normalTol*math.Abs(p[1]) {
+				t.Errorf("normal of word %d = %v, exact %v: relative error %.3g u", w, p[0], p[1], math.Abs(p[0]-p[1])/math.Abs(p[1])*0x1p24)
+			}
+		}
 		for _, p := range [][2]float64{{float64(s), es}, {float64(c), ec}} {
 			if p[1] == 0 {
 				if p[0] != 0 {

@@ -260,7 +260,7 @@ func BenchmarkFullEpoch(b *testing.B) {
 			for b.Loop() {
 				for s := range uint32(n / batch) {
 					for t, key := range keys {
-						philox.FillScaled(z[t*d:(t+1)*d], sd, key, 0, s)
+						philox.FillScaledWide(z[t*d:(t+1)*d], sd, key, 0, s)
 					}
 				}
 			}

@@ -17,7 +17,7 @@ import (
 // pass over the batch's rows (ensemble.LogisticGradient), instead of k passes. Run t draws
 // from its own stream exactly what a Model draws, in the same order (its initial point,
 // then one noise key at the start of every Epochs call), and adds at step s of a call the
-// Model's noise, √(2ησ²)·philox.Fill(key, 0, s), so it is the Model of LearnOrdered with
+// Model's noise, √(2ησ²)·philox.FillWide(key, 0, s), so it is the Model of LearnOrdered with
 // that stream up to rounding: the gradients' sums run in another order. A run's iterates
 // are the same bits whatever the ensemble's size and the run's place in it (every
 // per-run operation, the projection's norm too, runs in the same order on the run's own
@@ -153,7 +153,7 @@ func (e *Ensemble) step(j int, s uint32) {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
 	for t, key := range e.keys {
-		philox.FillScaled(e.z[t*d:(t+1)*d], sd, key, 0, s) // sd·z, rounded once
+		philox.FillScaledWide(e.z[t*d:(t+1)*d], sd, key, 0, s) // sd·z, rounded once
 	}
 	norm2 := e.norm2[:k]
 	clear(norm2)

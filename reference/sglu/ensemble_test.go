@@ -283,7 +283,7 @@ func stepBefore(e *Ensemble, theta []float64, j int, s uint32) int {
 	}
 	z := make([]float64, k*d)
 	for t, key := range e.keys {
-		philox.FillScaled(z[t*d:(t+1)*d], sd, key, 0, s)
+		philox.FillScaledWide(z[t*d:(t+1)*d], sd, key, 0, s)
 	}
 	eta := p.StepSize
 	norm2 := make([]float64, k)

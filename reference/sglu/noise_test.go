@@ -13,9 +13,9 @@ import (
 
 // Every step's noise is its address's, bit for bit: a twin of each run's stream, drawn as
 // the run draws (the initial law, one key per Epochs call, a removal's replacement),
-// predicts the noise of the last step of every call, √(2ησ²)·philox.Fill(key, 0, s) with
+// predicts the noise of the last step of every call, √(2ησ²)·philox.FillWide(key, 0, s) with
 // s = K·n/b − 1, for a Model and for every run of an Ensemble, and leaves the twin where
-// the run's stream is. Calls of 0, 1 and 2 epochs of 3 batches, d = 5 (Fill's odd tail).
+// the run's stream is. Calls of 0, 1 and 2 epochs of 3 batches, d = 5 (FillWide's partial last block).
 //
 // Planted, each was seen to fail it: the key drawn at every step instead of once a call
 // (Model and Ensemble), the step counted within the epoch only (s = j), every run of an
@@ -30,14 +30,14 @@ func TestEpochsNoiseAddressing(t *testing.T) {
 	stream := func(t int) *rand.Rand { return reference.Streams{Seed: 5, Trial: t}.Rand("u") }
 	want := func(key uint64, K int) []float64 {
 		z := make([]float64, d)
-		philox.Fill(z, key, 0, uint32(K*n/b-1))
+		philox.FillWide(z, key, 0, uint32(K*n/b-1))
 		return z
 	}
 	same := func(what string, got, z []float64, scale float64) {
 		t.Helper()
 		for i := range z {
 			if got[i] != scale*z[i] {
-				t.Fatalf("%s: noise[%d] = %v, want %v·Fill = %v", what, i, got[i], scale, scale*z[i])
+				t.Fatalf("%s: noise[%d] = %v, want %v·FillWide = %v", what, i, got[i], scale, scale*z[i])
 			}
 		}
 	}
