@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -243,7 +244,7 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 			return nil, fmt.Errorf("%w; the parts' trials cannot be merged by this version: rerun every part from scratch, then merge again: %s", err, strings.Join(j.Replay.Shards.RerunCommands("--fresh"), "; "))
 		}
 		if errors.As(err, &ce) { // Run's errors name the command already
-			return nil, fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over)", err)
+			return nil, fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over%s)", err, j.rerun())
 		}
 		return nil, err
 	}
@@ -251,6 +252,20 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 		return nil, OutError(j.Command, err)
 	}
 	return rep, nil
+}
+
+// rerun is ": " and the command that runs the job again from scratch (audit run, its
+// replayed arguments, --fresh, its part and folder; every word quoted for a shell), or ""
+// where the job keeps no arguments to replay (demo's, a merge's).
+func (j *Job) rerun() string {
+	if j.Command != "run" || j.ReplayArgs == nil {
+		return ""
+	}
+	args := append(append([]string{"audit", "run"}, j.ReplayArgs...), "--fresh")
+	if !j.Shard.Whole() {
+		args = append(args, "--shard="+j.Shard.String())
+	}
+	return ": " + shell.Join(append(args, "--out="+j.Out))
 }
 
 // PartDir is the folder of the job's part of the trials: Out/shard-I-of-N.
@@ -289,7 +304,7 @@ func (j *Job) RunPart(ctx context.Context, p *Prepared) (*trials.ShardManifest, 
 	if err := RunShard(ctx, plan, j.Shard); err != nil {
 		var ce *trials.CheckpointError
 		if errors.As(err, &ce) {
-			return nil, fmt.Errorf("%w (--fresh discards this part's kept trials and starts over)", err)
+			return nil, fmt.Errorf("%w (--fresh discards this part's kept trials and starts over%s)", err, j.rerun())
 		}
 		return nil, err
 	}
