@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
