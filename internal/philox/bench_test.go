@@ -31,16 +31,24 @@ func copyNsPerValue(n int, f32 bool) float64 {
 	return best
 }
 
-// BenchmarkFill is Fill's and Fill32's cost a normal (ns/normal) and its multiple of the
-// cost of copying the same bytes (×copy), for one engine-sized stream (784 normals, a
-// model's noise at a step) and a long one (2¹⁶, beyond L1), on each path this CPU has
-// (path=avx512, avx2, go: the widest is what Fill runs). cpu-ns/normal is the same cost
-// in the thread's CPU time (Linux), which a machine shared with other work inflates less
-// than the wall time.
+// benchFills are the fills BenchmarkFill times: Fill (float64), Fill32 (float32) and
+// FillScaledWide (wide: Fill32's normals in float64 times a scale, the engine's call).
+var benchFills = []struct {
+	name string
+	f32  bool // float32 output
+	wide bool
+}{{"float64", false, false}, {"float32", true, false}, {"wide", false, true}}
+
+// BenchmarkFill is Fill's, Fill32's and FillScaledWide's cost a normal (ns/normal) and its
+// multiple of the cost of copying the same bytes (×copy), for one engine-sized stream
+// (784 normals, a model's noise at a step) and a long one (2¹⁶, beyond L1), on each path
+// this CPU has (path=avx512, avx2, go: the widest is what Fill runs). cpu-ns/normal is
+// the same cost in the thread's CPU time (Linux), which a machine shared with other work
+// inflates less than the wall time.
 func BenchmarkFill(b *testing.B) {
 	for _, pth := range paths() {
 		for _, n := range []int{784, 1 << 16} {
-			for _, p := range precisions {
+			for _, p := range benchFills {
 				b.Run(fmt.Sprintf("path=%s/%s/n=%d", pathNames[pth], p.name, n), func(b *testing.B) {
 					defer lockThread()()
 					floor := copyNsPerValue(n, p.f32)
@@ -52,9 +60,12 @@ func BenchmarkFill(b *testing.B) {
 					cpu0, cpuOK := threadCPU()
 					b.ResetTimer()
 					for b.Loop() {
-						if p.f32 {
+						switch {
+						case p.f32:
 							Fill32(d32, 1, trial, 0)
-						} else {
+						case p.wide:
+							FillScaledWide(d64, 0.01, 1, trial, 0)
+						default:
 							Fill(d64, 1, trial, 0)
 						}
 						trial++

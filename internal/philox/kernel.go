@@ -21,26 +21,40 @@ var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"
 
 // Philox and the transform are two kernels (but AVX2's float64): philoxAVX512 writes the
 // words of a chunk of blocks to a buffer on the stack, six groups of eight blocks side by
-// side, and the transform kernels read them, three groups a step (float64) or two
-// (float32); on AVX2, philoxAVX2 runs two groups of four and the float32 transform one.
-// Philox's ten dependent rounds and the transform's series, division and square root are
-// chains each group waits on; apart, each kernel holds the registers for its own chains
-// only, AVX-512's Philox six groups where one kernel held two, AVX2's float32 Philox two
-// where it held one. A chunk's last groups, fewer than a step, go through the One kernels
-// (one group a step), so that no more than a group's blocks are drawn past a length's end
-// (392 blocks, the engine's 784 float64 normals, are 49 groups of eight).
+// side, and the transform kernels read them, three groups a step for Fill's float64
+// transform, two units of two groups (16 blocks, 16 float32 lanes) for the float32 one
+// (Fill32's and FillWide's); on AVX2, philoxAVX2 runs two groups of four and the float32
+// transform one unit of two (8 blocks, 8 lanes). Philox's ten dependent rounds and the
+// transform's series, division and square root are chains each group waits on; apart,
+// each kernel holds the registers for its own chains only, AVX-512's Philox six groups
+// where one kernel held two, AVX2's float32 Philox two where it held one. A chunk's last
+// groups or units, fewer than a step, go through the One kernels (one a step), so that no
+// more than a group's or unit's blocks are drawn past a length's end (392 blocks, the
+// engine's 784 float64 normals, are 49 groups of eight).
 const (
 	chunkBlocks = 96              // blocks a chunk: whole steps of every kernel
 	bufWords    = 4 * chunkBlocks // the buffer: 3 KiB, a quadword a word
 )
 
-// shape is the path's split kernels' steps: blocks a group, and groups a Philox step, a
-// float64 transform step (AVX-512's only) and a float32 one.
-func shape() (group, philoxGroups, groups64, groups32 int) {
-	if path == pathAVX512 {
-		return 8, 6, 3, 2
+// The split kernels' transforms: Fill's float64 Box–Muller (transform.go, two normals a
+// block), or the float32 one (transform32.go, four a block), written as float32 or, for
+// FillWide, widened to float64.
+const (
+	law64 = iota
+	law32
+)
+
+// shape is the path's split kernels' steps for a law: blocks a group (Philox's), groups
+// a Philox step, blocks a transform unit (a group for law64, two for law32: the float32
+// lanes are twice the quadword ones) and units a transform step.
+func shape(law int) (group, philoxGroups, unit, units int) {
+	switch {
+	case path == pathAVX512 && law == law64:
+		return 8, 6, 8, 3
+	case path == pathAVX512:
+		return 8, 6, 16, 2
 	}
-	return 4, 2, 0, 1
+	return 4, 2, 8, 1 // AVX2's float32: its float64 is not split
 }
 
 // preRounds is what a kernel needs of the stream besides the block index: the key of
@@ -103,7 +117,7 @@ func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	}
 	pre := preRounds(seed, trial, step)
 	if path == pathAVX512 {
-		split(dst, sd, block, &pre)
+		split(dst, sd, block, &pre, law64)
 		return
 	}
 	const per = 2 * step64AVX2
@@ -135,7 +149,7 @@ func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64
 // philoxWords writes the words of groups groups from block on to words: the Philox
 // kernel's whole steps, then its One twin's.
 func philoxWords(words *[bufWords]uint64, groups int, block uint32, pre *[20]uint64) {
-	group, per, _, _ := shape()
+	group, per, _, _ := shape(law64)
 	steps := groups / per
 	if steps > 0 {
 		if path == pathAVX512 {
@@ -154,34 +168,34 @@ func philoxWords(words *[bufWords]uint64, groups int, block uint32, pre *[20]uin
 	}
 }
 
-// split is fill64 and fill32 on the split kernels (AVX-512's, and AVX2's float32): chunk
-// by chunk, Philox's words, then the transform's whole steps and groups to dst and the
-// last partial group through a buffer. One body for both precisions, the kernels called
-// directly (through transform), so that the word buffer stays on the stack: a version
-// taking the transform as a function value made it escape, an allocation a call.
-func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64) {
-	var zero F
-	group, _, groups64, groups32 := shape()
-	perBlock, groups := 2, groups64 // values a block, transform groups a step
-	if unsafe.Sizeof(zero) == 4 {
-		perBlock, groups = 4, groups32
+// split is fill64, fill32 and fillWide on the split kernels (AVX-512's, and AVX2's
+// float32 transform): chunk by chunk, Philox's words (whole units), then the transform's
+// whole steps and units to dst and the last partial unit through a buffer. One body for
+// every output, the kernels called directly (through transform), so that the word buffer
+// stays on the stack: a version taking the transform as a function value made it escape,
+// an allocation a call.
+func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64, law int) {
+	group, _, unit, units := shape(law)
+	perBlock := 4 // values a block
+	if law == law64 {
+		perBlock = 2
 	}
-	per := perBlock * group // values a group
+	per := perBlock * unit // values a unit
 	var words [bufWords]uint64
 	for len(dst) > 0 {
 		n := min(len(dst), perBlock*chunkBlocks)
-		philoxWords(&words, (n+per-1)/per, block, pre)
+		philoxWords(&words, (n+per-1)/per*(unit/group), block, pre)
 		full := n / per
-		steps := full / groups
+		steps := full / units
 		if steps > 0 {
-			transform(&dst[0], &words[0], steps, sd, false)
+			transform(&dst[0], &words[0], steps, sd, false, law)
 		}
-		if g := full - steps*groups; g > 0 {
-			transform(&dst[steps*groups*per], &words[4*steps*groups*group], g, sd, true)
+		if u := full - steps*units; u > 0 {
+			transform(&dst[steps*units*per], &words[4*steps*units*unit], u, sd, true, law)
 		}
 		if rest := n - full*per; rest > 0 {
-			var buf [32]F // a group's values: 16 float64 or 32 float32
-			transform(&buf[0], &words[4*full*group], 1, sd, true)
+			var buf [64]F // a unit's values: 16 float64 (law64) or 64 (law32)
+			transform(&buf[0], &words[4*full*unit], 1, sd, true, law)
 			copy(dst[full*per:n], buf[:rest])
 		}
 		dst = dst[n:]
@@ -189,14 +203,18 @@ func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64) {
 	}
 }
 
-// transform calls the float64 or float32 transform kernels (transform64, transform32).
-func transform[F float32 | float64](dst *F, words *uint64, steps int, sd F, one bool) {
+// transform calls the float64 transform's kernels (transform64) or the float32 one's,
+// writing float32 (transform32) or float64 (transformWide).
+func transform[F float32 | float64](dst *F, words *uint64, steps int, sd F, one bool, law int) {
 	var zero F
-	if unsafe.Sizeof(zero) == 8 {
+	switch {
+	case unsafe.Sizeof(zero) == 4:
+		transform32((*float32)(unsafe.Pointer(dst)), words, steps, float32(sd), one)
+	case law == law64:
 		transform64((*float64)(unsafe.Pointer(dst)), words, steps, float64(sd), one)
-		return
+	default:
+		transformWide((*float64)(unsafe.Pointer(dst)), words, steps, float64(sd), one)
 	}
-	transform32((*float32)(unsafe.Pointer(dst)), words, steps, float32(sd), one)
 }
 
 // transform64 calls AVX-512's float64 transform (one group a step if one), the unscaled
@@ -216,34 +234,57 @@ func transform64(dst *float64, words *uint64, steps int, sd float64, one bool) {
 	}
 }
 
-// transform32 is transform64's float32 twin (AVX2's float32 transform runs one group a
-// step: it is its own One).
+// transform32 calls the float32 transform's float32 kernels (one unit a step if one;
+// AVX2's runs one unit a step: it is its own One). They always multiply by sd: with sd
+// = 1 the values are the same (z·1 = z), at one multiply a vector.
 func transform32(dst *float32, words *uint64, steps int, sd float32, one bool) {
 	switch {
-	case path == pathAVX512 && one && sd == 1:
-		fill32OneAVX512(dst, words, steps, sd)
 	case path == pathAVX512 && one:
-		fill32ScaledOneAVX512(dst, words, steps, sd)
-	case path == pathAVX512 && sd == 1:
-		fill32AVX512(dst, words, steps, sd)
+		fill32OneAVX512(dst, words, steps, sd)
 	case path == pathAVX512:
-		fill32ScaledAVX512(dst, words, steps, sd)
-	case sd == 1:
-		fill32AVX2(dst, words, steps, sd)
+		fill32AVX512(dst, words, steps, sd)
 	default:
-		fill32ScaledAVX2(dst, words, steps, sd)
+		fill32AVX2(dst, words, steps, sd)
+	}
+}
+
+// transformWide is transform32's twin writing sd·float64(z) in float64.
+func transformWide(dst *float64, words *uint64, steps int, sd float64, one bool) {
+	switch {
+	case path == pathAVX512 && one:
+		fillWideOneAVX512(dst, words, steps, sd)
+	case path == pathAVX512:
+		fillWideAVX512(dst, words, steps, sd)
+	default:
+		fillWideAVX2(dst, words, steps, sd)
 	}
 }
 
 // fill32 writes sd·z rounded to float32 for the stream's float32 normals z from 4·block
-// on (normals32's, block by block).
+// on (normals32's): the split kernels, or a block at a time in Go.
 func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
-	fillFrom32(dst, seed, trial, step, block, func(z float32) float32 { return sd * z })
+	if len(dst) == 0 {
+		return
+	}
+	if path == pathGo {
+		fillFrom32(dst, seed, trial, step, block, func(z float32) float32 { return sd * z })
+		return
+	}
+	pre := preRounds(seed, trial, step)
+	split(dst, sd, block, &pre, law32)
 }
 
 // fillWide writes sd·z in float64, one rounding, for the same normals z widened (exact).
 func fillWide(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
-	fillFrom32(dst, seed, trial, step, block, func(z float32) float64 { return sd * float64(z) })
+	if len(dst) == 0 {
+		return
+	}
+	if path == pathGo {
+		fillFrom32(dst, seed, trial, step, block, func(z float32) float64 { return sd * float64(z) })
+		return
+	}
+	pre := preRounds(seed, trial, step)
+	split(dst, sd, block, &pre, law32)
 }
 
 // fillFrom32 writes out(z) for the stream's float32 normals z from 4·block on, a block
