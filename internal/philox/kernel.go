@@ -169,7 +169,7 @@ func philoxWords(words *[bufWords]uint64, groups int, block uint32, pre *[20]uin
 }
 
 // split is fill64, fill32 and fillWide on the split kernels (AVX-512's, and AVX2's
-// float32 transform): chunk by chunk, Philox's words (whole units), then the transform's
+// float32 transform): chunk by chunk, Philox's words (whole groups), then the transform's
 // whole steps and units to dst and the last partial unit through a buffer. One body for
 // every output, the kernels called directly (through transform), so that the word buffer
 // stays on the stack: a version taking the transform as a function value made it escape,
@@ -184,7 +184,10 @@ func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64, la
 	var words [bufWords]uint64
 	for len(dst) > 0 {
 		n := min(len(dst), perBlock*chunkBlocks)
-		philoxWords(&words, (n+per-1)/per*(unit/group), block, pre)
+		// Philox's whole groups: a last unit's group past the length's end is not
+		// drawn, and the transform reads the buffer's stale words there, its values
+		// discarded.
+		philoxWords(&words, (n+perBlock*group-1)/(perBlock*group), block, pre)
 		full := n / per
 		steps := full / units
 		if steps > 0 {
