@@ -1,8 +1,9 @@
-// Command asm generates internal/philox's assembly kernels with avo: Fill's and Fill32's
-// Philox4x32-10 and Box–Muller transform on groups of eight blocks in 512-bit registers
-// (AVX-512 F and DQ: a Philox kernel writing the words to a buffer, transform kernels
-// reading them, and one-group twins of each for a length's last groups) or four in
-// 256-bit ones (AVX2: Philox and the transform in one kernel). One generator writes the
+// Command asm generates internal/philox's assembly kernels with avo: Philox4x32-10 and
+// Fill's Box–Muller transform on groups of eight blocks in 512-bit registers (AVX-512 F
+// and DQ: a Philox kernel writing the words to a buffer, transform kernels reading them,
+// and one-group twins of each for a length's last groups) or four in 256-bit ones (AVX2:
+// Philox and the transform in one kernel), and Fill32's and FillWide's float32
+// transform (gen32.go: transform32.go's, on the Philox kernels' words). One generator writes the
 // kernels from one description of the arithmetic, so the two widths cannot drift apart, and that
 // description is transform.go's operation for operation: its math.FMA a VFMADD231PD (one
 // rounding), its other products a VMULPD, the same division, square root and floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
