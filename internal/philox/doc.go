@@ -148,7 +148,9 @@
 // (two groups; u, then the sine, wait on the stack): split, its two Philox groups
 // waited on their chains. A chunk's last groups (units), fewer than a step, run through
 // one-group (one-unit) twins of the kernels (One), and a last partial group (unit) goes
-// through a buffer on the stack, copied out.
+// through a buffer on the stack, copied out. FillWide's four words a block take the room
+// of its four float64 normals, so its Philox writes them to dst and the transform
+// overwrites them: no buffer to clear a call (3 KiB: 29 ns).
 //
 // The path is chosen once, at start-up (bestPath): AVX-512 if the CPU and OS have
 // AVX-512 F and DQ, else AVX2 with FMA3, else pure Go (other architectures, older CPUs,

@@ -29,8 +29,9 @@ var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"
 // each kernel holds the registers for its own chains only, AVX-512's Philox six groups
 // where one kernel held two, AVX2's float32 Philox two where it held one. A chunk's last
 // groups or units, fewer than a step, go through the One kernels (one a step), so that no
-// more than a group's or unit's blocks are drawn past a length's end (392 blocks, the
-// engine's 784 float64 normals, are 49 groups of eight).
+// more than a group's blocks are drawn past a length's end (392 blocks, the engine's 784
+// float64 normals, are 49 groups of eight). FillWide's words need no buffer: they are
+// written where its normals go (splitWide).
 const (
 	chunkBlocks = 96              // blocks a chunk: whole steps of every kernel
 	bufWords    = 4 * chunkBlocks // the buffer: 3 KiB, a quadword a word
@@ -169,8 +170,8 @@ func philoxWords(words []uint64, groups int, block uint32, pre *[20]uint64) {
 	}
 }
 
-// split is fill64, fill32 and fillWide on the split kernels (AVX-512's, and AVX2's
-// float32 transform): chunk by chunk, Philox's words (whole groups), then the transform's
+// split is fill64 and fill32 on the split kernels (AVX-512's, and AVX2's float32
+// transform; fillWide's is splitWide, in place): chunk by chunk, Philox's words (whole groups), then the transform's
 // whole steps and units to dst and the last partial unit through a buffer. One body for
 // every output, the kernels called directly (through transform), so that the word buffer
 // stays on the stack: a version taking the transform as a function value made it escape,
