@@ -134,11 +134,11 @@ var sink [4]uint32
 // BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
 // b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaled), in
 // ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU time), on each path and
-// precision: the goal is noise at most a tenth of the epoch's training.
+// for FillScaled, FillScaled32 and FillScaledWide (float64, float32, wide): the goal is noise at most a tenth of the epoch's training.
 func BenchmarkEpochNoise(b *testing.B) {
 	const steps, d = 88, 784
 	for _, pth := range paths() {
-		for _, p := range precisions {
+		for _, p := range benchFills {
 			b.Run(fmt.Sprintf("path=%s/%s", pathNames[pth], p.name), func(b *testing.B) {
 				defer lockThread()()
 				old := path
@@ -149,9 +149,12 @@ func BenchmarkEpochNoise(b *testing.B) {
 				cpu0, cpuOK := threadCPU()
 				for b.Loop() {
 					for s := range uint32(steps) {
-						if p.f32 {
+						switch {
+						case p.f32:
 							FillScaled32(d32, 0.01, 1, trial, s)
-						} else {
+						case p.wide:
+							FillScaledWide(d64, 0.01, 1, trial, s)
+						default:
 							FillScaled(d64, 0.01, 1, trial, s)
 						}
 					}

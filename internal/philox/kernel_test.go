@@ -111,7 +111,8 @@ func sameBits(got, want []uint64) (int, bool) {
 // Every kernel gives pure Go's bits, value by value, for every filling function, at
 // lengths around the kernels' groups and steps (AVX2's groups of 4 blocks: 8 float64 or
 // 16 float32 values; AVX-512's of 8: 16 or 32; their transform and Philox steps up to 48
-// blocks, and the 96-block chunks: 192 float64 or 384 float32 values) and past 2¹⁶, at
+// blocks, the 96-block chunks: 192 float64 or 384 float32 values, FillWide's 384-block
+// ones: 1536) and past 2¹⁶, at
 // addresses with every word set, and read from blocks up to the stream's end (where a
 // partial step's spare lanes run past it). Planted, each seen to fail here: one lane's
 // quadrant turned the wrong way (AVX-512 and AVX2 alike), the partial step's buffer
@@ -128,7 +129,7 @@ func TestKernelsAreGosBits(t *testing.T) {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
 	}
 	lengths := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65,
-		95, 96, 97, 127, 128, 129, 255, 256, 257, 191, 192, 193, 383, 384, 385, 784, 1001, 1<<16 + 5, 1<<17 + 3}
+		95, 96, 97, 127, 128, 129, 255, 256, 257, 1535, 1536, 1537, 191, 192, 193, 383, 384, 385, 784, 1001, 1<<16 + 5, 1<<17 + 3}
 	addrs := []address{
 		{0, 0, 0, 0},
 		{0x0123456789abcdef, 1<<40 + 7, 11, 5},
