@@ -193,6 +193,20 @@
 // through a base register (shorter encodings), chunks of 192 and 432 blocks; and AVX2's
 // float64 split, 7 % slower.
 //
+// The float32 transform's kernels (issue 44; thread CPU, the least of five runs, the
+// machine shared): a FillScaledWide normal costs 0.55 ns at n = 784 and 0.44 at 2¹⁶ on
+// AVX-512 (1.41 and 1.32 on AVX2), a Fill32 one 0.51–0.56 and 0.39 (1.26 and 1.15), where
+// Fill's costs 1.09 and 0.96 (2.8); the epoch's noise 0.037 ms with FillScaledWide, 0.077
+// with FillScaled. Of FillScaledWide's cost on AVX-512, Philox is 0.17 ns a normal (one
+// word) and the transform 0.26 (0.21 with Fill32's float32 output: the widening is the
+// rest), near its operation count: 165 vector operations a unit of 64 normals. Tried and
+// not kept (same bits): the sine-cosine before the radius, a step's units written one
+// after the other (two or three a step), the radius's and the angle's operations
+// interleaved one by one (one unit a step: two units so do not fit the registers), each
+// 10–35 % slower (the transform alone); FillWide's last partial unit drawn first, to
+// overlap its chain with the rest (1–3 % slower at 784 values, 2 % faster at 2¹⁶);
+// three units a step, and two on AVX2, need more registers than there are.
+//
 // Reports name the stream SGLU's noise is (reference/sglu's NoiseStream); its values
 // changed once, with the transform, before it was released.
 package philox
