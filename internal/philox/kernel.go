@@ -176,11 +176,11 @@ func philoxWords(words []uint64, groups int, block uint32, pre *[20]uint64) {
 }
 
 // split is fill64 and fill32 on the split kernels (AVX-512's, and AVX2's float32
-// transform; fillWide's is splitWide, in place): chunk by chunk, Philox's words (whole groups), then the transform's
-// whole steps and units to dst and the last partial unit through a buffer. One body for
-// every output, the kernels called directly (through transform), so that the word buffer
-// stays on the stack: a version taking the transform as a function value made it escape,
-// an allocation a call.
+// transform; fillWide's is splitWide, in place): chunk by chunk, Philox's words (whole
+// groups), then the transform's whole steps and units to dst and the last partial unit
+// through a buffer. One body for both outputs, the kernels called directly (through
+// transform), so that the word buffer stays on the stack: a version taking the
+// transform as a function value made it escape, an allocation a call.
 func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64, law int) {
 	group, _, unit, units := shape(law)
 	perBlock := 4 // values a block

@@ -108,12 +108,13 @@ func (a isa) horner32(name string, first, n int, z vs) vs {
 
 // radius32 is transform32.go's radius32 of the words w (one a dword lane), w kept.
 // The reduction is integer arithmetic on the word that gives float64's f and e exactly
-// (checked against radius32's over all 2³² words): with E = ⌊log₂ a⌋ (−1 for a = 0,
-// where x = ½) and c = 31 − E, frac = (2a + 1) << c mod 2³² is m − 1 as 32 fraction
-// bits (the leading bit shifted out; x = a + ½ has E + 1 fraction bits of m, so it is
-// exact), m > √2 iff frac > ⌊(√2 − 1)·2³²⌋, and then m − 1 halved is −(2³² − frac)·2⁻³³:
-// f is the word's conversion to float32 (one rounding, as float32(m − 1)) times a power
-// of two, and 32 − e is c + 1 − big.
+// (a Go model of it matched radius32's over all 2³² words; TestFloat32KernelsExhaustive
+// runs the kernels on them all): with E = ⌊log₂ a⌋ (−1 for a = 0, where x = ½) and
+// c = 31 − E, frac = (2a + 1) << c mod 2³² is m − 1 as 32 fraction bits (the leading bit
+// shifted out; x = a + ½ has E + 1 fraction bits of m, so it is exact), m > √2 iff
+// frac > ⌊(√2 − 1)·2³²⌋, and then the halved mantissa's m/2 − 1 is −(2³² − frac)·2⁻³³:
+// f is that word's conversion to float32 (one rounding, as float32(m − 1)) times a
+// power of two, and 32 − e is c + 1 − big.
 func (a isa) radius32(w vs) vs {
 	eb, c, d := a.vecs(), a.vecs(), a.vecs()
 	if a.zmm {
