@@ -73,22 +73,20 @@ func shape(law int) (group, philoxGroups, unit, units int) {
 // product ^ k1 (its word 2), slot 5 round 2's low product ^ round 3's k1 (its word 2);
 // slot 0 is unused. TestKernelsAreGosBits holds the kernels to Block's bits.
 func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
-	var k0, k1 [Rounds]uint32
-	k0[0], k1[0] = uint32(seed), uint32(seed>>32)
-	for r := 1; r < Rounds; r++ {
-		k0[r], k1[r] = k0[r-1]+bump0, k1[r-1]+bump1
-	}
-	for r := range Rounds {
-		pre[2*r], pre[2*r+1] = uint64(k0[r]), uint64(k1[r])
+	// The keys in closed form (k + r·bump), not each from the last: a loop carrying them
+	// through memory cost 18 ns a call (measured), 5 % of 784 float32 normals.
+	k0, k1 := uint32(seed), uint32(seed>>32)
+	for r := range uint32(Rounds) {
+		pre[2*r], pre[2*r+1] = uint64(k0+r*bump0), uint64(k1+r*bump1)
 	}
 	hi1, lo1 := bits.Mul32(mul1, uint32(trial)) // round 1's word-2 product
-	w0 := hi1 ^ step ^ k0[0]                    // round 1's new word 0
+	w0 := hi1 ^ step ^ k0                       // round 1's new word 0
 	hi0, lo0 := bits.Mul32(mul0, w0)            // round 2's word-0 product
 	pre[0] = 0
-	pre[1] = uint64(uint32(trial>>32) ^ k1[0])
-	pre[2] = uint64(lo1 ^ k0[1])
-	pre[3] = uint64(hi0 ^ k1[1])
-	pre[5] = uint64(lo0 ^ k1[2])
+	pre[1] = uint64(uint32(trial>>32) ^ k1)
+	pre[2] = uint64(lo1 ^ uint32(pre[2]))
+	pre[3] = uint64(hi0 ^ uint32(pre[3]))
+	pre[5] = uint64(lo0 ^ uint32(pre[5]))
 	return pre
 }
 
