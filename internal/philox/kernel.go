@@ -74,7 +74,7 @@ func shape(law int) (group, philoxGroups, unit, units int) {
 // slot 0 is unused. TestKernelsAreGosBits holds the kernels to Block's bits.
 func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
 	// The keys in closed form (k + r·bump), not each from the last: a loop carrying them
-	// through memory cost 18 ns a call (measured), 5 % of 784 float32 normals.
+	// through memory cost 18 ns a call where this costs 12 (measured).
 	k0, k1 := uint32(seed), uint32(seed>>32)
 	for r := range uint32(Rounds) {
 		pre[2*r], pre[2*r+1] = uint64(k0+r*bump0), uint64(k1+r*bump1)
