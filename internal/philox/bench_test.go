@@ -31,16 +31,24 @@ func copyNsPerValue(n int, f32 bool) float64 {
 	return best
 }
 
-// BenchmarkFill is Fill's and Fill32's cost a normal (ns/normal) and its multiple of the
-// cost of copying the same bytes (×copy), for one engine-sized stream (784 normals, a
-// model's noise at a step) and a long one (2¹⁶, beyond L1), on each path this CPU has
-// (path=avx512, avx2, go: the widest is what Fill runs). cpu-ns/normal is the same cost
-// in the thread's CPU time (Linux), which a machine shared with other work inflates less
-// than the wall time.
+// benchFills are the fills BenchmarkFill times: Fill (float64), Fill32 (float32) and
+// FillScaledWide (wide: Fill32's normals in float64 times a scale, the engine's call).
+var benchFills = []struct {
+	name string
+	f32  bool // float32 output
+	wide bool
+}{{"float64", false, false}, {"float32", true, false}, {"wide", false, true}}
+
+// BenchmarkFill is Fill's, Fill32's and FillScaledWide's cost a normal (ns/normal) and its
+// multiple of the cost of copying the same bytes (×copy), for one engine-sized stream
+// (784 normals, a model's noise at a step) and a long one (2¹⁶, beyond L1), on each path
+// this CPU has (path=avx512, avx2, go: the widest is what Fill runs). cpu-ns/normal is
+// the same cost in the thread's CPU time (Linux), which a machine shared with other work
+// inflates less than the wall time.
 func BenchmarkFill(b *testing.B) {
 	for _, pth := range paths() {
 		for _, n := range []int{784, 1 << 16} {
-			for _, p := range precisions {
+			for _, p := range benchFills {
 				b.Run(fmt.Sprintf("path=%s/%s/n=%d", pathNames[pth], p.name, n), func(b *testing.B) {
 					defer lockThread()()
 					floor := copyNsPerValue(n, p.f32)
@@ -52,9 +60,12 @@ func BenchmarkFill(b *testing.B) {
 					cpu0, cpuOK := threadCPU()
 					b.ResetTimer()
 					for b.Loop() {
-						if p.f32 {
+						switch {
+						case p.f32:
 							Fill32(d32, 1, trial, 0)
-						} else {
+						case p.wide:
+							FillScaledWide(d64, 0.01, 1, trial, 0)
+						default:
 							Fill(d64, 1, trial, 0)
 						}
 						trial++
@@ -123,11 +134,11 @@ var sink [4]uint32
 // BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
 // b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaled), in
 // ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU time), on each path and
-// precision: the goal is noise at most a tenth of the epoch's training.
+// for FillScaled, FillScaled32 and FillScaledWide (float64, float32, wide): the goal is noise at most a tenth of the epoch's training.
 func BenchmarkEpochNoise(b *testing.B) {
 	const steps, d = 88, 784
 	for _, pth := range paths() {
-		for _, p := range precisions {
+		for _, p := range benchFills {
 			b.Run(fmt.Sprintf("path=%s/%s", pathNames[pth], p.name), func(b *testing.B) {
 				defer lockThread()()
 				old := path
@@ -138,9 +149,12 @@ func BenchmarkEpochNoise(b *testing.B) {
 				cpu0, cpuOK := threadCPU()
 				for b.Loop() {
 					for s := range uint32(steps) {
-						if p.f32 {
+						switch {
+						case p.f32:
 							FillScaled32(d32, 0.01, 1, trial, s)
-						} else {
+						case p.wide:
+							FillScaledWide(d64, 0.01, 1, trial, s)
+						default:
 							FillScaled(d64, 0.01, 1, trial, s)
 						}
 					}

@@ -50,7 +50,10 @@
 // once, and TestStreamsPinned's Fill hash with them.) With a 53-bit u centred in its cell (never 0) |z| reaches
 // √(2·54·ln 2) = 8.65σ; beyond it the normal law has 5·10⁻¹⁸ of its mass. Fill32 makes four
 // float32 normals a block from 32-bit uniforms (|z| ≤ 6.76σ, beyond which the law has
-// 1.4·10⁻¹¹), computed in float64 and rounded once.
+// 1.4·10⁻¹¹), computed in float32 arithmetic after an exact reduction (transform32.go:
+// series of four and five terms, each step one fused float32 FMA), within 2.04 ulp
+// (radius) and 2.44 ulp (sine, cosine) of the exact transform; FillWide gives the same
+// normals widened to float64, for an engine whose arithmetic is float64.
 // FillUniform and FillUniform32 give the uniforms themselves.
 //
 // # Using it
@@ -102,25 +105,52 @@
 //     polynomials in f² sharing its powers, then the quadrant by blends and sign xors in
 //     each lane, where the Go code has masks.
 //   - r·cos and r·sin (times sd in the scaled kernels), interleaved back into block order
-//     by permutes; Fill32 rounds each to float32 once (VCVTPD2PS) and interleaves four.
+//     by permutes.
+//
+// Fill32's and FillWide's float32 transform has its own kernels (asm/gen32.go), in
+// float32 lanes, sixteen a 512-bit register and eight a 256-bit one, a unit of two
+// groups' blocks (16 or 8) a register, its word pairs (0, 1) and (2, 3) two chains:
+//
+//   - The words packed from the groups' quadwords into dwords (VPERMT2D; VSHUFPS on
+//     AVX2), in an order that the output's unpacks turn into block order.
+//   - The radius's reduction in integer arithmetic, exactly transform32.go's float64
+//     one (checked over all 2³² words when it was written): E = ⌊log₂ a⌋ from the word
+//     converted toward zero (VCVTUDQ2PS with {rz-sae}; on AVX2 from its top 24 and low
+//     8 bits, each converted exactly), (2a + 1) << (31 − E) the mantissa's fraction
+//     m − 1 in 32 bits, m > √2 an unsigned compare with ⌊(√2 − 1)·2³²⌋, the halved
+//     mantissa's fraction its negation, f its one rounding to float32 (VCVTUDQ2PS; on
+//     AVX2 its two halves, the high times 2¹⁶ plus the low in one FMA) times a power
+//     of two; then VADDPS, VDIVPS, the series by Horner (VFMADD231PS, VFMADD213PS,
+//     each fma32 of the Go with its addend), VSQRTPS.
+//   - The angle from the word shifted (VPSLLD, VCVTDQ2PS, an exact scale), the two
+//     series by Horner, the quarter turn k from bits 30 and 31 of b + 2²⁹: a blend and
+//     a sign xor, the odd quadrant's cosine negated.
+//   - R·cos and R·sin, times sd in float32 (Fill32's: sd = 1 gives the same bits, so
+//     there is no unscaled kernel) or widened (VCVTPS2PD, exact) and times sd in float64
+//     (FillWide's), into block order by eight unpacks a unit (and, on AVX2, four lane
+//     crossings for float32).
 //
 // Every operation is one IEEE 754 operation correctly rounded, the same as the Go code's,
 // in the same order, or an exact one (conversions of integers below 2⁵³, powers of two:
 // the kernels fold the log's −2 into its FMA's operands and v's 4 into its scale, both
-// exact),
+// exact; the float32 transform's integer reduction, whose f and e are the Go's),
 // so the bits cannot differ; TestKernelsAreGosBits and its rapid twin check it value by
-// value on every path this CPU has, and TestStreamsPinned holds every path to the pinned
-// hashes. Philox and the transform are two kernels (kernel.go's split): a
+// value on every path this CPU has, TestFloat32KernelsOnEdgeWords the float32 transform's
+// kernels on the words where its reduction turns, and TestStreamsPinned holds every path
+// to the pinned hashes. Philox and the transform are two kernels (kernel.go's split): a
 // Philox kernel writes a chunk's words (96 blocks, 3 KiB) to a buffer on the stack, six
 // groups side by side on AVX-512 (each round emitted group after group, so that six
 // groups' words fit the 32 registers) and two on AVX2, and the transform kernels read
-// them, three groups side by side for AVX-512's float64, two for its float32, one for
-// AVX2's float32, so that the processor overlaps their chains; on AVX-512 each constant
+// them, three groups side by side for AVX-512's float64, two units of 16 blocks (four
+// chains) for its float32 transform, one unit of 8 for AVX2's, so that the processor
+// overlaps their chains; on AVX-512 each constant
 // is loaded once a step into a register the groups share. AVX2's float64 stays one kernel
 // (two groups; u, then the sine, wait on the stack): split, its two Philox groups
-// waited on their chains. A chunk's last groups, fewer than a step, run through one-group
-// twins of the kernels (One), and a last partial group goes through a buffer on the stack,
-// copied out.
+// waited on their chains. A chunk's last groups (units), fewer than a step, run through
+// one-group (one-unit) twins of the kernels (One), and a last partial group (unit) goes
+// through a buffer on the stack, copied out. FillWide's four words a block take the room
+// of its four float64 normals, so its Philox writes them to dst and the transform
+// overwrites them: no buffer to clear a call (3 KiB: 29 ns).
 //
 // The path is chosen once, at start-up (bestPath): AVX-512 if the CPU and OS have
 // AVX-512 F and DQ, else AVX2 with FMA3, else pure Go (other architectures, older CPUs,
@@ -151,7 +181,8 @@
 // → now, each in three test binaries of the same code (the one kernel's AVX-512 cost
 // moved by a fifth from binary to binary, the split kernels' by 3 %: where the code and
 // constants land, not the code, the likely cause): a float64 normal costs 1.31–1.58 →
-// 1.07–1.10 ns on AVX-512 and 2.87 → 2.82 on AVX2, a float32 one 1.04–1.31 → 0.93–0.97
+// 1.07–1.10 ns on AVX-512 and 2.87 → 2.82 on AVX2, a float32 one (of the float32
+// transform before issue 44's, computed in float64) 1.04–1.31 → 0.93–0.97
 // and 2.78 → 2.15; the epoch's noise 0.091–0.109 → 0.079–0.081 ms in float64 and
 // 0.073–0.090 → 0.065 in float32 on AVX-512. Of the AVX-512 float64 cost, Philox alone is 0.31 ns a normal
 // (six groups) and the transform 0.65: the transform is most of it, and neither its FMAs
@@ -161,6 +192,20 @@
 // left unscaled before the log (its exponent corrected instead), the constants read
 // through a base register (shorter encodings), chunks of 192 and 432 blocks; and AVX2's
 // float64 split, 7 % slower.
+//
+// The float32 transform's kernels (issue 44; thread CPU, the least of five runs, the
+// machine shared): a FillScaledWide normal costs 0.55 ns at n = 784 and 0.44 at 2¹⁶ on
+// AVX-512 (1.41 and 1.32 on AVX2), a Fill32 one 0.51–0.56 and 0.39 (1.26 and 1.15), where
+// Fill's costs 1.09 and 0.96 (2.8); the epoch's noise 0.037 ms with FillScaledWide, 0.077
+// with FillScaled. Of FillScaledWide's cost on AVX-512, Philox is 0.17 ns a normal (one
+// word) and the transform 0.26 (0.21 with Fill32's float32 output: the widening is the
+// rest), near its operation count: 165 vector operations a unit of 64 normals. Tried and
+// not kept (same bits): the sine-cosine before the radius, a step's units written one
+// after the other (two or three a step), the radius's and the angle's operations
+// interleaved one by one (one unit a step: two units so do not fit the registers), each
+// 10–35 % slower (the transform alone); FillWide's last partial unit drawn first, to
+// overlap its chain with the rest (1–3 % slower at 784 values, 2 % faster at 2¹⁶);
+// three units a step, and two on AVX2, need more registers than there are.
 //
 // Reports name the stream SGLU's noise is (reference/sglu's NoiseStream); its values
 // changed once, with the transform, before it was released.

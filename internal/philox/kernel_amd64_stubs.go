@@ -19,15 +19,15 @@ func fill64AVX512(dst *float64, words *uint64, groups int, sd float64)
 //go:noescape
 func fill64ScaledAVX512(dst *float64, words *uint64, groups int, sd float64)
 
-// fill32AVX512 writes the normals of groups × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (sd unused), to dst.
+// fill32AVX512 writes the normals of steps × 32 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
-func fill32AVX512(dst *float32, words *uint64, groups int, sd float32)
+func fill32AVX512(dst *float32, words *uint64, steps int, sd float32)
 
-// fill32ScaledAVX512 writes the normals of groups × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block times sd, to dst.
+// fillWideAVX512 writes the normals of steps × 32 blocks whose words philoxAVX512 wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
-func fill32ScaledAVX512(dst *float32, words *uint64, groups int, sd float32)
+func fillWideAVX512(dst *float64, words *uint64, steps int, sd float64)
 
 // philoxOneAVX512 writes the words of steps × 8 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 8 blocks.
 //
@@ -44,15 +44,15 @@ func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
 //go:noescape
 func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
 
-// fill32OneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (sd unused), to dst.
+// fill32OneAVX512 writes the normals of steps × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
-func fill32OneAVX512(dst *float32, words *uint64, groups int, sd float32)
+func fill32OneAVX512(dst *float32, words *uint64, steps int, sd float32)
 
-// fill32ScaledOneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block times sd, to dst.
+// fillWideOneAVX512 writes the normals of steps × 16 blocks whose words philoxAVX512 wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
-func fill32ScaledOneAVX512(dst *float32, words *uint64, groups int, sd float32)
+func fillWideOneAVX512(dst *float64, words *uint64, steps int, sd float64)
 
 // philoxAVX2 writes the words of steps × 8 blocks of the stream from block on, its words and keys in pre (preRounds), to words: a record of words 0, 1, 2 and 3 (a block a quadword, the word in its low half) for each 4 blocks.
 //
@@ -74,12 +74,12 @@ func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uin
 //go:noescape
 func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 
-// fill32AVX2 writes the normals of groups × 4 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block (sd unused), to dst.
+// fill32AVX2 writes the normals of steps × 8 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
-func fill32AVX2(dst *float32, words *uint64, groups int, sd float32)
+func fill32AVX2(dst *float32, words *uint64, steps int, sd float32)
 
-// fill32ScaledAVX2 writes the normals of groups × 4 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block times sd, to dst.
+// fillWideAVX2 writes the normals of steps × 8 blocks whose words philoxAVX2 wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
-func fill32ScaledAVX2(dst *float32, words *uint64, groups int, sd float32)
+func fillWideAVX2(dst *float64, words *uint64, steps int, sd float64)

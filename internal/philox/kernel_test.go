@@ -78,6 +78,21 @@ var fills = []struct {
 		FillScaled32(x, 0.37, a.seed, a.trial, a.step)
 		return bits32(x)
 	}},
+	{"FillWide", func(n int, a address) []uint64 {
+		x := make([]float64, n)
+		FillWide(x, a.seed, a.trial, a.step)
+		return bits64(x)
+	}},
+	{"FillScaledWide", func(n int, a address) []uint64 {
+		x := make([]float64, n)
+		FillScaledWide(x, 0.37, a.seed, a.trial, a.step)
+		return bits64(x)
+	}},
+	{"FillWideAt", func(n int, a address) []uint64 { // FillWide has no At: fillWide's block
+		x := make([]float64, n)
+		fillWide(x, -1.3, a.seed, a.trial, a.step, a.block)
+		return bits64(x)
+	}},
 }
 
 // sameBits reports the first index where got and want differ.
@@ -96,20 +111,25 @@ func sameBits(got, want []uint64) (int, bool) {
 // Every kernel gives pure Go's bits, value by value, for every filling function, at
 // lengths around the kernels' groups and steps (AVX2's groups of 4 blocks: 8 float64 or
 // 16 float32 values; AVX-512's of 8: 16 or 32; their transform and Philox steps up to 48
-// blocks, and the 96-block chunks: 192 float64 or 384 float32 values) and past 2¹⁶, at
-// addresses with every word set, and read from blocks up to the stream's end (where a
-// partial step's spare lanes run past it). Planted, each seen to fail here: one lane's
+// blocks, the 96-block chunks: 192 float64 or 384 float32 values, FillWide's 384-block
+// ones: 1536) and past 2¹⁶, at addresses with every word set, and read from blocks up to
+// the stream's end (where a partial step's spare lanes run past it). Planted, each seen to fail here: one lane's
 // quadrant turned the wrong way (AVX-512 and AVX2 alike), the partial step's buffer
 // copied one value short, preRounds' slot 5 keyed with round 2's k1, (in the Estrin
 // transform) the log's final FMA emitted as a VMULPD then a VADDPD (1 ulp at value 0 of
 // a one-value fill), and (in the split kernels) round 8's two keys swapped in the Philox
-// kernels, and the One transform of a chunk's last groups reading the words a group on.
+// kernels, and the One transform of a chunk's last groups reading the words a group on;
+// in the float32 transform's kernels (Fill32's and FillWide's), AVX2's float32 stores of
+// a unit's second half at the wrong offset, a Horner step's coefficients swapped, its
+// radius's FMA and its cosine's last (the c₀ step) each emitted as a multiply and an
+// add, and a big mantissa's e + 1 dropped (AVX2); in FillWide's in-place split, a
+// chunk's next block one short, and the last partial unit's words drawn a block on.
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
 	}
 	lengths := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65,
-		95, 96, 97, 191, 192, 193, 383, 384, 385, 784, 1001, 1<<16 + 5, 1<<17 + 3}
+		95, 96, 97, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384, 385, 784, 1001, 1535, 1536, 1537, 1<<16 + 5, 1<<17 + 3}
 	addrs := []address{
 		{0, 0, 0, 0},
 		{0x0123456789abcdef, 1<<40 + 7, 11, 5},
@@ -151,18 +171,22 @@ func TestKernelsAreGosBitsProperty(t *testing.T) {
 		n := rapid.IntRange(0, 2000).Draw(t, "n")
 		sd := rapid.Float64Range(-1e3, 1e3).Draw(t, "sd")
 		p := rapid.SampledFrom(kernelPaths()).Draw(t, "path")
-		run := func() (z64 []float64, z32 []float32) {
-			z64, z32 = make([]float64, n), make([]float32, n)
+		run := func() (z64 []float64, z32 []float32, wide []float64) {
+			z64, z32, wide = make([]float64, n), make([]float32, n), make([]float64, n)
 			fill64(z64, sd, a.seed, a.trial, a.step, a.block)
 			fill32(z32, float32(sd), a.seed, a.trial, a.step, a.block)
-			return z64, z32
+			fillWide(wide, sd, a.seed, a.trial, a.step, a.block)
+			return z64, z32, wide
 		}
-		var w64, g64 []float64
+		var w64, g64, wWide, gWide []float64
 		var w32, g32 []float32
-		onPath(pathGo, func() { w64, w32 = run() })
-		onPath(p, func() { g64, g32 = run() })
+		onPath(pathGo, func() { w64, w32, wWide = run() })
+		onPath(p, func() { g64, g32, gWide = run() })
 		if i, ok := sameBits(bits64(g64), bits64(w64)); !ok {
 			t.Fatalf("float64 on %s: value %d is %v, pure Go %v", pathNames[p], i, g64[i], w64[i])
+		}
+		if i, ok := sameBits(bits64(gWide), bits64(wWide)); !ok {
+			t.Fatalf("wide on %s: value %d is %v, pure Go %v", pathNames[p], i, gWide[i], wWide[i])
 		}
 		if i, ok := sameBits(bits32(g32), bits32(w32)); !ok {
 			t.Fatalf("float32 on %s: value %d is %v, pure Go %v", pathNames[p], i, g32[i], w32[i])
@@ -306,7 +330,7 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 			}
 		}
 	}
-	if funcs != 16 { // AVX-512: Philox, four transforms and their One twins; AVX2: Philox and its One, four kernels
+	if funcs != 16 { // AVX-512: Philox, Fill's two transforms, Fill32's and FillWide's, each with its One twin; AVX2: Philox and its One, Fill's two kernels, Fill32's and FillWide's transforms
 		t.Fatalf("%d kernels in kernel_amd64.s, want 16", funcs)
 	}
 }
@@ -359,6 +383,7 @@ func TestGODEBUGChoosesThePath(t *testing.T) {
 // (the stack buffer then escapes: one 512-byte allocation a call), and this fails.
 func TestFillDoesNotAllocate(t *testing.T) {
 	d64, d32 := make([]float64, 784), make([]float32, 1001) // 784 = 24 AVX-512 steps + 16; 1001 ends mid-step too
+	dw := make([]float64, 1001)
 	for _, p := range paths() {
 		onPath(p, func() {
 			for _, c := range []struct {
@@ -369,11 +394,169 @@ func TestFillDoesNotAllocate(t *testing.T) {
 				{"FillAt", func() { FillAt(d64, 1, 2, 3, 5) }},
 				{"FillScaled32", func() { FillScaled32(d32, 0.3, 1, 2, 3) }},
 				{"FillAt32", func() { FillAt32(d32, 1, 2, 3, 5) }},
+				{"FillScaledWide", func() { FillScaledWide(d64, 0.3, 1, 2, 3) }},
+				{"FillScaledWide 1001", func() { FillScaledWide(dw, 0.3, 1, 2, 3) }},
 			} {
 				if n := testing.AllocsPerRun(20, c.f); n != 0 {
 					t.Errorf("%s, path %s: %v allocations a call", c.name, pathNames[p], n)
 				}
 			}
 		})
+	}
+}
+
+// edgeWords are words where the float32 transform's reduction turns: for the radius's
+// word, 0, the powers of two and their neighbours (the exponent), the first words whose
+// mantissa is above √2 and their neighbours (the halving), and the largest; for the
+// angle's, the quarter turns' edges (k and the sign of f) and their neighbours. cut is
+// the 129 words about each √2 cut: there the two reductions give the same radius but
+// for its rounding, 2 % to 68 % of words apart (measured), so a cut a few words off
+// shows only over many.
+func edgeWords() (radius, angle, cut []uint32) {
+	radius = []uint32{0, 1, 2, 3, 4, 5, 6, 7, math.MaxUint32, math.MaxUint32 - 1, 0x5A827999, 0xB504F333, 0xB504F334}
+	for e := range 32 {
+		p := uint32(1) << e
+		t := uint32(math.Ceil(math.Sqrt2*float64(p) - 0.5)) // about the first a + ½ above √2·2^e
+		for _, d := range []uint32{0, 1, 2} {
+			radius = append(radius, p+d, p-d, t+d, t-d)
+		}
+		radius = append(radius, p|p>>24|1, p|p>>25, p|p>>23) // the conversion's ties, near them
+		for d := -64; d <= 64; d++ {
+			if a := int64(t) + int64(d); a >= int64(p) && a < 2*int64(p) {
+				cut = append(cut, uint32(a))
+			}
+		}
+	}
+	for q := range uint32(8) {
+		for _, d := range []uint32{0, 1, 2, math.MaxUint32, math.MaxUint32 - 1, 1 << 28} {
+			angle = append(angle, q<<29+d)
+		}
+	}
+	return radius, angle, cut
+}
+
+// The float32 transform's kernels give normals32's bits (times sd, in float32 and in
+// float64) for every pair of an edge word of the radius and one of the angle, fed to them
+// directly as a chunk's words (each word's high half junk, which they must not read), in
+// whole steps and through the One kernels: random streams seldom reach a word of 0, an
+// exponent's edge or the √2 cut. Planted, each seen to fail here: a = 0 not given
+// E = −1 (AVX-512), AVX2's exponent of the word's top bits one short, the cut 2⁻²⁴ low
+// (0x100 off in 32 fraction bits, AVX-512 and AVX2), the halving of a big mantissa
+// dropped, the odd quadrant's cosine not negated, a Horner step's coefficients swapped,
+// the radius's FMA emitted as a multiply and an add; the cut moved up by 2⁻²⁸ is not
+// seen (the 8 words it moves get the same radius either way: both reductions are
+// within their series' ranges there), and ≥ for > is no change at all (frac is never
+// the odd cut ⌊(√2 − 1)·2³²⌋ exactly).
+func TestFloat32KernelsOnEdgeWords(t *testing.T) {
+	if len(kernelPaths()) == 0 {
+		t.Skip("no kernel on this CPU")
+	}
+	ra, an, cut := edgeWords()
+	var blocks [][4]uint32
+	for i, a := range ra {
+		for j, b := range an {
+			c := ra[(i*7+j)%len(ra)] // the second pair: other edge words
+			d := an[(i+j*3)%len(an)]
+			blocks = append(blocks, [4]uint32{a, b, c, d})
+		}
+	}
+	for i := 0; i+1 < len(cut); i += 2 {
+		blocks = append(blocks, [4]uint32{cut[i], an[i%len(an)], cut[i+1], an[(i+1)%len(an)]})
+	}
+	for len(blocks)%chunkBlocks != 0 {
+		blocks = append(blocks, blocks[len(blocks)%97])
+	}
+	for _, p := range kernelPaths() {
+		onPath(p, func() {
+			group, _, unit, units := shape(law32)
+			for _, sd := range []float64{1, -0.37} {
+				for c := 0; c < len(blocks); c += chunkBlocks {
+					var words [bufWords]uint64
+					for i, w := range blocks[c : c+chunkBlocks] {
+						r, l := i/group, i%group
+						for j := range 4 {
+							words[4*group*r+group*j+l] = uint64(w[j]) | uint64(0xDEAD0000+i)<<32
+						}
+					}
+					for _, one := range []bool{false, true} {
+						steps := chunkBlocks / unit
+						if !one {
+							steps /= units
+						}
+						var f32 [4 * chunkBlocks]float32
+						var wide [4 * chunkBlocks]float64
+						transform(&f32[0], &words[0], steps, float32(sd), one, law32)
+						transform(&wide[0], &words[0], steps, sd, one, law32)
+						for i, w := range blocks[c : c+chunkBlocks] {
+							z := normals32(w)
+							for j := range 4 {
+								if want := float32(sd) * z[j]; math.Float32bits(f32[4*i+j]) != math.Float32bits(want) {
+									t.Fatalf("%s, one %v, sd %v: words %#x, value %d is %v, normals32 %v", pathNames[p], one, sd, w, j, f32[4*i+j], want)
+								}
+								if want := sd * float64(z[j]); math.Float64bits(wide[4*i+j]) != math.Float64bits(want) {
+									t.Fatalf("%s wide, one %v, sd %v: words %#x, value %d is %v, normals32 %v", pathNames[p], one, sd, w, j, wide[4*i+j], want)
+								}
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+	t.Logf("%d blocks of edge words on %d kernel paths", len(blocks), len(kernelPaths()))
+}
+
+// With PHILOX_EXHAUSTIVE=1, the float32 transform's kernels on every word: each 32-bit
+// word is a radius's word and an angle's once (blocks (w, w, w+1, w+1)), every kernel
+// path against normals32, float32 and widened (443 s of one core for AVX-512 and AVX2
+// when measured: not run by default; it passed when the kernels were written).
+// TestFloat32KernelsOnEdgeWords is its quick stand-in. Planted: AVX2's exponent of a
+// word's top bits not raised by 8 fails it at its first chunk.
+func TestFloat32KernelsExhaustive(t *testing.T) {
+	if os.Getenv("PHILOX_EXHAUSTIVE") == "" {
+		t.Skip("set PHILOX_EXHAUSTIVE=1 to check every word")
+	}
+	if len(kernelPaths()) == 0 {
+		t.Skip("no kernel on this CPU")
+	}
+	const sd = -0.37
+	var want [chunkBlocks][4]float32
+	bad := 0
+	for base := uint64(0); base < 1<<32; base += 2 * chunkBlocks {
+		for i := range chunkBlocks {
+			w := uint32(base) + uint32(2*i)
+			want[i] = normals32([4]uint32{w, w, w + 1, w + 1})
+		}
+		for _, p := range kernelPaths() {
+			onPath(p, func() {
+				group, _, unit, units := shape(law32)
+				var words [bufWords]uint64
+				for i := range chunkBlocks {
+					w := uint32(base) + uint32(2*i)
+					r, l := i/group, i%group
+					for j, x := range [4]uint32{w, w, w + 1, w + 1} {
+						words[4*group*r+group*j+l] = uint64(x) | 0xFFFFFFFF<<32
+					}
+				}
+				var f32 [4 * chunkBlocks]float32
+				var wide [4 * chunkBlocks]float64
+				transform(&f32[0], &words[0], chunkBlocks/unit/units, float32(sd), false, law32)
+				transform(&wide[0], &words[0], chunkBlocks/unit/units, sd, false, law32)
+				for i := range chunkBlocks {
+					for j := range 4 {
+						z := want[i][j]
+						if math.Float32bits(f32[4*i+j]) != math.Float32bits(float32(sd)*z) || math.Float64bits(wide[4*i+j]) != math.Float64bits(sd*float64(z)) {
+							t.Errorf("%s: word %#x, value %d: %v and %v, normals32 %v", pathNames[p], uint32(base)+uint32(2*i), j, f32[4*i+j], wide[4*i+j], z)
+							if bad++; bad == 10 {
+								t.FailNow()
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d values differ", bad)
 	}
 }

@@ -100,9 +100,6 @@ func uniform53(lo, hi uint32) float64 {
 	return (float64((uint64(hi)<<32|uint64(lo))>>11) + 0.5) * 0x1p-53
 }
 
-// uniform32 is the 32-bit uniform of w, centred in its cell: in (0, 1).
-func uniform32(w uint32) float64 { return (float64(w) + 0.5) * 0x1p-32 }
-
 // boxMuller is the two normals √(−2 ln u)·(cos 2πv, sin 2πv).
 func boxMuller(u, v float64) (float64, float64) {
 	r := math.Sqrt(-2 * logUnit(u))

@@ -1,8 +1,9 @@
-// Command asm generates internal/philox's assembly kernels with avo: Fill's and Fill32's
-// Philox4x32-10 and Box–Muller transform on groups of eight blocks in 512-bit registers
-// (AVX-512 F and DQ: a Philox kernel writing the words to a buffer, transform kernels
-// reading them, and one-group twins of each for a length's last groups) or four in
-// 256-bit ones (AVX2: Philox and the transform in one kernel). One generator writes the
+// Command asm generates internal/philox's assembly kernels with avo: Philox4x32-10 and
+// Fill's Box–Muller transform on groups of eight blocks in 512-bit registers (AVX-512 F
+// and DQ: a Philox kernel writing the words to a buffer, transform kernels reading them,
+// and one-group twins of each for a length's last groups) or four in 256-bit ones (AVX2:
+// Philox and the transform in one kernel), and Fill32's and FillWide's float32
+// transform (gen32.go: transform32.go's, on the Philox kernels' words). One generator writes the
 // kernels from one description of the arithmetic, so the two widths cannot drift apart, and that
 // description is transform.go's operation for operation: its math.FMA a VFMADD231PD (one
 // rounding), its other products a VMULPD, the same division, square root and floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
@@ -70,14 +71,11 @@ func defineConsts() {
 		{"magic52", splat(f64(0x1p52))}, // 2⁵²: an integer below 2³² in its low word reads as 2⁵² + w
 		{"magic84", splat(f64(0x1p84))}, // 2⁸⁴: a word w in its low bits reads as 2⁸⁴ + w·2³²
 		{"magic84p52", splat(f64(0x1p84 + 0x1p52))},
-		{"magic52mhalf", splat(f64(0x1p52 - 0.5))},
 		{"magic52p1023", splat(f64(0x1p52 + 1023))},
 		{"half", splat(f64(0.5))},
 		{"one", splat(f64(1))},
 		{"p53", splat(f64(0x1p-53))},
 		{"p51", splat(f64(0x1p-51))},
-		{"p32", splat(f64(0x1p-32))},
-		{"p30", splat(f64(0x1p-30))},
 		{"minus2ln2", splat(f64(-2 * ln2))}, // −2 times ln 2 rounded: exact
 		{"mant", splat(1<<52 - 1)},
 		{"sqrt2", splat(f64(math.Sqrt2))},
@@ -98,9 +96,6 @@ func defineConsts() {
 		// VPERMT2PD's tables: cosines in 0–7, sines in 8–15, pairs in block order.
 		{"pairlo", [8]uint64{0, 8, 1, 9, 2, 10, 3, 11}},
 		{"pairhi", [8]uint64{4, 12, 5, 13, 6, 14, 7, 15}},
-		// VPERMT2PS's: A in 0–7, B 8–15, C 16–23, D 24–31; block i is A_i B_i C_i D_i.
-		{"quadlo", dwords([16]uint32{0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27})},
-		{"quadhi", dwords([16]uint32{4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31})},
 	}
 	for i, x := range atanhCoef {
 		cs = append(cs, c{fmt.Sprintf("atanh%d", i), splat(f64(-4 * x))}) // −4 times: see radius
@@ -110,6 +105,10 @@ func defineConsts() {
 	}
 	for i, x := range cosCoef {
 		cs = append(cs, c{fmt.Sprintf("cos%d", i), splat(f64(x))})
+	}
+	names, vals := consts32()
+	for i, name := range names {
+		cs = append(cs, c{name, vals[i]})
 	}
 	consts = GLOBL("philoxconst", RODATA|NOPTR)
 	for i, x := range cs {
@@ -381,20 +380,6 @@ func (a isa) uniform53(lo, hi vs, shift int) vs {
 	return f
 }
 
-// uniform32 is (float64(w) + 0.5)·2⁻³² times 2^shift, as 2⁵² + w − (2⁵² − ½) (exact) times
-// 2^(shift−32), w clobbered.
-func (a isa) uniform32(w vs, magic reg.VecVirtual, shift int) vs {
-	if a.zmm {
-		low := a.c("low32")
-		a.each(func(g int) { ternC(Imm(0xEC), low, magic, w[g]) }) // w&low32 | 2⁵²'s bits
-	} else {
-		a.each(func(g int) { VPBLENDD(Imm(0xAA), k("magic52"), w[g], w[g]) })
-	}
-	a.m3(VSUBPD, a.c("magic52mhalf"), w, w)
-	a.m3(VMULPD, a.c(fmt.Sprintf("p%d", 32-shift)), w, w)
-	return w
-}
-
 // estrin is Σ c[k]·z^k (n = 7 or 8 coefficients) by Estrin's scheme: transform.go's
 // estrin8 and estrin7, each step one VFMADD231PD (one rounding, as math.FMA), the same
 // operands in the same order (an FMA's product is exact, so which factor is which does
@@ -529,28 +514,19 @@ func (a isa) sinCos(t vs, spill *Mem) (vs, vs) {
 	return sin, cos
 }
 
-// kernel is one of the kernels: float64 (Fill: two normals a block, u of words 1:0 and v
-// of 3:2) or float32 (Fill32: four a block, the pairs of words 0, 1 and 2, 3, rounded
-// once), every value times sd if scaled (one more rounding); with a.split, of the words
-// philoxKernel wrote, else Philox's too; one group a step if one (its One twin).
-func kernel(a isa, f32, scaled bool, one bool) {
+// kernel is one of Fill's kernels (two float64 normals a block, u of words 1:0 and v of
+// 3:2; Fill32's are kernel32), every value times sd if scaled (one more rounding); with
+// a.split, of the words philoxKernel wrote, else Philox's too; one group a step if one
+// (its One twin).
+func kernel(a isa, scaled bool, one bool) {
 	typ, name := "float64", "fill64"
-	if f32 {
-		typ, name = "float32", "fill32"
-	}
 	if scaled {
 		name += "Scaled"
 	}
 	a.share = *share
-	if f32 && a.split {
-		a.groups = *groupsT32
-	}
 	if one {
 		name += "One"
 		a.groups = 1
-	}
-	if f32 && !a.zmm {
-		a.groups = 1 // two float32 groups need more than AVX2's sixteen registers
 	}
 	L := a.lanes()
 	G := a.groups
@@ -561,9 +537,6 @@ func kernel(a isa, f32, scaled bool, one bool) {
 	}
 	Pragma("noescape")
 	what := "2 float64 normals a block"
-	if f32 {
-		what = "4 float32 normals a block"
-	}
 	if scaled {
 		what += " times sd"
 	} else {
@@ -585,18 +558,13 @@ func kernel(a isa, f32, scaled bool, one bool) {
 		pre = Load(Param("pre"), GP64())
 	}
 	var sd reg.VecVirtual
-	sdMem := f32 && a.zmm && G > 1 // sd broadcast from the frame at each use: a register fewer
-	if scaled && !sdMem {
+	if scaled {
 		if a.zmm {
 			sd = ZMM()
 		} else {
 			sd = YMM()
 		}
-		if f32 {
-			VBROADCASTSS(paramAddr("sd"), sd)
-		} else {
-			VBROADCASTSD(paramAddr("sd"), sd)
-		}
+		VBROADCASTSD(paramAddr("sd"), sd)
 	}
 	// The lanes count from the block index; group g's from it + g·L.
 	var ctr0 reg.VecVirtual
@@ -608,15 +576,10 @@ func kernel(a isa, f32, scaled bool, one bool) {
 		VPADDD(k("iota"), ctr0, ctr0)
 	}
 	var local Mem // u's wait in the two-group AVX2 float64 kernels
-	if !f32 && !a.zmm && G > 1 {
+	if !a.zmm && G > 1 {
 		local = AllocLocal(64 * G) // u's, then the sine's
 	}
-	var magic reg.VecVirtual
-	if a.zmm && f32 {
-		magic = ZMM()
-		VMOVDQU64(k("magic52"), magic)
-	}
-	// idx loads VPERMT2PD's or VPERMT2PS's table just before its use (a register held
+	// idx loads VPERMT2PD's table just before its use (a register held
 	// round the loop is one fewer for the groups).
 	idx := func(name string) reg.VecVirtual {
 		r := ZMM()
@@ -640,11 +603,7 @@ func kernel(a isa, f32, scaled bool, one bool) {
 		})
 		return w
 	}
-	if a.split {
-		if f32 {
-			w0, w1 = word(0), word(1)
-		}
-	} else {
+	if !a.split {
 		ctr := make(vs, G)
 		ctr[0] = ctr0
 		for g := 1; g < G; g++ {
@@ -654,7 +613,7 @@ func kernel(a isa, f32, scaled bool, one bool) {
 		w0, w1, w2, w3 = a.philox(ctr, pre)
 		VPADDD(k(fmt.Sprintf("q%d", G*L)), ctr0, ctr0)
 	}
-	if !f32 && !a.zmm && G > 1 {
+	if !a.zmm && G > 1 {
 		// Few registers live at once, so that two groups fit AVX2's sixteen: u waits on
 		// the stack while the sine-cosine runs, the sine and cosine in dst (where the
 		// normals go) while the log runs.
@@ -702,7 +661,7 @@ func kernel(a isa, f32, scaled bool, one bool) {
 			VMOVUPD(s[g], Mem{Base: dst, Disp: off})
 			VMOVUPD(c[g], Mem{Base: dst, Disp: off + 32})
 		}
-	} else if !f32 {
+	} else {
 		var s, c vs
 		if a.split {
 			// Few registers live at once, so that more groups fit: the sine and cosine
@@ -756,78 +715,6 @@ func kernel(a isa, f32, scaled bool, one bool) {
 				VPERM2F128(Imm(0x31), hi, lo, o1)
 				VMOVUPD(o0, Mem{Base: dst, Disp: off})
 				VMOVUPD(o1, Mem{Base: dst, Disp: off + 32})
-			}
-		}
-	} else {
-		pair := func(wu, wv vs) (vs, vs) {
-			u := a.uniform32(wu, magic, 0) // the log first: r waits in one register, not two
-			r := a.radius(u)
-			t := a.uniform32(wv, magic, 2) // 4v
-			s, c := a.sinCos(t, nil)
-			a.op3(VMULPD, r, c, c)
-			a.op3(VMULPD, r, s, s)
-			cc, ss := make(vs, G), make(vs, G)
-			for g := range G {
-				if a.zmm {
-					cc[g], ss[g] = YMM(), YMM()
-					VCVTPD2PS(c[g], cc[g])
-					VCVTPD2PS(s[g], ss[g])
-				} else {
-					cc[g], ss[g] = XMM(), XMM()
-					VCVTPD2PSY(c[g], cc[g])
-					VCVTPD2PSY(s[g], ss[g])
-				}
-			}
-			return cc, ss
-		}
-		// Each pair's float32 cosines and sines are joined into one register as soon
-		// as they exist (A | B, C | D), to keep few registers live.
-		join := func(A, B vs) vs {
-			j := make(vs, G)
-			for g := range G {
-				if a.zmm {
-					j[g] = A[g].AsZ().(reg.VecVirtual)
-					VINSERTF64X4(Imm(1), B[g], j[g], j[g])
-				} else {
-					j[g] = A[g].AsY().(reg.VecVirtual)
-					VINSERTF128(Imm(1), B[g], j[g], j[g])
-				}
-				switch {
-				case scaled && sdMem:
-					VMULPS_BCST(paramAddr("sd"), j[g], j[g])
-				case scaled:
-					VMULPS(sd, j[g], j[g])
-				}
-			}
-			return j
-		}
-		ab := join(pair(w0, w1))
-		if a.split { // words 2 and 3 read once the first pair is done with its registers
-			w2, w3 = word(2), word(3)
-		}
-		cd := join(pair(w2, w3))
-		for g := range G {
-			off := 16 * L * g
-			if a.zmm {
-				lo := ZMM()
-				VMOVAPS(ab[g], lo)
-				VPERMT2PS(cd[g], idx("quadlo"), lo)
-				VPERMT2PS(cd[g], idx("quadhi"), ab[g])
-				VMOVUPS(lo, Mem{Base: dst, Disp: off})
-				VMOVUPS(ab[g], Mem{Base: dst, Disp: off + 64})
-			} else {
-				// ab = A | B and cd = C | D; the 128-bit halves are crossed once so
-				// that the unpacks see A | C and B | D.
-				x, y := YMM(), YMM()
-				VPERM2F128(Imm(0x20), cd[g], ab[g], x) // A | C
-				VPERM2F128(Imm(0x31), cd[g], ab[g], y) // B | D
-				lo, hi := YMM(), YMM()
-				VUNPCKLPS(y, x, lo)        // A0 B0 A1 B1 | C0 D0 C1 D1
-				VUNPCKHPS(y, x, hi)        // A2 B2 A3 B3 | C2 D2 C3 D3
-				VPERMPD(Imm(0xD8), lo, lo) // A0 B0 C0 D0 A1 B1 C1 D1
-				VPERMPD(Imm(0xD8), hi, hi) // A2 B2 C2 D2 A3 B3 C3 D3
-				VMOVUPS(lo, Mem{Base: dst, Disp: off})
-				VMOVUPS(hi, Mem{Base: dst, Disp: off + 32})
 			}
 		}
 	}
@@ -903,7 +790,7 @@ func philoxKernel(a isa, one bool) {
 // The kernels' groups side by side: flags so that the choice can be measured.
 var (
 	groups512 = flag.Int("groups512", 3, "groups of 8 blocks the AVX-512 float64 transform runs side by side")
-	groupsT32 = flag.Int("groupsT32", 2, "groups of 8 blocks the AVX-512 float32 transform runs side by side")
+	units32F  = flag.Int("units32", 2, "units of 16 blocks the AVX-512 float32 transform runs side by side")
 	groups2   = flag.Int("groups2", 2, "groups of 4 blocks an AVX2 float64 step runs side by side")
 	groupsP   = flag.Int("groupsP", 6, "groups of 8 blocks the AVX-512 Philox kernel runs side by side")
 	share     = flag.Bool("share", true, "AVX-512 constants loaded once into a register for the groups")
@@ -921,6 +808,7 @@ func ternC(imm, c, x, dst Op) {
 
 func main() {
 	flag.Parse()
+	units32 = *units32F
 	ConstraintExpr("amd64")
 	defineConsts()
 	// On AVX-512, a kernel of each kind runs one group a step (One) too: a stream's
@@ -928,22 +816,25 @@ func main() {
 	avx512 := isa{"AVX512", true, *groups512, false, true}
 	for _, one := range []bool{false, true} {
 		philoxKernel(isa{"AVX512", true, *groupsP, true, true}, one)
-		for _, f32 := range []bool{false, true} {
-			for _, scaled := range []bool{false, true} {
-				kernel(avx512, f32, scaled, one)
-			}
+		for _, scaled := range []bool{false, true} {
+			kernel(avx512, scaled, one)
+		}
+		for _, wide := range []bool{false, true} {
+			kernel32(avx512, wide, one)
 		}
 	}
-	// On AVX2, float32 is split too (its transform runs one group a step, its own One);
-	// float64 is one kernel, Philox and the transform: split, its Philox's two groups
-	// (all AVX2's sixteen registers hold) waited on their chains, 7 % slower when measured.
+	// On AVX2, the float32 transform is split too (one unit of two groups a step, its
+	// own One); float64 is one kernel, Philox and the transform: split, its Philox's two
+	// groups (all AVX2's sixteen registers hold) waited on their chains, 7 % slower when
+	// measured.
 	for _, one := range []bool{false, true} {
 		philoxKernel(isa{"AVX2", false, 2, false, true}, one)
 	}
-	for _, f32 := range []bool{false, true} {
-		for _, scaled := range []bool{false, true} {
-			kernel(isa{"AVX2", false, *groups2, false, f32}, f32, scaled, false)
-		}
+	for _, scaled := range []bool{false, true} {
+		kernel(isa{"AVX2", false, *groups2, false, false}, scaled, false)
+	}
+	for _, wide := range []bool{false, true} {
+		kernel32(isa{"AVX2", false, 1, false, true}, wide, false)
 	}
 	Generate()
 }
