@@ -8,7 +8,7 @@ import (
 )
 
 // copyNsPerValue is the memory-bandwidth floor, measured in the same run: ns a value to
-// copy n values of the precision's size (the bytes Fill writes, read once and written
+// copy n values of the precision's size (the bytes a fill writes, read once and written
 // once), the best of 5 rounds of 20 ms each.
 func copyNsPerValue(n int, f32 bool) float64 {
 	src, dst := make([]float64, n), make([]float64, n)
@@ -31,18 +31,17 @@ func copyNsPerValue(n int, f32 bool) float64 {
 	return best
 }
 
-// benchFills are the fills BenchmarkFill times: Fill (float64), Fill32 (float32) and
-// FillScaledWide (wide: Fill32's normals in float64 times a scale, the engine's call).
+// benchFills are the fills BenchmarkFill times: Fill32 (float32) and FillScaledWide
+// (wide: Fill32's normals in float64 times a scale, the engine's call).
 var benchFills = []struct {
 	name string
-	f32  bool // float32 output
-	wide bool
-}{{"float64", false, false}, {"float32", true, false}, {"wide", false, true}}
+	f32  bool // float32 output, else wide
+}{{"float32", true}, {"wide", false}}
 
-// BenchmarkFill is Fill's, Fill32's and FillScaledWide's cost a normal (ns/normal) and its
+// BenchmarkFill is Fill32's and FillScaledWide's cost a normal (ns/normal) and its
 // multiple of the cost of copying the same bytes (×copy), for one engine-sized stream
 // (784 normals, a model's noise at a step) and a long one (2¹⁶, beyond L1), on each path
-// this CPU has (path=avx512, avx2, go: the widest is what Fill runs). cpu-ns/normal is
+// this CPU has (path=avx512, avx2, go: the widest is what a fill runs). cpu-ns/normal is
 // the same cost in the thread's CPU time (Linux), which a machine shared with other work
 // inflates less than the wall time.
 func BenchmarkFill(b *testing.B) {
@@ -60,13 +59,10 @@ func BenchmarkFill(b *testing.B) {
 					cpu0, cpuOK := threadCPU()
 					b.ResetTimer()
 					for b.Loop() {
-						switch {
-						case p.f32:
+						if p.f32 {
 							Fill32(d32, 1, trial, 0)
-						case p.wide:
+						} else {
 							FillScaledWide(d64, 0.01, 1, trial, 0)
-						default:
-							Fill(d64, 1, trial, 0)
 						}
 						trial++
 					}
@@ -84,8 +80,7 @@ func BenchmarkFill(b *testing.B) {
 	}
 }
 
-// BenchmarkBlock is the generator alone: ns a 128-bit block (two of Fill's normals, four
-// of Fill32's), so that BenchmarkFill's cost splits into Philox and the transform.
+// BenchmarkBlock is the generator alone: ns a 128-bit block (four of Fill32's normals), so that BenchmarkFill's cost splits into Philox and the transform.
 func BenchmarkBlock(b *testing.B) {
 	defer lockThread()()
 	var acc [4]uint32
@@ -105,36 +100,13 @@ func BenchmarkBlock(b *testing.B) {
 	sink = acc
 }
 
-// BenchmarkBlock2 is the pure-Go path's generator: two blocks side by side (block2), ns a
-// block. Block alone is a chain of ten dependent rounds (a multiply, a shift, an xor) the
-// processor waits on; two chains overlap.
-func BenchmarkBlock2(b *testing.B) {
-	defer lockThread()()
-	var acc [4]uint32
-	i := uint32(0)
-	cpu0, cpuOK := threadCPU()
-	for b.Loop() {
-		x, y := block2(Counter(5, 0, i), Counter(5, 0, i+1), Key(1))
-		acc[0] ^= x[0] ^ y[0]
-		acc[1] ^= x[1] ^ y[1]
-		acc[2] ^= x[2] ^ y[2]
-		acc[3] ^= x[3] ^ y[3]
-		i += 2
-	}
-	if cpu1, _ := threadCPU(); cpuOK {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(2*b.N), "cpu-ns/block")
-	}
-	sink = acc
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/block")
-	b.ReportMetric(0, "ns/op")
-}
-
 var sink [4]uint32
 
 // BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
-// b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaled), in
-// ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU time), on each path and
-// for FillScaled, FillScaled32 and FillScaledWide (float64, float32, wide): the goal is noise at most a tenth of the epoch's training.
+// b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaledWide,
+// the engine's call), in ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU
+// time), on each path and for FillScaled32 and FillScaledWide (float32, wide): the
+// issue's goal is noise at most a tenth of the epoch's training.
 func BenchmarkEpochNoise(b *testing.B) {
 	const steps, d = 88, 784
 	for _, pth := range paths() {
@@ -149,13 +121,10 @@ func BenchmarkEpochNoise(b *testing.B) {
 				cpu0, cpuOK := threadCPU()
 				for b.Loop() {
 					for s := range uint32(steps) {
-						switch {
-						case p.f32:
+						if p.f32 {
 							FillScaled32(d32, 0.01, 1, trial, s)
-						case p.wide:
+						} else {
 							FillScaledWide(d64, 0.01, 1, trial, s)
-						default:
-							FillScaled(d64, 0.01, 1, trial, s)
 						}
 					}
 					trial++

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// The paths Fill and its peers run, narrowest first.
+// The paths Fill32 and its peers run, narrowest first.
 const (
 	pathGo     = iota // Block and the transform one block at a time (every architecture)
 	pathAVX2          // kernel_amd64.s: four blocks a group in 256-bit registers
@@ -19,19 +19,16 @@ var path = bestPath()
 // pathNames names the paths in tests and benchmarks.
 var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"}
 
-// Philox and the transform are two kernels (but AVX2's float64): philoxAVX512 writes the
-// words of a chunk of blocks to a buffer on the stack, six groups of eight blocks side by
-// side, and the transform kernels read them, three groups a step for Fill's float64
-// transform, two units of two groups (16 blocks, 16 float32 lanes) for the float32 one
-// (Fill32's and FillWide's); on AVX2, philoxAVX2 runs two groups of four and the float32
-// transform one unit of two (8 blocks, 8 lanes). Philox's ten dependent rounds and the
-// transform's series, division and square root are chains each group waits on; apart,
-// each kernel holds the registers for its own chains only, AVX-512's Philox six groups
-// where one kernel held two, AVX2's float32 Philox two where it held one. A chunk's last
-// groups or units, fewer than a step, go through the One kernels (one a step), so that no
-// more than a group's blocks are drawn past a length's end (392 blocks, the engine's 784
-// float64 normals, are 49 groups of eight). FillWide's words need no buffer: they are
-// written where its normals go (splitWide).
+// Philox and the transform are two kernels: philoxAVX512 writes the words of a chunk of
+// blocks to a buffer on the stack, six groups of eight blocks side by side, and the
+// transform kernels (Fill32's and FillWide's float32 transform) read them, two units of
+// two groups (16 blocks, 16 float32 lanes) a step; on AVX2, philoxAVX2 runs two groups of
+// four and the transform one unit of two (8 blocks, 8 lanes). Philox's ten dependent
+// rounds and the transform's series, division and square root are chains each group
+// waits on; apart, each kernel holds the registers for its own chains only. A chunk's
+// last groups or units, fewer than a step, go through the One kernels (one a step), so
+// that no more than a unit's blocks are drawn past a length's end. FillWide's words need
+// no buffer: they are written where its normals go (splitWide).
 const (
 	chunkBlocks = 96              // blocks a chunk: whole steps of every kernel
 	bufWords    = 4 * chunkBlocks // the buffer: 3 KiB, a quadword a word
@@ -42,25 +39,14 @@ const (
 	wideChunkBlocks = 4 * chunkBlocks
 )
 
-// The split kernels' transforms: Fill's float64 Box–Muller (transform.go, two normals a
-// block), or the float32 one (transform32.go, four a block), written as float32 or, for
-// FillWide, widened to float64.
-const (
-	law64 = iota
-	law32
-)
-
-// shape is the path's split kernels' steps for a law: blocks a group (Philox's), groups
-// a Philox step, blocks a transform unit (a group for law64, two for law32: the float32
-// lanes are twice the quadword ones) and units a transform step.
-func shape(law int) (group, philoxGroups, unit, units int) {
-	switch {
-	case path == pathAVX512 && law == law64:
-		return 8, 6, 8, 3
-	case path == pathAVX512:
+// shape is the path's split kernels' steps: blocks a group (Philox's), groups a Philox
+// step, blocks a transform unit (two groups: the float32 lanes are twice the quadword
+// ones) and units a transform step.
+func shape() (group, philoxGroups, unit, units int) {
+	if path == pathAVX512 {
 		return 8, 6, 16, 2
 	}
-	return 4, 2, 8, 1 // AVX2's float32: its float64 is not split
+	return 4, 2, 8, 1
 }
 
 // preRounds is what a kernel needs of the stream besides the block index: the key of
@@ -90,70 +76,10 @@ func preRounds(seed, trial uint64, step uint32) (pre [20]uint64) {
 	return pre
 }
 
-// fill64 writes sd times the normals of the stream (seed, trial, step) from block on:
-// dst[j] is sd·z where z is the stream's normal 2·block + j. On AVX-512 the split
-// kernels write whole groups of 8 blocks (split), AVX2's one kernel whole steps of 8;
-// the last, partial group or step goes through a buffer on the stack.
-func fill64(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
-	n := len(dst)
-	if n == 0 {
-		return
-	}
-	if path == pathGo {
-		key := Key(seed)
-		i := 0
-		for ; i+3 < n; i += 4 { // two blocks side by side
-			x, y := block2(Counter(trial, step, block+uint32(i/2)), Counter(trial, step, block+uint32(i/2)+1), key)
-			a, b, c, d := boxMuller2(uniform53(x[0], x[1]), uniform53(x[2], x[3]), uniform53(y[0], y[1]), uniform53(y[2], y[3]))
-			dst[i], dst[i+1], dst[i+2], dst[i+3] = sd*a, sd*b, sd*c, sd*d
-		}
-		for ; i+1 < n; i += 2 {
-			x := Block(Counter(trial, step, block+uint32(i/2)), key)
-			a, b := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
-			dst[i], dst[i+1] = sd*a, sd*b
-		}
-		if i < n {
-			x := Block(Counter(trial, step, block+uint32(i/2)), key)
-			a, _ := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3]))
-			dst[i] = sd * a
-		}
-		return
-	}
-	pre := preRounds(seed, trial, step)
-	if path == pathAVX512 {
-		split(dst, sd, block, &pre, law64)
-		return
-	}
-	const per = 2 * step64AVX2
-	full := n / per
-	if full > 0 {
-		kernel64(&dst[0], full, sd, block, &pre)
-	}
-	if rest := n - full*per; rest > 0 {
-		var buf [per]float64
-		kernel64(&buf[0], 1, sd, block+uint32(full*step64AVX2), &pre)
-		copy(dst[full*per:], buf[:rest])
-	}
-}
-
-// step64AVX2 is the blocks a step of AVX2's float64 kernel (Philox and the transform in
-// one) writes: two groups of four.
-const step64AVX2 = 8
-
-// kernel64 calls AVX2's float64 kernel, the unscaled one if sd is 1 (whose values are the
-// same: z·1 = z).
-func kernel64(dst *float64, steps int, sd float64, block uint32, pre *[20]uint64) {
-	if sd == 1 {
-		fill64AVX2(dst, steps, sd, block, pre)
-	} else {
-		fill64ScaledAVX2(dst, steps, sd, block, pre)
-	}
-}
-
 // philoxWords writes the words of groups groups from block on to words (4 quadwords a
 // block): the Philox kernel's whole steps, then its One twin's.
 func philoxWords(words []uint64, groups int, block uint32, pre *[20]uint64) {
-	group, per, _, _ := shape(law64)
+	group, per, _, _ := shape()
 	_ = words[4*groups*group-1] // the kernels write this far
 	steps := groups / per
 	if steps > 0 {
@@ -173,72 +99,36 @@ func philoxWords(words []uint64, groups int, block uint32, pre *[20]uint64) {
 	}
 }
 
-// split is fill64 and fill32 on the split kernels (AVX-512's, and AVX2's float32
-// transform; fillWide's is splitWide, in place): chunk by chunk, Philox's words (whole
-// groups), then the transform's whole steps and units to dst and the last partial unit
-// through a buffer. One body for both outputs, the kernels called directly (through
-// transform), so that the word buffer stays on the stack: a version taking the
-// transform as a function value made it escape, an allocation a call.
-func split[F float32 | float64](dst []F, sd F, block uint32, pre *[20]uint64, law int) {
-	group, _, unit, units := shape(law)
-	perBlock := 4 // values a block
-	if law == law64 {
-		perBlock = 2
-	}
-	per := perBlock * unit // values a unit
+// split is fill32 on the split kernels (fillWide's is splitWide, in place): chunk by
+// chunk, Philox's words (whole groups), then the transform's whole steps and units to
+// dst and the last partial unit through a buffer. The kernels are called directly, so
+// that the word buffer stays on the stack: a version taking the transform as a function
+// value made it escape, an allocation a call.
+func split(dst []float32, sd float32, block uint32, pre *[20]uint64) {
+	group, _, unit, units := shape()
+	per := 4 * unit // values a unit
 	var words [bufWords]uint64
 	for len(dst) > 0 {
-		n := min(len(dst), perBlock*chunkBlocks)
+		n := min(len(dst), 4*chunkBlocks)
 		// Philox's whole groups: a last unit's group past the length's end is not
 		// drawn, and the transform reads the buffer's stale words there, its values
 		// discarded.
-		philoxWords(words[:], (n+perBlock*group-1)/(perBlock*group), block, pre)
+		philoxWords(words[:], (n+4*group-1)/(4*group), block, pre)
 		full := n / per
 		steps := full / units
 		if steps > 0 {
-			transform(&dst[0], &words[0], steps, sd, false, law)
+			transform32(&dst[0], &words[0], steps, sd, false)
 		}
 		if u := full - steps*units; u > 0 {
-			transform(&dst[steps*units*per], &words[4*steps*units*unit], u, sd, true, law)
+			transform32(&dst[steps*units*per], &words[4*steps*units*unit], u, sd, true)
 		}
 		if rest := n - full*per; rest > 0 {
-			var buf [64]F // a unit's values: 16 float64 (law64) or 64 (law32)
-			transform(&buf[0], &words[4*full*unit], 1, sd, true, law)
+			var buf [64]float32 // a unit's values
+			transform32(&buf[0], &words[4*full*unit], 1, sd, true)
 			copy(dst[full*per:n], buf[:rest])
 		}
 		dst = dst[n:]
 		block += chunkBlocks
-	}
-}
-
-// transform calls the float64 transform's kernels (transform64) or the float32 one's,
-// writing float32 (transform32) or float64 (transformWide).
-func transform[F float32 | float64](dst *F, words *uint64, steps int, sd F, one bool, law int) {
-	var zero F
-	switch {
-	case unsafe.Sizeof(zero) == 4:
-		transform32((*float32)(unsafe.Pointer(dst)), words, steps, float32(sd), one)
-	case law == law64:
-		transform64((*float64)(unsafe.Pointer(dst)), words, steps, float64(sd), one)
-	default:
-		transformWide((*float64)(unsafe.Pointer(dst)), words, steps, float64(sd), one)
-	}
-}
-
-// transform64 calls AVX-512's float64 transform (one group a step if one), the unscaled
-// one if sd is 1 (whose values are the same: z·1 = z).
-func transform64(dst *float64, words *uint64, steps int, sd float64, one bool) {
-	switch {
-	case path == pathAVX512 && one && sd == 1:
-		fill64OneAVX512(dst, words, steps, sd)
-	case path == pathAVX512 && one:
-		fill64ScaledOneAVX512(dst, words, steps, sd)
-	case path == pathAVX512 && sd == 1:
-		fill64AVX512(dst, words, steps, sd)
-	case path == pathAVX512:
-		fill64ScaledAVX512(dst, words, steps, sd)
-	default:
-		panic("philox: no split float64 kernel on this path")
 	}
 }
 
@@ -279,7 +169,7 @@ func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
 		return
 	}
 	pre := preRounds(seed, trial, step)
-	split(dst, sd, block, &pre, law32)
+	split(dst, sd, block, &pre)
 }
 
 // fillWide writes sd·z in float64, one rounding, for the same normals z widened (exact).
@@ -295,13 +185,13 @@ func fillWide(dst []float64, sd float64, seed, trial uint64, step, block uint32)
 	splitWide(dst, sd, block, &pre)
 }
 
-// splitWide is split for FillWide's law32 in float64, in place: a block's four words are
+// splitWide is split for FillWide's float64 normals, in place: a block's four words are
 // four quadwords where its four normals go, so Philox writes a chunk's words to dst and
 // the transform (which reads a step's words before it writes its values) overwrites them
 // with the normals. No buffer a call to clear (3 KiB, 29 ns measured: 5 % of 784
 // values' cost) but the last partial unit's, 512 bytes. Its chunks are wideChunkBlocks.
 func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
-	group, _, unit, units := shape(law32)
+	group, _, unit, units := shape()
 	per := 4 * unit // values a unit: its words' quadwords
 	full := len(dst) / per
 	for at := 0; at < full; {

@@ -20,671 +20,351 @@ DATA philoxconst<>+96(SB)/8, $0x00000000cd9e8d57
 DATA philoxconst<>+104(SB)/8, $0x00000000cd9e8d57
 DATA philoxconst<>+112(SB)/8, $0x00000000cd9e8d57
 DATA philoxconst<>+120(SB)/8, $0x00000000cd9e8d57
-DATA philoxconst<>+128(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+136(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+144(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+152(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+160(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+168(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+176(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+184(SB)/8, $0x00000000ffffffff
-DATA philoxconst<>+192(SB)/8, $0x4330000000000000
-DATA philoxconst<>+200(SB)/8, $0x4330000000000000
-DATA philoxconst<>+208(SB)/8, $0x4330000000000000
-DATA philoxconst<>+216(SB)/8, $0x4330000000000000
-DATA philoxconst<>+224(SB)/8, $0x4330000000000000
-DATA philoxconst<>+232(SB)/8, $0x4330000000000000
-DATA philoxconst<>+240(SB)/8, $0x4330000000000000
-DATA philoxconst<>+248(SB)/8, $0x4330000000000000
-DATA philoxconst<>+256(SB)/8, $0x4530000000000000
-DATA philoxconst<>+264(SB)/8, $0x4530000000000000
-DATA philoxconst<>+272(SB)/8, $0x4530000000000000
-DATA philoxconst<>+280(SB)/8, $0x4530000000000000
-DATA philoxconst<>+288(SB)/8, $0x4530000000000000
-DATA philoxconst<>+296(SB)/8, $0x4530000000000000
-DATA philoxconst<>+304(SB)/8, $0x4530000000000000
-DATA philoxconst<>+312(SB)/8, $0x4530000000000000
-DATA philoxconst<>+320(SB)/8, $0x4530000000100000
-DATA philoxconst<>+328(SB)/8, $0x4530000000100000
-DATA philoxconst<>+336(SB)/8, $0x4530000000100000
-DATA philoxconst<>+344(SB)/8, $0x4530000000100000
-DATA philoxconst<>+352(SB)/8, $0x4530000000100000
-DATA philoxconst<>+360(SB)/8, $0x4530000000100000
-DATA philoxconst<>+368(SB)/8, $0x4530000000100000
-DATA philoxconst<>+376(SB)/8, $0x4530000000100000
-DATA philoxconst<>+384(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+392(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+400(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+408(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+416(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+424(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+432(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+440(SB)/8, $0x43300000000003ff
-DATA philoxconst<>+448(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+456(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+464(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+472(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+480(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+488(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+496(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+504(SB)/8, $0x3fe0000000000000
-DATA philoxconst<>+512(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+520(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+528(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+536(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+544(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+552(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+560(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+568(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+576(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+584(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+592(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+600(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+608(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+616(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+624(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+632(SB)/8, $0x3ca0000000000000
-DATA philoxconst<>+640(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+648(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+656(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+664(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+672(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+680(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+688(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+696(SB)/8, $0x3cc0000000000000
-DATA philoxconst<>+704(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+712(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+720(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+728(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+736(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+744(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+752(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+760(SB)/8, $0xbff62e42fefa39ef
-DATA philoxconst<>+768(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+776(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+784(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+792(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+800(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+808(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+816(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+824(SB)/8, $0x000fffffffffffff
-DATA philoxconst<>+832(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+840(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+848(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+856(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+864(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+872(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+880(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+888(SB)/8, $0x3ff6a09e667f3bcd
-DATA philoxconst<>+896(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+904(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+912(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+920(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+928(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+936(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+944(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+952(SB)/8, $0x3fe62e42fefa39ef
-DATA philoxconst<>+960(SB)/8, $0x8000000000000000
-DATA philoxconst<>+968(SB)/8, $0x8000000000000000
-DATA philoxconst<>+976(SB)/8, $0x8000000000000000
-DATA philoxconst<>+984(SB)/8, $0x8000000000000000
-DATA philoxconst<>+992(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1000(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1008(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1016(SB)/8, $0x8000000000000000
-DATA philoxconst<>+1024(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1032(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1040(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1048(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1056(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1064(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1072(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1080(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1088(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1096(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1104(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1112(SB)/8, $0x0000000000000003
-DATA philoxconst<>+1120(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1128(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1136(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1144(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1152(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1160(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1168(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1176(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1184(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1192(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1200(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1208(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1216(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1224(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1232(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1240(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1248(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1256(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1264(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1272(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1280(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1288(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1296(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1304(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1312(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1320(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1328(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1336(SB)/8, $0x0000000000000010
-DATA philoxconst<>+1344(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1352(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1360(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1368(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1376(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1384(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1392(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1400(SB)/8, $0x0000000000000018
-DATA philoxconst<>+1408(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1416(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1424(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1432(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1440(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1448(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1456(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1464(SB)/8, $0x0000000000000020
-DATA philoxconst<>+1472(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1480(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1488(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1496(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1504(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1512(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1520(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1528(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1536(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1544(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1552(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1560(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1568(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1576(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1584(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1592(SB)/8, $0x0000000000000028
-DATA philoxconst<>+1600(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1608(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1616(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1624(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1632(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1640(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1648(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1656(SB)/8, $0x0000000000000030
-DATA philoxconst<>+1664(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1672(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1680(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1688(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1696(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1704(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1712(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1720(SB)/8, $0x0000000000000038
-DATA philoxconst<>+1728(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1736(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1744(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1752(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1760(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1768(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1776(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1784(SB)/8, $0x0000000000000040
-DATA philoxconst<>+1792(SB)/8, $0x0000000000000000
-DATA philoxconst<>+1800(SB)/8, $0x0000000000000008
-DATA philoxconst<>+1808(SB)/8, $0x0000000000000001
-DATA philoxconst<>+1816(SB)/8, $0x0000000000000009
-DATA philoxconst<>+1824(SB)/8, $0x0000000000000002
-DATA philoxconst<>+1832(SB)/8, $0x000000000000000a
-DATA philoxconst<>+1840(SB)/8, $0x0000000000000003
-DATA philoxconst<>+1848(SB)/8, $0x000000000000000b
-DATA philoxconst<>+1856(SB)/8, $0x0000000000000004
-DATA philoxconst<>+1864(SB)/8, $0x000000000000000c
-DATA philoxconst<>+1872(SB)/8, $0x0000000000000005
-DATA philoxconst<>+1880(SB)/8, $0x000000000000000d
-DATA philoxconst<>+1888(SB)/8, $0x0000000000000006
-DATA philoxconst<>+1896(SB)/8, $0x000000000000000e
-DATA philoxconst<>+1904(SB)/8, $0x0000000000000007
-DATA philoxconst<>+1912(SB)/8, $0x000000000000000f
-DATA philoxconst<>+1920(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1928(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1936(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1944(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1952(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1960(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1968(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1976(SB)/8, $0xc010000000000000
-DATA philoxconst<>+1984(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+1992(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2000(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2008(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2016(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2024(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2032(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2040(SB)/8, $0xbff55555555555ae
-DATA philoxconst<>+2048(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2056(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2064(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2072(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2080(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2088(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2096(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2104(SB)/8, $0xbfe999999997ae62
-DATA philoxconst<>+2112(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2120(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2128(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2136(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2144(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2152(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2160(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2168(SB)/8, $0xbfe2492494517eed
-DATA philoxconst<>+2176(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2184(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2192(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2200(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2208(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2216(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2224(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2232(SB)/8, $0xbfdc71c4ffd004e7
-DATA philoxconst<>+2240(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2248(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2256(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2264(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2272(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2280(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2288(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2296(SB)/8, $0xbfd74669a0339484
-DATA philoxconst<>+2304(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2312(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2320(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2328(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2336(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2344(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2352(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2360(SB)/8, $0xbfd3999ac8a6b8b7
-DATA philoxconst<>+2368(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2376(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2384(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2392(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2400(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2408(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2416(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2424(SB)/8, $0xbfd2f4e4dc7a9421
-DATA philoxconst<>+2432(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2440(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2448(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2456(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2464(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2472(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2480(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2488(SB)/8, $0x3ff921fb54442d18
-DATA philoxconst<>+2496(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2504(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2512(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2520(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2528(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2536(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2544(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2552(SB)/8, $0xbfe4abbce625be41
-DATA philoxconst<>+2560(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2568(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2576(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2584(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2592(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2600(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2608(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2616(SB)/8, $0x3fb466bc677587f8
-DATA philoxconst<>+2624(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2632(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2640(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2648(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2656(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2664(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2672(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2680(SB)/8, $0xbf732d2cce2e5b19
-DATA philoxconst<>+2688(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2696(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2704(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2712(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2720(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2728(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2736(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2744(SB)/8, $0x3f250782fda12d96
-DATA philoxconst<>+2752(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2760(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2768(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2776(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2784(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2792(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2800(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2808(SB)/8, $0xbece30071afc3e59
-DATA philoxconst<>+2816(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2824(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2832(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2840(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2848(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2856(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2864(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2872(SB)/8, $0x3e6e3f38399551bf
-DATA philoxconst<>+2880(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2888(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2896(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2904(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2912(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2920(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2928(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2936(SB)/8, $0x3ff0000000000000
-DATA philoxconst<>+2944(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+2952(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+2960(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+2968(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+2976(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+2984(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+2992(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3000(SB)/8, $0xbff3bd3cc9be45de
-DATA philoxconst<>+3008(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3016(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3024(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3032(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3040(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3048(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3056(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3064(SB)/8, $0x3fd03c1f081b5aac
-DATA philoxconst<>+3072(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3080(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3088(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3096(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3104(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3112(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3120(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3128(SB)/8, $0xbf955d3c7e3c90f8
-DATA philoxconst<>+3136(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3144(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3152(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3160(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3168(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3176(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3184(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3192(SB)/8, $0x3f4e1f5068355e15
-DATA philoxconst<>+3200(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3208(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3216(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3224(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3232(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3240(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3248(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3256(SB)/8, $0xbefa6d1ec7906c20
-DATA philoxconst<>+3264(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3272(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3280(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3288(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3296(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3304(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3312(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3320(SB)/8, $0x3e9f9cc41140bb60
-DATA philoxconst<>+3328(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3336(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3344(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3352(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3360(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3368(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3376(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3384(SB)/8, $0xbe3b264ba152378a
-DATA philoxconst<>+3392(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3400(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3408(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3416(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3424(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3432(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3440(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3448(SB)/8, $0x0000000100000001
-DATA philoxconst<>+3456(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3464(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3472(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3480(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3488(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3496(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3504(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3512(SB)/8, $0x0000007e0000007e
-DATA philoxconst<>+3520(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3528(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3536(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3544(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3552(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3560(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3568(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3576(SB)/8, $0x0000009e0000009e
-DATA philoxconst<>+3584(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3592(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3600(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3608(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3616(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3624(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3632(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3640(SB)/8, $0x0000009f0000009f
-DATA philoxconst<>+3648(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3656(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3664(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3672(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3680(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3688(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3696(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3704(SB)/8, $0x000000ff000000ff
-DATA philoxconst<>+3712(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3720(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3728(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3736(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3744(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3752(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3760(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3768(SB)/8, $0x0000ffff0000ffff
-DATA philoxconst<>+3776(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3784(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3792(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3800(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3808(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3816(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3824(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3832(SB)/8, $0x0400000004000000
-DATA philoxconst<>+3840(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3848(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3856(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3864(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3872(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3880(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3888(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3896(SB)/8, $0x3f0000003f000000
-DATA philoxconst<>+3904(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3912(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3920(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3928(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3936(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3944(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3952(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3960(SB)/8, $0x7f8000007f800000
-DATA philoxconst<>+3968(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+3976(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+3984(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+3992(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+4000(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+4008(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+4016(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+4024(SB)/8, $0x6a09e6676a09e667
-DATA philoxconst<>+4032(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4040(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4048(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4056(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4064(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4072(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4080(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4088(SB)/8, $0x6a09e6686a09e668
-DATA philoxconst<>+4096(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4104(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4112(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4120(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4128(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4136(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4144(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4152(SB)/8, $0x2000000020000000
-DATA philoxconst<>+4160(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4168(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4176(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4184(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4192(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4200(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4208(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4216(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4224(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4232(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4240(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4248(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4256(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4264(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4272(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4280(SB)/8, $0x8000000080000000
-DATA philoxconst<>+4288(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4296(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4304(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4312(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4320(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4328(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4336(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4344(SB)/8, $0x2f8000002f800000
-DATA philoxconst<>+4352(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4360(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4368(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4376(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4384(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4392(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4400(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4408(SB)/8, $0x4000000040000000
-DATA philoxconst<>+4416(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4424(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4432(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4440(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4448(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4456(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4464(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4472(SB)/8, $0x4780000047800000
-DATA philoxconst<>+4480(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4488(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4496(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4504(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4512(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4520(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4528(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4536(SB)/8, $0x3fb172183fb17218
-DATA philoxconst<>+4544(SB)/8, $0x0000000800000000
-DATA philoxconst<>+4552(SB)/8, $0x0000001800000010
-DATA philoxconst<>+4560(SB)/8, $0x0000000a00000002
-DATA philoxconst<>+4568(SB)/8, $0x0000001a00000012
-DATA philoxconst<>+4576(SB)/8, $0x0000000c00000004
-DATA philoxconst<>+4584(SB)/8, $0x0000001c00000014
-DATA philoxconst<>+4592(SB)/8, $0x0000000e00000006
-DATA philoxconst<>+4600(SB)/8, $0x0000001e00000016
-DATA philoxconst<>+4608(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4616(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4624(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4632(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4640(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4648(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4656(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4664(SB)/8, $0xc0800000c0800000
-DATA philoxconst<>+4672(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4680(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4688(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4696(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4704(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4712(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4720(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4728(SB)/8, $0xbfaaaac4bfaaaac4
-DATA philoxconst<>+4736(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4744(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4752(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4760(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4768(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4776(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4784(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4792(SB)/8, $0xbf4cabd4bf4cabd4
-DATA philoxconst<>+4800(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4808(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4816(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4824(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4832(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4840(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4848(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4856(SB)/8, $0xbf1936abbf1936ab
-DATA philoxconst<>+4864(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4872(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4880(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4888(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4896(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4904(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4912(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4920(SB)/8, $0x3fc90fdb3fc90fdb
-DATA philoxconst<>+4928(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4936(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4944(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4952(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4960(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4968(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4976(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4984(SB)/8, $0xbf255dddbf255ddd
-DATA philoxconst<>+4992(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5000(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5008(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5016(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5024(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5032(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5040(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5048(SB)/8, $0x3da32f623da32f62
-DATA philoxconst<>+5056(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5064(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5072(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5080(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5088(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5096(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5104(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5112(SB)/8, $0xbb96cda0bb96cda0
-DATA philoxconst<>+5120(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5128(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5136(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5144(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5152(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5160(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5168(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5176(SB)/8, $0x3f8000003f800000
-DATA philoxconst<>+5184(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5192(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5200(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5208(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5216(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5224(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5232(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5240(SB)/8, $0xbf9de9e6bf9de9e6
-DATA philoxconst<>+5248(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5256(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5264(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5272(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5280(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5288(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5296(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5304(SB)/8, $0x3e81e0ee3e81e0ee
-DATA philoxconst<>+5312(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5320(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5328(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5336(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5344(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5352(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5360(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5368(SB)/8, $0xbcaae2bdbcaae2bd
-DATA philoxconst<>+5376(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5384(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5392(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5400(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5408(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5416(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5424(SB)/8, $0x3a6ce1743a6ce174
-DATA philoxconst<>+5432(SB)/8, $0x3a6ce1743a6ce174
-GLOBL philoxconst<>(SB), RODATA|NOPTR, $5440
+DATA philoxconst<>+128(SB)/8, $0x0000000000000000
+DATA philoxconst<>+136(SB)/8, $0x0000000000000001
+DATA philoxconst<>+144(SB)/8, $0x0000000000000002
+DATA philoxconst<>+152(SB)/8, $0x0000000000000003
+DATA philoxconst<>+160(SB)/8, $0x0000000000000004
+DATA philoxconst<>+168(SB)/8, $0x0000000000000005
+DATA philoxconst<>+176(SB)/8, $0x0000000000000006
+DATA philoxconst<>+184(SB)/8, $0x0000000000000007
+DATA philoxconst<>+192(SB)/8, $0x0000000000000004
+DATA philoxconst<>+200(SB)/8, $0x0000000000000004
+DATA philoxconst<>+208(SB)/8, $0x0000000000000004
+DATA philoxconst<>+216(SB)/8, $0x0000000000000004
+DATA philoxconst<>+224(SB)/8, $0x0000000000000004
+DATA philoxconst<>+232(SB)/8, $0x0000000000000004
+DATA philoxconst<>+240(SB)/8, $0x0000000000000004
+DATA philoxconst<>+248(SB)/8, $0x0000000000000004
+DATA philoxconst<>+256(SB)/8, $0x0000000000000008
+DATA philoxconst<>+264(SB)/8, $0x0000000000000008
+DATA philoxconst<>+272(SB)/8, $0x0000000000000008
+DATA philoxconst<>+280(SB)/8, $0x0000000000000008
+DATA philoxconst<>+288(SB)/8, $0x0000000000000008
+DATA philoxconst<>+296(SB)/8, $0x0000000000000008
+DATA philoxconst<>+304(SB)/8, $0x0000000000000008
+DATA philoxconst<>+312(SB)/8, $0x0000000000000008
+DATA philoxconst<>+320(SB)/8, $0x0000000000000010
+DATA philoxconst<>+328(SB)/8, $0x0000000000000010
+DATA philoxconst<>+336(SB)/8, $0x0000000000000010
+DATA philoxconst<>+344(SB)/8, $0x0000000000000010
+DATA philoxconst<>+352(SB)/8, $0x0000000000000010
+DATA philoxconst<>+360(SB)/8, $0x0000000000000010
+DATA philoxconst<>+368(SB)/8, $0x0000000000000010
+DATA philoxconst<>+376(SB)/8, $0x0000000000000010
+DATA philoxconst<>+384(SB)/8, $0x0000000000000018
+DATA philoxconst<>+392(SB)/8, $0x0000000000000018
+DATA philoxconst<>+400(SB)/8, $0x0000000000000018
+DATA philoxconst<>+408(SB)/8, $0x0000000000000018
+DATA philoxconst<>+416(SB)/8, $0x0000000000000018
+DATA philoxconst<>+424(SB)/8, $0x0000000000000018
+DATA philoxconst<>+432(SB)/8, $0x0000000000000018
+DATA philoxconst<>+440(SB)/8, $0x0000000000000018
+DATA philoxconst<>+448(SB)/8, $0x0000000000000020
+DATA philoxconst<>+456(SB)/8, $0x0000000000000020
+DATA philoxconst<>+464(SB)/8, $0x0000000000000020
+DATA philoxconst<>+472(SB)/8, $0x0000000000000020
+DATA philoxconst<>+480(SB)/8, $0x0000000000000020
+DATA philoxconst<>+488(SB)/8, $0x0000000000000020
+DATA philoxconst<>+496(SB)/8, $0x0000000000000020
+DATA philoxconst<>+504(SB)/8, $0x0000000000000020
+DATA philoxconst<>+512(SB)/8, $0x000000000000000c
+DATA philoxconst<>+520(SB)/8, $0x000000000000000c
+DATA philoxconst<>+528(SB)/8, $0x000000000000000c
+DATA philoxconst<>+536(SB)/8, $0x000000000000000c
+DATA philoxconst<>+544(SB)/8, $0x000000000000000c
+DATA philoxconst<>+552(SB)/8, $0x000000000000000c
+DATA philoxconst<>+560(SB)/8, $0x000000000000000c
+DATA philoxconst<>+568(SB)/8, $0x000000000000000c
+DATA philoxconst<>+576(SB)/8, $0x0000000000000028
+DATA philoxconst<>+584(SB)/8, $0x0000000000000028
+DATA philoxconst<>+592(SB)/8, $0x0000000000000028
+DATA philoxconst<>+600(SB)/8, $0x0000000000000028
+DATA philoxconst<>+608(SB)/8, $0x0000000000000028
+DATA philoxconst<>+616(SB)/8, $0x0000000000000028
+DATA philoxconst<>+624(SB)/8, $0x0000000000000028
+DATA philoxconst<>+632(SB)/8, $0x0000000000000028
+DATA philoxconst<>+640(SB)/8, $0x0000000000000030
+DATA philoxconst<>+648(SB)/8, $0x0000000000000030
+DATA philoxconst<>+656(SB)/8, $0x0000000000000030
+DATA philoxconst<>+664(SB)/8, $0x0000000000000030
+DATA philoxconst<>+672(SB)/8, $0x0000000000000030
+DATA philoxconst<>+680(SB)/8, $0x0000000000000030
+DATA philoxconst<>+688(SB)/8, $0x0000000000000030
+DATA philoxconst<>+696(SB)/8, $0x0000000000000030
+DATA philoxconst<>+704(SB)/8, $0x0000000000000038
+DATA philoxconst<>+712(SB)/8, $0x0000000000000038
+DATA philoxconst<>+720(SB)/8, $0x0000000000000038
+DATA philoxconst<>+728(SB)/8, $0x0000000000000038
+DATA philoxconst<>+736(SB)/8, $0x0000000000000038
+DATA philoxconst<>+744(SB)/8, $0x0000000000000038
+DATA philoxconst<>+752(SB)/8, $0x0000000000000038
+DATA philoxconst<>+760(SB)/8, $0x0000000000000038
+DATA philoxconst<>+768(SB)/8, $0x0000000000000040
+DATA philoxconst<>+776(SB)/8, $0x0000000000000040
+DATA philoxconst<>+784(SB)/8, $0x0000000000000040
+DATA philoxconst<>+792(SB)/8, $0x0000000000000040
+DATA philoxconst<>+800(SB)/8, $0x0000000000000040
+DATA philoxconst<>+808(SB)/8, $0x0000000000000040
+DATA philoxconst<>+816(SB)/8, $0x0000000000000040
+DATA philoxconst<>+824(SB)/8, $0x0000000000000040
+DATA philoxconst<>+832(SB)/8, $0x0000000100000001
+DATA philoxconst<>+840(SB)/8, $0x0000000100000001
+DATA philoxconst<>+848(SB)/8, $0x0000000100000001
+DATA philoxconst<>+856(SB)/8, $0x0000000100000001
+DATA philoxconst<>+864(SB)/8, $0x0000000100000001
+DATA philoxconst<>+872(SB)/8, $0x0000000100000001
+DATA philoxconst<>+880(SB)/8, $0x0000000100000001
+DATA philoxconst<>+888(SB)/8, $0x0000000100000001
+DATA philoxconst<>+896(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+904(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+912(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+920(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+928(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+936(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+944(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+952(SB)/8, $0x0000007e0000007e
+DATA philoxconst<>+960(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+968(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+976(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+984(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+992(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+1000(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+1008(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+1016(SB)/8, $0x0000009e0000009e
+DATA philoxconst<>+1024(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1032(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1040(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1048(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1056(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1064(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1072(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1080(SB)/8, $0x0000009f0000009f
+DATA philoxconst<>+1088(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1096(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1104(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1112(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1120(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1128(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1136(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1144(SB)/8, $0x000000ff000000ff
+DATA philoxconst<>+1152(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1160(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1168(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1176(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1184(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1192(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1200(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1208(SB)/8, $0x0000ffff0000ffff
+DATA philoxconst<>+1216(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1224(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1232(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1240(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1248(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1256(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1264(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1272(SB)/8, $0x0400000004000000
+DATA philoxconst<>+1280(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1288(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1296(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1304(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1312(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1320(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1328(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1336(SB)/8, $0x3f0000003f000000
+DATA philoxconst<>+1344(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1352(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1360(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1368(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1376(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1384(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1392(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1400(SB)/8, $0x7f8000007f800000
+DATA philoxconst<>+1408(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1416(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1424(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1432(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1440(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1448(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1456(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1464(SB)/8, $0x6a09e6676a09e667
+DATA philoxconst<>+1472(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1480(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1488(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1496(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1504(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1512(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1520(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1528(SB)/8, $0x6a09e6686a09e668
+DATA philoxconst<>+1536(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1544(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1552(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1560(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1568(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1576(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1584(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1592(SB)/8, $0x2000000020000000
+DATA philoxconst<>+1600(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1608(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1616(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1624(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1632(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1640(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1648(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1656(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1664(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1672(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1680(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1688(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1696(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1704(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1712(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1720(SB)/8, $0x8000000080000000
+DATA philoxconst<>+1728(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1736(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1744(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1752(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1760(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1768(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1776(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1784(SB)/8, $0x2f8000002f800000
+DATA philoxconst<>+1792(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1800(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1808(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1816(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1824(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1832(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1840(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1848(SB)/8, $0x4000000040000000
+DATA philoxconst<>+1856(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1864(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1872(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1880(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1888(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1896(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1904(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1912(SB)/8, $0x4780000047800000
+DATA philoxconst<>+1920(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1928(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1936(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1944(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1952(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1960(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1968(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1976(SB)/8, $0x3fb172183fb17218
+DATA philoxconst<>+1984(SB)/8, $0x0000000800000000
+DATA philoxconst<>+1992(SB)/8, $0x0000001800000010
+DATA philoxconst<>+2000(SB)/8, $0x0000000a00000002
+DATA philoxconst<>+2008(SB)/8, $0x0000001a00000012
+DATA philoxconst<>+2016(SB)/8, $0x0000000c00000004
+DATA philoxconst<>+2024(SB)/8, $0x0000001c00000014
+DATA philoxconst<>+2032(SB)/8, $0x0000000e00000006
+DATA philoxconst<>+2040(SB)/8, $0x0000001e00000016
+DATA philoxconst<>+2048(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2056(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2064(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2072(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2080(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2088(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2096(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2104(SB)/8, $0xc0800000c0800000
+DATA philoxconst<>+2112(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2120(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2128(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2136(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2144(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2152(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2160(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2168(SB)/8, $0xbfaaaac4bfaaaac4
+DATA philoxconst<>+2176(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2184(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2192(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2200(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2208(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2216(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2224(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2232(SB)/8, $0xbf4cabd4bf4cabd4
+DATA philoxconst<>+2240(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2248(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2256(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2264(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2272(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2280(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2288(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2296(SB)/8, $0xbf1936abbf1936ab
+DATA philoxconst<>+2304(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2312(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2320(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2328(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2336(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2344(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2352(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2360(SB)/8, $0x3fc90fdb3fc90fdb
+DATA philoxconst<>+2368(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2376(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2384(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2392(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2400(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2408(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2416(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2424(SB)/8, $0xbf255dddbf255ddd
+DATA philoxconst<>+2432(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2440(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2448(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2456(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2464(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2472(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2480(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2488(SB)/8, $0x3da32f623da32f62
+DATA philoxconst<>+2496(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2504(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2512(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2520(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2528(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2536(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2544(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2552(SB)/8, $0xbb96cda0bb96cda0
+DATA philoxconst<>+2560(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2568(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2576(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2584(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2592(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2600(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2608(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2616(SB)/8, $0x3f8000003f800000
+DATA philoxconst<>+2624(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2632(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2640(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2648(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2656(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2664(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2672(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2680(SB)/8, $0xbf9de9e6bf9de9e6
+DATA philoxconst<>+2688(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2696(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2704(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2712(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2720(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2728(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2736(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2744(SB)/8, $0x3e81e0ee3e81e0ee
+DATA philoxconst<>+2752(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2760(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2768(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2776(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2784(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2792(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2800(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2808(SB)/8, $0xbcaae2bdbcaae2bd
+DATA philoxconst<>+2816(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2824(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2832(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2840(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2848(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2856(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2864(SB)/8, $0x3a6ce1743a6ce174
+DATA philoxconst<>+2872(SB)/8, $0x3a6ce1743a6ce174
+GLOBL philoxconst<>(SB), RODATA|NOPTR, $2880
 
 // func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
 // Requires: AVX, AVX512F
@@ -695,16 +375,16 @@ TEXT ·philoxAVX512(SB), NOSPLIT, $0-32
 	MOVL         block+16(FP), BX
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Z0
-	VPADDD       philoxconst<>+1088(SB), Z0, Z0
+	VPADDD       philoxconst<>+128(SB), Z0, Z0
 
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPADDD       philoxconst<>+1216(SB), Z0, Z1
-	VPADDD       philoxconst<>+1280(SB), Z0, Z2
-	VPADDD       philoxconst<>+1344(SB), Z0, Z3
-	VPADDD       philoxconst<>+1408(SB), Z0, Z4
-	VPADDD       philoxconst<>+1536(SB), Z0, Z5
+	VPADDD       philoxconst<>+256(SB), Z0, Z1
+	VPADDD       philoxconst<>+320(SB), Z0, Z2
+	VPADDD       philoxconst<>+384(SB), Z0, Z3
+	VPADDD       philoxconst<>+448(SB), Z0, Z4
+	VPADDD       philoxconst<>+576(SB), Z0, Z5
 	VMOVDQU64    philoxconst<>+0(SB), Z6
 	VMOVDQU64    philoxconst<>+64(SB), Z7
 	VPBROADCASTQ 8(DX), Z8
@@ -1056,7 +736,7 @@ loop:
 	VPSRLQ       $0x20, Z7, Z15
 	VPTERNLOGQ   $0x96, Z1, Z18, Z15
 	VPTERNLOGQ   $0x96, Z2, Z16, Z14
-	VPADDD       philoxconst<>+1600(SB), Z0, Z0
+	VPADDD       philoxconst<>+640(SB), Z0, Z0
 	VMOVDQU64    Z30, (AX)
 	VMOVDQU64    Z25, 256(AX)
 	VMOVDQU64    Z26, 512(AX)
@@ -1089,647 +769,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func fill64AVX512(dst *float64, words *uint64, groups int, sd float64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64AVX512(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), AX
-	MOVQ groups+16(FP), CX
-	MOVQ words+8(FP), DX
-
-loop:
-	TESTQ       CX, CX
-	JZ          done
-	VMOVDQU64   128(DX), Z0
-	VMOVDQU64   384(DX), Z1
-	VMOVDQU64   640(DX), Z2
-	VMOVDQU64   192(DX), Z3
-	VMOVDQU64   448(DX), Z4
-	VMOVDQU64   704(DX), Z5
-	VPSLLQ      $0x20, Z3, Z3
-	VPSLLQ      $0x20, Z4, Z4
-	VPSLLQ      $0x20, Z5, Z5
-	VMOVUPD     philoxconst<>+128(SB), Z12
-	VPTERNLOGQ  $0xec, Z12, Z3, Z0
-	VPTERNLOGQ  $0xec, Z12, Z4, Z1
-	VPTERNLOGQ  $0xec, Z12, Z5, Z2
-	VPSRLQ      $0x0b, Z0, Z0
-	VPSRLQ      $0x0b, Z1, Z1
-	VPSRLQ      $0x0b, Z2, Z2
-	VCVTQQ2PD   Z0, Z0
-	VCVTQQ2PD   Z1, Z1
-	VCVTQQ2PD   Z2, Z2
-	VMOVUPD     philoxconst<>+448(SB), Z3
-	VADDPD      Z3, Z0, Z0
-	VADDPD      Z3, Z1, Z1
-	VADDPD      Z3, Z2, Z2
-	VMOVUPD     philoxconst<>+640(SB), Z3
-	VMULPD      Z3, Z0, Z0
-	VMULPD      Z3, Z1, Z1
-	VMULPD      Z3, Z2, Z2
-	VMOVUPD     philoxconst<>+448(SB), Z5
-	VADDPD      Z5, Z0, Z3
-	VADDPD      Z5, Z1, Z4
-	VADDPD      Z5, Z2, Z5
-	VRNDSCALEPD $0x01, Z3, Z3
-	VRNDSCALEPD $0x01, Z4, Z4
-	VRNDSCALEPD $0x01, Z5, Z5
-	VSUBPD      Z3, Z0, Z0
-	VSUBPD      Z4, Z1, Z1
-	VSUBPD      Z5, Z2, Z2
-	VMULPD      Z0, Z0, Z12
-	VMULPD      Z1, Z1, Z13
-	VMULPD      Z2, Z2, Z14
-	VMOVUPD     philoxconst<>+2432(SB), Z17
-	VMOVUPD     Z17, Z15
-	VMOVUPD     Z17, Z16
-	VMOVUPD     Z17, Z17
-	VMOVUPD     philoxconst<>+2496(SB), Z18
-	VFMADD231PD Z18, Z12, Z15
-	VFMADD231PD Z18, Z13, Z16
-	VFMADD231PD Z18, Z14, Z17
-	VMOVUPD     philoxconst<>+2560(SB), Z20
-	VMOVUPD     Z20, Z18
-	VMOVUPD     Z20, Z19
-	VMOVUPD     Z20, Z20
-	VMOVUPD     philoxconst<>+2624(SB), Z21
-	VFMADD231PD Z21, Z12, Z18
-	VFMADD231PD Z21, Z13, Z19
-	VFMADD231PD Z21, Z14, Z20
-	VMULPD      Z12, Z12, Z21
-	VMULPD      Z13, Z13, Z22
-	VMULPD      Z14, Z14, Z23
-	VFMADD231PD Z18, Z21, Z15
-	VFMADD231PD Z19, Z22, Z16
-	VFMADD231PD Z20, Z23, Z17
-	VMOVUPD     philoxconst<>+2688(SB), Z20
-	VMOVUPD     Z20, Z18
-	VMOVUPD     Z20, Z19
-	VMOVUPD     Z20, Z20
-	VMOVUPD     philoxconst<>+2752(SB), Z24
-	VFMADD231PD Z24, Z12, Z18
-	VFMADD231PD Z24, Z13, Z19
-	VFMADD231PD Z24, Z14, Z20
-	VMOVUPD     philoxconst<>+2816(SB), Z24
-	VFMADD231PD Z24, Z21, Z18
-	VFMADD231PD Z24, Z22, Z19
-	VFMADD231PD Z24, Z23, Z20
-	VMULPD      Z21, Z21, Z24
-	VMULPD      Z22, Z22, Z25
-	VMULPD      Z23, Z23, Z26
-	VFMADD231PD Z18, Z24, Z15
-	VFMADD231PD Z19, Z25, Z16
-	VFMADD231PD Z20, Z26, Z17
-	VMULPD      Z0, Z15, Z15
-	VMULPD      Z1, Z16, Z16
-	VMULPD      Z2, Z17, Z17
-	VMOVUPD     philoxconst<>+2880(SB), Z2
-	VMOVUPD     Z2, Z0
-	VMOVUPD     Z2, Z1
-	VMOVUPD     Z2, Z2
-	VMOVUPD     philoxconst<>+2944(SB), Z18
-	VFMADD231PD Z18, Z12, Z0
-	VFMADD231PD Z18, Z13, Z1
-	VFMADD231PD Z18, Z14, Z2
-	VMOVUPD     philoxconst<>+3008(SB), Z20
-	VMOVUPD     Z20, Z18
-	VMOVUPD     Z20, Z19
-	VMOVUPD     Z20, Z20
-	VMOVUPD     philoxconst<>+3072(SB), Z27
-	VFMADD231PD Z27, Z12, Z18
-	VFMADD231PD Z27, Z13, Z19
-	VFMADD231PD Z27, Z14, Z20
-	VFMADD231PD Z18, Z21, Z0
-	VFMADD231PD Z19, Z22, Z1
-	VFMADD231PD Z20, Z23, Z2
-	VMOVUPD     philoxconst<>+3136(SB), Z20
-	VMOVUPD     Z20, Z18
-	VMOVUPD     Z20, Z19
-	VMOVUPD     Z20, Z20
-	VMOVUPD     philoxconst<>+3200(SB), Z27
-	VFMADD231PD Z27, Z12, Z18
-	VFMADD231PD Z27, Z13, Z19
-	VFMADD231PD Z27, Z14, Z20
-	VMOVUPD     philoxconst<>+3264(SB), Z29
-	VMOVUPD     Z29, Z27
-	VMOVUPD     Z29, Z28
-	VMOVUPD     Z29, Z29
-	VMOVUPD     philoxconst<>+3328(SB), Z30
-	VFMADD231PD Z30, Z12, Z27
-	VFMADD231PD Z30, Z13, Z28
-	VFMADD231PD Z30, Z14, Z29
-	VFMADD231PD Z27, Z21, Z18
-	VFMADD231PD Z28, Z22, Z19
-	VFMADD231PD Z29, Z23, Z20
-	VFMADD231PD Z18, Z24, Z0
-	VFMADD231PD Z19, Z25, Z1
-	VFMADD231PD Z20, Z26, Z2
-	VMOVUPD     philoxconst<>+192(SB), Z12
-	VADDPD      Z12, Z3, Z3
-	VADDPD      Z12, Z4, Z4
-	VADDPD      Z12, Z5, Z5
-	VPSLLQ      $0x3f, Z3, Z12
-	VPSLLQ      $0x3f, Z4, Z13
-	VPSLLQ      $0x3f, Z5, Z14
-	VPSLLQ      $0x3e, Z3, Z18
-	VPSLLQ      $0x3e, Z4, Z19
-	VPSLLQ      $0x3e, Z5, Z20
-	VMOVUPD     philoxconst<>+1024(SB), Z21
-	VPTESTMQ    Z21, Z3, K1
-	VPTESTMQ    Z21, Z4, K2
-	VPTESTMQ    Z21, Z5, K3
-	VBLENDMPD   Z0, Z15, K1, Z6
-	VBLENDMPD   Z1, Z16, K2, Z7
-	VBLENDMPD   Z2, Z17, K3, Z8
-	VBLENDMPD   Z15, Z0, K1, Z9
-	VBLENDMPD   Z16, Z1, K2, Z10
-	VBLENDMPD   Z17, Z2, K3, Z11
-	VMOVUPD     philoxconst<>+960(SB), Z0
-	VPTERNLOGQ  $0x28, Z0, Z18, Z12
-	VPTERNLOGQ  $0x28, Z0, Z19, Z13
-	VPTERNLOGQ  $0x28, Z0, Z20, Z14
-	VPTERNLOGQ  $0x78, Z0, Z18, Z6
-	VPTERNLOGQ  $0x78, Z0, Z19, Z7
-	VPTERNLOGQ  $0x78, Z0, Z20, Z8
-	VPXORQ      Z12, Z9, Z9
-	VPXORQ      Z13, Z10, Z10
-	VPXORQ      Z14, Z11, Z11
-	VMOVUPD     Z6, (AX)
-	VMOVUPD     Z9, 64(AX)
-	VMOVUPD     Z7, 128(AX)
-	VMOVUPD     Z10, 192(AX)
-	VMOVUPD     Z8, 256(AX)
-	VMOVUPD     Z11, 320(AX)
-	VMOVDQU64   (DX), Z0
-	VMOVDQU64   256(DX), Z1
-	VMOVDQU64   512(DX), Z2
-	VMOVDQU64   64(DX), Z3
-	VMOVDQU64   320(DX), Z4
-	VMOVDQU64   576(DX), Z5
-	VPSLLQ      $0x20, Z3, Z3
-	VPSLLQ      $0x20, Z4, Z4
-	VPSLLQ      $0x20, Z5, Z5
-	VMOVUPD     philoxconst<>+128(SB), Z12
-	VPTERNLOGQ  $0xec, Z12, Z3, Z0
-	VPTERNLOGQ  $0xec, Z12, Z4, Z1
-	VPTERNLOGQ  $0xec, Z12, Z5, Z2
-	VPSRLQ      $0x0b, Z0, Z0
-	VPSRLQ      $0x0b, Z1, Z1
-	VPSRLQ      $0x0b, Z2, Z2
-	VCVTQQ2PD   Z0, Z0
-	VCVTQQ2PD   Z1, Z1
-	VCVTQQ2PD   Z2, Z2
-	VMOVUPD     philoxconst<>+448(SB), Z3
-	VADDPD      Z3, Z0, Z0
-	VADDPD      Z3, Z1, Z1
-	VADDPD      Z3, Z2, Z2
-	VMOVUPD     philoxconst<>+576(SB), Z3
-	VMULPD      Z3, Z0, Z0
-	VMULPD      Z3, Z1, Z1
-	VMULPD      Z3, Z2, Z2
-	VGETEXPPD   Z0, Z3
-	VGETEXPPD   Z1, Z4
-	VGETEXPPD   Z2, Z5
-	VGETMANTPD  $0x00, Z0, Z0
-	VGETMANTPD  $0x00, Z1, Z1
-	VGETMANTPD  $0x00, Z2, Z2
-	VMOVUPD     philoxconst<>+832(SB), Z12
-	VCMPPD      $0x1e, Z12, Z0, K1
-	VCMPPD      $0x1e, Z12, Z1, K2
-	VCMPPD      $0x1e, Z12, Z2, K3
-	VMOVUPD     philoxconst<>+448(SB), Z12
-	VMULPD      Z12, Z0, K1, Z0
-	VMULPD      Z12, Z1, K2, Z1
-	VMULPD      Z12, Z2, K3, Z2
-	VMOVUPD     philoxconst<>+512(SB), Z12
-	VADDPD      Z12, Z3, K1, Z3
-	VADDPD      Z12, Z4, K2, Z4
-	VADDPD      Z12, Z5, K3, Z5
-	VMOVUPD     philoxconst<>+512(SB), Z15
-	VSUBPD      Z15, Z0, Z12
-	VSUBPD      Z15, Z1, Z13
-	VSUBPD      Z15, Z2, Z14
-	VADDPD      Z15, Z0, Z0
-	VADDPD      Z15, Z1, Z1
-	VADDPD      Z15, Z2, Z2
-	VDIVPD      Z0, Z12, Z0
-	VDIVPD      Z1, Z13, Z1
-	VDIVPD      Z2, Z14, Z2
-	VMULPD      Z0, Z0, Z12
-	VMULPD      Z1, Z1, Z13
-	VMULPD      Z2, Z2, Z14
-	VMOVUPD     philoxconst<>+1920(SB), Z17
-	VMOVUPD     Z17, Z15
-	VMOVUPD     Z17, Z16
-	VMOVUPD     Z17, Z17
-	VMOVUPD     philoxconst<>+1984(SB), Z18
-	VFMADD231PD Z18, Z12, Z15
-	VFMADD231PD Z18, Z13, Z16
-	VFMADD231PD Z18, Z14, Z17
-	VMOVUPD     philoxconst<>+2048(SB), Z20
-	VMOVUPD     Z20, Z18
-	VMOVUPD     Z20, Z19
-	VMOVUPD     Z20, Z20
-	VMOVUPD     philoxconst<>+2112(SB), Z21
-	VFMADD231PD Z21, Z12, Z18
-	VFMADD231PD Z21, Z13, Z19
-	VFMADD231PD Z21, Z14, Z20
-	VMULPD      Z12, Z12, Z21
-	VMULPD      Z13, Z13, Z22
-	VMULPD      Z14, Z14, Z23
-	VFMADD231PD Z18, Z21, Z15
-	VFMADD231PD Z19, Z22, Z16
-	VFMADD231PD Z20, Z23, Z17
-	VMOVUPD     philoxconst<>+2176(SB), Z20
-	VMOVUPD     Z20, Z18
-	VMOVUPD     Z20, Z19
-	VMOVUPD     Z20, Z20
-	VMOVUPD     philoxconst<>+2240(SB), Z24
-	VFMADD231PD Z24, Z12, Z18
-	VFMADD231PD Z24, Z13, Z19
-	VFMADD231PD Z24, Z14, Z20
-	VMOVUPD     philoxconst<>+2304(SB), Z26
-	VMOVUPD     Z26, Z24
-	VMOVUPD     Z26, Z25
-	VMOVUPD     Z26, Z26
-	VMOVUPD     philoxconst<>+2368(SB), Z27
-	VFMADD231PD Z27, Z12, Z24
-	VFMADD231PD Z27, Z13, Z25
-	VFMADD231PD Z27, Z14, Z26
-	VFMADD231PD Z24, Z21, Z18
-	VFMADD231PD Z25, Z22, Z19
-	VFMADD231PD Z26, Z23, Z20
-	VMULPD      Z21, Z21, Z12
-	VMULPD      Z22, Z22, Z13
-	VMULPD      Z23, Z23, Z14
-	VFMADD231PD Z18, Z12, Z15
-	VFMADD231PD Z19, Z13, Z16
-	VFMADD231PD Z20, Z14, Z17
-	VMOVUPD     philoxconst<>+704(SB), Z12
-	VMULPD      Z12, Z3, Z3
-	VMULPD      Z12, Z4, Z4
-	VMULPD      Z12, Z5, Z5
-	VFMADD231PD Z15, Z0, Z3
-	VFMADD231PD Z16, Z1, Z4
-	VFMADD231PD Z17, Z2, Z5
-	VSQRTPD     Z3, Z0
-	VSQRTPD     Z4, Z1
-	VSQRTPD     Z5, Z2
-	VMULPD      64(AX), Z0, Z3
-	VMULPD      (AX), Z0, Z0
-	VMULPD      192(AX), Z1, Z4
-	VMULPD      128(AX), Z1, Z1
-	VMULPD      320(AX), Z2, Z5
-	VMULPD      256(AX), Z2, Z2
-	VMOVDQU64   philoxconst<>+1792(SB), Z12
-	VMOVDQU64   philoxconst<>+1856(SB), Z13
-	VMOVAPD     Z3, Z14
-	VPERMT2PD   Z0, Z12, Z14
-	VPERMT2PD   Z0, Z13, Z3
-	VMOVUPD     Z14, (AX)
-	VMOVUPD     Z3, 64(AX)
-	VMOVAPD     Z4, Z0
-	VPERMT2PD   Z1, Z12, Z0
-	VPERMT2PD   Z1, Z13, Z4
-	VMOVUPD     Z0, 128(AX)
-	VMOVUPD     Z4, 192(AX)
-	VMOVAPD     Z5, Z0
-	VPERMT2PD   Z2, Z12, Z0
-	VPERMT2PD   Z2, Z13, Z5
-	VMOVUPD     Z0, 256(AX)
-	VMOVUPD     Z5, 320(AX)
-	ADDQ        $0x00000180, AX
-	ADDQ        $0x00000300, DX
-	DECQ        CX
-	JMP         loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64ScaledAVX512(dst *float64, words *uint64, groups int, sd float64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64ScaledAVX512(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+16(FP), CX
-	MOVQ         words+8(FP), DX
-	VBROADCASTSD sd+24(FP), Z0
-
-loop:
-	TESTQ       CX, CX
-	JZ          done
-	VMOVDQU64   128(DX), Z1
-	VMOVDQU64   384(DX), Z2
-	VMOVDQU64   640(DX), Z3
-	VMOVDQU64   192(DX), Z4
-	VMOVDQU64   448(DX), Z5
-	VMOVDQU64   704(DX), Z6
-	VPSLLQ      $0x20, Z4, Z4
-	VPSLLQ      $0x20, Z5, Z5
-	VPSLLQ      $0x20, Z6, Z6
-	VMOVUPD     philoxconst<>+128(SB), Z13
-	VPTERNLOGQ  $0xec, Z13, Z4, Z1
-	VPTERNLOGQ  $0xec, Z13, Z5, Z2
-	VPTERNLOGQ  $0xec, Z13, Z6, Z3
-	VPSRLQ      $0x0b, Z1, Z1
-	VPSRLQ      $0x0b, Z2, Z2
-	VPSRLQ      $0x0b, Z3, Z3
-	VCVTQQ2PD   Z1, Z1
-	VCVTQQ2PD   Z2, Z2
-	VCVTQQ2PD   Z3, Z3
-	VMOVUPD     philoxconst<>+448(SB), Z4
-	VADDPD      Z4, Z1, Z1
-	VADDPD      Z4, Z2, Z2
-	VADDPD      Z4, Z3, Z3
-	VMOVUPD     philoxconst<>+640(SB), Z4
-	VMULPD      Z4, Z1, Z1
-	VMULPD      Z4, Z2, Z2
-	VMULPD      Z4, Z3, Z3
-	VMOVUPD     philoxconst<>+448(SB), Z6
-	VADDPD      Z6, Z1, Z4
-	VADDPD      Z6, Z2, Z5
-	VADDPD      Z6, Z3, Z6
-	VRNDSCALEPD $0x01, Z4, Z4
-	VRNDSCALEPD $0x01, Z5, Z5
-	VRNDSCALEPD $0x01, Z6, Z6
-	VSUBPD      Z4, Z1, Z1
-	VSUBPD      Z5, Z2, Z2
-	VSUBPD      Z6, Z3, Z3
-	VMULPD      Z1, Z1, Z13
-	VMULPD      Z2, Z2, Z14
-	VMULPD      Z3, Z3, Z15
-	VMOVUPD     philoxconst<>+2432(SB), Z18
-	VMOVUPD     Z18, Z16
-	VMOVUPD     Z18, Z17
-	VMOVUPD     Z18, Z18
-	VMOVUPD     philoxconst<>+2496(SB), Z19
-	VFMADD231PD Z19, Z13, Z16
-	VFMADD231PD Z19, Z14, Z17
-	VFMADD231PD Z19, Z15, Z18
-	VMOVUPD     philoxconst<>+2560(SB), Z21
-	VMOVUPD     Z21, Z19
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+2624(SB), Z22
-	VFMADD231PD Z22, Z13, Z19
-	VFMADD231PD Z22, Z14, Z20
-	VFMADD231PD Z22, Z15, Z21
-	VMULPD      Z13, Z13, Z22
-	VMULPD      Z14, Z14, Z23
-	VMULPD      Z15, Z15, Z24
-	VFMADD231PD Z19, Z22, Z16
-	VFMADD231PD Z20, Z23, Z17
-	VFMADD231PD Z21, Z24, Z18
-	VMOVUPD     philoxconst<>+2688(SB), Z21
-	VMOVUPD     Z21, Z19
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+2752(SB), Z25
-	VFMADD231PD Z25, Z13, Z19
-	VFMADD231PD Z25, Z14, Z20
-	VFMADD231PD Z25, Z15, Z21
-	VMOVUPD     philoxconst<>+2816(SB), Z25
-	VFMADD231PD Z25, Z22, Z19
-	VFMADD231PD Z25, Z23, Z20
-	VFMADD231PD Z25, Z24, Z21
-	VMULPD      Z22, Z22, Z25
-	VMULPD      Z23, Z23, Z26
-	VMULPD      Z24, Z24, Z27
-	VFMADD231PD Z19, Z25, Z16
-	VFMADD231PD Z20, Z26, Z17
-	VFMADD231PD Z21, Z27, Z18
-	VMULPD      Z1, Z16, Z16
-	VMULPD      Z2, Z17, Z17
-	VMULPD      Z3, Z18, Z18
-	VMOVUPD     philoxconst<>+2880(SB), Z3
-	VMOVUPD     Z3, Z1
-	VMOVUPD     Z3, Z2
-	VMOVUPD     Z3, Z3
-	VMOVUPD     philoxconst<>+2944(SB), Z19
-	VFMADD231PD Z19, Z13, Z1
-	VFMADD231PD Z19, Z14, Z2
-	VFMADD231PD Z19, Z15, Z3
-	VMOVUPD     philoxconst<>+3008(SB), Z21
-	VMOVUPD     Z21, Z19
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+3072(SB), Z28
-	VFMADD231PD Z28, Z13, Z19
-	VFMADD231PD Z28, Z14, Z20
-	VFMADD231PD Z28, Z15, Z21
-	VFMADD231PD Z19, Z22, Z1
-	VFMADD231PD Z20, Z23, Z2
-	VFMADD231PD Z21, Z24, Z3
-	VMOVUPD     philoxconst<>+3136(SB), Z21
-	VMOVUPD     Z21, Z19
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+3200(SB), Z28
-	VFMADD231PD Z28, Z13, Z19
-	VFMADD231PD Z28, Z14, Z20
-	VFMADD231PD Z28, Z15, Z21
-	VMOVUPD     philoxconst<>+3264(SB), Z30
-	VMOVUPD     Z30, Z28
-	VMOVUPD     Z30, Z29
-	VMOVUPD     Z30, Z30
-	VMOVUPD     philoxconst<>+3328(SB), Z31
-	VFMADD231PD Z31, Z13, Z28
-	VFMADD231PD Z31, Z14, Z29
-	VFMADD231PD Z31, Z15, Z30
-	VFMADD231PD Z28, Z22, Z19
-	VFMADD231PD Z29, Z23, Z20
-	VFMADD231PD Z30, Z24, Z21
-	VFMADD231PD Z19, Z25, Z1
-	VFMADD231PD Z20, Z26, Z2
-	VFMADD231PD Z21, Z27, Z3
-	VMOVUPD     philoxconst<>+192(SB), Z13
-	VADDPD      Z13, Z4, Z4
-	VADDPD      Z13, Z5, Z5
-	VADDPD      Z13, Z6, Z6
-	VPSLLQ      $0x3f, Z4, Z13
-	VPSLLQ      $0x3f, Z5, Z14
-	VPSLLQ      $0x3f, Z6, Z15
-	VPSLLQ      $0x3e, Z4, Z19
-	VPSLLQ      $0x3e, Z5, Z20
-	VPSLLQ      $0x3e, Z6, Z21
-	VMOVUPD     philoxconst<>+1024(SB), Z22
-	VPTESTMQ    Z22, Z4, K1
-	VPTESTMQ    Z22, Z5, K2
-	VPTESTMQ    Z22, Z6, K3
-	VBLENDMPD   Z1, Z16, K1, Z7
-	VBLENDMPD   Z2, Z17, K2, Z8
-	VBLENDMPD   Z3, Z18, K3, Z9
-	VBLENDMPD   Z16, Z1, K1, Z10
-	VBLENDMPD   Z17, Z2, K2, Z11
-	VBLENDMPD   Z18, Z3, K3, Z12
-	VMOVUPD     philoxconst<>+960(SB), Z1
-	VPTERNLOGQ  $0x28, Z1, Z19, Z13
-	VPTERNLOGQ  $0x28, Z1, Z20, Z14
-	VPTERNLOGQ  $0x28, Z1, Z21, Z15
-	VPTERNLOGQ  $0x78, Z1, Z19, Z7
-	VPTERNLOGQ  $0x78, Z1, Z20, Z8
-	VPTERNLOGQ  $0x78, Z1, Z21, Z9
-	VPXORQ      Z13, Z10, Z10
-	VPXORQ      Z14, Z11, Z11
-	VPXORQ      Z15, Z12, Z12
-	VMOVUPD     Z7, (AX)
-	VMOVUPD     Z10, 64(AX)
-	VMOVUPD     Z8, 128(AX)
-	VMOVUPD     Z11, 192(AX)
-	VMOVUPD     Z9, 256(AX)
-	VMOVUPD     Z12, 320(AX)
-	VMOVDQU64   (DX), Z1
-	VMOVDQU64   256(DX), Z2
-	VMOVDQU64   512(DX), Z3
-	VMOVDQU64   64(DX), Z4
-	VMOVDQU64   320(DX), Z5
-	VMOVDQU64   576(DX), Z6
-	VPSLLQ      $0x20, Z4, Z4
-	VPSLLQ      $0x20, Z5, Z5
-	VPSLLQ      $0x20, Z6, Z6
-	VMOVUPD     philoxconst<>+128(SB), Z13
-	VPTERNLOGQ  $0xec, Z13, Z4, Z1
-	VPTERNLOGQ  $0xec, Z13, Z5, Z2
-	VPTERNLOGQ  $0xec, Z13, Z6, Z3
-	VPSRLQ      $0x0b, Z1, Z1
-	VPSRLQ      $0x0b, Z2, Z2
-	VPSRLQ      $0x0b, Z3, Z3
-	VCVTQQ2PD   Z1, Z1
-	VCVTQQ2PD   Z2, Z2
-	VCVTQQ2PD   Z3, Z3
-	VMOVUPD     philoxconst<>+448(SB), Z4
-	VADDPD      Z4, Z1, Z1
-	VADDPD      Z4, Z2, Z2
-	VADDPD      Z4, Z3, Z3
-	VMOVUPD     philoxconst<>+576(SB), Z4
-	VMULPD      Z4, Z1, Z1
-	VMULPD      Z4, Z2, Z2
-	VMULPD      Z4, Z3, Z3
-	VGETEXPPD   Z1, Z4
-	VGETEXPPD   Z2, Z5
-	VGETEXPPD   Z3, Z6
-	VGETMANTPD  $0x00, Z1, Z1
-	VGETMANTPD  $0x00, Z2, Z2
-	VGETMANTPD  $0x00, Z3, Z3
-	VMOVUPD     philoxconst<>+832(SB), Z13
-	VCMPPD      $0x1e, Z13, Z1, K1
-	VCMPPD      $0x1e, Z13, Z2, K2
-	VCMPPD      $0x1e, Z13, Z3, K3
-	VMOVUPD     philoxconst<>+448(SB), Z13
-	VMULPD      Z13, Z1, K1, Z1
-	VMULPD      Z13, Z2, K2, Z2
-	VMULPD      Z13, Z3, K3, Z3
-	VMOVUPD     philoxconst<>+512(SB), Z13
-	VADDPD      Z13, Z4, K1, Z4
-	VADDPD      Z13, Z5, K2, Z5
-	VADDPD      Z13, Z6, K3, Z6
-	VMOVUPD     philoxconst<>+512(SB), Z16
-	VSUBPD      Z16, Z1, Z13
-	VSUBPD      Z16, Z2, Z14
-	VSUBPD      Z16, Z3, Z15
-	VADDPD      Z16, Z1, Z1
-	VADDPD      Z16, Z2, Z2
-	VADDPD      Z16, Z3, Z3
-	VDIVPD      Z1, Z13, Z1
-	VDIVPD      Z2, Z14, Z2
-	VDIVPD      Z3, Z15, Z3
-	VMULPD      Z1, Z1, Z13
-	VMULPD      Z2, Z2, Z14
-	VMULPD      Z3, Z3, Z15
-	VMOVUPD     philoxconst<>+1920(SB), Z18
-	VMOVUPD     Z18, Z16
-	VMOVUPD     Z18, Z17
-	VMOVUPD     Z18, Z18
-	VMOVUPD     philoxconst<>+1984(SB), Z19
-	VFMADD231PD Z19, Z13, Z16
-	VFMADD231PD Z19, Z14, Z17
-	VFMADD231PD Z19, Z15, Z18
-	VMOVUPD     philoxconst<>+2048(SB), Z21
-	VMOVUPD     Z21, Z19
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+2112(SB), Z22
-	VFMADD231PD Z22, Z13, Z19
-	VFMADD231PD Z22, Z14, Z20
-	VFMADD231PD Z22, Z15, Z21
-	VMULPD      Z13, Z13, Z22
-	VMULPD      Z14, Z14, Z23
-	VMULPD      Z15, Z15, Z24
-	VFMADD231PD Z19, Z22, Z16
-	VFMADD231PD Z20, Z23, Z17
-	VFMADD231PD Z21, Z24, Z18
-	VMOVUPD     philoxconst<>+2176(SB), Z21
-	VMOVUPD     Z21, Z19
-	VMOVUPD     Z21, Z20
-	VMOVUPD     Z21, Z21
-	VMOVUPD     philoxconst<>+2240(SB), Z25
-	VFMADD231PD Z25, Z13, Z19
-	VFMADD231PD Z25, Z14, Z20
-	VFMADD231PD Z25, Z15, Z21
-	VMOVUPD     philoxconst<>+2304(SB), Z27
-	VMOVUPD     Z27, Z25
-	VMOVUPD     Z27, Z26
-	VMOVUPD     Z27, Z27
-	VMOVUPD     philoxconst<>+2368(SB), Z28
-	VFMADD231PD Z28, Z13, Z25
-	VFMADD231PD Z28, Z14, Z26
-	VFMADD231PD Z28, Z15, Z27
-	VFMADD231PD Z25, Z22, Z19
-	VFMADD231PD Z26, Z23, Z20
-	VFMADD231PD Z27, Z24, Z21
-	VMULPD      Z22, Z22, Z13
-	VMULPD      Z23, Z23, Z14
-	VMULPD      Z24, Z24, Z15
-	VFMADD231PD Z19, Z13, Z16
-	VFMADD231PD Z20, Z14, Z17
-	VFMADD231PD Z21, Z15, Z18
-	VMOVUPD     philoxconst<>+704(SB), Z13
-	VMULPD      Z13, Z4, Z4
-	VMULPD      Z13, Z5, Z5
-	VMULPD      Z13, Z6, Z6
-	VFMADD231PD Z16, Z1, Z4
-	VFMADD231PD Z17, Z2, Z5
-	VFMADD231PD Z18, Z3, Z6
-	VSQRTPD     Z4, Z1
-	VSQRTPD     Z5, Z2
-	VSQRTPD     Z6, Z3
-	VMULPD      64(AX), Z1, Z4
-	VMULPD      (AX), Z1, Z1
-	VMULPD      192(AX), Z2, Z5
-	VMULPD      128(AX), Z2, Z2
-	VMULPD      320(AX), Z3, Z6
-	VMULPD      256(AX), Z3, Z3
-	VMULPD      Z0, Z4, Z4
-	VMULPD      Z0, Z5, Z5
-	VMULPD      Z0, Z6, Z6
-	VMULPD      Z0, Z1, Z1
-	VMULPD      Z0, Z2, Z2
-	VMULPD      Z0, Z3, Z3
-	VMOVDQU64   philoxconst<>+1792(SB), Z13
-	VMOVDQU64   philoxconst<>+1856(SB), Z14
-	VMOVAPD     Z4, Z15
-	VPERMT2PD   Z1, Z13, Z15
-	VPERMT2PD   Z1, Z14, Z4
-	VMOVUPD     Z15, (AX)
-	VMOVUPD     Z4, 64(AX)
-	VMOVAPD     Z5, Z1
-	VPERMT2PD   Z2, Z13, Z1
-	VPERMT2PD   Z2, Z14, Z5
-	VMOVUPD     Z1, 128(AX)
-	VMOVUPD     Z5, 192(AX)
-	VMOVAPD     Z6, Z1
-	VPERMT2PD   Z3, Z13, Z1
-	VPERMT2PD   Z3, Z14, Z6
-	VMOVUPD     Z1, 256(AX)
-	VMOVUPD     Z6, 320(AX)
-	ADDQ        $0x00000180, AX
-	ADDQ        $0x00000300, DX
-	DECQ        CX
-	JMP         loop
-
-done:
-	VZEROUPPER
-	RET
-
 // func fill32AVX512(dst *float32, words *uint64, steps int, sd float32)
 // Requires: AVX, AVX512F
 TEXT ·fill32AVX512(SB), NOSPLIT, $0-28
@@ -1740,7 +779,7 @@ TEXT ·fill32AVX512(SB), NOSPLIT, $0-28
 loop:
 	TESTQ             CX, CX
 	JZ                done
-	VMOVDQU32         philoxconst<>+4544(SB), Z4
+	VMOVDQU32         philoxconst<>+1984(SB), Z4
 	VMOVDQU32         (DX), Z0
 	VPERMT2D          256(DX), Z4, Z0
 	VMOVDQU32         128(DX), Z1
@@ -1757,12 +796,12 @@ loop:
 	VPSRLD            $0x17, Z14, Z14
 	VPSRLD            $0x17, Z15, Z15
 	VPSRLD            $0x17, Z16, Z16
-	VMOVDQU32         philoxconst<>+3456(SB), Z17
+	VMOVDQU32         philoxconst<>+896(SB), Z17
 	VPMAXUD           Z17, Z4, Z4
 	VPMAXUD           Z17, Z14, Z14
 	VPMAXUD           Z17, Z15, Z15
 	VPMAXUD           Z17, Z16, Z16
-	VMOVDQU32         philoxconst<>+3520(SB), Z20
+	VMOVDQU32         philoxconst<>+960(SB), Z20
 	VPSUBD            Z4, Z20, Z17
 	VPSUBD            Z14, Z20, Z18
 	VPSUBD            Z15, Z20, Z19
@@ -1771,7 +810,7 @@ loop:
 	VPADDD            Z1, Z1, Z1
 	VPADDD            Z2, Z2, Z2
 	VPADDD            Z3, Z3, Z3
-	VMOVDQU32         philoxconst<>+3392(SB), Z21
+	VMOVDQU32         philoxconst<>+832(SB), Z21
 	VPADDD            Z21, Z0, Z0
 	VPADDD            Z21, Z1, Z1
 	VPADDD            Z21, Z2, Z2
@@ -1780,12 +819,12 @@ loop:
 	VPSLLVD           Z18, Z1, Z1
 	VPSLLVD           Z19, Z2, Z2
 	VPSLLVD           Z20, Z3, Z3
-	VMOVDQU32         philoxconst<>+3584(SB), Z20
+	VMOVDQU32         philoxconst<>+1024(SB), Z20
 	VPSUBD            Z4, Z20, Z17
 	VPSUBD            Z14, Z20, Z18
 	VPSUBD            Z15, Z20, Z19
 	VPSUBD            Z16, Z20, Z20
-	VMOVDQU32         philoxconst<>+3968(SB), Z4
+	VMOVDQU32         philoxconst<>+1408(SB), Z4
 	VPCMPUD           $0x06, Z4, Z0, K1
 	VPCMPUD           $0x06, Z4, Z1, K2
 	VPCMPUD           $0x06, Z4, Z2, K3
@@ -1799,22 +838,22 @@ loop:
 	VCVTUDQ2PS        Z1, Z14
 	VCVTUDQ2PS        Z2, Z15
 	VCVTUDQ2PS        Z3, Z16
-	VMOVDQU32         philoxconst<>+4288(SB), Z0
+	VMOVDQU32         philoxconst<>+1728(SB), Z0
 	VMULPS            Z0, Z4, Z4
 	VMULPS            Z0, Z14, Z14
 	VMULPS            Z0, Z15, Z15
 	VMULPS            Z0, Z16, Z16
-	VMOVDQU32         philoxconst<>+3904(SB), Z0
+	VMOVDQU32         philoxconst<>+1344(SB), Z0
 	VPADDD            Z0, Z4, K1, Z4
 	VPADDD            Z0, Z14, K2, Z14
 	VPADDD            Z0, Z15, K3, Z15
 	VPADDD            Z0, Z16, K4, Z16
-	VMOVDQU32         philoxconst<>+3392(SB), Z0
+	VMOVDQU32         philoxconst<>+832(SB), Z0
 	VPSUBD            Z0, Z17, K1, Z17
 	VPSUBD            Z0, Z18, K2, Z18
 	VPSUBD            Z0, Z19, K3, Z19
 	VPSUBD            Z0, Z20, K4, Z20
-	VMOVDQU32         philoxconst<>+4352(SB), Z3
+	VMOVDQU32         philoxconst<>+1792(SB), Z3
 	VADDPS            Z3, Z4, Z0
 	VADDPS            Z3, Z14, Z1
 	VADDPS            Z3, Z15, Z2
@@ -1827,22 +866,22 @@ loop:
 	VMULPS            Z14, Z14, Z1
 	VMULPS            Z15, Z15, Z2
 	VMULPS            Z16, Z16, Z3
-	VMOVDQU32         philoxconst<>+4736(SB), Z24
+	VMOVDQU32         philoxconst<>+2176(SB), Z24
 	VMOVAPS           Z24, Z21
 	VMOVAPS           Z24, Z22
 	VMOVAPS           Z24, Z23
 	VMOVAPS           Z24, Z24
-	VMOVDQU32         philoxconst<>+4800(SB), Z25
+	VMOVDQU32         philoxconst<>+2240(SB), Z25
 	VFMADD231PS       Z25, Z0, Z21
 	VFMADD231PS       Z25, Z1, Z22
 	VFMADD231PS       Z25, Z2, Z23
 	VFMADD231PS       Z25, Z3, Z24
-	VMOVDQU32         philoxconst<>+4672(SB), Z25
+	VMOVDQU32         philoxconst<>+2112(SB), Z25
 	VFMADD213PS       Z25, Z0, Z21
 	VFMADD213PS       Z25, Z1, Z22
 	VFMADD213PS       Z25, Z2, Z23
 	VFMADD213PS       Z25, Z3, Z24
-	VMOVDQU32         philoxconst<>+4608(SB), Z25
+	VMOVDQU32         philoxconst<>+2048(SB), Z25
 	VFMADD213PS       Z25, Z0, Z21
 	VFMADD213PS       Z25, Z1, Z22
 	VFMADD213PS       Z25, Z2, Z23
@@ -1851,7 +890,7 @@ loop:
 	VCVTDQ2PS         Z18, Z18
 	VCVTDQ2PS         Z19, Z19
 	VCVTDQ2PS         Z20, Z20
-	VMOVDQU32         philoxconst<>+4480(SB), Z0
+	VMOVDQU32         philoxconst<>+1920(SB), Z0
 	VMULPS            Z0, Z17, Z17
 	VMULPS            Z0, Z18, Z18
 	VMULPS            Z0, Z19, Z19
@@ -1864,7 +903,7 @@ loop:
 	VSQRTPS           Z18, Z18
 	VSQRTPS           Z19, Z19
 	VSQRTPS           Z20, Z20
-	VMOVDQU32         philoxconst<>+4544(SB), Z4
+	VMOVDQU32         philoxconst<>+1984(SB), Z4
 	VMOVDQU32         64(DX), Z0
 	VPERMT2D          320(DX), Z4, Z0
 	VMOVDQU32         192(DX), Z1
@@ -1873,7 +912,7 @@ loop:
 	VPERMT2D          832(DX), Z4, Z2
 	VMOVDQU32         704(DX), Z3
 	VPERMT2D          960(DX), Z4, Z3
-	VMOVDQU32         philoxconst<>+4096(SB), Z16
+	VMOVDQU32         philoxconst<>+1536(SB), Z16
 	VPADDD            Z16, Z0, Z4
 	VPADDD            Z16, Z1, Z14
 	VPADDD            Z16, Z2, Z15
@@ -1886,7 +925,7 @@ loop:
 	VCVTDQ2PS         Z1, Z1
 	VCVTDQ2PS         Z2, Z2
 	VCVTDQ2PS         Z3, Z3
-	VMOVDQU32         philoxconst<>+4288(SB), Z21
+	VMOVDQU32         philoxconst<>+1728(SB), Z21
 	VMULPS            Z21, Z0, Z0
 	VMULPS            Z21, Z1, Z1
 	VMULPS            Z21, Z2, Z2
@@ -1895,22 +934,22 @@ loop:
 	VMULPS            Z1, Z1, Z22
 	VMULPS            Z2, Z2, Z23
 	VMULPS            Z3, Z3, Z24
-	VMOVDQU32         philoxconst<>+4992(SB), Z28
+	VMOVDQU32         philoxconst<>+2432(SB), Z28
 	VMOVAPS           Z28, Z25
 	VMOVAPS           Z28, Z26
 	VMOVAPS           Z28, Z27
 	VMOVAPS           Z28, Z28
-	VMOVDQU32         philoxconst<>+5056(SB), Z29
+	VMOVDQU32         philoxconst<>+2496(SB), Z29
 	VFMADD231PS       Z29, Z21, Z25
 	VFMADD231PS       Z29, Z22, Z26
 	VFMADD231PS       Z29, Z23, Z27
 	VFMADD231PS       Z29, Z24, Z28
-	VMOVDQU32         philoxconst<>+4928(SB), Z29
+	VMOVDQU32         philoxconst<>+2368(SB), Z29
 	VFMADD213PS       Z29, Z21, Z25
 	VFMADD213PS       Z29, Z22, Z26
 	VFMADD213PS       Z29, Z23, Z27
 	VFMADD213PS       Z29, Z24, Z28
-	VMOVDQU32         philoxconst<>+4864(SB), Z29
+	VMOVDQU32         philoxconst<>+2304(SB), Z29
 	VFMADD213PS       Z29, Z21, Z25
 	VFMADD213PS       Z29, Z22, Z26
 	VFMADD213PS       Z29, Z23, Z27
@@ -1919,32 +958,32 @@ loop:
 	VMULPS            Z26, Z1, Z26
 	VMULPS            Z27, Z2, Z27
 	VMULPS            Z28, Z3, Z28
-	VMOVDQU32         philoxconst<>+5312(SB), Z3
+	VMOVDQU32         philoxconst<>+2752(SB), Z3
 	VMOVAPS           Z3, Z0
 	VMOVAPS           Z3, Z1
 	VMOVAPS           Z3, Z2
 	VMOVAPS           Z3, Z3
-	VMOVDQU32         philoxconst<>+5376(SB), Z29
+	VMOVDQU32         philoxconst<>+2816(SB), Z29
 	VFMADD231PS       Z29, Z21, Z0
 	VFMADD231PS       Z29, Z22, Z1
 	VFMADD231PS       Z29, Z23, Z2
 	VFMADD231PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+5248(SB), Z29
+	VMOVDQU32         philoxconst<>+2688(SB), Z29
 	VFMADD213PS       Z29, Z21, Z0
 	VFMADD213PS       Z29, Z22, Z1
 	VFMADD213PS       Z29, Z23, Z2
 	VFMADD213PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+5184(SB), Z29
+	VMOVDQU32         philoxconst<>+2624(SB), Z29
 	VFMADD213PS       Z29, Z21, Z0
 	VFMADD213PS       Z29, Z22, Z1
 	VFMADD213PS       Z29, Z23, Z2
 	VFMADD213PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+5120(SB), Z29
+	VMOVDQU32         philoxconst<>+2560(SB), Z29
 	VFMADD213PS       Z29, Z21, Z0
 	VFMADD213PS       Z29, Z22, Z1
 	VFMADD213PS       Z29, Z23, Z2
 	VFMADD213PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+4160(SB), Z21
+	VMOVDQU32         philoxconst<>+1600(SB), Z21
 	VPTESTMD          Z21, Z4, K1
 	VPTESTMD          Z21, Z14, K2
 	VPTESTMD          Z21, Z15, K3
@@ -1953,7 +992,7 @@ loop:
 	VBLENDMPS         Z1, Z26, K2, Z7
 	VBLENDMPS         Z2, Z27, K3, Z8
 	VBLENDMPS         Z3, Z28, K4, Z9
-	VMOVDQU32         philoxconst<>+4224(SB), Z21
+	VMOVDQU32         philoxconst<>+1664(SB), Z21
 	VPXORD            Z21, Z25, K1, Z25
 	VPXORD            Z21, Z26, K2, Z26
 	VPXORD            Z21, Z27, K3, Z27
@@ -2030,7 +1069,7 @@ TEXT ·fillWideAVX512(SB), NOSPLIT, $0-32
 loop:
 	TESTQ             CX, CX
 	JZ                done
-	VMOVDQU32         philoxconst<>+4544(SB), Z4
+	VMOVDQU32         philoxconst<>+1984(SB), Z4
 	VMOVDQU32         (DX), Z0
 	VPERMT2D          256(DX), Z4, Z0
 	VMOVDQU32         128(DX), Z1
@@ -2047,12 +1086,12 @@ loop:
 	VPSRLD            $0x17, Z14, Z14
 	VPSRLD            $0x17, Z15, Z15
 	VPSRLD            $0x17, Z16, Z16
-	VMOVDQU32         philoxconst<>+3456(SB), Z17
+	VMOVDQU32         philoxconst<>+896(SB), Z17
 	VPMAXUD           Z17, Z4, Z4
 	VPMAXUD           Z17, Z14, Z14
 	VPMAXUD           Z17, Z15, Z15
 	VPMAXUD           Z17, Z16, Z16
-	VMOVDQU32         philoxconst<>+3520(SB), Z20
+	VMOVDQU32         philoxconst<>+960(SB), Z20
 	VPSUBD            Z4, Z20, Z17
 	VPSUBD            Z14, Z20, Z18
 	VPSUBD            Z15, Z20, Z19
@@ -2061,7 +1100,7 @@ loop:
 	VPADDD            Z1, Z1, Z1
 	VPADDD            Z2, Z2, Z2
 	VPADDD            Z3, Z3, Z3
-	VMOVDQU32         philoxconst<>+3392(SB), Z21
+	VMOVDQU32         philoxconst<>+832(SB), Z21
 	VPADDD            Z21, Z0, Z0
 	VPADDD            Z21, Z1, Z1
 	VPADDD            Z21, Z2, Z2
@@ -2070,12 +1109,12 @@ loop:
 	VPSLLVD           Z18, Z1, Z1
 	VPSLLVD           Z19, Z2, Z2
 	VPSLLVD           Z20, Z3, Z3
-	VMOVDQU32         philoxconst<>+3584(SB), Z20
+	VMOVDQU32         philoxconst<>+1024(SB), Z20
 	VPSUBD            Z4, Z20, Z17
 	VPSUBD            Z14, Z20, Z18
 	VPSUBD            Z15, Z20, Z19
 	VPSUBD            Z16, Z20, Z20
-	VMOVDQU32         philoxconst<>+3968(SB), Z4
+	VMOVDQU32         philoxconst<>+1408(SB), Z4
 	VPCMPUD           $0x06, Z4, Z0, K1
 	VPCMPUD           $0x06, Z4, Z1, K2
 	VPCMPUD           $0x06, Z4, Z2, K3
@@ -2089,22 +1128,22 @@ loop:
 	VCVTUDQ2PS        Z1, Z14
 	VCVTUDQ2PS        Z2, Z15
 	VCVTUDQ2PS        Z3, Z16
-	VMOVDQU32         philoxconst<>+4288(SB), Z0
+	VMOVDQU32         philoxconst<>+1728(SB), Z0
 	VMULPS            Z0, Z4, Z4
 	VMULPS            Z0, Z14, Z14
 	VMULPS            Z0, Z15, Z15
 	VMULPS            Z0, Z16, Z16
-	VMOVDQU32         philoxconst<>+3904(SB), Z0
+	VMOVDQU32         philoxconst<>+1344(SB), Z0
 	VPADDD            Z0, Z4, K1, Z4
 	VPADDD            Z0, Z14, K2, Z14
 	VPADDD            Z0, Z15, K3, Z15
 	VPADDD            Z0, Z16, K4, Z16
-	VMOVDQU32         philoxconst<>+3392(SB), Z0
+	VMOVDQU32         philoxconst<>+832(SB), Z0
 	VPSUBD            Z0, Z17, K1, Z17
 	VPSUBD            Z0, Z18, K2, Z18
 	VPSUBD            Z0, Z19, K3, Z19
 	VPSUBD            Z0, Z20, K4, Z20
-	VMOVDQU32         philoxconst<>+4352(SB), Z3
+	VMOVDQU32         philoxconst<>+1792(SB), Z3
 	VADDPS            Z3, Z4, Z0
 	VADDPS            Z3, Z14, Z1
 	VADDPS            Z3, Z15, Z2
@@ -2117,22 +1156,22 @@ loop:
 	VMULPS            Z14, Z14, Z1
 	VMULPS            Z15, Z15, Z2
 	VMULPS            Z16, Z16, Z3
-	VMOVDQU32         philoxconst<>+4736(SB), Z24
+	VMOVDQU32         philoxconst<>+2176(SB), Z24
 	VMOVAPS           Z24, Z21
 	VMOVAPS           Z24, Z22
 	VMOVAPS           Z24, Z23
 	VMOVAPS           Z24, Z24
-	VMOVDQU32         philoxconst<>+4800(SB), Z25
+	VMOVDQU32         philoxconst<>+2240(SB), Z25
 	VFMADD231PS       Z25, Z0, Z21
 	VFMADD231PS       Z25, Z1, Z22
 	VFMADD231PS       Z25, Z2, Z23
 	VFMADD231PS       Z25, Z3, Z24
-	VMOVDQU32         philoxconst<>+4672(SB), Z25
+	VMOVDQU32         philoxconst<>+2112(SB), Z25
 	VFMADD213PS       Z25, Z0, Z21
 	VFMADD213PS       Z25, Z1, Z22
 	VFMADD213PS       Z25, Z2, Z23
 	VFMADD213PS       Z25, Z3, Z24
-	VMOVDQU32         philoxconst<>+4608(SB), Z25
+	VMOVDQU32         philoxconst<>+2048(SB), Z25
 	VFMADD213PS       Z25, Z0, Z21
 	VFMADD213PS       Z25, Z1, Z22
 	VFMADD213PS       Z25, Z2, Z23
@@ -2141,7 +1180,7 @@ loop:
 	VCVTDQ2PS         Z18, Z18
 	VCVTDQ2PS         Z19, Z19
 	VCVTDQ2PS         Z20, Z20
-	VMOVDQU32         philoxconst<>+4480(SB), Z0
+	VMOVDQU32         philoxconst<>+1920(SB), Z0
 	VMULPS            Z0, Z17, Z17
 	VMULPS            Z0, Z18, Z18
 	VMULPS            Z0, Z19, Z19
@@ -2154,7 +1193,7 @@ loop:
 	VSQRTPS           Z18, Z18
 	VSQRTPS           Z19, Z19
 	VSQRTPS           Z20, Z20
-	VMOVDQU32         philoxconst<>+4544(SB), Z4
+	VMOVDQU32         philoxconst<>+1984(SB), Z4
 	VMOVDQU32         64(DX), Z0
 	VPERMT2D          320(DX), Z4, Z0
 	VMOVDQU32         192(DX), Z1
@@ -2163,7 +1202,7 @@ loop:
 	VPERMT2D          832(DX), Z4, Z2
 	VMOVDQU32         704(DX), Z3
 	VPERMT2D          960(DX), Z4, Z3
-	VMOVDQU32         philoxconst<>+4096(SB), Z16
+	VMOVDQU32         philoxconst<>+1536(SB), Z16
 	VPADDD            Z16, Z0, Z4
 	VPADDD            Z16, Z1, Z14
 	VPADDD            Z16, Z2, Z15
@@ -2176,7 +1215,7 @@ loop:
 	VCVTDQ2PS         Z1, Z1
 	VCVTDQ2PS         Z2, Z2
 	VCVTDQ2PS         Z3, Z3
-	VMOVDQU32         philoxconst<>+4288(SB), Z21
+	VMOVDQU32         philoxconst<>+1728(SB), Z21
 	VMULPS            Z21, Z0, Z0
 	VMULPS            Z21, Z1, Z1
 	VMULPS            Z21, Z2, Z2
@@ -2185,22 +1224,22 @@ loop:
 	VMULPS            Z1, Z1, Z22
 	VMULPS            Z2, Z2, Z23
 	VMULPS            Z3, Z3, Z24
-	VMOVDQU32         philoxconst<>+4992(SB), Z28
+	VMOVDQU32         philoxconst<>+2432(SB), Z28
 	VMOVAPS           Z28, Z25
 	VMOVAPS           Z28, Z26
 	VMOVAPS           Z28, Z27
 	VMOVAPS           Z28, Z28
-	VMOVDQU32         philoxconst<>+5056(SB), Z29
+	VMOVDQU32         philoxconst<>+2496(SB), Z29
 	VFMADD231PS       Z29, Z21, Z25
 	VFMADD231PS       Z29, Z22, Z26
 	VFMADD231PS       Z29, Z23, Z27
 	VFMADD231PS       Z29, Z24, Z28
-	VMOVDQU32         philoxconst<>+4928(SB), Z29
+	VMOVDQU32         philoxconst<>+2368(SB), Z29
 	VFMADD213PS       Z29, Z21, Z25
 	VFMADD213PS       Z29, Z22, Z26
 	VFMADD213PS       Z29, Z23, Z27
 	VFMADD213PS       Z29, Z24, Z28
-	VMOVDQU32         philoxconst<>+4864(SB), Z29
+	VMOVDQU32         philoxconst<>+2304(SB), Z29
 	VFMADD213PS       Z29, Z21, Z25
 	VFMADD213PS       Z29, Z22, Z26
 	VFMADD213PS       Z29, Z23, Z27
@@ -2209,32 +1248,32 @@ loop:
 	VMULPS            Z26, Z1, Z26
 	VMULPS            Z27, Z2, Z27
 	VMULPS            Z28, Z3, Z28
-	VMOVDQU32         philoxconst<>+5312(SB), Z3
+	VMOVDQU32         philoxconst<>+2752(SB), Z3
 	VMOVAPS           Z3, Z0
 	VMOVAPS           Z3, Z1
 	VMOVAPS           Z3, Z2
 	VMOVAPS           Z3, Z3
-	VMOVDQU32         philoxconst<>+5376(SB), Z29
+	VMOVDQU32         philoxconst<>+2816(SB), Z29
 	VFMADD231PS       Z29, Z21, Z0
 	VFMADD231PS       Z29, Z22, Z1
 	VFMADD231PS       Z29, Z23, Z2
 	VFMADD231PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+5248(SB), Z29
+	VMOVDQU32         philoxconst<>+2688(SB), Z29
 	VFMADD213PS       Z29, Z21, Z0
 	VFMADD213PS       Z29, Z22, Z1
 	VFMADD213PS       Z29, Z23, Z2
 	VFMADD213PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+5184(SB), Z29
+	VMOVDQU32         philoxconst<>+2624(SB), Z29
 	VFMADD213PS       Z29, Z21, Z0
 	VFMADD213PS       Z29, Z22, Z1
 	VFMADD213PS       Z29, Z23, Z2
 	VFMADD213PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+5120(SB), Z29
+	VMOVDQU32         philoxconst<>+2560(SB), Z29
 	VFMADD213PS       Z29, Z21, Z0
 	VFMADD213PS       Z29, Z22, Z1
 	VFMADD213PS       Z29, Z23, Z2
 	VFMADD213PS       Z29, Z24, Z3
-	VMOVDQU32         philoxconst<>+4160(SB), Z21
+	VMOVDQU32         philoxconst<>+1600(SB), Z21
 	VPTESTMD          Z21, Z4, K1
 	VPTESTMD          Z21, Z14, K2
 	VPTESTMD          Z21, Z15, K3
@@ -2243,7 +1282,7 @@ loop:
 	VBLENDMPS         Z1, Z26, K2, Z7
 	VBLENDMPS         Z2, Z27, K3, Z8
 	VBLENDMPS         Z3, Z28, K4, Z9
-	VMOVDQU32         philoxconst<>+4224(SB), Z21
+	VMOVDQU32         philoxconst<>+1664(SB), Z21
 	VPXORD            Z21, Z25, K1, Z25
 	VPXORD            Z21, Z26, K2, Z26
 	VPXORD            Z21, Z27, K3, Z27
@@ -2359,7 +1398,7 @@ TEXT ·philoxOneAVX512(SB), NOSPLIT, $0-32
 	MOVL         block+16(FP), BX
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Z0
-	VPADDD       philoxconst<>+1088(SB), Z0, Z0
+	VPADDD       philoxconst<>+128(SB), Z0, Z0
 
 loop:
 	TESTQ        CX, CX
@@ -2440,7 +1479,7 @@ loop:
 	VPSRLQ       $0x20, Z2, Z8
 	VPTERNLOGQ   $0x96, Z3, Z7, Z8
 	VPTERNLOGQ   $0x96, Z4, Z5, Z6
-	VPADDD       philoxconst<>+1216(SB), Z0, Z0
+	VPADDD       philoxconst<>+256(SB), Z0, Z0
 	VMOVDQU64    Z8, (AX)
 	VMOVDQU64    Z2, 64(AX)
 	VMOVDQU64    Z6, 128(AX)
@@ -2448,223 +1487,6 @@ loop:
 	ADDQ         $0x00000100, AX
 	DECQ         CX
 	JMP          loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64OneAVX512(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), AX
-	MOVQ groups+16(FP), CX
-	MOVQ words+8(FP), DX
-
-loop:
-	TESTQ           CX, CX
-	JZ              done
-	VMOVDQU64       128(DX), Z0
-	VMOVDQU64       192(DX), Z1
-	VPSLLQ          $0x20, Z1, Z1
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z0
-	VPSRLQ          $0x0b, Z0, Z0
-	VCVTQQ2PD       Z0, Z0
-	VADDPD          philoxconst<>+448(SB), Z0, Z0
-	VMULPD          philoxconst<>+640(SB), Z0, Z0
-	VADDPD          philoxconst<>+448(SB), Z0, Z1
-	VRNDSCALEPD     $0x01, Z1, Z1
-	VSUBPD          Z1, Z0, Z0
-	VMULPD          Z0, Z0, Z4
-	VMOVUPD         philoxconst<>+2432(SB), Z5
-	VFMADD231PD     philoxconst<>+2496(SB), Z4, Z5
-	VMOVUPD         philoxconst<>+2560(SB), Z6
-	VFMADD231PD     philoxconst<>+2624(SB), Z4, Z6
-	VMULPD          Z4, Z4, Z7
-	VFMADD231PD     Z6, Z7, Z5
-	VMOVUPD         philoxconst<>+2688(SB), Z6
-	VFMADD231PD     philoxconst<>+2752(SB), Z4, Z6
-	VFMADD231PD     philoxconst<>+2816(SB), Z7, Z6
-	VMULPD          Z7, Z7, Z8
-	VFMADD231PD     Z6, Z8, Z5
-	VMULPD          Z0, Z5, Z5
-	VMOVUPD         philoxconst<>+2880(SB), Z0
-	VFMADD231PD     philoxconst<>+2944(SB), Z4, Z0
-	VMOVUPD         philoxconst<>+3008(SB), Z6
-	VFMADD231PD     philoxconst<>+3072(SB), Z4, Z6
-	VFMADD231PD     Z6, Z7, Z0
-	VMOVUPD         philoxconst<>+3136(SB), Z6
-	VFMADD231PD     philoxconst<>+3200(SB), Z4, Z6
-	VMOVUPD         philoxconst<>+3264(SB), Z9
-	VFMADD231PD     philoxconst<>+3328(SB), Z4, Z9
-	VFMADD231PD     Z9, Z7, Z6
-	VFMADD231PD     Z6, Z8, Z0
-	VADDPD          philoxconst<>+192(SB), Z1, Z1
-	VPSLLQ          $0x3f, Z1, Z4
-	VPSLLQ          $0x3e, Z1, Z6
-	VPTESTMQ        philoxconst<>+1024(SB), Z1, K1
-	VBLENDMPD       Z0, Z5, K1, Z2
-	VBLENDMPD       Z5, Z0, K1, Z3
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+960(SB), Z6, Z4
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+960(SB), Z6, Z2
-	VPXORQ          Z4, Z3, Z3
-	VMOVUPD         Z2, (AX)
-	VMOVUPD         Z3, 64(AX)
-	VMOVDQU64       (DX), Z0
-	VMOVDQU64       64(DX), Z1
-	VPSLLQ          $0x20, Z1, Z1
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z1, Z0
-	VPSRLQ          $0x0b, Z0, Z0
-	VCVTQQ2PD       Z0, Z0
-	VADDPD          philoxconst<>+448(SB), Z0, Z0
-	VMULPD          philoxconst<>+576(SB), Z0, Z0
-	VGETEXPPD       Z0, Z1
-	VGETMANTPD      $0x00, Z0, Z0
-	VCMPPD          $0x1e, philoxconst<>+832(SB), Z0, K1
-	VMULPD          philoxconst<>+448(SB), Z0, K1, Z0
-	VADDPD          philoxconst<>+512(SB), Z1, K1, Z1
-	VSUBPD          philoxconst<>+512(SB), Z0, Z4
-	VADDPD          philoxconst<>+512(SB), Z0, Z0
-	VDIVPD          Z0, Z4, Z0
-	VMULPD          Z0, Z0, Z4
-	VMOVUPD         philoxconst<>+1920(SB), Z5
-	VFMADD231PD     philoxconst<>+1984(SB), Z4, Z5
-	VMOVUPD         philoxconst<>+2048(SB), Z6
-	VFMADD231PD     philoxconst<>+2112(SB), Z4, Z6
-	VMULPD          Z4, Z4, Z7
-	VFMADD231PD     Z6, Z7, Z5
-	VMOVUPD         philoxconst<>+2176(SB), Z6
-	VFMADD231PD     philoxconst<>+2240(SB), Z4, Z6
-	VMOVUPD         philoxconst<>+2304(SB), Z8
-	VFMADD231PD     philoxconst<>+2368(SB), Z4, Z8
-	VFMADD231PD     Z8, Z7, Z6
-	VMULPD          Z7, Z7, Z4
-	VFMADD231PD     Z6, Z4, Z5
-	VMULPD          philoxconst<>+704(SB), Z1, Z1
-	VFMADD231PD     Z5, Z0, Z1
-	VSQRTPD         Z1, Z0
-	VMULPD          64(AX), Z0, Z1
-	VMULPD          (AX), Z0, Z0
-	VMOVAPD         Z1, Z4
-	VMOVDQU64       philoxconst<>+1792(SB), Z5
-	VMOVDQU64       philoxconst<>+1856(SB), Z6
-	VPERMT2PD       Z0, Z5, Z4
-	VPERMT2PD       Z0, Z6, Z1
-	VMOVUPD         Z4, (AX)
-	VMOVUPD         Z1, 64(AX)
-	ADDQ            $0x00000080, AX
-	ADDQ            $0x00000100, DX
-	DECQ            CX
-	JMP             loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·fill64ScaledOneAVX512(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+16(FP), CX
-	MOVQ         words+8(FP), DX
-	VBROADCASTSD sd+24(FP), Z0
-
-loop:
-	TESTQ           CX, CX
-	JZ              done
-	VMOVDQU64       128(DX), Z1
-	VMOVDQU64       192(DX), Z2
-	VPSLLQ          $0x20, Z2, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z1
-	VPSRLQ          $0x0b, Z1, Z1
-	VCVTQQ2PD       Z1, Z1
-	VADDPD          philoxconst<>+448(SB), Z1, Z1
-	VMULPD          philoxconst<>+640(SB), Z1, Z1
-	VADDPD          philoxconst<>+448(SB), Z1, Z2
-	VRNDSCALEPD     $0x01, Z2, Z2
-	VSUBPD          Z2, Z1, Z1
-	VMULPD          Z1, Z1, Z5
-	VMOVUPD         philoxconst<>+2432(SB), Z6
-	VFMADD231PD     philoxconst<>+2496(SB), Z5, Z6
-	VMOVUPD         philoxconst<>+2560(SB), Z7
-	VFMADD231PD     philoxconst<>+2624(SB), Z5, Z7
-	VMULPD          Z5, Z5, Z8
-	VFMADD231PD     Z7, Z8, Z6
-	VMOVUPD         philoxconst<>+2688(SB), Z7
-	VFMADD231PD     philoxconst<>+2752(SB), Z5, Z7
-	VFMADD231PD     philoxconst<>+2816(SB), Z8, Z7
-	VMULPD          Z8, Z8, Z9
-	VFMADD231PD     Z7, Z9, Z6
-	VMULPD          Z1, Z6, Z6
-	VMOVUPD         philoxconst<>+2880(SB), Z1
-	VFMADD231PD     philoxconst<>+2944(SB), Z5, Z1
-	VMOVUPD         philoxconst<>+3008(SB), Z7
-	VFMADD231PD     philoxconst<>+3072(SB), Z5, Z7
-	VFMADD231PD     Z7, Z8, Z1
-	VMOVUPD         philoxconst<>+3136(SB), Z7
-	VFMADD231PD     philoxconst<>+3200(SB), Z5, Z7
-	VMOVUPD         philoxconst<>+3264(SB), Z10
-	VFMADD231PD     philoxconst<>+3328(SB), Z5, Z10
-	VFMADD231PD     Z10, Z8, Z7
-	VFMADD231PD     Z7, Z9, Z1
-	VADDPD          philoxconst<>+192(SB), Z2, Z2
-	VPSLLQ          $0x3f, Z2, Z5
-	VPSLLQ          $0x3e, Z2, Z7
-	VPTESTMQ        philoxconst<>+1024(SB), Z2, K1
-	VBLENDMPD       Z1, Z6, K1, Z3
-	VBLENDMPD       Z6, Z1, K1, Z4
-	VPTERNLOGQ.BCST $0x28, philoxconst<>+960(SB), Z7, Z5
-	VPTERNLOGQ.BCST $0x78, philoxconst<>+960(SB), Z7, Z3
-	VPXORQ          Z5, Z4, Z4
-	VMOVUPD         Z3, (AX)
-	VMOVUPD         Z4, 64(AX)
-	VMOVDQU64       (DX), Z1
-	VMOVDQU64       64(DX), Z2
-	VPSLLQ          $0x20, Z2, Z2
-	VPTERNLOGQ.BCST $0xec, philoxconst<>+128(SB), Z2, Z1
-	VPSRLQ          $0x0b, Z1, Z1
-	VCVTQQ2PD       Z1, Z1
-	VADDPD          philoxconst<>+448(SB), Z1, Z1
-	VMULPD          philoxconst<>+576(SB), Z1, Z1
-	VGETEXPPD       Z1, Z2
-	VGETMANTPD      $0x00, Z1, Z1
-	VCMPPD          $0x1e, philoxconst<>+832(SB), Z1, K1
-	VMULPD          philoxconst<>+448(SB), Z1, K1, Z1
-	VADDPD          philoxconst<>+512(SB), Z2, K1, Z2
-	VSUBPD          philoxconst<>+512(SB), Z1, Z5
-	VADDPD          philoxconst<>+512(SB), Z1, Z1
-	VDIVPD          Z1, Z5, Z1
-	VMULPD          Z1, Z1, Z5
-	VMOVUPD         philoxconst<>+1920(SB), Z6
-	VFMADD231PD     philoxconst<>+1984(SB), Z5, Z6
-	VMOVUPD         philoxconst<>+2048(SB), Z7
-	VFMADD231PD     philoxconst<>+2112(SB), Z5, Z7
-	VMULPD          Z5, Z5, Z8
-	VFMADD231PD     Z7, Z8, Z6
-	VMOVUPD         philoxconst<>+2176(SB), Z7
-	VFMADD231PD     philoxconst<>+2240(SB), Z5, Z7
-	VMOVUPD         philoxconst<>+2304(SB), Z9
-	VFMADD231PD     philoxconst<>+2368(SB), Z5, Z9
-	VFMADD231PD     Z9, Z8, Z7
-	VMULPD          Z8, Z8, Z5
-	VFMADD231PD     Z7, Z5, Z6
-	VMULPD          philoxconst<>+704(SB), Z2, Z2
-	VFMADD231PD     Z6, Z1, Z2
-	VSQRTPD         Z2, Z1
-	VMULPD          64(AX), Z1, Z2
-	VMULPD          (AX), Z1, Z1
-	VMULPD          Z0, Z2, Z2
-	VMULPD          Z0, Z1, Z1
-	VMOVAPD         Z2, Z5
-	VMOVDQU64       philoxconst<>+1792(SB), Z6
-	VMOVDQU64       philoxconst<>+1856(SB), Z7
-	VPERMT2PD       Z1, Z6, Z5
-	VPERMT2PD       Z1, Z7, Z2
-	VMOVUPD         Z5, (AX)
-	VMOVUPD         Z2, 64(AX)
-	ADDQ            $0x00000080, AX
-	ADDQ            $0x00000100, DX
-	DECQ            CX
-	JMP             loop
 
 done:
 	VZEROUPPER
@@ -2680,7 +1502,7 @@ TEXT ·fill32OneAVX512(SB), NOSPLIT, $0-28
 loop:
 	TESTQ             CX, CX
 	JZ                done
-	VMOVDQU32         philoxconst<>+4544(SB), Z2
+	VMOVDQU32         philoxconst<>+1984(SB), Z2
 	VMOVDQU32         (DX), Z0
 	VPERMT2D          256(DX), Z2, Z0
 	VMOVDQU32         128(DX), Z1
@@ -2689,23 +1511,23 @@ loop:
 	VCVTUDQ2PS.RZ_SAE Z1, Z8
 	VPSRLD            $0x17, Z2, Z2
 	VPSRLD            $0x17, Z8, Z8
-	VMOVDQU32         philoxconst<>+3456(SB), Z9
+	VMOVDQU32         philoxconst<>+896(SB), Z9
 	VPMAXUD           Z9, Z2, Z2
 	VPMAXUD           Z9, Z8, Z8
-	VMOVDQU32         philoxconst<>+3520(SB), Z10
+	VMOVDQU32         philoxconst<>+960(SB), Z10
 	VPSUBD            Z2, Z10, Z9
 	VPSUBD            Z8, Z10, Z10
 	VPADDD            Z0, Z0, Z0
 	VPADDD            Z1, Z1, Z1
-	VMOVDQU32         philoxconst<>+3392(SB), Z11
+	VMOVDQU32         philoxconst<>+832(SB), Z11
 	VPADDD            Z11, Z0, Z0
 	VPADDD            Z11, Z1, Z1
 	VPSLLVD           Z9, Z0, Z0
 	VPSLLVD           Z10, Z1, Z1
-	VMOVDQU32         philoxconst<>+3584(SB), Z10
+	VMOVDQU32         philoxconst<>+1024(SB), Z10
 	VPSUBD            Z2, Z10, Z9
 	VPSUBD            Z8, Z10, Z10
-	VMOVDQU32         philoxconst<>+3968(SB), Z2
+	VMOVDQU32         philoxconst<>+1408(SB), Z2
 	VPCMPUD           $0x06, Z2, Z0, K1
 	VPCMPUD           $0x06, Z2, Z1, K2
 	VPXORD            Z3, Z3, Z3
@@ -2713,95 +1535,95 @@ loop:
 	VPSUBD            Z1, Z3, K2, Z1
 	VCVTUDQ2PS        Z0, Z2
 	VCVTUDQ2PS        Z1, Z8
-	VMOVDQU32         philoxconst<>+4288(SB), Z0
+	VMOVDQU32         philoxconst<>+1728(SB), Z0
 	VMULPS            Z0, Z2, Z2
 	VMULPS            Z0, Z8, Z8
-	VMOVDQU32         philoxconst<>+3904(SB), Z0
+	VMOVDQU32         philoxconst<>+1344(SB), Z0
 	VPADDD            Z0, Z2, K1, Z2
 	VPADDD            Z0, Z8, K2, Z8
-	VMOVDQU32         philoxconst<>+3392(SB), Z0
+	VMOVDQU32         philoxconst<>+832(SB), Z0
 	VPSUBD            Z0, Z9, K1, Z9
 	VPSUBD            Z0, Z10, K2, Z10
-	VMOVDQU32         philoxconst<>+4352(SB), Z1
+	VMOVDQU32         philoxconst<>+1792(SB), Z1
 	VADDPS            Z1, Z2, Z0
 	VADDPS            Z1, Z8, Z1
 	VDIVPS            Z0, Z2, Z2
 	VDIVPS            Z1, Z8, Z8
 	VMULPS            Z2, Z2, Z0
 	VMULPS            Z8, Z8, Z1
-	VMOVDQU32         philoxconst<>+4736(SB), Z12
+	VMOVDQU32         philoxconst<>+2176(SB), Z12
 	VMOVAPS           Z12, Z11
 	VMOVAPS           Z12, Z12
-	VMOVDQU32         philoxconst<>+4800(SB), Z13
+	VMOVDQU32         philoxconst<>+2240(SB), Z13
 	VFMADD231PS       Z13, Z0, Z11
 	VFMADD231PS       Z13, Z1, Z12
-	VMOVDQU32         philoxconst<>+4672(SB), Z13
+	VMOVDQU32         philoxconst<>+2112(SB), Z13
 	VFMADD213PS       Z13, Z0, Z11
 	VFMADD213PS       Z13, Z1, Z12
-	VMOVDQU32         philoxconst<>+4608(SB), Z13
+	VMOVDQU32         philoxconst<>+2048(SB), Z13
 	VFMADD213PS       Z13, Z0, Z11
 	VFMADD213PS       Z13, Z1, Z12
 	VCVTDQ2PS         Z9, Z9
 	VCVTDQ2PS         Z10, Z10
-	VMOVDQU32         philoxconst<>+4480(SB), Z0
+	VMOVDQU32         philoxconst<>+1920(SB), Z0
 	VMULPS            Z0, Z9, Z9
 	VMULPS            Z0, Z10, Z10
 	VFMADD231PS       Z2, Z11, Z9
 	VFMADD231PS       Z8, Z12, Z10
 	VSQRTPS           Z9, Z9
 	VSQRTPS           Z10, Z10
-	VMOVDQU32         philoxconst<>+4544(SB), Z2
+	VMOVDQU32         philoxconst<>+1984(SB), Z2
 	VMOVDQU32         64(DX), Z0
 	VPERMT2D          320(DX), Z2, Z0
 	VMOVDQU32         192(DX), Z1
 	VPERMT2D          448(DX), Z2, Z1
-	VMOVDQU32         philoxconst<>+4096(SB), Z8
+	VMOVDQU32         philoxconst<>+1536(SB), Z8
 	VPADDD            Z8, Z0, Z2
 	VPADDD            Z8, Z1, Z8
 	VPSLLD            $0x02, Z0, Z0
 	VPSLLD            $0x02, Z1, Z1
 	VCVTDQ2PS         Z0, Z0
 	VCVTDQ2PS         Z1, Z1
-	VMOVDQU32         philoxconst<>+4288(SB), Z11
+	VMOVDQU32         philoxconst<>+1728(SB), Z11
 	VMULPS            Z11, Z0, Z0
 	VMULPS            Z11, Z1, Z1
 	VMULPS            Z0, Z0, Z11
 	VMULPS            Z1, Z1, Z12
-	VMOVDQU32         philoxconst<>+4992(SB), Z14
+	VMOVDQU32         philoxconst<>+2432(SB), Z14
 	VMOVAPS           Z14, Z13
 	VMOVAPS           Z14, Z14
-	VMOVDQU32         philoxconst<>+5056(SB), Z15
+	VMOVDQU32         philoxconst<>+2496(SB), Z15
 	VFMADD231PS       Z15, Z11, Z13
 	VFMADD231PS       Z15, Z12, Z14
-	VMOVDQU32         philoxconst<>+4928(SB), Z15
+	VMOVDQU32         philoxconst<>+2368(SB), Z15
 	VFMADD213PS       Z15, Z11, Z13
 	VFMADD213PS       Z15, Z12, Z14
-	VMOVDQU32         philoxconst<>+4864(SB), Z15
+	VMOVDQU32         philoxconst<>+2304(SB), Z15
 	VFMADD213PS       Z15, Z11, Z13
 	VFMADD213PS       Z15, Z12, Z14
 	VMULPS            Z13, Z0, Z13
 	VMULPS            Z14, Z1, Z14
-	VMOVDQU32         philoxconst<>+5312(SB), Z1
+	VMOVDQU32         philoxconst<>+2752(SB), Z1
 	VMOVAPS           Z1, Z0
 	VMOVAPS           Z1, Z1
-	VMOVDQU32         philoxconst<>+5376(SB), Z15
+	VMOVDQU32         philoxconst<>+2816(SB), Z15
 	VFMADD231PS       Z15, Z11, Z0
 	VFMADD231PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+5248(SB), Z15
+	VMOVDQU32         philoxconst<>+2688(SB), Z15
 	VFMADD213PS       Z15, Z11, Z0
 	VFMADD213PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+5184(SB), Z15
+	VMOVDQU32         philoxconst<>+2624(SB), Z15
 	VFMADD213PS       Z15, Z11, Z0
 	VFMADD213PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+5120(SB), Z15
+	VMOVDQU32         philoxconst<>+2560(SB), Z15
 	VFMADD213PS       Z15, Z11, Z0
 	VFMADD213PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+4160(SB), Z11
+	VMOVDQU32         philoxconst<>+1600(SB), Z11
 	VPTESTMD          Z11, Z2, K1
 	VPTESTMD          Z11, Z8, K2
 	VBLENDMPS         Z0, Z13, K1, Z4
 	VBLENDMPS         Z1, Z14, K2, Z5
-	VMOVDQU32         philoxconst<>+4224(SB), Z11
+	VMOVDQU32         philoxconst<>+1664(SB), Z11
 	VPXORD            Z11, Z13, K1, Z13
 	VPXORD            Z11, Z14, K2, Z14
 	VBLENDMPS         Z13, Z0, K1, Z6
@@ -2850,7 +1672,7 @@ TEXT ·fillWideOneAVX512(SB), NOSPLIT, $0-32
 loop:
 	TESTQ             CX, CX
 	JZ                done
-	VMOVDQU32         philoxconst<>+4544(SB), Z2
+	VMOVDQU32         philoxconst<>+1984(SB), Z2
 	VMOVDQU32         (DX), Z0
 	VPERMT2D          256(DX), Z2, Z0
 	VMOVDQU32         128(DX), Z1
@@ -2859,23 +1681,23 @@ loop:
 	VCVTUDQ2PS.RZ_SAE Z1, Z8
 	VPSRLD            $0x17, Z2, Z2
 	VPSRLD            $0x17, Z8, Z8
-	VMOVDQU32         philoxconst<>+3456(SB), Z9
+	VMOVDQU32         philoxconst<>+896(SB), Z9
 	VPMAXUD           Z9, Z2, Z2
 	VPMAXUD           Z9, Z8, Z8
-	VMOVDQU32         philoxconst<>+3520(SB), Z10
+	VMOVDQU32         philoxconst<>+960(SB), Z10
 	VPSUBD            Z2, Z10, Z9
 	VPSUBD            Z8, Z10, Z10
 	VPADDD            Z0, Z0, Z0
 	VPADDD            Z1, Z1, Z1
-	VMOVDQU32         philoxconst<>+3392(SB), Z11
+	VMOVDQU32         philoxconst<>+832(SB), Z11
 	VPADDD            Z11, Z0, Z0
 	VPADDD            Z11, Z1, Z1
 	VPSLLVD           Z9, Z0, Z0
 	VPSLLVD           Z10, Z1, Z1
-	VMOVDQU32         philoxconst<>+3584(SB), Z10
+	VMOVDQU32         philoxconst<>+1024(SB), Z10
 	VPSUBD            Z2, Z10, Z9
 	VPSUBD            Z8, Z10, Z10
-	VMOVDQU32         philoxconst<>+3968(SB), Z2
+	VMOVDQU32         philoxconst<>+1408(SB), Z2
 	VPCMPUD           $0x06, Z2, Z0, K1
 	VPCMPUD           $0x06, Z2, Z1, K2
 	VPXORD            Z3, Z3, Z3
@@ -2883,95 +1705,95 @@ loop:
 	VPSUBD            Z1, Z3, K2, Z1
 	VCVTUDQ2PS        Z0, Z2
 	VCVTUDQ2PS        Z1, Z8
-	VMOVDQU32         philoxconst<>+4288(SB), Z0
+	VMOVDQU32         philoxconst<>+1728(SB), Z0
 	VMULPS            Z0, Z2, Z2
 	VMULPS            Z0, Z8, Z8
-	VMOVDQU32         philoxconst<>+3904(SB), Z0
+	VMOVDQU32         philoxconst<>+1344(SB), Z0
 	VPADDD            Z0, Z2, K1, Z2
 	VPADDD            Z0, Z8, K2, Z8
-	VMOVDQU32         philoxconst<>+3392(SB), Z0
+	VMOVDQU32         philoxconst<>+832(SB), Z0
 	VPSUBD            Z0, Z9, K1, Z9
 	VPSUBD            Z0, Z10, K2, Z10
-	VMOVDQU32         philoxconst<>+4352(SB), Z1
+	VMOVDQU32         philoxconst<>+1792(SB), Z1
 	VADDPS            Z1, Z2, Z0
 	VADDPS            Z1, Z8, Z1
 	VDIVPS            Z0, Z2, Z2
 	VDIVPS            Z1, Z8, Z8
 	VMULPS            Z2, Z2, Z0
 	VMULPS            Z8, Z8, Z1
-	VMOVDQU32         philoxconst<>+4736(SB), Z12
+	VMOVDQU32         philoxconst<>+2176(SB), Z12
 	VMOVAPS           Z12, Z11
 	VMOVAPS           Z12, Z12
-	VMOVDQU32         philoxconst<>+4800(SB), Z13
+	VMOVDQU32         philoxconst<>+2240(SB), Z13
 	VFMADD231PS       Z13, Z0, Z11
 	VFMADD231PS       Z13, Z1, Z12
-	VMOVDQU32         philoxconst<>+4672(SB), Z13
+	VMOVDQU32         philoxconst<>+2112(SB), Z13
 	VFMADD213PS       Z13, Z0, Z11
 	VFMADD213PS       Z13, Z1, Z12
-	VMOVDQU32         philoxconst<>+4608(SB), Z13
+	VMOVDQU32         philoxconst<>+2048(SB), Z13
 	VFMADD213PS       Z13, Z0, Z11
 	VFMADD213PS       Z13, Z1, Z12
 	VCVTDQ2PS         Z9, Z9
 	VCVTDQ2PS         Z10, Z10
-	VMOVDQU32         philoxconst<>+4480(SB), Z0
+	VMOVDQU32         philoxconst<>+1920(SB), Z0
 	VMULPS            Z0, Z9, Z9
 	VMULPS            Z0, Z10, Z10
 	VFMADD231PS       Z2, Z11, Z9
 	VFMADD231PS       Z8, Z12, Z10
 	VSQRTPS           Z9, Z9
 	VSQRTPS           Z10, Z10
-	VMOVDQU32         philoxconst<>+4544(SB), Z2
+	VMOVDQU32         philoxconst<>+1984(SB), Z2
 	VMOVDQU32         64(DX), Z0
 	VPERMT2D          320(DX), Z2, Z0
 	VMOVDQU32         192(DX), Z1
 	VPERMT2D          448(DX), Z2, Z1
-	VMOVDQU32         philoxconst<>+4096(SB), Z8
+	VMOVDQU32         philoxconst<>+1536(SB), Z8
 	VPADDD            Z8, Z0, Z2
 	VPADDD            Z8, Z1, Z8
 	VPSLLD            $0x02, Z0, Z0
 	VPSLLD            $0x02, Z1, Z1
 	VCVTDQ2PS         Z0, Z0
 	VCVTDQ2PS         Z1, Z1
-	VMOVDQU32         philoxconst<>+4288(SB), Z11
+	VMOVDQU32         philoxconst<>+1728(SB), Z11
 	VMULPS            Z11, Z0, Z0
 	VMULPS            Z11, Z1, Z1
 	VMULPS            Z0, Z0, Z11
 	VMULPS            Z1, Z1, Z12
-	VMOVDQU32         philoxconst<>+4992(SB), Z14
+	VMOVDQU32         philoxconst<>+2432(SB), Z14
 	VMOVAPS           Z14, Z13
 	VMOVAPS           Z14, Z14
-	VMOVDQU32         philoxconst<>+5056(SB), Z15
+	VMOVDQU32         philoxconst<>+2496(SB), Z15
 	VFMADD231PS       Z15, Z11, Z13
 	VFMADD231PS       Z15, Z12, Z14
-	VMOVDQU32         philoxconst<>+4928(SB), Z15
+	VMOVDQU32         philoxconst<>+2368(SB), Z15
 	VFMADD213PS       Z15, Z11, Z13
 	VFMADD213PS       Z15, Z12, Z14
-	VMOVDQU32         philoxconst<>+4864(SB), Z15
+	VMOVDQU32         philoxconst<>+2304(SB), Z15
 	VFMADD213PS       Z15, Z11, Z13
 	VFMADD213PS       Z15, Z12, Z14
 	VMULPS            Z13, Z0, Z13
 	VMULPS            Z14, Z1, Z14
-	VMOVDQU32         philoxconst<>+5312(SB), Z1
+	VMOVDQU32         philoxconst<>+2752(SB), Z1
 	VMOVAPS           Z1, Z0
 	VMOVAPS           Z1, Z1
-	VMOVDQU32         philoxconst<>+5376(SB), Z15
+	VMOVDQU32         philoxconst<>+2816(SB), Z15
 	VFMADD231PS       Z15, Z11, Z0
 	VFMADD231PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+5248(SB), Z15
+	VMOVDQU32         philoxconst<>+2688(SB), Z15
 	VFMADD213PS       Z15, Z11, Z0
 	VFMADD213PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+5184(SB), Z15
+	VMOVDQU32         philoxconst<>+2624(SB), Z15
 	VFMADD213PS       Z15, Z11, Z0
 	VFMADD213PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+5120(SB), Z15
+	VMOVDQU32         philoxconst<>+2560(SB), Z15
 	VFMADD213PS       Z15, Z11, Z0
 	VFMADD213PS       Z15, Z12, Z1
-	VMOVDQU32         philoxconst<>+4160(SB), Z11
+	VMOVDQU32         philoxconst<>+1600(SB), Z11
 	VPTESTMD          Z11, Z2, K1
 	VPTESTMD          Z11, Z8, K2
 	VBLENDMPS         Z0, Z13, K1, Z4
 	VBLENDMPS         Z1, Z14, K2, Z5
-	VMOVDQU32         philoxconst<>+4224(SB), Z11
+	VMOVDQU32         philoxconst<>+1664(SB), Z11
 	VPXORD            Z11, Z13, K1, Z13
 	VPXORD            Z11, Z14, K2, Z14
 	VBLENDMPS         Z13, Z0, K1, Z6
@@ -3039,12 +1861,12 @@ TEXT ·philoxAVX2(SB), NOSPLIT, $0-32
 	MOVL         block+16(FP), BX
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Y0
-	VPADDD       philoxconst<>+1088(SB), Y0, Y0
+	VPADDD       philoxconst<>+128(SB), Y0, Y0
 
 loop:
 	TESTQ        CX, CX
 	JZ           done
-	VPADDD       philoxconst<>+1152(SB), Y0, Y1
+	VPADDD       philoxconst<>+192(SB), Y0, Y1
 	VPBROADCASTQ 8(DX), Y2
 	VPMULUDQ     philoxconst<>+0(SB), Y0, Y3
 	VPSRLQ       $0x20, Y3, Y4
@@ -3204,7 +2026,7 @@ loop:
 	VPXOR        Y1, Y11, Y11
 	VPXOR        Y4, Y9, Y9
 	VPXOR        Y2, Y9, Y9
-	VPADDD       philoxconst<>+1216(SB), Y0, Y0
+	VPADDD       philoxconst<>+256(SB), Y0, Y0
 	VMOVDQU      Y12, (AX)
 	VMOVDQU      Y11, 128(AX)
 	VMOVDQU      Y8, 32(AX)
@@ -3230,7 +2052,7 @@ TEXT ·philoxOneAVX2(SB), NOSPLIT, $0-32
 	MOVL         block+16(FP), BX
 	VMOVD        BX, X0
 	VPBROADCASTD X0, Y0
-	VPADDD       philoxconst<>+1088(SB), Y0, Y0
+	VPADDD       philoxconst<>+128(SB), Y0, Y0
 
 loop:
 	TESTQ        CX, CX
@@ -3324,782 +2146,11 @@ loop:
 	VPXOR        Y1, Y8, Y8
 	VPXOR        Y3, Y7, Y7
 	VPXOR        Y2, Y7, Y7
-	VPADDD       philoxconst<>+1152(SB), Y0, Y0
+	VPADDD       philoxconst<>+192(SB), Y0, Y0
 	VMOVDQU      Y8, (AX)
 	VMOVDQU      Y6, 32(AX)
 	VMOVDQU      Y7, 64(AX)
 	VMOVDQU      Y4, 96(AX)
-	ADDQ         $0x00000080, AX
-	DECQ         CX
-	JMP          loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX2, FMA3
-TEXT ·fill64AVX2(SB), NOSPLIT, $128-40
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+32(FP), DX
-	MOVL         block+24(FP), BX
-	VMOVD        BX, X0
-	VPBROADCASTD X0, Y0
-	VPADDD       philoxconst<>+1088(SB), Y0, Y0
-
-loop:
-	TESTQ        CX, CX
-	JZ           done
-	VPADDD       philoxconst<>+1152(SB), Y0, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y0, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y1
-	VPSRLQ       $0x20, Y2, Y3
-	VPSRLQ       $0x20, Y1, Y4
-	VPBROADCASTQ 8(DX), Y5
-	VPXOR        Y5, Y3, Y3
-	VPXOR        Y5, Y4, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
-	VPSRLQ       $0x20, Y3, Y5
-	VPSRLQ       $0x20, Y4, Y6
-	VPBROADCASTQ 16(DX), Y7
-	VPXOR        Y7, Y5, Y5
-	VPXOR        Y7, Y6, Y6
-	VPBROADCASTQ 24(DX), Y7
-	VPXOR        Y7, Y2, Y2
-	VPXOR        Y7, Y1, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y5, Y5
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y6
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y1, Y1
-	VPSRLQ       $0x20, Y5, Y7
-	VPSRLQ       $0x20, Y6, Y8
-	VPSRLQ       $0x20, Y2, Y9
-	VPSRLQ       $0x20, Y1, Y10
-	VPBROADCASTQ 32(DX), Y11
-	VPXOR        Y3, Y9, Y9
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y11, Y9, Y9
-	VPXOR        Y11, Y10, Y10
-	VPBROADCASTQ 40(DX), Y3
-	VPXOR        Y3, Y7, Y7
-	VPXOR        Y3, Y8, Y8
-	VPMULUDQ     philoxconst<>+0(SB), Y9, Y3
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y7, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y8
-	VPSRLQ       $0x20, Y3, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y7, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 48(DX), Y13
-	VPXOR        Y2, Y11, Y11
-	VPXOR        Y1, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 56(DX), Y1
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y1, Y9, Y9
-	VPXOR        Y1, Y10, Y10
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
-	VPSRLQ       $0x20, Y1, Y9
-	VPSRLQ       $0x20, Y2, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 64(DX), Y13
-	VPXOR        Y7, Y11, Y11
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 72(DX), Y7
-	VPXOR        Y3, Y9, Y9
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y7, Y10, Y10
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
-	VPSRLQ       $0x20, Y3, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y7, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 80(DX), Y13
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 88(DX), Y5
-	VPXOR        Y1, Y9, Y9
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y5, Y10, Y10
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
-	VPSRLQ       $0x20, Y1, Y9
-	VPSRLQ       $0x20, Y2, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 96(DX), Y13
-	VPXOR        Y7, Y11, Y11
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 104(DX), Y7
-	VPXOR        Y3, Y9, Y9
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y7, Y10, Y10
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
-	VPSRLQ       $0x20, Y3, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y7, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 112(DX), Y13
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 120(DX), Y5
-	VPXOR        Y1, Y9, Y9
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y5, Y10, Y10
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y1
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
-	VPSRLQ       $0x20, Y1, Y9
-	VPSRLQ       $0x20, Y2, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y6, Y12
-	VPBROADCASTQ 128(DX), Y13
-	VPXOR        Y7, Y11, Y11
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 136(DX), Y7
-	VPXOR        Y3, Y9, Y9
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y7, Y9, Y9
-	VPXOR        Y7, Y10, Y10
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y3
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
-	VPSRLQ       $0x20, Y3, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y7, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPBROADCASTQ 144(DX), Y13
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y13, Y11, Y11
-	VPXOR        Y13, Y12, Y12
-	VPBROADCASTQ 152(DX), Y5
-	VPXOR        Y1, Y9, Y9
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y5, Y9, Y9
-	VPXOR        Y5, Y10, Y10
-	VPADDD       philoxconst<>+1216(SB), Y0, Y0
-	VPSLLQ       $0x20, Y7, Y1
-	VPSLLQ       $0x20, Y8, Y2
-	VPBLENDD     $0xaa, Y1, Y11, Y11
-	VPBLENDD     $0xaa, Y2, Y12, Y12
-	VPSRLQ       $0x0b, Y11, Y11
-	VPSRLQ       $0x0b, Y12, Y12
-	VPSRLQ       $0x20, Y11, Y1
-	VPSRLQ       $0x20, Y12, Y2
-	VPOR         philoxconst<>+256(SB), Y1, Y1
-	VPOR         philoxconst<>+256(SB), Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y11, Y11
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y12, Y12
-	VSUBPD       philoxconst<>+320(SB), Y1, Y1
-	VSUBPD       philoxconst<>+320(SB), Y2, Y2
-	VADDPD       Y11, Y1, Y1
-	VADDPD       Y12, Y2, Y2
-	VADDPD       philoxconst<>+448(SB), Y1, Y1
-	VADDPD       philoxconst<>+448(SB), Y2, Y2
-	VMULPD       philoxconst<>+576(SB), Y1, Y1
-	VMULPD       philoxconst<>+576(SB), Y2, Y2
-	VMOVUPD      Y1, (SP)
-	VMOVUPD      Y2, 32(SP)
-	VPSLLQ       $0x20, Y3, Y1
-	VPSLLQ       $0x20, Y4, Y2
-	VPBLENDD     $0xaa, Y1, Y9, Y9
-	VPBLENDD     $0xaa, Y2, Y10, Y10
-	VPSRLQ       $0x0b, Y9, Y9
-	VPSRLQ       $0x0b, Y10, Y10
-	VPSRLQ       $0x20, Y9, Y1
-	VPSRLQ       $0x20, Y10, Y2
-	VPOR         philoxconst<>+256(SB), Y1, Y1
-	VPOR         philoxconst<>+256(SB), Y2, Y2
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y9, Y9
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y10, Y10
-	VSUBPD       philoxconst<>+320(SB), Y1, Y1
-	VSUBPD       philoxconst<>+320(SB), Y2, Y2
-	VADDPD       Y9, Y1, Y1
-	VADDPD       Y10, Y2, Y2
-	VADDPD       philoxconst<>+448(SB), Y1, Y1
-	VADDPD       philoxconst<>+448(SB), Y2, Y2
-	VMULPD       philoxconst<>+640(SB), Y1, Y1
-	VMULPD       philoxconst<>+640(SB), Y2, Y2
-	VADDPD       philoxconst<>+448(SB), Y1, Y3
-	VADDPD       philoxconst<>+448(SB), Y2, Y4
-	VROUNDPD     $0x01, Y3, Y3
-	VROUNDPD     $0x01, Y4, Y4
-	VSUBPD       Y3, Y1, Y1
-	VSUBPD       Y4, Y2, Y2
-	VMULPD       Y1, Y1, Y5
-	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+2432(SB), Y7
-	VMOVUPD      philoxconst<>+2432(SB), Y8
-	VFMADD231PD  philoxconst<>+2496(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+2496(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2560(SB), Y9
-	VMOVUPD      philoxconst<>+2560(SB), Y10
-	VFMADD231PD  philoxconst<>+2624(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2624(SB), Y6, Y10
-	VMULPD       Y5, Y5, Y11
-	VMULPD       Y6, Y6, Y12
-	VFMADD231PD  Y9, Y11, Y7
-	VFMADD231PD  Y10, Y12, Y8
-	VMOVUPD      philoxconst<>+2688(SB), Y9
-	VMOVUPD      philoxconst<>+2688(SB), Y10
-	VFMADD231PD  philoxconst<>+2752(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2752(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2816(SB), Y11, Y9
-	VFMADD231PD  philoxconst<>+2816(SB), Y12, Y10
-	VMULPD       Y11, Y11, Y13
-	VMULPD       Y12, Y12, Y14
-	VFMADD231PD  Y9, Y13, Y7
-	VFMADD231PD  Y10, Y14, Y8
-	VMULPD       Y1, Y7, Y7
-	VMULPD       Y2, Y8, Y8
-	VMOVUPD      Y7, 64(SP)
-	VMOVUPD      Y8, 96(SP)
-	VMOVUPD      philoxconst<>+2880(SB), Y1
-	VMOVUPD      philoxconst<>+2880(SB), Y2
-	VFMADD231PD  philoxconst<>+2944(SB), Y5, Y1
-	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y2
-	VMOVUPD      philoxconst<>+3008(SB), Y7
-	VMOVUPD      philoxconst<>+3008(SB), Y8
-	VFMADD231PD  philoxconst<>+3072(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y8
-	VFMADD231PD  Y7, Y11, Y1
-	VFMADD231PD  Y8, Y12, Y2
-	VMOVUPD      philoxconst<>+3136(SB), Y7
-	VMOVUPD      philoxconst<>+3136(SB), Y8
-	VFMADD231PD  philoxconst<>+3200(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+3200(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+3264(SB), Y9
-	VMOVUPD      philoxconst<>+3264(SB), Y10
-	VFMADD231PD  philoxconst<>+3328(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+3328(SB), Y6, Y10
-	VFMADD231PD  Y9, Y11, Y7
-	VFMADD231PD  Y10, Y12, Y8
-	VFMADD231PD  Y7, Y13, Y1
-	VFMADD231PD  Y8, Y14, Y2
-	VMOVUPD      64(SP), Y5
-	VMOVUPD      96(SP), Y6
-	VADDPD       philoxconst<>+192(SB), Y3, Y3
-	VADDPD       philoxconst<>+192(SB), Y4, Y4
-	VPSLLQ       $0x3f, Y3, Y7
-	VPSLLQ       $0x3f, Y4, Y8
-	VPSLLQ       $0x3e, Y3, Y3
-	VPSLLQ       $0x3e, Y4, Y10
-	VBLENDVPD    Y7, Y1, Y5, Y4
-	VBLENDVPD    Y8, Y2, Y6, Y9
-	VBLENDVPD    Y7, Y5, Y1, Y1
-	VBLENDVPD    Y8, Y6, Y2, Y2
-	VPAND        philoxconst<>+960(SB), Y3, Y3
-	VPAND        philoxconst<>+960(SB), Y10, Y10
-	VPXOR        Y3, Y7, Y7
-	VPXOR        Y10, Y8, Y8
-	VPXOR        Y3, Y4, Y4
-	VPXOR        Y10, Y9, Y9
-	VPXOR        Y7, Y1, Y1
-	VPXOR        Y8, Y2, Y2
-	VMOVUPD      Y4, (AX)
-	VMOVUPD      Y1, 32(AX)
-	VMOVUPD      Y9, 64(AX)
-	VMOVUPD      Y2, 96(AX)
-	VMOVUPD      (SP), Y1
-	VMOVUPD      32(SP), Y2
-	VPSRLQ       $0x34, Y1, Y3
-	VPSRLQ       $0x34, Y2, Y4
-	VPOR         philoxconst<>+192(SB), Y3, Y3
-	VPOR         philoxconst<>+192(SB), Y4, Y4
-	VPAND        philoxconst<>+768(SB), Y1, Y1
-	VPAND        philoxconst<>+768(SB), Y2, Y2
-	VPOR         philoxconst<>+512(SB), Y1, Y1
-	VPOR         philoxconst<>+512(SB), Y2, Y2
-	VSUBPD       philoxconst<>+384(SB), Y3, Y3
-	VSUBPD       philoxconst<>+384(SB), Y4, Y4
-	VCMPPD       $0x1e, philoxconst<>+832(SB), Y1, Y5
-	VCMPPD       $0x1e, philoxconst<>+832(SB), Y2, Y6
-	VMULPD       philoxconst<>+448(SB), Y1, Y7
-	VMULPD       philoxconst<>+448(SB), Y2, Y8
-	VBLENDVPD    Y5, Y7, Y1, Y1
-	VBLENDVPD    Y6, Y8, Y2, Y2
-	VADDPD       philoxconst<>+512(SB), Y3, Y7
-	VADDPD       philoxconst<>+512(SB), Y4, Y8
-	VBLENDVPD    Y5, Y7, Y3, Y3
-	VBLENDVPD    Y6, Y8, Y4, Y4
-	VSUBPD       philoxconst<>+512(SB), Y1, Y5
-	VSUBPD       philoxconst<>+512(SB), Y2, Y6
-	VADDPD       philoxconst<>+512(SB), Y1, Y1
-	VADDPD       philoxconst<>+512(SB), Y2, Y2
-	VDIVPD       Y1, Y5, Y1
-	VDIVPD       Y2, Y6, Y2
-	VMULPD       Y1, Y1, Y5
-	VMULPD       Y2, Y2, Y6
-	VMOVUPD      philoxconst<>+1920(SB), Y7
-	VMOVUPD      philoxconst<>+1920(SB), Y8
-	VFMADD231PD  philoxconst<>+1984(SB), Y5, Y7
-	VFMADD231PD  philoxconst<>+1984(SB), Y6, Y8
-	VMOVUPD      philoxconst<>+2048(SB), Y9
-	VMOVUPD      philoxconst<>+2048(SB), Y10
-	VFMADD231PD  philoxconst<>+2112(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2112(SB), Y6, Y10
-	VMULPD       Y5, Y5, Y11
-	VMULPD       Y6, Y6, Y12
-	VFMADD231PD  Y9, Y11, Y7
-	VFMADD231PD  Y10, Y12, Y8
-	VMOVUPD      philoxconst<>+2176(SB), Y9
-	VMOVUPD      philoxconst<>+2176(SB), Y10
-	VFMADD231PD  philoxconst<>+2240(SB), Y5, Y9
-	VFMADD231PD  philoxconst<>+2240(SB), Y6, Y10
-	VMOVUPD      philoxconst<>+2304(SB), Y13
-	VMOVUPD      philoxconst<>+2304(SB), Y14
-	VFMADD231PD  philoxconst<>+2368(SB), Y5, Y13
-	VFMADD231PD  philoxconst<>+2368(SB), Y6, Y14
-	VFMADD231PD  Y13, Y11, Y9
-	VFMADD231PD  Y14, Y12, Y10
-	VMULPD       Y11, Y11, Y5
-	VMULPD       Y12, Y12, Y6
-	VFMADD231PD  Y9, Y5, Y7
-	VFMADD231PD  Y10, Y6, Y8
-	VMULPD       philoxconst<>+704(SB), Y3, Y3
-	VMULPD       philoxconst<>+704(SB), Y4, Y4
-	VFMADD231PD  Y7, Y1, Y3
-	VFMADD231PD  Y8, Y2, Y4
-	VSQRTPD      Y3, Y1
-	VSQRTPD      Y4, Y2
-	VMULPD       (AX), Y1, Y3
-	VMULPD       32(AX), Y1, Y4
-	VMULPD       64(AX), Y2, Y1
-	VMULPD       96(AX), Y2, Y2
-	VUNPCKLPD    Y3, Y4, Y5
-	VUNPCKHPD    Y3, Y4, Y4
-	VPERM2F128   $0x20, Y4, Y5, Y3
-	VPERM2F128   $0x31, Y4, Y5, Y4
-	VMOVUPD      Y3, (AX)
-	VMOVUPD      Y4, 32(AX)
-	VUNPCKLPD    Y1, Y2, Y3
-	VUNPCKHPD    Y1, Y2, Y2
-	VPERM2F128   $0x20, Y2, Y3, Y1
-	VPERM2F128   $0x31, Y2, Y3, Y2
-	VMOVUPD      Y1, 64(AX)
-	VMOVUPD      Y2, 96(AX)
-	ADDQ         $0x00000080, AX
-	DECQ         CX
-	JMP          loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
-// Requires: AVX, AVX2, FMA3
-TEXT ·fill64ScaledAVX2(SB), NOSPLIT, $128-40
-	MOVQ         dst+0(FP), AX
-	MOVQ         groups+8(FP), CX
-	MOVQ         pre+32(FP), DX
-	VBROADCASTSD sd+16(FP), Y0
-	MOVL         block+24(FP), BX
-	VMOVD        BX, X1
-	VPBROADCASTD X1, Y1
-	VPADDD       philoxconst<>+1088(SB), Y1, Y1
-
-loop:
-	TESTQ        CX, CX
-	JZ           done
-	VPADDD       philoxconst<>+1152(SB), Y1, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y1, Y3
-	VPMULUDQ     philoxconst<>+0(SB), Y2, Y2
-	VPSRLQ       $0x20, Y3, Y4
-	VPSRLQ       $0x20, Y2, Y5
-	VPBROADCASTQ 8(DX), Y6
-	VPXOR        Y6, Y4, Y4
-	VPXOR        Y6, Y5, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y4, Y4
-	VPMULUDQ     philoxconst<>+64(SB), Y5, Y5
-	VPSRLQ       $0x20, Y4, Y6
-	VPSRLQ       $0x20, Y5, Y7
-	VPBROADCASTQ 16(DX), Y8
-	VPXOR        Y8, Y6, Y6
-	VPXOR        Y8, Y7, Y7
-	VPBROADCASTQ 24(DX), Y8
-	VPXOR        Y8, Y3, Y3
-	VPXOR        Y8, Y2, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y6, Y6
-	VPMULUDQ     philoxconst<>+0(SB), Y7, Y7
-	VPMULUDQ     philoxconst<>+64(SB), Y3, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y2, Y2
-	VPSRLQ       $0x20, Y6, Y8
-	VPSRLQ       $0x20, Y7, Y9
-	VPSRLQ       $0x20, Y3, Y10
-	VPSRLQ       $0x20, Y2, Y11
-	VPBROADCASTQ 32(DX), Y12
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y12, Y10, Y10
-	VPXOR        Y12, Y11, Y11
-	VPBROADCASTQ 40(DX), Y4
-	VPXOR        Y4, Y8, Y8
-	VPXOR        Y4, Y9, Y9
-	VPMULUDQ     philoxconst<>+0(SB), Y10, Y4
-	VPMULUDQ     philoxconst<>+0(SB), Y11, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y8, Y8
-	VPMULUDQ     philoxconst<>+64(SB), Y9, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPSRLQ       $0x20, Y9, Y13
-	VPBROADCASTQ 48(DX), Y14
-	VPXOR        Y3, Y12, Y12
-	VPXOR        Y2, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 56(DX), Y2
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y7, Y11, Y11
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y2, Y11, Y11
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y13, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
-	VPMULUDQ     philoxconst<>+64(SB), Y11, Y7
-	VPSRLQ       $0x20, Y2, Y10
-	VPSRLQ       $0x20, Y3, Y11
-	VPSRLQ       $0x20, Y6, Y12
-	VPSRLQ       $0x20, Y7, Y13
-	VPBROADCASTQ 64(DX), Y14
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y9, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 72(DX), Y8
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y8, Y10, Y10
-	VPXOR        Y8, Y11, Y11
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
-	VPMULUDQ     philoxconst<>+0(SB), Y13, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
-	VPMULUDQ     philoxconst<>+64(SB), Y11, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPSRLQ       $0x20, Y9, Y13
-	VPBROADCASTQ 80(DX), Y14
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y7, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 88(DX), Y6
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y3, Y11, Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y6, Y11, Y11
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y13, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
-	VPMULUDQ     philoxconst<>+64(SB), Y11, Y7
-	VPSRLQ       $0x20, Y2, Y10
-	VPSRLQ       $0x20, Y3, Y11
-	VPSRLQ       $0x20, Y6, Y12
-	VPSRLQ       $0x20, Y7, Y13
-	VPBROADCASTQ 96(DX), Y14
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y9, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 104(DX), Y8
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y8, Y10, Y10
-	VPXOR        Y8, Y11, Y11
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
-	VPMULUDQ     philoxconst<>+0(SB), Y13, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
-	VPMULUDQ     philoxconst<>+64(SB), Y11, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPSRLQ       $0x20, Y9, Y13
-	VPBROADCASTQ 112(DX), Y14
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y7, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 120(DX), Y6
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y3, Y11, Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y6, Y11, Y11
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y2
-	VPMULUDQ     philoxconst<>+0(SB), Y13, Y3
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y6
-	VPMULUDQ     philoxconst<>+64(SB), Y11, Y7
-	VPSRLQ       $0x20, Y2, Y10
-	VPSRLQ       $0x20, Y3, Y11
-	VPSRLQ       $0x20, Y6, Y12
-	VPSRLQ       $0x20, Y7, Y13
-	VPBROADCASTQ 128(DX), Y14
-	VPXOR        Y8, Y12, Y12
-	VPXOR        Y9, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 136(DX), Y8
-	VPXOR        Y4, Y10, Y10
-	VPXOR        Y5, Y11, Y11
-	VPXOR        Y8, Y10, Y10
-	VPXOR        Y8, Y11, Y11
-	VPMULUDQ     philoxconst<>+0(SB), Y12, Y4
-	VPMULUDQ     philoxconst<>+0(SB), Y13, Y5
-	VPMULUDQ     philoxconst<>+64(SB), Y10, Y8
-	VPMULUDQ     philoxconst<>+64(SB), Y11, Y9
-	VPSRLQ       $0x20, Y4, Y10
-	VPSRLQ       $0x20, Y5, Y11
-	VPSRLQ       $0x20, Y8, Y12
-	VPSRLQ       $0x20, Y9, Y13
-	VPBROADCASTQ 144(DX), Y14
-	VPXOR        Y6, Y12, Y12
-	VPXOR        Y7, Y13, Y13
-	VPXOR        Y14, Y12, Y12
-	VPXOR        Y14, Y13, Y13
-	VPBROADCASTQ 152(DX), Y6
-	VPXOR        Y2, Y10, Y10
-	VPXOR        Y3, Y11, Y11
-	VPXOR        Y6, Y10, Y10
-	VPXOR        Y6, Y11, Y11
-	VPADDD       philoxconst<>+1216(SB), Y1, Y1
-	VPSLLQ       $0x20, Y8, Y2
-	VPSLLQ       $0x20, Y9, Y3
-	VPBLENDD     $0xaa, Y2, Y12, Y12
-	VPBLENDD     $0xaa, Y3, Y13, Y13
-	VPSRLQ       $0x0b, Y12, Y12
-	VPSRLQ       $0x0b, Y13, Y13
-	VPSRLQ       $0x20, Y12, Y2
-	VPSRLQ       $0x20, Y13, Y3
-	VPOR         philoxconst<>+256(SB), Y2, Y2
-	VPOR         philoxconst<>+256(SB), Y3, Y3
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y12, Y12
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y13, Y13
-	VSUBPD       philoxconst<>+320(SB), Y2, Y2
-	VSUBPD       philoxconst<>+320(SB), Y3, Y3
-	VADDPD       Y12, Y2, Y2
-	VADDPD       Y13, Y3, Y3
-	VADDPD       philoxconst<>+448(SB), Y2, Y2
-	VADDPD       philoxconst<>+448(SB), Y3, Y3
-	VMULPD       philoxconst<>+576(SB), Y2, Y2
-	VMULPD       philoxconst<>+576(SB), Y3, Y3
-	VMOVUPD      Y2, (SP)
-	VMOVUPD      Y3, 32(SP)
-	VPSLLQ       $0x20, Y4, Y2
-	VPSLLQ       $0x20, Y5, Y3
-	VPBLENDD     $0xaa, Y2, Y10, Y10
-	VPBLENDD     $0xaa, Y3, Y11, Y11
-	VPSRLQ       $0x0b, Y10, Y10
-	VPSRLQ       $0x0b, Y11, Y11
-	VPSRLQ       $0x20, Y10, Y2
-	VPSRLQ       $0x20, Y11, Y3
-	VPOR         philoxconst<>+256(SB), Y2, Y2
-	VPOR         philoxconst<>+256(SB), Y3, Y3
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y10, Y10
-	VPBLENDD     $0xaa, philoxconst<>+192(SB), Y11, Y11
-	VSUBPD       philoxconst<>+320(SB), Y2, Y2
-	VSUBPD       philoxconst<>+320(SB), Y3, Y3
-	VADDPD       Y10, Y2, Y2
-	VADDPD       Y11, Y3, Y3
-	VADDPD       philoxconst<>+448(SB), Y2, Y2
-	VADDPD       philoxconst<>+448(SB), Y3, Y3
-	VMULPD       philoxconst<>+640(SB), Y2, Y2
-	VMULPD       philoxconst<>+640(SB), Y3, Y3
-	VADDPD       philoxconst<>+448(SB), Y2, Y4
-	VADDPD       philoxconst<>+448(SB), Y3, Y5
-	VROUNDPD     $0x01, Y4, Y4
-	VROUNDPD     $0x01, Y5, Y5
-	VSUBPD       Y4, Y2, Y2
-	VSUBPD       Y5, Y3, Y3
-	VMULPD       Y2, Y2, Y6
-	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+2432(SB), Y8
-	VMOVUPD      philoxconst<>+2432(SB), Y9
-	VFMADD231PD  philoxconst<>+2496(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+2496(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2560(SB), Y10
-	VMOVUPD      philoxconst<>+2560(SB), Y11
-	VFMADD231PD  philoxconst<>+2624(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2624(SB), Y7, Y11
-	VMULPD       Y6, Y6, Y12
-	VMULPD       Y7, Y7, Y13
-	VFMADD231PD  Y10, Y12, Y8
-	VFMADD231PD  Y11, Y13, Y9
-	VMOVUPD      philoxconst<>+2688(SB), Y10
-	VMOVUPD      philoxconst<>+2688(SB), Y11
-	VFMADD231PD  philoxconst<>+2752(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2752(SB), Y7, Y11
-	VFMADD231PD  philoxconst<>+2816(SB), Y12, Y10
-	VFMADD231PD  philoxconst<>+2816(SB), Y13, Y11
-	VMULPD       Y12, Y12, Y14
-	VMULPD       Y13, Y13, Y15
-	VFMADD231PD  Y10, Y14, Y8
-	VFMADD231PD  Y11, Y15, Y9
-	VMULPD       Y2, Y8, Y8
-	VMULPD       Y3, Y9, Y9
-	VMOVUPD      Y8, 64(SP)
-	VMOVUPD      Y9, 96(SP)
-	VMOVUPD      philoxconst<>+2880(SB), Y2
-	VMOVUPD      philoxconst<>+2880(SB), Y3
-	VFMADD231PD  philoxconst<>+2944(SB), Y6, Y2
-	VFMADD231PD  philoxconst<>+2944(SB), Y7, Y3
-	VMOVUPD      philoxconst<>+3008(SB), Y8
-	VMOVUPD      philoxconst<>+3008(SB), Y9
-	VFMADD231PD  philoxconst<>+3072(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3072(SB), Y7, Y9
-	VFMADD231PD  Y8, Y12, Y2
-	VFMADD231PD  Y9, Y13, Y3
-	VMOVUPD      philoxconst<>+3136(SB), Y8
-	VMOVUPD      philoxconst<>+3136(SB), Y9
-	VFMADD231PD  philoxconst<>+3200(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+3200(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+3264(SB), Y10
-	VMOVUPD      philoxconst<>+3264(SB), Y11
-	VFMADD231PD  philoxconst<>+3328(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+3328(SB), Y7, Y11
-	VFMADD231PD  Y10, Y12, Y8
-	VFMADD231PD  Y11, Y13, Y9
-	VFMADD231PD  Y8, Y14, Y2
-	VFMADD231PD  Y9, Y15, Y3
-	VMOVUPD      64(SP), Y6
-	VMOVUPD      96(SP), Y7
-	VADDPD       philoxconst<>+192(SB), Y4, Y4
-	VADDPD       philoxconst<>+192(SB), Y5, Y5
-	VPSLLQ       $0x3f, Y4, Y8
-	VPSLLQ       $0x3f, Y5, Y9
-	VPSLLQ       $0x3e, Y4, Y4
-	VPSLLQ       $0x3e, Y5, Y11
-	VBLENDVPD    Y8, Y2, Y6, Y5
-	VBLENDVPD    Y9, Y3, Y7, Y10
-	VBLENDVPD    Y8, Y6, Y2, Y2
-	VBLENDVPD    Y9, Y7, Y3, Y3
-	VPAND        philoxconst<>+960(SB), Y4, Y4
-	VPAND        philoxconst<>+960(SB), Y11, Y11
-	VPXOR        Y4, Y8, Y8
-	VPXOR        Y11, Y9, Y9
-	VPXOR        Y4, Y5, Y5
-	VPXOR        Y11, Y10, Y10
-	VPXOR        Y8, Y2, Y2
-	VPXOR        Y9, Y3, Y3
-	VMOVUPD      Y5, (AX)
-	VMOVUPD      Y2, 32(AX)
-	VMOVUPD      Y10, 64(AX)
-	VMOVUPD      Y3, 96(AX)
-	VMOVUPD      (SP), Y2
-	VMOVUPD      32(SP), Y3
-	VPSRLQ       $0x34, Y2, Y4
-	VPSRLQ       $0x34, Y3, Y5
-	VPOR         philoxconst<>+192(SB), Y4, Y4
-	VPOR         philoxconst<>+192(SB), Y5, Y5
-	VPAND        philoxconst<>+768(SB), Y2, Y2
-	VPAND        philoxconst<>+768(SB), Y3, Y3
-	VPOR         philoxconst<>+512(SB), Y2, Y2
-	VPOR         philoxconst<>+512(SB), Y3, Y3
-	VSUBPD       philoxconst<>+384(SB), Y4, Y4
-	VSUBPD       philoxconst<>+384(SB), Y5, Y5
-	VCMPPD       $0x1e, philoxconst<>+832(SB), Y2, Y6
-	VCMPPD       $0x1e, philoxconst<>+832(SB), Y3, Y7
-	VMULPD       philoxconst<>+448(SB), Y2, Y8
-	VMULPD       philoxconst<>+448(SB), Y3, Y9
-	VBLENDVPD    Y6, Y8, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y3, Y3
-	VADDPD       philoxconst<>+512(SB), Y4, Y8
-	VADDPD       philoxconst<>+512(SB), Y5, Y9
-	VBLENDVPD    Y6, Y8, Y4, Y4
-	VBLENDVPD    Y7, Y9, Y5, Y5
-	VSUBPD       philoxconst<>+512(SB), Y2, Y6
-	VSUBPD       philoxconst<>+512(SB), Y3, Y7
-	VADDPD       philoxconst<>+512(SB), Y2, Y2
-	VADDPD       philoxconst<>+512(SB), Y3, Y3
-	VDIVPD       Y2, Y6, Y2
-	VDIVPD       Y3, Y7, Y3
-	VMULPD       Y2, Y2, Y6
-	VMULPD       Y3, Y3, Y7
-	VMOVUPD      philoxconst<>+1920(SB), Y8
-	VMOVUPD      philoxconst<>+1920(SB), Y9
-	VFMADD231PD  philoxconst<>+1984(SB), Y6, Y8
-	VFMADD231PD  philoxconst<>+1984(SB), Y7, Y9
-	VMOVUPD      philoxconst<>+2048(SB), Y10
-	VMOVUPD      philoxconst<>+2048(SB), Y11
-	VFMADD231PD  philoxconst<>+2112(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2112(SB), Y7, Y11
-	VMULPD       Y6, Y6, Y12
-	VMULPD       Y7, Y7, Y13
-	VFMADD231PD  Y10, Y12, Y8
-	VFMADD231PD  Y11, Y13, Y9
-	VMOVUPD      philoxconst<>+2176(SB), Y10
-	VMOVUPD      philoxconst<>+2176(SB), Y11
-	VFMADD231PD  philoxconst<>+2240(SB), Y6, Y10
-	VFMADD231PD  philoxconst<>+2240(SB), Y7, Y11
-	VMOVUPD      philoxconst<>+2304(SB), Y14
-	VMOVUPD      philoxconst<>+2304(SB), Y15
-	VFMADD231PD  philoxconst<>+2368(SB), Y6, Y14
-	VFMADD231PD  philoxconst<>+2368(SB), Y7, Y15
-	VFMADD231PD  Y14, Y12, Y10
-	VFMADD231PD  Y15, Y13, Y11
-	VMULPD       Y12, Y12, Y6
-	VMULPD       Y13, Y13, Y7
-	VFMADD231PD  Y10, Y6, Y8
-	VFMADD231PD  Y11, Y7, Y9
-	VMULPD       philoxconst<>+704(SB), Y4, Y4
-	VMULPD       philoxconst<>+704(SB), Y5, Y5
-	VFMADD231PD  Y8, Y2, Y4
-	VFMADD231PD  Y9, Y3, Y5
-	VSQRTPD      Y4, Y2
-	VSQRTPD      Y5, Y3
-	VMULPD       (AX), Y2, Y4
-	VMULPD       32(AX), Y2, Y5
-	VMULPD       64(AX), Y3, Y2
-	VMULPD       96(AX), Y3, Y3
-	VMULPD       Y0, Y5, Y5
-	VMULPD       Y0, Y3, Y3
-	VMULPD       Y0, Y4, Y4
-	VMULPD       Y0, Y2, Y2
-	VUNPCKLPD    Y4, Y5, Y6
-	VUNPCKHPD    Y4, Y5, Y5
-	VPERM2F128   $0x20, Y5, Y6, Y4
-	VPERM2F128   $0x31, Y5, Y6, Y5
-	VMOVUPD      Y4, (AX)
-	VMOVUPD      Y5, 32(AX)
-	VUNPCKLPD    Y2, Y3, Y4
-	VUNPCKHPD    Y2, Y3, Y3
-	VPERM2F128   $0x20, Y3, Y4, Y2
-	VPERM2F128   $0x31, Y3, Y4, Y3
-	VMOVUPD      Y2, 64(AX)
-	VMOVUPD      Y3, 96(AX)
 	ADDQ         $0x00000080, AX
 	DECQ         CX
 	JMP          loop
@@ -4124,34 +2175,34 @@ loop:
 	VSHUFPS      $0x88, 192(DX), Y1, Y1
 	VPSRLD       $0x08, Y0, Y2
 	VPSRLD       $0x08, Y1, Y3
-	VPAND        philoxconst<>+3648(SB), Y0, Y4
-	VPAND        philoxconst<>+3648(SB), Y1, Y5
+	VPAND        philoxconst<>+1088(SB), Y0, Y4
+	VPAND        philoxconst<>+1088(SB), Y1, Y5
 	VCVTDQ2PS    Y2, Y2
 	VCVTDQ2PS    Y3, Y3
 	VCVTDQ2PS    Y4, Y4
 	VCVTDQ2PS    Y5, Y5
-	VPADDD       philoxconst<>+3776(SB), Y2, Y2
-	VPADDD       philoxconst<>+3776(SB), Y3, Y3
+	VPADDD       philoxconst<>+1216(SB), Y2, Y2
+	VPADDD       philoxconst<>+1216(SB), Y3, Y3
 	VPMAXSD      Y4, Y2, Y2
 	VPMAXSD      Y5, Y3, Y3
-	VPMAXSD      philoxconst<>+3840(SB), Y2, Y2
-	VPMAXSD      philoxconst<>+3840(SB), Y3, Y3
+	VPMAXSD      philoxconst<>+1280(SB), Y2, Y2
+	VPMAXSD      philoxconst<>+1280(SB), Y3, Y3
 	VPSRLD       $0x17, Y2, Y2
 	VPSRLD       $0x17, Y3, Y3
-	VMOVDQU      philoxconst<>+3520(SB), Y5
+	VMOVDQU      philoxconst<>+960(SB), Y5
 	VPSUBD       Y2, Y5, Y4
 	VPSUBD       Y3, Y5, Y5
 	VPADDD       Y0, Y0, Y0
 	VPADDD       Y1, Y1, Y1
-	VPADDD       philoxconst<>+3392(SB), Y0, Y0
-	VPADDD       philoxconst<>+3392(SB), Y1, Y1
+	VPADDD       philoxconst<>+832(SB), Y0, Y0
+	VPADDD       philoxconst<>+832(SB), Y1, Y1
 	VPSLLVD      Y4, Y0, Y0
 	VPSLLVD      Y5, Y1, Y1
-	VMOVDQU      philoxconst<>+3584(SB), Y5
+	VMOVDQU      philoxconst<>+1024(SB), Y5
 	VPSUBD       Y2, Y5, Y4
 	VPSUBD       Y3, Y5, Y5
-	VPMAXUD      philoxconst<>+4032(SB), Y0, Y8
-	VPMAXUD      philoxconst<>+4032(SB), Y1, Y9
+	VPMAXUD      philoxconst<>+1472(SB), Y0, Y8
+	VPMAXUD      philoxconst<>+1472(SB), Y1, Y9
 	VPCMPEQD     Y8, Y0, Y6
 	VPCMPEQD     Y9, Y1, Y7
 	VPXOR        Y6, Y0, Y0
@@ -4160,41 +2211,41 @@ loop:
 	VPSUBD       Y7, Y1, Y1
 	VPSRLD       $0x10, Y0, Y8
 	VPSRLD       $0x10, Y1, Y9
-	VPAND        philoxconst<>+3712(SB), Y0, Y0
-	VPAND        philoxconst<>+3712(SB), Y1, Y1
+	VPAND        philoxconst<>+1152(SB), Y0, Y0
+	VPAND        philoxconst<>+1152(SB), Y1, Y1
 	VCVTDQ2PS    Y8, Y8
 	VCVTDQ2PS    Y9, Y9
 	VCVTDQ2PS    Y0, Y2
 	VCVTDQ2PS    Y1, Y3
-	VFMADD231PS  philoxconst<>+4416(SB), Y8, Y2
-	VFMADD231PS  philoxconst<>+4416(SB), Y9, Y3
-	VMULPS       philoxconst<>+4288(SB), Y2, Y2
-	VMULPS       philoxconst<>+4288(SB), Y3, Y3
-	VPAND        philoxconst<>+3904(SB), Y6, Y8
-	VPAND        philoxconst<>+3904(SB), Y7, Y9
+	VFMADD231PS  philoxconst<>+1856(SB), Y8, Y2
+	VFMADD231PS  philoxconst<>+1856(SB), Y9, Y3
+	VMULPS       philoxconst<>+1728(SB), Y2, Y2
+	VMULPS       philoxconst<>+1728(SB), Y3, Y3
+	VPAND        philoxconst<>+1344(SB), Y6, Y8
+	VPAND        philoxconst<>+1344(SB), Y7, Y9
 	VPADDD       Y8, Y2, Y2
 	VPADDD       Y9, Y3, Y3
 	VPADDD       Y6, Y4, Y4
 	VPADDD       Y7, Y5, Y5
-	VADDPS       philoxconst<>+4352(SB), Y2, Y0
-	VADDPS       philoxconst<>+4352(SB), Y3, Y1
+	VADDPS       philoxconst<>+1792(SB), Y2, Y0
+	VADDPS       philoxconst<>+1792(SB), Y3, Y1
 	VDIVPS       Y0, Y2, Y2
 	VDIVPS       Y1, Y3, Y3
 	VMULPS       Y2, Y2, Y0
 	VMULPS       Y3, Y3, Y1
-	VMOVDQU      philoxconst<>+4736(SB), Y7
+	VMOVDQU      philoxconst<>+2176(SB), Y7
 	VMOVAPS      Y7, Y6
 	VMOVAPS      Y7, Y7
-	VFMADD231PS  philoxconst<>+4800(SB), Y0, Y6
-	VFMADD231PS  philoxconst<>+4800(SB), Y1, Y7
-	VFMADD213PS  philoxconst<>+4672(SB), Y0, Y6
-	VFMADD213PS  philoxconst<>+4672(SB), Y1, Y7
-	VFMADD213PS  philoxconst<>+4608(SB), Y0, Y6
-	VFMADD213PS  philoxconst<>+4608(SB), Y1, Y7
+	VFMADD231PS  philoxconst<>+2240(SB), Y0, Y6
+	VFMADD231PS  philoxconst<>+2240(SB), Y1, Y7
+	VFMADD213PS  philoxconst<>+2112(SB), Y0, Y6
+	VFMADD213PS  philoxconst<>+2112(SB), Y1, Y7
+	VFMADD213PS  philoxconst<>+2048(SB), Y0, Y6
+	VFMADD213PS  philoxconst<>+2048(SB), Y1, Y7
 	VCVTDQ2PS    Y4, Y4
 	VCVTDQ2PS    Y5, Y5
-	VMULPS       philoxconst<>+4480(SB), Y4, Y4
-	VMULPS       philoxconst<>+4480(SB), Y5, Y5
+	VMULPS       philoxconst<>+1920(SB), Y4, Y4
+	VMULPS       philoxconst<>+1920(SB), Y5, Y5
 	VFMADD231PS  Y2, Y6, Y4
 	VFMADD231PS  Y3, Y7, Y5
 	VSQRTPS      Y4, Y4
@@ -4203,48 +2254,48 @@ loop:
 	VSHUFPS      $0x88, 160(DX), Y0, Y0
 	VMOVDQU      96(DX), Y1
 	VSHUFPS      $0x88, 224(DX), Y1, Y1
-	VPADDD       philoxconst<>+4096(SB), Y0, Y2
-	VPADDD       philoxconst<>+4096(SB), Y1, Y3
+	VPADDD       philoxconst<>+1536(SB), Y0, Y2
+	VPADDD       philoxconst<>+1536(SB), Y1, Y3
 	VPSLLD       $0x02, Y0, Y0
 	VPSLLD       $0x02, Y1, Y1
 	VCVTDQ2PS    Y0, Y0
 	VCVTDQ2PS    Y1, Y1
-	VMULPS       philoxconst<>+4288(SB), Y0, Y0
-	VMULPS       philoxconst<>+4288(SB), Y1, Y1
+	VMULPS       philoxconst<>+1728(SB), Y0, Y0
+	VMULPS       philoxconst<>+1728(SB), Y1, Y1
 	VMULPS       Y0, Y0, Y6
 	VMULPS       Y1, Y1, Y7
-	VMOVDQU      philoxconst<>+4992(SB), Y9
+	VMOVDQU      philoxconst<>+2432(SB), Y9
 	VMOVAPS      Y9, Y8
 	VMOVAPS      Y9, Y9
-	VFMADD231PS  philoxconst<>+5056(SB), Y6, Y8
-	VFMADD231PS  philoxconst<>+5056(SB), Y7, Y9
-	VFMADD213PS  philoxconst<>+4928(SB), Y6, Y8
-	VFMADD213PS  philoxconst<>+4928(SB), Y7, Y9
-	VFMADD213PS  philoxconst<>+4864(SB), Y6, Y8
-	VFMADD213PS  philoxconst<>+4864(SB), Y7, Y9
+	VFMADD231PS  philoxconst<>+2496(SB), Y6, Y8
+	VFMADD231PS  philoxconst<>+2496(SB), Y7, Y9
+	VFMADD213PS  philoxconst<>+2368(SB), Y6, Y8
+	VFMADD213PS  philoxconst<>+2368(SB), Y7, Y9
+	VFMADD213PS  philoxconst<>+2304(SB), Y6, Y8
+	VFMADD213PS  philoxconst<>+2304(SB), Y7, Y9
 	VMULPS       Y8, Y0, Y8
 	VMULPS       Y9, Y1, Y9
-	VMOVDQU      philoxconst<>+5312(SB), Y0
+	VMOVDQU      philoxconst<>+2752(SB), Y0
 	VMOVAPS      Y0, Y10
 	VMOVAPS      Y0, Y11
-	VFMADD231PS  philoxconst<>+5376(SB), Y6, Y10
-	VFMADD231PS  philoxconst<>+5376(SB), Y7, Y11
-	VFMADD213PS  philoxconst<>+5248(SB), Y6, Y10
-	VFMADD213PS  philoxconst<>+5248(SB), Y7, Y11
-	VFMADD213PS  philoxconst<>+5184(SB), Y6, Y10
-	VFMADD213PS  philoxconst<>+5184(SB), Y7, Y11
-	VFMADD213PS  philoxconst<>+5120(SB), Y6, Y10
-	VFMADD213PS  philoxconst<>+5120(SB), Y7, Y11
+	VFMADD231PS  philoxconst<>+2816(SB), Y6, Y10
+	VFMADD231PS  philoxconst<>+2816(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2688(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2688(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2624(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2624(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2560(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2560(SB), Y7, Y11
 	VPSLLD       $0x01, Y2, Y0
 	VPSLLD       $0x01, Y3, Y1
 	VBLENDVPS    Y0, Y10, Y8, Y6
 	VBLENDVPS    Y1, Y11, Y9, Y7
-	VXORPS       philoxconst<>+4224(SB), Y8, Y8
-	VXORPS       philoxconst<>+4224(SB), Y9, Y9
+	VXORPS       philoxconst<>+1664(SB), Y8, Y8
+	VXORPS       philoxconst<>+1664(SB), Y9, Y9
 	VBLENDVPS    Y0, Y8, Y10, Y0
 	VBLENDVPS    Y1, Y9, Y11, Y1
-	VANDPS       philoxconst<>+4224(SB), Y2, Y2
-	VANDPS       philoxconst<>+4224(SB), Y3, Y3
+	VANDPS       philoxconst<>+1664(SB), Y2, Y2
+	VANDPS       philoxconst<>+1664(SB), Y3, Y3
 	VXORPS       Y2, Y6, Y6
 	VXORPS       Y3, Y7, Y7
 	VXORPS       Y2, Y0, Y0
@@ -4299,34 +2350,34 @@ loop:
 	VSHUFPS      $0x88, 192(DX), Y1, Y1
 	VPSRLD       $0x08, Y0, Y2
 	VPSRLD       $0x08, Y1, Y3
-	VPAND        philoxconst<>+3648(SB), Y0, Y4
-	VPAND        philoxconst<>+3648(SB), Y1, Y5
+	VPAND        philoxconst<>+1088(SB), Y0, Y4
+	VPAND        philoxconst<>+1088(SB), Y1, Y5
 	VCVTDQ2PS    Y2, Y2
 	VCVTDQ2PS    Y3, Y3
 	VCVTDQ2PS    Y4, Y4
 	VCVTDQ2PS    Y5, Y5
-	VPADDD       philoxconst<>+3776(SB), Y2, Y2
-	VPADDD       philoxconst<>+3776(SB), Y3, Y3
+	VPADDD       philoxconst<>+1216(SB), Y2, Y2
+	VPADDD       philoxconst<>+1216(SB), Y3, Y3
 	VPMAXSD      Y4, Y2, Y2
 	VPMAXSD      Y5, Y3, Y3
-	VPMAXSD      philoxconst<>+3840(SB), Y2, Y2
-	VPMAXSD      philoxconst<>+3840(SB), Y3, Y3
+	VPMAXSD      philoxconst<>+1280(SB), Y2, Y2
+	VPMAXSD      philoxconst<>+1280(SB), Y3, Y3
 	VPSRLD       $0x17, Y2, Y2
 	VPSRLD       $0x17, Y3, Y3
-	VMOVDQU      philoxconst<>+3520(SB), Y5
+	VMOVDQU      philoxconst<>+960(SB), Y5
 	VPSUBD       Y2, Y5, Y4
 	VPSUBD       Y3, Y5, Y5
 	VPADDD       Y0, Y0, Y0
 	VPADDD       Y1, Y1, Y1
-	VPADDD       philoxconst<>+3392(SB), Y0, Y0
-	VPADDD       philoxconst<>+3392(SB), Y1, Y1
+	VPADDD       philoxconst<>+832(SB), Y0, Y0
+	VPADDD       philoxconst<>+832(SB), Y1, Y1
 	VPSLLVD      Y4, Y0, Y0
 	VPSLLVD      Y5, Y1, Y1
-	VMOVDQU      philoxconst<>+3584(SB), Y5
+	VMOVDQU      philoxconst<>+1024(SB), Y5
 	VPSUBD       Y2, Y5, Y4
 	VPSUBD       Y3, Y5, Y5
-	VPMAXUD      philoxconst<>+4032(SB), Y0, Y8
-	VPMAXUD      philoxconst<>+4032(SB), Y1, Y9
+	VPMAXUD      philoxconst<>+1472(SB), Y0, Y8
+	VPMAXUD      philoxconst<>+1472(SB), Y1, Y9
 	VPCMPEQD     Y8, Y0, Y6
 	VPCMPEQD     Y9, Y1, Y7
 	VPXOR        Y6, Y0, Y0
@@ -4335,41 +2386,41 @@ loop:
 	VPSUBD       Y7, Y1, Y1
 	VPSRLD       $0x10, Y0, Y8
 	VPSRLD       $0x10, Y1, Y9
-	VPAND        philoxconst<>+3712(SB), Y0, Y0
-	VPAND        philoxconst<>+3712(SB), Y1, Y1
+	VPAND        philoxconst<>+1152(SB), Y0, Y0
+	VPAND        philoxconst<>+1152(SB), Y1, Y1
 	VCVTDQ2PS    Y8, Y8
 	VCVTDQ2PS    Y9, Y9
 	VCVTDQ2PS    Y0, Y2
 	VCVTDQ2PS    Y1, Y3
-	VFMADD231PS  philoxconst<>+4416(SB), Y8, Y2
-	VFMADD231PS  philoxconst<>+4416(SB), Y9, Y3
-	VMULPS       philoxconst<>+4288(SB), Y2, Y2
-	VMULPS       philoxconst<>+4288(SB), Y3, Y3
-	VPAND        philoxconst<>+3904(SB), Y6, Y8
-	VPAND        philoxconst<>+3904(SB), Y7, Y9
+	VFMADD231PS  philoxconst<>+1856(SB), Y8, Y2
+	VFMADD231PS  philoxconst<>+1856(SB), Y9, Y3
+	VMULPS       philoxconst<>+1728(SB), Y2, Y2
+	VMULPS       philoxconst<>+1728(SB), Y3, Y3
+	VPAND        philoxconst<>+1344(SB), Y6, Y8
+	VPAND        philoxconst<>+1344(SB), Y7, Y9
 	VPADDD       Y8, Y2, Y2
 	VPADDD       Y9, Y3, Y3
 	VPADDD       Y6, Y4, Y4
 	VPADDD       Y7, Y5, Y5
-	VADDPS       philoxconst<>+4352(SB), Y2, Y0
-	VADDPS       philoxconst<>+4352(SB), Y3, Y1
+	VADDPS       philoxconst<>+1792(SB), Y2, Y0
+	VADDPS       philoxconst<>+1792(SB), Y3, Y1
 	VDIVPS       Y0, Y2, Y2
 	VDIVPS       Y1, Y3, Y3
 	VMULPS       Y2, Y2, Y0
 	VMULPS       Y3, Y3, Y1
-	VMOVDQU      philoxconst<>+4736(SB), Y7
+	VMOVDQU      philoxconst<>+2176(SB), Y7
 	VMOVAPS      Y7, Y6
 	VMOVAPS      Y7, Y7
-	VFMADD231PS  philoxconst<>+4800(SB), Y0, Y6
-	VFMADD231PS  philoxconst<>+4800(SB), Y1, Y7
-	VFMADD213PS  philoxconst<>+4672(SB), Y0, Y6
-	VFMADD213PS  philoxconst<>+4672(SB), Y1, Y7
-	VFMADD213PS  philoxconst<>+4608(SB), Y0, Y6
-	VFMADD213PS  philoxconst<>+4608(SB), Y1, Y7
+	VFMADD231PS  philoxconst<>+2240(SB), Y0, Y6
+	VFMADD231PS  philoxconst<>+2240(SB), Y1, Y7
+	VFMADD213PS  philoxconst<>+2112(SB), Y0, Y6
+	VFMADD213PS  philoxconst<>+2112(SB), Y1, Y7
+	VFMADD213PS  philoxconst<>+2048(SB), Y0, Y6
+	VFMADD213PS  philoxconst<>+2048(SB), Y1, Y7
 	VCVTDQ2PS    Y4, Y4
 	VCVTDQ2PS    Y5, Y5
-	VMULPS       philoxconst<>+4480(SB), Y4, Y4
-	VMULPS       philoxconst<>+4480(SB), Y5, Y5
+	VMULPS       philoxconst<>+1920(SB), Y4, Y4
+	VMULPS       philoxconst<>+1920(SB), Y5, Y5
 	VFMADD231PS  Y2, Y6, Y4
 	VFMADD231PS  Y3, Y7, Y5
 	VSQRTPS      Y4, Y4
@@ -4378,48 +2429,48 @@ loop:
 	VSHUFPS      $0x88, 160(DX), Y0, Y0
 	VMOVDQU      96(DX), Y1
 	VSHUFPS      $0x88, 224(DX), Y1, Y1
-	VPADDD       philoxconst<>+4096(SB), Y0, Y2
-	VPADDD       philoxconst<>+4096(SB), Y1, Y3
+	VPADDD       philoxconst<>+1536(SB), Y0, Y2
+	VPADDD       philoxconst<>+1536(SB), Y1, Y3
 	VPSLLD       $0x02, Y0, Y0
 	VPSLLD       $0x02, Y1, Y1
 	VCVTDQ2PS    Y0, Y0
 	VCVTDQ2PS    Y1, Y1
-	VMULPS       philoxconst<>+4288(SB), Y0, Y0
-	VMULPS       philoxconst<>+4288(SB), Y1, Y1
+	VMULPS       philoxconst<>+1728(SB), Y0, Y0
+	VMULPS       philoxconst<>+1728(SB), Y1, Y1
 	VMULPS       Y0, Y0, Y6
 	VMULPS       Y1, Y1, Y7
-	VMOVDQU      philoxconst<>+4992(SB), Y9
+	VMOVDQU      philoxconst<>+2432(SB), Y9
 	VMOVAPS      Y9, Y8
 	VMOVAPS      Y9, Y9
-	VFMADD231PS  philoxconst<>+5056(SB), Y6, Y8
-	VFMADD231PS  philoxconst<>+5056(SB), Y7, Y9
-	VFMADD213PS  philoxconst<>+4928(SB), Y6, Y8
-	VFMADD213PS  philoxconst<>+4928(SB), Y7, Y9
-	VFMADD213PS  philoxconst<>+4864(SB), Y6, Y8
-	VFMADD213PS  philoxconst<>+4864(SB), Y7, Y9
+	VFMADD231PS  philoxconst<>+2496(SB), Y6, Y8
+	VFMADD231PS  philoxconst<>+2496(SB), Y7, Y9
+	VFMADD213PS  philoxconst<>+2368(SB), Y6, Y8
+	VFMADD213PS  philoxconst<>+2368(SB), Y7, Y9
+	VFMADD213PS  philoxconst<>+2304(SB), Y6, Y8
+	VFMADD213PS  philoxconst<>+2304(SB), Y7, Y9
 	VMULPS       Y8, Y0, Y8
 	VMULPS       Y9, Y1, Y9
-	VMOVDQU      philoxconst<>+5312(SB), Y0
+	VMOVDQU      philoxconst<>+2752(SB), Y0
 	VMOVAPS      Y0, Y10
 	VMOVAPS      Y0, Y11
-	VFMADD231PS  philoxconst<>+5376(SB), Y6, Y10
-	VFMADD231PS  philoxconst<>+5376(SB), Y7, Y11
-	VFMADD213PS  philoxconst<>+5248(SB), Y6, Y10
-	VFMADD213PS  philoxconst<>+5248(SB), Y7, Y11
-	VFMADD213PS  philoxconst<>+5184(SB), Y6, Y10
-	VFMADD213PS  philoxconst<>+5184(SB), Y7, Y11
-	VFMADD213PS  philoxconst<>+5120(SB), Y6, Y10
-	VFMADD213PS  philoxconst<>+5120(SB), Y7, Y11
+	VFMADD231PS  philoxconst<>+2816(SB), Y6, Y10
+	VFMADD231PS  philoxconst<>+2816(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2688(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2688(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2624(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2624(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2560(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2560(SB), Y7, Y11
 	VPSLLD       $0x01, Y2, Y0
 	VPSLLD       $0x01, Y3, Y1
 	VBLENDVPS    Y0, Y10, Y8, Y6
 	VBLENDVPS    Y1, Y11, Y9, Y7
-	VXORPS       philoxconst<>+4224(SB), Y8, Y8
-	VXORPS       philoxconst<>+4224(SB), Y9, Y9
+	VXORPS       philoxconst<>+1664(SB), Y8, Y8
+	VXORPS       philoxconst<>+1664(SB), Y9, Y9
 	VBLENDVPS    Y0, Y8, Y10, Y0
 	VBLENDVPS    Y1, Y9, Y11, Y1
-	VANDPS       philoxconst<>+4224(SB), Y2, Y2
-	VANDPS       philoxconst<>+4224(SB), Y3, Y3
+	VANDPS       philoxconst<>+1664(SB), Y2, Y2
+	VANDPS       philoxconst<>+1664(SB), Y3, Y3
 	VXORPS       Y2, Y6, Y6
 	VXORPS       Y3, Y7, Y7
 	VXORPS       Y2, Y0, Y0

@@ -9,16 +9,6 @@ package philox
 //go:noescape
 func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
 
-// fill64AVX512 writes the normals of groups × 24 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
-//
-//go:noescape
-func fill64AVX512(dst *float64, words *uint64, groups int, sd float64)
-
-// fill64ScaledAVX512 writes the normals of groups × 24 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
-//
-//go:noescape
-func fill64ScaledAVX512(dst *float64, words *uint64, groups int, sd float64)
-
 // fill32AVX512 writes the normals of steps × 32 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
@@ -33,16 +23,6 @@ func fillWideAVX512(dst *float64, words *uint64, steps int, sd float64)
 //
 //go:noescape
 func philoxOneAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
-
-// fill64OneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block (sd unused), to dst.
-//
-//go:noescape
-func fill64OneAVX512(dst *float64, words *uint64, groups int, sd float64)
-
-// fill64ScaledOneAVX512 writes the normals of groups × 8 blocks whose words philoxAVX512 wrote to words, 2 float64 normals a block times sd, to dst.
-//
-//go:noescape
-func fill64ScaledOneAVX512(dst *float64, words *uint64, groups int, sd float64)
 
 // fill32OneAVX512 writes the normals of steps × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
 //
@@ -63,16 +43,6 @@ func philoxAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
 //
 //go:noescape
 func philoxOneAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
-
-// fill64AVX2 writes groups × 8 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block (sd unused), to dst.
-//
-//go:noescape
-func fill64AVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
-
-// fill64ScaledAVX2 writes groups × 8 blocks of the stream from block on, its words and keys in pre (preRounds), 2 float64 normals a block times sd, to dst.
-//
-//go:noescape
-func fill64ScaledAVX2(dst *float64, groups int, sd float64, block uint32, pre *[20]uint64)
 
 // fill32AVX2 writes the normals of steps × 8 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
 //

@@ -48,21 +48,6 @@ var fills = []struct {
 	name string
 	f    func(n int, a address) []uint64
 }{
-	{"Fill", func(n int, a address) []uint64 {
-		x := make([]float64, n)
-		Fill(x, a.seed, a.trial, a.step)
-		return bits64(x)
-	}},
-	{"FillAt", func(n int, a address) []uint64 {
-		x := make([]float64, n)
-		FillAt(x, a.seed, a.trial, a.step, a.block)
-		return bits64(x)
-	}},
-	{"FillScaled", func(n int, a address) []uint64 {
-		x := make([]float64, n)
-		FillScaled(x, 0.37, a.seed, a.trial, a.step)
-		return bits64(x)
-	}},
 	{"Fill32", func(n int, a address) []uint64 {
 		x := make([]float32, n)
 		Fill32(x, a.seed, a.trial, a.step)
@@ -109,21 +94,19 @@ func sameBits(got, want []uint64) (int, bool) {
 }
 
 // Every kernel gives pure Go's bits, value by value, for every filling function, at
-// lengths around the kernels' groups and steps (AVX2's groups of 4 blocks: 8 float64 or
-// 16 float32 values; AVX-512's of 8: 16 or 32; their transform and Philox steps up to 48
-// blocks, the 96-block chunks: 192 float64 or 384 float32 values, FillWide's 384-block
-// ones: 1536) and past 2¹⁶, at addresses with every word set, and read from blocks up to
-// the stream's end (where a partial step's spare lanes run past it). Planted, each seen to fail here: one lane's
-// quadrant turned the wrong way (AVX-512 and AVX2 alike), the partial step's buffer
-// copied one value short, preRounds' slot 5 keyed with round 2's k1, (in the Estrin
-// transform) the log's final FMA emitted as a VMULPD then a VADDPD (1 ulp at value 0 of
-// a one-value fill), and (in the split kernels) round 8's two keys swapped in the Philox
-// kernels, and the One transform of a chunk's last groups reading the words a group on;
-// in the float32 transform's kernels (Fill32's and FillWide's), AVX2's float32 stores of
-// a unit's second half at the wrong offset, a Horner step's coefficients swapped, its
-// radius's FMA and its cosine's last (the c₀ step) each emitted as a multiply and an
-// add, and a big mantissa's e + 1 dropped (AVX2); in FillWide's in-place split, a
-// chunk's next block one short, and the last partial unit's words drawn a block on.
+// lengths around the kernels' groups, units and steps (AVX2's units of 8 blocks: 32
+// values; AVX-512's of 16: 64, two a step; the Philox steps up to 48 blocks, the
+// 96-block chunks: 384 values, FillWide's 384-block ones: 1536) and past 2¹⁶, at
+// addresses with every word set, and read up to the stream's very last block (where a
+// partial step's spare lanes run past it). Planted, each seen to fail here: the partial
+// step's buffer copied one value short, preRounds' slot 5 keyed with round 2's k1, round
+// 8's two keys swapped in the Philox kernels, and the One transform of a chunk's last
+// groups reading the words a group on; in the float32 transform's kernels (Fill32's and
+// FillWide's), AVX2's float32 stores of a unit's second half at the wrong offset, a
+// Horner step's coefficients swapped, its radius's FMA and its cosine's last (the c₀
+// step) each emitted as a multiply and an add, and a big mantissa's e + 1 dropped
+// (AVX2); in FillWide's in-place split, a chunk's next block one short, and the last
+// partial unit's words drawn a block on.
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
@@ -139,7 +122,7 @@ func TestKernelsAreGosBits(t *testing.T) {
 	for _, n := range lengths {
 		for ai, a := range addrs {
 			if ai == 2 { // read up to the very last block
-				a.block = uint32(uint64(MaxBlocks) - uint64(n+1)/2 - 1)
+				a.block = uint32(uint64(MaxBlocks) - max(uint64(n+3)/4, 1))
 			}
 			for _, f := range fills {
 				var want []uint64
@@ -171,20 +154,16 @@ func TestKernelsAreGosBitsProperty(t *testing.T) {
 		n := rapid.IntRange(0, 2000).Draw(t, "n")
 		sd := rapid.Float64Range(-1e3, 1e3).Draw(t, "sd")
 		p := rapid.SampledFrom(kernelPaths()).Draw(t, "path")
-		run := func() (z64 []float64, z32 []float32, wide []float64) {
-			z64, z32, wide = make([]float64, n), make([]float32, n), make([]float64, n)
-			fill64(z64, sd, a.seed, a.trial, a.step, a.block)
+		run := func() (z32 []float32, wide []float64) {
+			z32, wide = make([]float32, n), make([]float64, n)
 			fill32(z32, float32(sd), a.seed, a.trial, a.step, a.block)
 			fillWide(wide, sd, a.seed, a.trial, a.step, a.block)
-			return z64, z32, wide
+			return z32, wide
 		}
-		var w64, g64, wWide, gWide []float64
+		var wWide, gWide []float64
 		var w32, g32 []float32
-		onPath(pathGo, func() { w64, w32, wWide = run() })
-		onPath(p, func() { g64, g32, gWide = run() })
-		if i, ok := sameBits(bits64(g64), bits64(w64)); !ok {
-			t.Fatalf("float64 on %s: value %d is %v, pure Go %v", pathNames[p], i, g64[i], w64[i])
-		}
+		onPath(pathGo, func() { w32, wWide = run() })
+		onPath(p, func() { g32, gWide = run() })
 		if i, ok := sameBits(bits64(gWide), bits64(wWide)); !ok {
 			t.Fatalf("wide on %s: value %d is %v, pure Go %v", pathNames[p], i, gWide[i], wWide[i])
 		}
@@ -194,10 +173,10 @@ func TestKernelsAreGosBitsProperty(t *testing.T) {
 	})
 }
 
-// FillAt and FillAt32 are slices of one long Fill and Fill32 (a property, on every path):
-// reading from block b gives the values a fill from block 0 puts at 2b (4b in float32).
-// Planted: FillAt starting one block late fails it.
-func TestFillAtIsASliceOfFill(t *testing.T) {
+// FillAt32 is a slice of one long Fill32 (a property, on every path): reading from block
+// b gives the values a fill from block 0 puts at 4b. Planted: FillAt32 starting one
+// block late fails it.
+func TestFillAt32IsASliceOfFill32(t *testing.T) {
 	for _, p := range paths() {
 		t.Run(pathNames[p], func(t *testing.T) {
 			onPath(p, func() {
@@ -206,13 +185,6 @@ func TestFillAtIsASliceOfFill(t *testing.T) {
 					step := rapid.Uint32().Draw(t, "step")
 					b := rapid.IntRange(0, 300).Draw(t, "block")
 					n := rapid.IntRange(0, 400).Draw(t, "n")
-					long := make([]float64, 2*b+n)
-					Fill(long, seed, trial, step)
-					at := make([]float64, n)
-					FillAt(at, seed, trial, step, uint32(b))
-					if i, ok := sameBits(bits64(at), bits64(long[2*b:])); !ok {
-						t.Fatalf("FillAt from block %d: value %d is %v, Fill's %v", b, i, at[i], long[2*b+i])
-					}
 					long32 := make([]float32, 4*b+n)
 					Fill32(long32, seed, trial, step)
 					at32 := make([]float32, n)
@@ -226,9 +198,9 @@ func TestFillAtIsASliceOfFill(t *testing.T) {
 	}
 }
 
-// FillScaled and FillScaled32 are sd times Fill's and Fill32's values, one rounding each
-// (a property, on every path). Planted: the scale applied before the float32 rounding
-// fails it.
+// FillScaled32 and FillScaledWide are sd times Fill32's and FillWide's values, one
+// rounding each (a property, on every path). Planted: the scale applied before the
+// float32 rounding fails it, as does FillScaledWide's product rounded to float32.
 func TestFillScaledIsFillTimesSd(t *testing.T) {
 	for _, p := range paths() {
 		t.Run(pathNames[p], func(t *testing.T) {
@@ -239,11 +211,11 @@ func TestFillScaledIsFillTimesSd(t *testing.T) {
 					n := rapid.IntRange(0, 400).Draw(t, "n")
 					sd := rapid.Float64Range(-1e300, 1e300).Draw(t, "sd")
 					z, s := make([]float64, n), make([]float64, n)
-					Fill(z, seed, trial, step)
-					FillScaled(s, sd, seed, trial, step)
+					FillWide(z, seed, trial, step)
+					FillScaledWide(s, sd, seed, trial, step)
 					for i := range z {
 						if math.Float64bits(s[i]) != math.Float64bits(sd*z[i]) {
-							t.Fatalf("FillScaled(sd %v) value %d is %v, sd·Fill's %v", sd, i, s[i], sd*z[i])
+							t.Fatalf("FillScaledWide(sd %v) value %d is %v, sd·FillWide's %v", sd, i, s[i], sd*z[i])
 						}
 					}
 					sd32 := rapid.Float32Range(-1e30, 1e30).Draw(t, "sd32")
@@ -261,27 +233,22 @@ func TestFillScaledIsFillTimesSd(t *testing.T) {
 	}
 }
 
-// A stream ends at block 2³²−1: FillAt reads its last block and panics one value past it.
+// A stream ends at block 2³²−1: FillAt32 reads its last block and panics one value past
+// it.
 func TestFillAtEnd(t *testing.T) {
-	last := make([]float64, 2)
-	FillAt(last, 1, 2, 3, MaxBlocks-1)
-	x := Block(Counter(2, 3, MaxBlocks-1), Key(1))
-	if a, b := boxMuller(uniform53(x[0], x[1]), uniform53(x[2], x[3])); last[0] != a || last[1] != b {
-		t.Errorf("FillAt's last block = %v, want %v %v", last, a, b)
+	last := make([]float32, 4)
+	FillAt32(last, 1, 2, 3, MaxBlocks-1)
+	if want := normals32(Block(Counter(2, 3, MaxBlocks-1), Key(1))); [4]float32(last) != want {
+		t.Errorf("FillAt32's last block = %v, want %v", last, want)
 	}
-	for _, f := range []func(){
-		func() { FillAt(make([]float64, 3), 1, 2, 3, MaxBlocks-1) },
-		func() { FillAt32(make([]float32, 5), 1, 2, 3, MaxBlocks-1) },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic past the stream's end")
-				}
-			}()
-			f()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("no panic past the stream's end")
+			}
 		}()
-	}
+		FillAt32(make([]float32, 5), 1, 2, 3, MaxBlocks-1)
+	}()
 }
 
 // The AVX2 kernels use only what an AVX2 CPU has: the assembler accepts Y16–Y31 (and
@@ -330,8 +297,8 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 			}
 		}
 	}
-	if funcs != 16 { // AVX-512: Philox, Fill's two transforms, Fill32's and FillWide's, each with its One twin; AVX2: Philox and its One, Fill's two kernels, Fill32's and FillWide's transforms
-		t.Fatalf("%d kernels in kernel_amd64.s, want 16", funcs)
+	if funcs != 10 { // AVX-512: Philox, Fill32's and FillWide's transforms, each with its One twin; AVX2: Philox and its One, Fill32's and FillWide's transforms
+		t.Fatalf("%d kernels in kernel_amd64.s, want 10", funcs)
 	}
 }
 
@@ -390,8 +357,6 @@ func TestFillDoesNotAllocate(t *testing.T) {
 				name string
 				f    func()
 			}{
-				{"FillScaled", func() { FillScaled(d64, 0.3, 1, 2, 3) }},
-				{"FillAt", func() { FillAt(d64, 1, 2, 3, 5) }},
 				{"FillScaled32", func() { FillScaled32(d32, 0.3, 1, 2, 3) }},
 				{"FillAt32", func() { FillAt32(d32, 1, 2, 3, 5) }},
 				{"FillScaledWide", func() { FillScaledWide(d64, 0.3, 1, 2, 3) }},
@@ -468,7 +433,7 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 	}
 	for _, p := range kernelPaths() {
 		onPath(p, func() {
-			group, _, unit, units := shape(law32)
+			group, _, unit, units := shape()
 			for _, sd := range []float64{1, -0.37} {
 				for c := 0; c < len(blocks); c += chunkBlocks {
 					var words [bufWords]uint64
@@ -485,8 +450,8 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 						}
 						var f32 [4 * chunkBlocks]float32
 						var wide [4 * chunkBlocks]float64
-						transform(&f32[0], &words[0], steps, float32(sd), one, law32)
-						transform(&wide[0], &words[0], steps, sd, one, law32)
+						transform32(&f32[0], &words[0], steps, float32(sd), one)
+						transformWide(&wide[0], &words[0], steps, sd, one)
 						for i, w := range blocks[c : c+chunkBlocks] {
 							z := normals32(w)
 							for j := range 4 {
@@ -529,7 +494,7 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 		}
 		for _, p := range kernelPaths() {
 			onPath(p, func() {
-				group, _, unit, units := shape(law32)
+				group, _, unit, units := shape()
 				var words [bufWords]uint64
 				for i := range chunkBlocks {
 					w := uint32(base) + uint32(2*i)
@@ -540,8 +505,8 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 				}
 				var f32 [4 * chunkBlocks]float32
 				var wide [4 * chunkBlocks]float64
-				transform(&f32[0], &words[0], chunkBlocks/unit/units, float32(sd), false, law32)
-				transform(&wide[0], &words[0], chunkBlocks/unit/units, sd, false, law32)
+				transform32(&f32[0], &words[0], chunkBlocks/unit/units, float32(sd), false)
+				transformWide(&wide[0], &words[0], chunkBlocks/unit/units, sd, false)
 				for i := range chunkBlocks {
 					for j := range 4 {
 						z := want[i][j]

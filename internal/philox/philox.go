@@ -2,7 +2,6 @@ package philox
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 )
 
@@ -94,74 +93,10 @@ func checkLen(op string, block uint32, n, perBlock int) {
 	}
 }
 
-// uniform53 is the 53-bit uniform of the 64 bits hi:lo, centred in its cell: in (0, 1),
-// never 0 (its log is finite) nor 1.
-func uniform53(lo, hi uint32) float64 {
-	return (float64((uint64(hi)<<32|uint64(lo))>>11) + 0.5) * 0x1p-53
-}
-
-// boxMuller is the two normals √(−2 ln u)·(cos 2πv, sin 2πv).
-func boxMuller(u, v float64) (float64, float64) {
-	r := math.Sqrt(-2 * logUnit(u))
-	s, c := sinCosTurns(v)
-	return r * c, r * s
-}
-
-// boxMuller2 is boxMuller(u1, v1), boxMuller(u2, v2), the two logs, square roots and
-// sine-cosines side by side, so that the processor overlaps their chains.
-func boxMuller2(u1, v1, u2, v2 float64) (a1, b1, a2, b2 float64) {
-	l1, l2 := logUnit(u1), logUnit(u2)
-	r1, r2 := math.Sqrt(-2*l1), math.Sqrt(-2*l2)
-	s1, c1 := sinCosTurns(v1)
-	s2, c2 := sinCosTurns(v2)
-	return r1 * c1, r1 * s1, r2 * c2, r2 * s2
-}
-
-// block2 is Block of two counters under one key, their rounds interleaved: one Block is
-// a chain of ten dependent multiplies, shifts and xors that leaves the processor waiting
-// (BenchmarkBlock: 37 ns), two side by side overlap (24 ns a block when measured).
-func block2(a, b [4]uint32, key [2]uint32) ([4]uint32, [4]uint32) {
-	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
-	b0, b1, b2, b3 := b[0], b[1], b[2], b[3]
-	k0, k1 := key[0], key[1]
-	for range Rounds {
-		a0, a1, a2, a3 = round(a0, a1, a2, a3, k0, k1)
-		b0, b1, b2, b3 = round(b0, b1, b2, b3, k0, k1)
-		k0, k1 = k0+bump0, k1+bump1
-	}
-	return [4]uint32{a0, a1, a2, a3}, [4]uint32{b0, b1, b2, b3}
-}
-
-// Fill writes the first len(dst) standard normals of the stream (seed, trial, step): block
-// i of it (Block(Counter(trial, step, i), Key(seed))) gives dst[2i] and dst[2i+1], the
-// Box–Muller pair of the 53-bit uniforms u of words 1:0 and v of words 3:2 (cosine first).
-// It panics beyond 2³³ normals, a stream's length.
-func Fill(dst []float64, seed, trial uint64, step uint32) {
-	checkLen("Fill", 0, len(dst), 2)
-	fill64(dst, 1, seed, trial, step, 0)
-}
-
-// FillAt writes the stream's normals from block on: dst is what Fill writes at
-// [2·block, 2·block+len(dst)) of a long enough buffer, drawn without the blocks before.
-// It panics past the stream's end.
-func FillAt(dst []float64, seed, trial uint64, step, block uint32) {
-	checkLen("FillAt", block, len(dst), 2)
-	fill64(dst, 1, seed, trial, step, block)
-}
-
-// FillScaled writes sd·z for each of Fill's normals z, one rounding of the product as
-// multiplying Fill's output by sd would give, in one pass: the noise of a Langevin step
-// whose scale is sd.
-func FillScaled(dst []float64, sd float64, seed, trial uint64, step uint32) {
-	checkLen("FillScaled", 0, len(dst), 2)
-	fill64(dst, sd, seed, trial, step, 0)
-}
-
 // Fill32 writes the first len(dst) float32 standard normals of the stream (seed, trial,
 // step): block i gives dst[4i..4i+3], the Box–Muller pairs of the 32-bit uniforms of words
-// (0, 1) and (2, 3), computed in float32 after an exact reduction (transform32.go). Its
-// values are not Fill's: a block gives four float32 normals where it gives two float64
-// ones. The 32-bit u bounds |z| by √(2·33·ln 2) = 6.76σ; the normal law's mass beyond is
+// (0, 1) and (2, 3), computed in float32 after an exact reduction (transform32.go). The
+// 32-bit u bounds |z| by √(2·33·ln 2) = 6.76σ; the normal law's mass beyond is
 // 1.4·10⁻¹¹. It panics beyond 2³⁴ normals.
 func Fill32(dst []float32, seed, trial uint64, step uint32) {
 	checkLen("Fill32", 0, len(dst), 4)
@@ -193,32 +128,4 @@ func FillWide(dst []float64, seed, trial uint64, step uint32) {
 func FillScaledWide(dst []float64, sd float64, seed, trial uint64, step uint32) {
 	checkLen("FillScaledWide", 0, len(dst), 4)
 	fillWide(dst, sd, seed, trial, step, 0)
-}
-
-// FillUniform writes the first len(dst) uniforms in (0, 1) of the stream (seed, trial,
-// step): block i gives dst[2i] (the 53 bits of words 1:0) and dst[2i+1] (of words 3:2),
-// the very uniforms Fill turns into normals.
-func FillUniform(dst []float64, seed, trial uint64, step uint32) {
-	checkLen("FillUniform", 0, len(dst), 2)
-	key := Key(seed)
-	for i := 0; i < len(dst); i += 2 {
-		x := Block(Counter(trial, step, uint32(i/2)), key)
-		dst[i] = uniform53(x[0], x[1])
-		if i+1 < len(dst) {
-			dst[i+1] = uniform53(x[2], x[3])
-		}
-	}
-}
-
-// FillUniform32 writes the first len(dst) float32 uniforms in (0, 1) of the stream: block
-// i gives dst[4i..4i+3], the top 24 bits of each word centred in their cell.
-func FillUniform32(dst []float32, seed, trial uint64, step uint32) {
-	checkLen("FillUniform32", 0, len(dst), 4)
-	key := Key(seed)
-	for i := 0; i < len(dst); i += 4 {
-		x := Block(Counter(trial, step, uint32(i/4)), key)
-		for j := 0; j < 4 && i+j < len(dst); j++ {
-			dst[i+j] = (float32(x[j]>>8) + 0.5) * 0x1p-24
-		}
-	}
 }

@@ -16,70 +16,55 @@ import (
 // zTwoSided is the two-sided standard normal quantile at false-alarm probability alpha.
 func zTwoSided(alpha float64) float64 { return math.Sqrt2 * math.Erfcinv(alpha) }
 
-// sample is n normals of seed's streams, trials 0, 1, … of length 1024 at step 3, in
-// float64 (Fill) or rounded from float32 (Fill32): the shape the engine draws, many short
+// sample is n normals of seed's streams, trials 0, 1, … of length 1024 at step 3, from
+// FillWide (stream v2: Fill32's float32 normals widened exactly, the engine's law;
+// TestLayout holds the two value by value): the shape the engine draws, many short
 // streams, so that the trial addressing is exercised along with the generator.
-func sample(n int, seed uint64, f32 bool) []float64 {
+func sample(n int, seed uint64) []float64 {
 	const per = 1024
 	out := make([]float64, n)
-	buf := make([]float32, per)
 	for t := 0; t*per < n; t++ {
-		dst := out[t*per : min(n, (t+1)*per)]
-		if !f32 {
-			Fill(dst, seed, uint64(t), 3)
-			continue
-		}
-		Fill32(buf[:len(dst)], seed, uint64(t), 3)
-		for i, v := range buf[:len(dst)] {
-			dst[i] = float64(v)
-		}
+		FillWide(out[t*per:min(n, (t+1)*per)], seed, uint64(t), 3)
 	}
 	return out
 }
 
-var precisions = []struct {
-	name string
-	f32  bool
-}{{"float64", false}, {"float32", true}}
-
 // The first four moments of 2²² normals, each two-sided within its sampling law: mean ~
 // N(0, 1/n), variance − 1 ~ N(0, 2/n), skewness ~ N(0, 6/n), excess kurtosis ~ N(0, 24/n)
-// (n = 4·10⁶: the normal approximations are accurate far into their tails). 8 statistics
-// (4 moments × 2 precisions) at 1.25·10⁻⁷ each: false failure ≤ 10⁻⁶. Power: 80 % for a
-// variance off by 0.42 %, a mean off by 0.0030, a skewness off by 0.0073 or a kurtosis
-// off by 0.015. Planted: the radius √(−ln u) instead of √(−2 ln u) (variance ½) fails it
-// (variance − 1 = −0.5, −724 standard errors, in both precisions).
+// (n = 4·10⁶: the normal approximations are accurate far into their tails). 4 statistics
+// at 2.5·10⁻⁷ each: false failure ≤ 10⁻⁶. Power: 80 % for a variance off by 0.41 %, a
+// mean off by 0.0029, a skewness off by 0.0072 or a kurtosis off by 0.014. Planted: the
+// radius √(−ln u) instead of √(−2 ln u) (variance ½) fails it (variance − 1 = −0.5, −724
+// standard errors).
 func TestMoments(t *testing.T) {
 	const n = 1 << 22
-	z := zTwoSided(1e-6 / 8)
-	for _, p := range precisions {
-		x := sample(n, 0x5eed0001, p.f32)
-		var s1, s2, s3, s4 float64
-		for _, v := range x {
-			s1 += v
-		}
-		mean := s1 / n
-		for _, v := range x {
-			d := v - mean
-			d2 := d * d
-			s2 += d2
-			s3 += d2 * d
-			s4 += d2 * d2
-		}
-		m2, m3, m4 := s2/n, s3/n, s4/n
-		stats := []struct {
-			name      string
-			value, sd float64
-		}{
-			{"mean", mean, math.Sqrt(1.0 / n)},
-			{"variance − 1", m2 - 1, math.Sqrt(2.0 / n)},
-			{"skewness", m3 / math.Pow(m2, 1.5), math.Sqrt(6.0 / n)},
-			{"excess kurtosis", m4/(m2*m2) - 3, math.Sqrt(24.0 / n)},
-		}
-		for _, s := range stats {
-			if math.IsNaN(s.value) || math.Abs(s.value/s.sd) > z {
-				t.Errorf("%s: %s = %.5f, %.1f standard errors from 0 (bound ±%.2f)", p.name, s.name, s.value, s.value/s.sd, z)
-			}
+	z := zTwoSided(1e-6 / 4)
+	x := sample(n, 0x5eed0001)
+	var s1, s2, s3, s4 float64
+	for _, v := range x {
+		s1 += v
+	}
+	mean := s1 / n
+	for _, v := range x {
+		d := v - mean
+		d2 := d * d
+		s2 += d2
+		s3 += d2 * d
+		s4 += d2 * d2
+	}
+	m2, m3, m4 := s2/n, s3/n, s4/n
+	stats := []struct {
+		name      string
+		value, sd float64
+	}{
+		{"mean", mean, math.Sqrt(1.0 / n)},
+		{"variance − 1", m2 - 1, math.Sqrt(2.0 / n)},
+		{"skewness", m3 / math.Pow(m2, 1.5), math.Sqrt(6.0 / n)},
+		{"excess kurtosis", m4/(m2*m2) - 3, math.Sqrt(24.0 / n)},
+	}
+	for _, s := range stats {
+		if math.IsNaN(s.value) || math.Abs(s.value/s.sd) > z {
+			t.Errorf("%s = %.5f, %.1f standard errors from 0 (bound ±%.2f)", s.name, s.value, s.value/s.sd, z)
 		}
 	}
 }
@@ -109,29 +94,27 @@ func binomialTails(n int, p float64, k int) (lower, upper float64) {
 }
 
 // The counts of 2²³ normals beyond ±3, 4, 5 and 6σ, each two-sided against the exact
-// binomial law of the count under the normal law's tail probability: 8 counts (4 bands × 2
-// precisions) at 1.25·10⁻⁷ each, false failure ≤ 10⁻⁶. The expected counts are 22 650,
-// 531, 4.8 and 0.017: at 6σ only an excess can show (4 or more fail). Power: 80 % for a
-// 4σ tail about 30 % heavy or light. Planted: the radius 2 % too long (sd 1.02) fails it (the
-// 4σ count 708 against 531 in float64, 749 in float32; the 3σ count too).
+// binomial law of the count under the normal law's tail probability: 4 counts at
+// 2.5·10⁻⁷ each, false failure ≤ 10⁻⁶. The expected counts are 22 650, 531, 4.8 and
+// 0.017: at 6σ only an excess can show (4 or more fail). Power: 80 % for a 4σ tail 28 %
+// heavy or 25 % light (655 or more, 416 or fewer). Planted: the radius 2 % too long
+// (sd 1.02) fails it (the 4σ count 749 against 531; the 3σ count too).
 func TestTails(t *testing.T) {
 	const n = 1 << 23
-	alpha := 1e-6 / 8
-	for _, p := range precisions {
-		x := sample(n, 0x5eed0002, p.f32)
-		for _, c := range []float64{3, 4, 5, 6} {
-			k := 0
-			for _, v := range x {
-				if math.Abs(v) > c {
-					k++
-				}
+	alpha := 1e-6 / 4
+	x := sample(n, 0x5eed0002)
+	for _, c := range []float64{3, 4, 5, 6} {
+		k := 0
+		for _, v := range x {
+			if math.Abs(v) > c {
+				k++
 			}
-			q := math.Erfc(c / math.Sqrt2)
-			lo, hi := binomialTails(n, q, k)
-			if lo < alpha/2 || hi < alpha/2 {
-				t.Errorf("%s: %d of %d beyond ±%gσ, expected %.3g: P(X ≤ %d) = %.2g, P(X ≥ %d) = %.2g (bound %.2g each side)",
-					p.name, k, n, c, q*n, k, lo, k, hi, alpha/2)
-			}
+		}
+		q := math.Erfc(c / math.Sqrt2)
+		lo, hi := binomialTails(n, q, k)
+		if lo < alpha/2 || hi < alpha/2 {
+			t.Errorf("%d of %d beyond ±%gσ, expected %.3g: P(X ≤ %d) = %.2g, P(X ≥ %d) = %.2g (bound %.2g each side)",
+				k, n, c, q*n, k, lo, k, hi, alpha/2)
 		}
 	}
 }
@@ -139,13 +122,13 @@ func TestTails(t *testing.T) {
 // A χ² of 2²¹ normals in 1024 bins equiprobable under the normal law (bin ⌊1024·Φ(z)⌋,
 // 2048 expected in each), two-sided against the χ²₁₀₂₃ law (its quantiles by Wilson and
 // Hilferty's cube-root approximation, accurate to <0.1 % of the quantile at 1023 degrees):
-// 2 statistics at 5·10⁻⁷ each, false failure ≤ 10⁻⁶. Too small a χ² (values too evenly
+// 1 statistic at 10⁻⁶, false failure ≤ 10⁻⁶. Too small a χ² (values too evenly
 // spread, as a stratified or lattice stream would be) fails as too large does. Power: 80 %
-// for a noncentrality of ~290, e.g. a scale off by 0.85 % (Fisher information 2 a unit). Planted: the angle πv instead of
-// 2πv (every sine positive) fails it (χ² ≈ 525 000).
+// for a noncentrality of ~285, e.g. a scale off by 0.82 % (Fisher information 2 a unit).
+// Planted: the angle πv instead of 2πv (every sine positive) fails it (χ² ≈ 525 600).
 func TestChiSquareFineBins(t *testing.T) {
 	const n, bins = 1 << 21, 1024
-	alpha := 1e-6 / 2
+	alpha := 1e-6
 	df := float64(bins - 1)
 	wh := func(z float64) float64 {
 		a := 2 / (9 * df)
@@ -153,22 +136,20 @@ func TestChiSquareFineBins(t *testing.T) {
 	}
 	z := zTwoSided(alpha)
 	lo, hi := wh(-z), wh(z)
-	for _, p := range precisions {
-		x := sample(n, 0x5eed0003, p.f32)
-		var count [bins]int
-		for _, v := range x {
-			b := int(bins * 0.5 * math.Erfc(-v/math.Sqrt2))
-			count[min(max(b, 0), bins-1)]++
-		}
-		e := float64(n) / bins
-		chi2 := 0.0
-		for _, c := range count {
-			d := float64(c) - e
-			chi2 += d * d / e
-		}
-		if !(chi2 > lo && chi2 < hi) {
-			t.Errorf("%s: χ² = %.1f on %g degrees of freedom, outside [%.1f, %.1f]", p.name, chi2, df, lo, hi)
-		}
+	x := sample(n, 0x5eed0003)
+	var count [bins]int
+	for _, v := range x {
+		b := int(bins * 0.5 * math.Erfc(-v/math.Sqrt2))
+		count[min(max(b, 0), bins-1)]++
+	}
+	e := float64(n) / bins
+	chi2 := 0.0
+	for _, c := range count {
+		d := float64(c) - e
+		chi2 += d * d / e
+	}
+	if !(chi2 > lo && chi2 < hi) {
+		t.Errorf("χ² = %.1f on %g degrees of freedom, outside [%.1f, %.1f]", chi2, df, lo, hi)
 	}
 }
 
@@ -188,45 +169,35 @@ func lagCorrelation(x, y []float64, lag int) (r float64, m int) {
 // Streams are independent: the correlations of 2²⁰ normals of trial t with trial t+1's
 // and of step s with step s+1's, at lags −4…4 (an overlap shifted by up to two blocks
 // shows), and of a stream with itself at lags 1…4 (a pair's two normals, adjacent
-// blocks). 2 precisions × (9 + 9 + 4) = 44 statistics at 2.3·10⁻⁸ each: false failure ≤
-// 10⁻⁶. Power: 80 % for a correlation of 0.0063. Planted, each fails it: trial streams
-// overlapping (word 0 of the counter i + trial, so trial t+1 is trial t one block on: lag
-// −2 correlation 1, −4 in float32), the step left out of the counter (lag 0 correlation 1), and
+// blocks). 9 + 9 + 4 = 22 statistics at 4.5·10⁻⁸ each: false failure ≤ 10⁻⁶. Power:
+// 80 % for a correlation of 0.0062. Planted, each fails it: trial streams overlapping
+// (word 0 of the counter i + trial, so trial t+1 is trial t one block on: lag −4
+// correlation 1), the step left out of the counter (lag 0 correlation 1), and
 // Box–Muller's cosine for both normals of a pair (lag 1 correlation ½).
 func TestIndependence(t *testing.T) {
 	const n = 1 << 20
 	const seed, trial, step = 0x5eed0004, 41, 9
-	z := zTwoSided(1e-6 / 44)
-	draw := func(f32 bool, tr uint64, st uint32) []float64 {
+	z := zTwoSided(1e-6 / 22)
+	draw := func(tr uint64, st uint32) []float64 {
 		out := make([]float64, n)
-		if !f32 {
-			Fill(out, seed, tr, st)
-			return out
-		}
-		b := make([]float32, n)
-		Fill32(b, seed, tr, st)
-		for i, v := range b {
-			out[i] = float64(v)
-		}
+		FillWide(out, seed, tr, st)
 		return out
 	}
-	for _, p := range precisions {
-		base := draw(p.f32, trial, step)
-		pairs := []struct {
-			name string
-			y    []float64
-			lags []int
-		}{
-			{fmt.Sprintf("trial %d with %d", trial, trial+1), draw(p.f32, trial+1, step), []int{-4, -3, -2, -1, 0, 1, 2, 3, 4}},
-			{fmt.Sprintf("step %d with %d", step, step+1), draw(p.f32, trial, step+1), []int{-4, -3, -2, -1, 0, 1, 2, 3, 4}},
-			{"the stream with itself", base, []int{1, 2, 3, 4}},
-		}
-		for _, q := range pairs {
-			for _, lag := range q.lags {
-				r, m := lagCorrelation(base, q.y, lag)
-				if s := r * math.Sqrt(float64(m)); !(math.Abs(s) <= z) {
-					t.Errorf("%s: %s at lag %d: correlation %.4f, %.1f standard errors (bound ±%.2f)", p.name, q.name, lag, r, s, z)
-				}
+	base := draw(trial, step)
+	pairs := []struct {
+		name string
+		y    []float64
+		lags []int
+	}{
+		{fmt.Sprintf("trial %d with %d", trial, trial+1), draw(trial+1, step), []int{-4, -3, -2, -1, 0, 1, 2, 3, 4}},
+		{fmt.Sprintf("step %d with %d", step, step+1), draw(trial, step+1), []int{-4, -3, -2, -1, 0, 1, 2, 3, 4}},
+		{"the stream with itself", base, []int{1, 2, 3, 4}},
+	}
+	for _, q := range pairs {
+		for _, lag := range q.lags {
+			r, m := lagCorrelation(base, q.y, lag)
+			if s := r * math.Sqrt(float64(m)); !(math.Abs(s) <= z) {
+				t.Errorf("%s at lag %d: correlation %.4f, %.1f standard errors (bound ±%.2f)", q.name, lag, r, s, z)
 			}
 		}
 	}

@@ -3,12 +3,14 @@ package philox
 import "math"
 
 // The float32 transform: Fill32's and FillWide's normals, four a block, from the block's
-// 32-bit words. Box–Muller as Fill's, but in float32 arithmetic after an exact reduction,
-// so that a SIMD kernel runs sixteen lanes a 512-bit register with series of four and
-// five terms, where Fill's float64 transform runs eight with seven and eight. Every
+// 32-bit words. Box–Muller in float32 arithmetic after an exact reduction, so that a SIMD
+// kernel runs sixteen lanes a 512-bit register with series of four and five terms. Every
 // operation is one correctly rounded IEEE 754 float32 operation (the sums of products
 // fused, fma32), so that VFMADD231PS and the other packed instructions lane by lane give
-// the same bits as this Go.
+// the same bits as this Go. It is written out here, not taken from package math, so that
+// the values are the same on every machine and build (math.Sincos's pure-Go polynomial is
+// fused into FMAs by the compiler at GOAMD64=v3 and not at v1) and an assembly kernel can
+// reproduce it operation for operation.
 //
 // A pair of words (a, b) gives one radius and one angle:
 //
@@ -24,7 +26,7 @@ import "math"
 
 // The float32 series' coefficients: near-minimax fits of −4·atanh(s)/s in z = s² on
 // [0, 0.02944] (|s| ≤ (√2−1)/(√2+1)), sin(πf/2)/f and cos(πf/2) in z = f² on [0, ¼],
-// rounded to float32 (asm/coef32.py makes and checks them): within 2⁻²⁹·², 2⁻²⁴·⁷ (the
+// rounded to float32 (asm/coef.py makes and checks them): within 2⁻²⁹·², 2⁻²⁴·⁷ (the
 // rounding of π/2, the first coefficient, is nearly all of it) and 2⁻²⁶·⁶ relatively.
 var (
 	atanh32Coef = [4]float32{-4, -1.333336353302002, -0.7994968891143799, -0.5984904170036316}
@@ -70,6 +72,8 @@ func radius32(a uint32) float32 {
 	b := math.Float64bits(x)
 	e := int32(b>>52) - 1023 // x in [2^e, 2^(e+1)), e in [−1, 31]
 	mb := b&(1<<52-1) | 1023<<52
+	// Above √2, halve m and add 1 to e, without a branch (the comparison goes either way
+	// at random; the kernels compare and select lane by lane).
 	big := b2u(math.Float64frombits(mb) > math.Sqrt2)
 	m := math.Float64frombits(mb - big<<52) // in [√½, √2)
 	e += int32(big)
@@ -96,7 +100,10 @@ func sinCos32(b uint32) (sin, cos float32) {
 	return quadrant32(s, c, k)
 }
 
-// quadrant32 is quadrant's float32 twin: (s, c) turned by k right angles.
+// quadrant32 turns (s, c) by k right angles: quadrant k mod 4 gives (s, c), (c, −s),
+// (−s, −c), (−c, s): odd k swaps them, 2 and 3 negate the sine, 1 and 2 the cosine. It
+// uses masks, not a switch: k is uniform, so a branch on it is mispredicted three times
+// in four.
 func quadrant32(s, c float32, k uint32) (sin, cos float32) {
 	q := k & 3
 	swap := -(q & 1)
@@ -113,4 +120,13 @@ func normals32(w [4]uint32) [4]float32 {
 	s0, c0 := sinCos32(w[1])
 	s1, c1 := sinCos32(w[3])
 	return [4]float32{r0 * c0, r0 * s0, r1 * c1, r1 * s1}
+}
+
+// b2u is 1 for true, 0 for false (SETcc, no branch).
+func b2u(b bool) uint64 {
+	var u uint64
+	if b {
+		u = 1
+	}
+	return u
 }

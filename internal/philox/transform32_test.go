@@ -111,7 +111,7 @@ func TestTransform32Accuracy(t *testing.T) {
 		k := (w + 1<<29) >> 30
 		f := float64(int32(w<<2)) * 0x1p-32 // exact in float64
 		s0, c0 := math.Sincos(math.Pi / 2 * f)
-		es, ec := quadrant(s0, c0, float64(k&3))
+		es, ec := turn(s0, c0, k&3)
 		s, c := sinCos32(w)
 		// A normal, R·cos or R·sin of one word's radius and another's angle (here the
 		// same word's): the two errors and the product's rounding, 9.4u.
@@ -137,4 +137,18 @@ func TestTransform32Accuracy(t *testing.T) {
 		}
 	}
 	t.Logf("worst relative errors over %d words: radius %.3f u, sine-cosine %.3f u", len(words), worstR*0x1p24, worstA*0x1p24)
+}
+
+// turn is (s, c) turned by q right angles in float64, exactly (a swap and signs): the
+// reference's quadrant, written as plainly as it reads, apart from quadrant32's masks.
+func turn(s, c float64, q uint32) (sin, cos float64) {
+	switch q {
+	case 1:
+		return c, -s
+	case 2:
+		return -s, -c
+	case 3:
+		return -c, s
+	}
+	return s, c
 }

@@ -249,8 +249,7 @@ func kernel32(a isa, wide, one bool) {
 		name += "One"
 		U = 1
 	}
-	a.groups = 2 * U // chains
-	a.share = true
+	a.groups = 2 * U   // chains
 	L := 2 * a.lanes() // blocks a unit
 	size := 4
 	if wide {
