@@ -1,13 +1,14 @@
-// Command asm generates internal/philox's assembly kernels with avo: Philox4x32-10 and
-// Fill's Box–Muller transform on groups of eight blocks in 512-bit registers (AVX-512 F
-// and DQ: a Philox kernel writing the words to a buffer, transform kernels reading them,
-// and one-group twins of each for a length's last groups) or four in 256-bit ones (AVX2:
-// Philox and the transform in one kernel), and Fill32's and FillWide's float32
-// transform (gen32.go: transform32.go's, on the Philox kernels' words). One generator writes the
-// kernels from one description of the arithmetic, so the two widths cannot drift apart, and that
-// description is transform.go's operation for operation: its math.FMA a VFMADD231PD (one
-// rounding), its other products a VMULPD, the same division, square root and floor, the mantissa's halving and the quadrant chosen by blends, so that the kernels give
-// the pure-Go path's bits (kernel_test.go compares them value by value).
+// Command asm generates internal/philox's assembly kernels with avo: Philox4x32-10 on
+// groups of eight blocks in 512-bit registers (AVX-512 F and DQ) or four in 256-bit ones
+// (AVX2), writing the words to a buffer, and Fill32's and FillWide's float32 transform
+// (gen32.go: transform32.go's, on the Philox kernels' words), each with a twin that runs
+// one group (unit) a step for a length's last groups. One generator writes the kernels of
+// both widths from one description of the arithmetic, so that they cannot drift apart,
+// and that description is transform32.go's operation for operation: its fma32 a
+// VFMADD231PS (one rounding), its other operations the same rounded ones, the mantissa's
+// halving and the quadrant chosen lane by lane, so that the kernels give the pure-Go
+// path's bits (kernel_test.go compares them value by value). (Stream v1's float64
+// Box–Muller kernels were generated here too until they were removed, issue 44.)
 //
 // It is its own module (the main module does not depend on avo); run it through the
 // package's go:generate:
@@ -86,11 +87,10 @@ func k(name string) Mem {
 	return consts.Offset(off)
 }
 
-// isa is the kernel's width: 512-bit registers with AVX-512's masks, ternary logic,
-// exponent and mantissa extraction and quadword conversions, or 256-bit ones with AVX2's
-// blends and magic-number conversions. A kernel runs groups groups of lanes() blocks side
-// by side, instruction by instruction, so that the long dependency chains (ten rounds, a
-// division, a square root, three polynomials) of one group overlap the others'.
+// isa is the kernel's width: 512-bit registers with AVX-512's masks, ternary logic and
+// unsigned conversions, or 256-bit ones with AVX2's blends. A kernel runs groups groups
+// (chains) of lanes side by side, so that the long dependency chains (ten rounds, a
+// division, a square root, the series) of one group overlap the others'.
 type isa struct {
 	name   string // AVX512 or AVX2
 	zmm    bool
@@ -140,8 +140,14 @@ func (a isa) i3(op func(...Op), imm uint64, x, dst vs) {
 // fixed adapts a three-operand VEX-only instruction to the variadic form op3 takes.
 func fixed(op func(x, y, z Op)) func(...Op) { return func(o ...Op) { op(o[0], o[1], o[2]) } }
 
-// philoxByGroup is philox (same operations, same words) with each round emitted group
-// after group rather than operation by operation: a round's temporaries are then live
+// philoxByGroup is Philox4x32-10 of each group's lanes, block indices ctr (in the low
+// words of their quadwords; VPMULUDQ reads the low ones), its four output words returned,
+// their high halves junk. The stream's other counter words (step, trial) are the same in
+// every lane, so round 1's second product and round 2's first are lane-invariant:
+// kernel.go's preRounds computes them once a call and folds them into the round keys,
+// pre (quadword 2r is round r's k0, 2r+1 its k1, except slots 0, 1, 2, 3 and 5, which
+// carry the folded words: see preRounds). Each round is emitted group after group
+// rather than operation by operation: a round's temporaries are then live
 // for one group at a time, so that the Philox kernel holds more groups (four words each)
 // side by side; out of order, the processor runs the groups' rounds together all the
 // same. The round keys are broadcast once for all the groups; in 512-bit registers the
@@ -245,9 +251,8 @@ func (a isa) store(x reg.VecVirtual, m Mem) {
 // philoxKernel is philox+a.name (philoxOne+a.name, one group a step, if one):
 // Philox4x32-10 of groups × lanes() blocks a step, its four words (a block a quadword
 // lane, the word in its low half) stored to words as a record of four vectors a group,
-// which the split transform kernels read. Apart from the transform, Philox's ten
-// dependent rounds have the registers for more groups side by side than the one kernel
-// held, and their chains overlap.
+// which the transform kernels read. Apart from the transform, Philox's ten dependent
+// rounds have the registers for more groups side by side, and their chains overlap.
 func philoxKernel(a isa, one bool) {
 	name := "philox"
 	if one {

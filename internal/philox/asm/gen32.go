@@ -15,7 +15,7 @@ import (
 // (w2, w3) of its blocks are two chains, each a radius and a sine-cosine of as many
 // lanes as the register has, so a step of U units runs 2U chains side by side.
 
-// The float32 series' coefficients, transform32.go's literals (coef32.py made them).
+// The float32 series' coefficients, transform32.go's literals (coef.py made them).
 var (
 	atanh32Coef = []float32{-4, -1.333336353302002, -0.7994968891143799, -0.5984904170036316}
 	sin32Coef   = []float32{1.5707963705062866, -0.6459634900093079, 0.07968021929264069, -0.004602149128913879}
