@@ -80,7 +80,8 @@ func BenchmarkFill(b *testing.B) {
 	}
 }
 
-// BenchmarkBlock is the generator alone: ns a 128-bit block (four of Fill32's normals), so that BenchmarkFill's cost splits into Philox and the transform.
+// BenchmarkBlock is the generator alone: ns a 128-bit block (four of Fill32's normals),
+// so that BenchmarkFill's cost splits into Philox and the transform.
 func BenchmarkBlock(b *testing.B) {
 	defer lockThread()()
 	var acc [4]uint32

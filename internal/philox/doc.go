@@ -1,4 +1,4 @@
-// Package philox draws uniforms and standard normals addressed by (seed, trial, step) from
+// Package philox draws standard normals addressed by (seed, trial, step) from
 // the counter-based generator Philox4x32-10. It is Philox as Salmon, Moraes, Dror and Shaw
 // defined it ("Parallel random numbers: as easy as 1, 2, 3", SC 2011), the generator of JAX,
 // PyTorch and cuRAND, in pure Go.
@@ -26,90 +26,72 @@
 //
 // # Normals by Box–Muller
 //
-// Fill writes a stream's normals in bulk. Block i's four words give two 53-bit uniforms
-// u (words 1:0) and v (words 3:2), and the two normals
+// Fill32 writes a stream's normals in bulk, four a block: block i's words (0, 1) and
+// (2, 3) each give a 32-bit uniform u = (a + ½)·2⁻³² (never 0) and an angle v = b·2⁻³²,
+// and the two normals
 //
 //	√(−2 ln u)·cos 2πv,  √(−2 ln u)·sin 2πv.
 //
 // Box–Muller was chosen over the ziggurat (math/rand's) because it has no rejection: every
 // block costs the same log, square root and sine-cosine, with no data-dependent branch, so
 // SIMD lanes run in step; and over an inverse-CDF approximation because it is exact up to
-// the rounding of those three, in the tails too. The log and the sine-cosine are this
-// package's own (transform.go): near-minimax polynomials on a reduced range, evaluated by
-// Estrin's scheme, each sum of a product one fused multiply-add (math.FMA, one rounding)
-// and every other operation one rounded IEEE operation, so that every build
-// (math.Sincos's bits change with GOAMD64, where the compiler fuses multiply-adds of its
-// own choosing) and an assembly kernel doing VFMADD231PD where the Go code calls math.FMA
-// give the same bits, pinned by TestStreamsPinned. The log is within 6 ulp of math.Log
-// (3 measured), the sine and cosine within 2⁻⁴⁹ of math.Sincos(2πv) (2⁻⁵⁰·³ measured, the
-// rounding of 2πv being most of it), so a normal is within a few ulp of the exact
-// transform of its uniforms. (Until issue 44, before the stream was released, the
-// series were Taylor's evaluated by Horner with every product rounded before its sum:
-// 54 dependent multiplies and adds a pair of normals where there are now 21 FMAs, at
-// most four deep, and four products for the powers; the stream's values changed then,
-// once, and TestStreamsPinned's Fill hash with them.) With a 53-bit u centred in its cell (never 0) |z| reaches
-// √(2·54·ln 2) = 8.65σ; beyond it the normal law has 5·10⁻¹⁸ of its mass. Fill32 makes four
-// float32 normals a block from 32-bit uniforms (|z| ≤ 6.76σ, beyond which the law has
-// 1.4·10⁻¹¹), computed in float32 arithmetic after an exact reduction (transform32.go:
-// series of four and five terms, each step one fused float32 FMA), within 2.04 ulp
-// (radius) and 2.44 ulp (sine, cosine) of the exact transform; FillWide gives the same
-// normals widened to float64, for an engine whose arithmetic is float64.
-// FillUniform and FillUniform32 give the uniforms themselves.
+// the rounding of those three, in the tails too. The transform is this package's own
+// (transform32.go), in float32 arithmetic after an exact reduction: series of four and
+// five terms on reduced ranges, each step one fused float32 multiply-add (fma32, exact in
+// Go on every build; VFMADD231PS in the kernels) and every other operation one rounded
+// IEEE operation, so that every build (math.Sincos's bits change with GOAMD64, where the
+// compiler fuses multiply-adds of its own choosing) and the assembly kernels give the same
+// bits, pinned by TestStreamsPinned. A normal is within 2.04 ulp (radius) and 2.44 ulp
+// (sine, cosine) of the exact transform of its words; the 32-bit u bounds |z| by
+// √(2·33·ln 2) = 6.76σ, beyond which the normal law has 1.4·10⁻¹¹ of its mass. FillWide
+// gives the same normals widened to float64 (exactly), for an engine whose arithmetic is
+// float64: it is the stream reference/sglu draws (v2). Stream v1, Box–Muller of 53-bit
+// uniforms in float64 (Fill, two normals a block), was removed when the engine moved to
+// v2 (issue 44).
 //
 // # Using it
 //
 // To give trial t its noise at step s, fill a buffer from its address:
 //
 //	noise := make([]float64, d)
-//	philox.Fill(noise, seed, t, s)
+//	philox.FillWide(noise, seed, t, s)
 //
 // and nothing else: there is no generator to create, share, lock or advance, and two calls
-// with one address give the same values whatever ran between them (see ExampleFill).
-// FillScaled(noise, sd, seed, t, s) writes sd·z for each normal z in the same pass, the
-// very bits of multiplying Fill's output by sd (one rounding of the product): the
-// Langevin step's noise σ·√(2η)·z without a second pass over it. Fill32 and
-// FillScaled32 are the float32 twins.
+// with one address give the same values whatever ran between them (see ExampleFillWide).
+// FillScaledWide(noise, sd, seed, t, s) writes sd·z for each normal z in the same pass,
+// the very bits of multiplying FillWide's output by sd (one rounding of the product): the
+// Langevin step's noise σ·√(2η)·z without a second pass over it. FillScaled32 is the
+// float32 twin.
 //
 // # Reading a stream from any block
 //
-// A stream is its blocks in order, and each block's values sit at fixed places: Fill's
-// normals 2i and 2i+1 (cosine, then sine) are block i's, Fill32's normals 4i to 4i+3 are
-// block i's (the pairs of words 0, 1 and 2, 3), FillUniform's and FillUniform32's the same
-// places' uniforms. So any stretch of a stream is drawn without the blocks before it:
+// A stream is its blocks in order, and each block's values sit at fixed places: Fill32's
+// (and FillWide's) normals 4i to 4i+3 are block i's, the pairs of words 0, 1 and 2, 3. So
+// any stretch of a stream is drawn without the blocks before it:
 //
-//	philox.FillAt(dst, seed, t, s, i)   // = Fill's values [2i, 2i+len(dst))
 //	philox.FillAt32(dst, seed, t, s, i) // = Fill32's values [4i, 4i+len(dst))
 //
-// (see ExampleFillAt), for a run resumed mid-stream or a stream split between workers. A
-// stream has 2³² blocks; reading past its end panics.
+// (see ExampleFillAt32), for a run resumed mid-stream or a stream split between workers.
+// A stream has 2³² blocks; reading past its end panics.
 //
 // # The kernels
 //
-// On amd64, Fill and its peers run assembly kernels (kernel_amd64.s, generated by
-// asm/gen.go with avo: go generate) that give exactly the pure-Go path's bits, in groups
-// of eight blocks (AVX-512) or four (AVX2):
+// On amd64, Fill32 and its peers run assembly kernels (kernel_amd64.s, generated by
+// asm/gen.go and asm/gen32.go with avo: go generate) that give exactly the pure-Go path's
+// bits. Philox and the transform are two kernels (kernel.go's split). A Philox kernel
+// puts each block in a 64-bit lane of a 512-bit (AVX-512, groups of eight blocks) or
+// 256-bit (AVX2, groups of four) register, a round's two 32×32→64-bit products by
+// VPMULUDQ, their high words shifted down and xored with the key and the other words
+// (one VPTERNLOGQ on AVX-512). The lanes share the counter's step and trial words, so
+// round 1's product of word 2 and round 2's of word 0 are the same in every lane: they
+// are computed once a call in Go (preRounds) and folded into the round keys. It writes a
+// chunk's words (96 blocks, 3 KiB) to a buffer on the stack, six groups side by side on
+// AVX-512 (each round emitted group after group, so that six groups' words fit the 32
+// registers) and two on AVX2.
 //
-//   - Philox: each block in a 64-bit lane of a 512-bit (AVX-512) or 256-bit (AVX2)
-//     register, a round's two 32×32→64-bit products by VPMULUDQ, their high words
-//     shifted down and xored with the key and the other words (one VPTERNLOGQ on
-//     AVX-512). The lanes share the counter's step and trial words, so round 1's product
-//     of word 2 and round 2's of word 0 are the same in every lane: they are computed once
-//     a call in Go (preRounds) and folded into the round keys.
-//   - The uniforms: the 53-bit integer converted exactly (VCVTQQ2PD; on AVX2 two halves
-//     through the 2⁵² and 2⁸⁴ magic numbers), + ½, times 2⁻⁵³: transform.go's operations.
-//   - The log: exponent and mantissa (VGETEXPPD and VGETMANTPD, or bit masks), the
-//     mantissa halved above √2 by a masked multiply or a blend, the division, the
-//     polynomial by Estrin's scheme, each step a VFMADD231PD as the Go code's math.FMA
-//     (the same addend: an FMA's product is exact, its sum rounded once), VSQRTPD.
-//   - The sine-cosine: 4v + ½ floored (VRNDSCALEPD, VROUNDPD), f = 4v − k, the two
-//     polynomials in f² sharing its powers, then the quadrant by blends and sign xors in
-//     each lane, where the Go code has masks.
-//   - r·cos and r·sin (times sd in the scaled kernels), interleaved back into block order
-//     by permutes.
-//
-// Fill32's and FillWide's float32 transform has its own kernels (asm/gen32.go), in
-// float32 lanes, sixteen a 512-bit register and eight a 256-bit one, a unit of two
-// groups' blocks (16 or 8) a register, its word pairs (0, 1) and (2, 3) two chains:
+// The transform's kernels (asm/gen32.go) run in float32 lanes, sixteen a 512-bit register
+// and eight a 256-bit one, a unit of two groups' blocks (16 or 8) a register, its word
+// pairs (0, 1) and (2, 3) two chains, two units a step on AVX-512 and one on AVX2:
 //
 //   - The words packed from the groups' quadwords into dwords (VPERMT2D; VSHUFPS on
 //     AVX2), in an order that the output's unpacks turn into block order.
@@ -131,73 +113,47 @@
 //     crossings for float32).
 //
 // Every operation is one IEEE 754 operation correctly rounded, the same as the Go code's,
-// in the same order, or an exact one (conversions of integers below 2⁵³, powers of two:
-// the kernels fold the log's −2 into its FMA's operands and v's 4 into its scale, both
-// exact; the float32 transform's integer reduction, whose f and e are the Go's),
-// so the bits cannot differ; TestKernelsAreGosBits and its rapid twin check it value by
-// value on every path this CPU has, TestFloat32KernelsOnEdgeWords the float32 transform's
-// kernels on the words where its reduction turns, and TestStreamsPinned holds every path
-// to the pinned hashes. Philox and the transform are two kernels (kernel.go's split): a
-// Philox kernel writes a chunk's words (96 blocks, 3 KiB) to a buffer on the stack, six
-// groups side by side on AVX-512 (each round emitted group after group, so that six
-// groups' words fit the 32 registers) and two on AVX2, and the transform kernels read
-// them, three groups side by side for AVX-512's float64, two units of 16 blocks (four
-// chains) for its float32 transform, one unit of 8 for AVX2's, so that the processor
-// overlaps their chains; on AVX-512 each constant
-// is loaded once a step into a register the groups share. AVX2's float64 stays one kernel
-// (two groups; u, then the sine, wait on the stack): split, its two Philox groups
-// waited on their chains. A chunk's last groups (units), fewer than a step, run through
-// one-group (one-unit) twins of the kernels (One), and a last partial group (unit) goes
-// through a buffer on the stack, copied out. FillWide's four words a block take the room
-// of its four float64 normals, so its Philox writes them to dst and the transform
-// overwrites them: no buffer to clear a call (3 KiB: 29 ns).
+// in the same order (a word's conversion to float32 rounds once, as the Go's does), or an
+// exact one (powers of two, the integer reduction, whose f and e are the Go's), so the
+// bits cannot differ;
+// TestKernelsAreGosBits and its rapid twin check it value by value on every path this
+// CPU has, TestFloat32KernelsOnEdgeWords the transform's kernels on the words where its
+// reduction turns, and TestStreamsPinned holds every path to the pinned hashes. On
+// AVX-512 each constant is loaded once a step into a register the chains share. A
+// chunk's last groups (units), fewer than a step, run through one-group (one-unit) twins
+// of the kernels (One), and a last partial unit goes through a buffer on the stack,
+// copied out. FillWide's four words a block take the room of its four float64 normals,
+// so its Philox writes them to dst and the transform overwrites them: no buffer to clear
+// a call (3 KiB: 29 ns).
 //
 // The path is chosen once, at start-up (bestPath): AVX-512 if the CPU and OS have
 // AVX-512 F and DQ, else AVX2 with FMA3, else pure Go (other architectures, older CPUs,
 // and GODEBUG=cpu.avx512f=off, cpu.avx2=off or cpu.fma=off, which golang.org/x/sys/cpu
-// honours; pure Go's math.FMA then runs in software, with the same bits). The
-// pure-Go path runs two blocks and two transforms side by side (block2, boxMuller2), so
-// that the processor overlaps their chains of dependent operations; Block alone is one
-// such chain.
+// honours; pure Go's fma32 is computed from float64 operations, with the same bits). The
+// pure-Go path runs a block at a time.
 //
 // # How it is checked and what it costs
 //
 // The tests check Block against Random123's published known answers, pin the layout
-// above and the streams' bits, hold the log and sine-cosine to their error bounds, and
-// test the normals as a generator from fixed seeds (moments, tails to 6σ, a
+// above and the streams' bits, hold the transform to its error bounds, and test the
+// normals of stream v2 as a generator from fixed seeds (moments, tails to 6σ, a
 // fine-binned χ², independence of adjacent trials, steps and positions), each with its
 // false-failure probability and power stated. BenchmarkFill gives the cost a normal on
 // each path, wall and CPU time, and its multiple of copying the same bytes;
-// BenchmarkBlock and BenchmarkBlock2 Philox's share in pure Go; BenchmarkEpochNoise the
-// noise of one SGLU trial-epoch at b = 128 (88 steps of 784 normals). What this
-// project's 2-core machine (AMD EPYC, Zen 5, shared while measured) runs a cycle, measured
-// with 512-bit operands: FMAs, multiplies, VPMULUDQs and permutes on two pipes, adds,
-// shifts and conversions on two others, logic and shuffles on all four, two loads and one
-// store; a VPMULUDQ takes 3 cycles, an integer add, shift or xor 2, an FMA 4, a division
-// 14 and a square root 21. A Philox round is thus a 7-cycle chain: with the transform in
-// the same kernel, two groups waited on it, and the groups' constants read as memory
-// operands made the kernel load-bound (162 loads a 16-block step; 68 with the registers
-// shared). Medians of five alternated runs, thread CPU, n = 784, the one-kernel build
-// → now, each in three test binaries of the same code (the one kernel's AVX-512 cost
-// moved by a fifth from binary to binary, the split kernels' by 3 %: where the code and
-// constants land, not the code, the likely cause): a float64 normal costs 1.31–1.58 →
-// 1.07–1.10 ns on AVX-512 and 2.87 → 2.82 on AVX2, a float32 one (of the float32
-// transform before issue 44's, computed in float64) 1.04–1.31 → 0.93–0.97
-// and 2.78 → 2.15; the epoch's noise 0.091–0.109 → 0.079–0.081 ms in float64 and
-// 0.073–0.090 → 0.065 in float32 on AVX-512. Of the AVX-512 float64 cost, Philox alone is 0.31 ns a normal
-// (six groups) and the transform 0.65: the transform is most of it, and neither its FMAs
-// (made adds, a measurement only: the same cost) nor its division and square root (9 %
-// of it) nor its masks (5 %) bound it. Tried and not kept (same bits, each within the
-// runs' spread): VPSHUFD in place of Philox's shifts, the log before the sine-cosine, u
-// left unscaled before the log (its exponent corrected instead), the constants read
-// through a base register (shorter encodings), chunks of 192 and 432 blocks; and AVX2's
-// float64 split, 7 % slower.
+// BenchmarkBlock Philox's share in pure Go; BenchmarkEpochNoise the noise of one SGLU
+// trial-epoch at b = 128 (88 steps of 784 normals). What this project's 2-core machine
+// (AMD EPYC, Zen 5, shared while measured) runs a cycle, measured with 512-bit operands:
+// FMAs, multiplies, VPMULUDQs and permutes on two pipes, adds, shifts and conversions on
+// two others, logic and shuffles on all four, two loads and one store; a VPMULUDQ takes 3
+// cycles, an integer add, shift or xor 2, an FMA 4, a division 14 and a square root 21. A
+// Philox round is thus a 7-cycle chain: in one kernel with a transform, two groups waited
+// on it; apart, the Philox kernel runs six side by side.
 //
-// The float32 transform's kernels (issue 44; thread CPU, the least of five runs, the
-// machine shared): a FillScaledWide normal costs 0.55 ns at n = 784 and 0.44 at 2¹⁶ on
-// AVX-512 (1.41 and 1.32 on AVX2), a Fill32 one 0.51–0.56 and 0.39 (1.26 and 1.15), where
-// Fill's costs 1.09 and 0.96 (2.8); the epoch's noise 0.037 ms with FillScaledWide, 0.077
-// with FillScaled. Of FillScaledWide's cost on AVX-512, Philox is 0.17 ns a normal (one
+// The transform's kernels (issue 44; thread CPU, the least of five runs, the machine
+// shared): a FillScaledWide normal costs 0.55 ns at n = 784 and 0.44 at 2¹⁶ on AVX-512
+// (1.41 and 1.32 on AVX2), a Fill32 one 0.51–0.56 and 0.39 (1.26 and 1.15), where v1's
+// float64 Fill cost 1.09 and 0.96 (2.8); the epoch's noise 0.037 ms with FillScaledWide,
+// 0.077 with v1's. Of FillScaledWide's cost on AVX-512, Philox is 0.17 ns a normal (one
 // word) and the transform 0.26 (0.21 with Fill32's float32 output: the widening is the
 // rest), near its operation count: 165 vector operations a unit of 64 normals. Tried and
 // not kept (same bits): the sine-cosine before the radius, a step's units written one
@@ -207,8 +163,8 @@
 // overlap its chain with the rest (1–3 % slower at 784 values, 2 % faster at 2¹⁶);
 // three units a step, and two on AVX2, need more registers than there are.
 //
-// Reports name the stream SGLU's noise is (reference/sglu's NoiseStream); its values
-// changed once, with the transform, before it was released.
+// Reports and checkpoints name the stream SGLU's noise is (reference/sglu's NoiseStream);
+// a checkpoint of another stream is refused.
 package philox
 
 //go:generate go run -C asm . -out ../kernel_amd64.s -stubs ../kernel_amd64_stubs.go -pkg philox
