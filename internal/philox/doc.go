@@ -41,8 +41,10 @@
 // Go on every build; VFMADD231PS in the kernels) and every other operation one rounded
 // IEEE operation, so that every build (math.Sincos's bits change with GOAMD64, where the
 // compiler fuses multiply-adds of its own choosing) and the assembly kernels give the same
-// bits, pinned by TestStreamsPinned. A normal is within 2.04 ulp (radius) and 2.44 ulp
-// (sine, cosine) of the exact transform of its words; the 32-bit u bounds |z| by
+// bits, pinned by TestStreamsPinned. Relatively, the radius is within 4.7·2⁻²⁴ of the
+// exact transform of its word, the sine and cosine within 3.7·2⁻²⁴ and a normal within
+// 9.4·2⁻²⁴ (TestTransform32Accuracy's first-order error analysis; 2.77·2⁻²⁴ and
+// 2.92·2⁻²⁴ the worst measured over 2²² words); the 32-bit u bounds |z| by
 // √(2·33·ln 2) = 6.76σ, beyond which the normal law has 1.4·10⁻¹¹ of its mass. FillWide
 // gives the same normals widened to float64 (exactly), for an engine whose arithmetic is
 // float64: it is the stream reference/sglu draws (v2). Stream v1, Box–Muller of 53-bit
