@@ -41,7 +41,8 @@ const ln2x2 = float32(2 * math.Ln2)
 // float64 (24 + 24 bits), so the float64 sum s is x·y + z rounded once; rounding s again
 // to float32 is the fused result unless s lies exactly halfway between two float32s and
 // the sum was inexact, where the exact sum's side of s decides (double rounding's one
-// failure, TestFMA32IsFused).
+// failure, TestFMA32IsFused). That holds for all float32 operands, signed zeros,
+// subnormals, overflow (its tie included), ±Inf and NaN as VFMADD231PS treats them.
 func fma32(x, y, z float32) float32 {
 	p := float64(x) * float64(y)
 	s := p + float64(z)
@@ -56,7 +57,13 @@ func fma32(x, y, z float32) float32 {
 		return r
 	}
 	other := math.Nextafter32(r, float32(math.Copysign(math.Inf(1), s-float64(r))))
-	if mid := (float64(r) + float64(other)) / 2; s != mid {
+	mid := (float64(r) + float64(other)) / 2
+	if math.IsInf(mid, 0) {
+		// r or other is ±Inf: the tie rounding to it is ±(2¹²⁸ − 2¹⁰³), between
+		// ±MaxFloat32 and ±2¹²⁸. (The transform's sums are far from it.)
+		mid = math.Copysign(0x1p128-0x1p103, mid)
+	}
+	if s != mid {
 		return r // s is not a tie: the exact sum rounds as s does
 	}
 	// A tie in s, broken by the error: toward other if the exact sum lies on its side.

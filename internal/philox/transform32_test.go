@@ -32,6 +32,10 @@ func TestFMA32IsFused(t *testing.T) {
 		{8 + 0x1p-20, 8 + 0x1p-20, 0x1p30 + 64 + 256}, // exact above a tie
 		{-(8 + 0x1p-20), 8 - 0x1p-20, -(0x1p30 + 128)},
 		{8 + 0x1p-20, 8 - 0x1p-20, -(0x1p30 + 256)},
+		// Overflow's tie: MaxFloat32 + 2¹⁰³ − 2⁵⁷ rounds to 2¹²⁸ − 2¹⁰³ in float64, the
+		// midpoint to 2¹²⁸, which float32 rounds to Inf; the exact sum to MaxFloat32.
+		{(1 + 0x1p-23) * 0x1p52, (1 - 0x1p-23) * 0x1p51, math.MaxFloat32},
+		{-(1 + 0x1p-23) * 0x1p52, (1 - 0x1p-23) * 0x1p51, -math.MaxFloat32},
 	}
 	for _, c := range ties {
 		if got, want := fma32(c[0], c[1], c[2]), fma32Exact(c[0], c[1], c[2]); got != want {
@@ -51,9 +55,17 @@ func TestFMA32IsFused(t *testing.T) {
 		}
 		return v
 	})
+	edges := []uint32{0, 1, 0x7fffff, 0x800000, 0x7f7fffff, 0x7f800000, 0x7fc00000}
+	anyFloat32 := rapid.Custom(func(t *rapid.T) float32 {
+		b := rapid.Uint32().Draw(t, "bits")
+		if rapid.Bool().Draw(t, "edge") {
+			b = rapid.SampledFrom(edges).Draw(t, "edge bits") | uint32(rapid.IntRange(0, 1).Draw(t, "sign"))<<31
+		}
+		return math.Float32frombits(b)
+	})
 	rapid.Check(t, func(t *rapid.T) {
 		x, y, z := finite.Draw(t, "x"), finite.Draw(t, "y"), finite.Draw(t, "z")
-		switch rapid.IntRange(0, 2).Draw(t, "case") {
+		switch rapid.IntRange(0, 3).Draw(t, "case") {
 		case 1:
 			// z cancels the product's top bits: sums near zero, exact cancellations.
 			z = -float32(float64(x) * float64(y))
@@ -74,6 +86,19 @@ func TestFMA32IsFused(t *testing.T) {
 			}
 			if rapid.Bool().Draw(t, "z negative") {
 				z = -z
+			}
+		case 3:
+			// Any bits, or an edge value: subnormals, overflow, ±0, ±Inf and NaN.
+			x, y, z = anyFloat32.Draw(t, "x any"), anyFloat32.Draw(t, "y any"), anyFloat32.Draw(t, "z any")
+			if isNaN32(x) || isNaN32(y) || isNaN32(z) ||
+				math.IsInf(float64(x), 0) || math.IsInf(float64(y), 0) || math.IsInf(float64(z), 0) {
+				// Exact arithmetic has no NaN and big.Float panics on ∞ − ∞ or 0·∞: there
+				// the float64 FMA's result, NaN or ±Inf, is exact.
+				got, want := fma32(x, y, z), float32(math.FMA(float64(x), float64(y), float64(z)))
+				if math.Float32bits(got) != math.Float32bits(want) && !(isNaN32(got) && isNaN32(want)) {
+					t.Fatalf("fma32(%v, %v, %v) = %v, want %v", x, y, z, got, want)
+				}
+				return
 			}
 		}
 		if got, want := fma32(x, y, z), fma32Exact(x, y, z); math.Float32bits(got) != math.Float32bits(want) {
@@ -170,3 +195,6 @@ func turn(s, c float64, q uint32) (sin, cos float64) {
 	}
 	return s, c
 }
+
+// isNaN32 reports whether f is a NaN.
+func isNaN32(f float32) bool { return f != f }
