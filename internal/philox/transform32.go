@@ -44,7 +44,10 @@ const ln2x2 = float32(2 * math.Ln2)
 // failure, TestFMA32IsFused). That holds for all float32 operands, signed zeros,
 // subnormals, overflow (its tie included), ±Inf and NaN as VFMADD231PS treats them.
 func fma32(x, y, z float32) float32 {
-	p := float64(x) * float64(y)
+	// The conversion keeps the compiler from fusing p into the sums below (arm64, ppc64,
+	// s390x, riscv64, loong64 and GOAMD64=v3 do otherwise): p is exact, so a fused
+	// p + z or s − p would give the same bits, but this way nothing rests on it.
+	p := float64(float64(x) * float64(y))
 	s := p + float64(z)
 	r := float32(s)
 	if float64(r) == s {
