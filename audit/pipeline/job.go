@@ -50,6 +50,10 @@ type Job struct {
 	Force  bool               // take over the folder's files the tool did not write
 	Key    *evidence.Key      // authenticates the kept trials; nil: unauthenticated
 	Signer ed25519.PrivateKey // signs the report; nil: not signed
+	// KeyArgs are the flags that name the keys' files (--evidence-key, --sign-key), for
+	// the rerun commands a refused checkpoint prints: a rerun without them would keep
+	// untagged trials, which a run with the key then refuses, and sign no report.
+	KeyArgs []string
 
 	Spec     string          // the spec file the settings came from, an input Out may not replace
 	FromSpec map[string]bool // the settings, by flag name, the spec gave: errors name its fields
@@ -241,7 +245,7 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 	if err != nil {
 		var ce *trials.CheckpointError
 		if errors.As(err, &ce) && j.Replay.Shards != nil { // the parts' trials: they are what to redo
-			return nil, fmt.Errorf("%w; the parts' trials cannot be merged by this version: rerun every part from scratch, then merge again: %s", err, strings.Join(j.Replay.Shards.RerunCommands("--fresh"), "; "))
+			return nil, fmt.Errorf("%w; the parts' trials cannot be merged by this version: rerun every part from scratch, then merge again: %s", err, strings.Join(j.Replay.Shards.RerunCommands(append([]string{"--fresh"}, j.keyArgs(true)...)...), "; "))
 		}
 		if errors.As(err, &ce) { // Run's errors name the command already
 			return nil, fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over%s)", err, j.rerun())
@@ -255,17 +259,29 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 }
 
 // rerun is ": " and the command that runs the job again from scratch (audit run, its
-// replayed arguments, --fresh, its part and folder; every word quoted for a shell), or ""
-// where the job keeps no arguments to replay (demo's, a merge's).
+// replayed arguments, --fresh, its keys, its part and folder; every word quoted for a
+// shell), or "" where the job keeps no arguments to replay (demo's, a merge's).
 func (j *Job) rerun() string {
 	if j.Command != "run" || j.ReplayArgs == nil {
 		return ""
 	}
-	args := append(append([]string{"audit", "run"}, j.ReplayArgs...), "--fresh")
+	args := append(append(append([]string{"audit", "run"}, j.ReplayArgs...), "--fresh"), j.keyArgs(!j.Shard.Whole())...)
 	if !j.Shard.Whole() {
 		args = append(args, "--shard="+j.Shard.String())
 	}
 	return ": " + shell.Join(append(args, "--out="+j.Out))
+}
+
+// keyArgs are KeyArgs for a rerun command: a part's only the evidence key's (a part
+// signs no report; audit merge does).
+func (j *Job) keyArgs(part bool) []string {
+	var out []string
+	for _, a := range j.KeyArgs {
+		if !part || strings.HasPrefix(a, "--evidence-key=") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // PartDir is the folder of the job's part of the trials: Out/shard-I-of-N.

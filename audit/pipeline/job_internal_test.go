@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 )
 
@@ -130,5 +131,23 @@ func TestOutError(t *testing.T) {
 		if !errors.Is(OutError("demo", c.err), c.err) {
 			t.Errorf("%T: not in the chain", c.err)
 		}
+	}
+}
+
+// A refused checkpoint's rerun command names the keys the run was given, every word quoted
+// for a shell: without --evidence-key the rerun keeps untagged trials (which a run with the
+// key then refuses) and without --sign-key it signs no report. A part's names the evidence
+// key only (a part signs no report). Planted: rerun without KeyArgs fails it.
+func TestRerunNamesKeys(t *testing.T) {
+	keys := []string{"--evidence-key=my keys/evidence.key", "--sign-key=my keys/sign.key"}
+	j := Job{Command: "run", ReplayArgs: []string{"--spec=a spec.json"}, KeyArgs: keys, Out: "out dir"}
+	want := ": audit run '--spec=a spec.json' --fresh '--evidence-key=my keys/evidence.key' '--sign-key=my keys/sign.key' '--out=out dir'"
+	if got := j.rerun(); got != want {
+		t.Errorf("whole run's rerun = %s, want %s", got, want)
+	}
+	j.Shard = trials.Shard{Index: 1, Count: 3}
+	want = ": audit run '--spec=a spec.json' --fresh '--evidence-key=my keys/evidence.key' --shard=1/3 '--out=out dir'"
+	if got := j.rerun(); got != want {
+		t.Errorf("part's rerun = %s, want %s", got, want)
 	}
 }

@@ -109,6 +109,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	err := c.resolve(stderr)
 	if err == nil {
 		c.Key, c.Signer, err = c.keys.load(c.Command)
+		c.KeyArgs = c.keys.args()
 	}
 	if err != nil {
 		return err
