@@ -7,8 +7,9 @@ package sglu
 // checkpoints of another are refused with the command that reruns them: v1
 // ("philox4x32-10/box-muller/v1") drew philox.Fill's float64 normals, two 32-bit words
 // a normal; v2 draws philox.FillWide's, Box–Muller of one word a normal in float32
-// (within 10·2⁻²⁴ of the exact transform, relatively) widened to float64, the same law
-// at about a third of the cost (issue 44).
+// (within 10·2⁻²⁴ of the exact transform of its words, relatively) widened to float64:
+// the same target, the normal law, from coarser uniforms (32-bit: tails to 6.76σ), at
+// about a third of the cost (issue 44).
 const NoiseStream = "philox4x32-10/box-muller-f32/v2"
 
 // LegacyNoiseStream describes the noise before NoiseStream (issue 44): math/rand/v2's
