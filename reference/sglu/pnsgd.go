@@ -221,7 +221,7 @@ func (m *Model) stepBatch(j int, key uint64, s uint32) {
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
 	philox.FillScaledWide(m.noise, sd, key, 0, s) // sd·z, rounded once
 	for i := range m.theta {
-		m.theta[i] += m.noise[i] - p.StepSize*m.grad[i]
+		m.theta[i] += m.noise[i] - float64(p.StepSize*m.grad[i]) // η·g rounded: no build fuses it
 	}
 	if !math.IsInf(p.Radius, 1) {
 		reference.ProjectBall(m.theta, p.Radius)
