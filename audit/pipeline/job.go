@@ -245,7 +245,7 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 	if err != nil {
 		var ce *trials.CheckpointError
 		if errors.As(err, &ce) && j.Replay.Shards != nil { // the parts' trials: they are what to redo
-			return nil, fmt.Errorf("%w; the parts' trials cannot be merged by this version: rerun every part from scratch, then merge again: %s", err, strings.Join(j.Replay.Shards.RerunCommands(append([]string{"--fresh"}, j.keyArgs(true)...)...), "; "))
+			return nil, fmt.Errorf("%w; the parts' trials cannot be merged by this version: rerun every part from scratch, then merge again: %s", err, strings.Join(j.Replay.Shards.RerunCommands(append([]string{"--fresh"}, partKeyArgs(j.KeyArgs)...)...), "; "))
 		}
 		if errors.As(err, &ce) { // Run's errors name the command already
 			return nil, fmt.Errorf("%w (--fresh discards this configuration's kept trials and starts over%s)", err, j.rerun())

@@ -151,3 +151,24 @@ func TestRerunNamesKeys(t *testing.T) {
 		t.Errorf("part's rerun = %s, want %s", got, want)
 	}
 }
+
+// A part's rerun command, run from the part's own working folder (audit merge's), carries
+// the evidence key only, by its absolute path; an absolute path is kept as it is.
+// Planted: the path left relative, or the signing key kept, fails it.
+func TestPartKeyArgs(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := partKeyArgs([]string{"--evidence-key=keys/e.key", "--sign-key=keys/s.key"})
+	if want := "--evidence-key=" + filepath.Join(wd, "keys", "e.key"); len(got) != 1 || got[0] != want {
+		t.Errorf("partKeyArgs = %q, want [%q]", got, want)
+	}
+	abs := filepath.Join(wd, "k")
+	if got := partKeyArgs([]string{"--sign-key=s", "--evidence-key=" + abs}); len(got) != 1 || got[0] != "--evidence-key="+abs {
+		t.Errorf("partKeyArgs of an absolute path = %q", got)
+	}
+	if got := partKeyArgs(nil); got != nil {
+		t.Errorf("partKeyArgs(nil) = %q, want none", got)
+	}
+}

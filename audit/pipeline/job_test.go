@@ -145,7 +145,7 @@ func TestRunPartAndMerge(t *testing.T) {
 	if _, err := part(other); err != nil {
 		t.Fatalf("another audit's part with Fresh: %v", err)
 	}
-	if _, err := pipeline.GatherShards(ctx, []string{out}, filepath.Join(out, shard.Name(), "r"), nil, nil); err == nil || !strings.HasPrefix(err.Error(), "merge: --out") {
+	if _, err := pipeline.GatherShards(ctx, []string{out}, filepath.Join(out, shard.Name(), "r"), nil, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "merge: --out") {
 		t.Errorf("merge into a part: %v; want it refused", err)
 	}
 	replay := func(seed uint64) error {

@@ -15,8 +15,10 @@ import (
 // GatherShards reads the parts of a sharded audit run (audit merge DIR...: each dir a
 // part's folder, or the folder holding shard-I-of-N folders) and merges their trials
 // (trials.MergeShardsProgress, telling progress of the trials read). The merge's folder
-// out may not be a part or lie inside one: the parts are read, never written.
-func GatherShards(ctx context.Context, dirs []string, out string, key *evidence.Key, progress func(done, total int)) (*trials.ShardSet, error) {
+// out may not be a part or lie inside one: the parts are read, never written. keyArgs are
+// the merge's key flags (MergeSettings.KeyArgs): a part's rerun command carries the
+// evidence key's.
+func GatherShards(ctx context.Context, dirs []string, out string, key *evidence.Key, keyArgs []string, progress func(done, total int)) (*trials.ShardSet, error) {
 	if found, err := trials.FindShards(dirs, key); err == nil { // else MergeShards says why
 		var parts []outdir.Input
 		for _, f := range found {
@@ -26,7 +28,7 @@ func GatherShards(ctx context.Context, dirs []string, out string, key *evidence.
 			return nil, err
 		}
 	}
-	set, err := trials.MergeShardsProgress(ctx, dirs, key, progress)
+	set, err := trials.MergeShardsProgress(ctx, dirs, key, partKeyArgs(keyArgs), progress)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err) // an interruption stays one: nothing written
 	}
@@ -74,4 +76,20 @@ func hasRelativeSpec(args []string) bool {
 		}
 	}
 	return false
+}
+
+// partKeyArgs are the key flags of a command that reruns a part from the part's working
+// folder (audit merge's "rerun it:" commands): the evidence key's only (a part signs no
+// report), its path made absolute, since the command changes folder first.
+func partKeyArgs(keyArgs []string) []string {
+	var out []string
+	for _, a := range keyArgs {
+		if f, ok := strings.CutPrefix(a, "--evidence-key="); ok {
+			if abs, err := filepath.Abs(f); err == nil {
+				f = abs
+			}
+			out = append(out, "--evidence-key="+f)
+		}
+	}
+	return out
 }

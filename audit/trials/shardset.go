@@ -273,12 +273,14 @@ func FindShards(dirs []string, key *evidence.Key) ([]FoundShard, error) {
 // set keeps the key to write the merged checkpoints with. It stops, returning ctx's error
 // and no set, before reading another line once ctx is done.
 func MergeShards(ctx context.Context, dirs []string, key *evidence.Key) (*ShardSet, error) {
-	return MergeShardsProgress(ctx, dirs, key, nil)
+	return MergeShardsProgress(ctx, dirs, key, nil, nil)
 }
 
 // MergeShardsProgress is MergeShards calling progress, if not nil, after each checkpoint
 // file it reads: done of total (the subjects times the parts found), for a bar with an ETA.
-func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, progress func(done, total int)) (*ShardSet, error) {
+// rerun are flags the "rerun it:" commands add to a part's arguments: the evidence key's
+// (--evidence-key=FILE), which the manifests do not keep and a keyed part's resume needs.
+func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, rerun []string, progress func(done, total int)) (*ShardSet, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge shards: no folders given")
 	}
@@ -405,7 +407,7 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 				where += ", which did not finish (interrupted, or still running)"
 			}
 		}
-		problems = append(problems, fmt.Sprintf("part %s is missing trials (%s) — %s; rerun it: %s", sh, strings.Join(missing[p], "; "), where, rerunCommand(first, sh)))
+		problems = append(problems, fmt.Sprintf("part %s is missing trials (%s) — %s; rerun it: %s", sh, strings.Join(missing[p], "; "), where, rerunCommand(first, sh, rerun...)))
 	}
 	if len(problems) > 0 {
 		return nil, &MergeError{Problems: problems}

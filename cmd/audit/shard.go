@@ -80,7 +80,7 @@ Flags:`)
 		return err
 	}
 	bar := progress.New(stderr, !ms.Quiet && isTerminal(stderr))
-	set, err := pipeline.GatherShards(ctx, dirs, ms.Out, key, func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
+	set, err := pipeline.GatherShards(ctx, dirs, ms.Out, key, keys.args(), func(done, total int) { bar.Update("merge: reading the parts' trials", done, total) })
 	bar.Done()
 	if err != nil {
 		return err
