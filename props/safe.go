@@ -216,10 +216,7 @@ func ridgeAmplification(in SAFEInstance, deleted []int) (float64, error) {
 	for _, r := range deleted {
 		left[in.Data.Y[r]]--
 	}
-	k := in.Config.Proj
-	if k == 0 {
-		k = min(8, in.Model.P) // safe.Config's default
-	}
+	k := in.Config.ProjDim(in.Model.P)
 	ridged := false
 	for _, n := range left {
 		ridged = ridged || (n > 0 && n <= k)

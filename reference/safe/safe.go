@@ -17,6 +17,15 @@ import (
 // that class's mean variance at t = 0, tr(S₀)/k.
 const DefaultRidgeScale = 1e-6
 
+// ProjDim is the projection dimension k the config gives p-dimensional features: Proj,
+// or min(8, p) when Proj is 0 (the default).
+func (cfg Config) ProjDim(p int) int {
+	if cfg.Proj == 0 {
+		return min(8, p)
+	}
+	return cfg.Proj
+}
+
 // QMode is how the forgetting term's target reweights the original model's prediction at
 // a deleted point (spec safe §2.1 step 4 and §7 item 1).
 type QMode int
@@ -248,9 +257,7 @@ func New(ctx context.Context, m multiclass.Network, data *multiclass.Data, w0 []
 	case cfg.Proj < 0 || cfg.Proj > p:
 		return nil, fmt.Errorf("safe: projection dimension %d; want 0 (the default) to %d", cfg.Proj, p)
 	}
-	if cfg.Proj == 0 {
-		cfg.Proj = min(8, p)
-	}
+	cfg.Proj = cfg.ProjDim(p)
 	if cfg.PMin == 0 {
 		cfg.PMin = 1e-12
 	}
