@@ -260,28 +260,19 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 
 // rerun is ": " and the command that runs the job again from scratch (audit run, its
 // replayed arguments, --fresh, its keys, its part and folder; every word quoted for a
-// shell), or "" where the job keeps no arguments to replay (demo's, a merge's).
+// shell), or "" where the job keeps no arguments to replay (demo's, a merge's). A part's
+// keys are partKeyArgs's, as audit merge prints them.
 func (j *Job) rerun() string {
 	if j.Command != "run" || j.ReplayArgs == nil {
 		return ""
 	}
-	args := append(append(append([]string{"audit", "run"}, j.ReplayArgs...), "--fresh"), j.keyArgs(!j.Shard.Whole())...)
-	if !j.Shard.Whole() {
-		args = append(args, "--shard="+j.Shard.String())
+	args := append(append([]string{"audit", "run"}, j.ReplayArgs...), "--fresh")
+	if j.Shard.Whole() {
+		args = append(args, j.KeyArgs...)
+	} else {
+		args = append(append(args, partKeyArgs(j.KeyArgs)...), "--shard="+j.Shard.String())
 	}
 	return ": " + shell.Join(append(args, "--out="+j.Out))
-}
-
-// keyArgs are KeyArgs for a rerun command: a part's only the evidence key's (a part
-// signs no report; audit merge does).
-func (j *Job) keyArgs(part bool) []string {
-	var out []string
-	for _, a := range j.KeyArgs {
-		if !part || strings.HasPrefix(a, "--evidence-key=") {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // PartDir is the folder of the job's part of the trials: Out/shard-I-of-N.

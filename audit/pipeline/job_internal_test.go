@@ -9,6 +9,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
+	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )
 
 // Subjects share their bootstrap resamples with their controls' checks when controls are
@@ -146,7 +147,11 @@ func TestRerunNamesKeys(t *testing.T) {
 		t.Errorf("whole run's rerun = %s, want %s", got, want)
 	}
 	j.Shard = trials.Shard{Index: 1, Count: 3}
-	want = ": audit run '--spec=a spec.json' --fresh '--evidence-key=my keys/evidence.key' --shard=1/3 '--out=out dir'"
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = ": audit run '--spec=a spec.json' --fresh " + shell.Quote("--evidence-key="+filepath.Join(wd, "my keys", "evidence.key")) + " --shard=1/3 '--out=out dir'"
 	if got := j.rerun(); got != want {
 		t.Errorf("part's rerun = %s, want %s", got, want)
 	}

@@ -78,9 +78,9 @@ func hasRelativeSpec(args []string) bool {
 	return false
 }
 
-// partKeyArgs are the key flags of a command that reruns a part from the part's working
-// folder (audit merge's "rerun it:" commands): the evidence key's only (a part signs no
-// report), its path made absolute, since the command changes folder first.
+// partKeyArgs are the key flags of a command that reruns a part: the evidence key's only
+// (a part signs no report), its path made absolute, since audit merge's commands change
+// to the part's working folder first.
 func partKeyArgs(keyArgs []string) []string {
 	var out []string
 	for _, a := range keyArgs {

@@ -137,7 +137,7 @@ func (e *Ensemble) drawKeys() {
 }
 
 // step is one noisy projected step of every run on batch j, step s of the Epochs call.
-// The noise is each run's Fill into its row of z; the update (ensemble.NoisyStep) is one
+// The noise is each run's FillScaledWide into its row of z; the update (ensemble.NoisyStep) is one
 // pass over the d × k iterates, θ + (sd·z − η·g) as the Model computes it, accumulating
 // each run's squared norm in its lane in coordinate order; the projection then scales the
 // runs outside the ball by R/‖θ‖, the factor reference.ProjectBall applies. In float32
