@@ -236,7 +236,8 @@ func TestFillAtEnd(t *testing.T) {
 // AVX2-only CPU would fault; and every kernel requires no more than bestPath checks for
 // (avo's "Requires:" line above each function: FMA3 for the AVX2 ones, which bestPath
 // checks). Planted: one AVX2 VMULPD's Y3 renamed Y17
-// fails it, as does an AVX2 kernel requiring AVX512F.
+// fails it, as does an AVX2 kernel requiring AVX512F, and an eighth kernel generated (an
+// AVX2 One twin).
 func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 	src, err := os.ReadFile("kernel_amd64.s")
 	if err != nil {
@@ -327,7 +328,8 @@ func TestGODEBUGChoosesThePath(t *testing.T) {
 // Filling allocates nothing on any path, whole steps and a partial last one alike: the
 // engine fills every run's noise at every step. Planted: the kernels' whole-step and
 // partial-step calls routed through one generic helper taking the kernel as a func value
-// (the stack buffer then escapes: one 512-byte allocation a call), and this fails.
+// (the stack buffer then escapes: one 512-byte allocation a call), and this fails; so
+// does the last partial unit's buffer stored to a package variable (one a call).
 func TestFillDoesNotAllocate(t *testing.T) {
 	d64 := make([]float64, 784) // 784 = 24 AVX-512 steps + 16; 1001 ends mid-step too
 	dw := make([]float64, 1001)
