@@ -8,21 +8,16 @@ import (
 )
 
 // copyNsPerValue is the memory-bandwidth floor, measured in the same run: ns a value to
-// copy n values of the precision's size (the bytes a fill writes, read once and written
-// once), the best of 5 rounds of 20 ms each.
-func copyNsPerValue(n int, f32 bool) float64 {
+// copy n float64 values (the bytes a fill writes, read once and written once), the best
+// of 5 rounds of 20 ms each.
+func copyNsPerValue(n int) float64 {
 	src, dst := make([]float64, n), make([]float64, n)
-	s32, d32 := make([]float32, n), make([]float32, n)
 	best := math.Inf(1)
 	for range 5 {
 		start, reps := time.Now(), 0
 		for time.Since(start) < 20*time.Millisecond {
 			for range 64 {
-				if f32 {
-					copy(d32, s32)
-				} else {
-					copy(dst, src)
-				}
+				copy(dst, src)
 			}
 			reps += 64
 		}
@@ -31,56 +26,43 @@ func copyNsPerValue(n int, f32 bool) float64 {
 	return best
 }
 
-// benchFills are the fills BenchmarkFill times: Fill32 (float32) and FillScaledWide
-// (wide: Fill32's normals in float64 times a scale, the engine's call).
-var benchFills = []struct {
-	name string
-	f32  bool // float32 output, else wide
-}{{"float32", true}, {"wide", false}}
-
-// BenchmarkFill is Fill32's and FillScaledWide's cost a normal (ns/normal) and its
+// BenchmarkFill is FillScaledWide's cost a normal (ns/normal; the engine's call) and its
 // multiple of the cost of copying the same bytes (×copy), for one engine-sized stream
 // (784 normals, a model's noise at a step) and a long one (2¹⁶, beyond L1), on each path
 // this CPU has (path=avx512, avx2, go: the widest is what a fill runs). cpu-ns/normal is
 // the same cost in the thread's CPU time (Linux), which a machine shared with other work
-// inflates less than the wall time.
+// inflates less than the wall time. (Its Fill32 cases were removed with Fill32.)
 func BenchmarkFill(b *testing.B) {
 	for _, pth := range paths() {
 		for _, n := range []int{784, 1 << 16} {
-			for _, p := range benchFills {
-				b.Run(fmt.Sprintf("path=%s/%s/n=%d", pathNames[pth], p.name, n), func(b *testing.B) {
-					defer lockThread()()
-					floor := copyNsPerValue(n, p.f32)
-					d64, d32 := make([]float64, n), make([]float32, n)
-					trial := uint64(0)
-					old := path
-					path = pth
-					defer func() { path = old }()
-					cpu0, cpuOK := threadCPU()
-					b.ResetTimer()
-					for b.Loop() {
-						if p.f32 {
-							Fill32(d32, 1, trial, 0)
-						} else {
-							FillScaledWide(d64, 0.01, 1, trial, 0)
-						}
-						trial++
-					}
-					cpu1, _ := threadCPU()
-					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*n)
-					b.ReportMetric(ns, "ns/normal")
-					b.ReportMetric(ns/floor, "×copy")
-					if cpuOK {
-						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N*n), "cpu-ns/normal")
-					}
-					b.ReportMetric(0, "ns/op")
-				})
-			}
+			b.Run(fmt.Sprintf("path=%s/wide/n=%d", pathNames[pth], n), func(b *testing.B) {
+				defer lockThread()()
+				floor := copyNsPerValue(n)
+				d64 := make([]float64, n)
+				trial := uint64(0)
+				old := path
+				path = pth
+				defer func() { path = old }()
+				cpu0, cpuOK := threadCPU()
+				b.ResetTimer()
+				for b.Loop() {
+					FillScaledWide(d64, 0.01, 1, trial, 0)
+					trial++
+				}
+				cpu1, _ := threadCPU()
+				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*n)
+				b.ReportMetric(ns, "ns/normal")
+				b.ReportMetric(ns/floor, "×copy")
+				if cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N*n), "cpu-ns/normal")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
 		}
 	}
 }
 
-// BenchmarkBlock is the generator alone: ns a 128-bit block (four of Fill32's normals),
+// BenchmarkBlock is the generator alone: ns a 128-bit block (four of FillWide's normals),
 // so that BenchmarkFill's cost splits into Philox and the transform.
 func BenchmarkBlock(b *testing.B) {
 	defer lockThread()()
@@ -106,37 +88,31 @@ var sink [4]uint32
 // BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
 // b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaledWide,
 // the engine's call), in ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU
-// time), on each path and for FillScaled32 and FillScaledWide (float32, wide): the
-// issue's goal is noise at most a tenth of the epoch's training.
+// time), on each path: the goal is noise at most a tenth of the epoch's
+// training.
 func BenchmarkEpochNoise(b *testing.B) {
 	const steps, d = 88, 784
 	for _, pth := range paths() {
-		for _, p := range benchFills {
-			b.Run(fmt.Sprintf("path=%s/%s", pathNames[pth], p.name), func(b *testing.B) {
-				defer lockThread()()
-				old := path
-				path = pth
-				defer func() { path = old }()
-				d64, d32 := make([]float64, d), make([]float32, d)
-				trial := uint64(0)
-				cpu0, cpuOK := threadCPU()
-				for b.Loop() {
-					for s := range uint32(steps) {
-						if p.f32 {
-							FillScaled32(d32, 0.01, 1, trial, s)
-						} else {
-							FillScaledWide(d64, 0.01, 1, trial, s)
-						}
-					}
-					trial++
+		b.Run(fmt.Sprintf("path=%s/wide", pathNames[pth]), func(b *testing.B) {
+			defer lockThread()()
+			old := path
+			path = pth
+			defer func() { path = old }()
+			d64 := make([]float64, d)
+			trial := uint64(0)
+			cpu0, cpuOK := threadCPU()
+			for b.Loop() {
+				for s := range uint32(steps) {
+					FillScaledWide(d64, 0.01, 1, trial, s)
 				}
-				cpu1, _ := threadCPU()
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/epoch")
-				if cpuOK {
-					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
-				}
-				b.ReportMetric(0, "ns/op")
-			})
-		}
+				trial++
+			}
+			cpu1, _ := threadCPU()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/epoch")
+			if cpuOK {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/epoch")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// The paths Fill32 and its peers run, narrowest first.
+// The paths FillWide and FillScaledWide run, narrowest first.
 const (
 	pathGo     = iota // Block and the transform one block at a time (every architecture)
 	pathAVX2          // kernel_amd64.s: four blocks a group in 256-bit registers
@@ -20,24 +20,20 @@ var path = bestPath()
 var pathNames = [...]string{pathGo: "go", pathAVX2: "avx2", pathAVX512: "avx512"}
 
 // Philox and the transform are two kernels: philoxAVX512 writes the words of a chunk of
-// blocks to a buffer on the stack, six groups of eight blocks side by side, and the
-// transform kernels (Fill32's and FillWide's float32 transform) read them, two units of
-// two groups (16 blocks, 16 float32 lanes) a step; on AVX2, philoxAVX2 runs two groups of
-// four and the transform one unit of two (8 blocks, 8 lanes). Philox's ten dependent
-// rounds and the transform's series, division and square root are chains each group
-// waits on; apart, each kernel holds the registers for its own chains only. A chunk's
-// last groups or units, fewer than a step, go through the One kernels (one a step), so
-// that no more than a unit's blocks are drawn past a length's end. FillWide's words need
-// no buffer: they are written where its normals go (splitWide).
-const (
-	chunkBlocks = 96              // blocks a chunk: whole steps of every kernel
-	bufWords    = 4 * chunkBlocks // the buffer: 3 KiB, a quadword a word
-	// FillWide's chunks (in dst: no buffer to hold them), 12 KiB of it, within L1 still:
-	// fewer calls a fill. Thread CPU a normal, AVX-512, min of 15 alternated runs, two
-	// processes, chunks of 96 → 192 → 384 blocks: n = 784 0.483–0.487 → 0.481–0.486
-	// → 0.471–0.482 ns, n = 65536 0.441–0.444 → 0.428–0.429 → 0.424–0.426.
-	wideChunkBlocks = 4 * chunkBlocks
-)
+// blocks where FillWide's normals go (splitWide), six groups of eight blocks side by
+// side, and the transform kernel reads them and overwrites them with the normals, two
+// units of two groups (16 blocks, 16 float32 lanes) a step; on AVX2, philoxAVX2 runs two
+// groups of four and the transform one unit of two (8 blocks, 8 lanes). Philox's ten
+// dependent rounds and the transform's series, division and square root are chains each
+// group waits on; apart, each kernel holds the registers for its own chains only. A
+// chunk's last groups or units, fewer than a step, go through the One kernels (one a
+// step), so that no more than a unit's blocks are drawn past a length's end.
+//
+// chunkBlocks is FillWide's chunk, 12 KiB of dst, within L1 still: fewer calls a fill.
+// Thread CPU a normal, AVX-512, min of 15 alternated runs, two processes, chunks of 96 →
+// 192 → 384 blocks: n = 784 0.483–0.487 → 0.481–0.486 → 0.471–0.482 ns, n = 65536
+// 0.441–0.444 → 0.428–0.429 → 0.424–0.426. It is whole steps of every kernel.
+const chunkBlocks = 384
 
 // shape is the path's split kernels' steps: blocks a group (Philox's), groups a Philox
 // step, blocks a transform unit (two groups: the float32 lanes are twice the quadword
@@ -99,54 +95,10 @@ func philoxWords(words []uint64, groups int, block uint32, pre *[20]uint64) {
 	}
 }
 
-// split is fill32 on the split kernels (fillWide's is splitWide, in place): chunk by
-// chunk, Philox's words (whole groups), then the transform's whole steps and units to
-// dst and the last partial unit through a buffer. The kernels are called directly, so
-// that the word buffer stays on the stack: a version taking the transform as a function
-// value made it escape, an allocation a call.
-func split(dst []float32, sd float32, block uint32, pre *[20]uint64) {
-	group, _, unit, units := shape()
-	per := 4 * unit // values a unit
-	var words [bufWords]uint64
-	for len(dst) > 0 {
-		n := min(len(dst), 4*chunkBlocks)
-		// Philox's whole groups: a last unit's group past the length's end is not
-		// drawn, and the transform reads the buffer's stale words there, its values
-		// discarded.
-		philoxWords(words[:], (n+4*group-1)/(4*group), block, pre)
-		full := n / per
-		steps := full / units
-		if steps > 0 {
-			transform32(&dst[0], &words[0], steps, sd, false)
-		}
-		if u := full - steps*units; u > 0 {
-			transform32(&dst[steps*units*per], &words[4*steps*units*unit], u, sd, true)
-		}
-		if rest := n - full*per; rest > 0 {
-			var buf [64]float32 // a unit's values
-			transform32(&buf[0], &words[4*full*unit], 1, sd, true)
-			copy(dst[full*per:n], buf[:rest])
-		}
-		dst = dst[n:]
-		block += chunkBlocks
-	}
-}
-
-// transform32 calls the float32 transform's float32 kernels (one unit a step if one;
-// AVX2's runs one unit a step: it is its own One). They always multiply by sd: with sd
-// = 1 the values are the same (z·1 = z), at one multiply a vector.
-func transform32(dst *float32, words *uint64, steps int, sd float32, one bool) {
-	switch {
-	case path == pathAVX512 && one:
-		fill32OneAVX512(dst, words, steps, sd)
-	case path == pathAVX512:
-		fill32AVX512(dst, words, steps, sd)
-	default:
-		fill32AVX2(dst, words, steps, sd)
-	}
-}
-
-// transformWide is transform32's twin writing sd·float64(z) in float64.
+// transformWide calls FillWide's transform kernels (one unit a step if one; AVX2's runs
+// one unit a step: it is its own One), writing sd·float64(z) in float64. They always
+// multiply by sd: with sd = 1 the values are the same (z·1 = z), at one multiply a
+// vector.
 func transformWide(dst *float64, words *uint64, steps int, sd float64, one bool) {
 	switch {
 	case path == pathAVX512 && one:
@@ -158,44 +110,36 @@ func transformWide(dst *float64, words *uint64, steps int, sd float64, one bool)
 	}
 }
 
-// fill32 writes sd·z rounded to float32 for the stream's float32 normals z from 4·block
-// on (normals32's): the split kernels, or a block at a time in Go.
-func fill32(dst []float32, sd float32, seed, trial uint64, step, block uint32) {
-	if len(dst) == 0 {
-		return
-	}
-	if path == pathGo {
-		fillFrom32(dst, seed, trial, step, block, func(z float32) float32 { return sd * z })
-		return
-	}
-	pre := preRounds(seed, trial, step)
-	split(dst, sd, block, &pre)
-}
-
-// fillWide writes sd·z in float64, one rounding, for the same normals z widened (exact).
+// fillWide writes sd·z in float64, one rounding, for the stream's float32 normals z
+// (normals32's) widened (exact), from 4·block on: the split kernels, or a block at a time
+// in Go. It panics if dst runs past the stream's end. The exported fills read from block
+// 0; the tests read from any block through it.
 func fillWide(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
+	checkLen(block, len(dst))
 	if len(dst) == 0 {
 		return
 	}
 	if path == pathGo {
-		fillFrom32(dst, seed, trial, step, block, func(z float32) float64 { return sd * float64(z) })
+		fillWideGo(dst, sd, seed, trial, step, block)
 		return
 	}
 	pre := preRounds(seed, trial, step)
 	splitWide(dst, sd, block, &pre)
 }
 
-// splitWide is split for FillWide's float64 normals, in place: a block's four words are
+// splitWide is fillWide on the split kernels, in place: a block's four words are
 // four quadwords where its four normals go, so Philox writes a chunk's words to dst and
 // the transform (which reads a step's words before it writes its values) overwrites them
-// with the normals. No buffer a call to clear (3 KiB, 29 ns measured: 5 % of 784
-// values' cost) but the last partial unit's, 512 bytes. Its chunks are wideChunkBlocks.
+// with the normals. No chunk buffer to clear a call (a 3 KiB one cost 29 ns, measured: 5 %
+// of 784 values' cost), only the last partial unit's, 512 bytes, which stays on the stack
+// because the kernels are called directly, not through a function value. Its chunks are
+// chunkBlocks.
 func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
 	group, _, unit, units := shape()
 	per := 4 * unit // values a unit: its words' quadwords
 	full := len(dst) / per
 	for at := 0; at < full; {
-		u := min(full-at, wideChunkBlocks/unit)
+		u := min(full-at, chunkBlocks/unit)
 		w := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[at*per])), u*per)
 		philoxWords(w, u*unit/group, block, pre)
 		steps := u / units
@@ -217,14 +161,14 @@ func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
 	}
 }
 
-// fillFrom32 writes out(z) for the stream's float32 normals z from 4·block on, a block
-// at a time in Go.
-func fillFrom32[F float32 | float64](dst []F, seed, trial uint64, step, block uint32, out func(float32) F) {
+// fillWideGo writes sd·float64(z) for the stream's float32 normals z from 4·block on, a
+// block at a time in Go.
+func fillWideGo(dst []float64, sd float64, seed, trial uint64, step, block uint32) {
 	key := Key(seed)
 	for i := 0; i < len(dst); i += 4 {
 		z := normals32(Block(Counter(trial, step, block+uint32(i/4)), key))
 		for j := 0; j < 4 && i+j < len(dst); j++ {
-			dst[i+j] = out(z[j])
+			dst[i+j] = sd * float64(z[j])
 		}
 	}
 }

@@ -9,11 +9,6 @@ package philox
 //go:noescape
 func philoxAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
 
-// fill32AVX512 writes the normals of steps × 32 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
-//
-//go:noescape
-func fill32AVX512(dst *float32, words *uint64, steps int, sd float32)
-
 // fillWideAVX512 writes the normals of steps × 32 blocks whose words philoxAVX512 wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.
 //
 //go:noescape
@@ -23,11 +18,6 @@ func fillWideAVX512(dst *float64, words *uint64, steps int, sd float64)
 //
 //go:noescape
 func philoxOneAVX512(words *uint64, steps int, block uint32, pre *[20]uint64)
-
-// fill32OneAVX512 writes the normals of steps × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
-//
-//go:noescape
-func fill32OneAVX512(dst *float32, words *uint64, steps int, sd float32)
 
 // fillWideOneAVX512 writes the normals of steps × 16 blocks whose words philoxAVX512 wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.
 //
@@ -43,11 +33,6 @@ func philoxAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
 //
 //go:noescape
 func philoxOneAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
-
-// fill32AVX2 writes the normals of steps × 8 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block (transform32.go's) times sd, to dst.
-//
-//go:noescape
-func fill32AVX2(dst *float32, words *uint64, steps int, sd float32)
 
 // fillWideAVX2 writes the normals of steps × 8 blocks whose words philoxAVX2 wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.
 //

@@ -42,27 +42,12 @@ type address struct {
 	step, block uint32
 }
 
-// fills are every filling function, each writing n values at an address as float64 bits
-// (float32's widened exactly), so that one comparison serves them all.
+// fills are every filling function, each writing n values at an address as float64 bits,
+// so that one comparison serves them all.
 var fills = []struct {
 	name string
 	f    func(n int, a address) []uint64
 }{
-	{"Fill32", func(n int, a address) []uint64 {
-		x := make([]float32, n)
-		Fill32(x, a.seed, a.trial, a.step)
-		return bits32(x)
-	}},
-	{"FillAt32", func(n int, a address) []uint64 {
-		x := make([]float32, n)
-		FillAt32(x, a.seed, a.trial, a.step, a.block)
-		return bits32(x)
-	}},
-	{"FillScaled32", func(n int, a address) []uint64 {
-		x := make([]float32, n)
-		FillScaled32(x, 0.37, a.seed, a.trial, a.step)
-		return bits32(x)
-	}},
 	{"FillWide", func(n int, a address) []uint64 {
 		x := make([]float64, n)
 		FillWide(x, a.seed, a.trial, a.step)
@@ -96,17 +81,17 @@ func sameBits(got, want []uint64) (int, bool) {
 // Every kernel gives pure Go's bits, value by value, for every filling function, at
 // lengths around the kernels' groups, units and steps (AVX2's units of 8 blocks: 32
 // values; AVX-512's of 16: 64, two a step; the Philox steps up to 48 blocks, the
-// 96-block chunks: 384 values, FillWide's 384-block ones: 1536) and past 2¹⁶, at
-// addresses with every word set, and read up to the stream's very last block (where a
-// partial step's spare lanes run past it). Planted, each seen to fail here: the partial
-// step's buffer copied one value short, preRounds' slot 5 keyed with round 2's k1, round
-// 8's two keys swapped in the Philox kernels, and the One transform of a chunk's last
-// groups reading the words a group on; in the float32 transform's kernels (Fill32's and
-// FillWide's), AVX2's float32 stores of a unit's second half at the wrong offset, a
-// Horner step's coefficients swapped, its radius's FMA and its cosine's last (the c₀
-// step) each emitted as a multiply and an add, and a big mantissa's e + 1 dropped
-// (AVX2); in FillWide's in-place split, a chunk's next block one short, and the last
-// partial unit's words drawn a block on.
+// 384-block chunks: 1536 values) and past 2¹⁶, at addresses with every word set, and
+// read (fillWide from a block) up to the stream's very last block (where a partial
+// step's spare lanes run past it). Planted, each seen to fail here: the partial step's
+// buffer copied one value short, preRounds' slot 5 keyed with round 2's k1, round 8's
+// two keys swapped in the Philox kernels, and the One transform of a chunk's last groups
+// reading the words a group on; in the transform's kernels, a Horner step's coefficients
+// swapped, its radius's FMA and its cosine's last (the c₀ step) each emitted as a
+// multiply and an add, and a big mantissa's e + 1 dropped (AVX2); in the in-place split,
+// a chunk's next block one short, and the last partial unit's words drawn a block on.
+// Since the float32-output fills were removed: AVX2's wide stores of a block at the
+// wrong offset, and splitWide ignoring its block (each seen to fail here).
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
@@ -154,29 +139,26 @@ func TestKernelsAreGosBitsProperty(t *testing.T) {
 		n := rapid.IntRange(0, 2000).Draw(t, "n")
 		sd := rapid.Float64Range(-1e3, 1e3).Draw(t, "sd")
 		p := rapid.SampledFrom(kernelPaths()).Draw(t, "path")
-		run := func() (z32 []float32, wide []float64) {
-			z32, wide = make([]float32, n), make([]float64, n)
-			fill32(z32, float32(sd), a.seed, a.trial, a.step, a.block)
+		run := func() []float64 {
+			wide := make([]float64, n)
 			fillWide(wide, sd, a.seed, a.trial, a.step, a.block)
-			return z32, wide
+			return wide
 		}
-		var wWide, gWide []float64
-		var w32, g32 []float32
-		onPath(pathGo, func() { w32, wWide = run() })
-		onPath(p, func() { g32, gWide = run() })
-		if i, ok := sameBits(bits64(gWide), bits64(wWide)); !ok {
-			t.Fatalf("wide on %s: value %d is %v, pure Go %v", pathNames[p], i, gWide[i], wWide[i])
-		}
-		if i, ok := sameBits(bits32(g32), bits32(w32)); !ok {
-			t.Fatalf("float32 on %s: value %d is %v, pure Go %v", pathNames[p], i, g32[i], w32[i])
+		var want, got []float64
+		onPath(pathGo, func() { want = run() })
+		onPath(p, func() { got = run() })
+		if i, ok := sameBits(bits64(got), bits64(want)); !ok {
+			t.Fatalf("wide on %s: value %d is %v, pure Go %v", pathNames[p], i, got[i], want[i])
 		}
 	})
 }
 
-// FillAt32 is a slice of one long Fill32 (a property, on every path): reading from block
-// b gives the values a fill from block 0 puts at 4b. Planted: FillAt32 starting one
-// block late fails it.
-func TestFillAt32IsASliceOfFill32(t *testing.T) {
+// fillWide from block b is a slice of one long FillWide (a property, on every path):
+// reading from block b gives the values a fill from block 0 puts at 4b, so a stream can
+// be read from any block. Planted: fillWide starting one block late when its block is
+// not 0 fails it (on every path), as does fillWideGo reading from block 0 whatever its
+// block (pure Go).
+func TestFillWideFromABlockIsASliceOfFillWide(t *testing.T) {
 	for _, p := range paths() {
 		t.Run(pathNames[p], func(t *testing.T) {
 			onPath(p, func() {
@@ -185,12 +167,12 @@ func TestFillAt32IsASliceOfFill32(t *testing.T) {
 					step := rapid.Uint32().Draw(t, "step")
 					b := rapid.IntRange(0, 300).Draw(t, "block")
 					n := rapid.IntRange(0, 400).Draw(t, "n")
-					long32 := make([]float32, 4*b+n)
-					Fill32(long32, seed, trial, step)
-					at32 := make([]float32, n)
-					FillAt32(at32, seed, trial, step, uint32(b))
-					if i, ok := sameBits(bits32(at32), bits32(long32[4*b:])); !ok {
-						t.Fatalf("FillAt32 from block %d: value %d is %v, Fill32's %v", b, i, at32[i], long32[4*b+i])
+					long := make([]float64, 4*b+n)
+					FillWide(long, seed, trial, step)
+					at := make([]float64, n)
+					fillWide(at, 1, seed, trial, step, uint32(b))
+					if i, ok := sameBits(bits64(at), bits64(long[4*b:])); !ok {
+						t.Fatalf("fillWide from block %d: value %d is %v, FillWide's %v", b, i, at[i], long[4*b+i])
 					}
 				})
 			})
@@ -198,9 +180,9 @@ func TestFillAt32IsASliceOfFill32(t *testing.T) {
 	}
 }
 
-// FillScaled32 and FillScaledWide are sd times Fill32's and FillWide's values, one
-// rounding each (a property, on every path). Planted: the scale applied before the
-// float32 rounding fails it, as does FillScaledWide's product rounded to float32.
+// FillScaledWide is sd times FillWide's values, one rounding each (a property, on every
+// path). Planted: FillScaledWide's product rounded to float32 fails it (pure Go), as
+// does the scale rounded to float32 before the kernels multiply (every path).
 func TestFillScaledIsFillTimesSd(t *testing.T) {
 	for _, p := range paths() {
 		t.Run(pathNames[p], func(t *testing.T) {
@@ -218,45 +200,44 @@ func TestFillScaledIsFillTimesSd(t *testing.T) {
 							t.Fatalf("FillScaledWide(sd %v) value %d is %v, sd·FillWide's %v", sd, i, s[i], sd*z[i])
 						}
 					}
-					sd32 := rapid.Float32Range(-1e30, 1e30).Draw(t, "sd32")
-					z32, s32 := make([]float32, n), make([]float32, n)
-					Fill32(z32, seed, trial, step)
-					FillScaled32(s32, sd32, seed, trial, step)
-					for i := range z32 {
-						if math.Float32bits(s32[i]) != math.Float32bits(sd32*z32[i]) {
-							t.Fatalf("FillScaled32(sd %v) value %d is %v, sd·Fill32's %v", sd32, i, s32[i], sd32*z32[i])
-						}
-					}
 				})
 			})
 		})
 	}
 }
 
-// A stream ends at block 2³²−1: FillAt32 reads its last block and panics one value past
-// it.
+// A stream ends at block 2³²−1: fillWide reads its last block and panics one value past
+// it, on every path (the exported fills, from block 0, reach it only at 2³⁴ values).
+// Planted: fillWide without its checkLen fails it (the block index wraps to 0).
 func TestFillAtEnd(t *testing.T) {
-	last := make([]float32, 4)
-	FillAt32(last, 1, 2, 3, MaxBlocks-1)
-	if want := normals32(Block(Counter(2, 3, MaxBlocks-1), Key(1))); [4]float32(last) != want {
-		t.Errorf("FillAt32's last block = %v, want %v", last, want)
-	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("no panic past the stream's end")
+	z := normals32(Block(Counter(2, 3, MaxBlocks-1), Key(1)))
+	want := [4]float64{float64(z[0]), float64(z[1]), float64(z[2]), float64(z[3])}
+	for _, p := range paths() {
+		onPath(p, func() {
+			last := make([]float64, 4)
+			fillWide(last, 1, 1, 2, 3, MaxBlocks-1)
+			if [4]float64(last) != want {
+				t.Errorf("%s: fillWide's last block = %v, want %v", pathNames[p], last, want)
 			}
-		}()
-		FillAt32(make([]float32, 5), 1, 2, 3, MaxBlocks-1)
-	}()
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s: no panic past the stream's end", pathNames[p])
+					}
+				}()
+				fillWide(make([]float64, 5), 1, 1, 2, 3, MaxBlocks-1)
+			}()
+		})
+	}
 }
 
 // The AVX2 kernels use only what an AVX2 CPU has: the assembler accepts Y16–Y31 (and
 // X16–X31) in instructions with an AVX-512VL encoding, and this CPU would run them, but an
 // AVX2-only CPU would fault; and every kernel requires no more than bestPath checks for
 // (avo's "Requires:" line above each function: FMA3 for the AVX2 ones, which bestPath
-// checks). Planted: one AVX2 VADDPD's Y3 renamed Y17
-// fails it, as does an AVX2 kernel requiring AVX512F.
+// checks). Planted: one AVX2 VMULPD's Y3 renamed Y17
+// fails it, as does an AVX2 kernel requiring AVX512F, and an eighth kernel generated (an
+// AVX2 One twin).
 func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 	src, err := os.ReadFile("kernel_amd64.s")
 	if err != nil {
@@ -297,8 +278,8 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 			}
 		}
 	}
-	if funcs != 10 { // AVX-512: Philox, Fill32's and FillWide's transforms, each with its One twin; AVX2: Philox and its One, Fill32's and FillWide's transforms
-		t.Fatalf("%d kernels in kernel_amd64.s, want 10", funcs)
+	if funcs != 7 { // AVX-512: Philox and FillWide's transform, each with its One twin; AVX2: Philox and its One, FillWide's transform
+		t.Fatalf("%d kernels in kernel_amd64.s, want 7", funcs)
 	}
 }
 
@@ -347,9 +328,10 @@ func TestGODEBUGChoosesThePath(t *testing.T) {
 // Filling allocates nothing on any path, whole steps and a partial last one alike: the
 // engine fills every run's noise at every step. Planted: the kernels' whole-step and
 // partial-step calls routed through one generic helper taking the kernel as a func value
-// (the stack buffer then escapes: one 512-byte allocation a call), and this fails.
+// (the stack buffer then escapes: one 512-byte allocation a call), and this fails; so
+// does the last partial unit's buffer stored to a package variable (one a call).
 func TestFillDoesNotAllocate(t *testing.T) {
-	d64, d32 := make([]float64, 784), make([]float32, 1001) // 784 = 24 AVX-512 steps + 16; 1001 ends mid-step too
+	d64 := make([]float64, 784) // 784 = 24 AVX-512 steps + 16; 1001 ends mid-step too
 	dw := make([]float64, 1001)
 	for _, p := range paths() {
 		onPath(p, func() {
@@ -357,8 +339,8 @@ func TestFillDoesNotAllocate(t *testing.T) {
 				name string
 				f    func()
 			}{
-				{"FillScaled32", func() { FillScaled32(d32, 0.3, 1, 2, 3) }},
-				{"FillAt32", func() { FillAt32(d32, 1, 2, 3, 5) }},
+				{"FillWide 1001", func() { FillWide(dw, 1, 2, 3) }},
+				{"fillWide from block 5", func() { fillWide(dw, 1, 1, 2, 3, 5) }},
 				{"FillScaledWide", func() { FillScaledWide(d64, 0.3, 1, 2, 3) }},
 				{"FillScaledWide 1001", func() { FillScaledWide(dw, 0.3, 1, 2, 3) }},
 			} {
@@ -400,8 +382,8 @@ func edgeWords() (radius, angle, cut []uint32) {
 	return radius, angle, cut
 }
 
-// The float32 transform's kernels give normals32's bits (times sd, in float32 and in
-// float64) for every pair of an edge word of the radius and one of the angle, fed to them
+// The float32 transform's kernels give normals32's bits (widened, times sd in float64)
+// for every pair of an edge word of the radius and one of the angle, fed to them
 // directly as a chunk's words (each word's high half junk, which they must not read), in
 // whole steps and through the One kernels: random streams seldom reach a word of 0, an
 // exponent's edge or the √2 cut. Planted, each seen to fail here: a = 0 not given
@@ -411,7 +393,9 @@ func edgeWords() (radius, angle, cut []uint32) {
 // the radius's FMA emitted as a multiply and an add; the cut moved up by 2⁻²⁸ is not
 // seen (the 8 words it moves get the same radius either way: both reductions are
 // within their series' ranges there), and ≥ for > is no change at all (frac is never
-// the odd cut ⌊(√2 − 1)·2³²⌋ exactly).
+// the odd cut ⌊(√2 − 1)·2³²⌋ exactly). Since the float32-output kernels were removed
+// (their outputs were checked here beside the wide ones'): the odd quadrant's cosine
+// not negated, seen to fail here on the wide kernels alone.
 func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU")
@@ -436,7 +420,7 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 			group, _, unit, units := shape()
 			for _, sd := range []float64{1, -0.37} {
 				for c := 0; c < len(blocks); c += chunkBlocks {
-					var words [bufWords]uint64
+					var words [4 * chunkBlocks]uint64
 					for i, w := range blocks[c : c+chunkBlocks] {
 						r, l := i/group, i%group
 						for j := range 4 {
@@ -448,16 +432,11 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 						if !one {
 							steps /= units
 						}
-						var f32 [4 * chunkBlocks]float32
 						var wide [4 * chunkBlocks]float64
-						transform32(&f32[0], &words[0], steps, float32(sd), one)
 						transformWide(&wide[0], &words[0], steps, sd, one)
 						for i, w := range blocks[c : c+chunkBlocks] {
 							z := normals32(w)
 							for j := range 4 {
-								if want := float32(sd) * z[j]; math.Float32bits(f32[4*i+j]) != math.Float32bits(want) {
-									t.Fatalf("%s, one %v, sd %v: words %#x, value %d is %v, normals32 %v", pathNames[p], one, sd, w, j, f32[4*i+j], want)
-								}
 								if want := sd * float64(z[j]); math.Float64bits(wide[4*i+j]) != math.Float64bits(want) {
 									t.Fatalf("%s wide, one %v, sd %v: words %#x, value %d is %v, normals32 %v", pathNames[p], one, sd, w, j, wide[4*i+j], want)
 								}
@@ -473,8 +452,9 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 
 // With PHILOX_EXHAUSTIVE=1, the float32 transform's kernels on every word: each 32-bit
 // word is a radius's word and an angle's once (blocks (w, w, w+1, w+1)), every kernel
-// path against normals32, float32 and widened (443 s of one core for AVX-512 and AVX2
-// when measured: not run by default; it passed when the kernels were written).
+// path against normals32, widened and scaled (443 s of one core for AVX-512 and AVX2
+// when measured with the float32-output kernels beside these: not run by default; it
+// passed when the kernels were written).
 // TestFloat32KernelsOnEdgeWords is its quick stand-in. Planted: AVX2's exponent of a
 // word's top bits not raised by 8 fails it at its first chunk.
 func TestFloat32KernelsExhaustive(t *testing.T) {
@@ -495,7 +475,7 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 		for _, p := range kernelPaths() {
 			onPath(p, func() {
 				group, _, unit, units := shape()
-				var words [bufWords]uint64
+				var words [4 * chunkBlocks]uint64
 				for i := range chunkBlocks {
 					w := uint32(base) + uint32(2*i)
 					r, l := i/group, i%group
@@ -503,15 +483,13 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 						words[4*group*r+group*j+l] = uint64(x) | 0xFFFFFFFF<<32
 					}
 				}
-				var f32 [4 * chunkBlocks]float32
 				var wide [4 * chunkBlocks]float64
-				transform32(&f32[0], &words[0], chunkBlocks/unit/units, float32(sd), false)
 				transformWide(&wide[0], &words[0], chunkBlocks/unit/units, sd, false)
 				for i := range chunkBlocks {
 					for j := range 4 {
 						z := want[i][j]
-						if math.Float32bits(f32[4*i+j]) != math.Float32bits(float32(sd)*z) || math.Float64bits(wide[4*i+j]) != math.Float64bits(sd*float64(z)) {
-							t.Errorf("%s: word %#x, value %d: %v and %v, normals32 %v", pathNames[p], uint32(base)+uint32(2*i), j, f32[4*i+j], wide[4*i+j], z)
+						if math.Float64bits(wide[4*i+j]) != math.Float64bits(sd*float64(z)) {
+							t.Errorf("%s: word %#x, value %d: %v, normals32 %v", pathNames[p], uint32(base)+uint32(2*i), j, wide[4*i+j], z)
 							if bad++; bad == 10 {
 								t.FailNow()
 							}

@@ -84,48 +84,27 @@ func Counter(trial uint64, step uint32, i uint32) [4]uint32 {
 // MaxBlocks is how many blocks a stream has (word 0 of the counter counts them).
 const MaxBlocks = 1 << 32
 
-// checkLen panics if n values from block on, perBlock a block, run past the stream's
-// MaxBlocks blocks.
-func checkLen(op string, block uint32, n, perBlock int) {
-	blocks := (uint64(n) + uint64(perBlock) - 1) / uint64(perBlock)
+// checkLen panics if n values from block on, 4 a block, run past the stream's MaxBlocks
+// blocks.
+func checkLen(block uint32, n int) {
+	blocks := (uint64(n) + 3) / 4
 	if uint64(block)+blocks > uint64(MaxBlocks) {
-		panic(fmt.Sprintf("philox.%s: %d values from block %d exceed a stream's %d blocks of %d", op, n, block, uint64(MaxBlocks), perBlock))
+		panic(fmt.Sprintf("philox: %d values from block %d exceed a stream's %d blocks of 4", n, block, uint64(MaxBlocks)))
 	}
 }
 
-// Fill32 writes the first len(dst) float32 standard normals of the stream (seed, trial,
+// FillWide writes the first len(dst) standard normals of the stream (seed, trial,
 // step): block i gives dst[4i..4i+3], the Box–Muller pairs of the 32-bit uniforms of words
-// (0, 1) and (2, 3), computed in float32 after an exact reduction (transform32.go). The
-// 32-bit u bounds |z| by √(2·33·ln 2) = 6.76σ; the normal law's mass beyond is
-// 1.4·10⁻¹¹. It panics beyond 2³⁴ normals.
-func Fill32(dst []float32, seed, trial uint64, step uint32) {
-	checkLen("Fill32", 0, len(dst), 4)
-	fill32(dst, 1, seed, trial, step, 0)
-}
-
-// FillAt32 writes Fill32's normals from block on: dst is what Fill32 writes at
-// [4·block, 4·block+len(dst)) of a long enough buffer.
-func FillAt32(dst []float32, seed, trial uint64, step, block uint32) {
-	checkLen("FillAt32", block, len(dst), 4)
-	fill32(dst, 1, seed, trial, step, block)
-}
-
-// FillScaled32 writes sd·z, rounded to float32 once, for each of Fill32's normals z.
-func FillScaled32(dst []float32, sd float32, seed, trial uint64, step uint32) {
-	checkLen("FillScaled32", 0, len(dst), 4)
-	fill32(dst, sd, seed, trial, step, 0)
-}
-
-// FillWide writes Fill32's normals widened to float64 (exactly): the stream of an engine
-// whose arithmetic is float64 but whose noise is drawn at Fill32's cost.
+// (0, 1) and (2, 3), computed in float32 after an exact reduction (transform32.go) and
+// widened to float64 (exactly): the stream of an engine whose arithmetic is float64 but
+// whose noise is drawn at float32's cost. The 32-bit u bounds |z| by √(2·33·ln 2) =
+// 6.76σ; the normal law's mass beyond is 1.4·10⁻¹¹. It panics beyond 2³⁴ normals.
 func FillWide(dst []float64, seed, trial uint64, step uint32) {
-	checkLen("FillWide", 0, len(dst), 4)
 	fillWide(dst, 1, seed, trial, step, 0)
 }
 
 // FillScaledWide writes sd·z in float64, one rounding of the product, for each of
 // FillWide's normals z: a Langevin step's noise at scale sd in one pass.
 func FillScaledWide(dst []float64, sd float64, seed, trial uint64, step uint32) {
-	checkLen("FillScaledWide", 0, len(dst), 4)
 	fillWide(dst, sd, seed, trial, step, 0)
 }

@@ -46,11 +46,12 @@ func TestKnownAnswers(t *testing.T) {
 	}
 }
 
-// The streams are laid out as documented: Fill32's values (FillWide's, widened) at block
-// i come from Block(Counter(trial, step, i), Key(seed)), for a trial and seed with both
-// words set and i past 2¹⁶, and a stream can be read from any block without the ones
-// before (here: the tail of a long Fill32 equals the values recomputed from its block
-// alone).
+// The streams are laid out as documented: FillWide's values at block i are the
+// Box–Muller pairs of Block(Counter(trial, step, i), Key(seed))'s words (0, 1) and (2, 3),
+// widened, for a trial and seed with both words set and i past 2¹⁶ (the tail of a long
+// FillWide equals the values recomputed from its block alone; fillWide from any block is
+// TestFillWideFromABlockIsASliceOfFillWide's), on every path. Planted: normals32's first
+// pair's cosine and sine swapped fails it (pure Go; the kernels are transform32.go's).
 func TestLayout(t *testing.T) {
 	const seed, trial, step = 0x0123456789abcdef, 0xfedcba9876543210, 7
 	if c := Counter(trial, step, 5); c != [4]uint32{5, 7, 0x76543210, 0xfedcba98} {
@@ -60,28 +61,28 @@ func TestLayout(t *testing.T) {
 		t.Fatalf("Key = %08x", k)
 	}
 	const n = 1<<17 + 6
-	z32 := make([]float32, 2*n)
-	Fill32(z32, seed, trial, step)
-	wide := make([]float64, 2*n)
-	FillWide(wide, seed, trial, step)
-	for _, i := range []int{0, 1, 1 << 16, n/2 - 1} {
-		x := Block(Counter(trial, step, uint32(i)), Key(seed))
-		r0, r1 := radius32(x[0]), radius32(x[2])
-		s0, c0 := sinCos32(x[1])
-		s1, c1 := sinCos32(x[3])
-		if w := [4]float32{r0 * c0, r0 * s0, r1 * c1, r1 * s1}; [4]float32(z32[4*i:]) != w {
-			t.Errorf("Fill32 block %d = %v, want %v", i, z32[4*i:4*i+4], w)
-		}
-		for j := range 4 {
-			if wide[4*i+j] != float64(z32[4*i+j]) {
-				t.Errorf("FillWide block %d value %d = %v, Fill32's %v", i, j, wide[4*i+j], z32[4*i+j])
+	for _, p := range paths() {
+		onPath(p, func() {
+			wide := make([]float64, 2*n)
+			FillWide(wide, seed, trial, step)
+			for _, i := range []int{0, 1, 1 << 16, n/2 - 1} {
+				x := Block(Counter(trial, step, uint32(i)), Key(seed))
+				r0, r1 := radius32(x[0]), radius32(x[2])
+				s0, c0 := sinCos32(x[1])
+				s1, c1 := sinCos32(x[3])
+				for j, w := range [4]float32{r0 * c0, r0 * s0, r1 * c1, r1 * s1} {
+					if wide[4*i+j] != float64(w) {
+						t.Errorf("%s: FillWide block %d value %d = %v, want %v", pathNames[p], i, j, wide[4*i+j], w)
+					}
+				}
 			}
-		}
-	}
-	// A length ending mid-block gives the first values of its last block, in order.
-	short := make([]float32, 6)
-	Fill32(short, seed, trial, step)
-	if [6]float32(short) != [6]float32(z32[:6]) {
-		t.Errorf("Fill32 of 6 = %v, want %v", short, z32[:6])
+			// A length ending mid-block gives the first values of its last block, in
+			// order.
+			short := make([]float64, 6)
+			FillWide(short, seed, trial, step)
+			if [6]float64(short) != [6]float64(wide[:6]) {
+				t.Errorf("%s: FillWide of 6 = %v, want %v", pathNames[p], short, wide[:6])
+			}
+		})
 	}
 }

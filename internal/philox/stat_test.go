@@ -17,8 +17,8 @@ import (
 func zTwoSided(alpha float64) float64 { return math.Sqrt2 * math.Erfcinv(alpha) }
 
 // sample is n normals of seed's streams, trials 0, 1, … of length 1024 at step 3, from
-// FillWide (stream v2: Fill32's float32 normals widened exactly, the engine's law;
-// TestLayout holds the two value by value): the shape the engine draws, many short
+// FillWide (stream v2: float32 normals widened exactly, the engine's law; TestLayout
+// holds them to the transform value by value): the shape the engine draws, many short
 // streams, so that the trial addressing is exercised along with the generator.
 func sample(n int, seed uint64) []float64 {
 	const per = 1024

@@ -2,7 +2,7 @@ package philox
 
 import "math"
 
-// The float32 transform: Fill32's and FillWide's normals, four a block, from the block's
+// The float32 transform: FillWide's float32 normals, four a block, from the block's
 // 32-bit words. Box–Muller in float32 arithmetic after an exact reduction, so that a SIMD
 // kernel runs sixteen lanes a 512-bit register with series of four and five terms. Every
 // operation is one correctly rounded IEEE 754 float32 operation (the sums of products

@@ -1,14 +1,16 @@
 // Command asm generates internal/philox's assembly kernels with avo: Philox4x32-10 on
 // groups of eight blocks in 512-bit registers (AVX-512 F and DQ) or four in 256-bit ones
-// (AVX2), writing the words to a buffer, and Fill32's and FillWide's float32 transform
-// (gen32.go: transform32.go's, on the Philox kernels' words), each with a twin that runs
-// one group (unit) a step for a length's last groups. One generator writes the kernels of
+// (AVX2), writing the words where FillWide's normals go, and FillWide's float32
+// transform (gen32.go: transform32.go's, on the Philox kernels' words, its normals
+// widened to float64), each with a twin that runs one group (unit) a step for a
+// length's last groups. One generator writes the kernels of
 // both widths from one description of the arithmetic, so that they cannot drift apart,
 // and that description is transform32.go's operation for operation: its fma32 a
 // VFMADD231PS (one rounding), its other operations the same rounded ones, the mantissa's
 // halving and the quadrant chosen lane by lane, so that the kernels give the pure-Go
 // path's bits (kernel_test.go compares them value by value). (Stream v1's float64
-// Box–Muller kernels were generated here too until they were removed, issue 44.)
+// Box–Muller kernels were generated here too until they were removed, issue 44, and the
+// float32-output kernels of Fill32 and its peers until those were removed as unused.)
 //
 // It is its own module (the main module does not depend on avo); run it through the
 // package's go:generate:
@@ -309,17 +311,13 @@ func main() {
 	// past it.
 	for _, one := range []bool{false, true} {
 		philoxKernel(isa{"AVX512", true, *groupsP}, one)
-		for _, wide := range []bool{false, true} {
-			kernel32(isa{"AVX512", true, 1}, wide, one)
-		}
+		kernel32(isa{"AVX512", true, 1}, one)
 	}
 	// On AVX2, the float32 transform runs one unit of two groups a step: its own One.
 	for _, one := range []bool{false, true} {
 		philoxKernel(isa{"AVX2", false, 2}, one)
 	}
-	for _, wide := range []bool{false, true} {
-		kernel32(isa{"AVX2", false, 1}, wide, false)
-	}
+	kernel32(isa{"AVX2", false, 1}, false)
 	Generate()
 }
 

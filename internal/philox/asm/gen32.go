@@ -9,7 +9,7 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// The float32 transform's kernels (transform32.go: Fill32's and FillWide's normals), in
+// The float32 transform's kernels (transform32.go: FillWide's normals), in
 // float32 lanes: sixteen a 512-bit register, eight a 256-bit one. A unit is two of the
 // Philox kernel's groups (16 blocks on AVX-512, 8 on AVX2): the word pairs (w0, w1) and
 // (w2, w3) of its blocks are two chains, each a radius and a sine-cosine of as many
@@ -232,15 +232,13 @@ func (a isa) sinCos32(b vs) (sin, cos vs) {
 // The units of 16 blocks the AVX-512 float32 kernels run side by side.
 var units32 = 2
 
-// kernel32 is one of the float32 transform's kernels: Fill32's (4 float32 normals a block
-// times sd, one rounding) or FillWide's (wide: each normal widened, exact, times sd in
-// float64, one rounding), of the words philoxKernel wrote, steps of U units (one if one).
-// There is no unscaled twin: sd = 1 gives the same bits (z·1 = z), a multiply a vector.
-func kernel32(a isa, wide, one bool) {
-	typ, name := "float32", "fill32"
-	if wide {
-		typ, name = "float64", "fillWide"
-	}
+// kernel32 is FillWide's transform kernel: 4 float32 normals a block, each widened
+// (exact) and times sd in float64 (one rounding), of the words philoxKernel wrote, steps
+// of U units (one if one). There is no unscaled twin: sd = 1 gives the same bits
+// (z·1 = z), a multiply a vector. (Fill32's kernels, the same transform with a float32
+// output, were removed as unused.)
+func kernel32(a isa, one bool) {
+	name := "fillWide"
 	U := 1
 	if a.zmm {
 		U = units32
@@ -251,15 +249,11 @@ func kernel32(a isa, wide, one bool) {
 	}
 	a.groups = 2 * U   // chains
 	L := 2 * a.lanes() // blocks a unit
-	size := 4
-	if wide {
-		size = 8
-	}
-	unitBytes := 4 * L * size
-	TEXT(name+a.name, NOSPLIT, fmt.Sprintf("func(dst *%s, words *uint64, steps int, sd %s)", typ, typ))
+	unitBytes := 4 * L * 8
+	TEXT(name+a.name, NOSPLIT, "func(dst *float64, words *uint64, steps int, sd float64)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 %s normals a block (transform32.go's) times sd, to dst.",
-		name, a.name, U*L, a.name, typ))
+	Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.",
+		name, a.name, U*L, a.name))
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("steps"), GP64())
 	wp := Load(Param("words"), GP64())
@@ -301,13 +295,7 @@ func kernel32(a isa, wide, one bool) {
 	} else {
 		sd = YMM()
 	}
-	if wide {
-		VBROADCASTSD(paramAddr("sd"), sd)
-	} else {
-		VBROADCASTSS(paramAddr("sd"), sd)
-		a.op3(VMULPS, vs(repeat(sd, a.groups)), c, c)
-		a.op3(VMULPS, vs(repeat(sd, a.groups)), s, s)
-	}
+	VBROADCASTSD(paramAddr("sd"), sd)
 	for u := range U {
 		// A, B, C, D = R₀cos₀, R₀sin₀, R₁cos₁, R₁sin₁: transposed by unpacks, lane
 		// position 4L + j of X_j's each 128-bit half holding A B C D of one block.
@@ -329,12 +317,7 @@ func kernel32(a isa, wide, one bool) {
 		VUNPCKLPS(bdh, ach, X[2])
 		VUNPCKHPS(bdh, ach, X[3])
 		base := u * unitBytes
-		switch {
-		case a.zmm && !wide: // X_j is blocks 4j to 4j+3
-			for j, x := range X {
-				VMOVUPS(x, Mem{Base: dst, Disp: base + 64*j})
-			}
-		case a.zmm: // X_j's halves are blocks 4j, 4j+1 and 4j+2, 4j+3
+		if a.zmm { // X_j's halves are blocks 4j, 4j+1 and 4j+2, 4j+3
 			for j, x := range X {
 				lo, hi, h := ZMM(), ZMM(), YMM()
 				VCVTPS2PD(x.AsY(), lo)
@@ -345,15 +328,7 @@ func kernel32(a isa, wide, one bool) {
 				VMOVUPD(lo, Mem{Base: dst, Disp: base + 128*j})
 				VMOVUPD(hi, Mem{Base: dst, Disp: base + 128*j + 64})
 			}
-		case !wide: // X_j's halves are blocks b and b+2 (X0: 0 2, X1: 1 3, X2: 4 6, X3: 5 7)
-			for h := range 2 {
-				o0, o1 := YMM(), YMM()
-				VPERM2F128(Imm(0x20), X[2*h+1], X[2*h], o0)
-				VPERM2F128(Imm(0x31), X[2*h+1], X[2*h], o1)
-				VMOVUPS(o0, Mem{Base: dst, Disp: base + 64*h})
-				VMOVUPS(o1, Mem{Base: dst, Disp: base + 64*h + 32})
-			}
-		default:
+		} else { // X_j's halves are blocks b and b+2 (X0: 0 2, X1: 1 3, X2: 4 6, X3: 5 7)
 			for j, x := range X {
 				b := 4*(j/2) + j%2 // X_j's low half's block; its high half's is b + 2
 				lo, hi, h := YMM(), YMM(), XMM()
@@ -374,12 +349,4 @@ func kernel32(a isa, wide, one bool) {
 	Label("done")
 	VZEROUPPER()
 	RET()
-}
-
-func repeat(r reg.VecVirtual, n int) []reg.VecVirtual {
-	v := make([]reg.VecVirtual, n)
-	for i := range v {
-		v[i] = r
-	}
-	return v
 }
