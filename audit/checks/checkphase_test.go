@@ -121,7 +121,10 @@ func TestCheckPhaseFirstErrorEndsTheOthers(t *testing.T) {
 }
 
 // Show sees each check's steps in turn, from the last it reported before it was shown,
-// and not another check's.
+// and not another check's. Check 0 may report some of its steps before the caller's
+// goroutine shows it (a loaded machine, -race): then Show sees the last of those and the
+// rest, a suffix of its three ending at 3/3; check 1 reports before it is shown, so Show
+// sees that report, replayed, after check 0's.
 func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 	type report struct {
 		shown, done, total int
@@ -158,9 +161,9 @@ func TestCheckPhaseShowsOneCheckAtATime(t *testing.T) {
 	if _, err := p.Run(context.Background(), checks); err != nil {
 		t.Fatal(err)
 	}
-	want := []report{{0, 1, 3}, {0, 2, 3}, {0, 3, 3}, {1, 1, 2}}
-	if !slices.Equal(seen, want) {
-		t.Errorf("shown %v, want %v", seen, want)
+	all := []report{{0, 1, 3}, {0, 2, 3}, {0, 3, 3}, {1, 1, 2}}
+	if len(seen) < 2 || !slices.Equal(seen, all[len(all)-len(seen):]) {
+		t.Errorf("shown %v, want a suffix of %v holding check 0's last step and check 1's", seen, all)
 	}
 }
 
