@@ -168,26 +168,6 @@ func (kn kernels[F]) mul6(w int, x *F, ldx int, a *F, lda, d int, z *F) {
 	}
 }
 
-// mulWide is mul on the AVX-512 kernels' block: 12 rows, 16 float64 or 32 float32 models.
-func (kn kernels[F]) mulWide(x *F, ldx int, a *F, lda, d int, z *F) {
-	var zero F
-	if unsafe.Sizeof(zero) == 8 {
-		mulF64x16R12AVX512((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(a)), lda, d, (*float64)(unsafe.Pointer(z)))
-		return
-	}
-	mulF32x32R12AVX512((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(a)), lda, d, (*float32)(unsafe.Pointer(z)))
-}
-
-// accWide is acc on the AVX-512 kernels' block.
-func (kn kernels[F]) accWide(x *F, ldx int, z *F, d int, g *F, ldg int) {
-	var zero F
-	if unsafe.Sizeof(zero) == 8 {
-		accF64x16R12AVX512((*float64)(unsafe.Pointer(x)), ldx, (*float64)(unsafe.Pointer(z)), d, (*float64)(unsafe.Pointer(g)), ldg)
-		return
-	}
-	accF32x32R12AVX512((*float32)(unsafe.Pointer(x)), ldx, (*float32)(unsafe.Pointer(z)), d, (*float32)(unsafe.Pointer(g)), ldg)
-}
-
 // acc6 is acc on 6 rows, for a panel or half panel, with the assembly only.
 func (kn kernels[F]) acc6(w int, x *F, ldx int, z *F, d int, g *F, ldg int) {
 	var zero F
@@ -249,7 +229,7 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 // derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): a block's weights
 // are then logit.Derivs's, four at a time where the CPU allows, the bits weight gives.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
-	if kn.asm && kn.wideW > 0 && avx512Blocks {
+	if kn.asm && kn.wideW > 0 {
 		pass512(out, X, y, Theta, V, base, m, d, k, lambda, kn, weight, derivInv)
 		return
 	}
@@ -263,13 +243,7 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 	// of X through the micro-kernels for the w models from c.
 	block := func(lo, rb, w, c int) {
 		x := &X[lo*d]
-		wide := w == kn.wideW && rb == rowBlock12
-		if wide {
-			kn.mulWide(x, d, &Theta[c], k, d, &z[0])
-			if V != nil {
-				kn.mulWide(x, d, &V[c], k, d, &zv[0])
-			}
-		} else if rb == rowBlock6 {
+		if rb == rowBlock6 {
 			kn.mul6(w, x, d, &Theta[c], k, d, &z[0])
 			if V != nil {
 				kn.mul6(w, x, d, &V[c], k, d, &zv[0])
@@ -289,9 +263,7 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 				}
 			}
 		}
-		if wide {
-			kn.accWide(x, d, &wz[0], d, &out[c], k)
-		} else if rb == rowBlock6 {
+		if rb == rowBlock6 {
 			kn.acc6(w, x, d, &wz[0], d, &out[c], k)
 		} else {
 			kn.acc(w, x, d, &wz[0], d, &out[c], k)
@@ -307,9 +279,6 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 		// last m mod 4 rows, so the bits are those of blocks of 4 throughout.
 		for ; kn.asm && sixRows && i+rowBlock12 <= m; i += rowBlock12 {
 			c := c0
-			for ; kn.wideW > 0 && c+kn.wideW <= c1; c += kn.wideW {
-				block(i, rowBlock12, kn.wideW, c)
-			}
 			for _, w := range [...]int{p, p / 2} {
 				for ; c+w <= c1; c += w {
 					block(i, rowBlock6, w, c)
@@ -336,29 +305,26 @@ func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kern
 	}
 }
 
-// avx512Blocks turns pass512 on; off, the AVX-512 kernels run as before it, the wide
-// blocks on twelve rows only and λ·base in a pass of its own (the tests compare the two bit
-// for bit).
-var avx512Blocks = true
-
-// pass512 is pass on a CPU with AVX-512: per group of models, the rows in blocks of 12 (the
-// last m mod 12 in one block of 8 or 4, then the m mod 4 edge rows), each against the wide
-// blocks (16 float64 or 32 float32 models), then at most one narrow panel (8 or 16: one
-// 512-bit register a row) and one half panel (4 or 8: one 256-bit register), all AVX-512
-// kernels, and the models left one at a time through the scalar 4-row kernels. A mini-batch
-// of b = 32 or 128 rows then never leaves the AVX-512 kernels (before, its last 8 rows went
-// through the AVX2 4-row panels, a quarter of the rows at b = 32), and the first row block's
-// mul writes out = λ·base for the columns it reads (the Init kernels), so a call makes no
-// pass over Θ and G of its own: at b = 32 that pass cost as much as a tenth of the FLOPs.
-// Every output is still one FMA chain over j for XΘ and the rows in order into out, from
-// the same λ·base: the bits of pass's blocks (TestAVX512MatchesAVX2).
+// pass512 is pass on a CPU with AVX-512: per group of models, the rows in chunks (see
+// chunkRows; a mini-batch of 128 float32 rows is one chunk), and per chunk, the wide blocks
+// of models (16 float64 or 32 float32), then at most one narrow panel (8 or 16: one 512-bit
+// register a row) and one half panel (4 or 8: one 256-bit register), all AVX-512 kernels,
+// then the models left one at a time through the scalar 4-row kernels; the m mod 4 edge
+// rows last, in Go. A block of models takes the chunk's products twelve rows at a time (the
+// last m mod 12 in one block of 8 or 4) into a buffer, their weights, then one accRows call
+// that holds the block's gradient rows in registers while all the chunk's rows pass: the
+// gradients are read and written once a chunk (once a call for a mini-batch), where before
+// they were read and written once every twelve rows, and the first chunk's accRows starts
+// from λ·base, so a call makes no pass over Θ and G of its own. Every output is still one
+// FMA chain over j for XΘ and the rows in order into out from the same λ·base: the bits of
+// pass's blocks (TestAVX512MatchesAVX2, also with the rows cut into many chunks).
 func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
 	var z, zv, wz [maxWide]F
 	var lw logisticScratch
 	m4 := m &^ (rowBlock - 1)
 	widths := [...]int{kn.wideW, kn.wideW / 2, kn.wideW / 4}
 	// weigh sets wz from z (and zv) for rb rows from lo and w models
-	weigh := func(lo, rb, w int) {
+	weigh := func(wz, z, zv []F, lo, rb, w int) {
 		if derivInv != 0 {
 			// eight lanes at a time where the block allows (every AVX-512 block: w is 32,
 			// 16 or 8) and math.Exp takes the FMA path the lanes repeat (logit.HasAsm: not
@@ -392,39 +358,51 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 				out[j*ld+t] = lambda * base[j*ld+t]
 			}
 		}
-		for i := 0; i < m4; {
-			rb := min(rowBlock12, m4-i)
-			x := &X[i*d]
+		// The rows in chunks (see chunkRows): each block of models takes the chunk's
+		// products a row block at a time into zc (and zvc), their weights into wc, then one
+		// accRows call adds the whole chunk to its columns of out (from λ·base in the first
+		// chunk).
+		chunk := chunkRows(d, int(unsafe.Sizeof(lambda)))
+		sp := scratch[F](3 * min(chunk, m4) * kn.wideW)
+		s := *sp
+		for i0 := 0; i0 < m4; i0 += chunk {
+			i1 := min(i0+chunk, m4)
+			n := i1 - i0
+			zc, zvc, wc := s[:n*kn.wideW], s[n*kn.wideW:2*n*kn.wideW], s[2*n*kn.wideW:3*n*kn.wideW]
 			c := c0
 			for _, w := range widths {
 				for ; c+w <= c1; c += w {
+					for i := i0; i < i1; {
+						rb := min(rowBlock12, i1-i)
+						x := &X[i*d]
+						at := (i - i0) * w
+						kn.mul512(w, rb, x, d, &Theta[c], ld, d, &zc[at])
+						if V != nil {
+							kn.mul512(w, rb, x, d, &V[c], ld, d, &zvc[at])
+						}
+						weigh(wc[at:at+rb*w], zc[at:at+rb*w], zvc[at:at+rb*w], i, rb, w)
+						i += rb
+					}
 					var init *F
-					if i == 0 {
-						init = &out[c]
+					if i0 == 0 {
+						init = &base[c]
 					}
-					if V == nil {
-						kn.mul512(w, rb, x, d, &Theta[c], ld, d, &z[0], init, lambda)
-					} else {
-						kn.mul512(w, rb, x, d, &Theta[c], ld, d, &z[0], nil, 0)
-						kn.mul512(w, rb, x, d, &V[c], ld, d, &zv[0], init, lambda)
-					}
-					weigh(i, rb, w)
-					kn.acc512(w, rb, x, d, &wz[0], d, &out[c], ld)
+					kn.accRows(w, &X[i0*d], d, &wc[0], n, d, &out[c], ld, init, lambda)
 				}
 			}
 			for ; c < c1; c++ {
-				for lo := i; lo < i+rb; lo += rowBlock {
+				for lo := i0; lo < i1; lo += rowBlock {
 					xl := &X[lo*d]
 					kn.mul(1, xl, d, &Theta[c], ld, d, &z[0])
 					if V != nil {
 						kn.mul(1, xl, d, &V[c], ld, d, &zv[0])
 					}
-					weigh(lo, rowBlock, 1)
+					weigh(wz[:rowBlock], z[:rowBlock], zv[:rowBlock], lo, rowBlock, 1)
 					kn.acc(1, xl, d, &wz[0], d, &out[c], ld)
 				}
 			}
-			i += rb
 		}
+		putScratch(sp)
 		if m4 < m {
 			edge(out, X, y, Theta, V, m4, m, c0, c1, d, ld, weight)
 		}
@@ -456,6 +434,20 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 		putScratch(sp)
 	}
 }
+
+// chunkRows is the rows pass512 takes in one chunk: as many as fit chunkBytes of X (a
+// multiple of 12, at least 12). A chunk's rows pass twice, once for the products and once for
+// accRows, so they should still be in the core's L2 cache the second time; the gradients are
+// then read and written once a chunk, not once every twelve rows as in blocks. At d = 784
+// that is 156 float32 rows (a mini-batch of 128 in one chunk) or 72 float64 ones.
+func chunkRows(d, size int) int {
+	return max(rowBlock12, chunkBytes/(d*size)/rowBlock12*rowBlock12)
+}
+
+// chunkBytes is the bytes of X a chunk holds at most (half a 1 MB L2 cache, which also holds
+// the group's parameters and gradients); the tests shrink it to cut small problems into
+// several chunks.
+var chunkBytes = 512 << 10
 
 // copyRows is the rows from which pass512 copies a group of models out of a wider Θ into
 // a d × group matrix of its own (and its G back): at a stride of k = 128 models (1 KB a row

@@ -49,135 +49,60 @@ func accF64x4R6AVX2(x *float64, ldx int, z *float64, d int, gp *float64, ldg int
 //go:noescape
 func mulF64x16R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// mulF64x16R12AVX512Init sets z (12 × 16) to x's 12 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF64x16R12AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x16R12AVX512 adds x's 12 rows, transposed, times z (12 × 16) to g's d × 16 panel (AVX-512).
-//
-//go:noescape
-func accF64x16R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
-
 // mulF64x16R8AVX512 sets z (8 × 16) to x's 8 rows times a's d × 16 panel (AVX-512).
 //
 //go:noescape
 func mulF64x16R8AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
-
-// mulF64x16R8AVX512Init sets z (8 × 16) to x's 8 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF64x16R8AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x16R8AVX512 adds x's 8 rows, transposed, times z (8 × 16) to g's d × 16 panel (AVX-512).
-//
-//go:noescape
-func accF64x16R8AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
 // mulF64x16R4AVX512 sets z (4 × 16) to x's 4 rows times a's d × 16 panel (AVX-512).
 //
 //go:noescape
 func mulF64x16R4AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// mulF64x16R4AVX512Init sets z (4 × 16) to x's 4 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+// accRowsF64x16AVX512 sets g's d × 16 panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × 16), a row at a time in order (AVX-512).
 //
 //go:noescape
-func mulF64x16R4AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x16R4AVX512 adds x's 4 rows, transposed, times z (4 × 16) to g's d × 16 panel (AVX-512).
-//
-//go:noescape
-func accF64x16R4AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+func accRowsF64x16AVX512(x *float64, ldx int, z *float64, rows int, d int, gp *float64, ldg int, base *float64, lambda float64)
 
 // mulF64x8R12AVX512 sets z (12 × 8) to x's 12 rows times a's d × 8 panel (AVX-512).
 //
 //go:noescape
 func mulF64x8R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// mulF64x8R12AVX512Init sets z (12 × 8) to x's 12 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF64x8R12AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x8R12AVX512 adds x's 12 rows, transposed, times z (12 × 8) to g's d × 8 panel (AVX-512).
-//
-//go:noescape
-func accF64x8R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
-
 // mulF64x8R8AVX512 sets z (8 × 8) to x's 8 rows times a's d × 8 panel (AVX-512).
 //
 //go:noescape
 func mulF64x8R8AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
-
-// mulF64x8R8AVX512Init sets z (8 × 8) to x's 8 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF64x8R8AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x8R8AVX512 adds x's 8 rows, transposed, times z (8 × 8) to g's d × 8 panel (AVX-512).
-//
-//go:noescape
-func accF64x8R8AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
 // mulF64x8R4AVX512 sets z (4 × 8) to x's 4 rows times a's d × 8 panel (AVX-512).
 //
 //go:noescape
 func mulF64x8R4AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// mulF64x8R4AVX512Init sets z (4 × 8) to x's 4 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+// accRowsF64x8AVX512 sets g's d × 8 panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × 8), a row at a time in order (AVX-512).
 //
 //go:noescape
-func mulF64x8R4AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x8R4AVX512 adds x's 4 rows, transposed, times z (4 × 8) to g's d × 8 panel (AVX-512).
-//
-//go:noescape
-func accF64x8R4AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+func accRowsF64x8AVX512(x *float64, ldx int, z *float64, rows int, d int, gp *float64, ldg int, base *float64, lambda float64)
 
 // mulF64x4R12AVX512 sets z (12 × 4) to x's 12 rows times a's d × 4 panel (AVX-512).
 //
 //go:noescape
 func mulF64x4R12AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// mulF64x4R12AVX512Init sets z (12 × 4) to x's 12 rows times a's d × 4 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF64x4R12AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x4R12AVX512 adds x's 12 rows, transposed, times z (12 × 4) to g's d × 4 panel (AVX-512).
-//
-//go:noescape
-func accF64x4R12AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
-
 // mulF64x4R8AVX512 sets z (8 × 4) to x's 8 rows times a's d × 4 panel (AVX-512).
 //
 //go:noescape
 func mulF64x4R8AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
-
-// mulF64x4R8AVX512Init sets z (8 × 4) to x's 8 rows times a's d × 4 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF64x4R8AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x4R8AVX512 adds x's 8 rows, transposed, times z (8 × 4) to g's d × 4 panel (AVX-512).
-//
-//go:noescape
-func accF64x4R8AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
 
 // mulF64x4R4AVX512 sets z (4 × 4) to x's 4 rows times a's d × 4 panel (AVX-512).
 //
 //go:noescape
 func mulF64x4R4AVX512(x *float64, ldx int, a *float64, lda int, d int, z *float64)
 
-// mulF64x4R4AVX512Init sets z (4 × 4) to x's 4 rows times a's d × 4 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+// accRowsF64x4AVX512 sets g's d × 4 panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × 4), a row at a time in order (AVX-512).
 //
 //go:noescape
-func mulF64x4R4AVX512Init(x *float64, ldx int, a *float64, lda int, d int, z *float64, out *float64, lambda float64)
-
-// accF64x4R4AVX512 adds x's 4 rows, transposed, times z (4 × 4) to g's d × 4 panel (AVX-512).
-//
-//go:noescape
-func accF64x4R4AVX512(x *float64, ldx int, z *float64, d int, gp *float64, ldg int)
+func accRowsF64x4AVX512(x *float64, ldx int, z *float64, rows int, d int, gp *float64, ldg int, base *float64, lambda float64)
 
 // mulF64x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //
@@ -234,135 +159,60 @@ func accF32x8R6AVX2(x *float32, ldx int, z *float32, d int, gp *float32, ldg int
 //go:noescape
 func mulF32x32R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// mulF32x32R12AVX512Init sets z (12 × 32) to x's 12 rows times a's d × 32 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF32x32R12AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x32R12AVX512 adds x's 12 rows, transposed, times z (12 × 32) to g's d × 32 panel (AVX-512).
-//
-//go:noescape
-func accF32x32R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
-
 // mulF32x32R8AVX512 sets z (8 × 32) to x's 8 rows times a's d × 32 panel (AVX-512).
 //
 //go:noescape
 func mulF32x32R8AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
-
-// mulF32x32R8AVX512Init sets z (8 × 32) to x's 8 rows times a's d × 32 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF32x32R8AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x32R8AVX512 adds x's 8 rows, transposed, times z (8 × 32) to g's d × 32 panel (AVX-512).
-//
-//go:noescape
-func accF32x32R8AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // mulF32x32R4AVX512 sets z (4 × 32) to x's 4 rows times a's d × 32 panel (AVX-512).
 //
 //go:noescape
 func mulF32x32R4AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// mulF32x32R4AVX512Init sets z (4 × 32) to x's 4 rows times a's d × 32 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+// accRowsF32x32AVX512 sets g's d × 32 panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × 32), a row at a time in order (AVX-512).
 //
 //go:noescape
-func mulF32x32R4AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x32R4AVX512 adds x's 4 rows, transposed, times z (4 × 32) to g's d × 32 panel (AVX-512).
-//
-//go:noescape
-func accF32x32R4AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+func accRowsF32x32AVX512(x *float32, ldx int, z *float32, rows int, d int, gp *float32, ldg int, base *float32, lambda float32)
 
 // mulF32x16R12AVX512 sets z (12 × 16) to x's 12 rows times a's d × 16 panel (AVX-512).
 //
 //go:noescape
 func mulF32x16R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// mulF32x16R12AVX512Init sets z (12 × 16) to x's 12 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF32x16R12AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x16R12AVX512 adds x's 12 rows, transposed, times z (12 × 16) to g's d × 16 panel (AVX-512).
-//
-//go:noescape
-func accF32x16R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
-
 // mulF32x16R8AVX512 sets z (8 × 16) to x's 8 rows times a's d × 16 panel (AVX-512).
 //
 //go:noescape
 func mulF32x16R8AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
-
-// mulF32x16R8AVX512Init sets z (8 × 16) to x's 8 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF32x16R8AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x16R8AVX512 adds x's 8 rows, transposed, times z (8 × 16) to g's d × 16 panel (AVX-512).
-//
-//go:noescape
-func accF32x16R8AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // mulF32x16R4AVX512 sets z (4 × 16) to x's 4 rows times a's d × 16 panel (AVX-512).
 //
 //go:noescape
 func mulF32x16R4AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// mulF32x16R4AVX512Init sets z (4 × 16) to x's 4 rows times a's d × 16 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+// accRowsF32x16AVX512 sets g's d × 16 panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × 16), a row at a time in order (AVX-512).
 //
 //go:noescape
-func mulF32x16R4AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x16R4AVX512 adds x's 4 rows, transposed, times z (4 × 16) to g's d × 16 panel (AVX-512).
-//
-//go:noescape
-func accF32x16R4AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+func accRowsF32x16AVX512(x *float32, ldx int, z *float32, rows int, d int, gp *float32, ldg int, base *float32, lambda float32)
 
 // mulF32x8R12AVX512 sets z (12 × 8) to x's 12 rows times a's d × 8 panel (AVX-512).
 //
 //go:noescape
 func mulF32x8R12AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// mulF32x8R12AVX512Init sets z (12 × 8) to x's 12 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF32x8R12AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x8R12AVX512 adds x's 12 rows, transposed, times z (12 × 8) to g's d × 8 panel (AVX-512).
-//
-//go:noescape
-func accF32x8R12AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
-
 // mulF32x8R8AVX512 sets z (8 × 8) to x's 8 rows times a's d × 8 panel (AVX-512).
 //
 //go:noescape
 func mulF32x8R8AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
-
-// mulF32x8R8AVX512Init sets z (8 × 8) to x's 8 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
-//
-//go:noescape
-func mulF32x8R8AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x8R8AVX512 adds x's 8 rows, transposed, times z (8 × 8) to g's d × 8 panel (AVX-512).
-//
-//go:noescape
-func accF32x8R8AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
 
 // mulF32x8R4AVX512 sets z (4 × 8) to x's 4 rows times a's d × 8 panel (AVX-512).
 //
 //go:noescape
 func mulF32x8R4AVX512(x *float32, ldx int, a *float32, lda int, d int, z *float32)
 
-// mulF32x8R4AVX512Init sets z (4 × 8) to x's 4 rows times a's d × 8 panel and out's panel (stride lda) to lambda times a's (AVX-512).
+// accRowsF32x8AVX512 sets g's d × 8 panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × 8), a row at a time in order (AVX-512).
 //
 //go:noescape
-func mulF32x8R4AVX512Init(x *float32, ldx int, a *float32, lda int, d int, z *float32, out *float32, lambda float32)
-
-// accF32x8R4AVX512 adds x's 4 rows, transposed, times z (4 × 8) to g's d × 8 panel (AVX-512).
-//
-//go:noescape
-func accF32x8R4AVX512(x *float32, ldx int, z *float32, d int, gp *float32, ldg int)
+func accRowsF32x8AVX512(x *float32, ldx int, z *float32, rows int, d int, gp *float32, ldg int, base *float32, lambda float32)
 
 // mulF32x1AVX2 sets z (4) to x's four rows times a's column of d (stride lda).
 //

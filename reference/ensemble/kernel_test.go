@@ -401,32 +401,38 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 
 // The AVX-512 kernels give the bits the AVX2 panels give, in both precisions, for
 // gradients and Hessian–vector products: each output is the same FMA chain over j and the
-// same row order into G, from the same λ·base, whatever the block. The shapes cover every
-// block pass512 has: k = 45 is two float64 wide blocks, a narrow panel (8), a half panel
-// (4) and one single model, in float32 a wide block (32), a half panel (8) and 5 single
-// models; k = 61 adds float32's narrow panel (16); k = 70 two groups. m = 103 has eight
-// 12-row blocks, a 4-row block and 3 edge rows, m = 44 three 12-row blocks and an 8-row one
-// (a mini-batch of 32 or 128 ends so), m = 3 edge rows alone (λ·base all in Go).
+// same row order into G, from the same λ·base, whatever the block or chunk. The shapes
+// cover every block pass512 has: k = 45 is two float64 wide blocks, a narrow panel (8), a
+// half panel (4) and one single model, in float32 a wide block (32), a half panel (8) and 5
+// single models; k = 61 adds float32's narrow panel (16); k = 70 two groups. m = 103 has
+// eight 12-row blocks, a 4-row block and 3 edge rows, m = 44 three 12-row blocks and an
+// 8-row one (a mini-batch of 32 or 128 ends so), m = 3 edge rows alone (λ·base all in Go).
+// d = 50 leaves accRows 2 columns after its tiles of 8 or 16. Each runs in one chunk, and
+// with the rows cut into chunks of 12 (and 24 or 48): the chunks after the first must add
+// to G, not start again from λ·base.
 func TestAVX512MatchesAVX2(t *testing.T) {
 	if !HasAsm || !HasAVX512 {
 		t.Skip("no AVX-512 here: the wide kernels never run")
 	}
-	for _, k := range []int{45, 61, 70} {
-		for _, m := range []int{103, 44, 3} {
-			const d = 50
-			X, y, Theta := problem(m, d, k, uint64(15+m))
-			_, _, V := problem(m, d, k, uint64(16+m))
-			run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
-				HasAVX512 = wide
-				defer func() { HasAVX512 = true }()
-				return allFour(X, y, Theta, V, m, d, k)
-			}
-			gw, hvw, gw32, hvw32 := run(true)
-			g, hv, g32, hv32 := run(false)
-			for i := range g {
-				if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
-					t.Fatalf("m = %d, k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
-						m, k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+	const d = 50
+	for _, chunk := range []int{chunkBytes, 1, 24 * d * 8} {
+		for _, k := range []int{45, 61, 70} {
+			for _, m := range []int{103, 44, 3} {
+				X, y, Theta := problem(m, d, k, uint64(15+m))
+				_, _, V := problem(m, d, k, uint64(16+m))
+				run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
+					saved := chunkBytes
+					HasAVX512, chunkBytes = wide, chunk
+					defer func() { HasAVX512, chunkBytes = true, saved }()
+					return allFour(X, y, Theta, V, m, d, k)
+				}
+				gw, hvw, gw32, hvw32 := run(true)
+				g, hv, g32, hv32 := run(false)
+				for i := range g {
+					if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
+						t.Fatalf("chunkBytes = %d, m = %d, k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
+							chunk, m, k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
+					}
 				}
 			}
 		}

@@ -138,10 +138,9 @@ func main() {
 		}{{wideRegs, true}, {1, true}, {1, false}} {
 			for _, nr := range []int{rows12, 8, rows} {
 				k := kernel{p, shape.regs, nr, shape.zmm, true}
-				mulWide(k, false)
-				mulWide(k, true)
-				accWide(k)
+				mulWide(k)
 			}
+			accRows(kernel{p, shape.regs, 0, shape.zmm, true})
 		}
 		mulOne(p)
 		accOne(p)
@@ -382,34 +381,18 @@ func zeroZ(r reg.VecVirtual) { VPXORQ(r, r, r) }
 
 // mulWide is mul with AVX-512 registers: rows × regs accumulators (24 of the 32 at most),
 // one FMA chain per output, j in order, so a model rounds here as in the AVX2 panels and in
-// Go. With init (the "Init" kernels, for a call's first row block) it also sets
-// g[j][t] = lambda·a[j][t] (stride lda), one rounded product as Go's lambda*v: LogisticGradient's
-// λΘ, written while Θ's row is in a register instead of in a pass of its own.
-func mulWide(p kernel, init bool) {
+// Go. The rows after the block (the next block's, in pass512's order) are prefetched as it
+// goes: when it ends they are in L1 or on their way, not in memory.
+func mulWide(p kernel) {
 	name := p.name("mul")
-	sig := fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ)
-	doc := fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width())
-	if init {
-		name += "Init"
-		sig = fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s, out *%[1]s, lambda %[1]s)", p.typ)
-		doc = fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel and out's panel (stride lda) to lambda times a's (AVX-512).", name, p.rows, p.width(), p.rows, p.width())
-	}
-	TEXT(name, NOSPLIT, sig)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, a *%[1]s, lda, d int, z *%[1]s)", p.typ))
 	Pragma("noescape")
-	Doc(doc)
+	Doc(fmt.Sprintf("%s sets z (%d × %d) to x's %d rows times a's d × %d panel (AVX-512).", name, p.rows, p.width(), p.rows, p.width()))
 	ra := loadRows(p.precision, p.rows)
 	a := Load(Param("a"), GP64())
 	lda := Load(Param("lda"), GP64())
 	SHLQ(U8(shift(p.size)), lda)
 	d := Load(Param("d"), GP64())
-	var g reg.Register
-	var lam reg.VecVirtual
-	if init {
-		g = Load(Param("out"), GP64())
-		lam = p.vec()
-		l := Load(Param("lambda"), XMM())
-		p.bcast(l, lam)
-	}
 	accs := make([][]reg.VecVirtual, p.rows)
 	for r := range accs {
 		accs[r] = make([]reg.VecVirtual, p.regs)
@@ -418,19 +401,20 @@ func mulWide(p kernel, init bool) {
 			p.zeroVec(accs[r][h])
 		}
 	}
+	// the next rows, rows·size bytes a step: over the d steps, as many bytes as the block's
+	// (a prefetch never faults, so the rows after x's last need not exist)
+	pf := GP64()
+	LEAQ(Mem{Base: ra.bases[len(ra.bases)-1], Index: ra.ldx, Scale: 4}, pf)
+	pfBytes := p.rows * int(p.size)
 	overSteps(name, "store", d, func() {
+		for l := 0; l < pfBytes; l += 64 {
+			PREFETCHT0(Mem{Base: pf, Disp: l})
+		}
+		ADDQ(U8(pfBytes), pf)
 		as := make([]reg.VecVirtual, p.regs)
 		for h := range as {
 			as[h] = p.vec()
 			p.load(Mem{Base: a, Disp: p.vbytes() * h}, as[h])
-		}
-		if init {
-			for h := range as {
-				t := p.vec()
-				p.mul(lam, as[h], t)
-				p.store(t, Mem{Base: g, Disp: p.vbytes() * h})
-			}
-			ADDQ(lda, g)
 		}
 		for r := range p.rows {
 			b := p.vec()
@@ -452,101 +436,109 @@ func mulWide(p kernel, init bool) {
 	RET()
 }
 
-// accWide is acc with AVX-512 registers: z in rows × regs registers, each row of g loaded,
-// one FMA a row in r order, stored.
-func accWide(p kernel) {
-	name := p.name("acc")
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, d int, gp *%[1]s, ldg int)", p.typ))
+// accRows is acc turned around for a chunk of rows at once: g's rows are held in registers,
+// cols of them (8 for a panel of two registers, 16 for one), while every row of the chunk
+// passes, then stored, so that g is read and written once a chunk instead of once every
+// twelve rows:
+//
+//	g[j][t] = init + Σ_{r<rows} x[r][j]·z[r][t],  init = lambda·base[j][t] (base non-nil) or g[j][t],
+//
+// z rows × width (stride width). Each output is one rounded product (as Go's lambda*v, the
+// Init kernels' λ·base) then one FMA a row in r order: the bits of accWide over the same rows
+// in blocks, from the same start.
+func accRows(p kernel) {
+	name := fmt.Sprintf("accRows%sx%dAVX512", p.short, p.width())
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(x *%[1]s, ldx int, z *%[1]s, rows, d int, gp *%[1]s, ldg int, base *%[1]s, lambda %[1]s)", p.typ))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s adds x's %d rows, transposed, times z (%d × %d) to g's d × %d panel (AVX-512).", name, p.rows, p.rows, p.width(), p.width()))
-	ra := loadRows(p.precision, p.rows)
-	z := Load(Param("z"), GP64())
-	zs := make([][]reg.VecVirtual, p.rows)
-	for r := range zs {
-		zs[r] = make([]reg.VecVirtual, p.regs)
-		for h := range zs[r] {
-			zs[r][h] = p.vec()
-			p.load(Mem{Base: z, Disp: p.vbytes() * (p.regs*r + h)}, zs[r][h])
-		}
-	}
-	d := Load(Param("d"), GP64())
+	Doc(fmt.Sprintf("%s sets g's d × %d panel (stride ldg) to lambda times base's (if base is not nil; else g's own) plus x's rows, transposed, times z (rows × %d), a row at a time in order (AVX-512).", name, p.width(), p.width()))
+	x := Load(Param("x"), GP64())
+	ldx := Load(Param("ldx"), GP64())
+	SHLQ(U8(shift(p.size)), ldx)
 	g := Load(Param("gp"), GP64())
 	ldg := Load(Param("ldg"), GP64())
 	SHLQ(U8(shift(p.size)), ldg)
-	// Each row of g takes its rows' FMAs one after the other, a chain of p.rows dependent
-	// operations; the AVX-512 kernels take unroll rows of g a step (unroll·regs chains
-	// interleaved, not one or two), so the chains' latencies overlap without leaning on the
-	// out-of-order window. Each output still sums its rows in order: the same bits.
-	if p.evex {
-		unroll := 4 / p.regs
-		ldg3 := GP64()
-		LEAQ(Mem{Base: ldg, Index: ldg, Scale: 2}, ldg3)
-		steps := GP64()
-		MOVQ(d, steps)
-		SHRQ(U8(map[int]uint8{2: 1, 4: 2}[unroll]), steps)
-		ANDQ(U8(unroll-1), d)
-		gAt := func(u, h int) Mem {
-			m := Mem{Base: g, Disp: p.vbytes() * h}
-			switch u {
-			case 1:
-				m.Index, m.Scale = ldg, 1
-			case 2:
-				m.Index, m.Scale = ldg, 2
-			case 3:
-				m.Index, m.Scale = ldg3, 1
+	base := Load(Param("base"), GP64())
+	lamX := Load(Param("lambda"), XMM())
+	lam := p.vec()
+	p.bcast(lamX, lam)
+	cols := 16 / p.regs
+	// the rows after the chunk (the next chunk's, or the next call's in a run of
+	// mini-batches) are prefetched into L2 a little every row, cols elements a row of the
+	// chunk: over the d columns, as many bytes as the chunk's own rows
+	d := Load(Param("d"), GP64())
+	for _, nc := range []int{cols, 1} {
+		loop := fmt.Sprintf("%scols%d", name, nc)
+		Label(loop)
+		CMPQ(d, U8(nc))
+		JL(LabelRef(loop + "end"))
+		accs := make([][]reg.VecVirtual, nc)
+		for c := range accs {
+			accs[c] = make([]reg.VecVirtual, p.regs)
+			for h := range accs[c] {
+				accs[c][h] = p.vec()
 			}
-			return m
 		}
-		overSteps(name+"u", "done", steps, func() {
-			gs := make([][]reg.VecVirtual, unroll)
-			for u := range gs {
-				gs[u] = make([]reg.VecVirtual, p.regs)
-				for h := range gs[u] {
-					gs[u][h] = p.vec()
-					p.load(gAt(u, h), gs[u][h])
+		// the tile's start: lambda·base, or g
+		row := GP64() // the tile's row c (g or base), walked down a row at a time
+		fromG, started := loop+"g", loop+"start"
+		TESTQ(base, base)
+		JZ(LabelRef(fromG))
+		MOVQ(base, row)
+		for c := range nc {
+			for h := range p.regs {
+				p.mul(Mem{Base: row, Disp: p.vbytes() * h}, lam, accs[c][h])
+			}
+			ADDQ(ldg, row)
+		}
+		JMP(LabelRef(started))
+		Label(fromG)
+		MOVQ(g, row)
+		for c := range nc {
+			for h := range p.regs {
+				p.load(Mem{Base: row, Disp: p.vbytes() * h}, accs[c][h])
+			}
+			ADDQ(ldg, row)
+		}
+		Label(started)
+		xr := GP64()
+		MOVQ(x, xr)
+		zp := Load(Param("z"), GP64())
+		n := Load(Param("rows"), GP64())
+		overSteps(loop+"r", "done", n, func() {
+			zs := make([]reg.VecVirtual, p.regs)
+			for h := range zs {
+				zs[h] = p.vec()
+				p.load(Mem{Base: zp, Disp: p.vbytes() * h}, zs[h])
+			}
+			for c := range nc {
+				b := p.vec()
+				p.bcast(Mem{Base: xr, Disp: c * int(p.size)}, b)
+				for h := range zs {
+					p.fma(zs[h], b, accs[c][h])
 				}
 			}
-			for r := range p.rows {
-				for u := range unroll {
-					b := p.vec()
-					m := ra.at(r)
-					m.Disp += u * int(p.size)
-					p.bcast(m, b)
-					for h := range p.regs {
-						p.fma(zs[r][h], b, gs[u][h])
-					}
-				}
-			}
-			for u := range gs {
-				for h := range gs[u] {
-					p.store(gs[u][h], gAt(u, h))
-				}
-			}
-			LEAQ(Mem{Base: g, Index: ldg, Scale: uint8(unroll)}, g)
-			for _, b := range ra.bases {
-				ADDQ(U8(unroll*int(p.size)), b)
-			}
+			ADDQ(ldx, xr)
+			ADDQ(U32(p.vbytes()*p.regs), zp)
 		})
-	}
-	overSteps(name, "done", d, func() {
-		gs := make([]reg.VecVirtual, p.regs)
-		for h := range gs {
-			gs[h] = p.vec()
-			p.load(Mem{Base: g, Disp: p.vbytes() * h}, gs[h])
-		}
-		for r := range p.rows {
-			b := p.vec()
-			p.bcast(ra.at(r), b)
-			for h := range gs {
-				p.fma(zs[r][h], b, gs[h])
+		MOVQ(g, row)
+		for c := range nc {
+			for h := range p.regs {
+				p.store(accs[c][h], Mem{Base: row, Disp: p.vbytes() * h})
 			}
+			ADDQ(ldg, row)
 		}
-		for h := range gs {
-			p.store(gs[h], Mem{Base: g, Disp: p.vbytes() * h})
+		MOVQ(row, g)
+		TESTQ(base, base)
+		JZ(LabelRef(loop + "nobase"))
+		for range nc {
+			ADDQ(ldg, base)
 		}
-		ADDQ(ldg, g)
-		ra.step()
-	})
+		Label(loop + "nobase")
+		ADDQ(U8(nc*int(p.size)), x)
+		SUBQ(U8(nc), d)
+		JMP(LabelRef(loop))
+		Label(loop + "end")
+	}
 	VZEROUPPER()
 	RET()
 }
@@ -1136,36 +1128,80 @@ func expConst8(name string) Mem {
 	return expData8[name]
 }
 
-// expLanes8 is expLanes on eight lanes (AVX-512F): the same operations in the same order,
-// so math.Exp's bits for arguments on its normal path.
-func expLanes8(x reg.VecVirtual) reg.VecVirtual {
-	x1 := ZMM()
-	VMULPD(expConst8("log2e"), x, x1)
-	bx := YMM()
-	VCVTPD2DQ(x1, bx) // rounds to nearest, as CVTSD2SL does
-	VCVTDQ2PD(bx, x1)
-	x0 := ZMM()
-	VMOVAPD(x, x0)
-	VFNMADD231PD(expConst8("ln2u"), x1, x0)
-	VFNMADD231PD(expConst8("ln2l"), x1, x0)
-	VMULPD(expConst8("sixteenth"), x0, x0)
-	p := ZMM()
-	VMOVUPD(expConst8("c8"), p)
+// expLanes8 is expLanes on eight lanes (AVX-512F) of each of xs, the vectors' operations
+// interleaved (one step for every vector, then the next): the same operations in the same
+// order on each vector, so math.Exp's bits for arguments on its normal path, with the
+// vectors' dependent chains overlapping instead of waiting on each other.
+func expLanes8(xs []reg.VecVirtual) []reg.VecVirtual {
+	n := len(xs)
+	vecs := func() []reg.VecVirtual {
+		v := make([]reg.VecVirtual, n)
+		for i := range v {
+			v[i] = ZMM()
+		}
+		return v
+	}
+	x1, x0, p, scale := vecs(), vecs(), vecs(), vecs()
+	bx := make([]reg.VecVirtual, n)
+	for i, x := range xs {
+		VMULPD(expConst8("log2e"), x, x1[i])
+	}
+	for i := range xs {
+		bx[i] = YMM()
+		VCVTPD2DQ(x1[i], bx[i]) // rounds to nearest, as CVTSD2SL does
+	}
+	for i := range xs {
+		VCVTDQ2PD(bx[i], x1[i])
+	}
+	for i, x := range xs {
+		VMOVAPD(x, x0[i])
+	}
+	for i := range xs {
+		VFNMADD231PD(expConst8("ln2u"), x1[i], x0[i])
+	}
+	for i := range xs {
+		VFNMADD231PD(expConst8("ln2l"), x1[i], x0[i])
+	}
+	for i := range xs {
+		VMULPD(expConst8("sixteenth"), x0[i], x0[i])
+	}
+	for i := range xs {
+		VMOVUPD(expConst8("c8"), p[i])
+	}
 	for _, c := range []string{"c7", "c6", "c5", "c4", "c3", "c2", "one"} {
-		VFMADD213PD(expConst8(c), x0, p)
+		for i := range xs {
+			VFMADD213PD(expConst8(c), x0[i], p[i])
+		}
 	}
-	VMULPD(p, x0, x0)
+	for i := range xs {
+		VMULPD(p[i], x0[i], x0[i])
+	}
 	for range 3 {
-		VADDPD(expConst8("two"), x0, p)
-		VMULPD(p, x0, x0)
+		for i := range xs {
+			VADDPD(expConst8("two"), x0[i], p[i])
+		}
+		for i := range xs {
+			VMULPD(p[i], x0[i], x0[i])
+		}
 	}
-	VADDPD(expConst8("two"), x0, p)
-	VFMADD213PD(expConst8("one"), p, x0)
-	scale := ZMM()
-	VPMOVSXDQ(bx, scale)
-	VPADDQ(expConst8("bias"), scale, scale)
-	VPSLLQ(U8(52), scale, scale)
-	VMULPD(scale, x0, x0)
+	for i := range xs {
+		VADDPD(expConst8("two"), x0[i], p[i])
+	}
+	for i := range xs {
+		VFMADD213PD(expConst8("one"), p[i], x0[i])
+	}
+	for i := range xs {
+		VPMOVSXDQ(bx[i], scale[i])
+	}
+	for i := range xs {
+		VPADDQ(expConst8("bias"), scale[i], scale[i])
+	}
+	for i := range xs {
+		VPSLLQ(U8(52), scale[i], scale[i])
+	}
+	for i := range xs {
+		VMULPD(scale[i], x0[i], x0[i])
+	}
 	return x0
 }
 
@@ -1208,54 +1244,91 @@ func weights512(p precision) {
 	VXORPD(expConst8("sign"), negY, negY)
 	n := GP64()
 	MOVQ(w, n)
-	Label(name + "lanes")
-	TESTQ(n, n)
-	JZ(LabelRef(name + "next"))
-	u, t := ZMM(), ZMM()
-	if p.size == 4 {
-		VCVTPS2PD(Mem{Base: z}, u)
-	} else {
-		VMOVUPD(Mem{Base: z}, u)
+	// a row's vectors four at a time, then two, then one, each group's operations
+	// interleaved (expLanes8): each vector's own operations in the same order whatever its
+	// group, so the same bits
+	for _, nv := range []int{4, 2, 1} {
+		lanes := fmt.Sprintf("%slanes%d", name, nv)
+		Label(lanes)
+		CMPQ(n, U8(nv))
+		JL(LabelRef(lanes + "end"))
+		vecs := func() []reg.VecVirtual {
+			v := make([]reg.VecVirtual, nv)
+			for i := range v {
+				v[i] = ZMM()
+			}
+			return v
+		}
+		u, t, abs := vecs(), vecs(), vecs()
+		for i := range nv {
+			if p.size == 4 {
+				VCVTPS2PD(Mem{Base: z, Disp: 32 * i}, u[i])
+			} else {
+				VMOVUPD(Mem{Base: z, Disp: 64 * i}, u[i])
+			}
+		}
+		for i := range nv {
+			VMULPD(u[i], negY, t[i]) // t = −y·u
+		}
+		for i := range nv {
+			VANDPD(expConst8("abs"), t[i], abs[i])
+		}
+		for i := range nv {
+			ok := K()
+			VCMPPD(U8(0x12), expConst8("normal"), abs[i], ok) // |t| ≤ 708 (LE_OQ: NaN fails)
+			m := GP32()
+			KMOVW(ok, m)
+			CMPL(m, U32(0xff))
+			normal := fmt.Sprintf("%snormal%d_%d", name, nv, i)
+			JE(LabelRef(normal))
+			MOVQ(U64(1), special)
+			Label(normal)
+		}
+		pos := make([]reg.OpmaskVirtual, nv)
+		for i := range nv {
+			pos[i] = K()
+			VCMPPD(U8(0x1d), zero, t[i], pos[i]) // t ≥ 0 (GE_OQ)
+		}
+		negT, x := vecs(), vecs()
+		for i := range nv {
+			VXORPD(expConst8("sign"), t[i], negT[i])
+		}
+		for i := range nv {
+			VBLENDMPD(negT[i], t[i], pos[i], x[i]) // x = t ≥ 0 ? −t : t
+		}
+		e := expLanes8(x)
+		num, den, sg := vecs(), vecs(), vecs()
+		for i := range nv {
+			VBLENDMPD(expConst8("one"), e[i], pos[i], num[i])
+		}
+		for i := range nv {
+			VADDPD(expConst8("one"), e[i], den[i])
+		}
+		for i := range nv {
+			VDIVPD(den[i], num[i], sg[i]) // σ(t)
+		}
+		for i := range nv {
+			VMULPD(sg[i], negY, sg[i]) // −y·s
+		}
+		for i := range nv {
+			if p.size == 4 {
+				// logit.Derivs at inv = 1 (the multiplication by 1 exact), rounded to
+				// float32, then inv·w in float32
+				s32 := YMM()
+				VCVTPD2PS(sg[i], s32)
+				VMULPS(inv.AsY(), s32, s32)
+				VMOVUPS(s32, Mem{Base: wz, Disp: 32 * i})
+			} else {
+				VMULPD(inv, sg[i], sg[i])
+				VMOVUPD(sg[i], Mem{Base: wz, Disp: 64 * i})
+			}
+		}
+		ADDQ(U32(nv*8*int(p.size)), wz)
+		ADDQ(U32(nv*8*int(p.size)), z)
+		SUBQ(U8(nv), n)
+		JMP(LabelRef(lanes))
+		Label(lanes + "end")
 	}
-	VMULPD(u, negY, t) // t = −y·u
-	abs := ZMM()
-	VANDPD(expConst8("abs"), t, abs)
-	ok := K()
-	VCMPPD(U8(0x12), expConst8("normal"), abs, ok) // |t| ≤ 708 (LE_OQ: NaN fails)
-	m := GP32()
-	KMOVW(ok, m)
-	CMPL(m, U32(0xff))
-	JE(LabelRef(name + "normal"))
-	MOVQ(U64(1), special)
-	Label(name + "normal")
-	pos := K()
-	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
-	negT, x := ZMM(), ZMM()
-	VXORPD(expConst8("sign"), t, negT)
-	VBLENDMPD(negT, t, pos, x) // x = t ≥ 0 ? −t : t
-	e := expLanes8(x)
-	num, den, sg := ZMM(), ZMM(), ZMM()
-	VBLENDMPD(expConst8("one"), e, pos, num)
-	VADDPD(expConst8("one"), e, den)
-	VDIVPD(den, num, sg) // σ(t)
-	VMULPD(sg, negY, sg) // −y·s
-	if p.size == 4 {
-		// logit.Derivs at inv = 1 (the multiplication by 1 exact), rounded to float32,
-		// then inv·w in float32
-		s32 := YMM()
-		VCVTPD2PS(sg, s32)
-		VMULPS(inv.AsY(), s32, s32)
-		VMOVUPS(s32, Mem{Base: wz})
-		ADDQ(U8(32), wz)
-		ADDQ(U8(32), z)
-	} else {
-		VMULPD(inv, sg, sg)
-		VMOVUPD(sg, Mem{Base: wz})
-		ADDQ(U8(64), wz)
-		ADDQ(U8(64), z)
-	}
-	DECQ(n)
-	JMP(LabelRef(name + "lanes"))
 	Label(name + "next")
 	ADDQ(U8(p.size), y)
 	DECQ(nrows)
