@@ -63,7 +63,11 @@
 // with one address give the same values whatever ran between them (see ExampleFillWide).
 // FillScaledWide(noise, sd, seed, t, s) writes sd·z for each normal z in the same pass,
 // the very bits of multiplying FillWide's output by sd (one rounding of the product): the
-// Langevin step's noise σ·√(2η)·z without a second pass over it.
+// Langevin step's noise σ·√(2η)·z without a second pass over it. An ensemble of runs,
+// one stream a run, draws a step's noise with FillScaledWideRows(noise, d, sd, seeds, t, s):
+// row r of noise is FillScaledWide's d values of seeds[r], the same bits, with the rows'
+// last partial units of the kernels (16 of 784 normals) transformed together instead of
+// one row at a time.
 //
 // # Reading a stream from any block
 //

@@ -161,6 +161,63 @@ func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
 	}
 }
 
+// rowsWide is FillScaledWideRows on the split kernels: each row's whole units in place
+// (splitWide), and the rows' partial units' words gathered, a whole number of Philox
+// groups a row, into one buffer whose units the transform then takes a step at a time, as
+// it takes a row's own (it maps each group's record of words to that group's values, in
+// the same place, so groups of different rows side by side give each the values it gives
+// alone), before each row's values are copied back.
+func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, step uint32) {
+	group, _, unit, units := shape()
+	per := 4 * unit // values a unit
+	full := d / per * per
+	rest := d - full
+	// a partial unit's whole groups, in quadwords: Philox writes a group's words as one
+	// record (word 0 of its blocks, then word 1, …), which the transform turns into the
+	// group's values in the same place
+	slots := (rest + 4*group - 1) / (4 * group) * (4 * group)
+	// buf takes the partial units of batch rows at a time (16 on AVX-512 at d = 784, a
+	// group of 8 blocks a row); tail one row's words before they are gathered (at most
+	// two of AVX-512's groups)
+	var buf [8 * 64]uint64
+	var tail [64]uint64
+	batch := len(seeds)
+	if slots > 0 {
+		batch = len(buf) / slots
+	}
+	block := uint32(full / 4) // the partial unit's first block
+	for t0 := 0; t0 < len(seeds); t0 += batch {
+		t1 := min(t0+batch, len(seeds))
+		for t := t0; t < t1; t++ {
+			pre := preRounds(seeds[t], trial, step)
+			row := dst[t*d : (t+1)*d]
+			if full > 0 {
+				splitWide(row[:full], sd, 0, &pre)
+			}
+			if slots > 0 {
+				philoxWords(tail[:], (slots+4*group-1)/(4*group), block, &pre)
+				copy(buf[(t-t0)*slots:(t-t0+1)*slots], tail[:slots])
+			}
+		}
+		if slots == 0 {
+			continue
+		}
+		n := (t1 - t0) * slots
+		u := (n + per - 1) / per // the units the gathered words fill (the last one's rest is junk, never read back)
+		out := (*[len(buf)]float64)(unsafe.Pointer(&buf))
+		if steps := u / units; steps > 0 {
+			transformWide(&out[0], &buf[0], steps, sd, false)
+		}
+		if r := u - u/units*units; r > 0 {
+			at := u / units * units * per
+			transformWide(&out[at], &buf[at], r, sd, true)
+		}
+		for t := t0; t < t1; t++ {
+			copy(dst[t*d+full:(t+1)*d], out[(t-t0)*slots:(t-t0)*slots+rest])
+		}
+	}
+}
+
 // fillWideGo writes sd·float64(z) for the stream's float32 normals z from 4·block on, a
 // block at a time in Go.
 func fillWideGo(dst []float64, sd float64, seed, trial uint64, step, block uint32) {

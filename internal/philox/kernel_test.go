@@ -333,6 +333,8 @@ func TestGODEBUGChoosesThePath(t *testing.T) {
 func TestFillDoesNotAllocate(t *testing.T) {
 	d64 := make([]float64, 784) // 784 = 24 AVX-512 steps + 16; 1001 ends mid-step too
 	dw := make([]float64, 1001)
+	seeds := make([]uint64, 32)
+	rows := make([]float64, 32*784)
 	for _, p := range paths() {
 		onPath(p, func() {
 			for _, c := range []struct {
@@ -343,6 +345,7 @@ func TestFillDoesNotAllocate(t *testing.T) {
 				{"fillWide from block 5", func() { fillWide(dw, 1, 1, 2, 3, 5) }},
 				{"FillScaledWide", func() { FillScaledWide(d64, 0.3, 1, 2, 3) }},
 				{"FillScaledWide 1001", func() { FillScaledWide(dw, 0.3, 1, 2, 3) }},
+				{"FillScaledWideRows 32 × 784", func() { FillScaledWideRows(rows, 784, 0.3, seeds, 2, 3) }},
 			} {
 				if n := testing.AllocsPerRun(20, c.f); n != 0 {
 					t.Errorf("%s, path %s: %v allocations a call", c.name, pathNames[p], n)
@@ -501,5 +504,45 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Fatalf("%d values differ", bad)
+	}
+}
+
+// FillScaledWideRows gives each row FillScaledWide's bits for its stream (a property, on
+// every path): d from 0 to 300 crosses every size of a row's partial unit on both kernels
+// (0 to 63 values on AVX-512, 0 to 31 on AVX2), and k up to 70 rows the batches of
+// partial units (at d = 784, 16 rows' groups of 32 words fill the gathering buffer).
+// Planted, each seen to fail: a row's partial unit read from its block 0 (not after its
+// whole units), the gathered words a quadword out of place, the last batch's rows
+// skipped.
+func TestFillScaledWideRowsIsFillScaledWide(t *testing.T) {
+	for _, p := range paths() {
+		t.Run(pathNames[p], func(t *testing.T) {
+			onPath(p, func() {
+				rapid.Check(t, func(t *rapid.T) {
+					k := rapid.IntRange(0, 70).Draw(t, "k")
+					d := rapid.OneOf(rapid.IntRange(0, 300), rapid.Just(784)).Draw(t, "d")
+					trial := rapid.Uint64().Draw(t, "trial")
+					step := rapid.Uint32().Draw(t, "step")
+					sd := rapid.Float64Range(-2, 2).Draw(t, "sd")
+					seeds := make([]uint64, k)
+					for i := range seeds {
+						seeds[i] = rapid.Uint64().Draw(t, "seed")
+					}
+					got := make([]float64, k*d+3)
+					got[k*d], got[k*d+1], got[k*d+2] = 1, 2, 3 // past the rows: left alone
+					FillScaledWideRows(got, d, sd, seeds, trial, step)
+					want := make([]float64, d)
+					for r, seed := range seeds {
+						FillScaledWide(want, sd, seed, trial, step)
+						if i, ok := sameBits(bits64(got[r*d:(r+1)*d]), bits64(want)); !ok {
+							t.Fatalf("row %d of %d (d = %d): value %d is %v, FillScaledWide's %v", r, k, d, i, got[r*d+i], want[i])
+						}
+					}
+					if got[k*d] != 1 || got[k*d+1] != 2 || got[k*d+2] != 3 {
+						t.Fatalf("values past the %d rows changed: %v", k, got[k*d:])
+					}
+				})
+			})
+		})
 	}
 }

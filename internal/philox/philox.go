@@ -108,3 +108,28 @@ func FillWide(dst []float64, seed, trial uint64, step uint32) {
 func FillScaledWide(dst []float64, sd float64, seed, trial uint64, step uint32) {
 	fillWide(dst, sd, seed, trial, step, 0)
 }
+
+// FillScaledWideRows is FillScaledWide for len(seeds) streams at once: row t of dst (its
+// values t·d to (t+1)·d) gets FillScaledWide's d values of stream (seeds[t], trial, step),
+// the same bits. It is what an ensemble of runs draws at a step, one stream a run. Where
+// d is not a multiple of the kernels' unit (64 normals on AVX-512, 32 on AVX2), each row's
+// last partial unit costs a whole unit's transform on its own (784 = 12·64 + 16: a tenth
+// of the row for a sixty-fourth of its values); here the rows' partial units are
+// transformed together, full units of several rows' words. It panics if dst is shorter
+// than len(seeds)·d, or beyond a stream's 2³⁴ normals.
+func FillScaledWideRows(dst []float64, d int, sd float64, seeds []uint64, trial uint64, step uint32) {
+	if d < 0 || len(dst) < len(seeds)*d {
+		panic(fmt.Sprintf("philox: FillScaledWideRows: %d rows of %d values need %d, dst has %d", len(seeds), d, len(seeds)*d, len(dst)))
+	}
+	checkLen(0, d)
+	if d == 0 {
+		return
+	}
+	if path == pathGo {
+		for t, seed := range seeds {
+			fillWideGo(dst[t*d:(t+1)*d], sd, seed, trial, step, 0)
+		}
+		return
+	}
+	rowsWide(dst, d, sd, seeds, trial, step)
+}

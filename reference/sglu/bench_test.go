@@ -74,8 +74,8 @@ func BenchmarkEpoch(b *testing.B) {
 // read of the float64 data (x-stream) and to the FLOP limit, 4·n·d flops a trial-epoch
 // at this core's FMA peak (x-peak; float32's limit is half float64's; two workers have two
 // cores). "noise-k=32" draws exactly the noise the k = 32 ensemble draws in an epoch
-// (philox.FillScaledWide of each run's key at each step, into the ensemble's k × d buffer) and
-// reports its share of that epoch's time, measured just before; "grad-k=32" and
+// (philox.FillScaledWideRows of the runs' keys at each step, into the ensemble's k × d
+// buffer) and reports its share of that epoch's time, measured just before; "grad-k=32" and
 // "grad32-k=32" are the epoch's gradients alone (ensemble.LogisticGradient,
 // LogisticGradient32); "update-k=32" and "update32-k=32" the epoch's updates alone
 // (ensemble.NoisyStep, NoisyStep32, on buffers of the k = 32 ensemble's shape), with
@@ -259,9 +259,7 @@ func BenchmarkFullEpoch(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for s := range uint32(n / batch) {
-					for t, key := range keys {
-						philox.FillScaledWide(z[t*d:(t+1)*d], sd, key, 0, s)
-					}
+					philox.FillScaledWideRows(z, d, sd, keys, 0, s)
 				}
 			}
 			per := perTrial(b, k)

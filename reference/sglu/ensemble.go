@@ -137,8 +137,9 @@ func (e *Ensemble) drawKeys() {
 }
 
 // step is one noisy projected step of every run on batch j, step s of the Epochs call.
-// The noise is each run's FillScaledWide into its row of z; the update (ensemble.NoisyStep) is one
-// pass over the d × k iterates, θ + (sd·z − η·g) as the Model computes it, accumulating
+// The noise is each run's FillScaledWide into its row of z (FillScaledWideRows: all runs
+// at once, the same bits); the update (ensemble.NoisyStep) is one pass over the d × k
+// iterates, θ + (sd·z − η·g) as the Model computes it, accumulating
 // each run's squared norm in its lane in coordinate order; the projection then scales the
 // runs outside the ball by R/‖θ‖, the factor reference.ProjectBall applies. In float32
 // the update reads the float32 gradients and writes the iterates' float32 copy the next
@@ -152,9 +153,7 @@ func (e *Ensemble) step(j int, s uint32) {
 	} else {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
-	for t, key := range e.keys {
-		philox.FillScaledWide(e.z[t*d:(t+1)*d], sd, key, 0, s) // sd·z, rounded once
-	}
+	philox.FillScaledWideRows(e.z, d, sd, e.keys, 0, s) // row t: sd·z of run t's key, rounded once
 	norm2 := e.norm2[:k]
 	clear(norm2)
 	if e.x32 != nil {
