@@ -23,12 +23,15 @@
 // is read from cache once for twelve rows and a row of X once for 16 models — the same
 // sums in the same order, so the same bits. There every row block (12, or 8 or 4 at a
 // batch's end) goes through AVX-512 kernels — the wide blocks, then one narrow panel of one
-// 512-bit register and one half panel of a 256-bit one — and the first block's products
-// also write λΘ into G, so a mini-batch call (b = 32 or 128) makes no pass of its own over
-// Θ and G (pass512). R's logistic derivatives are computed four at
-// a time too (reference/internal/logit: lane by lane by the operations math.Exp performs
-// on amd64, so the bits the Go code gets from math.Exp). Together these took a float64
-// trial-epoch at k = 32 from 1.7 to about 1.2 times the FLOP limit.
+// 512-bit register and one half panel of a 256-bit one — and the rows go in chunks (up to
+// 512 KB of X: a float32 mini-batch of 128 is one): a block of models takes the chunk's
+// products into a buffer, then adds the whole chunk into G with G's rows held in registers
+// while the chunk's rows pass (accRows), starting from λΘ in the first chunk, so G is read
+// and written once a chunk, not once every twelve rows, and a call makes no pass of its own
+// over Θ and G (pass512). R's logistic derivatives are computed eight at a time too, in
+// float64 (reference/internal/logit's operations: lane by lane those math.Exp performs on
+// amd64, so the bits the Go code gets from math.Exp). Together these took a float64
+// trial-epoch at k = 32 from 1.7 to about 1.25 times the FLOP limit.
 //
 // Against one model at a time the results differ only by rounding: each gradient is the
 // same sums in another order, within the bound Higham's γ_n gives (the tests derive it
@@ -54,7 +57,10 @@
 // LogisticHVP makes the same pass for Hessian–vector products (Newton-type steps and
 // curvature checks). LogisticGradient32 and LogisticHVP32 are the float32 versions:
 // panels of 16, half the bytes and twice the flops an instruction, within RoundingBound32
-// of float64 — for measuring what precision changes, not for certificates.
+// of float64 — for measuring what precision changes, not for certificates. The float32
+// gradient's derivatives are float32 too (logisticDeriv32: its own exp, 16 lanes a 512-bit
+// register, 8 with AVX2, one at a time in Go, the same bits on every path), where the
+// float64 ones took eight lanes a register and a float64 division.
 //
 // PeakFLOPS and StreamSeconds measure the two ceilings the benchmarks state their times
 // against: this core's FMA peak (4·n·d flops a trial-epoch at that rate is the FLOP limit)

@@ -40,8 +40,9 @@ func LogisticGradient(G, X, y, Theta []float64, m, d, k int, lambda float64) {
 }
 
 // LogisticGradient32 is LogisticGradient in float32: panels of 16 models, groups of 64,
-// half the bytes and twice the flops an instruction. Its sums round to float32 (2⁻²⁴),
-// and the Go fallback rounds each fused step twice (through float64), so unlike the
+// half the bytes and twice the flops an instruction. Its sums round to float32 (2⁻²⁴), its
+// derivatives are float32's (logisticDeriv32, the same bits on every path), and the Go
+// fallback rounds each fused step twice (through float64), so unlike the
 // float64 kernel it is not the same bits on every path (on one path a model's bits still
 // do not depend on its place among the k): a speed path for measurements, not for
 // certificates or exact checks.
@@ -202,8 +203,18 @@ func fma[F float](a, b, c F) F { return F(math.FMA(float64(a), float64(b), float
 func gradient[F float](G, X, y, Theta []F, m, d, k int, lambda F, kn kernels[F]) {
 	inv := 1 / F(m)
 	pass(G, X, y, Theta, nil, Theta, m, d, k, lambda, kn, func(u, _, yi F) F {
-		return inv * F(logisticDeriv(float64(u), float64(yi)))
+		return inv * deriv(u, yi)
 	}, inv)
+}
+
+// deriv is the precision's φ'(u) with label y: logisticDeriv in float64, logisticDeriv32
+// in float32.
+func deriv[F float](u, y F) F {
+	var zero F
+	if unsafe.Sizeof(zero) == 4 {
+		return F(logisticDeriv32(float32(u), float32(y)))
+	}
+	return F(logisticDeriv(float64(u), float64(y)))
 }
 
 // hvp is LogisticHVP for either precision.
@@ -522,7 +533,7 @@ func edge[F float](out, X, y, Theta, V []F, lo, hi, c0, c1, d, k int, weight fun
 }
 
 // logisticScratch is logisticWeights's float64 room, on pass's stack.
-type logisticScratch struct{ u, y, w [maxWide]float64 }
+type logisticScratch struct{ y [maxWide]float64 }
 
 // noClip is the clip level of a loss that is not clipped, for every output of a block.
 var noClip = func() (c [maxWide]float64) {
@@ -532,28 +543,30 @@ var noClip = func() (c [maxWide]float64) {
 	return c
 }()
 
-// logisticWeights sets wz[r·w+t] = inv·φ'(z[r·w+t]) with label y[r]: logit.Derivs's lanes,
-// the bits inv * F(logisticDeriv(u, y)) gives (in float32 over float64 copies, rounded as
-// that expression rounds: Derivs at inv = 1 is logisticDeriv's value exactly).
+// logisticWeights sets wz[r·w+t] = inv·φ'(z[r·w+t]) with label y[r], the bits
+// inv * deriv(u, y) gives: in float64 logit.Derivs's lanes (Derivs at inv = 1 is
+// logisticDeriv's value exactly); in float32 the AVX2 kernel's eight lanes where w allows
+// and no margin leaves its range, else logisticDeriv32 one value at a time.
 func logisticWeights[F float](wz, z, y []F, w int, inv F, s *logisticScratch) {
+	var zero F
+	if unsafe.Sizeof(zero) == 4 {
+		if HasAsm && w%8 == 0 && len(y) > 0 && weightsAVX2(&wz[0], &z[0], &y[0], len(y), w, inv) {
+			return
+		}
+		for r, yr := range y {
+			for t := range w {
+				wz[r*w+t] = inv * deriv(z[r*w+t], yr)
+			}
+		}
+		return
+	}
 	n := len(z)
 	for r, yr := range y {
 		for t := range w {
 			s.y[r*w+t] = float64(yr)
 		}
 	}
-	var zero F
-	if unsafe.Sizeof(zero) == 8 {
-		logit.Derivs(unsafe.Slice((*float64)(unsafe.Pointer(&wz[0])), n), unsafe.Slice((*float64)(unsafe.Pointer(&z[0])), n), s.y[:n], noClip[:n], float64(inv))
-		return
-	}
-	for i, u := range z {
-		s.u[i] = float64(u)
-	}
-	logit.Derivs(s.w[:n], s.u[:n], s.y[:n], noClip[:n], 1)
-	for i, v := range s.w[:n] {
-		wz[i] = inv * F(v)
-	}
+	logit.Derivs(unsafe.Slice((*float64)(unsafe.Pointer(&wz[0])), n), unsafe.Slice((*float64)(unsafe.Pointer(&z[0])), n), s.y[:n], noClip[:n], float64(inv))
 }
 
 // logisticDeriv is φ'(u) = −y σ(−y u) for the logistic link, computed without overflow:
@@ -612,27 +625,31 @@ func accGo[F float](p int, x *F, ldx int, z *F, d int, g *F, ldg int) {
 //
 //   - an evaluation's xᵢᵀθ is off by at most γ_d Σ_j |x_ij θ_j|;
 //   - φ' is ¼-Lipschitz, and σ costs exp (at most 1 ulp) and three operations, so φ'ᵢ is
-//     off by at most ¼·|Δ(xᵢᵀθ)| + 5u|φ'ᵢ|;
+//     off by at most ¼·|Δ(xᵢᵀθ)| + 5u|φ'ᵢ| (plus the least subnormal, where φ'ᵢ underflows);
 //   - the sum (1/m)Σᵢ x_ij φ'ᵢ + λθ_j of m + 1 terms is off by γ_{m+2} of its absolute
 //     terms (the scaling by 1/m included).
 func RoundingBound(X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
-	return 2 * evalBound(Unit, X, y, Theta, m, d, k, j, t, lambda)
+	return 2 * evalBound(Unit, 0x1p-1074, X, y, Theta, m, d, k, j, t, lambda)
 }
 
 // RoundingBound32 bounds |G_jt − Ĝ_jt| between LogisticGradient32's evaluation and a
 // float64 one on the same (float32) inputs: one evaluation's bound at float32's unit
 // roundoff, 2⁻²⁴ (times 1 + 2⁻²⁸ for the Go fallback's fused steps rounded twice), plus
-// one at float64's.
+// one at float64's. The float32 derivative, logisticDeriv32, keeps to the same 5u: its
+// exp32 is within 3u and passes to σ with a factor 1/(1 + e) ≤ 1, then two roundings
+// (TestLogisticDeriv32Accuracy); where φ' is subnormal its last place, 2⁻¹⁴⁹, is added.
 func RoundingBound32(X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
-	return evalBound(Unit32, X, y, Theta, m, d, k, j, t, lambda) + evalBound(Unit, X, y, Theta, m, d, k, j, t, lambda)
+	return evalBound(Unit32, 0x1p-149, X, y, Theta, m, d, k, j, t, lambda) + evalBound(Unit, 0x1p-1074, X, y, Theta, m, d, k, j, t, lambda)
 }
 
 // Unit32 is float32's unit roundoff 2⁻²⁴, widened by 2⁻²⁸ of itself: a fused step computed
 // through float64 and rounded to float32 errs by at most 2⁻²⁴ + 2⁻⁵³ of its result.
 const Unit32 = 0x1p-24 * (1 + 0x1p-28)
 
-// evalBound is one evaluation's error bound at unit roundoff u (RoundingBound's terms).
-func evalBound(u float64, X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
+// evalBound is one evaluation's error bound at unit roundoff u (RoundingBound's terms),
+// with tiny, the precision's least subnormal, added to each derivative's error: the
+// relative 5u does not hold where φ' underflows.
+func evalBound(u, tiny float64, X, y, Theta []float64, m, d, k, j, t int, lambda float64) float64 {
 	gamma := func(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 	var b, abs float64
 	for i := range m {
@@ -642,7 +659,7 @@ func evalBound(u float64, X, y, Theta []float64, m, d, k, j, t int, lambda float
 			ui += X[i*d+l] * Theta[l*k+t]
 		}
 		dphi := math.Abs(logisticDeriv(ui, y[i]))
-		dDeriv := 0.25*gamma(d)*uAbs + 5*u*dphi
+		dDeriv := 0.25*gamma(d)*uAbs + 5*u*dphi + tiny
 		b += math.Abs(X[i*d+j]) * dDeriv / float64(m)
 		abs += math.Abs(X[i*d+j]*dphi) / float64(m)
 	}

@@ -107,3 +107,8 @@ func weights512[F float](wz, z, y *F, rb, w int, inv F) bool {
 	}
 	return weightsF32AVX512((*float32)(unsafe.Pointer(wz)), (*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(y)), rb, w, float32(inv)) == 0
 }
+
+// weightsAVX2 is weights512 for float32 with AVX2 alone (weightsF32AVX2): w a multiple of 8.
+func weightsAVX2[F float](wz, z, y *F, rb, w int, inv F) bool {
+	return weightsF32AVX2((*float32)(unsafe.Pointer(wz)), (*float32)(unsafe.Pointer(z)), (*float32)(unsafe.Pointer(y)), rb, w, float32(inv)) == 0
+}

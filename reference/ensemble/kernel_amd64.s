@@ -5599,14 +5599,13 @@ DATA expconst8<>+1080(SB)/8, $0x4086200000000000
 GLOBL expconst8<>(SB), RODATA|NOPTR, $1088
 
 // func weightsF32AVX512(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
-// Requires: AVX, AVX512DQ, AVX512F, SSE
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·weightsF32AVX512(SB), NOSPLIT, $0-56
 	MOVQ         wz+0(FP), AX
 	MOVQ         z+8(FP), CX
 	MOVQ         y+16(FP), DX
 	MOVQ         rows+24(FP), BX
 	MOVQ         w+32(FP), SI
-	SHRQ         $0x03, SI
 	MOVSS        inv+40(FP), X0
 	VBROADCASTSS X0, Z0
 	XORQ         DI, DI
@@ -5615,380 +5614,461 @@ TEXT ·weightsF32AVX512(SB), NOSPLIT, $0-56
 weightsF32AVX512rows:
 	TESTQ        BX, BX
 	JZ           weightsF32AVX512done
-	VMOVSS       (DX), X16
-	VCVTSS2SD    X16, X16, X16
-	VBROADCASTSD X16, Z16
-	VXORPD       expconst8<>+832(SB), Z16, Z16
+	VBROADCASTSS (DX), Z6
+	VXORPS       exp32const<>+576(SB), Z6, Z6
 	MOVQ         SI, R8
 
-weightsF32AVX512lanes4:
-	CMPQ      R8, $0x04
-	JL        weightsF32AVX512lanes4end
-	VCVTPS2PD (CX), Z17
-	VCVTPS2PD 32(CX), Z18
-	VCVTPS2PD 64(CX), Z19
-	VCVTPS2PD 96(CX), Z20
-	VMULPD    Z17, Z16, Z17
-	VMULPD    Z18, Z16, Z18
-	VMULPD    Z19, Z16, Z19
-	VMULPD    Z20, Z16, Z20
-	VANDPD    expconst8<>+896(SB), Z17, Z21
-	VANDPD    expconst8<>+896(SB), Z18, Z22
-	VANDPD    expconst8<>+896(SB), Z19, Z23
-	VANDPD    expconst8<>+896(SB), Z20, Z24
-	VCMPPD    $0x12, expconst8<>+1024(SB), Z21, K1
-	KMOVW     K1, R9
-	CMPL      R9, $0x000000ff
-	JE        weightsF32AVX512normal4_0
-	MOVQ      $0x0000000000000001, DI
+weightsF32AVX512lanes2x16:
+	CMPQ    R8, $0x20
+	JL      weightsF32AVX512lanes2x16end
+	VMOVUPS (CX), Z7
+	VMOVUPS 64(CX), Z8
+	VMULPS  Z7, Z6, Z7
+	VMULPS  Z8, Z6, Z8
+	VANDPS  exp32const<>+640(SB), Z7, Z9
+	VANDPS  exp32const<>+640(SB), Z8, Z10
+	VCMPPS  $0x12, exp32const<>+704(SB), Z9, K1
+	KMOVW   K1, R9
+	CMPL    R9, $0x0000ffff
+	JE      weightsF32AVX512normal2_16_0
+	MOVQ    $0x0000000000000001, DI
 
-weightsF32AVX512normal4_0:
-	VCMPPD $0x12, expconst8<>+1024(SB), Z22, K1
+weightsF32AVX512normal2_16_0:
+	VCMPPS $0x12, exp32const<>+704(SB), Z10, K1
 	KMOVW  K1, R9
-	CMPL   R9, $0x000000ff
-	JE     weightsF32AVX512normal4_1
+	CMPL   R9, $0x0000ffff
+	JE     weightsF32AVX512normal2_16_1
 	MOVQ   $0x0000000000000001, DI
 
-weightsF32AVX512normal4_1:
-	VCMPPD $0x12, expconst8<>+1024(SB), Z23, K1
-	KMOVW  K1, R9
-	CMPL   R9, $0x000000ff
-	JE     weightsF32AVX512normal4_2
-	MOVQ   $0x0000000000000001, DI
+weightsF32AVX512normal2_16_1:
+	VCMPPS      $0x1d, Z1, Z7, K1
+	VCMPPS      $0x1d, Z1, Z8, K2
+	VORPS       exp32const<>+576(SB), Z7, Z9
+	VORPS       exp32const<>+576(SB), Z8, Z10
+	VMULPS      exp32const<>+0(SB), Z9, Z7
+	VMULPS      exp32const<>+0(SB), Z10, Z8
+	VRNDSCALEPS $0x08, Z7, Z7
+	VRNDSCALEPS $0x08, Z8, Z8
+	VMULPS      exp32const<>+64(SB), Z7, Z11
+	VMULPS      exp32const<>+64(SB), Z8, Z12
+	VSUBPS      Z11, Z9, Z9
+	VSUBPS      Z12, Z10, Z10
+	VMULPS      exp32const<>+128(SB), Z7, Z11
+	VMULPS      exp32const<>+128(SB), Z8, Z12
+	VSUBPS      Z11, Z9, Z9
+	VSUBPS      Z12, Z10, Z10
+	VMULPS      exp32const<>+448(SB), Z9, Z11
+	VMULPS      exp32const<>+448(SB), Z10, Z12
+	VADDPS      exp32const<>+384(SB), Z11, Z11
+	VADDPS      exp32const<>+384(SB), Z12, Z12
+	VMULPS      Z9, Z11, Z11
+	VMULPS      Z10, Z12, Z12
+	VADDPS      exp32const<>+320(SB), Z11, Z11
+	VADDPS      exp32const<>+320(SB), Z12, Z12
+	VMULPS      Z9, Z11, Z11
+	VMULPS      Z10, Z12, Z12
+	VADDPS      exp32const<>+256(SB), Z11, Z11
+	VADDPS      exp32const<>+256(SB), Z12, Z12
+	VMULPS      Z9, Z11, Z11
+	VMULPS      Z10, Z12, Z12
+	VADDPS      exp32const<>+192(SB), Z11, Z11
+	VADDPS      exp32const<>+192(SB), Z12, Z12
+	VMULPS      Z9, Z9, Z13
+	VMULPS      Z10, Z10, Z14
+	VMULPS      Z11, Z13, Z13
+	VMULPS      Z12, Z14, Z14
+	VADDPS      Z13, Z9, Z13
+	VADDPS      Z14, Z10, Z14
+	VADDPS      exp32const<>+512(SB), Z13, Z13
+	VADDPS      exp32const<>+512(SB), Z14, Z14
+	VSCALEFPS   Z7, Z13, Z13
+	VSCALEFPS   Z8, Z14, Z14
+	VBLENDMPS   exp32const<>+512(SB), Z13, K1, Z2
+	VBLENDMPS   exp32const<>+512(SB), Z14, K2, Z3
+	VADDPS      exp32const<>+512(SB), Z13, Z7
+	VADDPS      exp32const<>+512(SB), Z14, Z8
+	VDIVPS      Z7, Z2, Z2
+	VDIVPS      Z8, Z3, Z3
+	VMULPS      Z6, Z2, Z2
+	VMULPS      Z6, Z3, Z3
+	VMULPS      Z0, Z2, Z2
+	VMULPS      Z0, Z3, Z3
+	VMOVUPS     Z2, (AX)
+	VMOVUPS     Z3, 64(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	SUBQ        $0x20, R8
+	JMP         weightsF32AVX512lanes2x16
 
-weightsF32AVX512normal4_2:
-	VCMPPD $0x12, expconst8<>+1024(SB), Z24, K1
-	KMOVW  K1, R9
-	CMPL   R9, $0x000000ff
-	JE     weightsF32AVX512normal4_3
-	MOVQ   $0x0000000000000001, DI
+weightsF32AVX512lanes2x16end:
+weightsF32AVX512lanes1x16:
+	CMPQ    R8, $0x10
+	JL      weightsF32AVX512lanes1x16end
+	VMOVUPS (CX), Z7
+	VMULPS  Z7, Z6, Z7
+	VANDPS  exp32const<>+640(SB), Z7, Z8
+	VCMPPS  $0x12, exp32const<>+704(SB), Z8, K1
+	KMOVW   K1, R9
+	CMPL    R9, $0x0000ffff
+	JE      weightsF32AVX512normal1_16_0
+	MOVQ    $0x0000000000000001, DI
 
-weightsF32AVX512normal4_3:
-	VCMPPD       $0x1d, Z1, Z17, K1
-	VCMPPD       $0x1d, Z1, Z18, K2
-	VCMPPD       $0x1d, Z1, Z19, K3
-	VCMPPD       $0x1d, Z1, Z20, K4
-	VXORPD       expconst8<>+832(SB), Z17, Z21
-	VXORPD       expconst8<>+832(SB), Z18, Z22
-	VXORPD       expconst8<>+832(SB), Z19, Z23
-	VXORPD       expconst8<>+832(SB), Z20, Z24
-	VBLENDMPD    Z21, Z17, K1, Z2
-	VBLENDMPD    Z22, Z18, K2, Z3
-	VBLENDMPD    Z23, Z19, K3, Z4
-	VBLENDMPD    Z24, Z20, K4, Z5
-	VMULPD       expconst8<>+0(SB), Z2, Z17
-	VMULPD       expconst8<>+0(SB), Z3, Z18
-	VMULPD       expconst8<>+0(SB), Z4, Z19
-	VMULPD       expconst8<>+0(SB), Z5, Z20
-	VCVTPD2DQ    Z17, Y25
-	VCVTPD2DQ    Z18, Y26
-	VCVTPD2DQ    Z19, Y27
-	VCVTPD2DQ    Z20, Y28
-	VCVTDQ2PD    Y25, Z17
-	VCVTDQ2PD    Y26, Z18
-	VCVTDQ2PD    Y27, Z19
-	VCVTDQ2PD    Y28, Z20
-	VMOVAPD      Z2, Z21
-	VMOVAPD      Z3, Z22
-	VMOVAPD      Z4, Z23
-	VMOVAPD      Z5, Z24
-	VFNMADD231PD expconst8<>+64(SB), Z17, Z21
-	VFNMADD231PD expconst8<>+64(SB), Z18, Z22
-	VFNMADD231PD expconst8<>+64(SB), Z19, Z23
-	VFNMADD231PD expconst8<>+64(SB), Z20, Z24
-	VFNMADD231PD expconst8<>+128(SB), Z17, Z21
-	VFNMADD231PD expconst8<>+128(SB), Z18, Z22
-	VFNMADD231PD expconst8<>+128(SB), Z19, Z23
-	VFNMADD231PD expconst8<>+128(SB), Z20, Z24
-	VMULPD       expconst8<>+192(SB), Z21, Z21
-	VMULPD       expconst8<>+192(SB), Z22, Z22
-	VMULPD       expconst8<>+192(SB), Z23, Z23
-	VMULPD       expconst8<>+192(SB), Z24, Z24
-	VMOVUPD      expconst8<>+256(SB), Z17
-	VMOVUPD      expconst8<>+256(SB), Z18
-	VMOVUPD      expconst8<>+256(SB), Z19
-	VMOVUPD      expconst8<>+256(SB), Z20
-	VFMADD213PD  expconst8<>+320(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+320(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+320(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+320(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+384(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+384(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+384(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+384(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+448(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+448(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+448(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+448(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+512(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+512(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+512(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+512(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+576(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+576(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+576(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+576(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+640(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+640(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+640(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+640(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+704(SB), Z21, Z17
-	VFMADD213PD  expconst8<>+704(SB), Z22, Z18
-	VFMADD213PD  expconst8<>+704(SB), Z23, Z19
-	VFMADD213PD  expconst8<>+704(SB), Z24, Z20
-	VMULPD       Z17, Z21, Z21
-	VMULPD       Z18, Z22, Z22
-	VMULPD       Z19, Z23, Z23
-	VMULPD       Z20, Z24, Z24
-	VADDPD       expconst8<>+768(SB), Z21, Z17
-	VADDPD       expconst8<>+768(SB), Z22, Z18
-	VADDPD       expconst8<>+768(SB), Z23, Z19
-	VADDPD       expconst8<>+768(SB), Z24, Z20
-	VMULPD       Z17, Z21, Z21
-	VMULPD       Z18, Z22, Z22
-	VMULPD       Z19, Z23, Z23
-	VMULPD       Z20, Z24, Z24
-	VADDPD       expconst8<>+768(SB), Z21, Z17
-	VADDPD       expconst8<>+768(SB), Z22, Z18
-	VADDPD       expconst8<>+768(SB), Z23, Z19
-	VADDPD       expconst8<>+768(SB), Z24, Z20
-	VMULPD       Z17, Z21, Z21
-	VMULPD       Z18, Z22, Z22
-	VMULPD       Z19, Z23, Z23
-	VMULPD       Z20, Z24, Z24
-	VADDPD       expconst8<>+768(SB), Z21, Z17
-	VADDPD       expconst8<>+768(SB), Z22, Z18
-	VADDPD       expconst8<>+768(SB), Z23, Z19
-	VADDPD       expconst8<>+768(SB), Z24, Z20
-	VMULPD       Z17, Z21, Z21
-	VMULPD       Z18, Z22, Z22
-	VMULPD       Z19, Z23, Z23
-	VMULPD       Z20, Z24, Z24
-	VADDPD       expconst8<>+768(SB), Z21, Z17
-	VADDPD       expconst8<>+768(SB), Z22, Z18
-	VADDPD       expconst8<>+768(SB), Z23, Z19
-	VADDPD       expconst8<>+768(SB), Z24, Z20
-	VFMADD213PD  expconst8<>+704(SB), Z17, Z21
-	VFMADD213PD  expconst8<>+704(SB), Z18, Z22
-	VFMADD213PD  expconst8<>+704(SB), Z19, Z23
-	VFMADD213PD  expconst8<>+704(SB), Z20, Z24
-	VPMOVSXDQ    Y25, Z17
-	VPMOVSXDQ    Y26, Z18
-	VPMOVSXDQ    Y27, Z19
-	VPMOVSXDQ    Y28, Z20
-	VPADDQ       expconst8<>+960(SB), Z17, Z17
-	VPADDQ       expconst8<>+960(SB), Z18, Z18
-	VPADDQ       expconst8<>+960(SB), Z19, Z19
-	VPADDQ       expconst8<>+960(SB), Z20, Z20
-	VPSLLQ       $0x34, Z17, Z17
-	VPSLLQ       $0x34, Z18, Z18
-	VPSLLQ       $0x34, Z19, Z19
-	VPSLLQ       $0x34, Z20, Z20
-	VMULPD       Z17, Z21, Z21
-	VMULPD       Z18, Z22, Z22
-	VMULPD       Z19, Z23, Z23
-	VMULPD       Z20, Z24, Z24
-	VBLENDMPD    expconst8<>+704(SB), Z21, K1, Z6
-	VBLENDMPD    expconst8<>+704(SB), Z22, K2, Z7
-	VBLENDMPD    expconst8<>+704(SB), Z23, K3, Z8
-	VBLENDMPD    expconst8<>+704(SB), Z24, K4, Z9
-	VADDPD       expconst8<>+704(SB), Z21, Z17
-	VADDPD       expconst8<>+704(SB), Z22, Z18
-	VADDPD       expconst8<>+704(SB), Z23, Z19
-	VADDPD       expconst8<>+704(SB), Z24, Z20
-	VDIVPD       Z17, Z6, Z17
-	VDIVPD       Z18, Z7, Z18
-	VDIVPD       Z19, Z8, Z19
-	VDIVPD       Z20, Z9, Z20
-	VMULPD       Z17, Z16, Z17
-	VMULPD       Z18, Z16, Z18
-	VMULPD       Z19, Z16, Z19
-	VMULPD       Z20, Z16, Z20
-	VCVTPD2PS    Z17, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, (AX)
-	VCVTPD2PS    Z18, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, 32(AX)
-	VCVTPD2PS    Z19, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, 64(AX)
-	VCVTPD2PS    Z20, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, 96(AX)
-	ADDQ         $0x00000080, AX
-	ADDQ         $0x00000080, CX
-	SUBQ         $0x04, R8
-	JMP          weightsF32AVX512lanes4
+weightsF32AVX512normal1_16_0:
+	VCMPPS      $0x1d, Z1, Z7, K1
+	VORPS       exp32const<>+576(SB), Z7, Z8
+	VMULPS      exp32const<>+0(SB), Z8, Z7
+	VRNDSCALEPS $0x08, Z7, Z7
+	VMULPS      exp32const<>+64(SB), Z7, Z9
+	VSUBPS      Z9, Z8, Z8
+	VMULPS      exp32const<>+128(SB), Z7, Z9
+	VSUBPS      Z9, Z8, Z8
+	VMULPS      exp32const<>+448(SB), Z8, Z9
+	VADDPS      exp32const<>+384(SB), Z9, Z9
+	VMULPS      Z8, Z9, Z9
+	VADDPS      exp32const<>+320(SB), Z9, Z9
+	VMULPS      Z8, Z9, Z9
+	VADDPS      exp32const<>+256(SB), Z9, Z9
+	VMULPS      Z8, Z9, Z9
+	VADDPS      exp32const<>+192(SB), Z9, Z9
+	VMULPS      Z8, Z8, Z10
+	VMULPS      Z9, Z10, Z10
+	VADDPS      Z10, Z8, Z10
+	VADDPS      exp32const<>+512(SB), Z10, Z10
+	VSCALEFPS   Z7, Z10, Z10
+	VBLENDMPS   exp32const<>+512(SB), Z10, K1, Z4
+	VADDPS      exp32const<>+512(SB), Z10, Z7
+	VDIVPS      Z7, Z4, Z4
+	VMULPS      Z6, Z4, Z4
+	VMULPS      Z0, Z4, Z4
+	VMOVUPS     Z4, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	SUBQ        $0x10, R8
+	JMP         weightsF32AVX512lanes1x16
 
-weightsF32AVX512lanes4end:
-weightsF32AVX512lanes2:
-	CMPQ      R8, $0x02
-	JL        weightsF32AVX512lanes2end
-	VCVTPS2PD (CX), Z17
-	VCVTPS2PD 32(CX), Z18
-	VMULPD    Z17, Z16, Z17
-	VMULPD    Z18, Z16, Z18
-	VANDPD    expconst8<>+896(SB), Z17, Z19
-	VANDPD    expconst8<>+896(SB), Z18, Z20
-	VCMPPD    $0x12, expconst8<>+1024(SB), Z19, K1
-	KMOVW     K1, R9
-	CMPL      R9, $0x000000ff
-	JE        weightsF32AVX512normal2_0
-	MOVQ      $0x0000000000000001, DI
+weightsF32AVX512lanes1x16end:
+weightsF32AVX512lanes1x8:
+	CMPQ    R8, $0x08
+	JL      weightsF32AVX512lanes1x8end
+	VMOVUPS (CX), Y7
+	VMULPS  Y7, Y6, Y7
+	VANDPS  exp32const<>+640(SB), Y7, Y8
+	VCMPPS  $0x12, exp32const<>+704(SB), Y8, K1
+	KMOVW   K1, R9
+	CMPL    R9, $0x000000ff
+	JE      weightsF32AVX512normal1_8_0
+	MOVQ    $0x0000000000000001, DI
 
-weightsF32AVX512normal2_0:
-	VCMPPD $0x12, expconst8<>+1024(SB), Z20, K1
-	KMOVW  K1, R9
-	CMPL   R9, $0x000000ff
-	JE     weightsF32AVX512normal2_1
-	MOVQ   $0x0000000000000001, DI
+weightsF32AVX512normal1_8_0:
+	VCMPPS      $0x1d, Y1, Y7, K1
+	VORPS       exp32const<>+576(SB), Y7, Y8
+	VMULPS      exp32const<>+0(SB), Y8, Y7
+	VRNDSCALEPS $0x08, Y7, Y7
+	VMULPS      exp32const<>+64(SB), Y7, Y9
+	VSUBPS      Y9, Y8, Y8
+	VMULPS      exp32const<>+128(SB), Y7, Y9
+	VSUBPS      Y9, Y8, Y8
+	VMULPS      exp32const<>+448(SB), Y8, Y9
+	VADDPS      exp32const<>+384(SB), Y9, Y9
+	VMULPS      Y8, Y9, Y9
+	VADDPS      exp32const<>+320(SB), Y9, Y9
+	VMULPS      Y8, Y9, Y9
+	VADDPS      exp32const<>+256(SB), Y9, Y9
+	VMULPS      Y8, Y9, Y9
+	VADDPS      exp32const<>+192(SB), Y9, Y9
+	VMULPS      Y8, Y8, Y10
+	VMULPS      Y9, Y10, Y10
+	VADDPS      Y10, Y8, Y10
+	VADDPS      exp32const<>+512(SB), Y10, Y10
+	VSCALEFPS   Y7, Y10, Y10
+	VBLENDMPS   exp32const<>+512(SB), Y10, K1, Y5
+	VADDPS      exp32const<>+512(SB), Y10, Y7
+	VDIVPS      Y7, Y5, Y5
+	VMULPS      Y6, Y5, Y5
+	VMULPS      Y0, Y5, Y5
+	VMOVUPS     Y5, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x08, R8
+	JMP         weightsF32AVX512lanes1x8
 
-weightsF32AVX512normal2_1:
-	VCMPPD       $0x1d, Z1, Z17, K1
-	VCMPPD       $0x1d, Z1, Z18, K2
-	VXORPD       expconst8<>+832(SB), Z17, Z19
-	VXORPD       expconst8<>+832(SB), Z18, Z20
-	VBLENDMPD    Z19, Z17, K1, Z10
-	VBLENDMPD    Z20, Z18, K2, Z11
-	VMULPD       expconst8<>+0(SB), Z10, Z17
-	VMULPD       expconst8<>+0(SB), Z11, Z18
-	VCVTPD2DQ    Z17, Y21
-	VCVTPD2DQ    Z18, Y22
-	VCVTDQ2PD    Y21, Z17
-	VCVTDQ2PD    Y22, Z18
-	VMOVAPD      Z10, Z19
-	VMOVAPD      Z11, Z20
-	VFNMADD231PD expconst8<>+64(SB), Z17, Z19
-	VFNMADD231PD expconst8<>+64(SB), Z18, Z20
-	VFNMADD231PD expconst8<>+128(SB), Z17, Z19
-	VFNMADD231PD expconst8<>+128(SB), Z18, Z20
-	VMULPD       expconst8<>+192(SB), Z19, Z19
-	VMULPD       expconst8<>+192(SB), Z20, Z20
-	VMOVUPD      expconst8<>+256(SB), Z17
-	VMOVUPD      expconst8<>+256(SB), Z18
-	VFMADD213PD  expconst8<>+320(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+320(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+384(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+384(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+448(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+448(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+512(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+512(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+576(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+576(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+640(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+640(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+704(SB), Z19, Z17
-	VFMADD213PD  expconst8<>+704(SB), Z20, Z18
-	VMULPD       Z17, Z19, Z19
-	VMULPD       Z18, Z20, Z20
-	VADDPD       expconst8<>+768(SB), Z19, Z17
-	VADDPD       expconst8<>+768(SB), Z20, Z18
-	VMULPD       Z17, Z19, Z19
-	VMULPD       Z18, Z20, Z20
-	VADDPD       expconst8<>+768(SB), Z19, Z17
-	VADDPD       expconst8<>+768(SB), Z20, Z18
-	VMULPD       Z17, Z19, Z19
-	VMULPD       Z18, Z20, Z20
-	VADDPD       expconst8<>+768(SB), Z19, Z17
-	VADDPD       expconst8<>+768(SB), Z20, Z18
-	VMULPD       Z17, Z19, Z19
-	VMULPD       Z18, Z20, Z20
-	VADDPD       expconst8<>+768(SB), Z19, Z17
-	VADDPD       expconst8<>+768(SB), Z20, Z18
-	VFMADD213PD  expconst8<>+704(SB), Z17, Z19
-	VFMADD213PD  expconst8<>+704(SB), Z18, Z20
-	VPMOVSXDQ    Y21, Z17
-	VPMOVSXDQ    Y22, Z18
-	VPADDQ       expconst8<>+960(SB), Z17, Z17
-	VPADDQ       expconst8<>+960(SB), Z18, Z18
-	VPSLLQ       $0x34, Z17, Z17
-	VPSLLQ       $0x34, Z18, Z18
-	VMULPD       Z17, Z19, Z19
-	VMULPD       Z18, Z20, Z20
-	VBLENDMPD    expconst8<>+704(SB), Z19, K1, Z12
-	VBLENDMPD    expconst8<>+704(SB), Z20, K2, Z13
-	VADDPD       expconst8<>+704(SB), Z19, Z17
-	VADDPD       expconst8<>+704(SB), Z20, Z18
-	VDIVPD       Z17, Z12, Z17
-	VDIVPD       Z18, Z13, Z18
-	VMULPD       Z17, Z16, Z17
-	VMULPD       Z18, Z16, Z18
-	VCVTPD2PS    Z17, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, (AX)
-	VCVTPD2PS    Z18, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, 32(AX)
-	ADDQ         $0x00000040, AX
-	ADDQ         $0x00000040, CX
-	SUBQ         $0x02, R8
-	JMP          weightsF32AVX512lanes2
-
-weightsF32AVX512lanes2end:
-weightsF32AVX512lanes1:
-	CMPQ      R8, $0x01
-	JL        weightsF32AVX512lanes1end
-	VCVTPS2PD (CX), Z17
-	VMULPD    Z17, Z16, Z17
-	VANDPD    expconst8<>+896(SB), Z17, Z18
-	VCMPPD    $0x12, expconst8<>+1024(SB), Z18, K1
-	KMOVW     K1, R9
-	CMPL      R9, $0x000000ff
-	JE        weightsF32AVX512normal1_0
-	MOVQ      $0x0000000000000001, DI
-
-weightsF32AVX512normal1_0:
-	VCMPPD       $0x1d, Z1, Z17, K1
-	VXORPD       expconst8<>+832(SB), Z17, Z18
-	VBLENDMPD    Z18, Z17, K1, Z14
-	VMULPD       expconst8<>+0(SB), Z14, Z17
-	VCVTPD2DQ    Z17, Y19
-	VCVTDQ2PD    Y19, Z17
-	VMOVAPD      Z14, Z18
-	VFNMADD231PD expconst8<>+64(SB), Z17, Z18
-	VFNMADD231PD expconst8<>+128(SB), Z17, Z18
-	VMULPD       expconst8<>+192(SB), Z18, Z18
-	VMOVUPD      expconst8<>+256(SB), Z17
-	VFMADD213PD  expconst8<>+320(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+384(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+448(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+512(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+576(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+640(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+704(SB), Z18, Z17
-	VMULPD       Z17, Z18, Z18
-	VADDPD       expconst8<>+768(SB), Z18, Z17
-	VMULPD       Z17, Z18, Z18
-	VADDPD       expconst8<>+768(SB), Z18, Z17
-	VMULPD       Z17, Z18, Z18
-	VADDPD       expconst8<>+768(SB), Z18, Z17
-	VMULPD       Z17, Z18, Z18
-	VADDPD       expconst8<>+768(SB), Z18, Z17
-	VFMADD213PD  expconst8<>+704(SB), Z17, Z18
-	VPMOVSXDQ    Y19, Z17
-	VPADDQ       expconst8<>+960(SB), Z17, Z17
-	VPSLLQ       $0x34, Z17, Z17
-	VMULPD       Z17, Z18, Z18
-	VBLENDMPD    expconst8<>+704(SB), Z18, K1, Z15
-	VADDPD       expconst8<>+704(SB), Z18, Z17
-	VDIVPD       Z17, Z15, Z17
-	VMULPD       Z17, Z16, Z17
-	VCVTPD2PS    Z17, Y17
-	VMULPS       Y0, Y17, Y17
-	VMOVUPS      Y17, (AX)
-	ADDQ         $0x00000020, AX
-	ADDQ         $0x00000020, CX
-	SUBQ         $0x01, R8
-	JMP          weightsF32AVX512lanes1
-
-weightsF32AVX512lanes1end:
+weightsF32AVX512lanes1x8end:
 	ADDQ $0x04, DX
 	DECQ BX
 	JMP  weightsF32AVX512rows
 
 weightsF32AVX512done:
+	MOVQ DI, ret+48(FP)
+	VZEROUPPER
+	RET
+
+DATA exp32const<>+0(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+4(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+8(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+12(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+16(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+20(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+24(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+28(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+32(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+36(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+40(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+44(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+48(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+52(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+56(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+60(SB)/4, $0x3fb8aa3b
+DATA exp32const<>+64(SB)/4, $0x3f318000
+DATA exp32const<>+68(SB)/4, $0x3f318000
+DATA exp32const<>+72(SB)/4, $0x3f318000
+DATA exp32const<>+76(SB)/4, $0x3f318000
+DATA exp32const<>+80(SB)/4, $0x3f318000
+DATA exp32const<>+84(SB)/4, $0x3f318000
+DATA exp32const<>+88(SB)/4, $0x3f318000
+DATA exp32const<>+92(SB)/4, $0x3f318000
+DATA exp32const<>+96(SB)/4, $0x3f318000
+DATA exp32const<>+100(SB)/4, $0x3f318000
+DATA exp32const<>+104(SB)/4, $0x3f318000
+DATA exp32const<>+108(SB)/4, $0x3f318000
+DATA exp32const<>+112(SB)/4, $0x3f318000
+DATA exp32const<>+116(SB)/4, $0x3f318000
+DATA exp32const<>+120(SB)/4, $0x3f318000
+DATA exp32const<>+124(SB)/4, $0x3f318000
+DATA exp32const<>+128(SB)/4, $0xb95e8083
+DATA exp32const<>+132(SB)/4, $0xb95e8083
+DATA exp32const<>+136(SB)/4, $0xb95e8083
+DATA exp32const<>+140(SB)/4, $0xb95e8083
+DATA exp32const<>+144(SB)/4, $0xb95e8083
+DATA exp32const<>+148(SB)/4, $0xb95e8083
+DATA exp32const<>+152(SB)/4, $0xb95e8083
+DATA exp32const<>+156(SB)/4, $0xb95e8083
+DATA exp32const<>+160(SB)/4, $0xb95e8083
+DATA exp32const<>+164(SB)/4, $0xb95e8083
+DATA exp32const<>+168(SB)/4, $0xb95e8083
+DATA exp32const<>+172(SB)/4, $0xb95e8083
+DATA exp32const<>+176(SB)/4, $0xb95e8083
+DATA exp32const<>+180(SB)/4, $0xb95e8083
+DATA exp32const<>+184(SB)/4, $0xb95e8083
+DATA exp32const<>+188(SB)/4, $0xb95e8083
+DATA exp32const<>+192(SB)/4, $0x3f000000
+DATA exp32const<>+196(SB)/4, $0x3f000000
+DATA exp32const<>+200(SB)/4, $0x3f000000
+DATA exp32const<>+204(SB)/4, $0x3f000000
+DATA exp32const<>+208(SB)/4, $0x3f000000
+DATA exp32const<>+212(SB)/4, $0x3f000000
+DATA exp32const<>+216(SB)/4, $0x3f000000
+DATA exp32const<>+220(SB)/4, $0x3f000000
+DATA exp32const<>+224(SB)/4, $0x3f000000
+DATA exp32const<>+228(SB)/4, $0x3f000000
+DATA exp32const<>+232(SB)/4, $0x3f000000
+DATA exp32const<>+236(SB)/4, $0x3f000000
+DATA exp32const<>+240(SB)/4, $0x3f000000
+DATA exp32const<>+244(SB)/4, $0x3f000000
+DATA exp32const<>+248(SB)/4, $0x3f000000
+DATA exp32const<>+252(SB)/4, $0x3f000000
+DATA exp32const<>+256(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+260(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+264(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+268(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+272(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+276(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+280(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+284(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+288(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+292(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+296(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+300(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+304(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+308(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+312(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+316(SB)/4, $0x3e2aaa6f
+DATA exp32const<>+320(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+324(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+328(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+332(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+336(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+340(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+344(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+348(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+352(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+356(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+360(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+364(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+368(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+372(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+376(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+380(SB)/4, $0x3d2aaa8d
+DATA exp32const<>+384(SB)/4, $0x3c0905b1
+DATA exp32const<>+388(SB)/4, $0x3c0905b1
+DATA exp32const<>+392(SB)/4, $0x3c0905b1
+DATA exp32const<>+396(SB)/4, $0x3c0905b1
+DATA exp32const<>+400(SB)/4, $0x3c0905b1
+DATA exp32const<>+404(SB)/4, $0x3c0905b1
+DATA exp32const<>+408(SB)/4, $0x3c0905b1
+DATA exp32const<>+412(SB)/4, $0x3c0905b1
+DATA exp32const<>+416(SB)/4, $0x3c0905b1
+DATA exp32const<>+420(SB)/4, $0x3c0905b1
+DATA exp32const<>+424(SB)/4, $0x3c0905b1
+DATA exp32const<>+428(SB)/4, $0x3c0905b1
+DATA exp32const<>+432(SB)/4, $0x3c0905b1
+DATA exp32const<>+436(SB)/4, $0x3c0905b1
+DATA exp32const<>+440(SB)/4, $0x3c0905b1
+DATA exp32const<>+444(SB)/4, $0x3c0905b1
+DATA exp32const<>+448(SB)/4, $0x3ab6887e
+DATA exp32const<>+452(SB)/4, $0x3ab6887e
+DATA exp32const<>+456(SB)/4, $0x3ab6887e
+DATA exp32const<>+460(SB)/4, $0x3ab6887e
+DATA exp32const<>+464(SB)/4, $0x3ab6887e
+DATA exp32const<>+468(SB)/4, $0x3ab6887e
+DATA exp32const<>+472(SB)/4, $0x3ab6887e
+DATA exp32const<>+476(SB)/4, $0x3ab6887e
+DATA exp32const<>+480(SB)/4, $0x3ab6887e
+DATA exp32const<>+484(SB)/4, $0x3ab6887e
+DATA exp32const<>+488(SB)/4, $0x3ab6887e
+DATA exp32const<>+492(SB)/4, $0x3ab6887e
+DATA exp32const<>+496(SB)/4, $0x3ab6887e
+DATA exp32const<>+500(SB)/4, $0x3ab6887e
+DATA exp32const<>+504(SB)/4, $0x3ab6887e
+DATA exp32const<>+508(SB)/4, $0x3ab6887e
+DATA exp32const<>+512(SB)/4, $0x3f800000
+DATA exp32const<>+516(SB)/4, $0x3f800000
+DATA exp32const<>+520(SB)/4, $0x3f800000
+DATA exp32const<>+524(SB)/4, $0x3f800000
+DATA exp32const<>+528(SB)/4, $0x3f800000
+DATA exp32const<>+532(SB)/4, $0x3f800000
+DATA exp32const<>+536(SB)/4, $0x3f800000
+DATA exp32const<>+540(SB)/4, $0x3f800000
+DATA exp32const<>+544(SB)/4, $0x3f800000
+DATA exp32const<>+548(SB)/4, $0x3f800000
+DATA exp32const<>+552(SB)/4, $0x3f800000
+DATA exp32const<>+556(SB)/4, $0x3f800000
+DATA exp32const<>+560(SB)/4, $0x3f800000
+DATA exp32const<>+564(SB)/4, $0x3f800000
+DATA exp32const<>+568(SB)/4, $0x3f800000
+DATA exp32const<>+572(SB)/4, $0x3f800000
+DATA exp32const<>+576(SB)/4, $0x80000000
+DATA exp32const<>+580(SB)/4, $0x80000000
+DATA exp32const<>+584(SB)/4, $0x80000000
+DATA exp32const<>+588(SB)/4, $0x80000000
+DATA exp32const<>+592(SB)/4, $0x80000000
+DATA exp32const<>+596(SB)/4, $0x80000000
+DATA exp32const<>+600(SB)/4, $0x80000000
+DATA exp32const<>+604(SB)/4, $0x80000000
+DATA exp32const<>+608(SB)/4, $0x80000000
+DATA exp32const<>+612(SB)/4, $0x80000000
+DATA exp32const<>+616(SB)/4, $0x80000000
+DATA exp32const<>+620(SB)/4, $0x80000000
+DATA exp32const<>+624(SB)/4, $0x80000000
+DATA exp32const<>+628(SB)/4, $0x80000000
+DATA exp32const<>+632(SB)/4, $0x80000000
+DATA exp32const<>+636(SB)/4, $0x80000000
+DATA exp32const<>+640(SB)/4, $0x7fffffff
+DATA exp32const<>+644(SB)/4, $0x7fffffff
+DATA exp32const<>+648(SB)/4, $0x7fffffff
+DATA exp32const<>+652(SB)/4, $0x7fffffff
+DATA exp32const<>+656(SB)/4, $0x7fffffff
+DATA exp32const<>+660(SB)/4, $0x7fffffff
+DATA exp32const<>+664(SB)/4, $0x7fffffff
+DATA exp32const<>+668(SB)/4, $0x7fffffff
+DATA exp32const<>+672(SB)/4, $0x7fffffff
+DATA exp32const<>+676(SB)/4, $0x7fffffff
+DATA exp32const<>+680(SB)/4, $0x7fffffff
+DATA exp32const<>+684(SB)/4, $0x7fffffff
+DATA exp32const<>+688(SB)/4, $0x7fffffff
+DATA exp32const<>+692(SB)/4, $0x7fffffff
+DATA exp32const<>+696(SB)/4, $0x7fffffff
+DATA exp32const<>+700(SB)/4, $0x7fffffff
+DATA exp32const<>+704(SB)/4, $0x42ae0000
+DATA exp32const<>+708(SB)/4, $0x42ae0000
+DATA exp32const<>+712(SB)/4, $0x42ae0000
+DATA exp32const<>+716(SB)/4, $0x42ae0000
+DATA exp32const<>+720(SB)/4, $0x42ae0000
+DATA exp32const<>+724(SB)/4, $0x42ae0000
+DATA exp32const<>+728(SB)/4, $0x42ae0000
+DATA exp32const<>+732(SB)/4, $0x42ae0000
+DATA exp32const<>+736(SB)/4, $0x42ae0000
+DATA exp32const<>+740(SB)/4, $0x42ae0000
+DATA exp32const<>+744(SB)/4, $0x42ae0000
+DATA exp32const<>+748(SB)/4, $0x42ae0000
+DATA exp32const<>+752(SB)/4, $0x42ae0000
+DATA exp32const<>+756(SB)/4, $0x42ae0000
+DATA exp32const<>+760(SB)/4, $0x42ae0000
+DATA exp32const<>+764(SB)/4, $0x42ae0000
+GLOBL exp32const<>(SB), RODATA|NOPTR, $768
+
+// func weightsF32AVX2(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·weightsF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ         wz+0(FP), AX
+	MOVQ         z+8(FP), CX
+	MOVQ         y+16(FP), DX
+	MOVQ         rows+24(FP), BX
+	MOVQ         w+32(FP), SI
+	MOVSS        inv+40(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         DI, DI
+
+weightsF32AVX2rows:
+	TESTQ        BX, BX
+	JZ           weightsF32AVX2done
+	VBROADCASTSS (DX), Y1
+	VXORPS       exp32const<>+576(SB), Y1, Y1
+	MOVQ         SI, R8
+
+weightsF32AVX2lanes:
+	CMPQ      R8, $0x08
+	JL        weightsF32AVX2next
+	VMOVUPS   (CX), Y2
+	VMULPS    Y2, Y1, Y2
+	VANDPS    exp32const<>+640(SB), Y2, Y3
+	VCMPPS    $0x12, exp32const<>+704(SB), Y3, Y3
+	VMOVMSKPS Y3, R9
+	CMPL      R9, $0x000000ff
+	JE        weightsF32AVX2normal
+	MOVQ      $0x0000000000000001, DI
+
+weightsF32AVX2normal:
+	VXORPS    Y3, Y3, Y3
+	VCMPPS    $0x1d, Y3, Y2, Y4
+	VORPS     exp32const<>+576(SB), Y2, Y3
+	VMULPS    exp32const<>+0(SB), Y3, Y2
+	VROUNDPS  $0x08, Y2, Y2
+	VMULPS    exp32const<>+64(SB), Y2, Y5
+	VSUBPS    Y5, Y3, Y3
+	VMULPS    exp32const<>+128(SB), Y2, Y5
+	VSUBPS    Y5, Y3, Y3
+	VMULPS    exp32const<>+448(SB), Y3, Y5
+	VADDPS    exp32const<>+384(SB), Y5, Y5
+	VMULPS    Y3, Y5, Y5
+	VADDPS    exp32const<>+320(SB), Y5, Y5
+	VMULPS    Y3, Y5, Y5
+	VADDPS    exp32const<>+256(SB), Y5, Y5
+	VMULPS    Y3, Y5, Y5
+	VADDPS    exp32const<>+192(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y5, Y6, Y6
+	VADDPS    Y6, Y3, Y6
+	VADDPS    exp32const<>+512(SB), Y6, Y6
+	VCVTPS2DQ Y2, Y2
+	VPSLLD    $0x17, Y2, Y2
+	VPADDD    Y2, Y6, Y6
+	VBLENDVPS Y4, exp32const<>+512(SB), Y6, Y2
+	VADDPS    exp32const<>+512(SB), Y6, Y3
+	VDIVPS    Y3, Y2, Y2
+	VMULPS    Y1, Y2, Y2
+	VMULPS    Y0, Y2, Y2
+	VMOVUPS   Y2, (AX)
+	ADDQ      $0x20, AX
+	ADDQ      $0x20, CX
+	SUBQ      $0x08, R8
+	JMP       weightsF32AVX2lanes
+
+weightsF32AVX2next:
+	ADDQ $0x04, DX
+	DECQ BX
+	JMP  weightsF32AVX2rows
+
+weightsF32AVX2done:
 	MOVQ DI, ret+48(FP)
 	VZEROUPPER
 	RET

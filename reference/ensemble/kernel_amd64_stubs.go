@@ -279,10 +279,15 @@ func noisyStepF32x8AVX512(theta *float64, theta32 *float32, z *float64, grad *fl
 //go:noescape
 func weightsF64AVX512(wz *float64, z *float64, y *float64, rows int, w int, inv float64) int
 
-// weightsF32AVX512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
+// weightsF32AVX512 sets wz[r·w+t] = inv·logisticDeriv32(z[r·w+t], y[r]), the bits of the Go code; it returns 1 if a lane's |y·z| is NaN or above 87 (the caller then recomputes).
 //
 //go:noescape
 func weightsF32AVX512(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
+
+// weightsF32AVX2 is weightsF32AVX512 with AVX2: eight lanes at a time, w a multiple of 8.
+//
+//go:noescape
+func weightsF32AVX2(wz *float32, z *float32, y *float32, rows int, w int, inv float32) int
 
 // fmaPeakAVX2 runs n rounds of twelve independent 4-wide FMAs: the core's float64 peak.
 func fmaPeakAVX2(n int) float64

@@ -43,6 +43,7 @@ func axpyF64x4AVX512(*float64, int, *float64, int, *float64) { panic("ensemble: 
 func dotF64x2AVX2(*float64, int, *float64, int, *float64)    { panic("ensemble: no assembly") }
 func axpyF64x4AVX2(*float64, int, *float64, int, *float64)   { panic("ensemble: no assembly") }
 func weights512[F float](*F, *F, *F, int, int, F) bool       { panic("ensemble: no assembly") }
+func weightsAVX2[F float](*F, *F, *F, int, int, F) bool      { panic("ensemble: no assembly") }
 func dotF64x8AVX512(*float64, int, *float64, int, *float64)  { panic("ensemble: no assembly") }
 func axpyF64x8AVX512(*float64, int, *float64, int, *float64) { panic("ensemble: no assembly") }
 func noisyStepF64x16AVX512(*float64, *float64, *float64, *float64, int, int, int, int, float64) {

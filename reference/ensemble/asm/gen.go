@@ -155,9 +155,9 @@ func main() {
 		noisyStep(f32, 2)
 		noisyStep(f32, 1)
 	}
-	for _, p := range precisions {
-		weights512(p)
-	}
+	weights512(precisions[0])
+	weights32()
+	weights32AVX2()
 	peak()
 	peak512()
 	Generate()
@@ -1203,6 +1203,304 @@ func expLanes8(xs []reg.VecVirtual) []reg.VecVirtual {
 		VMULPD(scale[i], x0[i], x0[i])
 	}
 	return x0
+}
+
+// exp32Consts are deriv32.go's float32 constants (logisticDeriv32 and exp32), sixteen
+// lanes each; the tests hold the kernels to that Go code's bits.
+var exp32Consts = []struct {
+	name string
+	bits uint32
+}{
+	{"log2e", math.Float32bits(1.4426950216293335)},
+	{"ln2hi", math.Float32bits(0.693359375)},
+	{"ln2lo", math.Float32bits(-0.00021219444170128554)},
+	{"c0", math.Float32bits(0.5)},
+	{"c1", math.Float32bits(0.16666577756404877)},
+	{"c2", math.Float32bits(0.041666556149721146)},
+	{"c3", math.Float32bits(0.008363173343241215)},
+	{"c4", math.Float32bits(0.0013926175888627768)},
+	{"one", math.Float32bits(1)},
+	{"sign", 1 << 31},
+	{"abs", 1<<31 - 1},
+	{"normal", math.Float32bits(87)},
+}
+
+var exp32Data map[string]Mem
+
+// exp32Const is exp32Consts's constant sixteen times over (a 512-bit register's worth; a
+// 256-bit operand reads its first half).
+func exp32Const(name string) Mem {
+	if exp32Data == nil {
+		exp32Data = map[string]Mem{}
+		base := GLOBL("exp32const", RODATA|NOPTR)
+		for i, c := range exp32Consts {
+			for l := range 16 {
+				DATA(64*i+4*l, U32(c.bits))
+			}
+			exp32Data[c.name] = base.Offset(64 * i)
+		}
+	}
+	if _, ok := exp32Data[name]; !ok {
+		panic("no float32 exp constant " + name)
+	}
+	return exp32Data[name]
+}
+
+// weights32: wz[r·w + t] = inv·logisticDeriv32(z[r·w + t], y[r]) for rows r < rows and w
+// models (a multiple of 8), sixteen lanes at a time (a row's 16-lane vectors two at a
+// time, interleaved, then one, then its last eight lanes in a 256-bit register):
+// deriv32.go's operations in its order, each rounded once, so its bits. It returns 1 if
+// some |y·z| was NaN or above 87, where exp32's result may be subnormal (or is 0): the
+// caller then redoes the block in Go.
+func weights32() {
+	name := "weightsF32AVX512"
+	TEXT(name, NOSPLIT, "func(wz *float32, z *float32, y *float32, rows, w int, inv float32) int")
+	Pragma("noescape")
+	Doc(name + " sets wz[r·w+t] = inv·logisticDeriv32(z[r·w+t], y[r]), the bits of the Go code; it returns 1 if a lane's |y·z| is NaN or above 87 (the caller then recomputes).")
+	wz := Load(Param("wz"), GP64())
+	z := Load(Param("z"), GP64())
+	y := Load(Param("y"), GP64())
+	nrows := Load(Param("rows"), GP64())
+	w := Load(Param("w"), GP64())
+	invX := Load(Param("inv"), XMM())
+	inv := ZMM()
+	VBROADCASTSS(invX, inv)
+	special := GP64()
+	XORQ(special, special)
+	negY, zr := ZMM(), ZMM()
+	VPXORQ(zr, zr, zr)
+	Label(name + "rows")
+	TESTQ(nrows, nrows)
+	JZ(LabelRef(name + "done"))
+	VBROADCASTSS(Mem{Base: y}, negY)
+	VXORPS(exp32Const("sign"), negY, negY) // −y
+	n := GP64()
+	MOVQ(w, n)
+	// nv vectors of lanes lanes each (16: ZMM; 8: YMM, AVX-512VL)
+	for _, g := range []struct{ nv, lanes int }{{2, 16}, {1, 16}, {1, 8}} {
+		nv, lanes := g.nv, g.lanes
+		loop := fmt.Sprintf("%slanes%dx%d", name, nv, lanes)
+		vec := func() reg.VecVirtual {
+			if lanes == 16 {
+				return ZMM()
+			}
+			return YMM()
+		}
+		vecs := func() []reg.VecVirtual {
+			v := make([]reg.VecVirtual, nv)
+			for i := range v {
+				v[i] = vec()
+			}
+			return v
+		}
+		var ny, iv, zero reg.Register = negY, inv, zr
+		if lanes == 8 {
+			ny, iv, zero = negY.AsY(), inv.AsY(), zr.AsY()
+		}
+		Label(loop)
+		CMPQ(n, U8(nv*lanes))
+		JL(LabelRef(loop + "end"))
+		u, t, a := vecs(), vecs(), vecs()
+		for i := range nv {
+			VMOVUPS(Mem{Base: z, Disp: 4 * lanes * i}, u[i])
+		}
+		for i := range nv {
+			VMULPS(u[i], ny, t[i]) // t = −y·u
+		}
+		for i := range nv {
+			VANDPS(exp32Const("abs"), t[i], a[i])
+		}
+		full := uint32(1)<<lanes - 1
+		for i := range nv {
+			ok := K()
+			VCMPPS(U8(0x12), exp32Const("normal"), a[i], ok) // |t| ≤ 87 (LE_OQ: NaN fails)
+			m := GP32()
+			KMOVW(ok, m)
+			CMPL(m, U32(full))
+			normal := fmt.Sprintf("%snormal%d_%d_%d", name, nv, lanes, i)
+			JE(LabelRef(normal))
+			MOVQ(U64(1), special)
+			Label(normal)
+		}
+		pos := make([]reg.OpmaskVirtual, nv)
+		for i := range nv {
+			pos[i] = K()
+			VCMPPS(U8(0x1d), zero, t[i], pos[i]) // t ≥ 0 (GE_OQ)
+		}
+		for i := range nv {
+			VORPS(exp32Const("sign"), t[i], a[i]) // x = −|t|
+		}
+		x := a
+		k, r, c, p, q := vecs(), vecs(), vecs(), vecs(), vecs()
+		for i := range nv {
+			VMULPS(exp32Const("log2e"), x[i], k[i])
+		}
+		for i := range nv {
+			VRNDSCALEPS(U8(0x08), k[i], k[i]) // to nearest, even on ties
+		}
+		for i := range nv {
+			VMULPS(exp32Const("ln2hi"), k[i], c[i])
+		}
+		for i := range nv {
+			VSUBPS(c[i], x[i], r[i]) // x − k·ln2Hi (exact)
+		}
+		for i := range nv {
+			VMULPS(exp32Const("ln2lo"), k[i], c[i])
+		}
+		for i := range nv {
+			VSUBPS(c[i], r[i], r[i])
+		}
+		for i := range nv {
+			VMULPS(exp32Const("c4"), r[i], p[i])
+		}
+		for _, cn := range []string{"c3", "c2", "c1"} {
+			for i := range nv {
+				VADDPS(exp32Const(cn), p[i], p[i])
+			}
+			for i := range nv {
+				VMULPS(r[i], p[i], p[i])
+			}
+		}
+		for i := range nv {
+			VADDPS(exp32Const("c0"), p[i], p[i])
+		}
+		for i := range nv {
+			VMULPS(r[i], r[i], q[i])
+		}
+		for i := range nv {
+			VMULPS(p[i], q[i], q[i]) // r²·P
+		}
+		for i := range nv {
+			VADDPS(q[i], r[i], q[i]) // r + r²·P
+		}
+		for i := range nv {
+			VADDPS(exp32Const("one"), q[i], q[i]) // eʳ
+		}
+		e := q
+		for i := range nv {
+			VSCALEFPS(k[i], e[i], e[i]) // eʳ·2ᵏ
+		}
+		num, den := vecs(), vecs()
+		for i := range nv {
+			VBLENDMPS(exp32Const("one"), e[i], pos[i], num[i]) // t ≥ 0 ? 1 : e
+		}
+		for i := range nv {
+			VADDPS(exp32Const("one"), e[i], den[i])
+		}
+		for i := range nv {
+			VDIVPS(den[i], num[i], num[i]) // σ(t)
+		}
+		for i := range nv {
+			VMULPS(ny, num[i], num[i]) // −y·σ
+		}
+		for i := range nv {
+			VMULPS(iv, num[i], num[i]) // inv·φ'
+		}
+		for i := range nv {
+			VMOVUPS(num[i], Mem{Base: wz, Disp: 4 * lanes * i})
+		}
+		ADDQ(U32(4*lanes*nv), wz)
+		ADDQ(U32(4*lanes*nv), z)
+		SUBQ(U8(nv*lanes), n)
+		JMP(LabelRef(loop))
+		Label(loop + "end")
+	}
+	ADDQ(U8(4), y)
+	DECQ(nrows)
+	JMP(LabelRef(name + "rows"))
+	Label(name + "done")
+	Store(special, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// weights32AVX2 is weights32 with AVX2 alone, eight lanes (one 256-bit register) at a time,
+// w a multiple of 8: the same operations, but comparisons into vector masks (VMOVMSKPS,
+// VBLENDVPS) and 2ᵏ put into eʳ's exponent by an integer add, the same value as VSCALEFPS
+// gives wherever the result is normal (|t| ≤ 87).
+func weights32AVX2() {
+	name := "weightsF32AVX2"
+	TEXT(name, NOSPLIT, "func(wz *float32, z *float32, y *float32, rows, w int, inv float32) int")
+	Pragma("noescape")
+	Doc(name + " is weightsF32AVX512 with AVX2: eight lanes at a time, w a multiple of 8.")
+	wz := Load(Param("wz"), GP64())
+	z := Load(Param("z"), GP64())
+	y := Load(Param("y"), GP64())
+	nrows := Load(Param("rows"), GP64())
+	w := Load(Param("w"), GP64())
+	invX := Load(Param("inv"), XMM())
+	inv := YMM()
+	VBROADCASTSS(invX, inv)
+	special := GP64()
+	XORQ(special, special)
+	negY := YMM()
+	Label(name + "rows")
+	TESTQ(nrows, nrows)
+	JZ(LabelRef(name + "done"))
+	VBROADCASTSS(Mem{Base: y}, negY)
+	VXORPS(exp32Const("sign"), negY, negY) // −y
+	n := GP64()
+	MOVQ(w, n)
+	Label(name + "lanes")
+	CMPQ(n, U8(8))
+	JL(LabelRef(name + "next"))
+	u, t, a := YMM(), YMM(), YMM()
+	VMOVUPS(Mem{Base: z}, u)
+	VMULPS(u, negY, t) // t = −y·u
+	VANDPS(exp32Const("abs"), t, a)
+	ok := YMM()
+	VCMPPS(U8(0x12), exp32Const("normal"), a, ok) // |t| ≤ 87 (LE_OQ: NaN fails)
+	m := GP32()
+	VMOVMSKPS(ok, m)
+	CMPL(m, U32(0xff))
+	JE(LabelRef(name + "normal"))
+	MOVQ(U64(1), special)
+	Label(name + "normal")
+	zero, pos := YMM(), YMM()
+	VXORPS(zero, zero, zero)
+	VCMPPS(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
+	x := a
+	VORPS(exp32Const("sign"), t, x) // x = −|t|
+	k, c, r, p, q := YMM(), YMM(), YMM(), YMM(), YMM()
+	VMULPS(exp32Const("log2e"), x, k)
+	VROUNDPS(U8(0x08), k, k) // to nearest, even on ties
+	VMULPS(exp32Const("ln2hi"), k, c)
+	VSUBPS(c, x, r)
+	VMULPS(exp32Const("ln2lo"), k, c)
+	VSUBPS(c, r, r)
+	VMULPS(exp32Const("c4"), r, p)
+	for _, cn := range []string{"c3", "c2", "c1"} {
+		VADDPS(exp32Const(cn), p, p)
+		VMULPS(r, p, p)
+	}
+	VADDPS(exp32Const("c0"), p, p)
+	VMULPS(r, r, q)
+	VMULPS(p, q, q)
+	VADDPS(q, r, q)
+	VADDPS(exp32Const("one"), q, q) // eʳ
+	ki := YMM()
+	VCVTPS2DQ(k, ki) // k is a whole number: exact
+	VPSLLD(U8(23), ki, ki)
+	VPADDD(ki, q, q) // eʳ·2ᵏ
+	num, den := YMM(), YMM()
+	VBLENDVPS(pos, exp32Const("one"), q, num) // t ≥ 0 ? 1 : e
+	VADDPS(exp32Const("one"), q, den)
+	VDIVPS(den, num, num)
+	VMULPS(negY, num, num)
+	VMULPS(inv, num, num)
+	VMOVUPS(num, Mem{Base: wz})
+	ADDQ(U8(32), wz)
+	ADDQ(U8(32), z)
+	SUBQ(U8(8), n)
+	JMP(LabelRef(name + "lanes"))
+	Label(name + "next")
+	ADDQ(U8(4), y)
+	DECQ(nrows)
+	JMP(LabelRef(name + "rows"))
+	Label(name + "done")
+	Store(special, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
 }
 
 // weights512: wz[r·w + t] = inv·φ'(z[r·w + t]) with label y[r], for rows r < rows and w
