@@ -1246,6 +1246,36 @@ func exp32Const(name string) Mem {
 	return exp32Data[name]
 }
 
+// exp32Lanes emits exp32's steps up to eʳ for each of xs (x ≤ 0), the vectors' operations
+// interleaved: k = round(x·log₂e) by round (to nearest, even on ties), r = x − k·ln2Hi −
+// k·ln2Lo, eʳ = 1 + (r + r²·P(r)) by Horner, each product and sum rounded once, as
+// deriv32.go's exp32 computes them. It returns k and eʳ; the caller multiplies by 2ᵏ.
+func exp32Lanes(xs []reg.VecVirtual, vecs func() []reg.VecVirtual, round func(k reg.VecVirtual)) (k, e []reg.VecVirtual) {
+	k, r, c, p, q := vecs(), vecs(), vecs(), vecs(), vecs()
+	each := func(f func(i int)) {
+		for i := range xs {
+			f(i)
+		}
+	}
+	each(func(i int) { VMULPS(exp32Const("log2e"), xs[i], k[i]) })
+	each(func(i int) { round(k[i]) })
+	each(func(i int) { VMULPS(exp32Const("ln2hi"), k[i], c[i]) })
+	each(func(i int) { VSUBPS(c[i], xs[i], r[i]) }) // x − k·ln2Hi (exact)
+	each(func(i int) { VMULPS(exp32Const("ln2lo"), k[i], c[i]) })
+	each(func(i int) { VSUBPS(c[i], r[i], r[i]) })
+	each(func(i int) { VMULPS(exp32Const("c4"), r[i], p[i]) })
+	for _, cn := range []string{"c3", "c2", "c1"} {
+		each(func(i int) { VADDPS(exp32Const(cn), p[i], p[i]) })
+		each(func(i int) { VMULPS(r[i], p[i], p[i]) })
+	}
+	each(func(i int) { VADDPS(exp32Const("c0"), p[i], p[i]) })
+	each(func(i int) { VMULPS(r[i], r[i], q[i]) })
+	each(func(i int) { VMULPS(p[i], q[i], q[i]) })              // r²·P
+	each(func(i int) { VADDPS(q[i], r[i], q[i]) })              // r + r²·P
+	each(func(i int) { VADDPS(exp32Const("one"), q[i], q[i]) }) // eʳ
+	return k, q
+}
+
 // weights32: wz[r·w + t] = inv·logisticDeriv32(z[r·w + t], y[r]) for rows r < rows and w
 // models (a multiple of 8), sixteen lanes at a time (a row's 16-lane vectors two at a
 // time, interleaved, then one, then its last eight lanes in a 256-bit register):
@@ -1330,53 +1360,7 @@ func weights32() {
 		for i := range nv {
 			VORPS(exp32Const("sign"), t[i], a[i]) // x = −|t|
 		}
-		x := a
-		k, r, c, p, q := vecs(), vecs(), vecs(), vecs(), vecs()
-		for i := range nv {
-			VMULPS(exp32Const("log2e"), x[i], k[i])
-		}
-		for i := range nv {
-			VRNDSCALEPS(U8(0x08), k[i], k[i]) // to nearest, even on ties
-		}
-		for i := range nv {
-			VMULPS(exp32Const("ln2hi"), k[i], c[i])
-		}
-		for i := range nv {
-			VSUBPS(c[i], x[i], r[i]) // x − k·ln2Hi (exact)
-		}
-		for i := range nv {
-			VMULPS(exp32Const("ln2lo"), k[i], c[i])
-		}
-		for i := range nv {
-			VSUBPS(c[i], r[i], r[i])
-		}
-		for i := range nv {
-			VMULPS(exp32Const("c4"), r[i], p[i])
-		}
-		for _, cn := range []string{"c3", "c2", "c1"} {
-			for i := range nv {
-				VADDPS(exp32Const(cn), p[i], p[i])
-			}
-			for i := range nv {
-				VMULPS(r[i], p[i], p[i])
-			}
-		}
-		for i := range nv {
-			VADDPS(exp32Const("c0"), p[i], p[i])
-		}
-		for i := range nv {
-			VMULPS(r[i], r[i], q[i])
-		}
-		for i := range nv {
-			VMULPS(p[i], q[i], q[i]) // r²·P
-		}
-		for i := range nv {
-			VADDPS(q[i], r[i], q[i]) // r + r²·P
-		}
-		for i := range nv {
-			VADDPS(exp32Const("one"), q[i], q[i]) // eʳ
-		}
-		e := q
+		k, e := exp32Lanes(a, vecs, func(k reg.VecVirtual) { VRNDSCALEPS(U8(0x08), k, k) })
 		for i := range nv {
 			VSCALEFPS(k[i], e[i], e[i]) // eʳ·2ᵏ
 		}
@@ -1461,23 +1445,9 @@ func weights32AVX2() {
 	VCMPPS(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
 	x := a
 	VORPS(exp32Const("sign"), t, x) // x = −|t|
-	k, c, r, p, q := YMM(), YMM(), YMM(), YMM(), YMM()
-	VMULPS(exp32Const("log2e"), x, k)
-	VROUNDPS(U8(0x08), k, k) // to nearest, even on ties
-	VMULPS(exp32Const("ln2hi"), k, c)
-	VSUBPS(c, x, r)
-	VMULPS(exp32Const("ln2lo"), k, c)
-	VSUBPS(c, r, r)
-	VMULPS(exp32Const("c4"), r, p)
-	for _, cn := range []string{"c3", "c2", "c1"} {
-		VADDPS(exp32Const(cn), p, p)
-		VMULPS(r, p, p)
-	}
-	VADDPS(exp32Const("c0"), p, p)
-	VMULPS(r, r, q)
-	VMULPS(p, q, q)
-	VADDPS(q, r, q)
-	VADDPS(exp32Const("one"), q, q) // eʳ
+	ks, es := exp32Lanes([]reg.VecVirtual{x}, func() []reg.VecVirtual { return []reg.VecVirtual{YMM()} },
+		func(k reg.VecVirtual) { VROUNDPS(U8(0x08), k, k) })
+	k, q := ks[0], es[0]
 	ki := YMM()
 	VCVTPS2DQ(k, ki) // k is a whole number: exact
 	VPSLLD(U8(23), ki, ki)
