@@ -226,11 +226,11 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 }
 
 // pass is the one pass over the data both products make: out = λ·base + Xᵀ W, with W_it =
-// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given). Rows go in blocks of 4 (with
-// the assembly, first twelve at a time: one block of 12 for the AVX-512 kernels' 16 or 32
-// models, two blocks of 6 for the panels) through the micro-kernels, models in wide
-// blocks (with AVX-512), panels, then at most one half panel, then one at a time
-// (the one-model kernels, scalar fused operations in the panels' order); the last m mod 4
+// weight((XΘ)_it, (XV)_it, y_i) (XV only when V is given); with AVX-512 it is pass512.
+// Rows go in blocks of 4 (with the assembly, first twelve at a time, in two blocks of 6
+// for the panels) through the micro-kernels, models in panels, then at most one half
+// panel, then one at a time (the one-model kernels, scalar fused operations in the
+// panels' order); the last m mod 4
 // rows go one row and one model at a time in the same order for every model (xᵢᵀθ over j
 // from 0, then out over the rows in order). So a model's result is the same bits wherever
 // it sits among the k — in a panel, a half panel or alone, in an ensemble of 1 or of 128 —
@@ -238,7 +238,8 @@ func hvp[F float](HV, X, y, Theta, V []F, m, d, k int, lambda F, kn kernels[F]) 
 // assembly's: every model of a call takes the same path.
 //
 // derivInv, if not 0, says weight is derivInv·φ'(u) (the gradient's): a block's weights
-// are then logit.Derivs's, four at a time where the CPU allows, the bits weight gives.
+// are then logisticWeights's, several at a time where the CPU allows, the bits weight
+// gives.
 func pass[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn kernels[F], weight func(u, uv, yi F) F, derivInv F) {
 	if kn.asm && kn.wideW > 0 {
 		pass512(out, X, y, Theta, V, base, m, d, k, lambda, kn, weight, derivInv)
