@@ -462,9 +462,8 @@ func accRows(p kernel) {
 	lam := p.vec()
 	p.bcast(lamX, lam)
 	cols := 16 / p.regs
-	// the rows after the chunk (the next chunk's, or the next call's in a run of
-	// mini-batches) are prefetched into L2 a little every row, cols elements a row of the
-	// chunk: over the d columns, as many bytes as the chunk's own rows
+	// accRows prefetches nothing (the mul kernels prefetch the rows after each of their
+	// blocks): its chunk's rows were just read by them, and are in L2 if chunkBytes fits
 	d := Load(Param("d"), GP64())
 	for _, nc := range []int{cols, 1} {
 		loop := fmt.Sprintf("%scols%d", name, nc)
