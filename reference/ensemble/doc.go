@@ -24,7 +24,7 @@
 // sums in the same order, so the same bits. There every row block (12, or 8 or 4 at a
 // batch's end) goes through AVX-512 kernels — the wide blocks, then one narrow panel of one
 // 512-bit register and one half panel of a 256-bit one — and the rows go in chunks (up to
-// 512 KB of X: a float32 mini-batch of 128 is one): a block of models takes the chunk's
+// 512 KB of X and its buffered products: a float32 mini-batch of 128 is one): a block of models takes the chunk's
 // products into a buffer, then adds the whole chunk into G with G's rows held in registers
 // while the chunk's rows pass (accRows), starting from λΘ in the first chunk, so G is read
 // and written once a chunk, not once every twelve rows, and a call makes no pass of its own

@@ -374,7 +374,7 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 		// products a row block at a time into zc (and zvc), their weights into wc, then one
 		// accRows call adds the whole chunk to its columns of out (from λ·base in the first
 		// chunk).
-		chunk := chunkRows(d, int(unsafe.Sizeof(lambda)))
+		chunk := chunkRows(d, int(unsafe.Sizeof(lambda)), kn.wideW)
 		sp := scratch[F](3 * min(chunk, m4) * kn.wideW)
 		s := *sp
 		for i0 := 0; i0 < m4; i0 += chunk {
@@ -447,18 +447,21 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 	}
 }
 
-// chunkRows is the rows pass512 takes in one chunk: as many as fit chunkBytes of X (a
-// multiple of 12, at least 12). A chunk's rows pass twice, once for the products and once for
-// accRows, so they should still be in the core's L2 cache the second time; the gradients are
-// then read and written once a chunk, not once every twelve rows as in blocks. At d = 784
-// that is 156 float32 rows (a mini-batch of 128 in one chunk) or 72 float64 ones.
-func chunkRows(d, size int) int {
-	return max(rowBlock12, chunkBytes/(d*size)/rowBlock12*rowBlock12)
+// chunkRows is the rows pass512 takes in one chunk: as many as fit chunkBytes with their
+// rows of X (d values) and of the products, their V products and weights it buffers (3·wide
+// values, wide the AVX-512 wide block), a multiple of 12, at least 12. A chunk's rows pass
+// twice, once for the products and once for accRows, so they should still be in the core's
+// L2 cache the second time; the gradients are then read and written once a chunk, not once
+// every twelve rows as in blocks. At d = 784 that is 144 float32 rows (a mini-batch of 128
+// in one chunk) or 72 float64 ones. (Counting X alone, a small d made the buffers the
+// chunk's bulk: at d = 2 every row in one chunk, 3·m·wide values, 9 MB at m = 24 000.)
+func chunkRows(d, size, wide int) int {
+	return max(rowBlock12, chunkBytes/((d+3*wide)*size)/rowBlock12*rowBlock12)
 }
 
-// chunkBytes is the bytes of X a chunk holds at most (half a 1 MB L2 cache, which also holds
-// the group's parameters and gradients); the tests shrink it to cut small problems into
-// several chunks.
+// chunkBytes is the bytes of a chunk's rows (X and the buffers) at most (half a 1 MB L2
+// cache, which also holds the group's parameters and gradients); the tests shrink it to cut
+// small problems into several chunks.
 var chunkBytes = 512 << 10
 
 // copyRows is the rows from which pass512 copies a group of models out of a wider Θ into

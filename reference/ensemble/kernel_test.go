@@ -415,7 +415,7 @@ func TestAVX512MatchesAVX2(t *testing.T) {
 		t.Skip("no AVX-512 here: the wide kernels never run")
 	}
 	const d = 50
-	for _, chunk := range []int{chunkBytes, 1, 24 * d * 8} {
+	for _, chunk := range []int{chunkBytes, 1, 24 * (d + 48) * 8, 48 * (d + 96) * 4} {
 		for _, k := range []int{45, 61, 70} {
 			for _, m := range []int{103, 44, 3} {
 				X, y, Theta := problem(m, d, k, uint64(15+m))
