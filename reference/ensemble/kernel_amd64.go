@@ -9,6 +9,7 @@ var HasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // HasAVX512 reports whether the AVX-512 kernels run (with HasAsm).
 var HasAVX512 = hasAVX512
 
-// hasAVX512 is what the CPU has: the AVX-512 kernels need AVX-512F, and VL for their
-// 256-bit half panels on registers 16–31 (every AVX-512 core since Skylake-X has both).
-var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+// hasAVX512 is what the CPU has: the AVX-512 kernels need AVX-512F, VL for their 256-bit
+// half panels on registers 16–31, and DQ for the weights kernels' VANDPS, VORPS, VXORPS
+// (and PD) on 512-bit registers (every AVX-512 core since Skylake-X has all three).
+var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ
