@@ -100,7 +100,7 @@ func TestExp32Exhaustive(t *testing.T) {
 
 // logisticDeriv32 is φ' to within deriv32Bound of |φ'| plus 2⁻¹⁴⁹ (logisticDeriv's float64
 // value, within 10⁻¹⁵ of it, the reference), both labels, on 2²⁰ margins spread from 10⁻³⁰
-// to 200 in size and at the edges: ±0, ±87 (the kernels' range), where φ' becomes
+// to about 150 in size and at the edges: ±0, ±87 (the kernels' range), where φ' becomes
 // subnormal (|u| ≈ 87.3) and 0 (≈ 103.97), ±Inf. Planted, each seen to fail: σ's branches
 // swapped; σ = 1/(1 + e) on both sides.
 func TestLogisticDeriv32Accuracy(t *testing.T) {
