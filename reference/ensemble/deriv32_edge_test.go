@@ -34,16 +34,7 @@ func TestWeights32MatchDeriv32WhereKTurns(t *testing.T) {
 		us = append(us, 1)
 	}
 	const inv = float32(1.0 / 96)
-	kernels := []struct {
-		name string
-		f    func(wz, z, y *float32, rb, w int, inv float32) bool
-	}{{"AVX2", weightsAVX2[float32]}}
-	if HasAVX512 {
-		kernels = append(kernels, struct {
-			name string
-			f    func(wz, z, y *float32, rb, w int, inv float32) bool
-		}{"AVX-512", weights512[float32]})
-	}
+	kernels := weights32Kernels()
 	got := make([]float32, len(us))
 	for _, y := range []float32{1, -1} {
 		for _, k := range kernels {

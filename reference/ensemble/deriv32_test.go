@@ -145,16 +145,7 @@ func TestWeights32Exhaustive(t *testing.T) {
 	if !HasAsm {
 		t.Skip("no AVX2 here: the kernels never run")
 	}
-	kernels := []struct {
-		name string
-		f    func(wz, z, y *float32, rb, w int, inv float32) bool
-	}{{"AVX2", weightsAVX2[float32]}}
-	if HasAVX512 {
-		kernels = append(kernels, struct {
-			name string
-			f    func(wz, z, y *float32, rb, w int, inv float32) bool
-		}{"AVX-512", weights512[float32]})
-	}
+	kernels := weights32Kernels()
 	const n, inv = 1 << 12, float32(1.0 / 96)
 	z, got := make([]float32, n), make([]float32, n)
 	y := []float32{1}
@@ -174,4 +165,23 @@ func TestWeights32Exhaustive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// weights32Kernels is the float32 weights kernels this CPU runs (AVX2's, and AVX-512's where
+// it has it), by name; the caller checks HasAsm.
+func weights32Kernels() []struct {
+	name string
+	f    func(wz, z, y *float32, rb, w int, inv float32) bool
+} {
+	ks := []struct {
+		name string
+		f    func(wz, z, y *float32, rb, w int, inv float32) bool
+	}{{"AVX2", weightsAVX2[float32]}}
+	if HasAVX512 {
+		ks = append(ks, struct {
+			name string
+			f    func(wz, z, y *float32, rb, w int, inv float32) bool
+		}{"AVX-512", weights512[float32]})
+	}
+	return ks
 }
