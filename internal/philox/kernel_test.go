@@ -427,7 +427,7 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 					for i, w := range blocks[c : c+chunkBlocks] {
 						r, l := i/group, i%group
 						for j := range 4 {
-							words[4*group*r+group*j+l] = uint64(w[j]) | uint64(0xDEAD0000+i)<<32
+							words[4*group*r+group*j+l] = uint64(w[j]) | (0xDEAD0000+uint64(i))<<32
 						}
 					}
 					for _, one := range []bool{false, true} {

@@ -1,6 +1,8 @@
 package philox
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,8 +18,11 @@ func TestFillScaledWideRowsPanicsNamed(t *testing.T) {
 	}{
 		{10, 4, 3, "FillScaledWideRows: 3 rows of 4 values need 12, dst has 10"},
 		{0, -1, 1, "FillScaledWideRows: 1 rows of -1"},
-		{0, 1 << 40, 0, "exceed a stream's"},
+		{0, math.MaxInt, 0, "exceed a stream's"}, // past 2³⁴ normals where int has 64 bits
 	} {
+		if c.d == math.MaxInt && strconv.IntSize == 32 {
+			continue // an int of 32 bits cannot reach a stream's end
+		}
 		func() {
 			defer func() {
 				msg, _ := recover().(string)
