@@ -3,6 +3,7 @@ package safeaudit_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestDemoSetupHonoursCancellation(t *testing.T) {
 	m := safeaudit.Method{}
 	args := audit.DefaultArgs(m.DemoParams())
 	// the whole setup, live: how many polls it makes
-	full := newPollCtx(1 << 62)
+	full := newPollCtx(math.MaxInt) // never cancels
 	if _, err := audit.RunDemo(full, m, setup, []string{"safe"}, args); err != nil {
 		t.Fatal(err)
 	}
