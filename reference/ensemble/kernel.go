@@ -338,11 +338,11 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 	// weigh sets wz from z (and zv) for rb rows from lo and w models
 	weigh := func(wz, z, zv []F, lo, rb, w int) {
 		if derivInv != 0 {
-			// eight lanes at a time where the block allows (every AVX-512 block: w is 32,
-			// 16 or 8) and math.Exp takes the FMA path the lanes repeat (logit.HasAsm: not
-			// under GODEBUG=cpu.avx=off); logisticWeights's four, through float64 copies in
-			// float32, else
-			if w%8 != 0 || !avx512Weights || !logit.HasAsm || !weights512(&wz[0], &z[0], &y[lo], rb, w, derivInv) {
+			// the AVX-512 kernel where the block allows (every AVX-512 block: w is 32, 16
+			// or 8) and, in float64, math.Exp takes the FMA path its lanes repeat
+			// (logit.HasAsm: not under GODEBUG=cpu.avx=off); logisticWeights else, and for
+			// a block with a margin beyond the kernel's range
+			if w%8 != 0 || !logit.HasAsm || !weights512(&wz[0], &z[0], &y[lo], rb, w, derivInv) {
 				logisticWeights(wz[:rb*w], z[:rb*w], y[lo:lo+rb], w, derivInv, &lw)
 			}
 			return
@@ -359,8 +359,8 @@ func pass512[F float](out, X, y, Theta, V, base []F, m, d, k int, lambda F, kn k
 		for _, w := range widths {
 			cv += (c1 - cv) / w * w
 		}
-		// λ·base in Go where no Init kernel writes it: the single models, or every column
-		// when no row block runs (m < 4)
+		// λ·base in Go where no accRows call starts from it: the single models, or every
+		// column when no row block runs (m < 4)
 		from := cv
 		if m4 == 0 {
 			from = c0
@@ -472,10 +472,6 @@ var chunkBytes = 512 << 10
 // 1.63 → 1.33 times the FLOP limit, contiguous groups); below 64 rows they would cost
 // about as much as they save. The bits do not change (TestGroupCopiesKeepTheBits).
 const copyRows = 64
-
-// avx512Weights turns pass512's eight-lane derivatives on; the tests turn them off to
-// compare.
-var avx512Weights = true
 
 // copyGroups turns the copies on; the tests turn them off to compare.
 var copyGroups = true
