@@ -110,6 +110,21 @@ func transformWide(dst *float64, words *uint64, steps int, sd float64, one bool)
 	}
 }
 
+// transformUnits transforms u units of words (Philox's records, in place where out is
+// words' memory) into out: whole steps of the transform kernel, then the units left, fewer
+// than a step, through its One twin.
+func transformUnits(out []float64, words []uint64, u int, sd float64) {
+	_, _, unit, units := shape()
+	per := 4 * unit
+	steps := u / units
+	if steps > 0 {
+		transformWide(&out[0], &words[0], steps, sd, false)
+	}
+	if r := u - steps*units; r > 0 {
+		transformWide(&out[steps*units*per], &words[steps*units*per], r, sd, true)
+	}
+}
+
 // fillWide writes sd·z in float64, one rounding, for the stream's float32 normals z
 // (normals32's) widened (exact), from 4·block on: the split kernels, or a block at a time
 // in Go. It panics if dst runs past the stream's end. The exported fills read from block
@@ -135,20 +150,14 @@ func fillWide(dst []float64, sd float64, seed, trial uint64, step, block uint32)
 // because the kernels are called directly, not through a function value. Its chunks are
 // chunkBlocks.
 func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
-	group, _, unit, units := shape()
+	group, _, unit, _ := shape()
 	per := 4 * unit // values a unit: its words' quadwords
 	full := len(dst) / per
 	for at := 0; at < full; {
 		u := min(full-at, chunkBlocks/unit)
 		w := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[at*per])), u*per)
 		philoxWords(w, u*unit/group, block, pre)
-		steps := u / units
-		if steps > 0 {
-			transformWide(&dst[at*per], &w[0], steps, sd, false)
-		}
-		if r := u - steps*units; r > 0 {
-			transformWide(&dst[(at+steps*units)*per], &w[steps*units*per], r, sd, true)
-		}
+		transformUnits(dst[at*per:], w, u, sd)
 		at += u
 		block += uint32(u * unit)
 	}
@@ -168,7 +177,7 @@ func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
 // the same place, so groups of different rows side by side give each the values it gives
 // alone), before each row's values are copied back.
 func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, step uint32) {
-	group, _, unit, units := shape()
+	group, _, unit, _ := shape()
 	per := 4 * unit // values a unit
 	full := d / per * per
 	rest := d - full
@@ -177,10 +186,8 @@ func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, st
 	// group's values in the same place
 	slots := (rest + 4*group - 1) / (4 * group) * (4 * group)
 	// buf takes the partial units of batch rows at a time (16 on AVX-512 at d = 784, a
-	// group of 8 blocks a row); tail one row's words before they are gathered (at most
-	// two of AVX-512's groups)
+	// group of 8 blocks a row), each row's Philox words written in its place
 	var buf [8 * 64]uint64
-	var tail [64]uint64
 	batch := len(seeds)
 	if slots > 0 {
 		batch = len(buf) / slots
@@ -195,8 +202,7 @@ func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, st
 				splitWide(row[:full], sd, 0, &pre)
 			}
 			if slots > 0 {
-				philoxWords(tail[:], (slots+4*group-1)/(4*group), block, &pre)
-				copy(buf[(t-t0)*slots:(t-t0+1)*slots], tail[:slots])
+				philoxWords(buf[(t-t0)*slots:(t-t0+1)*slots], slots/(4*group), block, &pre)
 			}
 		}
 		if slots == 0 {
@@ -205,13 +211,7 @@ func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, st
 		n := (t1 - t0) * slots
 		u := (n + per - 1) / per // the units the gathered words fill (the last one's rest is junk, never read back)
 		out := (*[len(buf)]float64)(unsafe.Pointer(&buf))
-		if steps := u / units; steps > 0 {
-			transformWide(&out[0], &buf[0], steps, sd, false)
-		}
-		if r := u - u/units*units; r > 0 {
-			at := u / units * units * per
-			transformWide(&out[at], &buf[at], r, sd, true)
-		}
+		transformUnits(out[:], buf[:], u, sd)
 		for t := t0; t < t1; t++ {
 			copy(dst[t*d+full:(t+1)*d], out[(t-t0)*slots:(t-t0)*slots+rest])
 		}
