@@ -6007,6 +6007,7 @@ TEXT ·weightsF32AVX2(SB), NOSPLIT, $0-56
 	MOVSS        inv+40(FP), X0
 	VBROADCASTSS X0, Y0
 	XORQ         DI, DI
+	VXORPS       Y2, Y2, Y2
 
 weightsF32AVX2rows:
 	TESTQ        BX, BX
@@ -6018,46 +6019,45 @@ weightsF32AVX2rows:
 weightsF32AVX2lanes:
 	CMPQ      R8, $0x08
 	JL        weightsF32AVX2next
-	VMOVUPS   (CX), Y2
-	VMULPS    Y2, Y1, Y2
-	VANDPS    exp32const<>+640(SB), Y2, Y3
-	VCMPPS    $0x12, exp32const<>+704(SB), Y3, Y3
-	VMOVMSKPS Y3, R9
+	VMOVUPS   (CX), Y3
+	VMULPS    Y3, Y1, Y3
+	VANDPS    exp32const<>+640(SB), Y3, Y4
+	VCMPPS    $0x12, exp32const<>+704(SB), Y4, Y4
+	VMOVMSKPS Y4, R9
 	CMPL      R9, $0x000000ff
 	JE        weightsF32AVX2normal
 	MOVQ      $0x0000000000000001, DI
 
 weightsF32AVX2normal:
-	VXORPS    Y3, Y3, Y3
-	VCMPPS    $0x1d, Y3, Y2, Y4
-	VORPS     exp32const<>+576(SB), Y2, Y3
-	VMULPS    exp32const<>+0(SB), Y3, Y2
-	VROUNDPS  $0x08, Y2, Y2
-	VMULPS    exp32const<>+64(SB), Y2, Y5
-	VSUBPS    Y5, Y3, Y3
-	VMULPS    exp32const<>+128(SB), Y2, Y5
-	VSUBPS    Y5, Y3, Y3
-	VMULPS    exp32const<>+448(SB), Y3, Y5
-	VADDPS    exp32const<>+384(SB), Y5, Y5
-	VMULPS    Y3, Y5, Y5
-	VADDPS    exp32const<>+320(SB), Y5, Y5
-	VMULPS    Y3, Y5, Y5
-	VADDPS    exp32const<>+256(SB), Y5, Y5
-	VMULPS    Y3, Y5, Y5
-	VADDPS    exp32const<>+192(SB), Y5, Y5
-	VMULPS    Y3, Y3, Y6
-	VMULPS    Y5, Y6, Y6
-	VADDPS    Y6, Y3, Y6
-	VADDPS    exp32const<>+512(SB), Y6, Y6
-	VCVTPS2DQ Y2, Y2
-	VPSLLD    $0x17, Y2, Y2
-	VPADDD    Y2, Y6, Y6
-	VBLENDVPS Y4, exp32const<>+512(SB), Y6, Y2
-	VADDPS    exp32const<>+512(SB), Y6, Y3
-	VDIVPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VMULPS    Y0, Y2, Y2
-	VMOVUPS   Y2, (AX)
+	VCMPPS    $0x1d, Y2, Y3, Y5
+	VORPS     exp32const<>+576(SB), Y3, Y4
+	VMULPS    exp32const<>+0(SB), Y4, Y3
+	VROUNDPS  $0x08, Y3, Y3
+	VMULPS    exp32const<>+64(SB), Y3, Y6
+	VSUBPS    Y6, Y4, Y4
+	VMULPS    exp32const<>+128(SB), Y3, Y6
+	VSUBPS    Y6, Y4, Y4
+	VMULPS    exp32const<>+448(SB), Y4, Y6
+	VADDPS    exp32const<>+384(SB), Y6, Y6
+	VMULPS    Y4, Y6, Y6
+	VADDPS    exp32const<>+320(SB), Y6, Y6
+	VMULPS    Y4, Y6, Y6
+	VADDPS    exp32const<>+256(SB), Y6, Y6
+	VMULPS    Y4, Y6, Y6
+	VADDPS    exp32const<>+192(SB), Y6, Y6
+	VMULPS    Y4, Y4, Y7
+	VMULPS    Y6, Y7, Y7
+	VADDPS    Y7, Y4, Y7
+	VADDPS    exp32const<>+512(SB), Y7, Y7
+	VCVTPS2DQ Y3, Y3
+	VPSLLD    $0x17, Y3, Y3
+	VPADDD    Y3, Y7, Y7
+	VBLENDVPS Y5, exp32const<>+512(SB), Y7, Y3
+	VADDPS    exp32const<>+512(SB), Y7, Y4
+	VDIVPS    Y4, Y3, Y3
+	VMULPS    Y1, Y3, Y3
+	VMULPS    Y0, Y3, Y3
+	VMOVUPS   Y3, (AX)
 	ADDQ      $0x20, AX
 	ADDQ      $0x20, CX
 	SUBQ      $0x08, R8

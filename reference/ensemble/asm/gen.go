@@ -1283,28 +1283,15 @@ func exp32Lanes(xs []reg.VecVirtual, vecs func() []reg.VecVirtual, round func(k 
 // caller then redoes the block in Go.
 func weights32() {
 	name := "weightsF32AVX512"
-	TEXT(name, NOSPLIT, "func(wz *float32, z *float32, y *float32, rows, w int, inv float32) int")
-	Pragma("noescape")
-	Doc(name + " sets wz[r·w+t] = inv·logisticDeriv32(z[r·w+t], y[r]), the bits of the Go code; it returns 1 if a lane's |y·z| is NaN or above 87 (the caller then recomputes).")
-	wz := Load(Param("wz"), GP64())
-	z := Load(Param("z"), GP64())
-	y := Load(Param("y"), GP64())
-	nrows := Load(Param("rows"), GP64())
-	w := Load(Param("w"), GP64())
-	invX := Load(Param("inv"), XMM())
-	inv := ZMM()
-	VBROADCASTSS(invX, inv)
-	special := GP64()
-	XORQ(special, special)
-	negY, zr := ZMM(), ZMM()
-	VPXORQ(zr, zr, zr)
-	Label(name + "rows")
-	TESTQ(nrows, nrows)
-	JZ(LabelRef(name + "done"))
-	VBROADCASTSS(Mem{Base: y}, negY)
-	VXORPS(exp32Const("sign"), negY, negY) // −y
-	n := GP64()
-	MOVQ(w, n)
+	doc := name + " sets wz[r·w+t] = inv·logisticDeriv32(z[r·w+t], y[r]), the bits of the Go code; it returns 1 if a lane's |y·z| is NaN or above 87 (the caller then recomputes)."
+	weightsRows(name, doc, ZMM, zeroZ, func(wz, z, n, special reg.Register, negY, inv, zr reg.VecVirtual) {
+		weights32Row(name, wz, z, n, special, negY, inv, zr)
+	})
+}
+
+// weights32Row is weights32's row: its 16-lane vectors two at a time, then one, then its
+// last eight lanes.
+func weights32Row(name string, wz, z, n, special reg.Register, negY, inv, zr reg.VecVirtual) {
 	// nv vectors of lanes lanes each (16: ZMM; 8: YMM, AVX-512VL)
 	for _, g := range []struct{ nv, lanes int }{{2, 16}, {1, 16}, {1, 8}} {
 		nv, lanes := g.nv, g.lanes
@@ -1388,6 +1375,36 @@ func weights32() {
 		JMP(LabelRef(loop))
 		Label(loop + "end")
 	}
+}
+
+// weightsRows emits a float32 weights kernel's frame (weights32, weights32AVX2): its
+// arguments, inv broadcast into a register of vec's and a zero one (cleared by clear), the
+// flag it returns, and its loop over the rows, each with −y broadcast and n = w, the row's
+// lanes, for row to count down.
+func weightsRows(name, doc string, vec func() reg.VecVirtual, clear func(reg.VecVirtual), row func(wz, z, n, special reg.Register, negY, inv, zero reg.VecVirtual)) {
+	TEXT(name, NOSPLIT, "func(wz *float32, z *float32, y *float32, rows, w int, inv float32) int")
+	Pragma("noescape")
+	Doc(doc)
+	wz := Load(Param("wz"), GP64())
+	z := Load(Param("z"), GP64())
+	y := Load(Param("y"), GP64())
+	nrows := Load(Param("rows"), GP64())
+	w := Load(Param("w"), GP64())
+	invX := Load(Param("inv"), XMM())
+	inv := vec()
+	VBROADCASTSS(invX, inv)
+	special := GP64()
+	XORQ(special, special)
+	negY, zero := vec(), vec()
+	clear(zero)
+	Label(name + "rows")
+	TESTQ(nrows, nrows)
+	JZ(LabelRef(name + "done"))
+	VBROADCASTSS(Mem{Base: y}, negY)
+	VXORPS(exp32Const("sign"), negY, negY) // −y
+	n := GP64()
+	MOVQ(w, n)
+	row(wz, z, n, special, negY, inv, zero)
 	ADDQ(U8(4), y)
 	DECQ(nrows)
 	JMP(LabelRef(name + "rows"))
@@ -1403,27 +1420,14 @@ func weights32() {
 // gives wherever the result is normal (|t| ≤ 87).
 func weights32AVX2() {
 	name := "weightsF32AVX2"
-	TEXT(name, NOSPLIT, "func(wz *float32, z *float32, y *float32, rows, w int, inv float32) int")
-	Pragma("noescape")
-	Doc(name + " is weightsF32AVX512 with AVX2: eight lanes at a time, w a multiple of 8.")
-	wz := Load(Param("wz"), GP64())
-	z := Load(Param("z"), GP64())
-	y := Load(Param("y"), GP64())
-	nrows := Load(Param("rows"), GP64())
-	w := Load(Param("w"), GP64())
-	invX := Load(Param("inv"), XMM())
-	inv := YMM()
-	VBROADCASTSS(invX, inv)
-	special := GP64()
-	XORQ(special, special)
-	negY := YMM()
-	Label(name + "rows")
-	TESTQ(nrows, nrows)
-	JZ(LabelRef(name + "done"))
-	VBROADCASTSS(Mem{Base: y}, negY)
-	VXORPS(exp32Const("sign"), negY, negY) // −y
-	n := GP64()
-	MOVQ(w, n)
+	weightsRows(name, name+" is weightsF32AVX512 with AVX2: eight lanes at a time, w a multiple of 8.", YMM,
+		func(r reg.VecVirtual) { VXORPS(r, r, r) }, func(wz, z, n, special reg.Register, negY, inv, zero reg.VecVirtual) {
+			weights32AVX2Row(name, wz, z, n, special, negY, inv, zero)
+		})
+}
+
+// weights32AVX2Row is weights32AVX2's row, eight lanes at a time.
+func weights32AVX2Row(name string, wz, z, n, special reg.Register, negY, inv, zero reg.VecVirtual) {
 	Label(name + "lanes")
 	CMPQ(n, U8(8))
 	JL(LabelRef(name + "next"))
@@ -1439,8 +1443,7 @@ func weights32AVX2() {
 	JE(LabelRef(name + "normal"))
 	MOVQ(U64(1), special)
 	Label(name + "normal")
-	zero, pos := YMM(), YMM()
-	VXORPS(zero, zero, zero)
+	pos := YMM()
 	VCMPPS(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
 	x := a
 	VORPS(exp32Const("sign"), t, x) // x = −|t|
@@ -1463,13 +1466,6 @@ func weights32AVX2() {
 	SUBQ(U8(8), n)
 	JMP(LabelRef(name + "lanes"))
 	Label(name + "next")
-	ADDQ(U8(4), y)
-	DECQ(nrows)
-	JMP(LabelRef(name + "rows"))
-	Label(name + "done")
-	Store(special, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
 }
 
 // weights512: wz[r·w + t] = inv·φ'(z[r·w + t]) with label y[r], for rows r < rows and w
