@@ -38,18 +38,7 @@ func TestChunksStayInsideTheirSlices(t *testing.T) {
 		for _, m := range []int{24, 27, 40, 64} {
 			for _, d := range []int{1, 7, 17} {
 				for _, k := range []int{4, 8, 16, 33, 65} {
-					X, y, Th, V := fillGuarded[float64](t, m*d, atEnd, 1), fillGuarded[float64](t, m, atEnd, 2), fillGuarded[float64](t, d*k, atEnd, 3), fillGuarded[float64](t, d*k, atEnd, 4)
-					for i := range y {
-						y[i] = float64(1 - 2*(i%2))
-					}
-					LogisticGradient(guarded[float64](t, d*k, atEnd), X, y, Th, m, d, k, 0.1)
-					LogisticHVP(guarded[float64](t, d*k, atEnd), X, y, Th, V, m, d, k, 0.1)
-					X32, y32, Th32, V32 := fillGuarded[float32](t, m*d, atEnd, 1), fillGuarded[float32](t, m, atEnd, 2), fillGuarded[float32](t, d*k, atEnd, 3), fillGuarded[float32](t, d*k, atEnd, 4)
-					for i := range y32 {
-						y32[i] = float32(1 - 2*(i%2))
-					}
-					LogisticGradient32(guarded[float32](t, d*k, atEnd), X32, y32, Th32, m, d, k, 0.1)
-					LogisticHVP32(guarded[float32](t, d*k, atEnd), X32, y32, Th32, V32, m, d, k, 0.1)
+					guardedProducts(t, m, d, k, atEnd)
 				}
 			}
 		}

@@ -53,18 +53,7 @@ func TestKernelsStayInsideTheirSlices(t *testing.T) {
 			for _, m := range ms {
 				for _, d := range ds {
 					for _, k := range ks {
-						X, y, Th, V := fillGuarded[float64](t, m*d, atEnd, 1), fillGuarded[float64](t, m, atEnd, 2), fillGuarded[float64](t, d*k, atEnd, 3), fillGuarded[float64](t, d*k, atEnd, 4)
-						for i := range y {
-							y[i] = float64(1 - 2*(i%2))
-						}
-						LogisticGradient(guarded[float64](t, d*k, atEnd), X, y, Th, m, d, k, 0.1)
-						LogisticHVP(guarded[float64](t, d*k, atEnd), X, y, Th, V, m, d, k, 0.1)
-						X32, y32, Th32, V32 := fillGuarded[float32](t, m*d, atEnd, 1), fillGuarded[float32](t, m, atEnd, 2), fillGuarded[float32](t, d*k, atEnd, 3), fillGuarded[float32](t, d*k, atEnd, 4)
-						for i := range y32 {
-							y32[i] = float32(1 - 2*(i%2))
-						}
-						LogisticGradient32(guarded[float32](t, d*k, atEnd), X32, y32, Th32, m, d, k, 0.1)
-						LogisticHVP32(guarded[float32](t, d*k, atEnd), X32, y32, Th32, V32, m, d, k, 0.1)
+						guardedProducts(t, m, d, k, atEnd)
 					}
 				}
 			}
@@ -87,4 +76,22 @@ func TestNoisyStepStaysInsideItsSlices(t *testing.T) {
 			}
 		}
 	})
+}
+
+// guardedProducts computes the gradients and Hessian–vector products of m rows of d
+// features for k models, in both precisions, every slice ending (or, !atEnd, starting) at
+// a faulting page: a kernel that reads or writes one element outside them faults.
+func guardedProducts(t *testing.T, m, d, k int, atEnd bool) {
+	X, y, Th, V := fillGuarded[float64](t, m*d, atEnd, 1), fillGuarded[float64](t, m, atEnd, 2), fillGuarded[float64](t, d*k, atEnd, 3), fillGuarded[float64](t, d*k, atEnd, 4)
+	for i := range y {
+		y[i] = float64(1 - 2*(i%2))
+	}
+	LogisticGradient(guarded[float64](t, d*k, atEnd), X, y, Th, m, d, k, 0.1)
+	LogisticHVP(guarded[float64](t, d*k, atEnd), X, y, Th, V, m, d, k, 0.1)
+	X32, y32, Th32, V32 := fillGuarded[float32](t, m*d, atEnd, 1), fillGuarded[float32](t, m, atEnd, 2), fillGuarded[float32](t, d*k, atEnd, 3), fillGuarded[float32](t, d*k, atEnd, 4)
+	for i := range y32 {
+		y32[i] = float32(1 - 2*(i%2))
+	}
+	LogisticGradient32(guarded[float32](t, d*k, atEnd), X32, y32, Th32, m, d, k, 0.1)
+	LogisticHVP32(guarded[float32](t, d*k, atEnd), X32, y32, Th32, V32, m, d, k, 0.1)
 }
