@@ -400,39 +400,60 @@ func TestSixRowBlocksMatchFourRowBlocks(t *testing.T) {
 }
 
 // The AVX-512 kernels give the bits the AVX2 panels give, in both precisions, for
-// gradients and Hessian–vector products: each output is the same FMA chain over j and the
-// same row order into G, from the same λ·base, whatever the block or chunk. The shapes
+// gradients and Hessian–vector products, and in float64 the Go path's too: each output is
+// the same FMA chain over j and the same row order into G, from the same λ·base, whatever
+// the block or chunk. At d = 50 (accRows's tiles of 8 or 16 leave it 2 columns) the shapes
 // cover every block pass512 has: k = 45 is two float64 wide blocks, a narrow panel (8), a
 // half panel (4) and one single model, in float32 a wide block (32), a half panel (8) and 5
 // single models; k = 61 adds float32's narrow panel (16); k = 70 two groups. m = 103 has
 // eight 12-row blocks, a 4-row block and 3 edge rows, m = 44 three 12-row blocks and an
 // 8-row one (a mini-batch of 32 or 128 ends so), m = 3 edge rows alone (λ·base all in Go).
-// d = 50 leaves accRows 2 columns after its tiles of 8 or 16. Each runs in one chunk, and
-// with the rows cut into chunks of 12 (and 24 or 48): the chunks after the first must add
-// to G, not start again from λ·base.
+// Then the edge shapes: d below accRows's tiles and not a multiple of them (1 to 23),
+// m = 4..15 (a 4- or 8-row block alone, 12 plus 0..3 edge rows), k giving a narrow or a
+// half panel alone, several groups, and m ≥ 64 with group copies. Each runs in one chunk
+// and with the rows cut into chunks of 12 (and 24 or 48): the chunks after the first must
+// add to G, not start again from λ·base (planted, and caught).
 func TestAVX512MatchesAVX2(t *testing.T) {
 	if !HasAsm || !HasAVX512 {
 		t.Skip("no AVX-512 here: the wide kernels never run")
 	}
-	const d = 50
-	for _, chunk := range []int{chunkBytes, 1, 24 * (d + 48) * 8, 48 * (d + 96) * 4} {
-		for _, k := range []int{45, 61, 70} {
-			for _, m := range []int{103, 44, 3} {
-				X, y, Theta := problem(m, d, k, uint64(15+m))
-				_, _, V := problem(m, d, k, uint64(16+m))
-				run := func(wide bool) (g, hv []float64, g32, hv32 []float32) {
-					saved := chunkBytes
-					HasAVX512, chunkBytes = wide, chunk
-					defer func() { HasAVX512, chunkBytes = true, saved }()
-					return allFour(X, y, Theta, V, m, d, k)
+	type shape struct{ m, d, k int }
+	var shapes []shape
+	for _, k := range []int{45, 61, 70} {
+		for _, m := range []int{103, 44, 3} {
+			shapes = append(shapes, shape{m, 50, k})
+		}
+	}
+	for _, d := range []int{1, 3, 7, 8, 9, 15, 16, 17, 23} {
+		for _, m := range []int{4, 8, 12, 13, 15, 40, 64, 77} {
+			for _, k := range []int{4, 8, 16, 24, 33, 65, 70} {
+				shapes = append(shapes, shape{m, d, k})
+			}
+		}
+	}
+	for _, s := range shapes {
+		m, d, k := s.m, s.d, s.k
+		X, y, Theta := problem(m, d, k, uint64(m*1000+d*10+k))
+		_, _, V := problem(m, d, k, uint64(m*1000+d*10+k+1))
+		for _, chunk := range []int{chunkBytes, 1, 24 * (d + 48) * 8, 48 * (d + 96) * 4} {
+			run := func(wide, asm bool) (g, hv []float64, g32, hv32 []float32) {
+				savedC, savedA := chunkBytes, HasAsm
+				HasAVX512, HasAsm, chunkBytes = wide, asm, chunk
+				defer func() { HasAVX512, HasAsm, chunkBytes = true, savedA, savedC }()
+				return allFour(X, y, Theta, V, m, d, k)
+			}
+			gw, hvw, gw32, hvw32 := run(true, true)
+			g, hv, g32, hv32 := run(false, true)
+			gg, hvg, _, _ := run(false, false)
+			for i := range g {
+				if math.Float64bits(gw[i]) != math.Float64bits(g[i]) || math.Float64bits(hvw[i]) != math.Float64bits(hv[i]) ||
+					math.Float32bits(gw32[i]) != math.Float32bits(g32[i]) || math.Float32bits(hvw32[i]) != math.Float32bits(hv32[i]) {
+					t.Fatalf("chunkBytes = %d, m = %d, d = %d, k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
+						chunk, m, d, k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
 				}
-				gw, hvw, gw32, hvw32 := run(true)
-				g, hv, g32, hv32 := run(false)
-				for i := range g {
-					if gw[i] != g[i] || hvw[i] != hv[i] || gw32[i] != g32[i] || hvw32[i] != hv32[i] {
-						t.Fatalf("chunkBytes = %d, m = %d, k = %d, coordinate %d (row %d, model %d): AVX-512 gives %v %v %v %v, AVX2 %v %v %v %v",
-							chunk, m, k, i, i/k, i%k, gw[i], hvw[i], gw32[i], hvw32[i], g[i], hv[i], g32[i], hv32[i])
-					}
+				if math.Float64bits(gw[i]) != math.Float64bits(gg[i]) || math.Float64bits(hvw[i]) != math.Float64bits(hvg[i]) {
+					t.Fatalf("chunkBytes = %d, m = %d, d = %d, k = %d, coordinate %d: AVX-512 gives %v %v, Go %v %v",
+						chunk, m, d, k, i, gw[i], hvw[i], gg[i], hvg[i])
 				}
 			}
 		}
