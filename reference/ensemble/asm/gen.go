@@ -644,10 +644,13 @@ func peakRounds(label string, vec func() reg.VecVirtual, zero func(reg.VecVirtua
 // coefficients from 1/8! up to 1, 2, and our own: ±1, the sign bit, the exponent bias, and
 // the largest |t| whose exp(−|t|) takes math.Exp's normal path (denormal results, below
 // about −708.4, and NaN go to the caller's scalar code).
-var expConsts = []struct {
+// namedBits is a constant of a table (constTable): its name and its bits.
+type namedBits struct {
 	name string
 	bits uint64
-}{
+}
+
+var expConsts = []namedBits{
 	{"log2e", f("1.4426950408889634073599246810018920")},
 	{"ln2u", f("0.69314718055966295651160180568695068359375")},
 	{"ln2l", f("0.28235290563031577122588448175013436025525412068e-12")},
@@ -679,17 +682,33 @@ func f(s string) uint64 {
 var expData map[string]Mem
 
 func expConst(name string) Mem {
-	if expData == nil {
-		expData = map[string]Mem{}
-		base := GLOBL("expconst", RODATA|NOPTR)
-		for i, c := range expConsts {
-			for l := range 4 {
-				DATA(32*i+8*l, U64(c.bits))
+	return constAt(&expData, "expconst", 4, 8, expConsts, name)
+}
+
+// constAt returns the address of the constant name of consts, a table laid out under
+// symbol at its first use (into *table): each constant lanes times over, size bytes a
+// lane (8 or 4, the low bits then). It panics on a name the table lacks.
+func constAt(table *map[string]Mem, symbol string, lanes, size int, consts []namedBits, name string) Mem {
+	if *table == nil {
+		*table = map[string]Mem{}
+		base := GLOBL(symbol, RODATA|NOPTR)
+		slot := lanes * size
+		for i, c := range consts {
+			for l := range lanes {
+				if size == 4 {
+					DATA(slot*i+4*l, U32(uint32(c.bits)))
+				} else {
+					DATA(slot*i+8*l, U64(c.bits))
+				}
 			}
-			expData[c.name] = base.Offset(32 * i)
+			(*table)[c.name] = base.Offset(slot * i)
 		}
 	}
-	return expData[name]
+	m, ok := (*table)[name]
+	if !ok {
+		panic("no constant " + name + " in " + symbol)
+	}
+	return m
 }
 
 // expLanes is math.Exp's avxfma path (exp_amd64.s) on four lanes, for arguments on its
@@ -1113,19 +1132,7 @@ func transpose8(r []reg.VecVirtual) []reg.VecVirtual {
 // of its own.
 var expData8 map[string]Mem
 
-func expConst8(name string) Mem {
-	if expData8 == nil {
-		expData8 = map[string]Mem{}
-		base := GLOBL("expconst8", RODATA|NOPTR)
-		for i, c := range expConsts {
-			for l := range 8 {
-				DATA(64*i+8*l, U64(c.bits))
-			}
-			expData8[c.name] = base.Offset(64 * i)
-		}
-	}
-	return expData8[name]
-}
+func expConst8(name string) Mem { return constAt(&expData8, "expconst8", 8, 8, expConsts, name) }
 
 // expLanes8 is expLanes on eight lanes (AVX-512F) of each of xs, the vectors' operations
 // interleaved (one step for every vector, then the next): the same operations in the same
@@ -1206,44 +1213,29 @@ func expLanes8(xs []reg.VecVirtual) []reg.VecVirtual {
 
 // exp32Consts are deriv32.go's float32 constants (logisticDeriv32 and exp32), sixteen
 // lanes each; the tests hold the kernels to that Go code's bits.
-var exp32Consts = []struct {
-	name string
-	bits uint32
-}{
-	{"log2e", math.Float32bits(1.4426950216293335)},
-	{"ln2hi", math.Float32bits(0.693359375)},
-	{"ln2lo", math.Float32bits(-0.00021219444170128554)},
-	{"c0", math.Float32bits(0.5)},
-	{"c1", math.Float32bits(0.16666577756404877)},
-	{"c2", math.Float32bits(0.041666556149721146)},
-	{"c3", math.Float32bits(0.008363173343241215)},
-	{"c4", math.Float32bits(0.0013926175888627768)},
-	{"one", math.Float32bits(1)},
+// f32 is v's bits, for a table of float32 constants.
+func f32(v float32) uint64 { return uint64(math.Float32bits(v)) }
+
+var exp32Consts = []namedBits{
+	{"log2e", f32(1.4426950216293335)},
+	{"ln2hi", f32(0.693359375)},
+	{"ln2lo", f32(-0.00021219444170128554)},
+	{"c0", f32(0.5)},
+	{"c1", f32(0.16666577756404877)},
+	{"c2", f32(0.041666556149721146)},
+	{"c3", f32(0.008363173343241215)},
+	{"c4", f32(0.0013926175888627768)},
+	{"one", f32(1)},
 	{"sign", 1 << 31},
 	{"abs", 1<<31 - 1},
-	{"normal", math.Float32bits(87)},
+	{"normal", f32(87)},
 }
 
 var exp32Data map[string]Mem
 
 // exp32Const is exp32Consts's constant sixteen times over (a 512-bit register's worth; a
 // 256-bit operand reads its first half).
-func exp32Const(name string) Mem {
-	if exp32Data == nil {
-		exp32Data = map[string]Mem{}
-		base := GLOBL("exp32const", RODATA|NOPTR)
-		for i, c := range exp32Consts {
-			for l := range 16 {
-				DATA(64*i+4*l, U32(c.bits))
-			}
-			exp32Data[c.name] = base.Offset(64 * i)
-		}
-	}
-	if _, ok := exp32Data[name]; !ok {
-		panic("no float32 exp constant " + name)
-	}
-	return exp32Data[name]
-}
+func exp32Const(name string) Mem { return constAt(&exp32Data, "exp32const", 16, 4, exp32Consts, name) }
 
 // exp32Lanes emits exp32's steps up to eʳ for each of xs (x ≤ 0), the vectors' operations
 // interleaved: k = round(x·log₂e) by round (to nearest, even on ties), r = x − k·ln2Hi −
