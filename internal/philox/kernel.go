@@ -125,6 +125,19 @@ func transformUnits(out []float64, words []uint64, u int, sd float64) {
 	}
 }
 
+// transform32 calls FillWideRows32's transform kernels (transformWide's, storing the
+// float32 normals as they are): steps of the kernel, or one unit a step if one.
+func transform32(dst *float32, words *uint64, steps int, one bool) {
+	switch {
+	case path == pathAVX512 && one:
+		normals32OneAVX512(dst, words, steps)
+	case path == pathAVX512:
+		normals32AVX512(dst, words, steps)
+	default:
+		normals32AVX2(dst, words, steps)
+	}
+}
+
 // fillWide writes sd·z in float64, one rounding, for the stream's float32 normals z
 // (normals32's) widened (exact), from 4·block on: the split kernels, or a block at a time
 // in Go. It panics if dst runs past the stream's end. The exported fills read from block

@@ -1889,3 +1889,619 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func normals32AVX512(dst *float32, words *uint64, steps int)
+// Requires: AVX, AVX512F
+TEXT ·normals32AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ steps+16(FP), CX
+	MOVQ words+8(FP), DX
+
+loop:
+	TESTQ             CX, CX
+	JZ                done
+	VMOVDQU32         philoxconst<>+1984(SB), Z4
+	VMOVDQU32         (DX), Z0
+	VPERMT2D          256(DX), Z4, Z0
+	VMOVDQU32         128(DX), Z1
+	VPERMT2D          384(DX), Z4, Z1
+	VMOVDQU32         512(DX), Z2
+	VPERMT2D          768(DX), Z4, Z2
+	VMOVDQU32         640(DX), Z3
+	VPERMT2D          896(DX), Z4, Z3
+	VCVTUDQ2PS.RZ_SAE Z0, Z4
+	VCVTUDQ2PS.RZ_SAE Z1, Z14
+	VCVTUDQ2PS.RZ_SAE Z2, Z15
+	VCVTUDQ2PS.RZ_SAE Z3, Z16
+	VPSRLD            $0x17, Z4, Z4
+	VPSRLD            $0x17, Z14, Z14
+	VPSRLD            $0x17, Z15, Z15
+	VPSRLD            $0x17, Z16, Z16
+	VMOVDQU32         philoxconst<>+896(SB), Z17
+	VPMAXUD           Z17, Z4, Z4
+	VPMAXUD           Z17, Z14, Z14
+	VPMAXUD           Z17, Z15, Z15
+	VPMAXUD           Z17, Z16, Z16
+	VMOVDQU32         philoxconst<>+960(SB), Z20
+	VPSUBD            Z4, Z20, Z17
+	VPSUBD            Z14, Z20, Z18
+	VPSUBD            Z15, Z20, Z19
+	VPSUBD            Z16, Z20, Z20
+	VPADDD            Z0, Z0, Z0
+	VPADDD            Z1, Z1, Z1
+	VPADDD            Z2, Z2, Z2
+	VPADDD            Z3, Z3, Z3
+	VMOVDQU32         philoxconst<>+832(SB), Z21
+	VPADDD            Z21, Z0, Z0
+	VPADDD            Z21, Z1, Z1
+	VPADDD            Z21, Z2, Z2
+	VPADDD            Z21, Z3, Z3
+	VPSLLVD           Z17, Z0, Z0
+	VPSLLVD           Z18, Z1, Z1
+	VPSLLVD           Z19, Z2, Z2
+	VPSLLVD           Z20, Z3, Z3
+	VMOVDQU32         philoxconst<>+1024(SB), Z20
+	VPSUBD            Z4, Z20, Z17
+	VPSUBD            Z14, Z20, Z18
+	VPSUBD            Z15, Z20, Z19
+	VPSUBD            Z16, Z20, Z20
+	VMOVDQU32         philoxconst<>+1408(SB), Z4
+	VPCMPUD           $0x06, Z4, Z0, K1
+	VPCMPUD           $0x06, Z4, Z1, K2
+	VPCMPUD           $0x06, Z4, Z2, K3
+	VPCMPUD           $0x06, Z4, Z3, K4
+	VPXORD            Z5, Z5, Z5
+	VPSUBD            Z0, Z5, K1, Z0
+	VPSUBD            Z1, Z5, K2, Z1
+	VPSUBD            Z2, Z5, K3, Z2
+	VPSUBD            Z3, Z5, K4, Z3
+	VCVTUDQ2PS        Z0, Z4
+	VCVTUDQ2PS        Z1, Z14
+	VCVTUDQ2PS        Z2, Z15
+	VCVTUDQ2PS        Z3, Z16
+	VMOVDQU32         philoxconst<>+1728(SB), Z0
+	VMULPS            Z0, Z4, Z4
+	VMULPS            Z0, Z14, Z14
+	VMULPS            Z0, Z15, Z15
+	VMULPS            Z0, Z16, Z16
+	VMOVDQU32         philoxconst<>+1344(SB), Z0
+	VPADDD            Z0, Z4, K1, Z4
+	VPADDD            Z0, Z14, K2, Z14
+	VPADDD            Z0, Z15, K3, Z15
+	VPADDD            Z0, Z16, K4, Z16
+	VMOVDQU32         philoxconst<>+832(SB), Z0
+	VPSUBD            Z0, Z17, K1, Z17
+	VPSUBD            Z0, Z18, K2, Z18
+	VPSUBD            Z0, Z19, K3, Z19
+	VPSUBD            Z0, Z20, K4, Z20
+	VMOVDQU32         philoxconst<>+1792(SB), Z3
+	VADDPS            Z3, Z4, Z0
+	VADDPS            Z3, Z14, Z1
+	VADDPS            Z3, Z15, Z2
+	VADDPS            Z3, Z16, Z3
+	VDIVPS            Z0, Z4, Z4
+	VDIVPS            Z1, Z14, Z14
+	VDIVPS            Z2, Z15, Z15
+	VDIVPS            Z3, Z16, Z16
+	VMULPS            Z4, Z4, Z0
+	VMULPS            Z14, Z14, Z1
+	VMULPS            Z15, Z15, Z2
+	VMULPS            Z16, Z16, Z3
+	VMOVDQU32         philoxconst<>+2176(SB), Z24
+	VMOVAPS           Z24, Z21
+	VMOVAPS           Z24, Z22
+	VMOVAPS           Z24, Z23
+	VMOVAPS           Z24, Z24
+	VMOVDQU32         philoxconst<>+2240(SB), Z25
+	VFMADD231PS       Z25, Z0, Z21
+	VFMADD231PS       Z25, Z1, Z22
+	VFMADD231PS       Z25, Z2, Z23
+	VFMADD231PS       Z25, Z3, Z24
+	VMOVDQU32         philoxconst<>+2112(SB), Z25
+	VFMADD213PS       Z25, Z0, Z21
+	VFMADD213PS       Z25, Z1, Z22
+	VFMADD213PS       Z25, Z2, Z23
+	VFMADD213PS       Z25, Z3, Z24
+	VMOVDQU32         philoxconst<>+2048(SB), Z25
+	VFMADD213PS       Z25, Z0, Z21
+	VFMADD213PS       Z25, Z1, Z22
+	VFMADD213PS       Z25, Z2, Z23
+	VFMADD213PS       Z25, Z3, Z24
+	VCVTDQ2PS         Z17, Z17
+	VCVTDQ2PS         Z18, Z18
+	VCVTDQ2PS         Z19, Z19
+	VCVTDQ2PS         Z20, Z20
+	VMOVDQU32         philoxconst<>+1920(SB), Z0
+	VMULPS            Z0, Z17, Z17
+	VMULPS            Z0, Z18, Z18
+	VMULPS            Z0, Z19, Z19
+	VMULPS            Z0, Z20, Z20
+	VFMADD231PS       Z4, Z21, Z17
+	VFMADD231PS       Z14, Z22, Z18
+	VFMADD231PS       Z15, Z23, Z19
+	VFMADD231PS       Z16, Z24, Z20
+	VSQRTPS           Z17, Z17
+	VSQRTPS           Z18, Z18
+	VSQRTPS           Z19, Z19
+	VSQRTPS           Z20, Z20
+	VMOVDQU32         philoxconst<>+1984(SB), Z4
+	VMOVDQU32         64(DX), Z0
+	VPERMT2D          320(DX), Z4, Z0
+	VMOVDQU32         192(DX), Z1
+	VPERMT2D          448(DX), Z4, Z1
+	VMOVDQU32         576(DX), Z2
+	VPERMT2D          832(DX), Z4, Z2
+	VMOVDQU32         704(DX), Z3
+	VPERMT2D          960(DX), Z4, Z3
+	VMOVDQU32         philoxconst<>+1536(SB), Z16
+	VPADDD            Z16, Z0, Z4
+	VPADDD            Z16, Z1, Z14
+	VPADDD            Z16, Z2, Z15
+	VPADDD            Z16, Z3, Z16
+	VPSLLD            $0x02, Z0, Z0
+	VPSLLD            $0x02, Z1, Z1
+	VPSLLD            $0x02, Z2, Z2
+	VPSLLD            $0x02, Z3, Z3
+	VCVTDQ2PS         Z0, Z0
+	VCVTDQ2PS         Z1, Z1
+	VCVTDQ2PS         Z2, Z2
+	VCVTDQ2PS         Z3, Z3
+	VMOVDQU32         philoxconst<>+1728(SB), Z21
+	VMULPS            Z21, Z0, Z0
+	VMULPS            Z21, Z1, Z1
+	VMULPS            Z21, Z2, Z2
+	VMULPS            Z21, Z3, Z3
+	VMULPS            Z0, Z0, Z21
+	VMULPS            Z1, Z1, Z22
+	VMULPS            Z2, Z2, Z23
+	VMULPS            Z3, Z3, Z24
+	VMOVDQU32         philoxconst<>+2432(SB), Z28
+	VMOVAPS           Z28, Z25
+	VMOVAPS           Z28, Z26
+	VMOVAPS           Z28, Z27
+	VMOVAPS           Z28, Z28
+	VMOVDQU32         philoxconst<>+2496(SB), Z29
+	VFMADD231PS       Z29, Z21, Z25
+	VFMADD231PS       Z29, Z22, Z26
+	VFMADD231PS       Z29, Z23, Z27
+	VFMADD231PS       Z29, Z24, Z28
+	VMOVDQU32         philoxconst<>+2368(SB), Z29
+	VFMADD213PS       Z29, Z21, Z25
+	VFMADD213PS       Z29, Z22, Z26
+	VFMADD213PS       Z29, Z23, Z27
+	VFMADD213PS       Z29, Z24, Z28
+	VMOVDQU32         philoxconst<>+2304(SB), Z29
+	VFMADD213PS       Z29, Z21, Z25
+	VFMADD213PS       Z29, Z22, Z26
+	VFMADD213PS       Z29, Z23, Z27
+	VFMADD213PS       Z29, Z24, Z28
+	VMULPS            Z25, Z0, Z25
+	VMULPS            Z26, Z1, Z26
+	VMULPS            Z27, Z2, Z27
+	VMULPS            Z28, Z3, Z28
+	VMOVDQU32         philoxconst<>+2752(SB), Z3
+	VMOVAPS           Z3, Z0
+	VMOVAPS           Z3, Z1
+	VMOVAPS           Z3, Z2
+	VMOVAPS           Z3, Z3
+	VMOVDQU32         philoxconst<>+2816(SB), Z29
+	VFMADD231PS       Z29, Z21, Z0
+	VFMADD231PS       Z29, Z22, Z1
+	VFMADD231PS       Z29, Z23, Z2
+	VFMADD231PS       Z29, Z24, Z3
+	VMOVDQU32         philoxconst<>+2688(SB), Z29
+	VFMADD213PS       Z29, Z21, Z0
+	VFMADD213PS       Z29, Z22, Z1
+	VFMADD213PS       Z29, Z23, Z2
+	VFMADD213PS       Z29, Z24, Z3
+	VMOVDQU32         philoxconst<>+2624(SB), Z29
+	VFMADD213PS       Z29, Z21, Z0
+	VFMADD213PS       Z29, Z22, Z1
+	VFMADD213PS       Z29, Z23, Z2
+	VFMADD213PS       Z29, Z24, Z3
+	VMOVDQU32         philoxconst<>+2560(SB), Z29
+	VFMADD213PS       Z29, Z21, Z0
+	VFMADD213PS       Z29, Z22, Z1
+	VFMADD213PS       Z29, Z23, Z2
+	VFMADD213PS       Z29, Z24, Z3
+	VMOVDQU32         philoxconst<>+1600(SB), Z21
+	VPTESTMD          Z21, Z4, K1
+	VPTESTMD          Z21, Z14, K2
+	VPTESTMD          Z21, Z15, K3
+	VPTESTMD          Z21, Z16, K4
+	VBLENDMPS         Z0, Z25, K1, Z6
+	VBLENDMPS         Z1, Z26, K2, Z7
+	VBLENDMPS         Z2, Z27, K3, Z8
+	VBLENDMPS         Z3, Z28, K4, Z9
+	VMOVDQU32         philoxconst<>+1664(SB), Z21
+	VPXORD            Z21, Z25, K1, Z25
+	VPXORD            Z21, Z26, K2, Z26
+	VPXORD            Z21, Z27, K3, Z27
+	VPXORD            Z21, Z28, K4, Z28
+	VBLENDMPS         Z25, Z0, K1, Z10
+	VBLENDMPS         Z26, Z1, K2, Z11
+	VBLENDMPS         Z27, Z2, K3, Z12
+	VBLENDMPS         Z28, Z3, K4, Z13
+	VPTERNLOGD        $0x78, Z21, Z4, Z6
+	VPTERNLOGD        $0x78, Z21, Z14, Z7
+	VPTERNLOGD        $0x78, Z21, Z15, Z8
+	VPTERNLOGD        $0x78, Z21, Z16, Z9
+	VPTERNLOGD        $0x78, Z21, Z4, Z10
+	VPTERNLOGD        $0x78, Z21, Z14, Z11
+	VPTERNLOGD        $0x78, Z21, Z15, Z12
+	VPTERNLOGD        $0x78, Z21, Z16, Z13
+	VMULPS            Z17, Z10, Z10
+	VMULPS            Z18, Z11, Z11
+	VMULPS            Z19, Z12, Z12
+	VMULPS            Z20, Z13, Z13
+	VMULPS            Z17, Z6, Z6
+	VMULPS            Z18, Z7, Z7
+	VMULPS            Z19, Z8, Z8
+	VMULPS            Z20, Z9, Z9
+	VUNPCKLPS         Z11, Z10, Z0
+	VUNPCKHPS         Z11, Z10, Z1
+	VUNPCKLPS         Z7, Z6, Z2
+	VUNPCKHPS         Z7, Z6, Z3
+	VUNPCKLPS         Z2, Z0, Z10
+	VUNPCKHPS         Z2, Z0, Z6
+	VUNPCKLPS         Z3, Z1, Z11
+	VUNPCKHPS         Z3, Z1, Z7
+	VMOVUPS           Z10, (AX)
+	VMOVUPS           Z6, 64(AX)
+	VMOVUPS           Z11, 128(AX)
+	VMOVUPS           Z7, 192(AX)
+	VUNPCKLPS         Z13, Z12, Z0
+	VUNPCKHPS         Z13, Z12, Z1
+	VUNPCKLPS         Z9, Z8, Z2
+	VUNPCKHPS         Z9, Z8, Z3
+	VUNPCKLPS         Z2, Z0, Z12
+	VUNPCKHPS         Z2, Z0, Z8
+	VUNPCKLPS         Z3, Z1, Z13
+	VUNPCKHPS         Z3, Z1, Z9
+	VMOVUPS           Z12, 256(AX)
+	VMOVUPS           Z8, 320(AX)
+	VMOVUPS           Z13, 384(AX)
+	VMOVUPS           Z9, 448(AX)
+	ADDQ              $0x00000200, AX
+	ADDQ              $0x00000400, DX
+	DECQ              CX
+	JMP               loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func normals32OneAVX512(dst *float32, words *uint64, steps int)
+// Requires: AVX, AVX512F
+TEXT ·normals32OneAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ steps+16(FP), CX
+	MOVQ words+8(FP), DX
+
+loop:
+	TESTQ             CX, CX
+	JZ                done
+	VMOVDQU32         philoxconst<>+1984(SB), Z2
+	VMOVDQU32         (DX), Z0
+	VPERMT2D          256(DX), Z2, Z0
+	VMOVDQU32         128(DX), Z1
+	VPERMT2D          384(DX), Z2, Z1
+	VCVTUDQ2PS.RZ_SAE Z0, Z2
+	VCVTUDQ2PS.RZ_SAE Z1, Z8
+	VPSRLD            $0x17, Z2, Z2
+	VPSRLD            $0x17, Z8, Z8
+	VMOVDQU32         philoxconst<>+896(SB), Z9
+	VPMAXUD           Z9, Z2, Z2
+	VPMAXUD           Z9, Z8, Z8
+	VMOVDQU32         philoxconst<>+960(SB), Z10
+	VPSUBD            Z2, Z10, Z9
+	VPSUBD            Z8, Z10, Z10
+	VPADDD            Z0, Z0, Z0
+	VPADDD            Z1, Z1, Z1
+	VMOVDQU32         philoxconst<>+832(SB), Z11
+	VPADDD            Z11, Z0, Z0
+	VPADDD            Z11, Z1, Z1
+	VPSLLVD           Z9, Z0, Z0
+	VPSLLVD           Z10, Z1, Z1
+	VMOVDQU32         philoxconst<>+1024(SB), Z10
+	VPSUBD            Z2, Z10, Z9
+	VPSUBD            Z8, Z10, Z10
+	VMOVDQU32         philoxconst<>+1408(SB), Z2
+	VPCMPUD           $0x06, Z2, Z0, K1
+	VPCMPUD           $0x06, Z2, Z1, K2
+	VPXORD            Z3, Z3, Z3
+	VPSUBD            Z0, Z3, K1, Z0
+	VPSUBD            Z1, Z3, K2, Z1
+	VCVTUDQ2PS        Z0, Z2
+	VCVTUDQ2PS        Z1, Z8
+	VMOVDQU32         philoxconst<>+1728(SB), Z0
+	VMULPS            Z0, Z2, Z2
+	VMULPS            Z0, Z8, Z8
+	VMOVDQU32         philoxconst<>+1344(SB), Z0
+	VPADDD            Z0, Z2, K1, Z2
+	VPADDD            Z0, Z8, K2, Z8
+	VMOVDQU32         philoxconst<>+832(SB), Z0
+	VPSUBD            Z0, Z9, K1, Z9
+	VPSUBD            Z0, Z10, K2, Z10
+	VMOVDQU32         philoxconst<>+1792(SB), Z1
+	VADDPS            Z1, Z2, Z0
+	VADDPS            Z1, Z8, Z1
+	VDIVPS            Z0, Z2, Z2
+	VDIVPS            Z1, Z8, Z8
+	VMULPS            Z2, Z2, Z0
+	VMULPS            Z8, Z8, Z1
+	VMOVDQU32         philoxconst<>+2176(SB), Z12
+	VMOVAPS           Z12, Z11
+	VMOVAPS           Z12, Z12
+	VMOVDQU32         philoxconst<>+2240(SB), Z13
+	VFMADD231PS       Z13, Z0, Z11
+	VFMADD231PS       Z13, Z1, Z12
+	VMOVDQU32         philoxconst<>+2112(SB), Z13
+	VFMADD213PS       Z13, Z0, Z11
+	VFMADD213PS       Z13, Z1, Z12
+	VMOVDQU32         philoxconst<>+2048(SB), Z13
+	VFMADD213PS       Z13, Z0, Z11
+	VFMADD213PS       Z13, Z1, Z12
+	VCVTDQ2PS         Z9, Z9
+	VCVTDQ2PS         Z10, Z10
+	VMOVDQU32         philoxconst<>+1920(SB), Z0
+	VMULPS            Z0, Z9, Z9
+	VMULPS            Z0, Z10, Z10
+	VFMADD231PS       Z2, Z11, Z9
+	VFMADD231PS       Z8, Z12, Z10
+	VSQRTPS           Z9, Z9
+	VSQRTPS           Z10, Z10
+	VMOVDQU32         philoxconst<>+1984(SB), Z2
+	VMOVDQU32         64(DX), Z0
+	VPERMT2D          320(DX), Z2, Z0
+	VMOVDQU32         192(DX), Z1
+	VPERMT2D          448(DX), Z2, Z1
+	VMOVDQU32         philoxconst<>+1536(SB), Z8
+	VPADDD            Z8, Z0, Z2
+	VPADDD            Z8, Z1, Z8
+	VPSLLD            $0x02, Z0, Z0
+	VPSLLD            $0x02, Z1, Z1
+	VCVTDQ2PS         Z0, Z0
+	VCVTDQ2PS         Z1, Z1
+	VMOVDQU32         philoxconst<>+1728(SB), Z11
+	VMULPS            Z11, Z0, Z0
+	VMULPS            Z11, Z1, Z1
+	VMULPS            Z0, Z0, Z11
+	VMULPS            Z1, Z1, Z12
+	VMOVDQU32         philoxconst<>+2432(SB), Z14
+	VMOVAPS           Z14, Z13
+	VMOVAPS           Z14, Z14
+	VMOVDQU32         philoxconst<>+2496(SB), Z15
+	VFMADD231PS       Z15, Z11, Z13
+	VFMADD231PS       Z15, Z12, Z14
+	VMOVDQU32         philoxconst<>+2368(SB), Z15
+	VFMADD213PS       Z15, Z11, Z13
+	VFMADD213PS       Z15, Z12, Z14
+	VMOVDQU32         philoxconst<>+2304(SB), Z15
+	VFMADD213PS       Z15, Z11, Z13
+	VFMADD213PS       Z15, Z12, Z14
+	VMULPS            Z13, Z0, Z13
+	VMULPS            Z14, Z1, Z14
+	VMOVDQU32         philoxconst<>+2752(SB), Z1
+	VMOVAPS           Z1, Z0
+	VMOVAPS           Z1, Z1
+	VMOVDQU32         philoxconst<>+2816(SB), Z15
+	VFMADD231PS       Z15, Z11, Z0
+	VFMADD231PS       Z15, Z12, Z1
+	VMOVDQU32         philoxconst<>+2688(SB), Z15
+	VFMADD213PS       Z15, Z11, Z0
+	VFMADD213PS       Z15, Z12, Z1
+	VMOVDQU32         philoxconst<>+2624(SB), Z15
+	VFMADD213PS       Z15, Z11, Z0
+	VFMADD213PS       Z15, Z12, Z1
+	VMOVDQU32         philoxconst<>+2560(SB), Z15
+	VFMADD213PS       Z15, Z11, Z0
+	VFMADD213PS       Z15, Z12, Z1
+	VMOVDQU32         philoxconst<>+1600(SB), Z11
+	VPTESTMD          Z11, Z2, K1
+	VPTESTMD          Z11, Z8, K2
+	VBLENDMPS         Z0, Z13, K1, Z4
+	VBLENDMPS         Z1, Z14, K2, Z5
+	VMOVDQU32         philoxconst<>+1664(SB), Z11
+	VPXORD            Z11, Z13, K1, Z13
+	VPXORD            Z11, Z14, K2, Z14
+	VBLENDMPS         Z13, Z0, K1, Z6
+	VBLENDMPS         Z14, Z1, K2, Z7
+	VPTERNLOGD        $0x78, Z11, Z2, Z4
+	VPTERNLOGD        $0x78, Z11, Z8, Z5
+	VPTERNLOGD        $0x78, Z11, Z2, Z6
+	VPTERNLOGD        $0x78, Z11, Z8, Z7
+	VMULPS            Z9, Z6, Z6
+	VMULPS            Z10, Z7, Z7
+	VMULPS            Z9, Z4, Z4
+	VMULPS            Z10, Z5, Z5
+	VUNPCKLPS         Z7, Z6, Z0
+	VUNPCKHPS         Z7, Z6, Z1
+	VUNPCKLPS         Z5, Z4, Z2
+	VUNPCKHPS         Z5, Z4, Z5
+	VUNPCKLPS         Z2, Z0, Z6
+	VUNPCKHPS         Z2, Z0, Z4
+	VUNPCKLPS         Z5, Z1, Z7
+	VUNPCKHPS         Z5, Z1, Z5
+	VMOVUPS           Z6, (AX)
+	VMOVUPS           Z4, 64(AX)
+	VMOVUPS           Z7, 128(AX)
+	VMOVUPS           Z5, 192(AX)
+	ADDQ              $0x00000100, AX
+	ADDQ              $0x00000200, DX
+	DECQ              CX
+	JMP               loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func normals32AVX2(dst *float32, words *uint64, steps int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·normals32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ steps+16(FP), CX
+	MOVQ words+8(FP), DX
+
+loop:
+	TESTQ        CX, CX
+	JZ           done
+	VMOVDQU      (DX), Y0
+	VSHUFPS      $0x88, 128(DX), Y0, Y0
+	VMOVDQU      64(DX), Y1
+	VSHUFPS      $0x88, 192(DX), Y1, Y1
+	VPSRLD       $0x08, Y0, Y2
+	VPSRLD       $0x08, Y1, Y3
+	VPAND        philoxconst<>+1088(SB), Y0, Y4
+	VPAND        philoxconst<>+1088(SB), Y1, Y5
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VCVTDQ2PS    Y4, Y4
+	VCVTDQ2PS    Y5, Y5
+	VPADDD       philoxconst<>+1216(SB), Y2, Y2
+	VPADDD       philoxconst<>+1216(SB), Y3, Y3
+	VPMAXSD      Y4, Y2, Y2
+	VPMAXSD      Y5, Y3, Y3
+	VPMAXSD      philoxconst<>+1280(SB), Y2, Y2
+	VPMAXSD      philoxconst<>+1280(SB), Y3, Y3
+	VPSRLD       $0x17, Y2, Y2
+	VPSRLD       $0x17, Y3, Y3
+	VMOVDQU      philoxconst<>+960(SB), Y5
+	VPSUBD       Y2, Y5, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPADDD       Y0, Y0, Y0
+	VPADDD       Y1, Y1, Y1
+	VPADDD       philoxconst<>+832(SB), Y0, Y0
+	VPADDD       philoxconst<>+832(SB), Y1, Y1
+	VPSLLVD      Y4, Y0, Y0
+	VPSLLVD      Y5, Y1, Y1
+	VMOVDQU      philoxconst<>+1024(SB), Y5
+	VPSUBD       Y2, Y5, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPMAXUD      philoxconst<>+1472(SB), Y0, Y8
+	VPMAXUD      philoxconst<>+1472(SB), Y1, Y9
+	VPCMPEQD     Y8, Y0, Y6
+	VPCMPEQD     Y9, Y1, Y7
+	VPXOR        Y6, Y0, Y0
+	VPXOR        Y7, Y1, Y1
+	VPSUBD       Y6, Y0, Y0
+	VPSUBD       Y7, Y1, Y1
+	VPSRLD       $0x10, Y0, Y8
+	VPSRLD       $0x10, Y1, Y9
+	VPAND        philoxconst<>+1152(SB), Y0, Y0
+	VPAND        philoxconst<>+1152(SB), Y1, Y1
+	VCVTDQ2PS    Y8, Y8
+	VCVTDQ2PS    Y9, Y9
+	VCVTDQ2PS    Y0, Y2
+	VCVTDQ2PS    Y1, Y3
+	VFMADD231PS  philoxconst<>+1856(SB), Y8, Y2
+	VFMADD231PS  philoxconst<>+1856(SB), Y9, Y3
+	VMULPS       philoxconst<>+1728(SB), Y2, Y2
+	VMULPS       philoxconst<>+1728(SB), Y3, Y3
+	VPAND        philoxconst<>+1344(SB), Y6, Y8
+	VPAND        philoxconst<>+1344(SB), Y7, Y9
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y9, Y3, Y3
+	VPADDD       Y6, Y4, Y4
+	VPADDD       Y7, Y5, Y5
+	VADDPS       philoxconst<>+1792(SB), Y2, Y0
+	VADDPS       philoxconst<>+1792(SB), Y3, Y1
+	VDIVPS       Y0, Y2, Y2
+	VDIVPS       Y1, Y3, Y3
+	VMULPS       Y2, Y2, Y0
+	VMULPS       Y3, Y3, Y1
+	VMOVDQU      philoxconst<>+2176(SB), Y7
+	VMOVAPS      Y7, Y6
+	VMOVAPS      Y7, Y7
+	VFMADD231PS  philoxconst<>+2240(SB), Y0, Y6
+	VFMADD231PS  philoxconst<>+2240(SB), Y1, Y7
+	VFMADD213PS  philoxconst<>+2112(SB), Y0, Y6
+	VFMADD213PS  philoxconst<>+2112(SB), Y1, Y7
+	VFMADD213PS  philoxconst<>+2048(SB), Y0, Y6
+	VFMADD213PS  philoxconst<>+2048(SB), Y1, Y7
+	VCVTDQ2PS    Y4, Y4
+	VCVTDQ2PS    Y5, Y5
+	VMULPS       philoxconst<>+1920(SB), Y4, Y4
+	VMULPS       philoxconst<>+1920(SB), Y5, Y5
+	VFMADD231PS  Y2, Y6, Y4
+	VFMADD231PS  Y3, Y7, Y5
+	VSQRTPS      Y4, Y4
+	VSQRTPS      Y5, Y5
+	VMOVDQU      32(DX), Y0
+	VSHUFPS      $0x88, 160(DX), Y0, Y0
+	VMOVDQU      96(DX), Y1
+	VSHUFPS      $0x88, 224(DX), Y1, Y1
+	VPADDD       philoxconst<>+1536(SB), Y0, Y2
+	VPADDD       philoxconst<>+1536(SB), Y1, Y3
+	VPSLLD       $0x02, Y0, Y0
+	VPSLLD       $0x02, Y1, Y1
+	VCVTDQ2PS    Y0, Y0
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       philoxconst<>+1728(SB), Y0, Y0
+	VMULPS       philoxconst<>+1728(SB), Y1, Y1
+	VMULPS       Y0, Y0, Y6
+	VMULPS       Y1, Y1, Y7
+	VMOVDQU      philoxconst<>+2432(SB), Y9
+	VMOVAPS      Y9, Y8
+	VMOVAPS      Y9, Y9
+	VFMADD231PS  philoxconst<>+2496(SB), Y6, Y8
+	VFMADD231PS  philoxconst<>+2496(SB), Y7, Y9
+	VFMADD213PS  philoxconst<>+2368(SB), Y6, Y8
+	VFMADD213PS  philoxconst<>+2368(SB), Y7, Y9
+	VFMADD213PS  philoxconst<>+2304(SB), Y6, Y8
+	VFMADD213PS  philoxconst<>+2304(SB), Y7, Y9
+	VMULPS       Y8, Y0, Y8
+	VMULPS       Y9, Y1, Y9
+	VMOVDQU      philoxconst<>+2752(SB), Y0
+	VMOVAPS      Y0, Y10
+	VMOVAPS      Y0, Y11
+	VFMADD231PS  philoxconst<>+2816(SB), Y6, Y10
+	VFMADD231PS  philoxconst<>+2816(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2688(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2688(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2624(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2624(SB), Y7, Y11
+	VFMADD213PS  philoxconst<>+2560(SB), Y6, Y10
+	VFMADD213PS  philoxconst<>+2560(SB), Y7, Y11
+	VPSLLD       $0x01, Y2, Y0
+	VPSLLD       $0x01, Y3, Y1
+	VBLENDVPS    Y0, Y10, Y8, Y6
+	VBLENDVPS    Y1, Y11, Y9, Y7
+	VXORPS       philoxconst<>+1664(SB), Y8, Y8
+	VXORPS       philoxconst<>+1664(SB), Y9, Y9
+	VBLENDVPS    Y0, Y8, Y10, Y0
+	VBLENDVPS    Y1, Y9, Y11, Y1
+	VANDPS       philoxconst<>+1664(SB), Y2, Y2
+	VANDPS       philoxconst<>+1664(SB), Y3, Y3
+	VXORPS       Y2, Y6, Y6
+	VXORPS       Y3, Y7, Y7
+	VXORPS       Y2, Y0, Y0
+	VXORPS       Y3, Y1, Y1
+	VMULPS       Y4, Y0, Y0
+	VMULPS       Y5, Y1, Y1
+	VMULPS       Y4, Y6, Y6
+	VMULPS       Y5, Y7, Y7
+	VUNPCKLPS    Y1, Y0, Y2
+	VUNPCKHPS    Y1, Y0, Y3
+	VUNPCKLPS    Y7, Y6, Y1
+	VUNPCKHPS    Y7, Y6, Y4
+	VUNPCKLPS    Y1, Y2, Y0
+	VUNPCKHPS    Y1, Y2, Y6
+	VUNPCKLPS    Y4, Y3, Y1
+	VUNPCKHPS    Y4, Y3, Y7
+	VMOVUPS      X0, (AX)
+	VEXTRACTF128 $0x01, Y0, 32(AX)
+	VMOVUPS      X6, 16(AX)
+	VEXTRACTF128 $0x01, Y6, 48(AX)
+	VMOVUPS      X1, 64(AX)
+	VEXTRACTF128 $0x01, Y1, 96(AX)
+	VMOVUPS      X7, 80(AX)
+	VEXTRACTF128 $0x01, Y7, 112(AX)
+	ADDQ         $0x00000080, AX
+	ADDQ         $0x00000100, DX
+	DECQ         CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET

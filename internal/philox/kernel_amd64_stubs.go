@@ -38,3 +38,18 @@ func philoxOneAVX2(words *uint64, steps int, block uint32, pre *[20]uint64)
 //
 //go:noescape
 func fillWideAVX2(dst *float64, words *uint64, steps int, sd float64)
+
+// normals32AVX512 writes the normals of steps × 32 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's), to dst.
+//
+//go:noescape
+func normals32AVX512(dst *float32, words *uint64, steps int)
+
+// normals32OneAVX512 writes the normals of steps × 16 blocks whose words philoxAVX512 wrote to words, 4 float32 normals a block (transform32.go's), to dst.
+//
+//go:noescape
+func normals32OneAVX512(dst *float32, words *uint64, steps int)
+
+// normals32AVX2 writes the normals of steps × 8 blocks whose words philoxAVX2 wrote to words, 4 float32 normals a block (transform32.go's), to dst.
+//
+//go:noescape
+func normals32AVX2(dst *float32, words *uint64, steps int)

@@ -13,3 +13,6 @@ func fillWideOneAVX512(*float64, *uint64, int, float64) { panic("philox: no asse
 func philoxAVX2(*uint64, int, uint32, *[20]uint64)      { panic("philox: no assembly") }
 func philoxOneAVX2(*uint64, int, uint32, *[20]uint64)   { panic("philox: no assembly") }
 func fillWideAVX2(*float64, *uint64, int, float64)      { panic("philox: no assembly") }
+func normals32AVX512(*float32, *uint64, int)            { panic("philox: no assembly") }
+func normals32OneAVX512(*float32, *uint64, int)         { panic("philox: no assembly") }
+func normals32AVX2(*float32, *uint64, int)              { panic("philox: no assembly") }

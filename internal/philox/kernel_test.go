@@ -278,8 +278,10 @@ func TestKernelsRequireOnlyTheirPath(t *testing.T) {
 			}
 		}
 	}
-	if funcs != 7 { // AVX-512: Philox and FillWide's transform, each with its One twin; AVX2: Philox and its One, FillWide's transform
-		t.Fatalf("%d kernels in kernel_amd64.s, want 7", funcs)
+	// AVX-512: Philox, FillWide's transform and FillWideRows32's, each with its One twin;
+	// AVX2: Philox and its One, the two transforms
+	if funcs != 10 {
+		t.Fatalf("%d kernels in kernel_amd64.s, want 10", funcs)
 	}
 }
 
@@ -437,13 +439,22 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 						}
 						var wide [4 * chunkBlocks]float64
 						transformWide(&wide[0], &words[0], steps, sd, one)
+						var narrow [4*chunkBlocks + 1]float32
+						narrow[4*chunkBlocks] = 7 // past the steps' values: left alone
+						transform32(&narrow[0], &words[0], steps, one)
 						for i, w := range blocks[c : c+chunkBlocks] {
 							z := normals32(w)
 							for j := range 4 {
 								if want := sd * float64(z[j]); math.Float64bits(wide[4*i+j]) != math.Float64bits(want) {
 									t.Fatalf("%s wide, one %v, sd %v: words %#x, value %d is %v, normals32 %v", pathNames[p], one, sd, w, j, wide[4*i+j], want)
 								}
+								if math.Float32bits(narrow[4*i+j]) != math.Float32bits(z[j]) {
+									t.Fatalf("%s float32, one %v: words %#x, value %d is %v, normals32 %v", pathNames[p], one, w, j, narrow[4*i+j], z[j])
+								}
 							}
+						}
+						if narrow[4*chunkBlocks] != 7 {
+							t.Fatalf("%s float32, one %v: wrote past its %d steps", pathNames[p], one, steps)
 						}
 					}
 				}
@@ -488,11 +499,13 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 				}
 				var wide [4 * chunkBlocks]float64
 				transformWide(&wide[0], &words[0], chunkBlocks/unit/units, sd, false)
+				var narrow [4 * chunkBlocks]float32
+				transform32(&narrow[0], &words[0], chunkBlocks/unit/units, false)
 				for i := range chunkBlocks {
 					for j := range 4 {
 						z := want[i][j]
-						if math.Float64bits(wide[4*i+j]) != math.Float64bits(sd*float64(z)) {
-							t.Errorf("%s: word %#x, value %d: %v, normals32 %v", pathNames[p], uint32(base)+uint32(2*i), j, wide[4*i+j], z)
+						if math.Float64bits(wide[4*i+j]) != math.Float64bits(sd*float64(z)) || math.Float32bits(narrow[4*i+j]) != math.Float32bits(z) {
+							t.Errorf("%s: word %#x, value %d: %v (float32 %v), normals32 %v", pathNames[p], uint32(base)+uint32(2*i), j, wide[4*i+j], narrow[4*i+j], z)
 							if bad++; bad == 10 {
 								t.FailNow()
 							}

@@ -311,13 +311,18 @@ func main() {
 	// past it.
 	for _, one := range []bool{false, true} {
 		philoxKernel(isa{"AVX512", true, *groupsP}, one)
-		kernel32(isa{"AVX512", true, 1}, one)
+		kernel32(isa{"AVX512", true, 1}, one, false)
 	}
 	// On AVX2, the float32 transform runs one unit of two groups a step: its own One.
 	for _, one := range []bool{false, true} {
 		philoxKernel(isa{"AVX2", false, 2}, one)
 	}
-	kernel32(isa{"AVX2", false, 1}, false)
+	kernel32(isa{"AVX2", false, 1}, false, false)
+	// FillWideRows32's float32-output transform, after the others so that theirs stay
+	// where they were.
+	kernel32(isa{"AVX512", true, 1}, false, true)
+	kernel32(isa{"AVX512", true, 1}, true, true)
+	kernel32(isa{"AVX2", false, 1}, false, true)
 	Generate()
 }
 

@@ -235,10 +235,14 @@ var units32 = 2
 // kernel32 is FillWide's transform kernel: 4 float32 normals a block, each widened
 // (exact) and times sd in float64 (one rounding), of the words philoxKernel wrote, steps
 // of U units (one if one). There is no unscaled twin: sd = 1 gives the same bits
-// (z·1 = z), a multiply a vector. (Fill32's kernels, the same transform with a float32
-// output, were removed as unused.)
-func kernel32(a isa, one bool) {
+// (z·1 = z), a multiply a vector. With narrow, it is FillWideRows32's (normals32+a.name):
+// the same normals stored as float32, half the bytes a unit, without sd (the engine
+// scales them in its update).
+func kernel32(a isa, one, narrow bool) {
 	name := "fillWide"
+	if narrow {
+		name = "normals32"
+	}
 	U := 1
 	if a.zmm {
 		U = units32
@@ -247,13 +251,21 @@ func kernel32(a isa, one bool) {
 		name += "One"
 		U = 1
 	}
-	a.groups = 2 * U   // chains
-	L := 2 * a.lanes() // blocks a unit
-	unitBytes := 4 * L * 8
-	TEXT(name+a.name, NOSPLIT, "func(dst *float64, words *uint64, steps int, sd float64)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.",
-		name, a.name, U*L, a.name))
+	a.groups = 2 * U       // chains
+	L := 2 * a.lanes()     // blocks a unit
+	unitBytes := 4 * L * 8 // of dst: 4 float64 a block, half that if narrow
+	if narrow {
+		unitBytes /= 2
+		TEXT(name+a.name, NOSPLIT, "func(dst *float32, words *uint64, steps int)")
+		Pragma("noescape")
+		Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 float32 normals a block (transform32.go's), to dst.",
+			name, a.name, U*L, a.name))
+	} else {
+		TEXT(name+a.name, NOSPLIT, "func(dst *float64, words *uint64, steps int, sd float64)")
+		Pragma("noescape")
+		Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.",
+			name, a.name, U*L, a.name))
+	}
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("steps"), GP64())
 	wp := Load(Param("words"), GP64())
@@ -290,12 +302,14 @@ func kernel32(a isa, one bool) {
 	a.op3(VMULPS, r, c, c)
 	a.op3(VMULPS, r, s, s)
 	var sd reg.VecVirtual
-	if a.zmm {
-		sd = ZMM()
-	} else {
-		sd = YMM()
+	if !narrow {
+		if a.zmm {
+			sd = ZMM()
+		} else {
+			sd = YMM()
+		}
+		VBROADCASTSD(paramAddr("sd"), sd)
 	}
-	VBROADCASTSD(paramAddr("sd"), sd)
 	for u := range U {
 		// A, B, C, D = R₀cos₀, R₀sin₀, R₁cos₁, R₁sin₁: transposed by unpacks, lane
 		// position 4L + j of X_j's each 128-bit half holding A B C D of one block.
@@ -317,7 +331,18 @@ func kernel32(a isa, one bool) {
 		VUNPCKLPS(bdh, ach, X[2])
 		VUNPCKHPS(bdh, ach, X[3])
 		base := u * unitBytes
-		if a.zmm { // X_j's halves are blocks 4j, 4j+1 and 4j+2, 4j+3
+		switch {
+		case narrow && a.zmm: // X_j is blocks 4j to 4j+3
+			for j, x := range X {
+				VMOVUPS(x, Mem{Base: dst, Disp: base + 64*j})
+			}
+		case narrow: // X_j's halves are blocks b and b+2 (below)
+			for j, x := range X {
+				b := 4*(j/2) + j%2
+				VMOVUPS(x.AsX(), Mem{Base: dst, Disp: base + 16*b})
+				VEXTRACTF128(Imm(1), x, Mem{Base: dst, Disp: base + 16*(b+2)})
+			}
+		case a.zmm: // X_j's halves are blocks 4j, 4j+1 and 4j+2, 4j+3
 			for j, x := range X {
 				lo, hi, h := ZMM(), ZMM(), YMM()
 				VCVTPS2PD(x.AsY(), lo)
@@ -328,7 +353,7 @@ func kernel32(a isa, one bool) {
 				VMOVUPD(lo, Mem{Base: dst, Disp: base + 128*j})
 				VMOVUPD(hi, Mem{Base: dst, Disp: base + 128*j + 64})
 			}
-		} else { // X_j's halves are blocks b and b+2 (X0: 0 2, X1: 1 3, X2: 4 6, X3: 5 7)
+		default: // X_j's halves are blocks b and b+2 (X0: 0 2, X1: 1 3, X2: 4 6, X3: 5 7)
 			for j, x := range X {
 				b := 4*(j/2) + j%2 // X_j's low half's block; its high half's is b + 2
 				lo, hi, h := YMM(), YMM(), XMM()
