@@ -116,3 +116,35 @@ func BenchmarkEpochNoise(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRows is an ensemble step's noise at the SGLU engine's shape, k = 32 runs of
+// d = 784 normals (FillWideRows32, the engine's call), in ns a normal (and cpu-ns/normal
+// in the thread's CPU time), on each path.
+func BenchmarkRows(b *testing.B) {
+	const k, d = 32, 784
+	for _, pth := range paths() {
+		b.Run(fmt.Sprintf("path=%s/k=%d/d=%d", pathNames[pth], k, d), func(b *testing.B) {
+			defer lockThread()()
+			old := path
+			path = pth
+			defer func() { path = old }()
+			seeds := make([]uint64, k)
+			for t := range seeds {
+				seeds[t] = uint64(t) + 1
+			}
+			dst := make([]float32, k*d)
+			step := uint32(0)
+			cpu0, cpuOK := threadCPU()
+			for b.Loop() {
+				FillWideRows32(dst, d, seeds, 0, step)
+				step++
+			}
+			cpu1, _ := threadCPU()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k*d), "ns/normal")
+			if cpuOK {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N*k*d), "cpu-ns/normal")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// The paths FillWide and FillScaledWide run, narrowest first.
+// The paths the fills run, narrowest first.
 const (
 	pathGo     = iota // Block and the transform one block at a time (every architecture)
 	pathAVX2          // kernel_amd64.s: four blocks a group in 256-bit registers
@@ -138,6 +138,21 @@ func transform32(dst *float32, words *uint64, steps int, one bool) {
 	}
 }
 
+// units32 is transformUnits with transform32: u units of words into out, whole steps,
+// then the units left through the One twin.
+func units32(out []float32, words []uint64, u int) {
+	_, _, unit, units := shape()
+	per := 4 * unit
+	_ = out[u*per-1] // the kernels write this far
+	steps := u / units
+	if steps > 0 {
+		transform32(&out[0], &words[0], steps, false)
+	}
+	if r := u - steps*units; r > 0 {
+		transform32(&out[steps*units*per], &words[steps*units*per], r, true)
+	}
+}
+
 // fillWide writes sd·z in float64, one rounding, for the stream's float32 normals z
 // (normals32's) widened (exact), from 4·block on: the split kernels, or a block at a time
 // in Go. It panics if dst runs past the stream's end. The exported fills read from block
@@ -183,39 +198,48 @@ func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
 	}
 }
 
-// rowsWide is FillScaledWideRows on the split kernels: each row's whole units in place
-// (splitWide), and the rows' partial units' words gathered, a whole number of Philox
-// groups a row, into one buffer whose units the transform then takes a step at a time, as
-// it takes a row's own (it maps each group's record of words to that group's values, in
-// the same place, so groups of different rows side by side give each the values it gives
-// alone), before each row's values are copied back.
-func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, step uint32) {
+// rows32 is FillWideRows32 on the split kernels. The words of a chunk (8 bytes a
+// normal) no longer fit where its float32 normals go, so Philox writes them to a stack
+// buffer of chunkBlocks blocks (12 KiB, in L1 still) and the transform writes each row's
+// whole units to dst. The rows' partial units (784 = 12·64 + 16 on AVX-512: a unit's
+// transform for a sixty-fourth of the row) are gathered, a whole number of Philox groups
+// a row, into one buffer whose units the transform then takes a step at a time, as it
+// takes a row's own (it maps each group's record of words to that group's values, at the
+// same index, so groups of different rows side by side give each the values it gives
+// alone); it writes them over the buffer's front (a step's values, half its words' bytes,
+// go where words already read were), and each row's are copied out.
+func rows32(dst []float32, d int, seeds []uint64, trial uint64, step uint32) {
 	group, _, unit, _ := shape()
 	per := 4 * unit // values a unit
 	full := d / per * per
 	rest := d - full
 	// a partial unit's whole groups, in quadwords: Philox writes a group's words as one
 	// record (word 0 of its blocks, then word 1, …), which the transform turns into the
-	// group's values in the same place
+	// group's values at the same index
 	slots := (rest + 4*group - 1) / (4 * group) * (4 * group)
-	// buf takes the partial units of batch rows at a time (16 on AVX-512 at d = 784, a
+	var words [4 * chunkBlocks]uint64
+	// gather takes the partial units of batch rows at a time (16 on AVX-512 at d = 784, a
 	// group of 8 blocks a row), each row's Philox words written in its place
-	var buf [8 * 64]uint64
+	var gather [8 * 64]uint64
 	batch := len(seeds)
 	if slots > 0 {
-		batch = len(buf) / slots
+		batch = len(gather) / slots
 	}
-	block := uint32(full / 4) // the partial unit's first block
+	tail := uint32(full / 4) // the partial unit's first block
 	for t0 := 0; t0 < len(seeds); t0 += batch {
 		t1 := min(t0+batch, len(seeds))
 		for t := t0; t < t1; t++ {
 			pre := preRounds(seeds[t], trial, step)
-			row := dst[t*d : (t+1)*d]
-			if full > 0 {
-				splitWide(row[:full], sd, 0, &pre)
+			row := dst[t*d : t*d+full]
+			for at, block := 0, uint32(0); at < full; {
+				u := min((full-at)/per, chunkBlocks/unit)
+				philoxWords(words[:u*per], u*unit/group, block, &pre)
+				units32(row[at:], words[:], u)
+				at += u * per
+				block += uint32(u * unit)
 			}
 			if slots > 0 {
-				philoxWords(buf[(t-t0)*slots:(t-t0+1)*slots], slots/(4*group), block, &pre)
+				philoxWords(gather[(t-t0)*slots:(t-t0+1)*slots], slots/(4*group), tail, &pre)
 			}
 		}
 		if slots == 0 {
@@ -223,8 +247,8 @@ func rowsWide(dst []float64, d int, sd float64, seeds []uint64, trial uint64, st
 		}
 		n := (t1 - t0) * slots
 		u := (n + per - 1) / per // the units the gathered words fill (the last one's rest is junk, never read back)
-		out := (*[len(buf)]float64)(unsafe.Pointer(&buf))
-		transformUnits(out[:], buf[:], u, sd)
+		out := (*[2 * len(gather)]float32)(unsafe.Pointer(&gather))
+		units32(out[:], gather[:], u)
 		for t := t0; t < t1; t++ {
 			copy(dst[t*d+full:(t+1)*d], out[(t-t0)*slots:(t-t0)*slots+rest])
 		}
@@ -240,5 +264,14 @@ func fillWideGo(dst []float64, sd float64, seed, trial uint64, step, block uint3
 		for j := 0; j < 4 && i+j < len(dst); j++ {
 			dst[i+j] = sd * float64(z[j])
 		}
+	}
+}
+
+// rowGo32 writes the stream's first len(dst) float32 normals, a block at a time in Go.
+func rowGo32(dst []float32, seed, trial uint64, step uint32) {
+	key := Key(seed)
+	for i := 0; i < len(dst); i += 4 {
+		z := normals32(Block(Counter(trial, step, uint32(i/4)), key))
+		copy(dst[i:], z[:])
 	}
 }

@@ -58,6 +58,15 @@ var fills = []struct {
 		FillScaledWide(x, 0.37, a.seed, a.trial, a.step)
 		return bits64(x)
 	}},
+	{"FillWideRows32", func(n int, a address) []uint64 { // two rows, the second's seed a's complement
+		x := make([]float32, 2*n)
+		FillWideRows32(x, n, []uint64{a.seed, ^a.seed}, a.trial, a.step)
+		w := make([]float64, len(x))
+		for i, z := range x {
+			w[i] = float64(z)
+		}
+		return bits64(w)
+	}},
 	{"FillWideAt", func(n int, a address) []uint64 { // FillWide has no At: fillWide's block
 		x := make([]float64, n)
 		fillWide(x, -1.3, a.seed, a.trial, a.step, a.block)
@@ -91,7 +100,8 @@ func sameBits(got, want []uint64) (int, bool) {
 // multiply and an add, and a big mantissa's e + 1 dropped (AVX2); in the in-place split,
 // a chunk's next block one short, and the last partial unit's words drawn a block on.
 // Since the float32-output fills were removed: AVX2's wide stores of a block at the
-// wrong offset, and splitWide ignoring its block (each seen to fail here).
+// wrong offset, and splitWide ignoring its block (each seen to fail here). FillWideRows32
+// (two rows, widened) is among the fills: its chunk's next block not advanced fails here.
 func TestKernelsAreGosBits(t *testing.T) {
 	if len(kernelPaths()) == 0 {
 		t.Skip("no kernel on this CPU: the pure-Go path is the only one")
@@ -336,7 +346,7 @@ func TestFillDoesNotAllocate(t *testing.T) {
 	d64 := make([]float64, 784) // 784 = 24 AVX-512 steps + 16; 1001 ends mid-step too
 	dw := make([]float64, 1001)
 	seeds := make([]uint64, 32)
-	rows := make([]float64, 32*784)
+	rows := make([]float32, 32*784)
 	for _, p := range paths() {
 		onPath(p, func() {
 			for _, c := range []struct {
@@ -347,7 +357,7 @@ func TestFillDoesNotAllocate(t *testing.T) {
 				{"fillWide from block 5", func() { fillWide(dw, 1, 1, 2, 3, 5) }},
 				{"FillScaledWide", func() { FillScaledWide(d64, 0.3, 1, 2, 3) }},
 				{"FillScaledWide 1001", func() { FillScaledWide(dw, 0.3, 1, 2, 3) }},
-				{"FillScaledWideRows 32 × 784", func() { FillScaledWideRows(rows, 784, 0.3, seeds, 2, 3) }},
+				{"FillWideRows32 32 × 784", func() { FillWideRows32(rows, 784, seeds, 2, 3) }},
 			} {
 				if n := testing.AllocsPerRun(20, c.f); n != 0 {
 					t.Errorf("%s, path %s: %v allocations a call", c.name, pathNames[p], n)
@@ -466,9 +476,9 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 
 // With PHILOX_EXHAUSTIVE=1, the float32 transform's kernels on every word: each 32-bit
 // word is a radius's word and an angle's once (blocks (w, w, w+1, w+1)), every kernel
-// path against normals32, widened and scaled (443 s of one core for AVX-512 and AVX2
-// when measured with the float32-output kernels beside these: not run by default; it
-// passed when the kernels were written).
+// path against normals32, widened and scaled, and FillWideRows32's float32 kernels
+// (450 s of one core for AVX-512 and AVX2: not run by default; it passed when the
+// kernels were written, and when the float32 ones were added).
 // TestFloat32KernelsOnEdgeWords is its quick stand-in. Planted: AVX2's exponent of a
 // word's top bits not raised by 8 fails it at its first chunk.
 func TestFloat32KernelsExhaustive(t *testing.T) {
@@ -520,20 +530,23 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 	}
 }
 
-// FillScaledWideRows gives each row FillScaledWide's bits for its stream (a property, on
-// every path): d from 0 to 300 crosses every size of a row's partial unit on both kernels
-// (0 to 63 values on AVX-512, 0 to 31 on AVX2), and k up to 70 rows the batches of
-// partial units (at d = 784, 16 rows' groups of 32 words fill the gathering buffer).
-// Planted, each seen to fail: a row's partial unit read from its block 0 (not after its
-// whole units), the gathered words a quadword out of place, the last batch's rows
-// skipped.
-func TestFillScaledWideRowsIsFillScaledWide(t *testing.T) {
+// FillWideRows32's rows widened are FillWide's bits for their streams, and times sd
+// FillScaledWide's (a property, on every path): d from 0 to 300 crosses every size of a
+// row's partial unit on both kernels (0 to 63 values on AVX-512, 0 to 31 on AVX2), 784
+// is the engine's, and k up to 70 rows the batches of partial units (at d = 784, 16
+// rows' groups of 32 words fill the gathering buffer); values past the rows are left
+// alone. Planted, each seen to fail: a row's partial unit read from its block 0 (not
+// after its whole units), the gathered words a quadword out of place, the last batch's
+// rows skipped, the gathered values copied from a row's place at rest (not slots) values
+// a row, a chunk's next block not advanced (d = 784 is one chunk of words; d from 1530
+// is two), and pure Go's rows all drawn from the first seed.
+func TestFillWideRows32IsFillWide(t *testing.T) {
 	for _, p := range paths() {
 		t.Run(pathNames[p], func(t *testing.T) {
 			onPath(p, func() {
 				rapid.Check(t, func(t *rapid.T) {
 					k := rapid.IntRange(0, 70).Draw(t, "k")
-					d := rapid.OneOf(rapid.IntRange(0, 300), rapid.Just(784)).Draw(t, "d")
+					d := rapid.OneOf(rapid.IntRange(0, 300), rapid.Just(784), rapid.IntRange(1530, 3200)).Draw(t, "d")
 					trial := rapid.Uint64().Draw(t, "trial")
 					step := rapid.Uint32().Draw(t, "step")
 					sd := rapid.Float64Range(-2, 2).Draw(t, "sd")
@@ -541,14 +554,20 @@ func TestFillScaledWideRowsIsFillScaledWide(t *testing.T) {
 					for i := range seeds {
 						seeds[i] = rapid.Uint64().Draw(t, "seed")
 					}
-					got := make([]float64, k*d+3)
+					got := make([]float32, k*d+3)
 					got[k*d], got[k*d+1], got[k*d+2] = 1, 2, 3 // past the rows: left alone
-					FillScaledWideRows(got, d, sd, seeds, trial, step)
-					want := make([]float64, d)
+					FillWideRows32(got, d, seeds, trial, step)
+					wide, scaled := make([]float64, d), make([]float64, d)
 					for r, seed := range seeds {
-						FillScaledWide(want, sd, seed, trial, step)
-						if i, ok := sameBits(bits64(got[r*d:(r+1)*d]), bits64(want)); !ok {
-							t.Fatalf("row %d of %d (d = %d): value %d is %v, FillScaledWide's %v", r, k, d, i, got[r*d+i], want[i])
+						FillWide(wide, seed, trial, step)
+						FillScaledWide(scaled, sd, seed, trial, step)
+						for i, z := range got[r*d : (r+1)*d] {
+							if math.Float64bits(float64(z)) != math.Float64bits(wide[i]) {
+								t.Fatalf("row %d of %d (d = %d): value %d is %v, FillWide's %v", r, k, d, i, z, wide[i])
+							}
+							if math.Float64bits(sd*float64(z)) != math.Float64bits(scaled[i]) {
+								t.Fatalf("row %d of %d (d = %d): value %d times %v is %v, FillScaledWide's %v", r, k, d, i, sd, sd*float64(z), scaled[i])
+							}
 						}
 					}
 					if got[k*d] != 1 || got[k*d+1] != 2 || got[k*d+2] != 3 {

@@ -109,27 +109,29 @@ func FillScaledWide(dst []float64, sd float64, seed, trial uint64, step uint32) 
 	fillWide(dst, sd, seed, trial, step, 0)
 }
 
-// FillScaledWideRows is FillScaledWide for len(seeds) streams at once: row t of dst (its
-// values t·d to (t+1)·d) gets FillScaledWide's d values of stream (seeds[t], trial, step),
-// the same bits. It is what an ensemble of runs draws at a step, one stream a run. Where
-// d is not a multiple of the kernels' unit (64 normals on AVX-512, 32 on AVX2), each row's
-// last partial unit costs a whole unit's transform on its own (784 = 12·64 + 16: a tenth
-// of the row for a sixty-fourth of its values); here the rows' partial units are
-// transformed together, full units of several rows' words. It panics if dst is shorter
-// than len(seeds)·d, or beyond a stream's 2³⁴ normals.
-func FillScaledWideRows(dst []float64, d int, sd float64, seeds []uint64, trial uint64, step uint32) {
-	if d < 0 || len(dst) < len(seeds)*d {
-		panic(fmt.Sprintf("philox: FillScaledWideRows: %d rows of %d values need %d, dst has %d", len(seeds), d, len(seeds)*d, len(dst)))
+// FillWideRows32 writes, for each t, the first d float32 normals of stream (seeds[t],
+// trial, step) to row t of dst (its values t·d to (t+1)·d−1): FillWide's values before
+// their widening, so float64(dst[t·d+i]) is FillWide's value i and sd·float64(dst[t·d+i])
+// FillScaledWide's, bit for bit. It is an ensemble's noise at a step, one stream a run;
+// it writes half FillWide's bytes and leaves the scale to the caller's update. The rows'
+// last partial units of the kernels (16 of 784 normals on AVX-512) are transformed
+// together rather than a row at a time. It panics if dst is shorter than len(seeds)·d, if
+// d < 0, or beyond a stream's 2³⁴ normals.
+func FillWideRows32(dst []float32, d int, seeds []uint64, trial uint64, step uint32) {
+	if d < 0 || (d > 0 && len(seeds) > len(dst)/d) { // len(seeds)·d may overflow
+		panic(fmt.Sprintf("philox: FillWideRows32: %d rows of %d values need %d, dst has %d", len(seeds), d, len(seeds)*d, len(dst)))
 	}
-	checkLen(0, d)
+	if uint64(d) > 4*MaxBlocks {
+		panic(fmt.Sprintf("philox: FillWideRows32: rows of %d values exceed a stream's %d normals", d, uint64(4*MaxBlocks)))
+	}
 	if d == 0 {
 		return
 	}
 	if path == pathGo {
 		for t, seed := range seeds {
-			fillWideGo(dst[t*d:(t+1)*d], sd, seed, trial, step, 0)
+			rowGo32(dst[t*d:(t+1)*d], seed, trial, step)
 		}
 		return
 	}
-	rowsWide(dst, d, sd, seeds, trial, step)
+	rows32(dst, d, seeds, trial, step)
 }

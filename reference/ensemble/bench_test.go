@@ -196,7 +196,7 @@ func BenchmarkNoisyStep(b *testing.B) {
 	for _, k := range []int{32, 128} {
 		c := newStepCase(d, k, 1, 0)
 		for i := range c.theta { // iterates and noise at the engine's scale: no overflow
-			c.theta[i], c.z[i], c.g[i] = 1e-3*float64(i%11), 1e-2*float64(i%7-3), 1e-3*float64(i%5)
+			c.theta[i], c.z[i], c.g[i] = 1e-3*float64(i%11), float32(i%7-3), 1e-3*float64(i%5)
 			c.g32[i] = float32(c.g[i])
 		}
 		theta32 := make([]float32, d*k)
@@ -208,14 +208,14 @@ func BenchmarkNoisyStep(b *testing.B) {
 			b.Run(fmt.Sprintf("%s-k=%d", path, k), func(b *testing.B) {
 				for b.Loop() {
 					clear(c.norm2)
-					NoisyStep(c.theta, c.z, c.g, c.norm2, d, k, 0.5)
+					NoisyStep(c.theta, c.z, 1e-2, c.g, c.norm2, d, k, 0.5)
 				}
 				b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(k), "ns/run")
 			})
 			b.Run(fmt.Sprintf("%s-32-k=%d", path, k), func(b *testing.B) {
 				for b.Loop() {
 					clear(c.norm2)
-					NoisyStep32(c.theta, theta32, c.z, c.g32, c.norm2, d, k, 0.5)
+					NoisyStep32(c.theta, theta32, c.z, 1e-2, c.g32, c.norm2, d, k, 0.5)
 				}
 				b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(k), "ns/run")
 			})

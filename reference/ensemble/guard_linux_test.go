@@ -70,9 +70,9 @@ func TestNoisyStepStaysInsideItsSlices(t *testing.T) {
 		for _, atEnd := range []bool{false, true} {
 			for _, s := range shapes {
 				d, k := s[0], s[1]
-				z, g, g32 := fillGuarded[float64](t, k*d, atEnd, 1), fillGuarded[float64](t, d*k, atEnd, 2), fillGuarded[float32](t, d*k, atEnd, 2)
-				NoisyStep(fillGuarded[float64](t, d*k, atEnd, 3), z, g, fillGuarded[float64](t, k, atEnd, 4), d, k, 0.5)
-				NoisyStep32(fillGuarded[float64](t, d*k, atEnd, 3), guarded[float32](t, d*k, atEnd), z, g32, fillGuarded[float64](t, k, atEnd, 4), d, k, 0.5)
+				z, g, g32 := fillGuarded[float32](t, k*d, atEnd, 1), fillGuarded[float64](t, d*k, atEnd, 2), fillGuarded[float32](t, d*k, atEnd, 2)
+				NoisyStep(fillGuarded[float64](t, d*k, atEnd, 3), z, 0.1, g, fillGuarded[float64](t, k, atEnd, 4), d, k, 0.5)
+				NoisyStep32(fillGuarded[float64](t, d*k, atEnd, 3), guarded[float32](t, d*k, atEnd), z, 0.1, g32, fillGuarded[float64](t, k, atEnd, 4), d, k, 0.5)
 			}
 		}
 	})

@@ -257,22 +257,22 @@ func axpyF64x4AVX2(x *float64, ldx int, w *float64, d int, gp *float64)
 // noisyStepF64x16AVX512 applies the noisy step to runs 0…16·blocks−1 at coordinates i < n (n a multiple of 8), adding each run's v·v to norm2 in coordinate order.
 //
 //go:noescape
-func noisyStepF64x16AVX512(theta *float64, z *float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+func noisyStepF64x16AVX512(theta *float64, z *float32, sd float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
 
 // noisyStepF64x8AVX512 applies the noisy step to runs 0…8·blocks−1 at coordinates i < n (n a multiple of 8), adding each run's v·v to norm2 in coordinate order.
 //
 //go:noescape
-func noisyStepF64x8AVX512(theta *float64, z *float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+func noisyStepF64x8AVX512(theta *float64, z *float32, sd float64, grad *float64, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
 
 // noisyStepF32x16AVX512 applies the noisy step to runs 0…16·blocks−1 at coordinates i < n (n a multiple of 8), adding each run's v·v to norm2 in coordinate order.
 //
 //go:noescape
-func noisyStepF32x16AVX512(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+func noisyStepF32x16AVX512(theta *float64, theta32 *float32, z *float32, sd float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
 
 // noisyStepF32x8AVX512 applies the noisy step to runs 0…8·blocks−1 at coordinates i < n (n a multiple of 8), adding each run's v·v to norm2 in coordinate order.
 //
 //go:noescape
-func noisyStepF32x8AVX512(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
+func noisyStepF32x8AVX512(theta *float64, theta32 *float32, z *float32, sd float64, grad *float32, norm2 *float64, n int, ldz int, k int, blocks int, eta float64)
 
 // weightsF64AVX512 sets wz[r·w+t] = inv·φ'(z[r·w+t]) for label y[r], as logisticWeights computes it; it returns 1 if a lane left math.Exp's normal path (the caller then recomputes).
 //

@@ -46,15 +46,15 @@ func weights512[F float](*F, *F, *F, int, int, F) bool       { panic("ensemble: 
 func weightsAVX2[F float](*F, *F, *F, int, int, F) bool      { panic("ensemble: no assembly") }
 func dotF64x8AVX512(*float64, int, *float64, int, *float64)  { panic("ensemble: no assembly") }
 func axpyF64x8AVX512(*float64, int, *float64, int, *float64) { panic("ensemble: no assembly") }
-func noisyStepF64x16AVX512(*float64, *float64, *float64, *float64, int, int, int, int, float64) {
+func noisyStepF64x16AVX512(*float64, *float32, float64, *float64, *float64, int, int, int, int, float64) {
 	panic("ensemble: no assembly")
 }
-func noisyStepF64x8AVX512(*float64, *float64, *float64, *float64, int, int, int, int, float64) {
+func noisyStepF64x8AVX512(*float64, *float32, float64, *float64, *float64, int, int, int, int, float64) {
 	panic("ensemble: no assembly")
 }
-func noisyStepF32x16AVX512(*float64, *float32, *float64, *float32, *float64, int, int, int, int, float64) {
+func noisyStepF32x16AVX512(*float64, *float32, *float32, float64, *float32, *float64, int, int, int, int, float64) {
 	panic("ensemble: no assembly")
 }
-func noisyStepF32x8AVX512(*float64, *float32, *float64, *float32, *float64, int, int, int, int, float64) {
+func noisyStepF32x8AVX512(*float64, *float32, *float32, float64, *float32, *float64, int, int, int, int, float64) {
 	panic("ensemble: no assembly")
 }

@@ -74,7 +74,7 @@ func BenchmarkEpoch(b *testing.B) {
 // read of the float64 data (x-stream) and to the FLOP limit, 4·n·d flops a trial-epoch
 // at this core's FMA peak (x-peak; float32's limit is half float64's; two workers have two
 // cores). "noise-k=32" draws exactly the noise the k = 32 ensemble draws in an epoch
-// (philox.FillScaledWideRows of the runs' keys at each step, into the ensemble's k × d
+// (philox.FillWideRows32 of the runs' keys at each step, into the ensemble's k × d
 // buffer) and reports its share of that epoch's time, measured just before; "grad-k=32" and
 // "grad32-k=32" are the epoch's gradients alone (ensemble.LogisticGradient,
 // LogisticGradient32); "update-k=32" and "update32-k=32" the epoch's updates alone
@@ -225,10 +225,11 @@ func BenchmarkFullEpoch(b *testing.B) {
 			}
 			b.Run(name+"/update"+prec+"-k=32", func(b *testing.B) {
 				const k = 32
-				theta, z, g, norm2 := make([]float64, d*k), make([]float64, k*d), make([]float64, d*k), make([]float64, k)
-				theta32, g32 := make([]float32, d*k), make([]float32, d*k)
+				theta, g, norm2 := make([]float64, d*k), make([]float64, d*k), make([]float64, k)
+				z, theta32, g32 := make([]float32, k*d), make([]float32, d*k), make([]float32, d*k)
+				sd := math.Sqrt(2*p.StepSize) * p.Sigma
 				for i := range theta {
-					theta[i], z[i], g[i] = 1e-3*float64(i%11), 1e-3*float64(i%7-3), 1e-3*float64(i%5)
+					theta[i], z[i], g[i] = 1e-3*float64(i%11), float32(i%7-3), 1e-3*float64(i%5)
 					g32[i] = float32(g[i])
 				}
 				b.ReportAllocs()
@@ -236,9 +237,9 @@ func BenchmarkFullEpoch(b *testing.B) {
 					for range n / batch {
 						clear(norm2)
 						if f32 {
-							ensemble.NoisyStep32(theta, theta32, z, g32, norm2, d, k, p.StepSize)
+							ensemble.NoisyStep32(theta, theta32, z, sd, g32, norm2, d, k, p.StepSize)
 						} else {
-							ensemble.NoisyStep(theta, z, g, norm2, d, k, p.StepSize)
+							ensemble.NoisyStep(theta, z, sd, g, norm2, d, k, p.StepSize)
 						}
 					}
 				}
@@ -251,15 +252,14 @@ func BenchmarkFullEpoch(b *testing.B) {
 		}
 		b.Run(name+"/noise-k=32", func(b *testing.B) {
 			const k = 32
-			keys, z := make([]uint64, k), make([]float64, k*d)
-			sd := math.Sqrt(2*p.StepSize) * p.Sigma
+			keys, z := make([]uint64, k), make([]float32, k*d)
 			for t, r := range streams(k) {
 				keys[t] = r.Uint64()
 			}
 			b.ReportAllocs()
 			for b.Loop() {
 				for s := range uint32(n / batch) {
-					philox.FillScaledWideRows(z, d, sd, keys, 0, s)
+					philox.FillWideRows32(z, d, keys, 0, s)
 				}
 			}
 			per := perTrial(b, k)

@@ -35,7 +35,7 @@ type Ensemble struct {
 	theta  []float64 // d × k: column t is run t
 	grad   []float64 // d × k (float64 gradients only)
 	col    []float64 // one run's iterate, for its initial point
-	z      []float64 // k × d: row t is run t's noise of the step, sd·z
+	z      []float32 // k × d: row t is run t's standard normals of the step (scaled by the update)
 	keys   []uint64  // run t's noise key of the current Epochs call
 	norm2  []float64 // run t's squared norm after the step
 	rs     []*rand.Rand
@@ -78,7 +78,7 @@ func learnOrderedEnsemble(ctx context.Context, p Params, loss reference.Loss, ds
 	e := &Ensemble{params: p, lambda: lg.Lambda, n: n, d: d, x: make([]float64, 0, n*d),
 		y: slices.Clone(ds.Labels()), ids: ds.IDs(), slot: make(map[int64]int, n),
 		theta: make([]float64, d*k), col: make([]float64, d),
-		z: make([]float64, k*d), keys: make([]uint64, k), norm2: make([]float64, k), rs: rs}
+		z: make([]float32, k*d), keys: make([]uint64, k), norm2: make([]float64, k), rs: rs}
 	for i := range n { // row by row: the kernel wants stride d, whatever the matrix's
 		e.x = append(e.x, ds.Features().RawRowView(i)...)
 	}
@@ -137,14 +137,15 @@ func (e *Ensemble) drawKeys() {
 }
 
 // step is one noisy projected step of every run on batch j, step s of the Epochs call.
-// The noise is each run's FillScaledWide into its row of z (FillScaledWideRows: all runs
-// at once, the same bits); the update (ensemble.NoisyStep) is one pass over the d × k
-// iterates, θ + (sd·z − η·g) as the Model computes it, accumulating
-// each run's squared norm in its lane in coordinate order; the projection then scales the
-// runs outside the ball by R/‖θ‖, the factor reference.ProjectBall applies. In float32
-// the update reads the float32 gradients and writes the iterates' float32 copy the next
-// gradients read (ensemble.NoisyStep32), and the projection narrows the runs it scales
-// again: no conversion pass of its own over the d × k gradients and iterates.
+// The noise is each run's float32 normals into its row of z (philox.FillWideRows32: all
+// runs at once, FillWide's values unwidened, half the bytes); the update (ensemble.NoisyStep)
+// is one pass over the d × k iterates, θ + (sd·z − η·g) with sd·z rounded once, as the
+// Model computes it with FillScaledWide, accumulating each run's squared norm in its lane
+// in coordinate order; the projection then scales the runs outside the ball by R/‖θ‖, the
+// factor reference.ProjectBall applies. In float32 the update reads the float32 gradients
+// and writes the iterates' float32 copy the next gradients read (ensemble.NoisyStep32),
+// and the projection narrows the runs it scales again: no conversion pass of its own over
+// the d × k gradients and iterates.
 func (e *Ensemble) step(j int, s uint32) {
 	p, k, b, d := e.params, len(e.rs), e.params.Batch, e.d
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
@@ -153,13 +154,13 @@ func (e *Ensemble) step(j int, s uint32) {
 	} else {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
-	philox.FillScaledWideRows(e.z, d, sd, e.keys, 0, s) // row t: sd·z of run t's key, rounded once
+	philox.FillWideRows32(e.z, d, e.keys, 0, s) // row t: run t's normals z; the update adds sd·z
 	norm2 := e.norm2[:k]
 	clear(norm2)
 	if e.x32 != nil {
-		ensemble.NoisyStep32(e.theta, e.theta32, e.z, e.grad32, norm2, d, k, p.StepSize)
+		ensemble.NoisyStep32(e.theta, e.theta32, e.z, sd, e.grad32, norm2, d, k, p.StepSize)
 	} else {
-		ensemble.NoisyStep(e.theta, e.z, e.grad, norm2, d, k, p.StepSize)
+		ensemble.NoisyStep(e.theta, e.z, sd, e.grad, norm2, d, k, p.StepSize)
 	}
 	if math.IsInf(p.Radius, 1) {
 		return

@@ -1,10 +1,10 @@
 // Command asm generates internal/philox's assembly kernels with avo: Philox4x32-10 on
 // groups of eight blocks in 512-bit registers (AVX-512 F and DQ) or four in 256-bit ones
-// (AVX2), writing the words where FillWide's normals go, and FillWide's float32
-// transform (gen32.go: transform32.go's, on the Philox kernels' words, its normals
-// widened to float64), each with a twin that runs one group (unit) a step for a
-// length's last groups. One generator writes the kernels of
-// both widths from one description of the arithmetic, so that they cannot drift apart,
+// (AVX2), writing the words where FillWide's normals go (or to FillWideRows32's
+// buffer), and FillWide's float32 transform (gen32.go: transform32.go's, on the Philox
+// kernels' words, its normals widened to float64, or stored as float32 for
+// FillWideRows32), each with a twin that runs one group (unit) a step for a length's
+// last groups. One generator writes the kernels of both widths from one description of the arithmetic, so that they cannot drift apart,
 // and that description is transform32.go's operation for operation: its fma32 a
 // VFMADD231PS (one rounding), its other operations the same rounded ones, the mantissa's
 // halving and the quadrant chosen lane by lane, so that the kernels give the pure-Go

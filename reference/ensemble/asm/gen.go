@@ -970,11 +970,13 @@ func axpyOne(zmm bool, nrows int) {
 }
 
 // noisyStep: noisyStepF64x16AVX512, noisyStepF64x8AVX512 and their F32 forms, the SGLU
-// ensemble's update θ[i·k+t] ← θ[i·k+t] + (z[t·ldz+i] − η·g[i·k+t]), norm2[t] += v·v, for
-// runs in blocks of 8·tiles (blocks of them, from run 0) and coordinates i < n (a multiple
-// of 8). A tile is 8 coordinates of 8 runs: the runs' rows of z (8 consecutive coordinates
-// each) are loaded and transposed in registers, then the tile's 8 rows of θ and g are read
-// contiguously. Every operation rounds as Go's loop does — multiply, subtract, add,
+// ensemble's update θ[i·k+t] ← θ[i·k+t] + (sd·z[t·ldz+i] − η·g[i·k+t]), norm2[t] += v·v,
+// for runs in blocks of 8·tiles (blocks of them, from run 0) and coordinates i < n (a
+// multiple of 8). z is float32 (the normals as drawn: half the bytes of sd·z in float64),
+// widened exactly and multiplied by sd in float64, one rounding, the product Go's
+// sd*float64(z) gives. A tile is 8 coordinates of 8 runs: the runs' rows of z (8
+// consecutive coordinates each) are loaded, scaled and transposed in registers, then the
+// tile's 8 rows of θ and g are read contiguously. Every operation rounds as Go's loop does — multiply, subtract, add,
 // multiply, add, no fused step — and each run's squared norm is added in its lane in
 // coordinate order, so the bits of the Go loop. The float32 form reads float32 gradients
 // (widened exactly, VCVTPS2PD) and also writes float32(v) into theta32 (VCVTPD2PS, to
@@ -984,10 +986,10 @@ func axpyOne(zmm bool, nrows int) {
 func noisyStep(f32 bool, tiles int) {
 	w := 8 * tiles
 	name := fmt.Sprintf("noisyStepF64x%dAVX512", w)
-	sig := "func(theta *float64, z *float64, grad *float64, norm2 *float64, n, ldz, k, blocks int, eta float64)"
+	sig := "func(theta *float64, z *float32, sd float64, grad *float64, norm2 *float64, n, ldz, k, blocks int, eta float64)"
 	if f32 {
 		name = fmt.Sprintf("noisyStepF32x%dAVX512", w)
-		sig = "func(theta *float64, theta32 *float32, z *float64, grad *float32, norm2 *float64, n, ldz, k, blocks int, eta float64)"
+		sig = "func(theta *float64, theta32 *float32, z *float32, sd float64, grad *float32, norm2 *float64, n, ldz, k, blocks int, eta float64)"
 	}
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
@@ -995,10 +997,13 @@ func noisyStep(f32 bool, tiles int) {
 	etaX := Load(Param("eta"), XMM())
 	eta := ZMM()
 	VBROADCASTSD(etaX, eta)
+	sdX := Load(Param("sd"), XMM())
+	sd := ZMM()
+	VBROADCASTSD(sdX, sd)
 	blocks := Load(Param("blocks"), GP64())
 	k := Load(Param("k"), GP64())
 	ldz := Load(Param("ldz"), GP64())
-	SHLQ(U8(3), ldz)                 // bytes
+	SHLQ(U8(2), ldz)                 // bytes
 	zblk := Load(Param("z"), GP64()) // row t0 of z
 	t0 := GP64()                     // the block's first run
 	XORQ(t0, t0)
@@ -1038,8 +1043,10 @@ func noisyStep(f32 bool, tiles int) {
 				if t > 0 || h > 0 {
 					LEAQ(Mem{Base: p, Index: ldz, Scale: 2}, p)
 				}
-				VMOVUPD(Mem{Base: p}, r[t])
-				VMOVUPD(Mem{Base: p, Index: ldz, Scale: 1}, r[t+1])
+				VCVTPS2PD(Mem{Base: p}, r[t])
+				VCVTPS2PD(Mem{Base: p, Index: ldz, Scale: 1}, r[t+1])
+				VMULPD(sd, r[t], r[t])
+				VMULPD(sd, r[t+1], r[t+1])
 			}
 			c[h] = transpose8(r)
 		}
@@ -1079,7 +1086,7 @@ func noisyStep(f32 bool, tiles int) {
 			}
 			ADDQ(k, ri)
 		}
-		ADDQ(U8(64), zp)
+		ADDQ(U8(32), zp)
 	})
 	np = Load(Param("norm2"), GP64())
 	for h := range acc {
