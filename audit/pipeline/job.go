@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,10 @@ type Job struct {
 	// share no bootstrap resamples with their controls.
 	Timing   bool
 	Progress *progress.Bar // trials done and checks running; nil: none shown
+	// Warn, if set, is told what the user should know before the trials that is not an
+	// error: a subject's trials kept in the folder under another configuration, which
+	// this run starts afresh beside instead of resuming.
+	Warn func(string)
 }
 
 // A Replay is audit merge's run of a sharded audit's command again: the parts'
@@ -231,6 +236,7 @@ func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 	}
 	defer d.Close() // a run that stopped before any trial leaves no folder it created
 	plan.Folder = d
+	j.warnOtherCheckpoints(d, plan)
 	files := outFiles{command: j.Command, reports: ReportNames(), checkpoints: plan.CheckpointFiles(), trials: plan.Checkpoints, fresh: j.Fresh}
 	if err := files.prepare(d); err != nil {
 		return nil, err
@@ -320,6 +326,28 @@ func (j *Job) RunPart(ctx context.Context, p *Prepared) (*trials.ShardManifest, 
 		return nil, err
 	}
 	return &m, nil
+}
+
+// warnOtherCheckpoints tells Warn, for each subject (and control) whose checkpoint the
+// folder does not hold, of the folder's checkpoints of that subject and seed under another
+// configuration: a rerun after a setting, the data or the tool changed (SGLU's lockstep on
+// or off, its precision, an upgrade) names a new file and starts the trials over, and the
+// hours the old file holds would otherwise go unused without a word.
+func (j *Job) warnOtherCheckpoints(d *outdir.Dir, plan Plan) {
+	if j.Warn == nil || plan.Checkpoints == "" {
+		return
+	}
+	written := d.Written(plan.Checkpoints)
+	for _, a := range audit.WithControls(plan.Subjects, plan.Controls) {
+		own := filepath.ToSlash(trials.CheckpointPath(plan.Checkpoints, a.Subject, plan.Seed))
+		if slices.Contains(written, own) {
+			continue // resumed
+		}
+		for _, other := range trials.OtherCheckpoints(plan.Checkpoints, a.Subject, plan.Seed, written) {
+			j.Warn(fmt.Sprintf("%s keeps trials of %s at seed %d under another configuration (other settings, data or claim, SGLU's lockstep or precision, or another version of the tool): this run does not resume them; it starts %s afresh. Rerun with that configuration to resume them, or remove the file",
+				d.Join(other), a.Subject.Name(), plan.Seed, d.Join(own)))
+		}
+	}
 }
 
 // writeShardManifest writes a part's manifest into its opened folder.

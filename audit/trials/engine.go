@@ -177,8 +177,40 @@ func ConfigFingerprint(header string, data *reference.Dataset, updates []referen
 // configuration resumes and rerunning with another starts a file of its own; trials of
 // two configurations are never mixed.
 func CheckpointPath(dir string, s Subject, seed uint64) string {
+	return filepath.Join(dir, checkpointStem(s, seed)+Fingerprint(s)[:fingerprintChars]+".jsonl")
+}
+
+// fingerprintChars is how much of the fingerprint a checkpoint's name carries.
+const fingerprintChars = 12
+
+// checkpointStem is a checkpoint's name up to its fingerprint: the subject's name (made a
+// file name) and the seed.
+func checkpointStem(s Subject, seed uint64) string {
 	name := strings.NewReplacer("/", "-", "=", "", " ", "_").Replace(s.Name())
-	return filepath.Join(dir, fmt.Sprintf("%s-seed%d-%s.jsonl", name, seed, Fingerprint(s)[:12]))
+	return fmt.Sprintf("%s-seed%d-", name, seed)
+}
+
+// OtherCheckpoints is, among names (slash-separated files, as an output folder lists
+// them), the checkpoints of s at seed under another fingerprint than CheckpointPath(dir,
+// s, seed)'s: s's trials kept by a run of another configuration (other settings, data or
+// claim, another engine, an earlier version), which a run of this one neither reads nor
+// removes. A subject whose name begins like s's is not taken for it: what follows the
+// stem must be a fingerprint's hex digits and ".jsonl", nothing else.
+func OtherCheckpoints(dir string, s Subject, seed uint64, names []string) []string {
+	stem := filepath.ToSlash(filepath.Join(dir, checkpointStem(s, seed)))
+	own := filepath.ToSlash(CheckpointPath(dir, s, seed))
+	var others []string
+	for _, name := range names {
+		fp, ok := strings.CutPrefix(name, stem)
+		if !ok || name == own {
+			continue
+		}
+		fp, ok = strings.CutSuffix(fp, ".jsonl")
+		if ok && len(fp) == fingerprintChars && strings.Trim(fp, "0123456789abcdef") == "" {
+			others = append(others, name)
+		}
+	}
+	return others
 }
 
 // CheckTrialCapacity refuses, before any work, an audit of the given trials whose kept

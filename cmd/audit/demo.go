@@ -118,8 +118,9 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	c.Warn = func(w string) { fmt.Fprintf(stderr, "%s: warning: %s\n", c.Command, w) }
 	for _, w := range prep.Warnings { // before the trials
-		fmt.Fprintf(stderr, "%s: warning: %s\n", c.Command, w)
+		c.Warn(w)
 	}
 	if !c.Shard.Whole() {
 		return runShard(ctx, c, prep, stdout)

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,6 +143,24 @@ func (d *Dir) Path() string { return d.path }
 
 // Join is the path of the named file (slash-separated, relative to the folder).
 func (d *Dir) Join(name string) string { return filepath.Join(d.path, filepath.FromSlash(name)) }
+
+// Written is the files the tool wrote directly inside the folder's subfolder sub
+// (slash-separated names relative to the folder, as Claim takes them), sorted: those the
+// manifest lists that are there, regular files. A file recorded but never created (a
+// checkpoint whose run finished no trial) or since removed is not.
+func (d *Dir) Written(sub string) []string {
+	var names []string
+	for name := range d.files {
+		if path.Dir(name) != path.Clean(sub) {
+			continue
+		}
+		if info, err := d.lstat(name); err == nil && info.Mode().IsRegular() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
 
 func (d *Dir) readManifest() error {
 	path := d.Join(ManifestFile)

@@ -403,3 +403,48 @@ func TestCheckOut(t *testing.T) {
 		}
 	}
 }
+
+// Written lists the files the manifest records directly inside a subfolder that are
+// there, after the folder is closed and opened again too: not one recorded but never
+// created (a checkpoint whose run finished no trial), not one removed since, not one in
+// another folder or deeper, not a file the tool did not write. Planted and caught: the
+// existence check dropped (the never-created file is then listed).
+func TestWritten(t *testing.T) {
+	dir := t.TempDir()
+	d := mustOpen(t, dir, Options{})
+	if err := d.MkdirAll("trials/deep"); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"trials/a.jsonl", "trials/b.jsonl", "trials/gone.jsonl", "trials/deep/c.jsonl", "top.jsonl"}
+	if err := d.Claim(names...); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Appending(names...); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"trials/b.jsonl", "trials/gone.jsonl", "trials/deep/c.jsonl", "top.jsonl"} { // not a.jsonl
+		f, err := d.OpenFile(n, os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if err := os.Remove(filepath.Join(dir, "trials", "gone.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trials", "foreign.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"trials/b.jsonl"}
+	if got := d.Written("trials"); !slices.Equal(got, want) {
+		t.Errorf("Written(trials) = %q; want %q", got, want)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d = mustOpen(t, dir, Options{})
+	defer d.Close()
+	if got := d.Written("trials"); !slices.Equal(got, want) {
+		t.Errorf("reopened, Written(trials) = %q; want %q", got, want)
+	}
+}
