@@ -62,8 +62,9 @@ func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt au
 			for _, v := range w {
 				sq += v * v
 			}
+			z := make([]float64, m.Classes())
 			for j, r := range s.rows {
-				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r])
+				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r], z)
 			}
 		}
 		pub.Members = &checks.MembershipRelease{Score: score, IDs: ids}

@@ -82,53 +82,19 @@ type MIAResult struct {
 	ULiRADetectable float64
 }
 
-// logitser is a model that gives its pre-softmax outputs (multiclass.Softmax and MLP do).
-type logitser interface{ Logits(z, w, x []float64) }
-
-// confidenceScore is LiRA's logit-scaled confidence, log p_y − log Σ_{k≠y} p_k. From the
-// logits z it is z_y − log Σ_{k≠y} e^{z_k} (the log-sum-exp shifted by its largest term),
-// accurate however confident the model. From the loss alone (a model without logits) it is
-// log p − log(1 − p) with log p the cross-entropy's negative, the loss less its L2 term:
-// that difference cancels, and for a confident model with large weights (an HF release's
-// noise gives norms in the thousands) what is left is rounding, ±10⁻¹⁰ where the
-// cross-entropy is e^(−1000): the score was noise, and below 0 it was NaN (seen on arm64,
-// where fused multiply–adds round it so). There the cross-entropy is taken as at least 0.
-func confidenceScore(m multiclass.Model, w []float64, sqNorm float64, x []float64, y int) float64 {
-	if l, ok := m.(logitser); ok {
-		var buf [16]float64
-		var z []float64
-		if k := m.Classes(); k <= len(buf) {
-			z = buf[:k]
-		} else {
-			z = make([]float64, k)
-		}
-		l.Logits(z, w, x)
-		return z[y] - logSumExpExcept(z, y)
+// confidenceScore is LiRA's logit-scaled confidence, log p_y − log Σ_{k≠y} p_k:
+// multiclass.LogOdds from the logits (z is its scratch, Classes entries), for Softmax and
+// the MLP. A model without logits (multiclass.Network) has it from its loss less the L2
+// term, log p − log(1 − p), which cancels for a confident model with large weights (an HF
+// release's noise gives norms in the thousands, an L2 term of 10⁶ beside a cross-entropy
+// of e^(−1000)): there the cross-entropy is taken as at least 0, never a NaN score.
+func confidenceScore(m multiclass.Model, w []float64, sqNorm float64, x []float64, y int, z []float64) float64 {
+	if n, ok := m.(multiclass.Network); ok {
+		return multiclass.LogOdds(n, w, x, y, z)
 	}
 	ce := max(m.Loss(w, x, y)-m.Regularization()/2*sqNorm, 0)
 	logP := -ce
 	return logP - math.Log(-math.Expm1(logP)) // log p − log(1 − p)
-}
-
-// logSumExpExcept is log Σ_{k≠y} e^{z_k}, shifted by the largest of those terms so that
-// none overflows and the largest contributes exactly 1.
-func logSumExpExcept(z []float64, y int) float64 {
-	top := math.Inf(-1)
-	for k, v := range z {
-		if k != y {
-			top = max(top, v)
-		}
-	}
-	if math.IsInf(top, 0) {
-		return top
-	}
-	var sum float64
-	for k, v := range z {
-		if k != y {
-			sum += math.Exp(v - top)
-		}
-	}
-	return top + math.Log(sum)
 }
 
 func scoreAll(m multiclass.Model, w []float64, pool *multiclass.Data, dst []float64) {
@@ -136,8 +102,9 @@ func scoreAll(m multiclass.Model, w []float64, pool *multiclass.Data, dst []floa
 	for _, v := range w {
 		sq += v * v
 	}
+	z := make([]float64, m.Classes())
 	for i := range pool.Len() {
-		dst[i] = confidenceScore(m, w, sq, pool.Row(i), pool.Y[i])
+		dst[i] = confidenceScore(m, w, sq, pool.Row(i), pool.Y[i], z)
 	}
 }
 
@@ -388,7 +355,7 @@ func (c MIAConfig) uLiRA(ctx context.Context, forget []int) (*mia.ULiRAResult, e
 	}
 	score := func(w []float64, rec reference.Record) float64 {
 		sq := floats.Dot(w, w)
-		return confidenceScore(model, w, sq, rec.X, int(rec.Y))
+		return confidenceScore(model, w, sq, rec.X, int(rec.Y), make([]float64, model.Classes()))
 	}
 	return mia.ULiRA(ctx, unlearn, retrain, nil, ds, targets, mia.ULiRAOptions{Shadows: c.ULiRAPairs, Evals: c.ULiRAPairs,
 		Seed: c.Seed, Workers: c.Workers, Score: score})

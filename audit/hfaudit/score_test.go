@@ -12,10 +12,13 @@ import (
 // lies between z_y − max_{k≠y} z_k − ln(K−1) and z_y − max_{k≠y} z_k: checked on softmax
 // models whose weights run from ordinary to an HF release's (norms in the thousands, where
 // the cross-entropy is e^(−1000) and below), on random records, and at ordinary weights it
-// agrees with log p − log(1 − p) from the loss to 10⁻⁹ (both accurate there). Planted and
-// caught: the score taken from the loss less its L2 term, as it was (at large weights the
-// cancellation leaves rounding: scores near 23 where the bound says thousands, or NaN).
+// agrees with log p − log(1 − p) from the loss to 10⁻⁹ (both accurate there), the form a
+// model without logits gets, which at large weights is never NaN. Planted and caught: the
+// score taken from the loss less its L2 term for every model, as it was (at large weights
+// the cancellation leaves rounding: scores near 23 where the bound says thousands); the
+// loss form's cross-entropy not kept at 0 or above (NaN).
 func TestConfidenceScoreIsTheLogOdds(t *testing.T) {
+	type lossOnly struct{ multiclass.Model } // Softmax without its logits: the loss form
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, k := range []int{2, 3, 10} {
 		m := multiclass.Softmax{K: k, P: 4, Lambda: 0.05}
@@ -37,7 +40,7 @@ func TestConfidenceScoreIsTheLogOdds(t *testing.T) {
 						top = max(top, v)
 					}
 				}
-				got := confidenceScore(m, w, sq, x, y)
+				got := confidenceScore(m, w, sq, x, y, make([]float64, k))
 				hi := z[y] - top
 				lo := hi - math.Log(float64(k-1))
 				// the shift's, the log's and the subtractions' rounding: a few ulps of the
@@ -46,12 +49,17 @@ func TestConfidenceScoreIsTheLogOdds(t *testing.T) {
 				if !(got >= lo-slack && got <= hi+slack) {
 					t.Fatalf("K = %d, weights ×%g, class %d: score %v outside [%v, %v]", k, scale, y, got, lo, hi)
 				}
-				if scale <= 1 {
-					ce := m.Loss(w, x, y) - m.Lambda/2*sq
-					fromLoss := -ce - math.Log(-math.Expm1(-ce))
-					if math.Abs(got-fromLoss) > 1e-9*max(1, math.Abs(got)) {
-						t.Fatalf("K = %d, weights ×%g: score %v, from the loss %v", k, scale, got, fromLoss)
-					}
+				// a model without logits: its loss form agrees at ordinary weights, and at an
+				// HF release's it is a number (the cancellation's rounding, not NaN)
+				fromLoss := confidenceScore(lossOnly{m}, w, sq, x, y, nil)
+				if scale <= 1 && math.Abs(got-fromLoss) > 1e-9*max(1, math.Abs(got)) {
+					t.Fatalf("K = %d, weights ×%g: score %v, from the loss %v", k, scale, got, fromLoss)
+				}
+				// ‖w‖² summed in another order (floats.Dot, as the U-LiRA score sums it) is an
+				// ulp off the loss's own: the cancellation then falls below 0
+				off := confidenceScore(lossOnly{m}, w, math.Nextafter(sq, math.Inf(1)), x, y, nil)
+				if math.IsNaN(fromLoss) || math.IsNaN(off) {
+					t.Fatalf("K = %d, weights ×%g, class %d: the loss form's score is NaN (%v, %v)", k, scale, y, fromLoss, off)
 				}
 			}
 		}

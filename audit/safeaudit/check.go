@@ -13,6 +13,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/methodkit"
 	"github.com/unlearnaudit/unlearnaudit/internal/steps"
+	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -54,7 +55,7 @@ func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt au
 		z := make([]float64, m.Classes())
 		score := func(dst, w []float64) {
 			for j, r := range s.deleted {
-				dst[j] = logitConfidence(m, w, c.Train.Row(r), c.Train.Y[r], z)
+				dst[j] = multiclass.LogOdds(m, w, c.Train.Row(r), c.Train.Y[r], z)
 			}
 		}
 		pub.Members = &checks.MembershipRelease{Score: score, IDs: ids}

@@ -3,7 +3,6 @@ package safeaudit
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -36,27 +35,6 @@ type LiRAResult struct {
 	// AUC above ½ it detects with 80 % power.
 	ULiRA           *mia.ULiRAResult
 	ULiRADetectable float64
-}
-
-// logitConfidence is LiRA's score: log p_y − log Σ_{k≠y} p_k, from the logits.
-func logitConfidence(m multiclass.Network, w, x []float64, y int, z []float64) float64 {
-	m.Logits(z, w, x)
-	zy := z[y]
-	z[y] = math.Inf(-1)
-	rest := logSumExpOf(z)
-	return zy - rest
-}
-
-func logSumExpOf(z []float64) float64 {
-	top := math.Inf(-1)
-	for _, v := range z {
-		top = math.Max(top, v)
-	}
-	s := 0.0
-	for _, v := range z {
-		s += math.Exp(v - top)
-	}
-	return top + math.Log(s)
 }
 
 // StreamLiRA runs online LiRA (Carlini et al. 2022) with shadows models trained by the
@@ -103,7 +81,7 @@ func StreamLiRA(ctx context.Context, c StreamConfig, res *StreamResult, shadows,
 		z := make([]float64, m.Classes())
 		row := scores.RawRowView(i)
 		for k := range N {
-			row[k] = logitConfidence(m, w, pool.Row(k), pool.Y[k], z)
+			row[k] = multiclass.LogOdds(m, w, pool.Row(k), pool.Y[k], z)
 		}
 		return nil
 	})
@@ -123,7 +101,7 @@ func StreamLiRA(ctx context.Context, c StreamConfig, res *StreamResult, shadows,
 		target, stat := make([]float64, N), make([]float64, N)
 		z := make([]float64, m.Classes())
 		for k := range N {
-			target[k] = logitConfidence(m, w, pool.Row(k), pool.Y[k], z)
+			target[k] = multiclass.LogOdds(m, w, pool.Row(k), pool.Y[k], z)
 		}
 		lira.Statistic(stat, target)
 		var pos []float64
@@ -208,7 +186,7 @@ func SAFEULiRA(ctx context.Context, c StreamConfig, targets, pairs, workers int)
 		}
 	}
 	score := func(w []float64, rec reference.Record) float64 {
-		return logitConfidence(m, w, rec.X, int(rec.Y), make([]float64, m.Classes()))
+		return multiclass.LogOdds(m, w, rec.X, int(rec.Y), make([]float64, m.Classes()))
 	}
 	return mia.ULiRA(ctx, unlearn, retrain, nil, ds, chosen, mia.ULiRAOptions{Shadows: pairs, Evals: pairs, Seed: c.Seed, Workers: workers, Score: score})
 }

@@ -128,6 +128,26 @@ func softmax(p, z []float64) (logSumExp float64) {
 	return top + math.Log(s)
 }
 
+// LogOdds is log p_y − log Σ_{k≠y} p_k, the log-odds of class y under m at x (LiRA's
+// logit-scaled confidence), from the logits: z_y − log Σ_{k≠y} e^{z_k}, the sum shifted by
+// its largest term. It stays accurate however confident the model, where log p − log(1 − p)
+// from the loss less its L2 term cancels to rounding. z is scratch of Classes entries,
+// overwritten.
+func LogOdds(m Network, w, x []float64, y int, z []float64) float64 {
+	m.Logits(z, w, x)
+	zy := z[y]
+	z[y] = math.Inf(-1) // out of the sum: e^(−∞) adds 0
+	top := math.Inf(-1)
+	for _, v := range z {
+		top = math.Max(top, v)
+	}
+	s := 0.0
+	for _, v := range z {
+		s += math.Exp(v - top)
+	}
+	return zy - (top + math.Log(s))
+}
+
 // softmaxJVP sets dp = J_softmax·dz = π ⊙ dz − π (πᵀdz): how the probabilities move when
 // the logits move by dz.
 func softmaxJVP(dp, p, dz []float64) {
