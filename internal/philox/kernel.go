@@ -95,61 +95,47 @@ func philoxWords(words []uint64, groups int, block uint32, pre *[20]uint64) {
 	}
 }
 
-// transformWide calls FillWide's transform kernels (one unit a step if one; AVX2's runs
-// one unit a step: it is its own One), writing sd·float64(z) in float64. They always
-// multiply by sd: with sd = 1 the values are the same (z·1 = z), at one multiply a
-// vector.
-func transformWide(dst *float64, words *uint64, steps int, sd float64, one bool) {
-	switch {
-	case path == pathAVX512 && one:
-		fillWideOneAVX512(dst, words, steps, sd)
-	case path == pathAVX512:
-		fillWideAVX512(dst, words, steps, sd)
-	default:
-		fillWideAVX2(dst, words, steps, sd)
-	}
-}
-
-// transformUnits transforms u units of words (Philox's records, in place where out is
-// words' memory) into out: whole steps of the transform kernel, then the units left, fewer
-// than a step, through its One twin.
-func transformUnits(out []float64, words []uint64, u int, sd float64) {
-	_, _, unit, units := shape()
-	per := 4 * unit
-	steps := u / units
-	if steps > 0 {
-		transformWide(&out[0], &words[0], steps, sd, false)
-	}
-	if r := u - steps*units; r > 0 {
-		transformWide(&out[steps*units*per], &words[steps*units*per], r, sd, true)
-	}
-}
-
-// transform32 calls FillWideRows32's transform kernels (transformWide's, storing the
-// float32 normals as they are): steps of the kernel, or one unit a step if one.
-func transform32(dst *float32, words *uint64, steps int, one bool) {
-	switch {
-	case path == pathAVX512 && one:
-		normals32OneAVX512(dst, words, steps)
-	case path == pathAVX512:
-		normals32AVX512(dst, words, steps)
-	default:
-		normals32AVX2(dst, words, steps)
-	}
-}
-
-// units32 is transformUnits with transform32: u units of words into out, whole steps,
-// then the units left through the One twin.
-func units32(out []float32, words []uint64, u int) {
+// transformUnits transforms u units of words (Philox's records) into out: whole steps of
+// the transform kernel, then the units left, fewer than a step, through its One twin.
+// float64 out gets sd·z (FillWide's kernels; in place where out is words' memory), float32
+// out the normals z (FillWideRows32's; sd unused).
+func transformUnits[F float32 | float64](out []F, words []uint64, u int, sd float64) {
 	_, _, unit, units := shape()
 	per := 4 * unit
 	_ = out[u*per-1] // the kernels write this far
 	steps := u / units
 	if steps > 0 {
-		transform32(&out[0], &words[0], steps, false)
+		transform(&out[0], &words[0], steps, sd, false)
 	}
 	if r := u - steps*units; r > 0 {
-		transform32(&out[steps*units*per], &words[steps*units*per], r, true)
+		transform(&out[steps*units*per], &words[steps*units*per], r, sd, true)
+	}
+}
+
+// transform calls the path's transform kernel for dst's type: steps of it, or of its One
+// twin (one unit a step) if one. AVX2's kernels run one unit a step: they are their own
+// One. The float64 kernels always multiply by sd: with sd = 1 the values are the same
+// (z·1 = z), at one multiply a vector.
+func transform[F float32 | float64](dst *F, words *uint64, steps int, sd float64, one bool) {
+	switch d := any(dst).(type) {
+	case *float64:
+		switch {
+		case path == pathAVX512 && one:
+			fillWideOneAVX512(d, words, steps, sd)
+		case path == pathAVX512:
+			fillWideAVX512(d, words, steps, sd)
+		default:
+			fillWideAVX2(d, words, steps, sd)
+		}
+	case *float32:
+		switch {
+		case path == pathAVX512 && one:
+			normals32OneAVX512(d, words, steps)
+		case path == pathAVX512:
+			normals32AVX512(d, words, steps)
+		default:
+			normals32AVX2(d, words, steps)
+		}
 	}
 }
 
@@ -193,7 +179,7 @@ func splitWide(dst []float64, sd float64, block uint32, pre *[20]uint64) {
 		var buf [64]uint64 // a unit's words, then its values
 		philoxWords(buf[:], (rest+4*group-1)/(4*group), block, pre)
 		out := (*[64]float64)(unsafe.Pointer(&buf))
-		transformWide(&out[0], &buf[0], 1, sd, true)
+		transform(&out[0], &buf[0], 1, sd, true)
 		copy(dst[full*per:], out[:rest])
 	}
 }
@@ -234,7 +220,7 @@ func rows32(dst []float32, d int, seeds []uint64, trial uint64, step uint32) {
 			for at, block := 0, uint32(0); at < full; {
 				u := min((full-at)/per, chunkBlocks/unit)
 				philoxWords(words[:u*per], u*unit/group, block, &pre)
-				units32(row[at:], words[:], u)
+				transformUnits(row[at:], words[:], u, 0)
 				at += u * per
 				block += uint32(u * unit)
 			}
@@ -248,7 +234,7 @@ func rows32(dst []float32, d int, seeds []uint64, trial uint64, step uint32) {
 		n := (t1 - t0) * slots
 		u := (n + per - 1) / per // the units the gathered words fill (the last one's rest is junk, never read back)
 		out := (*[2 * len(gather)]float32)(unsafe.Pointer(&gather))
-		units32(out[:], gather[:], u)
+		transformUnits(out[:], gather[:], u, 0)
 		for t := t0; t < t1; t++ {
 			copy(dst[t*d+full:(t+1)*d], out[(t-t0)*slots:(t-t0)*slots+rest])
 		}

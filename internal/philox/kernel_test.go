@@ -448,10 +448,10 @@ func TestFloat32KernelsOnEdgeWords(t *testing.T) {
 							steps /= units
 						}
 						var wide [4 * chunkBlocks]float64
-						transformWide(&wide[0], &words[0], steps, sd, one)
+						transform(&wide[0], &words[0], steps, sd, one)
 						var narrow [4*chunkBlocks + 1]float32
 						narrow[4*chunkBlocks] = 7 // past the steps' values: left alone
-						transform32(&narrow[0], &words[0], steps, one)
+						transform(&narrow[0], &words[0], steps, 0, one)
 						for i, w := range blocks[c : c+chunkBlocks] {
 							z := normals32(w)
 							for j := range 4 {
@@ -508,9 +508,9 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 					}
 				}
 				var wide [4 * chunkBlocks]float64
-				transformWide(&wide[0], &words[0], chunkBlocks/unit/units, sd, false)
+				transform(&wide[0], &words[0], chunkBlocks/unit/units, sd, false)
 				var narrow [4 * chunkBlocks]float32
-				transform32(&narrow[0], &words[0], chunkBlocks/unit/units, false)
+				transform(&narrow[0], &words[0], chunkBlocks/unit/units, 0, false)
 				for i := range chunkBlocks {
 					for j := range 4 {
 						z := want[i][j]

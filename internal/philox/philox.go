@@ -121,9 +121,7 @@ func FillWideRows32(dst []float32, d int, seeds []uint64, trial uint64, step uin
 	if d < 0 || (d > 0 && len(seeds) > len(dst)/d) { // len(seeds)·d may overflow
 		panic(fmt.Sprintf("philox: FillWideRows32: %d rows of %d values need %d, dst has %d", len(seeds), d, len(seeds)*d, len(dst)))
 	}
-	if uint64(d) > 4*MaxBlocks {
-		panic(fmt.Sprintf("philox: FillWideRows32: rows of %d values exceed a stream's %d normals", d, uint64(4*MaxBlocks)))
-	}
+	checkLen(0, d)
 	if d == 0 {
 		return
 	}

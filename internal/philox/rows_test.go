@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// FillWideRows32's bad input panics with a message that names it (a dst too short for
-// the rows, a negative d, d beyond a stream's 2³⁴ normals), before it writes anything.
+// FillWideRows32's bad input panics before it writes anything, with a message that names
+// it (a dst too short for the rows, a negative d) or the stream's limit (d beyond a
+// stream's 2³⁴ normals, checkLen's, as for every fill).
 // Planted and caught: the length check dropped (the runtime's slice bounds panic names
 // neither), and the stream's limit not checked (the cases past it, with no rows, then
 // do not panic).
@@ -20,8 +21,8 @@ func TestFillWideRows32PanicsNamed(t *testing.T) {
 	}{
 		{10, 4, 3, "FillWideRows32: 3 rows of 4 values need 12, dst has 10"},
 		{0, -1, 1, "FillWideRows32: 1 rows of -1"},
-		{0, math.MaxInt, 0, "FillWideRows32: rows of 9223372036854775807 values exceed a stream's 17179869184 normals"},
-		{0, int(past), 0, "FillWideRows32: rows of 17179869185 values exceed a stream's"}, // one past its end
+		{0, math.MaxInt, 0, "philox: 9223372036854775807 values from block 0 exceed a stream's 4294967296 blocks of 4"},
+		{0, int(past), 0, "17179869185 values from block 0 exceed a stream's"}, // one past its end
 	} {
 		if strings.Contains(c.want, "exceed") && strconv.IntSize == 32 {
 			continue // an int of 32 bits cannot reach a stream's end

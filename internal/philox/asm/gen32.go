@@ -254,18 +254,15 @@ func kernel32(a isa, one, narrow bool) {
 	a.groups = 2 * U       // chains
 	L := 2 * a.lanes()     // blocks a unit
 	unitBytes := 4 * L * 8 // of dst: 4 float64 a block, half that if narrow
+	sig, what := "func(dst *float64, words *uint64, steps int, sd float64)", "float64 normals a block (transform32.go's) times sd"
 	if narrow {
 		unitBytes /= 2
-		TEXT(name+a.name, NOSPLIT, "func(dst *float32, words *uint64, steps int)")
-		Pragma("noescape")
-		Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 float32 normals a block (transform32.go's), to dst.",
-			name, a.name, U*L, a.name))
-	} else {
-		TEXT(name+a.name, NOSPLIT, "func(dst *float64, words *uint64, steps int, sd float64)")
-		Pragma("noescape")
-		Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 float64 normals a block (transform32.go's) times sd, to dst.",
-			name, a.name, U*L, a.name))
+		sig, what = "func(dst *float32, words *uint64, steps int)", "float32 normals a block (transform32.go's)"
 	}
+	TEXT(name+a.name, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 %s, to dst.",
+		name, a.name, U*L, a.name, what))
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("steps"), GP64())
 	wp := Load(Param("words"), GP64())
