@@ -376,6 +376,16 @@ func overSteps(name, end string, d reg.Register, body func()) {
 	Label(name + end)
 }
 
+// flagUnlessAll sets special to 1 unless the lane mask m (moved to a general register by
+// KMOVW or VMOVMSKPS/PD) has all of full's bits: some lane left the kernel's range, and the
+// caller redoes the block in Go. label names the jump past.
+func flagUnlessAll(m reg.Register, full uint32, special reg.Register, label string) {
+	CMPL(m, U32(full))
+	JE(LabelRef(label))
+	MOVQ(U64(1), special)
+	Label(label)
+}
+
 // zeroZ clears a 512-bit register (VPXORQ: AVX-512F alone, where VXORPD on ZMM needs DQ).
 func zeroZ(r reg.VecVirtual) { VPXORQ(r, r, r) }
 
@@ -789,10 +799,7 @@ func derivs() {
 	VCMPPD(U8(0x12), expConst("normal"), abs, ok) // |t| ≤ 708 (LE_OQ: NaN fails)
 	m := GP32()
 	VMOVMSKPD(ok, m)
-	CMPL(m, U32(0xf))
-	JE(LabelRef("derivsnormal"))
-	MOVQ(U64(1), special)
-	Label("derivsnormal")
+	flagUnlessAll(m, 0xf, special, "derivsnormal")
 	pos, negT, x := YMM(), YMM(), YMM()
 	VCMPPD(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
 	VXORPD(expConst("sign"), t, negT)
@@ -1331,11 +1338,7 @@ func weights32Row(name string, wz, z, n, special reg.Register, negY, inv, zr reg
 			VCMPPS(U8(0x12), exp32Const("normal"), a[i], ok) // |t| ≤ 87 (LE_OQ: NaN fails)
 			m := GP32()
 			KMOVW(ok, m)
-			CMPL(m, U32(full))
-			normal := fmt.Sprintf("%snormal%d_%d_%d", name, nv, lanes, i)
-			JE(LabelRef(normal))
-			MOVQ(U64(1), special)
-			Label(normal)
+			flagUnlessAll(m, full, special, fmt.Sprintf("%snormal%d_%d_%d", name, nv, lanes, i))
 		}
 		pos := make([]reg.OpmaskVirtual, nv)
 		for i := range nv {
@@ -1438,10 +1441,7 @@ func weights32AVX2Row(name string, wz, z, n, special reg.Register, negY, inv, ze
 	VCMPPS(U8(0x12), exp32Const("normal"), a, ok) // |t| ≤ 87 (LE_OQ: NaN fails)
 	m := GP32()
 	VMOVMSKPS(ok, m)
-	CMPL(m, U32(0xff))
-	JE(LabelRef(name + "normal"))
-	MOVQ(U64(1), special)
-	Label(name + "normal")
+	flagUnlessAll(m, 0xff, special, name+"normal")
 	pos := YMM()
 	VCMPPS(U8(0x1d), zero, t, pos) // t ≥ 0 (GE_OQ)
 	x := a
@@ -1540,11 +1540,7 @@ func weights512(p precision) {
 			VCMPPD(U8(0x12), expConst8("normal"), abs[i], ok) // |t| ≤ 708 (LE_OQ: NaN fails)
 			m := GP32()
 			KMOVW(ok, m)
-			CMPL(m, U32(0xff))
-			normal := fmt.Sprintf("%snormal%d_%d", name, nv, i)
-			JE(LabelRef(normal))
-			MOVQ(U64(1), special)
-			Label(normal)
+			flagUnlessAll(m, 0xff, special, fmt.Sprintf("%snormal%d_%d", name, nv, i))
 		}
 		pos := make([]reg.OpmaskVirtual, nv)
 		for i := range nv {
