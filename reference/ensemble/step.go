@@ -20,19 +20,7 @@ import "fmt"
 // mod 8 coordinates go through the loop. It does not allocate.
 func NoisyStep(theta []float64, z []float32, sd float64, g, norm2 []float64, d, k int, eta float64) {
 	checkStep("NoisyStep", len(theta), len(theta), len(z), len(g), len(norm2), d, k)
-	kb, db := 0, 0
-	if HasAsm && HasAVX512 && d >= stepTile && k >= stepTile {
-		kb, db = k&^(stepTile-1), d&^(stepTile-1)
-		k2 := k &^ (2*stepTile - 1) // runs in pairs of tiles, then one tile
-		if k2 > 0 {
-			noisyStepF64x16AVX512(&theta[0], &z[0], sd, &g[0], &norm2[0], db, d, k, k2/(2*stepTile), eta)
-		}
-		if kb > k2 {
-			noisyStepF64x8AVX512(&theta[k2], &z[k2*d], sd, &g[k2], &norm2[k2], db, d, k, 1, eta)
-		}
-	}
-	noisyStepGo(theta, nil, z, sd, g, norm2, d, k, 0, db, kb, k, eta) // the runs past the tiles
-	noisyStepGo(theta, nil, z, sd, g, norm2, d, k, db, d, 0, k, eta)  // then every run's last coordinates
+	noisyStep(theta, nil, z, sd, g, norm2, d, k, eta)
 }
 
 // NoisyStep32 is NoisyStep for a float32 ensemble: it reads float32 gradients (widened to
@@ -43,19 +31,46 @@ func NoisyStep(theta []float64, z []float32, sd float64, g, norm2 []float64, d, 
 // changed entries again.
 func NoisyStep32(theta []float64, theta32 []float32, z []float32, sd float64, g []float32, norm2 []float64, d, k int, eta float64) {
 	checkStep("NoisyStep32", len(theta), len(theta32), len(z), len(g), len(norm2), d, k)
+	noisyStep(theta, theta32, z, sd, g, norm2, d, k, eta)
+}
+
+// noisyStep is NoisyStep (theta32 nil, float64 g) and NoisyStep32 after their checks: the
+// AVX-512 kernels on whole tiles, runs in pairs of tiles then one tile, then the Go loop on
+// the runs past the tiles and every run's last coordinates.
+func noisyStep[G float](theta []float64, theta32 []float32, z []float32, sd float64, g []G, norm2 []float64, d, k int, eta float64) {
 	kb, db := 0, 0
 	if HasAsm && HasAVX512 && d >= stepTile && k >= stepTile {
 		kb, db = k&^(stepTile-1), d&^(stepTile-1)
-		k2 := k &^ (2*stepTile - 1)
+		k2 := k &^ (2*stepTile - 1) // runs in pairs of tiles, then one tile
 		if k2 > 0 {
-			noisyStepF32x16AVX512(&theta[0], &theta32[0], &z[0], sd, &g[0], &norm2[0], db, d, k, k2/(2*stepTile), eta)
+			stepTiles(theta, theta32, z, sd, g, norm2, 0, db, d, k, k2/(2*stepTile), 2, eta)
 		}
 		if kb > k2 {
-			noisyStepF32x8AVX512(&theta[k2], &theta32[k2], &z[k2*d], sd, &g[k2], &norm2[k2], db, d, k, 1, eta)
+			stepTiles(theta, theta32, z, sd, g, norm2, k2, db, d, k, 1, 1, eta)
 		}
 	}
-	noisyStepGo(theta, theta32, z, sd, g, norm2, d, k, 0, db, kb, k, eta)
-	noisyStepGo(theta, theta32, z, sd, g, norm2, d, k, db, d, 0, k, eta)
+	noisyStepGo(theta, theta32, z, sd, g, norm2, d, k, 0, db, kb, k, eta) // the runs past the tiles
+	noisyStepGo(theta, theta32, z, sd, g, norm2, d, k, db, d, 0, k, eta)  // then every run's last coordinates
+}
+
+// stepTiles runs the AVX-512 update kernel on blocks blocks of tiles tiles (8 runs each)
+// from run t0, coordinates below db: the float64 kernels for float64 g, the float32 ones
+// (which also write theta32) for float32 g.
+func stepTiles[G float](theta []float64, theta32 []float32, z []float32, sd float64, g []G, norm2 []float64, t0, db, d, k, blocks, tiles int, eta float64) {
+	switch g := any(g).(type) {
+	case []float64:
+		if tiles == 2 {
+			noisyStepF64x16AVX512(&theta[t0], &z[t0*d], sd, &g[t0], &norm2[t0], db, d, k, blocks, eta)
+		} else {
+			noisyStepF64x8AVX512(&theta[t0], &z[t0*d], sd, &g[t0], &norm2[t0], db, d, k, blocks, eta)
+		}
+	case []float32:
+		if tiles == 2 {
+			noisyStepF32x16AVX512(&theta[t0], &theta32[t0], &z[t0*d], sd, &g[t0], &norm2[t0], db, d, k, blocks, eta)
+		} else {
+			noisyStepF32x8AVX512(&theta[t0], &theta32[t0], &z[t0*d], sd, &g[t0], &norm2[t0], db, d, k, blocks, eta)
+		}
+	}
 }
 
 // stepTile is the side of the AVX-512 update's tiles: 8 coordinates of 8 runs (its kernels
