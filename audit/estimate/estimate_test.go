@@ -198,12 +198,17 @@ func TestLedoitWolfAgainstDirectFormula(t *testing.T) {
 				}
 			}
 		}
-		want := 0.0
+		// Where S is μI to rounding (δ² ≈ 0) the weight is not identified: every ρ gives
+		// the same Σ, and which one the fit reports rests on rounding. It must still be a
+		// weight, and Σ is checked below with it.
+		want := g.Shrinkage
 		if delta2 > 1e-12 {
 			want = math.Min(beta2, delta2) / delta2
-		}
-		if math.Abs(g.Shrinkage-want) > 1e-9 {
-			t.Fatalf("shrinkage %v, direct formula %v", g.Shrinkage, want)
+			if math.Abs(g.Shrinkage-want) > 1e-9 {
+				t.Fatalf("shrinkage %v, direct formula %v", g.Shrinkage, want)
+			}
+		} else if !(want >= 0 && want <= 1) {
+			t.Fatalf("shrinkage %v of a fit with δ² = %g is not a weight", want, delta2)
 		}
 		for j := range d {
 			for k := range d {
@@ -217,6 +222,28 @@ func TestLedoitWolfAgainstDirectFormula(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A fit whose sample covariance is exactly a multiple of the identity has δ² = 0 and so
+// no shrinkage (ρ = 0), on every architecture: one feature (S = μ), and two with equal
+// variances and no covariance (products exact, so S is μI in any rounding). δ² taken as
+// ‖S‖²_F/d − μ² cancels to its rounding there, and where a fused multiply–add rounds it
+// (arm64) it came out positive and made ρ = 1.
+func TestIsotropicFitHasNoShrinkage(t *testing.T) {
+	for _, rows := range [][][]float64{
+		{{0}, {1}, {-1}},
+		{{0.3}, {1.7}, {-2.9}, {0.1}},
+		{{1, 0}, {-1, 0}, {0, 1}, {0, -1}},
+		{{0.5, 0.5}, {-0.5, -0.5}, {0.5, -0.5}, {-0.5, 0.5}},
+	} {
+		x := mat.NewDense(len(rows), len(rows[0]), nil)
+		for i, r := range rows {
+			x.SetRow(i, r)
+		}
+		if g := FitGaussian(x); g.Shrinkage != 0 {
+			t.Errorf("rows %v: shrinkage %v, want 0 (S = μI exactly)", rows, g.Shrinkage)
+		}
+	}
 }
 
 func TestNeighbourSearchMatchesBruteForce(t *testing.T) {

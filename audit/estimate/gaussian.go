@@ -68,7 +68,20 @@ func fitCentring(c *mat.Dense) Gaussian {
 		}
 	}
 	mu := trace / float64(d)
-	delta2 := (frob2 - float64(d)*mu*mu) / float64(d)      // ‖S − μI‖²_F/d
+	// ‖S − μI‖²_F/d term by term, not as ‖S‖²_F/d − μ²: that difference cancels where S is
+	// near μI (at d = 1 always), leaving only its rounding, which decided ρ (0 or 1 by the
+	// sign of a rounding error: 1 on arm64, whose fused multiply–adds round it otherwise)
+	var delta2 float64
+	for i := range d {
+		for j := range d {
+			v := s.At(i, j)
+			if i == j {
+				v -= mu
+			}
+			delta2 += v * v
+		}
+	}
+	delta2 /= float64(d)
 	beta2 := (sumFourth/float64(n) - frob2) / float64(n*d) // (1/n²)Σ‖x_k x_kᵀ − S‖²_F/d
 	rho := 0.0
 	if delta2 > 0 {

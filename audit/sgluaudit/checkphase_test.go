@@ -11,6 +11,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
+	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reports"
 )
@@ -55,10 +56,19 @@ import (
 // every finding's but one control's membership attack at each count: half-noise's and
 // stale-sigma's at 2 000, update-skipped's at 20 000 go from FAIL to INCONCLUSIVE (their
 // fitted separations, from 16 trials, are near what those counts detect; each control
-// is still caught by its other checks).
+// is still caught by its other checks). Repinned when the Ledoit–Wolf fit began taking
+// δ² = ‖S − μI‖²_F/d term by term instead of as a difference that cancels (its shrinkage
+// had rested on a rounding error where S is near μI, and was 1 instead of 0 on arm64):
+// compared field by field at both counts, every verdict, kind, rule and detail is the
+// same; numbers move by 1.1·10⁻¹³ relatively at most, and three ROC curves gain or lose a
+// point (scores that tie or untie in their last digits).
+//
+// The hashes are amd64's, where CI runs: a build that fuses multiply–adds (arm64, amd64 at
+// GOAMD64=v3, testenv.ReferenceFloats) fits other trials in their last digits, and every
+// number after them differs so; there the test is skipped.
 var checkPhaseHashes = map[int]string{
-	2_000:  "eca3eb94f837be28c7940cceaae7ea552c242955a0c183cf44a125b4a69bf451",
-	20_000: "9ef3eee31313a4f4524b3b5af8121d6c5332f9663ca1337d9fa8365095ca9d40",
+	2_000:  "036be85cc8dfe0e3b0e74f6facb592077bf3db543d902b42b71db1386df8de60",
+	20_000: "de6091ffb9baceb51679573ff6d5d2cccb1b5b4fbe69e7f0cbcb5c2184f24d20",
 }
 
 // findingsHash is the SHA-256 of each audit's findings as a report writes a subject's
@@ -78,6 +88,7 @@ func findingsHash(tb testing.TB, audits []audit.Audited, all [][]verdict.Finding
 }
 
 func TestCheckPhaseFindingsPinned(t *testing.T) {
+	testenv.SkipUnlessReferenceFloats(t)
 	shared := mia.NewResamples(trials.SharedBudget) // as a run with controls
 	all := decisiveAudits(t, 1e-6, shared)
 	if len(all) != 5 {
