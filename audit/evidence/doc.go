@@ -46,5 +46,6 @@
 // LoadSigningKey and ParsePublicKey read them; GenerateKeys makes an evidence key and a
 // key pair in one go (what `audit keygen` writes).
 //
-// Everything here is the standard library's: crypto/hmac, crypto/ed25519, crypto/x509.
+// Everything here is the standard library's: crypto/hmac, crypto/ed25519, encoding/asn1 (the
+// keys' DER, rfc8410.go).
 package evidence

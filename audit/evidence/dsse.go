@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -51,11 +50,7 @@ type Signature struct {
 // KeyID names an Ed25519 public key: the SHA-256, in hex, of its PKIX (DER) encoding, as
 // `openssl pkey -pubin -in PUB.pem -outform DER | sha256sum` prints it.
 func KeyID(pub ed25519.PublicKey) string {
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil { // an ed25519.PublicKey always marshals
-		panic(err)
-	}
-	sum := sha256.Sum256(der)
+	sum := sha256.Sum256(marshalPKIX(pub))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -167,13 +162,9 @@ func LoadSigningKey(path string) (ed25519.PrivateKey, error) {
 	if p == nil || p.Type != "PRIVATE KEY" {
 		return nil, fmt.Errorf("signing key %s: not a PEM PRIVATE KEY (PKCS#8; make one with: openssl genpkey -algorithm ed25519 -out KEY.pem)", path)
 	}
-	k, err := x509.ParsePKCS8PrivateKey(p.Bytes)
+	priv, err := parsePKCS8(p.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("signing key %s: %w", path, err)
-	}
-	priv, ok := k.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("signing key %s: a %T, want an Ed25519 key", path, k)
 	}
 	return priv, nil
 }
@@ -188,15 +179,7 @@ func ParsePublicKey(b []byte) (ed25519.PublicKey, error) {
 	case p == nil || p.Type != "PUBLIC KEY":
 		return nil, errors.New("not a PEM PUBLIC KEY (make one with: openssl pkey -in KEY.pem -pubout -out PUB.pem)")
 	}
-	k, err := x509.ParsePKIXPublicKey(p.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	pub, ok := k.(ed25519.PublicKey)
-	if !ok {
-		return nil, fmt.Errorf("a %T, want an Ed25519 key", k)
-	}
-	return pub, nil
+	return parsePKIX(p.Bytes)
 }
 
 // GenerateKeys makes a new evidence key and Ed25519 key pair from rand: the evidence key
@@ -210,14 +193,6 @@ func GenerateKeys(rand io.Reader) (evidenceKey, private, public []byte, err erro
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("generate keys: %w", err)
 	}
-	p8, err := x509.MarshalPKCS8PrivateKey(priv)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("generate keys: %w", err)
-	}
-	pk, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("generate keys: %w", err)
-	}
-	return []byte(hex.EncodeToString(k) + "\n"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p8}),
-		pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pk}), nil
+	return []byte(hex.EncodeToString(k) + "\n"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: marshalPKCS8(priv)}),
+		pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: marshalPKIX(pub)}), nil
 }
