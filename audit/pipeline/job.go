@@ -17,6 +17,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/internal/buildinfo"
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
@@ -296,7 +297,7 @@ func (j *Job) RunPart(ctx context.Context, p *Prepared) (*trials.ShardManifest, 
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	m := trials.ShardManifest{Tool: j.toolName(), Shard: j.Shard.String(), From: j.ShardFrom, Dir: wd, Args: j.ReplayArgs,
-		Seed: j.Seed, Trials: j.Trials, Subjects: plan.ShardSubjects()}
+		Seed: j.Seed, Trials: j.Trials, Subjects: plan.ShardSubjects(), Arch: buildinfo.Arch()}
 	m.Fingerprint = plan.Fingerprint(j.toolName(), j.ReplayArgs)
 	d, err := OpenOut("run", dir, j.Force)
 	if err != nil {

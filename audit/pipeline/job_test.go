@@ -12,6 +12,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
+	"github.com/unlearnaudit/unlearnaudit/internal/buildinfo"
 )
 
 // A spec gives every setting of the job but those the flags given override (trials,
@@ -136,6 +137,9 @@ func TestRunPartAndMerge(t *testing.T) {
 	}
 	if !m.Complete || m.Shard != "0/2" || len(m.Subjects) == 0 {
 		t.Fatalf("manifest %+v; want part 0/2 complete", m)
+	}
+	if m.Arch != buildinfo.Arch() || m.Arch == "" {
+		t.Errorf("the part's manifest names architecture %q; want this build's, %q", m.Arch, buildinfo.Arch())
 	}
 	other := job(2)
 	if _, err := part(other); err == nil || !strings.Contains(err.Error(), "holds part 0/2 of another audit") {

@@ -93,3 +93,33 @@ func partKeyArgs(keyArgs []string) []string {
 	}
 	return out
 }
+
+// ArchWarning is what audit merge tells the user when the parts of set ran on several
+// architectures, or on another than the merge's own (here, buildinfo.Arch): each rounds
+// floating point its own way, so the merged report, whose trials come from the parts and
+// whose checks run here, is one no single machine would write. Its verdicts stand as
+// checked; only byte-identity with a one-machine run is lost. "" when every part that
+// names its architecture (older manifests do not) ran on here's.
+func ArchWarning(set *trials.ShardSet, here string) string {
+	parts := map[string][]string{}
+	var archs []string
+	for _, f := range set.Shards {
+		a := f.Manifest.Arch
+		if a == "" {
+			continue
+		}
+		if _, ok := parts[a]; !ok {
+			archs = append(archs, a)
+		}
+		parts[a] = append(parts[a], f.Shard.String())
+	}
+	if len(archs) == 0 || len(archs) == 1 && archs[0] == here {
+		return ""
+	}
+	var ran []string
+	for _, a := range archs {
+		ran = append(ran, fmt.Sprintf("%s (part %s)", a, strings.Join(parts[a], ", ")))
+	}
+	return fmt.Sprintf("the parts ran on %s and this merge runs on %s: floating point rounds per architecture, so this report's numbers will not be byte-identical to a run on one machine (its verdicts are checked as ever); for that, run every part and the merge on one architecture",
+		strings.Join(ran, " and "), here)
+}

@@ -35,3 +35,40 @@ func TestReplayArgv(t *testing.T) {
 		t.Errorf("absolute spec from another folder: %v", err)
 	}
 }
+
+// audit merge warns when the parts ran on several architectures, or on another than the
+// merge's: the report is then no one machine's, byte for byte. Parts that do not name
+// theirs (older manifests) are not counted. Planted: comparing the parts with each other
+// only (here ignored) fails the one-architecture-elsewhere case.
+func TestArchWarning(t *testing.T) {
+	set := func(archs ...string) *trials.ShardSet {
+		s := &trials.ShardSet{}
+		for i, a := range archs {
+			sh := trials.Shard{Index: i, Count: len(archs)}
+			s.Shards = append(s.Shards, trials.FoundShard{Shard: sh, Manifest: trials.ShardManifest{Shard: sh.String(), Arch: a}})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		archs []string
+		here  string
+		want  []string // "" for no warning
+	}{
+		{[]string{"amd64/v1", "amd64/v1"}, "amd64/v1", nil},
+		{[]string{"", ""}, "arm64", nil},
+		{[]string{"", "arm64"}, "arm64", nil},
+		{[]string{"amd64/v1", "arm64", "amd64/v1"}, "amd64/v1", []string{"amd64/v1 (part 0/3, 2/3) and arm64 (part 1/3)", "merge runs on amd64/v1", "byte-identical"}},
+		{[]string{"arm64", "arm64"}, "amd64/v1", []string{"ran on arm64 (part 0/2, 1/2) and this merge runs on amd64/v1"}},
+		{[]string{"amd64/v1", "amd64/v3"}, "amd64/v3", []string{"amd64/v1 (part 0/2) and amd64/v3 (part 1/2)"}},
+	} {
+		got := pipeline.ArchWarning(set(c.archs...), c.here)
+		if (got == "") != (c.want == nil) {
+			t.Errorf("parts on %q, merge on %s: warning %q", c.archs, c.here, got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("parts on %q, merge on %s: warning %q; want it to say %q", c.archs, c.here, got, w)
+			}
+		}
+	}
+}

@@ -53,6 +53,10 @@ type ShardManifest struct {
 	Trials   int            `json:"trials"`
 	Subjects []ShardSubject `json:"subjects"`
 	Complete bool           `json:"complete"`
+	// Arch is the architecture the part ran on (buildinfo.Arch): floating point rounds
+	// per architecture, so parts of several make a report no one machine would write.
+	// Not in the fingerprint: their trials still merge. Absent in older manifests.
+	Arch string `json:"arch,omitempty"`
 }
 
 // A ShardSubject is one audited subject of a shard (a control is a subject too): its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
+	"github.com/unlearnaudit/unlearnaudit/internal/buildinfo"
 	"github.com/unlearnaudit/unlearnaudit/internal/cliflag"
 	"github.com/unlearnaudit/unlearnaudit/internal/progress"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
@@ -84,6 +85,9 @@ Flags:`)
 	bar.Done()
 	if err != nil {
 		return err
+	}
+	if w := pipeline.ArchWarning(set, buildinfo.Arch()); w != "" {
+		fmt.Fprintf(stderr, "merge: warning: %s\n", w)
 	}
 	m := set.Manifest()
 	ms.KeyArgs = keys.args()

@@ -2,6 +2,7 @@ package buildinfo
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 )
@@ -61,4 +62,25 @@ func Describe(release string, in Info) string {
 		from = append(from, in.GoVersion)
 	}
 	return fmt.Sprintf("%s (%s)", release, strings.Join(from, "; "))
+}
+
+// Arch is what decides this build's floating-point rounding: its GOARCH, and on amd64 the
+// microarchitecture level it was built for ("amd64/v3": from v3 the compiler fuses
+// multiply–adds, as it does on arm64), when the build recorded it.
+func Arch() string {
+	bi, _ := debug.ReadBuildInfo()
+	return archOf(runtime.GOARCH, bi)
+}
+
+// archOf is Arch for goarch and the build information bi (nil: none).
+func archOf(goarch string, bi *debug.BuildInfo) string {
+	if goarch != "amd64" || bi == nil {
+		return goarch
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "GOAMD64" && s.Value != "" {
+			return goarch + "/" + s.Value
+		}
+	}
+	return goarch
 }

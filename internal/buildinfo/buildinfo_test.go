@@ -1,7 +1,9 @@
 package buildinfo
 
 import (
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +27,28 @@ func TestDescribe(t *testing.T) {
 		if got := Describe("0.1.0", FromBuildInfo(&c.bi)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// Arch names the architecture and, on amd64, the level the build recorded (from v3 the
+// compiler fuses multiply–adds); the running build's starts with its GOARCH.
+func TestArch(t *testing.T) {
+	v3 := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "GOARCH", Value: "amd64"}, {Key: "GOAMD64", Value: "v3"}}}
+	for _, c := range []struct {
+		goarch string
+		bi     *debug.BuildInfo
+		want   string
+	}{
+		{"amd64", v3, "amd64/v3"},
+		{"amd64", &debug.BuildInfo{}, "amd64"},
+		{"amd64", nil, "amd64"},
+		{"arm64", v3, "arm64"},
+	} {
+		if got := archOf(c.goarch, c.bi); got != c.want {
+			t.Errorf("archOf(%s, %v) = %q, want %q", c.goarch, c.bi, got, c.want)
+		}
+	}
+	if a := Arch(); !strings.HasPrefix(a, runtime.GOARCH) {
+		t.Errorf("Arch() = %q, not this build's %s", a, runtime.GOARCH)
 	}
 }
