@@ -590,13 +590,18 @@ func (pc *pairCounts) sum(totP, totN float64) float64 {
 	return float64(sum) / 2 / (totP * totN)
 }
 
+// quantile is the p-quantile of sorted, interpolated linearly between its neighbours. Every
+// product is rounded before it is added (the float64 conversions: Go may otherwise fuse
+// them, as arm64 and amd64 from v3 do, and where it fused depended on where quantile was
+// inlined, so two callers disagreed in the last bits), so it gives the same bits on every
+// build.
 func quantile(sorted []float64, p float64) float64 {
-	h := p * float64(len(sorted)-1)
+	h := float64(p * float64(len(sorted)-1))
 	i := int(math.Floor(h))
 	if i >= len(sorted)-1 {
 		return sorted[len(sorted)-1]
 	}
-	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+	return sorted[i] + float64((h-float64(i))*(sorted[i+1]-sorted[i]))
 }
 
 // PairedAUCExcess is AUC(a) − AUC(b) for two attacks on the same records (each a
