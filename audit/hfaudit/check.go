@@ -58,13 +58,9 @@ func Check(ctx context.Context, s *Subject, results []trials.TrialResult, opt au
 		}
 		m := s.setup.Model
 		score := func(dst, w []float64) {
-			sq := 0.0
-			for _, v := range w {
-				sq += v * v
-			}
 			z := make([]float64, m.Classes())
 			for j, r := range s.rows {
-				dst[j] = confidenceScore(m, w, sq, s.setup.Data.Row(r), s.setup.Data.Y[r], z)
+				dst[j] = confidenceScore(m, w, s.setup.Data.Row(r), s.setup.Data.Y[r], z)
 			}
 		}
 		pub.Members = &checks.MembershipRelease{Score: score, IDs: ids}

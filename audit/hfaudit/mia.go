@@ -84,27 +84,28 @@ type MIAResult struct {
 
 // confidenceScore is LiRA's logit-scaled confidence, log p_y − log Σ_{k≠y} p_k:
 // multiclass.LogOdds from the logits (z is its scratch, Classes entries), for Softmax and
-// the MLP. A model without logits (multiclass.Network) has it from its loss less the L2
-// term, log p − log(1 − p), which cancels for a confident model with large weights (an HF
-// release's noise gives norms in the thousands, an L2 term of 10⁶ beside a cross-entropy
-// of e^(−1000)): there the cross-entropy is taken as at least 0, never a NaN score.
-func confidenceScore(m multiclass.Model, w []float64, sqNorm float64, x []float64, y int, z []float64) float64 {
+// the MLP; a model without logits (not a multiclass.Network) gets lossLogOdds.
+func confidenceScore(m multiclass.Model, w, x []float64, y int, z []float64) float64 {
 	if n, ok := m.(multiclass.Network); ok {
 		return multiclass.LogOdds(n, w, x, y, z)
 	}
+	return lossLogOdds(m, w, floats.Dot(w, w), x, y)
+}
+
+// lossLogOdds is the log-odds from the loss less its L2 term (sqNorm is ‖w‖²),
+// log p − log(1 − p), which cancels for a confident model with large weights (an HF
+// release's noise gives norms in the thousands, an L2 term of 10⁶ beside a cross-entropy
+// of e^(−1000)): there the cross-entropy is taken as at least 0, never a NaN score.
+func lossLogOdds(m multiclass.Model, w []float64, sqNorm float64, x []float64, y int) float64 {
 	ce := max(m.Loss(w, x, y)-m.Regularization()/2*sqNorm, 0)
 	logP := -ce
 	return logP - math.Log(-math.Expm1(logP)) // log p − log(1 − p)
 }
 
 func scoreAll(m multiclass.Model, w []float64, pool *multiclass.Data, dst []float64) {
-	sq := 0.0
-	for _, v := range w {
-		sq += v * v
-	}
 	z := make([]float64, m.Classes())
 	for i := range pool.Len() {
-		dst[i] = confidenceScore(m, w, sq, pool.Row(i), pool.Y[i], z)
+		dst[i] = confidenceScore(m, w, pool.Row(i), pool.Y[i], z)
 	}
 }
 
@@ -354,8 +355,7 @@ func (c MIAConfig) uLiRA(ctx context.Context, forget []int) (*mia.ULiRAResult, e
 		}
 	}
 	score := func(w []float64, rec reference.Record) float64 {
-		sq := floats.Dot(w, w)
-		return confidenceScore(model, w, sq, rec.X, int(rec.Y), make([]float64, model.Classes()))
+		return confidenceScore(model, w, rec.X, int(rec.Y), make([]float64, model.Classes()))
 	}
 	return mia.ULiRA(ctx, unlearn, retrain, nil, ds, targets, mia.ULiRAOptions{Shadows: c.ULiRAPairs, Evals: c.ULiRAPairs,
 		Seed: c.Seed, Workers: c.Workers, Score: score})

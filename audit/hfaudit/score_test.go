@@ -40,7 +40,7 @@ func TestConfidenceScoreIsTheLogOdds(t *testing.T) {
 						top = max(top, v)
 					}
 				}
-				got := confidenceScore(m, w, sq, x, y, make([]float64, k))
+				got := confidenceScore(m, w, x, y, make([]float64, k))
 				hi := z[y] - top
 				lo := hi - math.Log(float64(k-1))
 				// the shift's, the log's and the subtractions' rounding: a few ulps of the
@@ -51,13 +51,13 @@ func TestConfidenceScoreIsTheLogOdds(t *testing.T) {
 				}
 				// a model without logits: its loss form agrees at ordinary weights, and at an
 				// HF release's it is a number (the cancellation's rounding, not NaN)
-				fromLoss := confidenceScore(lossOnly{m}, w, sq, x, y, nil)
+				fromLoss := confidenceScore(lossOnly{m}, w, x, y, nil)
 				if scale <= 1 && math.Abs(got-fromLoss) > 1e-9*max(1, math.Abs(got)) {
 					t.Fatalf("K = %d, weights ×%g: score %v, from the loss %v", k, scale, got, fromLoss)
 				}
-				// ‖w‖² summed in another order (floats.Dot, as the U-LiRA score sums it) is an
-				// ulp off the loss's own: the cancellation then falls below 0
-				off := confidenceScore(lossOnly{m}, w, math.Nextafter(sq, math.Inf(1)), x, y, nil)
+				// ‖w‖² an ulp off the loss's own (summed in another order): the cancellation
+				// then falls below 0
+				off := lossLogOdds(lossOnly{m}, w, math.Nextafter(sq, math.Inf(1)), x, y)
 				if math.IsNaN(fromLoss) || math.IsNaN(off) {
 					t.Fatalf("K = %d, weights ×%g, class %d: the loss form's score is NaN (%v, %v)", k, scale, y, fromLoss, off)
 				}
