@@ -60,21 +60,20 @@ func fitCentring(c *mat.Dense) Gaussian {
 	} else {
 		syrkByRows(s, c, 1/float64(n)) // every entry finite
 	}
-	var trace, frob2 float64
+	var trace float64
 	for i := range d {
 		trace += s.At(i, i)
-		for j := range d {
-			frob2 += s.At(i, j) * s.At(i, j)
-		}
 	}
 	mu := trace / float64(d)
-	// ‖S − μI‖²_F/d term by term, not as ‖S‖²_F/d − μ²: that difference cancels where S is
-	// near μI (at d = 1 always), leaving only its rounding, which decided ρ (0 or 1 by the
-	// sign of a rounding error: 1 on arm64, whose fused multiply–adds round it otherwise)
-	var delta2 float64
+	// ‖S − μI‖²_F/d term by term beside ‖S‖²_F, not as ‖S‖²_F/d − μ²: that difference
+	// cancels where S is near μI (at d = 1 always), leaving only its rounding, which decided
+	// ρ (0 or 1 by the sign of a rounding error: 1 on arm64, whose fused multiply–adds round
+	// it otherwise)
+	var frob2, delta2 float64
 	for i := range d {
 		for j := range d {
 			v := s.At(i, j)
+			frob2 += v * v
 			if i == j {
 				v -= mu
 			}

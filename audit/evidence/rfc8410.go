@@ -41,25 +41,23 @@ type oneAsymmetricKey struct {
 
 // marshalPKIX is pub's SubjectPublicKeyInfo in DER.
 func marshalPKIX(pub ed25519.PublicKey) []byte {
-	der, err := asn1.Marshal(subjectPublicKeyInfo{Algorithm: algorithmIdentifier{Algorithm: oidEd25519},
+	return mustMarshal(subjectPublicKeyInfo{Algorithm: algorithmIdentifier{Algorithm: oidEd25519},
 		PublicKey: asn1.BitString{Bytes: pub, BitLength: 8 * len(pub)}})
-	if err != nil { // a fixed shape of an OID and bytes always marshals
-		panic(err)
-	}
-	return der
 }
 
 // marshalPKCS8 is priv's OneAsymmetricKey (version 0, the seed alone) in DER.
 func marshalPKCS8(priv ed25519.PrivateKey) []byte {
-	seed, err := asn1.Marshal(priv.Seed())
-	if err == nil {
-		var der []byte
-		der, err = asn1.Marshal(oneAsymmetricKey{Algorithm: algorithmIdentifier{Algorithm: oidEd25519}, PrivateKey: seed})
-		if err == nil {
-			return der
-		}
+	return mustMarshal(oneAsymmetricKey{Algorithm: algorithmIdentifier{Algorithm: oidEd25519}, PrivateKey: mustMarshal(priv.Seed())})
+}
+
+// mustMarshal is asn1.Marshal of the fixed shapes above (OIDs, integers and bytes), which
+// always marshal.
+func mustMarshal(v any) []byte {
+	der, err := asn1.Marshal(v)
+	if err != nil {
+		panic(err)
 	}
-	panic(err) // a fixed shape of an OID and bytes always marshals
+	return der
 }
 
 // parsePKIX reads an Ed25519 SubjectPublicKeyInfo in DER.
