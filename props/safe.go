@@ -199,15 +199,12 @@ func CheckSAFERun(t TB, factory SAFEFactory, in SAFEInstance) {
 	}
 }
 
-// ridgeAmplification is how much more the targets amplify rounding once a class is down
-// to no more records than the projection's k dimensions, and SAFE adds a ridge to its
-// covariance: 1 where no class left is ridged. The two paths to the same deleted set
-// downdate a class's covariance in different steps, each rounding at about 2⁻⁵³ of the
-// class's original scale tr(Σ₀)/k; where the covariance is ridged, its near-null
-// directions have variance ridge alone, so their relative error, and the Mahalanobis
-// distances and targets read through them, are tr(Σ₀)/(k·ridge) times larger: 10⁶ at
-// the default ridge. rapid found the stream and the one request 13 × 1e-10 apart on a
-// ridged instance; without a ridge the largest of 3000 instances was 4e-4 × 1e-10.
+// ridgeAmplification is safe's Unlearner.RidgeAmplification for the records deleted
+// leave: how much more the targets amplify rounding once a class is down to no more
+// records than the projection's k dimensions and SAFE ridges its covariance (1 where no
+// class left is; 10⁶ at the default ridge). rapid found the stream and the one request
+// 13 × 1e-10 apart on a ridged instance; without a ridge the largest of 3000 instances was
+// 4e-4 × 1e-10.
 func ridgeAmplification(in SAFEInstance, deleted []int) (float64, error) {
 	left := make([]int, in.Model.K)
 	for _, y := range in.Data.Y {
@@ -216,29 +213,11 @@ func ridgeAmplification(in SAFEInstance, deleted []int) (float64, error) {
 	for _, r := range deleted {
 		left[in.Data.Y[r]]--
 	}
-	k := in.Config.ProjDim(in.Model.P)
-	ridged := false
-	for _, n := range left {
-		ridged = ridged || (n > 0 && n <= k)
-	}
-	if !ridged {
-		return 1, nil
-	}
-	if in.Config.Ridge == 0 { // the default ridge, safe.DefaultRidgeScale·tr(Σ₀)/k
-		return 1 / safe.DefaultRidgeScale, nil
-	}
 	u, err := safe.New(context.Background(), in.Model, in.Data, in.W0, in.Config, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		return 0, fmt.Errorf("the class covariances at t = 0, for I7's tolerance: %w", err)
 	}
-	worst := 1.0
-	for c, n := range left {
-		if n > 0 && n <= k {
-			_, _, cov := u.ClassGaussian(c, false)
-			worst = max(worst, mat.Trace(cov)/(float64(k)*in.Config.Ridge))
-		}
-	}
-	return worst, nil
+	return u.RidgeAmplification(left), nil
 }
 
 // SAFEProperty is CheckSAFERun on SAFEProblem's instances.

@@ -757,3 +757,28 @@ func (u *Unlearner) LabelRatios() []float64 {
 // points than projected dimensions, or singular): their density ratios are regularised
 // from the start (spec E8).
 func (u *Unlearner) RidgedAtStart() []int { return slices.Clone(u.ridgedAtStart) }
+
+// RidgeAmplification is how much more than at full rank the targets, and so the model,
+// amplify rounding in the class statistics once left[c] records of each class c are left:
+// 1 where no class left has more than none and no more than the projection's k records,
+// else what SAFE's ridge makes of such a class. Two orders of deletion that reach the same
+// records downdate a class's covariance in different steps, each rounding at about 2⁻⁵³ of
+// the class's scale tr(Σ₀)/k; a class down to k records or fewer is singular and ridged,
+// its near-null directions have variance ridge alone, so their relative error, and the
+// Mahalanobis distances and targets read through them, are tr(Σ₀)/(k·ridge) times larger:
+// 1/DefaultRidgeScale = 10⁶ at the default ridge, the largest ridged class's ratio for an
+// explicit Config.Ridge. A test of path independence (I7) widens its tolerance by it.
+func (u *Unlearner) RidgeAmplification(left []int) float64 {
+	k := u.cfg.ProjDim(u.m.Inputs())
+	worst := 1.0
+	for c, n := range left {
+		if n <= 0 || n > k {
+			continue
+		}
+		if u.cfg.Ridge == 0 { // the default ridge, DefaultRidgeScale·tr(Σ₀)/k
+			return 1 / DefaultRidgeScale
+		}
+		worst = max(worst, mat.Trace(u.g0[c].cov)/(float64(k)*u.cfg.Ridge))
+	}
+	return worst
+}
