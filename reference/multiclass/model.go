@@ -129,23 +129,32 @@ func softmax(p, z []float64) (logSumExp float64) {
 }
 
 // LogOdds is log p_y − log Σ_{k≠y} p_k, the log-odds of class y under m at x (LiRA's
-// logit-scaled confidence), from the logits: z_y − log Σ_{k≠y} e^{z_k}, the sum shifted by
-// its largest term. It stays accurate however confident the model, where log p − log(1 − p)
-// from the loss less its L2 term cancels to rounding. z is scratch of Classes entries,
-// overwritten.
+// logit-scaled confidence), from the logits: z_y − LogSumExp of the others. It stays
+// accurate however confident the model, where log p − log(1 − p) from the loss less its L2
+// term cancels to rounding. z is scratch of Classes entries, overwritten.
 func LogOdds(m Network, w, x []float64, y int, z []float64) float64 {
 	m.Logits(z, w, x)
 	zy := z[y]
 	z[y] = math.Inf(-1) // out of the sum: e^(−∞) adds 0
+	return zy - LogSumExp(z)
+}
+
+// LogSumExp is log Σ_k e^{z_k}, the sum shifted by its largest term so that no term
+// overflows and the largest is exact; −Inf if every z_k is (an empty sum) and +Inf if one
+// is, where the shift would give NaN.
+func LogSumExp(z []float64) float64 {
 	top := math.Inf(-1)
 	for _, v := range z {
 		top = math.Max(top, v)
+	}
+	if math.IsInf(top, 0) {
+		return top
 	}
 	s := 0.0
 	for _, v := range z {
 		s += math.Exp(v - top)
 	}
-	return zy - (top + math.Log(s))
+	return top + math.Log(s)
 }
 
 // softmaxJVP sets dp = J_softmax·dz = π ⊙ dz − π (πᵀdz): how the probabilities move when

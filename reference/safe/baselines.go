@@ -346,7 +346,7 @@ func (s *CaMU) Round(ctx context.Context, req Request) ([]float64, error) {
 }
 
 func softmaxOf(z []float64) []float64 {
-	lse := logSumExp(z)
+	lse := multiclass.LogSumExp(z)
 	out := make([]float64, len(z))
 	for k, v := range z {
 		out[k] = math.Exp(v - lse)

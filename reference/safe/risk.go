@@ -77,7 +77,7 @@ func RiskGradient(dst []float64, m multiclass.Network, w []float64, data *multic
 	fg := make([]float64, d)
 	for i, x := range xs {
 		m.Logits(z, w, x)
-		lse := logSumExp(z)
+		lse := multiclass.LogSumExp(z)
 		for c := range C {
 			logF[c] = z[c] - lse
 			logT[c] = math.Log(ts[i][c])

@@ -482,7 +482,7 @@ func (u *Unlearner) Round(ctx context.Context, req Request) (Result, error) {
 		}
 		z := make([]float64, u.classes)
 		u.m.Logits(z, u.w0, x)
-		lse := logSumExp(z)
+		lse := multiclass.LogSumExp(z)
 		for c := range z {
 			f.logF0[c] = z[c] - lse
 		}
@@ -616,7 +616,7 @@ func (u *Unlearner) target(f *forgotten, dens []*density) ([]float64, int) {
 		}
 		return out, 0
 	}
-	lse := logSumExp(lp)
+	lse := multiclass.LogSumExp(lp)
 	out := make([]float64, C)
 	sum := 0.0
 	for c := range C {
@@ -671,21 +671,6 @@ func (u *Unlearner) klLogitGradient(gz []float64, f *forgotten) {
 	for c := range C {
 		gz[c] = math.Exp(f.logF0[c]) * (a[c] - mean)
 	}
-}
-
-func logSumExp(z []float64) float64 {
-	top := math.Inf(-1)
-	for _, v := range z {
-		top = math.Max(top, v)
-	}
-	if math.IsInf(top, -1) {
-		return top
-	}
-	s := 0.0
-	for _, v := range z {
-		s += math.Exp(v - top)
-	}
-	return top + math.Log(s)
 }
 
 // Gamma is the step γ this unlearner takes; Bound the W it was computed from.
