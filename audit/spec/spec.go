@@ -151,7 +151,11 @@ func (s *Spec) RequireMethod(file string) error {
 	}
 	msg := "missing; this command runs the method, so it must be one of " + strings.Join(methodNames(), ", ")
 	if s.MethodLabel != "" {
-		msg = fmt.Sprintf("%s is not a method the toolkit implements (one of %s); only audit verify on saved models or scores takes a method of your own", clip.Quote(s.MethodLabel), strings.Join(methodNames(), ", "))
+		hint := ""
+		if near := nearestMethod(s.MethodLabel); near != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		msg = fmt.Sprintf("%s is not a method the toolkit implements (one of %s)%s; only audit verify on saved models or scores takes a method of your own", clip.Quote(s.MethodLabel), strings.Join(methodNames(), ", "), hint)
 	}
 	return &audit.SpecError{File: file, Path: "method.name", Msg: msg}
 }
@@ -372,6 +376,49 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 // few marks that no report format or terminal reads as markup or control.
 func methodLabelRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || strings.ContainsRune("-_.+/():", r)
+}
+
+// nearestMethod is the toolkit method whose name is name but for case, or at most two
+// edits (insertions, deletions, substitutions) away from it ("" if none, or several tie):
+// the name a typo most likely meant.
+func nearestMethod(name string) string {
+	best, bestD, tie := "", 3, false
+	for _, m := range methodNames() {
+		d := editDistance(strings.ToLower(name), m)
+		switch {
+		case d < bestD:
+			best, bestD, tie = m, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, by runes; names are short (a
+// method label is at most 200 bytes).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			sub := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 func methodNames() []string {
@@ -694,10 +741,25 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		}
 	}
 	if s.Method == nil {
-		// a method of the user's own: a label, with nothing the toolkit could run
-		return p.fields(path, obj, map[string]func(string, json.RawMessage) error{
-			"name": func(string, json.RawMessage) error { return nil },
-		})
+		// a method of the user's own: a label, with nothing the toolkit could run. Given
+		// variants or params too, it is far likelier a toolkit method's name mistyped
+		// (an example spec edited) than a method of one's own: the name is what is wrong.
+		var others []string
+		for k := range obj {
+			if k != "name" {
+				others = append(others, k)
+			}
+		}
+		if len(others) > 0 {
+			slices.Sort(others)
+			hint := ""
+			if near := nearestMethod(name); near != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			return p.fail(join(path, "name"), "%s is not a method the toolkit implements (one of %s)%s; a method of your own, for audit verify, is a name alone, without %s",
+				clip.Quote(name), strings.Join(methodNames(), ", "), hint, strings.Join(others, " or "))
+		}
+		return nil
 	}
 	var variants []string
 	for _, v := range audit.DemoVariantsOf(s.Method) {

@@ -80,7 +80,11 @@ func TestParseSpecRefusals(t *testing.T) {
 		{`{"method": {"name": "d2d"}, "data": {"preprocessing": "none"}}`, `s.json: data.file: missing; format, classes, labels and preprocessing describe a file`},
 		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "s.json: method.params.sglu-sigma: -1: want a number in (0, inf)"},
 		{`{"method": {"name": "sglu", "params": {"sigma": 1}}}`, "s.json: method.params.sigma: unknown field; want one of sglu-batch, sglu-epochs, sglu-lockstep, sglu-precision, sglu-sigma"},
-		{`{"method": {"name": "newton", "variants": ["x"]}}`, `s.json: method.variants: unknown field; want one of name`},
+		// a name the toolkit does not run, given variants or params: the name is what is
+		// wrong (an example spec's method mistyped), with the nearest method if one is near
+		{`{"method": {"name": "newton", "variants": ["x"]}}`, `s.json: method.name: "newton" is not a method the toolkit implements (one of d2d, hf, olu, safe, sglu); a method of your own, for audit verify, is a name alone, without variants`},
+		{`{"method": {"name": "d2dd", "variants": ["perfect"], "params": {"iterations": 10}}}`, `s.json: method.name: "d2dd" is not a method the toolkit implements (one of d2d, hf, olu, safe, sglu) (did you mean "d2d"?); a method of your own, for audit verify, is a name alone, without params or variants`},
+		{`{"method": {"name": "SGLU", "params": {"sglu-sigma": 1}}}`, `s.json: method.name: "SGLU" is not a method the toolkit implements (one of d2d, hf, olu, safe, sglu) (did you mean "sglu"?)`},
 		{`{"method": {"name": ""}}`, `s.json: method.name: missing; want a name`},
 		{`{"method": {"name": "sgd <script>"}}`, `s.json: method.name: "<" at byte 4: a name is letters, digits`},
 		{`{"method": {"name": "a|b"}}`, `s.json: method.name: "|" at byte 1`},
@@ -123,7 +127,8 @@ func TestParseSpecRefusals(t *testing.T) {
 func TestSpecMethodOptional(t *testing.T) {
 	for _, c := range []struct{ in, name, refusal string }{
 		{`{"claim": {"epsilon": 1}}`, "unnamed method", `s.json: method.name: missing; this command runs the method`},
-		{`{"method": {"name": "my-sgd"}}`, "my-sgd", `s.json: method.name: "my-sgd" is not a method the toolkit implements`},
+		{`{"method": {"name": "my-sgd"}}`, "my-sgd", `s.json: method.name: "my-sgd" is not a method the toolkit implements (one of d2d, hf, olu, safe, sglu); only`},
+		{`{"method": {"name": "Safe"}}`, "Safe", `s.json: method.name: "Safe" is not a method the toolkit implements (one of d2d, hf, olu, safe, sglu) (did you mean "safe"?); only`},
 		{`{"method": {"name": "d2d"}}`, "d2d", ""},
 	} {
 		s, err := spec.ParseSpec(strings.NewReader(c.in), "s.json")
