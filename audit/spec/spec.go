@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -173,6 +174,7 @@ type SpecOutputs struct {
 // File is resolved against the spec's own folder by LoadSpec.
 type SpecData struct {
 	File        string
+	Written     string // File as the spec wrote it (LoadSpec sets it before resolving File)
 	Format      string // csv, libsvm, idx or sklearn-csv
 	Labels      string // idx: the labels file
 	Classes     string // "A,B": keep two classes as +1 and −1
@@ -197,6 +199,7 @@ func LoadSpec(path string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Data.Written = s.Data.File
 	for _, p := range []*string{&s.Data.File, &s.Data.Labels, &s.Outputs.Dir} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(filepath.Dir(path), *p)
@@ -219,7 +222,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	if len(b) > maxSpecBytes {
 		return nil, &audit.SpecError{File: name, Msg: fmt.Sprintf("larger than %d bytes; a spec holds settings, not data", maxSpecBytes)}
 	}
-	p := specParser{file: name}
+	p := specParser{file: name, src: b}
 	root, err := p.object("", b)
 	if err != nil {
 		return nil, err
@@ -429,8 +432,40 @@ func methodNames() []string {
 	return out
 }
 
-// specParser reads the JSON of a spec with the path of every value, for its errors.
-type specParser struct{ file string }
+// specParser reads the JSON of a spec with the path of every value, for its errors; src is
+// the whole file, where a syntax error (found reading the root object) is placed by line
+// and column.
+type specParser struct {
+	file string
+	src  []byte
+}
+
+// malformed is the message for a JSON error err met reading v: placed by line and column
+// where v is the whole file (the root object, whose decoding meets every syntax error
+// first), since a field's path alone cannot say where a missing quote or comma is. The
+// place comes from decoding the whole file again (a Decoder's offsets count from the value
+// it was decoding, not from the file).
+func (p specParser) malformed(v []byte, err error) string {
+	if len(v) == 0 || len(v) != len(p.src) || &v[0] != &p.src[0] {
+		return fmt.Sprintf("malformed JSON: %v", err)
+	}
+	var whole any
+	var se *json.SyntaxError
+	if !errors.As(json.Unmarshal(p.src, &whole), &se) {
+		return fmt.Sprintf("malformed JSON: %v", err)
+	}
+	at := min(max(se.Offset-1, 0), int64(len(p.src)-1)) // the byte the scanner stopped at
+	ends := se.Offset >= int64(len(p.src)) && strings.Contains(se.Error(), "end of JSON input")
+	if ends { // the file's last character that is not space
+		at = max(int64(len(bytes.TrimRight(p.src, " \t\r\n")))-1, 0)
+	}
+	line := 1 + bytes.Count(p.src[:at], []byte("\n"))
+	col := at - int64(bytes.LastIndexByte(p.src[:at], '\n'))
+	if ends {
+		return fmt.Sprintf("malformed JSON: the file ends at line %d, column %d, inside a value (a closing bracket or quote missing?)", line, col)
+	}
+	return fmt.Sprintf("malformed JSON at line %d, column %d: %v", line, col, se)
+}
 
 func (p specParser) fail(path, format string, args ...any) error {
 	return &audit.SpecError{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
@@ -451,12 +486,12 @@ func (p specParser) object(path string, v json.RawMessage) (map[string]json.RawM
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, p.fail(path, "malformed JSON: %v", err)
+			return nil, p.fail(path, "%s", p.malformed(v, err))
 		}
 		key := tok.(string)
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return nil, p.fail(join(path, key), "malformed JSON: %v", err)
+			return nil, p.fail(join(path, key), "%s", p.malformed(v, err))
 		}
 		if _, dup := out[key]; dup {
 			return nil, p.fail(join(path, key), "given twice")
@@ -464,7 +499,7 @@ func (p specParser) object(path string, v json.RawMessage) (map[string]json.RawM
 		out[key] = val
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, p.fail(path, "malformed JSON: %v", err)
+		return nil, p.fail(path, "%s", p.malformed(v, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, p.fail(path, "text after the object")

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,6 +114,11 @@ func TestParseSpecRefusals(t *testing.T) {
 		{`{"method": {"name": "d2d"}, "seed": -1}`, "s.json: seed: -1: want a non-negative integer"},
 		{`{"method": {"name": "d2d"}, "trials": 10, "trials": 20}`, "s.json: trials: given twice"},
 		{`{"method": {"name": "d2d"}} {}`, "s.json: text after the object"},
+		// malformed JSON is placed by line and column in the file, wherever it is
+		{"{\n  \"method\": {\"name\": \"d2d\"},\n  \"trials\": 10,\n}\n", "s.json: malformed JSON at line 4, column 1: invalid character '}' looking for beginning of object key string"},
+		{"{\n  \"method\": {\"name\": \"d2d\" \"x\": 1}\n}", `s.json: method: malformed JSON at line 2, column 28: invalid character '"' after object key:value pair`},
+		{"{\"a\": 1,\n \"b\": [1, 2,, 3]}", "s.json: b: malformed JSON at line 2, column 13: invalid character ','"},
+		{"{\n\"method\": {\"name\": \"d2", "s.json: method: malformed JSON: the file ends at line 2, column 22, inside a value"},
 	} {
 		_, err := spec.ParseSpec(strings.NewReader(c.in), "s.json")
 		var se *audit.SpecError
@@ -172,8 +179,26 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil && !errors.As(err, &se) {
 			t.Fatalf("error %v is not a SpecError", err)
 		}
+		// a malformed file's place is a character of it (a line's column len + 1 is its
+		// new line), and where the file ends inside a value, one that is not space
+		if err != nil {
+			if m := malformedAt.FindStringSubmatch(err.Error()); m != nil {
+				line, _ := strconv.Atoi(m[1])
+				col, _ := strconv.Atoi(m[2])
+				lines := strings.SplitAfter(in, "\n")
+				if line < 1 || line > len(lines) || col < 1 || col > len(lines[line-1]) {
+					t.Fatalf("%q: %v: no line %d with a column %d (%d lines)", in, err, line, col, len(lines))
+				}
+				if c := lines[line-1][col-1]; strings.Contains(err.Error(), "file ends") && strings.ContainsRune(" \t\r\n", rune(c)) {
+					t.Fatalf("%q: %v: the place is a space (%q)", in, err, c)
+				}
+			}
+		}
 	})
 }
+
+// malformedAt reads the place out of a malformed-JSON refusal.
+var malformedAt = regexp.MustCompile(`malformed JSON(?: at|: the file ends at) line (\d+), column (\d+)`)
 
 // The README's example spec is valid, and names the repository's heart_scale.
 func TestExampleSpecIsValid(t *testing.T) {
