@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -31,6 +32,7 @@ type DataSource struct {
 	Preprocess           string // auto, none or reference.PipelineSteps
 	MaxValues            int    // the cap on one matrix (reference.Limits.MaxValues); 0 is the default cap
 	Spec                 string // the spec file the settings came from (SetFromSpec): errors name its fields, not the flags
+	Written              string // the spec's data.file as written, before LoadSpec resolved it beside the spec
 }
 
 // Name is how errors name a data setting: the flag, or the field of the spec it came from.
@@ -45,6 +47,7 @@ func (d *DataSource) Name(flag string) string {
 func (d *DataSource) SetFromSpec(s *spec.Spec, file string) {
 	d.Spec = file
 	d.Path, d.Format, d.Labels, d.Classes = s.Data.File, s.Data.Format, s.Data.Labels, s.Data.Classes
+	d.Written = s.Data.Written
 	d.LabelColumn, d.Header = s.Data.LabelColumn, s.Data.Header
 	d.Preprocess = s.Data.Preprocessing
 }
@@ -79,21 +82,47 @@ func (d *DataSource) Load(ctx context.Context, seed uint64) (*Data, error) {
 // README's commands run from any folder with nothing beside the binary; every other path
 // is returned as given, and a file that exists is always read from disk.
 func BuiltinData(p string) string {
-	rel, ok := strings.CutPrefix(filepath.ToSlash(filepath.Clean(p)), "datasets/")
-	if !ok {
-		return p
-	}
 	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 		return p
 	}
+	if b, ok := builtinCopy(p); ok {
+		return b
+	}
+	return p
+}
+
+// builtinCopy is where the copy built into the binary of the data set p names is, for p
+// datasets/… naming one of the repository's data sets (extracting them on first use).
+func builtinCopy(p string) (string, bool) {
+	rel, ok := strings.CutPrefix(filepath.ToSlash(filepath.Clean(p)), "datasets/")
+	if !ok {
+		return "", false
+	}
 	if st, err := fs.Stat(datasets.FS(), rel); err != nil || st.IsDir() {
-		return p
+		return "", false
 	}
 	dir, err := datasets.Dir()
 	if err != nil {
-		return p
+		return "", false
 	}
-	return filepath.Join(dir, filepath.FromSlash(rel))
+	return filepath.Join(dir, filepath.FromSlash(rel)), true
+}
+
+// specData is the file a spec's data.file names: resolved beside the spec (LoadSpec), or,
+// where no such file is there and the spec wrote datasets/…, the copy of that data set
+// built into the binary, as --data datasets/… is, so that a spec naming one runs from
+// any folder too.
+func (d *DataSource) specData() string {
+	if d.Written == "" || filepath.IsAbs(d.Written) {
+		return d.Path
+	}
+	if _, err := os.Lstat(d.Path); !errors.Is(err, fs.ErrNotExist) {
+		return d.Path
+	}
+	if b, ok := builtinCopy(d.Written); ok {
+		return b
+	}
+	return d.Path
 }
 
 // read is load without the wait on ctx.
@@ -111,6 +140,8 @@ func (d *DataSource) read(seed uint64) (*Data, error) {
 	}
 	if d.Spec == "" {
 		d.Path = BuiltinData(d.Path)
+	} else {
+		d.Path = d.specData()
 	}
 	var (
 		ds     *reference.Dataset
@@ -144,6 +175,9 @@ func (d *DataSource) read(seed uint64) (*Data, error) {
 		setting := "labels" // IDX images' labels: --labels, or the default beside the images
 		if pe.Path == d.Path {
 			setting = "data"
+		}
+		if d.Spec != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w (a spec's paths are relative to its own folder; datasets/… names one of the data sets built into the binary: %s)", d.Name(setting), err, strings.Join(builtinNames(), ", "))
 		}
 		return nil, fmt.Errorf("%s: %w", d.Name(setting), err)
 	}
@@ -225,4 +259,23 @@ func distinct(v []float64) []float64 {
 	out := slices.Clone(v)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// builtinNames lists the data sets built into the binary as a spec or --data names them,
+// datasets/…: their data files, not their licences, checksums and notes, nor the files
+// read beside another (IDX labels, scikit-learn's targets).
+func builtinNames() []string {
+	var out []string
+	fs.WalkDir(datasets.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		base := path.Base(p)
+		if err != nil || e.IsDir() || base == "LICENSE" || base == "SHA256SUMS" || strings.Contains(base, "labels-idx") || strings.Contains(base, "_target") {
+			return nil
+		}
+		if ext := path.Ext(base); ext == ".md" || ext == ".rst" || ext == ".go" {
+			return nil
+		}
+		out = append(out, "datasets/"+p)
+		return nil
+	})
+	return out
 }
