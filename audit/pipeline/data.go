@@ -153,6 +153,10 @@ func (d *DataSource) read(seed uint64) (*Data, error) {
 	case "csv":
 		ds, err = reference.LoadCSV(d.Path, reference.CSVOptions{Header: d.Header, LabelColumn: d.LabelColumn, Limits: d.Limits()})
 		inputs = []string{"data", d.Path}
+		if ie := (*reference.InputError)(nil); errors.As(err, &ie) && ie.Line > 0 && strings.HasPrefix(ie.Msg, "1 column;") {
+			// one field a line: not comma-separated, most often LIBSVM's index:value pairs
+			err = fmt.Errorf("%w (not comma-separated: a file of space-separated index:value pairs is LIBSVM's; set %s to libsvm)", err, d.Name("format"))
+		}
 	case "sklearn-csv":
 		ds, err = reference.LoadSklearnCSV(d.Path, d.Limits())
 		inputs = []string{"data", d.Path}

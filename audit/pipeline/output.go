@@ -3,7 +3,9 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/outdir"
 	"github.com/unlearnaudit/unlearnaudit/reports"
@@ -39,6 +41,12 @@ func CheckOut(command, out string, names []string, inputs ...outdir.Input) error
 // (OutError).
 func OpenOut(command, dir string, force bool) (*outdir.Dir, error) {
 	d, err := outdir.Open(dir, outdir.Options{Force: force})
+	if errors.Is(err, syscall.ENOTDIR) { // mkdir's "not a directory" says nothing of why
+		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+			return nil, fmt.Errorf("%s: output folder %s is a file, not a folder: give --out a folder's name (it is created if need be)", command, dir)
+		}
+		return nil, fmt.Errorf("%s: output folder %s: a file stands in its path where a folder must be: give --out another (%w)", command, dir, err)
+	}
 	if err != nil {
 		return nil, OutError(command, err)
 	}

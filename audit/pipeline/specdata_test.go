@@ -77,3 +77,51 @@ func TestSpecDataBuiltIn(t *testing.T) {
 		t.Errorf("a path naming nothing: %v; want the field, where paths are taken from and the built-in sets", err)
 	}
 }
+
+// An output folder that is a file, or has a file in its path, is refused saying so and
+// naming --out, where mkdir said only "not a directory"; nothing is created. Planted and
+// caught: the ENOTDIR case not singled out (the bare mkdir error).
+func TestOpenOutOnAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ofile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, want string }{
+		{file, "demo: output folder " + file + " is a file, not a folder: give --out a folder's name"},
+		{filepath.Join(file, "sub"), "demo: output folder " + filepath.Join(file, "sub") + ": a file stands in its path where a folder must be: give --out another"},
+	} {
+		d, err := pipeline.OpenOut("demo", c.out, false)
+		if err == nil {
+			d.Close()
+			t.Fatalf("%s: opened", c.out)
+		}
+		if !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s…", c.out, err, c.want)
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "x" {
+		t.Errorf("the file: %q, %v; want it untouched", b, err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("the folder holds %d entries; want the file alone", len(names))
+	}
+}
+
+// A LIBSVM file read as CSV (one field a line) is refused with its file and line as before,
+// and says what it most likely is and which setting to change: the flag, or the spec's
+// field. Planted and caught: the hint dropped.
+func TestCSVOfOneColumnHintsLIBSVM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rows")
+	writeRows(t, path, 30)
+	for _, c := range []struct {
+		d    pipeline.DataSource
+		name string
+	}{{pipeline.DataSource{Path: path, Format: "csv"}, "--format"}, {pipeline.DataSource{Path: path, Format: "csv", Spec: "s.json"}, "s.json: data.format"}} {
+		_, err := c.d.Load(context.Background(), 1)
+		want := path + ":1: 1 column; want features plus a label column (not comma-separated: a file of space-separated index:value pairs is LIBSVM's; set " + c.name + " to libsvm)"
+		if err == nil || err.Error() != want {
+			t.Errorf("%+v:\n got %v\nwant %s", c.d, err, want)
+		}
+	}
+}
