@@ -138,11 +138,13 @@ func (d *DataSource) read(seed uint64) (*Data, error) {
 		return &Data{Set: ds, Description: fmt.Sprintf("built-in synthetic binary classification (seed %d)", seed),
 			Preprocessing: []string{"features N(0, I₂₀), labels sign(wᵀx + N(0, 0.25)) for a fixed unit w; rows scaled into the unit ball"}}, nil
 	}
+	given := d.Path
 	if d.Spec == "" {
 		d.Path = BuiltinData(d.Path)
 	} else {
 		d.Path = d.specData()
 	}
+	builtin := d.Path != given // the copy built into the binary, in the user's cache folder
 	var (
 		ds     *reference.Dataset
 		err    error
@@ -194,7 +196,15 @@ func (d *DataSource) read(seed uint64) (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
+		if builtin {
+			in.Path = builtinName(in.Path)
+		}
 		out.Inputs = append(out.Inputs, in)
+	}
+	if builtin {
+		// the report names the data set as the repository does, not the cache folder it
+		// was extracted to (which is the user's, and would make two users' reports differ)
+		out.Description = fmt.Sprintf("%s, built into the binary (%s)", builtinName(d.Path), d.Format)
 	}
 	// labels → ±1
 	switch {
@@ -282,4 +292,18 @@ func builtinNames() []string {
 		return nil
 	})
 	return out
+}
+
+// builtinName is p, a file of the built-in data sets' extracted copy, as the repository
+// names it (datasets/…); any other path as it is.
+func builtinName(p string) string {
+	dir, err := datasets.Dir()
+	if err != nil {
+		return p
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || !filepath.IsLocal(rel) {
+		return p
+	}
+	return "datasets/" + filepath.ToSlash(rel)
 }

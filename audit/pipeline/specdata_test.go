@@ -64,13 +64,17 @@ func TestSpecDataBuiltIn(t *testing.T) {
 	if data.Set.Len() != 270 || len(data.Inputs) != 1 || data.Inputs[0].SHA256 != heartScaleSHA {
 		t.Errorf("nothing beside the spec: %d rows, inputs %+v; want the built-in heart_scale's 270 and %s", data.Set.Len(), data.Inputs, heartScaleSHA)
 	}
+	// named as the repository names it, not by the user's cache folder it was extracted to
+	if data.Inputs[0].Path != "datasets/liblinear/heart_scale" || data.Description != "datasets/liblinear/heart_scale, built into the binary (libsvm)" {
+		t.Errorf("the built-in copy is named %q, described %q; want datasets/liblinear/heart_scale", data.Inputs[0].Path, data.Description)
+	}
 	beside := t.TempDir()
 	writeRows(t, filepath.Join(beside, "datasets", "liblinear", "heart_scale"), 30)
 	if data, err = loadSpecData(t, beside, "datasets/liblinear/heart_scale"); err != nil {
 		t.Fatal(err)
 	}
-	if data.Set.Len() != 30 {
-		t.Errorf("a file beside the spec: %d rows; want its 30", data.Set.Len())
+	if data.Set.Len() != 30 || data.Inputs[0].Path != filepath.Join(beside, "datasets", "liblinear", "heart_scale") {
+		t.Errorf("a file beside the spec: %d rows, named %q; want its 30, by its path", data.Set.Len(), data.Inputs[0].Path)
 	}
 	_, err = loadSpecData(t, t.TempDir(), "../datasets/liblinear/heart_scale")
 	if err == nil || !strings.Contains(err.Error(), "data.file: load ") || !strings.Contains(err.Error(), "a spec's paths are relative to its own folder") || !strings.Contains(err.Error(), "datasets/liblinear/heart_scale") {
