@@ -51,7 +51,9 @@
 // Float32, float64, float16 and bfloat16 tensors are read, in row-major order through
 // their strides and offsets (a transposed or sliced view reads as its values), tied weights
 // under each name. Integer and boolean tensors — BatchNorm's num_batches_tracked counts
-// batches, it is not a weight — are skipped and named in Skipped.
+// batches, it is not a weight — are skipped and named in Skipped; so are a safetensors
+// file's (a transformer's position_ids) and, when a model is read (LoadModel), an .npz
+// archive's (a fitted estimator's classes_ and n_iter_).
 //
 // LoadModelTensors picks the tensors an audit compares, in the order given (audit verify
 // --tensor fc.weight,fc.bias); LoadModel reads every floating-point tensor in name order,

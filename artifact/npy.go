@@ -78,15 +78,24 @@ func LoadNPY(path string, lim reference.Limits) (*Array, error) {
 // which NumPy would unpickle. Memory grows with the bytes read, never with the shape the
 // header claims, and the element count is capped by lim.MaxValues.
 func ParseNPY(r io.Reader, name string, lim reference.Limits) (*Array, error) {
+	h, err := readNPYHeader(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return readNPYData(r, name, h, lim)
+}
+
+// readNPYHeader reads a .npy file's preamble and header, up to its data.
+func readNPYHeader(r io.Reader, name string) (npyHeader, error) {
 	fail := func(field, format string, args ...any) error {
 		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return nil, fail("magic", "file ends inside the 8-byte preamble (%v); not a .npy file", err)
+		return npyHeader{}, fail("magic", "file ends inside the 8-byte preamble (%v); not a .npy file", err)
 	}
 	if string(pre[:6]) != "\x93NUMPY" {
-		return nil, fail("magic", "does not start with \\x93NUMPY; not a .npy file")
+		return npyHeader{}, fail("magic", "does not start with \\x93NUMPY; not a .npy file")
 	}
 	major, minor := pre[6], pre[7]
 	var hlen int
@@ -94,28 +103,36 @@ func ParseNPY(r io.Reader, name string, lim reference.Limits) (*Array, error) {
 	case 1:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fail("header", "file ends inside the header length")
+			return npyHeader{}, fail("header", "file ends inside the header length")
 		}
 		hlen = int(binary.LittleEndian.Uint16(b[:]))
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fail("header", "file ends inside the header length")
+			return npyHeader{}, fail("header", "file ends inside the header length")
 		}
 		hlen = int(binary.LittleEndian.Uint32(b[:]))
 	default:
-		return nil, fail("version", "format version %d.%d; want 1.0, 2.0 or 3.0", major, minor)
+		return npyHeader{}, fail("version", "format version %d.%d; want 1.0, 2.0 or 3.0", major, minor)
 	}
 	if hlen > maxNPYHeader {
-		return nil, fail("header", "header of %d bytes claimed; at most %d are read", hlen, maxNPYHeader)
+		return npyHeader{}, fail("header", "header of %d bytes claimed; at most %d are read", hlen, maxNPYHeader)
 	}
 	head := make([]byte, hlen)
 	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, fail("header", "file ends inside the %d-byte header", hlen)
+		return npyHeader{}, fail("header", "file ends inside the %d-byte header", hlen)
 	}
 	h, err := parseNPYHeader(string(head))
 	if err != nil {
-		return nil, fail("header", "%v", err)
+		return npyHeader{}, fail("header", "%v", err)
+	}
+	return h, nil
+}
+
+// readNPYData reads the elements of a .npy file whose header h was read from r.
+func readNPYData(r io.Reader, name string, h npyHeader, lim reference.Limits) (*Array, error) {
+	fail := func(field, format string, args ...any) error {
+		return &reference.InputError{File: name, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	a := &Array{Name: name, Shape: h.shape, DType: h.descr, Fortran: h.fortran}
 	size, order, err := elementType(h.descr)

@@ -248,20 +248,28 @@ func FuzzParseNPZ(f *testing.F) {
 	npy := npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f8(1, 2))
 	f.Add(rawZip(rawEntry{"w.npy", zip.Store, npy, 0, uint64(len(npy))}))                                       // a CRC of 0
 	f.Add(rawZip(rawEntry{"w.npy", zip.Deflate, deflated(npy), crc32.ChecksumIEEE(npy), uint64(len(npy)) - 1})) // longer than declared
+	ints := npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", f8(1, 2))
+	f.Add(rawZip(rawEntry{"a.npy", zip.Store, ints, 0, uint64(len(ints))}, rawEntry{"w.npy", zip.Store, npy, crc32.ChecksumIEEE(npy), uint64(len(npy))})) // a skipped entry's CRC of 0
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var err error
-		got := testenv.Allocated(func() { _, err = parseNPZBytes(in, "fuzz.npz") })
-		// deflate expands at most ~1032:1, and what it expands to is bounded by the arrays'
-		// own O(k) rule; a stored archive is O(k) outright
-		if limit := 1032 * fuzzAllocLimit(len(in)); got > limit {
-			t.Fatalf("%d input bytes allocated %d (limit %d)", len(in), got, limit)
-		}
-		// an archive read is intact: every entry has its declared size and CRC-32
-		if err == nil {
-			zr := must2(zip.NewReader(bytes.NewReader(in), int64(len(in))))
-			for _, zf := range zr.File {
-				if err := entryIntact(zf); err != nil {
-					t.Fatalf("read, but %s: %v", zf.Name, err)
+		// as arrays are read (integers refused) and as a model's are (integers skipped)
+		for _, skip := range []bool{false, true} {
+			var err error
+			got := testenv.Allocated(func() {
+				_, _, err = parseNPZ(bytes.NewReader(in), int64(len(in)), "fuzz.npz", reference.Limits{}, skip)
+			})
+			// deflate expands at most ~1032:1, and what it expands to is bounded by the arrays'
+			// own O(k) rule; a stored archive is O(k) outright
+			if limit := 1032 * fuzzAllocLimit(len(in)); got > limit {
+				t.Fatalf("skip %v: %d input bytes allocated %d (limit %d)", skip, len(in), got, limit)
+			}
+			// an archive read is intact: every entry, skipped ones too, has its declared
+			// size and CRC-32
+			if err == nil {
+				zr := must2(zip.NewReader(bytes.NewReader(in), int64(len(in))))
+				for _, zf := range zr.File {
+					if err := entryIntact(zf); err != nil {
+						t.Fatalf("skip %v: read, but %s: %v", skip, zf.Name, err)
+					}
 				}
 			}
 		}
@@ -301,5 +309,48 @@ func TestNPYNonFiniteLocated(t *testing.T) {
 		if want := fmt.Sprintf("row %d, column %d (0-based, of 3 × 4): +Inf", c.row, c.col); !strings.Contains(err.Error(), want) {
 			t.Errorf("fortran_order %s: %q lacks %q", c.order, err, want)
 		}
+	}
+}
+
+// A fitted estimator saved with np.savez (testdata/estimator.npz, NumPy's own writing: see
+// make_fixtures.py) holds integer and boolean arrays beside its weights — classes_, n_iter_,
+// a flag. A model read skips them, naming them, and reads the weights in name order (coef,
+// then intercept: models.npz's first row and first bias); naming one says why it was not
+// read; LoadNPZ, which reads arrays of scores and references, still refuses them. Planted
+// and caught: buffers refused again in a model read (the file unreadable).
+func TestNPZModelSkipsIntegerBuffers(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Cases struct {
+			Models struct{ Bias, Weights []float64 } `json:"models.npz"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(g.Cases.Models.Weights[:5]), g.Cases.Models.Bias[0])
+	path := filepath.Join("testdata", "estimator.npz")
+	arrays, skipped, err := loadNPZModel(path, reference.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSkipped := []string{"classes: <i8 [2], not floating point (a buffer such as classes_ or n_iter_, not a weight)",
+		"fitted: |b1 [1], not floating point (a buffer such as classes_ or n_iter_, not a weight)",
+		"n_iter: <i4 [1], not floating point (a buffer such as classes_ or n_iter_, not a weight)"}
+	if len(arrays) != 2 || !slices.Equal(skipped, wantSkipped) {
+		t.Fatalf("%d arrays, skipped %q; want coef and intercept, skipped %q", len(arrays), skipped, wantSkipped)
+	}
+	params, _, err := LoadModel(path, reference.Limits{})
+	if err != nil || !slices.Equal(params, want) {
+		t.Errorf("LoadModel: %v, %v; want %v", params, err, want)
+	}
+	if _, _, err := LoadModelTensors(path, []string{"intercept", "classes"}, reference.Limits{}); err == nil || !strings.Contains(err.Error(), "classes: not read: <i8 [2], not floating point") {
+		t.Errorf("naming a skipped array: %v", err)
+	}
+	if _, err := LoadNPZ(path, reference.Limits{}); err == nil || !strings.Contains(err.Error(), `unsupported dtype "<i8"`) {
+		t.Errorf("LoadNPZ: %v; want the integer array refused", err)
 	}
 }

@@ -30,6 +30,9 @@ const maxSafetensorsTensors = 1 << 17
 type Safetensors struct {
 	Tensors  []*Array
 	Metadata map[string]string
+	// Skipped names the tensors not read, with why: integer and boolean ones (position
+	// ids, counters, masks: buffers, not weights), as a PyTorch state dict's are.
+	Skipped []string
 }
 
 // Tensor returns the tensor of the given name, or nil.
@@ -137,7 +140,9 @@ func ParseSafetensors(r io.Reader, name string, lim reference.Limits) (*Safetens
 		e := &entries[i]
 		size, err := floatSize(e.DType)
 		if err != nil {
-			return nil, fail(clip.Text(e.name)+".dtype", "%v", err)
+			if size = bufferSize(e.DType); size == 0 {
+				return nil, fail(clip.Text(e.name)+".dtype", "%v", err)
+			}
 		}
 		count := int64(1)
 		for _, s := range e.Shape {
@@ -188,17 +193,42 @@ func ParseSafetensors(r io.Reader, name string, lim reference.Limits) (*Safetens
 		}
 	}
 	for _, e := range entries {
+		if bufferSize(e.DType) > 0 { // passed over, its bytes read and dropped
+			if n, err := io.CopyN(io.Discard, r, e.Offsets[1]-e.Offsets[0]); err != nil {
+				return nil, fail(clip.Text(e.name), "file is truncated: %d of its %d bytes", n, e.Offsets[1]-e.Offsets[0])
+			}
+			out.Skipped = append(out.Skipped, fmt.Sprintf("%s: %s %v, not floating point (a buffer such as position ids or a counter, not a weight)", clip.Text(e.name), e.DType, e.Shape))
+			continue
+		}
 		a, err := readTensor(r, name, e, buf)
 		if err != nil {
 			return nil, err
 		}
 		out.Tensors = append(out.Tensors, a)
 	}
+	slices.Sort(out.Skipped)
 	if n, _ := io.ReadFull(r, lenBuf[:1]); n > 0 {
 		return nil, fail("data", "bytes after the last tensor (which ends at offset %d)", at)
 	}
 	slices.SortFunc(out.Tensors, func(a, b *Array) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// bufferSize is the element size of an integer or boolean safetensors dtype, whose tensors
+// are skipped (0 for any other dtype). Float8 is not among them: those are weights this
+// reader cannot read, refused rather than dropped.
+func bufferSize(dtype string) int {
+	switch dtype {
+	case "I64", "U64":
+		return 8
+	case "I32", "U32":
+		return 4
+	case "I16", "U16":
+		return 2
+	case "I8", "U8", "BOOL":
+		return 1
+	}
+	return 0
 }
 
 // floatSize is the element size of a floating-point safetensors dtype.
@@ -211,7 +241,7 @@ func floatSize(dtype string) (int, error) {
 	case "F16", "BF16":
 		return 2, nil
 	}
-	return 0, fmt.Errorf("unsupported dtype %s; want F64, F32, F16 or BF16 (a model's weights)", clip.Quote(dtype))
+	return 0, fmt.Errorf("unsupported dtype %s; want F64, F32, F16 or BF16 (a model's weights; integer and boolean buffers are skipped)", clip.Quote(dtype))
 }
 
 // readTensor reads one tensor's elements through buf (at least one element long unless

@@ -85,7 +85,8 @@ func TestSafetensorsRefusals(t *testing.T) {
 			"b.data_offsets: [8, 16] overlaps"},
 		{"a gap", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, le(1.0, 2.0)), "leaves bytes 0–8 of the data unused"},
 		{"offsets and shape disagree", stFile(`{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, le(1.0)), "spans 8 bytes; shape [3] of F32 needs 12"},
-		{"integer dtype", stFile(`{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}`, le(int64(1))), `a.dtype: unsupported dtype "I64"`},
+		{"float8 dtype", stFile(`{"a":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[0,1]}}`, []byte{1}), `a.dtype: unsupported dtype "F8_E4M3"`},
+		{"a skipped tensor cut short", stFile(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},"ids":{"dtype":"I64","shape":[2],"data_offsets":[8,24]}}`, le(1.0, int64(1))), "ids: file is truncated: 8 of its 16 bytes"},
 		{"2^40 elements", stFile(`{"a":{"dtype":"F64","shape":[1048576,1048576],"data_offsets":[0,8796093022208]}}`, nil), "a.shape: tensor a: shape [1048576 1048576] holds more than the cap of 134217728 values"},
 		// issue 29: a dimension past 2^31 was printed clipped to 2147483647
 		{"a dimension past 2^31", stFile(`{"a":{"dtype":"F64","shape":[3,99999999999],"data_offsets":[0,8]}}`, nil), "a.shape: tensor a: shape [3 99999999999] holds more than"},
@@ -140,6 +141,46 @@ func FuzzParseSafetensors(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Integer and boolean tensors (a transformer's position ids, a step counter, a mask) are
+// buffers, not weights: skipped and named in Skipped, their bytes read past, as a PyTorch
+// state dict's are, so a Hugging Face file reads as its weights; LoadModel reads the
+// floating-point tensors alone, and naming a skipped one says why it was not read. Planted
+// and caught: integer dtypes refused again (the file unreadable), a skipped tensor's bytes
+// not read past (the next tensor read from them).
+func TestSafetensorsSkipsIntegerBuffers(t *testing.T) {
+	header := `{"a.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},` +
+		`"b.position_ids":{"dtype":"I64","shape":[1,3],"data_offsets":[8,32]},` +
+		`"c.mask":{"dtype":"BOOL","shape":[2],"data_offsets":[32,34]},` +
+		`"d.bias":{"dtype":"F64","shape":[1],"data_offsets":[34,42]}}`
+	file := stFile(header, slices.Concat(le(float32(1.5), float32(-2)), le(int64(0), int64(1), int64(2)), []byte{1, 0}, le(0.25)))
+	st, err := ParseSafetensors(bytes.NewReader(file), "m.safetensors", reference.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var vals []float64
+	for _, a := range st.Tensors {
+		names = append(names, a.Name)
+		vals = append(vals, a.Data...)
+	}
+	wantSkipped := []string{"b.position_ids: I64 [1 3], not floating point (a buffer such as position ids or a counter, not a weight)",
+		"c.mask: BOOL [2], not floating point (a buffer such as position ids or a counter, not a weight)"}
+	if !slices.Equal(names, []string{"a.weight", "d.bias"}) || !slices.Equal(vals, []float64{1.5, -2, 0.25}) || !slices.Equal(st.Skipped, wantSkipped) {
+		t.Fatalf("tensors %v %v, skipped %q", names, vals, st.Skipped)
+	}
+	p := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := os.WriteFile(p, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	params, layout, err := LoadModel(p, reference.Limits{})
+	if err != nil || !slices.Equal(params, []float64{1.5, -2, 0.25}) || len(layout) != 2 {
+		t.Errorf("LoadModel: %v %v %v", params, layout, err)
+	}
+	if _, _, err := LoadModelTensors(p, []string{"b.position_ids"}, reference.Limits{}); err == nil || !strings.Contains(err.Error(), "b.position_ids: not read: I64 [1 3], not floating point") {
+		t.Errorf("naming a skipped tensor: %v", err)
+	}
 }
 
 // Scalars and rank-3 tensors read as matrices: 1 × 1, and Shape[0] rows of the rest.

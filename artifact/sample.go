@@ -44,7 +44,7 @@ func LoadModelTensors(path string, names []string, lim reference.Limits) (params
 		}
 		arrays = []*Array{a}
 	case ".npz":
-		if arrays, err = LoadNPZ(path, lim); err != nil {
+		if arrays, skipped, err = loadNPZModel(path, lim); err != nil {
 			return nil, nil, err
 		}
 	case ".safetensors":
@@ -52,7 +52,7 @@ func LoadModelTensors(path string, names []string, lim reference.Limits) (params
 		if err != nil {
 			return nil, nil, err
 		}
-		arrays = st.Tensors
+		arrays, skipped = st.Tensors, st.Skipped
 	case ".pt", ".pth":
 		pt, err := LoadPyTorch(path, lim)
 		if err != nil {

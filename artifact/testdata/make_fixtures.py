@@ -32,6 +32,10 @@ np.save(os.path.join(out, "int64.npy"), np.arange(6).reshape(2, 3))  # refused: 
 np.save(os.path.join(out, "object.npy"), np.array([{"a": 1}], dtype=object), allow_pickle=True)  # refused: pickle
 np.savez(os.path.join(out, "models.npz"), weights=m, bias=v)
 np.savez_compressed(os.path.join(out, "models_compressed.npz"), weights=m.astype(np.float32), bias=v)
+# a fitted estimator's arrays as np.savez(**vars) writes them: the weights beside integer
+# and boolean attributes (classes_, n_iter_, a flag), which a model read skips, not refuses
+np.savez(os.path.join(out, "estimator.npz"), coef=m[:1], intercept=v[:1], classes=np.array([-1, 1]),
+         n_iter=np.array([7], dtype=np.int32), fitted=np.array([True]))
 golden["models.npz"] = {"bias": v.tolist(), "weights": m.ravel().tolist()}
 golden["models_compressed.npz"] = {"bias": v.tolist(), "weights": np.asarray(m.astype(np.float32), dtype=np.float64).ravel().tolist()}
 with open(os.path.join(out, "golden.json"), "w") as f:
