@@ -146,6 +146,21 @@ class Results(Scratch):
         self.assertEqual(json.dumps(spec), before, "the caller's spec was changed")
         self.assertIn(f"on {root / 'datasets' / 'liblinear' / 'heart_scale'} (libsvm)", r.data["description"])
 
+    def test_a_spec_dicts_builtin_data_set_is_read_from_anywhere(self):
+        # datasets/… where the working directory has no such file: the copy built into the
+        # binary, as a spec file reads it (before: made absolute, then "no such file")
+        root = Path(__file__).resolve().parents[2]
+        spec = json.loads((root / "examples" / "heart-scale.json").read_text(encoding="utf-8"))
+        spec["method"]["variants"] = ["perfect"]
+        spec["data"]["file"] = "datasets/liblinear/heart_scale"
+        cwd = os.getcwd()
+        os.chdir(self.tmp)
+        try:
+            r = ua.verify(np.random.default_rng(0).normal(size=(8, 13)), spec=spec, date=DATE, formats=())
+        finally:
+            os.chdir(cwd)
+        self.assertIn("datasets/liblinear/heart_scale, built into the binary (libsvm)", r.data["description"])
+
     @unittest.skipUnless(os.name == "posix", "the progress line is relayed through a pseudo-terminal")
     def test_progress_is_shown_and_changes_nothing(self):
         lines = []

@@ -37,14 +37,20 @@ def _number(v: float) -> str:
 def _spec_paths_from_cwd(spec: Mapping[str, Any]) -> Dict[str, Any]:
     """The spec dict with its relative data files (``data.file``, ``data.labels``) made
     absolute against the working directory: the binary reads a spec file's relative paths
-    from the spec's folder, here the temporary one. ``spec`` itself is left unchanged."""
+    from the spec's folder, here the temporary one. A ``data.file`` of ``datasets/…`` that
+    names no file here is left as written, so that the binary reads the copy of that data
+    set built into it, as it does for a spec file. ``spec`` itself is left unchanged."""
     out = dict(spec)
     data = spec.get("data")
     if isinstance(data, Mapping):
         data = dict(data)
         for k in ("file", "labels"):
-            if isinstance(data.get(k), str) and data[k] and not os.path.isabs(data[k]):
-                data[k] = os.path.abspath(data[k])
+            v = data.get(k)
+            if not isinstance(v, str) or not v or os.path.isabs(v):
+                continue
+            if k == "file" and not os.path.exists(v) and os.path.normpath(v).replace(os.sep, "/").startswith("datasets/"):
+                continue
+            data[k] = os.path.abspath(v)
         out["data"] = data
     return out
 
