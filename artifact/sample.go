@@ -1,10 +1,12 @@
 package artifact
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
@@ -62,7 +64,7 @@ func LoadModelTensors(path string, names []string, lim reference.Limits) (params
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path, lim)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, csvHint(err)
 		}
 		r, c := m.Dims()
 		arrays = []*Array{{Name: path, Shape: []int{r, c}, Data: m.RawMatrix().Data, DType: "csv"}}
@@ -290,4 +292,25 @@ func loadSampleFile(path string, lim reference.Limits) (*mat.Dense, []string, er
 		return nil, nil, err
 	}
 	return mat.NewDense(1, len(params), params), []string{path}, nil
+}
+
+// csvHint adds to a model CSV's first refused cell what most likely wrote it so: np.savetxt
+// without delimiter="," (numbers separated by spaces, one cell a line) or a header row
+// (a name in the first line). The loader's own message is unchanged.
+func csvHint(err error) error {
+	var ie *reference.InputError
+	if !errors.As(err, &ie) || !strings.HasSuffix(ie.Msg, "is not a number") {
+		return err
+	}
+	cell := ie.Msg[:len(ie.Msg)-len(" is not a number")]
+	if s, uerr := strconv.Unquote(cell); uerr == nil {
+		cell = s
+	}
+	switch f := strings.Fields(cell); {
+	case len(f) > 1:
+		return fmt.Errorf("%w (numbers separated by spaces: write the CSV with commas, np.savetxt(path, w, delimiter=\",\"))", err)
+	case ie.Line == 1:
+		return fmt.Errorf("%w (a header row? a model's CSV holds numbers only: np.savetxt without header=)", err)
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,29 @@ func TestLoadSampleRefusesFolderNamedLikeAModel(t *testing.T) {
 	os.Mkdir(bad, 0o755)
 	if _, _, err := LoadSample(dir, reference.Limits{}); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "a folder named like a model file") {
 		t.Errorf("a folder x.npy: %v; want it refused by name", err)
+	}
+}
+
+// A model CSV that np.savetxt wrote without delimiter="," (one cell of spaced numbers a
+// line), or with a header row, is refused with the loader's file, line and cell as before,
+// and what to write instead; any other bad cell gets no guess. The refusal is still the
+// loader's InputError. Planted and caught: the hints dropped, the header hint given on
+// every line.
+func TestModelCSVHints(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ body, want string }{
+		{"1.0 2.0 3.0\n4.0 5.0 6.0\n", `m.csv:1: column 1: "1.0 2.0 3.0" is not a number (numbers separated by spaces: write the CSV with commas, np.savetxt(path, w, delimiter=","))`},
+		{"w0,w1\n1,2\n", `m.csv:1: column 1: "w0" is not a number (a header row? a model's CSV holds numbers only: np.savetxt without header=)`},
+		{"1,2\n3,x\n", `m.csv:2: column 2: "x" is not a number`},
+	} {
+		p := filepath.Join(dir, "m.csv")
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := LoadModel(p, reference.Limits{})
+		var ie *reference.InputError
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) || !errors.As(err, &ie) {
+			t.Errorf("%q:\n got %v\nwant …%s (an InputError)", c.body, err, c.want)
+		}
 	}
 }
