@@ -12,12 +12,14 @@
 //	arrays, err := artifact.LoadNPZ("models.npz")   // sorted by keyword name
 //	fmt.Println(w.Rows(), w.Cols(), w.DType)        // a matrix is one row per model
 //
-// float32 and float64 elements are accepted, little- or big-endian, in C or Fortran order;
-// a float32 file is widened exactly and the Array says so (Converted), because a model
-// stored in single precision differs from its float64 original by rounding that an audit
-// should not mistake for leakage. Everything else is refused by name: integer arrays (say
-// which conversion to make), structured dtypes, and object arrays, which NumPy would
-// unpickle — arbitrary code that a reader of untrusted files must never run.
+// float16, float32 and float64 elements are accepted, little- or big-endian, in C or
+// Fortran order (float16, as .pt and safetensors files already were); a float16 or float32
+// file is widened exactly and the Array says so (Converted), because a model stored in
+// lower precision differs from its float64 original by rounding that an audit should not
+// mistake for leakage. Everything else is refused by name: integer arrays (say which
+// conversion to make; a model's .npz skips them instead, as buffers), structured dtypes,
+// and object arrays, which NumPy would unpickle — arbitrary code that a reader of
+// untrusted files must never run.
 //
 // # safetensors
 //

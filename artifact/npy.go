@@ -73,7 +73,7 @@ func LoadNPY(path string, lim reference.Limits) (*Array, error) {
 }
 
 // ParseNPY reads the .npy format (versions 1.0, 2.0 and 3.0) from r; name is used in
-// errors. It accepts float32 and float64 elements of either byte order in C or Fortran
+// errors. It accepts float16, float32 and float64 elements of either byte order in C or Fortran
 // order, of rank 1 or 2, and refuses everything else by name — object arrays above all,
 // which NumPy would unpickle. Memory grows with the bytes read, never with the shape the
 // header claims, and the element count is capped by lim.MaxValues.
@@ -139,7 +139,7 @@ func readNPYData(r io.Reader, name string, h npyHeader, lim reference.Limits) (*
 	if err != nil {
 		return nil, fail("descr", "%v", err)
 	}
-	a.Converted = size == 4
+	a.Converted = size < 8
 	if len(h.shape) < 1 || len(h.shape) > 2 {
 		return nil, fail("shape", "rank %d; want a vector (one model) or a matrix (one row per model)", len(h.shape))
 	}
@@ -161,9 +161,12 @@ func readNPYData(r io.Reader, name string, h npyHeader, lim reference.Limits) (*
 		k, err := io.ReadFull(r, buf[:want])
 		for off := 0; off+size <= k; off += size {
 			var v float64
-			if size == 4 {
+			switch size {
+			case 2:
+				v = halfToFloat64(order.Uint16(buf[off:]))
+			case 4:
 				v = float64(math.Float32frombits(order.Uint32(buf[off:])))
-			} else {
+			default:
 				v = math.Float64frombits(order.Uint64(buf[off:]))
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -196,6 +199,8 @@ func elementType(descr string) (size int, order binary.ByteOrder, err error) {
 			order = binary.LittleEndian
 		}
 		switch descr[1:] {
+		case "f2":
+			size = 2
 		case "f4":
 			size = 4
 		case "f8":
@@ -203,7 +208,7 @@ func elementType(descr string) (size int, order binary.ByteOrder, err error) {
 		}
 	}
 	if order == nil || size == 0 {
-		return 0, nil, fmt.Errorf("unsupported dtype %s; want float32 or float64 ('<f4', '<f8', '>f4' or '>f8': convert with arr.astype(np.float64))", clip.Quote(descr))
+		return 0, nil, fmt.Errorf("unsupported dtype %s; want float16, float32 or float64 ('<f2', '<f4', '<f8', or big-endian: convert with arr.astype(np.float64))", clip.Quote(descr))
 	}
 	return size, order, nil
 }

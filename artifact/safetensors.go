@@ -280,8 +280,15 @@ func decodeFloat(dtype string, b []byte) float64 {
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	case "BF16": // the top half of a float32
 		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
-	default: // F16: 1 sign, 5 exponent, 10 fraction bits
-		h := binary.LittleEndian.Uint16(b)
+	default: // F16
+		return halfToFloat64(binary.LittleEndian.Uint16(b))
+	}
+}
+
+// halfToFloat64 widens an IEEE 754 binary16 value (1 sign, 5 exponent, 10 fraction bits)
+// to float64, exactly.
+func halfToFloat64(h uint16) float64 {
+	{
 		sign := 1.0
 		if h&0x8000 != 0 {
 			sign = -1

@@ -21,6 +21,8 @@ cases = {
     "c_f4.npy": m.astype(np.float32),
     "fortran_f4.npy": np.asfortranarray(m.astype(np.float32)),
     "big_endian_f8.npy": m.astype(">f8"),
+    "c_f2.npy": m.astype(np.float16),
+    "big_endian_f2.npy": m.astype(">f2"),
     "vector_f8.npy": v,
 }
 golden = {}
