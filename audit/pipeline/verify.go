@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -209,6 +210,12 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 		}
 		rFiles = files
 		utilRetrained = retrained
+		if _, dr := retrained.Dims(); !in.Scores && dr != d {
+			// each side's first model by its parts, so that a stray array (a loss curve
+			// saved beside the weights) or a missing one is seen at once
+			return nil, fmt.Errorf("verify: unlearned models have %d parameters (%s), retrained ones %d (%s)%s",
+				d, in.partsOf(uFiles[0]), dr, in.partsOf(files[0]), spec.TransposedHint(unlearned, retrained))
+		}
 		var noisyWhat string
 		switch {
 		case in.prenoise(): // published with Gaussian noise: the parameters before it decide
@@ -352,3 +359,21 @@ func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPat
 
 // limits are the caps MaxValues sets, for every file verify reads.
 func (in *VerifyInputs) limits() reference.Limits { return reference.Limits{MaxValues: in.MaxValues} }
+
+// partsOf names a model file's parts as they were read (artifact.LoadModelTensors' layout:
+// each array or tensor with its shape and type), for an error about its size; the path
+// alone if it cannot be read again.
+func (in VerifyInputs) partsOf(path string) string {
+	_, layout, err := artifact.LoadModelTensors(path, in.Tensors, in.limits())
+	if err != nil || len(layout) == 0 {
+		return path
+	}
+	for i, l := range layout {
+		// an archive's arrays are named file:array, a one-array file by the file
+		layout[i] = strings.TrimPrefix(strings.TrimPrefix(l, path+":"), path+" ")
+	}
+	if len(layout) > 8 {
+		layout = append(layout[:8], fmt.Sprintf("… %d more", len(layout)-8))
+	}
+	return path + ": " + strings.Join(layout, ", ")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -262,3 +263,32 @@ func TestVerifyRetrainsByRecipe(t *testing.T) {
 
 // retrained is the 40 retrained models of testdata/verify.
 func retrained() string { return filepath.Join("testdata", "verify", "retrained") }
+
+// Models of another size on one side are refused naming each side's first model by its
+// parts — what was read from it, shape and type — so that an array saved beside the
+// weights (a loss curve) is seen at once; the message said only the two counts. Planted
+// and caught: the parts left out.
+func TestVerifyParameterCountsNameTheParts(t *testing.T) {
+	dir := t.TempDir()
+	u, r := filepath.Join(dir, "u"), filepath.Join(dir, "r")
+	for _, side := range []struct {
+		dir, row string
+	}{{u, "0.5,1,2\n"}, {r, "0.5,1\n"}} {
+		if err := os.Mkdir(side.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			if err := os.WriteFile(filepath.Join(side.dir, fmt.Sprintf("m%d.csv", i)), []byte(side.row), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, stderr, code := runCLI(t, "verify", "--unlearned", u, "--retrained", r, "--epsilon", "1", "--delta", "1e-3", "--out", filepath.Join(dir, "out"))
+	want := fmt.Sprintf("verify: unlearned models have 3 parameters (%s: [1 3] csv), retrained ones 2 (%s: [1 2] csv)", filepath.Join(u, "m0.csv"), filepath.Join(r, "m0.csv"))
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, %s; want %d and %s", code, stderr, exitUsage, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the output folder: %v; want none written", err)
+	}
+}
