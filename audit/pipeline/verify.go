@@ -282,6 +282,17 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 		}
 		nr, _ := retrained.Dims()
 		what = fmt.Sprintf("%d unlearned and %d retrained models of %d parameters, trained elsewhere", n, nr, d)
+		if !in.Scores {
+			// what was compared, in the order read: an archive's arrays go in name order
+			// (coef before intercept), which a reader of the report can check against the
+			// spec's data
+			switch parts := in.parts(uFiles[0]); {
+			case len(parts) == 1:
+				what += fmt.Sprintf("; the first, %s, read as %s", uFiles[0], parts[0])
+			case len(parts) > 1:
+				what += fmt.Sprintf("; the first, %s, read as %s, in that order", uFiles[0], strings.Join(parts, ", "))
+			}
+		}
 		if ds != nil {
 			what += "; the deleted records' losses computed on " + ds.Description
 		}
@@ -360,13 +371,22 @@ func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPat
 // limits are the caps MaxValues sets, for every file verify reads.
 func (in *VerifyInputs) limits() reference.Limits { return reference.Limits{MaxValues: in.MaxValues} }
 
-// partsOf names a model file's parts as they were read (artifact.LoadModelTensors' layout:
-// each array or tensor with its shape and type), for an error about its size; the path
-// alone if it cannot be read again.
+// partsOf names a model file's parts as they were read, for an error about its size: the
+// path and its parts (parts), or the path alone if it cannot be read again.
 func (in VerifyInputs) partsOf(path string) string {
+	if parts := in.parts(path); len(parts) > 0 {
+		return path + ": " + strings.Join(parts, ", ")
+	}
+	return path
+}
+
+// parts lists a model file's parts as they were read (artifact.LoadModelTensors' layout:
+// each array or tensor with its shape and type), the first eight and a count of the rest;
+// none if it cannot be read again.
+func (in VerifyInputs) parts(path string) []string {
 	_, layout, err := artifact.LoadModelTensors(path, in.Tensors, in.limits())
-	if err != nil || len(layout) == 0 {
-		return path
+	if err != nil {
+		return nil
 	}
 	for i, l := range layout {
 		// an archive's arrays are named file:array, a one-array file by the file
@@ -375,5 +395,5 @@ func (in VerifyInputs) partsOf(path string) string {
 	if len(layout) > 8 {
 		layout = append(layout[:8], fmt.Sprintf("… %d more", len(layout)-8))
 	}
-	return path + ": " + strings.Join(layout, ", ")
+	return layout
 }

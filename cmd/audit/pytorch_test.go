@@ -71,7 +71,8 @@ func ptModels(t *testing.T, dir string, n int, shift float64, seed uint64, pick 
 // verify reads a folder of PyTorch state dicts as it reads the same weights exported to
 // NumPy: every float tensor in name order by default (num_batches_tracked, an int64
 // counter, left out), or the tensors --tensor names in the order given; the summaries
-// agree to the byte. A name the files lack, an integer buffer, a pickled module, and
+// agree to the byte, and each report names its first file's parts in the order read
+// (the .pt's tensors, --tensor's order; the .npy's one array). A name the files lack, an integer buffer, a pickled module, and
 // --tensor on the scores routes are refused (exit 2), naming the file and what to do, and
 // nothing is written.
 func TestVerifyPyTorch(t *testing.T) {
@@ -119,8 +120,25 @@ func TestVerifyPyTorch(t *testing.T) {
 		if !bytes.Equal(reps[0].Subjects, reps[1].Subjects) {
 			t.Errorf("%s: the findings on .pt and on .npy differ", c.name)
 		}
-		if d := reps[0].Data.Description; !strings.Contains(d, c.params) || d != reps[1].Data.Description || !strings.HasSuffix(reps[0].Inputs[1].Path, "model_a.pt") {
-			t.Errorf("%s: the report says %q of %v; want %q of the .pt files", c.name, d, reps[0].Inputs[1], c.params)
+		// the same models, each side's description naming its own first file's parts: the
+		// .pt's tensors in the order read (--tensor's), the .npy's one array
+		shape := map[string]string{"0.weight": "[2 3]"}
+		var ptParts []string
+		for _, p := range c.pick {
+			sh, ok := shape[p]
+			if !ok {
+				sh = "[2]"
+			}
+			ptParts = append(ptParts, p+" "+sh+" float32")
+		}
+		d, dn := reps[0].Data.Description, reps[1].Data.Description
+		head, _, _ := strings.Cut(d, "; the first,")
+		headN, _, _ := strings.Cut(dn, "; the first,")
+		if !strings.Contains(d, c.params) || head != headN || !strings.HasSuffix(d, "model_a.pt, read as "+strings.Join(ptParts, ", ")+", in that order") || !strings.HasSuffix(reps[0].Inputs[1].Path, "model_a.pt") {
+			t.Errorf("%s: the report says %q of %v; want %q of the .pt files, read as %s", c.name, d, reps[0].Inputs[1], c.params, strings.Join(ptParts, ", "))
+		}
+		if want := "model_a.npy, read as [1 " + strings.TrimSuffix(strings.TrimPrefix(c.params, "of "), " parameters") + "] <f8"; !strings.HasSuffix(dn, want) {
+			t.Errorf("%s: the .npy report says %q; want …%s", c.name, dn, want)
 		}
 	}
 	uPT := filepath.Join(dir, "all", "u", "pt")
