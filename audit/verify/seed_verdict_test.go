@@ -8,6 +8,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verify"
 	"gonum.org/v1/gonum/mat"
@@ -128,5 +129,37 @@ func TestSpecRankP(t *testing.T) {
 	_, err := spec.ParseSpec(strings.NewReader(`{"rank_p": "random"}`), "s.json")
 	if err == nil || !strings.Contains(err.Error(), "s.json: rank_p: ") || !strings.Contains(err.Error(), "randomised") {
 		t.Errorf("rank_p \"random\": %v; want a refusal naming s.json: rank_p and the choices", err)
+	}
+}
+
+// A rank finding whose unlearned models all lie beyond every retrain on the side of
+// forgetting says what else that is: a leak read the wrong way round, confidences given as
+// losses or the reverse, which the one-sided rank test cannot see; on the side of
+// remembering, or among the retrains, it says nothing more. Planted and caught: the hint
+// on either side (given on the leak side too), and the hint never given.
+func TestRankHintsAtScoresOfTheOtherKind(t *testing.T) {
+	high, low, mid := seedCase(1, 1, 30, 0.9), seedCase(1, 1, 30, 0.1), seedCase(1, 1, 30, 0.5)
+	r := seedCase(2, 20, 30, 0.5)
+	for _, c := range []struct {
+		name string
+		u    *mat.Dense
+		kind checks.ScoreKind
+		want string // "" for no hint
+	}{
+		{"losses above every retrain", high, checks.LossScores, `set the spec's "scores" to "confidence"`},
+		{"confidences below every retrain", low, checks.ConfidenceScores, `set the spec's "scores" to "loss"`},
+		{"confidences above every retrain (the leak side)", high, checks.ConfidenceScores, ""},
+		{"losses below every retrain (the leak side)", low, checks.LossScores, ""},
+		{"losses among the retrains", mid, checks.LossScores, ""},
+	} {
+		s := &spec.Spec{Epsilon: 1, Delta: 1e-3, Confidence: 0.95, PowerAgainst: 2, Seed: 1, Claimed: true, Scores: c.kind}
+		_, fs, err := verify.VerifyScores(context.Background(), c.u, r, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(fs[0].Detail, "a leak looks like this")
+		if got != (c.want != "") || c.want != "" && !strings.Contains(fs[0].Detail, c.want) {
+			t.Errorf("%s: hint %v in %q; want %q", c.name, got, fs[0].Detail, c.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
+	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"gonum.org/v1/gonum/mat"
@@ -90,6 +91,9 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *spec.
 	)
 	if nu, _ := unlearned.Dims(); nu < checks.MinEmpiricalTrials {
 		f, err = s.RankRoute(ctx, stats[0])
+		if err == nil {
+			f.Detail += directionHint(stats[0], s.Scores)
+		}
 	} else {
 		if nr, _ := retrained.Dims(); nr < checks.MinEmpiricalTrials {
 			return verdict.Claim{}, nil, fmt.Errorf("verify: scores of %d retrained model(s); the game needs at least %d a side", nr, checks.MinEmpiricalTrials)
@@ -122,4 +126,31 @@ func VerifyScores(ctx context.Context, unlearned, retrained *mat.Dense, s *spec.
 		fs = append(fs, ref)
 	}
 	return claim, fs, nil
+}
+
+// directionHint is what the rank finding adds when every unlearned model's mean score lies
+// beyond every retrain's on the side of forgetting (a loss above all, a confidence below
+// all): under the claim that is as likely as any other extreme, but it is also exactly what
+// a leak looks like when the scores' kind is given the wrong way round (confidences read as
+// losses), which the rank test, one-sided, cannot see. "" otherwise.
+func directionHint(mean epsilon.Statistic, kind checks.ScoreKind) string {
+	if len(mean.Pos) == 0 || len(mean.Neg) == 0 {
+		return ""
+	}
+	loss := kind == checks.LossScores
+	beyond := true
+	for _, u := range mean.Pos {
+		for _, r := range mean.Neg {
+			if loss && !(u > r) || !loss && !(u < r) {
+				beyond = false
+			}
+		}
+	}
+	if !beyond {
+		return ""
+	}
+	if loss {
+		return fmt.Sprintf("; every unlearned model's mean score lies above all %d retrains', the side of forgetting: if these scores are confidences (higher means remembered), not losses, set the spec's \"scores\" to \"confidence\" — read as losses, a leak looks like this", len(mean.Neg))
+	}
+	return fmt.Sprintf("; every unlearned model's mean score lies below all %d retrains', the side of forgetting: if these scores are losses (lower means remembered), not confidences, set the spec's \"scores\" to \"loss\" — read as confidences, a leak looks like this", len(mean.Neg))
 }
