@@ -20,16 +20,22 @@ const maxNPZEntries = 4096
 
 // LoadNPZ reads a NumPy .npz archive (np.savez or np.savez_compressed).
 func LoadNPZ(path string, lim reference.Limits) ([]*Array, error) {
+	arrays, _, err := openNPZ(path, lim, false)
+	return arrays, err
+}
+
+// openNPZ opens path and reads it as parseNPZ does.
+func openNPZ(path string, lim reference.Limits, skipBuffers bool) ([]*Array, []string, error) {
 	f, err := regular.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("load npz: %w", err)
+		return nil, nil, fmt.Errorf("load npz: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("load npz: %w", err)
+		return nil, nil, fmt.Errorf("load npz: %w", err)
 	}
-	return ParseNPZ(f, st.Size(), path, lim)
+	return parseNPZ(f, st.Size(), path, lim, skipBuffers)
 }
 
 // ParseNPZ reads the .npy arrays of a zip archive of size bytes, sorted by entry name (the
@@ -48,16 +54,7 @@ func ParseNPZ(r io.ReaderAt, size int64, name string, lim reference.Limits) ([]*
 // estimator's classes_ or n_iter_ saved beside its coef_) are not weights, and are
 // skipped and named rather than refused, as a PyTorch state dict's buffers are.
 func loadNPZModel(path string, lim reference.Limits) (arrays []*Array, skipped []string, err error) {
-	f, err := regular.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load npz: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("load npz: %w", err)
-	}
-	return parseNPZ(f, st.Size(), path, lim, true)
+	return openNPZ(path, lim, true)
 }
 
 // bufferDescr reports whether a .npy descr is an integer or boolean type ('<i8', '|b1',

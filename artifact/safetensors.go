@@ -288,21 +288,19 @@ func decodeFloat(dtype string, b []byte) float64 {
 // halfToFloat64 widens an IEEE 754 binary16 value (1 sign, 5 exponent, 10 fraction bits)
 // to float64, exactly.
 func halfToFloat64(h uint16) float64 {
-	{
-		sign := 1.0
-		if h&0x8000 != 0 {
-			sign = -1
-		}
-		exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
-		switch exp {
-		case 0: // subnormal
-			return sign * math.Ldexp(frac, -24)
-		case 0x1f:
-			if frac == 0 {
-				return sign * math.Inf(1)
-			}
-			return math.NaN()
-		}
-		return sign * math.Ldexp(1024+frac, exp-25)
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
 	}
+	exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
+	switch exp {
+	case 0: // subnormal
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac == 0 {
+			return sign * math.Inf(1)
+		}
+		return math.NaN()
+	}
+	return sign * math.Ldexp(1024+frac, exp-25)
 }

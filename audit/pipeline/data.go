@@ -81,14 +81,18 @@ func (d *DataSource) Load(ctx context.Context, seed uint64) (*Data, error) {
 // repository's data sets, to the copy built into the binary (datasets.Dir), so that the
 // README's commands run from any folder with nothing beside the binary; every other path
 // is returned as given, and a file that exists is always read from disk.
-func BuiltinData(p string) string {
-	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
-		return p
+func BuiltinData(p string) string { return onDiskOrBuiltin(p, p) }
+
+// onDiskOrBuiltin is disk if a file (or anything) is there, else the copy built into the
+// binary of the data set name names (datasets/…), else disk, for the error to name.
+func onDiskOrBuiltin(disk, name string) string {
+	if _, err := os.Lstat(disk); !errors.Is(err, fs.ErrNotExist) {
+		return disk
 	}
-	if b, ok := builtinCopy(p); ok {
+	if b, ok := builtinCopy(name); ok {
 		return b
 	}
-	return p
+	return disk
 }
 
 // builtinCopy is where the copy built into the binary of the data set p names is, for p
@@ -116,13 +120,7 @@ func (d *DataSource) specData() string {
 	if d.Written == "" || filepath.IsAbs(d.Written) {
 		return d.Path
 	}
-	if _, err := os.Lstat(d.Path); !errors.Is(err, fs.ErrNotExist) {
-		return d.Path
-	}
-	if b, ok := builtinCopy(d.Written); ok {
-		return b
-	}
-	return d.Path
+	return onDiskOrBuiltin(d.Path, d.Written)
 }
 
 // read is load without the wait on ctx.

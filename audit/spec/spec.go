@@ -152,11 +152,7 @@ func (s *Spec) RequireMethod(file string) error {
 	}
 	msg := "missing; this command runs the method, so it must be one of " + strings.Join(methodNames(), ", ")
 	if s.MethodLabel != "" {
-		hint := ""
-		if near := nearestMethod(s.MethodLabel); near != "" {
-			hint = fmt.Sprintf(" (did you mean %q?)", near)
-		}
-		msg = fmt.Sprintf("%s is not a method the toolkit implements (one of %s)%s; only audit verify on saved models or scores takes a method of your own", clip.Quote(s.MethodLabel), strings.Join(methodNames(), ", "), hint)
+		msg = fmt.Sprintf("%s; only audit verify on saved models or scores takes a method of your own", notAMethod(s.MethodLabel))
 	}
 	return &audit.SpecError{File: file, Path: "method.name", Msg: msg}
 }
@@ -381,6 +377,16 @@ func methodLabelRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || strings.ContainsRune("-_.+/():", r)
 }
 
+// notAMethod says that name is not a toolkit method, listing them, with the nearest as
+// the one likely meant.
+func notAMethod(name string) string {
+	hint := ""
+	if near := nearestMethod(name); near != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return fmt.Sprintf("%s is not a method the toolkit implements (one of %s)%s", clip.Quote(name), strings.Join(methodNames(), ", "), hint)
+}
+
 // nearestMethod is the toolkit method whose name is name but for case, or at most two
 // edits (insertions, deletions, substitutions) away from it ("" if none, or several tie):
 // the name a typo most likely meant.
@@ -433,25 +439,21 @@ func methodNames() []string {
 }
 
 // specParser reads the JSON of a spec with the path of every value, for its errors; src is
-// the whole file, where a syntax error (found reading the root object) is placed by line
-// and column.
+// the whole file, where a syntax error is placed by line and column (malformed).
 type specParser struct {
 	file string
 	src  []byte
 }
 
-// malformed is the message for a JSON error err met reading v: placed by line and column
-// where v is the whole file (the root object, whose decoding meets every syntax error
-// first), since a field's path alone cannot say where a missing quote or comma is. The
-// place comes from decoding the whole file again (a Decoder's offsets count from the value
-// it was decoding, not from the file).
-func (p specParser) malformed(v []byte, err error) string {
-	if len(v) == 0 || len(v) != len(p.src) || &v[0] != &p.src[0] {
-		return fmt.Sprintf("malformed JSON: %v", err)
-	}
+// malformed is the message for a JSON error err: a syntax error placed by line and column
+// in the file, since a field's path alone cannot say where a missing quote or comma is.
+// Every syntax error is met decoding the root object, whose Decoder counts offsets from
+// the value it was decoding, not from the file: the place comes from decoding the whole
+// file again. An error that is no syntax error there is given as it is.
+func (p specParser) malformed(err error) string {
 	var whole any
 	var se *json.SyntaxError
-	if !errors.As(json.Unmarshal(p.src, &whole), &se) {
+	if len(p.src) == 0 || !errors.As(json.Unmarshal(p.src, &whole), &se) {
 		return fmt.Sprintf("malformed JSON: %v", err)
 	}
 	at := min(max(se.Offset-1, 0), int64(len(p.src)-1)) // the byte the scanner stopped at
@@ -486,12 +488,12 @@ func (p specParser) object(path string, v json.RawMessage) (map[string]json.RawM
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, p.fail(path, "%s", p.malformed(v, err))
+			return nil, p.fail(path, "%s", p.malformed(err))
 		}
 		key := tok.(string)
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return nil, p.fail(join(path, key), "%s", p.malformed(v, err))
+			return nil, p.fail(join(path, key), "%s", p.malformed(err))
 		}
 		if _, dup := out[key]; dup {
 			return nil, p.fail(join(path, key), "given twice")
@@ -499,7 +501,7 @@ func (p specParser) object(path string, v json.RawMessage) (map[string]json.RawM
 		out[key] = val
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, p.fail(path, "%s", p.malformed(v, err))
+		return nil, p.fail(path, "%s", p.malformed(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, p.fail(path, "text after the object")
@@ -787,12 +789,7 @@ func (p specParser) method(path string, v json.RawMessage, s *Spec) error {
 		}
 		if len(others) > 0 {
 			slices.Sort(others)
-			hint := ""
-			if near := nearestMethod(name); near != "" {
-				hint = fmt.Sprintf(" (did you mean %q?)", near)
-			}
-			return p.fail(join(path, "name"), "%s is not a method the toolkit implements (one of %s)%s; a method of your own, for audit verify, is a name alone, without %s",
-				clip.Quote(name), strings.Join(methodNames(), ", "), hint, strings.Join(others, " or "))
+			return p.fail(join(path, "name"), "%s; a method of your own, for audit verify, is a name alone, without %s", notAMethod(name), strings.Join(others, " or "))
 		}
 		return nil
 	}

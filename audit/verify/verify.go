@@ -8,6 +8,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/spec"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -137,19 +138,15 @@ func directionHint(mean epsilon.Statistic, kind checks.ScoreKind) string {
 	if len(mean.Pos) == 0 || len(mean.Neg) == 0 {
 		return ""
 	}
-	loss := kind == checks.LossScores
-	beyond := true
-	for _, u := range mean.Pos {
-		for _, r := range mean.Neg {
-			if loss && !(u > r) || !loss && !(u < r) {
-				beyond = false
-			}
-		}
-	}
-	if !beyond {
+	// oriented so that higher means remembered (MemberSign): the unlearned models' highest
+	// below the retrains' lowest
+	sign := kind.MemberSign()
+	top := max(sign*floats.Max(mean.Pos), sign*floats.Min(mean.Pos))
+	bottom := min(sign*floats.Max(mean.Neg), sign*floats.Min(mean.Neg))
+	if !(top < bottom) {
 		return ""
 	}
-	if loss {
+	if kind == checks.LossScores {
 		return fmt.Sprintf("; every unlearned model's mean score lies above all %d retrains', the side of forgetting: if these scores are confidences (higher means remembered), not losses, set the spec's \"scores\" to \"confidence\" — read as losses, a leak looks like this", len(mean.Neg))
 	}
 	return fmt.Sprintf("; every unlearned model's mean score lies below all %d retrains', the side of forgetting: if these scores are losses (lower means remembered), not confidences, set the spec's \"scores\" to \"loss\" — read as confidences, a leak looks like this", len(mean.Neg))
