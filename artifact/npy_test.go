@@ -354,3 +354,27 @@ func TestNPZModelSkipsIntegerBuffers(t *testing.T) {
 		t.Errorf("LoadNPZ: %v; want the integer array refused", err)
 	}
 }
+
+// A model file given alone (LoadSample of a file, not a folder) reads as it does among a
+// folder's models: an estimator's .npz with integer arrays beside its weights, and a CSV's
+// refusal with its hint. Both differed: the archive was refused on its integers, the CSV
+// given no hint. Planted and caught: the file read with LoadNPZ again, the hint dropped.
+func TestSampleOfOneFileReadsAsAModel(t *testing.T) {
+	src := filepath.Join("testdata", "estimator.npz")
+	want, _, err := LoadModel(src, reference.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, files, err := LoadSample(src, reference.Limits{})
+	if err != nil || m.RawMatrix().Rows != 1 || !slices.Equal(m.RawRowView(0), want) || !slices.Equal(files, []string{src}) {
+		t.Fatalf("LoadSample(%s): %v, %v; want one model, %v", src, m, err, want)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.csv")
+	if err := os.WriteFile(p, []byte("1.0 2.0 3.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadSample(p, reference.Limits{}); err == nil || !strings.Contains(err.Error(), "numbers separated by spaces") {
+		t.Errorf("LoadSample(%s): %v; want the CSV hint", p, err)
+	}
+}

@@ -276,9 +276,14 @@ func loadSampleFile(path string, lim reference.Limits) (*mat.Dense, []string, er
 		return newSample(path, a.Rows(), a.Cols(), a.Data)
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path, lim)
-		return m, []string{path}, err
+		if err != nil {
+			return nil, nil, csvHint(err)
+		}
+		return m, []string{path}, nil
 	case ".npz":
-		arrays, err := LoadNPZ(path, lim)
+		// read as a model's arrays are (integer buffers skipped), so that one file reads
+		// as it does in a folder of models
+		arrays, _, err := loadNPZModel(path, lim)
 		if err != nil {
 			return nil, nil, err
 		}
