@@ -378,3 +378,38 @@ func TestSampleOfOneFileReadsAsAModel(t *testing.T) {
 		t.Errorf("LoadSample(%s): %v; want the CSV hint", p, err)
 	}
 }
+
+// LoadSampleParts says what it read of the first model as LoadModelTensors' layout says it:
+// a folder's first file, a file alone, a file whose rows are the models (its one array),
+// and with --tensor's names their order. Planted and caught: a folder's last model's
+// parts, none for a file alone.
+func TestLoadSamplePartsIsTheFirstModelsLayout(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "estimator.npz")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.npz", "b.npz"} {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := filepath.Join(dir, "a.npz")
+	for _, c := range []struct {
+		path, model string
+		names       []string
+	}{{dir, first, nil}, {src, src, nil}, {dir, first, []string{"intercept", "coef"}}, {filepath.Join("testdata", "c_f8.npy"), filepath.Join("testdata", "c_f8.npy"), nil}} {
+		_, _, parts, err := LoadSampleParts(c.path, c.names, reference.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want, err := LoadModelTensors(c.model, c.names, reference.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(parts, want) || len(parts) == 0 {
+			t.Errorf("%s %v: parts %q; want %q", c.path, c.names, parts, want)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func LoadModelTensors(path string, names []string, lim reference.Limits) (params
 		}
 	}
 	for _, a := range arrays {
-		layout = append(layout, fmt.Sprintf("%s %v %s", a.Name, a.Shape, a.DType))
+		layout = append(layout, a.part())
 	}
 	if len(params) == 0 { // no tensors, or only empty ones: nothing to audit
 		msg := fmt.Sprintf("no parameters (%d arrays, all empty); a model holds at least one", len(arrays))
@@ -183,29 +183,39 @@ func LoadSample(path string, lim reference.Limits) (*mat.Dense, []string, error)
 	return LoadSampleTensors(path, nil, lim)
 }
 
+// part names an array as a model's layout does: name, shape, element type.
+func (a *Array) part() string { return fmt.Sprintf("%s %v %s", a.Name, a.Shape, a.DType) }
+
 // LoadSampleTensors is LoadSample reading the named tensors of each model
 // (LoadModelTensors); with names, a single file is always one model.
 func LoadSampleTensors(path string, names []string, lim reference.Limits) (*mat.Dense, []string, error) {
+	m, files, _, err := LoadSampleParts(path, names, lim)
+	return m, files, err
+}
+
+// LoadSampleParts is LoadSampleTensors that also says what was read of the first model:
+// its parts as LoadModelTensors' layout names them, or the one array of a file whose rows
+// are the models; so that a report can say what was compared without reading a file again.
+func LoadSampleParts(path string, names []string, lim reference.Limits) (m *mat.Dense, files, parts []string, err error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load sample: %w", err)
+		return nil, nil, nil, fmt.Errorf("load sample: %w", err)
 	}
 	if !st.IsDir() {
 		if names != nil {
-			params, _, err := LoadModelTensors(path, names, lim)
+			params, layout, err := LoadModelTensors(path, names, lim)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			return mat.NewDense(1, len(params), params), []string{path}, nil
+			return mat.NewDense(1, len(params), params), []string{path}, layout, nil
 		}
 		return loadSampleFile(path, lim)
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load sample: %w", err)
+		return nil, nil, nil, fmt.Errorf("load sample: %w", err)
 	}
 	var (
-		files []string
 		data  []float64
 		width int
 	)
@@ -215,19 +225,19 @@ func LoadSampleTensors(path string, names []string, lim reference.Limits) (*mat.
 		}
 		p := filepath.Join(path, e.Name())
 		if e.IsDir() { // not skipped in silence: a model the user meant may be missing
-			return nil, nil, fmt.Errorf("%s: a folder named like a model file; a sample's models are files (rename it, or move it out of %s)", p, path)
+			return nil, nil, nil, fmt.Errorf("%s: a folder named like a model file; a sample's models are files (rename it, or move it out of %s)", p, path)
 		}
-		params, _, err := LoadModelTensors(p, names, lim)
+		params, layout, err := LoadModelTensors(p, names, lim)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(files) == 0 {
-			width = len(params)
+			width, parts = len(params), layout
 		} else if len(params) != width {
-			return nil, nil, fmt.Errorf("%s: %d parameters; %s, the first model, has %d: a sample's models must agree", p, len(params), files[0], width)
+			return nil, nil, nil, fmt.Errorf("%s: %d parameters; %s, the first model, has %d: a sample's models must agree", p, len(params), files[0], width)
 		}
 		if err := lim.CheckValues("models of "+path, len(files)+1, width); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(files) == 0 {
 			data = params // a folder of one model: its values, not a copy of them
@@ -237,9 +247,9 @@ func LoadSampleTensors(path string, names []string, lim reference.Limits) (*mat.
 		files = append(files, p)
 	}
 	if len(files) == 0 {
-		return nil, nil, fmt.Errorf("%s: no model files (%s)", path, strings.Join(modelExts, ", "))
+		return nil, nil, nil, fmt.Errorf("%s: no model files (%s)", path, strings.Join(modelExts, ", "))
 	}
-	return mat.NewDense(len(files), width, data), files, nil
+	return mat.NewDense(len(files), width, data), files, parts, nil
 }
 
 // LoadScores reads a matrix of scores, models × records, as LoadSample reads a sample,
@@ -265,38 +275,42 @@ func LoadScores(path string, lim reference.Limits) (*mat.Dense, []string, error)
 	return newSample(path, a.Rows(), a.Cols(), a.Data)
 }
 
-// loadSampleFile reads one file as a sample: its rows are the models.
-func loadSampleFile(path string, lim reference.Limits) (*mat.Dense, []string, error) {
+// loadSampleFile reads one file as a sample: its rows are the models. parts is what
+// LoadSampleParts says of it.
+func loadSampleFile(path string, lim reference.Limits) (m *mat.Dense, files, parts []string, err error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".npy":
 		a, err := LoadNPY(path, lim)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return newSample(path, a.Rows(), a.Cols(), a.Data)
+		m, files, err := newSample(path, a.Rows(), a.Cols(), a.Data)
+		return m, files, []string{a.part()}, err
 	case ".csv":
 		m, err := reference.LoadMatrixCSV(path, lim)
 		if err != nil {
-			return nil, nil, csvHint(err)
+			return nil, nil, nil, csvHint(err)
 		}
-		return m, []string{path}, nil
+		r, c := m.Dims()
+		return m, []string{path}, []string{(&Array{Name: path, Shape: []int{r, c}, DType: "csv"}).part()}, nil
 	case ".npz":
 		// read as a model's arrays are (integer buffers skipped), so that one file reads
 		// as it does in a folder of models
 		arrays, _, err := loadNPZModel(path, lim)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(arrays) == 1 { // one matrix (np.savez(f, scores=m)): its rows are the models
 			a := arrays[0]
-			return newSample(path, a.Rows(), a.Cols(), a.Data)
+			m, files, err := newSample(path, a.Rows(), a.Cols(), a.Data)
+			return m, files, []string{a.part()}, err
 		}
 	}
-	params, _, err := LoadModel(path, lim)
+	params, layout, err := LoadModel(path, lim)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return mat.NewDense(1, len(params), params), []string{path}, nil
+	return mat.NewDense(1, len(params), params), []string{path}, layout, nil
 }
 
 // csvHint adds to a model CSV's first refused cell what most likely wrote it so: np.savetxt

@@ -116,22 +116,29 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 	measure := !s.Claimed
 	data := DataSource{MaxValues: in.MaxValues}
 	lim := in.limits()
-	readFiles := func(path string) (*mat.Dense, []string, error) {
-		return artifact.LoadSampleTensors(path, in.Tensors, lim)
+	// what was read of each side's first model (artifact.LoadSampleParts), by its path: for
+	// the report and a refusal to name, without reading a file again
+	partsRead := map[string][]string{}
+	readFiles := func(path string) (*mat.Dense, []string, []string, error) {
+		return artifact.LoadSampleParts(path, in.Tensors, lim)
 	}
 	if in.Scores || in.OneRun != "" {
-		readFiles = func(path string) (*mat.Dense, []string, error) { return artifact.LoadScores(path, lim) }
+		readFiles = func(path string) (*mat.Dense, []string, []string, error) {
+			m, names, err := artifact.LoadScores(path, lim)
+			return m, names, nil, err
+		}
 	}
 	// a folder of large models takes seconds to read: a signal ends the wait
 	load := func(path string) (*mat.Dense, []string, error) {
 		type files struct {
-			m     *mat.Dense
-			names []string
+			m            *mat.Dense
+			names, parts []string
 		}
 		r, err := wait.For(ctx, func() (files, error) {
-			m, names, err := readFiles(path)
-			return files{m, names}, err
+			m, names, parts, err := readFiles(path)
+			return files{m, names, parts}, err
 		})
+		partsRead[path] = r.parts
 		return r.m, r.names, err
 	}
 	unlearned, uFiles, err := load(in.Unlearned)
@@ -214,7 +221,7 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 			// each side's first model by its parts, so that a stray array (a loss curve
 			// saved beside the weights) or a missing one is seen at once
 			return nil, fmt.Errorf("verify: unlearned models have %d parameters (%s), retrained ones %d (%s)%s",
-				d, in.partsOf(uFiles[0]), dr, in.partsOf(files[0]), spec.TransposedHint(unlearned, retrained))
+				d, partsOf(uFiles[0], partsRead[in.Unlearned]), dr, partsOf(files[0], partsRead[in.Retrained]), spec.TransposedHint(unlearned, retrained))
 		}
 		var noisyWhat string
 		switch {
@@ -286,7 +293,7 @@ func Verify(ctx context.Context, in VerifyInputs) (*reports.Report, error) {
 			// what was compared, in the order read: an archive's arrays go in name order
 			// (coef before intercept), which a reader of the report can check against the
 			// spec's data
-			switch parts := in.parts(uFiles[0]); {
+			switch parts := trimParts(uFiles[0], partsRead[in.Unlearned]); {
 			case len(parts) == 1:
 				what += fmt.Sprintf("; the first, %s, read as %s", uFiles[0], parts[0])
 			case len(parts) > 1:
@@ -371,29 +378,26 @@ func nonFiniteModel(err error, uFlag, uPath string, uFiles []string, rFlag, rPat
 // limits are the caps MaxValues sets, for every file verify reads.
 func (in *VerifyInputs) limits() reference.Limits { return reference.Limits{MaxValues: in.MaxValues} }
 
-// partsOf names a model file's parts as they were read, for an error about its size: the
-// path and its parts (parts), or the path alone if it cannot be read again.
-func (in VerifyInputs) partsOf(path string) string {
-	if parts := in.parts(path); len(parts) > 0 {
+// partsOf names a model file by its parts as they were read (trimParts), for an error
+// about its size: the path alone if none were.
+func partsOf(path string, layout []string) string {
+	if parts := trimParts(path, layout); len(parts) > 0 {
 		return path + ": " + strings.Join(parts, ", ")
 	}
 	return path
 }
 
-// parts lists a model file's parts as they were read (artifact.LoadModelTensors' layout:
-// each array or tensor with its shape and type), the first eight and a count of the rest;
-// none if it cannot be read again.
-func (in VerifyInputs) parts(path string) []string {
-	_, layout, err := artifact.LoadModelTensors(path, in.Tensors, in.limits())
-	if err != nil {
-		return nil
-	}
-	for i, l := range layout {
+// trimParts is a model file's layout as read (artifact.LoadSampleParts: each array or
+// tensor with its shape and type) without the file's name on each, the first eight and a
+// count of the rest.
+func trimParts(path string, layout []string) []string {
+	out := make([]string, 0, min(len(layout), 9))
+	for _, l := range layout[:min(len(layout), 8)] {
 		// an archive's arrays are named file:array, a one-array file by the file
-		layout[i] = strings.TrimPrefix(strings.TrimPrefix(l, path+":"), path+" ")
+		out = append(out, strings.TrimPrefix(strings.TrimPrefix(l, path+":"), path+" "))
 	}
 	if len(layout) > 8 {
-		layout = append(layout[:8], fmt.Sprintf("… %d more", len(layout)-8))
+		out = append(out, fmt.Sprintf("… %d more", len(layout)-8))
 	}
-	return layout
+	return out
 }
