@@ -42,6 +42,25 @@ func TestAddTrace(t *testing.T) {
 		t.Errorf("request 2 past its bound: %v, measured %v against %v, %q", f.Verdict, f.Measured, f.Bound, f.Detail)
 	}
 
+	if !strings.Contains(f.Title, "distance, after request 2, against radius") || !strings.Contains(f.Detail, "final distance: 0.2 against 0.25, PASS (final request)") {
+		t.Errorf("a trace that decides titles the finding by its own figures and keeps the last request's: %q, %q", f.Title, f.Detail)
+	}
+
+	// a value past its bound only by what the check cannot resolve is no evidence; one
+	// whose lower end is past it is, and the finding says so
+	unresolved := tr
+	unresolved.Lower = []float64{0.1, 0.25, 0.2}
+	f = verdict.Deterministic("x/radius", "final distance", verdict.Implementation, 0.2, 0.25, 8, "")
+	if err := f.AddTrace(unresolved); err != nil || f.Verdict != verdict.Pass || f.Measured != 0.2 {
+		t.Errorf("request 2 past its bound by less than the check resolves: %v, %v, measured %v", err, f.Verdict, f.Measured)
+	}
+	resolved := tr
+	resolved.Lower = []float64{0.1, 0.28, 0.2}
+	f = verdict.Deterministic("x/radius", "final distance", verdict.Implementation, 0.2, 0.25, 8, "")
+	if err := f.AddTrace(resolved); err != nil || f.Verdict != verdict.Fail || f.Measured != 0.3 || !strings.Contains(f.Detail, "at least 0.28") {
+		t.Errorf("request 2's lower end past its bound: %v, %v, measured %v, %q", err, f.Verdict, f.Measured, f.Detail)
+	}
+
 	within := tr
 	within.Values = []float64{0.1, 0.2, 0.2}
 	f = verdict.Deterministic("x/radius", "final distance", verdict.Implementation, 0.2, 0.25, 8, "")
@@ -60,6 +79,7 @@ func TestAddTrace(t *testing.T) {
 		{Name: "no requests", Values: []float64{1}, Bound: []float64{1}},
 		{Name: "falling", Requests: []int{2, 1}, Values: []float64{1, 2}, Bound: []float64{1, 2}},
 		{Name: "request 0", Requests: []int{0}, Values: []float64{1}, Bound: []float64{1}},
+		{Name: "short lower", Requests: []int{1, 2}, Values: []float64{1, 2}, Bound: []float64{1, 2}, Lower: []float64{1}},
 	} {
 		f := verdict.Deterministic("x", "x", verdict.Implementation, 0, 1, 1, "")
 		if err := f.AddTrace(bad); err == nil || !strings.Contains(err.Error(), bad.Name) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 
@@ -19,7 +20,9 @@ import (
 // traced request i, measure the unlearned secret model's distance to the exact minimiser
 // on 𝒟_i (against Eq. 3/13's radius, less the oracle's certified error as the final check
 // does) and to the retrain's secret A(𝒟_i) (against Δ), and the ε the Gaussian release
-// certifies at that measured gap (against the claimed ε). The final check looks at the last
+// certifies at that measured gap (against the claimed ε). Each value's lower end (the
+// trace's Lower) also drops float64's resolution at the models, as checks.DistanceCheck
+// does: a request fails its finding only by more than rounding. The final check looks at the last
 // request only; a method that drifts out of its radius mid-sequence and back shows here.
 //
 // ok is false when the replay does not reproduce the trial's final secret model, as for a
@@ -57,12 +60,17 @@ func (s *Subject) requestTraces(ctx context.Context, seed uint64, tr trials.Tria
 			return radius, gap, eps, false, fmt.Errorf("d2d trace: retrain on 𝒟_%d: %w", i+1, err)
 		}
 		g := reference.Distance(secret, re.Secret)
+		// what float64 cannot resolve at these models: a gap within it is no evidence
+		res := checks.ModelResolution(secret, re.Secret, opt.Theta).Distance
+		r := math.Max(0, reference.Distance(secret, opt.Theta)-oracleErr)
+		gLow := math.Max(0, g-res)
 		radius.Requests, gap.Requests, eps.Requests = append(radius.Requests, i+1), append(gap.Requests, i+1), append(eps.Requests, i+1)
-		radius.Values = append(radius.Values, math.Max(0, reference.Distance(secret, opt.Theta)-oracleErr))
+		radius.Values, radius.Lower = append(radius.Values, r), append(radius.Lower, math.Max(0, r-res))
 		radius.Bound = append(radius.Bound, bound)
-		gap.Values = append(gap.Values, g)
+		gap.Values, gap.Lower = append(gap.Values, g), append(gap.Lower, gLow)
 		gap.Bound = append(gap.Bound, s.plan.Sensitivity())
 		eps.Values = append(eps.Values, dp.GaussianEpsilon(g, s.plan.Sigma, s.plan.MechanismDelta()))
+		eps.Lower = append(eps.Lower, dp.GaussianEpsilon(gLow, s.plan.Sigma, s.plan.MechanismDelta()))
 		eps.Bound = append(eps.Bound, s.setup.Params.Epsilon)
 	}
 	return radius, gap, eps, slices.Equal(m.Secret(), tr.Unlearned.Secret), nil

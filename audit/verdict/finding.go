@@ -95,6 +95,11 @@ type Trace struct {
 	Values    []float64 `json:"values"`
 	BoundName string    `json:"bound_name"`
 	Bound     []float64 `json:"bound"` // as long as Values
+	// Lower, when set, is the least each value is known to be (as long as Values): the
+	// value less what its check cannot resolve, such as an oracle's certified error or
+	// float64's spacing at the models. A request fails its finding only when its lower
+	// end is past the bound: a value within rounding of its bound is no evidence.
+	Lower []float64 `json:"lower,omitempty"`
 }
 
 // TraceRequests are the request numbers a trace of k requests follows: every one up to
@@ -118,8 +123,10 @@ func TraceRequests(k int) []int {
 const MaxTracePoints = 64
 
 // AddTrace attaches t to a deterministic "≤" finding and holds every traced value to its
-// bound as the finding holds its measurement: a request past its bound fails the finding,
-// which then reports that request's value and bound. Any other finding only carries t.
+// bound as the finding holds its measurement: a request whose value (its lower end, where
+// t has one) is past its bound fails the finding, which then reports that request's
+// value and bound and is titled by what they are, the trace's quantity at that request.
+// Any other finding only carries t.
 func (f *Finding) AddTrace(t Trace) error {
 	if err := t.Check(); err != nil {
 		return err
@@ -129,9 +136,22 @@ func (f *Finding) AddTrace(t Trace) error {
 		return nil
 	}
 	for i, v := range t.Values {
-		if !FloatTolerance(v, t.Bound[i]) || math.IsNaN(v) {
+		known := v
+		if t.Lower != nil {
+			known = t.Lower[i]
+		}
+		if !FloatTolerance(known, t.Bound[i]) || math.IsNaN(known) {
+			detail := fmt.Sprintf("after request %d: %s = %.6g > %.6g", t.Requests[i], t.Name, v, t.Bound[i])
+			if known != v {
+				detail += fmt.Sprintf(" (at least %.6g, less what the check cannot resolve)", known)
+			}
+			detail += fmt.Sprintf("; the finding on the last request, %s: %.6g against %.6g, %s", f.Title, f.Measured, f.Bound, f.Verdict)
+			if f.Detail != "" {
+				detail += " (" + f.Detail + ")"
+			}
+			f.Detail = detail
+			f.Title = fmt.Sprintf("%s, after request %d, against %s", t.Name, t.Requests[i], t.BoundName)
 			f.Verdict, f.Measured, f.Bound = Fail, v, t.Bound[i]
-			f.Detail = fmt.Sprintf("after request %d: %s = %.6g > %.6g; %s", t.Requests[i], t.Name, v, t.Bound[i], f.Detail)
 			return nil
 		}
 	}
@@ -142,6 +162,9 @@ func (f *Finding) AddTrace(t Trace) error {
 func (t Trace) Check() error {
 	if len(t.Values) == 0 || len(t.Bound) != len(t.Values) || len(t.Requests) != len(t.Values) {
 		return fmt.Errorf("trace %q: %d requests, %d values and %d bounds; want as many, at least one", t.Name, len(t.Requests), len(t.Values), len(t.Bound))
+	}
+	if t.Lower != nil && len(t.Lower) != len(t.Values) {
+		return fmt.Errorf("trace %q: %d lower ends for %d values; want as many, or none", t.Name, len(t.Lower), len(t.Values))
 	}
 	for i, r := range t.Requests {
 		if r < 1 || (i > 0 && r <= t.Requests[i-1]) {
