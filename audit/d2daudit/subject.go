@@ -340,8 +340,7 @@ func xiOf(p d2d.Params) float64 {
 // rhoStar is the zCDP ρ that Lemma A.3 converts to exactly ε at δ:
 // (√(ln(1/δ)+ε) − √ln(1/δ))².
 func rhoStar(eps, delta float64) float64 {
-	l := math.Log(1 / delta)
-	r := math.Sqrt(l+eps) - math.Sqrt(l)
+	r := dp.RootGap(math.Log(1/delta), eps)
 	return r * r
 }
 

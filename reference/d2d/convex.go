@@ -26,7 +26,7 @@ func (r Reading) String() string {
 // ellDen returns ℓ = ln(1/δ) and den(ε, ℓ) = √(ℓ + ε) − √ℓ.
 func ellDen(eps, delta float64) (ell, den float64) {
 	ell = math.Log(1 / delta)
-	return ell, math.Sqrt(ell+eps) - math.Sqrt(ell)
+	return ell, dp.RootGap(ell, eps)
 }
 
 // RegLambdaStrong is the ridge weight of Theorem 3.4 (convex f, strong unlearning), with the

@@ -3,6 +3,7 @@ package dp
 import (
 	"errors"
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/testenv"
@@ -226,5 +227,42 @@ func TestBisect(t *testing.T) {
 	boom := errors.New("boom")
 	if _, err := Bisect(0, 1, arith, func(lo, hi float64) bool { return false }, func(float64) (bool, error) { return false, boom }); !errors.Is(err, boom) {
 		t.Errorf("error %v, want the predicate's", err)
+	}
+}
+
+// RootGap is √(ℓ + ε) − √ℓ to within its four roundings (two square roots, their sum and
+// the quotient, each at most 2⁻⁵³ relative: 4·2⁻⁵³ in all, to first order), against the
+// difference in 1200-bit arithmetic, for ε from 1e-300 to 1e3: where the difference as
+// written cancels (3·10⁻⁴ relative at ε = 1e-12, all of it below about 1e-16·ℓ).
+func TestRootGap(t *testing.T) {
+	exact := func(ell, eps float64) float64 {
+		const prec = 1200 // ℓ + ε keeps ε down to 1e-300 (2⁻⁹⁹⁷ of ℓ) and 200 bits beyond
+		a := new(big.Float).SetPrec(prec).Add(big.NewFloat(ell).SetPrec(prec), big.NewFloat(eps).SetPrec(prec))
+		a.Sqrt(a)
+		b := new(big.Float).SetPrec(prec).Sqrt(big.NewFloat(ell).SetPrec(prec))
+		v, _ := a.Sub(a, b).Float64()
+		return v
+	}
+	const tol = 4 * 0x1p-53 * 1.0001 // four roundings, and their second-order terms
+	n := 0
+	for _, delta := range []float64{1e-3, 1e-6, 1e-12} {
+		ell := math.Log(1 / delta)
+		for e := -300.0; e <= 3; e += 0.5 {
+			eps := math.Pow(10, e)
+			want := exact(ell, eps)
+			if got := RootGap(ell, eps); math.Abs(got-want) > tol*want {
+				t.Errorf("RootGap(%v, %v) = %v, want %v (relative error %.3g)", ell, eps, got, want, math.Abs(got-want)/want)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no cases")
+	}
+	// the σ a tiny ε needs, within the same roundings and the two of Δ/(√2·r)
+	ell := math.Log(1e6)
+	want := 1 / (math.Sqrt2 * exact(ell, 1e-12))
+	if got := GaussianSigma(1, 1e-12, 1e-6); math.Abs(got-want) > 7*0x1p-53*want {
+		t.Errorf("GaussianSigma(1, 1e-12, 1e-6) = %v, want %v", got, want)
 	}
 }
