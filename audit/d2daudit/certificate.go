@@ -104,7 +104,7 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 			return nil, err
 		}
 		plan, err := d2d.NewDistPlan(d2d.DistParams{Constants: consts, Radius: radius, N: n, Dim: dim, Xi: xi, Budget: iters,
-			Epsilon: eps, Delta: delta, Copies: copies, Partitions: partitions, Schedule: sched})
+			Epsilon: eps, Delta: delta, NFloor: s.NFloor, Copies: copies, Partitions: partitions, Schedule: sched})
 		if err != nil {
 			return nil, err
 		}

@@ -87,6 +87,12 @@ func TestBoundsOtherVariants(t *testing.T) {
 	if g["corrected_first_exceeding"].(float64) != 3 || g["partitions"].(float64) != 251 {
 		t.Errorf("distributed: %v", g)
 	}
+	// a declared floor on n_i takes n/2's place (spec d2d §1.4): at n/5, σ is 2.5 times the
+	// paper's, and the corrected ε, whose Δ scales as σ does, is unchanged
+	floor := read("--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05", "--n", "10000", "--dimension", "10",
+		"--radius", "1", "--iterations", "2", "--epsilon", "1", "--delta", "1e-6", "--xi", "1.2", "--update-index", "1000", "--n-floor", "2000")
+	rel("distributed σ at n_floor = n/5", floor["sigma"], 2.5*g["sigma"].(float64), 12)
+	rel("distributed corrected ε at n_floor = n/5", floor["corrected_epsilon"], g["corrected_epsilon"].(float64), 12)
 }
 
 // Missing or invalid constants are refused, naming each.

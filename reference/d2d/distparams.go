@@ -90,6 +90,21 @@ func DistSensitivity(L, m, gamma float64, n int, a float64) float64 {
 	return 8 * L / (m * float64(n)) * g / (1 - g)
 }
 
+// DistSensitivityFloor is DistSensitivity with Assumption 2.6's n/2 replaced by a
+// guaranteed floor on every n_i (spec d2d §1.4): (4L/(m·floor))·γ^a/(1 − γ^a).
+func DistSensitivityFloor(L, m, gamma, floor, a float64) float64 {
+	g := powGamma(gamma, a)
+	return 4 * L / (m * floor) * g / (1 - g)
+}
+
+// Floor is the size every n_i is assumed to keep: NFloor, or n/2 (Assumption 2.6).
+func (p DistParams) Floor() float64 {
+	if p.NFloor > 0 {
+		return float64(p.NFloor)
+	}
+	return float64(p.N) / 2
+}
+
 // DistSigma is Theorem 4.5's noise,
 // 4√2·L·γ^a / (m n (1 − γ^a)(√(ln(2/δ) + ε) − √ln(2/δ))) = GaussianSigma(Δ, ε, δ/2).
 func DistSigma(L, m, M float64, n int, a, eps, delta float64) float64 {
@@ -169,10 +184,13 @@ type DistParams struct {
 	Xi                  float64 // ξ ∈ [1, 4/3]: B = n^ξ
 	Budget              float64 // I
 	Epsilon, Delta      float64
-	Copies              int // C; 0 means 1 (the setting the unlearning proof covers)
-	Partitions          int // K; 0 means ⌊√⌈n^ξ⌉⌋ (spec §2.10)
-	Selection           Selection
-	Schedule            Schedule
+	// NFloor is a guaranteed lower bound on every n_i; 0 means n/2 (Assumption 2.6).
+	// Δ's 8L/(mn) is 4L/(m·n_floor) (spec d2d §1.4), so a floor below n/2 enlarges Δ and σ.
+	NFloor     int
+	Copies     int // C; 0 means 1 (the setting the unlearning proof covers)
+	Partitions int // K; 0 means ⌊√⌈n^ξ⌉⌋ (spec §2.10)
+	Selection  Selection
+	Schedule   Schedule
 }
 
 // DistPlan is a validated distributed configuration with everything derived from it.
@@ -204,6 +222,7 @@ func NewDistPlan(p DistParams) (DistPlan, error) {
 	check(p.Budget > 0, "iterations", "I = %v; want I > 0", p.Budget)
 	check(p.Epsilon > 0 && !math.IsInf(p.Epsilon, 0), "epsilon", "ε = %v; want 0 < ε < ∞", p.Epsilon)
 	check(p.Delta > 0 && p.Delta < 1, "delta", "δ = %v; want 0 < δ < 1", p.Delta)
+	check(p.NFloor >= 0 && p.NFloor <= p.N, "n-floor", "n_floor = %d; want 0 (meaning n/2) or 1 ≤ n_floor ≤ n = %d", p.NFloor, p.N)
 	check(p.Copies >= 0, "copies", "C = %d; want C ≥ 1 (0 means 1)", p.Copies)
 	check(p.Partitions >= 0, "partitions", "K = %d; want K ≥ 1 (0 means the rule's K)", p.Partitions)
 	if err := errors.Join(errs...); err != nil {
@@ -218,6 +237,9 @@ func NewDistPlan(p DistParams) (DistPlan, error) {
 	}
 	pl := DistPlan{Params: p, B: B, K: K, A: a, Gamma: Contraction(p.Smoothness, p.StrongConvexity), StepSize: StepSize(p.Smoothness, p.StrongConvexity)}
 	pl.Sigma = DistSigma(p.Lipschitz, p.StrongConvexity, p.Smoothness, p.N, a, p.Epsilon, p.Delta)
+	if p.NFloor > 0 { // the paper's form above keeps its bits when no floor is declared
+		pl.Sigma = dp.GaussianSigma(DistSensitivityFloor(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.Floor(), a), p.Epsilon, p.Delta/2)
+	}
 	if p.Schedule == FixedSchedule {
 		pl.Sigma *= DistFixedFactor
 	}
@@ -234,11 +256,15 @@ func (pl DistPlan) UpdateBudget(i int) float64 {
 	return DistUpdateBudget(i, p.Budget, p.N, float64(pl.B), float64(pl.K), p.Delta, pl.Gamma)
 }
 
-// Sensitivity is the Δ σ is calibrated to: the paper's (8L/(mn))γ^a/(1 − γ^a), times
-// (2 + π²/6)/2 with the fixed schedule.
+// Sensitivity is the Δ σ is calibrated to: the paper's (8L/(mn))γ^a/(1 − γ^a), with
+// 4L/(m·n_floor) for 8L/(mn) when a floor is declared, times (2 + π²/6)/2 with the fixed
+// schedule.
 func (pl DistPlan) Sensitivity() float64 {
 	p := pl.Params
 	d := DistSensitivity(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.N, pl.A)
+	if p.NFloor > 0 {
+		d = DistSensitivityFloor(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.Floor(), pl.A)
+	}
 	if p.Schedule == FixedSchedule {
 		d *= DistFixedFactor
 	}

@@ -215,9 +215,9 @@ func (m *Distributed) Update(ctx context.Context, u reference.Update, r *rand.Ra
 			return fmt.Errorf("d2d distributed update %d: delete: record ID %d is not in the dataset: %w", round, u.ID, reference.ErrUnknownID)
 		case !in:
 			return fmt.Errorf("d2d distributed update %d: delete: record ID %d was already deleted: %w", round, u.ID, reference.ErrUnknownID)
-		case float64(len(m.member)-1) < float64(p.N)/2:
-			return fmt.Errorf("d2d distributed update %d: %s leaves %d records, below the n/2 = %v the certificate assumes (Assumption 2.6)",
-				round, u, len(m.member)-1, float64(p.N)/2)
+		case float64(len(m.member)-1) < p.Floor():
+			return fmt.Errorf("d2d distributed update %d: %s leaves %d records, below the n_floor = %v the certificate assumes (Assumption 2.6: n/2 unless a floor is declared)",
+				round, u, len(m.member)-1, p.Floor())
 		}
 		row = sr
 	}

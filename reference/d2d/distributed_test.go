@@ -114,6 +114,54 @@ func TestDistributedFloor(t *testing.T) {
 	}
 }
 
+// A declared floor on every n_i (spec d2d §1.4) takes n/2's place: Δ and σ scale by
+// (n/2)/n_floor (the same up to rounding at n_floor = n/2, 2.5× at n/5), deletions go on
+// down to the floor and stop there, and a floor above n is refused naming the field.
+func TestDistributedDeclaredFloor(t *testing.T) {
+	paper, loss, ds := distSetup(t, 1, d2d.NoiseFreeSelection)
+	n := ds.Len()
+	for _, c := range []struct {
+		floor int
+		scale float64
+	}{{n / 2, 1}, {n / 5, 2.5}, {n, 0.5}} {
+		p := paper.Params
+		p.NFloor = c.floor
+		plan, err := d2d.NewDistPlan(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Δ: a quotient and a product more or fewer than the paper's form, each rounded once;
+		// σ: the same through GaussianSigma's quotient
+		if got, want := plan.Sensitivity(), c.scale*paper.Sensitivity(); math.Abs(got-want) > 8*0x1p-53*want {
+			t.Errorf("n_floor %d: Δ = %v, want %v·%v", c.floor, got, c.scale, paper.Sensitivity())
+		}
+		if got, want := plan.Sigma, c.scale*paper.Sigma; math.Abs(got-want) > 8*0x1p-53*want {
+			t.Errorf("n_floor %d: σ = %v, want %v·%v", c.floor, got, c.scale, paper.Sigma)
+		}
+	}
+	p := paper.Params
+	p.NFloor = n / 5
+	plan, err := d2d.NewDistPlan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reference.Stream(1, 0, "dist")
+	m, err := d2d.LearnDistributed(context.Background(), plan, loss, ds, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(0); err == nil; id++ {
+		err = m.Update(context.Background(), reference.DeleteID(id), r)
+	}
+	if !strings.Contains(err.Error(), "Assumption 2.6") || len(m.Members()) != n/5 {
+		t.Fatalf("n_floor %d: stopped at %d members with %v", n/5, len(m.Members()), err)
+	}
+	p.NFloor = n + 1
+	if _, err := d2d.NewDistPlan(p); err == nil || !strings.Contains(err.Error(), "n-floor") {
+		t.Errorf("n_floor %d > n = %d: %v", n+1, n, err)
+	}
+}
+
 // With C > 1 copies both selection rules publish one copy's average plus noise; the noisy
 // rule adds √C more noise (zCDP composition over the candidates).
 func TestDistributedCopies(t *testing.T) {
