@@ -124,12 +124,31 @@ func CodeSteps(n, epochs, batchSize int) (T float64, B int) {
 // the code multiplies), and c2 with ρ^B·q^B for every record where the paper has
 // ρ^{B−b(u)−1}q^{b(u)}, times m/|𝓑|. At the paper's LR settings it is 0.093 where Eq. 56
 // gives 413.
+//
+// Its quotients of differences of powers are geometric sums, finite as ρ → q (or q²);
+// the code's closed forms are 0/0 there, so where the two are close they are taken in
+// the stable form of powerGap, as the sums the code's closed forms stand for.
 func CodeBound(lr, clip, q, rho float64, n, epochs, batchSize, m int) float64 {
 	T, nb := CodeSteps(n, epochs, batchSize)
 	B := float64(nb)
-	first := 2 * lr * lr * clip * ((math.Pow(rho, T)-math.Pow(q, T))/(rho-q) - (math.Pow(rho, T)-math.Pow(q, 2*T))/(rho-q*q)) * (1 - q)
-	second := 2 * lr * clip * float64(m) / float64(batchSize) * (math.Pow(rho, T) - math.Pow(q, T)) / (math.Pow(rho, B) - math.Pow(q, B)) * math.Pow(rho, B) * math.Pow(q, B)
+	first := 2 * lr * lr * clip * (powerGap(rho, q, T) - powerGap(rho, q*q, T)) * (1 - q)
+	second := 2 * lr * clip * float64(m) / float64(batchSize) * powerGap(rho, q, T) / powerGap(rho, q, B) * math.Pow(rho, B) * math.Pow(q, B)
 	return first + second
+}
+
+// powerGap is (a^T − b^T)/(a − b) for a, b > 0, Σ_{k<T} a^{T−1−k}·b^k for a whole T:
+// the closed form where a and b differ by more than a millionth (bit for bit the code's),
+// else b^{T−1}·expm1(T·log1p(h))/h with h = (a − b)/b (a − b exact, Sterbenz), whose limit
+// at a = b is T·b^{T−1}: the closed form's difference of powers cancels there, to 0/0.
+func powerGap(a, b, T float64) float64 {
+	if math.Abs(a-b) > 1e-6*b {
+		return (math.Pow(a, T) - math.Pow(b, T)) / (a - b)
+	}
+	if a == b {
+		return T * math.Pow(b, T-1)
+	}
+	h := (a - b) / b
+	return math.Pow(b, T-1) * math.Expm1(T*math.Log1p(h)) / h
 }
 
 // ERMExcessRisk is Lemma 9: 4L²/(λ(n − m)).

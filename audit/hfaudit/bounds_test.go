@@ -3,7 +3,9 @@ package hfaudit
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/audittest"
@@ -228,6 +230,84 @@ func TestBoundsCapacity(t *testing.T) {
 		}
 		if a, b := at[c.key].(float64), next[c.key].(float64); !(a <= 1000 && b > 1000) {
 			t.Errorf("%s at m = %d: %v, at m + 1: %v; want the capacity where it crosses γ = 1000", c.key, c.m, a, b)
+		}
+	}
+}
+
+// powerGap is the geometric sum Σ_{k<T} a^{T−1−k}·b^k, against that sum in 300-bit
+// arithmetic, from a = b (the code's closed form is 0/0 there) through a millionth apart
+// (the stable form) to far apart (the closed form), within 1e-9 relative: the closed
+// form's powers, each within an ulp, lose at most a factor a^T/|a^T − b^T| ≤ 1/(T·10⁻⁶)
+// where it is used, and the stable form's few roundings far less.
+func TestPowerGap(t *testing.T) {
+	sum := func(a, b float64, T int) float64 {
+		const prec = 300
+		A, Bf := new(big.Float).SetPrec(prec).SetFloat64(a), new(big.Float).SetPrec(prec).SetFloat64(b)
+		s := new(big.Float).SetPrec(prec)
+		term := new(big.Float).SetPrec(prec).SetFloat64(1)
+		for range T - 1 {
+			term.Mul(term, A) // a^{T−1}
+		}
+		ratio := new(big.Float).SetPrec(prec).Quo(Bf, A)
+		for range T {
+			s.Add(s, term)
+			term.Mul(term, ratio)
+		}
+		v, _ := s.Float64()
+		return v
+	}
+	n := 0
+	for _, T := range []int{1, 2, 7, 100, 3000} {
+		for _, b := range []float64{0.5, 0.995, 0.990025} {
+			for _, rel := range []float64{0, 1e-15, 1e-12, 1e-9, 5e-7, 2e-6, 1e-3, 0.1} {
+				for _, sign := range []float64{1, -1} {
+					a := b * (1 + sign*rel)
+					want := sum(a, b, T)
+					if got := powerGap(a, b, float64(T)); !(math.Abs(got-want) <= 1e-9*want) {
+						t.Errorf("powerGap(%v, %v, %d) = %v, want %v", a, b, T, got, want)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no cases")
+	}
+}
+
+// The code's bound is finite and continuous at ρ = q (spec hf §3.4: the sums stay finite
+// as ρ → q), where its closed form divides 0 by 0.
+func TestCodeBoundAtRhoEqualQ(t *testing.T) {
+	at := CodeBound(0.05, 5, 0.995, 0.995, 1000, 15, 32, 1)
+	near := CodeBound(0.05, 5, 0.995, 0.995*(1+1e-9), 1000, 15, 32, 1)
+	if math.IsNaN(at) || math.IsInf(at, 0) || math.Abs(at-near) > 1e-6*near {
+		t.Errorf("CodeBound at ρ = q: %v; at ρ = q(1 + 1e-9): %v", at, near)
+	}
+}
+
+// bounds hf refuses more deletions than records and a batch larger than the data, naming
+// the flag, and computes the code's bound at ρ = q (its default q) instead of failing on it.
+func TestBoundsHFRefusesImpossibleSizes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--n", "10", "--m", "20"}, "--m"},
+		{[]string{"--n", "10", "--m", "10"}, "--m"},
+		{[]string{"--n", "1000", "--batch", "2000"}, "--batch"},
+	} {
+		if _, _, err := audittest.Certificate(t, "hf", c.args...); err == nil || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("bounds hf %v: %v; want a refusal naming %s", c.args, err, c.flag)
+		}
+	}
+	for _, variant := range []string{"theorem-4", "code"} {
+		obj, _, err := audittest.Certificate(t, "hf", "--variant", variant, "--rho", "0.995", "--q", "0.995")
+		if err != nil {
+			t.Fatalf("bounds hf --variant %s at ρ = q: %v", variant, err)
+		}
+		if v, ok := obj["code_bound"].(float64); !ok || !(v > 0) || math.IsInf(v, 0) {
+			t.Errorf("bounds hf --variant %s at ρ = q: code_bound %v", variant, obj["code_bound"])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package hfaudit
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/trials"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -148,6 +149,12 @@ func computeBounds(_ context.Context, variant string, args audit.Args) ([]verdic
 	n, epochs, batch, m := c.N, c.Epochs, c.Batch, c.M
 	eps, delta := c.Eps, c.Delta
 	lambda, d, gamma := c.Lambda, c.D, c.Gamma
+	switch {
+	case m >= n:
+		return nil, fmt.Errorf("--m: m = %d deletions of n = %d records; Theorems 4 and 6 need m < n (--n is the training set's size)", m, n)
+	case batch > n:
+		return nil, fmt.Errorf("--batch: |𝓑| = %d exceeds n = %d; a mini-batch holds at most the training set, and c2 divides by |𝓑|", batch, n)
+	}
 	B := (n + batch - 1) / batch
 	p := Thm4Params{Eta: eta, G: g, Q: q, Rho: rho, T: epochs * B, B: B, BatchSize: batch}
 	c1, c2, err := Thm4PerSample(p, 0)
