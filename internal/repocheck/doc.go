@@ -5,5 +5,5 @@
 // commands name tests, flags, scripts and files that exist; docs/reference.md's layout
 // table is the packages' own synopses (go test ./internal/repocheck -run
 // TestReferenceLayout -update rewrites it); the package comments' code snippets name
-// identifiers that exist.
+// identifiers that exist; the files the README and docs name in code spans exist.
 package repocheck
