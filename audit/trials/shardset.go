@@ -341,6 +341,7 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 	n := first.Manifest.Trials
 	// missing[part] lists, per subject, the trials missing from that part
 	missing := map[int][]string{}
+	refused := map[int]bool{} // parts with a checkpoint refused above: a resume would refuse it too
 	read, files := 0, len(first.Manifest.Subjects)*len(ss.Shards)
 	for _, subj := range first.Manifest.Subjects {
 		results := make([]TrialResult, n)
@@ -360,6 +361,7 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 				continue // its trials are reported missing below
 			case err != nil:
 				problems = append(problems, err.Error())
+				refused[f.Shard.Index] = true
 				continue
 			case hdr.Fingerprint != subj.Fingerprint || hdr.Subject != subj.Name || hdr.Seed != first.Manifest.Seed:
 				problems = append(problems, fmt.Sprintf("%s: written for %s (seed %d, fingerprint %.12s…), not %q of this run", path, clip.Quote(hdr.Subject), hdr.Seed, hdr.Fingerprint, subj.Name))
@@ -410,6 +412,11 @@ func MergeShardsProgress(ctx context.Context, dirs []string, key *evidence.Key, 
 			if !f.Manifest.Complete {
 				where += ", which did not finish (interrupted, or still running)"
 			}
+		}
+		if refused[p] {
+			// its trials are not missing but unreadable: the resume would refuse the same file
+			problems = append(problems, fmt.Sprintf("part %s's trials cannot be used: its checkpoint is refused above (%s); mend the file, or start the part over: %s", sh, where, rerunCommand(first, sh, append(slices.Clone(rerun), "--fresh")...)))
+			continue
 		}
 		problems = append(problems, fmt.Sprintf("part %s is missing trials (%s) — %s; rerun it: %s", sh, strings.Join(missing[p], "; "), where, rerunCommand(first, sh, rerun...)))
 	}
@@ -482,6 +489,13 @@ func rerunCommand(f FoundShard, sh Shard, extra ...string) string {
 	out := filepath.Dir(f.Dir)
 	if filepath.Base(f.Dir) != f.Shard.Name() { // a shard's own folder was given
 		out = f.Dir
+	}
+	if f.Manifest.Dir != "" && !filepath.IsAbs(out) {
+		// the folder was named from where merge runs; the command runs from the part's
+		// own folder, where the same relative name is another place
+		if abs, err := filepath.Abs(out); err == nil {
+			out = abs
+		}
 	}
 	// every word quoted: the arguments and folders come from the shards' manifests and the
 	// command line, and the command is printed to be pasted into a shell

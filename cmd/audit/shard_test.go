@@ -199,7 +199,7 @@ func TestMergeRefuses(t *testing.T) {
 			lines[2] = regexp.MustCompile(`"index":\d+`).ReplaceAll(lines[2], []byte(`"index":99`)) // any edit breaks the checksum
 			os.WriteFile(f, bytes.Join(lines, nil), 0o644)
 			return []string{d}
-		}, []string{"checksum does not match"}},
+		}, []string{"checksum does not match", "part 0/3's trials cannot be used: its checkpoint is refused above", "--fresh --shard=0/3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := scratch(t)
@@ -234,6 +234,33 @@ func TestMergeRefuses(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A merge run from another folder than the parts names, in its "rerun it:" command, the
+// parts' folder as the command will see it: the command changes to the folder the part
+// ran in, where the merge's relative name is another place (a red-team run wrote the
+// rerun part there, and the merge went on missing it).
+func TestMergeRerunFromAnotherFolder(t *testing.T) {
+	dir := t.TempDir()
+	spec := shardSpec(t, dir)
+	runIn, mergeIn := filepath.Join(dir, "sp"), filepath.Join(dir, "elsewhere")
+	for _, d := range []string{runIn, mergeIn} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(runIn)
+	for _, p := range []string{"0/3", "2/3"} {
+		if _, stderr, code := runCLI(t, "run", "--spec", spec, "--shard", p, "--out", "../parts", "--controls=false"); code != 0 {
+			t.Fatalf("part %s: %s", p, stderr)
+		}
+	}
+	t.Chdir(mergeIn)
+	_, stderr, code := runCLI(t, "merge", "../parts", "--out", "merged")
+	want := "--out=" + filepath.Join(dir, "parts")
+	if code != exitUsage || !strings.Contains(stderr, "part 1/3 is missing trials") || !strings.Contains(stderr, "(cd -- "+runIn) || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, %q; want the rerun command to cd to %s and write to %s", code, stderr, runIn, want)
+	}
 }
 
 // A part's variables that cannot be mapped to a part are refused before any work, naming
