@@ -80,6 +80,7 @@ type Job struct {
 // trials, written into the folder as the checkpoints. The audit then runs no trial.
 type Replay struct {
 	Fingerprint string
+	Checks      string // the parts' check settings (trials.ShardManifest.Checks); "" in older manifests
 	Shards      *trials.ShardSet
 }
 
@@ -216,6 +217,14 @@ func (j *Job) setup(deletes []int64, attacks audit.Attacks) Setup {
 		ShareResamples: j.Controls && !j.Timing}
 }
 
+// checkSettings are the checks' settings as the spec and flags resolved them, which a
+// part's manifest records (trials.ShardManifest.Checks): the trials do not depend on the
+// confidence, the power asked for or the attacks, but the report does, so a spec edited
+// between the parts and the merge is refused, not read.
+func (j *Job) checkSettings() string {
+	return fmt.Sprintf("confidence %v, power against %v×, attacks %q", j.Confidence, j.PowerAgainst, j.Attacks)
+}
+
 // toolName is the tool and version a part's manifest records.
 func (j *Job) toolName() string { return Tool(j.Version).Name + " " + j.Version }
 
@@ -227,8 +236,12 @@ func (j *Job) toolName() string { return Tool(j.Version).Name + " " + j.Version 
 func (j *Job) Audit(ctx context.Context, p *Prepared) (*reports.Report, error) {
 	plan := p.Plan
 	if j.Replay.Fingerprint != "" {
-		if got := plan.Fingerprint(j.toolName(), j.ReplayArgs); got != j.Replay.Fingerprint {
+		if got := plan.Fingerprint(j.toolName(), j.ReplayArgs, j.Replay.Checks); got != j.Replay.Fingerprint {
+			// at the parts' own check settings: the spec's data, claim or method changed
 			return nil, fmt.Errorf("merge: the audit's configuration changed since the shards ran (fingerprint %.12s…, the shards' %.12s…): the spec, its data or the tool's version differ; rerun the shards", got, j.Replay.Fingerprint)
+		}
+		if checks := j.checkSettings(); j.Replay.Checks != "" && checks != j.Replay.Checks {
+			return nil, fmt.Errorf("merge: the spec's check settings changed since the shards ran (%s; the shards ran with %s): the report would not be the one the parts were run for; restore the spec, or rerun the shards", checks, j.Replay.Checks)
 		}
 	}
 	d, err := OpenOut(j.Command, j.Out, j.Force)
@@ -298,7 +311,8 @@ func (j *Job) RunPart(ctx context.Context, p *Prepared) (*trials.ShardManifest, 
 	}
 	m := trials.ShardManifest{Tool: j.toolName(), Shard: j.Shard.String(), From: j.ShardFrom, Dir: wd, Args: j.ReplayArgs,
 		Seed: j.Seed, Trials: j.Trials, Subjects: plan.ShardSubjects(), Arch: buildinfo.Arch()}
-	m.Fingerprint = plan.Fingerprint(j.toolName(), j.ReplayArgs)
+	m.Checks = j.checkSettings()
+	m.Fingerprint = plan.Fingerprint(j.toolName(), j.ReplayArgs, m.Checks)
 	d, err := OpenOut("run", dir, j.Force)
 	if err != nil {
 		return nil, err

@@ -152,10 +152,13 @@ func TestRunPartAndMerge(t *testing.T) {
 	if _, err := pipeline.GatherShards(ctx, []string{out}, filepath.Join(out, shard.Name(), "r"), nil, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "merge: --out") {
 		t.Errorf("merge into a part: %v; want it refused", err)
 	}
-	replay := func(seed uint64) error {
+	replay := func(seed uint64, edit ...func(*pipeline.Job)) error {
 		j := job(seed)
+		for _, e := range edit {
+			e(&j)
+		}
 		j.Shard, j.Out = trials.Shard{}, filepath.Join(t.TempDir(), "r")
-		j.Replay = pipeline.Replay{Fingerprint: m.Fingerprint}
+		j.Replay = pipeline.Replay{Fingerprint: m.Fingerprint, Checks: m.Checks}
 		p, err := j.Prepare(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -166,6 +169,20 @@ func TestRunPartAndMerge(t *testing.T) {
 	const changed = "the audit's configuration changed since the shards ran"
 	if err := replay(2); err == nil || !strings.Contains(err.Error(), changed) {
 		t.Errorf("replay of another configuration: %v; want it refused", err)
+	}
+	// the checks' settings, which the trials do not depend on but the report does: a spec
+	// edited after the parts ran (a red-team run merged at confidence 0.9 parts run at 0.95)
+	if m.Checks == "" {
+		t.Fatal("the part's manifest records no check settings")
+	}
+	for name, edit := range map[string]func(*pipeline.Job){
+		"confidence": func(j *pipeline.Job) { j.Confidence = 0.9 },
+		"power":      func(j *pipeline.Job) { j.PowerAgainst = 3 },
+		"attacks":    func(j *pipeline.Job) { j.Attacks = "game,membership" },
+	} {
+		if err := replay(1, edit); err == nil || !strings.Contains(err.Error(), "check settings changed since the shards ran") {
+			t.Errorf("replay with the %s changed: %v; want it refused", name, err)
+		}
 	}
 	// the parts' own configuration passes the check (and, given no trials, runs none)
 	if err := replay(1); err == nil || strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "this run may not run any") {

@@ -26,8 +26,8 @@ func (p Plan) ShardSubjects() []trials.ShardSubject {
 
 // Fingerprint is the plan's trials.RunFingerprint: tool names the tool and its version, args
 // are the command's arguments a merge replays. Shards and their merge must agree on it.
-func (p Plan) Fingerprint(tool string, args []string) string {
-	return trials.RunFingerprint(tool, args, p.Seed, p.Trials, p.ShardSubjects())
+func (p Plan) Fingerprint(tool string, args []string, checks string) string {
+	return trials.RunFingerprint(tool, args, checks, p.Seed, p.Trials, p.ShardSubjects())
 }
 
 // RunShard runs part shard of every subject's trials (and its controls') into their

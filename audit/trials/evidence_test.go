@@ -213,7 +213,7 @@ func keyedShards(t *testing.T, dir string, key *evidence.Key) []string {
 		}
 		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 		m := ShardManifest{Tool: "test", Shard: Shard{p, 2}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 6, Subjects: subj, Complete: true}
-		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 6, subj)
+		m.Fingerprint = RunFingerprint(m.Tool, m.Args, "", 7, 6, subj)
 		if err := WriteShardManifest(d, m, key); err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestMergeShardsAuthenticated(t *testing.T) {
 				t.Fatal(err)
 			}
 			m.Args = []string{"--x=2"}
-			m.Fingerprint = RunFingerprint(m.Tool, m.Args, m.Seed, m.Trials, m.Subjects)
+			m.Fingerprint = RunFingerprint(m.Tool, m.Args, m.Checks, m.Seed, m.Trials, m.Subjects)
 			b, _ := json.MarshalIndent(m, "", "  ")
 			old := must(os.ReadFile(p))
 			os.WriteFile(p, append(append(old[:evidence.TagHexLen+1:evidence.TagHexLen+1], b...), '\n'), 0o644)

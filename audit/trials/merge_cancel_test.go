@@ -23,7 +23,7 @@ func writeShards(t *testing.T, dir string, n int) {
 		}
 		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 		m := ShardManifest{Tool: "test", Shard: sh.String(), Args: []string{"--x=1"}, Seed: 7, Trials: n, Subjects: subj, Complete: true}
-		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, n, subj)
+		m.Fingerprint = RunFingerprint(m.Tool, m.Args, "", 7, n, subj)
 		if err := WriteShardManifest(d, m, nil); err != nil {
 			t.Fatal(err)
 		}

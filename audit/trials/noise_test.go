@@ -135,7 +135,7 @@ func TestMergeRefusesMixedNoiseStreams(t *testing.T) {
 			}
 			subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 			m := ShardManifest{Tool: "test", Shard: Shard{p, 2}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 6, Subjects: subj, Complete: true}
-			m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 6, subj)
+			m.Fingerprint = RunFingerprint(m.Tool, m.Args, "", 7, 6, subj)
 			if err := WriteShardManifest(d, m, nil); err != nil {
 				t.Fatal(err)
 			}

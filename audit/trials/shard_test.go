@@ -128,7 +128,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 		}
 		subj := []ShardSubject{{Name: sub.Name(), Fingerprint: Fingerprint(sub), File: file, Params: ParamsOf(sub)}}
 		m := ShardManifest{Tool: "test", Shard: Shard{p, 3}.String(), Args: []string{"--x=1"}, Seed: 7, Trials: 11, Subjects: subj, Complete: true}
-		m.Fingerprint = RunFingerprint(m.Tool, m.Args, 7, 11, subj)
+		m.Fingerprint = RunFingerprint(m.Tool, m.Args, "", 7, 11, subj)
 		if err := WriteShardManifest(d, m, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestEngineShardsAndResumeOnly(t *testing.T) {
 // A manifest that is not one this tool wrote is refused with the file and the field.
 func TestReadShardManifestRefuses(t *testing.T) {
 	dir := t.TempDir()
-	fp := RunFingerprint("t", []string{}, 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl", Params: 3}})
+	fp := RunFingerprint("t", []string{}, "", 1, 4, []ShardSubject{{Name: "s", Fingerprint: "g", File: "trials/s.jsonl", Params: 3}})
 	good := `{"schema":"unlearnaudit/shard/v1","tool":"t","shard":"0/2","from":"--shard","fingerprint":"` + fp + `","dir":"/","args":[],"seed":1,"trials":4,"subjects":[{"name":"s","fingerprint":"g","file":"trials/s.jsonl","params":3}],"complete":true}`
 	for _, c := range []struct{ body, want string }{
 		{good, ""},

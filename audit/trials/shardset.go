@@ -48,7 +48,12 @@ type ShardManifest struct {
 	Dir string `json:"dir"`
 	// Args are the command's arguments that decide the report (--name=value), without
 	// the ones that only say where or how fast it runs (--shard, --out, --workers, …).
-	Args     []string       `json:"args"`
+	Args []string `json:"args"`
+	// Checks are the checks' settings as the spec and flags resolved them (confidence,
+	// power, attacks): the trials do not depend on them but the report does, so a spec
+	// edited between the parts and the merge changes the fingerprint. Absent in older
+	// manifests, whose fingerprints did not hold them.
+	Checks   string         `json:"checks,omitempty"`
 	Seed     uint64         `json:"seed"`
 	Trials   int            `json:"trials"`
 	Subjects []ShardSubject `json:"subjects"`
@@ -73,11 +78,14 @@ type ShardSubject struct {
 // RunFingerprint identifies an audit run for sharding: the tool's version, its arguments,
 // seed, trials and every subject's Fingerprint (so the data, claim and method settings are
 // in it).
-func RunFingerprint(tool string, args []string, seed uint64, trials int, subjects []ShardSubject) string {
+func RunFingerprint(tool string, args []string, checks string, seed uint64, trials int, subjects []ShardSubject) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\ntool %q\nseed %d\ntrials %d\n", ShardSchema, tool, seed, trials)
 	for _, a := range args {
 		fmt.Fprintf(h, "arg %q\n", a)
+	}
+	if checks != "" {
+		fmt.Fprintf(h, "checks %q\n", checks)
 	}
 	for _, s := range subjects {
 		fmt.Fprintf(h, "subject %q %s %s %d\n", s.Name, s.Fingerprint, filepath.Base(s.File), s.Params)
@@ -166,7 +174,7 @@ func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 			return ShardManifest{}, fmt.Errorf("shard manifest %s: field subjects[%d].params: %d, want 1 to %d", path, k, s.Params, int64(maxParams))
 		}
 	}
-	if fp := RunFingerprint(m.Tool, m.Args, m.Seed, m.Trials, m.Subjects); fp != m.Fingerprint {
+	if fp := RunFingerprint(m.Tool, m.Args, m.Checks, m.Seed, m.Trials, m.Subjects); fp != m.Fingerprint {
 		return ShardManifest{}, fmt.Errorf("shard manifest %s: edited: its fingerprint (%.12s…) is not that of its own tool, args, seed, trials and subjects (%.12s…); rerun part %s", path, m.Fingerprint, fp, m.Shard)
 	}
 	return m, nil
@@ -490,12 +498,10 @@ func rerunCommand(f FoundShard, sh Shard, extra ...string) string {
 	if filepath.Base(f.Dir) != f.Shard.Name() { // a shard's own folder was given
 		out = f.Dir
 	}
-	if f.Manifest.Dir != "" && !filepath.IsAbs(out) {
+	if wd, err := os.Getwd(); err == nil && f.Manifest.Dir != "" && f.Manifest.Dir != wd && !filepath.IsAbs(out) {
 		// the folder was named from where merge runs; the command runs from the part's
 		// own folder, where the same relative name is another place
-		if abs, err := filepath.Abs(out); err == nil {
-			out = abs
-		}
+		out = filepath.Join(wd, out)
 	}
 	// every word quoted: the arguments and folders come from the shards' manifests and the
 	// command line, and the command is printed to be pasted into a shell

@@ -142,7 +142,7 @@ func runAudit(ctx context.Context, c demoConfig, stdout, stderr io.Writer) error
 // bar (on a terminal, unless --quiet), and audit merge's or plan's replay.
 func (c *demoConfig) resolve(stderr io.Writer) (err error) {
 	c.Version, c.Progress = version, progress.New(stderr, !c.quiet && isTerminal(stderr))
-	c.Replay, c.Timing = pipeline.Replay{Fingerprint: c.replay.fingerprint, Shards: c.replay.shards}, c.replay.plan != nil
+	c.Replay, c.Timing = pipeline.Replay{Fingerprint: c.replay.fingerprint, Checks: c.replay.checks, Shards: c.replay.shards}, c.replay.plan != nil
 	c.Date, err = auditDate(c.Command, c.dateFlag)
 	return err
 }

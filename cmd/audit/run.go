@@ -26,6 +26,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // only, refusing to run any, and only if the configuration is still the shards' own.
 type replay struct {
 	fingerprint string           // the shards' RunFingerprint; "" for an ordinary run
+	checks      string           // the shards' check settings (trials.ShardManifest.Checks)
 	shards      *trials.ShardSet // their trials, written into the run's trial folder once the configuration is checked
 	plan        *planRequest     // audit plan --spec: calibrate and predict instead of running
 }

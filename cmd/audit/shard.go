@@ -95,5 +95,5 @@ Flags:`)
 	if err != nil {
 		return err
 	}
-	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, shards: set})
+	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, checks: m.Checks, shards: set})
 }

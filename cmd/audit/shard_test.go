@@ -236,6 +236,37 @@ func TestMergeRefuses(t *testing.T) {
 	})
 }
 
+// A spec whose check settings (confidence, power, attacks) are edited after the parts ran
+// is refused at the merge, though the trials would fit: the report would be another.
+func TestMergeRefusesEditedCheckSettings(t *testing.T) {
+	dir := t.TempDir()
+	spec := shardSpec(t, dir)
+	shards := runShards(t, spec, dir)
+	orig, _ := os.ReadFile(spec)
+	for name, edit := range map[string]string{
+		"confidence": `"confidence": 0.9, "seed": 4`,
+		"power":      `"power": {"against": 3}, "seed": 4`,
+		"attacks":    `"attacks": ["game"], "seed": 4`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			os.WriteFile(spec, bytes.Replace(orig, []byte(`"seed": 4`), []byte(edit), 1), 0o644)
+			t.Cleanup(func() { os.WriteFile(spec, orig, 0o644) })
+			out := filepath.Join(t.TempDir(), "merged")
+			_, stderr, code := runCLI(t, "merge", shards, "--out", out)
+			if code != exitUsage || !strings.Contains(stderr, "check settings changed since the shards ran") {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.json")); !os.IsNotExist(err) {
+				t.Errorf("a report was written (%v)", err)
+			}
+		})
+	}
+	os.WriteFile(spec, orig, 0o644)
+	if _, stderr, code := runCLI(t, "merge", shards, "--out", filepath.Join(dir, "merged")); code != 0 {
+		t.Fatalf("the spec restored: exit %d: %s", code, stderr)
+	}
+}
+
 // A merge run from another folder than the parts names, in its "rerun it:" command, the
 // parts' folder as the command will see it: the command changes to the folder the part
 // ran in, where the merge's relative name is another place (a red-team run wrote the
