@@ -196,6 +196,15 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if j.Spec != "" {
+		// the spec is an input as the data are: the report names it and its SHA-256, so a
+		// report can be tied to the spec it was run from (verify's already did)
+		in, err := reports.HashFile("spec", j.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", j.Command, err)
+		}
+		data.Inputs = append([]reports.Input{in}, data.Inputs...)
+	}
 	var warnings []string
 	for _, a := range subjects {
 		if w := checks.PrecisionWarning(a.Subject); w != "" {

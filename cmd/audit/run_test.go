@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +12,8 @@ import (
 )
 
 // A spec runs the audit the equivalent demo flags run: the reports agree byte for byte
-// but for the command (and command line) that made them.
+// but for the command (and command line) that made them and the spec, which the run's
+// report names first among its inputs.
 func TestRunSpecMatchesDemoFlags(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "audit.json")
@@ -34,6 +37,16 @@ func TestRunSpecMatchesDemoFlags(t *testing.T) {
 	}
 	if want := []string{"audit", "demo", "--delete=5,9", "--delta=0.01", "--epsilon=1", "--iterations=12", "--seed=3", "--trials=8", "--variants=strongly-convex"}; !slices.Equal(rb.CommandLine, want) {
 		t.Errorf("demo's command line %q, want %q", rb.CommandLine, want)
+	}
+	// the run names its spec among its inputs, with the file's SHA-256
+	specBytes, _ := os.ReadFile(spec)
+	if sum := sha256.Sum256(specBytes); len(ra.Inputs) == 0 || ra.Inputs[0].Role != "spec" || ra.Inputs[0].Path != spec || ra.Inputs[0].SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("run's inputs %+v; want the spec %s first, with its SHA-256", ra.Inputs, spec)
+	} else {
+		ra.Inputs = ra.Inputs[1:]
+		if len(ra.Inputs) == 0 {
+			ra.Inputs = rb.Inputs // none left: as the demo wrote none (null or [])
+		}
 	}
 	ra.Command, ra.CommandLine = rb.Command, rb.CommandLine
 	if a, err := ra.JSON(); err != nil || !bytes.Equal(a, b) {
