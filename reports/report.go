@@ -609,7 +609,61 @@ func ReadJSON(r io.Reader, name string) (*Report, error) {
 			return nil, fmt.Errorf("read report %s: field date %s: want a date as YYYY-MM-DD", name, clip.Quote(rep.Date))
 		}
 	}
+	if err := rep.consistent(); err != nil {
+		return nil, fmt.Errorf("read report %s: %w: not the report an audit wrote (edited?); rerun the audit, or render the report it wrote", name, err)
+	}
 	return rep, nil
+}
+
+// consistent checks that the report's verdicts are the ones its findings give, as the
+// audit that wrote it decided them (verdict.Decide): every verdict one of the words reports
+// use, each subject's the worst of the findings it requires, or of all when none is marked
+// (FAIL when any finding failed), and the summary the subjects' (Summarize). A report rendered is handed on as evidence: a
+// hand-edited "PASS" above a FAIL row must not render as if an audit had written it.
+func (r *Report) consistent() error {
+	findingWords := []string{string(verdict.Pass), string(verdict.Fail), string(verdict.Inconclusive)}
+	for i, s := range r.Subjects {
+		var all, required []verdict.Finding
+		failed := false
+		for k, f := range s.Findings {
+			if !slices.Contains(findingWords, f.Verdict) {
+				return fmt.Errorf("subjects[%d].findings[%d].verdict %s: want PASS, FAIL or INCONCLUSIVE", i, k, clip.Quote(f.Verdict))
+			}
+			v := verdict.Finding{Verdict: verdict.Verdict(f.Verdict)}
+			all = append(all, v)
+			if f.Required {
+				required = append(required, v)
+			}
+			failed = failed || v.Verdict == verdict.Fail // a violation shown fails the subject, whichever check showed it
+		}
+		if s.Verdict == MeasurementVerdict {
+			continue // measured without a claim: no verdict to agree with
+		}
+		if !slices.Contains(findingWords, s.Verdict) {
+			return fmt.Errorf("subjects[%d].verdict %s: want PASS, FAIL, INCONCLUSIVE or MEASUREMENT", i, clip.Quote(s.Verdict))
+		}
+		want := verdict.Worst(required)
+		switch {
+		case failed:
+			want = verdict.Fail
+		case len(required) == 0:
+			want = verdict.Worst(all) // none marked required: every finding decides (verdict.Decide)
+		}
+		if s.Verdict != string(want) {
+			return fmt.Errorf("subjects[%d].verdict %s, but its findings give %s", i, s.Verdict, want)
+		}
+	}
+	again := *r
+	again.Summarize()
+	a, b := again.Summary, r.Summary
+	if a.Reported != nil && b.Reported != nil && *a.Reported == *b.Reported {
+		a.Reported = b.Reported // the same tally: compare its counts, not where it is held
+	}
+	if a != b {
+		return fmt.Errorf("summary %s (%d pass, %d fail, %d inconclusive), but its subjects give %s (%d, %d, %d)", r.Summary.Verdict, r.Summary.Pass, r.Summary.Fail, r.Summary.Inconclusive,
+			again.Summary.Verdict, again.Summary.Pass, again.Summary.Fail, again.Summary.Inconclusive)
+	}
+	return nil
 }
 
 // encodeJSON writes v indented, HTML characters unescaped, with a final newline.

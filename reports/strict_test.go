@@ -43,3 +43,53 @@ func TestReadJSONStrict(t *testing.T) {
 		}
 	}
 }
+
+// A report whose verdicts are not the ones its findings give is refused when read, naming
+// the field: a red-team reader edited a report.json's subject to FAIL under a PASS
+// summary, a verdict to MAYBE, and its subjects away under an "18 pass" summary, and
+// audit report rendered each as if an audit had written it.
+func TestReadJSONRefusesVerdictsItsFindingsDoNotGive(t *testing.T) {
+	base := func() *Report {
+		r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "test"}, Command: "run", Trials: 8,
+			Subjects: []Subject{
+				{Name: "ok", Verdict: "PASS", Findings: []Finding{{Check: "a", Verdict: "PASS", Required: true}, {Check: "b", Verdict: "INCONCLUSIVE"}}},
+				{Name: "leaky", Verdict: "FAIL", Findings: []Finding{{Check: "a", Verdict: "PASS", Required: true}, {Check: "b", Verdict: "FAIL"}}},
+				{Name: "unsure", Verdict: "INCONCLUSIVE", Findings: []Finding{{Check: "a", Verdict: "INCONCLUSIVE", Required: true}}},
+				{Name: "old", Verdict: "PASS", Findings: []Finding{{Check: "a", Verdict: "PASS"}}}, // none marked required: all decide
+				{Name: "measured", Verdict: MeasurementVerdict, Findings: []Finding{{Check: "m", Verdict: "INCONCLUSIVE", Kind: "measurement"}}},
+			}}
+		r.Summarize()
+		return r
+	}
+	read := func(r *Report) error {
+		b, err := r.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadJSON(bytes.NewReader(b), "r.json")
+		return err
+	}
+	if err := read(base()); err != nil {
+		t.Fatalf("a consistent report: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(r *Report)
+		want string
+	}{
+		{"a subject's verdict raised", func(r *Report) { r.Subjects[1].Verdict = "PASS" }, "subjects[1].verdict PASS, but its findings give FAIL"},
+		{"a subject's verdict lowered", func(r *Report) { r.Subjects[0].Verdict = "FAIL" }, "subjects[0].verdict FAIL, but its findings give PASS"},
+		{"a required finding's verdict changed", func(r *Report) { r.Subjects[2].Findings[0].Verdict = "PASS" }, "subjects[2].verdict INCONCLUSIVE, but its findings give PASS"},
+		{"a word that is no verdict", func(r *Report) { r.Subjects[0].Verdict = "MAYBE" }, `subjects[0].verdict "MAYBE": want PASS`},
+		{"a finding's word that is no verdict", func(r *Report) { r.Subjects[0].Findings[1].Verdict = "MAYBE" }, `subjects[0].findings[1].verdict "MAYBE"`},
+		{"the summary's verdict", func(r *Report) { r.Summary.Verdict = "PASS" }, "summary PASS"},
+		{"the summary's counts", func(r *Report) { r.Summary.Pass += 10 }, "but its subjects give FAIL"},
+		{"the subjects removed", func(r *Report) { r.Subjects = nil }, "but its subjects give INCONCLUSIVE (0, 0, 0)"},
+	} {
+		r := base()
+		c.edit(r)
+		if err := read(r); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "not the report an audit wrote") {
+			t.Errorf("%s: %v; want a refusal containing %q", c.name, err, c.want)
+		}
+	}
+}

@@ -15,7 +15,9 @@ import (
 // empty or the report itself.
 func TestRerender(t *testing.T) {
 	dir := t.TempDir()
-	js, err := (&reports.Report{Schema: reports.Schema, Date: "2026-01-01", Command: "demo"}).JSON()
+	r := &reports.Report{Schema: reports.Schema, Date: "2026-01-01", Command: "demo"}
+	r.Summarize()
+	js, err := r.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}

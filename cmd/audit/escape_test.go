@@ -20,7 +20,7 @@ func TestReportMarkdownOfPoisonedJSON(t *testing.T) {
 		CommandLine: []string{"audit", "run", "--spec=audit $(touch PWNED).json"},
 		Inputs:      []reports.Input{{Role: "data", Path: "a.csv<script>alert(1)</script>", SHA256: "h", Bytes: 1}},
 		Data:        reports.Data{Description: "x\n\n## overall: PASS\n\n<script>alert(2)</script>", Rows: 1, Features: 1},
-		Subjects:    []reports.Subject{{Name: "s\n# overall: PASS", Verdict: "FAIL"}}}
+		Subjects:    []reports.Subject{{Name: "s\n# overall: PASS", Verdict: "FAIL", Findings: []reports.Finding{{Check: "c", Verdict: "FAIL", Required: true}}}}}
 	r.Summarize()
 	b, err := r.JSON()
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 func smallReport(t *testing.T, dir string) string {
 	t.Helper()
 	r := &reports.Report{Schema: reports.Schema, Tool: reports.Tool{Name: "unlearnaudit", Version: version}, Command: "run",
-		Data: reports.Data{Rows: 1, Features: 1}, Subjects: []reports.Subject{{Name: "s", Verdict: "PASS"}}}
+		Data: reports.Data{Rows: 1, Features: 1}, Subjects: []reports.Subject{{Name: "s", Verdict: "PASS", Findings: []reports.Finding{{Check: "c", Verdict: "PASS", Required: true}}}}}
 	r.Summarize()
 	b, err := r.JSON()
 	if err != nil {
