@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
@@ -252,7 +251,7 @@ func PowerVerdict(p *Power) string {
 		return "—"
 	}
 	if float64(p.Power) >= 0.8 {
-		return fmt.Sprintf("yes (catches ≥ %s×)", num(table.Number(roundUp(float64(p.SmallestFactor)))))
+		return fmt.Sprintf("yes (catches ≥ %s×)", num(table.Number(verdict.RoundUp3(float64(p.SmallestFactor)))))
 	}
 	return "no (" + powerShortfall(p) + ")"
 }
@@ -265,16 +264,6 @@ func powerShortfall(p *Power) string {
 		out += fmt.Sprintf("; ≈ %d %s needed", p.TrialsNeeded, cmp.Or(p.Counts, "trials per side"))
 	}
 	return out
-}
-
-// roundUp keeps three significant digits, rounding up so a stated factor is never
-// smaller than the one computed.
-func roundUp(v float64) float64 {
-	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return v
-	}
-	scale := math.Pow(10, 2-math.Floor(math.Log10(v)))
-	return math.Ceil(v*scale) / scale
 }
 
 // traceCells writes a trace's points as "request: value ≤ bound", separated by " · ",

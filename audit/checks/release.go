@@ -258,7 +258,7 @@ func (g GaussianRelease) Check(results []trials.TrialResult) ([]verdict.Finding,
 		Title:    fmt.Sprintf("Rényi divergence D_%g of the published laws (worst trial)", alpha),
 		Measured: dPoint, Interval: &dIv, Bound: claimD, Comparison: "≤", Confidence: conf, Trials: n,
 		Detail: fmt.Sprintf("max over trials of ‖θ̂_unlearned − θ̂_retrained‖ = %.4g; %s; each side's noise-scale test (two-sided χ², %d degrees of freedom) catches a variance off by %.3g× either way with 80 %% power",
-			worst, model, n*d, scale.Resolves()),
+			worst, model, n*d, verdict.RoundUp3(scale.Resolves())),
 	}
 	renyi.Verdict = verdict.DecideUpper(dIv, claimD)
 	exact := verdict.Finding{

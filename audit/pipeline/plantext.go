@@ -39,7 +39,7 @@ func smallestPhrase(f float64) string {
 	if math.IsInf(f, 1) {
 		return "no violation of any size"
 	}
-	return fmt.Sprintf("≥ %.3g× violations", f)
+	return fmt.Sprintf("≥ %.3g× violations", verdict.RoundUp3(f))
 }
 
 // WriteText prints the answer as audit plan --models does without --json.

@@ -70,8 +70,8 @@ func ExampleCheck() {
 	//   power: would catch a 2× violation with probability 1.00; catches ≥ 1.25× violations with 80 % power
 	// PASS sglu/coupled-replay
 	// INCONCLUSIVE sglu/empirical/epsilon-lower-bound
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6× violations with 80 % power; about 6742 trials per side would catch 2× with 80 % power (the question: split game, the better of 2 score families, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 200 --delta 0.001953125 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.01× violations with 80 % power; about 6742 trials per side would catch 2× with 80 % power (the question: split game, the better of 2 score families, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 200 --delta 0.001953125 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
 	// INCONCLUSIVE sglu/empirical/membership
-	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6× violations with 80 % power; about 6742 trials per side would catch 2× with 80 % power (the question: split game per deleted record, 2 records, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 200 --delta 0.001953125 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
+	//   power: would catch a 2× violation with probability 0.00; catches ≥ 6.01× violations with 80 % power; about 6742 trials per side would catch 2× with 80 % power (the question: split game per deleted record, 2 records, each test at 97.5 % confidence, a Gaussian leak; `audit plan --trials 200 --delta 0.001953125 --epsilon 1 --power-against 2 --power 0.8 --confidence 0.975` asks it)
 	// subject: PASS
 }

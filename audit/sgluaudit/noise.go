@@ -179,7 +179,7 @@ func noiseVerdict(results []trials.TrialResult, ns noiseSides) (verdict.Finding,
 	f.Power = &verdict.Power{Against: noiseRatioPower, Power: pw, SmallestFactor: resolves}
 	rejected := test.Rejects
 	f.Detail = fmt.Sprintf("%d runs a side on the data with every feature zero, where the law is exactly N(0, v_s·I): measured variance / v_s = %.4g unlearned (interval [%.4g, %.4g]) and %.4g retrained ([%.4g, %.4g]), %d degrees of freedom each, two-sided χ² at %.3g each; catches a variance off by %.3g× either way with 80 %% power (σ = %g)",
-		len(results), ssU/float64(k), ivU.Lower, ivU.Upper, ssR/float64(k), ivR.Lower, ivR.Upper, k, ns.a, resolves, ns.sigma)
+		len(results), ssU/float64(k), ivU.Lower, ivU.Upper, ssR/float64(k), ivR.Lower, ivR.Upper, k, ns.a, verdict.RoundUp3(resolves), ns.sigma)
 	switch {
 	case ns.risk > 1e-3:
 		// the projection may have acted: the twin's law is no longer the Gaussian above

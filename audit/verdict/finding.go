@@ -423,7 +423,7 @@ func (p *Power) Summary() string {
 		return ""
 	}
 	if p.Unit != "" {
-		catches := fmt.Sprintf("would catch an %s of %g with probability %.2f; catches an %s ≥ %.3g with %.0f %% power", p.Unit, p.Against, p.Power, p.Unit, p.SmallestFactor, 100*PowerTarget)
+		catches := fmt.Sprintf("would catch an %s of %g with probability %.2f; catches an %s ≥ %.3g with %.0f %% power", p.Unit, p.Against, p.Power, p.Unit, RoundUp3(p.SmallestFactor), 100*PowerTarget)
 		if p.TrialsNeeded > 0 {
 			catches += fmt.Sprintf("; about %d %s would catch %g with %.0f %% power", p.TrialsNeeded, p.per(), p.Against, 100*PowerTarget)
 		}
@@ -434,7 +434,7 @@ func (p *Power) Summary() string {
 	case math.IsInf(p.SmallestFactor, 1):
 		catches += "; these trials cannot show the claim violated at any size"
 	default:
-		catches += fmt.Sprintf("; catches ≥ %.3g× violations with %.0f %% power", p.SmallestFactor, 100*PowerTarget)
+		catches += fmt.Sprintf("; catches ≥ %.3g× violations with %.0f %% power", RoundUp3(p.SmallestFactor), 100*PowerTarget)
 	}
 	if p.TrialsNeeded > 0 {
 		catches += fmt.Sprintf("; about %d %s would catch %g× with %.0f %% power", p.TrialsNeeded, p.per(), p.Against, 100*PowerTarget)
@@ -566,4 +566,31 @@ func Deterministic(check, title string, kind Kind, measured, bound float64, tria
 
 func (f Finding) String() string {
 	return fmt.Sprintf("%-12s %s: %.6g %s %.6g", f.Verdict, f.Title, f.Measured, f.Comparison, f.Bound)
+}
+
+// RoundUp3 is v rounded up to three significant figures, for printing beside "catches ≥":
+// the smallest violation a check catches, printed to nearest, can claim more than it
+// catches (1.5506 read "≥ 1.55×" in a finding and "≥ 1.56×" in its report's table).
+func RoundUp3(v float64) float64 {
+	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	// to nearest, then up a unit if below v (math.Ceil(v·100) would take 1.55, whose product
+	// rounds to 155.00000000000003, up to 1.56); by an exact power of ten either way, so
+	// the result is the double nearest its three-figure decimal
+	e := math.Floor(math.Log10(v)) - 2
+	if e >= 0 {
+		unit := math.Pow(10, e)
+		r := math.Round(v / unit)
+		if r*unit < v {
+			r++
+		}
+		return r * unit
+	}
+	scale := math.Pow(10, -e)
+	r := math.Round(v * scale)
+	if r/scale < v {
+		r++
+	}
+	return r / scale
 }
