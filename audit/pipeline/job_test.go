@@ -152,6 +152,9 @@ func TestRunPartAndMerge(t *testing.T) {
 	if _, err := pipeline.GatherShards(ctx, []string{out}, filepath.Join(out, shard.Name(), "r"), nil, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "merge: --out") {
 		t.Errorf("merge into a part: %v; want it refused", err)
 	}
+	if _, err := pipeline.GatherShards(ctx, []string{out}, out, nil, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "merge: --out") || !strings.Contains(err.Error(), "folder of parts") {
+		t.Errorf("merge into the folder of parts it reads: %v; want it refused", err)
+	}
 	replay := func(seed uint64, edit ...func(*pipeline.Job)) error {
 		j := job(seed)
 		for _, e := range edit {

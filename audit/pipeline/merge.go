@@ -24,6 +24,9 @@ func GatherShards(ctx context.Context, dirs []string, out string, key *evidence.
 		for _, f := range found {
 			parts = append(parts, outdir.Input{Flag: "shard part", Path: f.Dir, Tree: true})
 		}
+		for _, d := range dirs { // the folder of parts itself: the merge's input, not its output
+			parts = append(parts, outdir.Input{Flag: "folder of parts", Path: d})
+		}
 		if err := CheckOut("merge", out, nil, parts...); err != nil {
 			return nil, err
 		}
