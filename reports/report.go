@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/unlearnaudit/unlearnaudit/internal/jsonerr"
 	"io"
 	"math"
 	"reflect"
@@ -689,7 +690,7 @@ func decodeJSON[T any](r io.Reader, name, what string, want []string, schema fun
 		if errors.As(err, &syn) && syn.Offset <= 1 { // not JSON at all: a report.md, a PDF
 			return nil, fmt.Errorf("read %s %s: not JSON (%w): want the %s.json an audit wrote", what, name, err, what)
 		}
-		return nil, fmt.Errorf("read %s %s: %w", what, name, err)
+		return nil, fmt.Errorf("read %s %s: %s", what, name, jsonerr.Describe(err))
 	}
 	if got := schema(&v); !slices.Contains(want, got) {
 		return nil, fmt.Errorf("read %s %s: schema %s, want %q", what, name, clip.Quote(got), want[0])

@@ -93,3 +93,18 @@ func TestReadJSONRefusesVerdictsItsFindingsDoNotGive(t *testing.T) {
 		}
 	}
 }
+
+// An empty or cut-short report.json, or a field of the wrong kind, is named in the file's
+// terms, not as a bare "EOF" or Go's type names (a red-team reader met both).
+func TestReadJSONWordsDecodingErrors(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"", "empty: no JSON in it"},
+		{`{"schema": "` + Schema + `", "trials": 8`, "ends inside a value"},
+		{`{"schema": "` + Schema + `", "trials": "8"}`, "field trials: a JSON string where a whole number is wanted"},
+	} {
+		_, err := ReadJSON(strings.NewReader(c.body), "r.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go struct") {
+			t.Errorf("%q: %v; want %q", c.body, err, c.want)
+		}
+	}
+}

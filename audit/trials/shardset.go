@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/unlearnaudit/unlearnaudit/internal/jsonerr"
 	"io"
 	"os"
 	"path"
@@ -146,7 +147,7 @@ func ReadShardManifest(path string, key *evidence.Key) (ShardManifest, error) {
 	dec.DisallowUnknownFields()
 	var m ShardManifest
 	if err := dec.Decode(&m); err != nil {
-		return ShardManifest{}, fmt.Errorf("shard manifest %s: %w", path, err)
+		return ShardManifest{}, fmt.Errorf("shard manifest %s: %s", path, jsonerr.Describe(err))
 	}
 	if m.Schema != ShardSchema {
 		return ShardManifest{}, fmt.Errorf("shard manifest %s: schema %s, want %q", path, clip.Quote(m.Schema), ShardSchema)
