@@ -199,6 +199,10 @@ func TestReadShardManifestRefuses(t *testing.T) {
 		{strings.Replace(good, `"params":3`, `"params":4`, 1), "edited: its fingerprint"},
 		{strings.Replace(good, `shard/v1`, `shard/v0`, 1), "schema"},
 		{strings.Repeat(" ", maxManifestBytes+1), "larger than"},
+		// decoding errors in the file's terms, not "EOF" or Go's type names
+		{"", "empty: no JSON in it"},
+		{good[:len(good)/2], "the file ends inside a value"},
+		{strings.Replace(good, `"seed":1`, `"seed":-1`, 1), "field seed: a JSON number -1 where a whole number from 0 to"},
 	} {
 		p := filepath.Join(dir, "shard.json")
 		os.WriteFile(p, []byte(c.body), 0o644)
