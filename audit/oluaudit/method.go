@@ -316,7 +316,7 @@ func activeRows(sched olu.Schedule, mu, beta, L, D, eps, omega float64, d, T int
 		{Key: "i1", Value: i1s, Note: "I₁,i = ⌈ln(μDτ_i/L)/ln(1/γ)⌉ (Theorem 6)"},
 		{Key: "i2", Value: I2, Note: "I₂ = ⌈2.2 ln k/ln(1/γ)⌉"},
 		{Key: "sigma", Value: shiftSigma, Note: "σ_i = B(i, ω, ε)·a_i, a_i = γ^{I₂}(2γ^{I₁}D + 2iL/(μτ_i) + γ^{I₁}Γη_uL) (spec olu §3.4 [FIX], valid for any D)"},
-		{Key: "sigma_eq40", Value: eq40, Note: "Eq. 40 as printed: drops a 1/D, so below the valid σ when D < 1"},
+		{Key: "sigma_eq40", Value: eq40, Note: "Eq. 40 as printed: its proof's step drops a 1/D (valid only for D ≥ 1); its loose 6i term can still keep it above sigma, the valid σ (compare them)"},
 		{Key: "g_act", Value: g, Note: "G_act = Σ γ^{τ_i − τ_{i−1}}(τ_i − τ_{i−1})"},
 		{Key: "g_act_bound", Value: float64(k) / (math.E * math.Log(1/gamma)), Note: "k/(e ln(1/γ))"},
 		{Key: "theorem6_order", Value: Thm6Order(T, k, d, L, D, mu, eps, g), Note: "log T + k(LD² + Ld/(με)) + G_act + L²k²/μ: an order term, constants dropped as stated"},
