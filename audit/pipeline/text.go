@@ -106,7 +106,13 @@ func WriteSummary(w io.Writer, rep *reports.Report, dir string, formats []string
 				continue
 			}
 			if f.Verdict != "PASS" && f.Required {
-				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s\n", f.Verdict, s.Name, f.Title, table.G10(float64(f.Measured)), f.Comparison, table.G10(float64(f.Bound)))
+				why := ""
+				if f.Verdict == string(verdict.Inconclusive) && f.Kind != string(verdict.Empirical) && f.Power == nil && f.TrialsNeeded == 0 {
+					// a deterministic check that cannot decide: the game's count above is not its
+					// (an empirical one without power, a one-run audit, may decide with more canaries)
+					why = " (no number of trials decides it; its detail says why)"
+				}
+				fmt.Fprintf(w, "  %s %s: %s: measured %s, bound %s %s%s\n", f.Verdict, s.Name, f.Title, table.G10(float64(f.Measured)), f.Comparison, table.G10(float64(f.Bound)), why)
 			}
 		}
 	}
