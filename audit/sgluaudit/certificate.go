@@ -204,6 +204,8 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		renyi func(alpha, sigma float64, K int) float64
 		dp    func(sigma float64, K int) (eps, alpha float64)
 	}
+	// the closures read vv, so that the other variance convention can be shown beside v
+	vv := v
 	var c curve
 	var z float64
 	switch f.variant {
@@ -218,14 +220,14 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 			add("removed", f.S, "S")
 		}
 		add("z", z, zNote)
-		c.renyi = func(a, s float64, K int) float64 { return p.Epsilon(a, s, z, K, mode, v) }
+		c.renyi = func(a, s float64, K int) float64 { return p.Epsilon(a, s, z, K, mode, vv) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			return sglu.BestEpsilonLinear(p.Epsilon(1, s, z, K, mode, v), delta, r)
+			return sglu.BestEpsilonLinear(p.Epsilon(1, s, z, K, mode, vv), delta, r)
 		}
 	case "random-batches":
 		add("variant", "random-batches", sgluSource+"Cor 3.9 (convergent reading, spec FLAG)")
 		add("z_worst", p.ZB(), "Z at the worst slot j0 = n/b − 1 (Cor 3.8's Z_B); the bound averages over the uniform j0")
-		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonRandomBatches(a, s, p, K, v) }
+		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonRandomBatches(a, s, p, K, vv) }
 		c.dp = func(s float64, K int) (float64, float64) {
 			return BestDPEpsilon(func(a float64) float64 { return c.renyi(a, s, K) }, delta, r)
 		}
@@ -233,17 +235,17 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		z = ZConvex(p, f.epochs)
 		add("variant", "convex", sgluSource+"Cor 3.10 (m = 0; ε decays only as 1/K and grows with T)")
 		add("z", z, "min(2ηM·T/b, 2R)")
-		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonConvex(a, s, p, f.epochs, K, v) }
+		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonConvex(a, s, p, f.epochs, K, vv) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			return sglu.BestEpsilonLinear(UnlearnEpsilonConvex(1, s, p, f.epochs, K, v), delta, r)
+			return sglu.BestEpsilonLinear(UnlearnEpsilonConvex(1, s, p, f.epochs, K, vv), delta, r)
 		}
 	case "finite":
 		nc := NonConvergent{T: f.epochs, InitRadius: initRadius, FT: ft}
 		add("variant", "finite", sgluSource+"Thm 3.2 (weak triangle inequality, F_T "+ft.String()+")")
 		add("init_radius", initRadius, "R of the 2R·c^{Tn/b} terms")
-		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonNonConvergent(a, s, p, K, nc, v) }
+		c.renyi = func(a, s float64, K int) float64 { return UnlearnEpsilonNonConvergent(a, s, p, K, nc, vv) }
 		c.dp = func(s float64, K int) (float64, float64) {
-			return sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(s, p, K, nc, v), delta, r)
+			return sglu.BestEpsilonWeakTriangle(NonConvergentCoefficient(s, p, K, nc, vv), delta, r)
 		}
 	case "sequential":
 		add("variant", "sequential", sgluSource+"Thm 3.11 (W∞ recursion; the printed appendix loop is unsound, spec FLAG)")
@@ -331,6 +333,16 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		}
 		e2, _ := sglu.BestEpsilonLinear(p.Epsilon(1, sigma, z, K, other, v), delta, r)
 		add("epsilon_other_pabi", e2, "ϵ with the "+other.String()+" PABI factor")
+	}
+	if c.dp != nil {
+		other := sglu.TrueVariance
+		if v == sglu.TrueVariance {
+			other = sglu.PaperVariance
+		}
+		vv = other
+		e3, _ := c.dp(sigma, K)
+		vv = v
+		add("epsilon_other_variance", e3, "ϵ with the "+other.String()+" variance convention (--variance)")
 	}
 	if f.variant == "finite" && ft == ProofFT {
 		nc := NonConvergent{T: f.epochs, InitRadius: initRadius, FT: PrintedFT}

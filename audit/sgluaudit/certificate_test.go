@@ -152,3 +152,24 @@ func TestBoundsSGLUUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Each --variance reading's output shows the other beside it (docs/reproducing-the-papers.md):
+// epsilon_other_variance under one convention is the epsilon the other computes, for every
+// variant with a closed-form curve (a red-team reader found --variance true leaving no
+// trace in the output).
+func TestBoundsSGLUShowsTheOtherVariance(t *testing.T) {
+	for _, variant := range [][]string{
+		{"--variant", "convergent"},
+		{"--variant", "random-batches", "--batch", "128"},
+		{"--variant", "convex", "--epochs", "10", "--strong-convexity", "0"},
+		{"--variant", "finite", "--epochs", "10", "--init-radius", "1"},
+		{"--variant", "batch", "--removed", "10"},
+	} {
+		args := append(variant[:len(variant):len(variant)], "--sigma", "0.03", "--unlearn-epochs", "1")
+		paper := boundsSGLU(t, append(args, "--variance", "paper")...)
+		trueV := boundsSGLU(t, append(args, "--variance", "true")...)
+		if paper["epsilon_other_variance"] != trueV["epsilon"] || trueV["epsilon_other_variance"] != paper["epsilon"] || paper["epsilon"] == trueV["epsilon"] {
+			t.Errorf("%v: paper ε %v (other %v), true ε %v (other %v); want each other's the other's own", variant, paper["epsilon"], paper["epsilon_other_variance"], trueV["epsilon"], trueV["epsilon_other_variance"])
+		}
+	}
+}
