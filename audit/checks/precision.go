@@ -166,6 +166,27 @@ type ReleaseScaler interface {
 	ReleaseScales() (sigma, delta, radius float64)
 }
 
+// MaxReleaseScale bounds the noise σ and the certified distance Δ a release may have: the
+// checks square them and sum d squared coordinates, so scales near float64's largest
+// (1.8e308) overflow before any trial is judged.
+const MaxReleaseScale = 1e150
+
+// Unrepresentable says, before the trials, why s's release cannot be computed in float64:
+// its σ or Δ not finite or above MaxReleaseScale (a claim's ε or a loss's λ near zero makes
+// them so); "" when s is no ReleaseScaler or they are within it. A trial would otherwise
+// fail with a non-finite model coordinate, blamed on the trial, not on the setting.
+func Unrepresentable(s trials.Subject) string {
+	rs, ok := s.(ReleaseScaler)
+	if !ok {
+		return ""
+	}
+	sigma, delta, _ := rs.ReleaseScales()
+	if sigma <= MaxReleaseScale && delta <= MaxReleaseScale {
+		return ""
+	}
+	return fmt.Sprintf("%s: the certificate's noise σ = %.3g and distance Δ = %.3g are beyond what float64 computes with (%.0e): the published models would overflow; they grow as the claim's ε or the loss's λ approach 0", s.Name(), sigma, delta, MaxReleaseScale)
+}
+
 // PrecisionWarning is a warning, before the trials, that s's noise or certified distance
 // may be lost to rounding: σ or Δ below Spacing(radius), the spacing at the largest
 // magnitude a parameter can have. The trials' models may be smaller, so it says "may";

@@ -207,6 +207,9 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 	}
 	var warnings []string
 	for _, a := range subjects {
+		if why := checks.Unrepresentable(a.Subject); why != "" {
+			return nil, fmt.Errorf("%s: %s", j.Command, why)
+		}
 		if w := checks.PrecisionWarning(a.Subject); w != "" {
 			warnings = append(warnings, w)
 		}

@@ -61,6 +61,8 @@ func TestRunRefusesBadSpec(t *testing.T) {
 		{`{"method": {"name": "sglu", "params": {"sglu-sigma": -1}}}`, "method.params.sglu-sigma: -1: want a number in (0, inf)"},
 		{`{"method": {"name": "d2d"}, "trails": 8}`, "trails: unknown field"},
 		{`{"method": {"name": "d2d"}, "data": {"file": "missing.csv", "format": "csv"}}`, "missing.csv"},
+		// a λ near 0 makes σ and Δ overflow: named before any trial, not as a trial's +Inf
+		{`{"method": {"name": "d2d", "variants": ["strongly-convex"]}, "model": {"loss": "logistic", "lambda": 1e-300}}`, "beyond what float64 computes with"},
 	} {
 		spec := filepath.Join(dir, "s.json")
 		os.WriteFile(spec, []byte(c.spec), 0o644)
