@@ -49,7 +49,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	forceFlag(fs, &ms.Force)
 	var keys evidenceFlags
 	keys.register(fs)
-	dateFlag(fs, &ms.Date)
+	fs.StringVar(&ms.Date, "date", "", "the audit date the report states, YYYY-MM-DD or an RFC 3339 time (default: the parts' own --date when they were given one, else the day of $SOURCE_DATE_EPOCH, Unix seconds, else today, both in UTC); the same inputs, seed and date give the same report bytes")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: audit merge DIR... [--out OUT]
 
