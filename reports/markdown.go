@@ -210,7 +210,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.CommandLine) > 0 {
 		fmt.Fprintf(&b, "Command line (flags that only place or show the output left out): %s\n\n", code(ShellLine(r.CommandLine)))
 	}
-	fmt.Fprintf(&b, "%s %s · schema %s · command %s · seed %d\n\n", text(r.Tool.Name), text(r.Tool.Version), code(r.Schema), code(r.Command), r.Seed)
+	fmt.Fprintf(&b, "%s %s · schema %s · command %s · seed %d\n\n", text(r.Tool.Name), cell(r.Tool.Version), code(r.Schema), code(r.Command), r.Seed)
 	if t := evidenceText(r.TrialEvidence, cell); t != "" {
 		fmt.Fprintf(&b, "%s\n\n", t)
 	}

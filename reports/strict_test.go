@@ -108,3 +108,22 @@ func TestReadJSONWordsDecodingErrors(t *testing.T) {
 		}
 	}
 }
+
+// The tool's version stands mid-line in report.md, so it is escaped as inline text: a
+// red-team reader found "unlearnaudit 0\.1.0", the escape for a line that opens with "0.".
+func TestMarkdownVersionIsInline(t *testing.T) {
+	r := &Report{Schema: Schema, Tool: Tool{Name: "unlearnaudit", Version: "0.1.0"}, Command: "run"}
+	r.Summarize()
+	md, err := r.Render("md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "unlearnaudit 0.1.0 · schema") {
+		t.Errorf("report.md's tool line: %q", md)
+	}
+	r.Tool.Version = "<b>1|2</b>" // still escaped as inline text
+	md, _ = r.Render("md")
+	if strings.Contains(string(md), "<b>") || !strings.Contains(string(md), "&lt;b&gt;1\\|2&lt;/b&gt;") {
+		t.Errorf("a hostile version is not escaped: %q", md)
+	}
+}
