@@ -443,7 +443,7 @@ func traceChart(t Trace) *chart {
 			c.xTick(xmap(r), strconv.Itoa(int(r)))
 		}
 	}
-	c.xLabel("deletion request")
+	c.xLabel("request served (a deletion or an addition)")
 	if logY {
 		c.yLabel("value (log scale)")
 	} else {
