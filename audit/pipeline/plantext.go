@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
@@ -109,8 +110,22 @@ func (out *PlanAnswer) WriteText(w io.Writer, cal audit.Calibration, setup time.
 		fmt.Fprintf(w, "The spec's %d trials have power %.2f against %g×.\n", out.SpecTrials, out.SpecPower, out.Against)
 	}
 	fmt.Fprintf(w, "Calibration on this machine (%d workers, %.1f s; setup %.2f s):\n", cal.Workers, cal.Took.Seconds(), setup.Seconds())
+	width := 0 // the names' column as wide as the longest (a control's name can pass 28)
 	for _, s := range cal.Subjects {
-		fmt.Fprintf(w, "  %-28s %s a trial (%d trials); its check %s + %s a trial\n", s.Name, fmtDuration(s.PerTrial), s.Trials, fmtDuration(s.CheckFixed), fmtDuration(s.CheckPerTrial))
+		width = max(width, utf8.RuneCountInString(s.Name))
+	}
+	for _, s := range cal.Subjects {
+		check := fmt.Sprintf("%s + %s a trial", fmtDuration(s.CheckFixed), fmtDuration(s.CheckPerTrial))
+		switch { // a part the fit found nothing of is left out, not printed as "0 ns"
+		case s.CheckFixed <= 0 && s.CheckPerTrial <= 0:
+			check = "no measurable time"
+		case s.CheckFixed <= 0:
+			check = fmtDuration(s.CheckPerTrial) + " a trial"
+		case s.CheckPerTrial <= 0:
+			check = fmtDuration(s.CheckFixed) + ", whatever the trials"
+		}
+		pad := strings.Repeat(" ", width-utf8.RuneCountInString(s.Name))
+		fmt.Fprintf(w, "  %s%s %s a trial (%d trials); its check %s\n", s.Name, pad, fmtDuration(s.PerTrial), s.Trials, check)
 	}
 	for _, p := range out.Predictions {
 		fmt.Fprintf(w, "At %d trials: one machine ≈ %s; %d shards ≈ %s each, then the merge ≈ %s (≈ %s in all, without queueing).\n",
