@@ -23,14 +23,7 @@ import (
 func TestRequestTracesFollowTheFirstTrial(t *testing.T) {
 	for _, mode := range []d2d.Mode{d2d.SecretState, d2d.Perfect} {
 		s := traceInstance(t, mode)
-		res, err := trials.Engine{}.Run(context.Background(), s, 1, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := checked(s, res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, fs := runChecked(t, s, s)
 		radius, gap := fs["d2d/implementation/radius"], fs["d2d/implementation/retrain-gap"]
 		if len(radius.Traces) != 1 || len(gap.Traces) != 2 {
 			t.Fatalf("%s: %d radius and %d gap traces; want 1 and 2", mode, len(radius.Traces), len(gap.Traces))
@@ -73,14 +66,7 @@ func TestTracesDoNotFailOnRounding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := trials.Engine{}.Run(context.Background(), s, 1, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := checked(s, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, fs := runChecked(t, s, s)
 	gap := fs["d2d/implementation/retrain-gap"]
 	if len(gap.Traces) != 2 {
 		t.Fatalf("%d gap traces; want 2", len(gap.Traces))
@@ -102,7 +88,19 @@ func TestTracesDoNotFailOnRounding(t *testing.T) {
 // the reference implementation, not the trials audited.
 func TestNoTraceForAStandIn(t *testing.T) {
 	s := traceInstance(t, d2d.SecretState)
-	res, err := trials.Engine{}.Run(context.Background(), staleLast{s}, 1, 8)
+	_, fs := runChecked(t, staleLast{s}, s)
+	for _, f := range fs {
+		if len(f.Traces) > 0 {
+			t.Errorf("%s carries a trace of a replay that is not the trials'", f.Check)
+		}
+	}
+}
+
+// runChecked runs 8 trials of run (seed 1) and checks them as s's implementation checks
+// do, by check name.
+func runChecked(t *testing.T, run trials.Subject, s *Subject) ([]trials.TrialResult, map[string]verdict.Finding) {
+	t.Helper()
+	res, err := trials.Engine{}.Run(context.Background(), run, 1, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +108,7 @@ func TestNoTraceForAStandIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range fs {
-		if len(f.Traces) > 0 {
-			t.Errorf("%s carries a trace of a replay that is not the trials'", f.Check)
-		}
-	}
+	return res, fs
 }
 
 // checked runs the implementation checks (the traces' home) of s on res, by check name;
