@@ -177,6 +177,10 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 	add("rho", plan.Rho(), "D_α ≤ α·ρ")
 	add("epsilon_exact", dp.GaussianExactEpsilon(plan.Sensitivity()/plan.Sigma, plan.MechanismDelta()), "exact Gaussian ε at the mechanism's δ")
 	add("certified_sigma", plan.CertifiedSigma(), "σ the proof needs with the corrected readings")
+	if cs := plan.CertifiedSigma(); plan.Sigma < cs*(1-1e-12) {
+		// spec d2d §3.7: a reading that under-noises is shown, not left to a comparison of rows
+		add("warning", "sigma < certified_sigma", fmt.Sprintf("σ = %.6g is %.3g× below the %.6g the proof needs: these settings (a printed reading) do not certify ε", plan.Sigma, cs/plan.Sigma, cs))
+	}
 	switch mode {
 	case d2d.Perfect:
 		_, printed := p.PerfectSensitivity(plan.Sigma)

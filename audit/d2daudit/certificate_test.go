@@ -79,6 +79,14 @@ func TestBoundsOtherVariants(t *testing.T) {
 	rel("Thm 3.4 σ (printed exponent)", g["sigma_other_reading"], 1254.619873, 10)
 	g = read(append([]string{"--variant", "convex-weak", "--sigma-constant", "printed", "--update-index", "10"}, common...)...)
 	rel("Thm 3.5 σ", g["sigma"], 0.4367466411, 10)
+	if _, warned := g["warning"]; warned {
+		t.Errorf("ξ = 1 with the printed constant, which suffices there: warned %v", g["warning"])
+	}
+	// ξ > 2 with the printed 2√2: σ below what the proof needs, said in the output (spec
+	// d2d §3.7), not left to a comparison of two rows
+	if w := read(append([]string{"--variant", "convex-weak", "--sigma-constant", "printed", "--xi", "3"}, common...)...); w["warning"] != "sigma < certified_sigma" || !(w["sigma"].(float64) < w["certified_sigma"].(float64)) {
+		t.Errorf("ξ = 3, printed constant: warning %v, σ %v, certified %v", w["warning"], w["sigma"], w["certified_sigma"])
+	}
 	if g["iterations"].(float64) != 1000 {
 		t.Errorf("Thm 3.5 T_10 = %v, spec gives 1000", g["iterations"])
 	}
