@@ -119,6 +119,9 @@ func certificate(_ context.Context, variant string, args audit.Args) ([]verdict.
 		add("partitions", plan.K, "K")
 		add("a", plan.A, "K n² I / B²")
 		add("copies", plan.Params.Copies, "C")
+		if plan.Params.Copies > 1 {
+			add("warning", "copies > 1 unproven", "the paper's choice among C copies (the argmin of noise-free losses) is not covered by the unlearning proof (spec d2d §3.9.6): C = 1, or noise σ√C on every candidate, is")
+		}
 		add("sensitivity", plan.Sensitivity(), "Δ the noise is calibrated to")
 		add("rho", dp.GaussianRho(plan.Sensitivity(), plan.Sigma), "D_α ≤ α·ρ")
 		add("epsilon_exact", dp.GaussianExactEpsilon(plan.Sensitivity()/plan.Sigma, delta/2), "exact Gaussian ε at δ/2")

@@ -95,6 +95,15 @@ func TestBoundsOtherVariants(t *testing.T) {
 	if g["corrected_first_exceeding"].(float64) != 3 || g["partitions"].(float64) != 251 {
 		t.Errorf("distributed: %v", g)
 	}
+	if _, warned := g["warning"]; warned {
+		t.Errorf("distributed with one copy warned %v", g["warning"])
+	}
+	// more copies than the unlearning proof covers are labelled (spec d2d §3.9.6)
+	boosted := read("--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05", "--n", "10000", "--dimension", "10",
+		"--radius", "1", "--iterations", "2", "--epsilon", "1", "--delta", "1e-6", "--xi", "1.2", "--copies", "6")
+	if boosted["warning"] != "copies > 1 unproven" {
+		t.Errorf("distributed with six copies: warning %v", boosted["warning"])
+	}
 	// a declared floor on n_i takes n/2's place (spec d2d §1.4): at n/5, σ is 2.5 times the
 	// paper's, and the corrected ε, whose Δ scales as σ does, is unchanged
 	floor := read("--variant", "distributed", "--lipschitz", "1", "--smoothness", "4", "--strong-convexity", "0.05", "--n", "10000", "--dimension", "10",
