@@ -317,6 +317,10 @@ func (j *Job) PartDir() string { return filepath.Join(j.Out, j.Shard.Name()) }
 // beside its old copy is refused by the folder's lock. It returns the part's manifest.
 func (j *Job) RunPart(ctx context.Context, p *Prepared) (*trials.ShardManifest, error) {
 	plan, dir := p.Plan, j.PartDir()
+	if j.Warn != nil && j.Shard.Index >= j.Trials {
+		// part I owns trials I, I + N, …: with no more than I trials it owns none
+		j.Warn(fmt.Sprintf("part %s of %d trials holds none of them (part I runs trials I, I + N, …): it runs nothing; %d parts at most have work", j.Shard, j.Trials, j.Trials))
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)

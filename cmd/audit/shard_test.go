@@ -406,3 +406,20 @@ func TestPlanSpec(t *testing.T) {
 		t.Errorf("--delta beside --spec: exit %d, %q", code, stderr)
 	}
 }
+
+// A part that owns none of the trials (part 12/15 of a run of 10) says so as it runs,
+// instead of running nothing without a word; a part with trials says nothing of the kind.
+func TestEmptyPartWarns(t *testing.T) {
+	dir := t.TempDir()
+	spec := shardSpec(t, dir) // 10 trials
+	const warn = "holds none of them"
+	for _, c := range []struct {
+		part string
+		want bool
+	}{{"12/15", true}, {"9/15", false}} {
+		_, stderr, code := runCLI(t, "run", "--spec", spec, "--shard", c.part, "--out", filepath.Join(dir, "parts"), "--controls=false")
+		if code != 0 || strings.Contains(stderr, warn) != c.want {
+			t.Errorf("part %s: exit %d, %q; want a warning: %v", c.part, code, stderr, c.want)
+		}
+	}
+}
