@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
 	"github.com/unlearnaudit/unlearnaudit/audit/pipeline"
@@ -95,5 +96,22 @@ Flags:`)
 	if err != nil {
 		return err
 	}
-	return runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, checks: m.Checks, shards: set})
+	err = runRunAs(ctx, argv, stdout, stderr, replay{fingerprint: m.Fingerprint, checks: m.Checks, shards: set})
+	if exitCode(err) == exitUsage {
+		return asMerge{err} // the replayed run's refusals are the merge's: named so
+	}
+	return err
 }
+
+// asMerge is an error of the run a merge replays, told as the merge's: "merge: …", not
+// "run: …", which named a command the user did not type. Its chain is the run's.
+type asMerge struct{ err error }
+
+func (e asMerge) Error() string {
+	msg := e.err.Error()
+	if strings.HasPrefix(msg, "merge: ") { // the replay's own checks already say merge
+		return msg
+	}
+	return "merge: " + strings.TrimPrefix(msg, "run: ")
+}
+func (e asMerge) Unwrap() error { return e.err }

@@ -253,7 +253,7 @@ func TestMergeRefusesEditedCheckSettings(t *testing.T) {
 			t.Cleanup(func() { os.WriteFile(spec, orig, 0o644) })
 			out := filepath.Join(t.TempDir(), "merged")
 			_, stderr, code := runCLI(t, "merge", shards, "--out", out)
-			if code != exitUsage || !strings.Contains(stderr, "check settings changed since the shards ran") {
+			if code != exitUsage || !strings.Contains(stderr, "check settings changed since the shards ran") || strings.Contains(stderr, "merge: merge:") {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if _, err := os.Stat(filepath.Join(out, "report.json")); !os.IsNotExist(err) {
@@ -421,5 +421,23 @@ func TestEmptyPartWarns(t *testing.T) {
 		if code != 0 || strings.Contains(stderr, warn) != c.want {
 			t.Errorf("part %s: exit %d, %q; want a warning: %v", c.part, code, stderr, c.want)
 		}
+	}
+}
+
+// A refusal of the run a merge replays is told as the merge's ("audit: merge: …"), not as
+// a run the user did not type (a red-team auditor met "audit: run: output folder … is a
+// file" from audit merge); a verdict's exit code passes through.
+func TestMergeRefusalsNameTheMerge(t *testing.T) {
+	dir := t.TempDir()
+	spec := shardSpec(t, dir)
+	shards := runShards(t, spec, dir)
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	_, stderr, code := runCLI(t, "merge", shards, "--out", file)
+	if code != exitUsage || !strings.HasPrefix(strings.TrimPrefix(stderr, "audit: "), "merge: output folder") || strings.Contains(stderr, "run:") {
+		t.Errorf("merge --out a file: exit %d, %q; want 2 and the merge named", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "merge", shards, "--out", filepath.Join(dir, "ok")); code == exitUsage {
+		t.Errorf("a good merge: exit %d, %s", code, stderr)
 	}
 }
