@@ -280,12 +280,9 @@ func DistCorrectedDelta(pl d2d.DistPlan, i int) float64 {
 func distCorrectedDeltas(pl d2d.DistPlan, i int) []float64 {
 	p := pl.Params
 	g := pow(pl.Gamma, pl.A)
-	unit := 4 * p.Lipschitz / (p.StrongConvexity * float64(p.N)) * g / (1 - g)
-	retrain := 4 * p.Lipschitz / (p.StrongConvexity * float64(p.N)) * g
-	if p.NFloor > 0 { // 4L/(mn) is 2L/(m·(n/2)): a declared floor takes n/2's place (spec d2d §1.4)
-		unit = 2 * p.Lipschitz / (p.StrongConvexity * p.Floor()) * g / (1 - g)
-		retrain = 2 * p.Lipschitz / (p.StrongConvexity * p.Floor()) * g
-	}
+	// 4L/(mn) is 2L/(m·(n/2)), to the bit; a declared floor takes n/2's place (spec d2d §1.4)
+	lemma := 2 * p.Lipschitz / (p.StrongConvexity * p.Floor())
+	unit, retrain := lemma*g/(1-g), lemma*g
 	B, n := float64(pl.B), float64(p.N)
 	out := make([]float64, i)
 	sum := 0.0

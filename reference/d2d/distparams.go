@@ -86,8 +86,8 @@ func DistPartitionIters(Ti float64, n, B, K, modified int) int {
 
 // DistSensitivity is the Δ of Theorem 4.5's proof, (8L/(mn))·γ^a/(1 − γ^a) (Eq. 26).
 func DistSensitivity(L, m, gamma float64, n int, a float64) float64 {
-	g := powGamma(gamma, a)
-	return 8 * L / (m * float64(n)) * g / (1 - g)
+	// 4L/(m·(n/2)) is 8L/(mn) to the bit: halving the divisor is exact
+	return DistSensitivityFloor(L, m, gamma, float64(n)/2, a)
 }
 
 // DistSensitivityFloor is DistSensitivity with Assumption 2.6's n/2 replaced by a
@@ -236,10 +236,7 @@ func NewDistPlan(p DistParams) (DistPlan, error) {
 		p.Copies = 1
 	}
 	pl := DistPlan{Params: p, B: B, K: K, A: a, Gamma: Contraction(p.Smoothness, p.StrongConvexity), StepSize: StepSize(p.Smoothness, p.StrongConvexity)}
-	pl.Sigma = DistSigma(p.Lipschitz, p.StrongConvexity, p.Smoothness, p.N, a, p.Epsilon, p.Delta)
-	if p.NFloor > 0 { // the paper's form above keeps its bits when no floor is declared
-		pl.Sigma = dp.GaussianSigma(DistSensitivityFloor(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.Floor(), a), p.Epsilon, p.Delta/2)
-	}
+	pl.Sigma = dp.GaussianSigma(pl.floorSensitivity(), p.Epsilon, p.Delta/2) // DistSigma's, at the floor
 	if p.Schedule == FixedSchedule {
 		pl.Sigma *= DistFixedFactor
 	}
@@ -260,15 +257,18 @@ func (pl DistPlan) UpdateBudget(i int) float64 {
 // 4L/(m·n_floor) for 8L/(mn) when a floor is declared, times (2 + π²/6)/2 with the fixed
 // schedule.
 func (pl DistPlan) Sensitivity() float64 {
-	p := pl.Params
-	d := DistSensitivity(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.N, pl.A)
-	if p.NFloor > 0 {
-		d = DistSensitivityFloor(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.Floor(), pl.A)
-	}
-	if p.Schedule == FixedSchedule {
+	d := pl.floorSensitivity()
+	if pl.Params.Schedule == FixedSchedule {
 		d *= DistFixedFactor
 	}
 	return d
+}
+
+// floorSensitivity is Theorem 4.5's Δ at the plan's floor on n_i (n/2 unless declared),
+// before the fixed schedule's factor.
+func (pl DistPlan) floorSensitivity() float64 {
+	p := pl.Params
+	return DistSensitivityFloor(p.Lipschitz, p.StrongConvexity, pl.Gamma, p.Floor(), pl.A)
 }
 
 // SlotSensitivity is 4LK/(mB): how far one changed slot can move a partition's minimiser
