@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/unlearnaudit/unlearnaudit/internal/jsonerr"
 	"io"
 	"math"
 	"reflect"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/internal/jsonerr"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )

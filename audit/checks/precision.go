@@ -167,8 +167,9 @@ type ReleaseScaler interface {
 }
 
 // MaxReleaseScale bounds the noise σ and the certified distance Δ a release may have: the
-// checks square them and sum d squared coordinates, so scales near float64's largest
-// (1.8e308) overflow before any trial is judged.
+// checks square them and sum squares over the coordinates, and 1e150² = 1e300 leaves a
+// factor above 10⁸ (coordinates, or the ratio of σ to a model's entries) before float64's
+// largest, 1.8e308; beyond it the published models or their squared norms overflow.
 const MaxReleaseScale = 1e150
 
 // Unrepresentable says, before the trials, why s's release cannot be computed in float64:

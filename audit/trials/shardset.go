@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/unlearnaudit/unlearnaudit/internal/jsonerr"
 	"io"
 	"os"
 	"path"
@@ -20,6 +19,7 @@ import (
 	"github.com/unlearnaudit/unlearnaudit/audit/evidence"
 	"github.com/unlearnaudit/unlearnaudit/internal/atomicfile"
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/internal/jsonerr"
 	"github.com/unlearnaudit/unlearnaudit/internal/regular"
 	"github.com/unlearnaudit/unlearnaudit/internal/shell"
 )

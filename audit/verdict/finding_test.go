@@ -24,6 +24,8 @@ func TestRoundUp3(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		v := math.Pow(10, rapid.Float64Range(-6, 9).Draw(t, "log10 v"))
 		got := verdict.RoundUp3(v)
+		// a unit of the third figure; the 1e-9 below covers only this test's own roundings of
+		// it and of got − v (a few ulps of got), never a second unit
 		unit := math.Pow(10, math.Floor(math.Log10(v))-2)
 		back, err := strconv.ParseFloat(strconv.FormatFloat(got, 'g', 3, 64), 64)
 		if got < v || got-v >= unit*(1+1e-9) || err != nil || back != got {

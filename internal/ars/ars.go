@@ -12,8 +12,7 @@ const (
 // rounds − 1 AES encryption rounds and a last one (no MixColumns), the key advanced by
 // the Weyl increments before each, as 64-bit halves. Words are little end first, as
 // Random123 prints them (ctr[0] is the low word). rounds must be at least 1; Random123
-// publishes known answers for 10, its default is 7, and Salmon et al. found 5 the
-// fewest that pass TestU01's BigCrush.
+// publishes known answers for 10 and uses 7 by default.
 func Block(ctr, key [4]uint32, rounds int) [4]uint32 {
 	if rounds < 1 {
 		panic("ars: rounds < 1")

@@ -7,6 +7,7 @@
 //
 // Describe says what is wrong in the file's own terms: an empty file, a file that ends
 // inside a value, a syntax error and its byte, or a field whose value has the wrong kind,
-// named by its JSON path with the kind wanted ("field seed: -1 is not a whole number ≥ 0").
+// named by its JSON path with the kind wanted ("field seed: a JSON number -1 where a whole
+// number from 0 to 18446744073709551615 is wanted").
 // Any other error is given as it is.
 package jsonerr
