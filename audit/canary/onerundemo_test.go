@@ -145,7 +145,7 @@ func TestOneRunDemoUnrefutableControls(t *testing.T) {
 		if !(math.Abs(ctl.Allowed-0.4766) < 1e-3) || !(ctl.Needed > 2 && ctl.Needed < 3.5) {
 			t.Errorf("allowed %.4g, needed at m = 128 %.4g; want 0.4766 and about 2.8", ctl.Allowed, ctl.Needed)
 		}
-		// the report names the noise stream of the subjects that name one (SGLU's Philox
+		// the report names the noise stream of the subjects that name one (SGLU's ARS
 		// stream), and none for the others; planted: Noise left unset, and SGLU fails
 		want := ""
 		if c.method == "sglu" {

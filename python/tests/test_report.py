@@ -74,8 +74,8 @@ class Parse(unittest.TestCase):
     def test_noise_stream(self):
         self.assertEqual(ua.Report.from_json(minimal(), exit_code=1).subjects[0].noise, "", "a subject naming no stream")
         d = json.loads(minimal())
-        d["subjects"][0]["noise"] = "philox4x32-10/box-muller-f32/v2"
-        self.assertEqual(ua.Report.from_json(json.dumps(d).encode(), exit_code=1).subjects[0].noise, "philox4x32-10/box-muller-f32/v2")
+        d["subjects"][0]["noise"] = "ars4x32-7/box-muller-f32/v3"
+        self.assertEqual(ua.Report.from_json(json.dumps(d).encode(), exit_code=1).subjects[0].noise, "ars4x32-7/box-muller-f32/v3")
 
     def test_a_measurement_decides_nothing(self):
         m = json.loads(minimal())

@@ -12,7 +12,7 @@ import "fmt"
 // each operation rounded on its own, in that order (no fused multiply–add), and each run's
 // squared norm added in coordinate order: the bits of that scalar loop on every path (up to
 // a NaN's payload where two NaNs meet, which Go does not fix either). sd·float64(z) is
-// philox.FillScaledWide's value for FillWideRows32's z, so the noise is drawn at half the
+// ars.FillScaledWide's value for FillWideRows32's z, so the noise is drawn at half the
 // bytes and scaled here, in the same pass. Where the CPU has AVX-512 it takes 8
 // coordinates of 16 runs (then of 8) at a time — z's rows read along their length, widened,
 // scaled and transposed in registers 8 × 8, θ's and g's rows read contiguously — where the

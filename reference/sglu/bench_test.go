@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/unlearnaudit/unlearnaudit/internal/philox"
+	"github.com/unlearnaudit/unlearnaudit/internal/ars"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
@@ -74,7 +74,7 @@ func BenchmarkEpoch(b *testing.B) {
 // read of the float64 data (x-stream) and to the FLOP limit, 4·n·d flops a trial-epoch
 // at this core's FMA peak (x-peak; float32's limit is half float64's; two workers have two
 // cores). "noise-k=32" draws exactly the noise the k = 32 ensemble draws in an epoch
-// (philox.FillWideRows32 of the runs' keys at each step, into the ensemble's k × d
+// (ars.FillWideRows32 of the runs' keys at each step, into the ensemble's k × d
 // buffer) and reports its share of that epoch's time, measured just before; "grad-k=32" and
 // "grad32-k=32" are the epoch's gradients alone (ensemble.LogisticGradient,
 // LogisticGradient32); "update-k=32" and "update32-k=32" the epoch's updates alone
@@ -259,7 +259,7 @@ func BenchmarkFullEpoch(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for s := range uint32(n / batch) {
-					philox.FillWideRows32(z, d, keys, 0, s)
+					ars.FillWideRows32(z, d, keys, 0, s)
 				}
 			}
 			per := perTrial(b, k)

@@ -23,7 +23,7 @@
 // replacement's d features and its label before the Epochs call that follows them. The
 // Langevin noise itself is not drawn from r: step s of an Epochs call (s = 0, 1, …,
 // K·n/b − 1, every batch step of the call counted) adds √(2ησ²)·z with z =
-// philox.FillWide(·, key, 0, s), the counter-based stream NoiseStream. So a run's noise at
+// ars.FillWide(·, key, 0, s), the counter-based stream NoiseStream. So a run's noise at
 // any step is a function of its stream and its call, shards and lockstep draw the same
 // values without coordinating, and an Ensemble's run t (which draws its key from rs[t] at
 // the start of each call, runs in order) is its Model. Two consequences for callers: the

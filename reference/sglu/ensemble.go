@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/internal/philox"
+	"github.com/unlearnaudit/unlearnaudit/internal/ars"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/ensemble"
 )
@@ -17,7 +17,7 @@ import (
 // pass over the batch's rows (ensemble.LogisticGradient), instead of k passes. Run t draws
 // from its own stream exactly what a Model draws, in the same order (its initial point,
 // then one noise key at the start of every Epochs call), and adds at step s of a call the
-// Model's noise, √(2ησ²)·philox.FillWide(key, 0, s), so it is the Model of LearnOrdered with
+// Model's noise, √(2ησ²)·ars.FillWide(key, 0, s), so it is the Model of LearnOrdered with
 // that stream up to rounding: the gradients' sums run in another order. A run's iterates
 // are the same bits whatever the ensemble's size and the run's place in it (every
 // per-run operation, the projection's norm too, runs in the same order on the run's own
@@ -137,7 +137,7 @@ func (e *Ensemble) drawKeys() {
 }
 
 // step is one noisy projected step of every run on batch j, step s of the Epochs call.
-// The noise is each run's float32 normals into its row of z (philox.FillWideRows32: all
+// The noise is each run's float32 normals into its row of z (ars.FillWideRows32: all
 // runs at once, FillWide's values unwidened, half the bytes); the update (ensemble.NoisyStep)
 // is one pass over the d × k iterates, θ + (sd·z − η·g) with sd·z rounded once, as the
 // Model computes it with FillScaledWide, accumulating each run's squared norm in its lane
@@ -154,7 +154,7 @@ func (e *Ensemble) step(j int, s uint32) {
 	} else {
 		ensemble.LogisticGradient(e.grad, e.x[j*b*d:(j+1)*b*d], e.y[j*b:(j+1)*b], e.theta, b, d, k, e.lambda)
 	}
-	philox.FillWideRows32(e.z, d, e.keys, 0, s) // row t: run t's normals z; the update adds sd·z
+	ars.FillWideRows32(e.z, d, e.keys, 0, s) // row t: run t's normals z; the update adds sd·z
 	norm2 := e.norm2[:k]
 	clear(norm2)
 	if e.x32 != nil {

@@ -6,14 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/unlearnaudit/unlearnaudit/internal/philox"
+	"github.com/unlearnaudit/unlearnaudit/internal/ars"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Every step's noise is its address's, bit for bit: a twin of each run's stream, drawn as
 // the run draws (the initial law, one key per Epochs call, a removal's replacement),
-// predicts the noise of the last step of every call, √(2ησ²)·philox.FillWide(key, 0, s) with
+// predicts the noise of the last step of every call, √(2ησ²)·ars.FillWide(key, 0, s) with
 // s = K·n/b − 1, for a Model and for every run of an Ensemble, and leaves the twin where
 // the run's stream is. Calls of 0, 1 and 2 epochs of 3 batches, d = 5 (FillWide's partial last block).
 //
@@ -30,7 +30,7 @@ func TestEpochsNoiseAddressing(t *testing.T) {
 	stream := func(t int) *rand.Rand { return reference.Streams{Seed: 5, Trial: t}.Rand("u") }
 	want := func(key uint64, K int) []float64 {
 		z := make([]float64, d)
-		philox.FillWide(z, key, 0, uint32(K*n/b-1))
+		ars.FillWide(z, key, 0, uint32(K*n/b-1))
 		return z
 	}
 	same := func(what string, got, z []float64, scale float64) {

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/unlearnaudit/unlearnaudit/internal/philox"
+	"github.com/unlearnaudit/unlearnaudit/internal/ars"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -183,7 +183,7 @@ func (m *Model) rebuild(j int) error {
 // Epochs runs K more epochs of Algorithm 1 on the current data: for each batch in order,
 // θ ← Π_R(θ − η·∇f_B(θ) + √(2ησ²)·W). It draws one value from r, the call's noise key,
 // first and always (K = 0 too); step s of the call (s = 0 … K·n/b − 1, every batch step
-// counted) adds √(2ησ²) times philox.FillWide(key, 0, s) (the stream NoiseStream). It does
+// counted) adds √(2ησ²) times ars.FillWide(key, 0, s) (the stream NoiseStream). It does
 // not allocate.
 func (m *Model) Epochs(ctx context.Context, K int, r *rand.Rand) error {
 	key := r.Uint64()
@@ -219,7 +219,7 @@ func (m *Model) stepBatch(j int, key uint64, s uint32) {
 	p := m.params
 	m.batches[j].Gradient(m.grad, m.theta)
 	sd := math.Sqrt(2*p.StepSize) * p.Sigma
-	philox.FillScaledWide(m.noise, sd, key, 0, s) // sd·z, rounded once
+	ars.FillScaledWide(m.noise, sd, key, 0, s) // sd·z, rounded once
 	for i := range m.theta {
 		m.theta[i] += m.noise[i] - float64(p.StepSize*m.grad[i]) // η·g rounded: no build fuses it
 	}

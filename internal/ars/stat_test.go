@@ -1,4 +1,4 @@
-package philox
+package ars
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 func zTwoSided(alpha float64) float64 { return math.Sqrt2 * math.Erfcinv(alpha) }
 
 // sample is n normals of seed's streams, trials 0, 1, … of length 1024 at step 3, from
-// FillWide (stream v2: float32 normals widened exactly, the engine's law; TestLayout
+// FillWide (stream v3: float32 normals widened exactly, the engine's law; TestLayout
 // holds them to the transform value by value): the shape the engine draws, many short
 // streams, so that the trial addressing is exercised along with the generator.
 func sample(n int, seed uint64) []float64 {
@@ -167,17 +167,24 @@ func lagCorrelation(x, y []float64, lag int) (r float64, m int) {
 }
 
 // Streams are independent: the correlations of 2²⁰ normals of trial t with trial t+1's
-// and of step s with step s+1's, at lags −4…4 (an overlap shifted by up to two blocks
-// shows), and of a stream with itself at lags 1…4 (a pair's two normals, adjacent
-// blocks). 9 + 9 + 4 = 22 statistics at 4.5·10⁻⁸ each: false failure ≤ 10⁻⁶. Power:
-// 80 % for a correlation of 0.0062. Planted, each fails it: trial streams overlapping
-// (word 0 of the counter i + trial, so trial t+1 is trial t one block on: lag −4
-// correlation 1), the step left out of the counter (lag 0 correlation 1), and
-// Box–Muller's cosine for both normals of a pair (lag 1 correlation ½).
+// and of step s with step s+1's, at lags −8…8 (an overlap shifted by up to two blocks
+// shows: a block is 4 of a group's 16 radius words), and of a stream with itself at lags
+// 1…4 and 16 (a Box–Muller pair's two normals, 16 apart in a group). 17 + 17 + 5 = 39
+// statistics at 2.6·10⁻⁸ each: false failure ≤ 10⁻⁶. Power: 80 % for a correlation of
+// 0.0063. Planted, each fails it: trial streams overlapping (word 0 of the counter
+// i + trial, so trial t+1 is trial t one block on: lag 4 correlation ¾), the step left
+// out of the counter (lag 0 correlation 1), and Box–Muller's cosine for both normals of
+// a pair (lag 16 correlation ½).
 func TestIndependence(t *testing.T) {
+	lags := func(lo, hi int) (l []int) {
+		for i := lo; i <= hi; i++ {
+			l = append(l, i)
+		}
+		return l
+	}
 	const n = 1 << 20
 	const seed, trial, step = 0x5eed0004, 41, 9
-	z := zTwoSided(1e-6 / 22)
+	z := zTwoSided(1e-6 / 39)
 	draw := func(tr uint64, st uint32) []float64 {
 		out := make([]float64, n)
 		FillWide(out, seed, tr, st)
@@ -189,9 +196,9 @@ func TestIndependence(t *testing.T) {
 		y    []float64
 		lags []int
 	}{
-		{fmt.Sprintf("trial %d with %d", trial, trial+1), draw(trial+1, step), []int{-4, -3, -2, -1, 0, 1, 2, 3, 4}},
-		{fmt.Sprintf("step %d with %d", step, step+1), draw(trial, step+1), []int{-4, -3, -2, -1, 0, 1, 2, 3, 4}},
-		{"the stream with itself", base, []int{1, 2, 3, 4}},
+		{fmt.Sprintf("trial %d with %d", trial, trial+1), draw(trial+1, step), lags(-8, 8)},
+		{fmt.Sprintf("step %d with %d", step, step+1), draw(trial, step+1), lags(-8, 8)},
+		{"the stream with itself", base, []int{1, 2, 3, 4, 16}},
 	}
 	for _, q := range pairs {
 		for _, lag := range q.lags {

@@ -10,10 +10,10 @@ import (
 )
 
 // The float32 transform's kernels (transform32.go: FillWide's normals), in
-// float32 lanes: sixteen a 512-bit register, eight a 256-bit one. A unit is two of the
-// Philox kernel's groups (16 blocks on AVX-512, 8 on AVX2): the word pairs (w0, w1) and
-// (w2, w3) of its blocks are two chains, each a radius and a sine-cosine of as many
-// lanes as the register has, so a step of U units runs 2U chains side by side.
+// float32 lanes: sixteen a 512-bit register, eight a 256-bit one. A group is 8 blocks'
+// 32 words, its first 16 the radii's words and its last 16 the angles', paired lane by
+// lane; a chain is a register of lanes (a group on AVX-512, half a group on AVX2), a
+// radius and a sine-cosine, and a step runs several chains side by side.
 
 // The float32 series' coefficients, transform32.go's literals (coef.py made them).
 var (
@@ -50,14 +50,6 @@ func consts32() (names []string, vals [][8]uint64) {
 	add("two32", splat32(f32bits(2)))
 	add("f65536", splat32(f32bits(65536)))
 	add("ln2x2", splat32(f32bits(float32(2*math.Ln2))))
-	// VPERMT2D's table: lane 4L + j takes block 4j + L of the unit's two groups (its
-	// word j at dword 2·block of the pair), so that the unpacks of the output give
-	// blocks in order (kernel32).
-	var pack [16]uint32
-	for p := range pack {
-		pack[p] = uint32(2 * (4*(p%4) + p/4))
-	}
-	add("pack32", dwords(pack))
 	for i, x := range atanh32Coef {
 		add(fmt.Sprintf("atanh32_%d", i), splat32(f32bits(x)))
 	}
@@ -145,7 +137,7 @@ func (a isa) radius32(w vs) vs {
 	a.each(func(g int) { VPSUBD(eb[g], d159, c[g]) }) // c + 1 = 32 − e before the halving
 	f := eb
 	if a.zmm {
-		big := make([]reg.Register, a.groups)
+		big := make([]reg.Register, a.chains)
 		thr := a.r("thr")
 		a.each(func(g int) { big[g] = K(); VPCMPUD(Imm(6), thr, d[g], big[g]) }) // frac > thr
 		zero := ZMM()
@@ -207,7 +199,7 @@ func (a isa) sinCos32(b vs) (sin, cos vs) {
 	// negates both.
 	sin, cos = a.vecs(), a.vecs()
 	if a.zmm {
-		odd := make([]reg.Register, a.groups)
+		odd := make([]reg.Register, a.chains)
 		b30 := a.r("bit30")
 		a.each(func(g int) { odd[g] = K(); VPTESTMD(b30, t[g], odd[g]) })
 		a.each(func(g int) { VBLENDMPS(pc[g], ps[g], odd[g], sin[g]) })
@@ -229,143 +221,107 @@ func (a isa) sinCos32(b vs) (sin, cos vs) {
 	return sin, cos
 }
 
-// The units of 16 blocks the AVX-512 float32 kernels run side by side.
-var units32 = 2
-
-// kernel32 is FillWide's transform kernel: 4 float32 normals a block, each widened
-// (exact) and times sd in float64 (one rounding), of the words philoxKernel wrote, steps
-// of U units (one if one). There is no unscaled twin: sd = 1 gives the same bits
-// (z·1 = z), a multiply a vector. With narrow, it is FillWideRows32's (normals32+a.name):
-// the same normals stored as float32, half the bytes a unit, without sd (the engine
-// scales them in its update).
-func kernel32(a isa, one, narrow bool) {
-	name := "fillWide"
-	if narrow {
-		name = "normals32"
-	}
-	U := 1
+// vec is a register of the width.
+func (a isa) vec() reg.VecVirtual {
 	if a.zmm {
-		U = units32
+		return ZMM()
+	}
+	return YMM()
+}
+
+// load loads a whole register.
+func (a isa) load(m Mem, x reg.VecVirtual) {
+	if a.zmm {
+		VMOVDQU32(m, x)
+	} else {
+		VMOVDQU(m, x)
+	}
+}
+
+// pairKernel is the transform of a stream's words (kernel.go's pairs): a group is 8
+// blocks, 32 words in block order, its first 16 words a (the radii's) and its last 16 b
+// (the angles'), paired lane by lane: the group's 32 normals are R(a_l)·cos 2πb_l for
+// l = 0 to 15, then R(a_l)·sin 2πb_l. No word crosses a lane and no value is shuffled: a
+// chain is 16 lanes (a group) in a 512-bit register, 8 (half a group) in a 256-bit one,
+// and a step runs chains chains side by side (one, the One twin, for a length's last
+// groups). With narrow it stores the float32 normals (FillWideRows32's), else sd·z in
+// float64, each widened exactly and multiplied once (FillWide's: sd = 1 gives the same
+// bits, so there is no unscaled twin). In place: a step reads all its words before it
+// writes a value, so the words may lie where the values go (narrow) or in the back half
+// of that (kernel.go's fillWide).
+func pairKernel(a isa, chains int, one, narrow bool) {
+	name := "pairWide"
+	if narrow {
+		name = "pair32"
 	}
 	if one {
 		name += "One"
-		U = 1
 	}
-	a.groups = 2 * U       // chains
-	L := 2 * a.lanes()     // blocks a unit
-	unitBytes := 4 * L * 8 // of dst: 4 float64 a block, half that if narrow
-	sig, what := "func(dst *float64, words *uint64, steps int, sd float64)", "float64 normals a block (transform32.go's) times sd"
+	a.chains = chains
+	lanes := a.lanes()          // float32 lanes a chain
+	per := 16 / lanes           // chains a group
+	groups := chains / per      // groups a step
+	outBytes := 8 * 32 * groups // a step's values
+	sig, what := "func(dst *float64, words *uint32, steps int, sd float64)", "float64 normals times sd"
 	if narrow {
-		unitBytes /= 2
-		sig, what = "func(dst *float32, words *uint64, steps int)", "float32 normals a block (transform32.go's)"
+		outBytes /= 2
+		sig, what = "func(dst *float32, words *uint32, steps int)", "float32 normals"
 	}
 	TEXT(name+a.name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s%s writes the normals of steps × %d blocks whose words philox%s wrote to words, 4 %s, to dst.",
-		name, a.name, U*L, a.name, what))
+	Doc(fmt.Sprintf("%s%s writes the %s of steps × %d groups of 8 blocks whose words (block order, 32 a group) are at words: R(a)·cos 2πb, then R(a)·sin 2πb, for a the group's first 16 words and b its last 16.",
+		name, a.name, what, groups))
 	dst := Load(Param("dst"), GP64())
 	n := Load(Param("steps"), GP64())
 	wp := Load(Param("words"), GP64())
 	Label("loop")
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	rec := a.record()
-	// word j of each chain's pair, one a dword lane: chain 2u+i reads words 2i and 2i+1
-	// of unit u's two groups.
-	word := func(j int) vs {
+	at := func(ch int) int { return 128*(ch/per) + 4*lanes*(ch%per) } // a chain's a, in bytes of words
+	word := func(off int) vs {
 		w := a.vecs()
-		var idx Op
-		if a.zmm {
-			idx = a.r("pack32")
-		}
-		a.each(func(ch int) {
-			u, i := ch/2, ch%2
-			m0 := Mem{Base: wp, Disp: rec*2*u + 8*a.lanes()*(2*i+j)}
-			m1 := m0.Offset(rec)
-			if a.zmm {
-				VMOVDQU32(m0, w[ch])
-				VPERMT2D(m1, idx, w[ch])
-			} else {
-				// Per 128-bit half, the low words of two blocks of each group: lanes
-				// hold blocks 0 1 4 5 | 2 3 6 7.
-				VMOVDQU(m0, w[ch])
-				VSHUFPS(Imm(0x88), m1, w[ch], w[ch])
-			}
-		})
+		a.each(func(ch int) { a.load(Mem{Base: wp, Disp: at(ch) + off}, w[ch]) })
 		return w
 	}
 	r := a.radius32(word(0)) // the log first: R waits in one register
-	s, c := a.sinCos32(word(1))
+	s, c := a.sinCos32(word(64))
 	a.op3(VMULPS, r, c, c)
 	a.op3(VMULPS, r, s, s)
 	var sd reg.VecVirtual
 	if !narrow {
-		if a.zmm {
-			sd = ZMM()
-		} else {
-			sd = YMM()
-		}
+		sd = a.vec()
 		VBROADCASTSD(paramAddr("sd"), sd)
 	}
-	for u := range U {
-		// A, B, C, D = R₀cos₀, R₀sin₀, R₁cos₁, R₁sin₁: transposed by unpacks, lane
-		// position 4L + j of X_j's each 128-bit half holding A B C D of one block.
-		A, B, C, D := c[2*u], s[2*u], c[2*u+1], s[2*u+1]
-		vec := func() reg.VecVirtual {
+	a.each(func(ch int) {
+		for half, x := range []reg.VecVirtual{c[ch], s[ch]} {
+			if narrow {
+				VMOVUPS(x, Mem{Base: dst, Disp: at(ch) + 64*half})
+				continue
+			}
+			o := 2*at(ch) + 128*half // float64: twice the bytes
 			if a.zmm {
-				return ZMM()
-			}
-			return YMM()
-		}
-		acl, ach, bdl, bdh := vec(), vec(), vec(), vec()
-		VUNPCKLPS(C, A, acl)
-		VUNPCKHPS(C, A, ach)
-		VUNPCKLPS(D, B, bdl)
-		VUNPCKHPS(D, B, bdh)
-		X := [4]reg.VecVirtual{A, B, C, D}
-		VUNPCKLPS(bdl, acl, X[0])
-		VUNPCKHPS(bdl, acl, X[1])
-		VUNPCKLPS(bdh, ach, X[2])
-		VUNPCKHPS(bdh, ach, X[3])
-		base := u * unitBytes
-		switch {
-		case narrow && a.zmm: // X_j is blocks 4j to 4j+3
-			for j, x := range X {
-				VMOVUPS(x, Mem{Base: dst, Disp: base + 64*j})
-			}
-		case narrow: // X_j's halves are blocks b and b+2 (below)
-			for j, x := range X {
-				b := 4*(j/2) + j%2
-				VMOVUPS(x.AsX(), Mem{Base: dst, Disp: base + 16*b})
-				VEXTRACTF128(Imm(1), x, Mem{Base: dst, Disp: base + 16*(b+2)})
-			}
-		case a.zmm: // X_j's halves are blocks 4j, 4j+1 and 4j+2, 4j+3
-			for j, x := range X {
 				lo, hi, h := ZMM(), ZMM(), YMM()
 				VCVTPS2PD(x.AsY(), lo)
 				VEXTRACTF64X4(Imm(1), x, h)
 				VCVTPS2PD(h, hi)
 				VMULPD(sd, lo, lo)
 				VMULPD(sd, hi, hi)
-				VMOVUPD(lo, Mem{Base: dst, Disp: base + 128*j})
-				VMOVUPD(hi, Mem{Base: dst, Disp: base + 128*j + 64})
-			}
-		default: // X_j's halves are blocks b and b+2 (X0: 0 2, X1: 1 3, X2: 4 6, X3: 5 7)
-			for j, x := range X {
-				b := 4*(j/2) + j%2 // X_j's low half's block; its high half's is b + 2
+				VMOVUPD(lo, Mem{Base: dst, Disp: o})
+				VMOVUPD(hi, Mem{Base: dst, Disp: o + 64})
+			} else {
 				lo, hi, h := YMM(), YMM(), XMM()
 				VCVTPS2PD(x.AsX(), lo)
 				VEXTRACTF128(Imm(1), x, h)
 				VCVTPS2PD(h, hi)
 				VMULPD(sd, lo, lo)
 				VMULPD(sd, hi, hi)
-				VMOVUPD(lo, Mem{Base: dst, Disp: base + 32*b})
-				VMOVUPD(hi, Mem{Base: dst, Disp: base + 32*(b+2)})
+				VMOVUPD(lo, Mem{Base: dst, Disp: o})
+				VMOVUPD(hi, Mem{Base: dst, Disp: o + 32})
 			}
 		}
-	}
-	ADDQ(U32(U*unitBytes), dst)
-	ADDQ(U32(2*rec*U), wp)
+	})
+	ADDQ(U32(outBytes), dst)
+	ADDQ(U32(128*groups), wp)
 	DECQ(n)
 	JMP(LabelRef("loop"))
 	Label("done")

@@ -1,4 +1,4 @@
-package philox
+package ars
 
 import (
 	"runtime"

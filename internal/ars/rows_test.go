@@ -1,4 +1,4 @@
-package philox
+package ars
 
 import (
 	"math"
@@ -21,8 +21,8 @@ func TestFillWideRows32PanicsNamed(t *testing.T) {
 	}{
 		{10, 4, 3, "FillWideRows32: 3 rows of 4 values need 12, dst has 10"},
 		{0, -1, 1, "FillWideRows32: 1 rows of -1"},
-		{0, math.MaxInt, 0, "philox: 9223372036854775807 values from block 0 exceed a stream's 4294967296 blocks of 4"},
-		{0, int(past), 0, "17179869185 values from block 0 exceed a stream's"}, // one past its end
+		{0, math.MaxInt, 0, "ars: 9223372036854775807 values from group 0 exceed a stream's 536870912 groups of 32"},
+		{0, int(past), 0, "17179869185 values from group 0 exceed a stream's"}, // one past its end
 	} {
 		if strings.Contains(c.want, "exceed") && strconv.IntSize == 32 {
 			continue // an int of 32 bits cannot reach a stream's end

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package philox
+package ars
 
 // threadCPU cannot be read here: the benchmarks report wall time only.
 func threadCPU() (int64, bool) { return 0, false }

@@ -1,4 +1,4 @@
-package philox
+package ars
 
 import (
 	"fmt"
@@ -28,21 +28,21 @@ func copyNsPerValue(n int) float64 {
 
 // BenchmarkFill is FillScaledWide's cost a normal (ns/normal; the engine's call) and its
 // multiple of the cost of copying the same bytes (×copy), for one engine-sized stream
-// (784 normals, a model's noise at a step) and a long one (2¹⁶, beyond L1), on each path
-// this CPU has (path=avx512, avx2, go: the widest is what a fill runs). cpu-ns/normal is
+// (784 normals, a model's noise at a step) and a long one (2¹⁶, beyond L1), on each route
+// this CPU has (route=avx512/vaes, …, go/go: the widest is what a fill runs). cpu-ns/normal is
 // the same cost in the thread's CPU time (Linux), which a machine shared with other work
 // inflates less than the wall time. (Its Fill32 cases were removed with Fill32.)
 func BenchmarkFill(b *testing.B) {
-	for _, pth := range paths() {
+	for _, r := range routes() {
 		for _, n := range []int{784, 1 << 16} {
-			b.Run(fmt.Sprintf("path=%s/wide/n=%d", pathNames[pth], n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("route=%s/wide/n=%d", r, n), func(b *testing.B) {
 				defer lockThread()()
 				floor := copyNsPerValue(n)
 				d64 := make([]float64, n)
 				trial := uint64(0)
-				old := path
-				path = pth
-				defer func() { path = old }()
+				oldP, oldA := path, arsPath
+				path, arsPath = r.path, r.ars
+				defer func() { path, arsPath = oldP, oldA }()
 				cpu0, cpuOK := threadCPU()
 				b.ResetTimer()
 				for b.Loop() {
@@ -62,42 +62,46 @@ func BenchmarkFill(b *testing.B) {
 	}
 }
 
-// BenchmarkBlock is the generator alone: ns a 128-bit block (four of FillWide's normals),
-// so that BenchmarkFill's cost splits into Philox and the transform.
-func BenchmarkBlock(b *testing.B) {
-	defer lockThread()()
-	var acc [4]uint32
-	i := uint32(0)
-	cpu0, cpuOK := threadCPU()
-	for b.Loop() {
-		x := Block(Counter(5, 0, i), Key(1))
-		acc[0] ^= x[0]
-		acc[1] ^= x[1]
-		acc[2] ^= x[2]
-		acc[3] ^= x[3]
-		i++
+// BenchmarkWords is the words kernel alone, on each words path: ns a word (a normal's
+// share) for 384 groups (3 072 blocks, 48 KiB, within L2), so that BenchmarkFill's cost
+// splits into ARS and the transform.
+func BenchmarkWords(b *testing.B) {
+	for _, a := range arsPaths() {
+		b.Run("ars="+arsNames[a], func(b *testing.B) {
+			defer lockThread()()
+			old := arsPath
+			arsPath = a
+			defer func() { arsPath = old }()
+			const groups = 384
+			w := make([]uint32, groups*groupValues)
+			rk := roundKeys(1, 2, 3)
+			cpu0, cpuOK := threadCPU()
+			for b.Loop() {
+				streamWords(w, groups, 0, &rk)
+			}
+			cpu1, _ := threadCPU()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(w)), "ns/word")
+			if cpuOK {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N*len(w)), "cpu-ns/word")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
 	}
-	if cpu1, _ := threadCPU(); cpuOK {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/block")
-	}
-	sink = acc
 }
-
-var sink [4]uint32
 
 // BenchmarkEpochNoise is the Langevin noise of one trial-epoch of the SGLU engine at
 // b = 128 (88 steps of d = 784 normals, each scaled by the step's σ·√(2η): FillScaledWide,
 // the engine's call), in ms an epoch (ms/epoch, and cpu-ms/epoch in the thread's CPU
-// time), on each path: the goal is noise at most a tenth of the epoch's
+// time), on each route: the goal is noise at most a tenth of the epoch's
 // training.
 func BenchmarkEpochNoise(b *testing.B) {
 	const steps, d = 88, 784
-	for _, pth := range paths() {
-		b.Run(fmt.Sprintf("path=%s/wide", pathNames[pth]), func(b *testing.B) {
+	for _, r := range routes() {
+		b.Run(fmt.Sprintf("route=%s/wide", r), func(b *testing.B) {
 			defer lockThread()()
-			old := path
-			path = pth
-			defer func() { path = old }()
+			oldP, oldA := path, arsPath
+			path, arsPath = r.path, r.ars
+			defer func() { path, arsPath = oldP, oldA }()
 			d64 := make([]float64, d)
 			trial := uint64(0)
 			cpu0, cpuOK := threadCPU()
@@ -119,15 +123,15 @@ func BenchmarkEpochNoise(b *testing.B) {
 
 // BenchmarkRows is an ensemble step's noise at the SGLU engine's shape, k = 32 runs of
 // d = 784 normals (FillWideRows32, the engine's call), in ns a normal (and cpu-ns/normal
-// in the thread's CPU time), on each path.
+// in the thread's CPU time), on each route.
 func BenchmarkRows(b *testing.B) {
 	const k, d = 32, 784
-	for _, pth := range paths() {
-		b.Run(fmt.Sprintf("path=%s/k=%d/d=%d", pathNames[pth], k, d), func(b *testing.B) {
+	for _, r := range routes() {
+		b.Run(fmt.Sprintf("route=%s/k=%d/d=%d", r, k, d), func(b *testing.B) {
 			defer lockThread()()
-			old := path
-			path = pth
-			defer func() { path = old }()
+			oldP, oldA := path, arsPath
+			path, arsPath = r.path, r.ars
+			defer func() { path, arsPath = oldP, oldA }()
 			seeds := make([]uint64, k)
 			for t := range seeds {
 				seeds[t] = uint64(t) + 1

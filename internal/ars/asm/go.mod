@@ -1,4 +1,4 @@
-module github.com/unlearnaudit/unlearnaudit/internal/philox/asm
+module github.com/unlearnaudit/unlearnaudit/internal/ars/asm
 
 go 1.26.0
 

@@ -1,4 +1,4 @@
-package philox
+package ars
 
 import "math"
 
@@ -123,13 +123,16 @@ func quadrant32(s, c float32, k uint32) (sin, cos float32) {
 	return sin, cos
 }
 
-// normals32 is the four float32 normals of a block's words: (R·cos, R·sin) of the pair
-// (w[0], w[1]), then of (w[2], w[3]).
-func normals32(w [4]uint32) [4]float32 {
-	r0, r1 := radius32(w[0]), radius32(w[2])
-	s0, c0 := sinCos32(w[1])
-	s1, c1 := sinCos32(w[3])
-	return [4]float32{r0 * c0, r0 * s0, r1 * c1, r1 * s1}
+// pairNormals is a group's 32 float32 normals from its 32 words (block order): for
+// l = 0 to 15, R·cos 2πv at l and R·sin 2πv at 16 + l, R the radius of w[l] and v the
+// angle of w[16 + l], as the kernels pair them lane by lane.
+func pairNormals(w *[groupValues]uint32) (z [groupValues]float32) {
+	for l := range groupValues / 2 {
+		r := radius32(w[l])
+		s, c := sinCos32(w[groupValues/2+l])
+		z[l], z[groupValues/2+l] = r*c, r*s
+	}
+	return z
 }
 
 // b2u is 1 for true, 0 for false (SETcc, no branch).
