@@ -64,6 +64,13 @@ func onRoute(r route, f func()) {
 	f()
 }
 
+// checkOnRoutes runs the property on every route, a subtest each.
+func checkOnRoutes(t *testing.T, prop func(*rapid.T)) {
+	for _, r := range routes() {
+		t.Run(r.String(), func(t *testing.T) { onRoute(r, func() { rapid.Check(t, prop) }) })
+	}
+}
+
 // pureGo is the route of neither kernel.
 var pureGo = route{pathGo, arsGo}
 
@@ -228,51 +235,39 @@ func TestWordsAreBlocks(t *testing.T) {
 // be read from any group. Planted: fillWide starting one block late when its group is
 // not 0 fails it (on every route).
 func TestFillWideFromAGroupIsASliceOfFillWide(t *testing.T) {
-	for _, r := range routes() {
-		t.Run(r.String(), func(t *testing.T) {
-			onRoute(r, func() {
-				rapid.Check(t, func(t *rapid.T) {
-					seed, trial := rapid.Uint64().Draw(t, "seed"), rapid.Uint64().Draw(t, "trial")
-					step := rapid.Uint32().Draw(t, "step")
-					g := rapid.IntRange(0, 80).Draw(t, "group")
-					n := rapid.IntRange(0, 400).Draw(t, "n")
-					long := make([]float64, groupValues*g+n)
-					FillWide(long, seed, trial, step)
-					at := make([]float64, n)
-					fillWide(at, 1, seed, trial, step, uint32(g))
-					if i, ok := sameBits(bits64(at), bits64(long[groupValues*g:])); !ok {
-						t.Fatalf("fillWide from group %d: value %d is %v, FillWide's %v", g, i, at[i], long[groupValues*g+i])
-					}
-				})
-			})
-		})
-	}
+	checkOnRoutes(t, func(t *rapid.T) {
+		seed, trial := rapid.Uint64().Draw(t, "seed"), rapid.Uint64().Draw(t, "trial")
+		step := rapid.Uint32().Draw(t, "step")
+		g := rapid.IntRange(0, 80).Draw(t, "group")
+		n := rapid.IntRange(0, 400).Draw(t, "n")
+		long := make([]float64, groupValues*g+n)
+		FillWide(long, seed, trial, step)
+		at := make([]float64, n)
+		fillWide(at, 1, seed, trial, step, uint32(g))
+		if i, ok := sameBits(bits64(at), bits64(long[groupValues*g:])); !ok {
+			t.Fatalf("fillWide from group %d: value %d is %v, FillWide's %v", g, i, at[i], long[groupValues*g+i])
+		}
+	})
 }
 
 // FillScaledWide is sd times FillWide's values, one rounding each (a property, on every
 // route). Planted: FillScaledWide's product rounded to float32 fails it (pure Go), as
 // does the scale rounded to float32 before the kernels multiply (every kernel route).
 func TestFillScaledIsFillTimesSd(t *testing.T) {
-	for _, r := range routes() {
-		t.Run(r.String(), func(t *testing.T) {
-			onRoute(r, func() {
-				rapid.Check(t, func(t *rapid.T) {
-					seed, trial := rapid.Uint64().Draw(t, "seed"), rapid.Uint64().Draw(t, "trial")
-					step := rapid.Uint32().Draw(t, "step")
-					n := rapid.IntRange(0, 400).Draw(t, "n")
-					sd := rapid.Float64Range(-1e300, 1e300).Draw(t, "sd")
-					z, s := make([]float64, n), make([]float64, n)
-					FillWide(z, seed, trial, step)
-					FillScaledWide(s, sd, seed, trial, step)
-					for i := range z {
-						if math.Float64bits(s[i]) != math.Float64bits(sd*z[i]) {
-							t.Fatalf("FillScaledWide(sd %v) value %d is %v, sd·FillWide's %v", sd, i, s[i], sd*z[i])
-						}
-					}
-				})
-			})
-		})
-	}
+	checkOnRoutes(t, func(t *rapid.T) {
+		seed, trial := rapid.Uint64().Draw(t, "seed"), rapid.Uint64().Draw(t, "trial")
+		step := rapid.Uint32().Draw(t, "step")
+		n := rapid.IntRange(0, 400).Draw(t, "n")
+		sd := rapid.Float64Range(-1e300, 1e300).Draw(t, "sd")
+		z, s := make([]float64, n), make([]float64, n)
+		FillWide(z, seed, trial, step)
+		FillScaledWide(s, sd, seed, trial, step)
+		for i := range z {
+			if math.Float64bits(s[i]) != math.Float64bits(sd*z[i]) {
+				t.Fatalf("FillScaledWide(sd %v) value %d is %v, sd·FillWide's %v", sd, i, s[i], sd*z[i])
+			}
+		}
+	})
 }
 
 // groupAt is the 32 normals of a stream's group g, from Block and the transform directly.
@@ -620,40 +615,34 @@ func TestFloat32KernelsExhaustive(t *testing.T) {
 // from a row's place at rest (not 32) values a row, a chunk's next block not advanced
 // (d from 1600 is two chunks), and pure Go's rows all drawn from the first seed.
 func TestFillWideRows32IsFillWide(t *testing.T) {
-	for _, r := range routes() {
-		t.Run(r.String(), func(t *testing.T) {
-			onRoute(r, func() {
-				rapid.Check(t, func(t *rapid.T) {
-					k := rapid.IntRange(0, 70).Draw(t, "k")
-					d := rapid.OneOf(rapid.IntRange(0, 300), rapid.Just(784), rapid.IntRange(1530, 3200)).Draw(t, "d")
-					trial := rapid.Uint64().Draw(t, "trial")
-					step := rapid.Uint32().Draw(t, "step")
-					sd := rapid.Float64Range(-2, 2).Draw(t, "sd")
-					seeds := make([]uint64, k)
-					for i := range seeds {
-						seeds[i] = rapid.Uint64().Draw(t, "seed")
-					}
-					got := make([]float32, k*d+3)
-					got[k*d], got[k*d+1], got[k*d+2] = 1, 2, 3 // past the rows: left alone
-					FillWideRows32(got, d, seeds, trial, step)
-					wide, scaled := make([]float64, d), make([]float64, d)
-					for r, seed := range seeds {
-						FillWide(wide, seed, trial, step)
-						FillScaledWide(scaled, sd, seed, trial, step)
-						for i, z := range got[r*d : (r+1)*d] {
-							if math.Float64bits(float64(z)) != math.Float64bits(wide[i]) {
-								t.Fatalf("row %d of %d (d = %d): value %d is %v, FillWide's %v", r, k, d, i, z, wide[i])
-							}
-							if math.Float64bits(sd*float64(z)) != math.Float64bits(scaled[i]) {
-								t.Fatalf("row %d of %d (d = %d): value %d times %v is %v, FillScaledWide's %v", r, k, d, i, sd, sd*float64(z), scaled[i])
-							}
-						}
-					}
-					if got[k*d] != 1 || got[k*d+1] != 2 || got[k*d+2] != 3 {
-						t.Fatalf("values past the %d rows changed: %v", k, got[k*d:])
-					}
-				})
-			})
-		})
-	}
+	checkOnRoutes(t, func(t *rapid.T) {
+		k := rapid.IntRange(0, 70).Draw(t, "k")
+		d := rapid.OneOf(rapid.IntRange(0, 300), rapid.Just(784), rapid.IntRange(1530, 3200)).Draw(t, "d")
+		trial := rapid.Uint64().Draw(t, "trial")
+		step := rapid.Uint32().Draw(t, "step")
+		sd := rapid.Float64Range(-2, 2).Draw(t, "sd")
+		seeds := make([]uint64, k)
+		for i := range seeds {
+			seeds[i] = rapid.Uint64().Draw(t, "seed")
+		}
+		got := make([]float32, k*d+3)
+		got[k*d], got[k*d+1], got[k*d+2] = 1, 2, 3 // past the rows: left alone
+		FillWideRows32(got, d, seeds, trial, step)
+		wide, scaled := make([]float64, d), make([]float64, d)
+		for r, seed := range seeds {
+			FillWide(wide, seed, trial, step)
+			FillScaledWide(scaled, sd, seed, trial, step)
+			for i, z := range got[r*d : (r+1)*d] {
+				if math.Float64bits(float64(z)) != math.Float64bits(wide[i]) {
+					t.Fatalf("row %d of %d (d = %d): value %d is %v, FillWide's %v", r, k, d, i, z, wide[i])
+				}
+				if math.Float64bits(sd*float64(z)) != math.Float64bits(scaled[i]) {
+					t.Fatalf("row %d of %d (d = %d): value %d times %v is %v, FillScaledWide's %v", r, k, d, i, sd, sd*float64(z), scaled[i])
+				}
+			}
+		}
+		if got[k*d] != 1 || got[k*d+1] != 2 || got[k*d+2] != 3 {
+			t.Fatalf("values past the %d rows changed: %v", k, got[k*d:])
+		}
+	})
 }

@@ -238,6 +238,26 @@ func (a isa) load(m Mem, x reg.VecVirtual) {
 	}
 }
 
+// storeWide stores x's float32 lanes widened (exact) and times sd (one rounding) at m,
+// its low half's then its high half's.
+func (a isa) storeWide(x, sd reg.VecVirtual, m Mem) {
+	var lo, hi, h reg.VecVirtual
+	if a.zmm {
+		lo, hi, h = ZMM(), ZMM(), YMM()
+		VCVTPS2PD(x.AsY(), lo)
+		VEXTRACTF64X4(Imm(1), x, h)
+	} else {
+		lo, hi, h = YMM(), YMM(), XMM()
+		VCVTPS2PD(x.AsX(), lo)
+		VEXTRACTF128(Imm(1), x, h)
+	}
+	VCVTPS2PD(h, hi)
+	VMULPD(sd, lo, lo)
+	VMULPD(sd, hi, hi)
+	VMOVUPD(lo, m)
+	VMOVUPD(hi, m.Offset(4*a.lanes()))
+}
+
 // pairKernel is the transform of a stream's words (kernel.go's pairs): a group is 8
 // blocks, 32 words in block order, its first 16 words a (the radii's) and its last 16 b
 // (the angles'), paired lane by lane: the group's 32 normals are R(a_l)·cos 2πb_l for
@@ -298,26 +318,7 @@ func pairKernel(a isa, chains int, one, narrow bool) {
 				VMOVUPS(x, Mem{Base: dst, Disp: at(ch) + 64*half})
 				continue
 			}
-			o := 2*at(ch) + 128*half // float64: twice the bytes
-			if a.zmm {
-				lo, hi, h := ZMM(), ZMM(), YMM()
-				VCVTPS2PD(x.AsY(), lo)
-				VEXTRACTF64X4(Imm(1), x, h)
-				VCVTPS2PD(h, hi)
-				VMULPD(sd, lo, lo)
-				VMULPD(sd, hi, hi)
-				VMOVUPD(lo, Mem{Base: dst, Disp: o})
-				VMOVUPD(hi, Mem{Base: dst, Disp: o + 64})
-			} else {
-				lo, hi, h := YMM(), YMM(), XMM()
-				VCVTPS2PD(x.AsX(), lo)
-				VEXTRACTF128(Imm(1), x, h)
-				VCVTPS2PD(h, hi)
-				VMULPD(sd, lo, lo)
-				VMULPD(sd, hi, hi)
-				VMOVUPD(lo, Mem{Base: dst, Disp: o})
-				VMOVUPD(hi, Mem{Base: dst, Disp: o + 32})
-			}
+			a.storeWide(x, sd, Mem{Base: dst, Disp: 2*at(ch) + 128*half}) // float64: twice the bytes
 		}
 	})
 	ADDQ(U32(outBytes), dst)
