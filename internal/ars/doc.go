@@ -130,7 +130,8 @@
 // VAES if AVX-512 F and VAES, else AES-NI with AVX, else pure Go (other architectures,
 // older CPUs, and GODEBUG=cpu.avx512f=off, cpu.avx512vaes=off, cpu.aes=off and the like,
 // which golang.org/x/sys/cpu honours; pure Go's fma32 is computed from float64
-// operations, with the same bits).
+// operations, with the same bits). The Go runtime does not know cpu.avx512vaes and says
+// so on standard error ("GODEBUG: unknown cpu feature"); x/sys/cpu still turns VAES off.
 //
 // # How it is checked and what it costs
 //
@@ -145,8 +146,8 @@
 // normal's on each pair of paths and its multiple of copying the same bytes,
 // BenchmarkEpochNoise the noise of one SGLU trial-epoch at b = 128 (88 steps of 784
 // normals), BenchmarkRows an ensemble's step (32 rows of 784). On a Zen 4 core (AVX-512
-// on 256-bit units), an ensemble step's normal costs 0.48–0.50 ns where stream v2's
-// cost 0.74: ARS's words 0.127 ns a word with VAES, where Philox4x32-10's took 0.30–0.34.
+// on 256-bit units), an ensemble step's normal costs 0.46 ns where stream v2's cost 0.74:
+// ARS's words 0.12 ns a word with VAES, where Philox4x32-10's took 0.30–0.34.
 //
 // # The streams before
 //

@@ -43,9 +43,10 @@ var (
 const chunkGroups = 48
 
 // pairStep is the groups a step of the AVX-512 transform kernel runs (asm's -pairChains;
-// TestKernelsAreGosBits fails if the two disagree): four chains of 16 lanes, 0.48–0.52 ns
-// a normal on Zen 4 (32 rows of 784) where three took 0.48–0.50, two 0.49–0.52 and one
-// 0.55–0.63. AVX2's runs a group a step, two chains.
+// TestKernelsAreGosBits fails if the two disagree): four chains of 16 lanes. On Zen 4
+// (BenchmarkRows, 32 rows of 784, alternated) four and three are alike, 0.463–0.472 ns a
+// normal and 0.454–0.489; two took 0.49–0.52 and one 0.55–0.63 in an earlier comparison.
+// AVX2's runs a group a step, two chains.
 const pairStep = 4
 
 // roundKeys is what the words kernels need of a stream: rk[0] the key xored with the

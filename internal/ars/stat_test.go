@@ -98,7 +98,7 @@ func binomialTails(n int, p float64, k int) (lower, upper float64) {
 // 2.5·10⁻⁷ each, false failure ≤ 10⁻⁶. The expected counts are 22 650, 531, 4.8 and
 // 0.017: at 6σ only an excess can show (4 or more fail). Power: 80 % for a 4σ tail 28 %
 // heavy or 25 % light (655 or more, 416 or fewer). Planted: the radius 2 % too long
-// (sd 1.02) fails it (the 4σ count 749 against 531; the 3σ count too).
+// (sd 1.02) fails it (the 4σ count 731 against 531; the 3σ count too).
 func TestTails(t *testing.T) {
 	const n = 1 << 23
 	alpha := 1e-6 / 4
@@ -125,7 +125,7 @@ func TestTails(t *testing.T) {
 // 1 statistic at 10⁻⁶, false failure ≤ 10⁻⁶. Too small a χ² (values too evenly
 // spread, as a stratified or lattice stream would be) fails as too large does. Power: 80 %
 // for a noncentrality of ~285, e.g. a scale off by 0.82 % (Fisher information 2 a unit).
-// Planted: the angle πv instead of 2πv (every sine positive) fails it (χ² ≈ 525 600).
+// Planted: the angle πv instead of 2πv (every sine positive) fails it (χ² ≈ 526 200).
 func TestChiSquareFineBins(t *testing.T) {
 	const n, bins = 1 << 21, 1024
 	alpha := 1e-6
@@ -172,7 +172,7 @@ func lagCorrelation(x, y []float64, lag int) (r float64, m int) {
 // 1…4 and 16 (a Box–Muller pair's two normals, 16 apart in a group). 17 + 17 + 5 = 39
 // statistics at 2.6·10⁻⁸ each: false failure ≤ 10⁻⁶. Power: 80 % for a correlation of
 // 0.0063. Planted, each fails it: trial streams overlapping (word 0 of the counter
-// i + trial, so trial t+1 is trial t one block on: lag 4 correlation ¾), the step left
+// i + trial, so trial t+1 is trial t one block on: lag −4 correlation ¾), the step left
 // out of the counter (lag 0 correlation 1), and Box–Muller's cosine for both normals of
 // a pair (lag 16 correlation ½).
 func TestIndependence(t *testing.T) {
