@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -82,9 +83,9 @@ func score(kind Kind, ridge bool, u, y float64) float64 {
 	t := y * u
 	if kind == Loss {
 		if t > 0 {
-			return math.Log1p(math.Exp(-t))
+			return math.Log1p(fexp.Exp(-t))
 		}
-		return -t + math.Log1p(math.Exp(t))
+		return -t + math.Log1p(fexp.Exp(t))
 	}
 	return t
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // SVCOptions configure FitSVC: a C-support-vector classifier with the RBF kernel
@@ -246,7 +248,7 @@ func rbf(a, b []float64, gamma float64) float64 {
 		e := v - b[k]
 		d += e * e
 	}
-	return math.Exp(-gamma * d)
+	return fexp.Exp(-gamma * d)
 }
 
 // Decision is Σ_i α_i y_i K(x_i, x) − ρ: positive on the +1 side.

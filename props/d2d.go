@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/d2daudit"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -362,7 +363,7 @@ func Contraction(t *rapid.T) {
 	slack := oracleSlack(c.StrongConvexity)
 	for step := 1; step <= 50; step++ {
 		d2d.Descend(obj, theta, g, eta, radius, 1)
-		if d, b := reference.Distance(theta, star), math.Pow(gamma, float64(step))*d0; !within(d, b, 2*slack) {
+		if d, b := reference.Distance(theta, star), fexp.Pow(gamma, float64(step))*d0; !within(d, b, 2*slack) {
 			t.Fatalf("step %d: ‖θ_t − θ*‖ = %.6g > γ^t‖θ_0 − θ*‖ = %.6g", step, d, b)
 		}
 	}
@@ -477,9 +478,9 @@ func DistributedTrajectory(schedule d2d.Schedule) func(*rapid.T) {
 				}
 			}
 			if schedule == d2d.FixedSchedule {
-				g := math.Pow(plan.Gamma, plan.A)
+				g := fexp.Pow(plan.Gamma, plan.A)
 				bound := 4 * p.Lipschitz / (p.StrongConvexity * float64(p.N)) * g / (1 - g) * (2 + math.Pi*math.Pi/6)
-				avg := m.CertifiedDelta() - math.Pow(plan.Gamma, float64(plan.T))*2*p.Radius
+				avg := m.CertifiedDelta() - fexp.Pow(plan.Gamma, float64(plan.T))*2*p.Radius
 				if !within(avg, bound, 0) {
 					t.Fatalf("round %d: certified average radius %.6g > (4L/(mn))γ^a/(1−γ^a)(2 + π²/6) = %.6g", i+1, avg, bound)
 				}

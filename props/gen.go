@@ -2,8 +2,8 @@ package props
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 	"pgregory.net/rapid"
@@ -22,7 +22,7 @@ func scaled(t *rapid.T, lo, hi float64, label string) float64 {
 // logScaled draws a number log-uniformly in [lo, hi] on a grid.
 func logScaled(t *rapid.T, lo, hi float64, label string) float64 {
 	k := rapid.IntRange(0, grid).Draw(t, label)
-	return lo * math.Pow(hi/lo, float64(k)/grid)
+	return lo * fexp.Pow(hi/lo, float64(k)/grid)
 }
 
 // DataConfig bounds the datasets Dataset draws.

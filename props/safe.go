@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"github.com/unlearnaudit/unlearnaudit/reference/safe"
 	"gonum.org/v1/gonum/floats"
@@ -70,7 +71,7 @@ func SAFEProblem(t *rapid.T) SAFEInstance {
 	}
 	lambda := 0.0
 	if e := rapid.IntRange(-3, 4).Draw(t, "log10 λ"); e > -3 {
-		lambda = math.Pow(10, float64(e))
+		lambda = fexp.Pow(10, float64(e))
 	}
 	T := rapid.IntRange(1, 8).Draw(t, "T")
 	in := SAFEInstance{Data: data, Model: m, W0: w0.W, ClassFocused: rapid.Bool().Draw(t, "class-focused"),

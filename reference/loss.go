@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/internal/logit"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -186,9 +187,9 @@ type logisticLink struct{}
 
 func softplus(t float64) float64 { // log(1 + e^t), stable
 	if t > 0 {
-		return t + math.Log1p(math.Exp(-t))
+		return t + math.Log1p(fexp.Exp(-t))
 	}
-	return math.Log1p(math.Exp(t))
+	return math.Log1p(fexp.Exp(t))
 }
 
 func sigmoid(t float64) float64 { return logit.Sigmoid(t) }

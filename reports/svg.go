@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"codeberg.org/go-pdf/fpdf"
@@ -297,7 +298,7 @@ func niceTicks(lo, hi float64, n int) []float64 {
 		return nil
 	}
 	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	mag := fexp.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag * 10
 	for _, m := range []float64{1, 2, 5} {
 		if m*mag >= raw {
@@ -370,7 +371,7 @@ func logROC(title string, xFloor, yFloor float64, roc []verdict.ROCPoint) (c *ch
 func logTicks(floor float64) []float64 {
 	ticks := []float64{floor}
 	for d := math.Ceil(math.Log10(floor)); d <= 0; d++ {
-		if v := math.Pow(10, d); v/floor >= 2 {
+		if v := fexp.Pow(10, d); v/floor >= 2 {
 			ticks = append(ticks, v)
 		}
 	}
@@ -399,12 +400,12 @@ func traceChart(t Trace) *chart {
 	if logY {
 		llo, lhi := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
 		ymap = func(v float64) float64 {
-			f := (math.Log10(math.Max(v, math.Pow(10, llo))) - llo) / (lhi - llo)
+			f := (math.Log10(math.Max(v, fexp.Pow(10, llo))) - llo) / (lhi - llo)
 			return plotH - padB - frameH*math.Min(f, 1)
 		}
 		for d := llo; d <= lhi; d++ {
 			if lhi-llo <= 6 || int(d-llo)%2 == 0 || d == lhi { // at most about seven labels
-				c.yTick(ymap(math.Pow(10, d)), fmt.Sprintf("1e%g", d))
+				c.yTick(ymap(fexp.Pow(10, d)), fmt.Sprintf("1e%g", d))
 			}
 		}
 	} else {
@@ -573,7 +574,7 @@ func rateLabel(r float64) string {
 		return strconv.FormatFloat(r, 'g', 2, 64)
 	}
 	e := math.Floor(math.Log10(r))
-	mant := r / math.Pow(10, e)
+	mant := r / fexp.Pow(10, e)
 	if math.Abs(mant-math.Round(mant)) < 1e-9 {
 		return fmt.Sprintf("%ge%g", math.Round(mant), e)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
@@ -434,7 +435,7 @@ func PlanRanks(ctx context.Context, k, n int, eps, delta, confidence, against fl
 		return RankPlan{}, fmt.Errorf("rank plan: %d models, %d retrains, ε %v, δ %v, confidence %v, against %v×: want k ≥ 1, n ≥ 0, ε ≥ 0 finite, δ in [0, 1), confidence in (0, 1), against > 1", k, n, eps, delta, confidence, against)
 	}
 	p := RankPlan{Models: k, Retrains: n, Epsilon: eps, Delta: delta, Confidence: confidence, Against: against,
-		Threshold: ((1-confidence)/float64(k) - delta) / math.Exp(eps), RetrainsNeeded: epsilon.RanksNeeded(k, eps, delta, confidence)}
+		Threshold: ((1-confidence)/float64(k) - delta) / fexp.Exp(eps), RetrainsNeeded: epsilon.RanksNeeded(k, eps, delta, confidence)}
 	if n > 0 {
 		p.SmallestMu = epsilon.RankSmallestMu(k, n, eps, delta, confidence, verdict.PowerTarget)
 		p.SmallestEpsilon = dp.GaussianExactEpsilon(p.SmallestMu, delta)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"gonum.org/v1/gonum/mat"
 )
@@ -110,7 +111,7 @@ func rocGrid(m int) []float64 {
 	}
 	lo := -math.Log10(float64(m))
 	for i := range rocLevels {
-		grid = append(grid, math.Pow(10, lo*(1-float64(i)/(rocLevels-1))))
+		grid = append(grid, fexp.Pow(10, lo*(1-float64(i)/(rocLevels-1))))
 	}
 	grid[1], grid[len(grid)-1] = 1/float64(m), 1 // exactly, past rounding in Pow
 	return grid

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
@@ -591,7 +592,7 @@ func accuracyFindings(c AccuracyConfig, v accuracyVariant, curve AccuracyCurve) 
 		if f.Verdict == verdict.Inconclusive {
 			// the half-width shrinks as 1/√draws: enough draws put the interval on one side
 			half := (iv.Upper - iv.Lower) / 2
-			f.TrialsNeeded = int(math.Ceil(float64(c.Draws) * math.Pow(half/math.Abs(GrowthLimit-curve.Growth), 2)))
+			f.TrialsNeeded = int(math.Ceil(float64(c.Draws) * fexp.Pow(half/math.Abs(GrowthLimit-curve.Growth), 2)))
 		}
 		out = append(out, f)
 	}

@@ -3,6 +3,7 @@ package d2daudit
 import (
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -19,7 +20,7 @@ func pow(gamma, k float64) float64 {
 	if gamma == 0 {
 		return 0
 	}
-	return math.Exp(k * math.Log(gamma))
+	return fexp.Exp(k * math.Log(gamma))
 }
 
 // GDDistanceBoundSC is Theorem 2.13: projected GD with η = 2/(M + m) on an m-strongly
@@ -69,7 +70,7 @@ func GaussianPrivacyLossMeanVar(sensitivity, sigma float64) (mean, variance floa
 func BestOfNCopies(failProb float64) int { return int(math.Ceil(math.Log(1/failProb) / math.Ln2)) }
 
 // ChernoffUpper is Lemma A.5: P[X ≥ (1+t)μ] ≤ exp(−μt²/(2+t)) for X ~ Bin(m, p), μ = mp.
-func ChernoffUpper(mu, t float64) float64 { return math.Exp(-mu * t * t / (2 + t)) }
+func ChernoffUpper(mu, t float64) float64 { return fexp.Exp(-mu * t * t / (2 + t)) }
 
 // AccuracySC is Theorem 3.1's accuracy: with probability ≥ 1 − β, at every round
 // ‖θ̃_i − θ*_i‖ ≤ r = (4L/(mn))·γ^I/(1−γ^I) + σ√(2d)·ln(2d/β), and, when ∇f(θ*) = 0
@@ -111,7 +112,7 @@ func AccuracyRegStrong(L, M, diam, lambda float64, n, I, d int, eps, delta, beta
 // AccuracyRegStrongMainTerm is the leading term of Theorem 3.4's accuracy with the
 // corrected regulariser, (M^{3/2}·L·D⁴·√(d ln(1/δ)) / (ε n I))^{2/5} (= m·D²).
 func AccuracyRegStrongMainTerm(L, M, diam float64, d, n, I int, eps, delta float64) float64 {
-	return math.Pow(math.Pow(M, 1.5)*L*math.Pow(diam, 4)*math.Sqrt(float64(d)*math.Log(1/delta))/(eps*float64(n)*float64(I)), 2.0/5)
+	return fexp.Pow(fexp.Pow(M, 1.5)*L*fexp.Pow(diam, 4)*math.Sqrt(float64(d)*math.Log(1/delta))/(eps*float64(n)*float64(I)), 2.0/5)
 }
 
 // AccuracyRegWeak is Theorem 3.5 / Remark 3.6's accuracy: r = ρ_ξ + σ√(2d)·ln(2d/β), and
@@ -148,13 +149,13 @@ func Table1Accuracy(row Table1Row, d, n int, eps, I, xi float64) float64 {
 	fd, fn := float64(d), float64(n)
 	switch row {
 	case Table1PGDSC, Table1PGDSCPerfect:
-		return fd * math.Exp(-I) / (eps * eps * fn * fn)
+		return fd * fexp.Exp(-I) / (eps * eps * fn * fn)
 	case Table1RegularizedConvex:
-		return math.Pow(math.Sqrt(fd)/(eps*fn*I), 2.0/5)
+		return fexp.Pow(math.Sqrt(fd)/(eps*fn*I), 2.0/5)
 	case Table1PGDConvexWeak:
 		return math.Sqrt(math.Sqrt(fd) / (eps * fn * math.Sqrt(I)))
 	case Table1Distributed:
-		return fd*math.Exp(-I*math.Pow(fn, (4-3*xi)/2))/(eps*eps*fn*fn) + math.Pow(fn, -xi)
+		return fd*fexp.Exp(-I*fexp.Pow(fn, (4-3*xi)/2))/(eps*eps*fn*fn) + fexp.Pow(fn, -xi)
 	}
 	return math.NaN()
 }
@@ -181,11 +182,11 @@ func Table1BaselineIters(row Table1Row, d, n int, eps, I, xi float64) float64 {
 	case Table1PGDSC, Table1PGDSCPerfect:
 		return I + math.Log(eps*fn/math.Sqrt(fd))
 	case Table1RegularizedConvex:
-		return math.Pow(eps*fn*I/math.Sqrt(fd), 2.0/5)
+		return fexp.Pow(eps*fn*I/math.Sqrt(fd), 2.0/5)
 	case Table1PGDConvexWeak:
 		return math.Sqrt(eps * fn * math.Sqrt(I) / math.Sqrt(fd))
 	case Table1Distributed:
-		return math.Min(math.Log(fn), I*math.Pow(fn, (4-3*xi)/2)+math.Log(eps*fn/math.Sqrt(fd)))
+		return math.Min(math.Log(fn), I*fexp.Pow(fn, (4-3*xi)/2)+math.Log(eps*fn/math.Sqrt(fd)))
 	}
 	return math.NaN()
 }
@@ -207,7 +208,7 @@ func DistAccuracyBigO(L, m, M float64, n int, a, xi float64, d int, eps, delta, 
 	l := math.Log(float64(d) / beta)
 	fn := float64(n)
 	return M*L*L*g*g*float64(d)*math.Log(1/delta)*l*l/(m*m*(1-gamma)*(1-gamma)*eps*eps*fn*fn) +
-		math.Log(float64(d))/math.Pow(fn, xi) + 1/math.Pow(fn, 1.5*xi)
+		math.Log(float64(d))/fexp.Pow(fn, xi) + 1/fexp.Pow(fn, 1.5*xi)
 }
 
 // RecursionStep is one round of the certified-radius recursion of spec d2d §3.11.

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // CPUpper is the one-sided Clopper–Pearson upper confidence bound, at level 1 − a, on a
@@ -109,7 +111,7 @@ func RatioLowerBound(m RatioMethod, tp, nPos, fp, nNeg int, a float64) float64 {
 			return math.NaN()
 		}
 		se := math.Sqrt(1/float64(tp) - 1/float64(nPos) + 1/float64(fp) - 1/float64(nNeg))
-		return p1 / p2 * math.Exp(-z*se)
+		return p1 / p2 * fexp.Exp(-z*se)
 	case Bailey:
 		if tp == 0 || fp == 0 {
 			return math.NaN()
@@ -118,7 +120,7 @@ func RatioLowerBound(m RatioMethod, tp, nPos, fp, nNeg int, a float64) float64 {
 		v := (1-p1)/x1 + (1-p2)/x2 - z*z*(1-p1)*(1-p2)/(9*x1*x2)
 		num := 1 - z*math.Sqrt(math.Max(0, v))/3
 		den := 1 - z*z*(1-p2)/(9*x2)
-		return p1 / p2 * math.Pow(num/den, 3)
+		return p1 / p2 * fexp.Pow(num/den, 3)
 	case CPRatio:
 		return CPLower(tp, nPos, a/2) / CPUpper(fp, nNeg, a/2)
 	}

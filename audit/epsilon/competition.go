@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 )
 
@@ -73,7 +74,7 @@ func CompetitionPoints(eps, eMax float64) float64 {
 	if eps >= eMax {
 		return 0
 	}
-	return math.Pow(2, -math.Floor(eps/0.5))
+	return fexp.Pow(2, -math.Floor(eps/0.5))
 }
 
 // CompetitionFinalScore is F·(RA_U/RA_R)·(TA_U/TA_R): the forgetting score weighted by the

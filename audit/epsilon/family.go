@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // A Statistic is one pre-registered number per model of each side — the mean loss over the
@@ -151,7 +152,7 @@ func RankCounts(t float64, refs []float64) (below, ties int) {
 
 // rankThreshold is RankTest's t = ((1 − confidence)/k − δ)/e^ε.
 func rankThreshold(k int, epsilon, delta, confidence float64) float64 {
-	return ((1-confidence)/float64(k) - delta) / math.Exp(epsilon)
+	return ((1-confidence)/float64(k) - delta) / fexp.Exp(epsilon)
 }
 
 // RankTest is the test of an (ε, δ) claim that k published models' statistics (models)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/threshold"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -300,7 +301,7 @@ func (s *powerSim) evalPower(tpr, fpr float64) float64 {
 	}
 	// ε > claim ⟺ ln r > claim for the larger ratio r (ratio): decided without the
 	// logarithms where r is off e^claim by more than 10⁻⁹, far beyond their error
-	ec := math.Exp(s.claim)
+	ec := fexp.Exp(s.claim)
 	exceeds := func(fp, fn int) bool {
 		fpr, fnr := s.uEval.at(fp), s.uEval.at(fn)
 		switch r := s.ratio(fpr, fnr); {
@@ -362,7 +363,7 @@ func binomialRange(n int, p float64) (lo, hi int, prob func(k int) float64) {
 	lo = max(0, int(math.Floor(mean-12*sd))-2)
 	hi = min(n, int(math.Ceil(mean+12*sd))+2)
 	b := distuv.Binomial{N: float64(n), P: p}
-	return lo, hi, func(k int) float64 { return math.Exp(b.LogProb(float64(k))) }
+	return lo, hi, func(k int) float64 { return fexp.Exp(b.LogProb(float64(k))) }
 }
 
 // sweep offers every rule on the sorted samples pos and neg to better — every distinct

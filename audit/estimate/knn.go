@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // ErrTies is returned when two points coincide (within a sample or across the two): k-NN estimators assume
@@ -212,7 +214,7 @@ func (nb neighbours) renyi(alpha float64, k int) (float64, error) {
 	}
 	var s float64
 	for _, l := range logs {
-		s += math.Exp(l - maxLog)
+		s += fexp.Exp(l - maxLog)
 	}
 	return (maxLog + math.Log(s) - math.Log(float64(nb.n)) + logB) / (alpha - 1), nil
 }

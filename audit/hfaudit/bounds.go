@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
 
@@ -16,7 +17,7 @@ func DriftBound(eta, G, q float64, t int) float64 {
 	if q == 1 {
 		return 2 * eta * G * float64(t)
 	}
-	return 2 * eta * G * (1 - math.Pow(q, float64(t))) / (1 - q)
+	return 2 * eta * G * (1 - fexp.Pow(q, float64(t))) / (1 - q)
 }
 
 // Rho is Lemma 3's contraction max(|1 − ηλ|, |1 − ηM|) of I − ηH when λI ⪯ H ⪯ MI.
@@ -57,14 +58,14 @@ func Thm4PerSample(p Thm4Params, bU int) (c1, c2 float64, err error) {
 	for k := range p.T {
 		// the k = 0 term is 0; skipping it keeps ρ^{T−1} = +Inf (ρ > 1, spec §4.6 case 9)
 		// from making the sum Inf·0 = NaN
-		if f := math.Pow(p.Q, float64(k)) - math.Pow(p.Q, float64(2*k)); f != 0 {
-			sum += math.Pow(p.Rho, float64(p.T-1-k)) * f
+		if f := fexp.Pow(p.Q, float64(k)) - fexp.Pow(p.Q, float64(2*k)); f != 0 {
+			sum += fexp.Pow(p.Rho, float64(p.T-1-k)) * f
 		}
 	}
 	c1 = scale * 2 * p.Eta * p.Eta * p.G / (1 - p.Q) * sum
 	sum = 0
 	for e := range p.T / p.B {
-		sum += math.Pow(p.Rho, float64(p.T-e*p.B-bU-1)) * math.Pow(p.Q, float64(e*p.B+bU))
+		sum += fexp.Pow(p.Rho, float64(p.T-e*p.B-bU-1)) * fexp.Pow(p.Q, float64(e*p.B+bU))
 	}
 	c2 = 2 * p.Eta * p.G / float64(p.BatchSize) * sum
 	return c1, c2, nil
@@ -78,9 +79,9 @@ func Thm4Closed(p Thm4Params, bU int) (c1, c2 float64) {
 		scale = 1
 	}
 	r, q, T, B := p.Rho, p.Q, float64(p.T), float64(p.B)
-	c1 = scale * 2 * p.Eta * p.Eta * p.G / (1 - q) * ((math.Pow(r, T)-math.Pow(q, T))/(r-q) - (math.Pow(r, T)-math.Pow(q, 2*T))/(r-q*q))
-	c2 = 2 * p.Eta * p.G / float64(p.BatchSize) * (math.Pow(r, T) - math.Pow(q, T)) / (math.Pow(r, B) - math.Pow(q, B)) *
-		math.Pow(r, B-float64(bU)-1) * math.Pow(q, float64(bU))
+	c1 = scale * 2 * p.Eta * p.Eta * p.G / (1 - q) * ((fexp.Pow(r, T)-fexp.Pow(q, T))/(r-q) - (fexp.Pow(r, T)-fexp.Pow(q, 2*T))/(r-q*q))
+	c2 = 2 * p.Eta * p.G / float64(p.BatchSize) * (fexp.Pow(r, T) - fexp.Pow(q, T)) / (fexp.Pow(r, B) - fexp.Pow(q, B)) *
+		fexp.Pow(r, B-float64(bU)-1) * fexp.Pow(q, float64(bU))
 	return c1, c2
 }
 
@@ -91,7 +92,7 @@ func Thm4Simplified(p Thm4Params) float64 {
 	if !(q < r) {
 		return math.Inf(1)
 	}
-	return 2 * p.Eta * p.G * (math.Pow(r, float64(p.T)) - math.Pow(q, float64(2*p.T))) *
+	return 2 * p.Eta * p.G * (fexp.Pow(r, float64(p.T)) - fexp.Pow(q, float64(2*p.T))) *
 		(p.Eta*q/((r-q)*(r-q*q)) + 1/(float64(p.BatchSize)*(r-q)))
 }
 
@@ -132,7 +133,7 @@ func CodeBound(lr, clip, q, rho float64, n, epochs, batchSize, m int) float64 {
 	T, nb := CodeSteps(n, epochs, batchSize)
 	B := float64(nb)
 	first := 2 * lr * lr * clip * (powerGap(rho, q, T) - powerGap(rho, q*q, T)) * (1 - q)
-	second := 2 * lr * clip * float64(m) / float64(batchSize) * powerGap(rho, q, T) / powerGap(rho, q, B) * math.Pow(rho, B) * math.Pow(q, B)
+	second := 2 * lr * clip * float64(m) / float64(batchSize) * powerGap(rho, q, T) / powerGap(rho, q, B) * fexp.Pow(rho, B) * fexp.Pow(q, B)
 	return first + second
 }
 
@@ -142,13 +143,13 @@ func CodeBound(lr, clip, q, rho float64, n, epochs, batchSize, m int) float64 {
 // at a = b is T·b^{T−1}: the closed form's difference of powers cancels there, to 0/0.
 func powerGap(a, b, T float64) float64 {
 	if math.Abs(a-b) > 1e-6*b {
-		return (math.Pow(a, T) - math.Pow(b, T)) / (a - b)
+		return (fexp.Pow(a, T) - fexp.Pow(b, T)) / (a - b)
 	}
 	if a == b {
-		return T * math.Pow(b, T-1)
+		return T * fexp.Pow(b, T-1)
 	}
 	h := (a - b) / b
-	return math.Pow(b, T-1) * math.Expm1(T*math.Log1p(h)) / h
+	return fexp.Pow(b, T-1) * math.Expm1(T*math.Log1p(h)) / h
 }
 
 // ERMExcessRisk is Lemma 9: 4L²/(λ(n − m)).
@@ -156,13 +157,13 @@ func ERMExcessRisk(L, lambda float64, n, m int) float64 { return 4 * L * L / (la
 
 // GDDistanceBound is Lemma 10 as its proof ends: ρ^T·2L/λ (the statement's 2M/λ is a slip).
 func GDDistanceBound(rho float64, T int, L, lambda float64) float64 {
-	return math.Pow(rho, float64(T)) * 2 * L / lambda
+	return fexp.Pow(rho, float64(T)) * 2 * L / lambda
 }
 
 // ExcessRiskBound is Theorem 6's Eq. 77, the excess population risk of the noised unlearned
 // model: 4L²/(λ(n−m)) + ρ^T·2L²/λ + (√d·√(2 ln(1.25/δ))/ε + 1)·L·‖Δ‖.
 func ExcessRiskBound(L, lambda float64, n, m, d int, rho float64, T int, eps, delta, deltaNorm float64) float64 {
-	return ERMExcessRisk(L, lambda, n, m) + math.Pow(rho, float64(T))*2*L*L/lambda +
+	return ERMExcessRisk(L, lambda, n, m) + fexp.Pow(rho, float64(T))*2*L*L/lambda +
 		(math.Sqrt(float64(d))*math.Sqrt(2*math.Log(1.25/delta))/eps+1)*L*deltaNorm
 }
 

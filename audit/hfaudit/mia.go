@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/mia"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -366,7 +367,7 @@ func posterior(m multiclass.Model, w, x []float64) []float64 {
 	reg := m.Regularization() / 2 * floats.Dot(w, w)
 	p := make([]float64, m.Classes())
 	for k := range p {
-		p[k] = math.Exp(-(m.Loss(w, x, k) - reg))
+		p[k] = fexp.Exp(-(m.Loss(w, x, k) - reg))
 	}
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
@@ -100,7 +101,7 @@ func New(ctx context.Context, s Setup) (*Subject, error) {
 	sub.perEpoch = (n + s.Config.BatchSize - 1) / s.Config.BatchSize
 	sub.steps = s.Config.Epochs * sub.perEpoch
 	for t := range sub.steps {
-		sub.rho = math.Max(sub.rho, Rho(s.Config.Eta*math.Pow(s.Config.Decay, float64(t)), s.Model.Lambda, m))
+		sub.rho = math.Max(sub.rho, Rho(s.Config.Eta*fexp.Pow(s.Config.Decay, float64(t)), s.Model.Lambda, m))
 	}
 	var err error
 	p := Thm4Params{Eta: s.Config.Eta, G: sub.g, Q: s.Config.Decay, Rho: sub.rho, T: sub.steps, B: sub.perEpoch, BatchSize: s.Config.BatchSize}

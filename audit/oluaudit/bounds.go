@@ -3,6 +3,7 @@ package oluaudit
 import (
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/olu"
 )
 
@@ -10,7 +11,7 @@ import (
 func SumPow(k int, p float64) float64 {
 	s := 0.0
 	for i := 1; i <= k; i++ {
-		s += math.Pow(float64(i), p)
+		s += fexp.Pow(float64(i), p)
 	}
 	return s
 }
@@ -18,12 +19,12 @@ func SumPow(k int, p float64) float64 {
 // SumPowPaper is what the paper bounds S_p(k) by, k^{p+1}/(p+1) (in Theorem 2's
 // Cauchy–Schwarz step and Theorem 5's proof): a lower bound, not an upper one (spec olu
 // §3.6, erratum 3; k = 2, p = 2.4: 6.28 against 3.10).
-func SumPowPaper(k int, p float64) float64 { return math.Pow(float64(k), p+1) / (p + 1) }
+func SumPowPaper(k int, p float64) float64 { return fexp.Pow(float64(k), p+1) / (p + 1) }
 
 // Prop1Paper is Proposition 1 as printed: an (α, ε)-RDP online learner is an
 // (α/k, k^{1.6}ε)-OLU for k deletions, when α ≥ 2k.
 func Prop1Paper(alpha, epsilon float64, k int) (alphaOut, epsOut float64, ok bool) {
-	return alpha / float64(k), math.Pow(float64(k), 1.6) * epsilon, alpha >= 2*float64(k)
+	return alpha / float64(k), fexp.Pow(float64(k), 1.6) * epsilon, alpha >= 2*float64(k)
 }
 
 // GroupPrivacyMironov is what Mironov's Proposition 2 proves, for groups of 2^c ≥ k:
@@ -34,13 +35,13 @@ func GroupPrivacyMironov(alpha, epsilon float64, k int) (alphaOut, epsOut float6
 		return alpha, epsilon, alpha > 1
 	}
 	c := math.Ceil(math.Log2(float64(k)))
-	return alpha / math.Pow(2, c), math.Pow(3, c) * epsilon, alpha >= math.Pow(2, c+1)
+	return alpha / fexp.Pow(2, c), fexp.Pow(3, c) * epsilon, alpha >= fexp.Pow(2, c+1)
 }
 
 // PassiveSigmaPaper is Algorithm 1's σ_i with the paper's constant contraction:
 // B(i, ω, ε)·γ^{τ−u}·Δ_u.
 func PassiveSigmaPaper(i int, omega, epsilon, gamma float64, tau, u int, deltaU float64) float64 {
-	return olu.NoiseMultiplier(i, omega, epsilon) * math.Pow(gamma, float64(tau-u)) * deltaU
+	return olu.NoiseMultiplier(i, omega, epsilon) * fexp.Pow(gamma, float64(tau-u)) * deltaU
 }
 
 // PassiveSigmaSC is the corrected σ_i for η_t = 1/(μt) once u + 1 ≥ (β + μ)/(2μ): the
@@ -52,7 +53,7 @@ func PassiveSigmaSC(i int, omega, epsilon, L, mu float64, tau int) float64 {
 // PassiveSigmaConvex is σ_i for η_t = D/(L√t) and convex costs (γ = 1):
 // √(ω i^ω D²/(2(ω − 1)ε u)).
 func PassiveSigmaConvex(i int, omega, epsilon, D float64, u int) float64 {
-	return math.Sqrt(omega * math.Pow(float64(i), omega) * D * D / (2 * (omega - 1) * epsilon * float64(u)))
+	return math.Sqrt(omega * fexp.Pow(float64(i), omega) * D * D / (2 * (omega - 1) * epsilon * float64(u)))
 }
 
 // PABI is Theorem 1's accountant (Lemma 3 with per-step coefficients gammas[t−1] = γ_t):
@@ -94,7 +95,7 @@ func G1(gamma float64, tau, u []int) float64 {
 	s := 0.0
 	for i := range tau {
 		t, v := float64(tau[i]), float64(u[i])
-		s += t * t * math.Pow(gamma, 4*float64(tau[i]-u[i])) / (v * v * v * v)
+		s += t * t * fexp.Pow(gamma, 4*float64(tau[i]-u[i])) / (v * v * v * v)
 	}
 	return math.Sqrt(s)
 }
@@ -103,7 +104,7 @@ func G1(gamma float64, tau, u []int) float64 {
 // (L²/μ)(log T + 2k² + (√3 d k^{1.7}/ε)·G1).
 func Thm2BoundPaper(L, mu float64, T, k, d int, epsilon, g1 float64) float64 {
 	kk := float64(k)
-	return L * L / mu * (math.Log(float64(T)) + 2*kk*kk + math.Sqrt(3)*float64(d)*math.Pow(kk, 1.7)/epsilon*g1)
+	return L * L / mu * (math.Log(float64(T)) + 2*kk*kk + math.Sqrt(3)*float64(d)*fexp.Pow(kk, 1.7)/epsilon*g1)
 }
 
 // Thm2BoundProof is the proof's last form (Eqs. 18–19): (L²/μ)(1 + log T) + (1 + k)kL²/μ
@@ -111,7 +112,7 @@ func Thm2BoundPaper(L, mu float64, T, k, d int, epsilon, g1 float64) float64 {
 func Thm2BoundProof(L, mu float64, T, k, d int, epsilon, omega, g1 float64) float64 {
 	kk := float64(k)
 	return L*L/mu*(1+math.Log(float64(T))) + (1+kk)*kk*L*L/mu +
-		float64(d)*omega*math.Pow(kk, omega+0.5)*L*L/(2*math.Sqrt(3)*epsilon*mu*(omega-1))*g1
+		float64(d)*omega*fexp.Pow(kk, omega+0.5)*L*L/(2*math.Sqrt(3)*epsilon*mu*(omega-1))*g1
 }
 
 // Thm2BoundSafe is the bound with the noise term computed exactly instead of through
@@ -132,7 +133,7 @@ func Thm2BoundCorrected(L, mu float64, T, k, d int, epsilon, omega float64, tau 
 	kk := float64(k)
 	s := 0.0
 	for i, t := range tau {
-		s += math.Pow(float64(i+1), omega) / float64(t)
+		s += fexp.Pow(float64(i+1), omega) / float64(t)
 	}
 	return L*L/mu*(1+math.Log(float64(T))+kk+kk*kk) + float64(d)*omega*L*L/(4*(omega-1)*epsilon*mu)*s
 }
@@ -142,7 +143,7 @@ func Thm2BoundCorrected(L, mu float64, T, k, d int, epsilon, omega float64, tau 
 func Cor7Paper(L, mu float64, T, k, d int, epsilon, omega, gamma float64) float64 {
 	kk := float64(k)
 	return L*L/mu*(1+kk+kk*kk+math.Log(float64(T))) +
-		float64(d)*omega*math.Pow(kk, omega+1)*L*L/(2*math.Sqrt(3)*math.E*math.Log(1/gamma)*epsilon*mu*(omega-1))
+		float64(d)*omega*fexp.Pow(kk, omega+1)*L*L/(2*math.Sqrt(3)*math.E*math.Log(1/gamma)*epsilon*mu*(omega-1))
 }
 
 // Cor7Fixed restores the "1 +" the derivation drops ((τ/u²)γ^{2(τ−u)} ≤ 1 + 1/(e ln(1/γ)),
@@ -150,7 +151,7 @@ func Cor7Paper(L, mu float64, T, k, d int, epsilon, omega, gamma float64) float6
 func Cor7Fixed(L, mu float64, T, k, d int, epsilon, omega, gamma float64) float64 {
 	kk := float64(k)
 	return L*L/mu*(1+kk+kk*kk+math.Log(float64(T))) +
-		float64(d)*omega*math.Pow(kk, omega+1)*L*L/(2*math.Sqrt(3)*epsilon*mu*(omega-1))*(1+1/(math.E*math.Log(1/gamma)))
+		float64(d)*omega*fexp.Pow(kk, omega+1)*L*L/(2*math.Sqrt(3)*epsilon*mu*(omega-1))*(1+1/(math.E*math.Log(1/gamma)))
 }
 
 // G2 is Theorem 3's schedule term √(Σ_i τ_i/u_i²).
@@ -165,14 +166,14 @@ func G2(tau, u []int) float64 {
 // Thm3Bound is Theorem 3 as stated: 3DL√T + 2k²L²/κ + (3DLdk^{1.7}/(2ε))·G2.
 func Thm3Bound(D, L, kappa float64, T, k, d int, epsilon, g2 float64) float64 {
 	kk := float64(k)
-	return 3*D*L*math.Sqrt(float64(T)) + 2*kk*kk*L*L/kappa + 3*D*L*float64(d)*math.Pow(kk, 1.7)/(2*epsilon)*g2
+	return 3*D*L*math.Sqrt(float64(T)) + 2*kk*kk*L*L/kappa + 3*D*L*float64(d)*fexp.Pow(kk, 1.7)/(2*epsilon)*g2
 }
 
 // Thm3EB is the exact noise term of Theorem 3's proof, (dωDL/(4(ω − 1)ε))·Σ_i i^ω√τ_i/u_i.
 func Thm3EB(D, L float64, d int, epsilon, omega float64, tau, u []int) float64 {
 	s := 0.0
 	for i := range tau {
-		s += math.Pow(float64(i+1), omega) * math.Sqrt(float64(tau[i])) / float64(u[i])
+		s += fexp.Pow(float64(i+1), omega) * math.Sqrt(float64(tau[i])) / float64(u[i])
 	}
 	return float64(d) * omega * D * L / (4 * (omega - 1) * epsilon) * s
 }
@@ -207,7 +208,7 @@ func Thm4Derived(D, beta, L float64, d int, epsilon, omega, fStar float64, p []f
 	a := 9 * D * D * beta / 2
 	s := 0.0
 	for i := range tau {
-		s += math.Pow(float64(i+1), omega) * math.Sqrt(p[tau[i]-1]) / p[u[i]-1]
+		s += fexp.Pow(float64(i+1), omega) * math.Sqrt(p[tau[i]-1]) / p[u[i]-1]
 	}
 	eb := float64(d) * omega * L * L * D / (4 * (omega - 1) * epsilon) * s
 	return a + eb + 2*math.Sqrt(a*(fStar+eb))
@@ -217,25 +218,25 @@ func Thm4Derived(D, beta, L float64, d int, epsilon, omega, fStar float64, p []f
 // dimensionally inconsistent, and violated on the spec's instance (erratum 7).
 func Thm5BoundPaper(L, D, kappa float64, T, k, d int, epsilon float64) float64 {
 	kk := float64(k)
-	return L*(D+math.Pow(kk, 1.1)*math.Sqrt(float64(d)/epsilon))*math.Sqrt(2*float64(T)) + 2*L*L*kk*kk/kappa
+	return L*(D+fexp.Pow(kk, 1.1)*math.Sqrt(float64(d)/epsilon))*math.Sqrt(2*float64(T)) + 2*L*L*kk*kk/kappa
 }
 
 // Thm5EtaTable is Table 1's constant step √(2D²/(TL²(1 + 1.2k^{2.2}d/(0.42ε)))).
 func Thm5EtaTable(D, L float64, T, k, d int, epsilon float64) float64 {
-	return math.Sqrt(2 * D * D / (float64(T) * L * L * (1 + 1.2*math.Pow(float64(k), 2.2)*float64(d)/(0.42*epsilon))))
+	return math.Sqrt(2 * D * D / (float64(T) * L * L * (1 + 1.2*fexp.Pow(float64(k), 2.2)*float64(d)/(0.42*epsilon))))
 }
 
 // Thm5EtaProof is the proof's step √(2D²/(T(L² + ωk^{ω+1}L²d/(2(ω² − 1)ε)))) (at ω = 1.2
 // the constant is 0.88 where Table 1 prints 0.42).
 func Thm5EtaProof(D, L float64, T, k, d int, epsilon, omega float64) float64 {
-	return math.Sqrt(2 * D * D / (float64(T) * (L*L + omega*math.Pow(float64(k), omega+1)*L*L*float64(d)/(2*(omega*omega-1)*epsilon))))
+	return math.Sqrt(2 * D * D / (float64(T) * (L*L + omega*fexp.Pow(float64(k), omega+1)*L*L*float64(d)/(2*(omega*omega-1)*epsilon))))
 }
 
 // Thm5BoundPaperMethod is the paper's method carried through consistently (spec
 // [DERIVED]): LD(1 + √(ω/(2(ω² − 1)))·k^{(ω+1)/2}√(d/ε))√(2T) + 2L²k²/κ.
 func Thm5BoundPaperMethod(L, D, kappa float64, T, k, d int, epsilon, omega float64) float64 {
 	kk := float64(k)
-	return L*D*(1+math.Sqrt(omega/(2*(omega*omega-1)))*math.Pow(kk, (omega+1)/2)*math.Sqrt(float64(d)/epsilon))*math.Sqrt(2*float64(T)) + 2*L*L*kk*kk/kappa
+	return L*D*(1+math.Sqrt(omega/(2*(omega*omega-1)))*fexp.Pow(kk, (omega+1)/2)*math.Sqrt(float64(d)/epsilon))*math.Sqrt(2*float64(T)) + 2*L*L*kk*kk/kappa
 }
 
 // ConstStepRegretTight bounds the static regret of passive OLU at a constant step η ≤ 2/β
@@ -265,7 +266,7 @@ func GAct(gamma float64, tau []int) float64 {
 	s, prev := 0.0, 0
 	for _, t := range tau {
 		gap := float64(t - prev)
-		s += math.Pow(gamma, gap) * gap
+		s += fexp.Pow(gamma, gap) * gap
 		prev = t
 	}
 	return s

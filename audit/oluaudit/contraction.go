@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/estimate"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -241,10 +242,10 @@ func contractionPower(eps float64, n int, against float64) verdict.Power {
 	se := math.Sqrt(2 / float64(n))
 	z, z80 := distuv.UnitNormal.Quantile(0.975), distuv.UnitNormal.Quantile(0.8)
 	power := distuv.UnitNormal.CDF((math.Sqrt(2*against*eps)-math.Sqrt(2*eps))/se - z)
-	smallest := math.Pow(math.Sqrt(2*eps)+(z+z80)*se, 2) / (2 * eps)
+	smallest := fexp.Pow(math.Sqrt(2*eps)+(z+z80)*se, 2) / (2 * eps)
 	p := verdict.Power{Against: against, Power: power, SmallestFactor: smallest}
 	if power < verdict.PowerTarget {
-		p.TrialsNeeded = int(math.Ceil(2 * math.Pow((z+z80)/(math.Sqrt(2*against*eps)-math.Sqrt(2*eps)), 2)))
+		p.TrialsNeeded = int(math.Ceil(2 * fexp.Pow((z+z80)/(math.Sqrt(2*against*eps)-math.Sqrt(2*eps)), 2)))
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/par"
 	"github.com/unlearnaudit/unlearnaudit/reference"
@@ -257,7 +258,7 @@ func regretFinding(check, title string, regrets []float64, bound float64, detail
 	case mean-3*se > bound*(1+1e-9):
 		f.Verdict = verdict.Fail
 	case !p.Sufficient():
-		p.TrialsNeeded = int(math.Ceil(float64(n) * math.Pow((3+z80)*se/bound, 2)))
+		p.TrialsNeeded = int(math.Ceil(float64(n) * fexp.Pow((3+z80)*se/bound, 2)))
 		f.Verdict, f.TrialsNeeded = verdict.Inconclusive, p.TrialsNeeded
 	}
 	return f

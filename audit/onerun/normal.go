@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // normCDF is Φ, the standard normal distribution function (scipy.stats.norm.cdf).
@@ -43,21 +45,21 @@ func logSub(x, y float64) float64 {
 	if y >= x {
 		return math.Inf(-1)
 	}
-	return x + math.Log1p(-math.Exp(y-x))
+	return x + math.Log1p(-fexp.Exp(y-x))
 }
 
 // logistic is 1/(1 + e^(−x)) (scipy.special.expit).
 func logistic(x float64) float64 {
 	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
+		return 1 / (1 + fexp.Exp(-x))
 	}
-	e := math.Exp(x)
+	e := fexp.Exp(x)
 	return e / (1 + e)
 }
 
 // softplus is ln(1 + eˣ) without overflow.
 func softplus(x float64) float64 {
-	return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
+	return math.Max(x, 0) + math.Log1p(fexp.Exp(-math.Abs(x)))
 }
 
 // gaussianLogDelta is ln δ(ε) of the Gaussian mechanism with noise σ at sensitivity 1
@@ -67,7 +69,7 @@ func gaussianLogDelta(sigma, eps float64) float64 {
 	x := normLogCDF(1/sigma - t)
 	y := eps + normLogCDF(-t)
 	if y <= x {
-		return x + math.Log1p(-math.Exp(y-x))
+		return x + math.Log1p(-fexp.Exp(y-x))
 	}
 	return math.Inf(-1)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // binomTail holds ln C(n, k) for k = 0..n, so that one search over ε evaluates the
@@ -39,7 +41,7 @@ func (t *binomTail) pValue(m, nCorrect int, eps, delta float64) float64 {
 	// multiplying by e^top cancels the rounding common to every ln C(n, k).
 	var total float64
 	for k := range t.w {
-		t.w[k] = math.Exp(t.w[k] - top)
+		t.w[k] = fexp.Exp(t.w[k] - top)
 		total += t.w[k]
 	}
 	scale := 1 / total

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // planStream is the second PCG word of every plan: "canaries" in ASCII, so that a plan's
@@ -60,5 +62,5 @@ func SplitScores(plan []bool, scores []float64) (in, out []float64, err error) {
 // claim. The one-run bound itself is that of Steinke, Nasr and Jagielski (NeurIPS 2023,
 // arXiv 2305.08846); jax_privacy has no counterpart.
 func UnlearningTarget(eps, delta float64) (epsOneRun, deltaOneRun float64) {
-	return 2 * eps, (1 + math.Exp(eps)) * delta
+	return 2 * eps, (1 + fexp.Exp(eps)) * delta
 }

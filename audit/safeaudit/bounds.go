@@ -3,6 +3,7 @@ package safeaudit
 import (
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/safe"
 	"gonum.org/v1/gonum/floats"
@@ -15,7 +16,7 @@ func Gamma(W, K float64, T int) float64 { return safe.Gamma(W, K, T) }
 // with C the number of classes and m_t the records deleted so far. It has no λ, yet the
 // gap it bounds is λ times a sum of divergences: it cannot hold for every λ.
 func Thm1Bound(classes, deleted, remaining int) float64 {
-	return float64(classes) * float64(deleted) / math.Pow(float64(remaining), 1.5)
+	return float64(classes) * float64(deleted) / fexp.Pow(float64(remaining), 1.5)
 }
 
 // Thm1BoundConsistent is the proof's own steps redone with Eq. 16's normalisation of the
@@ -29,7 +30,7 @@ func Thm1BoundConsistent(lambda, c float64, remaining int) float64 {
 // 4.5·K·U·W^{1.5}·√T + U·√W/(K·√T).
 func Thm2iBoundPaperPrinted(U, W, K float64, T int) float64 {
 	t := math.Sqrt(float64(T))
-	return 4.5*K*U*math.Pow(W, 1.5)*t + U*math.Sqrt(W)/(K*t)
+	return 4.5*K*U*fexp.Pow(W, 1.5)*t + U*math.Sqrt(W)/(K*t)
 }
 
 // Thm2iBoundPaperAlgebra is the proof's last expression worked out, (U/(2γ))·(9W² + γ²):

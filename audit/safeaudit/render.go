@@ -7,6 +7,7 @@ import (
 
 	"github.com/unlearnaudit/unlearnaudit/audit/checks"
 	"github.com/unlearnaudit/unlearnaudit/audit/verdict"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reports/table"
 
 	"github.com/unlearnaudit/unlearnaudit/audit"
@@ -342,7 +343,7 @@ func theoryTable(run *streamRun, title string) reports.Table {
 	regretPaper, regretCons, regretTrivial := Thm2iiBoundPaper(th.U, th.W, th.K, th.VT, T), Thm2iiBoundConservative(th.U, th.W, th.K, th.VT, T), TrivialRegretBound(th.U, th.W, T)
 	w0 := c.SAFE.W
 	if w0 == 0 {
-		w0 = math.Pow(th.Gamma*th.K*math.Sqrt(float64(T)), 2) // γ = √W/(K√T): the W SAFE used, ‖w₀‖
+		w0 = fexp.Pow(th.Gamma*th.K*math.Sqrt(float64(T)), 2) // γ = √W/(K√T): the W SAFE used, ‖w₀‖
 	}
 	sigma := NoiseScalePaper(w0, 1, 1e-5)
 	exactDelta := GaussDeltaAnalytic(1, shift, sigma)

@@ -3,6 +3,7 @@ package sgluaudit
 import (
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
@@ -233,7 +234,7 @@ func LULearningRDP(alpha, sigma, eta float64, T, n, S int, M, m float64) float64
 // LUEpsilon is the Langevin Unlearning bound (Eq. 79; T → ∞, C_LSI = 2σ²/m):
 // ε ≤ exp(−mηK/α)·4αS²M²/(mσ²n²). Its decay rate depends on α; SGLU's does not.
 func LUEpsilon(alpha, sigma, eta float64, K, n, S int, M, m float64) float64 {
-	return math.Exp(-m*eta*float64(K)/alpha) * 4 * alpha * float64(S*S) * M * M / (m * sigma * sigma * float64(n) * float64(n))
+	return fexp.Exp(-m*eta*float64(K)/alpha) * 4 * alpha * float64(S*S) * M * M / (m * sigma * sigma * float64(n) * float64(n))
 }
 
 // D2DBaseline is the Descent-to-Delete baseline as the paper uses it (§2.8, Appendix L):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 	"github.com/unlearnaudit/unlearnaudit/reference/sglu"
 )
@@ -21,7 +22,7 @@ func BestDPEpsilon(f func(alpha float64) float64, delta float64, r sglu.AlphaRan
 	}
 	l := math.Log(1 / delta)
 	obj := func(u float64) float64 {
-		a := 1 + math.Exp(u)
+		a := 1 + fexp.Exp(u)
 		return f(a) + l/(a-1)
 	}
 	lo := math.Log(math.Max(r.Min-1, 1e-6))
@@ -33,7 +34,7 @@ func BestDPEpsilon(f func(alpha float64) float64, delta float64, r sglu.AlphaRan
 			best, bestU = v, e
 		}
 	}
-	return best, 1 + math.Exp(bestU)
+	return best, 1 + fexp.Exp(bestU)
 }
 
 // LeastKNonConvergent is Algorithm 5 corrected (spec sglu §2.5): the least K ≥ 1 whose

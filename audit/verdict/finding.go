@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/unlearnaudit/unlearnaudit/audit/epsilon"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/internal/floatsort"
 )
 
@@ -580,14 +581,14 @@ func RoundUp3(v float64) float64 {
 	// the result is the double nearest its three-figure decimal
 	e := math.Floor(math.Log10(v)) - 2
 	if e >= 0 {
-		unit := math.Pow(10, e)
+		unit := fexp.Pow(10, e)
 		r := math.Round(v / unit)
 		if r*unit < v {
 			r++
 		}
 		return r * unit
 	}
-	scale := math.Pow(10, -e)
+	scale := fexp.Pow(10, -e)
 	r := math.Round(v * scale)
 	if r/scale < v {
 		r++

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // Printed parses a golden value as printed in a paper or spec and returns it with the
@@ -31,7 +32,7 @@ func Printed(s string) (value, tol float64, err error) {
 	if i := strings.IndexByte(mant, '.'); i >= 0 {
 		decimals = len(mant) - i - 1
 	}
-	return value, 0.5 * math.Pow(10, float64(exp-decimals)), nil
+	return value, 0.5 * fexp.Pow(10, float64(exp-decimals)), nil
 }
 
 // ReadGolden decodes the package's testdata/golden.json into a T, failing the test with

@@ -3,6 +3,7 @@ package d2d
 import (
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
 
@@ -34,18 +35,18 @@ func ellDen(eps, delta float64) (ell, den float64) {
 // which balances M³L²dℓ/(m⁴ε²n²I²) against mD². The paper prints the exponent 4/5 (see
 // RegLambdaStrongAsPrinted), with which the accuracy would grow like n^{6/5}.
 func RegLambdaStrong(L, M, diam float64, d, n, I int, eps, delta float64) float64 {
-	return math.Pow(regBase(L, M, diam, d, n, I, eps, delta), 2.0/5)
+	return fexp.Pow(regBase(L, M, diam, d, n, I, eps, delta), 2.0/5)
 }
 
 // RegLambdaStrongAsPrinted is Theorem 3.4's ridge weight with the printed exponent 4/5, for
 // reports only.
 func RegLambdaStrongAsPrinted(L, M, diam float64, d, n, I int, eps, delta float64) float64 {
-	return math.Pow(regBase(L, M, diam, d, n, I, eps, delta), 4.0/5)
+	return fexp.Pow(regBase(L, M, diam, d, n, I, eps, delta), 4.0/5)
 }
 
 func regBase(L, M, diam float64, d, n, I int, eps, delta float64) float64 {
 	ell, _ := ellDen(eps, delta)
-	return L * math.Pow(M, 1.5) * math.Sqrt(float64(d)*ell) / (diam * eps * float64(n) * float64(I))
+	return L * fexp.Pow(M, 1.5) * math.Sqrt(float64(d)*ell) / (diam * eps * float64(n) * float64(I))
 }
 
 // RegLambdaWeak is the ridge weight of Theorem 3.5 (ξ = 1) and Remark 3.6 (ξ ≥ 1), convex f,
@@ -53,9 +54,9 @@ func regBase(L, M, diam float64, d, n, I int, eps, delta float64) float64 {
 // this is √(L M √(dℓ) / (D ε n √I)).
 func RegLambdaWeak(L, M, diam float64, d, n, I int, eps, delta, xi float64) float64 {
 	ell, _ := ellDen(eps, delta)
-	base := L * L * math.Pow(M, (1+xi)/xi) * float64(d) * ell /
-		(diam * diam * eps * eps * float64(n) * float64(n) * math.Pow(float64(I), 1/xi))
-	return math.Pow(base, xi/(3*xi+1))
+	base := L * L * fexp.Pow(M, (1+xi)/xi) * float64(d) * ell /
+		(diam * diam * eps * eps * float64(n) * float64(n) * fexp.Pow(float64(I), 1/xi))
+	return fexp.Pow(base, xi/(3*xi+1))
 }
 
 // RegGamma is the contraction of GD on g = f + (λ/2)‖θ‖² with η = 2/(M + 2λ):
@@ -70,13 +71,13 @@ func RegularizedConstants(L, M, lambda, diam float64) (Lg, mg, Mg float64) {
 
 // WeakIterations is T_i = ⌈i^{2ξ}·I⌉ (Theorem 3.5: ξ = 1; Remark 3.6).
 func WeakIterations(i, I int, xi float64) int {
-	return int(math.Ceil(math.Pow(float64(i), 2*xi) * float64(I)))
+	return int(math.Ceil(fexp.Pow(float64(i), 2*xi) * float64(I)))
 }
 
 // WeakTightFactor is c_ξ = (2√2)^{−1/ξ}·ξ^{−1/(2ξ)}: Fact E.1 in its tight AM–GM form,
 // γ^{T'} ≤ √(M/(mT'))/(2√2), applied to ξT' gives γ^{T'} ≤ c_ξ·(M/(mT'))^{1/(2ξ)}.
 func WeakTightFactor(xi float64) float64 {
-	return math.Pow(2*math.Sqrt2, -1/xi) * math.Pow(xi, -1/(2*xi))
+	return fexp.Pow(2*math.Sqrt2, -1/xi) * fexp.Pow(xi, -1/(2*xi))
 }
 
 // WeakSigmaConstant is the constant in front of M^{1/(2ξ)}L'/(m(mI)^{1/(2ξ)} n den) in the
@@ -95,7 +96,7 @@ func WeakSigmaConstant(xi float64, r Reading) float64 {
 // regularised minimiser, with L' = L + mD and Fact E.2 as printed.
 func WeakRho(L, M, diam, lambda float64, n, I int, xi float64) float64 {
 	lg, _, _ := RegularizedConstants(L, M, lambda, diam)
-	return 4 * lg / (lambda * float64(n)) * math.Pow(M/(lambda*float64(I)), 1/(2*xi))
+	return 4 * lg / (lambda * float64(n)) * fexp.Pow(M/(lambda*float64(I)), 1/(2*xi))
 }
 
 // SigmaRegStrong is Theorem 3.4's σ: Theorem 3.1 applied to g,

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -137,7 +138,7 @@ func (pl Plan) unit() float64 {
 // weakRho is ρ_ξ = (4L'/(mn))·(M/(mI))^{1/(2ξ)} (Eq. 19, Remark 3.6) with n_floor.
 func (pl Plan) weakRho() float64 {
 	p := pl.Params
-	return pl.unit() * math.Pow(p.Smoothness/(pl.Reg*float64(p.Budget)), 1/(2*p.xi()))
+	return pl.unit() * fexp.Pow(p.Smoothness/(pl.Reg*float64(p.Budget)), 1/(2*p.xi()))
 }
 
 // Loss is the objective the algorithm runs for a given loss f: f itself, or f with the
@@ -175,7 +176,7 @@ func (pl Plan) CheckUpdate(i int) error {
 		return nil
 	}
 	xi := pl.Params.xi()
-	if t := math.Pow(float64(i), 2*xi) * float64(pl.Params.Budget); !(t <= MaxUpdateIterations) {
+	if t := fexp.Pow(float64(i), 2*xi) * float64(pl.Params.Budget); !(t <= MaxUpdateIterations) {
 		return fmt.Errorf("update %d: T_%d = %d^(2ξ)·I ≈ %.3g iterations at ξ = %g, beyond 2^53", i, i, i, t, xi)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/unlearnaudit/unlearnaudit/internal/clip"
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -16,7 +17,7 @@ import (
 
 // DistRealSizes is B = n^ξ, K = √B and a = K n² I / B² = I·n^{(4−3ξ)/2} as reals.
 func DistRealSizes(n int, xi, I float64) (B, K, a float64) {
-	B = math.Pow(float64(n), xi)
+	B = fexp.Pow(float64(n), xi)
 	K = math.Sqrt(B)
 	return B, K, K * float64(n) * float64(n) * I / (B * B)
 }
@@ -30,7 +31,7 @@ func DistSizes(n int, xi, I float64) (B, K int, a float64, err error) {
 
 // DistSizesWithPartitions is DistSizes with K chosen by the caller (0: the rule's K).
 func DistSizesWithPartitions(n int, xi, I float64, partitions int) (B, K int, a float64, err error) {
-	b0 := int(math.Ceil(math.Pow(float64(n), xi) - 1e-9))
+	b0 := int(math.Ceil(fexp.Pow(float64(n), xi) - 1e-9))
 	K = partitions
 	if K <= 0 {
 		K = int(math.Floor(math.Sqrt(float64(b0)) + 1e-9))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"github.com/unlearnaudit/unlearnaudit/reference/dp"
 )
@@ -111,7 +112,7 @@ func powGamma(gamma, k float64) float64 {
 	if gamma == 0 {
 		return 0
 	}
-	return math.Exp(k * math.Log(gamma))
+	return fexp.Exp(k * math.Log(gamma))
 }
 
 // ratio is γ^I/(1 − γ^I).

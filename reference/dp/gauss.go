@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // GaussianSigma is the noise scale the Gaussian mechanism needs for (ε, δ)-DP at L2
@@ -73,7 +75,7 @@ func GaussianExactDelta(epsilon, s float64) float64 {
 		return 1
 	}
 	a := StdNormalCDF(s/2 - epsilon/s)
-	b := math.Exp(epsilon + LogStdNormalCDF(-s/2-epsilon/s))
+	b := fexp.Exp(epsilon + LogStdNormalCDF(-s/2-epsilon/s))
 	return math.Max(0, a-b)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/internal/logit"
 )
 
@@ -575,7 +576,7 @@ func logisticDeriv(u, y float64) float64 { return logit.Deriv(u, y, math.Inf(1))
 
 // logisticCurv is φ″(u) = σ(u)σ(−u), the same for both labels.
 func logisticCurv(u float64) float64 {
-	e := math.Exp(-math.Abs(u))
+	e := fexp.Exp(-math.Abs(u))
 	return e / ((1 + e) * (1 + e))
 }
 

@@ -3,10 +3,10 @@ package hf
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -150,7 +150,7 @@ type Trajectory struct {
 
 // Eta is η_t = η q^t.
 func (tr *Trajectory) Eta(t int) float64 {
-	return tr.Config.Eta * math.Pow(tr.Config.Decay, float64(t))
+	return tr.Config.Eta * fexp.Pow(tr.Config.Decay, float64(t))
 }
 
 // Plan draws Stage I's batch order from r, as Learn does, without training: a trajectory

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // A Model is a K-class classifier's per-example loss over one flat parameter vector:
@@ -119,7 +121,7 @@ func softmax(p, z []float64) (logSumExp float64) {
 	}
 	s := 0.0
 	for k, v := range z {
-		p[k] = math.Exp(v - top)
+		p[k] = fexp.Exp(v - top)
 		s += p[k]
 	}
 	for k := range p {
@@ -152,7 +154,7 @@ func LogSumExp(z []float64) float64 {
 	}
 	s := 0.0
 	for _, v := range z {
-		s += math.Exp(v - top)
+		s += fexp.Exp(v - top)
 	}
 	return top + math.Log(s)
 }

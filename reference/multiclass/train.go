@@ -10,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // Optimizer is Train's update rule.
@@ -122,7 +124,7 @@ func Train(ctx context.Context, m Model, data *Data, rows []int, w0 []float64, c
 				floats.AddScaled(w, -c.LR, g)
 				continue
 			}
-			c1, c2 := 1-math.Pow(b1, float64(step)), 1-math.Pow(b2, float64(step))
+			c1, c2 := 1-fexp.Pow(b1, float64(step)), 1-fexp.Pow(b2, float64(step))
 			for j, gj := range g {
 				mom[j] = b1*mom[j] + (1-b1)*gj
 				vel[j] = b2*vel[j] + (1-b2)*gj*gj

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // Phase1Data chooses the functions Algorithm 2's first descent phase runs on.
@@ -82,7 +84,7 @@ func ActiveI1(gamma, mu, D, L float64, tau int) int {
 }
 
 // ActiveI2 is Theorem 6's second-phase count ⌈2.2 ln k/ln(1/γ)⌉ (at least 0).
-func ActiveI2(gamma float64, k int) int { return iterations(gamma, math.Pow(float64(k), 2.2)) }
+func ActiveI2(gamma float64, k int) int { return iterations(gamma, fexp.Pow(float64(k), 2.2)) }
 
 // iterations is the least I ≥ 0 with γ^I ≤ 1/ratio.
 func iterations(gamma, ratio float64) int {
@@ -103,14 +105,14 @@ func iterations(gamma, ratio float64) int {
 // contraction: two descents from anywhere end within γ^{I₁}D of their phase's minimiser,
 // whose minimisers differ by at most 2iL/(μτ) (Lemma 5).
 func ActiveShift(i int, gammaGD float64, I1, I2 int, L, mu, D float64, tau int, gammaOGD, etaU float64) float64 {
-	g1, g2 := math.Pow(gammaGD, float64(I1)), math.Pow(gammaGD, float64(I2))
+	g1, g2 := fexp.Pow(gammaGD, float64(I1)), fexp.Pow(gammaGD, float64(I2))
 	return g2 * (2*g1*D + 2*float64(i)*L/(mu*float64(tau)) + g1*gammaOGD*etaU*L)
 }
 
 // ActiveSigmaEq40 is the paper's Eq. 40 as printed.
 func ActiveSigmaEq40(i int, omega, epsilon, gamma float64, I2 int, L, mu float64, tau, u int, etaU float64) float64 {
-	return math.Pow(gamma, float64(I2)) * NoiseMultiplier(i, omega, epsilon) * L *
-		(6*float64(i) + L*math.Pow(gamma, float64(tau-u))*etaU) / (float64(tau) * mu)
+	return fexp.Pow(gamma, float64(I2)) * NoiseMultiplier(i, omega, epsilon) * L *
+		(6*float64(i) + L*fexp.Pow(gamma, float64(tau-u))*etaU) / (float64(tau) * mu)
 }
 
 // checkActive validates an active schedule: strictly increasing τ, and each deleted
@@ -215,7 +217,7 @@ func Active(ctx context.Context, c ActiveConfig, stream []Cost, sched Schedule, 
 				if len(kept) == 0 {
 					steps = 0 // nothing left to descend on: the online steps' shift stands
 				}
-				shift = math.Pow(gammaGD, float64(steps)) * gammaOGD * etaU * c.Lipschitz
+				shift = fexp.Pow(gammaGD, float64(steps)) * gammaOGD * etaU * c.Lipschitz
 			case len(kept) == 0:
 				// every function so far deleted: the reference does not descend, so only
 				// the domain bounds the distance
@@ -230,7 +232,7 @@ func Active(ctx context.Context, c ActiveConfig, stream []Cost, sched Schedule, 
 			return fmt.Errorf("olu: request %d: σ = %v (an unbounded domain with nothing left to descend on?)", i+1, sigma)
 		}
 		from := len(run.Served)
-		run.Served = append(run.Served, Served{Request: req, Contraction: math.Pow(gammaGD, float64(I1+I2)), Shift: shift, Sigma: sigma,
+		run.Served = append(run.Served, Served{Request: req, Contraction: fexp.Pow(gammaGD, float64(I1+I2)), Shift: shift, Sigma: sigma,
 			Noise: st.addNoise(sigma, r), Gradients: grads})
 		st.release(run, from)
 		return ctx.Err()
@@ -309,7 +311,7 @@ type NewtonConfig struct {
 // √(α i^ω ω/(2(ω−1)ε))·L(2 + (kβ/(μ(τ − k)))(M/μ − 1))/(μ(τ − i)), the bracket at least 0.
 func NewtonSigma(i, k int, alpha, omega, epsilon, L, beta, mu, M float64, tau int) float64 {
 	bracket := math.Max(0, 2+float64(k)*beta/(mu*float64(tau-k))*(M/mu-1))
-	return math.Sqrt(alpha*math.Pow(float64(i), omega)*omega/(2*(omega-1)*epsilon)) * L * bracket / (mu * float64(tau-i))
+	return math.Sqrt(alpha*fexp.Pow(float64(i), omega)*omega/(2*(omega-1)*epsilon)) * L * bracket / (mu * float64(tau-i))
 }
 
 // ActiveNewton is Algorithm 3 (spec olu §2.7 [FIX]): online descent, and at request i I₁

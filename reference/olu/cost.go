@@ -1,8 +1,7 @@
 package olu
 
 import (
-	"math"
-
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -104,7 +103,7 @@ func (e Example) Hessian(dst *mat.SymDense, z []float64) {
 	var curv float64
 	switch e.Loss.(type) {
 	case reference.Logistic:
-		s := 1 / (1 + math.Exp(-e.Y*dot(e.X, z)))
+		s := 1 / (1 + fexp.Exp(-e.Y*dot(e.X, z)))
 		curv = s * (1 - s)
 	case reference.Ridge:
 		curv = 1

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // DPCalibration chooses how the online-DP baseline sizes its noise for k deletions.
@@ -59,7 +61,7 @@ func (c DPConfig) DPSigma(T int) float64 {
 	levels := float64(TreeLevels(T))
 	k := float64(max(c.K, 1))
 	if c.Calibration == Prop1 {
-		return math.Pow(k, 1.3) * c.Lipschitz * math.Sqrt(levels/(2*c.Epsilon))
+		return fexp.Pow(k, 1.3) * c.Lipschitz * math.Sqrt(levels/(2*c.Epsilon))
 	}
 	return k * c.Lipschitz * math.Sqrt(levels/(2*c.Epsilon))
 }

@@ -3,6 +3,8 @@ package olu
 import (
 	"fmt"
 	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // GammaStep is the Lipschitz coefficient of one projected gradient step
@@ -49,7 +51,7 @@ func Contraction(mode ContractionMode, etas []float64, u, tau int, mu, beta floa
 		if mu <= 0 {
 			return 1
 		}
-		return math.Pow(GammaPaperSC(beta, mu), float64(tau-u))
+		return fexp.Pow(GammaPaperSC(beta, mu), float64(tau-u))
 	}
 	g := 1.0
 	for s := u + 1; s <= tau; s++ {
@@ -62,7 +64,7 @@ func Contraction(mode ContractionMode, etas []float64, u, tau int, mu, beta floa
 // shift, so that the requests' Rényi costs α a_i²/(2σ_i²) = αε(ω−1)/(ω i^ω) sum to at most
 // αε over any number of requests (Σ_i i^{−ω} ≤ ω/(ω−1)).
 func NoiseMultiplier(i int, omega, epsilon float64) float64 {
-	return math.Sqrt(omega * math.Pow(float64(i), omega) / (2 * (omega - 1) * epsilon))
+	return math.Sqrt(omega * fexp.Pow(float64(i), omega) / (2 * (omega - 1) * epsilon))
 }
 
 // PassiveSigma is Algorithm 1's σ_i = B(i, ω, ε) · Γ · Δ_u: the shift a_i = Γ·Δ_u the
@@ -76,7 +78,7 @@ func PassiveSigma(i int, omega, epsilon, contraction, deltaU float64) float64 {
 func RDPSpent(alpha, epsilon, omega float64, i int) float64 {
 	h := 0.0
 	for j := 1; j <= i; j++ {
-		h += math.Pow(float64(j), -omega)
+		h += fexp.Pow(float64(j), -omega)
 	}
 	return alpha * epsilon * (omega - 1) / omega * h
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/d2d"
 	"github.com/unlearnaudit/unlearnaudit/reference/hf"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
@@ -254,7 +255,7 @@ func (a *adam) apply(w, g []float64, lr, wd float64) {
 		a.m, a.v = make([]float64, len(w)), make([]float64, len(w))
 	}
 	a.step++
-	c1, c2 := 1-math.Pow(0.9, float64(a.step)), 1-math.Pow(0.999, float64(a.step))
+	c1, c2 := 1-fexp.Pow(0.9, float64(a.step)), 1-fexp.Pow(0.999, float64(a.step))
 	for j := range w {
 		gj := g[j] + wd*w[j]
 		a.m[j] = 0.9*a.m[j] + 0.1*gj
@@ -349,7 +350,7 @@ func softmaxOf(z []float64) []float64 {
 	lse := multiclass.LogSumExp(z)
 	out := make([]float64, len(z))
 	for k, v := range z {
-		out[k] = math.Exp(v - lse)
+		out[k] = fexp.Exp(v - lse)
 	}
 	return out
 }

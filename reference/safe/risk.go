@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 )
 
@@ -89,15 +90,15 @@ func RiskGradient(dst []float64, m multiclass.Network, w []float64, data *multic
 				s += v
 			}
 			for c := range C {
-				gz[c] = s*math.Exp(logF[c]) - ts[i][c]
+				gz[c] = s*fexp.Exp(logF[c]) - ts[i][c]
 			}
 		} else {
 			mean := 0.0
 			for c := range C {
-				mean += math.Exp(logF[c]) * (logF[c] - logT[c])
+				mean += fexp.Exp(logF[c]) * (logF[c] - logT[c])
 			}
 			for c := range C {
-				gz[c] = math.Exp(logF[c]) * (logF[c] - logT[c] - mean)
+				gz[c] = fexp.Exp(logF[c]) * (logF[c] - logT[c] - mean)
 			}
 		}
 		m.BackLogits(tmp, w, x, gz)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 	"github.com/unlearnaudit/unlearnaudit/reference/multiclass"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -612,7 +613,7 @@ func (u *Unlearner) target(f *forgotten, dens []*density) ([]float64, int) {
 		q := u.logQ(f, f.y, dens)
 		out := make([]float64, C)
 		for c := range C {
-			out[c] = math.Exp(q + f.logF0[c])
+			out[c] = fexp.Exp(q + f.logF0[c])
 		}
 		return out, 0
 	}
@@ -620,7 +621,7 @@ func (u *Unlearner) target(f *forgotten, dens []*density) ([]float64, int) {
 	out := make([]float64, C)
 	sum := 0.0
 	for c := range C {
-		out[c] = math.Exp(lp[c] - lse)
+		out[c] = fexp.Exp(lp[c] - lse)
 		sum += out[c]
 	}
 	// lse is top + log s: for a far-off point the log-densities are ~1e5 and top's last
@@ -650,7 +651,7 @@ func (u *Unlearner) klLogitGradient(gz []float64, f *forgotten) {
 	if u.cfg.KL == TargetToModel {
 		s := floats.Sum(f.target)
 		for c := range C {
-			gz[c] = s*math.Exp(f.logF0[c]) - f.target[c]
+			gz[c] = s*fexp.Exp(f.logF0[c]) - f.target[c]
 		}
 		return
 	}
@@ -666,10 +667,10 @@ func (u *Unlearner) klLogitGradient(gz []float64, f *forgotten) {
 			continue
 		}
 		a[c] = f.logF0[c] - math.Log(f.target[c])
-		mean += math.Exp(f.logF0[c]) * a[c]
+		mean += fexp.Exp(f.logF0[c]) * a[c]
 	}
 	for c := range C {
-		gz[c] = math.Exp(f.logF0[c]) * (a[c] - mean)
+		gz[c] = fexp.Exp(f.logF0[c]) * (a[c] - mean)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/unlearnaudit/unlearnaudit/internal/fexp"
 )
 
 // PABIMode selects the factor of Lemma 3.4 (privacy amplification by iteration).
@@ -60,7 +62,7 @@ func PowC(eta, m, x float64) float64 {
 	if x == 0 {
 		return 1
 	}
-	return math.Exp(x * logC(eta, m))
+	return fexp.Exp(x * logC(eta, m))
 }
 
 // oneMinusPowC is 1 − c^x without cancellation.

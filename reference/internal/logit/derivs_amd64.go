@@ -2,8 +2,7 @@ package logit
 
 import "golang.org/x/sys/cpu"
 
-// HasAsm reports whether Derivs runs its assembly: AVX2 and FMA, and where math.Exp takes
-// the FMA path the assembly repeats. math takes it on AVX and FMA as internal/cpu sees them;
-// GODEBUG=cpu.avx=off clears AVX there and here but leaves AVX2 set, so HasAVX is required
-// too (else Derivs would run FMA steps where math.Exp runs separate ones: other bits).
+// HasAsm reports whether Derivs runs its assembly: AVX, AVX2 and FMA (GODEBUG=cpu.avx=off
+// clears AVX but leaves AVX2 set, so HasAVX is required too). The assembly repeats
+// fexp.Exp's steps, math.Exp's FMA path, which Deriv takes on every CPU.
 var HasAsm = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA

@@ -9,7 +9,7 @@
 //	logit.Derivs(w, u, y, c, 1/float64(n)) // w[i] = (1/n)·Deriv(u[i], y[i], c[i])
 //
 // On amd64 CPUs with AVX2 and FMA it computes four lanes at a time with the very
-// operations math.Exp performs there (its FMA path, exp_amd64.s: the same constants, the
+// operations of fexp.Exp (math.Exp's FMA path, exp_amd64.s: the same constants, the
 // same fused steps in the same order), so every w[i] is the bit pattern Deriv gives, and
 // results — reports, checkpoints, certificates — do not change with the speed-up. Lanes
 // whose exp would leave that path (|y·u| > 708, NaN, infinities) are recomputed with

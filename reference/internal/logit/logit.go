@@ -1,13 +1,13 @@
 package logit
 
-import "math"
+import "github.com/unlearnaudit/unlearnaudit/internal/fexp"
 
 // Sigmoid is σ(t) = 1/(1 + e^(−t)), computed without overflow.
 func Sigmoid(t float64) float64 {
 	if t >= 0 {
-		return 1 / (1 + math.Exp(-t))
+		return 1 / (1 + fexp.Exp(-t))
 	}
-	e := math.Exp(t)
+	e := fexp.Exp(t)
 	return e / (1 + e)
 }
 
