@@ -27,6 +27,7 @@
 //
 // TestMatchesMathExp and TestPowMatchesMathPow hold the Go path to math.Exp and math.Pow
 // where those fuse; TestKnownValues holds Exp and Pow to values they gave there, on any
-// machine, and TestExpUnderGODEBUG runs it under each GODEBUG switch that turns math's
-// FMA path off.
+// machine (it passes on arm64 under qemu-aarch64, whose math.Exp is another algorithm),
+// and TestExpUnderGODEBUG runs it under each GODEBUG switch that turns math's FMA path
+// off.
 package fexp
