@@ -17,14 +17,20 @@ func Block(ctr, key [4]uint32, rounds int) [4]uint32 {
 	if rounds < 1 {
 		panic("ars: rounds < 1")
 	}
-	lo := uint64(key[0]) | uint64(key[1])<<32
-	hi := uint64(key[2]) | uint64(key[3])<<32
 	v0, v1, v2, v3 := ctr[0]^key[0], ctr[1]^key[1], ctr[2]^key[2], ctr[3]^key[3]
-	for range rounds - 1 {
-		lo, hi = lo+weylLo, hi+weylHi
-		v0, v1, v2, v3 = encRound(v0, v1, v2, v3, uint32(lo), uint32(lo>>32), uint32(hi), uint32(hi>>32))
+	for r := 1; r < rounds; r++ {
+		k := roundKey(key, r)
+		v0, v1, v2, v3 = encRound(v0, v1, v2, v3, k[0], k[1], k[2], k[3])
 	}
-	lo, hi = lo+weylLo, hi+weylHi
-	v0, v1, v2, v3 = encLast(v0, v1, v2, v3, uint32(lo), uint32(lo>>32), uint32(hi), uint32(hi>>32))
+	k := roundKey(key, rounds)
+	v0, v1, v2, v3 = encLast(v0, v1, v2, v3, k[0], k[1], k[2], k[3])
 	return [4]uint32{v0, v1, v2, v3}
+}
+
+// roundKey is round r's key: the key advanced r times by the Weyl increments, its low and
+// high 64 bits each (r·increment wraps as r additions do).
+func roundKey(key [4]uint32, r int) [4]uint32 {
+	lo := (uint64(key[0]) | uint64(key[1])<<32) + uint64(r)*weylLo
+	hi := (uint64(key[2]) | uint64(key[3])<<32) + uint64(r)*weylHi
+	return [4]uint32{uint32(lo), uint32(lo >> 32), uint32(hi), uint32(hi >> 32)}
 }

@@ -56,11 +56,8 @@ const pairStep = 4
 func roundKeys(seed, trial uint64, step uint32) (rk [StreamRounds + 1][4]uint32) {
 	key := Key(seed)
 	rk[0] = [4]uint32{key[0], key[1] ^ step, key[2] ^ uint32(trial), key[3] ^ uint32(trial>>32)}
-	lo := uint64(key[0]) | uint64(key[1])<<32
-	hi := uint64(key[2]) | uint64(key[3])<<32
 	for r := 1; r <= StreamRounds; r++ {
-		lo, hi = lo+weylLo, hi+weylHi
-		rk[r] = [4]uint32{uint32(lo), uint32(lo >> 32), uint32(hi), uint32(hi >> 32)}
+		rk[r] = roundKey(key, r)
 	}
 	return rk
 }

@@ -21,7 +21,7 @@ func (r route) String() string { return pathNames[r.path] + "/" + arsNames[r.ars
 // paths is every transform path this process can run, pure Go first.
 func paths() []int {
 	ps := []int{pathGo}
-	if bestPath() >= pathAVX2 && cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+	if bestPath() >= pathAVX2 {
 		ps = append(ps, pathAVX2)
 	}
 	if bestPath() == pathAVX512 {

@@ -25,8 +25,8 @@ func powFMA(x, y float64) float64 {
 		return math.Pow(x, y)
 	}
 	yi, yf := math.Modf(math.Abs(y))
-	if yf == 0 || x < 0 || yi >= 1<<63 {
-		return math.Pow(x, y) // no math.Exp on these
+	if yf == 0 || x < 0 {
+		return math.Pow(x, y) // no math.Exp on these (a fractional y is below 2⁵², so yi is too)
 	}
 	if yf > 0.5 {
 		yf--

@@ -98,11 +98,7 @@ type vs []reg.VecVirtual
 func (a isa) vecs() vs {
 	v := make(vs, a.chains)
 	for g := range v {
-		if a.zmm {
-			v[g] = ZMM()
-		} else {
-			v[g] = YMM()
-		}
+		v[g] = a.vec()
 	}
 	return v
 }
